@@ -1,0 +1,165 @@
+//! Collecting lazy frames on a chosen engine: the extension trait and the several-frames form.
+
+use polars::prelude::{DataFrame, Engine as PolarsEngine, LazyFrame, PolarsError};
+use polars_core::query_result::QueryResult;
+
+use crate::engine::{Engine, GpuEngine};
+use crate::error::EngineError;
+use crate::gpu;
+use crate::report::{CollectReport, CpuEngine, ExecutedBy, FallbackReason};
+
+/// Collects a [`LazyFrame`] on a chosen [`Engine`].
+pub trait LazyFrameExt {
+    /// Runs the query on `engine` and returns the result.
+    ///
+    /// With the GPU engine, a query the GPU cannot run gives the CPU engine's
+    /// result (see [`LazyFrameExt::collect_with_report`] for why), unless
+    /// fallback is disabled, in which case it is an
+    /// [`EngineError::GpuUnavailable`] listing every reason.
+    fn collect_with(self, engine: &Engine) -> Result<DataFrame, EngineError>;
+
+    /// Like [`LazyFrameExt::collect_with`], and also says which engine
+    /// produced the result and, on a GPU fallback, every reason.
+    fn collect_with_report(
+        self,
+        engine: &Engine,
+    ) -> Result<(DataFrame, CollectReport), EngineError>;
+}
+
+impl LazyFrameExt for LazyFrame {
+    fn collect_with(self, engine: &Engine) -> Result<DataFrame, EngineError> {
+        self.collect_with_report(engine).map(|(df, _)| df)
+    }
+
+    fn collect_with_report(
+        self,
+        engine: &Engine,
+    ) -> Result<(DataFrame, CollectReport), EngineError> {
+        match engine {
+            Engine::Auto => Ok((self.collect()?, CollectReport::cpu(CpuEngine::Auto))),
+            Engine::InMemory => collect_cpu(self, CpuEngine::InMemory),
+            Engine::Streaming => collect_cpu(self, CpuEngine::Streaming),
+            Engine::Gpu(gpu) => collect_gpu(self, gpu),
+        }
+    }
+}
+
+/// Collects several frames on one engine, in order.
+///
+/// On a CPU engine they run as one Polars query, sharing common subplans, as
+/// Polars' `collect_all` does, with the optimisations of the first frame. On
+/// the GPU engine each frame is collected (and may fall back) on its own.
+pub fn collect_all_with(
+    frames: impl IntoIterator<Item = LazyFrame>,
+    engine: &Engine,
+) -> Result<Vec<DataFrame>, EngineError> {
+    Ok(collect_all_with_report(frames, engine)?
+        .into_iter()
+        .map(|(df, _)| df)
+        .collect())
+}
+
+/// Like [`collect_all_with`], with a report for each frame.
+pub fn collect_all_with_report(
+    frames: impl IntoIterator<Item = LazyFrame>,
+    engine: &Engine,
+) -> Result<Vec<(DataFrame, CollectReport)>, EngineError> {
+    let frames: Vec<LazyFrame> = frames.into_iter().collect();
+    let (polars_engine, cpu) = match engine {
+        Engine::Gpu(_) => {
+            return frames
+                .into_iter()
+                .map(|lf| lf.collect_with_report(engine))
+                .collect();
+        }
+        Engine::Auto => (PolarsEngine::Auto, CpuEngine::Auto),
+        Engine::InMemory => (PolarsEngine::InMemory, CpuEngine::InMemory),
+        Engine::Streaming => (PolarsEngine::Streaming, CpuEngine::Streaming),
+    };
+    let Some(first) = frames.first() else {
+        return Ok(Vec::new());
+    };
+    let flags = first.get_current_optimizations();
+    let plans = frames.into_iter().map(|lf| lf.logical_plan).collect();
+    let dfs = LazyFrame::collect_all_with_engine(plans, polars_engine, flags)?;
+    Ok(dfs
+        .into_iter()
+        .map(|df| (df, CollectReport::cpu(cpu)))
+        .collect())
+}
+
+fn collect_cpu(lf: LazyFrame, cpu: CpuEngine) -> Result<(DataFrame, CollectReport), EngineError> {
+    let engine = match cpu {
+        CpuEngine::Auto => PolarsEngine::Auto,
+        CpuEngine::InMemory => PolarsEngine::InMemory,
+        CpuEngine::Streaming => PolarsEngine::Streaming,
+    };
+    match lf.collect_with_engine(engine)? {
+        QueryResult::Single(df) => Ok((df, CollectReport::cpu(cpu))),
+        QueryResult::Multiple(dfs) => Err(EngineError::Internal(format!(
+            "a single query gave {} results",
+            dfs.len()
+        ))),
+    }
+}
+
+/// The GPU collect. Polars optimises the plan once; our hook then decides on
+/// the optimised plan. On fallback the hook leaves the plan untouched and
+/// Polars' in-memory engine runs it, so falling back costs no second
+/// optimisation.
+fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectReport), EngineError> {
+    let resolved = gpu.resolve()?;
+    let mut decision: Option<Result<Vec<FallbackReason>, EngineError>> = None;
+    let result = lf._collect_post_opt(|root, lp_arena, expr_arena, _| {
+        let reasons = gpu::fallback_reasons(root, lp_arena, expr_arena, &resolved);
+        let stop = match &reasons {
+            Ok(reasons) => resolved.raise_on_fail && !reasons.is_empty(),
+            Err(_) => true,
+        };
+        decision = Some(reasons);
+        if stop {
+            // Polars' error is discarded below in favour of ours.
+            Err(PolarsError::ComputeError(
+                "stopped by the GPU engine".into(),
+            ))
+        } else {
+            Ok(())
+        }
+    });
+    let reasons = match decision {
+        // Polars failed before our hook ran (e.g. a column that does not exist).
+        None => {
+            return Err(result.err().map_or_else(
+                || EngineError::Internal("the GPU engine's hook did not run".into()),
+                EngineError::Polars,
+            ));
+        }
+        Some(Err(e)) => return Err(e),
+        Some(Ok(reasons)) if resolved.raise_on_fail && !reasons.is_empty() => {
+            return Err(EngineError::GpuUnavailable { reasons });
+        }
+        Some(Ok(reasons)) if reasons.is_empty() => {
+            return Err(EngineError::Internal(
+                "the GPU engine neither ran the query nor said why not".into(),
+            ));
+        }
+        Some(Ok(reasons)) => reasons,
+    };
+    let df = result?;
+    let report = CollectReport {
+        executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
+        fallback_reasons: reasons,
+    };
+    if polars_core::config::verbose() {
+        tracing::warn!(
+            "GPU engine fell back to the CPU:{}",
+            FallbackReason::list(&report.fallback_reasons)
+        );
+    } else {
+        tracing::debug!(
+            "GPU engine fell back to the CPU:{}",
+            FallbackReason::list(&report.fallback_reasons)
+        );
+    }
+    Ok((df, report))
+}

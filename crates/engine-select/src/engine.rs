@@ -1,0 +1,308 @@
+//! Engine choice: the CPU engines Polars has, and the GPU engine with its configuration.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::EngineError;
+
+/// Where a query runs. Mirrors the `engine=` argument of Polars' `collect`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// Let Polars choose its CPU engine, exactly as `LazyFrame::collect` does.
+    #[default]
+    Auto,
+    /// Polars' in-memory CPU engine (also named "cpu").
+    InMemory,
+    /// Polars' streaming CPU engine.
+    Streaming,
+    /// The GPU engine, falling back to Polars' in-memory engine unless told otherwise.
+    Gpu(GpuEngine),
+}
+
+impl Engine {
+    /// The names [`Engine::from_str`] accepts.
+    pub const NAMES: [&'static str; 5] = ["auto", "cpu", "in-memory", "streaming", "gpu"];
+
+    /// The GPU engine with its default configuration.
+    pub fn gpu() -> Self {
+        Engine::Gpu(GpuEngine::default())
+    }
+}
+
+impl From<GpuEngine> for Engine {
+    fn from(gpu: GpuEngine) -> Self {
+        Engine::Gpu(gpu)
+    }
+}
+
+impl FromStr for Engine {
+    type Err = EngineError;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name {
+            "auto" => Ok(Engine::Auto),
+            "cpu" | "in-memory" => Ok(Engine::InMemory),
+            "streaming" => Ok(Engine::Streaming),
+            "gpu" => Ok(Engine::gpu()),
+            _ => Err(EngineError::UnknownEngine {
+                given: name.to_owned(),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Engine::Auto => "auto",
+            Engine::InMemory => "in-memory",
+            Engine::Streaming => "streaming",
+            Engine::Gpu(_) => "gpu",
+        })
+    }
+}
+
+/// How the GPU engine allocates device memory.
+///
+/// Both choices are stream-ordered, so memory freed by one operator is reused
+/// by the next without a device synchronisation. The choice takes effect when
+/// the GPU engine allocates device memory, which it starts doing once query
+/// execution (`gpu-exec`) lands; until then it is validated and reported only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryResource {
+    /// The CUDA driver's stream-ordered pool (`cuMemAllocAsync`).
+    DriverPool {
+        /// Bytes the pool keeps reserved when memory is freed; `None` keeps
+        /// everything (as RMM does), `Some(0)` returns all to the driver at
+        /// every synchronisation.
+        release_threshold_bytes: Option<u64>,
+    },
+    /// The engine's own pool, sub-allocating large chunks obtained from the driver.
+    Pool {
+        /// Bytes reserved when the device starts.
+        initial_bytes: u64,
+        /// The most the pool may grow to; `None` is bounded by the device alone.
+        maximum_bytes: Option<u64>,
+    },
+}
+
+impl Default for MemoryResource {
+    fn default() -> Self {
+        MemoryResource::DriverPool {
+            release_threshold_bytes: None,
+        }
+    }
+}
+
+impl MemoryResource {
+    fn validate(&self) -> Result<(), EngineError> {
+        match *self {
+            MemoryResource::DriverPool { .. } => Ok(()),
+            MemoryResource::Pool {
+                initial_bytes,
+                maximum_bytes: Some(maximum_bytes),
+            } if initial_bytes > maximum_bytes => Err(EngineError::InvalidConfig(format!(
+                "memory pool initial size {initial_bytes} bytes exceeds its maximum size \
+                 {maximum_bytes} bytes"
+            ))),
+            MemoryResource::Pool { .. } => Ok(()),
+        }
+    }
+}
+
+/// Configuration of the GPU engine. Builder style:
+/// `GpuEngine::new().with_device(1).with_raise_on_fail(true)`.
+///
+/// Environment variables are read when a query is collected, not when the
+/// configuration is built:
+/// - `POLARS_GPU_DEVICE`: the device ordinal when none is set here (default 0).
+/// - `POLARS_GPU_DISABLE_FALLBACK=1`: forces `raise_on_fail` on.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GpuEngine {
+    device: Option<usize>,
+    raise_on_fail: bool,
+    memory_resource: MemoryResource,
+}
+
+/// A [`GpuEngine`] with its environment applied and validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ResolvedGpu {
+    pub device: usize,
+    pub raise_on_fail: bool,
+}
+
+impl GpuEngine {
+    /// The default configuration: device from `POLARS_GPU_DEVICE` or 0, fallback allowed.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Runs on the device with this ordinal (as numbered after `CUDA_VISIBLE_DEVICES`).
+    pub fn with_device(mut self, ordinal: usize) -> Self {
+        self.device = Some(ordinal);
+        self
+    }
+
+    /// When set, a query the GPU cannot run is an error instead of a CPU fallback.
+    pub fn with_raise_on_fail(mut self, raise_on_fail: bool) -> Self {
+        self.raise_on_fail = raise_on_fail;
+        self
+    }
+
+    /// Chooses how device memory is allocated.
+    pub fn with_memory_resource(mut self, memory_resource: MemoryResource) -> Self {
+        self.memory_resource = memory_resource;
+        self
+    }
+
+    /// The device ordinal set with [`GpuEngine::with_device`], if any.
+    pub fn device(&self) -> Option<usize> {
+        self.device
+    }
+
+    /// Whether [`GpuEngine::with_raise_on_fail`] was set (the environment may still force it).
+    pub fn raise_on_fail(&self) -> bool {
+        self.raise_on_fail
+    }
+
+    /// The memory resource the engine allocates from.
+    pub fn memory_resource(&self) -> MemoryResource {
+        self.memory_resource
+    }
+
+    /// Applies the environment and checks the configuration.
+    pub(crate) fn resolve(&self) -> Result<ResolvedGpu, EngineError> {
+        self.resolve_with(|name| std::env::var(name).ok())
+    }
+
+    fn resolve_with(
+        &self,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<ResolvedGpu, EngineError> {
+        self.memory_resource.validate()?;
+        let device = match (self.device, env("POLARS_GPU_DEVICE")) {
+            (Some(device), _) => device,
+            (None, None) => 0,
+            (None, Some(value)) => value.trim().parse().map_err(|_| {
+                EngineError::InvalidConfig(format!(
+                    "POLARS_GPU_DEVICE={value:?} is not a device ordinal (expected 0, 1, ...)"
+                ))
+            })?,
+        };
+        let forced = match env("POLARS_GPU_DISABLE_FALLBACK").as_deref().map(str::trim) {
+            None | Some("" | "0" | "false") => false,
+            Some("1" | "true") => true,
+            Some(other) => {
+                return Err(EngineError::InvalidConfig(format!(
+                    "POLARS_GPU_DISABLE_FALLBACK={other:?} is not a switch (expected 1 or 0)"
+                )));
+            }
+        };
+        Ok(ResolvedGpu {
+            device,
+            raise_on_fail: self.raise_on_fail || forced,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.to_string())
+        }
+    }
+
+    #[test]
+    fn names_parse_as_polars_spells_them() {
+        assert_eq!("auto".parse::<Engine>().unwrap(), Engine::Auto);
+        assert_eq!("cpu".parse::<Engine>().unwrap(), Engine::InMemory);
+        assert_eq!("in-memory".parse::<Engine>().unwrap(), Engine::InMemory);
+        assert_eq!("streaming".parse::<Engine>().unwrap(), Engine::Streaming);
+        assert_eq!("gpu".parse::<Engine>().unwrap(), Engine::gpu());
+        for name in Engine::NAMES {
+            let engine: Engine = name.parse().unwrap();
+            assert_eq!(engine.to_string().parse::<Engine>().unwrap(), engine);
+        }
+    }
+
+    #[test]
+    fn unknown_names_list_the_valid_ones() {
+        let err = "GPU".parse::<Engine>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown engine \"GPU\"; valid engines are: auto, cpu, in-memory, streaming, gpu"
+        );
+        assert!("".parse::<Engine>().is_err());
+        assert!("cuda".parse::<Engine>().is_err());
+    }
+
+    #[test]
+    fn device_comes_from_builder_then_environment_then_zero() {
+        let none = env(&[]);
+        let var = env(&[("POLARS_GPU_DEVICE", "3")]);
+        assert_eq!(GpuEngine::new().resolve_with(&none).unwrap().device, 0);
+        assert_eq!(GpuEngine::new().resolve_with(&var).unwrap().device, 3);
+        let explicit = GpuEngine::new().with_device(1);
+        assert_eq!(explicit.resolve_with(&var).unwrap().device, 1);
+    }
+
+    #[test]
+    fn invalid_device_variable_is_named() {
+        for bad in ["-1", "gpu0", "1.5"] {
+            let pairs = [("POLARS_GPU_DEVICE", bad)];
+            let err = GpuEngine::new().resolve_with(env(&pairs)).unwrap_err();
+            assert!(
+                matches!(&err, EngineError::InvalidConfig(m) if m.contains("POLARS_GPU_DEVICE")),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn disable_fallback_variable_forces_raise_on_fail() {
+        let on = env(&[("POLARS_GPU_DISABLE_FALLBACK", "1")]);
+        let off = env(&[("POLARS_GPU_DISABLE_FALLBACK", "0")]);
+        assert!(GpuEngine::new().resolve_with(&on).unwrap().raise_on_fail);
+        assert!(!GpuEngine::new().resolve_with(&off).unwrap().raise_on_fail);
+        assert!(
+            !GpuEngine::new()
+                .resolve_with(env(&[]))
+                .unwrap()
+                .raise_on_fail
+        );
+        let explicit = GpuEngine::new().with_raise_on_fail(true);
+        assert!(explicit.resolve_with(&off).unwrap().raise_on_fail);
+        let bad = [("POLARS_GPU_DISABLE_FALLBACK", "yes")];
+        assert!(GpuEngine::new().resolve_with(env(&bad)).is_err());
+    }
+
+    #[test]
+    fn pool_larger_at_start_than_at_most_is_refused() {
+        let pool = MemoryResource::Pool {
+            initial_bytes: 2 << 30,
+            maximum_bytes: Some(1 << 30),
+        };
+        let err = GpuEngine::new()
+            .with_memory_resource(pool)
+            .resolve_with(env(&[]))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid GPU engine configuration: memory pool initial size 2147483648 bytes exceeds \
+             its maximum size 1073741824 bytes"
+        );
+    }
+
+    #[test]
+    fn config_is_send_sync_clone() {
+        fn assert_traits<T: Send + Sync + Clone + Default>() {}
+        assert_traits::<GpuEngine>();
+        assert_traits::<Engine>();
+    }
+}

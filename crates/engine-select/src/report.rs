@@ -1,0 +1,124 @@
+//! What a collect reports: the engine that produced the result, and every reason the GPU did not.
+
+use std::fmt;
+
+/// A CPU engine of Polars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuEngine {
+    /// Polars' own choice (`LazyFrame::collect`).
+    Auto,
+    /// The in-memory engine.
+    InMemory,
+    /// The streaming engine.
+    Streaming,
+}
+
+/// The engine that produced a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExecutedBy {
+    /// A CPU engine of Polars.
+    Cpu(CpuEngine),
+    /// The GPU engine, on the device with this ordinal.
+    Gpu {
+        /// The device ordinal.
+        device: usize,
+    },
+}
+
+impl fmt::Display for ExecutedBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecutedBy::Cpu(CpuEngine::Auto) => f.write_str("cpu (auto)"),
+            ExecutedBy::Cpu(CpuEngine::InMemory) => f.write_str("cpu (in-memory)"),
+            ExecutedBy::Cpu(CpuEngine::Streaming) => f.write_str("cpu (streaming)"),
+            ExecutedBy::Gpu { device } => write!(f, "gpu (device {device})"),
+        }
+    }
+}
+
+/// The kind of a fallback reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FallbackKind {
+    /// No usable GPU: no driver, a driver too old, no device, a bad ordinal.
+    Unavailable,
+    /// A part of the query the GPU engine cannot run.
+    Unsupported,
+    /// The device ran out of memory.
+    OutOfMemory,
+}
+
+impl fmt::Display for FallbackKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FallbackKind::Unavailable => "gpu unavailable",
+            FallbackKind::Unsupported => "unsupported",
+            FallbackKind::OutOfMemory => "device out of memory",
+        })
+    }
+}
+
+/// One reason the GPU engine did not produce a result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FallbackReason {
+    /// What kind of reason this is.
+    pub kind: FallbackKind,
+    /// The plan node or expression concerned, in Polars' notation (as in
+    /// `LazyFrame::explain`); `None` when the reason concerns the device.
+    pub subject: Option<String>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl FallbackReason {
+    /// Formats reasons as an indented list, one per line, each on a new line.
+    pub(crate) fn list(reasons: &[FallbackReason]) -> String {
+        reasons.iter().map(|r| format!("\n  - {r}")).collect()
+    }
+}
+
+impl fmt::Display for FallbackReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.subject {
+            Some(subject) => write!(f, "{}: {} (at `{subject}`)", self.kind, self.message),
+            None => write!(f, "{}: {}", self.kind, self.message),
+        }
+    }
+}
+
+/// What happened in a collect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectReport {
+    /// The engine whose result was returned.
+    pub executed_by: ExecutedBy,
+    /// Every reason the GPU engine did not run the query; empty unless a GPU
+    /// collect fell back.
+    pub fallback_reasons: Vec<FallbackReason>,
+}
+
+impl CollectReport {
+    pub(crate) fn cpu(engine: CpuEngine) -> Self {
+        CollectReport {
+            executed_by: ExecutedBy::Cpu(engine),
+            fallback_reasons: Vec::new(),
+        }
+    }
+
+    /// Whether a GPU collect fell back to the CPU.
+    pub fn fell_back(&self) -> bool {
+        !self.fallback_reasons.is_empty()
+    }
+}
+
+impl fmt::Display for CollectReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "executed by: {}", self.executed_by)?;
+        if self.fell_back() {
+            write!(
+                f,
+                "\nGPU fallback reasons:{}",
+                FallbackReason::list(&self.fallback_reasons)
+            )?;
+        }
+        Ok(())
+    }
+}

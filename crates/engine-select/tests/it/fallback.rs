@@ -1,0 +1,112 @@
+//! GPU collects on a machine that cannot run them: every reason, in words, and errors when asked.
+
+use engine_select::{
+    CpuEngine, Engine, EngineError, ExecutedBy, FallbackKind, GpuEngine, LazyFrameExt,
+};
+use polars::prelude::*;
+
+use crate::{driver_missing, orders};
+
+fn filtered() -> LazyFrame {
+    orders().filter(col("amount").gt(lit(2.0)))
+}
+
+#[test]
+fn fallback_reports_cpu_engine_and_every_reason() {
+    let (_, report) = filtered().collect_with_report(&Engine::gpu()).unwrap();
+    assert_eq!(report.executed_by, ExecutedBy::Cpu(CpuEngine::InMemory));
+    let kinds: Vec<FallbackKind> = report.fallback_reasons.iter().map(|r| r.kind).collect();
+    match driver_missing() {
+        Some(missing) => {
+            assert_eq!(
+                kinds,
+                [FallbackKind::Unavailable, FallbackKind::Unsupported],
+                "{report}"
+            );
+            assert_eq!(report.fallback_reasons[0].message, missing.to_string());
+            assert_eq!(report.fallback_reasons[0].subject, None);
+        }
+        None => {
+            println!("skipped: the no-driver expectations (a CUDA driver is present)");
+            assert_eq!(kinds.last(), Some(&FallbackKind::Unsupported), "{report}");
+        }
+    }
+    let unsupported = report.fallback_reasons.last().unwrap();
+    assert!(
+        unsupported.message.contains("ir-lower"),
+        "the reason must say what is missing: {unsupported}"
+    );
+}
+
+#[test]
+fn unsupported_reason_names_the_plan_node_in_polars_notation() {
+    let (_, report) = filtered().collect_with_report(&Engine::gpu()).unwrap();
+    let subject = report.fallback_reasons.last().unwrap().subject.clone();
+    let optimized = filtered().describe_optimized_plan().unwrap();
+    let root_line = optimized.lines().next().unwrap().trim().to_owned();
+    assert_eq!(subject, Some(root_line.clone()));
+    assert!(root_line.contains("col(\"amount\")"), "{root_line}");
+}
+
+#[test]
+fn raise_on_fail_gives_an_error_with_every_reason() {
+    let engine = Engine::Gpu(GpuEngine::new().with_raise_on_fail(true));
+    let err = filtered().collect_with(&engine).unwrap_err();
+    let EngineError::GpuUnavailable { reasons } = &err else {
+        panic!("expected GpuUnavailable, got {err}");
+    };
+    let text = err.to_string();
+    assert!(text.contains("CPU fallback is disabled"), "{text}");
+    match driver_missing() {
+        Some(missing) => {
+            assert_eq!(reasons.len(), 2, "{text}");
+            assert!(text.contains(&missing.to_string()), "{text}");
+            assert!(text.contains("libcuda.so"), "{text}");
+        }
+        None => println!("skipped: the no-driver expectations (a CUDA driver is present)"),
+    }
+}
+
+#[test]
+fn polars_errors_pass_through_every_engine() {
+    for engine in [
+        Engine::InMemory,
+        Engine::gpu(),
+        Engine::Gpu(GpuEngine::new().with_raise_on_fail(true)),
+    ] {
+        let err = orders()
+            .select([col("no_such_column")])
+            .collect_with(&engine)
+            .unwrap_err();
+        assert!(matches!(&err, EngineError::Polars(_)), "{engine}: {err}");
+        assert!(err.to_string().contains("no_such_column"), "{err}");
+    }
+}
+
+#[test]
+fn out_of_range_ordinal_says_how_many_devices_exist() {
+    let engine = Engine::Gpu(GpuEngine::new().with_device(4096));
+    let (_, report) = orders().collect_with_report(&engine).unwrap();
+    let first = &report.fallback_reasons[0];
+    if driver_missing().is_some() {
+        println!("skipped: ordinal range check (no CUDA driver here)");
+        return;
+    }
+    assert_eq!(first.kind, FallbackKind::Unavailable, "{report}");
+    assert!(
+        first.message.contains("GPU device 4096 does not exist"),
+        "{report}"
+    );
+    assert!(first.message.contains("CUDA_VISIBLE_DEVICES"), "{report}");
+}
+
+#[test]
+fn invalid_memory_configuration_is_an_error_even_with_fallback() {
+    let pool = engine_select::MemoryResource::Pool {
+        initial_bytes: 10,
+        maximum_bytes: Some(1),
+    };
+    let engine = Engine::Gpu(GpuEngine::new().with_memory_resource(pool));
+    let err = orders().collect_with(&engine).unwrap_err();
+    assert!(matches!(err, EngineError::InvalidConfig(_)), "{err}");
+}
