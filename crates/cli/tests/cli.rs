@@ -1,0 +1,105 @@
+//! End-to-end tests of the `polars-gpu` main job: engines, environment variables, exit codes.
+
+use std::process::{Command, Output};
+
+use gpu_runtime::{RuntimeError, driver};
+
+fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_polars-gpu"));
+    command
+        .args(["--rows", "200"])
+        .args(args)
+        .env_remove("POLARS_GPU_DEVICE")
+        .env_remove("POLARS_GPU_DISABLE_FALLBACK")
+        .env_remove("POLARS_VERBOSE");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("the polars-gpu binary runs")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn no_driver() -> bool {
+    let missing = matches!(driver(), Err(RuntimeError::Unavailable(_)));
+    if !missing {
+        println!("skipped: the no-driver expectations (a CUDA driver is present)");
+    }
+    missing
+}
+
+#[test]
+fn every_cpu_engine_runs_every_sample_query() {
+    for engine in ["auto", "cpu", "in-memory", "streaming"] {
+        let output = run(&["--engine", engine], &[]);
+        let text = text(&output);
+        assert!(output.status.success(), "{engine}: {text}");
+        assert_eq!(text.matches("executed by: cpu").count(), 4, "{engine}: {text}");
+        assert!(!text.contains("fallback"), "{engine}: {text}");
+    }
+}
+
+#[test]
+fn gpu_engine_falls_back_and_says_why() {
+    let output = run(&[], &[]);
+    let text = text(&output);
+    assert!(output.status.success(), "{text}");
+    assert_eq!(text.matches("executed by: cpu (in-memory)").count(), 4, "{text}");
+    assert_eq!(text.matches("GPU fallback reasons:").count(), 4, "{text}");
+    if no_driver() {
+        assert!(text.contains("no CUDA driver library found"), "{text}");
+    }
+}
+
+#[test]
+fn disable_fallback_variable_turns_fallback_into_an_error() {
+    let output = run(
+        &["--query", "filter"],
+        &[("POLARS_GPU_DISABLE_FALLBACK", "1")],
+    );
+    let text = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("CPU fallback is disabled"), "{text}");
+    if no_driver() {
+        assert!(text.contains("no CUDA driver library found"), "{text}");
+    }
+    let flag = run(&["--query", "filter", "--raise-on-fail"], &[]);
+    assert_eq!(flag.status.code(), Some(1), "{}", self::text(&flag));
+}
+
+#[test]
+fn verbose_logs_the_fallback_as_a_warning() {
+    let output = run(&["--query", "filter"], &[("POLARS_VERBOSE", "1")]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("WARN"), "{stderr}");
+    assert!(stderr.contains("GPU engine fell back to the CPU"), "{stderr}");
+    let quiet = run(&["--query", "filter"], &[]);
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("fell back"));
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let output = run(&["--engine", "cuda"], &[]);
+    let text = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("valid engines are: auto, cpu, in-memory, streaming, gpu"),
+        "{text}"
+    );
+    let output = run(&["--query", "filter"], &[("POLARS_GPU_DEVICE", "first")]);
+    let text = self::text(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("POLARS_GPU_DEVICE=\"first\" is not a device ordinal"),
+        "{text}"
+    );
+    let output = run(&["--engine", "cpu", "--device", "1"], &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", self::text(&output));
+}
