@@ -11,12 +11,25 @@ const FORBIDDEN_DEPENDENCIES: &[(&str, &[&str])] = &[
     // Lowering knows nothing of CUDA or of execution.
     (
         "ir-lower",
-        &["cudarc", "gpu-runtime", "gpu-exec", "kernels", "engine-select"],
+        &[
+            "cudarc",
+            "gpu-runtime",
+            "gpu-exec",
+            "kernels",
+            "engine-select",
+        ],
     ),
     // The runtime knows nothing of Polars or of plans.
     (
         "gpu-runtime",
-        &["polars", "polars-core", "polars-plan", "ir-lower", "gpu-exec", "engine-select"],
+        &[
+            "polars",
+            "polars-core",
+            "polars-plan",
+            "ir-lower",
+            "gpu-exec",
+            "engine-select",
+        ],
     ),
     // Execution reaches the driver only through gpu-runtime.
     ("gpu-exec", &["cudarc", "engine-select"]),
@@ -25,14 +38,27 @@ const FORBIDDEN_DEPENDENCIES: &[(&str, &[&str])] = &[
     // The kernel library has no run-time dependencies on the rest.
     (
         "kernels",
-        &["polars", "cudarc", "gpu-runtime", "gpu-exec", "ir-lower", "engine-select"],
+        &[
+            "polars",
+            "cudarc",
+            "gpu-runtime",
+            "gpu-exec",
+            "ir-lower",
+            "engine-select",
+        ],
     ),
 ];
 
 /// No crate of the workspace may depend on these.
 const BANNED_EVERYWHERE: &[(&str, &str)] = &[
-    ("cust", "it links the CUDA driver at load time; see ARCHITECTURE.md"),
-    ("cust_raw", "it links the CUDA driver at load time; see ARCHITECTURE.md"),
+    (
+        "cust",
+        "it links the CUDA driver at load time; see ARCHITECTURE.md",
+    ),
+    (
+        "cust_raw",
+        "it links the CUDA driver at load time; see ARCHITECTURE.md",
+    ),
 ];
 
 /// The only folders whose Rust code may contain `unsafe`.
@@ -61,7 +87,13 @@ pub fn check(root: &Path) -> Result<(), String> {
 
 fn check_dependencies(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .current_dir(root)
         .output()
         .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
@@ -89,7 +121,9 @@ fn check_dependencies(root: &Path, problems: &mut Vec<String>) -> Result<(), Str
         }
         for (banned, why) in BANNED_EVERYWHERE {
             if dependencies.contains(banned) {
-                problems.push(format!("{name} depends on {banned}, which is banned: {why}"));
+                problems.push(format!(
+                    "{name} depends on {banned}, which is banned: {why}"
+                ));
             }
         }
     }
@@ -104,7 +138,9 @@ fn check_dependencies(root: &Path, problems: &mut Vec<String>) -> Result<(), Str
 fn check_file(relative: &Path, text: &str, problems: &mut Vec<String>) {
     let shown = relative.display();
     if !text.trim_start().starts_with("//!") {
-        problems.push(format!("{shown}: does not open with a `//!` line saying what it is for"));
+        problems.push(format!(
+            "{shown}: does not open with a `//!` line saying what it is for"
+        ));
     }
     let unsafe_allowed = UNSAFE_ALLOWED.iter().any(|dir| relative.starts_with(dir));
     if !unsafe_allowed {
@@ -183,10 +219,18 @@ mod tests {
     fn files_outside_the_allowed_crates_may_not_use_unsafe() {
         let mut problems = Vec::new();
         let code = "//! A file.\nfn f() { unsafe { g() } }\n";
-        check_file(Path::new("crates/engine-select/src/x.rs"), code, &mut problems);
+        check_file(
+            Path::new("crates/engine-select/src/x.rs"),
+            code,
+            &mut problems,
+        );
         assert_eq!(problems.len(), 1, "{problems:?}");
         problems.clear();
-        check_file(Path::new("crates/gpu-runtime/src/x.rs"), code, &mut problems);
+        check_file(
+            Path::new("crates/gpu-runtime/src/x.rs"),
+            code,
+            &mut problems,
+        );
         assert!(problems.is_empty(), "{problems:?}");
     }
 

@@ -8,7 +8,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask", about = "Tasks of the polars GPU engine workspace")]
+#[command(
+    name = "cargo xtask",
+    about = "Tasks of the polars GPU engine workspace"
+)]
 struct Cli {
     #[command(subcommand)]
     task: Task,

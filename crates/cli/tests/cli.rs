@@ -40,7 +40,11 @@ fn every_cpu_engine_runs_every_sample_query() {
         let output = run(&["--engine", engine], &[]);
         let text = text(&output);
         assert!(output.status.success(), "{engine}: {text}");
-        assert_eq!(text.matches("executed by: cpu").count(), 4, "{engine}: {text}");
+        assert_eq!(
+            text.matches("executed by: cpu").count(),
+            4,
+            "{engine}: {text}"
+        );
         assert!(!text.contains("fallback"), "{engine}: {text}");
     }
 }
@@ -50,7 +54,11 @@ fn gpu_engine_falls_back_and_says_why() {
     let output = run(&[], &[]);
     let text = text(&output);
     assert!(output.status.success(), "{text}");
-    assert_eq!(text.matches("executed by: cpu (in-memory)").count(), 4, "{text}");
+    assert_eq!(
+        text.matches("executed by: cpu (in-memory)").count(),
+        4,
+        "{text}"
+    );
     assert_eq!(text.matches("GPU fallback reasons:").count(), 4, "{text}");
     if no_driver() {
         assert!(text.contains("no CUDA driver library found"), "{text}");
@@ -79,7 +87,10 @@ fn verbose_logs_the_fallback_as_a_warning() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("WARN"), "{stderr}");
-    assert!(stderr.contains("GPU engine fell back to the CPU"), "{stderr}");
+    assert!(
+        stderr.contains("GPU engine fell back to the CPU"),
+        "{stderr}"
+    );
     let quiet = run(&["--query", "filter"], &[]);
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("fell back"));
 }
