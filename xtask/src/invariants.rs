@@ -127,6 +127,28 @@ fn check_dependencies(root: &Path, problems: &mut Vec<String>) -> Result<(), Str
             }
         }
     }
+    // ir-lower matches Polars' enums exhaustively; their variants depend on
+    // Polars' features, so every crate must ask for the same polars.
+    let mut polars_specs: Vec<(String, String)> = Vec::new();
+    for package in &packages {
+        let name = package["name"].as_str().unwrap_or_default();
+        for dependency in package["dependencies"].as_array().into_iter().flatten() {
+            if dependency["name"] == "polars" && dependency["kind"].is_null() {
+                let spec = format!("{} {}", dependency["req"], dependency["features"]);
+                polars_specs.push((name.to_owned(), spec));
+            }
+        }
+    }
+    if let Some((first_crate, first_spec)) = polars_specs.first() {
+        for (crate_name, spec) in &polars_specs[1..] {
+            if spec != first_spec {
+                problems.push(format!(
+                    "{crate_name} asks for polars {spec}, {first_crate} for {first_spec}: use \
+                     `polars.workspace = true` everywhere"
+                ));
+            }
+        }
+    }
     for (crate_name, _) in FORBIDDEN_DEPENDENCIES {
         if !packages.iter().any(|p| p["name"] == *crate_name) {
             problems.push(format!("the workspace has no crate {crate_name}"));

@@ -24,6 +24,9 @@ struct Args {
     /// Run only the queries whose name contains this text.
     #[arg(long)]
     query: Option<String>,
+    /// Print each query's GPU plan (or why it has none) instead of running it.
+    #[arg(long)]
+    explain: bool,
     /// Rows of sample data.
     #[arg(long, default_value_t = 10_000)]
     rows: usize,
@@ -74,6 +77,16 @@ fn main() -> ExitCode {
             continue;
         }
         println!("== {name}");
+        if args.explain {
+            match engine_select::explain_gpu(query) {
+                Ok(text) => println!("{text}"),
+                Err(e) => {
+                    failed += 1;
+                    println!("error: {e}\n");
+                }
+            }
+            continue;
+        }
         let started = Instant::now();
         match query.collect_with_report(&engine) {
             Ok((df, report)) => {

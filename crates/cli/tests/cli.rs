@@ -114,3 +114,18 @@ fn bad_input_gets_a_clear_error() {
     let output = run(&["--engine", "cpu", "--device", "1"], &[]);
     assert_eq!(output.status.code(), Some(2), "{}", self::text(&output));
 }
+
+#[test]
+fn explain_prints_each_gpu_plan() {
+    let output = run(&["--explain"], &[]);
+    let text = text(&output);
+    assert!(output.status.success(), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("== ")).count(),
+        4,
+        "{text}"
+    );
+    assert_eq!(text.matches("DataFrameScan").count(), 5, "{text}");
+    assert!(text.contains("GroupBy keys=[#"), "{text}");
+    assert!(!text.contains("executed by"), "{text}");
+}

@@ -1,7 +1,7 @@
 //! The GPU path of a collect: start the device lazily, then decide whether the GPU can run the plan.
 
 use gpu_runtime::RuntimeError;
-use polars_plan::plans::{AExpr, IR, IRPlanRef};
+use polars_plan::plans::{AExpr, IR};
 use polars_utils::arena::{Arena, Node};
 
 use crate::engine::ResolvedGpu;
@@ -35,23 +35,37 @@ pub(crate) fn fallback_reasons(
         }
         Err(RuntimeError::Internal(message)) => return Err(EngineError::Internal(message)),
     }
-    reasons.push(FallbackReason {
-        kind: FallbackKind::Unsupported,
-        subject: Some(root_node_notation(root, lp_arena, expr_arena)),
-        message: "the GPU engine cannot execute plans yet: lowering (ir-lower) and device \
-                  execution (gpu-exec) have not landed"
-            .to_owned(),
-    });
+    match ir_lower::lower_plan(root, lp_arena, expr_arena) {
+        Ok(plan) => {
+            tracing::debug!("GPU plan:\n{plan}");
+            reasons.push(FallbackReason {
+                kind: FallbackKind::Unsupported,
+                subject: Some(ir_lower::node_notation(root, lp_arena, expr_arena)),
+                message: "the plan lowers to the GPU, but device execution (gpu-exec) has not \
+                          landed yet"
+                    .to_owned(),
+            });
+        }
+        Err(refusals) => reasons.extend(refusals.into_iter().map(|refusal| FallbackReason {
+            kind: FallbackKind::Unsupported,
+            subject: Some(refusal.subject),
+            message: refusal.reason,
+        })),
+    }
     Ok(reasons)
 }
 
-/// The root node of a plan as `LazyFrame::explain` writes it: its first line.
-fn root_node_notation(root: Node, lp_arena: &Arena<IR>, expr_arena: &Arena<AExpr>) -> String {
-    let plan = IRPlanRef {
-        lp_top: root,
-        lp_arena,
-        expr_arena,
-    };
-    let text = plan.display().to_string();
-    text.lines().next().unwrap_or_default().trim().to_owned()
+/// The GPU plan Polars' optimised plan lowers to, as an explain tree, or
+/// every construct the GPU engine cannot run, one per line.
+pub fn explain_gpu(lf: polars::prelude::LazyFrame) -> Result<String, EngineError> {
+    let plan = lf.to_alp_optimized()?;
+    Ok(
+        match ir_lower::lower_plan(plan.lp_top, &plan.lp_arena, &plan.expr_arena) {
+            Ok(gpu) => gpu.to_string(),
+            Err(refusals) => refusals
+                .iter()
+                .map(|refusal| format!("cannot run on the GPU: {refusal}\n"))
+                .collect(),
+        },
+    )
 }

@@ -29,4 +29,5 @@ mod report;
 pub use collect::{LazyFrameExt, collect_all_with, collect_all_with_report};
 pub use engine::{Engine, GpuEngine, MemoryResource};
 pub use error::EngineError;
+pub use gpu::explain_gpu;
 pub use report::{CollectReport, CpuEngine, ExecutedBy, FallbackKind, FallbackReason};

@@ -33,7 +33,7 @@ fn fallback_reports_cpu_engine_and_every_reason() {
     }
     let unsupported = report.fallback_reasons.last().unwrap();
     assert!(
-        unsupported.message.contains("ir-lower"),
+        unsupported.message.contains("gpu-exec"),
         "the reason must say what is missing: {unsupported}"
     );
 }
@@ -109,4 +109,33 @@ fn invalid_memory_configuration_is_an_error_even_with_fallback() {
     let engine = Engine::Gpu(GpuEngine::new().with_memory_resource(pool));
     let err = orders().collect_with(&engine).unwrap_err();
     assert!(matches!(err, EngineError::InvalidConfig(_)), "{err}");
+}
+
+#[test]
+fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
+    let lf = orders().select([
+        col("amount")
+            .sum()
+            .over([col("status")])
+            .unwrap()
+            .alias("window"),
+        col("qty").shift(lit(1)).alias("shifted"),
+        col("id"),
+    ]);
+    let (_, report) = lf.collect_with_report(&Engine::gpu()).unwrap();
+    let unsupported: Vec<String> = report
+        .fallback_reasons
+        .iter()
+        .filter(|r| r.kind == FallbackKind::Unsupported)
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        unsupported,
+        [
+            "unsupported: window expressions (over) are not supported on the GPU (at \
+             `col(\"amount\").sum().over([col(\"status\")])`)",
+            "unsupported: function shift is not supported on the GPU (at \
+             `col(\"qty\").shift([dyn int: 1])`)",
+        ]
+    );
 }

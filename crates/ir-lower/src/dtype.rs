@@ -1,0 +1,144 @@
+//! The column types the GPU engine handles, and Polars' types mapped onto them.
+
+use std::fmt;
+
+use polars_core::prelude::{DataType, TimeUnit as PolarsTimeUnit};
+
+/// The unit of a `Datetime` or `Duration`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimeUnit {
+    /// Milliseconds.
+    Milliseconds,
+    /// Microseconds.
+    Microseconds,
+    /// Nanoseconds.
+    Nanoseconds,
+}
+
+impl From<PolarsTimeUnit> for TimeUnit {
+    fn from(unit: PolarsTimeUnit) -> Self {
+        match unit {
+            PolarsTimeUnit::Milliseconds => TimeUnit::Milliseconds,
+            PolarsTimeUnit::Microseconds => TimeUnit::Microseconds,
+            PolarsTimeUnit::Nanoseconds => TimeUnit::Nanoseconds,
+        }
+    }
+}
+
+impl fmt::Display for TimeUnit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TimeUnit::Milliseconds => "ms",
+            TimeUnit::Microseconds => "us",
+            TimeUnit::Nanoseconds => "ns",
+        })
+    }
+}
+
+/// A column type the GPU engine can hold on the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GpuDtype {
+    Boolean,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+    Float32,
+    Float64,
+    /// UTF-8 strings.
+    String,
+    /// Days since the Unix epoch, 32-bit.
+    Date,
+    /// Time since the Unix epoch, 64-bit, without a time zone.
+    Datetime(TimeUnit),
+    /// A signed time span, 64-bit.
+    Duration(TimeUnit),
+}
+
+impl GpuDtype {
+    /// The GPU type for a Polars type, or why there is none.
+    pub fn from_polars(dtype: &DataType) -> Result<GpuDtype, String> {
+        Ok(match dtype {
+            DataType::Boolean => GpuDtype::Boolean,
+            DataType::Int8 => GpuDtype::Int8,
+            DataType::Int16 => GpuDtype::Int16,
+            DataType::Int32 => GpuDtype::Int32,
+            DataType::Int64 => GpuDtype::Int64,
+            DataType::UInt8 => GpuDtype::UInt8,
+            DataType::UInt16 => GpuDtype::UInt16,
+            DataType::UInt32 => GpuDtype::UInt32,
+            DataType::UInt64 => GpuDtype::UInt64,
+            DataType::Float32 => GpuDtype::Float32,
+            DataType::Float64 => GpuDtype::Float64,
+            DataType::String => GpuDtype::String,
+            DataType::Date => GpuDtype::Date,
+            DataType::Datetime(unit, None) => GpuDtype::Datetime((*unit).into()),
+            DataType::Datetime(_, Some(zone)) => {
+                return Err(format!(
+                    "dtype {dtype} is not supported on the GPU: time zones ({zone}) are not"
+                ));
+            }
+            DataType::Duration(unit) => GpuDtype::Duration((*unit).into()),
+            other => return Err(format!("dtype {other} is not supported on the GPU")),
+        })
+    }
+
+    /// Whether this is an integer type, signed or not.
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            GpuDtype::Int8
+                | GpuDtype::Int16
+                | GpuDtype::Int32
+                | GpuDtype::Int64
+                | GpuDtype::UInt8
+                | GpuDtype::UInt16
+                | GpuDtype::UInt32
+                | GpuDtype::UInt64
+        )
+    }
+
+    /// Whether this is a floating-point type.
+    pub fn is_float(self) -> bool {
+        matches!(self, GpuDtype::Float32 | GpuDtype::Float64)
+    }
+
+    /// Whether this is a numeric type (integers, floats).
+    pub fn is_numeric(self) -> bool {
+        self.is_integer() || self.is_float()
+    }
+
+    /// Whether this is Date, Datetime or Duration.
+    pub fn is_temporal(self) -> bool {
+        matches!(
+            self,
+            GpuDtype::Date | GpuDtype::Datetime(_) | GpuDtype::Duration(_)
+        )
+    }
+}
+
+impl fmt::Display for GpuDtype {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GpuDtype::Boolean => f.write_str("bool"),
+            GpuDtype::Int8 => f.write_str("i8"),
+            GpuDtype::Int16 => f.write_str("i16"),
+            GpuDtype::Int32 => f.write_str("i32"),
+            GpuDtype::Int64 => f.write_str("i64"),
+            GpuDtype::UInt8 => f.write_str("u8"),
+            GpuDtype::UInt16 => f.write_str("u16"),
+            GpuDtype::UInt32 => f.write_str("u32"),
+            GpuDtype::UInt64 => f.write_str("u64"),
+            GpuDtype::Float32 => f.write_str("f32"),
+            GpuDtype::Float64 => f.write_str("f64"),
+            GpuDtype::String => f.write_str("str"),
+            GpuDtype::Date => f.write_str("date"),
+            GpuDtype::Datetime(unit) => write!(f, "datetime[{unit}]"),
+            GpuDtype::Duration(unit) => write!(f, "duration[{unit}]"),
+        }
+    }
+}

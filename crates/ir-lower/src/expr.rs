@@ -1,0 +1,427 @@
+//! GPU expressions: typed trees over input column positions, as the executor evaluates them.
+
+use std::fmt;
+
+use crate::dtype::GpuDtype;
+
+/// A typed scalar value in a GPU expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scalar {
+    /// A null of the expression's type.
+    Null,
+    Boolean(bool),
+    /// Any signed integer type, widened.
+    Int(i64),
+    /// Any unsigned integer type, widened.
+    UInt(u64),
+    /// Any float type, widened.
+    Float(f64),
+    String(String),
+    /// Days since the Unix epoch.
+    Date(i32),
+    /// Time since the Unix epoch, in the unit of the type.
+    Datetime(i64),
+    /// A time span, in the unit of the type.
+    Duration(i64),
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Null => f.write_str("null"),
+            Scalar::Boolean(v) => write!(f, "{v}"),
+            Scalar::Int(v) => write!(f, "{v}"),
+            Scalar::UInt(v) => write!(f, "{v}"),
+            Scalar::Float(v) => write!(f, "{v:?}"),
+            Scalar::String(v) => write!(f, "{v:?}"),
+            Scalar::Date(v) => write!(f, "{v}d"),
+            Scalar::Datetime(v) | Scalar::Duration(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// A binary operator, with Polars' semantics (nulls propagate; `and`/`or`
+/// follow Kleene logic; integer division floors like Polars).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOp {
+    Eq,
+    /// Equality where null equals null and never gives null.
+    EqMissing,
+    NotEq,
+    /// Inequality where null equals null and never gives null.
+    NotEqMissing,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    Plus,
+    Minus,
+    Multiply,
+    /// Division in the operands' type (Rust `/` on a Polars expression).
+    Divide,
+    /// Division giving a float.
+    TrueDivide,
+    FloorDivide,
+    Modulus,
+    /// Kleene and (also bitwise and on integers).
+    And,
+    /// Kleene or (also bitwise or on integers).
+    Or,
+    Xor,
+}
+
+impl BinaryOp {
+    fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Eq => "==",
+            BinaryOp::EqMissing => "==(missing)",
+            BinaryOp::NotEq => "!=",
+            BinaryOp::NotEqMissing => "!=(missing)",
+            BinaryOp::Lt => "<",
+            BinaryOp::LtEq => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::GtEq => ">=",
+            BinaryOp::Plus => "+",
+            BinaryOp::Minus => "-",
+            BinaryOp::Multiply => "*",
+            BinaryOp::Divide => "/",
+            BinaryOp::TrueDivide => "truediv",
+            BinaryOp::FloorDivide => "floordiv",
+            BinaryOp::Modulus => "%",
+            BinaryOp::And => "&",
+            BinaryOp::Or => "|",
+            BinaryOp::Xor => "^",
+        }
+    }
+}
+
+/// An aggregation, over a whole column (in a select) or per group.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AggOp {
+    Sum,
+    Mean,
+    /// Minimum; NaN wins when `propagate_nans`, else NaN is ignored.
+    Min {
+        propagate_nans: bool,
+    },
+    /// Maximum; NaN wins when `propagate_nans`, else NaN is ignored.
+    Max {
+        propagate_nans: bool,
+    },
+    Median,
+    /// Number of distinct values, null counted as one.
+    NUnique,
+    /// First value, null included.
+    First,
+    /// Last value, null included.
+    Last,
+    /// Number of values; nulls too when `include_nulls`.
+    Count {
+        include_nulls: bool,
+    },
+    /// Standard deviation with `ddof` degrees of freedom.
+    Std {
+        ddof: u8,
+    },
+    /// Variance with `ddof` degrees of freedom.
+    Var {
+        ddof: u8,
+    },
+    /// Quantile with a literal probability and an interpolation method.
+    Quantile {
+        /// The probability, in [0, 1].
+        quantile: f64,
+        /// Polars' method name: nearest, lower, higher, midpoint, linear, equiprobable.
+        method: &'static str,
+    },
+}
+
+impl fmt::Display for AggOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AggOp::Sum => f.write_str("sum"),
+            AggOp::Mean => f.write_str("mean"),
+            AggOp::Min { propagate_nans } => {
+                f.write_str(if *propagate_nans { "nan_min" } else { "min" })
+            }
+            AggOp::Max { propagate_nans } => {
+                f.write_str(if *propagate_nans { "nan_max" } else { "max" })
+            }
+            AggOp::Median => f.write_str("median"),
+            AggOp::NUnique => f.write_str("n_unique"),
+            AggOp::First => f.write_str("first"),
+            AggOp::Last => f.write_str("last"),
+            AggOp::Count {
+                include_nulls: false,
+            } => f.write_str("count"),
+            AggOp::Count {
+                include_nulls: true,
+            } => f.write_str("count_with_nulls"),
+            AggOp::Std { ddof } => write!(f, "std[ddof={ddof}]"),
+            AggOp::Var { ddof } => write!(f, "var[ddof={ddof}]"),
+            AggOp::Quantile { quantile, method } => write!(f, "quantile[{quantile}, {method}]"),
+        }
+    }
+}
+
+/// A string function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StringOp {
+    /// Contains this literal text.
+    Contains(String),
+    /// Contains these literal texts in order, with no newline between
+    /// consecutive texts: the regular expression `a.*b.*c`.
+    ContainsInOrder(Vec<String>),
+    StartsWith(String),
+    EndsWith(String),
+    LenBytes,
+    LenChars,
+    /// Characters from `offset` (negative: from the end), `length` of them
+    /// (`None`: to the end).
+    Slice {
+        offset: i64,
+        length: Option<u64>,
+    },
+    ToUppercase,
+    ToLowercase,
+}
+
+impl fmt::Display for StringOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StringOp::Contains(text) => write!(f, "str.contains({text:?})"),
+            StringOp::ContainsInOrder(texts) => write!(f, "str.contains_in_order({texts:?})"),
+            StringOp::StartsWith(text) => write!(f, "str.starts_with({text:?})"),
+            StringOp::EndsWith(text) => write!(f, "str.ends_with({text:?})"),
+            StringOp::LenBytes => f.write_str("str.len_bytes"),
+            StringOp::LenChars => f.write_str("str.len_chars"),
+            StringOp::Slice { offset, length } => match length {
+                Some(length) => write!(f, "str.slice({offset}, {length})"),
+                None => write!(f, "str.slice({offset})"),
+            },
+            StringOp::ToUppercase => f.write_str("str.to_uppercase"),
+            StringOp::ToLowercase => f.write_str("str.to_lowercase"),
+        }
+    }
+}
+
+/// A part of a date or datetime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TemporalPart {
+    Year,
+    Quarter,
+    Month,
+    Day,
+    /// ISO weekday, Monday = 1 to Sunday = 7.
+    Weekday,
+}
+
+impl fmt::Display for TemporalPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TemporalPart::Year => "dt.year",
+            TemporalPart::Quarter => "dt.quarter",
+            TemporalPart::Month => "dt.month",
+            TemporalPart::Day => "dt.day",
+            TemporalPart::Weekday => "dt.weekday",
+        })
+    }
+}
+
+/// How `is_between` treats its bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closed {
+    Both,
+    Left,
+    Right,
+    None,
+}
+
+/// What a GPU expression computes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    /// The input column at this position.
+    Column {
+        index: usize,
+        name: String,
+    },
+    /// A scalar, broadcast to the frame's height.
+    Literal(Scalar),
+    Binary {
+        op: BinaryOp,
+        left: Box<GpuExpr>,
+        right: Box<GpuExpr>,
+    },
+    /// Kleene not (bitwise not on integers).
+    Not(Box<GpuExpr>),
+    Negate(Box<GpuExpr>),
+    Abs(Box<GpuExpr>),
+    IsNull(Box<GpuExpr>),
+    IsNotNull(Box<GpuExpr>),
+    /// A cast to the expression's dtype; `strict` casts fail on values that
+    /// do not fit, others give null.
+    Cast {
+        input: Box<GpuExpr>,
+        strict: bool,
+    },
+    /// `when(predicate).then(truthy).otherwise(falsy)`; a null predicate picks `falsy`.
+    Ternary {
+        predicate: Box<GpuExpr>,
+        truthy: Box<GpuExpr>,
+        falsy: Box<GpuExpr>,
+    },
+    FillNull {
+        input: Box<GpuExpr>,
+        value: Box<GpuExpr>,
+    },
+    /// Membership in a literal list.
+    IsIn {
+        input: Box<GpuExpr>,
+        values: Vec<Scalar>,
+        nulls_equal: bool,
+    },
+    IsBetween {
+        input: Box<GpuExpr>,
+        lower: Box<GpuExpr>,
+        upper: Box<GpuExpr>,
+        closed: Closed,
+    },
+    /// Rounding half away from zero to `decimals` places.
+    Round {
+        input: Box<GpuExpr>,
+        decimals: u32,
+    },
+    String {
+        op: StringOp,
+        input: Box<GpuExpr>,
+    },
+    Temporal {
+        part: TemporalPart,
+        input: Box<GpuExpr>,
+    },
+    /// An aggregation: one value per group, or one for the whole column.
+    Agg {
+        op: AggOp,
+        input: Box<GpuExpr>,
+    },
+    /// The number of rows (per group in a group-by).
+    Len,
+}
+
+/// A GPU expression with its resolved result type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuExpr {
+    pub kind: ExprKind,
+    pub dtype: GpuDtype,
+}
+
+/// An expression with the name of the column it produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedExpr {
+    pub name: String,
+    pub expr: GpuExpr,
+}
+
+impl fmt::Display for NamedExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.expr.kind {
+            ExprKind::Column { name, .. } if *name == self.name => write!(f, "{}", self.expr),
+            _ => write!(f, "{} as {:?}", self.expr, self.name),
+        }
+    }
+}
+
+impl fmt::Display for GpuExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ExprKind::Column { index, name } => write!(f, "#{index}:{name}"),
+            ExprKind::Literal(value) => write!(f, "{value}:{}", self.dtype),
+            ExprKind::Binary { op, left, right } => {
+                write!(f, "({left} {} {right})", op.symbol())
+            }
+            ExprKind::Not(input) => write!(f, "not({input})"),
+            ExprKind::Negate(input) => write!(f, "neg({input})"),
+            ExprKind::Abs(input) => write!(f, "abs({input})"),
+            ExprKind::IsNull(input) => write!(f, "is_null({input})"),
+            ExprKind::IsNotNull(input) => write!(f, "is_not_null({input})"),
+            ExprKind::Cast { input, strict } => {
+                let how = if *strict { "strict_cast" } else { "cast" };
+                write!(f, "{how}({input} -> {})", self.dtype)
+            }
+            ExprKind::Ternary {
+                predicate,
+                truthy,
+                falsy,
+            } => write!(f, "when({predicate}, {truthy}, {falsy})"),
+            ExprKind::FillNull { input, value } => write!(f, "fill_null({input}, {value})"),
+            ExprKind::IsIn {
+                input,
+                values,
+                nulls_equal,
+            } => {
+                let values: Vec<String> = values.iter().map(ToString::to_string).collect();
+                let nulls = if *nulls_equal { ", nulls_equal" } else { "" };
+                write!(f, "is_in({input}, [{}]{nulls})", values.join(", "))
+            }
+            ExprKind::IsBetween {
+                input,
+                lower,
+                upper,
+                closed,
+            } => write!(f, "is_between({input}, {lower}, {upper}, {closed:?})"),
+            ExprKind::Round { input, decimals } => write!(f, "round({input}, {decimals})"),
+            ExprKind::String { op, input } => write!(f, "{op}({input})"),
+            ExprKind::Temporal { part, input } => write!(f, "{part}({input})"),
+            ExprKind::Agg { op, input } => write!(f, "{op}({input})"),
+            ExprKind::Len => f.write_str("len()"),
+        }
+    }
+}
+
+impl GpuExpr {
+    /// Whether this expression, or any part of it, aggregates.
+    pub fn has_aggregation(&self) -> bool {
+        let mut found = false;
+        self.visit(&mut |e| found |= matches!(e.kind, ExprKind::Agg { .. } | ExprKind::Len));
+        found
+    }
+
+    /// Calls `f` on this expression and every expression inside it, parents first.
+    pub fn visit(&self, f: &mut impl FnMut(&GpuExpr)) {
+        f(self);
+        for child in self.children() {
+            child.visit(f);
+        }
+    }
+
+    /// The expressions this one is computed from, in order.
+    pub fn children(&self) -> Vec<&GpuExpr> {
+        match &self.kind {
+            ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
+            ExprKind::Binary { left, right, .. } => vec![left, right],
+            ExprKind::Not(input)
+            | ExprKind::Negate(input)
+            | ExprKind::Abs(input)
+            | ExprKind::IsNull(input)
+            | ExprKind::IsNotNull(input)
+            | ExprKind::Cast { input, .. }
+            | ExprKind::IsIn { input, .. }
+            | ExprKind::Round { input, .. }
+            | ExprKind::String { input, .. }
+            | ExprKind::Temporal { input, .. }
+            | ExprKind::Agg { input, .. } => vec![input],
+            ExprKind::Ternary {
+                predicate,
+                truthy,
+                falsy,
+            } => vec![predicate, truthy, falsy],
+            ExprKind::FillNull { input, value } => vec![input, value],
+            ExprKind::IsBetween {
+                input,
+                lower,
+                upper,
+                ..
+            } => vec![input, lower, upper],
+        }
+    }
+}

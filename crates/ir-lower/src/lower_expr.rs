@@ -1,0 +1,765 @@
+//! Lowering Polars expressions (`AExpr`) to GPU expressions, refusing what the GPU cannot run.
+
+use polars_core::prelude::{AnyValue, Schema, Series};
+use polars_ops::series::ClosedInterval;
+use polars_plan::dsl::Operator;
+use polars_plan::plans::expr_ir::ExprIR;
+use polars_plan::plans::{
+    AExpr, ExprIRDisplay, IRAggExpr, IRBooleanFunction, IRFunctionExpr, IRStringFunction,
+    IRTemporalFunction, LiteralValue, ToFieldContext,
+};
+use polars_utils::arena::{Arena, Node};
+
+use crate::dtype::GpuDtype;
+use crate::expr::{
+    AggOp, BinaryOp, Closed, ExprKind, GpuExpr, NamedExpr, Scalar, StringOp, TemporalPart,
+};
+use crate::refusal::Refusal;
+
+/// Lowers the expressions of one plan node against that node's input schema.
+pub(crate) struct ExprLowering<'a> {
+    pub arena: &'a Arena<AExpr>,
+    pub schema: &'a Schema,
+    pub refusals: &'a mut Vec<Refusal>,
+}
+
+type Lowered = Option<GpuExpr>;
+
+impl ExprLowering<'_> {
+    /// Lowers a named expression of a plan node.
+    pub fn named(&mut self, expr: &ExprIR) -> Option<NamedExpr> {
+        let lowered = self.expr(expr.node())?;
+        Some(NamedExpr {
+            name: expr.output_name().to_string(),
+            expr: lowered,
+        })
+    }
+
+    /// Lowers every expression, refusing each that cannot be lowered.
+    pub fn all_named(&mut self, exprs: &[ExprIR]) -> Option<Vec<NamedExpr>> {
+        let lowered: Vec<Option<NamedExpr>> = exprs.iter().map(|e| self.named(e)).collect();
+        lowered.into_iter().collect()
+    }
+
+    fn notation(&self, node: Node) -> String {
+        ExprIRDisplay::display_node(node, self.arena).to_string()
+    }
+
+    fn refuse(&mut self, node: Node, reason: impl Into<String>) -> Lowered {
+        self.refusals.push(Refusal {
+            subject: self.notation(node),
+            reason: reason.into(),
+        });
+        None
+    }
+
+    fn dtype(&mut self, node: Node) -> Option<GpuDtype> {
+        let context = ToFieldContext::new(self.arena, self.schema);
+        let dtype = match self.arena.get(node).to_dtype(&context) {
+            Ok(dtype) => dtype,
+            Err(e) => {
+                self.refuse(node, format!("its type cannot be resolved: {e}"));
+                return None;
+            }
+        };
+        match GpuDtype::from_polars(&dtype) {
+            Ok(dtype) => Some(dtype),
+            Err(reason) => {
+                self.refuse(node, reason);
+                None
+            }
+        }
+    }
+
+    fn boxed(&mut self, node: Node) -> Option<Box<GpuExpr>> {
+        self.expr(node).map(Box::new)
+    }
+
+    /// Lowers every input (so that every refusal is found) and returns them
+    /// only if all lowered.
+    fn inputs(&mut self, inputs: &[ExprIR]) -> Option<Vec<GpuExpr>> {
+        let lowered: Vec<Lowered> = inputs.iter().map(|e| self.expr(e.node())).collect();
+        lowered.into_iter().collect()
+    }
+
+    /// Lowers one expression node. Children are lowered first; a node whose
+    /// children failed adds no refusal of its own, so each reason is reported
+    /// once, at the innermost construct.
+    pub fn expr(&mut self, node: Node) -> Lowered {
+        let kind = match self.arena.get(node) {
+            AExpr::Column(name) => match self.schema.get_full(name) {
+                // An input column of a type the GPU cannot hold was refused
+                // where it was produced: no second refusal here.
+                Some((_, _, dtype)) if GpuDtype::from_polars(dtype).is_err() => return None,
+                Some((index, _, _)) => ExprKind::Column {
+                    index,
+                    name: name.to_string(),
+                },
+                None => return self.refuse(node, "the column is not in the input"),
+            },
+            AExpr::Literal(value) => {
+                let value = value.clone();
+                return self.literal(node, &value);
+            }
+            AExpr::BinaryExpr { left, op, right } => {
+                let (left, right, op) = (*left, *right, *op);
+                let (left, right) = (self.boxed(left), self.boxed(right));
+                let op = binary_op(op);
+                ExprKind::Binary {
+                    op,
+                    left: left?,
+                    right: right?,
+                }
+            }
+            AExpr::Cast {
+                expr,
+                dtype,
+                options,
+            } => {
+                let (expr, target, strict) = (*expr, dtype.clone(), options.is_strict());
+                let input = self.boxed(expr)?;
+                let to = match GpuDtype::from_polars(&target) {
+                    Ok(to) => to,
+                    Err(reason) => return self.refuse(node, reason),
+                };
+                if !cast_supported(input.dtype, to) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "casting {} to {to} is not supported on the GPU",
+                            input.dtype
+                        ),
+                    );
+                }
+                ExprKind::Cast { input, strict }
+            }
+            AExpr::Ternary {
+                predicate,
+                truthy,
+                falsy,
+            } => {
+                let (p, t, f) = (*predicate, *truthy, *falsy);
+                let (p, t, f) = (self.boxed(p), self.boxed(t), self.boxed(f));
+                ExprKind::Ternary {
+                    predicate: p?,
+                    truthy: t?,
+                    falsy: f?,
+                }
+            }
+            AExpr::Agg(agg) => {
+                let agg = agg.clone();
+                return self.aggregation(node, &agg);
+            }
+            AExpr::Function {
+                input, function, ..
+            } => {
+                let (input, function) = (input.clone(), function.clone());
+                return self.function(node, &input, &function);
+            }
+            AExpr::Len => ExprKind::Len,
+            AExpr::Element => return self.refuse(node, "element() is not supported on the GPU"),
+            AExpr::Explode { .. } => {
+                return self.refuse(node, "explode is not supported on the GPU");
+            }
+            AExpr::StructField(_) => {
+                return self.refuse(node, "struct fields are not supported on the GPU");
+            }
+            AExpr::Sort { .. } | AExpr::SortBy { .. } => {
+                return self.refuse(
+                    node,
+                    "sorting inside an expression is not supported on the GPU",
+                );
+            }
+            AExpr::Gather { .. } => {
+                return self.refuse(
+                    node,
+                    "gather inside an expression is not supported on the GPU",
+                );
+            }
+            AExpr::Filter { .. } => {
+                return self.refuse(
+                    node,
+                    "filter inside an expression is not supported on the GPU",
+                );
+            }
+            AExpr::AnonymousAgg { .. } | AExpr::AnonymousFunction { .. } => {
+                return self.refuse(node, "user-defined functions run on the CPU only");
+            }
+            AExpr::Eval { .. } | AExpr::StructEval { .. } => {
+                return self.refuse(
+                    node,
+                    "list and struct evaluation is not supported on the GPU",
+                );
+            }
+            AExpr::Over { .. } => {
+                return self.refuse(
+                    node,
+                    "window expressions (over) are not supported on the GPU",
+                );
+            }
+            AExpr::Slice { .. } => {
+                return self.refuse(
+                    node,
+                    "slicing inside an expression is not supported on the GPU",
+                );
+            }
+        };
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr { kind, dtype })
+    }
+
+    fn literal(&mut self, node: Node, value: &LiteralValue) -> Lowered {
+        let scalar = match value {
+            LiteralValue::Scalar(scalar) => match any_value_to_scalar(scalar.value()) {
+                Ok(scalar) => scalar,
+                Err(reason) => return self.refuse(node, reason),
+            },
+            LiteralValue::Dyn(_) => {
+                // Polars materialises dynamic literals during optimisation; one
+                // left over is taken at its resolved type.
+                let dtype = self.dtype(node)?;
+                match value.to_any_value() {
+                    Some(value) => match any_value_to_scalar(&value) {
+                        Ok(scalar) => {
+                            return Some(GpuExpr {
+                                kind: ExprKind::Literal(scalar),
+                                dtype,
+                            });
+                        }
+                        Err(reason) => return self.refuse(node, reason),
+                    },
+                    None => return self.refuse(node, "the literal has no value"),
+                }
+            }
+            LiteralValue::Series(_) => {
+                return self.refuse(
+                    node,
+                    "a list literal is supported only as the list of is_in",
+                );
+            }
+            LiteralValue::Range(_) => {
+                return self.refuse(node, "range literals are not supported on the GPU");
+            }
+        };
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr {
+            kind: ExprKind::Literal(scalar),
+            dtype,
+        })
+    }
+
+    fn aggregation(&mut self, node: Node, agg: &IRAggExpr) -> Lowered {
+        let (op, input) = match *agg {
+            IRAggExpr::Min {
+                input,
+                propagate_nans,
+            } => (AggOp::Min { propagate_nans }, input),
+            IRAggExpr::Max {
+                input,
+                propagate_nans,
+            } => (AggOp::Max { propagate_nans }, input),
+            IRAggExpr::Median(input) => (AggOp::Median, input),
+            IRAggExpr::NUnique(input) => (AggOp::NUnique, input),
+            IRAggExpr::First(input) => (AggOp::First, input),
+            IRAggExpr::Last(input) => (AggOp::Last, input),
+            IRAggExpr::Mean(input) => (AggOp::Mean, input),
+            IRAggExpr::Sum(input) => (AggOp::Sum, input),
+            IRAggExpr::Count {
+                input,
+                include_nulls,
+            } => (AggOp::Count { include_nulls }, input),
+            IRAggExpr::Std(input, ddof) => (AggOp::Std { ddof }, input),
+            IRAggExpr::Var(input, ddof) => (AggOp::Var { ddof }, input),
+            IRAggExpr::Item { .. }
+            | IRAggExpr::FirstNonNull(_)
+            | IRAggExpr::LastNonNull(_)
+            | IRAggExpr::Implode { .. }
+            | IRAggExpr::AggGroups(_) => {
+                return self.refuse(
+                    node,
+                    format!("aggregation {} is not supported on the GPU", agg_name(agg)),
+                );
+            }
+        };
+        let input = self.boxed(input)?;
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr {
+            kind: ExprKind::Agg { op, input },
+            dtype,
+        })
+    }
+
+    fn function(&mut self, node: Node, inputs: &[ExprIR], function: &IRFunctionExpr) -> Lowered {
+        use IRFunctionExpr as F;
+        let unsupported = |function: &dyn std::fmt::Display| {
+            format!("function {function} is not supported on the GPU")
+        };
+        let kind = match function {
+            F::Boolean(boolean) => return self.boolean(node, inputs, boolean),
+            F::StringExpr(string) => return self.string(node, inputs, string),
+            F::TemporalExpr(temporal) => return self.temporal(node, inputs, temporal),
+            F::Abs => ExprKind::Abs(Box::new(self.single(inputs)?)),
+            F::Negate => ExprKind::Negate(Box::new(self.single(inputs)?)),
+            F::FillNull => {
+                let [input, value] = self.exactly::<2>(node, inputs)?;
+                ExprKind::FillNull {
+                    input: Box::new(input),
+                    value: Box::new(value),
+                }
+            }
+            F::Round { decimals, mode } => {
+                if format!("{mode:?}") != "HalfAwayFromZero" {
+                    return self.refuse(
+                        node,
+                        format!("rounding mode {mode:?} is not supported on the GPU"),
+                    );
+                }
+                let decimals = *decimals;
+                ExprKind::Round {
+                    input: Box::new(self.single(inputs)?),
+                    decimals,
+                }
+            }
+            F::Quantile { method } => {
+                let method = quantile_method_name(&format!("{method:?}"));
+                let [input, quantile] = [inputs[0].node(), inputs[1].node()];
+                let input = self.boxed(input);
+                let Some(quantile) = self.literal_f64(quantile) else {
+                    return self.refuse(node, "the quantile must be a literal number");
+                };
+                ExprKind::Agg {
+                    op: AggOp::Quantile { quantile, method },
+                    input: input?,
+                }
+            }
+            F::BinaryExpr { .. }
+            | F::Categorical { .. }
+            | F::ListExpr { .. }
+            | F::StructExpr { .. }
+            | F::NullCount
+            | F::Pow { .. }
+            | F::ArgWhere
+            | F::FillNullWithStrategy { .. }
+            | F::Rechunk
+            | F::ShiftAndFill
+            | F::Shift
+            | F::DropNans
+            | F::DropNulls
+            | F::ArgUnique
+            | F::ArgMin
+            | F::ArgMax
+            | F::ArgSort { .. }
+            | F::MinBy
+            | F::MaxBy
+            | F::Product
+            | F::Repeat
+            | F::Clip { .. }
+            | F::AsList
+            | F::AsStruct
+            | F::Reverse
+            | F::ValueCounts { .. }
+            | F::UniqueCounts
+            | F::Coalesce
+            | F::Unique { .. }
+            | F::RoundSF { .. }
+            | F::Truncate { .. }
+            | F::Floor
+            | F::Ceil
+            | F::ConcatExpr { .. }
+            | F::PeakMin
+            | F::PeakMax
+            | F::RLE
+            | F::RLEID
+            | F::ToPhysical
+            | F::SetSortedFlag { .. }
+            | F::FoldHorizontal { .. }
+            | F::ReduceHorizontal { .. }
+            | F::CumReduceHorizontal { .. }
+            | F::CumFoldHorizontal { .. }
+            | F::MaxHorizontal
+            | F::MinHorizontal
+            | F::SumHorizontal { .. }
+            | F::MeanHorizontal { .. }
+            | F::GatherEvery { .. }
+            | F::ExtendConstant
+            | F::RowEncode { .. }
+            | F::RowDecode { .. }
+            | F::DynamicPred { .. } => return self.refuse(node, unsupported(function)),
+        };
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr { kind, dtype })
+    }
+
+    fn boolean(&mut self, node: Node, inputs: &[ExprIR], function: &IRBooleanFunction) -> Lowered {
+        use IRBooleanFunction as B;
+        let kind = match function {
+            B::IsNull => ExprKind::IsNull(Box::new(self.single(inputs)?)),
+            B::IsNotNull => ExprKind::IsNotNull(Box::new(self.single(inputs)?)),
+            B::Not => ExprKind::Not(Box::new(self.single(inputs)?)),
+            B::IsBetween { closed } => {
+                let closed = match closed {
+                    ClosedInterval::Both => Closed::Both,
+                    ClosedInterval::Left => Closed::Left,
+                    ClosedInterval::Right => Closed::Right,
+                    ClosedInterval::None => Closed::None,
+                };
+                let [input, lower, upper] = self.exactly::<3>(node, inputs)?;
+                ExprKind::IsBetween {
+                    input: Box::new(input),
+                    lower: Box::new(lower),
+                    upper: Box::new(upper),
+                    closed,
+                }
+            }
+            B::IsIn { nulls_equal } => {
+                let nulls_equal = *nulls_equal;
+                let input = self.boxed(inputs[0].node());
+                let values = self.literal_list(inputs[1].node());
+                let Some(values) = values else {
+                    return self.refuse(node, "is_in needs a literal list on the GPU");
+                };
+                ExprKind::IsIn {
+                    input: input?,
+                    values,
+                    nulls_equal,
+                }
+            }
+            B::Any { .. }
+            | B::All { .. }
+            | B::IsEmpty { .. }
+            | B::HasNulls
+            | B::IsFinite
+            | B::IsInfinite
+            | B::IsNan
+            | B::IsNotNan
+            | B::IsSorted { .. }
+            | B::AllHorizontal
+            | B::AnyHorizontal => {
+                return self.refuse(
+                    node,
+                    format!("function {function} is not supported on the GPU"),
+                );
+            }
+        };
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr { kind, dtype })
+    }
+
+    fn string(&mut self, node: Node, inputs: &[ExprIR], function: &IRStringFunction) -> Lowered {
+        use IRStringFunction as S;
+        let input = self.boxed(inputs[0].node());
+        let op = match function {
+            S::Contains { literal, .. } => {
+                let literal = *literal;
+                let Some(pattern) = self.literal_str(inputs[1].node()) else {
+                    return self.refuse(node, "str.contains needs a literal pattern on the GPU");
+                };
+                if literal {
+                    StringOp::Contains(pattern)
+                } else {
+                    match regex_as_ordered_texts(&pattern) {
+                        Some(mut texts) if texts.len() == 1 => StringOp::Contains(texts.remove(0)),
+                        Some(texts) => StringOp::ContainsInOrder(texts),
+                        None => {
+                            return self.refuse(
+                                node,
+                                format!(
+                                    "the regular expression {pattern:?} is not supported on the \
+                                     GPU (only literal text joined by .*)"
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            S::StartsWith | S::EndsWith => {
+                let Some(text) = self.literal_str(inputs[1].node()) else {
+                    return self.refuse(node, format!("{function} needs a literal on the GPU"));
+                };
+                if matches!(function, S::StartsWith) {
+                    StringOp::StartsWith(text)
+                } else {
+                    StringOp::EndsWith(text)
+                }
+            }
+            S::LenBytes => StringOp::LenBytes,
+            S::LenChars => StringOp::LenChars,
+            S::Uppercase => StringOp::ToUppercase,
+            S::Lowercase => StringOp::ToLowercase,
+            S::Slice => {
+                let offset = self.literal_i64(inputs[1].node());
+                let length = self.literal_optional_u64(inputs[2].node());
+                match (offset, length) {
+                    (Some(offset), Some(length)) => StringOp::Slice { offset, length },
+                    _ => return self.refuse(node, "str.slice needs literal bounds on the GPU"),
+                }
+            }
+            S::Format { .. }
+            | S::CountMatches { .. }
+            | S::Extract { .. }
+            | S::ExtractAll
+            | S::Find { .. }
+            | S::Replace { .. }
+            | S::Head
+            | S::Tail
+            | S::StripChars
+            | S::StripCharsStart
+            | S::StripCharsEnd
+            | S::StripPrefix
+            | S::StripSuffix
+            | S::SplitExact { .. }
+            | S::SplitN { .. }
+            | S::Strptime { .. }
+            | S::Split { .. }
+            | S::SplitRegex { .. }
+            | S::EscapeRegex => {
+                return self.refuse(
+                    node,
+                    format!("function {function} is not supported on the GPU"),
+                );
+            }
+        };
+        let kind = ExprKind::String { op, input: input? };
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr { kind, dtype })
+    }
+
+    fn temporal(
+        &mut self,
+        node: Node,
+        inputs: &[ExprIR],
+        function: &IRTemporalFunction,
+    ) -> Lowered {
+        use IRTemporalFunction as T;
+        let part = match function {
+            T::Year => TemporalPart::Year,
+            T::Quarter => TemporalPart::Quarter,
+            T::Month => TemporalPart::Month,
+            T::Day => TemporalPart::Day,
+            T::WeekDay => TemporalPart::Weekday,
+            T::Millennium
+            | T::Century
+            | T::IsLeapYear
+            | T::IsoYear
+            | T::DaysInMonth
+            | T::Week
+            | T::OrdinalDay
+            | T::Time
+            | T::Date
+            | T::Datetime
+            | T::Duration { .. }
+            | T::Hour
+            | T::Minute
+            | T::Second
+            | T::Millisecond
+            | T::Microsecond
+            | T::Nanosecond
+            | T::TotalDays { .. }
+            | T::TotalHours { .. }
+            | T::TotalMinutes { .. }
+            | T::TotalSeconds { .. }
+            | T::TotalMilliseconds { .. }
+            | T::TotalMicroseconds { .. }
+            | T::TotalNanoseconds { .. }
+            | T::ToString { .. }
+            | T::CastTimeUnit { .. }
+            | T::WithTimeUnit { .. }
+            | T::TimeStamp { .. }
+            | T::Truncate
+            | T::Round
+            | T::Replace
+            | T::Combine { .. }
+            | T::DatetimeFunction { .. } => {
+                return self.refuse(
+                    node,
+                    format!("function {function} is not supported on the GPU"),
+                );
+            }
+        };
+        let input = Box::new(self.single(inputs)?);
+        if !matches!(input.dtype, GpuDtype::Date | GpuDtype::Datetime(_)) {
+            return self.refuse(
+                node,
+                format!("{part} of {} is not supported on the GPU", input.dtype),
+            );
+        }
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr {
+            kind: ExprKind::Temporal { part, input },
+            dtype,
+        })
+    }
+
+    fn single(&mut self, inputs: &[ExprIR]) -> Lowered {
+        self.expr(inputs.first()?.node())
+    }
+
+    fn exactly<const N: usize>(&mut self, node: Node, inputs: &[ExprIR]) -> Option<[GpuExpr; N]> {
+        if inputs.len() != N {
+            self.refuse(node, format!("expected {N} inputs, found {}", inputs.len()));
+            return None;
+        }
+        self.inputs(inputs)?.try_into().ok()
+    }
+
+    fn literal_value(&self, node: Node) -> Option<AnyValue<'static>> {
+        match self.arena.get(node) {
+            AExpr::Literal(value) => value.to_any_value().map(|v| v.into_static()),
+            _ => None,
+        }
+    }
+
+    fn literal_str(&self, node: Node) -> Option<String> {
+        match self.literal_value(node)? {
+            AnyValue::String(s) => Some(s.to_owned()),
+            AnyValue::StringOwned(s) => Some(s.to_string()),
+            _ => None,
+        }
+    }
+
+    fn literal_i64(&self, node: Node) -> Option<i64> {
+        self.literal_value(node)?.extract::<i64>()
+    }
+
+    fn literal_f64(&self, node: Node) -> Option<f64> {
+        self.literal_value(node)?.extract::<f64>()
+    }
+
+    /// A literal length: `Some(None)` for null (to the end).
+    fn literal_optional_u64(&self, node: Node) -> Option<Option<u64>> {
+        match self.literal_value(node)? {
+            AnyValue::Null => Some(None),
+            value => value.extract::<u64>().map(Some),
+        }
+    }
+
+    /// The values of a literal list (a Series literal or a list scalar).
+    fn literal_list(&self, node: Node) -> Option<Vec<Scalar>> {
+        let series: Series = match self.arena.get(node) {
+            AExpr::Literal(LiteralValue::Series(series)) => (**series).clone(),
+            AExpr::Literal(LiteralValue::Scalar(scalar)) => match scalar.value() {
+                AnyValue::List(series) => series.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if GpuDtype::from_polars(series.dtype()).is_err() {
+            return None;
+        }
+        series
+            .iter()
+            .map(|value| any_value_to_scalar(&value).ok())
+            .collect()
+    }
+}
+
+fn binary_op(op: Operator) -> BinaryOp {
+    match op {
+        Operator::Eq => BinaryOp::Eq,
+        Operator::EqValidity => BinaryOp::EqMissing,
+        Operator::NotEq => BinaryOp::NotEq,
+        Operator::NotEqValidity => BinaryOp::NotEqMissing,
+        Operator::Lt => BinaryOp::Lt,
+        Operator::LtEq => BinaryOp::LtEq,
+        Operator::Gt => BinaryOp::Gt,
+        Operator::GtEq => BinaryOp::GtEq,
+        Operator::Plus => BinaryOp::Plus,
+        Operator::Minus => BinaryOp::Minus,
+        Operator::Multiply => BinaryOp::Multiply,
+        Operator::RustDivide => BinaryOp::Divide,
+        Operator::TrueDivide => BinaryOp::TrueDivide,
+        Operator::FloorDivide => BinaryOp::FloorDivide,
+        Operator::Modulus => BinaryOp::Modulus,
+        Operator::And | Operator::LogicalAnd => BinaryOp::And,
+        Operator::Or | Operator::LogicalOr => BinaryOp::Or,
+        Operator::Xor => BinaryOp::Xor,
+    }
+}
+
+/// Casts the GPU supports: among numeric types (and from Boolean), between
+/// temporal types and integers, and between temporal types.
+fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
+    from == to
+        || (from.is_numeric() || from == GpuDtype::Boolean)
+            && (to.is_numeric() || to == GpuDtype::Boolean)
+        || from.is_temporal() && to.is_integer()
+        || from.is_integer() && to.is_temporal()
+        || from.is_temporal() && to.is_temporal()
+}
+
+fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {
+    Ok(match value {
+        AnyValue::Null => Scalar::Null,
+        AnyValue::Boolean(v) => Scalar::Boolean(*v),
+        AnyValue::Int8(v) => Scalar::Int((*v).into()),
+        AnyValue::Int16(v) => Scalar::Int((*v).into()),
+        AnyValue::Int32(v) => Scalar::Int((*v).into()),
+        AnyValue::Int64(v) => Scalar::Int(*v),
+        AnyValue::UInt8(v) => Scalar::UInt((*v).into()),
+        AnyValue::UInt16(v) => Scalar::UInt((*v).into()),
+        AnyValue::UInt32(v) => Scalar::UInt((*v).into()),
+        AnyValue::UInt64(v) => Scalar::UInt(*v),
+        AnyValue::Float32(v) => Scalar::Float((*v).into()),
+        AnyValue::Float64(v) => Scalar::Float(*v),
+        AnyValue::String(v) => Scalar::String((*v).to_owned()),
+        AnyValue::StringOwned(v) => Scalar::String(v.to_string()),
+        AnyValue::Date(v) => Scalar::Date(*v),
+        AnyValue::Datetime(v, _, None) | AnyValue::DatetimeOwned(v, _, None) => {
+            Scalar::Datetime(*v)
+        }
+        AnyValue::Duration(v, _) => Scalar::Duration(*v),
+        other => {
+            return Err(format!(
+                "a literal of type {} is not supported on the GPU",
+                other.dtype()
+            ));
+        }
+    })
+}
+
+/// A regular expression made only of literal text joined by `.*`, as the
+/// texts (e.g. `special.*requests` gives `["special", "requests"]`). `None`
+/// for anything else.
+fn regex_as_ordered_texts(pattern: &str) -> Option<Vec<String>> {
+    const META: &[char] = &[
+        '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
+    ];
+    let texts: Vec<String> = pattern.split(".*").map(str::to_owned).collect();
+    if texts.iter().any(|t| t.is_empty() || t.contains(META)) {
+        return None;
+    }
+    Some(texts)
+}
+
+fn quantile_method_name(debug: &str) -> &'static str {
+    match debug {
+        "Nearest" => "nearest",
+        "Lower" => "lower",
+        "Higher" => "higher",
+        "Midpoint" => "midpoint",
+        "Linear" => "linear",
+        "Equiprobable" => "equiprobable",
+        _ => "unknown",
+    }
+}
+
+fn agg_name(agg: &IRAggExpr) -> &'static str {
+    match agg {
+        IRAggExpr::Min { .. } => "min",
+        IRAggExpr::Max { .. } => "max",
+        IRAggExpr::Median(_) => "median",
+        IRAggExpr::NUnique(_) => "n_unique",
+        IRAggExpr::Item { .. } => "item",
+        IRAggExpr::First(_) => "first",
+        IRAggExpr::FirstNonNull(_) => "first_non_null",
+        IRAggExpr::Last(_) => "last",
+        IRAggExpr::LastNonNull(_) => "last_non_null",
+        IRAggExpr::Mean(_) => "mean",
+        IRAggExpr::Implode { .. } => "implode",
+        IRAggExpr::Sum(_) => "sum",
+        IRAggExpr::Count { .. } => "count",
+        IRAggExpr::Std(..) => "std",
+        IRAggExpr::Var(..) => "var",
+        IRAggExpr::AggGroups(_) => "agg_groups",
+    }
+}

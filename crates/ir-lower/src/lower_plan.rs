@@ -1,0 +1,526 @@
+//! Lowering Polars plan nodes (`IR`) to GPU plan nodes, collecting every refusal.
+
+use polars_core::prelude::{Schema, SchemaRef, UniqueKeepStrategy};
+use polars_ops::frame::{JoinType, JoinValidation, MaintainOrderJoin};
+use polars_plan::dsl::Operator;
+use polars_plan::plans::expr_ir::ExprIR;
+use polars_plan::plans::{AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef};
+use polars_utils::arena::{Arena, Node};
+
+use crate::dtype::GpuDtype;
+use crate::expr::{BinaryOp, ExprKind, GpuExpr};
+use crate::lower_expr::ExprLowering;
+use crate::plan::{JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode, SortKey};
+use crate::refusal::Refusal;
+
+/// The plan node `node` as Polars' `explain` writes it: its first line.
+pub fn node_notation(node: Node, lp_arena: &Arena<IR>, expr_arena: &Arena<AExpr>) -> String {
+    let plan = IRPlanRef {
+        lp_top: node,
+        lp_arena,
+        expr_arena,
+    };
+    let text = plan.display().to_string();
+    text.lines().next().unwrap_or_default().trim().to_owned()
+}
+
+/// State of one lowering: the arenas, every refusal so far and, for partial
+/// lowering, the largest subtrees that lowered.
+pub(crate) struct PlanLowering<'a> {
+    pub lp_arena: &'a Arena<IR>,
+    pub expr_arena: &'a Arena<AExpr>,
+    pub refusals: Vec<Refusal>,
+    /// Subtrees that lowered although their parent did not.
+    pub maximal: Vec<(Node, PlanNode)>,
+}
+
+type Lowered = Option<PlanNode>;
+
+impl<'a> PlanLowering<'a> {
+    pub fn new(lp_arena: &'a Arena<IR>, expr_arena: &'a Arena<AExpr>) -> Self {
+        PlanLowering {
+            lp_arena,
+            expr_arena,
+            refusals: Vec::new(),
+            maximal: Vec::new(),
+        }
+    }
+
+    /// Lowers `node` and everything under it. When `node` cannot be lowered,
+    /// the inputs that could are remembered as maximal GPU subtrees.
+    pub fn node(&mut self, node: Node) -> Lowered {
+        let mut children = Vec::new();
+        let lowered = self.node_inner(node, &mut children);
+        if lowered.is_none() {
+            self.maximal.extend(children);
+        }
+        lowered
+    }
+
+    fn refuse(&mut self, node: Node, reason: impl Into<String>) -> Lowered {
+        self.refusals.push(Refusal {
+            subject: node_notation(node, self.lp_arena, self.expr_arena),
+            reason: reason.into(),
+        });
+        None
+    }
+
+    fn schema_of(&self, node: Node) -> SchemaRef {
+        self.lp_arena.get(node).schema(self.lp_arena).into_owned()
+    }
+
+    /// Lowers an input of the node being lowered, remembering it for partial lowering.
+    fn input(&mut self, node: Node, children: &mut Vec<(Node, PlanNode)>) -> Lowered {
+        let lowered = self.node(node)?;
+        children.push((node, lowered.clone()));
+        Some(lowered)
+    }
+
+    fn exprs(&mut self, exprs: &[ExprIR], schema: &Schema) -> Option<Vec<GpuExpr>> {
+        let mut lowering = ExprLowering {
+            arena: self.expr_arena,
+            schema,
+            refusals: &mut self.refusals,
+        };
+        let lowered: Vec<Option<GpuExpr>> = exprs.iter().map(|e| lowering.expr(e.node())).collect();
+        lowered.into_iter().collect()
+    }
+
+    fn named_exprs(
+        &mut self,
+        exprs: &[ExprIR],
+        schema: &Schema,
+    ) -> Option<Vec<crate::expr::NamedExpr>> {
+        ExprLowering {
+            arena: self.expr_arena,
+            schema,
+            refusals: &mut self.refusals,
+        }
+        .all_named(exprs)
+    }
+
+    /// The output schema of `node` in GPU types, refusing columns the GPU cannot hold.
+    fn output_schema(&mut self, node: Node) -> Option<OutputSchema> {
+        let schema = self.schema_of(node);
+        let mut columns = Vec::with_capacity(schema.len());
+        let mut refused = false;
+        for (name, dtype) in schema.iter() {
+            match GpuDtype::from_polars(dtype) {
+                Ok(dtype) => columns.push(OutputColumn {
+                    name: name.to_string(),
+                    dtype,
+                }),
+                Err(reason) => {
+                    refused = true;
+                    self.refuse(node, format!("column {name:?}: {reason}"));
+                }
+            }
+        }
+        (!refused).then_some(columns)
+    }
+
+    fn positions(&mut self, node: Node, schema: &Schema, names: &[&str]) -> Option<Vec<usize>> {
+        let positions: Option<Vec<usize>> = names.iter().map(|n| schema.index_of(n)).collect();
+        if positions.is_none() {
+            self.refuse(node, "a projected column is missing from the input");
+        }
+        positions
+    }
+
+    fn node_inner(&mut self, node: Node, children: &mut Vec<(Node, PlanNode)>) -> Lowered {
+        let lp_arena = self.lp_arena;
+        match lp_arena.get(node) {
+            IR::DataFrameScan {
+                df,
+                schema,
+                output_schema,
+            } => {
+                let names: Vec<&str> = match output_schema {
+                    Some(projected) => projected.iter_names().map(|n| n.as_str()).collect(),
+                    None => schema.iter_names().map(|n| n.as_str()).collect(),
+                };
+                let projection = self.positions(node, schema, &names)?;
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::DataFrameScan {
+                    df: df.clone(),
+                    projection,
+                    schema,
+                })
+            }
+            IR::SimpleProjection { input, columns } => {
+                let input_node = *input;
+                let input = self.input(input_node, children);
+                let input_schema = self.schema_of(input_node);
+                let names: Vec<&str> = columns.iter_names().map(|n| n.as_str()).collect();
+                let columns = self.positions(node, &input_schema, &names)?;
+                let input = input?;
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::SimpleProjection {
+                    input: Box::new(input),
+                    columns,
+                    schema,
+                })
+            }
+            IR::Select { input, expr, .. } => {
+                let input_node = *input;
+                let input = self.input(input_node, children);
+                let exprs = self.named_exprs(expr, &self.schema_of(input_node));
+                let (input, exprs) = (input?, exprs?);
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::Select {
+                    input: Box::new(input),
+                    exprs,
+                    schema,
+                })
+            }
+            IR::HStack { input, exprs, .. } => {
+                let input_node = *input;
+                let input = self.input(input_node, children);
+                let exprs = self.named_exprs(exprs, &self.schema_of(input_node));
+                let (input, exprs) = (input?, exprs?);
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::WithColumns {
+                    input: Box::new(input),
+                    exprs,
+                    schema,
+                })
+            }
+            IR::Filter { input, predicate } => {
+                let input_node = *input;
+                let input = self.input(input_node, children);
+                let mut conjuncts = Vec::new();
+                collect_conjuncts(self.expr_arena, predicate.node(), &mut conjuncts);
+                if conjuncts.is_empty() {
+                    // Only top-k pruning hints: the sort above gives the same rows without them.
+                    return input;
+                }
+                let mut lowering = ExprLowering {
+                    arena: self.expr_arena,
+                    schema: &self.schema_of(input_node),
+                    refusals: &mut self.refusals,
+                };
+                let lowered: Vec<Option<GpuExpr>> =
+                    conjuncts.iter().map(|c| lowering.expr(*c)).collect();
+                let predicate = lowered
+                    .into_iter()
+                    .collect::<Option<Vec<GpuExpr>>>()?
+                    .into_iter()
+                    .reduce(|left, right| GpuExpr {
+                        kind: ExprKind::Binary {
+                            op: BinaryOp::And,
+                            left: Box::new(left),
+                            right: Box::new(right),
+                        },
+                        dtype: GpuDtype::Boolean,
+                    })?;
+                if predicate.dtype != GpuDtype::Boolean {
+                    return self.refuse(node, "the filter predicate is not boolean");
+                }
+                let input = input?;
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::Filter {
+                    input: Box::new(input),
+                    predicate,
+                    schema,
+                })
+            }
+            IR::Slice { input, offset, len } => {
+                let (offset, len) = (*offset, *len as usize);
+                let input = self.input(*input, children)?;
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::Slice {
+                    input: Box::new(input),
+                    offset,
+                    len,
+                    schema,
+                })
+            }
+            IR::Sort {
+                input,
+                by_column,
+                slice,
+                sort_options,
+            } => {
+                let input_node = *input;
+                let input = self.input(input_node, children);
+                let exprs = self.exprs(by_column, &self.schema_of(input_node));
+                let pick = |flags: &[bool], i: usize| {
+                    flags.get(i).or(flags.first()).copied().unwrap_or(false)
+                };
+                let keys = exprs?
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, expr)| SortKey {
+                        expr,
+                        descending: pick(&sort_options.descending, i),
+                        nulls_last: pick(&sort_options.nulls_last, i),
+                    })
+                    .collect();
+                let slice = slice
+                    .as_ref()
+                    .map(|(offset, len, _)| (*offset, *len))
+                    .or(sort_options.limit.map(|limit| (0, limit as usize)));
+                let input = input?;
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::Sort {
+                    input: Box::new(input),
+                    keys,
+                    stable: sort_options.maintain_order,
+                    slice,
+                    schema,
+                })
+            }
+            IR::GroupBy {
+                input,
+                keys,
+                aggs,
+                maintain_order,
+                options,
+                apply,
+                ..
+            } => {
+                let input_node = *input;
+                let input = self.input(input_node, children);
+                if apply.is_some() {
+                    return self.refuse(
+                        node,
+                        "group-by with a user function (map_groups) runs on the CPU only",
+                    );
+                }
+                if options.is_dynamic() || options.is_rolling() {
+                    return self.refuse(
+                        node,
+                        "dynamic and rolling group-by are not supported on the GPU",
+                    );
+                }
+                let input_schema = self.schema_of(input_node);
+                let keys = self.named_exprs(keys, &input_schema);
+                let aggs = self.named_exprs(aggs, &input_schema);
+                let (keys, aggs) = (keys?, aggs?);
+                let mut refused = false;
+                for agg in &aggs {
+                    if column_outside_aggregation(&agg.expr) {
+                        refused = true;
+                        self.refuse(
+                            node,
+                            format!(
+                                "aggregation {:?} gives a list per group (a column outside any \
+                                 aggregation), which the GPU does not support",
+                                agg.name
+                            ),
+                        );
+                    }
+                }
+                let input = input?;
+                if refused {
+                    return None;
+                }
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::GroupBy {
+                    input: Box::new(input),
+                    keys,
+                    aggs,
+                    maintain_order: *maintain_order,
+                    slice: options.slice,
+                    schema,
+                })
+            }
+            IR::Join {
+                input_left,
+                input_right,
+                left_on,
+                right_on,
+                options,
+                ..
+            } => {
+                let (left_node, right_node) = (*input_left, *input_right);
+                let left = self.input(left_node, children);
+                let right = self.input(right_node, children);
+                let left_on = self.exprs(left_on, &self.schema_of(left_node));
+                let right_on = self.exprs(right_on, &self.schema_of(right_node));
+                let args = &options.args;
+                let kind = match args.how {
+                    JoinType::Inner => JoinKind::Inner,
+                    JoinType::Left => JoinKind::Left,
+                    JoinType::Right => JoinKind::Right,
+                    JoinType::Full => JoinKind::Full,
+                    JoinType::Semi => JoinKind::Semi,
+                    JoinType::Anti => JoinKind::Anti,
+                    JoinType::Cross => JoinKind::Cross,
+                };
+                if options.options.is_some() {
+                    return self.refuse(
+                        node,
+                        "joins with extra predicates are not supported on the GPU",
+                    );
+                }
+                if args.validation != JoinValidation::ManyToMany {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "join validation {:?} is not supported on the GPU",
+                            args.validation
+                        ),
+                    );
+                }
+                let order = match args.maintain_order {
+                    MaintainOrderJoin::None => JoinOrder::None,
+                    MaintainOrderJoin::Left => JoinOrder::Left,
+                    MaintainOrderJoin::Right => JoinOrder::Right,
+                    MaintainOrderJoin::LeftRight => JoinOrder::LeftRight,
+                    MaintainOrderJoin::RightLeft => JoinOrder::RightLeft,
+                };
+                let (left, right) = (left?, right?);
+                let (left_on, right_on) = (left_on?, right_on?);
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::Join {
+                    left: Box::new(left),
+                    right: Box::new(right),
+                    left_on,
+                    right_on,
+                    kind,
+                    nulls_equal: args.nulls_equal,
+                    coalesce: args.should_coalesce(),
+                    suffix: args.suffix().to_string(),
+                    order,
+                    slice: args.slice,
+                    schema,
+                })
+            }
+            IR::Distinct { input, options } => {
+                let input_node = *input;
+                let input = self.input(input_node, children);
+                let input_schema = self.schema_of(input_node);
+                let subset = match &options.subset {
+                    Some(names) => {
+                        let names: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+                        Some(self.positions(node, &input_schema, &names)?)
+                    }
+                    None => None,
+                };
+                let keep = match options.keep_strategy {
+                    UniqueKeepStrategy::First => Keep::First,
+                    UniqueKeepStrategy::Last => Keep::Last,
+                    UniqueKeepStrategy::Any => Keep::Any,
+                    UniqueKeepStrategy::None => Keep::None,
+                };
+                let input = input?;
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::Distinct {
+                    input: Box::new(input),
+                    subset,
+                    keep,
+                    maintain_order: options.maintain_order,
+                    slice: options.slice,
+                    schema,
+                })
+            }
+            IR::Union { inputs, options } => {
+                let lowered: Vec<Lowered> =
+                    inputs.iter().map(|i| self.input(*i, children)).collect();
+                let inputs = lowered.into_iter().collect::<Option<_>>()?;
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::Union {
+                    inputs,
+                    slice: options.slice,
+                    schema,
+                })
+            }
+            IR::HConcat { inputs, .. } => {
+                let lowered: Vec<Lowered> =
+                    inputs.iter().map(|i| self.input(*i, children)).collect();
+                let inputs = lowered.into_iter().collect::<Option<_>>()?;
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::HConcat { inputs, schema })
+            }
+            IR::Cache { input, id } => {
+                let id = format!("{id:?}");
+                let input = self.input(*input, children)?;
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::Cache {
+                    input: Box::new(input),
+                    id,
+                    schema,
+                })
+            }
+            IR::MapFunction { input, function } => match function {
+                // Neither changes the values: the GPU plan is the input's.
+                FunctionIR::Rechunk | FunctionIR::Hint(_) => {
+                    let input = *input;
+                    self.node(input)
+                }
+                FunctionIR::RowIndex { .. }
+                | FunctionIR::FastCount { .. }
+                | FunctionIR::Unnest { .. }
+                | FunctionIR::Explode { .. }
+                | FunctionIR::Opaque { .. } => {
+                    let input = *input;
+                    self.input(input, children);
+                    self.refuse(node, format!("{function} is not supported on the GPU"))
+                }
+            },
+            IR::Scan { .. } => self.refuse(node, "file scans are not lowered to the GPU yet"),
+            IR::Gather { input, .. } => {
+                let input = *input;
+                self.input(input, children);
+                self.refuse(node, "gather is not supported on the GPU")
+            }
+            IR::ExtContext { input, .. } => {
+                let input = *input;
+                self.input(input, children);
+                self.refuse(
+                    node,
+                    "extra contexts (with_context) are not supported on the GPU",
+                )
+            }
+            IR::Sink { input, .. } => {
+                let input = *input;
+                self.input(input, children);
+                self.refuse(node, "sinks run on the CPU")
+            }
+            IR::SinkMultiple { inputs } => {
+                for input in inputs.clone() {
+                    self.input(input, children);
+                }
+                self.refuse(node, "sinks run on the CPU")
+            }
+            IR::UnoptimizedDispatch { .. } => self.refuse(
+                node,
+                "unoptimized dispatch nodes are not supported on the GPU",
+            ),
+            IR::Invalid => self.refuse(node, "the plan holds an invalid node"),
+        }
+    }
+}
+
+/// Whether some column reference is not under an aggregation: in a group-by
+/// such an expression yields a list per group.
+fn column_outside_aggregation(expr: &GpuExpr) -> bool {
+    match &expr.kind {
+        ExprKind::Agg { .. } | ExprKind::Len => false,
+        ExprKind::Column { .. } => true,
+        _ => expr.children().into_iter().any(column_outside_aggregation),
+    }
+}
+
+/// The conjuncts of a filter predicate (split on `and`: under a boolean
+/// predicate every `and` of the chain is boolean), without Polars' dynamic
+/// predicates: runtime pruning hints that a top-k sort inserts below
+/// itself, which never change the sort's result.
+fn collect_conjuncts(arena: &Arena<AExpr>, node: Node, out: &mut Vec<Node>) {
+    match arena.get(node) {
+        AExpr::BinaryExpr {
+            left,
+            op: Operator::And | Operator::LogicalAnd,
+            right,
+        } => {
+            collect_conjuncts(arena, *left, out);
+            collect_conjuncts(arena, *right, out);
+        }
+        AExpr::Function {
+            function: IRFunctionExpr::DynamicPred { .. },
+            ..
+        } => {}
+        _ => out.push(node),
+    }
+}

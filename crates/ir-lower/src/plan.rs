@@ -1,0 +1,357 @@
+//! The GPU plan: a typed tree of physical operators, and its explain display.
+
+use std::fmt;
+use std::sync::Arc;
+
+use polars_core::prelude::DataFrame;
+
+use crate::dtype::GpuDtype;
+use crate::expr::{GpuExpr, NamedExpr};
+
+/// A column of a node's output: its name and type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputColumn {
+    pub name: String,
+    pub dtype: GpuDtype,
+}
+
+/// The output columns of a plan node, in order.
+pub type OutputSchema = Vec<OutputColumn>;
+
+/// A sort key: an expression over the input and its order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortKey {
+    pub expr: GpuExpr,
+    pub descending: bool,
+    pub nulls_last: bool,
+}
+
+/// Which rows `Distinct` keeps of each set of duplicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    First,
+    Last,
+    /// Any one of them.
+    Any,
+    /// None: rows that have duplicates are dropped.
+    None,
+}
+
+/// The kind of a join.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Full,
+    Semi,
+    Anti,
+    Cross,
+}
+
+/// Which input's row order a join keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinOrder {
+    /// Unspecified.
+    None,
+    Left,
+    Right,
+    LeftRight,
+    RightLeft,
+}
+
+/// A physical operator of a GPU plan. Each node knows its output columns.
+#[derive(Debug, Clone)]
+pub enum PlanNode {
+    /// An in-memory frame, copied to the device (only the projected columns).
+    DataFrameScan {
+        df: Arc<DataFrame>,
+        /// Positions of the columns to transfer, in output order.
+        projection: Vec<usize>,
+        schema: OutputSchema,
+    },
+    /// Selects and reorders columns by position.
+    SimpleProjection {
+        input: Box<PlanNode>,
+        columns: Vec<usize>,
+        schema: OutputSchema,
+    },
+    /// Evaluates expressions into a new frame (`select`).
+    Select {
+        input: Box<PlanNode>,
+        exprs: Vec<NamedExpr>,
+        schema: OutputSchema,
+    },
+    /// Adds or replaces columns (`with_columns`).
+    WithColumns {
+        input: Box<PlanNode>,
+        exprs: Vec<NamedExpr>,
+        schema: OutputSchema,
+    },
+    Filter {
+        input: Box<PlanNode>,
+        predicate: GpuExpr,
+        schema: OutputSchema,
+    },
+    /// Rows `offset..offset + len` (negative offset: from the end).
+    Slice {
+        input: Box<PlanNode>,
+        offset: i64,
+        len: usize,
+        schema: OutputSchema,
+    },
+    /// Sorts by keys; with `slice`, only those rows of the result (a top-k).
+    Sort {
+        input: Box<PlanNode>,
+        keys: Vec<SortKey>,
+        stable: bool,
+        slice: Option<(i64, usize)>,
+        schema: OutputSchema,
+    },
+    GroupBy {
+        input: Box<PlanNode>,
+        keys: Vec<NamedExpr>,
+        aggs: Vec<NamedExpr>,
+        /// Groups in order of first appearance.
+        maintain_order: bool,
+        slice: Option<(i64, usize)>,
+        schema: OutputSchema,
+    },
+    Join {
+        left: Box<PlanNode>,
+        right: Box<PlanNode>,
+        left_on: Vec<GpuExpr>,
+        right_on: Vec<GpuExpr>,
+        kind: JoinKind,
+        nulls_equal: bool,
+        /// Whether the key columns of both sides are merged into one.
+        coalesce: bool,
+        suffix: String,
+        order: JoinOrder,
+        slice: Option<(i64, usize)>,
+        schema: OutputSchema,
+    },
+    Distinct {
+        input: Box<PlanNode>,
+        /// Positions of the columns that define duplicates; all when `None`.
+        subset: Option<Vec<usize>>,
+        keep: Keep,
+        maintain_order: bool,
+        slice: Option<(i64, usize)>,
+        schema: OutputSchema,
+    },
+    /// Inputs stacked vertically.
+    Union {
+        inputs: Vec<PlanNode>,
+        slice: Option<(i64, usize)>,
+        schema: OutputSchema,
+    },
+    /// Inputs side by side.
+    HConcat {
+        inputs: Vec<PlanNode>,
+        schema: OutputSchema,
+    },
+    /// A subplan whose result is shared by several parents (same `id`; the
+    /// id is Polars' and differs between runs, so the explain tree omits it).
+    Cache {
+        input: Box<PlanNode>,
+        id: String,
+        schema: OutputSchema,
+    },
+}
+
+impl PlanNode {
+    /// The node's output columns.
+    pub fn schema(&self) -> &OutputSchema {
+        match self {
+            PlanNode::DataFrameScan { schema, .. }
+            | PlanNode::SimpleProjection { schema, .. }
+            | PlanNode::Select { schema, .. }
+            | PlanNode::WithColumns { schema, .. }
+            | PlanNode::Filter { schema, .. }
+            | PlanNode::Slice { schema, .. }
+            | PlanNode::Sort { schema, .. }
+            | PlanNode::GroupBy { schema, .. }
+            | PlanNode::Join { schema, .. }
+            | PlanNode::Distinct { schema, .. }
+            | PlanNode::Union { schema, .. }
+            | PlanNode::HConcat { schema, .. }
+            | PlanNode::Cache { schema, .. } => schema,
+        }
+    }
+
+    /// The node's inputs, in order.
+    pub fn inputs(&self) -> Vec<&PlanNode> {
+        match self {
+            PlanNode::DataFrameScan { .. } => Vec::new(),
+            PlanNode::SimpleProjection { input, .. }
+            | PlanNode::Select { input, .. }
+            | PlanNode::WithColumns { input, .. }
+            | PlanNode::Filter { input, .. }
+            | PlanNode::Slice { input, .. }
+            | PlanNode::Sort { input, .. }
+            | PlanNode::GroupBy { input, .. }
+            | PlanNode::Distinct { input, .. }
+            | PlanNode::Cache { input, .. } => vec![input],
+            PlanNode::Join { left, right, .. } => vec![left, right],
+            PlanNode::Union { inputs, .. } | PlanNode::HConcat { inputs, .. } => {
+                inputs.iter().collect()
+            }
+        }
+    }
+
+    /// One line describing this node alone.
+    fn header(&self) -> String {
+        fn list<T: fmt::Display>(items: &[T]) -> String {
+            items
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        fn slice_note(slice: &Option<(i64, usize)>) -> String {
+            match slice {
+                Some((offset, len)) => format!(" slice=({offset}, {len})"),
+                None => String::new(),
+            }
+        }
+        match self {
+            PlanNode::DataFrameScan { df, projection, .. } => format!(
+                "DataFrameScan rows={} columns={projection:?} of {}",
+                df.height(),
+                df.width()
+            ),
+            PlanNode::SimpleProjection { columns, .. } => {
+                format!("SimpleProjection columns={columns:?}")
+            }
+            PlanNode::Select { exprs, .. } => format!("Select [{}]", list(exprs)),
+            PlanNode::WithColumns { exprs, .. } => format!("WithColumns [{}]", list(exprs)),
+            PlanNode::Filter { predicate, .. } => format!("Filter {predicate}"),
+            PlanNode::Slice { offset, len, .. } => format!("Slice offset={offset} len={len}"),
+            PlanNode::Sort {
+                keys,
+                stable,
+                slice,
+                ..
+            } => {
+                let keys: Vec<String> = keys
+                    .iter()
+                    .map(|k| {
+                        format!(
+                            "{} {}{}",
+                            k.expr,
+                            if k.descending { "desc" } else { "asc" },
+                            if k.nulls_last { " nulls_last" } else { "" }
+                        )
+                    })
+                    .collect();
+                let name = if slice.is_some() { "TopK" } else { "Sort" };
+                format!(
+                    "{name} [{}]{}{}",
+                    keys.join(", "),
+                    if *stable { " stable" } else { "" },
+                    slice_note(slice)
+                )
+            }
+            PlanNode::GroupBy {
+                keys,
+                aggs,
+                maintain_order,
+                slice,
+                ..
+            } => format!(
+                "GroupBy keys=[{}] aggs=[{}]{}{}",
+                list(keys),
+                list(aggs),
+                if *maintain_order {
+                    " maintain_order"
+                } else {
+                    ""
+                },
+                slice_note(slice)
+            ),
+            PlanNode::Join {
+                left_on,
+                right_on,
+                kind,
+                nulls_equal,
+                coalesce,
+                suffix,
+                order,
+                slice,
+                ..
+            } => format!(
+                "Join {kind:?} left_on=[{}] right_on=[{}]{}{} suffix={suffix:?} order={order:?}{}",
+                list(left_on),
+                list(right_on),
+                if *nulls_equal { " nulls_equal" } else { "" },
+                if *coalesce { " coalesce" } else { "" },
+                slice_note(slice)
+            ),
+            PlanNode::Distinct {
+                subset,
+                keep,
+                maintain_order,
+                slice,
+                ..
+            } => format!(
+                "Distinct keep={keep:?} subset={}{}{}",
+                subset
+                    .as_ref()
+                    .map_or_else(|| "all".to_owned(), |s| format!("{s:?}")),
+                if *maintain_order {
+                    " maintain_order"
+                } else {
+                    ""
+                },
+                slice_note(slice)
+            ),
+            PlanNode::Union { inputs, slice, .. } => {
+                format!("Union inputs={}{}", inputs.len(), slice_note(slice))
+            }
+            PlanNode::HConcat { inputs, .. } => format!("HConcat inputs={}", inputs.len()),
+            PlanNode::Cache { .. } => "Cache".to_owned(),
+        }
+    }
+
+    fn fmt_tree(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
+        let columns: Vec<String> = self
+            .schema()
+            .iter()
+            .map(|c| format!("{}: {}", c.name, c.dtype))
+            .collect();
+        writeln!(
+            f,
+            "{:indent$}{}  -> [{}]",
+            "",
+            self.header(),
+            columns.join(", "),
+            indent = depth * 2
+        )?;
+        for input in self.inputs() {
+            input.fmt_tree(f, depth + 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// A lowered plan, ready for the executor.
+#[derive(Debug, Clone)]
+pub struct GpuPlan {
+    pub root: PlanNode,
+}
+
+impl GpuPlan {
+    /// The plan's output columns.
+    pub fn schema(&self) -> &OutputSchema {
+        self.root.schema()
+    }
+}
+
+/// An explain tree: one node per line, inputs indented under their parent,
+/// each with its output columns.
+impl fmt::Display for GpuPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.root.fmt_tree(f, 0)
+    }
+}

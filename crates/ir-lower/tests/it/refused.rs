@@ -1,0 +1,105 @@
+//! Refused constructs: each named in Polars' notation, every one reported.
+
+use expect_test::expect;
+use polars::prelude::*;
+
+use crate::{explain, explain_partial, orders};
+
+#[test]
+fn unsupported_dtypes_are_named() {
+    let lists = df!("id" => [1i64, 2]).unwrap().lazy().select([
+        col("id"),
+        concat_list([col("id"), col("id")]).unwrap().alias("pair"),
+    ]);
+    expect![[r#"
+        refused: col("id").list.concat([col("id")]): function list.concat is not supported on the GPU
+    "#]].assert_eq(&explain(lists));
+    let categorical =
+        orders().select([col("status").cast(DataType::from_categories(Categories::global()))]);
+    expect![[r#"
+        refused: col("status").cast(Categorical): dtype cat is not supported on the GPU
+    "#]]
+    .assert_eq(&explain(categorical));
+}
+
+#[test]
+fn unsupported_functions_and_windows_are_named() {
+    expect![[r#"
+        refused: col("amount").sum().over([col("status")]): window expressions (over) are not supported on the GPU
+    "#]].assert_eq(&explain(
+        orders().select([col("amount").sum().over([col("status")]).unwrap().alias("w")]),
+    ));
+    expect![[r#"
+        refused: col("status").str.contains(["^o[a-z]+"]): the regular expression "^o[a-z]+" is not supported on the GPU (only literal text joined by .*)
+    "#]].assert_eq(&explain(
+        orders().select([col("status").str().contains(lit("^o[a-z]+"), true)]),
+    ));
+}
+
+#[test]
+fn three_unsupported_pieces_are_all_reported() {
+    let lf = orders().select([
+        col("amount")
+            .sum()
+            .over([col("status")])
+            .unwrap()
+            .alias("window"),
+        col("qty").shift(lit(1)).alias("running"),
+        col("status")
+            .str()
+            .replace_all(lit("o"), lit("0"), true)
+            .alias("replaced"),
+        col("id"),
+    ]);
+    let text = explain(lf);
+    assert_eq!(text.matches("refused:").count(), 3, "{text}");
+    expect![[r#"
+        refused: col("amount").sum().over([col("status")]): window expressions (over) are not supported on the GPU
+        refused: col("qty").shift([dyn int: 1]): function shift is not supported on the GPU
+        refused: col("status").str.replace(["o", "0"]): function str.replace is not supported on the GPU
+    "#]].assert_eq(&text);
+}
+
+#[test]
+fn group_by_without_aggregation_gives_lists_and_is_refused() {
+    expect![[r#"
+        refused: col("amount").implode(): aggregation implode is not supported on the GPU
+    "#]]
+    .assert_eq(&explain(
+        orders().group_by([col("status")]).agg([col("amount")]),
+    ));
+}
+
+#[test]
+fn partial_lowering_finds_the_largest_gpu_subtrees() {
+    let gpu_side = orders().filter(col("qty").gt(lit(1)));
+    let lf = gpu_side
+        .select([col("id"), col("qty").shift(lit(1)).alias("running")])
+        .sort(["id"], Default::default());
+    expect![[r#"
+        gpu subtree:
+        Filter (#1:qty > 1:i32)  -> [id: i64, qty: i32]
+          DataFrameScan rows=3 columns=[0, 3] of 6  -> [id: i64, qty: i32]
+        refused: col("qty").shift([dyn int: 1]): function shift is not supported on the GPU
+    "#]]
+    .assert_eq(&explain_partial(lf));
+    expect![[r#"
+        gpu subtree:
+        DataFrameScan rows=3 columns=[0] of 6  -> [id: i64]
+    "#]]
+    .assert_eq(&explain_partial(orders().select([col("id")])));
+}
+
+#[test]
+fn unsupported_scan_columns_are_refused_at_the_scan() {
+    let kinds = Series::new("kind".into(), ["a", "b"])
+        .cast(&DataType::from_categories(Categories::global()))
+        .unwrap();
+    let lf = DataFrame::new(2, vec![kinds.into()])
+        .unwrap()
+        .lazy()
+        .filter(col("kind").is_not_null());
+    expect![[r#"
+        refused: DF ["kind"]; PROJECT */1 COLUMNS: column "kind": dtype cat is not supported on the GPU
+    "#]].assert_eq(&explain(lf));
+}

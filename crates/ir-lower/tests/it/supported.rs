@@ -1,0 +1,333 @@
+//! Snapshots of the GPU plan of each supported construct.
+
+use expect_test::{Expect, expect};
+use polars::prelude::*;
+
+use crate::{customers, explain, orders};
+
+fn check(lf: LazyFrame, expected: Expect) {
+    expected.assert_eq(&explain(lf));
+}
+
+#[test]
+fn scan_with_projection() {
+    check(
+        orders().select([col("amount"), col("id")]),
+        expect![[r#"
+        DataFrameScan rows=3 columns=[2, 0] of 6  -> [amount: f64, id: i64]
+    "#]],
+    );
+}
+
+#[test]
+fn filter_with_kleene_logic_and_null_checks() {
+    check(
+        orders().filter(
+            col("amount")
+                .gt(lit(1.0))
+                .and(col("status").eq(lit("open")).or(col("customer").is_null()))
+                .and(col("qty").is_not_null().not().not()),
+        ),
+        expect![[r#"
+            Filter (((#2:amount > 1.0:f64) & is_not_null(#3:qty)) & ((#4:status == "open":str) | is_null(#1:customer)))  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+              DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        "#]],
+    );
+}
+
+#[test]
+fn select_arithmetic_casts_and_literals() {
+    check(
+        orders().select([
+            (col("amount") * (lit(1.0) - col("qty").cast(DataType::Float64))).alias("value"),
+            (col("qty") / lit(2)).alias("div"),
+            (col("qty") % lit(2)).alias("rem"),
+            col("id").cast(DataType::Int32).alias("id32"),
+            (-col("amount")).alias("neg"),
+            col("amount").abs().alias("abs"),
+            col("amount")
+                .round(2, RoundMode::HalfAwayFromZero)
+                .alias("round"),
+        ]),
+        expect![[r#"
+            Select [(#0:amount * (1.0:f64 - cast(#1:qty -> f64))) as "value", (#1:qty / 2:i32) as "div", (#1:qty % 2:i32) as "rem", cast(#2:id -> i32) as "id32", neg(#0:amount) as "neg", abs(#0:amount) as "abs", round(#0:amount, 2) as "round"]  -> [value: f64, div: i32, rem: i32, id32: i32, neg: f64, abs: f64, round: f64]
+              DataFrameScan rows=3 columns=[2, 3, 0] of 6  -> [amount: f64, qty: i32, id: i64]
+        "#]],
+    );
+}
+
+#[test]
+fn with_columns_when_fill_null_is_in_is_between() {
+    check(
+        orders().with_columns([
+            when(col("qty").gt(lit(1)))
+                .then(col("amount"))
+                .otherwise(lit(0.0))
+                .alias("cond"),
+            col("amount").fill_null(lit(0.0)).alias("filled"),
+            col("status")
+                .is_in(
+                    lit(Series::new("".into(), ["open", "closed"])).implode(false),
+                    false,
+                )
+                .alias("in"),
+            col("qty")
+                .is_between(lit(1), lit(2), ClosedInterval::Both)
+                .alias("between"),
+        ]),
+        expect![[r#"
+            WithColumns [when((#3:qty > 1:i32), #2:amount, 0.0:f64) as "cond", fill_null(#2:amount, 0.0:f64) as "filled", is_in(#4:status, ["open", "closed"]) as "in", is_between(#3:qty, 1:i32, 2:i32, Both) as "between"]  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, cond: f64, filled: f64, in: bool, between: bool]
+              DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        "#]],
+    );
+}
+
+#[test]
+fn strings() {
+    check(
+        orders().select([
+            col("status")
+                .str()
+                .contains_literal(lit("pen"))
+                .alias("contains"),
+            col("status")
+                .str()
+                .contains(lit("o.*n"), true)
+                .alias("regex"),
+            col("status").str().starts_with(lit("sh")).alias("starts"),
+            col("status").str().ends_with(lit("ed")).alias("ends"),
+            col("status").str().len_bytes().alias("bytes"),
+            col("status").str().len_chars().alias("chars"),
+            col("status").str().slice(lit(0), lit(2)).alias("slice"),
+            col("status").str().to_uppercase().alias("upper"),
+            col("status").str().to_lowercase().alias("lower"),
+        ]),
+        expect![[r#"
+            Select [str.contains("pen")(#0:status) as "contains", str.contains_in_order(["o", "n"])(#0:status) as "regex", str.starts_with("sh")(#0:status) as "starts", str.ends_with("ed")(#0:status) as "ends", str.len_bytes(#0:status) as "bytes", str.len_chars(#0:status) as "chars", str.slice(0, 2)(#0:status) as "slice", str.to_uppercase(#0:status) as "upper", str.to_lowercase(#0:status) as "lower"]  -> [contains: bool, regex: bool, starts: bool, ends: bool, bytes: u32, chars: u32, slice: str, upper: str, lower: str]
+              DataFrameScan rows=3 columns=[4] of 6  -> [status: str]
+        "#]],
+    );
+}
+
+#[test]
+fn temporal_parts_and_date_arithmetic() {
+    check(
+        orders().select([
+            col("day").dt().year().alias("year"),
+            col("day").dt().quarter().alias("quarter"),
+            col("day").dt().month().alias("month"),
+            col("day").dt().day().alias("day_of_month"),
+            col("day").dt().weekday().alias("weekday"),
+            (col("day") + lit(Duration::parse("3d"))).alias("later"),
+            col("day").cast(DataType::Int32).alias("days"),
+        ]),
+        expect![[r#"
+            Select [dt.year(#0:day) as "year", dt.quarter(#0:day) as "quarter", dt.month(#0:day) as "month", dt.day(#0:day) as "day_of_month", dt.weekday(#0:day) as "weekday", (#0:day + 259200000000000:duration[ns]) as "later", cast(#0:day -> i32) as "days"]  -> [year: i32, quarter: i8, month: i8, day_of_month: i8, weekday: i8, later: date, days: i32]
+              DataFrameScan rows=3 columns=[5] of 6  -> [day: date]
+        "#]],
+    );
+}
+
+#[test]
+fn group_by_every_aggregation() {
+    check(
+        orders().group_by_stable([col("status")]).agg([
+            col("amount").sum().alias("sum"),
+            col("amount").mean().alias("mean"),
+            col("amount").min().alias("min"),
+            col("amount").max().alias("max"),
+            col("amount").count().alias("count"),
+            len().alias("len"),
+            col("customer").n_unique().alias("n_unique"),
+            col("amount").first().alias("first"),
+            col("amount").last().alias("last"),
+            col("amount").std(1).alias("std"),
+            col("amount").var(1).alias("var"),
+            col("amount").median().alias("median"),
+            col("amount")
+                .quantile(lit(0.25), QuantileMethod::Linear)
+                .alias("q25"),
+            (col("amount") * (lit(1.0) - col("qty").cast(DataType::Float64)))
+                .sum()
+                .alias("expr_sum"),
+            (col("amount").sum() / len().cast(DataType::Float64)).alias("agg_expr"),
+        ]),
+        expect![[r#"
+            GroupBy keys=[#0:status] aggs=[sum(#1:amount) as "sum", mean(#1:amount) as "mean", min(#1:amount) as "min", max(#1:amount) as "max", count(#1:amount) as "count", len() as "len", n_unique(#2:customer) as "n_unique", first(#1:amount) as "first", last(#1:amount) as "last", std[ddof=1](#1:amount) as "std", var[ddof=1](#1:amount) as "var", median(#1:amount) as "median", quantile[0.25, linear](#1:amount) as "q25", sum((#1:amount * (1.0:f64 - cast(#3:qty -> f64)))) as "expr_sum", (sum(#1:amount) / cast(len() -> f64)) as "agg_expr"] maintain_order  -> [status: str, sum: f64, mean: f64, min: f64, max: f64, count: u32, len: u32, n_unique: u32, first: f64, last: f64, std: f64, var: f64, median: f64, q25: f64, expr_sum: f64, agg_expr: f64]
+              DataFrameScan rows=3 columns=[4, 2, 1, 3] of 6  -> [status: str, amount: f64, customer: i64, qty: i32]
+        "#]],
+    );
+}
+
+#[test]
+fn whole_column_aggregations_in_a_select() {
+    check(
+        orders().select([
+            col("amount").sum(),
+            col("qty").max().alias("max_qty"),
+            len(),
+        ]),
+        expect![[r#"
+            Select [sum(#0:amount) as "amount", max(#1:qty) as "max_qty", len() as "len"]  -> [amount: f64, max_qty: i32, len: u32]
+              DataFrameScan rows=3 columns=[2, 3] of 6  -> [amount: f64, qty: i32]
+        "#]],
+    );
+}
+
+#[test]
+fn joins_of_every_kind() {
+    let mut out = String::new();
+    for how in [
+        JoinType::Inner,
+        JoinType::Left,
+        JoinType::Right,
+        JoinType::Full,
+        JoinType::Semi,
+        JoinType::Anti,
+    ] {
+        let lf = orders().join(
+            customers(),
+            [col("customer")],
+            [col("customer")],
+            JoinArgs::new(how),
+        );
+        out.push_str(&explain(lf));
+    }
+    out.push_str(&explain(orders().cross_join(customers(), None)));
+    expect![[r#"
+        Join Inner left_on=[#1:customer] right_on=[#0:customer] coalesce suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, name: str]
+          DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=2 columns=[0, 1] of 2  -> [customer: i64, name: str]
+        Join Left left_on=[#1:customer] right_on=[#0:customer] coalesce suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, name: str]
+          DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=2 columns=[0, 1] of 2  -> [customer: i64, name: str]
+        Join Right left_on=[#1:customer] right_on=[#0:customer] coalesce suffix="_right" order=None  -> [id: i64, amount: f64, qty: i32, status: str, day: date, customer: i64, name: str]
+          DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=2 columns=[0, 1] of 2  -> [customer: i64, name: str]
+        Join Full left_on=[#1:customer] right_on=[#0:customer] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, customer_right: i64, name: str]
+          DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=2 columns=[0, 1] of 2  -> [customer: i64, name: str]
+        Join Semi left_on=[#1:customer] right_on=[#0:customer] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=2 columns=[0] of 2  -> [customer: i64]
+        Join Anti left_on=[#1:customer] right_on=[#0:customer] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=2 columns=[0] of 2  -> [customer: i64]
+        Join Cross left_on=[] right_on=[] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, customer_right: i64, name: str]
+          DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=2 columns=[0, 1] of 2  -> [customer: i64, name: str]
+    "#]].assert_eq(&out);
+}
+
+#[test]
+fn join_on_several_keys_with_suffix_and_coalescing() {
+    let left = orders().select([col("id"), col("customer"), col("status")]);
+    let right = orders().select([col("id"), col("customer"), col("amount")]);
+    check(
+        left.join(
+            right,
+            [col("id"), col("customer")],
+            [col("id"), col("customer")],
+            JoinArgs::new(JoinType::Full)
+                .with_suffix(Some("_r".into()))
+                .with_coalesce(JoinCoalesce::CoalesceColumns),
+        ),
+        expect![[r#"
+            Join Full left_on=[#0:id, #1:customer] right_on=[#0:id, #1:customer] coalesce suffix="_r" order=None  -> [id: i64, customer: i64, status: str, amount: f64]
+              DataFrameScan rows=3 columns=[0, 1, 4] of 6  -> [id: i64, customer: i64, status: str]
+              DataFrameScan rows=3 columns=[0, 1, 2] of 6  -> [id: i64, customer: i64, amount: f64]
+        "#]],
+    );
+}
+
+#[test]
+fn sort_several_keys_and_top_k() {
+    check(
+        orders().sort_by_exprs(
+            [col("status"), col("amount")],
+            SortMultipleOptions::default()
+                .with_order_descending_multi([false, true])
+                .with_nulls_last(true)
+                .with_maintain_order(true),
+        ),
+        expect![[r#"
+            Sort [#4:status asc nulls_last, #2:amount desc nulls_last] stable  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+              DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        "#]],
+    );
+    check(
+        orders()
+            .sort(
+                ["amount"],
+                SortMultipleOptions::default().with_order_descending(true),
+            )
+            .limit(2),
+        expect![[r#"
+            TopK [#2:amount desc] slice=(0, 2)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+              DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        "#]],
+    );
+}
+
+#[test]
+fn slice_distinct_union_hconcat() {
+    check(
+        orders().slice(1, 2),
+        expect![[r#"
+        DataFrameScan rows=2 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+    "#]],
+    );
+    check(
+        orders().unique_stable(Some(cols(["status"])), UniqueKeepStrategy::Last),
+        expect![[r#"
+            Distinct keep=Last subset=[4] maintain_order  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+              DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        "#]],
+    );
+    check(
+        concat([orders(), orders()], UnionArgs::default()).unwrap(),
+        expect![[r#"
+            Union inputs=2  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+              DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+              DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        "#]],
+    );
+    check(
+        concat_lf_horizontal(
+            [orders().select([col("id")]), customers()],
+            HConcatOptions::default(),
+        )
+        .unwrap(),
+        expect![[r#"
+            HConcat inputs=2  -> [id: i64, customer: i64, name: str]
+              DataFrameScan rows=3 columns=[0] of 6  -> [id: i64]
+              DataFrameScan rows=2 columns=[0, 1] of 2  -> [customer: i64, name: str]
+        "#]],
+    );
+}
+
+#[test]
+fn rename_drop_and_cache() {
+    check(
+        orders()
+            .rename(["amount"], ["price"], true)
+            .drop(cols(["day", "status"])),
+        expect![[r#"
+            Select [#0:id, #1:customer, #2:amount as "price", #3:qty]  -> [id: i64, customer: i64, price: f64, qty: i32]
+              DataFrameScan rows=3 columns=[0, 1, 2, 3] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32]
+        "#]],
+    );
+    let shared = orders().filter(col("qty").gt(lit(1))).cache();
+    check(
+        concat([shared.clone(), shared], UnionArgs::default()).unwrap(),
+        expect![[r#"
+            Union inputs=2  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+              Cache  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+                Filter (#3:qty > 1:i32)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+                  DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+              Cache  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+                Filter (#3:qty > 1:i32)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+                  DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        "#]],
+    );
+}
