@@ -164,14 +164,27 @@ impl fmt::Display for AggOp {
     }
 }
 
+/// How `round` breaks ties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rounding {
+    /// Ties to the even neighbour (Polars' default).
+    HalfToEven,
+    /// Ties away from zero.
+    HalfAwayFromZero,
+    /// Toward zero (truncation).
+    ToZero,
+}
+
 /// A string function.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StringOp {
     /// Contains this literal text.
     Contains(String),
-    /// Contains these literal texts in order, with no newline between
-    /// consecutive texts: the regular expression `a.*b.*c`.
-    ContainsInOrder(Vec<String>),
+    /// A regular expression of the restricted form the GPU runs: a choice of
+    /// alternatives, each literal texts joined by `.*`. A string matches when
+    /// for some alternative its texts occur in order, with no newline
+    /// between consecutive texts (`.` does not match a newline).
+    ContainsPattern(Vec<Vec<String>>),
     StartsWith(String),
     EndsWith(String),
     LenBytes,
@@ -190,7 +203,11 @@ impl fmt::Display for StringOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StringOp::Contains(text) => write!(f, "str.contains({text:?})"),
-            StringOp::ContainsInOrder(texts) => write!(f, "str.contains_in_order({texts:?})"),
+            StringOp::ContainsPattern(alternatives) => {
+                let alternatives: Vec<String> =
+                    alternatives.iter().map(|a| format!("{a:?}")).collect();
+                write!(f, "str.contains_pattern({})", alternatives.join(" | "))
+            }
             StringOp::StartsWith(text) => write!(f, "str.starts_with({text:?})"),
             StringOp::EndsWith(text) => write!(f, "str.ends_with({text:?})"),
             StringOp::LenBytes => f.write_str("str.len_bytes"),
@@ -286,10 +303,17 @@ pub enum ExprKind {
         upper: Box<GpuExpr>,
         closed: Closed,
     },
-    /// Rounding half away from zero to `decimals` places.
+    /// Rounding to `decimals` places.
     Round {
         input: Box<GpuExpr>,
         decimals: u32,
+        mode: Rounding,
+    },
+    /// The distinct values of a column (a column of its own length); in the
+    /// order of first appearance when `maintain_order`, else unspecified.
+    Unique {
+        input: Box<GpuExpr>,
+        maintain_order: bool,
     },
     String {
         op: StringOp,
@@ -369,7 +393,22 @@ impl fmt::Display for GpuExpr {
                 upper,
                 closed,
             } => write!(f, "is_between({input}, {lower}, {upper}, {closed:?})"),
-            ExprKind::Round { input, decimals } => write!(f, "round({input}, {decimals})"),
+            ExprKind::Round {
+                input,
+                decimals,
+                mode,
+            } => write!(f, "round({input}, {decimals}, {mode:?})"),
+            ExprKind::Unique {
+                input,
+                maintain_order,
+            } => {
+                let order = if *maintain_order {
+                    ", maintain_order"
+                } else {
+                    ""
+                };
+                write!(f, "unique({input}{order})")
+            }
             ExprKind::String { op, input } => write!(f, "{op}({input})"),
             ExprKind::Temporal { part, input } => write!(f, "{part}({input})"),
             ExprKind::Agg { op, input } => write!(f, "{op}({input})"),
@@ -407,6 +446,7 @@ impl GpuExpr {
             | ExprKind::Cast { input, .. }
             | ExprKind::IsIn { input, .. }
             | ExprKind::Round { input, .. }
+            | ExprKind::Unique { input, .. }
             | ExprKind::String { input, .. }
             | ExprKind::Temporal { input, .. }
             | ExprKind::Agg { input, .. } => vec![input],

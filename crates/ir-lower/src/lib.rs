@@ -40,7 +40,7 @@ pub fn lower_plan(
     lp_arena: &Arena<IR>,
     expr_arena: &Arena<AExpr>,
 ) -> Result<GpuPlan, Vec<Refusal>> {
-    let mut lowering = lower_plan::PlanLowering::new(lp_arena, expr_arena);
+    let mut lowering = lower_plan::PlanLowering::new(lp_arena, expr_arena, false);
     match lowering.node(root) {
         Some(root) if lowering.refusals.is_empty() => Ok(GpuPlan { root }),
         _ => Err(lowering.refusals),
@@ -64,7 +64,7 @@ pub fn lower_partial(
     lp_arena: &Arena<IR>,
     expr_arena: &Arena<AExpr>,
 ) -> PartialLowering {
-    let mut lowering = lower_plan::PlanLowering::new(lp_arena, expr_arena);
+    let mut lowering = lower_plan::PlanLowering::new(lp_arena, expr_arena, true);
     if let Some(plan) = lowering.node(root) {
         lowering.maximal.push((root, plan));
     }

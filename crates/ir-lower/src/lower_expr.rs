@@ -1,7 +1,7 @@
 //! Lowering Polars expressions (`AExpr`) to GPU expressions, refusing what the GPU cannot run.
 
 use polars_core::prelude::{AnyValue, Schema, Series};
-use polars_ops::series::ClosedInterval;
+use polars_ops::series::{ClosedInterval, RoundMode};
 use polars_plan::dsl::Operator;
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{
@@ -12,7 +12,7 @@ use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::GpuDtype;
 use crate::expr::{
-    AggOp, BinaryOp, Closed, ExprKind, GpuExpr, NamedExpr, Scalar, StringOp, TemporalPart,
+    AggOp, BinaryOp, Closed, ExprKind, GpuExpr, NamedExpr, Rounding, Scalar, StringOp, TemporalPart,
 };
 use crate::refusal::Refusal;
 
@@ -55,7 +55,14 @@ impl ExprLowering<'_> {
 
     fn dtype(&mut self, node: Node) -> Option<GpuDtype> {
         let context = ToFieldContext::new(self.arena, self.schema);
-        let dtype = match self.arena.get(node).to_dtype(&context) {
+        // Dynamic literals ("dyn int") take the type Polars gives them when
+        // they are materialised (Int32, Float64, String).
+        let resolved = self
+            .arena
+            .get(node)
+            .to_dtype(&context)
+            .and_then(|dtype| dtype.materialize_unknown(false));
+        let dtype = match resolved {
             Ok(dtype) => dtype,
             Err(e) => {
                 self.refuse(node, format!("its type cannot be resolved: {e}"));
@@ -308,16 +315,23 @@ impl ExprLowering<'_> {
                 }
             }
             F::Round { decimals, mode } => {
-                if format!("{mode:?}") != "HalfAwayFromZero" {
-                    return self.refuse(
-                        node,
-                        format!("rounding mode {mode:?} is not supported on the GPU"),
-                    );
-                }
+                let mode = match mode {
+                    RoundMode::HalfToEven => Rounding::HalfToEven,
+                    RoundMode::HalfAwayFromZero => Rounding::HalfAwayFromZero,
+                    RoundMode::ToZero => Rounding::ToZero,
+                };
                 let decimals = *decimals;
                 ExprKind::Round {
                     input: Box::new(self.single(inputs)?),
                     decimals,
+                    mode,
+                }
+            }
+            F::Unique(maintain_order) => {
+                let maintain_order = *maintain_order;
+                ExprKind::Unique {
+                    input: Box::new(self.single(inputs)?),
+                    maintain_order,
                 }
             }
             F::Quantile { method } => {
@@ -360,7 +374,6 @@ impl ExprLowering<'_> {
             | F::ValueCounts { .. }
             | F::UniqueCounts
             | F::Coalesce
-            | F::Unique { .. }
             | F::RoundSF { .. }
             | F::Truncate { .. }
             | F::Floor
@@ -457,15 +470,17 @@ impl ExprLowering<'_> {
                 if literal {
                     StringOp::Contains(pattern)
                 } else {
-                    match regex_as_ordered_texts(&pattern) {
-                        Some(mut texts) if texts.len() == 1 => StringOp::Contains(texts.remove(0)),
-                        Some(texts) => StringOp::ContainsInOrder(texts),
+                    match regex_as_pattern(&pattern) {
+                        Some(alternatives) => match alternatives.as_slice() {
+                            [texts] if texts.len() == 1 => StringOp::Contains(texts[0].clone()),
+                            _ => StringOp::ContainsPattern(alternatives),
+                        },
                         None => {
                             return self.refuse(
                                 node,
                                 format!(
                                     "the regular expression {pattern:?} is not supported on the \
-                                     GPU (only literal text joined by .*)"
+                                     GPU (only alternatives of literal texts joined by .*)"
                                 ),
                             );
                         }
@@ -717,18 +732,41 @@ fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {
     })
 }
 
-/// A regular expression made only of literal text joined by `.*`, as the
-/// texts (e.g. `special.*requests` gives `["special", "requests"]`). `None`
-/// for anything else.
-fn regex_as_ordered_texts(pattern: &str) -> Option<Vec<String>> {
+/// A regular expression of the restricted form [`StringOp::ContainsPattern`]
+/// runs, as its alternatives, each a list of literal texts; `None` for any
+/// other. Within an alternative, `.*` separates texts (at either end it is
+/// dropped: a search is not anchored), and a character followed by `*` at the
+/// end of a text is dropped (it may occur zero times, and nothing in that text
+/// follows it). So `PROMO*` is `["PROM"]`, `.*Customer.*Complaints.*` is
+/// `["Customer", "Complaints"]` and `13|31` is `["13"], ["31"]`.
+fn regex_as_pattern(pattern: &str) -> Option<Vec<Vec<String>>> {
     const META: &[char] = &[
         '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
     ];
-    let texts: Vec<String> = pattern.split(".*").map(str::to_owned).collect();
-    if texts.iter().any(|t| t.is_empty() || t.contains(META)) {
-        return None;
-    }
-    Some(texts)
+    let alternative = |alternative: &str| -> Option<Vec<String>> {
+        let mut texts = Vec::new();
+        for piece in alternative.split(".*") {
+            let mut text = piece.to_owned();
+            if let Some(stem) = text.strip_suffix('*') {
+                // `c*` at the end: drop `c` too, unless it was escaped or special.
+                let mut chars = stem.chars();
+                let repeated = chars.next_back()?;
+                if META.contains(&repeated) {
+                    return None;
+                }
+                text = chars.as_str().to_owned();
+            }
+            if text.contains(META) {
+                return None;
+            }
+            if !text.is_empty() {
+                texts.push(text);
+            }
+        }
+        // An alternative with no text matches every string: not worth a kernel.
+        (!texts.is_empty()).then_some(texts)
+    };
+    pattern.split('|').map(alternative).collect()
 }
 
 fn quantile_method_name(debug: &str) -> &'static str {
@@ -761,5 +799,41 @@ fn agg_name(agg: &IRAggExpr) -> &'static str {
         IRAggExpr::Std(..) => "std",
         IRAggExpr::Var(..) => "var",
         IRAggExpr::AggGroups(_) => "agg_groups",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::regex_as_pattern;
+
+    fn texts(alternatives: &[&[&str]]) -> Option<Vec<Vec<String>>> {
+        Some(
+            alternatives
+                .iter()
+                .map(|a| a.iter().map(|t| t.to_string()).collect())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn restricted_patterns_become_texts() {
+        assert_eq!(regex_as_pattern("green"), texts(&[&["green"]]));
+        assert_eq!(regex_as_pattern("PROMO*"), texts(&[&["PROM"]]));
+        assert_eq!(
+            regex_as_pattern(".*Customer.*Complaints.*"),
+            texts(&[&["Customer", "Complaints"]])
+        );
+        assert_eq!(regex_as_pattern("ab*.*c"), texts(&[&["a", "c"]]));
+        assert_eq!(regex_as_pattern("13|31"), texts(&[&["13"], &["31"]]));
+    }
+
+    #[test]
+    fn anything_else_is_refused() {
+        for pattern in [
+            "", "a*", ".*", "^abc", "abc$", "a.b", "a+b", "ab*c", "a\\.b", "[ab]", "(a)", "a|",
+            "a?", "a{2}", "\\*",
+        ] {
+            assert_eq!(regex_as_pattern(pattern), None, "{pattern:?}");
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use polars_core::prelude::{Schema, SchemaRef, UniqueKeepStrategy};
 use polars_ops::frame::{JoinType, JoinValidation, MaintainOrderJoin};
-use polars_plan::dsl::Operator;
+use polars_plan::dsl::{JoinTypeOptionsIR, Operator};
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef};
 use polars_utils::arena::{Arena, Node};
@@ -32,17 +32,25 @@ pub(crate) struct PlanLowering<'a> {
     pub refusals: Vec<Refusal>,
     /// Subtrees that lowered although their parent did not.
     pub maximal: Vec<(Node, PlanNode)>,
+    /// Whether to find `maximal` (partial lowering), which costs a copy of
+    /// each lowered input.
+    track_subtrees: bool,
 }
 
 type Lowered = Option<PlanNode>;
 
 impl<'a> PlanLowering<'a> {
-    pub fn new(lp_arena: &'a Arena<IR>, expr_arena: &'a Arena<AExpr>) -> Self {
+    pub fn new(
+        lp_arena: &'a Arena<IR>,
+        expr_arena: &'a Arena<AExpr>,
+        track_subtrees: bool,
+    ) -> Self {
         PlanLowering {
             lp_arena,
             expr_arena,
             refusals: Vec::new(),
             maximal: Vec::new(),
+            track_subtrees,
         }
     }
 
@@ -72,7 +80,9 @@ impl<'a> PlanLowering<'a> {
     /// Lowers an input of the node being lowered, remembering it for partial lowering.
     fn input(&mut self, node: Node, children: &mut Vec<(Node, PlanNode)>) -> Lowered {
         let lowered = self.node(node)?;
-        children.push((node, lowered.clone()));
+        if self.track_subtrees {
+            children.push((node, lowered.clone()));
+        }
         Some(lowered)
     }
 
@@ -348,12 +358,15 @@ impl<'a> PlanLowering<'a> {
                     JoinType::Anti => JoinKind::Anti,
                     JoinType::Cross => JoinKind::Cross,
                 };
-                if options.options.is_some() {
-                    return self.refuse(
-                        node,
-                        "joins with extra predicates are not supported on the GPU",
-                    );
-                }
+                // A cross join fused with a filter: the predicate reads the joined columns.
+                let predicate = match &options.options {
+                    None => None,
+                    Some(JoinTypeOptionsIR::CrossAndFilter { predicate }) => {
+                        let joined = self.schema_of(node);
+                        let lowered = self.exprs(std::slice::from_ref(predicate), &joined);
+                        Some(lowered?.pop()?)
+                    }
+                };
                 if args.validation != JoinValidation::ManyToMany {
                     return self.refuse(
                         node,
@@ -382,6 +395,7 @@ impl<'a> PlanLowering<'a> {
                     nulls_equal: args.nulls_equal,
                     coalesce: args.should_coalesce(),
                     suffix: args.suffix().to_string(),
+                    predicate,
                     order,
                     slice: args.slice,
                     schema,

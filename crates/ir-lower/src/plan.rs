@@ -127,6 +127,8 @@ pub enum PlanNode {
         /// Whether the key columns of both sides are merged into one.
         coalesce: bool,
         suffix: String,
+        /// Rows of the joined frame to keep (a cross join fused with a filter).
+        predicate: Option<GpuExpr>,
         order: JoinOrder,
         slice: Option<(i64, usize)>,
         schema: OutputSchema,
@@ -277,15 +279,20 @@ impl PlanNode {
                 nulls_equal,
                 coalesce,
                 suffix,
+                predicate,
                 order,
                 slice,
                 ..
             } => format!(
-                "Join {kind:?} left_on=[{}] right_on=[{}]{}{} suffix={suffix:?} order={order:?}{}",
+                "Join {kind:?} left_on=[{}] right_on=[{}]{}{}{} suffix={suffix:?} order={order:?}{}",
                 list(left_on),
                 list(right_on),
                 if *nulls_equal { " nulls_equal" } else { "" },
                 if *coalesce { " coalesce" } else { "" },
+                predicate
+                    .as_ref()
+                    .map(|p| format!(" predicate={p}"))
+                    .unwrap_or_default(),
                 slice_note(slice)
             ),
             PlanNode::Distinct {

@@ -2,6 +2,7 @@
 //!
 //! Regenerate the snapshots with `UPDATE_EXPECT=1 cargo test -p ir-lower`.
 
+mod pdsh_queries;
 mod refused;
 mod supported;
 

@@ -30,7 +30,7 @@ fn unsupported_functions_and_windows_are_named() {
         orders().select([col("amount").sum().over([col("status")]).unwrap().alias("w")]),
     ));
     expect![[r#"
-        refused: col("status").str.contains(["^o[a-z]+"]): the regular expression "^o[a-z]+" is not supported on the GPU (only literal text joined by .*)
+        refused: col("status").str.contains(["^o[a-z]+"]): the regular expression "^o[a-z]+" is not supported on the GPU (only alternatives of literal texts joined by .*)
     "#]].assert_eq(&explain(
         orders().select([col("status").str().contains(lit("^o[a-z]+"), true)]),
     ));

@@ -50,7 +50,7 @@ fn select_arithmetic_casts_and_literals() {
                 .alias("round"),
         ]),
         expect![[r#"
-            Select [(#0:amount * (1.0:f64 - cast(#1:qty -> f64))) as "value", (#1:qty / 2:i32) as "div", (#1:qty % 2:i32) as "rem", cast(#2:id -> i32) as "id32", neg(#0:amount) as "neg", abs(#0:amount) as "abs", round(#0:amount, 2) as "round"]  -> [value: f64, div: i32, rem: i32, id32: i32, neg: f64, abs: f64, round: f64]
+            Select [(#0:amount * (1.0:f64 - cast(#1:qty -> f64))) as "value", (#1:qty / 2:i32) as "div", (#1:qty % 2:i32) as "rem", cast(#2:id -> i32) as "id32", neg(#0:amount) as "neg", abs(#0:amount) as "abs", round(#0:amount, 2, HalfAwayFromZero) as "round"]  -> [value: f64, div: i32, rem: i32, id32: i32, neg: f64, abs: f64, round: f64]
               DataFrameScan rows=3 columns=[2, 3, 0] of 6  -> [amount: f64, qty: i32, id: i64]
         "#]],
     );
@@ -103,7 +103,7 @@ fn strings() {
             col("status").str().to_lowercase().alias("lower"),
         ]),
         expect![[r#"
-            Select [str.contains("pen")(#0:status) as "contains", str.contains_in_order(["o", "n"])(#0:status) as "regex", str.starts_with("sh")(#0:status) as "starts", str.ends_with("ed")(#0:status) as "ends", str.len_bytes(#0:status) as "bytes", str.len_chars(#0:status) as "chars", str.slice(0, 2)(#0:status) as "slice", str.to_uppercase(#0:status) as "upper", str.to_lowercase(#0:status) as "lower"]  -> [contains: bool, regex: bool, starts: bool, ends: bool, bytes: u32, chars: u32, slice: str, upper: str, lower: str]
+            Select [str.contains("pen")(#0:status) as "contains", str.contains_pattern(["o", "n"])(#0:status) as "regex", str.starts_with("sh")(#0:status) as "starts", str.ends_with("ed")(#0:status) as "ends", str.len_bytes(#0:status) as "bytes", str.len_chars(#0:status) as "chars", str.slice(0, 2)(#0:status) as "slice", str.to_uppercase(#0:status) as "upper", str.to_lowercase(#0:status) as "lower"]  -> [contains: bool, regex: bool, starts: bool, ends: bool, bytes: u32, chars: u32, slice: str, upper: str, lower: str]
               DataFrameScan rows=3 columns=[4] of 6  -> [status: str]
         "#]],
     );
@@ -328,6 +328,72 @@ fn rename_drop_and_cache() {
               Cache  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
                 Filter (#3:qty > 1:i32)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
                   DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        "#]],
+    );
+}
+
+#[test]
+fn rounding_modes_and_dynamic_literals() {
+    check(
+        orders().select([
+            col("amount").round(1, RoundMode::HalfToEven).alias("even"),
+            col("amount").round(0, RoundMode::ToZero).alias("trunc"),
+            when(col("qty").gt(lit(1)))
+                .then(lit(1))
+                .otherwise(lit(0))
+                .alias("flag"),
+        ]),
+        expect![[r#"
+            Select [round(#0:amount, 1, HalfToEven) as "even", round(#0:amount, 0, ToZero) as "trunc", when((#1:qty > 1:i32), 1:i32, 0:i32) as "flag"]  -> [even: f64, trunc: f64, flag: i32]
+              DataFrameScan rows=3 columns=[2, 3] of 6  -> [amount: f64, qty: i32]
+        "#]],
+    );
+}
+
+#[test]
+fn restricted_regular_expressions() {
+    check(
+        orders().select([
+            col("status")
+                .str()
+                .contains(lit("PROMO*"), true)
+                .alias("trailing_star"),
+            col("status")
+                .str()
+                .contains(lit(".*Customer.*Complaints.*"), true)
+                .alias("in_order"),
+            col("status")
+                .str()
+                .contains(lit("13|31|2.*9"), true)
+                .alias("alternatives"),
+        ]),
+        expect![[r#"
+            Select [str.contains("PROM")(#0:status) as "trailing_star", str.contains_pattern(["Customer", "Complaints"])(#0:status) as "in_order", str.contains_pattern(["13"] | ["31"] | ["2", "9"])(#0:status) as "alternatives"]  -> [trailing_star: bool, in_order: bool, alternatives: bool]
+              DataFrameScan rows=3 columns=[4] of 6  -> [status: str]
+        "#]],
+    );
+}
+
+#[test]
+fn unique_values_and_a_cross_join_with_a_predicate() {
+    check(
+        orders().select([col("customer").unique()]),
+        expect![[r#"
+        Select [unique(#0:customer) as "customer"]  -> [customer: i64]
+          DataFrameScan rows=3 columns=[1] of 6  -> [customer: i64]
+    "#]],
+    );
+    let average = orders().select([col("amount").mean().alias("avg")]);
+    check(
+        orders()
+            .select([col("id"), col("amount")])
+            .cross_join(average, None)
+            .filter(col("amount").gt(col("avg"))),
+        expect![[r#"
+            Join Cross left_on=[] right_on=[] predicate=(#1:amount > #2:avg) suffix="_right" order=None  -> [id: i64, amount: f64, avg: f64]
+              DataFrameScan rows=3 columns=[0, 2] of 6  -> [id: i64, amount: f64]
+              Select [mean(#0:amount) as "avg"]  -> [avg: f64]
+                DataFrameScan rows=3 columns=[2] of 6  -> [amount: f64]
         "#]],
     );
 }
