@@ -30,7 +30,10 @@ pub use expr::{
     AggOp, BinaryOp, Closed, ExprKind, GpuExpr, NamedExpr, Scalar, StringOp, TemporalPart,
 };
 pub use lower_plan::node_notation;
-pub use plan::{GpuPlan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode, SortKey};
+pub use plan::{
+    FileFormat, GpuPlan, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode,
+    SortKey,
+};
 pub use refusal::Refusal;
 
 /// Lowers the plan under `root`, or lists every construct that prevents it,

@@ -1,5 +1,6 @@
 //! Lowering Polars expressions (`AExpr`) to GPU expressions, refusing what the GPU cannot run.
 
+use polars::prelude::QuantileMethod;
 use polars_core::prelude::{AnyValue, Schema, Series};
 use polars_ops::series::{ClosedInterval, RoundMode};
 use polars_plan::dsl::Operator;
@@ -335,7 +336,7 @@ impl ExprLowering<'_> {
                 }
             }
             F::Quantile { method } => {
-                let method = quantile_method_name(&format!("{method:?}"));
+                let method = quantile_method_name(*method);
                 let [input, quantile] = [inputs[0].node(), inputs[1].node()];
                 let input = self.boxed(input);
                 let Some(quantile) = self.literal_f64(quantile) else {
@@ -769,15 +770,14 @@ fn regex_as_pattern(pattern: &str) -> Option<Vec<Vec<String>>> {
     pattern.split('|').map(alternative).collect()
 }
 
-fn quantile_method_name(debug: &str) -> &'static str {
-    match debug {
-        "Nearest" => "nearest",
-        "Lower" => "lower",
-        "Higher" => "higher",
-        "Midpoint" => "midpoint",
-        "Linear" => "linear",
-        "Equiprobable" => "equiprobable",
-        _ => "unknown",
+fn quantile_method_name(method: QuantileMethod) -> &'static str {
+    match method {
+        QuantileMethod::Nearest => "nearest",
+        QuantileMethod::Lower => "lower",
+        QuantileMethod::Higher => "higher",
+        QuantileMethod::Midpoint => "midpoint",
+        QuantileMethod::Linear => "linear",
+        QuantileMethod::Equiprobable => "equiprobable",
     }
 }
 

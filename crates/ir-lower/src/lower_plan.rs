@@ -2,15 +2,17 @@
 
 use polars_core::prelude::{Schema, SchemaRef, UniqueKeepStrategy};
 use polars_ops::frame::{JoinType, JoinValidation, MaintainOrderJoin};
-use polars_plan::dsl::{JoinTypeOptionsIR, Operator};
+use polars_plan::dsl::{FileScanIR, JoinTypeOptionsIR, Operator};
 use polars_plan::plans::expr_ir::ExprIR;
-use polars_plan::plans::{AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef};
+use polars_plan::plans::{AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef, node_to_expr};
 use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::GpuDtype;
 use crate::expr::{BinaryOp, ExprKind, GpuExpr};
 use crate::lower_expr::ExprLowering;
-use crate::plan::{JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode, SortKey};
+use crate::plan::{
+    FileFormat, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode, SortKey,
+};
 use crate::refusal::Refusal;
 
 /// The plan node `node` as Polars' `explain` writes it: its first line.
@@ -473,7 +475,40 @@ impl<'a> PlanLowering<'a> {
                     self.refuse(node, format!("{function} is not supported on the GPU"))
                 }
             },
-            IR::Scan { .. } => self.refuse(node, "file scans are not lowered to the GPU yet"),
+            IR::Scan {
+                sources,
+                file_info,
+                hive_parts,
+                predicate,
+                output_schema,
+                scan_type,
+                unified_scan_args,
+                ..
+            } => {
+                let format = match scan_type.as_ref() {
+                    FileScanIR::Parquet { .. } => FileFormat::Parquet,
+                    FileScanIR::Csv { .. } => FileFormat::Csv,
+                    other @ (FileScanIR::ExpandedPaths { .. } | FileScanIR::Anonymous { .. }) => {
+                        let name: &'static str = other.into();
+                        return self
+                            .refuse(node, format!("{name} scans are not supported on the GPU"));
+                    }
+                };
+                let scan = HostScan {
+                    format,
+                    sources: sources.clone(),
+                    file_info: file_info.clone(),
+                    hive_parts: hive_parts.clone(),
+                    predicate: predicate
+                        .as_ref()
+                        .map(|p| node_to_expr(p.node(), self.expr_arena)),
+                    output_schema: output_schema.clone(),
+                    scan_type: scan_type.clone(),
+                    unified_scan_args: unified_scan_args.clone(),
+                };
+                let schema = self.output_schema(node)?;
+                Some(PlanNode::FileScan { scan, schema })
+            }
             IR::Gather { input, .. } => {
                 let input = *input;
                 self.input(input, children);

@@ -3,7 +3,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use polars_core::prelude::DataFrame;
+use polars_core::prelude::{DataFrame, SchemaRef};
+use polars_plan::dsl::{Expr, FileScanIR, ScanSources, UnifiedScanArgs};
+use polars_plan::plans::FileInfo;
+use polars_plan::plans::hive::HivePartitionsDf;
 
 use crate::dtype::GpuDtype;
 use crate::expr::{GpuExpr, NamedExpr};
@@ -60,6 +63,31 @@ pub enum JoinOrder {
     RightLeft,
 }
 
+/// The file format of a scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    Parquet,
+    Csv,
+}
+
+/// A file scan as Polars planned it, for the host read: Polars' own reader
+/// runs it (with the projection, predicate and slice pushed into it), and the
+/// result is copied to the device. Everything the reader needs is kept.
+#[derive(Debug, Clone)]
+pub struct HostScan {
+    pub format: FileFormat,
+    pub sources: ScanSources,
+    pub file_info: FileInfo,
+    pub hive_parts: Option<HivePartitionsDf>,
+    /// The pushed-down predicate, as a Polars expression for the reader.
+    pub predicate: Option<Expr>,
+    /// The columns read, when not all.
+    pub output_schema: Option<SchemaRef>,
+    pub scan_type: Box<FileScanIR>,
+    /// Projection, pre-slice (applied before the predicate), row index and the rest.
+    pub unified_scan_args: Box<UnifiedScanArgs>,
+}
+
 /// A physical operator of a GPU plan. Each node knows its output columns.
 #[derive(Debug, Clone)]
 pub enum PlanNode {
@@ -68,6 +96,11 @@ pub enum PlanNode {
         df: Arc<DataFrame>,
         /// Positions of the columns to transfer, in output order.
         projection: Vec<usize>,
+        schema: OutputSchema,
+    },
+    /// Files read on the host by Polars, then copied to the device.
+    FileScan {
+        scan: HostScan,
         schema: OutputSchema,
     },
     /// Selects and reorders columns by position.
@@ -167,6 +200,7 @@ impl PlanNode {
     pub fn schema(&self) -> &OutputSchema {
         match self {
             PlanNode::DataFrameScan { schema, .. }
+            | PlanNode::FileScan { schema, .. }
             | PlanNode::SimpleProjection { schema, .. }
             | PlanNode::Select { schema, .. }
             | PlanNode::WithColumns { schema, .. }
@@ -185,7 +219,7 @@ impl PlanNode {
     /// The node's inputs, in order.
     pub fn inputs(&self) -> Vec<&PlanNode> {
         match self {
-            PlanNode::DataFrameScan { .. } => Vec::new(),
+            PlanNode::DataFrameScan { .. } | PlanNode::FileScan { .. } => Vec::new(),
             PlanNode::SimpleProjection { input, .. }
             | PlanNode::Select { input, .. }
             | PlanNode::WithColumns { input, .. }
@@ -223,6 +257,25 @@ impl PlanNode {
                 df.height(),
                 df.width()
             ),
+            PlanNode::FileScan { scan, schema } => {
+                let columns: Vec<&str> = schema.iter().map(|c| c.name.as_str()).collect();
+                let predicate = scan
+                    .predicate
+                    .as_ref()
+                    .map(|p| format!(" predicate={p}"))
+                    .unwrap_or_default();
+                let slice = scan
+                    .unified_scan_args
+                    .pre_slice
+                    .as_ref()
+                    .map(|s| format!(" pre_slice={s:?}"))
+                    .unwrap_or_default();
+                format!(
+                    "FileScan {:?} files={} columns={columns:?}{predicate}{slice}",
+                    scan.format,
+                    scan.sources.len()
+                )
+            }
             PlanNode::SimpleProjection { columns, .. } => {
                 format!("SimpleProjection columns={columns:?}")
             }

@@ -397,3 +397,44 @@ fn unique_values_and_a_cross_join_with_a_predicate() {
         "#]],
     );
 }
+
+#[test]
+fn parquet_and_csv_scans_become_host_reads_with_pushdown_kept() {
+    let dir = std::env::temp_dir().join(format!("ir-lower-scans-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut df = orders().collect().unwrap();
+    let parquet = dir.join("orders.parquet");
+    ParquetWriter::new(std::fs::File::create(&parquet).unwrap())
+        .finish(&mut df)
+        .unwrap();
+    let csv = dir.join("orders.csv");
+    CsvWriter::new(std::fs::File::create(&csv).unwrap())
+        .finish(&mut df)
+        .unwrap();
+    let path = |p: &std::path::Path| PlRefPath::new(p.to_string_lossy().into_owned());
+
+    let scanned = LazyFrame::scan_parquet(path(&parquet), Default::default())
+        .unwrap()
+        .filter(col("qty").gt(lit(1)))
+        .select([col("id"), col("amount")]);
+    check(
+        scanned,
+        expect![[r#"
+        SimpleProjection columns=[0, 1]  -> [id: i64, amount: f64]
+          FileScan Parquet files=1 columns=["id", "amount", "qty"] predicate=[(col("qty")) > (1)]  -> [id: i64, amount: f64, qty: i32]
+    "#]],
+    );
+    let scanned = LazyCsvReader::new(path(&csv))
+        .finish()
+        .unwrap()
+        .select([col("status"), col("qty")])
+        .slice(1, 1);
+    check(
+        scanned,
+        expect![[r#"
+        SimpleProjection columns=[1, 0]  -> [status: str, qty: i64]
+          FileScan Csv files=1 columns=["qty", "status"] pre_slice=Positive { offset: 1, len: 1 }  -> [qty: i64, status: str]
+    "#]],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
