@@ -438,3 +438,40 @@ fn parquet_and_csv_scans_become_host_reads_with_pushdown_kept() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn expression_keys_distinct_strategies_and_negative_slices() {
+    check(
+        orders()
+            .group_by([col("day").dt().year().alias("year"), col("status")])
+            .agg([col("qty").sum()]),
+        expect![[r#"
+            GroupBy keys=[dt.year(#0:day) as "year", #1:status] aggs=[sum(#2:qty) as "qty"]  -> [year: i32, status: str, qty: i32]
+              DataFrameScan rows=3 columns=[5, 4, 3] of 6  -> [day: date, status: str, qty: i32]
+        "#]],
+    );
+    let mut out = String::new();
+    for keep in [
+        UniqueKeepStrategy::First,
+        UniqueKeepStrategy::Any,
+        UniqueKeepStrategy::None,
+    ] {
+        out.push_str(&explain(orders().unique(None, keep)));
+    }
+    expect![[r#"
+        Distinct keep=First subset=all  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        Distinct keep=Any subset=all  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        Distinct keep=None subset=all  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+          DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+    "#]].assert_eq(&out);
+    check(
+        orders().filter(col("qty").gt(lit(0))).slice(-2, 1),
+        expect![[r#"
+            Slice offset=-2 len=1  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+              Filter (#3:qty > 0:i32)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+                DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        "#]],
+    );
+}
