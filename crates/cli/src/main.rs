@@ -1,14 +1,15 @@
-//! `polars-gpu`: runs a few Polars queries on the chosen engine and says which engine ran each.
+//! `polars-gpu`: runs the PDS-H queries on the chosen engine and says which engine ran each.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
 use engine_select::{Engine, LazyFrameExt};
-use polars::prelude::*;
+use pdsh::{QUERY_COUNT, Tables};
 
-/// Runs sample Polars queries on the engine of your choice and reports, for
-/// each, the engine that produced the result and why the GPU did not.
+/// Runs the PDS-H queries (TPC-H derived) on the engine of your choice and
+/// reports, for each, the engine that produced the result, why the GPU did
+/// not (if it did not), the rows and the time.
 #[derive(Debug, Parser)]
 #[command(name = "polars-gpu", version)]
 struct Args {
@@ -21,20 +22,27 @@ struct Args {
     /// Fail instead of falling back to the CPU when the GPU cannot run a query.
     #[arg(long)]
     raise_on_fail: bool,
-    /// Run only the queries whose name contains this text.
-    #[arg(long)]
-    query: Option<String>,
+    /// Run only this query (1 to 22).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=QUERY_COUNT as i64))]
+    query: Option<u8>,
+    /// PDS-H scale factor of the generated data (1.0 is about 1 GB).
+    #[arg(long, default_value_t = 0.01, value_parser = parse_scale)]
+    scale: f64,
     /// Print each query's GPU plan (or why it has none) instead of running it.
     #[arg(long)]
     explain: bool,
-    /// Rows of sample data.
-    #[arg(long, default_value_t = 10_000)]
-    rows: usize,
 }
 
 fn parse_engine(name: &str) -> Result<Engine, String> {
     name.parse()
         .map_err(|e: engine_select::EngineError| e.to_string())
+}
+
+fn parse_scale(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(scale) if scale.is_finite() && scale > 0.0 => Ok(scale),
+        _ => Err(format!("{text:?} is not a positive scale factor")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -46,7 +54,7 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
-    let engine = match args.engine {
+    let engine = match args.engine.clone() {
         Engine::Gpu(gpu) => {
             let gpu = match args.device {
                 Some(device) => gpu.with_device(device),
@@ -60,23 +68,36 @@ fn main() -> ExitCode {
         }
         other => other,
     };
-    let data = match sample_data(args.rows) {
-        Ok(data) => data,
+    let started = Instant::now();
+    let tables = match Tables::generate(args.scale, true) {
+        Ok(tables) => tables,
         Err(e) => {
-            eprintln!("error: could not build the sample data: {e}");
+            eprintln!("error: could not generate the PDS-H tables: {e}");
             return ExitCode::FAILURE;
         }
     };
+    println!(
+        "PDS-H at scale factor {} ({} lineitem rows, generated in {:.1?}), engine {}\n",
+        args.scale,
+        tables.lineitem.height(),
+        started.elapsed(),
+        args.engine
+    );
+    let numbers: Vec<usize> = match args.query {
+        Some(number) => vec![usize::from(number)],
+        None => (1..=QUERY_COUNT).collect(),
+    };
     let mut failed = 0;
-    for (name, query) in sample_queries(&data) {
-        if args
-            .query
-            .as_deref()
-            .is_some_and(|part| !name.contains(part))
-        {
-            continue;
-        }
-        println!("== {name}");
+    for number in numbers {
+        println!("== q{number}");
+        let query = match pdsh::query(number, &tables) {
+            Ok(query) => query,
+            Err(e) => {
+                failed += 1;
+                println!("error: {e}\n");
+                continue;
+            }
+        };
         if args.explain {
             match engine_select::explain_gpu(query) {
                 Ok(text) => println!("{text}"),
@@ -106,95 +127,4 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// Orders and customers, with nulls, deterministic for a given size.
-struct SampleData {
-    orders: DataFrame,
-    customers: DataFrame,
-}
-
-fn sample_data(rows: usize) -> PolarsResult<SampleData> {
-    let n_customers = (rows / 10).max(1);
-    let customer_ids: Vec<i64> = (0..rows)
-        .map(|i| ((i * 7919) % n_customers) as i64)
-        .collect();
-    let amounts: Vec<Option<f64>> = (0..rows)
-        .map(|i| (i % 13 != 0).then(|| ((i * 37) % 1000) as f64 / 10.0))
-        .collect();
-    let quantities: Vec<Option<i32>> = (0..rows)
-        .map(|i| (i % 17 != 0).then_some(((i * 11) % 50) as i32))
-        .collect();
-    let statuses: Vec<&str> = (0..rows)
-        .map(|i| ["open", "shipped", "returned"][i % 3])
-        .collect();
-    let orders = df!(
-        "order_id" => (0..rows as i64).collect::<Vec<_>>(),
-        "customer_id" => customer_ids,
-        "amount" => amounts,
-        "quantity" => quantities,
-        "status" => statuses,
-    )?;
-    let segments: Vec<Option<&str>> = (0..n_customers)
-        .map(|i| (i % 19 != 0).then_some(["retail", "wholesale", "online"][i % 3]))
-        .collect();
-    let customers = df!(
-        "customer_id" => (0..n_customers as i64).collect::<Vec<_>>(),
-        "segment" => segments,
-    )?;
-    Ok(SampleData { orders, customers })
-}
-
-fn sample_queries(data: &SampleData) -> Vec<(&'static str, LazyFrame)> {
-    let orders = || data.orders.clone().lazy();
-    let customers = || data.customers.clone().lazy();
-    vec![
-        (
-            "filter",
-            orders()
-                .filter(
-                    col("amount")
-                        .gt(lit(50.0))
-                        .and(col("status").eq(lit("open"))),
-                )
-                .select([col("order_id"), col("amount")]),
-        ),
-        (
-            "group-by",
-            orders()
-                .group_by([col("status")])
-                .agg([
-                    col("amount").sum().alias("revenue"),
-                    col("quantity").mean().alias("mean_quantity"),
-                    len().alias("orders"),
-                ])
-                .sort(["status"], SortMultipleOptions::default()),
-        ),
-        (
-            "join",
-            orders()
-                .join(
-                    customers(),
-                    [col("customer_id")],
-                    [col("customer_id")],
-                    JoinArgs::new(JoinType::Inner),
-                )
-                .group_by([col("segment")])
-                .agg([(col("amount") * col("quantity").cast(DataType::Float64))
-                    .sum()
-                    .alias("value")])
-                .sort(["segment"], SortMultipleOptions::default()),
-        ),
-        (
-            "top-10",
-            orders()
-                .sort(
-                    ["amount", "order_id"],
-                    SortMultipleOptions::default()
-                        .with_order_descending_multi([true, false])
-                        .with_nulls_last(true),
-                )
-                .limit(10),
-        ),
-    ]
 }
