@@ -33,6 +33,15 @@ pub(crate) fn fallback_reasons(
                 message: e.to_string(),
             });
         }
+        Err(e @ RuntimeError::OutOfMemory { .. }) => reasons.push(FallbackReason {
+            kind: FallbackKind::OutOfMemory,
+            subject: None,
+            message: e.to_string(),
+        }),
+        // Our own mistakes in calling the runtime: never hidden by a fallback.
+        Err(e @ RuntimeError::InvalidArgument(_)) => {
+            return Err(EngineError::Internal(e.to_string()));
+        }
         Err(RuntimeError::Internal(message)) => return Err(EngineError::Internal(message)),
     }
     match ir_lower::lower_plan(root, lp_arena, expr_arena) {

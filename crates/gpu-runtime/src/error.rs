@@ -5,7 +5,9 @@ use crate::driver::DriverVersion;
 /// An error of the GPU runtime.
 ///
 /// The categories mean different things to the caller: [`Unavailable`]
-/// means "no usable GPU here" (the façade may fall back to the CPU), a
+/// means "no usable GPU here" (the façade may fall back to the CPU),
+/// [`RuntimeError::OutOfMemory`] too (the query may fit the CPU),
+/// [`RuntimeError::InvalidArgument`] is a caller's mistake, a
 /// [`RuntimeError::Driver`] error is a failed driver call, and
 /// [`RuntimeError::Internal`] is a bug in this crate that must never be hidden
 /// by a fallback.
@@ -14,6 +16,17 @@ pub enum RuntimeError {
     /// No usable CUDA driver or device.
     #[error(transparent)]
     Unavailable(#[from] Unavailable),
+    /// The device (or a memory resource's limit) cannot satisfy an allocation.
+    #[error("out of device memory: {requested} bytes requested, {available} bytes available")]
+    OutOfMemory {
+        /// Bytes asked for.
+        requested: u64,
+        /// Bytes that could still be allocated when the request failed.
+        available: u64,
+    },
+    /// An argument the runtime cannot use (an unknown device, a bad size).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
     /// A driver call failed.
     #[error("CUDA driver call {call} failed: {name} (code {code})")]
     Driver {

@@ -1,0 +1,184 @@
+//! Typed device buffers: RAII owners of device memory, freed in stream order.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+use crate::error::RuntimeError;
+use crate::memory::{DevicePtr, MemoryResource};
+use crate::stream::Stream;
+
+/// Element types that may live in device memory: plain values for which
+/// every bit pattern is valid, so bytes copied from the device are always a
+/// value of the type.
+///
+/// # Safety
+/// Implement only for types with no padding, no pointers and no invalid bit
+/// patterns.
+pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
+
+macro_rules! device_copy {
+    ($($t:ty),*) => {
+        // SAFETY: primitive numbers: no padding, no pointers, every bit pattern valid.
+        $(unsafe impl DeviceCopy for $t {})*
+    };
+}
+device_copy!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
+
+/// `len` values of `T` in device memory, owned: the memory returns to its
+/// resource, in the order of the buffer's stream, when the buffer is dropped.
+/// The safe API offers no way to reach the memory after that.
+pub struct DeviceBuffer<T: DeviceCopy> {
+    ptr: DevicePtr,
+    len: usize,
+    resource: Arc<dyn MemoryResource>,
+    stream: Stream,
+    _values: PhantomData<T>,
+}
+
+impl<T: DeviceCopy> fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DeviceBuffer")
+            .field("ptr", &self.ptr)
+            .field("len", &self.len)
+            .field("stream", &self.stream.id())
+            .finish()
+    }
+}
+
+impl<T: DeviceCopy> DeviceBuffer<T> {
+    fn bytes_for(len: usize) -> Result<u64, RuntimeError> {
+        len.checked_mul(size_of::<T>())
+            .and_then(|bytes| u64::try_from(bytes).ok())
+            .ok_or_else(|| RuntimeError::InvalidArgument(format!("{len} elements overflow")))
+    }
+
+    /// A buffer of `len` zeroes, allocated and filled on `stream`.
+    pub fn zeroed(
+        len: usize,
+        resource: Arc<dyn MemoryResource>,
+        stream: &Stream,
+    ) -> Result<Self, RuntimeError> {
+        let buffer = Self::allocate(len, resource, stream)?;
+        let (address, bytes) = (buffer.ptr.0, buffer.byte_len());
+        if bytes > 0 {
+            stream.enqueue(move || {
+                // SAFETY: the allocation holds `bytes` bytes and nothing else
+                // uses it before this work, which runs first on its stream.
+                unsafe { std::ptr::write_bytes(address as *mut u8, 0, bytes) }
+            })?;
+        }
+        Ok(buffer)
+    }
+
+    /// A copy of `values` on the device, made asynchronously on `stream`
+    /// from a staging copy (the caller's slice is free at once).
+    pub fn from_host(
+        values: &[T],
+        resource: Arc<dyn MemoryResource>,
+        stream: &Stream,
+    ) -> Result<Self, RuntimeError> {
+        let buffer = Self::allocate(values.len(), resource, stream)?;
+        buffer.enqueue_upload(values.to_vec())?;
+        Ok(buffer)
+    }
+
+    fn allocate(
+        len: usize,
+        resource: Arc<dyn MemoryResource>,
+        stream: &Stream,
+    ) -> Result<Self, RuntimeError> {
+        let ptr = resource.allocate(Self::bytes_for(len)?, stream)?;
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            resource,
+            stream: stream.clone(),
+            _values: PhantomData,
+        })
+    }
+
+    fn byte_len(&self) -> usize {
+        self.len * size_of::<T>()
+    }
+
+    fn enqueue_upload(&self, staging: Vec<T>) -> Result<(), RuntimeError> {
+        if staging.is_empty() {
+            return Ok(());
+        }
+        let address = self.ptr.0;
+        self.stream.enqueue(move || {
+            // SAFETY: the allocation holds `staging.len()` values of `T`, is
+            // aligned to 256 bytes, and is owned by this buffer, whose memory
+            // is freed only after this work (stream order).
+            unsafe {
+                std::ptr::copy_nonoverlapping(staging.as_ptr(), address as *mut T, staging.len())
+            }
+        })
+    }
+
+    /// Overwrites the buffer with `values` (of the same length), in stream order.
+    pub fn copy_from_host(&mut self, values: &[T]) -> Result<(), RuntimeError> {
+        if values.len() != self.len {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "copying {} values into a device buffer of {}",
+                values.len(),
+                self.len
+            )));
+        }
+        self.enqueue_upload(values.to_vec())
+    }
+
+    /// The values, copied to the host after the work enqueued on the
+    /// buffer's stream so far (this waits for it).
+    pub fn to_host(&self) -> Result<Vec<T>, RuntimeError> {
+        if self.len == 0 {
+            return Ok(Vec::new());
+        }
+        let result = Arc::new(Mutex::new(Vec::<T>::with_capacity(self.len)));
+        let (address, len, sink) = (self.ptr.0, self.len, result.clone());
+        self.stream.enqueue(move || {
+            if let Ok(mut values) = sink.lock() {
+                // SAFETY: the allocation holds `len` initialised values (the
+                // buffer was filled on creation, earlier on this stream) and
+                // stays allocated until after this work.
+                let device = unsafe { std::slice::from_raw_parts(address as *const T, len) };
+                values.extend_from_slice(device);
+            }
+        })?;
+        self.stream.synchronize()?;
+        let values = result
+            .lock()
+            .map_err(|_| RuntimeError::Internal("a copy's result is poisoned".into()))?;
+        Ok(values.clone())
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address of the first value.
+    pub fn device_ptr(&self) -> DevicePtr {
+        self.ptr
+    }
+
+    /// The stream the buffer is used and freed on.
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+}
+
+impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        let bytes = self.byte_len() as u64;
+        // SAFETY: the memory came from `resource.allocate(bytes, _)`, is freed
+        // once, here, and the buffer (the only way to reach it) is going away.
+        unsafe { self.resource.deallocate(self.ptr, bytes, &self.stream) }
+    }
+}

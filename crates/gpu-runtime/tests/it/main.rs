@@ -1,0 +1,3 @@
+//! gpu-runtime on the emulated device: the memory-resource suite, buffers and copies.
+
+mod memory;

@@ -1,0 +1,375 @@
+//! A memory-resource suite in the spirit of RMM's, run over every resource.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use gpu_runtime::memory::{
+    DeviceBuffer, DevicePtr, DeviceResource, LimitResource, MemoryResource, PoolOptions,
+    PoolResource, StatisticsResource,
+};
+use gpu_runtime::{DEVICE_ALIGNMENT, EmulatedDevice, RuntimeError, Stream};
+
+/// A small deterministic generator (xorshift64*), enough for sizes and orders.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i as u64 + 1) as usize);
+        }
+    }
+}
+
+fn stream() -> Stream {
+    EmulatedDevice::new(0, 0).create_stream().unwrap()
+}
+
+fn device() -> Arc<EmulatedDevice> {
+    Arc::new(EmulatedDevice::new(0, 64 << 30))
+}
+
+/// Every resource, each over its own device.
+fn resources() -> Vec<(&'static str, Arc<dyn MemoryResource>)> {
+    let pool = |device| -> Arc<dyn MemoryResource> {
+        Arc::new(
+            PoolResource::new(
+                device,
+                PoolOptions {
+                    initial_bytes: 32 << 20,
+                    maximum_bytes: None,
+                },
+            )
+            .unwrap(),
+        )
+    };
+    vec![
+        ("device", Arc::new(DeviceResource::new(device()))),
+        ("pool", pool(device())),
+        (
+            "statistics(pool)",
+            Arc::new(StatisticsResource::new(pool(device()))),
+        ),
+        (
+            "limit(pool)",
+            Arc::new(LimitResource::new(pool(device()), 1 << 40)),
+        ),
+    ]
+}
+
+/// Live allocations by address, checked for overlap and alignment.
+#[derive(Default)]
+struct Shadow(BTreeMap<u64, u64>);
+
+impl Shadow {
+    fn insert(&mut self, name: &str, ptr: DevicePtr, bytes: u64) {
+        let (address, end) = (ptr.address(), ptr.address() + bytes);
+        assert_eq!(
+            address % DEVICE_ALIGNMENT as u64,
+            0,
+            "{name}: {ptr} misaligned"
+        );
+        if let Some((&before, &size)) = self.0.range(..=address).next_back() {
+            assert!(
+                before + size <= address,
+                "{name}: {ptr} overlaps {before:#x}+{size}"
+            );
+        }
+        if let Some((&after, _)) = self.0.range(address..).next() {
+            assert!(end <= after, "{name}: {ptr}+{bytes} overlaps {after:#x}");
+        }
+        self.0.insert(address, bytes);
+    }
+
+    fn remove(&mut self, ptr: DevicePtr) {
+        self.0.remove(&ptr.address());
+    }
+}
+
+#[test]
+fn allocations_are_distinct_aligned_and_never_overlap() {
+    for (name, resource) in resources() {
+        let stream = stream();
+        let mut rng = Rng(42);
+        let mut shadow = Shadow::default();
+        let mut live = Vec::new();
+        for _ in 0..1000 {
+            let bytes = 1 + rng.below(8 << 20);
+            let ptr = resource.allocate(bytes, &stream).unwrap();
+            shadow.insert(name, ptr, bytes);
+            live.push((ptr, bytes));
+        }
+        rng.shuffle(&mut live);
+        for (ptr, bytes) in live {
+            shadow.remove(ptr);
+            // SAFETY: allocated above with these bytes, freed once, unused.
+            unsafe { resource.deallocate(ptr, bytes, &stream) };
+        }
+        stream.synchronize().unwrap();
+    }
+}
+
+#[test]
+fn interleaved_allocations_and_frees_stay_disjoint() {
+    for (name, resource) in resources() {
+        let stream = stream();
+        let mut rng = Rng(7);
+        let mut shadow = Shadow::default();
+        let mut live: Vec<(DevicePtr, u64)> = Vec::new();
+        for _ in 0..3000 {
+            if live.is_empty() || rng.below(3) > 0 {
+                let bytes = 1 + rng.below(1 << 16);
+                let ptr = resource.allocate(bytes, &stream).unwrap();
+                shadow.insert(name, ptr, bytes);
+                live.push((ptr, bytes));
+            } else {
+                let (ptr, bytes) = live.swap_remove(rng.below(live.len() as u64) as usize);
+                shadow.remove(ptr);
+                // SAFETY: allocated above with these bytes, freed once, unused.
+                unsafe { resource.deallocate(ptr, bytes, &stream) };
+            }
+        }
+        for (ptr, bytes) in live {
+            // SAFETY: as above.
+            unsafe { resource.deallocate(ptr, bytes, &stream) };
+        }
+    }
+}
+
+#[test]
+fn zero_bytes_give_null_and_free_as_a_no_op() {
+    for (name, resource) in resources() {
+        let stream = stream();
+        let ptr = resource.allocate(0, &stream).unwrap();
+        assert!(ptr.is_null(), "{name}");
+        // SAFETY: the zero-byte allocation above.
+        unsafe { resource.deallocate(ptr, 0, &stream) };
+    }
+}
+
+#[test]
+fn a_pebibyte_is_out_of_memory_not_a_crash() {
+    for (name, resource) in resources() {
+        let stream = stream();
+        match resource.allocate(1 << 50, &stream) {
+            Err(RuntimeError::OutOfMemory {
+                requested,
+                available,
+            }) => {
+                assert_eq!(requested, 1 << 50, "{name}");
+                assert!(available < 1 << 50, "{name}: {available}");
+            }
+            other => panic!("{name}: expected OutOfMemory, got {other:?}"),
+        }
+        // The resource still works.
+        let ptr = resource.allocate(1024, &stream).unwrap();
+        // SAFETY: allocated just above.
+        unsafe { resource.deallocate(ptr, 1024, &stream) };
+    }
+}
+
+#[test]
+fn allocate_on_one_stream_free_on_another() {
+    for (name, resource) in resources() {
+        let (a, b) = (stream(), stream());
+        let mut shadow = Shadow::default();
+        let mut on_a = Vec::new();
+        for i in 1..=64u64 {
+            let ptr = resource.allocate(i * 4096, &a).unwrap();
+            shadow.insert(name, ptr, i * 4096);
+            on_a.push((ptr, i * 4096));
+        }
+        for (ptr, bytes) in on_a {
+            shadow.remove(ptr);
+            // SAFETY: allocated above, freed once; stream b orders the free.
+            unsafe { resource.deallocate(ptr, bytes, &b) };
+        }
+        for i in 1..=64u64 {
+            let ptr = resource.allocate(i * 4096, &a).unwrap();
+            shadow.insert(name, ptr, i * 4096);
+        }
+    }
+}
+
+#[test]
+fn eight_threads_two_streams_each_keep_their_data() {
+    for (name, resource) in resources() {
+        std::thread::scope(|scope| {
+            for thread in 0..8u64 {
+                let resource = resource.clone();
+                scope.spawn(move || {
+                    let streams = [stream(), stream()];
+                    let mut rng = Rng(thread + 1);
+                    for round in 0..100u64 {
+                        let stream = &streams[(round % 2) as usize];
+                        let len = 1 + rng.below(5000) as usize;
+                        let values: Vec<u64> = (0..len as u64)
+                            .map(|i| i ^ (thread << 32) ^ round)
+                            .collect();
+                        let buffer =
+                            DeviceBuffer::from_host(&values, resource.clone(), stream).unwrap();
+                        assert_eq!(
+                            buffer.to_host().unwrap(),
+                            values,
+                            "{name}: thread {thread} round {round}"
+                        );
+                    }
+                });
+            }
+        });
+    }
+}
+
+#[test]
+fn copies_round_trip_byte_for_byte() {
+    for (name, resource) in resources() {
+        let stream = stream();
+        for len in [0usize, 1, 31, 255, 256, 257, 1 << 20] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 131 % 251) as u8).collect();
+            let buffer = DeviceBuffer::from_host(&bytes, resource.clone(), &stream).unwrap();
+            assert_eq!(buffer.len(), len);
+            assert_eq!(buffer.to_host().unwrap(), bytes, "{name}: {len} bytes");
+            let floats: Vec<f64> = (0..len).map(|i| i as f64 * -0.5).collect();
+            let mut buffer = DeviceBuffer::from_host(&floats, resource.clone(), &stream).unwrap();
+            assert_eq!(buffer.to_host().unwrap(), floats, "{name}: {len} doubles");
+            let reversed: Vec<f64> = floats.iter().rev().copied().collect();
+            buffer.copy_from_host(&reversed).unwrap();
+            assert_eq!(buffer.to_host().unwrap(), reversed, "{name}");
+            assert!(buffer.copy_from_host(&[1.0; 3]).is_err() || len == 3);
+        }
+        let zeroes = DeviceBuffer::<i32>::zeroed(1000, resource.clone(), &stream).unwrap();
+        assert_eq!(zeroes.to_host().unwrap(), vec![0; 1000], "{name}");
+    }
+}
+
+#[test]
+fn pool_grows_to_its_maximum_and_releases_free_chunks() {
+    let device = device();
+    let options = PoolOptions {
+        initial_bytes: 1 << 20,
+        maximum_bytes: Some(8 << 20),
+    };
+    let pool = PoolResource::new(device.clone(), options).unwrap();
+    let stream = stream();
+    assert_eq!(pool.reserved_bytes(), 0);
+    let a = pool.allocate(3 << 20, &stream).unwrap();
+    let b = pool.allocate(512 << 10, &stream).unwrap();
+    assert_eq!(
+        pool.reserved_bytes(),
+        4 << 20,
+        "a 3 MiB chunk and a 1 MiB chunk"
+    );
+    assert_eq!(device.free_memory(), device.total_memory() - (4 << 20));
+    match pool.allocate(5 << 20, &stream) {
+        Err(RuntimeError::OutOfMemory {
+            requested,
+            available,
+        }) => {
+            assert_eq!(requested, 5 << 20);
+            assert_eq!(available, (8 << 20) - (3 << 20) - (512 << 10));
+        }
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    // SAFETY: allocated above, freed once, unused.
+    unsafe {
+        pool.deallocate(a, 3 << 20, &stream);
+        pool.deallocate(b, 512 << 10, &stream);
+    }
+    assert_eq!(pool.in_use_bytes(), 0);
+    assert_eq!(pool.release().unwrap(), 4 << 20);
+    assert_eq!(pool.reserved_bytes(), 0);
+    assert_eq!(device.free_memory(), device.total_memory());
+    assert!(
+        PoolResource::new(
+            device,
+            PoolOptions {
+                initial_bytes: 2,
+                maximum_bytes: Some(1)
+            }
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn pool_reuses_freed_blocks_and_coalesces_neighbours() {
+    let pool = PoolResource::new(
+        device(),
+        PoolOptions {
+            initial_bytes: 1 << 20,
+            maximum_bytes: Some(1 << 20),
+        },
+    )
+    .unwrap();
+    let stream = stream();
+    let quarter = 256 << 10;
+    let blocks: Vec<DevicePtr> = (0..4)
+        .map(|_| pool.allocate(quarter, &stream).unwrap())
+        .collect();
+    assert!(pool.allocate(1, &stream).is_err(), "the pool is full");
+    for block in &blocks {
+        // SAFETY: allocated above, freed once, unused.
+        unsafe { pool.deallocate(*block, quarter, &stream) };
+    }
+    // Only a coalesced free block can hold the whole chunk again.
+    let whole = pool.allocate(1 << 20, &stream).unwrap();
+    assert_eq!(whole, blocks[0]);
+    // SAFETY: allocated just above.
+    unsafe { pool.deallocate(whole, 1 << 20, &stream) };
+}
+
+#[test]
+fn limit_adaptor_refuses_beyond_its_limit() {
+    let pool: Arc<dyn MemoryResource> =
+        Arc::new(PoolResource::new(device(), PoolOptions::default()).unwrap());
+    let limit = LimitResource::new(pool, 1 << 20);
+    let stream = stream();
+    let a = limit.allocate(768 << 10, &stream).unwrap();
+    match limit.allocate(512 << 10, &stream) {
+        Err(RuntimeError::OutOfMemory {
+            requested,
+            available,
+        }) => {
+            assert_eq!((requested, available), (512 << 10, 256 << 10));
+        }
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    let b = limit.allocate(256 << 10, &stream).unwrap();
+    assert_eq!(limit.used_bytes(), 1 << 20);
+    // SAFETY: allocated above, freed once, unused.
+    unsafe {
+        limit.deallocate(a, 768 << 10, &stream);
+        limit.deallocate(b, 256 << 10, &stream);
+    }
+    assert_eq!(limit.used_bytes(), 0);
+}
+
+#[test]
+fn statistics_count_current_peak_and_totals() {
+    let pool: Arc<dyn MemoryResource> =
+        Arc::new(PoolResource::new(device(), PoolOptions::default()).unwrap());
+    let stats = StatisticsResource::new(pool);
+    let stream = stream();
+    let a = stats.allocate(1000, &stream).unwrap();
+    let b = stats.allocate(3000, &stream).unwrap();
+    // SAFETY: allocated above, freed once, unused.
+    unsafe { stats.deallocate(a, 1000, &stream) };
+    let s = stats.statistics();
+    assert_eq!(s.current_bytes, 3072);
+    assert_eq!(s.peak_bytes, 1024 + 3072);
+    assert_eq!(s.total_bytes, 1024 + 3072);
+    assert_eq!((s.current_allocations, s.total_allocations), (1, 2));
+    // SAFETY: allocated above.
+    unsafe { stats.deallocate(b, 3000, &stream) };
+    assert_eq!(stats.statistics().current_bytes, 0);
+}
