@@ -1,5 +1,154 @@
-//! The CUDA kernel library (no kernels yet).
+//! The CUDA kernel library: the PTX of `kernels/cuda`, typed kernel identifiers, and the host build.
 //!
-//! This crate will embed the PTX that `cargo xtask kernels` generates from
-//! the CUDA C sources beside it, with typed kernel identifiers, and build the
-//! same sources for the host so that they run on the emulated device.
+//! `cargo xtask kernels` compiles `cuda/*.cu` to `ptx/*.ptx` (committed), so
+//! building this crate needs no CUDA toolkit. Each [`Kernel`] names a kernel
+//! (`{op}_{dtype}`, the same name in the CUDA source) and its [`Module`]. With
+//! the `host` feature the same sources are also compiled as C++ against the
+//! emulation header (`cuda/include/emu/cuda_emu.h`), and
+//! [`Kernel::host_entry`] gives the entry point the emulated device launches,
+//! with the same argument packing as `cuLaunchKernel`: an array of pointers,
+//! one per kernel parameter.
+//!
+//! To add a kernel: write it in a `.cu` file with `extern "C" __global__` and
+//! `EMU_KERNEL(name)` after it, list it below, run `cargo xtask kernels`, and
+//! test it against a Rust reference on the emulated device.
+
+use std::ffi::{c_char, c_int, c_void};
+
+/// A compiled CUDA source file.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Module {
+    /// The source's file stem, e.g. "reduce".
+    pub name: &'static str,
+    /// Its PTX (ISA 9.0, for compute capability 8.0 and newer).
+    pub ptx: &'static str,
+}
+
+/// The host build's entry point of a kernel: runs a whole launch on the
+/// calling thread's behalf (blocks on host threads, threads as fibers).
+/// Returns 0, or non-zero with a message written to `error`.
+///
+/// `config` points to the emulator's launch configuration (grid and block
+/// sizes, dynamic shared bytes, host threads: eight `u32`s, see
+/// `emu::LaunchConfig`); `params` to one pointer per kernel parameter.
+pub type HostEntry = unsafe extern "C" fn(
+    config: *const c_void,
+    params: *mut *mut c_void,
+    error: *mut c_char,
+    error_len: usize,
+) -> c_int;
+
+/// A kernel of the library.
+#[derive(Debug, Clone, Copy)]
+pub struct Kernel {
+    /// The kernel's name, e.g. "reduce_sum_i64".
+    pub name: &'static str,
+    /// The module that holds it.
+    pub module: &'static Module,
+    host: Option<HostEntry>,
+}
+
+impl Kernel {
+    /// The host build's entry point; `None` without the `host` feature.
+    pub fn host_entry(&self) -> Option<HostEntry> {
+        self.host
+    }
+}
+
+macro_rules! library {
+    ($($module:ident = $file:literal { $($name:ident),* $(,)? })*) => {
+        /// The modules of the library.
+        pub mod modules {
+            use super::Module;
+            $(
+                #[doc = concat!("`cuda/", $file, ".cu`.")]
+                pub static $module: Module = Module {
+                    name: $file,
+                    ptx: include_str!(concat!("../ptx/", $file, ".ptx")),
+                };
+            )*
+            /// Every module.
+            pub static ALL: &[&Module] = &[$(&$module),*];
+        }
+
+        #[cfg(feature = "host")]
+        mod host {
+            use std::ffi::{c_char, c_int, c_void};
+            unsafe extern "C" {
+                $($(
+                    #[link_name = concat!("emu_kernel_", stringify!($name))]
+                    pub fn $name(
+                        config: *const c_void,
+                        params: *mut *mut c_void,
+                        error: *mut c_char,
+                        error_len: usize,
+                    ) -> c_int;
+                )*)*
+            }
+        }
+
+        /// Every kernel of the library, by name.
+        #[allow(non_upper_case_globals)]
+        pub mod ids {
+            use super::{Kernel, modules};
+            $($(
+                #[doc = concat!("`", stringify!($name), "` in `cuda/", $file, ".cu`.")]
+                pub const $name: Kernel = Kernel {
+                    name: stringify!($name),
+                    module: &modules::$module,
+                    #[cfg(feature = "host")]
+                    host: Some(super::host::$name as super::HostEntry),
+                    #[cfg(not(feature = "host"))]
+                    host: None,
+                };
+            )*)*
+            /// Every kernel.
+            pub const ALL: &[Kernel] = &[$($($name),*),*];
+        }
+    };
+}
+
+library! {
+    ELEMENTWISE = "elementwise" {
+        iota_u32, iota_u64, iota_i32, iota_i64, iota_f64,
+        fill_u32, fill_u64, fill_i32, fill_i64, fill_f64,
+    }
+    REDUCE = "reduce" {
+        reduce_sum_i64, reduce_sum_u32, reduce_sum_u64, reduce_sum_f64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_is_in_its_modules_ptx() {
+        for kernel in ids::ALL {
+            let entry = format!(".entry {}(", kernel.name);
+            assert!(
+                kernel.module.ptx.contains(&entry),
+                "{} is not in {}.ptx",
+                kernel.name,
+                kernel.module.name
+            );
+        }
+        let listed: usize = modules::ALL
+            .iter()
+            .map(|m| m.ptx.matches(".entry ").count())
+            .sum();
+        assert_eq!(listed, ids::ALL.len(), "every PTX entry is listed");
+    }
+
+    #[test]
+    fn host_entries_exist_exactly_with_the_host_feature() {
+        for kernel in ids::ALL {
+            assert_eq!(
+                kernel.host_entry().is_some(),
+                cfg!(feature = "host"),
+                "{}",
+                kernel.name
+            );
+        }
+    }
+}

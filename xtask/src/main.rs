@@ -1,6 +1,7 @@
 //! `cargo xtask`: the project's tasks, as subcommands of one small binary.
 
 mod invariants;
+mod kernels;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,6 +24,15 @@ enum Task {
     /// depend on which, where `unsafe` may live, and that every Rust file
     /// opens with a `//!` line.
     Invariants,
+    /// Compiles kernels/cuda/*.cu to PTX with a pinned CUDA compiler
+    /// (installed from PyPI on first use), assembles it for sm_80 and sm_90,
+    /// prints registers, shared memory and spills per kernel, and writes
+    /// kernels/ptx. Fails on any error or spill.
+    Kernels {
+        /// Only check that the committed PTX is what the sources give.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -30,6 +40,7 @@ fn main() -> ExitCode {
     let root = project_root();
     let result = match cli.task {
         Task::Invariants => invariants::check(&root),
+        Task::Kernels { check } => kernels::run(&root, check),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -15,6 +15,7 @@
 mod driver;
 mod emulated;
 mod error;
+mod launch;
 pub mod memory;
 mod stream;
 
@@ -23,4 +24,5 @@ pub use driver::{
 };
 pub use emulated::{DEVICE_ALIGNMENT, EmulatedDevice};
 pub use error::{RuntimeError, Unavailable};
+pub use launch::{HostEntry, KernelArg, KernelArgs, KernelRef, LaunchConfig};
 pub use stream::{Event, Stream};

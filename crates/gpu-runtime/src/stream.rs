@@ -15,25 +15,36 @@ use crate::error::RuntimeError;
 #[derive(Debug, Clone)]
 pub struct Stream {
     inner: Arc<EmulatedStream>,
+    host_threads: u32,
 }
 
 /// A stream that does not keep its stream alive.
 #[derive(Debug, Clone)]
 pub(crate) struct WeakStream {
     inner: Weak<EmulatedStream>,
+    host_threads: u32,
 }
 
 impl WeakStream {
     pub fn upgrade(&self) -> Option<Stream> {
-        self.inner.upgrade().map(|inner| Stream { inner })
+        self.inner.upgrade().map(|inner| Stream {
+            inner,
+            host_threads: self.host_threads,
+        })
     }
 }
 
 impl Stream {
-    pub(crate) fn emulated(device_ordinal: usize) -> Result<Self, RuntimeError> {
+    pub(crate) fn emulated(device_ordinal: usize, host_threads: u32) -> Result<Self, RuntimeError> {
         Ok(Stream {
             inner: Arc::new(EmulatedStream::new(device_ordinal)?),
+            host_threads,
         })
+    }
+
+    /// Host threads an emulated launch on this stream may use (0: all cores).
+    pub(crate) fn host_threads(&self) -> u32 {
+        self.host_threads
     }
 
     /// A number unique to this stream in the process.
@@ -61,6 +72,7 @@ impl Stream {
     pub(crate) fn downgrade(&self) -> WeakStream {
         WeakStream {
             inner: Arc::downgrade(&self.inner),
+            host_threads: self.host_threads,
         }
     }
 
@@ -137,7 +149,10 @@ mod tests {
 
     #[test]
     fn work_on_b_after_an_event_of_a_sees_a_results() {
-        let (a, b) = (Stream::emulated(0).unwrap(), Stream::emulated(0).unwrap());
+        let (a, b) = (
+            Stream::emulated(0, 1).unwrap(),
+            Stream::emulated(0, 1).unwrap(),
+        );
         let cell = Arc::new(AtomicU64::new(0));
         slow_write(&a, &cell, 7);
         let event = Event::new();
@@ -151,7 +166,10 @@ mod tests {
 
     #[test]
     fn without_the_wait_b_races_ahead_so_a_missing_wait_shows() {
-        let (a, b) = (Stream::emulated(0).unwrap(), Stream::emulated(0).unwrap());
+        let (a, b) = (
+            Stream::emulated(0, 1).unwrap(),
+            Stream::emulated(0, 1).unwrap(),
+        );
         let cell = Arc::new(AtomicU64::new(0));
         slow_write(&a, &cell, 7);
         let seen = read_on(&b, &cell);
@@ -164,7 +182,10 @@ mod tests {
 
     #[test]
     fn wait_for_orders_two_streams_and_host_sync_waits() {
-        let (a, b) = (Stream::emulated(1).unwrap(), Stream::emulated(1).unwrap());
+        let (a, b) = (
+            Stream::emulated(1, 1).unwrap(),
+            Stream::emulated(1, 1).unwrap(),
+        );
         let cell = Arc::new(AtomicU64::new(0));
         slow_write(&a, &cell, 3);
         b.wait_for(&a).unwrap();
@@ -177,7 +198,7 @@ mod tests {
 
     #[test]
     fn failed_work_is_reported_at_synchronize_and_poisons_the_stream() {
-        let stream = Stream::emulated(0).unwrap();
+        let stream = Stream::emulated(0, 1).unwrap();
         stream.enqueue(|| panic!("kernel fault")).unwrap();
         let ran_after = Arc::new(AtomicU64::new(0));
         let flag = ran_after.clone();

@@ -24,6 +24,7 @@ pub struct EmulatedDevice {
     ordinal: usize,
     capacity: u64,
     used: AtomicU64,
+    host_threads: u32,
 }
 
 impl EmulatedDevice {
@@ -33,7 +34,15 @@ impl EmulatedDevice {
             ordinal,
             capacity,
             used: AtomicU64::new(0),
+            host_threads: 0,
         }
+    }
+
+    /// Runs each launch's blocks on at most `threads` host threads (default
+    /// 0: one per core).
+    pub fn with_host_threads(mut self, threads: u32) -> Self {
+        self.host_threads = threads;
+        self
     }
 
     /// The device's ordinal.
@@ -54,7 +63,7 @@ impl EmulatedDevice {
 
     /// A new stream on this device.
     pub fn create_stream(&self) -> Result<Stream, RuntimeError> {
-        Stream::emulated(self.ordinal)
+        Stream::emulated(self.ordinal, self.host_threads)
     }
 
     /// Allocates `bytes` at once (not stream-ordered), like `cuMemAlloc`.

@@ -9,28 +9,6 @@ use gpu_runtime::memory::{
 };
 use gpu_runtime::{DEVICE_ALIGNMENT, EmulatedDevice, RuntimeError, Stream};
 
-/// A small deterministic generator (xorshift64*), enough for sizes and orders.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i as u64 + 1) as usize);
-        }
-    }
-}
-
 fn stream() -> Stream {
     EmulatedDevice::new(0, 0).create_stream().unwrap()
 }
@@ -100,11 +78,11 @@ impl Shadow {
 fn allocations_are_distinct_aligned_and_never_overlap() {
     for (name, resource) in resources() {
         let stream = stream();
-        let mut rng = Rng(42);
+        let mut rng = fastrand::Rng::with_seed(42);
         let mut shadow = Shadow::default();
         let mut live = Vec::new();
         for _ in 0..1000 {
-            let bytes = 1 + rng.below(8 << 20);
+            let bytes = 1 + rng.u64(..8 << 20);
             let ptr = resource.allocate(bytes, &stream).unwrap();
             shadow.insert(name, ptr, bytes);
             live.push((ptr, bytes));
@@ -123,17 +101,17 @@ fn allocations_are_distinct_aligned_and_never_overlap() {
 fn interleaved_allocations_and_frees_stay_disjoint() {
     for (name, resource) in resources() {
         let stream = stream();
-        let mut rng = Rng(7);
+        let mut rng = fastrand::Rng::with_seed(7);
         let mut shadow = Shadow::default();
         let mut live: Vec<(DevicePtr, u64)> = Vec::new();
         for _ in 0..3000 {
-            if live.is_empty() || rng.below(3) > 0 {
-                let bytes = 1 + rng.below(1 << 16);
+            if live.is_empty() || rng.u64(..3) > 0 {
+                let bytes = 1 + rng.u64(..1 << 16);
                 let ptr = resource.allocate(bytes, &stream).unwrap();
                 shadow.insert(name, ptr, bytes);
                 live.push((ptr, bytes));
             } else {
-                let (ptr, bytes) = live.swap_remove(rng.below(live.len() as u64) as usize);
+                let (ptr, bytes) = live.swap_remove(rng.usize(..live.len()));
                 shadow.remove(ptr);
                 // SAFETY: allocated above with these bytes, freed once, unused.
                 unsafe { resource.deallocate(ptr, bytes, &stream) };
@@ -209,10 +187,10 @@ fn eight_threads_two_streams_each_keep_their_data() {
                 let resource = resource.clone();
                 scope.spawn(move || {
                     let streams = [stream(), stream()];
-                    let mut rng = Rng(thread + 1);
+                    let mut rng = fastrand::Rng::with_seed(thread + 1);
                     for round in 0..100u64 {
                         let stream = &streams[(round % 2) as usize];
-                        let len = 1 + rng.below(5000) as usize;
+                        let len = 1 + rng.usize(..5000);
                         let values: Vec<u64> = (0..len as u64)
                             .map(|i| i ^ (thread << 32) ^ round)
                             .collect();

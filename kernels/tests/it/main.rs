@@ -1,0 +1,53 @@
+//! Each kernel against a plain Rust reference on the emulated device, at awkward sizes, outputs poisoned first.
+
+mod elementwise;
+mod reduce;
+
+use std::sync::Arc;
+
+use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource, PoolOptions, PoolResource};
+use gpu_runtime::{EmulatedDevice, KernelArgs, KernelRef, LaunchConfig, Stream};
+use kernels::Kernel;
+
+/// Sizes around warp and block boundaries, several blocks, and about 10^5.
+pub const SIZES: &[usize] = &[0, 1, 31, 32, 33, 255, 256, 257, 1000, 4099, 100_003];
+
+pub const BLOCK: u32 = 256;
+
+#[derive(Debug)]
+pub struct Device {
+    pub memory: Arc<dyn MemoryResource>,
+    pub stream: Stream,
+}
+
+pub fn device() -> Device {
+    let device = Arc::new(EmulatedDevice::new(0, 8 << 30));
+    let stream = device.create_stream().unwrap();
+    let memory = Arc::new(PoolResource::new(device, PoolOptions::default()).unwrap());
+    Device { memory, stream }
+}
+
+impl Device {
+    pub fn upload<T: DeviceCopy>(&self, values: &[T]) -> DeviceBuffer<T> {
+        DeviceBuffer::from_host(values, self.memory.clone(), &self.stream).unwrap()
+    }
+
+    /// A buffer of `len` copies of `poison`, so that an unwritten element shows.
+    pub fn poisoned<T: DeviceCopy>(&self, len: usize, poison: T) -> DeviceBuffer<T> {
+        self.upload(&vec![poison; len])
+    }
+
+    /// Launches `kernel`.
+    ///
+    /// # Safety
+    /// As `Stream::launch`: `args` match the kernel, buffers outlive it.
+    pub unsafe fn launch(&self, kernel: Kernel, config: LaunchConfig, args: KernelArgs) {
+        let kernel = KernelRef {
+            name: kernel.name,
+            ptx: kernel.module.ptx,
+            host: kernel.host_entry(),
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { self.stream.launch(&kernel, config, args) }.unwrap();
+    }
+}
