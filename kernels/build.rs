@@ -45,6 +45,16 @@ mod host {
             .flag("emu/cuda_emu.h")
             .file(Path::new("cuda/emu/runtime.cpp"))
             .compile("kernels_emu_runtime");
+        // Kernels that test the emulator itself.
+        cc::Build::new()
+            .cpp(true)
+            .std("c++17")
+            .opt_level(2)
+            .include("cuda/include")
+            .flag("-include")
+            .flag("emu/cuda_emu.h")
+            .file(Path::new("cuda/emu/selftest.cu.cpp"))
+            .compile("kernels_emu_selftest");
         println!("cargo::rustc-link-lib=stdc++");
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gpu_runtime::memory::{DeviceBuffer, MemoryResource, PoolOptions, PoolResource};
+use gpu_runtime::memory::{DeviceBuffer, DevicePtr, MemoryResource, PoolOptions, PoolResource};
 use gpu_runtime::{EmulatedDevice, KernelArgs, KernelRef, LaunchConfig};
 use kernels::ids;
 
@@ -29,8 +29,13 @@ fn block_reduce(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("block_reduce_2^20_i64_256_threads_1_core", |b| {
         b.iter(|| {
-            let args = KernelArgs::new().buffer(&input).arg(n).buffer(&partials);
-            // SAFETY: reduce_sum_i64(const i64* in, u64 n, i64* partials) with one
+            let args = KernelArgs::new()
+                .buffer(&input)
+                .arg(DevicePtr::NULL)
+                .arg(n)
+                .buffer(&partials);
+            // SAFETY: reduce_sum_i64(const i64* in, const u32* validity, u64 n,
+            // i64* partials), no validity, one
             // partial per block; the buffers outlive the synchronised launch.
             unsafe { stream.launch(&kernel, config, args) }.expect("launch");
             stream.synchronize().expect("reduce");

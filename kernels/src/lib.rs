@@ -109,13 +109,66 @@ macro_rules! library {
 }
 
 library! {
+    BITMAP = "bitmap" {
+        bitmap_and, bitmap_or, bitmap_popcount, bitmap_to_bool, bool_to_bitmap,
+    }
     ELEMENTWISE = "elementwise" {
-        iota_u32, iota_u64, iota_i32, iota_i64, iota_f64,
-        fill_u32, fill_u64, fill_i32, fill_i64, fill_f64,
+        iota_u32, fill_u32, iota_u64, fill_u64, iota_i32, fill_i32, iota_i64, fill_i64,
+        iota_f64, fill_f64,
+    }
+    GATHER = "gather" {
+        gather_u8, scatter_u8, gather_i32, scatter_i32, gather_i64, scatter_i64, gather_u32,
+        scatter_u32, gather_u64, scatter_u64, gather_f64, scatter_f64,
     }
     REDUCE = "reduce" {
-        reduce_sum_i64, reduce_sum_u32, reduce_sum_u64, reduce_sum_f64,
+        reduce_sum_i32, reduce_sum_i64, reduce_sum_u32, reduce_sum_u64, reduce_sum_f64,
+        reduce_min_i32, reduce_min_i64, reduce_min_u32, reduce_min_u64, reduce_min_f64,
+        reduce_max_i32, reduce_max_i64, reduce_max_u32, reduce_max_u64, reduce_max_f64,
     }
+    SCAN = "scan" {
+        scan_tile_sums_u8, scan_tiles_u8, scan_tile_sums_i32, scan_tiles_i32,
+        scan_tile_sums_i64, scan_tiles_i64, scan_tile_sums_u32, scan_tiles_u32,
+        scan_tile_sums_u64, scan_tiles_u64, scan_tile_sums_f64, scan_tiles_f64,
+        scan_offsets_i64, scan_offsets_u64, scan_offsets_f64, compact_indices,
+    }
+}
+
+/// Kernels that check the emulator itself (host build only; not in any PTX
+/// module): a deadlock, an unsupported partial-mask vote, and exchanges
+/// through shuffles, votes and shared memory.
+#[cfg(feature = "host")]
+pub mod emulator_selftest {
+    use super::HostEntry;
+    use std::ffi::{c_char, c_int, c_void};
+
+    unsafe extern "C" {
+        fn emu_kernel_selftest_deadlock(
+            config: *const c_void,
+            params: *mut *mut c_void,
+            error: *mut c_char,
+            error_len: usize,
+        ) -> c_int;
+        fn emu_kernel_selftest_partial_mask(
+            config: *const c_void,
+            params: *mut *mut c_void,
+            error: *mut c_char,
+            error_len: usize,
+        ) -> c_int;
+        fn emu_kernel_selftest_exchange(
+            config: *const c_void,
+            params: *mut *mut c_void,
+            error: *mut c_char,
+            error_len: usize,
+        ) -> c_int;
+    }
+
+    /// `selftest_deadlock(u32* out)`: half of each block skips a barrier.
+    pub const DEADLOCK: HostEntry = emu_kernel_selftest_deadlock;
+    /// `selftest_partial_mask(u32* out)`: a ballot with a partial mask.
+    pub const PARTIAL_MASK: HostEntry = emu_kernel_selftest_partial_mask;
+    /// `selftest_exchange(u32* out)`: out\[i\] = 10 * (lane + 1 in the warp's
+    /// numbering) + 100000 * (thread + 1 in the block) + 10^8 * votes.
+    pub const EXCHANGE: HostEntry = emu_kernel_selftest_exchange;
 }
 
 #[cfg(test)]

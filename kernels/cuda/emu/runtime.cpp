@@ -3,10 +3,12 @@
 // A launch runs its blocks on a few host threads (blocks taken in order from
 // a shared counter). On each host thread, a block's CUDA threads are fibers
 // with small stacks, switched by a hand-written context switch (no system
-// call per switch, unlike swapcontext): the scheduler resumes the fibers in
-// turn; a fiber runs until it waits at a barrier or finishes. A pass over the
-// fibers in which none arrives anywhere nor finishes is a deadlock (threads
-// that exit while others wait at __syncthreads), reported as a launch error.
+// call per switch, unlike swapcontext). A fiber runs until it waits at a
+// barrier or finishes, then switches straight to the next unfinished fiber in
+// turn; control returns to the host thread's scheduler only when the block is
+// done. A full turn over the fibers in which none arrives anywhere nor
+// finishes is a deadlock (threads that exit while others wait at
+// __syncthreads), reported as a launch error.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -84,20 +86,46 @@ struct Executor {
     std::vector<unsigned> warp_arrivals;
     std::vector<unsigned> warp_generation;
     std::vector<std::uint64_t> warp_slots;
-    // Bumped whenever a fiber arrives at a barrier or finishes.
+    // Bumped whenever a fiber arrives at a barrier or finishes; compared at
+    // every turn over the fibers to detect deadlocks.
     std::uint64_t progress = 0;
+    std::uint64_t progress_at_turn = 0;
+    unsigned current = 0;
     bool failed = false;
     std::string failure;
 };
 
 thread_local Executor* executor = nullptr;
 
-void yield_to_scheduler() {
+// Switches from the running fiber to the next unfinished one, or to the
+// scheduler when none is left or a whole turn made no progress.
+void switch_to_next() {
     Executor* e = executor;
-    emu_switch(&e->running->sp, e->scheduler_sp);
-    if (e->failed) {
-        // The scheduler gave up on this block; it never resumes us again.
+    Fiber* from = e->running;
+    for (unsigned step = 1; step <= e->threads; ++step) {
+        unsigned next = (e->current + step) % e->threads;
+        if (next == 0) {
+            if (e->progress == e->progress_at_turn) {
+                e->failed = true;
+                if (e->failure.empty()) {
+                    e->failure =
+                        "deadlock: threads of a block wait at a barrier that other threads of "
+                        "the block never reach";
+                }
+                break;
+            }
+            e->progress_at_turn = e->progress;
+        }
+        Fiber& candidate = e->fibers[next];
+        if (!candidate.finished) {
+            e->current = next;
+            e->running = &candidate;
+            current_thread = &candidate.state;
+            emu_switch(&from->sp, candidate.sp);
+            return;
+        }
     }
+    emu_switch(&from->sp, e->scheduler_sp);
 }
 
 [[noreturn]] void fiber_entry() {
@@ -105,7 +133,7 @@ void yield_to_scheduler() {
     e->body(e->kernel, e->params);
     e->running->finished = true;
     e->progress++;
-    emu_switch(&e->running->sp, e->scheduler_sp);
+    switch_to_next();
     std::abort();  // a finished fiber is never resumed
 }
 
@@ -134,7 +162,7 @@ void barrier(unsigned& arrivals, unsigned& generation, unsigned group_size) {
         return;
     }
     while (generation == waiting_for) {
-        yield_to_scheduler();
+        switch_to_next();
     }
 }
 
@@ -156,24 +184,12 @@ void run_block(Executor& e, const LaunchConfig& config, std::uint32_t linear_blo
     }
     e.block_arrivals = 0;
     std::fill(e.warp_arrivals.begin(), e.warp_arrivals.end(), 0u);
-    unsigned remaining = e.threads;
-    while (remaining > 0 && !e.failed) {
-        std::uint64_t before = e.progress;
-        for (unsigned i = 0; i < e.threads && !e.failed; ++i) {
-            Fiber& f = e.fibers[i];
-            if (f.finished) continue;
-            e.running = &f;
-            current_thread = &f.state;
-            emu_switch(&e.scheduler_sp, f.sp);
-            if (f.finished) remaining--;
-        }
-        if (remaining > 0 && e.progress == before && !e.failed) {
-            e.failed = true;
-            e.failure =
-                "deadlock: threads of a block wait at a barrier that other threads of the block "
-                "never reach";
-        }
-    }
+    e.failed = false;
+    e.current = 0;
+    e.progress_at_turn = e.progress;
+    e.running = &e.fibers[0];
+    current_thread = &e.fibers[0].state;
+    emu_switch(&e.scheduler_sp, e.fibers[0].sp);
     current_thread = nullptr;
 }
 
@@ -219,13 +235,11 @@ unsigned int warp_ballot(bool predicate) {
 
 void fail(const char* message) {
     Executor* e = executor;
-    if (!e->failed) {
-        e->failed = true;
-        e->failure = message;
-    }
-    e->progress++;
-    // Park this fiber for good: the scheduler stops the block.
-    for (;;) yield_to_scheduler();
+    e->failed = true;
+    e->failure = message;
+    // Back to the scheduler for good: the block, and the launch, stop here.
+    emu_switch(&e->running->sp, e->scheduler_sp);
+    std::abort();
 }
 
 char* dynamic_shared() { return current_block->dynamic_shared; }

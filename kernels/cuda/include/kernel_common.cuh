@@ -23,3 +23,100 @@ __device__ __forceinline__ u64 global_index() {
 __device__ __forceinline__ u64 global_stride() {
     return static_cast<u64>(gridDim.x) * blockDim.x;
 }
+
+#define FULL_MASK 0xffffffffu
+
+// Whether element `i` is valid in an Arrow validity bitmap (bit i, least
+// significant first; read as 32-bit words). A null bitmap means all valid.
+__device__ __forceinline__ bool is_valid(const u32* validity, u64 i) {
+    return validity == nullptr || ((validity[i / 32] >> (i % 32)) & 1u) != 0;
+}
+
+// Numeric limits usable in device code and on the host.
+template <typename T> struct Limits;
+template <> struct Limits<i32> {
+    __device__ __forceinline__ static i32 lowest() { return -2147483647 - 1; }
+    __device__ __forceinline__ static i32 highest() { return 2147483647; }
+};
+template <> struct Limits<u32> {
+    __device__ __forceinline__ static u32 lowest() { return 0u; }
+    __device__ __forceinline__ static u32 highest() { return 0xffffffffu; }
+};
+template <> struct Limits<i64> {
+    __device__ __forceinline__ static i64 lowest() { return -9223372036854775807LL - 1; }
+    __device__ __forceinline__ static i64 highest() { return 9223372036854775807LL; }
+};
+template <> struct Limits<u64> {
+    __device__ __forceinline__ static u64 lowest() { return 0ull; }
+    __device__ __forceinline__ static u64 highest() { return 0xffffffffffffffffull; }
+};
+template <> struct Limits<double> {
+    __device__ __forceinline__ static double lowest() { return -__builtin_huge_val(); }
+    __device__ __forceinline__ static double highest() { return __builtin_huge_val(); }
+};
+template <> struct Limits<float> {
+    __device__ __forceinline__ static float lowest() { return -__builtin_huge_valf(); }
+    __device__ __forceinline__ static float highest() { return __builtin_huge_valf(); }
+};
+
+// Addition as a reduction (identity 0).
+struct SumOp {
+    template <typename A>
+    __device__ __forceinline__ static A identity() { return A(0); }
+    template <typename A>
+    __device__ __forceinline__ static A combine(A a, A b) { return a + b; }
+};
+
+// Reduces `value` over the calling block (block size a multiple of 32, at
+// most 1024); the result is valid in thread 0.
+template <typename Op, typename A>
+__device__ __forceinline__ A block_reduce(A value) {
+    __shared__ A warp_results[32];
+    for (int delta = 16; delta > 0; delta /= 2) {
+        value = Op::combine(value, __shfl_down_sync(FULL_MASK, value, delta));
+    }
+    unsigned int lane = threadIdx.x % 32;
+    unsigned int warp = threadIdx.x / 32;
+    if (lane == 0) warp_results[warp] = value;
+    __syncthreads();
+    A result = Op::template identity<A>();
+    if (warp == 0) {
+        unsigned int warps = blockDim.x / 32;
+        value = lane < warps ? warp_results[lane] : Op::template identity<A>();
+        for (int delta = 16; delta > 0; delta /= 2) {
+            value = Op::combine(value, __shfl_down_sync(FULL_MASK, value, delta));
+        }
+        result = value;
+    }
+    __syncthreads();
+    return result;
+}
+
+// Inclusive scan of `value` over the calling block (block size a multiple of
+// 32); also gives the block total.
+template <typename A>
+__device__ __forceinline__ A block_inclusive_sum(A value, A* total) {
+    __shared__ A warp_totals[32];
+    unsigned int lane = threadIdx.x % 32;
+    unsigned int warp = threadIdx.x / 32;
+    for (int delta = 1; delta < 32; delta *= 2) {
+        A other = __shfl_up_sync(FULL_MASK, value, delta);
+        if (lane >= static_cast<unsigned int>(delta)) value += other;
+    }
+    if (lane == 31) warp_totals[warp] = value;
+    __syncthreads();
+    if (warp == 0) {
+        unsigned int warps = blockDim.x / 32;
+        A t = lane < warps ? warp_totals[lane] : A(0);
+        for (int delta = 1; delta < 32; delta *= 2) {
+            A other = __shfl_up_sync(FULL_MASK, t, delta);
+            if (lane >= static_cast<unsigned int>(delta)) t += other;
+        }
+        if (lane < warps) warp_totals[lane] = t;
+    }
+    __syncthreads();
+    if (warp > 0) value += warp_totals[warp - 1];
+    *total = warp_totals[blockDim.x / 32 - 1];
+    __syncthreads();
+    return value;
+}

@@ -1,7 +1,11 @@
 //! Each kernel against a plain Rust reference on the emulated device, at awkward sizes, outputs poisoned first.
 
+mod bitmaps;
 mod elementwise;
+mod emulator;
+mod gather;
 mod reduce;
+mod scan;
 
 use std::sync::Arc;
 
@@ -50,4 +54,20 @@ impl Device {
         // SAFETY: forwarded from the caller.
         unsafe { self.stream.launch(&kernel, config, args) }.unwrap();
     }
+}
+
+/// An Arrow validity bitmap of `flags`, as 32-bit words.
+pub fn bitmap(flags: &[bool]) -> Vec<u32> {
+    let mut words = vec![0u32; flags.len().div_ceil(32)];
+    for (i, set) in flags.iter().enumerate() {
+        if *set {
+            words[i / 32] |= 1 << (i % 32);
+        }
+    }
+    words
+}
+
+/// The flags of the first `n` bits of `words`.
+pub fn flags(words: &[u32], n: usize) -> Vec<bool> {
+    (0..n).map(|i| words[i / 32] >> (i % 32) & 1 == 1).collect()
 }

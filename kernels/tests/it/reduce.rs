@@ -1,41 +1,45 @@
-//! Device-wide sums: block partials, then one block over the partials.
+//! Device-wide sums, minima and maxima: block partials, then one block over the partials.
 
-use gpu_runtime::memory::DeviceCopy;
+use gpu_runtime::memory::{DeviceCopy, DevicePtr};
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::{Kernel, ids};
 
-use crate::{BLOCK, Device, SIZES, device};
+use crate::{BLOCK, Device, SIZES, bitmap, device};
 
-/// Sums `values` on the device with `kernel` (partials, then their sum).
-fn device_sum<T: DeviceCopy, A: DeviceCopy>(
+/// Reduces `values` (with an optional validity bitmap) on the device:
+/// `kernel` writes block partials, `second` reduces them in one block.
+fn device_reduce<T: DeviceCopy, A: DeviceCopy>(
     device: &Device,
-    kernel: Kernel,
-    second: Kernel,
+    (kernel, second): (Kernel, Kernel),
     values: &[T],
+    validity: Option<&[bool]>,
     poison: A,
 ) -> A {
     let n = values.len() as u64;
     let input = device.upload(values);
+    let validity = validity.map(|v| device.upload(&bitmap(v)));
+    let validity_ptr = validity
+        .as_ref()
+        .map_or(DevicePtr::NULL, |b| b.device_ptr());
     let config = LaunchConfig::linear(n, BLOCK, 64);
     let blocks = config.grid.0 as usize;
     let partials = device.poisoned(blocks, poison);
     let total = device.poisoned(1, poison);
-    // SAFETY: reduce_sum_*(const T* in, u64 n, A* partials) with one partial
-    // per block; then over the partials (of type A) with one block.
+    // SAFETY: reduce_*(const T* in, const u32* validity, u64 n, A* partials)
+    // with one partial per block; then over the partials with one block.
     unsafe {
-        device.launch(
-            kernel,
-            config,
-            KernelArgs::new().buffer(&input).arg(n).buffer(&partials),
-        );
-        device.launch(
-            second,
-            LaunchConfig::linear(blocks as u64, BLOCK, 1),
-            KernelArgs::new()
-                .buffer(&partials)
-                .arg(blocks as u64)
-                .buffer(&total),
-        );
+        let args = KernelArgs::new()
+            .buffer(&input)
+            .arg(validity_ptr)
+            .arg(n)
+            .buffer(&partials);
+        device.launch(kernel, config, args);
+        let args = KernelArgs::new()
+            .buffer(&partials)
+            .arg(DevicePtr::NULL)
+            .arg(blocks as u64)
+            .buffer(&total);
+        device.launch(second, LaunchConfig::linear(blocks as u64, BLOCK, 1), args);
     }
     total.to_host().unwrap()[0]
 }
@@ -47,25 +51,24 @@ fn integer_sums_match_wrapping_rust_sums() {
     for &n in SIZES {
         let values: Vec<i64> = (0..n).map(|_| rng.i64(..) >> 8).collect();
         let expected = values.iter().fold(0i64, |a, v| a.wrapping_add(*v));
-        let sum = device_sum(
-            &device,
-            ids::reduce_sum_i64,
-            ids::reduce_sum_i64,
-            &values,
-            i64::MIN,
+        let kernels = (ids::reduce_sum_i64, ids::reduce_sum_i64);
+        assert_eq!(
+            device_reduce(&device, kernels, &values, None, i64::MIN),
+            expected,
+            "n = {n}"
         );
-        assert_eq!(sum, expected, "n = {n}");
 
         let values: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
-        let expected: u64 = values.iter().map(|v| u64::from(*v)).sum();
-        let sum = device_sum(
-            &device,
-            ids::reduce_sum_u32,
-            ids::reduce_sum_u64,
-            &values,
-            u64::MAX,
-        );
-        assert_eq!(sum, expected, "n = {n}");
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..4) != 0).collect();
+        let expected: u64 = values
+            .iter()
+            .zip(&valid)
+            .filter(|(_, v)| **v)
+            .map(|(x, _)| u64::from(*x))
+            .sum();
+        let kernels = (ids::reduce_sum_u32, ids::reduce_sum_u64);
+        let sum = device_reduce(&device, kernels, &values, Some(&valid), u64::MAX);
+        assert_eq!(sum, expected, "n = {n}, with nulls");
     }
 }
 
@@ -78,17 +81,74 @@ fn float_sums_match_within_rounding() {
             .map(|_| rng.u64(..2_000_001) as f64 / 1000.0 - 1000.0)
             .collect();
         let expected: f64 = values.iter().sum();
-        let sum = device_sum(
-            &device,
-            ids::reduce_sum_f64,
-            ids::reduce_sum_f64,
-            &values,
-            f64::NAN,
-        );
+        let kernels = (ids::reduce_sum_f64, ids::reduce_sum_f64);
+        let sum = device_reduce(&device, kernels, &values, None, f64::NAN);
         let tolerance = 1e-9 * values.iter().map(|v| v.abs()).sum::<f64>().max(1.0);
         assert!(
             (sum - expected).abs() <= tolerance,
             "n = {n}: {sum} vs {expected}"
         );
+    }
+}
+
+#[test]
+fn minima_and_maxima_skip_nulls_and_nan() {
+    let device = device();
+    let mut rng = fastrand::Rng::with_seed(3);
+    for &n in SIZES {
+        let values: Vec<i32> = (0..n).map(|_| rng.i32(..)).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.bool()).collect();
+        let kept = || {
+            values
+                .iter()
+                .zip(&valid)
+                .filter(|(_, v)| **v)
+                .map(|(x, _)| *x)
+        };
+        let min = device_reduce(
+            &device,
+            (ids::reduce_min_i32, ids::reduce_min_i32),
+            &values,
+            Some(&valid),
+            0,
+        );
+        let max = device_reduce(
+            &device,
+            (ids::reduce_max_i32, ids::reduce_max_i32),
+            &values,
+            Some(&valid),
+            0,
+        );
+        assert_eq!(min, kept().min().unwrap_or(i32::MAX), "n = {n}");
+        assert_eq!(max, kept().max().unwrap_or(i32::MIN), "n = {n}");
+
+        let floats: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 7 == 3 {
+                    f64::NAN
+                } else {
+                    rng.f64() * 100.0 - 50.0
+                }
+            })
+            .collect();
+        let numbers = floats.iter().copied().filter(|x| !x.is_nan());
+        let (lo, hi) = numbers.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        });
+        let min = device_reduce(
+            &device,
+            (ids::reduce_min_f64, ids::reduce_min_f64),
+            &floats,
+            None,
+            0.0,
+        );
+        let max = device_reduce(
+            &device,
+            (ids::reduce_max_f64, ids::reduce_max_f64),
+            &floats,
+            None,
+            0.0,
+        );
+        assert_eq!((min, max), (lo, hi), "n = {n}");
     }
 }

@@ -1,0 +1,147 @@
+//! Inclusive and exclusive scans over tiles, and stream compaction.
+
+use gpu_runtime::memory::{DeviceBuffer, DeviceCopy};
+use gpu_runtime::{KernelArgs, LaunchConfig};
+use kernels::{Kernel, ids};
+
+use crate::{BLOCK, Device, SIZES, device};
+
+/// Tiles small enough that most sizes span several.
+const TILE: u64 = 1024;
+
+/// The scan of `input` (n values) with the given kernels: tile sums, offsets, tiles.
+fn device_scan<T: DeviceCopy, A: DeviceCopy>(
+    device: &Device,
+    (tile_sums, offsets, tiles): (Kernel, Kernel, Kernel),
+    input: &DeviceBuffer<T>,
+    inclusive: bool,
+    poison: A,
+) -> DeviceBuffer<A> {
+    let n = input.len() as u64;
+    let n_tiles = n.div_ceil(TILE).max(1);
+    let per_tile = LaunchConfig {
+        grid: (n_tiles as u32, 1, 1),
+        block: (BLOCK, 1, 1),
+        shared_bytes: 0,
+    };
+    let sums = device.poisoned(n_tiles as usize, poison);
+    let starts = device.poisoned(n_tiles as usize, poison);
+    let out = device.poisoned(n as usize, poison);
+    // SAFETY: scan_tile_sums_T(const T* in, u64 n, u64 tile, A* sums);
+    // scan_offsets_A(const A* sums, u64 n, A* offsets) in one block;
+    // scan_tiles_T(const T* in, u64 n, u64 tile, const A* offsets, A* out, u32 inclusive).
+    unsafe {
+        device.launch(
+            tile_sums,
+            per_tile,
+            KernelArgs::new()
+                .buffer(input)
+                .arg(n)
+                .arg(TILE)
+                .buffer(&sums),
+        );
+        device.launch(
+            offsets,
+            LaunchConfig::linear(1, BLOCK, 1),
+            KernelArgs::new().buffer(&sums).arg(n_tiles).buffer(&starts),
+        );
+        device.launch(
+            tiles,
+            per_tile,
+            KernelArgs::new()
+                .buffer(input)
+                .arg(n)
+                .arg(TILE)
+                .buffer(&starts)
+                .buffer(&out)
+                .arg(u32::from(inclusive)),
+        );
+    }
+    out
+}
+
+#[test]
+fn integer_scans_match_rust() {
+    let device = device();
+    let mut rng = fastrand::Rng::with_seed(7);
+    let kernels = (
+        ids::scan_tile_sums_i64,
+        ids::scan_offsets_i64,
+        ids::scan_tiles_i64,
+    );
+    for &n in SIZES {
+        let values: Vec<i64> = (0..n).map(|_| rng.i64(-1000..1000)).collect();
+        let input = device.upload(&values);
+        let mut running = 0i64;
+        let inclusive: Vec<i64> = values
+            .iter()
+            .map(|v| {
+                running += v;
+                running
+            })
+            .collect();
+        let exclusive: Vec<i64> = inclusive.iter().zip(&values).map(|(s, v)| s - v).collect();
+        let out = device_scan(&device, kernels, &input, true, i64::MIN);
+        assert_eq!(out.to_host().unwrap(), inclusive, "inclusive n = {n}");
+        let out = device_scan(&device, kernels, &input, false, i64::MIN);
+        assert_eq!(out.to_host().unwrap(), exclusive, "exclusive n = {n}");
+    }
+}
+
+#[test]
+fn float_exclusive_scan_is_the_sum_of_the_values_before() {
+    let device = device();
+    let kernels = (
+        ids::scan_tile_sums_f64,
+        ids::scan_offsets_f64,
+        ids::scan_tiles_f64,
+    );
+    for &n in SIZES {
+        // Values whose sums are exact in doubles, so any order gives the same bits.
+        let values: Vec<f64> = (0..n).map(|i| (i % 17) as f64 * 0.25).collect();
+        let input = device.upload(&values);
+        let mut running = 0.0;
+        let exclusive: Vec<f64> = values
+            .iter()
+            .map(|v| {
+                let before = running;
+                running += v;
+                before
+            })
+            .collect();
+        let out = device_scan(&device, kernels, &input, false, f64::NAN);
+        assert_eq!(out.to_host().unwrap(), exclusive, "n = {n}");
+    }
+}
+
+#[test]
+fn compaction_gives_the_indices_of_set_flags_in_order() {
+    let device = device();
+    let mut rng = fastrand::Rng::with_seed(8);
+    let kernels = (
+        ids::scan_tile_sums_u8,
+        ids::scan_offsets_u64,
+        ids::scan_tiles_u8,
+    );
+    for &n in SIZES {
+        let flags: Vec<u8> = (0..n).map(|_| u8::from(rng.u8(..3) == 0)).collect();
+        let input = device.upload(&flags);
+        let positions = device_scan(&device, kernels, &input, false, u64::MAX);
+        let expected: Vec<u64> = (0..n as u64).filter(|i| flags[*i as usize] != 0).collect();
+        let out = device.poisoned(expected.len(), u64::MAX);
+        // SAFETY: compact_indices(const u8* flags, const u64* positions, u64 n, u64* out),
+        // `out` has room for every set flag.
+        unsafe {
+            device.launch(
+                ids::compact_indices,
+                LaunchConfig::linear(n as u64, BLOCK, 8),
+                KernelArgs::new()
+                    .buffer(&input)
+                    .buffer(&positions)
+                    .arg(n as u64)
+                    .buffer(&out),
+            )
+        };
+        assert_eq!(out.to_host().unwrap(), expected, "n = {n}");
+    }
+}
