@@ -120,6 +120,10 @@ library! {
         gather_u8, scatter_u8, gather_i32, scatter_i32, gather_i64, scatter_i64, gather_u32,
         scatter_u32, gather_u64, scatter_u64, gather_f64, scatter_f64,
     }
+    HASH = "hash" {
+        hash_build_multimap_u64, hash_probe_count_u64, hash_probe_pairs_u64,
+        hash_insert_unique_u64,
+    }
     REDUCE = "reduce" {
         reduce_sum_i32, reduce_sum_i64, reduce_sum_u32, reduce_sum_u64, reduce_sum_f64,
         reduce_min_i32, reduce_min_i64, reduce_min_u32, reduce_min_u64, reduce_min_f64,
@@ -130,6 +134,11 @@ library! {
         scan_tile_sums_i64, scan_tiles_i64, scan_tile_sums_u32, scan_tiles_u32,
         scan_tile_sums_u64, scan_tiles_u64, scan_tile_sums_f64, scan_tiles_f64,
         scan_offsets_i64, scan_offsets_u64, scan_offsets_f64, compact_indices,
+    }
+    SORT = "sort" {
+        sortable_keys_i32, sortable_keys_i64, sortable_keys_u32, sortable_keys_u64,
+        sortable_keys_f32, sortable_keys_f64, radix_histogram_u32, radix_scatter_u32,
+        radix_histogram_u64, radix_scatter_u64,
     }
 }
 

@@ -4,8 +4,10 @@ mod bitmaps;
 mod elementwise;
 mod emulator;
 mod gather;
+mod hash;
 mod reduce;
 mod scan;
+mod sort;
 
 use std::sync::Arc;
 

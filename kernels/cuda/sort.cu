@@ -1,0 +1,134 @@
+// Stable LSD radix sort of 32- and 64-bit keys with a 32-bit payload (row indices).
+//
+// Keys are first made "sortable": unsigned bits whose unsigned order is the
+// wanted order (signed integers: sign bit flipped; floats: total order with
+// -0.0 equal to 0.0 and every NaN last; descending: all bits inverted). Each
+// pass over an 8-bit digit is three steps over tiles of the input:
+// radix_histogram (per tile, per digit counts, stored digit-major), an
+// exclusive scan of the counts (the scan kernels), and radix_scatter, which
+// moves each element to its digit's place, keeping the order of equal digits
+// (stable), so the passes from the lowest digit up sort the keys.
+#include "kernel_common.cuh"
+
+__device__ __forceinline__ u32 sortable(i32 key) { return static_cast<u32>(key) ^ 0x80000000u; }
+__device__ __forceinline__ u64 sortable(i64 key) {
+    return static_cast<u64>(key) ^ 0x8000000000000000ull;
+}
+__device__ __forceinline__ u32 sortable(u32 key) { return key; }
+__device__ __forceinline__ u64 sortable(u64 key) { return key; }
+__device__ __forceinline__ u64 sortable(double key) {
+    u64 bits;
+    if (key != key) {
+        bits = 0x7ff8000000000000ull;  // every NaN as the positive quiet NaN: last
+    } else if (key == 0.0) {
+        bits = 0;  // -0.0 and 0.0 compare equal
+    } else {
+        memcpy(&bits, &key, sizeof(bits));
+    }
+    return (bits >> 63) != 0 ? ~bits : bits | 0x8000000000000000ull;
+}
+__device__ __forceinline__ u32 sortable(float key) {
+    u32 bits;
+    if (key != key) {
+        bits = 0x7fc00000u;
+    } else if (key == 0.0f) {
+        bits = 0;
+    } else {
+        memcpy(&bits, &key, sizeof(bits));
+    }
+    return (bits >> 31) != 0 ? ~bits : bits | 0x80000000u;
+}
+
+#define SORTABLE(T, U, suffix)                                                             \
+    extern "C" __global__ void sortable_keys_##suffix(const T* in, u64 n, u32 descending,   \
+                                                      U* out) {                             \
+        for (u64 i = global_index(); i < n; i += global_stride()) {                         \
+            U key = sortable(in[i]);                                                        \
+            out[i] = descending != 0 ? static_cast<U>(~key) : key;                          \
+        }                                                                                   \
+    }                                                                                       \
+    EMU_KERNEL(sortable_keys_##suffix)
+
+SORTABLE(i32, u32, i32)
+SORTABLE(i64, u64, i64)
+SORTABLE(u32, u32, u32)
+SORTABLE(u64, u64, u64)
+SORTABLE(float, u32, f32)
+SORTABLE(double, u64, f64)
+
+constexpr u32 kDigits = 256;
+
+// counts[digit * tiles + tile]: how many keys of tile `tile` have `digit`.
+template <typename U>
+__device__ __forceinline__ void histogram(const U* keys, u64 n, u64 tile, u32 shift, u32* counts) {
+    __shared__ u32 local[kDigits];
+    for (u32 d = threadIdx.x; d < kDigits; d += blockDim.x) local[d] = 0;
+    __syncthreads();
+    u64 begin = static_cast<u64>(blockIdx.x) * tile;
+    u64 end = begin + tile < n ? begin + tile : n;
+    for (u64 i = begin + threadIdx.x; i < end; i += blockDim.x) {
+        atomicAdd(&local[static_cast<u32>(keys[i] >> shift) & 0xffu], 1u);
+    }
+    __syncthreads();
+    for (u32 d = threadIdx.x; d < kDigits; d += blockDim.x) {
+        counts[static_cast<u64>(d) * gridDim.x + blockIdx.x] = local[d];
+    }
+}
+
+// Moves tile `blockIdx.x`'s elements to their places: offsets[digit * tiles
+// + tile] is where the tile's first element with `digit` goes. Chunks of the
+// block size are ranked in order, so equal digits keep their order.
+template <typename U>
+__device__ __forceinline__ void scatter_pass(const U* keys, const u32* rows, u64 n, u64 tile,
+                                             u32 shift, const u64* offsets, U* keys_out,
+                                             u32* rows_out) {
+    __shared__ u64 next[kDigits];
+    __shared__ u32 chunk_digits[1024];
+    for (u32 d = threadIdx.x; d < kDigits; d += blockDim.x) {
+        next[d] = offsets[static_cast<u64>(d) * gridDim.x + blockIdx.x];
+    }
+    __syncthreads();
+    u64 begin = static_cast<u64>(blockIdx.x) * tile;
+    u64 end = begin + tile < n ? begin + tile : n;
+    for (u64 start = begin; start < end; start += blockDim.x) {
+        u64 i = start + threadIdx.x;
+        bool inside = i < end;
+        U key = inside ? keys[i] : U(0);
+        u32 digit = inside ? static_cast<u32>(key >> shift) & 0xffu : kDigits;
+        chunk_digits[threadIdx.x] = digit;
+        __syncthreads();
+        u32 rank = 0;
+        bool last_of_digit = inside;
+        for (u32 j = 0; j < blockDim.x; ++j) {
+            if (chunk_digits[j] == digit) {
+                if (j < threadIdx.x) rank++;
+                if (j > threadIdx.x) last_of_digit = false;
+            }
+        }
+        u64 place = inside ? next[digit] + rank : 0;
+        if (inside) {
+            keys_out[place] = key;
+            rows_out[place] = rows[i];
+        }
+        __syncthreads();
+        if (last_of_digit) next[digit] += rank + 1;
+        __syncthreads();
+    }
+}
+
+#define RADIX(U, suffix)                                                                    \
+    extern "C" __global__ void radix_histogram_##suffix(const U* keys, u64 n, u64 tile,      \
+                                                        u32 shift, u32* counts) {           \
+        histogram<U>(keys, n, tile, shift, counts);                                          \
+    }                                                                                        \
+    EMU_KERNEL(radix_histogram_##suffix)                                                     \
+    extern "C" __global__ void radix_scatter_##suffix(const U* keys, const u32* rows, u64 n, \
+                                                      u64 tile, u32 shift,                   \
+                                                      const u64* offsets, U* keys_out,       \
+                                                      u32* rows_out) {                       \
+        scatter_pass<U>(keys, rows, n, tile, shift, offsets, keys_out, rows_out);            \
+    }                                                                                        \
+    EMU_KERNEL(radix_scatter_##suffix)
+
+RADIX(u32, u32)
+RADIX(u64, u64)

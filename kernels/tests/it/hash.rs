@@ -1,0 +1,194 @@
+//! Hash tables: a multimap for joins (build, count, pairs) and unique insertion for group-by.
+
+use std::collections::{BTreeSet, HashMap};
+
+use gpu_runtime::{KernelArgs, LaunchConfig};
+use kernels::ids;
+
+use crate::{BLOCK, SIZES, bitmap, device};
+
+const EMPTY_ROW: u32 = u32::MAX;
+
+fn capacity(n: usize) -> usize {
+    (2 * n).max(16).next_power_of_two()
+}
+
+#[test]
+fn multimap_join_finds_every_matching_pair_and_no_null() {
+    let device = device();
+    let mut rng = fastrand::Rng::with_seed(12);
+    for &n in SIZES {
+        let build: Vec<u64> = (0..n)
+            .map(|_| rng.u64(..(n as u64 / 3).max(1)) ^ (1 << 63))
+            .collect();
+        let build_valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
+        let probe: Vec<u64> = (0..n + 7)
+            .map(|_| rng.u64(..(n as u64 / 2).max(1)) ^ (1 << 63))
+            .collect();
+        let probe_valid: Vec<bool> = (0..n + 7).map(|_| rng.u8(..6) != 0).collect();
+        let cap = capacity(n);
+        let slot_keys = device.poisoned(cap, 0u64);
+        let slot_rows = device.poisoned(cap, EMPTY_ROW);
+        let (db, dbv) = (device.upload(&build), device.upload(&bitmap(&build_valid)));
+        let (dp, dpv) = (device.upload(&probe), device.upload(&bitmap(&probe_valid)));
+        let counts = device.poisoned(probe.len(), u32::MAX);
+        let config = LaunchConfig::linear(n as u64, BLOCK, 16);
+        let probe_config = LaunchConfig::linear(probe.len() as u64, BLOCK, 16);
+        // SAFETY: hash_build_multimap_u64(keys, validity, n, slot_keys, slot_rows, capacity)
+        // and hash_probe_count_u64(keys, validity, n, slot_keys, slot_rows, capacity, counts).
+        unsafe {
+            device.launch(
+                ids::hash_build_multimap_u64,
+                config,
+                KernelArgs::new()
+                    .buffer(&db)
+                    .buffer(&dbv)
+                    .arg(n as u64)
+                    .buffer(&slot_keys)
+                    .buffer(&slot_rows)
+                    .arg(cap as u64),
+            );
+            device.launch(
+                ids::hash_probe_count_u64,
+                probe_config,
+                KernelArgs::new()
+                    .buffer(&dp)
+                    .buffer(&dpv)
+                    .arg(probe.len() as u64)
+                    .buffer(&slot_keys)
+                    .buffer(&slot_rows)
+                    .arg(cap as u64)
+                    .buffer(&counts),
+            );
+        }
+        let mut by_key: HashMap<u64, Vec<u32>> = HashMap::new();
+        for (row, key) in build.iter().enumerate() {
+            if build_valid[row] {
+                by_key.entry(*key).or_default().push(row as u32);
+            }
+        }
+        let expected_counts: Vec<u32> = probe
+            .iter()
+            .zip(&probe_valid)
+            .map(|(k, v)| {
+                if *v {
+                    by_key.get(k).map_or(0, |r| r.len() as u32)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let host_counts = counts.to_host().unwrap();
+        assert_eq!(host_counts, expected_counts, "counts n = {n}");
+
+        let mut offsets = Vec::with_capacity(probe.len());
+        let mut total = 0u64;
+        for c in &host_counts {
+            offsets.push(total);
+            total += u64::from(*c);
+        }
+        let offsets = device.upload(&offsets);
+        let build_rows = device.poisoned(total as usize, EMPTY_ROW);
+        let probe_rows = device.poisoned(total as usize, EMPTY_ROW);
+        // SAFETY: hash_probe_pairs_u64(keys, validity, n, slot_keys, slot_rows, capacity,
+        // offsets, build_rows, probe_rows) with room for every pair.
+        unsafe {
+            device.launch(
+                ids::hash_probe_pairs_u64,
+                probe_config,
+                KernelArgs::new()
+                    .buffer(&dp)
+                    .buffer(&dpv)
+                    .arg(probe.len() as u64)
+                    .buffer(&slot_keys)
+                    .buffer(&slot_rows)
+                    .arg(cap as u64)
+                    .buffer(&offsets)
+                    .buffer(&build_rows)
+                    .buffer(&probe_rows),
+            );
+        }
+        let pairs: BTreeSet<(u32, u32)> = build_rows
+            .to_host()
+            .unwrap()
+            .into_iter()
+            .zip(probe_rows.to_host().unwrap())
+            .collect();
+        let expected: BTreeSet<(u32, u32)> = probe
+            .iter()
+            .enumerate()
+            .filter(|(row, _)| probe_valid[*row])
+            .flat_map(|(row, key)| {
+                by_key
+                    .get(key)
+                    .into_iter()
+                    .flatten()
+                    .map(move |b| (*b, row as u32))
+            })
+            .collect();
+        assert_eq!(pairs.len() as u64, total, "no duplicate pair, n = {n}");
+        assert_eq!(pairs, expected, "pairs n = {n}");
+    }
+}
+
+#[test]
+fn unique_insertion_gives_equal_keys_one_slot() {
+    let device = device();
+    let mut rng = fastrand::Rng::with_seed(13);
+    for &n in SIZES {
+        let keys: Vec<u64> = (0..n)
+            .map(|_| {
+                rng.u64(..(n as u64 / 4).max(1))
+                    .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            })
+            .collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..8) != 0).collect();
+        let cap = capacity(n);
+        let slot_keys = device.poisoned(cap, 0u64);
+        let slot_states = device.poisoned(cap, 0u32);
+        let row_slots = device.poisoned(n, 12345u32);
+        let (dk, dv) = (device.upload(&keys), device.upload(&bitmap(&valid)));
+        // SAFETY: hash_insert_unique_u64(keys, validity, n, slot_keys, slot_states,
+        // capacity, row_slots).
+        unsafe {
+            device.launch(
+                ids::hash_insert_unique_u64,
+                LaunchConfig::linear(n as u64, BLOCK, 16),
+                KernelArgs::new()
+                    .buffer(&dk)
+                    .buffer(&dv)
+                    .arg(n as u64)
+                    .buffer(&slot_keys)
+                    .buffer(&slot_states)
+                    .arg(cap as u64)
+                    .buffer(&row_slots),
+            );
+        }
+        let slots = row_slots.to_host().unwrap();
+        let table = slot_keys.to_host().unwrap();
+        let mut slot_of_key: HashMap<u64, u32> = HashMap::new();
+        for row in 0..n {
+            if !valid[row] {
+                assert_eq!(slots[row], EMPTY_ROW, "null row {row}");
+                continue;
+            }
+            let slot = slots[row];
+            assert!((slot as usize) < cap, "row {row}: slot {slot}");
+            assert_eq!(
+                table[slot as usize], keys[row],
+                "row {row}: the slot holds its key"
+            );
+            assert_eq!(
+                *slot_of_key.entry(keys[row]).or_insert(slot),
+                slot,
+                "row {row}: one slot per key"
+            );
+        }
+        let distinct: BTreeSet<u32> = slot_of_key.values().copied().collect();
+        assert_eq!(
+            distinct.len(),
+            slot_of_key.len(),
+            "different keys, different slots"
+        );
+    }
+}

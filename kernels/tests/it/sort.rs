@@ -1,0 +1,194 @@
+//! Stable LSD radix sort: sortable keys, then 8-bit passes (histogram, scan, scatter).
+
+use gpu_runtime::memory::{DeviceBuffer, DeviceCopy};
+use gpu_runtime::{KernelArgs, LaunchConfig};
+use kernels::{Kernel, ids};
+
+use crate::{BLOCK, Device, SIZES, device};
+
+const TILE: u64 = 2048;
+
+/// The row order that sorts `keys` (via sortable keys of `U` with `bits` bits).
+fn device_sort<T: DeviceCopy, U: DeviceCopy + Default>(
+    device: &Device,
+    sortable: Kernel,
+    (histogram, scatter): (Kernel, Kernel),
+    keys: &[T],
+    descending: bool,
+    bits: u32,
+) -> Vec<u32> {
+    let n = keys.len() as u64;
+    let input = device.upload(keys);
+    let mut keys_a: DeviceBuffer<U> = device.poisoned(keys.len(), U::default());
+    let mut keys_b: DeviceBuffer<U> = device.poisoned(keys.len(), U::default());
+    let rows: Vec<u32> = (0..n as u32).collect();
+    let mut rows_a = device.upload(&rows);
+    let mut rows_b = device.poisoned(keys.len(), u32::MAX);
+    let tiles = n.div_ceil(TILE).max(1);
+    let per_tile = LaunchConfig {
+        grid: (tiles as u32, 1, 1),
+        block: (BLOCK, 1, 1),
+        shared_bytes: 0,
+    };
+    let counts = device.poisoned((256 * tiles) as usize, u32::MAX);
+    let sums = device.poisoned((256 * tiles).div_ceil(1024) as usize, u64::MAX);
+    let starts = device.poisoned((256 * tiles).div_ceil(1024) as usize, u64::MAX);
+    let offsets = device.poisoned((256 * tiles) as usize, u64::MAX);
+    // SAFETY: each launch below passes the parameters its kernel declares
+    // (see sort.cu and scan.cu), with buffers sized for n keys, 256 counts per
+    // tile, and one scan tile per 1024 counts.
+    unsafe {
+        device.launch(
+            sortable,
+            LaunchConfig::linear(n, BLOCK, 64),
+            KernelArgs::new()
+                .buffer(&input)
+                .arg(n)
+                .arg(u32::from(descending))
+                .buffer(&keys_a),
+        );
+        for shift in (0..bits).step_by(8) {
+            device.launch(
+                histogram,
+                per_tile,
+                KernelArgs::new()
+                    .buffer(&keys_a)
+                    .arg(n)
+                    .arg(TILE)
+                    .arg(shift)
+                    .buffer(&counts),
+            );
+            let m = 256 * tiles;
+            let scan_tiles = m.div_ceil(1024);
+            let scan_config = LaunchConfig {
+                grid: (scan_tiles as u32, 1, 1),
+                block: (BLOCK, 1, 1),
+                shared_bytes: 0,
+            };
+            device.launch(
+                ids::scan_tile_sums_u32,
+                scan_config,
+                KernelArgs::new()
+                    .buffer(&counts)
+                    .arg(m)
+                    .arg(1024u64)
+                    .buffer(&sums),
+            );
+            device.launch(
+                ids::scan_offsets_u64,
+                LaunchConfig::linear(1, BLOCK, 1),
+                KernelArgs::new()
+                    .buffer(&sums)
+                    .arg(scan_tiles)
+                    .buffer(&starts),
+            );
+            device.launch(
+                ids::scan_tiles_u32,
+                scan_config,
+                KernelArgs::new()
+                    .buffer(&counts)
+                    .arg(m)
+                    .arg(1024u64)
+                    .buffer(&starts)
+                    .buffer(&offsets)
+                    .arg(0u32),
+            );
+            device.launch(
+                scatter,
+                per_tile,
+                KernelArgs::new()
+                    .buffer(&keys_a)
+                    .buffer(&rows_a)
+                    .arg(n)
+                    .arg(TILE)
+                    .arg(shift)
+                    .buffer(&offsets)
+                    .buffer(&keys_b)
+                    .buffer(&rows_b),
+            );
+            std::mem::swap(&mut keys_a, &mut keys_b);
+            std::mem::swap(&mut rows_a, &mut rows_b);
+        }
+    }
+    rows_a.to_host().unwrap()
+}
+
+/// The stable order of rows by `compare`.
+fn reference<T>(keys: &[T], compare: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<u32> {
+    let mut rows: Vec<u32> = (0..keys.len() as u32).collect();
+    rows.sort_by(|a, b| compare(&keys[*a as usize], &keys[*b as usize]));
+    rows
+}
+
+#[test]
+fn signed_keys_sort_stably_both_ways() {
+    let device = device();
+    let mut rng = fastrand::Rng::with_seed(9);
+    let radix = (ids::radix_histogram_u32, ids::radix_scatter_u32);
+    for &n in SIZES {
+        // Few distinct keys, so stability matters.
+        let keys: Vec<i32> = (0..n).map(|_| rng.i32(-50..50) * 1_000_003).collect();
+        let rows =
+            device_sort::<i32, u32>(&device, ids::sortable_keys_i32, radix, &keys, false, 32);
+        assert_eq!(rows, reference(&keys, |a, b| a.cmp(b)), "ascending n = {n}");
+        let rows = device_sort::<i32, u32>(&device, ids::sortable_keys_i32, radix, &keys, true, 32);
+        assert_eq!(
+            rows,
+            reference(&keys, |a, b| b.cmp(a)),
+            "descending n = {n}"
+        );
+    }
+}
+
+#[test]
+fn sixty_four_bit_keys_sort() {
+    let device = device();
+    let mut rng = fastrand::Rng::with_seed(10);
+    let radix = (ids::radix_histogram_u64, ids::radix_scatter_u64);
+    for &n in [0usize, 1, 257, 5000].iter() {
+        let keys: Vec<i64> = (0..n).map(|_| rng.i64(..) >> rng.u32(0..60)).collect();
+        let rows =
+            device_sort::<i64, u64>(&device, ids::sortable_keys_i64, radix, &keys, false, 64);
+        assert_eq!(rows, reference(&keys, |a, b| a.cmp(b)), "n = {n}");
+    }
+}
+
+#[test]
+fn floats_sort_in_total_order_with_nan_last_and_zeros_equal() {
+    let device = device();
+    let mut rng = fastrand::Rng::with_seed(11);
+    let radix = (ids::radix_histogram_u64, ids::radix_scatter_u64);
+    let specials = [
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        f64::MIN_POSITIVE,
+        -1e-310,
+    ];
+    for &n in [0usize, 1, 33, 3000].iter() {
+        let keys: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 5 == 0 {
+                    specials[rng.usize(..specials.len())]
+                } else {
+                    rng.f64() * 2e3 - 1e3
+                }
+            })
+            .collect();
+        // Total order: NaN greatest, -0.0 == 0.0, stable among equals.
+        let rank = |x: &f64| if x.is_nan() { (1, 0.0) } else { (0, *x) };
+        let ascending = |a: &f64, b: &f64| rank(a).partial_cmp(&rank(b)).unwrap();
+        let rows =
+            device_sort::<f64, u64>(&device, ids::sortable_keys_f64, radix, &keys, false, 64);
+        assert_eq!(rows, reference(&keys, ascending), "ascending n = {n}");
+        let rows = device_sort::<f64, u64>(&device, ids::sortable_keys_f64, radix, &keys, true, 64);
+        assert_eq!(
+            rows,
+            reference(&keys, |a, b| ascending(b, a)),
+            "descending n = {n}"
+        );
+    }
+}
