@@ -1,6 +1,16 @@
-//! Execution of GPU plans on a device (not written yet).
+//! Execution of GPU plans on a device: columns in device memory, and (to come) the operators.
 //!
-//! This crate will hold device columns and one operator per GPU plan node,
-//! built on `gpu-runtime` and the `kernels` crate. It contains no `unsafe`
-//! code: everything that touches the driver goes through `gpu-runtime`.
+//! A [`DeviceColumn`] holds a column in device memory with Arrow semantics:
+//! values plus an optional validity bitmap (bit i of 32-bit word i / 32,
+//! least significant first; no bitmap means no null). Booleans are packed
+//! bits; dates, datetimes and durations are their 32- or 64-bit integers;
+//! strings are 64-bit offsets plus UTF-8 bytes (see ARCHITECTURE.md).
+//! [`DeviceFrame`] converts whole DataFrames both ways. This crate has no
+//! `unsafe`: device memory and launches go through `gpu-runtime`.
 #![forbid(unsafe_code)]
+
+mod column;
+mod error;
+
+pub use column::{DeviceColumn, DeviceFrame, ExecContext, Values};
+pub use error::ExecError;

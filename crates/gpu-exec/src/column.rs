@@ -1,0 +1,272 @@
+//! Device columns and frames, and their conversion from and to Polars.
+
+use std::sync::Arc;
+
+use gpu_runtime::memory::{DeviceBuffer, MemoryResource};
+use gpu_runtime::{RuntimeError, Stream};
+use ir_lower::GpuDtype;
+use polars::prelude::*;
+
+use crate::error::ExecError;
+
+/// Where device work goes: a stream and the memory resource to allocate from.
+#[derive(Debug, Clone)]
+pub struct ExecContext {
+    pub memory: Arc<dyn MemoryResource>,
+    pub stream: Stream,
+}
+
+/// The values of a device column, by physical type.
+#[derive(Debug)]
+pub enum Values {
+    /// Booleans, packed as bits like a validity bitmap.
+    Bits(DeviceBuffer<u32>),
+    I8(DeviceBuffer<i8>),
+    I16(DeviceBuffer<i16>),
+    I32(DeviceBuffer<i32>),
+    I64(DeviceBuffer<i64>),
+    U8(DeviceBuffer<u8>),
+    U16(DeviceBuffer<u16>),
+    U32(DeviceBuffer<u32>),
+    U64(DeviceBuffer<u64>),
+    F32(DeviceBuffer<f32>),
+    F64(DeviceBuffer<f64>),
+    /// UTF-8 strings: `offsets` has `len + 1` entries; string i is
+    /// `bytes[offsets[i]..offsets[i + 1]]`.
+    Str {
+        offsets: DeviceBuffer<i64>,
+        bytes: DeviceBuffer<u8>,
+    },
+}
+
+/// A column in device memory.
+#[derive(Debug)]
+pub struct DeviceColumn {
+    pub name: PlSmallStr,
+    pub dtype: GpuDtype,
+    len: usize,
+    values: Values,
+    validity: Option<DeviceBuffer<u32>>,
+}
+
+/// Packs booleans into 32-bit words, least significant bit first.
+fn pack_bits(bits: impl Iterator<Item = bool>, len: usize) -> Vec<u32> {
+    let mut words = vec![0u32; len.div_ceil(32)];
+    for (i, bit) in bits.enumerate() {
+        if bit {
+            words[i / 32] |= 1 << (i % 32);
+        }
+    }
+    words
+}
+
+fn bit(words: &[u32], i: usize) -> bool {
+    words[i / 32] >> (i % 32) & 1 == 1
+}
+
+impl DeviceColumn {
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the column has no row.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The values.
+    pub fn values(&self) -> &Values {
+        &self.values
+    }
+
+    /// The validity bitmap; `None` when no value is null.
+    pub fn validity(&self) -> Option<&DeviceBuffer<u32>> {
+        self.validity.as_ref()
+    }
+
+    /// Copies a Polars column to the device (any chunking, slicing and nulls).
+    pub fn from_series(series: &Series, ctx: &ExecContext) -> Result<Self, ExecError> {
+        let dtype = GpuDtype::from_polars(series.dtype()).map_err(ExecError::Unsupported)?;
+        let series = series.rechunk();
+        let physical = series.to_physical_repr();
+        let len = series.len();
+        let upload =
+            |words: Vec<u32>| DeviceBuffer::from_host(&words, ctx.memory.clone(), &ctx.stream);
+        let validity = if series.null_count() > 0 {
+            let mask = series.is_not_null();
+            Some(upload(pack_bits(
+                mask.iter().map(|v| v == Some(true)),
+                len,
+            ))?)
+        } else {
+            None
+        };
+        macro_rules! primitive {
+            ($variant:ident, $accessor:ident) => {{
+                let ca = physical.$accessor()?;
+                // Null slots hold whatever Polars left there; the bitmap masks them.
+                let values: Vec<_> = ca
+                    .downcast_iter()
+                    .flat_map(|array| array.values().iter().copied())
+                    .collect();
+                Values::$variant(DeviceBuffer::from_host(
+                    &values,
+                    ctx.memory.clone(),
+                    &ctx.stream,
+                )?)
+            }};
+        }
+        let values = match physical.dtype() {
+            DataType::Boolean => {
+                let ca = physical.bool()?;
+                Values::Bits(upload(pack_bits(ca.iter().map(|v| v == Some(true)), len))?)
+            }
+            DataType::Int8 => primitive!(I8, i8),
+            DataType::Int16 => primitive!(I16, i16),
+            DataType::Int32 => primitive!(I32, i32),
+            DataType::Int64 => primitive!(I64, i64),
+            DataType::UInt8 => primitive!(U8, u8),
+            DataType::UInt16 => primitive!(U16, u16),
+            DataType::UInt32 => primitive!(U32, u32),
+            DataType::UInt64 => primitive!(U64, u64),
+            DataType::Float32 => primitive!(F32, f32),
+            DataType::Float64 => primitive!(F64, f64),
+            DataType::String => {
+                let ca = physical.str()?;
+                let mut offsets = Vec::with_capacity(len + 1);
+                let mut bytes = Vec::new();
+                offsets.push(0i64);
+                for value in ca.iter() {
+                    bytes.extend_from_slice(value.unwrap_or_default().as_bytes());
+                    offsets.push(bytes.len() as i64);
+                }
+                Values::Str {
+                    offsets: DeviceBuffer::from_host(&offsets, ctx.memory.clone(), &ctx.stream)?,
+                    bytes: DeviceBuffer::from_host(&bytes, ctx.memory.clone(), &ctx.stream)?,
+                }
+            }
+            other => {
+                return Err(ExecError::Unsupported(format!(
+                    "physical type {other} of column {:?}",
+                    series.name()
+                )));
+            }
+        };
+        Ok(DeviceColumn {
+            name: series.name().clone(),
+            dtype,
+            len,
+            values,
+            validity,
+        })
+    }
+
+    /// Copies the column back into a Polars column of its type.
+    pub fn to_series(&self) -> Result<Series, ExecError> {
+        let validity = match &self.validity {
+            Some(words) => Some(words.to_host()?),
+            None => None,
+        };
+        let valid = |i: usize| validity.as_ref().is_none_or(|words| bit(words, i));
+        let name = self.name.clone();
+        macro_rules! primitive {
+            ($buffer:expr, $ca:ty) => {{
+                let values = $buffer.to_host()?;
+                let options = values
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| valid(i).then_some(v));
+                <$ca>::from_iter_options(name, options).into_series()
+            }};
+        }
+        let physical = match &self.values {
+            Values::Bits(words) => {
+                let words = words.to_host()?;
+                let options = (0..self.len).map(|i| valid(i).then(|| bit(&words, i)));
+                BooleanChunked::from_iter_options(name, options).into_series()
+            }
+            Values::I8(b) => primitive!(b, Int8Chunked),
+            Values::I16(b) => primitive!(b, Int16Chunked),
+            Values::I32(b) => primitive!(b, Int32Chunked),
+            Values::I64(b) => primitive!(b, Int64Chunked),
+            Values::U8(b) => primitive!(b, UInt8Chunked),
+            Values::U16(b) => primitive!(b, UInt16Chunked),
+            Values::U32(b) => primitive!(b, UInt32Chunked),
+            Values::U64(b) => primitive!(b, UInt64Chunked),
+            Values::F32(b) => primitive!(b, Float32Chunked),
+            Values::F64(b) => primitive!(b, Float64Chunked),
+            Values::Str { offsets, bytes } => {
+                let offsets = offsets.to_host()?;
+                let bytes = bytes.to_host()?;
+                let mut strings = Vec::with_capacity(self.len);
+                for i in 0..self.len {
+                    let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+                    let text = std::str::from_utf8(&bytes[start..end]).map_err(|e| {
+                        RuntimeError::Internal(format!("a device string is not UTF-8: {e}"))
+                    })?;
+                    strings.push(valid(i).then_some(text));
+                }
+                StringChunked::from_iter_options(name, strings.into_iter()).into_series()
+            }
+        };
+        Ok(match self.dtype {
+            GpuDtype::Date => physical.cast(&DataType::Date)?,
+            GpuDtype::Datetime(unit) => {
+                physical.cast(&DataType::Datetime(polars_unit(unit), None))?
+            }
+            GpuDtype::Duration(unit) => physical.cast(&DataType::Duration(polars_unit(unit)))?,
+            _ => physical,
+        })
+    }
+}
+
+fn polars_unit(unit: ir_lower::TimeUnit) -> TimeUnit {
+    match unit {
+        ir_lower::TimeUnit::Milliseconds => TimeUnit::Milliseconds,
+        ir_lower::TimeUnit::Microseconds => TimeUnit::Microseconds,
+        ir_lower::TimeUnit::Nanoseconds => TimeUnit::Nanoseconds,
+    }
+}
+
+/// A frame of device columns of equal length.
+#[derive(Debug)]
+pub struct DeviceFrame {
+    pub columns: Vec<DeviceColumn>,
+    pub height: usize,
+}
+
+impl DeviceFrame {
+    /// Copies the columns of `df` at `projection` (all when `None`) to the device.
+    pub fn from_dataframe(
+        df: &DataFrame,
+        projection: Option<&[usize]>,
+        ctx: &ExecContext,
+    ) -> Result<Self, ExecError> {
+        let all: Vec<usize> = (0..df.width()).collect();
+        let columns = projection
+            .unwrap_or(&all)
+            .iter()
+            .map(|i| {
+                let column = df.columns().get(*i).ok_or_else(|| {
+                    ExecError::Unsupported(format!("column {i} of a frame of {}", df.width()))
+                })?;
+                DeviceColumn::from_series(column.as_materialized_series(), ctx)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(DeviceFrame {
+            columns,
+            height: df.height(),
+        })
+    }
+
+    /// Copies the frame back into a DataFrame.
+    pub fn to_dataframe(&self) -> Result<DataFrame, ExecError> {
+        let columns: Vec<Column> = self
+            .columns
+            .iter()
+            .map(|c| c.to_series().map(Column::from))
+            .collect::<Result<_, _>>()?;
+        Ok(DataFrame::new(self.height, columns)?)
+    }
+}

@@ -1,0 +1,18 @@
+//! Errors of execution: the device's (out of memory included), Polars', or a bug.
+
+use gpu_runtime::RuntimeError;
+use polars::prelude::PolarsError;
+
+/// An error while executing on a device.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// The device failed or ran out of memory (see [`RuntimeError`]).
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    /// Polars failed building or converting a frame.
+    #[error(transparent)]
+    Polars(#[from] PolarsError),
+    /// Data of a type or shape the executor cannot hold (lowering should have refused it).
+    #[error("unsupported on the device: {0}")]
+    Unsupported(String),
+}

@@ -1,0 +1,167 @@
+//! Round trips of every supported dtype, with nulls, slices, chunks, NaN, empty and long strings.
+
+use gpu_exec::{DeviceColumn, DeviceFrame};
+use polars::prelude::*;
+use proptest::collection::vec;
+use proptest::option;
+use proptest::prelude::*;
+
+use crate::context;
+
+/// `series` sliced at `offset` and split into `chunks` chunks, to exercise
+/// offsets and chunking on the way in.
+fn reshape(series: Series, offset: usize, chunks: usize) -> Series {
+    let offset = offset.min(series.len());
+    let sliced = series.slice(offset as i64, series.len() - offset);
+    let step = sliced.len().div_ceil(chunks.max(1)).max(1);
+    let mut parts = (0..sliced.len())
+        .step_by(step)
+        .map(|start| sliced.slice(start as i64, step));
+    let Some(mut out) = parts.next() else {
+        return sliced;
+    };
+    for part in parts {
+        out.append(&part).unwrap();
+    }
+    out
+}
+
+/// Asserts the round trip keeps the dtype, the nulls and the exact values
+/// (floats compared bit for bit, so NaN payloads and -0.0 count).
+fn assert_round_trip(series: &Series) {
+    let ctx = context();
+    let column = DeviceColumn::from_series(series, &ctx).unwrap();
+    assert_eq!(column.len(), series.len());
+    let back = column.to_series().unwrap();
+    assert_eq!(back.dtype(), series.dtype());
+    assert_eq!(back.name(), series.name());
+    assert_eq!(back.null_count(), series.null_count());
+    match series.dtype() {
+        DataType::Float64 => {
+            let bits = |s: &Series| {
+                s.f64()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.map(f64::to_bits))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&back), bits(series));
+        }
+        DataType::Float32 => {
+            let bits = |s: &Series| {
+                s.f32()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.map(f32::to_bits))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&back), bits(series));
+        }
+        _ => assert!(back.equals_missing(series), "{back:?}\n{series:?}"),
+    }
+}
+
+fn float() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        any::<f64>(),
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(-0.0),
+        Just(f64::MIN_POSITIVE),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn integers_round_trip(values in vec(option::of(any::<i64>()), 0..200), offset in 0usize..8, chunks in 1usize..4) {
+        let s = Series::new("i64".into(), values.clone());
+        assert_round_trip(&reshape(s.clone(), offset, chunks));
+        for dtype in [DataType::Int8, DataType::Int16, DataType::Int32, DataType::UInt8, DataType::UInt16, DataType::UInt32, DataType::UInt64] {
+            // Wrapping casts keep every value representable.
+            let narrow = s.strict_cast(&DataType::Int64).unwrap().cast_with_options(&dtype, polars::chunked_array::cast::CastOptions::Overflowing).unwrap();
+            assert_round_trip(&reshape(narrow, offset, chunks));
+        }
+    }
+
+    #[test]
+    fn floats_round_trip(values in vec(option::of(float()), 0..200), offset in 0usize..8, chunks in 1usize..4) {
+        let s = Series::new("f64".into(), values);
+        assert_round_trip(&reshape(s.clone(), offset, chunks));
+        assert_round_trip(&reshape(s.cast(&DataType::Float32).unwrap(), offset, chunks));
+    }
+
+    #[test]
+    fn booleans_round_trip(values in vec(option::of(any::<bool>()), 0..300), offset in 0usize..40, chunks in 1usize..4) {
+        assert_round_trip(&reshape(Series::new("flag".into(), values), offset, chunks));
+    }
+
+    #[test]
+    fn strings_round_trip(values in vec(option::of(prop_oneof![Just(String::new()), ".{0,12}", ".{200,400}"]), 0..60), offset in 0usize..8, chunks in 1usize..4) {
+        assert_round_trip(&reshape(Series::new("text".into(), values), offset, chunks));
+    }
+
+    #[test]
+    fn temporal_values_round_trip(values in vec(option::of(-1_000_000_000_000i64..1_000_000_000_000), 0..100)) {
+        let s = Series::new("t".into(), values);
+        for dtype in [
+            DataType::Datetime(TimeUnit::Milliseconds, None),
+            DataType::Datetime(TimeUnit::Microseconds, None),
+            DataType::Datetime(TimeUnit::Nanoseconds, None),
+            DataType::Duration(TimeUnit::Nanoseconds),
+            DataType::Duration(TimeUnit::Milliseconds),
+        ] {
+            assert_round_trip(&s.cast(&dtype).unwrap());
+        }
+        let days = (&s / 86_400_000).cast(&DataType::Int32).unwrap().cast(&DataType::Date).unwrap();
+        assert_round_trip(&days);
+    }
+}
+
+#[test]
+fn all_null_and_empty_columns_round_trip() {
+    for dtype in [
+        DataType::Int32,
+        DataType::Float64,
+        DataType::Boolean,
+        DataType::String,
+        DataType::Date,
+    ] {
+        assert_round_trip(&Series::full_null("nothing".into(), 70, &dtype));
+        assert_round_trip(&Series::new_empty("empty".into(), &dtype));
+    }
+}
+
+#[test]
+fn frames_round_trip_with_projection() {
+    let df = df!(
+        "a" => [Some(1i64), None, Some(3)],
+        "b" => [Some("x"), Some(""), None],
+        "c" => [true, false, true],
+    )
+    .unwrap();
+    let ctx = context();
+    let frame = DeviceFrame::from_dataframe(&df, Some(&[2, 0]), &ctx).unwrap();
+    let back = frame.to_dataframe().unwrap();
+    assert!(
+        back.equals_missing(&df.select(["c", "a"]).unwrap()),
+        "{back}"
+    );
+    let all = DeviceFrame::from_dataframe(&df, None, &ctx)
+        .unwrap()
+        .to_dataframe()
+        .unwrap();
+    assert!(all.equals_missing(&df));
+}
+
+#[test]
+fn unsupported_types_are_refused_by_name() {
+    let ctx = context();
+    let lists = Series::new("l".into(), [Series::new("".into(), [1i32, 2])]);
+    let err = DeviceColumn::from_series(&lists, &ctx)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("list"), "{err}");
+}
