@@ -59,3 +59,67 @@ GATHER(i64, i64)
 GATHER(u32, u32)
 GATHER(u64, u64)
 GATHER(double, f64)
+
+GATHER(signed char, i8)
+GATHER(short, i16)
+GATHER(unsigned short, u16)
+GATHER(float, f32)
+
+// Gather of packed bits (booleans), null on out-of-bounds like gather.
+extern "C" __global__ void gather_bits(const u32* bits, const u32* validity, u64 n_values,
+                                       const i64* indices, u64 n, u32* out, u32* out_validity) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool valid = false, value = false;
+        if (i < n) {
+            i64 row = indices[i];
+            bool inside = row >= 0 && static_cast<u64>(row) < n_values;
+            valid = inside && is_valid(validity, static_cast<u64>(row));
+            value = valid && is_valid(bits, static_cast<u64>(row));
+        }
+        u32 word = __ballot_sync(FULL_MASK, value);
+        u32 valid_word = __ballot_sync(FULL_MASK, valid);
+        if (lane == 0) {
+            out[i / 32] = word;
+            out_validity[i / 32] = valid_word;
+        }
+    }
+}
+EMU_KERNEL(gather_bits)
+
+// Gather of strings, in two launches: string_gather_lengths writes each
+// output string's length (0 for null or out-of-bounds) and validity; after an
+// exclusive scan of the lengths into out_offsets (with the total appended),
+// string_gather_bytes copies the bytes.
+extern "C" __global__ void string_gather_lengths(const i64* offsets, const u32* validity,
+                                                 u64 n_values, const i64* indices, u64 n,
+                                                 i64* lengths, u32* out_validity) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool valid = false;
+        if (i < n) {
+            i64 row = indices[i];
+            bool inside = row >= 0 && static_cast<u64>(row) < n_values;
+            valid = inside && is_valid(validity, static_cast<u64>(row));
+            lengths[i] = valid ? offsets[row + 1] - offsets[row] : 0;
+        }
+        u32 word = __ballot_sync(FULL_MASK, valid);
+        if (lane == 0) out_validity[i / 32] = word;
+    }
+}
+EMU_KERNEL(string_gather_lengths)
+
+extern "C" __global__ void string_gather_bytes(const i64* offsets, const unsigned char* bytes,
+                                               const i64* indices, const u32* out_validity,
+                                               u64 n, const i64* out_offsets,
+                                               unsigned char* out_bytes) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (!is_valid(out_validity, i)) continue;
+        i64 row = indices[i];
+        i64 start = offsets[row];
+        i64 length = offsets[row + 1] - start;
+        i64 to = out_offsets[i];
+        for (i64 k = 0; k < length; ++k) out_bytes[to + k] = bytes[start + k];
+    }
+}
+EMU_KERNEL(string_gather_bytes)

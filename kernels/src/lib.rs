@@ -118,11 +118,17 @@ library! {
     }
     GATHER = "gather" {
         gather_u8, scatter_u8, gather_i32, scatter_i32, gather_i64, scatter_i64, gather_u32,
-        scatter_u32, gather_u64, scatter_u64, gather_f64, scatter_f64,
+        scatter_u32, gather_u64, scatter_u64, gather_f64, scatter_f64, gather_i8, scatter_i8,
+        gather_i16, scatter_i16, gather_u16, scatter_u16, gather_f32, scatter_f32, gather_bits,
+        string_gather_lengths, string_gather_bytes,
     }
     HASH = "hash" {
         hash_build_multimap_u64, hash_probe_count_u64, hash_probe_pairs_u64,
         hash_insert_unique_u64,
+    }
+    PREDICATE = "predicate" {
+        compare_i32, compare_i64, compare_u32, compare_u64, compare_f64, kleene, bits_not,
+        filter_flags,
     }
     REDUCE = "reduce" {
         reduce_sum_i32, reduce_sum_i64, reduce_sum_u32, reduce_sum_u64, reduce_sum_f64,

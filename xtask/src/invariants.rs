@@ -19,7 +19,7 @@ const FORBIDDEN_DEPENDENCIES: &[(&str, &[&str])] = &[
             "engine-select",
         ],
     ),
-    // The runtime knows nothing of Polars or of plans.
+    // The runtime knows nothing of Polars or of plans (it launches the kernel library).
     (
         "gpu-runtime",
         &[

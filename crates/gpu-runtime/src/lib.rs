@@ -17,6 +17,7 @@ mod emulated;
 mod error;
 mod launch;
 pub mod memory;
+pub mod ops;
 mod stream;
 
 pub use driver::{

@@ -132,16 +132,33 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// The values, copied to the host after the work enqueued on the
     /// buffer's stream so far (this waits for it).
     pub fn to_host(&self) -> Result<Vec<T>, RuntimeError> {
-        if self.len == 0 {
+        self.to_host_range(0, self.len)
+    }
+
+    /// `len` values from `start`, copied to the host after the work enqueued
+    /// on the buffer's stream so far (this waits for it).
+    pub fn to_host_range(&self, start: usize, len: usize) -> Result<Vec<T>, RuntimeError> {
+        let end = start
+            .checked_add(len)
+            .filter(|end| *end <= self.len)
+            .ok_or_else(|| {
+                RuntimeError::InvalidArgument(format!(
+                    "values {start}..{} of a device buffer of {}",
+                    start.saturating_add(len),
+                    self.len
+                ))
+            })?;
+        if start == end {
             return Ok(Vec::new());
         }
-        let result = Arc::new(Mutex::new(Vec::<T>::with_capacity(self.len)));
-        let (address, len, sink) = (self.ptr.0, self.len, result.clone());
+        let result = Arc::new(Mutex::new(Vec::<T>::with_capacity(len)));
+        let address = self.ptr.0 + (start * size_of::<T>()) as u64;
+        let sink = result.clone();
         self.stream.enqueue(move || {
             if let Ok(mut values) = sink.lock() {
-                // SAFETY: the allocation holds `len` initialised values (the
-                // buffer was filled on creation, earlier on this stream) and
-                // stays allocated until after this work.
+                // SAFETY: `start..end` lies within the allocation (checked
+                // above), whose values were initialised on creation, earlier
+                // on this stream, and which stays allocated until after this work.
                 let device = unsafe { std::slice::from_raw_parts(address as *const T, len) };
                 values.extend_from_slice(device);
             }

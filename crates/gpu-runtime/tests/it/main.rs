@@ -1,3 +1,4 @@
-//! gpu-runtime on the emulated device: the memory-resource suite, buffers and copies.
+//! gpu-runtime on the emulated device: the memory-resource suite, buffers and copies, and every kernel.
 
+mod kernels;
 mod memory;

@@ -4,7 +4,7 @@ use gpu_runtime::memory::{DeviceCopy, DevicePtr};
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::{Kernel, ids};
 
-use crate::{BLOCK, Device, SIZES, bitmap, device};
+use super::{BLOCK, Device, SIZES, bitmap, device};
 
 /// Reduces `values` (with an optional validity bitmap) on the device:
 /// `kernel` writes block partials, `second` reduces them in one block.

@@ -3,7 +3,7 @@
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::ids;
 
-use crate::{BLOCK, SIZES, bitmap, device, flags};
+use super::{BLOCK, SIZES, bitmap, device, flags};
 
 #[test]
 fn gather_follows_indices_and_gives_null_outside() {

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::ids;
 
-use crate::{BLOCK, SIZES, bitmap, device};
+use super::{BLOCK, SIZES, bitmap, device};
 
 const EMPTY_ROW: u32 = u32::MAX;
 

@@ -1,4 +1,4 @@
-//! Each kernel against a plain Rust reference on the emulated device, at awkward sizes, outputs poisoned first.
+//! Each kernel of the kernels crate against a plain Rust reference on the emulated device, at awkward sizes, outputs poisoned first.
 
 mod bitmaps;
 mod elementwise;

@@ -3,7 +3,7 @@
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::ids;
 
-use crate::{BLOCK, SIZES, device};
+use super::{BLOCK, SIZES, device};
 
 #[test]
 fn iota_counts_from_start_at_every_size() {

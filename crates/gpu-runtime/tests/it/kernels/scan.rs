@@ -4,7 +4,7 @@ use gpu_runtime::memory::{DeviceBuffer, DeviceCopy};
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::{Kernel, ids};
 
-use crate::{BLOCK, Device, SIZES, device};
+use super::{BLOCK, Device, SIZES, device};
 
 /// Tiles small enough that most sizes span several.
 const TILE: u64 = 1024;

@@ -3,7 +3,7 @@
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::ids;
 
-use crate::{BLOCK, SIZES, bitmap, device, flags};
+use super::{BLOCK, SIZES, bitmap, device, flags};
 
 #[test]
 fn and_or_popcount_and_conversions_match_rust() {

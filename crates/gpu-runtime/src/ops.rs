@@ -1,0 +1,405 @@
+//! Safe device operations on buffers: each checks its buffers' lengths, then launches the right kernels.
+//!
+//! This is the only safe way to run the kernel library: every function here
+//! knows its kernels' parameters and checks that the buffers it passes hold
+//! what the kernels will read and write. Booleans are bitmaps (`u32` words,
+//! bit i of word i / 32) with optional validity bitmaps of the same layout.
+
+use std::sync::Arc;
+
+use kernels::{Kernel, ids};
+
+use crate::error::RuntimeError;
+use crate::launch::{KernelArgs, KernelRef, LaunchConfig};
+use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr, MemoryResource};
+use crate::stream::Stream;
+
+impl From<Kernel> for KernelRef {
+    fn from(kernel: Kernel) -> Self {
+        KernelRef {
+            name: kernel.name,
+            ptx: kernel.module.ptx,
+            host: kernel.host_entry(),
+        }
+    }
+}
+
+const BLOCK: u32 = 256;
+const MAX_BLOCKS: u32 = 4096;
+/// Elements per tile of the scans.
+const SCAN_TILE: u64 = 4096;
+
+/// A comparison operator (the kernels' numbering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Comparison {
+    Eq = 0,
+    NotEq = 1,
+    Lt = 2,
+    LtEq = 3,
+    Gt = 4,
+    GtEq = 5,
+}
+
+/// Kleene logic's binary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Logic {
+    And = 0,
+    Or = 1,
+}
+
+/// Element types with a gather kernel.
+pub trait Gather: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
+/// Element types with a comparison kernel.
+pub trait Compare: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
+macro_rules! kernel_for {
+    ($trait:ident: $($t:ty => $kernel:ident),*) => {
+        $(impl $trait for $t { const KERNEL: Kernel = ids::$kernel; })*
+    };
+}
+kernel_for!(Gather: u8 => gather_u8, i8 => gather_i8, i16 => gather_i16, u16 => gather_u16,
+    i32 => gather_i32, u32 => gather_u32, i64 => gather_i64, u64 => gather_u64,
+    f32 => gather_f32, f64 => gather_f64);
+kernel_for!(Compare: i32 => compare_i32, u32 => compare_u32, i64 => compare_i64,
+    u64 => compare_u64, f64 => compare_f64);
+
+fn words(bits: usize) -> usize {
+    bits.div_ceil(32)
+}
+
+fn check(condition: bool, what: impl FnOnce() -> String) -> Result<(), RuntimeError> {
+    if condition {
+        Ok(())
+    } else {
+        Err(RuntimeError::InvalidArgument(what()))
+    }
+}
+
+fn check_bitmap(
+    bitmap: Option<&DeviceBuffer<u32>>,
+    bits: usize,
+    name: &str,
+) -> Result<(), RuntimeError> {
+    check(bitmap.is_none_or(|b| b.len() >= words(bits)), || {
+        format!("the {name} bitmap is shorter than {bits} bits")
+    })
+}
+
+fn ptr(bitmap: Option<&DeviceBuffer<u32>>) -> DevicePtr {
+    bitmap.map_or(DevicePtr::NULL, DeviceBuffer::device_ptr)
+}
+
+/// Device operations on one stream, allocating from one memory resource.
+#[derive(Debug, Clone, Copy)]
+pub struct Ops<'a> {
+    pub memory: &'a Arc<dyn MemoryResource>,
+    pub stream: &'a Stream,
+}
+
+impl Ops<'_> {
+    fn zeroed<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<T>, RuntimeError> {
+        DeviceBuffer::zeroed(len, self.memory.clone(), self.stream)
+    }
+
+    fn launch(
+        &self,
+        kernel: Kernel,
+        config: LaunchConfig,
+        args: KernelArgs,
+    ) -> Result<(), RuntimeError> {
+        // SAFETY: every caller in this module passes the parameters `kernel`
+        // declares (see kernels/cuda), with buffers whose lengths it checked,
+        // owned by the caller or returned to it, so they outlive the launch
+        // (freed in stream order after it).
+        unsafe { self.stream.launch(&kernel.into(), config, args) }
+    }
+
+    fn linear(n: usize) -> LaunchConfig {
+        LaunchConfig::linear(n as u64, BLOCK, MAX_BLOCKS)
+    }
+
+    /// `start, start + 1, ...`: `n` row indices.
+    pub fn iota(&self, n: usize, start: i64) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        let out = self.zeroed::<i64>(n)?;
+        self.launch(
+            ids::iota_i64,
+            Self::linear(n),
+            KernelArgs::new().buffer(&out).arg(n as u64).arg(start),
+        )?;
+        Ok(out)
+    }
+
+    /// `values[indices[i]]` with validity; an index out of range gives null.
+    pub fn gather<T: Gather>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        indices: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        check_bitmap(validity, values.len(), "validity")?;
+        let n = indices.len();
+        let out = self.zeroed::<T>(n)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .arg(values.len() as u64)
+            .buffer(indices)
+            .arg(n as u64)
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(T::KERNEL, Self::linear(n), args)?;
+        Ok((out, out_validity))
+    }
+
+    /// Gather of `n_values` packed booleans.
+    pub fn gather_bits(
+        &self,
+        bits: &DeviceBuffer<u32>,
+        n_values: usize,
+        validity: Option<&DeviceBuffer<u32>>,
+        indices: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        check_bitmap(Some(bits), n_values, "value")?;
+        check_bitmap(validity, n_values, "validity")?;
+        let n = indices.len();
+        let out = self.zeroed::<u32>(words(n))?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(bits)
+            .arg(ptr(validity))
+            .arg(n_values as u64)
+            .buffer(indices)
+            .arg(n as u64)
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(ids::gather_bits, Self::linear(n), args)?;
+        Ok((out, out_validity))
+    }
+
+    /// Gather of strings (`offsets` has one more entry than there are strings).
+    pub fn gather_strings(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        bytes: &DeviceBuffer<u8>,
+        validity: Option<&DeviceBuffer<u32>>,
+        indices: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u8>, DeviceBuffer<u32>), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n_values = offsets.len() - 1;
+        check_bitmap(validity, n_values, "validity")?;
+        let n = indices.len();
+        // One extra zero length, so the exclusive scan ends with the total.
+        let lengths = self.zeroed::<i64>(n + 1)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .arg(ptr(validity))
+            .arg(n_values as u64)
+            .buffer(indices)
+            .arg(n as u64)
+            .buffer(&lengths)
+            .buffer(&out_validity);
+        self.launch(ids::string_gather_lengths, Self::linear(n), args)?;
+        let out_offsets = self.exclusive_scan_i64(&lengths)?;
+        let total = out_offsets.to_host_range(n, 1)?[0];
+        let out_bytes = self.zeroed::<u8>(usize::try_from(total).unwrap_or(0))?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .buffer(bytes)
+            .buffer(indices)
+            .buffer(&out_validity)
+            .arg(n as u64)
+            .buffer(&out_offsets)
+            .buffer(&out_bytes);
+        self.launch(ids::string_gather_bytes, Self::linear(n), args)?;
+        Ok((out_offsets, out_bytes, out_validity))
+    }
+
+    /// `a op b` for `n` rows (`b` one value when `b_scalar`): bits and validity.
+    #[allow(clippy::too_many_arguments)]
+    pub fn compare<T: Compare>(
+        &self,
+        a: &DeviceBuffer<T>,
+        a_validity: Option<&DeviceBuffer<u32>>,
+        b: &DeviceBuffer<T>,
+        b_validity: Option<&DeviceBuffer<u32>>,
+        b_scalar: bool,
+        n: usize,
+        op: Comparison,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        check(a.len() >= n, || {
+            format!("left operand has {} of {n} rows", a.len())
+        })?;
+        check(b.len() >= if b_scalar { 1 } else { n }, || {
+            "right operand too short".into()
+        })?;
+        check_bitmap(a_validity, n, "left validity")?;
+        check_bitmap(b_validity, if b_scalar { 1 } else { n }, "right validity")?;
+        let bits = self.zeroed::<u32>(words(n))?;
+        let valid = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(a)
+            .arg(ptr(a_validity))
+            .buffer(b)
+            .arg(ptr(b_validity))
+            .arg(u32::from(b_scalar))
+            .arg(n as u64)
+            .arg(op as u32)
+            .buffer(&bits)
+            .buffer(&valid);
+        self.launch(T::KERNEL, Self::linear(n), args)?;
+        Ok((bits, valid))
+    }
+
+    /// Kleene and/or of two boolean columns of `n` rows.
+    pub fn kleene(
+        &self,
+        a: (&DeviceBuffer<u32>, Option<&DeviceBuffer<u32>>),
+        b: (&DeviceBuffer<u32>, Option<&DeviceBuffer<u32>>),
+        n: usize,
+        op: Logic,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        for (bits, validity) in [a, b] {
+            check_bitmap(Some(bits), n, "value")?;
+            check_bitmap(validity, n, "validity")?;
+        }
+        let out = self.zeroed::<u32>(words(n))?;
+        let valid = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(a.0)
+            .arg(ptr(a.1))
+            .buffer(b.0)
+            .arg(ptr(b.1))
+            .arg(n as u64)
+            .arg(op as u32)
+            .buffer(&out)
+            .buffer(&valid);
+        self.launch(ids::kleene, Self::linear(words(n)), args)?;
+        Ok((out, valid))
+    }
+
+    /// The negation of `n` bits (bits past `n` are 0).
+    pub fn bits_not(
+        &self,
+        bits: &DeviceBuffer<u32>,
+        n: usize,
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        check_bitmap(Some(bits), n, "value")?;
+        let out = self.zeroed::<u32>(words(n))?;
+        self.launch(
+            ids::bits_not,
+            Self::linear(words(n)),
+            KernelArgs::new().buffer(bits).arg(n as u64).buffer(&out),
+        )?;
+        Ok(out)
+    }
+
+    /// The rows where the predicate is true (and not null), in order.
+    pub fn filter_indices(
+        &self,
+        bits: &DeviceBuffer<u32>,
+        validity: Option<&DeviceBuffer<u32>>,
+        n: usize,
+    ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        check_bitmap(Some(bits), n, "predicate")?;
+        check_bitmap(validity, n, "validity")?;
+        // One extra zero flag, so the exclusive scan ends with the count.
+        let flags = self.zeroed::<u8>(n + 1)?;
+        let args = KernelArgs::new()
+            .buffer(bits)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .buffer(&flags);
+        self.launch(ids::filter_flags, Self::linear(n), args)?;
+        let positions = self.scan_u8(&flags)?;
+        let count = positions.to_host_range(n, 1)?[0];
+        let out = self.zeroed::<i64>(usize::try_from(count).unwrap_or(0))?;
+        // compact_indices writes u64 indices; below 2^63 they are the same i64 bits.
+        let args = KernelArgs::new()
+            .buffer(&flags)
+            .buffer(&positions)
+            .arg(n as u64)
+            .buffer(&out);
+        self.launch(ids::compact_indices, Self::linear(n), args)?;
+        Ok(out)
+    }
+
+    /// Exclusive prefix sums of `values`.
+    pub fn exclusive_scan_i64(
+        &self,
+        values: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        self.scan(
+            values,
+            (
+                ids::scan_tile_sums_i64,
+                ids::scan_offsets_i64,
+                ids::scan_tiles_i64,
+            ),
+        )
+    }
+
+    fn scan_u8(&self, flags: &DeviceBuffer<u8>) -> Result<DeviceBuffer<u64>, RuntimeError> {
+        self.scan(
+            flags,
+            (
+                ids::scan_tile_sums_u8,
+                ids::scan_offsets_u64,
+                ids::scan_tiles_u8,
+            ),
+        )
+    }
+
+    /// Reduce-then-scan over tiles: exclusive sums of `input` (the kernels'
+    /// accumulator type `A`).
+    fn scan<T: DeviceCopy, A: DeviceCopy>(
+        &self,
+        input: &DeviceBuffer<T>,
+        (tile_sums, offsets, tiles): (Kernel, Kernel, Kernel),
+    ) -> Result<DeviceBuffer<A>, RuntimeError> {
+        let n = input.len() as u64;
+        let n_tiles = n.div_ceil(SCAN_TILE).max(1);
+        let per_tile = LaunchConfig {
+            grid: (
+                u32::try_from(n_tiles)
+                    .map_err(|_| RuntimeError::InvalidArgument("scan too large".into()))?,
+                1,
+                1,
+            ),
+            block: (BLOCK, 1, 1),
+            shared_bytes: 0,
+        };
+        let sums = self.zeroed::<A>(n_tiles as usize)?;
+        let starts = self.zeroed::<A>(n_tiles as usize)?;
+        let out = self.zeroed::<A>(n as usize)?;
+        self.launch(
+            tile_sums,
+            per_tile,
+            KernelArgs::new()
+                .buffer(input)
+                .arg(n)
+                .arg(SCAN_TILE)
+                .buffer(&sums),
+        )?;
+        self.launch(
+            offsets,
+            LaunchConfig::linear(1, BLOCK, 1),
+            KernelArgs::new().buffer(&sums).arg(n_tiles).buffer(&starts),
+        )?;
+        let args = KernelArgs::new()
+            .buffer(input)
+            .arg(n)
+            .arg(SCAN_TILE)
+            .buffer(&starts)
+            .buffer(&out)
+            .arg(0u32);
+        self.launch(tiles, per_tile, args)?;
+        Ok(out)
+    }
+}

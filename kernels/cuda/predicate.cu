@@ -1,0 +1,127 @@
+// Predicates on the device: comparisons to bitmaps, and Kleene logic on (bits, validity) pairs.
+//
+// Booleans are bitmaps (bit i of 32-bit word i / 32) with an optional
+// validity bitmap (null pointer: all valid). Comparisons follow Polars: a
+// null operand gives null; floats compare in total order (NaN equals NaN and
+// is greater than every number; -0.0 equals 0.0). Each warp writes whole
+// words, so launches use block sizes that are multiples of 32.
+#include "kernel_common.cuh"
+
+enum CompareOp : u32 { EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5 };
+
+// -1, 0 or 1 in Polars' order (total order for floats).
+template <typename T>
+__device__ __forceinline__ int order(T a, T b) {
+    return a < b ? -1 : (b < a ? 1 : 0);
+}
+template <>
+__device__ __forceinline__ int order<double>(double a, double b) {
+    bool a_nan = a != a, b_nan = b != b;
+    if (a_nan || b_nan) return a_nan == b_nan ? 0 : (a_nan ? 1 : -1);
+    return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+__device__ __forceinline__ bool holds(u32 op, int c) {
+    switch (op) {
+        case EQ: return c == 0;
+        case NE: return c != 0;
+        case LT: return c < 0;
+        case LE: return c <= 0;
+        case GT: return c > 0;
+        default: return c >= 0;
+    }
+}
+
+// a[i] `op` b[i] (or b[0] when `b_scalar`), into bits and validity.
+template <typename T>
+__device__ __forceinline__ void compare(const T* a, const u32* a_valid, const T* b,
+                                        const u32* b_valid, u32 b_scalar, u64 n, u32 op,
+                                        u32* out_bits, u32* out_valid) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool value = false, valid = false;
+        if (i < n) {
+            u64 j = b_scalar != 0 ? 0 : i;
+            valid = is_valid(a_valid, i) && is_valid(b_valid, j);
+            value = valid && holds(op, order<T>(a[i], b[j]));
+        }
+        u32 bits = __ballot_sync(FULL_MASK, value);
+        u32 validity = __ballot_sync(FULL_MASK, valid);
+        if (lane == 0) {
+            out_bits[i / 32] = bits;
+            out_valid[i / 32] = validity;
+        }
+    }
+}
+
+#define COMPARE(T, suffix)                                                                  \
+    extern "C" __global__ void compare_##suffix(const T* a, const u32* a_valid, const T* b,  \
+                                                const u32* b_valid, u32 b_scalar, u64 n,     \
+                                                u32 op, u32* out_bits, u32* out_valid) {     \
+        compare<T>(a, a_valid, b, b_valid, b_scalar, n, op, out_bits, out_valid);            \
+    }                                                                                        \
+    EMU_KERNEL(compare_##suffix)
+
+COMPARE(i32, i32)
+COMPARE(i64, i64)
+COMPARE(u32, u32)
+COMPARE(u64, u64)
+COMPARE(double, f64)
+
+__device__ __forceinline__ u32 word_mask(u64 word, u64 n_bits) {
+    u64 first = word * 32;
+    if (first + 32 <= n_bits) return FULL_MASK;
+    u64 bits = n_bits > first ? n_bits - first : 0;
+    return bits == 0 ? 0u : (FULL_MASK >> (32 - bits));
+}
+
+__device__ __forceinline__ u32 valid_word(const u32* validity, u64 w, u64 n) {
+    return validity == nullptr ? word_mask(w, n) : validity[w];
+}
+
+// Kleene and: false if either side is a valid false, null if either is null
+// otherwise, else true. `op` 0 is and, 1 is or (true wins over null).
+extern "C" __global__ void kleene(const u32* a, const u32* a_valid, const u32* b,
+                                  const u32* b_valid, u64 n, u32 op, u32* out,
+                                  u32* out_valid) {
+    u64 words = (n + 31) / 32;
+    for (u64 w = global_index(); w < words; w += global_stride()) {
+        u32 mask = word_mask(w, n);
+        u32 av = valid_word(a_valid, w, n), bv = valid_word(b_valid, w, n);
+        u32 at = a[w] & av, bt = b[w] & bv;   // valid trues
+        u32 af = ~a[w] & av, bf = ~b[w] & bv; // valid falses
+        u32 value, valid;
+        if (op == 0) {
+            u32 decided_false = af | bf;
+            value = at & bt;
+            valid = decided_false | (av & bv);
+        } else {
+            u32 decided_true = at | bt;
+            value = decided_true;
+            valid = decided_true | (av & bv);
+        }
+        out[w] = value & valid & mask;
+        out_valid[w] = valid & mask;
+    }
+}
+EMU_KERNEL(kleene)
+
+// Not of bits (validity unchanged: not null is null); also is_null from a
+// validity bitmap. Bits past n are 0.
+extern "C" __global__ void bits_not(const u32* a, u64 n, u32* out) {
+    u64 words = (n + 31) / 32;
+    for (u64 w = global_index(); w < words; w += global_stride()) {
+        out[w] = ~a[w] & word_mask(w, n);
+    }
+}
+EMU_KERNEL(bits_not)
+
+// The rows a filter keeps: predicate true and valid, one byte per row.
+extern "C" __global__ void filter_flags(const u32* bits, const u32* validity, u64 n,
+                                        unsigned char* flags) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        bool set = (bits[i / 32] >> (i % 32) & 1u) != 0 && is_valid(validity, i);
+        flags[i] = set ? 1 : 0;
+    }
+}
+EMU_KERNEL(filter_flags)
