@@ -94,6 +94,14 @@ fn ptr(bitmap: Option<&DeviceBuffer<u32>>) -> DevicePtr {
     bitmap.map_or(DevicePtr::NULL, DeviceBuffer::device_ptr)
 }
 
+/// Strings on the device: `offsets` (one more than the strings), UTF-8 `bytes`, validity.
+#[derive(Debug)]
+pub struct DeviceStrings {
+    pub offsets: DeviceBuffer<i64>,
+    pub bytes: DeviceBuffer<u8>,
+    pub validity: DeviceBuffer<u32>,
+}
+
 /// Device operations on one stream, allocating from one memory resource.
 #[derive(Debug, Clone, Copy)]
 pub struct Ops<'a> {
@@ -189,7 +197,7 @@ impl Ops<'_> {
         bytes: &DeviceBuffer<u8>,
         validity: Option<&DeviceBuffer<u32>>,
         indices: &DeviceBuffer<i64>,
-    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u8>, DeviceBuffer<u32>), RuntimeError> {
+    ) -> Result<DeviceStrings, RuntimeError> {
         check(!offsets.is_empty(), || "string offsets are empty".into())?;
         let n_values = offsets.len() - 1;
         check_bitmap(validity, n_values, "validity")?;
@@ -218,7 +226,11 @@ impl Ops<'_> {
             .buffer(&out_offsets)
             .buffer(&out_bytes);
         self.launch(ids::string_gather_bytes, Self::linear(n), args)?;
-        Ok((out_offsets, out_bytes, out_validity))
+        Ok(DeviceStrings {
+            offsets: out_offsets,
+            bytes: out_bytes,
+            validity: out_validity,
+        })
     }
 
     /// `a op b` for `n` rows (`b` one value when `b_scalar`): bits and validity.
