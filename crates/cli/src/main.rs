@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use engine_select::{Engine, LazyFrameExt};
+use engine_select::{DeviceKind, Engine, GpuEngine, LazyFrameExt};
 use pdsh::{QUERY_COUNT, Tables};
 
 /// Runs the PDS-H queries (TPC-H derived) on the engine of your choice and
@@ -13,7 +13,8 @@ use pdsh::{QUERY_COUNT, Tables};
 #[derive(Debug, Parser)]
 #[command(name = "polars-gpu", version)]
 struct Args {
-    /// Engine: auto, cpu, in-memory, streaming or gpu.
+    /// Engine: auto, cpu, in-memory, streaming, gpu, or emulated (the GPU
+    /// engine on the emulated device, for machines without a GPU).
     #[arg(long, default_value = "gpu", value_parser = parse_engine)]
     engine: Engine,
     /// GPU device ordinal (default: POLARS_GPU_DEVICE, else 0).
@@ -34,14 +35,26 @@ struct Args {
 }
 
 fn parse_engine(name: &str) -> Result<Engine, String> {
+    if name == "emulated" {
+        return Ok(Engine::Gpu(
+            GpuEngine::new().with_device_kind(DeviceKind::Emulated),
+        ));
+    }
     name.parse()
-        .map_err(|e: engine_select::EngineError| e.to_string())
+        .map_err(|e: engine_select::EngineError| format!("{e} (or emulated)"))
 }
 
 fn parse_scale(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(scale) if scale.is_finite() && scale > 0.0 => Ok(scale),
         _ => Err(format!("{text:?} is not a positive scale factor")),
+    }
+}
+
+fn engine_name(engine: &Engine) -> String {
+    match engine {
+        Engine::Gpu(gpu) if gpu.device_kind() == DeviceKind::Emulated => "emulated".into(),
+        other => other.to_string(),
     }
 }
 
@@ -81,7 +94,7 @@ fn main() -> ExitCode {
         args.scale,
         tables.lineitem.height(),
         started.elapsed(),
-        args.engine
+        engine_name(&args.engine)
     );
     let numbers: Vec<usize> = match args.query {
         Some(number) => vec![usize::from(number)],

@@ -108,7 +108,7 @@ fn bad_input_gets_a_clear_error() {
     let text = text(&output);
     assert_eq!(output.status.code(), Some(2), "{text}");
     assert!(
-        text.contains("valid engines are: auto, cpu, in-memory, streaming, gpu"),
+        text.contains("valid engines are: auto, cpu, in-memory, streaming, gpu (or emulated)"),
         "{text}"
     );
     let output = run(&["--query", "6"], &[("POLARS_GPU_DEVICE", "first")]);
@@ -133,6 +133,21 @@ fn bad_input_gets_a_clear_error() {
             self::text(&output)
         );
     }
+}
+
+#[test]
+fn the_emulated_engine_runs_what_it_can_and_says_why_not_for_the_rest() {
+    let output = run(&["--engine", "emulated"], &[]);
+    let text = text(&output);
+    assert!(output.status.success(), "{text}");
+    assert_eq!(query_headers(&text), 22, "{text}");
+    // Every PDS-H query needs an operator the device does not run yet.
+    assert!(
+        text.matches("is not executed on the device yet").count() >= 22,
+        "{text}"
+    );
+    assert!(text.contains("PDS-H at scale factor 0.002"), "{text}");
+    assert!(text.contains("engine emulated"), "{text}");
 }
 
 #[test]

@@ -1,7 +1,10 @@
 //! Collecting lazy frames on a chosen engine: the extension trait and the several-frames form.
 
+use std::sync::Arc;
+
 use polars::prelude::{DataFrame, Engine as PolarsEngine, LazyFrame, PolarsError};
 use polars_core::query_result::QueryResult;
+use polars_plan::plans::IR;
 
 use crate::engine::{Engine, GpuEngine};
 use crate::error::EngineError;
@@ -109,14 +112,35 @@ fn collect_cpu(lf: LazyFrame, cpu: CpuEngine) -> Result<(DataFrame, CollectRepor
 /// optimisation.
 fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectReport), EngineError> {
     let resolved = gpu.resolve()?;
-    let mut decision: Option<Result<Vec<FallbackReason>, EngineError>> = None;
+    let mut decision: Option<Result<Option<ExecutedBy>, EngineError>> = None;
+    let mut reasons = Vec::new();
     let result = lf._collect_post_opt(|root, lp_arena, expr_arena, _| {
-        let reasons = gpu::fallback_reasons(root, lp_arena, expr_arena, &resolved);
-        let stop = match &reasons {
-            Ok(reasons) => resolved.raise_on_fail && !reasons.is_empty(),
+        let outcome = match gpu::attempt(root, lp_arena, expr_arena, &resolved) {
+            Ok(gpu::Attempt::Ran(df, executed_by)) => {
+                // The GPU's result replaces the plan: Polars just hands it back.
+                let schema = df.schema().clone();
+                lp_arena.replace(
+                    root,
+                    IR::DataFrameScan {
+                        df: Arc::new(df),
+                        schema,
+                        output_schema: None,
+                    },
+                );
+                Ok(Some(executed_by))
+            }
+            Ok(gpu::Attempt::FellBack(why)) => {
+                reasons = why;
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        };
+        let stop = match &outcome {
+            Ok(Some(_)) => false,
+            Ok(None) => resolved.raise_on_fail || reasons.is_empty(),
             Err(_) => true,
         };
-        decision = Some(reasons);
+        decision = Some(outcome);
         if stop {
             // Polars' error is discarded below in favour of ours.
             Err(PolarsError::ComputeError(
@@ -126,40 +150,39 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
             Ok(())
         }
     });
-    let reasons = match decision {
+    match decision {
         // Polars failed before our hook ran (e.g. a column that does not exist).
-        None => {
-            return Err(result.err().map_or_else(
-                || EngineError::Internal("the GPU engine's hook did not run".into()),
-                EngineError::Polars,
-            ));
+        None => Err(result.err().map_or_else(
+            || EngineError::Internal("the GPU engine's hook did not run".into()),
+            EngineError::Polars,
+        )),
+        Some(Err(e)) => Err(e),
+        Some(Ok(Some(executed_by))) => Ok((
+            result?,
+            CollectReport {
+                executed_by,
+                fallback_reasons: Vec::new(),
+            },
+        )),
+        Some(Ok(None)) if reasons.is_empty() => Err(EngineError::Internal(
+            "the GPU engine neither ran the query nor said why not".into(),
+        )),
+        Some(Ok(None)) if resolved.raise_on_fail => Err(EngineError::GpuUnavailable { reasons }),
+        Some(Ok(None)) => {
+            let df = result?;
+            let list = FallbackReason::list(&reasons);
+            if polars_core::config::verbose() {
+                tracing::warn!("GPU engine fell back to the CPU:{list}");
+            } else {
+                tracing::debug!("GPU engine fell back to the CPU:{list}");
+            }
+            Ok((
+                df,
+                CollectReport {
+                    executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
+                    fallback_reasons: reasons,
+                },
+            ))
         }
-        Some(Err(e)) => return Err(e),
-        Some(Ok(reasons)) if resolved.raise_on_fail && !reasons.is_empty() => {
-            return Err(EngineError::GpuUnavailable { reasons });
-        }
-        Some(Ok(reasons)) if reasons.is_empty() => {
-            return Err(EngineError::Internal(
-                "the GPU engine neither ran the query nor said why not".into(),
-            ));
-        }
-        Some(Ok(reasons)) => reasons,
-    };
-    let df = result?;
-    let report = CollectReport {
-        executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
-        fallback_reasons: reasons,
-    };
-    if polars_core::config::verbose() {
-        tracing::warn!(
-            "GPU engine fell back to the CPU:{}",
-            FallbackReason::list(&report.fallback_reasons)
-        );
-    } else {
-        tracing::debug!(
-            "GPU engine fell back to the CPU:{}",
-            FallbackReason::list(&report.fallback_reasons)
-        );
     }
-    Ok((df, report))
 }

@@ -110,6 +110,17 @@ impl MemoryResource {
     }
 }
 
+/// Which kind of device the GPU engine runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceKind {
+    /// NVIDIA GPUs through the CUDA driver.
+    #[default]
+    Cuda,
+    /// The emulated device: the same engine over host memory and host
+    /// threads, for tests and development. Only ever used when asked for.
+    Emulated,
+}
+
 /// Configuration of the GPU engine. Builder style:
 /// `GpuEngine::new().with_device(1).with_raise_on_fail(true)`.
 ///
@@ -120,6 +131,7 @@ impl MemoryResource {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GpuEngine {
     device: Option<usize>,
+    device_kind: DeviceKind,
     raise_on_fail: bool,
     memory_resource: MemoryResource,
 }
@@ -128,7 +140,9 @@ pub struct GpuEngine {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ResolvedGpu {
     pub device: usize,
+    pub device_kind: DeviceKind,
     pub raise_on_fail: bool,
+    pub memory_resource: MemoryResource,
 }
 
 impl GpuEngine {
@@ -141,6 +155,17 @@ impl GpuEngine {
     pub fn with_device(mut self, ordinal: usize) -> Self {
         self.device = Some(ordinal);
         self
+    }
+
+    /// Runs on this kind of device (default: CUDA).
+    pub fn with_device_kind(mut self, kind: DeviceKind) -> Self {
+        self.device_kind = kind;
+        self
+    }
+
+    /// The kind of device the engine runs on.
+    pub fn device_kind(&self) -> DeviceKind {
+        self.device_kind
     }
 
     /// When set, a query the GPU cannot run is an error instead of a CPU fallback.
@@ -200,7 +225,9 @@ impl GpuEngine {
         };
         Ok(ResolvedGpu {
             device,
+            device_kind: self.device_kind,
             raise_on_fail: self.raise_on_fail || forced,
+            memory_resource: self.memory_resource,
         })
     }
 }

@@ -1,67 +1,139 @@
-//! The GPU path of a collect: start the device lazily, then decide whether the GPU can run the plan.
+//! The GPU path of a collect: start the device lazily, lower the plan, and run it or say why not.
 
+use gpu_exec::ExecError;
 use gpu_runtime::RuntimeError;
+use polars::prelude::DataFrame;
 use polars_plan::plans::{AExpr, IR};
 use polars_utils::arena::{Arena, Node};
 
-use crate::engine::ResolvedGpu;
+use crate::devices::{EMULATED_DEVICES, emulated_context};
+use crate::engine::{DeviceKind, ResolvedGpu};
 use crate::error::EngineError;
-use crate::report::{FallbackKind, FallbackReason};
+use crate::report::{ExecutedBy, FallbackKind, FallbackReason};
 
-/// What the GPU engine could not do for a plan, every reason at once.
+/// What the GPU engine did with a plan.
+pub(crate) enum Attempt {
+    /// It ran the plan: the result, and where.
+    Ran(DataFrame, ExecutedBy),
+    /// It could not: every reason.
+    FellBack(Vec<FallbackReason>),
+}
+
+fn reason(
+    kind: FallbackKind,
+    subject: Option<String>,
+    message: impl Into<String>,
+) -> FallbackReason {
+    FallbackReason {
+        kind,
+        subject,
+        message: message.into(),
+    }
+}
+
+/// A runtime error as a fallback reason, or as an error when it is a bug
+/// (never hidden by a fallback).
+fn runtime_reason(e: RuntimeError) -> Result<FallbackReason, EngineError> {
+    match e {
+        RuntimeError::Unavailable(_) | RuntimeError::Driver { .. } => {
+            Ok(reason(FallbackKind::Unavailable, None, e.to_string()))
+        }
+        RuntimeError::OutOfMemory { .. } => {
+            Ok(reason(FallbackKind::OutOfMemory, None, e.to_string()))
+        }
+        RuntimeError::InvalidArgument(_) | RuntimeError::Internal(_) => {
+            Err(EngineError::Internal(e.to_string()))
+        }
+    }
+}
+
+/// Decides, then runs the plan on the device if nothing stands in the way.
 ///
-/// The driver is probed here, on the first GPU collect of the process, and
-/// never before. An internal error is returned as an error: a bug is never
-/// hidden behind a fallback.
-pub(crate) fn fallback_reasons(
+/// The CUDA driver is probed here, on the first GPU collect of the process,
+/// and never before. Every reason is collected before anything runs, so a
+/// query never falls back halfway.
+pub(crate) fn attempt(
     root: Node,
     lp_arena: &Arena<IR>,
     expr_arena: &Arena<AExpr>,
     gpu: &ResolvedGpu,
-) -> Result<Vec<FallbackReason>, EngineError> {
+) -> Result<Attempt, EngineError> {
     let mut reasons = Vec::new();
-    let device = match gpu_runtime::driver() {
-        Ok(driver) => driver.device(gpu.device).map(|_| ()).map_err(Into::into),
-        Err(e) => Err(e),
-    };
-    match device {
-        Ok(()) => {}
-        Err(e @ (RuntimeError::Unavailable(_) | RuntimeError::Driver { .. })) => {
-            reasons.push(FallbackReason {
-                kind: FallbackKind::Unavailable,
-                subject: None,
-                message: e.to_string(),
-            });
+    match gpu.device_kind {
+        DeviceKind::Cuda => {
+            let device = gpu_runtime::driver()
+                .and_then(|driver| driver.device(gpu.device).map(|_| ()).map_err(Into::into));
+            if let Err(e) = device {
+                reasons.push(runtime_reason(e)?);
+            }
         }
-        Err(e @ RuntimeError::OutOfMemory { .. }) => reasons.push(FallbackReason {
-            kind: FallbackKind::OutOfMemory,
-            subject: None,
-            message: e.to_string(),
-        }),
-        // Our own mistakes in calling the runtime: never hidden by a fallback.
-        Err(e @ RuntimeError::InvalidArgument(_)) => {
-            return Err(EngineError::Internal(e.to_string()));
+        DeviceKind::Emulated if gpu.device >= EMULATED_DEVICES => {
+            reasons.push(reason(
+                FallbackKind::Unavailable,
+                None,
+                format!(
+                    "emulated device {} does not exist: there are {EMULATED_DEVICES}, numbered 0 \
+                     to {}",
+                    gpu.device,
+                    EMULATED_DEVICES - 1
+                ),
+            ));
         }
-        Err(RuntimeError::Internal(message)) => return Err(EngineError::Internal(message)),
+        DeviceKind::Emulated => {}
     }
-    match ir_lower::lower_plan(root, lp_arena, expr_arena) {
+    let plan = match ir_lower::lower_plan(root, lp_arena, expr_arena) {
         Ok(plan) => {
             tracing::debug!("GPU plan:\n{plan}");
-            reasons.push(FallbackReason {
-                kind: FallbackKind::Unsupported,
-                subject: Some(ir_lower::node_notation(root, lp_arena, expr_arena)),
-                message: "the plan lowers to the GPU, but device execution (gpu-exec) has not \
-                          landed yet"
-                    .to_owned(),
-            });
+            Some(plan)
         }
-        Err(refusals) => reasons.extend(refusals.into_iter().map(|refusal| FallbackReason {
-            kind: FallbackKind::Unsupported,
-            subject: Some(refusal.subject),
-            message: refusal.reason,
-        })),
+        Err(refusals) => {
+            reasons.extend(refusals.into_iter().map(|refusal| {
+                reason(
+                    FallbackKind::Unsupported,
+                    Some(refusal.subject),
+                    refusal.reason,
+                )
+            }));
+            None
+        }
+    };
+    let Some(plan) = plan else {
+        return Ok(Attempt::FellBack(reasons));
+    };
+    reasons.extend(
+        gpu_exec::unsupported(&plan)
+            .into_iter()
+            .map(|message| reason(FallbackKind::Unsupported, None, message)),
+    );
+    if gpu.device_kind == DeviceKind::Cuda {
+        reasons.push(reason(
+            FallbackKind::Unsupported,
+            Some(ir_lower::node_notation(root, lp_arena, expr_arena)),
+            "execution on CUDA devices has not landed yet (gpu-exec runs on the emulated device \
+             only so far)",
+        ));
     }
-    Ok(reasons)
+    if !reasons.is_empty() {
+        return Ok(Attempt::FellBack(reasons));
+    }
+    let context = match emulated_context(gpu.device, gpu.memory_resource) {
+        Ok(context) => context,
+        Err(e) => return Ok(Attempt::FellBack(vec![runtime_reason(e)?])),
+    };
+    match gpu_exec::execute(&plan, &context) {
+        Ok(df) => Ok(Attempt::Ran(
+            df,
+            ExecutedBy::Gpu {
+                device: gpu.device,
+                emulated: true,
+            },
+        )),
+        Err(ExecError::Runtime(e)) => Ok(Attempt::FellBack(vec![runtime_reason(e)?])),
+        Err(ExecError::Polars(e)) => Err(EngineError::Polars(e)),
+        Err(ExecError::Unsupported(message)) => Err(EngineError::Internal(format!(
+            "gpu-exec refused a plan it had accepted: {message}"
+        ))),
+    }
 }
 
 /// The GPU plan Polars' optimised plan lowers to, as an explain tree, or

@@ -21,13 +21,14 @@
 #![forbid(unsafe_code)]
 
 mod collect;
+mod devices;
 mod engine;
 mod error;
 mod gpu;
 mod report;
 
 pub use collect::{LazyFrameExt, collect_all_with, collect_all_with_report};
-pub use engine::{Engine, GpuEngine, MemoryResource};
+pub use engine::{DeviceKind, Engine, GpuEngine, MemoryResource};
 pub use error::EngineError;
 pub use gpu::explain_gpu;
 pub use report::{CollectReport, CpuEngine, ExecutedBy, FallbackKind, FallbackReason};

@@ -22,6 +22,8 @@ pub enum ExecutedBy {
     Gpu {
         /// The device ordinal.
         device: usize,
+        /// Whether the device was the emulated one.
+        emulated: bool,
     },
 }
 
@@ -31,7 +33,14 @@ impl fmt::Display for ExecutedBy {
             ExecutedBy::Cpu(CpuEngine::Auto) => f.write_str("cpu (auto)"),
             ExecutedBy::Cpu(CpuEngine::InMemory) => f.write_str("cpu (in-memory)"),
             ExecutedBy::Cpu(CpuEngine::Streaming) => f.write_str("cpu (streaming)"),
-            ExecutedBy::Gpu { device } => write!(f, "gpu (device {device})"),
+            ExecutedBy::Gpu {
+                device,
+                emulated: false,
+            } => write!(f, "gpu (device {device})"),
+            ExecutedBy::Gpu {
+                device,
+                emulated: true,
+            } => write!(f, "gpu (emulated device {device})"),
         }
     }
 }

@@ -65,6 +65,23 @@ fn bit(words: &[u32], i: usize) -> bool {
 }
 
 impl DeviceColumn {
+    /// A column from its parts (lengths as the caller built them).
+    pub(crate) fn from_parts(
+        name: PlSmallStr,
+        dtype: GpuDtype,
+        len: usize,
+        values: Values,
+        validity: Option<DeviceBuffer<u32>>,
+    ) -> Self {
+        DeviceColumn {
+            name,
+            dtype,
+            len,
+            values,
+            validity,
+        }
+    }
+
     /// The number of rows.
     pub fn len(&self) -> usize {
         self.len

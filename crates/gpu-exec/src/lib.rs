@@ -1,4 +1,4 @@
-//! Execution of GPU plans on a device: columns in device memory, and (to come) the operators.
+//! Execution of GPU plans on a device: columns in device memory and the operators that run plans.
 //!
 //! A [`DeviceColumn`] holds a column in device memory with Arrow semantics:
 //! values plus an optional validity bitmap (bit i of 32-bit word i / 32,
@@ -11,6 +11,8 @@
 
 mod column;
 mod error;
+mod execute;
 
 pub use column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 pub use error::ExecError;
+pub use execute::{execute, unsupported};

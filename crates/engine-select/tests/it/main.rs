@@ -1,5 +1,6 @@
 //! Integration tests of the façade: parity with `collect()`, fallback reasons, errors, threads.
 
+mod emulated;
 mod fallback;
 mod parity;
 

@@ -1,0 +1,184 @@
+//! GPU collects that really run, on the emulated device, compared with Polars' CPU engine.
+
+use engine_select::{
+    DeviceKind, Engine, EngineError, ExecutedBy, FallbackKind, GpuEngine, LazyFrameExt,
+};
+use polars::prelude::*;
+
+use crate::orders;
+
+fn emulated() -> GpuEngine {
+    GpuEngine::new().with_device_kind(DeviceKind::Emulated)
+}
+
+/// Runs `lf` on the CPU and, with fallback disabled (so a fallback can never
+/// pass as a GPU result), on the emulated device; both must agree on dtypes,
+/// nulls, values and row order (floats bit for bit: filters move values).
+fn assert_gpu_eq(name: &str, lf: LazyFrame) {
+    let expected = lf.clone().collect().unwrap();
+    let engine = Engine::Gpu(emulated().with_raise_on_fail(true));
+    let (actual, report) = lf
+        .collect_with_report(&engine)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(
+        report.executed_by,
+        ExecutedBy::Gpu {
+            device: 0,
+            emulated: true
+        },
+        "{name}"
+    );
+    assert_eq!(expected.schema(), actual.schema(), "{name}: dtypes");
+    assert!(
+        expected.equals_missing(&actual),
+        "{name}\nexpected {expected}\nactual {actual}"
+    );
+}
+
+fn table() -> LazyFrame {
+    let mut df = df!(
+        "i" => [Some(5i64), None, Some(-3), Some(5), Some(0), Some(i64::MAX), Some(i64::MIN), None],
+        "k" => [Some(4i64), Some(1), Some(-3), None, Some(0), Some(i64::MIN), Some(i64::MAX), None],
+        "u" => [Some(1u32), Some(2), None, Some(4), Some(5), Some(6), Some(7), Some(8)],
+        "f" => [Some(1.5), Some(f64::NAN), None, Some(-0.0), Some(f64::INFINITY), Some(2.5), Some(0.0), Some(f64::NAN)],
+        "b" => [Some(true), Some(false), None, Some(true), Some(false), Some(true), None, Some(false)],
+        "s" => [Some("a"), Some(""), None, Some("long string with ünïcode"), Some("x"), None, Some("y"), Some("z")],
+    )
+    .unwrap();
+    let days = Series::new(
+        "d".into(),
+        [
+            Some(19_000i32),
+            Some(19_001),
+            None,
+            Some(18_999),
+            Some(19_000),
+            Some(0),
+            Some(-1),
+            Some(20_000),
+        ],
+    );
+    df.with_column(days.cast(&DataType::Date).unwrap().into())
+        .unwrap();
+    df.lazy()
+}
+
+#[test]
+fn filters_projections_and_slices_match_the_cpu() {
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        ("scan", table()),
+        ("project", table().select([col("s"), col("i")])),
+        ("rename", table().select([col("f").alias("g"), col("b")])),
+        ("int > literal", table().filter(col("i").gt(lit(0i64)))),
+        ("int == literal", table().filter(col("i").eq(lit(5i64)))),
+        ("literal < int", table().filter(lit(0i64).lt(col("i")))),
+        ("u32 <= literal", table().filter(col("u").lt_eq(lit(4u32)))),
+        ("float != literal", table().filter(col("f").neq(lit(1.5)))),
+        ("float vs NaN", table().filter(col("f").eq(lit(f64::NAN)))),
+        (
+            "float > literal (NaN greatest)",
+            table().filter(col("f").gt(lit(2.0))),
+        ),
+        ("-0.0 == 0.0", table().filter(col("f").eq(lit(0.0)))),
+        ("column vs column", table().filter(col("i").gt_eq(col("k")))),
+        (
+            "date range",
+            table().filter(col("d").gt(date_literal(18_999))),
+        ),
+        ("bool column", table().filter(col("b"))),
+        ("not bool", table().filter(col("b").not())),
+        (
+            "kleene and",
+            table().filter(col("b").and(col("i").gt(lit(0i64)))),
+        ),
+        (
+            "kleene or",
+            table().filter(col("b").or(col("f").lt(lit(0.0)))),
+        ),
+        ("is_null", table().filter(col("s").is_null())),
+        ("is_not_null", table().filter(col("i").is_not_null())),
+        ("nothing passes", table().filter(col("i").gt(lit(i64::MAX)))),
+        ("slice", table().slice(2, 3)),
+        ("negative slice", table().slice(-3, 2)),
+        (
+            "filter then slice",
+            table().filter(col("u").gt(lit(1u32))).slice(1, 10),
+        ),
+        (
+            "filter strings",
+            table().filter(col("s").is_not_null()).select([col("s")]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_eq(name, lf);
+    }
+}
+
+/// A date literal from days since 1970-01-01.
+fn date_literal(days: i32) -> Expr {
+    lit(days).cast(DataType::Date)
+}
+
+#[test]
+fn operators_not_executed_yet_fall_back_with_the_reason() {
+    let lf = orders()
+        .group_by([col("status")])
+        .agg([col("amount").sum()]);
+    let (_, report) = lf.collect_with_report(&Engine::Gpu(emulated())).unwrap();
+    assert_eq!(
+        report.executed_by,
+        ExecutedBy::Cpu(engine_select::CpuEngine::InMemory)
+    );
+    let messages: Vec<String> = report
+        .fallback_reasons
+        .iter()
+        .map(|r| r.message.clone())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m == "group-by is not executed on the device yet"),
+        "{report}"
+    );
+    assert!(
+        report
+            .fallback_reasons
+            .iter()
+            .all(|r| r.kind == FallbackKind::Unsupported),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_missing_emulated_device_is_a_clear_reason_or_error() {
+    let engine = Engine::Gpu(emulated().with_device(9).with_raise_on_fail(true));
+    let err = table().collect_with(&engine).unwrap_err();
+    assert!(matches!(err, EngineError::GpuUnavailable { .. }), "{err}");
+    assert!(
+        err.to_string().contains("emulated device 9 does not exist"),
+        "{err}"
+    );
+}
+
+#[test]
+fn several_emulated_devices_run_queries_at_the_same_time() {
+    std::thread::scope(|scope| {
+        for device in 0..4 {
+            scope.spawn(move || {
+                let engine = Engine::Gpu(emulated().with_device(device).with_raise_on_fail(true));
+                for _ in 0..5 {
+                    let lf = table().filter(col("i").gt(lit(-10i64)));
+                    let (df, report) = lf.clone().collect_with_report(&engine).unwrap();
+                    assert_eq!(
+                        report.executed_by,
+                        ExecutedBy::Gpu {
+                            device,
+                            emulated: true
+                        }
+                    );
+                    assert!(df.equals_missing(&lf.collect().unwrap()));
+                }
+            });
+        }
+    });
+}

@@ -1,0 +1,460 @@
+//! Running a GPU plan: one function per operator, over device frames.
+//!
+//! [`unsupported`] says, before anything runs, which parts of a plan the
+//! executor cannot run yet; [`execute`] runs a plan that has none. Operators
+//! so far: in-memory scans, projections and selections of columns, filters
+//! (comparisons, Kleene logic, null checks) and slices.
+
+use gpu_runtime::memory::DeviceBuffer;
+use gpu_runtime::ops::{Comparison, DeviceStrings, Logic, Ops};
+use ir_lower::{BinaryOp, ExprKind, GpuDtype, GpuExpr, GpuPlan, PlanNode, Scalar};
+use polars::prelude::DataFrame;
+
+use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
+use crate::error::ExecError;
+
+/// Every part of `plan` the executor cannot run yet, in words (empty: it can).
+pub fn unsupported(plan: &GpuPlan) -> Vec<String> {
+    let mut reasons = Vec::new();
+    check_node(&plan.root, &mut reasons);
+    reasons
+}
+
+fn not_yet(what: impl std::fmt::Display) -> String {
+    format!("{what} is not executed on the device yet")
+}
+
+fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
+    for input in node.inputs() {
+        check_node(input, reasons);
+    }
+    match node {
+        PlanNode::DataFrameScan { .. }
+        | PlanNode::SimpleProjection { .. }
+        | PlanNode::Slice { .. } => {}
+        PlanNode::Select { exprs, .. } => {
+            let mut seen = Vec::new();
+            for named in exprs {
+                match &named.expr.kind {
+                    ExprKind::Column { index, .. } if !seen.contains(index) => seen.push(*index),
+                    _ => reasons.push(not_yet(format_args!("expression `{}`", named.expr))),
+                }
+            }
+        }
+        PlanNode::Filter { predicate, .. } => {
+            if !predicate_supported(predicate) {
+                reasons.push(not_yet(format_args!("filter predicate `{predicate}`")));
+            }
+        }
+        PlanNode::FileScan { .. } => reasons.push(not_yet("a file scan")),
+        PlanNode::WithColumns { .. } => reasons.push(not_yet("with_columns")),
+        PlanNode::Sort { .. } => reasons.push(not_yet("sort")),
+        PlanNode::GroupBy { .. } => reasons.push(not_yet("group-by")),
+        PlanNode::Join { .. } => reasons.push(not_yet("join")),
+        PlanNode::Distinct { .. } => reasons.push(not_yet("distinct")),
+        PlanNode::Union { .. } => reasons.push(not_yet("union")),
+        PlanNode::HConcat { .. } => reasons.push(not_yet("hconcat")),
+        PlanNode::Cache { .. } => reasons.push(not_yet("cache")),
+    }
+}
+
+/// Physical types the comparison kernels take.
+fn comparable(dtype: GpuDtype) -> bool {
+    matches!(
+        dtype,
+        GpuDtype::Int32
+            | GpuDtype::Int64
+            | GpuDtype::UInt32
+            | GpuDtype::UInt64
+            | GpuDtype::Float64
+            | GpuDtype::Date
+            | GpuDtype::Datetime(_)
+            | GpuDtype::Duration(_)
+    )
+}
+
+fn comparison(op: BinaryOp) -> Option<Comparison> {
+    Some(match op {
+        BinaryOp::Eq => Comparison::Eq,
+        BinaryOp::NotEq => Comparison::NotEq,
+        BinaryOp::Lt => Comparison::Lt,
+        BinaryOp::LtEq => Comparison::LtEq,
+        BinaryOp::Gt => Comparison::Gt,
+        BinaryOp::GtEq => Comparison::GtEq,
+        _ => return None,
+    })
+}
+
+/// `b op a` as `a op' b`.
+fn mirrored(op: Comparison) -> Comparison {
+    match op {
+        Comparison::Lt => Comparison::Gt,
+        Comparison::LtEq => Comparison::GtEq,
+        Comparison::Gt => Comparison::Lt,
+        Comparison::GtEq => Comparison::LtEq,
+        other => other,
+    }
+}
+
+fn predicate_supported(expr: &GpuExpr) -> bool {
+    match &expr.kind {
+        ExprKind::Column { .. } => expr.dtype == GpuDtype::Boolean,
+        ExprKind::Binary { op, left, right } => match op {
+            BinaryOp::And | BinaryOp::Or => {
+                expr.dtype == GpuDtype::Boolean
+                    && predicate_supported(left)
+                    && predicate_supported(right)
+            }
+            _ => {
+                comparison(*op).is_some()
+                    && left.dtype == right.dtype
+                    && comparable(left.dtype)
+                    && matches!(
+                        (&left.kind, &right.kind),
+                        (
+                            ExprKind::Column { .. },
+                            ExprKind::Column { .. } | ExprKind::Literal(_)
+                        ) | (ExprKind::Literal(_), ExprKind::Column { .. })
+                    )
+            }
+        },
+        ExprKind::Not(input) => input.dtype == GpuDtype::Boolean && predicate_supported(input),
+        ExprKind::IsNull(input) | ExprKind::IsNotNull(input) => {
+            matches!(input.kind, ExprKind::Column { .. })
+        }
+        _ => false,
+    }
+}
+
+/// Runs `plan` on the device and brings the result back.
+pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError> {
+    let reasons = unsupported(plan);
+    if !reasons.is_empty() {
+        return Err(ExecError::Unsupported(reasons.join("; ")));
+    }
+    let frame = Executor { ctx }.run(&plan.root)?;
+    frame.to_dataframe()
+}
+
+struct Executor<'a> {
+    ctx: &'a ExecContext,
+}
+
+/// A boolean column: bits and validity, owned or borrowed from a frame.
+enum Mask<'a> {
+    Borrowed(&'a DeviceBuffer<u32>, Option<&'a DeviceBuffer<u32>>),
+    Owned(DeviceBuffer<u32>, Option<DeviceBuffer<u32>>),
+}
+
+impl Mask<'_> {
+    fn parts(&self) -> (&DeviceBuffer<u32>, Option<&DeviceBuffer<u32>>) {
+        match self {
+            Mask::Borrowed(bits, validity) => (bits, *validity),
+            Mask::Owned(bits, validity) => (bits, validity.as_ref()),
+        }
+    }
+}
+
+impl Executor<'_> {
+    fn ops(&self) -> Ops<'_> {
+        Ops {
+            memory: &self.ctx.memory,
+            stream: &self.ctx.stream,
+        }
+    }
+
+    fn run(&self, node: &PlanNode) -> Result<DeviceFrame, ExecError> {
+        match node {
+            PlanNode::DataFrameScan { df, projection, .. } => {
+                DeviceFrame::from_dataframe(df, Some(projection), self.ctx)
+            }
+            PlanNode::SimpleProjection { input, columns, .. } => {
+                let frame = self.run(input)?;
+                Ok(take_columns(frame, columns.iter().map(|i| (*i, None)))?)
+            }
+            PlanNode::Select { input, exprs, .. } => {
+                let frame = self.run(input)?;
+                let picks = exprs.iter().map(|named| match &named.expr.kind {
+                    ExprKind::Column { index, .. } => (*index, Some(named.name.as_str())),
+                    _ => (usize::MAX, None),
+                });
+                Ok(take_columns(frame, picks)?)
+            }
+            PlanNode::Filter {
+                input, predicate, ..
+            } => {
+                let frame = self.run(input)?;
+                let mask = self.predicate(&frame, predicate)?;
+                let (bits, validity) = mask.parts();
+                let indices = self.ops().filter_indices(bits, validity, frame.height)?;
+                drop(mask);
+                self.gather_frame(&frame, &indices)
+            }
+            PlanNode::Slice {
+                input, offset, len, ..
+            } => {
+                let frame = self.run(input)?;
+                let height = frame.height as i64;
+                let start = if *offset < 0 {
+                    (height + offset).max(0)
+                } else {
+                    (*offset).min(height)
+                };
+                let end = start.saturating_add(*len as i64).min(height);
+                let indices = self.ops().iota((end - start) as usize, start)?;
+                self.gather_frame(&frame, &indices)
+            }
+            other => Err(ExecError::Unsupported(not_yet(format_args!("{other:?}")))),
+        }
+    }
+
+    fn gather_frame(
+        &self,
+        frame: &DeviceFrame,
+        indices: &DeviceBuffer<i64>,
+    ) -> Result<DeviceFrame, ExecError> {
+        let columns = frame
+            .columns
+            .iter()
+            .map(|column| self.gather_column(column, indices))
+            .collect::<Result<_, _>>()?;
+        Ok(DeviceFrame {
+            columns,
+            height: indices.len(),
+        })
+    }
+
+    fn gather_column(
+        &self,
+        column: &DeviceColumn,
+        indices: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let validity = column.validity();
+        macro_rules! gather {
+            ($variant:ident, $buffer:expr) => {{
+                let (values, valid) = ops.gather($buffer, validity, indices)?;
+                (Values::$variant(values), valid)
+            }};
+        }
+        let (values, valid) = match column.values() {
+            Values::Bits(bits) => {
+                let (bits, valid) = ops.gather_bits(bits, column.len(), validity, indices)?;
+                (Values::Bits(bits), valid)
+            }
+            Values::I8(b) => gather!(I8, b),
+            Values::I16(b) => gather!(I16, b),
+            Values::I32(b) => gather!(I32, b),
+            Values::I64(b) => gather!(I64, b),
+            Values::U8(b) => gather!(U8, b),
+            Values::U16(b) => gather!(U16, b),
+            Values::U32(b) => gather!(U32, b),
+            Values::U64(b) => gather!(U64, b),
+            Values::F32(b) => gather!(F32, b),
+            Values::F64(b) => gather!(F64, b),
+            Values::Str { offsets, bytes } => {
+                let DeviceStrings {
+                    offsets,
+                    bytes,
+                    validity,
+                } = ops.gather_strings(offsets, bytes, validity, indices)?;
+                (Values::Str { offsets, bytes }, validity)
+            }
+        };
+        Ok(DeviceColumn::from_parts(
+            column.name.clone(),
+            column.dtype,
+            indices.len(),
+            values,
+            Some(valid),
+        ))
+    }
+
+    /// Evaluates a boolean expression over `frame` (see `predicate_supported`).
+    fn predicate<'f>(&self, frame: &'f DeviceFrame, expr: &GpuExpr) -> Result<Mask<'f>, ExecError> {
+        let n = frame.height;
+        let ops = self.ops();
+        match &expr.kind {
+            ExprKind::Column { index, .. } => {
+                let column = column_at(frame, *index)?;
+                match column.values() {
+                    Values::Bits(bits) => Ok(Mask::Borrowed(bits, column.validity())),
+                    _ => Err(ExecError::Unsupported(format!("`{expr}` is not boolean"))),
+                }
+            }
+            ExprKind::Binary {
+                op: op @ (BinaryOp::And | BinaryOp::Or),
+                left,
+                right,
+            } => {
+                let (left, right) = (self.predicate(frame, left)?, self.predicate(frame, right)?);
+                let logic = if *op == BinaryOp::And {
+                    Logic::And
+                } else {
+                    Logic::Or
+                };
+                let (bits, valid) = ops.kleene(left.parts(), right.parts(), n, logic)?;
+                Ok(Mask::Owned(bits, Some(valid)))
+            }
+            ExprKind::Binary { op, left, right } => {
+                let op = comparison(*op)
+                    .ok_or_else(|| ExecError::Unsupported(not_yet(format_args!("`{expr}`"))))?;
+                let (column, other, op) = match (&left.kind, &right.kind) {
+                    (ExprKind::Column { .. }, _) => (left, right, op),
+                    _ => (right, left, mirrored(op)),
+                };
+                let ExprKind::Column { index, .. } = column.kind else {
+                    return Err(ExecError::Unsupported(not_yet(format_args!("`{expr}`"))));
+                };
+                let column = column_at(frame, index)?;
+                let (bits, valid) = match &other.kind {
+                    ExprKind::Column { index, .. } => {
+                        self.compare_columns(column, column_at(frame, *index)?, n, op)?
+                    }
+                    ExprKind::Literal(value) => self.compare_scalar(column, value, n, op)?,
+                    _ => return Err(ExecError::Unsupported(not_yet(format_args!("`{expr}`")))),
+                };
+                Ok(Mask::Owned(bits, Some(valid)))
+            }
+            ExprKind::Not(input) => {
+                let inner = self.predicate(frame, input)?;
+                let (bits, validity) = inner.parts();
+                let negated = ops.bits_not(bits, n)?;
+                let validity = match validity {
+                    Some(v) => Some(ops.bits_not(&ops.bits_not(v, n)?, n)?),
+                    None => None,
+                };
+                Ok(Mask::Owned(negated, validity))
+            }
+            ExprKind::IsNull(input) | ExprKind::IsNotNull(input) => {
+                let ExprKind::Column { index, .. } = input.kind else {
+                    return Err(ExecError::Unsupported(not_yet(format_args!("`{expr}`"))));
+                };
+                let column = column_at(frame, index)?;
+                let valid = match column.validity() {
+                    Some(v) => ops.bits_not(&ops.bits_not(v, n)?, n)?,
+                    None => ops.bits_not(
+                        &DeviceBuffer::zeroed(
+                            n.div_ceil(32),
+                            self.ctx.memory.clone(),
+                            &self.ctx.stream,
+                        )?,
+                        n,
+                    )?,
+                };
+                let bits = if matches!(expr.kind, ExprKind::IsNull(_)) {
+                    ops.bits_not(&valid, n)?
+                } else {
+                    valid
+                };
+                Ok(Mask::Owned(bits, None))
+            }
+            _ => Err(ExecError::Unsupported(not_yet(format_args!("`{expr}`")))),
+        }
+    }
+
+    fn compare_columns(
+        &self,
+        a: &DeviceColumn,
+        b: &DeviceColumn,
+        n: usize,
+        op: Comparison,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), ExecError> {
+        let ops = self.ops();
+        let (av, bv) = (a.validity(), b.validity());
+        Ok(match (a.values(), b.values()) {
+            (Values::I32(x), Values::I32(y)) => ops.compare(x, av, y, bv, false, n, op)?,
+            (Values::I64(x), Values::I64(y)) => ops.compare(x, av, y, bv, false, n, op)?,
+            (Values::U32(x), Values::U32(y)) => ops.compare(x, av, y, bv, false, n, op)?,
+            (Values::U64(x), Values::U64(y)) => ops.compare(x, av, y, bv, false, n, op)?,
+            (Values::F64(x), Values::F64(y)) => ops.compare(x, av, y, bv, false, n, op)?,
+            _ => {
+                return Err(ExecError::Unsupported(format!(
+                    "comparing {} with {}",
+                    a.dtype, b.dtype
+                )));
+            }
+        })
+    }
+
+    fn compare_scalar(
+        &self,
+        a: &DeviceColumn,
+        value: &Scalar,
+        n: usize,
+        op: Comparison,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), ExecError> {
+        let ops = self.ops();
+        let (memory, stream) = (self.ctx.memory.clone(), &self.ctx.stream);
+        // A null literal: every comparison is null.
+        let null = matches!(value, Scalar::Null);
+        let validity = DeviceBuffer::from_host(&[u32::from(!null)], memory.clone(), stream)?;
+        let av = a.validity();
+        let bv = Some(&validity);
+        let int = |v: &Scalar| -> Option<i128> {
+            match v {
+                Scalar::Int(x) | Scalar::Datetime(x) | Scalar::Duration(x) => Some(i128::from(*x)),
+                Scalar::UInt(x) => Some(i128::from(*x)),
+                Scalar::Date(x) => Some(i128::from(*x)),
+                Scalar::Null => Some(0),
+                _ => None,
+            }
+        };
+        let mismatch =
+            || ExecError::Unsupported(format!("comparing {} with the literal {value}", a.dtype));
+        macro_rules! scalar {
+            ($t:ty, $x:expr) => {{
+                let literal: $t = int(value)
+                    .and_then(|v| <$t>::try_from(v).ok())
+                    .ok_or_else(mismatch)?;
+                let b = DeviceBuffer::from_host(&[literal], memory.clone(), stream)?;
+                ops.compare($x, av, &b, bv, true, n, op)?
+            }};
+        }
+        Ok(match a.values() {
+            Values::I32(x) => scalar!(i32, x),
+            Values::I64(x) => scalar!(i64, x),
+            Values::U32(x) => scalar!(u32, x),
+            Values::U64(x) => scalar!(u64, x),
+            Values::F64(x) => {
+                let literal = match value {
+                    Scalar::Float(f) => *f,
+                    Scalar::Null => 0.0,
+                    other => int(other).map(|v| v as f64).ok_or_else(mismatch)?,
+                };
+                let b = DeviceBuffer::from_host(&[literal], memory.clone(), stream)?;
+                ops.compare(x, av, &b, bv, true, n, op)?
+            }
+            _ => return Err(mismatch()),
+        })
+    }
+}
+
+fn column_at(frame: &DeviceFrame, index: usize) -> Result<&DeviceColumn, ExecError> {
+    frame.columns.get(index).ok_or_else(|| {
+        ExecError::Unsupported(format!(
+            "column #{index} of a frame of {}",
+            frame.columns.len()
+        ))
+    })
+}
+
+/// The columns at `picks` (each at most once), renamed where given.
+fn take_columns<'a>(
+    frame: DeviceFrame,
+    picks: impl Iterator<Item = (usize, Option<&'a str>)>,
+) -> Result<DeviceFrame, ExecError> {
+    let height = frame.height;
+    let mut slots: Vec<Option<DeviceColumn>> = frame.columns.into_iter().map(Some).collect();
+    let mut columns = Vec::new();
+    for (index, name) in picks {
+        let mut column = slots.get_mut(index).and_then(Option::take).ok_or_else(|| {
+            ExecError::Unsupported(format!("column #{index} taken twice or missing"))
+        })?;
+        if let Some(name) = name {
+            column.name = name.into();
+        }
+        columns.push(column);
+    }
+    Ok(DeviceFrame { columns, height })
+}
