@@ -5,6 +5,7 @@ mod elementwise;
 mod emulator;
 mod gather;
 mod hash;
+mod predicate;
 mod reduce;
 mod scan;
 mod sort;

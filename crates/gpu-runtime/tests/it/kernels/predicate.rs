@@ -1,0 +1,262 @@
+//! Predicate kernels and the safe operations over them: comparisons, Kleene logic, filters, gathers of bits and strings.
+
+use gpu_runtime::memory::DeviceBuffer;
+use gpu_runtime::ops::{Comparison, Logic, Ops};
+
+use super::{SIZES, bitmap, device, flags};
+
+const ALL: [Comparison; 6] = [
+    Comparison::Eq,
+    Comparison::NotEq,
+    Comparison::Lt,
+    Comparison::LtEq,
+    Comparison::Gt,
+    Comparison::GtEq,
+];
+
+fn holds(op: Comparison, order: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        Comparison::Eq => order == Equal,
+        Comparison::NotEq => order != Equal,
+        Comparison::Lt => order == Less,
+        Comparison::LtEq => order != Greater,
+        Comparison::Gt => order == Greater,
+        Comparison::GtEq => order != Less,
+    }
+}
+
+/// Polars' float order: NaN equals NaN and is greatest; -0.0 equals 0.0.
+fn float_order(a: f64, b: f64) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap(),
+    }
+}
+
+#[test]
+fn comparisons_follow_polars_null_and_nan_rules() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(14);
+    for &n in SIZES {
+        let a: Vec<i64> = (0..n).map(|_| rng.i64(-3..3)).collect();
+        let b: Vec<i64> = (0..n).map(|_| rng.i64(-3..3)).collect();
+        let (av, bv): (Vec<bool>, Vec<bool>) =
+            (0..n).map(|_| (rng.u8(..5) != 0, rng.u8(..5) != 0)).unzip();
+        let (da, db) = (device.upload(&a), device.upload(&b));
+        let (dav, dbv) = (device.upload(&bitmap(&av)), device.upload(&bitmap(&bv)));
+        for op in ALL {
+            let (bits, valid) = ops
+                .compare(&da, Some(&dav), &db, Some(&dbv), false, n, op)
+                .unwrap();
+            let expected_valid: Vec<bool> = (0..n).map(|i| av[i] && bv[i]).collect();
+            let expected: Vec<bool> = (0..n)
+                .map(|i| expected_valid[i] && holds(op, a[i].cmp(&b[i])))
+                .collect();
+            assert_eq!(
+                valid.to_host().unwrap(),
+                bitmap(&expected_valid),
+                "{op:?} n = {n}"
+            );
+            assert_eq!(bits.to_host().unwrap(), bitmap(&expected), "{op:?} n = {n}");
+        }
+        let specials = [f64::NAN, -0.0, 0.0, 1.0, f64::NEG_INFINITY, f64::INFINITY];
+        let x: Vec<f64> = (0..n)
+            .map(|_| specials[rng.usize(..specials.len())])
+            .collect();
+        let dx = device.upload(&x);
+        for scalar in specials {
+            let ds = device.upload(&[scalar]);
+            for op in ALL {
+                let (bits, valid) = ops.compare(&dx, None, &ds, None, true, n, op).unwrap();
+                let expected: Vec<bool> = x
+                    .iter()
+                    .map(|v| holds(op, float_order(*v, scalar)))
+                    .collect();
+                assert_eq!(
+                    bits.to_host().unwrap(),
+                    bitmap(&expected),
+                    "{op:?} {scalar} n = {n}"
+                );
+                assert_eq!(valid.to_host().unwrap(), bitmap(&vec![true; n]), "n = {n}");
+            }
+        }
+    }
+}
+
+#[test]
+fn kleene_logic_truth_tables() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    // Every pair of (true, false, null), repeated past a word boundary.
+    let values = [Some(true), Some(false), None];
+    let pairs: Vec<(Option<bool>, Option<bool>)> = (0..40)
+        .flat_map(|_| {
+            values
+                .iter()
+                .flat_map(|a| values.iter().map(move |b| (*a, *b)))
+        })
+        .collect();
+    let n = pairs.len();
+    let upload = |side: &dyn Fn(&(Option<bool>, Option<bool>)) -> Option<bool>| {
+        let bits: Vec<bool> = pairs.iter().map(|p| side(p) == Some(true)).collect();
+        let valid: Vec<bool> = pairs.iter().map(|p| side(p).is_some()).collect();
+        (
+            device.upload(&bitmap(&bits)),
+            device.upload(&bitmap(&valid)),
+        )
+    };
+    let (a, av) = upload(&|p| p.0);
+    let (b, bv) = upload(&|p| p.1);
+    let kleene_and = |x: Option<bool>, y: Option<bool>| match (x, y) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    };
+    let kleene_or = |x: Option<bool>, y: Option<bool>| match (x, y) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    };
+    for (logic, rule) in [
+        (Logic::And, &kleene_and as &dyn Fn(_, _) -> _),
+        (Logic::Or, &kleene_or),
+    ] {
+        let (bits, valid) = ops
+            .kleene((&a, Some(&av)), (&b, Some(&bv)), n, logic)
+            .unwrap();
+        let (bits, valid) = (bits.to_host().unwrap(), valid.to_host().unwrap());
+        for (i, (x, y)) in pairs.iter().enumerate() {
+            let got = flags(&valid, n)[i].then(|| flags(&bits, n)[i]);
+            assert_eq!(got, rule(*x, *y), "{logic:?} {x:?} {y:?}");
+        }
+    }
+    let negated = ops.bits_not(&a, n).unwrap().to_host().unwrap();
+    let expected: Vec<bool> = pairs.iter().map(|p| p.0 != Some(true)).collect();
+    assert_eq!(negated, bitmap(&expected), "not, with zero bits past n");
+}
+
+#[test]
+fn filter_indices_keep_true_valid_rows_in_order() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(15);
+    for &n in SIZES {
+        let bits: Vec<bool> = (0..n).map(|_| rng.bool()).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..4) != 0).collect();
+        let (db, dv) = (
+            device.upload(&bitmap(&bits)),
+            device.upload(&bitmap(&valid)),
+        );
+        let indices = ops.filter_indices(&db, Some(&dv), n).unwrap();
+        let expected: Vec<i64> = (0..n)
+            .filter(|i| bits[*i] && valid[*i])
+            .map(|i| i as i64)
+            .collect();
+        assert_eq!(indices.to_host().unwrap(), expected, "n = {n}");
+        let all = ops.filter_indices(&db, None, n).unwrap();
+        let expected: Vec<i64> = (0..n).filter(|i| bits[*i]).map(|i| i as i64).collect();
+        assert_eq!(all.to_host().unwrap(), expected, "no validity, n = {n}");
+    }
+}
+
+#[test]
+fn gathers_of_bits_and_strings_match_rust() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(16);
+    for &n in SIZES {
+        let n_values = n.max(1) + 3;
+        let values: Vec<bool> = (0..n_values).map(|_| rng.bool()).collect();
+        let valid: Vec<bool> = (0..n_values).map(|_| rng.u8(..4) != 0).collect();
+        let texts: Vec<String> = (0..n_values)
+            .map(|i| "é".repeat(i % 4) + &"x".repeat(rng.usize(..20)))
+            .collect();
+        let indices: Vec<i64> = (0..n).map(|_| rng.i64(-2..n_values as i64 + 2)).collect();
+        let di = device.upload(&indices);
+        let dvalid = device.upload(&bitmap(&valid));
+        let inside = |i: i64| i >= 0 && (i as usize) < n_values;
+        let expected_valid: Vec<bool> = indices
+            .iter()
+            .map(|&i| inside(i) && valid[i as usize])
+            .collect();
+
+        let (bits, out_valid) = ops
+            .gather_bits(
+                &device.upload(&bitmap(&values)),
+                n_values,
+                Some(&dvalid),
+                &di,
+            )
+            .unwrap();
+        let expected: Vec<bool> = indices
+            .iter()
+            .zip(&expected_valid)
+            .map(|(&i, &ok)| ok && values[i as usize])
+            .collect();
+        assert_eq!(bits.to_host().unwrap(), bitmap(&expected), "bits n = {n}");
+        assert_eq!(
+            out_valid.to_host().unwrap(),
+            bitmap(&expected_valid),
+            "bit validity n = {n}"
+        );
+
+        let mut offsets = vec![0i64];
+        let mut bytes = Vec::new();
+        for text in &texts {
+            bytes.extend_from_slice(text.as_bytes());
+            offsets.push(bytes.len() as i64);
+        }
+        let strings = ops
+            .gather_strings(
+                &device.upload(&offsets),
+                &device.upload(&bytes),
+                Some(&dvalid),
+                &di,
+            )
+            .unwrap();
+        let (out_offsets, out_bytes) = (
+            strings.offsets.to_host().unwrap(),
+            strings.bytes.to_host().unwrap(),
+        );
+        assert_eq!(out_offsets.len(), n + 1);
+        for (row, (&i, &ok)) in indices.iter().zip(&expected_valid).enumerate() {
+            let text = &out_bytes[out_offsets[row] as usize..out_offsets[row + 1] as usize];
+            let expected: &[u8] = if ok {
+                texts[i as usize].as_bytes()
+            } else {
+                b""
+            };
+            assert_eq!(text, expected, "row {row} n = {n}");
+        }
+        assert_eq!(
+            strings.validity.to_host().unwrap(),
+            bitmap(&expected_valid),
+            "string validity n = {n}"
+        );
+        assert!(
+            ops.gather_strings(
+                &DeviceBuffer::zeroed(0, device.memory.clone(), &device.stream).unwrap(),
+                &device.upload(&bytes),
+                None,
+                &di
+            )
+            .is_err()
+        );
+    }
+}
