@@ -70,8 +70,16 @@ impl Lazy<'_> {
     }
 }
 
+/// A `Date` literal, as Python's `datetime.date` gives in the PDS-H queries
+/// (the Rust `NaiveDate` literal is a nanosecond datetime instead, which would
+/// turn every date comparison into a cast).
 fn date(year: i32, month: u32, day: u32) -> Expr {
-    lit(NaiveDate::from_ymd_opt(year, month, day).unwrap_or_default())
+    let date = NaiveDate::from_ymd_opt(year, month, day).unwrap_or_default();
+    let days = date.signed_duration_since(NaiveDate::default()).num_days() as i32;
+    lit(LiteralValue::Scalar(Scalar::new(
+        DataType::Date,
+        AnyValue::Date(days),
+    )))
 }
 
 fn inner_join(left: LazyFrame, right: LazyFrame, left_on: &[&str], right_on: &[&str]) -> LazyFrame {

@@ -3,6 +3,7 @@
 mod emulated;
 mod fallback;
 mod parity;
+mod pdsh_gpu;
 
 use gpu_runtime::{RuntimeError, Unavailable};
 use polars::prelude::*;

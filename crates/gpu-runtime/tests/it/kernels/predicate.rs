@@ -97,9 +97,10 @@ fn kleene_logic_truth_tables() {
         memory: &device.memory,
         stream: &device.stream,
     };
+    type Pair = (Option<bool>, Option<bool>);
     // Every pair of (true, false, null), repeated past a word boundary.
     let values = [Some(true), Some(false), None];
-    let pairs: Vec<(Option<bool>, Option<bool>)> = (0..40)
+    let pairs: Vec<Pair> = (0..40)
         .flat_map(|_| {
             values
                 .iter()
@@ -107,7 +108,7 @@ fn kleene_logic_truth_tables() {
         })
         .collect();
     let n = pairs.len();
-    let upload = |side: &dyn Fn(&(Option<bool>, Option<bool>)) -> Option<bool>| {
+    let upload = |side: &dyn Fn(&Pair) -> Option<bool>| {
         let bits: Vec<bool> = pairs.iter().map(|p| side(p) == Some(true)).collect();
         let valid: Vec<bool> = pairs.iter().map(|p| side(p).is_some()).collect();
         (
