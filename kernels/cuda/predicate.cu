@@ -125,3 +125,57 @@ extern "C" __global__ void filter_flags(const u32* bits, const u32* validity, u6
     }
 }
 EMU_KERNEL(filter_flags)
+
+enum StringMatch : u32 { EQUALS = 0, STARTS_WITH = 1, ENDS_WITH = 2, CONTAINS = 3 };
+
+__device__ __forceinline__ bool bytes_equal(const unsigned char* a, const unsigned char* b,
+                                            u64 len) {
+    for (u64 k = 0; k < len; ++k) {
+        if (a[k] != b[k]) return false;
+    }
+    return true;
+}
+
+// Each string (offsets + bytes) against a literal `pattern`: equal, starts
+// with, ends with, or contains it. Null strings give null.
+extern "C" __global__ void string_match(const i64* offsets, const unsigned char* bytes,
+                                        const u32* validity, u64 n,
+                                        const unsigned char* pattern, u64 pattern_len, u32 mode,
+                                        u32* out_bits, u32* out_valid) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool value = false, valid = false;
+        if (i < n) {
+            valid = is_valid(validity, i);
+            u64 start = static_cast<u64>(offsets[i]);
+            u64 len = static_cast<u64>(offsets[i + 1]) - start;
+            const unsigned char* text = bytes + start;
+            if (valid) {
+                switch (mode) {
+                    case EQUALS:
+                        value = len == pattern_len && bytes_equal(text, pattern, len);
+                        break;
+                    case STARTS_WITH:
+                        value = len >= pattern_len && bytes_equal(text, pattern, pattern_len);
+                        break;
+                    case ENDS_WITH:
+                        value = len >= pattern_len &&
+                                bytes_equal(text + len - pattern_len, pattern, pattern_len);
+                        break;
+                    default:
+                        for (u64 at = 0; !value && at + pattern_len <= len; ++at) {
+                            value = bytes_equal(text + at, pattern, pattern_len);
+                        }
+                        break;
+                }
+            }
+        }
+        u32 bits = __ballot_sync(FULL_MASK, value);
+        u32 validity_word = __ballot_sync(FULL_MASK, valid);
+        if (lane == 0) {
+            out_bits[i / 32] = bits;
+            out_valid[i / 32] = validity_word;
+        }
+    }
+}
+EMU_KERNEL(string_match)

@@ -3,11 +3,14 @@
 //! [`unsupported`] says, before anything runs, which parts of a plan the
 //! executor cannot run yet; [`execute`] runs a plan that has none. Operators
 //! so far: in-memory scans, projections and selections of columns, filters
-//! (comparisons, Kleene logic, null checks) and slices.
+//! (comparisons, is_between, is_in, string equality, prefixes, suffixes and
+//! substrings, Kleene logic, null checks) and slices.
 
 use gpu_runtime::memory::DeviceBuffer;
-use gpu_runtime::ops::{Comparison, DeviceStrings, Logic, Ops};
-use ir_lower::{BinaryOp, ExprKind, GpuDtype, GpuExpr, GpuPlan, PlanNode, Scalar};
+use gpu_runtime::ops::{Comparison, DeviceStrings, Logic, Ops, StringMatch};
+use ir_lower::{
+    BinaryOp, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, PlanNode, Scalar, StringOp,
+};
 use polars::prelude::DataFrame;
 
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
@@ -96,6 +99,14 @@ fn mirrored(op: Comparison) -> Comparison {
     }
 }
 
+fn is_column(expr: &GpuExpr) -> bool {
+    matches!(expr.kind, ExprKind::Column { .. })
+}
+
+fn is_literal(expr: &GpuExpr) -> bool {
+    matches!(expr.kind, ExprKind::Literal(_))
+}
+
 fn predicate_supported(expr: &GpuExpr) -> bool {
     match &expr.kind {
         ExprKind::Column { .. } => expr.dtype == GpuDtype::Boolean,
@@ -105,23 +116,48 @@ fn predicate_supported(expr: &GpuExpr) -> bool {
                     && predicate_supported(left)
                     && predicate_supported(right)
             }
+            BinaryOp::Eq | BinaryOp::NotEq if left.dtype == GpuDtype::String => {
+                right.dtype == GpuDtype::String
+                    && ((is_column(left) && is_literal(right))
+                        || (is_literal(left) && is_column(right)))
+            }
             _ => {
                 comparison(*op).is_some()
                     && left.dtype == right.dtype
                     && comparable(left.dtype)
-                    && matches!(
-                        (&left.kind, &right.kind),
-                        (
-                            ExprKind::Column { .. },
-                            ExprKind::Column { .. } | ExprKind::Literal(_)
-                        ) | (ExprKind::Literal(_), ExprKind::Column { .. })
-                    )
+                    && (is_column(left) || is_column(right))
+                    && (is_column(left) || is_literal(left))
+                    && (is_column(right) || is_literal(right))
             }
         },
         ExprKind::Not(input) => input.dtype == GpuDtype::Boolean && predicate_supported(input),
-        ExprKind::IsNull(input) | ExprKind::IsNotNull(input) => {
-            matches!(input.kind, ExprKind::Column { .. })
+        ExprKind::IsNull(input) | ExprKind::IsNotNull(input) => is_column(input),
+        ExprKind::IsBetween {
+            input,
+            lower,
+            upper,
+            ..
+        } => {
+            is_column(input)
+                && comparable(input.dtype)
+                && is_literal(lower)
+                && is_literal(upper)
+                && lower.dtype == input.dtype
+                && upper.dtype == input.dtype
         }
+        ExprKind::IsIn {
+            input,
+            values,
+            nulls_equal: false,
+        } => {
+            is_column(input)
+                && !values.is_empty()
+                && (comparable(input.dtype) || input.dtype == GpuDtype::String)
+        }
+        ExprKind::String {
+            op: StringOp::StartsWith(_) | StringOp::EndsWith(_) | StringOp::Contains(_),
+            input,
+        } => is_column(input),
         _ => false,
     }
 }
@@ -296,6 +332,88 @@ impl Executor<'_> {
                 let (bits, valid) = ops.kleene(left.parts(), right.parts(), n, logic)?;
                 Ok(Mask::Owned(bits, Some(valid)))
             }
+            ExprKind::Binary {
+                op: op @ (BinaryOp::Eq | BinaryOp::NotEq),
+                left,
+                right,
+            } if left.dtype == GpuDtype::String => {
+                let (column, literal) = if is_column(left) {
+                    (left, right)
+                } else {
+                    (right, left)
+                };
+                let ExprKind::Literal(value) = &literal.kind else {
+                    return Err(ExecError::Unsupported(not_yet(format_args!("`{expr}`"))));
+                };
+                let (bits, valid) = self.string_match(frame, column, value, StringMatch::Equals)?;
+                let bits = if *op == BinaryOp::NotEq {
+                    ops.bits_not(&bits, n)?
+                } else {
+                    bits
+                };
+                Ok(Mask::Owned(bits, Some(valid)))
+            }
+            ExprKind::String { op, input } => {
+                let (text, how) = match op {
+                    StringOp::StartsWith(text) => (text, StringMatch::StartsWith),
+                    StringOp::EndsWith(text) => (text, StringMatch::EndsWith),
+                    StringOp::Contains(text) => (text, StringMatch::Contains),
+                    _ => return Err(ExecError::Unsupported(not_yet(format_args!("`{expr}`")))),
+                };
+                let (bits, valid) =
+                    self.string_match(frame, input, &Scalar::String(text.clone()), how)?;
+                Ok(Mask::Owned(bits, Some(valid)))
+            }
+            ExprKind::IsBetween {
+                input,
+                lower,
+                upper,
+                closed,
+            } => {
+                let column = column_at(frame, column_index(input)?)?;
+                let (low_op, high_op) = match closed {
+                    Closed::Both => (Comparison::GtEq, Comparison::LtEq),
+                    Closed::Left => (Comparison::GtEq, Comparison::Lt),
+                    Closed::Right => (Comparison::Gt, Comparison::LtEq),
+                    Closed::None => (Comparison::Gt, Comparison::Lt),
+                };
+                let (ExprKind::Literal(low), ExprKind::Literal(high)) = (&lower.kind, &upper.kind)
+                else {
+                    return Err(ExecError::Unsupported(not_yet(format_args!("`{expr}`"))));
+                };
+                let above = self.compare_scalar(column, low, n, low_op)?;
+                let below = self.compare_scalar(column, high, n, high_op)?;
+                let (bits, valid) = ops.kleene(
+                    (&above.0, Some(&above.1)),
+                    (&below.0, Some(&below.1)),
+                    n,
+                    Logic::And,
+                )?;
+                Ok(Mask::Owned(bits, Some(valid)))
+            }
+            ExprKind::IsIn { input, values, .. } => {
+                let column = column_at(frame, column_index(input)?)?;
+                let mut result: Option<(DeviceBuffer<u32>, DeviceBuffer<u32>)> = None;
+                for value in values {
+                    let equal = if input.dtype == GpuDtype::String {
+                        self.string_match(frame, input, value, StringMatch::Equals)?
+                    } else {
+                        self.compare_scalar(column, value, n, Comparison::Eq)?
+                    };
+                    result = Some(match result {
+                        None => equal,
+                        Some(acc) => ops.kleene(
+                            (&acc.0, Some(&acc.1)),
+                            (&equal.0, Some(&equal.1)),
+                            n,
+                            Logic::Or,
+                        )?,
+                    });
+                }
+                let (bits, valid) = result
+                    .ok_or_else(|| ExecError::Unsupported(not_yet("is_in with an empty list")))?;
+                Ok(Mask::Owned(bits, Some(valid)))
+            }
             ExprKind::Binary { op, left, right } => {
                 let op = comparison(*op)
                     .ok_or_else(|| ExecError::Unsupported(not_yet(format_args!("`{expr}`"))))?;
@@ -350,6 +468,42 @@ impl Executor<'_> {
                 Ok(Mask::Owned(bits, None))
             }
             _ => Err(ExecError::Unsupported(not_yet(format_args!("`{expr}`")))),
+        }
+    }
+
+    /// A string column (`column` must be a column reference) against a literal.
+    fn string_match(
+        &self,
+        frame: &DeviceFrame,
+        column: &GpuExpr,
+        value: &Scalar,
+        how: StringMatch,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), ExecError> {
+        let column = column_at(frame, column_index(column)?)?;
+        let Values::Str { offsets, bytes } = column.values() else {
+            return Err(ExecError::Unsupported(format!(
+                "matching a {} column as text",
+                column.dtype
+            )));
+        };
+        match value {
+            Scalar::String(text) => Ok(self.ops().string_match(
+                offsets,
+                bytes,
+                column.validity(),
+                text.as_bytes(),
+                how,
+            )?),
+            // A null literal: every row is null (and false).
+            Scalar::Null => {
+                let words = column.len().div_ceil(32);
+                let zeros =
+                    || DeviceBuffer::zeroed(words, self.ctx.memory.clone(), &self.ctx.stream);
+                Ok((zeros()?, zeros()?))
+            }
+            other => Err(ExecError::Unsupported(format!(
+                "matching text with the literal {other}"
+            ))),
         }
     }
 
@@ -427,6 +581,15 @@ impl Executor<'_> {
             }
             _ => return Err(mismatch()),
         })
+    }
+}
+
+fn column_index(expr: &GpuExpr) -> Result<usize, ExecError> {
+    match expr.kind {
+        ExprKind::Column { index, .. } => Ok(index),
+        _ => Err(ExecError::Unsupported(format!(
+            "`{expr}` where a column was expected"
+        ))),
     }
 }
 

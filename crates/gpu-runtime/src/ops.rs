@@ -40,6 +40,15 @@ pub enum Comparison {
     GtEq = 5,
 }
 
+/// How a string is matched against a literal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StringMatch {
+    Equals = 0,
+    StartsWith = 1,
+    EndsWith = 2,
+    Contains = 3,
+}
+
 /// Kleene logic's binary operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Logic {
@@ -294,6 +303,36 @@ impl Ops<'_> {
             .buffer(&valid);
         self.launch(ids::kleene, Self::linear(words(n)), args)?;
         Ok((out, valid))
+    }
+
+    /// Each of the `offsets.len() - 1` strings matched against `pattern`:
+    /// bits and validity (a null string gives null).
+    pub fn string_match(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        bytes: &DeviceBuffer<u8>,
+        validity: Option<&DeviceBuffer<u32>>,
+        pattern: &[u8],
+        how: StringMatch,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let pattern = DeviceBuffer::from_host(pattern, self.memory.clone(), self.stream)?;
+        let bits = self.zeroed::<u32>(words(n))?;
+        let valid = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .buffer(bytes)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .buffer(&pattern)
+            .arg(pattern.len() as u64)
+            .arg(how as u32)
+            .buffer(&bits)
+            .buffer(&valid);
+        self.launch(ids::string_match, Self::linear(n), args)?;
+        Ok((bits, valid))
     }
 
     /// The negation of `n` bits (bits past `n` are 0).

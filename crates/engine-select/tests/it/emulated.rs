@@ -104,6 +104,65 @@ fn filters_projections_and_slices_match_the_cpu() {
             "filter then slice",
             table().filter(col("u").gt(lit(1u32))).slice(1, 10),
         ),
+        ("string ==", table().filter(col("s").eq(lit("x")))),
+        ("string !=", table().filter(col("s").neq(lit("")))),
+        ("literal == string", table().filter(lit("y").eq(col("s")))),
+        (
+            "starts_with",
+            table().filter(col("s").str().starts_with(lit("lo"))),
+        ),
+        (
+            "ends_with",
+            table().filter(col("s").str().ends_with(lit("ode"))),
+        ),
+        (
+            "contains literal",
+            table().filter(col("s").str().contains_literal(lit("ü"))),
+        ),
+        (
+            "contains empty",
+            table().filter(col("s").str().contains_literal(lit(""))),
+        ),
+        (
+            "is_between both",
+            table().filter(col("i").is_between(lit(-3i64), lit(5i64), ClosedInterval::Both)),
+        ),
+        (
+            "is_between left",
+            table().filter(col("f").is_between(lit(0.0), lit(2.5), ClosedInterval::Left)),
+        ),
+        (
+            "is_between dates none",
+            table().filter(col("d").is_between(
+                date_literal(18_999),
+                date_literal(20_000),
+                ClosedInterval::None,
+            )),
+        ),
+        (
+            "is_in ints",
+            table().filter(col("i").is_in(
+                lit(Series::new("".into(), [5i64, 0, 7])).implode(false),
+                false,
+            )),
+        ),
+        (
+            "is_in strings",
+            table().filter(col("s").is_in(
+                lit(Series::new("".into(), ["a", "z", "nope"])).implode(false),
+                false,
+            )),
+        ),
+        (
+            "mixed",
+            table().filter(
+                col("s")
+                    .str()
+                    .starts_with(lit("l"))
+                    .or(col("i").is_between(lit(0i64), lit(10i64), ClosedInterval::Right))
+                    .and(col("u").neq(lit(4u32)).or(col("b").is_null())),
+            ),
+        ),
         (
             "filter strings",
             table().filter(col("s").is_not_null()).select([col("s")]),

@@ -261,3 +261,56 @@ fn gathers_of_bits_and_strings_match_rust() {
         );
     }
 }
+
+#[test]
+fn string_matching_against_literals() {
+    use gpu_runtime::ops::StringMatch;
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let texts = ["", "a", "abc", "xabcx", "ab", "bc", "ünï", "abcabc", "zzz"];
+    let mut rng = fastrand::Rng::with_seed(17);
+    for &n in SIZES {
+        let rows: Vec<&str> = (0..n).map(|_| texts[rng.usize(..texts.len())]).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
+        let mut offsets = vec![0i64];
+        let mut bytes = Vec::new();
+        for text in &rows {
+            bytes.extend_from_slice(text.as_bytes());
+            offsets.push(bytes.len() as i64);
+        }
+        let (doff, dbytes, dvalid) = (
+            device.upload(&offsets),
+            device.upload(&bytes),
+            device.upload(&bitmap(&valid)),
+        );
+        for pattern in ["", "abc", "bc", "ünï", "x"] {
+            for (how, rule) in [
+                (
+                    StringMatch::Equals,
+                    (|t: &str, p: &str| t == p) as fn(&str, &str) -> bool,
+                ),
+                (StringMatch::StartsWith, |t, p| t.starts_with(p)),
+                (StringMatch::EndsWith, |t, p| t.ends_with(p)),
+                (StringMatch::Contains, |t, p| t.contains(p)),
+            ] {
+                let (bits, out_valid) = ops
+                    .string_match(&doff, &dbytes, Some(&dvalid), pattern.as_bytes(), how)
+                    .unwrap();
+                let expected: Vec<bool> = rows
+                    .iter()
+                    .zip(&valid)
+                    .map(|(t, v)| *v && rule(t, pattern))
+                    .collect();
+                assert_eq!(
+                    bits.to_host().unwrap(),
+                    bitmap(&expected),
+                    "{how:?} {pattern:?} n = {n}"
+                );
+                assert_eq!(out_valid.to_host().unwrap(), bitmap(&valid), "n = {n}");
+            }
+        }
+    }
+}
