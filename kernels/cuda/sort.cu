@@ -132,3 +132,21 @@ __device__ __forceinline__ void scatter_pass(const U* keys, const u32* rows, u64
 
 RADIX(u32, u32)
 RADIX(u64, u64)
+
+// Keys that order nulls: 0 for the rows that come first, 1 for the others
+// (nulls last: valid rows are 0; nulls first: null rows are 0).
+extern "C" __global__ void null_sort_keys(const u32* validity, u64 n, u32 nulls_last, u32* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        bool valid = is_valid(validity, i);
+        out[i] = (valid == (nulls_last != 0)) ? 0u : 1u;
+    }
+}
+EMU_KERNEL(null_sort_keys)
+
+// 32-bit row numbers widened to the 64-bit indices gathers take.
+extern "C" __global__ void widen_u32_i64(const u32* in, u64 n, i64* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        out[i] = static_cast<i64>(in[i]);
+    }
+}
+EMU_KERNEL(widen_u32_i64)

@@ -4,7 +4,8 @@
 //! executor cannot run yet; [`execute`] runs a plan that has none. Operators
 //! so far: in-memory scans, projections and selections of columns, filters
 //! (comparisons, is_between, is_in, string equality, prefixes, suffixes and
-//! substrings, Kleene logic, null checks) and slices.
+//! substrings, Kleene logic, null checks), slices, and sorts (also top-k) by
+//! numeric and temporal columns.
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{Comparison, DeviceStrings, Logic, Ops, StringMatch};
@@ -51,7 +52,13 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         }
         PlanNode::FileScan { .. } => reasons.push(not_yet("a file scan")),
         PlanNode::WithColumns { .. } => reasons.push(not_yet("with_columns")),
-        PlanNode::Sort { .. } => reasons.push(not_yet("sort")),
+        PlanNode::Sort { keys, .. } => {
+            for key in keys {
+                if !matches!(key.expr.kind, ExprKind::Column { .. }) || !sortable(key.expr.dtype) {
+                    reasons.push(not_yet(format_args!("sorting by `{}`", key.expr)));
+                }
+            }
+        }
         PlanNode::GroupBy { .. } => reasons.push(not_yet("group-by")),
         PlanNode::Join { .. } => reasons.push(not_yet("join")),
         PlanNode::Distinct { .. } => reasons.push(not_yet("distinct")),
@@ -74,6 +81,11 @@ fn comparable(dtype: GpuDtype) -> bool {
             | GpuDtype::Datetime(_)
             | GpuDtype::Duration(_)
     )
+}
+
+/// Types the radix sort orders.
+fn sortable(dtype: GpuDtype) -> bool {
+    comparable(dtype) || dtype == GpuDtype::Float32
 }
 
 fn comparison(op: BinaryOp) -> Option<Comparison> {
@@ -230,14 +242,53 @@ impl Executor<'_> {
                 input, offset, len, ..
             } => {
                 let frame = self.run(input)?;
-                let height = frame.height as i64;
-                let start = if *offset < 0 {
-                    (height + offset).max(0)
-                } else {
-                    (*offset).min(height)
-                };
-                let end = start.saturating_add(*len as i64).min(height);
-                let indices = self.ops().iota((end - start) as usize, start)?;
+                let (start, end) = slice_bounds(frame.height, *offset, *len);
+                let indices = self.ops().iota(end - start, start as i64)?;
+                self.gather_frame(&frame, &indices)
+            }
+            PlanNode::Sort {
+                input, keys, slice, ..
+            } => {
+                let frame = self.run(input)?;
+                let ops = self.ops();
+                let mut permutation = ops.rows(frame.height)?;
+                for key in keys.iter().rev() {
+                    let column = column_at(&frame, column_index(&key.expr)?)?;
+                    let validity = column.validity();
+                    let (descending, nulls_last) = (key.descending, key.nulls_last);
+                    permutation = match column.values() {
+                        Values::I32(v) => {
+                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
+                        }
+                        Values::I64(v) => {
+                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
+                        }
+                        Values::U32(v) => {
+                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
+                        }
+                        Values::U64(v) => {
+                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
+                        }
+                        Values::F32(v) => {
+                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
+                        }
+                        Values::F64(v) => {
+                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
+                        }
+                        _ => {
+                            return Err(ExecError::Unsupported(not_yet(format_args!(
+                                "sorting by `{}`",
+                                key.expr
+                            ))));
+                        }
+                    };
+                }
+                let mut indices = ops.widen(&permutation)?;
+                if let Some((offset, len)) = slice {
+                    let (start, end) = slice_bounds(frame.height, *offset, *len);
+                    let range = ops.iota(end - start, start as i64)?;
+                    indices = ops.gather(&indices, None, &range)?.0;
+                }
                 self.gather_frame(&frame, &indices)
             }
             other => Err(ExecError::Unsupported(not_yet(format_args!("{other:?}")))),
@@ -582,6 +633,17 @@ impl Executor<'_> {
             _ => return Err(mismatch()),
         })
     }
+}
+
+/// Rows `offset..offset + len` of `height` (a negative offset counts from the end), clamped.
+fn slice_bounds(height: usize, offset: i64, len: usize) -> (usize, usize) {
+    let height_i = height as i64;
+    let start = if offset < 0 {
+        (height_i + offset).max(0)
+    } else {
+        offset.min(height_i)
+    } as usize;
+    (start, start.saturating_add(len).min(height))
 }
 
 fn column_index(expr: &GpuExpr) -> Result<usize, ExecError> {

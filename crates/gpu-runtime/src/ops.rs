@@ -61,6 +61,14 @@ pub trait Gather: DeviceCopy {
     const KERNEL: Kernel;
 }
 
+/// Element types the radix sort orders (through sortable keys).
+pub trait SortKey: Gather {
+    /// The kernel that makes sortable keys of these values.
+    const SORTABLE: Kernel;
+    /// Whether the sortable keys are 64-bit (else 32-bit).
+    const WIDE: bool;
+}
+
 /// Element types with a comparison kernel.
 pub trait Compare: DeviceCopy {
     const KERNEL: Kernel;
@@ -74,6 +82,21 @@ macro_rules! kernel_for {
 kernel_for!(Gather: u8 => gather_u8, i8 => gather_i8, i16 => gather_i16, u16 => gather_u16,
     i32 => gather_i32, u32 => gather_u32, i64 => gather_i64, u64 => gather_u64,
     f32 => gather_f32, f64 => gather_f64);
+macro_rules! sort_key {
+    ($($t:ty => $kernel:ident, $wide:expr),*) => {
+        $(impl SortKey for $t {
+            const SORTABLE: Kernel = ids::$kernel;
+            const WIDE: bool = $wide;
+        })*
+    };
+}
+sort_key!(i32 => sortable_keys_i32, false, u32 => sortable_keys_u32, false,
+    i64 => sortable_keys_i64, true, u64 => sortable_keys_u64, true,
+    f32 => sortable_keys_f32, false, f64 => sortable_keys_f64, true);
+
+/// Elements per tile of the radix sort.
+const SORT_TILE: u64 = 4096;
+
 kernel_for!(Compare: i32 => compare_i32, u32 => compare_u32, i64 => compare_i64,
     u64 => compare_u64, f64 => compare_f64);
 
@@ -149,6 +172,167 @@ impl Ops<'_> {
             KernelArgs::new().buffer(&out).arg(n as u64).arg(start),
         )?;
         Ok(out)
+    }
+
+    /// `0, 1, ..., n - 1` as 32-bit row numbers (a sort's first permutation).
+    pub fn rows(&self, n: usize) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        check(u32::try_from(n).is_ok(), || {
+            format!("{n} rows do not fit 32-bit row numbers")
+        })?;
+        let out = self.zeroed::<u32>(n)?;
+        self.launch(
+            ids::iota_u32,
+            Self::linear(n),
+            KernelArgs::new().buffer(&out).arg(n as u64).arg(0u32),
+        )?;
+        Ok(out)
+    }
+
+    /// 32-bit row numbers as the 64-bit indices gathers take.
+    pub fn widen(&self, rows: &DeviceBuffer<u32>) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        let n = rows.len();
+        let out = self.zeroed::<i64>(n)?;
+        self.launch(
+            ids::widen_u32_i64,
+            Self::linear(n),
+            KernelArgs::new().buffer(rows).arg(n as u64).buffer(&out),
+        )?;
+        Ok(out)
+    }
+
+    /// One key of a stable multi-key sort: reorders `permutation` (row
+    /// numbers of the column, in the order so far) by `values` at those rows,
+    /// keeping the order of equal keys. Sorting by keys from the last to the
+    /// first sorts by all of them. Nulls go first or last; floats sort in
+    /// total order (NaN greatest, -0.0 equal to 0.0).
+    pub fn sort_by<T: SortKey>(
+        &self,
+        permutation: DeviceBuffer<u32>,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        descending: bool,
+        nulls_last: bool,
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        let n = permutation.len();
+        check(n <= values.len(), || {
+            format!("sorting {n} rows of a column of {}", values.len())
+        })?;
+        let indices = self.widen(&permutation)?;
+        // Null rows gather as 0: one equal key, so they keep their order.
+        let (ordered, _) = self.gather(values, validity, &indices)?;
+        let permutation = if T::WIDE {
+            let keys = self.zeroed::<u64>(n)?;
+            self.sortable(&ordered, descending, &keys, T::SORTABLE)?;
+            self.radix_passes(
+                keys,
+                permutation,
+                64,
+                (ids::radix_histogram_u64, ids::radix_scatter_u64),
+            )?
+        } else {
+            let keys = self.zeroed::<u32>(n)?;
+            self.sortable(&ordered, descending, &keys, T::SORTABLE)?;
+            self.radix_passes(
+                keys,
+                permutation,
+                32,
+                (ids::radix_histogram_u32, ids::radix_scatter_u32),
+            )?
+        };
+        let Some(validity) = validity else {
+            return Ok(permutation);
+        };
+        check_bitmap(Some(validity), values.len(), "validity")?;
+        // Nulls are the more significant part of the key: one more pass.
+        let indices = self.widen(&permutation)?;
+        let (valid, _) = self.gather_bits(validity, values.len(), None, &indices)?;
+        let keys = self.zeroed::<u32>(n)?;
+        let args = KernelArgs::new()
+            .buffer(&valid)
+            .arg(n as u64)
+            .arg(u32::from(nulls_last))
+            .buffer(&keys);
+        self.launch(ids::null_sort_keys, Self::linear(n), args)?;
+        self.radix_passes(
+            keys,
+            permutation,
+            8,
+            (ids::radix_histogram_u32, ids::radix_scatter_u32),
+        )
+    }
+
+    fn sortable<T: DeviceCopy, K: DeviceCopy>(
+        &self,
+        values: &DeviceBuffer<T>,
+        descending: bool,
+        keys: &DeviceBuffer<K>,
+        kernel: Kernel,
+    ) -> Result<(), RuntimeError> {
+        let n = values.len();
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(n as u64)
+            .arg(u32::from(descending))
+            .buffer(keys);
+        self.launch(kernel, Self::linear(n), args)
+    }
+
+    /// LSD radix passes over the low `bits` of `keys`, moving `payload` along.
+    fn radix_passes<K: DeviceCopy>(
+        &self,
+        mut keys: DeviceBuffer<K>,
+        mut payload: DeviceBuffer<u32>,
+        bits: u32,
+        (histogram, scatter): (Kernel, Kernel),
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        let n = keys.len() as u64;
+        if n <= 1 {
+            return Ok(payload);
+        }
+        let tiles = n.div_ceil(SORT_TILE);
+        let per_tile = LaunchConfig {
+            grid: (
+                u32::try_from(tiles)
+                    .map_err(|_| RuntimeError::InvalidArgument("sort too large".into()))?,
+                1,
+                1,
+            ),
+            block: (BLOCK, 1, 1),
+            shared_bytes: 0,
+        };
+        let counts = self.zeroed::<u32>((256 * tiles) as usize)?;
+        let mut keys_out = self.zeroed::<K>(n as usize)?;
+        let mut payload_out = self.zeroed::<u32>(n as usize)?;
+        for shift in (0..bits).step_by(8) {
+            let args = KernelArgs::new()
+                .buffer(&keys)
+                .arg(n)
+                .arg(SORT_TILE)
+                .arg(shift)
+                .buffer(&counts);
+            self.launch(histogram, per_tile, args)?;
+            let offsets: DeviceBuffer<u64> = self.scan(
+                &counts,
+                (
+                    ids::scan_tile_sums_u32,
+                    ids::scan_offsets_u64,
+                    ids::scan_tiles_u32,
+                ),
+            )?;
+            let args = KernelArgs::new()
+                .buffer(&keys)
+                .buffer(&payload)
+                .arg(n)
+                .arg(SORT_TILE)
+                .arg(shift)
+                .buffer(&offsets)
+                .buffer(&keys_out)
+                .buffer(&payload_out);
+            self.launch(scatter, per_tile, args)?;
+            std::mem::swap(&mut keys, &mut keys_out);
+            std::mem::swap(&mut payload, &mut payload_out);
+        }
+        Ok(payload)
     }
 
     /// `values[indices[i]]` with validity; an index out of range gives null.

@@ -64,7 +64,7 @@ fn table() -> LazyFrame {
 }
 
 #[test]
-fn filters_projections_and_slices_match_the_cpu() {
+fn scans_filters_projections_slices_and_sorts_match_the_cpu() {
     let cases: Vec<(&str, LazyFrame)> = vec![
         ("scan", table()),
         ("project", table().select([col("s"), col("i")])),
@@ -161,6 +161,58 @@ fn filters_projections_and_slices_match_the_cpu() {
                     .starts_with(lit("l"))
                     .or(col("i").is_between(lit(0i64), lit(10i64), ClosedInterval::Right))
                     .and(col("u").neq(lit(4u32)).or(col("b").is_null())),
+            ),
+        ),
+        (
+            "sort ints",
+            table().sort(
+                ["i"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            ),
+        ),
+        (
+            "sort desc nulls last",
+            table().sort(
+                ["f"],
+                SortMultipleOptions::default()
+                    .with_order_descending(true)
+                    .with_nulls_last(true)
+                    .with_maintain_order(true),
+            ),
+        ),
+        (
+            "sort floats asc",
+            table().sort(
+                ["f"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            ),
+        ),
+        (
+            "sort two keys",
+            table().sort(
+                ["u", "d"],
+                SortMultipleOptions::default()
+                    .with_order_descending_multi([true, false])
+                    .with_nulls_last_multi([false, true])
+                    .with_maintain_order(true),
+            ),
+        ),
+        (
+            "top-k",
+            table()
+                .sort(
+                    ["k"],
+                    SortMultipleOptions::default().with_maintain_order(true),
+                )
+                .limit(3),
+        ),
+        (
+            "filter then sort",
+            table().filter(col("s").is_not_null()).sort(
+                ["d"],
+                SortMultipleOptions::default()
+                    .with_order_descending(true)
+                    .with_maintain_order(true),
             ),
         ),
         (

@@ -192,3 +192,86 @@ fn floats_sort_in_total_order_with_nan_last_and_zeros_equal() {
         );
     }
 }
+
+#[test]
+fn multi_key_sorts_with_nulls_through_the_safe_operations() {
+    use gpu_runtime::ops::Ops;
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(18);
+    for &n in SIZES {
+        let first: Vec<Option<i32>> = (0..n)
+            .map(|_| (rng.u8(..6) != 0).then(|| rng.i32(-3..3)))
+            .collect();
+        let second: Vec<Option<f64>> = (0..n)
+            .map(|_| (rng.u8(..6) != 0).then(|| [f64::NAN, 1.5, -2.0, 0.0][rng.usize(..4)]))
+            .collect();
+        let upload_i32 = device.upload(&first.iter().map(|v| v.unwrap_or(99)).collect::<Vec<_>>());
+        let valid_i32 = device.upload(&super::bitmap(
+            &first.iter().map(Option::is_some).collect::<Vec<_>>(),
+        ));
+        let upload_f64 =
+            device.upload(&second.iter().map(|v| v.unwrap_or(7.0)).collect::<Vec<_>>());
+        let valid_f64 = device.upload(&super::bitmap(
+            &second.iter().map(Option::is_some).collect::<Vec<_>>(),
+        ));
+        for (descending, nulls_last) in [(false, false), (true, true), (false, true)] {
+            // By `first` (descending?, nulls_last?), then `second` ascending, nulls first.
+            let permutation = ops.rows(n).unwrap();
+            let permutation = ops
+                .sort_by(permutation, &upload_f64, Some(&valid_f64), false, false)
+                .unwrap();
+            let permutation = ops
+                .sort_by(
+                    permutation,
+                    &upload_i32,
+                    Some(&valid_i32),
+                    descending,
+                    nulls_last,
+                )
+                .unwrap();
+            let rank_f = |v: Option<f64>| match v {
+                None => (0, 0.0),
+                Some(x) if x.is_nan() => (2, 0.0),
+                Some(x) => (1, x),
+            };
+            let mut expected: Vec<u32> = (0..n as u32).collect();
+            expected.sort_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                let by_first = match (first[a], first[b]) {
+                    (None, None) => std::cmp::Ordering::Equal,
+                    (None, Some(_)) => {
+                        if nulls_last {
+                            std::cmp::Ordering::Greater
+                        } else {
+                            std::cmp::Ordering::Less
+                        }
+                    }
+                    (Some(_), None) => {
+                        if nulls_last {
+                            std::cmp::Ordering::Less
+                        } else {
+                            std::cmp::Ordering::Greater
+                        }
+                    }
+                    (Some(x), Some(y)) => {
+                        if descending {
+                            y.cmp(&x)
+                        } else {
+                            x.cmp(&y)
+                        }
+                    }
+                };
+                by_first.then_with(|| rank_f(second[a]).partial_cmp(&rank_f(second[b])).unwrap())
+            });
+            assert_eq!(
+                permutation.to_host().unwrap(),
+                expected,
+                "n = {n}, descending {descending}, nulls_last {nulls_last}"
+            );
+        }
+    }
+}
