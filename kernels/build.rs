@@ -11,6 +11,20 @@ fn main() {
 mod host {
     use std::path::Path;
 
+    /// A C++17 build of kernel sources with the emulation header forced in.
+    fn emulated() -> cc::Build {
+        let mut build = cc::Build::new();
+        build
+            .cpp(true)
+            .std("c++17")
+            .opt_level(2)
+            .include("cuda/include")
+            .flag("-include")
+            .flag("emu/cuda_emu.h")
+            .flag_if_supported("-Wno-unused-parameter");
+        build
+    }
+
     pub fn build() {
         let sources: Vec<_> = std::fs::read_dir("cuda")
             .expect("the kernels/cuda folder")
@@ -18,41 +32,18 @@ mod host {
             .map(|entry| entry.path())
             .filter(|path| path.extension().is_some_and(|e| e == "cu"))
             .collect();
-        let mut build = cc::Build::new();
-        build
-            .cpp(true)
-            .std("c++17")
-            .opt_level(2)
-            .include("cuda/include")
-            .flag("-x")
-            .flag("c++")
-            .flag("-include")
-            .flag("emu/cuda_emu.h")
-            .warnings(true)
-            .extra_warnings(false)
-            .flag_if_supported("-Wno-unused-parameter");
+        // `.cu` files are C++ here: say so before the file names.
+        let mut kernels = emulated();
+        kernels.flag("-x").flag("c++");
         for source in &sources {
-            build.file(source);
+            kernels.file(source);
         }
-        build.compile("kernels_host");
-        // The scheduler is plain C++ (not a kernel source): no `-x c++` games needed.
-        cc::Build::new()
-            .cpp(true)
-            .std("c++17")
-            .opt_level(2)
-            .include("cuda/include")
-            .flag("-include")
-            .flag("emu/cuda_emu.h")
+        kernels.compile("kernels_host");
+        // The block scheduler, and kernels that test the emulator itself.
+        emulated()
             .file(Path::new("cuda/emu/runtime.cpp"))
             .compile("kernels_emu_runtime");
-        // Kernels that test the emulator itself.
-        cc::Build::new()
-            .cpp(true)
-            .std("c++17")
-            .opt_level(2)
-            .include("cuda/include")
-            .flag("-include")
-            .flag("emu/cuda_emu.h")
+        emulated()
             .file(Path::new("cuda/emu/selftest.cu.cpp"))
             .compile("kernels_emu_selftest");
         println!("cargo::rustc-link-lib=stdc++");

@@ -77,12 +77,7 @@ extern "C" __global__ void gather_bits(const u32* bits, const u32* validity, u64
             valid = inside && is_valid(validity, static_cast<u64>(row));
             value = valid && is_valid(bits, static_cast<u64>(row));
         }
-        u32 word = __ballot_sync(FULL_MASK, value);
-        u32 valid_word = __ballot_sync(FULL_MASK, valid);
-        if (lane == 0) {
-            out[i / 32] = word;
-            out_validity[i / 32] = valid_word;
-        }
+        store_warp_bits(out, out_validity, i, value, valid);
     }
 }
 EMU_KERNEL(gather_bits)

@@ -45,12 +45,7 @@ __device__ __forceinline__ void compare(const T* a, const u32* a_valid, const T*
             valid = is_valid(a_valid, i) && is_valid(b_valid, j);
             value = valid && holds(op, order<T>(a[i], b[j]));
         }
-        u32 bits = __ballot_sync(FULL_MASK, value);
-        u32 validity = __ballot_sync(FULL_MASK, valid);
-        if (lane == 0) {
-            out_bits[i / 32] = bits;
-            out_valid[i / 32] = validity;
-        }
+        store_warp_bits(out_bits, out_valid, i, value, valid);
     }
 }
 
@@ -170,12 +165,7 @@ extern "C" __global__ void string_match(const i64* offsets, const unsigned char*
                 }
             }
         }
-        u32 bits = __ballot_sync(FULL_MASK, value);
-        u32 validity_word = __ballot_sync(FULL_MASK, valid);
-        if (lane == 0) {
-            out_bits[i / 32] = bits;
-            out_valid[i / 32] = validity_word;
-        }
+        store_warp_bits(out_bits, out_valid, i, value, valid);
     }
 }
 EMU_KERNEL(string_match)

@@ -256,25 +256,18 @@ impl Executor<'_> {
                     let column = column_at(&frame, column_index(&key.expr)?)?;
                     let validity = column.validity();
                     let (descending, nulls_last) = (key.descending, key.nulls_last);
+                    macro_rules! by {
+                        ($values:expr) => {
+                            ops.sort_by(permutation, $values, validity, descending, nulls_last)?
+                        };
+                    }
                     permutation = match column.values() {
-                        Values::I32(v) => {
-                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
-                        }
-                        Values::I64(v) => {
-                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
-                        }
-                        Values::U32(v) => {
-                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
-                        }
-                        Values::U64(v) => {
-                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
-                        }
-                        Values::F32(v) => {
-                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
-                        }
-                        Values::F64(v) => {
-                            ops.sort_by(permutation, v, validity, descending, nulls_last)?
-                        }
+                        Values::I32(v) => by!(v),
+                        Values::I64(v) => by!(v),
+                        Values::U32(v) => by!(v),
+                        Values::U64(v) => by!(v),
+                        Values::F32(v) => by!(v),
+                        Values::F64(v) => by!(v),
                         _ => {
                             return Err(ExecError::Unsupported(not_yet(format_args!(
                                 "sorting by `{}`",

@@ -1,19 +1,12 @@
 //! Kernel launches: grid and block sizes, argument packing as `cuLaunchKernel` wants it, and the emulated launch.
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_void};
 
 use crate::error::RuntimeError;
 use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr};
 use crate::stream::Stream;
 
-/// The host build's entry point of a kernel (see the kernels crate): runs a
-/// whole launch; returns 0, or non-zero with a message in `error`.
-pub type HostEntry = unsafe extern "C" fn(
-    config: *const c_void,
-    params: *mut *mut c_void,
-    error: *mut c_char,
-    error_len: usize,
-) -> c_int;
+pub use kernels::HostEntry;
 
 /// A kernel to launch: its name, its module's PTX, and its host build's
 /// entry point (required on the emulated device).

@@ -32,6 +32,19 @@ __device__ __forceinline__ bool is_valid(const u32* validity, u64 i) {
     return validity == nullptr || ((validity[i / 32] >> (i % 32)) & 1u) != 0;
 }
 
+// Stores a warp's 32 boolean results and their validity as one word each
+// (lane 0 writes). Every lane of the warp must call it together, with `i`
+// the lane's row; rows past the end pass false, false.
+__device__ __forceinline__ void store_warp_bits(u32* out_bits, u32* out_valid, u64 i, bool value,
+                                                bool valid) {
+    u32 bits = __ballot_sync(FULL_MASK, value);
+    u32 validity = __ballot_sync(FULL_MASK, valid);
+    if (threadIdx.x % 32 == 0) {
+        out_bits[i / 32] = bits;
+        out_valid[i / 32] = validity;
+    }
+}
+
 // Numeric limits usable in device code and on the host.
 template <typename T> struct Limits;
 template <> struct Limits<i32> {

@@ -194,27 +194,25 @@ impl EmulatedEvent {
         })
     }
 
-    /// Makes later work on `stream` wait until this event's latest record completes.
-    pub fn wait_on(&self, stream: &EmulatedStream) -> Result<(), RuntimeError> {
-        let target = self
-            .state
+    /// How many times the event has been recorded: waiting targets the latest.
+    fn latest_record(&self) -> Result<u64, RuntimeError> {
+        self.state
             .counts
             .lock()
-            .map_err(|_| RuntimeError::Internal("an event is poisoned".into()))?
-            .0;
+            .map(|counts| counts.0)
+            .map_err(|_| RuntimeError::Internal("an event is poisoned".into()))
+    }
+
+    /// Makes later work on `stream` wait until this event's latest record completes.
+    pub fn wait_on(&self, stream: &EmulatedStream) -> Result<(), RuntimeError> {
+        let target = self.latest_record()?;
         let state = self.state.clone();
         stream.enqueue(move || wait_for(&state, target))
     }
 
     /// Blocks the host until this event's latest record completes.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
-        let target = self
-            .state
-            .counts
-            .lock()
-            .map_err(|_| RuntimeError::Internal("an event is poisoned".into()))?
-            .0;
-        wait_for(&self.state, target);
+        wait_for(&self.state, self.latest_record()?);
         Ok(())
     }
 
