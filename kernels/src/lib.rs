@@ -123,8 +123,8 @@ library! {
         string_gather_lengths, string_gather_bytes,
     }
     HASH = "hash" {
-        hash_build_multimap_u64, hash_probe_count_u64, hash_probe_pairs_u64,
-        hash_insert_unique_u64,
+        hash_build_multimap_u64, hash_probe_count_u64, hash_probe_pairs_u64, hash_keys_i32,
+        hash_keys_u32, nonzero_bits, hash_insert_unique_u64,
     }
     PREDICATE = "predicate" {
         compare_i32, compare_i64, compare_u32, compare_u64, compare_f64, kleene, bits_not,

@@ -4,13 +4,16 @@
 //! executor cannot run yet; [`execute`] runs a plan that has none. Operators
 //! so far: in-memory scans, projections and selections of columns, filters
 //! (comparisons, is_between, is_in, string equality, prefixes, suffixes and
-//! substrings, Kleene logic, null checks), slices, and sorts (also top-k) by
-//! numeric and temporal columns.
+//! substrings, Kleene logic, null checks), slices, sorts (also top-k) by
+//! numeric and temporal columns, and inner, left, semi and anti joins on one
+//! integer or temporal key.
 
 use gpu_runtime::memory::DeviceBuffer;
-use gpu_runtime::ops::{Comparison, DeviceStrings, Logic, Ops, StringMatch};
+use gpu_runtime::ops::{
+    Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, StringMatch,
+};
 use ir_lower::{
-    BinaryOp, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, PlanNode, Scalar, StringOp,
+    BinaryOp, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, JoinKind, PlanNode, Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
 
@@ -60,7 +63,45 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             }
         }
         PlanNode::GroupBy { .. } => reasons.push(not_yet("group-by")),
-        PlanNode::Join { .. } => reasons.push(not_yet("join")),
+        PlanNode::Join {
+            left,
+            right,
+            left_on,
+            right_on,
+            kind,
+            nulls_equal,
+            coalesce,
+            predicate,
+            slice,
+            schema,
+            ..
+        } => {
+            let key = |on: &[GpuExpr]| match on {
+                [key] if is_column(key) && hashable(key.dtype) => Some(key.dtype),
+                _ => None,
+            };
+            let keys_fit = matches!((key(left_on), key(right_on)), (Some(l), Some(r)) if l == r);
+            let width = match kind {
+                JoinKind::Semi | JoinKind::Anti => Some(left.schema().len()),
+                JoinKind::Inner | JoinKind::Left => {
+                    Some(left.schema().len() + right.schema().len() - usize::from(*coalesce))
+                }
+                _ => None,
+            };
+            if !keys_fit
+                || *nulls_equal
+                || predicate.is_some()
+                || slice.is_some()
+                || width != Some(schema.len())
+            {
+                let types: Vec<String> = left_on.iter().map(|k| k.dtype.to_string()).collect();
+                reasons.push(not_yet(format_args!(
+                    "join ({kind:?}, on {} key(s) of type {})",
+                    left_on.len(),
+                    types.join(", ")
+                )));
+            }
+        }
         PlanNode::Distinct { .. } => reasons.push(not_yet("distinct")),
         PlanNode::Union { .. } => reasons.push(not_yet("union")),
         PlanNode::HConcat { .. } => reasons.push(not_yet("hconcat")),
@@ -77,6 +118,20 @@ fn comparable(dtype: GpuDtype) -> bool {
             | GpuDtype::UInt32
             | GpuDtype::UInt64
             | GpuDtype::Float64
+            | GpuDtype::Date
+            | GpuDtype::Datetime(_)
+            | GpuDtype::Duration(_)
+    )
+}
+
+/// Key types of hash joins.
+fn hashable(dtype: GpuDtype) -> bool {
+    matches!(
+        dtype,
+        GpuDtype::Int32
+            | GpuDtype::Int64
+            | GpuDtype::UInt32
+            | GpuDtype::UInt64
             | GpuDtype::Date
             | GpuDtype::Datetime(_)
             | GpuDtype::Duration(_)
@@ -284,8 +339,72 @@ impl Executor<'_> {
                 }
                 self.gather_frame(&frame, &indices)
             }
+            PlanNode::Join {
+                left,
+                right,
+                left_on,
+                right_on,
+                kind,
+                coalesce,
+                schema,
+                ..
+            } => {
+                let (left_frame, right_frame) = (self.run(left)?, self.run(right)?);
+                let (left_key, right_key) =
+                    (column_index(&left_on[0])?, column_index(&right_on[0])?);
+                let kind = match kind {
+                    JoinKind::Inner => DeviceJoin::Inner,
+                    JoinKind::Left => DeviceJoin::Left,
+                    JoinKind::Semi => DeviceJoin::Semi,
+                    JoinKind::Anti => DeviceJoin::Anti,
+                    other => {
+                        return Err(ExecError::Unsupported(not_yet(format_args!(
+                            "a {other:?} join"
+                        ))));
+                    }
+                };
+                let indices = self.join_indices(
+                    column_at(&left_frame, left_key)?,
+                    column_at(&right_frame, right_key)?,
+                    kind,
+                )?;
+                let mut out = self.gather_frame(&left_frame, &indices.left)?;
+                if let Some(right_rows) = &indices.right {
+                    for (i, column) in right_frame.columns.iter().enumerate() {
+                        if !(*coalesce && i == right_key) {
+                            out.columns.push(self.gather_column(column, right_rows)?);
+                        }
+                    }
+                }
+                for (column, output) in out.columns.iter_mut().zip(schema) {
+                    column.name = output.name.as_str().into();
+                }
+                Ok(out)
+            }
             other => Err(ExecError::Unsupported(not_yet(format_args!("{other:?}")))),
         }
+    }
+
+    fn join_indices(
+        &self,
+        left: &DeviceColumn,
+        right: &DeviceColumn,
+        kind: DeviceJoin,
+    ) -> Result<JoinIndices, ExecError> {
+        let ops = self.ops();
+        let (lv, rv) = (left.validity(), right.validity());
+        Ok(match (left.values(), right.values()) {
+            (Values::I32(l), Values::I32(r)) => ops.hash_join((l, lv), (r, rv), kind)?,
+            (Values::I64(l), Values::I64(r)) => ops.hash_join((l, lv), (r, rv), kind)?,
+            (Values::U32(l), Values::U32(r)) => ops.hash_join((l, lv), (r, rv), kind)?,
+            (Values::U64(l), Values::U64(r)) => ops.hash_join((l, lv), (r, rv), kind)?,
+            _ => {
+                return Err(ExecError::Unsupported(format!(
+                    "joining {} with {}",
+                    left.dtype, right.dtype
+                )));
+            }
+        })
     }
 
     fn gather_frame(

@@ -49,6 +49,44 @@ pub enum StringMatch {
     Contains = 3,
 }
 
+/// The joins [`Ops::hash_join`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Semi,
+    Anti,
+}
+
+/// The rows a join takes from each side, pair by pair: `left[i]` with
+/// `right[i]` (an index past the right side's end stands for "no match":
+/// gathers give nulls). Semi and anti joins take left rows only.
+#[derive(Debug)]
+pub struct JoinIndices {
+    pub left: DeviceBuffer<i64>,
+    pub right: Option<DeviceBuffer<i64>>,
+}
+
+/// Key types of hash joins: 64-bit ones hash as they are, 32-bit ones are
+/// widened first (signed ones sign-extended).
+pub trait HashKey: DeviceCopy {
+    /// The widening kernel; `None` for 64-bit types.
+    const WIDEN: Option<Kernel>;
+}
+
+impl HashKey for i64 {
+    const WIDEN: Option<Kernel> = None;
+}
+impl HashKey for u64 {
+    const WIDEN: Option<Kernel> = None;
+}
+impl HashKey for i32 {
+    const WIDEN: Option<Kernel> = Some(ids::hash_keys_i32);
+}
+impl HashKey for u32 {
+    const WIDEN: Option<Kernel> = Some(ids::hash_keys_u32);
+}
+
 /// Kleene logic's binary operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Logic {
@@ -333,6 +371,131 @@ impl Ops<'_> {
             std::mem::swap(&mut payload, &mut payload_out);
         }
         Ok(payload)
+    }
+
+    /// A hash join on one key column per side: the rows each side
+    /// contributes, in the order of the left rows, then of the right rows.
+    /// Null keys never match.
+    pub fn hash_join<T: HashKey>(
+        &self,
+        (left, left_validity): (&DeviceBuffer<T>, Option<&DeviceBuffer<u32>>),
+        (right, right_validity): (&DeviceBuffer<T>, Option<&DeviceBuffer<u32>>),
+        kind: JoinKind,
+    ) -> Result<JoinIndices, RuntimeError> {
+        check_bitmap(left_validity, left.len(), "left validity")?;
+        check_bitmap(right_validity, right.len(), "right validity")?;
+        check(
+            u32::try_from(right.len()).is_ok() && u32::try_from(left.len()).is_ok(),
+            || "joins take at most 2^32 - 1 rows a side".into(),
+        )?;
+        let (n_left, n_right) = (left.len(), right.len());
+        let capacity = (2 * n_right).max(16).next_power_of_two();
+        let slot_keys = self.zeroed::<u64>(capacity)?;
+        let slot_rows = self.zeroed::<u32>(capacity)?;
+        self.launch(
+            ids::fill_u32,
+            Self::linear(capacity),
+            KernelArgs::new()
+                .buffer(&slot_rows)
+                .arg(capacity as u64)
+                .arg(u32::MAX),
+        )?;
+        let right_keys = self.hash_keys(right)?;
+        let args = KernelArgs::new()
+            .arg(
+                right_keys
+                    .as_ref()
+                    .map_or(right.device_ptr(), DeviceBuffer::device_ptr),
+            )
+            .arg(ptr(right_validity))
+            .arg(n_right as u64)
+            .buffer(&slot_keys)
+            .buffer(&slot_rows)
+            .arg(capacity as u64);
+        self.launch(ids::hash_build_multimap_u64, Self::linear(n_right), args)?;
+        let left_keys = self.hash_keys(left)?;
+        let left_ptr = left_keys
+            .as_ref()
+            .map_or(left.device_ptr(), DeviceBuffer::device_ptr);
+        let keep_unmatched = u32::from(kind == JoinKind::Left);
+        // One extra zero count, so the exclusive scan ends with the total.
+        let counts = self.zeroed::<u32>(n_left + 1)?;
+        let args = KernelArgs::new()
+            .arg(left_ptr)
+            .arg(ptr(left_validity))
+            .arg(n_left as u64)
+            .buffer(&slot_keys)
+            .buffer(&slot_rows)
+            .arg(capacity as u64)
+            .arg(keep_unmatched)
+            .buffer(&counts);
+        self.launch(ids::hash_probe_count_u64, Self::linear(n_left), args)?;
+        if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+            let bits = self.zeroed::<u32>(words(n_left))?;
+            let invert = u32::from(kind == JoinKind::Anti);
+            let args = KernelArgs::new()
+                .buffer(&counts)
+                .arg(n_left as u64)
+                .arg(invert)
+                .buffer(&bits);
+            self.launch(ids::nonzero_bits, Self::linear(n_left), args)?;
+            return Ok(JoinIndices {
+                left: self.filter_indices(&bits, None, n_left)?,
+                right: None,
+            });
+        }
+        let offsets: DeviceBuffer<u64> = self.scan(
+            &counts,
+            (
+                ids::scan_tile_sums_u32,
+                ids::scan_offsets_u64,
+                ids::scan_tiles_u32,
+            ),
+        )?;
+        let total = usize::try_from(offsets.to_host_range(n_left, 1)?[0]).unwrap_or(0);
+        let build_rows = self.zeroed::<u32>(total)?;
+        let probe_rows = self.zeroed::<u32>(total)?;
+        let args = KernelArgs::new()
+            .arg(left_ptr)
+            .arg(ptr(left_validity))
+            .arg(n_left as u64)
+            .buffer(&slot_keys)
+            .buffer(&slot_rows)
+            .arg(capacity as u64)
+            .arg(keep_unmatched)
+            .buffer(&offsets)
+            .buffer(&build_rows)
+            .buffer(&probe_rows);
+        self.launch(ids::hash_probe_pairs_u64, Self::linear(n_left), args)?;
+        // Pairs in (left row, right row) order: by right, then stably by left.
+        let order = self.rows(total)?;
+        let order = self.sort_by(order, &build_rows, None, false, false)?;
+        let order = self.sort_by(order, &probe_rows, None, false, false)?;
+        let order = self.widen(&order)?;
+        let (left_rows, _) = self.gather(&probe_rows, None, &order)?;
+        let (right_rows, _) = self.gather(&build_rows, None, &order)?;
+        Ok(JoinIndices {
+            left: self.widen(&left_rows)?,
+            right: Some(self.widen(&right_rows)?),
+        })
+    }
+
+    /// 64-bit hash keys of `values`: `None` when the values are the keys.
+    fn hash_keys<T: HashKey>(
+        &self,
+        values: &DeviceBuffer<T>,
+    ) -> Result<Option<DeviceBuffer<u64>>, RuntimeError> {
+        let Some(kernel) = T::WIDEN else {
+            return Ok(None);
+        };
+        let n = values.len();
+        let keys = self.zeroed::<u64>(n)?;
+        self.launch(
+            kernel,
+            Self::linear(n),
+            KernelArgs::new().buffer(values).arg(n as u64).buffer(&keys),
+        )?;
+        Ok(Some(keys))
     }
 
     /// `values[indices[i]]` with validity; an index out of range gives null.

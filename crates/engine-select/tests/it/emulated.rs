@@ -230,6 +230,111 @@ fn date_literal(days: i32) -> Expr {
     lit(days).cast(DataType::Date)
 }
 
+fn customers() -> LazyFrame {
+    let mut df = df!(
+        "key" => [Some(5i64), Some(0), None, Some(5), Some(42), Some(-3)],
+        "name" => [Some("five"), Some("zero"), Some("nobody"), Some("five again"), None, Some("minus three")],
+        "score" => [Some(1.5), None, Some(3.0), Some(4.0), Some(5.0), Some(6.0)],
+    )
+    .unwrap();
+    let days = Series::new(
+        "day".into(),
+        [
+            Some(19_000i32),
+            None,
+            Some(19_001),
+            Some(18_999),
+            Some(0),
+            Some(19_000),
+        ],
+    );
+    df.with_column(days.cast(&DataType::Date).unwrap().into())
+        .unwrap();
+    df.lazy()
+}
+
+#[test]
+fn joins_match_the_cpu() {
+    let ordered = |how| JoinArgs {
+        maintain_order: MaintainOrderJoin::Left,
+        ..JoinArgs::new(how)
+    };
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "inner",
+            table().join(
+                customers(),
+                [col("i")],
+                [col("key")],
+                ordered(JoinType::Inner),
+            ),
+        ),
+        (
+            "left",
+            table().join(
+                customers(),
+                [col("i")],
+                [col("key")],
+                ordered(JoinType::Left),
+            ),
+        ),
+        (
+            "semi",
+            table().join(
+                customers(),
+                [col("i")],
+                [col("key")],
+                JoinArgs::new(JoinType::Semi),
+            ),
+        ),
+        (
+            "anti",
+            table().join(
+                customers(),
+                [col("i")],
+                [col("key")],
+                JoinArgs::new(JoinType::Anti),
+            ),
+        ),
+        (
+            "dates",
+            table().join(
+                customers(),
+                [col("d")],
+                [col("day")],
+                ordered(JoinType::Inner),
+            ),
+        ),
+        (
+            "suffix clash",
+            table().select([col("i"), col("s").alias("name")]).join(
+                customers(),
+                [col("i")],
+                [col("key")],
+                ordered(JoinType::Left),
+            ),
+        ),
+        (
+            "join then filter and sort",
+            table()
+                .join(
+                    customers(),
+                    [col("i")],
+                    [col("key")],
+                    ordered(JoinType::Inner),
+                )
+                .filter(col("score").gt(lit(2.0)))
+                .sort(
+                    ["score", "i"],
+                    SortMultipleOptions::default().with_maintain_order(true),
+                ),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_eq(name, lf);
+    }
+}
+
 #[test]
 fn operators_not_executed_yet_fall_back_with_the_reason() {
     let lf = orders()

@@ -35,7 +35,8 @@ fn multimap_join_finds_every_matching_pair_and_no_null() {
         let config = LaunchConfig::linear(n as u64, BLOCK, 16);
         let probe_config = LaunchConfig::linear(probe.len() as u64, BLOCK, 16);
         // SAFETY: hash_build_multimap_u64(keys, validity, n, slot_keys, slot_rows, capacity)
-        // and hash_probe_count_u64(keys, validity, n, slot_keys, slot_rows, capacity, counts).
+        // and hash_probe_count_u64(keys, validity, n, slot_keys, slot_rows, capacity,
+        // keep_unmatched, counts).
         unsafe {
             device.launch(
                 ids::hash_build_multimap_u64,
@@ -58,6 +59,7 @@ fn multimap_join_finds_every_matching_pair_and_no_null() {
                     .buffer(&slot_keys)
                     .buffer(&slot_rows)
                     .arg(cap as u64)
+                    .arg(0u32)
                     .buffer(&counts),
             );
         }
@@ -91,7 +93,7 @@ fn multimap_join_finds_every_matching_pair_and_no_null() {
         let build_rows = device.poisoned(total as usize, EMPTY_ROW);
         let probe_rows = device.poisoned(total as usize, EMPTY_ROW);
         // SAFETY: hash_probe_pairs_u64(keys, validity, n, slot_keys, slot_rows, capacity,
-        // offsets, build_rows, probe_rows) with room for every pair.
+        // keep_unmatched, offsets, build_rows, probe_rows) with room for every pair.
         unsafe {
             device.launch(
                 ids::hash_probe_pairs_u64,
@@ -103,6 +105,7 @@ fn multimap_join_finds_every_matching_pair_and_no_null() {
                     .buffer(&slot_keys)
                     .buffer(&slot_rows)
                     .arg(cap as u64)
+                    .arg(0u32)
                     .buffer(&offsets)
                     .buffer(&build_rows)
                     .buffer(&probe_rows),
@@ -190,5 +193,88 @@ fn unique_insertion_gives_equal_keys_one_slot() {
             slot_of_key.len(),
             "different keys, different slots"
         );
+    }
+}
+
+#[test]
+fn hash_joins_through_the_safe_operations() {
+    use gpu_runtime::ops::{JoinKind, Ops};
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(19);
+    for &n in SIZES {
+        // Few duplicates: about two right rows per key.
+        let span = (n as i32 / 4).max(3);
+        let left: Vec<Option<i32>> = (0..n)
+            .map(|_| (rng.u8(..6) != 0).then(|| rng.i32(-span..span)))
+            .collect();
+        let right: Vec<Option<i32>> = (0..n)
+            .map(|_| (rng.u8(..6) != 0).then(|| rng.i32(-span..span)))
+            .collect();
+        let upload = |values: &[Option<i32>]| {
+            (
+                device.upload(&values.iter().map(|v| v.unwrap_or(0)).collect::<Vec<_>>()),
+                device.upload(&bitmap(
+                    &values.iter().map(Option::is_some).collect::<Vec<_>>(),
+                )),
+            )
+        };
+        let ((l, lv), (r, rv)) = (upload(&left), upload(&right));
+        let mut by_key: std::collections::HashMap<i32, Vec<i64>> = Default::default();
+        for (b, key) in right.iter().enumerate() {
+            if let Some(key) = key {
+                by_key.entry(*key).or_default().push(b as i64);
+            }
+        }
+        let matches = |a: usize| -> Vec<i64> {
+            left[a]
+                .and_then(|k| by_key.get(&k).cloned())
+                .unwrap_or_default()
+        };
+        for kind in [
+            JoinKind::Inner,
+            JoinKind::Left,
+            JoinKind::Semi,
+            JoinKind::Anti,
+        ] {
+            let joined = ops
+                .hash_join((&l, Some(&lv)), (&r, Some(&rv)), kind)
+                .unwrap();
+            let (mut want_left, mut want_right) = (Vec::new(), Vec::new());
+            for a in 0..n {
+                let found = matches(a);
+                match kind {
+                    JoinKind::Semi if !found.is_empty() => want_left.push(a as i64),
+                    JoinKind::Anti if found.is_empty() => want_left.push(a as i64),
+                    JoinKind::Inner | JoinKind::Left => {
+                        for b in &found {
+                            want_left.push(a as i64);
+                            want_right.push(*b);
+                        }
+                        if found.is_empty() && kind == JoinKind::Left {
+                            want_left.push(a as i64);
+                            want_right.push(i64::from(u32::MAX));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            assert_eq!(
+                joined.left.to_host().unwrap(),
+                want_left,
+                "{kind:?} n = {n}"
+            );
+            match joined.right {
+                Some(right_rows) => assert_eq!(
+                    right_rows.to_host().unwrap(),
+                    want_right,
+                    "{kind:?} n = {n}"
+                ),
+                None => assert!(matches!(kind, JoinKind::Semi | JoinKind::Anti)),
+            }
+        }
     }
 }
