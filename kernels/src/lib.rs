@@ -116,6 +116,9 @@ library! {
         iota_u32, fill_u32, iota_u64, fill_u64, iota_i32, fill_i32, iota_i64, fill_i64,
         iota_f64, fill_f64,
     }
+    EXPR = "expr" {
+        eval_expression,
+    }
     GATHER = "gather" {
         gather_u8, scatter_u8, gather_i32, scatter_i32, gather_i64, scatter_i64, gather_u32,
         scatter_u32, gather_u64, scatter_u64, gather_f64, scatter_f64, gather_i8, scatter_i8,

@@ -82,6 +82,11 @@ impl DeviceColumn {
         }
     }
 
+    /// The values and the validity, taken apart.
+    pub(crate) fn into_parts(self) -> (Values, Option<DeviceBuffer<u32>>) {
+        (self.values, self.validity)
+    }
+
     /// The number of rows.
     pub fn len(&self) -> usize {
         self.len

@@ -2,7 +2,8 @@
 //!
 //! [`unsupported`] says, before anything runs, which parts of a plan the
 //! executor cannot run yet; [`execute`] runs a plan that has none. Operators
-//! so far: in-memory scans, projections and selections of columns, filters
+//! so far: in-memory scans, projections, select and with_columns of
+//! elementwise expressions (one fused launch each), filters
 //! (comparisons, is_between, is_in, string equality, prefixes, suffixes and
 //! substrings, Kleene logic, null checks), slices, sorts (also top-k) by
 //! numeric and temporal columns, and inner, left, semi and anti joins on one
@@ -18,7 +19,9 @@ use ir_lower::{
 use polars::prelude::DataFrame;
 
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
+use crate::compile::compile;
 use crate::error::ExecError;
+use gpu_runtime::ops::{ExprInput, TypedBuffer};
 
 /// Every part of `plan` the executor cannot run yet, in words (empty: it can).
 pub fn unsupported(plan: &GpuPlan) -> Vec<String> {
@@ -39,22 +42,28 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         PlanNode::DataFrameScan { .. }
         | PlanNode::SimpleProjection { .. }
         | PlanNode::Slice { .. } => {}
-        PlanNode::Select { exprs, .. } => {
+        PlanNode::Select { exprs, .. } | PlanNode::WithColumns { exprs, .. } => {
             let mut seen = Vec::new();
             for named in exprs {
-                match &named.expr.kind {
-                    ExprKind::Column { index, .. } if !seen.contains(index) => seen.push(*index),
-                    _ => reasons.push(not_yet(format_args!("expression `{}`", named.expr))),
+                let moved = matches!(node, PlanNode::Select { .. })
+                    && matches!(named.expr.kind, ExprKind::Column { index, .. } if !seen.contains(&index));
+                if let ExprKind::Column { index, .. } = named.expr.kind {
+                    seen.push(index);
+                }
+                if moved {
+                    continue;
+                }
+                if let Err(why) = compile(&named.expr) {
+                    reasons.push(not_yet(format_args!("expression `{}` ({why})", named.expr)));
                 }
             }
         }
         PlanNode::Filter { predicate, .. } => {
-            if !predicate_supported(predicate) {
+            if !predicate_supported(predicate) && compile(predicate).is_err() {
                 reasons.push(not_yet(format_args!("filter predicate `{predicate}`")));
             }
         }
         PlanNode::FileScan { .. } => reasons.push(not_yet("a file scan")),
-        PlanNode::WithColumns { .. } => reasons.push(not_yet("with_columns")),
         PlanNode::Sort { keys, .. } => {
             for key in keys {
                 if !matches!(key.expr.kind, ExprKind::Column { .. }) || !sortable(key.expr.dtype) {
@@ -277,17 +286,93 @@ impl Executor<'_> {
             }
             PlanNode::Select { input, exprs, .. } => {
                 let frame = self.run(input)?;
-                let picks = exprs.iter().map(|named| match &named.expr.kind {
-                    ExprKind::Column { index, .. } => (*index, Some(named.name.as_str())),
-                    _ => (usize::MAX, None),
-                });
-                Ok(take_columns(frame, picks)?)
+                // Computed columns first, while every input column is still there.
+                let mut computed = Vec::new();
+                let mut moved = Vec::new();
+                for (position, named) in exprs.iter().enumerate() {
+                    match named.expr.kind {
+                        ExprKind::Column { index, .. } if !moved.contains(&index) => {
+                            moved.push(index)
+                        }
+                        _ => computed
+                            .push((position, self.evaluate(&frame, &named.expr, &named.name)?)),
+                    }
+                }
+                let height = frame.height;
+                let mut slots: Vec<Option<DeviceColumn>> =
+                    frame.columns.into_iter().map(Some).collect();
+                let mut computed = computed.into_iter().peekable();
+                let mut columns = Vec::with_capacity(exprs.len());
+                for (position, named) in exprs.iter().enumerate() {
+                    if computed.peek().is_some_and(|(p, _)| *p == position) {
+                        columns.extend(computed.next().map(|(_, c)| c));
+                        continue;
+                    }
+                    let ExprKind::Column { index, .. } = named.expr.kind else {
+                        return Err(ExecError::Unsupported(not_yet(format_args!(
+                            "`{}`",
+                            named.expr
+                        ))));
+                    };
+                    let mut column =
+                        slots.get_mut(index).and_then(Option::take).ok_or_else(|| {
+                            ExecError::Unsupported(format!(
+                                "column #{index} taken twice or missing"
+                            ))
+                        })?;
+                    column.name = named.name.as_str().into();
+                    columns.push(column);
+                }
+                Ok(DeviceFrame { columns, height })
+            }
+            PlanNode::WithColumns {
+                input,
+                exprs,
+                schema,
+                ..
+            } => {
+                let frame = self.run(input)?;
+                let mut computed: Vec<DeviceColumn> = exprs
+                    .iter()
+                    .map(|named| self.evaluate(&frame, &named.expr, &named.name))
+                    .collect::<Result<_, _>>()?;
+                let height = frame.height;
+                let mut inputs: Vec<Option<DeviceColumn>> =
+                    frame.columns.into_iter().map(Some).collect();
+                let mut columns = Vec::with_capacity(schema.len());
+                for output in schema {
+                    let name = output.name.as_str();
+                    let column = match computed.iter().position(|c| c.name.as_str() == name) {
+                        Some(i) => computed.swap_remove(i),
+                        None => inputs
+                            .iter_mut()
+                            .find(|c| c.as_ref().is_some_and(|c| c.name.as_str() == name))
+                            .and_then(Option::take)
+                            .ok_or_else(|| {
+                                ExecError::Unsupported(format!("with_columns lost column {name:?}"))
+                            })?,
+                    };
+                    columns.push(column);
+                }
+                Ok(DeviceFrame { columns, height })
             }
             PlanNode::Filter {
                 input, predicate, ..
             } => {
                 let frame = self.run(input)?;
-                let mask = self.predicate(&frame, predicate)?;
+                let mask = if predicate_supported(predicate) {
+                    self.predicate(&frame, predicate)?
+                } else {
+                    let column = self.evaluate(&frame, predicate, "predicate")?;
+                    match column.into_parts() {
+                        (Values::Bits(bits), validity) => Mask::Owned(bits, validity),
+                        _ => {
+                            return Err(ExecError::Unsupported(format!(
+                                "`{predicate}` is not boolean"
+                            )));
+                        }
+                    }
+                };
                 let (bits, validity) = mask.parts();
                 let indices = self.ops().filter_indices(bits, validity, frame.height)?;
                 drop(mask);
@@ -383,6 +468,63 @@ impl Executor<'_> {
             }
             other => Err(ExecError::Unsupported(not_yet(format_args!("{other:?}")))),
         }
+    }
+
+    /// Evaluates an elementwise expression over `frame` with the fused
+    /// evaluator: one launch, one new column.
+    fn evaluate(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+    ) -> Result<DeviceColumn, ExecError> {
+        let compiled = compile(expr)
+            .map_err(|why| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})"))))?;
+        let inputs = compiled
+            .columns
+            .iter()
+            .map(|index| {
+                let column = column_at(frame, *index)?;
+                let validity = column.validity();
+                Ok(match column.values() {
+                    Values::Bits(b) => ExprInput::bits(b, column.len(), validity),
+                    Values::I8(b) => ExprInput::values(b, validity),
+                    Values::I16(b) => ExprInput::values(b, validity),
+                    Values::I32(b) => ExprInput::values(b, validity),
+                    Values::I64(b) => ExprInput::values(b, validity),
+                    Values::U8(b) => ExprInput::values(b, validity),
+                    Values::U16(b) => ExprInput::values(b, validity),
+                    Values::U32(b) => ExprInput::values(b, validity),
+                    Values::U64(b) => ExprInput::values(b, validity),
+                    Values::F32(b) => ExprInput::values(b, validity),
+                    Values::F64(b) => ExprInput::values(b, validity),
+                    Values::Str { .. } => {
+                        return Err(ExecError::Unsupported(format!("`{expr}` reads text")));
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>, ExecError>>()?;
+        let (values, validity) = self.ops().eval(&compiled.program, &inputs, frame.height)?;
+        let values = match values {
+            TypedBuffer::Bits(b) => Values::Bits(b),
+            TypedBuffer::I8(b) => Values::I8(b),
+            TypedBuffer::I16(b) => Values::I16(b),
+            TypedBuffer::I32(b) => Values::I32(b),
+            TypedBuffer::I64(b) => Values::I64(b),
+            TypedBuffer::U8(b) => Values::U8(b),
+            TypedBuffer::U16(b) => Values::U16(b),
+            TypedBuffer::U32(b) => Values::U32(b),
+            TypedBuffer::U64(b) => Values::U64(b),
+            TypedBuffer::F32(b) => Values::F32(b),
+            TypedBuffer::F64(b) => Values::F64(b),
+        };
+        Ok(DeviceColumn::from_parts(
+            name.into(),
+            expr.dtype,
+            frame.height,
+            values,
+            Some(validity),
+        ))
     }
 
     fn join_indices(

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 mod column;
+mod compile;
 mod error;
 mod execute;
 

@@ -15,6 +15,7 @@
 mod driver;
 mod emulated;
 mod error;
+pub mod expr;
 mod launch;
 pub mod memory;
 pub mod ops;

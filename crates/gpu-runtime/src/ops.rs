@@ -10,6 +10,7 @@ use std::sync::Arc;
 use kernels::{Kernel, ids};
 
 use crate::error::RuntimeError;
+use crate::expr::{ExprProgram, ValueType};
 use crate::launch::{KernelArgs, KernelRef, LaunchConfig};
 use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr, MemoryResource};
 use crate::stream::Stream;
@@ -162,6 +163,72 @@ fn check_bitmap(
 
 fn ptr(bitmap: Option<&DeviceBuffer<u32>>) -> DevicePtr {
     bitmap.map_or(DevicePtr::NULL, DeviceBuffer::device_ptr)
+}
+
+/// A buffer of one of the evaluator's value types (booleans as bits).
+#[derive(Debug)]
+pub enum TypedBuffer {
+    Bits(DeviceBuffer<u32>),
+    I8(DeviceBuffer<i8>),
+    I16(DeviceBuffer<i16>),
+    I32(DeviceBuffer<i32>),
+    I64(DeviceBuffer<i64>),
+    U8(DeviceBuffer<u8>),
+    U16(DeviceBuffer<u16>),
+    U32(DeviceBuffer<u32>),
+    U64(DeviceBuffer<u64>),
+    F32(DeviceBuffer<f32>),
+    F64(DeviceBuffer<f64>),
+}
+
+/// Element types the evaluator reads.
+pub trait Valued: DeviceCopy {
+    const TYPE: ValueType;
+}
+
+macro_rules! valued {
+    ($($t:ty => $v:ident),*) => { $(impl Valued for $t { const TYPE: ValueType = ValueType::$v; })* };
+}
+valued!(i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32,
+    u64 => U64, f32 => F32, f64 => F64);
+
+/// An input column of an expression: values of one type, optional validity.
+#[derive(Debug, Clone, Copy)]
+pub struct ExprInput<'a> {
+    ptr: DevicePtr,
+    /// Values available (bits, for booleans).
+    len: usize,
+    ty: ValueType,
+    validity: Option<&'a DeviceBuffer<u32>>,
+}
+
+impl<'a> ExprInput<'a> {
+    /// A column of plain values.
+    pub fn values<T: Valued>(
+        values: &'a DeviceBuffer<T>,
+        validity: Option<&'a DeviceBuffer<u32>>,
+    ) -> Self {
+        ExprInput {
+            ptr: values.device_ptr(),
+            len: values.len(),
+            ty: T::TYPE,
+            validity,
+        }
+    }
+
+    /// A column of `len` booleans packed as bits.
+    pub fn bits(
+        bits: &'a DeviceBuffer<u32>,
+        len: usize,
+        validity: Option<&'a DeviceBuffer<u32>>,
+    ) -> Self {
+        ExprInput {
+            ptr: bits.device_ptr(),
+            len: len.min(bits.len() * 32),
+            ty: ValueType::Bool,
+            validity,
+        }
+    }
 }
 
 /// Strings on the device: `offsets` (one more than the strings), UTF-8 `bytes`, validity.
@@ -496,6 +563,82 @@ impl Ops<'_> {
             KernelArgs::new().buffer(values).arg(n as u64).buffer(&keys),
         )?;
         Ok(Some(keys))
+    }
+
+    /// Evaluates `program` over `n` rows of `inputs` in one launch: the
+    /// result and its validity.
+    pub fn eval(
+        &self,
+        program: &ExprProgram,
+        inputs: &[ExprInput<'_>],
+        n: usize,
+    ) -> Result<(TypedBuffer, DeviceBuffer<u32>), RuntimeError> {
+        let out_type = program.output()?;
+        let mut columns = Vec::with_capacity(program.inputs.len());
+        let mut validities = Vec::with_capacity(program.inputs.len());
+        for (slot, ty) in program.inputs.iter().enumerate() {
+            match (ty, inputs.get(slot)) {
+                (None, _) => {
+                    columns.push(0u64);
+                    validities.push(0u64);
+                }
+                (Some(ty), Some(input)) => {
+                    check(input.ty == *ty, || {
+                        format!("input {slot} is {:?}, read as {ty:?}", input.ty)
+                    })?;
+                    check(input.len >= n, || {
+                        format!("input {slot} has {} of {n} rows", input.len)
+                    })?;
+                    check_bitmap(input.validity, n, "input validity")?;
+                    columns.push(input.ptr.address());
+                    validities.push(ptr(input.validity).address());
+                }
+                (Some(_), None) => {
+                    return Err(RuntimeError::InvalidArgument(format!(
+                        "input {slot} is missing"
+                    )));
+                }
+            }
+        }
+        // An empty table still needs a valid pointer.
+        columns.push(0);
+        validities.push(0);
+        let program_words =
+            DeviceBuffer::from_host(&program.words, self.memory.clone(), self.stream)?;
+        let columns = DeviceBuffer::from_host(&columns, self.memory.clone(), self.stream)?;
+        let validities = DeviceBuffer::from_host(&validities, self.memory.clone(), self.stream)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        macro_rules! out {
+            ($variant:ident, $len:expr) => {{
+                let buffer = self.zeroed($len)?;
+                let ptr = buffer.device_ptr();
+                (TypedBuffer::$variant(buffer), ptr)
+            }};
+        }
+        let (out, out_ptr) = match out_type {
+            ValueType::Bool => out!(Bits, words(n)),
+            ValueType::I8 => out!(I8, n),
+            ValueType::I16 => out!(I16, n),
+            ValueType::I32 => out!(I32, n),
+            ValueType::I64 => out!(I64, n),
+            ValueType::U8 => out!(U8, n),
+            ValueType::U16 => out!(U16, n),
+            ValueType::U32 => out!(U32, n),
+            ValueType::U64 => out!(U64, n),
+            ValueType::F32 => out!(F32, n),
+            ValueType::F64 => out!(F64, n),
+        };
+        let args = KernelArgs::new()
+            .buffer(&program_words)
+            .arg(program.words.len() as u32)
+            .buffer(&columns)
+            .buffer(&validities)
+            .arg(n as u64)
+            .arg(out_type as u32)
+            .arg(out_ptr)
+            .buffer(&out_validity);
+        self.launch(ids::eval_expression, Self::linear(n), args)?;
+        Ok((out, out_validity))
     }
 
     /// `values[indices[i]]` with validity; an index out of range gives null.

@@ -230,6 +230,97 @@ fn date_literal(days: i32) -> Expr {
     lit(days).cast(DataType::Date)
 }
 
+#[test]
+fn computed_expressions_match_the_cpu() {
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "add wraps",
+            table().with_columns([(col("i") + col("k")).alias("sum")]),
+        ),
+        (
+            "sub and mul",
+            table().select([
+                (col("i") - lit(1i64)).alias("a"),
+                (col("k") * lit(3i64)).alias("b"),
+            ]),
+        ),
+        (
+            "floor division and modulo",
+            table().select([
+                (col("i") / col("k")).alias("div"),
+                (col("i") % col("k")).alias("rem"),
+                col("i").floor_div(col("k")).alias("floordiv"),
+            ]),
+        ),
+        (
+            "u32 wraps",
+            table().select([(col("u") - lit(5u32)).alias("u")]),
+        ),
+        (
+            "floats",
+            table().select([
+                (col("f") * lit(2.0)).alias("twice"),
+                (-col("f")).alias("neg"),
+                col("f").abs().alias("abs"),
+                (col("f") / lit(0.0)).alias("inf"),
+            ]),
+        ),
+        (
+            "comparisons as columns",
+            table().select([
+                col("i").gt(col("k")).alias("gt"),
+                col("f").eq(lit(f64::NAN)).alias("nan"),
+            ]),
+        ),
+        (
+            "null checks and fill",
+            table().select([
+                col("i").is_null().alias("n"),
+                col("i").fill_null(lit(0i64)).alias("filled"),
+            ]),
+        ),
+        (
+            "when then otherwise",
+            table().select([when(col("b"))
+                .then(col("i"))
+                .otherwise(col("k"))
+                .alias("pick")]),
+        ),
+        (
+            "casts",
+            table().select([
+                col("u").cast(DataType::Int64).alias("u64"),
+                col("i").cast(DataType::Float64).alias("f"),
+                col("b").cast(DataType::Int32).alias("b32"),
+                col("d").cast(DataType::Int32).alias("days"),
+            ]),
+        ),
+        (
+            "kleene as values",
+            table().select([
+                col("b").and(col("i").gt(lit(0i64))).alias("and"),
+                col("b").or(col("i").is_null()).alias("or"),
+                col("b").not().alias("not"),
+            ]),
+        ),
+        (
+            "computed filter",
+            table().filter((col("i") + col("k")).gt(lit(0i64))),
+        ),
+        (
+            "with_columns replaces",
+            table().with_columns([(col("f") + lit(1.0)).alias("f")]),
+        ),
+        (
+            "select mixes",
+            table().select([col("s"), (col("u") * lit(2u32)).alias("u2"), col("i")]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_eq(name, lf);
+    }
+}
+
 fn customers() -> LazyFrame {
     let mut df = df!(
         "key" => [Some(5i64), Some(0), None, Some(5), Some(42), Some(-3)],

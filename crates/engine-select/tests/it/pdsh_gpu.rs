@@ -38,20 +38,20 @@ fn assert_frames_close(expected: &DataFrame, actual: &DataFrame, context: &str) 
 /// a query that starts running on the device fails this test until it is
 /// taken out; one whose first missing piece changes needs its entry updated.
 const EXPECTED_FALLBACKS: &[(usize, &str)] = &[
-    (1, "with_columns"),
+    (1, "group-by"),
     (2, "cache"),
-    (3, "with_columns"),
+    (3, "group-by"),
     (4, "group-by"),
     (5, "join"),
-    (6, "with_columns"),
+    (6, "expression"),
     (7, "cache"),
     (8, "expression"),
     (9, "join"),
     (10, "group-by"),
     (11, "cache"),
-    (12, "with_columns"),
+    (12, "expression"),
     (13, "filter predicate"),
-    (14, "with_columns"),
+    (14, "expression"),
     (15, "group-by"),
     (16, "filter predicate"),
     (17, "cache"),
@@ -59,7 +59,7 @@ const EXPECTED_FALLBACKS: &[(usize, &str)] = &[
     (19, "expression"),
     (20, "expression"),
     (21, "group-by"),
-    (22, "with_columns"),
+    (22, "expression"),
 ];
 
 #[test]

@@ -14,11 +14,16 @@
 #error "cuda_emu.h is the host emulation; nvcc builds use CUDA's own headers"
 #endif
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <utility>
+
+// CUDA's device math functions, from the host's C library.
+using std::fabs;
+using std::floor;
 
 struct uint3 {
     unsigned int x, y, z;

@@ -1,0 +1,156 @@
+//! Compiling GPU expressions into programs for the fused evaluator: one launch per expression.
+
+use gpu_runtime::expr::{ExprBinary, ExprProgram, ValueType, slot_of_float, slot_of_int};
+use ir_lower::{BinaryOp, ExprKind, GpuDtype, GpuExpr, Scalar};
+
+/// The evaluator's type for a column type; `None` for strings.
+pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
+    Some(match dtype {
+        GpuDtype::Boolean => ValueType::Bool,
+        GpuDtype::Int8 => ValueType::I8,
+        GpuDtype::Int16 => ValueType::I16,
+        GpuDtype::Int32 | GpuDtype::Date => ValueType::I32,
+        GpuDtype::Int64 | GpuDtype::Datetime(_) | GpuDtype::Duration(_) => ValueType::I64,
+        GpuDtype::UInt8 => ValueType::U8,
+        GpuDtype::UInt16 => ValueType::U16,
+        GpuDtype::UInt32 => ValueType::U32,
+        GpuDtype::UInt64 => ValueType::U64,
+        GpuDtype::Float32 => ValueType::F32,
+        GpuDtype::Float64 => ValueType::F64,
+        GpuDtype::String => return None,
+    })
+}
+
+/// A compiled expression: the program, and the frame column behind each of its inputs.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub program: ExprProgram,
+    pub columns: Vec<usize>,
+}
+
+/// Compiles `expr`, or says why the evaluator cannot run it.
+pub(crate) fn compile(expr: &GpuExpr) -> Result<Compiled, String> {
+    let mut compiled = Compiled {
+        program: ExprProgram::new(),
+        columns: Vec::new(),
+    };
+    emit(expr, &mut compiled)?;
+    let out = compiled.program.output().map_err(|e| e.to_string())?;
+    if Some(out) != value_type(expr.dtype) {
+        return Err(format!("its result would be {out:?}, not {}", expr.dtype));
+    }
+    Ok(compiled)
+}
+
+fn value_type_of(expr: &GpuExpr) -> Result<ValueType, String> {
+    value_type(expr.dtype).ok_or_else(|| format!("text: `{expr}`"))
+}
+
+fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
+    let ty = value_type_of(expr)?;
+    let step = |result: Result<(), gpu_runtime::RuntimeError>| result.map_err(|e| e.to_string());
+    match &expr.kind {
+        ExprKind::Column { index, .. } => {
+            let slot = match out.columns.iter().position(|c| c == index) {
+                Some(slot) => slot,
+                None => {
+                    out.columns.push(*index);
+                    out.columns.len() - 1
+                }
+            };
+            step(out.program.column(slot as u32, ty))
+        }
+        ExprKind::Literal(value) => {
+            let bits = match value {
+                Scalar::Null => None,
+                Scalar::Boolean(b) => Some(u64::from(*b)),
+                Scalar::Float(f) if ty.is_float() => Some(slot_of_float(*f, ty)),
+                Scalar::Int(v) | Scalar::Datetime(v) | Scalar::Duration(v) if ty.is_float() => {
+                    Some(slot_of_float(*v as f64, ty))
+                }
+                Scalar::Int(v) | Scalar::Datetime(v) | Scalar::Duration(v) => {
+                    Some(slot_of_int(*v, ty))
+                }
+                Scalar::UInt(v) if ty.is_float() => Some(slot_of_float(*v as f64, ty)),
+                Scalar::UInt(v) => Some(slot_of_int(*v as i64, ty)),
+                Scalar::Date(d) => Some(slot_of_int(i64::from(*d), ty)),
+                other => return Err(format!("the literal {other} of type {}", expr.dtype)),
+            };
+            step(out.program.constant(ty, bits))
+        }
+        ExprKind::Binary { op, left, right } => {
+            let operands = value_type_of(left)?;
+            if left.dtype != right.dtype {
+                return Err(format!(
+                    "operands of types {} and {}",
+                    left.dtype, right.dtype
+                ));
+            }
+            let op = match op {
+                BinaryOp::Plus => ExprBinary::Add,
+                BinaryOp::Minus => ExprBinary::Sub,
+                BinaryOp::Multiply => ExprBinary::Mul,
+                BinaryOp::Divide => ExprBinary::Div,
+                BinaryOp::TrueDivide => ExprBinary::TrueDiv,
+                BinaryOp::FloorDivide => ExprBinary::FloorDiv,
+                BinaryOp::Modulus => ExprBinary::Mod,
+                BinaryOp::Eq => ExprBinary::Eq,
+                BinaryOp::NotEq => ExprBinary::NotEq,
+                BinaryOp::Lt => ExprBinary::Lt,
+                BinaryOp::LtEq => ExprBinary::LtEq,
+                BinaryOp::Gt => ExprBinary::Gt,
+                BinaryOp::GtEq => ExprBinary::GtEq,
+                BinaryOp::And => ExprBinary::And,
+                BinaryOp::Or => ExprBinary::Or,
+                BinaryOp::Xor => ExprBinary::Xor,
+                BinaryOp::EqMissing | BinaryOp::NotEqMissing => {
+                    return Err("null-aware equality".into());
+                }
+            };
+            emit(left, out)?;
+            emit(right, out)?;
+            step(out.program.binary(op, operands))
+        }
+        ExprKind::Not(input) => {
+            emit(input, out)?;
+            step(out.program.not(value_type_of(input)?))
+        }
+        ExprKind::Negate(input) => {
+            emit(input, out)?;
+            step(out.program.negate(value_type_of(input)?))
+        }
+        ExprKind::Abs(input) => {
+            emit(input, out)?;
+            step(out.program.abs(value_type_of(input)?))
+        }
+        ExprKind::IsNull(input) | ExprKind::IsNotNull(input) => {
+            emit(input, out)?;
+            step(
+                out.program
+                    .is_null(matches!(expr.kind, ExprKind::IsNotNull(_))),
+            )
+        }
+        ExprKind::Cast { input, .. } => {
+            emit(input, out)?;
+            step(out.program.cast(value_type_of(input)?, ty))
+        }
+        ExprKind::Ternary {
+            predicate,
+            truthy,
+            falsy,
+        } => {
+            emit(predicate, out)?;
+            emit(truthy, out)?;
+            emit(falsy, out)?;
+            step(out.program.ternary(ty))
+        }
+        ExprKind::FillNull { input, value } => {
+            emit(input, out)?;
+            emit(value, out)?;
+            step(out.program.fill_null(ty))
+        }
+        _ => Err(format!(
+            "`{expr}` is not an elementwise expression the evaluator runs"
+        )),
+    }
+}

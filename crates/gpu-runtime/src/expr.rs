@@ -1,0 +1,370 @@
+//! Programs for the fused expression evaluator (`eval_expression`): built and checked here, run by `Ops::eval`.
+//!
+//! A program is a stack machine's code: each step pushes or pops 64-bit
+//! values with validity (see kernels/cuda/expr.cu). The builder tracks the
+//! type of every stack entry, so a finished program is well-formed: no
+//! underflow, at most the kernel's stack depth, every operand of the type
+//! its step expects, and one value left, of the program's output type.
+
+use crate::error::RuntimeError;
+
+/// The kernel's stack depth.
+const MAX_DEPTH: usize = 16;
+
+/// Physical value types (the kernel's numbering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueType {
+    Bool = 0,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+}
+
+impl ValueType {
+    pub fn is_float(self) -> bool {
+        matches!(self, ValueType::F32 | ValueType::F64)
+    }
+
+    pub fn is_integer(self) -> bool {
+        !self.is_float() && self != ValueType::Bool
+    }
+
+    fn is_signed(self) -> bool {
+        matches!(
+            self,
+            ValueType::I8 | ValueType::I16 | ValueType::I32 | ValueType::I64
+        )
+    }
+
+    fn bits(self) -> u32 {
+        match self {
+            ValueType::Bool => 1,
+            ValueType::I8 | ValueType::U8 => 8,
+            ValueType::I16 | ValueType::U16 => 16,
+            ValueType::I32 | ValueType::U32 | ValueType::F32 => 32,
+            ValueType::I64 | ValueType::U64 | ValueType::F64 => 64,
+        }
+    }
+}
+
+/// Binary operators (the kernel's numbering), with Polars' semantics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExprBinary {
+    Add = 0,
+    Sub,
+    Mul,
+    /// Polars' `/` on integers: floor division; null for a zero divisor.
+    Div,
+    /// Division in doubles (the result is F64 for integer operands).
+    TrueDiv,
+    FloorDiv,
+    /// Floor modulo: the remainder takes the divisor's sign.
+    Mod,
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    /// Kleene and on booleans, bitwise on integers.
+    And,
+    /// Kleene or on booleans, bitwise on integers.
+    Or,
+    Xor,
+}
+
+const OP_COLUMN: u32 = 1;
+const OP_CONST: u32 = 2;
+const OP_BINARY: u32 = 3;
+const OP_NOT: u32 = 4;
+const OP_NEGATE: u32 = 5;
+const OP_ABS: u32 = 6;
+const OP_IS_NULL: u32 = 7;
+const OP_IS_NOT_NULL: u32 = 8;
+const OP_CAST: u32 = 9;
+const OP_TERNARY: u32 = 10;
+const OP_FILL_NULL: u32 = 11;
+
+/// A program under construction; every step checks its operands.
+#[derive(Debug, Clone, Default)]
+pub struct ExprProgram {
+    pub(crate) words: Vec<u32>,
+    stack: Vec<ValueType>,
+    max_depth: usize,
+    /// The type of each input column the program reads, by input number.
+    pub(crate) inputs: Vec<Option<ValueType>>,
+}
+
+fn invalid(what: String) -> RuntimeError {
+    RuntimeError::InvalidArgument(format!("expression program: {what}"))
+}
+
+impl ExprProgram {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn push(&mut self, ty: ValueType) -> Result<(), RuntimeError> {
+        self.stack.push(ty);
+        self.max_depth = self.max_depth.max(self.stack.len());
+        if self.max_depth > MAX_DEPTH {
+            return Err(invalid(format!("deeper than {MAX_DEPTH} values")));
+        }
+        Ok(())
+    }
+
+    fn pop(&mut self, expected: Option<ValueType>) -> Result<ValueType, RuntimeError> {
+        let ty = self
+            .stack
+            .pop()
+            .ok_or_else(|| invalid("a step has too few operands".into()))?;
+        match expected {
+            Some(expected) if expected != ty => {
+                Err(invalid(format!("expected {expected:?}, found {ty:?}")))
+            }
+            _ => Ok(ty),
+        }
+    }
+
+    /// Pushes row i of input column `input`, of type `ty`.
+    pub fn column(&mut self, input: u32, ty: ValueType) -> Result<(), RuntimeError> {
+        let slot = input as usize;
+        if self.inputs.len() <= slot {
+            self.inputs.resize(slot + 1, None);
+        }
+        match self.inputs[slot] {
+            Some(seen) if seen != ty => {
+                return Err(invalid(format!(
+                    "input {input} read as {seen:?} and {ty:?}"
+                )));
+            }
+            _ => self.inputs[slot] = Some(ty),
+        }
+        self.words.extend([OP_COLUMN, input, ty as u32]);
+        self.push(ty)
+    }
+
+    /// Pushes a constant given as its 64-bit slot (see the kernel), or a null.
+    pub fn constant(&mut self, ty: ValueType, bits: Option<u64>) -> Result<(), RuntimeError> {
+        let value = bits.unwrap_or(0);
+        self.words.extend([
+            OP_CONST,
+            ty as u32,
+            value as u32,
+            (value >> 32) as u32,
+            u32::from(bits.is_some()),
+        ]);
+        self.push(ty)
+    }
+
+    /// Pops two operands of type `operands`, pushes the result.
+    pub fn binary(&mut self, op: ExprBinary, operands: ValueType) -> Result<(), RuntimeError> {
+        self.pop(Some(operands))?;
+        self.pop(Some(operands))?;
+        let result = match op {
+            ExprBinary::Eq
+            | ExprBinary::NotEq
+            | ExprBinary::Lt
+            | ExprBinary::LtEq
+            | ExprBinary::Gt
+            | ExprBinary::GtEq => ValueType::Bool,
+            ExprBinary::TrueDiv if !operands.is_float() => ValueType::F64,
+            ExprBinary::And | ExprBinary::Or | ExprBinary::Xor if operands.is_float() => {
+                return Err(invalid(format!("{op:?} of floats")));
+            }
+            _ if operands == ValueType::Bool
+                && !matches!(op, ExprBinary::And | ExprBinary::Or | ExprBinary::Xor) =>
+            {
+                return Err(invalid(format!("{op:?} of booleans")));
+            }
+            _ => operands,
+        };
+        self.words.extend([OP_BINARY, op as u32, operands as u32]);
+        self.push(result)
+    }
+
+    fn unary(&mut self, opcode: u32, ty: ValueType) -> Result<(), RuntimeError> {
+        self.pop(Some(ty))?;
+        self.words.extend([opcode, ty as u32]);
+        self.push(ty)
+    }
+
+    /// Kleene not of a boolean, bitwise not of an integer.
+    pub fn not(&mut self, ty: ValueType) -> Result<(), RuntimeError> {
+        if ty.is_float() {
+            return Err(invalid("not of a float".into()));
+        }
+        self.unary(OP_NOT, ty)
+    }
+
+    pub fn negate(&mut self, ty: ValueType) -> Result<(), RuntimeError> {
+        if ty == ValueType::Bool {
+            return Err(invalid("negating a boolean".into()));
+        }
+        self.unary(OP_NEGATE, ty)
+    }
+
+    pub fn abs(&mut self, ty: ValueType) -> Result<(), RuntimeError> {
+        if ty == ValueType::Bool {
+            return Err(invalid("abs of a boolean".into()));
+        }
+        self.unary(OP_ABS, ty)
+    }
+
+    /// Replaces the top value by whether it is null (never null itself).
+    pub fn is_null(&mut self, not: bool) -> Result<(), RuntimeError> {
+        self.pop(None)?;
+        self.words
+            .push(if not { OP_IS_NOT_NULL } else { OP_IS_NULL });
+        self.push(ValueType::Bool)
+    }
+
+    /// Casts the top value. Only casts that keep every value are allowed:
+    /// to floats, to booleans, and integers to integers as wide or wider
+    /// (unsigned to a strictly wider signed type).
+    pub fn cast(&mut self, from: ValueType, to: ValueType) -> Result<(), RuntimeError> {
+        let keeps_values = from == to
+            || to.is_float()
+            || to == ValueType::Bool
+            || (from == ValueType::Bool && to.is_integer())
+            || (from.is_integer()
+                && to.is_integer()
+                && (from.is_signed() == to.is_signed() && to.bits() >= from.bits()
+                    || !from.is_signed() && to.is_signed() && to.bits() > from.bits()));
+        if !keeps_values {
+            return Err(invalid(format!(
+                "cast from {from:?} to {to:?} may lose values"
+            )));
+        }
+        self.pop(Some(from))?;
+        self.words.extend([OP_CAST, from as u32, to as u32]);
+        self.push(to)
+    }
+
+    /// Pops falsy, truthy (both `ty`) and a boolean predicate; pushes the pick.
+    pub fn ternary(&mut self, ty: ValueType) -> Result<(), RuntimeError> {
+        self.pop(Some(ty))?;
+        self.pop(Some(ty))?;
+        self.pop(Some(ValueType::Bool))?;
+        self.words.push(OP_TERNARY);
+        self.push(ty)
+    }
+
+    /// Pops a fill value; replaces the (now) top value by it where that is null.
+    pub fn fill_null(&mut self, ty: ValueType) -> Result<(), RuntimeError> {
+        self.pop(Some(ty))?;
+        self.pop(Some(ty))?;
+        self.words.push(OP_FILL_NULL);
+        self.push(ty)
+    }
+
+    /// The type of the program's result, once it leaves exactly one value.
+    pub fn output(&self) -> Result<ValueType, RuntimeError> {
+        match self.stack.as_slice() {
+            [ty] => Ok(*ty),
+            other => Err(invalid(format!("leaves {} values, not one", other.len()))),
+        }
+    }
+}
+
+/// The 64-bit slot of a constant, as the kernel reads it.
+pub fn slot_of_int(value: i64, ty: ValueType) -> u64 {
+    let bits = value as u64;
+    match ty.bits() {
+        8 if ty.is_signed() => bits as i8 as i64 as u64,
+        16 if ty.is_signed() => bits as i16 as i64 as u64,
+        32 if ty.is_signed() => bits as i32 as i64 as u64,
+        8 => bits & 0xff,
+        16 => bits & 0xffff,
+        32 => bits & 0xffff_ffff,
+        _ => bits,
+    }
+}
+
+/// The 64-bit slot of a float constant of type `ty` (F32 or F64).
+pub fn slot_of_float(value: f64, ty: ValueType) -> u64 {
+    if ty == ValueType::F32 {
+        u64::from((value as f32).to_bits())
+    } else {
+        value.to_bits()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_are_typed_as_they_are_built() {
+        let mut p = ExprProgram::new();
+        p.column(0, ValueType::I32).unwrap();
+        p.constant(ValueType::I32, Some(slot_of_int(-1, ValueType::I32)))
+            .unwrap();
+        p.binary(ExprBinary::Add, ValueType::I32).unwrap();
+        p.constant(ValueType::I32, None).unwrap();
+        p.binary(ExprBinary::Lt, ValueType::I32).unwrap();
+        assert_eq!(p.output().unwrap(), ValueType::Bool);
+
+        let mut p = ExprProgram::new();
+        p.column(0, ValueType::I32).unwrap();
+        assert!(
+            p.binary(ExprBinary::Add, ValueType::I32).is_err(),
+            "one operand short"
+        );
+        let mut p = ExprProgram::new();
+        p.column(0, ValueType::I32).unwrap();
+        p.column(1, ValueType::I64).unwrap();
+        assert!(
+            p.binary(ExprBinary::Add, ValueType::I64).is_err(),
+            "operand types differ"
+        );
+        let mut p = ExprProgram::new();
+        p.column(0, ValueType::I32).unwrap();
+        assert!(p.column(0, ValueType::F64).is_err(), "one input, two types");
+    }
+
+    #[test]
+    fn only_value_preserving_casts_and_bounded_depth() {
+        let cast = |from, to| {
+            let mut p = ExprProgram::new();
+            p.column(0, from).unwrap();
+            p.cast(from, to).is_ok()
+        };
+        assert!(cast(ValueType::I32, ValueType::I64));
+        assert!(cast(ValueType::U32, ValueType::I64));
+        assert!(cast(ValueType::I64, ValueType::F64));
+        assert!(cast(ValueType::Bool, ValueType::I8));
+        assert!(!cast(ValueType::I64, ValueType::I32));
+        assert!(!cast(ValueType::U32, ValueType::I32));
+        assert!(!cast(ValueType::I8, ValueType::U64));
+        assert!(!cast(ValueType::F64, ValueType::I64));
+
+        let mut p = ExprProgram::new();
+        for i in 0..MAX_DEPTH as u32 {
+            p.column(i, ValueType::F64).unwrap();
+        }
+        assert!(
+            p.column(99, ValueType::F64).is_err(),
+            "deeper than the kernel's stack"
+        );
+        assert!(p.output().is_err(), "more than one value left");
+    }
+
+    #[test]
+    fn constants_are_sign_extended_like_the_kernel_loads() {
+        assert_eq!(slot_of_int(-1, ValueType::I8), u64::MAX);
+        assert_eq!(slot_of_int(-1, ValueType::U8), 0xff);
+        assert_eq!(slot_of_int(300, ValueType::U8), 44);
+        assert_eq!(
+            slot_of_float(1.5, ValueType::F32),
+            u64::from(1.5f32.to_bits())
+        );
+    }
+}

@@ -1,0 +1,296 @@
+// The fused expression evaluator: one launch evaluates a whole elementwise expression tree.
+//
+// An expression is compiled (by gpu-runtime) into a small stack program of
+// 32-bit words; every thread runs it for its rows. Values are 64-bit slots
+// (integers sign- or zero-extended, floats as doubles or floats' bits) with a
+// validity flag. Semantics follow Polars: nulls propagate; and/or on
+// booleans are Kleene; integer arithmetic wraps at the type's width;
+// division and modulo floor (the remainder takes the divisor's sign) and give
+// null for a zero divisor; true division is in doubles.
+#include "kernel_common.cuh"
+
+// Value types (physical).
+enum Type : u32 { T_BOOL = 0, T_I8, T_I16, T_I32, T_I64, T_U8, T_U16, T_U32, T_U64, T_F32, T_F64 };
+
+// Opcodes; each is followed by its operands.
+enum Op : u32 {
+    OP_COLUMN = 1,   // column, type
+    OP_CONST = 2,    // type, low word, high word, valid
+    OP_BINARY = 3,   // binary op, operand type
+    OP_NOT = 4,      // type
+    OP_NEGATE = 5,   // type
+    OP_ABS = 6,      // type
+    OP_IS_NULL = 7,
+    OP_IS_NOT_NULL = 8,
+    OP_CAST = 9,     // from type, to type
+    OP_TERNARY = 10,
+    OP_FILL_NULL = 11,
+};
+
+enum Binary : u32 {
+    B_ADD = 0, B_SUB, B_MUL, B_DIV, B_TRUEDIV, B_FLOORDIV, B_MOD,
+    B_EQ, B_NE, B_LT, B_LE, B_GT, B_GE, B_AND, B_OR, B_XOR,
+};
+
+struct Slot {
+    u64 bits;
+    bool valid;
+};
+
+__device__ __forceinline__ bool is_float(u32 t) { return t == T_F32 || t == T_F64; }
+__device__ __forceinline__ bool is_signed(u32 t) {
+    return t == T_I8 || t == T_I16 || t == T_I32 || t == T_I64;
+}
+
+__device__ __forceinline__ double as_double(u64 bits, u32 t) {
+    if (t == T_F64) {
+        double d;
+        memcpy(&d, &bits, 8);
+        return d;
+    }
+    if (t == T_F32) {
+        float f;
+        u32 low = static_cast<u32>(bits);
+        memcpy(&f, &low, 4);
+        return static_cast<double>(f);
+    }
+    return is_signed(t) ? static_cast<double>(static_cast<i64>(bits)) : static_cast<double>(bits);
+}
+
+__device__ __forceinline__ u64 from_double(double d, u32 t) {
+    if (t == T_F64) {
+        u64 bits;
+        memcpy(&bits, &d, 8);
+        return bits;
+    }
+    float f = static_cast<float>(d);
+    u32 bits;
+    memcpy(&bits, &f, 4);
+    return bits;
+}
+
+// Wraps an integer to the width of `t`, sign- or zero-extended again.
+__device__ __forceinline__ u64 wrap(u64 v, u32 t) {
+    switch (t) {
+        case T_BOOL: return v & 1;
+        case T_I8: return static_cast<u64>(static_cast<i64>(static_cast<signed char>(v)));
+        case T_I16: return static_cast<u64>(static_cast<i64>(static_cast<short>(v)));
+        case T_I32: return static_cast<u64>(static_cast<i64>(static_cast<int>(v)));
+        case T_U8: return v & 0xffull;
+        case T_U16: return v & 0xffffull;
+        case T_U32: return v & 0xffffffffull;
+        default: return v;
+    }
+}
+
+__device__ __forceinline__ u64 load(u64 column, u32 t, u64 i) {
+    switch (t) {
+        case T_BOOL: return (reinterpret_cast<const u32*>(column)[i / 32] >> (i % 32)) & 1u;
+        case T_I8: return wrap(reinterpret_cast<const unsigned char*>(column)[i], T_I8);
+        case T_U8: return reinterpret_cast<const unsigned char*>(column)[i];
+        case T_I16: return wrap(reinterpret_cast<const unsigned short*>(column)[i], T_I16);
+        case T_U16: return reinterpret_cast<const unsigned short*>(column)[i];
+        case T_I32: return wrap(reinterpret_cast<const u32*>(column)[i], T_I32);
+        case T_U32:
+        case T_F32: return reinterpret_cast<const u32*>(column)[i];
+        default: return reinterpret_cast<const u64*>(column)[i];
+    }
+}
+
+__device__ __forceinline__ int compare_values(u64 a, u64 b, u32 t) {
+    if (is_float(t)) {
+        double x = as_double(a, t), y = as_double(b, t);
+        bool xn = x != x, yn = y != y;
+        if (xn || yn) return xn == yn ? 0 : (xn ? 1 : -1);
+        return x < y ? -1 : (y < x ? 1 : 0);
+    }
+    if (is_signed(t) || t == T_BOOL) {
+        i64 x = static_cast<i64>(a), y = static_cast<i64>(b);
+        return x < y ? -1 : (y < x ? 1 : 0);
+    }
+    return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+__device__ __forceinline__ Slot binary(u32 op, u32 t, Slot a, Slot b) {
+    Slot r{0, a.valid && b.valid};
+    if (op == B_AND || op == B_OR) {
+        if (t == T_BOOL) {
+            bool a_true = a.valid && a.bits, b_true = b.valid && b.bits;
+            bool a_false = a.valid && !a.bits, b_false = b.valid && !b.bits;
+            if (op == B_AND) {
+                if (a_false || b_false) return Slot{0, true};
+                return Slot{1, a.valid && b.valid};
+            }
+            if (a_true || b_true) return Slot{1, true};
+            return Slot{0, a.valid && b.valid};
+        }
+        r.bits = op == B_AND ? (a.bits & b.bits) : (a.bits | b.bits);
+        return r;
+    }
+    if (!r.valid) return r;
+    if (op >= B_EQ && op <= B_GE) {
+        int c = compare_values(a.bits, b.bits, t);
+        bool v = op == B_EQ ? c == 0 : op == B_NE ? c != 0 : op == B_LT ? c < 0
+               : op == B_LE ? c <= 0 : op == B_GT ? c > 0 : c >= 0;
+        r.bits = v ? 1 : 0;
+        return r;
+    }
+    if (op == B_XOR) {
+        r.bits = wrap(a.bits ^ b.bits, t);
+        return r;
+    }
+    if (op == B_TRUEDIV || is_float(t)) {
+        double x = as_double(a.bits, t), y = as_double(b.bits, t);
+        double v;
+        switch (op) {
+            case B_ADD: v = x + y; break;
+            case B_SUB: v = x - y; break;
+            case B_MUL: v = x * y; break;
+            case B_FLOORDIV: v = floor(x / y); break;
+            case B_MOD: v = x - floor(x / y) * y; break;
+            default: v = x / y; break;
+        }
+        r.bits = from_double(v, op == B_TRUEDIV && !is_float(t) ? static_cast<u32>(T_F64) : t);
+        return r;
+    }
+    if (op == B_ADD || op == B_SUB || op == B_MUL) {
+        u64 v = op == B_ADD ? a.bits + b.bits : op == B_SUB ? a.bits - b.bits : a.bits * b.bits;
+        r.bits = wrap(v, t);
+        return r;
+    }
+    // Floor division and modulo; a zero divisor gives null.
+    if (b.bits == 0) return Slot{0, false};
+    if (is_signed(t)) {
+        i64 x = static_cast<i64>(a.bits), y = static_cast<i64>(b.bits);
+        if (y == -1) {
+            // Avoid the overflow trap of MIN / -1: wrap as Polars does.
+            r.bits = wrap(op == B_MOD ? 0 : static_cast<u64>(0) - a.bits, t);
+            return r;
+        }
+        i64 q = x / y, m = x % y;
+        if (m != 0 && ((m < 0) != (y < 0))) {
+            q -= 1;
+            m += y;
+        }
+        r.bits = wrap(static_cast<u64>(op == B_MOD ? m : q), t);
+        return r;
+    }
+    r.bits = wrap(op == B_MOD ? a.bits % b.bits : a.bits / b.bits, t);
+    return r;
+}
+
+__device__ __forceinline__ Slot cast(Slot s, u32 from, u32 to) {
+    if (!s.valid || from == to) return s;
+    if (is_float(to)) return Slot{from_double(as_double(s.bits, from), to), true};
+    if (to == T_BOOL) return Slot{is_float(from) ? (as_double(s.bits, from) != 0.0) : s.bits != 0, true};
+    // Integer to a wider or equal integer (the compiler only emits these).
+    return Slot{wrap(s.bits, to), true};
+}
+
+constexpr int kStack = 16;
+
+extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
+                                           const u64* columns, const u64* validities, u64 n,
+                                           u32 out_type, void* out, u32* out_validity) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        Slot stack[kStack];
+        int top = 0;
+        if (i < n) {
+            for (u32 pc = 0; pc < program_len;) {
+                u32 op = program[pc++];
+                switch (op) {
+                    case OP_COLUMN: {
+                        u32 c = program[pc++], t = program[pc++];
+                        const u32* validity = reinterpret_cast<const u32*>(validities[c]);
+                        stack[top++] = Slot{load(columns[c], t, i), is_valid(validity, i)};
+                        break;
+                    }
+                    case OP_CONST: {
+                        pc++;  // type
+                        u64 low = program[pc++], high = program[pc++];
+                        bool valid = program[pc++] != 0;
+                        stack[top++] = Slot{low | (high << 32), valid};
+                        break;
+                    }
+                    case OP_BINARY: {
+                        u32 b_op = program[pc++], t = program[pc++];
+                        Slot b = stack[--top];
+                        Slot a = stack[--top];
+                        stack[top++] = binary(b_op, t, a, b);
+                        break;
+                    }
+                    case OP_NOT: {
+                        u32 t = program[pc++];
+                        Slot& s = stack[top - 1];
+                        s.bits = t == T_BOOL ? (s.bits ^ 1) : wrap(~s.bits, t);
+                        break;
+                    }
+                    case OP_NEGATE: {
+                        u32 t = program[pc++];
+                        Slot& s = stack[top - 1];
+                        s.bits = is_float(t) ? from_double(-as_double(s.bits, t), t)
+                                             : wrap(static_cast<u64>(0) - s.bits, t);
+                        break;
+                    }
+                    case OP_ABS: {
+                        u32 t = program[pc++];
+                        Slot& s = stack[top - 1];
+                        if (is_float(t)) {
+                            s.bits = from_double(fabs(as_double(s.bits, t)), t);
+                        } else if (is_signed(t) && static_cast<i64>(s.bits) < 0) {
+                            s.bits = wrap(static_cast<u64>(0) - s.bits, t);
+                        }
+                        break;
+                    }
+                    case OP_IS_NULL:
+                    case OP_IS_NOT_NULL: {
+                        Slot& s = stack[top - 1];
+                        s.bits = (s.valid == (op == OP_IS_NOT_NULL)) ? 1 : 0;
+                        s.valid = true;
+                        break;
+                    }
+                    case OP_CAST: {
+                        u32 from = program[pc++], to = program[pc++];
+                        stack[top - 1] = cast(stack[top - 1], from, to);
+                        break;
+                    }
+                    case OP_TERNARY: {
+                        Slot f = stack[--top];
+                        Slot t = stack[--top];
+                        Slot p = stack[--top];
+                        stack[top++] = (p.valid && p.bits != 0) ? t : f;
+                        break;
+                    }
+                    default: {  // OP_FILL_NULL
+                        Slot value = stack[--top];
+                        Slot& s = stack[top - 1];
+                        if (!s.valid) s = value;
+                        break;
+                    }
+                }
+            }
+        }
+        Slot result = top > 0 ? stack[top - 1] : Slot{0, false};
+        bool valid = i < n && result.valid;
+        if (out_type == T_BOOL) {
+            store_warp_bits(static_cast<u32*>(out), out_validity, i, valid && result.bits != 0, valid);
+            continue;
+        }
+        u32 validity_word = __ballot_sync(FULL_MASK, valid);
+        if (lane == 0) out_validity[i / 32] = validity_word;
+        if (i >= n) continue;
+        u64 v = valid ? result.bits : 0;
+        switch (out_type) {
+            case T_I8:
+            case T_U8: static_cast<unsigned char*>(out)[i] = static_cast<unsigned char>(v); break;
+            case T_I16:
+            case T_U16: static_cast<unsigned short*>(out)[i] = static_cast<unsigned short>(v); break;
+            case T_I32:
+            case T_U32:
+            case T_F32: static_cast<u32*>(out)[i] = static_cast<u32>(v); break;
+            default: static_cast<u64*>(out)[i] = v; break;
+        }
+    }
+}
+EMU_KERNEL(eval_expression)
