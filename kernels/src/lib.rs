@@ -125,6 +125,15 @@ library! {
         gather_i16, scatter_i16, gather_u16, scatter_u16, gather_f32, scatter_f32, gather_bits,
         string_gather_lengths, string_gather_bytes,
     }
+    GROUPBY = "groupby" {
+        group_flags_i32, group_flags_i64, group_flags_u32, group_flags_u64, segment_count,
+        segment_sum_i32, segment_sum_i64, segment_sum_u32, segment_sum_u64, segment_sum_f64,
+        segment_mean_i32, segment_min_i32, segment_max_i32, segment_first_i32, segment_last_i32,
+        segment_mean_i64, segment_min_i64, segment_max_i64, segment_first_i64, segment_last_i64,
+        segment_mean_u32, segment_min_u32, segment_max_u32, segment_first_u32, segment_last_u32,
+        segment_mean_u64, segment_min_u64, segment_max_u64, segment_first_u64, segment_last_u64,
+        segment_mean_f64, segment_min_f64, segment_max_f64, segment_first_f64, segment_last_f64,
+    }
     HASH = "hash" {
         hash_build_multimap_u64, hash_probe_count_u64, hash_probe_pairs_u64, hash_keys_i32,
         hash_keys_u32, nonzero_bits, hash_insert_unique_u64,

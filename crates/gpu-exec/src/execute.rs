@@ -6,22 +6,23 @@
 //! elementwise expressions (one fused launch each), filters
 //! (comparisons, is_between, is_in, string equality, prefixes, suffixes and
 //! substrings, Kleene logic, null checks), slices, sorts (also top-k) by
-//! numeric and temporal columns, and inner, left, semi and anti joins on one
-//! integer or temporal key.
+//! numeric and temporal columns, inner, left, semi and anti joins on one
+//! integer or temporal key, and group-bys on integer and temporal keys.
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
     Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, StringMatch,
 };
 use ir_lower::{
-    BinaryOp, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, JoinKind, PlanNode, Scalar, StringOp,
+    AggOp, BinaryOp, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, JoinKind, PlanNode, Scalar,
+    StringOp,
 };
 use polars::prelude::DataFrame;
 
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::compile;
 use crate::error::ExecError;
-use gpu_runtime::ops::{ExprInput, TypedBuffer};
+use gpu_runtime::ops::{ExprInput, SegmentPick, TypedBuffer};
 
 /// Every part of `plan` the executor cannot run yet, in words (empty: it can).
 pub fn unsupported(plan: &GpuPlan) -> Vec<String> {
@@ -71,7 +72,23 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 }
             }
         }
-        PlanNode::GroupBy { .. } => reasons.push(not_yet("group-by")),
+        PlanNode::GroupBy {
+            keys, aggs, slice, ..
+        } => {
+            for key in keys {
+                if !is_column(&key.expr) || !hashable(key.expr.dtype) {
+                    reasons.push(not_yet(format_args!("grouping by `{}`", key.expr)));
+                }
+            }
+            for agg in aggs {
+                if let Err(why) = aggregation_supported(&agg.expr) {
+                    reasons.push(not_yet(format_args!("aggregation `{}` ({why})", agg.expr)));
+                }
+            }
+            if slice.is_some() {
+                reasons.push(not_yet("a sliced group-by"));
+            }
+        }
         PlanNode::Join {
             left,
             right,
@@ -131,6 +148,38 @@ fn comparable(dtype: GpuDtype) -> bool {
             | GpuDtype::Datetime(_)
             | GpuDtype::Duration(_)
     )
+}
+
+/// Whether the per-group kernels run `expr`: `len()`, or one aggregation of
+/// an elementwise expression, with the output type the kernels give.
+fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
+    let ExprKind::Agg { op, input } = &expr.kind else {
+        return if matches!(expr.kind, ExprKind::Len) {
+            Ok(())
+        } else {
+            Err("not a single aggregation".into())
+        };
+    };
+    compile(input)?;
+    let aggregable = matches!(
+        input.dtype,
+        GpuDtype::Int32 | GpuDtype::Int64 | GpuDtype::UInt32 | GpuDtype::UInt64 | GpuDtype::Float64
+    );
+    let fits = match op {
+        AggOp::Sum | AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last => {
+            aggregable && expr.dtype == input.dtype
+        }
+        AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
+        AggOp::Count {
+            include_nulls: false,
+        } => expr.dtype == GpuDtype::UInt32,
+        _ => false,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(format!("{op} of {} into {}", input.dtype, expr.dtype))
+    }
 }
 
 /// Key types of hash joins.
@@ -466,6 +515,87 @@ impl Executor<'_> {
                 }
                 Ok(out)
             }
+            PlanNode::GroupBy {
+                input,
+                keys,
+                aggs,
+                maintain_order,
+                schema,
+                ..
+            } => {
+                let frame = self.run(input)?;
+                let ops = self.ops();
+                let n = frame.height;
+                // Sort by the keys (nulls first), then mark where a key changes.
+                let mut permutation = ops.rows(n)?;
+                for key in keys.iter().rev() {
+                    let column = column_at(&frame, column_index(&key.expr)?)?;
+                    let validity = column.validity();
+                    permutation = match column.values() {
+                        Values::I32(v) => ops.sort_by(permutation, v, validity, false, false)?,
+                        Values::I64(v) => ops.sort_by(permutation, v, validity, false, false)?,
+                        Values::U32(v) => ops.sort_by(permutation, v, validity, false, false)?,
+                        Values::U64(v) => ops.sort_by(permutation, v, validity, false, false)?,
+                        _ => {
+                            return Err(ExecError::Unsupported(not_yet(format_args!(
+                                "grouping by `{}`",
+                                key.expr
+                            ))));
+                        }
+                    };
+                }
+                let sorted_rows = ops.widen(&permutation)?;
+                let flags = ops.group_flags(n)?;
+                for key in keys {
+                    let column = column_at(&frame, column_index(&key.expr)?)?;
+                    let validity = column.validity();
+                    macro_rules! mark {
+                        ($values:expr) => {{
+                            let (sorted, valid) = ops.gather($values, validity, &sorted_rows)?;
+                            ops.mark_group_starts(&sorted, Some(&valid), &flags)?
+                        }};
+                    }
+                    match column.values() {
+                        Values::I32(v) => mark!(v),
+                        Values::I64(v) => mark!(v),
+                        Values::U32(v) => mark!(v),
+                        Values::U64(v) => mark!(v),
+                        _ => {
+                            return Err(ExecError::Unsupported(not_yet(format_args!(
+                                "grouping by `{}`",
+                                key.expr
+                            ))));
+                        }
+                    }
+                }
+                let starts = ops.group_starts(&flags, n)?;
+                // The first row of each group, in the input's numbering.
+                let (first_rows, _) = ops.gather(&sorted_rows, None, &starts)?;
+                let mut columns = Vec::with_capacity(schema.len());
+                for key in keys {
+                    columns.push(self.gather_column(
+                        column_at(&frame, column_index(&key.expr)?)?,
+                        &first_rows,
+                    )?);
+                }
+                for agg in aggs {
+                    columns.push(self.aggregate(&frame, &agg.expr, &sorted_rows, &starts)?);
+                }
+                let mut out = DeviceFrame {
+                    columns,
+                    height: starts.len(),
+                };
+                if *maintain_order {
+                    // Groups in the order of their first rows.
+                    let groups = ops.rows(starts.len())?;
+                    let order = ops.sort_by(groups, &first_rows, None, false, false)?;
+                    out = self.gather_frame(&out, &ops.widen(&order)?)?;
+                }
+                for (column, output) in out.columns.iter_mut().zip(schema) {
+                    column.name = output.name.as_str().into();
+                }
+                Ok(out)
+            }
             other => Err(ExecError::Unsupported(not_yet(format_args!("{other:?}")))),
         }
     }
@@ -525,6 +655,76 @@ impl Executor<'_> {
             values,
             Some(validity),
         ))
+    }
+
+    /// One aggregation per group: the input evaluated, put in the sorted
+    /// order, and reduced segment by segment.
+    fn aggregate(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let groups = starts.len();
+        let column = |values, validity| {
+            DeviceColumn::from_parts("".into(), expr.dtype, groups, values, validity)
+        };
+        let ExprKind::Agg { op, input } = &expr.kind else {
+            let lengths = ops.segment_count(None, starts, sorted_rows.len())?;
+            return Ok(column(Values::U32(lengths), None));
+        };
+        let evaluated = self.evaluate(frame, input, "")?;
+        let validity = evaluated.validity();
+        macro_rules! reduce {
+            ($variant:ident, $values:expr) => {{
+                let (sorted, valid) = ops.gather($values, validity, sorted_rows)?;
+                let valid = Some(&valid);
+                match op {
+                    AggOp::Sum => column(
+                        Values::$variant(ops.segment_sum(&sorted, valid, starts)?),
+                        None,
+                    ),
+                    AggOp::Mean => {
+                        let (means, mean_valid) = ops.segment_mean(&sorted, valid, starts)?;
+                        column(Values::F64(means), Some(mean_valid))
+                    }
+                    AggOp::Count { .. } => column(
+                        Values::U32(ops.segment_count(valid, starts, sorted.len())?),
+                        None,
+                    ),
+                    AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last => {
+                        let pick = match op {
+                            AggOp::Min { .. } => SegmentPick::Min,
+                            AggOp::Max { .. } => SegmentPick::Max,
+                            AggOp::First => SegmentPick::First,
+                            _ => SegmentPick::Last,
+                        };
+                        let (picked, picked_valid) =
+                            ops.segment_pick(pick, &sorted, valid, starts)?;
+                        column(Values::$variant(picked), Some(picked_valid))
+                    }
+                    other => {
+                        return Err(ExecError::Unsupported(not_yet(format_args!(
+                            "aggregation {other}"
+                        ))));
+                    }
+                }
+            }};
+        }
+        Ok(match evaluated.values() {
+            Values::I32(v) => reduce!(I32, v),
+            Values::I64(v) => reduce!(I64, v),
+            Values::U32(v) => reduce!(U32, v),
+            Values::U64(v) => reduce!(U64, v),
+            Values::F64(v) => reduce!(F64, v),
+            _ => {
+                return Err(ExecError::Unsupported(not_yet(format_args!(
+                    "aggregating `{input}`"
+                ))));
+            }
+        })
     }
 
     fn join_indices(

@@ -108,6 +108,50 @@ pub trait SortKey: Gather {
     const WIDE: bool;
 }
 
+/// Key types a group-by runs of sorted keys over.
+pub trait GroupKey: SortKey {
+    const FLAGS: Kernel;
+}
+
+/// Value types the per-group aggregations take (sums keep the type).
+pub trait Aggregable: Gather {
+    const SUM: Kernel;
+    const MEAN: Kernel;
+    const MIN: Kernel;
+    const MAX: Kernel;
+    const FIRST: Kernel;
+    const LAST: Kernel;
+}
+
+macro_rules! aggregable {
+    ($($t:ty => $sum:ident, $mean:ident, $min:ident, $max:ident, $first:ident, $last:ident);*) => {
+        $(impl Aggregable for $t {
+            const SUM: Kernel = ids::$sum;
+            const MEAN: Kernel = ids::$mean;
+            const MIN: Kernel = ids::$min;
+            const MAX: Kernel = ids::$max;
+            const FIRST: Kernel = ids::$first;
+            const LAST: Kernel = ids::$last;
+        })*
+    };
+}
+aggregable!(
+    i32 => segment_sum_i32, segment_mean_i32, segment_min_i32, segment_max_i32, segment_first_i32, segment_last_i32;
+    i64 => segment_sum_i64, segment_mean_i64, segment_min_i64, segment_max_i64, segment_first_i64, segment_last_i64;
+    u32 => segment_sum_u32, segment_mean_u32, segment_min_u32, segment_max_u32, segment_first_u32, segment_last_u32;
+    u64 => segment_sum_u64, segment_mean_u64, segment_min_u64, segment_max_u64, segment_first_u64, segment_last_u64;
+    f64 => segment_sum_f64, segment_mean_f64, segment_min_f64, segment_max_f64, segment_first_f64, segment_last_f64
+);
+
+/// Per-group aggregations that keep the value type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentPick {
+    Min,
+    Max,
+    First,
+    Last,
+}
+
 /// Element types with a comparison kernel.
 pub trait Compare: DeviceCopy {
     const KERNEL: Kernel;
@@ -135,6 +179,19 @@ sort_key!(i32 => sortable_keys_i32, false, u32 => sortable_keys_u32, false,
 
 /// Elements per tile of the radix sort.
 const SORT_TILE: u64 = 4096;
+
+impl GroupKey for i32 {
+    const FLAGS: Kernel = ids::group_flags_i32;
+}
+impl GroupKey for i64 {
+    const FLAGS: Kernel = ids::group_flags_i64;
+}
+impl GroupKey for u32 {
+    const FLAGS: Kernel = ids::group_flags_u32;
+}
+impl GroupKey for u64 {
+    const FLAGS: Kernel = ids::group_flags_u64;
+}
 
 kernel_for!(Compare: i32 => compare_i32, u32 => compare_u32, i64 => compare_i64,
     u64 => compare_u64, f64 => compare_f64);
@@ -858,16 +915,163 @@ impl Ops<'_> {
             .arg(n as u64)
             .buffer(&flags);
         self.launch(ids::filter_flags, Self::linear(n), args)?;
-        let positions = self.scan_u8(&flags)?;
+        self.indices_of_flags(&flags, n)
+    }
+
+    /// The rows whose flag is set, in order; `flags` has one extra zero entry.
+    fn indices_of_flags(
+        &self,
+        flags: &DeviceBuffer<u8>,
+        n: usize,
+    ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        check(flags.len() > n, || "flags need one extra entry".into())?;
+        let positions = self.scan_u8(flags)?;
         let count = positions.to_host_range(n, 1)?[0];
         let out = self.zeroed::<i64>(usize::try_from(count).unwrap_or(0))?;
         // compact_indices writes u64 indices; below 2^63 they are the same i64 bits.
         let args = KernelArgs::new()
-            .buffer(&flags)
+            .buffer(flags)
             .buffer(&positions)
             .arg(n as u64)
             .buffer(&out);
         self.launch(ids::compact_indices, Self::linear(n), args)?;
+        Ok(out)
+    }
+
+    /// Flags for group starts over `n` sorted rows (one extra zero entry).
+    pub fn group_flags(&self, n: usize) -> Result<DeviceBuffer<u8>, RuntimeError> {
+        self.zeroed(n + 1)
+    }
+
+    /// Marks in `flags` the rows where `sorted` (a key column in the sorted
+    /// order) differs from the row before; nulls equal nulls.
+    pub fn mark_group_starts<T: GroupKey>(
+        &self,
+        sorted: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        flags: &DeviceBuffer<u8>,
+    ) -> Result<(), RuntimeError> {
+        let n = sorted.len();
+        check(flags.len() > n, || "group flags too short".into())?;
+        check_bitmap(validity, n, "validity")?;
+        let args = KernelArgs::new()
+            .buffer(sorted)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .buffer(flags);
+        self.launch(T::FLAGS, Self::linear(n), args)
+    }
+
+    /// The first row of each group (sorted rows), from the marked flags.
+    pub fn group_starts(
+        &self,
+        flags: &DeviceBuffer<u8>,
+        n: usize,
+    ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        self.indices_of_flags(flags, n)
+    }
+
+    fn check_segments<T: DeviceCopy>(
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<(), RuntimeError> {
+        check_bitmap(validity, values.len(), "validity")?;
+        check(starts.len() <= values.len().max(1), || {
+            "more groups than rows".into()
+        })
+    }
+
+    /// Per-group sums of the valid values (0 for none), wrapping in `T`.
+    pub fn segment_sum<T: Aggregable>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        Self::check_segments(values, validity, starts)?;
+        let groups = starts.len();
+        let out = self.zeroed::<T>(groups)?;
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .buffer(starts)
+            .arg(groups as u64)
+            .arg(values.len() as u64)
+            .buffer(&out);
+        self.launch(T::SUM, Self::linear(groups), args)?;
+        Ok(out)
+    }
+
+    /// Per-group means (null for no valid value).
+    pub fn segment_mean<T: Aggregable>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
+        self.segment_with_validity(T::MEAN, values, validity, starts)
+    }
+
+    /// Per-group minimum, maximum, first or last value, with validity.
+    pub fn segment_pick<T: Aggregable>(
+        &self,
+        pick: SegmentPick,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        let kernel = match pick {
+            SegmentPick::Min => T::MIN,
+            SegmentPick::Max => T::MAX,
+            SegmentPick::First => T::FIRST,
+            SegmentPick::Last => T::LAST,
+        };
+        self.segment_with_validity(kernel, values, validity, starts)
+    }
+
+    fn segment_with_validity<T: DeviceCopy, A: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceBuffer<A>, DeviceBuffer<u32>), RuntimeError> {
+        Self::check_segments(values, validity, starts)?;
+        let groups = starts.len();
+        let out = self.zeroed::<A>(groups)?;
+        let out_validity = self.zeroed::<u32>(words(groups))?;
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .buffer(starts)
+            .arg(groups as u64)
+            .arg(values.len() as u64)
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(kernel, Self::linear(groups), args)?;
+        Ok((out, out_validity))
+    }
+
+    /// Rows per group over `n` sorted rows (`len`), or valid rows per group
+    /// (`count`) when `validity` is given.
+    pub fn segment_count(
+        &self,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+        n: usize,
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        check_bitmap(validity, n, "validity")?;
+        check(starts.len() <= n.max(1), || "more groups than rows".into())?;
+        let groups = starts.len();
+        let out = self.zeroed::<u32>(groups)?;
+        let args = KernelArgs::new()
+            .arg(ptr(validity))
+            .buffer(starts)
+            .arg(groups as u64)
+            .arg(n as u64)
+            .buffer(&out);
+        self.launch(ids::segment_count, Self::linear(groups), args)?;
         Ok(out)
     }
 

@@ -321,6 +321,63 @@ fn computed_expressions_match_the_cpu() {
     }
 }
 
+fn groups() -> LazyFrame {
+    df!(
+        "g" => [Some(1i64), Some(2), Some(1), None, Some(3), Some(2), None, Some(1), Some(3), Some(3)],
+        "h" => [1u32, 1, 2, 1, 2, 1, 1, 1, 2, 2],
+        "v" => [Some(10i64), None, Some(-3), Some(7), Some(1), Some(1 << 40), None, Some(2), Some(-(1 << 41)), Some(5)],
+        "x" => [Some(1.5), Some(f64::NAN), None, Some(-2.0), Some(0.0), Some(3.25), Some(1.0), None, Some(2.0), Some(-0.5)],
+    )
+    .unwrap()
+    .lazy()
+}
+
+#[test]
+fn group_bys_match_the_cpu() {
+    let aggregations = || {
+        [
+            col("v").sum().alias("sum"),
+            col("x").mean().alias("mean"),
+            col("v").min().alias("min"),
+            col("x").max().alias("max"),
+            col("x").first().alias("first"),
+            col("v").last().alias("last"),
+            col("v").count().alias("count"),
+            len().alias("len"),
+            (col("v") * lit(2i64)).sum().alias("twice"),
+        ]
+    };
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "one key, in order",
+            groups().group_by_stable([col("g")]).agg(aggregations()),
+        ),
+        (
+            "two keys, in order",
+            groups()
+                .group_by_stable([col("h"), col("g")])
+                .agg(aggregations()),
+        ),
+        (
+            "sorted afterwards",
+            groups()
+                .group_by([col("g")])
+                .agg([col("x").sum().alias("sum"), len()])
+                .sort(["g"], SortMultipleOptions::default()),
+        ),
+        (
+            "filter, group, sort",
+            groups()
+                .filter(col("x").is_not_null())
+                .group_by_stable([col("h")])
+                .agg([col("x").min(), col("v").mean()]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_eq(name, lf);
+    }
+}
+
 fn customers() -> LazyFrame {
     let mut df = df!(
         "key" => [Some(5i64), Some(0), None, Some(5), Some(42), Some(-3)],
@@ -444,7 +501,7 @@ fn operators_not_executed_yet_fall_back_with_the_reason() {
     assert!(
         messages
             .iter()
-            .any(|m| m == "group-by is not executed on the device yet"),
+            .any(|m| m == "grouping by `#0:status` is not executed on the device yet"),
         "{report}"
     );
     assert!(

@@ -38,27 +38,26 @@ fn assert_frames_close(expected: &DataFrame, actual: &DataFrame, context: &str) 
 /// a query that starts running on the device fails this test until it is
 /// taken out; one whose first missing piece changes needs its entry updated.
 const EXPECTED_FALLBACKS: &[(usize, &str)] = &[
-    (1, "group-by"),
+    (1, "grouping by"),
     (2, "cache"),
-    (3, "group-by"),
-    (4, "group-by"),
+    (4, "grouping by"),
     (5, "join"),
     (6, "expression"),
     (7, "cache"),
     (8, "expression"),
     (9, "join"),
-    (10, "group-by"),
+    (10, "grouping by"),
     (11, "cache"),
     (12, "expression"),
     (13, "filter predicate"),
     (14, "expression"),
-    (15, "group-by"),
+    (15, "filter predicate"),
     (16, "filter predicate"),
     (17, "cache"),
-    (18, "group-by"),
+    (18, "grouping by"),
     (19, "expression"),
     (20, "expression"),
-    (21, "group-by"),
+    (21, "aggregation"),
     (22, "expression"),
 ];
 

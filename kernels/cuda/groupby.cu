@@ -1,0 +1,191 @@
+// Group-by over rows sorted by their keys: segment boundaries and per-segment aggregations.
+//
+// After a stable sort by the keys, each group is a run of rows: group_flags
+// marks the first row of each run (a key differs from the previous row's, nulls
+// equal to nulls), and the runs' starts come from scanning and compacting the
+// flags. Each aggregation kernel then reduces every segment [starts[g],
+// starts[g + 1]) (the last one ends at n) with one thread per group.
+#include "kernel_common.cuh"
+
+// flags[i] |= row i starts a new run of this key column.
+template <typename T>
+__device__ __forceinline__ void group_flags(const T* values, const u32* validity, u64 n,
+                                            unsigned char* flags) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        bool starts = i == 0;
+        if (!starts) {
+            bool a = is_valid(validity, i - 1), b = is_valid(validity, i);
+            starts = a != b || (a && values[i - 1] != values[i]);
+        }
+        if (starts) flags[i] = 1;
+    }
+}
+
+#define FLAGS(T, suffix)                                                                   \
+    extern "C" __global__ void group_flags_##suffix(const T* values, const u32* validity,   \
+                                                    u64 n, unsigned char* flags) {          \
+        group_flags<T>(values, validity, n, flags);                                         \
+    }                                                                                       \
+    EMU_KERNEL(group_flags_##suffix)
+
+FLAGS(i32, i32)
+FLAGS(i64, i64)
+FLAGS(u32, u32)
+FLAGS(u64, u64)
+
+__device__ __forceinline__ void segment(const u64* starts, u64 groups, u64 n, u64 g, u64* begin,
+                                        u64* end) {
+    *begin = starts[g];
+    *end = g + 1 < groups ? starts[g + 1] : n;
+}
+
+__device__ __forceinline__ void set_valid(u32* validity, u64 g, bool valid) {
+    u32 bit = 1u << (g % 32);
+    if (valid) {
+        atomicOr(&validity[g / 32], bit);
+    } else {
+        atomicAnd(&validity[g / 32], ~bit);
+    }
+}
+
+// Sum of the valid values (0 for none), wrapping in the output type.
+template <typename T, typename A>
+__device__ __forceinline__ void segment_sum(const T* values, const u32* validity,
+                                            const u64* starts, u64 groups, u64 n, A* out) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u64 begin, end;
+        segment(starts, groups, n, g, &begin, &end);
+        A sum = A(0);
+        for (u64 i = begin; i < end; ++i) {
+            if (is_valid(validity, i)) sum = static_cast<A>(sum + static_cast<A>(values[i]));
+        }
+        out[g] = sum;
+    }
+}
+
+// Mean of the valid values as a double; null for none.
+template <typename T>
+__device__ __forceinline__ void segment_mean(const T* values, const u32* validity,
+                                             const u64* starts, u64 groups, u64 n, double* out,
+                                             u32* out_validity) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u64 begin, end;
+        segment(starts, groups, n, g, &begin, &end);
+        double sum = 0.0;
+        u64 count = 0;
+        for (u64 i = begin; i < end; ++i) {
+            if (is_valid(validity, i)) {
+                sum += static_cast<double>(values[i]);
+                count++;
+            }
+        }
+        out[g] = count == 0 ? 0.0 : sum / static_cast<double>(count);
+        set_valid(out_validity, g, count != 0);
+    }
+}
+
+// Minimum or maximum of the valid values; null for none. Floats skip NaN
+// unless every value is NaN.
+template <typename T, bool MAX>
+__device__ __forceinline__ void segment_extreme(const T* values, const u32* validity,
+                                                const u64* starts, u64 groups, u64 n, T* out,
+                                                u32* out_validity) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u64 begin, end;
+        segment(starts, groups, n, g, &begin, &end);
+        bool any = false;
+        T best = T(0);
+        for (u64 i = begin; i < end; ++i) {
+            if (!is_valid(validity, i)) continue;
+            T v = values[i];
+            if (!any) {
+                best = v;
+                any = true;
+            } else if (best != best) {
+                best = v;
+            } else if (v == v && (MAX ? v > best : v < best)) {
+                best = v;
+            }
+        }
+        out[g] = best;
+        set_valid(out_validity, g, any);
+    }
+}
+
+// The first or last row's value of each group, null included.
+template <typename T, bool LAST>
+__device__ __forceinline__ void segment_pick(const T* values, const u32* validity,
+                                             const u64* starts, u64 groups, u64 n, T* out,
+                                             u32* out_validity) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u64 begin, end;
+        segment(starts, groups, n, g, &begin, &end);
+        u64 row = LAST ? end - 1 : begin;
+        out[g] = values[row];
+        set_valid(out_validity, g, is_valid(validity, row));
+    }
+}
+
+// Rows of each group (len), or its valid rows (count) when `validity` is given.
+extern "C" __global__ void segment_count(const u32* validity, const u64* starts, u64 groups,
+                                         u64 n, u32* out) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u64 begin, end;
+        segment(starts, groups, n, g, &begin, &end);
+        u32 count = 0;
+        for (u64 i = begin; i < end; ++i) count += is_valid(validity, i) ? 1u : 0u;
+        out[g] = count;
+    }
+}
+EMU_KERNEL(segment_count)
+
+#define SEGMENT_SUM(T, A, suffix)                                                           \
+    extern "C" __global__ void segment_sum_##suffix(const T* values, const u32* validity,    \
+                                                    const u64* starts, u64 groups, u64 n,    \
+                                                    A* out) {                                \
+        segment_sum<T, A>(values, validity, starts, groups, n, out);                         \
+    }                                                                                        \
+    EMU_KERNEL(segment_sum_##suffix)
+
+#define SEGMENT_TYPED(T, suffix)                                                             \
+    extern "C" __global__ void segment_mean_##suffix(const T* values, const u32* validity,    \
+                                                     const u64* starts, u64 groups, u64 n,    \
+                                                     double* out, u32* out_validity) {        \
+        segment_mean<T>(values, validity, starts, groups, n, out, out_validity);              \
+    }                                                                                         \
+    EMU_KERNEL(segment_mean_##suffix)                                                         \
+    extern "C" __global__ void segment_min_##suffix(const T* values, const u32* validity,     \
+                                                    const u64* starts, u64 groups, u64 n,     \
+                                                    T* out, u32* out_validity) {              \
+        segment_extreme<T, false>(values, validity, starts, groups, n, out, out_validity);    \
+    }                                                                                         \
+    EMU_KERNEL(segment_min_##suffix)                                                          \
+    extern "C" __global__ void segment_max_##suffix(const T* values, const u32* validity,     \
+                                                    const u64* starts, u64 groups, u64 n,     \
+                                                    T* out, u32* out_validity) {              \
+        segment_extreme<T, true>(values, validity, starts, groups, n, out, out_validity);     \
+    }                                                                                         \
+    EMU_KERNEL(segment_max_##suffix)                                                          \
+    extern "C" __global__ void segment_first_##suffix(const T* values, const u32* validity,   \
+                                                      const u64* starts, u64 groups, u64 n,   \
+                                                      T* out, u32* out_validity) {            \
+        segment_pick<T, false>(values, validity, starts, groups, n, out, out_validity);       \
+    }                                                                                         \
+    EMU_KERNEL(segment_first_##suffix)                                                        \
+    extern "C" __global__ void segment_last_##suffix(const T* values, const u32* validity,    \
+                                                     const u64* starts, u64 groups, u64 n,    \
+                                                     T* out, u32* out_validity) {             \
+        segment_pick<T, true>(values, validity, starts, groups, n, out, out_validity);        \
+    }                                                                                         \
+    EMU_KERNEL(segment_last_##suffix)
+
+SEGMENT_SUM(i32, i32, i32)
+SEGMENT_SUM(i64, i64, i64)
+SEGMENT_SUM(u32, u32, u32)
+SEGMENT_SUM(u64, u64, u64)
+SEGMENT_SUM(double, double, f64)
+SEGMENT_TYPED(i32, i32)
+SEGMENT_TYPED(i64, i64)
+SEGMENT_TYPED(u32, u32)
+SEGMENT_TYPED(u64, u64)
+SEGMENT_TYPED(double, f64)
