@@ -120,6 +120,11 @@ __device__ __forceinline__ void segment_pick(const T* values, const u32* validit
     for (u64 g = global_index(); g < groups; g += global_stride()) {
         u64 begin, end;
         segment(starts, groups, n, g, &begin, &end);
+        if (begin == end) {  // an empty column's only "group"
+            out[g] = T(0);
+            set_valid(out_validity, g, false);
+            continue;
+        }
         u64 row = LAST ? end - 1 : begin;
         out[g] = values[row];
         set_valid(out_validity, g, is_valid(validity, row));

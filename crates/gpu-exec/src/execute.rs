@@ -43,6 +43,13 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         PlanNode::DataFrameScan { .. }
         | PlanNode::SimpleProjection { .. }
         | PlanNode::Slice { .. } => {}
+        PlanNode::Select { exprs, .. } if exprs.iter().any(|e| e.expr.has_aggregation()) => {
+            for named in exprs {
+                if let Err(why) = aggregation_supported(&named.expr) {
+                    reasons.push(not_yet(format_args!("expression `{}` ({why})", named.expr)));
+                }
+            }
+        }
         PlanNode::Select { exprs, .. } | PlanNode::WithColumns { exprs, .. } => {
             let mut seen = Vec::new();
             for named in exprs {
@@ -131,7 +138,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         PlanNode::Distinct { .. } => reasons.push(not_yet("distinct")),
         PlanNode::Union { .. } => reasons.push(not_yet("union")),
         PlanNode::HConcat { .. } => reasons.push(not_yet("hconcat")),
-        PlanNode::Cache { .. } => reasons.push(not_yet("cache")),
+        PlanNode::Cache { .. } => {}
     }
 }
 
@@ -170,9 +177,7 @@ fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
             aggregable && expr.dtype == input.dtype
         }
         AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
-        AggOp::Count {
-            include_nulls: false,
-        } => expr.dtype == GpuDtype::UInt32,
+        AggOp::Count { .. } => expr.dtype == GpuDtype::UInt32,
         _ => false,
     };
     if fits {
@@ -332,6 +337,24 @@ impl Executor<'_> {
             PlanNode::SimpleProjection { input, columns, .. } => {
                 let frame = self.run(input)?;
                 Ok(take_columns(frame, columns.iter().map(|i| (*i, None)))?)
+            }
+            PlanNode::Select { input, exprs, .. }
+                if exprs.iter().any(|e| e.expr.has_aggregation()) =>
+            {
+                // Whole-column aggregations: one group of every row.
+                let frame = self.run(input)?;
+                let ops = self.ops();
+                let rows = ops.iota(frame.height, 0)?;
+                let starts = ops.iota(1, 0)?;
+                let columns = exprs
+                    .iter()
+                    .map(|named| {
+                        let mut column = self.aggregate(&frame, &named.expr, &rows, &starts)?;
+                        column.name = named.name.as_str().into();
+                        Ok(column)
+                    })
+                    .collect::<Result<_, ExecError>>()?;
+                Ok(DeviceFrame { columns, height: 1 })
             }
             PlanNode::Select { input, exprs, .. } => {
                 let frame = self.run(input)?;
@@ -596,6 +619,8 @@ impl Executor<'_> {
                 }
                 Ok(out)
             }
+            // Each use of a shared subplan runs it again: the same result, more work.
+            PlanNode::Cache { input, .. } => self.run(input),
             other => Err(ExecError::Unsupported(not_yet(format_args!("{other:?}")))),
         }
     }
@@ -677,6 +702,19 @@ impl Executor<'_> {
         };
         let evaluated = self.evaluate(frame, input, "")?;
         let validity = evaluated.validity();
+        if let AggOp::Count { include_nulls } = op {
+            // Counting needs only the validity, so any dtype can be counted.
+            let counted = match (include_nulls, validity) {
+                (false, Some(bits)) => {
+                    let (sorted_bits, _) =
+                        ops.gather_bits(bits, evaluated.len(), None, sorted_rows)?;
+                    Some(sorted_bits)
+                }
+                _ => None,
+            };
+            let counts = ops.segment_count(counted.as_ref(), starts, sorted_rows.len())?;
+            return Ok(column(Values::U32(counts), None));
+        }
         macro_rules! reduce {
             ($variant:ident, $values:expr) => {{
                 let (sorted, valid) = ops.gather($values, validity, sorted_rows)?;
@@ -690,10 +728,6 @@ impl Executor<'_> {
                         let (means, mean_valid) = ops.segment_mean(&sorted, valid, starts)?;
                         column(Values::F64(means), Some(mean_valid))
                     }
-                    AggOp::Count { .. } => column(
-                        Values::U32(ops.segment_count(valid, starts, sorted.len())?),
-                        None,
-                    ),
                     AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last => {
                         let pick = match op {
                             AggOp::Min { .. } => SegmentPick::Min,

@@ -343,6 +343,7 @@ fn group_bys_match_the_cpu() {
             col("x").first().alias("first"),
             col("v").last().alias("last"),
             col("v").count().alias("count"),
+            col("x").len().alias("x_len"),
             len().alias("len"),
             (col("v") * lit(2i64)).sum().alias("twice"),
         ]
@@ -365,6 +366,45 @@ fn group_bys_match_the_cpu() {
                 .agg([col("x").sum().alias("sum"), len()])
                 .sort(["g"], SortMultipleOptions::default()),
         ),
+        (
+            "whole-column aggregations",
+            groups().select([
+                col("v").sum().alias("sum"),
+                col("x").mean().alias("mean"),
+                col("v").min().alias("min"),
+                col("x").max().alias("max"),
+                col("x").first().alias("first"),
+                col("v").last().alias("last"),
+                col("v").count().alias("count"),
+                col("x").len().alias("x_len"),
+                len().alias("len"),
+            ]),
+        ),
+        (
+            "aggregations of nothing",
+            groups().filter(col("h").gt(lit(99u32))).select([
+                col("v").sum().alias("sum"),
+                col("x").mean().alias("mean"),
+                col("v").min().alias("min"),
+                col("x").first().alias("first"),
+                len().alias("len"),
+            ]),
+        ),
+        ("a shared subplan joined with itself", {
+            let shared = groups()
+                .filter(col("h").eq(lit(1u32)))
+                .select([col("g"), col("v")])
+                .cache();
+            shared.clone().join(
+                shared,
+                [col("g")],
+                [col("g")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::Left,
+                    ..JoinArgs::new(JoinType::Inner)
+                },
+            )
+        }),
         (
             "filter, group, sort",
             groups()
