@@ -7,7 +7,7 @@
 //! (comparisons, is_between, is_in, string equality, prefixes, suffixes and
 //! substrings, Kleene logic, null checks), slices, sorts (also top-k) by
 //! numeric and temporal columns, inner, left, semi and anti joins on one
-//! integer or temporal key, and group-bys on integer and temporal keys.
+//! integer or temporal key (inner joins also on several keys), and group-bys on integer and temporal keys.
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
@@ -109,15 +109,20 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             schema,
             ..
         } => {
-            let key = |on: &[GpuExpr]| match on {
-                [key] if is_column(key) && hashable(key.dtype) => Some(key.dtype),
-                _ => None,
-            };
-            let keys_fit = matches!((key(left_on), key(right_on)), (Some(l), Some(r)) if l == r);
+            // One key pair is hashed; any others (inner joins only) are
+            // compared on the candidate pairs.
+            let pairs_fit = left_on.len() == right_on.len()
+                && left_on.iter().zip(right_on).all(|(l, r)| {
+                    is_column(l) && is_column(r) && l.dtype == r.dtype && comparable(l.dtype)
+                });
+            let keys_fit = pairs_fit
+                && hash_key(left_on).is_some()
+                && (left_on.len() == 1 || *kind == JoinKind::Inner);
+            let dropped = if *coalesce { left_on.len() } else { 0 };
             let width = match kind {
                 JoinKind::Semi | JoinKind::Anti => Some(left.schema().len()),
                 JoinKind::Inner | JoinKind::Left => {
-                    Some(left.schema().len() + right.schema().len() - usize::from(*coalesce))
+                    Some(left.schema().len() + right.schema().len() - dropped)
                 }
                 _ => None,
             };
@@ -185,6 +190,11 @@ fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
     } else {
         Err(format!("{op} of {} into {}", input.dtype, expr.dtype))
     }
+}
+
+/// Which of a join's keys the hash table is built on: the first hashable one.
+fn hash_key(keys: &[GpuExpr]) -> Option<usize> {
+    keys.iter().position(|key| hashable(key.dtype))
 }
 
 /// Key types of hash joins.
@@ -507,8 +517,15 @@ impl Executor<'_> {
                 ..
             } => {
                 let (left_frame, right_frame) = (self.run(left)?, self.run(right)?);
-                let (left_key, right_key) =
-                    (column_index(&left_on[0])?, column_index(&right_on[0])?);
+                let key_pairs = left_on
+                    .iter()
+                    .zip(right_on)
+                    .map(|(l, r)| Ok((column_index(l)?, column_index(r)?)))
+                    .collect::<Result<Vec<_>, ExecError>>()?;
+                let hashed = hash_key(left_on).ok_or_else(|| {
+                    ExecError::Unsupported(not_yet("a join without an integer or temporal key"))
+                })?;
+                let (left_key, right_key) = key_pairs[hashed];
                 let kind = match kind {
                     JoinKind::Inner => DeviceJoin::Inner,
                     JoinKind::Left => DeviceJoin::Left,
@@ -520,15 +537,24 @@ impl Executor<'_> {
                         ))));
                     }
                 };
-                let indices = self.join_indices(
+                if key_pairs.len() > 1 && kind != DeviceJoin::Inner {
+                    return Err(ExecError::Unsupported(not_yet(
+                        "a join on several keys other than an inner one",
+                    )));
+                }
+                let mut indices = self.join_indices(
                     column_at(&left_frame, left_key)?,
                     column_at(&right_frame, right_key)?,
                     kind,
                 )?;
+                if key_pairs.len() > 1 {
+                    indices =
+                        self.refine_pairs(&left_frame, &right_frame, &key_pairs, hashed, indices)?;
+                }
                 let mut out = self.gather_frame(&left_frame, &indices.left)?;
                 if let Some(right_rows) = &indices.right {
                     for (i, column) in right_frame.columns.iter().enumerate() {
-                        if !(*coalesce && i == right_key) {
+                        if !(*coalesce && key_pairs.iter().any(|&(_, r)| r == i)) {
                             out.columns.push(self.gather_column(column, right_rows)?);
                         }
                     }
@@ -780,6 +806,50 @@ impl Executor<'_> {
                     left.dtype, right.dtype
                 )));
             }
+        })
+    }
+
+    /// Keeps the pairs of an inner join on `key_pairs[hashed]` whose other
+    /// keys are equal too (a null key matches nothing), in the same order.
+    fn refine_pairs(
+        &self,
+        left: &DeviceFrame,
+        right: &DeviceFrame,
+        key_pairs: &[(usize, usize)],
+        hashed: usize,
+        pairs: JoinIndices,
+    ) -> Result<JoinIndices, ExecError> {
+        let ops = self.ops();
+        let right_rows = pairs
+            .right
+            .as_ref()
+            .ok_or_else(|| ExecError::Unsupported("an inner join gave no right rows".into()))?;
+        let n = pairs.left.len();
+        let mut equal: Option<(DeviceBuffer<u32>, DeviceBuffer<u32>)> = None;
+        for (i, &(l, r)) in key_pairs.iter().enumerate() {
+            if i == hashed {
+                continue;
+            }
+            let a = self.gather_column(column_at(left, l)?, &pairs.left)?;
+            let b = self.gather_column(column_at(right, r)?, right_rows)?;
+            let this = self.compare_columns(&a, &b, n, Comparison::Eq)?;
+            equal = Some(match equal {
+                None => this,
+                Some((bits, valid)) => ops.kleene(
+                    (&bits, Some(&valid)),
+                    (&this.0, Some(&this.1)),
+                    n,
+                    Logic::And,
+                )?,
+            });
+        }
+        let Some((bits, valid)) = equal else {
+            return Ok(pairs);
+        };
+        let keep = ops.filter_indices(&bits, Some(&valid), n)?;
+        Ok(JoinIndices {
+            left: ops.gather(&pairs.left, None, &keep)?.0,
+            right: Some(ops.gather(right_rows, None, &keep)?.0),
         })
     }
 

@@ -494,6 +494,24 @@ fn joins_match_the_cpu() {
             ),
         ),
         (
+            "two keys",
+            table().join(
+                customers(),
+                [col("i"), col("d")],
+                [col("key"), col("day")],
+                ordered(JoinType::Inner),
+            ),
+        ),
+        (
+            "a float key and an integer key",
+            table().join(
+                customers(),
+                [col("f"), col("i")],
+                [col("score"), col("key")],
+                ordered(JoinType::Inner),
+            ),
+        ),
+        (
             "suffix clash",
             table().select([col("i"), col("s").alias("name")]).join(
                 customers(),
@@ -549,6 +567,27 @@ fn operators_not_executed_yet_fall_back_with_the_reason() {
             .fallback_reasons
             .iter()
             .all(|r| r.kind == FallbackKind::Unsupported),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_left_join_on_two_keys_falls_back_with_the_reason() {
+    let lf = table().join(
+        customers(),
+        [col("i"), col("d")],
+        [col("key"), col("day")],
+        JoinArgs::new(JoinType::Left),
+    );
+    let (df, report) = lf
+        .clone()
+        .collect_with_report(&Engine::Gpu(emulated()))
+        .unwrap();
+    assert!(df.equals_missing(&lf.collect().unwrap()));
+    assert!(
+        report.fallback_reasons.iter().any(|r| r
+            .message
+            .starts_with("join (Left, on 2 key(s) of type i64, date)")),
         "{report}"
     );
 }
