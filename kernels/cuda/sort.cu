@@ -150,3 +150,34 @@ extern "C" __global__ void widen_u32_i64(const u32* in, u64 n, i64* out) {
     }
 }
 EMU_KERNEL(widen_u32_i64)
+
+// String sort and group keys, as columns of u64 the radix sort orders:
+// string_key_chunk writes bytes [8 * chunk, 8 * chunk + 8) of each string as
+// one big-endian word (zeros past the end), string_key_length each length.
+// Ordering by the chunks from the first to the last, then by the length, is
+// the byte-wise (UTF-8, so code point) order of the strings. Null strings
+// give 0; the sort places them by the validity.
+extern "C" __global__ void string_key_chunk(const i64* offsets, const unsigned char* bytes,
+                                            const u32* validity, u64 n, u64 chunk, u64* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        u64 word = 0;
+        if (is_valid(validity, i)) {
+            u64 start = static_cast<u64>(offsets[i]);
+            u64 len = static_cast<u64>(offsets[i + 1]) - start;
+            for (u64 b = 0; b < 8; ++b) {
+                u64 at = chunk * 8 + b;
+                word = (word << 8) | (at < len ? bytes[start + at] : 0u);
+            }
+        }
+        out[i] = word;
+    }
+}
+EMU_KERNEL(string_key_chunk)
+
+extern "C" __global__ void string_key_length(const i64* offsets, const u32* validity, u64 n,
+                                             u64* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        out[i] = is_valid(validity, i) ? static_cast<u64>(offsets[i + 1] - offsets[i]) : 0;
+    }
+}
+EMU_KERNEL(string_key_length)

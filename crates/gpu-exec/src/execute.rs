@@ -6,8 +6,8 @@
 //! elementwise expressions (one fused launch each), filters
 //! (comparisons, is_between, is_in, string equality, prefixes, suffixes and
 //! substrings, Kleene logic, null checks), slices, sorts (also top-k) by
-//! numeric and temporal columns, inner, left, semi and anti joins on one
-//! integer or temporal key (inner joins also on several keys), and group-bys on integer and temporal keys.
+//! numeric, temporal and string columns, inner, left, semi and anti joins on one
+//! integer or temporal key (inner joins also on several keys), and group-bys on integer, temporal and string keys.
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
@@ -74,7 +74,9 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         PlanNode::FileScan { .. } => reasons.push(not_yet("a file scan")),
         PlanNode::Sort { keys, .. } => {
             for key in keys {
-                if !matches!(key.expr.kind, ExprKind::Column { .. }) || !sortable(key.expr.dtype) {
+                if !is_column(&key.expr)
+                    || !(sortable(key.expr.dtype) || key.expr.dtype == GpuDtype::String)
+                {
                     reasons.push(not_yet(format_args!("sorting by `{}`", key.expr)));
                 }
             }
@@ -83,7 +85,9 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             keys, aggs, slice, ..
         } => {
             for key in keys {
-                if !is_column(&key.expr) || !hashable(key.expr.dtype) {
+                if !is_column(&key.expr)
+                    || !(hashable(key.expr.dtype) || key.expr.dtype == GpuDtype::String)
+                {
                     reasons.push(not_yet(format_args!("grouping by `{}`", key.expr)));
                 }
             }
@@ -316,6 +320,15 @@ struct Executor<'a> {
     ctx: &'a ExecContext,
 }
 
+/// A sort or group key as the radix sort takes it.
+enum KeyWords<'a> {
+    /// A numeric or temporal column, sorted as it is.
+    Column(&'a DeviceColumn),
+    /// A string column's key words (`Ops::string_sort_keys`), most
+    /// significant first, and its validity.
+    Strings(Vec<DeviceBuffer<u64>>, Option<&'a DeviceBuffer<u32>>),
+}
+
 /// A boolean column: bits and validity, owned or borrowed from a frame.
 enum Mask<'a> {
     Borrowed(&'a DeviceBuffer<u32>, Option<&'a DeviceBuffer<u32>>),
@@ -475,28 +488,9 @@ impl Executor<'_> {
                 let ops = self.ops();
                 let mut permutation = ops.rows(frame.height)?;
                 for key in keys.iter().rev() {
-                    let column = column_at(&frame, column_index(&key.expr)?)?;
-                    let validity = column.validity();
-                    let (descending, nulls_last) = (key.descending, key.nulls_last);
-                    macro_rules! by {
-                        ($values:expr) => {
-                            ops.sort_by(permutation, $values, validity, descending, nulls_last)?
-                        };
-                    }
-                    permutation = match column.values() {
-                        Values::I32(v) => by!(v),
-                        Values::I64(v) => by!(v),
-                        Values::U32(v) => by!(v),
-                        Values::U64(v) => by!(v),
-                        Values::F32(v) => by!(v),
-                        Values::F64(v) => by!(v),
-                        _ => {
-                            return Err(ExecError::Unsupported(not_yet(format_args!(
-                                "sorting by `{}`",
-                                key.expr
-                            ))));
-                        }
-                    };
+                    let words = self.key_words(&frame, &key.expr, "sorting by")?;
+                    permutation =
+                        self.sort_by_key(permutation, &words, key.descending, key.nulls_last)?;
                 }
                 let mut indices = ops.widen(&permutation)?;
                 if let Some((offset, len)) = slice {
@@ -576,46 +570,18 @@ impl Executor<'_> {
                 let ops = self.ops();
                 let n = frame.height;
                 // Sort by the keys (nulls first), then mark where a key changes.
+                let words = keys
+                    .iter()
+                    .map(|key| self.key_words(&frame, &key.expr, "grouping by"))
+                    .collect::<Result<Vec<_>, _>>()?;
                 let mut permutation = ops.rows(n)?;
-                for key in keys.iter().rev() {
-                    let column = column_at(&frame, column_index(&key.expr)?)?;
-                    let validity = column.validity();
-                    permutation = match column.values() {
-                        Values::I32(v) => ops.sort_by(permutation, v, validity, false, false)?,
-                        Values::I64(v) => ops.sort_by(permutation, v, validity, false, false)?,
-                        Values::U32(v) => ops.sort_by(permutation, v, validity, false, false)?,
-                        Values::U64(v) => ops.sort_by(permutation, v, validity, false, false)?,
-                        _ => {
-                            return Err(ExecError::Unsupported(not_yet(format_args!(
-                                "grouping by `{}`",
-                                key.expr
-                            ))));
-                        }
-                    };
+                for key in words.iter().rev() {
+                    permutation = self.sort_by_key(permutation, key, false, false)?;
                 }
                 let sorted_rows = ops.widen(&permutation)?;
                 let flags = ops.group_flags(n)?;
-                for key in keys {
-                    let column = column_at(&frame, column_index(&key.expr)?)?;
-                    let validity = column.validity();
-                    macro_rules! mark {
-                        ($values:expr) => {{
-                            let (sorted, valid) = ops.gather($values, validity, &sorted_rows)?;
-                            ops.mark_group_starts(&sorted, Some(&valid), &flags)?
-                        }};
-                    }
-                    match column.values() {
-                        Values::I32(v) => mark!(v),
-                        Values::I64(v) => mark!(v),
-                        Values::U32(v) => mark!(v),
-                        Values::U64(v) => mark!(v),
-                        _ => {
-                            return Err(ExecError::Unsupported(not_yet(format_args!(
-                                "grouping by `{}`",
-                                key.expr
-                            ))));
-                        }
-                    }
+                for key in &words {
+                    self.mark_key_changes(key, &sorted_rows, &flags)?;
                 }
                 let starts = ops.group_starts(&flags, n)?;
                 // The first row of each group, in the input's numbering.
@@ -807,6 +773,103 @@ impl Executor<'_> {
                 )));
             }
         })
+    }
+
+    /// `expr` (a column of `frame`) as the radix sort takes it: the column,
+    /// or for strings their key words. `what` names the use in errors.
+    fn key_words<'f>(
+        &self,
+        frame: &'f DeviceFrame,
+        expr: &GpuExpr,
+        what: &str,
+    ) -> Result<KeyWords<'f>, ExecError> {
+        let column = column_at(frame, column_index(expr)?)?;
+        let validity = column.validity();
+        match column.values() {
+            Values::I32(_)
+            | Values::I64(_)
+            | Values::U32(_)
+            | Values::U64(_)
+            | Values::F32(_)
+            | Values::F64(_) => Ok(KeyWords::Column(column)),
+            Values::Str { offsets, bytes } => Ok(KeyWords::Strings(
+                self.ops().string_sort_keys(offsets, bytes, validity)?,
+                validity,
+            )),
+            _ => Err(ExecError::Unsupported(not_yet(format_args!(
+                "{what} `{expr}`"
+            )))),
+        }
+    }
+
+    /// One key of a stable multi-key sort (see `Ops::sort_by`).
+    fn sort_by_key(
+        &self,
+        permutation: DeviceBuffer<u32>,
+        key: &KeyWords<'_>,
+        descending: bool,
+        nulls_last: bool,
+    ) -> Result<DeviceBuffer<u32>, ExecError> {
+        let ops = self.ops();
+        let column = match key {
+            KeyWords::Column(column) => column,
+            KeyWords::Strings(words, validity) => {
+                // Least significant word first; nulls placed by the last pass.
+                let mut permutation = permutation;
+                for (i, word) in words.iter().enumerate().rev() {
+                    let validity = if i == 0 { *validity } else { None };
+                    permutation =
+                        ops.sort_by(permutation, word, validity, descending, nulls_last)?;
+                }
+                return Ok(permutation);
+            }
+        };
+        let validity = column.validity();
+        macro_rules! by {
+            ($values:expr) => {
+                ops.sort_by(permutation, $values, validity, descending, nulls_last)?
+            };
+        }
+        Ok(match column.values() {
+            Values::I32(v) => by!(v),
+            Values::I64(v) => by!(v),
+            Values::U32(v) => by!(v),
+            Values::U64(v) => by!(v),
+            Values::F32(v) => by!(v),
+            Values::F64(v) => by!(v),
+            _ => return Err(ExecError::Unsupported(not_yet("this sort key"))),
+        })
+    }
+
+    /// Sets `flags` where `key`, read in `sorted_rows` order, changes.
+    fn mark_key_changes(
+        &self,
+        key: &KeyWords<'_>,
+        sorted_rows: &DeviceBuffer<i64>,
+        flags: &DeviceBuffer<u8>,
+    ) -> Result<(), ExecError> {
+        let ops = self.ops();
+        macro_rules! mark {
+            ($values:expr, $validity:expr) => {{
+                let (sorted, valid) = ops.gather($values, $validity, sorted_rows)?;
+                ops.mark_group_starts(&sorted, Some(&valid), flags)?
+            }};
+        }
+        match key {
+            KeyWords::Strings(words, validity) => {
+                for word in words {
+                    mark!(word, *validity);
+                }
+            }
+            KeyWords::Column(column) => match column.values() {
+                Values::I32(v) => mark!(v, column.validity()),
+                Values::I64(v) => mark!(v, column.validity()),
+                Values::U32(v) => mark!(v, column.validity()),
+                Values::U64(v) => mark!(v, column.validity()),
+                _ => return Err(ExecError::Unsupported(not_yet("this group key"))),
+            },
+        }
+        Ok(())
     }
 
     /// Keeps the pairs of an inner join on `key_pairs[hashed]` whose other

@@ -350,6 +350,51 @@ impl Ops<'_> {
         Ok(out)
     }
 
+    /// A string column as u64 sort keys, most significant first: 8 bytes
+    /// of every string per key (big-endian, zero past the end), then the
+    /// lengths. Sorting or grouping by all of them sorts or groups by the
+    /// strings in byte order (nulls give zeros; pass the validity with the
+    /// most significant key). As many keys as the longest string needs.
+    pub fn string_sort_keys(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        bytes: &DeviceBuffer<u8>,
+        validity: Option<&DeviceBuffer<u32>>,
+    ) -> Result<Vec<DeviceBuffer<u64>>, RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let lengths = self.zeroed::<u64>(n)?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .buffer(&lengths);
+        self.launch(ids::string_key_length, Self::linear(n), args)?;
+        let longest = if n == 0 {
+            0
+        } else {
+            let all = self.iota(1, 0)?;
+            let (max, _) = self.segment_pick(SegmentPick::Max, &lengths, None, &all)?;
+            max.to_host()?[0]
+        };
+        let mut keys = Vec::new();
+        for chunk in 0..longest.div_ceil(8) {
+            let out = self.zeroed::<u64>(n)?;
+            let args = KernelArgs::new()
+                .buffer(offsets)
+                .buffer(bytes)
+                .arg(ptr(validity))
+                .arg(n as u64)
+                .arg(chunk)
+                .buffer(&out);
+            self.launch(ids::string_key_chunk, Self::linear(n), args)?;
+            keys.push(out);
+        }
+        keys.push(lengths);
+        Ok(keys)
+    }
+
     /// 32-bit row numbers as the 64-bit indices gathers take.
     pub fn widen(&self, rows: &DeviceBuffer<u32>) -> Result<DeviceBuffer<i64>, RuntimeError> {
         let n = rows.len();

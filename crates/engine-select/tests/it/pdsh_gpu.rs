@@ -38,10 +38,6 @@ fn assert_frames_close(expected: &DataFrame, actual: &DataFrame, context: &str) 
 /// a query that starts running on the device fails this test until it is
 /// taken out; one whose first missing piece changes needs its entry updated.
 const EXPECTED_FALLBACKS: &[(usize, &str)] = &[
-    (1, "grouping by"),
-    (2, "sorting by"),
-    (4, "grouping by"),
-    (5, "grouping by"),
     (7, "union"),
     (8, "expression"),
     (9, "expression"),
@@ -56,7 +52,6 @@ const EXPECTED_FALLBACKS: &[(usize, &str)] = &[
     (18, "grouping by"),
     (19, "expression"),
     (20, "expression"),
-    (21, "grouping by"),
     (22, "expression"),
 ];
 

@@ -275,3 +275,71 @@ fn multi_key_sorts_with_nulls_through_the_safe_operations() {
         }
     }
 }
+
+#[test]
+fn strings_sort_in_byte_order_through_their_keys() {
+    use gpu_runtime::ops::Ops;
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(19);
+    // Shared prefixes, lengths around the 8-byte chunk edges, empty strings,
+    // NUL bytes, multi-byte UTF-8.
+    let alphabet = ["a", "b", "\0", "é", "z", "ab"];
+    for &n in &SIZES[..10] {
+        let strings: Vec<Option<String>> = (0..n)
+            .map(|_| {
+                (rng.u8(..8) != 0).then(|| {
+                    let len = [0, 1, 7, 8, 9, 16, 17][rng.usize(..7)];
+                    (0..len)
+                        .map(|_| alphabet[rng.usize(..alphabet.len())])
+                        .collect()
+                })
+            })
+            .collect();
+        let mut offsets = vec![0i64];
+        let mut bytes = Vec::new();
+        for s in &strings {
+            bytes.extend_from_slice(s.as_deref().unwrap_or("").as_bytes());
+            offsets.push(bytes.len() as i64);
+        }
+        let valid = device.upload(&super::bitmap(
+            &strings.iter().map(Option::is_some).collect::<Vec<_>>(),
+        ));
+        let keys = ops
+            .string_sort_keys(
+                &device.upload(&offsets),
+                &device.upload(&bytes),
+                Some(&valid),
+            )
+            .unwrap();
+        let longest = strings.iter().flatten().map(String::len).max().unwrap_or(0);
+        assert_eq!(keys.len(), longest.div_ceil(8) + 1, "n = {n}");
+        for descending in [false, true] {
+            let mut permutation = ops.rows(n).unwrap();
+            for (i, key) in keys.iter().enumerate().rev() {
+                let validity = (i == 0).then_some(&valid);
+                permutation = ops
+                    .sort_by(permutation, key, validity, descending, false)
+                    .unwrap();
+            }
+            let mut expected: Vec<u32> = (0..n as u32).collect();
+            expected.sort_by(
+                |&a, &b| match (&strings[a as usize], &strings[b as usize]) {
+                    (None, None) => std::cmp::Ordering::Equal,
+                    (None, Some(_)) => std::cmp::Ordering::Less,
+                    (Some(_), None) => std::cmp::Ordering::Greater,
+                    (Some(x), Some(y)) if descending => y.as_bytes().cmp(x.as_bytes()),
+                    (Some(x), Some(y)) => x.as_bytes().cmp(y.as_bytes()),
+                },
+            );
+            assert_eq!(
+                permutation.to_host().unwrap(),
+                expected,
+                "n = {n}, descending {descending}"
+            );
+        }
+    }
+}
