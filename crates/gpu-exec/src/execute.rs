@@ -7,7 +7,7 @@
 //! (comparisons, is_between, is_in, string equality, prefixes, suffixes and
 //! substrings, Kleene logic, null checks), slices, sorts (also top-k) by
 //! numeric, temporal and string columns, inner, left, semi and anti joins on one
-//! integer or temporal key (inner joins also on several keys), and group-bys on integer, temporal and string keys.
+//! integer or temporal key (inner joins also on several keys), and group-bys on integer, float, temporal and string keys.
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
@@ -86,7 +86,8 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         } => {
             for key in keys {
                 if !is_column(&key.expr)
-                    || !(hashable(key.expr.dtype) || key.expr.dtype == GpuDtype::String)
+                    || !(hashable(key.expr.dtype)
+                        || matches!(key.expr.dtype, GpuDtype::String | GpuDtype::Float64))
                 {
                     reasons.push(not_yet(format_args!("grouping by `{}`", key.expr)));
                 }
@@ -866,6 +867,7 @@ impl Executor<'_> {
                 Values::I64(v) => mark!(v, column.validity()),
                 Values::U32(v) => mark!(v, column.validity()),
                 Values::U64(v) => mark!(v, column.validity()),
+                Values::F64(v) => mark!(&ops.total_order_keys(v)?, column.validity()),
                 _ => return Err(ExecError::Unsupported(not_yet("this group key"))),
             },
         }

@@ -468,6 +468,18 @@ impl Ops<'_> {
         )
     }
 
+    /// Floats as u64 keys in total order, equal exactly when Polars counts
+    /// the floats equal (every NaN one value, -0.0 equal to 0.0): what
+    /// grouping by a float column compares.
+    pub fn total_order_keys(
+        &self,
+        values: &DeviceBuffer<f64>,
+    ) -> Result<DeviceBuffer<u64>, RuntimeError> {
+        let keys = self.zeroed::<u64>(values.len())?;
+        self.sortable(values, false, &keys, ids::sortable_keys_f64)?;
+        Ok(keys)
+    }
+
     fn sortable<T: DeviceCopy, K: DeviceCopy>(
         &self,
         values: &DeviceBuffer<T>,

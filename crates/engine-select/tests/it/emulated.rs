@@ -388,6 +388,14 @@ fn group_bys_match_the_cpu() {
                 .agg(aggregations()),
         ),
         (
+            "a float key (NaNs one group, -0.0 and 0.0 one group), in order",
+            table().group_by_stable([col("f")]).agg([
+                col("i").sum().alias("sum"),
+                col("u").first(),
+                len(),
+            ]),
+        ),
+        (
             "a string key, sorted afterwards",
             groups()
                 .group_by([col("s")])
