@@ -25,7 +25,17 @@ enum Op : u32 {
     OP_CAST = 9,     // from type, to type
     OP_TERNARY = 10,
     OP_FILL_NULL = 11,
+    OP_ROUND = 12,   // mode, decimals, multiplier low word, high word (f64 only)
 };
+
+// Rounding modes: ties to even, ties away from zero, toward zero.
+enum Round : u32 { R_HALF_TO_EVEN = 0, R_HALF_AWAY_FROM_ZERO, R_TO_ZERO };
+
+__device__ __forceinline__ double round_by(double x, u32 mode) {
+    if (mode == R_HALF_TO_EVEN) return rint(x);  // the default rounding mode: ties to even
+    if (mode == R_HALF_AWAY_FROM_ZERO) return round(x);
+    return trunc(x);
+}
 
 enum Binary : u32 {
     B_ADD = 0, B_SUB, B_MUL, B_DIV, B_TRUEDIV, B_FLOORDIV, B_MOD,
@@ -260,6 +270,24 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                         Slot t = stack[--top];
                         Slot p = stack[--top];
                         stack[top++] = (p.valid && p.bits != 0) ? t : f;
+                        break;
+                    }
+                    case OP_ROUND: {
+                        // As Polars: round(x * 10^d) / 10^d, the input where
+                        // that overflows; the host computes 10^d as Polars does.
+                        u32 mode = program[pc++], decimals = program[pc++];
+                        u64 low = program[pc++], high = program[pc++];
+                        u64 multiplier_bits = low | (high << 32);
+                        double multiplier;
+                        memcpy(&multiplier, &multiplier_bits, 8);
+                        Slot& s = stack[top - 1];
+                        double x = as_double(s.bits, T_F64);
+                        double r = round_by(x, mode);
+                        if (decimals != 0) {
+                            r = round_by(x * multiplier, mode) / multiplier;
+                            if (!isfinite(r)) r = x;
+                        }
+                        s.bits = from_double(r, T_F64);
                         break;
                     }
                     default: {  // OP_FILL_NULL

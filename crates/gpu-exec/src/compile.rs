@@ -1,7 +1,9 @@
 //! Compiling GPU expressions into programs for the fused evaluator: one launch per expression.
 
-use gpu_runtime::expr::{ExprBinary, ExprProgram, ValueType, slot_of_float, slot_of_int};
-use ir_lower::{BinaryOp, ExprKind, GpuDtype, GpuExpr, Scalar};
+use gpu_runtime::expr::{
+    ExprBinary, ExprProgram, RoundMode, ValueType, slot_of_float, slot_of_int,
+};
+use ir_lower::{BinaryOp, ExprKind, GpuDtype, GpuExpr, Rounding, Scalar};
 
 /// The evaluator's type for a column type; `None` for strings.
 pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
@@ -122,6 +124,22 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
         ExprKind::Abs(input) => {
             emit(input, out)?;
             step(out.program.abs(value_type_of(input)?))
+        }
+        ExprKind::Round {
+            input,
+            decimals,
+            mode,
+        } => {
+            if input.dtype != GpuDtype::Float64 {
+                return Err(format!("rounding {}", input.dtype));
+            }
+            emit(input, out)?;
+            let mode = match mode {
+                Rounding::HalfToEven => RoundMode::HalfToEven,
+                Rounding::HalfAwayFromZero => RoundMode::HalfAwayFromZero,
+                Rounding::ToZero => RoundMode::ToZero,
+            };
+            step(out.program.round(mode, *decimals))
         }
         ExprKind::IsNull(input) | ExprKind::IsNotNull(input) => {
             emit(input, out)?;

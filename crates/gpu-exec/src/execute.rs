@@ -167,9 +167,57 @@ fn comparable(dtype: GpuDtype) -> bool {
     )
 }
 
+/// Whether the executor runs `expr` per group: aggregations the kernels
+/// run (see [`single_aggregation_supported`]), alone or inside an
+/// elementwise expression of them and literals (`0.2 * mean(x)`).
+fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
+    if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
+        return single_aggregation_supported(expr);
+    }
+    let (outer, leaves) = split_aggregations(expr)?;
+    for leaf in &leaves {
+        single_aggregation_supported(leaf)?;
+    }
+    compile(&outer).map(|_| ())
+}
+
+/// `expr` with each aggregation in it replaced by a column of a frame of
+/// their results (the i-th aggregation by column i), and the aggregations.
+/// Columns outside an aggregation are an error: per group they are lists.
+fn split_aggregations(expr: &GpuExpr) -> Result<(GpuExpr, Vec<GpuExpr>), String> {
+    fn walk(expr: &mut GpuExpr, leaves: &mut Vec<GpuExpr>) -> Result<(), String> {
+        match expr.kind {
+            ExprKind::Agg { .. } | ExprKind::Len => {
+                let index = leaves.len();
+                let result = GpuExpr {
+                    kind: ExprKind::Column {
+                        index,
+                        name: format!("__aggregation_{index}"),
+                    },
+                    dtype: expr.dtype,
+                };
+                leaves.push(std::mem::replace(expr, result));
+                Ok(())
+            }
+            ExprKind::Column { .. } => Err(format!("`{expr}` outside an aggregation")),
+            _ => expr
+                .children_mut()
+                .into_iter()
+                .try_for_each(|child| walk(child, leaves)),
+        }
+    }
+    let mut outer = expr.clone();
+    let mut leaves = Vec::new();
+    walk(&mut outer, &mut leaves)?;
+    if leaves.is_empty() {
+        return Err("no aggregation".into());
+    }
+    Ok((outer, leaves))
+}
+
 /// Whether the per-group kernels run `expr`: `len()`, or one aggregation of
 /// an elementwise expression, with the output type the kernels give.
-fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
+fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
     let ExprKind::Agg { op, input } = &expr.kind else {
         return if matches!(expr.kind, ExprKind::Len) {
             Ok(())
@@ -373,7 +421,8 @@ impl Executor<'_> {
                 let columns = exprs
                     .iter()
                     .map(|named| {
-                        let mut column = self.aggregate(&frame, &named.expr, &rows, &starts)?;
+                        let mut column =
+                            self.aggregate_expr(&frame, &named.expr, &rows, &starts)?;
                         column.name = named.name.as_str().into();
                         Ok(column)
                     })
@@ -595,7 +644,7 @@ impl Executor<'_> {
                     )?);
                 }
                 for agg in aggs {
-                    columns.push(self.aggregate(&frame, &agg.expr, &sorted_rows, &starts)?);
+                    columns.push(self.aggregate_expr(&frame, &agg.expr, &sorted_rows, &starts)?);
                 }
                 let mut out = DeviceFrame {
                     columns,
@@ -677,6 +726,32 @@ impl Executor<'_> {
 
     /// One aggregation per group: the input evaluated, put in the sorted
     /// order, and reduced segment by segment.
+    /// An aggregation, or an elementwise expression of aggregations, per
+    /// group: the aggregations first, then the expression over their results.
+    fn aggregate_expr(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
+            return self.aggregate(frame, expr, sorted_rows, starts);
+        }
+        let (outer, leaves) = split_aggregations(expr).map_err(|why| {
+            ExecError::Unsupported(not_yet(format_args!("aggregation `{expr}` ({why})")))
+        })?;
+        let columns = leaves
+            .iter()
+            .map(|leaf| self.aggregate(frame, leaf, sorted_rows, starts))
+            .collect::<Result<_, _>>()?;
+        let results = DeviceFrame {
+            columns,
+            height: starts.len(),
+        };
+        self.evaluate(&results, &outer, "")
+    }
+
     fn aggregate(
         &self,
         frame: &DeviceFrame,

@@ -91,6 +91,19 @@ const OP_IS_NOT_NULL: u32 = 8;
 const OP_CAST: u32 = 9;
 const OP_TERNARY: u32 = 10;
 const OP_FILL_NULL: u32 = 11;
+const OP_ROUND: u32 = 12;
+
+/// How [`ExprProgram::round`] breaks ties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum RoundMode {
+    /// Ties to the even neighbour.
+    HalfToEven = 0,
+    /// Ties away from zero.
+    HalfAwayFromZero = 1,
+    /// Toward zero (truncation).
+    ToZero = 2,
+}
 
 /// A program under construction; every step checks its operands.
 #[derive(Debug, Clone, Default)]
@@ -263,6 +276,26 @@ impl ExprProgram {
         self.pop(Some(ty))?;
         self.words.push(OP_FILL_NULL);
         self.push(ty)
+    }
+
+    /// Rounds the top value (a float64) to `decimals` places as Polars
+    /// does: `round(x * 10^decimals) / 10^decimals`, `x` itself where that
+    /// is not finite. Up to 299 places (Polars splits the multiplier beyond).
+    pub fn round(&mut self, mode: RoundMode, decimals: u32) -> Result<(), RuntimeError> {
+        if decimals >= 300 {
+            return Err(invalid(format!("rounding to {decimals} places")));
+        }
+        self.pop(Some(ValueType::F64))?;
+        // The same multiplier Polars computes, so the same results.
+        let multiplier = 10.0_f64.powi(decimals as i32).to_bits();
+        self.words.extend([
+            OP_ROUND,
+            mode as u32,
+            decimals,
+            multiplier as u32,
+            (multiplier >> 32) as u32,
+        ]);
+        self.push(ValueType::F64)
     }
 
     /// The type of the program's result, once it leaves exactly one value.

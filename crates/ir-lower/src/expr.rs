@@ -433,6 +433,38 @@ impl GpuExpr {
         }
     }
 
+    /// The expressions this one is computed from, in order, to change in place.
+    pub fn children_mut(&mut self) -> Vec<&mut GpuExpr> {
+        match &mut self.kind {
+            ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
+            ExprKind::Binary { left, right, .. } => vec![left, right],
+            ExprKind::Not(input)
+            | ExprKind::Negate(input)
+            | ExprKind::Abs(input)
+            | ExprKind::IsNull(input)
+            | ExprKind::IsNotNull(input)
+            | ExprKind::Cast { input, .. }
+            | ExprKind::IsIn { input, .. }
+            | ExprKind::Round { input, .. }
+            | ExprKind::Unique { input, .. }
+            | ExprKind::String { input, .. }
+            | ExprKind::Temporal { input, .. }
+            | ExprKind::Agg { input, .. } => vec![input],
+            ExprKind::Ternary {
+                predicate,
+                truthy,
+                falsy,
+            } => vec![predicate, truthy, falsy],
+            ExprKind::FillNull { input, value } => vec![input, value],
+            ExprKind::IsBetween {
+                input,
+                lower,
+                upper,
+                ..
+            } => vec![input, lower, upper],
+        }
+    }
+
     /// The expressions this one is computed from, in order.
     pub fn children(&self) -> Vec<&GpuExpr> {
         match &self.kind {

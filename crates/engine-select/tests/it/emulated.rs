@@ -283,6 +283,25 @@ fn computed_expressions_match_the_cpu() {
             ]),
         ),
         (
+            "rounding: ties, overflow of x * 10^d, NaN, infinities, nulls",
+            df!("r" => [
+                Some(0.125), Some(2.5), Some(-2.5), Some(0.5), Some(1.005), Some(2.675),
+                Some(-0.0), Some(1e300), Some(f64::NAN), Some(f64::NEG_INFINITY), None,
+                Some(123_456.789_5), Some(-7.45),
+            ])
+            .unwrap()
+            .lazy()
+            .select([
+                col("r").round(0, RoundMode::HalfToEven).alias("even 0"),
+                col("r").round(2, RoundMode::HalfToEven).alias("even 2"),
+                col("r")
+                    .round(1, RoundMode::HalfAwayFromZero)
+                    .alias("away 1"),
+                col("r").round(3, RoundMode::ToZero).alias("to zero 3"),
+                col("r").round(299, RoundMode::HalfToEven).alias("even 299"),
+            ]),
+        ),
+        (
             "comparisons as columns",
             table().select([
                 col("i").gt(col("k")).alias("gt"),
@@ -364,6 +383,9 @@ fn group_bys_match_the_cpu() {
             col("x").len().alias("x_len"),
             len().alias("len"),
             (col("v") * lit(2i64)).sum().alias("twice"),
+            (lit(0.2) * col("x").mean()).alias("scaled mean"),
+            (col("v").max() - col("v").min()).alias("range"),
+            (col("v").sum() + col("v").count().cast(DataType::Int64)).alias("sum plus count"),
         ]
     };
     let cases: Vec<(&str, LazyFrame)> = vec![
@@ -421,6 +443,13 @@ fn group_bys_match_the_cpu() {
                 col("v").count().alias("count"),
                 col("x").len().alias("x_len"),
                 len().alias("len"),
+                (lit(100.0)
+                    * when(col("h").eq(lit(1u32)))
+                        .then(col("x"))
+                        .otherwise(lit(0.0))
+                        .sum()
+                    / col("x").sum())
+                .alias("share"),
             ]),
         ),
         (

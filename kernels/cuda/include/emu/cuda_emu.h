@@ -24,6 +24,10 @@
 // CUDA's device math functions, from the host's C library.
 using std::fabs;
 using std::floor;
+using std::isfinite;
+using std::rint;
+using std::round;
+using std::trunc;
 
 struct uint3 {
     unsigned int x, y, z;
