@@ -26,7 +26,35 @@ enum Op : u32 {
     OP_TERNARY = 10,
     OP_FILL_NULL = 11,
     OP_ROUND = 12,   // mode, decimals, multiplier low word, high word (f64 only)
+    OP_DATE_PART = 13,  // part, input type, units per day low word, high word; out type
 };
+
+// Parts of a date: the proleptic Gregorian calendar, ISO weekday (Monday 1).
+enum DatePart : u32 { P_YEAR = 0, P_QUARTER, P_MONTH, P_DAY, P_WEEKDAY };
+
+// `part` of the day `days` after 1970-01-01 (civil-from-days: eras of 400
+// years of 146097 days, years starting in March so leap days come last).
+__device__ __forceinline__ i64 date_part(i64 days, u32 part) {
+    if (part == P_WEEKDAY) {
+        i64 r = (days + 3) % 7;  // 1970-01-01 was a Thursday
+        return (r < 0 ? r + 7 : r) + 1;
+    }
+    i64 z = days + 719468;
+    i64 era = (z >= 0 ? z : z - 146096) / 146097;
+    i64 doe = z - era * 146097;
+    i64 yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    i64 doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    i64 mp = (5 * doy + 2) / 153;
+    i64 day = doy - (153 * mp + 2) / 5 + 1;
+    i64 month = mp < 10 ? mp + 3 : mp - 9;
+    i64 year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    switch (part) {
+        case P_YEAR: return year;
+        case P_QUARTER: return (month + 2) / 3;
+        case P_MONTH: return month;
+        default: return day;
+    }
+}
 
 // Rounding modes: ties to even, ties away from zero, toward zero.
 enum Round : u32 { R_HALF_TO_EVEN = 0, R_HALF_AWAY_FROM_ZERO, R_TO_ZERO };
@@ -288,6 +316,18 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                             if (!isfinite(r)) r = x;
                         }
                         s.bits = from_double(r, T_F64);
+                        break;
+                    }
+                    case OP_DATE_PART: {
+                        u32 part = program[pc++], t = program[pc++];
+                        u64 low = program[pc++], high = program[pc++];
+                        u32 out_t = program[pc++];
+                        i64 per_day = static_cast<i64>(low | (high << 32));
+                        Slot& s = stack[top - 1];
+                        i64 v = t == T_I32 ? static_cast<i64>(static_cast<i32>(s.bits))
+                                           : static_cast<i64>(s.bits);
+                        i64 days = v / per_day - (v % per_day < 0 ? 1 : 0);  // floor
+                        s.bits = wrap(static_cast<u64>(date_part(days, part)), out_t);
                         break;
                     }
                     default: {  // OP_FILL_NULL

@@ -1,9 +1,9 @@
 //! Compiling GPU expressions into programs for the fused evaluator: one launch per expression.
 
 use gpu_runtime::expr::{
-    ExprBinary, ExprProgram, RoundMode, ValueType, slot_of_float, slot_of_int,
+    DatePart, ExprBinary, ExprProgram, RoundMode, ValueType, slot_of_float, slot_of_int,
 };
-use ir_lower::{BinaryOp, ExprKind, GpuDtype, GpuExpr, Rounding, Scalar};
+use ir_lower::{BinaryOp, ExprKind, GpuDtype, GpuExpr, Rounding, Scalar, TemporalPart, TimeUnit};
 
 /// The evaluator's type for a column type; `None` for strings.
 pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
@@ -140,6 +140,27 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 Rounding::ToZero => RoundMode::ToZero,
             };
             step(out.program.round(mode, *decimals))
+        }
+        ExprKind::Temporal { part, input } => {
+            let units_per_day: u64 = match input.dtype {
+                GpuDtype::Date => 1,
+                GpuDtype::Datetime(TimeUnit::Milliseconds) => 86_400_000,
+                GpuDtype::Datetime(TimeUnit::Microseconds) => 86_400_000_000,
+                GpuDtype::Datetime(TimeUnit::Nanoseconds) => 86_400_000_000_000,
+                other => return Err(format!("{part} of {other}")),
+            };
+            let part = match part {
+                TemporalPart::Year => DatePart::Year,
+                TemporalPart::Quarter => DatePart::Quarter,
+                TemporalPart::Month => DatePart::Month,
+                TemporalPart::Day => DatePart::Day,
+                TemporalPart::Weekday => DatePart::Weekday,
+            };
+            emit(input, out)?;
+            step(
+                out.program
+                    .date_part(part, value_type_of(input)?, units_per_day, ty),
+            )
         }
         ExprKind::IsNull(input) | ExprKind::IsNotNull(input) => {
             emit(input, out)?;

@@ -61,13 +61,13 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 if moved {
                     continue;
                 }
-                if let Err(why) = compile(&named.expr) {
+                if let Err(why) = evaluable(&named.expr) {
                     reasons.push(not_yet(format_args!("expression `{}` ({why})", named.expr)));
                 }
             }
         }
         PlanNode::Filter { predicate, .. } => {
-            if !predicate_supported(predicate) && compile(predicate).is_err() {
+            if !predicate_supported(predicate) && evaluable(predicate).is_err() {
                 reasons.push(not_yet(format_args!("filter predicate `{predicate}`")));
             }
         }
@@ -167,6 +167,48 @@ fn comparable(dtype: GpuDtype) -> bool {
     )
 }
 
+/// Whether [`Executor::evaluate`] runs `expr`: the evaluator alone, or
+/// after the predicate kernels computed the boolean parts it cannot run
+/// (string comparisons and matches, `is_in` of strings).
+fn evaluable(expr: &GpuExpr) -> Result<(), String> {
+    let Err(why) = compile(expr) else {
+        return Ok(());
+    };
+    // Where the hoisted columns go does not matter to the compiler.
+    let (outer, hoisted) = hoist_predicates(expr, usize::MAX / 2);
+    if hoisted.is_empty() {
+        return Err(why);
+    }
+    compile(&outer).map(|_| ())
+}
+
+/// `expr` with each boolean part the evaluator cannot run but the predicate
+/// kernels can replaced by a column, the i-th by column `first + i`, and
+/// those parts.
+fn hoist_predicates(expr: &GpuExpr, first: usize) -> (GpuExpr, Vec<GpuExpr>) {
+    fn walk(expr: &mut GpuExpr, first: usize, hoisted: &mut Vec<GpuExpr>) {
+        if expr.dtype == GpuDtype::Boolean && compile(expr).is_err() && predicate_supported(expr) {
+            let index = first + hoisted.len();
+            let column = GpuExpr {
+                kind: ExprKind::Column {
+                    index,
+                    name: format!("__predicate_{}", hoisted.len()),
+                },
+                dtype: GpuDtype::Boolean,
+            };
+            hoisted.push(std::mem::replace(expr, column));
+            return;
+        }
+        for child in expr.children_mut() {
+            walk(child, first, hoisted);
+        }
+    }
+    let mut outer = expr.clone();
+    let mut hoisted = Vec::new();
+    walk(&mut outer, first, &mut hoisted);
+    (outer, hoisted)
+}
+
 /// Whether the executor runs `expr` per group: aggregations the kernels
 /// run (see [`single_aggregation_supported`]), alone or inside an
 /// elementwise expression of them and literals (`0.2 * mean(x)`).
@@ -178,7 +220,7 @@ fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
     for leaf in &leaves {
         single_aggregation_supported(leaf)?;
     }
-    compile(&outer).map(|_| ())
+    evaluable(&outer)
 }
 
 /// `expr` with each aggregation in it replaced by a column of a frame of
@@ -225,7 +267,7 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
             Err("not a single aggregation".into())
         };
     };
-    compile(input)?;
+    evaluable(input)?;
     let aggregable = matches!(
         input.dtype,
         GpuDtype::Int32 | GpuDtype::Int64 | GpuDtype::UInt32 | GpuDtype::UInt64 | GpuDtype::Float64
@@ -675,13 +717,35 @@ impl Executor<'_> {
         expr: &GpuExpr,
         name: &str,
     ) -> Result<DeviceColumn, ExecError> {
-        let compiled = compile(expr)
-            .map_err(|why| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})"))))?;
+        let unsupported =
+            |why: String| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})")));
+        let width = frame.columns.len();
+        let (compiled, hoisted) = match compile(expr) {
+            Ok(compiled) => (compiled, Vec::new()),
+            Err(why) => {
+                // Boolean parts the predicate kernels run become input columns.
+                let (outer, parts) = hoist_predicates(expr, width);
+                if parts.is_empty() {
+                    return Err(unsupported(why));
+                }
+                let compiled = compile(&outer).map_err(unsupported)?;
+                let hoisted = parts
+                    .iter()
+                    .map(|part| self.predicate_column(frame, part))
+                    .collect::<Result<Vec<_>, _>>()?;
+                (compiled, hoisted)
+            }
+        };
         let inputs = compiled
             .columns
             .iter()
-            .map(|index| {
-                let column = column_at(frame, *index)?;
+            .map(|&index| {
+                let column = match index.checked_sub(width) {
+                    None => column_at(frame, index)?,
+                    Some(part) => hoisted.get(part).ok_or_else(|| {
+                        ExecError::Unsupported(format!("no predicate column {part}"))
+                    })?,
+                };
                 let validity = column.validity();
                 Ok(match column.values() {
                     Values::Bits(b) => ExprInput::bits(b, column.len(), validity),
@@ -721,6 +785,29 @@ impl Executor<'_> {
             frame.height,
             values,
             Some(validity),
+        ))
+    }
+
+    /// A predicate the predicate kernels run, as a boolean column.
+    fn predicate_column(
+        &self,
+        frame: &DeviceFrame,
+        predicate: &GpuExpr,
+    ) -> Result<DeviceColumn, ExecError> {
+        let (bits, validity) = match self.predicate(frame, predicate)? {
+            Mask::Owned(bits, validity) => (bits, validity),
+            Mask::Borrowed(..) => {
+                return Err(ExecError::Unsupported(format!(
+                    "`{predicate}` is a column, not a predicate to compute"
+                )));
+            }
+        };
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Boolean,
+            frame.height,
+            Values::Bits(bits),
+            validity,
         ))
     }
 

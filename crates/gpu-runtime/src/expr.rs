@@ -92,6 +92,22 @@ const OP_CAST: u32 = 9;
 const OP_TERNARY: u32 = 10;
 const OP_FILL_NULL: u32 = 11;
 const OP_ROUND: u32 = 12;
+const OP_DATE_PART: u32 = 13;
+
+/// What [`ExprProgram::date_part`] takes from a date or timestamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum DatePart {
+    Year = 0,
+    /// 1 to 4.
+    Quarter = 1,
+    /// 1 to 12.
+    Month = 2,
+    /// Day of the month, 1 to 31.
+    Day = 3,
+    /// ISO weekday, Monday = 1 to Sunday = 7.
+    Weekday = 4,
+}
 
 /// How [`ExprProgram::round`] breaks ties.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,6 +314,37 @@ impl ExprProgram {
         self.push(ValueType::F64)
     }
 
+    /// Replaces the top value, a count of `units_per_day` units since
+    /// 1970-01-01 (`from`: I32 days for dates, I64 for timestamps), by
+    /// `part` of its day in the proleptic Gregorian calendar, as `to`.
+    pub fn date_part(
+        &mut self,
+        part: DatePart,
+        from: ValueType,
+        units_per_day: u64,
+        to: ValueType,
+    ) -> Result<(), RuntimeError> {
+        if !matches!(from, ValueType::I32 | ValueType::I64) {
+            return Err(invalid(format!("date part of {from:?}")));
+        }
+        if !to.is_integer() || !to.is_signed() {
+            return Err(invalid(format!("date part as {to:?}")));
+        }
+        if units_per_day == 0 || i64::try_from(units_per_day).is_err() {
+            return Err(invalid(format!("{units_per_day} units per day")));
+        }
+        self.pop(Some(from))?;
+        self.words.extend([
+            OP_DATE_PART,
+            part as u32,
+            from as u32,
+            units_per_day as u32,
+            (units_per_day >> 32) as u32,
+            to as u32,
+        ]);
+        self.push(to)
+    }
+
     /// The type of the program's result, once it leaves exactly one value.
     pub fn output(&self) -> Result<ValueType, RuntimeError> {
         match self.stack.as_slice() {
@@ -399,5 +446,31 @@ mod tests {
             slot_of_float(1.5, ValueType::F32),
             u64::from(1.5f32.to_bits())
         );
+    }
+
+    #[test]
+    fn rounding_and_date_parts_check_their_operands() {
+        let float = || {
+            let mut p = ExprProgram::new();
+            p.column(0, ValueType::F64).unwrap();
+            p
+        };
+        assert!(float().round(RoundMode::HalfToEven, 299).is_ok());
+        assert!(float().round(RoundMode::ToZero, 300).is_err());
+        let mut ints = ExprProgram::new();
+        ints.column(0, ValueType::I64).unwrap();
+        assert!(ints.round(RoundMode::HalfToEven, 2).is_err());
+
+        let part = |from, per_day, to| {
+            let mut p = ExprProgram::new();
+            p.column(0, from).unwrap();
+            p.date_part(DatePart::Year, from, per_day, to)
+        };
+        assert!(part(ValueType::I32, 1, ValueType::I32).is_ok());
+        assert!(part(ValueType::I64, 86_400_000, ValueType::I8).is_ok());
+        assert!(part(ValueType::F64, 1, ValueType::I32).is_err());
+        assert!(part(ValueType::I32, 1, ValueType::U32).is_err());
+        assert!(part(ValueType::I64, 0, ValueType::I32).is_err());
+        assert!(part(ValueType::I64, u64::MAX, ValueType::I32).is_err());
     }
 }

@@ -302,6 +302,84 @@ fn computed_expressions_match_the_cpu() {
             ]),
         ),
         (
+            "date parts of dates and timestamps (leap days, before 1970, sub-day)",
+            {
+                let days = [
+                    Some(0i64),
+                    Some(-1),
+                    Some(11_016),
+                    Some(11_017),
+                    Some(-25_508),
+                    Some(-719_468),
+                    Some(-719_469),
+                    Some(2_932_896),
+                    Some(19_000),
+                    None,
+                    Some(59),
+                    Some(-306),
+                ];
+                let mut df = df!("days" => days).unwrap();
+                let date = df.column("days").unwrap().cast(&DataType::Int32).unwrap();
+                let date = date.cast(&DataType::Date).unwrap().with_name("date".into());
+                df.with_column(date).unwrap();
+                for (name, unit, per_day) in [
+                    ("ns", TimeUnit::Nanoseconds, 86_400_000_000_000i64),
+                    ("us", TimeUnit::Microseconds, 86_400_000_000),
+                    ("ms", TimeUnit::Milliseconds, 86_400_000),
+                ] {
+                    // A moment a little before each day ends (after, for 0); days
+                    // out of the unit's range are nulls.
+                    let stamps: Vec<Option<i64>> = days
+                        .iter()
+                        .map(|d| {
+                            let d = (*d)?;
+                            let offset = if d == 0 { -1 } else { per_day - 1 };
+                            d.checked_mul(per_day)?.checked_add(offset)
+                        })
+                        .collect();
+                    let stamps = Series::new(name.into(), stamps)
+                        .cast(&DataType::Datetime(unit, None))
+                        .unwrap();
+                    df.with_column(stamps.into()).unwrap();
+                }
+                let parts = |c: &str| {
+                    [
+                        col(c).dt().year().alias(format!("{c} year")),
+                        col(c).dt().quarter().alias(format!("{c} quarter")),
+                        col(c).dt().month().alias(format!("{c} month")),
+                        col(c).dt().day().alias(format!("{c} day")),
+                        col(c).dt().weekday().alias(format!("{c} weekday")),
+                    ]
+                };
+                let exprs: Vec<Expr> = ["date", "ns", "us", "ms"]
+                    .into_iter()
+                    .flat_map(parts)
+                    .collect();
+                df.lazy().select(exprs)
+            },
+        ),
+        (
+            "string predicates inside computed expressions",
+            table().select([
+                when(col("s").eq(lit("x")))
+                    .then(col("i"))
+                    .otherwise(lit(0i64))
+                    .alias("picked"),
+                (col("s").str().starts_with(lit("l")).or(col("b"))).alias("or"),
+                col("s")
+                    .is_in(
+                        lit(Series::new("".into(), ["a", "z", ""])).implode(false),
+                        false,
+                    )
+                    .not()
+                    .alias("not in"),
+                when(col("s").str().contains(lit("ng"), true))
+                    .then(col("f"))
+                    .otherwise(lit(-1.0))
+                    .alias("contains"),
+            ]),
+        ),
+        (
             "comparisons as columns",
             table().select([
                 col("i").gt(col("k")).alias("gt"),

@@ -39,12 +39,8 @@ fn assert_frames_close(expected: &DataFrame, actual: &DataFrame, context: &str) 
 /// taken out; one whose first missing piece changes needs its entry updated.
 const EXPECTED_FALLBACKS: &[(usize, &str)] = &[
     (7, "union"),
-    (8, "expression"),
-    (9, "expression"),
     (11, "join"),
-    (12, "expression"),
     (13, "filter predicate"),
-    (14, "expression"),
     (15, "filter predicate"),
     (16, "filter predicate"),
     (20, "expression"),
