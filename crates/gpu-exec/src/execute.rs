@@ -7,7 +7,8 @@
 //! (comparisons, is_between, is_in, string equality, prefixes, suffixes and
 //! substrings, Kleene logic, null checks), slices, sorts (also top-k) by
 //! numeric, temporal and string columns, inner, left, semi and anti joins on one
-//! integer or temporal key (inner joins also on several keys), and group-bys on integer, float, temporal and string keys.
+//! integer or temporal key (inner joins also on several keys), cross joins,
+//! and group-bys on integer, float, temporal and string keys.
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
@@ -120,20 +121,31 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 && left_on.iter().zip(right_on).all(|(l, r)| {
                     is_column(l) && is_column(r) && l.dtype == r.dtype && comparable(l.dtype)
                 });
-            let keys_fit = pairs_fit
-                && hash_key(left_on).is_some()
-                && (left_on.len() == 1 || *kind == JoinKind::Inner);
+            let keys_fit = if *kind == JoinKind::Cross {
+                left_on.is_empty() && right_on.is_empty()
+            } else {
+                pairs_fit
+                    && hash_key(left_on).is_some()
+                    && (left_on.len() == 1 || *kind == JoinKind::Inner)
+            };
             let dropped = if *coalesce { left_on.len() } else { 0 };
             let width = match kind {
                 JoinKind::Semi | JoinKind::Anti => Some(left.schema().len()),
                 JoinKind::Inner | JoinKind::Left => {
                     Some(left.schema().len() + right.schema().len() - dropped)
                 }
+                JoinKind::Cross => Some(left.schema().len() + right.schema().len()),
                 _ => None,
+            };
+            let predicate_fits = match predicate {
+                None => true,
+                Some(p) => {
+                    *kind == JoinKind::Cross && (predicate_supported(p) || evaluable(p).is_ok())
+                }
             };
             if !keys_fit
                 || *nulls_equal
-                || predicate.is_some()
+                || !predicate_fits
                 || slice.is_some()
                 || width != Some(schema.len())
             {
@@ -547,23 +559,7 @@ impl Executor<'_> {
                 input, predicate, ..
             } => {
                 let frame = self.run(input)?;
-                let mask = if predicate_supported(predicate) {
-                    self.predicate(&frame, predicate)?
-                } else {
-                    let column = self.evaluate(&frame, predicate, "predicate")?;
-                    match column.into_parts() {
-                        (Values::Bits(bits), validity) => Mask::Owned(bits, validity),
-                        _ => {
-                            return Err(ExecError::Unsupported(format!(
-                                "`{predicate}` is not boolean"
-                            )));
-                        }
-                    }
-                };
-                let (bits, validity) = mask.parts();
-                let indices = self.ops().filter_indices(bits, validity, frame.height)?;
-                drop(mask);
-                self.gather_frame(&frame, &indices)
+                self.filter(&frame, predicate)
             }
             PlanNode::Slice {
                 input, offset, len, ..
@@ -599,6 +595,7 @@ impl Executor<'_> {
                 right_on,
                 kind,
                 coalesce,
+                predicate,
                 schema,
                 ..
             } => {
@@ -608,35 +605,12 @@ impl Executor<'_> {
                     .zip(right_on)
                     .map(|(l, r)| Ok((column_index(l)?, column_index(r)?)))
                     .collect::<Result<Vec<_>, ExecError>>()?;
-                let hashed = hash_key(left_on).ok_or_else(|| {
-                    ExecError::Unsupported(not_yet("a join without an integer or temporal key"))
-                })?;
-                let (left_key, right_key) = key_pairs[hashed];
-                let kind = match kind {
-                    JoinKind::Inner => DeviceJoin::Inner,
-                    JoinKind::Left => DeviceJoin::Left,
-                    JoinKind::Semi => DeviceJoin::Semi,
-                    JoinKind::Anti => DeviceJoin::Anti,
-                    other => {
-                        return Err(ExecError::Unsupported(not_yet(format_args!(
-                            "a {other:?} join"
-                        ))));
-                    }
+                let indices = if *kind == JoinKind::Cross {
+                    self.ops()
+                        .cross_join(left_frame.height, right_frame.height)?
+                } else {
+                    self.key_join(&left_frame, &right_frame, &key_pairs, left_on, *kind)?
                 };
-                if key_pairs.len() > 1 && kind != DeviceJoin::Inner {
-                    return Err(ExecError::Unsupported(not_yet(
-                        "a join on several keys other than an inner one",
-                    )));
-                }
-                let mut indices = self.join_indices(
-                    column_at(&left_frame, left_key)?,
-                    column_at(&right_frame, right_key)?,
-                    kind,
-                )?;
-                if key_pairs.len() > 1 {
-                    indices =
-                        self.refine_pairs(&left_frame, &right_frame, &key_pairs, hashed, indices)?;
-                }
                 let mut out = self.gather_frame(&left_frame, &indices.left)?;
                 if let Some(right_rows) = &indices.right {
                     for (i, column) in right_frame.columns.iter().enumerate() {
@@ -648,7 +622,11 @@ impl Executor<'_> {
                 for (column, output) in out.columns.iter_mut().zip(schema) {
                     column.name = output.name.as_str().into();
                 }
-                Ok(out)
+                match predicate {
+                    // A cross join fused with a filter of the joined rows.
+                    Some(predicate) => self.filter(&out, predicate),
+                    None => Ok(out),
+                }
             }
             PlanNode::GroupBy {
                 input,
@@ -786,6 +764,27 @@ impl Executor<'_> {
             values,
             Some(validity),
         ))
+    }
+
+    /// The rows of `frame` where `predicate` is true.
+    fn filter(&self, frame: &DeviceFrame, predicate: &GpuExpr) -> Result<DeviceFrame, ExecError> {
+        let mask = if predicate_supported(predicate) {
+            self.predicate(frame, predicate)?
+        } else {
+            let column = self.evaluate(frame, predicate, "predicate")?;
+            match column.into_parts() {
+                (Values::Bits(bits), validity) => Mask::Owned(bits, validity),
+                _ => {
+                    return Err(ExecError::Unsupported(format!(
+                        "`{predicate}` is not boolean"
+                    )));
+                }
+            }
+        };
+        let (bits, validity) = mask.parts();
+        let indices = self.ops().filter_indices(bits, validity, frame.height)?;
+        drop(mask);
+        self.gather_frame(frame, &indices)
     }
 
     /// A predicate the predicate kernels run, as a boolean column.
@@ -1034,6 +1033,47 @@ impl Executor<'_> {
             },
         }
         Ok(())
+    }
+
+    /// The rows of a join on key columns (`key_pairs`: left and right
+    /// column numbers) of `kind`.
+    fn key_join(
+        &self,
+        left_frame: &DeviceFrame,
+        right_frame: &DeviceFrame,
+        key_pairs: &[(usize, usize)],
+        left_on: &[GpuExpr],
+        kind: JoinKind,
+    ) -> Result<JoinIndices, ExecError> {
+        let hashed = hash_key(left_on).ok_or_else(|| {
+            ExecError::Unsupported(not_yet("a join without an integer or temporal key"))
+        })?;
+        let (left_key, right_key) = key_pairs[hashed];
+        let kind = match kind {
+            JoinKind::Inner => DeviceJoin::Inner,
+            JoinKind::Left => DeviceJoin::Left,
+            JoinKind::Semi => DeviceJoin::Semi,
+            JoinKind::Anti => DeviceJoin::Anti,
+            other => {
+                return Err(ExecError::Unsupported(not_yet(format_args!(
+                    "a {other:?} join"
+                ))));
+            }
+        };
+        if key_pairs.len() > 1 && kind != DeviceJoin::Inner {
+            return Err(ExecError::Unsupported(not_yet(
+                "a join on several keys other than an inner one",
+            )));
+        }
+        let mut indices = self.join_indices(
+            column_at(left_frame, left_key)?,
+            column_at(right_frame, right_key)?,
+            kind,
+        )?;
+        if key_pairs.len() > 1 {
+            indices = self.refine_pairs(left_frame, right_frame, key_pairs, hashed, indices)?;
+        }
+        Ok(indices)
     }
 
     /// Keeps the pairs of an inner join on `key_pairs[hashed]` whose other

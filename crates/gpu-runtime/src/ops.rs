@@ -10,7 +10,7 @@ use std::sync::Arc;
 use kernels::{Kernel, ids};
 
 use crate::error::RuntimeError;
-use crate::expr::{ExprProgram, ValueType};
+use crate::expr::{ExprBinary, ExprProgram, ValueType, slot_of_int};
 use crate::launch::{KernelArgs, KernelRef, LaunchConfig};
 use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr, MemoryResource};
 use crate::stream::Stream;
@@ -552,6 +552,46 @@ impl Ops<'_> {
             std::mem::swap(&mut payload, &mut payload_out);
         }
         Ok(payload)
+    }
+
+    /// The rows of a cross join of `n_left` by `n_right` rows: every left
+    /// row with every right row, left-major (the order Polars gives).
+    pub fn cross_join(&self, n_left: usize, n_right: usize) -> Result<JoinIndices, RuntimeError> {
+        let n = n_left
+            .checked_mul(n_right)
+            .filter(|n| i64::try_from(*n).is_ok())
+            .ok_or_else(|| {
+                RuntimeError::InvalidArgument(format!(
+                    "a cross join of {n_left} by {n_right} rows is too large"
+                ))
+            })?;
+        if n == 0 {
+            return Ok(JoinIndices {
+                left: self.zeroed(0)?,
+                right: Some(self.zeroed(0)?),
+            });
+        }
+        let rows = self.iota(n, 0)?;
+        // Output row i pairs left row i / n_right with right row i % n_right.
+        let part = |op| -> Result<DeviceBuffer<i64>, RuntimeError> {
+            let mut program = ExprProgram::new();
+            program.column(0, ValueType::I64)?;
+            program.constant(
+                ValueType::I64,
+                Some(slot_of_int(n_right as i64, ValueType::I64)),
+            )?;
+            program.binary(op, ValueType::I64)?;
+            match self.eval(&program, &[ExprInput::values(&rows, None)], n)?.0 {
+                TypedBuffer::I64(out) => Ok(out),
+                _ => Err(RuntimeError::InvalidArgument(
+                    "row numbers are not i64".into(),
+                )),
+            }
+        };
+        Ok(JoinIndices {
+            left: part(ExprBinary::FloorDiv)?,
+            right: Some(part(ExprBinary::Mod)?),
+        })
     }
 
     /// A hash join on one key column per side: the rows each side

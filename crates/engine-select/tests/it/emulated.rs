@@ -661,6 +661,21 @@ fn joins_match_the_cpu() {
                 ordered(JoinType::Inner),
             ),
         ),
+        ("cross", table().cross_join(customers(), None)),
+        (
+            "cross with one aggregated row",
+            table().cross_join(customers().select([col("score").max().alias("best")]), None),
+        ),
+        (
+            "cross fused with a filter",
+            table()
+                .cross_join(customers(), None)
+                .filter(col("i").gt(col("key")).and(col("s").neq(lit("x")))),
+        ),
+        (
+            "cross with an empty side",
+            table().cross_join(customers().filter(col("key").gt(lit(100i64))), None),
+        ),
         (
             "suffix clash",
             table().select([col("i"), col("s").alias("name")]).join(

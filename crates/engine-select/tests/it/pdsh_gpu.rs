@@ -39,7 +39,6 @@ fn assert_frames_close(expected: &DataFrame, actual: &DataFrame, context: &str) 
 /// taken out; one whose first missing piece changes needs its entry updated.
 const EXPECTED_FALLBACKS: &[(usize, &str)] = &[
     (7, "union"),
-    (11, "join"),
     (13, "filter predicate"),
     (15, "filter predicate"),
     (16, "filter predicate"),

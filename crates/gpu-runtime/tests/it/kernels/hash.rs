@@ -278,3 +278,26 @@ fn hash_joins_through_the_safe_operations() {
         }
     }
 }
+
+#[test]
+fn cross_joins_pair_every_row_left_major() {
+    use gpu_runtime::ops::Ops;
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    for (n_left, n_right) in [(3, 2), (1, 5), (0, 4), (4, 0), (1000, 7)] {
+        let pairs = ops.cross_join(n_left, n_right).unwrap();
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for l in 0..n_left as i64 {
+            for r in 0..n_right as i64 {
+                left.push(l);
+                right.push(r);
+            }
+        }
+        assert_eq!(pairs.left.to_host().unwrap(), left);
+        assert_eq!(pairs.right.unwrap().to_host().unwrap(), right);
+    }
+    assert!(ops.cross_join(usize::MAX / 2, 3).is_err());
+}
