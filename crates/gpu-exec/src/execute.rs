@@ -183,11 +183,20 @@ fn comparable(dtype: GpuDtype) -> bool {
 /// after the predicate kernels computed the boolean parts it cannot run
 /// (string comparisons and matches, `is_in` of strings).
 fn evaluable(expr: &GpuExpr) -> Result<(), String> {
+    if expr.has_aggregation() {
+        // Whole-column aggregations, broadcast to every row.
+        // (Numbered above any input column, so no predicate part reads them.)
+        let (outer, leaves) = hoist_aggregations(expr, usize::MAX / 2, true)?;
+        for leaf in &leaves {
+            single_aggregation_supported(leaf)?;
+        }
+        return evaluable(&outer);
+    }
     let Err(why) = compile(expr) else {
         return Ok(());
     };
     // Where the hoisted columns go does not matter to the compiler.
-    let (outer, hoisted) = hoist_predicates(expr, usize::MAX / 2);
+    let (outer, hoisted) = hoist_predicates(expr, usize::MAX / 4 * 3, usize::MAX / 4);
     if hoisted.is_empty() {
         return Err(why);
     }
@@ -195,11 +204,15 @@ fn evaluable(expr: &GpuExpr) -> Result<(), String> {
 }
 
 /// `expr` with each boolean part the evaluator cannot run but the predicate
-/// kernels can replaced by a column, the i-th by column `first + i`, and
-/// those parts.
-fn hoist_predicates(expr: &GpuExpr, first: usize) -> (GpuExpr, Vec<GpuExpr>) {
-    fn walk(expr: &mut GpuExpr, first: usize, hoisted: &mut Vec<GpuExpr>) {
-        if expr.dtype == GpuDtype::Boolean && compile(expr).is_err() && predicate_supported(expr) {
+/// kernels can (reading only the frame's `width` columns) replaced by a
+/// column, the i-th by column `first + i`, and those parts.
+fn hoist_predicates(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuExpr>) {
+    fn walk(expr: &mut GpuExpr, first: usize, width: usize, hoisted: &mut Vec<GpuExpr>) {
+        if expr.dtype == GpuDtype::Boolean
+            && compile(expr).is_err()
+            && predicate_supported(expr)
+            && reads_only_below(expr, width)
+        {
             let index = first + hoisted.len();
             let column = GpuExpr {
                 kind: ExprKind::Column {
@@ -212,13 +225,24 @@ fn hoist_predicates(expr: &GpuExpr, first: usize) -> (GpuExpr, Vec<GpuExpr>) {
             return;
         }
         for child in expr.children_mut() {
-            walk(child, first, hoisted);
+            walk(child, first, width, hoisted);
         }
     }
     let mut outer = expr.clone();
     let mut hoisted = Vec::new();
-    walk(&mut outer, first, &mut hoisted);
+    walk(&mut outer, first, width, &mut hoisted);
     (outer, hoisted)
+}
+
+/// Whether every column `expr` reads is one of the first `width`.
+fn reads_only_below(expr: &GpuExpr, width: usize) -> bool {
+    let mut below = true;
+    expr.visit(&mut |e| {
+        if let ExprKind::Column { index, .. } = e.kind {
+            below &= index < width;
+        }
+    });
+    below
 }
 
 /// Whether the executor runs `expr` per group: aggregations the kernels
@@ -239,13 +263,29 @@ fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
 /// their results (the i-th aggregation by column i), and the aggregations.
 /// Columns outside an aggregation are an error: per group they are lists.
 fn split_aggregations(expr: &GpuExpr) -> Result<(GpuExpr, Vec<GpuExpr>), String> {
-    fn walk(expr: &mut GpuExpr, leaves: &mut Vec<GpuExpr>) -> Result<(), String> {
+    hoist_aggregations(expr, 0, false)
+}
+
+/// `expr` with each aggregation in it replaced by a column, the i-th by
+/// column `first + i`, and the aggregations; with `keep_columns`, columns
+/// outside aggregations stay (the row-wise context: aggregations broadcast).
+fn hoist_aggregations(
+    expr: &GpuExpr,
+    first: usize,
+    keep_columns: bool,
+) -> Result<(GpuExpr, Vec<GpuExpr>), String> {
+    fn walk(
+        expr: &mut GpuExpr,
+        first: usize,
+        keep_columns: bool,
+        leaves: &mut Vec<GpuExpr>,
+    ) -> Result<(), String> {
         match expr.kind {
             ExprKind::Agg { .. } | ExprKind::Len => {
                 let index = leaves.len();
                 let result = GpuExpr {
                     kind: ExprKind::Column {
-                        index,
+                        index: first + index,
                         name: format!("__aggregation_{index}"),
                     },
                     dtype: expr.dtype,
@@ -253,16 +293,18 @@ fn split_aggregations(expr: &GpuExpr) -> Result<(GpuExpr, Vec<GpuExpr>), String>
                 leaves.push(std::mem::replace(expr, result));
                 Ok(())
             }
-            ExprKind::Column { .. } => Err(format!("`{expr}` outside an aggregation")),
+            ExprKind::Column { .. } if !keep_columns => {
+                Err(format!("`{expr}` outside an aggregation"))
+            }
             _ => expr
                 .children_mut()
                 .into_iter()
-                .try_for_each(|child| walk(child, leaves)),
+                .try_for_each(|child| walk(child, first, keep_columns, leaves)),
         }
     }
     let mut outer = expr.clone();
     let mut leaves = Vec::new();
-    walk(&mut outer, &mut leaves)?;
+    walk(&mut outer, first, keep_columns, &mut leaves)?;
     if leaves.is_empty() {
         return Err("no aggregation".into());
     }
@@ -279,6 +321,9 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
             Err("not a single aggregation".into())
         };
     };
+    if input.has_aggregation() {
+        return Err("an aggregation inside an aggregation".into());
+    }
     evaluable(input)?;
     let aggregable = matches!(
         input.dtype,
@@ -698,20 +743,38 @@ impl Executor<'_> {
         let unsupported =
             |why: String| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})")));
         let width = frame.columns.len();
-        let (compiled, hoisted) = match compile(expr) {
-            Ok(compiled) => (compiled, Vec::new()),
+        let mut hoisted = Vec::new();
+        let mut row_wise = std::borrow::Cow::Borrowed(expr);
+        if expr.has_aggregation() {
+            // Whole-column aggregations, repeated on every row, become input columns.
+            let (outer, leaves) = hoist_aggregations(expr, width, true).map_err(unsupported)?;
+            let ops = self.ops();
+            let (rows, one_group) = (ops.iota(frame.height, 0)?, ops.iota(1, 0)?);
+            let repeat = ops.repeat_first(frame.height)?;
+            for leaf in &leaves {
+                if let ExprKind::Agg { input, .. } = &leaf.kind
+                    && input.has_aggregation()
+                {
+                    return Err(unsupported("an aggregation inside an aggregation".into()));
+                }
+                let value = self.aggregate(frame, leaf, &rows, &one_group)?;
+                hoisted.push(self.gather_column(&value, &repeat)?);
+            }
+            row_wise = std::borrow::Cow::Owned(outer);
+        }
+        let compiled = match compile(&row_wise) {
+            Ok(compiled) => compiled,
             Err(why) => {
                 // Boolean parts the predicate kernels run become input columns.
-                let (outer, parts) = hoist_predicates(expr, width);
+                let (outer, parts) = hoist_predicates(&row_wise, width + hoisted.len(), width);
                 if parts.is_empty() {
                     return Err(unsupported(why));
                 }
                 let compiled = compile(&outer).map_err(unsupported)?;
-                let hoisted = parts
-                    .iter()
-                    .map(|part| self.predicate_column(frame, part))
-                    .collect::<Result<Vec<_>, _>>()?;
-                (compiled, hoisted)
+                for part in &parts {
+                    hoisted.push(self.predicate_column(frame, part)?);
+                }
+                compiled
             }
         };
         let inputs = compiled

@@ -336,6 +336,11 @@ impl Ops<'_> {
         Ok(out)
     }
 
+    /// `n` copies of row index 0: gathering by them repeats a first row.
+    pub fn repeat_first(&self, n: usize) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        self.zeroed(n)
+    }
+
     /// `0, 1, ..., n - 1` as 32-bit row numbers (a sort's first permutation).
     pub fn rows(&self, n: usize) -> Result<DeviceBuffer<u32>, RuntimeError> {
         check(u32::try_from(n).is_ok(), || {

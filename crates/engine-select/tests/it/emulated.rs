@@ -380,6 +380,24 @@ fn computed_expressions_match_the_cpu() {
             ]),
         ),
         (
+            "whole-column aggregations broadcast in row-wise expressions",
+            table().with_columns([
+                (col("i") - col("i").max()).alias("gap"),
+                (col("u").cast(DataType::Float64) / col("u").sum().cast(DataType::Float64))
+                    .alias("share"),
+                col("s")
+                    .eq(lit("x"))
+                    .or(col("u").eq(col("u").min()))
+                    .alias("mixed"),
+            ]),
+        ),
+        (
+            "filters against whole-column aggregations",
+            table()
+                .filter(col("u").eq(col("u").max()).or(col("k").gt(col("k").mean())))
+                .filter(col("f").is_not_null()),
+        ),
+        (
             "comparisons as columns",
             table().select([
                 col("i").gt(col("k")).alias("gt"),

@@ -40,7 +40,6 @@ fn assert_frames_close(expected: &DataFrame, actual: &DataFrame, context: &str) 
 const EXPECTED_FALLBACKS: &[(usize, &str)] = &[
     (7, "union"),
     (13, "filter predicate"),
-    (15, "filter predicate"),
     (16, "filter predicate"),
     (20, "expression"),
     (22, "expression"),
