@@ -8,15 +8,16 @@
 //! substrings, Kleene logic, null checks), slices, sorts (also top-k) by
 //! numeric, temporal and string columns, inner, left, semi and anti joins on one
 //! integer or temporal key (inner joins also on several keys), cross joins,
-//! and group-bys on integer, float, temporal and string keys.
+//! group-bys on integer, float, temporal and string keys, and `unique` of a
+//! column.
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
     Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, StringMatch,
 };
 use ir_lower::{
-    AggOp, BinaryOp, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, JoinKind, PlanNode, Scalar,
-    StringOp,
+    AggOp, BinaryOp, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, JoinKind, NamedExpr, PlanNode,
+    Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
 
@@ -51,6 +52,8 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 }
             }
         }
+        PlanNode::Select { exprs, .. }
+            if unique_of_column(exprs).is_some_and(|(key, _)| groupable(key.dtype)) => {}
         PlanNode::Select { exprs, .. } | PlanNode::WithColumns { exprs, .. } => {
             let mut seen = Vec::new();
             for named in exprs {
@@ -86,10 +89,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             keys, aggs, slice, ..
         } => {
             for key in keys {
-                if !is_column(&key.expr)
-                    || !(hashable(key.expr.dtype)
-                        || matches!(key.expr.dtype, GpuDtype::String | GpuDtype::Float64))
-                {
+                if !is_column(&key.expr) || !groupable(key.expr.dtype) {
                     reasons.push(not_yet(format_args!("grouping by `{}`", key.expr)));
                 }
             }
@@ -234,6 +234,21 @@ fn hoist_predicates(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec
     (outer, hoisted)
 }
 
+/// A select of only `unique(column)`: the column and whether the values keep
+/// the order of their first appearance.
+fn unique_of_column(exprs: &[NamedExpr]) -> Option<(&GpuExpr, bool)> {
+    match exprs {
+        [named] => match &named.expr.kind {
+            ExprKind::Unique {
+                input,
+                maintain_order,
+            } if is_column(input) => Some((input, *maintain_order)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether every column `expr` reads is one of the first `width`.
 fn reads_only_below(expr: &GpuExpr, width: usize) -> bool {
     let mut below = true;
@@ -363,6 +378,11 @@ fn hashable(dtype: GpuDtype) -> bool {
     )
 }
 
+/// Types the executor groups by (and takes the distinct values of).
+fn groupable(dtype: GpuDtype) -> bool {
+    hashable(dtype) || matches!(dtype, GpuDtype::String | GpuDtype::Float64)
+}
+
 /// Types the radix sort orders.
 fn sortable(dtype: GpuDtype) -> bool {
     comparable(dtype) || dtype == GpuDtype::Float32
@@ -468,6 +488,16 @@ struct Executor<'a> {
     ctx: &'a ExecContext,
 }
 
+/// Rows grouped by their keys.
+struct Groups {
+    /// Every row, ordered by the keys (stable: each group in row order).
+    sorted_rows: DeviceBuffer<i64>,
+    /// Where each group starts in `sorted_rows`.
+    starts: DeviceBuffer<i64>,
+    /// The first row of each group, in the input's numbering.
+    first_rows: DeviceBuffer<i64>,
+}
+
 /// A sort or group key as the radix sort takes it.
 enum KeyWords<'a> {
     /// A numeric or temporal column, sorted as it is.
@@ -527,6 +557,28 @@ impl Executor<'_> {
                     })
                     .collect::<Result<_, ExecError>>()?;
                 Ok(DeviceFrame { columns, height: 1 })
+            }
+            PlanNode::Select { input, exprs, .. } if unique_of_column(exprs).is_some() => {
+                let frame = self.run(input)?;
+                let (key, maintain_order) = unique_of_column(exprs)
+                    .ok_or_else(|| ExecError::Unsupported(not_yet("unique")))?;
+                let ops = self.ops();
+                let Groups { first_rows, .. } = self.groups(&frame, &[key])?;
+                let first_rows = if maintain_order {
+                    // In the order of first appearance.
+                    let order =
+                        ops.sort_by(ops.rows(first_rows.len())?, &first_rows, None, false, false)?;
+                    ops.gather(&first_rows, None, &ops.widen(&order)?)?.0
+                } else {
+                    first_rows
+                };
+                let mut column =
+                    self.gather_column(column_at(&frame, column_index(key)?)?, &first_rows)?;
+                column.name = exprs[0].name.as_str().into();
+                Ok(DeviceFrame {
+                    height: column.len(),
+                    columns: vec![column],
+                })
             }
             PlanNode::Select { input, exprs, .. } => {
                 let frame = self.run(input)?;
@@ -683,24 +735,12 @@ impl Executor<'_> {
             } => {
                 let frame = self.run(input)?;
                 let ops = self.ops();
-                let n = frame.height;
-                // Sort by the keys (nulls first), then mark where a key changes.
-                let words = keys
-                    .iter()
-                    .map(|key| self.key_words(&frame, &key.expr, "grouping by"))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let mut permutation = ops.rows(n)?;
-                for key in words.iter().rev() {
-                    permutation = self.sort_by_key(permutation, key, false, false)?;
-                }
-                let sorted_rows = ops.widen(&permutation)?;
-                let flags = ops.group_flags(n)?;
-                for key in &words {
-                    self.mark_key_changes(key, &sorted_rows, &flags)?;
-                }
-                let starts = ops.group_starts(&flags, n)?;
-                // The first row of each group, in the input's numbering.
-                let (first_rows, _) = ops.gather(&sorted_rows, None, &starts)?;
+                let key_exprs: Vec<&GpuExpr> = keys.iter().map(|key| &key.expr).collect();
+                let Groups {
+                    sorted_rows,
+                    starts,
+                    first_rows,
+                } = self.groups(&frame, &key_exprs)?;
                 let mut columns = Vec::with_capacity(schema.len());
                 for key in keys {
                     columns.push(self.gather_column(
@@ -997,6 +1037,33 @@ impl Executor<'_> {
                     left.dtype, right.dtype
                 )));
             }
+        })
+    }
+
+    /// The groups of equal `keys` (columns of `frame`; nulls equal), by
+    /// sorting on the keys and marking where one changes.
+    fn groups(&self, frame: &DeviceFrame, keys: &[&GpuExpr]) -> Result<Groups, ExecError> {
+        let ops = self.ops();
+        let n = frame.height;
+        let words = keys
+            .iter()
+            .map(|key| self.key_words(frame, key, "grouping by"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut permutation = ops.rows(n)?;
+        for key in words.iter().rev() {
+            permutation = self.sort_by_key(permutation, key, false, false)?;
+        }
+        let sorted_rows = ops.widen(&permutation)?;
+        let flags = ops.group_flags(n)?;
+        for key in &words {
+            self.mark_key_changes(key, &sorted_rows, &flags)?;
+        }
+        let starts = ops.group_starts(&flags, n)?;
+        let (first_rows, _) = ops.gather(&sorted_rows, None, &starts)?;
+        Ok(Groups {
+            sorted_rows,
+            starts,
+            first_rows,
         })
     }
 

@@ -521,6 +521,17 @@ fn group_bys_match_the_cpu() {
                 .sort(["s"], SortMultipleOptions::default()),
         ),
         (
+            "distinct values in order of first appearance",
+            groups().select([col("s").unique_stable()]),
+        ),
+        (
+            "distinct values, sorted afterwards",
+            groups()
+                .select([col("x").unique()])
+                .sort(["x"], SortMultipleOptions::default()),
+        ),
+        ("distinct dates", table().select([col("d").unique_stable()])),
+        (
             "sorted afterwards",
             groups()
                 .group_by([col("g")])

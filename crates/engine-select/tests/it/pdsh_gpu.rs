@@ -41,7 +41,6 @@ const EXPECTED_FALLBACKS: &[(usize, &str)] = &[
     (7, "union"),
     (13, "filter predicate"),
     (16, "filter predicate"),
-    (20, "expression"),
     (22, "expression"),
 ];
 
