@@ -913,8 +913,6 @@ impl Executor<'_> {
         ))
     }
 
-    /// One aggregation per group: the input evaluated, put in the sorted
-    /// order, and reduced segment by segment.
     /// An aggregation, or an elementwise expression of aggregations, per
     /// group: the aggregations first, then the expression over their results.
     fn aggregate_expr(
@@ -941,6 +939,8 @@ impl Executor<'_> {
         self.evaluate(&results, &outer, "")
     }
 
+    /// One aggregation per group: the input evaluated, put in the sorted
+    /// order, and reduced segment by segment.
     fn aggregate(
         &self,
         frame: &DeviceFrame,

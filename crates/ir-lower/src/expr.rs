@@ -332,6 +332,41 @@ pub enum ExprKind {
     Len,
 }
 
+/// The sub-expressions of an `ExprKind` (borrowed or mutably borrowed), in
+/// order: one match serves `children` and `children_mut`.
+macro_rules! children {
+    ($kind:expr) => {
+        match $kind {
+            ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
+            ExprKind::Binary { left, right, .. } => vec![left, right],
+            ExprKind::Not(input)
+            | ExprKind::Negate(input)
+            | ExprKind::Abs(input)
+            | ExprKind::IsNull(input)
+            | ExprKind::IsNotNull(input)
+            | ExprKind::Cast { input, .. }
+            | ExprKind::IsIn { input, .. }
+            | ExprKind::Round { input, .. }
+            | ExprKind::Unique { input, .. }
+            | ExprKind::String { input, .. }
+            | ExprKind::Temporal { input, .. }
+            | ExprKind::Agg { input, .. } => vec![input],
+            ExprKind::Ternary {
+                predicate,
+                truthy,
+                falsy,
+            } => vec![predicate, truthy, falsy],
+            ExprKind::FillNull { input, value } => vec![input, value],
+            ExprKind::IsBetween {
+                input,
+                lower,
+                upper,
+                ..
+            } => vec![input, lower, upper],
+        }
+    };
+}
+
 /// A GPU expression with its resolved result type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuExpr {
@@ -435,65 +470,11 @@ impl GpuExpr {
 
     /// The expressions this one is computed from, in order, to change in place.
     pub fn children_mut(&mut self) -> Vec<&mut GpuExpr> {
-        match &mut self.kind {
-            ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
-            ExprKind::Binary { left, right, .. } => vec![left, right],
-            ExprKind::Not(input)
-            | ExprKind::Negate(input)
-            | ExprKind::Abs(input)
-            | ExprKind::IsNull(input)
-            | ExprKind::IsNotNull(input)
-            | ExprKind::Cast { input, .. }
-            | ExprKind::IsIn { input, .. }
-            | ExprKind::Round { input, .. }
-            | ExprKind::Unique { input, .. }
-            | ExprKind::String { input, .. }
-            | ExprKind::Temporal { input, .. }
-            | ExprKind::Agg { input, .. } => vec![input],
-            ExprKind::Ternary {
-                predicate,
-                truthy,
-                falsy,
-            } => vec![predicate, truthy, falsy],
-            ExprKind::FillNull { input, value } => vec![input, value],
-            ExprKind::IsBetween {
-                input,
-                lower,
-                upper,
-                ..
-            } => vec![input, lower, upper],
-        }
+        children!(&mut self.kind)
     }
 
     /// The expressions this one is computed from, in order.
     pub fn children(&self) -> Vec<&GpuExpr> {
-        match &self.kind {
-            ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
-            ExprKind::Binary { left, right, .. } => vec![left, right],
-            ExprKind::Not(input)
-            | ExprKind::Negate(input)
-            | ExprKind::Abs(input)
-            | ExprKind::IsNull(input)
-            | ExprKind::IsNotNull(input)
-            | ExprKind::Cast { input, .. }
-            | ExprKind::IsIn { input, .. }
-            | ExprKind::Round { input, .. }
-            | ExprKind::Unique { input, .. }
-            | ExprKind::String { input, .. }
-            | ExprKind::Temporal { input, .. }
-            | ExprKind::Agg { input, .. } => vec![input],
-            ExprKind::Ternary {
-                predicate,
-                truthy,
-                falsy,
-            } => vec![predicate, truthy, falsy],
-            ExprKind::FillNull { input, value } => vec![input, value],
-            ExprKind::IsBetween {
-                input,
-                lower,
-                upper,
-                ..
-            } => vec![input, lower, upper],
-        }
+        children!(&self.kind)
     }
 }
