@@ -169,3 +169,72 @@ extern "C" __global__ void string_match(const i64* offsets, const unsigned char*
     }
 }
 EMU_KERNEL(string_match)
+
+// The first position at or after `from` where `pattern` starts in `text`,
+// or `len + 1` when there is none.
+__device__ __forceinline__ u64 find_bytes(const unsigned char* text, u64 len, u64 from,
+                                          const unsigned char* pattern, u64 pattern_len) {
+    for (u64 at = from; at + pattern_len <= len; ++at) {
+        if (bytes_equal(text + at, pattern, pattern_len)) return at;
+    }
+    return len + 1;
+}
+
+// Each string against a choice of alternatives, each a sequence of literal
+// texts (the regex `t0.*t1.*...|...`): true when for some alternative its
+// texts occur in order with no newline between consecutive ones (`.` does
+// not match a newline). Text k is `texts[text_offsets[k]..text_offsets[k + 1]]`;
+// alternative a holds texts [alternative_ends[a - 1], alternative_ends[a]).
+// Null strings give null.
+extern "C" __global__ void string_match_sequence(const i64* offsets, const unsigned char* bytes,
+                                                 const u32* validity, u64 n,
+                                                 const unsigned char* texts,
+                                                 const u64* text_offsets,
+                                                 const u32* alternative_ends, u32 n_alternatives,
+                                                 u32* out_bits, u32* out_valid) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool value = false, valid = false;
+        if (i < n) {
+            valid = is_valid(validity, i);
+            u64 start = static_cast<u64>(offsets[i]);
+            u64 len = static_cast<u64>(offsets[i + 1]) - start;
+            const unsigned char* text = bytes + start;
+            u32 first = 0;
+            for (u32 a = 0; valid && !value && a < n_alternatives; first = alternative_ends[a++]) {
+                u32 end = alternative_ends[a];
+                if (first == end) {  // an empty alternative matches everything
+                    value = true;
+                    break;
+                }
+                const unsigned char* head = texts + text_offsets[first];
+                u64 head_len = text_offsets[first + 1] - text_offsets[first];
+                // Each place the first text occurs anchors a greedy search
+                // for the others (the earliest next one is always best).
+                for (u64 s0 = find_bytes(text, len, 0, head, head_len); !value && s0 <= len;
+                     s0 = find_bytes(text, len, s0 + 1, head, head_len)) {
+                    u64 pos = s0 + head_len;
+                    bool ok = true, exhausted = false;
+                    for (u32 k = first + 1; ok && k < end; ++k) {
+                        const unsigned char* pattern = texts + text_offsets[k];
+                        u64 pattern_len = text_offsets[k + 1] - text_offsets[k];
+                        u64 at = find_bytes(text, len, pos, pattern, pattern_len);
+                        if (at > len) {
+                            ok = false;
+                            exhausted = true;  // later anchors cannot find it either
+                            break;
+                        }
+                        for (u64 b = pos; b < at; ++b) {
+                            if (text[b] == '\n') ok = false;
+                        }
+                        pos = at + pattern_len;
+                    }
+                    value = ok;
+                    if (exhausted) break;
+                }
+            }
+        }
+        store_warp_bits(out_bits, out_valid, i, value, valid);
+    }
+}
+EMU_KERNEL(string_match_sequence)

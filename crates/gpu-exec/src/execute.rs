@@ -4,8 +4,8 @@
 //! executor cannot run yet; [`execute`] runs a plan that has none. Operators
 //! so far: in-memory scans, projections, select and with_columns of
 //! elementwise expressions (one fused launch each), filters
-//! (comparisons, is_between, is_in, string equality, prefixes, suffixes and
-//! substrings, Kleene logic, null checks), slices, sorts (also top-k) by
+//! (comparisons, is_between, is_in, string equality, prefixes, suffixes,
+//! substrings and sequences of them, Kleene logic, null checks), slices, sorts (also top-k) by
 //! numeric, temporal and string columns, inner, left, semi and anti joins on one
 //! integer or temporal key (inner joins also on several keys), cross joins,
 //! group-bys on integer, float, temporal and string keys, and `unique` of a
@@ -467,9 +467,13 @@ fn predicate_supported(expr: &GpuExpr) -> bool {
                 && (comparable(input.dtype) || input.dtype == GpuDtype::String)
         }
         ExprKind::String {
-            op: StringOp::StartsWith(_) | StringOp::EndsWith(_) | StringOp::Contains(_),
+            op:
+                StringOp::StartsWith(_)
+                | StringOp::EndsWith(_)
+                | StringOp::Contains(_)
+                | StringOp::ContainsPattern(_),
             input,
-        } => is_column(input),
+        } => is_column(input) && input.dtype == GpuDtype::String,
         _ => false,
     }
 }
@@ -1357,6 +1361,21 @@ impl Executor<'_> {
                 } else {
                     bits
                 };
+                Ok(Mask::Owned(bits, Some(valid)))
+            }
+            ExprKind::String {
+                op: StringOp::ContainsPattern(alternatives),
+                input,
+            } => {
+                let column = column_at(frame, column_index(input)?)?;
+                let Values::Str { offsets, bytes } = column.values() else {
+                    return Err(ExecError::Unsupported(format!(
+                        "matching a {} column as text",
+                        column.dtype
+                    )));
+                };
+                let (bits, valid) =
+                    ops.string_match_sequence(offsets, bytes, column.validity(), alternatives)?;
                 Ok(Mask::Owned(bits, Some(valid)))
             }
             ExprKind::String { op, input } => {

@@ -984,6 +984,57 @@ impl Ops<'_> {
         Ok((bits, valid))
     }
 
+    /// Each string against a choice of `alternatives`, each literal texts
+    /// that must occur in order with no newline between consecutive ones
+    /// (the regex `a.*b|c`): bits and validity (a null string gives null).
+    pub fn string_match_sequence(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        bytes: &DeviceBuffer<u8>,
+        validity: Option<&DeviceBuffer<u32>>,
+        alternatives: &[Vec<String>],
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        check(!alternatives.is_empty(), || {
+            "no alternatives to match".into()
+        })?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let mut texts = Vec::new();
+        let mut text_offsets = vec![0u64];
+        let mut ends = Vec::with_capacity(alternatives.len());
+        for alternative in alternatives {
+            for text in alternative {
+                texts.extend_from_slice(text.as_bytes());
+                text_offsets.push(texts.len() as u64);
+            }
+            ends.push(u32::try_from(text_offsets.len() - 1).map_err(|_| {
+                RuntimeError::InvalidArgument("too many texts in a pattern".into())
+            })?);
+        }
+        // A trailing byte keeps the upload non-empty when every text is empty.
+        texts.push(0);
+        let texts = DeviceBuffer::from_host(&texts, self.memory.clone(), self.stream)?;
+        let text_offsets =
+            DeviceBuffer::from_host(&text_offsets, self.memory.clone(), self.stream)?;
+        let ends = DeviceBuffer::from_host(&ends, self.memory.clone(), self.stream)?;
+        let bits = self.zeroed::<u32>(words(n))?;
+        let valid = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .buffer(bytes)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .buffer(&texts)
+            .buffer(&text_offsets)
+            .buffer(&ends)
+            .arg(ends.len() as u32)
+            .buffer(&bits)
+            .buffer(&valid);
+        self.launch(ids::string_match_sequence, Self::linear(n), args)?;
+        Ok((bits, valid))
+    }
+
     /// The negation of `n` bits (bits past `n` are 0).
     pub fn bits_not(
         &self,

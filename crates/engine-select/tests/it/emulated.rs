@@ -233,6 +233,19 @@ fn scans_filters_projections_slices_and_sorts_match_the_cpu() {
             ),
         ),
         (
+            "regex sequences of texts",
+            table().filter(
+                col("s")
+                    .str()
+                    .contains(lit("lo.*ü.*de|y|z"), false)
+                    .or(col("s").str().contains(lit("x.*nothing"), false)),
+            ),
+        ),
+        (
+            "not a regex sequence",
+            table().filter(col("s").str().contains(lit("n.*n"), false).not()),
+        ),
+        (
             "filter strings",
             table().filter(col("s").is_not_null()).select([col("s")]),
         ),

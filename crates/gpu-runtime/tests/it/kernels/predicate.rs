@@ -314,3 +314,92 @@ fn string_matching_against_literals() {
         }
     }
 }
+
+/// Whether `texts[k..]` occur in `text` from `pos` on, in order, with no
+/// newline before each but the first: every choice of places tried.
+fn sequence_at(text: &[u8], pos: usize, texts: &[&str], first: bool) -> bool {
+    let Some((head, rest)) = texts.split_first() else {
+        return true;
+    };
+    let head = head.as_bytes();
+    (pos..=text.len().saturating_sub(head.len()))
+        .filter(|&at| at + head.len() <= text.len() && &text[at..at + head.len()] == head)
+        .any(|at| {
+            (first || !text[pos..at].contains(&b'\n'))
+                && sequence_at(text, at + head.len(), rest, false)
+        })
+}
+
+#[test]
+fn string_matching_against_text_sequences() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let pieces = ["a", "b", "ab", "\n", "x", "é", "special", "requests"];
+    let patterns: Vec<Vec<Vec<String>>> = [
+        &[&["a", "b"][..]][..],
+        &[&["special", "requests"]],
+        &[&["b", "a", "b"], &["x"]],
+        &[&["ab", "ab"]],
+        &[&["", "b"]],
+        &[&[]],
+        &[&["é", "\n"]],
+    ]
+    .iter()
+    .map(|alternatives| {
+        alternatives
+            .iter()
+            .map(|texts| texts.iter().map(|t| t.to_string()).collect())
+            .collect()
+    })
+    .collect();
+    let mut rng = fastrand::Rng::with_seed(23);
+    for &n in &SIZES[..9] {
+        let rows: Vec<String> = (0..n)
+            .map(|_| {
+                (0..rng.usize(..7))
+                    .map(|_| pieces[rng.usize(..pieces.len())])
+                    .collect()
+            })
+            .collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
+        let mut offsets = vec![0i64];
+        let mut bytes = Vec::new();
+        for text in &rows {
+            bytes.extend_from_slice(text.as_bytes());
+            offsets.push(bytes.len() as i64);
+        }
+        let (doff, dbytes, dvalid) = (
+            device.upload(&offsets),
+            device.upload(&bytes),
+            device.upload(&bitmap(&valid)),
+        );
+        for alternatives in &patterns {
+            let (bits, out_valid) = ops
+                .string_match_sequence(&doff, &dbytes, Some(&dvalid), alternatives)
+                .unwrap();
+            let expected: Vec<bool> = rows
+                .iter()
+                .zip(&valid)
+                .map(|(t, v)| {
+                    *v && alternatives.iter().any(|texts| {
+                        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                        sequence_at(t.as_bytes(), 0, &texts, true)
+                    })
+                })
+                .collect();
+            assert_eq!(
+                bits.to_host().unwrap(),
+                bitmap(&expected),
+                "{alternatives:?} n = {n}"
+            );
+            assert_eq!(out_valid.to_host().unwrap(), bitmap(&valid), "n = {n}");
+        }
+    }
+    assert!(
+        ops.string_match_sequence(&device.upload(&[0i64]), &device.upload(&[0u8]), None, &[])
+            .is_err()
+    );
+}
