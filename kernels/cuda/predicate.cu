@@ -131,6 +131,16 @@ __device__ __forceinline__ bool bytes_equal(const unsigned char* a, const unsign
     return true;
 }
 
+// The first position at or after `from` where `pattern` starts in `text`,
+// or `len + 1` when there is none.
+__device__ __forceinline__ u64 find_bytes(const unsigned char* text, u64 len, u64 from,
+                                          const unsigned char* pattern, u64 pattern_len) {
+    for (u64 at = from; at + pattern_len <= len; ++at) {
+        if (bytes_equal(text + at, pattern, pattern_len)) return at;
+    }
+    return len + 1;
+}
+
 // Each string (offsets + bytes) against a literal `pattern`: equal, starts
 // with, ends with, or contains it. Null strings give null.
 extern "C" __global__ void string_match(const i64* offsets, const unsigned char* bytes,
@@ -158,9 +168,7 @@ extern "C" __global__ void string_match(const i64* offsets, const unsigned char*
                                 bytes_equal(text + len - pattern_len, pattern, pattern_len);
                         break;
                     default:
-                        for (u64 at = 0; !value && at + pattern_len <= len; ++at) {
-                            value = bytes_equal(text + at, pattern, pattern_len);
-                        }
+                        value = find_bytes(text, len, 0, pattern, pattern_len) <= len;
                         break;
                 }
             }
@@ -169,16 +177,6 @@ extern "C" __global__ void string_match(const i64* offsets, const unsigned char*
     }
 }
 EMU_KERNEL(string_match)
-
-// The first position at or after `from` where `pattern` starts in `text`,
-// or `len + 1` when there is none.
-__device__ __forceinline__ u64 find_bytes(const unsigned char* text, u64 len, u64 from,
-                                          const unsigned char* pattern, u64 pattern_len) {
-    for (u64 at = from; at + pattern_len <= len; ++at) {
-        if (bytes_equal(text + at, pattern, pattern_len)) return at;
-    }
-    return len + 1;
-}
 
 // Each string against a choice of alternatives, each a sequence of literal
 // texts (the regex `t0.*t1.*...|...`): true when for some alternative its

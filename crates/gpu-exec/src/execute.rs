@@ -166,17 +166,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
 
 /// Physical types the comparison kernels take.
 fn comparable(dtype: GpuDtype) -> bool {
-    matches!(
-        dtype,
-        GpuDtype::Int32
-            | GpuDtype::Int64
-            | GpuDtype::UInt32
-            | GpuDtype::UInt64
-            | GpuDtype::Float64
-            | GpuDtype::Date
-            | GpuDtype::Datetime(_)
-            | GpuDtype::Duration(_)
-    )
+    hashable(dtype) || dtype == GpuDtype::Float64
 }
 
 /// Whether [`Executor::evaluate`] runs `expr`: the evaluator alone, or
@@ -506,9 +496,11 @@ struct Groups {
 enum KeyWords<'a> {
     /// A numeric or temporal column, sorted as it is.
     Column(&'a DeviceColumn),
-    /// A string column's key words (`Ops::string_sort_keys`), most
-    /// significant first, and its validity.
-    Strings(Vec<DeviceBuffer<u64>>, Option<&'a DeviceBuffer<u32>>),
+    /// u64 words the radix sort orders as they are, most significant first,
+    /// and the column's validity: a string column's key words
+    /// (`Ops::string_sort_keys`), or a grouped float column's total-order
+    /// keys (equal exactly when Polars groups the floats together).
+    Words(Vec<DeviceBuffer<u64>>, Option<&'a DeviceBuffer<u32>>),
 }
 
 /// A boolean column: bits and validity, owned or borrowed from a frame.
@@ -548,9 +540,7 @@ impl Executor<'_> {
             {
                 // Whole-column aggregations: one group of every row.
                 let frame = self.run(input)?;
-                let ops = self.ops();
-                let rows = ops.iota(frame.height, 0)?;
-                let starts = ops.iota(1, 0)?;
+                let (rows, starts) = self.one_group(frame.height)?;
                 let columns = exprs
                     .iter()
                     .map(|named| {
@@ -792,15 +782,9 @@ impl Executor<'_> {
         if expr.has_aggregation() {
             // Whole-column aggregations, repeated on every row, become input columns.
             let (outer, leaves) = hoist_aggregations(expr, width, true).map_err(unsupported)?;
-            let ops = self.ops();
-            let (rows, one_group) = (ops.iota(frame.height, 0)?, ops.iota(1, 0)?);
-            let repeat = ops.repeat_first(frame.height)?;
+            let (rows, one_group) = self.one_group(frame.height)?;
+            let repeat = self.ops().repeat_first(frame.height)?;
             for leaf in &leaves {
-                if let ExprKind::Agg { input, .. } = &leaf.kind
-                    && input.has_aggregation()
-                {
-                    return Err(unsupported("an aggregation inside an aggregation".into()));
-                }
                 let value = self.aggregate(frame, leaf, &rows, &one_group)?;
                 hoisted.push(self.gather_column(&value, &repeat)?);
             }
@@ -961,6 +945,12 @@ impl Executor<'_> {
             let lengths = ops.segment_count(None, starts, sorted_rows.len())?;
             return Ok(column(Values::U32(lengths), None));
         };
+        if input.has_aggregation() {
+            // Evaluating it would broadcast the inner one over every row.
+            return Err(ExecError::Unsupported(not_yet(format_args!(
+                "`{expr}` (an aggregation inside an aggregation)"
+            ))));
+        }
         let evaluated = self.evaluate(frame, input, "")?;
         let validity = evaluated.validity();
         if let AggOp::Count { include_nulls } = op {
@@ -1044,6 +1034,16 @@ impl Executor<'_> {
         })
     }
 
+    /// Every one of `height` rows as a single group, as `aggregate` takes
+    /// groups: the rows in order, and the group's start.
+    fn one_group(
+        &self,
+        height: usize,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<i64>), ExecError> {
+        let ops = self.ops();
+        Ok((ops.iota(height, 0)?, ops.iota(1, 0)?))
+    }
+
     /// The groups of equal `keys` (columns of `frame`; nulls equal), by
     /// sorting on the keys and marking where one changes.
     fn groups(&self, frame: &DeviceFrame, keys: &[&GpuExpr]) -> Result<Groups, ExecError> {
@@ -1051,8 +1051,18 @@ impl Executor<'_> {
         let n = frame.height;
         let words = keys
             .iter()
-            .map(|key| self.key_words(frame, key, "grouping by"))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|key| match self.key_words(frame, key, "grouping by")? {
+                KeyWords::Column(column) => match column.values() {
+                    // Sorted and compared by one set of total-order keys.
+                    Values::F64(v) => Ok(KeyWords::Words(
+                        vec![ops.total_order_keys(v)?],
+                        column.validity(),
+                    )),
+                    _ => Ok(KeyWords::Column(column)),
+                },
+                words => Ok(words),
+            })
+            .collect::<Result<Vec<_>, ExecError>>()?;
         let mut permutation = ops.rows(n)?;
         for key in words.iter().rev() {
             permutation = self.sort_by_key(permutation, key, false, false)?;
@@ -1088,7 +1098,7 @@ impl Executor<'_> {
             | Values::U64(_)
             | Values::F32(_)
             | Values::F64(_) => Ok(KeyWords::Column(column)),
-            Values::Str { offsets, bytes } => Ok(KeyWords::Strings(
+            Values::Str { offsets, bytes } => Ok(KeyWords::Words(
                 self.ops().string_sort_keys(offsets, bytes, validity)?,
                 validity,
             )),
@@ -1109,7 +1119,7 @@ impl Executor<'_> {
         let ops = self.ops();
         let column = match key {
             KeyWords::Column(column) => column,
-            KeyWords::Strings(words, validity) => {
+            KeyWords::Words(words, validity) => {
                 // Least significant word first; nulls placed by the last pass.
                 let mut permutation = permutation;
                 for (i, word) in words.iter().enumerate().rev() {
@@ -1152,7 +1162,7 @@ impl Executor<'_> {
             }};
         }
         match key {
-            KeyWords::Strings(words, validity) => {
+            KeyWords::Words(words, validity) => {
                 for word in words {
                     mark!(word, *validity);
                 }
@@ -1162,7 +1172,6 @@ impl Executor<'_> {
                 Values::I64(v) => mark!(v, column.validity()),
                 Values::U32(v) => mark!(v, column.validity()),
                 Values::U64(v) => mark!(v, column.validity()),
-                Values::F64(v) => mark!(&ops.total_order_keys(v)?, column.validity()),
                 _ => return Err(ExecError::Unsupported(not_yet("this group key"))),
             },
         }
@@ -1367,13 +1376,7 @@ impl Executor<'_> {
                 op: StringOp::ContainsPattern(alternatives),
                 input,
             } => {
-                let column = column_at(frame, column_index(input)?)?;
-                let Values::Str { offsets, bytes } = column.values() else {
-                    return Err(ExecError::Unsupported(format!(
-                        "matching a {} column as text",
-                        column.dtype
-                    )));
-                };
+                let (column, offsets, bytes) = text_column(frame, input)?;
                 let (bits, valid) =
                     ops.string_match_sequence(offsets, bytes, column.validity(), alternatives)?;
                 Ok(Mask::Owned(bits, Some(valid)))
@@ -1504,13 +1507,7 @@ impl Executor<'_> {
         value: &Scalar,
         how: StringMatch,
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), ExecError> {
-        let column = column_at(frame, column_index(column)?)?;
-        let Values::Str { offsets, bytes } = column.values() else {
-            return Err(ExecError::Unsupported(format!(
-                "matching a {} column as text",
-                column.dtype
-            )));
-        };
+        let (column, offsets, bytes) = text_column(frame, column)?;
         match value {
             Scalar::String(text) => Ok(self.ops().string_match(
                 offsets,
@@ -1625,6 +1622,28 @@ fn column_index(expr: &GpuExpr) -> Result<usize, ExecError> {
         ExprKind::Column { index, .. } => Ok(index),
         _ => Err(ExecError::Unsupported(format!(
             "`{expr}` where a column was expected"
+        ))),
+    }
+}
+
+/// The string column `expr` names, with its offsets and bytes.
+fn text_column<'f>(
+    frame: &'f DeviceFrame,
+    expr: &GpuExpr,
+) -> Result<
+    (
+        &'f DeviceColumn,
+        &'f DeviceBuffer<i64>,
+        &'f DeviceBuffer<u8>,
+    ),
+    ExecError,
+> {
+    let column = column_at(frame, column_index(expr)?)?;
+    match column.values() {
+        Values::Str { offsets, bytes } => Ok((column, offsets, bytes)),
+        _ => Err(ExecError::Unsupported(format!(
+            "matching a {} column as text",
+            column.dtype
         ))),
     }
 }
