@@ -58,3 +58,22 @@ extern "C" __global__ void bool_to_bitmap(const unsigned char* flags, u64 n, u32
     }
 }
 EMU_KERNEL(bool_to_bitmap)
+
+// ORs the first n bits of `src` (null: n set bits) into `dst` from bit `at`;
+// `dst` starts zeroed. One thread per source word; neighbours share words,
+// so the writes are atomic.
+extern "C" __global__ void bitmap_append(const u32* src, u64 n, u32* dst, u64 at) {
+    u64 words = (n + 31) / 32;
+    for (u64 w = global_index(); w < words; w += global_stride()) {
+        u32 bits = (src == nullptr ? FULL_MASK : src[w]) & tail_mask(w, n);
+        if (bits == 0) continue;
+        u64 position = at + w * 32;
+        u32 shift = static_cast<u32>(position % 32);
+        atomicOr(&dst[position / 32], bits << shift);
+        if (shift != 0) {
+            u32 high = bits >> (32 - shift);
+            if (high != 0) atomicOr(&dst[position / 32 + 1], high);
+        }
+    }
+}
+EMU_KERNEL(bitmap_append)

@@ -194,3 +194,21 @@ SEGMENT_TYPED(i64, i64)
 SEGMENT_TYPED(u32, u32)
 SEGMENT_TYPED(u64, u64)
 SEGMENT_TYPED(double, f64)
+
+// The group of each of the n sorted rows: the last g with starts[g] <= row
+// (a binary search; starts ascend and starts[0] is 0).
+extern "C" __global__ void segment_ids(const u64* starts, u64 groups, u64 n, u32* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        u64 low = 0, high = groups;
+        while (high - low > 1) {
+            u64 middle = low + (high - low) / 2;
+            if (starts[middle] <= i) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        out[i] = static_cast<u32>(low);
+    }
+}
+EMU_KERNEL(segment_ids)

@@ -110,7 +110,7 @@ macro_rules! library {
 
 library! {
     BITMAP = "bitmap" {
-        bitmap_and, bitmap_or, bitmap_popcount, bitmap_to_bool, bool_to_bitmap,
+        bitmap_and, bitmap_or, bitmap_popcount, bitmap_to_bool, bool_to_bitmap, bitmap_append,
     }
     ELEMENTWISE = "elementwise" {
         iota_u32, fill_u32, iota_u64, fill_u64, iota_i32, fill_i32, iota_i64, fill_i64,
@@ -133,6 +133,7 @@ library! {
         segment_mean_u32, segment_min_u32, segment_max_u32, segment_first_u32, segment_last_u32,
         segment_mean_u64, segment_min_u64, segment_max_u64, segment_first_u64, segment_last_u64,
         segment_mean_f64, segment_min_f64, segment_max_f64, segment_first_f64, segment_last_f64,
+        segment_ids,
     }
     HASH = "hash" {
         hash_build_multimap_u64, hash_probe_count_u64, hash_probe_pairs_u64, hash_keys_i32,
@@ -158,6 +159,9 @@ library! {
         sortable_keys_f32, sortable_keys_f64, radix_histogram_u32, radix_scatter_u32,
         radix_histogram_u64, radix_scatter_u64, null_sort_keys, widen_u32_i64,
         string_key_chunk, string_key_length,
+    }
+    STRINGS = "strings" {
+        string_slice_ranges, string_copy_ranges, string_offsets_append,
     }
 }
 

@@ -173,6 +173,9 @@ fn comparable(dtype: GpuDtype) -> bool {
 /// after the predicate kernels computed the boolean parts it cannot run
 /// (string comparisons and matches, `is_in` of strings).
 fn evaluable(expr: &GpuExpr) -> Result<(), String> {
+    if expr.dtype == GpuDtype::String {
+        return string_valued(expr);
+    }
     if expr.has_aggregation() {
         // Whole-column aggregations, broadcast to every row.
         // (Numbered above any input column, so no predicate part reads them.)
@@ -191,6 +194,21 @@ fn evaluable(expr: &GpuExpr) -> Result<(), String> {
         return Err(why);
     }
     compile(&outer).map(|_| ())
+}
+
+/// Whether [`Executor::make_strings`] makes the strings of `expr`: a
+/// column, or `str.slice` of such an expression.
+fn string_valued(expr: &GpuExpr) -> Result<(), String> {
+    match &expr.kind {
+        ExprKind::Column { .. } => Ok(()),
+        ExprKind::String {
+            op: StringOp::Slice { .. },
+            input,
+        } => string_valued(input),
+        _ => Err(format!(
+            "`{expr}` makes strings the device does not make yet"
+        )),
+    }
 }
 
 /// `expr` with each boolean part the evaluator cannot run but the predicate
@@ -340,6 +358,7 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         }
         AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
         AggOp::Count { .. } => expr.dtype == GpuDtype::UInt32,
+        AggOp::NUnique => groupable(input.dtype) && expr.dtype == GpuDtype::UInt32,
         _ => false,
     };
     if fits {
@@ -776,6 +795,10 @@ impl Executor<'_> {
     ) -> Result<DeviceColumn, ExecError> {
         let unsupported =
             |why: String| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})")));
+        if expr.dtype == GpuDtype::String {
+            string_valued(expr).map_err(unsupported)?;
+            return self.make_strings(frame, expr, name);
+        }
         let width = frame.columns.len();
         let mut hoisted = Vec::new();
         let mut row_wise = std::borrow::Cow::Borrowed(expr);
@@ -855,6 +878,56 @@ impl Executor<'_> {
             values,
             Some(validity),
         ))
+    }
+
+    /// A new string column of `expr` (see [`string_valued`]).
+    fn make_strings(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let mut made = match &expr.kind {
+            ExprKind::Column { index, .. } => {
+                let column = column_at(frame, *index)?;
+                self.gather_column(column, &ops.iota(column.len(), 0)?)?
+            }
+            ExprKind::String {
+                op: StringOp::Slice { offset, length },
+                input,
+            } => {
+                let owned;
+                let source = if is_column(input) {
+                    column_at(frame, column_index(input)?)?
+                } else {
+                    owned = self.make_strings(frame, input, name)?;
+                    &owned
+                };
+                let Values::Str { offsets, bytes } = source.values() else {
+                    return Err(ExecError::Unsupported(format!("`{input}` is not text")));
+                };
+                let DeviceStrings {
+                    offsets,
+                    bytes,
+                    validity,
+                } = ops.string_slice(offsets, bytes, source.validity(), *offset, *length)?;
+                DeviceColumn::from_parts(
+                    name.into(),
+                    GpuDtype::String,
+                    source.len(),
+                    Values::Str { offsets, bytes },
+                    Some(validity),
+                )
+            }
+            _ => {
+                return Err(ExecError::Unsupported(not_yet(format_args!(
+                    "the strings of `{expr}`"
+                ))));
+            }
+        };
+        made.name = name.into();
+        Ok(made)
     }
 
     /// The rows of `frame` where `predicate` is true.
@@ -952,6 +1025,10 @@ impl Executor<'_> {
             ))));
         }
         let evaluated = self.evaluate(frame, input, "")?;
+        if let AggOp::NUnique = op {
+            let counts = self.count_distinct(&evaluated, input, sorted_rows, starts)?;
+            return Ok(column(Values::U32(counts), None));
+        }
         let validity = evaluated.validity();
         if let AggOp::Count { include_nulls } = op {
             // Counting needs only the validity, so any dtype can be counted.
@@ -1012,6 +1089,36 @@ impl Executor<'_> {
         })
     }
 
+    /// The distinct values of `column` (the values of `expr`; null is one
+    /// value) in each group: the group's rows sorted by (group, value), and
+    /// the places where either changes counted per group.
+    fn count_distinct(
+        &self,
+        column: &DeviceColumn,
+        expr: &GpuExpr,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<u32>, ExecError> {
+        let ops = self.ops();
+        let n = sorted_rows.len();
+        if n == 0 {
+            return Ok(ops.segment_count(None, starts, 0)?);
+        }
+        // Position p holds row sorted_rows[p]; groups are runs of positions.
+        let in_groups = self.gather_column(column, sorted_rows)?;
+        let key = self.group_key_words(&in_groups, expr)?;
+        let group_ids = ops.segment_ids(starts, n)?;
+        let by_value = self.sort_by_key(ops.rows(n)?, &key, false, false)?;
+        // Stable: each group keeps its positions, now in value order.
+        let order = ops.widen(&ops.sort_by(by_value, &group_ids, None, false, false)?)?;
+        let flags = ops.group_flags(n)?;
+        let (ordered_ids, _) = ops.gather(&group_ids, None, &order)?;
+        ops.mark_group_starts(&ordered_ids, None, &flags)?;
+        self.mark_key_changes(&key, &order, &flags)?;
+        let changes = ops.flags_bitmap(&flags, n)?;
+        Ok(ops.segment_count(Some(&changes), starts, n)?)
+    }
+
     fn join_indices(
         &self,
         left: &DeviceColumn,
@@ -1051,17 +1158,7 @@ impl Executor<'_> {
         let n = frame.height;
         let words = keys
             .iter()
-            .map(|key| match self.key_words(frame, key, "grouping by")? {
-                KeyWords::Column(column) => match column.values() {
-                    // Sorted and compared by one set of total-order keys.
-                    Values::F64(v) => Ok(KeyWords::Words(
-                        vec![ops.total_order_keys(v)?],
-                        column.validity(),
-                    )),
-                    _ => Ok(KeyWords::Column(column)),
-                },
-                words => Ok(words),
-            })
+            .map(|key| self.group_key_words(column_at(frame, column_index(key)?)?, key))
             .collect::<Result<Vec<_>, ExecError>>()?;
         let mut permutation = ops.rows(n)?;
         for key in words.iter().rev() {
@@ -1089,7 +1186,35 @@ impl Executor<'_> {
         expr: &GpuExpr,
         what: &str,
     ) -> Result<KeyWords<'f>, ExecError> {
-        let column = column_at(frame, column_index(expr)?)?;
+        self.column_key_words(column_at(frame, column_index(expr)?)?, expr, what)
+    }
+
+    /// A group key (`column`, the values of `expr`) as the radix sort takes
+    /// it, equal exactly where Polars groups values together: floats by
+    /// their total-order keys.
+    fn group_key_words<'c>(
+        &self,
+        column: &'c DeviceColumn,
+        expr: &GpuExpr,
+    ) -> Result<KeyWords<'c>, ExecError> {
+        Ok(match self.column_key_words(column, expr, "grouping by")? {
+            KeyWords::Column(column) => match column.values() {
+                // Sorted and compared by one set of total-order keys.
+                Values::F64(v) => {
+                    KeyWords::Words(vec![self.ops().total_order_keys(v)?], column.validity())
+                }
+                _ => KeyWords::Column(column),
+            },
+            words => words,
+        })
+    }
+
+    fn column_key_words<'c>(
+        &self,
+        column: &'c DeviceColumn,
+        expr: &GpuExpr,
+        what: &str,
+    ) -> Result<KeyWords<'c>, ExecError> {
         let validity = column.validity();
         match column.values() {
             Values::I32(_)

@@ -891,6 +891,141 @@ impl Ops<'_> {
         })
     }
 
+    /// Polars' `str.slice(offset, length)` of each string, in characters (a
+    /// negative offset counts from the end; `None`: to the end). Nulls stay null.
+    pub fn string_slice(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        bytes: &DeviceBuffer<u8>,
+        validity: Option<&DeviceBuffer<u32>>,
+        offset: i64,
+        length: Option<u64>,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let starts = self.zeroed::<i64>(n)?;
+        // One extra zero length, so the exclusive scan ends with the total.
+        let lengths = self.zeroed::<i64>(n + 1)?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .buffer(bytes)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .arg(offset)
+            .arg(length.unwrap_or(u64::MAX))
+            .buffer(&starts)
+            .buffer(&lengths);
+        self.launch(ids::string_slice_ranges, Self::linear(n), args)?;
+        let out_offsets = self.exclusive_scan_i64(&lengths)?;
+        let total = out_offsets.to_host_range(n, 1)?[0];
+        let out_bytes = self.zeroed::<u8>(usize::try_from(total).unwrap_or(0))?;
+        let args = KernelArgs::new()
+            .buffer(bytes)
+            .buffer(&starts)
+            .arg(n as u64)
+            .buffer(&out_offsets)
+            .buffer(&out_bytes);
+        self.launch(ids::string_copy_ranges, Self::linear(n), args)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        self.bitmap_append(validity, n, &out_validity, 0)?;
+        Ok(DeviceStrings {
+            offsets: out_offsets,
+            bytes: out_bytes,
+            validity: out_validity,
+        })
+    }
+
+    /// ORs the first `n` bits of `src` (`None`: `n` set bits, as a missing
+    /// validity means) into `dst` from bit `at`. `dst` must start zeroed
+    /// where the bits go: this is how bitmaps are concatenated.
+    pub fn bitmap_append(
+        &self,
+        src: Option<&DeviceBuffer<u32>>,
+        n: usize,
+        dst: &DeviceBuffer<u32>,
+        at: usize,
+    ) -> Result<(), RuntimeError> {
+        check_bitmap(src, n, "appended bitmap")?;
+        check(at + n <= dst.len() * 32, || {
+            format!("bits {at}..{} of a bitmap of {} words", at + n, dst.len())
+        })?;
+        let args = KernelArgs::new()
+            .arg(ptr(src))
+            .arg(n as u64)
+            .buffer(dst)
+            .arg(at as u64);
+        self.launch(ids::bitmap_append, Self::linear(words(n)), args)
+    }
+
+    /// Concatenates string columns (offsets and bytes; validity is a bitmap
+    /// for [`Ops::bitmap_append`]).
+    pub fn concat_strings(
+        &self,
+        parts: &[(&DeviceBuffer<i64>, &DeviceBuffer<u8>)],
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u8>), RuntimeError> {
+        for (offsets, _) in parts {
+            check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        }
+        let rows: usize = parts.iter().map(|(o, _)| o.len() - 1).sum();
+        let total: usize = parts.iter().map(|(_, b)| b.len()).sum();
+        let offsets = self.zeroed::<i64>(rows + 1)?;
+        let bytes = self.zeroed::<u8>(total)?;
+        let (mut row, mut byte) = (0, 0);
+        for (part_offsets, part_bytes) in parts {
+            let n = part_offsets.len() - 1;
+            // The part's bytes may start after a sliced-off prefix.
+            let bounds = part_offsets.to_host_range(0, 1)?[0]..part_offsets.to_host_range(n, 1)?[0];
+            check(
+                bounds.start >= 0
+                    && bounds.start <= bounds.end
+                    && bounds.end as usize <= part_bytes.len(),
+                || "string offsets outside their bytes".into(),
+            )?;
+            let used = (bounds.end - bounds.start) as usize;
+            let args = KernelArgs::new()
+                .buffer(*part_offsets)
+                .arg(n as u64)
+                .buffer(&offsets)
+                .arg(row as u64)
+                .arg(byte as i64);
+            self.launch(ids::string_offsets_append, Self::linear(n + 1), args)?;
+            if used == part_bytes.len() {
+                bytes.copy_from_device(byte, part_bytes)?;
+            } else {
+                let indices = self.iota(used, bounds.start)?;
+                let (copied, _) = self.gather(*part_bytes, None, &indices)?;
+                bytes.copy_from_device(byte, &copied)?;
+            }
+            row += n;
+            byte += used;
+        }
+        Ok((offsets, bytes))
+    }
+
+    /// The group of each of `n` sorted rows, from the groups' starts.
+    pub fn segment_ids(
+        &self,
+        starts: &DeviceBuffer<i64>,
+        n: usize,
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        check(starts.len() <= n.max(1), || "more groups than rows".into())?;
+        check(n == 0 || !starts.is_empty(), || {
+            "rows without a group".into()
+        })?;
+        check(u32::try_from(starts.len()).is_ok(), || {
+            format!("{} groups do not fit 32-bit group numbers", starts.len())
+        })?;
+        let out = self.zeroed::<u32>(n)?;
+        let args = KernelArgs::new()
+            .buffer(starts)
+            .arg(starts.len() as u64)
+            .arg(n as u64)
+            .buffer(&out);
+        self.launch(ids::segment_ids, Self::linear(n), args)?;
+        Ok(out)
+    }
+
     /// `a op b` for `n` rows (`b` one value when `b_scalar`): bits and validity.
     #[allow(clippy::too_many_arguments)]
     pub fn compare<T: Compare>(
@@ -1113,6 +1248,19 @@ impl Ops<'_> {
             .arg(n as u64)
             .buffer(flags);
         self.launch(T::FLAGS, Self::linear(n), args)
+    }
+
+    /// The first `n` flags (non-zero bytes) as a bitmap.
+    pub fn flags_bitmap(
+        &self,
+        flags: &DeviceBuffer<u8>,
+        n: usize,
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        check(flags.len() >= n, || "flags too short".into())?;
+        let out = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new().buffer(flags).arg(n as u64).buffer(&out);
+        self.launch(ids::bool_to_bitmap, Self::linear(n), args)?;
+        Ok(out)
     }
 
     /// The first row of each group (sorted rows), from the marked flags.

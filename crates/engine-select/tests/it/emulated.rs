@@ -466,6 +466,68 @@ fn computed_expressions_match_the_cpu() {
     }
 }
 
+#[test]
+fn string_slices_match_the_cpu() {
+    let words = || {
+        df!(
+            "s" => [Some("+13-555"), Some(""), None, Some("ünïcode 中文 😀"), Some("ab"), Some("exactly"), Some("\n\n")],
+            "n" => [1i64, 2, 3, 4, 5, 6, 7],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let slices: &[(i64, Option<u64>)] = &[
+        (0, Some(2)),
+        (1, Some(3)),
+        (0, None),
+        (4, None),
+        (-3, None),
+        (-3, Some(2)),
+        (-9, Some(4)),
+        (-100, Some(200)),
+        (100, Some(1)),
+        (2, Some(0)),
+    ];
+    for &(offset, length) in slices {
+        let sliced = match length {
+            Some(length) => col("s").str().slice(lit(offset), lit(length)),
+            None => col("s").str().slice(lit(offset), lit(NULL)),
+        };
+        assert_gpu_eq(
+            &format!("slice({offset}, {length:?})"),
+            words().with_columns([sliced.clone().alias("part")]),
+        );
+    }
+    let cases = [
+        (
+            "slice of a slice, then grouped by",
+            words()
+                .with_columns([col("s")
+                    .str()
+                    .slice(lit(1), lit(6u64))
+                    .str()
+                    .slice(lit(-2), lit(1u64))
+                    .alias("part")])
+                .group_by([col("part")])
+                .agg([col("n").sum()])
+                .sort(["part"], Default::default()),
+        ),
+        (
+            "a slice matched by a pattern",
+            words()
+                .with_columns([col("s").str().slice(lit(0), lit(3u64)).alias("code")])
+                .filter(col("code").str().contains(lit("13|ab|ün"), true)),
+        ),
+        (
+            "a string column copied under a new name",
+            words().with_columns([col("s").alias("t")]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_eq(name, lf);
+    }
+}
+
 fn groups() -> LazyFrame {
     df!(
         "g" => [Some(1i64), Some(2), Some(1), None, Some(3), Some(2), None, Some(1), Some(3), Some(3)],
@@ -495,6 +557,11 @@ fn group_bys_match_the_cpu() {
             (lit(0.2) * col("x").mean()).alias("scaled mean"),
             (col("v").max() - col("v").min()).alias("range"),
             (col("v").sum() + col("v").count().cast(DataType::Int64)).alias("sum plus count"),
+            col("v").n_unique().alias("distinct v"),
+            col("x").n_unique().alias("distinct x"),
+            col("s").n_unique().alias("distinct s"),
+            col("h").n_unique().alias("distinct h"),
+            (col("g").n_unique() * lit(10u32)).alias("distinct g times 10"),
         ]
     };
     let cases: Vec<(&str, LazyFrame)> = vec![
@@ -544,6 +611,28 @@ fn group_bys_match_the_cpu() {
                 .sort(["x"], SortMultipleOptions::default()),
         ),
         ("distinct dates", table().select([col("d").unique_stable()])),
+        (
+            "distinct counts of whole columns (NaNs one value, -0.0 and 0.0 one value)",
+            table().select([
+                col("f").n_unique().alias("f"),
+                col("s").n_unique().alias("s"),
+                col("i").n_unique().alias("i"),
+                col("d").n_unique().alias("d"),
+            ]),
+        ),
+        (
+            "distinct floats per group",
+            table()
+                .with_columns([(col("u") % lit(2u32)).alias("parity")])
+                .group_by_stable([col("parity")])
+                .agg([col("f").n_unique(), col("s").n_unique().alias("s")]),
+        ),
+        (
+            "distinct counts of no rows",
+            table()
+                .filter(col("i").gt(lit(i64::MAX)))
+                .select([col("f").n_unique(), col("s").n_unique().alias("s")]),
+        ),
         (
             "sorted afterwards",
             groups()

@@ -129,6 +129,37 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.enqueue_upload(values.to_vec())
     }
 
+    /// Copies all of `src` into this buffer from value `at`, device to
+    /// device, in this buffer's stream order (after the work enqueued on
+    /// `src`'s stream so far, and before later work there, when that is
+    /// another stream).
+    pub fn copy_from_device(&self, at: usize, src: &DeviceBuffer<T>) -> Result<(), RuntimeError> {
+        if at.checked_add(src.len).is_none_or(|end| end > self.len) {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "copying {} values to value {at} of a device buffer of {}",
+                src.len, self.len
+            )));
+        }
+        if src.len == 0 {
+            return Ok(());
+        }
+        self.stream.wait_for(&src.stream)?;
+        let (from, to, len) = (
+            src.ptr.0,
+            self.ptr.0 + (at * size_of::<T>()) as u64,
+            src.len,
+        );
+        self.stream.enqueue(move || {
+            // SAFETY: both ranges lie within their allocations (checked
+            // above), which stay allocated until after this work (stream
+            // order; `src`'s stream was waited for). `copy` allows overlap.
+            unsafe { std::ptr::copy(from as *const T, to as *mut T, len) }
+        })?;
+        // `src` may be freed (and its memory reused) on its own stream only
+        // after the copy.
+        src.stream.wait_for(&self.stream)
+    }
+
     /// The values, copied to the host after the work enqueued on the
     /// buffer's stream so far (this waits for it).
     pub fn to_host(&self) -> Result<Vec<T>, RuntimeError> {

@@ -9,6 +9,7 @@ mod predicate;
 mod reduce;
 mod scan;
 mod sort;
+mod strings;
 
 use std::sync::Arc;
 

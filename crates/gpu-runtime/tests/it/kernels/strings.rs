@@ -1,0 +1,215 @@
+//! String slicing, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
+
+use std::sync::Arc;
+
+use gpu_runtime::EmulatedDevice;
+use gpu_runtime::memory::{DeviceBuffer, MemoryResource, PoolOptions, PoolResource};
+use gpu_runtime::ops::Ops;
+
+use super::{SIZES, bitmap, device, flags};
+
+/// Random strings of ASCII and 2-, 3- and 4-byte characters, some empty.
+fn random_strings(rng: &mut fastrand::Rng, n: usize) -> Vec<String> {
+    const CHARS: &[char] = &['a', 'Z', '0', ' ', '\n', 'é', 'ß', '€', '中', '😀'];
+    (0..n)
+        .map(|_| {
+            let len = rng.usize(..12);
+            (0..len).map(|_| CHARS[rng.usize(..CHARS.len())]).collect()
+        })
+        .collect()
+}
+
+fn offsets_of(strings: &[String]) -> (Vec<i64>, Vec<u8>) {
+    let mut offsets = vec![0i64];
+    let mut bytes = Vec::new();
+    for s in strings {
+        bytes.extend_from_slice(s.as_bytes());
+        offsets.push(bytes.len() as i64);
+    }
+    (offsets, bytes)
+}
+
+fn strings_of(offsets: &[i64], bytes: &[u8]) -> Vec<String> {
+    offsets
+        .windows(2)
+        .map(|w| String::from_utf8(bytes[w[0] as usize..w[1] as usize].to_vec()).unwrap())
+        .collect()
+}
+
+/// `str.slice` as Polars documents it, in characters.
+fn slice_reference(s: &str, offset: i64, length: Option<u64>) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len() as i128;
+    let mut length = length.map_or(i128::MAX, i128::from);
+    let start = if offset >= 0 {
+        (offset as i128).min(n)
+    } else if -(offset as i128) <= n {
+        n + offset as i128
+    } else {
+        length = (length - (-(offset as i128) - n)).max(0);
+        0
+    };
+    let end = (start.saturating_add(length)).min(n);
+    chars[start as usize..end as usize].iter().collect()
+}
+
+#[test]
+fn string_slice_matches_the_character_reference() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(41);
+    let cases: &[(i64, Option<u64>)] = &[
+        (0, Some(2)),
+        (0, None),
+        (3, Some(4)),
+        (-3, None),
+        (-3, Some(2)),
+        (-20, Some(15)),
+        (-20, None),
+        (50, Some(1)),
+        (2, Some(0)),
+        (i64::MIN, Some(u64::MAX)),
+        (i64::MAX, None),
+        (-1, Some(u64::MAX)),
+    ];
+    for &n in SIZES {
+        let strings = random_strings(&mut rng, n);
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
+        let (offsets, bytes) = offsets_of(&strings);
+        let (d_offsets, d_bytes, d_valid) = (
+            device.upload(&offsets),
+            device.upload(&bytes),
+            device.upload(&bitmap(&valid)),
+        );
+        for &(offset, length) in cases {
+            let out = ops
+                .string_slice(&d_offsets, &d_bytes, Some(&d_valid), offset, length)
+                .unwrap();
+            let got = strings_of(
+                &out.offsets.to_host().unwrap(),
+                &out.bytes.to_host().unwrap(),
+            );
+            let expected: Vec<String> = strings
+                .iter()
+                .zip(&valid)
+                .map(|(s, &ok)| {
+                    if ok {
+                        slice_reference(s, offset, length)
+                    } else {
+                        String::new()
+                    }
+                })
+                .collect();
+            assert_eq!(got, expected, "n = {n}, slice({offset}, {length:?})");
+            assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
+        }
+    }
+}
+
+#[test]
+fn concatenated_strings_and_bitmaps_equal_the_parts_in_order() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(42);
+    for round in 0..20 {
+        let sizes: Vec<usize> = (0..rng.usize(1..5))
+            .map(|_| SIZES[rng.usize(..SIZES.len() - 1)])
+            .collect();
+        let parts: Vec<Vec<String>> = sizes.iter().map(|&n| random_strings(&mut rng, n)).collect();
+        let valids: Vec<Option<Vec<bool>>> = sizes
+            .iter()
+            .map(|&n| rng.bool().then(|| (0..n).map(|_| rng.bool()).collect()))
+            .collect();
+        let uploaded: Vec<_> = parts
+            .iter()
+            .map(|p| {
+                let (o, b) = offsets_of(p);
+                (device.upload(&o), device.upload(&b))
+            })
+            .collect();
+        let refs: Vec<_> = uploaded.iter().map(|(o, b)| (o, b)).collect();
+        let (offsets, bytes) = ops.concat_strings(&refs).unwrap();
+        let expected: Vec<String> = parts.concat();
+        let got = strings_of(&offsets.to_host().unwrap(), &bytes.to_host().unwrap());
+        assert_eq!(got, expected, "round {round}, sizes {sizes:?}");
+
+        let total: usize = sizes.iter().sum();
+        let validity = device.upload(&vec![0u32; total.div_ceil(32)]);
+        let mut at = 0;
+        let mut expected_valid = Vec::new();
+        for (valid, &n) in valids.iter().zip(&sizes) {
+            let uploaded = valid.as_ref().map(|v| device.upload(&bitmap(v)));
+            ops.bitmap_append(uploaded.as_ref(), n, &validity, at)
+                .unwrap();
+            expected_valid.extend(valid.clone().unwrap_or_else(|| vec![true; n]));
+            at += n;
+        }
+        assert_eq!(
+            validity.to_host().unwrap(),
+            bitmap(&expected_valid),
+            "round {round}, sizes {sizes:?}"
+        );
+    }
+}
+
+#[test]
+fn bitmap_append_refuses_to_write_past_the_end() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let dst = device.upload(&[0u32; 2]);
+    let err = ops.bitmap_append(None, 40, &dst, 30).unwrap_err();
+    assert!(err.to_string().contains("bits 30..70"), "{err}");
+}
+
+#[test]
+fn device_copies_land_at_their_offset_and_check_bounds() {
+    let emulated = Arc::new(EmulatedDevice::new(0, 1 << 30));
+    let memory: Arc<dyn MemoryResource> =
+        Arc::new(PoolResource::new(emulated.clone(), PoolOptions::default()).unwrap());
+    let (first, second) = (
+        emulated.create_stream().unwrap(),
+        emulated.create_stream().unwrap(),
+    );
+    // Written on one stream, copied on another: the copy waits for the write.
+    let src = DeviceBuffer::from_host(&[1i64, 2, 3], memory.clone(), &second).unwrap();
+    let dst = DeviceBuffer::from_host(&[0i64; 6], memory, &first).unwrap();
+    dst.copy_from_device(2, &src).unwrap();
+    assert_eq!(dst.to_host().unwrap(), [0, 0, 1, 2, 3, 0]);
+    let err = dst.copy_from_device(4, &src).unwrap_err();
+    assert!(err.to_string().contains("to value 4"), "{err}");
+}
+
+#[test]
+fn segment_ids_number_every_sorted_row_by_its_group() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(43);
+    for &n in SIZES {
+        let mut starts = vec![0i64];
+        for row in 1..n {
+            if rng.u8(..4) == 0 {
+                starts.push(row as i64);
+            }
+        }
+        if n == 0 {
+            starts.clear();
+        }
+        let ids = ops.segment_ids(&device.upload(&starts), n).unwrap();
+        let expected: Vec<u32> = (0..n)
+            .map(|row| starts.iter().filter(|&&s| s as usize <= row).count() as u32 - 1)
+            .collect();
+        assert_eq!(ids.to_host().unwrap(), expected, "n = {n}");
+    }
+}
