@@ -16,8 +16,8 @@ use gpu_runtime::ops::{
     Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, StringMatch,
 };
 use ir_lower::{
-    AggOp, BinaryOp, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, JoinKind, NamedExpr, PlanNode,
-    Scalar, StringOp,
+    AggOp, BinaryOp, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, JoinKind, Keep, NamedExpr,
+    PlanNode, Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
 
@@ -44,7 +44,8 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
     match node {
         PlanNode::DataFrameScan { .. }
         | PlanNode::SimpleProjection { .. }
-        | PlanNode::Slice { .. } => {}
+        | PlanNode::Slice { .. }
+        | PlanNode::HConcat { .. } => {}
         PlanNode::Select { exprs, .. } if exprs.iter().any(|e| e.expr.has_aggregation()) => {
             for named in exprs {
                 if let Err(why) = aggregation_supported(&named.expr) {
@@ -157,9 +158,24 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 )));
             }
         }
-        PlanNode::Distinct { .. } => reasons.push(not_yet("distinct")),
-        PlanNode::Union { .. } => reasons.push(not_yet("union")),
-        PlanNode::HConcat { .. } => reasons.push(not_yet("hconcat")),
+        PlanNode::Distinct { input, subset, .. } => {
+            for key in distinct_keys(input.schema(), subset.as_deref()) {
+                if !groupable(key.dtype) {
+                    reasons.push(not_yet(format_args!("distinct rows by `{key}`")));
+                }
+            }
+        }
+        PlanNode::Union { inputs, schema, .. } => {
+            let dtypes = |schema: &ir_lower::OutputSchema| -> Vec<GpuDtype> {
+                schema.iter().map(|column| column.dtype).collect()
+            };
+            if inputs
+                .iter()
+                .any(|input| dtypes(input.schema()) != dtypes(schema))
+            {
+                reasons.push(not_yet("a union of inputs of different types"));
+            }
+        }
         PlanNode::Cache { .. } => {}
     }
 }
@@ -254,6 +270,27 @@ fn unique_of_column(exprs: &[NamedExpr]) -> Option<(&GpuExpr, bool)> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// The columns (of a frame of `schema`) whose values make rows duplicates:
+/// `subset`, or all.
+fn distinct_keys(schema: &ir_lower::OutputSchema, subset: Option<&[usize]>) -> Vec<GpuExpr> {
+    let column = |index: usize| GpuExpr {
+        kind: ExprKind::Column {
+            index,
+            name: schema[index].name.to_string(),
+        },
+        dtype: schema[index].dtype,
+    };
+    match subset {
+        Some(subset) => subset
+            .iter()
+            .copied()
+            .filter(|&i| i < schema.len())
+            .map(column)
+            .collect(),
+        None => (0..schema.len()).map(column).collect(),
     }
 }
 
@@ -779,6 +816,101 @@ impl Executor<'_> {
                 }
                 Ok(out)
             }
+            PlanNode::Union {
+                inputs,
+                slice,
+                schema,
+            } => {
+                let frames = inputs
+                    .iter()
+                    .map(|input| self.run(input))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let height = frames.iter().map(|frame| frame.height).sum();
+                let columns = schema
+                    .iter()
+                    .enumerate()
+                    .map(|(i, output)| {
+                        let parts = frames
+                            .iter()
+                            .map(|frame| column_at(frame, i))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        self.concat_column(&parts, output.name.as_str(), output.dtype, height)
+                    })
+                    .collect::<Result<_, ExecError>>()?;
+                let out = DeviceFrame { columns, height };
+                match slice {
+                    Some((offset, len)) => {
+                        let (start, end) = slice_bounds(height, *offset, *len);
+                        let indices = self.ops().iota(end - start, start as i64)?;
+                        self.gather_frame(&out, &indices)
+                    }
+                    None => Ok(out),
+                }
+            }
+            PlanNode::Distinct {
+                input,
+                subset,
+                keep,
+                maintain_order,
+                slice,
+                ..
+            } => {
+                let frame = self.run(input)?;
+                let keys = distinct_keys(input.schema(), subset.as_deref());
+                let rows = self.distinct_rows(&frame, &keys, *keep, *maintain_order)?;
+                let out = self.gather_frame(&frame, &rows)?;
+                match slice {
+                    Some((offset, len)) => {
+                        let (start, end) = slice_bounds(out.height, *offset, *len);
+                        let indices = self.ops().iota(end - start, start as i64)?;
+                        self.gather_frame(&out, &indices)
+                    }
+                    None => Ok(out),
+                }
+            }
+            PlanNode::HConcat {
+                inputs,
+                strict,
+                broadcast_unit_length,
+                schema,
+            } => {
+                let frames = inputs
+                    .iter()
+                    .map(|input| self.run(input))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let height = frames.iter().map(|frame| frame.height).max().unwrap_or(0);
+                let ops = self.ops();
+                let mut columns = Vec::with_capacity(schema.len());
+                for frame in frames {
+                    if frame.height == height {
+                        columns.extend(frame.columns);
+                        continue;
+                    }
+                    if *strict {
+                        // Polars' own error for this query.
+                        return Err(ExecError::Polars(
+                            polars::prelude::PolarsError::ShapeMismatch(
+                                format!(
+                                    "cannot concat horizontally frames of {} and {height} rows",
+                                    frame.height
+                                )
+                                .into(),
+                            ),
+                        ));
+                    }
+                    // Gathers past the end give nulls; index 0 repeats the one row.
+                    let rows = if *broadcast_unit_length && frame.height == 1 {
+                        ops.repeat_first(height)?
+                    } else {
+                        ops.iota(height, 0)?
+                    };
+                    columns.extend(self.gather_frame(&frame, &rows)?.columns);
+                }
+                for (column, output) in columns.iter_mut().zip(schema) {
+                    column.name = output.name.as_str().into();
+                }
+                Ok(DeviceFrame { columns, height })
+            }
             // Each use of a shared subplan runs it again: the same result, more work.
             PlanNode::Cache { input, .. } => self.run(input),
             other => Err(ExecError::Unsupported(not_yet(format_args!("{other:?}")))),
@@ -877,6 +1009,100 @@ impl Executor<'_> {
             frame.height,
             values,
             Some(validity),
+        ))
+    }
+
+    /// The rows of `parts` (columns of one physical type, `height` rows in
+    /// all) one after another, as a column named `name`.
+    fn concat_column(
+        &self,
+        parts: &[&DeviceColumn],
+        name: &str,
+        dtype: GpuDtype,
+        height: usize,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let bitmap = || {
+            DeviceBuffer::<u32>::zeroed(
+                height.div_ceil(32),
+                self.ctx.memory.clone(),
+                &self.ctx.stream,
+            )
+        };
+        let mismatch = || {
+            ExecError::Unsupported(format!(
+                "a union of columns {name:?} of different physical types"
+            ))
+        };
+        macro_rules! concat {
+            ($variant:ident) => {{
+                let out = DeviceBuffer::zeroed(height, self.ctx.memory.clone(), &self.ctx.stream)?;
+                let mut at = 0;
+                for part in parts {
+                    let Values::$variant(values) = part.values() else {
+                        return Err(mismatch());
+                    };
+                    out.copy_from_device(at, values)?;
+                    at += part.len();
+                }
+                Values::$variant(out)
+            }};
+        }
+        let first = parts.first().ok_or_else(|| {
+            ExecError::Unsupported(format!("a union without inputs for {name:?}"))
+        })?;
+        let values = match first.values() {
+            Values::Bits(_) => {
+                let out = bitmap()?;
+                let mut at = 0;
+                for part in parts {
+                    let Values::Bits(bits) = part.values() else {
+                        return Err(mismatch());
+                    };
+                    ops.bitmap_append(Some(bits), part.len(), &out, at)?;
+                    at += part.len();
+                }
+                Values::Bits(out)
+            }
+            Values::I8(_) => concat!(I8),
+            Values::I16(_) => concat!(I16),
+            Values::I32(_) => concat!(I32),
+            Values::I64(_) => concat!(I64),
+            Values::U8(_) => concat!(U8),
+            Values::U16(_) => concat!(U16),
+            Values::U32(_) => concat!(U32),
+            Values::U64(_) => concat!(U64),
+            Values::F32(_) => concat!(F32),
+            Values::F64(_) => concat!(F64),
+            Values::Str { .. } => {
+                let strings = parts
+                    .iter()
+                    .map(|part| match part.values() {
+                        Values::Str { offsets, bytes } => Ok((offsets, bytes)),
+                        _ => Err(mismatch()),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let (offsets, bytes) = ops.concat_strings(&strings)?;
+                Values::Str { offsets, bytes }
+            }
+        };
+        let validity = if parts.iter().any(|part| part.validity().is_some()) {
+            let out = bitmap()?;
+            let mut at = 0;
+            for part in parts {
+                ops.bitmap_append(part.validity(), part.len(), &out, at)?;
+                at += part.len();
+            }
+            Some(out)
+        } else {
+            None
+        };
+        Ok(DeviceColumn::from_parts(
+            name.into(),
+            dtype,
+            height,
+            values,
+            validity,
         ))
     }
 
@@ -1087,6 +1313,46 @@ impl Executor<'_> {
                 ))));
             }
         })
+    }
+
+    /// The rows `Distinct` keeps of `frame`: one per group of equal `keys`
+    /// (the first, the last, or only groups of one row), ordered by row
+    /// when `maintain_order`, else by key.
+    fn distinct_rows(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[GpuExpr],
+        keep: Keep,
+        maintain_order: bool,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let ops = self.ops();
+        let keys: Vec<&GpuExpr> = keys.iter().collect();
+        let Groups {
+            sorted_rows,
+            starts,
+            first_rows,
+        } = self.groups(frame, &keys)?;
+        let rows = match keep {
+            Keep::First | Keep::Any => first_rows,
+            Keep::Last => {
+                ops.segment_pick(SegmentPick::Last, &sorted_rows, None, &starts)?
+                    .0
+            }
+            Keep::None => {
+                let sizes = ops.segment_count(None, &starts, sorted_rows.len())?;
+                let one =
+                    DeviceBuffer::from_host(&[1u32], self.ctx.memory.clone(), &self.ctx.stream)?;
+                let (alone, _) =
+                    ops.compare(&sizes, None, &one, None, true, sizes.len(), Comparison::Eq)?;
+                let groups = ops.filter_indices(&alone, None, sizes.len())?;
+                ops.gather(&first_rows, None, &groups)?.0
+            }
+        };
+        if !maintain_order {
+            return Ok(rows);
+        }
+        let order = ops.sort_by(ops.rows(rows.len())?, &rows, None, false, false)?;
+        Ok(ops.gather(&rows, None, &ops.widen(&order)?)?.0)
     }
 
     /// The distinct values of `column` (the values of `expr`; null is one
@@ -1732,14 +1998,19 @@ impl Executor<'_> {
 }
 
 /// Rows `offset..offset + len` of `height` (a negative offset counts from the end), clamped.
+/// The rows `[start, end)` a slice keeps, as Polars computes them: a
+/// negative offset counts from the end, and the window is clamped to the
+/// frame only after its end is placed (so `slice(-60, 4)` of 9 rows is empty).
 fn slice_bounds(height: usize, offset: i64, len: usize) -> (usize, usize) {
-    let height_i = height as i64;
+    let height_i = i64::try_from(height).unwrap_or(i64::MAX);
     let start = if offset < 0 {
-        (height_i + offset).max(0)
+        offset.saturating_add(height_i)
     } else {
-        offset.min(height_i)
-    } as usize;
-    (start, start.saturating_add(len).min(height))
+        offset
+    };
+    let stop = start.saturating_add(i64::try_from(len).unwrap_or(i64::MAX));
+    let clamp = |at: i64| at.clamp(0, height_i) as usize;
+    (clamp(start), clamp(stop))
 }
 
 fn column_index(expr: &GpuExpr) -> Result<usize, ExecError> {

@@ -442,12 +442,19 @@ impl<'a> PlanLowering<'a> {
                     schema,
                 })
             }
-            IR::HConcat { inputs, .. } => {
+            IR::HConcat {
+                inputs, options, ..
+            } => {
                 let lowered: Vec<Lowered> =
                     inputs.iter().map(|i| self.input(*i, children)).collect();
                 let inputs = lowered.into_iter().collect::<Option<_>>()?;
                 let schema = self.output_schema(node)?;
-                Some(PlanNode::HConcat { inputs, schema })
+                Some(PlanNode::HConcat {
+                    inputs,
+                    strict: options.strict,
+                    broadcast_unit_length: options.broadcast_unit_length,
+                    schema,
+                })
             }
             IR::Cache { input, id } => {
                 let id = format!("{id:?}");

@@ -181,9 +181,13 @@ pub enum PlanNode {
         slice: Option<(i64, usize)>,
         schema: OutputSchema,
     },
-    /// Inputs side by side.
+    /// Inputs side by side. Shorter inputs are padded with nulls, or, with
+    /// `broadcast_unit_length`, a one-row input repeats; `strict` makes
+    /// different heights an error.
     HConcat {
         inputs: Vec<PlanNode>,
+        strict: bool,
+        broadcast_unit_length: bool,
         schema: OutputSchema,
     },
     /// A subplan whose result is shared by several parents (same `id`; the
@@ -369,7 +373,21 @@ impl PlanNode {
             PlanNode::Union { inputs, slice, .. } => {
                 format!("Union inputs={}{}", inputs.len(), slice_note(slice))
             }
-            PlanNode::HConcat { inputs, .. } => format!("HConcat inputs={}", inputs.len()),
+            PlanNode::HConcat {
+                inputs,
+                strict,
+                broadcast_unit_length,
+                ..
+            } => format!(
+                "HConcat inputs={}{}{}",
+                inputs.len(),
+                if *strict { " strict" } else { "" },
+                if *broadcast_unit_length {
+                    " broadcast_unit_length"
+                } else {
+                    ""
+                }
+            ),
             PlanNode::Cache { .. } => "Cache".to_owned(),
         }
     }

@@ -14,7 +14,7 @@ fn emulated() -> GpuEngine {
 /// Runs `lf` on the CPU and, with fallback disabled (so a fallback can never
 /// pass as a GPU result), on the emulated device; both must agree on dtypes,
 /// nulls, values and row order (floats bit for bit: filters move values).
-fn assert_gpu_eq(name: &str, lf: LazyFrame) {
+pub fn assert_gpu_eq(name: &str, lf: LazyFrame) {
     let expected = lf.clone().collect().unwrap();
     let engine = Engine::Gpu(emulated().with_raise_on_fail(true));
     let (actual, report) = lf
@@ -100,6 +100,8 @@ fn scans_filters_projections_slices_and_sorts_match_the_cpu() {
         ("nothing passes", table().filter(col("i").gt(lit(i64::MAX)))),
         ("slice", table().slice(2, 3)),
         ("negative slice", table().slice(-3, 2)),
+        ("slice starting before the first row", table().slice(-10, 4)),
+        ("slice ending before the first row", table().slice(-20, 4)),
         (
             "filter then slice",
             table().filter(col("u").gt(lit(1u32))).slice(1, 10),
@@ -526,6 +528,137 @@ fn string_slices_match_the_cpu() {
     for (name, lf) in cases {
         assert_gpu_eq(name, lf);
     }
+}
+
+/// `n` rows of every physical type, nulls every `null_every` rows (0: none).
+fn rows(n: usize, seed: i64, null_every: usize) -> LazyFrame {
+    fn pick<T>(i: usize, null_every: usize, value: T) -> Option<T> {
+        (null_every == 0 || !i.is_multiple_of(null_every)).then_some(value)
+    }
+    df!(
+        "i" => (0..n).map(|i| pick(i, null_every, seed * 1000 + i as i64)).collect::<Vec<_>>(),
+        "b" => (0..n).map(|i| pick(i, null_every, (i + seed as usize).is_multiple_of(3))).collect::<Vec<_>>(),
+        "f" => (0..n).map(|i| pick(i, null_every, i as f64 / 4.0 - seed as f64)).collect::<Vec<_>>(),
+        "s" => (0..n).map(|i| pick(i, null_every, format!("{seed}-{}", "é".repeat(i % 5)))).collect::<Vec<_>>(),
+        "u8" => (0..n).map(|i| pick(i, null_every, (i % 250) as u8)).collect::<Vec<_>>(),
+    )
+    .unwrap()
+    .lazy()
+}
+
+#[test]
+fn unions_match_the_cpu() {
+    let union = |parts: Vec<LazyFrame>| concat(parts, UnionArgs::default()).unwrap();
+    let cases = [
+        (
+            "two inputs, lengths off the 32-bit words",
+            union(vec![rows(45, 1, 7), rows(70, 2, 0)]),
+        ),
+        (
+            "three inputs, one empty, one without nulls",
+            union(vec![
+                rows(3, 1, 2),
+                rows(0, 2, 0),
+                rows(33, 3, 0),
+                rows(31, 4, 5),
+            ]),
+        ),
+        (
+            "filtered inputs, then a slice",
+            union(vec![
+                rows(50, 1, 3).filter(col("b")),
+                rows(50, 2, 4).filter(col("i").gt(lit(2010i64))),
+            ])
+            .slice(5, 17),
+        ),
+        (
+            "a union grouped afterwards",
+            union(vec![rows(40, 1, 6), rows(40, 1, 9)])
+                .group_by([col("s")])
+                .agg([col("i").sum(), len()])
+                .sort(["s"], Default::default()),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_eq(name, lf);
+    }
+}
+
+#[test]
+fn distinct_rows_and_side_by_side_frames_match_the_cpu() {
+    let unique = |subset: Option<Vec<&str>>, keep| {
+        let subset = subset.map(|names: Vec<&str>| names.into_iter().map(col).collect());
+        groups().unique_stable_generic(subset, keep)
+    };
+    let sorted = |lf: LazyFrame| {
+        lf.sort(
+            ["g", "h", "v"],
+            SortMultipleOptions::default().with_nulls_last(true),
+        )
+    };
+    let mut cases = vec![];
+    for keep in [
+        UniqueKeepStrategy::First,
+        UniqueKeepStrategy::Last,
+        UniqueKeepStrategy::None,
+        UniqueKeepStrategy::Any,
+    ] {
+        cases.push((
+            format!("distinct rows by g and s, keep {keep:?}, in order"),
+            unique(Some(vec!["g", "s"]), keep),
+        ));
+        cases.push((
+            format!("distinct rows by g, keep {keep:?}, in order"),
+            unique(Some(vec!["g"]), keep),
+        ));
+        cases.push((
+            format!("distinct rows by h, keep {keep:?}, sorted afterwards"),
+            sorted(groups().unique_generic(Some(vec![col("h")]), keep)),
+        ));
+    }
+    cases.push((
+        "distinct whole rows, then a slice".into(),
+        unique(None, UniqueKeepStrategy::First).slice(1, 4),
+    ));
+    let short = df!("w" => [Some(1i32), None, Some(3)], "t" => ["p", "q", "r"])
+        .unwrap()
+        .lazy();
+    let one = df!("one" => [Some(7u8)]).unwrap().lazy();
+    cases.push((
+        "side by side, the shorter padded with nulls".into(),
+        concat_lf_horizontal([groups(), short.clone()], HConcatOptions::default()).unwrap(),
+    ));
+    cases.push((
+        "side by side, the longer second".into(),
+        concat_lf_horizontal([short, one, groups()], HConcatOptions::default()).unwrap(),
+    ));
+    let one = df!("one" => [Some(7u8)]).unwrap().lazy();
+    let broadcast = HConcatOptions {
+        broadcast_unit_length: true,
+        ..Default::default()
+    };
+    cases.push((
+        "side by side, one row repeated".into(),
+        concat_lf_horizontal([groups(), one], broadcast).unwrap(),
+    ));
+    for (name, lf) in cases {
+        assert_gpu_eq(&name, lf);
+    }
+}
+
+#[test]
+fn strict_side_by_side_frames_of_different_heights_are_an_error_on_both_engines() {
+    let strict = HConcatOptions {
+        strict: true,
+        ..Default::default()
+    };
+    let short = df!("w" => [1i32, 2]).unwrap().lazy();
+    let lf = concat_lf_horizontal([groups(), short], strict).unwrap();
+    assert!(lf.clone().collect().is_err());
+    let engine = Engine::Gpu(emulated().with_raise_on_fail(true));
+    let err = lf.collect_with(&engine).unwrap_err();
+    // The device's own error: the same kind Polars raises.
+    assert!(err.to_string().contains("frames of 2 and 10 rows"), "{err}");
 }
 
 fn groups() -> LazyFrame {

@@ -4,6 +4,7 @@ mod emulated;
 mod fallback;
 mod parity;
 mod pdsh_gpu;
+mod properties;
 
 use gpu_runtime::{RuntimeError, Unavailable};
 use polars::prelude::*;

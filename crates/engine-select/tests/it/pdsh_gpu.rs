@@ -37,7 +37,7 @@ fn assert_frames_close(expected: &DataFrame, actual: &DataFrame, context: &str) 
 /// reason it gives (what the executor lacks first). This table only shrinks:
 /// a query that starts running on the device fails this test until it is
 /// taken out; one whose first missing piece changes needs its entry updated.
-const EXPECTED_FALLBACKS: &[(usize, &str)] = &[(7, "union")];
+const EXPECTED_FALLBACKS: &[(usize, &str)] = &[];
 
 #[test]
 fn pdsh_on_the_emulated_device_matches_the_cpu_and_falls_back_only_as_listed() {
