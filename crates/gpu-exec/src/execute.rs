@@ -712,9 +712,7 @@ impl Executor<'_> {
                 input, offset, len, ..
             } => {
                 let frame = self.run(input)?;
-                let (start, end) = slice_bounds(frame.height, *offset, *len);
-                let indices = self.ops().iota(end - start, start as i64)?;
-                self.gather_frame(&frame, &indices)
+                self.slice_frame(&frame, (*offset, *len))
             }
             PlanNode::Sort {
                 input, keys, slice, ..
@@ -728,9 +726,8 @@ impl Executor<'_> {
                         self.sort_by_key(permutation, &words, key.descending, key.nulls_last)?;
                 }
                 let mut indices = ops.widen(&permutation)?;
-                if let Some((offset, len)) = slice {
-                    let (start, end) = slice_bounds(frame.height, *offset, *len);
-                    let range = ops.iota(end - start, start as i64)?;
+                if let Some(slice) = slice {
+                    let range = self.slice_rows(frame.height, *slice)?;
                     indices = ops.gather(&indices, None, &range)?.0;
                 }
                 self.gather_frame(&frame, &indices)
@@ -821,10 +818,7 @@ impl Executor<'_> {
                 slice,
                 schema,
             } => {
-                let frames = inputs
-                    .iter()
-                    .map(|input| self.run(input))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let frames = self.run_each(inputs)?;
                 let height = frames.iter().map(|frame| frame.height).sum();
                 let columns = schema
                     .iter()
@@ -839,11 +833,7 @@ impl Executor<'_> {
                     .collect::<Result<_, ExecError>>()?;
                 let out = DeviceFrame { columns, height };
                 match slice {
-                    Some((offset, len)) => {
-                        let (start, end) = slice_bounds(height, *offset, *len);
-                        let indices = self.ops().iota(end - start, start as i64)?;
-                        self.gather_frame(&out, &indices)
-                    }
+                    Some(slice) => self.slice_frame(&out, *slice),
                     None => Ok(out),
                 }
             }
@@ -857,16 +847,12 @@ impl Executor<'_> {
             } => {
                 let frame = self.run(input)?;
                 let keys = distinct_keys(input.schema(), subset.as_deref());
-                let rows = self.distinct_rows(&frame, &keys, *keep, *maintain_order)?;
-                let out = self.gather_frame(&frame, &rows)?;
-                match slice {
-                    Some((offset, len)) => {
-                        let (start, end) = slice_bounds(out.height, *offset, *len);
-                        let indices = self.ops().iota(end - start, start as i64)?;
-                        self.gather_frame(&out, &indices)
-                    }
-                    None => Ok(out),
+                let mut rows = self.distinct_rows(&frame, &keys, *keep, *maintain_order)?;
+                if let Some(slice) = slice {
+                    let range = self.slice_rows(rows.len(), *slice)?;
+                    rows = self.ops().gather(&rows, None, &range)?.0;
                 }
+                self.gather_frame(&frame, &rows)
             }
             PlanNode::HConcat {
                 inputs,
@@ -874,10 +860,7 @@ impl Executor<'_> {
                 broadcast_unit_length,
                 schema,
             } => {
-                let frames = inputs
-                    .iter()
-                    .map(|input| self.run(input))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let frames = self.run_each(inputs)?;
                 let height = frames.iter().map(|frame| frame.height).max().unwrap_or(0);
                 let ops = self.ops();
                 let mut columns = Vec::with_capacity(schema.len());
@@ -1652,6 +1635,31 @@ impl Executor<'_> {
             left: ops.gather(&pairs.left, None, &keep)?.0,
             right: Some(ops.gather(right_rows, None, &keep)?.0),
         })
+    }
+
+    /// The frames of independent inputs (of a union or an hconcat), in
+    /// order. (One after another on one stream: separate streams per input
+    /// are to come.)
+    fn run_each(&self, inputs: &[PlanNode]) -> Result<Vec<DeviceFrame>, ExecError> {
+        inputs.iter().map(|input| self.run(input)).collect()
+    }
+
+    /// The row numbers a slice `(offset, len)` of `height` rows keeps.
+    fn slice_rows(
+        &self,
+        height: usize,
+        (offset, len): (i64, usize),
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let (start, end) = slice_bounds(height, offset, len);
+        Ok(self.ops().iota(end - start, start as i64)?)
+    }
+
+    fn slice_frame(
+        &self,
+        frame: &DeviceFrame,
+        slice: (i64, usize),
+    ) -> Result<DeviceFrame, ExecError> {
+        self.gather_frame(frame, &self.slice_rows(frame.height, slice)?)
     }
 
     fn gather_frame(
