@@ -2,6 +2,8 @@
 
 use polars::prelude::*;
 
+pub mod pdsh_table;
+
 /// A small orders table (`rows` rows, ten groups) for overhead measurements.
 pub fn orders(rows: usize) -> PolarsResult<DataFrame> {
     df!(

@@ -2,7 +2,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -86,7 +85,7 @@ pub fn check(root: &Path) -> Result<(), String> {
 }
 
 fn check_dependencies(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
-    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let output = crate::cargo(root)
         .args([
             "metadata",
             "--format-version",
@@ -94,7 +93,6 @@ fn check_dependencies(root: &Path, problems: &mut Vec<String>) -> Result<(), Str
             "--no-deps",
             "--offline",
         ])
-        .current_dir(root)
         .output()
         .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
     if !output.status.success() {

@@ -1,5 +1,6 @@
 //! `cargo xtask`: the project's tasks, as subcommands of one small binary.
 
+mod bench;
 mod invariants;
 mod kernels;
 
@@ -33,6 +34,11 @@ enum Task {
         #[arg(long)]
         check: bool,
     },
+    /// Runs the PDS-H queries under criterion on each engine side by side
+    /// (same generated tables; uploads and downloads counted), then prints
+    /// the table (query, CPU ms, engine ms, speedup, the engine that actually
+    /// ran) and writes it as CSV and JSON.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +47,7 @@ fn main() -> ExitCode {
     let result = match cli.task {
         Task::Invariants => invariants::check(&root),
         Task::Kernels { check } => kernels::run(&root, check),
+        Task::Bench(args) => bench::run(&root, &args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -49,6 +56,32 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A `cargo` command run in `root`, without the variables `cargo run` set
+/// for this binary: a build script (ring's) tracks `CARGO_MANIFEST_DIR`, so
+/// passing them on would rebuild everything that depends on it, and again
+/// at the next plain `cargo` command.
+fn cargo(root: &std::path::Path) -> std::process::Command {
+    let mut command =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command.current_dir(root);
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with("CARGO_PKG_")
+            || matches!(
+                name,
+                "CARGO_MANIFEST_DIR"
+                    | "CARGO_MANIFEST_PATH"
+                    | "CARGO_CRATE_NAME"
+                    | "CARGO_BIN_NAME"
+                    | "CARGO_PRIMARY_PACKAGE"
+            )
+        {
+            command.env_remove(name);
+        }
+    }
+    command
 }
 
 /// The workspace root: the folder above this crate's manifest.

@@ -1,0 +1,71 @@
+//! `cargo xtask bench`: the PDS-H criterion benchmark on each engine side by side, and its table as text, CSV and JSON.
+
+use std::path::Path;
+
+/// What to run; each field becomes a setting of the `pdsh` bench binary
+/// (see `benches/benches/pdsh.rs`) or an option of criterion.
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// Scale factor of the generated tables.
+    #[arg(long, default_value_t = 0.01)]
+    scale: f64,
+    /// Queries to run, e.g. `1,3,18` (default: all 22).
+    #[arg(long)]
+    queries: Option<String>,
+    /// Engines to run side by side, of cpu, gpu and emulated. `gpu` falls
+    /// back to the CPU where no GPU is present, and the table says so; the
+    /// emulated device is a correctness target, not a performance signal.
+    #[arg(long, default_value = "cpu,gpu")]
+    engines: String,
+    /// The GPU's ordinal.
+    #[arg(long, default_value_t = 0)]
+    device: usize,
+    /// Folder for criterion's files and the table (default: target/pdsh-bench).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Criterion's warm-up time per benchmark, in seconds.
+    #[arg(long, default_value_t = 1.0)]
+    warm_up_time: f64,
+    /// Criterion's measurement time per benchmark, in seconds.
+    #[arg(long, default_value_t = 3.0)]
+    measurement_time: f64,
+    /// Criterion's samples per benchmark (at least 10).
+    #[arg(long, default_value_t = 10)]
+    sample_size: usize,
+}
+
+pub fn run(root: &Path, args: &BenchArgs) -> Result<(), String> {
+    if !(args.scale.is_finite() && args.scale > 0.0) {
+        return Err(format!(
+            "--scale {} is not a positive scale factor",
+            args.scale
+        ));
+    }
+    if args.sample_size < 10 {
+        return Err("--sample-size must be at least 10 (criterion's minimum)".into());
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| root.join("target/pdsh-bench"));
+    let mut command = crate::cargo(root);
+    command
+        .args(["bench", "-p", "benches", "--bench", "pdsh", "--"])
+        .args(["--warm-up-time", &args.warm_up_time.to_string()])
+        .args(["--measurement-time", &args.measurement_time.to_string()])
+        .args(["--sample-size", &args.sample_size.to_string()])
+        .env("PDSH_SCALE", args.scale.to_string())
+        .env("PDSH_ENGINES", &args.engines)
+        .env("PDSH_DEVICE", args.device.to_string())
+        .env("PDSH_OUT", &out);
+    if let Some(queries) = &args.queries {
+        command.env("PDSH_QUERIES", queries);
+    }
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run cargo bench: {e}"))?;
+    if !status.success() {
+        return Err(format!("the PDS-H benchmark failed ({status})"));
+    }
+    Ok(())
+}
