@@ -212,3 +212,93 @@ extern "C" __global__ void segment_ids(const u64* starts, u64 groups, u64 n, u32
     }
 }
 EMU_KERNEL(segment_ids)
+
+// Variance of each group's valid values with `ddof` delta degrees of
+// freedom, as Polars computes it: two passes (the mean, then the squared
+// deviations); null when there are no more than `ddof` values; a negative
+// result (rounding) is 0; `take_sqrt` gives the standard deviation.
+extern "C" __global__ void segment_variance_f64(const double* values, const u32* validity,
+                                                const u64* starts, u64 groups, u64 n, u32 ddof,
+                                                u32 take_sqrt, double* out, u32* out_validity) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u64 begin, end;
+        segment(starts, groups, n, g, &begin, &end);
+        double sum = 0.0;
+        u64 count = 0;
+        for (u64 i = begin; i < end; ++i) {
+            if (is_valid(validity, i)) {
+                sum += values[i];
+                count++;
+            }
+        }
+        bool valid = count > ddof;
+        double result = 0.0;
+        if (valid) {
+            double mean = sum / static_cast<double>(count);
+            double squares = 0.0;
+            for (u64 i = begin; i < end; ++i) {
+                if (is_valid(validity, i)) squares += (values[i] - mean) * (values[i] - mean);
+            }
+            result = squares / static_cast<double>(count - ddof);
+            if (result < 0.0) result = 0.0;
+            if (take_sqrt) result = sqrt(result);
+        }
+        out[g] = result;
+        set_valid(out_validity, g, valid);
+    }
+}
+EMU_KERNEL(segment_variance_f64)
+
+enum QuantileMethod : u32 {
+    NEAREST = 0,
+    LOWER = 1,
+    HIGHER = 2,
+    MIDPOINT = 3,
+    LINEAR = 4,
+    EQUIPROBABLE = 5
+};
+
+// The quantile `q` of each group's valid values, as Polars computes it. The
+// values of each group must be sorted in total order (NaN last) with the
+// nulls first. Null for a group without a valid value.
+extern "C" __global__ void segment_quantile_f64(const double* values, const u32* validity,
+                                                const u64* starts, u64 groups, u64 n, double q,
+                                                u32 method, double* out, u32* out_validity) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u64 begin, end;
+        segment(starts, groups, n, g, &begin, &end);
+        while (begin < end && !is_valid(validity, begin)) ++begin;
+        u64 count = end - begin;
+        double result = 0.0;
+        if (count == 1) {
+            result = values[begin];
+        } else if (count > 1) {
+            const double* sorted = values + begin;
+            double float_idx = static_cast<double>(count - 1) * q;
+            u64 idx, top;
+            if (method == NEAREST) {
+                idx = top = static_cast<u64>(round(float_idx));
+            } else if (method == EQUIPROBABLE) {
+                double at = ceil(static_cast<double>(count) * q) - 1.0;
+                idx = top = static_cast<u64>(at > 0.0 ? at : 0.0);
+            } else {
+                idx = static_cast<u64>(method == HIGHER ? ceil(float_idx) : float_idx);
+                if (idx > count - 1) idx = count - 1;
+                top = static_cast<u64>(ceil(float_idx));
+            }
+            double lower = sorted[idx];
+            result = lower;
+            if (idx != top && (method == MIDPOINT || method == LINEAR)) {
+                double upper = sorted[idx + 1];
+                if (lower != upper) {
+                    result = method == MIDPOINT
+                                 ? (lower + upper) / 2.0
+                                 : (float_idx - static_cast<double>(idx)) * (upper - lower) + lower;
+                }
+            }
+        }
+        out[g] = result;
+        set_valid(out_validity, g, count != 0);
+    }
+}
+EMU_KERNEL(segment_quantile_f64)

@@ -133,7 +133,7 @@ library! {
         segment_mean_u32, segment_min_u32, segment_max_u32, segment_first_u32, segment_last_u32,
         segment_mean_u64, segment_min_u64, segment_max_u64, segment_first_u64, segment_last_u64,
         segment_mean_f64, segment_min_f64, segment_max_f64, segment_first_f64, segment_last_f64,
-        segment_ids,
+        segment_ids, segment_variance_f64, segment_quantile_f64,
     }
     HASH = "hash" {
         hash_build_multimap_u64, hash_probe_count_u64, hash_probe_pairs_u64, hash_keys_i32,

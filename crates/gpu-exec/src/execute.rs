@@ -20,11 +20,12 @@ use ir_lower::{
     PlanNode, Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
+use std::borrow::Cow;
 
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::compile;
 use crate::error::ExecError;
-use gpu_runtime::ops::{ExprInput, SegmentPick, TypedBuffer};
+use gpu_runtime::ops::{ExprInput, QuantileMethod, SegmentPick, TypedBuffer};
 
 /// Every part of `plan` the executor cannot run yet, in words (empty: it can).
 pub fn unsupported(plan: &GpuPlan) -> Vec<String> {
@@ -46,10 +47,19 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         | PlanNode::SimpleProjection { .. }
         | PlanNode::Slice { .. }
         | PlanNode::HConcat { .. } => {}
-        PlanNode::Select { exprs, .. } if exprs.iter().any(|e| e.expr.has_aggregation()) => {
-            for named in exprs {
-                if let Err(why) = aggregation_supported(&named.expr) {
-                    reasons.push(not_yet(format_args!("expression `{}` ({why})", named.expr)));
+        PlanNode::Select { input, exprs, .. }
+            if exprs.iter().any(|e| e.expr.has_aggregation())
+                || !matches!(select_exprs(exprs, input), Ok(Cow::Borrowed(_))) =>
+        {
+            match select_exprs(exprs, input) {
+                Err(why) => reasons.push(not_yet(why)),
+                Ok(exprs) => {
+                    for named in exprs.iter() {
+                        if let Err(why) = aggregation_supported(&named.expr) {
+                            reasons
+                                .push(not_yet(format_args!("expression `{}` ({why})", named.expr)));
+                        }
+                    }
                 }
             }
         }
@@ -125,9 +135,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             let keys_fit = if *kind == JoinKind::Cross {
                 left_on.is_empty() && right_on.is_empty()
             } else {
-                pairs_fit
-                    && hash_key(left_on).is_some()
-                    && (left_on.len() == 1 || *kind == JoinKind::Inner)
+                pairs_fit && hash_key(left_on).is_some()
             };
             let dropped = if *coalesce { left_on.len() } else { 0 };
             let width = match kind {
@@ -178,6 +186,98 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         }
         PlanNode::Cache { .. } => {}
     }
+}
+
+/// The expressions of a select over `input` as they must run. A
+/// with_columns without broadcasting (Polars' common subexpressions) keeps
+/// a column computed by whole-column aggregations at one row, which the
+/// executor holds repeated on every row. When every expression reads such
+/// columns only (outside aggregations), the select is one row: those reads
+/// become `first(column)` (`Owned`). `Err` when that row cannot be made
+/// (an expression of literals only beside them).
+fn select_exprs<'e>(
+    exprs: &'e [NamedExpr],
+    input: &PlanNode,
+) -> Result<Cow<'e, [NamedExpr]>, String> {
+    let PlanNode::WithColumns {
+        exprs: computed,
+        broadcast: false,
+        schema,
+        ..
+    } = input
+    else {
+        return Ok(Cow::Borrowed(exprs));
+    };
+    let whole_column = |expr: &GpuExpr| split_aggregations(expr).is_ok();
+    let scalar: Vec<usize> = schema
+        .iter()
+        .enumerate()
+        .filter(|(_, output)| {
+            computed
+                .iter()
+                .any(|c| c.name == output.name.as_str() && whole_column(&c.expr))
+        })
+        .map(|(index, _)| index)
+        .collect();
+    if scalar.is_empty() {
+        return Ok(Cow::Borrowed(exprs));
+    }
+    fn first_of_scalars(expr: &mut GpuExpr, scalar: &[usize]) {
+        match &expr.kind {
+            // Inside an aggregation a column is read row by row.
+            ExprKind::Agg { .. } | ExprKind::Len => return,
+            ExprKind::Column { index, .. } if scalar.contains(index) => {
+                let column = expr.clone();
+                *expr = GpuExpr {
+                    dtype: column.dtype,
+                    kind: ExprKind::Agg {
+                        op: AggOp::First,
+                        input: Box::new(column),
+                    },
+                };
+                return;
+            }
+            _ => {}
+        }
+        for child in expr.children_mut() {
+            first_of_scalars(child, scalar);
+        }
+    }
+    let rewritten: Vec<NamedExpr> = exprs
+        .iter()
+        .map(|named| {
+            let mut named = named.clone();
+            first_of_scalars(&mut named.expr, &scalar);
+            named
+        })
+        .collect();
+    let reads_rows = |expr: &GpuExpr| !reads_only_below(&strip_aggregations(expr), 0);
+    if rewritten.iter().any(|named| reads_rows(&named.expr)) {
+        // Row-wise: the one-row columns broadcast, as the executor holds them.
+        return Ok(Cow::Borrowed(exprs));
+    }
+    if rewritten.iter().all(|named| whole_column(&named.expr)) {
+        Ok(Cow::Owned(rewritten))
+    } else {
+        Err("a select of literals beside common subexpressions".into())
+    }
+}
+
+/// `expr` with every aggregation replaced by a null literal: what it reads
+/// row by row.
+fn strip_aggregations(expr: &GpuExpr) -> GpuExpr {
+    let mut out = expr.clone();
+    fn walk(expr: &mut GpuExpr) {
+        if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
+            expr.kind = ExprKind::Literal(Scalar::Null);
+            return;
+        }
+        for child in expr.children_mut() {
+            walk(child);
+        }
+    }
+    walk(&mut out);
+    out
 }
 
 /// Physical types the comparison kernels take.
@@ -396,7 +496,15 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
         AggOp::Count { .. } => expr.dtype == GpuDtype::UInt32,
         AggOp::NUnique => groupable(input.dtype) && expr.dtype == GpuDtype::UInt32,
-        _ => false,
+        AggOp::Std { .. } | AggOp::Var { .. } | AggOp::Median => {
+            aggregable && expr.dtype == GpuDtype::Float64
+        }
+        AggOp::Quantile { quantile, method } => {
+            aggregable
+                && expr.dtype == GpuDtype::Float64
+                && (0.0..=1.0).contains(quantile)
+                && QuantileMethod::from_name(method).is_some()
+        }
     };
     if fits {
         Ok(())
@@ -592,9 +700,12 @@ impl Executor<'_> {
                 Ok(take_columns(frame, columns.iter().map(|i| (*i, None)))?)
             }
             PlanNode::Select { input, exprs, .. }
-                if exprs.iter().any(|e| e.expr.has_aggregation()) =>
+                if exprs.iter().any(|e| e.expr.has_aggregation())
+                    || matches!(select_exprs(exprs, input), Ok(Cow::Owned(_))) =>
             {
                 // Whole-column aggregations: one group of every row.
+                let exprs = select_exprs(exprs, input)
+                    .map_err(|why| ExecError::Unsupported(not_yet(why)))?;
                 let frame = self.run(input)?;
                 let (rows, starts) = self.one_group(frame.height)?;
                 let columns = exprs
@@ -1234,9 +1345,35 @@ impl Executor<'_> {
             ))));
         }
         let evaluated = self.evaluate(frame, input, "")?;
-        if let AggOp::NUnique = op {
-            let counts = self.count_distinct(&evaluated, input, sorted_rows, starts)?;
-            return Ok(column(Values::U32(counts), None));
+        match op {
+            AggOp::NUnique => {
+                let counts = self.count_distinct(&evaluated, input, sorted_rows, starts)?;
+                return Ok(column(Values::U32(counts), None));
+            }
+            AggOp::Std { ddof } | AggOp::Var { ddof } => {
+                let values = self.as_f64(frame, input, evaluated)?;
+                let Values::F64(v) = values.values() else {
+                    return Err(ExecError::Unsupported(format!("`{input}` as f64")));
+                };
+                let (sorted, valid) = ops.gather(v, values.validity(), sorted_rows)?;
+                let std = matches!(op, AggOp::Std { .. });
+                let (out, out_valid) =
+                    ops.segment_variance(&sorted, Some(&valid), starts, *ddof, std)?;
+                return Ok(column(Values::F64(out), Some(out_valid)));
+            }
+            AggOp::Median | AggOp::Quantile { .. } => {
+                let (q, method) = match op {
+                    AggOp::Quantile { quantile, method } => (*quantile, *method),
+                    _ => (0.5, "linear"),
+                };
+                let method = QuantileMethod::from_name(method).ok_or_else(|| {
+                    ExecError::Unsupported(not_yet(format_args!("quantile method {method}")))
+                })?;
+                let values = self.as_f64(frame, input, evaluated)?;
+                let (out, out_valid) = self.quantiles(&values, sorted_rows, starts, q, method)?;
+                return Ok(column(Values::F64(out), Some(out_valid)));
+            }
+            _ => {}
         }
         let validity = evaluated.validity();
         if let AggOp::Count { include_nulls } = op {
@@ -1338,6 +1475,68 @@ impl Executor<'_> {
         Ok(ops.gather(&rows, None, &ops.widen(&order)?)?.0)
     }
 
+    /// `evaluated` (the values of `input` over `frame`) as f64, cast with
+    /// the evaluator when it is not already.
+    fn as_f64(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        evaluated: DeviceColumn,
+    ) -> Result<DeviceColumn, ExecError> {
+        if let Values::F64(_) = evaluated.values() {
+            return Ok(evaluated);
+        }
+        let cast = GpuExpr {
+            kind: ExprKind::Cast {
+                input: Box::new(input.clone()),
+                strict: false,
+            },
+            dtype: GpuDtype::Float64,
+        };
+        self.evaluate(frame, &cast, "")
+    }
+
+    /// The quantile `q` of each group's valid values (`values` by row):
+    /// each group's rows sorted by value (nulls first), then reduced.
+    fn quantiles(
+        &self,
+        values: &DeviceColumn,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        q: f64,
+        method: QuantileMethod,
+    ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), ExecError> {
+        let in_groups = self.gather_column(values, sorted_rows)?;
+        let (order, _) = self.order_in_groups(&KeyWords::Column(&in_groups), starts)?;
+        let ordered = self.gather_column(&in_groups, &order)?;
+        let Values::F64(v) = ordered.values() else {
+            return Err(ExecError::Unsupported("quantiles of non-f64 values".into()));
+        };
+        Ok(self
+            .ops()
+            .segment_quantile(v, ordered.validity(), starts, q, method)?)
+    }
+
+    /// For values in group order (`key`, position p of group `g` where
+    /// `starts` says), the positions ordered by (group, value; nulls first),
+    /// and each position's group number. Every group keeps its positions.
+    fn order_in_groups(
+        &self,
+        key: &KeyWords<'_>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u32>), ExecError> {
+        let ops = self.ops();
+        let n = match key {
+            KeyWords::Column(column) => column.len(),
+            KeyWords::Words(words, _) => words.first().map_or(0, DeviceBuffer::len),
+        };
+        let group_ids = ops.segment_ids(starts, n)?;
+        let by_value = self.sort_by_key(ops.rows(n)?, key, false, false)?;
+        // Stable: each group keeps its positions, now in value order.
+        let order = ops.widen(&ops.sort_by(by_value, &group_ids, None, false, false)?)?;
+        Ok((order, group_ids))
+    }
+
     /// The distinct values of `column` (the values of `expr`; null is one
     /// value) in each group: the group's rows sorted by (group, value), and
     /// the places where either changes counted per group.
@@ -1356,10 +1555,7 @@ impl Executor<'_> {
         // Position p holds row sorted_rows[p]; groups are runs of positions.
         let in_groups = self.gather_column(column, sorted_rows)?;
         let key = self.group_key_words(&in_groups, expr)?;
-        let group_ids = ops.segment_ids(starts, n)?;
-        let by_value = self.sort_by_key(ops.rows(n)?, &key, false, false)?;
-        // Stable: each group keeps its positions, now in value order.
-        let order = ops.widen(&ops.sort_by(by_value, &group_ids, None, false, false)?)?;
+        let (order, group_ids) = self.order_in_groups(&key, starts)?;
         let flags = ops.group_flags(n)?;
         let (ordered_ids, _) = ops.gather(&group_ids, None, &order)?;
         ops.mark_group_starts(&ordered_ids, None, &flags)?;
@@ -1577,20 +1773,63 @@ impl Executor<'_> {
                 ))));
             }
         };
-        if key_pairs.len() > 1 && kind != DeviceJoin::Inner {
-            return Err(ExecError::Unsupported(not_yet(
-                "a join on several keys other than an inner one",
-            )));
-        }
-        let mut indices = self.join_indices(
+        let (left_column, right_column) = (
             column_at(left_frame, left_key)?,
             column_at(right_frame, right_key)?,
-            kind,
-        )?;
-        if key_pairs.len() > 1 {
-            indices = self.refine_pairs(left_frame, right_frame, key_pairs, hashed, indices)?;
+        );
+        if key_pairs.len() == 1 {
+            return self.join_indices(left_column, right_column, kind);
         }
-        Ok(indices)
+        // Several keys: the pairs equal on the hashed key, kept where the
+        // others are equal too; the other kinds follow from those matches.
+        let candidates = self.join_indices(left_column, right_column, DeviceJoin::Inner)?;
+        let matched = self.refine_pairs(left_frame, right_frame, key_pairs, hashed, candidates)?;
+        if kind == DeviceJoin::Inner {
+            return Ok(matched);
+        }
+        self.complete_join(left_frame.height, right_frame.height, matched, kind)
+    }
+
+    /// A left, semi or anti join from the matched pairs of an inner join
+    /// (in (left row, right row) order) of `n_left` rows with `n_right`.
+    fn complete_join(
+        &self,
+        n_left: usize,
+        n_right: usize,
+        matched: JoinIndices,
+        kind: DeviceJoin,
+    ) -> Result<JoinIndices, ExecError> {
+        let ops = self.ops();
+        let rows = ops.iota(n_left, 0)?;
+        // The left rows with (semi) or without (anti) a match, in order.
+        let rows_by_match = |kind| ops.hash_join((&rows, None), (&matched.left, None), kind);
+        if kind != DeviceJoin::Left {
+            return Ok(rows_by_match(kind)?);
+        }
+        let unmatched = rows_by_match(DeviceJoin::Anti)?.left;
+        let right_rows = matched
+            .right
+            .as_ref()
+            .ok_or_else(|| ExecError::Unsupported("an inner join gave no right rows".into()))?;
+        // Unmatched rows pair with a right row past the end: nulls.
+        let nulls = ops.iota(unmatched.len(), n_right as i64)?;
+        let total = matched.left.len() + unmatched.len();
+        let concat = |first: &DeviceBuffer<i64>, second: &DeviceBuffer<i64>| {
+            let out = DeviceBuffer::zeroed(total, self.ctx.memory.clone(), &self.ctx.stream)?;
+            out.copy_from_device(0, first)?;
+            out.copy_from_device(first.len(), second)?;
+            Ok::<_, ExecError>(out)
+        };
+        let (left, right) = (
+            concat(&matched.left, &unmatched)?,
+            concat(right_rows, &nulls)?,
+        );
+        // By left row, stably: each row's matches keep the right order.
+        let order = ops.widen(&ops.sort_by(ops.rows(total)?, &left, None, false, false)?)?;
+        Ok(JoinIndices {
+            left: ops.gather(&left, None, &order)?.0,
+            right: Some(ops.gather(&right, None, &order)?.0),
+        })
     }
 
     /// Keeps the pairs of an inner join on `key_pairs[hashed]` whose other

@@ -50,6 +50,33 @@ pub enum StringMatch {
     Contains = 3,
 }
 
+/// How a quantile between two values is chosen (Polars' methods; the
+/// kernel's numbering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuantileMethod {
+    Nearest = 0,
+    Lower = 1,
+    Higher = 2,
+    Midpoint = 3,
+    Linear = 4,
+    Equiprobable = 5,
+}
+
+impl QuantileMethod {
+    /// The method Polars names `name` (`"linear"`, ...).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "nearest" => Self::Nearest,
+            "lower" => Self::Lower,
+            "higher" => Self::Higher,
+            "midpoint" => Self::Midpoint,
+            "linear" => Self::Linear,
+            "equiprobable" => Self::Equiprobable,
+            _ => return None,
+        })
+    }
+}
+
 /// The joins [`Ops::hash_join`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JoinKind {
@@ -1331,12 +1358,68 @@ impl Ops<'_> {
         self.segment_with_validity(kernel, values, validity, starts)
     }
 
+    /// Per-group variances (`std`: standard deviations) of the valid
+    /// values with `ddof` delta degrees of freedom, as Polars computes them:
+    /// null where a group has no more than `ddof` values.
+    pub fn segment_variance(
+        &self,
+        values: &DeviceBuffer<f64>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+        ddof: u8,
+        std: bool,
+    ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
+        self.segment_with_validity_and(
+            ids::segment_variance_f64,
+            values,
+            validity,
+            starts,
+            |args| args.arg(u32::from(ddof)).arg(u32::from(std)),
+        )
+    }
+
+    /// Per-group quantiles `q` (in [0, 1]) of the valid values, as Polars
+    /// computes them with `method`. Each group's values must be sorted in
+    /// total order, nulls first (`sort_by` by value, then by group).
+    pub fn segment_quantile(
+        &self,
+        values: &DeviceBuffer<f64>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+        q: f64,
+        method: QuantileMethod,
+    ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
+        check((0.0..=1.0).contains(&q), || {
+            format!("quantile {q} is not between 0 and 1")
+        })?;
+        self.segment_with_validity_and(
+            ids::segment_quantile_f64,
+            values,
+            validity,
+            starts,
+            |args| args.arg(q).arg(method as u32),
+        )
+    }
+
     fn segment_with_validity<T: DeviceCopy, A: DeviceCopy>(
         &self,
         kernel: Kernel,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
         starts: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceBuffer<A>, DeviceBuffer<u32>), RuntimeError> {
+        self.segment_with_validity_and(kernel, values, validity, starts, |args| args)
+    }
+
+    /// A per-group kernel with a value and validity per group; `extra` adds
+    /// the kernel's parameters between the row count and the outputs.
+    fn segment_with_validity_and<T: DeviceCopy, A: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+        extra: impl FnOnce(KernelArgs) -> KernelArgs,
     ) -> Result<(DeviceBuffer<A>, DeviceBuffer<u32>), RuntimeError> {
         Self::check_segments(values, validity, starts)?;
         let groups = starts.len();
@@ -1347,9 +1430,8 @@ impl Ops<'_> {
             .arg(ptr(validity))
             .buffer(starts)
             .arg(groups as u64)
-            .arg(values.len() as u64)
-            .buffer(&out)
-            .buffer(&out_validity);
+            .arg(values.len() as u64);
+        let args = extra(args).buffer(&out).buffer(&out_validity);
         self.launch(kernel, Self::linear(groups), args)?;
         Ok((out, out_validity))
     }

@@ -185,7 +185,12 @@ impl<'a> PlanLowering<'a> {
                     schema,
                 })
             }
-            IR::HStack { input, exprs, .. } => {
+            IR::HStack {
+                input,
+                exprs,
+                options,
+                ..
+            } => {
                 let input_node = *input;
                 let input = self.input(input_node, children);
                 let exprs = self.named_exprs(exprs, &self.schema_of(input_node));
@@ -194,6 +199,7 @@ impl<'a> PlanLowering<'a> {
                 Some(PlanNode::WithColumns {
                     input: Box::new(input),
                     exprs,
+                    broadcast: options.should_broadcast,
                     schema,
                 })
             }

@@ -115,10 +115,14 @@ pub enum PlanNode {
         exprs: Vec<NamedExpr>,
         schema: OutputSchema,
     },
-    /// Adds or replaces columns (`with_columns`).
+    /// Adds or replaces columns (`with_columns`). Without `broadcast` (the
+    /// temporaries Polars' common-subexpression elimination adds for the
+    /// select above) a column of one value, such as a whole-column
+    /// aggregation, stays one row instead of filling every row.
     WithColumns {
         input: Box<PlanNode>,
         exprs: Vec<NamedExpr>,
+        broadcast: bool,
         schema: OutputSchema,
     },
     Filter {
@@ -284,7 +288,13 @@ impl PlanNode {
                 format!("SimpleProjection columns={columns:?}")
             }
             PlanNode::Select { exprs, .. } => format!("Select [{}]", list(exprs)),
-            PlanNode::WithColumns { exprs, .. } => format!("WithColumns [{}]", list(exprs)),
+            PlanNode::WithColumns {
+                exprs, broadcast, ..
+            } => format!(
+                "WithColumns [{}]{}",
+                list(exprs),
+                if *broadcast { "" } else { " unbroadcast" }
+            ),
             PlanNode::Filter { predicate, .. } => format!("Filter {predicate}"),
             PlanNode::Slice { offset, len, .. } => format!("Slice offset={offset} len={len}"),
             PlanNode::Sort {

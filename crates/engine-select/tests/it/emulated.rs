@@ -35,6 +35,22 @@ pub fn assert_gpu_eq(name: &str, lf: LazyFrame) {
     );
 }
 
+/// As [`assert_gpu_eq`], floats within a relative 1e-9: for aggregations
+/// whose summation order differs from Polars' (variance, interpolated
+/// quantiles).
+fn assert_gpu_close(name: &str, lf: LazyFrame) {
+    let expected = lf.clone().collect().unwrap();
+    let engine = Engine::Gpu(emulated().with_raise_on_fail(true));
+    let (actual, report) = lf
+        .collect_with_report(&engine)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(
+        matches!(report.executed_by, ExecutedBy::Gpu { emulated: true, .. }),
+        "{name}"
+    );
+    crate::assert_frames_close(&expected, &actual, name);
+}
+
 fn table() -> LazyFrame {
     let mut df = df!(
         "i" => [Some(5i64), None, Some(-3), Some(5), Some(0), Some(i64::MAX), Some(i64::MIN), None],
@@ -661,6 +677,71 @@ fn strict_side_by_side_frames_of_different_heights_are_an_error_on_both_engines(
     assert!(err.to_string().contains("frames of 2 and 10 rows"), "{err}");
 }
 
+#[test]
+fn spreads_and_quantiles_match_the_cpu() {
+    let spreads = || {
+        let mut aggs = vec![
+            col("v").std(1).alias("std v"),
+            col("x").var(1).alias("var x"),
+            col("v").var(0).alias("var0 v"),
+            col("x").std(2).alias("std2 x"),
+            col("v").median().alias("median v"),
+            col("x").median().alias("median x"),
+            (col("v").median() * lit(2.0)).alias("twice median"),
+        ];
+        for (i, method) in [
+            QuantileMethod::Nearest,
+            QuantileMethod::Lower,
+            QuantileMethod::Higher,
+            QuantileMethod::Midpoint,
+            QuantileMethod::Linear,
+            QuantileMethod::Equiprobable,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (j, q) in [0.0, 0.1, 0.5, 0.75, 1.0].into_iter().enumerate() {
+                aggs.push(
+                    col(if j % 2 == 0 { "v" } else { "x" })
+                        .quantile(lit(q), method)
+                        .alias(format!("q{i}_{j}")),
+                );
+            }
+        }
+        aggs
+    };
+    let cases = [
+        (
+            "per group",
+            groups().group_by_stable([col("g")]).agg(spreads()),
+        ),
+        (
+            "per group of two keys",
+            groups()
+                .group_by_stable([col("h"), col("s")])
+                .agg(spreads()),
+        ),
+        ("whole columns", groups().select(spreads())),
+        (
+            "no rows",
+            groups().filter(col("h").gt(lit(5u32))).select(spreads()),
+        ),
+        (
+            "floats with NaN, infinities and -0.0",
+            table().select([
+                col("f").median().alias("median"),
+                col("f").std(1).alias("std"),
+                col("f")
+                    .quantile(lit(0.3), QuantileMethod::Linear)
+                    .alias("q"),
+            ]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_close(name, lf);
+    }
+}
+
 fn groups() -> LazyFrame {
     df!(
         "g" => [Some(1i64), Some(2), Some(1), None, Some(3), Some(2), None, Some(1), Some(3), Some(3)],
@@ -972,9 +1053,10 @@ fn joins_match_the_cpu() {
 
 #[test]
 fn operators_not_executed_yet_fall_back_with_the_reason() {
+    // Deviations from the group's mean: an aggregation inside an aggregation.
     let lf = orders()
         .group_by([col("status")])
-        .agg([col("amount").median()]);
+        .agg([(col("amount") - col("amount").mean()).abs().sum()]);
     let (_, report) = lf.collect_with_report(&Engine::Gpu(emulated())).unwrap();
     assert_eq!(
         report.executed_by,
@@ -988,7 +1070,8 @@ fn operators_not_executed_yet_fall_back_with_the_reason() {
     assert!(
         messages
             .iter()
-            .any(|m| m.starts_with("aggregation `median(")
+            .any(|m| m.starts_with("aggregation `sum(")
+                && m.contains("an aggregation inside an aggregation")
                 && m.ends_with("is not executed on the device yet")),
         "{report}"
     );
@@ -1002,11 +1085,40 @@ fn operators_not_executed_yet_fall_back_with_the_reason() {
 }
 
 #[test]
-fn a_left_join_on_two_keys_falls_back_with_the_reason() {
+fn joins_on_several_keys_match_the_cpu() {
+    for kind in [
+        JoinType::Inner,
+        JoinType::Left,
+        JoinType::Semi,
+        JoinType::Anti,
+    ] {
+        assert_gpu_eq(
+            &format!("{kind:?} join on an integer and a date key"),
+            table().join(
+                customers(),
+                [col("i"), col("d")],
+                [col("key"), col("day")],
+                JoinArgs::new(kind.clone()),
+            ),
+        );
+        assert_gpu_eq(
+            &format!("{kind:?} join on a float and an integer key"),
+            table().join(
+                customers(),
+                [col("f"), col("i")],
+                [col("score"), col("key")],
+                JoinArgs::new(kind),
+            ),
+        );
+    }
+}
+
+#[test]
+fn a_join_on_a_text_key_falls_back_with_the_reason() {
     let lf = table().join(
         customers(),
-        [col("i"), col("d")],
-        [col("key"), col("day")],
+        [col("s")],
+        [col("name")],
         JoinArgs::new(JoinType::Left),
     );
     let (df, report) = lf
@@ -1017,7 +1129,7 @@ fn a_left_join_on_two_keys_falls_back_with_the_reason() {
     assert!(
         report.fallback_reasons.iter().any(|r| r
             .message
-            .starts_with("join (Left, on 2 key(s) of type i64, date)")),
+            .starts_with("join (Left, on 1 key(s) of type str)")),
         "{report}"
     );
 }
@@ -1054,4 +1166,45 @@ fn several_emulated_devices_run_queries_at_the_same_time() {
             });
         }
     });
+}
+
+#[test]
+fn common_subexpressions_of_whole_column_aggregations_match_the_cpu() {
+    // Polars computes a repeated aggregation once, in a with_columns that
+    // keeps it one row; a select of only such columns is one row.
+    let cases = [
+        (
+            "a select of a repeated sum",
+            groups().select([
+                col("v").sum().alias("sum v"),
+                (col("v").sum() * lit(2i64)).alias("twice"),
+            ]),
+        ),
+        (
+            "a select of a repeated median beside another aggregation",
+            groups().select([
+                col("v").median().alias("median v"),
+                col("v").std(1).alias("std v"),
+                (col("v").median() * lit(2.0)).alias("twice median"),
+            ]),
+        ),
+        (
+            "a repeated sum beside row-wise expressions",
+            groups().select([
+                (col("v") - col("v").sum()).alias("minus sum"),
+                (col("v").sum() * lit(2i64)).alias("twice"),
+                col("v").sum().alias("sum"),
+            ]),
+        ),
+        (
+            "a repeated sum in with_columns",
+            groups().with_columns([
+                col("v").sum().alias("sum v"),
+                (col("v").sum() * lit(2i64)).alias("twice"),
+            ]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_close(name, lf);
+    }
 }

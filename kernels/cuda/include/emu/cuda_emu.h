@@ -23,10 +23,12 @@
 
 // CUDA's device math functions, from the host's C library.
 using std::fabs;
+using std::ceil;
 using std::floor;
 using std::isfinite;
 using std::rint;
 using std::round;
+using std::sqrt;
 using std::trunc;
 
 struct uint3 {

@@ -8,6 +8,7 @@ mod hash;
 mod predicate;
 mod reduce;
 mod scan;
+mod segments;
 mod sort;
 mod strings;
 

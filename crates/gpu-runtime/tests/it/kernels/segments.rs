@@ -1,0 +1,200 @@
+//! Per-group variance and quantiles against Rust references of Polars' formulas.
+
+use gpu_runtime::ops::{Ops, QuantileMethod};
+
+use super::{bitmap, device, flags};
+
+/// Random groups over `n` rows: their starts, and values (some NaN) with
+/// validity, each group sorted in total order with its nulls first (as
+/// `segment_quantile` takes them).
+fn sorted_groups(rng: &mut fastrand::Rng, n: usize) -> (Vec<i64>, Vec<f64>, Vec<bool>) {
+    let mut starts = Vec::new();
+    let mut values = Vec::new();
+    let mut valid = Vec::new();
+    while values.len() < n {
+        starts.push(values.len() as i64);
+        let size = rng.usize(1..9).min(n - values.len());
+        let mut group: Vec<Option<f64>> = (0..size)
+            .map(|_| match rng.u8(..10) {
+                0 => None,
+                1 => Some(f64::NAN),
+                _ => Some(f64::from(rng.i32(-50..50)) / 4.0),
+            })
+            .collect();
+        group.sort_by(|a, b| match (a, b) {
+            (None, None) => std::cmp::Ordering::Equal,
+            (None, _) => std::cmp::Ordering::Less,
+            (_, None) => std::cmp::Ordering::Greater,
+            (Some(a), Some(b)) => a.total_cmp(b),
+        });
+        for v in group {
+            values.push(v.unwrap_or(0.0));
+            valid.push(v.is_some());
+        }
+    }
+    (starts, values, valid)
+}
+
+fn segments<'a>(starts: &'a [i64], n: usize) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
+    (0..starts.len()).map(move |g| starts[g] as usize..starts.get(g + 1).map_or(n, |&s| s as usize))
+}
+
+/// Polars' `quantile_idx` and interpolation on the sorted valid values.
+fn quantile_reference(sorted: &[f64], q: f64, method: QuantileMethod) -> Option<f64> {
+    let m = sorted.len();
+    match m {
+        0 => return None,
+        1 => return Some(sorted[0]),
+        _ => {}
+    }
+    let float_idx = (m - 1) as f64 * q;
+    let (idx, top) = match method {
+        QuantileMethod::Nearest => {
+            let i = float_idx.round() as usize;
+            (i, i)
+        }
+        QuantileMethod::Equiprobable => {
+            let i = ((m as f64 * q).ceil() - 1.0).max(0.0) as usize;
+            (i, i)
+        }
+        _ => {
+            let base = if method == QuantileMethod::Higher {
+                float_idx.ceil() as usize
+            } else {
+                float_idx as usize
+            };
+            (base.min(m - 1), float_idx.ceil() as usize)
+        }
+    };
+    let lower = sorted[idx];
+    if idx == top {
+        return Some(lower);
+    }
+    Some(match method {
+        QuantileMethod::Midpoint | QuantileMethod::Linear => {
+            let upper = sorted[idx + 1];
+            if lower == upper {
+                lower
+            } else if method == QuantileMethod::Midpoint {
+                (lower + upper) / 2.0
+            } else {
+                (float_idx - idx as f64) * (upper - lower) + lower
+            }
+        }
+        _ => lower,
+    })
+}
+
+fn same(a: f64, b: f64) -> bool {
+    a == b || (a.is_nan() && b.is_nan())
+}
+
+#[test]
+fn segment_quantiles_follow_polars_formulas() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(51);
+    for n in [1usize, 7, 33, 1000] {
+        let (starts, values, valid) = sorted_groups(&mut rng, n);
+        let (d_starts, d_values, d_valid) = (
+            device.upload(&starts),
+            device.upload(&values),
+            device.upload(&bitmap(&valid)),
+        );
+        for method in [
+            QuantileMethod::Nearest,
+            QuantileMethod::Lower,
+            QuantileMethod::Higher,
+            QuantileMethod::Midpoint,
+            QuantileMethod::Linear,
+            QuantileMethod::Equiprobable,
+        ] {
+            for q in [0.0, 0.1, 0.25, 0.5, 0.9, 1.0] {
+                let (out, out_valid) = ops
+                    .segment_quantile(&d_values, Some(&d_valid), &d_starts, q, method)
+                    .unwrap();
+                let (out, out_valid) = (
+                    out.to_host().unwrap(),
+                    flags(&out_valid.to_host().unwrap(), starts.len()),
+                );
+                for (g, range) in segments(&starts, n).enumerate() {
+                    let sorted: Vec<f64> = range.filter(|&i| valid[i]).map(|i| values[i]).collect();
+                    let expected = quantile_reference(&sorted, q, method);
+                    assert_eq!(
+                        out_valid[g],
+                        expected.is_some(),
+                        "n {n} {method:?} {q} g {g}"
+                    );
+                    if let Some(e) = expected {
+                        assert!(
+                            same(out[g], e),
+                            "n {n} {method:?} q {q} group {g}: {} vs {e}",
+                            out[g]
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let err = ops
+        .segment_quantile(
+            &device.upload(&[1.0]),
+            None,
+            &device.upload(&[0i64]),
+            1.5,
+            QuantileMethod::Linear,
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("quantile 1.5"), "{err}");
+}
+
+#[test]
+fn segment_variances_follow_polars_formulas() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(52);
+    for n in [1usize, 7, 33, 1000] {
+        let (starts, values, valid) = sorted_groups(&mut rng, n);
+        let (d_starts, d_values, d_valid) = (
+            device.upload(&starts),
+            device.upload(&values),
+            device.upload(&bitmap(&valid)),
+        );
+        for ddof in [0u8, 1, 2] {
+            for std in [false, true] {
+                let (out, out_valid) = ops
+                    .segment_variance(&d_values, Some(&d_valid), &d_starts, ddof, std)
+                    .unwrap();
+                let (out, out_valid) = (
+                    out.to_host().unwrap(),
+                    flags(&out_valid.to_host().unwrap(), starts.len()),
+                );
+                for (g, range) in segments(&starts, n).enumerate() {
+                    let xs: Vec<f64> = range.filter(|&i| valid[i]).map(|i| values[i]).collect();
+                    let count = xs.len();
+                    assert_eq!(out_valid[g], count > usize::from(ddof), "n {n} g {g}");
+                    if count <= usize::from(ddof) {
+                        continue;
+                    }
+                    let mean = xs.iter().sum::<f64>() / count as f64;
+                    let squares: f64 = xs.iter().map(|x| (x - mean) * (x - mean)).sum();
+                    let var = squares / (count - usize::from(ddof)) as f64;
+                    // As Polars: a negative rounding error is 0; NaN stays.
+                    let var = if var < 0.0 { 0.0 } else { var };
+                    let expected = if std { var.sqrt() } else { var };
+                    assert!(
+                        same(out[g], expected),
+                        "n {n} ddof {ddof} g {g}: {} vs {expected}",
+                        out[g]
+                    );
+                }
+            }
+        }
+    }
+}
