@@ -1068,11 +1068,9 @@ fn operators_not_executed_yet_fall_back_with_the_reason() {
         .map(|r| r.message.clone())
         .collect();
     assert!(
-        messages
-            .iter()
-            .any(|m| m.starts_with("aggregation `sum(")
-                && m.contains("an aggregation inside an aggregation")
-                && m.ends_with("is not executed on the device yet")),
+        messages.iter().any(|m| m.starts_with("aggregation `sum(")
+            && m.contains("an aggregation inside an aggregation")
+            && m.ends_with("is not executed on the device yet")),
         "{report}"
     );
     assert!(
