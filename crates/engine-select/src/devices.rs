@@ -20,7 +20,7 @@ struct Started {
     memory: Arc<dyn DeviceMemory>,
 }
 
-/// An execution context (a new stream, the device's memory resource) on
+/// An execution context (two new streams, the device's memory resource) on
 /// emulated device `ordinal`. The device and its memory resource start on
 /// first use, with that first request's `memory_resource`.
 pub(crate) fn emulated_context(
@@ -63,5 +63,6 @@ pub(crate) fn emulated_context(
     Ok(ExecContext {
         memory: started.memory.clone(),
         stream: started.device.create_stream()?,
+        side_stream: Some(started.device.create_stream()?),
     })
 }

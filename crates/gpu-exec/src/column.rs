@@ -14,6 +14,24 @@ use crate::error::ExecError;
 pub struct ExecContext {
     pub memory: Arc<dyn MemoryResource>,
     pub stream: Stream,
+    /// A second stream for independent inputs: the right side of a join and
+    /// the later inputs of a union or hconcat run on it while the first runs
+    /// on `stream`, and their results join `stream` through an event.
+    /// `None`: everything runs on `stream`.
+    pub side_stream: Option<Stream>,
+}
+
+impl ExecContext {
+    /// The same device and memory with the two streams swapped (`None`
+    /// when there is no second stream).
+    pub(crate) fn swapped(&self) -> Option<ExecContext> {
+        let side = self.side_stream.clone()?;
+        Some(ExecContext {
+            memory: self.memory.clone(),
+            stream: side,
+            side_stream: Some(self.stream.clone()),
+        })
+    }
 }
 
 /// The values of a device column, by physical type.
@@ -80,6 +98,30 @@ impl DeviceColumn {
             values,
             validity,
         }
+    }
+
+    /// Hands the column to `stream` (see `DeviceBuffer::move_to_stream`).
+    pub(crate) fn move_to_stream(&mut self, stream: &Stream) -> Result<(), RuntimeError> {
+        match &mut self.values {
+            Values::Bits(b) | Values::U32(b) => b.move_to_stream(stream)?,
+            Values::I8(b) => b.move_to_stream(stream)?,
+            Values::I16(b) => b.move_to_stream(stream)?,
+            Values::I32(b) => b.move_to_stream(stream)?,
+            Values::I64(b) => b.move_to_stream(stream)?,
+            Values::U8(b) => b.move_to_stream(stream)?,
+            Values::U16(b) => b.move_to_stream(stream)?,
+            Values::U64(b) => b.move_to_stream(stream)?,
+            Values::F32(b) => b.move_to_stream(stream)?,
+            Values::F64(b) => b.move_to_stream(stream)?,
+            Values::Str { offsets, bytes } => {
+                offsets.move_to_stream(stream)?;
+                bytes.move_to_stream(stream)?;
+            }
+        }
+        if let Some(validity) = &mut self.validity {
+            validity.move_to_stream(stream)?;
+        }
+        Ok(())
     }
 
     /// The values and the validity, taken apart.

@@ -854,7 +854,8 @@ impl Executor<'_> {
                 schema,
                 ..
             } => {
-                let (left_frame, right_frame) = (self.run(left)?, self.run(right)?);
+                // The two sides on two streams.
+                let (left_frame, right_frame) = (self.run(left)?, self.run_beside(right)?);
                 let key_pairs = left_on
                     .iter()
                     .zip(right_on)
@@ -1877,10 +1878,33 @@ impl Executor<'_> {
     }
 
     /// The frames of independent inputs (of a union or an hconcat), in
-    /// order. (One after another on one stream: separate streams per input
-    /// are to come.)
+    /// order: the first on this stream, the others on the side stream.
     fn run_each(&self, inputs: &[PlanNode]) -> Result<Vec<DeviceFrame>, ExecError> {
-        inputs.iter().map(|input| self.run(input)).collect()
+        inputs
+            .iter()
+            .enumerate()
+            .map(|(i, input)| {
+                if i == 0 {
+                    self.run(input)
+                } else {
+                    self.run_beside(input)
+                }
+            })
+            .collect()
+    }
+
+    /// Runs `node` on the side stream, if there is one, while work already
+    /// enqueued on this executor's stream goes on, then hands its result to
+    /// this stream (which waits for it there).
+    fn run_beside(&self, node: &PlanNode) -> Result<DeviceFrame, ExecError> {
+        let Some(side) = self.ctx.swapped() else {
+            return self.run(node);
+        };
+        let mut frame = Executor { ctx: &side }.run(node)?;
+        for column in &mut frame.columns {
+            column.move_to_stream(&self.ctx.stream)?;
+        }
+        Ok(frame)
     }
 
     /// The row numbers a slice `(offset, len)` of `height` rows keeps.

@@ -18,5 +18,6 @@ pub fn context() -> ExecContext {
     ExecContext {
         memory: Arc::new(PoolResource::new(device, options).unwrap()),
         stream,
+        side_stream: None,
     }
 }

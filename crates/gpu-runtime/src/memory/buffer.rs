@@ -216,6 +216,16 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.ptr
     }
 
+    /// Makes `stream` the buffer's stream: later work on `stream` waits for
+    /// the work enqueued on the old one so far, and the buffer is freed in
+    /// `stream`'s order. This hands a result made on one stream to work on
+    /// another.
+    pub fn move_to_stream(&mut self, stream: &Stream) -> Result<(), RuntimeError> {
+        stream.wait_for(&self.stream)?;
+        self.stream = stream.clone();
+        Ok(())
+    }
+
     /// The stream the buffer is used and freed on.
     pub fn stream(&self) -> &Stream {
         &self.stream

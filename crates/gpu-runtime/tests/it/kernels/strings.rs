@@ -213,3 +213,28 @@ fn segment_ids_number_every_sorted_row_by_its_group() {
         assert_eq!(ids.to_host().unwrap(), expected, "n = {n}");
     }
 }
+
+#[test]
+fn a_buffer_moved_to_another_stream_is_complete_there() {
+    let emulated = Arc::new(EmulatedDevice::new(0, 1 << 30));
+    let memory: Arc<dyn MemoryResource> =
+        Arc::new(PoolResource::new(emulated.clone(), PoolOptions::default()).unwrap());
+    let (first, second) = (
+        emulated.create_stream().unwrap(),
+        emulated.create_stream().unwrap(),
+    );
+    for round in 0..20 {
+        // Made by a kernel on the first stream, then read on the second.
+        let ops = Ops {
+            memory: &memory,
+            stream: &first,
+        };
+        let mut made = ops.iota(100_003, round).unwrap();
+        made.move_to_stream(&second).unwrap();
+        assert_eq!(made.stream().id(), second.id());
+        let copy = DeviceBuffer::zeroed(made.len(), memory.clone(), &second).unwrap();
+        copy.copy_from_device(0, &made).unwrap();
+        let expected: Vec<i64> = (round..round + 100_003).collect();
+        assert_eq!(copy.to_host().unwrap(), expected, "round {round}");
+    }
+}
