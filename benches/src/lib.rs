@@ -2,7 +2,7 @@
 
 use polars::prelude::*;
 
-pub mod pdsh_table;
+pub mod side_by_side;
 
 /// A small orders table (`rows` rows, ten groups) for overhead measurements.
 pub fn orders(rows: usize) -> PolarsResult<DataFrame> {

@@ -1,17 +1,30 @@
-//! `cargo xtask bench`: the PDS-H criterion benchmark on each engine side by side, and its table as text, CSV and JSON.
+//! `cargo xtask bench`: the PDS-H queries or single operators under criterion on each engine side by side, and the table as text, CSV and JSON.
 
 use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Suite {
+    Pdsh,
+    Operators,
+}
 
 /// What to run; each field becomes a setting of the `pdsh` bench binary
 /// (see `benches/benches/pdsh.rs`) or an option of criterion.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// Scale factor of the generated tables.
+    /// What to time: the PDS-H queries, or single operators (filter,
+    /// project, group_by, join, sort) over generated columns.
+    #[arg(long, value_enum, default_value_t = Suite::Pdsh)]
+    suite: Suite,
+    /// PDS-H: scale factor of the generated tables.
     #[arg(long, default_value_t = 0.01)]
     scale: f64,
-    /// Queries to run, e.g. `1,3,18` (default: all 22).
+    /// PDS-H: queries to run, e.g. `1,3,18` (default: all 22).
     #[arg(long)]
     queries: Option<String>,
+    /// Operators: rows of the generated columns.
+    #[arg(long, default_value_t = 1_000_000)]
+    rows: usize,
     /// Engines to run side by side, of cpu, gpu and emulated. `gpu` falls
     /// back to the CPU where no GPU is present, and the table says so; the
     /// emulated device is a correctness target, not a performance signal.
@@ -20,7 +33,7 @@ pub struct BenchArgs {
     /// The GPU's ordinal.
     #[arg(long, default_value_t = 0)]
     device: usize,
-    /// Folder for criterion's files and the table (default: target/pdsh-bench).
+    /// Folder for criterion's files and the table (default: target/bench).
     #[arg(long)]
     out: Option<std::path::PathBuf>,
     /// Criterion's warm-up time per benchmark, in seconds.
@@ -47,17 +60,22 @@ pub fn run(root: &Path, args: &BenchArgs) -> Result<(), String> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| root.join("target/pdsh-bench"));
+        .unwrap_or_else(|| root.join("target/bench"));
+    let bench = match args.suite {
+        Suite::Pdsh => "pdsh",
+        Suite::Operators => "operators",
+    };
     let mut command = crate::cargo(root);
     command
-        .args(["bench", "-p", "benches", "--bench", "pdsh", "--"])
+        .args(["bench", "-p", "benches", "--bench", bench, "--"])
         .args(["--warm-up-time", &args.warm_up_time.to_string()])
         .args(["--measurement-time", &args.measurement_time.to_string()])
         .args(["--sample-size", &args.sample_size.to_string()])
         .env("PDSH_SCALE", args.scale.to_string())
-        .env("PDSH_ENGINES", &args.engines)
-        .env("PDSH_DEVICE", args.device.to_string())
-        .env("PDSH_OUT", &out);
+        .env("OPS_ROWS", args.rows.to_string())
+        .env("BENCH_ENGINES", &args.engines)
+        .env("BENCH_DEVICE", args.device.to_string())
+        .env("BENCH_OUT", &out);
     if let Some(queries) = &args.queries {
         command.env("PDSH_QUERIES", queries);
     }
@@ -65,7 +83,7 @@ pub fn run(root: &Path, args: &BenchArgs) -> Result<(), String> {
         .status()
         .map_err(|e| format!("cannot run cargo bench: {e}"))?;
     if !status.success() {
-        return Err(format!("the PDS-H benchmark failed ({status})"));
+        return Err(format!("the {bench} benchmark failed ({status})"));
     }
     Ok(())
 }

@@ -34,10 +34,10 @@ enum Task {
         #[arg(long)]
         check: bool,
     },
-    /// Runs the PDS-H queries under criterion on each engine side by side
-    /// (same generated tables; uploads and downloads counted), then prints
-    /// the table (query, CPU ms, engine ms, speedup, the engine that actually
-    /// ran) and writes it as CSV and JSON.
+    /// Runs the PDS-H queries (or single operators) under criterion on each
+    /// engine side by side (same generated data; uploads and downloads
+    /// counted), then prints the table (query, CPU ms, engine ms, speedup,
+    /// the engine that actually ran) and writes it as CSV and JSON.
     Bench(bench::BenchArgs),
 }
 

@@ -1,23 +1,27 @@
-//! The PDS-H benchmark table: criterion's medians per query and engine, side by side, as text, CSV and JSON.
+//! Side-by-side benchmark tables (PDS-H queries, operators): criterion's medians per case and engine, as text, CSV and JSON.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
 
-/// The criterion group the PDS-H benchmark writes its estimates under.
-pub const GROUP: &str = "pdsh";
+use criterion::Criterion;
+use engine_select::{DeviceKind, Engine, GpuEngine, LazyFrameExt};
+use polars::prelude::LazyFrame;
 
-/// The engines the PDS-H benchmark runs, by the names the CLI uses.
+/// The engines the benchmarks run, by the names the CLI uses.
 pub const ENGINES: &[&str] = &["cpu", "gpu", "emulated"];
 
-/// The criterion id of `query` on `engine`: `q01_cpu`.
-pub fn bench_id(query: usize, engine: &str) -> String {
-    format!("q{query:02}_{engine}")
+/// The criterion id of `case` on `engine`: `q01_cpu`, `filter_gpu`.
+pub fn bench_id(case: &str, engine: &str) -> String {
+    format!("{case}_{engine}")
 }
 
-/// One query on one engine: what ran it and criterion's median.
+/// One case (a query, an operator) on one engine: what ran it and
+/// criterion's median.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measurement {
-    pub query: usize,
+    /// The case's name in the table (`q1`, `filter`).
+    pub case: String,
     /// The engine asked for (`cpu`, `gpu`, `emulated`).
     pub engine: String,
     /// The engine that actually ran it (engine-select's report).
@@ -42,10 +46,10 @@ pub fn read_median_ns(criterion_dir: &Path, group: &str, id: &str) -> Option<f64
     estimates["median"]["point_estimate"].as_f64()
 }
 
-/// One line of the table: a query on an engine beside the CPU.
+/// One line of the table: a case on an engine beside the CPU.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
-    pub query: usize,
+    pub case: String,
     pub engine: String,
     pub cpu_ms: Option<f64>,
     pub engine_ms: Option<f64>,
@@ -55,13 +59,13 @@ pub struct Row {
     pub fallback: Option<String>,
 }
 
-/// The table's lines: each query on each engine other than `cpu`, beside
-/// the query's CPU time (only the CPU lines when no other engine ran).
+/// The table's lines: each case on each engine other than `cpu`, beside
+/// the case's CPU time (only the CPU lines when no other engine ran).
 pub fn rows(measurements: &[Measurement]) -> Vec<Row> {
-    let cpu = |query: usize| {
+    let cpu = |case: &str| {
         measurements
             .iter()
-            .find(|m| m.query == query && m.engine == "cpu")
+            .find(|m| m.case == case && m.engine == "cpu")
     };
     let others: Vec<&Measurement> = measurements.iter().filter(|m| m.engine != "cpu").collect();
     let shown: Vec<&Measurement> = if others.is_empty() {
@@ -72,14 +76,14 @@ pub fn rows(measurements: &[Measurement]) -> Vec<Row> {
     shown
         .into_iter()
         .map(|m| {
-            let cpu_ms = cpu(m.query).and_then(|c| c.median_ns).map(|ns| ns / 1e6);
+            let cpu_ms = cpu(&m.case).and_then(|c| c.median_ns).map(|ns| ns / 1e6);
             let engine_ms = m.median_ns.map(|ns| ns / 1e6);
             let speedup = match (cpu_ms, engine_ms) {
                 (Some(c), Some(e)) if e > 0.0 && m.engine != "cpu" => Some(c / e),
                 _ => None,
             };
             Row {
-                query: m.query,
+                case: m.case.clone(),
                 engine: m.engine.clone(),
                 cpu_ms,
                 engine_ms,
@@ -133,21 +137,15 @@ fn ratio(value: Option<f64>) -> String {
     value.map_or_else(|| "-".into(), |v| format!("{}x", significant(v)))
 }
 
-/// The table as aligned text, with a geometric mean per engine.
-pub fn render(rows: &[Row]) -> String {
-    let header = [
-        "query",
-        "engine",
-        "CPU ms",
-        "engine ms",
-        "speedup",
-        "ran on",
-    ];
+/// The table as aligned text (`what`: the first column's title, e.g.
+/// "query"), with a geometric mean per engine.
+pub fn render(rows: &[Row], what: &str) -> String {
+    let header = [what, "engine", "CPU ms", "engine ms", "speedup", "ran on"];
     let lines: Vec<[String; 6]> = rows
         .iter()
         .map(|r| {
             [
-                format!("q{}", r.query),
+                r.case.clone(),
                 r.engine.clone(),
                 ms(r.cpu_ms),
                 ms(r.engine_ms),
@@ -199,15 +197,16 @@ fn csv_field(text: &str) -> String {
     }
 }
 
-/// The table as CSV (times in milliseconds; empty where not measured).
-pub fn to_csv(rows: &[Row]) -> String {
+/// The table as CSV (times in milliseconds; empty where not measured);
+/// `what` titles the first column.
+pub fn to_csv(rows: &[Row], what: &str) -> String {
     let number = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.4}"));
-    let mut out = String::from("query,engine,cpu_ms,engine_ms,speedup,executed_by,fallback\n");
+    let mut out = format!("{what},engine,cpu_ms,engine_ms,speedup,executed_by,fallback\n");
     for r in rows {
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{}",
-            r.query,
+            csv_field(&r.case),
             csv_field(&r.engine),
             number(r.cpu_ms),
             number(r.engine_ms),
@@ -219,13 +218,14 @@ pub fn to_csv(rows: &[Row]) -> String {
     out
 }
 
-/// The table as JSON: the settings it was measured with, and the lines.
-pub fn to_json(rows: &[Row], scale: f64) -> serde_json::Value {
+/// The table as JSON: the settings it was measured with (`settings`, an
+/// object), and the lines.
+pub fn to_json(rows: &[Row], settings: serde_json::Value) -> serde_json::Value {
     let lines: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
             serde_json::json!({
-                "query": r.query,
+                "case": r.case,
                 "engine": r.engine,
                 "cpu_ms": r.cpu_ms,
                 "engine_ms": r.engine_ms,
@@ -241,10 +241,143 @@ pub fn to_json(rows: &[Row], scale: f64) -> serde_json::Value {
         .map(|e| (e.to_string(), geometric_mean_speedup(rows, e).into()))
         .collect();
     serde_json::json!({
-        "scale_factor": scale,
+        "settings": settings,
         "rows": lines,
         "geometric_mean_speedup": means,
     })
+}
+
+/// The settings every side-by-side benchmark takes from the environment,
+/// so that a copied bench binary runs without cargo: `BENCH_ENGINES` (of
+/// `cpu,gpu,emulated`; default `cpu,gpu`), `BENCH_DEVICE` (the GPU's
+/// ordinal, default 0), `BENCH_OUT` (the folder for criterion's files and
+/// the tables; default `target/bench`).
+#[derive(Debug, Clone)]
+pub struct Common {
+    pub engines: Vec<String>,
+    pub device: usize,
+    pub out: PathBuf,
+}
+
+/// A setting from the environment; unset or blank is `None`.
+pub fn setting(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl Common {
+    pub fn from_env() -> Result<Common, String> {
+        let engines: Vec<String> = setting("BENCH_ENGINES")
+            .unwrap_or_else(|| "cpu,gpu".into())
+            .split(',')
+            .map(|e| e.trim().to_string())
+            .collect();
+        if let Some(unknown) = engines.iter().find(|e| !ENGINES.contains(&e.as_str())) {
+            return Err(format!(
+                "BENCH_ENGINES: {unknown:?} is not one of {}",
+                ENGINES.join(", ")
+            ));
+        }
+        let device = match setting("BENCH_DEVICE") {
+            Some(text) => text
+                .parse()
+                .map_err(|_| format!("BENCH_DEVICE={text:?} is not a device ordinal"))?,
+            None => 0,
+        };
+        let out = setting("BENCH_OUT")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench"));
+        Ok(Common {
+            engines,
+            device,
+            out,
+        })
+    }
+}
+
+/// The engine a benchmark names: `cpu` is Polars' in-memory engine, `gpu`
+/// the GPU engine on device `device` (falling back where it must),
+/// `emulated` the GPU engine on the emulated device.
+pub fn engine(name: &str, device: usize) -> Engine {
+    match name {
+        "cpu" => Engine::InMemory,
+        "emulated" => Engine::Gpu(GpuEngine::new().with_device_kind(DeviceKind::Emulated)),
+        _ => Engine::Gpu(GpuEngine::new().with_device(device)),
+    }
+}
+
+/// A side-by-side benchmark: its criterion group (also the stem of the
+/// table's files), the first column's title, a line above the table, and
+/// the settings recorded in the JSON.
+#[derive(Debug)]
+pub struct Suite<'a> {
+    pub group: &'a str,
+    pub what: &'a str,
+    pub title: String,
+    pub settings: serde_json::Value,
+}
+
+/// Times every case on every engine under criterion (each run once first,
+/// untimed, to record the engine that ran it and the first fallback
+/// reason), then prints the table and writes `<group>.csv` and
+/// `<group>.json` into `common.out`.
+pub fn run_suite(
+    suite: &Suite<'_>,
+    cases: &[(String, LazyFrame)],
+    common: &Common,
+) -> Result<(), String> {
+    std::fs::create_dir_all(&common.out)
+        .map_err(|e| format!("cannot create {}: {e}", common.out.display()))?;
+    let out = common
+        .out
+        .canonicalize()
+        .unwrap_or_else(|_| common.out.clone());
+    let criterion_dir = out.join("criterion");
+    let mut criterion = Criterion::default()
+        .output_directory(&criterion_dir)
+        .configure_from_args();
+    let mut measurements = Vec::new();
+    let mut group = criterion.benchmark_group(suite.group);
+    for (case, lf) in cases {
+        for name in &common.engines {
+            let engine = engine(name, common.device);
+            let (_, report) = lf
+                .clone()
+                .collect_with_report(&engine)
+                .map_err(|e| format!("{case} on {name}: {e}"))?;
+            group.bench_function(bench_id(case, name), |b| {
+                b.iter(|| black_box(lf.clone().collect_with(&engine).unwrap()))
+            });
+            measurements.push(Measurement {
+                case: case.clone(),
+                engine: name.clone(),
+                executed_by: report.executed_by.to_string(),
+                fallback: report.fallback_reasons.first().map(|r| r.message.clone()),
+                median_ns: None,
+            });
+        }
+    }
+    group.finish();
+    criterion.final_summary();
+    for m in &mut measurements {
+        m.median_ns = read_median_ns(&criterion_dir, suite.group, &bench_id(&m.case, &m.engine));
+    }
+    let rows = rows(&measurements);
+    let csv = out.join(format!("{}.csv", suite.group));
+    let json = out.join(format!("{}.json", suite.group));
+    let write = |path: &PathBuf, text: String| {
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    write(&csv, to_csv(&rows, suite.what))?;
+    let json_text = serde_json::to_string_pretty(&to_json(&rows, suite.settings.clone()))
+        .map_err(|e| e.to_string())?;
+    write(&json, json_text)?;
+    println!(
+        "\n{} (median of criterion's samples)\n{}",
+        suite.title,
+        render(&rows, suite.what)
+    );
+    println!("written: {} and {}", csv.display(), json.display());
+    Ok(())
 }
 
 #[cfg(test)]
@@ -253,7 +386,7 @@ mod tests {
 
     fn measured(query: usize, engine: &str, ms: Option<f64>, ran: &str) -> Measurement {
         Measurement {
-            query,
+            case: format!("q{query}"),
             engine: engine.into(),
             executed_by: ran.into(),
             fallback: (ran == "cpu (in-memory)" && engine != "cpu")
@@ -280,7 +413,7 @@ mod tests {
         // sqrt(4 * 9) = 6: the unmeasured line does not count.
         let mean = geometric_mean_speedup(&rows, "gpu").unwrap();
         assert!((mean - 6.0).abs() < 1e-12, "{mean}");
-        let text = render(&rows);
+        let text = render(&rows, "query");
         assert!(
             text.starts_with("query  engine  CPU ms  engine ms  speedup"),
             "{text}"
@@ -297,7 +430,7 @@ mod tests {
             text.contains("cpu (in-memory) (fell back: no CUDA driver"),
             "{text}"
         );
-        let csv = to_csv(&rows);
+        let csv = to_csv(&rows, "query");
         assert_eq!(csv.lines().count(), 4, "{csv}");
         assert!(
             csv.contains(
@@ -305,8 +438,9 @@ mod tests {
             ),
             "{csv}"
         );
-        let json = to_json(&rows, 10.0);
-        assert_eq!(json["scale_factor"], 10.0);
+        let json = to_json(&rows, serde_json::json!({ "scale_factor": 10.0 }));
+        assert_eq!(json["settings"]["scale_factor"], 10.0);
+        assert_eq!(json["rows"][1]["case"], "q2");
         assert_eq!(json["rows"][1]["speedup"], 9.0);
         assert_eq!(json["geometric_mean_speedup"]["gpu"], mean);
     }
@@ -330,15 +464,15 @@ mod tests {
     #[test]
     fn medians_come_from_criterion_estimates_files() {
         let dir = std::env::temp_dir().join(format!("pdsh-table-{}", std::process::id()));
-        let new = dir.join(GROUP).join("q01_gpu").join("new");
+        let new = dir.join("pdsh").join("q01_gpu").join("new");
         std::fs::create_dir_all(&new).unwrap();
         std::fs::write(
             new.join("estimates.json"),
             r#"{"mean":{"point_estimate":2.0},"median":{"point_estimate":1500000.0}}"#,
         )
         .unwrap();
-        assert_eq!(read_median_ns(&dir, GROUP, "q01_gpu"), Some(1.5e6));
-        assert_eq!(read_median_ns(&dir, GROUP, "q02_gpu"), None);
+        assert_eq!(read_median_ns(&dir, "pdsh", "q01_gpu"), Some(1.5e6));
+        assert_eq!(read_median_ns(&dir, "pdsh", "q02_gpu"), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
