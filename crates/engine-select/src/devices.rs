@@ -10,8 +10,8 @@ use gpu_runtime::{EmulatedDevice, RuntimeError, Unavailable};
 
 use crate::engine::MemoryResource;
 
-/// How many emulated devices there are (ordinals 0 to 3).
-pub(crate) const EMULATED_DEVICES: usize = 4;
+/// How many emulated devices there are (ordinals 0 to 7).
+pub(crate) const EMULATED_DEVICES: usize = 8;
 /// Device memory of each emulated device (host memory, taken as used).
 const EMULATED_CAPACITY: u64 = 16 << 30;
 
