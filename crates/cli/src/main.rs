@@ -32,6 +32,9 @@ struct Args {
     /// Print each query's GPU plan (or why it has none) instead of running it.
     #[arg(long)]
     explain: bool,
+    /// Also write the generated tables to DIR/<table>.parquet.
+    #[arg(long, value_name = "DIR")]
+    parquet: Option<std::path::PathBuf>,
 }
 
 fn parse_engine(name: &str) -> Result<Engine, String> {
@@ -89,6 +92,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(dir) = &args.parquet {
+        match tables.write_parquet(dir) {
+            Ok(paths) => println!("wrote {} tables to {}", paths.len(), dir.display()),
+            Err(e) => {
+                eprintln!(
+                    "error: could not write the tables to {}: {e}",
+                    dir.display()
+                );
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     println!(
         "PDS-H at scale factor {} ({} lineitem rows, generated in {:.1?}), engine {}\n",
         args.scale,

@@ -163,3 +163,22 @@ fn explain_prints_each_gpu_plan() {
     assert!(text.contains("GroupBy keys=[#"), "{text}");
     assert!(!text.contains("executed by"), "{text}");
 }
+
+#[test]
+fn parquet_writes_every_table() {
+    let dir = std::env::temp_dir().join(format!("polars-gpu-cli-parquet-{}", std::process::id()));
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let output = run(
+        &["--engine", "cpu", "--query", "6", "--parquet", &dir_arg],
+        &[],
+    );
+    let text = text(&output);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("wrote 8 tables to"), "{text}");
+    for table in [
+        "customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier",
+    ] {
+        assert!(dir.join(format!("{table}.parquet")).is_file(), "{table}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

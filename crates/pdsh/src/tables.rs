@@ -1,6 +1,7 @@
 //! The eight PDS-H tables as Polars DataFrames, generated with tpchgen.
 
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use polars::prelude::*;
@@ -120,6 +121,43 @@ impl Tables {
         };
         bar.finish_and_clear();
         Ok(tables)
+    }
+
+    /// The tables by their PDS-H names.
+    pub fn named(&self) -> [(&'static str, &DataFrame); 8] {
+        [
+            ("customer", &self.customer),
+            ("lineitem", &self.lineitem),
+            ("nation", &self.nation),
+            ("orders", &self.orders),
+            ("part", &self.part),
+            ("partsupp", &self.partsupp),
+            ("region", &self.region),
+            ("supplier", &self.supplier),
+        ]
+    }
+
+    /// Writes each table to `<dir>/<name>.parquet` (creating `dir`), the
+    /// layout Polars' PDS-H benchmark reads, for scan benchmarks. A table is
+    /// written to a temporary name first and renamed when complete, so a
+    /// failure never leaves a half-written file under a table's name.
+    pub fn write_parquet(&self, dir: &Path) -> PolarsResult<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        self.named()
+            .into_iter()
+            .map(|(name, df)| {
+                let path = dir.join(format!("{name}.parquet"));
+                let partial = dir.join(format!(".{name}.parquet.partial"));
+                let file = std::fs::File::create(&partial)?;
+                let written = ParquetWriter::new(file).finish(&mut df.clone());
+                if let Err(e) = written {
+                    let _ = std::fs::remove_file(&partial);
+                    return Err(e);
+                }
+                std::fs::rename(&partial, &path)?;
+                Ok(path)
+            })
+            .collect()
     }
 
     /// The tables with their columns and types but no rows: enough to build

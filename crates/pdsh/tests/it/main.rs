@@ -1,6 +1,7 @@
 //! PDS-H queries on Polars' CPU engine: at scale factor 1 they give tpchgen's reference answers.
 
 use pdsh::{QUERY_COUNT, Tables, answers, query};
+use polars::prelude::{LazyFrame, PlRefPath};
 
 #[test]
 fn every_query_matches_the_reference_answer_at_scale_factor_1() {
@@ -56,4 +57,26 @@ fn empty_tables_have_the_pds_h_types() {
         let expected_rows = usize::from([6, 14, 17, 19].contains(&number));
         assert_eq!(df.height(), expected_rows, "q{number}");
     }
+}
+
+#[test]
+fn tables_written_to_parquet_read_back_equal() {
+    let tables = Tables::generate(0.001, false).unwrap();
+    let dir = std::env::temp_dir().join(format!("pdsh-parquet-{}", std::process::id()));
+    let paths = tables.write_parquet(&dir).unwrap();
+    assert_eq!(paths.len(), 8);
+    for ((name, df), path) in tables.named().into_iter().zip(&paths) {
+        assert_eq!(path, &dir.join(format!("{name}.parquet")));
+        let back = LazyFrame::scan_parquet(
+            PlRefPath::new(path.to_string_lossy().into_owned()),
+            Default::default(),
+        )
+        .unwrap()
+        .collect()
+        .unwrap();
+        assert!(back.equals_missing(df), "{name}");
+    }
+    // Nothing but the eight tables: no partial file is left behind.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 8);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
