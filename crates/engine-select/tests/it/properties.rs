@@ -1,4 +1,4 @@
-//! Property tests of the newest operators on the emulated device: random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the emulated device (filter, sort, group-by, join, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use proptest::collection::vec;
@@ -48,15 +48,90 @@ fn frame(len: usize) -> impl Strategy<Value = DataFrame> {
         .prop_map(|(g, s, f, i)| df!("g" => g, "s" => s, "f" => f, "i" => i).unwrap())
 }
 
+/// 24 cases each (each runs the CPU and the emulated device); more with
+/// `PROPTEST_CASES`.
 fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|cases| cases.parse().ok())
+        .unwrap_or(24);
     ProptestConfig {
-        cases: 24,
+        cases,
         ..ProptestConfig::default()
     }
 }
 
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn filters_match_the_cpu(df in (0usize..80).prop_flat_map(frame), pick in 0usize..4) {
+        let predicate = match pick {
+            0 => col("f").gt(lit(0.0)).and(col("i").is_not_null()),
+            1 => col("s").str().contains_literal(lit("a")).or(col("g").eq(lit(1u32))),
+            2 => col("i").lt_eq(lit(0i64)).or(col("f").lt(lit(1.0)).not()),
+            _ => col("g").is_in(lit(Series::new("".into(), [0u32, 2])).implode(false), false)
+                .and(col("s").neq(lit(""))),
+        };
+        assert_gpu_eq(&format!("filter {pick}"), df.lazy().filter(predicate));
+    }
+
+    #[test]
+    fn sorts_match_the_cpu(
+        df in (0usize..80).prop_flat_map(frame),
+        descending in vec(any::<bool>(), 3),
+        nulls_last in vec(any::<bool>(), 3),
+    ) {
+        let options = SortMultipleOptions::default()
+            .with_order_descending_multi(descending.clone())
+            .with_nulls_last_multi(nulls_last.clone())
+            .with_maintain_order(true);
+        let lf = df.lazy().sort(["s", "f", "i"], options);
+        assert_gpu_eq(&format!("sort {descending:?} {nulls_last:?}"), lf);
+    }
+
+    #[test]
+    fn group_bys_match_the_cpu(df in (0usize..80).prop_flat_map(frame), by_text in any::<bool>()) {
+        // No sum of `i`: Polars' debug build panics when an i64 sum overflows.
+        let keys = if by_text { vec![col("s"), col("g")] } else { vec![col("f")] };
+        let lf = df.lazy().group_by_stable(keys).agg([
+            col("f").sum().alias("sum f"),
+            col("f").mean().alias("mean f"),
+            col("i").min().alias("min i"),
+            col("i").max().alias("max i"),
+            col("i").count().alias("count i"),
+            col("i").first().alias("first i"),
+            len(),
+        ]);
+        assert_gpu_eq("group-by", lf);
+    }
+
+    #[test]
+    fn joins_match_the_cpu(
+        left in (0usize..40).prop_flat_map(frame),
+        right in (0usize..40).prop_flat_map(frame),
+        kind in prop_oneof![
+            Just(JoinType::Inner),
+            Just(JoinType::Left),
+            Just(JoinType::Semi),
+            Just(JoinType::Anti),
+        ],
+        two_keys in any::<bool>(),
+    ) {
+        let (left_on, right_on) = if two_keys {
+            (vec![col("g"), col("f")], vec![col("g"), col("f")])
+        } else {
+            (vec![col("g")], vec![col("g")])
+        };
+        let joined = left.lazy().join(right.lazy(), left_on, right_on, JoinArgs::new(kind.clone()));
+        // Join order is Polars' to choose: compare the rows as sorted sets.
+        let names: Vec<PlSmallStr> = joined.clone().collect_schema().unwrap().iter_names().cloned().collect();
+        let lf = joined.sort(
+            names,
+            SortMultipleOptions::default().with_nulls_last(true).with_maintain_order(true),
+        );
+        assert_gpu_eq(&format!("{kind:?} join on two keys: {two_keys}"), lf);
+    }
 
     #[test]
     fn string_slices_match_the_cpu(
