@@ -57,10 +57,15 @@ pub fn run(root: &Path, args: &BenchArgs) -> Result<(), String> {
     if args.sample_size < 10 {
         return Err("--sample-size must be at least 10 (criterion's minimum)".into());
     }
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| root.join("target/bench"));
+    // The bench runs in its package's folder: a relative --out means the
+    // caller's folder.
+    let out = match &args.out {
+        Some(out) if out.is_relative() => std::env::current_dir()
+            .map_err(|e| format!("no current folder: {e}"))?
+            .join(out),
+        Some(out) => out.clone(),
+        None => root.join("target/bench"),
+    };
     let bench = match args.suite {
         Suite::Pdsh => "pdsh",
         Suite::Operators => "operators",
