@@ -106,11 +106,9 @@ pub(crate) fn attempt(
             .map(|message| reason(FallbackKind::Unsupported, None, message)),
     );
     if gpu.device_kind == DeviceKind::Cuda {
-        // No subject: the whole plan, printed, would cost more than the
-        // rest of a small query's fallback.
         reasons.push(reason(
             FallbackKind::Unsupported,
-            None,
+            Some(ir_lower::node_notation(root, lp_arena, expr_arena)),
             "execution on CUDA devices has not landed yet (gpu-exec runs on the emulated device \
              only so far)",
         ));
