@@ -27,6 +27,7 @@ enum Op : u32 {
     OP_FILL_NULL = 11,
     OP_ROUND = 12,   // mode, decimals, multiplier low word, high word (f64 only)
     OP_DATE_PART = 13,  // part, input type, units per day low word, high word; out type
+    OP_FLOAT_CHECK = 14,  // class (0 NaN, 1 not NaN, 2 finite, 3 infinite), float type
 };
 
 // Parts of a date: the proleptic Gregorian calendar, ISO weekday (Monday 1).
@@ -286,6 +287,19 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                         Slot& s = stack[top - 1];
                         s.bits = (s.valid == (op == OP_IS_NOT_NULL)) ? 1 : 0;
                         s.valid = true;
+                        break;
+                    }
+                    case OP_FLOAT_CHECK: {
+                        u32 check = program[pc++], t = program[pc++];
+                        Slot& s = stack[top - 1];
+                        double v = as_double(s.bits, t);
+                        bool nan = v != v;
+                        bool finite = !nan && v - v == 0.0;
+                        bool result = check == 0   ? nan
+                                      : check == 1 ? !nan
+                                      : check == 2 ? finite
+                                                   : !nan && !finite;
+                        s.bits = result ? 1 : 0;
                         break;
                     }
                     case OP_CAST: {

@@ -1,9 +1,11 @@
 //! Compiling GPU expressions into programs for the fused evaluator: one launch per expression.
 
 use gpu_runtime::expr::{
-    DatePart, ExprBinary, ExprProgram, RoundMode, ValueType, slot_of_float, slot_of_int,
+    DatePart, ExprBinary, ExprProgram, FloatClass, RoundMode, ValueType, slot_of_float, slot_of_int,
 };
-use ir_lower::{BinaryOp, ExprKind, GpuDtype, GpuExpr, Rounding, Scalar, TemporalPart, TimeUnit};
+use ir_lower::{
+    BinaryOp, ExprKind, FloatCheck, GpuDtype, GpuExpr, Rounding, Scalar, TemporalPart, TimeUnit,
+};
 
 /// The evaluator's type for a column type; `None` for strings.
 pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
@@ -168,6 +170,16 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 out.program
                     .is_null(matches!(expr.kind, ExprKind::IsNotNull(_))),
             )
+        }
+        ExprKind::FloatCheck { check, input } => {
+            emit(input, out)?;
+            let class = match check {
+                FloatCheck::IsNan => FloatClass::Nan,
+                FloatCheck::IsNotNan => FloatClass::NotNan,
+                FloatCheck::IsFinite => FloatClass::Finite,
+                FloatCheck::IsInfinite => FloatClass::Infinite,
+            };
+            step(out.program.float_check(class, value_type_of(input)?))
         }
         ExprKind::Cast { input, .. } => {
             emit(input, out)?;

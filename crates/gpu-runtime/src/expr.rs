@@ -93,6 +93,16 @@ const OP_TERNARY: u32 = 10;
 const OP_FILL_NULL: u32 = 11;
 const OP_ROUND: u32 = 12;
 const OP_DATE_PART: u32 = 13;
+const OP_FLOAT_CHECK: u32 = 14;
+
+/// What [`ExprProgram::float_check`] tests (the kernel's numbering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatClass {
+    Nan = 0,
+    NotNan = 1,
+    Finite = 2,
+    Infinite = 3,
+}
 
 /// What [`ExprProgram::date_part`] takes from a date or timestamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,6 +302,17 @@ impl ExprProgram {
         self.pop(Some(ty))?;
         self.words.push(OP_FILL_NULL);
         self.push(ty)
+    }
+
+    /// Replaces the top value, a float, by whether it is of `class` (a
+    /// boolean; null stays null).
+    pub fn float_check(&mut self, class: FloatClass, ty: ValueType) -> Result<(), RuntimeError> {
+        if !ty.is_float() {
+            return Err(invalid(format!("a float test of {ty:?}")));
+        }
+        self.pop(Some(ty))?;
+        self.words.extend([OP_FLOAT_CHECK, class as u32, ty as u32]);
+        self.push(ValueType::Bool)
     }
 
     /// Rounds the top value (a float64) to `decimals` places as Polars

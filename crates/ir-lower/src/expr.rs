@@ -222,6 +222,26 @@ impl fmt::Display for StringOp {
     }
 }
 
+/// Tests of a float's class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatCheck {
+    IsNan,
+    IsNotNan,
+    IsFinite,
+    IsInfinite,
+}
+
+impl fmt::Display for FloatCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FloatCheck::IsNan => "is_nan",
+            FloatCheck::IsNotNan => "is_not_nan",
+            FloatCheck::IsFinite => "is_finite",
+            FloatCheck::IsInfinite => "is_infinite",
+        })
+    }
+}
+
 /// A part of a date or datetime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TemporalPart {
@@ -275,6 +295,11 @@ pub enum ExprKind {
     Abs(Box<GpuExpr>),
     IsNull(Box<GpuExpr>),
     IsNotNull(Box<GpuExpr>),
+    /// A test of a float's class (null stays null).
+    FloatCheck {
+        check: FloatCheck,
+        input: Box<GpuExpr>,
+    },
     /// A cast to the expression's dtype; `strict` casts fail on values that
     /// do not fit, others give null.
     Cast {
@@ -344,6 +369,7 @@ macro_rules! children {
             | ExprKind::Abs(input)
             | ExprKind::IsNull(input)
             | ExprKind::IsNotNull(input)
+            | ExprKind::FloatCheck { input, .. }
             | ExprKind::Cast { input, .. }
             | ExprKind::IsIn { input, .. }
             | ExprKind::Round { input, .. }
@@ -403,6 +429,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::Abs(input) => write!(f, "abs({input})"),
             ExprKind::IsNull(input) => write!(f, "is_null({input})"),
             ExprKind::IsNotNull(input) => write!(f, "is_not_null({input})"),
+            ExprKind::FloatCheck { check, input } => write!(f, "{check}({input})"),
             ExprKind::Cast { input, strict } => {
                 let how = if *strict { "strict_cast" } else { "cast" };
                 write!(f, "{how}({input} -> {})", self.dtype)

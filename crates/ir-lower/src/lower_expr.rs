@@ -13,7 +13,8 @@ use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::GpuDtype;
 use crate::expr::{
-    AggOp, BinaryOp, Closed, ExprKind, GpuExpr, NamedExpr, Rounding, Scalar, StringOp, TemporalPart,
+    AggOp, BinaryOp, Closed, ExprKind, FloatCheck, GpuExpr, NamedExpr, Rounding, Scalar, StringOp,
+    TemporalPart,
 };
 use crate::refusal::Refusal;
 
@@ -407,6 +408,25 @@ impl ExprLowering<'_> {
     fn boolean(&mut self, node: Node, inputs: &[ExprIR], function: &IRBooleanFunction) -> Lowered {
         use IRBooleanFunction as B;
         let kind = match function {
+            B::IsNan | B::IsNotNan | B::IsFinite | B::IsInfinite => {
+                let check = match function {
+                    B::IsNan => FloatCheck::IsNan,
+                    B::IsNotNan => FloatCheck::IsNotNan,
+                    B::IsFinite => FloatCheck::IsFinite,
+                    _ => FloatCheck::IsInfinite,
+                };
+                let input = self.single(inputs)?;
+                if !matches!(input.dtype, GpuDtype::Float32 | GpuDtype::Float64) {
+                    return self.refuse(
+                        node,
+                        format!("{check} of {} is not supported on the GPU", input.dtype),
+                    );
+                }
+                ExprKind::FloatCheck {
+                    check,
+                    input: Box::new(input),
+                }
+            }
             B::IsNull => ExprKind::IsNull(Box::new(self.single(inputs)?)),
             B::IsNotNull => ExprKind::IsNotNull(Box::new(self.single(inputs)?)),
             B::Not => ExprKind::Not(Box::new(self.single(inputs)?)),
@@ -442,10 +462,6 @@ impl ExprLowering<'_> {
             | B::All { .. }
             | B::IsEmpty { .. }
             | B::HasNulls
-            | B::IsFinite
-            | B::IsInfinite
-            | B::IsNan
-            | B::IsNotNan
             | B::IsSorted { .. }
             | B::AllHorizontal
             | B::AnyHorizontal => {

@@ -472,6 +472,24 @@ fn computed_expressions_match_the_cpu() {
             table().filter((col("i") + col("k")).gt(lit(0i64))),
         ),
         (
+            "float classes (NaN, infinities, -0.0, null)",
+            table().select([
+                col("f").is_nan().alias("nan"),
+                col("f").is_not_nan().alias("not nan"),
+                col("f").is_finite().alias("finite"),
+                col("f").is_infinite().alias("infinite"),
+                col("i")
+                    .cast(DataType::Float64)
+                    .is_finite()
+                    .alias("finite ints"),
+            ]),
+        ),
+        (
+            "a filter of non-NaN finite values",
+            table().filter(col("f").is_not_nan().and(col("f").is_finite())),
+        ),
+        ("a filter of NaN", table().filter(col("f").is_nan())),
+        (
             "with_columns replaces",
             table().with_columns([(col("f") + lit(1.0)).alias("f")]),
         ),
