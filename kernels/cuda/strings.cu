@@ -72,3 +72,21 @@ extern "C" __global__ void string_offsets_append(const i64* src, u64 n, i64* dst
     for (u64 k = global_index(); k <= n; k += global_stride()) dst[at + k] = src[k] - first + base;
 }
 EMU_KERNEL(string_offsets_append)
+
+// Each string's length in bytes, or in characters when `chars`; 0 for null.
+extern "C" __global__ void string_lengths(const i64* offsets, const unsigned char* bytes,
+                                          const u32* validity, u64 n, u32 chars, u32* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        u32 length = 0;
+        if (is_valid(validity, i)) {
+            i64 begin = offsets[i], end = offsets[i + 1];
+            if (chars) {
+                for (i64 k = begin; k < end; ++k) length += starts_char(bytes[k]) ? 1 : 0;
+            } else {
+                length = static_cast<u32>(end - begin);
+            }
+        }
+        out[i] = length;
+    }
+}
+EMU_KERNEL(string_lengths)

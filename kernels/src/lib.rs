@@ -161,7 +161,7 @@ library! {
         string_key_chunk, string_key_length,
     }
     STRINGS = "strings" {
-        string_slice_ranges, string_copy_ranges, string_offsets_append,
+        string_slice_ranges, string_copy_ranges, string_offsets_append, string_lengths,
     }
 }
 

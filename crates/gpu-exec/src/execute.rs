@@ -305,7 +305,7 @@ fn evaluable(expr: &GpuExpr) -> Result<(), String> {
         return Ok(());
     };
     // Where the hoisted columns go does not matter to the compiler.
-    let (outer, hoisted) = hoist_predicates(expr, usize::MAX / 4 * 3, usize::MAX / 4);
+    let (outer, hoisted) = hoist_parts(expr, usize::MAX / 4 * 3, usize::MAX / 4);
     if hoisted.is_empty() {
         return Err(why);
     }
@@ -327,23 +327,34 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
     }
 }
 
-/// `expr` with each boolean part the evaluator cannot run but the predicate
-/// kernels can (reading only the frame's `width` columns) replaced by a
-/// column, the i-th by column `first + i`, and those parts.
-fn hoist_predicates(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuExpr>) {
+/// Whether `expr` is the byte or character length of a text column (a
+/// part the string kernels compute for the evaluator).
+fn is_text_length(expr: &GpuExpr) -> bool {
+    matches!(
+        &expr.kind,
+        ExprKind::String {
+            op: StringOp::LenBytes | StringOp::LenChars,
+            input,
+        } if is_column(input) && input.dtype == GpuDtype::String
+    ) && expr.dtype == GpuDtype::UInt32
+}
+
+/// `expr` with each part the evaluator cannot run but other kernels can
+/// (boolean parts the predicate kernels run, lengths of text), reading
+/// only the frame's `width` columns, replaced by a column, the i-th by
+/// column `first + i`, and those parts.
+fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuExpr>) {
     fn walk(expr: &mut GpuExpr, first: usize, width: usize, hoisted: &mut Vec<GpuExpr>) {
-        if expr.dtype == GpuDtype::Boolean
-            && compile(expr).is_err()
-            && predicate_supported(expr)
-            && reads_only_below(expr, width)
-        {
+        let predicate =
+            expr.dtype == GpuDtype::Boolean && compile(expr).is_err() && predicate_supported(expr);
+        if (predicate || is_text_length(expr)) && reads_only_below(expr, width) {
             let index = first + hoisted.len();
             let column = GpuExpr {
                 kind: ExprKind::Column {
                     index,
-                    name: format!("__predicate_{}", hoisted.len()),
+                    name: format!("__part_{}", hoisted.len()),
                 },
-                dtype: GpuDtype::Boolean,
+                dtype: expr.dtype,
             };
             hoisted.push(std::mem::replace(expr, column));
             return;
@@ -1043,14 +1054,14 @@ impl Executor<'_> {
         let compiled = match compile(&row_wise) {
             Ok(compiled) => compiled,
             Err(why) => {
-                // Boolean parts the predicate kernels run become input columns.
-                let (outer, parts) = hoist_predicates(&row_wise, width + hoisted.len(), width);
+                // Parts other kernels run become input columns.
+                let (outer, parts) = hoist_parts(&row_wise, width + hoisted.len(), width);
                 if parts.is_empty() {
                     return Err(unsupported(why));
                 }
                 let compiled = compile(&outer).map_err(unsupported)?;
                 for part in &parts {
-                    hoisted.push(self.predicate_column(frame, part)?);
+                    hoisted.push(self.part_column(frame, part)?);
                 }
                 compiled
             }
@@ -1273,11 +1284,25 @@ impl Executor<'_> {
     }
 
     /// A predicate the predicate kernels run, as a boolean column.
-    fn predicate_column(
-        &self,
-        frame: &DeviceFrame,
-        predicate: &GpuExpr,
-    ) -> Result<DeviceColumn, ExecError> {
+    /// A part hoisted out of an expression (see [`hoist_parts`]), computed.
+    fn part_column(&self, frame: &DeviceFrame, part: &GpuExpr) -> Result<DeviceColumn, ExecError> {
+        if let ExprKind::String { op, input } = &part.kind
+            && is_text_length(part)
+        {
+            let (column, offsets, bytes) = text_column(frame, input)?;
+            let chars = *op == StringOp::LenChars;
+            let (lengths, validity) =
+                self.ops()
+                    .string_lengths(offsets, bytes, column.validity(), chars)?;
+            return Ok(DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::UInt32,
+                frame.height,
+                Values::U32(lengths),
+                Some(validity),
+            ));
+        }
+        let predicate = part;
         let (bits, validity) = match self.predicate(frame, predicate)? {
             Mask::Owned(bits, validity) => (bits, validity),
             Mask::Borrowed(..) => {

@@ -963,6 +963,32 @@ impl Ops<'_> {
         })
     }
 
+    /// Each string's length in bytes, or in characters (UTF-8) when
+    /// `chars`: lengths (0 for null) and validity.
+    pub fn string_lengths(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        bytes: &DeviceBuffer<u8>,
+        validity: Option<&DeviceBuffer<u32>>,
+        chars: bool,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let lengths = self.zeroed::<u32>(n)?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .buffer(bytes)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .arg(u32::from(chars))
+            .buffer(&lengths);
+        self.launch(ids::string_lengths, Self::linear(n), args)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        self.bitmap_append(validity, n, &out_validity, 0)?;
+        Ok((lengths, out_validity))
+    }
+
     /// ORs the first `n` bits of `src` (`None`: `n` set bits, as a missing
     /// validity means) into `dst` from bit `at`. `dst` must start zeroed
     /// where the bits go: this is how bitmaps are concatenated.

@@ -559,6 +559,20 @@ fn string_slices_match_the_cpu() {
             "a string column copied under a new name",
             words().with_columns([col("s").alias("t")]),
         ),
+        (
+            "lengths in bytes and characters",
+            words().select([
+                col("s").str().len_bytes().alias("bytes"),
+                col("s").str().len_chars().alias("chars"),
+                (col("s").str().len_bytes() - col("s").str().len_chars()).alias("extra bytes"),
+            ]),
+        ),
+        (
+            "a filter and a sum of lengths",
+            words()
+                .filter(col("s").str().len_chars().gt(lit(2u32)))
+                .select([col("s").str().len_chars().sum().alias("chars")]),
+        ),
     ];
     for (name, lf) in cases {
         assert_gpu_eq(name, lf);

@@ -238,3 +238,43 @@ fn a_buffer_moved_to_another_stream_is_complete_there() {
         assert_eq!(copy.to_host().unwrap(), expected, "round {round}");
     }
 }
+
+#[test]
+fn string_lengths_count_bytes_and_characters() {
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let mut rng = fastrand::Rng::with_seed(44);
+    for &n in SIZES {
+        let strings = random_strings(&mut rng, n);
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
+        let (offsets, bytes) = offsets_of(&strings);
+        let (d_offsets, d_bytes, d_valid) = (
+            device.upload(&offsets),
+            device.upload(&bytes),
+            device.upload(&bitmap(&valid)),
+        );
+        for chars in [false, true] {
+            let (lengths, validity) = ops
+                .string_lengths(&d_offsets, &d_bytes, Some(&d_valid), chars)
+                .unwrap();
+            let expected: Vec<u32> = strings
+                .iter()
+                .zip(&valid)
+                .map(|(s, &ok)| match (ok, chars) {
+                    (false, _) => 0,
+                    (true, false) => s.len() as u32,
+                    (true, true) => s.chars().count() as u32,
+                })
+                .collect();
+            assert_eq!(
+                lengths.to_host().unwrap(),
+                expected,
+                "n = {n}, chars {chars}"
+            );
+            assert_eq!(flags(&validity.to_host().unwrap(), n), valid, "n = {n}");
+        }
+    }
+}
