@@ -63,22 +63,30 @@ __device__ __forceinline__ void segment_sum(const T* values, const u32* validity
     }
 }
 
+// The sum (as a double) and the count of the valid values of [begin, end).
+template <typename T>
+__device__ __forceinline__ double valid_sum(const T* values, const u32* validity, u64 begin,
+                                            u64 end, u64* count) {
+    double sum = 0.0;
+    *count = 0;
+    for (u64 i = begin; i < end; ++i) {
+        if (is_valid(validity, i)) {
+            sum += static_cast<double>(values[i]);
+            ++*count;
+        }
+    }
+    return sum;
+}
+
 // Mean of the valid values as a double; null for none.
 template <typename T>
 __device__ __forceinline__ void segment_mean(const T* values, const u32* validity,
                                              const u64* starts, u64 groups, u64 n, double* out,
                                              u32* out_validity) {
     for (u64 g = global_index(); g < groups; g += global_stride()) {
-        u64 begin, end;
+        u64 begin, end, count;
         segment(starts, groups, n, g, &begin, &end);
-        double sum = 0.0;
-        u64 count = 0;
-        for (u64 i = begin; i < end; ++i) {
-            if (is_valid(validity, i)) {
-                sum += static_cast<double>(values[i]);
-                count++;
-            }
-        }
+        double sum = valid_sum(values, validity, begin, end, &count);
         out[g] = count == 0 ? 0.0 : sum / static_cast<double>(count);
         set_valid(out_validity, g, count != 0);
     }
@@ -221,16 +229,9 @@ extern "C" __global__ void segment_variance_f64(const double* values, const u32*
                                                 const u64* starts, u64 groups, u64 n, u32 ddof,
                                                 u32 take_sqrt, double* out, u32* out_validity) {
     for (u64 g = global_index(); g < groups; g += global_stride()) {
-        u64 begin, end;
+        u64 begin, end, count;
         segment(starts, groups, n, g, &begin, &end);
-        double sum = 0.0;
-        u64 count = 0;
-        for (u64 i = begin; i < end; ++i) {
-            if (is_valid(validity, i)) {
-                sum += values[i];
-                count++;
-            }
-        }
+        double sum = valid_sum(values, validity, begin, end, &count);
         bool valid = count > ddof;
         double result = 0.0;
         if (valid) {

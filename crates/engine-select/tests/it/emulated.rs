@@ -1188,22 +1188,22 @@ fn device_out_of_memory_falls_back_with_the_reason_or_raises() {
             initial_bytes: 0,
             maximum_bytes: Some(1 << 20),
         });
+    let tiny_runs_on_the_device = |engine: GpuEngine| {
+        let tiny = table().filter(col("i").gt(lit(0i64)));
+        let (_, report) = tiny.collect_with_report(&Engine::Gpu(engine)).unwrap();
+        assert!(
+            matches!(
+                report.executed_by,
+                ExecutedBy::Gpu {
+                    device: SMALL_DEVICE,
+                    ..
+                }
+            ),
+            "{report}"
+        );
+    };
     // A small query fits: the device works.
-    let tiny = table().filter(col("i").gt(lit(0i64)));
-    let (_, report) = tiny
-        .clone()
-        .collect_with_report(&Engine::Gpu(small.clone()))
-        .unwrap();
-    assert!(
-        matches!(
-            report.executed_by,
-            ExecutedBy::Gpu {
-                device: SMALL_DEVICE,
-                ..
-            }
-        ),
-        "{report}"
-    );
+    tiny_runs_on_the_device(small.clone());
     // 400,000 rows of i64 and f64 (6.4 MB) do not.
     let big = df!(
         "k" => (0..400_000i64).map(|i| i % 7).collect::<Vec<_>>(),
@@ -1239,19 +1239,7 @@ fn device_out_of_memory_falls_back_with_the_reason_or_raises() {
         .unwrap_err();
     assert!(err.to_string().contains("out of device memory"), "{err}");
     // The device is still usable after running out.
-    let (_, report) = tiny
-        .collect_with_report(&Engine::Gpu(emulated().with_device(SMALL_DEVICE)))
-        .unwrap();
-    assert!(
-        matches!(
-            report.executed_by,
-            ExecutedBy::Gpu {
-                device: SMALL_DEVICE,
-                ..
-            }
-        ),
-        "{report}"
-    );
+    tiny_runs_on_the_device(emulated().with_device(SMALL_DEVICE));
 }
 
 #[test]
