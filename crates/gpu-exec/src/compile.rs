@@ -7,6 +7,19 @@ use ir_lower::{
     BinaryOp, ExprKind, FloatCheck, GpuDtype, GpuExpr, Rounding, Scalar, TemporalPart, TimeUnit,
 };
 
+/// Whether casting `from` to `to` is a cast of the physical values: not
+/// between two different temporal types, where Polars converts units
+/// (days to microseconds, milliseconds to nanoseconds, ...).
+fn keeps_meaning(from: GpuDtype, to: GpuDtype) -> bool {
+    let temporal = |dtype| {
+        matches!(
+            dtype,
+            GpuDtype::Date | GpuDtype::Datetime(_) | GpuDtype::Duration(_)
+        )
+    };
+    from == to || !(temporal(from) && temporal(to))
+}
+
 /// The evaluator's type for a column type; `None` for strings.
 pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
     Some(match dtype {
@@ -182,6 +195,9 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
             step(out.program.float_check(class, value_type_of(input)?))
         }
         ExprKind::Cast { input, .. } => {
+            if !keeps_meaning(input.dtype, expr.dtype) {
+                return Err(format!("a cast from {} to {}", input.dtype, expr.dtype));
+            }
             emit(input, out)?;
             step(out.program.cast(value_type_of(input)?, ty))
         }

@@ -1085,6 +1085,46 @@ fn joins_match_the_cpu() {
 }
 
 #[test]
+fn casts_between_temporal_units_fall_back_and_casts_to_physical_values_run() {
+    let datetime = |unit| DataType::Datetime(unit, None);
+    for (name, lf) in [
+        (
+            "date to datetime",
+            table().select([col("d").cast(datetime(TimeUnit::Microseconds))]),
+        ),
+        (
+            "datetime ms to us",
+            table()
+                .with_columns([col("d").cast(datetime(TimeUnit::Milliseconds))])
+                .select([col("d").cast(datetime(TimeUnit::Microseconds))]),
+        ),
+    ] {
+        let (df, report) = lf
+            .clone()
+            .collect_with_report(&Engine::Gpu(emulated()))
+            .unwrap();
+        assert!(df.equals_missing(&lf.collect().unwrap()), "{name}");
+        assert!(
+            report
+                .fallback_reasons
+                .iter()
+                .any(|r| r.message.contains("a cast from")),
+            "{name}: {report}"
+        );
+    }
+    assert_gpu_eq(
+        "date to its days, and back",
+        table().select([
+            col("d").cast(DataType::Int64).alias("days"),
+            col("d")
+                .cast(DataType::Int32)
+                .cast(DataType::Date)
+                .alias("again"),
+        ]),
+    );
+}
+
+#[test]
 fn operators_not_executed_yet_fall_back_with_the_reason() {
     // Deviations from the group's mean: an aggregation inside an aggregation.
     let lf = orders()
