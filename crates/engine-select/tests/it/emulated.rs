@@ -1125,6 +1125,45 @@ fn casts_between_temporal_units_fall_back_and_casts_to_physical_values_run() {
 }
 
 #[test]
+fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
+    // Whatever runs on the device must equal the CPU; the rest falls back.
+    let targets = [
+        DataType::Boolean,
+        DataType::Int8,
+        DataType::Int16,
+        DataType::Int32,
+        DataType::Int64,
+        DataType::UInt8,
+        DataType::UInt16,
+        DataType::UInt32,
+        DataType::UInt64,
+        DataType::Float32,
+        DataType::Float64,
+        DataType::Date,
+        DataType::Datetime(TimeUnit::Milliseconds, None),
+        DataType::Duration(TimeUnit::Microseconds),
+    ];
+    let mut on_device = 0;
+    for source in ["i", "k", "u", "f", "b", "d"] {
+        for target in &targets {
+            let lf = table().select([col(source).cast(target.clone()).alias("cast")]);
+            let Ok(expected) = lf.clone().collect() else {
+                continue;
+            };
+            let (actual, report) = lf
+                .collect_with_report(&Engine::Gpu(emulated()))
+                .unwrap_or_else(|e| panic!("{source} to {target}: {e}"));
+            assert!(
+                expected.equals_missing(&actual),
+                "{source} to {target}: {report}\nexpected {expected}\nactual {actual}"
+            );
+            on_device += usize::from(matches!(report.executed_by, ExecutedBy::Gpu { .. }));
+        }
+    }
+    assert!(on_device > 20, "only {on_device} casts ran on the device");
+}
+
+#[test]
 fn operators_not_executed_yet_fall_back_with_the_reason() {
     // Deviations from the group's mean: an aggregation inside an aggregation.
     let lf = orders()
