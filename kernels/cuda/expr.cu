@@ -28,6 +28,7 @@ enum Op : u32 {
     OP_ROUND = 12,   // mode, decimals, multiplier low word, high word (f64 only)
     OP_DATE_PART = 13,  // part, input type, units per day low word, high word; out type
     OP_FLOAT_CHECK = 14,  // class (0 NaN, 1 not NaN, 2 finite, 3 infinite), float type
+    OP_CAST_CHECKED = 15,  // from type, to type (an integer): null where the value does not fit
 };
 
 // Parts of a date: the proleptic Gregorian calendar, ISO weekday (Monday 1).
@@ -226,6 +227,50 @@ __device__ __forceinline__ Slot cast(Slot s, u32 from, u32 to) {
     return Slot{wrap(s.bits, to), true};
 }
 
+// The bits of an integer type.
+__device__ __forceinline__ u32 int_bits(u32 t) {
+    switch (t) {
+        case T_I8: case T_U8: return 8;
+        case T_I16: case T_U16: return 16;
+        case T_I32: case T_U32: return 32;
+        default: return 64;
+    }
+}
+
+// A cast to integer type `to` that may not hold the value: floats truncate
+// toward zero; out of range (or NaN) gives null, as Polars' non-strict cast.
+__device__ __forceinline__ Slot checked_cast(Slot s, u32 from, u32 to) {
+    if (!s.valid) return s;
+    u32 bits = int_bits(to);
+    Slot null_slot{0, false};
+    if (is_float(from)) {
+        double t = trunc(as_double(s.bits, from));
+        if (t != t) return null_slot;
+        // 2^(bits - 1) and 2^bits, exactly, as doubles.
+        double half = static_cast<double>(1ull << (bits - 1));
+        if (is_signed(to)) {
+            if (t < -half || t >= half) return null_slot;
+            return Slot{wrap(static_cast<u64>(static_cast<i64>(t)), to), true};
+        }
+        if (t < 0.0 || t >= 2.0 * half) return null_slot;
+        return Slot{static_cast<u64>(t), true};
+    }
+    if (is_signed(from)) {
+        i64 v = static_cast<i64>(s.bits);
+        if (is_signed(to)) {
+            i64 high = static_cast<i64>((1ull << (bits - 1)) - 1);
+            if (v < -high - 1 || v > high) return null_slot;
+        } else if (v < 0 || (bits < 64 && static_cast<u64>(v) >> bits != 0)) {
+            return null_slot;
+        }
+        return Slot{wrap(s.bits, to), true};
+    }
+    u64 v = s.bits;
+    u64 high = is_signed(to) ? (1ull << (bits - 1)) - 1 : (bits == 64 ? ~0ull : (1ull << bits) - 1);
+    if (v > high) return null_slot;
+    return Slot{wrap(v, to), true};
+}
+
 constexpr int kStack = 16;
 
 extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
@@ -300,6 +345,11 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                                       : check == 2 ? finite
                                                    : !nan && !finite;
                         s.bits = result ? 1 : 0;
+                        break;
+                    }
+                    case OP_CAST_CHECKED: {
+                        u32 from = program[pc++], to = program[pc++];
+                        stack[top - 1] = checked_cast(stack[top - 1], from, to);
                         break;
                     }
                     case OP_CAST: {

@@ -4,7 +4,8 @@ use gpu_runtime::expr::{
     DatePart, ExprBinary, ExprProgram, FloatClass, RoundMode, ValueType, slot_of_float, slot_of_int,
 };
 use ir_lower::{
-    BinaryOp, ExprKind, FloatCheck, GpuDtype, GpuExpr, Rounding, Scalar, TemporalPart, TimeUnit,
+    BinaryOp, CastMode, ExprKind, FloatCheck, GpuDtype, GpuExpr, Rounding, Scalar, TemporalPart,
+    TimeUnit,
 };
 
 /// Whether casting `from` to `to` is a cast of the physical values: not
@@ -194,12 +195,26 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
             };
             step(out.program.float_check(class, value_type_of(input)?))
         }
-        ExprKind::Cast { input, .. } => {
+        ExprKind::Cast { input, mode } => {
             if !keeps_meaning(input.dtype, expr.dtype) {
                 return Err(format!("a cast from {} to {}", input.dtype, expr.dtype));
             }
+            let from = value_type_of(input)?;
             emit(input, out)?;
-            step(out.program.cast(value_type_of(input)?, ty))
+            if ExprProgram::cast_keeps_values(from, ty) {
+                return step(out.program.cast(from, ty));
+            }
+            match mode {
+                CastMode::NonStrict => step(out.program.cast_checked(from, ty)),
+                CastMode::Strict => Err(format!(
+                    "a strict cast from {} to {} that may fail",
+                    input.dtype, expr.dtype
+                )),
+                CastMode::Wrapping => Err(format!(
+                    "a wrapping cast from {} to {}",
+                    input.dtype, expr.dtype
+                )),
+            }
         }
         ExprKind::Ternary {
             predicate,

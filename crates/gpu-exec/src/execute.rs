@@ -16,8 +16,8 @@ use gpu_runtime::ops::{
     Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, StringMatch,
 };
 use ir_lower::{
-    AggOp, BinaryOp, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, JoinKind, Keep, NamedExpr,
-    PlanNode, Scalar, StringOp,
+    AggOp, BinaryOp, CastMode, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, JoinKind, Keep,
+    NamedExpr, PlanNode, Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -1515,7 +1515,7 @@ impl Executor<'_> {
         let cast = GpuExpr {
             kind: ExprKind::Cast {
                 input: Box::new(input.clone()),
-                strict: false,
+                mode: CastMode::NonStrict,
             },
             dtype: GpuDtype::Float64,
         };

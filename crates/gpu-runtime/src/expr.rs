@@ -94,6 +94,7 @@ const OP_FILL_NULL: u32 = 11;
 const OP_ROUND: u32 = 12;
 const OP_DATE_PART: u32 = 13;
 const OP_FLOAT_CHECK: u32 = 14;
+const OP_CAST_CHECKED: u32 = 15;
 
 /// What [`ExprProgram::float_check`] tests (the kernel's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -265,25 +266,42 @@ impl ExprProgram {
         self.push(ValueType::Bool)
     }
 
-    /// Casts the top value. Only casts that keep every value are allowed:
-    /// to floats, to booleans, and integers to integers as wide or wider
-    /// (unsigned to a strictly wider signed type).
-    pub fn cast(&mut self, from: ValueType, to: ValueType) -> Result<(), RuntimeError> {
-        let keeps_values = from == to
+    /// Whether every value of `from` has a value of `to` ([`Self::cast`]
+    /// takes these; the others need [`Self::cast_checked`]).
+    pub fn cast_keeps_values(from: ValueType, to: ValueType) -> bool {
+        from == to
             || to.is_float()
             || to == ValueType::Bool
             || (from == ValueType::Bool && to.is_integer())
             || (from.is_integer()
                 && to.is_integer()
                 && (from.is_signed() == to.is_signed() && to.bits() >= from.bits()
-                    || !from.is_signed() && to.is_signed() && to.bits() > from.bits()));
-        if !keeps_values {
+                    || !from.is_signed() && to.is_signed() && to.bits() > from.bits()))
+    }
+
+    /// Casts the top value. Only casts that keep every value are allowed:
+    /// to floats, to booleans, and integers to integers as wide or wider
+    /// (unsigned to a strictly wider signed type).
+    pub fn cast(&mut self, from: ValueType, to: ValueType) -> Result<(), RuntimeError> {
+        if !Self::cast_keeps_values(from, to) {
             return Err(invalid(format!(
                 "cast from {from:?} to {to:?} may lose values"
             )));
         }
         self.pop(Some(from))?;
         self.words.extend([OP_CAST, from as u32, to as u32]);
+        self.push(to)
+    }
+
+    /// Casts the top value, an integer or a float, to an integer type that
+    /// may not hold it: a float is truncated toward zero, and a value out of
+    /// `to`'s range (or NaN) becomes null, as Polars' non-strict cast does.
+    pub fn cast_checked(&mut self, from: ValueType, to: ValueType) -> Result<(), RuntimeError> {
+        if !to.is_integer() || from == ValueType::Bool {
+            return Err(invalid(format!("a checked cast from {from:?} to {to:?}")));
+        }
+        self.pop(Some(from))?;
+        self.words.extend([OP_CAST_CHECKED, from as u32, to as u32]);
         self.push(to)
     }
 

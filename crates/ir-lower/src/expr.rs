@@ -222,6 +222,17 @@ impl fmt::Display for StringOp {
     }
 }
 
+/// What a cast does with a value that does not fit the target type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CastMode {
+    /// The query fails.
+    Strict,
+    /// The value becomes null.
+    NonStrict,
+    /// Integers wrap around (Polars' `Overflowing`).
+    Wrapping,
+}
+
 /// Tests of a float's class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FloatCheck {
@@ -300,11 +311,11 @@ pub enum ExprKind {
         check: FloatCheck,
         input: Box<GpuExpr>,
     },
-    /// A cast to the expression's dtype; `strict` casts fail on values that
-    /// do not fit, others give null.
+    /// A cast to the expression's dtype; what happens to values that do not
+    /// fit is `mode`'s.
     Cast {
         input: Box<GpuExpr>,
-        strict: bool,
+        mode: CastMode,
     },
     /// `when(predicate).then(truthy).otherwise(falsy)`; a null predicate picks `falsy`.
     Ternary {
@@ -430,8 +441,12 @@ impl fmt::Display for GpuExpr {
             ExprKind::IsNull(input) => write!(f, "is_null({input})"),
             ExprKind::IsNotNull(input) => write!(f, "is_not_null({input})"),
             ExprKind::FloatCheck { check, input } => write!(f, "{check}({input})"),
-            ExprKind::Cast { input, strict } => {
-                let how = if *strict { "strict_cast" } else { "cast" };
+            ExprKind::Cast { input, mode } => {
+                let how = match mode {
+                    CastMode::Strict => "strict_cast",
+                    CastMode::NonStrict => "cast",
+                    CastMode::Wrapping => "wrapping_cast",
+                };
                 write!(f, "{how}({input} -> {})", self.dtype)
             }
             ExprKind::Ternary {

@@ -27,8 +27,8 @@ use polars_utils::arena::{Arena, Node};
 
 pub use dtype::{GpuDtype, TimeUnit};
 pub use expr::{
-    AggOp, BinaryOp, Closed, ExprKind, FloatCheck, GpuExpr, NamedExpr, Rounding, Scalar, StringOp,
-    TemporalPart,
+    AggOp, BinaryOp, CastMode, Closed, ExprKind, FloatCheck, GpuExpr, NamedExpr, Rounding, Scalar,
+    StringOp, TemporalPart,
 };
 pub use lower_plan::node_notation;
 pub use plan::{

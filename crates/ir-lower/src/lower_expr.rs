@@ -1,6 +1,7 @@
 //! Lowering Polars expressions (`AExpr`) to GPU expressions, refusing what the GPU cannot run.
 
 use polars::prelude::QuantileMethod;
+use polars_core::chunked_array::cast::CastOptions;
 use polars_core::prelude::{AnyValue, Schema, Series};
 use polars_ops::series::{ClosedInterval, RoundMode};
 use polars_plan::dsl::Operator;
@@ -13,8 +14,8 @@ use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::GpuDtype;
 use crate::expr::{
-    AggOp, BinaryOp, Closed, ExprKind, FloatCheck, GpuExpr, NamedExpr, Rounding, Scalar, StringOp,
-    TemporalPart,
+    AggOp, BinaryOp, CastMode, Closed, ExprKind, FloatCheck, GpuExpr, NamedExpr, Rounding, Scalar,
+    StringOp, TemporalPart,
 };
 use crate::refusal::Refusal;
 
@@ -125,7 +126,12 @@ impl ExprLowering<'_> {
                 dtype,
                 options,
             } => {
-                let (expr, target, strict) = (*expr, dtype.clone(), options.is_strict());
+                let (expr, target) = (*expr, dtype.clone());
+                let mode = match options {
+                    CastOptions::Strict => CastMode::Strict,
+                    CastOptions::NonStrict => CastMode::NonStrict,
+                    CastOptions::Overflowing => CastMode::Wrapping,
+                };
                 let input = self.boxed(expr)?;
                 let to = match GpuDtype::from_polars(&target) {
                     Ok(to) => to,
@@ -140,7 +146,7 @@ impl ExprLowering<'_> {
                         ),
                     );
                 }
-                ExprKind::Cast { input, strict }
+                ExprKind::Cast { input, mode }
             }
             AExpr::Ternary {
                 predicate,

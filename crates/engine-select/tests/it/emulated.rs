@@ -1161,6 +1161,35 @@ fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
         }
     }
     assert!(on_device > 20, "only {on_device} casts ran on the device");
+    // Casts that may not fit run on the device too: null where they do not.
+    assert_gpu_eq(
+        "lossy casts",
+        table().select([
+            col("f").cast(DataType::Int32).alias("f to i32"),
+            col("f").cast(DataType::UInt64).alias("f to u64"),
+            col("f").cast(DataType::Int64).alias("f to i64"),
+            col("i").cast(DataType::Int8).alias("i to i8"),
+            col("i").cast(DataType::UInt32).alias("i to u32"),
+            col("k").cast(DataType::UInt64).alias("k to u64"),
+            col("u").cast(DataType::Int8).alias("u to i8"),
+            (col("f") * lit(1e18))
+                .cast(DataType::Int64)
+                .alias("big f to i64"),
+        ]),
+    );
+    // A strict cast that may fail must fail as Polars does: the CPU runs it.
+    let strict = table().select([col("u").strict_cast(DataType::Int8)]);
+    let (df, report) = strict
+        .clone()
+        .collect_with_report(&Engine::Gpu(emulated()))
+        .unwrap();
+    assert!(df.equals_missing(&strict.collect().unwrap()));
+    assert!(
+        report.fallback_reasons.iter().any(|r| r
+            .message
+            .contains("a strict cast from u32 to i8 that may fail")),
+        "{report}"
+    );
 }
 
 #[test]
