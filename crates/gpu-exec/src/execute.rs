@@ -128,14 +128,18 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         } => {
             // One key pair is hashed; any others (inner joins only) are
             // compared on the candidate pairs.
+            let hashed = join_key(left_on);
             let pairs_fit = left_on.len() == right_on.len()
-                && left_on.iter().zip(right_on).all(|(l, r)| {
-                    is_column(l) && is_column(r) && l.dtype == r.dtype && comparable(l.dtype)
+                && left_on.iter().zip(right_on).enumerate().all(|(i, (l, r))| {
+                    is_column(l)
+                        && is_column(r)
+                        && l.dtype == r.dtype
+                        && (comparable(l.dtype) || Some(i) == hashed)
                 });
             let keys_fit = if *kind == JoinKind::Cross {
                 left_on.is_empty() && right_on.is_empty()
             } else {
-                pairs_fit && hash_key(left_on).is_some()
+                pairs_fit && hashed.is_some()
             };
             let dropped = if *coalesce { left_on.len() } else { 0 };
             let width = match kind {
@@ -524,9 +528,12 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
     }
 }
 
-/// Which of a join's keys the hash table is built on: the first hashable one.
-fn hash_key(keys: &[GpuExpr]) -> Option<usize> {
-    keys.iter().position(|key| hashable(key.dtype))
+/// Which of a join's keys the hash table is built on: the first hashable
+/// one, else the first text key (as dense integer codes).
+fn join_key(keys: &[GpuExpr]) -> Option<usize> {
+    keys.iter()
+        .position(|key| hashable(key.dtype))
+        .or_else(|| keys.iter().position(|key| key.dtype == GpuDtype::String))
 }
 
 /// Key types of hash joins.
@@ -1784,8 +1791,8 @@ impl Executor<'_> {
         left_on: &[GpuExpr],
         kind: JoinKind,
     ) -> Result<JoinIndices, ExecError> {
-        let hashed = hash_key(left_on).ok_or_else(|| {
-            ExecError::Unsupported(not_yet("a join without an integer or temporal key"))
+        let hashed = join_key(left_on).ok_or_else(|| {
+            ExecError::Unsupported(not_yet("a join without an integer, temporal or text key"))
         })?;
         let (left_key, right_key) = key_pairs[hashed];
         let kind = match kind {
@@ -1803,6 +1810,13 @@ impl Executor<'_> {
             column_at(left_frame, left_key)?,
             column_at(right_frame, right_key)?,
         );
+        let codes;
+        let (left_column, right_column) = if left_column.dtype == GpuDtype::String {
+            codes = self.text_codes(left_column, right_column)?;
+            (&codes.0, &codes.1)
+        } else {
+            (left_column, right_column)
+        };
         if key_pairs.len() == 1 {
             return self.join_indices(left_column, right_column, kind);
         }
@@ -1814,6 +1828,54 @@ impl Executor<'_> {
             return Ok(matched);
         }
         self.complete_join(left_frame.height, right_frame.height, matched, kind)
+    }
+
+    /// Dense i64 codes of two text columns, equal exactly where the texts
+    /// are (null stays null, so it matches nothing): both columns are put
+    /// one after the other, grouped, and each row gets its group's number.
+    fn text_codes(
+        &self,
+        left: &DeviceColumn,
+        right: &DeviceColumn,
+    ) -> Result<(DeviceColumn, DeviceColumn), ExecError> {
+        let ops = self.ops();
+        let (n_left, n) = (left.len(), left.len() + right.len());
+        let both = self.concat_column(&[left, right], "", GpuDtype::String, n)?;
+        let key = GpuExpr {
+            kind: ExprKind::Column {
+                index: 0,
+                name: String::new(),
+            },
+            dtype: GpuDtype::String,
+        };
+        let frame = DeviceFrame {
+            columns: vec![both],
+            height: n,
+        };
+        let Groups {
+            sorted_rows,
+            starts,
+            ..
+        } = self.groups(&frame, &[&key])?;
+        let group_of_position = ops.widen(&ops.segment_ids(&starts, n)?)?;
+        let codes = DeviceBuffer::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
+        let scratch =
+            DeviceBuffer::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
+        ops.scatter(&group_of_position, None, &sorted_rows, &codes, &scratch)?;
+        // The texts' validity, so that null keys match nothing.
+        let validity = frame.columns[0].validity();
+        let part = |start: usize, len: usize| -> Result<DeviceColumn, ExecError> {
+            let rows = ops.iota(len, start as i64)?;
+            let (values, valid) = ops.gather(&codes, validity, &rows)?;
+            Ok(DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::Int64,
+                len,
+                Values::I64(values),
+                Some(valid),
+            ))
+        };
+        Ok((part(0, n_left)?, part(n_left, n - n_left)?))
     }
 
     /// A left, semi or anti join from the matched pairs of an inner join

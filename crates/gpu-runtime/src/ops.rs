@@ -127,6 +127,11 @@ pub trait Gather: DeviceCopy {
     const KERNEL: Kernel;
 }
 
+/// Element types with a scatter kernel.
+pub trait Scatter: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
 /// Element types the radix sort orders (through sortable keys).
 pub trait SortKey: Gather {
     /// The kernel that makes sortable keys of these values.
@@ -192,6 +197,9 @@ macro_rules! kernel_for {
 kernel_for!(Gather: u8 => gather_u8, i8 => gather_i8, i16 => gather_i16, u16 => gather_u16,
     i32 => gather_i32, u32 => gather_u32, i64 => gather_i64, u64 => gather_u64,
     f32 => gather_f32, f64 => gather_f64);
+kernel_for!(Scatter: u8 => scatter_u8, i8 => scatter_i8, i16 => scatter_i16, u16 => scatter_u16,
+    i32 => scatter_i32, u32 => scatter_u32, i64 => scatter_i64, u64 => scatter_u64,
+    f32 => scatter_f32, f64 => scatter_f64);
 macro_rules! sort_key {
     ($($t:ty => $kernel:ident, $wide:expr),*) => {
         $(impl SortKey for $t {
@@ -848,6 +856,33 @@ impl Ops<'_> {
             .buffer(&out_validity);
         self.launch(T::KERNEL, Self::linear(n), args)?;
         Ok((out, out_validity))
+    }
+
+    /// `out[indices[i]] = values[i]`, with its validity bit, for every i;
+    /// indices outside `out` are skipped, and must otherwise be distinct.
+    pub fn scatter<T: Scatter>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        indices: &DeviceBuffer<i64>,
+        out: &DeviceBuffer<T>,
+        out_validity: &DeviceBuffer<u32>,
+    ) -> Result<(), RuntimeError> {
+        let n = values.len();
+        check(indices.len() == n, || {
+            format!("{} indices for {n} values", indices.len())
+        })?;
+        check_bitmap(validity, n, "validity")?;
+        check_bitmap(Some(out_validity), out.len(), "output validity")?;
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .buffer(indices)
+            .arg(n as u64)
+            .buffer(out)
+            .buffer(out_validity)
+            .arg(out.len() as u64);
+        self.launch(<T as Scatter>::KERNEL, Self::linear(n), args)
     }
 
     /// Gather of `n_values` packed booleans.

@@ -1253,11 +1253,40 @@ fn joins_on_several_keys_match_the_cpu() {
 }
 
 #[test]
-fn a_join_on_a_text_key_falls_back_with_the_reason() {
+fn joins_on_text_keys_match_the_cpu() {
+    for kind in [
+        JoinType::Inner,
+        JoinType::Left,
+        JoinType::Semi,
+        JoinType::Anti,
+    ] {
+        assert_gpu_eq(
+            &format!("{kind:?} join on a text key (nulls, empty and repeated texts)"),
+            orders().join(
+                customers().with_columns([col("name").alias("status")]),
+                [col("status")],
+                [col("status")],
+                JoinArgs::new(kind.clone()),
+            ),
+        );
+        assert_gpu_eq(
+            &format!("{kind:?} join on a text and a float key"),
+            table().join(
+                customers(),
+                [col("s"), col("f")],
+                [col("name"), col("score")],
+                JoinArgs::new(kind),
+            ),
+        );
+    }
+}
+
+#[test]
+fn a_join_on_a_boolean_key_falls_back_with_the_reason() {
     let lf = table().join(
-        customers(),
-        [col("s")],
-        [col("name")],
+        table().select([col("b"), col("i").alias("j")]),
+        [col("b")],
+        [col("b")],
         JoinArgs::new(JoinType::Left),
     );
     let (df, report) = lf
@@ -1268,7 +1297,7 @@ fn a_join_on_a_text_key_falls_back_with_the_reason() {
     assert!(
         report.fallback_reasons.iter().any(|r| r
             .message
-            .starts_with("join (Left, on 1 key(s) of type str)")),
+            .starts_with("join (Left, on 1 key(s) of type bool)")),
         "{report}"
     );
 }

@@ -116,13 +116,15 @@ proptest! {
             Just(JoinType::Semi),
             Just(JoinType::Anti),
         ],
-        two_keys in any::<bool>(),
+        keys in 0usize..4,
     ) {
-        let (left_on, right_on) = if two_keys {
-            (vec![col("g"), col("f")], vec![col("g"), col("f")])
-        } else {
-            (vec![col("g")], vec![col("g")])
+        let on = match keys {
+            0 => vec![col("g")],
+            1 => vec![col("g"), col("f")],
+            2 => vec![col("s")],
+            _ => vec![col("s"), col("f")],
         };
+        let (left_on, right_on) = (on.clone(), on);
         let joined = left.lazy().join(right.lazy(), left_on, right_on, JoinArgs::new(kind.clone()));
         // Join order is Polars' to choose: compare the rows as sorted sets.
         let names: Vec<PlSmallStr> = joined.clone().collect_schema().unwrap().iter_names().cloned().collect();
@@ -130,7 +132,7 @@ proptest! {
             names,
             SortMultipleOptions::default().with_nulls_last(true).with_maintain_order(true),
         );
-        assert_gpu_eq(&format!("{kind:?} join on two keys: {two_keys}"), lf);
+        assert_gpu_eq(&format!("{kind:?} join on keys {keys}"), lf);
     }
 
     #[test]
