@@ -1290,8 +1290,8 @@ impl Executor<'_> {
         self.gather_frame(frame, &indices)
     }
 
-    /// A predicate the predicate kernels run, as a boolean column.
-    /// A part hoisted out of an expression (see [`hoist_parts`]), computed.
+    /// A part hoisted out of an expression (see [`hoist_parts`]), computed:
+    /// a text length, or a predicate the predicate kernels run.
     fn part_column(&self, frame: &DeviceFrame, part: &GpuExpr) -> Result<DeviceColumn, ExecError> {
         if let ExprKind::String { op, input } = &part.kind
             && is_text_length(part)
@@ -1309,12 +1309,11 @@ impl Executor<'_> {
                 Some(validity),
             ));
         }
-        let predicate = part;
-        let (bits, validity) = match self.predicate(frame, predicate)? {
+        let (bits, validity) = match self.predicate(frame, part)? {
             Mask::Owned(bits, validity) => (bits, validity),
             Mask::Borrowed(..) => {
                 return Err(ExecError::Unsupported(format!(
-                    "`{predicate}` is a column, not a predicate to compute"
+                    "`{part}` is a column, not a predicate to compute"
                 )));
             }
         };
@@ -1377,6 +1376,24 @@ impl Executor<'_> {
                 "`{expr}` (an aggregation inside an aggregation)"
             ))));
         }
+        // Spreads and quantiles read floats: the cast runs in the input's launch.
+        let reads_floats = matches!(
+            op,
+            AggOp::Std { .. } | AggOp::Var { .. } | AggOp::Median | AggOp::Quantile { .. }
+        );
+        let as_f64;
+        let input = if reads_floats && input.dtype != GpuDtype::Float64 {
+            as_f64 = GpuExpr {
+                kind: ExprKind::Cast {
+                    input: input.clone(),
+                    mode: CastMode::NonStrict,
+                },
+                dtype: GpuDtype::Float64,
+            };
+            &as_f64
+        } else {
+            input.as_ref()
+        };
         let evaluated = self.evaluate(frame, input, "")?;
         match op {
             AggOp::NUnique => {
@@ -1384,11 +1401,10 @@ impl Executor<'_> {
                 return Ok(column(Values::U32(counts), None));
             }
             AggOp::Std { ddof } | AggOp::Var { ddof } => {
-                let values = self.as_f64(frame, input, evaluated)?;
-                let Values::F64(v) = values.values() else {
+                let Values::F64(v) = evaluated.values() else {
                     return Err(ExecError::Unsupported(format!("`{input}` as f64")));
                 };
-                let (sorted, valid) = ops.gather(v, values.validity(), sorted_rows)?;
+                let (sorted, valid) = ops.gather(v, evaluated.validity(), sorted_rows)?;
                 let std = matches!(op, AggOp::Std { .. });
                 let (out, out_valid) =
                     ops.segment_variance(&sorted, Some(&valid), starts, *ddof, std)?;
@@ -1402,8 +1418,8 @@ impl Executor<'_> {
                 let method = QuantileMethod::from_name(method).ok_or_else(|| {
                     ExecError::Unsupported(not_yet(format_args!("quantile method {method}")))
                 })?;
-                let values = self.as_f64(frame, input, evaluated)?;
-                let (out, out_valid) = self.quantiles(&values, sorted_rows, starts, q, method)?;
+                let (out, out_valid) =
+                    self.quantiles(&evaluated, sorted_rows, starts, q, method)?;
                 return Ok(column(Values::F64(out), Some(out_valid)));
             }
             _ => {}
@@ -1506,27 +1522,6 @@ impl Executor<'_> {
         }
         let order = ops.sort_by(ops.rows(rows.len())?, &rows, None, false, false)?;
         Ok(ops.gather(&rows, None, &ops.widen(&order)?)?.0)
-    }
-
-    /// `evaluated` (the values of `input` over `frame`) as f64, cast with
-    /// the evaluator when it is not already.
-    fn as_f64(
-        &self,
-        frame: &DeviceFrame,
-        input: &GpuExpr,
-        evaluated: DeviceColumn,
-    ) -> Result<DeviceColumn, ExecError> {
-        if let Values::F64(_) = evaluated.values() {
-            return Ok(evaluated);
-        }
-        let cast = GpuExpr {
-            kind: ExprKind::Cast {
-                input: Box::new(input.clone()),
-                mode: CastMode::NonStrict,
-            },
-            dtype: GpuDtype::Float64,
-        };
-        self.evaluate(frame, &cast, "")
     }
 
     /// The quantile `q` of each group's valid values (`values` by row):
@@ -2355,7 +2350,6 @@ impl Executor<'_> {
     }
 }
 
-/// Rows `offset..offset + len` of `height` (a negative offset counts from the end), clamped.
 /// The rows `[start, end)` a slice keeps, as Polars computes them: a
 /// negative offset counts from the end, and the window is clamped to the
 /// frame only after its end is placed (so `slice(-60, 4)` of 9 rows is empty).
