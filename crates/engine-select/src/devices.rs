@@ -1,4 +1,4 @@
-//! The devices the GPU engine runs on, started on first use, once per process.
+//! The devices the GPU engine runs on, started on first use, once per process and device.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -6,9 +6,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use gpu_exec::ExecContext;
 use gpu_runtime::memory::{MemoryResource as DeviceMemory, PoolOptions, PoolResource};
-use gpu_runtime::{EmulatedDevice, RuntimeError, Unavailable};
+use gpu_runtime::{
+    CudaDevice, Device, DriverPoolResource, EmulatedDevice, RuntimeError, Unavailable,
+};
 
-use crate::engine::MemoryResource;
+use crate::engine::{DeviceKind, MemoryResource};
 
 /// How many emulated devices there are (ordinals 0 to 7).
 pub(crate) const EMULATED_DEVICES: usize = 8;
@@ -16,49 +18,80 @@ pub(crate) const EMULATED_DEVICES: usize = 8;
 const EMULATED_CAPACITY: u64 = 16 << 30;
 
 struct Started {
-    device: Arc<EmulatedDevice>,
+    device: Device,
     memory: Arc<dyn DeviceMemory>,
 }
 
+/// The options of our own pool for a configured resource.
+fn pool_options(memory_resource: MemoryResource) -> PoolOptions {
+    match memory_resource {
+        MemoryResource::DriverPool { .. } => PoolOptions::default(),
+        MemoryResource::Pool {
+            initial_bytes,
+            maximum_bytes,
+        } => PoolOptions {
+            initial_bytes,
+            maximum_bytes,
+        },
+    }
+}
+
+/// Opens device `ordinal` of `kind` with its memory resource.
+fn start(
+    kind: DeviceKind,
+    ordinal: usize,
+    memory_resource: MemoryResource,
+) -> Result<Started, RuntimeError> {
+    let device = match kind {
+        DeviceKind::Cuda => Device::Cuda(CudaDevice::open(ordinal)?),
+        DeviceKind::Emulated if ordinal >= EMULATED_DEVICES => {
+            return Err(Unavailable::OrdinalOutOfRange {
+                ordinal,
+                count: EMULATED_DEVICES,
+                cuda_visible_devices: None,
+            }
+            .into());
+        }
+        DeviceKind::Emulated => {
+            Device::Emulated(Arc::new(EmulatedDevice::new(ordinal, EMULATED_CAPACITY)))
+        }
+    };
+    let memory: Arc<dyn DeviceMemory> = match (&device, memory_resource) {
+        (
+            Device::Cuda(gpu),
+            MemoryResource::DriverPool {
+                release_threshold_bytes,
+            },
+        ) => Arc::new(DriverPoolResource::new(
+            gpu.clone(),
+            release_threshold_bytes,
+        )?),
+        // The emulated device has no driver pool: both choices get our pool.
+        _ => Arc::new(PoolResource::new(
+            Arc::new(device.clone()),
+            pool_options(memory_resource),
+        )?),
+    };
+    tracing::debug!(device = %device.describe(), ?memory_resource, "started a device");
+    Ok(Started { device, memory })
+}
+
 /// An execution context (two new streams, the device's memory resource) on
-/// emulated device `ordinal`. The device and its memory resource start on
+/// device `ordinal` of `kind`. The device and its memory resource start on
 /// first use, with that first request's `memory_resource`.
-pub(crate) fn emulated_context(
+pub(crate) fn context(
+    kind: DeviceKind,
     ordinal: usize,
     memory_resource: MemoryResource,
 ) -> Result<ExecContext, RuntimeError> {
-    static DEVICES: OnceLock<Mutex<HashMap<usize, Started>>> = OnceLock::new();
-    if ordinal >= EMULATED_DEVICES {
-        return Err(Unavailable::OrdinalOutOfRange {
-            ordinal,
-            count: EMULATED_DEVICES,
-            cuda_visible_devices: None,
-        }
-        .into());
-    }
+    static DEVICES: OnceLock<Mutex<HashMap<(bool, usize), Started>>> = OnceLock::new();
     let mut devices = DEVICES
         .get_or_init(Default::default)
         .lock()
         .map_err(|_| RuntimeError::Internal("the device table is poisoned".into()))?;
-    let started = match devices.entry(ordinal) {
+    let started = match devices.entry((kind == DeviceKind::Cuda, ordinal)) {
         Entry::Occupied(started) => started.into_mut(),
-        Entry::Vacant(slot) => {
-            let device = Arc::new(EmulatedDevice::new(ordinal, EMULATED_CAPACITY));
-            // The emulated device has no driver pool: both choices get our pool.
-            let options = match memory_resource {
-                MemoryResource::DriverPool { .. } => PoolOptions::default(),
-                MemoryResource::Pool {
-                    initial_bytes,
-                    maximum_bytes,
-                } => PoolOptions {
-                    initial_bytes,
-                    maximum_bytes,
-                },
-            };
-            let memory: Arc<dyn DeviceMemory> =
-                Arc::new(PoolResource::new(device.clone(), options)?);
-            slot.insert(Started { device, memory })
-        }
+        Entry::Vacant(slot) => slot.insert(start(kind, ordinal, memory_resource)?),
     };
     Ok(ExecContext {
         memory: started.memory.clone(),

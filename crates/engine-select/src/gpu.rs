@@ -6,7 +6,7 @@ use polars::prelude::DataFrame;
 use polars_plan::plans::{AExpr, IR};
 use polars_utils::arena::{Arena, Node};
 
-use crate::devices::{EMULATED_DEVICES, emulated_context};
+use crate::devices::{EMULATED_DEVICES, context};
 use crate::engine::{DeviceKind, ResolvedGpu};
 use crate::error::EngineError;
 use crate::report::{ExecutedBy, FallbackKind, FallbackReason};
@@ -35,9 +35,9 @@ fn reason(
 /// (never hidden by a fallback).
 fn runtime_reason(e: RuntimeError) -> Result<FallbackReason, EngineError> {
     match e {
-        RuntimeError::Unavailable(_) | RuntimeError::Driver { .. } => {
-            Ok(reason(FallbackKind::Unavailable, None, e.to_string()))
-        }
+        RuntimeError::Unavailable(_)
+        | RuntimeError::Driver { .. }
+        | RuntimeError::Kernel { .. } => Ok(reason(FallbackKind::Unavailable, None, e.to_string())),
         RuntimeError::OutOfMemory { .. } => {
             Ok(reason(FallbackKind::OutOfMemory, None, e.to_string()))
         }
@@ -105,18 +105,10 @@ pub(crate) fn attempt(
             .into_iter()
             .map(|message| reason(FallbackKind::Unsupported, None, message)),
     );
-    if gpu.device_kind == DeviceKind::Cuda {
-        reasons.push(reason(
-            FallbackKind::Unsupported,
-            Some(ir_lower::node_notation(root, lp_arena, expr_arena)),
-            "execution on CUDA devices has not landed yet (gpu-exec runs on the emulated device \
-             only so far)",
-        ));
-    }
     if !reasons.is_empty() {
         return Ok(Attempt::FellBack(reasons));
     }
-    let context = match emulated_context(gpu.device, gpu.memory_resource) {
+    let context = match context(gpu.device_kind, gpu.device, gpu.memory_resource) {
         Ok(context) => context,
         Err(e) => return Ok(Attempt::FellBack(vec![runtime_reason(e)?])),
     };
@@ -125,7 +117,7 @@ pub(crate) fn attempt(
             df,
             ExecutedBy::Gpu {
                 device: gpu.device,
-                emulated: true,
+                emulated: gpu.device_kind == DeviceKind::Emulated,
             },
         )),
         Err(ExecError::Runtime(e)) => Ok(Attempt::FellBack(vec![runtime_reason(e)?])),

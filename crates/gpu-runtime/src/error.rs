@@ -8,7 +8,8 @@ use crate::driver::DriverVersion;
 /// means "no usable GPU here" (the façade may fall back to the CPU),
 /// [`RuntimeError::OutOfMemory`] too (the query may fit the CPU),
 /// [`RuntimeError::InvalidArgument`] is a caller's mistake, a
-/// [`RuntimeError::Driver`] error is a failed driver call, and
+/// [`RuntimeError::Driver`] or [`RuntimeError::Kernel`] error is a failed
+/// driver call, and
 /// [`RuntimeError::Internal`] is a bug in this crate that must never be hidden
 /// by a fallback.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -33,6 +34,19 @@ pub enum RuntimeError {
         /// The driver function that failed, e.g. `cuDeviceGetName`.
         call: &'static str,
         /// The CUDA error name, e.g. `CUDA_ERROR_INVALID_DEVICE`.
+        name: String,
+        /// The numeric `CUresult`.
+        code: u32,
+    },
+    /// A driver call made for a kernel (loading its module, looking it up,
+    /// launching it) failed.
+    #[error("CUDA driver call {call} for kernel {kernel} failed: {name} (code {code})")]
+    Kernel {
+        /// The kernel, e.g. `reduce_sum_i64`.
+        kernel: &'static str,
+        /// The driver function that failed, e.g. `cuLaunchKernel`.
+        call: &'static str,
+        /// The CUDA error name, e.g. `CUDA_ERROR_INVALID_VALUE`.
         name: String,
         /// The numeric `CUresult`.
         code: u32,

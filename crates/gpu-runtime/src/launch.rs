@@ -1,4 +1,4 @@
-//! Kernel launches: grid and block sizes, argument packing as `cuLaunchKernel` wants it, and the emulated launch.
+//! Kernel launches: grid and block sizes, argument packing as `cuLaunchKernel` wants it, on CUDA or on the emulated device.
 
 use std::ffi::{c_char, c_void};
 
@@ -112,6 +112,11 @@ impl Stream {
         config: LaunchConfig,
         args: KernelArgs,
     ) -> Result<(), RuntimeError> {
+        let mut slots = args.slots;
+        if let Some(cuda) = self.cuda() {
+            // SAFETY: forwarded from the caller.
+            return unsafe { cuda.launch(kernel, config, &mut slots) };
+        }
         let entry = kernel.host.ok_or_else(|| {
             RuntimeError::InvalidArgument(format!(
                 "kernel {} has no host build for the emulated device (enable the kernels \
@@ -126,7 +131,6 @@ impl Stream {
             host_threads: self.host_threads(),
         };
         let name = kernel.name;
-        let mut slots = args.slots;
         self.enqueue(move || {
             let mut params: Vec<*mut c_void> = slots
                 .iter_mut()

@@ -1,4 +1,4 @@
-//! The GPU runtime: the CUDA driver, loaded at run time, and the devices it sees.
+//! The GPU runtime: devices, streams, events, memory and kernel launches, on CUDA (driver loaded at run time) or on the emulated device.
 //!
 //! Nothing here touches the driver until it is asked to: linking this crate
 //! costs nothing, and a machine without the NVIDIA driver gets a typed
@@ -8,10 +8,18 @@
 //! and memory resources over host memory, so everything above the driver is
 //! tested without a GPU; it is used only when asked for.
 //!
-//! The crate keeps cudarc's split: `cudarc::driver::sys` (raw FFI) and
-//! `cudarc::driver::result` (thin `Result` wrappers) are used only in
-//! `driver/cuda.rs`; everything else sees safe types.
+//! [`CudaDevice`] runs the same API on a GPU: one primary context per
+//! device, opened once; non-blocking streams; events; plain and
+//! stream-ordered driver allocations ([`DriverPoolResource`]); PTX modules
+//! loaded lazily per context; launches through `cuLaunchKernel`. [`Device`]
+//! names either kind.
+//!
+//! cudarc's raw layers (`cudarc::driver::sys`, `cudarc::driver::result`) are
+//! used only in `driver/cuda.rs` (the probe) and `cuda/` (the backend);
+//! everything else sees safe types.
 
+mod cuda;
+mod device;
 mod driver;
 mod emulated;
 mod error;
@@ -21,6 +29,8 @@ pub mod memory;
 pub mod ops;
 mod stream;
 
+pub use cuda::{CudaDevice, DriverPoolResource};
+pub use device::{Device, TEST_DEVICE_VAR};
 pub use driver::{
     DeviceSummary, DriverInfo, DriverVersion, MIN_DRIVER_VERSION, driver, probe_driver,
 };

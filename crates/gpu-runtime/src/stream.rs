@@ -1,9 +1,27 @@
-//! Streams and events: ordered queues of device work and markers in them.
+//! Streams and events: ordered queues of device work and markers in them, on CUDA or on the emulated device.
 
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
+use crate::cuda::Context;
+use crate::cuda::stream::{CudaEvent, CudaStream};
 use crate::emulated::stream::{EmulatedEvent, EmulatedStream};
 use crate::error::RuntimeError;
+use crate::memory::DeviceCopy;
+
+static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A number for a new stream, unique in the process.
+pub(crate) fn next_stream_id() -> u64 {
+    NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Which device a stream's work runs on.
+#[derive(Debug, Clone)]
+enum Backend {
+    Emulated(Arc<EmulatedStream>),
+    Cuda(Arc<CudaStream>),
+}
 
 /// An ordered queue of device work. Cloning gives another handle to the
 /// same stream; the stream ends (after finishing its work) with its last handle.
@@ -14,21 +32,31 @@ use crate::error::RuntimeError;
 /// on there.
 #[derive(Debug, Clone)]
 pub struct Stream {
-    inner: Arc<EmulatedStream>,
+    backend: Backend,
     host_threads: u32,
 }
 
 /// A stream that does not keep its stream alive.
 #[derive(Debug, Clone)]
 pub(crate) struct WeakStream {
-    inner: Weak<EmulatedStream>,
+    backend: WeakBackend,
     host_threads: u32,
+}
+
+#[derive(Debug, Clone)]
+enum WeakBackend {
+    Emulated(Weak<EmulatedStream>),
+    Cuda(Weak<CudaStream>),
 }
 
 impl WeakStream {
     pub fn upgrade(&self) -> Option<Stream> {
-        self.inner.upgrade().map(|inner| Stream {
-            inner,
+        let backend = match &self.backend {
+            WeakBackend::Emulated(weak) => Backend::Emulated(weak.upgrade()?),
+            WeakBackend::Cuda(weak) => Backend::Cuda(weak.upgrade()?),
+        };
+        Some(Stream {
+            backend,
             host_threads: self.host_threads,
         })
     }
@@ -37,9 +65,32 @@ impl WeakStream {
 impl Stream {
     pub(crate) fn emulated(device_ordinal: usize, host_threads: u32) -> Result<Self, RuntimeError> {
         Ok(Stream {
-            inner: Arc::new(EmulatedStream::new(device_ordinal)?),
+            backend: Backend::Emulated(Arc::new(EmulatedStream::new(
+                device_ordinal,
+                next_stream_id(),
+            )?)),
             host_threads,
         })
+    }
+
+    pub(crate) fn new_cuda(context: Arc<Context>) -> Result<Self, RuntimeError> {
+        Ok(Stream {
+            backend: Backend::Cuda(Arc::new(CudaStream::new(context, next_stream_id())?)),
+            host_threads: 0,
+        })
+    }
+
+    /// The CUDA stream behind this stream, if it is one.
+    pub(crate) fn cuda(&self) -> Option<&CudaStream> {
+        match &self.backend {
+            Backend::Cuda(stream) => Some(stream),
+            Backend::Emulated(_) => None,
+        }
+    }
+
+    /// Whether this stream runs on the emulated device.
+    pub fn is_emulated(&self) -> bool {
+        matches!(self.backend, Backend::Emulated(_))
     }
 
     /// Host threads an emulated launch on this stream may use (0: all cores).
@@ -49,29 +100,202 @@ impl Stream {
 
     /// A number unique to this stream in the process.
     pub fn id(&self) -> u64 {
-        self.inner.id()
+        match &self.backend {
+            Backend::Emulated(stream) => stream.id(),
+            Backend::Cuda(stream) => stream.id(),
+        }
     }
 
     /// Blocks until all work enqueued so far has run; reports the first
     /// failure of that work.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
-        self.inner.synchronize()
+        match &self.backend {
+            Backend::Emulated(stream) => stream.synchronize(),
+            Backend::Cuda(stream) => stream.synchronize(),
+        }
     }
 
     /// Whether all work enqueued so far has run (never blocks).
     pub fn is_idle(&self) -> bool {
-        self.inner.is_idle()
+        match &self.backend {
+            Backend::Emulated(stream) => stream.is_idle(),
+            Backend::Cuda(stream) => stream.is_idle(),
+        }
     }
 
-    /// Enqueues host-side work that runs in stream order (the emulated
-    /// device's kernels and copies).
+    /// The emulated stream, for host-side work (the emulated device's
+    /// kernels and copies); an internal error on a CUDA stream.
+    pub(crate) fn emulated_stream(&self) -> Result<&EmulatedStream, RuntimeError> {
+        match &self.backend {
+            Backend::Emulated(stream) => Ok(stream),
+            Backend::Cuda(_) => Err(RuntimeError::Internal(
+                "host work was enqueued on a CUDA stream".into(),
+            )),
+        }
+    }
+
+    /// Enqueues host-side work that runs in stream order (emulated device only).
     pub(crate) fn enqueue(&self, work: impl FnOnce() + Send + 'static) -> Result<(), RuntimeError> {
-        self.inner.enqueue(work)
+        self.emulated_stream()?.enqueue(work)
+    }
+
+    /// Runs `work` on the host once the work enqueued so far has run: in
+    /// stream order on the emulated device, after a synchronisation on CUDA
+    /// (where host callbacks may not call the driver).
+    pub(crate) fn after_work(
+        &self,
+        work: impl FnOnce() + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        match &self.backend {
+            Backend::Emulated(stream) => stream.enqueue(work),
+            Backend::Cuda(stream) => {
+                stream.synchronize()?;
+                work();
+                Ok(())
+            }
+        }
+    }
+
+    /// Fills `bytes` bytes at `address` with zeroes, in stream order.
+    ///
+    /// # Safety
+    /// The range must be device memory that stays allocated, and that no
+    /// other stream uses, until the work enqueued here so far has run.
+    pub(crate) unsafe fn fill_zero(&self, address: u64, bytes: usize) -> Result<(), RuntimeError> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        match &self.backend {
+            Backend::Emulated(stream) => stream.enqueue(move || {
+                // SAFETY: the caller guarantees the range is ours until this runs.
+                unsafe { std::ptr::write_bytes(address as *mut u8, 0, bytes) }
+            }),
+            // SAFETY: forwarded from the caller.
+            Backend::Cuda(stream) => unsafe { stream.fill_zero(address, bytes) },
+        }
+    }
+
+    /// Copies `values` to device memory at `address`, in stream order; the
+    /// values are staged, so the caller's vector is consumed at once.
+    ///
+    /// # Safety
+    /// `address` must start `values.len()` values of `T` of device memory,
+    /// aligned for `T`, that stays allocated until the work enqueued here so
+    /// far has run.
+    pub(crate) unsafe fn upload<T: DeviceCopy>(
+        &self,
+        address: u64,
+        values: Vec<T>,
+    ) -> Result<(), RuntimeError> {
+        if values.is_empty() {
+            return Ok(());
+        }
+        match &self.backend {
+            Backend::Emulated(stream) => stream.enqueue(move || {
+                // SAFETY: the caller guarantees the destination until this runs.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(values.as_ptr(), address as *mut T, values.len())
+                }
+            }),
+            Backend::Cuda(stream) => {
+                // SAFETY: `T` is plain data (DeviceCopy): its values are bytes.
+                let bytes = unsafe {
+                    std::slice::from_raw_parts(
+                        values.as_ptr().cast::<u8>(),
+                        std::mem::size_of_val(values.as_slice()),
+                    )
+                };
+                // SAFETY: forwarded from the caller.
+                unsafe { stream.upload(address, bytes) }
+            }
+        }
+    }
+
+    /// Copies `bytes` bytes from `from` to `to` in device memory, in stream order.
+    ///
+    /// # Safety
+    /// Both ranges must be device memory that stays allocated until the work
+    /// enqueued here so far has run, and must not overlap.
+    pub(crate) unsafe fn copy_device(
+        &self,
+        from: u64,
+        to: u64,
+        bytes: usize,
+    ) -> Result<(), RuntimeError> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        match &self.backend {
+            Backend::Emulated(stream) => stream.enqueue(move || {
+                // SAFETY: the caller guarantees both ranges until this runs.
+                unsafe { std::ptr::copy_nonoverlapping(from as *const u8, to as *mut u8, bytes) }
+            }),
+            // SAFETY: forwarded from the caller.
+            Backend::Cuda(stream) => unsafe { stream.copy(from, to, bytes) },
+        }
+    }
+
+    /// `len` values of `T` at `address`, copied to the host after the work
+    /// enqueued so far (this waits for it).
+    ///
+    /// # Safety
+    /// `address` must start `len` initialised values of `T` of device memory,
+    /// aligned for `T`, that stays allocated until the work enqueued here so
+    /// far has run.
+    pub(crate) unsafe fn download<T: DeviceCopy>(
+        &self,
+        address: u64,
+        len: usize,
+    ) -> Result<Vec<T>, RuntimeError> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        match &self.backend {
+            Backend::Emulated(stream) => {
+                let result = Arc::new(Mutex::new(Vec::<T>::with_capacity(len)));
+                let sink = result.clone();
+                stream.enqueue(move || {
+                    if let Ok(mut values) = sink.lock() {
+                        // SAFETY: the caller guarantees `len` initialised
+                        // values at `address` until this runs.
+                        let device =
+                            unsafe { std::slice::from_raw_parts(address as *const T, len) };
+                        values.extend_from_slice(device);
+                    }
+                })?;
+                stream.synchronize()?;
+                let mut values = result
+                    .lock()
+                    .map_err(|_| RuntimeError::Internal("a copy's result is poisoned".into()))?;
+                Ok(std::mem::take(&mut *values))
+            }
+            Backend::Cuda(stream) => {
+                let mut values = Vec::<T>::with_capacity(len);
+                // SAFETY: the spare capacity holds `len` values of `T`,
+                // viewed as bytes to be written; it is not read before.
+                let bytes = unsafe {
+                    std::slice::from_raw_parts_mut(
+                        values.as_mut_ptr().cast::<u8>(),
+                        len * size_of::<T>(),
+                    )
+                };
+                // SAFETY: forwarded from the caller; `download` waits for the copy.
+                unsafe { stream.download(address, bytes) }?;
+                // SAFETY: the copy wrote all `len` values, and every bit
+                // pattern is a value of `T` (DeviceCopy).
+                unsafe { values.set_len(len) };
+                Ok(values)
+            }
+        }
     }
 
     pub(crate) fn downgrade(&self) -> WeakStream {
+        let backend = match &self.backend {
+            Backend::Emulated(stream) => WeakBackend::Emulated(Arc::downgrade(stream)),
+            Backend::Cuda(stream) => WeakBackend::Cuda(Arc::downgrade(stream)),
+        };
         WeakStream {
-            inner: Arc::downgrade(&self.inner),
+            backend,
             host_threads: self.host_threads,
         }
     }
@@ -87,10 +311,21 @@ impl Stream {
     }
 }
 
-/// A marker in a stream: it completes when the work enqueued before it has run.
+/// A marker in a stream: it completes when the work enqueued before it has
+/// run. An event recorded on a CUDA stream can be waited on by CUDA streams
+/// only, and one recorded on an emulated stream by emulated streams only.
 #[derive(Debug, Clone, Default)]
 pub struct Event {
-    inner: EmulatedEvent,
+    state: Arc<Mutex<Recorded>>,
+}
+
+/// Where an event was last recorded.
+#[derive(Debug, Clone, Default)]
+enum Recorded {
+    #[default]
+    Never,
+    Emulated(EmulatedEvent),
+    Cuda(Arc<CudaEvent>),
 }
 
 impl Event {
@@ -98,25 +333,69 @@ impl Event {
         Self::default()
     }
 
+    fn recorded(&self) -> Result<Recorded, RuntimeError> {
+        self.state
+            .lock()
+            .map(|recorded| recorded.clone())
+            .map_err(|_| RuntimeError::Internal("an event is poisoned".into()))
+    }
+
     /// Records the event at the current end of `stream`.
     pub fn record(&self, stream: &Stream) -> Result<(), RuntimeError> {
-        self.inner.record(&stream.inner)
+        let mut recorded = self
+            .state
+            .lock()
+            .map_err(|_| RuntimeError::Internal("an event is poisoned".into()))?;
+        match (&*recorded, &stream.backend) {
+            (Recorded::Emulated(event), Backend::Emulated(stream)) => event.record(stream),
+            (Recorded::Cuda(event), Backend::Cuda(stream)) => event.record(stream),
+            (_, Backend::Emulated(stream)) => {
+                let event = EmulatedEvent::default();
+                event.record(stream)?;
+                *recorded = Recorded::Emulated(event);
+                Ok(())
+            }
+            (_, Backend::Cuda(stream)) => {
+                let event = Arc::new(CudaEvent::default());
+                event.record(stream)?;
+                *recorded = Recorded::Cuda(event);
+                Ok(())
+            }
+        }
     }
 
     /// Makes work enqueued on `stream` after this call wait for the event's
     /// latest record.
     pub fn wait_on(&self, stream: &Stream) -> Result<(), RuntimeError> {
-        self.inner.wait_on(&stream.inner)
+        match (self.recorded()?, &stream.backend) {
+            (Recorded::Never, _) => Ok(()),
+            (Recorded::Emulated(event), Backend::Emulated(stream)) => event.wait_on(stream),
+            (Recorded::Cuda(event), Backend::Cuda(stream)) => event.wait_on(stream),
+            _ => Err(RuntimeError::InvalidArgument(
+                "an event recorded on one kind of device (CUDA or emulated) was waited on by a \
+                 stream of the other"
+                    .into(),
+            )),
+        }
     }
 
     /// Blocks the host until the event's latest record completes.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
-        self.inner.synchronize()
+        match self.recorded()? {
+            Recorded::Never => Ok(()),
+            Recorded::Emulated(event) => event.synchronize(),
+            Recorded::Cuda(event) => event.synchronize(),
+        }
     }
 
     /// Whether the latest record has completed (never blocks).
     pub fn is_complete(&self) -> bool {
-        self.inner.is_complete()
+        match self.recorded() {
+            Ok(Recorded::Never) => true,
+            Ok(Recorded::Emulated(event)) => event.is_complete(),
+            Ok(Recorded::Cuda(event)) => event.is_complete(),
+            Err(_) => false,
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! GPU collects that really run, on the emulated device, compared with Polars' CPU engine.
+//! GPU collects that really run, on the device under test (the emulated device unless `GPU_TEST_DEVICE` names a GPU), compared with Polars' CPU engine.
 
 use engine_select::{
     DeviceKind, Engine, EngineError, ExecutedBy, FallbackKind, GpuEngine, LazyFrameExt,
@@ -6,8 +6,10 @@ use engine_select::{
 };
 use polars::prelude::*;
 
-use crate::orders;
+use crate::{orders, under_test, under_test_executed_by};
 
+/// The engine on the emulated device, for what only it has (eight devices,
+/// one of them with a tiny pool).
 fn emulated() -> GpuEngine {
     GpuEngine::new().with_device_kind(DeviceKind::Emulated)
 }
@@ -17,18 +19,11 @@ fn emulated() -> GpuEngine {
 /// nulls, values and row order (floats bit for bit: filters move values).
 pub fn assert_gpu_eq(name: &str, lf: LazyFrame) {
     let expected = lf.clone().collect().unwrap();
-    let engine = Engine::Gpu(emulated().with_raise_on_fail(true));
+    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
     let (actual, report) = lf
         .collect_with_report(&engine)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(
-        report.executed_by,
-        ExecutedBy::Gpu {
-            device: 0,
-            emulated: true
-        },
-        "{name}"
-    );
+    assert_eq!(report.executed_by, under_test_executed_by(), "{name}");
     assert_eq!(expected.schema(), actual.schema(), "{name}: dtypes");
     assert!(
         expected.equals_missing(&actual),
@@ -41,14 +36,11 @@ pub fn assert_gpu_eq(name: &str, lf: LazyFrame) {
 /// quantiles).
 fn assert_gpu_close(name: &str, lf: LazyFrame) {
     let expected = lf.clone().collect().unwrap();
-    let engine = Engine::Gpu(emulated().with_raise_on_fail(true));
+    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
     let (actual, report) = lf
         .collect_with_report(&engine)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert!(
-        matches!(report.executed_by, ExecutedBy::Gpu { emulated: true, .. }),
-        "{name}"
-    );
+    assert!(report.executed_by == under_test_executed_by(), "{name}");
     crate::assert_frames_close(&expected, &actual, name);
 }
 
@@ -704,7 +696,7 @@ fn strict_side_by_side_frames_of_different_heights_are_an_error_on_both_engines(
     let short = df!("w" => [1i32, 2]).unwrap().lazy();
     let lf = concat_lf_horizontal([groups(), short], strict).unwrap();
     assert!(lf.clone().collect().is_err());
-    let engine = Engine::Gpu(emulated().with_raise_on_fail(true));
+    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
     let err = lf.collect_with(&engine).unwrap_err();
     // The device's own error: the same kind Polars raises.
     assert!(err.to_string().contains("frames of 2 and 10 rows"), "{err}");
@@ -1101,7 +1093,7 @@ fn casts_between_temporal_units_fall_back_and_casts_to_physical_values_run() {
     ] {
         let (df, report) = lf
             .clone()
-            .collect_with_report(&Engine::Gpu(emulated()))
+            .collect_with_report(&Engine::Gpu(under_test()))
             .unwrap();
         assert!(df.equals_missing(&lf.collect().unwrap()), "{name}");
         assert!(
@@ -1151,7 +1143,7 @@ fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
                 continue;
             };
             let (actual, report) = lf
-                .collect_with_report(&Engine::Gpu(emulated()))
+                .collect_with_report(&Engine::Gpu(under_test()))
                 .unwrap_or_else(|e| panic!("{source} to {target}: {e}"));
             assert!(
                 expected.equals_missing(&actual),
@@ -1181,7 +1173,7 @@ fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
     let strict = table().select([col("u").strict_cast(DataType::Int8)]);
     let (df, report) = strict
         .clone()
-        .collect_with_report(&Engine::Gpu(emulated()))
+        .collect_with_report(&Engine::Gpu(under_test()))
         .unwrap();
     assert!(df.equals_missing(&strict.collect().unwrap()));
     assert!(
@@ -1198,7 +1190,7 @@ fn operators_not_executed_yet_fall_back_with_the_reason() {
     let lf = orders()
         .group_by([col("status")])
         .agg([(col("amount") - col("amount").mean()).abs().sum()]);
-    let (_, report) = lf.collect_with_report(&Engine::Gpu(emulated())).unwrap();
+    let (_, report) = lf.collect_with_report(&Engine::Gpu(under_test())).unwrap();
     assert_eq!(
         report.executed_by,
         ExecutedBy::Cpu(engine_select::CpuEngine::InMemory)
@@ -1286,7 +1278,7 @@ fn a_join_on_a_boolean_key_falls_back_with_the_reason() {
     );
     let (df, report) = lf
         .clone()
-        .collect_with_report(&Engine::Gpu(emulated()))
+        .collect_with_report(&Engine::Gpu(under_test()))
         .unwrap();
     assert!(df.equals_missing(&lf.collect().unwrap()));
     assert!(

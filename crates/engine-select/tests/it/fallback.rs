@@ -11,9 +11,19 @@ fn filtered() -> LazyFrame {
     orders().filter(col("amount").gt(lit(2.0)))
 }
 
+/// A query no device runs: a window expression.
+fn windowed() -> LazyFrame {
+    orders().select([col("amount")
+        .sum()
+        .over([col("status")])
+        .unwrap()
+        .alias("window")])
+}
+
 #[test]
 fn fallback_reports_cpu_engine_and_every_reason() {
-    let (_, report) = filtered().collect_with_report(&Engine::gpu()).unwrap();
+    let (df, report) = windowed().collect_with_report(&Engine::gpu()).unwrap();
+    assert!(df.equals_missing(&windowed().collect().unwrap()));
     assert_eq!(report.executed_by, ExecutedBy::Cpu(CpuEngine::InMemory));
     let kinds: Vec<FallbackKind> = report.fallback_reasons.iter().map(|r| r.kind).collect();
     match driver_missing() {
@@ -28,42 +38,75 @@ fn fallback_reports_cpu_engine_and_every_reason() {
         }
         None => {
             println!("skipped: the no-driver expectations (a CUDA driver is present)");
-            assert_eq!(kinds.last(), Some(&FallbackKind::Unsupported), "{report}");
+            assert_eq!(kinds, [FallbackKind::Unsupported], "{report}");
         }
     }
     let unsupported = report.fallback_reasons.last().unwrap();
     assert!(
-        unsupported.message.contains("gpu-exec"),
+        unsupported.message.contains("window expressions"),
         "the reason must say what is missing: {unsupported}"
     );
 }
 
 #[test]
+fn a_query_the_gpu_can_run_falls_back_only_for_want_of_a_device() {
+    let (df, report) = filtered().collect_with_report(&Engine::gpu()).unwrap();
+    assert!(df.equals_missing(&filtered().collect().unwrap()));
+    match driver_missing() {
+        Some(missing) => {
+            assert_eq!(report.executed_by, ExecutedBy::Cpu(CpuEngine::InMemory));
+            let reasons: Vec<String> = report
+                .fallback_reasons
+                .iter()
+                .map(|r| r.message.clone())
+                .collect();
+            assert_eq!(reasons, [missing.to_string()], "{report}");
+        }
+        None => {
+            println!("skipped: the no-driver expectations (a CUDA driver is present)");
+            assert_eq!(
+                report.executed_by,
+                ExecutedBy::Gpu {
+                    device: 0,
+                    emulated: false
+                },
+                "{report}"
+            );
+        }
+    }
+}
+
+#[test]
 fn unsupported_reason_names_the_plan_node_in_polars_notation() {
-    let (_, report) = filtered().collect_with_report(&Engine::gpu()).unwrap();
+    let lf = orders().with_row_index("row", None);
+    let (_, report) = lf.clone().collect_with_report(&Engine::gpu()).unwrap();
     let subject = report.fallback_reasons.last().unwrap().subject.clone();
-    let optimized = filtered().describe_optimized_plan().unwrap();
+    let optimized = lf.describe_optimized_plan().unwrap();
     let root_line = optimized.lines().next().unwrap().trim().to_owned();
-    assert_eq!(subject, Some(root_line.clone()));
-    assert!(root_line.contains("col(\"amount\")"), "{root_line}");
+    assert_eq!(subject, Some(root_line.clone()), "{report}");
+    assert!(root_line.contains("ROW INDEX"), "{root_line}");
 }
 
 #[test]
 fn raise_on_fail_gives_an_error_with_every_reason() {
     let engine = Engine::Gpu(GpuEngine::new().with_raise_on_fail(true));
-    let err = filtered().collect_with(&engine).unwrap_err();
+    let err = windowed().collect_with(&engine).unwrap_err();
     let EngineError::GpuUnavailable { reasons } = &err else {
         panic!("expected GpuUnavailable, got {err}");
     };
     let text = err.to_string();
     assert!(text.contains("CPU fallback is disabled"), "{text}");
+    assert!(text.contains("window expressions"), "{text}");
     match driver_missing() {
         Some(missing) => {
             assert_eq!(reasons.len(), 2, "{text}");
             assert!(text.contains(&missing.to_string()), "{text}");
             assert!(text.contains("libcuda.so"), "{text}");
         }
-        None => println!("skipped: the no-driver expectations (a CUDA driver is present)"),
+        None => {
+            println!("skipped: the no-driver expectations (a CUDA driver is present)");
+            assert_eq!(reasons.len(), 1, "{text}");
+        }
     }
 }
 

@@ -6,6 +6,7 @@ mod parity;
 mod pdsh_gpu;
 mod properties;
 
+use engine_select::{DeviceKind, ExecutedBy, GpuEngine};
 use gpu_runtime::{RuntimeError, Unavailable};
 use polars::prelude::*;
 
@@ -29,6 +30,35 @@ pub fn customers() -> LazyFrame {
     )
     .unwrap()
     .lazy()
+}
+
+/// The GPU engine on the device under test: the emulated device, or the
+/// GPU that `GPU_TEST_DEVICE` names (`cuda`, `cuda:N`), so that the same
+/// parity tests run in CI and, through the device check, on a real GPU.
+pub fn under_test() -> GpuEngine {
+    let value = std::env::var(gpu_runtime::TEST_DEVICE_VAR).unwrap_or_default();
+    match value.trim() {
+        "" | "emulated" => GpuEngine::new().with_device_kind(DeviceKind::Emulated),
+        "cuda" => GpuEngine::new().with_device(0),
+        other => {
+            let ordinal = other
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| {
+                    panic!("GPU_TEST_DEVICE={other:?}: expected emulated, cuda or cuda:N")
+                });
+            GpuEngine::new().with_device(ordinal)
+        }
+    }
+}
+
+/// Where a query that runs whole on the device under test says it ran.
+pub fn under_test_executed_by() -> ExecutedBy {
+    let engine = under_test();
+    ExecutedBy::Gpu {
+        device: engine.device().unwrap_or(0),
+        emulated: engine.device_kind() == DeviceKind::Emulated,
+    }
 }
 
 /// Whether this machine has a working CUDA driver with a device. Tests whose

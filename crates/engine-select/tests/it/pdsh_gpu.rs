@@ -1,6 +1,6 @@
-//! The 22 PDS-H queries through the GPU engine on the emulated device: CPU answers, and which still fall back.
+//! The 22 PDS-H queries through the GPU engine on the device under test (emulated unless `GPU_TEST_DEVICE` names a GPU): CPU answers, and which still fall back.
 
-use engine_select::{DeviceKind, Engine, ExecutedBy, GpuEngine, LazyFrameExt};
+use engine_select::{Engine, LazyFrameExt};
 use pdsh::{QUERY_COUNT, Tables, query};
 
 use crate::assert_frames_close;
@@ -12,9 +12,9 @@ use crate::assert_frames_close;
 const EXPECTED_FALLBACKS: &[(usize, &str)] = &[];
 
 #[test]
-fn pdsh_on_the_emulated_device_matches_the_cpu_and_falls_back_only_as_listed() {
+fn pdsh_on_the_device_under_test_matches_the_cpu_and_falls_back_only_as_listed() {
     let tables = Tables::generate(0.005, false).unwrap();
-    let engine = Engine::Gpu(GpuEngine::new().with_device_kind(DeviceKind::Emulated));
+    let engine = Engine::Gpu(crate::under_test());
     let mut report_lines = Vec::new();
     let mut problems: Vec<String> = Vec::new();
     for number in 1..=QUERY_COUNT {
@@ -30,7 +30,7 @@ fn pdsh_on_the_emulated_device_matches_the_cpu_and_falls_back_only_as_listed() {
         let listed = EXPECTED_FALLBACKS.iter().find(|(n, _)| *n == number);
         match (listed, first) {
             (None, None) => assert!(
-                matches!(report.executed_by, ExecutedBy::Gpu { emulated: true, .. }),
+                report.executed_by == crate::under_test_executed_by(),
                 "q{number}: {report}"
             ),
             (Some((_, reason)), Some(first)) if first.starts_with(reason) => {}

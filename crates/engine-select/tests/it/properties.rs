@@ -1,4 +1,4 @@
-//! Property tests of the operators on the emulated device (filter, sort, group-by, join, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use proptest::collection::vec;
@@ -48,7 +48,7 @@ fn frame(len: usize) -> impl Strategy<Value = DataFrame> {
         .prop_map(|(g, s, f, i)| df!("g" => g, "s" => s, "f" => f, "i" => i).unwrap())
 }
 
-/// 24 cases each (each runs the CPU and the emulated device); more with
+/// 24 cases each (each runs the CPU and the device under test); more with
 /// `PROPTEST_CASES`.
 fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")

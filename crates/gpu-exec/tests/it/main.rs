@@ -1,15 +1,17 @@
-//! gpu-exec on the emulated device: Polars columns to the device and back, exactly.
+//! gpu-exec on the device under test (emulated unless `GPU_TEST_DEVICE` names a GPU): Polars columns to the device and back, exactly.
 
 mod columns;
 
 use std::sync::Arc;
 
 use gpu_exec::ExecContext;
-use gpu_runtime::EmulatedDevice;
+use gpu_runtime::Device;
 use gpu_runtime::memory::{PoolOptions, PoolResource};
 
+/// A context on the device under test (`GPU_TEST_DEVICE`: emulated unless it
+/// names a GPU).
 pub fn context() -> ExecContext {
-    let device = Arc::new(EmulatedDevice::new(0, 4 << 30));
+    let device = Arc::new(Device::under_test(4 << 30).expect("the device under test"));
     let stream = device.create_stream().unwrap();
     let options = PoolOptions {
         initial_bytes: 16 << 20,

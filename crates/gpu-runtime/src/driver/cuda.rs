@@ -5,9 +5,10 @@ use cudarc::driver::sys;
 
 use super::{CallError, DeviceSummary, DriverApi};
 
-/// Every driver function the probe calls. cudarc panics on a missing symbol,
-/// so [`CudaDriver::load`] checks them all before the first call.
-const SYMBOLS: [&str; 8] = [
+/// Every driver function the runtime calls (the probe and the CUDA backend).
+/// cudarc panics on a missing symbol, so [`CudaDriver::load`] checks them all
+/// before the first call.
+const SYMBOLS: [&str; 39] = [
     "cuDriverGetVersion",
     "cuInit",
     "cuGetErrorName",
@@ -16,20 +17,55 @@ const SYMBOLS: [&str; 8] = [
     "cuDeviceGetName",
     "cuDeviceGetAttribute",
     "cuDeviceTotalMem_v2",
+    "cuDevicePrimaryCtxRetain",
+    "cuCtxGetCurrent",
+    "cuCtxSetCurrent",
+    "cuMemGetInfo_v2",
+    "cuModuleLoadData",
+    "cuModuleGetFunction",
+    "cuFuncSetAttribute",
+    "cuLaunchKernel",
+    "cuStreamCreate",
+    "cuStreamDestroy_v2",
+    "cuStreamSynchronize",
+    "cuStreamQuery",
+    "cuStreamWaitEvent",
+    "cuEventCreate",
+    "cuEventRecord",
+    "cuEventSynchronize",
+    "cuEventQuery",
+    "cuEventDestroy_v2",
+    "cuMemAlloc_v2",
+    "cuMemFree_v2",
+    "cuMemAllocAsync",
+    "cuMemFreeAsync",
+    "cuDeviceGetDefaultMemPool",
+    "cuMemPoolSetAttribute",
+    "cuMemPoolTrimTo",
+    "cuMemsetD8Async",
+    "cuMemcpyHtoDAsync_v2",
+    "cuMemcpyDtoHAsync_v2",
+    "cuMemcpyDtoDAsync_v2",
+    "cuMemHostAlloc",
+    "cuMemFreeHost",
 ];
 
 /// The process's CUDA driver (`libcuda`).
 pub(super) struct CudaDriver;
 
 fn call_error(e: DriverError) -> CallError {
-    let name = e
-        .error_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| format!("{:?}", e.0));
     CallError {
         code: e.0 as u32,
-        name,
+        name: error_name(e.0),
     }
+}
+
+/// The name of a `CUresult`, e.g. `CUDA_ERROR_OUT_OF_MEMORY`.
+pub(crate) fn error_name(result: sys::CUresult) -> String {
+    DriverError(result)
+        .error_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("{result:?}"))
 }
 
 impl DriverApi for CudaDriver {

@@ -7,6 +7,8 @@
 
 mod cuda;
 
+pub(crate) use cuda::error_name;
+
 use std::fmt;
 use std::sync::OnceLock;
 

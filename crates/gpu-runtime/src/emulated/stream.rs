@@ -1,6 +1,5 @@
 //! Streams and events of the emulated device: each stream is a worker thread running its work in order.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -33,12 +32,9 @@ struct StreamState {
     error: Mutex<Option<String>>,
 }
 
-static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
-
 impl EmulatedStream {
     /// Starts a stream with its worker thread.
-    pub fn new(device_ordinal: usize) -> Result<Self, RuntimeError> {
-        let id = NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed);
+    pub fn new(device_ordinal: usize, id: u64) -> Result<Self, RuntimeError> {
         let (sender, receiver) = channel::<Work>();
         let state = Arc::new(StreamState::default());
         let worker_state = state.clone();

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::error::RuntimeError;
 use crate::memory::{DevicePtr, MemoryResource};
@@ -60,14 +60,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         stream: &Stream,
     ) -> Result<Self, RuntimeError> {
         let buffer = Self::allocate(len, resource, stream)?;
-        let (address, bytes) = (buffer.ptr.0, buffer.byte_len());
-        if bytes > 0 {
-            stream.enqueue(move || {
-                // SAFETY: the allocation holds `bytes` bytes and nothing else
-                // uses it before this work, which runs first on its stream.
-                unsafe { std::ptr::write_bytes(address as *mut u8, 0, bytes) }
-            })?;
-        }
+        // SAFETY: the allocation holds `byte_len` bytes, is owned by this
+        // buffer and freed only after this work (stream order).
+        unsafe { stream.fill_zero(buffer.ptr.0, buffer.byte_len()) }?;
         Ok(buffer)
     }
 
@@ -103,18 +98,11 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     fn enqueue_upload(&self, staging: Vec<T>) -> Result<(), RuntimeError> {
-        if staging.is_empty() {
-            return Ok(());
-        }
-        let address = self.ptr.0;
-        self.stream.enqueue(move || {
-            // SAFETY: the allocation holds `staging.len()` values of `T`, is
-            // aligned to 256 bytes, and is owned by this buffer, whose memory
-            // is freed only after this work (stream order).
-            unsafe {
-                std::ptr::copy_nonoverlapping(staging.as_ptr(), address as *mut T, staging.len())
-            }
-        })
+        debug_assert_eq!(staging.len(), self.len);
+        // SAFETY: the allocation holds `len` values of `T` (callers pass that
+        // many), is aligned to 256 bytes, and is owned by this buffer, whose
+        // memory is freed only after this work (stream order).
+        unsafe { self.stream.upload(self.ptr.0, staging) }
     }
 
     /// Overwrites the buffer with `values` (of the same length), in stream order.
@@ -143,18 +131,18 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if src.len == 0 {
             return Ok(());
         }
+        if self.ptr == src.ptr {
+            return Err(RuntimeError::InvalidArgument(
+                "copying a device buffer into itself".into(),
+            ));
+        }
         self.stream.wait_for(&src.stream)?;
-        let (from, to, len) = (
-            src.ptr.0,
-            self.ptr.0 + (at * size_of::<T>()) as u64,
-            src.len,
-        );
-        self.stream.enqueue(move || {
-            // SAFETY: both ranges lie within their allocations (checked
-            // above), which stay allocated until after this work (stream
-            // order; `src`'s stream was waited for). `copy` allows overlap.
-            unsafe { std::ptr::copy(from as *const T, to as *mut T, len) }
-        })?;
+        let (from, to) = (src.ptr.0, self.ptr.0 + (at * size_of::<T>()) as u64);
+        // SAFETY: both ranges lie within their allocations (checked above),
+        // which are distinct (two live buffers never share memory) and stay
+        // allocated until after this work (stream order; `src`'s stream was
+        // waited for).
+        unsafe { self.stream.copy_device(from, to, src.len * size_of::<T>()) }?;
         // `src` may be freed (and its memory reused) on its own stream only
         // after the copy.
         src.stream.wait_for(&self.stream)
@@ -179,26 +167,13 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                     self.len
                 ))
             })?;
-        if start == end {
-            return Ok(Vec::new());
-        }
-        let result = Arc::new(Mutex::new(Vec::<T>::with_capacity(len)));
+        debug_assert_eq!(end - start, len);
         let address = self.ptr.0 + (start * size_of::<T>()) as u64;
-        let sink = result.clone();
-        self.stream.enqueue(move || {
-            if let Ok(mut values) = sink.lock() {
-                // SAFETY: `start..end` lies within the allocation (checked
-                // above), whose values were initialised on creation, earlier
-                // on this stream, and which stays allocated until after this work.
-                let device = unsafe { std::slice::from_raw_parts(address as *const T, len) };
-                values.extend_from_slice(device);
-            }
-        })?;
-        self.stream.synchronize()?;
-        let values = result
-            .lock()
-            .map_err(|_| RuntimeError::Internal("a copy's result is poisoned".into()))?;
-        Ok(values.clone())
+        // SAFETY: `start..end` lies within the allocation (checked above),
+        // whose values were initialised on creation, earlier on this stream,
+        // and which stays allocated until after the copy (this buffer is
+        // borrowed until it returns).
+        unsafe { self.stream.download(address, len) }
     }
 
     /// Number of values.

@@ -121,7 +121,7 @@ impl<U: Upstream + 'static> MemoryResource for DeviceResource<U> {
             // `deallocate`, which the caller guarantees is the last to use `ptr`.
             unsafe { upstream.free_raw(ptr, bytes) }
         };
-        if let Err(e) = stream.enqueue(free) {
+        if let Err(e) = stream.after_work(free) {
             // Freeing now could pull memory from under pending work: leak it.
             tracing::error!("leaking {bytes} bytes of device memory at {ptr}: {e}");
         }

@@ -1,4 +1,5 @@
-//! gpu-runtime on the emulated device: the memory-resource suite, buffers and copies, and every kernel.
+//! gpu-runtime on the device under test (emulated unless `GPU_TEST_DEVICE` names a GPU): the memory-resource suite, buffers and copies, every kernel, and the CUDA backend.
 
+mod cuda;
 mod kernels;
 mod memory;

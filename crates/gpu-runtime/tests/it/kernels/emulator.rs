@@ -3,7 +3,7 @@
 use gpu_runtime::{HostEntry, KernelArgs, KernelRef, LaunchConfig};
 use kernels::emulator_selftest;
 
-use super::device;
+use super::emulated as device;
 
 fn kernel(name: &'static str, host: HostEntry) -> KernelRef {
     KernelRef {

@@ -1,4 +1,4 @@
-//! Each kernel of the kernels crate against a plain Rust reference on the emulated device, at awkward sizes, outputs poisoned first.
+//! Each kernel of the kernels crate against a plain Rust reference on the device under test, at awkward sizes, outputs poisoned first.
 
 mod bitmaps;
 mod elementwise;
@@ -16,6 +16,9 @@ use std::sync::Arc;
 
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource, PoolOptions, PoolResource};
 use gpu_runtime::{EmulatedDevice, KernelArgs, KernelRef, LaunchConfig, Stream};
+
+/// Emulated device memory for a suite's device.
+const CAPACITY: u64 = 8 << 30;
 use kernels::Kernel;
 
 /// Sizes around warp and block boundaries, several blocks, and about 10^5.
@@ -29,10 +32,22 @@ pub struct Device {
     pub stream: Stream,
 }
 
+/// A stream and a pool on the device under test (`GPU_TEST_DEVICE`: the
+/// emulated device unless it names a GPU).
 pub fn device() -> Device {
-    let device = Arc::new(EmulatedDevice::new(0, 8 << 30));
+    on(gpu_runtime::Device::under_test(CAPACITY).expect("the device under test"))
+}
+
+/// A stream and a pool on an emulated device, for the emulator's own tests.
+pub fn emulated() -> Device {
+    on(gpu_runtime::Device::Emulated(Arc::new(
+        EmulatedDevice::new(0, CAPACITY),
+    )))
+}
+
+fn on(device: gpu_runtime::Device) -> Device {
     let stream = device.create_stream().unwrap();
-    let memory = Arc::new(PoolResource::new(device, PoolOptions::default()).unwrap());
+    let memory = Arc::new(PoolResource::new(Arc::new(device), PoolOptions::default()).unwrap());
     Device { memory, stream }
 }
 

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use gpu_runtime::EmulatedDevice;
+use gpu_runtime::Device;
 use gpu_runtime::memory::{DeviceBuffer, MemoryResource, PoolOptions, PoolResource};
 use gpu_runtime::ops::Ops;
 
@@ -172,12 +172,12 @@ fn bitmap_append_refuses_to_write_past_the_end() {
 
 #[test]
 fn device_copies_land_at_their_offset_and_check_bounds() {
-    let emulated = Arc::new(EmulatedDevice::new(0, 1 << 30));
+    let target = Arc::new(Device::under_test(1 << 30).unwrap());
     let memory: Arc<dyn MemoryResource> =
-        Arc::new(PoolResource::new(emulated.clone(), PoolOptions::default()).unwrap());
+        Arc::new(PoolResource::new(target.clone(), PoolOptions::default()).unwrap());
     let (first, second) = (
-        emulated.create_stream().unwrap(),
-        emulated.create_stream().unwrap(),
+        target.create_stream().unwrap(),
+        target.create_stream().unwrap(),
     );
     // Written on one stream, copied on another: the copy waits for the write.
     let src = DeviceBuffer::from_host(&[1i64, 2, 3], memory.clone(), &second).unwrap();
@@ -216,12 +216,12 @@ fn segment_ids_number_every_sorted_row_by_its_group() {
 
 #[test]
 fn a_buffer_moved_to_another_stream_is_complete_there() {
-    let emulated = Arc::new(EmulatedDevice::new(0, 1 << 30));
+    let target = Arc::new(Device::under_test(1 << 30).unwrap());
     let memory: Arc<dyn MemoryResource> =
-        Arc::new(PoolResource::new(emulated.clone(), PoolOptions::default()).unwrap());
+        Arc::new(PoolResource::new(target.clone(), PoolOptions::default()).unwrap());
     let (first, second) = (
-        emulated.create_stream().unwrap(),
-        emulated.create_stream().unwrap(),
+        target.create_stream().unwrap(),
+        target.create_stream().unwrap(),
     );
     for round in 0..20 {
         // Made by a kernel on the first stream, then read on the second.

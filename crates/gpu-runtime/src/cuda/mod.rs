@@ -1,0 +1,265 @@
+//! The CUDA backend: one primary context per device, and its kernels, loaded lazily from our PTX.
+//!
+//! Every function here binds the device's context to the calling thread
+//! before it calls the driver (the driver API is thread-safe; the current
+//! context is per thread). Raw driver handles never leave this module and
+//! its children: above them, streams, events and buffers look the same on a
+//! GPU and on the emulated device.
+
+pub(crate) mod memory;
+pub(crate) mod stream;
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::ffi::{CString, c_int};
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::sys;
+
+use crate::driver::{DeviceSummary, error_name};
+use crate::error::RuntimeError;
+use crate::launch::KernelRef;
+use crate::stream::Stream;
+
+pub use memory::DriverPoolResource;
+
+/// `CUDA_ERROR_OUT_OF_MEMORY`.
+pub(crate) const ERROR_OUT_OF_MEMORY: u32 = 2;
+/// `CUDA_ERROR_NOT_FOUND`: what `cuModuleGetFunction` returns for an unknown name.
+const ERROR_NOT_FOUND: u32 = 500;
+
+/// `Ok` for `CUDA_SUCCESS`, else the failed call as a [`RuntimeError::Driver`].
+pub(crate) fn check(call: &'static str, result: sys::CUresult) -> Result<(), RuntimeError> {
+    if result == sys::CUresult::CUDA_SUCCESS {
+        return Ok(());
+    }
+    Err(RuntimeError::Driver {
+        call,
+        name: error_name(result),
+        code: result as u32,
+    })
+}
+
+/// As [`check`], for a call made on behalf of a kernel.
+fn check_kernel(
+    kernel: &'static str,
+    call: &'static str,
+    result: sys::CUresult,
+) -> Result<(), RuntimeError> {
+    check(call, result).map_err(|e| match e {
+        RuntimeError::Driver { call, name, code } => RuntimeError::Kernel {
+            kernel,
+            call,
+            name,
+            code,
+        },
+        other => other,
+    })
+}
+
+/// A device's primary context and the modules loaded into it.
+pub(crate) struct Context {
+    ordinal: usize,
+    raw: sys::CUcontext,
+    kernels: Mutex<Kernels>,
+}
+
+/// Modules by the address of their PTX; kernels by that address and name.
+#[derive(Default)]
+struct Kernels {
+    modules: HashMap<usize, sys::CUmodule>,
+    functions: HashMap<(usize, &'static str), sys::CUfunction>,
+}
+
+// SAFETY: the context, module and function handles are opaque driver handles
+// that the driver lets any thread use (its API is thread-safe); they are
+// never dereferenced here, and the maps holding them are behind a mutex.
+unsafe impl Send for Context {}
+// SAFETY: as for `Send`: shared use only passes the handles to the driver.
+unsafe impl Sync for Context {}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("ordinal", &self.ordinal)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    /// Retains device `ordinal`'s primary context (the one the CUDA runtime,
+    /// and so PyTorch or CuPy in the same process, also uses). It is never
+    /// released: it lives as long as the process.
+    fn retain(ordinal: usize) -> Result<Self, RuntimeError> {
+        let index = c_int::try_from(ordinal)
+            .map_err(|_| RuntimeError::InvalidArgument(format!("device ordinal {ordinal}")))?;
+        let mut device: sys::CUdevice = 0;
+        // SAFETY: the driver was probed and initialised (see `CudaDevice::open`);
+        // the pointer is to a live local.
+        check("cuDeviceGet", unsafe {
+            sys::cuDeviceGet(&mut device, index)
+        })?;
+        let mut raw: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: `device` came from `cuDeviceGet`; the pointer is to a live local.
+        check("cuDevicePrimaryCtxRetain", unsafe {
+            sys::cuDevicePrimaryCtxRetain(&mut raw, device)
+        })?;
+        Ok(Context {
+            ordinal,
+            raw,
+            kernels: Mutex::new(Kernels::default()),
+        })
+    }
+
+    /// Makes this context the calling thread's current one.
+    pub(crate) fn bind(&self) -> Result<(), RuntimeError> {
+        let mut current: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: writes the calling thread's current context into a live local.
+        check("cuCtxGetCurrent", unsafe {
+            sys::cuCtxGetCurrent(&mut current)
+        })?;
+        if current != self.raw {
+            // SAFETY: `raw` is a retained primary context, never released.
+            check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(self.raw) })?;
+        }
+        Ok(())
+    }
+
+    /// Whether two handles name the same context.
+    pub(crate) fn same(&self, other: &Context) -> bool {
+        self.raw == other.raw
+    }
+
+    /// The device's ordinal.
+    pub(crate) fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// `kernel`'s function handle, loading its module into this context on
+    /// first use (once per module and context) and caching both.
+    pub(crate) fn function(&self, kernel: &KernelRef) -> Result<sys::CUfunction, RuntimeError> {
+        let module_key = kernel.ptx.as_ptr() as usize;
+        let mut kernels = self
+            .kernels
+            .lock()
+            .map_err(|_| RuntimeError::Internal("a context's module table is poisoned".into()))?;
+        if let Some(function) = kernels.functions.get(&(module_key, kernel.name)) {
+            return Ok(*function);
+        }
+        self.bind()?;
+        let module = match kernels.modules.entry(module_key) {
+            Entry::Occupied(module) => *module.get(),
+            Entry::Vacant(slot) => {
+                let image = CString::new(kernel.ptx).map_err(|_| {
+                    RuntimeError::InvalidArgument(format!(
+                        "the PTX of kernel {} holds a NUL byte",
+                        kernel.name
+                    ))
+                })?;
+                let mut module: sys::CUmodule = std::ptr::null_mut();
+                // SAFETY: `image` is a NUL-terminated PTX text that outlives
+                // the call; the driver copies (JIT-compiles) it. The context
+                // is bound.
+                check_kernel(kernel.name, "cuModuleLoadData", unsafe {
+                    sys::cuModuleLoadData(&mut module, image.as_ptr().cast())
+                })?;
+                tracing::debug!(device = self.ordinal, "loaded a kernel module");
+                *slot.insert(module)
+            }
+        };
+        let name = CString::new(kernel.name).map_err(|_| {
+            RuntimeError::InvalidArgument(format!("kernel name {:?} holds a NUL byte", kernel.name))
+        })?;
+        let mut function: sys::CUfunction = std::ptr::null_mut();
+        // SAFETY: `module` is loaded in this (bound) context; `name` is a
+        // NUL-terminated string that outlives the call.
+        let result = unsafe { sys::cuModuleGetFunction(&mut function, module, name.as_ptr()) };
+        if result as u32 == ERROR_NOT_FOUND {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "no kernel named {} in its module",
+                kernel.name
+            )));
+        }
+        check_kernel(kernel.name, "cuModuleGetFunction", result)?;
+        kernels
+            .functions
+            .insert((module_key, kernel.name), function);
+        Ok(function)
+    }
+
+    /// Free and total device memory, in bytes.
+    fn memory_info(&self) -> Result<(u64, u64), RuntimeError> {
+        self.bind()?;
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: the context is bound; the pointers are to live locals.
+        check("cuMemGetInfo_v2", unsafe {
+            sys::cuMemGetInfo_v2(&mut free, &mut total)
+        })?;
+        Ok((free as u64, total as u64))
+    }
+}
+
+/// A CUDA device: its primary context, opened once per process and ordinal.
+#[derive(Debug)]
+pub struct CudaDevice {
+    context: Arc<Context>,
+    summary: DeviceSummary,
+}
+
+impl CudaDevice {
+    /// Device `ordinal` (as numbered after `CUDA_VISIBLE_DEVICES`). The first
+    /// call probes the driver (see [`crate::driver`]); the first call per
+    /// ordinal retains its context. Later calls return the same device.
+    /// Thread-safe: concurrent first callers get one context.
+    pub fn open(ordinal: usize) -> Result<Arc<CudaDevice>, RuntimeError> {
+        static DEVICES: OnceLock<Mutex<HashMap<usize, Arc<CudaDevice>>>> = OnceLock::new();
+        let driver = crate::driver::driver()?;
+        let summary = driver.device(ordinal)?.clone();
+        let mut devices = DEVICES
+            .get_or_init(Default::default)
+            .lock()
+            .map_err(|_| RuntimeError::Internal("the CUDA device table is poisoned".into()))?;
+        match devices.entry(ordinal) {
+            Entry::Occupied(device) => Ok(device.get().clone()),
+            Entry::Vacant(slot) => {
+                let started = std::time::Instant::now();
+                let context = Arc::new(Context::retain(ordinal)?);
+                tracing::debug!(ordinal, elapsed = ?started.elapsed(), "retained a CUDA context");
+                Ok(slot
+                    .insert(Arc::new(CudaDevice { context, summary }))
+                    .clone())
+            }
+        }
+    }
+
+    /// The device's ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.context.ordinal
+    }
+
+    /// What the driver tells about the device.
+    pub fn summary(&self) -> &DeviceSummary {
+        &self.summary
+    }
+
+    /// Total device memory in bytes.
+    pub fn total_memory(&self) -> u64 {
+        self.summary.total_memory
+    }
+
+    /// Device memory the driver can still hand out, in bytes.
+    pub fn free_memory(&self) -> Result<u64, RuntimeError> {
+        self.context.memory_info().map(|(free, _)| free)
+    }
+
+    /// A new stream on this device (it does not synchronise with the
+    /// legacy default stream).
+    pub fn create_stream(&self) -> Result<Stream, RuntimeError> {
+        Stream::new_cuda(self.context.clone())
+    }
+
+    pub(crate) fn context(&self) -> &Arc<Context> {
+        &self.context
+    }
+}
