@@ -1,6 +1,7 @@
 //! `cargo xtask`: the project's tasks, as subcommands of one small binary.
 
 mod bench;
+mod device_check;
 mod invariants;
 mod kernels;
 
@@ -39,6 +40,11 @@ enum Task {
     /// counted), then prints the table (query, CPU ms, engine ms, speedup,
     /// the engine that actually ran) and writes it as CSV and JSON.
     Bench(bench::BenchArgs),
+    /// Builds the GPU test suites and benchmarks in release, packs them
+    /// (stripped, xz-compressed, at most 64 MiB) with a runner script into a
+    /// folder that travels to a GPU machine without a Rust toolchain, and
+    /// prints the one command to run there.
+    DeviceCheck(device_check::DeviceCheckArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +54,7 @@ fn main() -> ExitCode {
         Task::Invariants => invariants::check(&root),
         Task::Kernels { check } => kernels::run(&root, check),
         Task::Bench(args) => bench::run(&root, &args),
+        Task::DeviceCheck(args) => device_check::run(&root, &args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

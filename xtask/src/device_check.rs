@@ -1,0 +1,279 @@
+//! `cargo xtask device-check`: builds the GPU tests and benchmarks in release, packs them with a runner script for a GPU machine without a Rust toolchain.
+
+use std::fs;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+/// What travels may be at most this big (the device machine's limit).
+const TRAVEL_LIMIT: u64 = 64 << 20;
+
+/// The test binaries that run against the GPU (`GPU_TEST_DEVICE=cuda`), by
+/// package: every test target of these.
+const TEST_PACKAGES: &[&str] = &["gpu-runtime", "gpu-exec", "engine-select"];
+/// The bench binaries that run there, of the `benches` package.
+const BENCHES: &[&str] = &["pdsh", "operators"];
+
+#[derive(Debug, clap::Args)]
+pub struct DeviceCheckArgs {
+    /// The folder to pack into, inside the repository so that it can travel
+    /// (it is ignored by git; name it in the device tool's `carry`).
+    #[arg(long, default_value = "device-check")]
+    out: PathBuf,
+}
+
+/// One binary to ship: where cargo built it and the name it travels under.
+struct Binary {
+    name: String,
+    path: PathBuf,
+}
+
+pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
+    let out = if args.out.is_relative() {
+        root.join(&args.out)
+    } else {
+        args.out.clone()
+    };
+    if !out.starts_with(root) {
+        return Err(format!(
+            "{} is outside the repository: only the repository travels to the device",
+            out.display()
+        ));
+    }
+    let mut binaries = build(
+        root,
+        &["--tests"],
+        TEST_PACKAGES,
+        |package, target, kind| {
+            (kind == "lib" || kind == "test").then(|| format!("{package}.{target}"))
+        },
+    )?;
+    binaries.extend(build(
+        root,
+        &["--benches"],
+        &["benches"],
+        |_, target, kind| {
+            (kind == "bench" && BENCHES.contains(&target)).then(|| format!("bench.{target}"))
+        },
+    )?);
+    let bin = out.join("bin");
+    if out.exists() {
+        fs::remove_dir_all(&out).map_err(|e| format!("clearing {}: {e}", out.display()))?;
+    }
+    fs::create_dir_all(&bin).map_err(|e| format!("creating {}: {e}", bin.display()))?;
+    let mut total = 0;
+    for binary in &binaries {
+        total += pack(binary, &bin)?;
+    }
+    let script = out.join("run.sh");
+    fs::write(&script, RUN_SCRIPT).map_err(|e| format!("writing {}: {e}", script.display()))?;
+    total += RUN_SCRIPT.len() as u64;
+    let relative = out.strip_prefix(root).unwrap_or(&out).display().to_string();
+    println!(
+        "packed {} binaries and run.sh into {relative}: {:.1} MiB",
+        binaries.len(),
+        total as f64 / f64::from(1 << 20)
+    );
+    if total > TRAVEL_LIMIT {
+        return Err(format!(
+            "the pack is {total} bytes, over the {TRAVEL_LIMIT} bytes that may travel"
+        ));
+    }
+    println!("\nOn the GPU machine, from the repository root (carry `{relative}`):\n");
+    println!("    bash {relative}/run.sh \"$OUT\" [PDS-H scale factor, default 1]\n");
+    println!(
+        "It runs every GPU test suite with GPU_TEST_DEVICE=cuda, then the PDS-H and operator \
+         benchmarks (cpu and gpu side by side) within 8 minutes, prints a summary table last, \
+         and writes the full results into the folder given."
+    );
+    Ok(())
+}
+
+/// Builds `packages` in release with `what` (`--tests`, `--benches`) and
+/// returns the executables that `name` gives a travelling name to.
+fn build(
+    root: &Path,
+    what: &[&str],
+    packages: &[&str],
+    name: impl Fn(&str, &str, &str) -> Option<String>,
+) -> Result<Vec<Binary>, String> {
+    let mut command = crate::cargo(root);
+    command
+        .args([
+            "build",
+            "--release",
+            "--message-format=json-render-diagnostics",
+        ])
+        .args(what);
+    for package in packages {
+        command.args(["-p", package]);
+    }
+    println!("building: {command:?}");
+    let mut child = command
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let stdout = child.stdout.take().ok_or("cargo has no output")?;
+    let mut binaries = Vec::new();
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| format!("reading cargo's output: {e}"))?;
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if message["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let (Some(executable), Some(package), Some(target)) = (
+            message["executable"].as_str(),
+            message["package_id"].as_str().and_then(package_name),
+            message["target"]["name"].as_str(),
+        ) else {
+            continue;
+        };
+        let kind = message["target"]["kind"][0].as_str().unwrap_or_default();
+        if let Some(name) = name(package, target, kind) {
+            binaries.push(Binary {
+                name,
+                path: PathBuf::from(executable),
+            });
+        }
+    }
+    let status = child.wait().map_err(|e| format!("cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("cargo build {} failed", what.join(" ")));
+    }
+    Ok(binaries)
+}
+
+/// The package's name from a cargo package id (`path+file:///…/gpu-runtime#0.1.0`
+/// or `registry+…#name@version`).
+fn package_name(id: &str) -> Option<&str> {
+    let tail = id.rsplit('#').next()?;
+    let name = match tail.split_once('@') {
+        Some((name, _)) => name,
+        None => id.rsplit('#').nth(1)?.rsplit('/').next()?,
+    };
+    Some(name)
+}
+
+/// Strips `binary`'s symbols and compresses it into `bin/<name>.xz`;
+/// returns the packed size.
+fn pack(binary: &Binary, bin: &Path) -> Result<u64, String> {
+    let staged = bin.join(&binary.name);
+    fs::copy(&binary.path, &staged)
+        .map_err(|e| format!("copying {}: {e}", binary.path.display()))?;
+    // Symbols are most of a release binary; a missing `strip` only costs size.
+    let _ = std::process::Command::new("strip").arg(&staged).status();
+    let status = std::process::Command::new("xz")
+        .args(["-T0", "-6", "-f"])
+        .arg(&staged)
+        .status()
+        .map_err(|e| format!("cannot run xz (needed to pack): {e}"))?;
+    if !status.success() {
+        return Err(format!("xz failed on {}", staged.display()));
+    }
+    let packed = staged.with_file_name(format!("{}.xz", binary.name));
+    let size = fs::metadata(&packed)
+        .map_err(|e| format!("{}: {e}", packed.display()))?
+        .len();
+    println!(
+        "  {:<28} {:>6.1} MiB",
+        binary.name,
+        size as f64 / f64::from(1 << 20)
+    );
+    Ok(size)
+}
+
+/// The runner: plain bash and coreutils, xz and timeout, nothing else.
+const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
+# The device check, made by `cargo xtask device-check`: the GPU test suites
+# and benchmarks of the polars GPU engine, on a machine with an NVIDIA GPU.
+# Usage: bash run.sh RESULTS_DIR [PDS_H_SCALE]   (at most 8 minutes)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+results=${1:?usage: run.sh RESULTS_DIR [PDS_H_SCALE]}
+scale=${2:-1}
+budget=${DEVICE_CHECK_SECONDS:-470}
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+work=$(mktemp -d)
+logs="$work/logs"
+mkdir -p "$logs" "$work/bin"
+for packed in "$here"/bin/*.xz; do
+    name=$(basename "$packed" .xz)
+    xz -dc "$packed" > "$work/bin/$name" && chmod +x "$work/bin/$name"
+done
+if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv \
+        > "$logs/gpu.txt" 2>&1
+else
+    echo "no nvidia-smi on this machine" > "$logs/gpu.txt"
+fi
+echo "PDS-H scale factor $scale; operators over ${OPS_ROWS:=10000000} rows" >> "$logs/gpu.txt"
+export GPU_TEST_DEVICE=cuda RUST_BACKTRACE=1 PROPTEST_CASES=${PROPTEST_CASES:-64}
+rows=()
+# step NAME CAP_SECONDS COMMAND...: runs within min(CAP, time left), logs to NAME.log
+step() {
+    local name=$1 cap=$2; shift 2
+    local left=$((budget - SECONDS - 10))
+    local limit=$((cap < left ? cap : left))
+    if [ "$limit" -le 5 ]; then
+        rows+=("$(printf '%-28s %-9s %6s %6s %7s %7s' "$name" "no time" - - - 0)")
+        return
+    fi
+    local start=$SECONDS
+    timeout "$limit" "$@" > "$logs/$name.log" 2>&1
+    local rc=$? took=$((SECONDS - start)) result=ok
+    [ $rc -eq 124 ] && result="timed out"
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && result="FAILED"
+    local passed failed skipped
+    passed=$(grep -ho '[0-9]* passed' "$logs/$name.log" | awk '{s+=$1} END {print s+0}')
+    failed=$(grep -ho '[0-9]* failed' "$logs/$name.log" | awk '{s+=$1} END {print s+0}')
+    skipped=$(grep -c '^skipped:' "$logs/$name.log")
+    rows+=("$(printf '%-28s %-9s %6s %6s %7s %7s' "$name" "$result" "$passed" "$failed" "$skipped" "$took")")
+}
+for test in "$work"/bin/*; do
+    name=$(basename "$test")
+    case "$name" in bench.*) continue ;; esac
+    step "$name" 150 "$test" --nocapture --test-threads=8
+done
+export BENCH_ENGINES=cpu,gpu BENCH_DEVICE=0
+BENCH_OUT="$work/bench-pdsh" PDSH_SCALE=$scale step bench.pdsh 200 \
+    "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
+BENCH_OUT="$work/bench-operators" OPS_ROWS=$OPS_ROWS step bench.operators 90 \
+    "$work/bin/bench.operators" --bench --warm-up-time 0.5 --measurement-time 1 --sample-size 10
+for table in "$work"/bench-*/*.csv; do
+    [ -e "$table" ] && cp "$table" "$results/"
+done
+{
+    cat "$logs/gpu.txt"
+    echo
+    printf '%-28s %-9s %6s %6s %7s %7s\n' step result passed failed skipped seconds
+    printf '%s\n' "${rows[@]}"
+} > "$results/summary.txt"
+tar -czf "$results/logs.tar.gz" -C "$work" logs $(cd "$work" && ls -d bench-* 2>/dev/null)
+for table in "$logs"/bench.*.log; do
+    awk '/median of criterion/ {on = 1} on {print} /geometric mean/ {on = 0}' "$table"
+    echo
+done
+echo
+cat "$results/summary.txt"
+rm -rf "$work"
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::package_name;
+
+    #[test]
+    fn package_names_come_from_both_id_forms() {
+        assert_eq!(
+            package_name("path+file:///work/main/crates/gpu-runtime#0.1.0"),
+            Some("gpu-runtime")
+        );
+        assert_eq!(
+            package_name("path+file:///work/main/crates/engine-select#engine-select@0.1.0"),
+            Some("engine-select")
+        );
+    }
+}
