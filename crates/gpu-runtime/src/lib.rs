@@ -27,6 +27,7 @@ pub mod expr;
 mod launch;
 pub mod memory;
 pub mod ops;
+mod staging;
 mod stream;
 
 pub use cuda::{CudaDevice, DriverPoolResource};

@@ -8,6 +8,7 @@ use crate::cuda::stream::{CudaEvent, CudaStream};
 use crate::emulated::stream::{EmulatedEvent, EmulatedStream};
 use crate::error::RuntimeError;
 use crate::memory::DeviceCopy;
+use crate::staging::{BLOCK_BYTES, Block, DOWNLOAD_AHEAD, StagingPool};
 
 static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -34,6 +35,8 @@ enum Backend {
 pub struct Stream {
     backend: Backend,
     host_threads: u32,
+    /// The device's staging blocks for copies from and to the host.
+    staging: Arc<StagingPool>,
 }
 
 /// A stream that does not keep its stream alive.
@@ -41,6 +44,7 @@ pub struct Stream {
 pub(crate) struct WeakStream {
     backend: WeakBackend,
     host_threads: u32,
+    staging: Arc<StagingPool>,
 }
 
 #[derive(Debug, Clone)]
@@ -58,25 +62,42 @@ impl WeakStream {
         Some(Stream {
             backend,
             host_threads: self.host_threads,
+            staging: self.staging.clone(),
         })
     }
 }
 
 impl Stream {
-    pub(crate) fn emulated(device_ordinal: usize, host_threads: u32) -> Result<Self, RuntimeError> {
+    pub(crate) fn new_emulated(
+        device_ordinal: usize,
+        host_threads: u32,
+        staging: Arc<StagingPool>,
+    ) -> Result<Self, RuntimeError> {
         Ok(Stream {
             backend: Backend::Emulated(Arc::new(EmulatedStream::new(
                 device_ordinal,
                 next_stream_id(),
             )?)),
             host_threads,
+            staging,
         })
     }
 
-    pub(crate) fn new_cuda(context: Arc<Context>) -> Result<Self, RuntimeError> {
+    /// A stream on an emulated device of its own (tests).
+    #[cfg(test)]
+    pub(crate) fn emulated(device_ordinal: usize, host_threads: u32) -> Result<Self, RuntimeError> {
+        let staging = Arc::new(StagingPool::new(Box::new(crate::staging::PlainHost)));
+        Self::new_emulated(device_ordinal, host_threads, staging)
+    }
+
+    pub(crate) fn new_cuda(
+        context: Arc<Context>,
+        staging: Arc<StagingPool>,
+    ) -> Result<Self, RuntimeError> {
         Ok(Stream {
             backend: Backend::Cuda(Arc::new(CudaStream::new(context, next_stream_id())?)),
             host_threads: 0,
+            staging,
         })
     }
 
@@ -175,8 +196,9 @@ impl Stream {
         }
     }
 
-    /// Copies `values` to device memory at `address`, in stream order; the
-    /// values are staged, so the caller's vector is consumed at once.
+    /// Copies `values` to device memory at `address`, in stream order,
+    /// through the device's staging blocks: the values are copied out before
+    /// this returns, and the block copies to the device run asynchronously.
     ///
     /// # Safety
     /// `address` must start `values.len()` values of `T` of device memory,
@@ -185,30 +207,68 @@ impl Stream {
     pub(crate) unsafe fn upload<T: DeviceCopy>(
         &self,
         address: u64,
-        values: Vec<T>,
+        values: &[T],
     ) -> Result<(), RuntimeError> {
-        if values.is_empty() {
-            return Ok(());
-        }
-        match &self.backend {
-            Backend::Emulated(stream) => stream.enqueue(move || {
-                // SAFETY: the caller guarantees the destination until this runs.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(values.as_ptr(), address as *mut T, values.len())
+        // SAFETY: `T` is plain data (DeviceCopy): its values are bytes.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values))
+        };
+        for (index, chunk) in bytes.chunks(BLOCK_BYTES).enumerate() {
+            let block = self.staging.take()?;
+            // SAFETY: the block holds BLOCK_BYTES bytes, at least `chunk.len()`,
+            // and no pending copy uses it (`take` waited for its event).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    chunk.as_ptr(),
+                    block.address() as *mut u8,
+                    chunk.len(),
+                )
+            };
+            let dst = address + (index * BLOCK_BYTES) as u64;
+            // SAFETY: the destination lies in the caller's range; the block
+            // stays allocated and unwritten until its event, recorded after
+            // this copy, completes.
+            let copied = unsafe { self.block_to_device(&block, dst, chunk.len()) };
+            match copied {
+                Ok(()) => self.release(block),
+                Err(e) => {
+                    // A copy may still read the block: never hand it out again.
+                    std::mem::forget(block);
+                    return Err(e);
                 }
-            }),
-            Backend::Cuda(stream) => {
-                // SAFETY: `T` is plain data (DeviceCopy): its values are bytes.
-                let bytes = unsafe {
-                    std::slice::from_raw_parts(
-                        values.as_ptr().cast::<u8>(),
-                        std::mem::size_of_val(values.as_slice()),
-                    )
-                };
-                // SAFETY: forwarded from the caller.
-                unsafe { stream.upload(address, bytes) }
             }
         }
+        Ok(())
+    }
+
+    /// Enqueues the copy of `len` bytes of `block` to `dst`, records the
+    /// block's event after it and gives the block back; on failure the block
+    /// is kept from reuse (a copy may be pending).
+    ///
+    /// # Safety
+    /// As [`Stream::upload`], for `dst..dst + len`; `len` fits the block.
+    unsafe fn block_to_device(
+        &self,
+        block: &Block,
+        dst: u64,
+        len: usize,
+    ) -> Result<(), RuntimeError> {
+        let src = block.address();
+        match &self.backend {
+            Backend::Emulated(stream) => stream.enqueue(move || {
+                // SAFETY: the caller guarantees the destination; the block is
+                // not written before this copy's event completes.
+                unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, len) }
+            })?,
+            // SAFETY: as above.
+            Backend::Cuda(stream) => unsafe { stream.copy_to_device(dst, src, len) }?,
+        }
+        block.busy_until().record(self)
+    }
+
+    /// Gives `block` back to the staging pool.
+    fn release(&self, block: Block) {
+        self.staging.give_back(block);
     }
 
     /// Copies `bytes` bytes from `from` to `to` in device memory, in stream order.
@@ -236,7 +296,9 @@ impl Stream {
     }
 
     /// `len` values of `T` at `address`, copied to the host after the work
-    /// enqueued so far (this waits for it).
+    /// enqueued so far (this waits for it), through the device's staging
+    /// blocks: a few block copies are kept in flight while earlier blocks
+    /// are copied out.
     ///
     /// # Safety
     /// `address` must start `len` initialised values of `T` of device memory,
@@ -247,46 +309,76 @@ impl Stream {
         address: u64,
         len: usize,
     ) -> Result<Vec<T>, RuntimeError> {
-        if len == 0 {
-            return Ok(Vec::new());
-        }
-        match &self.backend {
-            Backend::Emulated(stream) => {
-                let result = Arc::new(Mutex::new(Vec::<T>::with_capacity(len)));
-                let sink = result.clone();
-                stream.enqueue(move || {
-                    if let Ok(mut values) = sink.lock() {
-                        // SAFETY: the caller guarantees `len` initialised
-                        // values at `address` until this runs.
-                        let device =
-                            unsafe { std::slice::from_raw_parts(address as *const T, len) };
-                        values.extend_from_slice(device);
+        let total = len
+            .checked_mul(size_of::<T>())
+            .ok_or_else(|| RuntimeError::InvalidArgument(format!("{len} values overflow")))?;
+        let mut values = Vec::<T>::with_capacity(len);
+        let out = values.as_mut_ptr().cast::<u8>();
+        let mut in_flight: std::collections::VecDeque<(Block, usize, usize)> = Default::default();
+        let mut offset = 0;
+        let outcome = (|| {
+            while offset < total || !in_flight.is_empty() {
+                if offset < total && in_flight.len() < DOWNLOAD_AHEAD {
+                    let block = self.staging.take()?;
+                    let chunk = (total - offset).min(BLOCK_BYTES);
+                    let (src, dst) = (address + offset as u64, block.address());
+                    in_flight.push_back((block, offset, chunk));
+                    match &self.backend {
+                        Backend::Emulated(stream) => stream.enqueue(move || {
+                            // SAFETY: the caller guarantees the source; the block
+                            // is ours until its event completes.
+                            unsafe {
+                                std::ptr::copy_nonoverlapping(
+                                    src as *const u8,
+                                    dst as *mut u8,
+                                    chunk,
+                                )
+                            }
+                        })?,
+                        // SAFETY: as above.
+                        Backend::Cuda(stream) => unsafe { stream.copy_to_host(dst, src, chunk) }?,
                     }
-                })?;
-                stream.synchronize()?;
-                let mut values = result
-                    .lock()
-                    .map_err(|_| RuntimeError::Internal("a copy's result is poisoned".into()))?;
-                Ok(std::mem::take(&mut *values))
-            }
-            Backend::Cuda(stream) => {
-                let mut values = Vec::<T>::with_capacity(len);
-                // SAFETY: the spare capacity holds `len` values of `T`,
-                // viewed as bytes to be written; it is not read before.
-                let bytes = unsafe {
-                    std::slice::from_raw_parts_mut(
-                        values.as_mut_ptr().cast::<u8>(),
-                        len * size_of::<T>(),
-                    )
+                    if let Some((block, _, _)) = in_flight.back() {
+                        block.busy_until().record(self)?;
+                    }
+                    offset += chunk;
+                    continue;
+                }
+                let Some((block, at, chunk)) = in_flight.pop_front() else {
+                    break;
                 };
-                // SAFETY: forwarded from the caller; `download` waits for the copy.
-                unsafe { stream.download(address, bytes) }?;
-                // SAFETY: the copy wrote all `len` values, and every bit
-                // pattern is a value of `T` (DeviceCopy).
-                unsafe { values.set_len(len) };
-                Ok(values)
+                let waited = block.busy_until().synchronize();
+                if waited.is_ok() {
+                    // SAFETY: the block's copy has run, so it holds `chunk`
+                    // bytes of the source; `at + chunk <= total`, the
+                    // capacity of `values` in bytes.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            block.address() as *const u8,
+                            out.add(at),
+                            chunk,
+                        )
+                    };
+                    self.release(block);
+                } else {
+                    std::mem::forget(block);
+                }
+                waited?;
             }
+            // Reports a failure of the copies (or of earlier work).
+            self.synchronize()
+        })();
+        if let Err(e) = outcome {
+            // Blocks still in flight may be written by pending copies.
+            for (block, _, _) in in_flight {
+                std::mem::forget(block);
+            }
+            return Err(e);
         }
+        // SAFETY: every byte of the `len` values was copied from the device
+        // above, and every bit pattern is a value of `T` (DeviceCopy).
+        unsafe { values.set_len(len) };
+        Ok(values)
     }
 
     pub(crate) fn downgrade(&self) -> WeakStream {
@@ -297,6 +389,7 @@ impl Stream {
         WeakStream {
             backend,
             host_threads: self.host_threads,
+            staging: self.staging.clone(),
         }
     }
 
@@ -487,5 +580,21 @@ mod tests {
         let err = stream.synchronize().unwrap_err();
         assert!(err.to_string().contains("kernel fault"), "{err}");
         assert_eq!(ran_after.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn events_after_a_failure_still_complete_so_nothing_waits_forever() {
+        let (failing, waiting) = (
+            Stream::emulated(0, 1).unwrap(),
+            Stream::emulated(0, 1).unwrap(),
+        );
+        failing.enqueue(|| panic!("kernel fault")).unwrap();
+        let event = Event::new();
+        event.record(&failing).unwrap();
+        event.wait_on(&waiting).unwrap();
+        event.synchronize().unwrap();
+        assert!(event.is_complete());
+        waiting.synchronize().unwrap();
+        assert!(failing.synchronize().is_err());
     }
 }

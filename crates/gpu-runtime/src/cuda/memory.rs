@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use cudarc::driver::sys;
 
-use super::{CudaDevice, ERROR_OUT_OF_MEMORY, check};
+use super::{Context, CudaDevice, ERROR_OUT_OF_MEMORY, check};
 use crate::error::RuntimeError;
 use crate::memory::{DevicePtr, MemoryResource, Upstream};
+use crate::staging::HostMemory;
 use crate::stream::Stream;
 
 impl CudaDevice {
@@ -65,6 +66,38 @@ impl Upstream for CudaDevice {
     }
 }
 
+/// Page-locked host memory of a context: staging blocks the driver copies
+/// from and to asynchronously. Portable, so every context may use it.
+#[derive(Debug)]
+pub(crate) struct PinnedHost {
+    pub context: Arc<Context>,
+}
+
+impl HostMemory for PinnedHost {
+    fn allocate(&self, bytes: usize) -> Result<usize, RuntimeError> {
+        self.context.bind()?;
+        let mut ptr: *mut std::ffi::c_void = std::ptr::null_mut();
+        // SAFETY: the context is bound; the pointer is to a live local.
+        check("cuMemHostAlloc", unsafe {
+            sys::cuMemHostAlloc(&mut ptr, bytes, sys::CU_MEMHOSTALLOC_PORTABLE)
+        })?;
+        Ok(ptr as usize)
+    }
+
+    unsafe fn free(&self, address: usize, bytes: usize) {
+        let freed = self.context.bind().and_then(|()| {
+            // SAFETY: the caller guarantees `address` came from `cuMemHostAlloc`
+            // here, is freed once and that no pending copy uses it.
+            check("cuMemFreeHost", unsafe {
+                sys::cuMemFreeHost(address as *mut std::ffi::c_void)
+            })
+        });
+        if let Err(e) = freed {
+            tracing::error!("leaking {bytes} bytes of page-locked memory: {e}");
+        }
+    }
+}
+
 /// The driver's stream-ordered pool (`cuMemAllocAsync`, `cuMemFreeAsync`)
 /// of one device: the device's default memory pool.
 ///
@@ -84,17 +117,11 @@ impl DriverPoolResource {
         release_threshold: Option<u64>,
     ) -> Result<Self, RuntimeError> {
         device.context().bind()?;
-        let mut handle: sys::CUdevice = 0;
-        let index = std::ffi::c_int::try_from(device.ordinal())
-            .map_err(|_| RuntimeError::InvalidArgument(format!("device {}", device.ordinal())))?;
-        // SAFETY: the driver is initialised; the pointer is to a live local.
-        check("cuDeviceGet", unsafe {
-            sys::cuDeviceGet(&mut handle, index)
-        })?;
         let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
-        // SAFETY: `handle` came from `cuDeviceGet`; the pointer is to a live local.
+        // SAFETY: the device handle came from `cuDeviceGet`; the pointer is to
+        // a live local.
         check("cuDeviceGetDefaultMemPool", unsafe {
-            sys::cuDeviceGetDefaultMemPool(&mut pool, handle)
+            sys::cuDeviceGetDefaultMemPool(&mut pool, device.context().device())
         })?;
         let mut threshold: u64 = release_threshold.unwrap_or(u64::MAX);
         // SAFETY: `pool` is the device's default pool; the release threshold

@@ -20,6 +20,7 @@ use cudarc::driver::sys;
 use crate::driver::{DeviceSummary, error_name};
 use crate::error::RuntimeError;
 use crate::launch::KernelRef;
+use crate::staging::StagingPool;
 use crate::stream::Stream;
 
 pub use memory::DriverPoolResource;
@@ -61,6 +62,7 @@ fn check_kernel(
 /// A device's primary context and the modules loaded into it.
 pub(crate) struct Context {
     ordinal: usize,
+    device: sys::CUdevice,
     raw: sys::CUcontext,
     kernels: Mutex<Kernels>,
 }
@@ -107,6 +109,7 @@ impl Context {
         })?;
         Ok(Context {
             ordinal,
+            device,
             raw,
             kernels: Mutex::new(Kernels::default()),
         })
@@ -134,6 +137,11 @@ impl Context {
     /// The device's ordinal.
     pub(crate) fn ordinal(&self) -> usize {
         self.ordinal
+    }
+
+    /// The driver's handle of the device.
+    pub(crate) fn device(&self) -> sys::CUdevice {
+        self.device
     }
 
     /// `kernel`'s function handle, loading its module into this context on
@@ -200,11 +208,13 @@ impl Context {
     }
 }
 
-/// A CUDA device: its primary context, opened once per process and ordinal.
+/// A CUDA device: its primary context, opened once per process and ordinal,
+/// and its page-locked staging blocks for copies.
 #[derive(Debug)]
 pub struct CudaDevice {
     context: Arc<Context>,
     summary: DeviceSummary,
+    staging: Arc<StagingPool>,
 }
 
 impl CudaDevice {
@@ -226,8 +236,15 @@ impl CudaDevice {
                 let started = std::time::Instant::now();
                 let context = Arc::new(Context::retain(ordinal)?);
                 tracing::debug!(ordinal, elapsed = ?started.elapsed(), "retained a CUDA context");
+                let staging = Arc::new(StagingPool::new(Box::new(memory::PinnedHost {
+                    context: context.clone(),
+                })));
                 Ok(slot
-                    .insert(Arc::new(CudaDevice { context, summary }))
+                    .insert(Arc::new(CudaDevice {
+                        context,
+                        summary,
+                        staging,
+                    }))
                     .clone())
             }
         }
@@ -256,7 +273,7 @@ impl CudaDevice {
     /// A new stream on this device (it does not synchronise with the
     /// legacy default stream).
     pub fn create_stream(&self) -> Result<Stream, RuntimeError> {
-        Stream::new_cuda(self.context.clone())
+        Stream::new_cuda(self.context.clone(), self.staging.clone())
     }
 
     pub(crate) fn context(&self) -> &Arc<Context> {

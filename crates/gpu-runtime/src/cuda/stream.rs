@@ -93,19 +93,23 @@ impl CudaStream {
         })
     }
 
-    /// Copies `src` to device memory at `address`, in stream order. `src`
-    /// may be reused at once: from pageable memory the driver stages the
-    /// bytes before returning.
+    /// Copies `bytes` bytes from host memory at `src` to device memory at
+    /// `dst`, in stream order (asynchronously when `src` is page-locked).
     ///
     /// # Safety
-    /// `address..address + src.len()` must be device memory of this context
-    /// that stays allocated until the work enqueued here so far has run.
-    pub unsafe fn upload(&self, address: u64, src: &[u8]) -> Result<(), RuntimeError> {
+    /// `dst..dst + bytes` must be device memory of this context, and
+    /// `src..src + bytes` host memory, both staying allocated and unwritten
+    /// until the copy has run.
+    pub unsafe fn copy_to_device(
+        &self,
+        dst: u64,
+        src: usize,
+        bytes: usize,
+    ) -> Result<(), RuntimeError> {
         self.context.bind()?;
-        // SAFETY: the caller guarantees the destination; `src` is live for
-        // the call, and the driver has read it when the call returns.
+        // SAFETY: the caller guarantees both ranges.
         check("cuMemcpyHtoDAsync_v2", unsafe {
-            sys::cuMemcpyHtoDAsync_v2(address, src.as_ptr().cast(), src.len(), self.raw)
+            sys::cuMemcpyHtoDAsync_v2(dst, src as *const c_void, bytes, self.raw)
         })
     }
 
@@ -123,20 +127,24 @@ impl CudaStream {
         })
     }
 
-    /// Copies device memory at `address` into `dst` after the work enqueued
-    /// so far, and waits for it.
+    /// Copies `bytes` bytes from device memory at `src` to host memory at
+    /// `dst`, in stream order (asynchronously when `dst` is page-locked).
     ///
     /// # Safety
-    /// `address..address + dst.len()` must be device memory that stays
-    /// allocated until the work enqueued here so far has run.
-    pub unsafe fn download(&self, address: u64, dst: &mut [u8]) -> Result<(), RuntimeError> {
+    /// `src..src + bytes` must be device memory, and `dst..dst + bytes` host
+    /// memory nothing else reads or writes, both staying allocated until the
+    /// copy has run.
+    pub unsafe fn copy_to_host(
+        &self,
+        dst: usize,
+        src: u64,
+        bytes: usize,
+    ) -> Result<(), RuntimeError> {
         self.context.bind()?;
-        // SAFETY: the caller guarantees the source; `dst` is live and
-        // exclusively borrowed until the synchronisation below returns.
+        // SAFETY: the caller guarantees both ranges.
         check("cuMemcpyDtoHAsync_v2", unsafe {
-            sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), address, dst.len(), self.raw)
-        })?;
-        self.synchronize()
+            sys::cuMemcpyDtoHAsync_v2(dst as *mut c_void, src, bytes, self.raw)
+        })
     }
 
     /// Launches `kernel` with `slots` as its parameters (each parameter at

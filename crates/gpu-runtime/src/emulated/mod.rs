@@ -9,10 +9,12 @@
 pub(crate) mod stream;
 
 use std::alloc::Layout;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::RuntimeError;
 use crate::memory::DevicePtr;
+use crate::staging::{PlainHost, StagingPool};
 use crate::stream::Stream;
 
 /// Alignment of every device allocation, as the CUDA driver guarantees.
@@ -25,6 +27,7 @@ pub struct EmulatedDevice {
     capacity: u64,
     used: AtomicU64,
     host_threads: u32,
+    staging: Arc<StagingPool>,
 }
 
 impl EmulatedDevice {
@@ -35,6 +38,7 @@ impl EmulatedDevice {
             capacity,
             used: AtomicU64::new(0),
             host_threads: 0,
+            staging: Arc::new(StagingPool::new(Box::new(PlainHost))),
         }
     }
 
@@ -63,7 +67,7 @@ impl EmulatedDevice {
 
     /// A new stream on this device.
     pub fn create_stream(&self) -> Result<Stream, RuntimeError> {
-        Stream::emulated(self.ordinal, self.host_threads)
+        Stream::new_emulated(self.ordinal, self.host_threads, self.staging.clone())
     }
 
     /// Allocates `bytes` at once (not stream-ordered), like `cuMemAlloc`.

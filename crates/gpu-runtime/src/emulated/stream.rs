@@ -6,7 +6,9 @@ use std::thread::JoinHandle;
 
 use crate::error::RuntimeError;
 
-type Work = Box<dyn FnOnce() + Send + 'static>;
+/// A work item, and whether it runs even on a poisoned stream (event
+/// records and waits: markers that must complete, or waiters would hang).
+type Work = (Box<dyn FnOnce() + Send + 'static>, bool);
 
 /// A queue of work that runs asynchronously, in order, on its own thread.
 ///
@@ -41,13 +43,13 @@ impl EmulatedStream {
         let worker = std::thread::Builder::new()
             .name(format!("emulated-gpu{device_ordinal}-stream{id}"))
             .spawn(move || {
-                for work in receiver {
+                for (work, always) in receiver {
                     let poisoned = worker_state
                         .error
                         .lock()
                         .map(|e| e.is_some())
                         .unwrap_or(true);
-                    if !poisoned {
+                    if !poisoned || always {
                         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
                         if let Err(panic) = outcome {
                             let message = panic
@@ -82,6 +84,20 @@ impl EmulatedStream {
 
     /// Enqueues `work`; it runs after everything enqueued before it.
     pub fn enqueue(&self, work: impl FnOnce() + Send + 'static) -> Result<(), RuntimeError> {
+        self.send(Box::new(work), false)
+    }
+
+    /// Enqueues a marker (an event's record or wait): it runs in order like
+    /// work, and also once the stream is poisoned.
+    fn enqueue_marker(&self, work: impl FnOnce() + Send + 'static) -> Result<(), RuntimeError> {
+        self.send(Box::new(work), true)
+    }
+
+    fn send(
+        &self,
+        work: Box<dyn FnOnce() + Send + 'static>,
+        always: bool,
+    ) -> Result<(), RuntimeError> {
         let sender = self
             .sender
             .lock()
@@ -93,7 +109,7 @@ impl EmulatedStream {
             counts.0 += 1;
         }
         sender
-            .send(Box::new(work))
+            .send((work, always))
             .map_err(|_| RuntimeError::Internal("the stream's worker has stopped".into()))
     }
 
@@ -182,7 +198,7 @@ impl EmulatedEvent {
             counts.0 += 1;
         }
         let state = self.state.clone();
-        stream.enqueue(move || {
+        stream.enqueue_marker(move || {
             if let Ok(mut counts) = state.counts.lock() {
                 counts.1 += 1;
             }
@@ -203,7 +219,7 @@ impl EmulatedEvent {
     pub fn wait_on(&self, stream: &EmulatedStream) -> Result<(), RuntimeError> {
         let target = self.latest_record()?;
         let state = self.state.clone();
-        stream.enqueue(move || wait_for(&state, target))
+        stream.enqueue_marker(move || wait_for(&state, target))
     }
 
     /// Blocks the host until this event's latest record completes.

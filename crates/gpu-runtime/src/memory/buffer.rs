@@ -74,7 +74,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         stream: &Stream,
     ) -> Result<Self, RuntimeError> {
         let buffer = Self::allocate(values.len(), resource, stream)?;
-        buffer.enqueue_upload(values.to_vec())?;
+        buffer.enqueue_upload(values)?;
         Ok(buffer)
     }
 
@@ -97,12 +97,12 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.len * size_of::<T>()
     }
 
-    fn enqueue_upload(&self, staging: Vec<T>) -> Result<(), RuntimeError> {
-        debug_assert_eq!(staging.len(), self.len);
+    fn enqueue_upload(&self, values: &[T]) -> Result<(), RuntimeError> {
+        debug_assert_eq!(values.len(), self.len);
         // SAFETY: the allocation holds `len` values of `T` (callers pass that
         // many), is aligned to 256 bytes, and is owned by this buffer, whose
         // memory is freed only after this work (stream order).
-        unsafe { self.stream.upload(self.ptr.0, staging) }
+        unsafe { self.stream.upload(self.ptr.0, values) }
     }
 
     /// Overwrites the buffer with `values` (of the same length), in stream order.
@@ -114,7 +114,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                 self.len
             )));
         }
-        self.enqueue_upload(values.to_vec())
+        self.enqueue_upload(values)
     }
 
     /// Copies all of `src` into this buffer from value `at`, device to

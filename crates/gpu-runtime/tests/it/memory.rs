@@ -368,3 +368,26 @@ fn statistics_count_current_peak_and_totals() {
     unsafe { stats.deallocate(b, 3000, &stream) };
     assert_eq!(stats.statistics().current_bytes, 0);
 }
+
+#[test]
+fn copies_larger_than_the_staging_pool_round_trip_from_several_threads() {
+    // 10 MiB of u32 per buffer: three staging blocks each, and four threads
+    // at once need more blocks than the pool keeps.
+    let resource = resources().swap_remove(1).1;
+    std::thread::scope(|scope| {
+        for thread in 0..4u32 {
+            let resource = resource.clone();
+            scope.spawn(move || {
+                let stream = stream();
+                let values: Vec<u32> = (0..(10u32 << 18))
+                    .map(|i| i.wrapping_mul(2_654_435_761) ^ thread)
+                    .collect();
+                let buffer = DeviceBuffer::from_host(&values, resource.clone(), &stream).unwrap();
+                let back = buffer.to_host().unwrap();
+                assert!(back == values, "thread {thread}: the copy differs");
+                let tail = buffer.to_host_range(values.len() - 5, 5).unwrap();
+                assert_eq!(tail, values[values.len() - 5..], "thread {thread}");
+            });
+        }
+    });
+}
