@@ -11,8 +11,12 @@ const TRAVEL_LIMIT: u64 = 64 << 20;
 /// The test binaries that run against the GPU (`GPU_TEST_DEVICE=cuda`), by
 /// package: every test target of these.
 const TEST_PACKAGES: &[&str] = &["gpu-runtime", "gpu-exec", "engine-select"];
-/// The bench binaries that run there, of the `benches` package.
-const BENCHES: &[&str] = &["pdsh", "operators"];
+/// The bench binaries that run there: (package, bench target).
+const BENCHES: &[(&str, &str)] = &[
+    ("benches", "pdsh"),
+    ("benches", "operators"),
+    ("gpu-runtime", "memory"),
+];
 
 #[derive(Debug, clap::Args)]
 pub struct DeviceCheckArgs {
@@ -51,9 +55,10 @@ pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
     binaries.extend(build(
         root,
         &["--benches"],
-        &["benches"],
-        |_, target, kind| {
-            (kind == "bench" && BENCHES.contains(&target)).then(|| format!("bench.{target}"))
+        &["benches", "gpu-runtime"],
+        |package, target, kind| {
+            (kind == "bench" && BENCHES.contains(&(package, target)))
+                .then(|| format!("bench.{target}"))
         },
     )?);
     let bin = out.join("bin");
@@ -83,7 +88,7 @@ pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
     println!("    bash {relative}/run.sh \"$OUT\" [PDS-H scale factor, default 1]\n");
     println!(
         "It runs every GPU test suite with GPU_TEST_DEVICE=cuda, then the PDS-H and operator \
-         benchmarks (cpu and gpu side by side) within 8 minutes, prints a summary table last, \
+         benchmarks (cpu and gpu side by side) and the allocator benchmark within 8 minutes, prints a summary table last, \
          and writes the full results into the folder given."
     );
     Ok(())
@@ -210,7 +215,7 @@ else
     echo "no nvidia-smi on this machine" > "$logs/gpu.txt"
 fi
 echo "PDS-H scale factor $scale; operators over ${OPS_ROWS:=10000000} rows" >> "$logs/gpu.txt"
-export GPU_TEST_DEVICE=cuda RUST_BACKTRACE=1 PROPTEST_CASES=${PROPTEST_CASES:-64}
+export GPU_TEST_DEVICE=${GPU_TEST_DEVICE:-cuda} RUST_BACKTRACE=1 PROPTEST_CASES=${PROPTEST_CASES:-64}
 rows=()
 # step NAME CAP_SECONDS COMMAND...: runs within min(CAP, time left), logs to NAME.log
 step() {
@@ -242,6 +247,8 @@ BENCH_OUT="$work/bench-pdsh" PDSH_SCALE=$scale step bench.pdsh 200 \
     "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
 BENCH_OUT="$work/bench-operators" OPS_ROWS=$OPS_ROWS step bench.operators 90 \
     "$work/bin/bench.operators" --bench --warm-up-time 0.5 --measurement-time 1 --sample-size 10
+step bench.memory 40 "$work/bin/bench.memory" --bench --warm-up-time 0.3 \
+    --measurement-time 1 --sample-size 10
 for table in "$work"/bench-*/*.csv; do
     [ -e "$table" ] && cp "$table" "$results/"
 done
@@ -252,10 +259,11 @@ done
     printf '%s\n' "${rows[@]}"
 } > "$results/summary.txt"
 tar -czf "$results/logs.tar.gz" -C "$work" logs $(cd "$work" && ls -d bench-* 2>/dev/null)
-for table in "$logs"/bench.*.log; do
+for table in "$logs"/bench.pdsh.log "$logs"/bench.operators.log; do
     awk '/median of criterion/ {on = 1} on {print} /geometric mean/ {on = 0}' "$table"
     echo
 done
+grep -A1 '^allocate_free_pair' "$logs/bench.memory.log"
 echo
 cat "$results/summary.txt"
 rm -rf "$work"

@@ -1,8 +1,10 @@
-//! Allocate+free pairs: our pool vs plain device allocation, 1 and 8 threads, on the emulated device.
+//! Allocate+free pairs: our pool vs the driver pool vs plain device allocation, 1 and 8 threads, on the device under test.
 //!
-//! On the emulated device only the pool's own bookkeeping is a meaningful
-//! figure (target: under 100 ns per pair on one thread); plain allocation
-//! here is the host allocator, not the driver.
+//! The device is the emulated one unless `GPU_TEST_DEVICE` names a GPU (as
+//! the device check does). On the emulated device only the pool's own
+//! bookkeeping is a meaningful figure (target: under 100 ns per pair on one
+//! thread); plain allocation there is the host allocator, not the driver,
+//! and there is no driver pool. On a GPU all three run side by side.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -10,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use gpu_runtime::memory::{DeviceResource, MemoryResource, PoolOptions, PoolResource};
-use gpu_runtime::{EmulatedDevice, Stream};
+use gpu_runtime::{Device, DriverPoolResource, Stream};
 
 const SIZES: [u64; 4] = [256, 4096, 65_536, 1 << 20];
 
@@ -31,19 +33,28 @@ fn pairs(resource: &dyn MemoryResource, stream: &Stream, iterations: u64) -> Dur
     started.elapsed()
 }
 
-fn resources() -> Vec<(&'static str, Arc<dyn MemoryResource>)> {
-    let device = Arc::new(EmulatedDevice::new(0, 64 << 30));
+fn device() -> Arc<Device> {
+    Arc::new(Device::under_test(64 << 30).expect("the device under test"))
+}
+
+fn resources(device: &Arc<Device>) -> Vec<(&'static str, Arc<dyn MemoryResource>)> {
     let pool = PoolResource::new(device.clone(), PoolOptions::default()).expect("pool");
-    vec![
+    let mut resources: Vec<(&'static str, Arc<dyn MemoryResource>)> = vec![
         ("pool", Arc::new(pool)),
-        ("device", Arc::new(DeviceResource::new(device))),
-    ]
+        ("device", Arc::new(DeviceResource::new(device.clone()))),
+    ];
+    if let Device::Cuda(gpu) = device.as_ref() {
+        let driver_pool = DriverPoolResource::new(gpu.clone(), None).expect("driver pool");
+        resources.push(("driver_pool", Arc::new(driver_pool)));
+    }
+    resources
 }
 
 fn allocate_free(c: &mut Criterion) {
     let mut group = c.benchmark_group("allocate_free_pair");
-    for (name, resource) in resources() {
-        let stream = EmulatedDevice::new(0, 0).create_stream().expect("stream");
+    let device = device();
+    for (name, resource) in resources(&device) {
+        let stream = device.create_stream().expect("stream");
         group.bench_function(format!("{name}/1_thread"), |b| {
             b.iter_custom(|iterations| pairs(resource.as_ref(), &stream, iterations))
         });
@@ -53,9 +64,9 @@ fn allocate_free(c: &mut Criterion) {
                 let started = Instant::now();
                 std::thread::scope(|scope| {
                     for _ in 0..8 {
-                        let resource = resource.clone();
+                        let (resource, device) = (resource.clone(), device.clone());
                         scope.spawn(move || {
-                            let stream = EmulatedDevice::new(0, 0).create_stream().expect("stream");
+                            let stream = device.create_stream().expect("stream");
                             pairs(resource.as_ref(), &stream, per_thread)
                         });
                     }
