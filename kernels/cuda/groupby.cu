@@ -4,7 +4,11 @@
 // marks the first row of each run (a key differs from the previous row's, nulls
 // equal to nulls), and the runs' starts come from scanning and compacting the
 // flags. Each aggregation kernel then reduces every segment [starts[g],
-// starts[g + 1]) (the last one ends at n) with one thread per group.
+// starts[g + 1]) (the last one ends at n) with one thread per group. Large
+// groups are first split into chunks that never cross a group
+// (segment_chunk_counts, segment_chunk_starts): the same kernels reduce each
+// chunk to a partial, then each group's partials, so a group of millions of
+// rows is not left to one thread.
 #include "kernel_common.cuh"
 
 // flags[i] |= row i starts a new run of this key column.
@@ -197,6 +201,11 @@ SEGMENT_SUM(i64, i64, i64)
 SEGMENT_SUM(u32, u32, u32)
 SEGMENT_SUM(u64, u64, u64)
 SEGMENT_SUM(double, double, f64)
+// Sums as doubles, the partials of a mean.
+SEGMENT_SUM(i32, double, i32_f64)
+SEGMENT_SUM(i64, double, i64_f64)
+SEGMENT_SUM(u32, double, u32_f64)
+SEGMENT_SUM(u64, double, u64_f64)
 SEGMENT_TYPED(i32, i32)
 SEGMENT_TYPED(i64, i64)
 SEGMENT_TYPED(u32, u32)
@@ -220,6 +229,56 @@ extern "C" __global__ void segment_ids(const u64* starts, u64 groups, u64 n, u32
     }
 }
 EMU_KERNEL(segment_ids)
+
+// How many chunks of at most `tile` rows each group splits into (at least
+// one, so an empty group keeps its slot).
+extern "C" __global__ void segment_chunk_counts(const u64* starts, u64 groups, u64 n, u64 tile,
+                                                u64* counts) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u64 begin, end;
+        segment(starts, groups, n, g, &begin, &end);
+        u64 chunks = (end - begin + tile - 1) / tile;
+        counts[g] = chunks == 0 ? 1 : chunks;
+    }
+}
+EMU_KERNEL(segment_chunk_counts)
+
+// The first row of each chunk: chunk j belongs to the last group g with
+// chunk_offsets[g] <= j (the exclusive sums of the counts above) and starts
+// (j - chunk_offsets[g]) tiles into it. Slots past the last chunk (out has
+// room for an upper bound) start at n: empty chunks, which add nothing.
+extern "C" __global__ void segment_chunk_starts(const u64* starts, u64 groups, u64 n, u64 tile,
+                                                const u64* chunk_offsets, u64 slots,
+                                                u64* chunk_starts) {
+    for (u64 j = global_index(); j < slots; j += global_stride()) {
+        u64 low = 0, high = groups;
+        while (high - low > 1) {
+            u64 middle = low + (high - low) / 2;
+            if (chunk_offsets[middle] <= j) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        u64 begin, end;
+        segment(starts, groups, n, low, &begin, &end);
+        u64 k = j - chunk_offsets[low];
+        u64 count = (end - begin + tile - 1) / tile;
+        chunk_starts[j] = k < (count == 0 ? 1 : count) ? begin + k * tile : n;
+    }
+}
+EMU_KERNEL(segment_chunk_starts)
+
+// Means from per-group sums and counts of valid values; null for none.
+extern "C" __global__ void mean_of_sums(const double* sums, const u32* counts, u64 groups,
+                                        double* out, u32* out_validity) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u32 count = counts[g];
+        out[g] = count == 0 ? 0.0 : sums[g] / static_cast<double>(count);
+        set_valid(out_validity, g, count != 0);
+    }
+}
+EMU_KERNEL(mean_of_sums)
 
 // Variance of each group's valid values with `ddof` delta degrees of
 // freedom, as Polars computes it: two passes (the mean, then the squared

@@ -29,6 +29,9 @@ const BLOCK: u32 = 256;
 const MAX_BLOCKS: u32 = 4096;
 /// Elements per tile of the scans.
 const SCAN_TILE: u64 = 4096;
+/// Rows of a chunk of a large group: each chunk is reduced by one thread,
+/// then each group's chunks (see [`Ops::chunks`]).
+pub const CHUNK_ROWS: usize = 256;
 
 /// A comparison operator (the kernels' numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +151,8 @@ pub trait GroupKey: SortKey {
 /// Value types the per-group aggregations take (sums keep the type).
 pub trait Aggregable: Gather {
     const SUM: Kernel;
+    /// Sums as doubles (the partials of a mean).
+    const SUM_F64: Kernel;
     const MEAN: Kernel;
     const MIN: Kernel;
     const MAX: Kernel;
@@ -156,9 +161,10 @@ pub trait Aggregable: Gather {
 }
 
 macro_rules! aggregable {
-    ($($t:ty => $sum:ident, $mean:ident, $min:ident, $max:ident, $first:ident, $last:ident);*) => {
+    ($($t:ty => $sum:ident, $sum_f64:ident, $mean:ident, $min:ident, $max:ident, $first:ident, $last:ident);*) => {
         $(impl Aggregable for $t {
             const SUM: Kernel = ids::$sum;
+            const SUM_F64: Kernel = ids::$sum_f64;
             const MEAN: Kernel = ids::$mean;
             const MIN: Kernel = ids::$min;
             const MAX: Kernel = ids::$max;
@@ -168,11 +174,11 @@ macro_rules! aggregable {
     };
 }
 aggregable!(
-    i32 => segment_sum_i32, segment_mean_i32, segment_min_i32, segment_max_i32, segment_first_i32, segment_last_i32;
-    i64 => segment_sum_i64, segment_mean_i64, segment_min_i64, segment_max_i64, segment_first_i64, segment_last_i64;
-    u32 => segment_sum_u32, segment_mean_u32, segment_min_u32, segment_max_u32, segment_first_u32, segment_last_u32;
-    u64 => segment_sum_u64, segment_mean_u64, segment_min_u64, segment_max_u64, segment_first_u64, segment_last_u64;
-    f64 => segment_sum_f64, segment_mean_f64, segment_min_f64, segment_max_f64, segment_first_f64, segment_last_f64
+    i32 => segment_sum_i32, segment_sum_i32_f64, segment_mean_i32, segment_min_i32, segment_max_i32, segment_first_i32, segment_last_i32;
+    i64 => segment_sum_i64, segment_sum_i64_f64, segment_mean_i64, segment_min_i64, segment_max_i64, segment_first_i64, segment_last_i64;
+    u32 => segment_sum_u32, segment_sum_u32_f64, segment_mean_u32, segment_min_u32, segment_max_u32, segment_first_u32, segment_last_u32;
+    u64 => segment_sum_u64, segment_sum_u64_f64, segment_mean_u64, segment_min_u64, segment_max_u64, segment_first_u64, segment_last_u64;
+    f64 => segment_sum_f64, segment_sum_f64, segment_mean_f64, segment_min_f64, segment_max_f64, segment_first_f64, segment_last_f64
 );
 
 /// Per-group aggregations that keep the value type.
@@ -329,6 +335,12 @@ pub struct DeviceStrings {
     pub offsets: DeviceBuffer<i64>,
     pub bytes: DeviceBuffer<u8>,
     pub validity: DeviceBuffer<u32>,
+}
+
+/// A split of groups into chunks (see [`Ops::chunks`]).
+struct Chunks {
+    starts: DeviceBuffer<i64>,
+    offsets: DeviceBuffer<i64>,
 }
 
 /// Device operations on one stream, allocating from one memory resource.
@@ -1379,8 +1391,23 @@ impl Ops<'_> {
         starts: &DeviceBuffer<i64>,
     ) -> Result<DeviceBuffer<T>, RuntimeError> {
         Self::check_segments(values, validity, starts)?;
+        if let Some(chunks) = self.chunks(starts, values.len())? {
+            let partial = self.segment_values(T::SUM, values, validity, &chunks.starts)?;
+            return self.segment_sum(&partial, None, &chunks.offsets);
+        }
+        self.segment_values(T::SUM, values, validity, starts)
+    }
+
+    /// A per-group kernel with one value per group and no validity.
+    fn segment_values<T: DeviceCopy, A: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<A>, RuntimeError> {
         let groups = starts.len();
-        let out = self.zeroed::<T>(groups)?;
+        let out = self.zeroed::<A>(groups)?;
         let args = KernelArgs::new()
             .buffer(values)
             .arg(ptr(validity))
@@ -1388,8 +1415,49 @@ impl Ops<'_> {
             .arg(groups as u64)
             .arg(values.len() as u64)
             .buffer(&out);
-        self.launch(T::SUM, Self::linear(groups), args)?;
+        self.launch(kernel, Self::linear(groups), args)?;
         Ok(out)
+    }
+
+    /// The chunks of at most [`CHUNK_ROWS`] rows that the groups of `n`
+    /// sorted rows split into, when some group is large enough for that to
+    /// pay (on average at least 64 rows a group): `starts`, the chunks' first
+    /// rows (chunks never cross a group; trailing slots are empty chunks
+    /// starting at `n`), and `offsets`, each group's first chunk. Reducing
+    /// the chunks, then each group's chunks (with `offsets` as the starts),
+    /// gives the groups' results; a group of at most `CHUNK_ROWS` rows is one
+    /// chunk, reduced in the same order as without chunks.
+    fn chunks(&self, starts: &DeviceBuffer<i64>, n: usize) -> Result<Option<Chunks>, RuntimeError> {
+        let groups = starts.len();
+        if n < 2 * CHUNK_ROWS || groups.saturating_mul(64) > n {
+            return Ok(None);
+        }
+        let counts = self.zeroed::<i64>(groups)?;
+        let tile = CHUNK_ROWS as u64;
+        let args = KernelArgs::new()
+            .buffer(starts)
+            .arg(groups as u64)
+            .arg(n as u64)
+            .arg(tile)
+            .buffer(&counts);
+        self.launch(ids::segment_chunk_counts, Self::linear(groups), args)?;
+        let offsets = self.exclusive_scan_i64(&counts)?;
+        // Each group has at most size / tile + 1 chunks.
+        let slots = groups + n / CHUNK_ROWS;
+        let chunk_starts = self.zeroed::<i64>(slots)?;
+        let args = KernelArgs::new()
+            .buffer(starts)
+            .arg(groups as u64)
+            .arg(n as u64)
+            .arg(tile)
+            .buffer(&offsets)
+            .arg(slots as u64)
+            .buffer(&chunk_starts);
+        self.launch(ids::segment_chunk_starts, Self::linear(slots), args)?;
+        Ok(Some(Chunks {
+            starts: chunk_starts,
+            offsets,
+        }))
     }
 
     /// Per-group means (null for no valid value).
@@ -1399,7 +1467,26 @@ impl Ops<'_> {
         validity: Option<&DeviceBuffer<u32>>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
-        self.segment_with_validity(T::MEAN, values, validity, starts)
+        Self::check_segments(values, validity, starts)?;
+        let Some(chunks) = self.chunks(starts, values.len())? else {
+            return self.segment_with_validity(T::MEAN, values, validity, starts);
+        };
+        let partial_sums: DeviceBuffer<f64> =
+            self.segment_values(T::SUM_F64, values, validity, &chunks.starts)?;
+        let partial_counts = self.segment_count(validity, &chunks.starts, values.len())?;
+        let sums = self.segment_sum(&partial_sums, None, &chunks.offsets)?;
+        let counts = self.segment_sum(&partial_counts, None, &chunks.offsets)?;
+        let groups = starts.len();
+        let out = self.zeroed::<f64>(groups)?;
+        let out_validity = self.zeroed::<u32>(words(groups))?;
+        let args = KernelArgs::new()
+            .buffer(&sums)
+            .buffer(&counts)
+            .arg(groups as u64)
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(ids::mean_of_sums, Self::linear(groups), args)?;
+        Ok((out, out_validity))
     }
 
     /// Per-group minimum, maximum, first or last value, with validity.
@@ -1416,6 +1503,14 @@ impl Ops<'_> {
             SegmentPick::First => T::FIRST,
             SegmentPick::Last => T::LAST,
         };
+        if matches!(pick, SegmentPick::Min | SegmentPick::Max) {
+            Self::check_segments(values, validity, starts)?;
+            if let Some(chunks) = self.chunks(starts, values.len())? {
+                let (partial, partial_validity) =
+                    self.segment_with_validity(kernel, values, validity, &chunks.starts)?;
+                return self.segment_pick(pick, &partial, Some(&partial_validity), &chunks.offsets);
+            }
+        }
         self.segment_with_validity(kernel, values, validity, starts)
     }
 
@@ -1507,6 +1602,10 @@ impl Ops<'_> {
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
         check_bitmap(validity, n, "validity")?;
         check(starts.len() <= n.max(1), || "more groups than rows".into())?;
+        if let Some(chunks) = self.chunks(starts, n)? {
+            let partial = self.segment_count(validity, &chunks.starts, n)?;
+            return self.segment_sum(&partial, None, &chunks.offsets);
+        }
         let groups = starts.len();
         let out = self.zeroed::<u32>(groups)?;
         let args = KernelArgs::new()

@@ -198,3 +198,119 @@ fn segment_variances_follow_polars_formulas() {
         }
     }
 }
+
+/// Groups of every awkward size around a chunk (`CHUNK_ROWS`), and two of
+/// tens of thousands of rows, so that the groups are reduced in chunks.
+fn large_groups() -> Vec<usize> {
+    vec![1, 300, 5, 100_000, 255, 256, 257, 70_000, 3, 512, 513]
+}
+
+#[test]
+fn aggregations_of_large_groups_match_a_serial_reference() {
+    use gpu_runtime::ops::{CHUNK_ROWS, SegmentPick};
+    let device = device();
+    let ops = Ops {
+        memory: &device.memory,
+        stream: &device.stream,
+    };
+    let sizes = large_groups();
+    assert!(sizes.iter().any(|&s| s > 4 * CHUNK_ROWS));
+    let mut rng = fastrand::Rng::with_seed(77);
+    let n: usize = sizes.iter().sum();
+    let mut starts = vec![0i64];
+    for size in &sizes[..sizes.len() - 1] {
+        starts.push(starts.last().unwrap() + *size as i64);
+    }
+    let ints: Vec<i64> = (0..n)
+        .map(|i| match i % 97 {
+            0 => i64::MAX,
+            1 => i64::MIN,
+            _ => rng.i64(-1_000_000..1_000_000),
+        })
+        .collect();
+    let floats: Vec<f64> = (0..n)
+        .map(|i| match i % 1009 {
+            // One NaN in the second large group only.
+            0 if i > 101_000 && i < 102_000 => f64::NAN,
+            _ => rng.f64() * 1000.0 - 500.0,
+        })
+        .collect();
+    // Without extremes: a mean of those cancels in any order differently.
+    let small: Vec<i32> = (0..n).map(|_| rng.i32(-1000..1000)).collect();
+    let d_small = device.upload(&small);
+    let valid: Vec<bool> = (0..n).map(|i| i % 7 != 3).collect();
+    let (d_ints, d_floats) = (device.upload(&ints), device.upload(&floats));
+    let d_valid = device.upload(&bitmap(&valid));
+    let d_starts = device.upload(&starts);
+
+    let sums = ops
+        .segment_sum(&d_ints, Some(&d_valid), &d_starts)
+        .unwrap()
+        .to_host()
+        .unwrap();
+    let float_sums = ops
+        .segment_sum(&d_floats, Some(&d_valid), &d_starts)
+        .unwrap()
+        .to_host()
+        .unwrap();
+    let (means, mean_valid) = ops
+        .segment_mean(&d_small, Some(&d_valid), &d_starts)
+        .unwrap();
+    let (means, mean_valid) = (
+        means.to_host().unwrap(),
+        flags(&mean_valid.to_host().unwrap(), sizes.len()),
+    );
+    let counts = ops
+        .segment_count(Some(&d_valid), &d_starts, n)
+        .unwrap()
+        .to_host()
+        .unwrap();
+    let lens = ops
+        .segment_count(None, &d_starts, n)
+        .unwrap()
+        .to_host()
+        .unwrap();
+    let (mins, _) = ops
+        .segment_pick(SegmentPick::Min, &d_floats, Some(&d_valid), &d_starts)
+        .unwrap();
+    let (maxs, max_valid) = ops
+        .segment_pick(SegmentPick::Max, &d_ints, Some(&d_valid), &d_starts)
+        .unwrap();
+    let (mins, maxs) = (mins.to_host().unwrap(), maxs.to_host().unwrap());
+    let max_valid = flags(&max_valid.to_host().unwrap(), sizes.len());
+
+    for (g, rows) in segments(&starts, n).enumerate() {
+        let rows: Vec<usize> = rows.filter(|&i| valid[i]).collect();
+        let sum = rows.iter().fold(0i64, |s, &i| s.wrapping_add(ints[i]));
+        assert_eq!(sums[g], sum, "sum of group {g}");
+        let float_sum: f64 = rows.iter().map(|&i| floats[i]).sum();
+        assert!(
+            close(float_sums[g], float_sum),
+            "group {g}: {} vs {float_sum}",
+            float_sums[g]
+        );
+        let mean = rows.iter().map(|&i| f64::from(small[i])).sum::<f64>() / rows.len() as f64;
+        assert!(
+            mean_valid[g] && close(means[g], mean),
+            "mean of group {g}: {} vs {mean}",
+            means[g]
+        );
+        assert_eq!(counts[g] as usize, rows.len(), "count of group {g}");
+        assert_eq!(lens[g] as usize, sizes[g], "len of group {g}");
+        let non_nan: Vec<f64> = rows
+            .iter()
+            .map(|&i| floats[i])
+            .filter(|v| !v.is_nan())
+            .collect();
+        let min = non_nan.iter().copied().fold(f64::INFINITY, f64::min);
+        assert_eq!(mins[g], min, "min of group {g}");
+        let max = rows.iter().map(|&i| ints[i]).max().unwrap();
+        assert!(max_valid[g]);
+        assert_eq!(maxs[g], max, "max of group {g}");
+    }
+}
+
+/// Equal within a relative 1e-9 (sums in another order), NaN equal to NaN.
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
