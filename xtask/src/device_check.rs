@@ -16,6 +16,7 @@ const BENCHES: &[(&str, &str)] = &[
     ("benches", "pdsh"),
     ("benches", "operators"),
     ("gpu-runtime", "memory"),
+    ("gpu-runtime", "primitives"),
 ];
 
 #[derive(Debug, clap::Args)]
@@ -88,7 +89,8 @@ pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
     println!("    bash {relative}/run.sh \"$OUT\" [PDS-H scale factor, default 1]\n");
     println!(
         "It runs every GPU test suite with GPU_TEST_DEVICE=cuda, then the PDS-H and operator \
-         benchmarks (cpu and gpu side by side) and the allocator benchmark within 8 minutes, prints a summary table last, \
+         benchmarks (cpu and gpu side by side), the kernel primitives against the copy \
+         bandwidth and the allocator benchmark within 8 minutes, prints a summary table last, \
          and writes the full results into the folder given."
     );
     Ok(())
@@ -243,11 +245,13 @@ for test in "$work"/bin/*; do
     step "$name" 150 "$test" --nocapture --test-threads=8
 done
 export BENCH_ENGINES=cpu,gpu BENCH_DEVICE=0
-BENCH_OUT="$work/bench-pdsh" PDSH_SCALE=$scale step bench.pdsh 200 \
+BENCH_OUT="$work/bench-pdsh" PDSH_SCALE=$scale step bench.pdsh 180 \
     "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
-BENCH_OUT="$work/bench-operators" OPS_ROWS=$OPS_ROWS step bench.operators 90 \
+PRIMITIVES_ELEMENTS=${PRIMITIVES_ELEMENTS:-268435456} step bench.primitives 80 \
+    "$work/bin/bench.primitives" --bench --warm-up-time 0.3 --measurement-time 1
+BENCH_OUT="$work/bench-operators" OPS_ROWS=$OPS_ROWS step bench.operators 60 \
     "$work/bin/bench.operators" --bench --warm-up-time 0.5 --measurement-time 1 --sample-size 10
-step bench.memory 40 "$work/bin/bench.memory" --bench --warm-up-time 0.3 \
+step bench.memory 30 "$work/bin/bench.memory" --bench --warm-up-time 0.3 \
     --measurement-time 1 --sample-size 10
 for table in "$work"/bench-*/*.csv; do
     [ -e "$table" ] && cp "$table" "$results/"
@@ -264,6 +268,8 @@ for table in "$logs"/bench.pdsh.log "$logs"/bench.operators.log; do
     echo
 done
 grep -A1 '^allocate_free_pair' "$logs/bench.memory.log"
+echo
+awk '/median of criterion/ {on = 1} on {print}' "$logs/bench.primitives.log"
 echo
 cat "$results/summary.txt"
 rm -rf "$work"
