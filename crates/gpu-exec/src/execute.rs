@@ -529,11 +529,20 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
 }
 
 /// Which of a join's keys the hash table is built on: the first hashable
-/// one, else the first text key (as dense integer codes).
+/// one, else the first text key (as dense integer codes), else the first
+/// float or boolean key (as integer keys, see `Executor::hashable_key`).
 fn join_key(keys: &[GpuExpr]) -> Option<usize> {
     keys.iter()
         .position(|key| hashable(key.dtype))
         .or_else(|| keys.iter().position(|key| key.dtype == GpuDtype::String))
+        .or_else(|| {
+            keys.iter().position(|key| {
+                matches!(
+                    key.dtype,
+                    GpuDtype::Float64 | GpuDtype::Float32 | GpuDtype::Boolean
+                )
+            })
+        })
 }
 
 /// Key types of hash joins.
@@ -1787,7 +1796,9 @@ impl Executor<'_> {
         kind: JoinKind,
     ) -> Result<JoinIndices, ExecError> {
         let hashed = join_key(left_on).ok_or_else(|| {
-            ExecError::Unsupported(not_yet("a join without an integer, temporal or text key"))
+            ExecError::Unsupported(not_yet(
+                "a join without an integer, temporal, text, float or boolean key",
+            ))
         })?;
         let (left_key, right_key) = key_pairs[hashed];
         let kind = match kind {
@@ -1809,8 +1820,14 @@ impl Executor<'_> {
         let (left_column, right_column) = if left_column.dtype == GpuDtype::String {
             codes = self.text_codes(left_column, right_column)?;
             (&codes.0, &codes.1)
-        } else {
+        } else if hashable(left_column.dtype) {
             (left_column, right_column)
+        } else {
+            codes = (
+                self.hashable_key(left_frame, left_key)?,
+                self.hashable_key(right_frame, right_key)?,
+            );
+            (&codes.0, &codes.1)
         };
         if key_pairs.len() == 1 {
             return self.join_indices(left_column, right_column, kind);
@@ -1823,6 +1840,48 @@ impl Executor<'_> {
             return Ok(matched);
         }
         self.complete_join(left_frame.height, right_frame.height, matched, kind)
+    }
+
+    /// Column `index` of `frame`, a float or boolean join key, as keys the
+    /// hash table takes, equal exactly where Polars' join counts the values
+    /// equal: booleans as integers, floats (f32 widened exactly) as their
+    /// total-order keys (every NaN one value, -0.0 equal to 0.0). Nulls stay
+    /// null, so they match nothing.
+    fn hashable_key(&self, frame: &DeviceFrame, index: usize) -> Result<DeviceColumn, ExecError> {
+        let source = column_at(frame, index)?;
+        let to = |dtype| GpuExpr {
+            kind: ExprKind::Cast {
+                input: Box::new(GpuExpr {
+                    kind: ExprKind::Column {
+                        index,
+                        name: source.name.to_string(),
+                    },
+                    dtype: source.dtype,
+                }),
+                mode: CastMode::NonStrict,
+            },
+            dtype,
+        };
+        let dtype = source.dtype;
+        if dtype == GpuDtype::Boolean {
+            return self.evaluate(frame, &to(GpuDtype::Int64), "");
+        }
+        let floats = self.evaluate(frame, &to(GpuDtype::Float64), "")?;
+        let len = floats.len();
+        let (values, validity) = floats.into_parts();
+        let Values::F64(values) = values else {
+            return Err(ExecError::Unsupported(format!(
+                "a {dtype} join key evaluated to other values"
+            )));
+        };
+        let keys = self.ops().total_order_keys(&values)?;
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::UInt64,
+            len,
+            Values::U64(keys),
+            validity,
+        ))
     }
 
     /// Dense i64 codes of two text columns, equal exactly where the texts

@@ -1269,12 +1269,54 @@ fn joins_on_several_or_text_keys_match_the_cpu() {
 }
 
 #[test]
-fn a_join_on_a_boolean_key_falls_back_with_the_reason() {
+fn joins_on_float_and_boolean_keys_match_the_cpu() {
+    let left = df!(
+        "f" => [Some(1.5), Some(f64::NAN), Some(-0.0), Some(0.0), None, Some(2.0), Some(f64::NAN), Some(1.5)],
+        "b" => [Some(true), Some(false), None, Some(true), Some(false), Some(true), None, Some(false)],
+        "v" => [0i64, 1, 2, 3, 4, 5, 6, 7],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("f").cast(DataType::Float32).alias("g")]);
+    let right = df!(
+        "f" => [Some(f64::NAN), Some(0.0), Some(1.5), None, Some(3.0), Some(-0.0)],
+        "b" => [Some(false), None, Some(true), Some(true), Some(false), Some(false)],
+        "w" => [10i64, 11, 12, 13, 14, 15],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("f").cast(DataType::Float32).alias("g")]);
+    assert_joins_eq(
+        "a float key (NaN, -0.0 and 0.0, nulls, repeats)",
+        (left.clone(), &["f"]),
+        (right.clone(), &["f"]),
+    );
+    assert_joins_eq(
+        "an f32 key",
+        (left.clone(), &["g"]),
+        (right.clone(), &["g"]),
+    );
+    assert_joins_eq(
+        "a boolean key (nulls)",
+        (left.clone(), &["b"]),
+        (right.clone(), &["b"]),
+    );
+    assert_joins_eq(
+        "a boolean and a float key",
+        (left, &["b", "f"]),
+        (right, &["b", "f"]),
+    );
+}
+
+#[test]
+fn a_join_with_nulls_equal_falls_back_with_the_reason() {
+    let mut args = JoinArgs::new(JoinType::Left);
+    args.nulls_equal = true;
     let lf = table().join(
-        table().select([col("b"), col("i").alias("j")]),
-        [col("b")],
-        [col("b")],
-        JoinArgs::new(JoinType::Left),
+        table().select([col("i"), col("f").alias("g")]),
+        [col("i")],
+        [col("i")],
+        args,
     );
     let (df, report) = lf
         .clone()
@@ -1284,7 +1326,7 @@ fn a_join_on_a_boolean_key_falls_back_with_the_reason() {
     assert!(
         report.fallback_reasons.iter().any(|r| r
             .message
-            .starts_with("join (Left, on 1 key(s) of type bool)")),
+            .starts_with("join (Left, on 1 key(s) of type i64)")),
         "{report}"
     );
 }

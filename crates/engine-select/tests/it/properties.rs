@@ -116,13 +116,14 @@ proptest! {
             Just(JoinType::Semi),
             Just(JoinType::Anti),
         ],
-        keys in 0usize..4,
+        keys in 0usize..5,
     ) {
         let on = match keys {
             0 => vec![col("g")],
             1 => vec![col("g"), col("f")],
             2 => vec![col("s")],
-            _ => vec![col("s"), col("f")],
+            3 => vec![col("s"), col("f")],
+            _ => vec![col("f")],
         };
         let (left_on, right_on) = (on.clone(), on);
         let joined = left.lazy().join(right.lazy(), left_on, right_on, JoinArgs::new(kind.clone()));
