@@ -21,6 +21,38 @@ fn keeps_meaning(from: GpuDtype, to: GpuDtype) -> bool {
     from == to || !(temporal(from) && temporal(to))
 }
 
+/// Ticks of a time unit in one day.
+fn per_day(unit: TimeUnit) -> i64 {
+    match unit {
+        TimeUnit::Milliseconds => 86_400_000,
+        TimeUnit::Microseconds => 86_400_000_000,
+        TimeUnit::Nanoseconds => 86_400_000_000_000,
+    }
+}
+
+/// How a cast between temporal types converts units, as Polars does: the
+/// physical value is multiplied (to a finer unit; dates count days; null on
+/// overflow) or divided (to a coarser one; datetimes round down, durations
+/// toward zero) by the ratio: (finer, ratio). `None` for casts Polars does
+/// not convert that way (between datetimes and durations).
+fn unit_conversion(from: GpuDtype, to: GpuDtype) -> Option<(bool, i64)> {
+    let ticks = |dtype| match dtype {
+        GpuDtype::Date => Some((0, 1)),
+        GpuDtype::Datetime(unit) => Some((0, per_day(unit))),
+        GpuDtype::Duration(unit) => Some((1, per_day(unit))),
+        _ => None,
+    };
+    let ((from_kind, from_ticks), (to_kind, to_ticks)) = (ticks(from)?, ticks(to)?);
+    if from_kind != to_kind {
+        return None;
+    }
+    if to_ticks >= from_ticks {
+        Some((true, to_ticks / from_ticks))
+    } else {
+        Some((false, from_ticks / to_ticks))
+    }
+}
+
 /// The evaluator's type for a column type; `None` for strings.
 pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
     Some(match dtype {
@@ -195,10 +227,63 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
             };
             step(out.program.float_check(class, value_type_of(input)?))
         }
-        ExprKind::Cast { input, mode } => {
-            if !keeps_meaning(input.dtype, expr.dtype) {
-                return Err(format!("a cast from {} to {}", input.dtype, expr.dtype));
+        ExprKind::Cast { input, .. } if !keeps_meaning(input.dtype, expr.dtype) => {
+            let refused = || format!("a cast from {} to {}", input.dtype, expr.dtype);
+            let (finer, ratio) = unit_conversion(input.dtype, expr.dtype).ok_or_else(refused)?;
+            let from = value_type_of(input)?;
+            const I64: ValueType = ValueType::I64;
+            // The input in i64 (dates widen exactly); emitted once per use.
+            let value = |out: &mut Compiled| -> Result<(), String> {
+                emit(input, out)?;
+                step(out.program.cast(from, I64))
+            };
+            let constant = |out: &mut Compiled, v: i64| {
+                step(out.program.constant(I64, Some(slot_of_int(v, I64))))
+            };
+            let binary = |out: &mut Compiled, op| step(out.program.binary(op, I64));
+            if finer {
+                // Polars multiplies checked: null where the product overflows.
+                value(out)?;
+                constant(out, i64::MIN / ratio)?;
+                binary(out, ExprBinary::GtEq)?;
+                value(out)?;
+                constant(out, i64::MAX / ratio)?;
+                binary(out, ExprBinary::LtEq)?;
+                step(out.program.binary(ExprBinary::And, ValueType::Bool))?;
+                value(out)?;
+                constant(out, ratio)?;
+                binary(out, ExprBinary::Mul)?;
+                step(out.program.constant(I64, None))?;
+                step(out.program.ternary(I64))?;
+            } else {
+                // Datetimes (and dates from them) divide rounding down,
+                // durations toward zero: the floor quotient, plus one where
+                // a negative value does not divide evenly.
+                value(out)?;
+                constant(out, ratio)?;
+                binary(out, ExprBinary::FloorDiv)?;
+                if matches!(input.dtype, GpuDtype::Duration(_)) {
+                    value(out)?;
+                    constant(out, 0)?;
+                    binary(out, ExprBinary::Lt)?;
+                    value(out)?;
+                    constant(out, ratio)?;
+                    binary(out, ExprBinary::Mod)?;
+                    constant(out, 0)?;
+                    binary(out, ExprBinary::NotEq)?;
+                    step(out.program.binary(ExprBinary::And, ValueType::Bool))?;
+                    step(out.program.cast(ValueType::Bool, I64))?;
+                    binary(out, ExprBinary::Add)?;
+                }
             }
+            // A day count from i64 ticks always fits i32.
+            if ExprProgram::cast_keeps_values(I64, ty) {
+                step(out.program.cast(I64, ty))
+            } else {
+                step(out.program.cast_checked(I64, ty))
+            }
+        }
+        ExprKind::Cast { input, mode } => {
             let from = value_type_of(input)?;
             emit(input, out)?;
             if ExprProgram::cast_keeps_values(from, ty) {

@@ -1077,33 +1077,69 @@ fn joins_match_the_cpu() {
 }
 
 #[test]
-fn casts_between_temporal_units_fall_back_and_casts_to_physical_values_run() {
-    let datetime = |unit| DataType::Datetime(unit, None);
-    for (name, lf) in [
-        (
-            "date to datetime",
-            table().select([col("d").cast(datetime(TimeUnit::Microseconds))]),
-        ),
-        (
-            "datetime ms to us",
-            table()
-                .with_columns([col("d").cast(datetime(TimeUnit::Milliseconds))])
-                .select([col("d").cast(datetime(TimeUnit::Microseconds))]),
-        ),
-    ] {
-        let (df, report) = lf
-            .clone()
-            .collect_with_report(&Engine::Gpu(under_test()))
-            .unwrap();
-        assert!(df.equals_missing(&lf.collect().unwrap()), "{name}");
-        assert!(
-            report
-                .fallback_reasons
-                .iter()
-                .any(|r| r.message.contains("a cast from")),
-            "{name}: {report}"
+fn casts_between_temporal_units_convert_as_polars_does() {
+    let ticks = [
+        Some(0i64),
+        Some(-1),
+        Some(1),
+        None,
+        Some(-1_500_000),
+        Some(1_500_000_001),
+        Some(-86_400_000_000_001),
+        Some(86_399_999_999_999),
+        Some(-86_400_000_000_000),
+        Some(1_700_000_123_456),
+        // Overflow to finer units: null, as Polars multiplies checked.
+        Some(1_700_000_000_123_456_789),
+        Some(-9_000_000_000_000_000_000),
+    ];
+    let mut frame = df!("t" => ticks).unwrap().lazy();
+    let units = [
+        TimeUnit::Nanoseconds,
+        TimeUnit::Microseconds,
+        TimeUnit::Milliseconds,
+    ];
+    let mut casts = vec![];
+    for from in units {
+        let name = format!("{from:?}");
+        frame = frame.with_columns([
+            col("t")
+                .cast(DataType::Datetime(from, None))
+                .alias(format!("dt {name}")),
+            col("t")
+                .cast(DataType::Duration(from))
+                .alias(format!("du {name}")),
+        ]);
+        casts.push(
+            col(format!("dt {name}"))
+                .cast(DataType::Date)
+                .alias(format!("dt {name} to date")),
+        );
+        for to in units {
+            casts.push(
+                col(format!("dt {name}"))
+                    .cast(DataType::Datetime(to, None))
+                    .alias(format!("dt {name} to {to:?}")),
+            );
+            casts.push(
+                col(format!("du {name}"))
+                    .cast(DataType::Duration(to))
+                    .alias(format!("du {name} to {to:?}")),
+            );
+        }
+    }
+    frame = frame.with_columns([(col("t") % lit(100_000i64))
+        .cast(DataType::Int32)
+        .cast(DataType::Date)
+        .alias("date")]);
+    for to in units {
+        casts.push(
+            col("date")
+                .cast(DataType::Datetime(to, None))
+                .alias(format!("date to {to:?}")),
         );
     }
+    assert_gpu_eq("casts between temporal units", frame.select(casts));
     assert_gpu_eq(
         "date to its days, and back",
         table().select([
