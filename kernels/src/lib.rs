@@ -1,6 +1,7 @@
 //! The CUDA kernel library: the PTX of `kernels/cuda`, typed kernel identifiers, and the host build.
 //!
-//! `cargo xtask kernels` compiles `cuda/*.cu` to `ptx/*.ptx` (committed), so
+//! `cargo xtask kernels` compiles `cuda/*.cu` to `ptx/*.ptx` and assembles
+//! that to `cubin/*.sm_80.cubin` and `cubin/*.sm_90.cubin` (all committed), so
 //! building this crate needs no CUDA toolkit. Each [`Kernel`] names a kernel
 //! (`{op}_{dtype}`, the same name in the CUDA source) and its [`Module`]. With
 //! the `host` feature the same sources are also compiled as C++ against the
@@ -22,6 +23,30 @@ pub struct Module {
     pub name: &'static str,
     /// Its PTX (ISA 9.0, for compute capability 8.0 and newer).
     pub ptx: &'static str,
+    /// The same PTX assembled by `ptxas` for the architectures most in use,
+    /// so that those GPUs load machine code instead of compiling the PTX on
+    /// the first launch.
+    pub cubins: &'static [Cubin],
+}
+
+/// Machine code of a module for one GPU architecture.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Cubin {
+    /// The compute capability it was assembled for, e.g. (9, 0). It runs on
+    /// devices of the same major version and an equal or higher minor one.
+    pub arch: (u32, u32),
+    /// The ELF image `cuModuleLoadData` takes.
+    pub image: &'static [u8],
+}
+
+/// Of `cubins`, the one for a device of compute capability `cc`, if one
+/// runs there (same major version, minor at most the device's; the newest
+/// such): sm_80 code runs on 8.6 and 8.9, sm_90 on 9.0, none on 10.0.
+pub fn cubin_for(cubins: &'static [Cubin], cc: (u32, u32)) -> Option<&'static Cubin> {
+    cubins
+        .iter()
+        .filter(|cubin| cubin.arch.0 == cc.0 && cubin.arch.1 <= cc.1)
+        .max_by_key(|cubin| cubin.arch.1)
 }
 
 /// The host build's entry point of a kernel: runs a whole launch on the
@@ -59,12 +84,22 @@ macro_rules! library {
     ($($module:ident = $file:literal { $($name:ident),* $(,)? })*) => {
         /// The modules of the library.
         pub mod modules {
-            use super::Module;
+            use super::{Cubin, Module};
             $(
                 #[doc = concat!("`cuda/", $file, ".cu`.")]
                 pub static $module: Module = Module {
                     name: $file,
                     ptx: include_str!(concat!("../ptx/", $file, ".ptx")),
+                    cubins: &[
+                        Cubin {
+                            arch: (8, 0),
+                            image: include_bytes!(concat!("../cubin/", $file, ".sm_80.cubin")),
+                        },
+                        Cubin {
+                            arch: (9, 0),
+                            image: include_bytes!(concat!("../cubin/", $file, ".sm_90.cubin")),
+                        },
+                    ],
                 };
             )*
             /// Every module.
@@ -225,6 +260,34 @@ mod tests {
             .map(|m| m.ptx.matches(".entry ").count())
             .sum();
         assert_eq!(listed, ids::ALL.len(), "every PTX entry is listed");
+    }
+
+    #[test]
+    fn every_module_has_cubins_that_hold_its_kernels_and_pick_by_architecture() {
+        for module in modules::ALL {
+            for cubin in module.cubins {
+                assert_eq!(&cubin.image[..4], b"\x7fELF", "{}", module.name);
+            }
+            let names = |cc| cubin_for(module.cubins, cc).map(|c| c.arch);
+            assert_eq!(names((9, 0)), Some((9, 0)));
+            assert_eq!(names((8, 0)), Some((8, 0)));
+            assert_eq!(names((8, 9)), Some((8, 0)));
+            assert_eq!(names((10, 0)), None);
+            assert_eq!(names((7, 5)), None);
+        }
+        for kernel in ids::ALL {
+            for cubin in kernel.module.cubins {
+                let name = kernel.name.as_bytes();
+                assert!(
+                    cubin.image.windows(name.len()).any(|w| w == name),
+                    "{} is not in {}'s sm_{}{} cubin",
+                    kernel.name,
+                    kernel.module.name,
+                    cubin.arch.0,
+                    cubin.arch.1
+                );
+            }
+        }
     }
 
     #[test]

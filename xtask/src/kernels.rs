@@ -1,4 +1,4 @@
-//! `cargo xtask kernels`: compiles the CUDA sources to PTX with a pinned nvcc from PyPI, and checks them.
+//! `cargo xtask kernels`: compiles the CUDA sources to PTX and cubins with a pinned nvcc from PyPI, and checks them.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -58,29 +58,33 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
             for (kernel, usage) in parse_ptxas(&report) {
                 table.push((stem.to_owned(), kernel, arch, usage));
             }
+            let committed = root.join(format!("kernels/cubin/{stem}.{arch}.cubin"));
+            commit_or_check(&cubin, &committed, check, &mut stale)?;
         }
         let committed = root.join(format!("kernels/ptx/{stem}.ptx"));
-        let fresh = fs::read(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))?;
-        if check {
-            if fs::read(&committed).ok().as_deref() != Some(fresh.as_slice()) {
-                stale.push(committed.display().to_string());
-            }
-        } else {
-            fs::write(&committed, &fresh)
-                .map_err(|e| format!("cannot write {}: {e}", committed.display()))?;
-        }
+        commit_or_check(&ptx, &committed, check, &mut stale)?;
     }
     if check {
-        let committed: Vec<PathBuf> = fs::read_dir(root.join("kernels/ptx"))
-            .map_err(|e| format!("cannot list kernels/ptx: {e}"))?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
-            .collect();
-        for path in committed {
-            let has_source = sources.iter().any(|s| s.file_stem() == path.file_stem());
-            if !has_source {
-                stale.push(format!("{} (no source)", path.display()));
+        for (folder, extension) in [("ptx", "ptx"), ("cubin", "cubin")] {
+            let committed: Vec<PathBuf> = fs::read_dir(root.join("kernels").join(folder))
+                .map_err(|e| format!("cannot list kernels/{folder}: {e}"))?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == extension))
+                .collect();
+            for path in committed {
+                // `reduce.sm_90.cubin` comes from `reduce.cu`.
+                let stem = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.split('.').next())
+                    .unwrap_or_default();
+                let has_source = sources
+                    .iter()
+                    .any(|s| s.file_stem().and_then(|s| s.to_str()) == Some(stem));
+                if !has_source {
+                    stale.push(format!("{} (no source)", path.display()));
+                }
             }
         }
     }
@@ -95,8 +99,8 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     }
     if !stale.is_empty() {
         return Err(format!(
-            "the committed PTX is not what the sources give; run `cargo xtask kernels` and \
-             commit: {}",
+            "the committed PTX or cubins are not what the sources give; run `cargo xtask \
+             kernels` and commit: {}",
             stale.join(", ")
         ));
     }
@@ -107,6 +111,28 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
         table.len() / SASS_ARCHS.len()
     );
     Ok(())
+}
+
+/// Writes the `fresh` build output to its `committed` place, or (checking)
+/// notes it in `stale` when the committed file differs.
+fn commit_or_check(
+    fresh: &Path,
+    committed: &Path,
+    check: bool,
+    stale: &mut Vec<String>,
+) -> Result<(), String> {
+    let bytes = fs::read(fresh).map_err(|e| format!("cannot read {}: {e}", fresh.display()))?;
+    if check {
+        if fs::read(committed).ok().as_deref() != Some(bytes.as_slice()) {
+            stale.push(committed.display().to_string());
+        }
+        return Ok(());
+    }
+    if let Some(parent) = committed.parent() {
+        fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    fs::write(committed, &bytes).map_err(|e| format!("cannot write {}: {e}", committed.display()))
 }
 
 /// The pinned CUDA compiler, installed from PyPI into a cache folder on first use.

@@ -29,7 +29,7 @@ enum Task {
     /// Compiles kernels/cuda/*.cu to PTX with a pinned CUDA compiler
     /// (installed from PyPI on first use), assembles it for sm_80 and sm_90,
     /// prints registers, shared memory and spills per kernel, and writes
-    /// kernels/ptx. Fails on any error or spill.
+    /// kernels/ptx and kernels/cubin. Fails on any error or spill.
     Kernels {
         /// Only check that the committed PTX is what the sources give.
         #[arg(long)]

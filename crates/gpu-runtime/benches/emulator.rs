@@ -19,12 +19,7 @@ fn block_reduce(c: &mut Criterion) {
     let config = LaunchConfig::linear(n, 256, u32::MAX);
     let partials =
         DeviceBuffer::<i64>::zeroed(config.grid.0 as usize, memory, &stream).expect("partials");
-    let kernel = ids::reduce_sum_i64;
-    let kernel = KernelRef {
-        name: kernel.name,
-        ptx: kernel.module.ptx,
-        host: kernel.host_entry(),
-    };
+    let kernel = KernelRef::from(ids::reduce_sum_i64);
     let mut group = c.benchmark_group("emulated_device");
     group.sample_size(10);
     group.bench_function("block_reduce_2^20_i64_256_threads_1_core", |b| {

@@ -6,14 +6,16 @@ use crate::error::RuntimeError;
 use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr};
 use crate::stream::Stream;
 
-pub use kernels::HostEntry;
+pub use kernels::{Cubin, HostEntry};
 
-/// A kernel to launch: its name, its module's PTX, and its host build's
-/// entry point (required on the emulated device).
+/// A kernel to launch: its name, its module's PTX and cubins (a CUDA device
+/// loads the cubin of its architecture when there is one, else the PTX), and
+/// its host build's entry point (required on the emulated device).
 #[derive(Debug, Clone, Copy)]
 pub struct KernelRef {
     pub name: &'static str,
     pub ptx: &'static str,
+    pub cubins: &'static [Cubin],
     pub host: Option<HostEntry>,
 }
 

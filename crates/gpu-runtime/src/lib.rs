@@ -37,5 +37,5 @@ pub use driver::{
 };
 pub use emulated::{DEVICE_ALIGNMENT, EmulatedDevice};
 pub use error::{RuntimeError, Unavailable};
-pub use launch::{HostEntry, KernelArg, KernelArgs, KernelRef, LaunchConfig};
+pub use launch::{Cubin, HostEntry, KernelArg, KernelArgs, KernelRef, LaunchConfig};
 pub use stream::{Event, Stream};

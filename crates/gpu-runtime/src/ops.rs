@@ -20,6 +20,7 @@ impl From<Kernel> for KernelRef {
         KernelRef {
             name: kernel.name,
             ptx: kernel.module.ptx,
+            cubins: kernel.module.cubins,
             host: kernel.host_entry(),
         }
     }

@@ -62,6 +62,8 @@ fn check_kernel(
 /// A device's primary context and the modules loaded into it.
 pub(crate) struct Context {
     ordinal: usize,
+    /// The device's compute capability: which of a module's cubins it runs.
+    compute_capability: (u32, u32),
     device: sys::CUdevice,
     raw: sys::CUcontext,
     kernels: Mutex<Kernels>,
@@ -93,7 +95,7 @@ impl Context {
     /// Retains device `ordinal`'s primary context (the one the CUDA runtime,
     /// and so PyTorch or CuPy in the same process, also uses). It is never
     /// released: it lives as long as the process.
-    fn retain(ordinal: usize) -> Result<Self, RuntimeError> {
+    fn retain(ordinal: usize, compute_capability: (u32, u32)) -> Result<Self, RuntimeError> {
         let index = c_int::try_from(ordinal)
             .map_err(|_| RuntimeError::InvalidArgument(format!("device ordinal {ordinal}")))?;
         let mut device: sys::CUdevice = 0;
@@ -109,6 +111,7 @@ impl Context {
         })?;
         Ok(Context {
             ordinal,
+            compute_capability,
             device,
             raw,
             kernels: Mutex::new(Kernels::default()),
@@ -158,23 +161,7 @@ impl Context {
         self.bind()?;
         let module = match kernels.modules.entry(module_key) {
             Entry::Occupied(module) => *module.get(),
-            Entry::Vacant(slot) => {
-                let image = CString::new(kernel.ptx).map_err(|_| {
-                    RuntimeError::InvalidArgument(format!(
-                        "the PTX of kernel {} holds a NUL byte",
-                        kernel.name
-                    ))
-                })?;
-                let mut module: sys::CUmodule = std::ptr::null_mut();
-                // SAFETY: `image` is a NUL-terminated PTX text that outlives
-                // the call; the driver copies (JIT-compiles) it. The context
-                // is bound.
-                check_kernel(kernel.name, "cuModuleLoadData", unsafe {
-                    sys::cuModuleLoadData(&mut module, image.as_ptr().cast())
-                })?;
-                tracing::debug!(device = self.ordinal, "loaded a kernel module");
-                *slot.insert(module)
-            }
+            Entry::Vacant(slot) => *slot.insert(self.load_module(kernel)?),
         };
         let name = CString::new(kernel.name).map_err(|_| {
             RuntimeError::InvalidArgument(format!("kernel name {:?} holds a NUL byte", kernel.name))
@@ -194,6 +181,44 @@ impl Context {
             .functions
             .insert((module_key, kernel.name), function);
         Ok(function)
+    }
+
+    /// Loads `kernel`'s module into this (bound) context: the cubin for the
+    /// device's architecture when there is one and the driver takes it, else
+    /// the PTX, which the driver compiles (and caches on disk).
+    fn load_module(&self, kernel: &KernelRef) -> Result<sys::CUmodule, RuntimeError> {
+        let started = std::time::Instant::now();
+        let mut module: sys::CUmodule = std::ptr::null_mut();
+        if let Some(cubin) = kernels::cubin_for(kernel.cubins, self.compute_capability) {
+            // SAFETY: `image` is a whole ELF image that outlives the call (it
+            // is static); the driver copies it. The context is bound.
+            let result = unsafe { sys::cuModuleLoadData(&mut module, cubin.image.as_ptr().cast()) };
+            if result == sys::CUresult::CUDA_SUCCESS {
+                tracing::debug!(device = self.ordinal, kernel = kernel.name, elapsed = ?started.elapsed(), "loaded a cubin");
+                return Ok(module);
+            }
+            tracing::warn!(
+                device = self.ordinal,
+                "the sm_{}{} cubin of kernel {}'s module did not load ({}); compiling its PTX",
+                cubin.arch.0,
+                cubin.arch.1,
+                kernel.name,
+                error_name(result)
+            );
+        }
+        let image = CString::new(kernel.ptx).map_err(|_| {
+            RuntimeError::InvalidArgument(format!(
+                "the PTX of kernel {} holds a NUL byte",
+                kernel.name
+            ))
+        })?;
+        // SAFETY: `image` is a NUL-terminated PTX text that outlives the call;
+        // the driver copies (JIT-compiles) it. The context is bound.
+        check_kernel(kernel.name, "cuModuleLoadData", unsafe {
+            sys::cuModuleLoadData(&mut module, image.as_ptr().cast())
+        })?;
+        tracing::debug!(device = self.ordinal, kernel = kernel.name, elapsed = ?started.elapsed(), "compiled a module's PTX");
+        Ok(module)
     }
 
     /// Free and total device memory, in bytes.
@@ -234,7 +259,7 @@ impl CudaDevice {
             Entry::Occupied(device) => Ok(device.get().clone()),
             Entry::Vacant(slot) => {
                 let started = std::time::Instant::now();
-                let context = Arc::new(Context::retain(ordinal)?);
+                let context = Arc::new(Context::retain(ordinal, summary.compute_capability)?);
                 tracing::debug!(ordinal, elapsed = ?started.elapsed(), "retained a CUDA context");
                 let staging = Arc::new(StagingPool::new(Box::new(memory::PinnedHost {
                     context: context.clone(),

@@ -113,6 +113,7 @@ fn launching_an_unknown_kernel_is_an_invalid_argument() {
     let kernel = KernelRef {
         name: "no_such_kernel",
         ptx: kernels::modules::ALL[0].ptx,
+        cubins: kernels::modules::ALL[0].cubins,
         host: None,
     };
     // SAFETY: the launch is refused before anything runs.

@@ -9,6 +9,7 @@ fn kernel(name: &'static str, host: HostEntry) -> KernelRef {
     KernelRef {
         name,
         ptx: "",
+        cubins: &[],
         host: Some(host),
     }
 }

@@ -66,12 +66,7 @@ impl Device {
     /// # Safety
     /// As `Stream::launch`: `args` match the kernel, buffers outlive it.
     pub unsafe fn launch(&self, kernel: Kernel, config: LaunchConfig, args: KernelArgs) {
-        let kernel = KernelRef {
-            name: kernel.name,
-            ptx: kernel.module.ptx,
-            host: kernel.host_entry(),
-        };
-        // SAFETY: forwarded from the caller.
+        let kernel = KernelRef::from(kernel); // SAFETY: forwarded from the caller.
         unsafe { self.stream.launch(&kernel, config, args) }.unwrap();
     }
 }
