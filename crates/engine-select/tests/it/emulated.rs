@@ -1507,3 +1507,41 @@ fn common_subexpressions_of_whole_column_aggregations_match_the_cpu() {
         assert_gpu_close(name, lf);
     }
 }
+
+#[test]
+fn aggregations_of_large_groups_and_whole_columns_match_the_cpu() {
+    // A few groups of thousands of rows each: reduced in chunks on the device.
+    let n = 20_000i64;
+    let lf = df!(
+        "g" => (0..n).map(|i| (i * 7919 % 3) as i32).collect::<Vec<_>>(),
+        "i" => (0..n).map(|i| (i % 11 != 0).then_some(i * 104_729 % 20_011 - 10_000)).collect::<Vec<_>>(),
+        "f" => (0..n).map(|i| (i % 13 != 0).then_some((i * 31 % 997) as f64 / 8.0 - 60.0)).collect::<Vec<_>>(),
+        "u" => (0..n).map(|i| (i * 17 % 1000) as u32).collect::<Vec<_>>(),
+    )
+    .unwrap()
+    .lazy();
+    let aggregations = || {
+        [
+            col("i").sum().alias("i sum"),
+            col("i").min().alias("i min"),
+            col("i").max().alias("i max"),
+            col("i").mean().alias("i mean"),
+            col("i").count().alias("i count"),
+            col("f").sum().alias("f sum"),
+            col("f").min().alias("f min"),
+            col("f").max().alias("f max"),
+            col("f").mean().alias("f mean"),
+            col("u").sum().alias("u sum"),
+            col("u").mean().alias("u mean"),
+            len().alias("len"),
+        ]
+    };
+    assert_gpu_close(
+        "large groups",
+        lf.clone()
+            .group_by([col("g")])
+            .agg(aggregations())
+            .sort(["g"], Default::default()),
+    );
+    assert_gpu_close("whole columns", lf.select(aggregations()));
+}
