@@ -11,6 +11,7 @@
 //! group-bys on integer, float, temporal and string keys, and `unique` of a
 //! column.
 
+use gpu_runtime::Stream;
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
     Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, StringMatch,
@@ -21,6 +22,8 @@ use ir_lower::{
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::compile;
@@ -665,12 +668,45 @@ pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError
     if !reasons.is_empty() {
         return Err(ExecError::Unsupported(reasons.join("; ")));
     }
-    let frame = Executor { ctx }.run(&plan.root)?;
+    let mut uses = HashMap::new();
+    count_cache_uses(&plan.root, &mut uses);
+    let caches = RefCell::new(Caches {
+        uses,
+        frames: HashMap::new(),
+    });
+    let frame = Executor {
+        ctx,
+        caches: &caches,
+    }
+    .run(&plan.root)?;
     frame.to_dataframe()
+}
+
+/// How many times each shared subplan (`PlanNode::Cache`, by id) is used.
+fn count_cache_uses(node: &PlanNode, uses: &mut HashMap<String, usize>) {
+    if let PlanNode::Cache { id, .. } = node {
+        *uses.entry(id.clone()).or_default() += 1;
+        if uses[id] > 1 {
+            // Its subplan is counted once: it runs once.
+            return;
+        }
+    }
+    for input in node.inputs() {
+        count_cache_uses(input, uses);
+    }
+}
+
+/// The results of shared subplans, kept on the device between their uses.
+struct Caches {
+    /// Uses of each shared subplan not served yet.
+    uses: HashMap<String, usize>,
+    /// Results, with the stream that made them, until their last use.
+    frames: HashMap<String, (DeviceFrame, Stream)>,
 }
 
 struct Executor<'a> {
     ctx: &'a ExecContext,
+    caches: &'a RefCell<Caches>,
 }
 
 /// Rows grouped by their keys.
@@ -1033,8 +1069,7 @@ impl Executor<'_> {
                 }
                 Ok(DeviceFrame { columns, height })
             }
-            // Each use of a shared subplan runs it again: the same result, more work.
-            PlanNode::Cache { input, .. } => self.run(input),
+            PlanNode::Cache { input, id, .. } => self.cached(input, id),
             other => Err(ExecError::Unsupported(not_yet(format_args!("{other:?}")))),
         }
     }
@@ -2034,6 +2069,53 @@ impl Executor<'_> {
             .collect()
     }
 
+    /// A shared subplan's result: run on its first use and kept on the
+    /// device; each later use gets a copy, the last one the kept frame.
+    fn cached(&self, input: &PlanNode, id: &str) -> Result<DeviceFrame, ExecError> {
+        let (left, kept) = {
+            let mut caches = self.caches.borrow_mut();
+            let left = caches.uses.get_mut(id).map_or(0, |uses| {
+                *uses = uses.saturating_sub(1);
+                *uses
+            });
+            (left, caches.frames.remove(id))
+        };
+        let Some((mut frame, made_on)) = kept else {
+            let frame = self.run(input)?;
+            if left == 0 {
+                return Ok(frame);
+            }
+            let copy = self.copy_frame(&frame)?;
+            self.caches
+                .borrow_mut()
+                .frames
+                .insert(id.to_owned(), (frame, self.ctx.stream.clone()));
+            return Ok(copy);
+        };
+        if left == 0 {
+            for column in &mut frame.columns {
+                column.move_to_stream(&self.ctx.stream)?;
+            }
+            return Ok(frame);
+        }
+        // Read on this stream after the frame was made on its own, and
+        // freed on its own only after this read.
+        self.ctx.stream.wait_for(&made_on)?;
+        let copy = self.copy_frame(&frame)?;
+        made_on.wait_for(&self.ctx.stream)?;
+        self.caches
+            .borrow_mut()
+            .frames
+            .insert(id.to_owned(), (frame, made_on));
+        Ok(copy)
+    }
+
+    /// A copy of `frame` on this executor's stream.
+    fn copy_frame(&self, frame: &DeviceFrame) -> Result<DeviceFrame, ExecError> {
+        let rows = self.ops().iota(frame.height, 0)?;
+        self.gather_frame(frame, &rows)
+    }
+
     /// Runs `node` on the side stream, if there is one, while work already
     /// enqueued on this executor's stream goes on, then hands its result to
     /// this stream (which waits for it there).
@@ -2041,7 +2123,11 @@ impl Executor<'_> {
         let Some(side) = self.ctx.swapped() else {
             return self.run(node);
         };
-        let mut frame = Executor { ctx: &side }.run(node)?;
+        let mut frame = Executor {
+            ctx: &side,
+            caches: self.caches,
+        }
+        .run(node)?;
         for column in &mut frame.columns {
             column.move_to_stream(&self.ctx.stream)?;
         }

@@ -1545,3 +1545,28 @@ fn aggregations_of_large_groups_and_whole_columns_match_the_cpu() {
     );
     assert_gpu_close("whole columns", lf.select(aggregations()));
 }
+
+#[test]
+fn a_subplan_used_three_times_runs_on_the_device_and_every_use_gets_its_rows() {
+    let base = table()
+        .filter(col("i").is_not_null())
+        .with_columns([(col("k") * lit(2i64)).alias("k2")]);
+    let lf = base
+        .clone()
+        .join(
+            base.clone().select([col("i"), col("k2").alias("right_k2")]),
+            [col("i")],
+            [col("i")],
+            JoinArgs::new(JoinType::Inner),
+        )
+        .join(
+            base.select([col("i"), col("f").alias("third_f")]),
+            [col("i")],
+            [col("i")],
+            JoinArgs::new(JoinType::Left),
+        )
+        .sort(["i", "k", "right_k2"], Default::default());
+    let plan = engine_select::explain_gpu(lf.clone()).unwrap();
+    assert!(plan.matches("Cache").count() >= 3, "{plan}");
+    assert_gpu_eq("a subplan shared three times", lf);
+}
