@@ -75,17 +75,32 @@ __device__ __forceinline__ void histogram(const U* keys, u64 n, u64 tile, u32 sh
     }
 }
 
+// Warps in a block, at most (1024 threads).
+constexpr u32 kMaxWarps = 32;
+
 // Moves tile `blockIdx.x`'s elements to their places: offsets[digit * tiles
-// + tile] is where the tile's first element with `digit` goes. Chunks of the
-// block size are ranked in order, so equal digits keep their order.
+// + tile] is where the tile's first element with `digit` goes. The tile is
+// taken a block-sized chunk at a time; in a chunk, each warp finds the lanes
+// that share a thread's digit with nine ballots (the digit's eight bits, and
+// a ninth for lanes past the end), ranks the thread among the lower ones,
+// and the warps' per-digit counts (in shared memory) order the warps, so
+// equal digits keep their order (stable). The block size must be a multiple
+// of 32: every lane takes part in the ballots.
 template <typename U>
 __device__ __forceinline__ void scatter_pass(const U* keys, const u32* rows, u64 n, u64 tile,
                                              u32 shift, const u64* offsets, U* keys_out,
                                              u32* rows_out) {
     __shared__ u64 next[kDigits];
-    __shared__ u32 chunk_digits[1024];
+    // Lanes of each warp with each digit in the current chunk (the last
+    // column counts lanes past the end); at most 32, so a byte each.
+    __shared__ unsigned char warp_counts[kMaxWarps][kDigits + 1];
+    const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const u32 warps = (blockDim.x + 31) / 32;
     for (u32 d = threadIdx.x; d < kDigits; d += blockDim.x) {
         next[d] = offsets[static_cast<u64>(d) * gridDim.x + blockIdx.x];
+    }
+    for (u32 k = threadIdx.x; k < kMaxWarps * (kDigits + 1); k += blockDim.x) {
+        warp_counts[k / (kDigits + 1)][k % (kDigits + 1)] = 0;
     }
     __syncthreads();
     u64 begin = static_cast<u64>(blockIdx.x) * tile;
@@ -95,23 +110,31 @@ __device__ __forceinline__ void scatter_pass(const U* keys, const u32* rows, u64
         bool inside = i < end;
         U key = inside ? keys[i] : U(0);
         u32 digit = inside ? static_cast<u32>(key >> shift) & 0xffu : kDigits;
-        chunk_digits[threadIdx.x] = digit;
-        __syncthreads();
-        u32 rank = 0;
-        bool last_of_digit = inside;
-        for (u32 j = 0; j < blockDim.x; ++j) {
-            if (chunk_digits[j] == digit) {
-                if (j < threadIdx.x) rank++;
-                if (j > threadIdx.x) last_of_digit = false;
-            }
+        u32 peers = 0xffffffffu;
+        for (u32 bit = 0; bit < 9; ++bit) {
+            u32 set = (digit >> bit) & 1u;
+            u32 votes = __ballot_sync(0xffffffffu, set);
+            peers &= set != 0 ? votes : ~votes;
         }
-        u64 place = inside ? next[digit] + rank : 0;
+        u32 below = peers & ((1u << lane) - 1u);
+        if (below == 0) warp_counts[warp][digit] = static_cast<unsigned char>(__popc(peers));
+        __syncthreads();
+        u32 rank = static_cast<u32>(__popc(below));
+        for (u32 w = 0; w < warp; ++w) rank += warp_counts[w][digit];
         if (inside) {
+            u64 place = next[digit] + rank;
             keys_out[place] = key;
             rows_out[place] = rows[i];
         }
         __syncthreads();
-        if (last_of_digit) next[digit] += rank + 1;
+        for (u32 d = threadIdx.x; d <= kDigits; d += blockDim.x) {
+            u32 total = 0;
+            for (u32 w = 0; w < warps; ++w) {
+                total += warp_counts[w][d];
+                warp_counts[w][d] = 0;
+            }
+            if (d < kDigits) next[d] += total;
+        }
         __syncthreads();
     }
 }
