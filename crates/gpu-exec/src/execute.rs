@@ -147,12 +147,16 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             let dropped = if *coalesce { left_on.len() } else { 0 };
             let width = match kind {
                 JoinKind::Semi | JoinKind::Anti => Some(left.schema().len()),
-                JoinKind::Inner | JoinKind::Left => {
+                JoinKind::Inner | JoinKind::Left | JoinKind::Right | JoinKind::Full => {
                     Some(left.schema().len() + right.schema().len() - dropped)
                 }
                 JoinKind::Cross => Some(left.schema().len() + right.schema().len()),
-                _ => None,
             };
+            // A full join's coalesced keys are filled by the evaluator,
+            // which does not take text.
+            let coalesced_text = *kind == JoinKind::Full
+                && *coalesce
+                && left_on.iter().any(|key| key.dtype == GpuDtype::String);
             let predicate_fits = match predicate {
                 None => true,
                 Some(p) => {
@@ -160,6 +164,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 }
             };
             if !keys_fit
+                || coalesced_text
                 || *nulls_equal
                 || !predicate_fits
                 || slice.is_some()
@@ -924,6 +929,21 @@ impl Executor<'_> {
                     .zip(right_on)
                     .map(|(l, r)| Ok((column_index(l)?, column_index(r)?)))
                     .collect::<Result<Vec<_>, ExecError>>()?;
+                if matches!(kind, JoinKind::Right | JoinKind::Full) {
+                    let mut out = self.outer_join(
+                        &left_frame,
+                        &right_frame,
+                        &key_pairs,
+                        left_on,
+                        right_on,
+                        *kind == JoinKind::Full,
+                        *coalesce,
+                    )?;
+                    for (column, output) in out.columns.iter_mut().zip(schema) {
+                        column.name = output.name.as_str().into();
+                    }
+                    return Ok(out);
+                }
                 let indices = if *kind == JoinKind::Cross {
                     self.ops()
                         .cross_join(left_frame.height, right_frame.height)?
@@ -1991,15 +2011,9 @@ impl Executor<'_> {
         // Unmatched rows pair with a right row past the end: nulls.
         let nulls = ops.iota(unmatched.len(), n_right as i64)?;
         let total = matched.left.len() + unmatched.len();
-        let concat = |first: &DeviceBuffer<i64>, second: &DeviceBuffer<i64>| {
-            let out = DeviceBuffer::zeroed(total, self.ctx.memory.clone(), &self.ctx.stream)?;
-            out.copy_from_device(0, first)?;
-            out.copy_from_device(first.len(), second)?;
-            Ok::<_, ExecError>(out)
-        };
         let (left, right) = (
-            concat(&matched.left, &unmatched)?,
-            concat(right_rows, &nulls)?,
+            self.concat_indices(&matched.left, &unmatched)?,
+            self.concat_indices(right_rows, &nulls)?,
         );
         // By left row, stably: each row's matches keep the right order.
         let order = ops.widen(&ops.sort_by(ops.rows(total)?, &left, None, false, false)?)?;
@@ -2007,6 +2021,109 @@ impl Executor<'_> {
             left: ops.gather(&left, None, &order)?.0,
             right: Some(ops.gather(&right, None, &order)?.0),
         })
+    }
+
+    /// `first` then `second`, one index buffer.
+    fn concat_indices(
+        &self,
+        first: &DeviceBuffer<i64>,
+        second: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let total = first.len() + second.len();
+        let out = DeviceBuffer::zeroed(total, self.ctx.memory.clone(), &self.ctx.stream)?;
+        out.copy_from_device(0, first)?;
+        out.copy_from_device(first.len(), second)?;
+        Ok(out)
+    }
+
+    /// A right or full join, as Polars orders and shapes it: the right rows
+    /// in order, each with its matching left rows in order (or with nulls),
+    /// then, for a full join, the left rows that matched nothing (with
+    /// nulls). Columns: the left ones then the right ones; coalescing drops
+    /// the left keys of a right join, and puts each key of a full join at
+    /// its left place, the left value or else the right one.
+    #[allow(clippy::too_many_arguments)]
+    fn outer_join(
+        &self,
+        left_frame: &DeviceFrame,
+        right_frame: &DeviceFrame,
+        key_pairs: &[(usize, usize)],
+        left_on: &[GpuExpr],
+        right_on: &[GpuExpr],
+        full: bool,
+        coalesce: bool,
+    ) -> Result<DeviceFrame, ExecError> {
+        let swapped: Vec<(usize, usize)> = key_pairs.iter().map(|&(l, r)| (r, l)).collect();
+        let by_right =
+            self.key_join(right_frame, left_frame, &swapped, right_on, JoinKind::Left)?;
+        let (mut right_rows, mut left_rows) = (
+            by_right.left,
+            by_right
+                .right
+                .ok_or_else(|| ExecError::Unsupported("a left join gave no right rows".into()))?,
+        );
+        if full {
+            let unmatched = self
+                .key_join(left_frame, right_frame, key_pairs, left_on, JoinKind::Anti)?
+                .left;
+            let nulls = self
+                .ops()
+                .iota(unmatched.len(), right_frame.height as i64)?;
+            left_rows = self.concat_indices(&left_rows, &unmatched)?;
+            right_rows = self.concat_indices(&right_rows, &nulls)?;
+        }
+        let left_out = self.gather_frame(left_frame, &left_rows)?;
+        let right_out = self.gather_frame(right_frame, &right_rows)?;
+        let height = left_rows.len();
+        let mut right_columns: Vec<Option<DeviceColumn>> =
+            right_out.columns.into_iter().map(Some).collect();
+        let mut columns = Vec::new();
+        for (i, column) in left_out.columns.into_iter().enumerate() {
+            let key = key_pairs.iter().find(|&&(l, _)| l == i);
+            match (coalesce, key) {
+                (true, Some(_)) if !full => {}
+                (true, Some(&(_, r))) => {
+                    let other = right_columns[r].take().ok_or_else(|| {
+                        ExecError::Unsupported("a right key column used twice".into())
+                    })?;
+                    columns.push(self.coalesce_columns(column, other, height)?);
+                }
+                _ => columns.push(column),
+            }
+        }
+        columns.extend(right_columns.into_iter().flatten());
+        Ok(DeviceFrame { columns, height })
+    }
+
+    /// `first`'s values, or `second`'s where `first` is null (one launch).
+    fn coalesce_columns(
+        &self,
+        first: DeviceColumn,
+        second: DeviceColumn,
+        height: usize,
+    ) -> Result<DeviceColumn, ExecError> {
+        let dtype = first.dtype;
+        let column = |index| {
+            Box::new(GpuExpr {
+                kind: ExprKind::Column {
+                    index,
+                    name: String::new(),
+                },
+                dtype,
+            })
+        };
+        let expr = GpuExpr {
+            kind: ExprKind::FillNull {
+                input: column(0),
+                value: column(1),
+            },
+            dtype,
+        };
+        let frame = DeviceFrame {
+            columns: vec![first, second],
+            height,
+        };
+        self.evaluate(&frame, &expr, "")
     }
 
     /// Keeps the pairs of an inner join on `key_pairs[hashed]` whose other

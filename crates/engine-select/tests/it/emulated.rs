@@ -1570,3 +1570,70 @@ fn a_subplan_used_three_times_runs_on_the_device_and_every_use_gets_its_rows() {
     assert!(plan.matches("Cache").count() >= 3, "{plan}");
     assert_gpu_eq("a subplan shared three times", lf);
 }
+
+#[test]
+fn right_and_full_joins_match_the_cpu() {
+    let customers = || {
+        customers().with_columns([
+            // Initials: some equal a text of the left side ("z").
+            col("name")
+                .str()
+                .slice(lit(0i64), lit(1u64))
+                .alias("initial"),
+            (col("key") * lit(2i64)).alias("double"),
+        ])
+    };
+    for (name, left_on, right_on) in [
+        ("an integer key", vec![col("i")], vec![col("key")]),
+        ("a text key", vec![col("s")], vec![col("initial")]),
+        ("a float key", vec![col("f")], vec![col("score")]),
+        (
+            "two keys",
+            vec![col("i"), col("d")],
+            vec![col("key"), col("day")],
+        ),
+    ] {
+        for coalesce in [
+            JoinCoalesce::JoinSpecific,
+            JoinCoalesce::CoalesceColumns,
+            JoinCoalesce::KeepColumns,
+        ] {
+            let join = |how| {
+                table().join(
+                    customers(),
+                    left_on.clone(),
+                    right_on.clone(),
+                    JoinArgs::new(how).with_coalesce(coalesce),
+                )
+            };
+            // A right join keeps the right rows' order.
+            assert_gpu_eq(
+                &format!("right join on {name} ({coalesce:?})"),
+                join(JoinType::Right),
+            );
+            if name == "a text key" && coalesce == JoinCoalesce::CoalesceColumns {
+                continue; // coalesced text keys of a full join fall back
+            }
+            // A full join's order is Polars' to choose: compare sorted rows.
+            let full = join(JoinType::Full);
+            // By every column but the boolean one (the device sorts no booleans).
+            let names: Vec<PlSmallStr> = full
+                .clone()
+                .collect_schema()
+                .unwrap()
+                .iter_names()
+                .filter(|name| name.as_str() != "b")
+                .cloned()
+                .collect();
+            assert_gpu_eq(
+                &format!("full join on {name} ({coalesce:?})"),
+                full.sort(
+                    names,
+                    SortMultipleOptions::default()
+                        .with_nulls_last(true)
+                        .with_maintain_order(true),
+                ),
+            );
+        }
+    }
+}

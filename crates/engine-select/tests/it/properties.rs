@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use proptest::collection::vec;
@@ -115,6 +115,8 @@ proptest! {
             Just(JoinType::Left),
             Just(JoinType::Semi),
             Just(JoinType::Anti),
+            Just(JoinType::Right),
+            Just(JoinType::Full),
         ],
         keys in 0usize..5,
     ) {
