@@ -54,8 +54,8 @@ fn runtime_reason(e: RuntimeError) -> Result<FallbackReason, EngineError> {
 /// query never falls back halfway.
 pub(crate) fn attempt(
     root: Node,
-    lp_arena: &Arena<IR>,
-    expr_arena: &Arena<AExpr>,
+    lp_arena: &mut Arena<IR>,
+    expr_arena: &mut Arena<AExpr>,
     gpu: &ResolvedGpu,
 ) -> Result<Attempt, EngineError> {
     let mut reasons = Vec::new();
@@ -80,6 +80,9 @@ pub(crate) fn attempt(
             ));
         }
         DeviceKind::Emulated => {}
+    }
+    if reasons.is_empty() {
+        read_scans_on_host(root, lp_arena, expr_arena)?;
     }
     let plan = match ir_lower::lower_plan(root, lp_arena, expr_arena) {
         Ok(plan) => {
@@ -126,6 +129,54 @@ pub(crate) fn attempt(
             "gpu-exec refused a plan it had accepted: {message}"
         ))),
     }
+}
+
+/// Reads every file scan of the plan on the host with Polars' own reader
+/// (its projection, predicate and slice pushdowns kept) and puts the result
+/// in the plan as an in-memory frame, so the device runs everything above
+/// it: the simplest mixed plan, the CPU below the GPU. Should the device
+/// then not run the plan, Polars' engine goes on from the frames read, so no
+/// file is read twice. Returns the number of scans read.
+fn read_scans_on_host(
+    root: Node,
+    lp_arena: &mut Arena<IR>,
+    expr_arena: &mut Arena<AExpr>,
+) -> Result<usize, EngineError> {
+    let mut pending = vec![root];
+    let mut seen = std::collections::HashSet::new();
+    let mut scans = Vec::new();
+    while let Some(node) = pending.pop() {
+        if !seen.insert(node) {
+            continue;
+        }
+        let ir = lp_arena.get(node);
+        if matches!(ir, IR::Scan { .. }) {
+            scans.push(node);
+        } else {
+            ir.copy_inputs(&mut pending);
+        }
+    }
+    for &node in &scans {
+        let started = std::time::Instant::now();
+        let mut reader = polars_mem_engine::create_physical_plan(
+            node,
+            lp_arena,
+            expr_arena,
+            polars::lazy::frame::BUILD_STREAMING_EXECUTOR,
+        )?;
+        let df = reader.execute(&mut polars_expr::state::ExecutionState::new())?;
+        tracing::debug!(rows = df.height(), elapsed = ?started.elapsed(), "read a scan on the host");
+        let schema = df.schema().clone();
+        lp_arena.replace(
+            node,
+            IR::DataFrameScan {
+                df: std::sync::Arc::new(df),
+                schema,
+                output_schema: None,
+            },
+        );
+    }
+    Ok(scans.len())
 }
 
 /// The GPU plan Polars' optimised plan lowers to, as an explain tree, or

@@ -1637,3 +1637,45 @@ fn right_and_full_joins_match_the_cpu() {
         }
     }
 }
+
+#[test]
+fn parquet_and_csv_scans_are_read_on_the_host_and_the_rest_runs_on_the_device() {
+    let folder = std::env::temp_dir().join(format!("gpu-scan-test-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut df = orders().collect().unwrap();
+    let parquet = folder.join("orders.parquet");
+    ParquetWriter::new(std::fs::File::create(&parquet).unwrap())
+        .finish(&mut df)
+        .unwrap();
+    let csv = folder.join("orders.csv");
+    CsvWriter::new(std::fs::File::create(&csv).unwrap())
+        .finish(&mut df)
+        .unwrap();
+    let query = |lf: LazyFrame| {
+        lf.filter(col("amount").gt(lit(1.0)))
+            .group_by([col("customer")])
+            .agg([col("amount").sum(), col("qty").max()])
+            .sort(["customer"], Default::default())
+    };
+    let from_parquet =
+        LazyFrame::scan_parquet(parquet.to_str().unwrap().into(), Default::default()).unwrap();
+    let from_csv = LazyCsvReader::new(csv.to_str().unwrap().into())
+        .with_has_header(true)
+        .finish()
+        .unwrap();
+    assert_gpu_eq("a parquet scan", query(from_parquet.clone()));
+    assert_gpu_eq("a csv scan", query(from_csv));
+    // A scan shared by two uses is read once and feeds both.
+    assert_gpu_eq(
+        "a parquet scan used twice",
+        query(from_parquet.clone())
+            .join(
+                query(from_parquet).select([col("customer"), col("qty").alias("qty2")]),
+                [col("customer")],
+                [col("customer")],
+                JoinArgs::new(JoinType::Inner),
+            )
+            .sort(["customer"], Default::default()),
+    );
+    std::fs::remove_dir_all(&folder).unwrap();
+}
