@@ -129,6 +129,11 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
                 );
                 Ok(Some(executed_by))
             }
+            Ok(gpu::Attempt::Mixed(executed_by, why)) => {
+                // The plan now holds the device's results: Polars runs the rest.
+                reasons = why;
+                Ok(Some(executed_by))
+            }
             Ok(gpu::Attempt::FellBack(why)) => {
                 reasons = why;
                 Ok(None)
@@ -161,7 +166,7 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
             result?,
             CollectReport {
                 executed_by,
-                fallback_reasons: Vec::new(),
+                fallback_reasons: reasons,
             },
         )),
         Some(Ok(None)) if reasons.is_empty() => Err(EngineError::Internal(

@@ -15,6 +15,9 @@ use crate::report::{ExecutedBy, FallbackKind, FallbackReason};
 pub(crate) enum Attempt {
     /// It ran the plan: the result, and where.
     Ran(DataFrame, ExecutedBy),
+    /// It ran the parts it can and put their results in the plan in their
+    /// place; Polars' engine runs the rest, for these reasons.
+    Mixed(ExecutedBy, Vec<FallbackReason>),
     /// It could not: every reason.
     FellBack(Vec<FallbackReason>),
 }
@@ -100,34 +103,128 @@ pub(crate) fn attempt(
             None
         }
     };
-    let Some(plan) = plan else {
-        return Ok(Attempt::FellBack(reasons));
-    };
-    reasons.extend(
-        gpu_exec::unsupported(&plan)
-            .into_iter()
-            .map(|message| reason(FallbackKind::Unsupported, None, message)),
-    );
-    if !reasons.is_empty() {
-        return Ok(Attempt::FellBack(reasons));
+    if let Some(plan) = &plan {
+        reasons.extend(
+            gpu_exec::unsupported(plan)
+                .into_iter()
+                .map(|message| reason(FallbackKind::Unsupported, None, message)),
+        );
     }
+    let (device, emulated) = (gpu.device, gpu.device_kind == DeviceKind::Emulated);
+    let plan = match plan {
+        Some(plan) if reasons.is_empty() => plan,
+        _ => {
+            // Only parts of the plan could run: a mixed plan, when there is
+            // a device and the user did not ask for all or nothing.
+            let only_unsupported = reasons.iter().all(|r| r.kind == FallbackKind::Unsupported);
+            if !only_unsupported || gpu.raise_on_fail {
+                return Ok(Attempt::FellBack(reasons));
+            }
+            let mut subtrees = Vec::new();
+            gpu_subtrees(
+                root,
+                lp_arena,
+                expr_arena,
+                &mut subtrees,
+                &mut Default::default(),
+            );
+            if subtrees.is_empty() {
+                return Ok(Attempt::FellBack(reasons));
+            }
+            let context = match context(gpu.device_kind, gpu.device, gpu.memory_resource) {
+                Ok(context) => context,
+                Err(e) => return Ok(Attempt::FellBack(vec![runtime_reason(e)?])),
+            };
+            // All subplans run before any replaces its part of the plan: a
+            // failure leaves the plan whole for the CPU.
+            let mut frames = Vec::with_capacity(subtrees.len());
+            for (node, plan) in &subtrees {
+                match run(plan, &context)? {
+                    Ok(df) => frames.push((*node, df)),
+                    Err(why) => return Ok(Attempt::FellBack(vec![why])),
+                }
+            }
+            for (node, df) in frames {
+                let schema = df.schema().clone();
+                lp_arena.replace(
+                    node,
+                    IR::DataFrameScan {
+                        df: std::sync::Arc::new(df),
+                        schema,
+                        output_schema: None,
+                    },
+                );
+            }
+            let executed_by = ExecutedBy::Mixed {
+                device,
+                emulated,
+                subplans: subtrees.len(),
+            };
+            return Ok(Attempt::Mixed(executed_by, reasons));
+        }
+    };
     let context = match context(gpu.device_kind, gpu.device, gpu.memory_resource) {
         Ok(context) => context,
         Err(e) => return Ok(Attempt::FellBack(vec![runtime_reason(e)?])),
     };
-    match gpu_exec::execute(&plan, &context) {
-        Ok(df) => Ok(Attempt::Ran(
-            df,
-            ExecutedBy::Gpu {
-                device: gpu.device,
-                emulated: gpu.device_kind == DeviceKind::Emulated,
-            },
-        )),
-        Err(ExecError::Runtime(e)) => Ok(Attempt::FellBack(vec![runtime_reason(e)?])),
+    Ok(match run(&plan, &context)? {
+        Ok(df) => Attempt::Ran(df, ExecutedBy::Gpu { device, emulated }),
+        Err(why) => Attempt::FellBack(vec![why]),
+    })
+}
+
+/// Runs `plan` on the device: its result, or the reason to fall back (out
+/// of memory, a driver failure), or an error that no fallback may hide.
+fn run(
+    plan: &ir_lower::GpuPlan,
+    context: &gpu_exec::ExecContext,
+) -> Result<Result<DataFrame, FallbackReason>, EngineError> {
+    match gpu_exec::execute(plan, context) {
+        Ok(df) => Ok(Ok(df)),
+        Err(ExecError::Runtime(e)) => Ok(Err(runtime_reason(e)?)),
         Err(ExecError::Polars(e)) => Err(EngineError::Polars(e)),
         Err(ExecError::Unsupported(message)) => Err(EngineError::Internal(format!(
             "gpu-exec refused a plan it had accepted: {message}"
         ))),
+    }
+}
+
+/// The largest subplans under `node` that the device runs whole, worth
+/// running there (more than moving a frame to the device and back), each
+/// with its IR node: `node` itself when it lowers and the executor takes it,
+/// else those of its inputs.
+fn gpu_subtrees(
+    node: Node,
+    lp_arena: &Arena<IR>,
+    expr_arena: &Arena<AExpr>,
+    out: &mut Vec<(Node, ir_lower::GpuPlan)>,
+    seen: &mut std::collections::HashSet<Node>,
+) {
+    if !seen.insert(node) {
+        return;
+    }
+    if let Ok(plan) = ir_lower::lower_plan(node, lp_arena, expr_arena)
+        && gpu_exec::unsupported(&plan).is_empty()
+    {
+        if computes(&plan.root) {
+            out.push((node, plan));
+        }
+        return;
+    }
+    let mut inputs = Vec::new();
+    lp_arena.get(node).copy_inputs(&mut inputs);
+    for input in inputs {
+        gpu_subtrees(input, lp_arena, expr_arena, out, seen);
+    }
+}
+
+/// Whether a subplan does any work beyond reading frames and picking columns.
+fn computes(node: &ir_lower::PlanNode) -> bool {
+    use ir_lower::PlanNode;
+    match node {
+        PlanNode::DataFrameScan { .. } | PlanNode::FileScan { .. } => false,
+        PlanNode::SimpleProjection { input, .. } | PlanNode::Cache { input, .. } => computes(input),
+        _ => true,
     }
 }
 

@@ -25,6 +25,17 @@ pub enum ExecutedBy {
         /// Whether the device was the emulated one.
         emulated: bool,
     },
+    /// A mixed plan: the GPU engine ran the parts of the plan it can
+    /// (`subplans` of them, on this device), Polars' in-memory engine the
+    /// rest, for the reasons the report lists.
+    Mixed {
+        /// The device ordinal.
+        device: usize,
+        /// Whether the device was the emulated one.
+        emulated: bool,
+        /// How many subplans ran on the device.
+        subplans: usize,
+    },
 }
 
 impl fmt::Display for ExecutedBy {
@@ -41,6 +52,15 @@ impl fmt::Display for ExecutedBy {
                 device,
                 emulated: true,
             } => write!(f, "gpu (emulated device {device})"),
+            ExecutedBy::Mixed {
+                device,
+                emulated,
+                subplans,
+            } => write!(
+                f,
+                "gpu ({}device {device}: {subplans} subplan(s)) and cpu (in-memory: the rest)",
+                if *emulated { "emulated " } else { "" }
+            ),
         }
     }
 }

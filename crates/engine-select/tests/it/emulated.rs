@@ -1679,3 +1679,59 @@ fn parquet_and_csv_scans_are_read_on_the_host_and_the_rest_runs_on_the_device() 
     );
     std::fs::remove_dir_all(&folder).unwrap();
 }
+
+#[test]
+fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked() {
+    let lf = table()
+        .filter(col("i").is_not_null())
+        .with_columns([(col("k") * lit(2i64)).alias("k2")])
+        .select([
+            col("i"),
+            col("k2"),
+            col("k2").sum().over([col("b")]).unwrap().alias("window"),
+        ]);
+    let expected = lf.clone().collect().unwrap();
+    let (df, report) = lf
+        .clone()
+        .collect_with_report(&Engine::Gpu(under_test()))
+        .unwrap();
+    assert!(df.equals_missing(&expected), "{df}\n{expected}");
+    let ExecutedBy::Gpu { device, emulated } = under_test_executed_by() else {
+        unreachable!()
+    };
+    assert_eq!(
+        report.executed_by,
+        ExecutedBy::Mixed {
+            device,
+            emulated,
+            subplans: 1
+        },
+        "{report}"
+    );
+    assert!(
+        report.to_string().contains("1 subplan(s)) and cpu"),
+        "{report}"
+    );
+    assert!(
+        report
+            .fallback_reasons
+            .iter()
+            .any(|r| r.message.contains("window expressions")),
+        "{report}"
+    );
+    // With raise_on_fail the user asked for the GPU or an error.
+    let err = lf
+        .collect_with(&Engine::Gpu(under_test().with_raise_on_fail(true)))
+        .unwrap_err();
+    assert!(err.to_string().contains("window expressions"), "{err}");
+    // Nothing worth the device (a window over an in-memory frame): the CPU.
+    let (_, report) = table()
+        .select([col("k").sum().over([col("b")]).unwrap()])
+        .collect_with_report(&Engine::Gpu(under_test()))
+        .unwrap();
+    assert_eq!(
+        report.executed_by,
+        ExecutedBy::Cpu(engine_select::CpuEngine::InMemory),
+        "{report}"
+    );
+}
