@@ -1,10 +1,7 @@
 //! Collecting lazy frames on a chosen engine: the extension trait and the several-frames form.
 
-use std::sync::Arc;
-
 use polars::prelude::{DataFrame, Engine as PolarsEngine, LazyFrame, PolarsError};
 use polars_core::query_result::QueryResult;
-use polars_plan::plans::IR;
 
 use crate::engine::{Engine, GpuEngine};
 use crate::error::EngineError;
@@ -118,15 +115,7 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
         let outcome = match gpu::attempt(root, lp_arena, expr_arena, &resolved) {
             Ok(gpu::Attempt::Ran(df, executed_by)) => {
                 // The GPU's result replaces the plan: Polars just hands it back.
-                let schema = df.schema().clone();
-                lp_arena.replace(
-                    root,
-                    IR::DataFrameScan {
-                        df: Arc::new(df),
-                        schema,
-                        output_schema: None,
-                    },
-                );
+                gpu::put_frame(lp_arena, root, df);
                 Ok(Some(executed_by))
             }
             Ok(gpu::Attempt::Mixed(executed_by, why)) => {

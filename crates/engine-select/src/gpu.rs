@@ -145,15 +145,7 @@ pub(crate) fn attempt(
                 }
             }
             for (node, df) in frames {
-                let schema = df.schema().clone();
-                lp_arena.replace(
-                    node,
-                    IR::DataFrameScan {
-                        df: std::sync::Arc::new(df),
-                        schema,
-                        output_schema: None,
-                    },
-                );
+                put_frame(lp_arena, node, df);
             }
             let executed_by = ExecutedBy::Mixed {
                 device,
@@ -263,17 +255,22 @@ fn read_scans_on_host(
         )?;
         let df = reader.execute(&mut polars_expr::state::ExecutionState::new())?;
         tracing::debug!(rows = df.height(), elapsed = ?started.elapsed(), "read a scan on the host");
-        let schema = df.schema().clone();
-        lp_arena.replace(
-            node,
-            IR::DataFrameScan {
-                df: std::sync::Arc::new(df),
-                schema,
-                output_schema: None,
-            },
-        );
+        put_frame(lp_arena, node, df);
     }
     Ok(scans.len())
+}
+
+/// Puts `df` in Polars' plan in place of `node` (and of all below it).
+pub(crate) fn put_frame(lp_arena: &mut Arena<IR>, node: Node, df: DataFrame) {
+    let schema = df.schema().clone();
+    lp_arena.replace(
+        node,
+        IR::DataFrameScan {
+            df: std::sync::Arc::new(df),
+            schema,
+            output_schema: None,
+        },
+    );
 }
 
 /// The GPU plan Polars' optimised plan lowers to, as an explain tree, or
