@@ -67,7 +67,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             }
         }
         PlanNode::Select { exprs, .. }
-            if unique_of_column(exprs).is_some_and(|(key, _)| groupable(key.dtype)) => {}
+            if unique_of_column(exprs).is_some_and(|(key, _)| group_key(key.dtype)) => {}
         PlanNode::Select { exprs, .. } | PlanNode::WithColumns { exprs, .. } => {
             let mut seen = Vec::new();
             for named in exprs {
@@ -93,7 +93,8 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         PlanNode::Sort { keys, .. } => {
             for key in keys {
                 if !is_column(&key.expr)
-                    || !(sortable(key.expr.dtype) || key.expr.dtype == GpuDtype::String)
+                    || !(sortable(key.expr.dtype)
+                        || matches!(key.expr.dtype, GpuDtype::String | GpuDtype::Boolean))
                 {
                     reasons.push(not_yet(format_args!("sorting by `{}`", key.expr)));
                 }
@@ -103,7 +104,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             keys, aggs, slice, ..
         } => {
             for key in keys {
-                if !is_column(&key.expr) || !groupable(key.expr.dtype) {
+                if !is_column(&key.expr) || !group_key(key.expr.dtype) {
                     reasons.push(not_yet(format_args!("grouping by `{}`", key.expr)));
                 }
             }
@@ -180,7 +181,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         }
         PlanNode::Distinct { input, subset, .. } => {
             for key in distinct_keys(input.schema(), subset.as_deref()) {
-                if !groupable(key.dtype) {
+                if !group_key(key.dtype) {
                     reasons.push(not_yet(format_args!("distinct rows by `{key}`")));
                 }
             }
@@ -570,6 +571,12 @@ fn hashable(dtype: GpuDtype) -> bool {
 /// Types the executor groups by (and takes the distinct values of).
 fn groupable(dtype: GpuDtype) -> bool {
     hashable(dtype) || matches!(dtype, GpuDtype::String | GpuDtype::Float64)
+}
+
+/// Types of the keys rows are grouped by (group-by, distinct rows, unique):
+/// booleans too, as 0 and 1.
+fn group_key(dtype: GpuDtype) -> bool {
+    groupable(dtype) || dtype == GpuDtype::Boolean
 }
 
 /// Types the radix sort orders.
@@ -1695,7 +1702,10 @@ impl Executor<'_> {
         let n = frame.height;
         let words = keys
             .iter()
-            .map(|key| self.group_key_words(column_at(frame, column_index(key)?)?, key))
+            .map(|key| match self.bool_key(frame, key)? {
+                Some(words) => Ok(words),
+                None => self.group_key_words(column_at(frame, column_index(key)?)?, key),
+            })
             .collect::<Result<Vec<_>, ExecError>>()?;
         let mut permutation = ops.rows(n)?;
         for key in words.iter().rev() {
@@ -1723,7 +1733,37 @@ impl Executor<'_> {
         expr: &GpuExpr,
         what: &str,
     ) -> Result<KeyWords<'f>, ExecError> {
+        if let Some(words) = self.bool_key(frame, expr)? {
+            return Ok(words);
+        }
         self.column_key_words(column_at(frame, column_index(expr)?)?, expr, what)
+    }
+
+    /// A boolean key column (`expr`, a column of `frame`) as one word per
+    /// row, 0 or 1, with the column's validity; `None` for other keys.
+    fn bool_key<'f>(
+        &self,
+        frame: &'f DeviceFrame,
+        expr: &GpuExpr,
+    ) -> Result<Option<KeyWords<'f>>, ExecError> {
+        let column = column_at(frame, column_index(expr)?)?;
+        if !matches!(column.values(), Values::Bits(_)) {
+            return Ok(None);
+        }
+        let as_word = GpuExpr {
+            kind: ExprKind::Cast {
+                input: Box::new(expr.clone()),
+                mode: CastMode::NonStrict,
+            },
+            dtype: GpuDtype::UInt64,
+        };
+        let (values, _) = self.evaluate(frame, &as_word, "")?.into_parts();
+        let Values::U64(words) = values else {
+            return Err(ExecError::Unsupported(format!(
+                "a boolean key `{expr}` evaluated to other values"
+            )));
+        };
+        Ok(Some(KeyWords::Words(vec![words], column.validity())))
     }
 
     /// A group key (`column`, the values of `expr`) as the radix sort takes

@@ -1735,3 +1735,38 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
         "{report}"
     );
 }
+
+#[test]
+fn boolean_keys_sort_group_and_deduplicate_as_on_the_cpu() {
+    for descending in [false, true] {
+        for nulls_last in [false, true] {
+            assert_gpu_eq(
+                &format!("sort by a boolean (descending {descending}, nulls last {nulls_last})"),
+                table().sort_by_exprs(
+                    [col("b"), col("u")],
+                    SortMultipleOptions::default()
+                        .with_order_descending_multi([descending, false])
+                        .with_nulls_last(nulls_last)
+                        .with_maintain_order(true),
+                ),
+            );
+        }
+    }
+    assert_gpu_eq(
+        "group by a boolean",
+        table()
+            .group_by([col("b")])
+            .agg([col("u").sum(), col("i").count()])
+            .sort(["b"], SortMultipleOptions::default().with_nulls_last(true)),
+    );
+    assert_gpu_eq(
+        "distinct rows with a boolean",
+        table()
+            .select([col("b"), col("u") % lit(2u32)])
+            .unique_stable(None, UniqueKeepStrategy::First),
+    );
+    assert_gpu_eq(
+        "unique booleans",
+        table().select([col("b").unique_stable()]),
+    );
+}
