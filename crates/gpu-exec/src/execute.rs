@@ -166,7 +166,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             };
             if !keys_fit
                 || coalesced_text
-                || *nulls_equal
+                || (*nulls_equal && (left_on.len() != 1 || !group_key(left_on[0].dtype)))
                 || !predicate_fits
                 || slice.is_some()
                 || width != Some(schema.len())
@@ -925,6 +925,7 @@ impl Executor<'_> {
                 right_on,
                 kind,
                 coalesce,
+                nulls_equal,
                 predicate,
                 schema,
                 ..
@@ -945,6 +946,7 @@ impl Executor<'_> {
                         right_on,
                         *kind == JoinKind::Full,
                         *coalesce,
+                        *nulls_equal,
                     )?;
                     for (column, output) in out.columns.iter_mut().zip(schema) {
                         column.name = output.name.as_str().into();
@@ -955,7 +957,14 @@ impl Executor<'_> {
                     self.ops()
                         .cross_join(left_frame.height, right_frame.height)?
                 } else {
-                    self.key_join(&left_frame, &right_frame, &key_pairs, left_on, *kind)?
+                    self.key_join(
+                        &left_frame,
+                        &right_frame,
+                        &key_pairs,
+                        left_on,
+                        *kind,
+                        *nulls_equal,
+                    )?
                 };
                 let mut out = self.gather_frame(&left_frame, &indices.left)?;
                 if let Some(right_rows) = &indices.right {
@@ -1889,6 +1898,7 @@ impl Executor<'_> {
         key_pairs: &[(usize, usize)],
         left_on: &[GpuExpr],
         kind: JoinKind,
+        nulls_equal: bool,
     ) -> Result<JoinIndices, ExecError> {
         let hashed = join_key(left_on).ok_or_else(|| {
             ExecError::Unsupported(not_yet(
@@ -1912,8 +1922,8 @@ impl Executor<'_> {
             column_at(right_frame, right_key)?,
         );
         let codes;
-        let (left_column, right_column) = if left_column.dtype == GpuDtype::String {
-            codes = self.text_codes(left_column, right_column)?;
+        let (left_column, right_column) = if nulls_equal || left_column.dtype == GpuDtype::String {
+            codes = self.key_codes(left_column, right_column, nulls_equal)?;
             (&codes.0, &codes.1)
         } else if hashable(left_column.dtype) {
             (left_column, right_column)
@@ -1979,23 +1989,26 @@ impl Executor<'_> {
         ))
     }
 
-    /// Dense i64 codes of two text columns, equal exactly where the texts
-    /// are (null stays null, so it matches nothing): both columns are put
+    /// Dense i64 codes of two key columns of one type, equal exactly where
+    /// the keys are (as grouping counts them equal): both columns are put
     /// one after the other, grouped, and each row gets its group's number.
-    fn text_codes(
+    /// A null key stays null, so it matches nothing, unless `nulls_equal`
+    /// (nulls are then one group, matching each other).
+    fn key_codes(
         &self,
         left: &DeviceColumn,
         right: &DeviceColumn,
+        nulls_equal: bool,
     ) -> Result<(DeviceColumn, DeviceColumn), ExecError> {
         let ops = self.ops();
         let (n_left, n) = (left.len(), left.len() + right.len());
-        let both = self.concat_column(&[left, right], "", GpuDtype::String, n)?;
+        let both = self.concat_column(&[left, right], "", left.dtype, n)?;
         let key = GpuExpr {
             kind: ExprKind::Column {
                 index: 0,
                 name: String::new(),
             },
-            dtype: GpuDtype::String,
+            dtype: left.dtype,
         };
         let frame = DeviceFrame {
             columns: vec![both],
@@ -2011,8 +2024,12 @@ impl Executor<'_> {
         let scratch =
             DeviceBuffer::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
         ops.scatter(&group_of_position, None, &sorted_rows, &codes, &scratch)?;
-        // The texts' validity, so that null keys match nothing.
-        let validity = frame.columns[0].validity();
+        // The keys' validity, so that null keys match nothing.
+        let validity = if nulls_equal {
+            None
+        } else {
+            frame.columns[0].validity()
+        };
         let part = |start: usize, len: usize| -> Result<DeviceColumn, ExecError> {
             let rows = ops.iota(len, start as i64)?;
             let (values, valid) = ops.gather(&codes, validity, &rows)?;
@@ -2092,10 +2109,17 @@ impl Executor<'_> {
         right_on: &[GpuExpr],
         full: bool,
         coalesce: bool,
+        nulls_equal: bool,
     ) -> Result<DeviceFrame, ExecError> {
         let swapped: Vec<(usize, usize)> = key_pairs.iter().map(|&(l, r)| (r, l)).collect();
-        let by_right =
-            self.key_join(right_frame, left_frame, &swapped, right_on, JoinKind::Left)?;
+        let by_right = self.key_join(
+            right_frame,
+            left_frame,
+            &swapped,
+            right_on,
+            JoinKind::Left,
+            nulls_equal,
+        )?;
         let (mut right_rows, mut left_rows) = (
             by_right.left,
             by_right
@@ -2104,7 +2128,14 @@ impl Executor<'_> {
         );
         if full {
             let unmatched = self
-                .key_join(left_frame, right_frame, key_pairs, left_on, JoinKind::Anti)?
+                .key_join(
+                    left_frame,
+                    right_frame,
+                    key_pairs,
+                    left_on,
+                    JoinKind::Anti,
+                    nulls_equal,
+                )?
                 .left;
             let nulls = self
                 .ops()

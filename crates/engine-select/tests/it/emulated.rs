@@ -1345,13 +1345,34 @@ fn joins_on_float_and_boolean_keys_match_the_cpu() {
 }
 
 #[test]
-fn a_join_with_nulls_equal_falls_back_with_the_reason() {
+fn joins_with_nulls_equal_match_nulls_on_the_device_on_one_key() {
+    for (name, left_key, right_key) in [
+        ("an integer key", "i", "key"),
+        ("a text key", "s", "name"),
+        ("a float key", "f", "score"),
+    ] {
+        for how in [
+            JoinType::Inner,
+            JoinType::Left,
+            JoinType::Semi,
+            JoinType::Anti,
+            JoinType::Right,
+        ] {
+            let mut args = JoinArgs::new(how.clone());
+            args.nulls_equal = true;
+            assert_gpu_eq(
+                &format!("{how:?} join with nulls equal on {name}"),
+                table().join(customers(), [col(left_key)], [col(right_key)], args),
+            );
+        }
+    }
+    // On two keys, nulls_equal is the CPU's.
     let mut args = JoinArgs::new(JoinType::Left);
     args.nulls_equal = true;
     let lf = table().join(
-        table().select([col("i"), col("f").alias("g")]),
-        [col("i")],
-        [col("i")],
+        customers(),
+        [col("i"), col("d")],
+        [col("key"), col("day")],
         args,
     );
     let (df, report) = lf
@@ -1362,7 +1383,7 @@ fn a_join_with_nulls_equal_falls_back_with_the_reason() {
     assert!(
         report.fallback_reasons.iter().any(|r| r
             .message
-            .starts_with("join (Left, on 1 key(s) of type i64)")),
+            .starts_with("join (Left, on 2 key(s) of type i64, date)")),
         "{report}"
     );
 }
