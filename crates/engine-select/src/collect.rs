@@ -112,7 +112,20 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
     let mut decision: Option<Result<Option<ExecutedBy>, EngineError>> = None;
     let mut reasons = Vec::new();
     let result = lf._collect_post_opt(|root, lp_arena, expr_arena, _| {
-        let outcome = match gpu::attempt(root, lp_arena, expr_arena, &resolved) {
+        // A panic in the GPU path (a bug) is an error, never a crash of the
+        // caller; it is never turned into a fallback either.
+        let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            gpu::attempt(root, lp_arena, expr_arena, &resolved)
+        }))
+        .unwrap_or_else(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            Err(EngineError::Internal(format!("the GPU engine panicked: {message}")))
+        });
+        let outcome = match attempt {
             Ok(gpu::Attempt::Ran(df, executed_by)) => {
                 // The GPU's result replaces the plan: Polars just hands it back.
                 gpu::put_frame(lp_arena, root, df);
