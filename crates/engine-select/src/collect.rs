@@ -123,7 +123,9 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".into());
-            Err(EngineError::Internal(format!("the GPU engine panicked: {message}")))
+            Err(EngineError::Internal(format!(
+                "the GPU engine panicked: {message}"
+            )))
         });
         let outcome = match attempt {
             Ok(gpu::Attempt::Ran(df, executed_by)) => {

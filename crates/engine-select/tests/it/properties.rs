@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use proptest::collection::vec;
@@ -192,5 +192,27 @@ proptest! {
             lf = lf.slice(offset, len as IdxSize);
         }
         assert_gpu_eq("union", lf);
+    }
+
+    #[test]
+    fn casts_between_temporal_units_match_the_cpu(
+        ticks in vec(option::weighted(0.9, prop_oneof![
+            -2_000_000_000_000i64..2_000_000_000_000,
+            -100_000i64..100_000,
+            // Near where finer units overflow.
+            (-9_300_000_000_000_000i64..-9_000_000_000_000_000),
+            (9_000_000_000_000_000i64..9_300_000_000_000_000),
+        ]), 0..60),
+        from in 0usize..3,
+        to in 0usize..3,
+    ) {
+        let units = [TimeUnit::Nanoseconds, TimeUnit::Microseconds, TimeUnit::Milliseconds];
+        let (from, to) = (units[from], units[to]);
+        let lf = df!("t" => ticks).unwrap().lazy().select([
+            col("t").cast(DataType::Datetime(from, None)).cast(DataType::Datetime(to, None)).alias("datetime"),
+            col("t").cast(DataType::Duration(from)).cast(DataType::Duration(to)).alias("duration"),
+            col("t").cast(DataType::Datetime(from, None)).cast(DataType::Date).alias("date"),
+        ]);
+        assert_gpu_eq(&format!("casts from {from:?} to {to:?}"), lf);
     }
 }
