@@ -309,6 +309,44 @@ extern "C" __global__ void segment_variance_f64(const double* values, const u32*
 }
 EMU_KERNEL(segment_variance_f64)
 
+// The second pass of a variance over chunks: each chunk's sum of squared
+// deviations of its valid values from `means[c]`, its group's mean.
+extern "C" __global__ void segment_squared_deviations_f64(const double* values,
+                                                          const u32* validity,
+                                                          const u64* starts, u64 chunks, u64 n,
+                                                          const double* means, double* out) {
+    for (u64 c = global_index(); c < chunks; c += global_stride()) {
+        u64 begin, end;
+        segment(starts, chunks, n, c, &begin, &end);
+        double mean = means[c], squares = 0.0;
+        for (u64 i = begin; i < end; ++i) {
+            if (is_valid(validity, i)) squares += (values[i] - mean) * (values[i] - mean);
+        }
+        out[c] = squares;
+    }
+}
+EMU_KERNEL(segment_squared_deviations_f64)
+
+// Variances (standard deviations with take_sqrt) from each group's sum of
+// squared deviations and count, as segment_variance_f64 finishes them.
+extern "C" __global__ void variance_of_squares(const double* squares, const u32* counts,
+                                               u64 groups, u32 ddof, u32 take_sqrt, double* out,
+                                               u32* out_validity) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u64 count = counts[g];
+        bool valid = count > ddof;
+        double result = 0.0;
+        if (valid) {
+            result = squares[g] / static_cast<double>(count - ddof);
+            if (result < 0.0) result = 0.0;
+            if (take_sqrt) result = sqrt(result);
+        }
+        out[g] = result;
+        set_valid(out_validity, g, valid);
+    }
+}
+EMU_KERNEL(variance_of_squares)
+
 enum QuantileMethod : u32 {
     NEAREST = 0,
     LOWER = 1,

@@ -1526,13 +1526,51 @@ impl Ops<'_> {
         ddof: u8,
         std: bool,
     ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
-        self.segment_with_validity_and(
-            ids::segment_variance_f64,
-            values,
-            validity,
-            starts,
-            |args| args.arg(u32::from(ddof)).arg(u32::from(std)),
-        )
+        Self::check_segments(values, validity, starts)?;
+        let Some(chunks) = self.chunks(starts, values.len())? else {
+            return self.segment_with_validity_and(
+                ids::segment_variance_f64,
+                values,
+                validity,
+                starts,
+                |args| args.arg(u32::from(ddof)).arg(u32::from(std)),
+            );
+        };
+        // The same two passes over chunks: the groups' means, then each
+        // chunk's squared deviations from its group's mean.
+        let (means, _) = self.segment_mean(values, validity, starts)?;
+        let slots = chunks.starts.len();
+        let group_of_chunk = self.widen(&self.segment_ids(&chunks.offsets, slots)?)?;
+        let (chunk_means, _) = self.gather(&means, None, &group_of_chunk)?;
+        let partial = self.zeroed::<f64>(slots)?;
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .buffer(&chunks.starts)
+            .arg(slots as u64)
+            .arg(values.len() as u64)
+            .buffer(&chunk_means)
+            .buffer(&partial);
+        self.launch(
+            ids::segment_squared_deviations_f64,
+            Self::linear(slots),
+            args,
+        )?;
+        let squares = self.segment_sum(&partial, None, &chunks.offsets)?;
+        let counts = self.segment_count(validity, starts, values.len())?;
+        let groups = starts.len();
+        let out = self.zeroed::<f64>(groups)?;
+        let out_validity = self.zeroed::<u32>(words(groups))?;
+        let args = KernelArgs::new()
+            .buffer(&squares)
+            .buffer(&counts)
+            .arg(groups as u64)
+            .arg(u32::from(ddof))
+            .arg(u32::from(std))
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(ids::variance_of_squares, Self::linear(groups), args)?;
+        Ok((out, out_validity))
     }
 
     /// Per-group quantiles `q` (in [0, 1]) of the valid values, as Polars

@@ -1554,6 +1554,8 @@ fn aggregations_of_large_groups_and_whole_columns_match_the_cpu() {
             col("f").mean().alias("f mean"),
             col("u").sum().alias("u sum"),
             col("u").mean().alias("u mean"),
+            col("f").std(1).alias("f std"),
+            col("i").var(0).alias("i var"),
             len().alias("len"),
         ]
     };
