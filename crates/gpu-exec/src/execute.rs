@@ -101,7 +101,11 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             }
         }
         PlanNode::GroupBy {
-            keys, aggs, slice, ..
+            keys,
+            aggs,
+            slice,
+            maintain_order,
+            ..
         } => {
             for key in keys {
                 if !is_column(&key.expr) || !group_key(key.expr.dtype) {
@@ -113,8 +117,10 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                     reasons.push(not_yet(format_args!("aggregation `{}` ({why})", agg.expr)));
                 }
             }
-            if slice.is_some() {
-                reasons.push(not_yet("a sliced group-by"));
+            // A slice of groups in no particular order would pick other
+            // groups than the CPU's.
+            if slice.is_some() && !maintain_order {
+                reasons.push(not_yet("a sliced group-by without maintain_order"));
             }
         }
         PlanNode::Join {
@@ -168,7 +174,9 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 || coalesced_text
                 || (*nulls_equal && (left_on.len() != 1 || !group_key(left_on[0].dtype)))
                 || !predicate_fits
-                || slice.is_some()
+                // A full join's rows come in no particular order: a slice
+                // would pick other rows than the CPU's.
+                || (slice.is_some() && *kind == JoinKind::Full)
                 || width != Some(schema.len())
             {
                 let types: Vec<String> = left_on.iter().map(|k| k.dtype.to_string()).collect();
@@ -927,6 +935,7 @@ impl Executor<'_> {
                 coalesce,
                 nulls_equal,
                 predicate,
+                slice,
                 schema,
                 ..
             } => {
@@ -951,7 +960,10 @@ impl Executor<'_> {
                     for (column, output) in out.columns.iter_mut().zip(schema) {
                         column.name = output.name.as_str().into();
                     }
-                    return Ok(out);
+                    return match slice {
+                        Some(slice) => self.slice_frame(&out, *slice),
+                        None => Ok(out),
+                    };
                 }
                 let indices = if *kind == JoinKind::Cross {
                     self.ops()
@@ -977,9 +989,12 @@ impl Executor<'_> {
                 for (column, output) in out.columns.iter_mut().zip(schema) {
                     column.name = output.name.as_str().into();
                 }
-                match predicate {
+                if let Some(predicate) = predicate {
                     // A cross join fused with a filter of the joined rows.
-                    Some(predicate) => self.filter(&out, predicate),
+                    out = self.filter(&out, predicate)?;
+                }
+                match slice {
+                    Some(slice) => self.slice_frame(&out, *slice),
                     None => Ok(out),
                 }
             }
@@ -988,6 +1003,7 @@ impl Executor<'_> {
                 keys,
                 aggs,
                 maintain_order,
+                slice,
                 schema,
                 ..
             } => {
@@ -1018,6 +1034,9 @@ impl Executor<'_> {
                     let groups = ops.rows(starts.len())?;
                     let order = ops.sort_by(groups, &first_rows, None, false, false)?;
                     out = self.gather_frame(&out, &ops.widen(&order)?)?;
+                }
+                if let Some(slice) = slice {
+                    out = self.slice_frame(&out, *slice)?;
                 }
                 for (column, output) in out.columns.iter_mut().zip(schema) {
                     column.name = output.name.as_str().into();

@@ -1793,3 +1793,37 @@ fn boolean_keys_sort_group_and_deduplicate_as_on_the_cpu() {
         table().select([col("b").unique_stable()]),
     );
 }
+
+#[test]
+fn sliced_joins_and_ordered_group_bys_run_on_the_device() {
+    for how in [
+        JoinType::Inner,
+        JoinType::Left,
+        JoinType::Right,
+        JoinType::Semi,
+        JoinType::Anti,
+    ] {
+        for (offset, len) in [(0i64, 2u32), (1, 3), (-2, 5), (10, 3)] {
+            assert_gpu_eq(
+                &format!("{how:?} join sliced at ({offset}, {len})"),
+                table()
+                    .join(
+                        customers(),
+                        [col("i")],
+                        [col("key")],
+                        JoinArgs::new(how.clone()),
+                    )
+                    .slice(offset, len),
+            );
+        }
+    }
+    for (offset, len) in [(0i64, 2u32), (1, 2), (-1, 1)] {
+        assert_gpu_eq(
+            &format!("ordered group-by sliced at ({offset}, {len})"),
+            table()
+                .group_by_stable([col("b")])
+                .agg([col("u").sum()])
+                .slice(offset, len),
+        );
+    }
+}
