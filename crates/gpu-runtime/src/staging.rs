@@ -123,12 +123,12 @@ impl StagingPool {
     pub fn take(&self) -> Result<Block, RuntimeError> {
         let oldest = {
             let mut state = self.state.lock();
-            if let Some(index) = state
+            let ready = state
                 .idle
                 .iter()
-                .position(|block| block.busy_until.is_complete())
-            {
-                return Ok(state.idle.remove(index).unwrap_or_else(|| unreachable!()));
+                .position(|block| block.busy_until.is_complete());
+            if let Some(block) = ready.and_then(|index| state.idle.remove(index)) {
+                return Ok(block);
             }
             match state.idle.pop_front() {
                 Some(oldest) if state.blocks >= POOL_BLOCKS => oldest,
