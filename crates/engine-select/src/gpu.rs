@@ -273,17 +273,40 @@ pub(crate) fn put_frame(lp_arena: &mut Arena<IR>, node: Node, df: DataFrame) {
     );
 }
 
-/// The GPU plan Polars' optimised plan lowers to, as an explain tree, or
-/// every construct the GPU engine cannot run, one per line.
+/// The GPU plan Polars' optimised plan lowers to, as an explain tree; or
+/// every construct the GPU engine cannot run, one per line, followed by the
+/// subplans a mixed plan would run on the device (each an explain tree).
+/// Nothing is read or run.
 pub fn explain_gpu(lf: polars::prelude::LazyFrame) -> Result<String, EngineError> {
     let plan = lf.to_alp_optimized()?;
-    Ok(
-        match ir_lower::lower_plan(plan.lp_top, &plan.lp_arena, &plan.expr_arena) {
-            Ok(gpu) => gpu.to_string(),
-            Err(refusals) => refusals
-                .iter()
-                .map(|refusal| format!("cannot run on the GPU: {refusal}\n"))
-                .collect(),
-        },
-    )
+    let (root, lp_arena, expr_arena) = (plan.lp_top, &plan.lp_arena, &plan.expr_arena);
+    let mut text = String::new();
+    match ir_lower::lower_plan(root, lp_arena, expr_arena) {
+        Ok(gpu) => {
+            let missing = gpu_exec::unsupported(&gpu);
+            if missing.is_empty() {
+                return Ok(gpu.to_string());
+            }
+            for message in missing {
+                text.push_str(&format!("cannot run on the GPU: {message}\n"));
+            }
+        }
+        Err(refusals) => {
+            for refusal in refusals {
+                text.push_str(&format!("cannot run on the GPU: {refusal}\n"));
+            }
+        }
+    }
+    let mut subtrees = Vec::new();
+    gpu_subtrees(
+        root,
+        lp_arena,
+        expr_arena,
+        &mut subtrees,
+        &mut Default::default(),
+    );
+    for (_, subplan) in subtrees {
+        text.push_str(&format!("runs on the GPU, in a mixed plan:\n{subplan}"));
+    }
+    Ok(text)
 }

@@ -1713,6 +1713,15 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
             col("k2"),
             col("k2").sum().over([col("b")]).unwrap().alias("window"),
         ]);
+    let explained = engine_select::explain_gpu(lf.clone()).unwrap();
+    assert!(
+        explained.contains("cannot run on the GPU: ")
+            && explained
+                .matches("runs on the GPU, in a mixed plan:")
+                .count()
+                == 1,
+        "{explained}"
+    );
     let expected = lf.clone().collect().unwrap();
     let (df, report) = lf
         .clone()
