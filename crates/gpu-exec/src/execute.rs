@@ -513,9 +513,7 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
             Err("not a single aggregation".into())
         };
     };
-    if input.has_aggregation() {
-        return Err("an aggregation inside an aggregation".into());
-    }
+    // Aggregations inside are per group, repeated on the group's rows.
     evaluable(input)?;
     let aggregable = matches!(
         input.dtype,
@@ -1137,6 +1135,19 @@ impl Executor<'_> {
         expr: &GpuExpr,
         name: &str,
     ) -> Result<DeviceColumn, ExecError> {
+        self.evaluate_in_groups(frame, expr, name, None)
+    }
+
+    /// As [`Executor::evaluate`], where the aggregations inside `expr` are
+    /// taken per group of `groups` (sorted rows and group starts) and
+    /// repeated on each group's rows; without groups, over the whole frame.
+    fn evaluate_in_groups(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+        groups: Option<(&DeviceBuffer<i64>, &DeviceBuffer<i64>)>,
+    ) -> Result<DeviceColumn, ExecError> {
         let unsupported =
             |why: String| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})")));
         if expr.dtype == GpuDtype::String {
@@ -1147,13 +1158,33 @@ impl Executor<'_> {
         let mut hoisted = Vec::new();
         let mut row_wise = std::borrow::Cow::Borrowed(expr);
         if expr.has_aggregation() {
-            // Whole-column aggregations, repeated on every row, become input columns.
+            // Aggregations (of the whole frame, or of each group), repeated
+            // on their rows, become input columns.
             let (outer, leaves) = hoist_aggregations(expr, width, true).map_err(unsupported)?;
-            let (rows, one_group) = self.one_group(frame.height)?;
-            let repeat = self.ops().repeat_first(frame.height)?;
+            let ops = self.ops();
+            let whole;
+            let (rows, starts, group_of_row) = match groups {
+                None => {
+                    whole = self.one_group(frame.height)?;
+                    (&whole.0, &whole.1, ops.repeat_first(frame.height)?)
+                }
+                Some((rows, starts)) => {
+                    let n = rows.len();
+                    let group_of_position = ops.widen(&ops.segment_ids(starts, n)?)?;
+                    let group_of_row =
+                        DeviceBuffer::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
+                    let scratch = DeviceBuffer::zeroed(
+                        n.div_ceil(32),
+                        self.ctx.memory.clone(),
+                        &self.ctx.stream,
+                    )?;
+                    ops.scatter(&group_of_position, None, rows, &group_of_row, &scratch)?;
+                    (rows, starts, group_of_row)
+                }
+            };
             for leaf in &leaves {
-                let value = self.aggregate(frame, leaf, &rows, &one_group)?;
-                hoisted.push(self.gather_column(&value, &repeat)?);
+                let value = self.aggregate(frame, leaf, rows, starts)?;
+                hoisted.push(self.gather_column(&value, &group_of_row)?);
             }
             row_wise = std::borrow::Cow::Owned(outer);
         }
@@ -1469,12 +1500,7 @@ impl Executor<'_> {
             let lengths = ops.segment_count(None, starts, sorted_rows.len())?;
             return Ok(column(Values::U32(lengths), None));
         };
-        if input.has_aggregation() {
-            // Evaluating it would broadcast the inner one over every row.
-            return Err(ExecError::Unsupported(not_yet(format_args!(
-                "`{expr}` (an aggregation inside an aggregation)"
-            ))));
-        }
+
         // Spreads and quantiles read floats: the cast runs in the input's launch.
         let reads_floats = matches!(
             op,
@@ -1493,7 +1519,8 @@ impl Executor<'_> {
         } else {
             input.as_ref()
         };
-        let evaluated = self.evaluate(frame, input, "")?;
+        // Aggregations inside the input are this aggregation's groups'.
+        let evaluated = self.evaluate_in_groups(frame, input, "", Some((sorted_rows, starts)))?;
         match op {
             AggOp::NUnique => {
                 let counts = self.count_distinct(&evaluated, input, sorted_rows, starts)?;

@@ -1222,10 +1222,11 @@ fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
 
 #[test]
 fn operators_not_executed_yet_fall_back_with_the_reason() {
-    // Deviations from the group's mean: an aggregation inside an aggregation.
+    // A slice of groups in no particular order: which groups is Polars' choice.
     let lf = orders()
         .group_by([col("status")])
-        .agg([(col("amount") - col("amount").mean()).abs().sum()]);
+        .agg([col("amount").sum()])
+        .slice(0, 2);
     let (_, report) = lf.collect_with_report(&Engine::Gpu(under_test())).unwrap();
     assert_eq!(
         report.executed_by,
@@ -1237,9 +1238,10 @@ fn operators_not_executed_yet_fall_back_with_the_reason() {
         .map(|r| r.message.clone())
         .collect();
     assert!(
-        messages.iter().any(|m| m.starts_with("aggregation `sum(")
-            && m.contains("an aggregation inside an aggregation")
-            && m.ends_with("is not executed on the device yet")),
+        messages.iter().any(
+            |m| m.starts_with("a sliced group-by without maintain_order")
+                && m.ends_with("is not executed on the device yet")
+        ),
         "{report}"
     );
     assert!(
@@ -1835,4 +1837,37 @@ fn sliced_joins_and_ordered_group_bys_run_on_the_device() {
                 .slice(offset, len),
         );
     }
+}
+
+#[test]
+fn aggregations_inside_aggregations_are_taken_per_group() {
+    let deviations = || {
+        [
+            (col("u") - col("u").mean()).abs().sum().alias("deviation"),
+            ((col("f") - col("f").min()) * lit(2.0))
+                .max()
+                .alias("range2"),
+            (col("u").cast(DataType::Int64) - col("u").cast(DataType::Int64).max())
+                .sum()
+                .alias("below max"),
+        ]
+    };
+    let lf = df!(
+        "g" => [1i32, 2, 1, 2, 1, 3, 3, 1],
+        "u" => [Some(4u32), Some(9), None, Some(1), Some(7), Some(3), Some(3), Some(10)],
+        "f" => [Some(1.5), Some(-2.0), Some(3.25), None, Some(0.5), Some(8.0), Some(-1.0), Some(2.0)],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_close(
+        "nested aggregations per group",
+        lf.clone()
+            .group_by([col("g")])
+            .agg(deviations())
+            .sort(["g"], Default::default()),
+    );
+    assert_gpu_close(
+        "nested aggregations over the frame",
+        lf.select(deviations()),
+    );
 }
