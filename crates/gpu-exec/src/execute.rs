@@ -580,9 +580,20 @@ fn groupable(dtype: GpuDtype) -> bool {
 }
 
 /// Types of the keys rows are grouped by (group-by, distinct rows, unique):
-/// booleans too, as 0 and 1.
+/// booleans too, as 0 and 1, and f32 widened to f64.
 fn group_key(dtype: GpuDtype) -> bool {
-    groupable(dtype) || dtype == GpuDtype::Boolean
+    groupable(dtype) || matches!(dtype, GpuDtype::Boolean | GpuDtype::Float32)
+}
+
+/// `expr` cast to `dtype` (Polars' non-strict cast).
+fn cast_to(expr: &GpuExpr, dtype: GpuDtype) -> GpuExpr {
+    GpuExpr {
+        kind: ExprKind::Cast {
+            input: Box::new(expr.clone()),
+            mode: CastMode::NonStrict,
+        },
+        dtype,
+    }
 }
 
 /// Types the radix sort orders.
@@ -1508,13 +1519,7 @@ impl Executor<'_> {
         );
         let as_f64;
         let input = if reads_floats && input.dtype != GpuDtype::Float64 {
-            as_f64 = GpuExpr {
-                kind: ExprKind::Cast {
-                    input: input.clone(),
-                    mode: CastMode::NonStrict,
-                },
-                dtype: GpuDtype::Float64,
-            };
+            as_f64 = cast_to(input, GpuDtype::Float64);
             &as_f64
         } else {
             input.as_ref()
@@ -1757,9 +1762,17 @@ impl Executor<'_> {
         let n = frame.height;
         let words = keys
             .iter()
-            .map(|key| match self.bool_key(frame, key)? {
-                Some(words) => Ok(words),
-                None => self.group_key_words(column_at(frame, column_index(key)?)?, key),
+            .map(|key| {
+                if let Some(words) = self.bool_key(frame, key)? {
+                    return Ok(words);
+                }
+                let column = column_at(frame, column_index(key)?)?;
+                if let Values::F32(_) = column.values() {
+                    // Widened exactly, then grouped as f64 is.
+                    let (keys, _) = self.float_keys(frame, key)?;
+                    return Ok(KeyWords::Words(vec![keys], column.validity()));
+                }
+                self.group_key_words(column, key)
             })
             .collect::<Result<Vec<_>, ExecError>>()?;
         let mut permutation = ops.rows(n)?;
@@ -1805,14 +1818,9 @@ impl Executor<'_> {
         if !matches!(column.values(), Values::Bits(_)) {
             return Ok(None);
         }
-        let as_word = GpuExpr {
-            kind: ExprKind::Cast {
-                input: Box::new(expr.clone()),
-                mode: CastMode::NonStrict,
-            },
-            dtype: GpuDtype::UInt64,
-        };
-        let (values, _) = self.evaluate(frame, &as_word, "")?.into_parts();
+        let (values, _) = self
+            .evaluate(frame, &cast_to(expr, GpuDtype::UInt64), "")?
+            .into_parts();
         let Values::U64(words) = values else {
             return Err(ExecError::Unsupported(format!(
                 "a boolean key `{expr}` evaluated to other values"
@@ -2000,39 +2008,42 @@ impl Executor<'_> {
     /// null, so they match nothing.
     fn hashable_key(&self, frame: &DeviceFrame, index: usize) -> Result<DeviceColumn, ExecError> {
         let source = column_at(frame, index)?;
-        let to = |dtype| GpuExpr {
-            kind: ExprKind::Cast {
-                input: Box::new(GpuExpr {
-                    kind: ExprKind::Column {
-                        index,
-                        name: source.name.to_string(),
-                    },
-                    dtype: source.dtype,
-                }),
-                mode: CastMode::NonStrict,
+        let key = GpuExpr {
+            kind: ExprKind::Column {
+                index,
+                name: source.name.to_string(),
             },
-            dtype,
+            dtype: source.dtype,
         };
-        let dtype = source.dtype;
-        if dtype == GpuDtype::Boolean {
-            return self.evaluate(frame, &to(GpuDtype::Int64), "");
+        if source.dtype == GpuDtype::Boolean {
+            return self.evaluate(frame, &cast_to(&key, GpuDtype::Int64), "");
         }
-        let floats = self.evaluate(frame, &to(GpuDtype::Float64), "")?;
-        let len = floats.len();
-        let (values, validity) = floats.into_parts();
-        let Values::F64(values) = values else {
-            return Err(ExecError::Unsupported(format!(
-                "a {dtype} join key evaluated to other values"
-            )));
-        };
-        let keys = self.ops().total_order_keys(&values)?;
+        let (keys, validity) = self.float_keys(frame, &key)?;
         Ok(DeviceColumn::from_parts(
             "".into(),
             GpuDtype::UInt64,
-            len,
+            frame.height,
             Values::U64(keys),
             validity,
         ))
+    }
+
+    /// `expr`, floats of `frame` (f32 widened exactly), as their total-order
+    /// keys (equal exactly where Polars counts the floats equal: every NaN
+    /// one value, -0.0 equal to 0.0), with their validity.
+    fn float_keys(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+    ) -> Result<(DeviceBuffer<u64>, Option<DeviceBuffer<u32>>), ExecError> {
+        let floats = self.evaluate(frame, &cast_to(expr, GpuDtype::Float64), "")?;
+        let (values, validity) = floats.into_parts();
+        let Values::F64(values) = values else {
+            return Err(ExecError::Unsupported(format!(
+                "float keys `{expr}` evaluated to other values"
+            )));
+        };
+        Ok((self.ops().total_order_keys(&values)?, validity))
     }
 
     /// Dense i64 codes of two key columns of one type, equal exactly where

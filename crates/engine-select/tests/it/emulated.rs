@@ -1871,3 +1871,22 @@ fn aggregations_inside_aggregations_are_taken_per_group() {
         lf.select(deviations()),
     );
 }
+
+#[test]
+fn f32_keys_group_as_on_the_cpu() {
+    let lf = table().with_columns([col("f").cast(DataType::Float32).alias("g")]);
+    assert_gpu_eq(
+        "group by an f32 (NaN, -0.0 and 0.0, nulls)",
+        lf.clone()
+            .group_by([col("g")])
+            .agg([col("u").sum(), len()])
+            .sort(["g"], SortMultipleOptions::default().with_nulls_last(true)),
+    );
+    assert_gpu_eq(
+        "distinct rows by an f32",
+        lf.clone()
+            .select([col("g"), col("b")])
+            .unique_stable(None, UniqueKeepStrategy::First),
+    );
+    assert_gpu_eq("unique f32", lf.select([col("g").unique_stable()]));
+}
