@@ -65,9 +65,9 @@ impl fmt::Display for Engine {
 /// How the GPU engine allocates device memory.
 ///
 /// Both choices are stream-ordered, so memory freed by one operator is reused
-/// by the next without a device synchronisation. The choice takes effect when
-/// the GPU engine allocates device memory, which it starts doing once query
-/// execution (`gpu-exec`) lands; until then it is validated and reported only.
+/// by the next without a device synchronisation. The first query on a
+/// device fixes its resource for the process; the emulated device has no
+/// driver pool and takes our pool either way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemoryResource {
     /// The CUDA driver's stream-ordered pool (`cuMemAllocAsync`).
