@@ -190,9 +190,19 @@ impl Context {
         let started = std::time::Instant::now();
         let mut module: sys::CUmodule = std::ptr::null_mut();
         if let Some(cubin) = kernels::cubin_for(kernel.cubins, self.compute_capability) {
-            // SAFETY: `image` is a whole ELF image that outlives the call (it
-            // is static); the driver copies it. The context is bound.
-            let result = unsafe { sys::cuModuleLoadData(&mut module, cubin.image.as_ptr().cast()) };
+            // The embedded bytes are only byte-aligned: hand the driver an
+            // 8-byte aligned copy of the ELF image.
+            let mut aligned = vec![0u64; cubin.image.len().div_ceil(8)];
+            for (word, bytes) in aligned.iter_mut().zip(cubin.image.chunks(8)) {
+                let mut le = [0u8; 8];
+                le[..bytes.len()].copy_from_slice(bytes);
+                *word = u64::from_le_bytes(le);
+            }
+            // SAFETY: `aligned` holds the whole ELF image (little-endian words
+            // give back its bytes in order on the x86-64 and Arm hosts CUDA
+            // runs on) and outlives the call; the driver copies it. The
+            // context is bound.
+            let result = unsafe { sys::cuModuleLoadData(&mut module, aligned.as_ptr().cast()) };
             if result == sys::CUresult::CUDA_SUCCESS {
                 tracing::debug!(device = self.ordinal, kernel = kernel.name, elapsed = ?started.elapsed(), "loaded a cubin");
                 return Ok(module);
