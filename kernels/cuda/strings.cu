@@ -90,3 +90,105 @@ extern "C" __global__ void string_lengths(const i64* offsets, const unsigned cha
     }
 }
 EMU_KERNEL(string_lengths)
+
+// The code point starting at bytes[k] (valid UTF-8) and its length in bytes.
+__device__ __forceinline__ u32 decode_utf8(const unsigned char* bytes, i64 k, u32* length) {
+    u32 lead = bytes[k];
+    if (lead < 0x80) {
+        *length = 1;
+        return lead;
+    }
+    if (lead < 0xE0) {
+        *length = 2;
+        return ((lead & 0x1Fu) << 6) | (bytes[k + 1] & 0x3Fu);
+    }
+    if (lead < 0xF0) {
+        *length = 3;
+        return ((lead & 0x0Fu) << 12) | ((bytes[k + 1] & 0x3Fu) << 6) | (bytes[k + 2] & 0x3Fu);
+    }
+    *length = 4;
+    return ((lead & 0x07u) << 18) | ((bytes[k + 1] & 0x3Fu) << 12) |
+           ((bytes[k + 2] & 0x3Fu) << 6) | (bytes[k + 3] & 0x3Fu);
+}
+
+// Bytes of code point `c` in UTF-8.
+__device__ __forceinline__ u32 utf8_length(u32 c) {
+    return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+}
+
+// Writes code point `c` as UTF-8 at out; returns its length.
+__device__ __forceinline__ u32 encode_utf8(u32 c, unsigned char* out) {
+    if (c < 0x80) {
+        out[0] = static_cast<unsigned char>(c);
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = static_cast<unsigned char>(0xC0 | (c >> 6));
+        out[1] = static_cast<unsigned char>(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = static_cast<unsigned char>(0xE0 | (c >> 12));
+        out[1] = static_cast<unsigned char>(0x80 | ((c >> 6) & 0x3F));
+        out[2] = static_cast<unsigned char>(0x80 | (c & 0x3F));
+        return 3;
+    }
+    out[0] = static_cast<unsigned char>(0xF0 | (c >> 18));
+    out[1] = static_cast<unsigned char>(0x80 | ((c >> 12) & 0x3F));
+    out[2] = static_cast<unsigned char>(0x80 | ((c >> 6) & 0x3F));
+    out[3] = static_cast<unsigned char>(0x80 | (c & 0x3F));
+    return 4;
+}
+
+// Maps every character of each valid string: ASCII letters to upper case
+// (ascii 1) or lower case (ascii 2), other characters through `table` (the
+// sorted code points `from`, each with up to three code points in `to`, 0
+// ending a shorter mapping; a character not in it stays). Unless `write`,
+// writes each row's mapped length in bytes (0 for null) to `lengths`; with
+// it, writes the mapped bytes from out_offsets[i] (`out_bytes` is null when
+// every mapped string is empty, and then nothing is written).
+extern "C" __global__ void string_map_chars(const i64* offsets, const unsigned char* bytes,
+                                            const u32* validity, u64 n, u32 ascii,
+                                            const u32* from, const u32* to, u64 entries,
+                                            u32 write, i64* lengths, const i64* out_offsets,
+                                            unsigned char* out_bytes) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        i64 begin = offsets[i], end = offsets[i + 1];
+        bool valid = is_valid(validity, i);
+        i64 written = 0;
+        unsigned char* out = write != 0 ? out_bytes + out_offsets[i] : nullptr;
+        for (i64 k = begin; valid && k < end;) {
+            u32 length;
+            u32 c = decode_utf8(bytes, k, &length);
+            k += length;
+            if (c < 0x80) {
+                if (ascii == 1 && c >= 'a' && c <= 'z') c -= 32;
+                if (ascii == 2 && c >= 'A' && c <= 'Z') c += 32;
+                if (out != nullptr) out[written] = static_cast<unsigned char>(c);
+                written += 1;
+                continue;
+            }
+            u64 low = 0, high = entries;
+            while (low < high) {
+                u64 middle = low + (high - low) / 2;
+                if (from[middle] < c) {
+                    low = middle + 1;
+                } else {
+                    high = middle;
+                }
+            }
+            if (low < entries && from[low] == c) {
+                for (u32 j = 0; j < 3; ++j) {
+                    u32 mapped = to[3 * low + j];
+                    if (mapped == 0) break;
+                    written += out != nullptr ? encode_utf8(mapped, out + written)
+                                              : utf8_length(mapped);
+                }
+            } else {
+                written += out != nullptr ? encode_utf8(c, out + written) : utf8_length(c);
+            }
+        }
+        if (write == 0) lengths[i] = written;
+    }
+}
+EMU_KERNEL(string_map_chars)

@@ -199,7 +199,7 @@ library! {
         string_key_chunk, string_key_length,
     }
     STRINGS = "strings" {
-        string_slice_ranges, string_copy_ranges, string_offsets_append, string_lengths,
+        string_slice_ranges, string_copy_ranges, string_offsets_append, string_lengths, string_map_chars,
     }
 }
 

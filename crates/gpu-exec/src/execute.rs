@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::compile;
 use crate::error::ExecError;
-use gpu_runtime::ops::{ExprInput, QuantileMethod, SegmentPick, TypedBuffer};
+use gpu_runtime::ops::{AsciiCase, ExprInput, QuantileMethod, SegmentPick, TypedBuffer};
 
 /// Every part of `plan` the executor cannot run yet, in words (empty: it can).
 pub fn unsupported(plan: &GpuPlan) -> Vec<String> {
@@ -339,13 +339,32 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
     match &expr.kind {
         ExprKind::Column { .. } => Ok(()),
         ExprKind::String {
-            op: StringOp::Slice { .. },
+            op: StringOp::Slice { .. } | StringOp::ToUppercase,
             input,
         } => string_valued(input),
         _ => Err(format!(
             "`{expr}` makes strings the device does not make yet"
         )),
     }
+}
+
+/// Polars' `str.to_uppercase` of every character above ASCII, as Rust's
+/// `char::to_uppercase` maps it (up to three characters; context-free):
+/// the sorted code points that change, and three code points for each, 0
+/// ending a shorter mapping. Built once per process.
+fn uppercase_table() -> &'static (Vec<u32>, Vec<u32>) {
+    static TABLE: std::sync::OnceLock<(Vec<u32>, Vec<u32>)> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let (mut from, mut to) = (Vec::new(), Vec::new());
+        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+            let mapped: Vec<u32> = c.to_uppercase().map(u32::from).collect();
+            if mapped != [u32::from(c)] {
+                from.push(u32::from(c));
+                to.extend((0..3).map(|i| mapped.get(i).copied().unwrap_or(0)));
+            }
+        }
+        (from, to)
+    })
 }
 
 /// Whether `expr` is the byte or character length of a text column (a
@@ -1374,7 +1393,7 @@ impl Executor<'_> {
                 self.gather_column(column, &ops.iota(column.len(), 0)?)?
             }
             ExprKind::String {
-                op: StringOp::Slice { offset, length },
+                op: op @ (StringOp::Slice { .. } | StringOp::ToUppercase),
                 input,
             } => {
                 let owned;
@@ -1391,7 +1410,26 @@ impl Executor<'_> {
                     offsets,
                     bytes,
                     validity,
-                } = ops.string_slice(offsets, bytes, source.validity(), *offset, *length)?;
+                } = match op {
+                    StringOp::Slice { offset, length } => {
+                        ops.string_slice(offsets, bytes, source.validity(), *offset, *length)?
+                    }
+                    _ => {
+                        let (from, to) = uppercase_table();
+                        let upload = |values: &[u32]| {
+                            DeviceBuffer::from_host(
+                                values,
+                                self.ctx.memory.clone(),
+                                &self.ctx.stream,
+                            )
+                        };
+                        ops.string_map_chars(
+                            (offsets, bytes, source.validity()),
+                            AsciiCase::Upper,
+                            (&upload(from)?, &upload(to)?),
+                        )?
+                    }
+                };
                 DeviceColumn::from_parts(
                     name.into(),
                     GpuDtype::String,

@@ -54,6 +54,14 @@ pub enum StringMatch {
     Contains = 3,
 }
 
+/// What `string_map_chars` does to ASCII letters (the kernel's numbering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AsciiCase {
+    Keep = 0,
+    Upper = 1,
+    Lower = 2,
+}
+
 /// How a quantile between two values is chosen (Polars' methods; the
 /// kernel's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -992,9 +1000,7 @@ impl Ops<'_> {
             .buffer(&starts)
             .buffer(&lengths);
         self.launch(ids::string_slice_ranges, Self::linear(n), args)?;
-        let out_offsets = self.exclusive_scan_i64(&lengths)?;
-        let total = out_offsets.to_host_range(n, 1)?[0];
-        let out_bytes = self.zeroed::<u8>(usize::try_from(total).unwrap_or(0))?;
+        let (out_offsets, out_bytes) = self.string_layout(&lengths, n)?;
         let args = KernelArgs::new()
             .buffer(bytes)
             .buffer(&starts)
@@ -1002,12 +1008,87 @@ impl Ops<'_> {
             .buffer(&out_offsets)
             .buffer(&out_bytes);
         self.launch(ids::string_copy_ranges, Self::linear(n), args)?;
-        let out_validity = self.zeroed::<u32>(words(n))?;
-        self.bitmap_append(validity, n, &out_validity, 0)?;
         Ok(DeviceStrings {
             offsets: out_offsets,
             bytes: out_bytes,
-            validity: out_validity,
+            validity: self.copy_validity(validity, n)?,
+        })
+    }
+
+    /// The offsets of `n` strings of `lengths` (n + 1 entries, the last 0,
+    /// so that the exclusive scan ends with the total) and room for their bytes.
+    fn string_layout(
+        &self,
+        lengths: &DeviceBuffer<i64>,
+        n: usize,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u8>), RuntimeError> {
+        let offsets = self.exclusive_scan_i64(lengths)?;
+        let total = offsets.to_host_range(n, 1)?[0];
+        let bytes = self.zeroed::<u8>(usize::try_from(total).unwrap_or(0))?;
+        Ok((offsets, bytes))
+    }
+
+    /// A copy of the validity of `n` values (all valid when `None`).
+    fn copy_validity(
+        &self,
+        validity: Option<&DeviceBuffer<u32>>,
+        n: usize,
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        let out = self.zeroed::<u32>(words(n))?;
+        self.bitmap_append(validity, n, &out, 0)?;
+        Ok(out)
+    }
+
+    /// Every character of each string mapped: ASCII letters by `ascii`, the
+    /// others through a table (`from`: sorted code points above ASCII; `to`:
+    /// three code points for each, 0 ending a shorter mapping; a character
+    /// not in `from` stays). Nulls stay null.
+    pub fn string_map_chars(
+        &self,
+        (offsets, bytes, validity): (
+            &DeviceBuffer<i64>,
+            &DeviceBuffer<u8>,
+            Option<&DeviceBuffer<u32>>,
+        ),
+        ascii: AsciiCase,
+        (from, to): (&DeviceBuffer<u32>, &DeviceBuffer<u32>),
+    ) -> Result<DeviceStrings, RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        check(to.len() == 3 * from.len(), || {
+            format!(
+                "{} mapped code points for {} characters",
+                to.len(),
+                from.len()
+            )
+        })?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        // One extra zero length, so the exclusive scan ends with the total.
+        let lengths = self.zeroed::<i64>(n + 1)?;
+        let map = |lengths: Option<&DeviceBuffer<i64>>,
+                   out: Option<(&DeviceBuffer<i64>, &DeviceBuffer<u8>)>| {
+            let args = KernelArgs::new()
+                .buffer(offsets)
+                .buffer(bytes)
+                .arg(ptr(validity))
+                .arg(n as u64)
+                .arg(ascii as u32)
+                .buffer(from)
+                .buffer(to)
+                .arg(from.len() as u64)
+                .arg(u32::from(out.is_some()))
+                .arg(lengths.map_or(DevicePtr::NULL, DeviceBuffer::device_ptr))
+                .arg(out.map_or(DevicePtr::NULL, |(o, _)| o.device_ptr()))
+                .arg(out.map_or(DevicePtr::NULL, |(_, b)| b.device_ptr()));
+            self.launch(ids::string_map_chars, Self::linear(n), args)
+        };
+        map(Some(&lengths), None)?;
+        let (out_offsets, out_bytes) = self.string_layout(&lengths, n)?;
+        map(None, Some((&out_offsets, &out_bytes)))?;
+        Ok(DeviceStrings {
+            offsets: out_offsets,
+            bytes: out_bytes,
+            validity: self.copy_validity(validity, n)?,
         })
     }
 

@@ -1890,3 +1890,67 @@ fn f32_keys_group_as_on_the_cpu() {
     );
     assert_gpu_eq("unique f32", lf.select([col("g").unique_stable()]));
 }
+
+#[test]
+fn upper_case_maps_every_character_as_polars_does() {
+    let texts = df!(
+        "s" => [
+            Some("hello, World 42"),
+            Some("straße ﬁnal ŉ ΐ"),
+            Some(""),
+            None,
+            Some("ǅ ǆ ǈ ß ᾳ ǰ İ ı"),
+            Some("日本語 😀 ёжик"),
+            Some("ÀÉÎÕÜ àéîõü"),
+        ],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "str.to_uppercase",
+        texts.clone().select([
+            col("s").str().to_uppercase().alias("upper"),
+            col("s")
+                .str()
+                .slice(lit(1i64), lit(4u64))
+                .str()
+                .to_uppercase()
+                .alias("slice then upper"),
+            col("s")
+                .str()
+                .to_uppercase()
+                .str()
+                .slice(lit(-3i64), lit(2u64))
+                .alias("upper then slice"),
+        ]),
+    );
+    // No byte to write at all (a property test found this crash).
+    assert_gpu_eq(
+        "str.to_uppercase of empty and null texts",
+        df!("s" => [Some(""), None, Some("")])
+            .unwrap()
+            .lazy()
+            .select([col("s").str().to_uppercase()]),
+    );
+    // Lower case has a contextual rule (final sigma): still the CPU's.
+    let (df, report) = texts
+        .clone()
+        .select([col("s").str().to_lowercase()])
+        .collect_with_report(&Engine::Gpu(under_test()))
+        .unwrap();
+    assert!(
+        df.equals_missing(
+            &texts
+                .select([col("s").str().to_lowercase()])
+                .collect()
+                .unwrap()
+        )
+    );
+    assert!(
+        report
+            .fallback_reasons
+            .iter()
+            .any(|r| r.message.contains("str.to_lowercase")),
+        "{report}"
+    );
+}

@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, mixed plans, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, mixed plans, upper case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use proptest::collection::vec;
@@ -238,5 +238,24 @@ proptest! {
             "{}", report
         );
         prop_assert!(expected.equals_missing(&actual), "{}\n{}", expected, actual);
+    }
+
+    #[test]
+    fn upper_case_matches_the_cpu(
+        texts in vec(option::weighted(0.9, vec(prop_oneof![
+            // ASCII, Latin-1 and the characters whose upper case is longer
+            // or several characters, Greek, Cyrillic, CJK, emoji.
+            prop::char::range('a', 'z'),
+            prop::char::range('A', 'Z'),
+            prop::char::range('\u{00C0}', '\u{024F}'),
+            prop::char::range('\u{0370}', '\u{03FF}'),
+            prop::char::range('\u{0400}', '\u{04FF}'),
+            prop::char::range('\u{1E00}', '\u{1FFF}'),
+            prop::char::range('\u{FB00}', '\u{FB06}'),
+            Just('ß'), Just('ŉ'), Just('ǰ'), Just('ΐ'), Just('日'), Just('😀'), Just(' '),
+        ], 0..12).prop_map(|chars| chars.into_iter().collect::<String>())), 0..40),
+    ) {
+        let lf = df!("s" => texts).unwrap().lazy().select([col("s").str().to_uppercase()]);
+        assert_gpu_eq("str.to_uppercase", lf);
     }
 }
