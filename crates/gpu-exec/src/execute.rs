@@ -172,7 +172,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             };
             if !keys_fit
                 || coalesced_text
-                || (*nulls_equal && (left_on.len() != 1 || !group_key(left_on[0].dtype)))
+                || (*nulls_equal && !left_on.iter().all(|key| group_key(key.dtype)))
                 || !predicate_fits
                 // A full join's rows come in no particular order: a slice
                 // would pick other rows than the CPU's.
@@ -1992,6 +1992,36 @@ impl Executor<'_> {
         kind: JoinKind,
         nulls_equal: bool,
     ) -> Result<JoinIndices, ExecError> {
+        if nulls_equal && key_pairs.len() > 1 {
+            // Every key as codes in which null is one more value: then a
+            // plain join on the codes matches nulls with nulls.
+            let (mut left_codes, mut right_codes) = (Vec::new(), Vec::new());
+            for &(l, r) in key_pairs {
+                let (a, b) =
+                    self.key_codes(column_at(left_frame, l)?, column_at(right_frame, r)?, true)?;
+                left_codes.push(a);
+                right_codes.push(b);
+            }
+            let on: Vec<GpuExpr> = (0..key_pairs.len())
+                .map(|index| GpuExpr {
+                    kind: ExprKind::Column {
+                        index,
+                        name: String::new(),
+                    },
+                    dtype: GpuDtype::Int64,
+                })
+                .collect();
+            let pairs: Vec<(usize, usize)> = (0..key_pairs.len()).map(|i| (i, i)).collect();
+            let frame = |columns, height| DeviceFrame { columns, height };
+            return self.key_join(
+                &frame(left_codes, left_frame.height),
+                &frame(right_codes, right_frame.height),
+                &pairs,
+                &on,
+                kind,
+                false,
+            );
+        }
         let hashed = join_key(left_on).ok_or_else(|| {
             ExecError::Unsupported(not_yet(
                 "a join without an integer, temporal, text, float or boolean key",

@@ -1347,7 +1347,7 @@ fn joins_on_float_and_boolean_keys_match_the_cpu() {
 }
 
 #[test]
-fn joins_with_nulls_equal_match_nulls_on_the_device_on_one_key() {
+fn joins_with_nulls_equal_match_nulls_on_the_device() {
     for (name, left_key, right_key) in [
         ("an integer key", "i", "key"),
         ("a text key", "s", "name"),
@@ -1368,26 +1368,26 @@ fn joins_with_nulls_equal_match_nulls_on_the_device_on_one_key() {
             );
         }
     }
-    // On two keys, nulls_equal is the CPU's.
-    let mut args = JoinArgs::new(JoinType::Left);
-    args.nulls_equal = true;
-    let lf = table().join(
-        customers(),
-        [col("i"), col("d")],
-        [col("key"), col("day")],
-        args,
-    );
-    let (df, report) = lf
-        .clone()
-        .collect_with_report(&Engine::Gpu(under_test()))
-        .unwrap();
-    assert!(df.equals_missing(&lf.collect().unwrap()));
-    assert!(
-        report.fallback_reasons.iter().any(|r| r
-            .message
-            .starts_with("join (Left, on 2 key(s) of type i64, date)")),
-        "{report}"
-    );
+    // Several keys: every key coded, null one value among the others.
+    for how in [
+        JoinType::Inner,
+        JoinType::Left,
+        JoinType::Semi,
+        JoinType::Anti,
+        JoinType::Right,
+    ] {
+        let mut args = JoinArgs::new(how.clone());
+        args.nulls_equal = true;
+        assert_gpu_eq(
+            &format!("{how:?} join with nulls equal on two keys"),
+            table().join(
+                customers(),
+                [col("i"), col("d")],
+                [col("key"), col("day")],
+                args,
+            ),
+        );
+    }
 }
 
 #[test]
