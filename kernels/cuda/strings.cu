@@ -140,6 +140,40 @@ __device__ __forceinline__ u32 encode_utf8(u32 c, unsigned char* out) {
     return 4;
 }
 
+// Whether the sorted `list` of `count` code points holds c.
+__device__ __forceinline__ bool listed(const u32* list, u64 count, u32 c) {
+    u64 low = 0, high = count;
+    while (low < high) {
+        u64 middle = low + (high - low) / 2;
+        if (list[middle] < c) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    return low < count && list[low] == c;
+}
+
+// Whether the first character in one direction from byte k (backward down
+// to byte `floor`, or forward up to byte `end`), skipping the case-ignorable
+// ones, is cased (but not case-ignorable); false when there is none.
+__device__ __forceinline__ bool cased_beside(const unsigned char* bytes, i64 k, i64 floor,
+                                             i64 end, bool backward, const u32* ignorable,
+                                             u64 ignorable_count, const u32* cased,
+                                             u64 cased_count) {
+    while (backward ? k > floor : k < end) {
+        if (backward) {
+            --k;
+            while (k > floor && !starts_char(bytes[k])) --k;
+        }
+        u32 length;
+        u32 c = decode_utf8(bytes, k, &length);
+        if (!backward) k += length;
+        if (!listed(ignorable, ignorable_count, c)) return listed(cased, cased_count, c);
+    }
+    return false;
+}
+
 // Maps every character of each valid string: ASCII letters to upper case
 // (ascii 1) or lower case (ascii 2), other characters through `table` (the
 // sorted code points `from`, each with up to three code points in `to`, 0
@@ -147,20 +181,50 @@ __device__ __forceinline__ u32 encode_utf8(u32 c, unsigned char* out) {
 // writes each row's mapped length in bytes (0 for null) to `lengths`; with
 // it, writes the mapped bytes from out_offsets[i] (`out_bytes` is null when
 // every mapped string is empty, and then nothing is written).
+//
+// With a non-empty `cased` list (lower case), a capital sigma (U+03A3) is
+// final sigma (U+03C2) where Polars' lower case makes it so: when the first
+// character before it that is not case-ignorable is cased, and the first
+// after it is not. Polars looks back only as far as the first 16-byte block
+// that is not all ASCII (its fast path lower-cases whole ASCII blocks first),
+// and so does this kernel.
 extern "C" __global__ void string_map_chars(const i64* offsets, const unsigned char* bytes,
                                             const u32* validity, u64 n, u32 ascii,
                                             const u32* from, const u32* to, u64 entries,
-                                            u32 write, i64* lengths, const i64* out_offsets,
+                                            const u32* ignorable, u64 ignorable_count,
+                                            const u32* cased, u64 cased_count, u32 write,
+                                            i64* lengths, const i64* out_offsets,
                                             unsigned char* out_bytes) {
     for (u64 i = global_index(); i < n; i += global_stride()) {
         i64 begin = offsets[i], end = offsets[i + 1];
         bool valid = is_valid(validity, i);
         i64 written = 0;
         unsigned char* out = write != 0 ? out_bytes + out_offsets[i] : nullptr;
+        // Where Polars' look-back for a final sigma stops.
+        i64 floor = begin;
+        if (cased_count != 0) {
+            while (floor + 16 <= end) {
+                bool ascii_block = true;
+                for (i64 b = floor; b < floor + 16; ++b) ascii_block &= bytes[b] < 0x80;
+                if (!ascii_block) break;
+                floor += 16;
+            }
+        }
         for (i64 k = begin; valid && k < end;) {
             u32 length;
             u32 c = decode_utf8(bytes, k, &length);
+            i64 at = k;
             k += length;
+            if (c == 0x3A3u && cased_count != 0) {
+                bool final_sigma =
+                    cased_beside(bytes, at, floor, end, true, ignorable, ignorable_count, cased,
+                                 cased_count) &&
+                    !cased_beside(bytes, k, floor, end, false, ignorable, ignorable_count, cased,
+                                  cased_count);
+                c = final_sigma ? 0x3C2u : 0x3C3u;
+                written += out != nullptr ? encode_utf8(c, out + written) : utf8_length(c);
+                continue;
+            }
             if (c < 0x80) {
                 if (ascii == 1 && c >= 'a' && c <= 'z') c -= 32;
                 if (ascii == 2 && c >= 'A' && c <= 'Z') c += 32;

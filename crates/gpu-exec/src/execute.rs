@@ -339,7 +339,7 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
     match &expr.kind {
         ExprKind::Column { .. } => Ok(()),
         ExprKind::String {
-            op: StringOp::Slice { .. } | StringOp::ToUppercase,
+            op: StringOp::Slice { .. } | StringOp::ToUppercase | StringOp::ToLowercase,
             input,
         } => string_valued(input),
         _ => Err(format!(
@@ -364,6 +364,71 @@ fn uppercase_table() -> &'static (Vec<u32>, Vec<u32>) {
             }
         }
         (from, to)
+    })
+}
+
+/// What the device needs for Polars' `str.to_lowercase`.
+struct LowercaseTables {
+    /// Characters above ASCII whose `char::to_lowercase` differs, sorted,
+    /// and three code points for each (0 ends a shorter mapping).
+    from: Vec<u32>,
+    to: Vec<u32>,
+    /// Case-ignorable characters, sorted: skipped when a capital sigma looks
+    /// for its neighbours.
+    ignorable: Vec<u32>,
+    /// Cased characters that are not case-ignorable, sorted.
+    cased: Vec<u32>,
+}
+
+/// The tables of Polars' `str.to_lowercase`, built once per process. The
+/// mapping is Rust's `char::to_lowercase`, which Polars applies to every
+/// character but the capital sigma. For that one Polars follows Unicode's
+/// final-sigma rule, which needs the Case_Ignorable and Cased properties;
+/// they are read off Polars' own lower case, by probing every character c
+/// in three contexts: "AcΣ" gives a final sigma when c is case-ignorable or
+/// cased, "cΣ" when c is cased and not case-ignorable, and "AΣc" when c is
+/// case-ignorable or not cased.
+fn lowercase_tables() -> &'static LowercaseTables {
+    use polars::prelude::{NewChunkedArray, StringChunked, StringNameSpaceImpl};
+    static TABLES: std::sync::OnceLock<LowercaseTables> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| {
+        let (mut from, mut to) = (Vec::new(), Vec::new());
+        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+            let mapped: Vec<u32> = c.to_lowercase().map(u32::from).collect();
+            if mapped != [u32::from(c)] {
+                from.push(u32::from(c));
+                to.extend((0..3).map(|i| mapped.get(i).copied().unwrap_or(0)));
+            }
+        }
+        let chars: Vec<char> = (0..=0x10FFFFu32).filter_map(char::from_u32).collect();
+        let final_sigma = |probe: &dyn Fn(char) -> String, at: &dyn Fn(&str) -> Option<char>| {
+            let probes: Vec<String> = chars.iter().map(|&c| probe(c)).collect();
+            let texts = StringChunked::from_slice("".into(), &probes);
+            texts
+                .to_lowercase()
+                .iter()
+                .map(|text| text.and_then(at) == Some('ς'))
+                .collect::<Vec<bool>>()
+        };
+        let last = |text: &str| text.chars().last();
+        let second = |text: &str| text.chars().nth(1);
+        let after_cased_or_ignorable = final_sigma(&|c| format!("A{c}Σ"), &last);
+        let after_cased = final_sigma(&|c| format!("{c}Σ"), &last);
+        let before_uncased_or_ignorable = final_sigma(&|c| format!("AΣ{c}"), &second);
+        let (mut ignorable, mut cased) = (Vec::new(), Vec::new());
+        for (i, &c) in chars.iter().enumerate() {
+            if after_cased_or_ignorable[i] && !after_cased[i] && before_uncased_or_ignorable[i] {
+                ignorable.push(u32::from(c));
+            } else if after_cased[i] {
+                cased.push(u32::from(c));
+            }
+        }
+        LowercaseTables {
+            from,
+            to,
+            ignorable,
+            cased,
+        }
     })
 }
 
@@ -1393,7 +1458,7 @@ impl Executor<'_> {
                 self.gather_column(column, &ops.iota(column.len(), 0)?)?
             }
             ExprKind::String {
-                op: op @ (StringOp::Slice { .. } | StringOp::ToUppercase),
+                op: op @ (StringOp::Slice { .. } | StringOp::ToUppercase | StringOp::ToLowercase),
                 input,
             } => {
                 let owned;
@@ -1415,7 +1480,6 @@ impl Executor<'_> {
                         ops.string_slice(offsets, bytes, source.validity(), *offset, *length)?
                     }
                     _ => {
-                        let (from, to) = uppercase_table();
                         let upload = |values: &[u32]| {
                             DeviceBuffer::from_host(
                                 values,
@@ -1423,11 +1487,26 @@ impl Executor<'_> {
                                 &self.ctx.stream,
                             )
                         };
-                        ops.string_map_chars(
-                            (offsets, bytes, source.validity()),
-                            AsciiCase::Upper,
-                            (&upload(from)?, &upload(to)?),
-                        )?
+                        let strings = (offsets, bytes, source.validity());
+                        if matches!(op, StringOp::ToUppercase) {
+                            let (from, to) = uppercase_table();
+                            ops.string_map_chars(
+                                strings,
+                                AsciiCase::Upper,
+                                (&upload(from)?, &upload(to)?),
+                                None,
+                            )?
+                        } else {
+                            let tables = lowercase_tables();
+                            let (ignorable, cased) =
+                                (upload(&tables.ignorable)?, upload(&tables.cased)?);
+                            ops.string_map_chars(
+                                strings,
+                                AsciiCase::Lower,
+                                (&upload(&tables.from)?, &upload(&tables.to)?),
+                                Some((&ignorable, &cased)),
+                            )?
+                        }
                     }
                 };
                 DeviceColumn::from_parts(

@@ -1042,7 +1042,10 @@ impl Ops<'_> {
     /// Every character of each string mapped: ASCII letters by `ascii`, the
     /// others through a table (`from`: sorted code points above ASCII; `to`:
     /// three code points for each, 0 ending a shorter mapping; a character
-    /// not in `from` stays). Nulls stay null.
+    /// not in `from` stays). Nulls stay null. With `sigma` (sorted
+    /// case-ignorable code points, and sorted cased ones that are not), a
+    /// capital sigma becomes final or medial sigma by its context, as
+    /// Polars' lower case decides (see `strings.cu`).
     pub fn string_map_chars(
         &self,
         (offsets, bytes, validity): (
@@ -1052,6 +1055,7 @@ impl Ops<'_> {
         ),
         ascii: AsciiCase,
         (from, to): (&DeviceBuffer<u32>, &DeviceBuffer<u32>),
+        sigma: Option<(&DeviceBuffer<u32>, &DeviceBuffer<u32>)>,
     ) -> Result<DeviceStrings, RuntimeError> {
         check(!offsets.is_empty(), || "string offsets are empty".into())?;
         check(to.len() == 3 * from.len(), || {
@@ -1076,6 +1080,10 @@ impl Ops<'_> {
                 .buffer(from)
                 .buffer(to)
                 .arg(from.len() as u64)
+                .arg(sigma.map_or(DevicePtr::NULL, |(i, _)| i.device_ptr()))
+                .arg(sigma.map_or(0, |(i, _)| i.len() as u64))
+                .arg(sigma.map_or(DevicePtr::NULL, |(_, c)| c.device_ptr()))
+                .arg(sigma.map_or(0, |(_, c)| c.len() as u64))
                 .arg(u32::from(out.is_some()))
                 .arg(lengths.map_or(DevicePtr::NULL, DeviceBuffer::device_ptr))
                 .arg(out.map_or(DevicePtr::NULL, |(o, _)| o.device_ptr()))

@@ -1892,7 +1892,7 @@ fn f32_keys_group_as_on_the_cpu() {
 }
 
 #[test]
-fn upper_case_maps_every_character_as_polars_does() {
+fn case_changes_map_every_character_as_polars_does() {
     let texts = df!(
         "s" => [
             Some("hello, World 42"),
@@ -1932,25 +1932,38 @@ fn upper_case_maps_every_character_as_polars_does() {
             .lazy()
             .select([col("s").str().to_uppercase()]),
     );
-    // Lower case has a contextual rule (final sigma): still the CPU's.
-    let (df, report) = texts
-        .clone()
-        .select([col("s").str().to_lowercase()])
-        .collect_with_report(&Engine::Gpu(under_test()))
-        .unwrap();
-    assert!(
-        df.equals_missing(
-            &texts
-                .select([col("s").str().to_lowercase()])
-                .collect()
-                .unwrap()
-        )
-    );
-    assert!(
-        report
-            .fallback_reasons
-            .iter()
-            .any(|r| r.message.contains("str.to_lowercase")),
-        "{report}"
+    // Lower case, with the final-sigma rule in its contexts (words, marks,
+    // apostrophes, and past Polars' 16-byte ASCII blocks).
+    let greek = df!(
+        "s" => [
+            Some("ΟΔΥΣΣΕΥΣ"),
+            Some("ΣΑΣ ΣΑΣ. Σ"),
+            Some("ΑΣ' Α'Σ ΑΣ\u{0301} Α\u{0301}Σ"),
+            Some("ABCDEFGHIJKLMNOPΣ"),
+            Some("ABCDEFGHIJKLMNOPQΣ"),
+            Some("İSTANBUL ǅ ẞ"),
+            None,
+        ],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "str.to_lowercase",
+        texts
+            .clone()
+            .collect()
+            .unwrap()
+            .vstack(&greek.collect().unwrap())
+            .unwrap()
+            .lazy()
+            .select([
+                col("s").str().to_lowercase().alias("lower"),
+                col("s")
+                    .str()
+                    .to_uppercase()
+                    .str()
+                    .to_lowercase()
+                    .alias("upper, lower"),
+            ]),
     );
 }

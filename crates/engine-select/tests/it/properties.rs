@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, mixed plans, upper case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use proptest::collection::vec;
@@ -257,5 +257,24 @@ proptest! {
     ) {
         let lf = df!("s" => texts).unwrap().lazy().select([col("s").str().to_uppercase()]);
         assert_gpu_eq("str.to_uppercase", lf);
+    }
+
+    #[test]
+    fn lower_case_matches_the_cpu_with_sigmas_in_every_context(
+        texts in vec(option::weighted(0.9, vec(prop_oneof![
+            // Capital sigmas among cased, case-ignorable (apostrophes,
+            // combining marks, modifier letters) and uncased characters,
+            // and runs of ASCII that reach Polars' 16-byte blocks.
+            Just('Σ'), Just('Σ'), Just('Σ'),
+            prop::char::range('Α', 'Ω'),
+            prop::char::range('α', 'ω'),
+            prop::char::range('A', 'Z'),
+            Just('\''), Just('.'), Just(' '), Just('-'), Just('1'),
+            Just('\u{0301}'), Just('\u{02B0}'), Just('\u{00AD}'), Just('\u{2019}'),
+            Just('İ'), Just('ǅ'), Just('日'),
+        ], 0..40).prop_map(|chars| chars.into_iter().collect::<String>())), 0..30),
+    ) {
+        let lf = df!("s" => texts).unwrap().lazy().select([col("s").str().to_lowercase()]);
+        assert_gpu_eq("str.to_lowercase", lf);
     }
 }
