@@ -140,8 +140,9 @@ __device__ __forceinline__ u32 encode_utf8(u32 c, unsigned char* out) {
     return 4;
 }
 
-// Whether the sorted `list` of `count` code points holds c.
-__device__ __forceinline__ bool listed(const u32* list, u64 count, u32 c) {
+// The first position of the sorted `list` of `count` code points whose
+// code point is not below c.
+__device__ __forceinline__ u64 lower_bound(const u32* list, u64 count, u32 c) {
     u64 low = 0, high = count;
     while (low < high) {
         u64 middle = low + (high - low) / 2;
@@ -151,7 +152,13 @@ __device__ __forceinline__ bool listed(const u32* list, u64 count, u32 c) {
             high = middle;
         }
     }
-    return low < count && list[low] == c;
+    return low;
+}
+
+// Whether the sorted `list` of `count` code points holds c.
+__device__ __forceinline__ bool listed(const u32* list, u64 count, u32 c) {
+    u64 at = lower_bound(list, count, c);
+    return at < count && list[at] == c;
 }
 
 // Whether the first character in one direction from byte k (backward down
@@ -232,15 +239,7 @@ extern "C" __global__ void string_map_chars(const i64* offsets, const unsigned c
                 written += 1;
                 continue;
             }
-            u64 low = 0, high = entries;
-            while (low < high) {
-                u64 middle = low + (high - low) / 2;
-                if (from[middle] < c) {
-                    low = middle + 1;
-                } else {
-                    high = middle;
-                }
-            }
+            u64 low = lower_bound(from, entries, c);
             if (low < entries && from[low] == c) {
                 for (u32 j = 0; j < 3; ++j) {
                     u32 mapped = to[3 * low + j];

@@ -354,17 +354,22 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
 /// ending a shorter mapping. Built once per process.
 fn uppercase_table() -> &'static (Vec<u32>, Vec<u32>) {
     static TABLE: std::sync::OnceLock<(Vec<u32>, Vec<u32>)> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let (mut from, mut to) = (Vec::new(), Vec::new());
-        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
-            let mapped: Vec<u32> = c.to_uppercase().map(u32::from).collect();
-            if mapped != [u32::from(c)] {
-                from.push(u32::from(c));
-                to.extend((0..3).map(|i| mapped.get(i).copied().unwrap_or(0)));
-            }
+    TABLE.get_or_init(|| char_mapping(|c| c.to_uppercase().map(u32::from).collect()))
+}
+
+/// The characters above ASCII that `map` changes, sorted, and three code
+/// points for each (0 ends a shorter mapping): a table for
+/// `Ops::string_map_chars`.
+fn char_mapping(map: impl Fn(char) -> Vec<u32>) -> (Vec<u32>, Vec<u32>) {
+    let (mut from, mut to) = (Vec::new(), Vec::new());
+    for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+        let mapped = map(c);
+        if mapped != [u32::from(c)] {
+            from.push(u32::from(c));
+            to.extend((0..3).map(|i| mapped.get(i).copied().unwrap_or(0)));
         }
-        (from, to)
-    })
+    }
+    (from, to)
 }
 
 /// What the device needs for Polars' `str.to_lowercase`.
@@ -392,14 +397,7 @@ fn lowercase_tables() -> &'static LowercaseTables {
     use polars::prelude::{NewChunkedArray, StringChunked, StringNameSpaceImpl};
     static TABLES: std::sync::OnceLock<LowercaseTables> = std::sync::OnceLock::new();
     TABLES.get_or_init(|| {
-        let (mut from, mut to) = (Vec::new(), Vec::new());
-        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
-            let mapped: Vec<u32> = c.to_lowercase().map(u32::from).collect();
-            if mapped != [u32::from(c)] {
-                from.push(u32::from(c));
-                to.extend((0..3).map(|i| mapped.get(i).copied().unwrap_or(0)));
-            }
-        }
+        let (from, to) = char_mapping(|c| c.to_lowercase().map(u32::from).collect());
         let chars: Vec<char> = (0..=0x10FFFFu32).filter_map(char::from_u32).collect();
         let final_sigma = |probe: &dyn Fn(char) -> String, at: &dyn Fn(&str) -> Option<char>| {
             let probes: Vec<String> = chars.iter().map(|&c| probe(c)).collect();
