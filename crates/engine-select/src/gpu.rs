@@ -111,58 +111,47 @@ pub(crate) fn attempt(
         );
     }
     let (device, emulated) = (gpu.device, gpu.device_kind == DeviceKind::Emulated);
-    let plan = match plan {
-        Some(plan) if reasons.is_empty() => plan,
+    // The whole plan, or else (a mixed plan, when there is a device and the
+    // user did not ask for all or nothing) the parts that can run.
+    let (whole, subplans) = match plan {
+        Some(plan) if reasons.is_empty() => (true, vec![(root, plan)]),
         _ => {
-            // Only parts of the plan could run: a mixed plan, when there is
-            // a device and the user did not ask for all or nothing.
             let only_unsupported = reasons.iter().all(|r| r.kind == FallbackKind::Unsupported);
             if !only_unsupported || gpu.raise_on_fail {
                 return Ok(Attempt::FellBack(reasons));
             }
-            let mut subtrees = Vec::new();
-            gpu_subtrees(
-                root,
-                lp_arena,
-                expr_arena,
-                &mut subtrees,
-                &mut Default::default(),
-            );
+            let subtrees = gpu_subtrees(root, lp_arena, expr_arena);
             if subtrees.is_empty() {
                 return Ok(Attempt::FellBack(reasons));
             }
-            let context = match context(gpu.device_kind, gpu.device, gpu.memory_resource) {
-                Ok(context) => context,
-                Err(e) => return Ok(Attempt::FellBack(vec![runtime_reason(e)?])),
-            };
-            // All subplans run before any replaces its part of the plan: a
-            // failure leaves the plan whole for the CPU.
-            let mut frames = Vec::with_capacity(subtrees.len());
-            for (node, plan) in &subtrees {
-                match run(plan, &context)? {
-                    Ok(df) => frames.push((*node, df)),
-                    Err(why) => return Ok(Attempt::FellBack(vec![why])),
-                }
-            }
-            for (node, df) in frames {
-                put_frame(lp_arena, node, df);
-            }
-            let executed_by = ExecutedBy::Mixed {
-                device,
-                emulated,
-                subplans: subtrees.len(),
-            };
-            return Ok(Attempt::Mixed(executed_by, reasons));
+            (false, subtrees)
         }
     };
     let context = match context(gpu.device_kind, gpu.device, gpu.memory_resource) {
         Ok(context) => context,
         Err(e) => return Ok(Attempt::FellBack(vec![runtime_reason(e)?])),
     };
-    Ok(match run(&plan, &context)? {
-        Ok(df) => Attempt::Ran(df, ExecutedBy::Gpu { device, emulated }),
-        Err(why) => Attempt::FellBack(vec![why]),
-    })
+    // All subplans run before any replaces its part of the plan: a failure
+    // leaves the plan whole for the CPU.
+    let mut frames = Vec::with_capacity(subplans.len());
+    for (node, plan) in &subplans {
+        match run(plan, &context)? {
+            Ok(df) => frames.push((*node, df)),
+            Err(why) => return Ok(Attempt::FellBack(vec![why])),
+        }
+    }
+    if whole && let Some((_, df)) = frames.pop() {
+        return Ok(Attempt::Ran(df, ExecutedBy::Gpu { device, emulated }));
+    }
+    for (node, df) in frames {
+        put_frame(lp_arena, node, df);
+    }
+    let executed_by = ExecutedBy::Mixed {
+        device,
+        emulated,
+        subplans: subplans.len(),
+    };
+    Ok(Attempt::Mixed(executed_by, reasons))
 }
 
 /// Runs `plan` on the device: its result, or the reason to fall back (out
@@ -181,33 +170,33 @@ fn run(
     }
 }
 
-/// The largest subplans under `node` that the device runs whole, worth
-/// running there (more than moving a frame to the device and back), each
-/// with its IR node: `node` itself when it lowers and the executor takes it,
-/// else those of its inputs.
+/// The largest subplans below `root` (which does not run whole: callers
+/// know) that the device runs whole and that are worth running there (more
+/// than moving a frame to the device and back), each with its IR node: a
+/// node itself when it lowers and the executor takes it, else those of its
+/// inputs.
 fn gpu_subtrees(
-    node: Node,
+    root: Node,
     lp_arena: &Arena<IR>,
     expr_arena: &Arena<AExpr>,
-    out: &mut Vec<(Node, ir_lower::GpuPlan)>,
-    seen: &mut std::collections::HashSet<Node>,
-) {
-    if !seen.insert(node) {
-        return;
-    }
-    if let Ok(plan) = ir_lower::lower_plan(node, lp_arena, expr_arena)
-        && gpu_exec::unsupported(&plan).is_empty()
-    {
-        if computes(&plan.root) {
-            out.push((node, plan));
+) -> Vec<(Node, ir_lower::GpuPlan)> {
+    let (mut pending, mut seen, mut out) = (Vec::new(), std::collections::HashSet::new(), vec![]);
+    lp_arena.get(root).copy_inputs(&mut pending);
+    while let Some(node) = pending.pop() {
+        if !seen.insert(node) {
+            continue;
         }
-        return;
+        if let Ok(plan) = ir_lower::lower_plan(node, lp_arena, expr_arena)
+            && gpu_exec::unsupported(&plan).is_empty()
+        {
+            if computes(&plan.root) {
+                out.push((node, plan));
+            }
+            continue;
+        }
+        lp_arena.get(node).copy_inputs(&mut pending);
     }
-    let mut inputs = Vec::new();
-    lp_arena.get(node).copy_inputs(&mut inputs);
-    for input in inputs {
-        gpu_subtrees(input, lp_arena, expr_arena, out, seen);
-    }
+    out
 }
 
 /// Whether a subplan does any work beyond reading frames and picking columns.
@@ -297,15 +286,7 @@ pub fn explain_gpu(lf: polars::prelude::LazyFrame) -> Result<String, EngineError
             }
         }
     }
-    let mut subtrees = Vec::new();
-    gpu_subtrees(
-        root,
-        lp_arena,
-        expr_arena,
-        &mut subtrees,
-        &mut Default::default(),
-    );
-    for (_, subplan) in subtrees {
+    for (_, subplan) in gpu_subtrees(root, lp_arena, expr_arena) {
         text.push_str(&format!("runs on the GPU, in a mixed plan:\n{subplan}"));
     }
     Ok(text)
