@@ -82,28 +82,44 @@ impl Device {
     /// CUDA device. The same tests thus run on the emulated device in CI and
     /// on a real GPU in the device check.
     pub fn under_test(emulated_capacity: u64) -> Result<Device, RuntimeError> {
-        let value = std::env::var(TEST_DEVICE_VAR).unwrap_or_default();
-        Self::parse_test_device(&value, emulated_capacity)
+        Ok(match TestDevice::from_env()? {
+            TestDevice::Emulated => {
+                Device::Emulated(Arc::new(EmulatedDevice::new(0, emulated_capacity)))
+            }
+            TestDevice::Cuda(ordinal) => Device::Cuda(CudaDevice::open(ordinal)?),
+        })
+    }
+}
+
+/// Which device the test suites run on, as [`TEST_DEVICE_VAR`] says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestDevice {
+    /// The emulated device (the default).
+    Emulated,
+    /// The CUDA device with this ordinal.
+    Cuda(usize),
+}
+
+impl TestDevice {
+    /// The device [`TEST_DEVICE_VAR`] names, or why its value is not one.
+    pub fn from_env() -> Result<TestDevice, RuntimeError> {
+        Self::parse(&std::env::var(TEST_DEVICE_VAR).unwrap_or_default())
     }
 
-    fn parse_test_device(value: &str, emulated_capacity: u64) -> Result<Device, RuntimeError> {
-        let ordinal = |text: &str| {
-            text.parse::<usize>().map_err(|_| {
-                RuntimeError::InvalidArgument(format!(
-                    "{TEST_DEVICE_VAR}={value:?}: expected `emulated`, `cuda` or `cuda:N`"
-                ))
-            })
+    fn parse(value: &str) -> Result<TestDevice, RuntimeError> {
+        let invalid = || {
+            RuntimeError::InvalidArgument(format!(
+                "{TEST_DEVICE_VAR}={value:?}: expected `emulated`, `cuda` or `cuda:N`"
+            ))
         };
         match value.trim() {
-            "" | "emulated" => Ok(Device::Emulated(Arc::new(EmulatedDevice::new(
-                0,
-                emulated_capacity,
-            )))),
-            "cuda" => Ok(Device::Cuda(CudaDevice::open(0)?)),
-            other => match other.strip_prefix("cuda:") {
-                Some(n) => Ok(Device::Cuda(CudaDevice::open(ordinal(n)?)?)),
-                None => Err(ordinal("").unwrap_err()),
-            },
+            "" | "emulated" => Ok(TestDevice::Emulated),
+            "cuda" => Ok(TestDevice::Cuda(0)),
+            other => other
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .map(TestDevice::Cuda)
+                .ok_or_else(invalid),
         }
     }
 }
@@ -132,17 +148,21 @@ mod tests {
 
     #[test]
     fn the_test_device_defaults_to_emulated_and_rejects_nonsense() {
-        let device = Device::parse_test_device("", 1 << 20).unwrap();
-        assert!(device.is_emulated());
-        assert_eq!(device.describe(), "emulated device 0");
-        assert_eq!(device.total_memory(), 1 << 20);
-        let err = Device::parse_test_device("gpu", 0).unwrap_err();
+        assert_eq!(TestDevice::parse(""), Ok(TestDevice::Emulated));
+        assert_eq!(TestDevice::parse("emulated"), Ok(TestDevice::Emulated));
+        assert_eq!(TestDevice::parse("cuda"), Ok(TestDevice::Cuda(0)));
+        assert_eq!(TestDevice::parse("cuda:3"), Ok(TestDevice::Cuda(3)));
+        let err = TestDevice::parse("gpu").unwrap_err();
         assert!(
             err.to_string()
                 .contains("expected `emulated`, `cuda` or `cuda:N`"),
             "{err}"
         );
-        let err = Device::parse_test_device("cuda:x", 0).unwrap_err();
+        let err = TestDevice::parse("cuda:x").unwrap_err();
         assert!(err.to_string().contains("cuda:x"), "{err}");
+        let device = Device::Emulated(Arc::new(EmulatedDevice::new(0, 1 << 20)));
+        assert!(device.is_emulated());
+        assert_eq!(device.describe(), "emulated device 0");
+        assert_eq!(device.total_memory(), 1 << 20);
     }
 }

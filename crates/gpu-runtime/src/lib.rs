@@ -31,7 +31,7 @@ mod staging;
 mod stream;
 
 pub use cuda::{CudaDevice, DriverPoolResource};
-pub use device::{Device, TEST_DEVICE_VAR};
+pub use device::{Device, TEST_DEVICE_VAR, TestDevice};
 pub use driver::{
     DeviceSummary, DriverInfo, DriverVersion, MIN_DRIVER_VERSION, driver, probe_driver,
 };

@@ -7,7 +7,7 @@ mod pdsh_gpu;
 mod properties;
 
 use engine_select::{DeviceKind, ExecutedBy, GpuEngine};
-use gpu_runtime::{RuntimeError, Unavailable};
+use gpu_runtime::{RuntimeError, TestDevice, Unavailable};
 use polars::prelude::*;
 
 /// Orders and customers with nulls in keys and values, NaN and empty strings.
@@ -36,19 +36,9 @@ pub fn customers() -> LazyFrame {
 /// GPU that `GPU_TEST_DEVICE` names (`cuda`, `cuda:N`), so that the same
 /// parity tests run in CI and, through the device check, on a real GPU.
 pub fn under_test() -> GpuEngine {
-    let value = std::env::var(gpu_runtime::TEST_DEVICE_VAR).unwrap_or_default();
-    match value.trim() {
-        "" | "emulated" => GpuEngine::new().with_device_kind(DeviceKind::Emulated),
-        "cuda" => GpuEngine::new().with_device(0),
-        other => {
-            let ordinal = other
-                .strip_prefix("cuda:")
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| {
-                    panic!("GPU_TEST_DEVICE={other:?}: expected emulated, cuda or cuda:N")
-                });
-            GpuEngine::new().with_device(ordinal)
-        }
+    match TestDevice::from_env().unwrap_or_else(|e| panic!("{e}")) {
+        TestDevice::Emulated => GpuEngine::new().with_device_kind(DeviceKind::Emulated),
+        TestDevice::Cuda(ordinal) => GpuEngine::new().with_device(ordinal),
     }
 }
 
