@@ -1561,17 +1561,39 @@ impl Ops<'_> {
         let Some(chunks) = self.chunks(starts, values.len())? else {
             return self.segment_with_validity(T::MEAN, values, validity, starts);
         };
+        let (sums, counts) = self.chunked_sums(values, validity, &chunks)?;
+        self.means_of_sums(&sums, &counts)
+    }
+
+    /// Per-group sums (as doubles) and counts of the valid values, over
+    /// `chunks` of the groups.
+    fn chunked_sums<T: Aggregable>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        chunks: &Chunks,
+    ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
         let partial_sums: DeviceBuffer<f64> =
             self.segment_values(T::SUM_F64, values, validity, &chunks.starts)?;
         let partial_counts = self.segment_count(validity, &chunks.starts, values.len())?;
-        let sums = self.segment_sum(&partial_sums, None, &chunks.offsets)?;
-        let counts = self.segment_sum(&partial_counts, None, &chunks.offsets)?;
-        let groups = starts.len();
+        Ok((
+            self.segment_sum(&partial_sums, None, &chunks.offsets)?,
+            self.segment_sum(&partial_counts, None, &chunks.offsets)?,
+        ))
+    }
+
+    /// Means from per-group sums and counts (null for a count of 0).
+    fn means_of_sums(
+        &self,
+        sums: &DeviceBuffer<f64>,
+        counts: &DeviceBuffer<u32>,
+    ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
+        let groups = sums.len();
         let out = self.zeroed::<f64>(groups)?;
         let out_validity = self.zeroed::<u32>(words(groups))?;
         let args = KernelArgs::new()
-            .buffer(&sums)
-            .buffer(&counts)
+            .buffer(sums)
+            .buffer(counts)
             .arg(groups as u64)
             .buffer(&out)
             .buffer(&out_validity);
@@ -1627,7 +1649,8 @@ impl Ops<'_> {
         };
         // The same two passes over chunks: the groups' means, then each
         // chunk's squared deviations from its group's mean.
-        let (means, _) = self.segment_mean(values, validity, starts)?;
+        let (sums, counts) = self.chunked_sums(values, validity, &chunks)?;
+        let (means, _) = self.means_of_sums(&sums, &counts)?;
         let slots = chunks.starts.len();
         let group_of_chunk = self.widen(&self.segment_ids(&chunks.offsets, slots)?)?;
         let (chunk_means, _) = self.gather(&means, None, &group_of_chunk)?;
@@ -1646,7 +1669,6 @@ impl Ops<'_> {
             args,
         )?;
         let squares = self.segment_sum(&partial, None, &chunks.offsets)?;
-        let counts = self.segment_count(validity, starts, values.len())?;
         let groups = starts.len();
         let out = self.zeroed::<f64>(groups)?;
         let out_validity = self.zeroed::<u32>(words(groups))?;
