@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use gpu_runtime::Device;
 use gpu_runtime::memory::{DeviceBuffer, MemoryResource, PoolOptions, PoolResource};
 use gpu_runtime::ops::Ops;
+use gpu_runtime::{Device, Stream};
 
 use super::{SIZES, bitmap, device, flags};
 
@@ -172,13 +172,7 @@ fn bitmap_append_refuses_to_write_past_the_end() {
 
 #[test]
 fn device_copies_land_at_their_offset_and_check_bounds() {
-    let target = Arc::new(Device::under_test(1 << 30).unwrap());
-    let memory: Arc<dyn MemoryResource> =
-        Arc::new(PoolResource::new(target.clone(), PoolOptions::default()).unwrap());
-    let (first, second) = (
-        target.create_stream().unwrap(),
-        target.create_stream().unwrap(),
-    );
+    let (memory, first, second) = two_streams();
     // Written on one stream, copied on another: the copy waits for the write.
     let src = DeviceBuffer::from_host(&[1i64, 2, 3], memory.clone(), &second).unwrap();
     let dst = DeviceBuffer::from_host(&[0i64; 6], memory, &first).unwrap();
@@ -216,13 +210,7 @@ fn segment_ids_number_every_sorted_row_by_its_group() {
 
 #[test]
 fn a_buffer_moved_to_another_stream_is_complete_there() {
-    let target = Arc::new(Device::under_test(1 << 30).unwrap());
-    let memory: Arc<dyn MemoryResource> =
-        Arc::new(PoolResource::new(target.clone(), PoolOptions::default()).unwrap());
-    let (first, second) = (
-        target.create_stream().unwrap(),
-        target.create_stream().unwrap(),
-    );
+    let (memory, first, second) = two_streams();
     for round in 0..20 {
         // Made by a kernel on the first stream, then read on the second.
         let ops = Ops {
@@ -277,4 +265,16 @@ fn string_lengths_count_bytes_and_characters() {
             assert_eq!(flags(&validity.to_host().unwrap(), n), valid, "n = {n}");
         }
     }
+}
+
+/// A pool and two streams on one device under test.
+fn two_streams() -> (Arc<dyn MemoryResource>, Stream, Stream) {
+    let target = Arc::new(Device::under_test(1 << 30).unwrap());
+    let memory: Arc<dyn MemoryResource> =
+        Arc::new(PoolResource::new(target.clone(), PoolOptions::default()).unwrap());
+    let (first, second) = (
+        target.create_stream().unwrap(),
+        target.create_stream().unwrap(),
+    );
+    (memory, first, second)
 }
