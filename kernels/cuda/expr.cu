@@ -29,6 +29,10 @@ enum Op : u32 {
     OP_DATE_PART = 13,  // part, input type, units per day low word, high word; out type
     OP_FLOAT_CHECK = 14,  // class (0 NaN, 1 not NaN, 2 finite, 3 infinite), float type
     OP_CAST_CHECKED = 15,  // from type, to type (an integer): null where the value does not fit
+    OP_DUP = 16,           // pushes a copy of the top value
+    OP_STRICT = 17,        // pops a result and the value it came from; flags the row where a
+                           // value became null, pushes the result
+    OP_CAST_WRAPPING = 18, // from type, to type (an integer): as Rust's `as`
 };
 
 // Parts of a date: the proleptic Gregorian calendar, ISO weekday (Monday 1).
@@ -271,11 +275,34 @@ __device__ __forceinline__ Slot checked_cast(Slot s, u32 from, u32 to) {
     return Slot{wrap(v, to), true};
 }
 
+// A cast to integer type `to` as Rust's `as` (Polars' overflowing cast):
+// integers wrap; floats truncate toward zero and saturate at `to`'s
+// range, NaN giving 0.
+__device__ __forceinline__ Slot wrapping_cast(Slot s, u32 from, u32 to) {
+    if (!s.valid || !is_float(from)) return Slot{wrap(s.bits, to), s.valid};
+    double t = trunc(as_double(s.bits, from));
+    if (t != t) return Slot{0, true};
+    u32 bits = int_bits(to);
+    double half = static_cast<double>(1ull << (bits - 1));
+    if (is_signed(to)) {
+        if (t < -half) return Slot{wrap(1ull << (bits - 1), to), true};
+        if (t >= half) return Slot{(1ull << (bits - 1)) - 1, true};
+        return Slot{wrap(static_cast<u64>(static_cast<i64>(t)), to), true};
+    }
+    if (t < 0.0) return Slot{0, true};
+    if (t >= 2.0 * half) return Slot{bits == 64 ? ~0ull : (1ull << bits) - 1, true};
+    return Slot{static_cast<u64>(t), true};
+}
+
 constexpr int kStack = 16;
+
+// `failed` is set to 1 where OP_STRICT finds a value that became null; it
+// may be null for programs without OP_STRICT.
 
 extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                                            const u64* columns, const u64* validities, u64 n,
-                                           u32 out_type, void* out, u32* out_validity) {
+                                           u32 out_type, void* out, u32* out_validity,
+                                           u32* failed) {
     unsigned int lane = threadIdx.x % 32;
     for (u64 i = global_index(); i - lane < n; i += global_stride()) {
         Slot stack[kStack];
@@ -350,6 +377,22 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                     case OP_CAST_CHECKED: {
                         u32 from = program[pc++], to = program[pc++];
                         stack[top - 1] = checked_cast(stack[top - 1], from, to);
+                        break;
+                    }
+                    case OP_CAST_WRAPPING: {
+                        u32 from = program[pc++], to = program[pc++];
+                        stack[top - 1] = wrapping_cast(stack[top - 1], from, to);
+                        break;
+                    }
+                    case OP_DUP: {
+                        stack[top] = stack[top - 1];
+                        top++;
+                        break;
+                    }
+                    case OP_STRICT: {
+                        Slot result = stack[--top];
+                        if (stack[top - 1].valid && !result.valid) *failed = 1;
+                        stack[top - 1] = result;
                         break;
                     }
                     case OP_CAST: {

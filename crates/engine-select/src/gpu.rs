@@ -155,7 +155,8 @@ pub(crate) fn attempt(
 }
 
 /// Runs `plan` on the device: its result, or the reason to fall back (out
-/// of memory, a driver failure), or an error that no fallback may hide.
+/// of memory, a driver failure, data the query rejects: Polars then raises
+/// its own error), or an error that no fallback may hide.
 fn run(
     plan: &ir_lower::GpuPlan,
     context: &gpu_exec::ExecContext,
@@ -163,6 +164,11 @@ fn run(
     match gpu_exec::execute(plan, context) {
         Ok(df) => Ok(Ok(df)),
         Err(ExecError::Runtime(e)) => Ok(Err(runtime_reason(e)?)),
+        Err(ExecError::InvalidData(message)) => Ok(Err(reason(
+            FallbackKind::InvalidData,
+            None,
+            format!("{message} (Polars' engine raises the error)"),
+        ))),
         Err(ExecError::Polars(e)) => Err(EngineError::Polars(e)),
         Err(ExecError::Unsupported(message)) => Err(EngineError::Internal(format!(
             "gpu-exec refused a plan it had accepted: {message}"

@@ -74,6 +74,10 @@ pub enum FallbackKind {
     Unsupported,
     /// The device ran out of memory.
     OutOfMemory,
+    /// The data holds values the query rejects (a strict cast of a value
+    /// that does not fit): the CPU engine runs the query to raise Polars'
+    /// own error.
+    InvalidData,
 }
 
 impl fmt::Display for FallbackKind {
@@ -82,6 +86,7 @@ impl fmt::Display for FallbackKind {
             FallbackKind::Unavailable => "gpu unavailable",
             FallbackKind::Unsupported => "unsupported",
             FallbackKind::OutOfMemory => "device out of memory",
+            FallbackKind::InvalidData => "invalid data",
         })
     }
 }

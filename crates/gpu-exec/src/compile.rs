@@ -227,7 +227,7 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
             };
             step(out.program.float_check(class, value_type_of(input)?))
         }
-        ExprKind::Cast { input, .. } if !keeps_meaning(input.dtype, expr.dtype) => {
+        ExprKind::Cast { input, mode } if !keeps_meaning(input.dtype, expr.dtype) => {
             let refused = || format!("a cast from {} to {}", input.dtype, expr.dtype);
             let (finer, ratio) = unit_conversion(input.dtype, expr.dtype).ok_or_else(refused)?;
             let from = value_type_of(input)?;
@@ -241,6 +241,13 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 step(out.program.constant(I64, Some(slot_of_int(v, I64))))
             };
             let binary = |out: &mut Compiled, op| step(out.program.binary(op, I64));
+            // A strict cast fails where a value becomes null: the input is
+            // kept below the conversion for `strict` to compare.
+            let strict =
+                *mode == CastMode::Strict && (finer || !ExprProgram::cast_keeps_values(I64, ty));
+            if strict {
+                emit(input, out)?;
+            }
             if finer {
                 // Polars multiplies checked: null where the product overflows.
                 value(out)?;
@@ -278,10 +285,14 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
             }
             // A day count from i64 ticks always fits i32.
             if ExprProgram::cast_keeps_values(I64, ty) {
-                step(out.program.cast(I64, ty))
+                step(out.program.cast(I64, ty))?;
             } else {
-                step(out.program.cast_checked(I64, ty))
+                step(out.program.cast_checked(I64, ty))?;
             }
+            if strict {
+                step(out.program.strict(ty))?;
+            }
+            Ok(())
         }
         ExprKind::Cast { input, mode } => {
             let from = value_type_of(input)?;
@@ -291,14 +302,15 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
             }
             match mode {
                 CastMode::NonStrict => step(out.program.cast_checked(from, ty)),
-                CastMode::Strict => Err(format!(
-                    "a strict cast from {} to {} that may fail",
-                    input.dtype, expr.dtype
-                )),
-                CastMode::Wrapping => Err(format!(
-                    "a wrapping cast from {} to {}",
-                    input.dtype, expr.dtype
-                )),
+                // Null where the value does not fit, and the launch's
+                // failure flag raised there: the query then fails over to
+                // Polars, which raises its error.
+                CastMode::Strict => {
+                    step(out.program.dup())?;
+                    step(out.program.cast_checked(from, ty))?;
+                    step(out.program.strict(ty))
+                }
+                CastMode::Wrapping => step(out.program.cast_wrapping(from, ty)),
             }
         }
         ExprKind::Ternary {

@@ -1,4 +1,4 @@
-//! Errors of execution: the device's (out of memory included), Polars', or a bug.
+//! Errors of execution: the device's (out of memory included), Polars', rejected data, or a bug.
 
 use gpu_runtime::RuntimeError;
 use polars::prelude::PolarsError;
@@ -12,6 +12,10 @@ pub enum ExecError {
     /// Polars failed building or converting a frame.
     #[error(transparent)]
     Polars(#[from] PolarsError),
+    /// The data holds values the query rejects, such as a value that a
+    /// strict cast cannot convert; Polars' engine raises the error itself.
+    #[error("{0}")]
+    InvalidData(String),
     /// Data of a type or shape the executor cannot hold (lowering should have refused it).
     #[error("unsupported on the device: {0}")]
     Unsupported(String),

@@ -781,16 +781,24 @@ pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError
     }
     let mut uses = HashMap::new();
     count_cache_uses(&plan.root, &mut uses);
-    let caches = RefCell::new(Caches {
+    let shared = RefCell::new(Shared {
         uses,
         frames: HashMap::new(),
+        checks: Vec::new(),
     });
     let frame = Executor {
         ctx,
-        caches: &caches,
+        shared: &shared,
     }
     .run(&plan.root)?;
-    frame.to_dataframe()
+    let df = frame.to_dataframe()?;
+    // The result is on the host, so every launch has finished.
+    for (flag, what) in &shared.borrow().checks {
+        if flag.to_host()?.first().is_some_and(|&failed| failed != 0) {
+            return Err(ExecError::InvalidData(what.clone()));
+        }
+    }
+    Ok(df)
 }
 
 /// How many times each shared subplan (`PlanNode::Cache`, by id) is used.
@@ -808,16 +816,21 @@ fn count_cache_uses(node: &PlanNode, uses: &mut HashMap<String, usize>) {
 }
 
 /// The results of shared subplans, kept on the device between their uses.
-struct Caches {
-    /// Uses of each shared subplan not served yet.
+/// What the executors of one plan share, whichever stream they run on.
+struct Shared {
+    /// Uses of each shared subplan (cache) not served yet.
     uses: HashMap<String, usize>,
-    /// Results, with the stream that made them, until their last use.
+    /// Results of shared subplans, with the stream that made them, until
+    /// their last use.
     frames: HashMap<String, (DeviceFrame, Stream)>,
+    /// The failure flag of every launch that checks values (strict casts),
+    /// with what it checks; read once the result is on the host.
+    checks: Vec<(DeviceBuffer<u32>, String)>,
 }
 
 struct Executor<'a> {
     ctx: &'a ExecContext,
-    caches: &'a RefCell<Caches>,
+    shared: &'a RefCell<Shared>,
 }
 
 /// Rows grouped by their keys.
@@ -1325,7 +1338,19 @@ impl Executor<'_> {
                 })
             })
             .collect::<Result<Vec<_>, ExecError>>()?;
-        let (values, validity) = self.ops().eval(&compiled.program, &inputs, frame.height)?;
+        let failed = if compiled.program.checks_values() {
+            let flag = DeviceBuffer::<u32>::zeroed(1, self.ctx.memory.clone(), &self.ctx.stream)?;
+            Some(flag)
+        } else {
+            None
+        };
+        let (values, validity) =
+            self.ops()
+                .eval(&compiled.program, &inputs, frame.height, failed.as_ref())?;
+        if let Some(flag) = failed {
+            let what = format!("a strict cast met values that do not fit in `{expr}`");
+            self.shared.borrow_mut().checks.push((flag, what));
+        }
         let values = match values {
             TypedBuffer::Bits(b) => Values::Bits(b),
             TypedBuffer::I8(b) => Values::I8(b),
@@ -2463,12 +2488,12 @@ impl Executor<'_> {
     /// device; each later use gets a copy, the last one the kept frame.
     fn cached(&self, input: &PlanNode, id: &str) -> Result<DeviceFrame, ExecError> {
         let (left, kept) = {
-            let mut caches = self.caches.borrow_mut();
-            let left = caches.uses.get_mut(id).map_or(0, |uses| {
+            let mut shared = self.shared.borrow_mut();
+            let left = shared.uses.get_mut(id).map_or(0, |uses| {
                 *uses = uses.saturating_sub(1);
                 *uses
             });
-            (left, caches.frames.remove(id))
+            (left, shared.frames.remove(id))
         };
         let Some((mut frame, made_on)) = kept else {
             let frame = self.run(input)?;
@@ -2476,7 +2501,7 @@ impl Executor<'_> {
                 return Ok(frame);
             }
             let copy = self.copy_frame(&frame)?;
-            self.caches
+            self.shared
                 .borrow_mut()
                 .frames
                 .insert(id.to_owned(), (frame, self.ctx.stream.clone()));
@@ -2493,7 +2518,7 @@ impl Executor<'_> {
         self.ctx.stream.wait_for(&made_on)?;
         let copy = self.copy_frame(&frame)?;
         made_on.wait_for(&self.ctx.stream)?;
-        self.caches
+        self.shared
             .borrow_mut()
             .frames
             .insert(id.to_owned(), (frame, made_on));
@@ -2515,7 +2540,7 @@ impl Executor<'_> {
         };
         let mut frame = Executor {
             ctx: &side,
-            caches: self.caches,
+            shared: self.shared,
         }
         .run(node)?;
         for column in &mut frame.columns {

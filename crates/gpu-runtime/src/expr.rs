@@ -95,6 +95,9 @@ const OP_ROUND: u32 = 12;
 const OP_DATE_PART: u32 = 13;
 const OP_FLOAT_CHECK: u32 = 14;
 const OP_CAST_CHECKED: u32 = 15;
+const OP_DUP: u32 = 16;
+const OP_STRICT: u32 = 17;
+const OP_CAST_WRAPPING: u32 = 18;
 
 /// What [`ExprProgram::float_check`] tests (the kernel's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +143,9 @@ pub struct ExprProgram {
     max_depth: usize,
     /// The type of each input column the program reads, by input number.
     pub(crate) inputs: Vec<Option<ValueType>>,
+    /// Whether the program checks values ([`Self::strict`]): its launch
+    /// needs a flag to raise.
+    checks: bool,
 }
 
 fn invalid(what: String) -> RuntimeError {
@@ -303,6 +309,49 @@ impl ExprProgram {
         self.pop(Some(from))?;
         self.words.extend([OP_CAST_CHECKED, from as u32, to as u32]);
         self.push(to)
+    }
+
+    /// Casts the top value, an integer or a float, to an integer type as
+    /// Rust's `as` does (Polars' overflowing cast): integers wrap around;
+    /// floats are truncated toward zero and saturate at `to`'s range, NaN
+    /// giving 0.
+    pub fn cast_wrapping(&mut self, from: ValueType, to: ValueType) -> Result<(), RuntimeError> {
+        if !to.is_integer() || from == ValueType::Bool {
+            return Err(invalid(format!("a wrapping cast from {from:?} to {to:?}")));
+        }
+        self.pop(Some(from))?;
+        self.words
+            .extend([OP_CAST_WRAPPING, from as u32, to as u32]);
+        self.push(to)
+    }
+
+    /// Pushes a copy of the top value.
+    pub fn dup(&mut self) -> Result<(), RuntimeError> {
+        let ty = *self
+            .stack
+            .last()
+            .ok_or_else(|| invalid("dup of an empty stack".into()))?;
+        self.words.push(OP_DUP);
+        self.push(ty)
+    }
+
+    /// Pops a result (`ty`) and the value it was computed from (below it,
+    /// of any type), and pushes the result back; where the value is valid
+    /// and the result null, the launch raises its failure flag (see
+    /// [`crate::ops::Ops::eval`]). Polars' strict cast is `dup`, the cast,
+    /// `strict`.
+    pub fn strict(&mut self, ty: ValueType) -> Result<(), RuntimeError> {
+        self.pop(Some(ty))?;
+        self.pop(None)?;
+        self.words.push(OP_STRICT);
+        self.checks = true;
+        self.push(ty)
+    }
+
+    /// Whether the program checks values ([`Self::strict`]), so that its
+    /// launch needs a failure flag.
+    pub fn checks_values(&self) -> bool {
+        self.checks
     }
 
     /// Pops falsy, truthy (both `ty`) and a boolean predicate; pushes the pick.
@@ -474,6 +523,28 @@ mod tests {
             "deeper than the kernel's stack"
         );
         assert!(p.output().is_err(), "more than one value left");
+    }
+
+    #[test]
+    fn strict_steps_need_the_value_below_and_mark_the_program() {
+        let mut p = ExprProgram::new();
+        assert!(p.dup().is_err(), "dup of nothing");
+        p.column(0, ValueType::I64).unwrap();
+        p.dup().unwrap();
+        p.cast_checked(ValueType::I64, ValueType::I8).unwrap();
+        assert!(!p.checks_values());
+        assert!(p.strict(ValueType::I64).is_err(), "the result is an i8");
+        let mut p = ExprProgram::new();
+        p.column(0, ValueType::F64).unwrap();
+        p.dup().unwrap();
+        p.cast_checked(ValueType::F64, ValueType::U8).unwrap();
+        p.strict(ValueType::U8).unwrap();
+        assert!(p.checks_values());
+        assert_eq!(p.output().unwrap(), ValueType::U8);
+        let mut p = ExprProgram::new();
+        p.column(0, ValueType::U8).unwrap();
+        assert!(p.strict(ValueType::U8).is_err(), "nothing below the result");
+        assert!(p.cast_wrapping(ValueType::U8, ValueType::F32).is_err());
     }
 
     #[test]

@@ -642,7 +642,10 @@ impl Ops<'_> {
                 Some(slot_of_int(n_right as i64, ValueType::I64)),
             )?;
             program.binary(op, ValueType::I64)?;
-            match self.eval(&program, &[ExprInput::values(&rows, None)], n)?.0 {
+            match self
+                .eval(&program, &[ExprInput::values(&rows, None)], n, None)?
+                .0
+            {
                 TypedBuffer::I64(out) => Ok(out),
                 _ => Err(RuntimeError::InvalidArgument(
                     "row numbers are not i64".into(),
@@ -781,14 +784,22 @@ impl Ops<'_> {
     }
 
     /// Evaluates `program` over `n` rows of `inputs` in one launch: the
-    /// result and its validity.
+    /// result and its validity. A program that checks values
+    /// ([`ExprProgram::strict`]) needs `failed`, one word that the launch
+    /// sets to 1 where a check fails (and leaves alone elsewhere).
     pub fn eval(
         &self,
         program: &ExprProgram,
         inputs: &[ExprInput<'_>],
         n: usize,
+        failed: Option<&DeviceBuffer<u32>>,
     ) -> Result<(TypedBuffer, DeviceBuffer<u32>), RuntimeError> {
         let out_type = program.output()?;
+        if program.checks_values() && failed.is_none_or(|flag| flag.is_empty()) {
+            return Err(RuntimeError::InvalidArgument(
+                "a program that checks values needs a failure flag".into(),
+            ));
+        }
         let mut columns = Vec::with_capacity(program.inputs.len());
         let mut validities = Vec::with_capacity(program.inputs.len());
         for (slot, ty) in program.inputs.iter().enumerate() {
@@ -851,7 +862,8 @@ impl Ops<'_> {
             .arg(n as u64)
             .arg(out_type as u32)
             .arg(out_ptr)
-            .buffer(&out_validity);
+            .buffer(&out_validity)
+            .arg(ptr(failed));
         self.launch(ids::eval_expression, Self::linear(n), args)?;
         Ok((out, out_validity))
     }

@@ -5,6 +5,7 @@ use engine_select::{
     MemoryResource,
 };
 use polars::prelude::*;
+use polars_core::chunked_array::cast::CastOptions;
 
 use crate::{orders, under_test, under_test_executed_by};
 
@@ -1154,7 +1155,8 @@ fn casts_between_temporal_units_convert_as_polars_does() {
 
 #[test]
 fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
-    // Whatever runs on the device must equal the CPU; the rest falls back.
+    // Whatever runs on the device must equal the CPU, in each of Polars'
+    // three cast modes; a strict cast that fails must fail as on the CPU.
     let targets = [
         DataType::Boolean,
         DataType::Int8,
@@ -1171,53 +1173,123 @@ fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
         DataType::Datetime(TimeUnit::Milliseconds, None),
         DataType::Duration(TimeUnit::Microseconds),
     ];
-    let mut on_device = 0;
-    for source in ["i", "k", "u", "f", "b", "d"] {
-        for target in &targets {
-            let lf = table().select([col(source).cast(target.clone()).alias("cast")]);
-            let Ok(expected) = lf.clone().collect() else {
-                continue;
-            };
-            let (actual, report) = lf
-                .collect_with_report(&Engine::Gpu(under_test()))
-                .unwrap_or_else(|e| panic!("{source} to {target}: {e}"));
+    let modes = [
+        CastOptions::NonStrict,
+        CastOptions::Strict,
+        CastOptions::Overflowing,
+    ];
+    let raising = Engine::Gpu(under_test().with_raise_on_fail(true));
+    for mode in modes {
+        let (mut on_device, mut rejected) = (0, 0);
+        for source in ["i", "k", "u", "f", "b", "d"] {
+            for target in &targets {
+                let case = format!("{source} to {target} ({mode:?})");
+                let lf = table().select([col(source)
+                    .cast_with_options(target.clone(), mode)
+                    .alias("cast")]);
+                let expected = lf.clone().collect();
+                let fallback = lf.clone().collect_with_report(&Engine::Gpu(under_test()));
+                let (expected, (actual, report)) = match (expected, fallback) {
+                    (Ok(expected), Ok(actual)) => (expected, actual),
+                    (Err(_), Err(EngineError::Polars(_))) => {
+                        // Polars' error, raised by the CPU after the device
+                        // found the values or refused the cast.
+                        match lf.collect_with_report(&raising) {
+                            Err(EngineError::GpuUnavailable { reasons }) => {
+                                rejected += usize::from(
+                                    reasons.iter().all(|r| r.kind == FallbackKind::InvalidData),
+                                );
+                            }
+                            other => panic!("{case}: {:?}", other.map(|(_, r)| r)),
+                        }
+                        continue;
+                    }
+                    (expected, actual) => {
+                        panic!("{case}: expected {expected:?}, actual {actual:?}")
+                    }
+                };
+                assert!(
+                    expected.equals_missing(&actual),
+                    "{case}: {report}\nexpected {expected}\nactual {actual}"
+                );
+                on_device += usize::from(report.executed_by == under_test_executed_by());
+            }
+        }
+        assert!(
+            on_device > 40,
+            "{mode:?}: only {on_device} casts ran on the device"
+        );
+        if mode == CastOptions::Strict {
             assert!(
-                expected.equals_missing(&actual),
-                "{source} to {target}: {report}\nexpected {expected}\nactual {actual}"
+                rejected >= 15,
+                "only {rejected} failed strict casts found on the device"
             );
-            on_device += usize::from(matches!(report.executed_by, ExecutedBy::Gpu { .. }));
+        } else {
+            assert_eq!(rejected, 0, "{mode:?}");
         }
     }
-    assert!(on_device > 20, "only {on_device} casts ran on the device");
-    // Casts that may not fit run on the device too: null where they do not.
+    // Casts that may not fit run on the device: null where they do not
+    // (non-strict), wrapped or saturated as Rust's `as` (overflowing).
+    let lossy = |mode| {
+        let casts = [
+            (col("f"), DataType::Int32, "f to i32"),
+            (col("f"), DataType::UInt64, "f to u64"),
+            (col("f"), DataType::Int64, "f to i64"),
+            (-col("f"), DataType::UInt8, "-f to u8"),
+            (-col("f"), DataType::Int16, "-f to i16"),
+            (col("i"), DataType::Int8, "i to i8"),
+            (col("i"), DataType::UInt32, "i to u32"),
+            (col("k"), DataType::UInt64, "k to u64"),
+            (col("u"), DataType::Int8, "u to i8"),
+            (col("f") * lit(1e18), DataType::Int64, "big f to i64"),
+            (col("f") * lit(1e300), DataType::UInt32, "huge f to u32"),
+        ];
+        table().select(casts.map(|(input, to, name)| input.cast_with_options(to, mode).alias(name)))
+    };
+    assert_gpu_eq("non-strict lossy casts", lossy(CastOptions::NonStrict));
+    assert_gpu_eq("overflowing casts", lossy(CastOptions::Overflowing));
+    // Strict casts of values that fit run on the device whole.
     assert_gpu_eq(
-        "lossy casts",
+        "strict casts that fit",
         table().select([
-            col("f").cast(DataType::Int32).alias("f to i32"),
-            col("f").cast(DataType::UInt64).alias("f to u64"),
-            col("f").cast(DataType::Int64).alias("f to i64"),
-            col("i").cast(DataType::Int8).alias("i to i8"),
-            col("i").cast(DataType::UInt32).alias("i to u32"),
-            col("k").cast(DataType::UInt64).alias("k to u64"),
-            col("u").cast(DataType::Int8).alias("u to i8"),
-            (col("f") * lit(1e18))
-                .cast(DataType::Int64)
-                .alias("big f to i64"),
+            (col("i") % lit(100i64))
+                .strict_cast(DataType::Int8)
+                .alias("i"),
+            col("u").strict_cast(DataType::Int8).alias("u"),
+            when(col("f").abs().lt(lit(1e9)))
+                .then(col("f"))
+                .otherwise(lit(0.0))
+                .strict_cast(DataType::Int32)
+                .alias("f"),
+            col("d")
+                .strict_cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+                .alias("d"),
         ]),
     );
-    // A strict cast that may fail must fail as Polars does: the CPU runs it.
-    let strict = table().select([col("u").strict_cast(DataType::Int8)]);
-    let (df, report) = strict
+    // One that does not fit: Polars' error, and the reason in words.
+    let strict = table().select([col("i").strict_cast(DataType::Int8)]);
+    let expected = strict.clone().collect().unwrap_err().to_string();
+    match strict
         .clone()
         .collect_with_report(&Engine::Gpu(under_test()))
-        .unwrap();
-    assert!(df.equals_missing(&strict.collect().unwrap()));
-    assert!(
-        report.fallback_reasons.iter().any(|r| r
-            .message
-            .contains("a strict cast from u32 to i8 that may fail")),
-        "{report}"
-    );
+    {
+        Err(EngineError::Polars(e)) => assert_eq!(e.to_string(), expected),
+        other => panic!("{:?}", other.map(|(_, report)| report)),
+    }
+    match strict.collect_with_report(&raising) {
+        Err(EngineError::GpuUnavailable { reasons }) => {
+            assert_eq!(reasons.len(), 1, "{reasons:?}");
+            assert_eq!(reasons[0].kind, FallbackKind::InvalidData);
+            assert!(
+                reasons[0]
+                    .message
+                    .contains("values that do not fit in `strict_cast(#0:i -> i8)`"),
+                "{}",
+                reasons[0]
+            );
+        }
+        other => panic!("{:?}", other.map(|(_, report)| report)),
+    }
 }
 
 #[test]
