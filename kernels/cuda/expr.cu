@@ -33,6 +33,7 @@ enum Op : u32 {
     OP_STRICT = 17,        // pops a result and the value it came from; flags the row where a
                            // value became null, pushes the result
     OP_CAST_WRAPPING = 18, // from type, to type (an integer): as Rust's `as`
+    OP_CLIP = 19,          // type: pops upper, lower; clips the value below them
 };
 
 // Parts of a date: the proleptic Gregorian calendar, ISO weekday (Monday 1).
@@ -62,13 +63,17 @@ __device__ __forceinline__ i64 date_part(i64 days, u32 part) {
     }
 }
 
-// Rounding modes: ties to even, ties away from zero, toward zero.
-enum Round : u32 { R_HALF_TO_EVEN = 0, R_HALF_AWAY_FROM_ZERO, R_TO_ZERO };
+// Rounding modes: ties to even, ties away from zero, toward zero, down, up.
+enum Round : u32 { R_HALF_TO_EVEN = 0, R_HALF_AWAY_FROM_ZERO, R_TO_ZERO, R_FLOOR, R_CEIL };
 
 __device__ __forceinline__ double round_by(double x, u32 mode) {
-    if (mode == R_HALF_TO_EVEN) return rint(x);  // the default rounding mode: ties to even
-    if (mode == R_HALF_AWAY_FROM_ZERO) return round(x);
-    return trunc(x);
+    switch (mode) {
+        case R_HALF_TO_EVEN: return rint(x);  // the default rounding mode: ties to even
+        case R_HALF_AWAY_FROM_ZERO: return round(x);
+        case R_FLOOR: return floor(x);
+        case R_CEIL: return ceil(x);
+        default: return trunc(x);
+    }
 }
 
 enum Binary : u32 {
@@ -153,6 +158,13 @@ __device__ __forceinline__ int compare_values(u64 a, u64 b, u32 t) {
         return x < y ? -1 : (y < x ? 1 : 0);
     }
     return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+// a < b as IEEE numbers for floats (false where either is NaN), by value
+// for integers.
+__device__ __forceinline__ bool less_ieee(u64 a, u64 b, u32 t) {
+    if (is_float(t)) return as_double(a, t) < as_double(b, t);
+    return compare_values(a, b, t) < 0;
 }
 
 __device__ __forceinline__ Slot binary(u32 op, u32 t, Slot a, Slot b) {
@@ -382,6 +394,20 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                     case OP_CAST_WRAPPING: {
                         u32 from = program[pc++], to = program[pc++];
                         stack[top - 1] = wrapping_cast(stack[top - 1], from, to);
+                        break;
+                    }
+                    case OP_CLIP: {
+                        // As Polars' clamp: below the lower bound, else above
+                        // the upper; a null bound does not clip.
+                        u32 t = program[pc++];
+                        Slot upper = stack[--top];
+                        Slot lower = stack[--top];
+                        Slot& s = stack[top - 1];
+                        if (s.valid && lower.valid && less_ieee(s.bits, lower.bits, t)) {
+                            s.bits = lower.bits;
+                        } else if (s.valid && upper.valid && less_ieee(upper.bits, s.bits, t)) {
+                            s.bits = upper.bits;
+                        }
                         break;
                     }
                     case OP_DUP: {

@@ -178,16 +178,39 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
             decimals,
             mode,
         } => {
-            if input.dtype != GpuDtype::Float64 {
-                return Err(format!("rounding {}", input.dtype));
-            }
-            emit(input, out)?;
             let mode = match mode {
                 Rounding::HalfToEven => RoundMode::HalfToEven,
                 Rounding::HalfAwayFromZero => RoundMode::HalfAwayFromZero,
                 Rounding::ToZero => RoundMode::ToZero,
+                Rounding::Floor => RoundMode::Floor,
+                Rounding::Ceil => RoundMode::Ceil,
             };
-            step(out.program.round(mode, *decimals))
+            // A whole f32 is exact in f64 and back: floor and ceil of f32
+            // go through f64 unchanged.
+            let whole = matches!(mode, RoundMode::Floor | RoundMode::Ceil) && *decimals == 0;
+            let via_f64 = whole && input.dtype == GpuDtype::Float32;
+            if input.dtype != GpuDtype::Float64 && !via_f64 {
+                return Err(format!("rounding {}", input.dtype));
+            }
+            emit(input, out)?;
+            if via_f64 {
+                step(out.program.cast(ValueType::F32, ValueType::F64))?;
+            }
+            step(out.program.round(mode, *decimals))?;
+            if via_f64 {
+                step(out.program.cast(ValueType::F64, ValueType::F32))?;
+            }
+            Ok(())
+        }
+        ExprKind::Clip {
+            input,
+            lower,
+            upper,
+        } => {
+            emit(input, out)?;
+            emit(lower, out)?;
+            emit(upper, out)?;
+            step(out.program.clip(ty))
         }
         ExprKind::Temporal { part, input } => {
             let units_per_day: u64 = match input.dtype {

@@ -98,6 +98,7 @@ const OP_CAST_CHECKED: u32 = 15;
 const OP_DUP: u32 = 16;
 const OP_STRICT: u32 = 17;
 const OP_CAST_WRAPPING: u32 = 18;
+const OP_CLIP: u32 = 19;
 
 /// What [`ExprProgram::float_check`] tests (the kernel's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +134,10 @@ pub enum RoundMode {
     HalfAwayFromZero = 1,
     /// Toward zero (truncation).
     ToZero = 2,
+    /// Down (floor).
+    Floor = 3,
+    /// Up (ceiling).
+    Ceil = 4,
 }
 
 /// A program under construction; every step checks its operands.
@@ -323,6 +328,21 @@ impl ExprProgram {
         self.words
             .extend([OP_CAST_WRAPPING, from as u32, to as u32]);
         self.push(to)
+    }
+
+    /// Pops an upper and a lower bound, then clips the value below them
+    /// (all `ty`) as Polars' `clip`: below `lower` it becomes `lower`, else
+    /// above `upper` it becomes `upper`; a null bound does not clip, and
+    /// floats compare as IEEE numbers (NaN neither clips nor is clipped).
+    pub fn clip(&mut self, ty: ValueType) -> Result<(), RuntimeError> {
+        if ty == ValueType::Bool {
+            return Err(invalid("clip of booleans".into()));
+        }
+        for _ in 0..3 {
+            self.pop(Some(ty))?;
+        }
+        self.words.extend([OP_CLIP, ty as u32]);
+        self.push(ty)
     }
 
     /// Pushes a copy of the top value.

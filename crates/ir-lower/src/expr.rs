@@ -173,6 +173,10 @@ pub enum Rounding {
     HalfAwayFromZero,
     /// Toward zero (truncation).
     ToZero,
+    /// Down, to whole numbers (`floor`).
+    Floor,
+    /// Up, to whole numbers (`ceil`).
+    Ceil,
 }
 
 /// A string function.
@@ -327,6 +331,15 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         value: Box<GpuExpr>,
     },
+    /// Polars' `clip`: a value below `lower` becomes `lower`, else one above
+    /// `upper` becomes `upper`; a null bound (or a missing one, a null
+    /// literal) does not clip. Bounds have the input's type. Floats compare
+    /// as IEEE numbers: NaN is never clipped and never clips.
+    Clip {
+        input: Box<GpuExpr>,
+        lower: Box<GpuExpr>,
+        upper: Box<GpuExpr>,
+    },
     /// Membership in a literal list.
     IsIn {
         input: Box<GpuExpr>,
@@ -399,6 +412,11 @@ macro_rules! children {
                 lower,
                 upper,
                 ..
+            }
+            | ExprKind::Clip {
+                input,
+                lower,
+                upper,
             } => vec![input, lower, upper],
         }
     };
@@ -472,9 +490,24 @@ impl fmt::Display for GpuExpr {
             } => write!(f, "is_between({input}, {lower}, {upper}, {closed:?})"),
             ExprKind::Round {
                 input,
+                mode: Rounding::Floor,
+                ..
+            } => write!(f, "floor({input})"),
+            ExprKind::Round {
+                input,
+                mode: Rounding::Ceil,
+                ..
+            } => write!(f, "ceil({input})"),
+            ExprKind::Round {
+                input,
                 decimals,
                 mode,
             } => write!(f, "round({input}, {decimals}, {mode:?})"),
+            ExprKind::Clip {
+                input,
+                lower,
+                upper,
+            } => write!(f, "clip({input}, {lower}, {upper})"),
             ExprKind::Unique {
                 input,
                 maintain_order,

@@ -132,10 +132,18 @@ impl ExprLowering<'_> {
                     CastOptions::NonStrict => CastMode::NonStrict,
                     CastOptions::Overflowing => CastMode::Wrapping,
                 };
-                let input = self.boxed(expr)?;
+                let null = matches!(self.literal_value(expr), Some(AnyValue::Null));
+                let input = if null { None } else { Some(self.boxed(expr)?) };
                 let to = match GpuDtype::from_polars(&target) {
                     Ok(to) => to,
                     Err(reason) => return self.refuse(node, reason),
+                };
+                // A null cast to a type is a null of that type.
+                let Some(input) = input else {
+                    return Some(GpuExpr {
+                        kind: ExprKind::Literal(Scalar::Null),
+                        dtype: to,
+                    });
                 };
                 if !cast_supported(input.dtype, to) {
                     return self.refuse(
@@ -335,6 +343,88 @@ impl ExprLowering<'_> {
                     mode,
                 }
             }
+            F::Floor | F::Ceil => {
+                let input = self.single(inputs)?;
+                if input.dtype.is_integer() {
+                    // Whole already: Polars returns the input.
+                    return Some(input);
+                }
+                if !input.dtype.is_float() {
+                    return self.refuse(node, format!("{function} of {}", input.dtype));
+                }
+                ExprKind::Round {
+                    input: Box::new(input),
+                    decimals: 0,
+                    mode: if matches!(function, F::Floor) {
+                        Rounding::Floor
+                    } else {
+                        Rounding::Ceil
+                    },
+                }
+            }
+            F::Clip { has_min, has_max } => {
+                let mut nodes = inputs.iter().map(ExprIR::node);
+                let input = self.expr(nodes.next()?);
+                // A bound absent, or a null literal (of any type), does not
+                // clip: `None`. Every bound is lowered, so that each reason
+                // is reported.
+                let mut bounds = Vec::with_capacity(2);
+                for present in [*has_min, *has_max] {
+                    let node = if present { nodes.next() } else { None };
+                    bounds.push(match node {
+                        Some(n) if !matches!(self.literal_value(n), Some(AnyValue::Null)) => {
+                            Some(self.expr(n))
+                        }
+                        _ => None,
+                    });
+                }
+                let input = input?;
+                let dtype = input.dtype;
+                // Polars casts each bound to the input's type, strictly.
+                let mut bounds = bounds.into_iter().map(|bound| {
+                    let kind = match bound {
+                        None => ExprKind::Literal(Scalar::Null),
+                        Some(bound) => {
+                            let bound = bound?;
+                            if bound.dtype == dtype {
+                                return Some(Box::new(bound));
+                            }
+                            ExprKind::Cast {
+                                input: Box::new(bound),
+                                mode: CastMode::Strict,
+                            }
+                        }
+                    };
+                    Some(Box::new(GpuExpr { kind, dtype }))
+                });
+                let (lower, upper) = (bounds.next()??, bounds.next()??);
+                if !(input.dtype.is_numeric() || input.dtype.is_temporal()) {
+                    return self.refuse(node, format!("clip of {}", input.dtype));
+                }
+                ExprKind::Clip {
+                    input: Box::new(input),
+                    lower,
+                    upper,
+                }
+            }
+            F::Coalesce => {
+                let dtype = self.dtype(node)?;
+                let mut inputs = self.inputs(inputs)?.into_iter();
+                let mut first = inputs.next()?;
+                for next in inputs {
+                    if first.dtype != dtype || next.dtype != dtype {
+                        return self.refuse(node, "coalesce of differing types");
+                    }
+                    first = GpuExpr {
+                        kind: ExprKind::FillNull {
+                            input: Box::new(first),
+                            value: Box::new(next),
+                        },
+                        dtype,
+                    };
+                }
+                return Some(first);
+            }
             F::Unique(maintain_order) => {
                 let maintain_order = *maintain_order;
                 ExprKind::Unique {
@@ -375,17 +465,13 @@ impl ExprLowering<'_> {
             | F::MaxBy
             | F::Product
             | F::Repeat
-            | F::Clip { .. }
             | F::AsList
             | F::AsStruct
             | F::Reverse
             | F::ValueCounts { .. }
             | F::UniqueCounts
-            | F::Coalesce
             | F::RoundSF { .. }
             | F::Truncate { .. }
-            | F::Floor
-            | F::Ceil
             | F::ConcatExpr { .. }
             | F::PeakMin
             | F::PeakMax

@@ -2022,3 +2022,78 @@ fn case_changes_map_every_character_as_polars_does() {
             ]),
     );
 }
+
+#[test]
+fn clips_floors_ceilings_and_coalesces_match_the_cpu() {
+    // Floats with NaN, infinities and -0.0; bounds that are columns with
+    // nulls and NaN, literals, nulls, or of another type (cast strictly).
+    let frame = df!(
+        "x" => [Some(1.5f64), Some(-2.5), None, Some(f64::NAN), Some(f64::INFINITY), Some(-0.0), Some(7.0), Some(-1e300)],
+        "lo" => [Some(0.0f64), None, Some(1.0), Some(0.0), Some(-1.0), Some(f64::NAN), Some(8.0), Some(-5.0)],
+        "hi" => [Some(1.0f64), Some(-3.0), Some(2.0), None, Some(f64::NAN), Some(1.0), Some(9.0), None],
+        "f" => [Some(1.5f32), Some(-2.5), None, Some(f32::NAN), Some(-0.5), Some(0.5), Some(1e30), Some(-7.25)],
+        "i" => [Some(5i64), None, Some(-3), Some(i64::MAX), Some(i64::MIN), Some(0), Some(10), Some(-10)],
+        "j" => [None, Some(1i64), None, Some(2), None, Some(3), None, None],
+        "u" => [Some(1u8), Some(200), None, Some(0), Some(255), Some(7), Some(9), Some(100)],
+    )
+    .unwrap()
+    .lazy()
+    .with_column(
+        (col("i") % lit(1000i64))
+            .cast(DataType::Int32)
+            .cast(DataType::Date)
+            .alias("d"),
+    );
+    assert_gpu_eq(
+        "clip",
+        frame.clone().select([
+            col("x").clip(col("lo"), col("hi")).alias("columns"),
+            col("x").clip(lit(-1.0), lit(1.0)).alias("literals"),
+            col("x").clip_min(lit(0.0)).alias("min only"),
+            col("x").clip_max(col("hi")).alias("max only"),
+            col("x").clip(lit(NULL), lit(2.0)).alias("null lower"),
+            col("x").clip(lit(f64::NAN), lit(2.0)).alias("nan lower"),
+            col("f").clip(lit(-1.0f32), lit(1.0f32)).alias("f32"),
+            col("i").clip(lit(-4i64), lit(6i64)).alias("i64"),
+            col("i").clip(col("j"), lit(4i64)).alias("i64 by column"),
+            col("i").clip(lit(-4.7), lit(6.2)).alias("i64 by floats"),
+            col("u").clip(lit(3u8), lit(100u8)).alias("u8"),
+            col("u").clip_min(lit(5)).alias("u8 by i32"),
+            col("d")
+                .clip(date_literal(-5), date_literal(400))
+                .alias("dates"),
+        ]),
+    );
+    assert_gpu_eq(
+        "floor and ceil",
+        frame.clone().select([
+            col("x").floor().alias("floor"),
+            col("x").ceil().alias("ceil"),
+            col("f").floor().alias("f32 floor"),
+            col("f").ceil().alias("f32 ceil"),
+            col("i").floor().alias("i64 floor"),
+            (col("x") / lit(3.0)).ceil().alias("expression"),
+        ]),
+    );
+    assert_gpu_eq(
+        "coalesce",
+        frame.clone().select([
+            coalesce(&[col("j"), col("i")]).alias("two"),
+            coalesce(&[
+                col("j"),
+                lit(NULL).cast(DataType::Int64),
+                col("i"),
+                lit(0i64),
+            ])
+            .alias("four"),
+            coalesce(&[col("lo"), col("hi"), col("x")]).alias("floats"),
+        ]),
+    );
+    // A bound that does not fit the input's type fails as on the CPU.
+    let lf = frame.select([col("u").clip(lit(-1), lit(300))]);
+    let expected = lf.clone().collect().unwrap_err().to_string();
+    match lf.collect_with_report(&Engine::Gpu(under_test())) {
+        Err(EngineError::Polars(e)) => assert_eq!(e.to_string(), expected),
+        other => panic!("{:?}", other.map(|(_, report)| report)),
+    }
+}
