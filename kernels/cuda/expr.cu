@@ -36,30 +36,100 @@ enum Op : u32 {
     OP_CLIP = 19,          // type: pops upper, lower; clips the value below them
 };
 
-// Parts of a date: the proleptic Gregorian calendar, ISO weekday (Monday 1).
-enum DatePart : u32 { P_YEAR = 0, P_QUARTER, P_MONTH, P_DAY, P_WEEKDAY };
+// Parts of a date or timestamp: the proleptic Gregorian calendar, ISO
+// weekday (Monday 1) and week, day of the year; hours to nanoseconds of the
+// time of day.
+enum DatePart : u32 {
+    P_YEAR = 0, P_QUARTER, P_MONTH, P_DAY, P_WEEKDAY, P_ORDINAL_DAY, P_WEEK,
+    P_HOUR, P_MINUTE, P_SECOND, P_MILLISECOND, P_MICROSECOND, P_NANOSECOND,
+};
 
-// `part` of the day `days` after 1970-01-01 (civil-from-days: eras of 400
-// years of 146097 days, years starting in March so leap days come last).
-__device__ __forceinline__ i64 date_part(i64 days, u32 part) {
-    if (part == P_WEEKDAY) {
-        i64 r = (days + 3) % 7;  // 1970-01-01 was a Thursday
-        return (r < 0 ? r + 7 : r) + 1;
-    }
+// a / b rounded down (b > 0).
+__device__ __forceinline__ i64 floor_div(i64 a, i64 b) {
+    i64 q = a / b;
+    return a % b < 0 ? q - 1 : q;
+}
+
+__device__ __forceinline__ bool is_leap(i64 year) {
+    return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+}
+
+// The year, month and day of the day `days` after 1970-01-01 (civil from
+// days: eras of 400 years of 146097 days, years starting in March so that
+// leap days come last).
+__device__ __forceinline__ void civil(i64 days, i64* year, i64* month, i64* day) {
     i64 z = days + 719468;
-    i64 era = (z >= 0 ? z : z - 146096) / 146097;
+    i64 era = floor_div(z, 146097);
     i64 doe = z - era * 146097;
     i64 yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
     i64 doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     i64 mp = (5 * doy + 2) / 153;
-    i64 day = doy - (153 * mp + 2) / 5 + 1;
-    i64 month = mp < 10 ? mp + 3 : mp - 9;
-    i64 year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    *day = doy - (153 * mp + 2) / 5 + 1;
+    *month = mp < 10 ? mp + 3 : mp - 9;
+    *year = yoe + era * 400 + (*month <= 2 ? 1 : 0);
+}
+
+// The day count of a year, month and day (days from civil: the inverse).
+__device__ __forceinline__ i64 days_from_civil(i64 year, i64 month, i64 day) {
+    year -= month <= 2 ? 1 : 0;
+    i64 era = floor_div(year, 400);
+    i64 yoe = year - era * 400;
+    i64 doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+    i64 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+// ISO weekday of a day count, Monday 1 (1970-01-01 was a Thursday).
+__device__ __forceinline__ i64 iso_weekday(i64 days) {
+    i64 r = days + 3;
+    return r - floor_div(r, 7) * 7 + 1;
+}
+
+// Day of the year, 1 to 366.
+__device__ __forceinline__ i64 ordinal_day(i64 year, i64 month, i64 day) {
+    return days_from_civil(year, month, day) - days_from_civil(year, 1, 1) + 1;
+}
+
+// Whether an ISO year has 53 weeks: it starts on a Thursday, or on a
+// Wednesday in a leap year.
+__device__ __forceinline__ bool long_iso_year(i64 year) {
+    i64 first = iso_weekday(days_from_civil(year, 1, 1));
+    return first == 4 || (first == 3 && is_leap(year));
+}
+
+// `part` of the day `days` after 1970-01-01.
+__device__ __forceinline__ i64 date_part(i64 days, u32 part) {
+    if (part == P_WEEKDAY) return iso_weekday(days);
+    i64 year, month, day;
+    civil(days, &year, &month, &day);
     switch (part) {
         case P_YEAR: return year;
         case P_QUARTER: return (month + 2) / 3;
         case P_MONTH: return month;
+        case P_ORDINAL_DAY: return ordinal_day(year, month, day);
+        case P_WEEK: {
+            i64 week = (ordinal_day(year, month, day) - iso_weekday(days) + 10) / 7;
+            if (week < 1) return long_iso_year(year - 1) ? 53 : 52;
+            if (week == 53 && !long_iso_year(year)) return 1;
+            return week;
+        }
         default: return day;
+    }
+}
+
+// `part` (an hour to a nanosecond) of the time of day `tick` (0 <= tick <
+// per_day, in ticks of per_day per day).
+__device__ __forceinline__ i64 time_part(i64 tick, i64 per_day, u32 part) {
+    i64 per_second = per_day / 86400;
+    i64 seconds = tick / per_second;
+    i64 nanos = (tick % per_second) * (1000000000 / per_second);
+    switch (part) {
+        case P_HOUR: return seconds / 3600;
+        case P_MINUTE: return seconds / 60 % 60;
+        case P_SECOND: return seconds % 60;
+        case P_MILLISECOND: return nanos / 1000000;
+        case P_MICROSECOND: return nanos / 1000;
+        default: return nanos;
     }
 }
 
@@ -459,8 +529,10 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                         Slot& s = stack[top - 1];
                         i64 v = t == T_I32 ? static_cast<i64>(static_cast<i32>(s.bits))
                                            : static_cast<i64>(s.bits);
-                        i64 days = v / per_day - (v % per_day < 0 ? 1 : 0);  // floor
-                        s.bits = wrap(static_cast<u64>(date_part(days, part)), out_t);
+                        i64 days = floor_div(v, per_day);
+                        i64 r = part >= P_HOUR ? time_part(v - days * per_day, per_day, part)
+                                               : date_part(days, part);
+                        s.bits = wrap(static_cast<u64>(r), out_t);
                         break;
                     }
                     default: {  // OP_FILL_NULL

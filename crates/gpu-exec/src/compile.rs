@@ -226,6 +226,14 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 TemporalPart::Month => DatePart::Month,
                 TemporalPart::Day => DatePart::Day,
                 TemporalPart::Weekday => DatePart::Weekday,
+                TemporalPart::OrdinalDay => DatePart::OrdinalDay,
+                TemporalPart::Week => DatePart::Week,
+                TemporalPart::Hour => DatePart::Hour,
+                TemporalPart::Minute => DatePart::Minute,
+                TemporalPart::Second => DatePart::Second,
+                TemporalPart::Millisecond => DatePart::Millisecond,
+                TemporalPart::Microsecond => DatePart::Microsecond,
+                TemporalPart::Nanosecond => DatePart::Nanosecond,
             };
             emit(input, out)?;
             step(

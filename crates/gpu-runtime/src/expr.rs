@@ -122,6 +122,22 @@ pub enum DatePart {
     Day = 3,
     /// ISO weekday, Monday = 1 to Sunday = 7.
     Weekday = 4,
+    /// Day of the year, 1 to 366.
+    OrdinalDay = 5,
+    /// ISO week of the ISO year, 1 to 53.
+    Week = 6,
+    /// Hour of the day, 0 to 23.
+    Hour = 7,
+    /// Minute of the hour, 0 to 59.
+    Minute = 8,
+    /// Second of the minute, 0 to 59.
+    Second = 9,
+    /// Milliseconds of the second, 0 to 999.
+    Millisecond = 10,
+    /// Microseconds of the second, 0 to 999_999.
+    Microsecond = 11,
+    /// Nanoseconds of the second, 0 to 999_999_999.
+    Nanosecond = 12,
 }
 
 /// How [`ExprProgram::round`] breaks ties.

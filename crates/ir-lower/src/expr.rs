@@ -266,6 +266,32 @@ pub enum TemporalPart {
     Day,
     /// ISO weekday, Monday = 1 to Sunday = 7.
     Weekday,
+    /// Day of the year, 1 to 366.
+    OrdinalDay,
+    /// ISO week, 1 to 53.
+    Week,
+    // Parts of the time of day (datetimes only).
+    Hour,
+    Minute,
+    Second,
+    Millisecond,
+    Microsecond,
+    Nanosecond,
+}
+
+impl TemporalPart {
+    /// Whether this is a part of the time of day (of datetimes only).
+    pub fn of_time(self) -> bool {
+        matches!(
+            self,
+            TemporalPart::Hour
+                | TemporalPart::Minute
+                | TemporalPart::Second
+                | TemporalPart::Millisecond
+                | TemporalPart::Microsecond
+                | TemporalPart::Nanosecond
+        )
+    }
 }
 
 impl fmt::Display for TemporalPart {
@@ -276,6 +302,14 @@ impl fmt::Display for TemporalPart {
             TemporalPart::Month => "dt.month",
             TemporalPart::Day => "dt.day",
             TemporalPart::Weekday => "dt.weekday",
+            TemporalPart::OrdinalDay => "dt.ordinal_day",
+            TemporalPart::Week => "dt.week",
+            TemporalPart::Hour => "dt.hour",
+            TemporalPart::Minute => "dt.minute",
+            TemporalPart::Second => "dt.second",
+            TemporalPart::Millisecond => "dt.millisecond",
+            TemporalPart::Microsecond => "dt.microsecond",
+            TemporalPart::Nanosecond => "dt.nanosecond",
         })
     }
 }

@@ -661,23 +661,23 @@ impl ExprLowering<'_> {
             T::Month => TemporalPart::Month,
             T::Day => TemporalPart::Day,
             T::WeekDay => TemporalPart::Weekday,
+            T::OrdinalDay => TemporalPart::OrdinalDay,
+            T::Week => TemporalPart::Week,
+            T::Hour => TemporalPart::Hour,
+            T::Minute => TemporalPart::Minute,
+            T::Second => TemporalPart::Second,
+            T::Millisecond => TemporalPart::Millisecond,
+            T::Microsecond => TemporalPart::Microsecond,
+            T::Nanosecond => TemporalPart::Nanosecond,
             T::Millennium
             | T::Century
             | T::IsLeapYear
             | T::IsoYear
             | T::DaysInMonth
-            | T::Week
-            | T::OrdinalDay
             | T::Time
             | T::Date
             | T::Datetime
             | T::Duration { .. }
-            | T::Hour
-            | T::Minute
-            | T::Second
-            | T::Millisecond
-            | T::Microsecond
-            | T::Nanosecond
             | T::TotalDays { .. }
             | T::TotalHours { .. }
             | T::TotalMinutes { .. }
@@ -701,7 +701,8 @@ impl ExprLowering<'_> {
             }
         };
         let input = Box::new(self.single(inputs)?);
-        if !matches!(input.dtype, GpuDtype::Date | GpuDtype::Datetime(_)) {
+        let date = input.dtype == GpuDtype::Date && !part.of_time();
+        if !(date || matches!(input.dtype, GpuDtype::Datetime(_))) {
             return self.refuse(
                 node,
                 format!("{part} of {} is not supported on the GPU", input.dtype),

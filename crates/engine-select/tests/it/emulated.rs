@@ -2097,3 +2097,71 @@ fn clips_floors_ceilings_and_coalesces_match_the_cpu() {
         other => panic!("{:?}", other.map(|(_, report)| report)),
     }
 }
+
+#[test]
+fn every_date_and_time_part_matches_the_cpu() {
+    // Days around the turns of many years (ISO weeks 52, 53 and 1), and
+    // spread over ±5000 years; moments anywhere in those days.
+    let mut days: Vec<Option<i64>> = (-2400..2400)
+        .flat_map(|year: i64| [year * 365 + year / 4 - 3, year * 365 + year / 4 + 3])
+        .map(Some)
+        .collect();
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    days.extend((0..2000).map(|_| Some((next() % 3_650_000) as i64 - 1_825_000)));
+    days.extend((-10..400).map(Some));
+    days.push(None);
+    let ticks: Vec<Option<i64>> = days
+        .iter()
+        .map(|d| d.map(|d| d * 86_400_000_000 + (next() % 86_400_000_000) as i64))
+        .collect();
+    let frame = df!("days" => &days, "us" => &ticks)
+        .unwrap()
+        .lazy()
+        .select([
+            col("days")
+                .cast(DataType::Int32)
+                .cast(DataType::Date)
+                .alias("date"),
+            col("us")
+                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .alias("us"),
+            (col("us") * lit(1000i64) + col("days") % lit(1000i64))
+                .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+                .alias("ns"),
+            (col("us") / lit(1000i64))
+                .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+                .alias("ms"),
+        ]);
+    let date_parts = |c: &str| {
+        [
+            col(c).dt().year().alias(format!("{c} year")),
+            col(c).dt().month().alias(format!("{c} month")),
+            col(c).dt().day().alias(format!("{c} day")),
+            col(c).dt().weekday().alias(format!("{c} weekday")),
+            col(c).dt().ordinal_day().alias(format!("{c} ordinal day")),
+            col(c).dt().week().alias(format!("{c} week")),
+        ]
+    };
+    let time_parts = |c: &str| {
+        [
+            col(c).dt().hour().alias(format!("{c} hour")),
+            col(c).dt().minute().alias(format!("{c} minute")),
+            col(c).dt().second().alias(format!("{c} second")),
+            col(c).dt().millisecond().alias(format!("{c} ms")),
+            col(c).dt().microsecond().alias(format!("{c} us")),
+            col(c).dt().nanosecond().alias(format!("{c} ns")),
+        ]
+    };
+    let exprs: Vec<Expr> = ["date", "ms", "us", "ns"]
+        .into_iter()
+        .flat_map(date_parts)
+        .chain(["ms", "us", "ns"].into_iter().flat_map(time_parts))
+        .collect();
+    assert_gpu_eq("date and time parts", frame.select(exprs));
+}
