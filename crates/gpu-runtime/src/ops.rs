@@ -826,13 +826,18 @@ impl Ops<'_> {
                 }
             }
         }
+        // One upload: the column addresses, the validity addresses, then the
+        // program's words, two to a slot (little-endian on both sides).
+        let slots = columns.len();
+        let mut table = columns;
+        table.append(&mut validities);
+        table.extend(program.words.chunks(2).map(|pair| {
+            u64::from(pair[0]) | u64::from(pair.get(1).copied().unwrap_or(0)) << 32
+        }));
         // An empty table still needs a valid pointer.
-        columns.push(0);
-        validities.push(0);
-        let program_words =
-            DeviceBuffer::from_host(&program.words, self.memory.clone(), self.stream)?;
-        let columns = DeviceBuffer::from_host(&columns, self.memory.clone(), self.stream)?;
-        let validities = DeviceBuffer::from_host(&validities, self.memory.clone(), self.stream)?;
+        table.push(0);
+        let table = DeviceBuffer::from_host(&table, self.memory.clone(), self.stream)?;
+        let at = |slot: usize| DevicePtr(table.device_ptr().address() + 8 * slot as u64);
         let out_validity = self.zeroed::<u32>(words(n))?;
         macro_rules! out {
             ($variant:ident, $len:expr) => {{
@@ -855,10 +860,10 @@ impl Ops<'_> {
             ValueType::F64 => out!(F64, n),
         };
         let args = KernelArgs::new()
-            .buffer(&program_words)
+            .arg(at(2 * slots))
             .arg(program.words.len() as u32)
-            .buffer(&columns)
-            .buffer(&validities)
+            .arg(at(0))
+            .arg(at(slots))
             .arg(n as u64)
             .arg(out_type as u32)
             .arg(out_ptr)
