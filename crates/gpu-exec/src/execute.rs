@@ -325,12 +325,45 @@ fn evaluable(expr: &GpuExpr) -> Result<(), String> {
     let Err(why) = compile(expr) else {
         return Ok(());
     };
+    // A window the executor does not compute says why itself.
+    let mut window = Ok(());
+    expr.visit(&mut |e| {
+        if window.is_ok() && matches!(e.kind, ExprKind::Window { .. }) {
+            window = window_supported(e);
+        }
+    });
+    window?;
     // Where the hoisted columns go does not matter to the compiler.
     let (outer, hoisted) = hoist_parts(expr, usize::MAX / 4 * 3, usize::MAX / 4);
     if hoisted.is_empty() {
         return Err(why);
     }
     compile(&outer).map(|_| ())
+}
+
+/// Whether the executor computes the window `expr`: partitions by columns
+/// it groups, and a function it evaluates with its aggregations taken per
+/// group (no window inside).
+fn window_supported(expr: &GpuExpr) -> Result<(), String> {
+    let ExprKind::Window {
+        function,
+        partition_by,
+    } = &expr.kind
+    else {
+        return Err(format!("`{expr}` is not a window"));
+    };
+    for key in partition_by {
+        if !is_column(key) || !group_key(key.dtype) {
+            return Err(format!("a window partitioned by `{key}`"));
+        }
+    }
+    if function.has_window() {
+        return Err(format!("a window inside the window `{expr}`"));
+    }
+    if function.dtype == GpuDtype::String {
+        return Err(format!("a text-valued window `{expr}`"));
+    }
+    evaluable(function)
 }
 
 /// Whether [`Executor::make_strings`] makes the strings of `expr`: a
@@ -443,14 +476,15 @@ fn is_text_length(expr: &GpuExpr) -> bool {
 }
 
 /// `expr` with each part the evaluator cannot run but other kernels can
-/// (boolean parts the predicate kernels run, lengths of text), reading
+/// (boolean parts the predicate kernels run, lengths of text, windows), reading
 /// only the frame's `width` columns, replaced by a column, the i-th by
 /// column `first + i`, and those parts.
 fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuExpr>) {
     fn walk(expr: &mut GpuExpr, first: usize, width: usize, hoisted: &mut Vec<GpuExpr>) {
         let predicate =
             expr.dtype == GpuDtype::Boolean && compile(expr).is_err() && predicate_supported(expr);
-        if (predicate || is_text_length(expr)) && reads_only_below(expr, width) {
+        let window = window_supported(expr).is_ok();
+        if (predicate || window || is_text_length(expr)) && reads_only_below(expr, width) {
             let index = first + hoisted.len();
             let column = GpuExpr {
                 kind: ExprKind::Column {
@@ -570,6 +604,10 @@ fn hoist_aggregations(
             ExprKind::Column { .. } if !keep_columns => {
                 Err(format!("`{expr}` outside an aggregation"))
             }
+            // A window aggregates within itself: in a row-wise expression it
+            // is a part computed first (see `hoist_parts`).
+            ExprKind::Window { .. } if keep_columns => Ok(()),
+            ExprKind::Window { .. } => Err(format!("a window (`{expr}`) among aggregations")),
             _ => expr
                 .children_mut()
                 .into_iter()
@@ -1572,8 +1610,20 @@ impl Executor<'_> {
     }
 
     /// A part hoisted out of an expression (see [`hoist_parts`]), computed:
-    /// a text length, or a predicate the predicate kernels run.
+    /// a window (its function evaluated with the aggregations taken per
+    /// group of the partition keys), a text length, or a predicate the
+    /// predicate kernels run.
     fn part_column(&self, frame: &DeviceFrame, part: &GpuExpr) -> Result<DeviceColumn, ExecError> {
+        if let ExprKind::Window {
+            function,
+            partition_by,
+        } = &part.kind
+        {
+            let keys: Vec<&GpuExpr> = partition_by.iter().collect();
+            let groups = self.groups(frame, &keys)?;
+            let groups = Some((&groups.sorted_rows, &groups.starts));
+            return self.evaluate_in_groups(frame, function, "", groups);
+        }
         if let ExprKind::String { op, input } = &part.kind
             && is_text_length(part)
         {

@@ -831,9 +831,11 @@ impl Ops<'_> {
         let slots = columns.len();
         let mut table = columns;
         table.append(&mut validities);
-        table.extend(program.words.chunks(2).map(|pair| {
-            u64::from(pair[0]) | u64::from(pair.get(1).copied().unwrap_or(0)) << 32
-        }));
+        table.extend(
+            program.words.chunks(2).map(|pair| {
+                u64::from(pair[0]) | u64::from(pair.get(1).copied().unwrap_or(0)) << 32
+            }),
+        );
         // An empty table still needs a valid pointer.
         table.push(0);
         let table = DeviceBuffer::from_host(&table, self.memory.clone(), self.stream)?;

@@ -413,13 +413,29 @@ pub enum ExprKind {
     },
     /// The number of rows (per group in a group-by).
     Len,
+    /// `function.over(partition_by)`: the aggregations inside `function`
+    /// are taken per group of rows with equal `partition_by` values (nulls
+    /// one group) and repeated on every row of their group; a function
+    /// without aggregations is the function of each row. The aggregations
+    /// of an expression stop at its windows.
+    Window {
+        function: Box<GpuExpr>,
+        partition_by: Vec<GpuExpr>,
+    },
 }
 
-/// The sub-expressions of an `ExprKind` (borrowed or mutably borrowed), in
-/// order: one match serves `children` and `children_mut`.
+/// The sub-expressions of an `ExprKind` (borrowed or mutably borrowed, as
+/// `$borrow` says: `&` or `&mut`), in order: one match serves `children`
+/// and `children_mut`.
 macro_rules! children {
-    ($kind:expr) => {
+    ($kind:expr, $($borrow:tt)+) => {
         match $kind {
+            ExprKind::Window {
+                function,
+                partition_by,
+            } => std::iter::once($($borrow)+ **function)
+                .chain(partition_by)
+                .collect(),
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
             ExprKind::Not(input)
@@ -557,15 +573,32 @@ impl fmt::Display for GpuExpr {
             ExprKind::Temporal { part, input } => write!(f, "{part}({input})"),
             ExprKind::Agg { op, input } => write!(f, "{op}({input})"),
             ExprKind::Len => f.write_str("len()"),
+            ExprKind::Window {
+                function,
+                partition_by,
+            } => {
+                let keys: Vec<String> = partition_by.iter().map(ToString::to_string).collect();
+                write!(f, "{function}.over([{}])", keys.join(", "))
+            }
         }
     }
 }
 
 impl GpuExpr {
     /// Whether this expression, or any part of it, aggregates.
+    /// Windows aggregate within themselves: what is inside one does not count.
     pub fn has_aggregation(&self) -> bool {
+        match self.kind {
+            ExprKind::Agg { .. } | ExprKind::Len => true,
+            ExprKind::Window { .. } => false,
+            _ => self.children().iter().any(|child| child.has_aggregation()),
+        }
+    }
+
+    /// Whether this expression, or any part of it, is a window (`over`).
+    pub fn has_window(&self) -> bool {
         let mut found = false;
-        self.visit(&mut |e| found |= matches!(e.kind, ExprKind::Agg { .. } | ExprKind::Len));
+        self.visit(&mut |e| found |= matches!(e.kind, ExprKind::Window { .. }));
         found
     }
 
@@ -579,11 +612,11 @@ impl GpuExpr {
 
     /// The expressions this one is computed from, in order, to change in place.
     pub fn children_mut(&mut self) -> Vec<&mut GpuExpr> {
-        children!(&mut self.kind)
+        children!(&mut self.kind, &mut)
     }
 
     /// The expressions this one is computed from, in order.
     pub fn children(&self) -> Vec<&GpuExpr> {
-        children!(&self.kind)
+        children!(&self.kind, &)
     }
 }

@@ -4,7 +4,7 @@ use polars::prelude::QuantileMethod;
 use polars_core::chunked_array::cast::CastOptions;
 use polars_core::prelude::{AnyValue, Schema, Series};
 use polars_ops::series::{ClosedInterval, RoundMode};
-use polars_plan::dsl::Operator;
+use polars_plan::dsl::{Operator, WindowMapping};
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{
     AExpr, ExprIRDisplay, IRAggExpr, IRBooleanFunction, IRFunctionExpr, IRStringFunction,
@@ -214,11 +214,32 @@ impl ExprLowering<'_> {
                     "list and struct evaluation is not supported on the GPU",
                 );
             }
-            AExpr::Over { .. } => {
-                return self.refuse(
-                    node,
-                    "window expressions (over) are not supported on the GPU",
-                );
+            AExpr::Over {
+                function,
+                partition_by,
+                order_by,
+                mapping,
+            } => {
+                let (function, partition_by) = (*function, partition_by.clone());
+                if order_by.is_some() {
+                    return self.refuse(
+                        node,
+                        "ordered windows (over with order_by) are not supported on the GPU",
+                    );
+                }
+                if *mapping != WindowMapping::GroupsToRows {
+                    return self.refuse(
+                        node,
+                        format!("windows mapped by {mapping:?} are not supported on the GPU"),
+                    );
+                }
+                let function = self.boxed(function);
+                let keys: Vec<Lowered> = partition_by.iter().map(|&key| self.expr(key)).collect();
+                let partition_by = keys.into_iter().collect::<Option<Vec<_>>>()?;
+                ExprKind::Window {
+                    function: function?,
+                    partition_by,
+                }
             }
             AExpr::Slice { .. } => {
                 return self.refuse(

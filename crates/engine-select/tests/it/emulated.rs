@@ -1768,7 +1768,7 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
         .select([
             col("i"),
             col("k2"),
-            col("k2").sum().over([col("b")]).unwrap().alias("window"),
+            col("k2").shift(lit(1)).alias("shifted"),
         ]);
     let explained = engine_select::explain_gpu(lf.clone()).unwrap();
     assert!(
@@ -1805,17 +1805,17 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
         report
             .fallback_reasons
             .iter()
-            .any(|r| r.message.contains("window expressions")),
+            .any(|r| r.message.contains("function shift")),
         "{report}"
     );
     // With raise_on_fail the user asked for the GPU or an error.
     let err = lf
         .collect_with(&Engine::Gpu(under_test().with_raise_on_fail(true)))
         .unwrap_err();
-    assert!(err.to_string().contains("window expressions"), "{err}");
-    // Nothing worth the device (a window over an in-memory frame): the CPU.
+    assert!(err.to_string().contains("function shift"), "{err}");
+    // Nothing worth the device (a shift of an in-memory frame): the CPU.
     let (_, report) = table()
-        .select([col("k").sum().over([col("b")]).unwrap()])
+        .select([col("k").shift(lit(1))])
         .collect_with_report(&Engine::Gpu(under_test()))
         .unwrap();
     assert_eq!(
@@ -2164,4 +2164,113 @@ fn every_date_and_time_part_matches_the_cpu() {
         .chain(["ms", "us", "ns"].into_iter().flat_map(time_parts))
         .collect();
     assert_gpu_eq("date and time parts", frame.select(exprs));
+}
+
+#[test]
+fn window_aggregations_over_partitions_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => [Some("a"), Some("b"), None, Some("a"), Some("c"), Some("b"), None, Some("a"), Some("b")],
+            "h" => [Some(1i32), Some(1), Some(2), Some(2), Some(1), Some(1), Some(2), Some(1), None],
+            "x" => [Some(1.5f64), None, Some(-2.0), Some(4.0), Some(f64::NAN), Some(3.0), Some(0.5), Some(-1.0), Some(2.0)],
+            "i" => [Some(5i64), Some(-3), None, Some(7), Some(1), Some(2), Some(9), None, Some(4)],
+            "b" => [Some(true), Some(false), None, Some(true), Some(true), Some(false), Some(false), None, Some(true)],
+        )
+        .unwrap()
+        .lazy()
+    };
+    assert_gpu_eq(
+        "windows in with_columns",
+        frame().with_columns([
+            col("i").sum().over([col("g")]).unwrap().alias("sum by g"),
+            col("x")
+                .mean()
+                .over([col("g"), col("h")])
+                .unwrap()
+                .alias("mean by g, h"),
+            (col("i") - col("i").min().over([col("h")]).unwrap()).alias("i minus min by h"),
+            len().over([col("g")]).unwrap().alias("rows by g"),
+            col("i")
+                .count()
+                .over([col("b")])
+                .unwrap()
+                .alias("count by b"),
+            (col("x") / col("x").sum().over([col("g")]).unwrap() + col("x").mean()).alias("share"),
+            col("i").over([col("g")]).unwrap().alias("elementwise"),
+            (col("i") - col("i").mean())
+                .abs()
+                .max()
+                .over([col("h")])
+                .unwrap()
+                .alias("spread"),
+            col("x")
+                .first()
+                .over([col("x")])
+                .unwrap()
+                .alias("first by a float"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a window in a filter and a select",
+        frame()
+            .filter(col("i").gt_eq(col("i").median().over([col("g")]).unwrap()))
+            .select([
+                col("g"),
+                col("i"),
+                col("i").n_unique().over([col("h")]).unwrap().alias("n"),
+            ]),
+    );
+    assert_gpu_eq(
+        "the sum of a window",
+        frame().select([col("i").sum().over([col("g")]).unwrap().sum()]),
+    );
+    assert_gpu_eq(
+        "a whole-frame sum inside a window",
+        frame().select([(col("i") + col("i").sum()).over([col("g")]).unwrap()]),
+    );
+    // What the device does not compute falls back with its reason, and the
+    // CPU's answer.
+    let ordered = col("i").sum().over_with_options(
+        Some([col("g")]),
+        Some(([col("i")], SortOptions::default())),
+        WindowMapping::GroupsToRows,
+    );
+    let cases = [
+        (vec![ordered.unwrap()], "ordered windows"),
+        (
+            vec![
+                col("i").sum(),
+                col("i").sum().over([col("g")]).unwrap().alias("w"),
+            ],
+            "among aggregations",
+        ),
+        (
+            vec![
+                col("i")
+                    .sum()
+                    .over([col("g")])
+                    .unwrap()
+                    .over([col("h")])
+                    .unwrap(),
+            ],
+            "a window inside the window",
+        ),
+        (
+            vec![col("i").sum().over([col("i") % lit(2)]).unwrap()],
+            "a window partitioned by",
+        ),
+    ];
+    for (exprs, reason) in cases {
+        let lf = frame().select(exprs);
+        let expected = lf.clone().collect().unwrap();
+        let (actual, report) = lf.collect_with_report(&Engine::Gpu(under_test())).unwrap();
+        assert!(expected.equals_missing(&actual), "{reason}");
+        assert!(
+            report
+                .fallback_reasons
+                .iter()
+                .any(|r| r.message.contains(reason)),
+            "{report}"
+        );
+    }
 }

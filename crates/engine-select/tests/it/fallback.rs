@@ -11,19 +11,15 @@ fn filtered() -> LazyFrame {
     orders().filter(col("amount").gt(lit(2.0)))
 }
 
-/// A query no device runs: a window expression.
-fn windowed() -> LazyFrame {
-    orders().select([col("amount")
-        .sum()
-        .over([col("status")])
-        .unwrap()
-        .alias("window")])
+/// A query no device runs: a shift.
+fn shifted() -> LazyFrame {
+    orders().select([col("amount").shift(lit(1)).alias("shifted")])
 }
 
 #[test]
 fn fallback_reports_cpu_engine_and_every_reason() {
-    let (df, report) = windowed().collect_with_report(&Engine::gpu()).unwrap();
-    assert!(df.equals_missing(&windowed().collect().unwrap()));
+    let (df, report) = shifted().collect_with_report(&Engine::gpu()).unwrap();
+    assert!(df.equals_missing(&shifted().collect().unwrap()));
     assert_eq!(report.executed_by, ExecutedBy::Cpu(CpuEngine::InMemory));
     let kinds: Vec<FallbackKind> = report.fallback_reasons.iter().map(|r| r.kind).collect();
     match driver_missing() {
@@ -43,7 +39,9 @@ fn fallback_reports_cpu_engine_and_every_reason() {
     }
     let unsupported = report.fallback_reasons.last().unwrap();
     assert!(
-        unsupported.message.contains("window expressions"),
+        unsupported
+            .message
+            .contains("function shift is not supported"),
         "the reason must say what is missing: {unsupported}"
     );
 }
@@ -90,13 +88,13 @@ fn unsupported_reason_names_the_plan_node_in_polars_notation() {
 #[test]
 fn raise_on_fail_gives_an_error_with_every_reason() {
     let engine = Engine::Gpu(GpuEngine::new().with_raise_on_fail(true));
-    let err = windowed().collect_with(&engine).unwrap_err();
+    let err = shifted().collect_with(&engine).unwrap_err();
     let EngineError::GpuUnavailable { reasons } = &err else {
         panic!("expected GpuUnavailable, got {err}");
     };
     let text = err.to_string();
     assert!(text.contains("CPU fallback is disabled"), "{text}");
-    assert!(text.contains("window expressions"), "{text}");
+    assert!(text.contains("function shift is not supported"), "{text}");
     match driver_missing() {
         Some(missing) => {
             assert_eq!(reasons.len(), 2, "{text}");
@@ -157,11 +155,7 @@ fn invalid_memory_configuration_is_an_error_even_with_fallback() {
 #[test]
 fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
     let lf = orders().select([
-        col("amount")
-            .sum()
-            .over([col("status")])
-            .unwrap()
-            .alias("window"),
+        col("amount").reverse().alias("reversed"),
         col("qty").shift(lit(1)).alias("shifted"),
         col("id"),
     ]);
@@ -175,8 +169,8 @@ fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
     assert_eq!(
         unsupported,
         [
-            "unsupported: window expressions (over) are not supported on the GPU (at \
-             `col(\"amount\").sum().over([col(\"status\")])`)",
+            "unsupported: function reverse is not supported on the GPU (at \
+             `col(\"amount\").reverse()`)",
             "unsupported: function shift is not supported on the GPU (at \
              `col(\"qty\").shift([dyn int: 1])`)",
         ]

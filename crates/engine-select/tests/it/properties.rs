@@ -218,18 +218,18 @@ proptest! {
 
     #[test]
     fn mixed_plans_match_the_cpu(df in (0usize..60).prop_flat_map(frame), pick in 0usize..3) {
-        // A window (the CPU's) over a filtered, computed frame (the device's).
+        // A shift (the CPU's) over a filtered, computed frame (the device's).
         let base = df
             .lazy()
             .filter(col("i").is_not_null().or(col("f").gt(lit(0.0))))
             // (Small values: Polars' debug build panics on sums that overflow.)
             .with_columns([(col("i") % lit(1000i64) * lit(3i64)).alias("i3")]);
-        let window = match pick {
-            0 => col("i3").sum().over([col("g")]).unwrap(),
-            1 => col("f").max().over([col("s")]).unwrap(),
-            _ => col("i3").count().over([col("g"), col("s")]).unwrap(),
+        let shifted = match pick {
+            0 => col("i3").shift(lit(1)),
+            1 => col("f").shift(lit(-2)),
+            _ => col("s").shift(lit(3)),
         };
-        let lf = base.select([col("g"), col("s"), col("i3"), window.alias("window")]);
+        let lf = base.select([col("g"), col("s"), col("i3"), shifted.alias("shifted")]);
         let expected = lf.clone().collect().unwrap();
         let engine = engine_select::Engine::Gpu(crate::under_test());
         let (actual, report) = engine_select::LazyFrameExt::collect_with_report(lf, &engine).unwrap();

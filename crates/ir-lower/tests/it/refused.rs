@@ -5,6 +5,18 @@ use polars::prelude::*;
 
 use crate::{explain, explain_partial, orders};
 
+/// A window the GPU does not run: one ordered by a column.
+fn ordered_window() -> Expr {
+    col("amount")
+        .sum()
+        .over_with_options(
+            Some([col("status")]),
+            Some(([col("id")], SortOptions::default())),
+            WindowMapping::GroupsToRows,
+        )
+        .unwrap()
+}
+
 #[test]
 fn unsupported_dtypes_are_named() {
     let lists = df!("id" => [1i64, 2]).unwrap().lazy().select([
@@ -23,11 +35,11 @@ fn unsupported_dtypes_are_named() {
 }
 
 #[test]
-fn unsupported_functions_and_windows_are_named() {
+fn unsupported_functions_and_ordered_windows_are_named() {
     expect![[r#"
-        refused: col("amount").sum().over([col("status")]): window expressions (over) are not supported on the GPU
+        refused: col("amount").sum().over(partition_by: [col("status")], order_by: col("id")): ordered windows (over with order_by) are not supported on the GPU
     "#]].assert_eq(&explain(
-        orders().select([col("amount").sum().over([col("status")]).unwrap().alias("w")]),
+        orders().select([ordered_window().alias("w")]),
     ));
     expect![[r#"
         refused: col("status").str.contains(["^o[a-z]+"]): the regular expression "^o[a-z]+" is not supported on the GPU (only alternatives of literal texts joined by .*)
@@ -39,11 +51,7 @@ fn unsupported_functions_and_windows_are_named() {
 #[test]
 fn three_unsupported_pieces_are_all_reported() {
     let lf = orders().select([
-        col("amount")
-            .sum()
-            .over([col("status")])
-            .unwrap()
-            .alias("window"),
+        ordered_window().alias("window"),
         col("qty").shift(lit(1)).alias("running"),
         col("status")
             .str()
@@ -54,7 +62,7 @@ fn three_unsupported_pieces_are_all_reported() {
     let text = explain(lf);
     assert_eq!(text.matches("refused:").count(), 3, "{text}");
     expect![[r#"
-        refused: col("amount").sum().over([col("status")]): window expressions (over) are not supported on the GPU
+        refused: col("amount").sum().over(partition_by: [col("status")], order_by: col("id")): ordered windows (over with order_by) are not supported on the GPU
         refused: col("qty").shift([dyn int: 1]): function shift is not supported on the GPU
         refused: col("status").str.replace(["o", "0"]): function str.replace is not supported on the GPU
     "#]].assert_eq(&text);

@@ -475,3 +475,24 @@ fn expression_keys_distinct_strategies_and_negative_slices() {
         "#]],
     );
 }
+
+#[test]
+fn windows_clips_and_time_parts_lower() {
+    check(
+        orders().select([
+            (col("amount") - col("amount").mean().over([col("status")]).unwrap()).alias("w"),
+            col("qty").clip(lit(0), lit(NULL)).alias("clipped"),
+            col("amount").floor().alias("floor"),
+            col("day")
+                .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+                .dt()
+                .hour()
+                .alias("hour"),
+            coalesce(&[col("id"), col("customer")]).alias("first"),
+        ]),
+        expect![[r#"
+            Select [(#2:amount - mean(#2:amount).over([#4:status])) as "w", clip(#3:qty, 0:i32, null:i32) as "clipped", floor(#2:amount) as "floor", dt.hour(cast(#5:day -> datetime[ms])) as "hour", fill_null(#0:id, #1:customer) as "first"]  -> [w: f64, clipped: i32, floor: f64, hour: i8, first: i64]
+              DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        "#]],
+    );
+}
