@@ -34,6 +34,7 @@ enum Op : u32 {
                            // value became null, pushes the result
     OP_CAST_WRAPPING = 18, // from type, to type (an integer): as Rust's `as`
     OP_CLIP = 19,          // type: pops upper, lower; clips the value below them
+    OP_SQRT = 20,          // float type
 };
 
 // Parts of a date or timestamp: the proleptic Gregorian calendar, ISO
@@ -464,6 +465,13 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                     case OP_CAST_WRAPPING: {
                         u32 from = program[pc++], to = program[pc++];
                         stack[top - 1] = wrapping_cast(stack[top - 1], from, to);
+                        break;
+                    }
+                    case OP_SQRT: {
+                        // Correctly rounded in f64, so also for f32 (53 >= 2 * 24 + 2 bits).
+                        u32 t = program[pc++];
+                        Slot& s = stack[top - 1];
+                        s.bits = from_double(sqrt(as_double(s.bits, t)), t);
                         break;
                     }
                     case OP_CLIP: {

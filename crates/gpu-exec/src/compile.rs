@@ -173,6 +173,10 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
             emit(input, out)?;
             step(out.program.abs(value_type_of(input)?))
         }
+        ExprKind::Sqrt(input) => {
+            emit(input, out)?;
+            step(out.program.sqrt(value_type_of(input)?))
+        }
         ExprKind::Round {
             input,
             decimals,

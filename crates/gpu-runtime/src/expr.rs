@@ -99,6 +99,7 @@ const OP_DUP: u32 = 16;
 const OP_STRICT: u32 = 17;
 const OP_CAST_WRAPPING: u32 = 18;
 const OP_CLIP: u32 = 19;
+const OP_SQRT: u32 = 20;
 
 /// What [`ExprProgram::float_check`] tests (the kernel's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -283,6 +284,14 @@ impl ExprProgram {
             return Err(invalid("abs of a boolean".into()));
         }
         self.unary(OP_ABS, ty)
+    }
+
+    /// The square root of a float, correctly rounded.
+    pub fn sqrt(&mut self, ty: ValueType) -> Result<(), RuntimeError> {
+        if !ty.is_float() {
+            return Err(invalid(format!("square root of {ty:?}")));
+        }
+        self.unary(OP_SQRT, ty)
     }
 
     /// Replaces the top value by whether it is null (never null itself).

@@ -342,6 +342,8 @@ pub enum ExprKind {
     Not(Box<GpuExpr>),
     Negate(Box<GpuExpr>),
     Abs(Box<GpuExpr>),
+    /// The square root of a float (correctly rounded, as IEEE requires).
+    Sqrt(Box<GpuExpr>),
     IsNull(Box<GpuExpr>),
     IsNotNull(Box<GpuExpr>),
     /// A test of a float's class (null stays null).
@@ -441,6 +443,7 @@ macro_rules! children {
             ExprKind::Not(input)
             | ExprKind::Negate(input)
             | ExprKind::Abs(input)
+            | ExprKind::Sqrt(input)
             | ExprKind::IsNull(input)
             | ExprKind::IsNotNull(input)
             | ExprKind::FloatCheck { input, .. }
@@ -506,6 +509,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::Not(input) => write!(f, "not({input})"),
             ExprKind::Negate(input) => write!(f, "neg({input})"),
             ExprKind::Abs(input) => write!(f, "abs({input})"),
+            ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
             ExprKind::IsNull(input) => write!(f, "is_null({input})"),
             ExprKind::IsNotNull(input) => write!(f, "is_not_null({input})"),
             ExprKind::FloatCheck { check, input } => write!(f, "{check}({input})"),

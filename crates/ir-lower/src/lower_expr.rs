@@ -7,8 +7,8 @@ use polars_ops::series::{ClosedInterval, RoundMode};
 use polars_plan::dsl::{Operator, WindowMapping};
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{
-    AExpr, ExprIRDisplay, IRAggExpr, IRBooleanFunction, IRFunctionExpr, IRStringFunction,
-    IRTemporalFunction, LiteralValue, ToFieldContext,
+    AExpr, ExprIRDisplay, IRAggExpr, IRBooleanFunction, IRFunctionExpr, IRPowFunction,
+    IRStringFunction, IRTemporalFunction, LiteralValue, ToFieldContext,
 };
 use polars_utils::arena::{Arena, Node};
 
@@ -364,6 +364,30 @@ impl ExprLowering<'_> {
                     mode,
                 }
             }
+            F::Pow(IRPowFunction::Sqrt) => {
+                let input = self.single(inputs)?;
+                let dtype = self.dtype(node)?;
+                ExprKind::Sqrt(Box::new(float_input(input, dtype)))
+            }
+            F::Pow(IRPowFunction::Generic) => {
+                let [base, exponent] = [inputs.first()?.node(), inputs.get(1)?.node()];
+                let base = self.expr(base)?;
+                let dtype = self.dtype(node)?;
+                // A literal, or a null cast to a type.
+                let exponent = match self.literal_value(exponent) {
+                    Some(value) => value,
+                    None => match self.expr(exponent)?.kind {
+                        ExprKind::Literal(Scalar::Null) => AnyValue::Null,
+                        _ => {
+                            return self.refuse(node, "pow with an exponent that is not a literal");
+                        }
+                    },
+                };
+                return match pow_exactly(base, exponent, dtype) {
+                    Ok(expr) => Some(expr),
+                    Err(why) => self.refuse(node, why),
+                };
+            }
             F::Floor | F::Ceil => {
                 let input = self.single(inputs)?;
                 if input.dtype.is_integer() {
@@ -470,7 +494,7 @@ impl ExprLowering<'_> {
             | F::ListExpr { .. }
             | F::StructExpr { .. }
             | F::NullCount
-            | F::Pow { .. }
+            | F::Pow(IRPowFunction::Cbrt)
             | F::ArgWhere
             | F::FillNullWithStrategy { .. }
             | F::Rechunk
@@ -930,6 +954,97 @@ fn agg_name(agg: &IRAggExpr) -> &'static str {
         IRAggExpr::Var(..) => "var",
         IRAggExpr::AggGroups(_) => "agg_groups",
     }
+}
+
+/// `input` as a float of `dtype` (Polars casts integers to f64 first).
+fn float_input(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
+    if input.dtype == dtype {
+        return input;
+    }
+    GpuExpr {
+        kind: ExprKind::Cast {
+            input: Box::new(input),
+            mode: CastMode::NonStrict,
+        },
+        dtype,
+    }
+}
+
+/// `base.pow(exponent)` (a literal) where Polars computes it exactly, as it
+/// does: by repeated multiplication (whole exponents from 2 to 9 for floats,
+/// 2 to 10 for integers, which wrap), a square root (0.5), the base itself
+/// (1) or one (0, even of NaN); integers to a float power as floats. Other
+/// exponents go through `powf`, whose last bit a GPU's `pow` may not match.
+fn pow_exactly(base: GpuExpr, exponent: AnyValue<'_>, dtype: GpuDtype) -> Result<GpuExpr, String> {
+    let literal = |scalar| GpuExpr {
+        kind: ExprKind::Literal(scalar),
+        dtype,
+    };
+    let integer = !dtype.is_float();
+    if exponent.is_null() {
+        return Ok(literal(Scalar::Null));
+    }
+    let value = if integer {
+        exponent.extract::<i64>().map(|e| e as f64)
+    } else {
+        exponent.extract::<f64>()
+    };
+    let Some(value) = value else {
+        return Err(format!("pow with the exponent {exponent}"));
+    };
+    let base = if integer {
+        base
+    } else {
+        float_input(base, dtype)
+    };
+    let whole = value.fract() == 0.0;
+    let most = if integer { 10.0 } else { 9.0 };
+    if value == 1.0 {
+        return Ok(base);
+    }
+    if value == 0.0 {
+        let one = literal(match dtype {
+            GpuDtype::UInt8 | GpuDtype::UInt16 | GpuDtype::UInt32 | GpuDtype::UInt64 => {
+                Scalar::UInt(1)
+            }
+            _ if integer => Scalar::Int(1),
+            _ => Scalar::Float(1.0),
+        });
+        return Ok(GpuExpr {
+            kind: ExprKind::Ternary {
+                predicate: Box::new(GpuExpr {
+                    kind: ExprKind::IsNotNull(Box::new(base)),
+                    dtype: GpuDtype::Boolean,
+                }),
+                truthy: Box::new(one),
+                falsy: Box::new(literal(Scalar::Null)),
+            },
+            dtype,
+        });
+    }
+    if value == 0.5 && !integer {
+        return Ok(GpuExpr {
+            kind: ExprKind::Sqrt(Box::new(base)),
+            dtype,
+        });
+    }
+    if !(whole && value > 1.0 && value <= most) {
+        return Err(format!(
+            "pow with the exponent {value} (Polars' powf, which the GPU's pow may not match to the last bit)"
+        ));
+    }
+    let mut product = base.clone();
+    for _ in 1..value as usize {
+        product = GpuExpr {
+            kind: ExprKind::Binary {
+                op: BinaryOp::Multiply,
+                left: Box::new(product),
+                right: Box::new(base.clone()),
+            },
+            dtype,
+        };
+    }
+    Ok(product)
 }
 
 #[cfg(test)]

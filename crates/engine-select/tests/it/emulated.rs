@@ -32,6 +32,21 @@ pub fn assert_gpu_eq(name: &str, lf: LazyFrame) {
     );
 }
 
+/// Runs `lf` through the GPU engine, fallback allowed: the CPU's answer,
+/// with a fallback reason that contains `reason`.
+fn assert_cpu_answer_with_reason(lf: LazyFrame, reason: &str) {
+    let expected = lf.clone().collect().unwrap();
+    let (actual, report) = lf.collect_with_report(&Engine::Gpu(under_test())).unwrap();
+    assert!(expected.equals_missing(&actual), "{reason}: {report}");
+    assert!(
+        report
+            .fallback_reasons
+            .iter()
+            .any(|r| r.message.contains(reason)),
+        "expected a reason with {reason:?}: {report}"
+    );
+}
+
 /// As [`assert_gpu_eq`], floats within a relative 1e-9: for aggregations
 /// whose summation order differs from Polars' (variance, interpolated
 /// quantiles).
@@ -2261,16 +2276,42 @@ fn window_aggregations_over_partitions_match_the_cpu() {
         ),
     ];
     for (exprs, reason) in cases {
-        let lf = frame().select(exprs);
-        let expected = lf.clone().collect().unwrap();
-        let (actual, report) = lf.collect_with_report(&Engine::Gpu(under_test())).unwrap();
-        assert!(expected.equals_missing(&actual), "{reason}");
-        assert!(
-            report
-                .fallback_reasons
-                .iter()
-                .any(|r| r.message.contains(reason)),
-            "{report}"
-        );
+        assert_cpu_answer_with_reason(frame().select(exprs), reason);
+    }
+}
+
+#[test]
+fn powers_the_cpu_computes_exactly_run_on_the_device() {
+    let frame = df!(
+        "x" => [Some(1.5f64), Some(-2.5), None, Some(f64::NAN), Some(f64::INFINITY), Some(-0.0), Some(1e100), Some(0.1)],
+        "f" => [Some(1.5f32), Some(-2.5), None, Some(f32::NAN), Some(f32::NEG_INFINITY), Some(0.3), Some(1e30), Some(2.0)],
+        "i" => [Some(5i64), Some(-3), None, Some(i64::MAX), Some(i64::MIN), Some(0), Some(1_000_003), Some(-1)],
+        "u" => [Some(1u8), Some(200), None, Some(0), Some(255), Some(7), Some(3), Some(16)],
+    )
+    .unwrap()
+    .lazy();
+    let mut exprs = vec![
+        col("x").sqrt().alias("sqrt"),
+        col("f").sqrt().alias("f32 sqrt"),
+        col("i").sqrt().alias("i64 sqrt"),
+        col("x").pow(0.5).alias("x^0.5"),
+        col("f").pow(0.5).alias("f^0.5"),
+        col("i").pow(0.5).alias("i^0.5"),
+        col("x")
+            .pow(lit(NULL).cast(DataType::Float64))
+            .alias("x^null"),
+    ];
+    for e in 0..=10 {
+        exprs.push(col("i").pow(e).alias(format!("i^{e}")));
+        exprs.push(col("u").pow(e).alias(format!("u^{e}")));
+        if e < 10 {
+            exprs.push(col("x").pow(e as f64).alias(format!("x^{e}")));
+            exprs.push(col("f").pow(e as f64).alias(format!("f^{e}")));
+        }
+    }
+    assert_gpu_eq("exact powers", frame.clone().select(exprs));
+    // powf itself stays on the CPU (its last bit is libm's), with the reason.
+    for exponent in [lit(2.5), lit(10.0), lit(-1.0)] {
+        assert_cpu_answer_with_reason(frame.clone().select([col("x").pow(exponent)]), "powf");
     }
 }
