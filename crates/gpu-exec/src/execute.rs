@@ -360,10 +360,30 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
     if function.has_window() {
         return Err(format!("a window inside the window `{expr}`"));
     }
+    if function.has_shift() {
+        return Err(format!("a shift inside the window `{expr}`"));
+    }
     if function.dtype == GpuDtype::String {
         return Err(format!("a text-valued window `{expr}`"));
     }
     evaluable(function)
+}
+
+/// Whether the executor computes the shift `expr`: of an expression it
+/// evaluates (or makes, for text) row by row, with no aggregation or window
+/// inside (a shift of those is Polars' per-group business).
+fn shift_supported(expr: &GpuExpr) -> Result<(), String> {
+    let ExprKind::Shift { input, .. } = &expr.kind else {
+        return Err(format!("`{expr}` is not a shift"));
+    };
+    if input.has_aggregation() || input.has_window() {
+        return Err(format!("a shift of aggregated values (`{expr}`)"));
+    }
+    if input.dtype == GpuDtype::String {
+        string_valued(input)
+    } else {
+        evaluable(input)
+    }
 }
 
 /// Whether [`Executor::make_strings`] makes the strings of `expr`: a
@@ -375,6 +395,7 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             op: StringOp::Slice { .. } | StringOp::ToUppercase | StringOp::ToLowercase,
             input,
         } => string_valued(input),
+        ExprKind::Shift { .. } => shift_supported(expr),
         _ => Err(format!(
             "`{expr}` makes strings the device does not make yet"
         )),
@@ -484,7 +505,8 @@ fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuE
         let predicate =
             expr.dtype == GpuDtype::Boolean && compile(expr).is_err() && predicate_supported(expr);
         let window = window_supported(expr).is_ok();
-        if (predicate || window || is_text_length(expr)) && reads_only_below(expr, width) {
+        let shift = expr.dtype != GpuDtype::String && shift_supported(expr).is_ok();
+        if (predicate || window || shift || is_text_length(expr)) && reads_only_below(expr, width) {
             let index = first + hoisted.len();
             let column = GpuExpr {
                 kind: ExprKind::Column {
@@ -557,6 +579,9 @@ fn reads_only_below(expr: &GpuExpr, width: usize) -> bool {
 /// run (see [`single_aggregation_supported`]), alone or inside an
 /// elementwise expression of them and literals (`0.2 * mean(x)`).
 fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
+    if expr.has_shift() {
+        return Err(format!("a shift among aggregations (`{expr}`)"));
+    }
     if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
         return single_aggregation_supported(expr);
     }
@@ -634,6 +659,9 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         };
     };
     // Aggregations inside are per group, repeated on the group's rows.
+    if input.has_shift() {
+        return Err(format!("an aggregation of a shift (`{expr}`)"));
+    }
     evaluable(input)?;
     let aggregable = matches!(
         input.dtype,
@@ -1518,17 +1546,13 @@ impl Executor<'_> {
                 let column = column_at(frame, *index)?;
                 self.gather_column(column, &ops.iota(column.len(), 0)?)?
             }
+            ExprKind::Shift { .. } => self.shifted(frame, expr, name)?,
             ExprKind::String {
                 op: op @ (StringOp::Slice { .. } | StringOp::ToUppercase | StringOp::ToLowercase),
                 input,
             } => {
-                let owned;
-                let source = if is_column(input) {
-                    column_at(frame, column_index(input)?)?
-                } else {
-                    owned = self.make_strings(frame, input, name)?;
-                    &owned
-                };
+                let mut owned = None;
+                let source = self.column_of(frame, input, name, &mut owned)?;
                 let Values::Str { offsets, bytes } = source.values() else {
                     return Err(ExecError::Unsupported(format!("`{input}` is not text")));
                 };
@@ -1609,11 +1633,55 @@ impl Executor<'_> {
         self.gather_frame(frame, &indices)
     }
 
+    /// `expr` over `frame` as a column: a column of the frame itself, else
+    /// computed (evaluated, or made for text) into `owned`.
+    fn column_of<'f>(
+        &self,
+        frame: &'f DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+        owned: &'f mut Option<DeviceColumn>,
+    ) -> Result<&'f DeviceColumn, ExecError> {
+        if is_column(expr) {
+            return column_at(frame, column_index(expr)?);
+        }
+        Ok(owned.insert(self.evaluate(frame, expr, name)?))
+    }
+
+    /// `shift(input, periods)` over `frame`: the input (a column, else
+    /// evaluated or made) gathered from `periods` rows earlier, null where
+    /// that row does not exist.
+    fn shifted(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ExprKind::Shift { input, periods } = &expr.kind else {
+            return Err(ExecError::Unsupported(format!("`{expr}` is not a shift")));
+        };
+        let mut owned = None;
+        let column = self.column_of(frame, input, name, &mut owned)?;
+        // Row i takes row i - periods; beyond either end is null (a shift
+        // by the height or more: every row, from past the end).
+        let height = frame.height as i64;
+        let start = if periods.unsigned_abs() >= frame.height as u64 {
+            height
+        } else {
+            -periods
+        };
+        let rows = self.ops().iota(frame.height, start)?;
+        self.gather_column(column, &rows)
+    }
+
     /// A part hoisted out of an expression (see [`hoist_parts`]), computed:
     /// a window (its function evaluated with the aggregations taken per
     /// group of the partition keys), a text length, or a predicate the
     /// predicate kernels run.
     fn part_column(&self, frame: &DeviceFrame, part: &GpuExpr) -> Result<DeviceColumn, ExecError> {
+        if let ExprKind::Shift { .. } = part.kind {
+            return self.shifted(frame, part, "");
+        }
         if let ExprKind::Window {
             function,
             partition_by,

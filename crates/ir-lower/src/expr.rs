@@ -344,6 +344,12 @@ pub enum ExprKind {
     Abs(Box<GpuExpr>),
     /// The square root of a float (correctly rounded, as IEEE requires).
     Sqrt(Box<GpuExpr>),
+    /// The values `periods` rows earlier (later, for a negative count); null
+    /// where there is no such row. Depends on the order of the rows.
+    Shift {
+        input: Box<GpuExpr>,
+        periods: i64,
+    },
     IsNull(Box<GpuExpr>),
     IsNotNull(Box<GpuExpr>),
     /// A test of a float's class (null stays null).
@@ -444,6 +450,7 @@ macro_rules! children {
             | ExprKind::Negate(input)
             | ExprKind::Abs(input)
             | ExprKind::Sqrt(input)
+            | ExprKind::Shift { input, .. }
             | ExprKind::IsNull(input)
             | ExprKind::IsNotNull(input)
             | ExprKind::FloatCheck { input, .. }
@@ -510,6 +517,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::Negate(input) => write!(f, "neg({input})"),
             ExprKind::Abs(input) => write!(f, "abs({input})"),
             ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
+            ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
             ExprKind::IsNull(input) => write!(f, "is_null({input})"),
             ExprKind::IsNotNull(input) => write!(f, "is_not_null({input})"),
             ExprKind::FloatCheck { check, input } => write!(f, "{check}({input})"),
@@ -601,9 +609,18 @@ impl GpuExpr {
 
     /// Whether this expression, or any part of it, is a window (`over`).
     pub fn has_window(&self) -> bool {
-        let mut found = false;
-        self.visit(&mut |e| found |= matches!(e.kind, ExprKind::Window { .. }));
-        found
+        self.any(&|e| matches!(e.kind, ExprKind::Window { .. }))
+    }
+
+    /// Whether this expression, or any part of it, depends on the order of
+    /// the rows (`shift`): it cannot be taken per group as it is over a frame.
+    pub fn has_shift(&self) -> bool {
+        self.any(&|e| matches!(e.kind, ExprKind::Shift { .. }))
+    }
+
+    /// Whether `f` holds for this expression or any expression inside it.
+    pub fn any(&self, f: &impl Fn(&GpuExpr) -> bool) -> bool {
+        f(self) || self.children().iter().any(|child| child.any(f))
     }
 
     /// Calls `f` on this expression and every expression inside it, parents first.

@@ -388,6 +388,21 @@ impl ExprLowering<'_> {
                     Err(why) => self.refuse(node, why),
                 };
             }
+            F::Shift => {
+                let [input, periods] = [inputs.first()?.node(), inputs.get(1)?.node()];
+                let input = self.boxed(input);
+                let periods = match self.literal_value(periods) {
+                    Some(value) if !value.is_null() => value.extract::<i64>(),
+                    _ => None,
+                };
+                let Some(periods) = periods else {
+                    return self.refuse(node, "shift by a count that is not a literal integer");
+                };
+                ExprKind::Shift {
+                    input: input?,
+                    periods,
+                }
+            }
             F::Floor | F::Ceil => {
                 let input = self.single(inputs)?;
                 if input.dtype.is_integer() {
@@ -499,7 +514,6 @@ impl ExprLowering<'_> {
             | F::FillNullWithStrategy { .. }
             | F::Rechunk
             | F::ShiftAndFill
-            | F::Shift
             | F::DropNans
             | F::DropNulls
             | F::ArgUnique

@@ -1780,11 +1780,7 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
     let lf = table()
         .filter(col("i").is_not_null())
         .with_columns([(col("k") * lit(2i64)).alias("k2")])
-        .select([
-            col("i"),
-            col("k2"),
-            col("k2").shift(lit(1)).alias("shifted"),
-        ]);
+        .select([col("i"), col("k2"), col("k2").reverse().alias("reversed")]);
     let explained = engine_select::explain_gpu(lf.clone()).unwrap();
     assert!(
         explained.contains("cannot run on the GPU: ")
@@ -1820,17 +1816,17 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
         report
             .fallback_reasons
             .iter()
-            .any(|r| r.message.contains("function shift")),
+            .any(|r| r.message.contains("function reverse")),
         "{report}"
     );
     // With raise_on_fail the user asked for the GPU or an error.
     let err = lf
         .collect_with(&Engine::Gpu(under_test().with_raise_on_fail(true)))
         .unwrap_err();
-    assert!(err.to_string().contains("function shift"), "{err}");
-    // Nothing worth the device (a shift of an in-memory frame): the CPU.
+    assert!(err.to_string().contains("function reverse"), "{err}");
+    // Nothing worth the device (a reversal of an in-memory frame): the CPU.
     let (_, report) = table()
-        .select([col("k").shift(lit(1))])
+        .select([col("k").reverse()])
         .collect_with_report(&Engine::Gpu(under_test()))
         .unwrap();
     assert_eq!(
@@ -2313,5 +2309,74 @@ fn powers_the_cpu_computes_exactly_run_on_the_device() {
     // powf itself stays on the CPU (its last bit is libm's), with the reason.
     for exponent in [lit(2.5), lit(10.0), lit(-1.0)] {
         assert_cpu_answer_with_reason(frame.clone().select([col("x").pow(exponent)]), "powf");
+    }
+}
+
+#[test]
+fn shifts_of_a_frame_match_the_cpu() {
+    let frame = || table().with_columns([(col("i") % lit(7i64)).alias("m")]);
+    let mut exprs = vec![];
+    // (Not i64::MIN: Polars' debug build panics negating it.)
+    for periods in [
+        0i64,
+        1,
+        -1,
+        3,
+        -3,
+        7,
+        8,
+        9,
+        -8,
+        -100,
+        i64::MIN + 1,
+        i64::MAX,
+    ] {
+        exprs.push(col("i").shift(lit(periods)).alias(format!("i {periods}")));
+    }
+    exprs.extend([
+        col("f").shift(lit(2)).alias("f"),
+        col("b").shift(lit(-2)).alias("b"),
+        col("d").shift(lit(1)).alias("d"),
+        col("s").shift(lit(1)).alias("s"),
+        col("s").str().to_uppercase().shift(lit(-3)).alias("S"),
+        (col("m") * lit(2i64)).shift(lit(2)).alias("expression"),
+        (col("m") - col("m").shift(lit(1))).alias("difference"),
+    ]);
+    assert_gpu_eq("shifts", frame().select(exprs));
+    assert_gpu_eq(
+        "a shift beside a whole-frame mean",
+        frame().with_columns([(col("m").shift(lit(1)) - col("m").mean()).alias("minus the mean")]),
+    );
+    assert_gpu_eq(
+        "a shift in a filter",
+        frame().filter(col("m").gt(col("m").shift(lit(1)))),
+    );
+    // Shifts per group, or of aggregated values, are Polars' to compute.
+    let cases = [
+        (
+            frame().select([col("m").shift(lit(1)).sum().over([col("b")]).unwrap()]),
+            "a shift inside the window",
+        ),
+        (
+            frame()
+                .group_by_stable([col("b")])
+                .agg([col("m").shift(lit(1)).sum()]),
+            "a shift among aggregations",
+        ),
+        (
+            frame().with_columns([(col("m") - col("m").shift(lit(1)).sum()).alias("x")]),
+            "an aggregation of a shift",
+        ),
+        (
+            frame().select([col("m").sum().shift(lit(1))]),
+            "a shift among aggregations",
+        ),
+        (
+            frame().select([col("m").shift(col("m").max())]),
+            "shift by a count that is not a literal",
+        ),
+    ];
+    for (lf, reason) in cases {
+        assert_cpu_answer_with_reason(lf, reason);
     }
 }

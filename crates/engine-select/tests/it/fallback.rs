@@ -11,15 +11,15 @@ fn filtered() -> LazyFrame {
     orders().filter(col("amount").gt(lit(2.0)))
 }
 
-/// A query no device runs: a shift.
-fn shifted() -> LazyFrame {
-    orders().select([col("amount").shift(lit(1)).alias("shifted")])
+/// A query no device runs: a reversal.
+fn reversed() -> LazyFrame {
+    orders().select([col("amount").reverse().alias("reversed")])
 }
 
 #[test]
 fn fallback_reports_cpu_engine_and_every_reason() {
-    let (df, report) = shifted().collect_with_report(&Engine::gpu()).unwrap();
-    assert!(df.equals_missing(&shifted().collect().unwrap()));
+    let (df, report) = reversed().collect_with_report(&Engine::gpu()).unwrap();
+    assert!(df.equals_missing(&reversed().collect().unwrap()));
     assert_eq!(report.executed_by, ExecutedBy::Cpu(CpuEngine::InMemory));
     let kinds: Vec<FallbackKind> = report.fallback_reasons.iter().map(|r| r.kind).collect();
     match driver_missing() {
@@ -41,7 +41,7 @@ fn fallback_reports_cpu_engine_and_every_reason() {
     assert!(
         unsupported
             .message
-            .contains("function shift is not supported"),
+            .contains("function reverse is not supported"),
         "the reason must say what is missing: {unsupported}"
     );
 }
@@ -88,13 +88,13 @@ fn unsupported_reason_names_the_plan_node_in_polars_notation() {
 #[test]
 fn raise_on_fail_gives_an_error_with_every_reason() {
     let engine = Engine::Gpu(GpuEngine::new().with_raise_on_fail(true));
-    let err = shifted().collect_with(&engine).unwrap_err();
+    let err = reversed().collect_with(&engine).unwrap_err();
     let EngineError::GpuUnavailable { reasons } = &err else {
         panic!("expected GpuUnavailable, got {err}");
     };
     let text = err.to_string();
     assert!(text.contains("CPU fallback is disabled"), "{text}");
-    assert!(text.contains("function shift is not supported"), "{text}");
+    assert!(text.contains("function reverse is not supported"), "{text}");
     match driver_missing() {
         Some(missing) => {
             assert_eq!(reasons.len(), 2, "{text}");
@@ -156,7 +156,7 @@ fn invalid_memory_configuration_is_an_error_even_with_fallback() {
 fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
     let lf = orders().select([
         col("amount").reverse().alias("reversed"),
-        col("qty").shift(lit(1)).alias("shifted"),
+        col("qty").shift(col("qty").max()).alias("shifted"),
         col("id"),
     ]);
     let (_, report) = lf.collect_with_report(&Engine::gpu()).unwrap();
@@ -171,8 +171,8 @@ fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
         [
             "unsupported: function reverse is not supported on the GPU (at \
              `col(\"amount\").reverse()`)",
-            "unsupported: function shift is not supported on the GPU (at \
-             `col(\"qty\").shift([dyn int: 1])`)",
+            "unsupported: shift by a count that is not a literal integer (at \
+             `col(\"qty\").shift([col(\"qty\").max()])`)",
         ]
     );
 }

@@ -52,7 +52,7 @@ fn unsupported_functions_and_ordered_windows_are_named() {
 fn three_unsupported_pieces_are_all_reported() {
     let lf = orders().select([
         ordered_window().alias("window"),
-        col("qty").shift(lit(1)).alias("running"),
+        col("qty").reverse().alias("running"),
         col("status")
             .str()
             .replace_all(lit("o"), lit("0"), true)
@@ -63,7 +63,7 @@ fn three_unsupported_pieces_are_all_reported() {
     assert_eq!(text.matches("refused:").count(), 3, "{text}");
     expect![[r#"
         refused: col("amount").sum().over(partition_by: [col("status")], order_by: col("id")): ordered windows (over with order_by) are not supported on the GPU
-        refused: col("qty").shift([dyn int: 1]): function shift is not supported on the GPU
+        refused: col("qty").reverse(): function reverse is not supported on the GPU
         refused: col("status").str.replace(["o", "0"]): function str.replace is not supported on the GPU
     "#]].assert_eq(&text);
 }
@@ -82,13 +82,13 @@ fn group_by_without_aggregation_gives_lists_and_is_refused() {
 fn partial_lowering_finds_the_largest_gpu_subtrees() {
     let gpu_side = orders().filter(col("qty").gt(lit(1)));
     let lf = gpu_side
-        .select([col("id"), col("qty").shift(lit(1)).alias("running")])
+        .select([col("id"), col("qty").reverse().alias("running")])
         .sort(["id"], Default::default());
     expect![[r#"
         gpu subtree:
         Filter (#1:qty > 1:i32)  -> [id: i64, qty: i32]
           DataFrameScan rows=3 columns=[0, 3] of 6  -> [id: i64, qty: i32]
-        refused: col("qty").shift([dyn int: 1]): function shift is not supported on the GPU
+        refused: col("qty").reverse(): function reverse is not supported on the GPU
     "#]]
     .assert_eq(&explain_partial(lf));
     expect![[r#"
