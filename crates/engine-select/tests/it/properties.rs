@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows, shifts, clips, mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use proptest::collection::vec;
@@ -74,6 +74,25 @@ proptest! {
                 .and(col("s").neq(lit(""))),
         };
         assert_gpu_eq(&format!("filter {pick}"), df.lazy().filter(predicate));
+    }
+
+    #[test]
+    fn windows_shifts_and_clips_match_the_cpu(
+        df in (0usize..80).prop_flat_map(frame),
+        pick in 0usize..6,
+        periods in -5i64..5,
+    ) {
+        // (Small integers: Polars' debug build panics on sums that overflow.)
+        let small = col("i") % lit(1000i64);
+        let expr = match pick {
+            0 => (small.clone() - small.clone().mean().over([col("g")]).unwrap()).alias("w"),
+            1 => col("f").max().over([col("s")]).unwrap().alias("w"),
+            2 => (small.clone().sum().over([col("g"), col("s")]).unwrap() + len().over([col("g")]).unwrap().cast(DataType::Int64)).alias("w"),
+            3 => col("s").shift(lit(periods)).alias("w"),
+            4 => (col("f") - col("f").shift(lit(periods))).alias("w"),
+            _ => col("f").clip(lit(-1.0), col("f").shift(lit(periods))).alias("w"),
+        };
+        assert_gpu_eq(&format!("window, shift or clip {pick}"), df.lazy().with_columns([expr]));
     }
 
     #[test]
