@@ -255,3 +255,74 @@ extern "C" __global__ void string_map_chars(const i64* offsets, const unsigned c
     }
 }
 EMU_KERNEL(string_map_chars)
+
+// Row-wise concatenation of k string columns (Polars' concat_str and `+` of
+// strings). `table` holds four words per input: its offsets, bytes and
+// validity (0: all valid) addresses, and 1 when it is a single row repeated
+// on every row (a literal), else 0. A row with a null input is null, unless
+// `ignore_nulls`, which skips null inputs (their separators too): such a
+// row is valid, empty when every input is null.
+struct ConcatInput {
+    const i64* offsets;
+    const unsigned char* bytes;
+    const u32* validity;
+    bool repeated;
+};
+
+__device__ __forceinline__ ConcatInput concat_input(const u64* table, u32 j) {
+    return ConcatInput{reinterpret_cast<const i64*>(table[4 * j]),
+                       reinterpret_cast<const unsigned char*>(table[4 * j + 1]),
+                       reinterpret_cast<const u32*>(table[4 * j + 2]), table[4 * j + 3] != 0};
+}
+
+// Each row's length in bytes (0 for null) and its validity bit.
+extern "C" __global__ void string_concat_lengths(const u64* table, u32 k, u64 n, u64 sep_len,
+                                                 u32 ignore_nulls, i64* lengths,
+                                                 u32* out_validity) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool valid = i < n;
+        if (i < n) {
+            i64 length = 0;
+            u32 present = 0;
+            for (u32 j = 0; j < k; ++j) {
+                ConcatInput in = concat_input(table, j);
+                u64 row = in.repeated ? 0 : i;
+                if (!is_valid(in.validity, row)) {
+                    if (!ignore_nulls) valid = false;
+                    continue;
+                }
+                length += in.offsets[row + 1] - in.offsets[row] + (present > 0 ? sep_len : 0);
+                ++present;
+            }
+            lengths[i] = valid ? length : 0;
+        }
+        u32 word = __ballot_sync(FULL_MASK, valid);
+        if (lane == 0) out_validity[i / 32] = word;
+    }
+}
+EMU_KERNEL(string_concat_lengths)
+
+// Writes each valid row's bytes from out_offsets[i] (`out_bytes` is null
+// when every row is empty, and then nothing is written).
+extern "C" __global__ void string_concat_write(const u64* table, u32 k, u64 n,
+                                               const unsigned char* sep, u64 sep_len,
+                                               const i64* out_offsets, const u32* out_validity,
+                                               unsigned char* out_bytes) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (out_bytes == nullptr || !is_valid(out_validity, i)) continue;
+        i64 at = out_offsets[i];
+        bool first = true;
+        for (u32 j = 0; j < k; ++j) {
+            ConcatInput in = concat_input(table, j);
+            u64 row = in.repeated ? 0 : i;
+            if (!is_valid(in.validity, row)) continue;
+            if (!first) {
+                for (u64 b = 0; b < sep_len; ++b) out_bytes[at++] = sep[b];
+            }
+            first = false;
+            for (i64 b = in.offsets[row]; b < in.offsets[row + 1]; ++b) out_bytes[at++] = in.bytes[b];
+        }
+    }
+}
+EMU_KERNEL(string_concat_write)

@@ -28,7 +28,9 @@ use std::collections::HashMap;
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::compile;
 use crate::error::ExecError;
-use gpu_runtime::ops::{AsciiCase, ExprInput, QuantileMethod, SegmentPick, TypedBuffer};
+use gpu_runtime::ops::{
+    AsciiCase, ConcatPart, ExprInput, QuantileMethod, SegmentPick, TypedBuffer,
+};
 
 /// Every part of `plan` the executor cannot run yet, in words (empty: it can).
 pub fn unsupported(plan: &GpuPlan) -> Vec<String> {
@@ -396,6 +398,13 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             input,
         } => string_valued(input),
         ExprKind::Shift { .. } => shift_supported(expr),
+        ExprKind::ConcatStr { inputs, .. } => {
+            inputs.iter().try_for_each(|input| match &input.kind {
+                ExprKind::Literal(Scalar::String(_) | Scalar::Null) => Ok(()),
+                _ if input.dtype == GpuDtype::String => string_valued(input),
+                _ => Err(format!("concatenation of `{input}`, which is not text")),
+            })
+        }
         _ => Err(format!(
             "`{expr}` makes strings the device does not make yet"
         )),
@@ -1602,6 +1611,11 @@ impl Executor<'_> {
                     Some(validity),
                 )
             }
+            ExprKind::ConcatStr {
+                inputs,
+                separator,
+                ignore_nulls,
+            } => self.concatenated(frame, inputs, separator, *ignore_nulls, name)?,
             _ => {
                 return Err(ExecError::Unsupported(not_yet(format_args!(
                     "the strings of `{expr}`"
@@ -1610,6 +1624,90 @@ impl Executor<'_> {
         };
         made.name = name.into();
         Ok(made)
+    }
+
+    /// `inputs` (text columns or expressions, or text literals) concatenated
+    /// row by row, as Polars' `concat_str`.
+    fn concatenated(
+        &self,
+        frame: &DeviceFrame,
+        inputs: &[GpuExpr],
+        separator: &str,
+        ignore_nulls: bool,
+        name: &str,
+    ) -> Result<DeviceColumn, ExecError> {
+        let memory = || self.ctx.memory.clone();
+        let stream = &self.ctx.stream;
+        // Literals become one-row columns, repeated on every row.
+        let mut literals = Vec::new();
+        let mut owned: Vec<Option<DeviceColumn>> = inputs.iter().map(|_| None).collect();
+        for input in inputs {
+            if let ExprKind::Literal(value) = &input.kind {
+                let text = match value {
+                    Scalar::String(text) => Some(text.as_str()),
+                    _ => None,
+                };
+                let bytes = text.unwrap_or_default().as_bytes();
+                literals.push((
+                    DeviceBuffer::from_host(&[0, bytes.len() as i64], memory(), stream)?,
+                    DeviceBuffer::from_host(bytes, memory(), stream)?,
+                    DeviceBuffer::from_host(&[u32::from(text.is_some())], memory(), stream)?,
+                ));
+            }
+        }
+        let mut columns = Vec::with_capacity(inputs.len());
+        for (input, slot) in inputs.iter().zip(owned.iter_mut()) {
+            if matches!(input.kind, ExprKind::Literal(_)) {
+                columns.push(None);
+            } else {
+                columns.push(Some(self.column_of(frame, input, name, slot)?));
+            }
+        }
+        let mut literal = literals.iter();
+        let mut parts = Vec::with_capacity(inputs.len());
+        for column in &columns {
+            parts.push(match column {
+                Some(column) => {
+                    let Values::Str { offsets, bytes } = column.values() else {
+                        return Err(ExecError::Unsupported(format!(
+                            "`{}` is not text",
+                            column.name
+                        )));
+                    };
+                    ConcatPart {
+                        offsets,
+                        bytes,
+                        validity: column.validity(),
+                        repeated: false,
+                    }
+                }
+                None => {
+                    let (offsets, bytes, validity) = literal
+                        .next()
+                        .ok_or_else(|| ExecError::Unsupported("a literal went missing".into()))?;
+                    ConcatPart {
+                        offsets,
+                        bytes,
+                        validity: Some(validity),
+                        repeated: true,
+                    }
+                }
+            });
+        }
+        let DeviceStrings {
+            offsets,
+            bytes,
+            validity,
+        } = self
+            .ops()
+            .string_concat(&parts, frame.height, separator.as_bytes(), ignore_nulls)?;
+        Ok(DeviceColumn::from_parts(
+            name.into(),
+            GpuDtype::String,
+            frame.height,
+            Values::Str { offsets, bytes },
+            Some(validity),
+        ))
     }
 
     /// The rows of `frame` where `predicate` is true.

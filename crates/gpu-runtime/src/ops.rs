@@ -346,6 +346,17 @@ pub struct DeviceStrings {
     pub validity: DeviceBuffer<u32>,
 }
 
+/// One input of [`Ops::string_concat`]: a column of strings (offsets,
+/// bytes, validity), or with `repeated` a single string (or null) repeated
+/// on every row.
+#[derive(Debug, Clone, Copy)]
+pub struct ConcatPart<'a> {
+    pub offsets: &'a DeviceBuffer<i64>,
+    pub bytes: &'a DeviceBuffer<u8>,
+    pub validity: Option<&'a DeviceBuffer<u32>>,
+    pub repeated: bool,
+}
+
 /// A split of groups into chunks (see [`Ops::chunks`]).
 struct Chunks {
     starts: DeviceBuffer<i64>,
@@ -1031,6 +1042,67 @@ impl Ops<'_> {
             offsets: out_offsets,
             bytes: out_bytes,
             validity: self.copy_validity(validity, n)?,
+        })
+    }
+
+    /// The `n` rows of `parts` concatenated row by row, `separator` between
+    /// two parts, as Polars' `concat_str`: a row with a null part is null,
+    /// unless `ignore_nulls`, which skips the null parts (an all-null row is
+    /// then empty).
+    pub fn string_concat(
+        &self,
+        parts: &[ConcatPart<'_>],
+        n: usize,
+        separator: &[u8],
+        ignore_nulls: bool,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        check(!parts.is_empty(), || "nothing to concatenate".into())?;
+        let mut table = Vec::with_capacity(4 * parts.len());
+        for (j, part) in parts.iter().enumerate() {
+            let rows = if part.repeated { 1 } else { n };
+            check(part.offsets.len() == rows + 1, || {
+                format!(
+                    "part {j} has {} offsets for {rows} rows",
+                    part.offsets.len()
+                )
+            })?;
+            check_bitmap(part.validity, rows, "part validity")?;
+            table.extend([
+                part.offsets.device_ptr().address(),
+                part.bytes.device_ptr().address(),
+                ptr(part.validity).address(),
+                u64::from(part.repeated),
+            ]);
+        }
+        let table = DeviceBuffer::from_host(&table, self.memory.clone(), self.stream)?;
+        // One extra zero length, so the exclusive scan ends with the total.
+        let lengths = self.zeroed::<i64>(n + 1)?;
+        let validity = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(&table)
+            .arg(parts.len() as u32)
+            .arg(n as u64)
+            .arg(separator.len() as u64)
+            .arg(u32::from(ignore_nulls))
+            .buffer(&lengths)
+            .buffer(&validity);
+        self.launch(ids::string_concat_lengths, Self::linear(n), args)?;
+        let (offsets, bytes) = self.string_layout(&lengths, n)?;
+        let separator = DeviceBuffer::from_host(separator, self.memory.clone(), self.stream)?;
+        let args = KernelArgs::new()
+            .buffer(&table)
+            .arg(parts.len() as u32)
+            .arg(n as u64)
+            .buffer(&separator)
+            .arg(separator.len() as u64)
+            .buffer(&offsets)
+            .buffer(&validity)
+            .buffer(&bytes);
+        self.launch(ids::string_concat_write, Self::linear(n), args)?;
+        Ok(DeviceStrings {
+            offsets,
+            bytes,
+            validity,
         })
     }
 

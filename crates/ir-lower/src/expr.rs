@@ -421,6 +421,14 @@ pub enum ExprKind {
     },
     /// The number of rows (per group in a group-by).
     Len,
+    /// Strings concatenated row by row (Polars' `concat_str`, and `+` of
+    /// strings), `separator` between two: null where an input is null,
+    /// unless `ignore_nulls` (null inputs are then skipped).
+    ConcatStr {
+        inputs: Vec<GpuExpr>,
+        separator: String,
+        ignore_nulls: bool,
+    },
     /// `function.over(partition_by)`: the aggregations inside `function`
     /// are taken per group of rows with equal `partition_by` values (nulls
     /// one group) and repeated on every row of their group; a function
@@ -444,6 +452,7 @@ macro_rules! children {
             } => std::iter::once($($borrow)+ **function)
                 .chain(partition_by)
                 .collect(),
+            ExprKind::ConcatStr { inputs, .. } => inputs.into_iter().collect(),
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
             ExprKind::Not(input)
@@ -585,6 +594,19 @@ impl fmt::Display for GpuExpr {
             ExprKind::Temporal { part, input } => write!(f, "{part}({input})"),
             ExprKind::Agg { op, input } => write!(f, "{op}({input})"),
             ExprKind::Len => f.write_str("len()"),
+            ExprKind::ConcatStr {
+                inputs,
+                separator,
+                ignore_nulls,
+            } => {
+                let inputs: Vec<String> = inputs.iter().map(ToString::to_string).collect();
+                let nulls = if *ignore_nulls { ", ignore_nulls" } else { "" };
+                write!(
+                    f,
+                    "concat_str([{}], {separator:?}{nulls})",
+                    inputs.join(", ")
+                )
+            }
             ExprKind::Window {
                 function,
                 partition_by,

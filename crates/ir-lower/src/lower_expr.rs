@@ -115,10 +115,16 @@ impl ExprLowering<'_> {
                 let (left, right, op) = (*left, *right, *op);
                 let (left, right) = (self.boxed(left), self.boxed(right));
                 let op = binary_op(op);
-                ExprKind::Binary {
-                    op,
-                    left: left?,
-                    right: right?,
+                let (left, right) = (left?, right?);
+                if op == BinaryOp::Plus && left.dtype == GpuDtype::String {
+                    // `+` of strings concatenates them.
+                    ExprKind::ConcatStr {
+                        inputs: vec![*left, *right],
+                        separator: String::new(),
+                        ignore_nulls: false,
+                    }
+                } else {
+                    ExprKind::Binary { op, left, right }
                 }
             }
             AExpr::Cast {

@@ -2380,3 +2380,19 @@ fn shifts_of_a_frame_match_the_cpu() {
         assert_cpu_answer_with_reason(lf, reason);
     }
 }
+
+#[test]
+fn string_concatenation_matches_the_cpu() {
+    let frame = || table().with_columns([col("s").str().to_uppercase().alias("t")]);
+    assert_gpu_eq(
+        "+ of strings",
+        frame().select([
+            (col("s") + col("t")).alias("s + t"),
+            (lit("<") + col("s") + lit(">")).alias("bracketed"),
+            (col("s") + lit(NULL).cast(DataType::String)).alias("plus null"),
+            (col("s").str().slice(lit(0), lit(2)) + lit("|") + col("t").shift(lit(1)))
+                .alias("computed"),
+            (col("s") + lit("")).alias("plus nothing"),
+        ]),
+    );
+}

@@ -198,12 +198,9 @@ fn unique_insertion_gives_equal_keys_one_slot() {
 
 #[test]
 fn hash_joins_through_the_safe_operations() {
-    use gpu_runtime::ops::{JoinKind, Ops};
+    use gpu_runtime::ops::JoinKind;
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(19);
     for &n in SIZES {
         // Few duplicates: about two right rows per key.
@@ -281,12 +278,8 @@ fn hash_joins_through_the_safe_operations() {
 
 #[test]
 fn cross_joins_pair_every_row_left_major() {
-    use gpu_runtime::ops::Ops;
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     for (n_left, n_right) in [(3, 2), (1, 5), (0, 4), (4, 0), (1000, 7)] {
         let pairs = ops.cross_join(n_left, n_right).unwrap();
         let (mut left, mut right) = (Vec::new(), Vec::new());

@@ -32,6 +32,16 @@ pub struct Device {
     pub stream: Stream,
 }
 
+impl Device {
+    /// The safe operations on this device's stream and pool.
+    pub fn ops(&self) -> gpu_runtime::ops::Ops<'_> {
+        gpu_runtime::ops::Ops {
+            memory: &self.memory,
+            stream: &self.stream,
+        }
+    }
+}
+
 /// A stream and a pool on the device under test (`GPU_TEST_DEVICE`: the
 /// emulated device unless it names a GPU).
 pub fn device() -> Device {

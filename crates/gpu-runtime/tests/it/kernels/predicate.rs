@@ -1,7 +1,7 @@
 //! Predicate kernels and the safe operations over them: comparisons, Kleene logic, filters, gathers of bits and strings.
 
 use gpu_runtime::memory::DeviceBuffer;
-use gpu_runtime::ops::{Comparison, Logic, Ops};
+use gpu_runtime::ops::{Comparison, Logic};
 
 use super::{SIZES, bitmap, device, flags};
 
@@ -39,10 +39,7 @@ fn float_order(a: f64, b: f64) -> std::cmp::Ordering {
 #[test]
 fn comparisons_follow_polars_null_and_nan_rules() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(14);
     for &n in SIZES {
         let a: Vec<i64> = (0..n).map(|_| rng.i64(-3..3)).collect();
@@ -93,10 +90,7 @@ fn comparisons_follow_polars_null_and_nan_rules() {
 #[test]
 fn kleene_logic_truth_tables() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     type Pair = (Option<bool>, Option<bool>);
     // Every pair of (true, false, null), repeated past a word boundary.
     let values = [Some(true), Some(false), None];
@@ -149,10 +143,7 @@ fn kleene_logic_truth_tables() {
 #[test]
 fn filter_indices_keep_true_valid_rows_in_order() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(15);
     for &n in SIZES {
         let bits: Vec<bool> = (0..n).map(|_| rng.bool()).collect();
@@ -176,10 +167,7 @@ fn filter_indices_keep_true_valid_rows_in_order() {
 #[test]
 fn gathers_of_bits_and_strings_match_rust() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(16);
     for &n in SIZES {
         let n_values = n.max(1) + 3;
@@ -266,10 +254,7 @@ fn gathers_of_bits_and_strings_match_rust() {
 fn string_matching_against_literals() {
     use gpu_runtime::ops::StringMatch;
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let texts = ["", "a", "abc", "xabcx", "ab", "bc", "ünï", "abcabc", "zzz"];
     let mut rng = fastrand::Rng::with_seed(17);
     for &n in SIZES {
@@ -333,10 +318,7 @@ fn sequence_at(text: &[u8], pos: usize, texts: &[&str], first: bool) -> bool {
 #[test]
 fn string_matching_against_text_sequences() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let pieces = ["a", "b", "ab", "\n", "x", "é", "special", "requests"];
     let patterns: Vec<Vec<Vec<String>>> = [
         &[&["a", "b"][..]][..],

@@ -1,6 +1,6 @@
 //! Per-group variance and quantiles against Rust references of Polars' formulas.
 
-use gpu_runtime::ops::{Ops, QuantileMethod};
+use gpu_runtime::ops::QuantileMethod;
 
 use super::{bitmap, device, flags};
 
@@ -92,10 +92,7 @@ fn same(a: f64, b: f64) -> bool {
 #[test]
 fn segment_quantiles_follow_polars_formulas() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(51);
     for n in [1usize, 7, 33, 1000] {
         let (starts, values, valid) = sorted_groups(&mut rng, n);
@@ -154,10 +151,7 @@ fn segment_quantiles_follow_polars_formulas() {
 #[test]
 fn segment_variances_follow_polars_formulas() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(52);
     for n in [1usize, 7, 33, 1000] {
         let (starts, values, valid) = sorted_groups(&mut rng, n);
@@ -209,10 +203,7 @@ fn large_groups() -> Vec<usize> {
 fn aggregations_of_large_groups_match_a_serial_reference() {
     use gpu_runtime::ops::{CHUNK_ROWS, SegmentPick};
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let sizes = large_groups();
     assert!(sizes.iter().any(|&s| s > 4 * CHUNK_ROWS));
     let mut rng = fastrand::Rng::with_seed(77);

@@ -195,12 +195,8 @@ fn floats_sort_in_total_order_with_nan_last_and_zeros_equal() {
 
 #[test]
 fn multi_key_sorts_with_nulls_through_the_safe_operations() {
-    use gpu_runtime::ops::Ops;
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(18);
     for &n in SIZES {
         let first: Vec<Option<i32>> = (0..n)
@@ -278,12 +274,8 @@ fn multi_key_sorts_with_nulls_through_the_safe_operations() {
 
 #[test]
 fn strings_sort_in_byte_order_through_their_keys() {
-    use gpu_runtime::ops::Ops;
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(19);
     // Shared prefixes, lengths around the 8-byte chunk edges, empty strings,
     // NUL bytes, multi-byte UTF-8.

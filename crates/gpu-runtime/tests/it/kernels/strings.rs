@@ -1,9 +1,9 @@
-//! String slicing, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
+//! String slicing, row-wise concatenation (concat_str), concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
 
 use std::sync::Arc;
 
 use gpu_runtime::memory::{DeviceBuffer, MemoryResource, PoolOptions, PoolResource};
-use gpu_runtime::ops::Ops;
+use gpu_runtime::ops::{ConcatPart, Ops};
 use gpu_runtime::{Device, Stream};
 
 use super::{SIZES, bitmap, device, flags};
@@ -56,10 +56,7 @@ fn slice_reference(s: &str, offset: i64, length: Option<u64>) -> String {
 #[test]
 fn string_slice_matches_the_character_reference() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(41);
     let cases: &[(i64, Option<u64>)] = &[
         (0, Some(2)),
@@ -110,12 +107,105 @@ fn string_slice_matches_the_character_reference() {
 }
 
 #[test]
+fn row_wise_concatenation_matches_polars_rules() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(43);
+    for &n in SIZES {
+        // Two columns with nulls, and a repeated literal (valid or null).
+        let columns: Vec<(Vec<String>, Vec<bool>)> = (0..2)
+            .map(|_| {
+                let strings = random_strings(&mut rng, n);
+                let valid = (0..n).map(|_| rng.u8(..5) != 0).collect();
+                (strings, valid)
+            })
+            .collect();
+        let uploaded: Vec<_> = columns
+            .iter()
+            .map(|(strings, valid)| {
+                let (offsets, bytes) = offsets_of(strings);
+                (
+                    device.upload(&offsets),
+                    device.upload(&bytes),
+                    device.upload(&bitmap(valid)),
+                )
+            })
+            .collect();
+        for (literal, literal_valid) in [("€-", true), ("", true), ("x", false)] {
+            let (l_offsets, l_bytes) = offsets_of(&[literal.to_owned()]);
+            let (l_offsets, l_bytes, l_valid) = (
+                device.upload(&l_offsets),
+                device.upload(&l_bytes),
+                device.upload(&bitmap(&[literal_valid])),
+            );
+            let mut parts: Vec<ConcatPart<'_>> = uploaded
+                .iter()
+                .map(|(offsets, bytes, valid)| ConcatPart {
+                    offsets,
+                    bytes,
+                    validity: Some(valid),
+                    repeated: false,
+                })
+                .collect();
+            parts.insert(
+                1,
+                ConcatPart {
+                    offsets: &l_offsets,
+                    bytes: &l_bytes,
+                    validity: Some(&l_valid),
+                    repeated: true,
+                },
+            );
+            for (separator, ignore_nulls) in [("", false), (", ", false), ("|", true), ("", true)] {
+                let out = ops
+                    .string_concat(&parts, n, separator.as_bytes(), ignore_nulls)
+                    .unwrap();
+                let got = strings_of(
+                    &out.offsets.to_host().unwrap(),
+                    &out.bytes.to_host().unwrap(),
+                );
+                let got_valid = flags(&out.validity.to_host().unwrap(), n);
+                for i in 0..n {
+                    let values = [
+                        columns[0].1[i].then(|| columns[0].0[i].as_str()),
+                        literal_valid.then_some(literal),
+                        columns[1].1[i].then(|| columns[1].0[i].as_str()),
+                    ];
+                    let (expected, valid) = if !ignore_nulls && values.contains(&None) {
+                        (String::new(), false)
+                    } else {
+                        (
+                            values
+                                .into_iter()
+                                .flatten()
+                                .collect::<Vec<_>>()
+                                .join(separator),
+                            true,
+                        )
+                    };
+                    let case =
+                        format!("n = {n}, row {i}, {separator:?}, ignore_nulls {ignore_nulls}");
+                    assert_eq!(got_valid[i], valid, "{case}");
+                    assert_eq!(got[i], expected, "{case}");
+                }
+            }
+        }
+    }
+    // A part of the wrong height is refused.
+    let (offsets, bytes) = (device.upload(&[0i64, 1]), device.upload(b"a".as_slice()));
+    let part = ConcatPart {
+        offsets: &offsets,
+        bytes: &bytes,
+        validity: None,
+        repeated: false,
+    };
+    assert!(ops.string_concat(&[part], 3, b"", false).is_err());
+}
+
+#[test]
 fn concatenated_strings_and_bitmaps_equal_the_parts_in_order() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(42);
     for round in 0..20 {
         let sizes: Vec<usize> = (0..rng.usize(1..5))
@@ -161,10 +251,7 @@ fn concatenated_strings_and_bitmaps_equal_the_parts_in_order() {
 #[test]
 fn bitmap_append_refuses_to_write_past_the_end() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let dst = device.upload(&[0u32; 2]);
     let err = ops.bitmap_append(None, 40, &dst, 30).unwrap_err();
     assert!(err.to_string().contains("bits 30..70"), "{err}");
@@ -185,10 +272,7 @@ fn device_copies_land_at_their_offset_and_check_bounds() {
 #[test]
 fn segment_ids_number_every_sorted_row_by_its_group() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(43);
     for &n in SIZES {
         let mut starts = vec![0i64];
@@ -230,10 +314,7 @@ fn a_buffer_moved_to_another_stream_is_complete_there() {
 #[test]
 fn string_lengths_count_bytes_and_characters() {
     let device = device();
-    let ops = Ops {
-        memory: &device.memory,
-        stream: &device.stream,
-    };
+    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(44);
     for &n in SIZES {
         let strings = random_strings(&mut rng, n);
