@@ -256,6 +256,52 @@ extern "C" __global__ void string_map_chars(const i64* offsets, const unsigned c
 }
 EMU_KERNEL(string_map_chars)
 
+// Whether `c` is white space as Rust's `char::is_whitespace` (Unicode's
+// White_Space property), which Polars' strip_chars trims by default.
+__device__ __forceinline__ bool is_white_space(u32 c) {
+    return c == 0x20 || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+           c == 0x205F || c == 0x3000;
+}
+
+// Polars' str.strip_chars (and _start, _end): each valid row's byte range
+// once the characters in `set` (`set_len` code points; white space instead
+// when `white_space`) are removed from its start (sides & 1) and its end
+// (sides & 2). A null row gets length 0.
+extern "C" __global__ void string_strip_ranges(const i64* offsets, const unsigned char* bytes,
+                                               const u32* validity, u64 n, const u32* set,
+                                               u32 set_len, u32 white_space, u32 sides,
+                                               i64* starts, i64* lengths) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        i64 begin = offsets[i], end = offsets[i + 1];
+        starts[i] = begin;
+        lengths[i] = 0;
+        if (!is_valid(validity, i)) continue;
+        auto strip = [&](u32 c) {
+            if (white_space) return is_white_space(c);
+            for (u32 j = 0; j < set_len; ++j) {
+                if (set[j] == c) return true;
+            }
+            return false;
+        };
+        u32 length;
+        if (sides & 1u) {
+            while (begin < end && strip(decode_utf8(bytes, begin, &length))) begin += length;
+        }
+        if (sides & 2u) {
+            while (end > begin) {
+                i64 last = end - 1;
+                while (last > begin && !starts_char(bytes[last])) --last;
+                if (!strip(decode_utf8(bytes, last, &length))) break;
+                end = last;
+            }
+        }
+        starts[i] = begin;
+        lengths[i] = end - begin;
+    }
+}
+EMU_KERNEL(string_strip_ranges)
+
 // Row-wise concatenation of k string columns (Polars' concat_str and `+` of
 // strings). `table` holds four words per input: its offsets, bytes and
 // validity (0: all valid) addresses, and 1 when it is a single row repeated

@@ -29,7 +29,7 @@ use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::compile;
 use crate::error::ExecError;
 use gpu_runtime::ops::{
-    AsciiCase, ConcatPart, ExprInput, QuantileMethod, SegmentPick, TypedBuffer,
+    AsciiCase, ConcatPart, ExprInput, QuantileMethod, SegmentPick, Side, TypedBuffer,
 };
 
 /// Every part of `plan` the executor cannot run yet, in words (empty: it can).
@@ -394,7 +394,11 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
     match &expr.kind {
         ExprKind::Column { .. } => Ok(()),
         ExprKind::String {
-            op: StringOp::Slice { .. } | StringOp::ToUppercase | StringOp::ToLowercase,
+            op:
+                StringOp::Slice { .. }
+                | StringOp::ToUppercase
+                | StringOp::ToLowercase
+                | StringOp::Strip { .. },
             input,
         } => string_valued(input),
         ExprKind::Shift { .. } => shift_supported(expr),
@@ -1557,7 +1561,11 @@ impl Executor<'_> {
             }
             ExprKind::Shift { .. } => self.shifted(frame, expr, name)?,
             ExprKind::String {
-                op: op @ (StringOp::Slice { .. } | StringOp::ToUppercase | StringOp::ToLowercase),
+                op:
+                    op @ (StringOp::Slice { .. }
+                    | StringOp::ToUppercase
+                    | StringOp::ToLowercase
+                    | StringOp::Strip { .. }),
                 input,
             } => {
                 let mut owned = None;
@@ -1572,6 +1580,14 @@ impl Executor<'_> {
                 } = match op {
                     StringOp::Slice { offset, length } => {
                         ops.string_slice(offsets, bytes, source.validity(), *offset, *length)?
+                    }
+                    StringOp::Strip { set, start, end } => {
+                        let side = match (start, end) {
+                            (true, false) => Side::Start,
+                            (false, true) => Side::End,
+                            _ => Side::Both,
+                        };
+                        ops.string_strip(offsets, bytes, source.validity(), set.as_deref(), side)?
                     }
                     _ => {
                         let upload = |values: &[u32]| {

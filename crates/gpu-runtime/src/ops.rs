@@ -346,6 +346,14 @@ pub struct DeviceStrings {
     pub validity: DeviceBuffer<u32>,
 }
 
+/// Which ends [`Ops::string_strip`] strips (the kernel's bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Start = 1,
+    End = 2,
+    Both = 3,
+}
+
 /// One input of [`Ops::string_concat`]: a column of strings (offsets,
 /// bytes, validity), or with `repeated` a single string (or null) repeated
 /// on every row.
@@ -1030,10 +1038,62 @@ impl Ops<'_> {
             .buffer(&starts)
             .buffer(&lengths);
         self.launch(ids::string_slice_ranges, Self::linear(n), args)?;
-        let (out_offsets, out_bytes) = self.string_layout(&lengths, n)?;
+        self.copy_ranges(bytes, validity, &starts, &lengths)
+    }
+
+    /// Polars' `str.strip_chars` (`Side::Both`), `strip_chars_start` and
+    /// `strip_chars_end` of valid rows: the characters of `set` removed
+    /// from the ends, or white space (Rust's `char::is_whitespace`) when
+    /// `set` is `None`.
+    pub fn string_strip(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        bytes: &DeviceBuffer<u8>,
+        validity: Option<&DeviceBuffer<u32>>,
+        set: Option<&[char]>,
+        sides: Side,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let code_points: Vec<u32> = set
+            .unwrap_or_default()
+            .iter()
+            .map(|&c| u32::from(c))
+            .collect();
+        let code_points = DeviceBuffer::from_host(&code_points, self.memory.clone(), self.stream)?;
+        let starts = self.zeroed::<i64>(n)?;
+        // One extra zero length, so the exclusive scan ends with the total.
+        let lengths = self.zeroed::<i64>(n + 1)?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .buffer(bytes)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .buffer(&code_points)
+            .arg(code_points.len() as u32)
+            .arg(u32::from(set.is_none()))
+            .arg(sides as u32)
+            .buffer(&starts)
+            .buffer(&lengths);
+        self.launch(ids::string_strip_ranges, Self::linear(n), args)?;
+        self.copy_ranges(bytes, validity, &starts, &lengths)
+    }
+
+    /// New strings from byte ranges of `bytes` (`starts`, and `lengths` with
+    /// one extra zero), with a copy of `validity`.
+    fn copy_ranges(
+        &self,
+        bytes: &DeviceBuffer<u8>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+        lengths: &DeviceBuffer<i64>,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        let n = starts.len();
+        let (out_offsets, out_bytes) = self.string_layout(lengths, n)?;
         let args = KernelArgs::new()
             .buffer(bytes)
-            .buffer(&starts)
+            .buffer(starts)
             .arg(n as u64)
             .buffer(&out_offsets)
             .buffer(&out_bytes);

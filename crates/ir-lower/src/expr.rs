@@ -201,6 +201,13 @@ pub enum StringOp {
     },
     ToUppercase,
     ToLowercase,
+    /// The characters of `set` (white space, as Rust's `char::is_whitespace`,
+    /// when `None`) removed from the start and/or the end.
+    Strip {
+        set: Option<Vec<char>>,
+        start: bool,
+        end: bool,
+    },
 }
 
 impl fmt::Display for StringOp {
@@ -222,6 +229,17 @@ impl fmt::Display for StringOp {
             },
             StringOp::ToUppercase => f.write_str("str.to_uppercase"),
             StringOp::ToLowercase => f.write_str("str.to_lowercase"),
+            StringOp::Strip { set, start, end } => {
+                let which = match (start, end) {
+                    (true, false) => "_start",
+                    (false, true) => "_end",
+                    _ => "",
+                };
+                match set {
+                    Some(set) => write!(f, "str.strip_chars{which}({:?})", String::from_iter(set)),
+                    None => write!(f, "str.strip_chars{which}"),
+                }
+            }
         }
     }
 }

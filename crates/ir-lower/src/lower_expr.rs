@@ -253,6 +253,10 @@ impl ExprLowering<'_> {
                     "slicing inside an expression is not supported on the GPU",
                 );
             }
+            // What Polars features this workspace does not enable add (a
+            // crate depending on ours may enable them): refused the same way.
+            #[allow(unreachable_patterns)]
+            _ => return self.refuse(node, "this expression is not supported on the GPU"),
         };
         let dtype = self.dtype(node)?;
         Some(GpuExpr { kind, dtype })
@@ -557,6 +561,10 @@ impl ExprLowering<'_> {
             | F::RowEncode { .. }
             | F::RowDecode { .. }
             | F::DynamicPred { .. } => return self.refuse(node, unsupported(function)),
+            // What Polars features this workspace does not enable add (a
+            // crate depending on ours may enable them): refused the same way.
+            #[allow(unreachable_patterns)]
+            _ => return self.refuse(node, unsupported(function)),
         };
         let dtype = self.dtype(node)?;
         Some(GpuExpr { kind, dtype })
@@ -627,6 +635,15 @@ impl ExprLowering<'_> {
                     format!("function {function} is not supported on the GPU"),
                 );
             }
+            // What Polars features this workspace does not enable add (a
+            // crate depending on ours may enable them): refused the same way.
+            #[allow(unreachable_patterns)]
+            _ => {
+                return self.refuse(
+                    node,
+                    format!("function {function} is not supported on the GPU"),
+                );
+            }
         };
         let dtype = self.dtype(node)?;
         Some(GpuExpr { kind, dtype })
@@ -683,17 +700,59 @@ impl ExprLowering<'_> {
                     _ => return self.refuse(node, "str.slice needs literal bounds on the GPU"),
                 }
             }
+            S::StripChars | S::StripCharsStart | S::StripCharsEnd => {
+                // A null pattern (of any type) strips white space.
+                let set = match self.literal_value(inputs[1].node()) {
+                    Some(AnyValue::Null) => None,
+                    _ => match self.literal_str(inputs[1].node()) {
+                        Some(text) => Some(text.chars().collect()),
+                        None => {
+                            return self
+                                .refuse(node, format!("{function} needs a literal on the GPU"));
+                        }
+                    },
+                };
+                StringOp::Strip {
+                    set,
+                    start: !matches!(function, S::StripCharsEnd),
+                    end: !matches!(function, S::StripCharsStart),
+                }
+            }
+            S::Head | S::Tail => {
+                // As slices: the first n characters, or the last n; a
+                // negative count (all but the last, or first, -n) only for
+                // the tail.
+                let Some(count) = self.literal_i64(inputs[1].node()) else {
+                    return self
+                        .refuse(node, format!("{function} needs a literal count on the GPU"));
+                };
+                match (function, count) {
+                    (S::Head, count) if count >= 0 => StringOp::Slice {
+                        offset: 0,
+                        length: Some(count as u64),
+                    },
+                    (S::Tail, 0) => StringOp::Slice {
+                        offset: 0,
+                        length: Some(0),
+                    },
+                    (S::Tail, count) if count != i64::MIN => StringOp::Slice {
+                        offset: -count,
+                        length: None,
+                    },
+                    _ => {
+                        return self.refuse(
+                            node,
+                            format!("{function} by {count} is not supported on the GPU"),
+                        );
+                    }
+                }
+            }
             S::Format { .. }
             | S::CountMatches { .. }
             | S::Extract { .. }
             | S::ExtractAll
             | S::Find { .. }
             | S::Replace { .. }
-            | S::Head
-            | S::Tail
-            | S::StripChars
-            | S::StripCharsStart
-            | S::StripCharsEnd
             | S::StripPrefix
             | S::StripSuffix
             | S::SplitExact { .. }
@@ -702,6 +761,15 @@ impl ExprLowering<'_> {
             | S::Split { .. }
             | S::SplitRegex { .. }
             | S::EscapeRegex => {
+                return self.refuse(
+                    node,
+                    format!("function {function} is not supported on the GPU"),
+                );
+            }
+            // What Polars features this workspace does not enable add (a
+            // crate depending on ours may enable them): refused the same way.
+            #[allow(unreachable_patterns)]
+            _ => {
                 return self.refuse(
                     node,
                     format!("function {function} is not supported on the GPU"),
@@ -759,6 +827,15 @@ impl ExprLowering<'_> {
             | T::Replace
             | T::Combine { .. }
             | T::DatetimeFunction { .. } => {
+                return self.refuse(
+                    node,
+                    format!("function {function} is not supported on the GPU"),
+                );
+            }
+            // What Polars features this workspace does not enable add (a
+            // crate depending on ours may enable them): refused the same way.
+            #[allow(unreachable_patterns)]
+            _ => {
                 return self.refuse(
                     node,
                     format!("function {function} is not supported on the GPU"),

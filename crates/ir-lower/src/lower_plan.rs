@@ -365,6 +365,13 @@ impl<'a> PlanLowering<'a> {
                     JoinType::Semi => JoinKind::Semi,
                     JoinType::Anti => JoinKind::Anti,
                     JoinType::Cross => JoinKind::Cross,
+                    // Join types of Polars features this workspace does not
+                    // enable (a crate depending on ours may enable them).
+                    #[allow(unreachable_patterns)]
+                    ref other => {
+                        return self
+                            .refuse(node, format!("{other} joins are not supported on the GPU"));
+                    }
                 };
                 // A cross join fused with a filter: the predicate reads the joined columns.
                 let predicate = match &options.options {
@@ -373,6 +380,11 @@ impl<'a> PlanLowering<'a> {
                         let joined = self.schema_of(node);
                         let lowered = self.exprs(std::slice::from_ref(predicate), &joined);
                         Some(lowered?.pop()?)
+                    }
+                    #[allow(unreachable_patterns)]
+                    Some(_) => {
+                        return self
+                            .refuse(node, "these join options are not supported on the GPU");
                     }
                 };
                 if args.validation != JoinValidation::ManyToMany {
@@ -501,7 +513,9 @@ impl<'a> PlanLowering<'a> {
                 let format = match scan_type.as_ref() {
                     FileScanIR::Parquet { .. } => FileFormat::Parquet,
                     FileScanIR::Csv { .. } => FileFormat::Csv,
-                    other @ (FileScanIR::ExpandedPaths { .. } | FileScanIR::Anonymous { .. }) => {
+                    // (With Polars features a depending crate may enable,
+                    // also NDJSON and IPC.)
+                    other => {
                         let name: &'static str = other.into();
                         return self
                             .refuse(node, format!("{name} scans are not supported on the GPU"));

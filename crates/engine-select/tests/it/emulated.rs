@@ -2396,3 +2396,53 @@ fn string_concatenation_matches_the_cpu() {
         ]),
     );
 }
+
+#[test]
+fn strips_heads_and_tails_of_strings_match_the_cpu() {
+    let texts = [
+        Some("  padded\t"),
+        Some("\u{3000}\u{2003}ideographic\u{85}\n"),
+        Some("xx--xyx"),
+        Some(""),
+        None,
+        Some("   "),
+        Some("€uro€"),
+        Some("no change"),
+        Some("😀 grin 😀"),
+    ];
+    let frame = df!("s" => texts).unwrap().lazy();
+    let mut exprs = vec![
+        col("s").str().strip_chars(lit(NULL)).alias("strip"),
+        col("s")
+            .str()
+            .strip_chars_start(lit(NULL))
+            .alias("strip start"),
+        col("s").str().strip_chars_end(lit(NULL)).alias("strip end"),
+        col("s").str().strip_chars(lit("x-")).alias("strip x-"),
+        col("s")
+            .str()
+            .strip_chars_start(lit("€u"))
+            .alias("strip start €u"),
+        col("s")
+            .str()
+            .strip_chars_end(lit("😀 "))
+            .alias("strip end emoji"),
+        col("s").str().strip_chars(lit("")).alias("strip nothing"),
+        col("s")
+            .str()
+            .to_uppercase()
+            .str()
+            .strip_chars(lit("X"))
+            .alias("upper strip"),
+    ];
+    for n in [0i64, 1, 3, 20] {
+        exprs.push(col("s").str().head(lit(n)).alias(format!("head {n}")));
+        exprs.push(col("s").str().tail(lit(n)).alias(format!("tail {n}")));
+        exprs.push(col("s").str().tail(lit(-n)).alias(format!("tail -{n}")));
+    }
+    assert_gpu_eq("strip, head and tail", frame.clone().select(exprs));
+    assert_cpu_answer_with_reason(
+        frame.select([col("s").str().head(lit(-2))]),
+        "str.head by -2",
+    );
+}
