@@ -623,13 +623,38 @@ impl ExprLowering<'_> {
                     nulls_equal,
                 }
             }
+            B::AllHorizontal | B::AnyHorizontal => {
+                // Kleene and (or) of booleans, left to right.
+                let op = if matches!(function, B::AllHorizontal) {
+                    BinaryOp::And
+                } else {
+                    BinaryOp::Or
+                };
+                let mut inputs = self.inputs(inputs)?.into_iter();
+                let mut folded = inputs.next()?;
+                for next in inputs {
+                    if folded.dtype != GpuDtype::Boolean || next.dtype != GpuDtype::Boolean {
+                        return self.refuse(node, format!("{function} of non-booleans"));
+                    }
+                    folded = GpuExpr {
+                        kind: ExprKind::Binary {
+                            op,
+                            left: Box::new(folded),
+                            right: Box::new(next),
+                        },
+                        dtype: GpuDtype::Boolean,
+                    };
+                }
+                if folded.dtype != GpuDtype::Boolean {
+                    return self.refuse(node, format!("{function} of non-booleans"));
+                }
+                return Some(folded);
+            }
             B::Any { .. }
             | B::All { .. }
             | B::IsEmpty { .. }
             | B::HasNulls
-            | B::IsSorted { .. }
-            | B::AllHorizontal
-            | B::AnyHorizontal => {
+            | B::IsSorted { .. } => {
                 return self.refuse(
                     node,
                     format!("function {function} is not supported on the GPU"),

@@ -2446,3 +2446,33 @@ fn strips_heads_and_tails_of_strings_match_the_cpu() {
         "str.head by -2",
     );
 }
+
+#[test]
+fn all_and_any_horizontal_are_kleene_as_on_the_cpu() {
+    let frame = df!(
+        "a" => [Some(true), Some(true), Some(false), None, None, Some(false), Some(true), None, Some(false)],
+        "b" => [Some(true), None, None, None, Some(false), Some(false), Some(false), Some(true), Some(true)],
+        "c" => [Some(true), Some(true), Some(true), Some(true), None, None, None, None, Some(false)],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "all_horizontal and any_horizontal",
+        frame.clone().select([
+            all_horizontal([col("a"), col("b"), col("c")])
+                .unwrap()
+                .alias("all"),
+            any_horizontal([col("a"), col("b"), col("c")])
+                .unwrap()
+                .alias("any"),
+            all_horizontal([col("a")]).unwrap().alias("all of one"),
+            any_horizontal([col("a").not(), col("b").is_null()])
+                .unwrap()
+                .alias("any of two"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter by any_horizontal",
+        frame.filter(any_horizontal([col("a"), col("c")]).unwrap()),
+    );
+}
