@@ -725,6 +725,33 @@ impl ExprLowering<'_> {
                     _ => return self.refuse(node, "str.slice needs literal bounds on the GPU"),
                 }
             }
+            S::ConcatHorizontal {
+                delimiter,
+                ignore_nulls,
+            } => {
+                let (separator, ignore_nulls) = (delimiter.to_string(), *ignore_nulls);
+                // The first input is lowered above already.
+                let rest = self.inputs(&inputs[1..]);
+                let inputs: Vec<GpuExpr> = std::iter::once(*input?).chain(rest?).collect();
+                if let Some(other) = inputs.iter().find(|i| i.dtype != GpuDtype::String) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "concat_str of {} (not text) is not supported on the GPU",
+                            other.dtype
+                        ),
+                    );
+                }
+                let kind = ExprKind::ConcatStr {
+                    inputs,
+                    separator,
+                    ignore_nulls,
+                };
+                return Some(GpuExpr {
+                    kind,
+                    dtype: GpuDtype::String,
+                });
+            }
             S::StripChars | S::StripCharsStart | S::StripCharsEnd => {
                 // A null pattern (of any type) strips white space.
                 let set = match self.literal_value(inputs[1].node()) {
@@ -773,6 +800,7 @@ impl ExprLowering<'_> {
                 }
             }
             S::Format { .. }
+            | S::ConcatVertical { .. }
             | S::CountMatches { .. }
             | S::Extract { .. }
             | S::ExtractAll

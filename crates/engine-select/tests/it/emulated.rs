@@ -2395,6 +2395,27 @@ fn string_concatenation_matches_the_cpu() {
             (col("s") + lit("")).alias("plus nothing"),
         ]),
     );
+    assert_gpu_eq(
+        "concat_str",
+        frame().select([
+            concat_str([col("s"), col("t")], "", false).alias("plain"),
+            concat_str([col("s"), lit("-"), col("t")], ", ", false).alias("separated"),
+            concat_str([col("s"), col("t"), col("s")], "|", true).alias("ignoring nulls"),
+            concat_str([col("s")], "|", true).alias("one, ignoring nulls"),
+            concat_str([lit(NULL).cast(DataType::String), col("t")], "/", true)
+                .alias("null literal"),
+            concat_str(
+                [col("s").str().slice(lit(1), lit(NULL)), col("t")],
+                "€",
+                false,
+            )
+            .alias("computed"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([concat_str([col("s"), col("i")], "", false)]),
+        "casting i64 to str",
+    );
 }
 
 #[test]
