@@ -35,6 +35,8 @@ enum Op : u32 {
     OP_CAST_WRAPPING = 18, // from type, to type (an integer): as Rust's `as`
     OP_CLIP = 19,          // type: pops upper, lower; clips the value below them
     OP_SQRT = 20,          // float type
+    OP_TRUNCATE_MONTHS = 21,  // type (I32 days or I64 ticks), months, ticks per day (two
+                              // words each): to the first day of its block of months
 };
 
 // Parts of a date or timestamp: the proleptic Gregorian calendar, ISO
@@ -465,6 +467,26 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                     case OP_CAST_WRAPPING: {
                         u32 from = program[pc++], to = program[pc++];
                         stack[top - 1] = wrapping_cast(stack[top - 1], from, to);
+                        break;
+                    }
+                    case OP_TRUNCATE_MONTHS: {
+                        // Polars' dt.truncate by months: the first day of the
+                        // block of `months` months (counted from January 1970)
+                        // holding the day.
+                        u32 t = program[pc++];
+                        i64 months = static_cast<i64>(program[pc] | static_cast<u64>(program[pc + 1]) << 32);
+                        i64 per_day = static_cast<i64>(program[pc + 2] | static_cast<u64>(program[pc + 3]) << 32);
+                        pc += 4;
+                        Slot& s = stack[top - 1];
+                        i64 v = t == T_I32 ? static_cast<i64>(static_cast<i32>(s.bits))
+                                           : static_cast<i64>(s.bits);
+                        i64 year, month, day;
+                        civil(floor_div(v, per_day), &year, &month, &day);
+                        i64 total = (year - 1970) * 12 + (month - 1);
+                        i64 first = total - (total - floor_div(total, months) * months);
+                        i64 start_year = 1970 + floor_div(first, 12);
+                        i64 start_month = first - floor_div(first, 12) * 12 + 1;
+                        s.bits = wrap(static_cast<u64>(days_from_civil(start_year, start_month, 1) * per_day), t);
                         break;
                     }
                     case OP_SQRT: {

@@ -5,7 +5,7 @@ use gpu_runtime::expr::{
 };
 use ir_lower::{
     BinaryOp, CastMode, ExprKind, FloatCheck, GpuDtype, GpuExpr, Rounding, Scalar, TemporalPart,
-    TimeUnit,
+    TimeUnit, Truncation,
 };
 
 /// Whether casting `from` to `to` is a cast of the physical values: not
@@ -172,6 +172,47 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
         ExprKind::Abs(input) => {
             emit(input, out)?;
             step(out.program.abs(value_type_of(input)?))
+        }
+        ExprKind::Truncate { input, every } => {
+            let per_day = match input.dtype {
+                GpuDtype::Date => 1,
+                GpuDtype::Datetime(unit) => per_day(unit),
+                other => return Err(format!("truncation of {other}")),
+            };
+            let constant = |out: &mut Compiled, v: i64| {
+                if ty == ValueType::I32 && i32::try_from(v).is_err() {
+                    return Err(format!("truncation by {v} days"));
+                }
+                step(out.program.constant(ty, Some(slot_of_int(v, ty))))
+            };
+            match *every {
+                Truncation::Fixed(0) => emit(input, out),
+                // x - (x mod every), the modulo floored: Polars' fast path.
+                Truncation::Fixed(units) => {
+                    emit(input, out)?;
+                    emit(input, out)?;
+                    constant(out, units)?;
+                    step(out.program.binary(ExprBinary::Mod, ty))?;
+                    step(out.program.binary(ExprBinary::Sub, ty))
+                }
+                // Weeks start on Monday, four days after 1970-01-01.
+                Truncation::Weeks(weeks) => {
+                    let block = weeks
+                        .checked_mul(7 * per_day)
+                        .ok_or_else(|| format!("truncation to {weeks} weeks"))?;
+                    emit(input, out)?;
+                    emit(input, out)?;
+                    constant(out, 4 * per_day)?;
+                    step(out.program.binary(ExprBinary::Sub, ty))?;
+                    constant(out, block)?;
+                    step(out.program.binary(ExprBinary::Mod, ty))?;
+                    step(out.program.binary(ExprBinary::Sub, ty))
+                }
+                Truncation::Months(months) => {
+                    emit(input, out)?;
+                    step(out.program.truncate_months(ty, months, per_day))
+                }
+            }
         }
         ExprKind::Sqrt(input) => {
             emit(input, out)?;

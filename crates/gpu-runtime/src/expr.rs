@@ -100,6 +100,7 @@ const OP_STRICT: u32 = 17;
 const OP_CAST_WRAPPING: u32 = 18;
 const OP_CLIP: u32 = 19;
 const OP_SQRT: u32 = 20;
+const OP_TRUNCATE_MONTHS: u32 = 21;
 
 /// What [`ExprProgram::float_check`] tests (the kernel's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -284,6 +285,36 @@ impl ExprProgram {
             return Err(invalid("abs of a boolean".into()));
         }
         self.unary(OP_ABS, ty)
+    }
+
+    /// Replaces the top value, a count of `units_per_day` units since
+    /// 1970-01-01 (I32 days for dates, I64 for timestamps), by the first
+    /// day (at midnight) of its block of `months` months, the blocks counted
+    /// from January 1970: Polars' `dt.truncate` by months.
+    pub fn truncate_months(
+        &mut self,
+        ty: ValueType,
+        months: i64,
+        units_per_day: i64,
+    ) -> Result<(), RuntimeError> {
+        if !matches!(ty, ValueType::I32 | ValueType::I64) {
+            return Err(invalid(format!("truncation of {ty:?}")));
+        }
+        if months <= 0 || units_per_day <= 0 {
+            return Err(invalid(format!(
+                "truncation to {months} months of {units_per_day} units a day"
+            )));
+        }
+        self.pop(Some(ty))?;
+        self.words.extend([
+            OP_TRUNCATE_MONTHS,
+            ty as u32,
+            months as u32,
+            (months >> 32) as u32,
+            units_per_day as u32,
+            (units_per_day >> 32) as u32,
+        ]);
+        self.push(ty)
     }
 
     /// The square root of a float, correctly rounded.

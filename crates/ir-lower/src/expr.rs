@@ -179,6 +179,20 @@ pub enum Rounding {
     Ceil,
 }
 
+/// How `dt.truncate` rounds a date or timestamp down, as Polars does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Truncation {
+    /// To a multiple of this many units of the type (days for dates) since
+    /// 1970-01-01.
+    Fixed(i64),
+    /// To the Monday starting a block of this many weeks (counted from the
+    /// Monday before 1970-01-01).
+    Weeks(i64),
+    /// To the first day of a block of this many months (counted from
+    /// January 1970).
+    Months(i64),
+}
+
 /// A string function.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StringOp {
@@ -362,6 +376,11 @@ pub enum ExprKind {
     Abs(Box<GpuExpr>),
     /// The square root of a float (correctly rounded, as IEEE requires).
     Sqrt(Box<GpuExpr>),
+    /// `dt.truncate`: the date or timestamp rounded down.
+    Truncate {
+        input: Box<GpuExpr>,
+        every: Truncation,
+    },
     /// The values `periods` rows earlier (later, for a negative count); null
     /// where there is no such row. Depends on the order of the rows.
     Shift {
@@ -478,6 +497,7 @@ macro_rules! children {
             | ExprKind::Abs(input)
             | ExprKind::Sqrt(input)
             | ExprKind::Shift { input, .. }
+            | ExprKind::Truncate { input, .. }
             | ExprKind::IsNull(input)
             | ExprKind::IsNotNull(input)
             | ExprKind::FloatCheck { input, .. }
@@ -545,6 +565,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::Abs(input) => write!(f, "abs({input})"),
             ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
+            ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
             ExprKind::IsNull(input) => write!(f, "is_null({input})"),
             ExprKind::IsNotNull(input) => write!(f, "is_not_null({input})"),
             ExprKind::FloatCheck { check, input } => write!(f, "{check}({input})"),

@@ -28,7 +28,7 @@ use polars_utils::arena::{Arena, Node};
 pub use dtype::{GpuDtype, TimeUnit};
 pub use expr::{
     AggOp, BinaryOp, CastMode, Closed, ExprKind, FloatCheck, GpuExpr, NamedExpr, Rounding, Scalar,
-    StringOp, TemporalPart,
+    StringOp, TemporalPart, Truncation,
 };
 pub use lower_plan::node_notation;
 pub use plan::{

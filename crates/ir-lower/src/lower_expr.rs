@@ -12,10 +12,10 @@ use polars_plan::plans::{
 };
 use polars_utils::arena::{Arena, Node};
 
-use crate::dtype::GpuDtype;
+use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, ExprKind, FloatCheck, GpuExpr, NamedExpr, Rounding, Scalar,
-    StringOp, TemporalPart,
+    StringOp, TemporalPart, Truncation,
 };
 use crate::refusal::Refusal;
 
@@ -834,6 +834,70 @@ impl ExprLowering<'_> {
         Some(GpuExpr { kind, dtype })
     }
 
+    /// `dt.truncate(every)` of a date or a timestamp (no time zone), `every`
+    /// a literal: how Polars truncates by it, or a refusal where Polars
+    /// raises an error (a negative or mixed duration) or does what is not
+    /// done here (sub-day truncation of dates).
+    fn truncate(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let input = self.boxed(inputs.first()?.node());
+        let Some(text) = inputs
+            .get(1)
+            .and_then(|every| self.literal_str(every.node()))
+        else {
+            return self.refuse(node, "dt.truncate needs a literal duration on the GPU");
+        };
+        let every = match polars::prelude::Duration::try_parse(&text) {
+            Ok(every) if !every.negative() => every,
+            _ => return self.refuse(node, format!("dt.truncate by {text:?}")),
+        };
+        let input = input?;
+        let per_day: i64 = match input.dtype {
+            GpuDtype::Date => 1,
+            GpuDtype::Datetime(TimeUnit::Milliseconds) => 86_400_000,
+            GpuDtype::Datetime(TimeUnit::Microseconds) => 86_400_000_000,
+            GpuDtype::Datetime(TimeUnit::Nanoseconds) => 86_400_000_000_000,
+            other => return self.refuse(node, format!("dt.truncate of {other}")),
+        };
+        let (months, weeks, days, nanos) = (
+            every.months(),
+            every.weeks(),
+            every.days(),
+            every.nanoseconds(),
+        );
+        let date = input.dtype == GpuDtype::Date;
+        let every = match (months, weeks, days, nanos) {
+            (0, 0, _, 0) if date => Truncation::Fixed(days),
+            (0, 0, ..) if !date => {
+                // Polars' fast path: days and smaller units together.
+                let units = match input.dtype {
+                    GpuDtype::Datetime(TimeUnit::Milliseconds) => nanos / 1_000_000,
+                    GpuDtype::Datetime(TimeUnit::Microseconds) => nanos / 1_000,
+                    _ => nanos,
+                };
+                match days.checked_mul(per_day).and_then(|d| d.checked_add(units)) {
+                    Some(units) => Truncation::Fixed(units),
+                    None => return self.refuse(node, format!("dt.truncate by {text:?}")),
+                }
+            }
+            (0, weeks, 0, 0) => Truncation::Weeks(weeks),
+            (months, 0, 0, 0) => Truncation::Months(months),
+            _ => {
+                return self.refuse(
+                    node,
+                    format!(
+                        "dt.truncate of {} by {text:?} is not supported on the GPU",
+                        input.dtype
+                    ),
+                );
+            }
+        };
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr {
+            kind: ExprKind::Truncate { input, every },
+            dtype,
+        })
+    }
+
     fn temporal(
         &mut self,
         node: Node,
@@ -841,6 +905,9 @@ impl ExprLowering<'_> {
         function: &IRTemporalFunction,
     ) -> Lowered {
         use IRTemporalFunction as T;
+        if matches!(function, T::Truncate) {
+            return self.truncate(node, inputs);
+        }
         let part = match function {
             T::Year => TemporalPart::Year,
             T::Quarter => TemporalPart::Quarter,
@@ -875,7 +942,6 @@ impl ExprLowering<'_> {
             | T::CastTimeUnit { .. }
             | T::WithTimeUnit { .. }
             | T::TimeStamp { .. }
-            | T::Truncate
             | T::Round
             | T::Replace
             | T::Combine { .. }

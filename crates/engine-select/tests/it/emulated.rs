@@ -47,6 +47,19 @@ fn assert_cpu_answer_with_reason(lf: LazyFrame, reason: &str) {
     );
 }
 
+/// Runs `lf`, a query Polars rejects, through the GPU engine, fallback
+/// allowed: Polars' own error, word for word.
+fn assert_cpu_error(lf: LazyFrame) {
+    let expected = lf.clone().collect().unwrap_err().to_string();
+    match lf.collect_with_report(&Engine::Gpu(under_test())) {
+        Err(EngineError::Polars(e)) => assert_eq!(e.to_string(), expected),
+        other => panic!(
+            "expected {expected}, got {:?}",
+            other.map(|(_, report)| report)
+        ),
+    }
+}
+
 /// As [`assert_gpu_eq`], floats within a relative 1e-9: for aggregations
 /// whose summation order differs from Polars' (variance, interpolated
 /// quantiles).
@@ -1283,14 +1296,7 @@ fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
     );
     // One that does not fit: Polars' error, and the reason in words.
     let strict = table().select([col("i").strict_cast(DataType::Int8)]);
-    let expected = strict.clone().collect().unwrap_err().to_string();
-    match strict
-        .clone()
-        .collect_with_report(&Engine::Gpu(under_test()))
-    {
-        Err(EngineError::Polars(e)) => assert_eq!(e.to_string(), expected),
-        other => panic!("{:?}", other.map(|(_, report)| report)),
-    }
+    assert_cpu_error(strict.clone());
     match strict.collect_with_report(&raising) {
         Err(EngineError::GpuUnavailable { reasons }) => {
             assert_eq!(reasons.len(), 1, "{reasons:?}");
@@ -2101,12 +2107,41 @@ fn clips_floors_ceilings_and_coalesces_match_the_cpu() {
         ]),
     );
     // A bound that does not fit the input's type fails as on the CPU.
-    let lf = frame.select([col("u").clip(lit(-1), lit(300))]);
-    let expected = lf.clone().collect().unwrap_err().to_string();
-    match lf.collect_with_report(&Engine::Gpu(under_test())) {
-        Err(EngineError::Polars(e)) => assert_eq!(e.to_string(), expected),
-        other => panic!("{:?}", other.map(|(_, report)| report)),
+    assert_cpu_error(frame.select([col("u").clip(lit(-1), lit(300))]));
+}
+
+/// A xorshift generator: reproducible pseudo-random words.
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
     }
+}
+
+/// `days` as dates, and as moments at random times of those days (from
+/// `next`) in microseconds, nanoseconds (plus a few) and milliseconds.
+fn moments(days: &[Option<i64>], mut next: impl FnMut() -> u64) -> LazyFrame {
+    let ticks: Vec<Option<i64>> = days
+        .iter()
+        .map(|d| d.map(|d| d * 86_400_000_000 + (next() % 86_400_000_000) as i64))
+        .collect();
+    df!("days" => days, "us" => &ticks).unwrap().lazy().select([
+        col("days")
+            .cast(DataType::Int32)
+            .cast(DataType::Date)
+            .alias("date"),
+        col("us")
+            .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+            .alias("us"),
+        (col("us") * lit(1000i64) + col("days") % lit(1000i64))
+            .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+            .alias("ns"),
+        (col("us") / lit(1000i64))
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+            .alias("ms"),
+    ])
 }
 
 #[test]
@@ -2117,38 +2152,11 @@ fn every_date_and_time_part_matches_the_cpu() {
         .flat_map(|year: i64| [year * 365 + year / 4 - 3, year * 365 + year / 4 + 3])
         .map(Some)
         .collect();
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     days.extend((0..2000).map(|_| Some((next() % 3_650_000) as i64 - 1_825_000)));
     days.extend((-10..400).map(Some));
     days.push(None);
-    let ticks: Vec<Option<i64>> = days
-        .iter()
-        .map(|d| d.map(|d| d * 86_400_000_000 + (next() % 86_400_000_000) as i64))
-        .collect();
-    let frame = df!("days" => &days, "us" => &ticks)
-        .unwrap()
-        .lazy()
-        .select([
-            col("days")
-                .cast(DataType::Int32)
-                .cast(DataType::Date)
-                .alias("date"),
-            col("us")
-                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
-                .alias("us"),
-            (col("us") * lit(1000i64) + col("days") % lit(1000i64))
-                .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
-                .alias("ns"),
-            (col("us") / lit(1000i64))
-                .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
-                .alias("ms"),
-        ]);
+    let frame = moments(&days, next);
     let date_parts = |c: &str| {
         [
             col(c).dt().year().alias(format!("{c} year")),
@@ -2496,4 +2504,44 @@ fn all_and_any_horizontal_are_kleene_as_on_the_cpu() {
         "a filter by any_horizontal",
         frame.filter(any_horizontal([col("a"), col("c")]).unwrap()),
     );
+}
+
+#[test]
+fn truncation_of_dates_and_timestamps_matches_the_cpu() {
+    // Days around many month and year turns, before and after 1970, at
+    // random moments of the day.
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+    let mut days: Vec<Option<i64>> = (-1500..1500).map(|d| Some(d * 29 + 3)).collect();
+    days.extend((0..500).map(|_| Some((next() % 200_000) as i64 - 100_000)));
+    days.push(None);
+    let frame = moments(&days, next);
+    let mut exprs = vec![];
+    for every in [
+        "1d", "3d", "1w", "2w", "1mo", "2mo", "1q", "5mo", "1y", "3y",
+    ] {
+        for c in ["date", "us", "ns", "ms"] {
+            exprs.push(
+                col(c)
+                    .dt()
+                    .truncate(lit(every))
+                    .alias(format!("{c} {every}")),
+            );
+        }
+    }
+    for every in ["1h", "15m", "1d12h", "7s", "250ms", "3us", "0ns", "1ns"] {
+        for c in ["us", "ns", "ms"] {
+            exprs.push(
+                col(c)
+                    .dt()
+                    .truncate(lit(every))
+                    .alias(format!("{c} {every}")),
+            );
+        }
+    }
+    assert_gpu_eq("dt.truncate", frame.clone().select(exprs));
+    assert_cpu_answer_with_reason(
+        frame.clone().select([col("date").dt().truncate(lit("1h"))]),
+        "dt.truncate of date",
+    );
+    assert_cpu_error(frame.select([col("us").dt().truncate(lit("1mo1d"))]));
 }
