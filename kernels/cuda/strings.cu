@@ -302,6 +302,48 @@ extern "C" __global__ void string_strip_ranges(const i64* offsets, const unsigne
 }
 EMU_KERNEL(string_strip_ranges)
 
+// Polars' literal str.replace: the first `limit` (u64 max: all) matches of
+// `pattern` (not empty) in each valid row, leftmost and not overlapping,
+// replaced by `value`. Unless `write`, writes each row's new length in
+// bytes (0 for null) to `lengths`; with it, writes the new bytes from
+// out_offsets[i] (`out_bytes` is null when every new string is empty).
+extern "C" __global__ void string_replace(const i64* offsets, const unsigned char* bytes,
+                                          const u32* validity, u64 n,
+                                          const unsigned char* pattern, u64 pattern_len,
+                                          const unsigned char* value, u64 value_len, u64 limit,
+                                          u32 write, i64* lengths, const i64* out_offsets,
+                                          unsigned char* out_bytes) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (!is_valid(validity, i)) {
+            if (write == 0) lengths[i] = 0;
+            continue;
+        }
+        i64 begin = offsets[i], end = offsets[i + 1];
+        unsigned char* out = write != 0 && out_bytes != nullptr ? out_bytes + out_offsets[i] : nullptr;
+        i64 written = 0;
+        u64 replaced = 0;
+        i64 k = begin;
+        while (k < end) {
+            bool match = replaced < limit && static_cast<u64>(end - k) >= pattern_len;
+            for (u64 b = 0; match && b < pattern_len; ++b) match = bytes[k + b] == pattern[b];
+            if (match) {
+                if (out != nullptr) {
+                    for (u64 b = 0; b < value_len; ++b) out[written + b] = value[b];
+                }
+                written += static_cast<i64>(value_len);
+                k += static_cast<i64>(pattern_len);
+                ++replaced;
+            } else {
+                if (out != nullptr) out[written] = bytes[k];
+                ++written;
+                ++k;
+            }
+        }
+        if (write == 0) lengths[i] = written;
+    }
+}
+EMU_KERNEL(string_replace)
+
 // Row-wise concatenation of k string columns (Polars' concat_str and `+` of
 // strings). `table` holds four words per input: its offsets, bytes and
 // validity (0: all valid) addresses, and 1 when it is a single row repeated

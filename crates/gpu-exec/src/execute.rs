@@ -398,7 +398,8 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 StringOp::Slice { .. }
                 | StringOp::ToUppercase
                 | StringOp::ToLowercase
-                | StringOp::Strip { .. },
+                | StringOp::Strip { .. }
+                | StringOp::Replace { .. },
             input,
         } => string_valued(input),
         ExprKind::Shift { .. } => shift_supported(expr),
@@ -1565,7 +1566,8 @@ impl Executor<'_> {
                     op @ (StringOp::Slice { .. }
                     | StringOp::ToUppercase
                     | StringOp::ToLowercase
-                    | StringOp::Strip { .. }),
+                    | StringOp::Strip { .. }
+                    | StringOp::Replace { .. }),
                 input,
             } => {
                 let mut owned = None;
@@ -1581,6 +1583,17 @@ impl Executor<'_> {
                     StringOp::Slice { offset, length } => {
                         ops.string_slice(offsets, bytes, source.validity(), *offset, *length)?
                     }
+                    StringOp::Replace {
+                        pattern,
+                        value,
+                        limit,
+                    } => ops.string_replace(
+                        offsets,
+                        bytes,
+                        source.validity(),
+                        (pattern, value),
+                        *limit,
+                    )?,
                     StringOp::Strip { set, start, end } => {
                         let side = match (start, end) {
                             (true, false) => Side::Start,

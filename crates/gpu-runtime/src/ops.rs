@@ -1080,6 +1080,53 @@ impl Ops<'_> {
         self.copy_ranges(bytes, validity, &starts, &lengths)
     }
 
+    /// Polars' literal `str.replace`: in each valid row, the first `limit`
+    /// matches of `pattern` (all when `None`), leftmost and not
+    /// overlapping, replaced by `value`. The pattern must not be empty.
+    pub fn string_replace(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        bytes: &DeviceBuffer<u8>,
+        validity: Option<&DeviceBuffer<u32>>,
+        (pattern, value): (&str, &str),
+        limit: Option<u64>,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        check(!pattern.is_empty(), || "an empty pattern to replace".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let upload =
+            |text: &str| DeviceBuffer::from_host(text.as_bytes(), self.memory.clone(), self.stream);
+        let (d_pattern, d_value) = (upload(pattern)?, upload(value)?);
+        // One extra zero length, so the exclusive scan ends with the total.
+        let lengths = self.zeroed::<i64>(n + 1)?;
+        let replace = |out: Option<(&DeviceBuffer<i64>, &DeviceBuffer<u8>)>| {
+            let args = KernelArgs::new()
+                .buffer(offsets)
+                .buffer(bytes)
+                .arg(ptr(validity))
+                .arg(n as u64)
+                .buffer(&d_pattern)
+                .arg(pattern.len() as u64)
+                .buffer(&d_value)
+                .arg(value.len() as u64)
+                .arg(limit.unwrap_or(u64::MAX))
+                .arg(u32::from(out.is_some()))
+                .buffer(&lengths)
+                .arg(out.map_or(DevicePtr::NULL, |(o, _)| o.device_ptr()))
+                .arg(out.map_or(DevicePtr::NULL, |(_, b)| b.device_ptr()));
+            self.launch(ids::string_replace, Self::linear(n), args)
+        };
+        replace(None)?;
+        let (out_offsets, out_bytes) = self.string_layout(&lengths, n)?;
+        replace(Some((&out_offsets, &out_bytes)))?;
+        Ok(DeviceStrings {
+            offsets: out_offsets,
+            bytes: out_bytes,
+            validity: self.copy_validity(validity, n)?,
+        })
+    }
+
     /// New strings from byte ranges of `bytes` (`starts`, and `lengths` with
     /// one extra zero), with a copy of `validity`.
     fn copy_ranges(

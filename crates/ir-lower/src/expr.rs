@@ -215,6 +215,13 @@ pub enum StringOp {
     },
     ToUppercase,
     ToLowercase,
+    /// The first `limit` (all when `None`) matches of the literal `pattern`
+    /// (not empty), leftmost and not overlapping, replaced by `value`.
+    Replace {
+        pattern: String,
+        value: String,
+        limit: Option<u64>,
+    },
     /// The characters of `set` (white space, as Rust's `char::is_whitespace`,
     /// when `None`) removed from the start and/or the end.
     Strip {
@@ -243,6 +250,14 @@ impl fmt::Display for StringOp {
             },
             StringOp::ToUppercase => f.write_str("str.to_uppercase"),
             StringOp::ToLowercase => f.write_str("str.to_lowercase"),
+            StringOp::Replace {
+                pattern,
+                value,
+                limit,
+            } => match limit {
+                Some(limit) => write!(f, "str.replace({pattern:?}, {value:?}, n={limit})"),
+                None => write!(f, "str.replace_all({pattern:?}, {value:?})"),
+            },
             StringOp::Strip { set, start, end } => {
                 let which = match (start, end) {
                     (true, false) => "_start",

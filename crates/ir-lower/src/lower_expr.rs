@@ -138,7 +138,7 @@ impl ExprLowering<'_> {
                     CastOptions::NonStrict => CastMode::NonStrict,
                     CastOptions::Overflowing => CastMode::Wrapping,
                 };
-                let null = matches!(self.literal_value(expr), Some(AnyValue::Null));
+                let null = self.is_null_literal(expr);
                 let input = if null { None } else { Some(self.boxed(expr)?) };
                 let to = match GpuDtype::from_polars(&target) {
                     Ok(to) => to,
@@ -442,9 +442,7 @@ impl ExprLowering<'_> {
                 for present in [*has_min, *has_max] {
                     let node = if present { nodes.next() } else { None };
                     bounds.push(match node {
-                        Some(n) if !matches!(self.literal_value(n), Some(AnyValue::Null)) => {
-                            Some(self.expr(n))
-                        }
+                        Some(n) if !self.is_null_literal(n) => Some(self.expr(n)),
                         _ => None,
                     });
                 }
@@ -752,11 +750,38 @@ impl ExprLowering<'_> {
                     dtype: GpuDtype::String,
                 });
             }
+            S::Replace { n, literal } => {
+                let (n, literal) = (*n, *literal);
+                let pattern = self.literal_str(inputs[1].node());
+                let value_node = inputs[2].node();
+                let value_null = self.is_null_literal(value_node);
+                let value = self.literal_str(value_node);
+                let Some(pattern) = pattern else {
+                    return self.refuse(node, "str.replace needs a literal pattern on the GPU");
+                };
+                // Polars treats a pattern without ASCII punctuation as literal.
+                let literal = literal || pattern.chars().all(|c| !c.is_ascii_punctuation());
+                if !literal || pattern.is_empty() {
+                    return self.refuse(node, format!("str.replace of the pattern {pattern:?} is not supported on the GPU (only non-empty literal texts)"));
+                }
+                if value_null && n >= 0 {
+                    // Polars leaves the strings as they are.
+                    return input.map(|input| *input);
+                }
+                let Some(value) = value else {
+                    return self.refuse(node, "str.replace needs a literal value on the GPU");
+                };
+                StringOp::Replace {
+                    pattern,
+                    value,
+                    limit: u64::try_from(n).ok(),
+                }
+            }
             S::StripChars | S::StripCharsStart | S::StripCharsEnd => {
                 // A null pattern (of any type) strips white space.
-                let set = match self.literal_value(inputs[1].node()) {
-                    Some(AnyValue::Null) => None,
-                    _ => match self.literal_str(inputs[1].node()) {
+                let set = match self.is_null_literal(inputs[1].node()) {
+                    true => None,
+                    false => match self.literal_str(inputs[1].node()) {
                         Some(text) => Some(text.chars().collect()),
                         None => {
                             return self
@@ -805,7 +830,6 @@ impl ExprLowering<'_> {
             | S::Extract { .. }
             | S::ExtractAll
             | S::Find { .. }
-            | S::Replace { .. }
             | S::StripPrefix
             | S::StripSuffix
             | S::SplitExact { .. }
@@ -1000,6 +1024,14 @@ impl ExprLowering<'_> {
             AnyValue::String(s) => Some(s.to_owned()),
             AnyValue::StringOwned(s) => Some(s.to_string()),
             _ => None,
+        }
+    }
+
+    /// Whether `node` is a null literal, or a null literal cast to a type.
+    fn is_null_literal(&self, node: Node) -> bool {
+        match self.arena.get(node) {
+            AExpr::Cast { expr, .. } => self.is_null_literal(*expr),
+            _ => matches!(self.literal_value(node), Some(AnyValue::Null)),
         }
     }
 

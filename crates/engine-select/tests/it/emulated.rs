@@ -2545,3 +2545,50 @@ fn truncation_of_dates_and_timestamps_matches_the_cpu() {
     );
     assert_cpu_error(frame.select([col("us").dt().truncate(lit("1mo1d"))]));
 }
+
+#[test]
+fn literal_replacements_match_the_cpu() {
+    let texts = [
+        Some("aaaa"),
+        Some("banana"),
+        None,
+        Some(""),
+        Some("a€a€€b"),
+        Some("no match here"),
+        Some("ana ana anana"),
+        Some("😀😀x😀"),
+    ];
+    let frame = df!("s" => texts).unwrap().lazy();
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "str.replace and replace_all of literal texts",
+        frame.clone().select([
+            s().replace(lit("a"), lit("o"), true).alias("first a"),
+            s().replace_all(lit("a"), lit("o"), true).alias("every a"),
+            s().replace_all(lit("ana"), lit(""), true)
+                .alias("every ana, removed"),
+            s().replace_n(lit("a"), lit("[$0]"), true, 2).alias("two a"),
+            s().replace_n(lit("a"), lit("x"), true, 0).alias("no a"),
+            s().replace_all(lit("€"), lit("EUR"), false)
+                .alias("a pattern without punctuation"),
+            s().replace_all(lit("😀"), lit("."), true).alias("emoji"),
+            s().replace(lit("an"), lit(NULL).cast(DataType::String), true)
+                .alias("null value"),
+            s().to_uppercase()
+                .str()
+                .replace_all(lit("A"), lit("aa"), true)
+                .alias("computed"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame
+            .clone()
+            .select([s().replace_all(lit("a.a"), lit("x"), false)]),
+        "only non-empty literal texts",
+    );
+    assert_cpu_error(frame.select([s().replace_all(
+        lit("a"),
+        lit(NULL).cast(DataType::String),
+        true,
+    )]));
+}
