@@ -55,7 +55,7 @@ fn three_unsupported_pieces_are_all_reported() {
         col("qty").reverse().alias("running"),
         col("status")
             .str()
-            .replace_all(lit("o"), lit("0"), true)
+            .replace_all(lit("o+"), lit("0"), false)
             .alias("replaced"),
         col("id"),
     ]);
@@ -64,7 +64,7 @@ fn three_unsupported_pieces_are_all_reported() {
     expect![[r#"
         refused: col("amount").sum().over(partition_by: [col("status")], order_by: col("id")): ordered windows (over with order_by) are not supported on the GPU
         refused: col("qty").reverse(): function reverse is not supported on the GPU
-        refused: col("status").str.replace(["o", "0"]): function str.replace is not supported on the GPU
+        refused: col("status").str.replace(["o+", "0"]): str.replace of the pattern "o+" is not supported on the GPU (only non-empty literal texts)
     "#]].assert_eq(&text);
 }
 
