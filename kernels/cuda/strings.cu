@@ -344,6 +344,52 @@ extern "C" __global__ void string_replace(const i64* offsets, const unsigned cha
 }
 EMU_KERNEL(string_replace)
 
+// Polars' cast of integers and booleans to strings: each valid row's
+// 64-bit value in decimal (`kind` 0: signed, 1: unsigned), or "true" and
+// "false" (`kind` 2: 0 or 1). Unless `write`, writes each row's length
+// (0 for null) to `lengths`; with it, writes the text from out_offsets[i].
+extern "C" __global__ void string_from_integers(const u64* values, const u32* validity, u64 n,
+                                                u32 kind, u32 write, i64* lengths,
+                                                const i64* out_offsets,
+                                                unsigned char* out_bytes) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (!is_valid(validity, i)) {
+            if (write == 0) lengths[i] = 0;
+            continue;
+        }
+        u64 v = values[i];
+        unsigned char digits[24];
+        u32 count = 0;
+        if (kind == 2) {
+            const char* text = v != 0 ? "true" : "false";
+            for (; text[count] != 0; ++count) digits[count] = static_cast<unsigned char>(text[count]);
+        } else {
+            bool negative = kind == 0 && static_cast<i64>(v) < 0;
+            // Unsigned negation: exact for every negative i64, i64::MIN too.
+            u64 magnitude = negative ? 0ull - v : v;
+            u32 reversed_from = 0;
+            if (negative) digits[count++] = '-';
+            reversed_from = count;
+            do {
+                digits[count++] = static_cast<unsigned char>('0' + magnitude % 10);
+                magnitude /= 10;
+            } while (magnitude != 0);
+            for (u32 a = reversed_from, b = count - 1; a < b; ++a, --b) {
+                unsigned char t = digits[a];
+                digits[a] = digits[b];
+                digits[b] = t;
+            }
+        }
+        if (write == 0) {
+            lengths[i] = count;
+        } else {
+            unsigned char* out = out_bytes + out_offsets[i];
+            for (u32 k = 0; k < count; ++k) out[k] = digits[k];
+        }
+    }
+}
+EMU_KERNEL(string_from_integers)
+
 // Row-wise concatenation of k string columns (Polars' concat_str and `+` of
 // strings). `table` holds four words per input: its offsets, bytes and
 // validity (0: all valid) addresses, and 1 when it is a single row repeated

@@ -29,7 +29,7 @@ use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::compile;
 use crate::error::ExecError;
 use gpu_runtime::ops::{
-    AsciiCase, ConcatPart, ExprInput, QuantileMethod, SegmentPick, Side, TypedBuffer,
+    AsciiCase, ConcatPart, ExprInput, IntegerText, QuantileMethod, SegmentPick, Side, TypedBuffer,
 };
 
 /// Every part of `plan` the executor cannot run yet, in words (empty: it can).
@@ -388,6 +388,23 @@ fn shift_supported(expr: &GpuExpr) -> Result<(), String> {
     }
 }
 
+/// A text column named `name` of `strings`.
+fn strings_column(name: &str, strings: DeviceStrings) -> DeviceColumn {
+    let DeviceStrings {
+        offsets,
+        bytes,
+        validity,
+    } = strings;
+    let height = offsets.len().saturating_sub(1);
+    DeviceColumn::from_parts(
+        name.into(),
+        GpuDtype::String,
+        height,
+        Values::Str { offsets, bytes },
+        Some(validity),
+    )
+}
+
 /// Whether [`Executor::make_strings`] makes the strings of `expr`: a
 /// column, or `str.slice` of such an expression.
 fn string_valued(expr: &GpuExpr) -> Result<(), String> {
@@ -403,6 +420,11 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             input,
         } => string_valued(input),
         ExprKind::Shift { .. } => shift_supported(expr),
+        ExprKind::Cast { input, .. }
+            if input.dtype.is_integer() || input.dtype == GpuDtype::Boolean =>
+        {
+            evaluable(input)
+        }
         ExprKind::ConcatStr { inputs, .. } => {
             inputs.iter().try_for_each(|input| match &input.kind {
                 ExprKind::Literal(Scalar::String(_) | Scalar::Null) => Ok(()),
@@ -1561,6 +1583,7 @@ impl Executor<'_> {
                 self.gather_column(column, &ops.iota(column.len(), 0)?)?
             }
             ExprKind::Shift { .. } => self.shifted(frame, expr, name)?,
+            ExprKind::Cast { input, .. } => self.integers_as_text(frame, input, name)?,
             ExprKind::String {
                 op:
                     op @ (StringOp::Slice { .. }
@@ -1575,11 +1598,7 @@ impl Executor<'_> {
                 let Values::Str { offsets, bytes } = source.values() else {
                     return Err(ExecError::Unsupported(format!("`{input}` is not text")));
                 };
-                let DeviceStrings {
-                    offsets,
-                    bytes,
-                    validity,
-                } = match op {
+                let strings = match op {
                     StringOp::Slice { offset, length } => {
                         ops.string_slice(offsets, bytes, source.validity(), *offset, *length)?
                     }
@@ -1632,13 +1651,7 @@ impl Executor<'_> {
                         }
                     }
                 };
-                DeviceColumn::from_parts(
-                    name.into(),
-                    GpuDtype::String,
-                    source.len(),
-                    Values::Str { offsets, bytes },
-                    Some(validity),
-                )
+                strings_column(name, strings)
             }
             ExprKind::ConcatStr {
                 inputs,
@@ -1653,6 +1666,42 @@ impl Executor<'_> {
         };
         made.name = name.into();
         Ok(made)
+    }
+
+    /// Integers or booleans (`input`, evaluated as 64-bit words) as text, as
+    /// Polars casts them: decimal digits, or `true` and `false`.
+    fn integers_as_text(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        name: &str,
+    ) -> Result<DeviceColumn, ExecError> {
+        let unsigned = matches!(
+            input.dtype,
+            GpuDtype::UInt8 | GpuDtype::UInt16 | GpuDtype::UInt32 | GpuDtype::UInt64
+        );
+        let (words, kind) = match input.dtype {
+            GpuDtype::Boolean => (GpuDtype::Int64, IntegerText::Boolean),
+            _ if unsigned => (GpuDtype::UInt64, IntegerText::Unsigned),
+            _ => (GpuDtype::Int64, IntegerText::Signed),
+        };
+        let column = self.evaluate(frame, &cast_to(input, words), name)?;
+        let strings = match column.values() {
+            Values::I64(values) => {
+                self.ops()
+                    .string_from_integers(values, column.validity(), kind)?
+            }
+            Values::U64(values) => {
+                self.ops()
+                    .string_from_integers(values, column.validity(), kind)?
+            }
+            _ => {
+                return Err(ExecError::Unsupported(format!(
+                    "`{input}` as 64-bit integers"
+                )));
+            }
+        };
+        Ok(strings_column(name, strings))
     }
 
     /// `inputs` (text columns or expressions, or text literals) concatenated
@@ -1723,20 +1772,10 @@ impl Executor<'_> {
                 }
             });
         }
-        let DeviceStrings {
-            offsets,
-            bytes,
-            validity,
-        } = self
-            .ops()
-            .string_concat(&parts, frame.height, separator.as_bytes(), ignore_nulls)?;
-        Ok(DeviceColumn::from_parts(
-            name.into(),
-            GpuDtype::String,
-            frame.height,
-            Values::Str { offsets, bytes },
-            Some(validity),
-        ))
+        let strings =
+            self.ops()
+                .string_concat(&parts, frame.height, separator.as_bytes(), ignore_nulls)?;
+        Ok(strings_column(name, strings))
     }
 
     /// The rows of `frame` where `predicate` is true.

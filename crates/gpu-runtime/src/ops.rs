@@ -127,6 +127,12 @@ impl HashKey for u32 {
     const WIDEN: Option<Kernel> = Some(ids::hash_keys_u32);
 }
 
+/// 64-bit integer element types, read by kernels as plain words.
+pub trait Word64: DeviceCopy {}
+
+impl Word64 for i64 {}
+impl Word64 for u64 {}
+
 /// Kleene logic's binary operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Logic {
@@ -344,6 +350,15 @@ pub struct DeviceStrings {
     pub offsets: DeviceBuffer<i64>,
     pub bytes: DeviceBuffer<u8>,
     pub validity: DeviceBuffer<u32>,
+}
+
+/// How [`Ops::string_from_integers`] reads its 64-bit words (the kernel's numbering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntegerText {
+    Signed = 0,
+    Unsigned = 1,
+    /// 0 is `false`, anything else `true`.
+    Boolean = 2,
 }
 
 /// Which ends [`Ops::string_strip`] strips (the kernel's bits).
@@ -1120,6 +1135,41 @@ impl Ops<'_> {
         replace(None)?;
         let (out_offsets, out_bytes) = self.string_layout(&lengths, n)?;
         replace(Some((&out_offsets, &out_bytes)))?;
+        Ok(DeviceStrings {
+            offsets: out_offsets,
+            bytes: out_bytes,
+            validity: self.copy_validity(validity, n)?,
+        })
+    }
+
+    /// Polars' cast to strings of 64-bit integers (`kind`: how to read the
+    /// words) and of booleans (0 or 1 words): decimal digits with a minus
+    /// sign, or `true` and `false`.
+    pub fn string_from_integers<T: Word64>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        kind: IntegerText,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        let n = values.len();
+        check_bitmap(validity, n, "validity")?;
+        // One extra zero length, so the exclusive scan ends with the total.
+        let lengths = self.zeroed::<i64>(n + 1)?;
+        let format = |out: Option<(&DeviceBuffer<i64>, &DeviceBuffer<u8>)>| {
+            let args = KernelArgs::new()
+                .buffer(values)
+                .arg(ptr(validity))
+                .arg(n as u64)
+                .arg(kind as u32)
+                .arg(u32::from(out.is_some()))
+                .buffer(&lengths)
+                .arg(out.map_or(DevicePtr::NULL, |(o, _)| o.device_ptr()))
+                .arg(out.map_or(DevicePtr::NULL, |(_, b)| b.device_ptr()));
+            self.launch(ids::string_from_integers, Self::linear(n), args)
+        };
+        format(None)?;
+        let (out_offsets, out_bytes) = self.string_layout(&lengths, n)?;
+        format(Some((&out_offsets, &out_bytes)))?;
         Ok(DeviceStrings {
             offsets: out_offsets,
             bytes: out_bytes,

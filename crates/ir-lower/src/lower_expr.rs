@@ -1103,6 +1103,7 @@ fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || from.is_temporal() && to.is_integer()
         || from.is_integer() && to.is_temporal()
         || from.is_temporal() && to.is_temporal()
+        || (from.is_integer() || from == GpuDtype::Boolean) && to == GpuDtype::String
 }
 
 fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {

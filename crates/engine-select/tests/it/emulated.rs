@@ -2420,9 +2420,35 @@ fn string_concatenation_matches_the_cpu() {
             .alias("computed"),
         ]),
     );
+    assert_gpu_eq(
+        "integers and booleans as text",
+        frame().select([
+            col("i").cast(DataType::String).alias("i64"),
+            col("u").cast(DataType::String).alias("u32"),
+            col("b").cast(DataType::String).alias("bool"),
+            (col("i") % lit(100i64))
+                .cast(DataType::Int8)
+                .cast(DataType::String)
+                .alias("i8"),
+            concat_str([col("s"), col("i"), col("b")], "-", true).alias("mixed"),
+        ]),
+    );
+    assert_gpu_eq(
+        "extreme 64-bit integers as text",
+        df!(
+            "u" => [Some(0u64), Some(u64::MAX), None, Some(10), Some(9)],
+            "i" => [Some(i64::MIN), Some(i64::MAX), Some(-1), Some(0), None],
+        )
+        .unwrap()
+        .lazy()
+        .select([
+            col("u").cast(DataType::String),
+            col("i").cast(DataType::String),
+        ]),
+    );
     assert_cpu_answer_with_reason(
-        frame().select([concat_str([col("s"), col("i")], "", false)]),
-        "casting i64 to str",
+        frame().select([concat_str([col("s"), col("f")], "", false)]),
+        "casting f64 to str",
     );
 }
 
