@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows, shifts, clips, mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use proptest::collection::vec;
@@ -93,6 +93,27 @@ proptest! {
             _ => col("f").clip(lit(-1.0), col("f").shift(lit(periods))).alias("w"),
         };
         assert_gpu_eq(&format!("window, shift or clip {pick}"), df.lazy().with_columns([expr]));
+    }
+
+    #[test]
+    fn string_functions_match_the_cpu(
+        df in (0usize..60).prop_flat_map(frame),
+        pick in 0usize..7,
+        pattern in "[ab€ ]{1,2}",
+        value in "[x€]{0,2}",
+        count in -3i64..4,
+    ) {
+        let s = || col("s").str();
+        let expr = match pick {
+            0 => s().replace_all(lit(pattern.clone()), lit(value.clone()), true),
+            1 => s().replace_n(lit(pattern.clone()), lit(value.clone()), true, count.abs()),
+            2 => s().strip_chars(lit(pattern.clone())),
+            3 => s().strip_chars_end(lit(NULL)),
+            4 => concat_str([col("s"), col("i"), lit(value.clone())], &pattern, count > 0),
+            5 => s().tail(lit(count)),
+            _ => col("s") + col("g").cast(DataType::String),
+        };
+        assert_gpu_eq(&format!("string function {pick}"), df.lazy().select([expr.alias("out")]));
     }
 
     #[test]
