@@ -395,7 +395,9 @@ EMU_KERNEL(string_from_integers)
 // validity (0: all valid) addresses, and 1 when it is a single row repeated
 // on every row (a literal), else 0. A row with a null input is null, unless
 // `ignore_nulls`, which skips null inputs (their separators too): such a
-// row is valid, empty when every input is null.
+// row is valid, empty when every input is null. With `first_only` (and
+// `ignore_nulls`), a row is its first valid input, null when none is: a
+// coalesce.
 struct ConcatInput {
     const i64* offsets;
     const unsigned char* bytes;
@@ -411,15 +413,15 @@ __device__ __forceinline__ ConcatInput concat_input(const u64* table, u32 j) {
 
 // Each row's length in bytes (0 for null) and its validity bit.
 extern "C" __global__ void string_concat_lengths(const u64* table, u32 k, u64 n, u64 sep_len,
-                                                 u32 ignore_nulls, i64* lengths,
-                                                 u32* out_validity) {
+                                                 u32 ignore_nulls, u32 first_only,
+                                                 i64* lengths, u32* out_validity) {
     unsigned int lane = threadIdx.x % 32;
     for (u64 i = global_index(); i - lane < n; i += global_stride()) {
         bool valid = i < n;
         if (i < n) {
             i64 length = 0;
             u32 present = 0;
-            for (u32 j = 0; j < k; ++j) {
+            for (u32 j = 0; j < k && !(first_only && present > 0); ++j) {
                 ConcatInput in = concat_input(table, j);
                 u64 row = in.repeated ? 0 : i;
                 if (!is_valid(in.validity, row)) {
@@ -429,6 +431,7 @@ extern "C" __global__ void string_concat_lengths(const u64* table, u32 k, u64 n,
                 length += in.offsets[row + 1] - in.offsets[row] + (present > 0 ? sep_len : 0);
                 ++present;
             }
+            if (first_only && present == 0) valid = false;
             lengths[i] = valid ? length : 0;
         }
         u32 word = __ballot_sync(FULL_MASK, valid);
@@ -441,13 +444,14 @@ EMU_KERNEL(string_concat_lengths)
 // when every row is empty, and then nothing is written).
 extern "C" __global__ void string_concat_write(const u64* table, u32 k, u64 n,
                                                const unsigned char* sep, u64 sep_len,
-                                               const i64* out_offsets, const u32* out_validity,
+                                               u32 first_only, const i64* out_offsets,
+                                               const u32* out_validity,
                                                unsigned char* out_bytes) {
     for (u64 i = global_index(); i < n; i += global_stride()) {
         if (out_bytes == nullptr || !is_valid(out_validity, i)) continue;
         i64 at = out_offsets[i];
         bool first = true;
-        for (u32 j = 0; j < k; ++j) {
+        for (u32 j = 0; j < k && !(first_only && !first); ++j) {
             ConcatInput in = concat_input(table, j);
             u64 row = in.repeated ? 0 : i;
             if (!is_valid(in.validity, row)) continue;

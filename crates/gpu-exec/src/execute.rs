@@ -161,11 +161,6 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 }
                 JoinKind::Cross => Some(left.schema().len() + right.schema().len()),
             };
-            // A full join's coalesced keys are filled by the evaluator,
-            // which does not take text.
-            let coalesced_text = *kind == JoinKind::Full
-                && *coalesce
-                && left_on.iter().any(|key| key.dtype == GpuDtype::String);
             let predicate_fits = match predicate {
                 None => true,
                 Some(p) => {
@@ -173,7 +168,6 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 }
             };
             if !keys_fit
-                || coalesced_text
                 || (*nulls_equal && !left_on.iter().all(|key| group_key(key.dtype)))
                 || !predicate_fits
                 // A full join's rows come in no particular order: a slice
@@ -388,6 +382,18 @@ fn shift_supported(expr: &GpuExpr) -> Result<(), String> {
     }
 }
 
+/// How [`Executor::concatenated`] joins its inputs' texts.
+#[derive(Debug, Clone, Copy)]
+enum Joining<'a> {
+    /// Polars' `concat_str`.
+    Concat {
+        separator: &'a str,
+        ignore_nulls: bool,
+    },
+    /// The first that is not null (`coalesce`, `fill_null`).
+    Coalesce,
+}
+
 /// A text column named `name` of `strings`.
 fn strings_column(name: &str, strings: DeviceStrings) -> DeviceColumn {
     let DeviceStrings {
@@ -425,16 +431,24 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
         {
             evaluable(input)
         }
-        ExprKind::ConcatStr { inputs, .. } => {
-            inputs.iter().try_for_each(|input| match &input.kind {
-                ExprKind::Literal(Scalar::String(_) | Scalar::Null) => Ok(()),
-                _ if input.dtype == GpuDtype::String => string_valued(input),
-                _ => Err(format!("concatenation of `{input}`, which is not text")),
-            })
+        ExprKind::FillNull { input, value } => {
+            text_part(input)?;
+            text_part(value)
         }
+        ExprKind::ConcatStr { inputs, .. } => inputs.iter().try_for_each(text_part),
         _ => Err(format!(
             "`{expr}` makes strings the device does not make yet"
         )),
+    }
+}
+
+/// Whether [`Executor::concatenated`] takes `input`: text it makes, or a
+/// text literal.
+fn text_part(input: &GpuExpr) -> Result<(), String> {
+    match &input.kind {
+        ExprKind::Literal(Scalar::String(_) | Scalar::Null) => Ok(()),
+        _ if input.dtype == GpuDtype::String => string_valued(input),
+        _ => Err(format!("`{input}` is not text")),
     }
 }
 
@@ -1657,7 +1671,17 @@ impl Executor<'_> {
                 inputs,
                 separator,
                 ignore_nulls,
-            } => self.concatenated(frame, inputs, separator, *ignore_nulls, name)?,
+            } => {
+                let how = Joining::Concat {
+                    separator,
+                    ignore_nulls: *ignore_nulls,
+                };
+                self.concatenated(frame, inputs, how, name)?
+            }
+            ExprKind::FillNull { input, value } => {
+                let inputs = [(**input).clone(), (**value).clone()];
+                self.concatenated(frame, &inputs, Joining::Coalesce, name)?
+            }
             _ => {
                 return Err(ExecError::Unsupported(not_yet(format_args!(
                     "the strings of `{expr}`"
@@ -1704,14 +1728,13 @@ impl Executor<'_> {
         Ok(strings_column(name, strings))
     }
 
-    /// `inputs` (text columns or expressions, or text literals) concatenated
-    /// row by row, as Polars' `concat_str`.
+    /// `inputs` (text columns or expressions, or text literals) joined row
+    /// by row: concatenated as Polars' `concat_str`, or coalesced.
     fn concatenated(
         &self,
         frame: &DeviceFrame,
         inputs: &[GpuExpr],
-        separator: &str,
-        ignore_nulls: bool,
+        how: Joining<'_>,
         name: &str,
     ) -> Result<DeviceColumn, ExecError> {
         let memory = || self.ctx.memory.clone();
@@ -1772,9 +1795,18 @@ impl Executor<'_> {
                 }
             });
         }
-        let strings =
-            self.ops()
-                .string_concat(&parts, frame.height, separator.as_bytes(), ignore_nulls)?;
+        let strings = match how {
+            Joining::Concat {
+                separator,
+                ignore_nulls,
+            } => self.ops().string_concat(
+                &parts,
+                frame.height,
+                separator.as_bytes(),
+                ignore_nulls,
+            )?,
+            Joining::Coalesce => self.ops().string_coalesce(&parts, frame.height)?,
+        };
         Ok(strings_column(name, strings))
     }
 
@@ -2685,6 +2717,27 @@ impl Executor<'_> {
         height: usize,
     ) -> Result<DeviceColumn, ExecError> {
         let dtype = first.dtype;
+        if let (
+            Values::Str { offsets, bytes },
+            Values::Str {
+                offsets: o2,
+                bytes: b2,
+            },
+        ) = (first.values(), second.values())
+        {
+            let part = |offsets, bytes, validity| ConcatPart {
+                offsets,
+                bytes,
+                validity,
+                repeated: false,
+            };
+            let parts = [
+                part(offsets, bytes, first.validity()),
+                part(o2, b2, second.validity()),
+            ];
+            let strings = self.ops().string_coalesce(&parts, height)?;
+            return Ok(strings_column(&first.name, strings));
+        }
         let column = |index| {
             Box::new(GpuExpr {
                 kind: ExprKind::Column {

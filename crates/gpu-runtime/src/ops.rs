@@ -1213,6 +1213,27 @@ impl Ops<'_> {
         separator: &[u8],
         ignore_nulls: bool,
     ) -> Result<DeviceStrings, RuntimeError> {
+        self.concat_or_coalesce(parts, n, separator, ignore_nulls, false)
+    }
+
+    /// The `n` rows of `parts`, each row its first part that is not null
+    /// (null when all are): Polars' `coalesce` (and `fill_null`) of strings.
+    pub fn string_coalesce(
+        &self,
+        parts: &[ConcatPart<'_>],
+        n: usize,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        self.concat_or_coalesce(parts, n, b"", true, true)
+    }
+
+    fn concat_or_coalesce(
+        &self,
+        parts: &[ConcatPart<'_>],
+        n: usize,
+        separator: &[u8],
+        ignore_nulls: bool,
+        first_only: bool,
+    ) -> Result<DeviceStrings, RuntimeError> {
         check(!parts.is_empty(), || "nothing to concatenate".into())?;
         let mut table = Vec::with_capacity(4 * parts.len());
         for (j, part) in parts.iter().enumerate() {
@@ -1241,6 +1262,7 @@ impl Ops<'_> {
             .arg(n as u64)
             .arg(separator.len() as u64)
             .arg(u32::from(ignore_nulls))
+            .arg(u32::from(first_only))
             .buffer(&lengths)
             .buffer(&validity);
         self.launch(ids::string_concat_lengths, Self::linear(n), args)?;
@@ -1252,6 +1274,7 @@ impl Ops<'_> {
             .arg(n as u64)
             .buffer(&separator)
             .arg(separator.len() as u64)
+            .arg(u32::from(first_only))
             .buffer(&offsets)
             .buffer(&validity)
             .buffer(&bytes);

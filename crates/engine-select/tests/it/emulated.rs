@@ -1712,9 +1712,6 @@ fn right_and_full_joins_match_the_cpu() {
                 &format!("right join on {name} ({coalesce:?})"),
                 join(JoinType::Right),
             );
-            if name == "a text key" && coalesce == JoinCoalesce::CoalesceColumns {
-                continue; // coalesced text keys of a full join fall back
-            }
             // A full join's order is Polars' to choose: compare sorted rows.
             let full = join(JoinType::Full);
             // By every column but the boolean one (the device sorts no booleans).
@@ -2431,6 +2428,20 @@ fn string_concatenation_matches_the_cpu() {
                 .cast(DataType::String)
                 .alias("i8"),
             concat_str([col("s"), col("i"), col("b")], "-", true).alias("mixed"),
+        ]),
+    );
+    assert_gpu_eq(
+        "coalesce and fill_null of texts",
+        frame().select([
+            coalesce(&[col("s"), col("t").shift(lit(1))]).alias("two"),
+            col("s").fill_null(lit("?")).alias("fill_null"),
+            coalesce(&[
+                col("s").shift(lit(2)),
+                lit(NULL).cast(DataType::String),
+                col("t").shift(lit(1)),
+                lit("z"),
+            ])
+            .alias("four"),
         ]),
     );
     assert_gpu_eq(

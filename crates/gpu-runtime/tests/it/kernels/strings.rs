@@ -191,6 +191,33 @@ fn row_wise_concatenation_matches_polars_rules() {
             }
         }
     }
+    // Coalesced: each row its first valid part.
+    let (offsets, bytes) = offsets_of(&["a".to_owned(), "bc".to_owned(), String::new()]);
+    let (offsets, bytes) = (device.upload(&offsets), device.upload(&bytes));
+    let (first_valid, second_valid) = (
+        device.upload(&bitmap(&[true, false, false])),
+        device.upload(&bitmap(&[true, true, false])),
+    );
+    let part = |validity| ConcatPart {
+        offsets: &offsets,
+        bytes: &bytes,
+        validity: Some(validity),
+        repeated: false,
+    };
+    let out = ops
+        .string_coalesce(&[part(&first_valid), part(&second_valid)], 3)
+        .unwrap();
+    assert_eq!(
+        strings_of(
+            &out.offsets.to_host().unwrap(),
+            &out.bytes.to_host().unwrap()
+        ),
+        ["a", "bc", ""]
+    );
+    assert_eq!(
+        flags(&out.validity.to_host().unwrap(), 3),
+        [true, true, false]
+    );
     // A part of the wrong height is refused.
     let (offsets, bytes) = (device.upload(&[0i64, 1]), device.upload(b"a".as_slice()));
     let part = ConcatPart {
