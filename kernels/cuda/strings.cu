@@ -391,9 +391,10 @@ extern "C" __global__ void string_from_integers(const u64* values, const u32* va
 EMU_KERNEL(string_from_integers)
 
 // Row-wise concatenation of k string columns (Polars' concat_str and `+` of
-// strings). `table` holds four words per input: its offsets, bytes and
-// validity (0: all valid) addresses, and 1 when it is a single row repeated
-// on every row (a literal), else 0. A row with a null input is null, unless
+// strings). `table` holds five words per input: its offsets, bytes and
+// validity (0: all valid) addresses, the address of a mask (0: none; one
+// bit per output row, a row whose bit is 0 takes the input as null), and 1
+// when it is a single row repeated on every row (a literal), else 0. A row with a null input is null, unless
 // `ignore_nulls`, which skips null inputs (their separators too): such a
 // row is valid, empty when every input is null. With `first_only` (and
 // `ignore_nulls`), a row is its first valid input, null when none is: a
@@ -402,13 +403,21 @@ struct ConcatInput {
     const i64* offsets;
     const unsigned char* bytes;
     const u32* validity;
+    const u32* mask;
     bool repeated;
 };
 
 __device__ __forceinline__ ConcatInput concat_input(const u64* table, u32 j) {
-    return ConcatInput{reinterpret_cast<const i64*>(table[4 * j]),
-                       reinterpret_cast<const unsigned char*>(table[4 * j + 1]),
-                       reinterpret_cast<const u32*>(table[4 * j + 2]), table[4 * j + 3] != 0};
+    const u64* w = table + 5 * j;
+    return ConcatInput{reinterpret_cast<const i64*>(w[0]),
+                       reinterpret_cast<const unsigned char*>(w[1]),
+                       reinterpret_cast<const u32*>(w[2]), reinterpret_cast<const u32*>(w[3]),
+                       w[4] != 0};
+}
+
+// Whether input `in` holds a value on output row i (its row `row`).
+__device__ __forceinline__ bool concat_valid(const ConcatInput& in, u64 row, u64 i) {
+    return is_valid(in.validity, row) && is_valid(in.mask, i);
 }
 
 // Each row's length in bytes (0 for null) and its validity bit.
@@ -424,7 +433,7 @@ extern "C" __global__ void string_concat_lengths(const u64* table, u32 k, u64 n,
             for (u32 j = 0; j < k && !(first_only && present > 0); ++j) {
                 ConcatInput in = concat_input(table, j);
                 u64 row = in.repeated ? 0 : i;
-                if (!is_valid(in.validity, row)) {
+                if (!concat_valid(in, row, i)) {
                     if (!ignore_nulls) valid = false;
                     continue;
                 }
@@ -454,7 +463,7 @@ extern "C" __global__ void string_concat_write(const u64* table, u32 k, u64 n,
         for (u32 j = 0; j < k && !(first_only && !first); ++j) {
             ConcatInput in = concat_input(table, j);
             u64 row = in.repeated ? 0 : i;
-            if (!is_valid(in.validity, row)) continue;
+            if (!concat_valid(in, row, i)) continue;
             if (!first) {
                 for (u64 b = 0; b < sep_len; ++b) out_bytes[at++] = sep[b];
             }

@@ -435,6 +435,15 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             text_part(input)?;
             text_part(value)
         }
+        ExprKind::Ternary {
+            predicate,
+            truthy,
+            falsy,
+        } => {
+            evaluable(predicate)?;
+            text_part(truthy)?;
+            text_part(falsy)
+        }
         ExprKind::ConcatStr { inputs, .. } => inputs.iter().try_for_each(text_part),
         _ => Err(format!(
             "`{expr}` makes strings the device does not make yet"
@@ -1676,11 +1685,47 @@ impl Executor<'_> {
                     separator,
                     ignore_nulls: *ignore_nulls,
                 };
-                self.concatenated(frame, inputs, how, name)?
+                self.concatenated(frame, inputs, &[], how, name)?
             }
             ExprKind::FillNull { input, value } => {
                 let inputs = [(**input).clone(), (**value).clone()];
-                self.concatenated(frame, &inputs, Joining::Coalesce, name)?
+                self.concatenated(frame, &inputs, &[], Joining::Coalesce, name)?
+            }
+            ExprKind::Ternary {
+                predicate,
+                truthy,
+                falsy,
+            } => {
+                // `truthy` where the predicate is true, `falsy` where it is
+                // false or null: each masked by its rows, then coalesced.
+                let when = GpuExpr {
+                    kind: ExprKind::FillNull {
+                        input: predicate.clone(),
+                        value: Box::new(GpuExpr {
+                            kind: ExprKind::Literal(Scalar::Boolean(false)),
+                            dtype: GpuDtype::Boolean,
+                        }),
+                    },
+                    dtype: GpuDtype::Boolean,
+                };
+                let otherwise = GpuExpr {
+                    kind: ExprKind::Not(Box::new(when.clone())),
+                    dtype: GpuDtype::Boolean,
+                };
+                let (when, otherwise) = (
+                    self.evaluate(frame, &when, "")?,
+                    self.evaluate(frame, &otherwise, "")?,
+                );
+                let (Values::Bits(when), Values::Bits(otherwise)) =
+                    (when.values(), otherwise.values())
+                else {
+                    return Err(ExecError::Unsupported(format!(
+                        "the predicate of `{expr}` is not boolean"
+                    )));
+                };
+                let inputs = [(**truthy).clone(), (**falsy).clone()];
+                let masks = [Some(when), Some(otherwise)];
+                self.concatenated(frame, &inputs, &masks, Joining::Coalesce, name)?
             }
             _ => {
                 return Err(ExecError::Unsupported(not_yet(format_args!(
@@ -1734,6 +1779,7 @@ impl Executor<'_> {
         &self,
         frame: &DeviceFrame,
         inputs: &[GpuExpr],
+        masks: &[Option<&DeviceBuffer<u32>>],
         how: Joining<'_>,
         name: &str,
     ) -> Result<DeviceColumn, ExecError> {
@@ -1766,7 +1812,8 @@ impl Executor<'_> {
         }
         let mut literal = literals.iter();
         let mut parts = Vec::with_capacity(inputs.len());
-        for column in &columns {
+        for (j, column) in columns.iter().enumerate() {
+            let mask = masks.get(j).copied().flatten();
             parts.push(match column {
                 Some(column) => {
                     let Values::Str { offsets, bytes } = column.values() else {
@@ -1779,6 +1826,7 @@ impl Executor<'_> {
                         offsets,
                         bytes,
                         validity: column.validity(),
+                        mask,
                         repeated: false,
                     }
                 }
@@ -1790,6 +1838,7 @@ impl Executor<'_> {
                         offsets,
                         bytes,
                         validity: Some(validity),
+                        mask,
                         repeated: true,
                     }
                 }
@@ -2729,6 +2778,7 @@ impl Executor<'_> {
                 offsets,
                 bytes,
                 validity,
+                mask: None,
                 repeated: false,
             };
             let parts = [

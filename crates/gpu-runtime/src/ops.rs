@@ -371,12 +371,14 @@ pub enum Side {
 
 /// One input of [`Ops::string_concat`]: a column of strings (offsets,
 /// bytes, validity), or with `repeated` a single string (or null) repeated
-/// on every row.
+/// on every row; a `mask` (one bit per output row) makes the input null
+/// where its bit is 0.
 #[derive(Debug, Clone, Copy)]
 pub struct ConcatPart<'a> {
     pub offsets: &'a DeviceBuffer<i64>,
     pub bytes: &'a DeviceBuffer<u8>,
     pub validity: Option<&'a DeviceBuffer<u32>>,
+    pub mask: Option<&'a DeviceBuffer<u32>>,
     pub repeated: bool,
 }
 
@@ -1235,7 +1237,7 @@ impl Ops<'_> {
         first_only: bool,
     ) -> Result<DeviceStrings, RuntimeError> {
         check(!parts.is_empty(), || "nothing to concatenate".into())?;
-        let mut table = Vec::with_capacity(4 * parts.len());
+        let mut table = Vec::with_capacity(5 * parts.len());
         for (j, part) in parts.iter().enumerate() {
             let rows = if part.repeated { 1 } else { n };
             check(part.offsets.len() == rows + 1, || {
@@ -1245,10 +1247,12 @@ impl Ops<'_> {
                 )
             })?;
             check_bitmap(part.validity, rows, "part validity")?;
+            check_bitmap(part.mask, n, "part mask")?;
             table.extend([
                 part.offsets.device_ptr().address(),
                 part.bytes.device_ptr().address(),
                 ptr(part.validity).address(),
+                ptr(part.mask).address(),
                 u64::from(part.repeated),
             ]);
         }

@@ -2445,6 +2445,29 @@ fn string_concatenation_matches_the_cpu() {
         ]),
     );
     assert_gpu_eq(
+        "when/then/otherwise of texts",
+        frame().select([
+            when(col("i").gt(lit(0i64)))
+                .then(lit("positive"))
+                .otherwise(lit("not positive"))
+                .alias("literals"),
+            when(col("b"))
+                .then(col("s"))
+                .otherwise(col("t"))
+                .alias("columns"),
+            when(col("s").eq(lit("x")))
+                .then(lit(NULL).cast(DataType::String))
+                .otherwise(col("s").str().to_uppercase())
+                .alias("null branch"),
+            when(col("f").is_nan())
+                .then(lit("nan"))
+                .when(col("f").gt(lit(0.0)))
+                .then(col("i").cast(DataType::String))
+                .otherwise(col("s"))
+                .alias("chained"),
+        ]),
+    );
+    assert_gpu_eq(
         "extreme 64-bit integers as text",
         df!(
             "u" => [Some(0u64), Some(u64::MAX), None, Some(10), Some(9)],

@@ -144,6 +144,7 @@ fn row_wise_concatenation_matches_polars_rules() {
                     offsets,
                     bytes,
                     validity: Some(valid),
+                    mask: None,
                     repeated: false,
                 })
                 .collect();
@@ -153,6 +154,7 @@ fn row_wise_concatenation_matches_polars_rules() {
                     offsets: &l_offsets,
                     bytes: &l_bytes,
                     validity: Some(&l_valid),
+                    mask: None,
                     repeated: true,
                 },
             );
@@ -202,6 +204,7 @@ fn row_wise_concatenation_matches_polars_rules() {
         offsets: &offsets,
         bytes: &bytes,
         validity: Some(validity),
+        mask: None,
         repeated: false,
     };
     let out = ops
@@ -218,12 +221,42 @@ fn row_wise_concatenation_matches_polars_rules() {
         flags(&out.validity.to_host().unwrap(), 3),
         [true, true, false]
     );
+    // Masked: a literal where the mask says, else the column (a ternary).
+    let (l_offsets, l_bytes) = (device.upload(&[0i64, 1]), device.upload(b"z".as_slice()));
+    let (take_literal, take_column) = (
+        device.upload(&bitmap(&[true, false, false])),
+        device.upload(&bitmap(&[false, true, true])),
+    );
+    let literal = ConcatPart {
+        offsets: &l_offsets,
+        bytes: &l_bytes,
+        validity: None,
+        mask: Some(&take_literal),
+        repeated: true,
+    };
+    let column = ConcatPart {
+        mask: Some(&take_column),
+        ..part(&second_valid)
+    };
+    let out = ops.string_coalesce(&[literal, column], 3).unwrap();
+    assert_eq!(
+        strings_of(
+            &out.offsets.to_host().unwrap(),
+            &out.bytes.to_host().unwrap()
+        ),
+        ["z", "bc", ""]
+    );
+    assert_eq!(
+        flags(&out.validity.to_host().unwrap(), 3),
+        [true, true, false]
+    );
     // A part of the wrong height is refused.
     let (offsets, bytes) = (device.upload(&[0i64, 1]), device.upload(b"a".as_slice()));
     let part = ConcatPart {
         offsets: &offsets,
         bytes: &bytes,
         validity: None,
+        mask: None,
         repeated: false,
     };
     assert!(ops.string_concat(&[part], 3, b"", false).is_err());
