@@ -551,8 +551,38 @@ fn is_text_length(expr: &GpuExpr) -> bool {
         ExprKind::String {
             op: StringOp::LenBytes | StringOp::LenChars,
             input,
-        } if is_column(input) && input.dtype == GpuDtype::String
+        } if input.dtype == GpuDtype::String && string_valued(input).is_ok()
     ) && expr.dtype == GpuDtype::UInt32
+}
+
+/// A predicate the predicate kernels run once its one text operand, text
+/// the device makes (not a column), is made: that operand, and the
+/// predicate reading it as column 0 of a frame of its own.
+fn computed_text_predicate(expr: &GpuExpr) -> Option<(&GpuExpr, GpuExpr)> {
+    let text: &GpuExpr = match &expr.kind {
+        ExprKind::String { input, .. } | ExprKind::IsIn { input, .. } => input,
+        ExprKind::Binary { left, right, .. } if is_literal(right) => left,
+        ExprKind::Binary { left, right, .. } if is_literal(left) => right,
+        _ => return None,
+    };
+    if text.dtype != GpuDtype::String || is_column(text) || string_valued(text).is_err() {
+        return None;
+    }
+    let mut rewritten = expr.clone();
+    let slot: &mut GpuExpr = match &mut rewritten.kind {
+        ExprKind::String { input, .. } | ExprKind::IsIn { input, .. } => input,
+        ExprKind::Binary { left, right, .. } if is_literal(right) => left,
+        ExprKind::Binary { right, .. } => right,
+        _ => return None,
+    };
+    *slot = GpuExpr {
+        kind: ExprKind::Column {
+            index: 0,
+            name: String::new(),
+        },
+        dtype: GpuDtype::String,
+    };
+    predicate_supported(&rewritten).then_some((text, rewritten))
 }
 
 /// `expr` with each part the evaluator cannot run but other kernels can
@@ -565,7 +595,10 @@ fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuE
             expr.dtype == GpuDtype::Boolean && compile(expr).is_err() && predicate_supported(expr);
         let window = window_supported(expr).is_ok();
         let shift = expr.dtype != GpuDtype::String && shift_supported(expr).is_ok();
-        if (predicate || window || shift || is_text_length(expr)) && reads_only_below(expr, width) {
+        let text_predicate = computed_text_predicate(expr).is_some();
+        if (predicate || window || shift || text_predicate || is_text_length(expr))
+            && reads_only_below(expr, width)
+        {
             let index = first + hoisted.len();
             let column = GpuExpr {
                 kind: ExprKind::Column {
@@ -1939,10 +1972,22 @@ impl Executor<'_> {
             let groups = Some((&groups.sorted_rows, &groups.starts));
             return self.evaluate_in_groups(frame, function, "", groups);
         }
+        if let Some((text, predicate)) = computed_text_predicate(part) {
+            // The text made, then the predicate over it alone.
+            let made = DeviceFrame {
+                columns: vec![self.make_strings(frame, text, "")?],
+                height: frame.height,
+            };
+            return self.part_column(&made, &predicate);
+        }
         if let ExprKind::String { op, input } = &part.kind
             && is_text_length(part)
         {
-            let (column, offsets, bytes) = text_column(frame, input)?;
+            let mut owned = None;
+            let column = self.column_of(frame, input, "", &mut owned)?;
+            let Values::Str { offsets, bytes } = column.values() else {
+                return Err(ExecError::Unsupported(format!("`{input}` is not text")));
+            };
             let chars = *op == StringOp::LenChars;
             let (lengths, validity) =
                 self.ops()

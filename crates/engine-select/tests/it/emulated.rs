@@ -2652,3 +2652,57 @@ fn literal_replacements_match_the_cpu() {
         true,
     )]));
 }
+
+#[test]
+fn predicates_and_lengths_of_computed_texts_match_the_cpu() {
+    let frame = || table().with_columns([col("s").str().to_uppercase().alias("t")]);
+    assert_gpu_eq(
+        "a filter on a computed text",
+        frame().filter(
+            col("s")
+                .str()
+                .to_uppercase()
+                .str()
+                .contains_literal(lit("A")),
+        ),
+    );
+    assert_gpu_eq(
+        "predicates and lengths of computed texts",
+        frame().select([
+            col("s")
+                .str()
+                .strip_chars(lit(NULL))
+                .eq(lit("x"))
+                .alias("eq"),
+            lit("y").neq(col("t").str().to_lowercase()).alias("neq"),
+            (col("s") + col("t")).str().len_chars().alias("chars"),
+            col("s")
+                .str()
+                .slice(lit(1), lit(NULL))
+                .str()
+                .len_bytes()
+                .alias("bytes"),
+            col("t")
+                .str()
+                .replace_all(lit("NG"), lit(""), true)
+                .str()
+                .ends_with(lit("U"))
+                .alias("ends"),
+            col("s")
+                .str()
+                .head(lit(1))
+                .is_in(
+                    lit(Series::new("".into(), ["l", "x", ""])).implode(false),
+                    false,
+                )
+                .alias("is_in"),
+            (col("s")
+                .str()
+                .to_uppercase()
+                .str()
+                .starts_with(lit("L"))
+                .and(col("b")))
+            .alias("and"),
+        ]),
+    );
+}
