@@ -32,21 +32,31 @@ __device__ __forceinline__ bool holds(u32 op, int c) {
     }
 }
 
-// a[i] `op` b[i] (or b[0] when `b_scalar`), into bits and validity.
-template <typename T>
-__device__ __forceinline__ void compare(const T* a, const u32* a_valid, const T* b,
-                                        const u32* b_valid, u32 b_scalar, u64 n, u32 op,
-                                        u32* out_bits, u32* out_valid) {
+// Row i of a compared with row i of b (or row 0 when `b_scalar`), `order(i,
+// j)` giving -1, 0 or 1: into bits and validity (null where either is null).
+template <typename Order>
+__device__ __forceinline__ void compare_rows(const u32* a_valid, const u32* b_valid, u32 b_scalar,
+                                             u64 n, u32 op, u32* out_bits, u32* out_valid,
+                                             Order order_of) {
     unsigned int lane = threadIdx.x % 32;
     for (u64 i = global_index(); i - lane < n; i += global_stride()) {
         bool value = false, valid = false;
         if (i < n) {
             u64 j = b_scalar != 0 ? 0 : i;
             valid = is_valid(a_valid, i) && is_valid(b_valid, j);
-            value = valid && holds(op, order<T>(a[i], b[j]));
+            value = valid && holds(op, order_of(i, j));
         }
         store_warp_bits(out_bits, out_valid, i, value, valid);
     }
+}
+
+// a[i] `op` b[i] (or b[0] when `b_scalar`), into bits and validity.
+template <typename T>
+__device__ __forceinline__ void compare(const T* a, const u32* a_valid, const T* b,
+                                        const u32* b_valid, u32 b_scalar, u64 n, u32 op,
+                                        u32* out_bits, u32* out_valid) {
+    compare_rows(a_valid, b_valid, b_scalar, n, op, out_bits, out_valid,
+                 [&](u64 i, u64 j) { return order<T>(a[i], b[j]); });
 }
 
 #define COMPARE(T, suffix)                                                                  \
@@ -236,3 +246,24 @@ extern "C" __global__ void string_match_sequence(const i64* offsets, const unsig
     }
 }
 EMU_KERNEL(string_match_sequence)
+
+// Strings compared row by row as Polars compares them (bytes, then length:
+// Rust's str order): a[i] `op` b[i] (or b[0] when `b_scalar`), into bits and
+// validity; a null operand gives null.
+extern "C" __global__ void string_compare(const i64* a_offsets, const unsigned char* a_bytes,
+                                          const u32* a_valid, const i64* b_offsets,
+                                          const unsigned char* b_bytes, const u32* b_valid,
+                                          u32 b_scalar, u64 n, u32 op, u32* out_bits,
+                                          u32* out_valid) {
+    compare_rows(a_valid, b_valid, b_scalar, n, op, out_bits, out_valid, [&](u64 i, u64 j) {
+        i64 a_begin = a_offsets[i], a_len = a_offsets[i + 1] - a_begin;
+        i64 b_begin = b_offsets[j], b_len = b_offsets[j + 1] - b_begin;
+        i64 common = a_len < b_len ? a_len : b_len;
+        for (i64 k = 0; k < common; ++k) {
+            unsigned char x = a_bytes[a_begin + k], y = b_bytes[b_begin + k];
+            if (x != y) return x < y ? -1 : 1;
+        }
+        return a_len < b_len ? -1 : (b_len < a_len ? 1 : 0);
+    });
+}
+EMU_KERNEL(string_compare)

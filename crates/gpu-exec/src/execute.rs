@@ -881,9 +881,10 @@ fn predicate_supported(expr: &GpuExpr) -> bool {
                     && predicate_supported(left)
                     && predicate_supported(right)
             }
-            BinaryOp::Eq | BinaryOp::NotEq if left.dtype == GpuDtype::String => {
-                right.dtype == GpuDtype::String
-                    && ((is_column(left) && is_literal(right))
+            _ if left.dtype == GpuDtype::String => {
+                comparison(*op).is_some()
+                    && right.dtype == GpuDtype::String
+                    && ((is_column(left) && (is_literal(right) || is_column(right)))
                         || (is_literal(left) && is_column(right)))
             }
             _ => {
@@ -1770,6 +1771,22 @@ impl Executor<'_> {
         Ok(made)
     }
 
+    /// A text literal (a null when not text) as one row of strings on the
+    /// device: offsets, bytes, validity.
+    fn text_literal(&self, value: &Scalar) -> Result<DeviceStrings, ExecError> {
+        let (memory, stream) = (|| self.ctx.memory.clone(), &self.ctx.stream);
+        let text = match value {
+            Scalar::String(text) => Some(text.as_bytes()),
+            _ => None,
+        };
+        let bytes = text.unwrap_or_default();
+        Ok(DeviceStrings {
+            offsets: DeviceBuffer::from_host(&[0, bytes.len() as i64], memory(), stream)?,
+            bytes: DeviceBuffer::from_host(bytes, memory(), stream)?,
+            validity: DeviceBuffer::from_host(&[u32::from(text.is_some())], memory(), stream)?,
+        })
+    }
+
     /// Integers or booleans (`input`, evaluated as 64-bit words) as text, as
     /// Polars casts them: decimal digits, or `true` and `false`.
     fn integers_as_text(
@@ -1816,23 +1833,12 @@ impl Executor<'_> {
         how: Joining<'_>,
         name: &str,
     ) -> Result<DeviceColumn, ExecError> {
-        let memory = || self.ctx.memory.clone();
-        let stream = &self.ctx.stream;
         // Literals become one-row columns, repeated on every row.
         let mut literals = Vec::new();
         let mut owned: Vec<Option<DeviceColumn>> = inputs.iter().map(|_| None).collect();
         for input in inputs {
             if let ExprKind::Literal(value) = &input.kind {
-                let text = match value {
-                    Scalar::String(text) => Some(text.as_str()),
-                    _ => None,
-                };
-                let bytes = text.unwrap_or_default().as_bytes();
-                literals.push((
-                    DeviceBuffer::from_host(&[0, bytes.len() as i64], memory(), stream)?,
-                    DeviceBuffer::from_host(bytes, memory(), stream)?,
-                    DeviceBuffer::from_host(&[u32::from(text.is_some())], memory(), stream)?,
-                ));
+                literals.push(self.text_literal(value)?);
             }
         }
         let mut columns = Vec::with_capacity(inputs.len());
@@ -1864,13 +1870,13 @@ impl Executor<'_> {
                     }
                 }
                 None => {
-                    let (offsets, bytes, validity) = literal
+                    let text: &DeviceStrings = literal
                         .next()
                         .ok_or_else(|| ExecError::Unsupported("a literal went missing".into()))?;
                     ConcatPart {
-                        offsets,
-                        bytes,
-                        validity: Some(validity),
+                        offsets: &text.offsets,
+                        bytes: &text.bytes,
+                        validity: Some(&text.validity),
                         mask,
                         repeated: true,
                     }
@@ -3091,7 +3097,7 @@ impl Executor<'_> {
                 op: op @ (BinaryOp::Eq | BinaryOp::NotEq),
                 left,
                 right,
-            } if left.dtype == GpuDtype::String => {
+            } if left.dtype == GpuDtype::String && (is_literal(left) || is_literal(right)) => {
                 let (column, literal) = if is_column(left) {
                     (left, right)
                 } else {
@@ -3105,6 +3111,31 @@ impl Executor<'_> {
                     ops.bits_not(&bits, n)?
                 } else {
                     bits
+                };
+                Ok(Mask::Owned(bits, Some(valid)))
+            }
+            ExprKind::Binary { op, left, right } if left.dtype == GpuDtype::String => {
+                // Column against column, or against a literal (on either
+                // side: the comparison mirrored), in Rust's `str` order.
+                let op = comparison(*op)
+                    .ok_or_else(|| ExecError::Unsupported(not_yet(format_args!("`{expr}`"))))?;
+                let (a, b, op) = if is_column(left) {
+                    (left, right, op)
+                } else {
+                    (right, left, mirrored(op))
+                };
+                let (a_column, a_offsets, a_bytes) = text_column(frame, a)?;
+                let a = (a_offsets, a_bytes, a_column.validity());
+                let (bits, valid) = match &b.kind {
+                    ExprKind::Literal(value) => {
+                        let text = self.text_literal(value)?;
+                        let b = (&text.offsets, &text.bytes, Some(&text.validity));
+                        ops.string_compare(a, b, true, op)?
+                    }
+                    _ => {
+                        let (b_column, b_offsets, b_bytes) = text_column(frame, b)?;
+                        ops.string_compare(a, (b_offsets, b_bytes, b_column.validity()), false, op)?
+                    }
                 };
                 Ok(Mask::Owned(bits, Some(valid)))
             }

@@ -369,6 +369,13 @@ pub enum Side {
     Both = 3,
 }
 
+/// Strings on the device, borrowed: offsets, bytes, validity.
+pub type StringsRef<'a> = (
+    &'a DeviceBuffer<i64>,
+    &'a DeviceBuffer<u8>,
+    Option<&'a DeviceBuffer<u32>>,
+);
+
 /// One input of [`Ops::string_concat`]: a column of strings (offsets,
 /// bytes, validity), or with `repeated` a single string (or null) repeated
 /// on every row; a `mask` (one bit per output row) makes the input null
@@ -1581,6 +1588,44 @@ impl Ops<'_> {
             .buffer(&bits)
             .buffer(&valid);
         self.launch(ids::string_match, Self::linear(n), args)?;
+        Ok((bits, valid))
+    }
+
+    /// Two string columns compared row by row in Rust's `str` order (bytes,
+    /// then length), `b` a single string for every row when `b_scalar`:
+    /// bits and validity (a null operand gives null).
+    pub fn string_compare(
+        &self,
+        (a_offsets, a_bytes, a_valid): StringsRef<'_>,
+        (b_offsets, b_bytes, b_valid): StringsRef<'_>,
+        b_scalar: bool,
+        op: Comparison,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        check(!a_offsets.is_empty() && !b_offsets.is_empty(), || {
+            "string offsets are empty".into()
+        })?;
+        let n = a_offsets.len() - 1;
+        let b_rows = if b_scalar { 1 } else { n };
+        check(b_offsets.len() == b_rows + 1, || {
+            format!("{} strings to compare with {n}", b_offsets.len() - 1)
+        })?;
+        check_bitmap(a_valid, n, "validity")?;
+        check_bitmap(b_valid, b_rows, "validity")?;
+        let bits = self.zeroed::<u32>(words(n))?;
+        let valid = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(a_offsets)
+            .buffer(a_bytes)
+            .arg(ptr(a_valid))
+            .buffer(b_offsets)
+            .buffer(b_bytes)
+            .arg(ptr(b_valid))
+            .arg(u32::from(b_scalar))
+            .arg(n as u64)
+            .arg(op as u32)
+            .buffer(&bits)
+            .buffer(&valid);
+        self.launch(ids::string_compare, Self::linear(n), args)?;
         Ok((bits, valid))
     }
 

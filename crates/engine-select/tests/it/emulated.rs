@@ -2706,3 +2706,36 @@ fn predicates_and_lengths_of_computed_texts_match_the_cpu() {
         ]),
     );
 }
+
+#[test]
+fn text_comparisons_between_columns_and_with_literals_match_the_cpu() {
+    let frame = || {
+        df!(
+            "a" => [Some("abc"), Some("ab"), None, Some(""), Some("é"), Some("z"), Some("abd"), Some("ab")],
+            "b" => [Some("abd"), Some("ab"), Some("x"), None, Some("e"), Some(""), Some("abc"), Some("abc")],
+        )
+        .unwrap()
+        .lazy()
+    };
+    assert_gpu_eq(
+        "text comparisons",
+        frame().select([
+            col("a").eq(col("b")).alias("a == b"),
+            col("a").neq(col("b")).alias("a != b"),
+            col("a").lt(col("b")).alias("a < b"),
+            col("a").lt_eq(col("b")).alias("a <= b"),
+            col("a").gt(col("b")).alias("a > b"),
+            col("a").gt_eq(col("b")).alias("a >= b"),
+            col("a").lt(lit("ab")).alias("a < 'ab'"),
+            lit("ab").lt(col("a")).alias("'ab' < a"),
+            col("b").gt_eq(lit("")).alias("b >= ''"),
+            col("a")
+                .gt(lit(NULL).cast(DataType::String))
+                .alias("a > null"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter comparing texts",
+        frame().filter(col("a").lt(col("b")).or(col("b").gt(lit("x")))),
+    );
+}

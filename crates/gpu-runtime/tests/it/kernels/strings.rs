@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use gpu_runtime::memory::{DeviceBuffer, MemoryResource, PoolOptions, PoolResource};
-use gpu_runtime::ops::{ConcatPart, Ops};
+use gpu_runtime::ops::{Comparison, ConcatPart, Ops};
 use gpu_runtime::{Device, Stream};
 
 use super::{SIZES, bitmap, device, flags};
@@ -260,6 +260,79 @@ fn row_wise_concatenation_matches_polars_rules() {
         repeated: false,
     };
     assert!(ops.string_concat(&[part], 3, b"", false).is_err());
+}
+
+#[test]
+fn string_comparisons_follow_rust_str_order() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(47);
+    let cases = [
+        (
+            Comparison::Eq,
+            std::cmp::Ordering::is_eq as fn(std::cmp::Ordering) -> bool,
+        ),
+        (Comparison::NotEq, std::cmp::Ordering::is_ne),
+        (Comparison::Lt, std::cmp::Ordering::is_lt),
+        (Comparison::LtEq, std::cmp::Ordering::is_le),
+        (Comparison::Gt, std::cmp::Ordering::is_gt),
+        (Comparison::GtEq, std::cmp::Ordering::is_ge),
+    ];
+    for &n in SIZES {
+        // Short strings of few characters, so that equal ones and prefixes occur.
+        let texts = |rng: &mut fastrand::Rng| -> Vec<String> {
+            random_strings(rng, n)
+                .into_iter()
+                .map(|s| s.chars().take(2).collect())
+                .collect()
+        };
+        let (a, b) = (texts(&mut rng), texts(&mut rng));
+        let (a_valid, b_valid): (Vec<bool>, Vec<bool>) =
+            (0..n).map(|_| (rng.u8(..6) != 0, rng.u8(..6) != 0)).unzip();
+        let upload = |strings: &[String], valid: &[bool]| {
+            let (offsets, bytes) = offsets_of(strings);
+            (
+                device.upload(&offsets),
+                device.upload(&bytes),
+                device.upload(&bitmap(valid)),
+            )
+        };
+        let (a_o, a_b, a_v) = upload(&a, &a_valid);
+        let (b_o, b_b, b_v) = upload(&b, &b_valid);
+        let scalar = "a".to_owned();
+        let (s_o, s_b, s_v) = upload(std::slice::from_ref(&scalar), &[true]);
+        for (op, holds) in cases {
+            for b_scalar in [false, true] {
+                let other = if b_scalar {
+                    (&s_o, &s_b, Some(&s_v))
+                } else {
+                    (&b_o, &b_b, Some(&b_v))
+                };
+                let (bits, valid) = ops
+                    .string_compare((&a_o, &a_b, Some(&a_v)), other, b_scalar, op)
+                    .unwrap();
+                let (bits, valid) = (
+                    flags(&bits.to_host().unwrap(), n),
+                    flags(&valid.to_host().unwrap(), n),
+                );
+                for i in 0..n {
+                    let (other, other_valid) = if b_scalar {
+                        (&scalar, true)
+                    } else {
+                        (&b[i], b_valid[i])
+                    };
+                    let expected_valid = a_valid[i] && other_valid;
+                    let case = format!("n = {n}, row {i}, {op:?}, scalar {b_scalar}");
+                    assert_eq!(valid[i], expected_valid, "{case}");
+                    assert_eq!(
+                        bits[i],
+                        expected_valid && holds(a[i].as_str().cmp(other.as_str())),
+                        "{case}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]
