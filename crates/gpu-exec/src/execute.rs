@@ -94,7 +94,10 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         PlanNode::FileScan { .. } => reasons.push(not_yet("a file scan")),
         PlanNode::Sort { keys, .. } => {
             for key in keys {
-                if !is_column(&key.expr)
+                // A key that is not a column is computed first (row-wise).
+                let computed = is_column(&key.expr)
+                    || (!key.expr.has_aggregation() && evaluable(&key.expr).is_ok());
+                if !computed
                     || !(sortable(key.expr.dtype)
                         || matches!(key.expr.dtype, GpuDtype::String | GpuDtype::Boolean))
                 {
@@ -1176,9 +1179,31 @@ impl Executor<'_> {
             } => {
                 let frame = self.run(input)?;
                 let ops = self.ops();
+                // Keys that are expressions, computed into a frame of their own.
+                let computed = DeviceFrame {
+                    columns: keys
+                        .iter()
+                        .filter(|key| !is_column(&key.expr))
+                        .map(|key| self.evaluate(&frame, &key.expr, ""))
+                        .collect::<Result<_, _>>()?,
+                    height: frame.height,
+                };
+                let mut computed_index = computed.columns.len();
                 let mut permutation = ops.rows(frame.height)?;
                 for key in keys.iter().rev() {
-                    let words = self.key_words(&frame, &key.expr, "sorting by")?;
+                    let words = if is_column(&key.expr) {
+                        self.key_words(&frame, &key.expr, "sorting by")?
+                    } else {
+                        computed_index -= 1;
+                        let column = GpuExpr {
+                            kind: ExprKind::Column {
+                                index: computed_index,
+                                name: String::new(),
+                            },
+                            dtype: key.expr.dtype,
+                        };
+                        self.key_words(&computed, &column, "sorting by")?
+                    };
                     permutation =
                         self.sort_by_key(permutation, &words, key.descending, key.nulls_last)?;
                 }

@@ -2739,3 +2739,39 @@ fn text_comparisons_between_columns_and_with_literals_match_the_cpu() {
         frame().filter(col("a").lt(col("b")).or(col("b").gt(lit("x")))),
     );
 }
+
+#[test]
+fn sorts_by_computed_keys_match_the_cpu() {
+    let options = |descending: bool| {
+        SortMultipleOptions::default()
+            .with_order_descending(descending)
+            .with_nulls_last(true)
+            .with_maintain_order(true)
+    };
+    assert_gpu_eq(
+        "sort by an expression",
+        table().sort_by_exprs([col("i") % lit(3i64)], options(false)),
+    );
+    assert_gpu_eq(
+        "sort by a text expression, then a column",
+        table().sort_by_exprs(
+            [col("s").str().to_uppercase(), col("k")],
+            SortMultipleOptions::default()
+                .with_order_descending_multi([true, false])
+                .with_maintain_order(true),
+        ),
+    );
+    assert_gpu_eq(
+        "sort by two expressions",
+        table().sort_by_exprs(
+            [col("i") % lit(3i64), col("s").str().len_bytes()],
+            options(false),
+        ),
+    );
+    assert_gpu_eq(
+        "top rows by a computed key",
+        table()
+            .sort_by_exprs([(col("f") * lit(2.0)).abs(), col("u")], options(true))
+            .slice(0, 3),
+    );
+}
