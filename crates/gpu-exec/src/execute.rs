@@ -113,7 +113,10 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             ..
         } => {
             for key in keys {
-                if !is_column(&key.expr) || !group_key(key.expr.dtype) {
+                // A key that is not a column is computed first (row-wise).
+                let computed = is_column(&key.expr)
+                    || (!key.expr.has_aggregation() && evaluable(&key.expr).is_ok());
+                if !computed || !group_key(key.expr.dtype) {
                     reasons.push(not_yet(format_args!("grouping by `{}`", key.expr)));
                 }
             }
@@ -1295,20 +1298,36 @@ impl Executor<'_> {
                 schema,
                 ..
             } => {
-                let frame = self.run(input)?;
+                let mut frame = self.run(input)?;
                 let ops = self.ops();
-                let key_exprs: Vec<&GpuExpr> = keys.iter().map(|key| &key.expr).collect();
+                // Keys that are expressions are computed and appended to the
+                // frame (the aggregations read only the columns before them).
+                let mut key_exprs = Vec::with_capacity(keys.len());
+                for key in keys {
+                    if is_column(&key.expr) {
+                        key_exprs.push(key.expr.clone());
+                        continue;
+                    }
+                    let column = self.evaluate(&frame, &key.expr, &key.name)?;
+                    key_exprs.push(GpuExpr {
+                        kind: ExprKind::Column {
+                            index: frame.columns.len(),
+                            name: key.name.clone(),
+                        },
+                        dtype: key.expr.dtype,
+                    });
+                    frame.columns.push(column);
+                }
                 let Groups {
                     sorted_rows,
                     starts,
                     first_rows,
-                } = self.groups(&frame, &key_exprs)?;
+                } = self.groups(&frame, &key_exprs.iter().collect::<Vec<_>>())?;
                 let mut columns = Vec::with_capacity(schema.len());
-                for key in keys {
-                    columns.push(self.gather_column(
-                        column_at(&frame, column_index(&key.expr)?)?,
-                        &first_rows,
-                    )?);
+                for key in &key_exprs {
+                    columns.push(
+                        self.gather_column(column_at(&frame, column_index(key)?)?, &first_rows)?,
+                    );
                 }
                 for agg in aggs {
                     columns.push(self.aggregate_expr(&frame, &agg.expr, &sorted_rows, &starts)?);

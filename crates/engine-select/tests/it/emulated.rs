@@ -2775,3 +2775,33 @@ fn sorts_by_computed_keys_match_the_cpu() {
             .slice(0, 3),
     );
 }
+
+#[test]
+fn group_bys_on_computed_keys_match_the_cpu() {
+    let aggs = || {
+        [
+            col("k").max().alias("max"),
+            col("u").sum().alias("sum"),
+            len(),
+        ]
+    };
+    assert_gpu_eq(
+        "group by an integer expression",
+        table()
+            .group_by_stable([(col("i") % lit(3i64)).alias("m")])
+            .agg(aggs()),
+    );
+    assert_gpu_eq(
+        "group by a text expression and a column",
+        table()
+            .group_by_stable([col("s").str().to_uppercase().alias("S"), col("b")])
+            .agg(aggs()),
+    );
+    assert_gpu_eq(
+        "group by a date part, in no particular order (sorted after)",
+        table()
+            .group_by([col("d").dt().year().alias("year")])
+            .agg(aggs())
+            .sort(["year"], Default::default()),
+    );
+}
