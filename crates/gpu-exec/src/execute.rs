@@ -355,7 +355,10 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
         return Err(format!("`{expr}` is not a window"));
     };
     for key in partition_by {
-        if !is_column(key) || !group_key(key.dtype) {
+        // A key that is not a column is computed first (row-wise).
+        let computed = is_column(key)
+            || (!key.has_aggregation() && !key.has_window() && evaluable(key).is_ok());
+        if !computed || !group_key(key.dtype) {
             return Err(format!("a window partitioned by `{key}`"));
         }
     }
@@ -2017,8 +2020,30 @@ impl Executor<'_> {
             partition_by,
         } = &part.kind
         {
-            let keys: Vec<&GpuExpr> = partition_by.iter().collect();
-            let groups = self.groups(frame, &keys)?;
+            let groups = if partition_by.iter().all(is_column) {
+                self.groups(frame, &partition_by.iter().collect::<Vec<_>>())?
+            } else {
+                // The keys computed into a frame of their own.
+                let keys = DeviceFrame {
+                    columns: partition_by
+                        .iter()
+                        .map(|key| self.evaluate(frame, key, ""))
+                        .collect::<Result<_, _>>()?,
+                    height: frame.height,
+                };
+                let columns: Vec<GpuExpr> = partition_by
+                    .iter()
+                    .enumerate()
+                    .map(|(index, key)| GpuExpr {
+                        kind: ExprKind::Column {
+                            index,
+                            name: String::new(),
+                        },
+                        dtype: key.dtype,
+                    })
+                    .collect();
+                self.groups(&keys, &columns.iter().collect::<Vec<_>>())?
+            };
             let groups = Some((&groups.sorted_rows, &groups.starts));
             return self.evaluate_in_groups(frame, function, "", groups);
         }

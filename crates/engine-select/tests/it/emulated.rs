@@ -2237,6 +2237,20 @@ fn window_aggregations_over_partitions_match_the_cpu() {
             ]),
     );
     assert_gpu_eq(
+        "windows partitioned by expressions",
+        frame().with_columns([
+            col("i")
+                .sum()
+                .over([col("i") % lit(2i64)])
+                .unwrap()
+                .alias("by parity"),
+            len()
+                .over([col("g").str().to_uppercase(), col("h")])
+                .unwrap()
+                .alias("by upper case and h"),
+        ]),
+    );
+    assert_gpu_eq(
         "the sum of a window",
         frame().select([col("i").sum().over([col("g")]).unwrap().sum()]),
     );
@@ -2272,7 +2286,7 @@ fn window_aggregations_over_partitions_match_the_cpu() {
             "a window inside the window",
         ),
         (
-            vec![col("i").sum().over([col("i") % lit(2)]).unwrap()],
+            vec![col("i").sum().over([col("i").sum()]).unwrap()],
             "a window partitioned by",
         ),
     ];
