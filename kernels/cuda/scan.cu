@@ -79,3 +79,26 @@ extern "C" __global__ void compact_indices(const unsigned char* flags, const u64
     }
 }
 EMU_KERNEL(compact_indices)
+
+// Polars' forward (backward) fill of nulls as a gather: the row each row
+// takes its value from, the last valid row at or before it (the first at or
+// after it), -1 where there is none or it is more than `limit` rows away.
+// `positions` is the exclusive scan of the rows' validity flags (n + 1
+// entries), `valid_rows` the m valid rows in order.
+extern "C" __global__ void fill_sources(const u64* positions, const i64* valid_rows, u64 m,
+                                        u64 n, u32 forward, u64 limit, i64* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        i64 source = -1;
+        if (forward != 0) {
+            u64 before = positions[i + 1];
+            if (before > 0) source = valid_rows[before - 1];
+            if (source >= 0 && i - static_cast<u64>(source) > limit) source = -1;
+        } else {
+            u64 before = positions[i];
+            if (before < m) source = valid_rows[before];
+            if (source >= 0 && static_cast<u64>(source) - i > limit) source = -1;
+        }
+        out[i] = source;
+    }
+}
+EMU_KERNEL(fill_sources)

@@ -190,7 +190,7 @@ library! {
         scan_tile_sums_u8, scan_tiles_u8, scan_tile_sums_i32, scan_tiles_i32,
         scan_tile_sums_i64, scan_tiles_i64, scan_tile_sums_u32, scan_tiles_u32,
         scan_tile_sums_u64, scan_tiles_u64, scan_tile_sums_f64, scan_tiles_f64,
-        scan_offsets_i64, scan_offsets_u64, scan_offsets_f64, compact_indices,
+        scan_offsets_i64, scan_offsets_u64, scan_offsets_f64, compact_indices, fill_sources,
     }
     SORT = "sort" {
         sortable_keys_i32, sortable_keys_i64, sortable_keys_u32, sortable_keys_u64,

@@ -365,8 +365,8 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
     if function.has_window() {
         return Err(format!("a window inside the window `{expr}`"));
     }
-    if function.has_shift() {
-        return Err(format!("a shift inside the window `{expr}`"));
+    if function.depends_on_row_order() {
+        return Err(format!("a shift or fill inside the window `{expr}`"));
     }
     if function.dtype == GpuDtype::String {
         return Err(format!("a text-valued window `{expr}`"));
@@ -376,13 +376,14 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
 
 /// Whether the executor computes the shift `expr`: of an expression it
 /// evaluates (or makes, for text) row by row, with no aggregation or window
-/// inside (a shift of those is Polars' per-group business).
+/// inside (a shift of those is Polars' per-group business); or a forward
+/// or backward fill of such an expression.
 fn shift_supported(expr: &GpuExpr) -> Result<(), String> {
-    let ExprKind::Shift { input, .. } = &expr.kind else {
-        return Err(format!("`{expr}` is not a shift"));
+    let (ExprKind::Shift { input, .. } | ExprKind::Fill { input, .. }) = &expr.kind else {
+        return Err(format!("`{expr}` is not a shift or a fill"));
     };
     if input.has_aggregation() || input.has_window() {
-        return Err(format!("a shift of aggregated values (`{expr}`)"));
+        return Err(format!("a shift or fill of aggregated values (`{expr}`)"));
     }
     if input.dtype == GpuDtype::String {
         string_valued(input)
@@ -434,7 +435,7 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::Replace { .. },
             input,
         } => string_valued(input),
-        ExprKind::Shift { .. } => shift_supported(expr),
+        ExprKind::Shift { .. } | ExprKind::Fill { .. } => shift_supported(expr),
         ExprKind::Cast { input, .. }
             if input.dtype.is_integer() || input.dtype == GpuDtype::Boolean =>
         {
@@ -680,8 +681,8 @@ fn reads_only_below(expr: &GpuExpr, width: usize) -> bool {
 /// run (see [`single_aggregation_supported`]), alone or inside an
 /// elementwise expression of them and literals (`0.2 * mean(x)`).
 fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
-    if expr.has_shift() {
-        return Err(format!("a shift among aggregations (`{expr}`)"));
+    if expr.depends_on_row_order() {
+        return Err(format!("a shift or fill among aggregations (`{expr}`)"));
     }
     if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
         return single_aggregation_supported(expr);
@@ -760,8 +761,8 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         };
     };
     // Aggregations inside are per group, repeated on the group's rows.
-    if input.has_shift() {
-        return Err(format!("an aggregation of a shift (`{expr}`)"));
+    if input.depends_on_row_order() {
+        return Err(format!("an aggregation of a shift or fill (`{expr}`)"));
     }
     evaluable(input)?;
     let aggregable = matches!(
@@ -1687,6 +1688,7 @@ impl Executor<'_> {
                 self.gather_column(column, &ops.iota(column.len(), 0)?)?
             }
             ExprKind::Shift { .. } => self.shifted(frame, expr, name)?,
+            ExprKind::Fill { .. } => self.filled(frame, expr, name)?,
             ExprKind::Cast { input, .. } => self.integers_as_text(frame, input, name)?,
             ExprKind::String {
                 op:
@@ -2007,6 +2009,34 @@ impl Executor<'_> {
         self.gather_column(column, &rows)
     }
 
+    /// A forward or backward fill of the nulls of its input over `frame`: the
+    /// input (a column, else evaluated or made) gathered from each row's
+    /// source row.
+    fn filled(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ExprKind::Fill {
+            input,
+            forward,
+            limit,
+        } = &expr.kind
+        else {
+            return Err(ExecError::Unsupported(format!("`{expr}` is not a fill")));
+        };
+        let mut owned = None;
+        let column = self.column_of(frame, input, name, &mut owned)?;
+        let rows = match column.validity() {
+            Some(validity) => self
+                .ops()
+                .fill_sources(validity, frame.height, *forward, *limit)?,
+            None => self.ops().iota(frame.height, 0)?,
+        };
+        self.gather_column(column, &rows)
+    }
+
     /// A part hoisted out of an expression (see [`hoist_parts`]), computed:
     /// a window (its function evaluated with the aggregations taken per
     /// group of the partition keys), a text length, or a predicate the
@@ -2014,6 +2044,9 @@ impl Executor<'_> {
     fn part_column(&self, frame: &DeviceFrame, part: &GpuExpr) -> Result<DeviceColumn, ExecError> {
         if let ExprKind::Shift { .. } = part.kind {
             return self.shifted(frame, part, "");
+        }
+        if let ExprKind::Fill { .. } = part.kind {
+            return self.filled(frame, part, "");
         }
         if let ExprKind::Window {
             function,

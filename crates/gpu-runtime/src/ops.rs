@@ -1716,6 +1716,41 @@ impl Ops<'_> {
         self.indices_of_flags(&flags, n)
     }
 
+    /// Polars' forward (or backward) fill of the nulls of `n` rows, as the
+    /// rows to gather from: each row's last valid row at or before it (the
+    /// first at or after it), -1 where there is none or it is more than
+    /// `limit` rows away.
+    pub fn fill_sources(
+        &self,
+        validity: &DeviceBuffer<u32>,
+        n: usize,
+        forward: bool,
+        limit: Option<u64>,
+    ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        check_bitmap(Some(validity), n, "validity")?;
+        // One extra zero flag, so the exclusive scan ends with the count.
+        let flags = self.zeroed::<u8>(n + 1)?;
+        let args = KernelArgs::new()
+            .buffer(validity)
+            .arg(DevicePtr::NULL)
+            .arg(n as u64)
+            .buffer(&flags);
+        self.launch(ids::filter_flags, Self::linear(n), args)?;
+        let positions = self.scan_u8(&flags)?;
+        let valid_rows = self.indices_of_flags(&flags, n)?;
+        let out = self.zeroed::<i64>(n)?;
+        let args = KernelArgs::new()
+            .buffer(&positions)
+            .buffer(&valid_rows)
+            .arg(valid_rows.len() as u64)
+            .arg(n as u64)
+            .arg(u32::from(forward))
+            .arg(limit.unwrap_or(u64::MAX))
+            .buffer(&out);
+        self.launch(ids::fill_sources, Self::linear(n), args)?;
+        Ok(out)
+    }
+
     /// The rows whose flag is set, in order; `flags` has one extra zero entry.
     fn indices_of_flags(
         &self,

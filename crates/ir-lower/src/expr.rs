@@ -391,6 +391,14 @@ pub enum ExprKind {
     Abs(Box<GpuExpr>),
     /// The square root of a float (correctly rounded, as IEEE requires).
     Sqrt(Box<GpuExpr>),
+    /// Polars' forward (backward) fill: each null takes the last valid
+    /// value before it (the first after it), at most `limit` rows away (no
+    /// limit when `None`). Depends on the order of the rows.
+    Fill {
+        input: Box<GpuExpr>,
+        forward: bool,
+        limit: Option<u64>,
+    },
     /// `dt.truncate`: the date or timestamp rounded down.
     Truncate {
         input: Box<GpuExpr>,
@@ -513,6 +521,7 @@ macro_rules! children {
             | ExprKind::Sqrt(input)
             | ExprKind::Shift { input, .. }
             | ExprKind::Truncate { input, .. }
+            | ExprKind::Fill { input, .. }
             | ExprKind::IsNull(input)
             | ExprKind::IsNotNull(input)
             | ExprKind::FloatCheck { input, .. }
@@ -581,6 +590,21 @@ impl fmt::Display for GpuExpr {
             ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
             ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
+            ExprKind::Fill {
+                input,
+                forward,
+                limit,
+            } => {
+                let how = if *forward {
+                    "forward_fill"
+                } else {
+                    "backward_fill"
+                };
+                match limit {
+                    Some(limit) => write!(f, "{how}({input}, limit={limit})"),
+                    None => write!(f, "{how}({input})"),
+                }
+            }
             ExprKind::IsNull(input) => write!(f, "is_null({input})"),
             ExprKind::IsNotNull(input) => write!(f, "is_not_null({input})"),
             ExprKind::FloatCheck { check, input } => write!(f, "{check}({input})"),
@@ -689,9 +713,10 @@ impl GpuExpr {
     }
 
     /// Whether this expression, or any part of it, depends on the order of
-    /// the rows (`shift`): it cannot be taken per group as it is over a frame.
-    pub fn has_shift(&self) -> bool {
-        self.any(&|e| matches!(e.kind, ExprKind::Shift { .. }))
+    /// the rows (`shift`, forward and backward fills): it cannot be taken
+    /// per group as it is over a frame.
+    pub fn depends_on_row_order(&self) -> bool {
+        self.any(&|e| matches!(e.kind, ExprKind::Shift { .. } | ExprKind::Fill { .. }))
     }
 
     /// Whether `f` holds for this expression or any expression inside it.

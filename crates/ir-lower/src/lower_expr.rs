@@ -2,7 +2,7 @@
 
 use polars::prelude::QuantileMethod;
 use polars_core::chunked_array::cast::CastOptions;
-use polars_core::prelude::{AnyValue, Schema, Series};
+use polars_core::prelude::{AnyValue, FillNullStrategy, Schema, Series};
 use polars_ops::series::{ClosedInterval, RoundMode};
 use polars_plan::dsl::{Operator, WindowMapping};
 use polars_plan::plans::expr_ir::ExprIR;
@@ -398,6 +398,25 @@ impl ExprLowering<'_> {
                     Err(why) => self.refuse(node, why),
                 };
             }
+            F::FillNullWithStrategy(strategy) => {
+                let (forward, limit) = match strategy {
+                    FillNullStrategy::Forward(limit) => (true, *limit),
+                    FillNullStrategy::Backward(limit) => (false, *limit),
+                    other => {
+                        return self.refuse(
+                            node,
+                            format!(
+                                "fill_null with the strategy {other:?} is not supported on the GPU"
+                            ),
+                        );
+                    }
+                };
+                ExprKind::Fill {
+                    input: Box::new(self.single(inputs)?),
+                    forward,
+                    limit: limit.map(u64::from),
+                }
+            }
             F::Shift => {
                 let [input, periods] = [inputs.first()?.node(), inputs.get(1)?.node()];
                 let input = self.boxed(input);
@@ -519,7 +538,6 @@ impl ExprLowering<'_> {
             | F::NullCount
             | F::Pow(IRPowFunction::Cbrt)
             | F::ArgWhere
-            | F::FillNullWithStrategy { .. }
             | F::Rechunk
             | F::ShiftAndFill
             | F::DropNans

@@ -2374,21 +2374,21 @@ fn shifts_of_a_frame_match_the_cpu() {
     let cases = [
         (
             frame().select([col("m").shift(lit(1)).sum().over([col("b")]).unwrap()]),
-            "a shift inside the window",
+            "a shift or fill inside the window",
         ),
         (
             frame()
                 .group_by_stable([col("b")])
                 .agg([col("m").shift(lit(1)).sum()]),
-            "a shift among aggregations",
+            "a shift or fill among aggregations",
         ),
         (
             frame().with_columns([(col("m") - col("m").shift(lit(1)).sum()).alias("x")]),
-            "an aggregation of a shift",
+            "an aggregation of a shift or fill",
         ),
         (
             frame().select([col("m").sum().shift(lit(1))]),
-            "a shift among aggregations",
+            "a shift or fill among aggregations",
         ),
         (
             frame().select([col("m").shift(col("m").max())]),
@@ -2817,5 +2817,45 @@ fn group_bys_on_computed_keys_match_the_cpu() {
             .group_by([col("d").dt().year().alias("year")])
             .agg(aggs())
             .sort(["year"], Default::default()),
+    );
+}
+
+#[test]
+fn forward_and_backward_fills_match_the_cpu() {
+    let frame = || {
+        df!(
+            "x" => [None, Some(1i64), None, None, Some(4), None, None, None, Some(8), None],
+            "s" => [Some("a"), None, None, Some("d"), None, None, None, Some(""), None, None],
+            "f" => [None, None, Some(f64::NAN), None, Some(-1.5), None, None, None, None, Some(2.0)],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let fill = |c: &str, strategy| col(c).fill_null_with_strategy(strategy);
+    let mut exprs = vec![];
+    for (name, strategy) in [
+        ("forward", FillNullStrategy::Forward(None)),
+        ("backward", FillNullStrategy::Backward(None)),
+        ("forward 1", FillNullStrategy::Forward(Some(1))),
+        ("backward 2", FillNullStrategy::Backward(Some(2))),
+        ("forward 0", FillNullStrategy::Forward(Some(0))),
+    ] {
+        for c in ["x", "s", "f"] {
+            exprs.push(fill(c, strategy).alias(format!("{c} {name}")));
+        }
+    }
+    exprs.push(
+        (col("x") * lit(2i64))
+            .fill_null_with_strategy(FillNullStrategy::Forward(None))
+            .alias("computed"),
+    );
+    assert_gpu_eq("forward and backward fills", frame().select(exprs));
+    assert_gpu_eq(
+        "a fill in a filter",
+        frame().filter(fill("x", FillNullStrategy::Backward(None)).gt(lit(3i64))),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([fill("x", FillNullStrategy::Mean)]),
+        "fill_null with the strategy Mean",
     );
 }

@@ -1,10 +1,10 @@
-//! Inclusive and exclusive scans over tiles, and stream compaction.
+//! Inclusive and exclusive scans over tiles, stream compaction, and the source rows of forward and backward fills.
 
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy};
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::{Kernel, ids};
 
-use super::{BLOCK, Device, SIZES, device};
+use super::{BLOCK, Device, SIZES, bitmap, device};
 
 /// Tiles small enough that most sizes span several.
 const TILE: u64 = 1024;
@@ -143,5 +143,39 @@ fn compaction_gives_the_indices_of_set_flags_in_order() {
             )
         };
         assert_eq!(out.to_host().unwrap(), expected, "n = {n}");
+    }
+}
+
+#[test]
+fn fill_sources_are_the_nearest_valid_rows_within_the_limit() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(53);
+    for &n in SIZES {
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..4) == 0).collect();
+        let d_valid = device.upload(&bitmap(&valid));
+        for forward in [true, false] {
+            for limit in [None, Some(0u64), Some(1), Some(5)] {
+                let got = ops
+                    .fill_sources(&d_valid, n, forward, limit)
+                    .unwrap()
+                    .to_host()
+                    .unwrap();
+                let expected: Vec<i64> = (0..n)
+                    .map(|i| {
+                        let source = if forward {
+                            (0..=i).rev().find(|&j| valid[j])
+                        } else {
+                            (i..n).find(|&j| valid[j])
+                        };
+                        match source {
+                            Some(j) if limit.is_none_or(|l| i.abs_diff(j) as u64 <= l) => j as i64,
+                            _ => -1,
+                        }
+                    })
+                    .collect();
+                assert_eq!(got, expected, "n = {n}, forward {forward}, limit {limit:?}");
+            }
+        }
     }
 }
