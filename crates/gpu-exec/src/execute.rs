@@ -565,34 +565,49 @@ fn is_text_length(expr: &GpuExpr) -> bool {
     ) && expr.dtype == GpuDtype::UInt32
 }
 
-/// A predicate the predicate kernels run once its one text operand, text
-/// the device makes (not a column), is made: that operand, and the
-/// predicate reading it as column 0 of a frame of its own.
-fn computed_text_predicate(expr: &GpuExpr) -> Option<(&GpuExpr, GpuExpr)> {
-    let text: &GpuExpr = match &expr.kind {
-        ExprKind::String { input, .. } | ExprKind::IsIn { input, .. } => input,
-        ExprKind::Binary { left, right, .. } if is_literal(right) => left,
-        ExprKind::Binary { left, right, .. } if is_literal(left) => right,
+/// A predicate the predicate kernels run once its text operands, of which
+/// at least one is text the device makes (not a column), are made: those
+/// operands, and the predicate reading them as the columns of a frame of
+/// their own (in order).
+fn computed_text_predicate(expr: &GpuExpr) -> Option<(Vec<&GpuExpr>, GpuExpr)> {
+    let text = |e: &GpuExpr| e.dtype == GpuDtype::String && !is_literal(e);
+    let texts: Vec<&GpuExpr> = match &expr.kind {
+        ExprKind::String { input, .. } | ExprKind::IsIn { input, .. } => vec![input],
+        ExprKind::Binary { left, right, .. } => [&**left, &**right]
+            .into_iter()
+            .filter(|e| text(e))
+            .collect(),
         _ => return None,
     };
-    if text.dtype != GpuDtype::String || is_column(text) || string_valued(text).is_err() {
+    let computed = |e: &GpuExpr| !is_column(e);
+    if texts.is_empty()
+        || !texts.iter().any(|e| computed(e))
+        || texts.iter().any(|e| string_valued(e).is_err())
+    {
         return None;
     }
-    let mut rewritten = expr.clone();
-    let slot: &mut GpuExpr = match &mut rewritten.kind {
-        ExprKind::String { input, .. } | ExprKind::IsIn { input, .. } => input,
-        ExprKind::Binary { left, right, .. } if is_literal(right) => left,
-        ExprKind::Binary { right, .. } => right,
-        _ => return None,
-    };
-    *slot = GpuExpr {
+    let column = |index| GpuExpr {
         kind: ExprKind::Column {
-            index: 0,
+            index,
             name: String::new(),
         },
         dtype: GpuDtype::String,
     };
-    predicate_supported(&rewritten).then_some((text, rewritten))
+    let mut rewritten = expr.clone();
+    match &mut rewritten.kind {
+        ExprKind::String { input, .. } | ExprKind::IsIn { input, .. } => **input = column(0),
+        ExprKind::Binary { left, right, .. } => {
+            let mut next = 0;
+            for side in [left, right] {
+                if text(side) {
+                    **side = column(next);
+                    next += 1;
+                }
+            }
+        }
+        _ => return None,
+    }
+    predicate_supported(&rewritten).then_some((texts, rewritten))
 }
 
 /// `expr` with each part the evaluator cannot run but other kernels can
@@ -2080,10 +2095,13 @@ impl Executor<'_> {
             let groups = Some((&groups.sorted_rows, &groups.starts));
             return self.evaluate_in_groups(frame, function, "", groups);
         }
-        if let Some((text, predicate)) = computed_text_predicate(part) {
-            // The text made, then the predicate over it alone.
+        if let Some((texts, predicate)) = computed_text_predicate(part) {
+            // The texts made, then the predicate over them alone.
             let made = DeviceFrame {
-                columns: vec![self.make_strings(frame, text, "")?],
+                columns: texts
+                    .into_iter()
+                    .map(|text| self.make_strings(frame, text, ""))
+                    .collect::<Result<_, _>>()?,
                 height: frame.height,
             };
             return self.part_column(&made, &predicate);

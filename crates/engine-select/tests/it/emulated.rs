@@ -2717,7 +2717,26 @@ fn predicates_and_lengths_of_computed_texts_match_the_cpu() {
                 .starts_with(lit("L"))
                 .and(col("b")))
             .alias("and"),
+            col("s")
+                .str()
+                .to_uppercase()
+                .eq(col("t"))
+                .alias("computed == column"),
+            col("s")
+                .str()
+                .to_uppercase()
+                .lt(col("s").str().strip_chars(lit(NULL)))
+                .alias("computed < computed"),
         ]),
+    );
+    assert_gpu_eq(
+        "a case-insensitive filter",
+        frame().filter(
+            col("s")
+                .str()
+                .to_lowercase()
+                .eq(col("t").str().to_lowercase()),
+        ),
     );
 }
 
