@@ -950,6 +950,36 @@ impl ExprLowering<'_> {
         if matches!(function, T::Truncate) {
             return self.truncate(node, inputs);
         }
+        if let T::Date | T::TimeStamp(_) = function {
+            // Casts, as Polars computes them (no time zones here): the date
+            // of a timestamp rounds down; a timestamp in a unit is the cast
+            // to that unit's datetime, as an integer.
+            let input = self.single(inputs)?;
+            let cast = |input: GpuExpr, dtype| GpuExpr {
+                kind: ExprKind::Cast {
+                    input: Box::new(input),
+                    mode: CastMode::NonStrict,
+                },
+                dtype,
+            };
+            return match (function, input.dtype) {
+                (T::Date, GpuDtype::Date) => Some(input),
+                (T::Date, GpuDtype::Datetime(_)) => Some(cast(input, GpuDtype::Date)),
+                (T::TimeStamp(unit), GpuDtype::Date | GpuDtype::Datetime(_)) => {
+                    let unit = match unit {
+                        polars::prelude::TimeUnit::Milliseconds => TimeUnit::Milliseconds,
+                        polars::prelude::TimeUnit::Microseconds => TimeUnit::Microseconds,
+                        polars::prelude::TimeUnit::Nanoseconds => TimeUnit::Nanoseconds,
+                    };
+                    let datetime = cast(input, GpuDtype::Datetime(unit));
+                    Some(cast(datetime, GpuDtype::Int64))
+                }
+                (_, other) => self.refuse(
+                    node,
+                    format!("{function} of {other} is not supported on the GPU"),
+                ),
+            };
+        }
         let part = match function {
             T::Year => TemporalPart::Year,
             T::Quarter => TemporalPart::Quarter,
@@ -970,7 +1000,6 @@ impl ExprLowering<'_> {
             | T::IsoYear
             | T::DaysInMonth
             | T::Time
-            | T::Date
             | T::Datetime
             | T::Duration { .. }
             | T::TotalDays { .. }
@@ -983,7 +1012,6 @@ impl ExprLowering<'_> {
             | T::ToString { .. }
             | T::CastTimeUnit { .. }
             | T::WithTimeUnit { .. }
-            | T::TimeStamp { .. }
             | T::Round
             | T::Replace
             | T::Combine { .. }

@@ -2164,6 +2164,23 @@ fn every_date_and_time_part_matches_the_cpu() {
             col(c).dt().week().alias(format!("{c} week")),
         ]
     };
+    let conversions = |c: &str| {
+        [
+            col(c).dt().date().alias(format!("{c} date")),
+            col(c)
+                .dt()
+                .timestamp(TimeUnit::Milliseconds)
+                .alias(format!("{c} ms stamp")),
+            col(c)
+                .dt()
+                .timestamp(TimeUnit::Microseconds)
+                .alias(format!("{c} us stamp")),
+            col(c)
+                .dt()
+                .timestamp(TimeUnit::Nanoseconds)
+                .alias(format!("{c} ns stamp")),
+        ]
+    };
     let time_parts = |c: &str| {
         [
             col(c).dt().hour().alias(format!("{c} hour")),
@@ -2178,6 +2195,7 @@ fn every_date_and_time_part_matches_the_cpu() {
         .into_iter()
         .flat_map(date_parts)
         .chain(["ms", "us", "ns"].into_iter().flat_map(time_parts))
+        .chain(["date", "ms", "us", "ns"].into_iter().flat_map(conversions))
         .collect();
     assert_gpu_eq("date and time parts", frame.select(exprs));
 }
