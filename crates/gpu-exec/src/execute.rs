@@ -379,8 +379,10 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
 /// inside (a shift of those is Polars' per-group business); or a forward
 /// or backward fill of such an expression.
 fn shift_supported(expr: &GpuExpr) -> Result<(), String> {
-    let (ExprKind::Shift { input, .. } | ExprKind::Fill { input, .. }) = &expr.kind else {
-        return Err(format!("`{expr}` is not a shift or a fill"));
+    let (ExprKind::Shift { input, .. } | ExprKind::Fill { input, .. } | ExprKind::CumSum(input)) =
+        &expr.kind
+    else {
+        return Err(format!("`{expr}` is not a shift, a fill or a cum_sum"));
     };
     if input.has_aggregation() || input.has_window() {
         return Err(format!("a shift or fill of aggregated values (`{expr}`)"));
@@ -2024,6 +2026,63 @@ impl Executor<'_> {
         self.gather_column(column, &rows)
     }
 
+    /// Polars' `cum_sum` of `input` (integers or booleans) over `frame`, as
+    /// `dtype`: the input as 64-bit words (nulls as zeros, and kept null),
+    /// their inclusive scan, wrapped to `dtype`.
+    fn cumulative_sum(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        dtype: GpuDtype,
+    ) -> Result<DeviceColumn, ExecError> {
+        let unsigned = matches!(
+            input.dtype,
+            GpuDtype::UInt8
+                | GpuDtype::UInt16
+                | GpuDtype::UInt32
+                | GpuDtype::UInt64
+                | GpuDtype::Boolean
+        );
+        let words = if unsigned {
+            GpuDtype::UInt64
+        } else {
+            GpuDtype::Int64
+        };
+        // The evaluator writes 0 for a null row.
+        let (values, validity) = self
+            .evaluate(frame, &cast_to(input, words), "")?
+            .into_parts();
+        let values = match values {
+            Values::I64(v) => Values::I64(self.ops().inclusive_scan(&v, true)?),
+            Values::U64(v) => Values::U64(self.ops().inclusive_scan(&v, false)?),
+            _ => return Err(ExecError::Unsupported(format!("cum_sum of `{input}`"))),
+        };
+        let sums = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                words,
+                frame.height,
+                values,
+                validity,
+            )],
+            height: frame.height,
+        };
+        let wrapped = GpuExpr {
+            kind: ExprKind::Cast {
+                input: Box::new(GpuExpr {
+                    kind: ExprKind::Column {
+                        index: 0,
+                        name: String::new(),
+                    },
+                    dtype: words,
+                }),
+                mode: CastMode::Wrapping,
+            },
+            dtype,
+        };
+        self.evaluate(&sums, &wrapped, "")
+    }
+
     /// A forward or backward fill of the nulls of its input over `frame`: the
     /// input (a column, else evaluated or made) gathered from each row's
     /// source row.
@@ -2062,6 +2121,9 @@ impl Executor<'_> {
         }
         if let ExprKind::Fill { .. } = part.kind {
             return self.filled(frame, part, "");
+        }
+        if let ExprKind::CumSum(input) = &part.kind {
+            return self.cumulative_sum(frame, input, part.dtype);
         }
         if let ExprKind::Window {
             function,

@@ -641,6 +641,7 @@ impl Ops<'_> {
                     ids::scan_offsets_u64,
                     ids::scan_tiles_u32,
                 ),
+                false,
             )?;
             let args = KernelArgs::new()
                 .buffer(&keys)
@@ -779,6 +780,7 @@ impl Ops<'_> {
                 ids::scan_offsets_u64,
                 ids::scan_tiles_u32,
             ),
+            false,
         )?;
         let total = usize::try_from(offsets.to_host_range(n_left, 1)?[0]).unwrap_or(0);
         let build_rows = self.zeroed::<u32>(total)?;
@@ -2135,7 +2137,31 @@ impl Ops<'_> {
                 ids::scan_offsets_i64,
                 ids::scan_tiles_i64,
             ),
+            false,
         )
+    }
+
+    /// Inclusive prefix sums of 64-bit integers, wrapping around (Polars'
+    /// `cum_sum` of integers, as its release build computes it).
+    pub fn inclusive_scan<T: Word64>(
+        &self,
+        values: &DeviceBuffer<T>,
+        signed: bool,
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        let kernels = if signed {
+            (
+                ids::scan_tile_sums_i64,
+                ids::scan_offsets_i64,
+                ids::scan_tiles_i64,
+            )
+        } else {
+            (
+                ids::scan_tile_sums_u64,
+                ids::scan_offsets_u64,
+                ids::scan_tiles_u64,
+            )
+        };
+        self.scan(values, kernels, true)
     }
 
     fn scan_u8(&self, flags: &DeviceBuffer<u8>) -> Result<DeviceBuffer<u64>, RuntimeError> {
@@ -2146,15 +2172,17 @@ impl Ops<'_> {
                 ids::scan_offsets_u64,
                 ids::scan_tiles_u8,
             ),
+            false,
         )
     }
 
-    /// Reduce-then-scan over tiles: exclusive sums of `input` (the kernels'
-    /// accumulator type `A`).
+    /// Reduce-then-scan over tiles: exclusive (or inclusive) sums of `input`
+    /// (the kernels' accumulator type `A`).
     fn scan<T: DeviceCopy, A: DeviceCopy>(
         &self,
         input: &DeviceBuffer<T>,
         (tile_sums, offsets, tiles): (Kernel, Kernel, Kernel),
+        inclusive: bool,
     ) -> Result<DeviceBuffer<A>, RuntimeError> {
         let n = input.len() as u64;
         let n_tiles = n.div_ceil(SCAN_TILE).max(1);
@@ -2191,7 +2219,7 @@ impl Ops<'_> {
             .arg(SCAN_TILE)
             .buffer(&starts)
             .buffer(&out)
-            .arg(0u32);
+            .arg(u32::from(inclusive));
         self.launch(tiles, per_tile, args)?;
         Ok(out)
     }

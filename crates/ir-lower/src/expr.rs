@@ -399,6 +399,10 @@ pub enum ExprKind {
         forward: bool,
         limit: Option<u64>,
     },
+    /// Polars' `cum_sum` of integers or booleans, front to back: nulls stay
+    /// null and add nothing; integers wrap around. Depends on the order of
+    /// the rows.
+    CumSum(Box<GpuExpr>),
     /// `dt.truncate`: the date or timestamp rounded down.
     Truncate {
         input: Box<GpuExpr>,
@@ -519,6 +523,7 @@ macro_rules! children {
             | ExprKind::Negate(input)
             | ExprKind::Abs(input)
             | ExprKind::Sqrt(input)
+            | ExprKind::CumSum(input)
             | ExprKind::Shift { input, .. }
             | ExprKind::Truncate { input, .. }
             | ExprKind::Fill { input, .. }
@@ -588,6 +593,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::Negate(input) => write!(f, "neg({input})"),
             ExprKind::Abs(input) => write!(f, "abs({input})"),
             ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
+            ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
             ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
             ExprKind::Fill {
@@ -713,10 +719,15 @@ impl GpuExpr {
     }
 
     /// Whether this expression, or any part of it, depends on the order of
-    /// the rows (`shift`, forward and backward fills): it cannot be taken
+    /// the rows (`shift`, forward and backward fills, `cum_sum`): it cannot be taken
     /// per group as it is over a frame.
     pub fn depends_on_row_order(&self) -> bool {
-        self.any(&|e| matches!(e.kind, ExprKind::Shift { .. } | ExprKind::Fill { .. }))
+        self.any(&|e| {
+            matches!(
+                e.kind,
+                ExprKind::Shift { .. } | ExprKind::Fill { .. } | ExprKind::CumSum(_)
+            )
+        })
     }
 
     /// Whether `f` holds for this expression or any expression inside it.

@@ -398,6 +398,17 @@ impl ExprLowering<'_> {
                     Err(why) => self.refuse(node, why),
                 };
             }
+            F::CumSum { reverse: false } => {
+                let input = self.single(inputs)?;
+                // Floats would sum in another order than Polars' loop.
+                if !(input.dtype.is_integer() || input.dtype == GpuDtype::Boolean) {
+                    return self.refuse(
+                        node,
+                        format!("cum_sum of {} is not supported on the GPU", input.dtype),
+                    );
+                }
+                ExprKind::CumSum(Box::new(input))
+            }
             F::FillNullWithStrategy(strategy) => {
                 let (forward, limit) = match strategy {
                     FillNullStrategy::Forward(limit) => (true, *limit),

@@ -2896,3 +2896,43 @@ fn forward_and_backward_fills_match_the_cpu() {
         "fill_null with the strategy Mean",
     );
 }
+
+#[test]
+fn cumulative_sums_of_integers_match_the_cpu() {
+    // (Small values: Polars' debug build panics on sums that overflow.)
+    let frame = || {
+        df!(
+            "i" => [Some(5i64), None, Some(-3), Some(7), None, Some(1_000_000_000_000), Some(-2)],
+            "j" => [Some(2_000i32), Some(-7), None, Some(-5), Some(1), Some(2), Some(3)],
+            "u" => [Some(200u8), Some(100), None, Some(255), Some(1), Some(0), Some(9)],
+            "b" => [Some(true), None, Some(true), Some(false), Some(true), None, Some(true)],
+            "f" => [Some(0.1f64), Some(0.2), None, Some(0.3), Some(1e16), Some(1.0), Some(-1e16)],
+        )
+        .unwrap()
+        .lazy()
+    };
+    assert_gpu_eq(
+        "cum_sum",
+        frame().select([
+            col("i").cum_sum(false).alias("i"),
+            col("j").cum_sum(false).alias("i32"),
+            col("u").cum_sum(false).alias("u8 as i64"),
+            col("b").cum_sum(false).alias("bool as u32"),
+            (col("i") * lit(2i64)).cum_sum(false).alias("computed"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a cum_sum in a filter",
+        frame().filter(col("i").cum_sum(false).gt(lit(5i64))),
+    );
+    for (lf, reason) in [
+        (frame().select([col("i").cum_sum(true)]), "cum_sum"),
+        (frame().select([col("f").cum_sum(false)]), "cum_sum of f64"),
+        (
+            frame().select([col("i").cum_sum(false).over([col("b")]).unwrap()]),
+            "inside the window",
+        ),
+    ] {
+        assert_cpu_answer_with_reason(lf, reason);
+    }
+}
