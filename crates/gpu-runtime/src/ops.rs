@@ -1124,10 +1124,8 @@ impl Ops<'_> {
         let upload =
             |text: &str| DeviceBuffer::from_host(text.as_bytes(), self.memory.clone(), self.stream);
         let (d_pattern, d_value) = (upload(pattern)?, upload(value)?);
-        // One extra zero length, so the exclusive scan ends with the total.
-        let lengths = self.zeroed::<i64>(n + 1)?;
-        let replace = |out: Option<(&DeviceBuffer<i64>, &DeviceBuffer<u8>)>| {
-            let args = KernelArgs::new()
+        self.two_pass_strings(ids::string_replace, n, validity, || {
+            KernelArgs::new()
                 .buffer(offsets)
                 .buffer(bytes)
                 .arg(ptr(validity))
@@ -1137,19 +1135,6 @@ impl Ops<'_> {
                 .buffer(&d_value)
                 .arg(value.len() as u64)
                 .arg(limit.unwrap_or(u64::MAX))
-                .arg(u32::from(out.is_some()))
-                .buffer(&lengths)
-                .arg(out.map_or(DevicePtr::NULL, |(o, _)| o.device_ptr()))
-                .arg(out.map_or(DevicePtr::NULL, |(_, b)| b.device_ptr()));
-            self.launch(ids::string_replace, Self::linear(n), args)
-        };
-        replace(None)?;
-        let (out_offsets, out_bytes) = self.string_layout(&lengths, n)?;
-        replace(Some((&out_offsets, &out_bytes)))?;
-        Ok(DeviceStrings {
-            offsets: out_offsets,
-            bytes: out_bytes,
-            validity: self.copy_validity(validity, n)?,
         })
     }
 
@@ -1164,26 +1149,45 @@ impl Ops<'_> {
     ) -> Result<DeviceStrings, RuntimeError> {
         let n = values.len();
         check_bitmap(validity, n, "validity")?;
-        // One extra zero length, so the exclusive scan ends with the total.
-        let lengths = self.zeroed::<i64>(n + 1)?;
-        let format = |out: Option<(&DeviceBuffer<i64>, &DeviceBuffer<u8>)>| {
-            let args = KernelArgs::new()
+        self.two_pass_strings(ids::string_from_integers, n, validity, || {
+            KernelArgs::new()
                 .buffer(values)
                 .arg(ptr(validity))
                 .arg(n as u64)
                 .arg(kind as u32)
-                .arg(u32::from(out.is_some()))
-                .buffer(&lengths)
-                .arg(out.map_or(DevicePtr::NULL, |(o, _)| o.device_ptr()))
-                .arg(out.map_or(DevicePtr::NULL, |(_, b)| b.device_ptr()));
-            self.launch(ids::string_from_integers, Self::linear(n), args)
-        };
-        format(None)?;
-        let (out_offsets, out_bytes) = self.string_layout(&lengths, n)?;
-        format(Some((&out_offsets, &out_bytes)))?;
+        })
+    }
+
+    /// New strings made by two launches of `kernel`, whose last parameters
+    /// are `u32 write, i64* lengths, const i64* out_offsets, unsigned char*
+    /// out_bytes` after those `leading` gives: the first writes each row's
+    /// length in bytes, the second (`write`) the bytes from the scanned
+    /// offsets. The validity is a copy of `validity`.
+    fn two_pass_strings(
+        &self,
+        kernel: Kernel,
+        n: usize,
+        validity: Option<&DeviceBuffer<u32>>,
+        leading: impl Fn() -> KernelArgs,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        // One extra zero length, so the exclusive scan ends with the total.
+        let lengths = self.zeroed::<i64>(n + 1)?;
+        let measure = leading()
+            .arg(0u32)
+            .buffer(&lengths)
+            .arg(DevicePtr::NULL)
+            .arg(DevicePtr::NULL);
+        self.launch(kernel, Self::linear(n), measure)?;
+        let (offsets, bytes) = self.string_layout(&lengths, n)?;
+        let write = leading()
+            .arg(1u32)
+            .arg(DevicePtr::NULL)
+            .buffer(&offsets)
+            .buffer(&bytes);
+        self.launch(kernel, Self::linear(n), write)?;
         Ok(DeviceStrings {
-            offsets: out_offsets,
-            bytes: out_bytes,
+            offsets,
+            bytes,
             validity: self.copy_validity(validity, n)?,
         })
     }
@@ -1351,11 +1355,8 @@ impl Ops<'_> {
         })?;
         let n = offsets.len() - 1;
         check_bitmap(validity, n, "validity")?;
-        // One extra zero length, so the exclusive scan ends with the total.
-        let lengths = self.zeroed::<i64>(n + 1)?;
-        let map = |lengths: Option<&DeviceBuffer<i64>>,
-                   out: Option<(&DeviceBuffer<i64>, &DeviceBuffer<u8>)>| {
-            let args = KernelArgs::new()
+        self.two_pass_strings(ids::string_map_chars, n, validity, || {
+            KernelArgs::new()
                 .buffer(offsets)
                 .buffer(bytes)
                 .arg(ptr(validity))
@@ -1368,19 +1369,6 @@ impl Ops<'_> {
                 .arg(sigma.map_or(0, |(i, _)| i.len() as u64))
                 .arg(sigma.map_or(DevicePtr::NULL, |(_, c)| c.device_ptr()))
                 .arg(sigma.map_or(0, |(_, c)| c.len() as u64))
-                .arg(u32::from(out.is_some()))
-                .arg(lengths.map_or(DevicePtr::NULL, DeviceBuffer::device_ptr))
-                .arg(out.map_or(DevicePtr::NULL, |(o, _)| o.device_ptr()))
-                .arg(out.map_or(DevicePtr::NULL, |(_, b)| b.device_ptr()));
-            self.launch(ids::string_map_chars, Self::linear(n), args)
-        };
-        map(Some(&lengths), None)?;
-        let (out_offsets, out_bytes) = self.string_layout(&lengths, n)?;
-        map(None, Some((&out_offsets, &out_bytes)))?;
-        Ok(DeviceStrings {
-            offsets: out_offsets,
-            bytes: out_bytes,
-            validity: self.copy_validity(validity, n)?,
         })
     }
 
