@@ -406,6 +406,17 @@ enum Joining<'a> {
     Coalesce,
 }
 
+/// Column `index` (of a frame made for the purpose), unnamed, of `dtype`.
+fn column_ref(index: usize, dtype: GpuDtype) -> GpuExpr {
+    GpuExpr {
+        kind: ExprKind::Column {
+            index,
+            name: String::new(),
+        },
+        dtype,
+    }
+}
+
 /// A text column named `name` of `strings`.
 fn strings_column(name: &str, strings: DeviceStrings) -> DeviceColumn {
     let DeviceStrings {
@@ -588,13 +599,7 @@ fn computed_text_predicate(expr: &GpuExpr) -> Option<(Vec<&GpuExpr>, GpuExpr)> {
     {
         return None;
     }
-    let column = |index| GpuExpr {
-        kind: ExprKind::Column {
-            index,
-            name: String::new(),
-        },
-        dtype: GpuDtype::String,
-    };
+    let column = |index| column_ref(index, GpuDtype::String);
     let mut rewritten = expr.clone();
     match &mut rewritten.kind {
         ExprKind::String { input, .. } | ExprKind::IsIn { input, .. } => **input = column(0),
@@ -1204,14 +1209,12 @@ impl Executor<'_> {
                 let frame = self.run(input)?;
                 let ops = self.ops();
                 // Keys that are expressions, computed into a frame of their own.
-                let computed = DeviceFrame {
-                    columns: keys
-                        .iter()
-                        .filter(|key| !is_column(&key.expr))
-                        .map(|key| self.evaluate(&frame, &key.expr, ""))
-                        .collect::<Result<_, _>>()?,
-                    height: frame.height,
-                };
+                let computed = self.computed_frame(
+                    &frame,
+                    keys.iter()
+                        .map(|key| &key.expr)
+                        .filter(|expr| !is_column(expr)),
+                )?;
                 let mut computed_index = computed.columns.len();
                 let mut permutation = ops.rows(frame.height)?;
                 for key in keys.iter().rev() {
@@ -1219,13 +1222,7 @@ impl Executor<'_> {
                         self.key_words(&frame, &key.expr, "sorting by")?
                     } else {
                         computed_index -= 1;
-                        let column = GpuExpr {
-                            kind: ExprKind::Column {
-                                index: computed_index,
-                                name: String::new(),
-                            },
-                            dtype: key.expr.dtype,
-                        };
+                        let column = column_ref(computed_index, key.expr.dtype);
                         self.key_words(&computed, &column, "sorting by")?
                     };
                     permutation =
@@ -1985,6 +1982,23 @@ impl Executor<'_> {
         self.gather_frame(frame, &indices)
     }
 
+    /// `exprs` evaluated over `frame` (texts made), as the columns of a frame
+    /// of their own.
+    fn computed_frame<'e>(
+        &self,
+        frame: &DeviceFrame,
+        exprs: impl IntoIterator<Item = &'e GpuExpr>,
+    ) -> Result<DeviceFrame, ExecError> {
+        let columns = exprs
+            .into_iter()
+            .map(|expr| self.evaluate(frame, expr, ""))
+            .collect::<Result<_, _>>()?;
+        Ok(DeviceFrame {
+            columns,
+            height: frame.height,
+        })
+    }
+
     /// `expr` over `frame` as a column: a column of the frame itself, else
     /// computed (evaluated, or made for text) into `owned`.
     fn column_of<'f>(
@@ -2069,13 +2083,7 @@ impl Executor<'_> {
         };
         let wrapped = GpuExpr {
             kind: ExprKind::Cast {
-                input: Box::new(GpuExpr {
-                    kind: ExprKind::Column {
-                        index: 0,
-                        name: String::new(),
-                    },
-                    dtype: words,
-                }),
+                input: Box::new(column_ref(0, words)),
                 mode: CastMode::Wrapping,
             },
             dtype,
@@ -2134,23 +2142,11 @@ impl Executor<'_> {
                 self.groups(frame, &partition_by.iter().collect::<Vec<_>>())?
             } else {
                 // The keys computed into a frame of their own.
-                let keys = DeviceFrame {
-                    columns: partition_by
-                        .iter()
-                        .map(|key| self.evaluate(frame, key, ""))
-                        .collect::<Result<_, _>>()?,
-                    height: frame.height,
-                };
+                let keys = self.computed_frame(frame, partition_by)?;
                 let columns: Vec<GpuExpr> = partition_by
                     .iter()
                     .enumerate()
-                    .map(|(index, key)| GpuExpr {
-                        kind: ExprKind::Column {
-                            index,
-                            name: String::new(),
-                        },
-                        dtype: key.dtype,
-                    })
+                    .map(|(index, key)| column_ref(index, key.dtype))
                     .collect();
                 self.groups(&keys, &columns.iter().collect::<Vec<_>>())?
             };
@@ -2159,13 +2155,7 @@ impl Executor<'_> {
         }
         if let Some((texts, predicate)) = computed_text_predicate(part) {
             // The texts made, then the predicate over them alone.
-            let made = DeviceFrame {
-                columns: texts
-                    .into_iter()
-                    .map(|text| self.make_strings(frame, text, ""))
-                    .collect::<Result<_, _>>()?,
-                height: frame.height,
-            };
+            let made = self.computed_frame(frame, texts)?;
             return self.part_column(&made, &predicate);
         }
         if let ExprKind::String { op, input } = &part.kind
@@ -2703,13 +2693,7 @@ impl Executor<'_> {
                 right_codes.push(b);
             }
             let on: Vec<GpuExpr> = (0..key_pairs.len())
-                .map(|index| GpuExpr {
-                    kind: ExprKind::Column {
-                        index,
-                        name: String::new(),
-                    },
-                    dtype: GpuDtype::Int64,
-                })
+                .map(|index| column_ref(index, GpuDtype::Int64))
                 .collect();
             let pairs: Vec<(usize, usize)> = (0..key_pairs.len()).map(|i| (i, i)).collect();
             let frame = |columns, height| DeviceFrame { columns, height };
@@ -2828,13 +2812,7 @@ impl Executor<'_> {
         let ops = self.ops();
         let (n_left, n) = (left.len(), left.len() + right.len());
         let both = self.concat_column(&[left, right], "", left.dtype, n)?;
-        let key = GpuExpr {
-            kind: ExprKind::Column {
-                index: 0,
-                name: String::new(),
-            },
-            dtype: left.dtype,
-        };
+        let key = column_ref(0, left.dtype);
         let frame = DeviceFrame {
             columns: vec![both],
             height: n,
@@ -3021,15 +2999,7 @@ impl Executor<'_> {
             let strings = self.ops().string_coalesce(&parts, height)?;
             return Ok(strings_column(&first.name, strings));
         }
-        let column = |index| {
-            Box::new(GpuExpr {
-                kind: ExprKind::Column {
-                    index,
-                    name: String::new(),
-                },
-                dtype,
-            })
-        };
+        let column = |index| Box::new(column_ref(index, dtype));
         let expr = GpuExpr {
             kind: ExprKind::FillNull {
                 input: column(0),
