@@ -5,7 +5,7 @@ use gpu_runtime::expr::{
 };
 use ir_lower::{
     BinaryOp, CastMode, ExprKind, FloatCheck, GpuDtype, GpuExpr, Rounding, Scalar, TemporalPart,
-    TimeUnit, Truncation,
+    Truncation,
 };
 
 /// Whether casting `from` to `to` is a cast of the physical values: not
@@ -21,15 +21,6 @@ fn keeps_meaning(from: GpuDtype, to: GpuDtype) -> bool {
     from == to || !(temporal(from) && temporal(to))
 }
 
-/// Ticks of a time unit in one day.
-fn per_day(unit: TimeUnit) -> i64 {
-    match unit {
-        TimeUnit::Milliseconds => 86_400_000,
-        TimeUnit::Microseconds => 86_400_000_000,
-        TimeUnit::Nanoseconds => 86_400_000_000_000,
-    }
-}
-
 /// How a cast between temporal types converts units, as Polars does: the
 /// physical value is multiplied (to a finer unit; dates count days; null on
 /// overflow) or divided (to a coarser one; datetimes round down, durations
@@ -38,8 +29,8 @@ fn per_day(unit: TimeUnit) -> i64 {
 fn unit_conversion(from: GpuDtype, to: GpuDtype) -> Option<(bool, i64)> {
     let ticks = |dtype| match dtype {
         GpuDtype::Date => Some((0, 1)),
-        GpuDtype::Datetime(unit) => Some((0, per_day(unit))),
-        GpuDtype::Duration(unit) => Some((1, per_day(unit))),
+        GpuDtype::Datetime(unit) => Some((0, unit.per_day())),
+        GpuDtype::Duration(unit) => Some((1, unit.per_day())),
         _ => None,
     };
     let ((from_kind, from_ticks), (to_kind, to_ticks)) = (ticks(from)?, ticks(to)?);
@@ -176,7 +167,7 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
         ExprKind::Truncate { input, every } => {
             let per_day = match input.dtype {
                 GpuDtype::Date => 1,
-                GpuDtype::Datetime(unit) => per_day(unit),
+                GpuDtype::Datetime(unit) => unit.per_day(),
                 other => return Err(format!("truncation of {other}")),
             };
             let constant = |out: &mut Compiled, v: i64| {
@@ -260,9 +251,7 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
         ExprKind::Temporal { part, input } => {
             let units_per_day: u64 = match input.dtype {
                 GpuDtype::Date => 1,
-                GpuDtype::Datetime(TimeUnit::Milliseconds) => 86_400_000,
-                GpuDtype::Datetime(TimeUnit::Microseconds) => 86_400_000_000,
-                GpuDtype::Datetime(TimeUnit::Nanoseconds) => 86_400_000_000_000,
+                GpuDtype::Datetime(unit) => unit.per_day() as u64,
                 other => return Err(format!("{part} of {other}")),
             };
             let part = match part {

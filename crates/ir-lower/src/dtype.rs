@@ -15,6 +15,17 @@ pub enum TimeUnit {
     Nanoseconds,
 }
 
+impl TimeUnit {
+    /// Ticks of this unit in one day.
+    pub fn per_day(self) -> i64 {
+        match self {
+            TimeUnit::Milliseconds => 86_400_000,
+            TimeUnit::Microseconds => 86_400_000_000,
+            TimeUnit::Nanoseconds => 86_400_000_000_000,
+        }
+    }
+}
+
 impl From<PolarsTimeUnit> for TimeUnit {
     fn from(unit: PolarsTimeUnit) -> Self {
         match unit {

@@ -906,9 +906,7 @@ impl ExprLowering<'_> {
         let input = input?;
         let per_day: i64 = match input.dtype {
             GpuDtype::Date => 1,
-            GpuDtype::Datetime(TimeUnit::Milliseconds) => 86_400_000,
-            GpuDtype::Datetime(TimeUnit::Microseconds) => 86_400_000_000,
-            GpuDtype::Datetime(TimeUnit::Nanoseconds) => 86_400_000_000_000,
+            GpuDtype::Datetime(unit) => unit.per_day(),
             other => return self.refuse(node, format!("dt.truncate of {other}")),
         };
         let (months, weeks, days, nanos) = (
@@ -977,12 +975,7 @@ impl ExprLowering<'_> {
                 (T::Date, GpuDtype::Date) => Some(input),
                 (T::Date, GpuDtype::Datetime(_)) => Some(cast(input, GpuDtype::Date)),
                 (T::TimeStamp(unit), GpuDtype::Date | GpuDtype::Datetime(_)) => {
-                    let unit = match unit {
-                        polars::prelude::TimeUnit::Milliseconds => TimeUnit::Milliseconds,
-                        polars::prelude::TimeUnit::Microseconds => TimeUnit::Microseconds,
-                        polars::prelude::TimeUnit::Nanoseconds => TimeUnit::Nanoseconds,
-                    };
-                    let datetime = cast(input, GpuDtype::Datetime(unit));
+                    let datetime = cast(input, GpuDtype::Datetime(TimeUnit::from(*unit)));
                     Some(cast(datetime, GpuDtype::Int64))
                 }
                 (_, other) => self.refuse(
