@@ -374,11 +374,11 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
     evaluable(function)
 }
 
-/// Whether the executor computes the shift `expr`: of an expression it
-/// evaluates (or makes, for text) row by row, with no aggregation or window
-/// inside (a shift of those is Polars' per-group business); or a forward
-/// or backward fill of such an expression.
-fn shift_supported(expr: &GpuExpr) -> Result<(), String> {
+/// Whether the executor computes `expr`, a part that depends on the order
+/// of the rows (a shift, a forward or backward fill, a `cum_sum`), of an
+/// expression it evaluates (or makes, for text) row by row, with no
+/// aggregation or window inside (those are Polars' per-group business).
+fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     let (ExprKind::Shift { input, .. } | ExprKind::Fill { input, .. } | ExprKind::CumSum(input)) =
         &expr.kind
     else {
@@ -448,7 +448,7 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::Replace { .. },
             input,
         } => string_valued(input),
-        ExprKind::Shift { .. } | ExprKind::Fill { .. } => shift_supported(expr),
+        ExprKind::Shift { .. } | ExprKind::Fill { .. } => row_order_part_supported(expr),
         ExprKind::Cast { input, .. }
             if input.dtype.is_integer() || input.dtype == GpuDtype::Boolean =>
         {
@@ -626,9 +626,9 @@ fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuE
         let predicate =
             expr.dtype == GpuDtype::Boolean && compile(expr).is_err() && predicate_supported(expr);
         let window = window_supported(expr).is_ok();
-        let shift = expr.dtype != GpuDtype::String && shift_supported(expr).is_ok();
+        let row_order = expr.dtype != GpuDtype::String && row_order_part_supported(expr).is_ok();
         let text_predicate = computed_text_predicate(expr).is_some();
-        if (predicate || window || shift || text_predicate || is_text_length(expr))
+        if (predicate || window || row_order || text_predicate || is_text_length(expr))
             && reads_only_below(expr, width)
         {
             let index = first + hoisted.len();
@@ -1858,13 +1858,9 @@ impl Executor<'_> {
         input: &GpuExpr,
         name: &str,
     ) -> Result<DeviceColumn, ExecError> {
-        let unsigned = matches!(
-            input.dtype,
-            GpuDtype::UInt8 | GpuDtype::UInt16 | GpuDtype::UInt32 | GpuDtype::UInt64
-        );
         let (words, kind) = match input.dtype {
             GpuDtype::Boolean => (GpuDtype::Int64, IntegerText::Boolean),
-            _ if unsigned => (GpuDtype::UInt64, IntegerText::Unsigned),
+            dtype if dtype.is_unsigned() => (GpuDtype::UInt64, IntegerText::Unsigned),
             _ => (GpuDtype::Int64, IntegerText::Signed),
         };
         let column = self.evaluate(frame, &cast_to(input, words), name)?;
@@ -2049,14 +2045,7 @@ impl Executor<'_> {
         input: &GpuExpr,
         dtype: GpuDtype,
     ) -> Result<DeviceColumn, ExecError> {
-        let unsigned = matches!(
-            input.dtype,
-            GpuDtype::UInt8
-                | GpuDtype::UInt16
-                | GpuDtype::UInt32
-                | GpuDtype::UInt64
-                | GpuDtype::Boolean
-        );
+        let unsigned = input.dtype.is_unsigned() || input.dtype == GpuDtype::Boolean;
         let words = if unsigned {
             GpuDtype::UInt64
         } else {

@@ -99,6 +99,13 @@ impl GpuDtype {
     }
 
     /// Whether this is an integer type, signed or not.
+    pub fn is_unsigned(self) -> bool {
+        matches!(
+            self,
+            GpuDtype::UInt8 | GpuDtype::UInt16 | GpuDtype::UInt32 | GpuDtype::UInt64
+        )
+    }
+
     pub fn is_integer(self) -> bool {
         matches!(
             self,

@@ -1303,9 +1303,7 @@ fn pow_exactly(base: GpuExpr, exponent: AnyValue<'_>, dtype: GpuDtype) -> Result
     }
     if value == 0.0 {
         let one = literal(match dtype {
-            GpuDtype::UInt8 | GpuDtype::UInt16 | GpuDtype::UInt32 | GpuDtype::UInt64 => {
-                Scalar::UInt(1)
-            }
+            _ if dtype.is_unsigned() => Scalar::UInt(1),
             _ if integer => Scalar::Int(1),
             _ => Scalar::Float(1.0),
         });
