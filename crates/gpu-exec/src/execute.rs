@@ -94,10 +94,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         PlanNode::FileScan { .. } => reasons.push(not_yet("a file scan")),
         PlanNode::Sort { keys, .. } => {
             for key in keys {
-                // A key that is not a column is computed first (row-wise).
-                let computed = is_column(&key.expr)
-                    || (!key.expr.has_aggregation() && evaluable(&key.expr).is_ok());
-                if !computed
+                if !computable_key(&key.expr)
                     || !(sortable(key.expr.dtype)
                         || matches!(key.expr.dtype, GpuDtype::String | GpuDtype::Boolean))
                 {
@@ -113,10 +110,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             ..
         } => {
             for key in keys {
-                // A key that is not a column is computed first (row-wise).
-                let computed = is_column(&key.expr)
-                    || (!key.expr.has_aggregation() && evaluable(&key.expr).is_ok());
-                if !computed || !group_key(key.expr.dtype) {
+                if !computable_key(&key.expr) || !group_key(key.expr.dtype) {
                     reasons.push(not_yet(format_args!("grouping by `{}`", key.expr)));
                 }
             }
@@ -343,6 +337,12 @@ fn evaluable(expr: &GpuExpr) -> Result<(), String> {
     compile(&outer).map(|_| ())
 }
 
+/// Whether a sort, group or partition key is a column, or a row-wise
+/// expression the executor computes first.
+fn computable_key(key: &GpuExpr) -> bool {
+    is_column(key) || (!key.has_aggregation() && evaluable(key).is_ok())
+}
+
 /// Whether the executor computes the window `expr`: partitions by columns
 /// it groups, and a function it evaluates with its aggregations taken per
 /// group (no window inside).
@@ -355,10 +355,8 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
         return Err(format!("`{expr}` is not a window"));
     };
     for key in partition_by {
-        // A key that is not a column is computed first (row-wise).
-        let computed = is_column(key)
-            || (!key.has_aggregation() && !key.has_window() && evaluable(key).is_ok());
-        if !computed || !group_key(key.dtype) {
+        // (A window inside a key would be a window inside the window.)
+        if !computable_key(key) || key.has_window() || !group_key(key.dtype) {
             return Err(format!("a window partitioned by `{key}`"));
         }
     }
