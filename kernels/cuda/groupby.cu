@@ -230,6 +230,49 @@ extern "C" __global__ void segment_ids(const u64* starts, u64 groups, u64 n, u32
 }
 EMU_KERNEL(segment_ids)
 
+// Where sorted position i's group begins and ends, and the row it stands
+// for; false (nothing to write) for a group number, start or row out of range.
+__device__ __forceinline__ bool sorted_position(const u64* starts, u64 groups,
+                                                const u32* group_of, const i64* rows, u64 n,
+                                                u64 i, u64* begin, u64* end) {
+    u64 g = group_of[i];
+    if (g >= groups || rows[i] < 0 || static_cast<u64>(rows[i]) >= n) return false;
+    segment(starts, groups, n, g, begin, end);
+    return *begin <= i && i < *end && *end <= n;
+}
+
+// Polars' shifts and fills within groups, as a gather: for each sorted
+// position i, the position it reads (sources[i], or i - shift where sources
+// is null; -1 for none), kept only inside i's group, and written at the row i
+// stands for: out[rows[i]] = rows[source], or -1. `shift` is at most n in
+// absolute value, so i - shift cannot overflow.
+extern "C" __global__ void segment_sources(const i64* sources, i64 shift, const u64* starts,
+                                           u64 groups, const u32* group_of, const i64* rows,
+                                           u64 n, i64* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        u64 begin, end;
+        if (!sorted_position(starts, groups, group_of, rows, n, i, &begin, &end)) continue;
+        i64 source = sources != nullptr ? sources[i] : static_cast<i64>(i) - shift;
+        bool inside = source >= static_cast<i64>(begin) && source < static_cast<i64>(end);
+        out[rows[i]] = inside ? rows[source] : -1;
+    }
+}
+EMU_KERNEL(segment_sources)
+
+// Inclusive scans restarted at each group: the whole scan (in sorted order)
+// less its value before the group began, wrapping, written at the row each
+// position stands for: out[rows[i]] = scan[i] - scan[begin - 1].
+extern "C" __global__ void segment_rebase(const u64* scan, const u64* starts, u64 groups,
+                                          const u32* group_of, const i64* rows, u64 n, u64* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        u64 begin, end;
+        if (!sorted_position(starts, groups, group_of, rows, n, i, &begin, &end)) continue;
+        u64 before = begin > 0 ? scan[begin - 1] : 0;
+        out[rows[i]] = scan[i] - before;
+    }
+}
+EMU_KERNEL(segment_rebase)
+
 // How many chunks of at most `tile` rows each group splits into (at least
 // one, so an empty group keeps its slot).
 extern "C" __global__ void segment_chunk_counts(const u64* starts, u64 groups, u64 n, u64 tile,

@@ -29,8 +29,13 @@ use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::compile;
 use crate::error::ExecError;
 use gpu_runtime::ops::{
-    AsciiCase, ConcatPart, ExprInput, IntegerText, QuantileMethod, SegmentPick, Side, TypedBuffer,
+    AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, SegmentPick, Side,
+    TypedBuffer, Word64,
 };
+
+/// Groups to compute in, where there are: the rows sorted by group and the
+/// groups' first positions in that order (see [`Executor::groups`]).
+type InGroups<'a> = Option<(&'a DeviceBuffer<i64>, &'a DeviceBuffer<i64>)>;
 
 /// Every part of `plan` the executor cannot run yet, in words (empty: it can).
 pub fn unsupported(plan: &GpuPlan) -> Vec<String> {
@@ -325,7 +330,11 @@ fn evaluable(expr: &GpuExpr) -> Result<(), String> {
     let mut window = Ok(());
     expr.visit(&mut |e| {
         if window.is_ok() && matches!(e.kind, ExprKind::Window { .. }) {
-            window = window_supported(e);
+            window = if e.dtype == GpuDtype::String {
+                string_valued(e)
+            } else {
+                window_supported(e)
+            };
         }
     });
     window?;
@@ -344,8 +353,8 @@ fn computable_key(key: &GpuExpr) -> bool {
 }
 
 /// Whether the executor computes the window `expr`: partitions by columns
-/// it groups, and a function it evaluates with its aggregations taken per
-/// group (no window inside).
+/// it groups, and a function it evaluates with its aggregations, shifts,
+/// fills and `cum_sum`s taken per group (no window inside).
 fn window_supported(expr: &GpuExpr) -> Result<(), String> {
     let ExprKind::Window {
         function,
@@ -354,17 +363,9 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
     else {
         return Err(format!("`{expr}` is not a window"));
     };
-    for key in partition_by {
-        // (A window inside a key would be a window inside the window.)
-        if !computable_key(key) || key.has_window() || !group_key(key.dtype) {
-            return Err(format!("a window partitioned by `{key}`"));
-        }
-    }
+    partition_supported(partition_by)?;
     if function.has_window() {
         return Err(format!("a window inside the window `{expr}`"));
-    }
-    if function.depends_on_row_order() {
-        return Err(format!("a shift or fill inside the window `{expr}`"));
     }
     if function.dtype == GpuDtype::String {
         return Err(format!("a text-valued window `{expr}`"));
@@ -372,10 +373,23 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
     evaluable(function)
 }
 
+/// Whether the executor groups rows by the window keys `partition_by`:
+/// columns or row-wise expressions of types it groups by.
+fn partition_supported(partition_by: &[GpuExpr]) -> Result<(), String> {
+    for key in partition_by {
+        // (A window inside a key would be a window inside the window.)
+        if !computable_key(key) || key.has_window() || !group_key(key.dtype) {
+            return Err(format!("a window partitioned by `{key}`"));
+        }
+    }
+    Ok(())
+}
+
 /// Whether the executor computes `expr`, a part that depends on the order
 /// of the rows (a shift, a forward or backward fill, a `cum_sum`), of an
 /// expression it evaluates (or makes, for text) row by row, with no
-/// aggregation or window inside (those are Polars' per-group business).
+/// aggregation or window inside. (Inside a window or an aggregation it is
+/// computed within each group, in the rows' order.)
 fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     let (ExprKind::Shift { input, .. } | ExprKind::Fill { input, .. } | ExprKind::CumSum(input)) =
         &expr.kind
@@ -447,6 +461,18 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             input,
         } => string_valued(input),
         ExprKind::Shift { .. } | ExprKind::Fill { .. } => row_order_part_supported(expr),
+        // A shift or fill of text within groups.
+        ExprKind::Window {
+            function,
+            partition_by,
+        } if matches!(
+            function.kind,
+            ExprKind::Shift { .. } | ExprKind::Fill { .. }
+        ) =>
+        {
+            partition_supported(partition_by)?;
+            row_order_part_supported(function)
+        }
         ExprKind::Cast { input, .. }
             if input.dtype.is_integer() || input.dtype == GpuDtype::Boolean =>
         {
@@ -701,13 +727,14 @@ fn reads_only_below(expr: &GpuExpr, width: usize) -> bool {
 /// run (see [`single_aggregation_supported`]), alone or inside an
 /// elementwise expression of them and literals (`0.2 * mean(x)`).
 fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
-    if expr.depends_on_row_order() {
-        return Err(format!("a shift or fill among aggregations (`{expr}`)"));
-    }
     if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
         return single_aggregation_supported(expr);
     }
     let (outer, leaves) = split_aggregations(expr)?;
+    if outer.depends_on_row_order() {
+        // Polars shifts each group's one value.
+        return Err(format!("a shift or fill of aggregations (`{expr}`)"));
+    }
     for leaf in &leaves {
         single_aggregation_supported(leaf)?;
     }
@@ -780,10 +807,8 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
             Err("not a single aggregation".into())
         };
     };
-    // Aggregations inside are per group, repeated on the group's rows.
-    if input.depends_on_row_order() {
-        return Err(format!("an aggregation of a shift or fill (`{expr}`)"));
-    }
+    // Aggregations inside are per group, repeated on the group's rows;
+    // shifts, fills and `cum_sum`s are within the group, in the rows' order.
     evaluable(input)?;
     let aggregable = matches!(
         input.dtype,
@@ -1471,7 +1496,7 @@ impl Executor<'_> {
         frame: &DeviceFrame,
         expr: &GpuExpr,
         name: &str,
-        groups: Option<(&DeviceBuffer<i64>, &DeviceBuffer<i64>)>,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let unsupported =
             |why: String| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})")));
@@ -1523,7 +1548,7 @@ impl Executor<'_> {
                 }
                 let compiled = compile(&outer).map_err(unsupported)?;
                 for part in &parts {
-                    hoisted.push(self.part_column(frame, part)?);
+                    hoisted.push(self.part_column(frame, part, groups)?);
                 }
                 compiled
             }
@@ -1699,8 +1724,19 @@ impl Executor<'_> {
                 let column = column_at(frame, *index)?;
                 self.gather_column(column, &ops.iota(column.len(), 0)?)?
             }
-            ExprKind::Shift { .. } => self.shifted(frame, expr, name)?,
-            ExprKind::Fill { .. } => self.filled(frame, expr, name)?,
+            ExprKind::Shift { .. } => self.shifted(frame, expr, name, None)?,
+            ExprKind::Fill { .. } => self.filled(frame, expr, name, None)?,
+            ExprKind::Window {
+                function,
+                partition_by,
+            } => {
+                let groups = self.window_groups(frame, partition_by)?;
+                let groups = Some((&groups.sorted_rows, &groups.starts));
+                match function.kind {
+                    ExprKind::Shift { .. } => self.shifted(frame, function, name, groups)?,
+                    _ => self.filled(frame, function, name, groups)?,
+                }
+            }
             ExprKind::Cast { input, .. } => self.integers_as_text(frame, input, name)?,
             ExprKind::String {
                 op:
@@ -2016,32 +2052,45 @@ impl Executor<'_> {
         frame: &DeviceFrame,
         expr: &GpuExpr,
         name: &str,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let ExprKind::Shift { input, periods } = &expr.kind else {
             return Err(ExecError::Unsupported(format!("`{expr}` is not a shift")));
         };
         let mut owned = None;
         let column = self.column_of(frame, input, name, &mut owned)?;
-        // Row i takes row i - periods; beyond either end is null (a shift
-        // by the height or more: every row, from past the end).
-        let height = frame.height as i64;
-        let start = if periods.unsigned_abs() >= frame.height as u64 {
-            height
-        } else {
-            -periods
+        let ops = self.ops();
+        let rows = match groups {
+            // Within each group: the group's row `periods` before.
+            Some((sorted_rows, starts)) => {
+                let group_of = ops.segment_ids(starts, sorted_rows.len())?;
+                ops.segment_sources(sorted_rows, starts, &group_of, None, *periods)?
+            }
+            None => {
+                // Row i takes row i - periods; beyond either end is null (a
+                // shift by the height or more: every row, from past the end).
+                let height = frame.height as i64;
+                let start = if periods.unsigned_abs() >= frame.height as u64 {
+                    height
+                } else {
+                    -periods
+                };
+                ops.iota(frame.height, start)?
+            }
         };
-        let rows = self.ops().iota(frame.height, start)?;
         self.gather_column(column, &rows)
     }
 
     /// Polars' `cum_sum` of `input` (integers or booleans) over `frame`, as
     /// `dtype`: the input as 64-bit words (nulls as zeros, and kept null),
-    /// their inclusive scan, wrapped to `dtype`.
+    /// their inclusive scan (restarted in each group of `groups`), wrapped
+    /// to `dtype`.
     fn cumulative_sum(
         &self,
         frame: &DeviceFrame,
         input: &GpuExpr,
         dtype: GpuDtype,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let unsigned = input.dtype.is_unsigned() || input.dtype == GpuDtype::Boolean;
         let words = if unsigned {
@@ -2054,8 +2103,8 @@ impl Executor<'_> {
             .evaluate(frame, &cast_to(input, words), "")?
             .into_parts();
         let values = match values {
-            Values::I64(v) => Values::I64(self.ops().inclusive_scan(&v, true)?),
-            Values::U64(v) => Values::U64(self.ops().inclusive_scan(&v, false)?),
+            Values::I64(v) => Values::I64(self.running_sums(&v, true, groups)?),
+            Values::U64(v) => Values::U64(self.running_sums(&v, false, groups)?),
             _ => return Err(ExecError::Unsupported(format!("cum_sum of `{input}`"))),
         };
         let sums = DeviceFrame {
@@ -2078,14 +2127,33 @@ impl Executor<'_> {
         self.evaluate(&sums, &wrapped, "")
     }
 
-    /// A forward or backward fill of the nulls of its input over `frame`: the
-    /// input (a column, else evaluated or made) gathered from each row's
-    /// source row.
+    /// Wrapping inclusive prefix sums of 64-bit `values`, by row: of the
+    /// whole column, or restarted in each group of `groups`.
+    fn running_sums<T: Word64 + Gather>(
+        &self,
+        values: &DeviceBuffer<T>,
+        signed: bool,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceBuffer<T>, ExecError> {
+        let ops = self.ops();
+        let Some((sorted_rows, starts)) = groups else {
+            return Ok(ops.inclusive_scan(values, signed)?);
+        };
+        let (sorted, _) = ops.gather(values, None, sorted_rows)?;
+        let scan = ops.inclusive_scan(&sorted, signed)?;
+        let group_of = ops.segment_ids(starts, sorted_rows.len())?;
+        Ok(ops.segment_rebase(&scan, sorted_rows, starts, &group_of)?)
+    }
+
+    /// A forward or backward fill of the nulls of its input over `frame`
+    /// (within each group of `groups`): the input (a column, else evaluated
+    /// or made) gathered from each row's source row.
     fn filled(
         &self,
         frame: &DeviceFrame,
         expr: &GpuExpr,
         name: &str,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let ExprKind::Fill {
             input,
@@ -2097,11 +2165,20 @@ impl Executor<'_> {
         };
         let mut owned = None;
         let column = self.column_of(frame, input, name, &mut owned)?;
-        let rows = match column.validity() {
-            Some(validity) => self
-                .ops()
-                .fill_sources(validity, frame.height, *forward, *limit)?,
-            None => self.ops().iota(frame.height, 0)?,
+        let ops = self.ops();
+        let rows = match (column.validity(), groups) {
+            (Some(validity), None) => ops.fill_sources(validity, frame.height, *forward, *limit)?,
+            (Some(validity), Some((sorted_rows, starts))) => {
+                // The nearest valid positions in the sorted order, kept
+                // within each group.
+                let (sorted_validity, _) =
+                    ops.gather_bits(validity, frame.height, None, sorted_rows)?;
+                let positions =
+                    ops.fill_sources(&sorted_validity, frame.height, *forward, *limit)?;
+                let group_of = ops.segment_ids(starts, sorted_rows.len())?;
+                ops.segment_sources(sorted_rows, starts, &group_of, Some(&positions), 0)?
+            }
+            (None, _) => ops.iota(frame.height, 0)?,
         };
         self.gather_column(column, &rows)
     }
@@ -2110,40 +2187,34 @@ impl Executor<'_> {
     /// a window (its function evaluated with the aggregations taken per
     /// group of the partition keys), a text length, or a predicate the
     /// predicate kernels run.
-    fn part_column(&self, frame: &DeviceFrame, part: &GpuExpr) -> Result<DeviceColumn, ExecError> {
+    fn part_column(
+        &self,
+        frame: &DeviceFrame,
+        part: &GpuExpr,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
         if let ExprKind::Shift { .. } = part.kind {
-            return self.shifted(frame, part, "");
+            return self.shifted(frame, part, "", groups);
         }
         if let ExprKind::Fill { .. } = part.kind {
-            return self.filled(frame, part, "");
+            return self.filled(frame, part, "", groups);
         }
         if let ExprKind::CumSum(input) = &part.kind {
-            return self.cumulative_sum(frame, input, part.dtype);
+            return self.cumulative_sum(frame, input, part.dtype, groups);
         }
         if let ExprKind::Window {
             function,
             partition_by,
         } = &part.kind
         {
-            let groups = if partition_by.iter().all(is_column) {
-                self.groups(frame, &partition_by.iter().collect::<Vec<_>>())?
-            } else {
-                // The keys computed into a frame of their own.
-                let keys = self.computed_frame(frame, partition_by)?;
-                let columns: Vec<GpuExpr> = partition_by
-                    .iter()
-                    .enumerate()
-                    .map(|(index, key)| column_ref(index, key.dtype))
-                    .collect();
-                self.groups(&keys, &columns.iter().collect::<Vec<_>>())?
-            };
+            let groups = self.window_groups(frame, partition_by)?;
             let groups = Some((&groups.sorted_rows, &groups.starts));
             return self.evaluate_in_groups(frame, function, "", groups);
         }
         if let Some((texts, predicate)) = computed_text_predicate(part) {
             // The texts made, then the predicate over them alone.
             let made = self.computed_frame(frame, texts)?;
-            return self.part_column(&made, &predicate);
+            return self.part_column(&made, &predicate, None);
         }
         if let ExprKind::String { op, input } = &part.kind
             && is_text_length(part)
@@ -2180,6 +2251,25 @@ impl Executor<'_> {
             Values::Bits(bits),
             validity,
         ))
+    }
+
+    /// The groups of a window's keys `partition_by` over `frame` (keys that
+    /// are expressions computed first, into a frame of their own).
+    fn window_groups(
+        &self,
+        frame: &DeviceFrame,
+        partition_by: &[GpuExpr],
+    ) -> Result<Groups, ExecError> {
+        if partition_by.iter().all(is_column) {
+            return self.groups(frame, &partition_by.iter().collect::<Vec<_>>());
+        }
+        let keys = self.computed_frame(frame, partition_by)?;
+        let columns: Vec<GpuExpr> = partition_by
+            .iter()
+            .enumerate()
+            .map(|(index, key)| column_ref(index, key.dtype))
+            .collect();
+        self.groups(&keys, &columns.iter().collect::<Vec<_>>())
     }
 
     /// An aggregation, or an elementwise expression of aggregations, per

@@ -274,8 +274,9 @@ fn check_bitmap(
     })
 }
 
-fn ptr(bitmap: Option<&DeviceBuffer<u32>>) -> DevicePtr {
-    bitmap.map_or(DevicePtr::NULL, DeviceBuffer::device_ptr)
+/// The device address of an optional buffer (a bitmap, mostly), or null.
+fn ptr<T: DeviceCopy>(buffer: Option<&DeviceBuffer<T>>) -> DevicePtr {
+    buffer.map_or(DevicePtr::NULL, DeviceBuffer::device_ptr)
 }
 
 /// A buffer of one of the evaluator's value types (booleans as bits).
@@ -1486,6 +1487,96 @@ impl Ops<'_> {
             .buffer(&out);
         self.launch(ids::segment_ids, Self::linear(n), args)?;
         Ok(out)
+    }
+
+    /// Polars' shift (or, with `sources`, forward or backward fill) within
+    /// groups, as the rows to gather from: `rows` are the n rows sorted by
+    /// group, `starts` the groups' first positions in it, `group_of` each
+    /// position's group (see [`Ops::segment_ids`]). Position i reads
+    /// position `sources[i]` (-1 for none), or `i - shift`; a source outside
+    /// i's group gives -1. The result is by row, not by sorted position.
+    pub fn segment_sources(
+        &self,
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        group_of: &DeviceBuffer<u32>,
+        sources: Option<&DeviceBuffer<i64>>,
+        shift: i64,
+    ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        let n = Self::check_sorted_groups(rows, starts, group_of)?;
+        if let Some(sources) = sources {
+            check(sources.len() == n, || {
+                format!("{} sources for {n} rows", sources.len())
+            })?;
+        }
+        // Beyond n either way every source is outside its group.
+        let limit = i64::try_from(n).unwrap_or(i64::MAX);
+        let args = KernelArgs::new()
+            .arg(ptr(sources))
+            .arg(shift.clamp(-limit, limit));
+        self.launch_in_sorted_groups(ids::segment_sources, args, rows, starts, group_of)
+    }
+
+    /// Inclusive prefix sums restarted at each group, by row: `scan` is the
+    /// whole inclusive scan of the values in `rows`' sorted order (see
+    /// [`Ops::inclusive_scan`]); each group's sums are taken less the sum
+    /// before it began, wrapping.
+    pub fn segment_rebase<T: Word64>(
+        &self,
+        scan: &DeviceBuffer<T>,
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        group_of: &DeviceBuffer<u32>,
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        let n = Self::check_sorted_groups(rows, starts, group_of)?;
+        check(scan.len() == n, || {
+            format!("a scan of {} values for {n} rows", scan.len())
+        })?;
+        let args = KernelArgs::new().buffer(scan);
+        self.launch_in_sorted_groups(ids::segment_rebase, args, rows, starts, group_of)
+    }
+
+    /// Launches `kernel`, one thread per sorted position, with its own
+    /// arguments `args` followed by the groups (starts, their count, each
+    /// position's group, the sorted rows, their count) and a new output of
+    /// one `T` per row, which it returns.
+    fn launch_in_sorted_groups<T: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        args: KernelArgs,
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        group_of: &DeviceBuffer<u32>,
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        let n = rows.len();
+        let out = self.zeroed::<T>(n)?;
+        let args = args
+            .buffer(starts)
+            .arg(starts.len() as u64)
+            .buffer(group_of)
+            .buffer(rows)
+            .arg(n as u64)
+            .buffer(&out);
+        self.launch(kernel, Self::linear(n), args)?;
+        Ok(out)
+    }
+
+    /// The number of rows of groups given as rows sorted by group, the
+    /// groups' starts and each position's group, checked to agree.
+    fn check_sorted_groups(
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        group_of: &DeviceBuffer<u32>,
+    ) -> Result<usize, RuntimeError> {
+        let n = rows.len();
+        check(group_of.len() == n, || {
+            format!("groups of {} positions for {n} rows", group_of.len())
+        })?;
+        check(starts.len() <= n.max(1), || "more groups than rows".into())?;
+        check(n == 0 || !starts.is_empty(), || {
+            "rows without a group".into()
+        })?;
+        Ok(n)
     }
 
     /// `a op b` for `n` rows (`b` one value when `b_scalar`): bits and validity.

@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use proptest::collection::vec;
@@ -79,7 +79,7 @@ proptest! {
     #[test]
     fn windows_shifts_and_clips_match_the_cpu(
         df in (0usize..80).prop_flat_map(frame),
-        pick in 0usize..6,
+        pick in 0usize..10,
         periods in -5i64..5,
     ) {
         // (Small integers: Polars' debug build panics on sums that overflow.)
@@ -90,7 +90,16 @@ proptest! {
             2 => (small.clone().sum().over([col("g"), col("s")]).unwrap() + len().over([col("g")]).unwrap().cast(DataType::Int64)).alias("w"),
             3 => col("s").shift(lit(periods)).alias("w"),
             4 => (col("f") - col("f").shift(lit(periods))).alias("w"),
-            _ => col("f").clip(lit(-1.0), col("f").shift(lit(periods))).alias("w"),
+            5 => col("f").clip(lit(-1.0), col("f").shift(lit(periods))).alias("w"),
+            // Within groups: shifts, running sums and fills.
+            6 => (col("f") - col("f").shift(lit(periods))).over([col("g")]).unwrap().alias("w"),
+            7 => small.clone().cum_sum(false).over([col("g"), col("s")]).unwrap().alias("w"),
+            8 => col("i")
+                .fill_null_with_strategy(FillNullStrategy::Forward(Some(periods.unsigned_abs() as u32)))
+                .over([col("g")])
+                .unwrap()
+                .alias("w"),
+            _ => small.clone().shift(lit(periods)).sum().over([col("g")]).unwrap().alias("w"),
         };
         assert_gpu_eq(&format!("window, shift or clip {pick}"), df.lazy().with_columns([expr]));
     }

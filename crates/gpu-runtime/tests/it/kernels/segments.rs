@@ -1,8 +1,8 @@
-//! Per-group variance and quantiles against Rust references of Polars' formulas.
+//! Per-group kernels (variance, quantiles, large groups, shifts, fills and scans within groups) against Rust references of Polars' formulas.
 
 use gpu_runtime::ops::QuantileMethod;
 
-use super::{bitmap, device, flags};
+use super::{SIZES, bitmap, device, flags};
 
 /// Random groups over `n` rows: their starts, and values (some NaN) with
 /// validity, each group sorted in total order with its nulls first (as
@@ -304,4 +304,167 @@ fn aggregations_of_large_groups_match_a_serial_reference() {
 /// Equal within a relative 1e-9 (sums in another order), NaN equal to NaN.
 fn close(a: f64, b: f64) -> bool {
     same(a, b) || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+/// `n` rows in random groups (up to `groups` of them, by a key per row):
+/// the rows sorted stably by key, the groups' starts in that order, and
+/// each row's key.
+fn random_groups(rng: &mut fastrand::Rng, n: usize, groups: u32) -> (Vec<i64>, Vec<i64>, Vec<u32>) {
+    let keys: Vec<u32> = (0..n).map(|_| rng.u32(..groups)).collect();
+    let mut rows: Vec<i64> = (0..n as i64).collect();
+    rows.sort_by_key(|&r| keys[r as usize]);
+    let starts = (0..n)
+        .filter(|&i| i == 0 || keys[rows[i] as usize] != keys[rows[i - 1] as usize])
+        .map(|i| i as i64)
+        .collect();
+    (rows, starts, keys)
+}
+
+/// Each row's earlier (`true`) and later rows of its own group, nearest first.
+fn group_neighbours(keys: &[u32], row: usize, earlier: bool) -> Vec<usize> {
+    let same = |&j: &usize| keys[j] == keys[row];
+    if earlier {
+        (0..row).rev().filter(same).collect()
+    } else {
+        (row + 1..keys.len()).filter(same).collect()
+    }
+}
+
+#[test]
+fn shifts_and_fills_stay_within_their_groups() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(61);
+    for &n in SIZES.iter().filter(|&&n| n <= 4099) {
+        for groups in [1, 3, 40] {
+            let (rows, starts, keys) = random_groups(&mut rng, n, groups);
+            let (d_rows, d_starts) = (device.upload(&rows), device.upload(&starts));
+            let group_of = ops.segment_ids(&d_starts, n).unwrap();
+            // Shifts, with counts beyond the height and at the extremes.
+            for shift in [
+                0i64,
+                1,
+                2,
+                -1,
+                -3,
+                n as i64,
+                -(n as i64) - 5,
+                i64::MIN,
+                i64::MAX,
+            ] {
+                let got = ops
+                    .segment_sources(&d_rows, &d_starts, &group_of, None, shift)
+                    .unwrap()
+                    .to_host()
+                    .unwrap();
+                let expected: Vec<i64> = (0..n)
+                    .map(|row| {
+                        let steps = shift.unsigned_abs();
+                        if steps == 0 {
+                            return row as i64;
+                        }
+                        let neighbours = group_neighbours(&keys, row, shift > 0);
+                        usize::try_from(steps - 1)
+                            .ok()
+                            .and_then(|k| neighbours.get(k))
+                            .map_or(-1, |&j| j as i64)
+                    })
+                    .collect();
+                assert_eq!(got, expected, "n = {n}, {groups} groups, shift {shift}");
+            }
+            // Fills: the nearest valid row of the group, within the limit.
+            let valid: Vec<bool> = (0..n).map(|_| rng.u8(..3) == 0).collect();
+            let sorted_valid: Vec<bool> = rows.iter().map(|&r| valid[r as usize]).collect();
+            let d_sorted_valid = device.upload(&bitmap(&sorted_valid));
+            for forward in [true, false] {
+                for limit in [None, Some(0u64), Some(2)] {
+                    let positions = ops
+                        .fill_sources(&d_sorted_valid, n, forward, limit)
+                        .unwrap();
+                    let got = ops
+                        .segment_sources(&d_rows, &d_starts, &group_of, Some(&positions), 0)
+                        .unwrap()
+                        .to_host()
+                        .unwrap();
+                    let expected: Vec<i64> = (0..n)
+                        .map(|row| {
+                            let mut candidates = vec![row];
+                            candidates.extend(group_neighbours(&keys, row, forward));
+                            candidates
+                                .iter()
+                                .enumerate()
+                                .find(|&(_, &j)| valid[j])
+                                .filter(|&(distance, _)| limit.is_none_or(|l| distance as u64 <= l))
+                                .map_or(-1, |(_, &j)| j as i64)
+                        })
+                        .collect();
+                    assert_eq!(
+                        got, expected,
+                        "n = {n}, {groups} groups, forward {forward}, limit {limit:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn rebased_scans_restart_in_every_group() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(62);
+    for &n in SIZES {
+        for groups in [1, 7, 1000] {
+            let (rows, starts, keys) = random_groups(&mut rng, n, groups);
+            let (d_rows, d_starts) = (device.upload(&rows), device.upload(&starts));
+            let group_of = ops.segment_ids(&d_starts, n).unwrap();
+            let values: Vec<i64> = (0..n)
+                .map(|_| match rng.u8(..20) {
+                    0 => i64::MAX,
+                    1 => i64::MIN,
+                    _ => rng.i64(-1000..1000),
+                })
+                .collect();
+            let sorted: Vec<i64> = rows.iter().map(|&r| values[r as usize]).collect();
+            let scan = ops.inclusive_scan(&device.upload(&sorted), true).unwrap();
+            let got = ops
+                .segment_rebase(&scan, &d_rows, &d_starts, &group_of)
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let mut running = std::collections::HashMap::new();
+            let expected: Vec<i64> = (0..n)
+                .map(|row| {
+                    let sum = running.entry(keys[row]).or_insert(0i64);
+                    *sum = sum.wrapping_add(values[row]);
+                    *sum
+                })
+                .collect();
+            assert_eq!(got, expected, "n = {n}, {groups} groups");
+        }
+    }
+}
+
+#[test]
+fn sorted_groups_that_disagree_are_refused() {
+    let device = device();
+    let ops = device.ops();
+    let rows = device.upload(&[0i64, 1, 2]);
+    let starts = device.upload(&[0i64]);
+    let short = device.upload(&[0u32, 0]);
+    let error = ops
+        .segment_sources(&rows, &starts, &short, None, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("groups of 2 positions for 3 rows"),
+        "{error}"
+    );
+    let group_of = ops.segment_ids(&starts, 3).unwrap();
+    let scan = device.upload(&[1i64, 2]);
+    let error = ops
+        .segment_rebase(&scan, &rows, &starts, &group_of)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("a scan of 2 values for 3 rows"), "{error}");
 }
