@@ -703,6 +703,80 @@ impl fmt::Display for GpuExpr {
 }
 
 impl GpuExpr {
+    /// A literal of `dtype`.
+    pub fn literal(value: Scalar, dtype: GpuDtype) -> GpuExpr {
+        GpuExpr {
+            kind: ExprKind::Literal(value),
+            dtype,
+        }
+    }
+
+    /// `self op right`, of `dtype`.
+    pub fn binary(self, op: BinaryOp, right: GpuExpr, dtype: GpuDtype) -> GpuExpr {
+        GpuExpr {
+            kind: ExprKind::Binary {
+                op,
+                left: Box::new(self),
+                right: Box::new(right),
+            },
+            dtype,
+        }
+    }
+
+    /// `when(self).then(truthy).otherwise(falsy)`, of `dtype`.
+    pub fn then(self, truthy: GpuExpr, falsy: GpuExpr, dtype: GpuDtype) -> GpuExpr {
+        GpuExpr {
+            kind: ExprKind::Ternary {
+                predicate: Box::new(self),
+                truthy: Box::new(truthy),
+                falsy: Box::new(falsy),
+            },
+            dtype,
+        }
+    }
+
+    /// `self` cast to `dtype` (nothing to do when it already is).
+    pub fn cast(self, dtype: GpuDtype, mode: CastMode) -> GpuExpr {
+        if self.dtype == dtype {
+            return self;
+        }
+        GpuExpr {
+            kind: ExprKind::Cast {
+                input: Box::new(self),
+                mode,
+            },
+            dtype,
+        }
+    }
+
+    /// `self.is_null()`.
+    pub fn is_null(self) -> GpuExpr {
+        GpuExpr {
+            kind: ExprKind::IsNull(Box::new(self)),
+            dtype: GpuDtype::Boolean,
+        }
+    }
+
+    /// `self.is_not_null()`.
+    pub fn is_not_null(self) -> GpuExpr {
+        GpuExpr {
+            kind: ExprKind::IsNotNull(Box::new(self)),
+            dtype: GpuDtype::Boolean,
+        }
+    }
+
+    /// `self.fill_null(value)`, of `self`'s type.
+    pub fn fill_null(self, value: GpuExpr) -> GpuExpr {
+        let dtype = self.dtype;
+        GpuExpr {
+            kind: ExprKind::FillNull {
+                input: Box::new(self),
+                value: Box::new(value),
+            },
+            dtype,
+        }
+    }
+
     /// Whether this expression, or any part of it, aggregates.
     /// Windows aggregate within themselves: what is inside one does not count.
     pub fn has_aggregation(&self) -> bool {

@@ -377,7 +377,8 @@ impl ExprLowering<'_> {
             F::Pow(IRPowFunction::Sqrt) => {
                 let input = self.single(inputs)?;
                 let dtype = self.dtype(node)?;
-                ExprKind::Sqrt(Box::new(float_input(input, dtype)))
+                // (Polars casts integers to f64 first.)
+                ExprKind::Sqrt(Box::new(input.cast(dtype, CastMode::NonStrict)))
             }
             F::Pow(IRPowFunction::Generic) => {
                 let [base, exponent] = [inputs.first()?.node(), inputs.get(1)?.node()];
@@ -505,6 +506,17 @@ impl ExprLowering<'_> {
                     upper,
                 }
             }
+            F::MaxHorizontal
+            | F::MinHorizontal
+            | F::SumHorizontal { .. }
+            | F::MeanHorizontal { .. } => {
+                let dtype = self.dtype(node)?;
+                let inputs = self.inputs(inputs)?;
+                return match horizontal(function, inputs, dtype) {
+                    Ok(expr) => Some(expr),
+                    Err(why) => self.refuse(node, why),
+                };
+            }
             F::Coalesce => {
                 let dtype = self.dtype(node)?;
                 let mut inputs = self.inputs(inputs)?.into_iter();
@@ -579,10 +591,6 @@ impl ExprLowering<'_> {
             | F::ReduceHorizontal { .. }
             | F::CumReduceHorizontal { .. }
             | F::CumFoldHorizontal { .. }
-            | F::MaxHorizontal
-            | F::MinHorizontal
-            | F::SumHorizontal { .. }
-            | F::MeanHorizontal { .. }
             | F::GatherEvery { .. }
             | F::ExtendConstant
             | F::RowEncode { .. }
@@ -1255,17 +1263,138 @@ fn agg_name(agg: &IRAggExpr) -> &'static str {
     }
 }
 
-/// `input` as a float of `dtype` (Polars casts integers to f64 first).
-fn float_input(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
-    if input.dtype == dtype {
-        return input;
+/// Polars' `min_horizontal`, `max_horizontal`, `sum_horizontal` and
+/// `mean_horizontal` of `inputs` (of one type), giving `dtype`, as row-wise
+/// expressions: min and max (of integers and temporals) fold left to right,
+/// each step a clip by the next input, which a null does not clip and which
+/// fills a null; sums fold
+/// with `+` (wrapping integers; booleans counted as `u32`), nulls as zero
+/// when they are ignored; a mean is the sum, as a float, over the number of
+/// valid inputs (null where there are none).
+fn horizontal(
+    function: &IRFunctionExpr,
+    inputs: Vec<GpuExpr>,
+    dtype: GpuDtype,
+) -> Result<GpuExpr, String> {
+    use IRFunctionExpr as F;
+    let Some(first) = inputs.first() else {
+        return Err(format!("{function} of no inputs"));
+    };
+    let input_dtype = first.dtype;
+    if inputs.iter().any(|input| input.dtype != input_dtype) {
+        return Err(format!("{function} of differing types"));
     }
-    GpuExpr {
-        kind: ExprKind::Cast {
-            input: Box::new(input),
-            mode: CastMode::NonStrict,
-        },
-        dtype,
+    let zero = |dtype: GpuDtype| {
+        let value = match dtype {
+            _ if dtype.is_float() => Scalar::Float(0.0),
+            _ if dtype.is_unsigned() => Scalar::UInt(0),
+            _ => Scalar::Int(0),
+        };
+        GpuExpr::literal(value, dtype)
+    };
+    let null = |dtype| GpuExpr::literal(Scalar::Null, dtype);
+    match function {
+        F::MinHorizontal | F::MaxHorizontal if inputs.len() == 1 && dtype == input_dtype => {
+            // One input is itself.
+            Ok(inputs.into_iter().next().expect("one input"))
+        }
+        F::MinHorizontal | F::MaxHorizontal => {
+            if !(input_dtype.is_integer() || input_dtype.is_temporal()) || dtype != input_dtype {
+                // Polars compares floats as IEEE numbers where neither input
+                // has nulls and in total order elsewhere, in an order of its
+                // own: with NaN the answer depends on both.
+                return Err(format!("{function} of {input_dtype}"));
+            }
+            let min = matches!(function, F::MinHorizontal);
+            let mut inputs = inputs.into_iter();
+            let mut folded = inputs.next().expect("one input at least");
+            for next in inputs {
+                // The larger (smaller) so far clipped by the next input,
+                // which a null does not clip and which fills a null. (Equal
+                // integers are the same whichever is taken.)
+                let (lower, upper) = if min {
+                    (null(dtype), next.clone())
+                } else {
+                    (next.clone(), null(dtype))
+                };
+                folded = GpuExpr {
+                    kind: ExprKind::Clip {
+                        input: Box::new(folded),
+                        lower: Box::new(lower),
+                        upper: Box::new(upper),
+                    },
+                    dtype,
+                }
+                .fill_null(next);
+            }
+            Ok(folded)
+        }
+        F::SumHorizontal { ignore_nulls } | F::MeanHorizontal { ignore_nulls } => {
+            let mean = matches!(function, F::MeanHorizontal { .. });
+            if !(input_dtype.is_numeric() || input_dtype == GpuDtype::Boolean) {
+                return Err(format!("{function} of {input_dtype}"));
+            }
+            if input_dtype.is_float() && inputs.len() > 2 {
+                // Polars adds the columns pairwise in an order of its own.
+                return Err(format!("{function} of more than two float inputs"));
+            }
+            let sum_dtype = if input_dtype == GpuDtype::Boolean {
+                GpuDtype::UInt32
+            } else {
+                input_dtype
+            };
+            if mean && inputs.len() == 1 {
+                return Ok(inputs
+                    .into_iter()
+                    .next()
+                    .expect("one input")
+                    .cast(dtype, CastMode::NonStrict));
+            }
+            let addend = |input: GpuExpr| {
+                let input = input.cast(sum_dtype, CastMode::NonStrict);
+                if *ignore_nulls {
+                    input.fill_null(zero(sum_dtype))
+                } else {
+                    input
+                }
+            };
+            let sum = inputs
+                .iter()
+                .cloned()
+                .map(addend)
+                .reduce(|sum, next| sum.binary(BinaryOp::Plus, next, sum_dtype))
+                .expect("one input at least");
+            if !mean {
+                return if dtype == sum_dtype {
+                    Ok(sum)
+                } else {
+                    Err(format!("{function} of {input_dtype} as {dtype}"))
+                };
+            }
+            if !*ignore_nulls {
+                // A null input makes the sum null; else all count.
+                let count = GpuExpr::literal(Scalar::Float(inputs.len() as f64), dtype);
+                return Ok(sum.cast(dtype, CastMode::NonStrict).binary(
+                    BinaryOp::TrueDivide,
+                    count,
+                    dtype,
+                ));
+            }
+            let one = GpuExpr::literal(Scalar::Float(1.0), dtype);
+            let count = inputs
+                .into_iter()
+                .map(|input| input.is_not_null().then(one.clone(), zero(dtype), dtype))
+                .reduce(|count, next| count.binary(BinaryOp::Plus, next, dtype))
+                .expect("one input at least");
+            let none = count
+                .clone()
+                .binary(BinaryOp::Eq, zero(dtype), GpuDtype::Boolean);
+            let count = none.then(null(dtype), count, dtype);
+            Ok(sum
+                .cast(dtype, CastMode::NonStrict)
+                .binary(BinaryOp::TrueDivide, count, dtype))
+        }
+        _ => Err(format!("{function} is not a horizontal aggregation")),
     }
 }
 
@@ -1275,10 +1404,7 @@ fn float_input(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
 /// (1) or one (0, even of NaN); integers to a float power as floats. Other
 /// exponents go through `powf`, whose last bit a GPU's `pow` may not match.
 fn pow_exactly(base: GpuExpr, exponent: AnyValue<'_>, dtype: GpuDtype) -> Result<GpuExpr, String> {
-    let literal = |scalar| GpuExpr {
-        kind: ExprKind::Literal(scalar),
-        dtype,
-    };
+    let literal = |scalar| GpuExpr::literal(scalar, dtype);
     let integer = !dtype.is_float();
     if exponent.is_null() {
         return Ok(literal(Scalar::Null));
@@ -1294,7 +1420,7 @@ fn pow_exactly(base: GpuExpr, exponent: AnyValue<'_>, dtype: GpuDtype) -> Result
     let base = if integer {
         base
     } else {
-        float_input(base, dtype)
+        base.cast(dtype, CastMode::NonStrict)
     };
     let whole = value.fract() == 0.0;
     let most = if integer { 10.0 } else { 9.0 };
@@ -1307,17 +1433,7 @@ fn pow_exactly(base: GpuExpr, exponent: AnyValue<'_>, dtype: GpuDtype) -> Result
             _ if integer => Scalar::Int(1),
             _ => Scalar::Float(1.0),
         });
-        return Ok(GpuExpr {
-            kind: ExprKind::Ternary {
-                predicate: Box::new(GpuExpr {
-                    kind: ExprKind::IsNotNull(Box::new(base)),
-                    dtype: GpuDtype::Boolean,
-                }),
-                truthy: Box::new(one),
-                falsy: Box::new(literal(Scalar::Null)),
-            },
-            dtype,
-        });
+        return Ok(base.is_not_null().then(one, literal(Scalar::Null), dtype));
     }
     if value == 0.5 && !integer {
         return Ok(GpuExpr {
@@ -1332,14 +1448,7 @@ fn pow_exactly(base: GpuExpr, exponent: AnyValue<'_>, dtype: GpuDtype) -> Result
     }
     let mut product = base.clone();
     for _ in 1..value as usize {
-        product = GpuExpr {
-            kind: ExprKind::Binary {
-                op: BinaryOp::Multiply,
-                left: Box::new(product),
-                right: Box::new(base.clone()),
-            },
-            dtype,
-        };
+        product = product.binary(BinaryOp::Multiply, base.clone(), dtype);
     }
     Ok(product)
 }

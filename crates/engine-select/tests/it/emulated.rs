@@ -2413,6 +2413,95 @@ fn shifts_fills_and_cumulative_sums_within_groups_match_the_cpu() {
 }
 
 #[test]
+fn horizontal_sums_means_minima_and_maxima_match_the_cpu() {
+    let frame = || {
+        df!(
+            "a" => [Some(5i64), None, Some(-3), Some(i64::MAX), None, Some(0), Some(i64::MIN)],
+            "b" => [Some(2i64), Some(7), None, Some(1), None, Some(0), Some(-1)],
+            "c" => [None, Some(-7i64), Some(4), Some(1), None, Some(9), Some(i64::MIN)],
+            "x" => [Some(100i8), Some(-128), None, Some(127), Some(1), None, Some(-5)],
+            "y" => [Some(100i8), Some(-1), Some(3), Some(1), None, None, Some(-128)],
+            "u" => [Some(1u32), Some(u32::MAX), None, Some(7), Some(0), None, Some(3)],
+            "f" => [Some(1.5f64), None, Some(f64::NAN), Some(-0.0), None, Some(f64::INFINITY), Some(0.1)],
+            "g" => [Some(2.25f64), Some(3.0), None, Some(0.0), None, Some(f64::NEG_INFINITY), Some(0.2)],
+            "h" => [Some(1.5f32), None, Some(-2.0), Some(3.0), None, Some(0.25), Some(f32::MAX)],
+            "k" => [Some(0.5f32), Some(1.0), Some(f32::NAN), None, None, Some(0.5), Some(f32::MAX)],
+            "p" => [Some(true), Some(false), None, Some(true), None, Some(true), Some(false)],
+            "q" => [Some(true), None, Some(true), Some(false), None, Some(true), Some(false)],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([
+            col("a").cast(DataType::Date).alias("d"),
+            col("b").cast(DataType::Date).alias("e"),
+        ])
+    };
+    let cols = |names: &str| names.split(' ').map(col).collect::<Vec<_>>();
+    let mut exprs = vec![];
+    for names in [
+        "a b c", "x y", "u a", "f g", "h k", "p q", "a", "a x", "f", "p",
+    ] {
+        for ignore_nulls in [true, false] {
+            exprs.push(
+                polars::lazy::dsl::sum_horizontal(cols(names), ignore_nulls)
+                    .unwrap()
+                    .alias(format!("sum {names} {ignore_nulls}")),
+            );
+        }
+    }
+    for names in ["a b c", "x y", "u", "f g", "h k", "p q", "a", "f", "h"] {
+        for ignore_nulls in [true, false] {
+            exprs.push(
+                polars::lazy::dsl::mean_horizontal(cols(names), ignore_nulls)
+                    .unwrap()
+                    .alias(format!("mean {names} {ignore_nulls}")),
+            );
+        }
+    }
+    for names in ["a b c", "x y", "u b", "d e", "a x", "a", "f"] {
+        exprs.push(
+            polars::lazy::dsl::min_horizontal(cols(names))
+                .unwrap()
+                .alias(format!("min {names}")),
+        );
+        exprs.push(
+            polars::lazy::dsl::max_horizontal(cols(names))
+                .unwrap()
+                .alias(format!("max {names}")),
+        );
+    }
+    assert_gpu_eq("horizontal aggregations", frame().select(exprs));
+    assert_gpu_eq(
+        "a horizontal sum in a filter",
+        frame().filter(
+            polars::lazy::dsl::sum_horizontal(cols("a b"), true)
+                .unwrap()
+                .gt(lit(3i64)),
+        ),
+    );
+    for (expr, reason) in [
+        (
+            polars::lazy::dsl::min_horizontal(cols("f g")),
+            "min_horizontal of f64",
+        ),
+        (
+            polars::lazy::dsl::max_horizontal(cols("p q")),
+            "max_horizontal of bool",
+        ),
+        (
+            polars::lazy::dsl::sum_horizontal(cols("f g f"), true),
+            "more than two float inputs",
+        ),
+        (
+            polars::lazy::dsl::mean_horizontal(cols("a x"), true),
+            "differing types",
+        ),
+    ] {
+        assert_cpu_answer_with_reason(frame().select([expr.unwrap()]), reason);
+    }
+}
+
+#[test]
 fn powers_the_cpu_computes_exactly_run_on_the_device() {
     let frame = df!(
         "x" => [Some(1.5f64), Some(-2.5), None, Some(f64::NAN), Some(f64::INFINITY), Some(-0.0), Some(1e100), Some(0.1)],

@@ -496,3 +496,24 @@ fn windows_clips_and_time_parts_lower() {
         "#]],
     );
 }
+
+#[test]
+fn horizontal_aggregations_become_row_wise_folds() {
+    check(
+        orders().select([
+            polars::lazy::dsl::sum_horizontal([col("id"), col("customer")], true)
+                .unwrap()
+                .alias("sum"),
+            polars::lazy::dsl::mean_horizontal([col("id"), col("customer")], false)
+                .unwrap()
+                .alias("mean"),
+            polars::lazy::dsl::min_horizontal([col("id"), col("customer"), col("qty")])
+                .unwrap()
+                .alias("min"),
+        ]),
+        expect![[r#"
+            Select [(fill_null(#0:id, 0:i64) + fill_null(#1:customer, 0:i64)) as "sum", (cast((#0:id + #1:customer) -> f64) truediv 2.0:f64) as "mean", fill_null(clip(fill_null(clip(#0:id, null:i64, #1:customer), #1:customer), null:i64, wrapping_cast(#2:qty -> i64)), wrapping_cast(#2:qty -> i64)) as "min"]  -> [sum: i64, mean: f64, min: i64]
+              DataFrameScan rows=3 columns=[0, 1, 3] of 6  -> [id: i64, customer: i64, qty: i32]
+        "#]],
+    );
+}
