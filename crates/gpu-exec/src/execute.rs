@@ -1,15 +1,13 @@
 //! Running a GPU plan: one function per operator, over device frames.
 //!
 //! [`unsupported`] says, before anything runs, which parts of a plan the
-//! executor cannot run yet; [`execute`] runs a plan that has none. Operators
-//! so far: in-memory scans, projections, select and with_columns of
-//! elementwise expressions (one fused launch each), filters
-//! (comparisons, is_between, is_in, string equality, prefixes, suffixes,
-//! substrings and sequences of them, Kleene logic, null checks), slices, sorts (also top-k) by
-//! numeric, temporal and string columns, inner, left, semi and anti joins on one
-//! integer or temporal key (inner joins also on several keys), cross joins,
-//! group-bys on integer, float, temporal and string keys, and `unique` of a
-//! column.
+//! executor cannot run yet; [`execute`] runs a plan that has none. Operators:
+//! in-memory scans, projections, select and with_columns of elementwise
+//! expressions (one fused launch each, parts other kernels run computed
+//! first), filters, slices, sorts (also top-k), joins of every kind (keys
+//! that are expressions computed first), group-bys, windows, distinct rows,
+//! `unique` of a column, unions, hconcat and shared subplans; README.md
+//! lists what each covers.
 
 use gpu_runtime::Stream;
 use gpu_runtime::memory::DeviceBuffer;
@@ -143,15 +141,20 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             schema,
             ..
         } => {
-            // One key pair is hashed; any others (inner joins only) are
-            // compared on the candidate pairs.
+            // One key pair is hashed; any others are compared on the
+            // candidate pairs (texts too).
             let hashed = join_key(left_on);
+            // Keys are columns or row-wise expressions (computed first);
+            // coalesced ones are (casts of) columns.
+            let key_fits = |key: &GpuExpr| {
+                computable_key(key) && !key.has_window() && (!*coalesce || key_column(key).is_ok())
+            };
             let pairs_fit = left_on.len() == right_on.len()
                 && left_on.iter().zip(right_on).enumerate().all(|(i, (l, r))| {
-                    is_column(l)
-                        && is_column(r)
+                    key_fits(l)
+                        && key_fits(r)
                         && l.dtype == r.dtype
-                        && (comparable(l.dtype) || Some(i) == hashed)
+                        && (comparable(l.dtype) || l.dtype == GpuDtype::String || Some(i) == hashed)
                 });
             let keys_fit = if *kind == JoinKind::Cross {
                 left_on.is_empty() && right_on.is_empty()
@@ -1273,20 +1276,41 @@ impl Executor<'_> {
             } => {
                 // The two sides on two streams.
                 let (left_frame, right_frame) = (self.run(left)?, self.run_beside(right)?);
-                let key_pairs = left_on
-                    .iter()
-                    .zip(right_on)
-                    .map(|(l, r)| Ok((column_index(l)?, column_index(r)?)))
-                    .collect::<Result<Vec<_>, ExecError>>()?;
+                // Keys that are expressions are computed into frames of their own.
+                let computed;
+                let keys = if left_on.iter().chain(right_on).all(is_column) {
+                    JoinKeys::columns(&left_frame, &right_frame, left_on, right_on)?
+                } else {
+                    computed = (
+                        self.computed_frame(&left_frame, left_on)?,
+                        self.computed_frame(&right_frame, right_on)?,
+                        JoinKeys::refs(left_on),
+                        JoinKeys::refs(right_on),
+                    );
+                    JoinKeys {
+                        left: &computed.0,
+                        right: &computed.1,
+                        pairs: (0..left_on.len()).map(|i| (i, i)).collect(),
+                        left_on: &computed.2,
+                        right_on: &computed.3,
+                    }
+                };
+                // The input columns the keys are, for coalescing.
+                let key_columns = if *coalesce {
+                    left_on
+                        .iter()
+                        .zip(right_on)
+                        .map(|(l, r)| Ok((key_column(l)?, key_column(r)?)))
+                        .collect::<Result<Vec<_>, ExecError>>()?
+                } else {
+                    Vec::new()
+                };
                 if matches!(kind, JoinKind::Right | JoinKind::Full) {
                     let mut out = self.outer_join(
-                        &left_frame,
-                        &right_frame,
-                        &key_pairs,
-                        left_on,
-                        right_on,
+                        (&left_frame, &right_frame),
+                        &keys,
+                        &key_columns,
                         *kind == JoinKind::Full,
-                        *coalesce,
                         *nulls_equal,
                     )?;
                     for (column, output) in out.columns.iter_mut().zip(schema) {
@@ -1302,10 +1326,10 @@ impl Executor<'_> {
                         .cross_join(left_frame.height, right_frame.height)?
                 } else {
                     self.key_join(
-                        &left_frame,
-                        &right_frame,
-                        &key_pairs,
-                        left_on,
+                        keys.left,
+                        keys.right,
+                        &keys.pairs,
+                        keys.left_on,
                         *kind,
                         *nulls_equal,
                     )?
@@ -1313,7 +1337,7 @@ impl Executor<'_> {
                 let mut out = self.gather_frame(&left_frame, &indices.left)?;
                 if let Some(right_rows) = &indices.right {
                     for (i, column) in right_frame.columns.iter().enumerate() {
-                        if !(*coalesce && key_pairs.iter().any(|&(_, r)| r == i)) {
+                        if !key_columns.iter().any(|&(_, r)| r == i) {
                             out.columns.push(self.gather_column(column, right_rows)?);
                         }
                     }
@@ -2976,27 +3000,24 @@ impl Executor<'_> {
     /// A right or full join, as Polars orders and shapes it: the right rows
     /// in order, each with its matching left rows in order (or with nulls),
     /// then, for a full join, the left rows that matched nothing (with
-    /// nulls). Columns: the left ones then the right ones; coalescing drops
-    /// the left keys of a right join, and puts each key of a full join at
-    /// its left place, the left value or else the right one.
-    #[allow(clippy::too_many_arguments)]
+    /// nulls). Columns: the left ones then the right ones; coalescing (of
+    /// the input columns `key_columns`, none without it) drops the left keys
+    /// of a right join, and puts each key of a full join at its left place,
+    /// the left value or else the right one.
     fn outer_join(
         &self,
-        left_frame: &DeviceFrame,
-        right_frame: &DeviceFrame,
-        key_pairs: &[(usize, usize)],
-        left_on: &[GpuExpr],
-        right_on: &[GpuExpr],
+        (left_frame, right_frame): (&DeviceFrame, &DeviceFrame),
+        keys: &JoinKeys<'_>,
+        key_columns: &[(usize, usize)],
         full: bool,
-        coalesce: bool,
         nulls_equal: bool,
     ) -> Result<DeviceFrame, ExecError> {
-        let swapped: Vec<(usize, usize)> = key_pairs.iter().map(|&(l, r)| (r, l)).collect();
+        let swapped: Vec<(usize, usize)> = keys.pairs.iter().map(|&(l, r)| (r, l)).collect();
         let by_right = self.key_join(
-            right_frame,
-            left_frame,
+            keys.right,
+            keys.left,
             &swapped,
-            right_on,
+            keys.right_on,
             JoinKind::Left,
             nulls_equal,
         )?;
@@ -3009,10 +3030,10 @@ impl Executor<'_> {
         if full {
             let unmatched = self
                 .key_join(
-                    left_frame,
-                    right_frame,
-                    key_pairs,
-                    left_on,
+                    keys.left,
+                    keys.right,
+                    &keys.pairs,
+                    keys.left_on,
                     JoinKind::Anti,
                     nulls_equal,
                 )?
@@ -3030,16 +3051,15 @@ impl Executor<'_> {
             right_out.columns.into_iter().map(Some).collect();
         let mut columns = Vec::new();
         for (i, column) in left_out.columns.into_iter().enumerate() {
-            let key = key_pairs.iter().find(|&&(l, _)| l == i);
-            match (coalesce, key) {
-                (true, Some(_)) if !full => {}
-                (true, Some(&(_, r))) => {
+            match key_columns.iter().find(|&&(l, _)| l == i) {
+                Some(_) if !full => {}
+                Some(&(_, r)) => {
                     let other = right_columns[r].take().ok_or_else(|| {
                         ExecError::Unsupported("a right key column used twice".into())
                     })?;
                     columns.push(self.coalesce_columns(column, other, height)?);
                 }
-                _ => columns.push(column),
+                None => columns.push(column),
             }
         }
         columns.extend(right_columns.into_iter().flatten());
@@ -3540,6 +3560,13 @@ impl Executor<'_> {
             (Values::U32(x), Values::U32(y)) => ops.compare(x, av, y, bv, false, n, op)?,
             (Values::U64(x), Values::U64(y)) => ops.compare(x, av, y, bv, false, n, op)?,
             (Values::F64(x), Values::F64(y)) => ops.compare(x, av, y, bv, false, n, op)?,
+            (
+                Values::Str { offsets, bytes },
+                Values::Str {
+                    offsets: b_offsets,
+                    bytes: b_bytes,
+                },
+            ) => ops.string_compare((offsets, bytes, av), (b_offsets, b_bytes, bv), false, op)?,
             _ => {
                 return Err(ExecError::Unsupported(format!(
                     "comparing {} with {}",
@@ -3615,6 +3642,58 @@ fn slice_bounds(height: usize, offset: i64, len: usize) -> (usize, usize) {
     let stop = start.saturating_add(i64::try_from(len).unwrap_or(i64::MAX));
     let clamp = |at: i64| at.clamp(0, height_i) as usize;
     (clamp(start), clamp(stop))
+}
+
+/// A join's keys: the frames that hold them (the inputs themselves where
+/// every key is a column, else the keys computed into frames of their own),
+/// the pairs of their key columns, and the keys as columns of those frames.
+struct JoinKeys<'a> {
+    left: &'a DeviceFrame,
+    right: &'a DeviceFrame,
+    pairs: Vec<(usize, usize)>,
+    left_on: &'a [GpuExpr],
+    right_on: &'a [GpuExpr],
+}
+
+impl<'a> JoinKeys<'a> {
+    /// Keys that are all columns of the inputs.
+    fn columns(
+        left: &'a DeviceFrame,
+        right: &'a DeviceFrame,
+        left_on: &'a [GpuExpr],
+        right_on: &'a [GpuExpr],
+    ) -> Result<Self, ExecError> {
+        let pairs = left_on
+            .iter()
+            .zip(right_on)
+            .map(|(l, r)| Ok((column_index(l)?, column_index(r)?)))
+            .collect::<Result<_, ExecError>>()?;
+        Ok(JoinKeys {
+            left,
+            right,
+            pairs,
+            left_on,
+            right_on,
+        })
+    }
+
+    /// `keys` as the columns of a frame of them, in order.
+    fn refs(keys: &[GpuExpr]) -> Vec<GpuExpr> {
+        keys.iter()
+            .enumerate()
+            .map(|(index, key)| column_ref(index, key.dtype))
+            .collect()
+    }
+}
+
+/// The input column a coalesced join key is: a column, or a cast of one
+/// (Polars casts keys of different types to a common one, and names the
+/// key after the column).
+fn key_column(key: &GpuExpr) -> Result<usize, ExecError> {
+    match &key.kind {
+        ExprKind::Cast { input, .. } => column_index(input),
+        _ => column_index(key),
+    }
 }
 
 fn column_index(expr: &GpuExpr) -> Result<usize, ExecError> {

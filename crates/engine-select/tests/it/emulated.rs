@@ -1713,27 +1713,107 @@ fn right_and_full_joins_match_the_cpu() {
                 join(JoinType::Right),
             );
             // A full join's order is Polars' to choose: compare sorted rows.
-            let full = join(JoinType::Full);
-            // By every column but the boolean one (the device sorts no booleans).
-            let names: Vec<PlSmallStr> = full
-                .clone()
-                .collect_schema()
-                .unwrap()
-                .iter_names()
-                .filter(|name| name.as_str() != "b")
-                .cloned()
-                .collect();
             assert_gpu_eq(
                 &format!("full join on {name} ({coalesce:?})"),
-                full.sort(
-                    names,
-                    SortMultipleOptions::default()
-                        .with_nulls_last(true)
-                        .with_maintain_order(true),
-                ),
+                sorted_rows(join(JoinType::Full)),
             );
         }
     }
+}
+
+/// `lf` sorted by all its columns (booleans aside: the device sorts none),
+/// for results in an order Polars leaves open.
+fn sorted_rows(lf: LazyFrame) -> LazyFrame {
+    let names: Vec<PlSmallStr> = lf
+        .clone()
+        .collect_schema()
+        .unwrap()
+        .iter()
+        .filter(|(_, dtype)| **dtype != DataType::Boolean)
+        .map(|(name, _)| name.clone())
+        .collect();
+    lf.sort(
+        names,
+        SortMultipleOptions::default()
+            .with_nulls_last(true)
+            .with_maintain_order(true),
+    )
+}
+
+#[test]
+fn joins_on_expressions_and_on_keys_of_differing_types_match_the_cpu() {
+    let left = || {
+        df!(
+            "a" => [Some(1i32), Some(2), None, Some(4), Some(2), Some(-5), Some(7)],
+            "s" => [Some("Ab"), Some("b"), Some("C"), None, Some("ab"), Some(""), Some("B")],
+            "v" => [0i64, 1, 2, 3, 4, 5, 6],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let right = || {
+        df!(
+            "k" => [Some(2i64), Some(4), Some(8), None, Some(1), Some(-5)],
+            "t" => [Some("ab"), None, Some("c"), Some("b"), Some(""), Some("x")],
+            "w" => [10i64, 11, 12, 13, 14, 15],
+        )
+        .unwrap()
+        .lazy()
+    };
+    for (name, left_on, right_on) in [
+        ("i32 to i64 keys", vec![col("a")], vec![col("k")]),
+        (
+            "integer expressions",
+            vec![col("a") % lit(3i32)],
+            vec![(col("k") % lit(3i64)).cast(DataType::Int32)],
+        ),
+        (
+            "text expressions",
+            vec![col("s").str().to_lowercase()],
+            vec![col("t")],
+        ),
+        (
+            "an expression and a column",
+            vec![col("a") * lit(2i32), col("s").str().to_lowercase()],
+            vec![col("k").cast(DataType::Int32), col("t")],
+        ),
+    ] {
+        for coalesce in [JoinCoalesce::JoinSpecific, JoinCoalesce::KeepColumns] {
+            let join = |how| {
+                left().join(
+                    right(),
+                    left_on.clone(),
+                    right_on.clone(),
+                    JoinArgs::new(how).with_coalesce(coalesce),
+                )
+            };
+            for how in [
+                JoinType::Inner,
+                JoinType::Left,
+                JoinType::Semi,
+                JoinType::Anti,
+                JoinType::Right,
+            ] {
+                assert_gpu_eq(&format!("{how:?} join on {name} ({coalesce:?})"), join(how));
+            }
+            assert_gpu_eq(
+                &format!("full join on {name} ({coalesce:?})"),
+                sorted_rows(join(JoinType::Full)),
+            );
+        }
+    }
+    // Coalesced full join keys of differing types: Polars casts the key
+    // column in a projection before the join, whose schema still gives the
+    // old type; the keys' types then disagree, and the join falls back.
+    assert_cpu_answer_with_reason(
+        sorted_rows(left().join(
+            right(),
+            [col("a")],
+            [col("k")],
+            JoinArgs::new(JoinType::Full).with_coalesce(JoinCoalesce::CoalesceColumns),
+        )),
+        "join (Full, on 1 key(s) of type i32)",
+    );
 }
 
 #[test]
