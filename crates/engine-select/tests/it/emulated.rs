@@ -1448,13 +1448,7 @@ fn joins_with_nulls_equal_match_nulls_on_the_device() {
         ("a float key", vec!["f"], vec!["score"]),
         ("two keys", vec!["i", "d"], vec!["key", "day"]),
     ] {
-        for how in [
-            JoinType::Inner,
-            JoinType::Left,
-            JoinType::Semi,
-            JoinType::Anti,
-            JoinType::Right,
-        ] {
+        for how in keyed_joins_but_full() {
             let mut args = JoinArgs::new(how.clone());
             args.nulls_equal = true;
             let columns = |names: &[&str]| names.iter().map(|name| col(*name)).collect::<Vec<_>>();
@@ -1694,30 +1688,55 @@ fn right_and_full_joins_match_the_cpu() {
             vec![col("key"), col("day")],
         ),
     ] {
-        for coalesce in [
-            JoinCoalesce::JoinSpecific,
-            JoinCoalesce::CoalesceColumns,
-            JoinCoalesce::KeepColumns,
-        ] {
-            let join = |how| {
-                table().join(
-                    customers(),
-                    left_on.clone(),
-                    right_on.clone(),
-                    JoinArgs::new(how).with_coalesce(coalesce),
-                )
-            };
-            // A right join keeps the right rows' order.
-            assert_gpu_eq(
-                &format!("right join on {name} ({coalesce:?})"),
-                join(JoinType::Right),
-            );
-            // A full join's order is Polars' to choose: compare sorted rows.
-            assert_gpu_eq(
-                &format!("full join on {name} ({coalesce:?})"),
-                sorted_rows(join(JoinType::Full)),
-            );
+        assert_every_join_eq(
+            name,
+            (table(), left_on),
+            (customers(), right_on),
+            &[
+                JoinCoalesce::JoinSpecific,
+                JoinCoalesce::CoalesceColumns,
+                JoinCoalesce::KeepColumns,
+            ],
+        );
+    }
+}
+
+/// The kinds of joins on keys whose rows come in an order Polars defines.
+fn keyed_joins_but_full() -> [JoinType; 5] {
+    [
+        JoinType::Inner,
+        JoinType::Left,
+        JoinType::Semi,
+        JoinType::Anti,
+        JoinType::Right,
+    ]
+}
+
+/// `left` joined with `right` on the keys in every kind but cross, with
+/// each of the `coalesce` options: on the device each equals the CPU's (a
+/// full join's rows sorted, their order being Polars' to choose).
+fn assert_every_join_eq(
+    name: &str,
+    (left, left_on): (LazyFrame, Vec<Expr>),
+    (right, right_on): (LazyFrame, Vec<Expr>),
+    coalesce: &[JoinCoalesce],
+) {
+    for &coalesce in coalesce {
+        let join = |how| {
+            left.clone().join(
+                right.clone(),
+                left_on.clone(),
+                right_on.clone(),
+                JoinArgs::new(how).with_coalesce(coalesce),
+            )
+        };
+        for how in keyed_joins_but_full() {
+            assert_gpu_eq(&format!("{how:?} join on {name} ({coalesce:?})"), join(how));
         }
+        assert_gpu_eq(
+            &format!("full join on {name} ({coalesce:?})"),
+            sorted_rows(join(JoinType::Full)),
+        );
     }
 }
 
@@ -1778,29 +1797,12 @@ fn joins_on_expressions_and_on_keys_of_differing_types_match_the_cpu() {
             vec![col("k").cast(DataType::Int32), col("t")],
         ),
     ] {
-        for coalesce in [JoinCoalesce::JoinSpecific, JoinCoalesce::KeepColumns] {
-            let join = |how| {
-                left().join(
-                    right(),
-                    left_on.clone(),
-                    right_on.clone(),
-                    JoinArgs::new(how).with_coalesce(coalesce),
-                )
-            };
-            for how in [
-                JoinType::Inner,
-                JoinType::Left,
-                JoinType::Semi,
-                JoinType::Anti,
-                JoinType::Right,
-            ] {
-                assert_gpu_eq(&format!("{how:?} join on {name} ({coalesce:?})"), join(how));
-            }
-            assert_gpu_eq(
-                &format!("full join on {name} ({coalesce:?})"),
-                sorted_rows(join(JoinType::Full)),
-            );
-        }
+        assert_every_join_eq(
+            name,
+            (left(), left_on),
+            (right(), right_on),
+            &[JoinCoalesce::JoinSpecific, JoinCoalesce::KeepColumns],
+        );
     }
     // Coalesced full join keys of differing types: Polars casts the key
     // column in a projection before the join, whose schema still gives the
