@@ -56,7 +56,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         | PlanNode::Slice { .. }
         | PlanNode::HConcat { .. } => {}
         PlanNode::Select { input, exprs, .. }
-            if exprs.iter().any(|e| e.expr.has_aggregation())
+            if aggregating_select(exprs)
                 || !matches!(select_exprs(exprs, input), Ok(Cow::Borrowed(_))) =>
         {
             match select_exprs(exprs, input) {
@@ -213,6 +213,19 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
     }
 }
 
+/// Whether a select gives one row: it aggregates, and no expression reads
+/// a column outside an aggregation (else, as in Polars, the aggregations
+/// are repeated on every row, beside the row-wise expressions).
+fn aggregating_select(exprs: &[NamedExpr]) -> bool {
+    exprs.iter().any(|named| named.expr.has_aggregation())
+        && exprs.iter().all(|named| !reads_rows(&named.expr))
+}
+
+/// Whether `expr` reads a column outside an aggregation.
+fn reads_rows(expr: &GpuExpr) -> bool {
+    !reads_only_below(&strip_aggregations(expr), 0)
+}
+
 /// The expressions of a select over `input` as they must run. A
 /// with_columns without broadcasting (Polars' common subexpressions) keeps
 /// a column computed by whole-column aggregations at one row, which the
@@ -276,7 +289,6 @@ fn select_exprs<'e>(
             named
         })
         .collect();
-    let reads_rows = |expr: &GpuExpr| !reads_only_below(&strip_aggregations(expr), 0);
     if rewritten.iter().any(|named| reads_rows(&named.expr)) {
         // Row-wise: the one-row columns broadcast, as the executor holds them.
         return Ok(Cow::Borrowed(exprs));
@@ -1104,7 +1116,7 @@ impl Executor<'_> {
                 Ok(take_columns(frame, columns.iter().map(|i| (*i, None)))?)
             }
             PlanNode::Select { input, exprs, .. }
-                if exprs.iter().any(|e| e.expr.has_aggregation())
+                if aggregating_select(exprs)
                     || matches!(select_exprs(exprs, input), Ok(Cow::Owned(_))) =>
             {
                 // Whole-column aggregations: one group of every row.

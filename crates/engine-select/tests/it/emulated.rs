@@ -1589,6 +1589,21 @@ fn common_subexpressions_of_whole_column_aggregations_match_the_cpu() {
             ]),
         ),
         (
+            "aggregations beside row-wise expressions: repeated on every row",
+            groups().select([
+                col("v").max().alias("max"),
+                (col("v") - col("v").min()).alias("above the min"),
+                len().alias("rows"),
+            ]),
+        ),
+        (
+            "aggregations beside row-wise expressions of no rows",
+            groups().filter(lit(false)).select([
+                col("v").max().alias("max"),
+                (col("v") - col("v").min()).alias("above the min"),
+            ]),
+        ),
+        (
             "a repeated sum in with_columns",
             groups().with_columns([
                 col("v").sum().alias("sum v"),
@@ -2355,6 +2370,13 @@ fn window_aggregations_over_partitions_match_the_cpu() {
         frame().select([col("i").sum().over([col("g")]).unwrap().sum()]),
     );
     assert_gpu_eq(
+        "a whole-frame sum beside a window: repeated on every row",
+        frame().select([
+            col("i").sum(),
+            col("i").sum().over([col("g")]).unwrap().alias("w"),
+        ]),
+    );
+    assert_gpu_eq(
         "a whole-frame sum inside a window",
         frame().select([(col("i") + col("i").sum()).over([col("g")]).unwrap()]),
     );
@@ -2367,13 +2389,6 @@ fn window_aggregations_over_partitions_match_the_cpu() {
     );
     let cases = [
         (vec![ordered.unwrap()], "ordered windows"),
-        (
-            vec![
-                col("i").sum(),
-                col("i").sum().over([col("g")]).unwrap().alias("w"),
-            ],
-            "among aggregations",
-        ),
         (
             vec![
                 col("i")
