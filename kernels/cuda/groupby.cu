@@ -273,6 +273,68 @@ extern "C" __global__ void segment_rebase(const u64* scan, const u64* starts, u6
 }
 EMU_KERNEL(segment_rebase)
 
+// Polars' rank, from rows sorted by partition, then value (nulls last), with
+// `ties` the starts of the runs of equal values (which never cross a
+// partition) and `parts` the partitions' starts; tie_of and part_of give
+// each sorted position's run and partition. A position's places count from
+// its partition's start: the run's first (min), last (max), the run's number
+// within the partition (dense), its own (ordinal), or the mean of the first
+// and last (average). Written at the row it stands for. False where an
+// argument is out of range (nothing is written).
+__device__ __forceinline__ bool rank_places(const u64* ties, u64 n_ties, const u32* tie_of,
+                                            const u64* parts, u64 n_parts, const u32* part_of,
+                                            const i64* rows, u64 n, u64 i, u64* first,
+                                            u64* last, u64* dense, u64* ordinal) {
+    u64 t = tie_of[i], p = part_of[i];
+    if (t >= n_ties || p >= n_parts || rows[i] < 0 || static_cast<u64>(rows[i]) >= n) {
+        return false;
+    }
+    u64 begin, end, part_begin, part_end;
+    segment(ties, n_ties, n, t, &begin, &end);
+    segment(parts, n_parts, n, p, &part_begin, &part_end);
+    if (!(part_begin <= begin && begin <= i && i < end && end <= part_end && part_end <= n)) {
+        return false;
+    }
+    u64 first_tie = tie_of[part_begin];
+    if (first_tie > t) return false;
+    *first = begin - part_begin + 1;
+    *last = end - part_begin;
+    *dense = t - first_tie + 1;
+    *ordinal = i - part_begin + 1;
+    return true;
+}
+
+// method: 0 min, 1 max, 2 dense, 3 ordinal.
+extern "C" __global__ void rank_places_u32(u32 method, const u64* parts, u64 n_parts,
+                                           const u32* part_of, const u64* ties, u64 n_ties,
+                                           const u32* tie_of, const i64* rows, u64 n, u32* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        u64 first, last, dense, ordinal;
+        if (!rank_places(ties, n_ties, tie_of, parts, n_parts, part_of, rows, n, i, &first, &last,
+                         &dense, &ordinal)) {
+            continue;
+        }
+        u64 place = method == 0 ? first : method == 1 ? last : method == 2 ? dense : ordinal;
+        out[rows[i]] = static_cast<u32>(place);
+    }
+}
+EMU_KERNEL(rank_places_u32)
+
+extern "C" __global__ void rank_averages_f64(const u64* parts, u64 n_parts,
+                                             const u32* part_of, const u64* ties, u64 n_ties,
+                                             const u32* tie_of, const i64* rows, u64 n,
+                                             double* out) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        u64 first, last, dense, ordinal;
+        if (!rank_places(ties, n_ties, tie_of, parts, n_parts, part_of, rows, n, i, &first, &last,
+                         &dense, &ordinal)) {
+            continue;
+        }
+        out[rows[i]] = 0.5 * (static_cast<double>(first) + static_cast<double>(last));
+    }
+}
+EMU_KERNEL(rank_averages_f64)
+
 // How many chunks of at most `tile` rows each group splits into (at least
 // one, so an empty group keeps its slot).
 extern "C" __global__ void segment_chunk_counts(const u64* starts, u64 groups, u64 n, u64 tile,

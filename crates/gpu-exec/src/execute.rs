@@ -15,8 +15,8 @@ use gpu_runtime::ops::{
     Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, StringMatch,
 };
 use ir_lower::{
-    AggOp, BinaryOp, CastMode, Closed, ExprKind, GpuDtype, GpuExpr, GpuPlan, JoinKind, Keep,
-    NamedExpr, PlanNode, Scalar, StringOp,
+    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, GpuDtype, GpuExpr, GpuPlan,
+    JoinKind, Keep, NamedExpr, PlanNode, RankMethod, Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -27,8 +27,8 @@ use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::compile;
 use crate::error::ExecError;
 use gpu_runtime::ops::{
-    AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, SegmentPick, Side,
-    TypedBuffer, Word64,
+    AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, RankPlace, SegmentPick,
+    Side, TypedBuffer, Word64,
 };
 
 /// Groups to compute in, where there are: the rows sorted by group and the
@@ -406,13 +406,21 @@ fn partition_supported(partition_by: &[GpuExpr]) -> Result<(), String> {
 /// aggregation or window inside. (Inside a window or an aggregation it is
 /// computed within each group, in the rows' order.)
 fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
-    let (ExprKind::Shift { input, .. } | ExprKind::Fill { input, .. } | ExprKind::CumSum(input)) =
-        &expr.kind
+    let (ExprKind::Shift { input, .. }
+    | ExprKind::Fill { input, .. }
+    | ExprKind::CumSum(input)
+    | ExprKind::Rank { input, .. }
+    | ExprKind::Distinct { input, .. }) = &expr.kind
     else {
-        return Err(format!("`{expr}` is not a shift, a fill or a cum_sum"));
+        return Err(format!("`{expr}` does not read other rows"));
     };
     if input.has_aggregation() || input.has_window() {
         return Err(format!("a shift or fill of aggregated values (`{expr}`)"));
+    }
+    if matches!(expr.kind, ExprKind::Distinct { .. } | ExprKind::Rank { .. })
+        && !group_key(widened_key(input).dtype)
+    {
+        return Err(format!("`{expr}` of {}", input.dtype));
     }
     if input.dtype == GpuDtype::String {
         string_valued(input)
@@ -746,7 +754,7 @@ fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         return single_aggregation_supported(expr);
     }
     let (outer, leaves) = split_aggregations(expr)?;
-    if outer.depends_on_row_order() {
+    if outer.has_part_reading_other_rows() {
         // Polars shifts each group's one value.
         return Err(format!("a shift or fill of aggregations (`{expr}`)"));
     }
@@ -830,6 +838,8 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         GpuDtype::Int32 | GpuDtype::Int64 | GpuDtype::UInt32 | GpuDtype::UInt64 | GpuDtype::Float64
     );
     let fits = match op {
+        // Polars counts the true values of booleans, as u32.
+        AggOp::Sum if input.dtype == GpuDtype::Boolean => expr.dtype == GpuDtype::UInt32,
         AggOp::Sum | AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last => {
             aggregable && expr.dtype == input.dtype
         }
@@ -893,6 +903,17 @@ fn groupable(dtype: GpuDtype) -> bool {
 /// booleans too, as 0 and 1, and f32 widened to f64.
 fn group_key(dtype: GpuDtype) -> bool {
     groupable(dtype) || matches!(dtype, GpuDtype::Boolean | GpuDtype::Float32)
+}
+
+/// `expr` as a key the sorts and groups take: small integers widened to
+/// i64 (which keeps their order and equality).
+fn widened_key(expr: &GpuExpr) -> GpuExpr {
+    match expr.dtype {
+        GpuDtype::Int8 | GpuDtype::Int16 | GpuDtype::UInt8 | GpuDtype::UInt16 => {
+            cast_to(expr, GpuDtype::Int64)
+        }
+        _ => expr.clone(),
+    }
 }
 
 /// `expr` cast to `dtype` (Polars' non-strict cast).
@@ -1554,19 +1575,7 @@ impl Executor<'_> {
                     whole = self.one_group(frame.height)?;
                     (&whole.0, &whole.1, ops.repeat_first(frame.height)?)
                 }
-                Some((rows, starts)) => {
-                    let n = rows.len();
-                    let group_of_position = ops.widen(&ops.segment_ids(starts, n)?)?;
-                    let group_of_row =
-                        DeviceBuffer::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
-                    let scratch = DeviceBuffer::zeroed(
-                        n.div_ceil(32),
-                        self.ctx.memory.clone(),
-                        &self.ctx.stream,
-                    )?;
-                    ops.scatter(&group_of_position, None, rows, &group_of_row, &scratch)?;
-                    (rows, starts, group_of_row)
-                }
+                Some((rows, starts)) => (rows, starts, self.group_of_rows(rows, starts)?),
             };
             for leaf in &leaves {
                 let value = self.aggregate(frame, leaf, rows, starts)?;
@@ -2238,6 +2247,12 @@ impl Executor<'_> {
         if let ExprKind::CumSum(input) = &part.kind {
             return self.cumulative_sum(frame, input, part.dtype, groups);
         }
+        if let ExprKind::Rank { .. } = part.kind {
+            return self.ranked(frame, part, groups);
+        }
+        if let ExprKind::Distinct { input, test } = &part.kind {
+            return self.distinctness(frame, input, *test, groups);
+        }
         if let ExprKind::Window {
             function,
             partition_by,
@@ -2358,10 +2373,14 @@ impl Executor<'_> {
             op,
             AggOp::Std { .. } | AggOp::Var { .. } | AggOp::Median | AggOp::Quantile { .. }
         );
-        let as_f64;
+        let cast;
         let input = if reads_floats && input.dtype != GpuDtype::Float64 {
-            as_f64 = cast_to(input, GpuDtype::Float64);
-            &as_f64
+            cast = cast_to(input, GpuDtype::Float64);
+            &cast
+        } else if input.dtype == GpuDtype::Boolean && matches!(op, AggOp::Sum) {
+            // A sum of booleans counts the true values.
+            cast = cast_to(input, GpuDtype::UInt32);
+            &cast
         } else {
             input.as_ref()
         };
@@ -2586,6 +2605,176 @@ impl Executor<'_> {
         })
     }
 
+    /// The group of each row (by row), from groups given as the rows sorted
+    /// by group and the groups' starts.
+    fn group_of_rows(
+        &self,
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let ops = self.ops();
+        let n = rows.len();
+        let group_of_position = ops.widen(&ops.segment_ids(starts, n)?)?;
+        let group_of_row = DeviceBuffer::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
+        let scratch =
+            DeviceBuffer::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
+        ops.scatter(&group_of_position, None, rows, &group_of_row, &scratch)?;
+        Ok(group_of_row)
+    }
+
+    /// `input` computed over `frame`, in a frame of its own, after the
+    /// number of each row's group where there are `groups`: the frame and
+    /// its key columns (the group first).
+    fn keyed_by_group(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        groups: InGroups<'_>,
+    ) -> Result<(DeviceFrame, Vec<GpuExpr>), ExecError> {
+        let mut keyed = self.computed_frame(frame, [&widened_key(input)])?;
+        if let Some((rows, starts)) = groups {
+            let group_of_row = self.group_of_rows(rows, starts)?;
+            keyed.columns.insert(
+                0,
+                DeviceColumn::from_parts(
+                    "".into(),
+                    GpuDtype::Int64,
+                    frame.height,
+                    Values::I64(group_of_row),
+                    None,
+                ),
+            );
+        }
+        let keys = keyed
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(index, column)| column_ref(index, column.dtype))
+            .collect();
+        Ok((keyed, keys))
+    }
+
+    /// Polars' `rank` (`expr`) over `frame`, within each group of `groups`:
+    /// the rows sorted by group, then value (nulls last), the runs of equal
+    /// values found as a group-by finds groups, and each row's place counted
+    /// from its group's start; nulls stay null.
+    fn ranked(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ExprKind::Rank {
+            input,
+            method,
+            descending,
+        } = &expr.kind
+        else {
+            return Err(ExecError::Unsupported(format!("`{expr}` is not a rank")));
+        };
+        let ops = self.ops();
+        let n = frame.height;
+        let (mut keyed, keys) = self.keyed_by_group(frame, input, groups)?;
+        let mut order: Vec<(&GpuExpr, bool, bool)> =
+            keys.iter().map(|key| (key, false, false)).collect();
+        if let Some(value) = order.last_mut() {
+            *value = (value.0, *descending, true);
+        }
+        let sorted = self.sorted_groups(&keyed, &order)?;
+        let tie_of = ops.segment_ids(&sorted.starts, n)?;
+        // Sorted by group first, the groups keep their places.
+        let whole;
+        let parts = match groups {
+            Some((_, starts)) => starts,
+            None => {
+                whole = ops.iota(1, 0)?;
+                &whole
+            }
+        };
+        let part_of = ops.segment_ids(parts, n)?;
+        let (rows, ties, parts) = (
+            &sorted.sorted_rows,
+            (&sorted.starts, &tie_of),
+            (parts, &part_of),
+        );
+        let values = match (method, expr.dtype) {
+            (RankMethod::Average, GpuDtype::Float64) => {
+                Values::F64(ops.rank_averages(rows, ties, parts)?)
+            }
+            (_, GpuDtype::UInt32) => {
+                let place = match method {
+                    RankMethod::Min => RankPlace::Min,
+                    RankMethod::Max => RankPlace::Max,
+                    RankMethod::Dense => RankPlace::Dense,
+                    _ => RankPlace::Ordinal,
+                };
+                Values::U32(ops.rank_places(rows, ties, parts, place)?)
+            }
+            _ => {
+                return Err(ExecError::Unsupported(format!(
+                    "`{expr}` as {}",
+                    expr.dtype
+                )));
+            }
+        };
+        // Nulls stay null.
+        let validity = keyed.columns.pop().and_then(|value| value.into_parts().1);
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            expr.dtype,
+            n,
+            values,
+            validity,
+        ))
+    }
+
+    /// Polars' `is_unique`, `is_duplicated`, `is_first_distinct` or
+    /// `is_last_distinct` of `input` over `frame` (within each group of
+    /// `groups`): rows grouped by (group and) value, null being one value,
+    /// each row's group's size, first or last row compared with the row.
+    fn distinctness(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        test: DistinctTest,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let n = frame.height;
+        let (keyed, keys) = self.keyed_by_group(frame, input, groups)?;
+        let equal = self.groups(&keyed, &keys.iter().collect::<Vec<_>>())?;
+        let group_of_row = self.group_of_rows(&equal.sorted_rows, &equal.starts)?;
+        let column = |values, dtype| DeviceColumn::from_parts("".into(), dtype, n, values, None);
+        let (per_group, dtype) = match test {
+            DistinctTest::Unique | DistinctTest::Duplicated => (
+                Values::U32(ops.segment_count(None, &equal.starts, n)?),
+                GpuDtype::UInt32,
+            ),
+            DistinctTest::FirstDistinct => (Values::I64(equal.first_rows), GpuDtype::Int64),
+            DistinctTest::LastDistinct => {
+                let (last, _) =
+                    ops.segment_pick(SegmentPick::Last, &equal.sorted_rows, None, &equal.starts)?;
+                (Values::I64(last), GpuDtype::Int64)
+            }
+        };
+        // Each row's group's count (or first or last row), beside the row.
+        let per_row = self.gather_column(&column(per_group, dtype), &group_of_row)?;
+        let tested = DeviceFrame {
+            columns: vec![
+                per_row,
+                column(Values::I64(ops.iota(n, 0)?), GpuDtype::Int64),
+            ],
+            height: n,
+        };
+        let (value, row) = (column_ref(0, dtype), column_ref(1, GpuDtype::Int64));
+        let one = GpuExpr::literal(Scalar::UInt(1), dtype);
+        let test = match test {
+            DistinctTest::Unique => value.binary(BinaryOp::Eq, one, GpuDtype::Boolean),
+            DistinctTest::Duplicated => value.binary(BinaryOp::Gt, one, GpuDtype::Boolean),
+            _ => value.binary(BinaryOp::Eq, row, GpuDtype::Boolean),
+        };
+        self.evaluate(&tested, &test, "")
+    }
     /// Every one of `height` rows as a single group, as `aggregate` takes
     /// groups: the rows in order, and the group's start.
     fn one_group(
@@ -2599,11 +2788,23 @@ impl Executor<'_> {
     /// The groups of equal `keys` (columns of `frame`; nulls equal), by
     /// sorting on the keys and marking where one changes.
     fn groups(&self, frame: &DeviceFrame, keys: &[&GpuExpr]) -> Result<Groups, ExecError> {
+        let keys: Vec<(&GpuExpr, bool, bool)> =
+            keys.iter().map(|&key| (key, false, false)).collect();
+        self.sorted_groups(frame, &keys)
+    }
+
+    /// As [`Executor::groups`], with the rows sorted by each key in the
+    /// order given with it (descending, nulls last).
+    fn sorted_groups(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[(&GpuExpr, bool, bool)],
+    ) -> Result<Groups, ExecError> {
         let ops = self.ops();
         let n = frame.height;
         let words = keys
             .iter()
-            .map(|key| {
+            .map(|&(key, _, _)| {
                 if let Some(words) = self.bool_key(frame, key)? {
                     return Ok(words);
                 }
@@ -2617,8 +2818,8 @@ impl Executor<'_> {
             })
             .collect::<Result<Vec<_>, ExecError>>()?;
         let mut permutation = ops.rows(n)?;
-        for key in words.iter().rev() {
-            permutation = self.sort_by_key(permutation, key, false, false)?;
+        for (key, &(_, descending, nulls_last)) in words.iter().zip(keys).rev() {
+            permutation = self.sort_by_key(permutation, key, descending, nulls_last)?;
         }
         let sorted_rows = ops.widen(&permutation)?;
         let flags = ops.group_flags(n)?;

@@ -133,6 +133,20 @@ pub trait Word64: DeviceCopy {}
 impl Word64 for i64 {}
 impl Word64 for u64 {}
 
+/// Which place Polars' `rank` gives tied values (its `average` method is
+/// [`Ops::rank_averages`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankPlace {
+    /// The first place of the run of ties.
+    Min = 0,
+    /// The last place of the run.
+    Max = 1,
+    /// The run's number among the partition's runs.
+    Dense = 2,
+    /// Each row its own place, in sorted order.
+    Ordinal = 3,
+}
+
 /// Kleene logic's binary operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Logic {
@@ -1559,6 +1573,54 @@ impl Ops<'_> {
             .buffer(&out);
         self.launch(kernel, Self::linear(n), args)?;
         Ok(out)
+    }
+
+    /// Polars' `rank` places (from 1) of rows sorted by partition, then by
+    /// value with nulls last: `ties` are the starts of the runs of equal
+    /// values (never crossing a partition), `parts` the partitions' starts,
+    /// `tie_of` and `part_of` each sorted position's run and partition (see
+    /// [`Ops::segment_ids`]). Places count within the partition; the result
+    /// is by row. Nulls get places too: their validity is the caller's.
+    pub fn rank_places(
+        &self,
+        rows: &DeviceBuffer<i64>,
+        (ties, tie_of): (&DeviceBuffer<i64>, &DeviceBuffer<u32>),
+        (parts, part_of): (&DeviceBuffer<i64>, &DeviceBuffer<u32>),
+        place: RankPlace,
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        let args = KernelArgs::new().arg(place as u32);
+        self.launch_ranks(
+            ids::rank_places_u32,
+            args,
+            rows,
+            (ties, tie_of),
+            (parts, part_of),
+        )
+    }
+
+    /// As [`Ops::rank_places`], for Polars' `average` method: the mean of
+    /// the first and last place of each run.
+    pub fn rank_averages(
+        &self,
+        rows: &DeviceBuffer<i64>,
+        ties: (&DeviceBuffer<i64>, &DeviceBuffer<u32>),
+        parts: (&DeviceBuffer<i64>, &DeviceBuffer<u32>),
+    ) -> Result<DeviceBuffer<f64>, RuntimeError> {
+        self.launch_ranks(ids::rank_averages_f64, KernelArgs::new(), rows, ties, parts)
+    }
+
+    fn launch_ranks<T: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        args: KernelArgs,
+        rows: &DeviceBuffer<i64>,
+        (ties, tie_of): (&DeviceBuffer<i64>, &DeviceBuffer<u32>),
+        (parts, part_of): (&DeviceBuffer<i64>, &DeviceBuffer<u32>),
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        Self::check_sorted_groups(rows, ties, tie_of)?;
+        Self::check_sorted_groups(rows, parts, part_of)?;
+        let args = args.buffer(parts).arg(parts.len() as u64).buffer(part_of);
+        self.launch_in_sorted_groups(kernel, args, rows, ties, tie_of)
     }
 
     /// The number of rows of groups given as rows sorted by group, the

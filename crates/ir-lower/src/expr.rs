@@ -284,6 +284,45 @@ pub enum CastMode {
     Wrapping,
 }
 
+/// How Polars' `rank` numbers tied values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankMethod {
+    /// The mean of the places the ties take (a float).
+    Average,
+    /// The first place the ties take.
+    Min,
+    /// The last place the ties take.
+    Max,
+    /// One more than the number of distinct smaller values.
+    Dense,
+    /// Each its own place, in the order of the rows.
+    Ordinal,
+}
+
+/// Tests of a value against the other rows' values (null being one value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DistinctTest {
+    /// No other row has it (`is_unique`).
+    Unique,
+    /// Another row has it (`is_duplicated`).
+    Duplicated,
+    /// No earlier row has it (`is_first_distinct`).
+    FirstDistinct,
+    /// No later row has it (`is_last_distinct`).
+    LastDistinct,
+}
+
+impl fmt::Display for DistinctTest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DistinctTest::Unique => "is_unique",
+            DistinctTest::Duplicated => "is_duplicated",
+            DistinctTest::FirstDistinct => "is_first_distinct",
+            DistinctTest::LastDistinct => "is_last_distinct",
+        })
+    }
+}
+
 /// Tests of a float's class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FloatCheck {
@@ -414,6 +453,21 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         periods: i64,
     },
+    /// Polars' `rank` of numbers or temporals: each valid value's place
+    /// (from 1) among the valid values, in descending order when asked
+    /// (floats in total order, NaN last, -0.0 equal to 0.0), ties numbered
+    /// by `method`; nulls stay null. Reads every row.
+    Rank {
+        input: Box<GpuExpr>,
+        method: RankMethod,
+        descending: bool,
+    },
+    /// A test of each row's value against the other rows' (never null).
+    /// Reads every row.
+    Distinct {
+        input: Box<GpuExpr>,
+        test: DistinctTest,
+    },
     IsNull(Box<GpuExpr>),
     IsNotNull(Box<GpuExpr>),
     /// A test of a float's class (null stays null).
@@ -525,6 +579,8 @@ macro_rules! children {
             | ExprKind::Sqrt(input)
             | ExprKind::CumSum(input)
             | ExprKind::Shift { input, .. }
+            | ExprKind::Rank { input, .. }
+            | ExprKind::Distinct { input, .. }
             | ExprKind::Truncate { input, .. }
             | ExprKind::Fill { input, .. }
             | ExprKind::IsNull(input)
@@ -595,6 +651,15 @@ impl fmt::Display for GpuExpr {
             ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
             ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
+            ExprKind::Rank {
+                input,
+                method,
+                descending,
+            } => {
+                let order = if *descending { ", descending" } else { "" };
+                write!(f, "rank({input}, {method:?}{order})")
+            }
+            ExprKind::Distinct { input, test } => write!(f, "{test}({input})"),
             ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
             ExprKind::Fill {
                 input,
@@ -792,16 +857,24 @@ impl GpuExpr {
         self.any(&|e| matches!(e.kind, ExprKind::Window { .. }))
     }
 
-    /// Whether this expression, or any part of it, depends on the order of
-    /// the rows (`shift`, forward and backward fills, `cum_sum`): it cannot be taken
-    /// per group as it is over a frame.
-    pub fn depends_on_row_order(&self) -> bool {
-        self.any(&|e| {
-            matches!(
-                e.kind,
-                ExprKind::Shift { .. } | ExprKind::Fill { .. } | ExprKind::CumSum(_)
-            )
-        })
+    /// Whether this expression reads other rows than its own (`shift`,
+    /// forward and backward fills, `cum_sum`, `rank`, the distinctness
+    /// tests): per group it reads the group's rows, not the frame's.
+    pub fn reads_other_rows(&self) -> bool {
+        matches!(
+            self.kind,
+            ExprKind::Shift { .. }
+                | ExprKind::Fill { .. }
+                | ExprKind::CumSum(_)
+                | ExprKind::Rank { .. }
+                | ExprKind::Distinct { .. }
+        )
+    }
+
+    /// Whether this expression, or any part of it, reads other rows than
+    /// its own (see [`GpuExpr::reads_other_rows`]).
+    pub fn has_part_reading_other_rows(&self) -> bool {
+        self.any(&GpuExpr::reads_other_rows)
     }
 
     /// Whether `f` holds for this expression or any expression inside it.

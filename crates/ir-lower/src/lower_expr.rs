@@ -3,7 +3,8 @@
 use polars::prelude::QuantileMethod;
 use polars_core::chunked_array::cast::CastOptions;
 use polars_core::prelude::{AnyValue, FillNullStrategy, Schema, Series};
-use polars_ops::series::{ClosedInterval, RoundMode};
+use polars_core::series::ops::NullBehavior;
+use polars_ops::series::{ClosedInterval, RankMethod as PolarsRankMethod, RoundMode};
 use polars_plan::dsl::{Operator, WindowMapping};
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{
@@ -14,8 +15,8 @@ use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
-    AggOp, BinaryOp, CastMode, Closed, ExprKind, FloatCheck, GpuExpr, NamedExpr, Rounding, Scalar,
-    StringOp, TemporalPart, Truncation,
+    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, GpuExpr, NamedExpr,
+    RankMethod, Rounding, Scalar, StringOp, TemporalPart, Truncation,
 };
 use crate::refusal::Refusal;
 
@@ -444,6 +445,50 @@ impl ExprLowering<'_> {
                     periods,
                 }
             }
+            F::Diff(NullBehavior::Ignore) => {
+                let [input, n] = [inputs.first()?.node(), inputs.get(1)?.node()];
+                let input = self.expr(input)?;
+                let Some(n) = self.literal_i64(n) else {
+                    return self.refuse(node, "diff by a count that is not a literal integer");
+                };
+                // Polars widens unsigned integers to signed ones first, then
+                // subtracts the shifted values (wrapping).
+                let dtype = self.dtype(node)?;
+                if !input.dtype.is_numeric() || !dtype.is_numeric() {
+                    return self.refuse(node, format!("diff of {}", input.dtype));
+                }
+                let input = input.cast(dtype, CastMode::NonStrict);
+                let shifted = GpuExpr {
+                    kind: ExprKind::Shift {
+                        input: Box::new(input.clone()),
+                        periods: n,
+                    },
+                    dtype,
+                };
+                return Some(input.binary(BinaryOp::Minus, shifted, dtype));
+            }
+            F::Rank { options, seed: _ } => {
+                let method = match options.method {
+                    PolarsRankMethod::Average => RankMethod::Average,
+                    PolarsRankMethod::Min => RankMethod::Min,
+                    PolarsRankMethod::Max => RankMethod::Max,
+                    PolarsRankMethod::Dense => RankMethod::Dense,
+                    PolarsRankMethod::Ordinal => RankMethod::Ordinal,
+                    #[allow(unreachable_patterns)]
+                    other => {
+                        return self.refuse(node, format!("rank by the method {other:?}"));
+                    }
+                };
+                let input = self.single(inputs)?;
+                if !(input.dtype.is_numeric() || input.dtype.is_temporal()) {
+                    return self.refuse(node, format!("rank of {}", input.dtype));
+                }
+                ExprKind::Rank {
+                    input: Box::new(input),
+                    method,
+                    descending: options.descending,
+                }
+            }
             F::Floor | F::Ceil => {
                 let input = self.single(inputs)?;
                 if input.dtype.is_integer() {
@@ -625,6 +670,18 @@ impl ExprLowering<'_> {
                 ExprKind::FloatCheck {
                     check,
                     input: Box::new(input),
+                }
+            }
+            B::IsUnique | B::IsDuplicated | B::IsFirstDistinct | B::IsLastDistinct => {
+                let test = match function {
+                    B::IsUnique => DistinctTest::Unique,
+                    B::IsDuplicated => DistinctTest::Duplicated,
+                    B::IsFirstDistinct => DistinctTest::FirstDistinct,
+                    _ => DistinctTest::LastDistinct,
+                };
+                ExprKind::Distinct {
+                    input: Box::new(self.single(inputs)?),
+                    test,
                 }
             }
             B::IsNull => ExprKind::IsNull(Box::new(self.single(inputs)?)),

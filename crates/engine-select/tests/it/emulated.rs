@@ -6,6 +6,7 @@ use engine_select::{
 };
 use polars::prelude::*;
 use polars_core::chunked_array::cast::CastOptions;
+use polars_core::series::ops::NullBehavior;
 
 use crate::{orders, under_test, under_test_executed_by};
 
@@ -2595,6 +2596,124 @@ fn horizontal_sums_means_minima_and_maxima_match_the_cpu() {
         ),
     ] {
         assert_cpu_answer_with_reason(frame().select([expr.unwrap()]), reason);
+    }
+}
+
+#[test]
+fn ranks_distinctness_tests_and_differences_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => [Some("a"), Some("b"), None, Some("a"), Some("b"), Some("a"), None, Some("b"), Some("a"), Some("a")],
+            "i" => [Some(3i64), Some(-1), None, Some(3), Some(7), None, Some(3), Some(-1), Some(0), Some(3)],
+            "f" => [Some(0.0f64), Some(f64::NAN), Some(-0.0), None, Some(1.5), Some(f64::NAN), Some(-2.0), Some(1.5), None, Some(f64::INFINITY)],
+            "s" => [Some("x"), None, Some("y"), Some("x"), Some(""), None, Some("y"), Some("z"), Some(""), Some("x")],
+            "b" => [Some(true), None, Some(false), Some(true), None, Some(false), Some(true), Some(true), None, Some(false)],
+            "u" => [Some(200u8), Some(3), Some(200), None, Some(0), Some(255), Some(3), Some(1), Some(9), Some(0)],
+            "w" => [Some(5u32), Some(1), None, Some(u32::MAX), Some(0), Some(7), Some(2), Some(1), Some(9), Some(4)],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([col("i").cast(DataType::Date).alias("d"), col("f").cast(DataType::Float32).alias("h")])
+    };
+    let methods = [
+        RankMethod::Average,
+        RankMethod::Min,
+        RankMethod::Max,
+        RankMethod::Dense,
+        RankMethod::Ordinal,
+    ];
+    let rank = |c: &str, method, descending| col(c).rank(RankOptions { method, descending }, None);
+    let mut exprs = vec![];
+    for method in methods {
+        for descending in [false, true] {
+            for c in ["i", "f", "h", "d", "u", "w"] {
+                exprs.push(
+                    rank(c, method, descending).alias(format!("rank {c} {method:?} {descending}")),
+                );
+            }
+            exprs.push(
+                rank("i", method, descending)
+                    .over([col("g")])
+                    .unwrap()
+                    .alias(format!("rank i by g {method:?} {descending}")),
+            );
+            exprs.push(
+                rank("f", method, descending)
+                    .over([col("g"), col("b")])
+                    .unwrap()
+                    .alias(format!("rank f by g, b {method:?} {descending}")),
+            );
+        }
+    }
+    for c in ["i", "f", "h", "s", "b", "u", "d"] {
+        exprs.extend([
+            col(c).is_unique().alias(format!("{c} unique")),
+            col(c).is_duplicated().alias(format!("{c} duplicated")),
+            col(c).is_first_distinct().alias(format!("{c} first")),
+            col(c).is_last_distinct().alias(format!("{c} last")),
+            col(c)
+                .is_first_distinct()
+                .over([col("g")])
+                .unwrap()
+                .alias(format!("{c} first by g")),
+            col(c)
+                .is_duplicated()
+                .over([col("g")])
+                .unwrap()
+                .alias(format!("{c} duplicated by g")),
+        ]);
+    }
+    for (c, n) in [
+        ("i", 1i64),
+        ("i", -2),
+        ("u", 1),
+        ("w", 2),
+        ("f", 1),
+        ("h", -1),
+    ] {
+        exprs.push(
+            col(c)
+                .diff(lit(n), NullBehavior::Ignore)
+                .alias(format!("diff {c} {n}")),
+        );
+    }
+    exprs.push(
+        col("i")
+            .diff(lit(1i64), NullBehavior::Ignore)
+            .over([col("g")])
+            .unwrap()
+            .alias("diff i by g"),
+    );
+    assert_gpu_eq("ranks, distinctness and differences", frame().select(exprs));
+    assert_gpu_eq(
+        "first distinct rows in a filter",
+        frame().filter(col("s").is_first_distinct().and(col("i").is_not_null())),
+    );
+    assert_gpu_eq(
+        "ranks and duplicates inside group-by aggregations",
+        frame().group_by_stable([col("g")]).agg([
+            rank("i", RankMethod::Dense, false)
+                .max()
+                .alias("distinct values"),
+            col("i").is_duplicated().sum().alias("duplicated rows"),
+        ]),
+    );
+    assert_gpu_eq(
+        "whole-frame sums of booleans",
+        frame().select([
+            col("b").sum().alias("true values"),
+            col("i").is_unique().sum().alias("unique values"),
+        ]),
+    );
+    for (expr, reason) in [
+        (rank("s", RankMethod::Min, false), "rank of str"),
+        (col("i").diff(lit(1i64), NullBehavior::Drop), "diff"),
+        (
+            col("d").diff(lit(1i64), NullBehavior::Ignore),
+            "diff of date",
+        ),
+    ] {
+        assert_cpu_answer_with_reason(frame().select([expr]), reason);
     }
 }
 

@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks and distinctness tests, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use proptest::collection::vec;
@@ -102,6 +102,26 @@ proptest! {
             _ => small.clone().shift(lit(periods)).sum().over([col("g")]).unwrap().alias("w"),
         };
         assert_gpu_eq(&format!("window, shift or clip {pick}"), df.lazy().with_columns([expr]));
+    }
+
+    #[test]
+    fn ranks_and_distinctness_tests_match_the_cpu(
+        df in (0usize..80).prop_flat_map(frame),
+        pick in 0usize..8,
+        descending in any::<bool>(),
+    ) {
+        let rank = |c: &str, method| col(c).rank(RankOptions { method, descending }, None);
+        let expr = match pick {
+            0 => rank("f", RankMethod::Average),
+            1 => rank("i", RankMethod::Min).over([col("g")]).unwrap(),
+            2 => rank("f", RankMethod::Dense).over([col("g")]).unwrap(),
+            3 => rank("i", RankMethod::Ordinal),
+            4 => rank("f", RankMethod::Max).over([col("s")]).unwrap(),
+            5 => col("f").is_duplicated(),
+            6 => col("s").is_first_distinct().over([col("g")]).unwrap(),
+            _ => col("i").is_last_distinct(),
+        };
+        assert_gpu_eq(&format!("rank or distinctness {pick}"), df.lazy().with_columns([expr.alias("w")]));
     }
 
     #[test]

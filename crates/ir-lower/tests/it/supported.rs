@@ -517,3 +517,26 @@ fn horizontal_aggregations_become_row_wise_folds() {
         "#]],
     );
 }
+
+#[test]
+fn ranks_distinctness_tests_and_differences_lower() {
+    check(
+        orders().select([
+            col("amount")
+                .rank(
+                    RankOptions {
+                        method: RankMethod::Average,
+                        descending: true,
+                    },
+                    None,
+                )
+                .alias("rank"),
+            col("customer").is_first_distinct().alias("first"),
+            col("qty").diff(lit(1), Default::default()).alias("diff"),
+        ]),
+        expect![[r#"
+            Select [rank(#0:amount, Average, descending) as "rank", is_first_distinct(#1:customer) as "first", (#2:qty - shift(#2:qty, 1)) as "diff"]  -> [rank: f64, first: bool, diff: i32]
+              DataFrameScan rows=3 columns=[2, 1, 3] of 6  -> [amount: f64, customer: i64, qty: i32]
+        "#]],
+    );
+}

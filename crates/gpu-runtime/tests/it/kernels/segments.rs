@@ -468,3 +468,102 @@ fn sorted_groups_that_disagree_are_refused() {
         .to_string();
     assert!(error.contains("a scan of 2 values for 3 rows"), "{error}");
 }
+
+#[test]
+fn ranks_count_places_within_partitions() {
+    use gpu_runtime::ops::RankPlace;
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(63);
+    for &n in SIZES.iter().filter(|&&n| n <= 4099) {
+        for (partitions, descending) in [(1, false), (1, true), (5, false), (30, true)] {
+            let part: Vec<u32> = (0..n).map(|_| rng.u32(..partitions)).collect();
+            let value: Vec<Option<i32>> = (0..n)
+                .map(|_| (rng.u8(..8) != 0).then(|| rng.i32(-6..6)))
+                .collect();
+            // Sorted by partition, then value (descending when asked), nulls
+            // last, stably; runs of equal values (nulls one run).
+            let mut rows: Vec<i64> = (0..n as i64).collect();
+            let order = |a: &Option<i32>, b: &Option<i32>| match (a, b) {
+                (Some(a), Some(b)) if descending => b.cmp(a),
+                (Some(a), Some(b)) => a.cmp(b),
+                _ => a.is_none().cmp(&b.is_none()),
+            };
+            rows.sort_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                part[a].cmp(&part[b]).then(order(&value[a], &value[b]))
+            });
+            let key = |i: usize| (part[rows[i] as usize], value[rows[i] as usize]);
+            let starts_where = |changed: &dyn Fn(usize) -> bool| -> Vec<i64> {
+                (0..n)
+                    .filter(|&i| i == 0 || changed(i))
+                    .map(|i| i as i64)
+                    .collect()
+            };
+            let ties = starts_where(&|i| key(i) != key(i - 1));
+            let parts = starts_where(&|i| key(i).0 != key(i - 1).0);
+            let d_rows = device.upload(&rows);
+            let (d_ties, d_parts) = (device.upload(&ties), device.upload(&parts));
+            let tie_of = ops.segment_ids(&d_ties, n).unwrap();
+            let part_of = ops.segment_ids(&d_parts, n).unwrap();
+            // Polars' places, counted directly.
+            let before = |r: usize, j: usize| {
+                let (a, b) = (value[j].unwrap(), value[r].unwrap());
+                if descending { a > b } else { a < b }
+            };
+            let places = |r: usize| -> [u32; 4] {
+                let peers: Vec<usize> = (0..n)
+                    .filter(|&j| part[j] == part[r] && value[j].is_some())
+                    .collect();
+                let count = |f: &dyn Fn(usize) -> bool| peers.iter().filter(|&&j| f(j)).count();
+                let smaller = count(&|j| before(r, j)) as u32;
+                let equal = count(&|j| value[j] == value[r]) as u32;
+                let mut distinct: Vec<i32> = peers
+                    .iter()
+                    .filter(|&&j| before(r, j))
+                    .map(|&j| value[j].unwrap())
+                    .collect();
+                distinct.sort();
+                distinct.dedup();
+                let earlier_equal = count(&|j| j < r && value[j] == value[r]);
+                [
+                    smaller + 1,
+                    smaller + equal,
+                    distinct.len() as u32 + 1,
+                    smaller + earlier_equal as u32 + 1,
+                ]
+            };
+            let valid: Vec<usize> = (0..n).filter(|&r| value[r].is_some()).collect();
+            let expected: Vec<[u32; 4]> = valid.iter().map(|&r| places(r)).collect();
+            for (k, place) in [
+                RankPlace::Min,
+                RankPlace::Max,
+                RankPlace::Dense,
+                RankPlace::Ordinal,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let got = ops
+                    .rank_places(&d_rows, (&d_ties, &tie_of), (&d_parts, &part_of), place)
+                    .unwrap()
+                    .to_host()
+                    .unwrap();
+                let got: Vec<u32> = valid.iter().map(|&r| got[r]).collect();
+                let want: Vec<u32> = expected.iter().map(|p| p[k]).collect();
+                assert_eq!(got, want, "n = {n}, {partitions} partitions, {place:?}");
+            }
+            let got = ops
+                .rank_averages(&d_rows, (&d_ties, &tie_of), (&d_parts, &part_of))
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let got: Vec<f64> = valid.iter().map(|&r| got[r]).collect();
+            let want: Vec<f64> = expected
+                .iter()
+                .map(|p| 0.5 * (f64::from(p[0]) + f64::from(p[1])))
+                .collect();
+            assert_eq!(got, want, "n = {n}, {partitions} partitions, average");
+        }
+    }
+}
