@@ -473,3 +473,58 @@ extern "C" __global__ void string_concat_write(const u64* table, u32 k, u64 n,
     }
 }
 EMU_KERNEL(string_concat_write)
+
+// Polars' cast of text to an integer type (atoi_simd, as Polars calls it:
+// an optional '+', or '-' where `allow_negative`, then one or more ASCII
+// digits, leading zeros without limit; nothing else, not even white space):
+// the value as 64-bit two's complement words, valid where the text parses
+// and its magnitude is at most `max_positive` (`max_negative` after '-').
+// A valid text that does not parse raises `failed` (when not null): the
+// strict cast's error.
+__device__ __forceinline__ bool parse_integer(const unsigned char* s, i64 length,
+                                              u32 allow_negative, u64 max_positive,
+                                              u64 max_negative, u64* value) {
+    i64 k = 0;
+    bool negative = false;
+    if (length > 0 && s[0] == '+') {
+        k = 1;
+    } else if (length > 0 && s[0] == '-' && allow_negative != 0) {
+        negative = true;
+        k = 1;
+    }
+    if (k == length) return false;
+    u64 limit = negative ? max_negative : max_positive;
+    u64 magnitude = 0;
+    for (; k < length; ++k) {
+        u32 digit = static_cast<u32>(s[k]) - static_cast<u32>('0');
+        if (digit > 9) return false;
+        if (digit > limit || magnitude > (limit - digit) / 10) return false;
+        magnitude = magnitude * 10 + digit;
+    }
+    *value = negative ? 0 - magnitude : magnitude;
+    return true;
+}
+
+extern "C" __global__ void string_parse_integers(const i64* offsets, const unsigned char* bytes,
+                                                 const u32* validity, u64 n,
+                                                 u32 allow_negative, u64 max_positive,
+                                                 u64 max_negative, u64* out, u32* out_validity,
+                                                 u32* failed) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool parsed = false;
+        if (i < n && is_valid(validity, i)) {
+            u64 value = 0;
+            i64 begin = offsets[i];
+            parsed = parse_integer(bytes + begin, offsets[i + 1] - begin, allow_negative,
+                                   max_positive, max_negative, &value);
+            out[i] = value;
+            if (!parsed && failed != nullptr) atomicOr(failed, 1u);
+        } else if (i < n) {
+            out[i] = 0;
+        }
+        u32 bits = __ballot_sync(FULL_MASK, parsed);
+        if (lane == 0) out_validity[i / 32] = bits;
+    }
+}
+EMU_KERNEL(string_parse_integers)

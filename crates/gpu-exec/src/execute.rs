@@ -429,6 +429,34 @@ fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     }
 }
 
+/// Whether `expr` is a cast of text the device makes to an integer type
+/// (parsed by [`Executor::parsed_integers`]).
+fn text_parse_supported(expr: &GpuExpr) -> bool {
+    match &expr.kind {
+        ExprKind::Cast { input, .. } => {
+            input.dtype == GpuDtype::String
+                && integer_bounds(expr.dtype).is_some()
+                && string_valued(input).is_ok()
+        }
+        _ => false,
+    }
+}
+
+/// The least and the greatest value of an integer type.
+fn integer_bounds(dtype: GpuDtype) -> Option<(i64, u64)> {
+    Some(match dtype {
+        GpuDtype::Int8 => (i8::MIN.into(), i8::MAX as u64),
+        GpuDtype::Int16 => (i16::MIN.into(), i16::MAX as u64),
+        GpuDtype::Int32 => (i32::MIN.into(), i32::MAX as u64),
+        GpuDtype::Int64 => (i64::MIN, i64::MAX as u64),
+        GpuDtype::UInt8 => (0, u8::MAX.into()),
+        GpuDtype::UInt16 => (0, u16::MAX.into()),
+        GpuDtype::UInt32 => (0, u32::MAX.into()),
+        GpuDtype::UInt64 => (0, u64::MAX),
+        _ => return None,
+    })
+}
+
 /// How [`Executor::concatenated`] joins its inputs' texts.
 #[derive(Debug, Clone, Copy)]
 enum Joining<'a> {
@@ -675,7 +703,12 @@ fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuE
         let window = window_supported(expr).is_ok();
         let row_order = expr.dtype != GpuDtype::String && row_order_part_supported(expr).is_ok();
         let text_predicate = computed_text_predicate(expr).is_some();
-        if (predicate || window || row_order || text_predicate || is_text_length(expr))
+        if (predicate
+            || window
+            || row_order
+            || text_predicate
+            || is_text_length(expr)
+            || text_parse_supported(expr))
             && reads_only_below(expr, width)
         {
             let index = first + hoisted.len();
@@ -2250,6 +2283,9 @@ impl Executor<'_> {
         if let ExprKind::Rank { .. } = part.kind {
             return self.ranked(frame, part, groups);
         }
+        if text_parse_supported(part) {
+            return self.parsed_integers(frame, part);
+        }
         if let ExprKind::Distinct { input, test } = &part.kind {
             return self.distinctness(frame, input, *test, groups);
         }
@@ -2652,6 +2688,61 @@ impl Executor<'_> {
             .map(|(index, column)| column_ref(index, column.dtype))
             .collect();
         Ok((keyed, keys))
+    }
+
+    /// A cast of text (made over `frame`) to an integer type, parsed as
+    /// Polars parses it: null where it does not parse or fit; a strict cast
+    /// keeps a failure flag the executor reads once the result is on the
+    /// host.
+    fn parsed_integers(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+    ) -> Result<DeviceColumn, ExecError> {
+        let (ExprKind::Cast { input, mode }, Some(bounds)) =
+            (&expr.kind, integer_bounds(expr.dtype))
+        else {
+            return Err(ExecError::Unsupported(format!(
+                "`{expr}` is not a cast of text to integers"
+            )));
+        };
+        let mut owned = None;
+        let column = self.column_of(frame, input, "", &mut owned)?;
+        let Values::Str { offsets, bytes } = column.values() else {
+            return Err(ExecError::Unsupported(format!("`{input}` is not text")));
+        };
+        let failed = match mode {
+            CastMode::Strict => Some(DeviceBuffer::<u32>::zeroed(
+                1,
+                self.ctx.memory.clone(),
+                &self.ctx.stream,
+            )?),
+            CastMode::NonStrict | CastMode::Wrapping => None,
+        };
+        let (words, validity) = self.ops().string_parse_integers(
+            (offsets, bytes, column.validity()),
+            bounds,
+            failed.as_ref(),
+        )?;
+        if let Some(flag) = failed {
+            let what =
+                format!("a strict cast met texts that are not integers of the type in `{expr}`");
+            self.shared.borrow_mut().checks.push((flag, what));
+        }
+        // The words hold values of the type in two's complement: their
+        // wrapping cast (Rust's `as`) is exact.
+        let parsed = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::UInt64,
+                frame.height,
+                Values::U64(words),
+                Some(validity),
+            )],
+            height: frame.height,
+        };
+        let cast = column_ref(0, GpuDtype::UInt64).cast(expr.dtype, CastMode::Wrapping);
+        self.evaluate(&parsed, &cast, "")
     }
 
     /// Polars' `rank` (`expr`) over `frame`, within each group of `groups`:

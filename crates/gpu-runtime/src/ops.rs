@@ -1413,6 +1413,41 @@ impl Ops<'_> {
         Ok((lengths, out_validity))
     }
 
+    /// Polars' cast of `n` texts to an integer type whose values run from
+    /// `min` to `max`: an optional '+' (or '-', for signed types), then
+    /// ASCII digits (leading zeros without limit), nothing else. The values
+    /// as 64-bit two's complement words and their validity: null where the
+    /// text is null, does not parse or does not fit. With `failed`, a valid
+    /// text that gives null sets it to 1 (a strict cast's error).
+    pub fn string_parse_integers(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        (min, max): (i64, u64),
+        failed: Option<&DeviceBuffer<u32>>,
+    ) -> Result<(DeviceBuffer<u64>, DeviceBuffer<u32>), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        check(failed.is_none_or(|f| !f.is_empty()), || {
+            "the failure flag is empty".into()
+        })?;
+        let out = self.zeroed::<u64>(n)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .buffer(bytes)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .arg(u32::from(min < 0))
+            .arg(max)
+            .arg(min.unsigned_abs())
+            .buffer(&out)
+            .buffer(&out_validity)
+            .arg(ptr(failed));
+        self.launch(ids::string_parse_integers, Self::linear(n), args)?;
+        Ok((out, out_validity))
+    }
+
     /// ORs the first `n` bits of `src` (`None`: `n` set bits, as a missing
     /// validity means) into `dst` from bit `at`. `dst` must start zeroed
     /// where the bits go: this is how bitmaps are concatenated.

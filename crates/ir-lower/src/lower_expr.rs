@@ -1219,6 +1219,7 @@ fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || from.is_integer() && to.is_temporal()
         || from.is_temporal() && to.is_temporal()
         || (from.is_integer() || from == GpuDtype::Boolean) && to == GpuDtype::String
+        || from == GpuDtype::String && to.is_integer()
 }
 
 fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {

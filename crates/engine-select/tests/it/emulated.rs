@@ -1296,22 +1296,119 @@ fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
         ]),
     );
     // One that does not fit: Polars' error, and the reason in words.
-    let strict = table().select([col("i").strict_cast(DataType::Int8)]);
-    assert_cpu_error(strict.clone());
-    match strict.collect_with_report(&raising) {
+    assert_invalid_data(
+        table().select([col("i").strict_cast(DataType::Int8)]),
+        "values that do not fit in `strict_cast(#0:i -> i8)`",
+    );
+}
+
+/// `lf` raises Polars' own error; with raise_on_fail, the device's check
+/// found the data invalid, and says so in words containing `message`.
+fn assert_invalid_data(lf: LazyFrame, message: &str) {
+    assert_cpu_error(lf.clone());
+    let raising = Engine::Gpu(under_test().with_raise_on_fail(true));
+    match lf.collect_with_report(&raising) {
         Err(EngineError::GpuUnavailable { reasons }) => {
             assert_eq!(reasons.len(), 1, "{reasons:?}");
             assert_eq!(reasons[0].kind, FallbackKind::InvalidData);
-            assert!(
-                reasons[0]
-                    .message
-                    .contains("values that do not fit in `strict_cast(#0:i -> i8)`"),
-                "{}",
-                reasons[0]
-            );
+            assert!(reasons[0].message.contains(message), "{}", reasons[0]);
         }
         other => panic!("{:?}", other.map(|(_, report)| report)),
     }
+}
+
+#[test]
+fn casts_of_text_to_integers_parse_as_polars_does() {
+    let texts = [
+        Some(""),
+        Some("+"),
+        Some("-"),
+        Some("+5"),
+        Some("-5"),
+        Some("007"),
+        Some("1e3"),
+        Some(" 1"),
+        Some("1 "),
+        Some("0x10"),
+        Some("1_000"),
+        Some("-0"),
+        Some("+-1"),
+        Some("٣"),
+        Some("127"),
+        Some("128"),
+        Some("-128"),
+        Some("-129"),
+        Some("255"),
+        Some("256"),
+        Some("65535"),
+        Some("-2147483648"),
+        Some("4294967295"),
+        Some("4294967296"),
+        Some("9223372036854775807"),
+        Some("9223372036854775808"),
+        Some("-9223372036854775808"),
+        Some("18446744073709551615"),
+        Some("18446744073709551616"),
+        Some("00000000000000000000000000000000042"),
+        None,
+        Some("12"),
+    ];
+    let frame = || {
+        df!("s" => texts, "t" => texts.map(|t| t.map(|t| t.trim_start_matches('-'))))
+            .unwrap()
+            .lazy()
+    };
+    let types = [
+        DataType::Int8,
+        DataType::Int16,
+        DataType::Int32,
+        DataType::Int64,
+        DataType::UInt8,
+        DataType::UInt16,
+        DataType::UInt32,
+        DataType::UInt64,
+    ];
+    for mode in [CastOptions::NonStrict, CastOptions::Overflowing] {
+        let exprs: Vec<Expr> = types
+            .iter()
+            .map(|to| {
+                col("s")
+                    .cast_with_options(to.clone(), mode)
+                    .alias(format!("{to}"))
+            })
+            .collect();
+        assert_gpu_eq(
+            &format!("texts as integers ({mode:?})"),
+            frame().select(exprs),
+        );
+    }
+    assert_gpu_eq(
+        "parsed integers in expressions and of texts the device makes",
+        frame().select([
+            (col("s").cast_with_options(DataType::Int64, CastOptions::NonStrict) + lit(1i64))
+                .alias("plus one"),
+            (col("s") + lit("1"))
+                .cast_with_options(DataType::Int32, CastOptions::NonStrict)
+                .alias("with a digit more"),
+        ]),
+    );
+    // Strict casts of texts that all parse run on the device; one that does
+    // not gives Polars' own error.
+    let digits = || {
+        let small = Series::new("".into(), ["007", "127", "255", "+5", "12"]);
+        frame().filter(col("s").is_in(lit(small).implode(false), false))
+    };
+    assert_gpu_eq(
+        "strict casts of digits",
+        digits().select([
+            col("s").strict_cast(DataType::Int16),
+            col("t").strict_cast(DataType::UInt16),
+        ]),
+    );
+    assert_invalid_data(
+        frame().select([col("s").strict_cast(DataType::Int64)]),
+        "texts that are not integers of the type in `strict_cast(#0:s -> i64)`",
+    );
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! String slicing, row-wise concatenation (concat_str), concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
+//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
 
 use std::sync::Arc;
 
@@ -491,4 +491,130 @@ fn two_streams() -> (Arc<dyn MemoryResource>, Stream, Stream) {
         target.create_stream().unwrap(),
     );
     (memory, first, second)
+}
+
+/// Texts that integers parse from or not: signs, leading zeros, limits,
+/// white space, other digits, and random digit runs.
+fn integer_texts(rng: &mut fastrand::Rng, n: usize) -> Vec<String> {
+    const FIXED: &[&str] = &[
+        "",
+        "+",
+        "-",
+        "+5",
+        "-5",
+        "007",
+        "-007",
+        "1e3",
+        " 1",
+        "1 ",
+        "0x10",
+        "1_000",
+        "-0",
+        "+0",
+        "+-1",
+        "٣",
+        "127",
+        "128",
+        "-128",
+        "-129",
+        "255",
+        "256",
+        "32767",
+        "65535",
+        "65536",
+        "2147483647",
+        "-2147483648",
+        "4294967295",
+        "4294967296",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999999",
+        "00000000000000000000000000000000042",
+        "-00000000000000000000000000009223372036854775808",
+    ];
+    (0..n)
+        .map(|_| match rng.u8(..3) {
+            0 => FIXED[rng.usize(..FIXED.len())].to_string(),
+            _ => {
+                let sign = ["", "-", "+"][rng.usize(..3)];
+                let digits: String = (0..rng.usize(1..22)).map(|_| rng.digit(10)).collect();
+                format!("{sign}{digits}")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn texts_parse_as_integers_as_rust_parses_them() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(45);
+    // Rust's `from_str` of the integer types takes what Polars' parser takes.
+    fn reference<T: std::str::FromStr + Into<i128>>(s: &str) -> Option<i128> {
+        s.parse::<T>().ok().map(Into::into)
+    }
+    type Parser = fn(&str) -> Option<i128>;
+    let types: [(&str, (i64, u64), Parser); 8] = [
+        ("i8", (i8::MIN.into(), i8::MAX as u64), reference::<i8>),
+        ("i16", (i16::MIN.into(), i16::MAX as u64), reference::<i16>),
+        ("i32", (i32::MIN.into(), i32::MAX as u64), reference::<i32>),
+        ("i64", (i64::MIN, i64::MAX as u64), reference::<i64>),
+        ("u8", (0, u8::MAX.into()), reference::<u8>),
+        ("u16", (0, u16::MAX.into()), reference::<u16>),
+        ("u32", (0, u32::MAX.into()), reference::<u32>),
+        ("u64", (0, u64::MAX), reference::<u64>),
+    ];
+    for &n in SIZES {
+        let texts = integer_texts(&mut rng, n);
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..8) != 0).collect();
+        let (offsets, bytes) = offsets_of(&texts);
+        let (d_offsets, d_bytes, d_valid) = (
+            device.upload(&offsets),
+            device.upload(&bytes),
+            device.upload(&bitmap(&valid)),
+        );
+        for (name, bounds, parse) in types {
+            let failed = device.upload(&[0u32]);
+            let (values, validity) = ops
+                .string_parse_integers(
+                    (&d_offsets, &d_bytes, Some(&d_valid)),
+                    bounds,
+                    Some(&failed),
+                )
+                .unwrap();
+            let expected: Vec<Option<i128>> = texts
+                .iter()
+                .zip(&valid)
+                .map(|(s, &ok)| if ok { parse(s) } else { None })
+                .collect();
+            let (values, validity) = (values.to_host().unwrap(), validity.to_host().unwrap());
+            let got: Vec<Option<i128>> = flags(&validity, n)
+                .into_iter()
+                .zip(&values)
+                .map(|(ok, &v)| {
+                    ok.then(|| {
+                        if bounds.0 < 0 {
+                            i128::from(v as i64)
+                        } else {
+                            i128::from(v)
+                        }
+                    })
+                })
+                .collect();
+            assert_eq!(got, expected, "n = {n}, {name}");
+            let should_fail = expected
+                .iter()
+                .zip(&valid)
+                .any(|(e, &ok)| ok && e.is_none());
+            assert_eq!(
+                failed.to_host().unwrap()[0] != 0,
+                should_fail,
+                "n = {n}, {name}"
+            );
+        }
+    }
 }
