@@ -1186,22 +1186,15 @@ fn casts_between_temporal_units_convert_as_polars_does() {
 fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
     // Whatever runs on the device must equal the CPU, in each of Polars'
     // three cast modes; a strict cast that fails must fail as on the CPU.
-    let targets = [
-        DataType::Boolean,
-        DataType::Int8,
-        DataType::Int16,
-        DataType::Int32,
-        DataType::Int64,
-        DataType::UInt8,
-        DataType::UInt16,
-        DataType::UInt32,
-        DataType::UInt64,
+    let mut targets = vec![DataType::Boolean];
+    targets.extend(integer_types());
+    targets.extend([
         DataType::Float32,
         DataType::Float64,
         DataType::Date,
         DataType::Datetime(TimeUnit::Milliseconds, None),
         DataType::Duration(TimeUnit::Microseconds),
-    ];
+    ]);
     let modes = [
         CastOptions::NonStrict,
         CastOptions::Strict,
@@ -1302,6 +1295,20 @@ fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
     );
 }
 
+/// Polars' integer types, signed then unsigned, narrowest first.
+fn integer_types() -> [DataType; 8] {
+    [
+        DataType::Int8,
+        DataType::Int16,
+        DataType::Int32,
+        DataType::Int64,
+        DataType::UInt8,
+        DataType::UInt16,
+        DataType::UInt32,
+        DataType::UInt64,
+    ]
+}
+
 /// `lf` raises Polars' own error; with raise_on_fail, the device's check
 /// found the data invalid, and says so in words containing `message`.
 fn assert_invalid_data(lf: LazyFrame, message: &str) {
@@ -1358,18 +1365,8 @@ fn casts_of_text_to_integers_parse_as_polars_does() {
             .unwrap()
             .lazy()
     };
-    let types = [
-        DataType::Int8,
-        DataType::Int16,
-        DataType::Int32,
-        DataType::Int64,
-        DataType::UInt8,
-        DataType::UInt16,
-        DataType::UInt32,
-        DataType::UInt64,
-    ];
     for mode in [CastOptions::NonStrict, CastOptions::Overflowing] {
-        let exprs: Vec<Expr> = types
+        let exprs: Vec<Expr> = integer_types()
             .iter()
             .map(|to| {
                 col("s")
