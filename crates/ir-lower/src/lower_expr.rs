@@ -336,10 +336,59 @@ impl ExprLowering<'_> {
                 );
             }
         };
-        let input = self.boxed(input)?;
         let dtype = self.dtype(node)?;
+        if let AExpr::Filter { input, by } = self.arena.get(input) {
+            return self.aggregation_of_filter(node, op, (*input, *by), dtype);
+        }
+        let input = self.boxed(input)?;
         Some(GpuExpr {
             kind: ExprKind::Agg { op, input },
+            dtype,
+        })
+    }
+
+    /// An aggregation of `input.filter(by)`: of the input with null where
+    /// `by` is not true, for the aggregations that skip nulls (the number of
+    /// rows kept, for `len`); those that see nulls or positions (first,
+    /// last, n_unique) are refused.
+    fn aggregation_of_filter(
+        &mut self,
+        node: Node,
+        op: AggOp,
+        (input, by): (Node, Node),
+        dtype: GpuDtype,
+    ) -> Lowered {
+        let (input, by) = (self.expr(input), self.expr(by));
+        let (input, by) = (input?, by?);
+        let (op, input) = match op {
+            AggOp::First | AggOp::Last | AggOp::NUnique => {
+                return self.refuse(node, format!("{op} of a filtered expression"));
+            }
+            AggOp::Count {
+                include_nulls: true,
+            } if dtype == GpuDtype::UInt32 => {
+                // The rows the filter keeps.
+                let kept = by
+                    .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
+                    .cast(GpuDtype::UInt32, CastMode::NonStrict);
+                (AggOp::Sum, kept)
+            }
+            AggOp::Count {
+                include_nulls: true,
+            } => {
+                return self.refuse(node, format!("the number of filtered rows as {dtype}"));
+            }
+            op => {
+                let null = GpuExpr::literal(Scalar::Null, input.dtype);
+                let dtype = input.dtype;
+                (op, by.then(input, null, dtype))
+            }
+        };
+        Some(GpuExpr {
+            kind: ExprKind::Agg {
+                op,
+                input: Box::new(input),
+            },
             dtype,
         })
     }

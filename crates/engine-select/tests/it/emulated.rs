@@ -2812,6 +2812,78 @@ fn ranks_distinctness_tests_and_differences_match_the_cpu() {
 }
 
 #[test]
+fn aggregations_of_filtered_expressions_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => [Some("a"), Some("b"), None, Some("a"), Some("b"), Some("a"), None, Some("c")],
+            "x" => [Some(5i64), Some(-3), None, Some(7), Some(1), None, Some(9), Some(2)],
+            "f" => [Some(1.5f64), None, Some(f64::NAN), Some(-2.0), Some(0.5), Some(3.0), None, Some(4.0)],
+            "p" => [Some(true), Some(false), None, Some(true), Some(true), Some(true), Some(false), Some(false)],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let aggs = || {
+        let kept = |e: Expr| e.filter(col("p"));
+        vec![
+            kept(col("x")).sum().alias("sum"),
+            kept(col("x")).mean().alias("mean"),
+            kept(col("f")).min().alias("min"),
+            kept(col("f")).max().alias("max"),
+            kept(col("x")).count().alias("count"),
+            kept(col("x")).len().alias("len"),
+            kept(col("f")).std(1).alias("std"),
+            kept(col("x")).median().alias("median"),
+            col("x")
+                .filter(col("x").gt(col("x").mean()))
+                .sum()
+                .alias("above the mean"),
+            (col("x") * lit(2i64))
+                .filter(col("f").is_not_nan())
+                .sum()
+                .alias("where not NaN"),
+        ]
+    };
+    assert_gpu_eq(
+        "filtered aggregations per group",
+        frame().group_by_stable([col("g")]).agg(aggs()),
+    );
+    assert_gpu_eq(
+        "filtered aggregations of a frame",
+        frame().select([
+            col("x").filter(col("p")).sum().alias("sum"),
+            col("f").filter(col("p")).max().alias("max"),
+            col("x")
+                .filter(col("x").gt(col("x").mean()))
+                .len()
+                .alias("above the mean"),
+        ]),
+    );
+    // In a select, Polars computes a filter used twice once, as a column of
+    // a with_columns of its own: not on the device yet.
+    assert_cpu_answer_with_reason(
+        frame().select([
+            col("x").filter(col("p")).sum().alias("sum"),
+            col("x").filter(col("p")).mean().alias("mean"),
+        ]),
+        "filter inside an expression",
+    );
+    for (expr, reason) in [
+        (
+            col("x").filter(col("p")).first(),
+            "first of a filtered expression",
+        ),
+        (
+            col("x").filter(col("p")).n_unique(),
+            "n_unique of a filtered expression",
+        ),
+        (col("x").filter(col("p")), "aggregation implode"),
+    ] {
+        assert_cpu_answer_with_reason(frame().group_by_stable([col("g")]).agg([expr]), reason);
+    }
+}
+
+#[test]
 fn powers_the_cpu_computes_exactly_run_on_the_device() {
     let frame = df!(
         "x" => [Some(1.5f64), Some(-2.5), None, Some(f64::NAN), Some(f64::INFINITY), Some(-0.0), Some(1e100), Some(0.1)],
