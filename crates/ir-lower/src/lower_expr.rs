@@ -460,6 +460,36 @@ impl ExprLowering<'_> {
                 }
                 ExprKind::CumSum(Box::new(input))
             }
+            F::CumCount { reverse } => {
+                // The valid rows at or before each row (at or after it,
+                // reversed: all of them less those before it).
+                let input = self.single(inputs)?;
+                let dtype = self.dtype(node)?;
+                if dtype != GpuDtype::UInt32 {
+                    return self.refuse(node, format!("cum_count as {dtype}"));
+                }
+                let valid = input.is_not_null();
+                let counted = GpuExpr {
+                    kind: ExprKind::CumSum(Box::new(valid.clone())),
+                    dtype,
+                };
+                if !*reverse {
+                    return Some(counted);
+                }
+                let total = GpuExpr {
+                    kind: ExprKind::Agg {
+                        op: AggOp::Sum,
+                        input: Box::new(valid.clone()),
+                    },
+                    dtype,
+                };
+                let this = valid.cast(dtype, CastMode::NonStrict);
+                return Some(total.binary(BinaryOp::Minus, counted, dtype).binary(
+                    BinaryOp::Plus,
+                    this,
+                    dtype,
+                ));
+            }
             F::FillNullWithStrategy(strategy) => {
                 let (forward, limit) = match strategy {
                     FillNullStrategy::Forward(limit) => (true, *limit),

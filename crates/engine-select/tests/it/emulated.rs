@@ -3484,6 +3484,23 @@ fn cumulative_sums_of_integers_match_the_cpu() {
         ]),
     );
     assert_gpu_eq(
+        "cum_count",
+        frame().select([
+            col("i").cum_count(false).alias("forward"),
+            col("i").cum_count(true).alias("reversed"),
+            col("f")
+                .cum_count(false)
+                .over([col("b")])
+                .unwrap()
+                .alias("forward by b"),
+            col("f")
+                .cum_count(true)
+                .over([col("b")])
+                .unwrap()
+                .alias("reversed by b"),
+        ]),
+    );
+    assert_gpu_eq(
         "a cum_sum in a filter",
         frame().filter(col("i").cum_sum(false).gt(lit(5i64))),
     );
