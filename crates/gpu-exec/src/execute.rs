@@ -863,6 +863,21 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
             Err("not a single aggregation".into())
         };
     };
+    if let ExprKind::Where { input: kept, by } = &input.kind {
+        // The first or last row the filter keeps, of any type.
+        if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != kept.dtype {
+            return Err(format!("{op} of the filter `{input}`"));
+        }
+        if by.dtype != GpuDtype::Boolean {
+            return Err(format!("a filter by `{by}`"));
+        }
+        evaluable(by)?;
+        return if kept.dtype == GpuDtype::String {
+            string_valued(kept)
+        } else {
+            evaluable(kept)
+        };
+    }
     // Aggregations inside are per group, repeated on the group's rows;
     // shifts, fills and `cum_sum`s are within the group, in the rows' order.
     evaluable(input)?;
@@ -2403,6 +2418,10 @@ impl Executor<'_> {
             let lengths = ops.segment_count(None, starts, sorted_rows.len())?;
             return Ok(column(Values::U32(lengths), None));
         };
+        if let ExprKind::Where { input: kept, by } = &input.kind {
+            let last = matches!(op, AggOp::Last);
+            return self.first_kept(frame, (kept, by), last, sorted_rows, starts);
+        }
 
         // Spreads and quantiles read floats: the cast runs in the input's launch.
         let reads_floats = matches!(
@@ -2688,6 +2707,61 @@ impl Executor<'_> {
             .map(|(index, column)| column_ref(index, column.dtype))
             .collect();
         Ok((keyed, keys))
+    }
+
+    /// Per group (rows `sorted_rows` from `starts`), the value of `input` at
+    /// the first (`last`: the last) row where `by` is true, null where there
+    /// is none: the smallest (greatest) sorted position whose row `by`
+    /// keeps, its row, and a gather that gives null for none.
+    fn first_kept(
+        &self,
+        frame: &DeviceFrame,
+        (input, by): (&GpuExpr, &GpuExpr),
+        last: bool,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let n = sorted_rows.len();
+        let groups = Some((sorted_rows, starts));
+        let no = GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean);
+        let kept = self.evaluate_in_groups(frame, &by.clone().fill_null(no), "", groups)?;
+        let Values::Bits(bits) = kept.values() else {
+            return Err(ExecError::Unsupported(format!("`{by}` is not a filter")));
+        };
+        // The positions whose rows are kept, as the valid ones.
+        let (kept_in_order, _) = ops.gather_bits(bits, n, None, sorted_rows)?;
+        let pick = if last {
+            SegmentPick::Max
+        } else {
+            SegmentPick::Min
+        };
+        let (position, found) =
+            ops.segment_pick(pick, &ops.iota(n, 0)?, Some(&kept_in_order), starts)?;
+        let (row, _) = ops.gather(sorted_rows, None, &position)?;
+        let picked = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::Int64,
+                starts.len(),
+                Values::I64(row),
+                Some(found),
+            )],
+            height: starts.len(),
+        };
+        // No row kept: past the end, which gathers a null.
+        let none = GpuExpr::literal(Scalar::Int(-1), GpuDtype::Int64);
+        let rows = self.evaluate(&picked, &column_ref(0, GpuDtype::Int64).fill_null(none), "")?;
+        let Values::I64(rows) = rows.values() else {
+            return Err(ExecError::Unsupported("rows as i64".into()));
+        };
+        let mut owned = None;
+        let values = if input.has_aggregation() {
+            owned.insert(self.evaluate_in_groups(frame, input, "", groups)?)
+        } else {
+            self.column_of(frame, input, "", &mut owned)?
+        };
+        self.gather_column(values, rows)
     }
 
     /// A cast of text (made over `frame`) to an integer type, parsed as

@@ -462,6 +462,13 @@ pub enum ExprKind {
         method: RankMethod,
         descending: bool,
     },
+    /// The input at the rows where `by` is true (Polars' `filter`), only as
+    /// the input of a `first` or `last` aggregation: the first (last) such
+    /// row's value, null where there is none.
+    Where {
+        input: Box<GpuExpr>,
+        by: Box<GpuExpr>,
+    },
     /// A test of each row's value against the other rows' (never null).
     /// Reads every row.
     Distinct {
@@ -573,6 +580,7 @@ macro_rules! children {
             ExprKind::ConcatStr { inputs, .. } => inputs.into_iter().collect(),
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
+            ExprKind::Where { input, by } => vec![input, by],
             ExprKind::Not(input)
             | ExprKind::Negate(input)
             | ExprKind::Abs(input)
@@ -660,6 +668,7 @@ impl fmt::Display for GpuExpr {
                 write!(f, "rank({input}, {method:?}{order})")
             }
             ExprKind::Distinct { input, test } => write!(f, "{test}({input})"),
+            ExprKind::Where { input, by } => write!(f, "filter({input}, {by})"),
             ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
             ExprKind::Fill {
                 input,

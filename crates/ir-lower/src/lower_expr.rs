@@ -349,8 +349,8 @@ impl ExprLowering<'_> {
 
     /// An aggregation of `input.filter(by)`: of the input with null where
     /// `by` is not true, for the aggregations that skip nulls (the number of
-    /// rows kept, for `len`); those that see nulls or positions (first,
-    /// last, n_unique) are refused.
+    /// rows kept, for `len`); `first` and `last` of the rows kept; n_unique,
+    /// which counts null, is refused.
     fn aggregation_of_filter(
         &mut self,
         node: Node,
@@ -361,8 +361,18 @@ impl ExprLowering<'_> {
         let (input, by) = (self.expr(input), self.expr(by));
         let (input, by) = (input?, by?);
         let (op, input) = match op {
-            AggOp::First | AggOp::Last | AggOp::NUnique => {
+            AggOp::NUnique => {
                 return self.refuse(node, format!("{op} of a filtered expression"));
+            }
+            AggOp::First | AggOp::Last => {
+                let kept = GpuExpr {
+                    kind: ExprKind::Where {
+                        input: Box::new(input),
+                        by: Box::new(by),
+                    },
+                    dtype,
+                };
+                (op, kept)
             }
             AggOp::Count {
                 include_nulls: true,
@@ -568,6 +578,43 @@ impl ExprLowering<'_> {
                     descending: options.descending,
                 }
             }
+            F::MinBy | F::MaxBy => {
+                // The input at the first row where `by` is least (greatest),
+                // as Polars' arg_min (arg_max) finds it; nulls skipped.
+                let [input, by] = self.exactly::<2>(node, inputs)?;
+                let dtype = self.dtype(node)?;
+                if !(by.dtype.is_integer() || by.dtype.is_temporal()) {
+                    return self.refuse(node, format!("{function} by {}", by.dtype));
+                }
+                let extreme = if matches!(function, F::MinBy) {
+                    AggOp::Min {
+                        propagate_nans: false,
+                    }
+                } else {
+                    AggOp::Max {
+                        propagate_nans: false,
+                    }
+                };
+                let by_dtype = by.dtype;
+                let extreme = GpuExpr {
+                    kind: ExprKind::Agg {
+                        op: extreme,
+                        input: Box::new(by.clone()),
+                    },
+                    dtype: by_dtype,
+                };
+                let kept = GpuExpr {
+                    kind: ExprKind::Where {
+                        input: Box::new(input),
+                        by: Box::new(by.binary(BinaryOp::Eq, extreme, GpuDtype::Boolean)),
+                    },
+                    dtype,
+                };
+                ExprKind::Agg {
+                    op: AggOp::First,
+                    input: Box::new(kept),
+                }
+            }
             F::Floor | F::Ceil => {
                 let input = self.single(inputs)?;
                 if input.dtype.is_integer() {
@@ -693,8 +740,6 @@ impl ExprLowering<'_> {
             | F::ArgMin
             | F::ArgMax
             | F::ArgSort { .. }
-            | F::MinBy
-            | F::MaxBy
             | F::Product
             | F::Repeat
             | F::AsList

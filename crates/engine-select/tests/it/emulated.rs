@@ -2812,13 +2812,16 @@ fn ranks_distinctness_tests_and_differences_match_the_cpu() {
 }
 
 #[test]
-fn aggregations_of_filtered_expressions_match_the_cpu() {
+fn aggregations_of_filtered_expressions_and_picks_by_another_column_match_the_cpu() {
     let frame = || {
         df!(
             "g" => [Some("a"), Some("b"), None, Some("a"), Some("b"), Some("a"), None, Some("c")],
             "x" => [Some(5i64), Some(-3), None, Some(7), Some(1), None, Some(9), Some(2)],
             "f" => [Some(1.5f64), None, Some(f64::NAN), Some(-2.0), Some(0.5), Some(3.0), None, Some(4.0)],
             "p" => [Some(true), Some(false), None, Some(true), Some(true), Some(true), Some(false), Some(false)],
+            "s" => [Some("q"), None, Some("r"), Some("s"), Some(""), Some("t"), Some("u"), None],
+            // Ties for the greatest in group "a"; none valid in group "c".
+            "t" => [Some(3i64), Some(1), Some(2), Some(3), None, Some(1), Some(0), None],
         )
         .unwrap()
         .lazy()
@@ -2868,11 +2871,40 @@ fn aggregations_of_filtered_expressions_match_the_cpu() {
         ]),
         "filter inside an expression",
     );
+    let picks = || {
+        vec![
+            col("x").filter(col("p")).first().alias("first kept"),
+            col("f").filter(col("p")).last().alias("last kept"),
+            col("s")
+                .filter(col("x").gt(lit(0i64)))
+                .first()
+                .alias("first positive's text"),
+            col("f").max_by(col("t")).alias("f at the latest t"),
+            col("s").min_by(col("t")).alias("s at the earliest t"),
+            col("x").max_by(col("x")).alias("the max"),
+            (col("x") * lit(2i64))
+                .min_by(col("t") - col("x"))
+                .alias("computed"),
+        ]
+    };
+    assert_gpu_eq(
+        "first, last, min_by and max_by per group",
+        frame().group_by_stable([col("g")]).agg(picks()),
+    );
+    assert_gpu_eq(
+        "first, last, min_by and max_by of a frame",
+        frame().select(picks()),
+    );
+    assert_gpu_eq(
+        "max_by in a window",
+        frame().with_columns([col("f")
+            .max_by(col("t"))
+            .over([col("g")])
+            .unwrap()
+            .alias("w")]),
+    );
     for (expr, reason) in [
-        (
-            col("x").filter(col("p")).first(),
-            "first of a filtered expression",
-        ),
+        (col("x").max_by(col("f")), "max_by by f64"),
         (
             col("x").filter(col("p")).n_unique(),
             "n_unique of a filtered expression",
