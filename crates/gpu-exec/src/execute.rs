@@ -888,7 +888,15 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
     let fits = match op {
         // Polars counts the true values of booleans, as u32.
         AggOp::Sum if input.dtype == GpuDtype::Boolean => expr.dtype == GpuDtype::UInt32,
-        AggOp::Sum | AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last => {
+        // Of any type: each group's first or last row, gathered.
+        AggOp::First | AggOp::Last => expr.dtype == input.dtype,
+        // Temporals as their integers; text, booleans and small integers by
+        // sorting each group.
+        AggOp::Min { .. } | AggOp::Max { .. } if !input.dtype.is_float() => {
+            expr.dtype == input.dtype
+                && (aggregable || input.dtype.is_temporal() || group_key(widened_key(input).dtype))
+        }
+        AggOp::Sum | AggOp::Min { .. } | AggOp::Max { .. } => {
             aggregable && expr.dtype == input.dtype
         }
         AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
@@ -2484,6 +2492,28 @@ impl Executor<'_> {
             let counts = ops.segment_count(counted.as_ref(), starts, sorted_rows.len())?;
             return Ok(column(Values::U32(counts), None));
         }
+        let reduced = matches!(
+            evaluated.values(),
+            Values::I32(_) | Values::I64(_) | Values::U32(_) | Values::U64(_) | Values::F64(_)
+        );
+        match op {
+            // Of other types: each group's first or last row, gathered.
+            AggOp::First | AggOp::Last if !reduced => {
+                let rows = match op {
+                    AggOp::First => ops.gather(sorted_rows, None, starts)?.0,
+                    _ => {
+                        ops.segment_pick(SegmentPick::Last, sorted_rows, None, starts)?
+                            .0
+                    }
+                };
+                return self.gather_column(&evaluated, &rows);
+            }
+            AggOp::Min { .. } | AggOp::Max { .. } if !reduced => {
+                let max = matches!(op, AggOp::Max { .. });
+                return self.extreme_by_order(evaluated, max, sorted_rows, starts);
+            }
+            _ => {}
+        }
         macro_rules! reduce {
             ($variant:ident, $values:expr) => {{
                 let (sorted, valid) = ops.gather($values, validity, sorted_rows)?;
@@ -2762,6 +2792,47 @@ impl Executor<'_> {
             self.column_of(frame, input, "", &mut owned)?
         };
         self.gather_column(values, rows)
+    }
+
+    /// Per group (rows `sorted_rows` from `starts`), the least (`max`: the
+    /// greatest) valid value of `values` (by row) in their order (text as
+    /// Rust's `str`, booleans false first), null where there is none: the
+    /// rows sorted by group, then by value with nulls last, and each group's
+    /// first row gathered. For the types the per-group kernels do not reduce.
+    fn extreme_by_order(
+        &self,
+        values: DeviceColumn,
+        max: bool,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let n = values.len();
+        let group = DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Int64,
+            n,
+            Values::I64(self.group_of_rows(sorted_rows, starts)?),
+            None,
+        );
+        let value_dtype = values.dtype;
+        let mut keyed = DeviceFrame {
+            columns: vec![group, values],
+            height: n,
+        };
+        let value = column_ref(1, value_dtype);
+        let key = widened_key(&value);
+        if key.dtype != value_dtype {
+            let widened = self.evaluate(&keyed, &key, "")?;
+            keyed.columns.push(widened);
+        }
+        let key = column_ref(keyed.columns.len() - 1, key.dtype);
+        let by_group = column_ref(0, GpuDtype::Int64);
+        let order = [(&by_group, false, false), (&key, max, true)];
+        let sorted = self.sorted_groups(&keyed, &order)?;
+        // Sorted by group number first, each group keeps its place.
+        let (first_rows, _) = ops.gather(&sorted.sorted_rows, None, starts)?;
+        self.gather_column(column_at(&keyed, 1)?, &first_rows)
     }
 
     /// A cast of text (made over `frame`) to an integer type, parsed as

@@ -2916,6 +2916,59 @@ fn aggregations_of_filtered_expressions_and_picks_by_another_column_match_the_cp
 }
 
 #[test]
+fn first_last_min_and_max_of_text_temporals_booleans_and_small_integers_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => [Some(1i32), Some(2), Some(1), None, Some(2), Some(1), Some(3), Some(3), None],
+            "s" => [Some("pear"), None, Some("apple"), Some("fig"), Some(""), Some("Äpfel"), None, None, Some("kiwi")],
+            "i" => [Some(19_000i32), Some(-5), None, Some(0), Some(19_000), Some(18_999), None, Some(7), Some(3)],
+            "b" => [Some(true), Some(false), None, Some(false), None, Some(true), None, Some(true), Some(false)],
+            "u" => [Some(200u8), Some(3), None, Some(255), Some(0), Some(7), None, Some(1), Some(9)],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([
+            col("i").cast(DataType::Date).alias("d"),
+            (col("i").cast(DataType::Int64) * lit(86_400_000i64))
+                .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+                .alias("t"),
+            (col("u").cast(DataType::Int8)).alias("k"),
+        ])
+    };
+    let aggs = || {
+        let mut aggs = vec![];
+        for c in ["s", "d", "t", "b", "u", "k"] {
+            aggs.extend([
+                col(c).first().alias(format!("first {c}")),
+                col(c).last().alias(format!("last {c}")),
+                col(c).min().alias(format!("min {c}")),
+                col(c).max().alias(format!("max {c}")),
+            ]);
+        }
+        aggs.push(
+            col("s")
+                .str()
+                .to_uppercase()
+                .max()
+                .alias("max of upper case"),
+        );
+        aggs
+    };
+    assert_gpu_eq(
+        "first, last, min and max per group",
+        frame().group_by_stable([col("g")]).agg(aggs()),
+    );
+    assert_gpu_eq(
+        "first, last, min and max of a frame",
+        frame().select(aggs()),
+    );
+    assert_gpu_eq(
+        "the latest date of each group, in a window",
+        frame().with_columns([col("d").max().over([col("g")]).unwrap().alias("latest")]),
+    );
+}
+
+#[test]
 fn powers_the_cpu_computes_exactly_run_on_the_device() {
     let frame = df!(
         "x" => [Some(1.5f64), Some(-2.5), None, Some(f64::NAN), Some(f64::INFINITY), Some(-0.0), Some(1e100), Some(0.1)],
