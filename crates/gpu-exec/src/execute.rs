@@ -512,18 +512,24 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             input,
         } => string_valued(input),
         ExprKind::Shift { .. } | ExprKind::Fill { .. } => row_order_part_supported(expr),
-        // A shift or fill of text within groups.
+        // A shift or fill of text within groups, or an aggregation of text
+        // per group, repeated on the group's rows.
         ExprKind::Window {
             function,
             partition_by,
         } if matches!(
             function.kind,
-            ExprKind::Shift { .. } | ExprKind::Fill { .. }
+            ExprKind::Shift { .. } | ExprKind::Fill { .. } | ExprKind::Agg { .. }
         ) =>
         {
             partition_supported(partition_by)?;
-            row_order_part_supported(function)
+            match function.kind {
+                ExprKind::Agg { .. } => single_aggregation_supported(function),
+                _ => row_order_part_supported(function),
+            }
         }
+        // An aggregation of text over the whole frame, repeated on every row.
+        ExprKind::Agg { .. } => single_aggregation_supported(expr),
         ExprKind::Cast { input, .. }
             if input.dtype.is_integer() || input.dtype == GpuDtype::Boolean =>
         {
@@ -1615,6 +1621,9 @@ impl Executor<'_> {
             |why: String| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})")));
         if expr.dtype == GpuDtype::String {
             string_valued(expr).map_err(unsupported)?;
+            if groups.is_some() && expr.has_aggregation() {
+                return Err(unsupported("text aggregated inside an aggregation".into()));
+            }
             return self.make_strings(frame, expr, name);
         }
         let width = frame.columns.len();
@@ -1832,11 +1841,24 @@ impl Executor<'_> {
                 partition_by,
             } => {
                 let groups = self.window_groups(frame, partition_by)?;
-                let groups = Some((&groups.sorted_rows, &groups.starts));
+                let (rows, starts) = (&groups.sorted_rows, &groups.starts);
                 match function.kind {
-                    ExprKind::Shift { .. } => self.shifted(frame, function, name, groups)?,
-                    _ => self.filled(frame, function, name, groups)?,
+                    ExprKind::Shift { .. } => {
+                        self.shifted(frame, function, name, Some((rows, starts)))?
+                    }
+                    ExprKind::Fill { .. } => {
+                        self.filled(frame, function, name, Some((rows, starts)))?
+                    }
+                    _ => {
+                        let value = self.aggregate(frame, function, rows, starts)?;
+                        self.gather_column(&value, &self.group_of_rows(rows, starts)?)?
+                    }
                 }
+            }
+            ExprKind::Agg { .. } => {
+                let (rows, starts) = self.one_group(frame.height)?;
+                let value = self.aggregate(frame, expr, &rows, &starts)?;
+                self.gather_column(&value, &ops.repeat_first(frame.height)?)?
             }
             ExprKind::Cast { input, .. } => self.integers_as_text(frame, input, name)?,
             ExprKind::String {

@@ -2966,6 +2966,19 @@ fn first_last_min_and_max_of_text_temporals_booleans_and_small_integers_match_th
         "the latest date of each group, in a window",
         frame().with_columns([col("d").max().over([col("g")]).unwrap().alias("latest")]),
     );
+    assert_gpu_eq(
+        "text aggregations in windows and repeated on every row",
+        frame().with_columns([
+            col("s").max().over([col("g")]).unwrap().alias("max by g"),
+            col("s")
+                .first()
+                .over([col("g"), col("b")])
+                .unwrap()
+                .alias("first by g, b"),
+            col("s").min().alias("min"),
+            (col("s").last() + lit("!")).alias("last!"),
+        ]),
+    );
 }
 
 #[test]
