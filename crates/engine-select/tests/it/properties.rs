@@ -1,6 +1,7 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks and distinctness tests, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks and distinctness tests, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
+use polars_core::chunked_array::cast::CastOptions;
 use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
@@ -143,6 +144,37 @@ proptest! {
             _ => col("s") + col("g").cast(DataType::String),
         };
         assert_gpu_eq(&format!("string function {pick}"), df.lazy().select([expr.alias("out")]));
+    }
+
+    #[test]
+    fn picks_and_filtered_aggregations_match_the_cpu(
+        df in (0usize..80).prop_flat_map(frame),
+        by_text in any::<bool>(),
+    ) {
+        let keys = if by_text { vec![col("s")] } else { vec![col("g")] };
+        let small = col("i") % lit(1000i64);
+        let lf = df.lazy().group_by_stable(keys).agg([
+            col("s").min().alias("min s"),
+            col("s").max().alias("max s"),
+            col("s").last().alias("last s"),
+            small.clone().filter(col("f").gt(lit(0.0))).sum().alias("sum where f > 0"),
+            col("f").filter(col("i").is_not_null()).last().alias("last f where i"),
+            col("s").max_by(col("i")).alias("s at the greatest i"),
+            col("f").min_by(col("g")).alias("f at the least g"),
+        ]);
+        assert_gpu_eq("picks and filtered aggregations", lf);
+    }
+
+    #[test]
+    fn texts_cast_to_integers_match_the_cpu(
+        texts in vec(option::weighted(0.9, "[+-]?[0-9]{0,21}|[0-9a -]{0,4}"), 0..60),
+    ) {
+        let df = df!("t" => texts).unwrap();
+        let exprs: Vec<Expr> = [DataType::Int8, DataType::Int64, DataType::UInt16, DataType::UInt64]
+            .into_iter()
+            .map(|to| col("t").cast_with_options(to.clone(), CastOptions::NonStrict).alias(format!("{to}")))
+            .collect();
+        assert_gpu_eq("texts as integers", df.lazy().select(exprs));
     }
 
     #[test]
