@@ -528,3 +528,53 @@ extern "C" __global__ void string_parse_integers(const i64* offsets, const unsig
     }
 }
 EMU_KERNEL(string_parse_integers)
+
+// Polars' pad_start (side 0) and pad_end (side 1): `fill` (its UTF-8 bytes)
+// added before (after) a string of fewer than `length` characters until it
+// has that many; zfill (side 2): '0's after a leading '+' or '-' until the
+// string has `length` bytes. Unless `write`, writes each row's length in
+// bytes (0 for null) to `lengths`; with it, writes the new bytes from
+// out_offsets[i].
+extern "C" __global__ void string_pad(const i64* offsets, const unsigned char* bytes,
+                                      const u32* validity, u64 n, u64 length,
+                                      const unsigned char* fill, u64 fill_len, u32 side,
+                                      u32 write, i64* lengths, const i64* out_offsets,
+                                      unsigned char* out_bytes) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (!is_valid(validity, i)) {
+            if (write == 0) lengths[i] = 0;
+            continue;
+        }
+        i64 begin = offsets[i], end = offsets[i + 1];
+        u64 size = static_cast<u64>(end - begin);
+        u64 have = size;
+        if (side != 2) {
+            have = 0;
+            for (i64 k = begin; k < end; ++k) have += starts_char(bytes[k]) ? 1 : 0;
+        }
+        u64 padding = length > have ? length - have : 0;
+        u64 pad_bytes = side == 2 ? padding : padding * fill_len;
+        if (write == 0) {
+            lengths[i] = static_cast<i64>(size + pad_bytes);
+            continue;
+        }
+        unsigned char* out = out_bytes + out_offsets[i];
+        u64 at = 0;
+        i64 k = begin;
+        if (side == 2 && padding > 0 && size > 0 && (bytes[k] == '-' || bytes[k] == '+')) {
+            out[at++] = bytes[k++];
+        }
+        if (side == 1) {
+            for (; k < end; ++k) out[at++] = bytes[k];
+        }
+        for (u64 p = 0; p < padding; ++p) {
+            if (side == 2) {
+                out[at++] = '0';
+            } else {
+                for (u64 b = 0; b < fill_len; ++b) out[at++] = fill[b];
+            }
+        }
+        for (; k < end; ++k) out[at++] = bytes[k];
+    }
+}
+EMU_KERNEL(string_pad)

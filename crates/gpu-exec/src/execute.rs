@@ -508,7 +508,8 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::ToUppercase
                 | StringOp::ToLowercase
                 | StringOp::Strip { .. }
-                | StringOp::Replace { .. },
+                | StringOp::Replace { .. }
+                | StringOp::Pad { .. },
             input,
         } => string_valued(input),
         ExprKind::Shift { .. } | ExprKind::Fill { .. } => row_order_part_supported(expr),
@@ -549,6 +550,8 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             text_part(falsy)
         }
         ExprKind::ConcatStr { inputs, .. } => inputs.iter().try_for_each(text_part),
+        // A text (or null) literal repeated on every row.
+        ExprKind::Literal(Scalar::String(_) | Scalar::Null) => Ok(()),
         _ => Err(format!(
             "`{expr}` makes strings the device does not make yet"
         )),
@@ -1867,7 +1870,8 @@ impl Executor<'_> {
                     | StringOp::ToUppercase
                     | StringOp::ToLowercase
                     | StringOp::Strip { .. }
-                    | StringOp::Replace { .. }),
+                    | StringOp::Replace { .. }
+                    | StringOp::Pad { .. }),
                 input,
             } => {
                 let mut owned = None;
@@ -1898,6 +1902,12 @@ impl Executor<'_> {
                         };
                         ops.string_strip(offsets, bytes, source.validity(), set.as_deref(), side)?
                     }
+                    StringOp::Pad { length, fill, side } => ops.string_pad(
+                        (offsets, bytes, source.validity()),
+                        *length,
+                        *fill,
+                        *side as u32,
+                    )?,
                     _ => {
                         let upload = |values: &[u32]| {
                             DeviceBuffer::from_host(
@@ -1940,6 +1950,16 @@ impl Executor<'_> {
                     ignore_nulls: *ignore_nulls,
                 };
                 self.concatenated(frame, inputs, &[], how, name)?
+            }
+            ExprKind::Literal(_) => {
+                // The literal alone, repeated on every row.
+                self.concatenated(
+                    frame,
+                    std::slice::from_ref(expr),
+                    &[],
+                    Joining::Coalesce,
+                    name,
+                )?
             }
             ExprKind::FillNull { input, value } => {
                 let inputs = [(**input).clone(), (**value).clone()];

@@ -1153,6 +1153,36 @@ impl Ops<'_> {
         })
     }
 
+    /// Polars' `pad_start` and `pad_end` (`side` 0 and 1) to `length`
+    /// characters with `fill`, and `zfill` (`side` 2) to `length` bytes with
+    /// zeros after a leading sign.
+    pub fn string_pad(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        length: u64,
+        fill: char,
+        side: u32,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        check(side <= 2, || format!("no padding side {side}"))?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let mut encoded = [0u8; 4];
+        let fill = fill.encode_utf8(&mut encoded).as_bytes();
+        let d_fill = DeviceBuffer::from_host(fill, self.memory.clone(), self.stream)?;
+        self.two_pass_strings(ids::string_pad, n, validity, || {
+            KernelArgs::new()
+                .buffer(offsets)
+                .buffer(bytes)
+                .arg(ptr(validity))
+                .arg(n as u64)
+                .arg(length)
+                .buffer(&d_fill)
+                .arg(fill.len() as u64)
+                .arg(side)
+        })
+    }
+
     /// Polars' cast to strings of 64-bit integers (`kind`: how to read the
     /// words) and of booleans (0 or 1 words): decimal digits with a minus
     /// sign, or `true` and `false`.

@@ -229,6 +229,23 @@ pub enum StringOp {
         start: bool,
         end: bool,
     },
+    /// Polars' `pad_start` and `pad_end`: `fill` added before (after) a
+    /// string of fewer than `length` characters until it has that many; or
+    /// `zfill`: zeros after any leading sign until it has `length` bytes.
+    Pad {
+        length: u64,
+        fill: char,
+        side: PadSide,
+    },
+}
+
+/// Where [`StringOp::Pad`] pads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PadSide {
+    Start = 0,
+    End = 1,
+    /// Zeros after a leading sign, counting bytes (`zfill`).
+    Zeros = 2,
 }
 
 impl fmt::Display for StringOp {
@@ -257,6 +274,11 @@ impl fmt::Display for StringOp {
             } => match limit {
                 Some(limit) => write!(f, "str.replace({pattern:?}, {value:?}, n={limit})"),
                 None => write!(f, "str.replace_all({pattern:?}, {value:?})"),
+            },
+            StringOp::Pad { length, fill, side } => match side {
+                PadSide::Start => write!(f, "str.pad_start({length}, {fill:?})"),
+                PadSide::End => write!(f, "str.pad_end({length}, {fill:?})"),
+                PadSide::Zeros => write!(f, "str.zfill({length})"),
             },
             StringOp::Strip { set, start, end } => {
                 let which = match (start, end) {

@@ -16,7 +16,7 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, GpuExpr, NamedExpr,
-    RankMethod, Rounding, Scalar, StringOp, TemporalPart, Truncation,
+    PadSide, RankMethod, Rounding, Scalar, StringOp, TemporalPart, Truncation,
 };
 use crate::refusal::Refusal;
 
@@ -994,6 +994,28 @@ impl ExprLowering<'_> {
                     value,
                     limit: u64::try_from(n).ok(),
                 }
+            }
+            S::PadStart { .. } | S::PadEnd { .. } | S::ZFill => {
+                let (side, fill) = match function {
+                    S::PadStart { fill_char } => (PadSide::Start, *fill_char),
+                    S::PadEnd { fill_char } => (PadSide::End, *fill_char),
+                    _ => (PadSide::Zeros, '0'),
+                };
+                let length_node = inputs.get(1)?.node();
+                if self.is_null_literal(length_node) {
+                    // Polars gives null for a null length.
+                    return Some(GpuExpr::literal(Scalar::Null, GpuDtype::String));
+                }
+                let length = self
+                    .literal_i64(length_node)
+                    .and_then(|l| u64::try_from(l).ok());
+                let Some(length) = length else {
+                    return self.refuse(
+                        node,
+                        format!("{function} to a length that is not a literal"),
+                    );
+                };
+                StringOp::Pad { length, fill, side }
             }
             S::StripChars | S::StripCharsStart | S::StripCharsEnd => {
                 // A null pattern (of any type) strips white space.

@@ -2982,6 +2982,45 @@ fn first_last_min_and_max_of_text_temporals_booleans_and_small_integers_match_th
 }
 
 #[test]
+fn padding_of_text_and_text_literals_match_the_cpu() {
+    let frame = || {
+        df!(
+            "s" => [Some("7"), Some("-42"), Some("+3"), None, Some(""), Some("héllo"), Some("-"), Some("😀x"), Some("123456789")],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "pad_start, pad_end and zfill",
+        frame().select([
+            s().pad_start(lit(5), '*').alias("start 5"),
+            s().pad_end(lit(7), 'é').alias("end 7"),
+            s().pad_start(lit(0), ' ').alias("start 0"),
+            s().zfill(lit(4)).alias("zfill 4"),
+            s().zfill(lit(0)).alias("zfill 0"),
+            s().to_uppercase()
+                .str()
+                .pad_start(lit(6), '😀')
+                .alias("computed"),
+            s().zfill(lit(NULL).cast(DataType::UInt64))
+                .alias("null length"),
+        ]),
+    );
+    assert_gpu_eq(
+        "text literals repeated on every row",
+        frame().with_columns([
+            lit("x").alias("text"),
+            lit(NULL).cast(DataType::String).alias("null text"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([s().zfill(col("s").str().len_chars())]),
+        "zfill to a length that is not a literal",
+    );
+}
+
+#[test]
 fn powers_the_cpu_computes_exactly_run_on_the_device() {
     let frame = df!(
         "x" => [Some(1.5f64), Some(-2.5), None, Some(f64::NAN), Some(f64::INFINITY), Some(-0.0), Some(1e100), Some(0.1)],

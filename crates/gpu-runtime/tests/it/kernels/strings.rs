@@ -1,4 +1,4 @@
-//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
+//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers, padding, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
 
 use std::sync::Arc;
 
@@ -615,6 +615,78 @@ fn texts_parse_as_integers_as_rust_parses_them() {
                 should_fail,
                 "n = {n}, {name}"
             );
+        }
+    }
+}
+
+/// Polars' `pad_start`/`pad_end` (in characters) and `zfill` (in bytes,
+/// zeros after a leading sign).
+fn pad_reference(s: &str, length: usize, fill: char, side: u32) -> String {
+    if side == 2 {
+        if length <= s.len() {
+            return s.to_string();
+        }
+        let zeros = "0".repeat(length - s.len());
+        return match s.chars().next() {
+            Some(sign @ ('-' | '+')) => format!("{sign}{zeros}{}", &s[1..]),
+            _ => format!("{zeros}{s}"),
+        };
+    }
+    let have = s.chars().count();
+    let padding: String = std::iter::repeat_n(fill, length.saturating_sub(have)).collect();
+    if side == 0 {
+        format!("{padding}{s}")
+    } else {
+        format!("{s}{padding}")
+    }
+}
+
+#[test]
+fn padding_matches_polars_rules() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(46);
+    for &n in SIZES {
+        let mut strings = random_strings(&mut rng, n);
+        for s in strings.iter_mut().step_by(3) {
+            s.insert(0, ['-', '+', '1'][rng.usize(..3)]);
+        }
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
+        let (offsets, bytes) = offsets_of(&strings);
+        let (d_offsets, d_bytes, d_valid) = (
+            device.upload(&offsets),
+            device.upload(&bytes),
+            device.upload(&bitmap(&valid)),
+        );
+        for (length, fill, side) in [
+            (0, ' ', 0),
+            (5, '*', 0),
+            (8, 'é', 1),
+            (12, '😀', 0),
+            (6, '0', 2),
+            (0, '0', 2),
+            (15, '0', 2),
+        ] {
+            let out = ops
+                .string_pad((&d_offsets, &d_bytes, Some(&d_valid)), length, fill, side)
+                .unwrap();
+            let got = strings_of(
+                &out.offsets.to_host().unwrap(),
+                &out.bytes.to_host().unwrap(),
+            );
+            let expected: Vec<String> = strings
+                .iter()
+                .zip(&valid)
+                .map(|(s, &ok)| {
+                    if ok {
+                        pad_reference(s, length as usize, fill, side)
+                    } else {
+                        String::new()
+                    }
+                })
+                .collect();
+            assert_eq!(got, expected, "n = {n}, {length} {fill:?} {side}");
+            assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
         }
     }
 }
