@@ -558,6 +558,7 @@ extern "C" __global__ void string_pad(const i64* offsets, const unsigned char* b
             lengths[i] = static_cast<i64>(size + pad_bytes);
             continue;
         }
+        if (out_bytes == nullptr) continue;  // every new string is empty
         unsigned char* out = out_bytes + out_offsets[i];
         u64 at = 0;
         i64 k = begin;

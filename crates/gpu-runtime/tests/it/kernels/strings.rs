@@ -36,6 +36,16 @@ fn strings_of(offsets: &[i64], bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// `f` of each valid string, and the empty string for each null one (what
+/// the kernels write for nulls).
+fn where_valid(strings: &[String], valid: &[bool], f: impl Fn(&str) -> String) -> Vec<String> {
+    strings
+        .iter()
+        .zip(valid)
+        .map(|(s, &ok)| if ok { f(s) } else { String::new() })
+        .collect()
+}
+
 /// `str.slice` as Polars documents it, in characters.
 fn slice_reference(s: &str, offset: i64, length: Option<u64>) -> String {
     let chars: Vec<char> = s.chars().collect();
@@ -89,17 +99,7 @@ fn string_slice_matches_the_character_reference() {
                 &out.offsets.to_host().unwrap(),
                 &out.bytes.to_host().unwrap(),
             );
-            let expected: Vec<String> = strings
-                .iter()
-                .zip(&valid)
-                .map(|(s, &ok)| {
-                    if ok {
-                        slice_reference(s, offset, length)
-                    } else {
-                        String::new()
-                    }
-                })
-                .collect();
+            let expected = where_valid(&strings, &valid, |s| slice_reference(s, offset, length));
             assert_eq!(got, expected, "n = {n}, slice({offset}, {length:?})");
             assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
         }
@@ -674,17 +674,9 @@ fn padding_matches_polars_rules() {
                 &out.offsets.to_host().unwrap(),
                 &out.bytes.to_host().unwrap(),
             );
-            let expected: Vec<String> = strings
-                .iter()
-                .zip(&valid)
-                .map(|(s, &ok)| {
-                    if ok {
-                        pad_reference(s, length as usize, fill, side)
-                    } else {
-                        String::new()
-                    }
-                })
-                .collect();
+            let expected = where_valid(&strings, &valid, |s| {
+                pad_reference(s, length as usize, fill, side)
+            });
             assert_eq!(got, expected, "n = {n}, {length} {fill:?} {side}");
             assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
         }
