@@ -8,6 +8,7 @@
 // division and modulo floor (the remainder takes the divisor's sign) and give
 // null for a zero divisor; true division is in doubles.
 #include "kernel_common.cuh"
+#include "calendar.cuh"
 
 // Value types (physical).
 enum Type : u32 { T_BOOL = 0, T_I8, T_I16, T_I32, T_I64, T_U8, T_U16, T_U32, T_U64, T_F32, T_F64 };
@@ -46,41 +47,6 @@ enum DatePart : u32 {
     P_YEAR = 0, P_QUARTER, P_MONTH, P_DAY, P_WEEKDAY, P_ORDINAL_DAY, P_WEEK,
     P_HOUR, P_MINUTE, P_SECOND, P_MILLISECOND, P_MICROSECOND, P_NANOSECOND,
 };
-
-// a / b rounded down (b > 0).
-__device__ __forceinline__ i64 floor_div(i64 a, i64 b) {
-    i64 q = a / b;
-    return a % b < 0 ? q - 1 : q;
-}
-
-__device__ __forceinline__ bool is_leap(i64 year) {
-    return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-}
-
-// The year, month and day of the day `days` after 1970-01-01 (civil from
-// days: eras of 400 years of 146097 days, years starting in March so that
-// leap days come last).
-__device__ __forceinline__ void civil(i64 days, i64* year, i64* month, i64* day) {
-    i64 z = days + 719468;
-    i64 era = floor_div(z, 146097);
-    i64 doe = z - era * 146097;
-    i64 yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    i64 doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    i64 mp = (5 * doy + 2) / 153;
-    *day = doy - (153 * mp + 2) / 5 + 1;
-    *month = mp < 10 ? mp + 3 : mp - 9;
-    *year = yoe + era * 400 + (*month <= 2 ? 1 : 0);
-}
-
-// The day count of a year, month and day (days from civil: the inverse).
-__device__ __forceinline__ i64 days_from_civil(i64 year, i64 month, i64 day) {
-    year -= month <= 2 ? 1 : 0;
-    i64 era = floor_div(year, 400);
-    i64 yoe = year - era * 400;
-    i64 doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
-    i64 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
 
 // ISO weekday of a day count, Monday 1 (1970-01-01 was a Thursday).
 __device__ __forceinline__ i64 iso_weekday(i64 days) {

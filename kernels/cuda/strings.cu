@@ -5,6 +5,7 @@
 // gives the new offsets, and string_copy_ranges copies the bytes. Strings
 // are UTF-8: a byte starts a character unless it is 0b10xxxxxx.
 #include "kernel_common.cuh"
+#include "calendar.cuh"
 
 __device__ __forceinline__ bool starts_char(unsigned char byte) { return (byte & 0xC0) != 0x80; }
 
@@ -579,3 +580,67 @@ extern "C" __global__ void string_pad(const i64* offsets, const unsigned char* b
     }
 }
 EMU_KERNEL(string_pad)
+
+// Polars' cast of dates and timestamps (no time zone) to strings: chrono's
+// "%Y-%m-%d" (years outside 0..=9999 with a sign and at least four digits),
+// then for timestamps " %H:%M:%S." and the fraction of the second in
+// `digits` digits (3, 6 or 9: the unit's). `values` are days (`per_day` 1)
+// or ticks of `per_day` to the day. Unless `write`, writes each row's length
+// (0 for null) to `lengths`; with it, writes the text from out_offsets[i].
+extern "C" __global__ void string_from_timestamps(const i64* values, const u32* validity, u64 n,
+                                                  i64 per_day, u32 digits, u32 write,
+                                                  i64* lengths, const i64* out_offsets,
+                                                  unsigned char* out_bytes) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (!is_valid(validity, i)) {
+            if (write == 0) lengths[i] = 0;
+            continue;
+        }
+        i64 v = values[i];
+        i64 days = floor_div(v, per_day);
+        i64 ticks = v - days * per_day;  // 0 <= ticks < per_day
+        i64 year, month, day;
+        civil(days, &year, &month, &day);
+        unsigned char text[48];
+        u32 count = 0;
+        // The year: four digits, or a sign and at least four.
+        bool signed_year = year < 0 || year > 9999;
+        if (signed_year) text[count++] = year < 0 ? '-' : '+';
+        u64 magnitude = year < 0 ? static_cast<u64>(-year) : static_cast<u64>(year);
+        unsigned char year_digits[20];
+        u32 year_count = 0;
+        do {
+            year_digits[year_count++] = static_cast<unsigned char>('0' + magnitude % 10);
+            magnitude /= 10;
+        } while (magnitude != 0);
+        for (u32 pad = year_count; pad < 4; ++pad) text[count++] = '0';
+        while (year_count > 0) text[count++] = year_digits[--year_count];
+        auto two = [&](i64 value, unsigned char before) {
+            text[count++] = before;
+            text[count++] = static_cast<unsigned char>('0' + value / 10);
+            text[count++] = static_cast<unsigned char>('0' + value % 10);
+        };
+        two(month, '-');
+        two(day, '-');
+        if (per_day > 1) {
+            i64 per_second = per_day / 86400;
+            i64 seconds = ticks / per_second, fraction = ticks % per_second;
+            two(seconds / 3600, ' ');
+            two(seconds / 60 % 60, ':');
+            two(seconds % 60, ':');
+            text[count++] = '.';
+            for (u32 k = digits; k > 0; --k) {
+                i64 unit = 1;
+                for (u32 p = 1; p < k; ++p) unit *= 10;
+                text[count++] = static_cast<unsigned char>('0' + fraction / unit % 10);
+            }
+        }
+        if (write == 0) {
+            lengths[i] = count;
+        } else {
+            unsigned char* out = out_bytes + out_offsets[i];
+            for (u32 k = 0; k < count; ++k) out[k] = text[k];
+        }
+    }
+}
+EMU_KERNEL(string_from_timestamps)

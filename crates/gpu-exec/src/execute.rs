@@ -532,7 +532,11 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
         // An aggregation of text over the whole frame, repeated on every row.
         ExprKind::Agg { .. } => single_aggregation_supported(expr),
         ExprKind::Cast { input, .. }
-            if input.dtype.is_integer() || input.dtype == GpuDtype::Boolean =>
+            if input.dtype.is_integer()
+                || matches!(
+                    input.dtype,
+                    GpuDtype::Boolean | GpuDtype::Date | GpuDtype::Datetime(_)
+                ) =>
         {
             evaluable(input)
         }
@@ -1863,7 +1867,7 @@ impl Executor<'_> {
                 let value = self.aggregate(frame, expr, &rows, &starts)?;
                 self.gather_column(&value, &ops.repeat_first(frame.height)?)?
             }
-            ExprKind::Cast { input, .. } => self.integers_as_text(frame, input, name)?,
+            ExprKind::Cast { input, .. } => self.cast_as_text(frame, input, name)?,
             ExprKind::String {
                 op:
                     op @ (StringOp::Slice { .. }
@@ -2027,14 +2031,36 @@ impl Executor<'_> {
         })
     }
 
-    /// Integers or booleans (`input`, evaluated as 64-bit words) as text, as
-    /// Polars casts them: decimal digits, or `true` and `false`.
-    fn integers_as_text(
+    /// Integers, booleans, dates or timestamps (`input`, evaluated as 64-bit
+    /// words) as text, as Polars casts them: decimal digits, `true` and
+    /// `false`, or chrono's `%Y-%m-%d` (with ` %H:%M:%S` and the fraction of
+    /// the second in the unit's digits for timestamps).
+    fn cast_as_text(
         &self,
         frame: &DeviceFrame,
         input: &GpuExpr,
         name: &str,
     ) -> Result<DeviceColumn, ExecError> {
+        let timestamps = match input.dtype {
+            GpuDtype::Date => Some((1, 0)),
+            GpuDtype::Datetime(unit) => {
+                let per_day = unit.per_day();
+                let digits = (per_day / 86_400).ilog10();
+                Some((per_day, digits))
+            }
+            _ => None,
+        };
+        if let Some((per_day, digits)) = timestamps {
+            // Day counts or ticks, as i64.
+            let column = self.evaluate(frame, &cast_to(input, GpuDtype::Int64), name)?;
+            let Values::I64(values) = column.values() else {
+                return Err(ExecError::Unsupported(format!("`{input}` as i64")));
+            };
+            let strings =
+                self.ops()
+                    .string_from_timestamps(values, column.validity(), per_day, digits)?;
+            return Ok(strings_column(name, strings));
+        }
         let (words, kind) = match input.dtype {
             GpuDtype::Boolean => (GpuDtype::Int64, IntegerText::Boolean),
             dtype if dtype.is_unsigned() => (GpuDtype::UInt64, IntegerText::Unsigned),

@@ -1183,6 +1183,38 @@ impl Ops<'_> {
         })
     }
 
+    /// Polars' cast to strings of dates (`per_day` 1: day counts) and of
+    /// timestamps without a time zone (`per_day` ticks a day): chrono's
+    /// `%Y-%m-%d`, then for timestamps ` %H:%M:%S.` and `digits` (3, 6 or 9)
+    /// digits of the second's fraction.
+    pub fn string_from_timestamps(
+        &self,
+        values: &DeviceBuffer<i64>,
+        validity: Option<&DeviceBuffer<u32>>,
+        per_day: i64,
+        digits: u32,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        let n = values.len();
+        check_bitmap(validity, n, "validity")?;
+        let timestamps = per_day > 1;
+        check(
+            per_day == 1
+                || (per_day % 86_400 == 0 && 10i64.checked_pow(digits) == Some(per_day / 86_400)),
+            || format!("{per_day} ticks a day with {digits} digits of a second"),
+        )?;
+        check(timestamps || digits == 0, || {
+            "digits of a second of a date".into()
+        })?;
+        self.two_pass_strings(ids::string_from_timestamps, n, validity, || {
+            KernelArgs::new()
+                .buffer(values)
+                .arg(ptr(validity))
+                .arg(n as u64)
+                .arg(per_day)
+                .arg(digits)
+        })
+    }
+
     /// Polars' cast to strings of 64-bit integers (`kind`: how to read the
     /// words) and of booleans (0 or 1 words): decimal digits with a minus
     /// sign, or `true` and `false`.

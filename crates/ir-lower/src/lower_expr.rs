@@ -1366,6 +1366,7 @@ fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || from.is_temporal() && to.is_temporal()
         || (from.is_integer() || from == GpuDtype::Boolean) && to == GpuDtype::String
         || from == GpuDtype::String && to.is_integer()
+        || matches!(from, GpuDtype::Date | GpuDtype::Datetime(_)) && to == GpuDtype::String
 }
 
 fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {

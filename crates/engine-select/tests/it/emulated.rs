@@ -2982,7 +2982,7 @@ fn first_last_min_and_max_of_text_temporals_booleans_and_small_integers_match_th
 }
 
 #[test]
-fn padding_of_text_and_text_literals_match_the_cpu() {
+fn padding_text_literals_and_dates_as_text_match_the_cpu() {
     let frame = || {
         df!(
             "s" => [Some("7"), Some("-42"), Some("+3"), None, Some(""), Some("héllo"), Some("-"), Some("😀x"), Some("123456789")],
@@ -3005,6 +3005,37 @@ fn padding_of_text_and_text_literals_match_the_cpu() {
                 .alias("computed"),
             s().zfill(lit(NULL).cast(DataType::UInt64))
                 .alias("null length"),
+        ]),
+    );
+    let days = [
+        Some(0i32),
+        Some(-1),
+        None,
+        Some(19_723),
+        Some(-719_529),
+        Some(2_932_897),
+        Some(-25_000),
+    ];
+    let dates = df!("days" => days).unwrap().lazy().with_columns([
+        col("days").cast(DataType::Date).alias("d"),
+        (col("days").cast(DataType::Int64) * lit(86_400_000i64) + lit(45_296_789i64))
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+            .alias("ms"),
+        (col("days").cast(DataType::Int64) * lit(86_400_000_000i64) - lit(1i64))
+            .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+            .alias("us"),
+        (col("days").cast(DataType::Int64) * lit(86_400_000_000_000i64) / lit(9i64))
+            .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+            .alias("ns"),
+    ]);
+    assert_gpu_eq(
+        "dates and timestamps as text",
+        dates.select([
+            col("d").cast(DataType::String),
+            col("ms").cast(DataType::String),
+            col("us").cast(DataType::String),
+            col("ns").cast(DataType::String),
+            (lit("on ") + col("d").cast(DataType::String)).alias("sentence"),
         ]),
     );
     assert_gpu_eq(

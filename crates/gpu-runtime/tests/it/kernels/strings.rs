@@ -1,4 +1,4 @@
-//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers, padding, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
+//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers, padding, dates and timestamps as text, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
 
 use std::sync::Arc;
 
@@ -679,6 +679,78 @@ fn padding_matches_polars_rules() {
             });
             assert_eq!(got, expected, "n = {n}, {length} {fill:?} {side}");
             assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
+        }
+    }
+}
+
+#[test]
+fn dates_and_timestamps_format_as_chrono_formats_them() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(47);
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+    // (ticks a day, digits of a second, chrono's format)
+    let units = [
+        (1i64, 0u32, "%Y-%m-%d"),
+        (86_400_000, 3, "%Y-%m-%d %H:%M:%S%.3f"),
+        (86_400_000_000, 6, "%Y-%m-%d %H:%M:%S%.6f"),
+        (86_400_000_000_000, 9, "%Y-%m-%d %H:%M:%S%.9f"),
+    ];
+    for &n in SIZES {
+        for (per_day, digits, format) in units {
+            // Days within chrono's range (years -262143 to 262142), some
+            // around year 0 and 10000, and the time of day.
+            let days: Vec<i64> = (0..n)
+                .map(|_| match rng.u8(..4) {
+                    0 => rng.i64(-95_000_000..95_000_000),
+                    1 => rng.i64(-720_000..-718_000),
+                    2 => rng.i64(2_932_000..2_933_500),
+                    _ => rng.i64(-30_000..30_000),
+                })
+                .collect();
+            let values: Vec<i64> = days
+                .iter()
+                .map(|&d| {
+                    let d = if per_day > 1 {
+                        d.clamp(-106_000, 106_000)
+                    } else {
+                        d
+                    };
+                    d * per_day + if per_day > 1 { rng.i64(0..per_day) } else { 0 }
+                })
+                .collect();
+            let valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
+            let out = ops
+                .string_from_timestamps(
+                    &device.upload(&values),
+                    Some(&device.upload(&bitmap(&valid))),
+                    per_day,
+                    digits,
+                )
+                .unwrap();
+            let got = strings_of(
+                &out.offsets.to_host().unwrap(),
+                &out.bytes.to_host().unwrap(),
+            );
+            let expected: Vec<String> = values
+                .iter()
+                .zip(&valid)
+                .map(|(&v, &ok)| {
+                    if !ok {
+                        return String::new();
+                    }
+                    let (days, ticks) = (v.div_euclid(per_day), v.rem_euclid(per_day));
+                    let date = epoch + chrono::Duration::days(days);
+                    let nanos = ticks * (86_400_000_000_000 / per_day);
+                    let time = chrono::NaiveTime::from_num_seconds_from_midnight_opt(
+                        (nanos / 1_000_000_000) as u32,
+                        (nanos % 1_000_000_000) as u32,
+                    )
+                    .unwrap();
+                    date.and_time(time).format(format).to_string()
+                })
+                .collect();
+            assert_eq!(got, expected, "n = {n}, {per_day} ticks a day");
         }
     }
 }
