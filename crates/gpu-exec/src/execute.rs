@@ -16,7 +16,7 @@ use gpu_runtime::ops::{
 };
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, GpuDtype, GpuExpr, GpuPlan,
-    JoinKind, Keep, NamedExpr, PlanNode, RankMethod, Scalar, StringOp,
+    JoinKind, Keep, NamedExpr, PlanNode, RankMethod, Scalar, StringOp, WindowOrder,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -374,11 +374,12 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
     let ExprKind::Window {
         function,
         partition_by,
+        order_by,
     } = &expr.kind
     else {
         return Err(format!("`{expr}` is not a window"));
     };
-    partition_supported(partition_by)?;
+    partition_supported(partition_by, order_by.as_ref(), function)?;
     if function.has_window() {
         return Err(format!("a window inside the window `{expr}`"));
     }
@@ -388,14 +389,29 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
     evaluable(function)
 }
 
-/// Whether the executor groups rows by the window keys `partition_by`:
-/// columns or row-wise expressions of types it groups by.
-fn partition_supported(partition_by: &[GpuExpr]) -> Result<(), String> {
-    for key in partition_by {
+/// Whether the executor groups rows by the window keys `partition_by`
+/// (and orders each partition by `order_by`): columns or row-wise
+/// expressions of types it groups by. In an ordered window, ranks and
+/// distinctness tests of `function` (which read the rows in their own
+/// order) are refused.
+fn partition_supported(
+    partition_by: &[GpuExpr],
+    order_by: Option<&WindowOrder>,
+    function: &GpuExpr,
+) -> Result<(), String> {
+    let order_key = order_by.map(|order| order.key.as_ref());
+    for key in partition_by.iter().chain(order_key) {
         // (A window inside a key would be a window inside the window.)
         if !computable_key(key) || key.has_window() || !group_key(key.dtype) {
-            return Err(format!("a window partitioned by `{key}`"));
+            return Err(format!("a window partitioned or ordered by `{key}`"));
         }
+    }
+    if order_by.is_some()
+        && function.any(&|e| matches!(e.kind, ExprKind::Rank { .. } | ExprKind::Distinct { .. }))
+    {
+        return Err(format!(
+            "a rank or distinctness test in the ordered window of `{function}`"
+        ));
     }
     Ok(())
 }
@@ -518,12 +534,13 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
         ExprKind::Window {
             function,
             partition_by,
+            order_by,
         } if matches!(
             function.kind,
             ExprKind::Shift { .. } | ExprKind::Fill { .. } | ExprKind::Agg { .. }
         ) =>
         {
-            partition_supported(partition_by)?;
+            partition_supported(partition_by, order_by.as_ref(), function)?;
             match function.kind {
                 ExprKind::Agg { .. } => single_aggregation_supported(function),
                 _ => row_order_part_supported(function),
@@ -1386,8 +1403,8 @@ impl Executor<'_> {
                     computed = (
                         self.computed_frame(&left_frame, left_on)?,
                         self.computed_frame(&right_frame, right_on)?,
-                        JoinKeys::refs(left_on),
-                        JoinKeys::refs(right_on),
+                        column_refs(left_on),
+                        column_refs(right_on),
                     );
                     JoinKeys {
                         left: &computed.0,
@@ -1846,8 +1863,9 @@ impl Executor<'_> {
             ExprKind::Window {
                 function,
                 partition_by,
+                order_by,
             } => {
-                let groups = self.window_groups(frame, partition_by)?;
+                let groups = self.window_groups(frame, partition_by, order_by.as_ref())?;
                 let (rows, starts) = (&groups.sorted_rows, &groups.starts);
                 match function.kind {
                     ExprKind::Shift { .. } => {
@@ -2383,9 +2401,10 @@ impl Executor<'_> {
         if let ExprKind::Window {
             function,
             partition_by,
+            order_by,
         } = &part.kind
         {
-            let groups = self.window_groups(frame, partition_by)?;
+            let groups = self.window_groups(frame, partition_by, order_by.as_ref())?;
             let groups = Some((&groups.sorted_rows, &groups.starts));
             return self.evaluate_in_groups(frame, function, "", groups);
         }
@@ -2432,22 +2451,34 @@ impl Executor<'_> {
     }
 
     /// The groups of a window's keys `partition_by` over `frame` (keys that
-    /// are expressions computed first, into a frame of their own).
+    /// are expressions computed first, into a frame of their own), each
+    /// group's rows in the order of `order_by` (stable), else in row order.
     fn window_groups(
         &self,
         frame: &DeviceFrame,
         partition_by: &[GpuExpr],
+        order_by: Option<&WindowOrder>,
     ) -> Result<Groups, ExecError> {
-        if partition_by.iter().all(is_column) {
-            return self.groups(frame, &partition_by.iter().collect::<Vec<_>>());
+        let Some(order) = order_by else {
+            if partition_by.iter().all(is_column) {
+                return self.groups(frame, &partition_by.iter().collect::<Vec<_>>());
+            }
+            let keys = self.computed_frame(frame, partition_by)?;
+            let columns = column_refs(partition_by);
+            return self.groups(&keys, &columns.iter().collect::<Vec<_>>());
+        };
+        let order_key = std::slice::from_ref(order.key.as_ref());
+        let keys = self.computed_frame(frame, partition_by.iter().chain(order_key))?;
+        let all: Vec<GpuExpr> = partition_by.iter().chain(order_key).cloned().collect();
+        let columns = column_refs(&all);
+        // Sorted by the partition keys, then by the order key; only the
+        // partition keys make groups.
+        let mut sorting: Vec<(&GpuExpr, bool, bool)> =
+            columns.iter().map(|key| (key, false, false)).collect();
+        if let Some(last) = sorting.last_mut() {
+            *last = (last.0, order.descending, order.nulls_last);
         }
-        let keys = self.computed_frame(frame, partition_by)?;
-        let columns: Vec<GpuExpr> = partition_by
-            .iter()
-            .enumerate()
-            .map(|(index, key)| column_ref(index, key.dtype))
-            .collect();
-        self.groups(&keys, &columns.iter().collect::<Vec<_>>())
+        self.sorted_groups_marked(&keys, &sorting, partition_by.len())
     }
 
     /// An aggregation, or an elementwise expression of aggregations, per
@@ -3104,6 +3135,17 @@ impl Executor<'_> {
         frame: &DeviceFrame,
         keys: &[(&GpuExpr, bool, bool)],
     ) -> Result<Groups, ExecError> {
+        self.sorted_groups_marked(frame, keys, keys.len())
+    }
+
+    /// As [`Executor::sorted_groups`], where only the first `marked` keys
+    /// make groups: the others order each group's rows.
+    fn sorted_groups_marked(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[(&GpuExpr, bool, bool)],
+        marked: usize,
+    ) -> Result<Groups, ExecError> {
         let ops = self.ops();
         let n = frame.height;
         let words = keys
@@ -3127,8 +3169,12 @@ impl Executor<'_> {
         }
         let sorted_rows = ops.widen(&permutation)?;
         let flags = ops.group_flags(n)?;
-        for key in &words {
+        for key in words.iter().take(marked) {
             self.mark_key_changes(key, &sorted_rows, &flags)?;
+        }
+        if marked == 0 && n > 0 {
+            // One group of every row: its start is the only mark.
+            ops.mark_group_starts(&ops.repeat_first(n)?, None, &flags)?;
         }
         let starts = ops.group_starts(&flags, n)?;
         let (first_rows, _) = ops.gather(&sorted_rows, None, &starts)?;
@@ -4193,14 +4239,14 @@ impl<'a> JoinKeys<'a> {
             right_on,
         })
     }
+}
 
-    /// `keys` as the columns of a frame of them, in order.
-    fn refs(keys: &[GpuExpr]) -> Vec<GpuExpr> {
-        keys.iter()
-            .enumerate()
-            .map(|(index, key)| column_ref(index, key.dtype))
-            .collect()
-    }
+/// `keys` as the columns of a frame of them, in order.
+fn column_refs(keys: &[GpuExpr]) -> Vec<GpuExpr> {
+    keys.iter()
+        .enumerate()
+        .map(|(index, key)| column_ref(index, key.dtype))
+        .collect()
 }
 
 /// The input column a coalesced join key is: a column, or a cast of one

@@ -584,7 +584,18 @@ pub enum ExprKind {
     Window {
         function: Box<GpuExpr>,
         partition_by: Vec<GpuExpr>,
+        /// The order of each partition's rows (`over(..., order_by=...)`):
+        /// shifts, fills, cumulative sums and first/last follow it.
+        order_by: Option<WindowOrder>,
     },
+}
+
+/// The order of a window's rows within each partition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowOrder {
+    pub key: Box<GpuExpr>,
+    pub descending: bool,
+    pub nulls_last: bool,
 }
 
 /// The sub-expressions of an `ExprKind` (borrowed or mutably borrowed, as
@@ -596,8 +607,10 @@ macro_rules! children {
             ExprKind::Window {
                 function,
                 partition_by,
+                order_by,
             } => std::iter::once($($borrow)+ **function)
                 .chain(partition_by)
+                .chain(order_by.into_iter().map(|order| $($borrow)+ *order.key))
                 .collect(),
             ExprKind::ConcatStr { inputs, .. } => inputs.into_iter().collect(),
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
@@ -790,9 +803,16 @@ impl fmt::Display for GpuExpr {
             ExprKind::Window {
                 function,
                 partition_by,
+                order_by,
             } => {
                 let keys: Vec<String> = partition_by.iter().map(ToString::to_string).collect();
-                write!(f, "{function}.over([{}])", keys.join(", "))
+                write!(f, "{function}.over([{}]", keys.join(", "))?;
+                if let Some(order) = order_by {
+                    let descending = if order.descending { ", descending" } else { "" };
+                    let nulls = if order.nulls_last { ", nulls last" } else { "" };
+                    write!(f, ", order_by={}{descending}{nulls}", order.key)?;
+                }
+                f.write_str(")")
             }
         }
     }

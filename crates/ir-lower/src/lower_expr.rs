@@ -16,7 +16,7 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, GpuExpr, NamedExpr,
-    PadSide, RankMethod, Rounding, Scalar, StringOp, TemporalPart, Truncation,
+    PadSide, RankMethod, Rounding, Scalar, StringOp, TemporalPart, Truncation, WindowOrder,
 };
 use crate::refusal::Refusal;
 
@@ -227,13 +227,8 @@ impl ExprLowering<'_> {
                 order_by,
                 mapping,
             } => {
-                let (function, partition_by) = (*function, partition_by.clone());
-                if order_by.is_some() {
-                    return self.refuse(
-                        node,
-                        "ordered windows (over with order_by) are not supported on the GPU",
-                    );
-                }
+                let (function, partition_by, order_by) =
+                    (*function, partition_by.clone(), *order_by);
                 if *mapping != WindowMapping::GroupsToRows {
                     return self.refuse(
                         node,
@@ -242,10 +237,22 @@ impl ExprLowering<'_> {
                 }
                 let function = self.boxed(function);
                 let keys: Vec<Lowered> = partition_by.iter().map(|&key| self.expr(key)).collect();
+                let order_by = order_by.map(|(key, options)| {
+                    Some(WindowOrder {
+                        key: self.boxed(key)?,
+                        descending: options.descending,
+                        nulls_last: options.nulls_last,
+                    })
+                });
                 let partition_by = keys.into_iter().collect::<Option<Vec<_>>>()?;
+                let order_by = match order_by {
+                    Some(order) => Some(order?),
+                    None => None,
+                };
                 ExprKind::Window {
                     function: function?,
                     partition_by,
+                    order_by,
                 }
             }
             AExpr::Slice { .. } => {

@@ -2477,13 +2477,7 @@ fn window_aggregations_over_partitions_match_the_cpu() {
     );
     // What the device does not compute falls back with its reason, and the
     // CPU's answer.
-    let ordered = col("i").sum().over_with_options(
-        Some([col("g")]),
-        Some(([col("i")], SortOptions::default())),
-        WindowMapping::GroupsToRows,
-    );
     let cases = [
-        (vec![ordered.unwrap()], "ordered windows"),
         (
             vec![
                 col("i")
@@ -2497,7 +2491,7 @@ fn window_aggregations_over_partitions_match_the_cpu() {
         ),
         (
             vec![col("i").sum().over([col("i").sum()]).unwrap()],
-            "a window partitioned by",
+            "a window partitioned or ordered by",
         ),
     ];
     for (exprs, reason) in cases {
@@ -2596,6 +2590,60 @@ fn shifts_fills_and_cumulative_sums_within_groups_match_the_cpu() {
     assert_gpu_eq(
         "a comparison of a text lag by group",
         frame().filter(over(col("s").shift(lit(1)), &["g"]).eq(lit("p"))),
+    );
+    // Ordered windows: each partition's rows in the order of a key.
+    let ordered = |e: Expr, by: &[&str], key: Expr, descending: bool, nulls_last: bool| {
+        let options = SortOptions::default()
+            .with_order_descending(descending)
+            .with_nulls_last(nulls_last);
+        let partition: Vec<Expr> = by.iter().map(|c| col(*c)).collect();
+        let partition = (!partition.is_empty()).then_some(partition);
+        e.over_with_options(
+            partition,
+            Some((vec![key], options)),
+            WindowMapping::GroupsToRows,
+        )
+        .unwrap()
+    };
+    let t = || col("f").fill_nan(lit(9.0));
+    assert_gpu_eq(
+        "ordered windows",
+        frame().with_columns([
+            ordered(col("x").cum_sum(false), &["g"], t(), false, false).alias("running sum by f"),
+            ordered(col("x").shift(lit(1)), &["g"], t(), true, true).alias("lag by f descending"),
+            ordered(
+                fill(col("x"), FillNullStrategy::Forward(None)),
+                &["h"],
+                col("x"),
+                false,
+                true,
+            )
+            .alias("forward by x"),
+            ordered(col("x").first(), &["g"], t(), false, true).alias("first by f"),
+            ordered(col("f").last(), &["g", "h"], col("x"), true, false).alias("last by x"),
+            ordered(col("x").sum(), &["g"], t(), false, false).alias("sum (order aside)"),
+            ordered(
+                col("x") - col("x").shift(lit(1)),
+                &["g"],
+                col("s"),
+                false,
+                true,
+            )
+            .alias("step by s"),
+            ordered(col("s").shift(lit(-1)), &["h"], t(), false, false).alias("text lead by f"),
+            ordered(col("x").cum_sum(false), &[], col("x"), true, true)
+                .alias("over the frame by x"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([ordered(
+            col("x").rank(RankOptions::default(), None),
+            &["g"],
+            col("x"),
+            false,
+            false,
+        )]),
+        "a rank or distinctness test in the ordered window",
     );
     // Other text-valued windows are Polars' to compute.
     assert_cpu_answer_with_reason(
