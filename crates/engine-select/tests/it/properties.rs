@@ -80,9 +80,16 @@ proptest! {
     #[test]
     fn windows_shifts_and_clips_match_the_cpu(
         df in (0usize..80).prop_flat_map(frame),
-        pick in 0usize..10,
+        pick in 0usize..13,
         periods in -5i64..5,
     ) {
+        let ordered = |e: Expr, key: &str| {
+            let options = SortOptions::default()
+                .with_order_descending(periods < 0)
+                .with_nulls_last(periods % 2 == 0);
+            e.over_with_options(Some([col("g")]), Some(([col(key)], options)), WindowMapping::GroupsToRows)
+                .unwrap()
+        };
         // (Small integers: Polars' debug build panics on sums that overflow.)
         let small = col("i") % lit(1000i64);
         let expr = match pick {
@@ -100,7 +107,11 @@ proptest! {
                 .over([col("g")])
                 .unwrap()
                 .alias("w"),
-            _ => small.clone().shift(lit(periods)).sum().over([col("g")]).unwrap().alias("w"),
+            9 => small.clone().shift(lit(periods)).sum().over([col("g")]).unwrap().alias("w"),
+            // Ordered windows, by floats (NaN, -0.0 and 0.0 ties) or text.
+            10 => ordered(small.clone().cum_sum(false), "f").alias("w"),
+            11 => ordered(col("s").shift(lit(periods)), "f").alias("w"),
+            _ => ordered(col("f").first() + col("i").cum_count(false).cast(DataType::Float64), "s").alias("w"),
         };
         assert_gpu_eq(&format!("window, shift or clip {pick}"), df.lazy().with_columns([expr]));
     }
