@@ -886,6 +886,9 @@ fn hoist_aggregations(
 /// Whether the per-group kernels run `expr`: `len()`, or one aggregation of
 /// an elementwise expression, with the output type the kernels give.
 fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
+    if let Some((wide, _)) = widened_aggregation(expr) {
+        return single_aggregation_supported(&wide);
+    }
     let ExprKind::Agg { op, input } = &expr.kind else {
         return if matches!(expr.kind, ExprKind::Len) {
             Ok(())
@@ -932,11 +935,13 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
         AggOp::Count { .. } => expr.dtype == GpuDtype::UInt32,
         AggOp::NUnique => groupable(input.dtype) && expr.dtype == GpuDtype::UInt32,
+        // Read as floats: small integers and booleans too.
         AggOp::Std { .. } | AggOp::Var { .. } | AggOp::Median => {
-            aggregable && expr.dtype == GpuDtype::Float64
+            (aggregable || small_integer(input.dtype) || input.dtype == GpuDtype::Boolean)
+                && expr.dtype == GpuDtype::Float64
         }
         AggOp::Quantile { quantile, method } => {
-            aggregable
+            (aggregable || small_integer(input.dtype) || input.dtype == GpuDtype::Boolean)
                 && expr.dtype == GpuDtype::Float64
                 && (0.0..=1.0).contains(quantile)
                 && QuantileMethod::from_name(method).is_some()
@@ -947,6 +952,46 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
     } else {
         Err(format!("{op} of {} into {}", input.dtype, expr.dtype))
     }
+}
+
+/// Whether `dtype` is an 8- or 16-bit integer type.
+fn small_integer(dtype: GpuDtype) -> bool {
+    matches!(
+        dtype,
+        GpuDtype::Int8 | GpuDtype::Int16 | GpuDtype::UInt8 | GpuDtype::UInt16
+    )
+}
+
+/// An aggregation of a type the per-group kernels do not take, as one of a
+/// wider type that gives the same answer, and the type to cast its result
+/// back to (`None`: it already has the aggregation's type): sums, means and
+/// distinct counts of small integers over i64 (Polars sums them as i64),
+/// means and distinct counts of booleans over integers, and minima and
+/// maxima of f32 over f64 (exact both ways).
+fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)> {
+    let ExprKind::Agg { op, input } = &expr.kind else {
+        return None;
+    };
+    let small = small_integer(input.dtype);
+    let boolean = input.dtype == GpuDtype::Boolean;
+    let (wide, back) = match op {
+        AggOp::Sum | AggOp::Mean if small => (GpuDtype::Int64, None),
+        AggOp::Mean if boolean => (GpuDtype::UInt32, None),
+        AggOp::NUnique if small => (GpuDtype::Int64, None),
+        AggOp::NUnique if boolean => (GpuDtype::UInt32, None),
+        AggOp::Min { .. } | AggOp::Max { .. } if input.dtype == GpuDtype::Float32 => {
+            (GpuDtype::Float64, Some(GpuDtype::Float32))
+        }
+        _ => return None,
+    };
+    let aggregated = GpuExpr {
+        kind: ExprKind::Agg {
+            op: *op,
+            input: Box::new(cast_to(input, wide)),
+        },
+        dtype: back.map_or(expr.dtype, |_| wide),
+    };
+    Some((aggregated, back))
 }
 
 /// Which of a join's keys the hash table is built on: the first hashable
@@ -2528,6 +2573,18 @@ impl Executor<'_> {
         if let ExprKind::Where { input: kept, by } = &input.kind {
             let last = matches!(op, AggOp::Last);
             return self.first_kept(frame, (kept, by), last, sorted_rows, starts);
+        }
+        if let Some((wide, back)) = widened_aggregation(expr) {
+            let value = self.aggregate(frame, &wide, sorted_rows, starts)?;
+            let Some(back) = back else {
+                return Ok(value);
+            };
+            let dtype = value.dtype;
+            let values = DeviceFrame {
+                columns: vec![value],
+                height: groups,
+            };
+            return self.evaluate(&values, &cast_to(&column_ref(0, dtype), back), "");
         }
 
         // Spreads and quantiles read floats: the cast runs in the input's launch.

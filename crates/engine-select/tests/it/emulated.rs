@@ -3100,6 +3100,48 @@ fn padding_text_literals_and_dates_as_text_match_the_cpu() {
 }
 
 #[test]
+fn aggregations_of_small_integers_booleans_and_f32_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => [1i32, 2, 1, 2, 1, 3, 3, 1],
+            "k" => [Some(1i8), Some(-128), None, Some(127), Some(5), None, None, Some(-3)],
+            "j" => [Some(300i16), Some(-32768), Some(7), None, Some(32767), Some(1), None, Some(0)],
+            "u" => [Some(1u8), Some(255), None, Some(3), Some(5), Some(255), None, Some(1)],
+            "w" => [Some(65535u16), Some(0), Some(9), None, Some(65535), Some(2), None, Some(4)],
+            "b" => [Some(true), Some(false), None, Some(true), Some(true), None, None, Some(false)],
+            "h" => [Some(1.5f32), Some(-2.0), None, Some(f32::NAN), Some(3.0), Some(f32::MAX), None, Some(-0.0)],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let aggs = || {
+        let mut aggs = vec![];
+        for c in ["k", "j", "u", "w"] {
+            aggs.extend([
+                col(c).sum().alias(format!("sum {c}")),
+                col(c).mean().alias(format!("mean {c}")),
+                col(c).n_unique().alias(format!("n_unique {c}")),
+                col(c).std(1).alias(format!("std {c}")),
+                col(c).median().alias(format!("median {c}")),
+            ]);
+        }
+        aggs.extend([
+            col("b").mean().alias("mean b"),
+            col("b").n_unique().alias("n_unique b"),
+            col("b").var(0).alias("var b"),
+            col("h").min().alias("min h"),
+            col("h").max().alias("max h"),
+        ]);
+        aggs
+    };
+    assert_gpu_close(
+        "small types per group",
+        frame().group_by_stable([col("g")]).agg(aggs()),
+    );
+    assert_gpu_close("small types over the frame", frame().select(aggs()));
+}
+
+#[test]
 fn powers_the_cpu_computes_exactly_run_on_the_device() {
     let frame = df!(
         "x" => [Some(1.5f64), Some(-2.5), None, Some(f64::NAN), Some(f64::INFINITY), Some(-0.0), Some(1e100), Some(0.1)],

@@ -6,14 +6,11 @@ use polars::prelude::*;
 use crate::{explain, explain_partial, orders};
 
 /// A window the GPU does not run: one ordered by a column.
-fn ordered_window() -> Expr {
+/// A window whose results are joined to the rows (a list per row): not
+/// lowered.
+fn joined_window() -> Expr {
     col("amount")
-        .sum()
-        .over_with_options(
-            Some([col("status")]),
-            Some(([col("id")], SortOptions::default())),
-            WindowMapping::GroupsToRows,
-        )
+        .over_with_options(Some([col("status")]), None, WindowMapping::Join)
         .unwrap()
 }
 
@@ -35,11 +32,11 @@ fn unsupported_dtypes_are_named() {
 }
 
 #[test]
-fn unsupported_functions_and_ordered_windows_are_named() {
+fn unsupported_functions_and_joined_windows_are_named() {
     expect![[r#"
-        refused: col("amount").sum().over(partition_by: [col("status")], order_by: col("id")): ordered windows (over with order_by) are not supported on the GPU
+        refused: col("amount").over([col("status")]): windows mapped by Join are not supported on the GPU
     "#]].assert_eq(&explain(
-        orders().select([ordered_window().alias("w")]),
+        orders().select([joined_window().alias("w")]),
     ));
     expect![[r#"
         refused: col("status").str.contains(["^o[a-z]+"]): the regular expression "^o[a-z]+" is not supported on the GPU (only alternatives of literal texts joined by .*)
@@ -51,7 +48,7 @@ fn unsupported_functions_and_ordered_windows_are_named() {
 #[test]
 fn three_unsupported_pieces_are_all_reported() {
     let lf = orders().select([
-        ordered_window().alias("window"),
+        joined_window().alias("window"),
         col("qty").reverse().alias("running"),
         col("status")
             .str()
@@ -62,7 +59,7 @@ fn three_unsupported_pieces_are_all_reported() {
     let text = explain(lf);
     assert_eq!(text.matches("refused:").count(), 3, "{text}");
     expect![[r#"
-        refused: col("amount").sum().over(partition_by: [col("status")], order_by: col("id")): ordered windows (over with order_by) are not supported on the GPU
+        refused: col("amount").over([col("status")]): windows mapped by Join are not supported on the GPU
         refused: col("qty").reverse(): function reverse is not supported on the GPU
         refused: col("status").str.replace(["o+", "0"]): str.replace of the pattern "o+" is not supported on the GPU (only non-empty literal texts)
     "#]].assert_eq(&text);
