@@ -966,8 +966,8 @@ fn small_integer(dtype: GpuDtype) -> bool {
 /// wider type that gives the same answer, and the type to cast its result
 /// back to (`None`: it already has the aggregation's type): sums, means and
 /// distinct counts of small integers over i64 (Polars sums them as i64),
-/// means and distinct counts of booleans over integers, and minima and
-/// maxima of f32 over f64 (exact both ways).
+/// means and distinct counts of booleans over integers, and distinct
+/// counts, minima and maxima of f32 over f64 (exact both ways).
 fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)> {
     let ExprKind::Agg { op, input } = &expr.kind else {
         return None;
@@ -979,6 +979,8 @@ fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)> {
         AggOp::Mean if boolean => (GpuDtype::UInt32, None),
         AggOp::NUnique if small => (GpuDtype::Int64, None),
         AggOp::NUnique if boolean => (GpuDtype::UInt32, None),
+        // Widened exactly; grouped as f64 is (NaNs one value, -0.0 with 0.0).
+        AggOp::NUnique if input.dtype == GpuDtype::Float32 => (GpuDtype::Float64, None),
         AggOp::Min { .. } | AggOp::Max { .. } if input.dtype == GpuDtype::Float32 => {
             (GpuDtype::Float64, Some(GpuDtype::Float32))
         }

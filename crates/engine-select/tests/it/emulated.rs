@@ -3131,6 +3131,7 @@ fn aggregations_of_small_integers_booleans_and_f32_match_the_cpu() {
             col("b").var(0).alias("var b"),
             col("h").min().alias("min h"),
             col("h").max().alias("max h"),
+            col("h").n_unique().alias("n_unique h"),
         ]);
         aggs
     };
