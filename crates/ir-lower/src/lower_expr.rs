@@ -585,6 +585,22 @@ impl ExprLowering<'_> {
                     descending: options.descending,
                 }
             }
+            F::NullCount => {
+                // The rows less the valid ones, both counted as Polars counts.
+                let input = self.single(inputs)?;
+                let dtype = self.dtype(node)?;
+                if dtype != GpuDtype::UInt32 {
+                    return self.refuse(node, format!("null_count as {dtype}"));
+                }
+                let count = |include_nulls| GpuExpr {
+                    kind: ExprKind::Agg {
+                        op: AggOp::Count { include_nulls },
+                        input: Box::new(input.clone()),
+                    },
+                    dtype,
+                };
+                return Some(count(true).binary(BinaryOp::Minus, count(false), dtype));
+            }
             F::MinBy | F::MaxBy => {
                 // The input at the first row where `by` is least (greatest),
                 // as Polars' arg_min (arg_max) finds it; nulls skipped.
@@ -736,7 +752,6 @@ impl ExprLowering<'_> {
             | F::Categorical { .. }
             | F::ListExpr { .. }
             | F::StructExpr { .. }
-            | F::NullCount
             | F::Pow(IRPowFunction::Cbrt)
             | F::ArgWhere
             | F::Rechunk

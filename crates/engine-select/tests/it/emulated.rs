@@ -3126,6 +3126,8 @@ fn aggregations_of_small_integers_booleans_and_f32_match_the_cpu() {
             ]);
         }
         aggs.extend([
+            col("k").null_count().alias("null_count k"),
+            col("b").null_count().alias("null_count b"),
             col("b").mean().alias("mean b"),
             col("b").n_unique().alias("n_unique b"),
             col("b").var(0).alias("var b"),
