@@ -118,6 +118,11 @@ __device__ __forceinline__ double round_by(double x, u32 mode) {
 enum Binary : u32 {
     B_ADD = 0, B_SUB, B_MUL, B_DIV, B_TRUEDIV, B_FLOORDIV, B_MOD,
     B_EQ, B_NE, B_LT, B_LE, B_GT, B_GE, B_AND, B_OR, B_XOR,
+    // Division, floor division and modulo of floats (true division of
+    // integers, as doubles) by a value broadcast from one row: Polars'
+    // scalar kernels multiply by the divisor's reciprocal (rounded to the
+    // type) unless both sides have one row.
+    B_SCALAR_DIV, B_SCALAR_FLOORDIV, B_SCALAR_MOD,
 };
 
 struct Slot {
@@ -206,7 +211,7 @@ __device__ __forceinline__ bool less_ieee(u64 a, u64 b, u32 t) {
     return compare_values(a, b, t) < 0;
 }
 
-__device__ __forceinline__ Slot binary(u32 op, u32 t, Slot a, Slot b) {
+__device__ __forceinline__ Slot binary(u32 op, u32 t, Slot a, Slot b, u64 n) {
     Slot r{0, a.valid && b.valid};
     if (op == B_AND || op == B_OR) {
         if (t == T_BOOL) {
@@ -232,6 +237,18 @@ __device__ __forceinline__ Slot binary(u32 op, u32 t, Slot a, Slot b) {
     }
     if (op == B_XOR) {
         r.bits = wrap(a.bits ^ b.bits, t);
+        return r;
+    }
+    if (op >= B_SCALAR_DIV) {
+        u32 out_t = is_float(t) ? t : static_cast<u32>(T_F64);
+        double x = as_double(a.bits, t), y = as_double(b.bits, t);
+        double q = n == 1 ? x / y : x * as_double(from_double(1.0 / y, out_t), out_t);
+        // (Each step rounded to the type, as the type's own operations are.)
+        q = as_double(from_double(q, out_t), out_t);
+        double v = q;
+        if (op == B_SCALAR_FLOORDIV) v = floor(q);
+        if (op == B_SCALAR_MOD) v = x - as_double(from_double(y * floor(q), out_t), out_t);
+        r.bits = from_double(v, out_t);
         return r;
     }
     if (op == B_TRUEDIV || is_float(t)) {
@@ -379,7 +396,7 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                         u32 b_op = program[pc++], t = program[pc++];
                         Slot b = stack[--top];
                         Slot a = stack[--top];
-                        stack[top++] = binary(b_op, t, a, b);
+                        stack[top++] = binary(b_op, t, a, b, n);
                         break;
                     }
                     case OP_NOT: {

@@ -127,10 +127,18 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                     left.dtype, right.dtype
                 ));
             }
+            // Polars divides by a value broadcast from one row with its
+            // scalar kernels (by the reciprocal, for floats).
+            let by_scalar = is_broadcast(right) && !is_broadcast(left);
+            let floats = operands.is_float();
             let op = match op {
                 BinaryOp::Plus => ExprBinary::Add,
                 BinaryOp::Minus => ExprBinary::Sub,
                 BinaryOp::Multiply => ExprBinary::Mul,
+                BinaryOp::Divide if by_scalar && floats => ExprBinary::ScalarDiv,
+                BinaryOp::TrueDivide if by_scalar => ExprBinary::ScalarDiv,
+                BinaryOp::FloorDivide if by_scalar && floats => ExprBinary::ScalarFloorDiv,
+                BinaryOp::Modulus if by_scalar && floats => ExprBinary::ScalarMod,
                 BinaryOp::Divide => ExprBinary::Div,
                 BinaryOp::TrueDivide => ExprBinary::TrueDiv,
                 BinaryOp::FloorDivide => ExprBinary::FloorDiv,
@@ -396,5 +404,23 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
         _ => Err(format!(
             "`{expr}` is not an elementwise expression the evaluator runs"
         )),
+    }
+}
+
+/// The name prefix of the columns that hold one value repeated on every row
+/// (a whole-frame aggregation in a row-wise expression), which Polars holds
+/// as one row.
+pub(crate) const BROADCAST: &str = "__broadcast_";
+
+/// Whether `expr` is one value repeated on every row, as Polars holds it:
+/// literals, columns of [`BROADCAST`] values, and expressions of those only.
+fn is_broadcast(expr: &GpuExpr) -> bool {
+    match &expr.kind {
+        ExprKind::Literal(_) => true,
+        ExprKind::Column { name, .. } => name.starts_with(BROADCAST),
+        _ => {
+            let children = expr.children();
+            !children.is_empty() && children.into_iter().all(is_broadcast)
+        }
     }
 }

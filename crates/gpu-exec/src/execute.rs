@@ -24,7 +24,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
-use crate::compile::compile;
+use crate::compile::{BROADCAST, compile};
 use crate::error::ExecError;
 use gpu_runtime::ops::{
     AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, RankPlace, SegmentPick,
@@ -226,6 +226,50 @@ fn reads_rows(expr: &GpuExpr) -> bool {
     !reads_only_below(&strip_aggregations(expr), 0)
 }
 
+/// The columns of `input` that Polars holds at one row: those a with_columns
+/// without broadcasting (Polars' common subexpressions) computes by
+/// whole-column aggregations. The executor holds them repeated on every row.
+fn one_row_columns(input: &PlanNode) -> Vec<usize> {
+    let PlanNode::WithColumns {
+        exprs: computed,
+        broadcast: false,
+        schema,
+        ..
+    } = input
+    else {
+        return Vec::new();
+    };
+    schema
+        .iter()
+        .enumerate()
+        .filter(|(_, output)| {
+            computed
+                .iter()
+                .any(|c| c.name == output.name.as_str() && split_aggregations(&c.expr).is_ok())
+        })
+        .map(|(index, _)| index)
+        .collect()
+}
+
+/// `expr` over `input` with its reads of the columns Polars holds at one row
+/// (see [`one_row_columns`]) marked as broadcast values, which Polars'
+/// arithmetic treats as scalars.
+fn marking_one_row_reads<'e>(expr: &'e GpuExpr, input: &PlanNode) -> Cow<'e, GpuExpr> {
+    let one_row = one_row_columns(input);
+    if one_row.is_empty() {
+        return Cow::Borrowed(expr);
+    }
+    let mut marked = expr.clone();
+    marked.visit_mut(&mut |e| {
+        if let ExprKind::Column { index, name } = &mut e.kind
+            && one_row.contains(index)
+        {
+            *name = format!("{BROADCAST}{index}");
+        }
+    });
+    Cow::Owned(marked)
+}
+
 /// The expressions of a select over `input` as they must run. A
 /// with_columns without broadcasting (Polars' common subexpressions) keeps
 /// a column computed by whole-column aggregations at one row, which the
@@ -237,26 +281,8 @@ fn select_exprs<'e>(
     exprs: &'e [NamedExpr],
     input: &PlanNode,
 ) -> Result<Cow<'e, [NamedExpr]>, String> {
-    let PlanNode::WithColumns {
-        exprs: computed,
-        broadcast: false,
-        schema,
-        ..
-    } = input
-    else {
-        return Ok(Cow::Borrowed(exprs));
-    };
     let whole_column = |expr: &GpuExpr| split_aggregations(expr).is_ok();
-    let scalar: Vec<usize> = schema
-        .iter()
-        .enumerate()
-        .filter(|(_, output)| {
-            computed
-                .iter()
-                .any(|c| c.name == output.name.as_str() && whole_column(&c.expr))
-        })
-        .map(|(index, _)| index)
-        .collect();
+    let scalar = one_row_columns(input);
     if scalar.is_empty() {
         return Ok(Cow::Borrowed(exprs));
     }
@@ -1321,8 +1347,10 @@ impl Executor<'_> {
                         ExprKind::Column { index, .. } if !moved.contains(&index) => {
                             moved.push(index)
                         }
-                        _ => computed
-                            .push((position, self.evaluate(&frame, &named.expr, &named.name)?)),
+                        _ => {
+                            let expr = marking_one_row_reads(&named.expr, input);
+                            computed.push((position, self.evaluate(&frame, &expr, &named.name)?))
+                        }
                     }
                 }
                 let height = frame.height;
@@ -1361,7 +1389,10 @@ impl Executor<'_> {
                 let frame = self.run(input)?;
                 let mut computed: Vec<DeviceColumn> = exprs
                     .iter()
-                    .map(|named| self.evaluate(&frame, &named.expr, &named.name))
+                    .map(|named| {
+                        let expr = marking_one_row_reads(&named.expr, input);
+                        self.evaluate(&frame, &expr, &named.name)
+                    })
                     .collect::<Result<_, _>>()?;
                 let height = frame.height;
                 let mut inputs: Vec<Option<DeviceColumn>> =
@@ -1703,7 +1734,17 @@ impl Executor<'_> {
         if expr.has_aggregation() {
             // Aggregations (of the whole frame, or of each group), repeated
             // on their rows, become input columns.
-            let (outer, leaves) = hoist_aggregations(expr, width, true).map_err(unsupported)?;
+            let (mut outer, leaves) = hoist_aggregations(expr, width, true).map_err(unsupported)?;
+            if groups.is_none() {
+                // Whole-frame aggregations: one row each in Polars.
+                outer.visit_mut(&mut |e| {
+                    if let ExprKind::Column { index, name } = &mut e.kind
+                        && *index >= width
+                    {
+                        *name = format!("{BROADCAST}{}", *index - width);
+                    }
+                });
+            }
             let ops = self.ops();
             let whole;
             let (rows, starts, group_of_row) = match groups {

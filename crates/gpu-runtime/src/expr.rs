@@ -78,6 +78,18 @@ pub enum ExprBinary {
     /// Kleene or on booleans, bitwise on integers.
     Or,
     Xor,
+    /// Division of floats (true division of integers, giving f64) by a
+    /// value broadcast from one row (a literal, a whole-frame aggregation):
+    /// as Polars' scalar kernel, the other operand times the divisor's
+    /// reciprocal rounded to the type, unless the frame has one row (then,
+    /// as for equal lengths, a plain division).
+    ScalarDiv,
+    /// Floor division of floats by a broadcast value: the floor of
+    /// [`ExprBinary::ScalarDiv`]'s quotient.
+    ScalarFloorDiv,
+    /// Floor modulo of floats by a broadcast value: `x - y * floor(q)` with
+    /// [`ExprBinary::ScalarDiv`]'s quotient `q`.
+    ScalarMod,
 }
 
 const OP_COLUMN: u32 = 1;
@@ -244,7 +256,10 @@ impl ExprProgram {
             | ExprBinary::LtEq
             | ExprBinary::Gt
             | ExprBinary::GtEq => ValueType::Bool,
-            ExprBinary::TrueDiv if !operands.is_float() => ValueType::F64,
+            ExprBinary::TrueDiv | ExprBinary::ScalarDiv if !operands.is_float() => ValueType::F64,
+            ExprBinary::ScalarFloorDiv | ExprBinary::ScalarMod if !operands.is_float() => {
+                return Err(invalid(format!("{op:?} of integers")));
+            }
             ExprBinary::And | ExprBinary::Or | ExprBinary::Xor if operands.is_float() => {
                 return Err(invalid(format!("{op:?} of floats")));
             }

@@ -933,6 +933,15 @@ impl GpuExpr {
         f(self) || self.children().iter().any(|child| child.any(f))
     }
 
+    /// Calls `f` on this expression and every expression inside it, parents
+    /// first, to change them in place.
+    pub fn visit_mut(&mut self, f: &mut impl FnMut(&mut GpuExpr)) {
+        f(self);
+        for child in self.children_mut() {
+            child.visit_mut(f);
+        }
+    }
+
     /// Calls `f` on this expression and every expression inside it, parents first.
     pub fn visit(&self, f: &mut impl FnMut(&GpuExpr)) {
         f(self);

@@ -1217,6 +1217,93 @@ impl ExprLowering<'_> {
                 ),
             };
         }
+        match function {
+            T::TotalDays { fractional }
+            | T::TotalHours { fractional }
+            | T::TotalMinutes { fractional }
+            | T::TotalSeconds { fractional }
+            | T::TotalMilliseconds { fractional }
+            | T::TotalMicroseconds { fractional }
+            | T::TotalNanoseconds { fractional } => {
+                let input = self.single(inputs)?;
+                let dtype = self.dtype(node)?;
+                let nanos_per = match function {
+                    T::TotalDays { .. } => 86_400_000_000_000,
+                    T::TotalHours { .. } => 3_600_000_000_000,
+                    T::TotalMinutes { .. } => 60_000_000_000,
+                    T::TotalSeconds { .. } => 1_000_000_000,
+                    T::TotalMilliseconds { .. } => 1_000_000,
+                    T::TotalMicroseconds { .. } => 1_000,
+                    _ => 1,
+                };
+                return match total_of_duration(input, nanos_per, *fractional, dtype) {
+                    Ok(expr) => Some(expr),
+                    Err(why) => self.refuse(node, why),
+                };
+            }
+            T::ToString(format) => {
+                // The formats of Polars' cast to text, as that cast.
+                let input = self.single(inputs)?;
+                let cast_format = match input.dtype {
+                    GpuDtype::Date => {
+                        ["%Y-%m-%d", "%F", "iso", "iso:strict"].contains(&format.as_str())
+                    }
+                    GpuDtype::Datetime(unit) => {
+                        let digits = match unit {
+                            TimeUnit::Milliseconds => 3,
+                            TimeUnit::Microseconds => 6,
+                            TimeUnit::Nanoseconds => 9,
+                        };
+                        format == "iso"
+                            || *format == format!("%F %T%.{digits}f")
+                            || *format == format!("%Y-%m-%d %H:%M:%S%.{digits}f")
+                    }
+                    _ => false,
+                };
+                if !cast_format {
+                    return self.refuse(
+                        node,
+                        format!("dt.to_string of {} with the format {format:?}", input.dtype),
+                    );
+                }
+                return Some(GpuExpr {
+                    kind: ExprKind::Cast {
+                        input: Box::new(input),
+                        mode: CastMode::NonStrict,
+                    },
+                    dtype: GpuDtype::String,
+                });
+            }
+            T::IsLeapYear => {
+                // Of the year: divisible by 4, and by 400 where by 100.
+                let input = self.single(inputs)?;
+                if !matches!(input.dtype, GpuDtype::Date | GpuDtype::Datetime(_)) {
+                    return self.refuse(node, format!("{function} of {}", input.dtype));
+                }
+                let year = GpuExpr {
+                    kind: ExprKind::Temporal {
+                        part: TemporalPart::Year,
+                        input: Box::new(input),
+                    },
+                    dtype: GpuDtype::Int32,
+                };
+                let int = |v| GpuExpr::literal(Scalar::Int(v), GpuDtype::Int32);
+                let rest = |by: i64| {
+                    year.clone()
+                        .binary(BinaryOp::Modulus, int(by), GpuDtype::Int32)
+                };
+                let is = |a: GpuExpr, op, b| a.binary(op, b, GpuDtype::Boolean);
+                let by_4 = is(rest(4), BinaryOp::Eq, int(0));
+                let not_by_100 = is(rest(100), BinaryOp::NotEq, int(0));
+                let by_400 = is(rest(400), BinaryOp::Eq, int(0));
+                return Some(is(
+                    by_4,
+                    BinaryOp::And,
+                    is(not_by_100, BinaryOp::Or, by_400),
+                ));
+            }
+            _ => {}
+        }
         let part = match function {
             T::Year => TemporalPart::Year,
             T::Quarter => TemporalPart::Quarter,
@@ -1233,20 +1320,11 @@ impl ExprLowering<'_> {
             T::Nanosecond => TemporalPart::Nanosecond,
             T::Millennium
             | T::Century
-            | T::IsLeapYear
             | T::IsoYear
             | T::DaysInMonth
             | T::Time
             | T::Datetime
             | T::Duration { .. }
-            | T::TotalDays { .. }
-            | T::TotalHours { .. }
-            | T::TotalMinutes { .. }
-            | T::TotalSeconds { .. }
-            | T::TotalMilliseconds { .. }
-            | T::TotalMicroseconds { .. }
-            | T::TotalNanoseconds { .. }
-            | T::ToString { .. }
             | T::CastTimeUnit { .. }
             | T::WithTimeUnit { .. }
             | T::Round
@@ -1623,6 +1701,68 @@ fn horizontal(
         }
         _ => Err(format!("{function} is not a horizontal aggregation")),
     }
+}
+
+/// Polars' `dt.total_*` of a duration `input`, in units of `nanos_per`
+/// nanoseconds: the ticks divided toward zero (or multiplied, wrapping, to
+/// a finer unit); `fractional`, the ticks as f64 over the unit in ticks,
+/// that divisor computed as Polars computes it (the ticks in a second,
+/// times or over the unit's seconds) so that every bit agrees.
+fn total_of_duration(
+    input: GpuExpr,
+    nanos_per: i64,
+    fractional: bool,
+    dtype: GpuDtype,
+) -> Result<GpuExpr, String> {
+    let GpuDtype::Duration(unit) = input.dtype else {
+        return Err(format!("dt.total of {}", input.dtype));
+    };
+    let per_second = unit.per_day() / 86_400;
+    let tick_nanos = 1_000_000_000 / per_second;
+    let ticks = input.cast(GpuDtype::Int64, CastMode::NonStrict);
+    if fractional {
+        let t = per_second as f64;
+        let divisor = match nanos_per {
+            86_400_000_000_000 => t * 86_400.0,
+            3_600_000_000_000 => t * 3_600.0,
+            60_000_000_000 => t * 60.0,
+            1_000_000_000 => t,
+            1_000_000 => t / 1_000.0,
+            1_000 => t / 1_000_000.0,
+            _ => t / 1_000_000_000.0,
+        };
+        if dtype != GpuDtype::Float64 {
+            return Err(format!("a fractional dt.total as {dtype}"));
+        }
+        let ticks = ticks.cast(GpuDtype::Float64, CastMode::NonStrict);
+        let divisor = GpuExpr::literal(Scalar::Float(divisor), GpuDtype::Float64);
+        return Ok(ticks.binary(BinaryOp::TrueDivide, divisor, dtype));
+    }
+    if dtype != GpuDtype::Int64 {
+        return Err(format!("dt.total as {dtype}"));
+    }
+    let int = |v| GpuExpr::literal(Scalar::Int(v), GpuDtype::Int64);
+    if nanos_per <= tick_nanos {
+        return Ok(ticks.binary(BinaryOp::Multiply, int(tick_nanos / nanos_per), dtype));
+    }
+    // Toward zero: the floored quotient, plus one for a negative value with
+    // a remainder.
+    let divisor = nanos_per / tick_nanos;
+    let floored = ticks
+        .clone()
+        .binary(BinaryOp::FloorDivide, int(divisor), dtype);
+    let negative = ticks
+        .clone()
+        .binary(BinaryOp::Lt, int(0), GpuDtype::Boolean);
+    let inexact = ticks.binary(BinaryOp::Modulus, int(divisor), dtype).binary(
+        BinaryOp::NotEq,
+        int(0),
+        GpuDtype::Boolean,
+    );
+    let up = negative
+        .binary(BinaryOp::And, inexact, GpuDtype::Boolean)
+        .cast(dtype, CastMode::NonStrict);
+    Ok(floored.binary(BinaryOp::Plus, up, dtype))
 }
 
 /// `base.pow(exponent)` (a literal) where Polars computes it exactly, as it

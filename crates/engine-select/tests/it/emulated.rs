@@ -3145,6 +3145,113 @@ fn aggregations_of_small_integers_booleans_and_f32_match_the_cpu() {
 }
 
 #[test]
+fn duration_totals_leap_years_and_formatted_dates_match_the_cpu() {
+    let frame = || {
+        df!(
+            "days" => [Some(0i32), Some(-1), None, Some(19_723), Some(11_016), Some(-25_567), Some(47_482)],
+            "ticks" => [Some(0i64), Some(-1), None, Some(86_399_999), Some(-86_400_001), Some(i64::MAX / 7), Some(123_456_789_012)],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([
+            col("days").cast(DataType::Date).alias("d"),
+            (col("days").cast(DataType::Int64) * lit(86_400_000_000i64) + lit(7i64))
+                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .alias("t"),
+            col("ticks").cast(DataType::Duration(TimeUnit::Milliseconds)).alias("ms"),
+            col("ticks").cast(DataType::Duration(TimeUnit::Nanoseconds)).alias("ns"),
+        ])
+    };
+    let mut exprs = vec![];
+    for c in ["ms", "ns"] {
+        for fractional in [false, true] {
+            let dt = || col(c).dt();
+            exprs.extend([
+                dt().total_days(fractional)
+                    .alias(format!("{c} days {fractional}")),
+                dt().total_hours(fractional)
+                    .alias(format!("{c} hours {fractional}")),
+                dt().total_minutes(fractional)
+                    .alias(format!("{c} minutes {fractional}")),
+                dt().total_seconds(fractional)
+                    .alias(format!("{c} seconds {fractional}")),
+                dt().total_milliseconds(fractional)
+                    .alias(format!("{c} ms {fractional}")),
+                dt().total_microseconds(fractional)
+                    .alias(format!("{c} us {fractional}")),
+                dt().total_nanoseconds(fractional)
+                    .alias(format!("{c} ns {fractional}")),
+            ]);
+        }
+    }
+    exprs.extend([
+        col("d").dt().is_leap_year().alias("leap d"),
+        col("t").dt().is_leap_year().alias("leap t"),
+        col("d").dt().to_string("%Y-%m-%d").alias("d as text"),
+        col("d").dt().to_string("iso").alias("d as iso"),
+        col("t").dt().to_string("iso").alias("t as iso"),
+        col("t")
+            .dt()
+            .to_string("%Y-%m-%d %H:%M:%S%.6f")
+            .alias("t as text"),
+    ]);
+    assert_gpu_eq(
+        "duration totals, leap years, formatted dates",
+        frame().select(exprs),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([col("d").dt().to_string("%d/%m/%Y")]),
+        "dt.to_string of date with the format",
+    );
+}
+
+#[test]
+fn divisions_by_one_value_match_polars_scalar_kernels() {
+    // Polars divides by a value of one row (a literal, a whole-frame
+    // aggregation) by multiplying with its reciprocal, unless both sides
+    // have one row: the last bits differ from a division.
+    let frame = |n: usize| {
+        let xs: Vec<Option<f64>> = (1..=n)
+            .map(|i| (i % 13 != 0).then(|| i as f64 * 0.37 + 1.0 / i as f64))
+            .collect();
+        df!("x" => xs, "g" => (0..n as i64).map(|i| i % 3).collect::<Vec<_>>())
+            .unwrap()
+            .lazy()
+            .with_columns([
+                col("x").cast(DataType::Float32).alias("h"),
+                (col("x") * lit(1000.0)).cast(DataType::Int64).alias("i"),
+            ])
+    };
+    let exprs = || {
+        vec![
+            (col("x") / lit(3.0)).alias("x / 3"),
+            (col("x") / lit(7.1)).alias("x / 7.1"),
+            col("x").floor_div(lit(0.3)).alias("x // 0.3"),
+            (col("x") % lit(0.3)).alias("x % 0.3"),
+            (col("x") / col("x").max()).alias("x / max"),
+            (col("h") / lit(3.0f32)).alias("f32 / 3"),
+            (col("h") % lit(0.3f32)).alias("f32 % 0.3"),
+            (col("i") / lit(3.0)).alias("i / 3.0"),
+            (lit(1.0) / col("x")).alias("1 / x"),
+            (col("x").max() / lit(3.0) + col("x")).alias("max / 3 + x"),
+        ]
+    };
+    for n in [1, 2, 200] {
+        assert_gpu_eq(
+            &format!("divisions by one value, {n} rows"),
+            frame(n).select(exprs()),
+        );
+        assert_gpu_eq(
+            &format!("divisions by one value per group, {n} rows"),
+            frame(n).group_by_stable([col("g")]).agg([
+                (col("x") / lit(3.0)).max().alias("max of x / 3"),
+                (col("x").max() / lit(7.1)).alias("max / 7.1"),
+            ]),
+        );
+    }
+}
+
+#[test]
 fn powers_the_cpu_computes_exactly_run_on_the_device() {
     let frame = df!(
         "x" => [Some(1.5f64), Some(-2.5), None, Some(f64::NAN), Some(f64::INFINITY), Some(-0.0), Some(1e100), Some(0.1)],
