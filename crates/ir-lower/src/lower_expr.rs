@@ -124,6 +124,21 @@ impl ExprLowering<'_> {
                         separator: String::new(),
                         ignore_nulls: false,
                     }
+                } else if op == BinaryOp::Minus
+                    && left.dtype == GpuDtype::Date
+                    && right.dtype == GpuDtype::Date
+                {
+                    // Polars subtracts dates as microsecond timestamps.
+                    let micros = GpuDtype::Datetime(TimeUnit::Microseconds);
+                    let (left, right) = (
+                        left.cast(micros, CastMode::NonStrict),
+                        right.cast(micros, CastMode::NonStrict),
+                    );
+                    ExprKind::Binary {
+                        op,
+                        left: Box::new(left),
+                        right: Box::new(right),
+                    }
                 } else {
                     ExprKind::Binary { op, left, right }
                 }

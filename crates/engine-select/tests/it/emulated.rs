@@ -3194,6 +3194,11 @@ fn duration_totals_leap_years_and_formatted_dates_match_the_cpu() {
             .dt()
             .to_string("%Y-%m-%d %H:%M:%S%.6f")
             .alias("t as text"),
+        (col("d") - col("d").shift(lit(1))).alias("days between"),
+        (col("d") - col("d").min())
+            .dt()
+            .total_days(false)
+            .alias("days since the first"),
     ]);
     assert_gpu_eq(
         "duration totals, leap years, formatted dates",
