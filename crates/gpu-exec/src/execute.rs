@@ -16,7 +16,7 @@ use gpu_runtime::ops::{
 };
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, GpuDtype, GpuExpr, GpuPlan,
-    JoinKind, Keep, NamedExpr, PlanNode, RankMethod, Scalar, StringOp, WindowOrder,
+    JoinKind, Keep, NamedExpr, PlanNode, RankMethod, RowOrder, Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -422,7 +422,7 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
 /// order) are refused.
 fn partition_supported(
     partition_by: &[GpuExpr],
-    order_by: Option<&WindowOrder>,
+    order_by: Option<&RowOrder>,
     function: &GpuExpr,
 ) -> Result<(), String> {
     let order_key = order_by.map(|order| order.key.as_ref());
@@ -922,6 +922,25 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
             Err("not a single aggregation".into())
         };
     };
+    if let ExprKind::SortedBy {
+        input: sorted,
+        order,
+    } = &input.kind
+    {
+        // The first or last row in the key's order, of any type.
+        if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != sorted.dtype {
+            return Err(format!("{op} of `{input}`"));
+        }
+        let key = order.key.as_ref();
+        if !computable_key(key) || key.has_window() || !group_key(widened_key(key).dtype) {
+            return Err(format!("rows sorted by `{key}`"));
+        }
+        return if sorted.dtype == GpuDtype::String {
+            string_valued(sorted)
+        } else {
+            evaluable(sorted)
+        };
+    }
     if let ExprKind::Where { input: kept, by } = &input.kind {
         // The first or last row the filter keeps, of any type.
         if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != kept.dtype {
@@ -2545,7 +2564,7 @@ impl Executor<'_> {
         &self,
         frame: &DeviceFrame,
         partition_by: &[GpuExpr],
-        order_by: Option<&WindowOrder>,
+        order_by: Option<&RowOrder>,
     ) -> Result<Groups, ExecError> {
         let Some(order) = order_by else {
             if partition_by.iter().all(is_column) {
@@ -2616,6 +2635,14 @@ impl Executor<'_> {
         if let ExprKind::Where { input: kept, by } = &input.kind {
             let last = matches!(op, AggOp::Last);
             return self.first_kept(frame, (kept, by), last, sorted_rows, starts);
+        }
+        if let ExprKind::SortedBy {
+            input: values,
+            order,
+        } = &input.kind
+        {
+            let last = matches!(op, AggOp::Last);
+            return self.first_in_order(frame, (values, order), last, sorted_rows, starts);
         }
         if let Some((wide, back)) = widened_aggregation(expr) {
             let value = self.aggregate(frame, &wide, sorted_rows, starts)?;
@@ -3032,6 +3059,44 @@ impl Executor<'_> {
         // Sorted by group number first, each group keeps its place.
         let (first_rows, _) = ops.gather(&sorted.sorted_rows, None, starts)?;
         self.gather_column(column_at(&keyed, 1)?, &first_rows)
+    }
+
+    /// Per group (rows `sorted_rows` from `starts`), the value of `input` at
+    /// the first (`last`: the last) row in `order` (stable: ties in row
+    /// order): the rows sorted by group, then by the key, and each group's
+    /// first or last row gathered.
+    fn first_in_order(
+        &self,
+        frame: &DeviceFrame,
+        (input, order): (&GpuExpr, &RowOrder),
+        last: bool,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let groups = Some((sorted_rows, starts));
+        let (keyed, keys) = self.keyed_by_group(frame, &order.key, groups)?;
+        let [by_group, key] = keys.as_slice() else {
+            return Err(ExecError::Unsupported(format!("`{}` as a key", order.key)));
+        };
+        let sorting = [
+            (by_group, false, false),
+            (key, order.descending, order.nulls_last),
+        ];
+        let sorted = self.sorted_groups_marked(&keyed, &sorting, 1)?;
+        let rows = if last {
+            ops.segment_pick(SegmentPick::Last, &sorted.sorted_rows, None, &sorted.starts)?
+                .0
+        } else {
+            sorted.first_rows
+        };
+        let mut owned = None;
+        let values = if input.has_aggregation() {
+            owned.insert(self.evaluate_in_groups(frame, input, "", groups)?)
+        } else {
+            self.column_of(frame, input, "", &mut owned)?
+        };
+        self.gather_column(values, &rows)
     }
 
     /// A cast of text (made over `frame`) to an integer type, parsed as

@@ -491,6 +491,13 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         by: Box<GpuExpr>,
     },
+    /// The input with its rows sorted (stably) by `order`'s key, only as the
+    /// input of a `first` or `last` aggregation (Polars' `sort_by`): the
+    /// value of the first (last) row in that order.
+    SortedBy {
+        input: Box<GpuExpr>,
+        order: RowOrder,
+    },
     /// A test of each row's value against the other rows' (never null).
     /// Reads every row.
     Distinct {
@@ -586,13 +593,14 @@ pub enum ExprKind {
         partition_by: Vec<GpuExpr>,
         /// The order of each partition's rows (`over(..., order_by=...)`):
         /// shifts, fills, cumulative sums and first/last follow it.
-        order_by: Option<WindowOrder>,
+        order_by: Option<RowOrder>,
     },
 }
 
-/// The order of a window's rows within each partition.
+/// An order of rows by a key: of a window's rows within each partition, or
+/// of the rows a `first` or `last` aggregation picks from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WindowOrder {
+pub struct RowOrder {
     pub key: Box<GpuExpr>,
     pub descending: bool,
     pub nulls_last: bool,
@@ -616,6 +624,7 @@ macro_rules! children {
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
             ExprKind::Where { input, by } => vec![input, by],
+            ExprKind::SortedBy { input, order } => vec![input, $($borrow)+ *order.key],
             ExprKind::Not(input)
             | ExprKind::Negate(input)
             | ExprKind::Abs(input)
@@ -704,6 +713,11 @@ impl fmt::Display for GpuExpr {
             }
             ExprKind::Distinct { input, test } => write!(f, "{test}({input})"),
             ExprKind::Where { input, by } => write!(f, "filter({input}, {by})"),
+            ExprKind::SortedBy { input, order } => {
+                let descending = if order.descending { ", descending" } else { "" };
+                let nulls = if order.nulls_last { ", nulls last" } else { "" };
+                write!(f, "sort_by({input}, {}{descending}{nulls})", order.key)
+            }
             ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
             ExprKind::Fill {
                 input,

@@ -16,7 +16,7 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, GpuExpr, NamedExpr,
-    PadSide, RankMethod, Rounding, Scalar, StringOp, TemporalPart, Truncation, WindowOrder,
+    PadSide, RankMethod, Rounding, RowOrder, Scalar, StringOp, TemporalPart, Truncation,
 };
 use crate::refusal::Refusal;
 
@@ -253,7 +253,7 @@ impl ExprLowering<'_> {
                 let function = self.boxed(function);
                 let keys: Vec<Lowered> = partition_by.iter().map(|&key| self.expr(key)).collect();
                 let order_by = order_by.map(|(key, options)| {
-                    Some(WindowOrder {
+                    Some(RowOrder {
                         key: self.boxed(key)?,
                         descending: options.descending,
                         nulls_last: options.nulls_last,
@@ -361,6 +361,36 @@ impl ExprLowering<'_> {
         let dtype = self.dtype(node)?;
         if let AExpr::Filter { input, by } = self.arena.get(input) {
             return self.aggregation_of_filter(node, op, (*input, *by), dtype);
+        }
+        if let AExpr::SortBy {
+            expr,
+            by,
+            sort_options,
+        } = self.arena.get(input)
+        {
+            // `first` or `last` in the order of one key.
+            let (expr, by, options) = (*expr, by.clone(), sort_options.clone());
+            if !matches!(op, AggOp::First | AggOp::Last) || by.len() != 1 {
+                return self.refuse(node, format!("{op} of a sort_by by {} keys", by.len()));
+            }
+            let (input, key) = (self.boxed(expr), self.boxed(by[0]));
+            let (input, key) = (input?, key?);
+            let order = RowOrder {
+                key,
+                descending: options.descending.first().copied().unwrap_or(false),
+                nulls_last: options.nulls_last.first().copied().unwrap_or(false),
+            };
+            let sorted = GpuExpr {
+                kind: ExprKind::SortedBy { input, order },
+                dtype,
+            };
+            return Some(GpuExpr {
+                kind: ExprKind::Agg {
+                    op,
+                    input: Box::new(sorted),
+                },
+                dtype,
+            });
         }
         let input = self.boxed(input)?;
         Some(GpuExpr {

@@ -2935,6 +2935,49 @@ fn aggregations_of_filtered_expressions_and_picks_by_another_column_match_the_cp
                 .alias("computed"),
         ]
     };
+    let by_t = |e: Expr, descending: bool, nulls_last: bool| {
+        e.sort_by(
+            [col("t")],
+            SortMultipleOptions::default()
+                .with_order_descending(descending)
+                .with_nulls_last(nulls_last),
+        )
+    };
+    let in_order = || {
+        vec![
+            by_t(col("x"), false, false)
+                .last()
+                .alias("x at the latest t"),
+            by_t(col("f"), true, true)
+                .first()
+                .alias("f at the greatest t, nulls last"),
+            by_t(col("s"), false, true)
+                .first()
+                .alias("s at the earliest t"),
+            by_t(col("x"), true, false)
+                .last()
+                .alias("x, descending, nulls first"),
+            by_t(col("x") * lit(2i64), false, false)
+                .first()
+                .alias("computed"),
+        ]
+    };
+    assert_gpu_eq(
+        "first and last in the order of a key, per group",
+        frame().group_by_stable([col("g")]).agg(in_order()),
+    );
+    assert_gpu_eq(
+        "first and last in the order of a key, of a frame",
+        frame().select(in_order()),
+    );
+    assert_gpu_eq(
+        "first and last in the order of a key, in a window",
+        frame().with_columns([by_t(col("f"), false, false)
+            .last()
+            .over([col("g")])
+            .unwrap()
+            .alias("w")]),
+    );
     assert_gpu_eq(
         "first, last, min_by and max_by per group",
         frame().group_by_stable([col("g")]).agg(picks()),
