@@ -464,11 +464,8 @@ fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     {
         return Err(format!("`{expr}` of {}", input.dtype));
     }
-    if input.dtype == GpuDtype::String {
-        string_valued(input)
-    } else {
-        evaluable(input)
-    }
+    // Evaluated, or for text made by the string kernels.
+    evaluable(input)
 }
 
 /// Whether `expr` is a cast of text the device makes to an integer type
@@ -935,11 +932,7 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         if !computable_key(key) || key.has_window() || !group_key(widened_key(key).dtype) {
             return Err(format!("rows sorted by `{key}`"));
         }
-        return if sorted.dtype == GpuDtype::String {
-            string_valued(sorted)
-        } else {
-            evaluable(sorted)
-        };
+        return evaluable(sorted);
     }
     if let ExprKind::Where { input: kept, by } = &input.kind {
         // The first or last row the filter keeps, of any type.
@@ -950,11 +943,7 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
             return Err(format!("a filter by `{by}`"));
         }
         evaluable(by)?;
-        return if kept.dtype == GpuDtype::String {
-            string_valued(kept)
-        } else {
-            evaluable(kept)
-        };
+        return evaluable(kept);
     }
     // Aggregations inside are per group, repeated on the group's rows;
     // shifts, fills and `cum_sum`s are within the group, in the rows' order.
@@ -1086,11 +1075,10 @@ fn group_key(dtype: GpuDtype) -> bool {
 /// `expr` as a key the sorts and groups take: small integers widened to
 /// i64 (which keeps their order and equality).
 fn widened_key(expr: &GpuExpr) -> GpuExpr {
-    match expr.dtype {
-        GpuDtype::Int8 | GpuDtype::Int16 | GpuDtype::UInt8 | GpuDtype::UInt16 => {
-            cast_to(expr, GpuDtype::Int64)
-        }
-        _ => expr.clone(),
+    if small_integer(expr.dtype) {
+        cast_to(expr, GpuDtype::Int64)
+    } else {
+        expr.clone()
     }
 }
 
@@ -2642,7 +2630,11 @@ impl Executor<'_> {
         } = &input.kind
         {
             let last = matches!(op, AggOp::Last);
-            return self.first_in_order(frame, (values, order), last, sorted_rows, starts);
+            let groups = Some((sorted_rows, starts));
+            let values = self.evaluate_in_groups(frame, values, "", groups)?;
+            let direction = (order.descending, order.nulls_last);
+            let key = Some(order.key.as_ref());
+            return self.pick_in_order(frame, values, key, direction, last, sorted_rows, starts);
         }
         if let Some((wide, back)) = widened_aggregation(expr) {
             let value = self.aggregate(frame, &wide, sorted_rows, starts)?;
@@ -2736,7 +2728,17 @@ impl Executor<'_> {
             }
             AggOp::Min { .. } | AggOp::Max { .. } if !reduced => {
                 let max = matches!(op, AggOp::Max { .. });
-                return self.extreme_by_order(evaluated, max, sorted_rows, starts);
+                // The first valid value in the value's order, nulls last.
+                let direction = (max, true);
+                return self.pick_in_order(
+                    frame,
+                    evaluated,
+                    None,
+                    direction,
+                    false,
+                    sorted_rows,
+                    starts,
+                );
             }
             _ => {}
         }
@@ -2933,6 +2935,22 @@ impl Executor<'_> {
         Ok(group_of_row)
     }
 
+    /// [`Executor::group_of_rows`] as an i64 column, a sort or group key.
+    fn group_column(
+        &self,
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let group_of_row = self.group_of_rows(rows, starts)?;
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Int64,
+            rows.len(),
+            Values::I64(group_of_row),
+            None,
+        ))
+    }
+
     /// `input` computed over `frame`, in a frame of its own, after the
     /// number of each row's group where there are `groups`: the frame and
     /// its key columns (the group first).
@@ -2944,17 +2962,7 @@ impl Executor<'_> {
     ) -> Result<(DeviceFrame, Vec<GpuExpr>), ExecError> {
         let mut keyed = self.computed_frame(frame, [&widened_key(input)])?;
         if let Some((rows, starts)) = groups {
-            let group_of_row = self.group_of_rows(rows, starts)?;
-            keyed.columns.insert(
-                0,
-                DeviceColumn::from_parts(
-                    "".into(),
-                    GpuDtype::Int64,
-                    frame.height,
-                    Values::I64(group_of_row),
-                    None,
-                ),
-            );
+            keyed.columns.insert(0, self.group_column(rows, starts)?);
         }
         let keys = keyed
             .columns
@@ -3020,69 +3028,50 @@ impl Executor<'_> {
         self.gather_column(values, rows)
     }
 
-    /// Per group (rows `sorted_rows` from `starts`), the least (`max`: the
-    /// greatest) valid value of `values` (by row) in their order (text as
-    /// Rust's `str`, booleans false first), null where there is none: the
-    /// rows sorted by group, then by value with nulls last, and each group's
-    /// first row gathered. For the types the per-group kernels do not reduce.
-    fn extreme_by_order(
-        &self,
-        values: DeviceColumn,
-        max: bool,
-        sorted_rows: &DeviceBuffer<i64>,
-        starts: &DeviceBuffer<i64>,
-    ) -> Result<DeviceColumn, ExecError> {
-        let ops = self.ops();
-        let n = values.len();
-        let group = DeviceColumn::from_parts(
-            "".into(),
-            GpuDtype::Int64,
-            n,
-            Values::I64(self.group_of_rows(sorted_rows, starts)?),
-            None,
-        );
-        let value_dtype = values.dtype;
-        let mut keyed = DeviceFrame {
-            columns: vec![group, values],
-            height: n,
-        };
-        let value = column_ref(1, value_dtype);
-        let key = widened_key(&value);
-        if key.dtype != value_dtype {
-            let widened = self.evaluate(&keyed, &key, "")?;
-            keyed.columns.push(widened);
-        }
-        let key = column_ref(keyed.columns.len() - 1, key.dtype);
-        let by_group = column_ref(0, GpuDtype::Int64);
-        let order = [(&by_group, false, false), (&key, max, true)];
-        let sorted = self.sorted_groups(&keyed, &order)?;
-        // Sorted by group number first, each group keeps its place.
-        let (first_rows, _) = ops.gather(&sorted.sorted_rows, None, starts)?;
-        self.gather_column(column_at(&keyed, 1)?, &first_rows)
-    }
-
-    /// Per group (rows `sorted_rows` from `starts`), the value of `input` at
-    /// the first (`last`: the last) row in `order` (stable: ties in row
-    /// order): the rows sorted by group, then by the key, and each group's
-    /// first or last row gathered.
-    fn first_in_order(
+    /// Per group (rows `sorted_rows` from `starts`), the value of `values`
+    /// (by row) at the first (`last`: the last) row in the order of a key:
+    /// `order_key` computed over `frame`, or the values themselves when `None`,
+    /// in the direction and with the nulls placed as `(descending,
+    /// nulls_last)` say (stable: ties in row order). The rows are sorted by
+    /// group number, then by the key (small integers widened), and each
+    /// group's first or last row gathered. `first`/`last` of `sort_by`, and
+    /// `min`/`max` of the types the per-group kernels do not reduce (the
+    /// first valid value in the value's order, nulls last).
+    #[allow(clippy::too_many_arguments)]
+    fn pick_in_order(
         &self,
         frame: &DeviceFrame,
-        (input, order): (&GpuExpr, &RowOrder),
+        values: DeviceColumn,
+        order_key: Option<&GpuExpr>,
+        (descending, nulls_last): (bool, bool),
         last: bool,
         sorted_rows: &DeviceBuffer<i64>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<DeviceColumn, ExecError> {
         let ops = self.ops();
-        let groups = Some((sorted_rows, starts));
-        let (keyed, keys) = self.keyed_by_group(frame, &order.key, groups)?;
-        let [by_group, key] = keys.as_slice() else {
-            return Err(ExecError::Unsupported(format!("`{}` as a key", order.key)));
+        let n = values.len();
+        let group = self.group_column(sorted_rows, starts)?;
+        let value_dtype = values.dtype;
+        let mut keyed = DeviceFrame {
+            columns: vec![group, values],
+            height: n,
         };
-        let sorting = [
-            (by_group, false, false),
-            (key, order.descending, order.nulls_last),
-        ];
+        let mut key = column_ref(1, value_dtype);
+        if let Some(expr) = order_key {
+            let groups = Some((sorted_rows, starts));
+            keyed
+                .columns
+                .push(self.evaluate_in_groups(frame, expr, "", groups)?);
+            key = column_ref(2, expr.dtype);
+        }
+        let widened = widened_key(&key);
+        if widened.dtype != key.dtype {
+            keyed.columns.push(self.evaluate(&keyed, &widened, "")?);
+            key = column_ref(keyed.columns.len() - 1, widened.dtype);
+        }
+        let by_group = column_ref(0, GpuDtype::Int64);
+        let sorting = [(&by_group, false, false), (&key, descending, nulls_last)];
+        // Sorted by group number first, each group keeps its place.
         let sorted = self.sorted_groups_marked(&keyed, &sorting, 1)?;
         let rows = if last {
             ops.segment_pick(SegmentPick::Last, &sorted.sorted_rows, None, &sorted.starts)?
@@ -3090,13 +3079,7 @@ impl Executor<'_> {
         } else {
             sorted.first_rows
         };
-        let mut owned = None;
-        let values = if input.has_aggregation() {
-            owned.insert(self.evaluate_in_groups(frame, input, "", groups)?)
-        } else {
-            self.column_of(frame, input, "", &mut owned)?
-        };
-        self.gather_column(values, &rows)
+        self.gather_column(column_at(&keyed, 1)?, &rows)
     }
 
     /// A cast of text (made over `frame`) to an integer type, parsed as
