@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use gpu_runtime::memory::{DeviceBuffer, MemoryResource, PoolOptions, PoolResource};
-use gpu_runtime::ops::{Comparison, ConcatPart, Ops};
+use gpu_runtime::ops::{Comparison, ConcatPart, DeviceStrings, Ops};
 use gpu_runtime::{Device, Stream};
 
 use super::{SIZES, bitmap, device, flags};
@@ -27,6 +27,14 @@ fn offsets_of(strings: &[String]) -> (Vec<i64>, Vec<u8>) {
         offsets.push(bytes.len() as i64);
     }
     (offsets, bytes)
+}
+
+/// The strings the device made, on the host.
+fn texts_of(strings: &DeviceStrings) -> Vec<String> {
+    strings_of(
+        &strings.offsets.to_host().unwrap(),
+        &strings.bytes.to_host().unwrap(),
+    )
 }
 
 fn strings_of(offsets: &[i64], bytes: &[u8]) -> Vec<String> {
@@ -95,10 +103,7 @@ fn string_slice_matches_the_character_reference() {
             let out = ops
                 .string_slice(&d_offsets, &d_bytes, Some(&d_valid), offset, length)
                 .unwrap();
-            let got = strings_of(
-                &out.offsets.to_host().unwrap(),
-                &out.bytes.to_host().unwrap(),
-            );
+            let got = texts_of(&out);
             let expected = where_valid(&strings, &valid, |s| slice_reference(s, offset, length));
             assert_eq!(got, expected, "n = {n}, slice({offset}, {length:?})");
             assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
@@ -162,10 +167,7 @@ fn row_wise_concatenation_matches_polars_rules() {
                 let out = ops
                     .string_concat(&parts, n, separator.as_bytes(), ignore_nulls)
                     .unwrap();
-                let got = strings_of(
-                    &out.offsets.to_host().unwrap(),
-                    &out.bytes.to_host().unwrap(),
-                );
+                let got = texts_of(&out);
                 let got_valid = flags(&out.validity.to_host().unwrap(), n);
                 for i in 0..n {
                     let values = [
@@ -210,13 +212,7 @@ fn row_wise_concatenation_matches_polars_rules() {
     let out = ops
         .string_coalesce(&[part(&first_valid), part(&second_valid)], 3)
         .unwrap();
-    assert_eq!(
-        strings_of(
-            &out.offsets.to_host().unwrap(),
-            &out.bytes.to_host().unwrap()
-        ),
-        ["a", "bc", ""]
-    );
+    assert_eq!(texts_of(&out), ["a", "bc", ""]);
     assert_eq!(
         flags(&out.validity.to_host().unwrap(), 3),
         [true, true, false]
@@ -239,13 +235,7 @@ fn row_wise_concatenation_matches_polars_rules() {
         ..part(&second_valid)
     };
     let out = ops.string_coalesce(&[literal, column], 3).unwrap();
-    assert_eq!(
-        strings_of(
-            &out.offsets.to_host().unwrap(),
-            &out.bytes.to_host().unwrap()
-        ),
-        ["z", "bc", ""]
-    );
+    assert_eq!(texts_of(&out), ["z", "bc", ""]);
     assert_eq!(
         flags(&out.validity.to_host().unwrap(), 3),
         [true, true, false]
@@ -670,10 +660,7 @@ fn padding_matches_polars_rules() {
             let out = ops
                 .string_pad((&d_offsets, &d_bytes, Some(&d_valid)), length, fill, side)
                 .unwrap();
-            let got = strings_of(
-                &out.offsets.to_host().unwrap(),
-                &out.bytes.to_host().unwrap(),
-            );
+            let got = texts_of(&out);
             let expected = where_valid(&strings, &valid, |s| {
                 pad_reference(s, length as usize, fill, side)
             });
@@ -728,10 +715,7 @@ fn dates_and_timestamps_format_as_chrono_formats_them() {
                     digits,
                 )
                 .unwrap();
-            let got = strings_of(
-                &out.offsets.to_host().unwrap(),
-                &out.bytes.to_host().unwrap(),
-            );
+            let got = texts_of(&out);
             let expected: Vec<String> = values
                 .iter()
                 .zip(&valid)
