@@ -4,8 +4,8 @@ use gpu_runtime::expr::{
     DatePart, ExprBinary, ExprProgram, FloatClass, RoundMode, ValueType, slot_of_float, slot_of_int,
 };
 use ir_lower::{
-    BinaryOp, CastMode, ExprKind, FloatCheck, GpuDtype, GpuExpr, Rounding, Scalar, TemporalPart,
-    Truncation,
+    BinaryOp, CastMode, ExprKind, FloatCheck, GpuDtype, GpuExpr, Held, Rounding, Scalar,
+    TemporalPart, Truncation,
 };
 
 /// Whether casting `from` to `to` is a cast of the physical values: not
@@ -62,18 +62,32 @@ pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
     })
 }
 
+/// The groups of a launch whose expression reads values held per group
+/// ([`Held::PerGroup`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GroupShape {
+    /// The input column (u32) of each row's group length, where `expr`
+    /// divides by values of each group ([`divides_by_group_values`]).
+    pub lengths: Option<usize>,
+    /// Whether all rows are one group.
+    pub one_group: bool,
+}
+
 /// A compiled expression: the program, and the frame column behind each of its inputs.
 #[derive(Debug)]
 pub(crate) struct Compiled {
     pub program: ExprProgram,
     pub columns: Vec<usize>,
+    groups: Option<GroupShape>,
 }
 
-/// Compiles `expr`, or says why the evaluator cannot run it.
-pub(crate) fn compile(expr: &GpuExpr) -> Result<Compiled, String> {
+/// Compiles `expr`, or says why the evaluator cannot run it. `groups`
+/// describes the groups whose values `expr` reads as [`Held::PerGroup`].
+pub(crate) fn compile(expr: &GpuExpr, groups: Option<GroupShape>) -> Result<Compiled, String> {
     let mut compiled = Compiled {
         program: ExprProgram::new(),
         columns: Vec::new(),
+        groups,
     };
     emit(expr, &mut compiled)?;
     let out = compiled.program.output().map_err(|e| e.to_string())?;
@@ -87,19 +101,85 @@ fn value_type_of(expr: &GpuExpr) -> Result<ValueType, String> {
     value_type(expr.dtype).ok_or_else(|| format!("text: `{expr}`"))
 }
 
+fn step(result: Result<(), gpu_runtime::RuntimeError>) -> Result<(), String> {
+    result.map_err(|e| e.to_string())
+}
+
+/// Emits a read of input column `index`.
+fn emit_column(index: usize, ty: ValueType, out: &mut Compiled) -> Result<(), String> {
+    let slot = match out.columns.iter().position(|c| *c == index) {
+        Some(slot) => slot,
+        None => {
+            out.columns.push(index);
+            out.columns.len() - 1
+        }
+    };
+    step(out.program.column(slot as u32, ty))
+}
+
+/// How Polars divides one side by the other.
+#[derive(Debug, PartialEq)]
+enum Division {
+    /// Row by row.
+    Plain,
+    /// By a value of one row, with its scalar kernels (the kernel divides
+    /// row by row where the launch has one row, as Polars does when both
+    /// sides have one).
+    ByScalar,
+    /// By each group's value: by the scalar within groups of several rows,
+    /// row by row within a group of one.
+    ByGroupScalar,
+}
+
+fn division(left: &GpuExpr, right: &GpuExpr, groups: Option<GroupShape>) -> Division {
+    match (held(left), held(right)) {
+        (Held::PerRow, Held::Once) => Division::ByScalar,
+        // Polars divides the groups' values, one per group, by the scalar:
+        // row by row when there is one group.
+        (Held::PerGroup, Held::Once) if groups.is_some_and(|g| !g.one_group) => Division::ByScalar,
+        (Held::PerRow, Held::PerGroup) => Division::ByGroupScalar,
+        _ => Division::Plain,
+    }
+}
+
+/// Whether `expr` divides values of rows by values of each group, which
+/// Polars does as a division by a scalar within each group of several rows.
+pub(crate) fn divides_by_group_values(expr: &GpuExpr) -> bool {
+    let mut found = false;
+    expr.visit(&mut |e| {
+        if let ExprKind::Binary { op, left, right } = &e.kind {
+            found |= matches!(
+                op,
+                BinaryOp::Divide | BinaryOp::TrueDivide | BinaryOp::FloorDivide | BinaryOp::Modulus
+            ) && division(left, right, None) == Division::ByGroupScalar;
+        }
+    });
+    found
+}
+
+/// How many values Polars holds for `expr`: literals once, columns as
+/// marked, and other expressions as the most of their inputs.
+fn held(expr: &GpuExpr) -> Held {
+    match &expr.kind {
+        ExprKind::Literal(_) => Held::Once,
+        ExprKind::Column { held, .. } => *held,
+        _ => expr
+            .children()
+            .into_iter()
+            .map(held)
+            .max()
+            .unwrap_or(Held::PerRow),
+    }
+}
+
 fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
     let ty = value_type_of(expr)?;
-    let step = |result: Result<(), gpu_runtime::RuntimeError>| result.map_err(|e| e.to_string());
     match &expr.kind {
-        ExprKind::Column { index, .. } => {
-            let slot = match out.columns.iter().position(|c| c == index) {
-                Some(slot) => slot,
-                None => {
-                    out.columns.push(*index);
-                    out.columns.len() - 1
-                }
-            };
-            step(out.program.column(slot as u32, ty))
+        ExprKind::Column { index, held, .. } => {
+            if *held == Held::PerGroup && out.groups.is_none() {
+                return Err(format!("`{expr}` is a value of each group, outside groups"));
+            }
+            emit_column(*index, ty, out)
         }
         ExprKind::Literal(value) => {
             let bits = match value {
@@ -127,9 +207,10 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                     left.dtype, right.dtype
                 ));
             }
-            // Polars divides by a value broadcast from one row with its
-            // scalar kernels (by the reciprocal, for floats).
-            let by_scalar = is_broadcast(right) && !is_broadcast(left);
+            // Polars divides by a value held at one row with its scalar
+            // kernels (by the reciprocal, for floats).
+            let division = division(left, right, out.groups);
+            let by_scalar = division != Division::Plain;
             let floats = operands.is_float();
             let op = match op {
                 BinaryOp::Plus => ExprBinary::Add,
@@ -156,9 +237,35 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                     return Err("null-aware equality".into());
                 }
             };
-            emit(left, out)?;
-            emit(right, out)?;
-            step(out.program.binary(op, operands))
+            let plain = match op {
+                ExprBinary::ScalarDiv if operands.is_float() => ExprBinary::Div,
+                ExprBinary::ScalarDiv => ExprBinary::TrueDiv,
+                ExprBinary::ScalarFloorDiv => ExprBinary::FloorDiv,
+                ExprBinary::ScalarMod => ExprBinary::Mod,
+                _ => op,
+            };
+            match division {
+                Division::ByGroupScalar if plain != op => {
+                    // Row by row where the row is alone in its group.
+                    let lengths = out.groups.and_then(|g| g.lengths).ok_or_else(|| {
+                        format!("`{expr}` divides by values of each group of unknown lengths")
+                    })?;
+                    emit_column(lengths, ValueType::U32, out)?;
+                    step(out.program.constant(ValueType::U32, Some(1)))?;
+                    step(out.program.binary(ExprBinary::Eq, ValueType::U32))?;
+                    for op in [plain, op] {
+                        emit(left, out)?;
+                        emit(right, out)?;
+                        step(out.program.binary(op, operands))?;
+                    }
+                    step(out.program.ternary(ty))
+                }
+                _ => {
+                    emit(left, out)?;
+                    emit(right, out)?;
+                    step(out.program.binary(op, operands))
+                }
+            }
         }
         ExprKind::Not(input) => {
             emit(input, out)?;
@@ -404,23 +511,5 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
         _ => Err(format!(
             "`{expr}` is not an elementwise expression the evaluator runs"
         )),
-    }
-}
-
-/// The name prefix of the columns that hold one value repeated on every row
-/// (a whole-frame aggregation in a row-wise expression), which Polars holds
-/// as one row.
-pub(crate) const BROADCAST: &str = "__broadcast_";
-
-/// Whether `expr` is one value repeated on every row, as Polars holds it:
-/// literals, columns of [`BROADCAST`] values, and expressions of those only.
-fn is_broadcast(expr: &GpuExpr) -> bool {
-    match &expr.kind {
-        ExprKind::Literal(_) => true,
-        ExprKind::Column { name, .. } => name.starts_with(BROADCAST),
-        _ => {
-            let children = expr.children();
-            !children.is_empty() && children.into_iter().all(is_broadcast)
-        }
     }
 }

@@ -15,7 +15,7 @@ use gpu_runtime::ops::{
     Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, StringMatch,
 };
 use ir_lower::{
-    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, GpuDtype, GpuExpr, GpuPlan,
+    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, GpuDtype, GpuExpr, GpuPlan, Held,
     JoinKind, Keep, NamedExpr, PlanNode, RankMethod, RowOrder, Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
@@ -24,7 +24,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
-use crate::compile::{BROADCAST, compile};
+use crate::compile::{GroupShape, compile, divides_by_group_values};
 use crate::error::ExecError;
 use gpu_runtime::ops::{
     AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, RankPlace, SegmentPick,
@@ -252,7 +252,7 @@ fn one_row_columns(input: &PlanNode) -> Vec<usize> {
 }
 
 /// `expr` over `input` with its reads of the columns Polars holds at one row
-/// (see [`one_row_columns`]) marked as broadcast values, which Polars'
+/// (see [`one_row_columns`]) marked [`Held::Once`], which Polars'
 /// arithmetic treats as scalars.
 fn marking_one_row_reads<'e>(expr: &'e GpuExpr, input: &PlanNode) -> Cow<'e, GpuExpr> {
     let one_row = one_row_columns(input);
@@ -260,14 +260,19 @@ fn marking_one_row_reads<'e>(expr: &'e GpuExpr, input: &PlanNode) -> Cow<'e, Gpu
         return Cow::Borrowed(expr);
     }
     let mut marked = expr.clone();
-    marked.visit_mut(&mut |e| {
-        if let ExprKind::Column { index, name } = &mut e.kind
-            && one_row.contains(index)
+    mark_held(&mut marked, Held::Once, |index| one_row.contains(&index));
+    Cow::Owned(marked)
+}
+
+/// Marks the reads in `expr` of the columns `marked` picks as `held`.
+fn mark_held(expr: &mut GpuExpr, held: Held, marked: impl Fn(usize) -> bool) {
+    expr.visit_mut(&mut |e| {
+        if let ExprKind::Column { index, held: h, .. } = &mut e.kind
+            && marked(*index)
         {
-            *name = format!("{BROADCAST}{index}");
+            *h = held;
         }
     });
-    Cow::Owned(marked)
 }
 
 /// The expressions of a select over `input` as they must run. A
@@ -364,7 +369,7 @@ fn evaluable(expr: &GpuExpr) -> Result<(), String> {
         }
         return evaluable(&outer);
     }
-    let Err(why) = compile(expr) else {
+    let Err(why) = compile(expr, None) else {
         return Ok(());
     };
     // A window the executor does not compute says why itself.
@@ -384,7 +389,7 @@ fn evaluable(expr: &GpuExpr) -> Result<(), String> {
     if hoisted.is_empty() {
         return Err(why);
     }
-    compile(&outer).map(|_| ())
+    compile(&outer, None).map(|_| ())
 }
 
 /// Whether a sort, group or partition key is a column, or a row-wise
@@ -510,13 +515,7 @@ enum Joining<'a> {
 
 /// Column `index` (of a frame made for the purpose), unnamed, of `dtype`.
 fn column_ref(index: usize, dtype: GpuDtype) -> GpuExpr {
-    GpuExpr {
-        kind: ExprKind::Column {
-            index,
-            name: String::new(),
-        },
-        dtype,
-    }
+    GpuExpr::column(index, String::new(), dtype)
 }
 
 /// A text column named `name` of `strings`.
@@ -751,8 +750,9 @@ fn computed_text_predicate(expr: &GpuExpr) -> Option<(Vec<&GpuExpr>, GpuExpr)> {
 /// column `first + i`, and those parts.
 fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuExpr>) {
     fn walk(expr: &mut GpuExpr, first: usize, width: usize, hoisted: &mut Vec<GpuExpr>) {
-        let predicate =
-            expr.dtype == GpuDtype::Boolean && compile(expr).is_err() && predicate_supported(expr);
+        let predicate = expr.dtype == GpuDtype::Boolean
+            && compile(expr, None).is_err()
+            && predicate_supported(expr);
         let window = window_supported(expr).is_ok();
         let row_order = expr.dtype != GpuDtype::String && row_order_part_supported(expr).is_ok();
         let text_predicate = computed_text_predicate(expr).is_some();
@@ -765,13 +765,7 @@ fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuE
             && reads_only_below(expr, width)
         {
             let index = first + hoisted.len();
-            let column = GpuExpr {
-                kind: ExprKind::Column {
-                    index,
-                    name: format!("__part_{}", hoisted.len()),
-                },
-                dtype: expr.dtype,
-            };
+            let column = GpuExpr::column(index, format!("__part_{}", hoisted.len()), expr.dtype);
             hoisted.push(std::mem::replace(expr, column));
             return;
         }
@@ -803,13 +797,8 @@ fn unique_of_column(exprs: &[NamedExpr]) -> Option<(&GpuExpr, bool)> {
 /// The columns (of a frame of `schema`) whose values make rows duplicates:
 /// `subset`, or all.
 fn distinct_keys(schema: &ir_lower::OutputSchema, subset: Option<&[usize]>) -> Vec<GpuExpr> {
-    let column = |index: usize| GpuExpr {
-        kind: ExprKind::Column {
-            index,
-            name: schema[index].name.to_string(),
-        },
-        dtype: schema[index].dtype,
-    };
+    let column =
+        |index: usize| GpuExpr::column(index, schema[index].name.to_string(), schema[index].dtype);
     match subset {
         Some(subset) => subset
             .iter()
@@ -874,13 +863,8 @@ fn hoist_aggregations(
         match expr.kind {
             ExprKind::Agg { .. } | ExprKind::Len => {
                 let index = leaves.len();
-                let result = GpuExpr {
-                    kind: ExprKind::Column {
-                        index: first + index,
-                        name: format!("__aggregation_{index}"),
-                    },
-                    dtype: expr.dtype,
-                };
+                let result =
+                    GpuExpr::column(first + index, format!("__aggregation_{index}"), expr.dtype);
                 leaves.push(std::mem::replace(expr, result));
                 Ok(())
             }
@@ -1578,13 +1562,11 @@ impl Executor<'_> {
                         continue;
                     }
                     let column = self.evaluate(&frame, &key.expr, &key.name)?;
-                    key_exprs.push(GpuExpr {
-                        kind: ExprKind::Column {
-                            index: frame.columns.len(),
-                            name: key.name.clone(),
-                        },
-                        dtype: key.expr.dtype,
-                    });
+                    key_exprs.push(GpuExpr::column(
+                        frame.columns.len(),
+                        key.name.clone(),
+                        key.expr.dtype,
+                    ));
                     frame.columns.push(column);
                 }
                 let Groups {
@@ -1737,21 +1719,18 @@ impl Executor<'_> {
         }
         let width = frame.columns.len();
         let mut hoisted = Vec::new();
+        let mut shape = None;
         let mut row_wise = std::borrow::Cow::Borrowed(expr);
         if expr.has_aggregation() {
             // Aggregations (of the whole frame, or of each group), repeated
             // on their rows, become input columns.
             let (mut outer, leaves) = hoist_aggregations(expr, width, true).map_err(unsupported)?;
-            if groups.is_none() {
-                // Whole-frame aggregations: one row each in Polars.
-                outer.visit_mut(&mut |e| {
-                    if let ExprKind::Column { index, name } = &mut e.kind
-                        && *index >= width
-                    {
-                        *name = format!("{BROADCAST}{}", *index - width);
-                    }
-                });
-            }
+            // One row each in Polars: of the frame, or of each group.
+            let held = match groups {
+                None => Held::Once,
+                Some(_) => Held::PerGroup,
+            };
+            mark_held(&mut outer, held, |index| index >= width);
             let ops = self.ops();
             let whole;
             let (rows, starts, group_of_row) = match groups {
@@ -1765,9 +1744,27 @@ impl Executor<'_> {
                 let value = self.aggregate(frame, leaf, rows, starts)?;
                 hoisted.push(self.gather_column(&value, &group_of_row)?);
             }
+            if let Some((_, starts)) = groups {
+                let mut lengths = None;
+                if divides_by_group_values(&outer) {
+                    // Each row's group length: Polars divides by a group's
+                    // value row by row in a group of one row.
+                    let len = GpuExpr {
+                        kind: ExprKind::Len,
+                        dtype: GpuDtype::UInt32,
+                    };
+                    let per_group = self.aggregate(frame, &len, rows, starts)?;
+                    lengths = Some(width + hoisted.len());
+                    hoisted.push(self.gather_column(&per_group, &group_of_row)?);
+                }
+                shape = Some(GroupShape {
+                    lengths,
+                    one_group: starts.len() == 1,
+                });
+            }
             row_wise = std::borrow::Cow::Owned(outer);
         }
-        let compiled = match compile(&row_wise) {
+        let compiled = match compile(&row_wise, shape) {
             Ok(compiled) => compiled,
             Err(why) => {
                 // Parts other kernels run become input columns.
@@ -1775,7 +1772,7 @@ impl Executor<'_> {
                 if parts.is_empty() {
                     return Err(unsupported(why));
                 }
-                let compiled = compile(&outer).map_err(unsupported)?;
+                let compiled = compile(&outer, shape).map_err(unsupported)?;
                 for part in &parts {
                     hoisted.push(self.part_column(frame, part, groups)?);
                 }
@@ -3572,13 +3569,7 @@ impl Executor<'_> {
     /// null, so they match nothing.
     fn hashable_key(&self, frame: &DeviceFrame, index: usize) -> Result<DeviceColumn, ExecError> {
         let source = column_at(frame, index)?;
-        let key = GpuExpr {
-            kind: ExprKind::Column {
-                index,
-                name: source.name.to_string(),
-            },
-            dtype: source.dtype,
-        };
+        let key = GpuExpr::column(index, source.name.to_string(), source.dtype);
         if source.dtype == GpuDtype::Boolean {
             return self.evaluate(frame, &cast_to(&key, GpuDtype::Int64), "");
         }

@@ -431,13 +431,32 @@ pub enum Closed {
     None,
 }
 
+/// How many values Polars holds for a column an expression reads. Polars'
+/// arithmetic takes a value held at one row (per frame, or per group) as a
+/// scalar, with kernels of its own (a division by the reciprocal), so the
+/// device, which repeats such a value on every row, must know it was one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Held {
+    /// One value for the whole frame (a whole-frame aggregation, a common
+    /// subexpression Polars keeps at one row).
+    Once,
+    /// One value per group (a group's aggregation in a window or in an
+    /// aggregation of each group).
+    PerGroup,
+    /// One value per row: every column a plan reads.
+    #[default]
+    PerRow,
+}
+
 /// What a GPU expression computes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExprKind {
-    /// The input column at this position.
+    /// The input column at this position. Lowering gives every column
+    /// [`Held::PerRow`]; the executor marks the values it repeats.
     Column {
         index: usize,
         name: String,
+        held: Held,
     },
     /// A scalar, broadcast to the frame's height.
     Literal(Scalar),
@@ -692,7 +711,12 @@ impl fmt::Display for NamedExpr {
 impl fmt::Display for GpuExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            ExprKind::Column { index, name } => write!(f, "#{index}:{name}"),
+            ExprKind::Column {
+                index,
+                name,
+                held: Held::PerRow,
+            } => write!(f, "#{index}:{name}"),
+            ExprKind::Column { index, name, held } => write!(f, "#{index}:{name}({held:?})"),
             ExprKind::Literal(value) => write!(f, "{value}:{}", self.dtype),
             ExprKind::Binary { op, left, right } => {
                 write!(f, "({left} {} {right})", op.symbol())
@@ -833,6 +857,18 @@ impl fmt::Display for GpuExpr {
 }
 
 impl GpuExpr {
+    /// A read of input column `index`, held one value per row.
+    pub fn column(index: usize, name: impl Into<String>, dtype: GpuDtype) -> GpuExpr {
+        GpuExpr {
+            kind: ExprKind::Column {
+                index,
+                name: name.into(),
+                held: Held::PerRow,
+            },
+            dtype,
+        }
+    }
+
     /// A literal of `dtype`.
     pub fn literal(value: Scalar, dtype: GpuDtype) -> GpuExpr {
         GpuExpr {

@@ -15,8 +15,8 @@ use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
-    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, GpuExpr, NamedExpr,
-    PadSide, RankMethod, Rounding, RowOrder, Scalar, StringOp, TemporalPart, Truncation,
+    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, GpuExpr, Held,
+    NamedExpr, PadSide, RankMethod, Rounding, RowOrder, Scalar, StringOp, TemporalPart, Truncation,
 };
 use crate::refusal::Refusal;
 
@@ -105,6 +105,7 @@ impl ExprLowering<'_> {
                 Some((index, _, _)) => ExprKind::Column {
                     index,
                     name: name.to_string(),
+                    held: Held::PerRow,
                 },
                 None => return self.refuse(node, "the column is not in the input"),
             },

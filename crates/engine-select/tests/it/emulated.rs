@@ -3260,15 +3260,34 @@ fn divisions_by_one_value_match_polars_scalar_kernels() {
     // have one row: the last bits differ from a division.
     let frame = |n: usize| {
         let xs: Vec<Option<f64>> = (1..=n)
-            .map(|i| (i % 13 != 0).then(|| i as f64 * 0.37 + 1.0 / i as f64))
+            // 49 * (1 / 49) is not 1: the first row tells a division by
+            // the reciprocal from a plain one.
+            .map(|i| {
+                (i % 13 != 0).then(|| {
+                    if i == 1 {
+                        49.0
+                    } else {
+                        i as f64 * 0.37 + 1.0 / i as f64
+                    }
+                })
+            })
             .collect();
-        df!("x" => xs, "g" => (0..n as i64).map(|i| i % 3).collect::<Vec<_>>())
-            .unwrap()
-            .lazy()
-            .with_columns([
-                col("x").cast(DataType::Float32).alias("h"),
-                (col("x") * lit(1000.0)).cast(DataType::Int64).alias("i"),
-            ])
+        // Group 0 of `w` holds one row, the others many; `o` is one group.
+        let ws: Vec<i64> = (0..n as i64)
+            .map(|i| if i == 0 { 0 } else { 1 + i % 3 })
+            .collect();
+        df!(
+            "x" => xs,
+            "g" => (0..n as i64).map(|i| i % 3).collect::<Vec<_>>(),
+            "w" => ws,
+            "o" => vec![1i32; n],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([
+            col("x").cast(DataType::Float32).alias("h"),
+            (col("x") * lit(1000.0)).cast(DataType::Int64).alias("i"),
+        ])
     };
     let exprs = || {
         vec![
@@ -3294,8 +3313,33 @@ fn divisions_by_one_value_match_polars_scalar_kernels() {
             frame(n).group_by_stable([col("g")]).agg([
                 (col("x") / lit(3.0)).max().alias("max of x / 3"),
                 (col("x").max() / lit(7.1)).alias("max / 7.1"),
+                (col("x") / col("x").max()).sum().alias("sum of x / max"),
+                (col("x") % col("x").max()).min().alias("min of x % max"),
+                (col("x").max() / lit(3.0) + col("x"))
+                    .sum()
+                    .alias("sum of max / 3 + x"),
             ]),
         );
+        // In a window Polars divides by each group's value: by its
+        // reciprocal in a group of several rows, row by row in a group of
+        // one; a group's value by a literal row by row when there is one
+        // group.
+        for by in ["w", "o"] {
+            let over = |e: Expr| e.over([col(by)]).unwrap();
+            assert_gpu_eq(
+                &format!("divisions by one value per window of {by}, {n} rows"),
+                frame(n).select([
+                    over(col("x") / col("x").max()).alias("x / max"),
+                    over(col("x").floor_div(col("x").max() * lit(0.3))).alias("x // (max * 0.3)"),
+                    over(col("x") % (col("x").min() + lit(0.1))).alias("x % (min + 0.1)"),
+                    over(col("i") / col("i").sum()).alias("i / sum"),
+                    over(col("h") / col("h").max()).alias("f32 / max"),
+                    over(col("x").max() / lit(3.0)).alias("max / 3"),
+                    over(col("x").max() / lit(3.0) + col("x")).alias("max / 3 + x"),
+                    over(col("x").max() / col("x")).alias("max / x"),
+                ]),
+            );
+        }
     }
 }
 
