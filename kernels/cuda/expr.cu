@@ -123,6 +123,11 @@ enum Binary : u32 {
     // scalar kernels multiply by the divisor's reciprocal (rounded to the
     // type) unless both sides have one row.
     B_SCALAR_DIV, B_SCALAR_FLOORDIV, B_SCALAR_MOD,
+    // Addition and subtraction of floats with a value broadcast from one
+    // row: Polars' scalar kernels return the other operand unchanged for a
+    // zero (keeping -0.0) or, subtracting from zero, negate it; unless both
+    // sides have one row.
+    B_SCALAR_ADD, B_SCALAR_SUB, B_SCALAR_FROM_SUB,
 };
 
 struct Slot {
@@ -239,7 +244,14 @@ __device__ __forceinline__ Slot binary(u32 op, u32 t, Slot a, Slot b, u64 n) {
         r.bits = wrap(a.bits ^ b.bits, t);
         return r;
     }
-    if (op >= B_SCALAR_DIV) {
+    if (op >= B_SCALAR_ADD && n != 1) {
+        double x = as_double(a.bits, t), y = as_double(b.bits, t);
+        double v = op == B_SCALAR_FROM_SUB ? (x == 0.0 ? -y : x - y)
+                 : y == 0.0 ? x : op == B_SCALAR_ADD ? x + y : x - y;
+        r.bits = from_double(v, t);
+        return r;
+    }
+    if (op >= B_SCALAR_DIV && op <= B_SCALAR_MOD) {
         u32 out_t = is_float(t) ? t : static_cast<u32>(T_F64);
         double x = as_double(a.bits, t), y = as_double(b.bits, t);
         double q = n == 1 ? x / y : x * as_double(from_double(1.0 / y, out_t), out_t);
@@ -255,8 +267,8 @@ __device__ __forceinline__ Slot binary(u32 op, u32 t, Slot a, Slot b, u64 n) {
         double x = as_double(a.bits, t), y = as_double(b.bits, t);
         double v;
         switch (op) {
-            case B_ADD: v = x + y; break;
-            case B_SUB: v = x - y; break;
+            case B_ADD: case B_SCALAR_ADD: v = x + y; break;
+            case B_SUB: case B_SCALAR_SUB: case B_SCALAR_FROM_SUB: v = x - y; break;
             case B_MUL: v = x * y; break;
             case B_FLOORDIV: v = floor(x / y); break;
             case B_MOD: v = x - floor(x / y) * y; break;

@@ -66,8 +66,8 @@ pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
 /// ([`Held::PerGroup`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct GroupShape {
-    /// The input column (u32) of each row's group length, where `expr`
-    /// divides by values of each group ([`divides_by_group_values`]).
+    /// The input column (u32) of each row's group length, where the
+    /// expression needs it ([`reads_group_lengths`]).
     pub lengths: Option<usize>,
     /// Whether all rows are one group.
     pub one_group: bool,
@@ -117,41 +117,79 @@ fn emit_column(index: usize, ty: ValueType, out: &mut Compiled) -> Result<(), St
     step(out.program.column(slot as u32, ty))
 }
 
-/// How Polars divides one side by the other.
-#[derive(Debug, PartialEq)]
-enum Division {
-    /// Row by row.
-    Plain,
-    /// By a value of one row, with its scalar kernels (the kernel divides
-    /// row by row where the launch has one row, as Polars does when both
-    /// sides have one).
-    ByScalar,
-    /// By each group's value: by the scalar within groups of several rows,
-    /// row by row within a group of one.
-    ByGroupScalar,
+/// Which operand of a binary operation Polars holds at one row and so
+/// takes as a scalar, with kernels of its own.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ScalarOperand {
+    /// None, the left or the right operand.
+    side: Option<Side>,
+    /// Whether it is each group's value: a scalar within groups of several
+    /// rows, row by row in a group of one. Otherwise a value of one row,
+    /// where the kernel computes row by row when the launch has one row, as
+    /// Polars does when both sides have one.
+    per_group: bool,
 }
 
-fn division(left: &GpuExpr, right: &GpuExpr, groups: Option<GroupShape>) -> Division {
-    match (held(left), held(right)) {
-        (Held::PerRow, Held::Once) => Division::ByScalar,
-        // Polars divides the groups' values, one per group, by the scalar:
-        // row by row when there is one group.
-        (Held::PerGroup, Held::Once) if groups.is_some_and(|g| !g.one_group) => Division::ByScalar,
-        (Held::PerRow, Held::PerGroup) => Division::ByGroupScalar,
-        _ => Division::Plain,
-    }
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Side {
+    Left,
+    Right,
 }
 
-/// Whether `expr` divides values of rows by values of each group, which
-/// Polars does as a division by a scalar within each group of several rows.
-pub(crate) fn divides_by_group_values(expr: &GpuExpr) -> bool {
+fn scalar_operand(left: &GpuExpr, right: &GpuExpr, groups: Option<GroupShape>) -> ScalarOperand {
+    // Polars computes the groups' values, one per group, with a scalar row
+    // by row when there is one group.
+    let many_groups = groups.is_some_and(|g| !g.one_group);
+    let (side, per_group) = match (held(left), held(right)) {
+        (Held::PerRow, Held::Once) => (Some(Side::Right), false),
+        (Held::Once, Held::PerRow) => (Some(Side::Left), false),
+        (Held::PerGroup, Held::Once) if many_groups => (Some(Side::Right), false),
+        (Held::Once, Held::PerGroup) if many_groups => (Some(Side::Left), false),
+        (Held::PerRow, Held::PerGroup) => (Some(Side::Right), true),
+        (Held::PerGroup, Held::PerRow) => (Some(Side::Left), true),
+        _ => (None, false),
+    };
+    ScalarOperand { side, per_group }
+}
+
+/// The evaluator's operation for Polars' scalar kernel of `op`, where it
+/// differs from the row-by-row one, and whether it takes the operands
+/// swapped. Those of floats: a division, floor division or modulo by a
+/// scalar goes by its reciprocal; adding a scalar zero, or subtracting
+/// one, returns the other operand unchanged (keeping -0.0); subtracting
+/// from a scalar zero negates. True division of integers goes by the
+/// reciprocal too.
+fn scalar_kernel(
+    op: BinaryOp,
+    operands: ValueType,
+    scalar: ScalarOperand,
+) -> Option<(ExprBinary, bool)> {
+    let floats = operands.is_float();
+    Some(match (op, scalar.side?) {
+        (BinaryOp::TrueDivide, Side::Right) => (ExprBinary::ScalarDiv, false),
+        (_, _) if !floats => return None,
+        (BinaryOp::Divide, Side::Right) => (ExprBinary::ScalarDiv, false),
+        (BinaryOp::FloorDivide, Side::Right) => (ExprBinary::ScalarFloorDiv, false),
+        (BinaryOp::Modulus, Side::Right) => (ExprBinary::ScalarMod, false),
+        (BinaryOp::Plus, Side::Right) => (ExprBinary::ScalarAdd, false),
+        (BinaryOp::Plus, Side::Left) => (ExprBinary::ScalarAdd, true),
+        (BinaryOp::Minus, Side::Right) => (ExprBinary::ScalarSub, false),
+        (BinaryOp::Minus, Side::Left) => (ExprBinary::ScalarFromSub, false),
+        _ => return None,
+    })
+}
+
+/// Whether `expr` takes values of each group as scalars where Polars'
+/// scalar kernels differ (see [`scalar_kernel`]): its launch must read
+/// each row's group length ([`GroupShape::lengths`]).
+pub(crate) fn reads_group_lengths(expr: &GpuExpr) -> bool {
     let mut found = false;
     expr.visit(&mut |e| {
-        if let ExprKind::Binary { op, left, right } = &e.kind {
-            found |= matches!(
-                op,
-                BinaryOp::Divide | BinaryOp::TrueDivide | BinaryOp::FloorDivide | BinaryOp::Modulus
-            ) && division(left, right, None) == Division::ByGroupScalar;
+        if let ExprKind::Binary { op, left, right } = &e.kind
+            && let Some(operands) = value_type(left.dtype)
+        {
+            let scalar = scalar_operand(left, right, None);
+            found |= scalar.per_group && scalar_kernel(*op, operands, scalar).is_some();
         }
     });
     found
@@ -207,19 +245,10 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                     left.dtype, right.dtype
                 ));
             }
-            // Polars divides by a value held at one row with its scalar
-            // kernels (by the reciprocal, for floats).
-            let division = division(left, right, out.groups);
-            let by_scalar = division != Division::Plain;
-            let floats = operands.is_float();
-            let op = match op {
+            let plain = match op {
                 BinaryOp::Plus => ExprBinary::Add,
                 BinaryOp::Minus => ExprBinary::Sub,
                 BinaryOp::Multiply => ExprBinary::Mul,
-                BinaryOp::Divide if by_scalar && floats => ExprBinary::ScalarDiv,
-                BinaryOp::TrueDivide if by_scalar => ExprBinary::ScalarDiv,
-                BinaryOp::FloorDivide if by_scalar && floats => ExprBinary::ScalarFloorDiv,
-                BinaryOp::Modulus if by_scalar && floats => ExprBinary::ScalarMod,
                 BinaryOp::Divide => ExprBinary::Div,
                 BinaryOp::TrueDivide => ExprBinary::TrueDiv,
                 BinaryOp::FloorDivide => ExprBinary::FloorDiv,
@@ -237,33 +266,31 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                     return Err("null-aware equality".into());
                 }
             };
-            let plain = match op {
-                ExprBinary::ScalarDiv if operands.is_float() => ExprBinary::Div,
-                ExprBinary::ScalarDiv => ExprBinary::TrueDiv,
-                ExprBinary::ScalarFloorDiv => ExprBinary::FloorDiv,
-                ExprBinary::ScalarMod => ExprBinary::Mod,
-                _ => op,
+            let emit_op = |op: ExprBinary, swapped: bool, out: &mut Compiled| {
+                let (first, second) = if swapped {
+                    (right, left)
+                } else {
+                    (left, right)
+                };
+                emit(first, out)?;
+                emit(second, out)?;
+                step(out.program.binary(op, operands))
             };
-            match division {
-                Division::ByGroupScalar if plain != op => {
+            let scalar = scalar_operand(left, right, out.groups);
+            match scalar_kernel(*op, operands, scalar) {
+                None => emit_op(plain, false, out),
+                Some((op, swapped)) if !scalar.per_group => emit_op(op, swapped, out),
+                Some((op, swapped)) => {
                     // Row by row where the row is alone in its group.
                     let lengths = out.groups.and_then(|g| g.lengths).ok_or_else(|| {
-                        format!("`{expr}` divides by values of each group of unknown lengths")
+                        format!("`{expr}` takes values of each group of unknown lengths as scalars")
                     })?;
                     emit_column(lengths, ValueType::U32, out)?;
                     step(out.program.constant(ValueType::U32, Some(1)))?;
                     step(out.program.binary(ExprBinary::Eq, ValueType::U32))?;
-                    for op in [plain, op] {
-                        emit(left, out)?;
-                        emit(right, out)?;
-                        step(out.program.binary(op, operands))?;
-                    }
+                    emit_op(plain, false, out)?;
+                    emit_op(op, swapped, out)?;
                     step(out.program.ternary(ty))
-                }
-                _ => {
-                    emit(left, out)?;
-                    emit(right, out)?;
-                    step(out.program.binary(op, operands))
                 }
             }
         }

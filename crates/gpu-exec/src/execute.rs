@@ -24,7 +24,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
-use crate::compile::{GroupShape, compile, divides_by_group_values};
+use crate::compile::{GroupShape, compile, reads_group_lengths};
 use crate::error::ExecError;
 use gpu_runtime::ops::{
     AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, RankPlace, SegmentPick,
@@ -1746,8 +1746,8 @@ impl Executor<'_> {
             }
             if let Some((_, starts)) = groups {
                 let mut lengths = None;
-                if divides_by_group_values(&outer) {
-                    // Each row's group length: Polars divides by a group's
+                if reads_group_lengths(&outer) {
+                    // Each row's group length: Polars computes with a group's
                     // value row by row in a group of one row.
                     let len = GpuExpr {
                         kind: ExprKind::Len,

@@ -90,6 +90,18 @@ pub enum ExprBinary {
     /// Floor modulo of floats by a broadcast value: `x - y * floor(q)` with
     /// [`ExprBinary::ScalarDiv`]'s quotient `q`.
     ScalarMod,
+    /// Addition of floats to a broadcast value (the right operand): as
+    /// Polars' scalar kernel, the left operand unchanged where the value is
+    /// zero (so -0.0 stays), unless the frame has one row.
+    ScalarAdd,
+    /// Subtraction of a broadcast value (the right operand) from floats: the
+    /// left operand unchanged where the value is zero, unless the frame has
+    /// one row.
+    ScalarSub,
+    /// Subtraction of floats from a broadcast value (the left operand): the
+    /// right operand negated where the value is zero, unless the frame has
+    /// one row.
+    ScalarFromSub,
 }
 
 const OP_COLUMN: u32 = 1;
@@ -257,7 +269,13 @@ impl ExprProgram {
             | ExprBinary::Gt
             | ExprBinary::GtEq => ValueType::Bool,
             ExprBinary::TrueDiv | ExprBinary::ScalarDiv if !operands.is_float() => ValueType::F64,
-            ExprBinary::ScalarFloorDiv | ExprBinary::ScalarMod if !operands.is_float() => {
+            ExprBinary::ScalarFloorDiv
+            | ExprBinary::ScalarMod
+            | ExprBinary::ScalarAdd
+            | ExprBinary::ScalarSub
+            | ExprBinary::ScalarFromSub
+                if !operands.is_float() =>
+            {
                 return Err(invalid(format!("{op:?} of integers")));
             }
             ExprBinary::And | ExprBinary::Or | ExprBinary::Xor if operands.is_float() => {

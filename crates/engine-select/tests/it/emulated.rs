@@ -3344,6 +3344,62 @@ fn divisions_by_one_value_match_polars_scalar_kernels() {
 }
 
 #[test]
+fn additions_of_a_zero_scalar_keep_negative_zero_as_polars_does() {
+    // Polars' scalar kernels return the other side unchanged when adding
+    // or subtracting a zero held at one row, and negate when subtracting
+    // from one: -0.0 + 0.0 stays -0.0, 0.0 - 0.0 is -0.0. Row by row (both
+    // sides of one row, a group of one row) IEEE rules apply. Equality
+    // cannot tell the zeros apart; their reciprocals (-inf, inf) can.
+    let frame = |n: usize| {
+        let xs: Vec<Option<f64>> = (0..n)
+            .map(|i| match i % 4 {
+                0 => Some(-0.0),
+                1 => Some(0.0),
+                2 => None,
+                _ => Some(i as f64 * 0.5),
+            })
+            .collect();
+        let ws: Vec<i64> = (0..n as i64).map(|i| if i == 0 { 0 } else { 1 + i % 3 }).collect();
+        df!("x" => xs, "w" => ws, "o" => vec![1i32; n])
+            .unwrap()
+            .lazy()
+            .with_columns([
+                col("x").cast(DataType::Float32).alias("h"),
+                (col("x") * lit(0.0)).alias("z"),
+            ])
+    };
+    let reciprocal = |e: Expr, name: &str| (lit(1.0) / e).alias(name);
+    for n in [1, 2, 9, 200] {
+        assert_gpu_eq(
+            &format!("zero scalars, {n} rows"),
+            frame(n).select([
+                reciprocal(col("x") + lit(0.0), "x + 0"),
+                reciprocal(lit(0.0) + col("x"), "0 + x"),
+                reciprocal(col("x") - lit(0.0), "x - 0"),
+                reciprocal(col("x") - lit(-0.0), "x - -0"),
+                reciprocal(lit(0.0) - col("x"), "0 - x"),
+                reciprocal(lit(-0.0) - col("x"), "-0 - x"),
+                reciprocal((col("h") + lit(0.0f32)).cast(DataType::Float64), "f32 + 0"),
+                reciprocal(col("x") + col("z").min(), "x + min of zeros"),
+                reciprocal(col("x") + lit(1.5), "x + 1.5"),
+            ]),
+        );
+        for by in ["w", "o"] {
+            let over = |e: Expr| e.over([col(by)]).unwrap();
+            assert_gpu_eq(
+                &format!("zero values per window of {by}, {n} rows"),
+                frame(n).select([
+                    reciprocal(over(col("x") + col("z").min()), "x + min"),
+                    reciprocal(over(col("z").max() - col("x")), "max - x"),
+                    reciprocal(over(col("x") - col("z").min()), "x - min"),
+                    reciprocal(over(col("z").min() - lit(0.0)), "min - 0"),
+                ]),
+            );
+        }
+    }
+}
+
+#[test]
 fn powers_the_cpu_computes_exactly_run_on_the_device() {
     let frame = df!(
         "x" => [Some(1.5f64), Some(-2.5), None, Some(f64::NAN), Some(f64::INFINITY), Some(-0.0), Some(1e100), Some(0.1)],
