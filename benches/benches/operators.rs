@@ -1,4 +1,4 @@
-//! Single operators on each engine side by side: a filter, a projection of one fused expression, a group-by, a join and a sort over the same generated columns.
+//! Single operators on each engine side by side: a round trip of every column, a filter, a projection of one fused expression, a group-by, a join and a sort over the same generated columns.
 //!
 //! `OPS_ROWS` sets the rows (default 1,000,000; a GPU wants tens of millions
 //! to fill it), and the engines, device and output folder come from
@@ -48,6 +48,13 @@ fn run() -> Result<(), String> {
     let dimension = dimension().map_err(|e| e.to_string())?.lazy();
     let cases = vec![
         (
+            // Every column to the device and back: what transfers cost.
+            "transfer".to_string(),
+            facts
+                .clone()
+                .select([col("key"), col("a"), col("b"), col("label")]),
+        ),
+        (
             "filter".to_string(),
             facts
                 .clone()
@@ -86,6 +93,7 @@ fn run() -> Result<(), String> {
         what: "operator",
         title: format!("Operators over {rows} rows"),
         settings: serde_json::json!({ "rows": rows, "engines": common.engines }),
+        without_speedup: &["transfer"],
     };
     run_suite(&suite, &cases, &common)
 }

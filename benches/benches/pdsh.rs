@@ -57,6 +57,7 @@ fn run() -> Result<(), String> {
         what: "query",
         title: format!("PDS-H at scale factor {scale}"),
         settings: serde_json::json!({ "scale_factor": scale, "engines": common.engines }),
+        without_speedup: &[],
     };
     run_suite(&suite, &cases, &common)
 }

@@ -314,6 +314,10 @@ pub struct Suite<'a> {
     pub what: &'a str,
     pub title: String,
     pub settings: serde_json::Value,
+    /// Cases timed and shown without a speedup, so outside the geometric
+    /// mean: those where the CPU has no work to compare (a round trip of
+    /// the columns, which it holds already).
+    pub without_speedup: &'a [&'a str],
 }
 
 /// Times every case on every engine under criterion (each run once first,
@@ -361,7 +365,12 @@ pub fn run_suite(
     for m in &mut measurements {
         m.median_ns = read_median_ns(&criterion_dir, suite.group, &bench_id(&m.case, &m.engine));
     }
-    let rows = rows(&measurements);
+    let mut rows = rows(&measurements);
+    for row in &mut rows {
+        if suite.without_speedup.contains(&row.case.as_str()) {
+            row.speedup = None;
+        }
+    }
     let csv = out.join(format!("{}.csv", suite.group));
     let json = out.join(format!("{}.json", suite.group));
     let write = |path: &PathBuf, text: String| {

@@ -12,8 +12,8 @@ pub enum Suite {
 /// (see `benches/benches/pdsh.rs`) or an option of criterion.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// What to time: the PDS-H queries, or single operators (filter,
-    /// project, group_by, join, sort) over generated columns.
+    /// What to time: the PDS-H queries, or single operators (transfer,
+    /// filter, project, group_by, join, sort) over generated columns.
     #[arg(long, value_enum, default_value_t = Suite::Pdsh)]
     suite: Suite,
     /// PDS-H: scale factor of the generated tables.

@@ -6,6 +6,11 @@ use gpu_runtime::memory::{DeviceBuffer, MemoryResource};
 use gpu_runtime::{RuntimeError, Stream};
 use ir_lower::GpuDtype;
 use polars::prelude::*;
+use polars_arrow::array::{BooleanArray, Utf8Array};
+use polars_arrow::bitmap::Bitmap;
+use polars_arrow::datatypes::ArrowDataType;
+use polars_compute::cast::utf8_to_utf8view;
+use rayon::prelude::*;
 
 use crate::error::ExecError;
 
@@ -67,19 +72,23 @@ pub struct DeviceColumn {
     validity: Option<DeviceBuffer<u32>>,
 }
 
-/// Packs booleans into 32-bit words, least significant bit first.
-fn pack_bits(bits: impl Iterator<Item = bool>, len: usize) -> Vec<u32> {
-    let mut words = vec![0u32; len.div_ceil(32)];
-    for (i, bit) in bits.enumerate() {
-        if bit {
-            words[i / 32] |= 1 << (i % 32);
-        }
+/// A bitmap as the device holds it: 32-bit words, bit `i` of the column at
+/// bit `i % 32` of word `i / 32`, the bits past the end zero.
+fn bitmap_words(bitmap: &Bitmap) -> Vec<u32> {
+    let len = bitmap.len();
+    let mut chunks = bitmap.chunks::<u32>();
+    let mut words: Vec<u32> = Vec::with_capacity(len.div_ceil(32));
+    words.extend(chunks.by_ref());
+    if !len.is_multiple_of(32) {
+        words.push(chunks.remainder() & ((1u32 << (len % 32)) - 1));
     }
     words
 }
 
-fn bit(words: &[u32], i: usize) -> bool {
-    words[i / 32] >> (i % 32) & 1 == 1
+/// The bitmap of the first `len` bits of `words` (as [`bitmap_words`]).
+fn words_bitmap(words: &[u32], len: usize) -> Bitmap {
+    let bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    Bitmap::from_u8_vec(bytes, len)
 }
 
 impl DeviceColumn {
@@ -157,25 +166,24 @@ impl DeviceColumn {
         let len = series.len();
         let upload =
             |words: Vec<u32>| DeviceBuffer::from_host(&words, ctx.memory.clone(), &ctx.stream);
-        let validity = if series.null_count() > 0 {
-            let mask = series.is_not_null();
-            Some(upload(pack_bits(
-                mask.iter().map(|v| v == Some(true)),
-                len,
-            ))?)
-        } else {
-            None
-        };
+        // After the rechunk one array holds every value (none, when empty).
+        let array = physical.chunks().first();
+        let nulls = array
+            .and_then(|a| a.validity())
+            .filter(|_| series.null_count() > 0);
+        let validity = nulls
+            .map(|bitmap| upload(bitmap_words(bitmap)))
+            .transpose()?;
         macro_rules! primitive {
             ($variant:ident, $accessor:ident) => {{
                 let ca = physical.$accessor()?;
                 // Null slots hold whatever Polars left there; the bitmap masks them.
-                let values: Vec<_> = ca
-                    .downcast_iter()
-                    .flat_map(|array| array.values().iter().copied())
-                    .collect();
+                let values: &[_] = match ca.downcast_iter().next() {
+                    Some(array) => array.values().as_slice(),
+                    None => &[],
+                };
                 Values::$variant(DeviceBuffer::from_host(
-                    &values,
+                    values,
                     ctx.memory.clone(),
                     &ctx.stream,
                 )?)
@@ -184,7 +192,17 @@ impl DeviceColumn {
         let values = match physical.dtype() {
             DataType::Boolean => {
                 let ca = physical.bool()?;
-                Values::Bits(upload(pack_bits(ca.iter().map(|v| v == Some(true)), len))?)
+                // Null slots false, as the kernels expect.
+                let mut words = match ca.downcast_iter().next() {
+                    Some(array) => bitmap_words(array.values()),
+                    None => Vec::new(),
+                };
+                if let Some(valid) = nulls {
+                    for (word, valid) in words.iter_mut().zip(bitmap_words(valid)) {
+                        *word &= valid;
+                    }
+                }
+                Values::Bits(upload(words)?)
             }
             DataType::Int8 => primitive!(I8, i8),
             DataType::Int16 => primitive!(I16, i16),
@@ -199,7 +217,8 @@ impl DeviceColumn {
             DataType::String => {
                 let ca = physical.str()?;
                 let mut offsets = Vec::with_capacity(len + 1);
-                let mut bytes = Vec::new();
+                let mut bytes =
+                    Vec::with_capacity(ca.downcast_iter().map(|a| a.total_bytes_len()).sum());
                 offsets.push(0i64);
                 for value in ca.iter() {
                     bytes.extend_from_slice(value.unwrap_or_default().as_bytes());
@@ -232,23 +251,16 @@ impl DeviceColumn {
             Some(words) => Some(words.to_host()?),
             None => None,
         };
-        let valid = |i: usize| validity.as_ref().is_none_or(|words| bit(words, i));
         let name = self.name.clone();
+        let bitmap = validity.as_ref().map(|words| words_bitmap(words, self.len));
         macro_rules! primitive {
-            ($buffer:expr, $ca:ty) => {{
-                let values = $buffer.to_host()?;
-                let options = values
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, v)| valid(i).then_some(v));
-                <$ca>::from_iter_options(name, options).into_series()
-            }};
+            ($buffer:expr, $ca:ty) => {{ <$ca>::from_vec_validity(name, $buffer.to_host()?, bitmap).into_series() }};
         }
         let physical = match &self.values {
             Values::Bits(words) => {
-                let words = words.to_host()?;
-                let options = (0..self.len).map(|i| valid(i).then(|| bit(&words, i)));
-                BooleanChunked::from_iter_options(name, options).into_series()
+                let values = words_bitmap(&words.to_host()?, self.len);
+                let array = BooleanArray::new(ArrowDataType::Boolean, values, bitmap);
+                BooleanChunked::with_chunk(name, array).into_series()
             }
             Values::I8(b) => primitive!(b, Int8Chunked),
             Values::I16(b) => primitive!(b, Int16Chunked),
@@ -262,16 +274,23 @@ impl DeviceColumn {
             Values::F64(b) => primitive!(b, Float64Chunked),
             Values::Str { offsets, bytes } => {
                 let offsets = offsets.to_host()?;
-                let bytes = bytes.to_host()?;
-                let mut strings = Vec::with_capacity(self.len);
-                for i in 0..self.len {
-                    let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
-                    let text = std::str::from_utf8(&bytes[start..end]).map_err(|e| {
-                        RuntimeError::Internal(format!("a device string is not UTF-8: {e}"))
-                    })?;
-                    strings.push(valid(i).then_some(text));
+                // Polars' views hold lengths of 31 bits.
+                if offsets
+                    .windows(2)
+                    .any(|w| w[1] - w[0] > i64::from(i32::MAX))
+                {
+                    return Err(ExecError::Unsupported(format!(
+                        "a string of column {name:?} is longer than Polars holds"
+                    )));
                 }
-                StringChunked::from_iter_options(name, strings.into_iter()).into_series()
+                // Checked: offsets in order, and UTF-8 between them.
+                let array = Utf8Array::<i64>::try_new(
+                    ArrowDataType::LargeUtf8,
+                    offsets.try_into()?,
+                    bytes.to_host()?.into(),
+                    bitmap,
+                )?;
+                StringChunked::with_chunk(name, utf8_to_utf8view(&array)).into_series()
             }
         };
         Ok(match self.dtype {
@@ -308,9 +327,11 @@ impl DeviceFrame {
         ctx: &ExecContext,
     ) -> Result<Self, ExecError> {
         let all: Vec<usize> = (0..df.width()).collect();
+        // Columns convert and copy in parallel: the host's copies into
+        // staging memory are the work a transfer waits on.
         let columns = projection
             .unwrap_or(&all)
-            .iter()
+            .par_iter()
             .map(|i| {
                 let column = df.columns().get(*i).ok_or_else(|| {
                     ExecError::Unsupported(format!("column {i} of a frame of {}", df.width()))
@@ -328,7 +349,7 @@ impl DeviceFrame {
     pub fn to_dataframe(&self) -> Result<DataFrame, ExecError> {
         let columns: Vec<Column> = self
             .columns
-            .iter()
+            .par_iter()
             .map(|c| c.to_series().map(Column::from))
             .collect::<Result<_, _>>()?;
         Ok(DataFrame::new(self.height, columns)?)

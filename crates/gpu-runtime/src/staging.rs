@@ -14,6 +14,7 @@
 use std::alloc::Layout;
 use std::collections::VecDeque;
 use std::fmt;
+use std::sync::OnceLock;
 
 use parking_lot::Mutex;
 
@@ -23,8 +24,15 @@ use crate::stream::Event;
 /// Bytes of one staging block.
 pub(crate) const BLOCK_BYTES: usize = 4 << 20;
 /// Blocks a pool keeps (more are made while all are in use, and freed when
-/// given back).
-const POOL_BLOCKS: usize = 8;
+/// given back): two per host thread, as columns are copied in parallel,
+/// and at least 8.
+fn pool_blocks() -> usize {
+    static BLOCKS: OnceLock<usize> = OnceLock::new();
+    *BLOCKS.get_or_init(|| {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (2 * threads).max(8)
+    })
+}
 /// Blocks one download keeps in flight.
 pub(crate) const DOWNLOAD_AHEAD: usize = 4;
 
@@ -131,7 +139,7 @@ impl StagingPool {
                 return Ok(block);
             }
             match state.idle.pop_front() {
-                Some(oldest) if state.blocks >= POOL_BLOCKS => oldest,
+                Some(oldest) if state.blocks >= pool_blocks() => oldest,
                 other => {
                     if let Some(block) = other {
                         state.idle.push_front(block);
@@ -166,7 +174,7 @@ impl StagingPool {
     /// its blocks, else freed once its copy has run.
     pub fn give_back(&self, block: Block) {
         let mut state = self.state.lock();
-        if state.blocks <= POOL_BLOCKS {
+        if state.blocks <= pool_blocks() {
             state.idle.push_back(block);
             return;
         }
@@ -229,7 +237,7 @@ mod tests {
         let first_address = first.address();
         pool.give_back(first);
         // While the copy runs, the pool makes other blocks up to its size...
-        let mut others: Vec<Block> = (1..POOL_BLOCKS).map(|_| pool.take().unwrap()).collect();
+        let mut others: Vec<Block> = (1..pool_blocks()).map(|_| pool.take().unwrap()).collect();
         assert!(others.iter().all(|b| b.address() != first_address));
         assert!(!released.load(Ordering::SeqCst));
         // ...then hands out the busy one only after waiting for its copy.
@@ -239,10 +247,10 @@ mod tests {
         others.push(again);
         // All blocks are taken: one more is made, and freed when given back.
         others.push(pool.take().unwrap());
-        assert_eq!(pool.blocks(), POOL_BLOCKS + 1);
+        assert_eq!(pool.blocks(), pool_blocks() + 1);
         for block in others {
             pool.give_back(block);
         }
-        assert_eq!(pool.blocks(), POOL_BLOCKS);
+        assert_eq!(pool.blocks(), pool_blocks());
     }
 }

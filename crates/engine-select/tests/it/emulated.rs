@@ -3359,7 +3359,9 @@ fn additions_of_a_zero_scalar_keep_negative_zero_as_polars_does() {
                 _ => Some(i as f64 * 0.5),
             })
             .collect();
-        let ws: Vec<i64> = (0..n as i64).map(|i| if i == 0 { 0 } else { 1 + i % 3 }).collect();
+        let ws: Vec<i64> = (0..n as i64)
+            .map(|i| if i == 0 { 0 } else { 1 + i % 3 })
+            .collect();
         df!("x" => xs, "w" => ws, "o" => vec![1i32; n])
             .unwrap()
             .lazy()

@@ -157,6 +157,53 @@ fn frames_round_trip_with_projection() {
 }
 
 #[test]
+fn wide_frames_of_many_staging_blocks_round_trip() {
+    // Columns are copied in parallel, each over several staging blocks:
+    // every value must land in its own column, in order.
+    let n = 700_000;
+    let mut columns = Vec::new();
+    for c in 0..10u64 {
+        let name = format!("c{c}");
+        let column = match c % 5 {
+            0 => Column::new(
+                name.into(),
+                (0..n).map(|i| i * 31 + c).collect::<Vec<u64>>(),
+            ),
+            1 => Column::new(
+                name.into(),
+                (0..n)
+                    .map(|i| (i % 7 != c).then_some(i as f64 / (c + 1) as f64))
+                    .collect::<Vec<_>>(),
+            ),
+            2 => Column::new(
+                name.into(),
+                (0..n).map(|i| (i + c) % 3 == 0).collect::<Vec<bool>>(),
+            ),
+            3 => Column::new(
+                name.into(),
+                (0..n)
+                    .map(|i| (i % 11 != 0).then(|| format!("{c}:{i}")))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => Column::new(
+                name.into(),
+                (0..n)
+                    .map(|i| (i as i32).wrapping_mul(-7))
+                    .collect::<Vec<i32>>(),
+            ),
+        };
+        columns.push(column);
+    }
+    let df = DataFrame::new(n as usize, columns).unwrap();
+    let back = DeviceFrame::from_dataframe(&df, None, &context())
+        .unwrap()
+        .to_dataframe()
+        .unwrap();
+    assert_eq!(back.schema(), df.schema());
+    assert!(back.equals_missing(&df));
+}
+
+#[test]
 fn unsupported_types_are_refused_by_name() {
     let ctx = context();
     let lists = Series::new("l".into(), [Series::new("".into(), [1i32, 2])]);
