@@ -102,3 +102,206 @@ extern "C" __global__ void fill_sources(const u64* positions, const i64* valid_r
     }
 }
 EMU_KERNEL(fill_sources)
+
+// Running extremes (Polars' cum_max and cum_min), restarted in each group:
+// for every position, the position of the best valid value so far in its
+// group, the earliest among equals. A scan of "runs" (first and last group,
+// whether any value is valid, the best value's order key and position) in
+// three launches like the prefix sums: running_best_tiles (one block per
+// tile: each position's best within its tile, and the tile's run),
+// running_best_carries (one block: the run before each tile),
+// running_best_finish (one block per tile: the carry applied, and each row's
+// best row written).
+//
+// Values are 64-bit words of `kind` 0 (i64), 1 (u64) or 2 (f64), read at
+// `rows[i]` (or `i` when `rows` is null), grouped by `group_of[i]` (one
+// group when null; groups are contiguous and increasing). Order keys rank
+// the best highest: for f64, NaN lowest (ignored while a number is there,
+// as Polars' f64::max and min ignore it) and both zeros alike (Polars keeps
+// the first of equal values).
+
+#define NO_POSITION 0xffffffffffffffffull
+
+struct Run {
+    u32 first, last;
+    u32 valid;
+    u64 key, pos;
+};
+
+__device__ __forceinline__ u64 best_order_key(u64 bits, u32 kind, bool minimum) {
+    const u64 sign = 0x8000000000000000ull;
+    u64 key;
+    if (kind == 0) {
+        key = bits ^ sign;
+    } else if (kind == 1) {
+        key = bits;
+    } else {
+        if ((bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return 0;  // NaN
+        if (bits == sign) bits = 0;                                               // -0.0 as 0.0
+        key = (bits & sign) ? ~bits : (bits | sign);
+    }
+    if (minimum) {
+        key = ~key;
+        // Keep NaN (0) below every number: no f64 number maps to ~0.
+    }
+    return key;
+}
+
+// `b` after `a`: b's own run where b starts a group of its own or a group
+// other than a's last; else the better of the two (a's on ties: earlier).
+__device__ __forceinline__ Run combine_runs(Run a, Run b) {
+    Run r = b;
+    r.first = a.first;
+    bool joined = b.first == b.last && a.last == b.first;
+    if (joined && a.valid && (!b.valid || a.key >= b.key)) {
+        r.valid = a.valid;
+        r.key = a.key;
+        r.pos = a.pos;
+    }
+    return r;
+}
+
+// At most this many threads per block run the running extremes.
+#define RUNS_BLOCK 256
+
+// The inclusive scan of one run per thread across the block.
+__device__ __forceinline__ Run block_scan_runs(Run v) {
+    __shared__ u32 s_first[RUNS_BLOCK], s_last[RUNS_BLOCK], s_valid[RUNS_BLOCK];
+    __shared__ u64 s_key[RUNS_BLOCK], s_pos[RUNS_BLOCK];
+    for (u32 offset = 1; offset < blockDim.x; offset <<= 1) {
+        u32 t = threadIdx.x;
+        s_first[t] = v.first;
+        s_last[t] = v.last;
+        s_valid[t] = v.valid;
+        s_key[t] = v.key;
+        s_pos[t] = v.pos;
+        __syncthreads();
+        if (t >= offset) {
+            Run a = {s_first[t - offset], s_last[t - offset], s_valid[t - offset],
+                     s_key[t - offset], s_pos[t - offset]};
+            v = combine_runs(a, v);
+        }
+        __syncthreads();
+    }
+    return v;
+}
+
+// Shares the run of thread `from` with the whole block.
+__device__ __forceinline__ Run block_share_run(Run v, u32 from) {
+    __shared__ Run shared;
+    if (threadIdx.x == from) shared = v;
+    __syncthreads();
+    Run r = shared;
+    __syncthreads();
+    return r;
+}
+
+__device__ __forceinline__ Run position_run(const u64* values, const u32* validity, const i64* rows,
+                                            const u32* group_of, u64 n, u64 i, u32 kind,
+                                            bool minimum) {
+    u64 row = rows ? static_cast<u64>(rows[i]) : i;
+    u32 g = group_of ? group_of[i] : 0;
+    // (A row out of range counts as null; finish writes nothing for it.)
+    bool valid = row < n && is_valid(validity, row);
+    return Run{g, g, valid ? 1u : 0u, valid ? best_order_key(values[row], kind, minimum) : 0, i};
+}
+
+extern "C" __global__ void running_best_tiles(const u64* values, const u32* validity,
+                                              const i64* rows, const u32* group_of, u64 n,
+                                              u32 kind, u32 minimum, u64 tile, u64* best,
+                                              u64* runs) {
+    u64 begin = static_cast<u64>(blockIdx.x) * tile;
+    u64 end = begin + tile < n ? begin + tile : n;
+    Run carry = {0, 0, 0, 0, 0};
+    bool carrying = false;
+    for (u64 start = begin; start < end; start += blockDim.x) {
+        u64 i = start + threadIdx.x;
+        Run v = i < end ? position_run(values, validity, rows, group_of, n, i, kind, minimum != 0)
+                        : Run{0xffffffffu, 0xffffffffu, 0, 0, 0};
+        v = block_scan_runs(v);
+        if (carrying) v = combine_runs(carry, v);
+        if (i < end) best[i] = v.valid ? v.pos : NO_POSITION;
+        u64 last = (end - start < blockDim.x ? end - start : blockDim.x) - 1;
+        carry = block_share_run(v, static_cast<u32>(last));
+        carrying = true;
+    }
+    if (threadIdx.x == 0 && begin < end) {
+        u64* out = runs + 4 * blockIdx.x;
+        out[0] = static_cast<u64>(carry.first) | (static_cast<u64>(carry.last) << 32);
+        out[1] = carry.valid;
+        out[2] = carry.key;
+        out[3] = carry.pos;
+    }
+}
+EMU_KERNEL(running_best_tiles)
+
+// One block: each tile's run replaced, in place, by the run of all tiles
+// before it (none valid before the first).
+extern "C" __global__ void running_best_carries(u64* runs, u64 tiles) {
+    Run carry = {0xffffffffu, 0xffffffffu, 0, 0, 0};
+    for (u64 start = 0; start < tiles; start += blockDim.x) {
+        u64 t = start + threadIdx.x;
+        Run v = {0xffffffffu, 0xffffffffu, 0, 0, 0};
+        if (t < tiles) {
+            const u64* in = runs + 4 * t;
+            v = Run{static_cast<u32>(in[0]), static_cast<u32>(in[0] >> 32),
+                    static_cast<u32>(in[1]), in[2], in[3]};
+        }
+        Run inclusive = block_scan_runs(v);
+        if (start > 0) inclusive = combine_runs(carry, inclusive);
+        // The exclusive run: the previous thread's, or the carry.
+        __shared__ u32 e_first[RUNS_BLOCK], e_last[RUNS_BLOCK], e_valid[RUNS_BLOCK];
+        __shared__ u64 e_key[RUNS_BLOCK], e_pos[RUNS_BLOCK];
+        u32 me = threadIdx.x;
+        e_first[me] = inclusive.first;
+        e_last[me] = inclusive.last;
+        e_valid[me] = inclusive.valid;
+        e_key[me] = inclusive.key;
+        e_pos[me] = inclusive.pos;
+        __syncthreads();
+        Run before = me == 0 ? carry
+                             : Run{e_first[me - 1], e_last[me - 1], e_valid[me - 1], e_key[me - 1],
+                                   e_pos[me - 1]};
+        if (t < tiles) {
+            u64* out = runs + 4 * t;
+            out[0] = static_cast<u64>(before.first) | (static_cast<u64>(before.last) << 32);
+            out[1] = before.valid;
+            out[2] = before.key;
+            out[3] = before.pos;
+        }
+        u64 last = (tiles - start < blockDim.x ? tiles - start : blockDim.x) - 1;
+        carry = block_share_run(inclusive, static_cast<u32>(last));
+    }
+}
+EMU_KERNEL(running_best_carries)
+
+extern "C" __global__ void running_best_finish(const u64* values, const u32* validity,
+                                               const i64* rows, const u32* group_of, u64 n,
+                                               u32 kind, u32 minimum, u64 tile, const u64* best,
+                                               const u64* runs, i64* out) {
+    u64 begin = static_cast<u64>(blockIdx.x) * tile;
+    u64 end = begin + tile < n ? begin + tile : n;
+    if (begin >= end) return;
+    const u64* carry = runs + 4 * blockIdx.x;
+    u32 carry_last = static_cast<u32>(carry[0] >> 32);
+    bool carry_valid = carry[1] != 0;
+    u32 leading = group_of ? group_of[begin] : 0;
+    for (u64 i = begin + threadIdx.x; i < end; i += blockDim.x) {
+        u64 row = rows ? static_cast<u64>(rows[i]) : i;
+        if (row >= n) continue;
+        u64 p = best[i];
+        u32 g = group_of ? group_of[i] : 0;
+        if (carry_valid && g == leading && carry_last == g) {
+            if (p == NO_POSITION) {
+                p = carry[3];
+            } else {
+                u64 p_row = rows ? static_cast<u64>(rows[p]) : p;
+                if (carry[2] >= best_order_key(values[p_row], kind, minimum != 0)) p = carry[3];
+            }
+        }
+        bool valid = is_valid(validity, row);
+        u64 p_row = p == NO_POSITION ? row : (rows ? static_cast<u64>(rows[p]) : p);
+        out[row] = static_cast<i64>(valid ? p_row : row);
+    }
+}
+EMU_KERNEL(running_best_finish)

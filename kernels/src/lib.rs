@@ -191,6 +191,7 @@ library! {
         scan_tile_sums_i64, scan_tiles_i64, scan_tile_sums_u32, scan_tiles_u32,
         scan_tile_sums_u64, scan_tiles_u64, scan_tile_sums_f64, scan_tiles_f64,
         scan_offsets_i64, scan_offsets_u64, scan_offsets_f64, compact_indices, fill_sources,
+        running_best_tiles, running_best_carries, running_best_finish,
     }
     SORT = "sort" {
         sortable_keys_i32, sortable_keys_i64, sortable_keys_u32, sortable_keys_u64,

@@ -130,6 +130,22 @@ impl HashKey for u32 {
 /// 64-bit integer element types, read by kernels as plain words.
 pub trait Word64: DeviceCopy {}
 
+/// 64-bit values [`Ops::running_best`] orders: signed, unsigned or floats.
+pub trait OrderedWord: DeviceCopy {
+    /// How the kernels read the word: 0 signed, 1 unsigned, 2 a float.
+    const KIND: u32;
+}
+
+impl OrderedWord for i64 {
+    const KIND: u32 = 0;
+}
+impl OrderedWord for u64 {
+    const KIND: u32 = 1;
+}
+impl OrderedWord for f64 {
+    const KIND: u32 = 2;
+}
+
 impl Word64 for i64 {}
 impl Word64 for u64 {}
 
@@ -1645,6 +1661,76 @@ impl Ops<'_> {
         })?;
         let args = KernelArgs::new().buffer(scan);
         self.launch_in_sorted_groups(ids::segment_rebase, args, rows, starts, group_of)
+    }
+
+    /// Polars' `cum_max` (or `cum_min`, `minimum`) as rows to gather: for
+    /// every row of `values` (nulls where `validity` says), the row of the
+    /// best valid value at or before it, the earliest of equal values, or
+    /// the row itself where it is null. Floats compare as Polars'
+    /// `f64::max`/`min` do: NaN only where no number came before, both
+    /// zeros alike. With `groups` (rows sorted by group, and each sorted
+    /// position's group, as [`Ops::segment_ids`] numbers them) "before"
+    /// follows that order, restarted in each group.
+    pub fn running_best<T: OrderedWord>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        minimum: bool,
+        groups: Option<(&DeviceBuffer<i64>, &DeviceBuffer<u32>)>,
+    ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        let n = values.len();
+        check_bitmap(validity, n, "validity")?;
+        if let Some((rows, group_of)) = groups {
+            check(rows.len() == n && group_of.len() == n, || {
+                format!(
+                    "{} sorted rows and {} groups for {n} values",
+                    rows.len(),
+                    group_of.len()
+                )
+            })?;
+        }
+        let (rows, group_of) = groups.unzip();
+        let n_tiles = (n as u64).div_ceil(SCAN_TILE).max(1);
+        let per_tile = LaunchConfig {
+            grid: (
+                u32::try_from(n_tiles)
+                    .map_err(|_| RuntimeError::InvalidArgument("scan too large".into()))?,
+                1,
+                1,
+            ),
+            block: (BLOCK, 1, 1),
+            shared_bytes: 0,
+        };
+        let inputs = || {
+            KernelArgs::new()
+                .buffer(values)
+                .arg(ptr(validity))
+                .arg(ptr(rows))
+                .arg(ptr(group_of))
+                .arg(n as u64)
+                .arg(T::KIND)
+                .arg(u32::from(minimum))
+                .arg(SCAN_TILE)
+        };
+        let best = self.zeroed::<u64>(n)?;
+        let runs = self.zeroed::<u64>(4 * n_tiles as usize)?;
+        let out = self.zeroed::<i64>(n)?;
+        self.launch(
+            ids::running_best_tiles,
+            per_tile,
+            inputs().buffer(&best).buffer(&runs),
+        )?;
+        self.launch(
+            ids::running_best_carries,
+            LaunchConfig::linear(1, BLOCK, 1),
+            KernelArgs::new().buffer(&runs).arg(n_tiles),
+        )?;
+        self.launch(
+            ids::running_best_finish,
+            per_tile,
+            inputs().buffer(&best).buffer(&runs).buffer(&out),
+        )?;
+        Ok(out)
     }
 
     /// Launches `kernel`, one thread per sorted position, with its own

@@ -4029,3 +4029,22 @@ fn cumulative_sums_of_integers_match_the_cpu() {
         assert_cpu_answer_with_reason(lf, reason);
     }
 }
+
+#[test]
+fn probe_cum_max_zeros() {
+    let df = df!("x" => [Some(-0.0f64), Some(0.0), Some(-0.0), None, Some(f64::NAN), Some(1.0), Some(f64::NAN)],
+                 "y" => [Some(0.0f64), Some(-0.0), Some(0.0), None, Some(-1.0), Some(f64::NAN), Some(-0.0)]).unwrap();
+    let out = df
+        .lazy()
+        .select([
+            (lit(1.0) / col("x").cum_max(false)).alias("1/cummax x"),
+            (lit(1.0) / col("y").cum_max(false)).alias("1/cummax y"),
+            (lit(1.0) / col("x").cum_min(false)).alias("1/cummin x"),
+            (lit(1.0) / col("y").cum_min(false)).alias("1/cummin y"),
+            col("x").cum_max(false).alias("cummax x"),
+            col("y").cum_min(false).alias("cummin y"),
+        ])
+        .collect()
+        .unwrap();
+    eprintln!("{out}");
+}

@@ -445,6 +445,119 @@ fn rebased_scans_restart_in_every_group() {
     }
 }
 
+/// Whether `v` replaces `best` as Polars' running `f64::max` (`min`) keeps
+/// it: a number over NaN, never NaN over anything, the first of equals
+/// (both zeros alike).
+fn float_better(v: f64, best: f64, minimum: bool) -> bool {
+    if v.is_nan() {
+        return false;
+    }
+    best.is_nan() || if minimum { v < best } else { v > best }
+}
+
+/// The reference of `running_best`: each row's best row so far in its
+/// group (in `rows`' order), or itself where null.
+fn running_best_reference<T: Copy>(
+    values: &[T],
+    valid: &[bool],
+    rows: &[i64],
+    keys: &[u32],
+    better: impl Fn(T, T) -> bool,
+) -> Vec<i64> {
+    let mut best: std::collections::HashMap<u32, usize> = Default::default();
+    let mut out = vec![0i64; values.len()];
+    for &row in rows {
+        let row = row as usize;
+        if !valid[row] {
+            out[row] = row as i64;
+            continue;
+        }
+        let kept = best.entry(keys[row]).or_insert(row);
+        if better(values[row], values[*kept]) {
+            *kept = row;
+        }
+        out[row] = *kept as i64;
+    }
+    out
+}
+
+#[test]
+fn running_extremes_keep_the_first_best_row_in_every_group() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(63);
+    // 1,100,000 rows make more tiles than one block of carries takes.
+    for &n in SIZES.iter().chain(&[1_100_000]) {
+        for groups in [0, 1, 7, 1000] {
+            if n > 200_000 && groups == 1000 {
+                continue;
+            }
+            // Without groups: every row in order, one group.
+            let (rows, keys, on_device) = if groups == 0 {
+                ((0..n as i64).collect(), vec![0; n], None)
+            } else {
+                let (rows, starts, keys) = random_groups(&mut rng, n, groups);
+                let group_of = ops.segment_ids(&device.upload(&starts), n).unwrap();
+                let d_rows = device.upload(&rows);
+                (rows, keys, Some((d_rows, group_of)))
+            };
+            let groups_arg = on_device.as_ref().map(|(r, g)| (r, g));
+            let valid: Vec<bool> = (0..n).map(|_| rng.u8(..8) != 0).collect();
+            let d_valid = device.upload(&bitmap(&valid));
+            let ints: Vec<i64> = (0..n)
+                .map(|_| match rng.u8(..20) {
+                    0 => i64::MAX,
+                    1 => i64::MIN,
+                    _ => rng.i64(-50..50),
+                })
+                .collect();
+            let words: Vec<u64> = (0..n)
+                .map(|_| match rng.u8(..10) {
+                    0 => u64::MAX,
+                    1 => 0,
+                    _ => rng.u64(..100),
+                })
+                .collect();
+            let floats: Vec<f64> = (0..n)
+                .map(|_| match rng.u8(..12) {
+                    0 => f64::NAN,
+                    1 => 0.0,
+                    2 => -0.0,
+                    3 => f64::INFINITY,
+                    4 => f64::NEG_INFINITY,
+                    _ => rng.i32(-20..20) as f64 / 4.0,
+                })
+                .collect();
+            for minimum in [false, true] {
+                let context = format!("n = {n}, {groups} groups, minimum {minimum}");
+                let run = |got: gpu_runtime::memory::DeviceBuffer<i64>| got.to_host().unwrap();
+                let got = run(ops
+                    .running_best(&device.upload(&ints), Some(&d_valid), minimum, groups_arg)
+                    .unwrap());
+                let expected = running_best_reference(&ints, &valid, &rows, &keys, |v, b| {
+                    if minimum { v < b } else { v > b }
+                });
+                assert_eq!(got, expected, "i64, {context}");
+                let got = run(ops
+                    .running_best(&device.upload(&words), None, minimum, groups_arg)
+                    .unwrap());
+                let all = vec![true; n];
+                let expected = running_best_reference(&words, &all, &rows, &keys, |v, b| {
+                    if minimum { v < b } else { v > b }
+                });
+                assert_eq!(got, expected, "u64, {context}");
+                let got = run(ops
+                    .running_best(&device.upload(&floats), Some(&d_valid), minimum, groups_arg)
+                    .unwrap());
+                let expected = running_best_reference(&floats, &valid, &rows, &keys, |v, b| {
+                    float_better(v, b, minimum)
+                });
+                assert_eq!(got, expected, "f64, {context}");
+            }
+        }
+    }
+}
+
 #[test]
 fn sorted_groups_that_disagree_are_refused() {
     let device = device();
