@@ -448,7 +448,8 @@ fn partition_supported(
 }
 
 /// Whether the executor computes `expr`, a part that depends on the order
-/// of the rows (a shift, a forward or backward fill, a `cum_sum`), of an
+/// of the rows (a shift, a forward or backward fill, a `cum_sum`, a
+/// `cum_max` or `cum_min`, a rank, a distinctness test), of an
 /// expression it evaluates (or makes, for text) row by row, with no
 /// aggregation or window inside. (Inside a window or an aggregation it is
 /// computed within each group, in the rows' order.)
@@ -456,6 +457,7 @@ fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     let (ExprKind::Shift { input, .. }
     | ExprKind::Fill { input, .. }
     | ExprKind::CumSum(input)
+    | ExprKind::CumExtreme { input, .. }
     | ExprKind::Rank { input, .. }
     | ExprKind::Distinct { input, .. }) = &expr.kind
     else {
@@ -511,6 +513,18 @@ enum Joining<'a> {
     },
     /// The first that is not null (`coalesce`, `fill_null`).
     Coalesce,
+}
+
+/// The 64-bit type scans take values of `dtype` as: floats as f64,
+/// unsigned integers and booleans as u64, the others as i64.
+fn word_dtype(dtype: GpuDtype) -> GpuDtype {
+    if dtype.is_float() {
+        GpuDtype::Float64
+    } else if dtype.is_unsigned() || dtype == GpuDtype::Boolean {
+        GpuDtype::UInt64
+    } else {
+        GpuDtype::Int64
+    }
 }
 
 /// Column `index` (of a frame made for the purpose), unnamed, of `dtype`.
@@ -2371,12 +2385,7 @@ impl Executor<'_> {
         dtype: GpuDtype,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
-        let unsigned = input.dtype.is_unsigned() || input.dtype == GpuDtype::Boolean;
-        let words = if unsigned {
-            GpuDtype::UInt64
-        } else {
-            GpuDtype::Int64
-        };
+        let words = word_dtype(input.dtype);
         // The evaluator writes 0 for a null row.
         let (values, validity) = self
             .evaluate(frame, &cast_to(input, words), "")?
@@ -2404,6 +2413,42 @@ impl Executor<'_> {
             dtype,
         };
         self.evaluate(&sums, &wrapped, "")
+    }
+
+    /// Polars' `cum_max` (`cum_min`, `minimum`) of `input` (integers or
+    /// floats) over `frame` (restarted in each group of `groups`, in its
+    /// order): each row's best value so far gathered from its row, so the
+    /// values come back as they were (the sign of a zero, NaN).
+    fn cumulative_extreme(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        minimum: bool,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let words = word_dtype(input.dtype);
+        let mut owned = None;
+        let column = self.column_of(frame, input, "", &mut owned)?;
+        let (values, validity) = self
+            .evaluate(frame, &cast_to(input, words), "")?
+            .into_parts();
+        let ops = self.ops();
+        let group_of;
+        let groups = match groups {
+            None => None,
+            Some((sorted_rows, starts)) => {
+                group_of = ops.segment_ids(starts, sorted_rows.len())?;
+                Some((sorted_rows, &group_of))
+            }
+        };
+        let validity = validity.as_ref();
+        let rows = match values {
+            Values::I64(v) => ops.running_best(&v, validity, minimum, groups)?,
+            Values::U64(v) => ops.running_best(&v, validity, minimum, groups)?,
+            Values::F64(v) => ops.running_best(&v, validity, minimum, groups)?,
+            _ => return Err(ExecError::Unsupported(format!("cum_max of `{input}`"))),
+        };
+        self.gather_column(column, &rows)
     }
 
     /// Wrapping inclusive prefix sums of 64-bit `values`, by row: of the
@@ -2480,6 +2525,9 @@ impl Executor<'_> {
         }
         if let ExprKind::CumSum(input) = &part.kind {
             return self.cumulative_sum(frame, input, part.dtype, groups);
+        }
+        if let ExprKind::CumExtreme { input, minimum } = &part.kind {
+            return self.cumulative_extreme(frame, input, *minimum, groups);
         }
         if let ExprKind::Rank { .. } = part.kind {
             return self.ranked(frame, part, groups);

@@ -483,6 +483,13 @@ pub enum ExprKind {
     /// null and add nothing; integers wrap around. Depends on the order of
     /// the rows.
     CumSum(Box<GpuExpr>),
+    /// Polars' `cum_max` (or `cum_min`) of integers or floats, front to
+    /// back: nulls stay null and change nothing; NaN only until a number
+    /// comes. Depends on the order of the rows.
+    CumExtreme {
+        input: Box<GpuExpr>,
+        minimum: bool,
+    },
     /// `dt.truncate`: the date or timestamp rounded down.
     Truncate {
         input: Box<GpuExpr>,
@@ -649,6 +656,7 @@ macro_rules! children {
             | ExprKind::Abs(input)
             | ExprKind::Sqrt(input)
             | ExprKind::CumSum(input)
+            | ExprKind::CumExtreme { input, .. }
             | ExprKind::Shift { input, .. }
             | ExprKind::Rank { input, .. }
             | ExprKind::Distinct { input, .. }
@@ -726,6 +734,10 @@ impl fmt::Display for GpuExpr {
             ExprKind::Abs(input) => write!(f, "abs({input})"),
             ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
             ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
+            ExprKind::CumExtreme { input, minimum } => {
+                let name = if *minimum { "cum_min" } else { "cum_max" };
+                write!(f, "{name}({input})")
+            }
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
             ExprKind::Rank {
                 input,
@@ -959,14 +971,16 @@ impl GpuExpr {
     }
 
     /// Whether this expression reads other rows than its own (`shift`,
-    /// forward and backward fills, `cum_sum`, `rank`, the distinctness
-    /// tests): per group it reads the group's rows, not the frame's.
+    /// forward and backward fills, `cum_sum`, `cum_max`, `cum_min`, `rank`,
+    /// the distinctness tests): per group it reads the group's rows, not
+    /// the frame's.
     pub fn reads_other_rows(&self) -> bool {
         matches!(
             self.kind,
             ExprKind::Shift { .. }
                 | ExprKind::Fill { .. }
                 | ExprKind::CumSum(_)
+                | ExprKind::CumExtreme { .. }
                 | ExprKind::Rank { .. }
                 | ExprKind::Distinct { .. }
         )

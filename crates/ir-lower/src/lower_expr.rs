@@ -523,6 +523,21 @@ impl ExprLowering<'_> {
                 }
                 ExprKind::CumSum(Box::new(input))
             }
+            F::CumMax { reverse: false } | F::CumMin { reverse: false } => {
+                let input = self.single(inputs)?;
+                let minimum = matches!(function, F::CumMin { .. });
+                if !(input.dtype.is_integer() || input.dtype.is_float()) {
+                    let name = if minimum { "cum_min" } else { "cum_max" };
+                    return self.refuse(
+                        node,
+                        format!("{name} of {} is not supported on the GPU", input.dtype),
+                    );
+                }
+                ExprKind::CumExtreme {
+                    input: Box::new(input),
+                    minimum,
+                }
+            }
             F::CumCount { reverse } => {
                 // The valid rows at or before each row (at or after it,
                 // reversed: all of them less those before it).

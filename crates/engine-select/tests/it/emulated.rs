@@ -4031,20 +4031,99 @@ fn cumulative_sums_of_integers_match_the_cpu() {
 }
 
 #[test]
-fn probe_cum_max_zeros() {
-    let df = df!("x" => [Some(-0.0f64), Some(0.0), Some(-0.0), None, Some(f64::NAN), Some(1.0), Some(f64::NAN)],
-                 "y" => [Some(0.0f64), Some(-0.0), Some(0.0), None, Some(-1.0), Some(f64::NAN), Some(-0.0)]).unwrap();
-    let out = df
+fn running_maxima_and_minima_match_the_cpu() {
+    // Zeros of both signs, NaN before and after numbers, nulls, extremes.
+    let frame = |n: usize| {
+        let floats = [
+            Some(f64::NAN),
+            Some(-0.0),
+            Some(0.0),
+            None,
+            Some(f64::NAN),
+            Some(-0.0),
+            Some(1.5),
+            Some(f64::NEG_INFINITY),
+            Some(-2.5),
+            Some(f64::INFINITY),
+        ];
+        let ints = [
+            Some(3i64),
+            None,
+            Some(i64::MIN),
+            Some(-7),
+            Some(3),
+            Some(i64::MAX),
+        ];
+        df!(
+            "x" => (0..n).map(|i| floats[(i * 7 + i / 10) % floats.len()]).collect::<Vec<_>>(),
+            "i" => (0..n).map(|i| ints[(i * 5 + i / 6) % ints.len()]).collect::<Vec<_>>(),
+            "u" => (0..n).map(|i| (i % 9 != 4).then_some((i * 37 % 11) as u64 * (u64::MAX / 10))).collect::<Vec<_>>(),
+            "g" => (0..n).map(|i| (i * 13 % 5) as i32).collect::<Vec<_>>(),
+            "t" => (0..n).map(|i| (i * 29 % 17) as i64).collect::<Vec<_>>(),
+        )
+        .unwrap()
         .lazy()
-        .select([
-            (lit(1.0) / col("x").cum_max(false)).alias("1/cummax x"),
-            (lit(1.0) / col("y").cum_max(false)).alias("1/cummax y"),
-            (lit(1.0) / col("x").cum_min(false)).alias("1/cummin x"),
-            (lit(1.0) / col("y").cum_min(false)).alias("1/cummin y"),
-            col("x").cum_max(false).alias("cummax x"),
-            col("y").cum_min(false).alias("cummin y"),
+        .with_columns([
+            col("x").cast(DataType::Float32).alias("h"),
+            col("i").cast(DataType::Int8).alias("s"),
         ])
-        .collect()
-        .unwrap();
-    eprintln!("{out}");
+    };
+    // Reciprocals tell the zeros apart.
+    let inv = |e: Expr| lit(1.0) / e;
+    for n in [1, 7, 100, 5_000] {
+        let mut exprs = Vec::new();
+        for (name, minimum) in [("cum_max", false), ("cum_min", true)] {
+            let run = |e: Expr| {
+                if minimum {
+                    e.cum_min(false)
+                } else {
+                    e.cum_max(false)
+                }
+            };
+            exprs.extend([
+                inv(run(col("x"))).alias(format!("1 / {name} of x")),
+                run(col("x")).alias(format!("{name} of x")),
+                run(col("h")).alias(format!("{name} of f32")),
+                run(col("i")).alias(format!("{name} of i64")),
+                run(col("s")).alias(format!("{name} of i8")),
+                run(col("u")).alias(format!("{name} of u64")),
+                run(col("i") * lit(-1i64)).alias(format!("{name} of a computed value")),
+                inv(run(col("x")).over([col("g")]).unwrap()).alias(format!("1 / {name} by g")),
+                run(col("i"))
+                    .over([col("g")])
+                    .unwrap()
+                    .alias(format!("{name} of i64 by g")),
+                run(col("x"))
+                    .over_with_options(
+                        Some(vec![col("g")]),
+                        Some((vec![col("t")], SortOptions::default())),
+                        WindowMapping::GroupsToRows,
+                    )
+                    .unwrap()
+                    .alias(format!("{name} by g ordered by t")),
+            ]);
+        }
+        assert_gpu_eq(
+            &format!("running extremes, {n} rows"),
+            frame(n).select(exprs),
+        );
+        assert_gpu_eq(
+            &format!("running extremes per group, {n} rows"),
+            frame(n).group_by_stable([col("g")]).agg([
+                col("i").cum_max(false).last().alias("last running max"),
+                (col("x").cum_min(false) - col("x"))
+                    .max()
+                    .alias("largest drop"),
+            ]),
+        );
+    }
+    for (lf, reason) in [
+        (frame(5).select([col("i").cum_max(true)]), "cum_max"),
+        (
+            frame(5).select([(col("i").gt(lit(0i64))).cum_min(false)]),
+            "cum_min of bool",
+        ),
+    ] {
+        assert_cpu_answer_with_reason(lf, reason);
+    }
 }
