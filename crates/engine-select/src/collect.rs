@@ -3,7 +3,7 @@
 use polars::prelude::{DataFrame, Engine as PolarsEngine, LazyFrame, PolarsError};
 use polars_core::query_result::QueryResult;
 
-use crate::engine::{Engine, GpuEngine};
+use crate::engine::{Engine, GpuEngine, ResolvedGpu};
 use crate::error::EngineError;
 use crate::gpu;
 use crate::report::{CollectReport, CpuEngine, ExecutedBy, FallbackReason};
@@ -107,10 +107,54 @@ fn collect_cpu(lf: LazyFrame, cpu: CpuEngine) -> Result<(DataFrame, CollectRepor
 /// the optimised plan. On fallback the hook leaves the plan untouched and
 /// Polars' in-memory engine runs it, so falling back costs no second
 /// optimisation.
+///
+/// One exception: a plan the device cannot run whole that holds Polars'
+/// common subexpressions (which keep, say, a filtered column at its own
+/// length beside the others) is optimised again without them. If that plan
+/// runs whole on the device, its result is the answer (the same values:
+/// the subexpressions are computed where they are used instead of once);
+/// else the first plan goes on as any other, and its reasons are reported.
 fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectReport), EngineError> {
     let resolved = gpu.resolve()?;
+    match collect_hooked(lf.clone(), &resolved)? {
+        Hooked::Collected(df, report) => Ok((df, report)),
+        Hooked::WithoutCse => {
+            let whole = ResolvedGpu {
+                raise_on_fail: true,
+                retry_without_cse: false,
+                ..resolved
+            };
+            match collect_hooked(lf.clone().with_comm_subexpr_elim(false), &whole) {
+                Ok(Hooked::Collected(df, report)) => return Ok((df, report)),
+                Ok(Hooked::WithoutCse) | Err(EngineError::GpuUnavailable { .. }) => {}
+                Err(e) => return Err(e),
+            }
+            let first = ResolvedGpu {
+                retry_without_cse: false,
+                ..resolved
+            };
+            match collect_hooked(lf, &first)? {
+                Hooked::Collected(df, report) => Ok((df, report)),
+                Hooked::WithoutCse => Err(EngineError::Internal(
+                    "the GPU engine asked twice for a plan without common subexpressions".into(),
+                )),
+            }
+        }
+    }
+}
+
+/// What one optimised collect on the GPU engine came to.
+enum Hooked {
+    Collected(DataFrame, CollectReport),
+    /// The hook stopped it: try the query without common subexpressions.
+    WithoutCse,
+}
+
+fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, EngineError> {
+    let resolved = *resolved;
     let mut decision: Option<Result<Option<ExecutedBy>, EngineError>> = None;
     let mut reasons = Vec::new();
+    let mut without_cse = false;
     let result = lf._collect_post_opt(|root, lp_arena, expr_arena, _| {
         // A panic in the GPU path (a bug) is an error, never a crash of the
         // caller; it is never turned into a fallback either.
@@ -142,11 +186,16 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
                 reasons = why;
                 Ok(None)
             }
+            Ok(gpu::Attempt::WithoutCse(why)) => {
+                reasons = why;
+                without_cse = true;
+                Ok(None)
+            }
             Err(e) => Err(e),
         };
         let stop = match &outcome {
             Ok(Some(_)) => false,
-            Ok(None) => resolved.raise_on_fail || reasons.is_empty(),
+            Ok(None) => without_cse || resolved.raise_on_fail || reasons.is_empty(),
             Err(_) => true,
         };
         decision = Some(outcome);
@@ -159,7 +208,10 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
             Ok(())
         }
     });
-    match decision {
+    if without_cse {
+        return Ok(Hooked::WithoutCse);
+    }
+    let collected = match decision {
         // Polars failed before our hook ran (e.g. a column that does not exist).
         None => Err(result.err().map_or_else(
             || EngineError::Internal("the GPU engine's hook did not run".into()),
@@ -193,5 +245,6 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
                 },
             ))
         }
-    }
+    };
+    collected.map(|(df, report)| Hooked::Collected(df, report))
 }

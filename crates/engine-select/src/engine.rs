@@ -143,6 +143,9 @@ pub(crate) struct ResolvedGpu {
     pub device_kind: DeviceKind,
     pub raise_on_fail: bool,
     pub memory_resource: MemoryResource,
+    /// Whether a plan whose common subexpressions the device cannot run is
+    /// tried again without them (see `collect_gpu`).
+    pub retry_without_cse: bool,
 }
 
 impl GpuEngine {
@@ -228,6 +231,7 @@ impl GpuEngine {
             device_kind: self.device_kind,
             raise_on_fail: self.raise_on_fail || forced,
             memory_resource: self.memory_resource,
+            retry_without_cse: true,
         })
     }
 }

@@ -3,7 +3,7 @@
 use gpu_exec::ExecError;
 use gpu_runtime::RuntimeError;
 use polars::prelude::DataFrame;
-use polars_plan::plans::{AExpr, IR};
+use polars_plan::plans::{AExpr, ArenaLpIter, IR};
 use polars_utils::arena::{Arena, Node};
 
 use crate::devices::{EMULATED_DEVICES, context};
@@ -20,6 +20,19 @@ pub(crate) enum Attempt {
     Mixed(ExecutedBy, Vec<FallbackReason>),
     /// It could not: every reason.
     FellBack(Vec<FallbackReason>),
+    /// It cannot run the plan whole, which holds Polars' common
+    /// subexpressions (a `with_columns` that keeps each column at its own
+    /// length): the same query optimised without them may run whole.
+    /// Nothing ran.
+    WithoutCse(Vec<FallbackReason>),
+}
+
+/// Whether the plan under `root` holds Polars' common subexpressions: a
+/// `with_columns` that does not broadcast, made by its optimiser.
+fn has_common_subexpressions(root: Node, lp_arena: &Arena<IR>) -> bool {
+    lp_arena
+        .iter(root)
+        .any(|(_, ir)| matches!(ir, IR::HStack { options, .. } if !options.should_broadcast))
 }
 
 fn reason(
@@ -110,13 +123,20 @@ pub(crate) fn attempt(
                 .map(|message| reason(FallbackKind::Unsupported, None, message)),
         );
     }
+    let only_unsupported = reasons.iter().all(|r| r.kind == FallbackKind::Unsupported);
+    if gpu.retry_without_cse
+        && !reasons.is_empty()
+        && only_unsupported
+        && has_common_subexpressions(root, lp_arena)
+    {
+        return Ok(Attempt::WithoutCse(reasons));
+    }
     let (device, emulated) = (gpu.device, gpu.device_kind == DeviceKind::Emulated);
     // The whole plan, or else (a mixed plan, when there is a device and the
     // user did not ask for all or nothing) the parts that can run.
     let (whole, subplans) = match plan {
         Some(plan) if reasons.is_empty() => (true, vec![(root, plan)]),
         _ => {
-            let only_unsupported = reasons.iter().all(|r| r.kind == FallbackKind::Unsupported);
             if !only_unsupported || gpu.raise_on_fail {
                 return Ok(Attempt::FellBack(reasons));
             }

@@ -2911,13 +2911,13 @@ fn aggregations_of_filtered_expressions_and_picks_by_another_column_match_the_cp
         ]),
     );
     // In a select, Polars computes a filter used twice once, as a column of
-    // a with_columns of its own: not on the device yet.
-    assert_cpu_answer_with_reason(
+    // a with_columns of its own; the device runs the query without it.
+    assert_gpu_eq(
+        "a filter used twice",
         frame().select([
             col("x").filter(col("p")).sum().alias("sum"),
             col("x").filter(col("p")).mean().alias("mean"),
         ]),
-        "filter inside an expression",
     );
     let picks = || {
         vec![
@@ -4126,4 +4126,54 @@ fn running_maxima_and_minima_match_the_cpu() {
     ] {
         assert_cpu_answer_with_reason(lf, reason);
     }
+}
+
+#[test]
+fn common_subexpressions_the_device_cannot_hold_are_computed_where_used() {
+    // Polars' optimiser moves a filter used twice into a with_columns of
+    // its own, at its own length: the device runs the query optimised
+    // without common subexpressions instead, whole, with the same result.
+    let frame = || {
+        df!(
+            "x" => [Some(1i64), Some(2), None, Some(4), Some(5), Some(6)],
+            "y" => [Some(1.0f64), Some(2.0), Some(3.0), None, Some(5.0), Some(0.5)],
+            "s" => ["a", "b", "a", "c", "b", "a"],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let kept = || col("x").filter(col("y").gt(lit(1.5)));
+    let query = || {
+        frame().select([
+            kept().sum().alias("sum"),
+            kept().mean().alias("mean"),
+            kept().max().alias("max"),
+        ])
+    };
+    assert!(
+        query().explain(true).unwrap().contains("__POLARS_CSE"),
+        "the query no longer has common subexpressions"
+    );
+    assert_gpu_eq("a filter used thrice", query());
+    assert_gpu_eq(
+        "a filter used twice per group",
+        frame()
+            .group_by_stable([col("s")])
+            .agg([kept().sum().alias("sum"), kept().count().alias("count")]),
+    );
+    // Without the common subexpressions it still cannot run: the first
+    // plan falls back, with its own reasons.
+    let unsupported = || {
+        frame().select([
+            kept().sum().alias("sum"),
+            kept().mean().alias("mean"),
+            col("s").str().contains(lit("a|b+"), false).alias("regex"),
+        ])
+    };
+    assert_cpu_answer_with_reason(unsupported(), "filter inside an expression");
+    let raised = unsupported()
+        .collect_with_report(&Engine::Gpu(under_test().with_raise_on_fail(true)))
+        .unwrap_err()
+        .to_string();
+    assert!(raised.contains("filter inside an expression"), "{raised}");
 }
