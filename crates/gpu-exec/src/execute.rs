@@ -54,6 +54,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         PlanNode::DataFrameScan { .. }
         | PlanNode::SimpleProjection { .. }
         | PlanNode::Slice { .. }
+        | PlanNode::RowIndex { .. }
         | PlanNode::HConcat { .. } => {}
         PlanNode::Select { input, exprs, .. }
             if aggregating_select(exprs)
@@ -1430,6 +1431,35 @@ impl Executor<'_> {
             } => {
                 let frame = self.run(input)?;
                 self.slice_frame(&frame, (*offset, *len))
+            }
+            PlanNode::RowIndex {
+                input,
+                name,
+                offset,
+                ..
+            } => {
+                let mut frame = self.run(input)?;
+                // Polars raises where the numbers would not fit in u32.
+                let fits = u32::try_from(frame.height)
+                    .ok()
+                    .and_then(|height| offset.checked_add(height))
+                    .is_some();
+                if !fits {
+                    return Err(ExecError::InvalidData(format!(
+                        "a row index from {offset} over {} rows overflows u32",
+                        frame.height
+                    )));
+                }
+                let numbers = self.ops().row_numbers(frame.height, *offset)?;
+                let column = DeviceColumn::from_parts(
+                    name.as_str().into(),
+                    GpuDtype::UInt32,
+                    frame.height,
+                    Values::U32(numbers),
+                    None,
+                );
+                frame.columns.insert(0, column);
+                Ok(frame)
             }
             PlanNode::Sort {
                 input, keys, slice, ..

@@ -637,7 +637,10 @@ impl ExprLowering<'_> {
                     }
                 };
                 let input = self.single(inputs)?;
-                if !(input.dtype.is_numeric() || input.dtype.is_temporal()) {
+                if !(input.dtype.is_numeric()
+                    || input.dtype.is_temporal()
+                    || matches!(input.dtype, GpuDtype::String | GpuDtype::Boolean))
+                {
                     return self.refuse(node, format!("rank of {}", input.dtype));
                 }
                 ExprKind::Rank {

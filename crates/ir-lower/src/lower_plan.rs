@@ -490,8 +490,18 @@ impl<'a> PlanLowering<'a> {
                     let input = *input;
                     self.node(input)
                 }
-                FunctionIR::RowIndex { .. }
-                | FunctionIR::FastCount { .. }
+                FunctionIR::RowIndex { name, offset, .. } => {
+                    let (name, offset) = (name.to_string(), offset.unwrap_or(0));
+                    let input = self.input(*input, children)?;
+                    let schema = self.output_schema(node)?;
+                    Some(PlanNode::RowIndex {
+                        input: Box::new(input),
+                        name,
+                        offset,
+                        schema,
+                    })
+                }
+                FunctionIR::FastCount { .. }
                 | FunctionIR::Unnest { .. }
                 | FunctionIR::Explode { .. }
                 | FunctionIR::Opaque { .. } => {

@@ -130,6 +130,14 @@ pub enum PlanNode {
         predicate: GpuExpr,
         schema: OutputSchema,
     },
+    /// `with_row_index`: a first column `name` (u32) numbering the rows
+    /// from `offset`, then the input's columns.
+    RowIndex {
+        input: Box<PlanNode>,
+        name: String,
+        offset: u32,
+        schema: OutputSchema,
+    },
     /// Rows `offset..offset + len` (negative offset: from the end).
     Slice {
         input: Box<PlanNode>,
@@ -214,6 +222,7 @@ impl PlanNode {
             | PlanNode::WithColumns { schema, .. }
             | PlanNode::Filter { schema, .. }
             | PlanNode::Slice { schema, .. }
+            | PlanNode::RowIndex { schema, .. }
             | PlanNode::Sort { schema, .. }
             | PlanNode::GroupBy { schema, .. }
             | PlanNode::Join { schema, .. }
@@ -233,6 +242,7 @@ impl PlanNode {
             | PlanNode::WithColumns { input, .. }
             | PlanNode::Filter { input, .. }
             | PlanNode::Slice { input, .. }
+            | PlanNode::RowIndex { input, .. }
             | PlanNode::Sort { input, .. }
             | PlanNode::GroupBy { input, .. }
             | PlanNode::Distinct { input, .. }
@@ -297,6 +307,9 @@ impl PlanNode {
             ),
             PlanNode::Filter { predicate, .. } => format!("Filter {predicate}"),
             PlanNode::Slice { offset, len, .. } => format!("Slice offset={offset} len={len}"),
+            PlanNode::RowIndex { name, offset, .. } => {
+                format!("RowIndex name={name:?} offset={offset}")
+            }
             PlanNode::Sort {
                 keys,
                 stable,

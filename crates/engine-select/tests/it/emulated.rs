@@ -2768,7 +2768,7 @@ fn ranks_distinctness_tests_and_differences_match_the_cpu() {
     let mut exprs = vec![];
     for method in methods {
         for descending in [false, true] {
-            for c in ["i", "f", "h", "d", "u", "w"] {
+            for c in ["i", "f", "h", "d", "u", "w", "s", "b"] {
                 exprs.push(
                     rank(c, method, descending).alias(format!("rank {c} {method:?} {descending}")),
                 );
@@ -2778,6 +2778,12 @@ fn ranks_distinctness_tests_and_differences_match_the_cpu() {
                     .over([col("g")])
                     .unwrap()
                     .alias(format!("rank i by g {method:?} {descending}")),
+            );
+            exprs.push(
+                rank("s", method, descending)
+                    .over([col("g")])
+                    .unwrap()
+                    .alias(format!("rank s by g {method:?} {descending}")),
             );
             exprs.push(
                 rank("f", method, descending)
@@ -2848,7 +2854,6 @@ fn ranks_distinctness_tests_and_differences_match_the_cpu() {
         ]),
     );
     for (expr, reason) in [
-        (rank("s", RankMethod::Min, false), "rank of str"),
         (col("i").diff(lit(1i64), NullBehavior::Drop), "diff"),
         (
             col("d").diff(lit(1i64), NullBehavior::Ignore),
@@ -4176,4 +4181,36 @@ fn common_subexpressions_the_device_cannot_hold_are_computed_where_used() {
         .unwrap_err()
         .to_string();
     assert!(raised.contains("filter inside an expression"), "{raised}");
+}
+
+#[test]
+fn row_indices_number_the_rows_on_the_device() {
+    let frame = || {
+        df!(
+            "x" => [Some(3i64), None, Some(1), Some(4), Some(1), Some(5)],
+            "s" => ["a", "b", "c", "d", "e", "f"],
+        )
+        .unwrap()
+        .lazy()
+    };
+    assert_gpu_eq("with_row_index", frame().with_row_index("index", None));
+    assert_gpu_eq(
+        "with_row_index from an offset, after a filter, used in an expression",
+        frame()
+            .filter(col("x").is_not_null())
+            .with_row_index("n", Some(10))
+            .with_columns([(col("n") * lit(2u32)).alias("twice")]),
+    );
+    assert_gpu_eq(
+        "with_row_index up to the last u32",
+        frame().with_row_index("n", Some(u32::MAX - 6)),
+    );
+    assert_gpu_eq(
+        "with_row_index of an empty frame",
+        frame()
+            .filter(col("x").gt(lit(100i64)))
+            .with_row_index("n", Some(u32::MAX)),
+    );
+    // Numbers past u32: Polars' own error, word for word.
+    assert_cpu_error(frame().with_row_index("n", Some(u32::MAX - 2)));
 }
