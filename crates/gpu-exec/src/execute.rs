@@ -2447,13 +2447,14 @@ impl Executor<'_> {
 
     /// Polars' `cum_max` (`cum_min`, `minimum`) of `input` (integers or
     /// floats) over `frame` (restarted in each group of `groups`, in its
-    /// order): each row's best value so far gathered from its row, so the
-    /// values come back as they were (the sign of a zero, NaN).
+    /// order; from the last row to the first, `reverse`): each row's best
+    /// value so far gathered from its row, so the values come back as they
+    /// were (the sign of a zero, NaN).
     fn cumulative_extreme(
         &self,
         frame: &DeviceFrame,
         input: &GpuExpr,
-        minimum: bool,
+        (minimum, reverse): (bool, bool),
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let words = word_dtype(input.dtype);
@@ -2463,22 +2464,61 @@ impl Executor<'_> {
             .evaluate(frame, &cast_to(input, words), "")?
             .into_parts();
         let ops = self.ops();
-        let group_of;
-        let groups = match groups {
-            None => None,
-            Some((sorted_rows, starts)) => {
+        let n = frame.height;
+        // The rows in the scan's order, and each position's group.
+        let (rows, group_of);
+        let order = match (groups, reverse) {
+            (None, false) => None,
+            (None, true) => {
+                rows = self.last_to_first(n)?;
+                group_of = DeviceBuffer::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
+                Some((&rows, &group_of))
+            }
+            (Some((sorted_rows, starts)), false) => {
                 group_of = ops.segment_ids(starts, sorted_rows.len())?;
                 Some((sorted_rows, &group_of))
+            }
+            (Some((sorted_rows, starts)), true) => {
+                let back = self.last_to_first(n)?;
+                rows = ops.gather(sorted_rows, None, &back)?.0;
+                group_of = ops
+                    .gather(&ops.segment_ids(starts, sorted_rows.len())?, None, &back)?
+                    .0;
+                Some((&rows, &group_of))
             }
         };
         let validity = validity.as_ref();
         let rows = match values {
-            Values::I64(v) => ops.running_best(&v, validity, minimum, groups)?,
-            Values::U64(v) => ops.running_best(&v, validity, minimum, groups)?,
-            Values::F64(v) => ops.running_best(&v, validity, minimum, groups)?,
+            Values::I64(v) => ops.running_best(&v, validity, minimum, order)?,
+            Values::U64(v) => ops.running_best(&v, validity, minimum, order)?,
+            Values::F64(v) => ops.running_best(&v, validity, minimum, order)?,
             _ => return Err(ExecError::Unsupported(format!("cum_max of `{input}`"))),
         };
         self.gather_column(column, &rows)
+    }
+
+    /// The positions `n - 1` down to 0.
+    fn last_to_first(&self, n: usize) -> Result<DeviceBuffer<i64>, ExecError> {
+        let positions = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::Int64,
+                n,
+                Values::I64(self.ops().iota(n, 0)?),
+                None,
+            )],
+            height: n,
+        };
+        let last = GpuExpr::literal(Scalar::Int(n as i64 - 1), GpuDtype::Int64);
+        let back = last.binary(
+            BinaryOp::Minus,
+            column_ref(0, GpuDtype::Int64),
+            GpuDtype::Int64,
+        );
+        match self.evaluate(&positions, &back, "")?.into_parts().0 {
+            Values::I64(positions) => Ok(positions),
+            _ => Err(ExecError::Unsupported("positions that are not i64".into())),
+        }
     }
 
     /// Wrapping inclusive prefix sums of 64-bit `values`, by row: of the
@@ -2556,8 +2596,13 @@ impl Executor<'_> {
         if let ExprKind::CumSum(input) = &part.kind {
             return self.cumulative_sum(frame, input, part.dtype, groups);
         }
-        if let ExprKind::CumExtreme { input, minimum } = &part.kind {
-            return self.cumulative_extreme(frame, input, *minimum, groups);
+        if let ExprKind::CumExtreme {
+            input,
+            minimum,
+            reverse,
+        } = &part.kind
+        {
+            return self.cumulative_extreme(frame, input, (*minimum, *reverse), groups);
         }
         if let ExprKind::Rank { .. } = part.kind {
             return self.ranked(frame, part, groups);

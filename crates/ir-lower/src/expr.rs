@@ -484,11 +484,12 @@ pub enum ExprKind {
     /// the rows.
     CumSum(Box<GpuExpr>),
     /// Polars' `cum_max` (or `cum_min`) of integers or floats, front to
-    /// back: nulls stay null and change nothing; NaN only until a number
-    /// comes. Depends on the order of the rows.
+    /// back (`reverse`: back to front): nulls stay null and change nothing;
+    /// NaN only until a number comes. Depends on the order of the rows.
     CumExtreme {
         input: Box<GpuExpr>,
         minimum: bool,
+        reverse: bool,
     },
     /// `dt.truncate`: the date or timestamp rounded down.
     Truncate {
@@ -734,9 +735,14 @@ impl fmt::Display for GpuExpr {
             ExprKind::Abs(input) => write!(f, "abs({input})"),
             ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
             ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
-            ExprKind::CumExtreme { input, minimum } => {
+            ExprKind::CumExtreme {
+                input,
+                minimum,
+                reverse,
+            } => {
                 let name = if *minimum { "cum_min" } else { "cum_max" };
-                write!(f, "{name}({input})")
+                let reversed = if *reverse { ", reverse" } else { "" };
+                write!(f, "{name}({input}{reversed})")
             }
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
             ExprKind::Rank {

@@ -523,7 +523,8 @@ impl ExprLowering<'_> {
                 }
                 ExprKind::CumSum(Box::new(input))
             }
-            F::CumMax { reverse: false } | F::CumMin { reverse: false } => {
+            F::CumMax { reverse } | F::CumMin { reverse } => {
+                let reverse = *reverse;
                 let input = self.single(inputs)?;
                 let minimum = matches!(function, F::CumMin { .. });
                 if !(input.dtype.is_integer() || input.dtype.is_float()) {
@@ -536,6 +537,7 @@ impl ExprLowering<'_> {
                 ExprKind::CumExtreme {
                     input: Box::new(input),
                     minimum,
+                    reverse,
                 }
             }
             F::CumCount { reverse } => {
