@@ -530,6 +530,46 @@ extern "C" __global__ void string_parse_integers(const i64* offsets, const unsig
 }
 EMU_KERNEL(string_parse_integers)
 
+// Texts of exactly the form YYYY-MM-DD that name a date, as days since
+// 1970-01-01 (Polars' `str.to_date` with the format %Y-%m-%d). Any other
+// valid text sets `failed`: the executor leaves such columns to Polars,
+// whose parser decides (null, an error, or a date of another form).
+extern "C" __global__ void string_parse_dates(const i64* offsets, const unsigned char* bytes,
+                                              const u32* validity, u64 n, i32* out,
+                                              u32* out_validity, u32* failed) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool parsed = false;
+        if (i < n && is_valid(validity, i)) {
+            i64 begin = offsets[i];
+            const unsigned char* t = bytes + begin;
+            bool form = offsets[i + 1] - begin == 10 && t[4] == '-' && t[7] == '-';
+            i64 digits[8];
+            const int at[8] = {0, 1, 2, 3, 5, 6, 8, 9};
+            for (int k = 0; k < 8; ++k) {
+                unsigned char c = form ? t[at[k]] : '0';
+                form = form && c >= '0' && c <= '9';
+                digits[k] = c - '0';
+            }
+            i64 year = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3];
+            i64 month = digits[4] * 10 + digits[5];
+            i64 day = digits[6] * 10 + digits[7];
+            const i64 month_days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+            bool date = form && month >= 1 && month <= 12 && day >= 1 &&
+                        day <= month_days[month >= 1 && month <= 12 ? month - 1 : 0] +
+                                   (month == 2 && is_leap(year) ? 1 : 0);
+            parsed = date;
+            out[i] = date ? static_cast<i32>(days_from_civil(year, month, day)) : 0;
+            if (!date) atomicOr(failed, 1u);
+        } else if (i < n) {
+            out[i] = 0;
+        }
+        u32 bits = __ballot_sync(FULL_MASK, parsed);
+        if (lane == 0) out_validity[i / 32] = bits;
+    }
+}
+EMU_KERNEL(string_parse_dates)
+
 // Polars' pad_start (side 0) and pad_end (side 1): `fill` (its UTF-8 bytes)
 // added before (after) a string of fewer than `length` characters until it
 // has that many; zfill (side 2): '0's after a leading '+' or '-' until the

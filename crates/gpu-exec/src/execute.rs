@@ -485,6 +485,7 @@ fn text_parse_supported(expr: &GpuExpr) -> bool {
                 && integer_bounds(expr.dtype).is_some()
                 && string_valued(input).is_ok()
         }
+        ExprKind::ParseDate(input) => string_valued(input).is_ok(),
         _ => false,
     }
 }
@@ -2607,6 +2608,9 @@ impl Executor<'_> {
         if let ExprKind::Rank { .. } = part.kind {
             return self.ranked(frame, part, groups);
         }
+        if let ExprKind::ParseDate(input) = &part.kind {
+            return self.parsed_dates(frame, input, part);
+        }
         if text_parse_supported(part) {
             return self.parsed_integers(frame, part);
         }
@@ -3255,6 +3259,36 @@ impl Executor<'_> {
         };
         let cast = column_ref(0, GpuDtype::UInt64).cast(expr.dtype, CastMode::Wrapping);
         self.evaluate(&parsed, &cast, "")
+    }
+
+    /// `str.to_date("%Y-%m-%d")` of `input` over `frame` (`expr`): texts of
+    /// exactly the form `YYYY-MM-DD` parsed on the device; any other text
+    /// raises the launch's failure flag, so the query goes to Polars, whose
+    /// parser decides what it is (a date of another form, null, an error).
+    fn parsed_dates(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        expr: &GpuExpr,
+    ) -> Result<DeviceColumn, ExecError> {
+        let mut owned = None;
+        let column = self.column_of(frame, input, "", &mut owned)?;
+        let Values::Str { offsets, bytes } = column.values() else {
+            return Err(ExecError::Unsupported(format!("`{input}` is not text")));
+        };
+        let failed = DeviceBuffer::<u32>::zeroed(1, self.ctx.memory.clone(), &self.ctx.stream)?;
+        let (days, validity) = self
+            .ops()
+            .string_parse_dates((offsets, bytes, column.validity()), &failed)?;
+        let what = format!("texts not of the form YYYY-MM-DD, or not dates, in `{expr}`");
+        self.shared.borrow_mut().checks.push((failed, what));
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Date,
+            frame.height,
+            Values::I32(days),
+            Some(validity),
+        ))
     }
 
     /// Polars' `rank` (`expr`) over `frame`, within each group of `groups`:

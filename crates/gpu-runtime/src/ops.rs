@@ -1513,26 +1513,61 @@ impl Ops<'_> {
         (min, max): (i64, u64),
         failed: Option<&DeviceBuffer<u32>>,
     ) -> Result<(DeviceBuffer<u64>, DeviceBuffer<u32>), RuntimeError> {
+        self.parse_texts(
+            ids::string_parse_integers,
+            (offsets, bytes, validity),
+            |args| {
+                args.arg(u32::from(min < 0))
+                    .arg(max)
+                    .arg(min.unsigned_abs())
+            },
+            failed,
+        )
+    }
+
+    /// Texts of exactly the form `YYYY-MM-DD` naming a date, as days since
+    /// 1970-01-01, and the validity of those; any other valid text sets
+    /// `failed` (the caller leaves the column to Polars' parser).
+    pub fn string_parse_dates(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        failed: &DeviceBuffer<u32>,
+    ) -> Result<(DeviceBuffer<i32>, DeviceBuffer<u32>), RuntimeError> {
+        self.parse_texts(
+            ids::string_parse_dates,
+            (offsets, bytes, validity),
+            |args| args,
+            Some(failed),
+        )
+    }
+
+    /// Launches a parse of texts, one thread per text: `kernel` takes the
+    /// texts, their count, its own arguments (`own`), the values and their
+    /// validity it writes, and the failure flag (null for none).
+    fn parse_texts<T: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        (offsets, bytes, validity): StringsRef<'_>,
+        own: impl FnOnce(KernelArgs) -> KernelArgs,
+        failed: Option<&DeviceBuffer<u32>>,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
         check(!offsets.is_empty(), || "string offsets are empty".into())?;
         let n = offsets.len() - 1;
         check_bitmap(validity, n, "validity")?;
         check(failed.is_none_or(|f| !f.is_empty()), || {
             "the failure flag is empty".into()
         })?;
-        let out = self.zeroed::<u64>(n)?;
+        let out = self.zeroed::<T>(n)?;
         let out_validity = self.zeroed::<u32>(words(n))?;
-        let args = KernelArgs::new()
+        let args = own(KernelArgs::new()
             .buffer(offsets)
             .buffer(bytes)
             .arg(ptr(validity))
-            .arg(n as u64)
-            .arg(u32::from(min < 0))
-            .arg(max)
-            .arg(min.unsigned_abs())
-            .buffer(&out)
-            .buffer(&out_validity)
-            .arg(ptr(failed));
-        self.launch(ids::string_parse_integers, Self::linear(n), args)?;
+            .arg(n as u64))
+        .buffer(&out)
+        .buffer(&out_validity)
+        .arg(ptr(failed));
+        self.launch(kernel, Self::linear(n), args)?;
         Ok((out, out_validity))
     }
 

@@ -491,6 +491,10 @@ pub enum ExprKind {
         minimum: bool,
         reverse: bool,
     },
+    /// `str.to_date` with the format `%Y-%m-%d` (exact): the date a text
+    /// of that form names. The executor runs texts of exactly the form
+    /// `YYYY-MM-DD` and leaves a column with any other text to Polars.
+    ParseDate(Box<GpuExpr>),
     /// `dt.truncate`: the date or timestamp rounded down.
     Truncate {
         input: Box<GpuExpr>,
@@ -658,6 +662,7 @@ macro_rules! children {
             | ExprKind::Sqrt(input)
             | ExprKind::CumSum(input)
             | ExprKind::CumExtreme { input, .. }
+            | ExprKind::ParseDate(input)
             | ExprKind::Shift { input, .. }
             | ExprKind::Rank { input, .. }
             | ExprKind::Distinct { input, .. }
@@ -735,6 +740,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::Abs(input) => write!(f, "abs({input})"),
             ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
             ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
+            ExprKind::ParseDate(input) => write!(f, "{input}.str.to_date(\"%Y-%m-%d\")"),
             ExprKind::CumExtreme {
                 input,
                 minimum,

@@ -980,6 +980,17 @@ impl ExprLowering<'_> {
 
     fn string(&mut self, node: Node, inputs: &[ExprIR], function: &IRStringFunction) -> Lowered {
         use IRStringFunction as S;
+        if let S::Strptime(polars::prelude::DataType::Date, options) = function
+            && options.format.as_deref() == Some("%Y-%m-%d")
+            && options.exact
+        {
+            let input = self.boxed(inputs.first()?.node())?;
+            let dtype = self.dtype(node)?;
+            return Some(GpuExpr {
+                kind: ExprKind::ParseDate(input),
+                dtype,
+            });
+        }
         let input = self.boxed(inputs[0].node());
         let op = match function {
             S::Contains { literal, .. } => {

@@ -4214,3 +4214,57 @@ fn row_indices_number_the_rows_on_the_device() {
     // Numbers past u32: Polars' own error, word for word.
     assert_cpu_error(frame().with_row_index("n", Some(u32::MAX - 2)));
 }
+
+#[test]
+fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_on_the_device() {
+    let dates = |texts: &[Option<&str>]| {
+        df!("s" => texts.to_vec(), "x" => (0..texts.len() as i64).collect::<Vec<_>>())
+            .unwrap()
+            .lazy()
+    };
+    let format = |format: &str, strict: bool| StrptimeOptions {
+        format: Some(format.into()),
+        strict,
+        ..Default::default()
+    };
+    let canonical = [
+        Some("2024-02-29"),
+        None,
+        Some("1970-01-01"),
+        Some("0001-01-01"),
+        Some("9999-12-31"),
+        Some("1969-12-31"),
+        Some("2000-03-01"),
+    ];
+    let to_date = |strict| col("s").str().to_date(format("%Y-%m-%d", strict));
+    assert_gpu_eq(
+        "dates parsed on the device",
+        dates(&canonical).select([
+            to_date(true).alias("date"),
+            to_date(false).alias("lenient"),
+            to_date(true).dt().year().alias("year"),
+            (to_date(true) - lit(10_957i32).cast(DataType::Date))
+                .dt()
+                .total_days(false)
+                .alias("days since 2000"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter by a parsed date",
+        dates(&canonical).filter(to_date(true).gt(lit(3_652i32).cast(DataType::Date))),
+    );
+    // Texts of other forms, or that are no dates: Polars' parser decides.
+    assert_cpu_answer_with_reason(
+        dates(&[Some("2021-1-5"), Some("2021-01-05")]).select([to_date(true)]),
+        "not of the form YYYY-MM-DD",
+    );
+    assert_cpu_answer_with_reason(
+        dates(&[Some("2021-02-30"), Some("x"), Some("2021-01-05")]).select([to_date(false)]),
+        "not of the form YYYY-MM-DD",
+    );
+    assert_cpu_error(dates(&[Some("2021-02-30"), Some("2021-01-05")]).select([to_date(true)]));
+    assert_cpu_answer_with_reason(
+        dates(&[Some("05/01/2021")]).select([col("s").str().to_date(format("%d/%m/%Y", true))]),
+        "strptime",
+    );
+}

@@ -1,4 +1,4 @@
-//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers, padding, dates and timestamps as text, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
+//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers and dates, padding, dates and timestamps as text, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
 
 use std::sync::Arc;
 
@@ -606,6 +606,77 @@ fn texts_parse_as_integers_as_rust_parses_them() {
                 "n = {n}, {name}"
             );
         }
+    }
+}
+
+#[test]
+fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_others_set_the_flag() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(46);
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+    for &n in SIZES {
+        // Mostly canonical dates, some impossible (month 13, day 0, Feb 29
+        // of common years), some of other forms chrono may still take.
+        let texts: Vec<String> = (0..n)
+            .map(|_| {
+                let (y, m, d) = (rng.u32(..10000), rng.u32(1..13), rng.u32(1..32));
+                match rng.u8(..20) {
+                    0 => format!("{y:04}-13-{d:02}"),
+                    1 => format!("{y:04}-{m:02}-00"),
+                    2 => format!("{y:04}-02-29"),
+                    3 => format!("{y}-{m}-{d}"),
+                    4 => format!(" {y:04}-{m:02}-{d:02}"),
+                    5 => format!("{y:04}/{m:02}/{d:02}"),
+                    6 => String::new(),
+                    _ => format!("{y:04}-{m:02}-{d:02}"),
+                }
+            })
+            .collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..8) != 0).collect();
+        let (offsets, bytes) = offsets_of(&texts);
+        let failed = device.upload(&[0u32]);
+        let (values, validity) = ops
+            .string_parse_dates(
+                (
+                    &device.upload(&offsets),
+                    &device.upload(&bytes),
+                    Some(&device.upload(&bitmap(&valid))),
+                ),
+                &failed,
+            )
+            .unwrap();
+        let canonical = |t: &str| {
+            t.len() == 10
+                && t.bytes().enumerate().all(|(i, b)| {
+                    if i == 4 || i == 7 {
+                        b == b'-'
+                    } else {
+                        b.is_ascii_digit()
+                    }
+                })
+        };
+        let expected: Vec<Option<i32>> = texts
+            .iter()
+            .zip(&valid)
+            .map(|(t, &ok)| {
+                let date = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d").ok();
+                date.filter(|_| ok && canonical(t))
+                    .map(|d| (d - epoch).num_days() as i32)
+            })
+            .collect();
+        let (values, validity) = (values.to_host().unwrap(), validity.to_host().unwrap());
+        let got: Vec<Option<i32>> = flags(&validity, n)
+            .into_iter()
+            .zip(&values)
+            .map(|(ok, &v)| ok.then_some(v))
+            .collect();
+        assert_eq!(got, expected, "n = {n}");
+        let should_fail = expected
+            .iter()
+            .zip(&valid)
+            .any(|(e, &ok)| ok && e.is_none());
+        assert_eq!(failed.to_host().unwrap()[0] != 0, should_fail, "n = {n}");
     }
 }
 
