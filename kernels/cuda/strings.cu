@@ -530,39 +530,82 @@ extern "C" __global__ void string_parse_integers(const i64* offsets, const unsig
 }
 EMU_KERNEL(string_parse_integers)
 
+// Reads `count` ASCII digits at `t` into `value`; false if one is not a digit.
+__device__ __forceinline__ bool read_digits(const unsigned char* t, int count, i64* value) {
+    i64 v = 0;
+    bool digits = true;
+    for (int k = 0; k < count; ++k) {
+        digits = digits && t[k] >= '0' && t[k] <= '9';
+        v = v * 10 + (t[k] - '0');
+    }
+    *value = v;
+    return digits;
+}
+
+// The text at `t` of `len` bytes, of exactly the form YYYY-MM-DD (and, with
+// `time`, then " HH:MM:SS"), naming a date (and a time of day, seconds up to
+// 59): days since 1970-01-01 and seconds into the day. False otherwise.
+__device__ __forceinline__ bool parse_date_time(const unsigned char* t, i64 len, bool time,
+                                                i64* days, i64* seconds) {
+    if (len != (time ? 19 : 10) || t[4] != '-' || t[7] != '-') return false;
+    i64 year, month, day;
+    if (!read_digits(t, 4, &year) || !read_digits(t + 5, 2, &month) ||
+        !read_digits(t + 8, 2, &day)) {
+        return false;
+    }
+    const i64 month_days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (month < 1 || month > 12 || day < 1 ||
+        day > month_days[month - 1] + (month == 2 && is_leap(year) ? 1 : 0)) {
+        return false;
+    }
+    *days = days_from_civil(year, month, day);
+    *seconds = 0;
+    if (!time) return true;
+    i64 hour, minute, second;
+    if (t[10] != ' ' || t[13] != ':' || t[16] != ':' || !read_digits(t + 11, 2, &hour) ||
+        !read_digits(t + 14, 2, &minute) || !read_digits(t + 17, 2, &second)) {
+        return false;
+    }
+    if (hour > 23 || minute > 59 || second > 59) return false;
+    *seconds = hour * 3600 + minute * 60 + second;
+    return true;
+}
+
 // Texts of exactly the form YYYY-MM-DD that name a date, as days since
-// 1970-01-01 (Polars' `str.to_date` with the format %Y-%m-%d). Any other
-// valid text sets `failed`: the executor leaves such columns to Polars,
-// whose parser decides (null, an error, or a date of another form).
+// 1970-01-01 (i32; Polars' `str.to_date` with the format %Y-%m-%d); with
+// `per_second` non-zero, texts of exactly the form YYYY-MM-DD HH:MM:SS as
+// timestamps in units of 1/per_second s (i64; `str.to_datetime` with the
+// format %Y-%m-%d %H:%M:%S). Any other valid text, or a timestamp past
+// i64, sets `failed`: the executor leaves such columns to Polars, whose
+// parser decides (null, an error, or a value of another form).
 extern "C" __global__ void string_parse_dates(const i64* offsets, const unsigned char* bytes,
-                                              const u32* validity, u64 n, i32* out,
-                                              u32* out_validity, u32* failed) {
+                                              const u32* validity, u64 n, u64 per_second,
+                                              void* out, u32* out_validity, u32* failed) {
     unsigned int lane = threadIdx.x % 32;
+    const i64 ticks = static_cast<i64>(per_second);
     for (u64 i = global_index(); i - lane < n; i += global_stride()) {
         bool parsed = false;
+        i64 value = 0;
         if (i < n && is_valid(validity, i)) {
-            i64 begin = offsets[i];
-            const unsigned char* t = bytes + begin;
-            bool form = offsets[i + 1] - begin == 10 && t[4] == '-' && t[7] == '-';
-            i64 digits[8];
-            const int at[8] = {0, 1, 2, 3, 5, 6, 8, 9};
-            for (int k = 0; k < 8; ++k) {
-                unsigned char c = form ? t[at[k]] : '0';
-                form = form && c >= '0' && c <= '9';
-                digits[k] = c - '0';
+            i64 begin = offsets[i], days = 0, seconds = 0;
+            parsed = parse_date_time(bytes + begin, offsets[i + 1] - begin, ticks != 0, &days,
+                                     &seconds);
+            if (parsed && ticks != 0) {
+                i64 total = days * 86400 + seconds;
+                const i64 most = 0x7fffffffffffffffll;
+                parsed = total <= most / ticks && total >= -(most / ticks);
+                value = total * ticks;
+            } else if (parsed) {
+                value = days;
             }
-            i64 year = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3];
-            i64 month = digits[4] * 10 + digits[5];
-            i64 day = digits[6] * 10 + digits[7];
-            const i64 month_days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-            bool date = form && month >= 1 && month <= 12 && day >= 1 &&
-                        day <= month_days[month >= 1 && month <= 12 ? month - 1 : 0] +
-                                   (month == 2 && is_leap(year) ? 1 : 0);
-            parsed = date;
-            out[i] = date ? static_cast<i32>(days_from_civil(year, month, day)) : 0;
-            if (!date) atomicOr(failed, 1u);
-        } else if (i < n) {
-            out[i] = 0;
+            if (!parsed) atomicOr(failed, 1u);
+        }
+        if (i < n) {
+            if (ticks == 0) {
+                static_cast<i32*>(out)[i] = parsed ? static_cast<i32>(value) : 0;
+            } else {
+                static_cast<i64*>(out)[i] = parsed ? value : 0;
+            }
         }
         u32 bits = __ballot_sync(FULL_MASK, parsed);
         if (lane == 0) out_validity[i / 32] = bits;

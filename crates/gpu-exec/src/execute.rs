@@ -485,7 +485,7 @@ fn text_parse_supported(expr: &GpuExpr) -> bool {
                 && integer_bounds(expr.dtype).is_some()
                 && string_valued(input).is_ok()
         }
-        ExprKind::ParseDate(input) => string_valued(input).is_ok(),
+        ExprKind::ParseTemporal(input) => string_valued(input).is_ok(),
         _ => false,
     }
 }
@@ -2608,8 +2608,8 @@ impl Executor<'_> {
         if let ExprKind::Rank { .. } = part.kind {
             return self.ranked(frame, part, groups);
         }
-        if let ExprKind::ParseDate(input) = &part.kind {
-            return self.parsed_dates(frame, input, part);
+        if let ExprKind::ParseTemporal(input) = &part.kind {
+            return self.parsed_temporals(frame, input, part);
         }
         if text_parse_supported(part) {
             return self.parsed_integers(frame, part);
@@ -3261,11 +3261,12 @@ impl Executor<'_> {
         self.evaluate(&parsed, &cast, "")
     }
 
-    /// `str.to_date("%Y-%m-%d")` of `input` over `frame` (`expr`): texts of
-    /// exactly the form `YYYY-MM-DD` parsed on the device; any other text
-    /// raises the launch's failure flag, so the query goes to Polars, whose
-    /// parser decides what it is (a date of another form, null, an error).
-    fn parsed_dates(
+    /// `str.to_date("%Y-%m-%d")` or `str.to_datetime("%Y-%m-%d %H:%M:%S")`
+    /// of `input` over `frame` (`expr`, whose type says which): texts of
+    /// exactly that form parsed on the device; any other text raises the
+    /// launch's failure flag, so the query goes to Polars, whose parser
+    /// decides what it is (a value of another form, null, an error).
+    fn parsed_temporals(
         &self,
         frame: &DeviceFrame,
         input: &GpuExpr,
@@ -3276,17 +3277,31 @@ impl Executor<'_> {
         let Values::Str { offsets, bytes } = column.values() else {
             return Err(ExecError::Unsupported(format!("`{input}` is not text")));
         };
+        let strings = (offsets, bytes, column.validity());
         let failed = DeviceBuffer::<u32>::zeroed(1, self.ctx.memory.clone(), &self.ctx.stream)?;
-        let (days, validity) = self
-            .ops()
-            .string_parse_dates((offsets, bytes, column.validity()), &failed)?;
-        let what = format!("texts not of the form YYYY-MM-DD, or not dates, in `{expr}`");
+        let ops = self.ops();
+        let (values, validity, form) = match expr.dtype {
+            GpuDtype::Date => {
+                let (days, validity) = ops.string_parse_dates(strings, &failed)?;
+                (Values::I32(days), validity, "YYYY-MM-DD")
+            }
+            GpuDtype::Datetime(unit) => {
+                let per_second = (unit.per_day() / 86_400) as u64;
+                let (ticks, validity) =
+                    ops.string_parse_timestamps(strings, per_second, &failed)?;
+                (Values::I64(ticks), validity, "YYYY-MM-DD HH:MM:SS")
+            }
+            other => {
+                return Err(ExecError::Unsupported(format!("`{expr}` as {other}")));
+            }
+        };
+        let what = format!("texts not of the form {form}, or not valid, in `{expr}`");
         self.shared.borrow_mut().checks.push((failed, what));
         Ok(DeviceColumn::from_parts(
             "".into(),
-            GpuDtype::Date,
+            expr.dtype,
             frame.height,
-            Values::I32(days),
+            values,
             Some(validity),
         ))
     }

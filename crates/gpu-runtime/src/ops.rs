@@ -1530,13 +1530,32 @@ impl Ops<'_> {
     /// `failed` (the caller leaves the column to Polars' parser).
     pub fn string_parse_dates(
         &self,
-        (offsets, bytes, validity): StringsRef<'_>,
+        strings: StringsRef<'_>,
         failed: &DeviceBuffer<u32>,
     ) -> Result<(DeviceBuffer<i32>, DeviceBuffer<u32>), RuntimeError> {
         self.parse_texts(
             ids::string_parse_dates,
-            (offsets, bytes, validity),
-            |args| args,
+            strings,
+            |args| args.arg(0u64),
+            Some(failed),
+        )
+    }
+
+    /// Texts of exactly the form `YYYY-MM-DD HH:MM:SS` naming a date and a
+    /// time of day, as timestamps in units of `1 / per_second` s, and the
+    /// validity of those; any other valid text, or a timestamp past i64,
+    /// sets `failed`.
+    pub fn string_parse_timestamps(
+        &self,
+        strings: StringsRef<'_>,
+        per_second: u64,
+        failed: &DeviceBuffer<u32>,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u32>), RuntimeError> {
+        check(per_second > 0, || "timestamps of no unit".into())?;
+        self.parse_texts(
+            ids::string_parse_dates,
+            strings,
+            |args| args.arg(per_second),
             Some(failed),
         )
     }

@@ -491,10 +491,12 @@ pub enum ExprKind {
         minimum: bool,
         reverse: bool,
     },
-    /// `str.to_date` with the format `%Y-%m-%d` (exact): the date a text
-    /// of that form names. The executor runs texts of exactly the form
-    /// `YYYY-MM-DD` and leaves a column with any other text to Polars.
-    ParseDate(Box<GpuExpr>),
+    /// `str.to_date` with the format `%Y-%m-%d`, or `str.to_datetime` with
+    /// `%Y-%m-%d %H:%M:%S` (exact, no time zone): the date or timestamp (of
+    /// the expression's type) a text of that form names. The executor runs
+    /// texts of exactly the form `YYYY-MM-DD` (`YYYY-MM-DD HH:MM:SS`) and
+    /// leaves a column with any other text to Polars.
+    ParseTemporal(Box<GpuExpr>),
     /// `dt.truncate`: the date or timestamp rounded down.
     Truncate {
         input: Box<GpuExpr>,
@@ -662,7 +664,7 @@ macro_rules! children {
             | ExprKind::Sqrt(input)
             | ExprKind::CumSum(input)
             | ExprKind::CumExtreme { input, .. }
-            | ExprKind::ParseDate(input)
+            | ExprKind::ParseTemporal(input)
             | ExprKind::Shift { input, .. }
             | ExprKind::Rank { input, .. }
             | ExprKind::Distinct { input, .. }
@@ -740,7 +742,10 @@ impl fmt::Display for GpuExpr {
             ExprKind::Abs(input) => write!(f, "abs({input})"),
             ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
             ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
-            ExprKind::ParseDate(input) => write!(f, "{input}.str.to_date(\"%Y-%m-%d\")"),
+            ExprKind::ParseTemporal(input) => match self.dtype {
+                GpuDtype::Date => write!(f, "{input}.str.to_date(\"%Y-%m-%d\")"),
+                _ => write!(f, "{input}.str.to_datetime(\"%Y-%m-%d %H:%M:%S\")"),
+            },
             ExprKind::CumExtreme {
                 input,
                 minimum,

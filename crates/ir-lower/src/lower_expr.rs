@@ -1,5 +1,6 @@
 //! Lowering Polars expressions (`AExpr`) to GPU expressions, refusing what the GPU cannot run.
 
+use polars::prelude::DataType;
 use polars::prelude::QuantileMethod;
 use polars_core::chunked_array::cast::CastOptions;
 use polars_core::prelude::{AnyValue, FillNullStrategy, Schema, Series};
@@ -980,14 +981,18 @@ impl ExprLowering<'_> {
 
     fn string(&mut self, node: Node, inputs: &[ExprIR], function: &IRStringFunction) -> Lowered {
         use IRStringFunction as S;
-        if let S::Strptime(polars::prelude::DataType::Date, options) = function
-            && options.format.as_deref() == Some("%Y-%m-%d")
+        if let S::Strptime(dtype, options) = function
             && options.exact
+            && matches!(
+                (dtype, options.format.as_deref()),
+                (DataType::Date, Some("%Y-%m-%d"))
+                    | (DataType::Datetime(_, None), Some("%Y-%m-%d %H:%M:%S"))
+            )
         {
             let input = self.boxed(inputs.first()?.node())?;
             let dtype = self.dtype(node)?;
             return Some(GpuExpr {
-                kind: ExprKind::ParseDate(input),
+                kind: ExprKind::ParseTemporal(input),
                 dtype,
             });
         }

@@ -4216,7 +4216,7 @@ fn row_indices_number_the_rows_on_the_device() {
 }
 
 #[test]
-fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_on_the_device() {
+fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
     let dates = |texts: &[Option<&str>]| {
         df!("s" => texts.to_vec(), "x" => (0..texts.len() as i64).collect::<Vec<_>>())
             .unwrap()
@@ -4267,4 +4267,46 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_on_the_device() {
         dates(&[Some("05/01/2021")]).select([col("s").str().to_date(format("%d/%m/%Y", true))]),
         "strptime",
     );
+    // Timestamps of the form YYYY-MM-DD HH:MM:SS, in each unit.
+    let to_datetime = |unit: Option<TimeUnit>, strict| {
+        col("s").str().to_datetime(
+            unit,
+            None,
+            format("%Y-%m-%d %H:%M:%S", strict),
+            lit("raise"),
+        )
+    };
+    let stamps = [
+        Some("2024-02-29 23:59:59"),
+        None,
+        Some("1970-01-01 00:00:00"),
+        Some("1969-12-31 23:59:59"),
+        Some("2262-04-11 23:47:16"),
+        Some("0001-01-01 00:00:01"),
+    ];
+    assert_gpu_eq(
+        "timestamps parsed on the device",
+        dates(&stamps).select([
+            to_datetime(None, true).alias("us"),
+            to_datetime(Some(TimeUnit::Milliseconds), true).alias("ms"),
+            to_datetime(Some(TimeUnit::Milliseconds), false).alias("lenient ms"),
+            to_datetime(None, true).dt().hour().alias("hour"),
+        ]),
+    );
+    assert_gpu_eq(
+        "nanosecond timestamps parsed on the device",
+        dates(&stamps[..4]).select([to_datetime(Some(TimeUnit::Nanoseconds), true)]),
+    );
+    for texts in [
+        &[Some("2021-01-05 1:02:03")][..],
+        &[Some("2021-01-05T01:02:03")],
+        &[Some("2021-01-05 24:00:00")],
+    ] {
+        assert_cpu_answer_with_reason(
+            dates(texts).select([to_datetime(None, false)]),
+            "not of the form YYYY-MM-DD HH:MM:SS",
+        );
+    }
+    // (Past i64 nanoseconds the device leaves the texts to Polars too, as
+    // the kernel tests check; Polars' debug build panics on them.)
 }

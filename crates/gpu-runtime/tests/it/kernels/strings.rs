@@ -1,8 +1,8 @@
-//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers and dates, padding, dates and timestamps as text, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
+//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers, dates and timestamps, padding, dates and timestamps as text, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
 
 use std::sync::Arc;
 
-use gpu_runtime::memory::{DeviceBuffer, MemoryResource, PoolOptions, PoolResource};
+use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource, PoolOptions, PoolResource};
 use gpu_runtime::ops::{Comparison, ConcatPart, DeviceStrings, Ops};
 use gpu_runtime::{Device, Stream};
 
@@ -609,6 +609,25 @@ fn texts_parse_as_integers_as_rust_parses_them() {
     }
 }
 
+/// A parse's values where valid equal `expected`, and its failure flag is
+/// raised exactly when a valid text (`valid`) did not parse.
+fn assert_parsed<T: DeviceCopy + PartialEq + std::fmt::Debug>(
+    (values, validity, failed): (DeviceBuffer<T>, DeviceBuffer<u32>, DeviceBuffer<u32>),
+    expected: &[Option<T>],
+    valid: &[bool],
+    context: &str,
+) {
+    let (values, validity) = (values.to_host().unwrap(), validity.to_host().unwrap());
+    let got: Vec<Option<T>> = flags(&validity, expected.len())
+        .into_iter()
+        .zip(values)
+        .map(|(ok, v)| ok.then_some(v))
+        .collect();
+    assert_eq!(got, expected, "{context}");
+    let should_fail = expected.iter().zip(valid).any(|(e, &ok)| ok && e.is_none());
+    assert_eq!(failed.to_host().unwrap()[0] != 0, should_fail, "{context}");
+}
+
 #[test]
 fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_others_set_the_flag() {
     let device = device();
@@ -665,18 +684,78 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_others_set_the_flag() {
                     .map(|d| (d - epoch).num_days() as i32)
             })
             .collect();
-        let (values, validity) = (values.to_host().unwrap(), validity.to_host().unwrap());
-        let got: Vec<Option<i32>> = flags(&validity, n)
-            .into_iter()
-            .zip(&values)
-            .map(|(ok, &v)| ok.then_some(v))
+        assert_parsed(
+            (values, validity, failed),
+            &expected,
+            &valid,
+            &format!("n = {n}"),
+        );
+    }
+}
+
+#[test]
+fn texts_of_the_form_yyyy_mm_dd_hh_mm_ss_parse_as_timestamps() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(47);
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1)
+        .unwrap()
+        .and_hms_opt(0, 0, 0)
+        .unwrap();
+    for &n in SIZES {
+        let texts: Vec<String> = (0..n)
+            .map(|_| {
+                let (y, mo, d) = (rng.u32(..10000), rng.u32(1..13), rng.u32(1..29));
+                let (h, mi, s) = (rng.u32(..24), rng.u32(..60), rng.u32(..60));
+                match rng.u8(..16) {
+                    0 => format!("{y:04}-{mo:02}-{d:02} 24:{mi:02}:{s:02}"),
+                    1 => format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:60"),
+                    2 => format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}"),
+                    3 => format!("{y:04}-{mo:02}-{d:02}"),
+                    4 => format!("{y:04}-{mo:02}-{d:02} {h}:{mi:02}:{s:02}"),
+                    _ => format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}"),
+                }
+            })
             .collect();
-        assert_eq!(got, expected, "n = {n}");
-        let should_fail = expected
-            .iter()
-            .zip(&valid)
-            .any(|(e, &ok)| ok && e.is_none());
-        assert_eq!(failed.to_host().unwrap()[0] != 0, should_fail, "n = {n}");
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..8) != 0).collect();
+        let (offsets, bytes) = offsets_of(&texts);
+        let strings = (
+            device.upload(&offsets),
+            device.upload(&bytes),
+            device.upload(&bitmap(&valid)),
+        );
+        let canonical = |t: &str| {
+            t.len() == 19
+                && t.bytes().enumerate().all(|(i, b)| match i {
+                    4 | 7 => b == b'-',
+                    10 => b == b' ',
+                    13 | 16 => b == b':',
+                    _ => b.is_ascii_digit(),
+                })
+        };
+        for per_second in [1_000u64, 1_000_000, 1_000_000_000] {
+            let failed = device.upload(&[0u32]);
+            let (values, validity) = ops
+                .string_parse_timestamps(
+                    (&strings.0, &strings.1, Some(&strings.2)),
+                    per_second,
+                    &failed,
+                )
+                .unwrap();
+            let expected: Vec<Option<i64>> = texts
+                .iter()
+                .zip(&valid)
+                .map(|(t, &ok)| {
+                    let time = chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S").ok();
+                    let seconds = time
+                        .filter(|_| ok && canonical(t) && &t[17..] != "60")
+                        .map(|time| (time - epoch).num_seconds())?;
+                    seconds.checked_mul(per_second as i64)
+                })
+                .collect();
+            let context = format!("n = {n}, {per_second} per second");
+            assert_parsed((values, validity, failed), &expected, &valid, &context);
+        }
     }
 }
 
