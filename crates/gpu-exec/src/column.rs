@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use gpu_runtime::memory::{DeviceBuffer, MemoryResource};
+use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource};
 use gpu_runtime::{RuntimeError, Stream};
 use ir_lower::GpuDtype;
 use polars::prelude::*;
@@ -86,9 +86,23 @@ fn bitmap_words(bitmap: &Bitmap) -> Vec<u32> {
 }
 
 /// The bitmap of the first `len` bits of `words` (as [`bitmap_words`]).
-fn words_bitmap(words: &[u32], len: usize) -> Bitmap {
+fn words_bitmap(words: &[u32], len: usize) -> Result<Bitmap, ExecError> {
     let bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    Bitmap::from_u8_vec(bytes, len)
+    Bitmap::try_new(bytes, len)
+        .map_err(|e| RuntimeError::Internal(format!("a device bitmap of {len} bits: {e}")).into())
+}
+
+/// The `len` values of a device buffer, as downloaded.
+fn downloaded<T: DeviceCopy>(buffer: &DeviceBuffer<T>, len: usize) -> Result<Vec<T>, ExecError> {
+    let values = buffer.to_host()?;
+    if values.len() != len {
+        return Err(RuntimeError::Internal(format!(
+            "a device column of {len} rows holds {} values",
+            values.len()
+        ))
+        .into());
+    }
+    Ok(values)
 }
 
 impl DeviceColumn {
@@ -252,13 +266,16 @@ impl DeviceColumn {
             None => None,
         };
         let name = self.name.clone();
-        let bitmap = validity.as_ref().map(|words| words_bitmap(words, self.len));
+        let bitmap = validity
+            .as_ref()
+            .map(|words| words_bitmap(words, self.len))
+            .transpose()?;
         macro_rules! primitive {
-            ($buffer:expr, $ca:ty) => {{ <$ca>::from_vec_validity(name, $buffer.to_host()?, bitmap).into_series() }};
+            ($buffer:expr, $ca:ty) => {{ <$ca>::from_vec_validity(name, downloaded($buffer, self.len)?, bitmap).into_series() }};
         }
         let physical = match &self.values {
             Values::Bits(words) => {
-                let values = words_bitmap(&words.to_host()?, self.len);
+                let values = words_bitmap(&words.to_host()?, self.len)?;
                 let array = BooleanArray::new(ArrowDataType::Boolean, values, bitmap);
                 BooleanChunked::with_chunk(name, array).into_series()
             }
