@@ -513,7 +513,7 @@ impl ExprLowering<'_> {
                     Err(why) => self.refuse(node, why),
                 };
             }
-            F::CumSum { reverse: false } => {
+            F::CumSum { reverse } => {
                 let input = self.single(inputs)?;
                 // Floats would sum in another order than Polars' loop.
                 if !(input.dtype.is_integer() || input.dtype == GpuDtype::Boolean) {
@@ -522,7 +522,26 @@ impl ExprLowering<'_> {
                         format!("cum_sum of {} is not supported on the GPU", input.dtype),
                     );
                 }
-                ExprKind::CumSum(Box::new(input))
+                if !*reverse {
+                    ExprKind::CumSum(Box::new(input))
+                } else {
+                    // At or after each row: the whole sum, less the sum
+                    // before the row. Exact where the whole sum wraps as the
+                    // running sums do: in 64-bit types, and for booleans
+                    // (counted as u32, which a count never passes).
+                    let dtype = self.dtype(node)?;
+                    let wraps_alike = matches!(dtype, GpuDtype::Int64 | GpuDtype::UInt64)
+                        || input.dtype == GpuDtype::Boolean;
+                    if !wraps_alike {
+                        return self.refuse(node, format!("reversed cum_sum as {dtype}"));
+                    }
+                    let this = input.clone().cast(dtype, CastMode::NonStrict);
+                    let before = GpuExpr {
+                        kind: ExprKind::CumSum(Box::new(input)),
+                        dtype,
+                    };
+                    return Some(from_the_end(before, this));
+                }
             }
             F::CumMax { reverse } | F::CumMin { reverse } => {
                 let reverse = *reverse;
@@ -557,18 +576,9 @@ impl ExprLowering<'_> {
                 if !*reverse {
                     return Some(counted);
                 }
-                let total = GpuExpr {
-                    kind: ExprKind::Agg {
-                        op: AggOp::Sum,
-                        input: Box::new(valid.clone()),
-                    },
-                    dtype,
-                };
-                let this = valid.cast(dtype, CastMode::NonStrict);
-                return Some(total.binary(BinaryOp::Minus, counted, dtype).binary(
-                    BinaryOp::Plus,
-                    this,
-                    dtype,
+                return Some(from_the_end(
+                    counted,
+                    valid.cast(dtype, CastMode::NonStrict),
                 ));
             }
             F::FillNullWithStrategy(strategy) => {
@@ -1900,6 +1910,23 @@ fn pow_exactly(base: GpuExpr, exponent: AnyValue<'_>, dtype: GpuDtype) -> Result
         product = product.binary(BinaryOp::Multiply, base.clone(), dtype);
     }
     Ok(product)
+}
+
+/// A running sum from the last row, given the running sum from the first
+/// (`before`, of `this` at each row): the whole sum, less the sum before
+/// the row, `sum(this) - before + this`, in `before`'s type.
+fn from_the_end(before: GpuExpr, this: GpuExpr) -> GpuExpr {
+    let dtype = before.dtype;
+    let total = GpuExpr {
+        kind: ExprKind::Agg {
+            op: AggOp::Sum,
+            input: Box::new(this.clone()),
+        },
+        dtype,
+    };
+    total
+        .binary(BinaryOp::Minus, before, dtype)
+        .binary(BinaryOp::Plus, this, dtype)
 }
 
 #[cfg(test)]

@@ -4004,6 +4004,14 @@ fn cumulative_sums_of_integers_match_the_cpu() {
             col("u").cum_sum(false).alias("u8 as i64"),
             col("b").cum_sum(false).alias("bool as u32"),
             (col("i") * lit(2i64)).cum_sum(false).alias("computed"),
+            col("i").cum_sum(true).alias("reversed"),
+            col("b").cum_sum(true).alias("reversed bool"),
+            col("u").cum_sum(true).alias("reversed u8 as i64"),
+            col("i")
+                .cum_sum(true)
+                .over([col("b")])
+                .unwrap()
+                .alias("reversed by b"),
         ]),
     );
     assert_gpu_eq(
@@ -4028,7 +4036,10 @@ fn cumulative_sums_of_integers_match_the_cpu() {
         frame().filter(col("i").cum_sum(false).gt(lit(5i64))),
     );
     for (lf, reason) in [
-        (frame().select([col("i").cum_sum(true)]), "cum_sum"),
+        (
+            frame().select([col("j").cum_sum(true)]),
+            "reversed cum_sum as i32",
+        ),
         (frame().select([col("f").cum_sum(false)]), "cum_sum of f64"),
     ] {
         assert_cpu_answer_with_reason(lf, reason);
