@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks and distinctness tests, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use polars_core::chunked_array::cast::CastOptions;
@@ -134,6 +134,30 @@ proptest! {
             _ => col("i").is_last_distinct(),
         };
         assert_gpu_eq(&format!("rank or distinctness {pick}"), df.lazy().with_columns([expr.alias("w")]));
+    }
+
+    #[test]
+    fn running_extremes_and_text_ranks_match_the_cpu(
+        df in (0usize..80).prop_flat_map(frame),
+        pick in 0usize..6,
+        reverse in any::<bool>(),
+    ) {
+        // Reciprocals tell the zeros apart.
+        let inv = |e: Expr| lit(1.0) / e;
+        let expr = match pick {
+            0 => inv(col("f").cum_max(reverse)),
+            1 => inv(col("f").cum_min(reverse).over([col("g")]).unwrap()),
+            2 => col("i").cum_max(reverse).over([col("s")]).unwrap().cast(DataType::Float64),
+            3 => col("i").cum_min(reverse).cast(DataType::Float64),
+            4 => col("s")
+                .rank(RankOptions { method: RankMethod::Dense, descending: reverse }, None)
+                .cast(DataType::Float64),
+            _ => col("s")
+                .rank(RankOptions { method: RankMethod::Average, descending: reverse }, None)
+                .over([col("g")])
+                .unwrap(),
+        };
+        assert_gpu_eq(&format!("running extreme or text rank {pick}"), df.lazy().with_columns([expr.alias("w")]));
     }
 
     #[test]
