@@ -37,6 +37,11 @@ pub struct Stream {
     host_threads: u32,
     /// The device's staging blocks for copies from and to the host.
     staging: Arc<StagingPool>,
+    /// Recorded here, and only here, for other streams to wait on
+    /// ([`Stream::wait_for`]): one event for every wait, as a wait takes
+    /// the record made just before it and a later record only marks later
+    /// work of the same stream.
+    marker: Event,
 }
 
 /// A stream that does not keep its stream alive.
@@ -45,6 +50,7 @@ pub(crate) struct WeakStream {
     backend: WeakBackend,
     host_threads: u32,
     staging: Arc<StagingPool>,
+    marker: Event,
 }
 
 #[derive(Debug, Clone)]
@@ -63,6 +69,7 @@ impl WeakStream {
             backend,
             host_threads: self.host_threads,
             staging: self.staging.clone(),
+            marker: self.marker.clone(),
         })
     }
 }
@@ -80,6 +87,7 @@ impl Stream {
             )?)),
             host_threads,
             staging,
+            marker: Event::default(),
         })
     }
 
@@ -98,6 +106,7 @@ impl Stream {
             backend: Backend::Cuda(Arc::new(CudaStream::new(context, next_stream_id())?)),
             host_threads: 0,
             staging,
+            marker: Event::default(),
         })
     }
 
@@ -390,6 +399,7 @@ impl Stream {
             backend,
             host_threads: self.host_threads,
             staging: self.staging.clone(),
+            marker: self.marker.clone(),
         }
     }
 
@@ -398,9 +408,8 @@ impl Stream {
         if self.id() == other.id() {
             return Ok(());
         }
-        let event = Event::new();
-        event.record(other)?;
-        event.wait_on(self)
+        other.marker.record(other)?;
+        other.marker.wait_on(self)
     }
 }
 
@@ -566,6 +575,28 @@ mod tests {
         event.record(&b).unwrap();
         event.synchronize().unwrap();
         assert_eq!(seen.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn repeated_waits_on_one_stream_each_see_the_work_before_them() {
+        // `wait_for` reuses `a`'s marker event: each wait must still take
+        // the record made just before it.
+        let (a, b, c) = (
+            Stream::emulated(1, 1).unwrap(),
+            Stream::emulated(1, 1).unwrap(),
+            Stream::emulated(1, 1).unwrap(),
+        );
+        let cell = Arc::new(AtomicU64::new(0));
+        slow_write(&a, &cell, 1);
+        b.wait_for(&a).unwrap();
+        let seen_by_b = read_on(&b, &cell);
+        slow_write(&a, &cell, 2);
+        c.wait_for(&a).unwrap();
+        let seen_by_c = read_on(&c, &cell);
+        b.synchronize().unwrap();
+        c.synchronize().unwrap();
+        assert!(seen_by_b.load(Ordering::SeqCst) >= 1);
+        assert_eq!(seen_by_c.load(Ordering::SeqCst), 2);
     }
 
     #[test]
