@@ -164,23 +164,39 @@ __device__ __forceinline__ Run combine_runs(Run a, Run b) {
 // At most this many threads per block run the running extremes.
 #define RUNS_BLOCK 256
 
-// The inclusive scan of one run per thread across the block.
-__device__ __forceinline__ Run block_scan_runs(Run v) {
-    __shared__ u32 s_first[RUNS_BLOCK], s_last[RUNS_BLOCK], s_valid[RUNS_BLOCK];
-    __shared__ u64 s_key[RUNS_BLOCK], s_pos[RUNS_BLOCK];
+// A run that joins nothing before it and holds no value (past the end, and
+// before the first tile).
+__device__ __forceinline__ Run no_run() { return Run{0xffffffffu, 0xffffffffu, 0, 0, 0}; }
+
+// A run as 4 words in global memory: groups, valid, key, position.
+__device__ __forceinline__ void store_run(u64* out, Run r) {
+    out[0] = static_cast<u64>(r.first) | (static_cast<u64>(r.last) << 32);
+    out[1] = r.valid;
+    out[2] = r.key;
+    out[3] = r.pos;
+}
+
+__device__ __forceinline__ Run load_run(const u64* in) {
+    return Run{static_cast<u32>(in[0]), static_cast<u32>(in[0] >> 32), static_cast<u32>(in[1]),
+               in[2], in[3]};
+}
+
+// The inclusive scan of one run per thread across the block; with
+// `previous`, also the scan's value at the thread before (none for the
+// first thread).
+__device__ __forceinline__ Run block_scan_runs(Run v, Run* previous = nullptr) {
+    __shared__ Run runs[RUNS_BLOCK];
+    u32 t = threadIdx.x;
     for (u32 offset = 1; offset < blockDim.x; offset <<= 1) {
-        u32 t = threadIdx.x;
-        s_first[t] = v.first;
-        s_last[t] = v.last;
-        s_valid[t] = v.valid;
-        s_key[t] = v.key;
-        s_pos[t] = v.pos;
+        runs[t] = v;
         __syncthreads();
-        if (t >= offset) {
-            Run a = {s_first[t - offset], s_last[t - offset], s_valid[t - offset],
-                     s_key[t - offset], s_pos[t - offset]};
-            v = combine_runs(a, v);
-        }
+        if (t >= offset) v = combine_runs(runs[t - offset], v);
+        __syncthreads();
+    }
+    if (previous != nullptr) {
+        runs[t] = v;
+        __syncthreads();
+        *previous = t > 0 ? runs[t - 1] : no_run();
         __syncthreads();
     }
     return v;
@@ -212,63 +228,34 @@ extern "C" __global__ void running_best_tiles(const u64* values, const u32* vali
                                               u64* runs) {
     u64 begin = static_cast<u64>(blockIdx.x) * tile;
     u64 end = begin + tile < n ? begin + tile : n;
-    Run carry = {0, 0, 0, 0, 0};
-    bool carrying = false;
+    Run carry = no_run();
     for (u64 start = begin; start < end; start += blockDim.x) {
         u64 i = start + threadIdx.x;
         Run v = i < end ? position_run(values, validity, rows, group_of, n, i, kind, minimum != 0)
-                        : Run{0xffffffffu, 0xffffffffu, 0, 0, 0};
+                        : no_run();
         v = block_scan_runs(v);
-        if (carrying) v = combine_runs(carry, v);
+        if (start > begin) v = combine_runs(carry, v);
         if (i < end) best[i] = v.valid ? v.pos : NO_POSITION;
         u64 last = (end - start < blockDim.x ? end - start : blockDim.x) - 1;
         carry = block_share_run(v, static_cast<u32>(last));
-        carrying = true;
     }
-    if (threadIdx.x == 0 && begin < end) {
-        u64* out = runs + 4 * blockIdx.x;
-        out[0] = static_cast<u64>(carry.first) | (static_cast<u64>(carry.last) << 32);
-        out[1] = carry.valid;
-        out[2] = carry.key;
-        out[3] = carry.pos;
-    }
+    if (threadIdx.x == 0 && begin < end) store_run(runs + 4 * blockIdx.x, carry);
 }
 EMU_KERNEL(running_best_tiles)
 
 // One block: each tile's run replaced, in place, by the run of all tiles
 // before it (none valid before the first).
 extern "C" __global__ void running_best_carries(u64* runs, u64 tiles) {
-    Run carry = {0xffffffffu, 0xffffffffu, 0, 0, 0};
+    Run carry = no_run();
     for (u64 start = 0; start < tiles; start += blockDim.x) {
         u64 t = start + threadIdx.x;
-        Run v = {0xffffffffu, 0xffffffffu, 0, 0, 0};
-        if (t < tiles) {
-            const u64* in = runs + 4 * t;
-            v = Run{static_cast<u32>(in[0]), static_cast<u32>(in[0] >> 32),
-                    static_cast<u32>(in[1]), in[2], in[3]};
+        Run previous;
+        Run inclusive = block_scan_runs(t < tiles ? load_run(runs + 4 * t) : no_run(), &previous);
+        if (start > 0) {
+            inclusive = combine_runs(carry, inclusive);
+            previous = threadIdx.x > 0 ? combine_runs(carry, previous) : carry;
         }
-        Run inclusive = block_scan_runs(v);
-        if (start > 0) inclusive = combine_runs(carry, inclusive);
-        // The exclusive run: the previous thread's, or the carry.
-        __shared__ u32 e_first[RUNS_BLOCK], e_last[RUNS_BLOCK], e_valid[RUNS_BLOCK];
-        __shared__ u64 e_key[RUNS_BLOCK], e_pos[RUNS_BLOCK];
-        u32 me = threadIdx.x;
-        e_first[me] = inclusive.first;
-        e_last[me] = inclusive.last;
-        e_valid[me] = inclusive.valid;
-        e_key[me] = inclusive.key;
-        e_pos[me] = inclusive.pos;
-        __syncthreads();
-        Run before = me == 0 ? carry
-                             : Run{e_first[me - 1], e_last[me - 1], e_valid[me - 1], e_key[me - 1],
-                                   e_pos[me - 1]};
-        if (t < tiles) {
-            u64* out = runs + 4 * t;
-            out[0] = static_cast<u64>(before.first) | (static_cast<u64>(before.last) << 32);
-            out[1] = before.valid;
-            out[2] = before.key;
-            out[3] = before.pos;
-        }
+        if (t < tiles) store_run(runs + 4 * t, previous);
         u64 last = (tiles - start < blockDim.x ? tiles - start : blockDim.x) - 1;
         carry = block_share_run(inclusive, static_cast<u32>(last));
     }
@@ -282,21 +269,19 @@ extern "C" __global__ void running_best_finish(const u64* values, const u32* val
     u64 begin = static_cast<u64>(blockIdx.x) * tile;
     u64 end = begin + tile < n ? begin + tile : n;
     if (begin >= end) return;
-    const u64* carry = runs + 4 * blockIdx.x;
-    u32 carry_last = static_cast<u32>(carry[0] >> 32);
-    bool carry_valid = carry[1] != 0;
+    Run carry = load_run(runs + 4 * blockIdx.x);
     u32 leading = group_of ? group_of[begin] : 0;
     for (u64 i = begin + threadIdx.x; i < end; i += blockDim.x) {
         u64 row = rows ? static_cast<u64>(rows[i]) : i;
         if (row >= n) continue;
         u64 p = best[i];
         u32 g = group_of ? group_of[i] : 0;
-        if (carry_valid && g == leading && carry_last == g) {
+        if (carry.valid && g == leading && carry.last == g) {
             if (p == NO_POSITION) {
-                p = carry[3];
+                p = carry.pos;
             } else {
                 u64 p_row = rows ? static_cast<u64>(rows[p]) : p;
-                if (carry[2] >= best_order_key(values[p_row], kind, minimum != 0)) p = carry[3];
+                if (carry.key >= best_order_key(values[p_row], kind, minimum != 0)) p = carry.pos;
             }
         }
         bool valid = is_valid(validity, row);
