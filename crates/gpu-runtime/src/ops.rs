@@ -455,6 +455,18 @@ impl Ops<'_> {
         LaunchConfig::linear(n as u64, BLOCK, MAX_BLOCKS)
     }
 
+    /// One block per tile, `tiles` of them (`what`: the work, for the error
+    /// where there are more than a grid holds).
+    fn per_tile(tiles: u64, what: &str) -> Result<LaunchConfig, RuntimeError> {
+        let blocks = u32::try_from(tiles)
+            .map_err(|_| RuntimeError::InvalidArgument(format!("{what} too large")))?;
+        Ok(LaunchConfig {
+            grid: (blocks, 1, 1),
+            block: (BLOCK, 1, 1),
+            shared_bytes: 0,
+        })
+    }
+
     /// `start, start + 1, ...`: `n` row indices.
     pub fn iota(&self, n: usize, start: i64) -> Result<DeviceBuffer<i64>, RuntimeError> {
         let out = self.zeroed::<i64>(n)?;
@@ -654,16 +666,7 @@ impl Ops<'_> {
             return Ok(payload);
         }
         let tiles = n.div_ceil(SORT_TILE);
-        let per_tile = LaunchConfig {
-            grid: (
-                u32::try_from(tiles)
-                    .map_err(|_| RuntimeError::InvalidArgument("sort too large".into()))?,
-                1,
-                1,
-            ),
-            block: (BLOCK, 1, 1),
-            shared_bytes: 0,
-        };
+        let per_tile = Self::per_tile(tiles, "sort")?;
         let counts = self.zeroed::<u32>((256 * tiles) as usize)?;
         let mut keys_out = self.zeroed::<K>(n as usize)?;
         let mut payload_out = self.zeroed::<u32>(n as usize)?;
@@ -1755,16 +1758,7 @@ impl Ops<'_> {
         }
         let (rows, group_of) = groups.unzip();
         let n_tiles = (n as u64).div_ceil(SCAN_TILE).max(1);
-        let per_tile = LaunchConfig {
-            grid: (
-                u32::try_from(n_tiles)
-                    .map_err(|_| RuntimeError::InvalidArgument("scan too large".into()))?,
-                1,
-                1,
-            ),
-            block: (BLOCK, 1, 1),
-            shared_bytes: 0,
-        };
+        let per_tile = Self::per_tile(n_tiles, "scan")?;
         let inputs = || {
             KernelArgs::new()
                 .buffer(values)
@@ -2574,16 +2568,7 @@ impl Ops<'_> {
     ) -> Result<DeviceBuffer<A>, RuntimeError> {
         let n = input.len() as u64;
         let n_tiles = n.div_ceil(SCAN_TILE).max(1);
-        let per_tile = LaunchConfig {
-            grid: (
-                u32::try_from(n_tiles)
-                    .map_err(|_| RuntimeError::InvalidArgument("scan too large".into()))?,
-                1,
-                1,
-            ),
-            block: (BLOCK, 1, 1),
-            shared_bytes: 0,
-        };
+        let per_tile = Self::per_tile(n_tiles, "scan")?;
         let sums = self.zeroed::<A>(n_tiles as usize)?;
         let starts = self.zeroed::<A>(n_tiles as usize)?;
         let out = self.zeroed::<A>(n as usize)?;
