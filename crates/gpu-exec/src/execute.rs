@@ -28,7 +28,7 @@ use crate::compile::{GroupShape, compile, reads_group_lengths};
 use crate::error::ExecError;
 use gpu_runtime::ops::{
     AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, RankPlace, SegmentPick,
-    Side, TypedBuffer, Word64,
+    Side, StringsRef, TypedBuffer, Word64,
 };
 
 /// Groups to compute in, where there are: the rows sorted by group and the
@@ -2034,39 +2034,27 @@ impl Executor<'_> {
                 input,
             } => {
                 let mut owned = None;
-                let source = self.column_of(frame, input, name, &mut owned)?;
-                let Values::Str { offsets, bytes } = source.values() else {
-                    return Err(ExecError::Unsupported(format!("`{input}` is not text")));
-                };
+                let (offsets, bytes, validity) = self.strings_of(frame, input, &mut owned)?;
                 let strings = match op {
                     StringOp::Slice { offset, length } => {
-                        ops.string_slice(offsets, bytes, source.validity(), *offset, *length)?
+                        ops.string_slice(offsets, bytes, validity, *offset, *length)?
                     }
                     StringOp::Replace {
                         pattern,
                         value,
                         limit,
-                    } => ops.string_replace(
-                        offsets,
-                        bytes,
-                        source.validity(),
-                        (pattern, value),
-                        *limit,
-                    )?,
+                    } => ops.string_replace(offsets, bytes, validity, (pattern, value), *limit)?,
                     StringOp::Strip { set, start, end } => {
                         let side = match (start, end) {
                             (true, false) => Side::Start,
                             (false, true) => Side::End,
                             _ => Side::Both,
                         };
-                        ops.string_strip(offsets, bytes, source.validity(), set.as_deref(), side)?
+                        ops.string_strip(offsets, bytes, validity, set.as_deref(), side)?
                     }
-                    StringOp::Pad { length, fill, side } => ops.string_pad(
-                        (offsets, bytes, source.validity()),
-                        *length,
-                        *fill,
-                        *side as u32,
-                    )?,
+                    StringOp::Pad { length, fill, side } => {
+                        ops.string_pad((offsets, bytes, validity), *length, *fill, *side as u32)?
+                    }
                     _ => {
                         let upload = |values: &[u32]| {
                             DeviceBuffer::from_host(
@@ -2075,7 +2063,7 @@ impl Executor<'_> {
                                 &self.ctx.stream,
                             )
                         };
-                        let strings = (offsets, bytes, source.validity());
+                        let strings = (offsets, bytes, validity);
                         if matches!(op, StringOp::ToUppercase) {
                             let (from, to) = uppercase_table();
                             ops.string_map_chars(
@@ -2368,6 +2356,22 @@ impl Executor<'_> {
         Ok(owned.insert(self.evaluate(frame, expr, name)?))
     }
 
+    /// The texts of `expr` over `frame` (a column of the frame, else made
+    /// into `owned`): offsets, bytes and validity, as the string kernels
+    /// take them.
+    fn strings_of<'f>(
+        &self,
+        frame: &'f DeviceFrame,
+        expr: &GpuExpr,
+        owned: &'f mut Option<DeviceColumn>,
+    ) -> Result<StringsRef<'f>, ExecError> {
+        let column = self.column_of(frame, expr, "", owned)?;
+        let Values::Str { offsets, bytes } = column.values() else {
+            return Err(ExecError::Unsupported(format!("`{expr}` is not text")));
+        };
+        Ok((offsets, bytes, column.validity()))
+    }
+
     /// `shift(input, periods)` over `frame`: the input (a column, else
     /// evaluated or made) gathered from `periods` rows earlier, null where
     /// that row does not exist.
@@ -2458,11 +2462,17 @@ impl Executor<'_> {
         (minimum, reverse): (bool, bool),
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
-        let words = word_dtype(input.dtype);
-        let mut owned = None;
-        let column = self.column_of(frame, input, "", &mut owned)?;
+        // The input, computed once where it is not a column of the frame.
+        let computed;
+        let (source, input) = if is_column(input) {
+            (frame, input.clone())
+        } else {
+            computed = self.computed_frame(frame, [input])?;
+            (&computed, column_ref(0, input.dtype))
+        };
+        let column = column_at(source, column_index(&input)?)?;
         let (values, validity) = self
-            .evaluate(frame, &cast_to(input, words), "")?
+            .evaluate(source, &cast_to(&input, word_dtype(input.dtype)), "")?
             .into_parts();
         let ops = self.ops();
         let n = frame.height;
@@ -2636,14 +2646,9 @@ impl Executor<'_> {
             && is_text_length(part)
         {
             let mut owned = None;
-            let column = self.column_of(frame, input, "", &mut owned)?;
-            let Values::Str { offsets, bytes } = column.values() else {
-                return Err(ExecError::Unsupported(format!("`{input}` is not text")));
-            };
+            let (offsets, bytes, validity) = self.strings_of(frame, input, &mut owned)?;
             let chars = *op == StringOp::LenChars;
-            let (lengths, validity) =
-                self.ops()
-                    .string_lengths(offsets, bytes, column.validity(), chars)?;
+            let (lengths, validity) = self.ops().string_lengths(offsets, bytes, validity, chars)?;
             return Ok(DeviceColumn::from_parts(
                 "".into(),
                 GpuDtype::UInt32,
@@ -3223,10 +3228,7 @@ impl Executor<'_> {
             )));
         };
         let mut owned = None;
-        let column = self.column_of(frame, input, "", &mut owned)?;
-        let Values::Str { offsets, bytes } = column.values() else {
-            return Err(ExecError::Unsupported(format!("`{input}` is not text")));
-        };
+        let strings = self.strings_of(frame, input, &mut owned)?;
         let failed = match mode {
             CastMode::Strict => Some(DeviceBuffer::<u32>::zeroed(
                 1,
@@ -3235,11 +3237,9 @@ impl Executor<'_> {
             )?),
             CastMode::NonStrict | CastMode::Wrapping => None,
         };
-        let (words, validity) = self.ops().string_parse_integers(
-            (offsets, bytes, column.validity()),
-            bounds,
-            failed.as_ref(),
-        )?;
+        let (words, validity) =
+            self.ops()
+                .string_parse_integers(strings, bounds, failed.as_ref())?;
         if let Some(flag) = failed {
             let what =
                 format!("a strict cast met texts that are not integers of the type in `{expr}`");
@@ -3273,11 +3273,7 @@ impl Executor<'_> {
         expr: &GpuExpr,
     ) -> Result<DeviceColumn, ExecError> {
         let mut owned = None;
-        let column = self.column_of(frame, input, "", &mut owned)?;
-        let Values::Str { offsets, bytes } = column.values() else {
-            return Err(ExecError::Unsupported(format!("`{input}` is not text")));
-        };
-        let strings = (offsets, bytes, column.validity());
+        let strings = self.strings_of(frame, input, &mut owned)?;
         let failed = DeviceBuffer::<u32>::zeroed(1, self.ctx.memory.clone(), &self.ctx.stream)?;
         let ops = self.ops();
         let (values, validity, form) = match expr.dtype {
