@@ -176,7 +176,8 @@ pub(crate) fn attempt(
 
 /// Runs `plan` on the device: its result, or the reason to fall back (out
 /// of memory, a driver failure, data the query rejects: Polars then raises
-/// its own error), or an error that no fallback may hide.
+/// its own error; data whose answer depends on what only Polars knows), or
+/// an error that no fallback may hide.
 fn run(
     plan: &ir_lower::GpuPlan,
     context: &gpu_exec::ExecContext,
@@ -189,6 +190,9 @@ fn run(
             None,
             format!("{message} (Polars' engine raises the error)"),
         ))),
+        Err(ExecError::DependsOnPolars(message)) => {
+            Ok(Err(reason(FallbackKind::Unsupported, None, message)))
+        }
         Err(ExecError::Polars(e)) => Err(EngineError::Polars(e)),
         Err(ExecError::Unsupported(message)) => Err(EngineError::Internal(format!(
             "gpu-exec refused a plan it had accepted: {message}"

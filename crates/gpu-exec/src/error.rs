@@ -16,6 +16,10 @@ pub enum ExecError {
     /// strict cast cannot convert; Polars' engine raises the error itself.
     #[error("{0}")]
     InvalidData(String),
+    /// For this data the answer depends on what only Polars' engine knows
+    /// (whether it knows the values sorted): the CPU engine answers.
+    #[error("{0}")]
+    DependsOnPolars(String),
     /// Data of a type or shape the executor cannot hold (lowering should have refused it).
     #[error("unsupported on the device: {0}")]
     Unsupported(String),

@@ -399,19 +399,26 @@ fn computable_key(key: &GpuExpr) -> bool {
     is_column(key) || (!key.has_aggregation() && evaluable(key).is_ok())
 }
 
+/// The function, partition keys and order of the window `expr`.
+fn window_parts(expr: &GpuExpr) -> Option<(&GpuExpr, &[GpuExpr], Option<&RowOrder>)> {
+    match &expr.kind {
+        ExprKind::Window {
+            function,
+            partition_by,
+            order_by,
+        } => Some((function, partition_by, order_by.as_ref())),
+        _ => None,
+    }
+}
+
 /// Whether the executor computes the window `expr`: partitions by columns
 /// it groups, and a function it evaluates with its aggregations, shifts,
 /// fills and `cum_sum`s taken per group (no window inside).
 fn window_supported(expr: &GpuExpr) -> Result<(), String> {
-    let ExprKind::Window {
-        function,
-        partition_by,
-        order_by,
-    } = &expr.kind
-    else {
+    let Some((function, partition_by, order_by)) = window_parts(expr) else {
         return Err(format!("`{expr}` is not a window"));
     };
-    partition_supported(partition_by, order_by.as_ref(), function)?;
+    partition_supported(partition_by, order_by, function)?;
     if function.has_window() {
         return Err(format!("a window inside the window `{expr}`"));
     }
@@ -456,6 +463,7 @@ fn partition_supported(
 /// computed within each group, in the rows' order.)
 fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     let (ExprKind::Shift { input, .. }
+    | ExprKind::Reverse(input)
     | ExprKind::Fill { input, .. }
     | ExprKind::CumSum(input)
     | ExprKind::CumExtreme { input, .. }
@@ -566,7 +574,9 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::Pad { .. },
             input,
         } => string_valued(input),
-        ExprKind::Shift { .. } | ExprKind::Fill { .. } => row_order_part_supported(expr),
+        ExprKind::Shift { .. } | ExprKind::Reverse(_) | ExprKind::Fill { .. } => {
+            row_order_part_supported(expr)
+        }
         // A shift or fill of text within groups, or an aggregation of text
         // per group, repeated on the group's rows.
         ExprKind::Window {
@@ -575,7 +585,10 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             order_by,
         } if matches!(
             function.kind,
-            ExprKind::Shift { .. } | ExprKind::Fill { .. } | ExprKind::Agg { .. }
+            ExprKind::Shift { .. }
+                | ExprKind::Reverse(_)
+                | ExprKind::Fill { .. }
+                | ExprKind::Agg { .. }
         ) =>
         {
             partition_supported(partition_by, order_by.as_ref(), function)?;
@@ -583,6 +596,9 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 ExprKind::Agg { .. } => single_aggregation_supported(function),
                 _ => row_order_part_supported(function),
             }
+        }
+        ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {
+            string_valued(&distributed)
         }
         // An aggregation of text over the whole frame, repeated on every row.
         ExprKind::Agg { .. } => single_aggregation_supported(expr),
@@ -615,6 +631,43 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             "`{expr}` makes strings the device does not make yet"
         )),
     }
+}
+
+/// A window of a text function that works row by row at its top (a
+/// `when/then`, `fill_null`, `concat_str` or string operation) as that
+/// function of its inputs, each input that aggregates or reads other rows
+/// in the same window: `over` gives each row the function of its own row's
+/// inputs, so the two agree. `None` for any other expression.
+fn window_distributed(expr: &GpuExpr) -> Option<GpuExpr> {
+    let (function, partition_by, order_by) = window_parts(expr)?;
+    if !matches!(
+        function.kind,
+        ExprKind::Ternary { .. }
+            | ExprKind::FillNull { .. }
+            | ExprKind::ConcatStr { .. }
+            | ExprKind::String { .. }
+    ) {
+        return None;
+    }
+    let mut distributed = function.clone();
+    for input in distributed.children_mut() {
+        if input.has_aggregation() || input.has_part_reading_other_rows() {
+            let dtype = input.dtype;
+            let function = Box::new(std::mem::replace(
+                input,
+                GpuExpr::literal(Scalar::Null, dtype),
+            ));
+            *input = GpuExpr {
+                kind: ExprKind::Window {
+                    function,
+                    partition_by: partition_by.to_vec(),
+                    order_by: order_by.cloned(),
+                },
+                dtype,
+            };
+        }
+    }
+    Some(distributed)
 }
 
 /// Whether [`Executor::concatenated`] takes `input`: text it makes, or a
@@ -969,6 +1022,14 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
         AggOp::Count { .. } => expr.dtype == GpuDtype::UInt32,
         AggOp::NUnique => groupable(input.dtype) && expr.dtype == GpuDtype::UInt32,
+        // Compared as 64-bit words: temporals by their integers.
+        AggOp::ArgMin | AggOp::ArgMax => {
+            (aggregable
+                || small_integer(input.dtype)
+                || input.dtype.is_temporal()
+                || matches!(input.dtype, GpuDtype::Boolean | GpuDtype::Float32))
+                && expr.dtype == GpuDtype::UInt32
+        }
         // Read as floats: small integers and booleans too.
         AggOp::Std { .. } | AggOp::Var { .. } | AggOp::Median => {
             (aggregable || small_integer(input.dtype) || input.dtype == GpuDtype::Boolean)
@@ -1209,9 +1270,9 @@ pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError
     .run(&plan.root)?;
     let df = frame.to_dataframe()?;
     // The result is on the host, so every launch has finished.
-    for (flag, what) in &shared.borrow().checks {
+    for (flag, what, failure) in &shared.borrow().checks {
         if flag.to_host()?.first().is_some_and(|&failed| failed != 0) {
-            return Err(ExecError::InvalidData(what.clone()));
+            return Err(failure(what.clone()));
         }
     }
     Ok(df)
@@ -1240,9 +1301,14 @@ struct Shared {
     /// their last use.
     frames: HashMap<String, (DeviceFrame, Stream)>,
     /// The failure flag of every launch that checks values (strict casts),
-    /// with what it checks; read once the result is on the host.
-    checks: Vec<(DeviceBuffer<u32>, String)>,
+    /// with what it checks and the error a raised flag gives (invalid data,
+    /// or values the device cannot answer for as Polars would); read once
+    /// the result is on the host.
+    checks: Vec<Check>,
 }
+
+/// A failure flag, what it checks, and the error it gives when raised.
+type Check = (DeviceBuffer<u32>, String, fn(String) -> ExecError);
 
 struct Executor<'a> {
     ctx: &'a ExecContext,
@@ -1864,7 +1930,7 @@ impl Executor<'_> {
                 .eval(&compiled.program, &inputs, frame.height, failed.as_ref())?;
         if let Some(flag) = failed {
             let what = format!("a strict cast met values that do not fit in `{expr}`");
-            self.shared.borrow_mut().checks.push((flag, what));
+            self.check_later(flag, what, ExecError::InvalidData);
         }
         let values = match values {
             TypedBuffer::Bits(b) => Values::Bits(b),
@@ -1995,8 +2061,13 @@ impl Executor<'_> {
                 let column = column_at(frame, *index)?;
                 self.gather_column(column, &ops.iota(column.len(), 0)?)?
             }
-            ExprKind::Shift { .. } => self.shifted(frame, expr, name, None)?,
+            ExprKind::Shift { .. } | ExprKind::Reverse(_) => {
+                self.shifted(frame, expr, name, None)?
+            }
             ExprKind::Fill { .. } => self.filled(frame, expr, name, None)?,
+            ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {
+                return self.make_strings(frame, &distributed, name);
+            }
             ExprKind::Window {
                 function,
                 partition_by,
@@ -2005,7 +2076,7 @@ impl Executor<'_> {
                 let groups = self.window_groups(frame, partition_by, order_by.as_ref())?;
                 let (rows, starts) = (&groups.sorted_rows, &groups.starts);
                 match function.kind {
-                    ExprKind::Shift { .. } => {
+                    ExprKind::Shift { .. } | ExprKind::Reverse(_) => {
                         self.shifted(frame, function, name, Some((rows, starts)))?
                     }
                     ExprKind::Fill { .. } => {
@@ -2374,7 +2445,8 @@ impl Executor<'_> {
 
     /// `shift(input, periods)` over `frame`: the input (a column, else
     /// evaluated or made) gathered from `periods` rows earlier, null where
-    /// that row does not exist.
+    /// that row does not exist; or `reverse(input)`: gathered from the rows
+    /// in the opposite order. Within each group of `groups`, when given.
     fn shifted(
         &self,
         frame: &DeviceFrame,
@@ -2382,19 +2454,27 @@ impl Executor<'_> {
         name: &str,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
-        let ExprKind::Shift { input, periods } = &expr.kind else {
-            return Err(ExecError::Unsupported(format!("`{expr}` is not a shift")));
+        let (input, periods) = match &expr.kind {
+            ExprKind::Shift { input, periods } => (input, Some(*periods)),
+            ExprKind::Reverse(input) => (input, None),
+            _ => return Err(ExecError::Unsupported(format!("`{expr}` is not a shift"))),
         };
         let mut owned = None;
         let column = self.column_of(frame, input, name, &mut owned)?;
         let ops = self.ops();
-        let rows = match groups {
+        let rows = match (groups, periods) {
             // Within each group: the group's row `periods` before.
-            Some((sorted_rows, starts)) => {
+            (Some((sorted_rows, starts)), Some(periods)) => {
                 let group_of = ops.segment_ids(starts, sorted_rows.len())?;
-                ops.segment_sources(sorted_rows, starts, &group_of, None, *periods)?
+                ops.segment_sources(sorted_rows, starts, &group_of, None, periods)?
             }
-            None => {
+            // Within each group: the group's rows from its last.
+            (Some((sorted_rows, starts)), None) => {
+                let group_of = ops.segment_ids(starts, sorted_rows.len())?;
+                let mirrored = self.mirrored_positions(starts, &group_of)?;
+                ops.segment_sources(sorted_rows, starts, &group_of, Some(&mirrored), 0)?
+            }
+            (None, Some(periods)) => {
                 // Row i takes row i - periods; beyond either end is null (a
                 // shift by the height or more: every row, from past the end).
                 let height = frame.height as i64;
@@ -2405,8 +2485,63 @@ impl Executor<'_> {
                 };
                 ops.iota(frame.height, start)?
             }
+            (None, None) => self.last_to_first(frame.height)?,
         };
         self.gather_column(column, &rows)
+    }
+
+    /// For every sorted position p, in a group from `start` to `end`
+    /// (exclusive; `group_of` numbers each position's group), the position
+    /// `start + end - 1 - p`: the group's positions from its last.
+    fn mirrored_positions(
+        &self,
+        starts: &DeviceBuffer<i64>,
+        group_of: &DeviceBuffer<u32>,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let ops = self.ops();
+        let (n, count) = (group_of.len(), starts.len());
+        let int64 = |values, validity| {
+            DeviceColumn::from_parts("".into(), GpuDtype::Int64, n, Values::I64(values), validity)
+        };
+        let as_i64 = |frame: &DeviceFrame, expr: &GpuExpr| match self
+            .evaluate(frame, expr, "")?
+            .into_parts()
+            .0
+        {
+            Values::I64(values) => Ok(values),
+            _ => Err(ExecError::Unsupported("positions that are not i64".into())),
+        };
+        let group = ops.widen(group_of)?;
+        // Each group's end: the next group's start, or n for the last.
+        let (next, next_valid) = ops.gather(starts, None, &ops.iota(count, 1)?)?;
+        let next = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::Int64,
+                count,
+                Values::I64(next),
+                Some(next_valid),
+            )],
+            height: count,
+        };
+        let end_or_n = column_ref(0, GpuDtype::Int64)
+            .fill_null(GpuExpr::literal(Scalar::Int(n as i64), GpuDtype::Int64));
+        let ends = as_i64(&next, &end_or_n)?;
+        let positions = DeviceFrame {
+            columns: vec![
+                int64(ops.gather(starts, None, &group)?.0, None),
+                int64(ops.gather(&ends, None, &group)?.0, None),
+                int64(ops.iota(n, 0)?, None),
+            ],
+            height: n,
+        };
+        let [start, end, p] = [0, 1, 2].map(|i| column_ref(i, GpuDtype::Int64));
+        let one = GpuExpr::literal(Scalar::Int(1), GpuDtype::Int64);
+        let mirrored = start
+            .binary(BinaryOp::Plus, end, GpuDtype::Int64)
+            .binary(BinaryOp::Minus, one, GpuDtype::Int64)
+            .binary(BinaryOp::Minus, p, GpuDtype::Int64);
+        as_i64(&positions, &mirrored)
     }
 
     /// Polars' `cum_sum` of `input` (integers or booleans) over `frame`, as
@@ -2471,8 +2606,22 @@ impl Executor<'_> {
             (&computed, column_ref(0, input.dtype))
         };
         let column = column_at(source, column_index(&input)?)?;
+        let rows = self.running_best_rows(source, &input, (minimum, reverse), groups)?;
+        self.gather_column(column, &rows)
+    }
+
+    /// For every row of `frame`, the row of the best value of `input` at or
+    /// before it (`reverse`: at or after it), within its group of `groups`
+    /// (see [`Ops::running_best`]).
+    fn running_best_rows(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        (minimum, reverse): (bool, bool),
+        groups: InGroups<'_>,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
         let (values, validity) = self
-            .evaluate(source, &cast_to(&input, word_dtype(input.dtype)), "")?
+            .evaluate(frame, &cast_to(input, word_dtype(input.dtype)), "")?
             .into_parts();
         let ops = self.ops();
         let n = frame.height;
@@ -2499,13 +2648,103 @@ impl Executor<'_> {
             }
         };
         let validity = validity.as_ref();
-        let rows = match values {
+        Ok(match values {
             Values::I64(v) => ops.running_best(&v, validity, minimum, order)?,
             Values::U64(v) => ops.running_best(&v, validity, minimum, order)?,
             Values::F64(v) => ops.running_best(&v, validity, minimum, order)?,
             _ => return Err(ExecError::Unsupported(format!("cum_max of `{input}`"))),
+        })
+    }
+
+    /// Polars' `arg_min` (`minimum`) or `arg_max` of `input` per group of
+    /// `sorted_rows`: the place in its group of the group's first best
+    /// valid value, null where the group has none. A running best gives
+    /// each row the place of the best value up to it; those places only
+    /// grow along the group, so the greatest at a valid row is the group's.
+    /// Polars takes the last of equal best values instead where it knows
+    /// the values sorted, which the device cannot know: where a group holds
+    /// its best value twice or more (booleans aside, which Polars never
+    /// takes by sortedness), a check makes the collect fall back.
+    fn arg_extreme(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        minimum: bool,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let groups = Some((sorted_rows, starts));
+        // Computed once, with the aggregations inside per group.
+        let computed = DeviceFrame {
+            columns: vec![self.evaluate_in_groups(frame, input, "", groups)?],
+            height: frame.height,
         };
-        self.gather_column(column, &rows)
+        let values = column_ref(0, input.dtype);
+        let validity = computed.columns[0].validity();
+        // Each row's place in the sorted order.
+        let n = frame.height;
+        let (memory, stream) = (self.ctx.memory.clone(), &self.ctx.stream);
+        let places = DeviceBuffer::<i64>::zeroed(n, memory.clone(), stream)?;
+        let places_valid = DeviceBuffer::<u32>::zeroed(n.div_ceil(32), memory, stream)?;
+        ops.scatter(&ops.iota(n, 0)?, None, sorted_rows, &places, &places_valid)?;
+        // Each group's first best place (the greatest of the running best's
+        // at valid rows) and, scanning from the end, its last (the least).
+        let best_place = |reverse: bool| -> Result<_, ExecError> {
+            let rows = self.running_best_rows(&computed, &values, (minimum, reverse), groups)?;
+            let (best, _) = ops.gather(&places, None, &rows)?;
+            let (sorted, sorted_valid) = ops.gather(&best, validity, sorted_rows)?;
+            let pick = if reverse {
+                SegmentPick::Min
+            } else {
+                SegmentPick::Max
+            };
+            Ok(ops.segment_pick(pick, &sorted, Some(&sorted_valid), starts)?)
+        };
+        let (first, first_valid) = best_place(false)?;
+        let count = starts.len();
+        let i64_column = |values, validity| {
+            DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::Int64,
+                count,
+                Values::I64(values),
+                validity,
+            )
+        };
+        let mut columns = vec![
+            i64_column(first, Some(first_valid)),
+            i64_column(ops.gather(starts, None, &ops.iota(count, 0)?)?.0, None),
+        ];
+        if input.dtype != GpuDtype::Boolean {
+            let (last, last_valid) = best_place(true)?;
+            columns.push(i64_column(last, Some(last_valid)));
+        }
+        let results = DeviceFrame {
+            columns,
+            height: count,
+        };
+        let [first, start, last] = [0, 1, 2].map(|i| column_ref(i, GpuDtype::Int64));
+        if input.dtype != GpuDtype::Boolean {
+            // Groups whose first and last best places differ.
+            let tied = first
+                .clone()
+                .binary(BinaryOp::NotEq, last, GpuDtype::Boolean)
+                .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
+                .cast(GpuDtype::UInt32, CastMode::NonStrict);
+            let Values::U32(tied) = self.evaluate(&results, &tied, "")?.into_parts().0 else {
+                return Err(ExecError::Unsupported("ties as u32".into()));
+            };
+            let flag = ops.segment_sum(&tied, None, &ops.iota(1, 0)?)?;
+            let what = format!(
+                "`{input}` holds its {} value more than once in a group: Polars \
+                 answers by whether it knows the values sorted",
+                if minimum { "least" } else { "greatest" }
+            );
+            self.check_later(flag, what, ExecError::DependsOnPolars);
+        }
+        let within = first.binary(BinaryOp::Minus, start, GpuDtype::Int64);
+        self.evaluate(&results, &cast_to(&within, GpuDtype::UInt32), "")
     }
 
     /// The positions `n - 1` down to 0.
@@ -2598,7 +2837,7 @@ impl Executor<'_> {
         part: &GpuExpr,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
-        if let ExprKind::Shift { .. } = part.kind {
+        if let ExprKind::Shift { .. } | ExprKind::Reverse(_) = part.kind {
             return self.shifted(frame, part, "", groups);
         }
         if let ExprKind::Fill { .. } = part.kind {
@@ -2778,6 +3017,10 @@ impl Executor<'_> {
             return self.evaluate(&values, &cast_to(&column_ref(0, dtype), back), "");
         }
 
+        if let AggOp::ArgMin | AggOp::ArgMax = op {
+            let minimum = matches!(op, AggOp::ArgMin);
+            return self.arg_extreme(frame, input, minimum, sorted_rows, starts);
+        }
         // Spreads and quantiles read floats: the cast runs in the input's launch.
         let reads_floats = matches!(
             op,
@@ -3243,7 +3486,7 @@ impl Executor<'_> {
         if let Some(flag) = failed {
             let what =
                 format!("a strict cast met texts that are not integers of the type in `{expr}`");
-            self.shared.borrow_mut().checks.push((flag, what));
+            self.check_later(flag, what, ExecError::InvalidData);
         }
         // The words hold values of the type in two's complement: their
         // wrapping cast (Rust's `as`) is exact.
@@ -3292,7 +3535,7 @@ impl Executor<'_> {
             }
         };
         let what = format!("texts not of the form {form}, or not valid, in `{expr}`");
-        self.shared.borrow_mut().checks.push((failed, what));
+        self.check_later(failed, what, ExecError::InvalidData);
         Ok(DeviceColumn::from_parts(
             "".into(),
             expr.dtype,
@@ -3425,6 +3668,12 @@ impl Executor<'_> {
     }
     /// Every one of `height` rows as a single group, as `aggregate` takes
     /// groups: the rows in order, and the group's start.
+    /// Reads `flag` once the result is on the host: raised (not 0), the
+    /// collect fails with `failure(what)`.
+    fn check_later(&self, flag: DeviceBuffer<u32>, what: String, failure: fn(String) -> ExecError) {
+        self.shared.borrow_mut().checks.push((flag, what, failure));
+    }
+
     fn one_group(
         &self,
         height: usize,

@@ -127,6 +127,11 @@ pub enum AggOp {
     Var {
         ddof: u8,
     },
+    /// The place (from 0, as u32) of the first least (`ArgMin`) or
+    /// greatest (`ArgMax`) valid value: NaN only where every valid value is
+    /// NaN, both zeros alike; null where there is no valid value.
+    ArgMin,
+    ArgMax,
     /// Quantile with a literal probability and an interpolation method.
     Quantile {
         /// The probability, in [0, 1].
@@ -149,6 +154,8 @@ impl fmt::Display for AggOp {
             }
             AggOp::Median => f.write_str("median"),
             AggOp::NUnique => f.write_str("n_unique"),
+            AggOp::ArgMin => f.write_str("arg_min"),
+            AggOp::ArgMax => f.write_str("arg_max"),
             AggOp::First => f.write_str("first"),
             AggOp::Last => f.write_str("last"),
             AggOp::Count {
@@ -508,6 +515,9 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         periods: i64,
     },
+    /// The values in the opposite order (Polars' `reverse`): row i takes
+    /// the value of row n - 1 - i. Depends on the order of the rows.
+    Reverse(Box<GpuExpr>),
     /// Polars' `rank` of numbers or temporals: each valid value's place
     /// (from 1) among the valid values, in descending order when asked
     /// (floats in total order, NaN last, -0.0 equal to 0.0), ties numbered
@@ -666,6 +676,7 @@ macro_rules! children {
             | ExprKind::CumExtreme { input, .. }
             | ExprKind::ParseTemporal(input)
             | ExprKind::Shift { input, .. }
+            | ExprKind::Reverse(input)
             | ExprKind::Rank { input, .. }
             | ExprKind::Distinct { input, .. }
             | ExprKind::Truncate { input, .. }
@@ -756,6 +767,7 @@ impl fmt::Display for GpuExpr {
                 write!(f, "{name}({input}{reversed})")
             }
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
+            ExprKind::Reverse(input) => write!(f, "reverse({input})"),
             ExprKind::Rank {
                 input,
                 method,
@@ -988,13 +1000,14 @@ impl GpuExpr {
     }
 
     /// Whether this expression reads other rows than its own (`shift`,
-    /// forward and backward fills, `cum_sum`, `cum_max`, `cum_min`, `rank`,
+    /// `reverse`, forward and backward fills, `cum_sum`, `cum_max`, `cum_min`, `rank`,
     /// the distinctness tests): per group it reads the group's rows, not
     /// the frame's.
     pub fn reads_other_rows(&self) -> bool {
         matches!(
             self.kind,
             ExprKind::Shift { .. }
+                | ExprKind::Reverse(_)
                 | ExprKind::Fill { .. }
                 | ExprKind::CumSum(_)
                 | ExprKind::CumExtreme { .. }

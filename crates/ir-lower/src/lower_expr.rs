@@ -488,6 +488,12 @@ impl ExprLowering<'_> {
                     mode,
                 }
             }
+            // Polars' `truncate` is its rounding toward zero.
+            F::Truncate { decimals } => ExprKind::Round {
+                input: Box::new(self.single(inputs)?),
+                decimals: *decimals,
+                mode: Rounding::ToZero,
+            },
             F::Pow(IRPowFunction::Sqrt) => {
                 let input = self.single(inputs)?;
                 let dtype = self.dtype(node)?;
@@ -600,14 +606,21 @@ impl ExprLowering<'_> {
                     limit: limit.map(u64::from),
                 }
             }
+            F::ArgMin | F::ArgMax => {
+                let op = if matches!(function, F::ArgMin) {
+                    AggOp::ArgMin
+                } else {
+                    AggOp::ArgMax
+                };
+                ExprKind::Agg {
+                    op,
+                    input: Box::new(self.single(inputs)?),
+                }
+            }
             F::Shift => {
                 let [input, periods] = [inputs.first()?.node(), inputs.get(1)?.node()];
                 let input = self.boxed(input);
-                let periods = match self.literal_value(periods) {
-                    Some(value) if !value.is_null() => value.extract::<i64>(),
-                    _ => None,
-                };
-                let Some(periods) = periods else {
+                let Some(periods) = self.literal_periods(periods) else {
                     return self.refuse(node, "shift by a count that is not a literal integer");
                 };
                 ExprKind::Shift {
@@ -615,6 +628,8 @@ impl ExprLowering<'_> {
                     periods,
                 }
             }
+            F::ShiftAndFill => return self.shift_and_fill(node, inputs),
+            F::Reverse => ExprKind::Reverse(Box::new(self.single(inputs)?)),
             F::Diff(NullBehavior::Ignore) => {
                 let [input, n] = [inputs.first()?.node(), inputs.get(1)?.node()];
                 let input = self.expr(input)?;
@@ -832,22 +847,17 @@ impl ExprLowering<'_> {
             | F::Pow(IRPowFunction::Cbrt)
             | F::ArgWhere
             | F::Rechunk
-            | F::ShiftAndFill
             | F::DropNans
             | F::DropNulls
             | F::ArgUnique
-            | F::ArgMin
-            | F::ArgMax
             | F::ArgSort { .. }
             | F::Product
             | F::Repeat
             | F::AsList
             | F::AsStruct
-            | F::Reverse
             | F::ValueCounts { .. }
             | F::UniqueCounts
             | F::RoundSF { .. }
-            | F::Truncate { .. }
             | F::ConcatExpr { .. }
             | F::PeakMin
             | F::PeakMax
@@ -1472,6 +1482,91 @@ impl ExprLowering<'_> {
         }
     }
 
+    /// The value of `node` when it is a literal, or a cast of one (cast as
+    /// Polars casts it); `None` for anything else, or a cast that fails.
+    fn constant(&self, node: Node) -> Option<AnyValue<'static>> {
+        match self.arena.get(node) {
+            AExpr::Cast {
+                expr,
+                dtype,
+                options,
+            } => {
+                let value = self.constant(*expr)?;
+                let scalar = polars_core::scalar::Scalar::new(value.dtype(), value);
+                let cast = scalar.cast_with_options(dtype, *options).ok()?;
+                Some(cast.value().clone().into_static())
+            }
+            _ => self.literal_value(node),
+        }
+    }
+
+    /// The count of a shift: a literal integer, not null.
+    fn literal_periods(&self, node: Node) -> Option<i64> {
+        match self.literal_value(node)? {
+            AnyValue::Null => None,
+            value => value.extract::<i64>(),
+        }
+    }
+
+    /// `shift_and_fill(n, fill)` with literals `n` and `fill`: the shift,
+    /// and `fill` where no row was shifted in (a null shifted in stays
+    /// null). `fill` becomes a value of the input's type as Polars makes it
+    /// (`AnyValue::extract`: numbers converted, null where one does not
+    /// fit, temporals by their integers).
+    fn shift_and_fill(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let [input, periods, fill] = [0, 1, 2].map(|i| inputs.get(i).map(ExprIR::node));
+        let input = self.expr(input?);
+        let periods = self.literal_periods(periods?);
+        let fill = self.constant(fill?);
+        let input = input?;
+        let Some(periods) = periods else {
+            return self.refuse(
+                node,
+                "shift_and_fill by a count that is not a literal integer",
+            );
+        };
+        let Some(fill) = fill else {
+            return self.refuse(
+                node,
+                "shift_and_fill with a fill value that is not a literal",
+            );
+        };
+        let value = match (input.dtype, &fill) {
+            (_, AnyValue::Null) => Some(Scalar::Null),
+            (GpuDtype::Boolean, AnyValue::Boolean(v)) => Some(Scalar::Boolean(*v)),
+            (GpuDtype::String, AnyValue::String(_) | AnyValue::StringOwned(_)) => {
+                any_value_to_scalar(&fill).ok()
+            }
+            (GpuDtype::Boolean | GpuDtype::String, _) => None,
+            (dtype, _) => Some(extracted(&fill, dtype).unwrap_or(Scalar::Null)),
+        };
+        let Some(value) = value else {
+            // Polars rejects it: its own error.
+            return self.refuse(
+                node,
+                format!(
+                    "shift_and_fill of {} with the fill value {fill}",
+                    input.dtype
+                ),
+            );
+        };
+        let dtype = input.dtype;
+        let shifted = |input: GpuExpr| GpuExpr {
+            kind: ExprKind::Shift {
+                input: Box::new(input),
+                periods,
+            },
+            dtype: GpuDtype::Boolean,
+        };
+        // Null exactly where no row was shifted in: `is_null` is never null.
+        let missing = shifted(input.clone().is_null()).is_null();
+        let shifted_input = GpuExpr {
+            dtype,
+            ..shifted(input)
+        };
+        Some(missing.then(GpuExpr::literal(value, dtype), shifted_input, dtype))
+    }
+
     fn literal_str(&self, node: Node) -> Option<String> {
         match self.literal_value(node)? {
             AnyValue::String(s) => Some(s.to_owned()),
@@ -1559,6 +1654,27 @@ fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || (from.is_integer() || from == GpuDtype::Boolean) && to == GpuDtype::String
         || from == GpuDtype::String && to.is_integer()
         || matches!(from, GpuDtype::Date | GpuDtype::Datetime(_)) && to == GpuDtype::String
+}
+
+/// `value` as a number or temporal of `dtype`, as Polars' `AnyValue::extract`
+/// converts it (`None` where it does not fit).
+fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar> {
+    Some(match dtype {
+        GpuDtype::Int8 => Scalar::Int(value.extract::<i8>()?.into()),
+        GpuDtype::Int16 => Scalar::Int(value.extract::<i16>()?.into()),
+        GpuDtype::Int32 => Scalar::Int(value.extract::<i32>()?.into()),
+        GpuDtype::Int64 => Scalar::Int(value.extract::<i64>()?),
+        GpuDtype::UInt8 => Scalar::UInt(value.extract::<u8>()?.into()),
+        GpuDtype::UInt16 => Scalar::UInt(value.extract::<u16>()?.into()),
+        GpuDtype::UInt32 => Scalar::UInt(value.extract::<u32>()?.into()),
+        GpuDtype::UInt64 => Scalar::UInt(value.extract::<u64>()?),
+        GpuDtype::Float32 => Scalar::Float(value.extract::<f32>()?.into()),
+        GpuDtype::Float64 => Scalar::Float(value.extract::<f64>()?),
+        GpuDtype::Date => Scalar::Date(value.extract::<i32>()?),
+        GpuDtype::Datetime(_) => Scalar::Datetime(value.extract::<i64>()?),
+        GpuDtype::Duration(_) => Scalar::Duration(value.extract::<i64>()?),
+        GpuDtype::Boolean | GpuDtype::String => return None,
+    })
 }
 
 fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {

@@ -352,6 +352,8 @@ fn computed_expressions_match_the_cpu() {
                     .round(1, RoundMode::HalfAwayFromZero)
                     .alias("away 1"),
                 col("r").round(3, RoundMode::ToZero).alias("to zero 3"),
+                col("r").truncate(1).alias("truncate 1"),
+                col("r").truncate(0).alias("truncate 0"),
                 col("r").round(299, RoundMode::HalfToEven).alias("even 299"),
             ]),
         ),
@@ -1975,7 +1977,11 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
     let lf = table()
         .filter(col("i").is_not_null())
         .with_columns([(col("k") * lit(2i64)).alias("k2")])
-        .select([col("i"), col("k2"), col("k2").reverse().alias("reversed")]);
+        .select([
+            col("i"),
+            col("k2"),
+            col("k2").arg_sort(false, false).alias("ordering"),
+        ]);
     let explained = engine_select::explain_gpu(lf.clone()).unwrap();
     assert!(
         explained.contains("cannot run on the GPU: ")
@@ -2011,17 +2017,17 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
         report
             .fallback_reasons
             .iter()
-            .any(|r| r.message.contains("function reverse")),
+            .any(|r| r.message.contains("function arg_sort")),
         "{report}"
     );
     // With raise_on_fail the user asked for the GPU or an error.
     let err = lf
         .collect_with(&Engine::Gpu(under_test().with_raise_on_fail(true)))
         .unwrap_err();
-    assert!(err.to_string().contains("function reverse"), "{err}");
-    // Nothing worth the device (a reversal of an in-memory frame): the CPU.
+    assert!(err.to_string().contains("function arg_sort"), "{err}");
+    // Nothing worth the device (an arg_sort of an in-memory frame): the CPU.
     let (_, report) = table()
-        .select([col("k").reverse()])
+        .select([col("k").arg_sort(false, false)])
         .collect_with_report(&Engine::Gpu(under_test()))
         .unwrap();
     assert_eq!(
@@ -2645,10 +2651,110 @@ fn shifts_fills_and_cumulative_sums_within_groups_match_the_cpu() {
         )]),
         "a rank or distinctness test in the ordered window",
     );
-    // Other text-valued windows are Polars' to compute.
-    assert_cpu_answer_with_reason(
+    // A window of text made row by row from the row's own values.
+    assert_gpu_eq(
+        "a window of a string operation",
         frame().select([over(col("s").str().to_uppercase(), &["g"])]),
-        "makes strings the device does not make yet",
+    );
+}
+
+#[test]
+fn shift_and_fill_matches_the_cpu() {
+    let frame = || {
+        let mut df = df!(
+            "g" => [Some("a"), Some("b"), None, Some("a"), Some("c"), Some("b"), None, Some("a")],
+            "x" => [Some(5i64), None, Some(-3), Some(7), Some(1), None, Some(9), Some(2)],
+            "u" => [Some(5u8), Some(0), None, Some(7), Some(255), Some(1), Some(9), Some(2)],
+            "f" => [Some(1.5f64), None, Some(-0.0), Some(f64::NAN), Some(0.5), Some(3.0), None, Some(-1.0)],
+            "b" => [Some(true), Some(false), None, Some(true), Some(true), Some(false), Some(true), None],
+            "s" => [Some("p"), None, Some("q"), None, Some("r"), Some(""), None, Some("t")],
+            "d" => [Some(19_000i32), None, Some(-1), Some(0), Some(365), None, Some(7), Some(1)],
+        )
+        .unwrap();
+        let date = df.column("d").unwrap().cast(&DataType::Date).unwrap();
+        df.with_column(date).unwrap();
+        df.lazy()
+    };
+    let fill = |column: &str, n: i64, value: Expr| {
+        col(column)
+            .shift_and_fill(lit(n), value)
+            .alias(format!("{column} by {n}"))
+    };
+    assert_gpu_eq(
+        "shift_and_fill over the frame: nulls shifted in stay null",
+        frame().select([
+            fill("x", 1, lit(0i64)),
+            fill("x", -2, lit(-1i64)),
+            fill("x", 3, lit(2.9)),
+            fill("x", 0, lit(100i64)),
+            fill("x", 20, lit(4i64)),
+            fill("x", -20, lit(NULL)),
+            fill("u", 2, lit(300i64)),
+            fill("u", -1, lit(-1i64)),
+            fill("f", 1, lit(f64::NAN)),
+            fill("f", -1, lit(7i64)),
+            fill("b", 2, lit(false)),
+            fill("s", -3, lit("fill")),
+            fill("s", 1, lit("")),
+            fill("d", 1, lit(3i32).cast(DataType::Date)),
+        ]),
+    );
+    assert_gpu_eq(
+        "shift_and_fill within windows, aggregations and filters",
+        frame()
+            .with_columns([
+                col("x")
+                    .shift_and_fill(lit(1), lit(0i64))
+                    .over([col("g")])
+                    .unwrap()
+                    .alias("lag by g"),
+                col("s")
+                    .shift_and_fill(lit(-1), lit("end"))
+                    .over([col("g")])
+                    .unwrap()
+                    .alias("text lead by g"),
+            ])
+            .filter(col("x").shift_and_fill(lit(1), lit(0i64)).lt(col("x"))),
+    );
+    assert_gpu_eq(
+        "windows of text made row by row from parts within the window",
+        frame().with_columns([
+            when(col("x").gt(col("x").mean()))
+                .then(col("s"))
+                .otherwise(lit("low"))
+                .over([col("g")])
+                .unwrap()
+                .alias("above the group's mean"),
+            concat_str([col("s"), col("s").shift(lit(1))], "-", false)
+                .over([col("g")])
+                .unwrap()
+                .alias("with the one before"),
+            col("s")
+                .shift(lit(1))
+                .fill_null(col("s").first())
+                .str()
+                .to_uppercase()
+                .over([col("g")])
+                .unwrap()
+                .alias("lag or the group's first, upper"),
+        ]),
+    );
+    assert_gpu_eq(
+        "shift_and_fill inside group-by aggregations",
+        frame().group_by_stable([col("g")]).agg([
+            col("x")
+                .shift_and_fill(lit(1), lit(10i64))
+                .sum()
+                .alias("sum"),
+            col("f")
+                .shift_and_fill(lit(-1), lit(0.25))
+                .last()
+                .alias("last"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([col("x").shift_and_fill(lit(1), col("x").max())]),
+        "a fill value that is not a literal",
     );
 }
 
@@ -4320,4 +4426,145 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
     }
     // (Past i64 nanoseconds the device leaves the texts to Polars too, as
     // the kernel tests check; Polars' debug build panics on them.)
+}
+
+#[test]
+fn arg_min_and_arg_max_match_the_cpu() {
+    let frame = || {
+        let mut df = df!(
+            "g" => ["a", "b", "a", "c", "b", "a", "c", "a"],
+            "x" => [Some(3i64), None, Some(7), Some(-1), Some(8), Some(-2), None, Some(5)],
+            "f" => [Some(f64::NAN), Some(1.5), None, Some(f64::NAN), Some(-0.0), Some(2.5), None, Some(-3.0)],
+            "b" => [Some(true), Some(false), None, Some(false), Some(true), Some(false), Some(true), None],
+            "u" => [1u8, 2, 3, 4, 5, 6, 7, 0],
+            "n" => [Some(1i32), Some(2), Some(3), None, Some(4), Some(0), None, Some(-5)],
+            "d" => [Some(19_000i32), None, Some(-1), Some(0), Some(365), Some(-400), Some(7), Some(1)],
+        )
+        .unwrap();
+        let date = df.column("d").unwrap().cast(&DataType::Date).unwrap();
+        df.with_column(date).unwrap();
+        df.lazy()
+    };
+    let both = |column: &str| {
+        [
+            col(column).arg_min().alias(format!("{column} min")),
+            col(column).arg_max().alias(format!("{column} max")),
+        ]
+    };
+    let all = || {
+        ["x", "f", "b", "u", "n", "d"]
+            .into_iter()
+            .flat_map(both)
+            .collect::<Vec<_>>()
+    };
+    assert_gpu_eq("arg_min and arg_max over the frame", frame().select(all()));
+    assert_gpu_eq(
+        "arg_min and arg_max of no rows",
+        frame().filter(col("u").gt(lit(200u8))).select(all()),
+    );
+    assert_gpu_eq(
+        "arg_min and arg_max per group (NaN only where all valid values are NaN; null where none is valid)",
+        frame().group_by_stable([col("g")]).agg(all()),
+    );
+    assert_gpu_eq(
+        "arg_max in windows and expressions",
+        frame().with_columns([
+            col("x")
+                .arg_max()
+                .over([col("g")])
+                .unwrap()
+                .alias("in window"),
+            (col("x").arg_min() + lit(10u32)).alias("in an expression"),
+        ]),
+    );
+    // A best value held twice: Polars' answer depends on whether it knows
+    // the values sorted (the first of them, else the last for a maximum of
+    // ascending values): the device cannot tell, so the collect falls back.
+    let ties = "more than once in a group";
+    assert_cpu_answer_with_reason(
+        frame().select([col("u").cast(DataType::Int64).clip_max(lit(4i64)).arg_max()]),
+        ties,
+    );
+    let sorted = df!("t" => [3i64, 1, 3, 2])
+        .unwrap()
+        .lazy()
+        .sort(["t"], Default::default());
+    assert_eq!(
+        sorted
+            .clone()
+            .select([col("t").arg_max()])
+            .collect()
+            .unwrap(),
+        df!("t" => [3u32]).unwrap(),
+        "Polars takes the last maximum of values it knows sorted"
+    );
+    assert_cpu_answer_with_reason(sorted.select([col("t").arg_max()]), ties);
+    assert_cpu_answer_with_reason(
+        frame()
+            .group_by_stable([col("g")])
+            .agg([col("f").fill_nan(lit(2.5)).arg_max()]),
+        ties,
+    );
+}
+
+#[test]
+fn reverse_matches_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => [Some("a"), Some("b"), None, Some("a"), Some("c"), Some("b"), None, Some("a")],
+            "x" => [Some(5i64), None, Some(-3), Some(7), Some(1), None, Some(9), Some(2)],
+            "f" => [Some(1.5f64), None, Some(-0.0), Some(f64::NAN), Some(0.5), Some(3.0), None, Some(-1.0)],
+            "b" => [Some(true), Some(false), None, Some(true), Some(true), Some(false), Some(true), None],
+            "s" => [Some("p"), None, Some("q"), None, Some("r"), Some(""), None, Some("t")],
+            "t" => [3i32, 1, 4, 1, 5, 9, 2, 6],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let reversed = |column: &str| col(column).reverse().alias(format!("{column} reversed"));
+    assert_gpu_eq(
+        "reverse over the frame",
+        frame().with_columns([
+            reversed("x"),
+            reversed("f"),
+            reversed("b"),
+            reversed("s"),
+            (col("x") - col("x").reverse()).alias("x less its mirror"),
+            col("x")
+                .reverse()
+                .cum_sum(false)
+                .alias("running sum from the end"),
+        ]),
+    );
+    assert_gpu_eq(
+        "reverse of no rows",
+        frame()
+            .filter(col("t").gt(lit(100)))
+            .select([reversed("x"), reversed("s")]),
+    );
+    assert_gpu_eq(
+        "reverse within windows (ordered too)",
+        frame().with_columns([
+            col("x").reverse().over([col("g")]).unwrap().alias("x by g"),
+            col("s").reverse().over([col("g")]).unwrap().alias("s by g"),
+            col("x")
+                .reverse()
+                .over_with_options(
+                    Some([col("g")]),
+                    Some(([col("t")], SortOptions::default())),
+                    Default::default(),
+                )
+                .unwrap()
+                .alias("x by g in the order of t"),
+        ]),
+    );
+    assert_gpu_eq(
+        "reverse inside aggregations",
+        frame().group_by_stable([col("g")]).agg([
+            col("x").reverse().first().alias("first of the reversed"),
+            (col("x").reverse() * col("t"))
+                .sum()
+                .alias("dot with the mirror"),
+        ]),
+    );
 }

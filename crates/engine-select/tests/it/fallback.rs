@@ -11,15 +11,15 @@ fn filtered() -> LazyFrame {
     orders().filter(col("amount").gt(lit(2.0)))
 }
 
-/// A query no device runs: a reversal.
-fn reversed() -> LazyFrame {
-    orders().select([col("amount").reverse().alias("reversed")])
+/// A query no device runs: an arg_sort.
+fn unrunnable() -> LazyFrame {
+    orders().select([col("amount").arg_sort(false, false).alias("ordering")])
 }
 
 #[test]
 fn fallback_reports_cpu_engine_and_every_reason() {
-    let (df, report) = reversed().collect_with_report(&Engine::gpu()).unwrap();
-    assert!(df.equals_missing(&reversed().collect().unwrap()));
+    let (df, report) = unrunnable().collect_with_report(&Engine::gpu()).unwrap();
+    assert!(df.equals_missing(&unrunnable().collect().unwrap()));
     assert_eq!(report.executed_by, ExecutedBy::Cpu(CpuEngine::InMemory));
     let kinds: Vec<FallbackKind> = report.fallback_reasons.iter().map(|r| r.kind).collect();
     match driver_missing() {
@@ -41,7 +41,7 @@ fn fallback_reports_cpu_engine_and_every_reason() {
     assert!(
         unsupported
             .message
-            .contains("function reverse is not supported"),
+            .contains("function arg_sort is not supported"),
         "the reason must say what is missing: {unsupported}"
     );
 }
@@ -91,13 +91,16 @@ fn unsupported_reason_names_the_plan_node_in_polars_notation() {
 #[test]
 fn raise_on_fail_gives_an_error_with_every_reason() {
     let engine = Engine::Gpu(GpuEngine::new().with_raise_on_fail(true));
-    let err = reversed().collect_with(&engine).unwrap_err();
+    let err = unrunnable().collect_with(&engine).unwrap_err();
     let EngineError::GpuUnavailable { reasons } = &err else {
         panic!("expected GpuUnavailable, got {err}");
     };
     let text = err.to_string();
     assert!(text.contains("CPU fallback is disabled"), "{text}");
-    assert!(text.contains("function reverse is not supported"), "{text}");
+    assert!(
+        text.contains("function arg_sort is not supported"),
+        "{text}"
+    );
     match driver_missing() {
         Some(missing) => {
             assert_eq!(reasons.len(), 2, "{text}");
@@ -158,7 +161,7 @@ fn invalid_memory_configuration_is_an_error_even_with_fallback() {
 #[test]
 fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
     let lf = orders().select([
-        col("amount").reverse().alias("reversed"),
+        col("amount").arg_sort(false, false).alias("ordering"),
         col("qty").shift(col("qty").max()).alias("shifted"),
         col("id"),
     ]);
@@ -172,8 +175,8 @@ fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
     assert_eq!(
         unsupported,
         [
-            "unsupported: function reverse is not supported on the GPU (at \
-             `col(\"amount\").reverse()`)",
+            "unsupported: function arg_sort is not supported on the GPU (at \
+             `col(\"amount\").arg_sort()`)",
             "unsupported: shift by a count that is not a literal integer (at \
              `col(\"qty\").shift([col(\"qty\").max()])`)",
         ]

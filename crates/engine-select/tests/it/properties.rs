@@ -354,18 +354,18 @@ proptest! {
 
     #[test]
     fn mixed_plans_match_the_cpu(df in (0usize..60).prop_flat_map(frame), pick in 0usize..3) {
-        // A reversal (the CPU's) over a filtered, computed frame (the device's).
+        // An arg_sort (the CPU's) over a filtered, computed frame (the device's).
         let base = df
             .lazy()
             .filter(col("i").is_not_null().or(col("f").gt(lit(0.0))))
             // (Small values: Polars' debug build panics on sums that overflow.)
             .with_columns([(col("i") % lit(1000i64) * lit(3i64)).alias("i3")]);
-        let reversed = match pick {
-            0 => col("i3").reverse(),
-            1 => col("f").reverse(),
-            _ => col("s").reverse(),
+        let ordering = match pick {
+            0 => col("i3").arg_sort(false, false),
+            1 => col("f").arg_sort(true, false),
+            _ => col("s").arg_sort(false, true),
         };
-        let lf = base.select([col("g"), col("s"), col("i3"), reversed.alias("reversed")]);
+        let lf = base.select([col("g"), col("s"), col("i3"), ordering.alias("ordering")]);
         let expected = lf.clone().collect().unwrap();
         let engine = engine_select::Engine::Gpu(crate::under_test());
         let (actual, report) = engine_select::LazyFrameExt::collect_with_report(lf, &engine).unwrap();
