@@ -1022,6 +1022,7 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
         AggOp::Count { .. } => expr.dtype == GpuDtype::UInt32,
         AggOp::NUnique => groupable(input.dtype) && expr.dtype == GpuDtype::UInt32,
+        AggOp::Join { .. } => input.dtype == GpuDtype::String && expr.dtype == GpuDtype::String,
         // Compared as 64-bit words: temporals by their integers.
         AggOp::ArgMin | AggOp::ArgMax => {
             (aggregable
@@ -1083,7 +1084,7 @@ fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)> {
     };
     let aggregated = GpuExpr {
         kind: ExprKind::Agg {
-            op: *op,
+            op: op.clone(),
             input: Box::new(cast_to(input, wide)),
         },
         dtype: back.map_or(expr.dtype, |_| wide),
@@ -2747,6 +2748,158 @@ impl Executor<'_> {
         self.evaluate(&results, &cast_to(&within, GpuDtype::UInt32), "")
     }
 
+    /// Polars' `str.join(separator)` of the texts `texts` per group of
+    /// `sorted_rows`: every text but a group's first valid one takes the
+    /// separator before it (nulls become empty), the pieces are put in group
+    /// order, and a group's result is the bytes from its first piece to its
+    /// last, so the pieces' bytes serve every group as they are. Unless
+    /// `ignore_nulls`, a group with a null is null.
+    fn joined_texts(
+        &self,
+        texts: &DeviceColumn,
+        (separator, ignore_nulls): (&str, bool),
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let n = texts.len();
+        let count = starts.len();
+        let boolean = GpuDtype::Boolean;
+        // Whether each row is valid, and how many valid rows come before it
+        // in its group.
+        let kept = match texts.validity() {
+            Some(bits) => ops.gather_bits(bits, n, None, &ops.iota(n, 0)?)?.0,
+            None => {
+                let empty = DeviceFrame {
+                    columns: vec![],
+                    height: n,
+                };
+                let all = GpuExpr::literal(Scalar::Boolean(true), boolean);
+                let Values::Bits(bits) = self.evaluate(&empty, &all, "")?.into_parts().0 else {
+                    return Err(ExecError::Unsupported("booleans that are not bits".into()));
+                };
+                bits
+            }
+        };
+        let kept = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                boolean,
+                n,
+                Values::Bits(kept),
+                None,
+            )],
+            height: n,
+        };
+        let groups = Some((sorted_rows, starts));
+        let through =
+            self.cumulative_sum(&kept, &column_ref(0, boolean), GpuDtype::UInt32, groups)?;
+        let counts = DeviceFrame {
+            columns: vec![
+                kept.columns
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| unreachable!()),
+                through,
+            ],
+            height: n,
+        };
+        let before = column_ref(1, GpuDtype::UInt32).binary(
+            BinaryOp::Minus,
+            cast_to(&column_ref(0, boolean), GpuDtype::UInt32),
+            GpuDtype::UInt32,
+        );
+        let before = self.evaluate(&counts, &before, "")?;
+        // The pieces, in group order.
+        let rows = DeviceFrame {
+            columns: vec![self.gather_column(texts, &ops.iota(n, 0)?)?, before],
+            height: n,
+        };
+        let text = GpuDtype::String;
+        let literal = |value: &str| GpuExpr::literal(Scalar::String(value.into()), text);
+        let joined = GpuExpr {
+            kind: ExprKind::ConcatStr {
+                inputs: vec![literal(separator), column_ref(0, text)],
+                separator: String::new(),
+                ignore_nulls: false,
+            },
+            dtype: text,
+        };
+        let after_another = column_ref(1, GpuDtype::UInt32).binary(
+            BinaryOp::Gt,
+            GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt32),
+            boolean,
+        );
+        let piece = after_another
+            .then(joined, column_ref(0, text), text)
+            .fill_null(literal(""));
+        let pieces = self.make_strings(&rows, &piece, "")?;
+        let sorted = self.gather_column(&pieces, sorted_rows)?;
+        let Values::Str { offsets, bytes } = sorted.into_parts().0 else {
+            return Err(ExecError::Unsupported("pieces that are not text".into()));
+        };
+        // Each group's bounds: its first sorted position, and n after the last.
+        let (bounds, bounds_valid) = ops.gather(starts, None, &ops.iota(count + 1, 0)?)?;
+        let bounds = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::Int64,
+                count + 1,
+                Values::I64(bounds),
+                Some(bounds_valid),
+            )],
+            height: count + 1,
+        };
+        let bound_or_n = column_ref(0, GpuDtype::Int64)
+            .fill_null(GpuExpr::literal(Scalar::Int(n as i64), GpuDtype::Int64));
+        let Values::I64(bounds) = self.evaluate(&bounds, &bound_or_n, "")?.into_parts().0 else {
+            return Err(ExecError::Unsupported("bounds that are not i64".into()));
+        };
+        let (offsets, _) = ops.gather(&offsets, None, &bounds)?;
+        let validity = if ignore_nulls || texts.validity().is_none() {
+            None
+        } else {
+            // Valid where every row of the group is.
+            let (sorted_valid, _) = ops.gather_bits(
+                texts.validity().unwrap_or_else(|| unreachable!()),
+                n,
+                None,
+                sorted_rows,
+            )?;
+            let counts = DeviceFrame {
+                columns: [Some(&sorted_valid), None]
+                    .into_iter()
+                    .map(|valid| -> Result<_, ExecError> {
+                        Ok(DeviceColumn::from_parts(
+                            "".into(),
+                            GpuDtype::UInt32,
+                            count,
+                            Values::U32(ops.segment_count(valid, starts, n)?),
+                            None,
+                        ))
+                    })
+                    .collect::<Result<_, _>>()?,
+                height: count,
+            };
+            let whole = column_ref(0, GpuDtype::UInt32).binary(
+                BinaryOp::Eq,
+                column_ref(1, GpuDtype::UInt32),
+                boolean,
+            );
+            let Values::Bits(bits) = self.evaluate(&counts, &whole, "")?.into_parts().0 else {
+                return Err(ExecError::Unsupported("booleans that are not bits".into()));
+            };
+            Some(bits)
+        };
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            text,
+            count,
+            Values::Str { offsets, bytes },
+            validity,
+        ))
+    }
+
     /// The positions `n - 1` down to 0.
     fn last_to_first(&self, n: usize) -> Result<DeviceBuffer<i64>, ExecError> {
         let positions = DeviceFrame {
@@ -3067,6 +3220,13 @@ impl Executor<'_> {
                 return Ok(column(Values::F64(out), Some(out_valid)));
             }
             _ => {}
+        }
+        if let AggOp::Join {
+            separator,
+            ignore_nulls,
+        } = op
+        {
+            return self.joined_texts(&evaluated, (separator, *ignore_nulls), sorted_rows, starts);
         }
         let validity = evaluated.validity();
         if let AggOp::Count { include_nulls } = op {

@@ -96,7 +96,7 @@ impl BinaryOp {
 }
 
 /// An aggregation, over a whole column (in a select) or per group.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum AggOp {
     Sum,
     Mean,
@@ -132,6 +132,13 @@ pub enum AggOp {
     /// NaN, both zeros alike; null where there is no valid value.
     ArgMin,
     ArgMax,
+    /// Polars' `str.join`: the texts in order, `separator` between two;
+    /// nulls skipped when `ignore_nulls`, else a null makes the result null.
+    /// Of no texts, the empty text.
+    Join {
+        separator: String,
+        ignore_nulls: bool,
+    },
     /// Quantile with a literal probability and an interpolation method.
     Quantile {
         /// The probability, in [0, 1].
@@ -156,6 +163,7 @@ impl fmt::Display for AggOp {
             AggOp::NUnique => f.write_str("n_unique"),
             AggOp::ArgMin => f.write_str("arg_min"),
             AggOp::ArgMax => f.write_str("arg_max"),
+            AggOp::Join { separator, .. } => write!(f, "str.join({separator:?})"),
             AggOp::First => f.write_str("first"),
             AggOp::Last => f.write_str("last"),
             AggOp::Count {

@@ -349,11 +349,19 @@ impl ExprLowering<'_> {
             } => (AggOp::Count { include_nulls }, input),
             IRAggExpr::Std(input, ddof) => (AggOp::Std { ddof }, input),
             IRAggExpr::Var(input, ddof) => (AggOp::Var { ddof }, input),
-            IRAggExpr::Item { .. }
-            | IRAggExpr::FirstNonNull(_)
-            | IRAggExpr::LastNonNull(_)
-            | IRAggExpr::Implode { .. }
-            | IRAggExpr::AggGroups(_) => {
+            // The first (last) of the values that are not null.
+            IRAggExpr::FirstNonNull(input) | IRAggExpr::LastNonNull(input) => {
+                let op = if matches!(agg, IRAggExpr::FirstNonNull(_)) {
+                    AggOp::First
+                } else {
+                    AggOp::Last
+                };
+                let dtype = self.dtype(node)?;
+                let values = self.expr(input)?;
+                let kept = values.clone().is_not_null();
+                return self.aggregation_of_filter(node, op, (values, kept), dtype);
+            }
+            IRAggExpr::Item { .. } | IRAggExpr::Implode { .. } | IRAggExpr::AggGroups(_) => {
                 return self.refuse(
                     node,
                     format!("aggregation {} is not supported on the GPU", agg_name(agg)),
@@ -362,7 +370,35 @@ impl ExprLowering<'_> {
         };
         let dtype = self.dtype(node)?;
         if let AExpr::Filter { input, by } = self.arena.get(input) {
-            return self.aggregation_of_filter(node, op, (*input, *by), dtype);
+            let (input, by) = (*input, *by);
+            let (input, by) = (self.expr(input), self.expr(by));
+            return self.aggregation_of_filter(node, op, (input?, by?), dtype);
+        }
+        if let AExpr::Function {
+            input: args,
+            function: function @ (IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans),
+            ..
+        } = self.arena.get(input)
+        {
+            // The rows kept: those not null (not NaN, of floats).
+            let nulls = matches!(function, IRFunctionExpr::DropNulls);
+            let values = self.single(&args.clone())?;
+            let kept = if nulls {
+                values.clone().is_not_null()
+            } else if values.dtype.is_float() {
+                GpuExpr {
+                    kind: ExprKind::FloatCheck {
+                        check: FloatCheck::IsNotNan,
+                        input: Box::new(values.clone()),
+                    },
+                    dtype: GpuDtype::Boolean,
+                }
+                .fill_null(GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean))
+            } else {
+                // Only floats hold NaN.
+                GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean)
+            };
+            return self.aggregation_of_filter(node, op, (values, kept), dtype);
         }
         if let AExpr::SortBy {
             expr,
@@ -409,11 +445,9 @@ impl ExprLowering<'_> {
         &mut self,
         node: Node,
         op: AggOp,
-        (input, by): (Node, Node),
+        (input, by): (GpuExpr, GpuExpr),
         dtype: GpuDtype,
     ) -> Lowered {
-        let (input, by) = (self.expr(input), self.expr(by));
-        let (input, by) = (input?, by?);
         let (op, input) = match op {
             AggOp::NUnique => {
                 return self.refuse(node, format!("{op} of a filtered expression"));
@@ -847,8 +881,6 @@ impl ExprLowering<'_> {
             | F::Pow(IRPowFunction::Cbrt)
             | F::ArgWhere
             | F::Rechunk
-            | F::DropNans
-            | F::DropNulls
             | F::ArgUnique
             | F::ArgSort { .. }
             | F::Product
@@ -1014,6 +1046,26 @@ impl ExprLowering<'_> {
             return Some(GpuExpr {
                 kind: ExprKind::ParseTemporal(input),
                 dtype,
+            });
+        }
+        if let S::ConcatVertical {
+            delimiter,
+            ignore_nulls,
+        } = function
+        {
+            let input = self.single(inputs)?;
+            if input.dtype != GpuDtype::String {
+                return self.refuse(node, format!("str.join of {}", input.dtype));
+            }
+            return Some(GpuExpr {
+                kind: ExprKind::Agg {
+                    op: AggOp::Join {
+                        separator: delimiter.to_string(),
+                        ignore_nulls: *ignore_nulls,
+                    },
+                    input: Box::new(input),
+                },
+                dtype: GpuDtype::String,
             });
         }
         let input = self.boxed(inputs[0].node());
@@ -1189,7 +1241,6 @@ impl ExprLowering<'_> {
                 }
             }
             S::Format { .. }
-            | S::ConcatVertical { .. }
             | S::CountMatches { .. }
             | S::Extract { .. }
             | S::ExtractAll

@@ -4568,3 +4568,87 @@ fn reverse_matches_the_cpu() {
         ]),
     );
 }
+
+#[test]
+fn aggregations_of_drop_nulls_and_drop_nans_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => ["a", "b", "a", "c", "b", "a", "c", "a"],
+            "x" => [None, Some(4i64), Some(7), None, Some(8), Some(-2), None, Some(5)],
+            "f" => [Some(f64::NAN), Some(1.5), None, Some(f64::NAN), Some(f64::NAN), Some(2.5), None, None],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let aggregations = || {
+        [
+            col("x").drop_nulls().sum().alias("x sum"),
+            col("x").drop_nulls().len().alias("x len"),
+            col("x").drop_nulls().first().alias("x first"),
+            col("x").drop_nulls().last().alias("x last"),
+            col("x").drop_nans().len().alias("x len without NaN"),
+            col("f").drop_nans().len().alias("f len"),
+            col("f").drop_nans().count().alias("f count"),
+            col("f").drop_nans().first().alias("f first"),
+            col("f").drop_nans().max().alias("f max"),
+            col("f").drop_nans().mean().alias("f mean"),
+            col("f").drop_nulls().last().alias("f last not null"),
+        ]
+    };
+    assert_gpu_eq(
+        "aggregations of drop_nulls and drop_nans per group",
+        frame().group_by_stable([col("g")]).agg(aggregations()),
+    );
+    assert_gpu_eq(
+        "aggregations of drop_nulls and drop_nans over the frame",
+        frame().select(aggregations()),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([col("x").drop_nulls()]),
+        "function drop_nulls is not supported",
+    );
+}
+
+#[test]
+fn str_join_matches_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => ["a", "b", "a", "c", "b", "a", "c", "a", "d"],
+            "s" => [Some("p"), None, Some("qé"), None, Some(""), Some("r"), None, Some("st"), Some("u")],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let joins = || {
+        [
+            col("s").str().join("-", true).alias("dash"),
+            col("s").str().join("", true).alias("none between"),
+            col("s").str().join(" · ", true).alias("middle dot"),
+            col("s").str().join(",", false).alias("nulls propagate"),
+            col("s")
+                .str()
+                .to_uppercase()
+                .str()
+                .join("+", true)
+                .alias("upper"),
+        ]
+    };
+    assert_gpu_eq(
+        "str.join per group (a group of nulls only joins to the empty text)",
+        frame().group_by_stable([col("g")]).agg(joins()),
+    );
+    assert_gpu_eq("str.join over the frame", frame().select(joins()));
+    assert_gpu_eq(
+        "str.join of no rows",
+        frame().filter(col("g").eq(lit("z"))).select(joins()),
+    );
+    assert_gpu_eq(
+        "str.join in a window",
+        frame().with_columns([col("s")
+            .str()
+            .join("/", true)
+            .over([col("g")])
+            .unwrap()
+            .alias("joined by g")]),
+    );
+}
