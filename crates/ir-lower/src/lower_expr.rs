@@ -1427,33 +1427,42 @@ impl ExprLowering<'_> {
                     dtype: GpuDtype::String,
                 });
             }
-            T::IsLeapYear => {
-                // Of the year: divisible by 4, and by 400 where by 100.
+            T::IsLeapYear | T::Millennium | T::Century | T::IsoYear | T::DaysInMonth => {
                 let input = self.single(inputs)?;
                 if !matches!(input.dtype, GpuDtype::Date | GpuDtype::Datetime(_)) {
                     return self.refuse(node, format!("{function} of {}", input.dtype));
                 }
-                let year = GpuExpr {
-                    kind: ExprKind::Temporal {
-                        part: TemporalPart::Year,
-                        input: Box::new(input),
-                    },
-                    dtype: GpuDtype::Int32,
+                return Some(calendar(input, function));
+            }
+            T::CastTimeUnit(unit) | T::WithTimeUnit(unit) => {
+                let input = self.single(inputs)?;
+                let unit = TimeUnit::from(*unit);
+                let (to, from) = match input.dtype {
+                    GpuDtype::Datetime(from) => (GpuDtype::Datetime(unit), from),
+                    GpuDtype::Duration(from) => (GpuDtype::Duration(unit), from),
+                    other => return self.refuse(node, format!("{function} of {other}")),
                 };
-                let int = |v| GpuExpr::literal(Scalar::Int(v), GpuDtype::Int32);
-                let rest = |by: i64| {
-                    year.clone()
-                        .binary(BinaryOp::Modulus, int(by), GpuDtype::Int32)
+                // The same integers read in the new unit.
+                let reinterpreted = |value: GpuExpr| {
+                    value
+                        .cast(GpuDtype::Int64, CastMode::NonStrict)
+                        .cast(to, CastMode::NonStrict)
                 };
-                let is = |a: GpuExpr, op, b| a.binary(op, b, GpuDtype::Boolean);
-                let by_4 = is(rest(4), BinaryOp::Eq, int(0));
-                let not_by_100 = is(rest(100), BinaryOp::NotEq, int(0));
-                let by_400 = is(rest(400), BinaryOp::Eq, int(0));
-                return Some(is(
-                    by_4,
-                    BinaryOp::And,
-                    is(not_by_100, BinaryOp::Or, by_400),
-                ));
+                let finer = unit.per_day() / from.per_day();
+                return Some(match function {
+                    T::WithTimeUnit(_) => reinterpreted(input),
+                    // Polars multiplies, wrapping, to a finer unit; to a
+                    // coarser one it divides as a cast does (datetimes
+                    // down, durations toward zero).
+                    _ if finer > 1 => {
+                        reinterpreted(input.cast(GpuDtype::Int64, CastMode::NonStrict).binary(
+                            BinaryOp::Multiply,
+                            GpuExpr::literal(Scalar::Int(finer), GpuDtype::Int64),
+                            GpuDtype::Int64,
+                        ))
+                    }
+                    _ => input.cast(to, CastMode::NonStrict),
+                });
             }
             _ => {}
         }
@@ -1471,15 +1480,9 @@ impl ExprLowering<'_> {
             T::Millisecond => TemporalPart::Millisecond,
             T::Microsecond => TemporalPart::Microsecond,
             T::Nanosecond => TemporalPart::Nanosecond,
-            T::Millennium
-            | T::Century
-            | T::IsoYear
-            | T::DaysInMonth
-            | T::Time
+            T::Time
             | T::Datetime
             | T::Duration { .. }
-            | T::CastTimeUnit { .. }
-            | T::WithTimeUnit { .. }
             | T::Round
             | T::Replace
             | T::Combine { .. }
@@ -1726,6 +1729,88 @@ fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar> {
         GpuDtype::Duration(_) => Scalar::Duration(value.extract::<i64>()?),
         GpuDtype::Boolean | GpuDtype::String => return None,
     })
+}
+
+/// `function` (`dt.is_leap_year`, `dt.millennium`, `dt.century`,
+/// `dt.iso_year` or `dt.days_in_month`) of a date or datetime, from its
+/// year, month and ISO week as Polars computes it.
+fn calendar(input: GpuExpr, function: &IRTemporalFunction) -> GpuExpr {
+    use IRTemporalFunction as T;
+    let int32 = GpuDtype::Int32;
+    let part = |part, dtype| {
+        GpuExpr {
+            kind: ExprKind::Temporal {
+                part,
+                input: Box::new(input.clone()),
+            },
+            dtype,
+        }
+        .cast(int32, CastMode::NonStrict)
+    };
+    let year = part(TemporalPart::Year, int32);
+    let int = |v| GpuExpr::literal(Scalar::Int(v), int32);
+    let is = |a: GpuExpr, op, b| a.binary(op, b, GpuDtype::Boolean);
+    let arithmetic = |a: GpuExpr, op, b| a.binary(op, b, int32);
+    // Divisible by 4, and by 400 where by 100.
+    let leap = || {
+        let rest = |by: i64| arithmetic(year.clone(), BinaryOp::Modulus, int(by));
+        let by_4 = is(rest(4), BinaryOp::Eq, int(0));
+        let not_by_100 = is(rest(100), BinaryOp::NotEq, int(0));
+        let by_400 = is(rest(400), BinaryOp::Eq, int(0));
+        is(by_4, BinaryOp::And, is(not_by_100, BinaryOp::Or, by_400))
+    };
+    // Polars: (year - 1) floor-divided by 100 (1000), plus 1.
+    let of_years = |years| {
+        let before = arithmetic(year.clone(), BinaryOp::Minus, int(1));
+        arithmetic(
+            arithmetic(before, BinaryOp::FloorDivide, int(years)),
+            BinaryOp::Plus,
+            int(1),
+        )
+    };
+    match function {
+        T::Millennium => of_years(1000),
+        T::Century => of_years(100),
+        T::IsoYear => {
+            // The ISO year of the first days of January in the last week of
+            // the year before, and of the last of December in week 1.
+            let month = part(TemporalPart::Month, GpuDtype::Int8);
+            let week = part(TemporalPart::Week, GpuDtype::Int8);
+            let both = |a, b| is(a, BinaryOp::And, b);
+            let next = both(
+                is(month.clone(), BinaryOp::Eq, int(12)),
+                is(week.clone(), BinaryOp::Eq, int(1)),
+            );
+            let previous = both(
+                is(month, BinaryOp::Eq, int(1)),
+                is(week, BinaryOp::GtEq, int(52)),
+            );
+            let shift = next.then(int(1), previous.then(int(-1), int(0), int32), int32);
+            arithmetic(year, BinaryOp::Plus, shift)
+        }
+        T::DaysInMonth => {
+            let month = part(TemporalPart::Month, GpuDtype::Int8);
+            let month_is = |m| is(month.clone(), BinaryOp::Eq, int(m));
+            let short = [4, 6, 9, 11]
+                .map(month_is)
+                .into_iter()
+                .reduce(|a, b| is(a, BinaryOp::Or, b))
+                .unwrap_or_else(|| int(0));
+            let days = month_is(2).then(
+                leap().then(int(29), int(28), int32),
+                short.then(int(30), int(31), int32),
+                int32,
+            );
+            // Null stays null (a null test picks the last branch).
+            let null = GpuExpr::literal(Scalar::Null, int32);
+            input
+                .clone()
+                .is_not_null()
+                .then(days, null, int32)
+                .cast(GpuDtype::Int8, CastMode::NonStrict)
+        }
+        _ => leap(),
+    }
 }
 
 fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {

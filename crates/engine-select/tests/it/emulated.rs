@@ -4652,3 +4652,101 @@ fn str_join_matches_the_cpu() {
             .alias("joined by g")]),
     );
 }
+
+#[test]
+fn calendar_functions_and_time_unit_changes_match_the_cpu() {
+    // Days around year, century and millennium boundaries (before 1970 and
+    // the year 0 too), leap days, and the first and last days of years whose
+    // ISO year differs.
+    let days = [
+        Some(0i32),
+        Some(-1),
+        Some(10_956),
+        Some(10_957),
+        Some(11_016),
+        Some(-25_508),
+        Some(-719_528),
+        Some(-719_162),
+        Some(-719_163),
+        Some(-36_524),
+        Some(-36_525),
+        Some(14_244),
+        Some(14_245),
+        Some(16_801),
+        Some(20_088),
+        Some(20_089),
+        Some(1_000),
+        None,
+    ];
+    let mut df = df!("d" => days).unwrap();
+    let date = df.column("d").unwrap().cast(&DataType::Date).unwrap();
+    df.with_column(date).unwrap();
+    let lf = df.lazy().with_columns([
+        (col("d").cast(DataType::Int64) * lit(86_400_000_000i64 + 1234))
+            .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+            .alias("t"),
+        (col("d").cast(DataType::Int64) * lit(-3_600_001i64))
+            .cast(DataType::Duration(TimeUnit::Milliseconds))
+            .alias("span"),
+    ]);
+    let calendar = |c: &str| {
+        [
+            col(c).dt().millennium().alias(format!("{c} millennium")),
+            col(c).dt().century().alias(format!("{c} century")),
+            col(c).dt().iso_year().alias(format!("{c} iso year")),
+            col(c)
+                .dt()
+                .days_in_month()
+                .alias(format!("{c} days in month")),
+            col(c).dt().is_leap_year().alias(format!("{c} leap")),
+        ]
+    };
+    assert_gpu_eq(
+        "calendar functions of dates and datetimes",
+        lf.clone().select(
+            calendar("d")
+                .into_iter()
+                .chain(calendar("t"))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    let units = |c: &str| {
+        [
+            TimeUnit::Nanoseconds,
+            TimeUnit::Microseconds,
+            TimeUnit::Milliseconds,
+        ]
+        .into_iter()
+        .flat_map(|unit| {
+            [
+                col(c)
+                    .dt()
+                    .cast_time_unit(unit)
+                    .alias(format!("{c} as {unit}")),
+                col(c)
+                    .dt()
+                    .with_time_unit(unit)
+                    .alias(format!("{c} read in {unit}")),
+            ]
+        })
+        .collect::<Vec<_>>()
+    };
+    assert_gpu_eq(
+        "cast_time_unit (datetimes down, durations toward zero) and with_time_unit",
+        lf.select(
+            units("t")
+                .into_iter()
+                .chain(units("span"))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    // To a finer unit Polars multiplies, wrapping where it overflows.
+    let far = df!("far" => [Some(9_300_000_000_000_000i64), Some(-9_300_000_000_000_001), None])
+        .unwrap()
+        .lazy()
+        .select([col("far").cast(DataType::Datetime(TimeUnit::Milliseconds, None))]);
+    assert_gpu_eq(
+        "cast_time_unit wraps to a finer unit",
+        far.select(units("far")),
+    );
+}
