@@ -185,6 +185,7 @@ library! {
         reduce_sum_i32, reduce_sum_i64, reduce_sum_u32, reduce_sum_u64, reduce_sum_f64,
         reduce_min_i32, reduce_min_i64, reduce_min_u32, reduce_min_u64, reduce_min_f64,
         reduce_max_i32, reduce_max_i64, reduce_max_u32, reduce_max_u64, reduce_max_f64,
+        pairwise_sum_blocks_f64, pairwise_sum_level_f64, pairwise_sum_total_f64,
     }
     SCAN = "scan" {
         scan_tile_sums_u8, scan_tiles_u8, scan_tile_sums_i32, scan_tiles_i32,

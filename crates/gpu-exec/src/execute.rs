@@ -1382,7 +1382,7 @@ impl Executor<'_> {
                     .iter()
                     .map(|named| {
                         let mut column =
-                            self.aggregate_expr(&frame, &named.expr, &rows, &starts)?;
+                            self.aggregate_expr(&frame, &named.expr, (&rows, &starts), true)?;
                         column.name = named.name.as_str().into();
                         Ok(column)
                     })
@@ -1693,7 +1693,12 @@ impl Executor<'_> {
                     );
                 }
                 for agg in aggs {
-                    columns.push(self.aggregate_expr(&frame, &agg.expr, &sorted_rows, &starts)?);
+                    columns.push(self.aggregate_expr(
+                        &frame,
+                        &agg.expr,
+                        (&sorted_rows, &starts),
+                        false,
+                    )?);
                 }
                 let mut out = DeviceFrame {
                     columns,
@@ -1853,7 +1858,10 @@ impl Executor<'_> {
                 Some((rows, starts)) => (rows, starts, self.group_of_rows(rows, starts)?),
             };
             for leaf in &leaves {
-                let value = self.aggregate(frame, leaf, rows, starts)?;
+                let value = match groups {
+                    None => self.aggregate_whole(frame, leaf, rows, starts)?,
+                    Some(_) => self.aggregate(frame, leaf, rows, starts)?,
+                };
                 hoisted.push(self.gather_column(&value, &group_of_row)?);
             }
             if let Some((_, starts)) = groups {
@@ -3098,29 +3106,107 @@ impl Executor<'_> {
     }
 
     /// An aggregation, or an elementwise expression of aggregations, per
-    /// group: the aggregations first, then the expression over their results.
+    /// group (`whole`: of the whole frame, one group of every row in row
+    /// order): the aggregations first, then the expression over their results.
     fn aggregate_expr(
         &self,
         frame: &DeviceFrame,
         expr: &GpuExpr,
-        sorted_rows: &DeviceBuffer<i64>,
-        starts: &DeviceBuffer<i64>,
+        (sorted_rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        whole: bool,
     ) -> Result<DeviceColumn, ExecError> {
+        let aggregate = |leaf: &GpuExpr| {
+            if whole {
+                self.aggregate_whole(frame, leaf, sorted_rows, starts)
+            } else {
+                self.aggregate(frame, leaf, sorted_rows, starts)
+            }
+        };
         if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
-            return self.aggregate(frame, expr, sorted_rows, starts);
+            return aggregate(expr);
         }
         let (outer, leaves) = split_aggregations(expr).map_err(|why| {
             ExecError::Unsupported(not_yet(format_args!("aggregation `{expr}` ({why})")))
         })?;
-        let columns = leaves
-            .iter()
-            .map(|leaf| self.aggregate(frame, leaf, sorted_rows, starts))
-            .collect::<Result<_, _>>()?;
+        let columns = leaves.iter().map(aggregate).collect::<Result<_, _>>()?;
         let results = DeviceFrame {
             columns,
             height: starts.len(),
         };
         self.evaluate(&results, &outer, "")
+    }
+
+    /// One aggregation of the whole frame (`rows` and `starts`: one group
+    /// of every row, in row order). Polars sums a float column (of one
+    /// chunk) pairwise and takes a mean of numbers as that sum of the
+    /// values as f64 divided by their number, so `sum` of f64 and `mean` of
+    /// integers and f64 follow its order bit for bit ([`Ops::pairwise_sum`]);
+    /// the others are [`Executor::aggregate`]'s.
+    fn aggregate_whole(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let float = GpuDtype::Float64;
+        let pairwise = match &expr.kind {
+            ExprKind::Agg {
+                op: AggOp::Sum,
+                input,
+            } => input.dtype == float && expr.dtype == float,
+            ExprKind::Agg {
+                op: AggOp::Mean,
+                input,
+            } => (input.dtype == float || input.dtype.is_integer()) && expr.dtype == float,
+            _ => false,
+        };
+        let ExprKind::Agg { op, input } = &expr.kind else {
+            return self.aggregate(frame, expr, rows, starts);
+        };
+        if !pairwise {
+            return self.aggregate(frame, expr, rows, starts);
+        }
+        let ops = self.ops();
+        let n = frame.height;
+        let evaluated = DeviceFrame {
+            columns: vec![self.evaluate_in_groups(frame, input, "", Some((rows, starts)))?],
+            height: n,
+        };
+        let (values, validity) = self
+            .evaluate(&evaluated, &cast_to(&column_ref(0, input.dtype), float), "")?
+            .into_parts();
+        let Values::F64(values) = values else {
+            return Err(ExecError::Unsupported(format!("`{input}` as f64")));
+        };
+        let sum = DeviceColumn::from_parts(
+            "".into(),
+            float,
+            1,
+            Values::F64(ops.pairwise_sum(&values, validity.as_ref())?),
+            None,
+        );
+        if *op == AggOp::Sum {
+            return Ok(sum);
+        }
+        // The mean: null without a valid value.
+        let count = ops.segment_count(validity.as_ref(), starts, n)?;
+        let results = DeviceFrame {
+            columns: vec![
+                sum,
+                DeviceColumn::from_parts("".into(), GpuDtype::UInt32, 1, Values::U32(count), None),
+            ],
+            height: 1,
+        };
+        let count = column_ref(1, GpuDtype::UInt32);
+        let mean = column_ref(0, float).binary(BinaryOp::TrueDivide, cast_to(&count, float), float);
+        let some = count.binary(
+            BinaryOp::Gt,
+            GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt32),
+            GpuDtype::Boolean,
+        );
+        let none = GpuExpr::literal(Scalar::Null, float);
+        self.evaluate(&results, &some.then(mean, none, float), "")
     }
 
     /// One aggregation per group: the input evaluated, put in the sorted

@@ -2212,6 +2212,66 @@ impl Ops<'_> {
         })
     }
 
+    /// Polars' sum of a whole float column of one chunk, bit for bit
+    /// (polars-compute's `float_sum`; nulls add 0.0): the first n % 128
+    /// values in order, the rest in blocks of 128 summed in 16 lanes, the
+    /// blocks' sums pairwise (see `kernels/cuda/reduce.cu`). One value.
+    pub fn pairwise_sum(
+        &self,
+        values: &DeviceBuffer<f64>,
+        validity: Option<&DeviceBuffer<u32>>,
+    ) -> Result<DeviceBuffer<f64>, RuntimeError> {
+        const BLOCK_VALUES: usize = 128;
+        let n = values.len();
+        check_bitmap(validity, n, "validity")?;
+        let head = n % BLOCK_VALUES;
+        let blocks = n / BLOCK_VALUES;
+        let sums = self.zeroed::<f64>(blocks.max(1))?;
+        if blocks > 0 {
+            // Sixteen threads a block.
+            let args = KernelArgs::new()
+                .buffer(values)
+                .arg(ptr(validity))
+                .arg(head as u64)
+                .arg(blocks as u64)
+                .buffer(&sums);
+            self.launch(
+                ids::pairwise_sum_blocks_f64,
+                Self::linear(blocks * 16),
+                args,
+            )?;
+        }
+        // The tree's levels, the deepest first: at depth `depth` every node
+        // holds at most one block.
+        let depth = blocks.max(1).next_power_of_two().trailing_zeros();
+        let nodes = 1usize << depth;
+        let (mut below, mut level) = (self.zeroed::<f64>(nodes)?, self.zeroed::<f64>(nodes)?);
+        for d in (0..=depth).rev() {
+            let args = KernelArgs::new()
+                .buffer(&sums)
+                .arg(blocks as u64)
+                .arg(d)
+                .buffer(&below)
+                .buffer(&level);
+            self.launch(ids::pairwise_sum_level_f64, Self::linear(1 << d), args)?;
+            std::mem::swap(&mut below, &mut level);
+        }
+        let out = self.zeroed::<f64>(1)?;
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .arg(head as u64)
+            .arg(blocks as u64)
+            .buffer(&below)
+            .buffer(&out);
+        self.launch(
+            ids::pairwise_sum_total_f64,
+            LaunchConfig::linear(1, 32, 1),
+            args,
+        )?;
+        Ok(out)
+    }
+
     /// Per-group sums of the valid values (0 for none), wrapping in `T`.
     pub fn segment_sum<T: Aggregable>(
         &self,

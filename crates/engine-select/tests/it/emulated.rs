@@ -4750,3 +4750,37 @@ fn calendar_functions_and_time_unit_changes_match_the_cpu() {
         far.select(units("far")),
     );
 }
+
+#[test]
+fn whole_frame_float_sums_and_means_follow_polars_order_bit_for_bit() {
+    // Values whose sums round at every step: any other order of additions
+    // differs in the last bits (sizes about blocks of 128 and their tree).
+    // (Unfiltered: Polars sums each chunk of a column, and a filter splits
+    // its frame into chunks by its number of threads.)
+    let mut next = xorshift(7);
+    for n in [5usize, 127, 128, 129, 1000, 12_345, 40_000] {
+        for nulls in [false, true] {
+            let mut value = || {
+                let x = next();
+                let f = (x % 1_000_003) as f64 / 7.3 - 50_000.0;
+                let i = (x >> 3) as i64 - (1 << 59);
+                (!(nulls && x.is_multiple_of(7))).then_some((f, i))
+            };
+            let (f, i): (Vec<_>, Vec<_>) = (0..n).map(|_| value().unzip()).unzip();
+            let lf = df!("f" => f, "i" => i).unwrap().lazy();
+            assert_gpu_eq(
+                &format!("sums and means of {n} rows, nulls {nulls}"),
+                lf.clone().select([
+                    col("f").sum().alias("f sum"),
+                    col("f").mean().alias("f mean"),
+                    col("i").mean().alias("i mean"),
+                    (col("f").sum() / col("f").mean()).alias("ratio"),
+                ]),
+            );
+            assert_gpu_eq(
+                &format!("whole-frame sums in row-wise expressions of {n} rows, nulls {nulls}"),
+                lf.with_columns([(col("f") - col("f").mean()).alias("centred")]),
+            );
+        }
+    }
+}

@@ -91,6 +91,78 @@ fn float_sums_match_within_rounding() {
     }
 }
 
+/// Polars' float sum of one chunk (polars-compute's `float_sum`, without
+/// SIMD): the reference the pairwise sum must equal bit for bit.
+fn polars_float_sum(values: &[f64], valid: &[bool]) -> f64 {
+    let value = |i: usize| if valid[i] { values[i] } else { 0.0 };
+    let block = |first: usize| {
+        let mut lanes = [0.0f64; 16];
+        for chunk in 0..8 {
+            for (j, lane) in lanes.iter_mut().enumerate() {
+                *lane += value(first + 16 * chunk + j);
+            }
+        }
+        let mut width = 16;
+        while width > 4 {
+            for j in 0..width / 2 {
+                lanes[j] += lanes[width / 2 + j];
+            }
+            width /= 2;
+        }
+        (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
+    };
+    fn pairwise(first: usize, blocks: usize, block: &dyn Fn(usize) -> f64) -> f64 {
+        if blocks == 1 {
+            return block(first);
+        }
+        let left = blocks / 2;
+        pairwise(first, left, block) + pairwise(first + 128 * left, blocks - left, block)
+    }
+    let head = values.len() % 128;
+    let main = match values.len() / 128 {
+        0 => 0.0,
+        blocks => pairwise(head, blocks, &block),
+    };
+    let rest: f64 = (0..head).map(value).sum();
+    main + rest
+}
+
+#[test]
+fn pairwise_sums_equal_polars_float_sum_bit_for_bit() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(4);
+    let sizes = SIZES
+        .iter()
+        .copied()
+        .chain([128, 384, 640, 128 * 1000 + 77, 128 * 1023]);
+    for n in sizes {
+        let values: Vec<f64> = (0..n)
+            .map(|i| match i % 97 {
+                5 => -0.0,
+                11 => 1e300,
+                12 => -1e300,
+                _ => (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..9)),
+            })
+            .collect();
+        for nulls in [false, true] {
+            let valid: Vec<bool> = (0..n).map(|_| !nulls || rng.u8(..5) != 0).collect();
+            let bits = nulls.then(|| device.upload(&bitmap(&valid)));
+            let sum = ops
+                .pairwise_sum(&device.upload(&values), bits.as_ref())
+                .unwrap()
+                .to_host()
+                .unwrap()[0];
+            let expected = polars_float_sum(&values, &valid);
+            assert_eq!(
+                sum.to_bits(),
+                expected.to_bits(),
+                "n = {n}, nulls {nulls}: {sum} vs {expected}"
+            );
+        }
+    }
+}
+
 #[test]
 fn minima_and_maxima_skip_nulls_and_nan() {
     let device = device();
