@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, arg_min and arg_max): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use polars_core::chunked_array::cast::CastOptions;
@@ -412,5 +412,40 @@ proptest! {
     ) {
         let lf = df!("s" => texts).unwrap().lazy().select([col("s").str().to_lowercase()]);
         assert_gpu_eq("str.to_lowercase", lf);
+    }
+
+    #[test]
+    fn reversals_joins_and_places_of_extremes_match_the_cpu(
+        df in (0usize..80).prop_flat_map(frame),
+        pick in 0usize..6,
+        periods in -5i64..5,
+    ) {
+        // Distinct values (null where i is): their places of extremes have
+        // no ties, which would leave the answer to Polars.
+        let distinct = when(col("i").is_null())
+            .then(lit(NULL).cast(DataType::Int64))
+            .otherwise((col("index").cast(DataType::Int64) * lit(7919i64)) % lit(1009i64));
+        let lf = df.lazy().with_row_index("index", None);
+        let lf = match pick {
+            0 => lf.with_columns([col("s").reverse().over([col("g")]).unwrap().alias("w")]),
+            1 => lf.with_columns([(col("f") - col("f").reverse()).alias("w")]),
+            2 => lf.with_columns([col("i")
+                .shift_and_fill(lit(periods), lit(7i64))
+                .over([col("g")])
+                .unwrap()
+                .alias("w")]),
+            3 => lf.group_by_stable([col("g")]).agg([
+                col("s").str().join("-", true).alias("joined"),
+                col("s").str().join("", false).alias("joined, nulls propagate"),
+                col("f").drop_nans().len().alias("numbers"),
+                col("i").drop_nulls().first().alias("first valid"),
+            ]),
+            4 => lf.group_by_stable([col("g")]).agg([
+                distinct.clone().arg_max().alias("max at"),
+                distinct.clone().arg_min().alias("min at"),
+            ]),
+            _ => lf.with_columns([distinct.arg_max().over([col("s")]).unwrap().alias("w")]),
+        };
+        assert_gpu_eq(&format!("reversal, join or place of extreme {pick}"), lf);
     }
 }
