@@ -664,15 +664,84 @@ extern "C" __global__ void string_pad(const i64* offsets, const unsigned char* b
 }
 EMU_KERNEL(string_pad)
 
-// Polars' cast of dates and timestamps (no time zone) to strings: chrono's
-// "%Y-%m-%d" (years outside 0..=9999 with a sign and at least four digits),
-// then for timestamps " %H:%M:%S." and the fraction of the second in
-// `digits` digits (3, 6 or 9: the unit's). `values` are days (`per_day` 1)
-// or ticks of `per_day` to the day. Unless `write`, writes each row's length
-// (0 for null) to `lengths`; with it, writes the text from out_offsets[i].
-extern "C" __global__ void string_from_timestamps(const i64* values, const u32* validity, u64 n,
-                                                  i64 per_day, u32 digits, u32 write,
-                                                  i64* lengths, const i64* out_offsets,
+// Dates and timestamps (no time zone) as text in a chrono format, as Polars
+// writes them (`dt.to_string`, and its cast to text): `program` holds one
+// item a word, the item's code in the high 24 bits and its argument in the
+// low 8: 0 a literal byte (the argument), 1 %Y (four digits, or a sign and
+// at least four outside 0..=9999), 2 %m, 3 %d, 4 %H, 5 %M, 6 %S, 7 the
+// fraction of the second in `argument` digits, 8 %y (year mod 100,
+// euclidean), 9 %j, 10 %e (space-padded day), 11 %b, 12 %B, 13 %a, 14 %A,
+// 15 %u (Monday 1), 16 %w (Sunday 0), 17 %I, 18 %p. `values` are days
+// (`per_day` 1) or ticks of `per_day` to the day. Unless `write`, writes
+// each row's length (0 for null) to `lengths`; with it, the text from
+// out_offsets[i].
+// English month (1 to 12) and weekday (Monday 0) names, as chrono writes them.
+__device__ __forceinline__ const char* month_name(i64 month) {
+    switch (month) {
+        case 1: return "January";
+        case 2: return "February";
+        case 3: return "March";
+        case 4: return "April";
+        case 5: return "May";
+        case 6: return "June";
+        case 7: return "July";
+        case 8: return "August";
+        case 9: return "September";
+        case 10: return "October";
+        case 11: return "November";
+        default: return "December";
+    }
+}
+
+__device__ __forceinline__ const char* weekday_name(i64 weekday) {
+    switch (weekday) {
+        case 0: return "Monday";
+        case 1: return "Tuesday";
+        case 2: return "Wednesday";
+        case 3: return "Thursday";
+        case 4: return "Friday";
+        case 5: return "Saturday";
+        default: return "Sunday";
+    }
+}
+
+// Writes `text` (up to its end, or `limit` bytes) at out + count when out
+// is not null; the bytes it takes either way.
+__device__ __forceinline__ u32 put_text(unsigned char* out, u32 count, const char* text,
+                                        u32 limit) {
+    u32 k = 0;
+    for (; k < limit && text[k] != 0; ++k) {
+        if (out) out[count + k] = static_cast<unsigned char>(text[k]);
+    }
+    return k;
+}
+
+// Writes `value` (not negative) in at least `width` digits, padded with
+// `pad`, at out + count when out is not null; the bytes it takes.
+__device__ __forceinline__ u32 put_number(unsigned char* out, u32 count, u64 value, u32 width,
+                                          unsigned char pad) {
+    unsigned char digits[20];
+    u32 n = 0;
+    do {
+        digits[n++] = static_cast<unsigned char>('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    u32 k = 0;
+    for (u32 p = n; p < width; ++p, ++k) {
+        if (out) out[count + k] = pad;
+    }
+    while (n > 0) {
+        --n;
+        if (out) out[count + k] = digits[n];
+        ++k;
+    }
+    return k;
+}
+
+extern "C" __global__ void string_format_temporal(const i64* values, const u32* validity, u64 n,
+                                                  i64 per_day, const u32* program,
+                                                  u64 program_length, u32 write, i64* lengths,
+                                                  const i64* out_offsets,
                                                   unsigned char* out_bytes) {
     for (u64 i = global_index(); i < n; i += global_stride()) {
         if (!is_valid(validity, i)) {
@@ -684,46 +753,64 @@ extern "C" __global__ void string_from_timestamps(const i64* values, const u32* 
         i64 ticks = v - days * per_day;  // 0 <= ticks < per_day
         i64 year, month, day;
         civil(days, &year, &month, &day);
-        unsigned char text[48];
+        i64 per_second = per_day >= 86400 ? per_day / 86400 : 1;
+        i64 seconds = ticks / per_second, fraction = ticks % per_second;
+        i64 hour = seconds / 3600;
+        i64 weekday = days + 3 - floor_div(days + 3, 7) * 7;  // Monday 0 (1970-01-01 a Thursday)
+        unsigned char* out = write ? out_bytes + out_offsets[i] : nullptr;
         u32 count = 0;
-        // The year: four digits, or a sign and at least four.
-        bool signed_year = year < 0 || year > 9999;
-        if (signed_year) text[count++] = year < 0 ? '-' : '+';
-        u64 magnitude = year < 0 ? static_cast<u64>(-year) : static_cast<u64>(year);
-        unsigned char year_digits[20];
-        u32 year_count = 0;
-        do {
-            year_digits[year_count++] = static_cast<unsigned char>('0' + magnitude % 10);
-            magnitude /= 10;
-        } while (magnitude != 0);
-        for (u32 pad = year_count; pad < 4; ++pad) text[count++] = '0';
-        while (year_count > 0) text[count++] = year_digits[--year_count];
-        auto two = [&](i64 value, unsigned char before) {
-            text[count++] = before;
-            text[count++] = static_cast<unsigned char>('0' + value / 10);
-            text[count++] = static_cast<unsigned char>('0' + value % 10);
-        };
-        two(month, '-');
-        two(day, '-');
-        if (per_day > 1) {
-            i64 per_second = per_day / 86400;
-            i64 seconds = ticks / per_second, fraction = ticks % per_second;
-            two(seconds / 3600, ' ');
-            two(seconds / 60 % 60, ':');
-            two(seconds % 60, ':');
-            text[count++] = '.';
-            for (u32 k = digits; k > 0; --k) {
-                i64 unit = 1;
-                for (u32 p = 1; p < k; ++p) unit *= 10;
-                text[count++] = static_cast<unsigned char>('0' + fraction / unit % 10);
+        for (u64 p = 0; p < program_length; ++p) {
+            u32 code = program[p] >> 8, argument = program[p] & 0xFF;
+            switch (code) {
+                case 0:
+                    if (out) out[count] = static_cast<unsigned char>(argument);
+                    count += 1;
+                    break;
+                case 1: {
+                    bool signed_year = year < 0 || year > 9999;
+                    if (signed_year) {
+                        if (out) out[count] = year < 0 ? '-' : '+';
+                        count += 1;
+                    }
+                    u64 magnitude = year < 0 ? 0ull - static_cast<u64>(year) : static_cast<u64>(year);
+                    count += put_number(out, count, magnitude, 4, '0');
+                    break;
+                }
+                case 2: count += put_number(out, count, month, 2, '0'); break;
+                case 3: count += put_number(out, count, day, 2, '0'); break;
+                case 4: count += put_number(out, count, hour, 2, '0'); break;
+                case 5: count += put_number(out, count, seconds / 60 % 60, 2, '0'); break;
+                case 6: count += put_number(out, count, seconds % 60, 2, '0'); break;
+                case 7: {
+                    // The fraction as nanoseconds, cut to `argument` digits.
+                    i64 nanos = fraction * (1000000000 / per_second);
+                    for (u32 k = 0; k < argument; ++k) {
+                        i64 unit = 100000000;
+                        for (u32 q = 0; q < k; ++q) unit /= 10;
+                        if (out) out[count] = static_cast<unsigned char>('0' + nanos / unit % 10);
+                        count += 1;
+                    }
+                    break;
+                }
+                case 8: count += put_number(out, count, year - floor_div(year, 100) * 100, 2, '0'); break;
+                case 9: {
+                    i64 ordinal = days - days_from_civil(year, 1, 1) + 1;
+                    count += put_number(out, count, ordinal, 3, '0');
+                    break;
+                }
+                case 10: count += put_number(out, count, day, 2, ' '); break;
+                case 11: count += put_text(out, count, month_name(month), 3); break;
+                case 12: count += put_text(out, count, month_name(month), 10); break;
+                case 13: count += put_text(out, count, weekday_name(weekday), 3); break;
+                case 14: count += put_text(out, count, weekday_name(weekday), 10); break;
+                case 15: count += put_number(out, count, weekday + 1, 1, '0'); break;
+                case 16: count += put_number(out, count, (weekday + 1) % 7, 1, '0'); break;
+                case 17: count += put_number(out, count, hour % 12 == 0 ? 12 : hour % 12, 2, '0'); break;
+                case 18: count += put_text(out, count, hour < 12 ? "AM" : "PM", 2); break;
+                default: break;
             }
         }
-        if (write == 0) {
-            lengths[i] = count;
-        } else {
-            unsigned char* out = out_bytes + out_offsets[i];
-            for (u32 k = 0; k < count; ++k) out[k] = text[k];
-        }
+        if (write == 0) lengths[i] = count;
     }
 }
-EMU_KERNEL(string_from_timestamps)
+EMU_KERNEL(string_format_temporal)

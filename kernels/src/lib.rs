@@ -203,7 +203,7 @@ library! {
     STRINGS = "strings" {
         string_slice_ranges, string_copy_ranges, string_offsets_append, string_lengths, string_map_chars,
         string_concat_lengths, string_concat_write, string_strip_ranges, string_replace,
-        string_from_integers, string_parse_dates, string_parse_integers, string_pad, string_from_timestamps,
+        string_from_integers, string_parse_dates, string_parse_integers, string_pad, string_format_temporal,
     }
 }
 

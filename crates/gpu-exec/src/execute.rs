@@ -15,8 +15,8 @@ use gpu_runtime::ops::{
     Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, StringMatch,
 };
 use ir_lower::{
-    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, GpuDtype, GpuExpr, GpuPlan, Held,
-    JoinKind, Keep, NamedExpr, PlanNode, RankMethod, RowOrder, Scalar, StringOp,
+    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
+    GpuPlan, Held, JoinKind, Keep, NamedExpr, PlanNode, RankMethod, RowOrder, Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -602,6 +602,7 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
         }
         // An aggregation of text over the whole frame, repeated on every row.
         ExprKind::Agg { .. } => single_aggregation_supported(expr),
+        ExprKind::Strftime { input, .. } => evaluable(input),
         ExprKind::Cast { input, .. }
             if input.dtype.is_integer()
                 || matches!(
@@ -2103,6 +2104,7 @@ impl Executor<'_> {
                 self.gather_column(&value, &ops.repeat_first(frame.height)?)?
             }
             ExprKind::Cast { input, .. } => self.cast_as_text(frame, input, name)?,
+            ExprKind::Strftime { input, format } => self.formatted(frame, input, format, name)?,
             ExprKind::String {
                 op:
                     op @ (StringOp::Slice { .. }
@@ -2264,25 +2266,8 @@ impl Executor<'_> {
         input: &GpuExpr,
         name: &str,
     ) -> Result<DeviceColumn, ExecError> {
-        let timestamps = match input.dtype {
-            GpuDtype::Date => Some((1, 0)),
-            GpuDtype::Datetime(unit) => {
-                let per_day = unit.per_day();
-                let digits = (per_day / 86_400).ilog10();
-                Some((per_day, digits))
-            }
-            _ => None,
-        };
-        if let Some((per_day, digits)) = timestamps {
-            // Day counts or ticks, as i64.
-            let column = self.evaluate(frame, &cast_to(input, GpuDtype::Int64), name)?;
-            let Values::I64(values) = column.values() else {
-                return Err(ExecError::Unsupported(format!("`{input}` as i64")));
-            };
-            let strings =
-                self.ops()
-                    .string_from_timestamps(values, column.validity(), per_day, digits)?;
-            return Ok(strings_column(name, strings));
+        if let Some(format) = FormatPart::iso(input.dtype, false) {
+            return self.formatted(frame, input, &format, name);
         }
         let (words, kind) = match input.dtype {
             GpuDtype::Boolean => (GpuDtype::Int64, IntegerText::Boolean),
@@ -2551,6 +2536,62 @@ impl Executor<'_> {
             .binary(BinaryOp::Minus, one, GpuDtype::Int64)
             .binary(BinaryOp::Minus, p, GpuDtype::Int64);
         as_i64(&positions, &mirrored)
+    }
+
+    /// `input`, dates or timestamps, as text in the chrono `format` (see
+    /// [`Ops::string_format_temporal`]).
+    fn formatted(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        format: &[FormatPart],
+        name: &str,
+    ) -> Result<DeviceColumn, ExecError> {
+        let per_day = match input.dtype {
+            GpuDtype::Date => 1,
+            GpuDtype::Datetime(unit) => unit.per_day(),
+            other => {
+                return Err(ExecError::Unsupported(format!(
+                    "`{input}` of {other} as text"
+                )));
+            }
+        };
+        let program: Vec<u32> = format
+            .iter()
+            .map(|part| {
+                let (code, argument) = match *part {
+                    FormatPart::Byte(byte) => (0, byte),
+                    FormatPart::Year => (1, 0),
+                    FormatPart::Month => (2, 0),
+                    FormatPart::Day => (3, 0),
+                    FormatPart::Hour => (4, 0),
+                    FormatPart::Minute => (5, 0),
+                    FormatPart::Second => (6, 0),
+                    FormatPart::Fraction(digits) => (7, digits),
+                    FormatPart::YearMod100 => (8, 0),
+                    FormatPart::Ordinal => (9, 0),
+                    FormatPart::DaySpaced => (10, 0),
+                    FormatPart::MonthShort => (11, 0),
+                    FormatPart::MonthLong => (12, 0),
+                    FormatPart::WeekdayShort => (13, 0),
+                    FormatPart::WeekdayLong => (14, 0),
+                    FormatPart::WeekdayFromMonday => (15, 0),
+                    FormatPart::WeekdayFromSunday => (16, 0),
+                    FormatPart::Hour12 => (17, 0),
+                    FormatPart::AmPm => (18, 0),
+                };
+                (code << 8) | u32::from(argument)
+            })
+            .collect();
+        // Day counts or ticks, as i64.
+        let column = self.evaluate(frame, &cast_to(input, GpuDtype::Int64), name)?;
+        let Values::I64(values) = column.values() else {
+            return Err(ExecError::Unsupported(format!("`{input}` as i64")));
+        };
+        let strings =
+            self.ops()
+                .string_format_temporal(values, column.validity(), per_day, &program)?;
+        Ok(strings_column(name, strings))
     }
 
     /// Polars' `cum_sum` of `input` (integers or booleans) over `frame`, as

@@ -1212,35 +1212,44 @@ impl Ops<'_> {
         })
     }
 
-    /// Polars' cast to strings of dates (`per_day` 1: day counts) and of
-    /// timestamps without a time zone (`per_day` ticks a day): chrono's
-    /// `%Y-%m-%d`, then for timestamps ` %H:%M:%S.` and `digits` (3, 6 or 9)
-    /// digits of the second's fraction.
-    pub fn string_from_timestamps(
+    /// Dates or timestamps (no time zone) as text in a chrono format, as
+    /// Polars writes them: `values` are days (`per_day` 1) or ticks of
+    /// `per_day` to the day (a unit of whole seconds' fractions); `program`
+    /// is the format, one item a word as `string_format_temporal` in
+    /// `kernels/cuda/strings.cu` reads them (the code in the high 24 bits,
+    /// up to 18, its argument in the low 8).
+    pub fn string_format_temporal(
         &self,
         values: &DeviceBuffer<i64>,
         validity: Option<&DeviceBuffer<u32>>,
         per_day: i64,
-        digits: u32,
+        program: &[u32],
     ) -> Result<DeviceStrings, RuntimeError> {
         let n = values.len();
         check_bitmap(validity, n, "validity")?;
-        let timestamps = per_day > 1;
         check(
-            per_day == 1
-                || (per_day % 86_400 == 0 && 10i64.checked_pow(digits) == Some(per_day / 86_400)),
-            || format!("{per_day} ticks a day with {digits} digits of a second"),
+            per_day == 1 || (per_day % 86_400 == 0 && 1_000_000_000 % (per_day / 86_400) == 0),
+            || format!("{per_day} ticks a day"),
         )?;
-        check(timestamps || digits == 0, || {
-            "digits of a second of a date".into()
+        check(program.iter().all(|&item| item >> 8 <= 18), || {
+            "an unknown item in a format program".into()
         })?;
-        self.two_pass_strings(ids::string_from_timestamps, n, validity, || {
+        // (An empty format still uploads one word, never read.)
+        let length = program.len() as u64;
+        let words = if program.is_empty() {
+            &[0][..]
+        } else {
+            program
+        };
+        let program = DeviceBuffer::from_host(words, self.memory.clone(), self.stream)?;
+        self.two_pass_strings(ids::string_format_temporal, n, validity, || {
             KernelArgs::new()
                 .buffer(values)
                 .arg(ptr(validity))
                 .arg(n as u64)
                 .arg(per_day)
-                .arg(digits)
+                .buffer(&program)
+                .arg(length)
         })
     }
 

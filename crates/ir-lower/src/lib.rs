@@ -27,8 +27,9 @@ use polars_utils::arena::{Arena, Node};
 
 pub use dtype::{GpuDtype, TimeUnit};
 pub use expr::{
-    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, GpuExpr, Held,
-    NamedExpr, PadSide, RankMethod, Rounding, RowOrder, Scalar, StringOp, TemporalPart, Truncation,
+    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
+    Held, NamedExpr, PadSide, RankMethod, Rounding, RowOrder, Scalar, StringOp, TemporalPart,
+    Truncation,
 };
 pub use lower_plan::node_notation;
 pub use plan::{

@@ -16,8 +16,9 @@ use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
-    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, GpuExpr, Held,
-    NamedExpr, PadSide, RankMethod, Rounding, RowOrder, Scalar, StringOp, TemporalPart, Truncation,
+    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
+    Held, NamedExpr, PadSide, RankMethod, Rounding, RowOrder, Scalar, StringOp, TemporalPart,
+    Truncation,
 };
 use crate::refusal::Refusal;
 
@@ -1395,34 +1396,31 @@ impl ExprLowering<'_> {
                 };
             }
             T::ToString(format) => {
-                // The formats of Polars' cast to text, as that cast.
+                // Polars' `iso` formats, else a chrono format of the parts
+                // the device writes.
                 let input = self.single(inputs)?;
-                let cast_format = match input.dtype {
-                    GpuDtype::Date => {
-                        ["%Y-%m-%d", "%F", "iso", "iso:strict"].contains(&format.as_str())
+                let dtype = input.dtype;
+                let parts = match format.as_str() {
+                    "iso" | "iso:strict" => FormatPart::iso(dtype, format == "iso:strict"),
+                    _ if matches!(dtype, GpuDtype::Date | GpuDtype::Datetime(_)) => {
+                        FormatPart::parse(format)
                     }
-                    GpuDtype::Datetime(unit) => {
-                        let digits = match unit {
-                            TimeUnit::Milliseconds => 3,
-                            TimeUnit::Microseconds => 6,
-                            TimeUnit::Nanoseconds => 9,
-                        };
-                        format == "iso"
-                            || *format == format!("%F %T%.{digits}f")
-                            || *format == format!("%Y-%m-%d %H:%M:%S%.{digits}f")
-                    }
-                    _ => false,
+                    _ => None,
                 };
-                if !cast_format {
+                // Dates have no time of day: Polars raises its error.
+                let parts = parts.filter(|parts| {
+                    dtype != GpuDtype::Date || !parts.iter().any(|part| part.of_time())
+                });
+                let Some(format) = parts else {
                     return self.refuse(
                         node,
-                        format!("dt.to_string of {} with the format {format:?}", input.dtype),
+                        format!("dt.to_string of {dtype} with the format {format:?}"),
                     );
-                }
+                };
                 return Some(GpuExpr {
-                    kind: ExprKind::Cast {
+                    kind: ExprKind::Strftime {
                         input: Box::new(input),
-                        mode: CastMode::NonStrict,
+                        format,
                     },
                     dtype: GpuDtype::String,
                 });

@@ -3358,9 +3358,40 @@ fn duration_totals_leap_years_and_formatted_dates_match_the_cpu() {
         "duration totals, leap years, formatted dates",
         frame().select(exprs),
     );
+    // Chrono formats of the specifiers the device writes, text between
+    // them (multi-byte too).
+    let formats = [
+        "%d/%m/%Y",
+        "%Y%m%d",
+        "%y-%j %e|%b %B",
+        "%a %A %u %w",
+        "%F – %D",
+        "%%Y%n%t«»",
+        "",
+    ];
+    let time_formats = [
+        "%H:%M",
+        "%I:%M:%S %p",
+        "%T%.3f",
+        "%R %9f",
+        "%FT%T%.9f",
+        "%6f",
+    ];
+    let mut exprs = vec![];
+    for (i, format) in formats.iter().enumerate() {
+        exprs.push(col("d").dt().to_string(format).alias(format!("d {i}")));
+        exprs.push(col("t").dt().to_string(format).alias(format!("t {i}")));
+    }
+    for (i, format) in time_formats.iter().enumerate() {
+        exprs.push(col("t").dt().to_string(format).alias(format!("time {i}")));
+    }
+    exprs.push(col("t").dt().to_string("iso:strict").alias("iso:strict"));
+    assert_gpu_eq("dt.to_string in chrono formats", frame().select(exprs));
+    // Dates have no time of day: Polars raises its own error.
+    assert_cpu_error(frame().select([col("d").dt().to_string("%H:%M")]));
     assert_cpu_answer_with_reason(
-        frame().select([col("d").dt().to_string("%d/%m/%Y")]),
-        "dt.to_string of date with the format",
+        frame().select([col("t").dt().to_string("%-d.%m")]),
+        "dt.to_string of datetime[us] with the format \"%-d.%m\"",
     );
 }
 

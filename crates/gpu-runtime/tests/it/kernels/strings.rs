@@ -826,15 +826,59 @@ fn dates_and_timestamps_format_as_chrono_formats_them() {
     let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(47);
     let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
-    // (ticks a day, digits of a second, chrono's format)
-    let units = [
-        (1i64, 0u32, "%Y-%m-%d"),
-        (86_400_000, 3, "%Y-%m-%d %H:%M:%S%.3f"),
-        (86_400_000_000, 6, "%Y-%m-%d %H:%M:%S%.6f"),
-        (86_400_000_000_000, 9, "%Y-%m-%d %H:%M:%S%.9f"),
+    // A program (the kernel's items: code << 8 | argument; text as bytes)
+    // and chrono's format for it.
+    let item = |code: u32, argument: u8| (code << 8) | u32::from(argument);
+    let text = |text: &str| text.bytes().map(|b| item(0, b)).collect::<Vec<_>>();
+    let date = [
+        item(1, 0),
+        item(0, b'-'),
+        item(2, 0),
+        item(0, b'-'),
+        item(3, 0),
+    ];
+    let time = |digits: u8| {
+        let mut time = vec![item(0, b' '), item(4, 0), item(0, b':'), item(5, 0)];
+        time.extend([item(0, b':'), item(6, 0), item(0, b'.'), item(7, digits)]);
+        time
+    };
+    let default = |digits: u8| [&date[..], &time(digits)].concat();
+    // Every other item, between texts (multi-byte too).
+    let others = |digits: u8| -> Vec<u32> {
+        [
+            text("«"),
+            vec![item(8, 0)],
+            text("|"),
+            vec![item(9, 0), item(10, 0), item(11, 0), item(12, 0)],
+            text(" "),
+            vec![item(13, 0), item(14, 0), item(15, 0), item(16, 0)],
+            vec![item(17, 0), item(18, 0), item(7, digits)],
+            text("%»"),
+        ]
+        .concat()
+    };
+    let others_format = |digits: u8| format!("«%y|%j%e%b%B %a%A%u%w%I%p%{digits}f%%»");
+    // (ticks a day, chrono's format, the program)
+    let units: Vec<(i64, String, Vec<u32>)> = vec![
+        (1, "%Y-%m-%d".into(), date.to_vec()),
+        (1, "«%y|%j%e%b%B %a%A%u%w%%»".into(), {
+            let mut program = others(3);
+            program.retain(|&p| p >> 8 != 7 && p >> 8 != 17 && p >> 8 != 18);
+            program
+        }),
+        (86_400_000, "%Y-%m-%d %H:%M:%S%.3f".into(), default(3)),
+        (86_400_000_000, "%Y-%m-%d %H:%M:%S%.6f".into(), default(6)),
+        (
+            86_400_000_000_000,
+            "%Y-%m-%d %H:%M:%S%.9f".into(),
+            default(9),
+        ),
+        (86_400_000_000_000, others_format(3), others(3)),
+        (86_400_000, others_format(9), others(9)),
     ];
     for &n in SIZES {
-        for (per_day, digits, format) in units {
+        for (per_day, format, program) in &units {
+            let (per_day, format) = (*per_day, format.as_str());
             // Days within chrono's range (years -262143 to 262142), some
             // around year 0 and 10000, and the time of day.
             let days: Vec<i64> = (0..n)
@@ -858,11 +902,11 @@ fn dates_and_timestamps_format_as_chrono_formats_them() {
                 .collect();
             let valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
             let out = ops
-                .string_from_timestamps(
+                .string_format_temporal(
                     &device.upload(&values),
                     Some(&device.upload(&bitmap(&valid))),
                     per_day,
-                    digits,
+                    program,
                 )
                 .unwrap();
             let got = texts_of(&out);
