@@ -375,6 +375,15 @@ impl ExprLowering<'_> {
             let (input, by) = (self.expr(input), self.expr(by));
             return self.aggregation_of_filter(node, op, (input?, by?), dtype);
         }
+        if let AExpr::Slice {
+            input: values,
+            offset,
+            length,
+        } = self.arena.get(input)
+        {
+            let (values, offset, length) = (*values, *offset, *length);
+            return self.aggregation_of_slice(node, op, values, (offset, length), dtype);
+        }
         if let AExpr::Function {
             input: args,
             function: function @ (IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans),
@@ -436,6 +445,68 @@ impl ExprLowering<'_> {
             kind: ExprKind::Agg { op, input },
             dtype,
         })
+    }
+
+    /// An aggregation of `values.slice(offset, length)` (`head`, `tail`)
+    /// with literal bounds: of the rows (of the group) whose place p, from
+    /// 0, lies in Polars' slice: from `offset` (counted from the end when
+    /// negative: the group's length plus it) for `length` rows, as the
+    /// aggregation of a filter.
+    fn aggregation_of_slice(
+        &mut self,
+        node: Node,
+        op: AggOp,
+        values: Node,
+        (offset, length): (Node, Node),
+        dtype: GpuDtype,
+    ) -> Lowered {
+        let values = self.expr(values);
+        let (offset, length) = (self.literal_i64(offset), self.constant(length));
+        let values = values?;
+        let length = match length {
+            Some(AnyValue::Null) => Some(i64::MAX),
+            Some(value) => value
+                .extract::<u64>()
+                .map(|v| v.min(i64::MAX as u64) as i64),
+            None => None,
+        };
+        let (Some(offset), Some(length)) = (offset, length) else {
+            return self.refuse(
+                node,
+                format!("{op} of a slice with bounds that are not literals"),
+            );
+        };
+        let int64 = GpuDtype::Int64;
+        let int = |v| GpuExpr::literal(Scalar::Int(v), int64);
+        // Each row's place in its group, and the group's length.
+        let place = GpuExpr {
+            kind: ExprKind::CumSum(Box::new(GpuExpr::literal(
+                Scalar::Boolean(true),
+                GpuDtype::Boolean,
+            ))),
+            dtype: GpuDtype::UInt32,
+        }
+        .cast(int64, CastMode::NonStrict)
+        .binary(BinaryOp::Minus, int(1), int64);
+        let start = if offset < 0 {
+            let rows = GpuExpr {
+                kind: ExprKind::Len,
+                dtype: GpuDtype::UInt32,
+            };
+            rows.cast(int64, CastMode::NonStrict)
+                .binary(BinaryOp::Plus, int(offset), int64)
+        } else {
+            int(offset)
+        };
+        let from_start = place.clone().binary(BinaryOp::Minus, start.clone(), int64);
+        let kept = place
+            .binary(BinaryOp::GtEq, start, GpuDtype::Boolean)
+            .binary(
+                BinaryOp::And,
+                from_start.binary(BinaryOp::Lt, int(length), GpuDtype::Boolean),
+                GpuDtype::Boolean,
+            );
+        self.aggregation_of_filter(node, op, (values, kept), dtype)
     }
 
     /// An aggregation of `input.filter(by)`: of the input with null where

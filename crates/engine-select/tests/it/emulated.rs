@@ -4815,3 +4815,58 @@ fn whole_frame_float_sums_and_means_follow_polars_order_bit_for_bit() {
         }
     }
 }
+
+#[test]
+fn aggregations_of_slices_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => ["a", "b", "a", "c", "b", "a", "c", "a", "a"],
+            "x" => [Some(5i64), None, Some(7), Some(-1), Some(8), None, Some(2), Some(3), Some(4)],
+            "s" => [Some("p"), Some("q"), None, Some("r"), Some(""), Some("t"), None, Some("u"), Some("v")],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let aggregations = || {
+        [
+            col("x").head(Some(2)).sum().alias("head 2 sum"),
+            col("x").tail(Some(2)).mean().alias("tail 2 mean"),
+            col("x")
+                .slice(lit(1), lit(2))
+                .first()
+                .alias("slice 1, 2 first"),
+            col("x")
+                .slice(lit(-3), lit(2))
+                .last()
+                .alias("slice -3, 2 last"),
+            col("x")
+                .slice(lit(-10), lit(11))
+                .len()
+                .alias("slice -10, 11 len"),
+            col("x").head(Some(0)).len().alias("head 0 len"),
+            col("x").tail(Some(100)).count().alias("tail 100 count"),
+            col("s").head(Some(3)).last().alias("third text"),
+            col("x")
+                .slice(lit(2), lit(NULL))
+                .max()
+                .alias("from the third on, max"),
+        ]
+    };
+    assert_gpu_eq(
+        "aggregations of slices per group",
+        frame().group_by_stable([col("g")]).agg(aggregations()),
+    );
+    assert_gpu_eq(
+        "aggregations of slices over the frame",
+        frame().select(aggregations()),
+    );
+    assert_gpu_eq(
+        "an aggregation of a slice in a window",
+        frame().with_columns([col("x")
+            .head(Some(2))
+            .sum()
+            .over([col("g")])
+            .unwrap()
+            .alias("w")]),
+    );
+}
