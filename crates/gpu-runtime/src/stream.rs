@@ -1,6 +1,6 @@
 //! Streams and events: ordered queues of device work and markers in them, on CUDA or on the emulated device.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::cuda::Context;
@@ -51,6 +51,10 @@ pub(crate) struct WeakStream {
     host_threads: u32,
     staging: Arc<StagingPool>,
     marker: Event,
+    /// Set once the stream has ended: its last handle dropped and its work
+    /// done. (A stream whose last handle is gone but whose drop still
+    /// waits for its work cannot be upgraded, yet has not ended.)
+    ended: Arc<AtomicBool>,
 }
 
 #[derive(Debug, Clone)]
@@ -60,6 +64,27 @@ enum WeakBackend {
 }
 
 impl WeakStream {
+    /// Whether the stream has ended: its work is done, so memory it freed
+    /// can be used at once.
+    pub fn has_ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire)
+    }
+
+    /// Blocks until the work enqueued on the stream so far has run: a live
+    /// stream synchronises; one whose last handle is being dropped is
+    /// waited for until it has ended.
+    pub fn finish(&self) -> Result<(), RuntimeError> {
+        match self.upgrade() {
+            Some(stream) => stream.synchronize(),
+            None => {
+                while !self.has_ended() {
+                    std::thread::sleep(std::time::Duration::from_micros(100));
+                }
+                Ok(())
+            }
+        }
+    }
+
     pub fn upgrade(&self) -> Option<Stream> {
         let backend = match &self.backend {
             WeakBackend::Emulated(weak) => Backend::Emulated(weak.upgrade()?),
@@ -391,15 +416,19 @@ impl Stream {
     }
 
     pub(crate) fn downgrade(&self) -> WeakStream {
-        let backend = match &self.backend {
-            Backend::Emulated(stream) => WeakBackend::Emulated(Arc::downgrade(stream)),
-            Backend::Cuda(stream) => WeakBackend::Cuda(Arc::downgrade(stream)),
+        let (backend, ended) = match &self.backend {
+            Backend::Emulated(stream) => (
+                WeakBackend::Emulated(Arc::downgrade(stream)),
+                stream.ended(),
+            ),
+            Backend::Cuda(stream) => (WeakBackend::Cuda(Arc::downgrade(stream)), stream.ended()),
         };
         WeakStream {
             backend,
             host_threads: self.host_threads,
             staging: self.staging.clone(),
             marker: self.marker.clone(),
+            ended,
         }
     }
 

@@ -2,6 +2,7 @@
 
 use std::ffi::c_void;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys;
@@ -18,6 +19,8 @@ pub(crate) struct CudaStream {
     id: u64,
     raw: sys::CUstream,
     context: Arc<Context>,
+    /// Set once the stream's work has finished and it is destroyed.
+    ended: Arc<AtomicBool>,
 }
 
 // SAFETY: a stream handle is an opaque driver handle that any thread may
@@ -45,7 +48,17 @@ impl CudaStream {
         check("cuStreamCreate", unsafe {
             sys::cuStreamCreate(&mut raw, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)
         })?;
-        Ok(CudaStream { id, raw, context })
+        Ok(CudaStream {
+            id,
+            raw,
+            context,
+            ended: Arc::default(),
+        })
+    }
+
+    /// The flag set once this stream has ended (its work done).
+    pub fn ended(&self) -> Arc<AtomicBool> {
+        self.ended.clone()
     }
 
     pub fn id(&self) -> u64 {
@@ -211,6 +224,7 @@ impl Drop for CudaStream {
         if let Err(e) = check("cuStreamDestroy_v2", result) {
             tracing::error!("{e}");
         }
+        self.ended.store(true, Ordering::Release);
     }
 }
 

@@ -1,5 +1,6 @@
 //! Streams and events of the emulated device: each stream is a worker thread running its work in order.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -23,6 +24,8 @@ pub struct EmulatedStream {
     sender: Mutex<Option<Sender<Work>>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     state: Arc<StreamState>,
+    /// Set once the worker has run all the stream's work and stopped.
+    ended: Arc<AtomicBool>,
 }
 
 #[derive(Debug, Default)]
@@ -74,7 +77,13 @@ impl EmulatedStream {
             sender: Mutex::new(Some(sender)),
             worker: Mutex::new(Some(worker)),
             state,
+            ended: Arc::default(),
         })
+    }
+
+    /// The flag set once this stream has ended (its work done).
+    pub fn ended(&self) -> Arc<AtomicBool> {
+        self.ended.clone()
     }
 
     /// A number unique to this stream in the process.
@@ -168,6 +177,7 @@ impl Drop for EmulatedStream {
         {
             let _ = worker.join();
         }
+        self.ended.store(true, Ordering::Release);
     }
 }
 

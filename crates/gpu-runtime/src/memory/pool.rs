@@ -135,7 +135,9 @@ impl PoolState {
     fn adopt_blocks_of_ended_streams(&mut self, stream: &Stream) {
         let mut orphans = Vec::new();
         self.free.retain_mut(|(_, list)| {
-            if list.stream.upgrade().is_some() {
+            // (A stream being dropped can no longer be upgraded but may
+            // still run its work: only an ended one's blocks are free.)
+            if !list.stream.has_ended() {
                 return true;
             }
             orphans.extend(list.by_address.iter().map(|(a, s)| (*a, *s)));
@@ -198,9 +200,7 @@ impl<U: Upstream> PoolResource<U> {
     pub fn release(&self) -> Result<u64, RuntimeError> {
         let mut state = self.state.lock();
         for (_, list) in &state.free {
-            if let Some(stream) = list.stream.upgrade() {
-                stream.synchronize()?;
-            }
+            list.stream.finish()?;
         }
         let whole: Vec<(u64, u64)> = state
             .chunks
@@ -245,33 +245,41 @@ impl<U: Upstream> PoolResource<U> {
             state.adopt_blocks_of_ended_streams(stream);
             own = state.list(stream.id()).and_then(|l| l.best_fit(size));
         }
-        let (owner, (block_size, address)) = match own {
-            Some(block) => (stream.id(), block),
+        let (owner, (block_size, address), other) = match own {
+            Some(block) => (stream.id(), block, None),
             None => {
+                // Another stream's block: of a live stream (held, so that it
+                // lives until the wait below is enqueued), or of one that
+                // has ended; never of one still finishing its work.
                 let other = state
                     .free
                     .iter()
                     .filter(|(id, _)| *id != stream.id())
-                    .filter_map(|(id, list)| list.best_fit(size).map(|block| (*id, block)))
-                    .min_by_key(|(_, block)| *block);
+                    .filter_map(|(id, list)| {
+                        let block = list.best_fit(size)?;
+                        match list.stream.upgrade() {
+                            Some(live) => Some((*id, block, Some(live))),
+                            None if list.stream.has_ended() => Some((*id, block, None)),
+                            None => None,
+                        }
+                    })
+                    .min_by_key(|(_, block, _)| *block);
                 match other {
                     Some(found) => found,
                     None => return Ok(None),
                 }
             }
         };
+        if let Some(other) = &other {
+            // Work the other stream enqueued before freeing may still use the block.
+            stream.wait_for(other)?;
+        }
         let list = state
             .free
             .iter_mut()
             .find(|(id, _)| *id == owner)
             .map(|(_, list)| list)
             .ok_or_else(|| RuntimeError::Internal("a free list vanished".into()))?;
-        if owner != stream.id()
-            && let Some(other) = list.stream.upgrade()
-        {
-            // Work the other stream enqueued before freeing may still use the block.
-            stream.wait_for(&other)?;
-        }
         list.remove(address, block_size);
         if block_size > size {
             list.insert(address + size, block_size - size);
@@ -340,9 +348,7 @@ impl<U: Upstream> Drop for PoolResource<U> {
     fn drop(&mut self) {
         let state = self.state.get_mut();
         for (_, list) in &state.free {
-            if let Some(stream) = list.stream.upgrade() {
-                let _ = stream.synchronize();
-            }
+            let _ = list.stream.finish();
         }
         if state.in_use > 0 {
             // Buffers hold the pool alive, so this means a leak: keep the memory.
@@ -354,5 +360,55 @@ impl<U: Upstream> Drop for PoolResource<U> {
             // been synchronised; each chunk came from `allocate_raw(size)`.
             unsafe { self.upstream.free_raw(DevicePtr(start), size) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::EmulatedDevice;
+
+    #[test]
+    fn blocks_of_a_stream_still_finishing_its_work_wait_until_it_has_ended() {
+        // The last handle of `a` goes while `a` still runs work that uses a
+        // block it freed: that block is not `b`'s before the work is done.
+        let device = Arc::new(EmulatedDevice::new(0, 64 << 20));
+        let options = PoolOptions {
+            initial_bytes: 1 << 20,
+            maximum_bytes: None,
+        };
+        let pool = PoolResource::new(device, options).unwrap();
+        let (a, b) = (
+            Stream::emulated(0, 1).unwrap(),
+            Stream::emulated(0, 1).unwrap(),
+        );
+        let block = pool.allocate(4096, &a).unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let finished = done.clone();
+        a.enqueue(move || {
+            std::thread::sleep(Duration::from_millis(1000));
+            finished.store(true, Ordering::SeqCst);
+        })
+        .unwrap();
+        // SAFETY: `block` came from `allocate(4096, &a)` and is freed once,
+        // in `a`'s order (after the work above).
+        unsafe { pool.deallocate(block, 4096, &a) };
+        let ending = std::thread::spawn(move || drop(a));
+        std::thread::sleep(Duration::from_millis(50));
+        let during = pool.allocate(4096, &b).unwrap();
+        assert!(
+            during != block || done.load(Ordering::SeqCst),
+            "a block of a stream still running its work was handed out"
+        );
+        ending.join().unwrap();
+        assert!(done.load(Ordering::SeqCst));
+        // Once `a` has ended, its blocks are `b`'s without a wait: the
+        // whole first chunk (`b` holds less than that of its own).
+        assert_ne!(during, block, "(a second passed before the allocation)");
+        let after = pool.allocate(1 << 20, &b).unwrap();
+        assert_eq!(after, block, "the ended stream's blocks were not adopted");
     }
 }
