@@ -16,7 +16,8 @@ use gpu_runtime::ops::{
 };
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
-    GpuPlan, Held, JoinKind, Keep, NamedExpr, PlanNode, RankMethod, RowOrder, Scalar, StringOp,
+    GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, PlanNode, RankMethod, RowOrder, Scalar,
+    StringOp,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -139,9 +140,31 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             coalesce,
             predicate,
             slice,
+            order,
             schema,
             ..
         } => {
+            // The device's order of rows: the left rows in order, each with
+            // its right rows in order (a right join: the other way round; a
+            // full join: that, then the left rows that matched nothing).
+            let ordered = match kind {
+                JoinKind::Right => {
+                    matches!(
+                        order,
+                        JoinOrder::None | JoinOrder::Right | JoinOrder::RightLeft
+                    )
+                }
+                JoinKind::Full => *order == JoinOrder::None,
+                _ => matches!(
+                    order,
+                    JoinOrder::None | JoinOrder::Left | JoinOrder::LeftRight
+                ),
+            };
+            if !ordered {
+                reasons.push(not_yet(format_args!(
+                    "{kind:?} join keeping the order {order:?}"
+                )));
+            }
             // One key pair is hashed; any others are compared on the
             // candidate pairs (texts too).
             let hashed = join_key(left_on);
@@ -1572,6 +1595,7 @@ impl Executor<'_> {
                 nulls_equal,
                 predicate,
                 slice,
+                unique,
                 schema,
                 ..
             } => {
@@ -1596,6 +1620,7 @@ impl Executor<'_> {
                         right_on: &computed.3,
                     }
                 };
+                self.validate_join(&keys, *unique)?;
                 // The input columns the keys are, for coalescing.
                 let key_columns = if *coalesce {
                     left_on
@@ -3955,6 +3980,50 @@ impl Executor<'_> {
     }
     /// Every one of `height` rows as a single group, as `aggregate` takes
     /// groups: the rows in order, and the group's start.
+    /// Polars' join validation: the keys of the sides in `unique` (left,
+    /// right) must be unique. A side with a duplicate key, or with a null
+    /// key (Polars' rules for nulls differ by join), is invalid data: the
+    /// collect falls back and Polars' engine validates, raising its error
+    /// or joining.
+    fn validate_join(&self, keys: &JoinKeys<'_>, unique: (bool, bool)) -> Result<(), ExecError> {
+        let sides = [
+            (unique.0, keys.left, keys.left_on, "1:m"),
+            (unique.1, keys.right, keys.right_on, "m:1"),
+        ];
+        for (check, frame, on, validation) in sides {
+            if !check {
+                continue;
+            }
+            let invalid = || {
+                let both = if unique == (true, true) {
+                    "1:1"
+                } else {
+                    validation
+                };
+                ExecError::InvalidData(format!("join keys did not fulfill {both} validation"))
+            };
+            let ops = self.ops();
+            for key in on {
+                let column = column_at(frame, column_index(key)?)?;
+                if let Some(validity) = column.validity() {
+                    let valid =
+                        ops.segment_count(Some(validity), &ops.iota(1, 0)?, frame.height)?;
+                    if valid.to_host()?.first() != Some(&(frame.height as u32)) {
+                        return Err(invalid());
+                    }
+                }
+            }
+            if frame.height < 2 {
+                continue;
+            }
+            let groups = self.groups(frame, &on.iter().collect::<Vec<_>>())?;
+            if groups.starts.len() != frame.height {
+                return Err(invalid());
+            }
+        }
+        Ok(())
+    }
+
     /// Reads `flag` once the result is on the host: raised (not 0), the
     /// collect fails with `failure(what)`.
     fn check_later(&self, flag: DeviceBuffer<u32>, what: String, failure: fn(String) -> ExecError) {

@@ -387,13 +387,19 @@ impl<'a> PlanLowering<'a> {
                             .refuse(node, "these join options are not supported on the GPU");
                     }
                 };
-                if args.validation != JoinValidation::ManyToMany {
+                let unique = match args.validation {
+                    JoinValidation::ManyToMany => (false, false),
+                    JoinValidation::OneToMany => (true, false),
+                    JoinValidation::ManyToOne => (false, true),
+                    JoinValidation::OneToOne => (true, true),
+                };
+                // Polars validates only these joins (and raises for others).
+                if unique != (false, false)
+                    && !matches!(kind, JoinKind::Inner | JoinKind::Left | JoinKind::Full)
+                {
                     return self.refuse(
                         node,
-                        format!(
-                            "join validation {:?} is not supported on the GPU",
-                            args.validation
-                        ),
+                        format!("join validation {} of a {kind:?} join", args.validation),
                     );
                 }
                 let order = match args.maintain_order {
@@ -418,6 +424,7 @@ impl<'a> PlanLowering<'a> {
                     predicate,
                     order,
                     slice: args.slice,
+                    unique,
                     schema,
                 })
             }

@@ -176,6 +176,9 @@ pub enum PlanNode {
         predicate: Option<GpuExpr>,
         order: JoinOrder,
         slice: Option<(i64, usize)>,
+        /// Polars' validation (`1:m`, `m:1`, `1:1`): whether the left and
+        /// the right keys must be unique.
+        unique: (bool, bool),
         schema: OutputSchema,
     },
     Distinct {
@@ -362,13 +365,20 @@ impl PlanNode {
                 predicate,
                 order,
                 slice,
+                unique,
                 ..
             } => format!(
-                "Join {kind:?} left_on=[{}] right_on=[{}]{}{}{} suffix={suffix:?} order={order:?}{}",
+                "Join {kind:?} left_on=[{}] right_on=[{}]{}{}{}{} suffix={suffix:?} order={order:?}{}",
                 list(left_on),
                 list(right_on),
                 if *nulls_equal { " nulls_equal" } else { "" },
                 if *coalesce { " coalesce" } else { "" },
+                match unique {
+                    (false, false) => "",
+                    (true, false) => " validate=1:m",
+                    (false, true) => " validate=m:1",
+                    (true, true) => " validate=1:1",
+                },
                 predicate
                     .as_ref()
                     .map(|p| format!(" predicate={p}"))

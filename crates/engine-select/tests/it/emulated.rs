@@ -4870,3 +4870,141 @@ fn aggregations_of_slices_match_the_cpu() {
             .alias("w")]),
     );
 }
+
+#[test]
+fn join_validation_matches_the_cpu() {
+    let left = || {
+        df!("k" => [Some(1i64), Some(2), Some(2), Some(3)], "a" => ["w", "x", "y", "z"])
+            .unwrap()
+            .lazy()
+    };
+    let right = |keys: &[Option<i64>]| {
+        let b: Vec<i64> = (0..keys.len() as i64).collect();
+        df!("k" => keys, "b" => b).unwrap().lazy()
+    };
+    // (A full join's rows come in an order Polars leaves open.)
+    let join = |l: LazyFrame, r: LazyFrame, how: JoinType, validation| {
+        let maintain_order = match how {
+            JoinType::Full => MaintainOrderJoin::None,
+            _ => MaintainOrderJoin::Left,
+        };
+        let joined = l.join(
+            r,
+            [col("k")],
+            [col("k")],
+            JoinArgs {
+                validation,
+                maintain_order,
+                ..JoinArgs::new(how.clone())
+            },
+        );
+        match how {
+            JoinType::Full => sorted_rows(joined),
+            _ => joined,
+        }
+    };
+    let unique = [Some(2i64), Some(3), Some(9)];
+    for how in [JoinType::Inner, JoinType::Left, JoinType::Full] {
+        // Valid: the side that must be unique is.
+        assert_gpu_eq(
+            &format!("{how} m:1"),
+            join(
+                left(),
+                right(&unique),
+                how.clone(),
+                JoinValidation::ManyToOne,
+            ),
+        );
+        assert_gpu_eq(
+            &format!("{how} 1:m"),
+            join(
+                right(&unique),
+                left(),
+                how.clone(),
+                JoinValidation::OneToMany,
+            ),
+        );
+        assert_gpu_eq(
+            &format!("{how} 1:1"),
+            join(
+                right(&unique),
+                right(&[Some(3), Some(4)]),
+                how.clone(),
+                JoinValidation::OneToOne,
+            ),
+        );
+        // Invalid: Polars raises its own error.
+        assert_cpu_error(join(left(), left(), how.clone(), JoinValidation::ManyToOne));
+        assert_cpu_error(join(
+            left(),
+            right(&unique),
+            how.clone(),
+            JoinValidation::OneToOne,
+        ));
+    }
+    // A null key on a side that must be unique: Polars' engine decides.
+    assert_cpu_answer_with_reason(
+        join(
+            left(),
+            right(&[Some(2), None, None]),
+            JoinType::Left,
+            JoinValidation::ManyToOne,
+        ),
+        "join keys did not fulfill m:1 validation",
+    );
+    // Polars validates no other join.
+    assert_cpu_error(join(
+        left(),
+        right(&unique),
+        JoinType::Semi,
+        JoinValidation::ManyToOne,
+    ));
+}
+
+#[test]
+fn joins_keep_the_order_asked_for_or_fall_back() {
+    let left = || {
+        df!("k" => [3i64, 1, 2, 1], "a" => [0i64, 1, 2, 3])
+            .unwrap()
+            .lazy()
+    };
+    let right = || {
+        df!("k" => [1i64, 9, 3, 1], "b" => [0i64, 1, 2, 3])
+            .unwrap()
+            .lazy()
+    };
+    let join = |how: JoinType, maintain_order| {
+        left().join(
+            right(),
+            [col("k")],
+            [col("k")],
+            JoinArgs {
+                maintain_order,
+                ..JoinArgs::new(how)
+            },
+        )
+    };
+    use MaintainOrderJoin::{Left, LeftRight, Right, RightLeft};
+    for (how, order) in [
+        (JoinType::Inner, Left),
+        (JoinType::Inner, LeftRight),
+        (JoinType::Left, Left),
+        (JoinType::Left, LeftRight),
+        (JoinType::Right, Right),
+        (JoinType::Right, RightLeft),
+    ] {
+        assert_gpu_eq(&format!("{how} join keeping {order:?}"), join(how, order));
+    }
+    // Orders the device does not produce fall back, with the CPU's rows.
+    for (how, order) in [
+        (JoinType::Inner, Right),
+        (JoinType::Inner, RightLeft),
+        (JoinType::Left, Right),
+        (JoinType::Right, Left),
+        (JoinType::Full, Left),
+        (JoinType::Full, Right),
+    ] {
+        let reason = format!("join keeping the order {order:?}");
+        assert_cpu_answer_with_reason(join(how, order), &reason);
+    }
+}
