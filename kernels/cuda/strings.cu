@@ -12,10 +12,12 @@ __device__ __forceinline__ bool starts_char(unsigned char byte) { return (byte &
 // Polars' str.slice(offset, length), counted in characters: a negative
 // offset counts from the end, and when it reaches before the start the
 // length shrinks by the characters missing; `length` u64 max means to the
-// end. Writes each row's byte range; a null row gets length 0.
+// end; nothing of the last `drop_last` characters is kept (`str.head(-k)`).
+// Writes each row's byte range; a null row gets length 0.
 extern "C" __global__ void string_slice_ranges(const i64* offsets, const unsigned char* bytes,
                                                const u32* validity, u64 n, i64 offset,
-                                               u64 length, i64* starts, i64* lengths) {
+                                               u64 length, u64 drop_last, i64* starts,
+                                               i64* lengths) {
     for (u64 i = global_index(); i < n; i += global_stride()) {
         i64 begin = offsets[i], end = offsets[i + 1];
         starts[i] = begin;
@@ -37,6 +39,9 @@ extern "C" __global__ void string_slice_ranges(const i64* offsets, const unsigne
             }
         }
         u64 last = chars - first < count ? chars : first + count;
+        u64 stop = drop_last < chars ? chars - drop_last : 0;
+        if (last > stop) last = stop;
+        if (first > last) first = last;
         i64 from = end, to = end;
         u64 c = 0;
         for (i64 k = begin; k < end; ++k) {

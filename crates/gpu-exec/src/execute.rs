@@ -590,6 +590,7 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
         ExprKind::String {
             op:
                 StringOp::Slice { .. }
+                | StringOp::DropLast(_)
                 | StringOp::ToUppercase
                 | StringOp::ToLowercase
                 | StringOp::Strip { .. }
@@ -2133,6 +2134,7 @@ impl Executor<'_> {
             ExprKind::String {
                 op:
                     op @ (StringOp::Slice { .. }
+                    | StringOp::DropLast(_)
                     | StringOp::ToUppercase
                     | StringOp::ToLowercase
                     | StringOp::Strip { .. }
@@ -2144,7 +2146,10 @@ impl Executor<'_> {
                 let (offsets, bytes, validity) = self.strings_of(frame, input, &mut owned)?;
                 let strings = match op {
                     StringOp::Slice { offset, length } => {
-                        ops.string_slice(offsets, bytes, validity, *offset, *length)?
+                        ops.string_slice(offsets, bytes, validity, (*offset, *length), 0)?
+                    }
+                    StringOp::DropLast(count) => {
+                        ops.string_slice(offsets, bytes, validity, (0, None), *count)?
                     }
                     StringOp::Replace {
                         pattern,

@@ -1083,14 +1083,16 @@ impl Ops<'_> {
     }
 
     /// Polars' `str.slice(offset, length)` of each string, in characters (a
-    /// negative offset counts from the end; `None`: to the end). Nulls stay null.
+    /// negative offset counts from the end; `None`: to the end), keeping
+    /// nothing of the last `drop_last` characters (`str.head(-k)`). Nulls
+    /// stay null.
     pub fn string_slice(
         &self,
         offsets: &DeviceBuffer<i64>,
         bytes: &DeviceBuffer<u8>,
         validity: Option<&DeviceBuffer<u32>>,
-        offset: i64,
-        length: Option<u64>,
+        (offset, length): (i64, Option<u64>),
+        drop_last: u64,
     ) -> Result<DeviceStrings, RuntimeError> {
         check(!offsets.is_empty(), || "string offsets are empty".into())?;
         let n = offsets.len() - 1;
@@ -1105,6 +1107,7 @@ impl Ops<'_> {
             .arg(n as u64)
             .arg(offset)
             .arg(length.unwrap_or(u64::MAX))
+            .arg(drop_last)
             .buffer(&starts)
             .buffer(&lengths);
         self.launch(ids::string_slice_ranges, Self::linear(n), args)?;

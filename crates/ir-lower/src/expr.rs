@@ -386,6 +386,8 @@ pub enum StringOp {
         offset: i64,
         length: Option<u64>,
     },
+    /// All but the last characters, this many (`str.head(-n)`).
+    DropLast(u64),
     ToUppercase,
     ToLowercase,
     /// The first `limit` (all when `None`) matches of the literal `pattern`
@@ -438,6 +440,7 @@ impl fmt::Display for StringOp {
                 Some(length) => write!(f, "str.slice({offset}, {length})"),
                 None => write!(f, "str.slice({offset})"),
             },
+            StringOp::DropLast(count) => write!(f, "str.head(-{count})"),
             StringOp::ToUppercase => f.write_str("str.to_uppercase"),
             StringOp::ToLowercase => f.write_str("str.to_lowercase"),
             StringOp::Replace {

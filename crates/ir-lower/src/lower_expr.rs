@@ -1285,8 +1285,7 @@ impl ExprLowering<'_> {
             }
             S::Head | S::Tail => {
                 // As slices: the first n characters, or the last n; a
-                // negative count (all but the last, or first, -n) only for
-                // the tail.
+                // negative count: all but the last (first) -n.
                 let Some(count) = self.literal_i64(inputs[1].node()) else {
                     return self
                         .refuse(node, format!("{function} needs a literal count on the GPU"));
@@ -1296,6 +1295,7 @@ impl ExprLowering<'_> {
                         offset: 0,
                         length: Some(count as u64),
                     },
+                    (S::Head, count) => StringOp::DropLast(count.unsigned_abs()),
                     (S::Tail, 0) => StringOp::Slice {
                         offset: 0,
                         length: Some(0),
@@ -1312,13 +1312,14 @@ impl ExprLowering<'_> {
                     }
                 }
             }
+            S::StripPrefix | S::StripSuffix => {
+                return self.strip_affix(node, inputs, matches!(function, S::StripPrefix));
+            }
             S::Format { .. }
             | S::CountMatches { .. }
             | S::Extract { .. }
             | S::ExtractAll
             | S::Find { .. }
-            | S::StripPrefix
-            | S::StripSuffix
             | S::SplitExact { .. }
             | S::SplitN { .. }
             | S::Strptime { .. }
@@ -1629,6 +1630,46 @@ impl ExprLowering<'_> {
             AnyValue::Null => None,
             value => value.extract::<i64>(),
         }
+    }
+
+    /// `str.strip_prefix` (`prefix`) or `str.strip_suffix` of a literal
+    /// text: where the text starts (ends) with it, the text without its
+    /// characters; else the text (null stays null).
+    fn strip_affix(&mut self, node: Node, inputs: &[ExprIR], prefix: bool) -> Lowered {
+        let input = self.expr(inputs.first()?.node());
+        let affix = self.literal_str(inputs.get(1)?.node());
+        let input = input?;
+        let Some(affix) = affix else {
+            let name = if prefix {
+                "strip_prefix"
+            } else {
+                "strip_suffix"
+            };
+            return self.refuse(node, format!("str.{name} needs a literal text on the GPU"));
+        };
+        let chars = affix.chars().count() as u64;
+        let text = GpuDtype::String;
+        let string = |op, input: GpuExpr, dtype| GpuExpr {
+            kind: ExprKind::String {
+                op,
+                input: Box::new(input),
+            },
+            dtype,
+        };
+        let (test, stripped) = if prefix {
+            let from = i64::try_from(chars).unwrap_or(i64::MAX);
+            (
+                StringOp::StartsWith(affix),
+                StringOp::Slice {
+                    offset: from,
+                    length: None,
+                },
+            )
+        } else {
+            (StringOp::EndsWith(affix), StringOp::DropLast(chars))
+        };
+        let has = string(test, input.clone(), GpuDtype::Boolean);
+        Some(has.then(string(stripped, input.clone(), text), input, text))
     }
 
     /// `shift_and_fill(n, fill)` with literals `n` and `fill`: the shift,

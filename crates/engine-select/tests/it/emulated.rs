@@ -3782,11 +3782,26 @@ fn strips_heads_and_tails_of_strings_match_the_cpu() {
         exprs.push(col("s").str().head(lit(n)).alias(format!("head {n}")));
         exprs.push(col("s").str().tail(lit(n)).alias(format!("tail {n}")));
         exprs.push(col("s").str().tail(lit(-n)).alias(format!("tail -{n}")));
+        exprs.push(col("s").str().head(lit(-n)).alias(format!("head -{n}")));
+    }
+    for affix in ["", "a", "x", "€u", "😀", "x y"] {
+        exprs.push(
+            col("s")
+                .str()
+                .strip_prefix(lit(affix))
+                .alias(format!("strip prefix {affix:?}")),
+        );
+        exprs.push(
+            col("s")
+                .str()
+                .strip_suffix(lit(affix))
+                .alias(format!("strip suffix {affix:?}")),
+        );
     }
     assert_gpu_eq("strip, head and tail", frame.clone().select(exprs));
     assert_cpu_answer_with_reason(
-        frame.select([col("s").str().head(lit(-2))]),
-        "str.head by -2",
+        frame.select([col("s").str().strip_prefix(col("s"))]),
+        "str.strip_prefix needs a literal text",
     );
 }
 

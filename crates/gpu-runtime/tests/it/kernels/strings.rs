@@ -54,8 +54,9 @@ fn where_valid(strings: &[String], valid: &[bool], f: impl Fn(&str) -> String) -
         .collect()
 }
 
-/// `str.slice` as Polars documents it, in characters.
-fn slice_reference(s: &str, offset: i64, length: Option<u64>) -> String {
+/// `str.slice` as Polars documents it, in characters, keeping nothing of
+/// the last `drop_last` characters.
+fn slice_reference(s: &str, (offset, length): (i64, Option<u64>), drop_last: u64) -> String {
     let chars: Vec<char> = s.chars().collect();
     let n = chars.len() as i128;
     let mut length = length.map_or(i128::MAX, i128::from);
@@ -68,6 +69,9 @@ fn slice_reference(s: &str, offset: i64, length: Option<u64>) -> String {
         0
     };
     let end = (start.saturating_add(length)).min(n);
+    // Nothing of the last `drop_last` characters.
+    let end = end.min((n - i128::from(drop_last)).max(0));
+    let start = start.min(end);
     chars[start as usize..end as usize].iter().collect()
 }
 
@@ -99,13 +103,25 @@ fn string_slice_matches_the_character_reference() {
             device.upload(&bytes),
             device.upload(&bitmap(&valid)),
         );
-        for &(offset, length) in cases {
+        let drops = [0u64, 1, 3, 100];
+        for (&(offset, length), &drop_last) in cases.iter().zip(drops.iter().cycle()) {
             let out = ops
-                .string_slice(&d_offsets, &d_bytes, Some(&d_valid), offset, length)
+                .string_slice(
+                    &d_offsets,
+                    &d_bytes,
+                    Some(&d_valid),
+                    (offset, length),
+                    drop_last,
+                )
                 .unwrap();
             let got = texts_of(&out);
-            let expected = where_valid(&strings, &valid, |s| slice_reference(s, offset, length));
-            assert_eq!(got, expected, "n = {n}, slice({offset}, {length:?})");
+            let expected = where_valid(&strings, &valid, |s| {
+                slice_reference(s, (offset, length), drop_last)
+            });
+            assert_eq!(
+                got, expected,
+                "n = {n}, slice({offset}, {length:?}) but the last {drop_last}"
+            );
             assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
         }
     }
