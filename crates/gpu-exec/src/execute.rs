@@ -536,6 +536,14 @@ fn integer_bounds(dtype: GpuDtype) -> Option<(i64, u64)> {
     })
 }
 
+/// The order [`Executor::pick_in_order`] picks in: of the values
+/// themselves, or of keys (each with its direction and nulls' place).
+#[derive(Debug, Clone, Copy)]
+enum PickOrder<'a> {
+    Values { descending: bool, nulls_last: bool },
+    Keys(&'a [(&'a GpuExpr, bool, bool)]),
+}
+
 /// How [`Executor::concatenated`] joins its inputs' texts.
 #[derive(Debug, Clone, Copy)]
 enum Joining<'a> {
@@ -1006,9 +1014,11 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != sorted.dtype {
             return Err(format!("{op} of `{input}`"));
         }
-        let key = order.key.as_ref();
-        if !computable_key(key) || key.has_window() || !group_key(widened_key(key).dtype) {
-            return Err(format!("rows sorted by `{key}`"));
+        for order in order {
+            let key = order.key.as_ref();
+            if !computable_key(key) || key.has_window() || !group_key(widened_key(key).dtype) {
+                return Err(format!("rows sorted by `{key}`"));
+            }
         }
         return evaluable(sorted);
     }
@@ -3310,9 +3320,12 @@ impl Executor<'_> {
             let last = matches!(op, AggOp::Last);
             let groups = Some((sorted_rows, starts));
             let values = self.evaluate_in_groups(frame, values, "", groups)?;
-            let direction = (order.descending, order.nulls_last);
-            let key = Some(order.key.as_ref());
-            return self.pick_in_order(frame, values, key, direction, last, sorted_rows, starts);
+            let keys: Vec<_> = order
+                .iter()
+                .map(|order| (order.key.as_ref(), order.descending, order.nulls_last))
+                .collect();
+            let order = PickOrder::Keys(&keys);
+            return self.pick_in_order(frame, values, order, last, sorted_rows, starts);
         }
         if let Some((wide, back)) = widened_aggregation(expr) {
             let value = self.aggregate(frame, &wide, sorted_rows, starts)?;
@@ -3418,16 +3431,11 @@ impl Executor<'_> {
             AggOp::Min { .. } | AggOp::Max { .. } if !reduced => {
                 let max = matches!(op, AggOp::Max { .. });
                 // The first valid value in the value's order, nulls last.
-                let direction = (max, true);
-                return self.pick_in_order(
-                    frame,
-                    evaluated,
-                    None,
-                    direction,
-                    false,
-                    sorted_rows,
-                    starts,
-                );
+                let order = PickOrder::Values {
+                    descending: max,
+                    nulls_last: true,
+                };
+                return self.pick_in_order(frame, evaluated, order, false, sorted_rows, starts);
             }
             _ => {}
         }
@@ -3718,21 +3726,19 @@ impl Executor<'_> {
     }
 
     /// Per group (rows `sorted_rows` from `starts`), the value of `values`
-    /// (by row) at the first (`last`: the last) row in the order of a key:
-    /// `order_key` computed over `frame`, or the values themselves when `None`,
-    /// in the direction and with the nulls placed as `(descending,
-    /// nulls_last)` say (stable: ties in row order). The rows are sorted by
-    /// group number, then by the key (small integers widened), and each
-    /// group's first or last row gathered. `first`/`last` of `sort_by`, and
-    /// `min`/`max` of the types the per-group kernels do not reduce (the
-    /// first valid value in the value's order, nulls last).
-    #[allow(clippy::too_many_arguments)]
+    /// (by row) at the first (`last`: the last) row in `order`: of keys
+    /// computed over `frame`, or of the values themselves, each in its
+    /// direction and with its nulls placed as `(descending, nulls_last)` say
+    /// (stable: ties in row order). The rows are sorted by group number,
+    /// then by the keys (small integers widened), and each group's first or
+    /// last row gathered. `first`/`last` of `sort_by`, and `min`/`max` of the
+    /// types the per-group kernels do not reduce (the first valid value in
+    /// the value's order, nulls last).
     fn pick_in_order(
         &self,
         frame: &DeviceFrame,
         values: DeviceColumn,
-        order_key: Option<&GpuExpr>,
-        (descending, nulls_last): (bool, bool),
+        order: PickOrder<'_>,
         last: bool,
         sorted_rows: &DeviceBuffer<i64>,
         starts: &DeviceBuffer<i64>,
@@ -3745,21 +3751,34 @@ impl Executor<'_> {
             columns: vec![group, values],
             height: n,
         };
-        let mut key = column_ref(1, value_dtype);
-        if let Some(expr) = order_key {
-            let groups = Some((sorted_rows, starts));
-            keyed
-                .columns
-                .push(self.evaluate_in_groups(frame, expr, "", groups)?);
-            key = column_ref(2, expr.dtype);
+        let mut keys: Vec<(GpuExpr, bool, bool)> = Vec::new();
+        match order {
+            PickOrder::Values {
+                descending,
+                nulls_last,
+            } => keys.push((column_ref(1, value_dtype), descending, nulls_last)),
+            PickOrder::Keys(by) => {
+                for &(expr, descending, nulls_last) in by {
+                    let groups = Some((sorted_rows, starts));
+                    keyed
+                        .columns
+                        .push(self.evaluate_in_groups(frame, expr, "", groups)?);
+                    let key = column_ref(keyed.columns.len() - 1, expr.dtype);
+                    keys.push((key, descending, nulls_last));
+                }
+            }
         }
-        let widened = widened_key(&key);
-        if widened.dtype != key.dtype {
-            keyed.columns.push(self.evaluate(&keyed, &widened, "")?);
-            key = column_ref(keyed.columns.len() - 1, widened.dtype);
+        for (key, _, _) in &mut keys {
+            let widened = widened_key(key);
+            if widened.dtype != key.dtype {
+                keyed.columns.push(self.evaluate(&keyed, &widened, "")?);
+                *key = column_ref(keyed.columns.len() - 1, widened.dtype);
+            }
         }
         let by_group = column_ref(0, GpuDtype::Int64);
-        let sorting = [(&by_group, false, false), (&key, descending, nulls_last)];
+        let sorting: Vec<(&GpuExpr, bool, bool)> = std::iter::once((&by_group, false, false))
+            .chain(keys.iter().map(|(key, d, l)| (key, *d, *l)))
+            .collect();
         // Sorted by group number first, each group keeps its place.
         let sorted = self.sorted_groups_marked(&keyed, &sorting, 1)?;
         let rows = if last {

@@ -709,12 +709,13 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         by: Box<GpuExpr>,
     },
-    /// The input with its rows sorted (stably) by `order`'s key, only as the
-    /// input of a `first` or `last` aggregation (Polars' `sort_by`): the
-    /// value of the first (last) row in that order.
+    /// The input with its rows sorted (stably) by the keys of `order` (the
+    /// first key first), only as the input of a `first` or `last`
+    /// aggregation (Polars' `sort_by`): the value of the first (last) row in
+    /// that order.
     SortedBy {
         input: Box<GpuExpr>,
-        order: RowOrder,
+        order: Vec<RowOrder>,
     },
     /// A test of each row's value against the other rows' (never null).
     /// Reads every row.
@@ -842,7 +843,9 @@ macro_rules! children {
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
             ExprKind::Where { input, by } => vec![input, by],
-            ExprKind::SortedBy { input, order } => vec![input, $($borrow)+ *order.key],
+            ExprKind::SortedBy { input, order } => std::iter::once($($borrow)+ **input)
+                .chain(order.into_iter().map(|order| $($borrow)+ *order.key))
+                .collect(),
             ExprKind::Not(input)
             | ExprKind::Negate(input)
             | ExprKind::Abs(input)
@@ -969,9 +972,13 @@ impl fmt::Display for GpuExpr {
             ExprKind::Distinct { input, test } => write!(f, "{test}({input})"),
             ExprKind::Where { input, by } => write!(f, "filter({input}, {by})"),
             ExprKind::SortedBy { input, order } => {
-                let descending = if order.descending { ", descending" } else { "" };
-                let nulls = if order.nulls_last { ", nulls last" } else { "" };
-                write!(f, "sort_by({input}, {}{descending}{nulls})", order.key)
+                write!(f, "sort_by({input}")?;
+                for order in order {
+                    let descending = if order.descending { ", descending" } else { "" };
+                    let nulls = if order.nulls_last { ", nulls last" } else { "" };
+                    write!(f, ", {}{descending}{nulls}", order.key)?;
+                }
+                f.write_str(")")
             }
             ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
             ExprKind::Fill {

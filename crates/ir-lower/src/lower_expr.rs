@@ -416,18 +416,43 @@ impl ExprLowering<'_> {
             sort_options,
         } = self.arena.get(input)
         {
-            // `first` or `last` in the order of one key.
+            // `first` or `last` in the order of the keys. Polars sorts by
+            // several keys stably only when asked to keep the order: else
+            // its order of rows equal on every key is its own.
             let (expr, by, options) = (*expr, by.clone(), sort_options.clone());
-            if !matches!(op, AggOp::First | AggOp::Last) || by.len() != 1 {
-                return self.refuse(node, format!("{op} of a sort_by by {} keys", by.len()));
+            if !matches!(op, AggOp::First | AggOp::Last)
+                || by.is_empty()
+                || (by.len() > 1 && !options.maintain_order)
+            {
+                return self.refuse(
+                    node,
+                    format!(
+                        "{op} of a sort_by by {} keys{}",
+                        by.len(),
+                        if options.maintain_order {
+                            ""
+                        } else {
+                            " without maintain_order"
+                        }
+                    ),
+                );
             }
-            let (input, key) = (self.boxed(expr), self.boxed(by[0]));
-            let (input, key) = (input?, key?);
-            let order = RowOrder {
-                key,
-                descending: options.descending.first().copied().unwrap_or(false),
-                nulls_last: options.nulls_last.first().copied().unwrap_or(false),
-            };
+            let input = self.boxed(expr);
+            let keys: Vec<_> = by.iter().map(|key| self.boxed(*key)).collect();
+            let input = input?;
+            let flag =
+                |flags: &[bool], i: usize| flags.get(i).or(flags.first()).copied().unwrap_or(false);
+            let order = keys
+                .into_iter()
+                .enumerate()
+                .map(|(i, key)| {
+                    Some(RowOrder {
+                        key: key?,
+                        descending: flag(&options.descending, i),
+                        nulls_last: flag(&options.nulls_last, i),
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?;
             let sorted = GpuExpr {
                 kind: ExprKind::SortedBy { input, order },
                 dtype,

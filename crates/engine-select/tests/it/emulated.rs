@@ -3089,6 +3089,36 @@ fn aggregations_of_filtered_expressions_and_picks_by_another_column_match_the_cp
             .unwrap()
             .alias("w")]),
     );
+    // Several keys: Polars sorts stably when asked to keep the order.
+    let by_two = |e: Expr, descending: Vec<bool>, maintain_order: bool| {
+        e.sort_by(
+            [col("p"), col("t")],
+            SortMultipleOptions::default()
+                .with_order_descending_multi(descending)
+                .with_nulls_last(true)
+                .with_maintain_order(maintain_order),
+        )
+    };
+    assert_gpu_eq(
+        "first and last in the order of two keys, per group",
+        frame().group_by_stable([col("g")]).agg([
+            by_two(col("x"), vec![false, false], true)
+                .first()
+                .alias("first"),
+            by_two(col("f"), vec![true, false], true)
+                .last()
+                .alias("last, p descending"),
+            by_two(col("s"), vec![false, true], true)
+                .first()
+                .alias("first, t descending"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame()
+            .group_by_stable([col("g")])
+            .agg([by_two(col("x"), vec![false, false], false).first()]),
+        "first of a sort_by by 2 keys without maintain_order",
+    );
     assert_gpu_eq(
         "first, last, min_by and max_by per group",
         frame().group_by_stable([col("g")]).agg(picks()),
