@@ -2883,16 +2883,8 @@ impl Executor<'_> {
         let groups = Some((sorted_rows, starts));
         let through =
             self.cumulative_sum(&kept, &column_ref(0, boolean), GpuDtype::UInt32, groups)?;
-        let counts = DeviceFrame {
-            columns: vec![
-                kept.columns
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(|| unreachable!()),
-                through,
-            ],
-            height: n,
-        };
+        let mut counts = kept;
+        counts.columns.push(through);
         let before = column_ref(1, GpuDtype::UInt32).binary(
             BinaryOp::Minus,
             cast_to(&column_ref(0, boolean), GpuDtype::UInt32),
@@ -2945,40 +2937,36 @@ impl Executor<'_> {
             return Err(ExecError::Unsupported("bounds that are not i64".into()));
         };
         let (offsets, _) = ops.gather(&offsets, None, &bounds)?;
-        let validity = if ignore_nulls || texts.validity().is_none() {
-            None
-        } else {
-            // Valid where every row of the group is.
-            let (sorted_valid, _) = ops.gather_bits(
-                texts.validity().unwrap_or_else(|| unreachable!()),
-                n,
-                None,
-                sorted_rows,
-            )?;
-            let counts = DeviceFrame {
-                columns: [Some(&sorted_valid), None]
-                    .into_iter()
-                    .map(|valid| -> Result<_, ExecError> {
-                        Ok(DeviceColumn::from_parts(
-                            "".into(),
-                            GpuDtype::UInt32,
-                            count,
-                            Values::U32(ops.segment_count(valid, starts, n)?),
-                            None,
-                        ))
-                    })
-                    .collect::<Result<_, _>>()?,
-                height: count,
-            };
-            let whole = column_ref(0, GpuDtype::UInt32).binary(
-                BinaryOp::Eq,
-                column_ref(1, GpuDtype::UInt32),
-                boolean,
-            );
-            let Values::Bits(bits) = self.evaluate(&counts, &whole, "")?.into_parts().0 else {
-                return Err(ExecError::Unsupported("booleans that are not bits".into()));
-            };
-            Some(bits)
+        let validity = match texts.validity() {
+            Some(validity) if !ignore_nulls => {
+                // Valid where every row of the group is.
+                let (sorted_valid, _) = ops.gather_bits(validity, n, None, sorted_rows)?;
+                let counts = DeviceFrame {
+                    columns: [Some(&sorted_valid), None]
+                        .into_iter()
+                        .map(|valid| -> Result<_, ExecError> {
+                            Ok(DeviceColumn::from_parts(
+                                "".into(),
+                                GpuDtype::UInt32,
+                                count,
+                                Values::U32(ops.segment_count(valid, starts, n)?),
+                                None,
+                            ))
+                        })
+                        .collect::<Result<_, _>>()?,
+                    height: count,
+                };
+                let whole = column_ref(0, GpuDtype::UInt32).binary(
+                    BinaryOp::Eq,
+                    column_ref(1, GpuDtype::UInt32),
+                    boolean,
+                );
+                let Values::Bits(bits) = self.evaluate(&counts, &whole, "")?.into_parts().0 else {
+                    return Err(ExecError::Unsupported("booleans that are not bits".into()));
+                };
+                Some(bits)
+            }
+            _ => None,
         };
         Ok(DeviceColumn::from_parts(
             "".into(),
