@@ -722,14 +722,7 @@ impl ExprLowering<'_> {
                 let (forward, limit) = match strategy {
                     FillNullStrategy::Forward(limit) => (true, *limit),
                     FillNullStrategy::Backward(limit) => (false, *limit),
-                    other => {
-                        return self.refuse(
-                            node,
-                            format!(
-                                "fill_null with the strategy {other:?} is not supported on the GPU"
-                            ),
-                        );
-                    }
+                    other => return self.fill_null_by_value(node, inputs, *other),
                 };
                 ExprKind::Fill {
                     input: Box::new(self.single(inputs)?),
@@ -1655,6 +1648,66 @@ impl ExprLowering<'_> {
             AnyValue::Null => None,
             value => value.extract::<i64>(),
         }
+    }
+
+    /// `fill_null` with the strategy `min`, `max`, `mean`, `zero` or `one`:
+    /// nulls take the column's (the group's) minimum, maximum (NaN ignored),
+    /// mean (converted to the input's type as Polars' `NumCast` does:
+    /// integers toward zero), or a literal 0 or 1. Where every value is
+    /// null the aggregation is null, so nothing changes, as in Polars.
+    fn fill_null_by_value(
+        &mut self,
+        node: Node,
+        inputs: &[ExprIR],
+        strategy: FillNullStrategy,
+    ) -> Lowered {
+        let input = self.single(inputs)?;
+        let dtype = input.dtype;
+        let numeric = dtype.is_integer() || dtype.is_float();
+        let aggregated = |op| GpuExpr {
+            kind: ExprKind::Agg {
+                op,
+                input: Box::new(input.clone()),
+            },
+            dtype,
+        };
+        let constant = |one: bool| {
+            let value = match dtype {
+                GpuDtype::Boolean => Scalar::Boolean(one),
+                _ if dtype.is_float() => Scalar::Float(if one { 1.0 } else { 0.0 }),
+                _ if dtype.is_unsigned() => Scalar::UInt(u64::from(one)),
+                _ => Scalar::Int(i64::from(one)),
+            };
+            GpuExpr::literal(value, dtype)
+        };
+        let value = match strategy {
+            FillNullStrategy::Min if numeric || dtype.is_temporal() => aggregated(AggOp::Min {
+                propagate_nans: false,
+            }),
+            FillNullStrategy::Max if numeric || dtype.is_temporal() => aggregated(AggOp::Max {
+                propagate_nans: false,
+            }),
+            FillNullStrategy::Mean if numeric => GpuExpr {
+                kind: ExprKind::Agg {
+                    op: AggOp::Mean,
+                    input: Box::new(input.clone()),
+                },
+                dtype: GpuDtype::Float64,
+            }
+            .cast(dtype, CastMode::NonStrict),
+            FillNullStrategy::Zero | FillNullStrategy::One
+                if numeric || dtype == GpuDtype::Boolean =>
+            {
+                constant(matches!(strategy, FillNullStrategy::One))
+            }
+            other => {
+                return self.refuse(
+                    node,
+                    format!("fill_null with the strategy {other:?} of {dtype}"),
+                );
+            }
+        };
+        Some(input.fill_null(value))
     }
 
     /// `str.strip_prefix` (`prefix`) or `str.strip_suffix` of a literal

@@ -4158,9 +4158,11 @@ fn forward_and_backward_fills_match_the_cpu() {
         "a fill in a filter",
         frame().filter(fill("x", FillNullStrategy::Backward(None)).gt(lit(3i64))),
     );
+    // By a value: the strategies of numbers (and `zero`/`one` of booleans).
+    let texts = df!("s" => [Some("b"), None, Some("a")]).unwrap().lazy();
     assert_cpu_answer_with_reason(
-        frame().select([fill("x", FillNullStrategy::Mean)]),
-        "fill_null with the strategy Mean",
+        texts.select([col("s").fill_null_with_strategy(FillNullStrategy::Min)]),
+        "fill_null with the strategy Min of str",
     );
 }
 
@@ -5052,4 +5054,52 @@ fn joins_keep_the_order_asked_for_or_fall_back() {
         let reason = format!("join keeping the order {order:?}");
         assert_cpu_answer_with_reason(join(how, order), &reason);
     }
+}
+
+#[test]
+fn fill_null_by_min_max_mean_zero_and_one_matches_the_cpu() {
+    let frame = || {
+        let mut df = df!(
+            "g" => ["a", "b", "a", "c", "b", "a", "c"],
+            "x" => [Some(4i64), None, Some(7), None, Some(-3), None, None],
+            "u" => [Some(5u32), None, Some(6), Some(1), None, Some(2), Some(9)],
+            "f" => [Some(f64::NAN), None, Some(2.5), Some(-1.0), None, Some(0.25), Some(7.0)],
+            "b" => [Some(true), None, Some(false), None, Some(true), None, Some(false)],
+            "n" => [None::<i32>, None, None, None, None, None, None],
+            "d" => [Some(19_000i32), None, Some(-5), Some(3), None, Some(0), None],
+        )
+        .unwrap();
+        let date = df.column("d").unwrap().cast(&DataType::Date).unwrap();
+        df.with_column(date).unwrap();
+        df.lazy()
+    };
+    use FillNullStrategy::{Max, Mean, Min, One, Zero};
+    let fills = |strategies: &[FillNullStrategy], columns: &[&str]| {
+        let mut exprs = vec![];
+        for column in columns {
+            for strategy in strategies {
+                exprs.push(
+                    col(*column)
+                        .fill_null_with_strategy(*strategy)
+                        .alias(format!("{column} {strategy:?}")),
+                );
+            }
+        }
+        exprs
+    };
+    let numbers = fills(&[Min, Max, Mean, Zero, One], &["x", "u", "f", "n"]);
+    let others = [fills(&[Zero, One], &["b"]), fills(&[Min, Max], &["d"])].concat();
+    assert_gpu_eq(
+        "fill_null by a value of the column",
+        frame().select([numbers.clone(), others.clone()].concat()),
+    );
+    let by_group: Vec<Expr> = [numbers, others]
+        .concat()
+        .into_iter()
+        .map(|e| e.over([col("g")]).unwrap())
+        .collect();
+    assert_gpu_eq(
+        "fill_null by a value of the group",
+        frame().select(by_group),
+    );
 }
