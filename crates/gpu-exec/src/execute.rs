@@ -254,24 +254,65 @@ fn reads_rows(expr: &GpuExpr) -> bool {
 /// without broadcasting (Polars' common subexpressions) computes by
 /// whole-column aggregations. The executor holds them repeated on every row.
 fn one_row_columns(input: &PlanNode) -> Vec<usize> {
+    one_row_computed(input)
+        .into_iter()
+        .map(|(index, _, _)| index)
+        .collect()
+}
+
+/// The one-row columns of `input` (see [`one_row_columns`]) whose
+/// aggregation reads only columns the with_columns keeps as they are (at
+/// the same places), with that aggregation: over the with_columns' output
+/// it gives the same value.
+fn one_row_definitions(input: &PlanNode) -> Vec<(usize, &GpuExpr)> {
+    one_row_computed(input)
+        .into_iter()
+        .filter(|(_, definition, kept)| {
+            let mut reads_kept = true;
+            definition.visit(&mut |e| {
+                if let ExprKind::Column { index, .. } = e.kind {
+                    reads_kept &= kept.contains(&index);
+                }
+            });
+            reads_kept
+        })
+        .map(|(index, definition, _)| (index, definition))
+        .collect()
+}
+
+/// Each one-row column of `input` with the aggregation that computes it,
+/// and the columns the with_columns keeps as they are (at the same places).
+fn one_row_computed(input: &PlanNode) -> Vec<(usize, &GpuExpr, Vec<usize>)> {
     let PlanNode::WithColumns {
+        input: below,
         exprs: computed,
         broadcast: false,
         schema,
-        ..
     } = input
     else {
         return Vec::new();
     };
+    let kept: Vec<usize> = below
+        .schema()
+        .iter()
+        .enumerate()
+        .filter(|(index, column)| {
+            schema
+                .get(*index)
+                .is_some_and(|out| out.name == column.name)
+                && !computed.iter().any(|c| c.name == column.name.as_str())
+        })
+        .map(|(index, _)| index)
+        .collect();
     schema
         .iter()
         .enumerate()
-        .filter(|(_, output)| {
-            computed
+        .filter_map(|(index, output)| {
+            let definition = computed
                 .iter()
-                .any(|c| c.name == output.name.as_str() && split_aggregations(&c.expr).is_ok())
+                .find(|c| c.name == output.name.as_str() && split_aggregations(&c.expr).is_ok())?;
+            Some((index, &definition.expr, kept.clone()))
         })
-        .map(|(index, _)| index)
         .collect()
 }
 
@@ -315,32 +356,45 @@ fn select_exprs<'e>(
     if scalar.is_empty() {
         return Ok(Cow::Borrowed(exprs));
     }
-    fn first_of_scalars(expr: &mut GpuExpr, scalar: &[usize]) {
-        match &expr.kind {
-            // Inside an aggregation a column is read row by row.
-            ExprKind::Agg { .. } | ExprKind::Len => return,
-            ExprKind::Column { index, .. } if scalar.contains(index) => {
-                let column = expr.clone();
-                *expr = GpuExpr {
-                    dtype: column.dtype,
-                    kind: ExprKind::Agg {
-                        op: AggOp::First,
-                        input: Box::new(column),
-                    },
-                };
-                return;
+    let definitions = one_row_definitions(input);
+    let first_of_scalars = |expr: &mut GpuExpr| {
+        fn walk(expr: &mut GpuExpr, scalar: &[usize], definitions: &[(usize, &GpuExpr)]) {
+            match &expr.kind {
+                // Inside an aggregation a column is read row by row.
+                ExprKind::Agg { .. } | ExprKind::Len => return,
+                ExprKind::Column { index, .. } if scalar.contains(index) => {
+                    let index = *index;
+                    // Its aggregation again (of no rows too, which gives
+                    // a value: the first of no rows would be null), else
+                    // its first row.
+                    *expr = match definitions.iter().find(|(i, _)| *i == index) {
+                        Some((_, definition)) => (*definition).clone(),
+                        None => {
+                            let column = expr.clone();
+                            GpuExpr {
+                                dtype: column.dtype,
+                                kind: ExprKind::Agg {
+                                    op: AggOp::First,
+                                    input: Box::new(column),
+                                },
+                            }
+                        }
+                    };
+                    return;
+                }
+                _ => {}
             }
-            _ => {}
+            for child in expr.children_mut() {
+                walk(child, scalar, definitions);
+            }
         }
-        for child in expr.children_mut() {
-            first_of_scalars(child, scalar);
-        }
-    }
+        walk(expr, &scalar, &definitions);
+    };
     let rewritten: Vec<NamedExpr> = exprs
         .iter()
         .map(|named| {
             let mut named = named.clone();
-            first_of_scalars(&mut named.expr, &scalar);
+            first_of_scalars(&mut named.expr);
             named
         })
         .collect();

@@ -1097,11 +1097,11 @@ impl ExprLowering<'_> {
                 }
                 return Some(folded);
             }
-            B::Any { .. }
-            | B::All { .. }
-            | B::IsEmpty { .. }
-            | B::HasNulls
-            | B::IsSorted { .. } => {
+            B::Any { .. } | B::All { .. } | B::IsEmpty { .. } | B::HasNulls => {
+                let input = self.single(inputs)?;
+                return self.boolean_aggregation(node, input, function);
+            }
+            B::IsSorted { .. } => {
                 return self.refuse(
                     node,
                     format!("function {function} is not supported on the GPU"),
@@ -1648,6 +1648,67 @@ impl ExprLowering<'_> {
             AnyValue::Null => None,
             value => value.extract::<i64>(),
         }
+    }
+
+    /// `any`, `all` (Kleene unless `ignore_nulls`), `has_nulls` and
+    /// `is_empty` (of the valid values, with `ignore_nulls`), per group or
+    /// of the column: from the numbers of rows, valid values and true values.
+    fn boolean_aggregation(
+        &mut self,
+        node: Node,
+        input: GpuExpr,
+        function: &IRBooleanFunction,
+    ) -> Lowered {
+        use IRBooleanFunction as B;
+        if matches!(function, B::Any { .. } | B::All { .. }) && input.dtype != GpuDtype::Boolean {
+            return self.refuse(node, format!("{function} of {}", input.dtype));
+        }
+        let (boolean, count) = (GpuDtype::Boolean, GpuDtype::UInt32);
+        let aggregated = |op, input: GpuExpr| GpuExpr {
+            kind: ExprKind::Agg {
+                op,
+                input: Box::new(input),
+            },
+            dtype: count,
+        };
+        let rows = aggregated(
+            AggOp::Count {
+                include_nulls: true,
+            },
+            input.clone(),
+        );
+        let valid = aggregated(
+            AggOp::Count {
+                include_nulls: false,
+            },
+            input.clone(),
+        );
+        let minus = |a: GpuExpr, b: GpuExpr| a.binary(BinaryOp::Minus, b, count);
+        let zero = || GpuExpr::literal(Scalar::UInt(0), count);
+        let some = |n: GpuExpr| n.binary(BinaryOp::Gt, zero(), boolean);
+        let none = |n: GpuExpr| n.binary(BinaryOp::Eq, zero(), boolean);
+        let truth = |v: bool| GpuExpr::literal(Scalar::Boolean(v), boolean);
+        let nulls = || minus(rows.clone(), valid.clone());
+        let trues = || aggregated(AggOp::Sum, input.clone());
+        // Kleene: the deciding value if any row has it, else null if a row
+        // is null, else the other value.
+        let kleene = |decided: GpuExpr, value: bool| {
+            let unknown = some(nulls()).then(
+                GpuExpr::literal(Scalar::Null, boolean),
+                truth(!value),
+                boolean,
+            );
+            decided.then(truth(value), unknown, boolean)
+        };
+        Some(match function {
+            B::Any { ignore_nulls: true } => some(trues()),
+            B::Any { .. } => kleene(some(trues()), true),
+            B::All { ignore_nulls: true } => none(minus(valid.clone(), trues())),
+            B::All { .. } => kleene(some(minus(valid.clone(), trues())), false),
+            B::HasNulls => some(nulls()),
+            B::IsEmpty { ignore_nulls: true } => none(valid),
+            _ => none(rows),
+        })
     }
 
     /// `fill_null` with the strategy `min`, `max`, `mean`, `zero` or `one`:

@@ -5103,3 +5103,72 @@ fn fill_null_by_min_max_mean_zero_and_one_matches_the_cpu() {
         frame().select(by_group),
     );
 }
+
+#[test]
+fn any_all_has_nulls_and_is_empty_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => ["a", "a", "b", "b", "c", "c", "d", "e", "e"],
+            "b" => [Some(true), None, Some(false), None, Some(true), Some(false), None, Some(false), Some(false)],
+            "x" => [Some(1i64), None, Some(2), Some(3), None, None, Some(4), Some(5), None],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let aggregations = || {
+        vec![
+            col("b").any(true).alias("any"),
+            col("b").any(false).alias("any, Kleene"),
+            col("b").all(true).alias("all"),
+            col("b").all(false).alias("all, Kleene"),
+            col("x").is_null().any(true).alias("has nulls"),
+            col("x").has_nulls().alias("has_nulls"),
+            col("x").is_empty(false).alias("is_empty"),
+            col("x").is_empty(true).alias("is_empty, nulls aside"),
+        ]
+    };
+    assert_gpu_eq(
+        "any, all and has_nulls per group (true, false, null and mixed groups)",
+        frame().group_by_stable([col("g")]).agg(aggregations()),
+    );
+    assert_gpu_eq(
+        "any, all and has_nulls of a frame",
+        frame().select(aggregations()),
+    );
+    assert_gpu_eq(
+        "any, all and has_nulls of no rows",
+        frame().filter(col("g").eq(lit("z"))).select(aggregations()),
+    );
+    assert_gpu_eq(
+        "any in a window",
+        frame().with_columns([col("b").any(false).over([col("g")]).unwrap().alias("w")]),
+    );
+}
+
+#[test]
+fn common_aggregations_of_no_rows_keep_their_values() {
+    // Polars computes an aggregation used twice once, in a with_columns of
+    // its own: over no rows it still has a value (0, false), not null.
+    let none = || {
+        df!("x" => [Some(1i64), None, Some(3)])
+            .unwrap()
+            .lazy()
+            .filter(col("x").gt(lit(10i64)))
+    };
+    assert_gpu_eq(
+        "aggregations used twice, of no rows",
+        none().select([
+            col("x").sum().alias("a"),
+            col("x").sum().alias("b"),
+            col("x").has_nulls().alias("c"),
+            col("x").has_nulls().alias("d"),
+        ]),
+    );
+    assert_gpu_eq(
+        "expressions of an aggregation used twice, of no rows",
+        none().select([
+            (col("x").count() + lit(1u32)).alias("a"),
+            (col("x").count() * lit(2u32)).alias("b"),
+        ]),
+    );
+}
