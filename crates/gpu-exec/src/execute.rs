@@ -1076,6 +1076,9 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         }
         return evaluable(sorted);
     }
+    if let Some(rewritten) = filter_as_nulls(expr) {
+        return single_aggregation_supported(&rewritten);
+    }
     if let ExprKind::Where { input: kept, by } = &input.kind {
         // The first or last row the filter keeps, of any type.
         if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != kept.dtype {
@@ -1137,6 +1140,34 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
     } else {
         Err(format!("{op} of {} into {}", input.dtype, expr.dtype))
     }
+}
+
+/// An aggregation other than `first` or `last` of a filter's kept rows
+/// (`ExprKind::Where`) as the same aggregation of the input with null where
+/// the filter does not keep the row: per group the two agree (the
+/// aggregations skip nulls). `None` for any other expression.
+fn filter_as_nulls(expr: &GpuExpr) -> Option<GpuExpr> {
+    let ExprKind::Agg { op, input } = &expr.kind else {
+        return None;
+    };
+    let ExprKind::Where { input: kept, by } = &input.kind else {
+        return None;
+    };
+    if matches!(op, AggOp::First | AggOp::Last) {
+        return None;
+    }
+    let null = GpuExpr::literal(Scalar::Null, kept.dtype);
+    let nulled = by
+        .as_ref()
+        .clone()
+        .then(kept.as_ref().clone(), null, kept.dtype);
+    Some(GpuExpr {
+        kind: ExprKind::Agg {
+            op: op.clone(),
+            input: Box::new(nulled),
+        },
+        dtype: expr.dtype,
+    })
 }
 
 /// Whether `dtype` is an 8- or 16-bit integer type.
@@ -3291,11 +3322,28 @@ impl Executor<'_> {
             return self.aggregate(frame, expr, rows, starts);
         }
         let ops = self.ops();
-        let n = frame.height;
-        let evaluated = DeviceFrame {
-            columns: vec![self.evaluate_in_groups(frame, input, "", Some((rows, starts)))?],
-            height: n,
+        let whole = Some((rows, starts));
+        // The values summed: of a filter, only those it keeps (Polars sums
+        // the filtered column).
+        let evaluated = match &input.kind {
+            ExprKind::Where { input: kept, by } => {
+                let both = DeviceFrame {
+                    columns: vec![
+                        self.evaluate_in_groups(frame, kept, "", whole)?,
+                        self.evaluate_in_groups(frame, by, "", whole)?,
+                    ],
+                    height: frame.height,
+                };
+                let mut kept = self.filter(&both, &column_ref(1, GpuDtype::Boolean))?;
+                kept.columns.truncate(1);
+                kept
+            }
+            _ => DeviceFrame {
+                columns: vec![self.evaluate_in_groups(frame, input, "", whole)?],
+                height: frame.height,
+            },
         };
+        let n = evaluated.height;
         let (values, validity) = self
             .evaluate(&evaluated, &cast_to(&column_ref(0, input.dtype), float), "")?
             .into_parts();
@@ -3313,7 +3361,7 @@ impl Executor<'_> {
             return Ok(sum);
         }
         // The mean: null without a valid value.
-        let count = ops.segment_count(validity.as_ref(), starts, n)?;
+        let count = ops.segment_count(validity.as_ref(), &ops.iota(1, 0)?, n)?;
         let results = DeviceFrame {
             columns: vec![
                 sum,
@@ -3350,6 +3398,9 @@ impl Executor<'_> {
             let lengths = ops.segment_count(None, starts, sorted_rows.len())?;
             return Ok(column(Values::U32(lengths), None));
         };
+        if let Some(rewritten) = filter_as_nulls(expr) {
+            return self.aggregate(frame, &rewritten, sorted_rows, starts);
+        }
         if let ExprKind::Where { input: kept, by } = &input.kind {
             let last = matches!(op, AggOp::Last);
             return self.first_kept(frame, (kept, by), last, sorted_rows, starts);

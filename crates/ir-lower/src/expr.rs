@@ -703,8 +703,9 @@ pub enum ExprKind {
         descending: bool,
     },
     /// The input at the rows where `by` is true (Polars' `filter`), only as
-    /// the input of a `first` or `last` aggregation: the first (last) such
-    /// row's value, null where there is none.
+    /// the input of an aggregation: `first` or `last` (the first, last, such
+    /// row's value, null where there is none), `sum` or `mean` (of the
+    /// values kept).
     Where {
         input: Box<GpuExpr>,
         by: Box<GpuExpr>,

@@ -549,13 +549,33 @@ impl ExprLowering<'_> {
             AggOp::NUnique => {
                 return self.refuse(node, format!("{op} of a filtered expression"));
             }
+            // The rows kept themselves: first and last pick among them, and
+            // Polars sums (and so averages) the kept values of floats (and of
+            // integers, for means) in its own order.
             AggOp::First | AggOp::Last => {
                 let kept = GpuExpr {
+                    dtype: input.dtype,
                     kind: ExprKind::Where {
                         input: Box::new(input),
                         by: Box::new(by),
                     },
-                    dtype,
+                };
+                (op, kept)
+            }
+            AggOp::Sum | AggOp::Mean
+                if input.dtype == GpuDtype::Float64
+                    || (op == AggOp::Mean
+                        && matches!(
+                            input.dtype,
+                            GpuDtype::Int32 | GpuDtype::Int64 | GpuDtype::UInt32 | GpuDtype::UInt64
+                        )) =>
+            {
+                let kept = GpuExpr {
+                    dtype: input.dtype,
+                    kind: ExprKind::Where {
+                        input: Box::new(input),
+                        by: Box::new(by),
+                    },
                 };
                 (op, kept)
             }

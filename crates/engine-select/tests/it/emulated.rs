@@ -4857,7 +4857,18 @@ fn whole_frame_float_sums_and_means_follow_polars_order_bit_for_bit() {
             );
             assert_gpu_eq(
                 &format!("whole-frame sums in row-wise expressions of {n} rows, nulls {nulls}"),
-                lf.with_columns([(col("f") - col("f").mean()).alias("centred")]),
+                lf.clone()
+                    .with_columns([(col("f") - col("f").mean()).alias("centred")]),
+            );
+            // Of a filter inside the aggregation: Polars sums the values kept.
+            let kept = || col("f").gt(lit(-20_000.0));
+            assert_gpu_eq(
+                &format!("sums and means of filtered values of {n} rows, nulls {nulls}"),
+                lf.select([
+                    col("f").filter(kept()).sum().alias("f sum"),
+                    col("f").filter(kept()).mean().alias("f mean"),
+                    col("i").filter(kept()).mean().alias("i mean"),
+                ]),
             );
         }
     }
