@@ -1101,7 +1101,7 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         // Polars counts the true values of booleans, as u32.
         AggOp::Sum if input.dtype == GpuDtype::Boolean => expr.dtype == GpuDtype::UInt32,
         // Of any type: each group's first or last row, gathered.
-        AggOp::First | AggOp::Last => expr.dtype == input.dtype,
+        AggOp::First | AggOp::Last | AggOp::Item { .. } => expr.dtype == input.dtype,
         // Temporals as their integers; text, booleans and small integers by
         // sorting each group.
         AggOp::Min { .. } | AggOp::Max { .. } if !input.dtype.is_float() => {
@@ -3380,6 +3380,62 @@ impl Executor<'_> {
         self.evaluate(&results, &some.then(mean, none, float), "")
     }
 
+    /// Polars' `item` per group: the group's first value, and a check read
+    /// once the result is on the host that every group has one row (or
+    /// none, with `allow_empty`; its value is then null): Polars raises
+    /// otherwise, so the collect falls back for Polars to raise its error.
+    fn item(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        allow_empty: bool,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ExprKind::Agg { input, .. } = &expr.kind else {
+            return Err(ExecError::Unsupported(format!("`{expr}` is not item")));
+        };
+        let first = GpuExpr {
+            kind: ExprKind::Agg {
+                op: AggOp::First,
+                input: input.clone(),
+            },
+            dtype: expr.dtype,
+        };
+        let value = self.aggregate(frame, &first, sorted_rows, starts)?;
+        let ops = self.ops();
+        let count = starts.len();
+        let lengths = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::UInt32,
+                count,
+                Values::U32(ops.segment_count(None, starts, sorted_rows.len())?),
+                None,
+            )],
+            height: count,
+        };
+        let length = column_ref(0, GpuDtype::UInt32);
+        let number = |n| GpuExpr::literal(Scalar::UInt(n), GpuDtype::UInt32);
+        let boolean = GpuDtype::Boolean;
+        let wrong = if allow_empty {
+            length.binary(BinaryOp::Gt, number(1), boolean)
+        } else {
+            length.binary(BinaryOp::NotEq, number(1), boolean)
+        };
+        let Values::U32(wrong) = self
+            .evaluate(&lengths, &cast_to(&wrong, GpuDtype::UInt32), "")?
+            .into_parts()
+            .0
+        else {
+            return Err(ExecError::Unsupported("flags as u32".into()));
+        };
+        let flag = ops.segment_sum(&wrong, None, &ops.iota(1, 0)?)?;
+        let what = format!("`{expr}` of a group without exactly one row");
+        self.check_later(flag, what, ExecError::InvalidData);
+        Ok(value)
+    }
+
     /// One aggregation per group: the input evaluated, put in the sorted
     /// order, and reduced segment by segment.
     fn aggregate(
@@ -3400,6 +3456,9 @@ impl Executor<'_> {
         };
         if let Some(rewritten) = filter_as_nulls(expr) {
             return self.aggregate(frame, &rewritten, sorted_rows, starts);
+        }
+        if let AggOp::Item { allow_empty } = op {
+            return self.item(frame, expr, *allow_empty, sorted_rows, starts);
         }
         if let ExprKind::Where { input: kept, by } = &input.kind {
             let last = matches!(op, AggOp::Last);

@@ -115,6 +115,11 @@ pub enum AggOp {
     First,
     /// Last value, null included.
     Last,
+    /// The one value (Polars' `item`): where there is not exactly one row
+    /// (none is null with `allow_empty`), Polars raises an error.
+    Item {
+        allow_empty: bool,
+    },
     /// Number of values; nulls too when `include_nulls`.
     Count {
         include_nulls: bool,
@@ -165,6 +170,7 @@ impl fmt::Display for AggOp {
             AggOp::ArgMax => f.write_str("arg_max"),
             AggOp::Join { separator, .. } => write!(f, "str.join({separator:?})"),
             AggOp::First => f.write_str("first"),
+            AggOp::Item { .. } => f.write_str("item"),
             AggOp::Last => f.write_str("last"),
             AggOp::Count {
                 include_nulls: false,

@@ -362,7 +362,8 @@ impl ExprLowering<'_> {
                 let kept = values.clone().is_not_null();
                 return self.aggregation_of_filter(node, op, (values, kept), dtype);
             }
-            IRAggExpr::Item { .. } | IRAggExpr::Implode { .. } | IRAggExpr::AggGroups(_) => {
+            IRAggExpr::Item { input, allow_empty } => (AggOp::Item { allow_empty }, input),
+            IRAggExpr::Implode { .. } | IRAggExpr::AggGroups(_) => {
                 return self.refuse(
                     node,
                     format!("aggregation {} is not supported on the GPU", agg_name(agg)),
@@ -370,6 +371,15 @@ impl ExprLowering<'_> {
             }
         };
         let dtype = self.dtype(node)?;
+        if let AggOp::Item { .. } = op {
+            // Of the input as it is (a filter, sort or slice of it is
+            // refused as an expression).
+            let input = self.boxed(input)?;
+            return Some(GpuExpr {
+                kind: ExprKind::Agg { op, input },
+                dtype,
+            });
+        }
         if let AExpr::Filter { input, by } = self.arena.get(input) {
             let (input, by) = (*input, *by);
             let (input, by) = (self.expr(input), self.expr(by));

@@ -5183,3 +5183,47 @@ fn common_aggregations_of_no_rows_keep_their_values() {
         ]),
     );
 }
+
+#[test]
+fn item_matches_the_cpu_or_leaves_polars_its_error() {
+    let frame = || {
+        df!(
+            "g" => ["a", "b", "c", "a"],
+            "k" => [1i64, 2, 3, 4],
+            "s" => [Some("p"), None, Some("q"), Some("r")],
+        )
+        .unwrap()
+        .lazy()
+    };
+    assert_gpu_eq(
+        "item per group of one row",
+        frame().group_by_stable([col("k")]).agg([
+            col("s").item(false).alias("s"),
+            col("g").item(true).alias("g"),
+        ]),
+    );
+    assert_gpu_eq(
+        "item of one row",
+        frame()
+            .filter(col("k").eq(lit(3i64)))
+            .select([col("s").item(false), col("k").item(false)]),
+    );
+    assert_gpu_eq(
+        "item of no rows, allowed: null",
+        frame()
+            .filter(col("k").gt(lit(9i64)))
+            .select([col("s").item(true), col("k").item(true)]),
+    );
+    // Polars raises where a group has another number of rows.
+    assert_cpu_error(
+        frame()
+            .group_by_stable([col("g")])
+            .agg([col("k").item(false)]),
+    );
+    assert_cpu_error(frame().select([col("k").item(true)]));
+    assert_cpu_error(
+        frame()
+            .filter(col("k").gt(lit(9i64)))
+            .select([col("k").item(false)]),
+    );
+}
