@@ -2619,38 +2619,17 @@ impl Executor<'_> {
     ) -> Result<DeviceBuffer<i64>, ExecError> {
         let ops = self.ops();
         let (n, count) = (group_of.len(), starts.len());
-        let int64 = |values, validity| {
-            DeviceColumn::from_parts("".into(), GpuDtype::Int64, n, Values::I64(values), validity)
-        };
-        let as_i64 = |frame: &DeviceFrame, expr: &GpuExpr| match self
-            .evaluate(frame, expr, "")?
-            .into_parts()
-            .0
-        {
-            Values::I64(values) => Ok(values),
-            _ => Err(ExecError::Unsupported("positions that are not i64".into())),
+        let int64 = |values| {
+            DeviceColumn::from_parts("".into(), GpuDtype::Int64, n, Values::I64(values), None)
         };
         let group = ops.widen(group_of)?;
-        // Each group's end: the next group's start, or n for the last.
-        let (next, next_valid) = ops.gather(starts, None, &ops.iota(count, 1)?)?;
-        let next = DeviceFrame {
-            columns: vec![DeviceColumn::from_parts(
-                "".into(),
-                GpuDtype::Int64,
-                count,
-                Values::I64(next),
-                Some(next_valid),
-            )],
-            height: count,
-        };
-        let end_or_n = column_ref(0, GpuDtype::Int64)
-            .fill_null(GpuExpr::literal(Scalar::Int(n as i64), GpuDtype::Int64));
-        let ends = as_i64(&next, &end_or_n)?;
+        let bounds = self.group_bounds(starts, n)?;
+        let (ends, _) = ops.gather(&bounds, None, &ops.iota(count, 1)?)?;
         let positions = DeviceFrame {
             columns: vec![
-                int64(ops.gather(starts, None, &group)?.0, None),
-                int64(ops.gather(&ends, None, &group)?.0, None),
-                int64(ops.iota(n, 0)?, None),
+                int64(ops.gather(starts, None, &group)?.0),
+                int64(ops.gather(&ends, None, &group)?.0),
+                int64(ops.iota(n, 0)?),
             ],
             height: n,
         };
@@ -2660,7 +2639,67 @@ impl Executor<'_> {
             .binary(BinaryOp::Plus, end, GpuDtype::Int64)
             .binary(BinaryOp::Minus, one, GpuDtype::Int64)
             .binary(BinaryOp::Minus, p, GpuDtype::Int64);
-        as_i64(&positions, &mirrored)
+        self.evaluate_i64(&positions, &mirrored)
+    }
+
+    /// Where each group of `n` sorted positions begins, then `n`: group g
+    /// spans `bounds[g]..bounds[g + 1]`.
+    fn group_bounds(
+        &self,
+        starts: &DeviceBuffer<i64>,
+        n: usize,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let ops = self.ops();
+        let count = starts.len();
+        // Past the last start the gather gives null: n.
+        let (bounds, valid) = ops.gather(starts, None, &ops.iota(count + 1, 0)?)?;
+        let bounds = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::Int64,
+                count + 1,
+                Values::I64(bounds),
+                Some(valid),
+            )],
+            height: count + 1,
+        };
+        let bound_or_n = column_ref(0, GpuDtype::Int64)
+            .fill_null(GpuExpr::literal(Scalar::Int(n as i64), GpuDtype::Int64));
+        self.evaluate_i64(&bounds, &bound_or_n)
+    }
+
+    /// `expr`, of i64, evaluated over `frame`: its values.
+    fn evaluate_i64(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        match self.evaluate(frame, expr, "")?.into_parts().0 {
+            Values::I64(values) => Ok(values),
+            _ => Err(ExecError::Unsupported(format!("`{expr}` as i64"))),
+        }
+    }
+
+    /// Raises a check read once the result is on the host (see
+    /// [`Executor::check_later`]) where `condition` holds for a row of
+    /// `frame` (a null does not hold).
+    fn check_any_later(
+        &self,
+        frame: &DeviceFrame,
+        condition: GpuExpr,
+        what: String,
+        failure: fn(String) -> ExecError,
+    ) -> Result<(), ExecError> {
+        let flags = condition
+            .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
+            .cast(GpuDtype::UInt32, CastMode::NonStrict);
+        let Values::U32(flags) = self.evaluate(frame, &flags, "")?.into_parts().0 else {
+            return Err(ExecError::Unsupported("flags as u32".into()));
+        };
+        let ops = self.ops();
+        let flag = ops.segment_sum(&flags, None, &ops.iota(1, 0)?)?;
+        self.check_later(flag, what, failure);
+        Ok(())
     }
 
     /// `input`, dates or timestamps, as text in the chrono `format` (see
@@ -2904,19 +2943,13 @@ impl Executor<'_> {
             // Groups whose first and last best places differ.
             let tied = first
                 .clone()
-                .binary(BinaryOp::NotEq, last, GpuDtype::Boolean)
-                .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
-                .cast(GpuDtype::UInt32, CastMode::NonStrict);
-            let Values::U32(tied) = self.evaluate(&results, &tied, "")?.into_parts().0 else {
-                return Err(ExecError::Unsupported("ties as u32".into()));
-            };
-            let flag = ops.segment_sum(&tied, None, &ops.iota(1, 0)?)?;
+                .binary(BinaryOp::NotEq, last, GpuDtype::Boolean);
             let what = format!(
                 "`{input}` holds its {} value more than once in a group: Polars \
                  answers by whether it knows the values sorted",
                 if minimum { "least" } else { "greatest" }
             );
-            self.check_later(flag, what, ExecError::DependsOnPolars);
+            self.check_any_later(&results, tied, what, ExecError::DependsOnPolars)?;
         }
         let within = first.binary(BinaryOp::Minus, start, GpuDtype::Int64);
         self.evaluate(&results, &cast_to(&within, GpuDtype::UInt32), "")
@@ -3004,23 +3037,8 @@ impl Executor<'_> {
         let Values::Str { offsets, bytes } = sorted.into_parts().0 else {
             return Err(ExecError::Unsupported("pieces that are not text".into()));
         };
-        // Each group's bounds: its first sorted position, and n after the last.
-        let (bounds, bounds_valid) = ops.gather(starts, None, &ops.iota(count + 1, 0)?)?;
-        let bounds = DeviceFrame {
-            columns: vec![DeviceColumn::from_parts(
-                "".into(),
-                GpuDtype::Int64,
-                count + 1,
-                Values::I64(bounds),
-                Some(bounds_valid),
-            )],
-            height: count + 1,
-        };
-        let bound_or_n = column_ref(0, GpuDtype::Int64)
-            .fill_null(GpuExpr::literal(Scalar::Int(n as i64), GpuDtype::Int64));
-        let Values::I64(bounds) = self.evaluate(&bounds, &bound_or_n, "")?.into_parts().0 else {
-            return Err(ExecError::Unsupported("bounds that are not i64".into()));
-        };
+        // Each group's result: from its first piece to its last.
+        let bounds = self.group_bounds(starts, n)?;
         let (offsets, _) = ops.gather(&offsets, None, &bounds)?;
         let validity = match texts.validity() {
             Some(validity) if !ignore_nulls => {
@@ -3080,10 +3098,7 @@ impl Executor<'_> {
             column_ref(0, GpuDtype::Int64),
             GpuDtype::Int64,
         );
-        match self.evaluate(&positions, &back, "")?.into_parts().0 {
-            Values::I64(positions) => Ok(positions),
-            _ => Err(ExecError::Unsupported("positions that are not i64".into())),
-        }
+        self.evaluate_i64(&positions, &back)
     }
 
     /// Wrapping inclusive prefix sums of 64-bit `values`, by row: of the
@@ -3423,16 +3438,8 @@ impl Executor<'_> {
         } else {
             length.binary(BinaryOp::NotEq, number(1), boolean)
         };
-        let Values::U32(wrong) = self
-            .evaluate(&lengths, &cast_to(&wrong, GpuDtype::UInt32), "")?
-            .into_parts()
-            .0
-        else {
-            return Err(ExecError::Unsupported("flags as u32".into()));
-        };
-        let flag = ops.segment_sum(&wrong, None, &ops.iota(1, 0)?)?;
         let what = format!("`{expr}` of a group without exactly one row");
-        self.check_later(flag, what, ExecError::InvalidData);
+        self.check_any_later(&lengths, wrong, what, ExecError::InvalidData)?;
         Ok(value)
     }
 
