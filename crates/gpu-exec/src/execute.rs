@@ -254,10 +254,8 @@ fn reads_rows(expr: &GpuExpr) -> bool {
 /// without broadcasting (Polars' common subexpressions) computes by
 /// whole-column aggregations. The executor holds them repeated on every row.
 fn one_row_columns(input: &PlanNode) -> Vec<usize> {
-    one_row_computed(input)
-        .into_iter()
-        .map(|(index, _, _)| index)
-        .collect()
+    let (computed, _) = one_row_computed(input);
+    computed.into_iter().map(|(index, _)| index).collect()
 }
 
 /// The one-row columns of `input` (see [`one_row_columns`]) whose
@@ -265,9 +263,10 @@ fn one_row_columns(input: &PlanNode) -> Vec<usize> {
 /// the same places), with that aggregation: over the with_columns' output
 /// it gives the same value.
 fn one_row_definitions(input: &PlanNode) -> Vec<(usize, &GpuExpr)> {
-    one_row_computed(input)
+    let (computed, kept) = one_row_computed(input);
+    computed
         .into_iter()
-        .filter(|(_, definition, kept)| {
+        .filter(|(_, definition)| {
             let mut reads_kept = true;
             definition.visit(&mut |e| {
                 if let ExprKind::Column { index, .. } = e.kind {
@@ -276,13 +275,12 @@ fn one_row_definitions(input: &PlanNode) -> Vec<(usize, &GpuExpr)> {
             });
             reads_kept
         })
-        .map(|(index, definition, _)| (index, definition))
         .collect()
 }
 
-/// Each one-row column of `input` with the aggregation that computes it,
+/// Each one-row column of `input` with the aggregation that computes it;
 /// and the columns the with_columns keeps as they are (at the same places).
-fn one_row_computed(input: &PlanNode) -> Vec<(usize, &GpuExpr, Vec<usize>)> {
+fn one_row_computed(input: &PlanNode) -> (Vec<(usize, &GpuExpr)>, Vec<usize>) {
     let PlanNode::WithColumns {
         input: below,
         exprs: computed,
@@ -290,9 +288,9 @@ fn one_row_computed(input: &PlanNode) -> Vec<(usize, &GpuExpr, Vec<usize>)> {
         schema,
     } = input
     else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    let kept: Vec<usize> = below
+    let kept = below
         .schema()
         .iter()
         .enumerate()
@@ -304,16 +302,17 @@ fn one_row_computed(input: &PlanNode) -> Vec<(usize, &GpuExpr, Vec<usize>)> {
         })
         .map(|(index, _)| index)
         .collect();
-    schema
+    let one_row = schema
         .iter()
         .enumerate()
         .filter_map(|(index, output)| {
             let definition = computed
                 .iter()
                 .find(|c| c.name == output.name.as_str() && split_aggregations(&c.expr).is_ok())?;
-            Some((index, &definition.expr, kept.clone()))
+            Some((index, &definition.expr))
         })
-        .collect()
+        .collect();
+    (one_row, kept)
 }
 
 /// `expr` over `input` with its reads of the columns Polars holds at one row

@@ -562,18 +562,9 @@ impl ExprLowering<'_> {
             // The rows kept themselves: first and last pick among them, and
             // Polars sums (and so averages) the kept values of floats (and of
             // integers, for means) in its own order.
-            AggOp::First | AggOp::Last => {
-                let kept = GpuExpr {
-                    dtype: input.dtype,
-                    kind: ExprKind::Where {
-                        input: Box::new(input),
-                        by: Box::new(by),
-                    },
-                };
-                (op, kept)
-            }
-            AggOp::Sum | AggOp::Mean
-                if input.dtype == GpuDtype::Float64
+            AggOp::First | AggOp::Last | AggOp::Sum | AggOp::Mean
+                if matches!(op, AggOp::First | AggOp::Last)
+                    || input.dtype == GpuDtype::Float64
                     || (op == AggOp::Mean
                         && matches!(
                             input.dtype,
