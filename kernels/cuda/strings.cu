@@ -6,6 +6,7 @@
 // are UTF-8: a byte starts a character unless it is 0b10xxxxxx.
 #include "kernel_common.cuh"
 #include "calendar.cuh"
+#include "parse_float.cuh"
 
 __device__ __forceinline__ bool starts_char(unsigned char byte) { return (byte & 0xC0) != 0x80; }
 
@@ -534,6 +535,49 @@ extern "C" __global__ void string_parse_integers(const i64* offsets, const unsig
     }
 }
 EMU_KERNEL(string_parse_integers)
+
+// Polars' cast of text to f64 or f32 (fast_float2::parse, see
+// parse_float.cuh): null where the text is null or is no number. A valid
+// text that is no number raises `failed` (when not null): the strict
+// cast's error. A number only exact big-number arithmetic rounds raises
+// `undecided`: the caller leaves the column to Polars.
+template <typename F>
+__device__ __forceinline__ void parse_floats(const i64* offsets, const unsigned char* bytes,
+                                             const u32* validity, u64 n, u32* undecided,
+                                             typename F::Float* out, u32* out_validity,
+                                             u32* failed) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool parsed = false;
+        if (i < n && is_valid(validity, i)) {
+            typename F::Float value = 0;
+            i64 begin = offsets[i];
+            int result = parse_float_text<F>(bytes + begin, offsets[i + 1] - begin, &value);
+            parsed = result == PARSE_FLOAT_OK;
+            out[i] = value;
+            if (result == PARSE_FLOAT_INVALID && failed != nullptr) atomicOr(failed, 1u);
+            if (result == PARSE_FLOAT_UNDECIDED) atomicOr(undecided, 1u);
+        } else if (i < n) {
+            out[i] = 0;
+        }
+        u32 bits = __ballot_sync(FULL_MASK, parsed);
+        if (lane == 0) out_validity[i / 32] = bits;
+    }
+}
+
+extern "C" __global__ void string_parse_f64(const i64* offsets, const unsigned char* bytes,
+                                            const u32* validity, u64 n, u32* undecided,
+                                            double* out, u32* out_validity, u32* failed) {
+    parse_floats<F64Format>(offsets, bytes, validity, n, undecided, out, out_validity, failed);
+}
+EMU_KERNEL(string_parse_f64)
+
+extern "C" __global__ void string_parse_f32(const i64* offsets, const unsigned char* bytes,
+                                            const u32* validity, u64 n, u32* undecided,
+                                            float* out, u32* out_validity, u32* failed) {
+    parse_floats<F32Format>(offsets, bytes, validity, n, undecided, out, out_validity, failed);
+}
+EMU_KERNEL(string_parse_f32)
 
 // Reads `count` ASCII digits at `t` into `value`; false if one is not a digit.
 __device__ __forceinline__ bool read_digits(const unsigned char* t, int count, i64* value) {

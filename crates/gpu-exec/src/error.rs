@@ -17,7 +17,8 @@ pub enum ExecError {
     #[error("{0}")]
     InvalidData(String),
     /// For this data the answer depends on what only Polars' engine knows
-    /// (whether it knows the values sorted): the CPU engine answers.
+    /// (whether it knows the values sorted) or computes (a float parsed with
+    /// exact big-number arithmetic): the CPU engine answers.
     #[error("{0}")]
     DependsOnPolars(String),
     /// Data of a type or shape the executor cannot hold (lowering should have refused it).

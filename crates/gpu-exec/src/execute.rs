@@ -560,13 +560,14 @@ fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     evaluable(input)
 }
 
-/// Whether `expr` is a cast of text the device makes to an integer type
-/// (parsed by [`Executor::parsed_integers`]).
+/// Whether `expr` is a cast of text the device makes to an integer or a
+/// float type (parsed by [`Executor::parsed_numbers`]).
 fn text_parse_supported(expr: &GpuExpr) -> bool {
     match &expr.kind {
         ExprKind::Cast { input, .. } => {
             input.dtype == GpuDtype::String
-                && integer_bounds(expr.dtype).is_some()
+                && (integer_bounds(expr.dtype).is_some()
+                    || matches!(expr.dtype, GpuDtype::Float32 | GpuDtype::Float64))
                 && string_valued(input).is_ok()
         }
         ExprKind::ParseTemporal(input) => string_valued(input).is_ok(),
@@ -3190,7 +3191,7 @@ impl Executor<'_> {
             return self.parsed_temporals(frame, input, part);
         }
         if text_parse_supported(part) {
-            return self.parsed_integers(frame, part);
+            return self.parsed_numbers(frame, part);
         }
         if let ExprKind::Distinct { input, test } = &part.kind {
             return self.distinctness(frame, input, *test, groups);
@@ -3948,42 +3949,76 @@ impl Executor<'_> {
         self.gather_column(column_at(&keyed, 1)?, &rows)
     }
 
-    /// A cast of text (made over `frame`) to an integer type, parsed as
-    /// Polars parses it: null where it does not parse or fit; a strict cast
-    /// keeps a failure flag the executor reads once the result is on the
-    /// host.
-    fn parsed_integers(
+    /// A cast of text (made over `frame`) to an integer or a float type,
+    /// parsed as Polars parses it: null where it does not parse or fit; a
+    /// strict cast keeps a failure flag the executor reads once the result
+    /// is on the host. A float that only exact big-number arithmetic rounds
+    /// (fast_float2's slow path: numbers of more than 19 digits, rarely)
+    /// raises another flag, and the query goes to Polars.
+    fn parsed_numbers(
         &self,
         frame: &DeviceFrame,
         expr: &GpuExpr,
     ) -> Result<DeviceColumn, ExecError> {
-        let (ExprKind::Cast { input, mode }, Some(bounds)) =
-            (&expr.kind, integer_bounds(expr.dtype))
-        else {
+        let ExprKind::Cast { input, mode } = &expr.kind else {
             return Err(ExecError::Unsupported(format!(
-                "`{expr}` is not a cast of text to integers"
+                "`{expr}` is not a cast of text to numbers"
             )));
         };
         let mut owned = None;
         let strings = self.strings_of(frame, input, &mut owned)?;
+        let flag = || DeviceBuffer::<u32>::zeroed(1, self.ctx.memory.clone(), &self.ctx.stream);
         let failed = match mode {
-            CastMode::Strict => Some(DeviceBuffer::<u32>::zeroed(
-                1,
-                self.ctx.memory.clone(),
-                &self.ctx.stream,
-            )?),
+            CastMode::Strict => Some(flag()?),
             CastMode::NonStrict | CastMode::Wrapping => None,
         };
-        let (words, validity) =
-            self.ops()
-                .string_parse_integers(strings, bounds, failed.as_ref())?;
+        let ops = self.ops();
+        let (values, validity) = match (expr.dtype, integer_bounds(expr.dtype)) {
+            (GpuDtype::Float64 | GpuDtype::Float32, _) => {
+                let undecided = flag()?;
+                let parsed = if expr.dtype == GpuDtype::Float64 {
+                    let (values, validity) =
+                        ops.string_parse_floats::<f64>(strings, failed.as_ref(), &undecided)?;
+                    (Values::F64(values), validity)
+                } else {
+                    let (values, validity) =
+                        ops.string_parse_floats::<f32>(strings, failed.as_ref(), &undecided)?;
+                    (Values::F32(values), validity)
+                };
+                let what = format!(
+                    "texts of numbers that only exact big-number arithmetic rounds (more \
+                     than 19 digits) in `{expr}`"
+                );
+                self.check_later(undecided, what, ExecError::DependsOnPolars);
+                parsed
+            }
+            (_, Some(bounds)) => {
+                let (words, validity) =
+                    ops.string_parse_integers(strings, bounds, failed.as_ref())?;
+                (Values::U64(words), validity)
+            }
+            _ => {
+                return Err(ExecError::Unsupported(format!(
+                    "`{expr}` is not a cast of text to numbers"
+                )));
+            }
+        };
         if let Some(flag) = failed {
             let what =
-                format!("a strict cast met texts that are not integers of the type in `{expr}`");
+                format!("a strict cast met texts that are not numbers of the type in `{expr}`");
             self.check_later(flag, what, ExecError::InvalidData);
         }
-        // The words hold values of the type in two's complement: their
-        // wrapping cast (Rust's `as`) is exact.
+        let Values::U64(words) = values else {
+            return Ok(DeviceColumn::from_parts(
+                "".into(),
+                expr.dtype,
+                frame.height,
+                values,
+                Some(validity),
+            ));
+        };
+        // The words hold values of the integer type in two's complement:
+        // their wrapping cast (Rust's `as`) is exact.
         let parsed = DeviceFrame {
             columns: vec![DeviceColumn::from_parts(
                 "".into(),

@@ -149,6 +149,17 @@ impl OrderedWord for f64 {
 impl Word64 for i64 {}
 impl Word64 for u64 {}
 
+/// Float types texts parse to ([`Ops::string_parse_floats`]).
+pub trait ParsedFloat: DeviceCopy {
+    const PARSE: Kernel;
+}
+impl ParsedFloat for f64 {
+    const PARSE: Kernel = ids::string_parse_f64;
+}
+impl ParsedFloat for f32 {
+    const PARSE: Kernel = ids::string_parse_f32;
+}
+
 /// Which place Polars' `rank` gives tied values (its `average` method is
 /// [`Ops::rank_averages`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1536,6 +1547,32 @@ impl Ops<'_> {
                     .arg(max)
                     .arg(min.unsigned_abs())
             },
+            failed,
+        )
+    }
+
+    /// Polars' cast of `n` texts to `T` (f64 or f32; fast_float2's
+    /// grammar: an optional sign, digits with at most one '.', an optional
+    /// exponent; or `nan`, `inf`, `infinity` in any case), correctly
+    /// rounded. The values and their validity: null where the text is null
+    /// or no number. With `failed`, a valid text that is no number sets it
+    /// to 1 (a strict cast's error). A number that only big-number
+    /// arithmetic rounds (rare: more than 19 significant digits, or a value
+    /// halfway between two floats to 128 bits) sets `undecided` to 1; its
+    /// value is then not given.
+    pub fn string_parse_floats<T: ParsedFloat>(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        failed: Option<&DeviceBuffer<u32>>,
+        undecided: &DeviceBuffer<u32>,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        check(!undecided.is_empty(), || {
+            "the undecided flag is empty".into()
+        })?;
+        self.parse_texts(
+            T::PARSE,
+            (offsets, bytes, validity),
+            |args| args.buffer(undecided),
             failed,
         )
     }

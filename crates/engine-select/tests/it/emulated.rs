@@ -1406,7 +1406,118 @@ fn casts_of_text_to_integers_parse_as_polars_does() {
     );
     assert_invalid_data(
         frame().select([col("s").strict_cast(DataType::Int64)]),
-        "texts that are not integers of the type in `strict_cast(#0:s -> i64)`",
+        "texts that are not numbers of the type in `strict_cast(#0:s -> i64)`",
+    );
+}
+
+#[test]
+fn casts_of_text_to_floats_parse_as_polars_does() {
+    let fixed = [
+        "",
+        "+",
+        "-",
+        ".",
+        "5.",
+        ".5",
+        "+.5e2",
+        "1e",
+        "1e+",
+        "1.5E-3",
+        "-0",
+        "-0.0",
+        "0e999",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "5e-324",
+        "1.7976931348623157e308",
+        "3.4028236e38",
+        "1e-45",
+        "0.1",
+        "inf",
+        "-Infinity",
+        "NaN",
+        "+nan",
+        "infinit",
+        " 1",
+        "1 ",
+        "0x10",
+        "1_000",
+        "1,5",
+        "9007199254740993",
+        "94115130000000000000",
+        "0000000000000000000001.5",
+    ];
+    // Random numbers as Rust writes f64 and f32, and random digits with a
+    // point and an exponent.
+    let mut next = xorshift(0x5eed_f10a7);
+    let mut texts: Vec<Option<String>> = fixed.iter().map(|t| Some(t.to_string())).collect();
+    for i in 0..3000 {
+        let r = next();
+        texts.push(match i % 4 {
+            0 => Some(format!("{:e}", f64::from_bits(r))),
+            1 => Some(format!("{}", f32::from_bits(r as u32))),
+            2 => Some(format!("{}.{}e{}", r % 100_000, r % 997, (r >> 20) % 80)),
+            _ => None,
+        });
+    }
+    let frame = || df!("s" => &texts).unwrap().lazy();
+    for mode in [CastOptions::NonStrict, CastOptions::Overflowing] {
+        assert_gpu_eq(
+            &format!("texts as floats ({mode:?})"),
+            frame().select([
+                col("s")
+                    .cast_with_options(DataType::Float64, mode)
+                    .alias("f64"),
+                col("s")
+                    .cast_with_options(DataType::Float32, mode)
+                    .alias("f32"),
+            ]),
+        );
+    }
+    assert_gpu_eq(
+        "parsed floats in expressions and of texts the device makes",
+        frame().select([
+            (col("s").cast_with_options(DataType::Float64, CastOptions::NonStrict) * lit(2.0))
+                .alias("twice"),
+            (col("s") + lit("5"))
+                .cast_with_options(DataType::Float32, CastOptions::NonStrict)
+                .alias("with a digit more"),
+        ]),
+    );
+    // Strict casts of numbers run on the device; of a text that is none,
+    // give Polars' own error.
+    let numbers = || {
+        let valid = [
+            "5.",
+            ".5",
+            "+.5e2",
+            "1.5E-3",
+            "-0",
+            "1e400",
+            "1e-400",
+            "NaN",
+            "-Infinity",
+        ];
+        let valid = Series::new("".into(), valid);
+        frame().filter(col("s").is_in(lit(valid).implode(false), false))
+    };
+    assert_gpu_eq(
+        "strict casts of numbers",
+        numbers().select([col("s").strict_cast(DataType::Float64)]),
+    );
+    assert_invalid_data(
+        frame().select([col("s").strict_cast(DataType::Float32)]),
+        "texts that are not numbers of the type in `strict_cast(#0:s -> f32)`",
+    );
+    // A number of more than 19 digits that the first 19 do not round: Polars
+    // rounds it with exact big-number arithmetic.
+    assert_cpu_answer_with_reason(
+        df!("s" => ["1.5", "1208780.0765352227023243"])
+            .unwrap()
+            .lazy()
+            .select([col("s").cast(DataType::Float64)]),
+        "texts of numbers that only exact big-number arithmetic rounds",
     );
 }
 

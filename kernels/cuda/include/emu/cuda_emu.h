@@ -167,6 +167,19 @@ inline int __clzll(long long x) {
     return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x));
 }
 inline int __ffs(int x) { return __builtin_ffs(x); }
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+    return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+inline double __longlong_as_double(long long bits) {
+    double value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+inline float __int_as_float(int bits) {
+    float value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
 
 // Atomics: host atomics, since blocks run on several host threads.

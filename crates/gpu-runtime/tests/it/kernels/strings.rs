@@ -1,4 +1,4 @@
-//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers, dates and timestamps, padding, dates and timestamps as text, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
+//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, parsing as integers, floats, dates and timestamps, padding, dates and timestamps as text, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows.
 
 use std::sync::Arc;
 
@@ -947,4 +947,207 @@ fn dates_and_timestamps_format_as_chrono_formats_them() {
             assert_eq!(got, expected, "n = {n}, {per_day} ticks a day");
         }
     }
+}
+
+/// Texts for the float parser: forms it takes and forms it refuses, edge
+/// values of both float types, numbers of many digits, and random numbers
+/// (written by Rust, or random digits with a point and an exponent).
+fn float_texts(rng: &mut fastrand::Rng, n: usize) -> Vec<String> {
+    const FIXED: &[&str] = &[
+        "",
+        "+",
+        "-",
+        ".",
+        "+.",
+        "e5",
+        "1e",
+        "1e+",
+        "1E-",
+        "1.5e-3",
+        ".5",
+        "5.",
+        "+.5e2",
+        "-5.E1",
+        "1.2.3",
+        "1e5e5",
+        "inf",
+        "-Infinity",
+        "+INF",
+        "NaN",
+        "+nan",
+        "-nan",
+        "nAn",
+        "infinit",
+        "infinityy",
+        "nanx",
+        " 1",
+        "1 ",
+        "0x10",
+        "1_000",
+        "1,5",
+        "-0",
+        "-0.0",
+        "0e999",
+        "-0e-999",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "1e99999999999",
+        "4.9406564584124654e-324",
+        "5e-324",
+        "2.4703282292062327e-324",
+        "2.4703282292062328e-324",
+        "2.2250738585072011e-308",
+        "1.7976931348623157e308",
+        "1.7976931348623158e308",
+        "1.7976931348623159e308",
+        "9007199254740993",
+        "9007199254740992.5",
+        "3.4028235e38",
+        "3.4028236e38",
+        "1.17549435e-38",
+        "1e-45",
+        "7e-46",
+        "0.1",
+        "0.3",
+        "1e22",
+        "1e23",
+        "123456e17",
+        "123456789e20",
+        "123456789012345678901234567890",
+        "0.000000000000000000000000000001",
+        "0000000000000000000000000001.5",
+        "00000000000000000000000000000000000000.1",
+        "1.00000000000000000000000000000000000001",
+        "9999999999999999999",
+        "99999999999999999999",
+        "18446744073709551616",
+        "٣",
+        "1e-",
+        "-.e1",
+    ];
+    (0..n)
+        .map(|_| match rng.u8(..5) {
+            0 => FIXED[rng.usize(..FIXED.len())].to_string(),
+            1 => format!("{:e}", f64::from_bits(rng.u64(..))),
+            2 => format!("{}", f32::from_bits(rng.u32(..))),
+            _ => {
+                let sign = ["", "-", "+"][rng.usize(..3)];
+                let mut digits: String = (0..rng.usize(1..26)).map(|_| rng.digit(10)).collect();
+                if rng.bool() {
+                    digits.insert(rng.usize(..=digits.len()), '.');
+                }
+                let exponent = match rng.u8(..3) {
+                    0 => String::new(),
+                    _ => format!(
+                        "{}{}{}",
+                        ["e", "E"][rng.usize(..2)],
+                        ["", "-", "+"][rng.usize(..3)],
+                        rng.u32(..400)
+                    ),
+                };
+                format!("{sign}{digits}{exponent}")
+            }
+        })
+        .collect()
+}
+
+/// Parses `texts` (all valid but where `valid` says) to `T` on the device:
+/// values, validity, the failure flag and the undecided flag.
+fn parse_floats_on<T: gpu_runtime::ops::ParsedFloat>(
+    device: &super::Device,
+    texts: &[String],
+    valid: &[bool],
+) -> (Vec<Option<T>>, bool, bool) {
+    let ops = device.ops();
+    let (offsets, bytes) = offsets_of(texts);
+    let (failed, undecided) = (device.upload(&[0u32]), device.upload(&[0u32]));
+    let (values, validity) = ops
+        .string_parse_floats::<T>(
+            (
+                &device.upload(&offsets),
+                &device.upload(&bytes),
+                Some(&device.upload(&bitmap(valid))),
+            ),
+            Some(&failed),
+            &undecided,
+        )
+        .unwrap();
+    let got = flags(&validity.to_host().unwrap(), texts.len())
+        .into_iter()
+        .zip(values.to_host().unwrap())
+        .map(|(ok, v)| ok.then_some(v))
+        .collect();
+    let flag = |b: DeviceBuffer<u32>| b.to_host().unwrap()[0] != 0;
+    (got, flag(failed), flag(undecided))
+}
+
+/// Checks a parse to `T` against fast_float2 (Polars' parser), bit for
+/// bit: a number the device leaves undecided must be one it raises the
+/// undecided flag for when parsed alone.
+fn check_float_parse<T>(
+    device: &super::Device,
+    texts: &[String],
+    valid: &[bool],
+    context: &str,
+) -> usize
+where
+    T: gpu_runtime::ops::ParsedFloat + fast_float2::FastFloat + Into<f64>,
+{
+    let bits = |v: Option<T>| v.map(|v| Into::<f64>::into(v).to_bits());
+    let (got, failed, undecided) = parse_floats_on::<T>(device, texts, valid);
+    let expected: Vec<Option<T>> = texts
+        .iter()
+        .zip(valid)
+        .map(|(s, &ok)| ok.then(|| fast_float2::parse::<T, _>(s).ok()).flatten())
+        .collect();
+    let mut left = 0;
+    for (i, (&g, &e)) in got.iter().zip(&expected).enumerate() {
+        if g.is_none() && e.is_some() {
+            let alone = parse_floats_on::<T>(device, &texts[i..=i], &[true]);
+            assert!(
+                alone.2,
+                "{context}: {:?} parsed to null, not {e:?}",
+                texts[i]
+            );
+            left += 1;
+        } else {
+            assert_eq!(bits(g), bits(e), "{context}: {:?}", texts[i]);
+        }
+    }
+    assert_eq!(undecided, left > 0, "{context}: the undecided flag");
+    let should_fail = expected.iter().zip(valid).any(|(e, &ok)| ok && e.is_none());
+    assert_eq!(failed, should_fail, "{context}: the failure flag");
+    left
+}
+
+#[test]
+fn texts_parse_as_floats_as_polars_parses_them() {
+    let device = device();
+    let mut rng = fastrand::Rng::with_seed(46);
+    let mut undecided = 0;
+    for &n in SIZES {
+        let texts = float_texts(&mut rng, n);
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..8) != 0).collect();
+        undecided += check_float_parse::<f64>(&device, &texts, &valid, &format!("f64, n = {n}"));
+        undecided += check_float_parse::<f32>(&device, &texts, &valid, &format!("f32, n = {n}"));
+    }
+    // Undecided numbers are rare: the device decides nearly all.
+    assert!(undecided < 50, "{undecided} texts left undecided");
+    // Every power of ten the table holds, with 17 significant digits (too
+    // many for the fast path), and just past both ends.
+    let texts: Vec<String> = (-360i64..=330)
+        .flat_map(|e| {
+            let mut rng = fastrand::Rng::with_seed(e as u64);
+            (0..4).map(move |_| {
+                format!(
+                    "{}e{e}",
+                    rng.u64(10_000_000_000_000_000..100_000_000_000_000_000)
+                )
+            })
+        })
+        .collect();
+    let valid = vec![true; texts.len()];
+    check_float_parse::<f64>(&device, &texts, &valid, "every power, f64");
+    check_float_parse::<f32>(&device, &texts, &valid, "every power, f32");
 }
