@@ -7,6 +7,7 @@
 #include "kernel_common.cuh"
 #include "calendar.cuh"
 #include "parse_float.cuh"
+#include "format_float.cuh"
 
 __device__ __forceinline__ bool starts_char(unsigned char byte) { return (byte & 0xC0) != 0x80; }
 
@@ -396,6 +397,30 @@ extern "C" __global__ void string_from_integers(const u64* values, const u32* va
     }
 }
 EMU_KERNEL(string_from_integers)
+
+// Polars' cast of f64 (`width` 64) or f32 (`width` 32) values to strings,
+// as zmij writes them (format_float.cuh). Unless `write`, writes each row's
+// length (0 for null) to `lengths`; with it, the text from out_offsets[i].
+extern "C" __global__ void string_from_floats(const void* values, const u32* validity, u64 n,
+                                              u32 width, u32 write, i64* lengths,
+                                              const i64* out_offsets, unsigned char* out_bytes) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (!is_valid(validity, i)) {
+            if (write == 0) lengths[i] = 0;
+            continue;
+        }
+        unsigned char text[32];
+        u32 count = width == 64 ? format_f64(static_cast<const u64*>(values)[i], text)
+                                : format_f32(static_cast<const u32*>(values)[i], text);
+        if (write == 0) {
+            lengths[i] = count;
+        } else {
+            unsigned char* out = out_bytes + out_offsets[i];
+            for (u32 k = 0; k < count; ++k) out[k] = text[k];
+        }
+    }
+}
+EMU_KERNEL(string_from_floats)
 
 // Row-wise concatenation of k string columns (Polars' concat_str and `+` of
 // strings). `table` holds five words per input: its offsets, bytes and

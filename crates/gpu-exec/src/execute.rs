@@ -690,7 +690,7 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
         ExprKind::Agg { .. } => single_aggregation_supported(expr),
         ExprKind::Strftime { input, .. } => evaluable(input),
         ExprKind::Cast { input, .. }
-            if input.dtype.is_integer()
+            if input.dtype.is_numeric()
                 || matches!(
                     input.dtype,
                     GpuDtype::Boolean | GpuDtype::Date | GpuDtype::Datetime(_)
@@ -2381,10 +2381,11 @@ impl Executor<'_> {
         })
     }
 
-    /// Integers, booleans, dates or timestamps (`input`, evaluated as 64-bit
-    /// words) as text, as Polars casts them: decimal digits, `true` and
-    /// `false`, or chrono's `%Y-%m-%d` (with ` %H:%M:%S` and the fraction of
-    /// the second in the unit's digits for timestamps).
+    /// Integers, booleans, floats, dates or timestamps (`input`) as text, as
+    /// Polars casts them: decimal digits (of integers and booleans evaluated
+    /// as 64-bit words), `true` and `false`, floats as zmij writes them, or
+    /// chrono's `%Y-%m-%d` (with ` %H:%M:%S` and the fraction of the second
+    /// in the unit's digits for timestamps).
     fn cast_as_text(
         &self,
         frame: &DeviceFrame,
@@ -2393,6 +2394,17 @@ impl Executor<'_> {
     ) -> Result<DeviceColumn, ExecError> {
         if let Some(format) = FormatPart::iso(input.dtype, false) {
             return self.formatted(frame, input, &format, name);
+        }
+        if input.dtype.is_float() {
+            let column = self.evaluate(frame, input, name)?;
+            let strings = match column.values() {
+                Values::F64(values) => self.ops().string_from_floats(values, column.validity())?,
+                Values::F32(values) => self.ops().string_from_floats(values, column.validity())?,
+                _ => {
+                    return Err(ExecError::Unsupported(format!("`{input}` as floats")));
+                }
+            };
+            return Ok(strings_column(name, strings));
         }
         let (words, kind) = match input.dtype {
             GpuDtype::Boolean => (GpuDtype::Int64, IntegerText::Boolean),

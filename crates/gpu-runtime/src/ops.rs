@@ -149,7 +149,8 @@ impl OrderedWord for f64 {
 impl Word64 for i64 {}
 impl Word64 for u64 {}
 
-/// Float types texts parse to ([`Ops::string_parse_floats`]).
+/// Float types texts parse to and are written as ([`Ops::string_parse_floats`],
+/// [`Ops::string_from_floats`]).
 pub trait ParsedFloat: DeviceCopy {
     const PARSE: Kernel;
 }
@@ -1284,6 +1285,29 @@ impl Ops<'_> {
                 .arg(ptr(validity))
                 .arg(n as u64)
                 .arg(kind as u32)
+        })
+    }
+
+    /// Polars' cast of floats (f64 or f32) to strings, as zmij writes them:
+    /// the shortest digits that read back as the same float (the nearest to
+    /// it where several are), in plain notation where the first digit is at
+    /// 10^-5 to 10^15 (f32: 10^-6 to 10^12; "1234.0", "0.001234"), else as
+    /// "1.234e+33"; "NaN", "inf", "-inf", "0.0", "-0.0". Nulls give empty
+    /// strings; the validity is a copy of `validity`.
+    pub fn string_from_floats<T: ParsedFloat>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        let n = values.len();
+        check_bitmap(validity, n, "validity")?;
+        let width = 8 * std::mem::size_of::<T>() as u32;
+        self.two_pass_strings(ids::string_from_floats, n, validity, || {
+            KernelArgs::new()
+                .buffer(values)
+                .arg(ptr(validity))
+                .arg(n as u64)
+                .arg(width)
         })
     }
 

@@ -1975,7 +1975,7 @@ fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || from.is_temporal() && to.is_integer()
         || from.is_integer() && to.is_temporal()
         || from.is_temporal() && to.is_temporal()
-        || (from.is_integer() || from == GpuDtype::Boolean) && to == GpuDtype::String
+        || (from.is_numeric() || from == GpuDtype::Boolean) && to == GpuDtype::String
         || from == GpuDtype::String && (to.is_integer() || to.is_float())
         || matches!(from, GpuDtype::Date | GpuDtype::Datetime(_)) && to == GpuDtype::String
 }

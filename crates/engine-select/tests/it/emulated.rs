@@ -1450,7 +1450,7 @@ fn casts_of_text_to_floats_parse_as_polars_does() {
     ];
     // Random numbers as Rust writes f64 and f32, and random digits with a
     // point and an exponent.
-    let mut next = xorshift(0x5eed_f10a7);
+    let mut next = xorshift(0x0005_eedf_10a7);
     let mut texts: Vec<Option<String>> = fixed.iter().map(|t| Some(t.to_string())).collect();
     for i in 0..3000 {
         let r = next();
@@ -3875,9 +3875,55 @@ fn string_concatenation_matches_the_cpu() {
             col("i").cast(DataType::String),
         ]),
     );
-    assert_cpu_answer_with_reason(
+    assert_gpu_eq(
+        "floats in concat_str",
         frame().select([concat_str([col("s"), col("f")], "", false)]),
-        "casting f64 to str",
+    );
+}
+
+#[test]
+fn floats_as_text_are_written_as_polars_writes_them() {
+    let mut values = vec![
+        Some(0.0),
+        Some(-0.0),
+        Some(f64::NAN),
+        Some(-f64::NAN),
+        Some(f64::INFINITY),
+        Some(f64::NEG_INFINITY),
+        Some(f64::MAX),
+        Some(f64::MIN_POSITIVE),
+        Some(5e-324),
+        Some(1e-5),
+        Some(9.99e-6),
+        Some(1e15),
+        Some(1e16),
+        Some(123456.0),
+        Some(0.1 + 0.2),
+        None,
+    ];
+    let mut next = xorshift(0xf10a_7e47);
+    values.extend((0..3000).map(|i| match i % 3 {
+        0 => Some(f64::from_bits(next())),
+        1 => Some((next() % 2_000_000) as f64 / 1000.0 - 1000.0),
+        _ => Some((next() >> 11) as f64 * 10f64.powi((next() % 40) as i32 - 20)),
+    }));
+    let frame = || {
+        df!("f" => &values)
+            .unwrap()
+            .lazy()
+            .with_columns([col("f").cast(DataType::Float32).alias("g")])
+    };
+    assert_gpu_eq(
+        "floats as text",
+        frame().select([
+            col("f").cast(DataType::String).alias("f64"),
+            col("g").cast(DataType::String).alias("f32"),
+            (col("f") * lit(2.0))
+                .cast(DataType::String)
+                .alias("computed"),
+            concat_str([lit("x = "), col("f"), lit(", y = "), col("g")], "", true)
+                .alias("sentence"),
+        ]),
     );
 }
 

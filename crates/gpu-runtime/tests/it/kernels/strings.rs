@@ -1151,3 +1151,81 @@ fn texts_parse_as_floats_as_polars_parses_them() {
     check_float_parse::<f64>(&device, &texts, &valid, "every power, f64");
     check_float_parse::<f32>(&device, &texts, &valid, "every power, f32");
 }
+
+/// Floats of every kind as bits: zeros, subnormals, powers of two, the
+/// ends of both float types, values about the powers of ten where zmij
+/// turns from plain to exponent notation, NaNs, infinities, and random bits.
+fn float_bits(rng: &mut fastrand::Rng, n: usize, width: u32) -> Vec<u64> {
+    let mut special: Vec<f64> = vec![0.0, -0.0, f64::MIN_POSITIVE, f64::MAX, f64::EPSILON, 1.0];
+    special.extend([f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);
+    special.extend((-330..=310).map(|e| 10f64.powi(e)));
+    special.extend((-1074..=1023).map(|e| 2f64.powi(e)));
+    special.extend([
+        0.1,
+        0.2,
+        0.3,
+        1.5,
+        123.456,
+        9007199254740993.0,
+        5e-324,
+        1e23,
+    ]);
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        u64::from(u32::MAX)
+    };
+    (0..n)
+        .map(|_| match rng.u8(..4) {
+            0 => {
+                let v = special[rng.usize(..special.len())];
+                let v = if rng.bool() { -v } else { v };
+                if width == 64 {
+                    v.to_bits()
+                } else {
+                    u64::from((v as f32).to_bits())
+                }
+            }
+            // Subnormals and small exponents.
+            1 => rng.u64(..) & (mask >> (width / 4)),
+            _ => rng.u64(..) & mask,
+        })
+        .collect()
+}
+
+#[test]
+fn floats_are_written_as_polars_writes_them() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(47);
+    for &n in SIZES {
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..8) != 0).collect();
+        let d_valid = device.upload(&bitmap(&valid));
+        for width in [64, 32] {
+            let bits = float_bits(&mut rng, n, width);
+            let mut buffer = zmij::Buffer::new();
+            let expected: Vec<String> = bits
+                .iter()
+                .zip(&valid)
+                .map(|(&b, &ok)| match (ok, width) {
+                    (false, _) => String::new(),
+                    (true, 64) => buffer.format(f64::from_bits(b)).to_string(),
+                    (true, _) => buffer.format(f32::from_bits(b as u32)).to_string(),
+                })
+                .collect();
+            let strings = if width == 64 {
+                let values: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
+                ops.string_from_floats(&device.upload(&values), Some(&d_valid))
+            } else {
+                let values: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b as u32)).collect();
+                ops.string_from_floats(&device.upload(&values), Some(&d_valid))
+            }
+            .unwrap();
+            let got = texts_of(&strings);
+            for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
+                assert_eq!(g, e, "f{width}, n = {n}: bits {:#x}", bits[i]);
+            }
+            assert_eq!(strings.validity.to_host().unwrap(), bitmap(&valid));
+        }
+    }
+}
