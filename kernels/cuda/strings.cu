@@ -99,6 +99,57 @@ extern "C" __global__ void string_lengths(const i64* offsets, const unsigned cha
 }
 EMU_KERNEL(string_lengths)
 
+// Polars' str.count_matches of a literal text (Rust's `str::matches(p)
+// .count()`: leftmost matches, not overlapping; an empty pattern matches at
+// every character boundary, so once more than the characters) and, with
+// `find`, str.find of one (the byte offset of the first match, null where
+// there is none). Null strings give null.
+extern "C" __global__ void string_matches(const i64* offsets, const unsigned char* bytes,
+                                          const u32* validity, u64 n,
+                                          const unsigned char* pattern, u64 pattern_len,
+                                          u32 find, u32* out, u32* out_validity) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool valid = false;
+        u32 result = 0;
+        if (i < n && is_valid(validity, i)) {
+            i64 begin = offsets[i], end = offsets[i + 1];
+            u32 count = 0;
+            bool found = false;
+            i64 k = begin;
+            while (k + static_cast<i64>(pattern_len) <= end && !(find != 0 && found)) {
+                bool match = true;
+                for (u64 b = 0; match && b < pattern_len; ++b) match = bytes[k + b] == pattern[b];
+                if (match && !found) {
+                    found = true;
+                    result = static_cast<u32>(k - begin);
+                }
+                if (match && pattern_len > 0) {
+                    ++count;
+                    k += static_cast<i64>(pattern_len);
+                } else {
+                    if (match) ++count;  // an empty match, at this boundary
+                    // On to the next character's first byte.
+                    ++k;
+                    while (k < end && !starts_char(bytes[k])) ++k;
+                }
+            }
+            if (find == 0) {
+                result = count;
+                valid = true;
+            } else {
+                valid = found;
+            }
+            out[i] = result;
+        } else if (i < n) {
+            out[i] = 0;
+        }
+        u32 bits = __ballot_sync(FULL_MASK, valid);
+        if (lane == 0) out_validity[i / 32] = bits;
+    }
+}
+EMU_KERNEL(string_matches)
+
 // The code point starting at bytes[k] (valid UTF-8) and its length in bytes.
 __device__ __forceinline__ u32 decode_utf8(const unsigned char* bytes, i64 k, u32* length) {
     u32 lead = bytes[k];

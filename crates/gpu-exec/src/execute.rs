@@ -522,10 +522,15 @@ fn partition_supported(
         }
     }
     if order_by.is_some()
-        && function.any(&|e| matches!(e.kind, ExprKind::Rank { .. } | ExprKind::Distinct { .. }))
+        && function.any(&|e| {
+            matches!(
+                e.kind,
+                ExprKind::Rank { .. } | ExprKind::Distinct { .. } | ExprKind::SortedBy { .. }
+            )
+        })
     {
         return Err(format!(
-            "a rank or distinctness test in the ordered window of `{function}`"
+            "a rank, distinctness test or sort in the ordered window of `{function}`"
         ));
     }
     Ok(())
@@ -544,12 +549,25 @@ fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     | ExprKind::CumSum(input)
     | ExprKind::CumExtreme { input, .. }
     | ExprKind::Rank { input, .. }
-    | ExprKind::Distinct { input, .. }) = &expr.kind
+    | ExprKind::Distinct { input, .. }
+    | ExprKind::SortedBy { input, .. }) = &expr.kind
     else {
         return Err(format!("`{expr}` does not read other rows"));
     };
     if input.has_aggregation() || input.has_window() {
         return Err(format!("a shift or fill of aggregated values (`{expr}`)"));
+    }
+    if let ExprKind::SortedBy { order, .. } = &expr.kind {
+        for order in order {
+            let key = order.key.as_ref();
+            if !computable_key(key)
+                || key.has_window()
+                || key.has_aggregation()
+                || !group_key(widened_key(key).dtype)
+            {
+                return Err(format!("rows sorted by `{key}`"));
+            }
+        }
     }
     if matches!(expr.kind, ExprKind::Distinct { .. } | ExprKind::Rank { .. })
         && !group_key(widened_key(input).dtype)
@@ -660,9 +678,10 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::Pad { .. },
             input,
         } => string_valued(input),
-        ExprKind::Shift { .. } | ExprKind::Reverse(_) | ExprKind::Fill { .. } => {
-            row_order_part_supported(expr)
-        }
+        ExprKind::Shift { .. }
+        | ExprKind::Reverse(_)
+        | ExprKind::Fill { .. }
+        | ExprKind::SortedBy { .. } => row_order_part_supported(expr),
         // A shift or fill of text within groups, or an aggregation of text
         // per group, repeated on the group's rows.
         ExprKind::Window {
@@ -674,6 +693,7 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             ExprKind::Shift { .. }
                 | ExprKind::Reverse(_)
                 | ExprKind::Fill { .. }
+                | ExprKind::SortedBy { .. }
                 | ExprKind::Agg { .. }
         ) =>
         {
@@ -849,13 +869,17 @@ fn lowercase_tables() -> &'static LowercaseTables {
     })
 }
 
-/// Whether `expr` is the byte or character length of a text column (a
-/// part the string kernels compute for the evaluator).
-fn is_text_length(expr: &GpuExpr) -> bool {
+/// Whether `expr` is the byte or character length of a text column, or the
+/// number or first offset of matches of a literal text in it (a part the
+/// string kernels compute for the evaluator).
+fn is_text_measure(expr: &GpuExpr) -> bool {
     matches!(
         &expr.kind,
         ExprKind::String {
-            op: StringOp::LenBytes | StringOp::LenChars,
+            op: StringOp::LenBytes
+                | StringOp::LenChars
+                | StringOp::CountMatches(_)
+                | StringOp::Find(_),
             input,
         } if input.dtype == GpuDtype::String && string_valued(input).is_ok()
     ) && expr.dtype == GpuDtype::UInt32
@@ -916,7 +940,7 @@ fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExpr, Vec<GpuE
             || window
             || row_order
             || text_predicate
-            || is_text_length(expr)
+            || is_text_measure(expr)
             || text_parse_supported(expr))
             && reads_only_below(expr, width)
         {
@@ -2196,6 +2220,7 @@ impl Executor<'_> {
                 self.shifted(frame, expr, name, None)?
             }
             ExprKind::Fill { .. } => self.filled(frame, expr, name, None)?,
+            ExprKind::SortedBy { .. } => self.sorted_part(frame, expr, name, None)?,
             ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {
                 return self.make_strings(frame, &distributed, name);
             }
@@ -2212,6 +2237,9 @@ impl Executor<'_> {
                     }
                     ExprKind::Fill { .. } => {
                         self.filled(frame, function, name, Some((rows, starts)))?
+                    }
+                    ExprKind::SortedBy { .. } => {
+                        self.sorted_part(frame, function, name, Some((rows, starts)))?
                     }
                     _ => {
                         let value = self.aggregate(frame, function, rows, starts)?;
@@ -3199,6 +3227,9 @@ impl Executor<'_> {
         if let ExprKind::Rank { .. } = part.kind {
             return self.ranked(frame, part, groups);
         }
+        if let ExprKind::SortedBy { .. } = part.kind {
+            return self.sorted_part(frame, part, "", groups);
+        }
         if let ExprKind::ParseTemporal(input) = &part.kind {
             return self.parsed_temporals(frame, input, part);
         }
@@ -3224,17 +3255,25 @@ impl Executor<'_> {
             return self.part_column(&made, &predicate, None);
         }
         if let ExprKind::String { op, input } = &part.kind
-            && is_text_length(part)
+            && is_text_measure(part)
         {
             let mut owned = None;
-            let (offsets, bytes, validity) = self.strings_of(frame, input, &mut owned)?;
-            let chars = *op == StringOp::LenChars;
-            let (lengths, validity) = self.ops().string_lengths(offsets, bytes, validity, chars)?;
+            let strings = self.strings_of(frame, input, &mut owned)?;
+            let (offsets, bytes, validity) = strings;
+            let ops = self.ops();
+            let (values, validity) = match op {
+                StringOp::CountMatches(pattern) => ops.string_matches(strings, pattern, false)?,
+                StringOp::Find(pattern) => ops.string_matches(strings, pattern, true)?,
+                _ => {
+                    let chars = *op == StringOp::LenChars;
+                    ops.string_lengths(offsets, bytes, validity, chars)?
+                }
+            };
             return Ok(DeviceColumn::from_parts(
                 "".into(),
                 GpuDtype::UInt32,
                 frame.height,
-                Values::U32(lengths),
+                Values::U32(values),
                 Some(validity),
             ));
         }
@@ -3914,7 +3953,33 @@ impl Executor<'_> {
         sorted_rows: &DeviceBuffer<i64>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<DeviceColumn, ExecError> {
-        let ops = self.ops();
+        let (values, sorted) = self.in_order(frame, values, order, sorted_rows, starts)?;
+        let rows = if last {
+            let (rows, _) = self.ops().segment_pick(
+                SegmentPick::Last,
+                &sorted.sorted_rows,
+                None,
+                &sorted.starts,
+            )?;
+            rows
+        } else {
+            sorted.first_rows
+        };
+        self.gather_column(&values, &rows)
+    }
+
+    /// The rows of each group (rows `sorted_rows` from `starts`) in `order`
+    /// (see [`Executor::pick_in_order`]): `values` back, and the groups
+    /// found again over the rows sorted by group number, then by the keys,
+    /// stably; sorted by group number first, each group keeps its place.
+    fn in_order(
+        &self,
+        frame: &DeviceFrame,
+        values: DeviceColumn,
+        order: PickOrder<'_>,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceColumn, Groups), ExecError> {
         let n = values.len();
         let group = self.group_column(sorted_rows, starts)?;
         let value_dtype = values.dtype;
@@ -3950,15 +4015,50 @@ impl Executor<'_> {
         let sorting: Vec<(&GpuExpr, bool, bool)> = std::iter::once((&by_group, false, false))
             .chain(keys.iter().map(|(key, d, l)| (key, *d, *l)))
             .collect();
-        // Sorted by group number first, each group keeps its place.
         let sorted = self.sorted_groups_marked(&keyed, &sorting, 1)?;
-        let rows = if last {
-            ops.segment_pick(SegmentPick::Last, &sorted.sorted_rows, None, &sorted.starts)?
-                .0
-        } else {
-            sorted.first_rows
+        Ok((keyed.columns.swap_remove(1), sorted))
+    }
+
+    /// Polars' `sort`, `sort_by` or `arg_sort` (`expr`, a `SortedBy`) over
+    /// `frame`, within each group of `groups` (one group of every row when
+    /// none): the input's rows sorted stably by the keys, the i-th row of a
+    /// group taking the i-th value of the group in that order.
+    fn sorted_part(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ExprKind::SortedBy { input, order } = &expr.kind else {
+            return Err(ExecError::Unsupported(format!("`{expr}` is not a sort")));
         };
-        self.gather_column(column_at(&keyed, 1)?, &rows)
+        let whole;
+        let (rows, starts) = match groups {
+            Some(groups) => groups,
+            None => {
+                whole = self.one_group(frame.height)?;
+                (&whole.0, &whole.1)
+            }
+        };
+        let values = self.evaluate_in_groups(frame, input, name, Some((rows, starts)))?;
+        let keys: Vec<_> = order
+            .iter()
+            .map(|order| (order.key.as_ref(), order.descending, order.nulls_last))
+            .collect();
+        let (values, sorted) =
+            self.in_order(frame, values, PickOrder::Keys(&keys), rows, starts)?;
+        // Both orders list the groups in the same places: position p is
+        // the row rows[p] of the group, and takes the row sorted[p].
+        let n = frame.height;
+        let sources = DeviceBuffer::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
+        let scratch =
+            DeviceBuffer::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
+        self.ops()
+            .scatter(&sorted.sorted_rows, None, rows, &sources, &scratch)?;
+        let mut column = self.gather_column(&values, &sources)?;
+        column.name = name.into();
+        Ok(column)
     }
 
     /// A cast of text (made over `frame`) to an integer or a float type,

@@ -1551,6 +1551,64 @@ impl Ops<'_> {
         Ok((lengths, out_validity))
     }
 
+    /// Polars' `str.count_matches` (`find` false) or `str.find` (`find`) of
+    /// the literal text `pattern` in each of `n` strings: the number of
+    /// leftmost, non-overlapping matches (an empty pattern matches at every
+    /// character boundary), or the byte offset of the first, null where
+    /// there is none. Null strings give null.
+    pub fn string_matches(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        pattern: &str,
+        find: bool,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        let out = self.zeroed::<u32>(n)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        let strings = (offsets, bytes, validity);
+        let mode = u32::from(find);
+        let outputs = (&out, &out_validity);
+        self.launch_with_pattern(
+            ids::string_matches,
+            strings,
+            pattern.as_bytes(),
+            mode,
+            outputs,
+        )?;
+        Ok((out, out_validity))
+    }
+
+    /// Launches `kernel` over the strings with a pattern, as the pattern
+    /// kernels take them: the strings, their number, the pattern and its
+    /// length, `mode`, then `outputs` (values and validity).
+    fn launch_with_pattern(
+        &self,
+        kernel: Kernel,
+        (offsets, bytes, validity): StringsRef<'_>,
+        pattern: &[u8],
+        mode: u32,
+        outputs: (&DeviceBuffer<u32>, &DeviceBuffer<u32>),
+    ) -> Result<(), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        // One byte at least: an empty pattern reads none.
+        let held: Vec<u8> = pattern.iter().copied().chain([0]).collect();
+        let d_pattern = DeviceBuffer::from_host(&held, self.memory.clone(), self.stream)?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .buffer(bytes)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .buffer(&d_pattern)
+            .arg(pattern.len() as u64)
+            .arg(mode)
+            .buffer(outputs.0)
+            .buffer(outputs.1);
+        self.launch(kernel, Self::linear(n), args)
+    }
+
     /// Polars' cast of `n` texts to an integer type whose values run from
     /// `min` to `max`: an optional '+' (or '-', for signed types), then
     /// ASCII digits (leading zeros without limit), nothing else. The values
@@ -2030,21 +2088,11 @@ impl Ops<'_> {
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
         check(!offsets.is_empty(), || "string offsets are empty".into())?;
         let n = offsets.len() - 1;
-        check_bitmap(validity, n, "validity")?;
-        let pattern = DeviceBuffer::from_host(pattern, self.memory.clone(), self.stream)?;
         let bits = self.zeroed::<u32>(words(n))?;
         let valid = self.zeroed::<u32>(words(n))?;
-        let args = KernelArgs::new()
-            .buffer(offsets)
-            .buffer(bytes)
-            .arg(ptr(validity))
-            .arg(n as u64)
-            .buffer(&pattern)
-            .arg(pattern.len() as u64)
-            .arg(how as u32)
-            .buffer(&bits)
-            .buffer(&valid);
-        self.launch(ids::string_match, Self::linear(n), args)?;
+        let strings = (offsets, bytes, validity);
+        let outputs = (&bits, &valid);
+        self.launch_with_pattern(ids::string_match, strings, pattern, how as u32, outputs)?;
         Ok((bits, valid))
     }
 

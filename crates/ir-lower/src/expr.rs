@@ -386,6 +386,12 @@ pub enum StringOp {
     EndsWith(String),
     LenBytes,
     LenChars,
+    /// The number of leftmost, non-overlapping matches of this literal text
+    /// (an empty one matches at every character boundary), as u32.
+    CountMatches(String),
+    /// The byte offset of the first match of this literal text, null where
+    /// there is none, as u32.
+    Find(String),
     /// Characters from `offset` (negative: from the end), `length` of them
     /// (`None`: to the end).
     Slice {
@@ -442,6 +448,8 @@ impl fmt::Display for StringOp {
             StringOp::EndsWith(text) => write!(f, "str.ends_with({text:?})"),
             StringOp::LenBytes => f.write_str("str.len_bytes"),
             StringOp::LenChars => f.write_str("str.len_chars"),
+            StringOp::CountMatches(text) => write!(f, "str.count_matches({text:?})"),
+            StringOp::Find(text) => write!(f, "str.find({text:?})"),
             StringOp::Slice { offset, length } => match length {
                 Some(length) => write!(f, "str.slice({offset}, {length})"),
                 None => write!(f, "str.slice({offset})"),
@@ -717,9 +725,11 @@ pub enum ExprKind {
         by: Box<GpuExpr>,
     },
     /// The input with its rows sorted (stably) by the keys of `order` (the
-    /// first key first), only as the input of a `first` or `last`
-    /// aggregation (Polars' `sort_by`): the value of the first (last) row in
-    /// that order.
+    /// first key first): Polars' `sort` (the input its own key), `sort_by`,
+    /// and `arg_sort` (the input the rows' places). Reads every row (per
+    /// group: the group's, the i-th row of a group taking the group's i-th
+    /// value in that order); as the input of a `first` or `last`
+    /// aggregation, the value of the first (last) row in that order.
     SortedBy {
         input: Box<GpuExpr>,
         order: Vec<RowOrder>,
@@ -1205,7 +1215,7 @@ impl GpuExpr {
 
     /// Whether this expression reads other rows than its own (`shift`,
     /// `reverse`, forward and backward fills, `cum_sum`, `cum_max`, `cum_min`, `rank`,
-    /// the distinctness tests): per group it reads the group's rows, not
+    /// the distinctness tests, sorts): per group it reads the group's rows, not
     /// the frame's.
     pub fn reads_other_rows(&self) -> bool {
         matches!(
@@ -1217,6 +1227,7 @@ impl GpuExpr {
                 | ExprKind::CumExtreme { .. }
                 | ExprKind::Rank { .. }
                 | ExprKind::Distinct { .. }
+                | ExprKind::SortedBy { .. }
         )
     }
 

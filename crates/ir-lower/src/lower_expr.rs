@@ -3,7 +3,7 @@
 use polars::prelude::DataType;
 use polars::prelude::QuantileMethod;
 use polars_core::chunked_array::cast::CastOptions;
-use polars_core::prelude::{AnyValue, FillNullStrategy, Schema, Series};
+use polars_core::prelude::{AnyValue, FillNullStrategy, Schema, Series, SortMultipleOptions};
 use polars_core::series::ops::NullBehavior;
 use polars_ops::series::{ClosedInterval, RankMethod as PolarsRankMethod, RoundMode};
 use polars_plan::dsl::{Operator, WindowMapping};
@@ -212,11 +212,21 @@ impl ExprLowering<'_> {
             AExpr::StructField(_) => {
                 return self.refuse(node, "struct fields are not supported on the GPU");
             }
-            AExpr::Sort { .. } | AExpr::SortBy { .. } => {
-                return self.refuse(
-                    node,
-                    "sorting inside an expression is not supported on the GPU",
-                );
+            AExpr::Sort { expr, options } => {
+                let (expr, options) = (*expr, *options);
+                if options.limit.is_some() {
+                    return self.refuse(node, "a sort with a limit inside an expression");
+                }
+                let order = SortMultipleOptions::from(&options);
+                return self.sorted_by(node, expr, &[expr], &order);
+            }
+            AExpr::SortBy {
+                expr,
+                by,
+                sort_options,
+            } => {
+                let (expr, by, options) = (*expr, by.clone(), sort_options.clone());
+                return self.sorted_by(node, expr, &by, &options);
             }
             AExpr::Gather { .. } => {
                 return self.refuse(
@@ -420,61 +430,6 @@ impl ExprLowering<'_> {
             };
             return self.aggregation_of_filter(node, op, (values, kept), dtype);
         }
-        if let AExpr::SortBy {
-            expr,
-            by,
-            sort_options,
-        } = self.arena.get(input)
-        {
-            // `first` or `last` in the order of the keys. Polars sorts by
-            // several keys stably only when asked to keep the order: else
-            // its order of rows equal on every key is its own.
-            let (expr, by, options) = (*expr, by.clone(), sort_options.clone());
-            if !matches!(op, AggOp::First | AggOp::Last)
-                || by.is_empty()
-                || (by.len() > 1 && !options.maintain_order)
-            {
-                return self.refuse(
-                    node,
-                    format!(
-                        "{op} of a sort_by by {} keys{}",
-                        by.len(),
-                        if options.maintain_order {
-                            ""
-                        } else {
-                            " without maintain_order"
-                        }
-                    ),
-                );
-            }
-            let input = self.boxed(expr);
-            let keys: Vec<_> = by.iter().map(|key| self.boxed(*key)).collect();
-            let input = input?;
-            let flag =
-                |flags: &[bool], i: usize| flags.get(i).or(flags.first()).copied().unwrap_or(false);
-            let order = keys
-                .into_iter()
-                .enumerate()
-                .map(|(i, key)| {
-                    Some(RowOrder {
-                        key: key?,
-                        descending: flag(&options.descending, i),
-                        nulls_last: flag(&options.nulls_last, i),
-                    })
-                })
-                .collect::<Option<Vec<_>>>()?;
-            let sorted = GpuExpr {
-                kind: ExprKind::SortedBy { input, order },
-                dtype,
-            };
-            return Some(GpuExpr {
-                kind: ExprKind::Agg {
-                    op,
-                    input: Box::new(sorted),
-                },
-                dtype,
-            });
-        }
         let input = self.boxed(input)?;
         Some(GpuExpr {
             kind: ExprKind::Agg { op, input },
@@ -514,15 +469,11 @@ impl ExprLowering<'_> {
         let int64 = GpuDtype::Int64;
         let int = |v| GpuExpr::literal(Scalar::Int(v), int64);
         // Each row's place in its group, and the group's length.
-        let place = GpuExpr {
-            kind: ExprKind::CumSum(Box::new(GpuExpr::literal(
-                Scalar::Boolean(true),
-                GpuDtype::Boolean,
-            ))),
-            dtype: GpuDtype::UInt32,
-        }
-        .cast(int64, CastMode::NonStrict)
-        .binary(BinaryOp::Minus, int(1), int64);
+        let place = places_from_one().cast(int64, CastMode::NonStrict).binary(
+            BinaryOp::Minus,
+            int(1),
+            int64,
+        );
         let start = if offset < 0 {
             let rows = GpuExpr {
                 kind: ExprKind::Len,
@@ -717,6 +668,31 @@ impl ExprLowering<'_> {
                     minimum,
                     reverse,
                 }
+            }
+            F::ArgSort {
+                descending,
+                nulls_last,
+            } => {
+                // The rows' places (in the group, per group), sorted stably
+                // by the input, as Polars' stable `arg_sort` orders them.
+                let dtype = self.dtype(node)?;
+                let [input] = inputs else {
+                    return self.refuse(node, "arg_sort of several inputs");
+                };
+                if dtype != GpuDtype::UInt32 {
+                    return self.refuse(node, format!("arg_sort as {dtype}"));
+                }
+                let (input, options) = (
+                    input.node(),
+                    SortMultipleOptions {
+                        descending: vec![*descending],
+                        nulls_last: vec![*nulls_last],
+                        ..Default::default()
+                    },
+                );
+                let one = GpuExpr::literal(Scalar::UInt(1), dtype);
+                let places = places_from_one().binary(BinaryOp::Minus, one, dtype);
+                return self.sorted_by_nodes(node, Some(Box::new(places)), &[input], &options);
             }
             F::CumCount { reverse } => {
                 // The valid rows at or before each row (at or after it,
@@ -993,7 +969,6 @@ impl ExprLowering<'_> {
             | F::ArgWhere
             | F::Rechunk
             | F::ArgUnique
-            | F::ArgSort { .. }
             | F::Product
             | F::Repeat
             | F::AsList
@@ -1216,6 +1191,29 @@ impl ExprLowering<'_> {
                     StringOp::EndsWith(text)
                 }
             }
+            S::CountMatches(literal) | S::Find { literal, .. } => {
+                let literal = *literal;
+                let Some(pattern) = self.literal_str(inputs[1].node()) else {
+                    return self.refuse(
+                        node,
+                        format!("{function} needs a literal pattern on the GPU"),
+                    );
+                };
+                if !literal && !regex_is_literal(&pattern) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "{function} of the regular expression {pattern:?} is not supported on \
+                             the GPU (only literal texts)"
+                        ),
+                    );
+                }
+                if matches!(function, S::CountMatches(_)) {
+                    StringOp::CountMatches(pattern)
+                } else {
+                    StringOp::Find(pattern)
+                }
+            }
             S::LenBytes => StringOp::LenBytes,
             S::LenChars => StringOp::LenChars,
             S::Uppercase => StringOp::ToUppercase,
@@ -1265,7 +1263,7 @@ impl ExprLowering<'_> {
                     return self.refuse(node, "str.replace needs a literal pattern on the GPU");
                 };
                 // Polars treats a pattern without ASCII punctuation as literal.
-                let literal = literal || pattern.chars().all(|c| !c.is_ascii_punctuation());
+                let literal = literal || regex_is_literal(&pattern);
                 if !literal || pattern.is_empty() {
                     return self.refuse(node, format!("str.replace of the pattern {pattern:?} is not supported on the GPU (only non-empty literal texts)"));
                 }
@@ -1355,10 +1353,8 @@ impl ExprLowering<'_> {
                 return self.strip_affix(node, inputs, matches!(function, S::StripPrefix));
             }
             S::Format { .. }
-            | S::CountMatches { .. }
             | S::Extract { .. }
             | S::ExtractAll
-            | S::Find { .. }
             | S::SplitExact { .. }
             | S::SplitN { .. }
             | S::Strptime { .. }
@@ -1622,6 +1618,66 @@ impl ExprLowering<'_> {
         let dtype = self.dtype(node)?;
         Some(GpuExpr {
             kind: ExprKind::Temporal { part, input },
+            dtype,
+        })
+    }
+
+    /// `expr` with its rows sorted stably by the keys `by` (Polars' `sort`
+    /// when `by` is `expr` itself, `sort_by`), each key with its direction
+    /// and nulls' place from `options`. Polars sorts by several keys stably
+    /// only when asked to keep the order (else its order of rows equal on
+    /// every key is its own), and a limit may shorten the result: both are
+    /// refused.
+    fn sorted_by(
+        &mut self,
+        node: Node,
+        expr: Node,
+        by: &[Node],
+        options: &SortMultipleOptions,
+    ) -> Lowered {
+        if by.len() > 1 && !options.maintain_order {
+            return self.refuse(
+                node,
+                format!("a sort_by by {} keys without maintain_order", by.len()),
+            );
+        }
+        if options.limit.is_some() {
+            return self.refuse(node, "a sort_by with a limit");
+        }
+        let input = self.boxed(expr);
+        self.sorted_by_nodes(node, input, by, options)
+    }
+
+    /// `input` (lowered, `None` where it could not be) with its rows sorted
+    /// stably by the keys `by` as `options` says (see [`Self::sorted_by`]).
+    fn sorted_by_nodes(
+        &mut self,
+        node: Node,
+        input: Option<Box<GpuExpr>>,
+        by: &[Node],
+        options: &SortMultipleOptions,
+    ) -> Lowered {
+        let keys: Vec<_> = by.iter().map(|key| self.boxed(*key)).collect();
+        let input = input?;
+        let flag =
+            |flags: &[bool], i: usize| flags.get(i).or(flags.first()).copied().unwrap_or(false);
+        let order = keys
+            .into_iter()
+            .enumerate()
+            .map(|(i, key)| {
+                Some(RowOrder {
+                    key: key?,
+                    descending: flag(&options.descending, i),
+                    nulls_last: flag(&options.nulls_last, i),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        if order.is_empty() {
+            return self.refuse(node, "a sort_by by no keys");
+        }
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr {
+            kind: ExprKind::SortedBy { input, order },
             dtype,
         })
     }
@@ -1980,6 +2036,18 @@ fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || matches!(from, GpuDtype::Date | GpuDtype::Datetime(_)) && to == GpuDtype::String
 }
 
+/// Each row's place (u32, from 1): in the frame, or per group in its group
+/// (a `cum_sum` of true).
+fn places_from_one() -> GpuExpr {
+    GpuExpr {
+        kind: ExprKind::CumSum(Box::new(GpuExpr::literal(
+            Scalar::Boolean(true),
+            GpuDtype::Boolean,
+        ))),
+        dtype: GpuDtype::UInt32,
+    }
+}
+
 /// `value` as a number or temporal of `dtype`, as Polars' `AnyValue::extract`
 /// converts it (`None` where it does not fit).
 fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar> {
@@ -2111,6 +2179,13 @@ fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {
             ));
         }
     })
+}
+
+/// Whether a regular expression matches exactly its own text: one without
+/// ASCII punctuation (so no metacharacter; Polars takes such a pattern as
+/// literal too).
+fn regex_is_literal(pattern: &str) -> bool {
+    pattern.chars().all(|c| !c.is_ascii_punctuation())
 }
 
 /// A regular expression of the restricted form [`StringOp::ContainsPattern`]

@@ -2091,7 +2091,10 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
         .select([
             col("i"),
             col("k2"),
-            col("k2").arg_sort(false, false).alias("ordering"),
+            col("k2")
+                .cast(DataType::Float64)
+                .cum_prod(false)
+                .alias("ordering"),
         ]);
     let explained = engine_select::explain_gpu(lf.clone()).unwrap();
     assert!(
@@ -2128,17 +2131,17 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
         report
             .fallback_reasons
             .iter()
-            .any(|r| r.message.contains("function arg_sort")),
+            .any(|r| r.message.contains("function cum_prod")),
         "{report}"
     );
     // With raise_on_fail the user asked for the GPU or an error.
     let err = lf
         .collect_with(&Engine::Gpu(under_test().with_raise_on_fail(true)))
         .unwrap_err();
-    assert!(err.to_string().contains("function arg_sort"), "{err}");
-    // Nothing worth the device (an arg_sort of an in-memory frame): the CPU.
+    assert!(err.to_string().contains("function cum_prod"), "{err}");
+    // Nothing worth the device (a cum_prod of an in-memory frame): the CPU.
     let (_, report) = table()
-        .select([col("k").arg_sort(false, false)])
+        .select([col("k").cast(DataType::Float64).cum_prod(false)])
         .collect_with_report(&Engine::Gpu(under_test()))
         .unwrap();
     assert_eq!(
@@ -2760,7 +2763,7 @@ fn shifts_fills_and_cumulative_sums_within_groups_match_the_cpu() {
             false,
             false,
         )]),
-        "a rank or distinctness test in the ordered window",
+        "a rank, distinctness test or sort in the ordered window",
     );
     // A window of text made row by row from the row's own values.
     assert_gpu_eq(
@@ -3228,7 +3231,7 @@ fn aggregations_of_filtered_expressions_and_picks_by_another_column_match_the_cp
         frame()
             .group_by_stable([col("g")])
             .agg([by_two(col("x"), vec![false, false], false).first()]),
-        "first of a sort_by by 2 keys without maintain_order",
+        "a sort_by by 2 keys without maintain_order",
     );
     assert_gpu_eq(
         "first, last, min_by and max_by per group",
@@ -5382,5 +5385,147 @@ fn item_matches_the_cpu_or_leaves_polars_its_error() {
         frame()
             .filter(col("k").gt(lit(9i64)))
             .select([col("k").item(false)]),
+    );
+}
+
+#[test]
+fn sorts_inside_expressions_match_the_cpu() {
+    let mut next = xorshift(0x5047_1e55);
+    let n = 300;
+    let mut draw = |k: u64| next() % k;
+    let i: Vec<Option<i64>> = (0..n)
+        .map(|_| (draw(9) != 0).then(|| draw(20) as i64 - 10))
+        .collect();
+    let f: Vec<Option<f64>> = (0..n)
+        .map(|_| match draw(12) {
+            0 => None,
+            1 => Some(f64::NAN),
+            2 => Some(f64::INFINITY),
+            k => Some(k as f64 * 0.5 - 3.0),
+        })
+        .collect();
+    let s: Vec<Option<String>> = (0..n)
+        .map(|_| (draw(7) != 0).then(|| ["b", "a", "ab", "", "é", "ba"][draw(6) as usize].into()))
+        .collect();
+    let g: Vec<i32> = (0..n).map(|_| draw(5) as i32).collect();
+    let frame = || {
+        df!("i" => &i, "f" => &f, "s" => &s, "g" => &g)
+            .unwrap()
+            .lazy()
+    };
+    let descending = SortOptions::default()
+        .with_order_descending(true)
+        .with_nulls_last(true);
+    let by_desc = SortMultipleOptions::default()
+        .with_order_descending(true)
+        .with_nulls_last(true);
+    assert_gpu_eq(
+        "sorts over the frame",
+        frame().select([
+            col("i").sort(Default::default()).alias("i"),
+            col("i").sort(descending).alias("i desc"),
+            col("f").sort(Default::default()).alias("f"),
+            col("f").sort(descending).alias("f desc"),
+            col("s").sort(Default::default()).alias("s"),
+            col("s").sort(descending).alias("s desc"),
+            col("i")
+                .sort_by([col("s")], Default::default())
+                .alias("i by s"),
+            col("s")
+                .sort_by([col("f")], by_desc.clone())
+                .alias("s by f"),
+            col("i").arg_sort(false, false).alias("arg"),
+            col("f").arg_sort(true, true).alias("arg desc"),
+            (col("i").sort(Default::default()) - col("i")).alias("computed"),
+            col("i")
+                .sort_by(
+                    [col("g"), col("f")],
+                    SortMultipleOptions::default().with_maintain_order(true),
+                )
+                .alias("two keys"),
+        ]),
+    );
+    assert_gpu_eq(
+        "sorts within windows",
+        frame().with_columns([
+            col("i")
+                .sort(Default::default())
+                .over([col("g")])
+                .unwrap()
+                .alias("i"),
+            col("f")
+                .arg_sort(true, false)
+                .over([col("g")])
+                .unwrap()
+                .alias("arg"),
+            col("s")
+                .sort(descending)
+                .over([col("g")])
+                .unwrap()
+                .alias("s"),
+            col("i")
+                .sort_by([col("f")], Default::default())
+                .over([col("g")])
+                .unwrap()
+                .alias("by f"),
+        ]),
+    );
+    assert_gpu_eq(
+        "sorts inside aggregations",
+        frame().group_by_stable([col("g")]).agg([
+            col("i").sort(Default::default()).first().alias("first"),
+            col("i").sort(descending).last().alias("last"),
+            (col("i").sort(descending) - col("i"))
+                .abs()
+                .max()
+                .alias("computed"),
+            col("s")
+                .sort_by([col("i")], Default::default())
+                .last()
+                .alias("s"),
+        ]),
+    );
+    // Polars sorts by several keys stably only when asked to keep the order.
+    assert_cpu_answer_with_reason(
+        frame().select([col("i").sort_by([col("g"), col("f")], Default::default())]),
+        "a sort_by by 2 keys without maintain_order",
+    );
+}
+
+#[test]
+fn counts_and_offsets_of_matches_match_the_cpu() {
+    let texts = [
+        Some("banana"),
+        Some(""),
+        None,
+        Some("aaaa"),
+        Some("naïve ananas"),
+        Some("ünïcödé a"),
+        Some("no match"),
+        Some("ana"),
+    ];
+    let frame = || df!("s" => texts).unwrap().lazy();
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "count_matches and find of literal texts",
+        frame().select([
+            s().count_matches(lit("an"), true).alias("an"),
+            s().count_matches(lit("aa"), true).alias("aa"),
+            s().count_matches(lit(""), true).alias("empty"),
+            s().count_matches(lit("ï"), false)
+                .alias("regex without punctuation"),
+            s().find_literal(lit("an")).alias("find an"),
+            s().find_literal(lit("a")).alias("find a"),
+            s().find_literal(lit("")).alias("find empty"),
+            s().find(lit("na"), true).alias("find regex"),
+            s().head(lit(3))
+                .str()
+                .find_literal(lit("a"))
+                .alias("of texts made"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([s().count_matches(lit("a+"), false)]),
+        "str.count_matches of the regular expression \"a+\"",
     );
 }

@@ -49,7 +49,7 @@ fn unsupported_functions_and_joined_windows_are_named() {
 fn three_unsupported_pieces_are_all_reported() {
     let lf = orders().select([
         joined_window().alias("window"),
-        col("qty").arg_sort(false, false).alias("running"),
+        col("qty").cum_prod(false).alias("running"),
         col("status")
             .str()
             .replace_all(lit("o+"), lit("0"), false)
@@ -60,7 +60,7 @@ fn three_unsupported_pieces_are_all_reported() {
     assert_eq!(text.matches("refused:").count(), 3, "{text}");
     expect![[r#"
         refused: col("amount").over([col("status")]): windows mapped by Join are not supported on the GPU
-        refused: col("qty").arg_sort(): function arg_sort is not supported on the GPU
+        refused: col("qty").cum_prod(): function cum_prod is not supported on the GPU
         refused: col("status").str.replace(["o+", "0"]): str.replace of the pattern "o+" is not supported on the GPU (only non-empty literal texts)
     "#]].assert_eq(&text);
 }
@@ -79,16 +79,13 @@ fn group_by_without_aggregation_gives_lists_and_is_refused() {
 fn partial_lowering_finds_the_largest_gpu_subtrees() {
     let gpu_side = orders().filter(col("qty").gt(lit(1)));
     let lf = gpu_side
-        .select([
-            col("id"),
-            col("qty").arg_sort(false, false).alias("running"),
-        ])
+        .select([col("id"), col("qty").cum_prod(false).alias("running")])
         .sort(["id"], Default::default());
     expect![[r#"
         gpu subtree:
         Filter (#1:qty > 1:i32)  -> [id: i64, qty: i32]
           DataFrameScan rows=3 columns=[0, 3] of 6  -> [id: i64, qty: i32]
-        refused: col("qty").arg_sort(): function arg_sort is not supported on the GPU
+        refused: col("qty").cum_prod(): function cum_prod is not supported on the GPU
     "#]]
     .assert_eq(&explain_partial(lf));
     expect![[r#"
