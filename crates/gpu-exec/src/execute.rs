@@ -609,11 +609,13 @@ fn integer_bounds(dtype: GpuDtype) -> Option<(i64, u64)> {
 }
 
 /// The order [`Executor::pick_in_order`] picks in: of the values
-/// themselves, or of keys (each with its direction and nulls' place).
+/// themselves, or of keys (each with its direction and nulls' place), with
+/// the sort (`SortedBy`) whose unstable order leaves rows equal on every key
+/// to Polars, if it is one.
 #[derive(Debug, Clone, Copy)]
 enum PickOrder<'a> {
     Values { descending: bool, nulls_last: bool },
-    Keys(&'a [(&'a GpuExpr, bool, bool)]),
+    Keys(&'a [(&'a GpuExpr, bool, bool)], Option<&'a GpuExpr>),
 }
 
 /// How [`Executor::concatenated`] joins its inputs' texts.
@@ -1086,6 +1088,7 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
     if let ExprKind::SortedBy {
         input: sorted,
         order,
+        ..
     } = &input.kind
     {
         // The first or last row in the key's order, of any type.
@@ -3525,6 +3528,7 @@ impl Executor<'_> {
         if let ExprKind::SortedBy {
             input: values,
             order,
+            ties_in_row_order,
         } = &input.kind
         {
             let last = matches!(op, AggOp::Last);
@@ -3534,7 +3538,7 @@ impl Executor<'_> {
                 .iter()
                 .map(|order| (order.key.as_ref(), order.descending, order.nulls_last))
                 .collect();
-            let order = PickOrder::Keys(&keys);
+            let order = PickOrder::Keys(&keys, (!ties_in_row_order).then_some(input.as_ref()));
             return self.pick_in_order(frame, values, order, last, sorted_rows, starts);
         }
         if let Some((wide, back)) = widened_aggregation(expr) {
@@ -3993,7 +3997,7 @@ impl Executor<'_> {
                 descending,
                 nulls_last,
             } => keys.push((column_ref(1, value_dtype), descending, nulls_last)),
-            PickOrder::Keys(by) => {
+            PickOrder::Keys(by, _) => {
                 for &(expr, descending, nulls_last) in by {
                     let groups = Some((sorted_rows, starts));
                     keyed
@@ -4016,6 +4020,14 @@ impl Executor<'_> {
             .chain(keys.iter().map(|(key, d, l)| (key, *d, *l)))
             .collect();
         let sorted = self.sorted_groups_marked(&keyed, &sorting, 1)?;
+        if let PickOrder::Keys(_, Some(unstable)) = order
+            && !self.rows_distinct(&keyed, &sorting, &sorted.sorted_rows)?
+        {
+            return Err(ExecError::DependsOnPolars(format!(
+                "rows equal on every key of `{unstable}`: without maintain_order, Polars' \
+                 unstable sort orders them its own way"
+            )));
+        }
         Ok((keyed.columns.swap_remove(1), sorted))
     }
 
@@ -4030,7 +4042,12 @@ impl Executor<'_> {
         name: &str,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
-        let ExprKind::SortedBy { input, order } = &expr.kind else {
+        let ExprKind::SortedBy {
+            input,
+            order,
+            ties_in_row_order,
+        } = &expr.kind
+        else {
             return Err(ExecError::Unsupported(format!("`{expr}` is not a sort")));
         };
         let whole;
@@ -4046,8 +4063,8 @@ impl Executor<'_> {
             .iter()
             .map(|order| (order.key.as_ref(), order.descending, order.nulls_last))
             .collect();
-        let (values, sorted) =
-            self.in_order(frame, values, PickOrder::Keys(&keys), rows, starts)?;
+        let order = PickOrder::Keys(&keys, (!ties_in_row_order).then_some(expr));
+        let (values, sorted) = self.in_order(frame, values, order, rows, starts)?;
         // Both orders list the groups in the same places: position p is
         // the row rows[p] of the group, and takes the row sorted[p].
         let n = frame.height;
@@ -4395,21 +4412,7 @@ impl Executor<'_> {
     ) -> Result<Groups, ExecError> {
         let ops = self.ops();
         let n = frame.height;
-        let words = keys
-            .iter()
-            .map(|&(key, _, _)| {
-                if let Some(words) = self.bool_key(frame, key)? {
-                    return Ok(words);
-                }
-                let column = column_at(frame, column_index(key)?)?;
-                if let Values::F32(_) = column.values() {
-                    // Widened exactly, then grouped as f64 is.
-                    let (keys, _) = self.float_keys(frame, key)?;
-                    return Ok(KeyWords::Words(vec![keys], column.validity()));
-                }
-                self.group_key_words(column, key)
-            })
-            .collect::<Result<Vec<_>, ExecError>>()?;
+        let words = self.sort_words(frame, keys)?;
         let mut permutation = ops.rows(n)?;
         for (key, &(_, descending, nulls_last)) in words.iter().zip(keys).rev() {
             permutation = self.sort_by_key(permutation, key, descending, nulls_last)?;
@@ -4430,6 +4433,46 @@ impl Executor<'_> {
             starts,
             first_rows,
         })
+    }
+
+    /// The keys (columns of `frame`) as the radix sort and the marking of
+    /// groups take them.
+    fn sort_words<'f>(
+        &self,
+        frame: &'f DeviceFrame,
+        keys: &[(&GpuExpr, bool, bool)],
+    ) -> Result<Vec<KeyWords<'f>>, ExecError> {
+        keys.iter()
+            .map(|&(key, _, _)| {
+                if let Some(words) = self.bool_key(frame, key)? {
+                    return Ok(words);
+                }
+                let column = column_at(frame, column_index(key)?)?;
+                if let Values::F32(_) = column.values() {
+                    // Widened exactly, then grouped as f64 is.
+                    let (keys, _) = self.float_keys(frame, key)?;
+                    return Ok(KeyWords::Words(vec![keys], column.validity()));
+                }
+                self.group_key_words(column, key)
+            })
+            .collect()
+    }
+
+    /// Whether no two of the rows of `frame`, sorted by `keys` as
+    /// `sorted_rows`, are equal on every key.
+    fn rows_distinct(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[(&GpuExpr, bool, bool)],
+        sorted_rows: &DeviceBuffer<i64>,
+    ) -> Result<bool, ExecError> {
+        let ops = self.ops();
+        let n = frame.height;
+        let flags = ops.group_flags(n)?;
+        for key in &self.sort_words(frame, keys)? {
+            self.mark_key_changes(key, sorted_rows, &flags)?;
+        }
+        Ok(ops.group_starts(&flags, n)?.len() == n)
     }
 
     /// `expr` (a column of `frame`) as the radix sort takes it: the column,

@@ -733,6 +733,11 @@ pub enum ExprKind {
     SortedBy {
         input: Box<GpuExpr>,
         order: Vec<RowOrder>,
+        /// Whether Polars keeps rows equal on every key in row order (a
+        /// stable sort: by one key, or with `maintain_order`). Else its
+        /// unstable sort orders them its own way, and data with such rows
+        /// is left to Polars.
+        ties_in_row_order: bool,
     },
     /// A test of each row's value against the other rows' (never null).
     /// Reads every row.
@@ -860,7 +865,7 @@ macro_rules! children {
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
             ExprKind::Where { input, by } => vec![input, by],
-            ExprKind::SortedBy { input, order } => std::iter::once($($borrow)+ **input)
+            ExprKind::SortedBy { input, order, .. } => std::iter::once($($borrow)+ **input)
                 .chain(order.into_iter().map(|order| $($borrow)+ *order.key))
                 .collect(),
             ExprKind::Not(input)
@@ -988,12 +993,19 @@ impl fmt::Display for GpuExpr {
             }
             ExprKind::Distinct { input, test } => write!(f, "{test}({input})"),
             ExprKind::Where { input, by } => write!(f, "filter({input}, {by})"),
-            ExprKind::SortedBy { input, order } => {
+            ExprKind::SortedBy {
+                input,
+                order,
+                ties_in_row_order,
+            } => {
                 write!(f, "sort_by({input}")?;
                 for order in order {
                     let descending = if order.descending { ", descending" } else { "" };
                     let nulls = if order.nulls_last { ", nulls last" } else { "" };
                     write!(f, ", {}{descending}{nulls}", order.key)?;
+                }
+                if !ties_in_row_order {
+                    f.write_str(", unstable")?;
                 }
                 f.write_str(")")
             }

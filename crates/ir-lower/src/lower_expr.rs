@@ -1622,12 +1622,12 @@ impl ExprLowering<'_> {
         })
     }
 
-    /// `expr` with its rows sorted stably by the keys `by` (Polars' `sort`
-    /// when `by` is `expr` itself, `sort_by`), each key with its direction
-    /// and nulls' place from `options`. Polars sorts by several keys stably
-    /// only when asked to keep the order (else its order of rows equal on
-    /// every key is its own), and a limit may shorten the result: both are
-    /// refused.
+    /// `expr` with its rows sorted by the keys `by` (Polars' `sort` when
+    /// `by` is `expr` itself, `sort_by`), each key with its direction and
+    /// nulls' place from `options`. Polars sorts by several keys stably only
+    /// when asked to keep the order: else its order of rows equal on every
+    /// key is its own (the executor leaves data with such rows to Polars).
+    /// A limit may shorten the result: refused.
     fn sorted_by(
         &mut self,
         node: Node,
@@ -1635,12 +1635,6 @@ impl ExprLowering<'_> {
         by: &[Node],
         options: &SortMultipleOptions,
     ) -> Lowered {
-        if by.len() > 1 && !options.maintain_order {
-            return self.refuse(
-                node,
-                format!("a sort_by by {} keys without maintain_order", by.len()),
-            );
-        }
         if options.limit.is_some() {
             return self.refuse(node, "a sort_by with a limit");
         }
@@ -1676,8 +1670,13 @@ impl ExprLowering<'_> {
             return self.refuse(node, "a sort_by by no keys");
         }
         let dtype = self.dtype(node)?;
+        let ties_in_row_order = order.len() == 1 || options.maintain_order;
         Some(GpuExpr {
-            kind: ExprKind::SortedBy { input, order },
+            kind: ExprKind::SortedBy {
+                input,
+                order,
+                ties_in_row_order,
+            },
             dtype,
         })
     }

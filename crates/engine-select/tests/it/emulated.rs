@@ -3231,7 +3231,7 @@ fn aggregations_of_filtered_expressions_and_picks_by_another_column_match_the_cp
         frame()
             .group_by_stable([col("g")])
             .agg([by_two(col("x"), vec![false, false], false).first()]),
-        "a sort_by by 2 keys without maintain_order",
+        "rows equal on every key of",
     );
     assert_gpu_eq(
         "first, last, min_by and max_by per group",
@@ -5485,10 +5485,38 @@ fn sorts_inside_expressions_match_the_cpu() {
                 .alias("s"),
         ]),
     );
-    // Polars sorts by several keys stably only when asked to keep the order.
+    // Polars sorts by several keys stably only when asked to keep the
+    // order: rows equal on every key are in its own order, so data with
+    // them goes to Polars; without them, the device sorts.
     assert_cpu_answer_with_reason(
         frame().select([col("i").sort_by([col("g"), col("f")], Default::default())]),
-        "a sort_by by 2 keys without maintain_order",
+        "rows equal on every key of",
+    );
+    let distinct = || {
+        frame().with_row_index("r", None).with_columns([
+            (col("r") % lit(97u32)).alias("r97"),
+            (col("r") / lit(97u32)).alias("q"),
+        ])
+    };
+    assert_gpu_eq(
+        "a sort_by by two keys without maintain_order, no rows equal on both",
+        distinct().select([
+            col("s").sort_by([col("r97"), col("q")], Default::default()),
+            col("i")
+                .sort_by([col("r97"), col("q")], by_desc.clone())
+                .alias("descending"),
+        ]),
+    );
+    assert_gpu_eq(
+        "first and last by two keys without maintain_order, per group",
+        distinct().group_by_stable([col("g")]).agg([
+            col("i")
+                .sort_by([col("r97"), col("q")], Default::default())
+                .first(),
+            col("s")
+                .sort_by([col("q"), col("r97")], by_desc.clone())
+                .last(),
+        ]),
     );
 }
 
