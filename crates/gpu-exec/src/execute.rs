@@ -550,10 +550,20 @@ fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     | ExprKind::CumExtreme { input, .. }
     | ExprKind::Rank { input, .. }
     | ExprKind::Distinct { input, .. }
-    | ExprKind::SortedBy { input, .. }) = &expr.kind
+    | ExprKind::SortedBy { input, .. }
+    | ExprKind::IsInColumn { input, .. }) = &expr.kind
     else {
         return Err(format!("`{expr}` does not read other rows"));
     };
+    if let ExprKind::IsInColumn { other, .. } = &expr.kind {
+        if other.has_aggregation() || other.has_window() || other.has_part_reading_other_rows() {
+            return Err(format!("membership in `{other}`"));
+        }
+        if !group_key(widened_key(input).dtype) {
+            return Err(format!("`{expr}` of {}", input.dtype));
+        }
+        evaluable(other)?;
+    }
     if input.has_aggregation() || input.has_window() {
         return Err(format!("a shift or fill of aggregated values (`{expr}`)"));
     }
@@ -3233,6 +3243,9 @@ impl Executor<'_> {
         if let ExprKind::SortedBy { .. } = part.kind {
             return self.sorted_part(frame, part, "", groups);
         }
+        if let ExprKind::IsInColumn { .. } = part.kind {
+            return self.membership(frame, part, groups);
+        }
         if let ExprKind::ParseTemporal(input) = &part.kind {
             return self.parsed_temporals(frame, input, part);
         }
@@ -4029,6 +4042,67 @@ impl Executor<'_> {
             )));
         }
         Ok((keyed.columns.swap_remove(1), sorted))
+    }
+
+    /// Polars' `is_in(other.implode())` (`expr`, an `IsInColumn`) over
+    /// `frame`, within each group of `groups`: a semi join of the input
+    /// with `other` (on the group number too, in groups), the rows it keeps
+    /// marked in a bitmap by a scatter's validity; null where the input is
+    /// null, unless nulls are equal.
+    fn membership(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ExprKind::IsInColumn {
+            input,
+            other,
+            nulls_equal,
+        } = &expr.kind
+        else {
+            return Err(ExecError::Unsupported(format!("`{expr}` is not is_in")));
+        };
+        let ops = self.ops();
+        let n = frame.height;
+        let mut left = self.computed_frame(frame, [input.as_ref()])?;
+        let mut right = self.computed_frame(frame, [other.as_ref()])?;
+        if let Some((rows, starts)) = groups {
+            left.columns.push(self.group_column(rows, starts)?);
+            right.columns.push(self.group_column(rows, starts)?);
+        }
+        let width = left.columns.len();
+        let key_pairs: Vec<(usize, usize)> = (0..width).map(|i| (i, i)).collect();
+        let on: Vec<GpuExpr> = left
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(index, column)| column_ref(index, column.dtype))
+            .collect();
+        let kept = self.key_join(&left, &right, &key_pairs, &on, JoinKind::Semi, *nulls_equal)?;
+        let scattered = DeviceBuffer::<i64>::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
+        let bits =
+            DeviceBuffer::<u32>::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
+        ops.scatter(&kept.left, None, &kept.left, &scattered, &bits)?;
+        let validity = match column_at(&left, 0)?.validity() {
+            Some(valid) if !nulls_equal => {
+                let copy = DeviceBuffer::<u32>::zeroed(
+                    n.div_ceil(32),
+                    self.ctx.memory.clone(),
+                    &self.ctx.stream,
+                )?;
+                ops.bitmap_append(Some(valid), n, &copy, 0)?;
+                Some(copy)
+            }
+            _ => None,
+        };
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Boolean,
+            n,
+            Values::Bits(bits),
+            validity,
+        ))
     }
 
     /// Polars' `sort`, `sort_by` or `arg_sort` (`expr`, a `SortedBy`) over

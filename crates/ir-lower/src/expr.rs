@@ -783,6 +783,17 @@ pub enum ExprKind {
         values: Vec<Scalar>,
         nulls_equal: bool,
     },
+    /// Membership in the values of `other` (Polars' `is_in(other.implode())`),
+    /// of the same type: over the frame, or per group in the group's values.
+    /// A null input gives null, and nulls of `other` are no members, unless
+    /// `nulls_equal` (a null input is then a member where `other` holds a
+    /// null). Floats compare as Polars' total order does: NaN equal to NaN,
+    /// -0.0 to 0.0. Reads every row of `other`.
+    IsInColumn {
+        input: Box<GpuExpr>,
+        other: Box<GpuExpr>,
+        nulls_equal: bool,
+    },
     IsBetween {
         input: Box<GpuExpr>,
         lower: Box<GpuExpr>,
@@ -898,6 +909,7 @@ macro_rules! children {
                 falsy,
             } => vec![predicate, truthy, falsy],
             ExprKind::FillNull { input, value } => vec![input, value],
+            ExprKind::IsInColumn { input, other, .. } => vec![input, other],
             ExprKind::IsBetween {
                 input,
                 lower,
@@ -1050,6 +1062,14 @@ impl fmt::Display for GpuExpr {
                 let values: Vec<String> = values.iter().map(ToString::to_string).collect();
                 let nulls = if *nulls_equal { ", nulls_equal" } else { "" };
                 write!(f, "is_in({input}, [{}]{nulls})", values.join(", "))
+            }
+            ExprKind::IsInColumn {
+                input,
+                other,
+                nulls_equal,
+            } => {
+                let nulls = if *nulls_equal { ", nulls_equal" } else { "" };
+                write!(f, "is_in({input}, implode({other}){nulls})")
             }
             ExprKind::IsBetween {
                 input,
@@ -1240,6 +1260,7 @@ impl GpuExpr {
                 | ExprKind::Rank { .. }
                 | ExprKind::Distinct { .. }
                 | ExprKind::SortedBy { .. }
+                | ExprKind::IsInColumn { .. }
         )
     }
 

@@ -1057,8 +1057,29 @@ impl ExprLowering<'_> {
                 let nulls_equal = *nulls_equal;
                 let input = self.boxed(inputs[0].node());
                 let values = self.literal_list(inputs[1].node());
+                if let (None, AExpr::Agg(IRAggExpr::Implode { input: other, .. })) =
+                    (&values, self.arena.get(inputs[1].node()))
+                {
+                    let other = self.boxed(*other);
+                    let (input, other) = (input?, other?);
+                    if input.dtype != other.dtype {
+                        return self
+                            .refuse(node, format!("is_in of {} in {}", input.dtype, other.dtype));
+                    }
+                    return Some(GpuExpr {
+                        kind: ExprKind::IsInColumn {
+                            input,
+                            other,
+                            nulls_equal,
+                        },
+                        dtype: GpuDtype::Boolean,
+                    });
+                }
                 let Some(values) = values else {
-                    return self.refuse(node, "is_in needs a literal list on the GPU");
+                    return self.refuse(
+                        node,
+                        "is_in needs a literal list or an imploded column on the GPU",
+                    );
                 };
                 ExprKind::IsIn {
                     input: input?,

@@ -5557,3 +5557,65 @@ fn counts_and_offsets_of_matches_match_the_cpu() {
         "str.count_matches of the regular expression \"a+\"",
     );
 }
+
+#[test]
+fn membership_in_another_column_matches_the_cpu() {
+    let mut next = xorshift(0x0015_1dc0);
+    let n = 200;
+    let mut draw = |k: u64| next() % k;
+    let a: Vec<Option<i64>> = (0..n)
+        .map(|_| (draw(8) != 0).then(|| draw(30) as i64))
+        .collect();
+    let b: Vec<Option<i64>> = (0..n)
+        .map(|_| (draw(10) != 0).then(|| draw(60) as i64 - 15))
+        .collect();
+    let floats = [
+        Some(0.0),
+        Some(-0.0),
+        Some(f64::NAN),
+        None,
+        Some(1.5),
+        Some(-2.0),
+    ];
+    let f: Vec<Option<f64>> = (0..n).map(|_| floats[draw(6) as usize]).collect();
+    let h: Vec<Option<f64>> = (0..n).map(|_| floats[draw(4) as usize]).collect();
+    let words = [Some("x"), Some("yy"), None, Some(""), Some("zé")];
+    let s: Vec<Option<&str>> = (0..n).map(|_| words[draw(5) as usize]).collect();
+    let t: Vec<Option<&str>> = (0..n).map(|_| words[draw(3) as usize]).collect();
+    let g: Vec<i32> = (0..n).map(|_| draw(4) as i32).collect();
+    let frame = || {
+        df!("a" => &a, "b" => &b, "f" => &f, "h" => &h, "s" => &s, "t" => &t, "g" => &g)
+            .unwrap()
+            .lazy()
+    };
+    let member =
+        |x: &str, y: &str, nulls_equal: bool| col(x).is_in(col(y).implode(false), nulls_equal);
+    assert_gpu_eq(
+        "is_in another column, over the frame",
+        frame().select([
+            member("a", "b", false).alias("ints"),
+            member("a", "b", true).alias("ints, nulls equal"),
+            member("f", "h", false).alias("floats"),
+            member("h", "f", true).alias("floats, nulls equal"),
+            member("s", "t", false).alias("texts"),
+            member("t", "s", true).alias("texts, nulls equal"),
+            (col("a") * lit(2i64))
+                .is_in((col("b") + lit(1i64)).implode(false), false)
+                .alias("computed"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter by is_in another column",
+        frame().filter(member("a", "b", false)),
+    );
+    assert_gpu_eq(
+        "is_in another column, per group",
+        frame()
+            .group_by_stable([col("g")])
+            .agg([member("a", "b", false).sum().alias("members")]),
+    );
+    assert_gpu_eq(
+        "is_in another column, in a window",
+        frame().with_columns([member("s", "t", true).over([col("g")]).unwrap().alias("w")]),
+    );
+}
