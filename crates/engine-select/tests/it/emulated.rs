@@ -5619,3 +5619,48 @@ fn membership_in_another_column_matches_the_cpu() {
         frame().with_columns([member("s", "t", true).over([col("g")]).unwrap().alias("w")]),
     );
 }
+
+#[test]
+fn sorts_parses_formats_and_memberships_of_no_rows_and_one_row_match_the_cpu() {
+    let frame = || {
+        df!(
+            "i" => [Some(3i64), None, Some(1)],
+            "f" => [Some(1.5), Some(f64::NAN), None],
+            "s" => [Some("2.5"), None, Some("x")],
+            "g" => [1i32, 1, 2],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let queries = |lf: LazyFrame| {
+        [
+            lf.clone().select([
+                col("i").sort(Default::default()).alias("sorted"),
+                col("f").arg_sort(true, true).alias("arg"),
+                col("s")
+                    .sort_by([col("i"), col("f")], Default::default())
+                    .alias("by two"),
+                col("s").cast(DataType::Float64).alias("parsed"),
+                col("f").cast(DataType::String).alias("written"),
+                col("s").str().count_matches(lit("."), true).alias("count"),
+                col("i")
+                    .is_in((col("i") + lit(1i64)).implode(false), false)
+                    .alias("member"),
+            ]),
+            lf.clone()
+                .with_columns([col("i").sort(Default::default()).over([col("g")]).unwrap()]),
+            lf.group_by_stable([col("g")]).agg([
+                col("f").sort_by([col("i")], Default::default()).first(),
+                col("i")
+                    .is_in(col("i").implode(false), true)
+                    .sum()
+                    .alias("members"),
+            ]),
+        ]
+    };
+    for (rows, lf) in [(0, frame().filter(lit(false))), (1, frame().slice(0, 1))] {
+        for (k, query) in queries(lf).into_iter().enumerate() {
+            assert_gpu_eq(&format!("{rows} rows, query {k}"), query);
+        }
+    }
+}
