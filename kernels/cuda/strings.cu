@@ -667,45 +667,59 @@ __device__ __forceinline__ bool read_digits(const unsigned char* t, int count, i
     return digits;
 }
 
-// The text at `t` of `len` bytes, of exactly the form YYYY-MM-DD (and, with
-// `time`, then " HH:MM:SS"), naming a date (and a time of day, seconds up to
-// 59): days since 1970-01-01 and seconds into the day. False otherwise.
-__device__ __forceinline__ bool parse_date_time(const unsigned char* t, i64 len, bool time,
+// Items of a parse format (`program`): a byte below 256 must be that byte;
+// the fields are fixed-width ASCII digits.
+#define PARSE_YEAR 256u    // 4 digits
+#define PARSE_MONTH 257u   // 2 digits, 01 to 12
+#define PARSE_DAY 258u     // 2 digits, a day of the month
+#define PARSE_HOUR 259u    // 2 digits, 00 to 23
+#define PARSE_MINUTE 260u  // 2 digits, 00 to 59
+#define PARSE_SECOND 261u  // 2 digits, 00 to 59
+
+// The text at `t` of `len` bytes, of exactly the form `program` gives,
+// naming a date (and a time of day; missing time fields are 0): days since
+// 1970-01-01 and seconds into the day. False otherwise.
+__device__ __forceinline__ bool parse_date_time(const unsigned char* t, i64 len,
+                                                const u32* program, u32 program_len,
                                                 i64* days, i64* seconds) {
-    if (len != (time ? 19 : 10) || t[4] != '-' || t[7] != '-') return false;
-    i64 year, month, day;
-    if (!read_digits(t, 4, &year) || !read_digits(t + 5, 2, &month) ||
-        !read_digits(t + 8, 2, &day)) {
-        return false;
+    i64 at = 0;
+    i64 field[6] = {1970, 1, 1, 0, 0, 0};
+    for (u32 p = 0; p < program_len; ++p) {
+        u32 item = program[p];
+        if (item < 256) {
+            if (at >= len || t[at] != item) return false;
+            ++at;
+            continue;
+        }
+        int width = item == PARSE_YEAR ? 4 : 2;
+        i64 value;
+        if (at + width > len || !read_digits(t + at, width, &value)) return false;
+        at += width;
+        field[item - PARSE_YEAR] = value;
     }
+    if (at != len) return false;
+    i64 year = field[0], month = field[1], day = field[2];
     const i64 month_days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (month < 1 || month > 12 || day < 1 ||
         day > month_days[month - 1] + (month == 2 && is_leap(year) ? 1 : 0)) {
         return false;
     }
+    if (field[3] > 23 || field[4] > 59 || field[5] > 59) return false;
     *days = days_from_civil(year, month, day);
-    *seconds = 0;
-    if (!time) return true;
-    i64 hour, minute, second;
-    if (t[10] != ' ' || t[13] != ':' || t[16] != ':' || !read_digits(t + 11, 2, &hour) ||
-        !read_digits(t + 14, 2, &minute) || !read_digits(t + 17, 2, &second)) {
-        return false;
-    }
-    if (hour > 23 || minute > 59 || second > 59) return false;
-    *seconds = hour * 3600 + minute * 60 + second;
+    *seconds = field[3] * 3600 + field[4] * 60 + field[5];
     return true;
 }
 
-// Texts of exactly the form YYYY-MM-DD that name a date, as days since
-// 1970-01-01 (i32; Polars' `str.to_date` with the format %Y-%m-%d); with
-// `per_second` non-zero, texts of exactly the form YYYY-MM-DD HH:MM:SS as
-// timestamps in units of 1/per_second s (i64; `str.to_datetime` with the
-// format %Y-%m-%d %H:%M:%S). Any other valid text, or a timestamp past
-// i64, sets `failed`: the executor leaves such columns to Polars, whose
-// parser decides (null, an error, or a value of another form).
+// Texts of exactly the form `program` gives (see parse_date_time) that name
+// a date, as days since 1970-01-01 (i32; Polars' `str.to_date`); with
+// `per_second` non-zero, as timestamps in units of 1/per_second s (i64;
+// `str.to_datetime`). Any other valid text, or a timestamp past i64, sets
+// `failed`: the executor leaves such columns to Polars, whose parser
+// decides (null, an error, or a value of another form).
 extern "C" __global__ void string_parse_dates(const i64* offsets, const unsigned char* bytes,
                                               const u32* validity, u64 n, u64 per_second,
-                                              void* out, u32* out_validity, u32* failed) {
+                                              const u32* program, u32 program_len, void* out,
+                                              u32* out_validity, u32* failed) {
     unsigned int lane = threadIdx.x % 32;
     const i64 ticks = static_cast<i64>(per_second);
     for (u64 i = global_index(); i - lane < n; i += global_stride()) {
@@ -713,8 +727,8 @@ extern "C" __global__ void string_parse_dates(const i64* offsets, const unsigned
         i64 value = 0;
         if (i < n && is_valid(validity, i)) {
             i64 begin = offsets[i], days = 0, seconds = 0;
-            parsed = parse_date_time(bytes + begin, offsets[i + 1] - begin, ticks != 0, &days,
-                                     &seconds);
+            parsed = parse_date_time(bytes + begin, offsets[i + 1] - begin, program,
+                                     program_len, &days, &seconds);
             if (parsed && ticks != 0) {
                 i64 total = days * 86400 + seconds;
                 const i64 most = 0x7fffffffffffffffll;

@@ -12,12 +12,13 @@
 use gpu_runtime::Stream;
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
-    Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, StringMatch,
+    Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, PARSE_YEAR,
+    StringMatch,
 };
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
-    GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, PlanNode, RankMethod, RowOrder, Scalar,
-    StringOp,
+    GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, ParseItem, PlanNode, RankMethod, RowOrder,
+    Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -598,7 +599,7 @@ fn text_parse_supported(expr: &GpuExpr) -> bool {
                     || matches!(expr.dtype, GpuDtype::Float32 | GpuDtype::Float64))
                 && string_valued(input).is_ok()
         }
-        ExprKind::ParseTemporal(input) => string_valued(input).is_ok(),
+        ExprKind::ParseTemporal { input, .. } => string_valued(input).is_ok(),
         _ => false,
     }
 }
@@ -3246,8 +3247,8 @@ impl Executor<'_> {
         if let ExprKind::IsInColumn { .. } = part.kind {
             return self.membership(frame, part, groups);
         }
-        if let ExprKind::ParseTemporal(input) = &part.kind {
-            return self.parsed_temporals(frame, input, part);
+        if let ExprKind::ParseTemporal { input, format } = &part.kind {
+            return self.parsed_temporals(frame, (input, format), part);
         }
         if text_parse_supported(part) {
             return self.parsed_numbers(frame, part);
@@ -4236,31 +4237,43 @@ impl Executor<'_> {
         self.evaluate(&parsed, &cast, "")
     }
 
-    /// `str.to_date("%Y-%m-%d")` or `str.to_datetime("%Y-%m-%d %H:%M:%S")`
-    /// of `input` over `frame` (`expr`, whose type says which): texts of
-    /// exactly that form parsed on the device; any other text raises the
-    /// launch's failure flag, so the query goes to Polars, whose parser
-    /// decides what it is (a value of another form, null, an error).
+    /// `str.to_date` or `str.to_datetime` in `format` of `input` over
+    /// `frame` (`expr`, whose type says which): texts of exactly that form
+    /// (`YYYY-MM-DD` for `%Y-%m-%d`) parsed on the device; any other text
+    /// raises the launch's failure flag, so the query goes to Polars, whose
+    /// parser decides what it is (a value of another form, null, an error).
     fn parsed_temporals(
         &self,
         frame: &DeviceFrame,
-        input: &GpuExpr,
+        (input, format): (&GpuExpr, &[ParseItem]),
         expr: &GpuExpr,
     ) -> Result<DeviceColumn, ExecError> {
         let mut owned = None;
         let strings = self.strings_of(frame, input, &mut owned)?;
         let failed = DeviceBuffer::<u32>::zeroed(1, self.ctx.memory.clone(), &self.ctx.stream)?;
         let ops = self.ops();
-        let (values, validity, form) = match expr.dtype {
+        let (program, form): (Vec<u32>, String) = format
+            .iter()
+            .map(|item| match item {
+                ParseItem::Literal(byte) => (u32::from(*byte), char::from(*byte).to_string()),
+                ParseItem::Year => (PARSE_YEAR, "YYYY".into()),
+                ParseItem::Month => (PARSE_YEAR + 1, "MM".into()),
+                ParseItem::Day => (PARSE_YEAR + 2, "DD".into()),
+                ParseItem::Hour => (PARSE_YEAR + 3, "HH".into()),
+                ParseItem::Minute => (PARSE_YEAR + 4, "MM".into()),
+                ParseItem::Second => (PARSE_YEAR + 5, "SS".into()),
+            })
+            .unzip();
+        let (values, validity) = match expr.dtype {
             GpuDtype::Date => {
-                let (days, validity) = ops.string_parse_dates(strings, &failed)?;
-                (Values::I32(days), validity, "YYYY-MM-DD")
+                let (days, validity) = ops.string_parse_dates(strings, &program, &failed)?;
+                (Values::I32(days), validity)
             }
             GpuDtype::Datetime(unit) => {
                 let per_second = (unit.per_day() / 86_400) as u64;
                 let (ticks, validity) =
-                    ops.string_parse_timestamps(strings, per_second, &failed)?;
-                (Values::I64(ticks), validity, "YYYY-MM-DD HH:MM:SS")
+                    ops.string_parse_timestamps(strings, &program, per_second, &failed)?;
+                (Values::I64(ticks), validity)
             }
             other => {
                 return Err(ExecError::Unsupported(format!("`{expr}` as {other}")));

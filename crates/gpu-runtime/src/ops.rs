@@ -34,6 +34,11 @@ const SCAN_TILE: u64 = 4096;
 /// then each group's chunks (see [`Ops::chunks`]).
 pub const CHUNK_ROWS: usize = 256;
 
+/// The first field of a parse format ([`Ops::string_parse_dates`]): the
+/// year, 4 digits; then the month, day, hour, minute and second (2 digits
+/// each) in that order, numbered on from it.
+pub const PARSE_YEAR: u32 = 256;
+
 /// A comparison operator (the kernels' numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Comparison {
@@ -1659,37 +1664,57 @@ impl Ops<'_> {
         )
     }
 
-    /// Texts of exactly the form `YYYY-MM-DD` naming a date, as days since
-    /// 1970-01-01, and the validity of those; any other valid text sets
-    /// `failed` (the caller leaves the column to Polars' parser).
+    /// Texts of exactly the form `format` gives (bytes below 256 as
+    /// themselves, [`PARSE_YEAR`] for 4 digits and the other fields for 2)
+    /// naming a date, as days since 1970-01-01, and the validity of those;
+    /// any other valid text sets `failed` (the caller leaves the column to
+    /// Polars' parser).
     pub fn string_parse_dates(
         &self,
         strings: StringsRef<'_>,
+        format: &[u32],
         failed: &DeviceBuffer<u32>,
     ) -> Result<(DeviceBuffer<i32>, DeviceBuffer<u32>), RuntimeError> {
-        self.parse_texts(
-            ids::string_parse_dates,
-            strings,
-            |args| args.arg(0u64),
-            Some(failed),
-        )
+        self.parse_formatted(strings, format, 0, failed)
     }
 
-    /// Texts of exactly the form `YYYY-MM-DD HH:MM:SS` naming a date and a
-    /// time of day, as timestamps in units of `1 / per_second` s, and the
-    /// validity of those; any other valid text, or a timestamp past i64,
-    /// sets `failed`.
+    /// Texts of exactly the form `format` gives naming a date and a time of
+    /// day (missing time fields 0), as timestamps in units of
+    /// `1 / per_second` s, and the validity of those; any other valid text,
+    /// or a timestamp past i64, sets `failed`.
     pub fn string_parse_timestamps(
         &self,
         strings: StringsRef<'_>,
+        format: &[u32],
         per_second: u64,
         failed: &DeviceBuffer<u32>,
     ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u32>), RuntimeError> {
         check(per_second > 0, || "timestamps of no unit".into())?;
+        self.parse_formatted(strings, format, per_second, failed)
+    }
+
+    /// The launch of `string_parse_dates` with its `format` program (bytes
+    /// below 256 as themselves, then [`PARSE_YEAR`] and the other fields).
+    fn parse_formatted<T: DeviceCopy>(
+        &self,
+        strings: StringsRef<'_>,
+        format: &[u32],
+        per_second: u64,
+        failed: &DeviceBuffer<u32>,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        check(!format.is_empty(), || "an empty parse format".into())?;
+        check(format.iter().all(|&item| item <= PARSE_YEAR + 5), || {
+            "a parse format item out of range".into()
+        })?;
+        let program = DeviceBuffer::from_host(format, self.memory.clone(), self.stream)?;
         self.parse_texts(
             ids::string_parse_dates,
             strings,
-            |args| args.arg(per_second),
+            |args| {
+                args.arg(per_second)
+                    .buffer(&program)
+                    .arg(format.len() as u32)
+            },
             Some(failed),
         )
     }

@@ -681,12 +681,16 @@ pub enum ExprKind {
         minimum: bool,
         reverse: bool,
     },
-    /// `str.to_date` with the format `%Y-%m-%d`, or `str.to_datetime` with
-    /// `%Y-%m-%d %H:%M:%S` (exact, no time zone): the date or timestamp (of
-    /// the expression's type) a text of that form names. The executor runs
-    /// texts of exactly the form `YYYY-MM-DD` (`YYYY-MM-DD HH:MM:SS`) and
-    /// leaves a column with any other text to Polars.
-    ParseTemporal(Box<GpuExpr>),
+    /// `str.to_date` or `str.to_datetime` (exact, no time zone) with a
+    /// format of fixed-width numeric fields and literal text (`%Y-%m-%d`,
+    /// `%d/%m/%Y %H:%M`): the date or timestamp (of the expression's type) a
+    /// text of that form names. The executor runs texts of exactly that form
+    /// (four-digit years, two-digit other fields) and leaves a column with
+    /// any other text to Polars.
+    ParseTemporal {
+        input: Box<GpuExpr>,
+        format: Vec<ParseItem>,
+    },
     /// `dt.to_string` (and the cast to text) of a date or timestamp in a
     /// chrono format, as its parts.
     Strftime {
@@ -849,6 +853,34 @@ pub enum ExprKind {
     },
 }
 
+/// An item of a format [`ExprKind::ParseTemporal`] parses: a byte the text
+/// must hold, or a field of ASCII digits (four for the year, two else).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseItem {
+    Literal(u8),
+    Year,
+    Month,
+    Day,
+    Hour,
+    Minute,
+    Second,
+}
+
+impl ParseItem {
+    /// The chrono specifier of a field (`%Y`), empty for a literal.
+    pub fn specifier(self) -> &'static str {
+        match self {
+            ParseItem::Literal(_) => "",
+            ParseItem::Year => "%Y",
+            ParseItem::Month => "%m",
+            ParseItem::Day => "%d",
+            ParseItem::Hour => "%H",
+            ParseItem::Minute => "%M",
+            ParseItem::Second => "%S",
+        }
+    }
+}
+
 /// An order of rows by a key: of a window's rows within each partition, or
 /// of the rows a `first` or `last` aggregation picks from.
 #[derive(Debug, Clone, PartialEq)]
@@ -885,7 +917,7 @@ macro_rules! children {
             | ExprKind::Sqrt(input)
             | ExprKind::CumSum(input)
             | ExprKind::CumExtreme { input, .. }
-            | ExprKind::ParseTemporal(input)
+            | ExprKind::ParseTemporal { input, .. }
             | ExprKind::Strftime { input, .. }
             | ExprKind::Shift { input, .. }
             | ExprKind::Reverse(input)
@@ -980,10 +1012,22 @@ impl fmt::Display for GpuExpr {
                 let text = String::from_utf8_lossy(&text);
                 write!(f, "{input}.dt.to_string({text:?})")
             }
-            ExprKind::ParseTemporal(input) => match self.dtype {
-                GpuDtype::Date => write!(f, "{input}.str.to_date(\"%Y-%m-%d\")"),
-                _ => write!(f, "{input}.str.to_datetime(\"%Y-%m-%d %H:%M:%S\")"),
-            },
+            ExprKind::ParseTemporal { input, format } => {
+                let function = match self.dtype {
+                    GpuDtype::Date => "to_date",
+                    _ => "to_datetime",
+                };
+                let mut text = Vec::new();
+                for item in format {
+                    match item {
+                        ParseItem::Literal(b'%') => text.extend_from_slice(b"%%"),
+                        ParseItem::Literal(byte) => text.push(*byte),
+                        field => text.extend_from_slice(field.specifier().as_bytes()),
+                    }
+                }
+                let text = String::from_utf8_lossy(&text);
+                write!(f, "{input}.str.{function}({text:?})")
+            }
             ExprKind::CumExtreme {
                 input,
                 minimum,

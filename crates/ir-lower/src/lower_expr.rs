@@ -17,8 +17,8 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
-    Held, NamedExpr, PadSide, RankMethod, Rounding, RowOrder, Scalar, StringOp, TemporalPart,
-    Truncation,
+    Held, NamedExpr, PadSide, ParseItem, RankMethod, Rounding, RowOrder, Scalar, StringOp,
+    TemporalPart, Truncation,
 };
 use crate::refusal::Refusal;
 
@@ -1142,16 +1142,16 @@ impl ExprLowering<'_> {
         use IRStringFunction as S;
         if let S::Strptime(dtype, options) = function
             && options.exact
-            && matches!(
-                (dtype, options.format.as_deref()),
-                (DataType::Date, Some("%Y-%m-%d"))
-                    | (DataType::Datetime(_, None), Some("%Y-%m-%d %H:%M:%S"))
-            )
+            && let Some(format) = options.format.as_deref().and_then(|format| match dtype {
+                DataType::Date => parse_format(format, false),
+                DataType::Datetime(_, None) => parse_format(format, true),
+                _ => None,
+            })
         {
             let input = self.boxed(inputs.first()?.node())?;
             let dtype = self.dtype(node)?;
             return Some(GpuExpr {
-                kind: ExprKind::ParseTemporal(input),
+                kind: ExprKind::ParseTemporal { input, format },
                 dtype,
             });
         }
@@ -2199,6 +2199,56 @@ fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {
             ));
         }
     })
+}
+
+/// A strptime `format` as fixed-width fields and literal bytes, where the
+/// device parses it: `%Y`, `%m`, `%d` (and `%F`, their ISO form) once each,
+/// for a timestamp (`datetime`) also `%H` and `%M` once each and `%S` at
+/// most once (`%T` is `%H:%M:%S`), `%%` for '%', any other text as itself.
+/// `None` for any other specifier or field count.
+fn parse_format(format: &str, datetime: bool) -> Option<Vec<ParseItem>> {
+    let mut items = Vec::new();
+    let mut bytes = format.bytes();
+    while let Some(byte) = bytes.next() {
+        if byte != b'%' {
+            items.push(ParseItem::Literal(byte));
+            continue;
+        }
+        match bytes.next()? {
+            b'Y' => items.push(ParseItem::Year),
+            b'm' => items.push(ParseItem::Month),
+            b'd' => items.push(ParseItem::Day),
+            b'H' => items.push(ParseItem::Hour),
+            b'M' => items.push(ParseItem::Minute),
+            b'S' => items.push(ParseItem::Second),
+            b'F' => items.extend([
+                ParseItem::Year,
+                ParseItem::Literal(b'-'),
+                ParseItem::Month,
+                ParseItem::Literal(b'-'),
+                ParseItem::Day,
+            ]),
+            b'T' => items.extend([
+                ParseItem::Hour,
+                ParseItem::Literal(b':'),
+                ParseItem::Minute,
+                ParseItem::Literal(b':'),
+                ParseItem::Second,
+            ]),
+            b'%' => items.push(ParseItem::Literal(b'%')),
+            _ => return None,
+        }
+    }
+    let count = |field| items.iter().filter(|&&item| item == field).count();
+    let date = [ParseItem::Year, ParseItem::Month, ParseItem::Day];
+    let time = [ParseItem::Hour, ParseItem::Minute];
+    let fits = date.iter().all(|&field| count(field) == 1)
+        && if datetime {
+            time.iter().all(|&field| count(field) == 1) && count(ParseItem::Second) <= 1
+        } else {
+            time.iter().all(|&field| count(field) == 0) && count(ParseItem::Second) == 0
+        };
+    fits.then_some(items)
 }
 
 /// Whether a regular expression matches exactly its own text: one without

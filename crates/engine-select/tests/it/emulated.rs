@@ -4618,8 +4618,33 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
         "not of the form YYYY-MM-DD",
     );
     assert_cpu_error(dates(&[Some("2021-02-30"), Some("2021-01-05")]).select([to_date(true)]));
+    // Other formats of fixed-width fields and literal text run too; a text
+    // of another width leaves the column to Polars, and so does a format
+    // with other specifiers.
+    let to_date_as = |f: &str, strict| col("s").str().to_date(format(f, strict));
+    assert_gpu_eq(
+        "dates in other formats",
+        dates(&[
+            Some("29/02/2024"),
+            None,
+            Some("01/01/1970"),
+            Some("31/12/1969"),
+        ])
+        .select([
+            to_date_as("%d/%m/%Y", true).alias("d/m/Y"),
+            to_date_as("%d/%m/%Y", false).alias("lenient"),
+        ]),
+    );
+    assert_gpu_eq(
+        "dates without separators",
+        dates(&[Some("20240229"), Some("19691231")]).select([to_date_as("%Y%m%d", true)]),
+    );
     assert_cpu_answer_with_reason(
-        dates(&[Some("05/01/2021")]).select([col("s").str().to_date(format("%d/%m/%Y", true))]),
+        dates(&[Some("5/1/2021"), Some("05/01/2021")]).select([to_date_as("%d/%m/%Y", false)]),
+        "not of the form DD/MM/YYYY",
+    );
+    assert_cpu_answer_with_reason(
+        dates(&[Some("05 Jan 2021")]).select([to_date_as("%d %b %Y", true)]),
         "strptime",
     );
     // Timestamps of the form YYYY-MM-DD HH:MM:SS, in each unit.
@@ -4646,6 +4671,28 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
             to_datetime(Some(TimeUnit::Milliseconds), true).alias("ms"),
             to_datetime(Some(TimeUnit::Milliseconds), false).alias("lenient ms"),
             to_datetime(None, true).dt().hour().alias("hour"),
+        ]),
+    );
+    let to_datetime_as = |f: &str| {
+        col("s")
+            .str()
+            .to_datetime(None, None, format(f, true), lit("raise"))
+    };
+    assert_gpu_eq(
+        "timestamps in other formats",
+        dates(&[
+            Some("2024-02-29T23:59:59"),
+            None,
+            Some("1969-12-31T00:00:01"),
+        ])
+        .select([
+            to_datetime_as("%FT%T").alias("F T"),
+            col("s")
+                .str()
+                .slice(lit(0), lit(16))
+                .str()
+                .to_datetime(None, None, format("%Y-%m-%dT%H:%M", true), lit("raise"))
+                .alias("no seconds"),
         ]),
     );
     assert_gpu_eq(

@@ -644,6 +644,23 @@ fn assert_parsed<T: DeviceCopy + PartialEq + std::fmt::Debug>(
     assert_eq!(failed.to_host().unwrap()[0] != 0, should_fail, "{context}");
 }
 
+/// A chrono format of `%Y %m %d %H %M %S` and literal ASCII as the parse
+/// kernel's program.
+fn parse_program(format: &str) -> Vec<u32> {
+    let mut program = Vec::new();
+    let mut bytes = format.bytes();
+    while let Some(byte) = bytes.next() {
+        if byte != b'%' {
+            program.push(u32::from(byte));
+            continue;
+        }
+        let specifier = bytes.next();
+        let field = b"YmdHMS".iter().position(|&f| Some(f) == specifier);
+        program.push(gpu_runtime::ops::PARSE_YEAR + field.unwrap() as u32);
+    }
+    program
+}
+
 #[test]
 fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_others_set_the_flag() {
     let device = device();
@@ -678,6 +695,7 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_others_set_the_flag() {
                     &device.upload(&bytes),
                     Some(&device.upload(&bitmap(&valid))),
                 ),
+                &parse_program("%Y-%m-%d"),
                 &failed,
             )
             .unwrap();
@@ -754,6 +772,7 @@ fn texts_of_the_form_yyyy_mm_dd_hh_mm_ss_parse_as_timestamps() {
             let (values, validity) = ops
                 .string_parse_timestamps(
                     (&strings.0, &strings.1, Some(&strings.2)),
+                    &parse_program("%Y-%m-%d %H:%M:%S"),
                     per_second,
                     &failed,
                 )
