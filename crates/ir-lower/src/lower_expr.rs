@@ -1405,18 +1405,25 @@ impl ExprLowering<'_> {
     /// `dt.truncate(every)` of a date or a timestamp (no time zone), `every`
     /// a literal: how Polars truncates by it, or a refusal where Polars
     /// raises an error (a negative or mixed duration) or does what is not
-    /// done here (sub-day truncation of dates).
-    fn truncate(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+    /// done here (sub-day truncation of dates). With `round`, `dt.round` of
+    /// a timestamp by a duration of days and smaller units: the truncation
+    /// of the timestamp plus half of `every` (dates, weeks and months, which
+    /// Polars rounds another way, are refused).
+    fn truncate(&mut self, node: Node, inputs: &[ExprIR], round: bool) -> Lowered {
+        let function = if round { "dt.round" } else { "dt.truncate" };
         let input = self.boxed(inputs.first()?.node());
         let Some(text) = inputs
             .get(1)
             .and_then(|every| self.literal_str(every.node()))
         else {
-            return self.refuse(node, "dt.truncate needs a literal duration on the GPU");
+            return self.refuse(
+                node,
+                format!("{function} needs a literal duration on the GPU"),
+            );
         };
         let every = match polars::prelude::Duration::try_parse(&text) {
             Ok(every) if !every.negative() => every,
-            _ => return self.refuse(node, format!("dt.truncate by {text:?}")),
+            _ => return self.refuse(node, format!("{function} by {text:?}")),
         };
         let input = input?;
         let per_day: i64 = match input.dtype {
@@ -1442,22 +1449,41 @@ impl ExprLowering<'_> {
                 };
                 match days.checked_mul(per_day).and_then(|d| d.checked_add(units)) {
                     Some(units) => Truncation::Fixed(units),
-                    None => return self.refuse(node, format!("dt.truncate by {text:?}")),
+                    None => return self.refuse(node, format!("{function} by {text:?}")),
                 }
             }
-            (0, weeks, 0, 0) => Truncation::Weeks(weeks),
-            (months, 0, 0, 0) => Truncation::Months(months),
+            (0, weeks, 0, 0) if !round => Truncation::Weeks(weeks),
+            (months, 0, 0, 0) if !round => Truncation::Months(months),
             _ => {
                 return self.refuse(
                     node,
                     format!(
-                        "dt.truncate of {} by {text:?} is not supported on the GPU",
+                        "{function} of {} by {text:?} is not supported on the GPU",
                         input.dtype
                     ),
                 );
             }
         };
         let dtype = self.dtype(node)?;
+        let input = match every {
+            // Polars' fast path rounds a timestamp to the multiple of `every`
+            // below it shifted by half of `every` (rounded down): ties up.
+            Truncation::Fixed(units) if round && !date && units > 0 => {
+                let int64 = GpuDtype::Int64;
+                let half = GpuExpr::literal(Scalar::Int(units / 2), int64);
+                Box::new(
+                    input
+                        .cast(int64, CastMode::Wrapping)
+                        .binary(BinaryOp::Plus, half, int64)
+                        .cast(dtype, CastMode::Wrapping),
+                )
+            }
+            _ if round => {
+                let what = format!("{function} of {} by {text:?}", input.dtype);
+                return self.refuse(node, format!("{what} is not supported on the GPU"));
+            }
+            _ => input,
+        };
         Some(GpuExpr {
             kind: ExprKind::Truncate { input, every },
             dtype,
@@ -1472,7 +1498,10 @@ impl ExprLowering<'_> {
     ) -> Lowered {
         use IRTemporalFunction as T;
         if matches!(function, T::Truncate) {
-            return self.truncate(node, inputs);
+            return self.truncate(node, inputs, false);
+        }
+        if matches!(function, T::Round) {
+            return self.truncate(node, inputs, true);
         }
         if let T::Date | T::TimeStamp(_) = function {
             // Casts, as Polars computes them (no time zones here): the date
@@ -1609,7 +1638,6 @@ impl ExprLowering<'_> {
             T::Time
             | T::Datetime
             | T::Duration { .. }
-            | T::Round
             | T::Replace
             | T::Combine { .. }
             | T::DatetimeFunction { .. } => {

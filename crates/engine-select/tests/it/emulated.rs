@@ -5711,3 +5711,46 @@ fn sorts_parses_formats_and_memberships_of_no_rows_and_one_row_match_the_cpu() {
         }
     }
 }
+
+#[test]
+fn rounding_timestamps_to_durations_matches_the_cpu() {
+    let mut next = xorshift(0x0dd_7001);
+    let ticks: Vec<Option<i64>> = (0..300)
+        .map(|i| match i % 7 {
+            0 => None,
+            // Exact halves and multiples of an hour, either side of 1970.
+            1 => Some((next() % 2000) as i64 * 1_800_000_000 - 1_800_000_000_000),
+            _ => Some((next() % 4_000_000_000_000_000) as i64 - 2_000_000_000_000_000),
+        })
+        .collect();
+    let frame = || {
+        df!("t" => &ticks).unwrap().lazy().with_columns([
+            col("t")
+                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .alias("us"),
+            (col("t") / lit(1000i64))
+                .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+                .alias("ms"),
+            col("t")
+                .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+                .alias("ns"),
+        ])
+    };
+    let round = |c: &str, every: &str| col(c).dt().round(lit(every)).alias(format!("{c} {every}"));
+    assert_gpu_eq(
+        "timestamps rounded to durations",
+        frame().select([
+            round("us", "1h"),
+            round("us", "15m"),
+            round("us", "1d"),
+            round("ms", "1d2h"),
+            round("ms", "3s"),
+            round("ns", "7ms"),
+            round("ns", "1us"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([round("us", "1w")]),
+        "dt.round of datetime[us] by \"1w\"",
+    );
+}
