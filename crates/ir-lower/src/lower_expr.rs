@@ -1142,11 +1142,16 @@ impl ExprLowering<'_> {
         use IRStringFunction as S;
         if let S::Strptime(dtype, options) = function
             && options.exact
-            && let Some(format) = options.format.as_deref().and_then(|format| match dtype {
-                DataType::Date => parse_format(format, false),
-                DataType::Datetime(_, None) => parse_format(format, true),
+            && let Some(format) = match (dtype, options.format.as_deref()) {
+                (DataType::Date, Some(format)) => parse_format(format, false),
+                (DataType::Datetime(_, None), Some(format)) => parse_format(format, true),
+                // Polars infers a format from the first text it can: for a
+                // text of the form YYYY-MM-DD that is `%Y-%m-%d` (its other
+                // patterns of dates fail on it), so that a column of such
+                // texts only parses as that; the device flags any other.
+                (DataType::Date, None) => parse_format("%Y-%m-%d", false),
                 _ => None,
-            })
+            }
         {
             let input = self.boxed(inputs.first()?.node())?;
             let dtype = self.dtype(node)?;

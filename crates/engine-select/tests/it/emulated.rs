@@ -4647,6 +4647,27 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
         dates(&[Some("05 Jan 2021")]).select([to_date_as("%d %b %Y", true)]),
         "strptime",
     );
+    // Without a format Polars infers one from the first text: `%Y-%m-%d`
+    // for texts of that form, which the device parses; any other text
+    // leaves the column to Polars' inference.
+    let inferred = || col("s").str().to_date(StrptimeOptions::default());
+    assert_gpu_eq(
+        "dates of an inferred format",
+        dates(&canonical).select([inferred()]),
+    );
+    assert_gpu_eq(
+        "no dates to infer a format from",
+        dates(&[None, None]).select([inferred()]),
+    );
+    for texts in [
+        &[Some("2021-01-05"), Some("2021/01/06")][..],
+        &[Some("05.01.2021"), Some("06.01.2021")],
+    ] {
+        assert_cpu_answer_with_reason(
+            dates(texts).select([inferred()]),
+            "not of the form YYYY-MM-DD",
+        );
+    }
     // Timestamps of the form YYYY-MM-DD HH:MM:SS, in each unit.
     let to_datetime = |unit: Option<TimeUnit>, strict| {
         col("s").str().to_datetime(
