@@ -557,7 +557,7 @@ fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
         return Err(format!("`{expr}` does not read other rows"));
     };
     if let ExprKind::IsInColumn { other, .. } = &expr.kind {
-        if other.has_aggregation() || other.has_window() || other.has_part_reading_other_rows() {
+        if other.has_aggregation() || other.has_window() {
             return Err(format!("membership in `{other}`"));
         }
         if !group_key(widened_key(input).dtype) {
@@ -4066,8 +4066,15 @@ impl Executor<'_> {
         };
         let ops = self.ops();
         let n = frame.height;
-        let mut left = self.computed_frame(frame, [input.as_ref()])?;
-        let mut right = self.computed_frame(frame, [other.as_ref()])?;
+        // Both sides evaluated as they are in groups (a shift of `other`
+        // within each group, as Polars shifts it there).
+        let side = |expr: &GpuExpr| -> Result<DeviceFrame, ExecError> {
+            Ok(DeviceFrame {
+                columns: vec![self.evaluate_in_groups(frame, expr, "", groups)?],
+                height: n,
+            })
+        };
+        let (mut left, mut right) = (side(input)?, side(other)?);
         if let Some((rows, starts)) = groups {
             left.columns.push(self.group_column(rows, starts)?);
             right.columns.push(self.group_column(rows, starts)?);

@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, arg_min and arg_max): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, arg_min and arg_max, sorts inside expressions, memberships in other columns, floats as text and texts as floats): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use polars_core::chunked_array::cast::CastOptions;
@@ -448,5 +448,78 @@ proptest! {
             _ => lf.with_columns([distinct.arg_max().over([col("s")]).unwrap().alias("w")]),
         };
         assert_gpu_eq(&format!("reversal, join or place of extreme {pick}"), lf);
+    }
+
+    #[test]
+    fn sorts_inside_expressions_and_memberships_match_the_cpu(
+        df in (0usize..80).prop_flat_map(frame),
+        descending in any::<bool>(),
+        nulls_last in any::<bool>(),
+        pick in 0usize..5,
+    ) {
+        let options = SortOptions::default()
+            .with_order_descending(descending)
+            .with_nulls_last(nulls_last);
+        let by = SortMultipleOptions::default()
+            .with_order_descending(descending)
+            .with_nulls_last(nulls_last);
+        let lf = df.lazy();
+        let lf = match pick {
+            0 => lf.select([
+                col("s").sort(options),
+                col("f").sort(options).alias("f sorted"),
+                col("i").arg_sort(descending, nulls_last).alias("arg"),
+                col("g").sort_by([col("s")], by.clone()).alias("g by s"),
+            ]),
+            1 => lf.with_columns([
+                col("f").sort(options).over([col("g")]).unwrap().alias("w"),
+                col("s").sort_by([col("i")], by.clone()).over([col("g")]).unwrap().alias("ws"),
+            ]),
+            2 => lf.group_by_stable([col("g")]).agg([
+                col("s").sort_by([col("f")], by.clone()).first().alias("first"),
+                col("i").sort(options).last().alias("last"),
+            ]),
+            3 => lf.select([
+                col("i").is_in(col("i").shift(lit(1)).fill_null(lit(0i64)).implode(false), nulls_last)
+                    .alias("ints"),
+                col("s").is_in(col("s").str().head(lit(1)).implode(false), descending).alias("texts"),
+                col("f").is_in((col("f") * lit(2.0)).implode(false), nulls_last).alias("floats"),
+            ]),
+            _ => lf.with_columns([col("i")
+                .is_in(col("i").implode(false), descending)
+                .over([col("g")])
+                .unwrap()
+                .alias("w")]),
+        };
+        assert_gpu_eq(&format!("sort or membership {pick}"), lf);
+    }
+
+    #[test]
+    fn floats_as_text_and_back_match_the_cpu(
+        bits in vec(option::weighted(0.9, any::<u64>()), 0..60),
+        texts in vec(option::weighted(0.9, "[+-]?[0-9]{0,22}(\\.[0-9]{0,5})?([eE][+-]?[0-9]{1,3})?|[0-9a-fiInN. +-]{0,6}"), 0..60),
+    ) {
+        let values: Vec<Option<f64>> = bits.iter().map(|b| b.map(f64::from_bits)).collect();
+        let written = df!("f" => values)
+            .unwrap()
+            .lazy()
+            .with_columns([col("f").cast(DataType::Float32).alias("g")])
+            .select([
+                col("f").cast(DataType::String).alias("f64"),
+                col("g").cast(DataType::String).alias("f32"),
+            ]);
+        assert_gpu_eq("floats as text", written);
+        let parsed = df!("t" => texts).unwrap().lazy().select([
+            col("t").cast_with_options(DataType::Float64, CastOptions::NonStrict).alias("f64"),
+            col("t").cast_with_options(DataType::Float32, CastOptions::NonStrict).alias("f32"),
+        ]);
+        // (A text of more than 19 digits may go to Polars: not with raise_on_fail.)
+        let expected = parsed.clone().collect().unwrap();
+        let (actual, _) = engine_select::LazyFrameExt::collect_with_report(
+            parsed,
+            &engine_select::Engine::Gpu(crate::under_test()),
+        )
+        .unwrap();
+        prop_assert!(expected.equals_missing(&actual), "{expected}\n{actual}");
     }
 }
