@@ -151,6 +151,23 @@ __device__ __forceinline__ u64 find_bytes(const unsigned char* text, u64 len, u6
     return len + 1;
 }
 
+// Whether `text` (`len` bytes) equals, starts with, ends with, or contains
+// `pattern` (`mode`).
+__device__ __forceinline__ bool text_matches(const unsigned char* text, u64 len,
+                                             const unsigned char* pattern, u64 pattern_len,
+                                             u32 mode) {
+    switch (mode) {
+        case EQUALS:
+            return len == pattern_len && bytes_equal(text, pattern, len);
+        case STARTS_WITH:
+            return len >= pattern_len && bytes_equal(text, pattern, pattern_len);
+        case ENDS_WITH:
+            return len >= pattern_len && bytes_equal(text + len - pattern_len, pattern, pattern_len);
+        default:
+            return find_bytes(text, len, 0, pattern, pattern_len) <= len;
+    }
+}
+
 // Each string (offsets + bytes) against a literal `pattern`: equal, starts
 // with, ends with, or contains it. Null strings give null.
 extern "C" __global__ void string_match(const i64* offsets, const unsigned char* bytes,
@@ -164,29 +181,37 @@ extern "C" __global__ void string_match(const i64* offsets, const unsigned char*
             valid = is_valid(validity, i);
             u64 start = static_cast<u64>(offsets[i]);
             u64 len = static_cast<u64>(offsets[i + 1]) - start;
-            const unsigned char* text = bytes + start;
-            if (valid) {
-                switch (mode) {
-                    case EQUALS:
-                        value = len == pattern_len && bytes_equal(text, pattern, len);
-                        break;
-                    case STARTS_WITH:
-                        value = len >= pattern_len && bytes_equal(text, pattern, pattern_len);
-                        break;
-                    case ENDS_WITH:
-                        value = len >= pattern_len &&
-                                bytes_equal(text + len - pattern_len, pattern, pattern_len);
-                        break;
-                    default:
-                        value = find_bytes(text, len, 0, pattern, pattern_len) <= len;
-                        break;
-                }
-            }
+            value = valid && text_matches(bytes + start, len, pattern, pattern_len, mode);
         }
         store_warp_bits(out_bits, out_valid, i, value, valid);
     }
 }
 EMU_KERNEL(string_match)
+
+// Each string of `a` against the pattern in the same row of `b` (its only
+// row when `b_scalar`): as string_match. Null where either is null.
+extern "C" __global__ void string_match_rows(const i64* a_offsets, const unsigned char* a_bytes,
+                                             const u32* a_valid, const i64* b_offsets,
+                                             const unsigned char* b_bytes, const u32* b_valid,
+                                             u32 b_scalar, u64 n, u32 mode, u32* out_bits,
+                                             u32* out_valid) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool value = false, valid = false;
+        if (i < n) {
+            u64 j = b_scalar != 0 ? 0 : i;
+            valid = is_valid(a_valid, i) && is_valid(b_valid, j);
+            u64 a_start = static_cast<u64>(a_offsets[i]);
+            u64 b_start = static_cast<u64>(b_offsets[j]);
+            u64 a_len = static_cast<u64>(a_offsets[i + 1]) - a_start;
+            u64 b_len = static_cast<u64>(b_offsets[j + 1]) - b_start;
+            value = valid &&
+                    text_matches(a_bytes + a_start, a_len, b_bytes + b_start, b_len, mode);
+        }
+        store_warp_bits(out_bits, out_valid, i, value, valid);
+    }
+}
+EMU_KERNEL(string_match_rows)
 
 // Each string against a choice of alternatives, each a sequence of literal
 // texts (the regex `t0.*t1.*...|...`): true when for some alternative its

@@ -17,8 +17,8 @@ use gpu_runtime::ops::{
 };
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
-    GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, ParseItem, PlanNode, RankMethod, RowOrder,
-    Scalar, StringOp,
+    GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, ParseItem, PlanNode, RankMethod, RowMatch,
+    RowOrder, Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -910,6 +910,7 @@ fn computed_text_predicate(expr: &GpuExpr) -> Option<(Vec<&GpuExpr>, GpuExpr)> {
             .into_iter()
             .filter(|e| text(e))
             .collect(),
+        ExprKind::MatchesRow { input, pattern, .. } => vec![input, pattern],
         _ => return None,
     };
     let computed = |e: &GpuExpr| !is_column(e);
@@ -923,6 +924,10 @@ fn computed_text_predicate(expr: &GpuExpr) -> Option<(Vec<&GpuExpr>, GpuExpr)> {
     let mut rewritten = expr.clone();
     match &mut rewritten.kind {
         ExprKind::String { input, .. } | ExprKind::IsIn { input, .. } => **input = column(0),
+        ExprKind::MatchesRow { input, pattern, .. } => {
+            **input = column(0);
+            **pattern = column(1);
+        }
         ExprKind::Binary { left, right, .. } => {
             let mut next = 0;
             for side in [left, right] {
@@ -1374,6 +1379,9 @@ fn predicate_supported(expr: &GpuExpr) -> bool {
             }
         },
         ExprKind::Not(input) => input.dtype == GpuDtype::Boolean && predicate_supported(input),
+        ExprKind::MatchesRow { input, pattern, .. } => {
+            is_column(input) && is_column(pattern) && pattern.dtype == GpuDtype::String
+        }
         ExprKind::IsNull(input) | ExprKind::IsNotNull(input) => is_column(input),
         ExprKind::IsBetween {
             input,
@@ -5374,6 +5382,22 @@ impl Executor<'_> {
                     n,
                     Logic::And,
                 )?;
+                Ok(Mask::Owned(bits, Some(valid)))
+            }
+            ExprKind::MatchesRow {
+                how,
+                input,
+                pattern,
+            } => {
+                let how = match how {
+                    RowMatch::StartsWith => StringMatch::StartsWith,
+                    RowMatch::EndsWith => StringMatch::EndsWith,
+                    RowMatch::Contains => StringMatch::Contains,
+                };
+                let (mut a, mut b) = (None, None);
+                let texts = self.strings_of(frame, input, &mut a)?;
+                let patterns = self.strings_of(frame, pattern, &mut b)?;
+                let (bits, valid) = ops.string_match_rows(texts, patterns, how)?;
                 Ok(Mask::Owned(bits, Some(valid)))
             }
             ExprKind::IsIn { input, values, .. } => {

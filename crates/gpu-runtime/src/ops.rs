@@ -2121,6 +2121,17 @@ impl Ops<'_> {
         Ok((bits, valid))
     }
 
+    /// Each string of `a` matched (`how`) against the string in the same row
+    /// of `b`: bits and validity (null where either is null).
+    pub fn string_match_rows(
+        &self,
+        a: StringsRef<'_>,
+        b: StringsRef<'_>,
+        how: StringMatch,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        self.string_pairs(ids::string_match_rows, a, b, false, how as u32)
+    }
+
     /// Two string columns compared row by row in Rust's `str` order (bytes,
     /// then length), `b` a single string for every row when `b_scalar`:
     /// bits and validity (a null operand gives null).
@@ -2130,6 +2141,26 @@ impl Ops<'_> {
         (b_offsets, b_bytes, b_valid): StringsRef<'_>,
         b_scalar: bool,
         op: Comparison,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        self.string_pairs(
+            ids::string_compare,
+            (a_offsets, a_bytes, a_valid),
+            (b_offsets, b_bytes, b_valid),
+            b_scalar,
+            op as u32,
+        )
+    }
+
+    /// Launches `kernel` over the rows of `a` with those of `b` (its only row
+    /// when `b_scalar`), as the kernels of pairs of strings take them: both,
+    /// `b_scalar`, the count, `mode`, then bits and validity out.
+    fn string_pairs(
+        &self,
+        kernel: Kernel,
+        (a_offsets, a_bytes, a_valid): StringsRef<'_>,
+        (b_offsets, b_bytes, b_valid): StringsRef<'_>,
+        b_scalar: bool,
+        mode: u32,
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
         check(!a_offsets.is_empty() && !b_offsets.is_empty(), || {
             "string offsets are empty".into()
@@ -2152,10 +2183,10 @@ impl Ops<'_> {
             .arg(ptr(b_valid))
             .arg(u32::from(b_scalar))
             .arg(n as u64)
-            .arg(op as u32)
+            .arg(mode)
             .buffer(&bits)
             .buffer(&valid);
-        self.launch(ids::string_compare, Self::linear(n), args)?;
+        self.launch(kernel, Self::linear(n), args)?;
         Ok((bits, valid))
     }
 

@@ -804,6 +804,15 @@ pub enum ExprKind {
         upper: Box<GpuExpr>,
         closed: Closed,
     },
+    /// Whether each text starts with, ends with or contains the text in the
+    /// same row of `pattern` (Polars' `str.starts_with`, `str.ends_with` and
+    /// `str.contains(literal=True)` of an expression): null where either is
+    /// null.
+    MatchesRow {
+        how: RowMatch,
+        input: Box<GpuExpr>,
+        pattern: Box<GpuExpr>,
+    },
     /// Rounding to `decimals` places.
     Round {
         input: Box<GpuExpr>,
@@ -851,6 +860,14 @@ pub enum ExprKind {
         /// shifts, fills, cumulative sums and first/last follow it.
         order_by: Option<RowOrder>,
     },
+}
+
+/// How [`ExprKind::MatchesRow`] matches a text against its row's pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowMatch {
+    StartsWith,
+    EndsWith,
+    Contains,
 }
 
 /// An item of a format [`ExprKind::ParseTemporal`] parses: a byte the text
@@ -942,6 +959,7 @@ macro_rules! children {
             } => vec![predicate, truthy, falsy],
             ExprKind::FillNull { input, value } => vec![input, value],
             ExprKind::IsInColumn { input, other, .. } => vec![input, other],
+            ExprKind::MatchesRow { input, pattern, .. } => vec![input, pattern],
             ExprKind::IsBetween {
                 input,
                 lower,
@@ -1114,6 +1132,18 @@ impl fmt::Display for GpuExpr {
             } => {
                 let nulls = if *nulls_equal { ", nulls_equal" } else { "" };
                 write!(f, "is_in({input}, implode({other}){nulls})")
+            }
+            ExprKind::MatchesRow {
+                how,
+                input,
+                pattern,
+            } => {
+                let how = match how {
+                    RowMatch::StartsWith => "starts_with",
+                    RowMatch::EndsWith => "ends_with",
+                    RowMatch::Contains => "contains",
+                };
+                write!(f, "{input}.str.{how}({pattern})")
             }
             ExprKind::IsBetween {
                 input,

@@ -17,8 +17,8 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
-    Held, NamedExpr, PadSide, ParseItem, RankMethod, Rounding, RowOrder, Scalar, StringOp,
-    TemporalPart, Truncation,
+    Held, NamedExpr, PadSide, ParseItem, RankMethod, Rounding, RowMatch, RowOrder, Scalar,
+    StringOp, TemporalPart, Truncation,
 };
 use crate::refusal::Refusal;
 
@@ -1178,6 +1178,31 @@ impl ExprLowering<'_> {
                     input: Box::new(input),
                 },
                 dtype: GpuDtype::String,
+            });
+        }
+        let row_match = match function {
+            S::StartsWith => Some(RowMatch::StartsWith),
+            S::EndsWith => Some(RowMatch::EndsWith),
+            S::Contains { literal: true, .. } => Some(RowMatch::Contains),
+            _ => None,
+        };
+        if let (Some(how), [input, pattern]) = (row_match, inputs)
+            && self.literal_str(pattern.node()).is_none()
+            && !self.is_null_literal(pattern.node())
+        {
+            // A pattern per row: an expression of text.
+            let (input, pattern) = (self.boxed(input.node()), self.boxed(pattern.node()));
+            let (input, pattern) = (input?, pattern?);
+            if pattern.dtype != GpuDtype::String {
+                return self.refuse(node, format!("{function} of a {} pattern", pattern.dtype));
+            }
+            return Some(GpuExpr {
+                kind: ExprKind::MatchesRow {
+                    how,
+                    input,
+                    pattern,
+                },
+                dtype: GpuDtype::Boolean,
             });
         }
         let input = self.boxed(inputs[0].node());

@@ -5775,3 +5775,37 @@ fn rounding_timestamps_to_durations_matches_the_cpu() {
         "dt.round of datetime[us] by \"1w\"",
     );
 }
+
+#[test]
+fn texts_matched_against_patterns_of_their_rows_match_the_cpu() {
+    let frame = || {
+        df!(
+            "s" => [Some("banana"), Some("apple"), None, Some(""), Some("naïve"), Some("x"), Some("abc")],
+            "p" => [Some("ban"), Some("le"), Some("a"), Some(""), None, Some("xy"), Some("b")],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "starts_with, ends_with and contains of a pattern per row",
+        frame().select([
+            s().starts_with(col("p")).alias("starts"),
+            s().ends_with(col("p")).alias("ends"),
+            s().contains_literal(col("p")).alias("contains"),
+            s().to_uppercase()
+                .str()
+                .starts_with(col("p").str().to_uppercase())
+                .alias("made"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter by a pattern per row",
+        frame().filter(s().ends_with(col("p")).or(s().starts_with(col("p")))),
+    );
+    // A regular expression per row: Polars compiles each one.
+    assert_cpu_answer_with_reason(
+        frame().select([s().contains(col("p"), false)]),
+        "str.contains needs a literal pattern",
+    );
+}
