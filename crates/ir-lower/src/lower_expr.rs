@@ -1437,8 +1437,9 @@ impl ExprLowering<'_> {
     /// raises an error (a negative or mixed duration) or does what is not
     /// done here (sub-day truncation of dates). With `round`, `dt.round` of
     /// a timestamp by a duration of days and smaller units: the truncation
-    /// of the timestamp plus half of `every` (dates, weeks and months, which
-    /// Polars rounds another way, are refused).
+    /// of the timestamp plus half of `every`; of a date by whole days, the
+    /// same of its millisecond timestamp, as Polars rounds it (weeks,
+    /// months and dates by parts of days are refused).
     fn truncate(&mut self, node: Node, inputs: &[ExprIR], round: bool) -> Lowered {
         let function = if round { "dt.round" } else { "dt.truncate" };
         let input = self.boxed(inputs.first()?.node());
@@ -1507,6 +1508,31 @@ impl ExprLowering<'_> {
                         .binary(BinaryOp::Plus, half, int64)
                         .cast(dtype, CastMode::Wrapping),
                 )
+            }
+            // A date Polars rounds as its millisecond timestamp, then takes
+            // the day: by whole days, that is the timestamp's rounding (to a
+            // multiple of whole days, so the day is exact).
+            Truncation::Fixed(days) if round && date && days > 0 => {
+                let ms = GpuDtype::Datetime(TimeUnit::Milliseconds);
+                let every_ms = match days.checked_mul(TimeUnit::Milliseconds.per_day()) {
+                    Some(every_ms) => every_ms,
+                    None => return self.refuse(node, format!("{function} by {text:?}")),
+                };
+                let int64 = GpuDtype::Int64;
+                let half = GpuExpr::literal(Scalar::Int(every_ms / 2), int64);
+                let shifted = input
+                    .cast(ms, CastMode::NonStrict)
+                    .cast(int64, CastMode::Wrapping)
+                    .binary(BinaryOp::Plus, half, int64)
+                    .cast(ms, CastMode::Wrapping);
+                let rounded = GpuExpr {
+                    kind: ExprKind::Truncate {
+                        input: Box::new(shifted),
+                        every: Truncation::Fixed(every_ms),
+                    },
+                    dtype: ms,
+                };
+                return Some(rounded.cast(dtype, CastMode::NonStrict));
             }
             _ if round => {
                 let what = format!("{function} of {} by {text:?}", input.dtype);

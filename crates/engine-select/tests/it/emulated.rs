@@ -5774,6 +5774,27 @@ fn rounding_timestamps_to_durations_matches_the_cpu() {
         frame().select([round("us", "1w")]),
         "dt.round of datetime[us] by \"1w\"",
     );
+    // Dates by whole days, either side of 1970, ties too.
+    let days: Vec<Option<i32>> = (-40..40).map(|d| (d % 9 != 0).then_some(d * 3)).collect();
+    let dates = || {
+        df!("d" => &days)
+            .unwrap()
+            .lazy()
+            .with_columns([col("d").cast(DataType::Date)])
+    };
+    assert_gpu_eq(
+        "dates rounded to whole days",
+        dates().select([
+            round("d", "1d"),
+            round("d", "2d"),
+            round("d", "5d"),
+            round("d", "7d"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        dates().select([round("d", "12h")]),
+        "dt.round of date by \"12h\"",
+    );
 }
 
 #[test]
