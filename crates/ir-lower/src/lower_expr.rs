@@ -1149,7 +1149,10 @@ impl ExprLowering<'_> {
                 // text of the form YYYY-MM-DD that is `%Y-%m-%d` (its other
                 // patterns of dates fail on it), so that a column of such
                 // texts only parses as that; the device flags any other.
+                // Every pattern it may infer from a text of the form
+                // YYYY-MM-DD HH:MM:SS reads the same instant from it.
                 (DataType::Date, None) => parse_format("%Y-%m-%d", false),
+                (DataType::Datetime(_, None), None) => parse_format("%Y-%m-%d %H:%M:%S", true),
                 _ => None,
             }
         {

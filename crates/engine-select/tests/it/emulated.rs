@@ -4716,6 +4716,28 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
                 .alias("no seconds"),
         ]),
     );
+    let inferred_stamps = |unit| {
+        col("s")
+            .str()
+            .to_datetime(unit, None, StrptimeOptions::default(), lit("raise"))
+    };
+    assert_gpu_eq(
+        "timestamps of an inferred format",
+        dates(&stamps).select([
+            inferred_stamps(None).alias("us"),
+            inferred_stamps(Some(TimeUnit::Milliseconds)).alias("ms"),
+        ]),
+    );
+    for texts in [
+        &[Some("2021-01-05 01:02:03"), Some("2021-01-05T01:02:03")][..],
+        &[Some("2021-01-05 01:02:03.5")],
+        &[Some("05/01/2021 01:02:03")],
+    ] {
+        assert_cpu_answer_with_reason(
+            dates(texts).select([inferred_stamps(None)]),
+            "not of the form YYYY-MM-DD HH:MM:SS",
+        );
+    }
     assert_gpu_eq(
         "nanosecond timestamps parsed on the device",
         dates(&stamps[..4]).select([to_datetime(Some(TimeUnit::Nanoseconds), true)]),
