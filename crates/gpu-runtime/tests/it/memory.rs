@@ -391,3 +391,50 @@ fn copies_larger_than_the_staging_pool_round_trip_from_several_threads() {
         }
     });
 }
+
+/// Two threads run "queries" as the engine does: two fresh streams each,
+/// allocations of mixed sizes freed on either stream, then the streams
+/// dropped. A stream that adopted the free blocks and is being dropped must
+/// not make the other thread's allocations grow the pool: before the pool
+/// waited for such streams, it grew by a chunk each time and ran the device
+/// out of memory within a few thousand queries.
+#[test]
+fn pool_stays_bounded_while_queries_on_two_threads_drop_their_streams() {
+    let device = device();
+    let pool = Arc::new(PoolResource::new(device.clone(), PoolOptions::default()).unwrap());
+    std::thread::scope(|scope| {
+        for seed in 0..2u64 {
+            let (device, pool) = (device.clone(), pool.clone());
+            scope.spawn(move || {
+                let mut rng = fastrand::Rng::with_seed(seed);
+                for _ in 0..3000 {
+                    let streams = [
+                        device.create_stream().unwrap(),
+                        device.create_stream().unwrap(),
+                    ];
+                    let mut held = Vec::new();
+                    for _ in 0..rng.usize(1..20) {
+                        let size = if rng.u8(..10) == 0 {
+                            rng.u64(1..40 << 20)
+                        } else {
+                            rng.u64(1..100_000)
+                        };
+                        let stream = &streams[rng.usize(..2)];
+                        held.push((pool.allocate(size, stream).unwrap(), size));
+                    }
+                    for (address, size) in held {
+                        // SAFETY: allocated above, freed once, never used.
+                        unsafe { pool.deallocate(address, size, &streams[rng.usize(..2)]) };
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(pool.in_use_bytes(), 0);
+    // At most 2 x 19 x 40 MiB live at once; the pool grew to 64 GiB before.
+    assert!(
+        pool.reserved_bytes() <= 2 << 30,
+        "the pool grew to {} MiB",
+        pool.reserved_bytes() >> 20
+    );
+}
