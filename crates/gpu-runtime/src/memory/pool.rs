@@ -436,7 +436,10 @@ mod tests {
             done.load(Ordering::SeqCst),
             "a block of a stream still running its work was handed out"
         );
-        assert_eq!(during, block, "the ending stream's block was not waited for");
+        assert_eq!(
+            during, block,
+            "the ending stream's block was not waited for"
+        );
         assert_eq!(pool.reserved_bytes(), 1 << 20, "the pool grew instead");
         ending.join().unwrap();
     }
