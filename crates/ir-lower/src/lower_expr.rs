@@ -1046,6 +1046,30 @@ impl ExprLowering<'_> {
                     ClosedInterval::None => Closed::None,
                 };
                 let [input, lower, upper] = self.exactly::<3>(node, inputs)?;
+                let literal = |e: &GpuExpr| matches!(e.kind, ExprKind::Literal(_));
+                if !(literal(&lower) && literal(&upper)) {
+                    // Bounds of the rows: the two comparisons, and Kleene's
+                    // and of them, as Polars answers (null and false is false).
+                    if lower.dtype != input.dtype || upper.dtype != input.dtype {
+                        return self.refuse(
+                            node,
+                            format!(
+                                "is_between of {} with bounds of {} and {}",
+                                input.dtype, lower.dtype, upper.dtype
+                            ),
+                        );
+                    }
+                    let (low, high) = match closed {
+                        Closed::Both => (BinaryOp::GtEq, BinaryOp::LtEq),
+                        Closed::Left => (BinaryOp::GtEq, BinaryOp::Lt),
+                        Closed::Right => (BinaryOp::Gt, BinaryOp::LtEq),
+                        Closed::None => (BinaryOp::Gt, BinaryOp::Lt),
+                    };
+                    let boolean = GpuDtype::Boolean;
+                    let above = input.clone().binary(low, lower, boolean);
+                    let below = input.binary(high, upper, boolean);
+                    return Some(above.binary(BinaryOp::And, below, boolean));
+                }
                 ExprKind::IsBetween {
                     input: Box::new(input),
                     lower: Box::new(lower),

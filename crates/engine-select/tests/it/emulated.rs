@@ -5852,3 +5852,42 @@ fn texts_matched_against_patterns_of_their_rows_match_the_cpu() {
         "str.contains needs a literal pattern",
     );
 }
+
+#[test]
+fn is_between_bounds_of_the_rows_match_the_cpu() {
+    let frame = || {
+        df!(
+            "i" => [Some(1i64), Some(5), None, Some(3), Some(0), Some(2)],
+            "lo" => [None, Some(0i64), Some(0), None, Some(0), Some(3)],
+            "hi" => [Some(3i64), Some(3), Some(3), Some(2), None, Some(1)],
+            "f" => [Some(0.5), Some(f64::NAN), Some(-0.0), None, Some(2.0), Some(1.0)],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([col("i").cast(DataType::Date).alias("d")])
+    };
+    let between = |closed| col("i").is_between(col("lo"), col("hi"), closed);
+    assert_gpu_eq(
+        "is_between bounds of the rows",
+        frame().select([
+            between(ClosedInterval::Both).alias("both"),
+            between(ClosedInterval::Left).alias("left"),
+            between(ClosedInterval::Right).alias("right"),
+            between(ClosedInterval::None).alias("none"),
+            col("f")
+                .is_between(lit(0.0), col("f") * lit(2.0), ClosedInterval::Both)
+                .alias("floats"),
+            col("d")
+                .is_between(
+                    col("d"),
+                    lit(NULL).cast(DataType::Date),
+                    ClosedInterval::Both,
+                )
+                .alias("dates"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter by is_between bounds of the rows",
+        frame().filter(between(ClosedInterval::Both)),
+    );
+}
