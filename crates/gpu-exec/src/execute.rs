@@ -17,8 +17,8 @@ use gpu_runtime::ops::{
 };
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
-    GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, ParseItem, PlanNode, RankMethod, RowMatch,
-    RowOrder, Scalar, StringOp,
+    GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, PlanNode, RankMethod, RowMatch, RowOrder,
+    Scalar, StringOp,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -4260,7 +4260,7 @@ impl Executor<'_> {
     fn parsed_temporals(
         &self,
         frame: &DeviceFrame,
-        (input, format): (&GpuExpr, &[ParseItem]),
+        (input, format): (&GpuExpr, &[FormatPart]),
         expr: &GpuExpr,
     ) -> Result<DeviceColumn, ExecError> {
         let mut owned = None;
@@ -4269,15 +4269,20 @@ impl Executor<'_> {
         let ops = self.ops();
         let (program, form): (Vec<u32>, String) = format
             .iter()
-            .map(|item| match item {
-                ParseItem::Literal(byte) => (u32::from(*byte), char::from(*byte).to_string()),
-                ParseItem::Year => (PARSE_YEAR, "YYYY".into()),
-                ParseItem::Month => (PARSE_YEAR + 1, "MM".into()),
-                ParseItem::Day => (PARSE_YEAR + 2, "DD".into()),
-                ParseItem::Hour => (PARSE_YEAR + 3, "HH".into()),
-                ParseItem::Minute => (PARSE_YEAR + 4, "MM".into()),
-                ParseItem::Second => (PARSE_YEAR + 5, "SS".into()),
+            .map(|part| match part {
+                FormatPart::Byte(byte) => Ok((u32::from(*byte), char::from(*byte).to_string())),
+                FormatPart::Year => Ok((PARSE_YEAR, "YYYY".into())),
+                FormatPart::Month => Ok((PARSE_YEAR + 1, "MM".into())),
+                FormatPart::Day => Ok((PARSE_YEAR + 2, "DD".into())),
+                FormatPart::Hour => Ok((PARSE_YEAR + 3, "HH".into())),
+                FormatPart::Minute => Ok((PARSE_YEAR + 4, "MM".into())),
+                FormatPart::Second => Ok((PARSE_YEAR + 5, "SS".into())),
+                other => Err(ExecError::Unsupported(format!(
+                    "parsing {other:?} in `{expr}`"
+                ))),
             })
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
             .unzip();
         let (values, validity) = match expr.dtype {
             GpuDtype::Date => {

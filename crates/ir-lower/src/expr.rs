@@ -334,6 +334,20 @@ impl FormatPart {
         FormatPart::parse(&format)
     }
 
+    /// The chrono format of `parts` (`%%` for a literal `%`).
+    pub fn text(parts: &[FormatPart]) -> String {
+        let mut text = Vec::new();
+        for part in parts {
+            match part {
+                FormatPart::Byte(b'%') => text.extend_from_slice(b"%%"),
+                FormatPart::Byte(byte) => text.push(*byte),
+                FormatPart::Fraction(digits) => text.extend(format!("%{digits}f").bytes()),
+                other => text.extend(other.specifier().bytes()),
+            }
+        }
+        String::from_utf8_lossy(&text).into_owned()
+    }
+
     /// The chrono specifier of a part that is not a byte or a fraction.
     fn specifier(self) -> &'static str {
         match self {
@@ -689,7 +703,8 @@ pub enum ExprKind {
     /// any other text to Polars.
     ParseTemporal {
         input: Box<GpuExpr>,
-        format: Vec<ParseItem>,
+        /// Bytes and the fields `%Y %m %d %H %M %S` only.
+        format: Vec<FormatPart>,
     },
     /// `dt.to_string` (and the cast to text) of a date or timestamp in a
     /// chrono format, as its parts.
@@ -870,34 +885,6 @@ pub enum RowMatch {
     Contains,
 }
 
-/// An item of a format [`ExprKind::ParseTemporal`] parses: a byte the text
-/// must hold, or a field of ASCII digits (four for the year, two else).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParseItem {
-    Literal(u8),
-    Year,
-    Month,
-    Day,
-    Hour,
-    Minute,
-    Second,
-}
-
-impl ParseItem {
-    /// The chrono specifier of a field (`%Y`), empty for a literal.
-    pub fn specifier(self) -> &'static str {
-        match self {
-            ParseItem::Literal(_) => "",
-            ParseItem::Year => "%Y",
-            ParseItem::Month => "%m",
-            ParseItem::Day => "%d",
-            ParseItem::Hour => "%H",
-            ParseItem::Minute => "%M",
-            ParseItem::Second => "%S",
-        }
-    }
-}
-
 /// An order of rows by a key: of a window's rows within each partition, or
 /// of the rows a `first` or `last` aggregation picks from.
 #[derive(Debug, Clone, PartialEq)]
@@ -1017,17 +1004,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
             ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
             ExprKind::Strftime { input, format } => {
-                let mut text = Vec::new();
-                for part in format {
-                    match part {
-                        FormatPart::Byte(byte) => text.push(*byte),
-                        FormatPart::Fraction(digits) => {
-                            text.extend(format!("%{digits}f").bytes());
-                        }
-                        other => text.extend(other.specifier().bytes()),
-                    }
-                }
-                let text = String::from_utf8_lossy(&text);
+                let text = FormatPart::text(format);
                 write!(f, "{input}.dt.to_string({text:?})")
             }
             ExprKind::ParseTemporal { input, format } => {
@@ -1035,15 +1012,7 @@ impl fmt::Display for GpuExpr {
                     GpuDtype::Date => "to_date",
                     _ => "to_datetime",
                 };
-                let mut text = Vec::new();
-                for item in format {
-                    match item {
-                        ParseItem::Literal(b'%') => text.extend_from_slice(b"%%"),
-                        ParseItem::Literal(byte) => text.push(*byte),
-                        field => text.extend_from_slice(field.specifier().as_bytes()),
-                    }
-                }
-                let text = String::from_utf8_lossy(&text);
+                let text = FormatPart::text(format);
                 write!(f, "{input}.str.{function}({text:?})")
             }
             ExprKind::CumExtreme {

@@ -28,8 +28,8 @@ use polars_utils::arena::{Arena, Node};
 pub use dtype::{GpuDtype, TimeUnit};
 pub use expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
-    Held, NamedExpr, PadSide, ParseItem, RankMethod, Rounding, RowMatch, RowOrder, Scalar,
-    StringOp, TemporalPart, Truncation,
+    Held, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar, StringOp,
+    TemporalPart, Truncation,
 };
 pub use lower_plan::node_notation;
 pub use plan::{

@@ -17,8 +17,8 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
-    Held, NamedExpr, PadSide, ParseItem, RankMethod, Rounding, RowMatch, RowOrder, Scalar,
-    StringOp, TemporalPart, Truncation,
+    Held, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar, StringOp,
+    TemporalPart, Truncation,
 };
 use crate::refusal::Refusal;
 
@@ -2317,49 +2317,24 @@ fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {
 /// for a timestamp (`datetime`) also `%H` and `%M` once each and `%S` at
 /// most once (`%T` is `%H:%M:%S`), `%%` for '%', any other text as itself.
 /// `None` for any other specifier or field count.
-fn parse_format(format: &str, datetime: bool) -> Option<Vec<ParseItem>> {
-    let mut items = Vec::new();
+fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPart>> {
     let mut bytes = format.bytes();
     while let Some(byte) = bytes.next() {
-        if byte != b'%' {
-            items.push(ParseItem::Literal(byte));
-            continue;
-        }
-        match bytes.next()? {
-            b'Y' => items.push(ParseItem::Year),
-            b'm' => items.push(ParseItem::Month),
-            b'd' => items.push(ParseItem::Day),
-            b'H' => items.push(ParseItem::Hour),
-            b'M' => items.push(ParseItem::Minute),
-            b'S' => items.push(ParseItem::Second),
-            b'F' => items.extend([
-                ParseItem::Year,
-                ParseItem::Literal(b'-'),
-                ParseItem::Month,
-                ParseItem::Literal(b'-'),
-                ParseItem::Day,
-            ]),
-            b'T' => items.extend([
-                ParseItem::Hour,
-                ParseItem::Literal(b':'),
-                ParseItem::Minute,
-                ParseItem::Literal(b':'),
-                ParseItem::Second,
-            ]),
-            b'%' => items.push(ParseItem::Literal(b'%')),
-            _ => return None,
+        if byte == b'%' && !b"YmdHMSFT%".contains(&bytes.next()?) {
+            return None;
         }
     }
-    let count = |field| items.iter().filter(|&&item| item == field).count();
-    let date = [ParseItem::Year, ParseItem::Month, ParseItem::Day];
-    let time = [ParseItem::Hour, ParseItem::Minute];
+    let parts = FormatPart::parse(format)?;
+    let count = |field| parts.iter().filter(|&&part| part == field).count();
+    let date = [FormatPart::Year, FormatPart::Month, FormatPart::Day];
+    let time = [FormatPart::Hour, FormatPart::Minute];
     let fits = date.iter().all(|&field| count(field) == 1)
         && if datetime {
-            time.iter().all(|&field| count(field) == 1) && count(ParseItem::Second) <= 1
+            time.iter().all(|&field| count(field) == 1) && count(FormatPart::Second) <= 1
         } else {
-            time.iter().all(|&field| count(field) == 0) && count(ParseItem::Second) == 0
+            time.iter().all(|&field| count(field) == 0) && count(FormatPart::Second) == 0
         };
-    fits.then_some(items)
+    fits.then_some(parts)
 }
 
 /// Whether a regular expression matches exactly its own text: one without
