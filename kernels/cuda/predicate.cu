@@ -32,22 +32,32 @@ __device__ __forceinline__ bool holds(u32 op, int c) {
     }
 }
 
-// Row i of a compared with row i of b (or row 0 when `b_scalar`), `order(i,
-// j)` giving -1, 0 or 1: into bits and validity (null where either is null).
-template <typename Order>
-__device__ __forceinline__ void compare_rows(const u32* a_valid, const u32* b_valid, u32 b_scalar,
-                                             u64 n, u32 op, u32* out_bits, u32* out_valid,
-                                             Order order_of) {
+// Row i of a tested against row i of b (or row 0 when `b_scalar`) by
+// `test(i, j)`: into bits and validity (null where either is null).
+template <typename Test>
+__device__ __forceinline__ void test_row_pairs(const u32* a_valid, const u32* b_valid,
+                                               u32 b_scalar, u64 n, u32* out_bits,
+                                               u32* out_valid, Test test) {
     unsigned int lane = threadIdx.x % 32;
     for (u64 i = global_index(); i - lane < n; i += global_stride()) {
         bool value = false, valid = false;
         if (i < n) {
             u64 j = b_scalar != 0 ? 0 : i;
             valid = is_valid(a_valid, i) && is_valid(b_valid, j);
-            value = valid && holds(op, order_of(i, j));
+            value = valid && test(i, j);
         }
         store_warp_bits(out_bits, out_valid, i, value, valid);
     }
+}
+
+// Row i of a compared with row i of b (or row 0 when `b_scalar`), `order(i,
+// j)` giving -1, 0 or 1: into bits and validity (null where either is null).
+template <typename Order>
+__device__ __forceinline__ void compare_rows(const u32* a_valid, const u32* b_valid, u32 b_scalar,
+                                             u64 n, u32 op, u32* out_bits, u32* out_valid,
+                                             Order order_of) {
+    test_row_pairs(a_valid, b_valid, b_scalar, n, out_bits, out_valid,
+                   [&](u64 i, u64 j) { return holds(op, order_of(i, j)); });
 }
 
 // a[i] `op` b[i] (or b[0] when `b_scalar`), into bits and validity.
@@ -195,21 +205,13 @@ extern "C" __global__ void string_match_rows(const i64* a_offsets, const unsigne
                                              const unsigned char* b_bytes, const u32* b_valid,
                                              u32 b_scalar, u64 n, u32 mode, u32* out_bits,
                                              u32* out_valid) {
-    unsigned int lane = threadIdx.x % 32;
-    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
-        bool value = false, valid = false;
-        if (i < n) {
-            u64 j = b_scalar != 0 ? 0 : i;
-            valid = is_valid(a_valid, i) && is_valid(b_valid, j);
-            u64 a_start = static_cast<u64>(a_offsets[i]);
-            u64 b_start = static_cast<u64>(b_offsets[j]);
-            u64 a_len = static_cast<u64>(a_offsets[i + 1]) - a_start;
-            u64 b_len = static_cast<u64>(b_offsets[j + 1]) - b_start;
-            value = valid &&
-                    text_matches(a_bytes + a_start, a_len, b_bytes + b_start, b_len, mode);
-        }
-        store_warp_bits(out_bits, out_valid, i, value, valid);
-    }
+    test_row_pairs(a_valid, b_valid, b_scalar, n, out_bits, out_valid, [&](u64 i, u64 j) {
+        u64 a_start = static_cast<u64>(a_offsets[i]);
+        u64 b_start = static_cast<u64>(b_offsets[j]);
+        u64 a_len = static_cast<u64>(a_offsets[i + 1]) - a_start;
+        u64 b_len = static_cast<u64>(b_offsets[j + 1]) - b_start;
+        return text_matches(a_bytes + a_start, a_len, b_bytes + b_start, b_len, mode);
+    });
 }
 EMU_KERNEL(string_match_rows)
 
