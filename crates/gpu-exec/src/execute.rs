@@ -4041,9 +4041,14 @@ impl Executor<'_> {
         let sorting: Vec<(&GpuExpr, bool, bool)> = std::iter::once((&by_group, false, false))
             .chain(keys.iter().map(|(key, d, l)| (key, *d, *l)))
             .collect();
-        let sorted = self.sorted_groups_marked(&keyed, &sorting, 1)?;
-        if let PickOrder::Keys(_, Some(unstable)) = order
-            && !self.rows_distinct(&keyed, &sorting, &sorted.sorted_rows)?
+        let unstable = match order {
+            PickOrder::Keys(_, unstable) => unstable,
+            PickOrder::Values { .. } => None,
+        };
+        let (sorted, distinct) =
+            self.sorted_groups_checked(&keyed, &sorting, 1, unstable.is_some())?;
+        if let Some(unstable) = unstable
+            && !distinct
         {
             return Err(ExecError::DependsOnPolars(format!(
                 "rows equal on every key of `{unstable}`: without maintain_order, Polars' \
@@ -4075,32 +4080,36 @@ impl Executor<'_> {
         let ops = self.ops();
         let n = frame.height;
         // Both sides evaluated as they are in groups (a shift of `other`
-        // within each group, as Polars shifts it there).
-        let side = |expr: &GpuExpr| -> Result<DeviceFrame, ExecError> {
-            Ok(DeviceFrame {
-                columns: vec![self.evaluate_in_groups(frame, expr, "", groups)?],
-                height: n,
-            })
+        // within each group, as Polars shifts it there), in one frame that
+        // is both sides of the join: the input, `other`, and in groups the
+        // group number, a key of both.
+        let mut sides = DeviceFrame {
+            columns: vec![
+                self.evaluate_in_groups(frame, input, "", groups)?,
+                self.evaluate_in_groups(frame, other, "", groups)?,
+            ],
+            height: n,
         };
-        let (mut left, mut right) = (side(input)?, side(other)?);
+        let mut key_pairs = vec![(0, 1)];
+        let mut on = vec![column_ref(0, sides.columns[0].dtype)];
         if let Some((rows, starts)) = groups {
-            left.columns.push(self.group_column(rows, starts)?);
-            right.columns.push(self.group_column(rows, starts)?);
+            sides.columns.push(self.group_column(rows, starts)?);
+            key_pairs.push((2, 2));
+            on.push(column_ref(2, GpuDtype::Int64));
         }
-        let width = left.columns.len();
-        let key_pairs: Vec<(usize, usize)> = (0..width).map(|i| (i, i)).collect();
-        let on: Vec<GpuExpr> = left
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(index, column)| column_ref(index, column.dtype))
-            .collect();
-        let kept = self.key_join(&left, &right, &key_pairs, &on, JoinKind::Semi, *nulls_equal)?;
+        let kept = self.key_join(
+            &sides,
+            &sides,
+            &key_pairs,
+            &on,
+            JoinKind::Semi,
+            *nulls_equal,
+        )?;
         let scattered = DeviceBuffer::<i64>::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
         let bits =
             DeviceBuffer::<u32>::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
         ops.scatter(&kept.left, None, &kept.left, &scattered, &bits)?;
-        let validity = match column_at(&left, 0)?.validity() {
+        let validity = match column_at(&sides, 0)?.validity() {
             Some(valid) if !nulls_equal => {
                 let copy = DeviceBuffer::<u32>::zeroed(
                     n.div_ceil(32),
@@ -4517,6 +4526,18 @@ impl Executor<'_> {
         keys: &[(&GpuExpr, bool, bool)],
         marked: usize,
     ) -> Result<Groups, ExecError> {
+        Ok(self.sorted_groups_checked(frame, keys, marked, false)?.0)
+    }
+
+    /// As [`Executor::sorted_groups_marked`]; with `check_ties`, also
+    /// whether no two rows are equal on every key (else `true`).
+    fn sorted_groups_checked(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[(&GpuExpr, bool, bool)],
+        marked: usize,
+        check_ties: bool,
+    ) -> Result<(Groups, bool), ExecError> {
         let ops = self.ops();
         let n = frame.height;
         let words = self.sort_words(frame, keys)?;
@@ -4535,11 +4556,20 @@ impl Executor<'_> {
         }
         let starts = ops.group_starts(&flags, n)?;
         let (first_rows, _) = ops.gather(&sorted_rows, None, &starts)?;
-        Ok(Groups {
+        let mut distinct = true;
+        if check_ties {
+            let every_key = ops.group_flags(n)?;
+            for key in &words {
+                self.mark_key_changes(key, &sorted_rows, &every_key)?;
+            }
+            distinct = ops.group_starts(&every_key, n)?.len() == n;
+        }
+        let groups = Groups {
             sorted_rows,
             starts,
             first_rows,
-        })
+        };
+        Ok((groups, distinct))
     }
 
     /// The keys (columns of `frame`) as the radix sort and the marking of
@@ -4563,23 +4593,6 @@ impl Executor<'_> {
                 self.group_key_words(column, key)
             })
             .collect()
-    }
-
-    /// Whether no two of the rows of `frame`, sorted by `keys` as
-    /// `sorted_rows`, are equal on every key.
-    fn rows_distinct(
-        &self,
-        frame: &DeviceFrame,
-        keys: &[(&GpuExpr, bool, bool)],
-        sorted_rows: &DeviceBuffer<i64>,
-    ) -> Result<bool, ExecError> {
-        let ops = self.ops();
-        let n = frame.height;
-        let flags = ops.group_flags(n)?;
-        for key in &self.sort_words(frame, keys)? {
-            self.mark_key_changes(key, sorted_rows, &flags)?;
-        }
-        Ok(ops.group_starts(&flags, n)?.len() == n)
     }
 
     /// `expr` (a column of `frame`) as the radix sort takes it: the column,
