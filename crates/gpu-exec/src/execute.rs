@@ -505,6 +505,18 @@ fn window_supported(expr: &GpuExpr) -> Result<(), String> {
     evaluable(function)
 }
 
+/// Whether the executor sorts rows by the keys of `order`: columns or
+/// row-wise expressions (no window inside) of types it sorts and groups by.
+fn sort_keys_supported(order: &[RowOrder]) -> Result<(), String> {
+    for order in order {
+        let key = order.key.as_ref();
+        if !computable_key(key) || key.has_window() || !group_key(widened_key(key).dtype) {
+            return Err(format!("rows sorted by `{key}`"));
+        }
+    }
+    Ok(())
+}
+
 /// Whether the executor groups rows by the window keys `partition_by`
 /// (and orders each partition by `order_by`): columns or row-wise
 /// expressions of types it groups by. In an ordered window, ranks and
@@ -569,16 +581,10 @@ fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
         return Err(format!("a shift or fill of aggregated values (`{expr}`)"));
     }
     if let ExprKind::SortedBy { order, .. } = &expr.kind {
-        for order in order {
-            let key = order.key.as_ref();
-            if !computable_key(key)
-                || key.has_window()
-                || key.has_aggregation()
-                || !group_key(widened_key(key).dtype)
-            {
-                return Err(format!("rows sorted by `{key}`"));
-            }
+        if let Some(order) = order.iter().find(|order| order.key.has_aggregation()) {
+            return Err(format!("rows sorted by `{}`", order.key));
         }
+        sort_keys_supported(order)?;
     }
     if matches!(expr.kind, ExprKind::Distinct { .. } | ExprKind::Rank { .. })
         && !group_key(widened_key(input).dtype)
@@ -1111,12 +1117,7 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != sorted.dtype {
             return Err(format!("{op} of `{input}`"));
         }
-        for order in order {
-            let key = order.key.as_ref();
-            if !computable_key(key) || key.has_window() || !group_key(widened_key(key).dtype) {
-                return Err(format!("rows sorted by `{key}`"));
-            }
-        }
+        sort_keys_supported(order)?;
         return evaluable(sorted);
     }
     if let Some(rewritten) = filter_as_nulls(expr) {
