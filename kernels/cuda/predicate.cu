@@ -274,6 +274,36 @@ extern "C" __global__ void string_match_sequence(const i64* offsets, const unsig
 }
 EMU_KERNEL(string_match_sequence)
 
+// Flags of a DFA's states (ir-lower's `RegexDfa`).
+enum DfaFlag : unsigned char { DFA_MATCHED = 1, DFA_DEAD = 2, DFA_MATCHED_AT_END = 4 };
+
+// Each string walked through a DFA (a regular expression compiled on the
+// host): true when the walk enters a state flagged DFA_MATCHED or ends in one
+// flagged DFA_MATCHED_AT_END; a DFA_DEAD state ends it false. From state s a
+// byte b leads to transitions[s * stride + classes[b]]; the host checked that
+// every entry names a state. Null strings give null.
+extern "C" __global__ void string_match_dfa(const i64* offsets, const unsigned char* bytes,
+                                            const u32* validity, u64 n,
+                                            const unsigned char* classes, const u32* transitions,
+                                            const unsigned char* flags, u32 stride, u32 start,
+                                            u32* out_bits, u32* out_valid) {
+    // Each byte's class is read once per byte of text: keep them at hand.
+    __shared__ unsigned char byte_class[256];
+    for (unsigned int k = threadIdx.x; k < 256; k += blockDim.x) byte_class[k] = classes[k];
+    __syncthreads();
+    test_row_pairs(validity, nullptr, 1, n, out_bits, out_valid, [&](u64 i, u64) {
+        u32 state = start;
+        for (i64 b = offsets[i]; b < offsets[i + 1]; ++b) {
+            state = transitions[static_cast<u64>(state) * stride + byte_class[bytes[b]]];
+            unsigned char flag = flags[state];
+            if (flag & DFA_MATCHED) return true;
+            if (flag & DFA_DEAD) return false;
+        }
+        return (flags[state] & DFA_MATCHED_AT_END) != 0;
+    });
+}
+EMU_KERNEL(string_match_dfa)
+
 // Strings compared row by row as Polars compares them (bytes, then length:
 // Rust's str order): a[i] `op` b[i] (or b[0] when `b_scalar`), into bits and
 // validity; a null operand gives null.

@@ -1411,7 +1411,8 @@ fn predicate_supported(expr: &GpuExpr) -> bool {
                 StringOp::StartsWith(_)
                 | StringOp::EndsWith(_)
                 | StringOp::Contains(_)
-                | StringOp::ContainsPattern(_),
+                | StringOp::ContainsPattern(_)
+                | StringOp::ContainsRegex(_),
             input,
         } => is_column(input) && input.dtype == GpuDtype::String,
         _ => false,
@@ -5363,6 +5364,16 @@ impl Executor<'_> {
                 let (column, offsets, bytes) = text_column(frame, input)?;
                 let (bits, valid) =
                     ops.string_match_sequence(offsets, bytes, column.validity(), alternatives)?;
+                Ok(Mask::Owned(bits, Some(valid)))
+            }
+            ExprKind::String {
+                op: StringOp::ContainsRegex(dfa),
+                input,
+            } => {
+                let (column, offsets, bytes) = text_column(frame, input)?;
+                let tables = (dfa.classes(), dfa.transitions(), dfa.flags());
+                let strings = (offsets, bytes, column.validity());
+                let (bits, valid) = ops.string_match_dfa(strings, tables, dfa.start())?;
                 Ok(Mask::Owned(bits, Some(valid)))
             }
             ExprKind::String { op, input } => {

@@ -2200,12 +2200,9 @@ impl Ops<'_> {
         validity: Option<&DeviceBuffer<u32>>,
         alternatives: &[Vec<String>],
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
-        check(!offsets.is_empty(), || "string offsets are empty".into())?;
         check(!alternatives.is_empty(), || {
             "no alternatives to match".into()
         })?;
-        let n = offsets.len() - 1;
-        check_bitmap(validity, n, "validity")?;
         let mut texts = Vec::new();
         let mut text_offsets = vec![0u64];
         let mut ends = Vec::with_capacity(alternatives.len());
@@ -2224,21 +2221,80 @@ impl Ops<'_> {
         let text_offsets =
             DeviceBuffer::from_host(&text_offsets, self.memory.clone(), self.stream)?;
         let ends = DeviceBuffer::from_host(&ends, self.memory.clone(), self.stream)?;
+        let strings = (offsets, bytes, validity);
+        self.test_strings(ids::string_match_sequence, strings, |args| {
+            args.buffer(&texts)
+                .buffer(&text_offsets)
+                .buffer(&ends)
+                .arg(ends.len() as u32)
+        })
+    }
+
+    /// Launches `kernel`, a test of each of the strings, as those kernels
+    /// take their arguments: the strings and their number, then what `more`
+    /// adds, then the bits and validity returned.
+    fn test_strings(
+        &self,
+        kernel: Kernel,
+        (offsets, bytes, validity): StringsRef<'_>,
+        more: impl FnOnce(KernelArgs) -> KernelArgs,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
         let bits = self.zeroed::<u32>(words(n))?;
         let valid = self.zeroed::<u32>(words(n))?;
         let args = KernelArgs::new()
             .buffer(offsets)
             .buffer(bytes)
             .arg(ptr(validity))
-            .arg(n as u64)
-            .buffer(&texts)
-            .buffer(&text_offsets)
-            .buffer(&ends)
-            .arg(ends.len() as u32)
-            .buffer(&bits)
-            .buffer(&valid);
-        self.launch(ids::string_match_sequence, Self::linear(n), args)?;
+            .arg(n as u64);
+        let args = more(args).buffer(&bits).buffer(&valid);
+        self.launch(kernel, Self::linear(n), args)?;
         Ok((bits, valid))
+    }
+
+    /// Whether each string holds a match of a regular expression, given as
+    /// the tables of its DFA: `classes`, each byte's class (256 entries);
+    /// `transitions`, the next state from state s on a byte of class c at
+    /// `s * stride + c`, where `stride` is the number of classes (the
+    /// largest plus one); `flags`, each state's (1: matched, 2: dead, 4:
+    /// matched if the text ends here); the walk begins at `start`. Bits and
+    /// validity (null strings give null). Tables that name a state or class
+    /// that does not exist are refused before any launch.
+    pub fn string_match_dfa(
+        &self,
+        strings: StringsRef<'_>,
+        (classes, transitions, flags): (&[u8], &[u32], &[u8]),
+        start: u32,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        check(classes.len() == 256, || {
+            format!("a DFA has 256 byte classes, not {}", classes.len())
+        })?;
+        let stride = usize::from(classes.iter().copied().max().unwrap_or(0)) + 1;
+        let states = flags.len();
+        check(transitions.len() == states * stride, || {
+            format!(
+                "a DFA of {states} states and {stride} classes has {} transitions",
+                transitions.len()
+            )
+        })?;
+        check((start as usize) < states, || {
+            format!("the DFA's start state {start} is not one of its {states}")
+        })?;
+        check(transitions.iter().all(|&to| (to as usize) < states), || {
+            format!("a DFA transition leads past its {states} states")
+        })?;
+        let classes = DeviceBuffer::from_host(classes, self.memory.clone(), self.stream)?;
+        let transitions = DeviceBuffer::from_host(transitions, self.memory.clone(), self.stream)?;
+        let flags = DeviceBuffer::from_host(flags, self.memory.clone(), self.stream)?;
+        self.test_strings(ids::string_match_dfa, strings, |args| {
+            args.buffer(&classes)
+                .buffer(&transitions)
+                .buffer(&flags)
+                .arg(stride as u32)
+                .arg(start)
+        })
     }
 
     /// The negation of `n` bits (bits past `n` are 0).

@@ -1,8 +1,10 @@
 //! GPU expressions: typed trees over input column positions, as the executor evaluates them.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::dtype::GpuDtype;
+use crate::regex::RegexDfa;
 
 /// A typed scalar value in a GPU expression.
 #[derive(Debug, Clone, PartialEq)]
@@ -396,6 +398,9 @@ pub enum StringOp {
     /// for some alternative its texts occur in order, with no newline
     /// between consecutive texts (`.` does not match a newline).
     ContainsPattern(Vec<Vec<String>>),
+    /// Any other regular expression the GPU runs: a match anywhere, found by
+    /// walking each text through the expression's DFA.
+    ContainsRegex(Arc<RegexDfa>),
     StartsWith(String),
     EndsWith(String),
     LenBytes,
@@ -458,6 +463,7 @@ impl fmt::Display for StringOp {
                     alternatives.iter().map(|a| format!("{a:?}")).collect();
                 write!(f, "str.contains_pattern({})", alternatives.join(" | "))
             }
+            StringOp::ContainsRegex(dfa) => write!(f, "str.contains_regex({:?})", dfa.pattern()),
             StringOp::StartsWith(text) => write!(f, "str.starts_with({text:?})"),
             StringOp::EndsWith(text) => write!(f, "str.ends_with({text:?})"),
             StringOp::LenBytes => f.write_str("str.len_bytes"),

@@ -21,6 +21,7 @@ mod lower_expr;
 mod lower_plan;
 mod plan;
 mod refusal;
+mod regex;
 
 use polars_plan::plans::{AExpr, IR};
 use polars_utils::arena::{Arena, Node};
@@ -37,6 +38,7 @@ pub use plan::{
     SortKey,
 };
 pub use refusal::Refusal;
+pub use regex::RegexDfa;
 
 /// Lowers the plan under `root`, or lists every construct that prevents it,
 /// in plan order (inputs before the nodes that use them).

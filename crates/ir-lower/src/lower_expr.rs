@@ -1,5 +1,7 @@
 //! Lowering Polars expressions (`AExpr`) to GPU expressions, refusing what the GPU cannot run.
 
+use std::sync::Arc;
+
 use polars::prelude::DataType;
 use polars::prelude::QuantileMethod;
 use polars_core::chunked_array::cast::CastOptions;
@@ -21,6 +23,7 @@ use crate::expr::{
     TemporalPart, Truncation,
 };
 use crate::refusal::Refusal;
+use crate::regex::RegexDfa;
 
 /// Lowers the expressions of one plan node against that node's input schema.
 pub(crate) struct ExprLowering<'a> {
@@ -1247,15 +1250,10 @@ impl ExprLowering<'_> {
                             [texts] if texts.len() == 1 => StringOp::Contains(texts[0].clone()),
                             _ => StringOp::ContainsPattern(alternatives),
                         },
-                        None => {
-                            return self.refuse(
-                                node,
-                                format!(
-                                    "the regular expression {pattern:?} is not supported on the \
-                                     GPU (only alternatives of literal texts joined by .*)"
-                                ),
-                            );
-                        }
+                        None => match RegexDfa::new(&pattern) {
+                            Ok(dfa) => StringOp::ContainsRegex(Arc::new(dfa)),
+                            Err(why) => return self.refuse(node, why),
+                        },
                     }
                 }
             }

@@ -351,7 +351,7 @@ fn rounding_modes_and_dynamic_literals() {
 }
 
 #[test]
-fn restricted_regular_expressions() {
+fn regular_expressions_as_literals_sequences_or_dfas() {
     check(
         orders().select([
             col("status")
@@ -366,9 +366,13 @@ fn restricted_regular_expressions() {
                 .str()
                 .contains(lit("13|31|2.*9"), true)
                 .alias("alternatives"),
+            col("status")
+                .str()
+                .contains(lit(r"^o[a-z]+\d?$"), true)
+                .alias("dfa"),
         ]),
         expect![[r#"
-            Select [str.contains("PROM")(#0:status) as "trailing_star", str.contains_pattern(["Customer", "Complaints"])(#0:status) as "in_order", str.contains_pattern(["13"] | ["31"] | ["2", "9"])(#0:status) as "alternatives"]  -> [trailing_star: bool, in_order: bool, alternatives: bool]
+            Select [str.contains("PROM")(#0:status) as "trailing_star", str.contains_pattern(["Customer", "Complaints"])(#0:status) as "in_order", str.contains_pattern(["13"] | ["31"] | ["2", "9"])(#0:status) as "alternatives", str.contains_regex("^o[a-z]+\\d?$")(#0:status) as "dfa"]  -> [trailing_star: bool, in_order: bool, alternatives: bool, dfa: bool]
               DataFrameScan rows=3 columns=[4] of 6  -> [status: str]
         "#]],
     );

@@ -81,6 +81,36 @@ impl Device {
     }
 }
 
+/// Strings as Arrow holds them: offsets (one more than the strings) and bytes.
+pub fn offsets_of(strings: &[String]) -> (Vec<i64>, Vec<u8>) {
+    let mut offsets = vec![0i64];
+    let mut bytes = Vec::new();
+    for s in strings {
+        bytes.extend_from_slice(s.as_bytes());
+        offsets.push(bytes.len() as i64);
+    }
+    (offsets, bytes)
+}
+
+/// `n` random texts, each of fewer than `most` random `pieces`, and random
+/// validity (one in five null).
+pub fn texts_of_pieces(
+    rng: &mut fastrand::Rng,
+    n: usize,
+    pieces: &[&str],
+    most: usize,
+) -> (Vec<String>, Vec<bool>) {
+    let rows = (0..n)
+        .map(|_| {
+            (0..rng.usize(..most))
+                .map(|_| pieces[rng.usize(..pieces.len())])
+                .collect()
+        })
+        .collect();
+    let valid = (0..n).map(|_| rng.u8(..5) != 0).collect();
+    (rows, valid)
+}
+
 /// An Arrow validity bitmap of `flags`, as 32-bit words.
 pub fn bitmap(flags: &[bool]) -> Vec<u32> {
     let mut words = vec![0u32; flags.len().div_ceil(32)];

@@ -3,7 +3,7 @@
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{Comparison, Logic};
 
-use super::{SIZES, bitmap, device, flags};
+use super::{SIZES, bitmap, device, flags, offsets_of, texts_of_pieces};
 
 const ALL: [Comparison; 6] = [
     Comparison::Eq,
@@ -339,20 +339,8 @@ fn string_matching_against_text_sequences() {
     .collect();
     let mut rng = fastrand::Rng::with_seed(23);
     for &n in &SIZES[..9] {
-        let rows: Vec<String> = (0..n)
-            .map(|_| {
-                (0..rng.usize(..7))
-                    .map(|_| pieces[rng.usize(..pieces.len())])
-                    .collect()
-            })
-            .collect();
-        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
-        let mut offsets = vec![0i64];
-        let mut bytes = Vec::new();
-        for text in &rows {
-            bytes.extend_from_slice(text.as_bytes());
-            offsets.push(bytes.len() as i64);
-        }
+        let (rows, valid) = texts_of_pieces(&mut rng, n, &pieces, 7);
+        let (offsets, bytes) = offsets_of(&rows);
         let (doff, dbytes, dvalid) = (
             device.upload(&offsets),
             device.upload(&bytes),
@@ -384,4 +372,132 @@ fn string_matching_against_text_sequences() {
         ops.string_match_sequence(&device.upload(&[0i64]), &device.upload(&[0u8]), None, &[])
             .is_err()
     );
+}
+
+/// A DFA's tables, as `string_match_dfa` takes them, with its start state.
+struct Dfa {
+    classes: Vec<u8>,
+    transitions: Vec<u32>,
+    flags: Vec<u8>,
+    start: u32,
+}
+
+impl Dfa {
+    /// Classes: `a` 1, `b` 2, every other byte 0; rows of three.
+    fn over_a_and_b(start: u32, transitions: &[[u32; 3]], flags: &[u8]) -> Dfa {
+        let classes = (0..=255u8)
+            .map(|b| match b {
+                b'a' => 1,
+                b'b' => 2,
+                _ => 0,
+            })
+            .collect();
+        Dfa {
+            classes,
+            transitions: transitions.concat(),
+            flags: flags.to_vec(),
+            start,
+        }
+    }
+
+    fn tables(&self) -> (&[u8], &[u32], &[u8]) {
+        (&self.classes, &self.transitions, &self.flags)
+    }
+}
+
+const MATCHED: u8 = 1;
+const DEAD: u8 = 2;
+const MATCHED_AT_END: u8 = 4;
+
+#[test]
+fn string_matching_by_a_dfa() {
+    let device = device();
+    let ops = device.ops();
+    // Each DFA (every flag used, the start state not the first) with what it
+    // recognizes, as a Rust reference.
+    type Reference = fn(&str) -> bool;
+    let dfas: [(Dfa, Reference); 3] = [
+        // "ab" anywhere: 1 after an `a`, 2 after "ab" (stays matched).
+        (
+            Dfa::over_a_and_b(0, &[[0, 1, 0], [0, 1, 2], [2, 2, 2]], &[0, 0, MATCHED]),
+            |t| t.contains("ab"),
+        ),
+        // "^a": from 2, an `a` matches, anything else is dead.
+        (
+            Dfa::over_a_and_b(2, &[[0, 0, 0], [1, 1, 1], [0, 1, 0]], &[DEAD, MATCHED, 0]),
+            |t| t.starts_with('a'),
+        ),
+        // "b$": 1 after a `b`, which matches only at the end.
+        (
+            Dfa::over_a_and_b(0, &[[0, 0, 1], [0, 0, 1]], &[0, MATCHED_AT_END]),
+            |t| t.ends_with('b'),
+        ),
+    ];
+    let pieces = ["a", "b", "ab", "ba", "x", "é", ""];
+    let mut rng = fastrand::Rng::with_seed(29);
+    for &n in &SIZES[..10] {
+        let (rows, valid) = texts_of_pieces(&mut rng, n, &pieces, 6);
+        let (offsets, bytes) = offsets_of(&rows);
+        let (doff, dbytes, dvalid) = (
+            device.upload(&offsets),
+            device.upload(&bytes),
+            device.upload(&bitmap(&valid)),
+        );
+        for (i, (dfa, reference)) in dfas.iter().enumerate() {
+            let (bits, out_valid) = ops
+                .string_match_dfa((&doff, &dbytes, Some(&dvalid)), dfa.tables(), dfa.start)
+                .unwrap();
+            let expected: Vec<bool> = rows
+                .iter()
+                .zip(&valid)
+                .map(|(t, v)| *v && reference(t))
+                .collect();
+            assert_eq!(
+                bits.to_host().unwrap(),
+                bitmap(&expected),
+                "dfa {i}, n = {n}"
+            );
+            assert_eq!(out_valid.to_host().unwrap(), bitmap(&valid), "n = {n}");
+        }
+    }
+}
+
+#[test]
+fn string_matching_by_a_dfa_refuses_tables_that_lead_nowhere() {
+    let device = device();
+    let ops = device.ops();
+    let strings = (&device.upload(&[0i64, 1]), &device.upload(b"a"), None);
+    let good = Dfa::over_a_and_b(0, &[[0, 1, 0], [1, 1, 1]], &[0, MATCHED]);
+    assert!(ops.string_match_dfa(strings, good.tables(), 0).is_ok());
+    let cases = [
+        (
+            Dfa::over_a_and_b(0, &[[0, 2, 0], [1, 1, 1]], &[0, MATCHED]),
+            0,
+            "past its 2 states",
+        ),
+        (
+            Dfa::over_a_and_b(0, &[[0, 1, 0]], &[0, MATCHED]),
+            0,
+            "has 3 transitions",
+        ),
+        (
+            Dfa::over_a_and_b(0, &[[0, 1, 0], [1, 1, 1]], &[0, MATCHED]),
+            2,
+            "start state 2",
+        ),
+        (
+            Dfa {
+                classes: vec![0; 255],
+                ..Dfa::over_a_and_b(0, &[[0, 0, 0]], &[0])
+            },
+            0,
+            "256 byte classes",
+        ),
+    ];
+    for (dfa, start, why) in cases {
+        let error = ops
+            .string_match_dfa(strings, dfa.tables(), start)
+            .unwrap_err();
+        assert!(error.to_string().contains(why), "{why}: {error}");
+    }
 }

@@ -6,7 +6,7 @@ use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource, PoolOptions,
 use gpu_runtime::ops::{Comparison, ConcatPart, DeviceStrings, Ops};
 use gpu_runtime::{Device, Stream};
 
-use super::{SIZES, bitmap, device, flags};
+use super::{SIZES, bitmap, device, flags, offsets_of};
 
 /// Random strings of ASCII and 2-, 3- and 4-byte characters, some empty.
 fn random_strings(rng: &mut fastrand::Rng, n: usize) -> Vec<String> {
@@ -17,16 +17,6 @@ fn random_strings(rng: &mut fastrand::Rng, n: usize) -> Vec<String> {
             (0..len).map(|_| CHARS[rng.usize(..CHARS.len())]).collect()
         })
         .collect()
-}
-
-fn offsets_of(strings: &[String]) -> (Vec<i64>, Vec<u8>) {
-    let mut offsets = vec![0i64];
-    let mut bytes = Vec::new();
-    for s in strings {
-        bytes.extend_from_slice(s.as_bytes());
-        offsets.push(bytes.len() as i64);
-    }
-    (offsets, bytes)
 }
 
 /// The strings the device made, on the host.
