@@ -25,6 +25,17 @@ use crate::expr::{
 use crate::refusal::Refusal;
 use crate::regex::RegexDfa;
 
+/// Which rows of an expression a filter inside an expression keeps.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum KeptRows {
+    /// Where this boolean expression is true (`filter`).
+    By(Node),
+    /// The valid ones (`drop_nulls`).
+    NotNull,
+    /// Those not NaN (`drop_nans`).
+    NotNan,
+}
+
 /// Lowers the expressions of one plan node against that node's input schema.
 pub(crate) struct ExprLowering<'a> {
     pub arena: &'a Arena<AExpr>,
@@ -393,10 +404,9 @@ impl ExprLowering<'_> {
                 dtype,
             });
         }
-        if let AExpr::Filter { input, by } = self.arena.get(input) {
-            let (input, by) = (*input, *by);
-            let (input, by) = (self.expr(input), self.expr(by));
-            return self.aggregation_of_filter(node, op, (input?, by?), dtype);
+        if let Some(parts) = filtered_parts(self.arena, input) {
+            let (values, kept) = self.filtered(parts)?;
+            return self.aggregation_of_filter(node, op, (values, kept), dtype);
         }
         if let AExpr::Slice {
             input: values,
@@ -407,18 +417,27 @@ impl ExprLowering<'_> {
             let (values, offset, length) = (*values, *offset, *length);
             return self.aggregation_of_slice(node, op, values, (offset, length), dtype);
         }
-        if let AExpr::Function {
-            input: args,
-            function: function @ (IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans),
-            ..
-        } = self.arena.get(input)
-        {
-            // The rows kept: those not null (not NaN, of floats).
-            let nulls = matches!(function, IRFunctionExpr::DropNulls);
-            let values = self.single(&args.clone())?;
-            let kept = if nulls {
-                values.clone().is_not_null()
-            } else if values.dtype.is_float() {
+        let input = self.boxed(input)?;
+        Some(GpuExpr {
+            kind: ExprKind::Agg { op, input },
+            dtype,
+        })
+    }
+
+    /// The values of [`filtered_parts`] and a boolean per row
+    /// of them, true where the row is kept, both lowered (so that the
+    /// reasons of both are reported).
+    pub fn filtered(&mut self, (values, rows): (Node, KeptRows)) -> Option<(GpuExpr, GpuExpr)> {
+        let lowered = self.expr(values);
+        let kept = match rows {
+            KeptRows::By(by) => self.expr(by),
+            KeptRows::NotNull => lowered.clone().map(GpuExpr::is_not_null),
+            // Those not NaN (nulls are kept; only floats hold NaN).
+            KeptRows::NotNan => lowered.as_ref().map(|values| {
+                let every = GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean);
+                if !values.dtype.is_float() {
+                    return every;
+                }
                 GpuExpr {
                     kind: ExprKind::FloatCheck {
                         check: FloatCheck::IsNotNan,
@@ -426,18 +445,10 @@ impl ExprLowering<'_> {
                     },
                     dtype: GpuDtype::Boolean,
                 }
-                .fill_null(GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean))
-            } else {
-                // Only floats hold NaN.
-                GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean)
-            };
-            return self.aggregation_of_filter(node, op, (values, kept), dtype);
-        }
-        let input = self.boxed(input)?;
-        Some(GpuExpr {
-            kind: ExprKind::Agg { op, input },
-            dtype,
-        })
+                .fill_null(every)
+            }),
+        };
+        Some((lowered?, kept?))
     }
 
     /// An aggregation of `values.slice(offset, length)` (`head`, `tail`)
@@ -2333,6 +2344,31 @@ fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPart>> {
             time.iter().all(|&field| count(field) == 0) && count(FormatPart::Second) == 0
         };
     fits.then_some(parts)
+}
+
+/// Of `values.filter(by)`, `values.drop_nulls()` or `values.drop_nans()` at
+/// `node`: the values' node and which of their rows are kept; `None` for any
+/// other expression.
+pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, KeptRows)> {
+    match arena.get(node) {
+        AExpr::Filter { input, by } => Some((*input, KeptRows::By(*by))),
+        AExpr::Function {
+            input,
+            function: function @ (IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans),
+            ..
+        } => {
+            let [values] = input.as_slice() else {
+                return None;
+            };
+            let rows = if matches!(function, IRFunctionExpr::DropNulls) {
+                KeptRows::NotNull
+            } else {
+                KeptRows::NotNan
+            };
+            Some((values.node(), rows))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a regular expression matches exactly its own text: one without

@@ -4,12 +4,14 @@ use polars_core::prelude::{Schema, SchemaRef, UniqueKeepStrategy};
 use polars_ops::frame::{JoinType, JoinValidation, MaintainOrderJoin};
 use polars_plan::dsl::{FileScanIR, JoinTypeOptionsIR, Operator};
 use polars_plan::plans::expr_ir::ExprIR;
-use polars_plan::plans::{AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef, node_to_expr};
+use polars_plan::plans::{
+    AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef, is_length_preserving_ae, node_to_expr,
+};
 use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::GpuDtype;
-use crate::expr::{BinaryOp, ExprKind, GpuExpr};
-use crate::lower_expr::ExprLowering;
+use crate::expr::{BinaryOp, ExprKind, GpuExpr, NamedExpr};
+use crate::lower_expr::{ExprLowering, KeptRows, filtered_parts};
 use crate::plan::{
     FileFormat, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode, SortKey,
 };
@@ -111,6 +113,96 @@ impl<'a> PlanLowering<'a> {
         .all_named(exprs)
     }
 
+    /// Of a select whose every expression filters (`filter`, `drop_nulls`,
+    /// `drop_nans`) values as long as the frame by a predicate as long as
+    /// the frame: each one's parts; `None` for any other select.
+    fn filtered_columns(&self, exprs: &[ExprIR]) -> Option<Vec<(Node, KeptRows)>> {
+        let whole = |node| is_length_preserving_ae(node, self.expr_arena);
+        exprs
+            .iter()
+            .map(|e| {
+                let (values, rows) = filtered_parts(self.expr_arena, e.node())?;
+                let by_whole = match rows {
+                    KeptRows::By(by) => whole(by),
+                    KeptRows::NotNull | KeptRows::NotNan => true,
+                };
+                (whole(values) && by_whole).then_some((values, rows))
+            })
+            .collect::<Option<Vec<_>>>()
+            .filter(|parts| !parts.is_empty())
+    }
+
+    /// A select of filtered expressions ([`PlanLowering::filtered_columns`])
+    /// that all keep the same rows: the values and the rows kept computed
+    /// over the whole frame (values may read other rows: a filter applies
+    /// to their results), then the filter, then the values alone.
+    fn select_of_filtered(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        exprs: &[ExprIR],
+        parts: Vec<(Node, KeptRows)>,
+        children: &mut Vec<(Node, PlanNode)>,
+    ) -> Lowered {
+        let input = self.input(input_node, children);
+        let input_schema = self.schema_of(input_node);
+        let mut lowering = ExprLowering {
+            arena: self.expr_arena,
+            schema: &input_schema,
+            refusals: &mut self.refusals,
+        };
+        let lowered: Vec<Option<(GpuExpr, GpuExpr)>> =
+            parts.into_iter().map(|p| lowering.filtered(p)).collect();
+        let lowered: Vec<(GpuExpr, GpuExpr)> = lowered.into_iter().collect::<Option<_>>()?;
+        let input = input?;
+        let kept = lowered[0].1.clone();
+        if lowered.iter().any(|(_, other)| *other != kept) {
+            return self.refuse(node, "filters inside expressions that keep different rows");
+        }
+        if kept.dtype != GpuDtype::Boolean {
+            return self.refuse(node, "the filter predicate is not boolean");
+        }
+        let schema = self.output_schema(node)?;
+        let n = schema.len();
+        // The rows kept, in a column of a name no output has.
+        let mut name = String::from("__gpu_kept");
+        while schema.iter().any(|column| column.name == name) {
+            name.push('_');
+        }
+        let mut inner = schema.clone();
+        inner.push(OutputColumn {
+            name: name.clone(),
+            dtype: GpuDtype::Boolean,
+        });
+        let mut named: Vec<NamedExpr> = exprs
+            .iter()
+            .zip(lowered)
+            .map(|(e, (values, _))| NamedExpr {
+                name: e.output_name().to_string(),
+                expr: values,
+            })
+            .collect();
+        named.push(NamedExpr {
+            name: name.clone(),
+            expr: kept,
+        });
+        let select = PlanNode::Select {
+            input: Box::new(input),
+            exprs: named,
+            schema: inner.clone(),
+        };
+        let filter = PlanNode::Filter {
+            input: Box::new(select),
+            predicate: GpuExpr::column(n, name, GpuDtype::Boolean),
+            schema: inner,
+        };
+        Some(PlanNode::SimpleProjection {
+            input: Box::new(filter),
+            columns: (0..n).collect(),
+            schema,
+        })
+    }
+
     /// The output schema of `node` in GPU types, refusing columns the GPU cannot hold.
     fn output_schema(&mut self, node: Node) -> Option<OutputSchema> {
         let schema = self.schema_of(node);
@@ -175,6 +267,9 @@ impl<'a> PlanLowering<'a> {
             }
             IR::Select { input, expr, .. } => {
                 let input_node = *input;
+                if let Some(parts) = self.filtered_columns(expr) {
+                    return self.select_of_filtered(node, input_node, expr, parts, children);
+                }
                 let input = self.input(input_node, children);
                 let exprs = self.named_exprs(expr, &self.schema_of(input_node));
                 let (input, exprs) = (input?, exprs?);

@@ -4931,9 +4931,9 @@ fn aggregations_of_drop_nulls_and_drop_nans_match_the_cpu() {
         "aggregations of drop_nulls and drop_nans over the frame",
         frame().select(aggregations()),
     );
-    assert_cpu_answer_with_reason(
+    assert_gpu_eq(
+        "drop_nulls in a select",
         frame().select([col("x").drop_nulls()]),
-        "function drop_nulls is not supported",
     );
 }
 
@@ -5955,4 +5955,57 @@ fn regular_expressions_match_through_their_dfa() {
         frame().filter(col("s").str().contains(lit(r"\bfoo"), true)),
         r#"the regular expression "\\bfoo" has no DFA the GPU runs"#,
     );
+}
+
+#[test]
+fn filters_inside_a_select_keep_the_rows_of_their_predicate() {
+    let qty_over_2 = || col("qty").gt(lit(2));
+    let cases = [
+        (
+            "filter",
+            orders().select([col("amount").filter(qty_over_2())]),
+        ),
+        ("drop_nulls", orders().select([col("amount").drop_nulls()])),
+        ("drop_nans", orders().select([col("amount").drop_nans()])),
+        (
+            "drop_nans of integers",
+            orders().select([col("qty").drop_nans()]),
+        ),
+        (
+            "values that read other rows, filtered alike",
+            orders().select([
+                col("id")
+                    .cum_sum(false)
+                    .filter(qty_over_2())
+                    .alias("running"),
+                col("status").filter(qty_over_2()),
+                col("amount")
+                    .rank(RankOptions::default(), None)
+                    .filter(qty_over_2())
+                    .alias("rank"),
+            ]),
+        ),
+        (
+            "a predicate of other rows",
+            orders().select([col("status").filter(col("id").shift(lit(1)).gt(lit(4)))]),
+        ),
+        (
+            "no rows",
+            orders()
+                .filter(col("id").lt(lit(0)))
+                .select([col("status").drop_nulls()]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_eq(name, lf);
+    }
+    // Filters that keep different rows: Polars compares the lengths.
+    assert_cpu_answer_with_reason(
+        orders().select([
+            col("qty").drop_nulls(),
+            (col("qty") * lit(2)).drop_nulls().alias("twice"),
+        ]),
+        "filters inside expressions that keep different rows",
+    );
+    assert_cpu_error(orders().select([col("qty").drop_nulls(), col("id").drop_nulls()]));
 }

@@ -544,3 +544,19 @@ fn ranks_distinctness_tests_and_differences_lower() {
         "#]],
     );
 }
+
+#[test]
+fn filters_inside_a_select_become_a_filter_of_the_computed_columns() {
+    check(
+        orders().select([col("qty")
+            .cum_sum(false)
+            .filter(col("qty").gt(lit(2)))
+            .alias("running")]),
+        expect![[r#"
+            SimpleProjection columns=[0]  -> [running: i32]
+              Filter #1:__gpu_kept  -> [running: i32, __gpu_kept: bool]
+                Select [cum_sum(#0:qty) as "running", (#0:qty > 2:i32) as "__gpu_kept"]  -> [running: i32, __gpu_kept: bool]
+                  DataFrameScan rows=3 columns=[3] of 6  -> [qty: i32]
+        "#]],
+    );
+}
