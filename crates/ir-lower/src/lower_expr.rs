@@ -34,6 +34,10 @@ pub(crate) enum KeptRows {
     NotNull,
     /// Those not NaN (`drop_nans`).
     NotNan,
+    /// Those whose place lies in the slice (`slice`, `head`, `tail`).
+    Slice { offset: Node, length: Node },
+    /// Every `n`-th from `offset` (`gather_every`).
+    Every { n: usize, offset: usize },
 }
 
 /// Lowers the expressions of one plan node against that node's input schema.
@@ -405,17 +409,8 @@ impl ExprLowering<'_> {
             });
         }
         if let Some(parts) = filtered_parts(self.arena, input) {
-            let (values, kept) = self.filtered(parts)?;
+            let (values, kept) = self.filtered(input, parts)?;
             return self.aggregation_of_filter(node, op, (values, kept), dtype);
-        }
-        if let AExpr::Slice {
-            input: values,
-            offset,
-            length,
-        } = self.arena.get(input)
-        {
-            let (values, offset, length) = (*values, *offset, *length);
-            return self.aggregation_of_slice(node, op, values, (offset, length), dtype);
         }
         let input = self.boxed(input)?;
         Some(GpuExpr {
@@ -427,10 +422,36 @@ impl ExprLowering<'_> {
     /// The values of [`filtered_parts`] and a boolean per row
     /// of them, true where the row is kept, both lowered (so that the
     /// reasons of both are reported).
-    pub fn filtered(&mut self, (values, rows): (Node, KeptRows)) -> Option<(GpuExpr, GpuExpr)> {
+    pub fn filtered(
+        &mut self,
+        node: Node,
+        (values, rows): (Node, KeptRows),
+    ) -> Option<(GpuExpr, GpuExpr)> {
         let lowered = self.expr(values);
         let kept = match rows {
             KeptRows::By(by) => self.expr(by),
+            KeptRows::Slice { offset, length } => self.kept_by_place(node, (offset, length)),
+            KeptRows::Every { n: 0, .. } => self.refuse(node, "gather_every(0)"),
+            KeptRows::Every { n, offset } => {
+                // Rows offset, offset + n, ... of the frame or group.
+                let int64 = GpuDtype::Int64;
+                let int = |v: usize| GpuExpr::literal(Scalar::Int(v as i64), int64);
+                let from_offset = place_from_zero().binary(BinaryOp::Minus, int(offset), int64);
+                Some(
+                    from_offset
+                        .clone()
+                        .binary(BinaryOp::GtEq, int(0), GpuDtype::Boolean)
+                        .binary(
+                            BinaryOp::And,
+                            from_offset.binary(BinaryOp::Modulus, int(n), int64).binary(
+                                BinaryOp::Eq,
+                                int(0),
+                                GpuDtype::Boolean,
+                            ),
+                            GpuDtype::Boolean,
+                        ),
+                )
+            }
             KeptRows::NotNull => lowered.clone().map(GpuExpr::is_not_null),
             // Those not NaN (nulls are kept; only floats hold NaN).
             KeptRows::NotNan => lowered.as_ref().map(|values| {
@@ -451,22 +472,11 @@ impl ExprLowering<'_> {
         Some((lowered?, kept?))
     }
 
-    /// An aggregation of `values.slice(offset, length)` (`head`, `tail`)
-    /// with literal bounds: of the rows (of the group) whose place p, from
-    /// 0, lies in Polars' slice: from `offset` (counted from the end when
-    /// negative: the group's length plus it) for `length` rows, as the
-    /// aggregation of a filter.
-    fn aggregation_of_slice(
-        &mut self,
-        node: Node,
-        op: AggOp,
-        values: Node,
-        (offset, length): (Node, Node),
-        dtype: GpuDtype,
-    ) -> Lowered {
-        let values = self.expr(values);
+    /// Whether each row's place p (from 0, in the frame or in its group)
+    /// lies in Polars' slice of literal bounds: from `offset` (counted from
+    /// the end when negative), `length` rows (all, when null).
+    fn kept_by_place(&mut self, node: Node, (offset, length): (Node, Node)) -> Lowered {
         let (offset, length) = (self.literal_i64(offset), self.constant(length));
-        let values = values?;
         let length = match length {
             Some(AnyValue::Null) => Some(i64::MAX),
             Some(value) => value
@@ -475,19 +485,10 @@ impl ExprLowering<'_> {
             None => None,
         };
         let (Some(offset), Some(length)) = (offset, length) else {
-            return self.refuse(
-                node,
-                format!("{op} of a slice with bounds that are not literals"),
-            );
+            return self.refuse(node, "a slice with bounds that are not literals");
         };
         let int64 = GpuDtype::Int64;
         let int = |v| GpuExpr::literal(Scalar::Int(v), int64);
-        // Each row's place in its group, and the group's length.
-        let place = places_from_one().cast(int64, CastMode::NonStrict).binary(
-            BinaryOp::Minus,
-            int(1),
-            int64,
-        );
         let start = if offset < 0 {
             let rows = GpuExpr {
                 kind: ExprKind::Len,
@@ -498,15 +499,16 @@ impl ExprLowering<'_> {
         } else {
             int(offset)
         };
-        let from_start = place.clone().binary(BinaryOp::Minus, start.clone(), int64);
-        let kept = place
-            .binary(BinaryOp::GtEq, start, GpuDtype::Boolean)
-            .binary(
-                BinaryOp::And,
-                from_start.binary(BinaryOp::Lt, int(length), GpuDtype::Boolean),
-                GpuDtype::Boolean,
-            );
-        self.aggregation_of_filter(node, op, (values, kept), dtype)
+        let from_start = place_from_zero().binary(BinaryOp::Minus, start.clone(), int64);
+        Some(
+            place_from_zero()
+                .binary(BinaryOp::GtEq, start, GpuDtype::Boolean)
+                .binary(
+                    BinaryOp::And,
+                    from_start.binary(BinaryOp::Lt, int(length), GpuDtype::Boolean),
+                    GpuDtype::Boolean,
+                ),
+        )
     }
 
     /// An aggregation of `input.filter(by)`: of the input with null where
@@ -2176,6 +2178,16 @@ fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || matches!(from, GpuDtype::Date | GpuDtype::Datetime(_)) && to == GpuDtype::String
 }
 
+/// Each row's place as an i64 from 0: in the frame, or per group in its group.
+fn place_from_zero() -> GpuExpr {
+    let int64 = GpuDtype::Int64;
+    places_from_one().cast(int64, CastMode::NonStrict).binary(
+        BinaryOp::Minus,
+        GpuExpr::literal(Scalar::Int(1), int64),
+        int64,
+    )
+}
+
 /// Each row's place (u32, from 1): in the frame, or per group in its group
 /// (a `cum_sum` of true).
 fn places_from_one() -> GpuExpr {
@@ -2352,18 +2364,31 @@ fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPart>> {
 pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, KeptRows)> {
     match arena.get(node) {
         AExpr::Filter { input, by } => Some((*input, KeptRows::By(*by))),
-        AExpr::Function {
+        AExpr::Slice {
             input,
-            function: function @ (IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans),
-            ..
+            offset,
+            length,
+        } => Some((
+            *input,
+            KeptRows::Slice {
+                offset: *offset,
+                length: *length,
+            },
+        )),
+        AExpr::Function {
+            input, function, ..
         } => {
+            let rows = match function {
+                IRFunctionExpr::DropNulls => KeptRows::NotNull,
+                IRFunctionExpr::DropNans => KeptRows::NotNan,
+                IRFunctionExpr::GatherEvery { n, offset } => KeptRows::Every {
+                    n: *n,
+                    offset: *offset,
+                },
+                _ => return None,
+            };
             let [values] = input.as_slice() else {
                 return None;
-            };
-            let rows = if matches!(function, IRFunctionExpr::DropNulls) {
-                KeptRows::NotNull
-            } else {
-                KeptRows::NotNan
             };
             Some((values.node(), rows))
         }

@@ -124,7 +124,7 @@ impl<'a> PlanLowering<'a> {
                 let (values, rows) = filtered_parts(self.expr_arena, e.node())?;
                 let by_whole = match rows {
                     KeptRows::By(by) => whole(by),
-                    KeptRows::NotNull | KeptRows::NotNan => true,
+                    _ => true,
                 };
                 (whole(values) && by_whole).then_some((values, rows))
             })
@@ -151,8 +151,11 @@ impl<'a> PlanLowering<'a> {
             schema: &input_schema,
             refusals: &mut self.refusals,
         };
-        let lowered: Vec<Option<(GpuExpr, GpuExpr)>> =
-            parts.into_iter().map(|p| lowering.filtered(p)).collect();
+        let lowered: Vec<Option<(GpuExpr, GpuExpr)>> = exprs
+            .iter()
+            .zip(parts)
+            .map(|(e, p)| lowering.filtered(e.node(), p))
+            .collect();
         let lowered: Vec<(GpuExpr, GpuExpr)> = lowered.into_iter().collect::<Option<_>>()?;
         let input = input?;
         let kept = lowered[0].1.clone();

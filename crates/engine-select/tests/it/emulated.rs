@@ -5995,6 +5995,42 @@ fn filters_inside_a_select_keep_the_rows_of_their_predicate() {
                 .filter(col("id").lt(lit(0)))
                 .select([col("status").drop_nulls()]),
         ),
+        (
+            "slices alike",
+            orders().select([
+                col("id")
+                    .cum_sum(false)
+                    .slice(lit(-6), lit(4))
+                    .alias("running"),
+                col("status").slice(lit(-6), lit(4)),
+            ]),
+        ),
+        (
+            "heads alike",
+            orders().select([
+                col("id").reverse().head(Some(3)),
+                col("amount").head(Some(3)),
+            ]),
+        ),
+        (
+            "gather_every",
+            orders().select([
+                col("status").gather_every(3, 1),
+                col("id").shift(lit(1)).gather_every(3, 1).alias("before"),
+            ]),
+        ),
+        (
+            "gather_every past the end",
+            orders().select([col("status").gather_every(2, 12)]),
+        ),
+        (
+            "aggregations of gather_every",
+            orders().group_by_stable([col("customer")]).agg([
+                col("id").gather_every(2, 0).sum().alias("sum"),
+                col("status").gather_every(2, 1).first().alias("first"),
+                col("qty").gather_every(3, 0).len().alias("len"),
+            ]),
+        ),
     ];
     for (name, lf) in cases {
         assert_gpu_eq(name, lf);
@@ -6008,4 +6044,5 @@ fn filters_inside_a_select_keep_the_rows_of_their_predicate() {
         "filters inside expressions that keep different rows",
     );
     assert_cpu_error(orders().select([col("qty").drop_nulls(), col("id").drop_nulls()]));
+    assert_cpu_error(orders().select([col("qty").gather_every(0, 0)]));
 }
