@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, arg_min and arg_max, sorts inside expressions, memberships in other columns, floats as text and texts as floats): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, arg_min and arg_max, sorts inside expressions, memberships in other columns, floats as text and texts as floats, regular expressions): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use polars_core::chunked_array::cast::CastOptions;
@@ -47,6 +47,43 @@ fn frame(len: usize) -> impl Strategy<Value = DataFrame> {
         vec(ints(), len),
     )
         .prop_map(|(g, s, f, i)| df!("g" => g, "s" => s, "f" => f, "i" => i).unwrap())
+}
+
+/// Regular expressions over the characters of [`text`]: classes, anchors,
+/// case folding, alternatives and repetitions, nested.
+fn regex() -> impl Strategy<Value = String> {
+    let atoms = [
+        "a",
+        "b",
+        "é",
+        "0",
+        "中",
+        " ",
+        ".",
+        r"\d",
+        r"\w",
+        r"\s",
+        r"\n",
+        "[a-c]",
+        "[^a0]",
+        "^",
+        "$",
+        "(?m:^)",
+        "(?m:$)",
+        "(?i:A)",
+        "(?s:.)",
+        r"(?-u:\b)",
+    ];
+    let leaf = (0..atoms.len()).prop_map(move |i| atoms[i].to_owned());
+    leaf.prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 2..4).prop_map(|parts| parts.concat()),
+            vec(inner.clone(), 2..4).prop_map(|parts| format!("(?:{})", parts.join("|"))),
+            (inner, 0usize..5).prop_map(|(atom, op)| {
+                format!("(?:{atom}){}", ["*", "+", "?", "{2}", "{1,3}"][op])
+            }),
+        ]
+    })
 }
 
 /// 24 cases each (each runs the CPU and the device under test); more with
@@ -522,5 +559,17 @@ proptest! {
         )
         .unwrap();
         prop_assert!(expected.equals_missing(&actual), "{expected}\n{actual}");
+    }
+
+    #[test]
+    fn regular_expressions_match_the_cpu(
+        df in (0usize..60).prop_flat_map(frame),
+        pattern in regex(),
+    ) {
+        prop_assume!(regex::Regex::new(&pattern).is_ok());
+        let lf = df.lazy().select([
+            col("s").str().contains(lit(pattern.as_str()), true).alias("m"),
+        ]);
+        assert_gpu_eq(&pattern, lf);
     }
 }
