@@ -6,6 +6,7 @@
 // is greater than every number; -0.0 equals 0.0). Each warp writes whole
 // words, so launches use block sizes that are multiples of 32.
 #include "kernel_common.cuh"
+#include "pattern.cuh"
 
 enum CompareOp : u32 { EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5 };
 
@@ -274,14 +275,10 @@ extern "C" __global__ void string_match_sequence(const i64* offsets, const unsig
 }
 EMU_KERNEL(string_match_sequence)
 
-// Flags of a DFA's states (ir-lower's `RegexDfa`).
-enum DfaFlag : unsigned char { DFA_MATCHED = 1, DFA_DEAD = 2, DFA_MATCHED_AT_END = 4 };
-
 // Each string walked through a DFA (a regular expression compiled on the
-// host): true when the walk enters a state flagged DFA_MATCHED or ends in one
-// flagged DFA_MATCHED_AT_END; a DFA_DEAD state ends it false. From state s a
-// byte b leads to transitions[s * stride + classes[b]]; the host checked that
-// every entry names a state. Null strings give null.
+// host, see pattern.cuh) from `start`: true when the walk enters a state
+// flagged DFA_MATCHED or ends in one flagged DFA_MATCHED_AT_END; a DFA_DEAD
+// state ends it false. Null strings give null.
 extern "C" __global__ void string_match_dfa(const i64* offsets, const unsigned char* bytes,
                                             const u32* validity, u64 n,
                                             const unsigned char* classes, const u32* transitions,
@@ -291,10 +288,11 @@ extern "C" __global__ void string_match_dfa(const i64* offsets, const unsigned c
     __shared__ unsigned char byte_class[256];
     for (unsigned int k = threadIdx.x; k < 256; k += blockDim.x) byte_class[k] = classes[k];
     __syncthreads();
+    const Dfa dfa{byte_class, transitions, flags, nullptr, stride};
     test_row_pairs(validity, nullptr, 1, n, out_bits, out_valid, [&](u64 i, u64) {
         u32 state = start;
         for (i64 b = offsets[i]; b < offsets[i + 1]; ++b) {
-            state = transitions[static_cast<u64>(state) * stride + byte_class[bytes[b]]];
+            state = dfa.next(state, bytes[b]);
             unsigned char flag = flags[state];
             if (flag & DFA_MATCHED) return true;
             if (flag & DFA_DEAD) return false;

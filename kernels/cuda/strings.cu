@@ -8,6 +8,7 @@
 #include "calendar.cuh"
 #include "parse_float.cuh"
 #include "format_float.cuh"
+#include "pattern.cuh"
 
 __device__ __forceinline__ bool starts_char(unsigned char byte) { return (byte & 0xC0) != 0x80; }
 
@@ -99,15 +100,21 @@ extern "C" __global__ void string_lengths(const i64* offsets, const unsigned cha
 }
 EMU_KERNEL(string_lengths)
 
-// Polars' str.count_matches of a literal text (Rust's `str::matches(p)
-// .count()`: leftmost matches, not overlapping; an empty pattern matches at
-// every character boundary, so once more than the characters) and, with
-// `find`, str.find of one (the byte offset of the first match, null where
-// there is none). Null strings give null.
+// Polars' str.count_matches of a pattern (leftmost matches, not
+// overlapping: Rust's `str::matches(p).count()` of a literal text, the
+// `regex` crate's `find_iter(s).count()` of an anchored DFA, which never
+// matches empty text; an empty literal matches at every character boundary,
+// so once more than the characters) and, with `find`, str.find of one (the
+// byte offset of the first match, null where there is none). The pattern is
+// the literal `pattern[0..pattern_len)` when `classes` is null, else the
+// DFA (see pattern.cuh). Null strings give null.
 extern "C" __global__ void string_matches(const i64* offsets, const unsigned char* bytes,
                                           const u32* validity, u64 n,
                                           const unsigned char* pattern, u64 pattern_len,
-                                          u32 find, u32* out, u32* out_validity) {
+                                          const unsigned char* classes, const u32* transitions,
+                                          const unsigned char* flags, const u32* starts,
+                                          u32 stride, u32 find, u32* out, u32* out_validity) {
+    const Pattern searched{pattern, pattern_len, {classes, transitions, flags, starts, stride}};
     unsigned int lane = threadIdx.x % 32;
     for (u64 i = global_index(); i - lane < n; i += global_stride()) {
         bool valid = false;
@@ -117,18 +124,17 @@ extern "C" __global__ void string_matches(const i64* offsets, const unsigned cha
             u32 count = 0;
             bool found = false;
             i64 k = begin;
-            while (k + static_cast<i64>(pattern_len) <= end && !(find != 0 && found)) {
-                bool match = true;
-                for (u64 b = 0; match && b < pattern_len; ++b) match = bytes[k + b] == pattern[b];
-                if (match && !found) {
+            while (k <= end && !(find != 0 && found)) {
+                i64 match_end = searched.match_at(bytes, begin, k, end);
+                if (match_end >= 0 && !found) {
                     found = true;
                     result = static_cast<u32>(k - begin);
                 }
-                if (match && pattern_len > 0) {
+                if (match_end > k) {
                     ++count;
-                    k += static_cast<i64>(pattern_len);
+                    k = match_end;
                 } else {
-                    if (match) ++count;  // an empty match, at this boundary
+                    if (match_end == k) ++count;  // an empty match, at this boundary
                     // On to the next character's first byte.
                     ++k;
                     while (k < end && !starts_char(bytes[k])) ++k;
@@ -361,17 +367,22 @@ extern "C" __global__ void string_strip_ranges(const i64* offsets, const unsigne
 }
 EMU_KERNEL(string_strip_ranges)
 
-// Polars' literal str.replace: the first `limit` (u64 max: all) matches of
-// `pattern` (not empty) in each valid row, leftmost and not overlapping,
-// replaced by `value`. Unless `write`, writes each row's new length in
-// bytes (0 for null) to `lengths`; with it, writes the new bytes from
-// out_offsets[i] (`out_bytes` is null when every new string is empty).
+// Polars' str.replace: the first `limit` (u64 max: all) matches of a
+// pattern (a literal `pattern[0..pattern_len)`, not empty, when `classes` is
+// null; else the anchored DFA of a regular expression that never matches
+// empty text, see pattern.cuh) in each valid row, leftmost and not
+// overlapping, replaced by `value`. Unless `write`, writes each row's new
+// length in bytes (0 for null) to `lengths`; with it, writes the new bytes
+// from out_offsets[i] (`out_bytes` is null when every new string is empty).
 extern "C" __global__ void string_replace(const i64* offsets, const unsigned char* bytes,
                                           const u32* validity, u64 n,
                                           const unsigned char* pattern, u64 pattern_len,
-                                          const unsigned char* value, u64 value_len, u64 limit,
-                                          u32 write, i64* lengths, const i64* out_offsets,
-                                          unsigned char* out_bytes) {
+                                          const unsigned char* classes, const u32* transitions,
+                                          const unsigned char* flags, const u32* starts,
+                                          u32 stride, const unsigned char* value, u64 value_len,
+                                          u64 limit, u32 write, i64* lengths,
+                                          const i64* out_offsets, unsigned char* out_bytes) {
+    const Pattern searched{pattern, pattern_len, {classes, transitions, flags, starts, stride}};
     for (u64 i = global_index(); i < n; i += global_stride()) {
         if (!is_valid(validity, i)) {
             if (write == 0) lengths[i] = 0;
@@ -383,14 +394,13 @@ extern "C" __global__ void string_replace(const i64* offsets, const unsigned cha
         u64 replaced = 0;
         i64 k = begin;
         while (k < end) {
-            bool match = replaced < limit && static_cast<u64>(end - k) >= pattern_len;
-            for (u64 b = 0; match && b < pattern_len; ++b) match = bytes[k + b] == pattern[b];
-            if (match) {
+            i64 match_end = replaced < limit ? searched.match_at(bytes, begin, k, end) : -1;
+            if (match_end > k) {
                 if (out != nullptr) {
                     for (u64 b = 0; b < value_len; ++b) out[written + b] = value[b];
                 }
                 written += static_cast<i64>(value_len);
-                k += static_cast<i64>(pattern_len);
+                k = match_end;
                 ++replaced;
             } else {
                 if (out != nullptr) out[written] = bytes[k];

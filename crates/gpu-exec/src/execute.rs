@@ -12,13 +12,13 @@
 use gpu_runtime::Stream;
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
-    Comparison, DeviceStrings, JoinIndices, JoinKind as DeviceJoin, Logic, Ops, PARSE_YEAR,
-    StringMatch,
+    Comparison, DeviceStrings, DfaTables, JoinIndices, JoinKind as DeviceJoin, Logic, Ops,
+    PARSE_YEAR, Pattern, StringMatch,
 };
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
-    GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, PlanNode, RankMethod, RowMatch, RowOrder,
-    Scalar, StringOp,
+    GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, PlanNode, RankMethod, RegexDfa, RowMatch,
+    RowOrder, Scalar, StringOp, TextPattern,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -679,6 +679,24 @@ fn strings_column(name: &str, strings: DeviceStrings) -> DeviceColumn {
         Values::Str { offsets, bytes },
         Some(validity),
     )
+}
+
+/// The tables of a regular expression's DFA, as the kernels take them.
+fn dfa_tables(dfa: &RegexDfa) -> DfaTables<'_> {
+    DfaTables {
+        classes: dfa.classes(),
+        transitions: dfa.transitions(),
+        flags: dfa.flags(),
+        starts: dfa.starts(),
+    }
+}
+
+/// A pattern to count, find or replace, as the kernels take it.
+fn device_pattern(pattern: &TextPattern) -> Pattern<'_> {
+    match pattern {
+        TextPattern::Literal(text) => Pattern::Literal(text),
+        TextPattern::Regex(dfa) => Pattern::Anchored(dfa_tables(dfa)),
+    }
 }
 
 /// Whether [`Executor::make_strings`] makes the strings of `expr`: a
@@ -2302,7 +2320,10 @@ impl Executor<'_> {
                         pattern,
                         value,
                         limit,
-                    } => ops.string_replace(offsets, bytes, validity, (pattern, value), *limit)?,
+                    } => {
+                        let pattern = device_pattern(pattern);
+                        ops.string_replace(offsets, bytes, validity, (pattern, value), *limit)?
+                    }
                     StringOp::Strip { set, start, end } => {
                         let side = match (start, end) {
                             (true, false) => Side::Start,
@@ -3289,8 +3310,12 @@ impl Executor<'_> {
             let (offsets, bytes, validity) = strings;
             let ops = self.ops();
             let (values, validity) = match op {
-                StringOp::CountMatches(pattern) => ops.string_matches(strings, pattern, false)?,
-                StringOp::Find(pattern) => ops.string_matches(strings, pattern, true)?,
+                StringOp::CountMatches(pattern) => {
+                    ops.string_matches(strings, device_pattern(pattern), false)?
+                }
+                StringOp::Find(pattern) => {
+                    ops.string_matches(strings, device_pattern(pattern), true)?
+                }
                 _ => {
                     let chars = *op == StringOp::LenChars;
                     ops.string_lengths(offsets, bytes, validity, chars)?
@@ -5371,9 +5396,8 @@ impl Executor<'_> {
                 input,
             } => {
                 let (column, offsets, bytes) = text_column(frame, input)?;
-                let tables = (dfa.classes(), dfa.transitions(), dfa.flags());
                 let strings = (offsets, bytes, column.validity());
-                let (bits, valid) = ops.string_match_dfa(strings, tables, dfa.start())?;
+                let (bits, valid) = ops.string_match_dfa(strings, dfa_tables(dfa))?;
                 Ok(Mask::Owned(bits, Some(valid)))
             }
             ExprKind::String { op, input } => {

@@ -326,6 +326,16 @@ fn ptr<T: DeviceCopy>(buffer: Option<&DeviceBuffer<T>>) -> DevicePtr {
     buffer.map_or(DevicePtr::NULL, DeviceBuffer::device_ptr)
 }
 
+/// The first arguments of the kernels over `n` strings: offsets, bytes,
+/// validity (null: all valid), and `n`.
+fn string_args((offsets, bytes, validity): StringsRef<'_>, n: usize) -> KernelArgs {
+    KernelArgs::new()
+        .buffer(offsets)
+        .buffer(bytes)
+        .arg(ptr(validity))
+        .arg(n as u64)
+}
+
 /// A buffer of one of the evaluator's value types (booleans as bits).
 #[derive(Debug)]
 pub enum TypedBuffer {
@@ -418,6 +428,72 @@ pub enum Side {
 }
 
 /// Strings on the device, borrowed: offsets, bytes, validity.
+/// The tables of a DFA that matches a regular expression (built on the
+/// host: ir-lower's `RegexDfa`): each byte's class (256 entries); the next
+/// state from state s on a byte of class c at `transitions[s * classes + c]`,
+/// `classes` being the largest class plus one; each state's flags (1: a
+/// match ended before the last byte, 2: dead, 4: a match if the text ends
+/// here); the start states (one for an unanchored search; for an anchored
+/// one, the start after each byte, at its index, and at the text's start,
+/// at 256).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DfaTables<'a> {
+    pub classes: &'a [u8],
+    pub transitions: &'a [u32],
+    pub flags: &'a [u8],
+    pub starts: &'a [u32],
+}
+
+/// What `str.count_matches`, `str.find` and `str.replace` search for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern<'a> {
+    /// A literal text.
+    Literal(&'a str),
+    /// A regular expression that never matches empty text, as its anchored
+    /// DFA: each place is tried from the left, to the end of its
+    /// leftmost-first match.
+    Anchored(DfaTables<'a>),
+}
+
+/// A DFA's tables on the device.
+struct DfaBuffers {
+    classes: DeviceBuffer<u8>,
+    transitions: DeviceBuffer<u32>,
+    flags: DeviceBuffer<u8>,
+    starts: DeviceBuffer<u32>,
+    stride: u32,
+}
+
+/// A [`Pattern`] on the device.
+struct PatternBuffers {
+    text: DeviceBuffer<u8>,
+    text_len: u64,
+    dfa: Option<DfaBuffers>,
+}
+
+impl PatternBuffers {
+    /// The pattern's arguments, as the matching kernels take them after
+    /// the strings: the literal and its length, then the DFA's tables (null
+    /// for a literal) and its number of classes.
+    fn args(&self, args: KernelArgs) -> KernelArgs {
+        let args = args.buffer(&self.text).arg(self.text_len);
+        match &self.dfa {
+            Some(dfa) => args
+                .buffer(&dfa.classes)
+                .buffer(&dfa.transitions)
+                .buffer(&dfa.flags)
+                .buffer(&dfa.starts)
+                .arg(dfa.stride),
+            None => args
+                .arg(DevicePtr::NULL)
+                .arg(DevicePtr::NULL)
+                .arg(DevicePtr::NULL)
+                .arg(DevicePtr::NULL)
+                .arg(0u32),
+        }
+    }
+}
+
 pub type StringsRef<'a> = (
     &'a DeviceBuffer<i64>,
     &'a DeviceBuffer<u8>,
@@ -555,11 +631,7 @@ impl Ops<'_> {
         let mut keys = Vec::new();
         for chunk in 0..longest.div_ceil(8) {
             let out = self.zeroed::<u64>(n)?;
-            let args = KernelArgs::new()
-                .buffer(offsets)
-                .buffer(bytes)
-                .arg(ptr(validity))
-                .arg(n as u64)
+            let args = string_args((offsets, bytes, validity), n)
                 .arg(chunk)
                 .buffer(&out);
             self.launch(ids::string_key_chunk, Self::linear(n), args)?;
@@ -1117,11 +1189,7 @@ impl Ops<'_> {
         let starts = self.zeroed::<i64>(n)?;
         // One extra zero length, so the exclusive scan ends with the total.
         let lengths = self.zeroed::<i64>(n + 1)?;
-        let args = KernelArgs::new()
-            .buffer(offsets)
-            .buffer(bytes)
-            .arg(ptr(validity))
-            .arg(n as u64)
+        let args = string_args((offsets, bytes, validity), n)
             .arg(offset)
             .arg(length.unwrap_or(u64::MAX))
             .arg(drop_last)
@@ -1155,11 +1223,7 @@ impl Ops<'_> {
         let starts = self.zeroed::<i64>(n)?;
         // One extra zero length, so the exclusive scan ends with the total.
         let lengths = self.zeroed::<i64>(n + 1)?;
-        let args = KernelArgs::new()
-            .buffer(offsets)
-            .buffer(bytes)
-            .arg(ptr(validity))
-            .arg(n as u64)
+        let args = string_args((offsets, bytes, validity), n)
             .buffer(&code_points)
             .arg(code_points.len() as u32)
             .arg(u32::from(set.is_none()))
@@ -1170,32 +1234,28 @@ impl Ops<'_> {
         self.copy_ranges(bytes, validity, &starts, &lengths)
     }
 
-    /// Polars' literal `str.replace`: in each valid row, the first `limit`
-    /// matches of `pattern` (all when `None`), leftmost and not
-    /// overlapping, replaced by `value`. The pattern must not be empty.
+    /// Polars' `str.replace`: in each valid row, the first `limit` matches
+    /// of `pattern` (all when `None`), leftmost and not overlapping,
+    /// replaced by `value` as it is. A literal pattern must not be empty.
     pub fn string_replace(
         &self,
         offsets: &DeviceBuffer<i64>,
         bytes: &DeviceBuffer<u8>,
         validity: Option<&DeviceBuffer<u32>>,
-        (pattern, value): (&str, &str),
+        (pattern, value): (Pattern<'_>, &str),
         limit: Option<u64>,
     ) -> Result<DeviceStrings, RuntimeError> {
         check(!offsets.is_empty(), || "string offsets are empty".into())?;
-        check(!pattern.is_empty(), || "an empty pattern to replace".into())?;
+        check(pattern != Pattern::Literal(""), || {
+            "an empty pattern to replace".into()
+        })?;
         let n = offsets.len() - 1;
         check_bitmap(validity, n, "validity")?;
-        let upload =
-            |text: &str| DeviceBuffer::from_host(text.as_bytes(), self.memory.clone(), self.stream);
-        let (d_pattern, d_value) = (upload(pattern)?, upload(value)?);
+        let pattern = self.pattern_buffers(pattern)?;
+        let d_value = DeviceBuffer::from_host(value.as_bytes(), self.memory.clone(), self.stream)?;
         self.two_pass_strings(ids::string_replace, n, validity, || {
-            KernelArgs::new()
-                .buffer(offsets)
-                .buffer(bytes)
-                .arg(ptr(validity))
-                .arg(n as u64)
-                .buffer(&d_pattern)
-                .arg(pattern.len() as u64)
+            pattern
+                .args(string_args((offsets, bytes, validity), n))
                 .buffer(&d_value)
                 .arg(value.len() as u64)
                 .arg(limit.unwrap_or(u64::MAX))
@@ -1220,11 +1280,7 @@ impl Ops<'_> {
         let fill = fill.encode_utf8(&mut encoded).as_bytes();
         let d_fill = DeviceBuffer::from_host(fill, self.memory.clone(), self.stream)?;
         self.two_pass_strings(ids::string_pad, n, validity, || {
-            KernelArgs::new()
-                .buffer(offsets)
-                .buffer(bytes)
-                .arg(ptr(validity))
-                .arg(n as u64)
+            string_args((offsets, bytes, validity), n)
                 .arg(length)
                 .buffer(&d_fill)
                 .arg(fill.len() as u64)
@@ -1514,11 +1570,7 @@ impl Ops<'_> {
         let n = offsets.len() - 1;
         check_bitmap(validity, n, "validity")?;
         self.two_pass_strings(ids::string_map_chars, n, validity, || {
-            KernelArgs::new()
-                .buffer(offsets)
-                .buffer(bytes)
-                .arg(ptr(validity))
-                .arg(n as u64)
+            string_args((offsets, bytes, validity), n)
                 .arg(ascii as u32)
                 .buffer(from)
                 .buffer(to)
@@ -1543,11 +1595,7 @@ impl Ops<'_> {
         let n = offsets.len() - 1;
         check_bitmap(validity, n, "validity")?;
         let lengths = self.zeroed::<u32>(n)?;
-        let args = KernelArgs::new()
-            .buffer(offsets)
-            .buffer(bytes)
-            .arg(ptr(validity))
-            .arg(n as u64)
+        let args = string_args((offsets, bytes, validity), n)
             .arg(u32::from(chars))
             .buffer(&lengths);
         self.launch(ids::string_lengths, Self::linear(n), args)?;
@@ -1557,31 +1605,100 @@ impl Ops<'_> {
     }
 
     /// Polars' `str.count_matches` (`find` false) or `str.find` (`find`) of
-    /// the literal text `pattern` in each of `n` strings: the number of
-    /// leftmost, non-overlapping matches (an empty pattern matches at every
-    /// character boundary), or the byte offset of the first, null where
-    /// there is none. Null strings give null.
+    /// `pattern` in each of `n` strings: the number of leftmost,
+    /// non-overlapping matches (an empty literal matches at every character
+    /// boundary), or the byte offset of the first, null where there is none.
+    /// Null strings give null.
     pub fn string_matches(
         &self,
         (offsets, bytes, validity): StringsRef<'_>,
-        pattern: &str,
+        pattern: Pattern<'_>,
         find: bool,
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
         check(!offsets.is_empty(), || "string offsets are empty".into())?;
         let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let pattern = self.pattern_buffers(pattern)?;
         let out = self.zeroed::<u32>(n)?;
         let out_validity = self.zeroed::<u32>(words(n))?;
-        let strings = (offsets, bytes, validity);
-        let mode = u32::from(find);
-        let outputs = (&out, &out_validity);
-        self.launch_with_pattern(
-            ids::string_matches,
-            strings,
-            pattern.as_bytes(),
-            mode,
-            outputs,
-        )?;
+        let args = pattern
+            .args(string_args((offsets, bytes, validity), n))
+            .arg(u32::from(find))
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(ids::string_matches, Self::linear(n), args)?;
         Ok((out, out_validity))
+    }
+
+    /// `pattern` on the device, checked (a DFA's tables must name only
+    /// states and classes they have).
+    fn pattern_buffers(&self, pattern: Pattern<'_>) -> Result<PatternBuffers, RuntimeError> {
+        let text = match pattern {
+            Pattern::Literal(text) => text.as_bytes(),
+            Pattern::Anchored(_) => &[],
+        };
+        // One byte at least: an empty pattern reads none.
+        let held: Vec<u8> = text.iter().copied().chain([0]).collect();
+        let dfa = match pattern {
+            Pattern::Literal(_) => None,
+            Pattern::Anchored(tables) => {
+                check(tables.starts.len() == 257, || {
+                    format!(
+                        "an anchored DFA has 257 start states, not {}",
+                        tables.starts.len()
+                    )
+                })?;
+                Some(self.dfa_buffers(tables)?)
+            }
+        };
+        Ok(PatternBuffers {
+            text: DeviceBuffer::from_host(&held, self.memory.clone(), self.stream)?,
+            text_len: text.len() as u64,
+            dfa,
+        })
+    }
+
+    /// A DFA's tables on the device, checked: 256 byte classes, a row of
+    /// transitions per state (one entry per class), and transitions and
+    /// start states that each name a state.
+    fn dfa_buffers(&self, tables: DfaTables<'_>) -> Result<DfaBuffers, RuntimeError> {
+        let DfaTables {
+            classes,
+            transitions,
+            flags,
+            starts,
+        } = tables;
+        check(classes.len() == 256, || {
+            format!("a DFA has 256 byte classes, not {}", classes.len())
+        })?;
+        let stride = usize::from(classes.iter().copied().max().unwrap_or(0)) + 1;
+        let states = flags.len();
+        check(transitions.len() == states * stride, || {
+            format!(
+                "a DFA of {states} states and {stride} classes has {} transitions",
+                transitions.len()
+            )
+        })?;
+        check(!starts.is_empty(), || "a DFA without a start state".into())?;
+        if let Some(start) = starts.iter().find(|&&start| start as usize >= states) {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "the DFA's start state {start} is not one of its {states}"
+            )));
+        }
+        check(transitions.iter().all(|&to| (to as usize) < states), || {
+            format!("a DFA transition leads past its {states} states")
+        })?;
+        let upload =
+            |bytes: &[u8]| DeviceBuffer::from_host(bytes, self.memory.clone(), self.stream);
+        let upload_u32 =
+            |words: &[u32]| DeviceBuffer::from_host(words, self.memory.clone(), self.stream);
+        Ok(DfaBuffers {
+            classes: upload(classes)?,
+            transitions: upload_u32(transitions)?,
+            flags: upload(flags)?,
+            starts: upload_u32(starts)?,
+            stride: stride as u32,
+        })
     }
 
     /// Launches `kernel` over the strings with a pattern, as the pattern
@@ -1601,11 +1718,7 @@ impl Ops<'_> {
         // One byte at least: an empty pattern reads none.
         let held: Vec<u8> = pattern.iter().copied().chain([0]).collect();
         let d_pattern = DeviceBuffer::from_host(&held, self.memory.clone(), self.stream)?;
-        let args = KernelArgs::new()
-            .buffer(offsets)
-            .buffer(bytes)
-            .arg(ptr(validity))
-            .arg(n as u64)
+        let args = string_args((offsets, bytes, validity), n)
             .buffer(&d_pattern)
             .arg(pattern.len() as u64)
             .arg(mode)
@@ -1737,14 +1850,10 @@ impl Ops<'_> {
         })?;
         let out = self.zeroed::<T>(n)?;
         let out_validity = self.zeroed::<u32>(words(n))?;
-        let args = own(KernelArgs::new()
-            .buffer(offsets)
-            .buffer(bytes)
-            .arg(ptr(validity))
-            .arg(n as u64))
-        .buffer(&out)
-        .buffer(&out_validity)
-        .arg(ptr(failed));
+        let args = own(string_args((offsets, bytes, validity), n))
+            .buffer(&out)
+            .buffer(&out_validity)
+            .arg(ptr(failed));
         self.launch(kernel, Self::linear(n), args)?;
         Ok((out, out_validity))
     }
@@ -2244,55 +2353,36 @@ impl Ops<'_> {
         check_bitmap(validity, n, "validity")?;
         let bits = self.zeroed::<u32>(words(n))?;
         let valid = self.zeroed::<u32>(words(n))?;
-        let args = KernelArgs::new()
-            .buffer(offsets)
-            .buffer(bytes)
-            .arg(ptr(validity))
-            .arg(n as u64);
-        let args = more(args).buffer(&bits).buffer(&valid);
+        let args = more(string_args((offsets, bytes, validity), n));
+        let args = args.buffer(&bits).buffer(&valid);
         self.launch(kernel, Self::linear(n), args)?;
         Ok((bits, valid))
     }
 
     /// Whether each string holds a match of a regular expression, given as
-    /// the tables of its DFA: `classes`, each byte's class (256 entries);
-    /// `transitions`, the next state from state s on a byte of class c at
-    /// `s * stride + c`, where `stride` is the number of classes (the
-    /// largest plus one); `flags`, each state's (1: matched, 2: dead, 4:
-    /// matched if the text ends here); the walk begins at `start`. Bits and
-    /// validity (null strings give null). Tables that name a state or class
-    /// that does not exist are refused before any launch.
+    /// the tables of its unanchored DFA (one start state): true once the
+    /// walk enters a state flagged matched, or ends in one flagged matched
+    /// at the end; a dead state ends it false. Bits and validity (null
+    /// strings give null). Tables that name a state or class that does not
+    /// exist are refused before any launch.
     pub fn string_match_dfa(
         &self,
         strings: StringsRef<'_>,
-        (classes, transitions, flags): (&[u8], &[u32], &[u8]),
-        start: u32,
+        tables: DfaTables<'_>,
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
-        check(classes.len() == 256, || {
-            format!("a DFA has 256 byte classes, not {}", classes.len())
-        })?;
-        let stride = usize::from(classes.iter().copied().max().unwrap_or(0)) + 1;
-        let states = flags.len();
-        check(transitions.len() == states * stride, || {
+        check(tables.starts.len() == 1, || {
             format!(
-                "a DFA of {states} states and {stride} classes has {} transitions",
-                transitions.len()
+                "an unanchored DFA has 1 start state, not {}",
+                tables.starts.len()
             )
         })?;
-        check((start as usize) < states, || {
-            format!("the DFA's start state {start} is not one of its {states}")
-        })?;
-        check(transitions.iter().all(|&to| (to as usize) < states), || {
-            format!("a DFA transition leads past its {states} states")
-        })?;
-        let classes = DeviceBuffer::from_host(classes, self.memory.clone(), self.stream)?;
-        let transitions = DeviceBuffer::from_host(transitions, self.memory.clone(), self.stream)?;
-        let flags = DeviceBuffer::from_host(flags, self.memory.clone(), self.stream)?;
+        let dfa = self.dfa_buffers(tables)?;
+        let start = tables.starts[0];
         self.test_strings(ids::string_match_dfa, strings, |args| {
-            args.buffer(&classes)
-                .buffer(&transitions)
-                .buffer(&flags)
-                .arg(stride as u32)
+            args.buffer(&dfa.classes)
+                .buffer(&dfa.transitions)
+                .buffer(&dfa.flags)
+                .arg(dfa.stride)
                 .arg(start)
         })
     }

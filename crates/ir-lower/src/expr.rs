@@ -405,12 +405,12 @@ pub enum StringOp {
     EndsWith(String),
     LenBytes,
     LenChars,
-    /// The number of leftmost, non-overlapping matches of this literal text
-    /// (an empty one matches at every character boundary), as u32.
-    CountMatches(String),
-    /// The byte offset of the first match of this literal text, null where
-    /// there is none, as u32.
-    Find(String),
+    /// The number of leftmost, non-overlapping matches of this pattern (an
+    /// empty literal matches at every character boundary), as u32.
+    CountMatches(TextPattern),
+    /// The byte offset of the first match of this pattern, null where there
+    /// is none, as u32.
+    Find(TextPattern),
     /// Characters from `offset` (negative: from the end), `length` of them
     /// (`None`: to the end).
     Slice {
@@ -421,10 +421,11 @@ pub enum StringOp {
     DropLast(u64),
     ToUppercase,
     ToLowercase,
-    /// The first `limit` (all when `None`) matches of the literal `pattern`
-    /// (not empty), leftmost and not overlapping, replaced by `value`.
+    /// The first `limit` (all when `None`) matches of `pattern` (a literal
+    /// not empty), leftmost and not overlapping, replaced by `value` as it
+    /// is.
     Replace {
-        pattern: String,
+        pattern: TextPattern,
         value: String,
         limit: Option<u64>,
     },
@@ -443,6 +444,25 @@ pub enum StringOp {
         fill: char,
         side: PadSide,
     },
+}
+
+/// What [`StringOp::CountMatches`], [`StringOp::Find`] and
+/// [`StringOp::Replace`] search for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextPattern {
+    Literal(String),
+    /// A regular expression that never matches empty text, as its anchored
+    /// DFA ([`RegexDfa::anchored`]).
+    Regex(Arc<RegexDfa>),
+}
+
+impl fmt::Display for TextPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TextPattern::Literal(text) => write!(f, "{text:?}"),
+            TextPattern::Regex(dfa) => write!(f, "regex({:?})", dfa.pattern()),
+        }
+    }
 }
 
 /// Where [`StringOp::Pad`] pads.
@@ -468,8 +488,8 @@ impl fmt::Display for StringOp {
             StringOp::EndsWith(text) => write!(f, "str.ends_with({text:?})"),
             StringOp::LenBytes => f.write_str("str.len_bytes"),
             StringOp::LenChars => f.write_str("str.len_chars"),
-            StringOp::CountMatches(text) => write!(f, "str.count_matches({text:?})"),
-            StringOp::Find(text) => write!(f, "str.find({text:?})"),
+            StringOp::CountMatches(pattern) => write!(f, "str.count_matches({pattern})"),
+            StringOp::Find(pattern) => write!(f, "str.find({pattern})"),
             StringOp::Slice { offset, length } => match length {
                 Some(length) => write!(f, "str.slice({offset}, {length})"),
                 None => write!(f, "str.slice({offset})"),
@@ -482,8 +502,8 @@ impl fmt::Display for StringOp {
                 value,
                 limit,
             } => match limit {
-                Some(limit) => write!(f, "str.replace({pattern:?}, {value:?}, n={limit})"),
-                None => write!(f, "str.replace_all({pattern:?}, {value:?})"),
+                Some(limit) => write!(f, "str.replace({pattern}, {value:?}, n={limit})"),
+                None => write!(f, "str.replace_all({pattern}, {value:?})"),
             },
             StringOp::Pad { length, fill, side } => match side {
                 PadSide::Start => write!(f, "str.pad_start({length}, {fill:?})"),

@@ -20,7 +20,7 @@ use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
     Held, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar, StringOp,
-    TemporalPart, Truncation,
+    TemporalPart, TextPattern, Truncation,
 };
 use crate::refusal::Refusal;
 use crate::regex::RegexDfa;
@@ -1288,15 +1288,10 @@ impl ExprLowering<'_> {
                         format!("{function} needs a literal pattern on the GPU"),
                     );
                 };
-                if !literal && !regex_is_literal(&pattern) {
-                    return self.refuse(
-                        node,
-                        format!(
-                            "{function} of the regular expression {pattern:?} is not supported on \
-                             the GPU (only literal texts)"
-                        ),
-                    );
-                }
+                let pattern = match text_pattern(pattern, literal) {
+                    Ok(pattern) => pattern,
+                    Err(why) => return self.refuse(node, why),
+                };
                 if matches!(function, S::CountMatches(_)) {
                     StringOp::CountMatches(pattern)
                 } else {
@@ -1351,10 +1346,8 @@ impl ExprLowering<'_> {
                 let Some(pattern) = pattern else {
                     return self.refuse(node, "str.replace needs a literal pattern on the GPU");
                 };
-                // Polars treats a pattern without ASCII punctuation as literal.
-                let literal = literal || regex_is_literal(&pattern);
-                if !literal || pattern.is_empty() {
-                    return self.refuse(node, format!("str.replace of the pattern {pattern:?} is not supported on the GPU (only non-empty literal texts)"));
+                if (literal || regex_is_literal(&pattern)) && pattern.is_empty() {
+                    return self.refuse(node, "str.replace of an empty pattern");
                 }
                 if value_null && n >= 0 {
                     // Polars leaves the strings as they are.
@@ -1363,10 +1356,32 @@ impl ExprLowering<'_> {
                 let Some(value) = value else {
                     return self.refuse(node, "str.replace needs a literal value on the GPU");
                 };
+                let pattern = match text_pattern(pattern, literal) {
+                    Ok(pattern) => pattern,
+                    Err(why) => return self.refuse(node, why),
+                };
+                let limit = match (&pattern, n) {
+                    (_, n) if n < 0 => None,
+                    (TextPattern::Literal(_), _) => Some(n as u64),
+                    // Polars replaces the first match of a regular
+                    // expression for n = 0 too, and refuses n > 1.
+                    (TextPattern::Regex(_), 0 | 1) => Some(1),
+                    (TextPattern::Regex(_), _) => {
+                        return self.refuse(node, "str.replace of a regex with n > 1");
+                    }
+                };
+                if matches!(pattern, TextPattern::Regex(_)) && value.contains('$') {
+                    // The regex crate expands `$1`, `${name}` and `$$` in it.
+                    return self.refuse(
+                        node,
+                        "str.replace of a regex by a value with `$` (capture groups) is not \
+                         supported on the GPU",
+                    );
+                }
                 StringOp::Replace {
                     pattern,
                     value,
-                    limit: u64::try_from(n).ok(),
+                    limit,
                 }
             }
             S::PadStart { .. } | S::PadEnd { .. } | S::ZFill => {
@@ -2394,6 +2409,16 @@ pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, 
         }
         _ => None,
     }
+}
+
+/// `pattern` as [`TextPattern`]: literal when Polars takes it so (asked
+/// to, or without ASCII punctuation), else the anchored DFA of the regular
+/// expression, or why it has none.
+fn text_pattern(pattern: String, literal: bool) -> Result<TextPattern, String> {
+    if literal || regex_is_literal(&pattern) {
+        return Ok(TextPattern::Literal(pattern));
+    }
+    Ok(TextPattern::Regex(Arc::new(RegexDfa::anchored(&pattern)?)))
 }
 
 /// Whether a regular expression matches exactly its own text: one without

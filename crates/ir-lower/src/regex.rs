@@ -9,6 +9,15 @@
 //! text a byte at a time: one table read per byte, no backtracking, the same
 //! answer as `is_match`. What the DFA cannot express (Unicode word
 //! boundaries), or a table over [`MAX_ENTRIES`], is refused here.
+//!
+//! Where the matches themselves count (`count_matches`, `find`, `replace`),
+//! [`RegexDfa::anchored`] builds the DFA of a search anchored where it
+//! begins, with a start state for each byte that may precede that place
+//! (what `^`, `$` in multi-line mode and word boundaries look at): a thread
+//! tries each place from the left and takes the first that matches, to the
+//! end of its leftmost-first match, as the `regex` crate's iterators do.
+//! Patterns that can match empty text are refused there: the crate's rules
+//! for empty matches next to others are not reproduced.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -30,7 +39,9 @@ pub struct RegexDfa {
     pattern: String,
     classes: Vec<u8>,
     stride: u32,
-    start: u32,
+    /// Unanchored: the start state. Anchored: the start state after each
+    /// byte (at its index) and at the text's start (the last).
+    starts: Vec<u32>,
     transitions: Vec<u32>,
     flags: Vec<u8>,
 }
@@ -47,11 +58,26 @@ impl RegexDfa {
     /// The DFA of `pattern`, or why the GPU cannot run it (a pattern the
     /// `regex` crate rejects among them: Polars reports that itself).
     pub fn new(pattern: &str) -> Result<RegexDfa, String> {
-        Self::with_limit(pattern, MAX_ENTRIES)
+        Self::with_limit(pattern, MAX_ENTRIES, false)
     }
 
-    /// [`RegexDfa::new`], with at most `max_entries` transitions.
-    fn with_limit(pattern: &str, max_entries: usize) -> Result<RegexDfa, String> {
+    /// The DFA of `pattern` for searches anchored where they begin (see the
+    /// module's documentation), or why the GPU cannot run it.
+    pub fn anchored(pattern: &str) -> Result<RegexDfa, String> {
+        let hir = syntax::parse(pattern).map_err(|e| {
+            format!("the regular expression {pattern:?} has no DFA the GPU runs: {e}")
+        })?;
+        if hir.properties().minimum_len() == Some(0) {
+            return Err(format!(
+                "the regular expression {pattern:?} can match empty text (not on the GPU)"
+            ));
+        }
+        Self::with_limit(pattern, MAX_ENTRIES, true)
+    }
+
+    /// [`RegexDfa::new`] or, `anchored`, [`RegexDfa::anchored`], with at
+    /// most `max_entries` transitions.
+    fn with_limit(pattern: &str, max_entries: usize, anchored: bool) -> Result<RegexDfa, String> {
         // The DFA's own size (a state's row is a power of two, so up to
         // twice the classes, with 32-bit entries; the rest is headroom), and what building it may
         // take, both bounded so that a large pattern is refused quickly.
@@ -59,7 +85,11 @@ impl RegexDfa {
         let dfa = dense::Builder::new()
             .configure(
                 dense::Config::new()
-                    .start_kind(StartKind::Unanchored)
+                    .start_kind(if anchored {
+                        StartKind::Anchored
+                    } else {
+                        StartKind::Unanchored
+                    })
                     .minimize(true)
                     .dfa_size_limit(limit)
                     .determinize_size_limit(limit.map(|bytes| bytes * 8)),
@@ -70,9 +100,23 @@ impl RegexDfa {
             .map_err(|e| {
                 format!("the regular expression {pattern:?} has no DFA the GPU runs: {e}")
             })?;
-        let start = dfa
-            .start_state(&start::Config::new().anchored(Anchored::No))
-            .map_err(|e| format!("the regular expression {pattern:?}: {e}"))?;
+        let start_after = |before: Option<u8>| {
+            let how = if anchored {
+                Anchored::Yes
+            } else {
+                Anchored::No
+            };
+            let config = start::Config::new().anchored(how).look_behind(before);
+            dfa.start_state(&config)
+                .map_err(|e| format!("the regular expression {pattern:?}: {e}"))
+        };
+        let mut start_ids = Vec::with_capacity(257);
+        if anchored {
+            for byte in 0..=255u8 {
+                start_ids.push(start_after(Some(byte))?);
+            }
+        }
+        start_ids.push(start_after(None)?);
         let byte_classes = dfa.byte_classes();
         let classes: Vec<u8> = (0..=255u8).map(|b| byte_classes.get(b)).collect();
         // One byte of each class.
@@ -89,8 +133,16 @@ impl RegexDfa {
                  transitions"
             )
         };
-        let mut numbers: HashMap<StateID, u32> = HashMap::from([(start, 0)]);
-        let mut order = vec![start];
+        let mut numbers: HashMap<StateID, u32> = HashMap::new();
+        let mut order = Vec::new();
+        let mut starts = Vec::with_capacity(start_ids.len());
+        for id in start_ids {
+            let next = numbers.len() as u32;
+            starts.push(*numbers.entry(id).or_insert_with(|| {
+                order.push(id);
+                next
+            }));
+        }
         let (mut transitions, mut flags) = (Vec::new(), Vec::new());
         let mut next = 0;
         while let Some(&state) = order.get(next) {
@@ -130,7 +182,7 @@ impl RegexDfa {
             pattern: pattern.to_owned(),
             classes,
             stride: stride as u32,
-            start: 0,
+            starts,
             transitions,
             flags,
         })
@@ -146,9 +198,15 @@ impl RegexDfa {
         &self.classes
     }
 
-    /// The start state.
+    /// The start state at the text's start.
     pub fn start(&self) -> u32 {
-        self.start
+        self.starts[self.starts.len() - 1]
+    }
+
+    /// The start states of an anchored DFA: after each byte (at its index),
+    /// then at the text's start; of another, the one start state.
+    pub fn starts(&self) -> &[u32] {
+        &self.starts
     }
 
     /// The next state from state `s` on a byte of class `c`:
@@ -164,13 +222,43 @@ impl RegexDfa {
         &self.flags
     }
 
+    /// The state after `state` on `byte`.
+    fn next(&self, state: usize, byte: u8) -> usize {
+        let class = usize::from(self.classes[usize::from(byte)]);
+        self.transitions[state * self.stride as usize + class] as usize
+    }
+
+    /// Of an anchored DFA: the end of the leftmost-first match that begins
+    /// at `at` in `text`, if one does: the walk the device does, on the host.
+    pub fn match_at(&self, text: &[u8], at: usize) -> Option<usize> {
+        let start = if at == 0 {
+            256
+        } else {
+            usize::from(text[at - 1])
+        };
+        let mut state = self.starts[start] as usize;
+        let mut end = None;
+        for (place, &byte) in text.iter().enumerate().skip(at) {
+            state = self.next(state, byte);
+            let flags = self.flags[state];
+            if flags & Self::MATCHED != 0 {
+                end = Some(place);
+            }
+            if flags & Self::DEAD != 0 {
+                return end;
+            }
+        }
+        if self.flags[state] & Self::MATCHED_AT_END != 0 {
+            end = Some(text.len());
+        }
+        end
+    }
+
     /// Whether `text` holds a match: the walk the device does, on the host.
     pub fn is_match(&self, text: &[u8]) -> bool {
-        let stride = self.stride as usize;
-        let mut state = self.start as usize;
+        let mut state = self.start() as usize;
         for &byte in text {
-            let class = usize::from(self.classes[usize::from(byte)]);
-            state = self.transitions[state * stride + class] as usize;
+            state = self.next(state, byte);
             let flags = self.flags[state];
             if flags & Self::MATCHED != 0 {
                 return true;
@@ -186,6 +274,56 @@ impl RegexDfa {
 #[cfg(test)]
 mod tests {
     use super::RegexDfa;
+
+    /// Patterns of every construct the DFAs take, some of which can match
+    /// empty text.
+    const PATTERNS: &[&str] = &[
+        "a",
+        "ab|b",
+        "^a",
+        "a$",
+        "^$",
+        "^",
+        "",
+        "a*",
+        "a+b",
+        "[a-c]+",
+        "[^a]",
+        ".",
+        "^.$",
+        r"\d+",
+        r"\d{2}",
+        r"^\w+$",
+        r"\s",
+        r"(?i)customer",
+        r"(?i)k",
+        r"(?m)^b",
+        r"(?m)a$",
+        r"(?s)a.b",
+        "a.b",
+        "[é]",
+        "é|ß",
+        r"\p{Han}",
+        r"[[:alpha:]]+",
+        r"foo(bar)?$",
+        r"^(ab|a)(c|bc)$",
+        r"x_y|^\.",
+        r"\.",
+        r"-?\d",
+        "Customer.*Complaints",
+        r"(?-u:\w)",
+        r"(?-u:\b)a",
+        r"a{2,3}",
+        r"^(?:a|b)*$",
+        r"[a-z&&[^b]]",
+        r"foo(bar)?",
+        r"(ab|a)(c|bc)",
+        "a|ab",
+        "ab|a",
+        r"\w+",
+        r"(?m)^.",
+        r"1\s*(?:4|2)",
+    ];
 
     /// Texts of the bytes that matter to `patterns` below, ASCII and not,
     /// with newlines; every combination up to three pieces.
@@ -230,46 +368,7 @@ mod tests {
     /// calls) for patterns of every construct the DFA takes.
     #[test]
     fn matches_as_the_regex_crate_does() {
-        let patterns = [
-            "a",
-            "ab|b",
-            "^a",
-            "a$",
-            "^$",
-            "^",
-            "",
-            "a*",
-            "a+b",
-            "[a-c]+",
-            "[^a]",
-            ".",
-            "^.$",
-            r"\d+",
-            r"\d{2}",
-            r"^\w+$",
-            r"\s",
-            r"(?i)customer",
-            r"(?i)k",
-            r"(?m)^b",
-            r"(?m)a$",
-            r"(?s)a.b",
-            "a.b",
-            "[é]",
-            "é|ß",
-            r"\p{Han}",
-            r"[[:alpha:]]+",
-            r"foo(bar)?$",
-            r"^(ab|a)(c|bc)$",
-            r"x_y|^\.",
-            r"\.",
-            r"-?\d",
-            "Customer.*Complaints",
-            r"(?-u:\w)",
-            r"(?-u:\b)a",
-            r"a{2,3}",
-            r"^(?:a|b)*$",
-            r"[a-z&&[^b]]",
-        ];
+        let patterns = PATTERNS;
         let texts = texts();
         for pattern in patterns {
             let dfa = RegexDfa::new(pattern).unwrap_or_else(|e| panic!("{pattern:?}: {e}"));
@@ -284,6 +383,64 @@ mod tests {
         }
     }
 
+    /// The matches the device finds with an anchored DFA: from the left,
+    /// the first place a match begins, to its end; then on from there.
+    fn matches(dfa: &RegexDfa, text: &str) -> Vec<(usize, usize)> {
+        let bytes = text.as_bytes();
+        let (mut found, mut at) = (Vec::new(), 0);
+        while at < bytes.len() {
+            match dfa.match_at(bytes, at) {
+                Some(end) => {
+                    found.push((at, end));
+                    at = end;
+                }
+                None => at += 1,
+            }
+        }
+        found
+    }
+
+    /// Every match (start and end) equals the `regex` crate's `find_iter`,
+    /// which Polars' `count_matches`, `find` and `replace` follow.
+    #[test]
+    fn anchored_matches_are_the_regex_crates() {
+        let patterns = PATTERNS;
+        let texts = texts();
+        let mut anchored = 0;
+        for pattern in patterns {
+            let regex = regex::Regex::new(pattern).unwrap();
+            let dfa = match RegexDfa::anchored(pattern) {
+                Ok(dfa) => dfa,
+                Err(error) => {
+                    assert!(
+                        error.contains("can match empty text"),
+                        "{pattern:?}: {error}"
+                    );
+                    continue;
+                }
+            };
+            anchored += 1;
+            for text in &texts {
+                let expected: Vec<(usize, usize)> = regex
+                    .find_iter(text)
+                    .map(|m| (m.start(), m.end()))
+                    .collect();
+                assert_eq!(matches(&dfa, text), expected, "{pattern:?} on {text:?}");
+            }
+        }
+        assert!(
+            anchored >= 30,
+            "{anchored} patterns that cannot match empty text"
+        );
+        for pattern in ["a*", "^", "$", "(?m)^", "a?", "(a|)", r"(?-u:\b)"] {
+            let error = RegexDfa::anchored(pattern).unwrap_err();
+            assert!(
+                error.contains("can match empty text"),
+                "{pattern:?}: {error}"
+            );
+        }
+    }
+
     #[test]
     fn refuses_what_the_dfa_cannot_do() {
         for (pattern, why) in [
@@ -295,8 +452,8 @@ mod tests {
             assert!(error.contains(why), "{pattern:?}: {error}");
         }
         // Within the builder's limits, over the table's.
-        let error = RegexDfa::with_limit("[a-z]{10}", 30).unwrap_err();
+        let error = RegexDfa::with_limit("[a-z]{10}", 30, false).unwrap_err();
         assert!(error.contains("more than 30 transitions"), "{error}");
-        assert!(RegexDfa::with_limit("[a-z]{10}", 39).is_ok());
+        assert!(RegexDfa::with_limit("[a-z]{10}", 39, false).is_ok());
     }
 }

@@ -4066,7 +4066,7 @@ fn truncation_of_dates_and_timestamps_matches_the_cpu() {
 }
 
 #[test]
-fn literal_replacements_match_the_cpu() {
+fn replacements_match_the_cpu() {
     let texts = [
         Some("aaaa"),
         Some("banana"),
@@ -4099,11 +4099,37 @@ fn literal_replacements_match_the_cpu() {
                 .alias("computed"),
         ]),
     );
+    assert_gpu_eq(
+        "replacements of regular expressions",
+        frame.clone().select([
+            s().replace_all(lit("a.a"), lit("x"), false)
+                .alias("every a.a"),
+            s().replace(lit("[aä]n"), lit("<>"), false)
+                .alias("first [aä]n"),
+            s().replace_n(lit("a+"), lit("_"), false, 0)
+                .alias("n = 0: once"),
+            s().replace_all(lit(r"(?i)^A|a$"), lit("|"), false)
+                .alias("anchored"),
+            s().replace_all(lit(r"\p{Emoji_Presentation}+"), lit(""), false)
+                .alias("emoji"),
+        ]),
+    );
     assert_cpu_answer_with_reason(
         frame
             .clone()
-            .select([s().replace_all(lit("a.a"), lit("x"), false)]),
-        "only non-empty literal texts",
+            .select([s().replace_all(lit("(a)n"), lit("$1"), false)]),
+        "by a value with `$`",
+    );
+    assert_cpu_answer_with_reason(
+        frame
+            .clone()
+            .select([s().replace_all(lit("x?"), lit("-"), false)]),
+        "can match empty text",
+    );
+    assert_cpu_error(
+        frame
+            .clone()
+            .select([s().replace_n(lit("a+"), lit("_"), false, 2)]),
     );
     assert_cpu_error(frame.select([s().replace_all(
         lit("a"),
@@ -5642,9 +5668,21 @@ fn counts_and_offsets_of_matches_match_the_cpu() {
                 .alias("of texts made"),
         ]),
     );
+    assert_gpu_eq(
+        "count_matches and find of regular expressions",
+        frame().select([
+            s().count_matches(lit("a+"), false).alias("a+"),
+            s().count_matches(lit("(an)+"), false).alias("(an)+"),
+            s().count_matches(lit(r"\w(?-u:\b)"), false)
+                .alias("last letters"),
+            s().find(lit("n[aä]"), true).alias("find n[aä]"),
+            s().find(lit(r"(?-u:\b)a"), true).alias("find a word's a"),
+        ]),
+    );
+    // The regex crate's rules for empty matches are not the device's.
     assert_cpu_answer_with_reason(
-        frame().select([s().count_matches(lit("a+"), false)]),
-        "str.count_matches of the regular expression \"a+\"",
+        frame().select([s().count_matches(lit("a*"), false)]),
+        r#"the regular expression "a*" can match empty text"#,
     );
 }
 

@@ -567,9 +567,20 @@ proptest! {
         pattern in regex(),
     ) {
         prop_assume!(regex::Regex::new(&pattern).is_ok());
-        let lf = df.lazy().select([
-            col("s").str().contains(lit(pattern.as_str()), true).alias("m"),
-        ]);
-        assert_gpu_eq(&pattern, lf);
+        let s = || col("s").str();
+        let regex = || lit(pattern.as_str());
+        let lf = df.lazy();
+        assert_gpu_eq(&pattern, lf.clone().select([s().contains(regex(), true).alias("m")]));
+        // Counts, offsets and replacements of matches, where the pattern
+        // cannot match empty text (the others fall back).
+        if ir_lower::RegexDfa::anchored(&pattern).is_ok() {
+            let matches = lf.select([
+                s().count_matches(regex(), false).alias("count"),
+                s().find(regex(), true).alias("find"),
+                s().replace_all(regex(), lit("<>"), false).alias("every"),
+                s().replace(regex(), lit("#"), false).alias("first"),
+            ]);
+            assert_gpu_eq(&format!("matches of {pattern}"), matches);
+        }
     }
 }

@@ -67,6 +67,20 @@ impl Device {
     }
 
     /// A buffer of `len` copies of `poison`, so that an unwritten element shows.
+    /// `rows` on the device: offsets, bytes, and the validity `valid`.
+    pub fn upload_texts(
+        &self,
+        rows: &[String],
+        valid: &[bool],
+    ) -> (DeviceBuffer<i64>, DeviceBuffer<u8>, DeviceBuffer<u32>) {
+        let (offsets, bytes) = offsets_of(rows);
+        (
+            self.upload(&offsets),
+            self.upload(&bytes),
+            self.upload(&bitmap(valid)),
+        )
+    }
+
     pub fn poisoned<T: DeviceCopy>(&self, len: usize, poison: T) -> DeviceBuffer<T> {
         self.upload(&vec![poison; len])
     }
@@ -109,6 +123,17 @@ pub fn texts_of_pieces(
         .collect();
     let valid = (0..n).map(|_| rng.u8(..5) != 0).collect();
     (rows, valid)
+}
+
+/// Byte classes of the test DFAs: `a` 1, `b` 2, every other byte 0.
+pub fn classes_of_a_and_b() -> Vec<u8> {
+    (0..=255u8)
+        .map(|b| match b {
+            b'a' => 1,
+            b'b' => 2,
+            _ => 0,
+        })
+        .collect()
 }
 
 /// An Arrow validity bitmap of `flags`, as 32-bit words.

@@ -1,9 +1,9 @@
 //! Predicate kernels and the safe operations over them: comparisons, Kleene logic, filters, gathers of bits and strings.
 
 use gpu_runtime::memory::DeviceBuffer;
-use gpu_runtime::ops::{Comparison, Logic};
+use gpu_runtime::ops::{Comparison, DfaTables, Logic};
 
-use super::{SIZES, bitmap, device, flags, offsets_of, texts_of_pieces};
+use super::{SIZES, bitmap, classes_of_a_and_b, device, flags, texts_of_pieces};
 
 const ALL: [Comparison; 6] = [
     Comparison::Eq,
@@ -340,12 +340,7 @@ fn string_matching_against_text_sequences() {
     let mut rng = fastrand::Rng::with_seed(23);
     for &n in &SIZES[..9] {
         let (rows, valid) = texts_of_pieces(&mut rng, n, &pieces, 7);
-        let (offsets, bytes) = offsets_of(&rows);
-        let (doff, dbytes, dvalid) = (
-            device.upload(&offsets),
-            device.upload(&bytes),
-            device.upload(&bitmap(&valid)),
-        );
+        let (doff, dbytes, dvalid) = device.upload_texts(&rows, &valid);
         for alternatives in &patterns {
             let (bits, out_valid) = ops
                 .string_match_sequence(&doff, &dbytes, Some(&dvalid), alternatives)
@@ -374,34 +369,32 @@ fn string_matching_against_text_sequences() {
     );
 }
 
-/// A DFA's tables, as `string_match_dfa` takes them, with its start state.
+/// A DFA's tables, as `string_match_dfa` takes them (one start state).
 struct Dfa {
     classes: Vec<u8>,
     transitions: Vec<u32>,
     flags: Vec<u8>,
-    start: u32,
+    starts: Vec<u32>,
 }
 
 impl Dfa {
-    /// Classes: `a` 1, `b` 2, every other byte 0; rows of three.
+    /// Over [`classes_of_a_and_b`]; rows of three.
     fn over_a_and_b(start: u32, transitions: &[[u32; 3]], flags: &[u8]) -> Dfa {
-        let classes = (0..=255u8)
-            .map(|b| match b {
-                b'a' => 1,
-                b'b' => 2,
-                _ => 0,
-            })
-            .collect();
         Dfa {
-            classes,
+            classes: classes_of_a_and_b(),
             transitions: transitions.concat(),
             flags: flags.to_vec(),
-            start,
+            starts: vec![start],
         }
     }
 
-    fn tables(&self) -> (&[u8], &[u32], &[u8]) {
-        (&self.classes, &self.transitions, &self.flags)
+    fn tables(&self) -> DfaTables<'_> {
+        DfaTables {
+            classes: &self.classes,
+            transitions: &self.transitions,
+            flags: &self.flags,
+            starts: &self.starts,
+        }
     }
 }
 
@@ -437,15 +430,10 @@ fn string_matching_by_a_dfa() {
     let mut rng = fastrand::Rng::with_seed(29);
     for &n in &SIZES[..10] {
         let (rows, valid) = texts_of_pieces(&mut rng, n, &pieces, 6);
-        let (offsets, bytes) = offsets_of(&rows);
-        let (doff, dbytes, dvalid) = (
-            device.upload(&offsets),
-            device.upload(&bytes),
-            device.upload(&bitmap(&valid)),
-        );
+        let (doff, dbytes, dvalid) = device.upload_texts(&rows, &valid);
         for (i, (dfa, reference)) in dfas.iter().enumerate() {
             let (bits, out_valid) = ops
-                .string_match_dfa((&doff, &dbytes, Some(&dvalid)), dfa.tables(), dfa.start)
+                .string_match_dfa((&doff, &dbytes, Some(&dvalid)), dfa.tables())
                 .unwrap();
             let expected: Vec<bool> = rows
                 .iter()
@@ -468,36 +456,37 @@ fn string_matching_by_a_dfa_refuses_tables_that_lead_nowhere() {
     let ops = device.ops();
     let strings = (&device.upload(&[0i64, 1]), &device.upload(b"a"), None);
     let good = Dfa::over_a_and_b(0, &[[0, 1, 0], [1, 1, 1]], &[0, MATCHED]);
-    assert!(ops.string_match_dfa(strings, good.tables(), 0).is_ok());
+    assert!(ops.string_match_dfa(strings, good.tables()).is_ok());
     let cases = [
         (
             Dfa::over_a_and_b(0, &[[0, 2, 0], [1, 1, 1]], &[0, MATCHED]),
-            0,
             "past its 2 states",
         ),
         (
             Dfa::over_a_and_b(0, &[[0, 1, 0]], &[0, MATCHED]),
-            0,
             "has 3 transitions",
         ),
         (
-            Dfa::over_a_and_b(0, &[[0, 1, 0], [1, 1, 1]], &[0, MATCHED]),
-            2,
+            Dfa::over_a_and_b(2, &[[0, 1, 0], [1, 1, 1]], &[0, MATCHED]),
             "start state 2",
+        ),
+        (
+            Dfa {
+                starts: vec![0, 0],
+                ..Dfa::over_a_and_b(0, &[[0, 0, 0]], &[0])
+            },
+            "1 start state, not 2",
         ),
         (
             Dfa {
                 classes: vec![0; 255],
                 ..Dfa::over_a_and_b(0, &[[0, 0, 0]], &[0])
             },
-            0,
             "256 byte classes",
         ),
     ];
-    for (dfa, start, why) in cases {
-        let error = ops
-            .string_match_dfa(strings, dfa.tables(), start)
-            .unwrap_err();
+    for (dfa, why) in cases {
+        let error = ops.string_match_dfa(strings, dfa.tables()).unwrap_err();
         assert!(error.to_string().contains(why), "{why}: {error}");
     }
 }
