@@ -156,6 +156,41 @@ extern "C" __global__ void string_matches(const i64* offsets, const unsigned cha
 }
 EMU_KERNEL(string_matches)
 
+// Polars' str.extract of a whole match: the byte range of the first match
+// of the pattern (as in `string_matches`) in each string, as `starts` (in
+// `bytes`) and `lengths`, with `lengths` 0 and the row null where there is
+// none or the string is null.
+extern "C" __global__ void string_match_ranges(const i64* offsets, const unsigned char* bytes,
+                                               const u32* validity, u64 n,
+                                               const unsigned char* pattern, u64 pattern_len,
+                                               const unsigned char* classes,
+                                               const u32* transitions, const unsigned char* flags,
+                                               const u32* starts_after, u32 stride, i64* starts,
+                                               i64* lengths, u32* out_validity) {
+    const Pattern searched{pattern, pattern_len, {classes, transitions, flags, starts_after, stride}};
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool found = false;
+        if (i < n) {
+            i64 begin = offsets[i], end = offsets[i + 1];
+            starts[i] = begin;
+            lengths[i] = 0;
+            for (i64 k = begin; !found && k <= end && is_valid(validity, i); ++k) {
+                if (k < end && !starts_char(bytes[k])) continue;
+                i64 match_end = searched.match_at(bytes, begin, k, end);
+                if (match_end >= 0) {
+                    found = true;
+                    starts[i] = k;
+                    lengths[i] = match_end - k;
+                }
+            }
+        }
+        u32 bits = __ballot_sync(FULL_MASK, found);
+        if (lane == 0) out_validity[i / 32] = bits;
+    }
+}
+EMU_KERNEL(string_match_ranges)
+
 // The code point starting at bytes[k] (valid UTF-8) and its length in bytes.
 __device__ __forceinline__ u32 decode_utf8(const unsigned char* bytes, i64 k, u32* length) {
     u32 lead = bytes[k];

@@ -712,6 +712,7 @@ fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::ToLowercase
                 | StringOp::Strip { .. }
                 | StringOp::Replace { .. }
+                | StringOp::Extract(_)
                 | StringOp::Pad { .. },
             input,
         } => string_valued(input),
@@ -2304,6 +2305,7 @@ impl Executor<'_> {
                     | StringOp::ToLowercase
                     | StringOp::Strip { .. }
                     | StringOp::Replace { .. }
+                    | StringOp::Extract(_)
                     | StringOp::Pad { .. }),
                 input,
             } => {
@@ -2323,6 +2325,9 @@ impl Executor<'_> {
                     } => {
                         let pattern = device_pattern(pattern);
                         ops.string_replace(offsets, bytes, validity, (pattern, value), *limit)?
+                    }
+                    StringOp::Extract(pattern) => {
+                        ops.string_extract((offsets, bytes, validity), device_pattern(pattern))?
                     }
                     StringOp::Strip { set, start, end } => {
                         let side = match (start, end) {

@@ -1630,6 +1630,30 @@ impl Ops<'_> {
         Ok((out, out_validity))
     }
 
+    /// Polars' `str.extract` of a whole match: the first match of `pattern`
+    /// in each string, null where there is none (or the string is null).
+    pub fn string_extract(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        pattern: Pattern<'_>,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let pattern = self.pattern_buffers(pattern)?;
+        let starts = self.zeroed::<i64>(n)?;
+        // One extra zero length, as `copy_ranges` takes them.
+        let lengths = self.zeroed::<i64>(n + 1)?;
+        let found = self.zeroed::<u32>(words(n))?;
+        let args = pattern
+            .args(string_args((offsets, bytes, validity), n))
+            .buffer(&starts)
+            .buffer(&lengths)
+            .buffer(&found);
+        self.launch(ids::string_match_ranges, Self::linear(n), args)?;
+        self.copy_ranges(bytes, Some(&found), &starts, &lengths)
+    }
+
     /// `pattern` on the device, checked (a DFA's tables must name only
     /// states and classes they have).
     fn pattern_buffers(&self, pattern: Pattern<'_>) -> Result<PatternBuffers, RuntimeError> {

@@ -411,6 +411,9 @@ pub enum StringOp {
     /// The byte offset of the first match of this pattern, null where there
     /// is none, as u32.
     Find(TextPattern),
+    /// The first match of this pattern, null where there is none
+    /// (`str.extract` of a group that spans the whole match).
+    Extract(TextPattern),
     /// Characters from `offset` (negative: from the end), `length` of them
     /// (`None`: to the end).
     Slice {
@@ -490,6 +493,7 @@ impl fmt::Display for StringOp {
             StringOp::LenChars => f.write_str("str.len_chars"),
             StringOp::CountMatches(pattern) => write!(f, "str.count_matches({pattern})"),
             StringOp::Find(pattern) => write!(f, "str.find({pattern})"),
+            StringOp::Extract(pattern) => write!(f, "str.extract({pattern})"),
             StringOp::Slice { offset, length } => match length {
                 Some(length) => write!(f, "str.slice({offset}, {length})"),
                 None => write!(f, "str.slice({offset})"),

@@ -23,7 +23,7 @@ use crate::expr::{
     TemporalPart, TextPattern, Truncation,
 };
 use crate::refusal::Refusal;
-use crate::regex::RegexDfa;
+use crate::regex::{RegexDfa, group_spans_match};
 
 /// Which rows of an expression a filter inside an expression keeps.
 #[derive(Debug, Clone, Copy)]
@@ -1456,8 +1456,25 @@ impl ExprLowering<'_> {
             S::StripPrefix | S::StripSuffix => {
                 return self.strip_affix(node, inputs, matches!(function, S::StripPrefix));
             }
+            S::Extract(group) => {
+                let Some(pattern) = self.literal_str(inputs[1].node()) else {
+                    return self.refuse(node, "str.extract needs a literal pattern on the GPU");
+                };
+                if !group_spans_match(&pattern, *group) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "str.extract of group {group} of {pattern:?}: only a group that \
+                             spans the whole match runs on the GPU"
+                        ),
+                    );
+                }
+                match text_pattern(pattern, false) {
+                    Ok(pattern) => StringOp::Extract(pattern),
+                    Err(why) => return self.refuse(node, why),
+                }
+            }
             S::Format { .. }
-            | S::Extract { .. }
             | S::ExtractAll
             | S::SplitExact { .. }
             | S::SplitN { .. }

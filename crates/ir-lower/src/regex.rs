@@ -26,6 +26,7 @@ use regex_automata::dfa::{Automaton, StartKind, dense};
 use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
 use regex_automata::{Anchored, nfa::thompson, util::syntax};
+use regex_syntax::hir::HirKind;
 
 /// The most transition entries (states times byte classes) a table may
 /// hold: 1 MiB of 32-bit entries, which stays in the device's caches.
@@ -271,6 +272,31 @@ impl RegexDfa {
     }
 }
 
+/// Whether capture group `group` of `pattern` spans the whole match
+/// wherever the pattern matches: group 0, or a group that holds the whole
+/// pattern but for zero-width assertions around it (`^(\d+)$`).
+pub fn group_spans_match(pattern: &str, group: usize) -> bool {
+    if group == 0 {
+        return true;
+    }
+    let Ok(hir) = syntax::parse(pattern) else {
+        return false;
+    };
+    let parts = match hir.kind() {
+        HirKind::Concat(parts) => parts.as_slice(),
+        _ => std::slice::from_ref(&hir),
+    };
+    let mut wide = parts
+        .iter()
+        .filter(|part| !matches!(part.kind(), HirKind::Look(_)));
+    match (wide.next(), wide.next()) {
+        (Some(only), None) => {
+            matches!(only.kind(), HirKind::Capture(capture) if capture.index as usize == group)
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::RegexDfa;
@@ -437,6 +463,28 @@ mod tests {
             assert!(
                 error.contains("can match empty text"),
                 "{pattern:?}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn groups_that_span_the_whole_match() {
+        for (pattern, group, spans) in [
+            (r"\d+", 0, true),
+            (r"(\d+)", 1, true),
+            (r"^(\d+)$", 1, true),
+            (r"(?m)^(a|b)", 1, true),
+            (r"(\d+)", 2, false),
+            (r"a(\d+)", 1, false),
+            (r"(a)(b)", 1, false),
+            (r"((a)b)", 2, false),
+            (r"(?<name>x)", 1, true),
+            ("(", 1, false),
+        ] {
+            assert_eq!(
+                super::group_spans_match(pattern, group),
+                spans,
+                "{pattern:?} {group}"
             );
         }
     }

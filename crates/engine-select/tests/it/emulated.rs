@@ -5637,7 +5637,7 @@ fn sorts_inside_expressions_match_the_cpu() {
 }
 
 #[test]
-fn counts_and_offsets_of_matches_match_the_cpu() {
+fn counts_offsets_and_extracts_of_matches_match_the_cpu() {
     let texts = [
         Some("banana"),
         Some(""),
@@ -5683,6 +5683,24 @@ fn counts_and_offsets_of_matches_match_the_cpu() {
     assert_cpu_answer_with_reason(
         frame().select([s().count_matches(lit("a*"), false)]),
         r#"the regular expression "a*" can match empty text"#,
+    );
+    assert_gpu_eq(
+        "extract of whole matches",
+        frame().select([
+            s().extract(lit(r"n[aä]+"), 0).alias("group 0"),
+            s().extract(lit(r"^(\w+)"), 1).alias("first word"),
+            s().extract(lit(r"(?<last>\w+)$"), 1).alias("last word"),
+            s().extract(lit("an"), 0).alias("a literal"),
+            s().extract(lit(""), 0).alias("empty"),
+            s().to_uppercase()
+                .str()
+                .extract(lit("[AÏ]N"), 0)
+                .alias("of texts made"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([s().extract(lit(r"n(a)"), 1)]),
+        "only a group that spans the whole match",
     );
 }
 

@@ -579,6 +579,7 @@ proptest! {
                 s().find(regex(), true).alias("find"),
                 s().replace_all(regex(), lit("<>"), false).alias("every"),
                 s().replace(regex(), lit("#"), false).alias("first"),
+                s().extract(regex(), 0).alias("extract"),
             ]);
             assert_gpu_eq(&format!("matches of {pattern}"), matches);
         }
