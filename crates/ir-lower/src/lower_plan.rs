@@ -5,7 +5,8 @@ use polars_ops::frame::{JoinType, JoinValidation, MaintainOrderJoin};
 use polars_plan::dsl::{FileScanIR, JoinTypeOptionsIR, Operator};
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{
-    AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef, is_length_preserving_ae, node_to_expr,
+    AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef, is_length_preserving_ae, is_scalar_ae,
+    node_to_expr,
 };
 use polars_utils::arena::{Arena, Node};
 
@@ -114,34 +115,39 @@ impl<'a> PlanLowering<'a> {
     }
 
     /// Of a select whose every expression filters (`filter`, `drop_nulls`,
-    /// `drop_nans`) values as long as the frame by a predicate as long as
-    /// the frame: each one's parts; `None` for any other select.
-    fn filtered_columns(&self, exprs: &[ExprIR]) -> Option<Vec<(Node, KeptRows)>> {
+    /// `drop_nans`, slices) values as long as the frame by a predicate as
+    /// long as the frame, or is a scalar (an aggregation, a literal: Polars
+    /// repeats it on every row kept), with one filter at least: each
+    /// filter's parts, `None` for a scalar; `None` for any other select.
+    fn filtered_columns(&self, exprs: &[ExprIR]) -> Option<Vec<Option<(Node, KeptRows)>>> {
         let whole = |node| is_length_preserving_ae(node, self.expr_arena);
         exprs
             .iter()
             .map(|e| {
-                let (values, rows) = filtered_parts(self.expr_arena, e.node())?;
+                let Some((values, rows)) = filtered_parts(self.expr_arena, e.node()) else {
+                    return is_scalar_ae(e.node(), self.expr_arena).then_some(None);
+                };
                 let by_whole = match rows {
                     KeptRows::By(by) => whole(by),
                     _ => true,
                 };
-                (whole(values) && by_whole).then_some((values, rows))
+                (whole(values) && by_whole).then_some(Some((values, rows)))
             })
             .collect::<Option<Vec<_>>>()
-            .filter(|parts| !parts.is_empty())
+            .filter(|parts| parts.iter().any(Option::is_some))
     }
 
     /// A select of filtered expressions ([`PlanLowering::filtered_columns`])
-    /// that all keep the same rows: the values and the rows kept computed
-    /// over the whole frame (values may read other rows: a filter applies
-    /// to their results), then the filter, then the values alone.
+    /// that all keep the same rows: the values (scalars repeated on every
+    /// row) and the rows kept computed over the whole frame (values may read
+    /// other rows: a filter applies to their results), then the filter,
+    /// then the values alone.
     fn select_of_filtered(
         &mut self,
         node: Node,
         input_node: Node,
         exprs: &[ExprIR],
-        parts: Vec<(Node, KeptRows)>,
+        parts: Vec<Option<(Node, KeptRows)>>,
         children: &mut Vec<(Node, PlanNode)>,
     ) -> Lowered {
         let input = self.input(input_node, children);
@@ -151,15 +157,23 @@ impl<'a> PlanLowering<'a> {
             schema: &input_schema,
             refusals: &mut self.refusals,
         };
-        let lowered: Vec<Option<(GpuExpr, GpuExpr)>> = exprs
+        let lowered: Vec<Option<(GpuExpr, Option<GpuExpr>)>> = exprs
             .iter()
             .zip(parts)
-            .map(|(e, p)| lowering.filtered(e.node(), p))
+            .map(|(e, parts)| match parts {
+                Some(parts) => {
+                    let (values, kept) = lowering.filtered(e.node(), parts)?;
+                    Some((values, Some(kept)))
+                }
+                None => Some((lowering.expr(e.node())?, None)),
+            })
             .collect();
-        let lowered: Vec<(GpuExpr, GpuExpr)> = lowered.into_iter().collect::<Option<_>>()?;
+        let lowered: Vec<(GpuExpr, Option<GpuExpr>)> =
+            lowered.into_iter().collect::<Option<_>>()?;
         let input = input?;
-        let kept = lowered[0].1.clone();
-        if lowered.iter().any(|(_, other)| *other != kept) {
+        let mut filters = lowered.iter().filter_map(|(_, kept)| kept.as_ref());
+        let kept = filters.next()?.clone();
+        if filters.any(|other| *other != kept) {
             return self.refuse(node, "filters inside expressions that keep different rows");
         }
         if kept.dtype != GpuDtype::Boolean {

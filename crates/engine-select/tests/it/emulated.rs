@@ -6080,6 +6080,19 @@ fn filters_inside_a_select_keep_the_rows_of_their_predicate() {
             orders().select([col("status").gather_every(2, 12)]),
         ),
         (
+            "scalars beside a filter",
+            orders().select([
+                col("status").filter(qty_over_2()),
+                col("amount").sum().alias("total"),
+                lit(7i64).alias("seven"),
+                col("qty").filter(qty_over_2()).alias("kept qty"),
+            ]),
+        ),
+        (
+            "a scalar beside a filter that keeps no row",
+            orders().select([col("id").filter(col("id").lt(lit(0))), col("qty").max()]),
+        ),
+        (
             "aggregations of gather_every",
             orders().group_by_stable([col("customer")]).agg([
                 col("id").gather_every(2, 0).sum().alias("sum"),
