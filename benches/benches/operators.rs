@@ -1,4 +1,4 @@
-//! Single operators on each engine side by side: a round trip of every column, a filter, a projection of one fused expression, a group-by, a join and a sort over the same generated columns.
+//! Single operators on each engine side by side: a round trip of every column, a filter, a regular expression filter, a projection of one fused expression, a group-by, a join and a sort over the same generated columns.
 //!
 //! `OPS_ROWS` sets the rows (default 1,000,000; a GPU wants tens of millions
 //! to fill it), and the engines, device and output folder come from
@@ -59,6 +59,13 @@ fn run() -> Result<(), String> {
             facts
                 .clone()
                 .filter(col("a").gt(lit(0.5)).and(col("key").lt(lit(500i64)))),
+        ),
+        (
+            // A regular expression: a DFA walk per text on the device.
+            "regex".to_string(),
+            facts
+                .clone()
+                .filter(col("label").str().contains(lit(r"^label [1-3]\d?$"), true)),
         ),
         (
             "project".to_string(),
