@@ -1,7 +1,5 @@
 //! Lowering Polars expressions (`AExpr`) to GPU expressions, refusing what the GPU cannot run.
 
-use std::sync::Arc;
-
 use polars::prelude::DataType;
 use polars::prelude::QuantileMethod;
 use polars_core::chunked_array::cast::CastOptions;
@@ -1263,8 +1261,8 @@ impl ExprLowering<'_> {
                             [texts] if texts.len() == 1 => StringOp::Contains(texts[0].clone()),
                             _ => StringOp::ContainsPattern(alternatives),
                         },
-                        None => match RegexDfa::new(&pattern) {
-                            Ok(dfa) => StringOp::ContainsRegex(Arc::new(dfa)),
+                        None => match RegexDfa::cached(&pattern, false) {
+                            Ok(dfa) => StringOp::ContainsRegex(dfa),
                             Err(why) => return self.refuse(node, why),
                         },
                     }
@@ -2435,7 +2433,7 @@ fn text_pattern(pattern: String, literal: bool) -> Result<TextPattern, String> {
     if literal || regex_is_literal(&pattern) {
         return Ok(TextPattern::Literal(pattern));
     }
-    Ok(TextPattern::Regex(Arc::new(RegexDfa::anchored(&pattern)?)))
+    Ok(TextPattern::Regex(RegexDfa::cached(&pattern, true)?))
 }
 
 /// Whether a regular expression matches exactly its own text: one without

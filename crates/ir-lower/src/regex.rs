@@ -21,12 +21,16 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use regex_automata::dfa::{Automaton, StartKind, dense};
 use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
 use regex_automata::{Anchored, nfa::thompson, util::syntax};
 use regex_syntax::hir::HirKind;
+
+/// The most patterns [`RegexDfa::cached`] keeps.
+pub const CACHED: usize = 64;
 
 /// The most transition entries (states times byte classes) a table may
 /// hold: 1 MiB of 32-bit entries, which stays in the device's caches.
@@ -74,6 +78,35 @@ impl RegexDfa {
             ));
         }
         Self::with_limit(pattern, MAX_ENTRIES, true)
+    }
+
+    /// [`RegexDfa::new`] or, `anchored`, [`RegexDfa::anchored`], built once
+    /// per process for each pattern (as Polars caches its compiled
+    /// expressions): a query that repeats, or falls back and is reported,
+    /// does not build it again. Refusals are kept too; the cache holds at
+    /// most [`CACHED`] patterns and is emptied when full.
+    pub fn cached(pattern: &str, anchored: bool) -> Result<Arc<RegexDfa>, String> {
+        type Built = Result<Arc<RegexDfa>, String>;
+        static BUILT: LazyLock<Mutex<HashMap<(String, bool), Built>>> =
+            LazyLock::new(Mutex::default);
+        let key = (pattern.to_owned(), anchored);
+        if let Some(built) = BUILT.lock().ok().and_then(|built| built.get(&key).cloned()) {
+            return built;
+        }
+        let dfa = if anchored {
+            Self::anchored(pattern)
+        } else {
+            Self::new(pattern)
+        }
+        .map(Arc::new);
+        // (A poisoned lock only loses the cache.)
+        if let Ok(mut built) = BUILT.lock() {
+            if built.len() >= CACHED {
+                built.clear();
+            }
+            built.insert(key, dfa.clone());
+        }
+        dfa
     }
 
     /// [`RegexDfa::new`] or, `anchored`, [`RegexDfa::anchored`], with at
@@ -465,6 +498,21 @@ mod tests {
                 "{pattern:?}: {error}"
             );
         }
+    }
+
+    #[test]
+    fn each_pattern_is_built_once() {
+        let (first, again) = (
+            RegexDfa::cached("x[0-9]+y", true),
+            RegexDfa::cached("x[0-9]+y", true),
+        );
+        assert!(std::sync::Arc::ptr_eq(&first.unwrap(), &again.unwrap()));
+        let unanchored = RegexDfa::cached("x[0-9]+y", false).unwrap();
+        assert_eq!(unanchored.starts().len(), 1);
+        assert_eq!(
+            RegexDfa::cached("x*", true),
+            RegexDfa::anchored("x*").map(Into::into)
+        );
     }
 
     #[test]
