@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, arg_min and arg_max, sorts inside expressions, memberships in other columns, floats as text and texts as floats, regular expressions): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, filters and slices inside a select, arg_min and arg_max, sorts inside expressions, memberships in other columns, floats as text and texts as floats, regular expressions): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use polars_core::chunked_array::cast::CastOptions;
@@ -583,5 +583,34 @@ proptest! {
             ]);
             assert_gpu_eq(&format!("matches of {pattern}"), matches);
         }
+    }
+
+    #[test]
+    fn filters_inside_a_select_match_the_cpu(
+        df in (0usize..60).prop_flat_map(frame),
+        pick in 0usize..5,
+        offset in -8i64..8,
+        every in 1usize..4,
+    ) {
+        let kept = col("f").gt(lit(0.0)).or(col("i").is_null());
+        let (name, exprs) = match pick {
+            0 => ("filter", vec![
+                col("s").filter(kept.clone()),
+                // (Small values: Polars' debug build panics on sums that overflow.)
+                (col("i") % lit(1000i64)).cum_sum(false).filter(kept.clone()).alias("running"),
+                col("f").max().alias("max"),
+            ]),
+            1 => ("drop_nulls", vec![col("s").drop_nulls(), col("g").count().alias("count")]),
+            2 => ("drop_nans", vec![col("f").drop_nans(), lit(1i32).alias("one")]),
+            3 => ("slice", vec![
+                col("s").slice(lit(offset), lit(5u32)),
+                col("i").shift(lit(1)).slice(lit(offset), lit(5u32)).alias("before"),
+            ]),
+            _ => ("gather_every", vec![
+                col("s").gather_every(every, 1),
+                col("f").rank(RankOptions::default(), None).gather_every(every, 1).alias("rank"),
+            ]),
+        };
+        assert_gpu_eq(name, df.lazy().select(exprs));
     }
 }
