@@ -102,9 +102,10 @@ EMU_KERNEL(string_lengths)
 
 // Polars' str.count_matches of a pattern (leftmost matches, not
 // overlapping: Rust's `str::matches(p).count()` of a literal text, the
-// `regex` crate's `find_iter(s).count()` of an anchored DFA, which never
-// matches empty text; an empty literal matches at every character boundary,
-// so once more than the characters) and, with `find`, str.find of one (the
+// `regex` crate's `find_iter(s).count()` of an anchored DFA; matches begin
+// at character boundaries, and an empty match where the last one ended is
+// skipped, as both do: an empty literal matches at every boundary, so once
+// more than the characters) and, with `find`, str.find of one (the
 // byte offset of the first match, null where there is none). The pattern is
 // the literal `pattern[0..pattern_len)` when `classes` is null, else the
 // DFA (see pattern.cuh). Null strings give null.
@@ -123,18 +124,20 @@ extern "C" __global__ void string_matches(const i64* offsets, const unsigned cha
             i64 begin = offsets[i], end = offsets[i + 1];
             u32 count = 0;
             bool found = false;
-            i64 k = begin;
+            i64 k = begin, last_end = -1;
             while (k <= end && !(find != 0 && found)) {
                 i64 match_end = searched.match_at(bytes, begin, k, end);
-                if (match_end >= 0 && !found) {
+                // An empty match where the last match ended does not count.
+                if (match_end == k && k == last_end) match_end = -1;
+                if (match_end >= 0) {
+                    if (!found) result = static_cast<u32>(k - begin);
                     found = true;
-                    result = static_cast<u32>(k - begin);
+                    ++count;
+                    last_end = match_end;
                 }
                 if (match_end > k) {
-                    ++count;
                     k = match_end;
                 } else {
-                    if (match_end == k) ++count;  // an empty match, at this boundary
                     // On to the next character's first byte.
                     ++k;
                     while (k < end && !starts_char(bytes[k])) ++k;
@@ -404,9 +407,9 @@ EMU_KERNEL(string_strip_ranges)
 
 // Polars' str.replace: the first `limit` (u64 max: all) matches of a
 // pattern (a literal `pattern[0..pattern_len)`, not empty, when `classes` is
-// null; else the anchored DFA of a regular expression that never matches
-// empty text, see pattern.cuh) in each valid row, leftmost and not
-// overlapping, replaced by `value`. Unless `write`, writes each row's new
+// null; else the anchored DFA of a regular expression, see pattern.cuh) in
+// each valid row, leftmost and not overlapping (matches as `string_matches`
+// counts them, empty ones too), replaced by `value`. Unless `write`, writes each row's new
 // length in bytes (0 for null) to `lengths`; with it, writes the new bytes
 // from out_offsets[i] (`out_bytes` is null when every new string is empty).
 extern "C" __global__ void string_replace(const i64* offsets, const unsigned char* bytes,
@@ -427,21 +430,32 @@ extern "C" __global__ void string_replace(const i64* offsets, const unsigned cha
         unsigned char* out = write != 0 && out_bytes != nullptr ? out_bytes + out_offsets[i] : nullptr;
         i64 written = 0;
         u64 replaced = 0;
-        i64 k = begin;
-        while (k < end) {
-            i64 match_end = replaced < limit ? searched.match_at(bytes, begin, k, end) : -1;
-            if (match_end > k) {
+        i64 k = begin, last_end = -1;
+        while (k <= end) {
+            // Matches begin at character boundaries; an empty match where
+            // the last match ended is skipped (as `string_matches` counts).
+            bool boundary = k == end || starts_char(bytes[k]);
+            i64 match_end = -1;
+            if (replaced < limit && boundary) {
+                match_end = searched.match_at(bytes, begin, k, end);
+                if (match_end == k && k == last_end) match_end = -1;
+            }
+            if (match_end >= 0) {
                 if (out != nullptr) {
                     for (u64 b = 0; b < value_len; ++b) out[written + b] = value[b];
                 }
                 written += static_cast<i64>(value_len);
-                k = match_end;
                 ++replaced;
-            } else {
-                if (out != nullptr) out[written] = bytes[k];
-                ++written;
-                ++k;
+                last_end = match_end;
+                if (match_end > k) {
+                    k = match_end;
+                    continue;
+                }
             }
+            if (k == end) break;
+            if (out != nullptr) out[written] = bytes[k];
+            ++written;
+            ++k;
         }
         if (write == 0) lengths[i] = written;
     }

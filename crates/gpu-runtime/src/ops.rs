@@ -449,9 +449,9 @@ pub struct DfaTables<'a> {
 pub enum Pattern<'a> {
     /// A literal text.
     Literal(&'a str),
-    /// A regular expression that never matches empty text, as its anchored
-    /// DFA: each place is tried from the left, to the end of its
-    /// leftmost-first match.
+    /// A regular expression, as its anchored DFA: each character boundary
+    /// is tried from the left, to the end of its leftmost-first match (an
+    /// empty match where the last one ended is skipped).
     Anchored(DfaTables<'a>),
 }
 

@@ -454,8 +454,7 @@ pub enum StringOp {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TextPattern {
     Literal(String),
-    /// A regular expression that never matches empty text, as its anchored
-    /// DFA ([`RegexDfa::anchored`]).
+    /// A regular expression, as its anchored DFA ([`RegexDfa::anchored`]).
     Regex(Arc<RegexDfa>),
 }
 

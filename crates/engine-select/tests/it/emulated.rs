@@ -4120,11 +4120,14 @@ fn replacements_match_the_cpu() {
             .select([s().replace_all(lit("(a)n"), lit("$1"), false)]),
         "by a value with `$`",
     );
-    assert_cpu_answer_with_reason(
-        frame
-            .clone()
-            .select([s().replace_all(lit("x?"), lit("-"), false)]),
-        "can match empty text",
+    assert_gpu_eq(
+        "replacements of regular expressions that match empty text",
+        frame.clone().select([
+            s().replace_all(lit("x?"), lit("-"), false).alias("x?"),
+            s().replace_all(lit("a*"), lit("<>"), false).alias("a*"),
+            s().replace(lit("n*"), lit("_"), false).alias("first n*"),
+            s().replace_all(lit("€*"), lit("."), false).alias("€*"),
+        ]),
     );
     assert_cpu_error(
         frame
@@ -5679,10 +5682,15 @@ fn counts_offsets_and_extracts_of_matches_match_the_cpu() {
             s().find(lit(r"(?-u:\b)a"), true).alias("find a word's a"),
         ]),
     );
-    // The regex crate's rules for empty matches are not the device's.
-    assert_cpu_answer_with_reason(
-        frame().select([s().count_matches(lit("a*"), false)]),
-        r#"the regular expression "a*" can match empty text"#,
+    assert_gpu_eq(
+        "count_matches and find of regular expressions that match empty text",
+        frame().select([
+            s().count_matches(lit("a*"), false).alias("a*"),
+            s().count_matches(lit("n?"), false).alias("n?"),
+            s().count_matches(lit("(?m)$"), false).alias("ends"),
+            s().find(lit("x*"), true).alias("find x*"),
+            s().find(lit("[aï]*$"), true).alias("find [aï]*$"),
+        ]),
     );
     assert_gpu_eq(
         "extract of whole matches",

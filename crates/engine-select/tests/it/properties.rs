@@ -571,8 +571,8 @@ proptest! {
         let regex = || lit(pattern.as_str());
         let lf = df.lazy();
         assert_gpu_eq(&pattern, lf.clone().select([s().contains(regex(), true).alias("m")]));
-        // Counts, offsets and replacements of matches, where the pattern
-        // cannot match empty text (the others fall back).
+        // Counts, offsets, replacements and extracts of matches, where the
+        // pattern's anchored DFA is not too large.
         if ir_lower::RegexDfa::anchored(&pattern).is_ok() {
             let matches = lf.select([
                 s().count_matches(regex(), false).alias("count"),
