@@ -1661,8 +1661,6 @@ impl Ops<'_> {
             Pattern::Literal(text) => text.as_bytes(),
             Pattern::Anchored(_) => &[],
         };
-        // One byte at least: an empty pattern reads none.
-        let held: Vec<u8> = text.iter().copied().chain([0]).collect();
         let dfa = match pattern {
             Pattern::Literal(_) => None,
             Pattern::Anchored(tables) => {
@@ -1676,10 +1674,17 @@ impl Ops<'_> {
             }
         };
         Ok(PatternBuffers {
-            text: DeviceBuffer::from_host(&held, self.memory.clone(), self.stream)?,
+            text: self.upload_pattern(text)?,
             text_len: text.len() as u64,
             dfa,
         })
+    }
+
+    /// A literal pattern's bytes on the device, one byte more (so that an
+    /// empty pattern, which the kernels never read, still has a buffer).
+    fn upload_pattern(&self, text: &[u8]) -> Result<DeviceBuffer<u8>, RuntimeError> {
+        let held: Vec<u8> = text.iter().copied().chain([0]).collect();
+        DeviceBuffer::from_host(&held, self.memory.clone(), self.stream)
     }
 
     /// A DFA's tables on the device, checked: 256 byte classes, a row of
@@ -1723,32 +1728,6 @@ impl Ops<'_> {
             starts: upload_u32(starts)?,
             stride: stride as u32,
         })
-    }
-
-    /// Launches `kernel` over the strings with a pattern, as the pattern
-    /// kernels take them: the strings, their number, the pattern and its
-    /// length, `mode`, then `outputs` (values and validity).
-    fn launch_with_pattern(
-        &self,
-        kernel: Kernel,
-        (offsets, bytes, validity): StringsRef<'_>,
-        pattern: &[u8],
-        mode: u32,
-        outputs: (&DeviceBuffer<u32>, &DeviceBuffer<u32>),
-    ) -> Result<(), RuntimeError> {
-        check(!offsets.is_empty(), || "string offsets are empty".into())?;
-        let n = offsets.len() - 1;
-        check_bitmap(validity, n, "validity")?;
-        // One byte at least: an empty pattern reads none.
-        let held: Vec<u8> = pattern.iter().copied().chain([0]).collect();
-        let d_pattern = DeviceBuffer::from_host(&held, self.memory.clone(), self.stream)?;
-        let args = string_args((offsets, bytes, validity), n)
-            .buffer(&d_pattern)
-            .arg(pattern.len() as u64)
-            .arg(mode)
-            .buffer(outputs.0)
-            .buffer(outputs.1);
-        self.launch(kernel, Self::linear(n), args)
     }
 
     /// Polars' cast of `n` texts to an integer type whose values run from
@@ -2244,14 +2223,12 @@ impl Ops<'_> {
         pattern: &[u8],
         how: StringMatch,
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
-        check(!offsets.is_empty(), || "string offsets are empty".into())?;
-        let n = offsets.len() - 1;
-        let bits = self.zeroed::<u32>(words(n))?;
-        let valid = self.zeroed::<u32>(words(n))?;
-        let strings = (offsets, bytes, validity);
-        let outputs = (&bits, &valid);
-        self.launch_with_pattern(ids::string_match, strings, pattern, how as u32, outputs)?;
-        Ok((bits, valid))
+        let d_pattern = self.upload_pattern(pattern)?;
+        self.test_strings(ids::string_match, (offsets, bytes, validity), |args| {
+            args.buffer(&d_pattern)
+                .arg(pattern.len() as u64)
+                .arg(how as u32)
+        })
     }
 
     /// Each string of `a` matched (`how`) against the string in the same row

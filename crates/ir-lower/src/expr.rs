@@ -449,8 +449,8 @@ pub enum StringOp {
     },
 }
 
-/// What [`StringOp::CountMatches`], [`StringOp::Find`] and
-/// [`StringOp::Replace`] search for.
+/// What [`StringOp::CountMatches`], [`StringOp::Find`], [`StringOp::Extract`]
+/// and [`StringOp::Replace`] search for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TextPattern {
     Literal(String),

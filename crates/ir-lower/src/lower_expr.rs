@@ -1344,7 +1344,7 @@ impl ExprLowering<'_> {
                 let Some(pattern) = pattern else {
                     return self.refuse(node, "str.replace needs a literal pattern on the GPU");
                 };
-                if (literal || regex_is_literal(&pattern)) && pattern.is_empty() {
+                if taken_literally(&pattern, literal) && pattern.is_empty() {
                     return self.refuse(node, "str.replace of an empty pattern");
                 }
                 if value_null && n >= 0 {
@@ -2388,7 +2388,8 @@ fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPart>> {
     fits.then_some(parts)
 }
 
-/// Of `values.filter(by)`, `values.drop_nulls()` or `values.drop_nans()` at
+/// Of `values.filter(by)`, `values.drop_nulls()`, `values.drop_nans()`,
+/// `values.slice(offset, length)` or `values.gather_every(n, offset)` at
 /// `node`: the values' node and which of their rows are kept; `None` for any
 /// other expression.
 pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, KeptRows)> {
@@ -2430,17 +2431,17 @@ pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, 
 /// to, or without ASCII punctuation), else the anchored DFA of the regular
 /// expression, or why it has none.
 fn text_pattern(pattern: String, literal: bool) -> Result<TextPattern, String> {
-    if literal || regex_is_literal(&pattern) {
+    if taken_literally(&pattern, literal) {
         return Ok(TextPattern::Literal(pattern));
     }
     Ok(TextPattern::Regex(RegexDfa::cached(&pattern, true)?))
 }
 
-/// Whether a regular expression matches exactly its own text: one without
-/// ASCII punctuation (so no metacharacter; Polars takes such a pattern as
-/// literal too).
-fn regex_is_literal(pattern: &str) -> bool {
-    pattern.chars().all(|c| !c.is_ascii_punctuation())
+/// Whether Polars matches `pattern` as literal text: when asked to, or when
+/// it has no ASCII punctuation (so no metacharacter: a regular expression
+/// that matches exactly its own text).
+fn taken_literally(pattern: &str, literal: bool) -> bool {
+    literal || pattern.chars().all(|c| !c.is_ascii_punctuation())
 }
 
 /// A regular expression of the restricted form [`StringOp::ContainsPattern`]
