@@ -19,7 +19,6 @@
 //! (the next search from that end, skipping an empty match there).
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use regex_automata::dfa::{Automaton, StartKind, dense};
@@ -158,16 +157,11 @@ impl RegexDfa {
                  transitions"
             )
         };
-        let mut numbers: HashMap<StateID, u32> = HashMap::new();
-        let mut order = Vec::new();
-        let mut starts = Vec::with_capacity(start_ids.len());
-        for id in start_ids {
-            let next = numbers.len() as u32;
-            starts.push(*numbers.entry(id).or_insert_with(|| {
-                order.push(id);
-                next
-            }));
-        }
+        let (mut numbers, mut order) = (HashMap::new(), Vec::new());
+        let starts = start_ids
+            .into_iter()
+            .map(|id| number_of(id, &mut numbers, &mut order).ok_or_else(too_large))
+            .collect::<Result<Vec<u32>, String>>()?;
         let (mut transitions, mut flags) = (Vec::new(), Vec::new());
         let mut next = 0;
         while let Some(&state) = order.get(next) {
@@ -190,14 +184,7 @@ impl RegexDfa {
             flags.push(flag);
             for &byte in &representatives {
                 let to = dfa.next_state(state, byte);
-                let number = match numbers.entry(to) {
-                    Entry::Occupied(entry) => *entry.get(),
-                    Entry::Vacant(entry) => {
-                        order.push(to);
-                        *entry.insert(u32::try_from(order.len() - 1).map_err(|_| too_large())?)
-                    }
-                };
-                transitions.push(number);
+                transitions.push(number_of(to, &mut numbers, &mut order).ok_or_else(too_large)?);
             }
             if transitions.len() > max_entries {
                 return Err(too_large());
@@ -294,6 +281,22 @@ impl RegexDfa {
         }
         self.flags[state] & Self::MATCHED_AT_END != 0
     }
+}
+
+/// The number of state `id`: given in the order states are first met, each
+/// new one queued in `order` for the walk; `None` past u32.
+fn number_of(
+    id: StateID,
+    numbers: &mut HashMap<StateID, u32>,
+    order: &mut Vec<StateID>,
+) -> Option<u32> {
+    if let Some(&number) = numbers.get(&id) {
+        return Some(number);
+    }
+    let number = u32::try_from(order.len()).ok()?;
+    numbers.insert(id, number);
+    order.push(id);
+    Some(number)
 }
 
 /// Whether capture group `group` of `pattern` spans the whole match
