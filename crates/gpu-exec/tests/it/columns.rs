@@ -135,6 +135,27 @@ fn all_null_and_empty_columns_round_trip() {
 }
 
 #[test]
+fn string_columns_of_many_pieces_round_trip() {
+    // The host converts strings in pieces of 2^16 rows in parallel: rows on
+    // both sides of several piece boundaries, inline (up to 12 bytes) and
+    // buffered values, multi-byte characters, empty values and nulls.
+    let rows = 3 * (1 << 16) + 777;
+    let values: Vec<Option<String>> = (0..rows)
+        .map(|i| match i % 7 {
+            0 => None,
+            1 => Some(String::new()),
+            2 => Some(format!("{i}")),
+            3 => Some(format!("ünïcödé {i} ✓")),
+            4 => Some("x".repeat(i % 40)),
+            _ => Some(format!("a longer value, number {i}")),
+        })
+        .collect();
+    let series = Series::new("pieces".into(), values);
+    assert_round_trip(&series);
+    assert_round_trip(&reshape(series, 5, 3));
+}
+
+#[test]
 fn frames_round_trip_with_projection() {
     let df = df!(
         "a" => [Some(1i64), None, Some(3)],
