@@ -1446,17 +1446,23 @@ pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError
     }
     let mut uses = HashMap::new();
     count_cache_uses(&plan.root, &mut uses);
+    let profiling = std::env::var(PROFILE_VAR).is_ok_and(|v| !matches!(v.trim(), "" | "0"));
     let shared = RefCell::new(Shared {
         uses,
         frames: HashMap::new(),
         checks: Vec::new(),
+        profile: profiling.then(Profile::default),
     });
     let frame = Executor {
         ctx,
         shared: &shared,
     }
     .run(&plan.root)?;
+    let started = std::time::Instant::now();
     let df = frame.to_dataframe()?;
+    if let Some(profile) = &shared.borrow().profile {
+        eprintln!("{}", profile.render(started.elapsed(), df.height()));
+    }
     // The result is on the host, so every launch has finished.
     for (flag, what, failure) in &shared.borrow().checks {
         if flag.to_host()?.first().is_some_and(|&failed| failed != 0) {
@@ -1493,10 +1499,55 @@ struct Shared {
     /// or values the device cannot answer for as Polars would); read once
     /// the result is on the host.
     checks: Vec<Check>,
+    /// Per-node times, when `POLARS_GPU_PROFILE` asks for them.
+    profile: Option<Profile>,
 }
 
 /// A failure flag, what it checks, and the error it gives when raised.
 type Check = (DeviceBuffer<u32>, String, fn(String) -> ExecError);
+
+/// Set (to anything but `0`), every plan node's time is written to stderr
+/// after each GPU query: the stream is synchronized after each node, so the
+/// times add up to more than an unprofiled run and say where it goes.
+pub const PROFILE_VAR: &str = "POLARS_GPU_PROFILE";
+
+/// Each plan node's time, in the order the nodes started (`POLARS_GPU_PROFILE`).
+#[derive(Default)]
+struct Profile {
+    depth: usize,
+    /// (depth, the node's line, its time with its inputs', its rows).
+    nodes: Vec<(usize, String, std::time::Duration, usize)>,
+}
+
+impl Profile {
+    /// The nodes as an indented tree, each with its time, its own time
+    /// (without its inputs') and its rows, then the download.
+    fn render(&self, download: std::time::Duration, rows: usize) -> String {
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let mut out = String::from("GPU profile (total ms, own ms, rows, node):\n");
+        for (i, (depth, line, total, height)) in self.nodes.iter().enumerate() {
+            let inputs: std::time::Duration = self.nodes[i + 1..]
+                .iter()
+                .take_while(|(d, ..)| d > depth)
+                .filter(|(d, ..)| *d == depth + 1)
+                .map(|(_, _, t, _)| *t)
+                .sum();
+            let line: String = line.chars().take(110).collect();
+            out += &format!(
+                "{:>9.2} {:>9.2} {:>10}  {}{line}\n",
+                ms(*total),
+                ms(total.saturating_sub(inputs)),
+                height,
+                "  ".repeat(*depth)
+            );
+        }
+        out + &format!(
+            "{:>9.2} {:>9} {rows:>10}  download of the result",
+            ms(download),
+            ""
+        )
+    }
+}
 
 struct Executor<'a> {
     ctx: &'a ExecContext,
@@ -1547,7 +1598,35 @@ impl Executor<'_> {
         }
     }
 
+    /// Runs `node` (timed, when profiling).
     fn run(&self, node: &PlanNode) -> Result<DeviceFrame, ExecError> {
+        let slot = {
+            let mut shared = self.shared.borrow_mut();
+            let Some(profile) = &mut shared.profile else {
+                drop(shared);
+                return self.run_node(node);
+            };
+            profile
+                .nodes
+                .push((profile.depth, node.header(), std::time::Duration::ZERO, 0));
+            profile.depth += 1;
+            profile.nodes.len() - 1
+        };
+        let started = std::time::Instant::now();
+        let frame = self.run_node(node);
+        let synchronized = self.ctx.stream.synchronize();
+        let mut shared = self.shared.borrow_mut();
+        if let Some(profile) = &mut shared.profile {
+            profile.depth -= 1;
+            let entry = &mut profile.nodes[slot];
+            entry.2 = started.elapsed();
+            entry.3 = frame.as_ref().map_or(0, |f| f.height);
+        }
+        synchronized?;
+        frame
+    }
+
+    fn run_node(&self, node: &PlanNode) -> Result<DeviceFrame, ExecError> {
         match node {
             PlanNode::DataFrameScan { df, projection, .. } => {
                 DeviceFrame::from_dataframe(df, Some(projection), self.ctx)

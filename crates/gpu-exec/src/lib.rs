@@ -16,4 +16,4 @@ mod execute;
 
 pub use column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 pub use error::ExecError;
-pub use execute::{execute, unsupported};
+pub use execute::{PROFILE_VAR, execute, unsupported};

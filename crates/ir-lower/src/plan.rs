@@ -258,7 +258,7 @@ impl PlanNode {
     }
 
     /// One line describing this node alone.
-    fn header(&self) -> String {
+    pub fn header(&self) -> String {
         fn list<T: fmt::Display>(items: &[T]) -> String {
             items
                 .iter()
