@@ -251,12 +251,16 @@ pub fn to_json(rows: &[Row], settings: serde_json::Value) -> serde_json::Value {
 /// so that a copied bench binary runs without cargo: `BENCH_ENGINES` (of
 /// `cpu,gpu,emulated`; default `cpu,gpu`), `BENCH_DEVICE` (the GPU's
 /// ordinal, default 0), `BENCH_OUT` (the folder for criterion's files and
-/// the tables; default `target/bench`).
+/// the tables; default `target/bench`), and `BENCH_RUNS`: when set, each
+/// case is timed that many times by a plain clock instead of criterion's
+/// at least eleven runs, for a GPU lease too short for criterion at large
+/// scale factors (the table says which).
 #[derive(Debug, Clone)]
 pub struct Common {
     pub engines: Vec<String>,
     pub device: usize,
     pub out: PathBuf,
+    pub runs: Option<usize>,
 }
 
 /// A setting from the environment; unset or blank is `None`.
@@ -286,10 +290,20 @@ impl Common {
         let out = setting("BENCH_OUT")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench"));
+        let runs = match setting("BENCH_RUNS") {
+            Some(text) => Some(
+                text.parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("BENCH_RUNS={text:?} is not a positive count"))?,
+            ),
+            None => None,
+        };
         Ok(Common {
             engines,
             device,
             out,
+            runs,
         })
     }
 }
@@ -348,22 +362,44 @@ pub fn run_suite(
                 .clone()
                 .collect_with_report(&engine)
                 .map_err(|e| format!("{case} on {name}: {e}"))?;
-            group.bench_function(bench_id(case, name), |b| {
-                b.iter(|| black_box(lf.clone().collect_with(&engine).unwrap()))
-            });
+            let median_ns = match common.runs {
+                Some(runs) => {
+                    let median = median_of_runs(runs, || {
+                        lf.clone()
+                            .collect_with(&engine)
+                            .map_err(|e| format!("{case} on {name}: {e}"))
+                    })?;
+                    // Line by line, so that a run cut short still tells.
+                    eprintln!(
+                        "{case} on {name}: {:.2} ms, ran on {}",
+                        median / 1e6,
+                        report.executed_by
+                    );
+                    Some(median)
+                }
+                None => {
+                    group.bench_function(bench_id(case, name), |b| {
+                        b.iter(|| black_box(lf.clone().collect_with(&engine).unwrap()))
+                    });
+                    None
+                }
+            };
             measurements.push(Measurement {
                 case: case.clone(),
                 engine: name.clone(),
                 executed_by: report.executed_by.to_string(),
                 fallback: report.fallback_reasons.first().map(|r| r.message.clone()),
-                median_ns: None,
+                median_ns,
             });
         }
     }
     group.finish();
     criterion.final_summary();
     for m in &mut measurements {
-        m.median_ns = read_median_ns(&criterion_dir, suite.group, &bench_id(&m.case, &m.engine));
+        if common.runs.is_none() {
+            m.median_ns =
+                read_median_ns(&criterion_dir, suite.group, &bench_id(&m.case, &m.engine));
+        }
     }
     let mut rows = rows(&measurements);
     for row in &mut rows {
@@ -380,13 +416,34 @@ pub fn run_suite(
     let json_text = serde_json::to_string_pretty(&to_json(&rows, suite.settings.clone()))
         .map_err(|e| e.to_string())?;
     write(&json, json_text)?;
-    println!(
-        "\n{} (median of criterion's samples)\n{}",
-        suite.title,
-        render(&rows, suite.what)
-    );
+    let how = match common.runs {
+        Some(runs) => format!("median of {runs} runs by a plain clock, without criterion"),
+        None => "median of criterion's samples".into(),
+    };
+    println!("\n{} ({how})\n{}", suite.title, render(&rows, suite.what));
     println!("written: {} and {}", csv.display(), json.display());
     Ok(())
+}
+
+/// The median wall time in nanoseconds of `runs` calls of `run` (after
+/// the caller's untimed first run), for `BENCH_RUNS`.
+fn median_of_runs<T>(
+    runs: usize,
+    mut run: impl FnMut() -> Result<T, String>,
+) -> Result<f64, String> {
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = std::time::Instant::now();
+        black_box(run()?);
+        times.push(start.elapsed().as_nanos() as f64);
+    }
+    times.sort_by(f64::total_cmp);
+    let middle = times.len() / 2;
+    Ok(if times.len() % 2 == 1 {
+        times[middle]
+    } else {
+        (times[middle - 1] + times[middle]) / 2.0
+    })
 }
 
 #[cfg(test)]
