@@ -80,6 +80,53 @@ extern "C" __global__ void compact_indices(const unsigned char* flags, const u64
 }
 EMU_KERNEL(compact_indices)
 
+// Stream compaction of a bitmap: the rows whose bit is set (and valid), in
+// order, over tiles of one 32-bit word per thread (8,192 rows for a block of
+// 256). compact_tile_counts counts each tile's rows; an exclusive scan of the
+// counts (the scan kernels) gives each tile's first place; compact_bits then
+// writes each tile's rows: every warp takes its 32 words one after another,
+// lane l testing bit l, so the warp's stores of a word go to consecutive
+// places. It reads the bitmap twice and writes the rows once.
+__device__ __forceinline__ u32 compact_word(const u32* bits, const u32* validity, u64 n, u64 w) {
+    u64 words = (n + 31) / 32;
+    if (w >= words) return 0;
+    u32 word = bits[w];
+    if (validity != nullptr) word &= validity[w];
+    if (w == words - 1 && n % 32 != 0) word &= (1u << (n % 32)) - 1u;
+    return word;
+}
+
+extern "C" __global__ void compact_tile_counts(const u32* bits, const u32* validity, u64 n,
+                                               u32* counts) {
+    u64 w = static_cast<u64>(blockIdx.x) * blockDim.x + threadIdx.x;
+    u32 count = block_reduce<SumOp, u32>(static_cast<u32>(__popc(compact_word(bits, validity, n, w))));
+    if (threadIdx.x == 0) counts[blockIdx.x] = count;
+}
+EMU_KERNEL(compact_tile_counts)
+
+// The block size must be a multiple of 32 (every lane takes part).
+extern "C" __global__ void compact_bits(const u32* bits, const u32* validity, u64 n,
+                                        const u64* tile_starts, u64* out) {
+    __shared__ u32 warp_totals[32];
+    const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const u64 first_word = static_cast<u64>(blockIdx.x) * blockDim.x + warp * 32;
+    u32 word = compact_word(bits, validity, n, first_word + lane);
+    u32 total = static_cast<u32>(__popc(word));
+    for (int delta = 16; delta > 0; delta /= 2) total += __shfl_xor_sync(FULL_MASK, total, delta);
+    if (lane == 0) warp_totals[warp] = total;
+    __syncthreads();
+    u64 place = tile_starts[blockIdx.x];
+    for (u32 k = 0; k < warp; ++k) place += warp_totals[k];
+    for (u32 j = 0; j < 32; ++j) {
+        u32 w = __shfl_sync(FULL_MASK, word, j);
+        if (((w >> lane) & 1u) != 0) {
+            out[place + __popc(w & ((1u << lane) - 1u))] = (first_word + j) * 32 + lane;
+        }
+        place += __popc(w);
+    }
+}
+EMU_KERNEL(compact_bits)
+
 // Polars' forward (backward) fill of nulls as a gather: the row each row
 // takes its value from, the last valid row at or before it (the first at or
 // after it), -1 where there is none or it is more than `limit` rows away.

@@ -174,7 +174,7 @@ library! {
         variance_of_squares, segment_sources, segment_rebase, rank_places_u32, rank_averages_f64,
     }
     HASH = "hash" {
-        hash_build_multimap_u64, hash_probe_count_u64, hash_probe_pairs_u64, hash_keys_i32,
+        hash_build_multimap_u64, hash_place_multimap, hash_probe_count_u64, hash_probe_pairs_u64, hash_keys_i32,
         hash_keys_u32, nonzero_bits, hash_insert_unique_u64,
     }
     PREDICATE = "predicate" {
@@ -192,7 +192,7 @@ library! {
         scan_tile_sums_u8, scan_tiles_u8, scan_tile_sums_i32, scan_tiles_i32,
         scan_tile_sums_i64, scan_tiles_i64, scan_tile_sums_u32, scan_tiles_u32,
         scan_tile_sums_u64, scan_tiles_u64, scan_tile_sums_f64, scan_tiles_f64,
-        scan_offsets_i64, scan_offsets_u64, scan_offsets_f64, compact_indices, fill_sources,
+        scan_offsets_i64, scan_offsets_u64, scan_offsets_f64, compact_indices, compact_tile_counts, compact_bits, fill_sources,
         running_best_tiles, running_best_carries, running_best_finish,
     }
     SORT = "sort" {

@@ -767,15 +767,7 @@ impl Ops<'_> {
                 .arg(shift)
                 .buffer(&counts);
             self.launch(histogram, per_tile, args)?;
-            let offsets: DeviceBuffer<u64> = self.scan(
-                &counts,
-                (
-                    ids::scan_tile_sums_u32,
-                    ids::scan_offsets_u64,
-                    ids::scan_tiles_u32,
-                ),
-                false,
-            )?;
+            let offsets: DeviceBuffer<u64> = self.scan_counts(&counts)?;
             let args = KernelArgs::new()
                 .buffer(&keys)
                 .buffer(&payload)
@@ -852,16 +844,15 @@ impl Ops<'_> {
         )?;
         let (n_left, n_right) = (left.len(), right.len());
         let capacity = (2 * n_right).max(16).next_power_of_two();
+        // Slots are numbered in 32 bits, with u32::MAX for "no slot".
+        check(capacity < u32::MAX as usize, || {
+            "joins take at most 2^31 - 1 rows on the right".into()
+        })?;
         let slot_keys = self.zeroed::<u64>(capacity)?;
-        let slot_rows = self.zeroed::<u32>(capacity)?;
-        self.launch(
-            ids::fill_u32,
-            Self::linear(capacity),
-            KernelArgs::new()
-                .buffer(&slot_rows)
-                .arg(capacity as u64)
-                .arg(u32::MAX),
-        )?;
+        let slot_states = self.zeroed::<u32>(capacity)?;
+        // One extra zero count, so the exclusive scan ends with the total.
+        let slot_counts = self.zeroed::<u32>(capacity + 1)?;
+        let row_slots = self.zeroed::<u32>(n_right)?;
         let right_keys = self.hash_keys(right)?;
         let args = KernelArgs::new()
             .arg(
@@ -872,9 +863,22 @@ impl Ops<'_> {
             .arg(ptr(right_validity))
             .arg(n_right as u64)
             .buffer(&slot_keys)
-            .buffer(&slot_rows)
-            .arg(capacity as u64);
+            .buffer(&slot_states)
+            .buffer(&slot_counts)
+            .arg(capacity as u64)
+            .buffer(&row_slots);
         self.launch(ids::hash_build_multimap_u64, Self::linear(n_right), args)?;
+        let slot_starts: DeviceBuffer<u64> = self.scan_counts(&slot_counts)?;
+        let slot_fill = self.zeroed::<u32>(capacity)?;
+        let rows_by_slot = self.zeroed::<u32>(n_right)?;
+        let args = KernelArgs::new()
+            .buffer(&row_slots)
+            .arg(n_right as u64)
+            .buffer(&slot_starts)
+            .buffer(&slot_fill)
+            .buffer(&rows_by_slot);
+        self.launch(ids::hash_place_multimap, Self::linear(n_right), args)?;
+        drop((row_slots, slot_fill));
         let left_keys = self.hash_keys(left)?;
         let left_ptr = left_keys
             .as_ref()
@@ -887,7 +891,8 @@ impl Ops<'_> {
             .arg(ptr(left_validity))
             .arg(n_left as u64)
             .buffer(&slot_keys)
-            .buffer(&slot_rows)
+            .buffer(&slot_states)
+            .buffer(&slot_counts)
             .arg(capacity as u64)
             .arg(keep_unmatched)
             .buffer(&counts);
@@ -906,15 +911,7 @@ impl Ops<'_> {
                 right: None,
             });
         }
-        let offsets: DeviceBuffer<u64> = self.scan(
-            &counts,
-            (
-                ids::scan_tile_sums_u32,
-                ids::scan_offsets_u64,
-                ids::scan_tiles_u32,
-            ),
-            false,
-        )?;
+        let offsets: DeviceBuffer<u64> = self.scan_counts(&counts)?;
         let total = usize::try_from(offsets.to_host_range(n_left, 1)?[0]).unwrap_or(0);
         let build_rows = self.zeroed::<u32>(total)?;
         let probe_rows = self.zeroed::<u32>(total)?;
@@ -923,7 +920,10 @@ impl Ops<'_> {
             .arg(ptr(left_validity))
             .arg(n_left as u64)
             .buffer(&slot_keys)
-            .buffer(&slot_rows)
+            .buffer(&slot_states)
+            .buffer(&slot_counts)
+            .buffer(&slot_starts)
+            .buffer(&rows_by_slot)
             .arg(capacity as u64)
             .arg(keep_unmatched)
             .buffer(&offsets)
@@ -2413,15 +2413,31 @@ impl Ops<'_> {
     ) -> Result<DeviceBuffer<i64>, RuntimeError> {
         check_bitmap(Some(bits), n, "predicate")?;
         check_bitmap(validity, n, "validity")?;
-        // One extra zero flag, so the exclusive scan ends with the count.
-        let flags = self.zeroed::<u8>(n + 1)?;
+        // A tile is a block's words, one a thread.
+        let tiles = words(n).div_ceil(BLOCK as usize).max(1);
+        let per_tile = Self::per_tile(tiles as u64, "compaction")?;
+        // One extra zero count, so the exclusive scan ends with the total.
+        let counts = self.zeroed::<u32>(tiles + 1)?;
         let args = KernelArgs::new()
             .buffer(bits)
             .arg(ptr(validity))
             .arg(n as u64)
-            .buffer(&flags);
-        self.launch(ids::filter_flags, Self::linear(n), args)?;
-        self.indices_of_flags(&flags, n)
+            .buffer(&counts);
+        self.launch(ids::compact_tile_counts, per_tile, args)?;
+        let starts: DeviceBuffer<u64> = self.scan_counts(&counts)?;
+        let count = usize::try_from(starts.to_host_range(tiles, 1)?[0]).unwrap_or(0);
+        // compact_bits writes u64 rows; below 2^63 they are the same i64 bits.
+        let out = self.zeroed::<i64>(count)?;
+        if count > 0 {
+            let args = KernelArgs::new()
+                .buffer(bits)
+                .arg(ptr(validity))
+                .arg(n as u64)
+                .buffer(&starts)
+                .buffer(&out);
+            self.launch(ids::compact_bits, per_tile, args)?;
+        }
+        Ok(out)
     }
 
     /// Polars' forward (or backward) fill of the nulls of `n` rows, as the
@@ -2928,6 +2944,19 @@ impl Ops<'_> {
             )
         };
         self.scan(values, kernels, true)
+    }
+
+    /// The exclusive scan of 32-bit counts into 64-bit offsets.
+    fn scan_counts(&self, counts: &DeviceBuffer<u32>) -> Result<DeviceBuffer<u64>, RuntimeError> {
+        self.scan(
+            counts,
+            (
+                ids::scan_tile_sums_u32,
+                ids::scan_offsets_u64,
+                ids::scan_tiles_u32,
+            ),
+            false,
+        )
     }
 
     fn scan_u8(&self, flags: &DeviceBuffer<u8>) -> Result<DeviceBuffer<u64>, RuntimeError> {

@@ -28,15 +28,16 @@ fn multimap_join_finds_every_matching_pair_and_no_null() {
         let probe_valid: Vec<bool> = (0..n + 7).map(|_| rng.u8(..6) != 0).collect();
         let cap = capacity(n);
         let slot_keys = device.poisoned(cap, 0u64);
-        let slot_rows = device.poisoned(cap, EMPTY_ROW);
+        let slot_states = device.poisoned(cap, 0u32);
+        let slot_counts = device.poisoned(cap, 0u32);
+        let row_slots = device.poisoned(n, 12345u32);
         let (db, dbv) = (device.upload(&build), device.upload(&bitmap(&build_valid)));
         let (dp, dpv) = (device.upload(&probe), device.upload(&bitmap(&probe_valid)));
         let counts = device.poisoned(probe.len(), u32::MAX);
         let config = LaunchConfig::linear(n as u64, BLOCK, 16);
         let probe_config = LaunchConfig::linear(probe.len() as u64, BLOCK, 16);
-        // SAFETY: hash_build_multimap_u64(keys, validity, n, slot_keys, slot_rows, capacity)
-        // and hash_probe_count_u64(keys, validity, n, slot_keys, slot_rows, capacity,
-        // keep_unmatched, counts).
+        // SAFETY: hash_build_multimap_u64(keys, validity, n, slot_keys, slot_states,
+        // slot_counts, capacity, row_slots) over zeroed states and counts.
         unsafe {
             device.launch(
                 ids::hash_build_multimap_u64,
@@ -46,8 +47,42 @@ fn multimap_join_finds_every_matching_pair_and_no_null() {
                     .buffer(&dbv)
                     .arg(n as u64)
                     .buffer(&slot_keys)
-                    .buffer(&slot_rows)
-                    .arg(cap as u64),
+                    .buffer(&slot_states)
+                    .buffer(&slot_counts)
+                    .arg(cap as u64)
+                    .buffer(&row_slots),
+            );
+        }
+        // Each slot's run starts after the runs of the slots before it.
+        let host_slot_counts = slot_counts.to_host().unwrap();
+        let mut slot_starts = Vec::with_capacity(cap);
+        let mut placed = 0u64;
+        for c in &host_slot_counts {
+            slot_starts.push(placed);
+            placed += u64::from(*c);
+        }
+        let valid_rows = build_valid.iter().filter(|v| **v).count() as u64;
+        assert_eq!(
+            placed, valid_rows,
+            "every valid build row counted once, n = {n}"
+        );
+        let slot_starts = device.upload(&slot_starts);
+        let slot_fill = device.poisoned(cap, 0u32);
+        let rows_by_slot = device.poisoned(placed as usize, EMPTY_ROW);
+        // SAFETY: hash_place_multimap(row_slots, n, slot_starts, slot_fill,
+        // rows_by_slot) with a run for every counted row; then
+        // hash_probe_count_u64(keys, validity, n, slot_keys, slot_states,
+        // slot_counts, capacity, keep_unmatched, counts).
+        unsafe {
+            device.launch(
+                ids::hash_place_multimap,
+                config,
+                KernelArgs::new()
+                    .buffer(&row_slots)
+                    .arg(n as u64)
+                    .buffer(&slot_starts)
+                    .buffer(&slot_fill)
+                    .buffer(&rows_by_slot),
             );
             device.launch(
                 ids::hash_probe_count_u64,
@@ -57,7 +92,8 @@ fn multimap_join_finds_every_matching_pair_and_no_null() {
                     .buffer(&dpv)
                     .arg(probe.len() as u64)
                     .buffer(&slot_keys)
-                    .buffer(&slot_rows)
+                    .buffer(&slot_states)
+                    .buffer(&slot_counts)
                     .arg(cap as u64)
                     .arg(0u32)
                     .buffer(&counts),
@@ -92,8 +128,9 @@ fn multimap_join_finds_every_matching_pair_and_no_null() {
         let offsets = device.upload(&offsets);
         let build_rows = device.poisoned(total as usize, EMPTY_ROW);
         let probe_rows = device.poisoned(total as usize, EMPTY_ROW);
-        // SAFETY: hash_probe_pairs_u64(keys, validity, n, slot_keys, slot_rows, capacity,
-        // keep_unmatched, offsets, build_rows, probe_rows) with room for every pair.
+        // SAFETY: hash_probe_pairs_u64(keys, validity, n, slot_keys, slot_states,
+        // slot_counts, slot_starts, rows_by_slot, capacity, keep_unmatched,
+        // offsets, build_rows, probe_rows) with room for every pair.
         unsafe {
             device.launch(
                 ids::hash_probe_pairs_u64,
@@ -103,7 +140,10 @@ fn multimap_join_finds_every_matching_pair_and_no_null() {
                     .buffer(&dpv)
                     .arg(probe.len() as u64)
                     .buffer(&slot_keys)
-                    .buffer(&slot_rows)
+                    .buffer(&slot_states)
+                    .buffer(&slot_counts)
+                    .buffer(&slot_starts)
+                    .buffer(&rows_by_slot)
                     .arg(cap as u64)
                     .arg(0u32)
                     .buffer(&offsets)
@@ -202,9 +242,14 @@ fn hash_joins_through_the_safe_operations() {
     let device = device();
     let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(19);
-    for &n in SIZES {
-        // Few duplicates: about two right rows per key.
-        let span = (n as i32 / 4).max(3);
+    // Few duplicates (about two right rows per key), and, where the pairs
+    // stay few enough, a handful of keys each repeated on most rows (the
+    // build side of a join on a foreign key of a small table).
+    let cases = SIZES
+        .iter()
+        .map(|&n| (n, (n as i32 / 4).max(3)))
+        .chain(SIZES.iter().filter(|&&n| n <= 2000).map(|&n| (n, 2)));
+    for (n, span) in cases {
         let left: Vec<Option<i32>> = (0..n)
             .map(|_| (rng.u8(..6) != 0).then(|| rng.i32(-span..span)))
             .collect();

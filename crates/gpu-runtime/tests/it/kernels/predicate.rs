@@ -145,13 +145,19 @@ fn filter_indices_keep_true_valid_rows_in_order() {
     let device = device();
     let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(15);
-    for &n in SIZES {
-        let bits: Vec<bool> = (0..n).map(|_| rng.bool()).collect();
+    // Half the rows, one in 64, and every row; bits past `n` set, which
+    // must not count.
+    let cases = SIZES
+        .iter()
+        .flat_map(|&n| [(n, 2u32), (n, 64), (n, 1)].into_iter());
+    for (n, one_in) in cases {
+        let bits: Vec<bool> = (0..n).map(|_| rng.u32(..one_in) == 0).collect();
         let valid: Vec<bool> = (0..n).map(|_| rng.u8(..4) != 0).collect();
-        let (db, dv) = (
-            device.upload(&bitmap(&bits)),
-            device.upload(&bitmap(&valid)),
-        );
+        let mut words = bitmap(&bits);
+        if let Some(last) = words.last_mut().filter(|_| n % 32 != 0) {
+            *last |= !((1u32 << (n % 32)) - 1);
+        }
+        let (db, dv) = (device.upload(&words), device.upload(&bitmap(&valid)));
         let indices = ops.filter_indices(&db, Some(&dv), n).unwrap();
         let expected: Vec<i64> = (0..n)
             .filter(|i| bits[*i] && valid[*i])
