@@ -9,6 +9,7 @@ use crate::emulated::stream::{EmulatedEvent, EmulatedStream};
 use crate::error::RuntimeError;
 use crate::memory::DeviceCopy;
 use crate::staging::{BLOCK_BYTES, Block, DOWNLOAD_AHEAD, StagingPool};
+use rayon::prelude::*;
 
 static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -247,29 +248,45 @@ impl Stream {
         let bytes = unsafe {
             std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values))
         };
-        for (index, chunk) in bytes.chunks(BLOCK_BYTES).enumerate() {
-            let block = self.staging.take()?;
-            // SAFETY: the block holds BLOCK_BYTES bytes, at least `chunk.len()`,
-            // and no pending copy uses it (`take` waited for its event).
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    chunk.as_ptr(),
-                    block.address() as *mut u8,
-                    chunk.len(),
-                )
-            };
-            let dst = address + (index * BLOCK_BYTES) as u64;
-            // SAFETY: the destination lies in the caller's range; the block
-            // stays allocated and unwritten until its event, recorded after
-            // this copy, completes.
-            let copied = unsafe { self.block_to_device(&block, dst, chunk.len()) };
-            match copied {
-                Ok(()) => self.release(block),
-                Err(e) => {
-                    // A copy may still read the block: never hand it out again.
-                    std::mem::forget(block);
-                    return Err(e);
-                }
+        // Blocks fill in parallel, so that a large column's copies into
+        // page-locked memory use several cores, not one. Each block's copy
+        // to the device is enqueued as soon as it is filled; they write
+        // disjoint ranges, so their order in the stream does not matter, and
+        // all are enqueued before this returns, so work enqueued after this
+        // upload sees every value.
+        bytes
+            .par_chunks(BLOCK_BYTES)
+            .enumerate()
+            .try_for_each(|(index, chunk)| {
+                let dst = address + (index * BLOCK_BYTES) as u64;
+                // SAFETY: block `index` of the caller's range, which the
+                // caller guarantees.
+                unsafe { self.upload_block(dst, chunk) }
+            })
+    }
+
+    /// Copies `chunk` into a staging block and enqueues its copy to `dst`.
+    ///
+    /// # Safety
+    /// As [`Stream::upload`], for `dst..dst + chunk.len()`; `chunk` is at
+    /// most [`BLOCK_BYTES`] long.
+    unsafe fn upload_block(&self, dst: u64, chunk: &[u8]) -> Result<(), RuntimeError> {
+        let block = self.staging.take()?;
+        // SAFETY: the block holds BLOCK_BYTES bytes, at least `chunk.len()`,
+        // and no pending copy uses it (`take` waited for its event).
+        unsafe {
+            std::ptr::copy_nonoverlapping(chunk.as_ptr(), block.address() as *mut u8, chunk.len())
+        };
+        // SAFETY: the destination lies in the caller's range; the block
+        // stays allocated and unwritten until its event, recorded after
+        // this copy, completes.
+        let copied = unsafe { self.block_to_device(&block, dst, chunk.len()) };
+        match copied {
+            Ok(()) => self.release(block),
+            Err(e) => {
+                // A copy may still read the block: never hand it out again.
+                std::mem::forget(block);
+                return Err(e);
             }
         }
         Ok(())
