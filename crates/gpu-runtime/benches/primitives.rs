@@ -2,7 +2,8 @@
 //!
 //! `PRIMITIVES_ELEMENTS` sets the input size (default 2^20; the device check
 //! uses 2^28 on a GPU). Each primitive is timed under criterion from device
-//! memory to device memory; the table printed last gives, for each, the
+//! memory to device memory (and the uploads and downloads of the values
+//! through the staging blocks, beside); the table printed last gives, for each, the
 //! bytes it must read and write, its median time, that as GB/s, and its share
 //! of the device-to-device copy's bandwidth measured in the same run (the
 //! sort as keys per second). On the emulated device the figures describe the
@@ -84,12 +85,15 @@ fn main() {
     let wide: Vec<i64> = (0..elements).map(|_| rng.i64(0..1000)).collect();
     // Every other row selected, at random.
     let bits: Vec<u32> = (0..elements.div_ceil(32)).map(|_| rng.u32(..)).collect();
+    let host_keys = keys.clone();
     let (keys, wide, bits) = (
         upload(&keys, &memory, &stream),
         upload(&wide, &memory, &stream),
         upload(&bits, &memory, &stream),
     );
     let copy = DeviceBuffer::<u32>::zeroed(elements, memory.clone(), &stream).expect("buffer");
+    let mut uploaded =
+        DeviceBuffer::<u32>::zeroed(elements, memory.clone(), &stream).expect("buffer");
     let one_group = upload(&[0i64], &memory, &stream);
 
     let primitive = |name, bytes| Primitive {
@@ -103,6 +107,9 @@ fn main() {
         primitive("scan: exclusive (i64)", 16 * n),
         primitive("compaction (half of rows)", n / 8 + 4 * n),
         primitive("radix sort (u32 keys)", 8 * n),
+        // The host link, through the staging blocks as every column goes.
+        primitive("upload (host to device)", 4 * n),
+        primitive("download (device to host)", 4 * n),
     ];
     println!(
         "primitives over {elements} elements on {}",
@@ -120,10 +127,12 @@ fn main() {
                     1 => ops.segment_sum(&keys, None, &one_group).map(drop),
                     2 => ops.exclusive_scan_i64(&wide).map(drop),
                     3 => ops.filter_indices(&bits, None, elements).map(drop),
-                    _ => {
+                    4 => {
                         let rows = ops.rows(elements)?;
                         ops.sort_by(rows, &keys, None, false, false).map(drop)
                     }
+                    5 => uploaded.copy_from_host(&host_keys),
+                    _ => keys.to_host().map(drop),
                 })
             })
         });
@@ -145,6 +154,8 @@ fn main() {
         let rate = entry.bytes as f64 / seconds;
         let share = if entry.name.starts_with("radix") {
             format!("{:.2} Gkeys/s", n as f64 / seconds / 1e9)
+        } else if entry.name.contains("host") {
+            "host link".to_string()
         } else {
             format!("{:.0}%", 100.0 * rate / copy_rate)
         };
