@@ -139,7 +139,34 @@ __device__ __forceinline__ void scatter_pass(const U* keys, const u32* rows, u64
     }
 }
 
+// counts[pass * 256 + digit]: how many keys have `digit` as their 8-bit
+// digit `pass` (from the lowest), for the first `passes` digits, summed over
+// the whole input (`counts` starts at zero). A pass where one digit counts
+// every key would move nothing: the sort skips it (the high bytes of small
+// numbers, the padding of short string keys).
+template <typename U>
+__device__ __forceinline__ void digit_counts(const U* keys, u64 n, u32 passes, u32* counts) {
+    __shared__ u32 local[8 * kDigits];
+    for (u32 k = threadIdx.x; k < passes * kDigits; k += blockDim.x) local[k] = 0;
+    __syncthreads();
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        U key = keys[i];
+        for (u32 pass = 0; pass < passes; ++pass) {
+            atomicAdd(&local[pass * kDigits + (static_cast<u32>(key >> (8 * pass)) & 0xffu)], 1u);
+        }
+    }
+    __syncthreads();
+    for (u32 k = threadIdx.x; k < passes * kDigits; k += blockDim.x) {
+        if (local[k] != 0) atomicAdd(&counts[k], local[k]);
+    }
+}
+
 #define RADIX(U, suffix)                                                                    \
+    extern "C" __global__ void radix_digit_counts_##suffix(const U* keys, u64 n, u32 passes, \
+                                                           u32* counts) {                   \
+        digit_counts<U>(keys, n, passes, counts);                                            \
+    }                                                                                        \
+    EMU_KERNEL(radix_digit_counts_##suffix)                                                  \
     extern "C" __global__ void radix_histogram_##suffix(const U* keys, u64 n, u64 tile,      \
                                                         u32 shift, u32* counts) {           \
         histogram<U>(keys, n, tile, shift, counts);                                          \

@@ -282,6 +282,30 @@ sort_key!(i32 => sortable_keys_i32, false, u32 => sortable_keys_u32, false,
 
 /// Elements per tile of the radix sort.
 const SORT_TILE: u64 = 4096;
+/// Keys from which a radix sort counts every pass's digits first, to skip
+/// the passes that would move nothing (below, a read back costs more than
+/// the passes it may save).
+const SKIP_PASSES_FROM: u64 = 1 << 16;
+
+/// The kernels of LSD radix passes over one key width.
+#[derive(Clone, Copy)]
+struct Radix {
+    histogram: Kernel,
+    scatter: Kernel,
+    digits: Kernel,
+}
+
+const RADIX_U32: Radix = Radix {
+    histogram: ids::radix_histogram_u32,
+    scatter: ids::radix_scatter_u32,
+    digits: ids::radix_digit_counts_u32,
+};
+
+const RADIX_U64: Radix = Radix {
+    histogram: ids::radix_histogram_u64,
+    scatter: ids::radix_scatter_u64,
+    digits: ids::radix_digit_counts_u64,
+};
 
 impl GroupKey for i32 {
     const FLAGS: Kernel = ids::group_flags_i32;
@@ -676,21 +700,11 @@ impl Ops<'_> {
         let permutation = if T::WIDE {
             let keys = self.zeroed::<u64>(n)?;
             self.sortable(&ordered, descending, &keys, T::SORTABLE)?;
-            self.radix_passes(
-                keys,
-                permutation,
-                64,
-                (ids::radix_histogram_u64, ids::radix_scatter_u64),
-            )?
+            self.radix_passes(keys, permutation, 64, RADIX_U64)?
         } else {
             let keys = self.zeroed::<u32>(n)?;
             self.sortable(&ordered, descending, &keys, T::SORTABLE)?;
-            self.radix_passes(
-                keys,
-                permutation,
-                32,
-                (ids::radix_histogram_u32, ids::radix_scatter_u32),
-            )?
+            self.radix_passes(keys, permutation, 32, RADIX_U32)?
         };
         let Some(validity) = validity else {
             return Ok(permutation);
@@ -706,12 +720,7 @@ impl Ops<'_> {
             .arg(u32::from(nulls_last))
             .buffer(&keys);
         self.launch(ids::null_sort_keys, Self::linear(n), args)?;
-        self.radix_passes(
-            keys,
-            permutation,
-            8,
-            (ids::radix_histogram_u32, ids::radix_scatter_u32),
-        )
+        self.radix_passes(keys, permutation, 8, RADIX_U32)
     }
 
     /// Floats as u64 keys in total order, equal exactly when Polars counts
@@ -743,23 +752,49 @@ impl Ops<'_> {
     }
 
     /// LSD radix passes over the low `bits` of `keys`, moving `payload` along.
+    /// From [`SKIP_PASSES_FROM`] keys on, the digits of every pass are
+    /// counted first (one launch and one read back), and a pass whose digit
+    /// is the same for every key is skipped: it would move nothing.
     fn radix_passes<K: DeviceCopy>(
         &self,
         mut keys: DeviceBuffer<K>,
         mut payload: DeviceBuffer<u32>,
         bits: u32,
-        (histogram, scatter): (Kernel, Kernel),
+        radix: Radix,
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
         let n = keys.len() as u64;
         if n <= 1 {
             return Ok(payload);
+        }
+        let passes = bits.div_ceil(8);
+        let mut needed = vec![true; passes as usize];
+        if n >= SKIP_PASSES_FROM {
+            let digits = self.zeroed::<u32>(256 * passes as usize)?;
+            let args = KernelArgs::new()
+                .buffer(&keys)
+                .arg(n)
+                .arg(passes)
+                .buffer(&digits);
+            self.launch(radix.digits, Self::linear(n as usize), args)?;
+            let digits = digits.to_host()?;
+            for (pass, counts) in digits.chunks(256).enumerate() {
+                needed[pass] = !counts.iter().any(|&count| u64::from(count) == n);
+            }
+            if !needed.contains(&true) {
+                return Ok(payload);
+            }
         }
         let tiles = n.div_ceil(SORT_TILE);
         let per_tile = Self::per_tile(tiles, "sort")?;
         let counts = self.zeroed::<u32>((256 * tiles) as usize)?;
         let mut keys_out = self.zeroed::<K>(n as usize)?;
         let mut payload_out = self.zeroed::<u32>(n as usize)?;
-        for shift in (0..bits).step_by(8) {
+        let (histogram, scatter) = (radix.histogram, radix.scatter);
+        for (shift, _) in (0..bits)
+            .step_by(8)
+            .zip(&needed)
+            .filter(|(_, needed)| **needed)
+        {
             let args = KernelArgs::new()
                 .buffer(&keys)
                 .arg(n)
