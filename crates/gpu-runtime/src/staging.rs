@@ -4,8 +4,9 @@
 //! worth of the caller's values into a free block on the host, enqueues the
 //! block's copy to the device and records an event after it, then goes on
 //! with the next block, so the host's copying overlaps the device's; a
-//! download enqueues the device-to-block copies a few blocks ahead and
-//! copies each block out once its event has completed. A block goes back to
+//! download enqueues each block's copy from the device and copies the block
+//! out once its event has completed. Both take their blocks on several host
+//! threads at once. A block goes back to
 //! the pool with its event and is handed out again only once that event has
 //! completed, so host writes never race a pending copy. From page-locked
 //! memory the driver copies asynchronously (no staging of its own), so a
@@ -33,8 +34,6 @@ fn pool_blocks() -> usize {
         (2 * threads).max(8)
     })
 }
-/// Blocks one download keeps in flight.
-pub(crate) const DOWNLOAD_AHEAD: usize = 4;
 
 /// Where staging blocks come from: page-locked memory of a CUDA context, or
 /// plain host memory for the emulated device.

@@ -1,5 +1,6 @@
 //! Streams and events: ordered queues of device work and markers in them, on CUDA or on the emulated device.
 
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -8,7 +9,7 @@ use crate::cuda::stream::{CudaEvent, CudaStream};
 use crate::emulated::stream::{EmulatedEvent, EmulatedStream};
 use crate::error::RuntimeError;
 use crate::memory::DeviceCopy;
-use crate::staging::{BLOCK_BYTES, Block, DOWNLOAD_AHEAD, StagingPool};
+use crate::staging::{BLOCK_BYTES, Block, StagingPool};
 use rayon::prelude::*;
 
 static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
@@ -348,8 +349,11 @@ impl Stream {
 
     /// `len` values of `T` at `address`, copied to the host after the work
     /// enqueued so far (this waits for it), through the device's staging
-    /// blocks: a few block copies are kept in flight while earlier blocks
-    /// are copied out.
+    /// blocks, on several host threads: each takes a block, enqueues the
+    /// copy of its part into it, waits for that copy and copies the block
+    /// out into its part of the vector (one thread copying every block out
+    /// into a new vector moved 1.9 GB/s on the H200 machine, against 52.8
+    /// for uploads).
     ///
     /// # Safety
     /// `address` must start `len` initialised values of `T` of device memory,
@@ -363,73 +367,79 @@ impl Stream {
         let total = len
             .checked_mul(size_of::<T>())
             .ok_or_else(|| RuntimeError::InvalidArgument(format!("{len} values overflow")))?;
-        let mut values = Vec::<T>::with_capacity(len);
-        let out = values.as_mut_ptr().cast::<u8>();
-        let mut in_flight: std::collections::VecDeque<(Block, usize, usize)> = Default::default();
-        let mut offset = 0;
-        let outcome = (|| {
-            while offset < total || !in_flight.is_empty() {
-                if offset < total && in_flight.len() < DOWNLOAD_AHEAD {
-                    let block = self.staging.take()?;
-                    let chunk = (total - offset).min(BLOCK_BYTES);
-                    let (src, dst) = (address + offset as u64, block.address());
-                    in_flight.push_back((block, offset, chunk));
-                    match &self.backend {
-                        Backend::Emulated(stream) => stream.enqueue(move || {
-                            // SAFETY: the caller guarantees the source; the block
-                            // is ours until its event completes.
-                            unsafe {
-                                std::ptr::copy_nonoverlapping(
-                                    src as *const u8,
-                                    dst as *mut u8,
-                                    chunk,
-                                )
-                            }
-                        })?,
-                        // SAFETY: as above.
-                        Backend::Cuda(stream) => unsafe { stream.copy_to_host(dst, src, chunk) }?,
-                    }
-                    if let Some((block, _, _)) = in_flight.back() {
-                        block.busy_until().record(self)?;
-                    }
-                    offset += chunk;
-                    continue;
-                }
-                let Some((block, at, chunk)) = in_flight.pop_front() else {
-                    break;
-                };
-                let waited = block.busy_until().synchronize();
-                if waited.is_ok() {
-                    // SAFETY: the block's copy has run, so it holds `chunk`
-                    // bytes of the source; `at + chunk <= total`, the
-                    // capacity of `values` in bytes.
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(
-                            block.address() as *const u8,
-                            out.add(at),
-                            chunk,
-                        )
-                    };
-                    self.release(block);
-                } else {
-                    std::mem::forget(block);
-                }
-                waited?;
-            }
-            // Reports a failure of the copies (or of earlier work).
-            self.synchronize()
-        })();
-        if let Err(e) = outcome {
-            // Blocks still in flight may be written by pending copies.
-            for (block, _, _) in in_flight {
-                std::mem::forget(block);
-            }
-            return Err(e);
+        if total == 0 {
+            // Nothing to copy, but the caller is owed the wait.
+            self.synchronize()?;
+            return Ok(Vec::new());
         }
+        let mut values = Vec::<T>::with_capacity(len);
+        // SAFETY: the spare capacity holds `len` values of `T`, `total`
+        // bytes, borrowed from `values` for as long as `out` lives;
+        // `MaybeUninit<u8>` asks nothing of the bytes.
+        let out = unsafe {
+            std::slice::from_raw_parts_mut(
+                values
+                    .spare_capacity_mut()
+                    .as_mut_ptr()
+                    .cast::<MaybeUninit<u8>>(),
+                total,
+            )
+        };
+        prefault(out);
+        out.par_chunks_mut(BLOCK_BYTES)
+            .enumerate()
+            .try_for_each(|(index, part)| {
+                // SAFETY: block `index` of the caller's range, which the
+                // caller guarantees.
+                unsafe { self.download_block(address + (index * BLOCK_BYTES) as u64, part) }
+            })?;
         // SAFETY: every byte of the `len` values was copied from the device
-        // above, and every bit pattern is a value of `T` (DeviceCopy).
+        // above (each part, or an error returned), and every bit pattern is
+        // a value of `T` (DeviceCopy).
         unsafe { values.set_len(len) };
         Ok(values)
+    }
+
+    /// Copies `part.len()` bytes at `src` into `part` through a staging
+    /// block, after the work enqueued so far.
+    ///
+    /// # Safety
+    /// As [`Stream::download`], for `src..src + part.len()`; `part` is at
+    /// most [`BLOCK_BYTES`] long.
+    unsafe fn download_block(
+        &self,
+        src: u64,
+        part: &mut [MaybeUninit<u8>],
+    ) -> Result<(), RuntimeError> {
+        let block = self.staging.take()?;
+        let (dst, len) = (block.address(), part.len());
+        let enqueued = match &self.backend {
+            Backend::Emulated(stream) => stream.enqueue(move || {
+                // SAFETY: the caller guarantees the source; the block is ours
+                // until its event completes.
+                unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, len) }
+            }),
+            // SAFETY: as above.
+            Backend::Cuda(stream) => unsafe { stream.copy_to_host(dst, src, len) },
+        }
+        .and_then(|()| block.busy_until().record(self))
+        .and_then(|()| block.busy_until().synchronize());
+        if let Err(e) = enqueued {
+            // A pending copy may still write the block: never hand it out again.
+            std::mem::forget(block);
+            return Err(e);
+        }
+        // SAFETY: the block's copy has run, so it holds `len` bytes of the
+        // source, and `part` has room for exactly `len`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                block.address() as *const u8,
+                part.as_mut_ptr().cast::<u8>(),
+                len,
+            )
+        };
+        self.release(block);
+        Ok(())
     }
 
     pub(crate) fn downgrade(&self) -> WeakStream {
@@ -546,6 +556,37 @@ impl Event {
         }
     }
 }
+
+/// Asks the kernel to back `bytes`, fresh memory about to be written whole,
+/// with huge pages where it can and to map it now, in parallel pieces: one
+/// fault per 4 KiB page, taken one by one as the copies first touch them,
+/// cost more than the copies themselves. Advice only: on a kernel or
+/// a system that does not take it, nothing changes.
+#[cfg(target_os = "linux")]
+fn prefault(bytes: &mut [MaybeUninit<u8>]) {
+    const PIECE: usize = 64 << 20;
+    if bytes.len() < BLOCK_BYTES {
+        return;
+    }
+    bytes.par_chunks_mut(PIECE).for_each(|piece| {
+        let page = 4096;
+        let start = (piece.as_mut_ptr() as usize).next_multiple_of(page);
+        let end = (piece.as_mut_ptr() as usize + piece.len()) / page * page;
+        if end <= start {
+            return;
+        }
+        for advice in [libc::MADV_HUGEPAGE, libc::MADV_POPULATE_WRITE] {
+            // SAFETY: `start..end` lies inside `piece`, memory this process
+            // owns and no one reads before writing; both pieces of advice
+            // leave its contents to the writes that follow (fresh memory
+            // reads as zeros either way), and a refusal changes nothing.
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, advice) };
+        }
+    });
+}
+
+#[cfg(not(target_os = "linux"))]
+fn prefault(_: &mut [MaybeUninit<u8>]) {}
 
 #[cfg(test)]
 mod tests {
