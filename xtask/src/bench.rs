@@ -45,6 +45,11 @@ pub struct BenchArgs {
     /// Criterion's samples per benchmark (at least 10).
     #[arg(long, default_value_t = 10)]
     sample_size: usize,
+    /// Time each case this many times by a plain clock instead of criterion
+    /// (after one untimed run): for large scale factors, where criterion's
+    /// eleven runs or more of every query take too long.
+    #[arg(long)]
+    runs: Option<usize>,
 }
 
 pub fn run(root: &Path, args: &BenchArgs) -> Result<(), String> {
@@ -56,6 +61,9 @@ pub fn run(root: &Path, args: &BenchArgs) -> Result<(), String> {
     }
     if args.sample_size < 10 {
         return Err("--sample-size must be at least 10 (criterion's minimum)".into());
+    }
+    if args.runs == Some(0) {
+        return Err("--runs must be at least 1".into());
     }
     // The bench runs in its package's folder: a relative --out means the
     // caller's folder.
@@ -83,6 +91,9 @@ pub fn run(root: &Path, args: &BenchArgs) -> Result<(), String> {
         .env("BENCH_OUT", &out);
     if let Some(queries) = &args.queries {
         command.env("PDSH_QUERIES", queries);
+    }
+    if let Some(runs) = args.runs {
+        command.env("BENCH_RUNS", runs.to_string());
     }
     let status = command
         .status()
