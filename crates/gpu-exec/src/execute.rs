@@ -5858,3 +5858,42 @@ fn take_columns<'a>(
     }
     Ok(DeviceFrame { columns, height })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::Profile;
+
+    #[test]
+    fn a_profile_gives_each_node_its_time_without_its_inputs() {
+        let ms = Duration::from_millis;
+        let profile = Profile {
+            depth: 0,
+            nodes: vec![
+                (0, "Sort".into(), ms(10), 1),
+                (1, "Join".into(), ms(6), 5),
+                (2, "Scan left".into(), ms(2), 5),
+                (1, "Scan right".into(), ms(3), 7),
+            ],
+        };
+        let text = profile.render(ms(4), 1);
+        let lines: Vec<Vec<&str>> = text
+            .lines()
+            .skip(1)
+            .map(|line| line.split_whitespace().collect())
+            .collect();
+        // Total, own (total minus the direct inputs' totals), rows, node.
+        assert_eq!(lines[0][..4], ["10.00", "1.00", "1", "Sort"]);
+        assert_eq!(lines[1][..4], ["6.00", "4.00", "5", "Join"]);
+        assert_eq!(lines[2][..4], ["2.00", "2.00", "5", "Scan"]);
+        assert_eq!(lines[3][..4], ["3.00", "3.00", "7", "Scan"]);
+        assert_eq!(lines[4], ["4.00", "1", "download", "of", "the", "result"]);
+        // Inputs are indented under their node, two spaces a level.
+        let raw: Vec<&str> = text.lines().collect();
+        assert!(raw[1].ends_with(" 1  Sort"), "{text}");
+        assert!(raw[2].ends_with(" 5    Join"), "{text}");
+        assert!(raw[3].ends_with(" 5      Scan left"), "{text}");
+        assert!(raw[4].ends_with(" 7    Scan right"), "{text}");
+    }
+}
