@@ -249,6 +249,15 @@ impl Stream {
         let bytes = unsafe {
             std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values))
         };
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        if bytes.len() <= BLOCK_BYTES {
+            // One block (most copies): on this thread, without a hop into
+            // the thread pool.
+            // SAFETY: the caller's range, which the caller guarantees.
+            return unsafe { self.upload_block(address, bytes) };
+        }
         // Blocks fill in parallel, so that a large column's copies into
         // page-locked memory use several cores, not one. Each block's copy
         // to the device is enqueued as soon as it is filled; they write
@@ -385,14 +394,21 @@ impl Stream {
                 total,
             )
         };
-        prefault(out);
-        out.par_chunks_mut(BLOCK_BYTES)
-            .enumerate()
-            .try_for_each(|(index, part)| {
-                // SAFETY: block `index` of the caller's range, which the
-                // caller guarantees.
-                unsafe { self.download_block(address + (index * BLOCK_BYTES) as u64, part) }
-            })?;
+        if total <= BLOCK_BYTES {
+            // One block (most read backs, such as a count): on this thread,
+            // without a hop into the thread pool.
+            // SAFETY: the caller's range, which the caller guarantees.
+            unsafe { self.download_block(address, out) }?;
+        } else {
+            prefault(out);
+            out.par_chunks_mut(BLOCK_BYTES)
+                .enumerate()
+                .try_for_each(|(index, part)| {
+                    // SAFETY: block `index` of the caller's range, which the
+                    // caller guarantees.
+                    unsafe { self.download_block(address + (index * BLOCK_BYTES) as u64, part) }
+                })?;
+        }
         // SAFETY: every byte of the `len` values was copied from the device
         // above (each part, or an error returned), and every bit pattern is
         // a value of `T` (DeviceCopy).
@@ -565,9 +581,6 @@ impl Event {
 #[cfg(target_os = "linux")]
 fn prefault(bytes: &mut [MaybeUninit<u8>]) {
     const PIECE: usize = 64 << 20;
-    if bytes.len() < BLOCK_BYTES {
-        return;
-    }
     bytes.par_chunks_mut(PIECE).for_each(|piece| {
         let page = 4096;
         let start = (piece.as_mut_ptr() as usize).next_multiple_of(page);
