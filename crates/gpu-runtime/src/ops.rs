@@ -2496,7 +2496,7 @@ impl Ops<'_> {
             .buffer(&flags);
         self.launch(ids::filter_flags, Self::linear(n), args)?;
         let positions = self.scan_u8(&flags)?;
-        let valid_rows = self.indices_of_flags(&flags, n)?;
+        let valid_rows = self.filter_indices(validity, None, n)?;
         let out = self.zeroed::<i64>(n)?;
         let args = KernelArgs::new()
             .buffer(&positions)
