@@ -348,25 +348,23 @@ fn upload_strings_narrow_up_to(
                 .sum()
         })
         .collect();
-    let upload = |bytes: &[u8]| DeviceBuffer::from_host(bytes, ctx.memory.clone(), &ctx.stream);
-    if piece_bytes.iter().sum::<usize>() <= narrow_bytes {
+    let (offsets, bytes) = if piece_bytes.iter().sum::<usize>() <= narrow_bytes {
         let (offsets, bytes) = flatten_strings::<u32>(array, &pieces, &piece_bytes);
         let narrow = DeviceBuffer::from_host(&offsets, ctx.memory.clone(), &ctx.stream)?;
         let ops = Ops {
             memory: &ctx.memory,
             stream: &ctx.stream,
         };
-        Ok(Values::Str {
-            offsets: ops.widen(&narrow)?,
-            bytes: upload(&bytes)?,
-        })
+        (ops.widen(&narrow)?, bytes)
     } else {
         let (offsets, bytes) = flatten_strings::<i64>(array, &pieces, &piece_bytes);
-        Ok(Values::Str {
-            offsets: DeviceBuffer::from_host(&offsets, ctx.memory.clone(), &ctx.stream)?,
-            bytes: upload(&bytes)?,
-        })
-    }
+        let offsets = DeviceBuffer::from_host(&offsets, ctx.memory.clone(), &ctx.stream)?;
+        (offsets, bytes)
+    };
+    Ok(Values::Str {
+        offsets,
+        bytes: DeviceBuffer::from_host(&bytes, ctx.memory.clone(), &ctx.stream)?,
+    })
 }
 
 /// The `len + 1` offsets and the bytes of `array`'s values, piece by piece
