@@ -100,7 +100,8 @@ pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
         "It runs every GPU test suite with GPU_TEST_DEVICE=cuda, then the kernel primitives \
          against the copy bandwidth, the allocator benchmark, the operator and PDS-H benchmarks \
          (cpu and gpu side by side; PDSH_RUNS=3 times PDS-H by a plain clock, for scale factor \
-         10) and a profiled run of PROFILE_QUERIES, within DEVICE_CHECK_SECONDS (default 470), \
+         10; PDSH_NO_PREFETCH=1 adds a GPU run without uploads ahead) and a profiled run of \
+         PROFILE_QUERIES, within DEVICE_CHECK_SECONDS (default 470), \
          prints a summary table last, and writes the results into the folder given after every \
          step."
     );
@@ -314,12 +315,19 @@ BENCH_OUT="$work/bench-operators" OPS_ROWS=$OPS_ROWS step bench.operators 60 \
     "$work/bin/bench.operators" --bench --warm-up-time 0.5 --measurement-time 1 --sample-size 10
 BENCH_OUT="$work/bench-pdsh" PDSH_SCALE=$scale BENCH_RUNS=${PDSH_RUNS:-} step bench.pdsh 300 \
     "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
+# PDSH_NO_PREFETCH=1: PDS-H again with each input uploaded when the executor
+# reaches it (POLARS_GPU_PREFETCH=0), beside the run above (uploads ahead).
+if [ -n "${PDSH_NO_PREFETCH:-}" ]; then
+    BENCH_OUT="$work/no-prefetch" PDSH_SCALE=$scale BENCH_RUNS=${PDSH_RUNS:-} \
+        BENCH_ENGINES=gpu POLARS_GPU_PREFETCH=0 step bench.pdsh.no-prefetch 300 \
+        "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
+fi
 # Where the GPU's time goes in some queries: each plan node's time
 # (POLARS_GPU_PROFILE), one run of each on the GPU alone.
 BENCH_OUT="$work/profile" PDSH_SCALE=$scale BENCH_RUNS=1 BENCH_ENGINES=gpu POLARS_GPU_PROFILE=1 \
     PDSH_QUERIES=${PROFILE_QUERIES:-1,5,10,19} step bench.profile 60 "$work/bin/bench.pdsh" --bench
 flush
-for table in "$logs"/bench.pdsh.log "$logs"/bench.operators.log; do
+for table in "$logs"/bench.pdsh.log "$logs"/bench.pdsh.no-prefetch.log "$logs"/bench.operators.log; do
     [ -e "$table" ] || continue
     awk '/ [(]median of / {on = 1} on {print} /geometric mean/ {on = 0}' "$table"
     # A PDS-H run cut short before its table: the lines timed so far.

@@ -97,5 +97,6 @@ pub(crate) fn context(
         memory: started.memory.clone(),
         stream: started.device.create_stream()?,
         side_stream: Some(started.device.create_stream()?),
+        copy_stream: Some(started.device.create_stream()?),
     })
 }

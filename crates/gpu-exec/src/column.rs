@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource};
 use gpu_runtime::ops::Ops;
-use gpu_runtime::{RuntimeError, Stream};
+use gpu_runtime::{Event, RuntimeError, Stream};
 use ir_lower::GpuDtype;
 use polars::prelude::*;
 use polars_arrow::array::{Array, BooleanArray, Utf8ViewArray, View};
@@ -25,6 +25,11 @@ pub struct ExecContext {
     /// on `stream`, and their results join `stream` through an event.
     /// `None`: everything runs on `stream`.
     pub side_stream: Option<Stream>,
+    /// A stream for uploads made ahead of their use: a plan's in-memory
+    /// inputs after the first are uploaded on it by a host thread while the
+    /// executor computes, each handed to `stream` through an event (see
+    /// `PREFETCH_VAR`). `None`: inputs upload when the executor reaches them.
+    pub copy_stream: Option<Stream>,
 }
 
 impl ExecContext {
@@ -36,6 +41,7 @@ impl ExecContext {
             memory: self.memory.clone(),
             stream: side,
             side_stream: Some(self.stream.clone()),
+            copy_stream: self.copy_stream.clone(),
         })
     }
 }
@@ -124,26 +130,42 @@ impl DeviceColumn {
         }
     }
 
-    /// Hands the column to `stream` (see `DeviceBuffer::move_to_stream`).
-    pub(crate) fn move_to_stream(&mut self, stream: &Stream) -> Result<(), RuntimeError> {
+    /// Hands the column to `stream` (see `DeviceBuffer::move_to_stream`),
+    /// or, given `ready` (recorded on the column's stream after its last
+    /// use there), after that event only (`DeviceBuffer::move_to_stream_after`).
+    pub(crate) fn move_to_stream(
+        &mut self,
+        stream: &Stream,
+        ready: Option<&Event>,
+    ) -> Result<(), RuntimeError> {
+        fn hand<T: DeviceCopy>(
+            buffer: &mut DeviceBuffer<T>,
+            stream: &Stream,
+            ready: Option<&Event>,
+        ) -> Result<(), RuntimeError> {
+            match ready {
+                Some(ready) => buffer.move_to_stream_after(stream, ready),
+                None => buffer.move_to_stream(stream),
+            }
+        }
         match &mut self.values {
-            Values::Bits(b) | Values::U32(b) => b.move_to_stream(stream)?,
-            Values::I8(b) => b.move_to_stream(stream)?,
-            Values::I16(b) => b.move_to_stream(stream)?,
-            Values::I32(b) => b.move_to_stream(stream)?,
-            Values::I64(b) => b.move_to_stream(stream)?,
-            Values::U8(b) => b.move_to_stream(stream)?,
-            Values::U16(b) => b.move_to_stream(stream)?,
-            Values::U64(b) => b.move_to_stream(stream)?,
-            Values::F32(b) => b.move_to_stream(stream)?,
-            Values::F64(b) => b.move_to_stream(stream)?,
+            Values::Bits(b) | Values::U32(b) => hand(b, stream, ready)?,
+            Values::I8(b) => hand(b, stream, ready)?,
+            Values::I16(b) => hand(b, stream, ready)?,
+            Values::I32(b) => hand(b, stream, ready)?,
+            Values::I64(b) => hand(b, stream, ready)?,
+            Values::U8(b) => hand(b, stream, ready)?,
+            Values::U16(b) => hand(b, stream, ready)?,
+            Values::U64(b) => hand(b, stream, ready)?,
+            Values::F32(b) => hand(b, stream, ready)?,
+            Values::F64(b) => hand(b, stream, ready)?,
             Values::Str { offsets, bytes } => {
-                offsets.move_to_stream(stream)?;
-                bytes.move_to_stream(stream)?;
+                hand(offsets, stream, ready)?;
+                hand(bytes, stream, ready)?;
             }
         }
         if let Some(validity) = &mut self.validity {
-            validity.move_to_stream(stream)?;
+            hand(validity, stream, ready)?;
         }
         Ok(())
     }
@@ -546,6 +568,7 @@ mod tests {
             memory: Arc::new(PoolResource::new(device.clone(), PoolOptions::default()).unwrap()),
             stream: device.create_stream().unwrap(),
             side_stream: None,
+            copy_stream: None,
         };
         let values: Vec<Option<String>> = (0..150_000)
             .map(|i| (i % 5 != 0).then(|| "ü".repeat(i % 17)))

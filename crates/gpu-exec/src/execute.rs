@@ -9,12 +9,12 @@
 //! `unique` of a column, unions, hconcat and shared subplans; README.md
 //! lists what each covers.
 
-use gpu_runtime::Stream;
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
     Comparison, DeviceStrings, DfaTables, JoinIndices, JoinKind as DeviceJoin, Logic, Ops,
     PARSE_YEAR, Pattern, StringMatch,
 };
+use gpu_runtime::{Event, Stream};
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
     GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, PlanNode, RankMethod, RegexDfa, RowMatch,
@@ -23,11 +23,12 @@ use ir_lower::{
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::{GroupShape, compile, reads_group_lengths};
 use crate::error::ExecError;
+use crate::prefetch::Prefetch;
 use gpu_runtime::ops::{
     AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, RankPlace, SegmentPick,
     Side, StringsRef, TypedBuffer, Word64,
@@ -1440,6 +1441,12 @@ fn predicate_supported(expr: &GpuExpr) -> bool {
 
 /// Runs `plan` on the device and brings the result back.
 pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError> {
+    execute_counting(plan, ctx).map(|(df, _)| df)
+}
+
+/// [`execute`], also giving how many in-memory inputs were uploaded ahead
+/// of their use (see `ExecContext::copy_stream`).
+fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usize), ExecError> {
     let reasons = unsupported(plan);
     if !reasons.is_empty() {
         return Err(ExecError::Unsupported(reasons.join("; ")));
@@ -1453,15 +1460,52 @@ pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError
         checks: Vec::new(),
         profile: profiling.then(Profile::default),
     });
-    let frame = Executor {
-        ctx,
-        shared: &shared,
-    }
-    .run(&plan.root)?;
+    let run = |uploads: Option<&Uploads>| {
+        Executor {
+            ctx,
+            shared: &shared,
+            uploads,
+        }
+        .run(&plan.root)
+    };
+    let scans = scans_in_order(&plan.root);
+    let copy_stream = ctx.copy_stream.as_ref().filter(|_| scans.len() > 1);
+    let (frame, uploaded_ahead) = match copy_stream {
+        Some(copy_stream) if prefetching() => {
+            let uploads = Prefetch::new(scans.iter().map(|(key, ..)| *key).collect(), 1);
+            let copy_ctx = ExecContext {
+                memory: ctx.memory.clone(),
+                stream: copy_stream.clone(),
+                side_stream: None,
+                copy_stream: None,
+            };
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    uploads.work(|key| {
+                        let (_, df, projection) = scans.iter().find(|(k, ..)| *k == key)?;
+                        let frame = DeviceFrame::from_dataframe(df, Some(projection), &copy_ctx);
+                        let made = Event::new();
+                        // An input the worker cannot make (out of memory,
+                        // say) is the executor's to make, or fail on.
+                        made.record(copy_stream).ok()?;
+                        Some((frame.ok()?, made))
+                    })
+                });
+                let frame = run(Some(&uploads));
+                uploads.stop();
+                frame.map(|frame| (frame, uploads.taken()))
+            })
+        }
+        _ => run(None).map(|frame| (frame, 0)),
+    }?;
     let started = std::time::Instant::now();
     let df = frame.to_dataframe()?;
     if let Some(profile) = &shared.borrow().profile {
         eprintln!("{}", profile.render(started.elapsed(), df.height()));
+        eprintln!(
+            "{uploaded_ahead} of {} in-memory inputs uploaded ahead of their use",
+            scans.len()
+        );
     }
     // The result is on the host, so every launch has finished.
     for (flag, what, failure) in &shared.borrow().checks {
@@ -1469,7 +1513,46 @@ pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError
             return Err(failure(what.clone()));
         }
     }
-    Ok(df)
+    Ok((df, uploaded_ahead))
+}
+
+/// Set to `0`, a plan's in-memory inputs are uploaded when the executor
+/// reaches them, instead of ahead of their use on a copy stream while the
+/// executor computes (the default, where the context has a copy stream).
+pub const PREFETCH_VAR: &str = "POLARS_GPU_PREFETCH";
+
+fn prefetching() -> bool {
+    std::env::var(PREFETCH_VAR).map_or(true, |v| v.trim() != "0")
+}
+
+/// Inputs uploaded ahead on the copy stream, each with the event that
+/// marks its copies' end there.
+type Uploads = Prefetch<(DeviceFrame, Event)>;
+
+/// The plan's in-memory scans in the order the executor reaches them
+/// (inputs depth first, left to right; a shared subplan once), each keyed
+/// by its node's address.
+fn scans_in_order(root: &PlanNode) -> Vec<(usize, &DataFrame, &[usize])> {
+    fn walk<'p>(
+        node: &'p PlanNode,
+        seen: &mut HashSet<&'p str>,
+        out: &mut Vec<(usize, &'p DataFrame, &'p [usize])>,
+    ) {
+        match node {
+            PlanNode::DataFrameScan { df, projection, .. } => {
+                out.push((std::ptr::from_ref(node) as usize, df, projection));
+            }
+            PlanNode::Cache { id, .. } if !seen.insert(id) => {}
+            _ => {
+                for input in node.inputs() {
+                    walk(input, seen, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, &mut HashSet::new(), &mut out);
+    out
 }
 
 /// How many times each shared subplan (`PlanNode::Cache`, by id) is used.
@@ -1552,6 +1635,8 @@ impl Profile {
 struct Executor<'a> {
     ctx: &'a ExecContext,
     shared: &'a RefCell<Shared>,
+    /// The plan's in-memory inputs, uploaded ahead, when they are.
+    uploads: Option<&'a Uploads>,
 }
 
 /// Rows grouped by their keys.
@@ -1629,7 +1714,16 @@ impl Executor<'_> {
     fn run_node(&self, node: &PlanNode) -> Result<DeviceFrame, ExecError> {
         match node {
             PlanNode::DataFrameScan { df, projection, .. } => {
-                DeviceFrame::from_dataframe(df, Some(projection), self.ctx)
+                let key = std::ptr::from_ref(node) as usize;
+                match self.uploads.and_then(|uploads| uploads.take(key)) {
+                    Some((mut frame, made)) => {
+                        for column in &mut frame.columns {
+                            column.move_to_stream(&self.ctx.stream, Some(&made))?;
+                        }
+                        Ok(frame)
+                    }
+                    None => DeviceFrame::from_dataframe(df, Some(projection), self.ctx),
+                }
             }
             PlanNode::SimpleProjection { input, columns, .. } => {
                 let frame = self.run(input)?;
@@ -5274,7 +5368,7 @@ impl Executor<'_> {
         };
         if left == 0 {
             for column in &mut frame.columns {
-                column.move_to_stream(&self.ctx.stream)?;
+                column.move_to_stream(&self.ctx.stream, None)?;
             }
             return Ok(frame);
         }
@@ -5306,10 +5400,11 @@ impl Executor<'_> {
         let mut frame = Executor {
             ctx: &side,
             shared: self.shared,
+            uploads: self.uploads,
         }
         .run(node)?;
         for column in &mut frame.columns {
-            column.move_to_stream(&self.ctx.stream)?;
+            column.move_to_stream(&self.ctx.stream, None)?;
         }
         Ok(frame)
     }
@@ -5861,9 +5956,59 @@ fn take_columns<'a>(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
     use std::time::Duration;
 
-    use super::Profile;
+    use gpu_runtime::Device;
+    use gpu_runtime::memory::{PoolOptions, PoolResource};
+    use polars::prelude::*;
+
+    use super::{ExecContext, Profile, execute_counting};
+
+    #[test]
+    fn a_plans_inputs_upload_ahead_on_the_copy_stream() {
+        let device = Arc::new(Device::under_test(1 << 30).expect("the device under test"));
+        let context = |copy_stream: bool| ExecContext {
+            memory: Arc::new(PoolResource::new(device.clone(), PoolOptions::default()).unwrap()),
+            stream: device.create_stream().unwrap(),
+            side_stream: Some(device.create_stream().unwrap()),
+            copy_stream: copy_stream.then(|| device.create_stream().unwrap()),
+        };
+        let n = 50_000;
+        let frame = |name: &str, step: i64| {
+            df!(
+                "k" => (0..n).map(|i| i * step % 9_973).collect::<Vec<i64>>(),
+                name => (0..n).map(|i| format!("{name}{}", i % 313)).collect::<Vec<String>>(),
+            )
+            .unwrap()
+            .lazy()
+        };
+        let query = frame("a", 7)
+            .filter(col("k").lt(lit(3_000)))
+            .join(
+                frame("b", 11),
+                [col("k")],
+                [col("k")],
+                JoinArgs::new(JoinType::Inner),
+            )
+            .join(
+                frame("c", 13),
+                [col("k")],
+                [col("k")],
+                JoinArgs::new(JoinType::Left),
+            )
+            .sort(["k", "a", "b", "c"], SortMultipleOptions::default());
+        let expected = query.clone().collect().unwrap();
+        let ir = query.to_alp_optimized().unwrap();
+        let plan = ir_lower::lower_plan(ir.lp_top, &ir.lp_arena, &ir.expr_arena).unwrap();
+        // Three scans, each made by the copy stream's worker and waited for
+        // there; without a copy stream, by the executor.
+        for (copy_stream, ahead) in [(true, 3), (false, 0)] {
+            let (df, uploaded_ahead) = execute_counting(&plan, &context(copy_stream)).unwrap();
+            assert!(df.equals_missing(&expected), "{df}\n{expected}");
+            assert_eq!(uploaded_ahead, ahead, "copy stream: {copy_stream}");
+        }
+    }
 
     #[test]
     fn a_profile_gives_each_node_its_time_without_its_inputs() {

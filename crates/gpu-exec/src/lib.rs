@@ -13,7 +13,8 @@ mod column;
 mod compile;
 mod error;
 mod execute;
+mod prefetch;
 
 pub use column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 pub use error::ExecError;
-pub use execute::{PROFILE_VAR, execute, unsupported};
+pub use execute::{PREFETCH_VAR, PROFILE_VAR, execute, unsupported};

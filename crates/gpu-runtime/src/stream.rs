@@ -646,6 +646,42 @@ mod tests {
     }
 
     #[test]
+    fn a_buffer_moved_after_an_event_waits_for_that_event_only() {
+        use crate::device::Device;
+        use crate::memory::{DeviceBuffer, PoolOptions, PoolResource};
+
+        let device = Arc::new(Device::under_test(1 << 30).unwrap());
+        let memory = Arc::new(PoolResource::new(device.clone(), PoolOptions::default()).unwrap());
+        let (a, b) = (
+            device.create_stream().unwrap(),
+            device.create_stream().unwrap(),
+        );
+        let mut buffer = DeviceBuffer::<u32>::zeroed(1, memory, &a).unwrap();
+        // The buffer's last use on `a`, its event, then other work on `a`.
+        let (made, later) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        slow_write(&a, &made, 7);
+        let ready = Event::new();
+        ready.record(&a).unwrap();
+        let later_write = later.clone();
+        a.enqueue(move || {
+            std::thread::sleep(Duration::from_millis(400));
+            later_write.store(9, Ordering::SeqCst);
+        })
+        .unwrap();
+        buffer.move_to_stream_after(&b, &ready).unwrap();
+        assert_eq!(buffer.stream().id(), b.id());
+        let (seen, seen_later) = (read_on(&b, &made), read_on(&b, &later));
+        b.synchronize().unwrap();
+        assert_eq!(seen.load(Ordering::SeqCst), 7, "b waited for the event");
+        assert_eq!(
+            seen_later.load(Ordering::SeqCst),
+            0,
+            "b did not wait for later work"
+        );
+        a.synchronize().unwrap();
+    }
+
+    #[test]
     fn without_the_wait_b_races_ahead_so_a_missing_wait_shows() {
         let (a, b) = (
             Stream::emulated(0, 1).unwrap(),

@@ -21,5 +21,6 @@ pub fn context() -> ExecContext {
         memory: Arc::new(PoolResource::new(device, options).unwrap()),
         stream,
         side_stream: None,
+        copy_stream: None,
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::error::RuntimeError;
 use crate::memory::{DevicePtr, MemoryResource};
-use crate::stream::Stream;
+use crate::stream::{Event, Stream};
 
 /// Element types that may live in device memory: plain values for which
 /// every bit pattern is valid, so bytes copied from the device are always a
@@ -197,6 +197,20 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// another.
     pub fn move_to_stream(&mut self, stream: &Stream) -> Result<(), RuntimeError> {
         stream.wait_for(&self.stream)?;
+        self.stream = stream.clone();
+        Ok(())
+    }
+
+    /// Hands the buffer to `stream` as [`DeviceBuffer::move_to_stream`]
+    /// does, but waiting only for `ready`, an event recorded on the buffer's
+    /// stream after the last work there that uses the buffer: work enqueued
+    /// there since (other buffers' copies, say) goes on beside `stream`'s.
+    pub fn move_to_stream_after(
+        &mut self,
+        stream: &Stream,
+        ready: &Event,
+    ) -> Result<(), RuntimeError> {
+        ready.wait_on(stream)?;
         self.stream = stream.clone();
         Ok(())
     }
