@@ -35,7 +35,19 @@ template <typename Op, typename T, typename A>
 __device__ __forceinline__ void reduce_partials(const T* in, const u32* validity, u64 n,
                                                 A* partials) {
     A value = Op::template identity<A>();
-    for (u64 i = global_index(); i < n; i += global_stride()) {
+    const u64 stride = global_stride();
+    u64 i = global_index();
+    // Four loads in flight per thread before any is combined.
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        T loaded[4];
+        for (u32 k = 0; k < 4; ++k) loaded[k] = in[i + k * stride];
+        for (u32 k = 0; k < 4; ++k) {
+            if (is_valid(validity, i + k * stride)) {
+                value = Op::combine(value, static_cast<A>(loaded[k]));
+            }
+        }
+    }
+    for (; i < n; i += stride) {
         if (is_valid(validity, i)) value = Op::combine(value, static_cast<A>(in[i]));
     }
     value = block_reduce<Op, A>(value);

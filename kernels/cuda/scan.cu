@@ -1,56 +1,130 @@
-// Prefix sums (inclusive and exclusive) by reduce-then-scan over tiles, and stream compaction.
+// Prefix sums (inclusive and exclusive) in one pass with decoupled look-back, and stream compaction.
 //
-// A scan of n elements with tiles of `tile` elements is three launches:
-// scan_tile_sums (one block per tile: the tile's total), scan_offsets (one
-// block: exclusive scan of the tile totals), scan_tiles (one block per tile:
-// the tile's scan plus its offset). Launch with as many blocks as tiles.
+// A scan is one launch over tiles of kScanBlock threads x kScanItems
+// elements (Merrill and Garland's single-pass scan). Each block takes the
+// next tile number from a counter (so every tile before its own belongs to
+// a block that has started, and waiting on it cannot deadlock), loads the
+// tile coalesced through shared memory, and publishes the tile's total
+// (status 1) at once. The first warp then looks back over the tiles before,
+// 32 at a time, summing totals until it meets a tile whose inclusive prefix
+// is published (status 2), and publishes its own inclusive prefix. Elements
+// are read once and written once. `status` has one word per tile plus the
+// tile counter, all zero before the launch; `totals` and `prefixes` one
+// value per tile.
 #include "kernel_common.cuh"
 
-template <typename T, typename A>
-__device__ __forceinline__ void tile_sums(const T* in, u64 n, u64 tile, A* sums) {
-    u64 begin = static_cast<u64>(blockIdx.x) * tile;
-    u64 end = begin + tile < n ? begin + tile : n;
-    A sum = A(0);
-    for (u64 i = begin + threadIdx.x; i < end; i += blockDim.x) sum += static_cast<A>(in[i]);
-    sum = block_reduce<SumOp, A>(sum);
-    if (threadIdx.x == 0) sums[blockIdx.x] = sum;
+constexpr u32 kScanBlock = 256;
+constexpr u32 kScanItems = 8;
+constexpr u32 kScanTile = kScanBlock * kScanItems;
+
+// A value another block published: read past the incoherent L1.
+template <typename A>
+__device__ __forceinline__ A load_published(const A* at) {
+    return *const_cast<const volatile A*>(at);
 }
 
-// Scans [begin, end) of `in` in chunks of the block size, starting from
-// `carry`; writes inclusive or exclusive sums.
-template <typename T, typename A>
-__device__ __forceinline__ void scan_range(const T* in, u64 begin, u64 end, A carry, A* out,
-                                           bool inclusive) {
-    __shared__ A chunk[1024];
-    for (u64 start = begin; start < end; start += blockDim.x) {
-        u64 i = start + threadIdx.x;
-        A value = i < end ? static_cast<A>(in[i]) : A(0);
-        A total;
-        A running = block_inclusive_sum<A>(value, &total);
-        chunk[threadIdx.x] = running;
-        __syncthreads();
-        if (i < end) {
-            out[i] = inclusive ? carry + running
-                               : (threadIdx.x == 0 ? carry : carry + chunk[threadIdx.x - 1]);
+// Publishes `value` for tile `t` with status `state` (1: the tile's total,
+// 2: its inclusive prefix): the value first, then, after a fence, the status.
+template <typename A>
+__device__ __forceinline__ void publish(u32* status, A* values, u64 t, A value, u32 state) {
+    *const_cast<volatile A*>(&values[t]) = value;
+    __threadfence();
+    atomicExch(&status[t], state);
+}
+
+// The sum of the tiles before `tile` (called by the whole first warp; the
+// result is valid in every lane). Each round reads the status of the 32
+// tiles before `end`, waits until all have published something, then adds
+// the totals down to the nearest inclusive prefix (itself included), or all
+// 32 totals and goes on before them.
+template <typename A>
+__device__ __forceinline__ A look_back(u32* status, const A* totals, const A* prefixes, u64 tile) {
+    const u32 lane = threadIdx.x % 32;
+    A prefix = A(0);
+    i64 end = static_cast<i64>(tile);
+    for (;;) {
+        const i64 t = end - 1 - static_cast<i64>(lane);
+        // Before the first tile: an inclusive prefix of zero.
+        const u32 state = t >= 0 ? atomicAdd(&status[t], 0u) : 2u;
+        if (__any_sync(FULL_MASK, state == 0)) continue;
+        __threadfence();
+        A value = t < 0 ? A(0) : state == 2 ? load_published(&prefixes[t]) : load_published(&totals[t]);
+        const u32 inclusive = __ballot_sync(FULL_MASK, state == 2);
+        if (inclusive != 0 && lane > static_cast<u32>(__ffs(static_cast<int>(inclusive)) - 1)) {
+            value = A(0);
         }
-        carry += total;
-        __syncthreads();
+        for (int delta = 16; delta > 0; delta /= 2) value += __shfl_xor_sync(FULL_MASK, value, delta);
+        prefix += value;
+        if (inclusive != 0) return prefix;
+        end -= 32;
+    }
+}
+
+// Where element `local` of a tile sits in shared memory: one slot of padding
+// per 32 elements keeps a thread's run of kScanItems off other threads' banks.
+__device__ __forceinline__ u32 scan_slot(u32 local) { return local + local / 32; }
+
+// The scan of `in` (n elements) into `out`, inclusive or exclusive, summed
+// in `A`. Launch with blockDim kScanBlock and one block per kScanTile
+// elements.
+template <typename T, typename A>
+__device__ __forceinline__ void scan_single_pass(const T* in, u64 n, A* out, bool inclusive,
+                                                 u32* status, A* totals, A* prefixes) {
+    __shared__ A exchange[kScanTile + kScanTile / 32];
+    __shared__ u64 tile_number;
+    __shared__ A tile_prefix;
+    const u64 tiles = (n + kScanTile - 1) / kScanTile;
+    if (threadIdx.x == 0) tile_number = atomicAdd(&status[tiles], 1u);
+    __syncthreads();
+    const u64 tile = tile_number;
+    const u64 base = tile * kScanTile;
+    for (u32 k = 0; k < kScanItems; ++k) {
+        const u32 local = k * kScanBlock + threadIdx.x;
+        const u64 i = base + local;
+        exchange[scan_slot(local)] = i < n ? static_cast<A>(in[i]) : A(0);
+    }
+    __syncthreads();
+    A items[kScanItems];
+    A sum = A(0);
+    for (u32 k = 0; k < kScanItems; ++k) {
+        items[k] = exchange[scan_slot(threadIdx.x * kScanItems + k)];
+        sum += items[k];
+    }
+    A tile_total;
+    A running = block_inclusive_sum<A>(sum, &tile_total) - sum;
+    if (threadIdx.x < 32) {
+        A prefix = A(0);
+        if (tile == 0) {
+            if (threadIdx.x == 0) publish(status, prefixes, 0, tile_total, 2u);
+        } else {
+            if (threadIdx.x == 0) publish(status, totals, tile, tile_total, 1u);
+            prefix = look_back(status, totals, prefixes, tile);
+            if (threadIdx.x == 0) publish(status, prefixes, tile, prefix + tile_total, 2u);
+        }
+        if (threadIdx.x == 0) tile_prefix = prefix;
+    }
+    __syncthreads();
+    running += tile_prefix;
+    for (u32 k = 0; k < kScanItems; ++k) {
+        const A next = running + items[k];
+        exchange[scan_slot(threadIdx.x * kScanItems + k)] = inclusive ? next : running;
+        running = next;
+    }
+    __syncthreads();
+    for (u32 k = 0; k < kScanItems; ++k) {
+        const u32 local = k * kScanBlock + threadIdx.x;
+        const u64 i = base + local;
+        if (i < n) out[i] = exchange[scan_slot(local)];
     }
 }
 
 #define SCAN(T, A, suffix)                                                                  \
-    extern "C" __global__ void scan_tile_sums_##suffix(const T* in, u64 n, u64 tile,         \
-                                                       A* sums) {                            \
-        tile_sums<T, A>(in, n, tile, sums);                                                  \
+    extern "C" __global__ void __launch_bounds__(kScanBlock)                                 \
+        scan_##suffix(const T* in, u64 n, A* out, u32 inclusive, u32* status, A* totals,     \
+                      A* prefixes) {                                                         \
+        scan_single_pass<T, A>(in, n, out, inclusive != 0, status, totals, prefixes);         \
     }                                                                                        \
-    EMU_KERNEL(scan_tile_sums_##suffix)                                                      \
-    extern "C" __global__ void scan_tiles_##suffix(const T* in, u64 n, u64 tile,             \
-                                                   const A* offsets, A* out, u32 inclusive) { \
-        u64 begin = static_cast<u64>(blockIdx.x) * tile;                                     \
-        u64 end = begin + tile < n ? begin + tile : n;                                       \
-        scan_range<T, A>(in, begin, end, offsets[blockIdx.x], out, inclusive != 0);          \
-    }                                                                                        \
-    EMU_KERNEL(scan_tiles_##suffix)
+    EMU_KERNEL(scan_##suffix)
 
 SCAN(unsigned char, u64, u8)
 SCAN(i32, i64, i32)
@@ -58,17 +132,6 @@ SCAN(i64, i64, i64)
 SCAN(u32, u64, u32)
 SCAN(u64, u64, u64)
 SCAN(double, double, f64)
-
-// One block: the exclusive scan of `n` tile totals, in place into `offsets`.
-#define OFFSETS(A, suffix)                                                                  \
-    extern "C" __global__ void scan_offsets_##suffix(const A* sums, u64 n, A* offsets) {     \
-        scan_range<A, A>(sums, 0, n, A(0), offsets, false);                                  \
-    }                                                                                        \
-    EMU_KERNEL(scan_offsets_##suffix)
-
-OFFSETS(i64, i64)
-OFFSETS(u64, u64)
-OFFSETS(double, f64)
 
 // Stream compaction: the indices of the non-zero flags, in order, given the
 // exclusive scan of the flags (`positions`, from the u8 scan).

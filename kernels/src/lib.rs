@@ -189,10 +189,7 @@ library! {
         pairwise_sum_blocks_f64, pairwise_sum_level_f64, pairwise_sum_total_f64,
     }
     SCAN = "scan" {
-        scan_tile_sums_u8, scan_tiles_u8, scan_tile_sums_i32, scan_tiles_i32,
-        scan_tile_sums_i64, scan_tiles_i64, scan_tile_sums_u32, scan_tiles_u32,
-        scan_tile_sums_u64, scan_tiles_u64, scan_tile_sums_f64, scan_tiles_f64,
-        scan_offsets_i64, scan_offsets_u64, scan_offsets_f64, compact_indices, compact_tile_counts, compact_bits, fill_sources,
+        scan_u8, scan_i32, scan_i64, scan_u32, scan_u64, scan_f64, compact_indices, compact_tile_counts, compact_bits, fill_sources,
         running_best_tiles, running_best_carries, running_best_finish,
     }
     SORT = "sort" {

@@ -104,6 +104,8 @@ fn main() {
     let table = [
         primitive("copy (u32)", 8 * n),
         primitive("reduce: sum (u32)", 4 * n),
+        // The same sum as the group-by's kernels take it: one group.
+        primitive("group sum: one group (u32)", 4 * n),
         primitive("scan: exclusive (i64)", 16 * n),
         primitive("compaction (half of rows)", n / 8 + 4 * n),
         primitive("radix sort (u32 keys)", 8 * n),
@@ -124,14 +126,15 @@ fn main() {
             b.iter_custom(|iterations| {
                 timed(&samples, &stream, iterations, || match index {
                     0 => copy.copy_from_device(0, &keys),
-                    1 => ops.segment_sum(&keys, None, &one_group).map(drop),
-                    2 => ops.exclusive_scan_i64(&wide).map(drop),
-                    3 => ops.filter_indices(&bits, None, elements).map(drop),
-                    4 => {
+                    1 => ops.reduce_sum(&keys, None).map(drop),
+                    2 => ops.segment_sum(&keys, None, &one_group).map(drop),
+                    3 => ops.exclusive_scan_i64(&wide).map(drop),
+                    4 => ops.filter_indices(&bits, None, elements).map(drop),
+                    5 => {
                         let rows = ops.rows(elements)?;
                         ops.sort_by(rows, &keys, None, false, false).map(drop)
                     }
-                    5 => uploaded.copy_from_host(&host_keys),
+                    6 => uploaded.copy_from_host(&host_keys),
                     _ => keys.to_host().map(drop),
                 })
             })

@@ -28,8 +28,15 @@ impl From<Kernel> for KernelRef {
 
 const BLOCK: u32 = 256;
 const MAX_BLOCKS: u32 = 4096;
-/// Elements per tile of the scans.
+/// Blocks of a device-wide reduction's first launch, at most: one partial
+/// each, which one block then reduces.
+const REDUCE_BLOCKS: u32 = 1024;
+/// Elements per tile of the running extremes (`cum_max`, `cum_min`).
 const SCAN_TILE: u64 = 4096;
+/// Elements per tile of the single-pass scan: its kernels' block size
+/// (`kScanBlock`, which `BLOCK` must equal) times the elements a thread
+/// takes (`kScanItems`).
+const SCAN_PASS_TILE: u64 = BLOCK as u64 * 8;
 /// Rows of a chunk of a large group: each chunk is reduced by one thread,
 /// then each group's chunks (see [`Ops::chunks`]).
 pub const CHUNK_ROWS: usize = 256;
@@ -210,7 +217,10 @@ pub trait GroupKey: SortKey {
     const FLAGS: Kernel;
 }
 
-/// Value types the per-group aggregations take (sums keep the type).
+/// Value types the aggregations take: per group (sums keep the type), and
+/// over the whole buffer ([`Ops::reduce_sum`], [`Ops::reduce_extreme`]),
+/// whose sums accumulate in `Sum` (integers of 32 bits in 64), reduced
+/// from the block partials by `REDUCE_SUM_OF_SUMS`.
 pub trait Aggregable: Gather {
     const SUM: Kernel;
     /// Sums as doubles (the partials of a mean).
@@ -220,10 +230,16 @@ pub trait Aggregable: Gather {
     const MAX: Kernel;
     const FIRST: Kernel;
     const LAST: Kernel;
+    type Sum: DeviceCopy;
+    const REDUCE_SUM: Kernel;
+    const REDUCE_SUM_OF_SUMS: Kernel;
+    const REDUCE_MIN: Kernel;
+    const REDUCE_MAX: Kernel;
 }
 
 macro_rules! aggregable {
-    ($($t:ty => $sum:ident, $sum_f64:ident, $mean:ident, $min:ident, $max:ident, $first:ident, $last:ident);*) => {
+    ($($t:ty => $sum:ident, $sum_f64:ident, $mean:ident, $min:ident, $max:ident, $first:ident, $last:ident;
+        $acc:ty, $reduce_sum:ident, $sum_of_sums:ident, $reduce_min:ident, $reduce_max:ident);*) => {
         $(impl Aggregable for $t {
             const SUM: Kernel = ids::$sum;
             const SUM_F64: Kernel = ids::$sum_f64;
@@ -232,15 +248,25 @@ macro_rules! aggregable {
             const MAX: Kernel = ids::$max;
             const FIRST: Kernel = ids::$first;
             const LAST: Kernel = ids::$last;
+            type Sum = $acc;
+            const REDUCE_SUM: Kernel = ids::$reduce_sum;
+            const REDUCE_SUM_OF_SUMS: Kernel = ids::$sum_of_sums;
+            const REDUCE_MIN: Kernel = ids::$reduce_min;
+            const REDUCE_MAX: Kernel = ids::$reduce_max;
         })*
     };
 }
 aggregable!(
     i32 => segment_sum_i32, segment_sum_i32_f64, segment_mean_i32, segment_min_i32, segment_max_i32, segment_first_i32, segment_last_i32;
+        i64, reduce_sum_i32, reduce_sum_i64, reduce_min_i32, reduce_max_i32;
     i64 => segment_sum_i64, segment_sum_i64_f64, segment_mean_i64, segment_min_i64, segment_max_i64, segment_first_i64, segment_last_i64;
+        i64, reduce_sum_i64, reduce_sum_i64, reduce_min_i64, reduce_max_i64;
     u32 => segment_sum_u32, segment_sum_u32_f64, segment_mean_u32, segment_min_u32, segment_max_u32, segment_first_u32, segment_last_u32;
+        u64, reduce_sum_u32, reduce_sum_u64, reduce_min_u32, reduce_max_u32;
     u64 => segment_sum_u64, segment_sum_u64_f64, segment_mean_u64, segment_min_u64, segment_max_u64, segment_first_u64, segment_last_u64;
-    f64 => segment_sum_f64, segment_sum_f64, segment_mean_f64, segment_min_f64, segment_max_f64, segment_first_f64, segment_last_f64
+        u64, reduce_sum_u64, reduce_sum_u64, reduce_min_u64, reduce_max_u64;
+    f64 => segment_sum_f64, segment_sum_f64, segment_mean_f64, segment_min_f64, segment_max_f64, segment_first_f64, segment_last_f64;
+        f64, reduce_sum_f64, reduce_sum_f64, reduce_min_f64, reduce_max_f64
 );
 
 /// Per-group aggregations that keep the value type.
@@ -2647,6 +2673,62 @@ impl Ops<'_> {
         Ok(out)
     }
 
+    /// The sum of the valid values of the whole buffer (0 for none),
+    /// wrapping in the accumulator type, as a one-element buffer. Float
+    /// sums are in the device's order, not Polars' (see
+    /// [`Ops::pairwise_sum`] for that).
+    pub fn reduce_sum<T: Aggregable>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+    ) -> Result<DeviceBuffer<T::Sum>, RuntimeError> {
+        self.reduce((T::REDUCE_SUM, T::REDUCE_SUM_OF_SUMS), values, validity)
+    }
+
+    /// The minimum (or maximum) of the valid values of the whole buffer as
+    /// a one-element buffer: the type's highest (lowest) value for none;
+    /// floats skip NaN unless every value is NaN.
+    pub fn reduce_extreme<T: Aggregable>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        max: bool,
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        let kernel = if max { T::REDUCE_MAX } else { T::REDUCE_MIN };
+        self.reduce((kernel, kernel), values, validity)
+    }
+
+    /// A device-wide reduction in two launches: `first` writes one partial
+    /// per block (grid-stride over the values), `second` reduces the
+    /// partials in one block.
+    fn reduce<T: DeviceCopy, A: DeviceCopy>(
+        &self,
+        (first, second): (Kernel, Kernel),
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+    ) -> Result<DeviceBuffer<A>, RuntimeError> {
+        let n = values.len();
+        check_bitmap(validity, n, "validity")?;
+        // Enough blocks to fill a large GPU with a few waves of loads each.
+        let config = LaunchConfig::linear(n.max(1) as u64, BLOCK, REDUCE_BLOCKS);
+        let blocks = config.grid.0 as usize;
+        let partials = self.zeroed::<A>(blocks)?;
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .buffer(&partials);
+        self.launch(first, config, args)?;
+        let out = self.zeroed::<A>(1)?;
+        let args = KernelArgs::new()
+            .buffer(&partials)
+            .arg(DevicePtr::NULL)
+            .arg(blocks as u64)
+            .buffer(&out);
+        self.launch(second, LaunchConfig::linear(1, BLOCK, 1), args)?;
+        Ok(out)
+    }
+
     /// Per-group sums of the valid values (0 for none), wrapping in `T`.
     pub fn segment_sum<T: Aggregable>(
         &self,
@@ -2947,15 +3029,7 @@ impl Ops<'_> {
         &self,
         values: &DeviceBuffer<i64>,
     ) -> Result<DeviceBuffer<i64>, RuntimeError> {
-        self.scan(
-            values,
-            (
-                ids::scan_tile_sums_i64,
-                ids::scan_offsets_i64,
-                ids::scan_tiles_i64,
-            ),
-            false,
-        )
+        self.scan(values, ids::scan_i64, false)
     }
 
     /// Inclusive prefix sums of 64-bit integers, wrapping around (Polars'
@@ -2965,83 +3039,50 @@ impl Ops<'_> {
         values: &DeviceBuffer<T>,
         signed: bool,
     ) -> Result<DeviceBuffer<T>, RuntimeError> {
-        let kernels = if signed {
-            (
-                ids::scan_tile_sums_i64,
-                ids::scan_offsets_i64,
-                ids::scan_tiles_i64,
-            )
-        } else {
-            (
-                ids::scan_tile_sums_u64,
-                ids::scan_offsets_u64,
-                ids::scan_tiles_u64,
-            )
-        };
-        self.scan(values, kernels, true)
+        let kernel = if signed { ids::scan_i64 } else { ids::scan_u64 };
+        self.scan(values, kernel, true)
     }
 
     /// The exclusive scan of 32-bit counts into 64-bit offsets.
     fn scan_counts(&self, counts: &DeviceBuffer<u32>) -> Result<DeviceBuffer<u64>, RuntimeError> {
-        self.scan(
-            counts,
-            (
-                ids::scan_tile_sums_u32,
-                ids::scan_offsets_u64,
-                ids::scan_tiles_u32,
-            ),
-            false,
-        )
+        self.scan(counts, ids::scan_u32, false)
     }
 
     fn scan_u8(&self, flags: &DeviceBuffer<u8>) -> Result<DeviceBuffer<u64>, RuntimeError> {
-        self.scan(
-            flags,
-            (
-                ids::scan_tile_sums_u8,
-                ids::scan_offsets_u64,
-                ids::scan_tiles_u8,
-            ),
-            false,
-        )
+        self.scan(flags, ids::scan_u8, false)
     }
 
-    /// Reduce-then-scan over tiles: exclusive (or inclusive) sums of `input`
-    /// (the kernels' accumulator type `A`).
+    /// Exclusive (or inclusive) sums of `input` in the kernel's
+    /// accumulator type `A`: one launch of a single-pass scan over tiles of
+    /// [`SCAN_PASS_TILE`] elements, with a status word and two values per
+    /// tile for the look-back, and the tile counter.
     fn scan<T: DeviceCopy, A: DeviceCopy>(
         &self,
         input: &DeviceBuffer<T>,
-        (tile_sums, offsets, tiles): (Kernel, Kernel, Kernel),
+        kernel: Kernel,
         inclusive: bool,
     ) -> Result<DeviceBuffer<A>, RuntimeError> {
         let n = input.len() as u64;
-        let n_tiles = n.div_ceil(SCAN_TILE).max(1);
-        let per_tile = Self::per_tile(n_tiles, "scan")?;
-        let sums = self.zeroed::<A>(n_tiles as usize)?;
-        let starts = self.zeroed::<A>(n_tiles as usize)?;
         let out = self.zeroed::<A>(n as usize)?;
-        self.launch(
-            tile_sums,
-            per_tile,
-            KernelArgs::new()
-                .buffer(input)
-                .arg(n)
-                .arg(SCAN_TILE)
-                .buffer(&sums),
-        )?;
-        self.launch(
-            offsets,
-            LaunchConfig::linear(1, BLOCK, 1),
-            KernelArgs::new().buffer(&sums).arg(n_tiles).buffer(&starts),
-        )?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let tiles = n.div_ceil(SCAN_PASS_TILE);
+        let config = Self::per_tile(tiles, "scan")?;
+        let status = self.zeroed::<u32>(tiles as usize + 1)?;
+        let (totals, prefixes) = (
+            self.zeroed::<A>(tiles as usize)?,
+            self.zeroed::<A>(tiles as usize)?,
+        );
         let args = KernelArgs::new()
             .buffer(input)
             .arg(n)
-            .arg(SCAN_TILE)
-            .buffer(&starts)
             .buffer(&out)
-            .arg(u32::from(inclusive));
-        self.launch(tiles, per_tile, args)?;
+            .arg(u32::from(inclusive))
+            .buffer(&status)
+            .buffer(&totals)
+            .buffer(&prefixes);
+        self.launch(kernel, config, args)?;
         Ok(out)
     }
 }

@@ -224,3 +224,44 @@ fn minima_and_maxima_skip_nulls_and_nan() {
         assert_eq!((min, max), (lo, hi), "n = {n}");
     }
 }
+
+#[test]
+fn whole_buffer_reductions_through_ops_match_rust() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(4);
+    // The last size gives every thread of the largest grid several rounds
+    // of four loads.
+    for &n in SIZES.iter().chain(&[(1 << 22) + 5]) {
+        let values: Vec<i32> = (0..n).map(|_| rng.i32(..)).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..4) != 0).collect();
+        let kept: Vec<i32> = values
+            .iter()
+            .zip(&valid)
+            .filter(|(_, v)| **v)
+            .map(|(x, _)| *x)
+            .collect();
+        let (d_values, d_valid) = (device.upload(&values), device.upload(&bitmap(&valid)));
+        let sum = ops.reduce_sum(&d_values, Some(&d_valid)).unwrap();
+        let expected: i64 = kept.iter().map(|x| i64::from(*x)).sum();
+        assert_eq!(sum.to_host().unwrap(), [expected], "sum, n = {n}");
+        let min = ops
+            .reduce_extreme(&d_values, Some(&d_valid), false)
+            .unwrap();
+        let max = ops.reduce_extreme(&d_values, Some(&d_valid), true).unwrap();
+        assert_eq!(
+            (min.to_host().unwrap()[0], max.to_host().unwrap()[0]),
+            (
+                kept.iter().copied().min().unwrap_or(i32::MAX),
+                kept.iter().copied().max().unwrap_or(i32::MIN)
+            ),
+            "min and max, n = {n}"
+        );
+        let unsigned: Vec<u32> = values.iter().map(|x| *x as u32).collect();
+        let sum = ops.reduce_sum(&device.upload(&unsigned), None).unwrap();
+        let expected: u64 = unsigned.iter().map(|x| u64::from(*x)).sum();
+        assert_eq!(sum.to_host().unwrap(), [expected], "u32 sum, n = {n}");
+    }
+    let bad = ops.reduce_sum(&device.upload(&[1i64; 40]), Some(&device.upload(&[0u32])));
+    assert!(bad.is_err(), "a bitmap too short for the values is refused");
+}

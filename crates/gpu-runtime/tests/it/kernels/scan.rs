@@ -1,4 +1,4 @@
-//! Inclusive and exclusive scans over tiles, stream compaction, and the source rows of forward and backward fills.
+//! Inclusive and exclusive single-pass scans, stream compaction, and the source rows of forward and backward fills.
 
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy};
 use gpu_runtime::{KernelArgs, LaunchConfig};
@@ -6,55 +6,45 @@ use kernels::{Kernel, ids};
 
 use super::{BLOCK, Device, SIZES, bitmap, device};
 
-/// Tiles small enough that most sizes span several.
-const TILE: u64 = 1024;
+/// Elements per tile of the single-pass scan (`kScanBlock` x `kScanItems`).
+const TILE: u64 = 2048;
 
-/// The scan of `input` (n values) with the given kernels: tile sums, offsets, tiles.
-fn device_scan<T: DeviceCopy, A: DeviceCopy>(
+/// The scan of `input` (n values) with a single-pass scan kernel, its
+/// look-back values poisoned.
+pub(super) fn device_scan<T: DeviceCopy, A: DeviceCopy>(
     device: &Device,
-    (tile_sums, offsets, tiles): (Kernel, Kernel, Kernel),
+    kernel: Kernel,
     input: &DeviceBuffer<T>,
     inclusive: bool,
     poison: A,
 ) -> DeviceBuffer<A> {
     let n = input.len() as u64;
-    let n_tiles = n.div_ceil(TILE).max(1);
+    let tiles = n.div_ceil(TILE).max(1);
     let per_tile = LaunchConfig {
-        grid: (n_tiles as u32, 1, 1),
+        grid: (tiles as u32, 1, 1),
         block: (BLOCK, 1, 1),
         shared_bytes: 0,
     };
-    let sums = device.poisoned(n_tiles as usize, poison);
-    let starts = device.poisoned(n_tiles as usize, poison);
+    let status = device.upload(&vec![0u32; tiles as usize + 1]);
+    let totals = device.poisoned(tiles as usize, poison);
+    let prefixes = device.poisoned(tiles as usize, poison);
     let out = device.poisoned(n as usize, poison);
-    // SAFETY: scan_tile_sums_T(const T* in, u64 n, u64 tile, A* sums);
-    // scan_offsets_A(const A* sums, u64 n, A* offsets) in one block;
-    // scan_tiles_T(const T* in, u64 n, u64 tile, const A* offsets, A* out, u32 inclusive).
+    // SAFETY: scan_T(const T* in, u64 n, A* out, u32 inclusive, u32* status,
+    // A* totals, A* prefixes) with one block of 256 threads per tile, a zero
+    // status word per tile plus the tile counter, and a value per tile in
+    // `totals` and `prefixes`.
     unsafe {
         device.launch(
-            tile_sums,
+            kernel,
             per_tile,
             KernelArgs::new()
                 .buffer(input)
                 .arg(n)
-                .arg(TILE)
-                .buffer(&sums),
-        );
-        device.launch(
-            offsets,
-            LaunchConfig::linear(1, BLOCK, 1),
-            KernelArgs::new().buffer(&sums).arg(n_tiles).buffer(&starts),
-        );
-        device.launch(
-            tiles,
-            per_tile,
-            KernelArgs::new()
-                .buffer(input)
-                .arg(n)
-                .arg(TILE)
-                .buffer(&starts)
                 .buffer(&out)
-                .arg(u32::from(inclusive)),
+                .arg(u32::from(inclusive))
+                .buffer(&status)
+                .buffer(&totals)
+                .buffer(&prefixes),
         );
     }
     out
@@ -64,12 +54,9 @@ fn device_scan<T: DeviceCopy, A: DeviceCopy>(
 fn integer_scans_match_rust() {
     let device = device();
     let mut rng = fastrand::Rng::with_seed(7);
-    let kernels = (
-        ids::scan_tile_sums_i64,
-        ids::scan_offsets_i64,
-        ids::scan_tiles_i64,
-    );
-    for &n in SIZES {
+    let kernels = ids::scan_i64;
+    // Sizes past 32 tiles make the look-back go on over several windows.
+    for &n in SIZES.iter().chain(&[65_537, 300_001]) {
         let values: Vec<i64> = (0..n).map(|_| rng.i64(-1000..1000)).collect();
         let input = device.upload(&values);
         let mut running = 0i64;
@@ -91,11 +78,7 @@ fn integer_scans_match_rust() {
 #[test]
 fn float_exclusive_scan_is_the_sum_of_the_values_before() {
     let device = device();
-    let kernels = (
-        ids::scan_tile_sums_f64,
-        ids::scan_offsets_f64,
-        ids::scan_tiles_f64,
-    );
+    let kernels = ids::scan_f64;
     for &n in SIZES {
         // Values whose sums are exact in doubles, so any order gives the same bits.
         let values: Vec<f64> = (0..n).map(|i| (i % 17) as f64 * 0.25).collect();
@@ -118,11 +101,7 @@ fn float_exclusive_scan_is_the_sum_of_the_values_before() {
 fn compaction_gives_the_indices_of_set_flags_in_order() {
     let device = device();
     let mut rng = fastrand::Rng::with_seed(8);
-    let kernels = (
-        ids::scan_tile_sums_u8,
-        ids::scan_offsets_u64,
-        ids::scan_tiles_u8,
-    );
+    let kernels = ids::scan_u8;
     for &n in SIZES {
         let flags: Vec<u8> = (0..n).map(|_| u8::from(rng.u8(..3) == 0)).collect();
         let input = device.upload(&flags);

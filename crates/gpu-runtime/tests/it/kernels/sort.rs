@@ -4,6 +4,7 @@ use gpu_runtime::memory::{DeviceBuffer, DeviceCopy};
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::{Kernel, ids};
 
+use super::scan::device_scan;
 use super::{BLOCK, Device, SIZES, device};
 
 const TILE: u64 = 2048;
@@ -31,12 +32,8 @@ fn device_sort<T: DeviceCopy, U: DeviceCopy + Default>(
         shared_bytes: 0,
     };
     let counts = device.poisoned((256 * tiles) as usize, u32::MAX);
-    let sums = device.poisoned((256 * tiles).div_ceil(1024) as usize, u64::MAX);
-    let starts = device.poisoned((256 * tiles).div_ceil(1024) as usize, u64::MAX);
-    let offsets = device.poisoned((256 * tiles) as usize, u64::MAX);
     // SAFETY: each launch below passes the parameters its kernel declares
-    // (see sort.cu and scan.cu), with buffers sized for n keys, 256 counts per
-    // tile, and one scan tile per 1024 counts.
+    // (see sort.cu), with buffers sized for n keys and 256 counts per tile.
     unsafe {
         device.launch(
             sortable,
@@ -58,41 +55,8 @@ fn device_sort<T: DeviceCopy, U: DeviceCopy + Default>(
                     .arg(shift)
                     .buffer(&counts),
             );
-            let m = 256 * tiles;
-            let scan_tiles = m.div_ceil(1024);
-            let scan_config = LaunchConfig {
-                grid: (scan_tiles as u32, 1, 1),
-                block: (BLOCK, 1, 1),
-                shared_bytes: 0,
-            };
-            device.launch(
-                ids::scan_tile_sums_u32,
-                scan_config,
-                KernelArgs::new()
-                    .buffer(&counts)
-                    .arg(m)
-                    .arg(1024u64)
-                    .buffer(&sums),
-            );
-            device.launch(
-                ids::scan_offsets_u64,
-                LaunchConfig::linear(1, BLOCK, 1),
-                KernelArgs::new()
-                    .buffer(&sums)
-                    .arg(scan_tiles)
-                    .buffer(&starts),
-            );
-            device.launch(
-                ids::scan_tiles_u32,
-                scan_config,
-                KernelArgs::new()
-                    .buffer(&counts)
-                    .arg(m)
-                    .arg(1024u64)
-                    .buffer(&starts)
-                    .buffer(&offsets)
-                    .arg(0u32),
-            );
+            let offsets: DeviceBuffer<u64> =
+                device_scan(device, ids::scan_u32, &counts, false, u64::MAX);
             device.launch(
                 scatter,
                 per_tile,
