@@ -6,7 +6,8 @@
 // pass over an 8-bit digit is three steps over tiles of the input:
 // radix_histogram (per tile, per digit counts, stored digit-major), an
 // exclusive scan of the counts (the scan kernels), and radix_scatter, which
-// moves each element to its digit's place, keeping the order of equal digits
+// sorts each tile by the digit in shared memory and then writes each digit's
+// run of the tile to consecutive places, keeping the order of equal digits
 // (stable), so the passes from the lowest digit up sort the keys.
 #include "kernel_common.cuh"
 
@@ -78,53 +79,102 @@ __device__ __forceinline__ void histogram(const U* keys, u64 n, u64 tile, u32 sh
 // Warps in a block, at most (1024 threads).
 constexpr u32 kMaxWarps = 32;
 
+// The most keys a tile of the scatter holds in shared memory (16 KiB of
+// keys and their 32-bit rows).
+template <typename U>
+struct SortTile {
+    static constexpr u32 kKeys = 16384 / sizeof(U);
+};
+
 // Moves tile `blockIdx.x`'s elements to their places: offsets[digit * tiles
-// + tile] is where the tile's first element with `digit` goes. The tile is
-// taken a block-sized chunk at a time; in a chunk, each warp finds the lanes
-// that share a thread's digit with nine ballots (the digit's eight bits, and
-// a ninth for lanes past the end), ranks the thread among the lower ones,
-// and the warps' per-digit counts (in shared memory) order the warps, so
-// equal digits keep their order (stable). The block size must be a multiple
-// of 32: every lane takes part in the ballots.
+// + tile] is where the tile's first element with `digit` goes (the
+// exclusive scan of the histogram's counts, digit-major, so the next entry
+// less this one is the tile's count of the digit; `n` less the last one).
+// The tile (at most SortTile<U>::kKeys elements) is first sorted by the
+// digit in shared memory, then written out in that order: each digit's
+// keys of the tile go to consecutive places, so neighbouring threads write
+// neighbouring addresses. The sort in shared memory takes the tile a
+// block-sized chunk at a time; in a chunk, each warp finds the lanes that
+// share a thread's digit with nine ballots (the digit's eight bits, and a
+// ninth for lanes past the end), ranks the thread among the lower ones, and
+// the warps' per-digit counts (in shared memory) order the warps, so equal
+// digits keep their order (stable). The block size must be a multiple of
+// 32: every lane takes part in the ballots.
 template <typename U>
 __device__ __forceinline__ void scatter_pass(const U* keys, const u32* rows, u64 n, u64 tile,
                                              u32 shift, const u64* offsets, U* keys_out,
                                              u32* rows_out) {
-    __shared__ u64 next[kDigits];
+    constexpr u32 kTile = SortTile<U>::kKeys;
+    __shared__ U tile_keys[kTile];
+    __shared__ u32 tile_rows[kTile];
+    // Where each digit goes in the output, and where its run starts in the
+    // tile's shared copy; then how many of its keys are placed so far.
+    __shared__ u64 out_start[kDigits];
+    __shared__ u32 run_start[kDigits];
+    __shared__ u32 placed[kDigits];
     // Lanes of each warp with each digit in the current chunk (the last
     // column counts lanes past the end); at most 32, so a byte each.
     __shared__ unsigned char warp_counts[kMaxWarps][kDigits + 1];
     const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const u32 warps = (blockDim.x + 31) / 32;
+    const u64 tiles = gridDim.x;
+    // A tile the shared copy cannot hold writes nothing (callers size tiles
+    // by SortTile; a test's poisoned output shows a mistake).
+    if (tile > kTile) return;
     for (u32 d = threadIdx.x; d < kDigits; d += blockDim.x) {
-        next[d] = offsets[static_cast<u64>(d) * gridDim.x + blockIdx.x];
+        const u64 at = static_cast<u64>(d) * tiles + blockIdx.x;
+        out_start[d] = offsets[at];
+        const u64 next = at + 1 < kDigits * tiles ? offsets[at + 1] : n;
+        placed[d] = static_cast<u32>(next - offsets[at]);
     }
     for (u32 k = threadIdx.x; k < kMaxWarps * (kDigits + 1); k += blockDim.x) {
         warp_counts[k / (kDigits + 1)][k % (kDigits + 1)] = 0;
     }
     __syncthreads();
-    u64 begin = static_cast<u64>(blockIdx.x) * tile;
-    u64 end = begin + tile < n ? begin + tile : n;
+    // The runs' starts: an exclusive scan of the tile's counts by one warp,
+    // eight digits a lane.
+    if (warp == 0) {
+        u32 counts[kDigits / 32];
+        u32 sum = 0;
+        for (u32 k = 0; k < kDigits / 32; ++k) {
+            counts[k] = placed[lane * (kDigits / 32) + k];
+            sum += counts[k];
+        }
+        u32 before = sum;
+        for (int delta = 1; delta < 32; delta *= 2) {
+            const u32 other = __shfl_up_sync(FULL_MASK, before, delta);
+            if (lane >= static_cast<u32>(delta)) before += other;
+        }
+        before -= sum;
+        for (u32 k = 0; k < kDigits / 32; ++k) {
+            run_start[lane * (kDigits / 32) + k] = before;
+            placed[lane * (kDigits / 32) + k] = 0;
+            before += counts[k];
+        }
+    }
+    __syncthreads();
+    const u64 begin = static_cast<u64>(blockIdx.x) * tile;
+    const u64 end = begin + tile < n ? begin + tile : n;
     for (u64 start = begin; start < end; start += blockDim.x) {
-        u64 i = start + threadIdx.x;
-        bool inside = i < end;
-        U key = inside ? keys[i] : U(0);
-        u32 digit = inside ? static_cast<u32>(key >> shift) & 0xffu : kDigits;
+        const u64 i = start + threadIdx.x;
+        const bool inside = i < end;
+        const U key = inside ? keys[i] : U(0);
+        const u32 digit = inside ? static_cast<u32>(key >> shift) & 0xffu : kDigits;
         u32 peers = 0xffffffffu;
         for (u32 bit = 0; bit < 9; ++bit) {
-            u32 set = (digit >> bit) & 1u;
-            u32 votes = __ballot_sync(0xffffffffu, set);
+            const u32 set = (digit >> bit) & 1u;
+            const u32 votes = __ballot_sync(0xffffffffu, set);
             peers &= set != 0 ? votes : ~votes;
         }
-        u32 below = peers & ((1u << lane) - 1u);
+        const u32 below = peers & ((1u << lane) - 1u);
         if (below == 0) warp_counts[warp][digit] = static_cast<unsigned char>(__popc(peers));
         __syncthreads();
-        u32 rank = static_cast<u32>(__popc(below));
-        for (u32 w = 0; w < warp; ++w) rank += warp_counts[w][digit];
         if (inside) {
-            u64 place = next[digit] + rank;
-            keys_out[place] = key;
-            rows_out[place] = rows[i];
+            u32 rank = static_cast<u32>(__popc(below));
+            for (u32 w = 0; w < warp; ++w) rank += warp_counts[w][digit];
+            const u32 slot = run_start[digit] + placed[digit] + rank;
+            tile_keys[slot] = key;
+            tile_rows[slot] = rows[i];
         }
         __syncthreads();
         for (u32 d = threadIdx.x; d <= kDigits; d += blockDim.x) {
@@ -133,9 +183,18 @@ __device__ __forceinline__ void scatter_pass(const U* keys, const u32* rows, u64
                 total += warp_counts[w][d];
                 warp_counts[w][d] = 0;
             }
-            if (d < kDigits) next[d] += total;
+            if (d < kDigits) placed[d] += total;
         }
         __syncthreads();
+    }
+    // Out in the tile's sorted order: slot j of digit d's run goes j places
+    // after the digit's start.
+    for (u32 j = threadIdx.x; j < end - begin; j += blockDim.x) {
+        const U key = tile_keys[j];
+        const u32 digit = static_cast<u32>(key >> shift) & 0xffu;
+        const u64 place = out_start[digit] + (j - run_start[digit]);
+        keys_out[place] = key;
+        rows_out[place] = tile_rows[j];
     }
 }
 

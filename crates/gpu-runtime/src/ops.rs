@@ -306,8 +306,6 @@ sort_key!(i32 => sortable_keys_i32, false, u32 => sortable_keys_u32, false,
     i64 => sortable_keys_i64, true, u64 => sortable_keys_u64, true,
     f32 => sortable_keys_f32, false, f64 => sortable_keys_f64, true);
 
-/// Elements per tile of the radix sort.
-const SORT_TILE: u64 = 4096;
 /// Keys from which a radix sort counts every pass's digits first, to skip
 /// the passes that would move nothing (below, a read back costs more than
 /// the passes it may save).
@@ -319,18 +317,23 @@ struct Radix {
     histogram: Kernel,
     scatter: Kernel,
     digits: Kernel,
+    /// Keys per tile: the most the scatter's shared copy of a tile holds
+    /// (`SortTile` in sort.cu: 16 KiB of keys).
+    tile: u64,
 }
 
 const RADIX_U32: Radix = Radix {
     histogram: ids::radix_histogram_u32,
     scatter: ids::radix_scatter_u32,
     digits: ids::radix_digit_counts_u32,
+    tile: 4096,
 };
 
 const RADIX_U64: Radix = Radix {
     histogram: ids::radix_histogram_u64,
     scatter: ids::radix_scatter_u64,
     digits: ids::radix_digit_counts_u64,
+    tile: 2048,
 };
 
 impl GroupKey for i32 {
@@ -810,7 +813,7 @@ impl Ops<'_> {
                 return Ok(payload);
             }
         }
-        let tiles = n.div_ceil(SORT_TILE);
+        let tiles = n.div_ceil(radix.tile);
         let per_tile = Self::per_tile(tiles, "sort")?;
         let counts = self.zeroed::<u32>((256 * tiles) as usize)?;
         let mut keys_out = self.zeroed::<K>(n as usize)?;
@@ -824,7 +827,7 @@ impl Ops<'_> {
             let args = KernelArgs::new()
                 .buffer(&keys)
                 .arg(n)
-                .arg(SORT_TILE)
+                .arg(radix.tile)
                 .arg(shift)
                 .buffer(&counts);
             self.launch(histogram, per_tile, args)?;
@@ -833,7 +836,7 @@ impl Ops<'_> {
                 .buffer(&keys)
                 .buffer(&payload)
                 .arg(n)
-                .arg(SORT_TILE)
+                .arg(radix.tile)
                 .arg(shift)
                 .buffer(&offsets)
                 .buffer(&keys_out)
