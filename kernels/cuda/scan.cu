@@ -46,7 +46,10 @@ __device__ __forceinline__ A look_back(u32* status, const A* totals, const A* pr
         const i64 t = end - 1 - static_cast<i64>(lane);
         // Before the first tile: an inclusive prefix of zero.
         const u32 state = t >= 0 ? atomicAdd(&status[t], 0u) : 2u;
-        if (__any_sync(FULL_MASK, state == 0)) continue;
+        if (__any_sync(FULL_MASK, state == 0)) {
+            SPIN_WAIT();
+            continue;
+        }
         __threadfence();
         A value = t < 0 ? A(0) : state == 2 ? load_published(&prefixes[t]) : load_published(&totals[t]);
         const u32 inclusive = __ballot_sync(FULL_MASK, state == 2);

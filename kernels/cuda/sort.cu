@@ -2,13 +2,12 @@
 //
 // Keys are first made "sortable": unsigned bits whose unsigned order is the
 // wanted order (signed integers: sign bit flipped; floats: total order with
-// -0.0 equal to 0.0 and every NaN last; descending: all bits inverted). Each
-// pass over an 8-bit digit is three steps over tiles of the input:
-// radix_histogram (per tile, per digit counts, stored digit-major), an
-// exclusive scan of the counts (the scan kernels), and radix_scatter, which
-// sorts each tile by the digit in shared memory and then writes each digit's
-// run of the tile to consecutive places, keeping the order of equal digits
-// (stable), so the passes from the lowest digit up sort the keys.
+// -0.0 equal to 0.0 and every NaN last; descending: all bits inverted).
+// radix_digit_counts counts every pass's digits over the whole input in one
+// launch; then each pass over an 8-bit digit is one launch of
+// radix_onesweep, which moves each element to its place keeping the order
+// of equal digits (stable), so the passes from the lowest digit up sort the
+// keys.
 #include "kernel_common.cuh"
 
 __device__ __forceinline__ u32 sortable(i32 key) { return static_cast<u32>(key) ^ 0x80000000u; }
@@ -59,106 +58,111 @@ SORTABLE(double, u64, f64)
 
 constexpr u32 kDigits = 256;
 
-// counts[digit * tiles + tile]: how many keys of tile `tile` have `digit`.
-template <typename U>
-__device__ __forceinline__ void histogram(const U* keys, u64 n, u64 tile, u32 shift, u32* counts) {
-    __shared__ u32 local[kDigits];
-    for (u32 d = threadIdx.x; d < kDigits; d += blockDim.x) local[d] = 0;
-    __syncthreads();
-    u64 begin = static_cast<u64>(blockIdx.x) * tile;
-    u64 end = begin + tile < n ? begin + tile : n;
-    for (u64 i = begin + threadIdx.x; i < end; i += blockDim.x) {
-        atomicAdd(&local[static_cast<u32>(keys[i] >> shift) & 0xffu], 1u);
-    }
-    __syncthreads();
-    for (u32 d = threadIdx.x; d < kDigits; d += blockDim.x) {
-        counts[static_cast<u64>(d) * gridDim.x + blockIdx.x] = local[d];
-    }
-}
-
-// Warps in a block, at most (1024 threads).
-constexpr u32 kMaxWarps = 32;
-
-// The most keys a tile of the scatter holds in shared memory (16 KiB of
-// keys and their 32-bit rows).
+// The keys a tile holds in shared memory (16 KiB of keys and their 32-bit
+// rows): 4,096 of 32 bits, 2,048 of 64.
 template <typename U>
 struct SortTile {
     static constexpr u32 kKeys = 16384 / sizeof(U);
 };
 
-// Moves tile `blockIdx.x`'s elements to their places: offsets[digit * tiles
-// + tile] is where the tile's first element with `digit` goes (the
-// exclusive scan of the histogram's counts, digit-major, so the next entry
-// less this one is the tile's count of the digit; `n` less the last one).
-// The tile (at most SortTile<U>::kKeys elements) is first sorted by the
-// digit in shared memory, then written out in that order: each digit's
-// keys of the tile go to consecutive places, so neighbouring threads write
-// neighbouring addresses. The sort in shared memory takes the tile a
-// block-sized chunk at a time; in a chunk, each warp finds the lanes that
-// share a thread's digit with nine ballots (the digit's eight bits, and a
-// ninth for lanes past the end), ranks the thread among the lower ones, and
-// the warps' per-digit counts (in shared memory) order the warps, so equal
-// digits keep their order (stable). The block size must be a multiple of
-// 32: every lane takes part in the ballots.
+// A tile's published count of one digit: the flag in the top two bits
+// (nothing yet is 0), the count below.
+constexpr u64 kTileTotal = 1ull << 62;      // the keys of the digit in the tile
+constexpr u64 kTilePrefix = 2ull << 62;     // ... in the tile and every tile before
+constexpr u64 kCountBits = kTileTotal - 1;
+
+// One pass over the 8-bit digit at `shift` (Adinets and Merrill's
+// "onesweep"): a block of kDigits threads takes the next tile number from
+// a counter (status[tiles * kDigits]), holds the tile's keys in registers,
+// counts its digits, and publishes each digit's count at once
+// (status[tile * kDigits + digit]); thread d then looks back over the
+// tiles before for digit d, adding their counts until one has published
+// its prefix, and publishes its own. A key's place is every key of a lower
+// digit (from `digit_counts`, this pass's counts over the whole input:
+// counts[shift / 8 * kDigits + digit]), plus its digit's keys in the tiles
+// before, plus its rank in the tile. The tile is first sorted by the digit
+// in shared memory and then written out in that order, so each digit's run
+// goes to consecutive places. Ranking takes the tile kDigits keys at a
+// time: each warp finds the lanes that share a thread's digit with nine
+// ballots (the digit's eight bits, and a ninth for lanes past the end),
+// ranks the thread among the lower ones, and the warps' per-digit counts
+// order the warps, so equal digits keep their order (stable).
+//
+// Launch exactly ceil(n / SortTile<U>::kKeys) blocks of kDigits threads,
+// with `status` (kDigits per tile, plus the counter) all zero. Every tile
+// before a block's own belongs to a block that has started and publishes
+// its counts before it waits on anything, so the look-back cannot deadlock.
 template <typename U>
-__device__ __forceinline__ void scatter_pass(const U* keys, const u32* rows, u64 n, u64 tile,
-                                             u32 shift, const u64* offsets, U* keys_out,
-                                             u32* rows_out) {
+__device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u64 n, u32 shift,
+                                              const u32* digit_counts, u64* status, U* keys_out,
+                                              u32* rows_out) {
     constexpr u32 kTile = SortTile<U>::kKeys;
+    constexpr u32 kChunks = kTile / kDigits;
+    constexpr u32 kWarps = kDigits / 32;
     __shared__ U tile_keys[kTile];
     __shared__ u32 tile_rows[kTile];
-    // Where each digit goes in the output, and where its run starts in the
-    // tile's shared copy; then how many of its keys are placed so far.
+    // Where each digit's keys go in the output, and where its run starts
+    // in the tile's shared copy; the tile's count of each digit, then how
+    // many of its keys are placed so far.
     __shared__ u64 out_start[kDigits];
     __shared__ u32 run_start[kDigits];
     __shared__ u32 placed[kDigits];
     // Lanes of each warp with each digit in the current chunk (the last
     // column counts lanes past the end); at most 32, so a byte each.
-    __shared__ unsigned char warp_counts[kMaxWarps][kDigits + 1];
-    const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const u32 warps = (blockDim.x + 31) / 32;
-    const u64 tiles = gridDim.x;
-    // A tile the shared copy cannot hold writes nothing (callers size tiles
-    // by SortTile; a test's poisoned output shows a mistake).
-    if (tile > kTile) return;
-    for (u32 d = threadIdx.x; d < kDigits; d += blockDim.x) {
-        const u64 at = static_cast<u64>(d) * tiles + blockIdx.x;
-        out_start[d] = offsets[at];
-        const u64 next = at + 1 < kDigits * tiles ? offsets[at + 1] : n;
-        placed[d] = static_cast<u32>(next - offsets[at]);
-    }
-    for (u32 k = threadIdx.x; k < kMaxWarps * (kDigits + 1); k += blockDim.x) {
+    __shared__ unsigned char warp_counts[kWarps][kDigits + 1];
+    __shared__ u64 tile_number;
+    // Another block size would leave the poisoned output of a test unwritten.
+    if (blockDim.x != kDigits) return;
+    const u32 d = threadIdx.x, lane = d % 32, warp = d / 32;
+    const u64 tiles = (n + kTile - 1) / kTile;
+    if (d == 0) tile_number = atomicAdd(&status[tiles * kDigits], 1ull);
+    placed[d] = 0;
+    for (u32 k = d; k < kWarps * (kDigits + 1); k += kDigits) {
         warp_counts[k / (kDigits + 1)][k % (kDigits + 1)] = 0;
     }
     __syncthreads();
-    // The runs' starts: an exclusive scan of the tile's counts by one warp,
-    // eight digits a lane.
-    if (warp == 0) {
-        u32 counts[kDigits / 32];
-        u32 sum = 0;
-        for (u32 k = 0; k < kDigits / 32; ++k) {
-            counts[k] = placed[lane * (kDigits / 32) + k];
-            sum += counts[k];
-        }
-        u32 before = sum;
-        for (int delta = 1; delta < 32; delta *= 2) {
-            const u32 other = __shfl_up_sync(FULL_MASK, before, delta);
-            if (lane >= static_cast<u32>(delta)) before += other;
-        }
-        before -= sum;
-        for (u32 k = 0; k < kDigits / 32; ++k) {
-            run_start[lane * (kDigits / 32) + k] = before;
-            placed[lane * (kDigits / 32) + k] = 0;
-            before += counts[k];
-        }
+    const u64 tile = tile_number;
+    if (tile >= tiles) return;
+    const u64 begin = tile * kTile;
+    const u64 end = begin + kTile < n ? begin + kTile : n;
+    U mine[kChunks];
+    UNROLL
+    for (u32 c = 0; c < kChunks; ++c) {
+        const u64 i = begin + c * kDigits + d;
+        mine[c] = i < end ? keys[i] : U(0);
+        if (i < end) atomicAdd(&placed[static_cast<u32>(mine[c] >> shift) & 0xffu], 1u);
     }
     __syncthreads();
-    const u64 begin = static_cast<u64>(blockIdx.x) * tile;
-    const u64 end = begin + tile < n ? begin + tile : n;
-    for (u64 start = begin; start < end; start += blockDim.x) {
-        const u64 i = start + threadIdx.x;
+    const u32 count = placed[d];
+    u64 before = 0;
+    if (tile == 0) {
+        atomicExch(&status[d], kTilePrefix | count);
+    } else {
+        atomicExch(&status[tile * kDigits + d], kTileTotal | count);
+        for (u64 t = tile; t-- > 0;) {
+            u64 word;
+            while ((word = atomicAdd(&status[t * kDigits + d], 0ull)) == 0) SPIN_WAIT();
+            before += word & kCountBits;
+            if ((word >> 62) == 2) break;
+        }
+        atomicExch(&status[tile * kDigits + d], kTilePrefix | (before + count));
+    }
+    u64 all;
+    const u64 global = digit_counts[(shift / 8) * kDigits + d];
+    out_start[d] = block_inclusive_sum<u64>(global, &all) - global + before;
+    u32 tile_keys_total;
+    run_start[d] = block_inclusive_sum<u32>(count, &tile_keys_total) - count;
+    placed[d] = 0;
+    __syncthreads();
+    // The chunks that hold keys (all but in the last tile); the same for
+    // every thread, so the ballots and barriers stay uniform.
+    const u64 chunks = (end - begin + kDigits - 1) / kDigits;
+    UNROLL
+    for (u32 c = 0; c < kChunks; ++c) {
+        if (c == chunks) break;
+        const u64 i = begin + c * kDigits + d;
         const bool inside = i < end;
-        const U key = inside ? keys[i] : U(0);
+        const U key = mine[c];
         const u32 digit = inside ? static_cast<u32>(key >> shift) & 0xffu : kDigits;
         u32 peers = 0xffffffffu;
         for (u32 bit = 0; bit < 9; ++bit) {
@@ -177,19 +181,20 @@ __device__ __forceinline__ void scatter_pass(const U* keys, const u32* rows, u64
             tile_rows[slot] = rows[i];
         }
         __syncthreads();
-        for (u32 d = threadIdx.x; d <= kDigits; d += blockDim.x) {
-            u32 total = 0;
-            for (u32 w = 0; w < warps; ++w) {
-                total += warp_counts[w][d];
-                warp_counts[w][d] = 0;
-            }
-            if (d < kDigits) placed[d] += total;
+        u32 total = 0;
+        for (u32 w = 0; w < kWarps; ++w) {
+            total += warp_counts[w][d];
+            warp_counts[w][d] = 0;
         }
+        if (d == 0) {
+            for (u32 w = 0; w < kWarps; ++w) warp_counts[w][kDigits] = 0;
+        }
+        placed[d] += total;
         __syncthreads();
     }
     // Out in the tile's sorted order: slot j of digit d's run goes j places
     // after the digit's start.
-    for (u32 j = threadIdx.x; j < end - begin; j += blockDim.x) {
+    for (u32 j = d; j < end - begin; j += kDigits) {
         const U key = tile_keys[j];
         const u32 digit = static_cast<u32>(key >> shift) & 0xffu;
         const u64 place = out_start[digit] + (j - run_start[digit]);
@@ -226,18 +231,12 @@ __device__ __forceinline__ void digit_counts(const U* keys, u64 n, u32 passes, u
         digit_counts<U>(keys, n, passes, counts);                                            \
     }                                                                                        \
     EMU_KERNEL(radix_digit_counts_##suffix)                                                  \
-    extern "C" __global__ void radix_histogram_##suffix(const U* keys, u64 n, u64 tile,      \
-                                                        u32 shift, u32* counts) {           \
-        histogram<U>(keys, n, tile, shift, counts);                                          \
+    extern "C" __global__ void radix_onesweep_##suffix(                                     \
+        const U* keys, const u32* rows, u64 n, u32 shift, const u32* digit_counts,           \
+        u64* status, U* keys_out, u32* rows_out) {                                           \
+        onesweep_pass<U>(keys, rows, n, shift, digit_counts, status, keys_out, rows_out);    \
     }                                                                                        \
-    EMU_KERNEL(radix_histogram_##suffix)                                                     \
-    extern "C" __global__ void radix_scatter_##suffix(const U* keys, const u32* rows, u64 n, \
-                                                      u64 tile, u32 shift,                   \
-                                                      const u64* offsets, U* keys_out,       \
-                                                      u32* rows_out) {                       \
-        scatter_pass<U>(keys, rows, n, tile, shift, offsets, keys_out, rows_out);            \
-    }                                                                                        \
-    EMU_KERNEL(radix_scatter_##suffix)
+    EMU_KERNEL(radix_onesweep_##suffix)
 
 RADIX(u32, u32)
 RADIX(u64, u64)

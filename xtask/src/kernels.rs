@@ -221,6 +221,9 @@ fn tool(cuda: &Path, name: &str, args: &[&std::ffi::OsStr]) -> Result<String, St
 struct Usage {
     registers: u32,
     shared_bytes: u32,
+    /// Local memory per thread: arrays indexed where the compiler cannot
+    /// keep them in registers, and spills.
+    stack_bytes: u32,
     spill_stores: u32,
     spill_loads: u32,
 }
@@ -243,6 +246,7 @@ fn parse_ptxas(report: &str) -> BTreeMap<String, Usage> {
         } else if let Some(name) = &current {
             let usage = kernels.entry(name.clone()).or_default();
             if line.contains("spill stores") {
+                usage.stack_bytes = number_before(line, "stack frame");
                 usage.spill_stores = number_before(line, "spill stores");
                 usage.spill_loads = number_before(line, "spill loads");
             }
@@ -257,17 +261,18 @@ fn parse_ptxas(report: &str) -> BTreeMap<String, Usage> {
 
 fn print_table(rows: &[(String, String, &str, Usage)]) {
     println!(
-        "{:<14} {:<22} {:<6} {:>9} {:>11} {:>11}",
-        "module", "kernel", "arch", "registers", "shared (B)", "spills (B)"
+        "{:<14} {:<22} {:<6} {:>9} {:>11} {:>10} {:>11}",
+        "module", "kernel", "arch", "registers", "shared (B)", "stack (B)", "spills (B)"
     );
     for (module, kernel, arch, usage) in rows {
         println!(
-            "{:<14} {:<22} {:<6} {:>9} {:>11} {:>11}",
+            "{:<14} {:<22} {:<6} {:>9} {:>11} {:>10} {:>11}",
             module,
             kernel,
             arch,
             usage.registers,
             usage.shared_bytes,
+            usage.stack_bytes,
             usage.spill_stores + usage.spill_loads
         );
     }
@@ -290,6 +295,7 @@ mod tests {
             Usage {
                 registers: 18,
                 shared_bytes: 256,
+                stack_bytes: 8,
                 spill_stores: 4,
                 spill_loads: 12
             }

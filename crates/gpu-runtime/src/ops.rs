@@ -314,25 +314,22 @@ const SKIP_PASSES_FROM: u64 = 1 << 16;
 /// The kernels of LSD radix passes over one key width.
 #[derive(Clone, Copy)]
 struct Radix {
-    histogram: Kernel,
-    scatter: Kernel,
     digits: Kernel,
-    /// Keys per tile: the most the scatter's shared copy of a tile holds
+    onesweep: Kernel,
+    /// Keys per tile of a pass: what its shared copy of a tile holds
     /// (`SortTile` in sort.cu: 16 KiB of keys).
     tile: u64,
 }
 
 const RADIX_U32: Radix = Radix {
-    histogram: ids::radix_histogram_u32,
-    scatter: ids::radix_scatter_u32,
     digits: ids::radix_digit_counts_u32,
+    onesweep: ids::radix_onesweep_u32,
     tile: 4096,
 };
 
 const RADIX_U64: Radix = Radix {
-    histogram: ids::radix_histogram_u64,
-    scatter: ids::radix_scatter_u64,
     digits: ids::radix_digit_counts_u64,
+    onesweep: ids::radix_onesweep_u64,
     tile: 2048,
 };
 
@@ -780,10 +777,11 @@ impl Ops<'_> {
         self.launch(kernel, Self::linear(n), args)
     }
 
-    /// LSD radix passes over the low `bits` of `keys`, moving `payload` along.
-    /// From [`SKIP_PASSES_FROM`] keys on, the digits of every pass are
-    /// counted first (one launch and one read back), and a pass whose digit
-    /// is the same for every key is skipped: it would move nothing.
+    /// LSD radix passes over the low `bits` of `keys`, moving `payload` along:
+    /// the digits of every pass are counted first (one launch), then each
+    /// pass is one launch (`radix_onesweep`). From [`SKIP_PASSES_FROM`] keys
+    /// on, the counts are read back, and a pass whose digit is the same for
+    /// every key is skipped: it would move nothing.
     fn radix_passes<K: DeviceCopy>(
         &self,
         mut keys: DeviceBuffer<K>,
@@ -797,16 +795,18 @@ impl Ops<'_> {
         }
         let passes = bits.div_ceil(8);
         let mut needed = vec![true; passes as usize];
+        // Every pass's digit counts over the whole input: where each
+        // digit's keys start in the output of its pass.
+        let digits = self.zeroed::<u32>(256 * passes as usize)?;
+        let args = KernelArgs::new()
+            .buffer(&keys)
+            .arg(n)
+            .arg(passes)
+            .buffer(&digits);
+        self.launch(radix.digits, Self::linear(n as usize), args)?;
         if n >= SKIP_PASSES_FROM {
-            let digits = self.zeroed::<u32>(256 * passes as usize)?;
-            let args = KernelArgs::new()
-                .buffer(&keys)
-                .arg(n)
-                .arg(passes)
-                .buffer(&digits);
-            self.launch(radix.digits, Self::linear(n as usize), args)?;
-            let digits = digits.to_host()?;
-            for (pass, counts) in digits.chunks(256).enumerate() {
+            let counts = digits.to_host()?;
+            for (pass, counts) in counts.chunks(256).enumerate() {
                 needed[pass] = !counts.iter().any(|&count| u64::from(count) == n);
             }
             if !needed.contains(&true) {
@@ -815,33 +815,25 @@ impl Ops<'_> {
         }
         let tiles = n.div_ceil(radix.tile);
         let per_tile = Self::per_tile(tiles, "sort")?;
-        let counts = self.zeroed::<u32>((256 * tiles) as usize)?;
         let mut keys_out = self.zeroed::<K>(n as usize)?;
         let mut payload_out = self.zeroed::<u32>(n as usize)?;
-        let (histogram, scatter) = (radix.histogram, radix.scatter);
         for (shift, _) in (0..bits)
             .step_by(8)
             .zip(&needed)
             .filter(|(_, needed)| **needed)
         {
-            let args = KernelArgs::new()
-                .buffer(&keys)
-                .arg(n)
-                .arg(radix.tile)
-                .arg(shift)
-                .buffer(&counts);
-            self.launch(histogram, per_tile, args)?;
-            let offsets: DeviceBuffer<u64> = self.scan_counts(&counts)?;
+            // Each tile's published digit counts, and the tile counter.
+            let status = self.zeroed::<u64>(256 * tiles as usize + 1)?;
             let args = KernelArgs::new()
                 .buffer(&keys)
                 .buffer(&payload)
                 .arg(n)
-                .arg(radix.tile)
                 .arg(shift)
-                .buffer(&offsets)
+                .buffer(&digits)
+                .buffer(&status)
                 .buffer(&keys_out)
                 .buffer(&payload_out);
-            self.launch(scatter, per_tile, args)?;
+            self.launch(radix.onesweep, per_tile, args)?;
             std::mem::swap(&mut keys, &mut keys_out);
             std::mem::swap(&mut payload, &mut payload_out);
         }

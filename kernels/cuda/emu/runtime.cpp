@@ -244,6 +244,8 @@ void fail(const char* message) {
 
 char* dynamic_shared() { return current_block->dynamic_shared; }
 
+void spin_wait() { std::this_thread::yield(); }
+
 int launch(Body body, void* kernel, const LaunchConfig* config, void** params, char* error,
            std::size_t error_len) {
     auto report = [&](const std::string& message) {

@@ -1,12 +1,21 @@
 // Shared definitions of the kernel sources: fixed-width types and what differs between nvcc and the host build.
 #pragma once
 
+// UNROLL before a loop of constant trip count unrolls it on the device, so
+// that arrays it indexes stay in registers (the host build ignores it).
+// SPIN_WAIT() in a loop that waits for another block (a look-back) does
+// nothing on the device; on the emulated device it yields the host thread,
+// so the block waited for, on another host thread, gets the core.
 #ifdef __CUDACC__
 #include <cstdint>
 #define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 #define EMU_KERNEL(name)
+#define UNROLL _Pragma("unroll")
+#define SPIN_WAIT()
 #else
 #define DYNAMIC_SHARED(type, name) type* name = reinterpret_cast<type*>(emu::dynamic_shared())
+#define UNROLL
+#define SPIN_WAIT() emu::spin_wait()
 #endif
 
 typedef unsigned long long u64;

@@ -68,6 +68,9 @@ unsigned int warp_ballot(bool predicate);
 // Fails the launch with `message` (a kernel used something unsupported).
 [[noreturn]] void fail(const char* message);
 char* dynamic_shared();
+// Gives up the host thread for a moment: a kernel waiting for another block
+// (which runs on another host thread) lets that block have the core.
+void spin_wait();
 
 inline void check_full_mask(unsigned int mask) {
     if (mask != 0xffffffffu) {

@@ -1,19 +1,23 @@
-//! Stable LSD radix sort: sortable keys, then 8-bit passes (histogram, scan, scatter).
+//! Stable LSD radix sort: sortable keys, every pass's digit counts, then one onesweep launch per 8-bit pass.
 
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy};
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::{Kernel, ids};
 
-use super::scan::device_scan;
 use super::{BLOCK, Device, SIZES, device};
 
-const TILE: u64 = 2048;
+/// A radix sort's kernels over one key width: digit counts, a onesweep
+/// pass, and the keys a pass takes per tile (`SortTile` in sort.cu).
+type Radix = (Kernel, Kernel, u64);
+
+const RADIX_U32: Radix = (ids::radix_digit_counts_u32, ids::radix_onesweep_u32, 4096);
+const RADIX_U64: Radix = (ids::radix_digit_counts_u64, ids::radix_onesweep_u64, 2048);
 
 /// The row order that sorts `keys` (via sortable keys of `U` with `bits` bits).
 fn device_sort<T: DeviceCopy, U: DeviceCopy + Default>(
     device: &Device,
     sortable: Kernel,
-    (histogram, scatter): (Kernel, Kernel),
+    (digits, onesweep, tile): Radix,
     keys: &[T],
     descending: bool,
     bits: u32,
@@ -25,15 +29,18 @@ fn device_sort<T: DeviceCopy, U: DeviceCopy + Default>(
     let rows: Vec<u32> = (0..n as u32).collect();
     let mut rows_a = device.upload(&rows);
     let mut rows_b = device.poisoned(keys.len(), u32::MAX);
-    let tiles = n.div_ceil(TILE).max(1);
+    let tiles = n.div_ceil(tile).max(1);
     let per_tile = LaunchConfig {
         grid: (tiles as u32, 1, 1),
         block: (BLOCK, 1, 1),
         shared_bytes: 0,
     };
-    let counts = device.poisoned((256 * tiles) as usize, u32::MAX);
+    let passes = bits / 8;
+    let counts = device.upload(&vec![0u32; 256 * passes as usize]);
     // SAFETY: each launch below passes the parameters its kernel declares
-    // (see sort.cu), with buffers sized for n keys and 256 counts per tile.
+    // (see sort.cu), with buffers sized for n keys, 256 counts per pass, and
+    // a zero status word per digit of each tile plus the tile counter, with
+    // one block of 256 threads per tile.
     unsafe {
         device.launch(
             sortable,
@@ -44,29 +51,27 @@ fn device_sort<T: DeviceCopy, U: DeviceCopy + Default>(
                 .arg(u32::from(descending))
                 .buffer(&keys_a),
         );
+        device.launch(
+            digits,
+            LaunchConfig::linear(n, BLOCK, 64),
+            KernelArgs::new()
+                .buffer(&keys_a)
+                .arg(n)
+                .arg(passes)
+                .buffer(&counts),
+        );
         for shift in (0..bits).step_by(8) {
+            let status = device.upload(&vec![0u64; 256 * tiles as usize + 1]);
             device.launch(
-                histogram,
-                per_tile,
-                KernelArgs::new()
-                    .buffer(&keys_a)
-                    .arg(n)
-                    .arg(TILE)
-                    .arg(shift)
-                    .buffer(&counts),
-            );
-            let offsets: DeviceBuffer<u64> =
-                device_scan(device, ids::scan_u32, &counts, false, u64::MAX);
-            device.launch(
-                scatter,
+                onesweep,
                 per_tile,
                 KernelArgs::new()
                     .buffer(&keys_a)
                     .buffer(&rows_a)
                     .arg(n)
-                    .arg(TILE)
                     .arg(shift)
-                    .buffer(&offsets)
+                    .buffer(&counts)
+                    .buffer(&status)
                     .buffer(&keys_b)
                     .buffer(&rows_b),
             );
@@ -88,7 +93,7 @@ fn reference<T>(keys: &[T], compare: impl Fn(&T, &T) -> std::cmp::Ordering) -> V
 fn signed_keys_sort_stably_both_ways() {
     let device = device();
     let mut rng = fastrand::Rng::with_seed(9);
-    let radix = (ids::radix_histogram_u32, ids::radix_scatter_u32);
+    let radix = RADIX_U32;
     for &n in SIZES {
         // Few distinct keys, so stability matters.
         let keys: Vec<i32> = (0..n).map(|_| rng.i32(-50..50) * 1_000_003).collect();
@@ -108,7 +113,7 @@ fn signed_keys_sort_stably_both_ways() {
 fn sixty_four_bit_keys_sort() {
     let device = device();
     let mut rng = fastrand::Rng::with_seed(10);
-    let radix = (ids::radix_histogram_u64, ids::radix_scatter_u64);
+    let radix = RADIX_U64;
     for &n in [0usize, 1, 257, 5000].iter() {
         let keys: Vec<i64> = (0..n).map(|_| rng.i64(..) >> rng.u32(0..60)).collect();
         let rows =
@@ -121,7 +126,7 @@ fn sixty_four_bit_keys_sort() {
 fn floats_sort_in_total_order_with_nan_last_and_zeros_equal() {
     let device = device();
     let mut rng = fastrand::Rng::with_seed(11);
-    let radix = (ids::radix_histogram_u64, ids::radix_scatter_u64);
+    let radix = RADIX_U64;
     let specials = [
         f64::NAN,
         -f64::NAN,
