@@ -5961,7 +5961,8 @@ mod tests {
 
     use gpu_runtime::Device;
     use gpu_runtime::memory::{PoolOptions, PoolResource};
-    use polars::prelude::*;
+    use ir_lower::{GpuDtype, GpuPlan, OutputColumn, PlanNode};
+    use polars::prelude::df;
 
     use super::{ExecContext, Profile, execute_counting};
 
@@ -5975,32 +5976,43 @@ mod tests {
             copy_stream: copy_stream.then(|| device.create_stream().unwrap()),
         };
         let n = 50_000;
-        let frame = |name: &str, step: i64| {
+        let frame = |step: i64| {
             df!(
                 "k" => (0..n).map(|i| i * step % 9_973).collect::<Vec<i64>>(),
-                name => (0..n).map(|i| format!("{name}{}", i % 313)).collect::<Vec<String>>(),
+                "s" => (0..n).map(|i| format!("s{}", i * step % 313)).collect::<Vec<String>>(),
             )
             .unwrap()
-            .lazy()
         };
-        let query = frame("a", 7)
-            .filter(col("k").lt(lit(3_000)))
-            .join(
-                frame("b", 11),
-                [col("k")],
-                [col("k")],
-                JoinArgs::new(JoinType::Inner),
-            )
-            .join(
-                frame("c", 13),
-                [col("k")],
-                [col("k")],
-                JoinArgs::new(JoinType::Left),
-            )
-            .sort(["k", "a", "b", "c"], SortMultipleOptions::default());
-        let expected = query.clone().collect().unwrap();
-        let ir = query.to_alp_optimized().unwrap();
-        let plan = ir_lower::lower_plan(ir.lp_top, &ir.lp_arena, &ir.expr_arena).unwrap();
+        let frames = [frame(7), frame(11), frame(13)];
+        let schema = vec![
+            OutputColumn {
+                name: "k".into(),
+                dtype: GpuDtype::Int64,
+            },
+            OutputColumn {
+                name: "s".into(),
+                dtype: GpuDtype::String,
+            },
+        ];
+        // A union of three in-memory frames: the first input on the
+        // executor's stream, the others on its side stream.
+        let plan = GpuPlan {
+            root: PlanNode::Union {
+                inputs: frames
+                    .iter()
+                    .map(|df| PlanNode::DataFrameScan {
+                        df: Arc::new(df.clone()),
+                        projection: vec![0, 1],
+                        schema: schema.clone(),
+                    })
+                    .collect(),
+                slice: None,
+                schema: schema.clone(),
+            },
+        };
+        let mut expected = frames[0].clone();
+        expected.vstack_mut(&frames[1]).unwrap();
+        expected.vstack_mut(&frames[2]).unwrap();
         // Three scans, each made by the copy stream's worker and waited for
         // there; without a copy stream, by the executor.
         for (copy_stream, ahead) in [(true, 3), (false, 0)] {
