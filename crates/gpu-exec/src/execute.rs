@@ -14,7 +14,7 @@ use gpu_runtime::ops::{
     Comparison, DeviceStrings, DfaTables, JoinIndices, JoinKind as DeviceJoin, Logic, Ops,
     PARSE_YEAR, Pattern, StringMatch,
 };
-use gpu_runtime::{Event, Stream};
+use gpu_runtime::{Event, Stream, WorkCounts};
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
     GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, PlanNode, RankMethod, RegexDfa, RowMatch,
@@ -1589,44 +1589,68 @@ struct Shared {
 /// A failure flag, what it checks, and the error it gives when raised.
 type Check = (DeviceBuffer<u32>, String, fn(String) -> ExecError);
 
-/// Set (to anything but `0`), every plan node's time is written to stderr
-/// after each GPU query: the stream is synchronized after each node, so the
-/// times add up to more than an unprofiled run and say where it goes.
+/// Set (to anything but `0`), every plan node's time, kernel launches and
+/// host waits are written to stderr after each GPU query: the stream is
+/// synchronized after each node, so the times add up to more than an
+/// unprofiled run and say where it goes (the waits shown leave out those
+/// synchronizations).
 pub const PROFILE_VAR: &str = "POLARS_GPU_PROFILE";
 
-/// Each plan node's time, in the order the nodes started (`POLARS_GPU_PROFILE`).
+/// Each plan node's time and work, in the order the nodes started
+/// (`POLARS_GPU_PROFILE`).
 #[derive(Default)]
 struct Profile {
     depth: usize,
-    /// (depth, the node's line, its time with its inputs', its rows).
-    nodes: Vec<(usize, String, std::time::Duration, usize)>,
+    nodes: Vec<ProfiledNode>,
+}
+
+struct ProfiledNode {
+    depth: usize,
+    /// The node's line.
+    line: String,
+    /// With its inputs'.
+    time: std::time::Duration,
+    rows: usize,
+    /// Launches and host waits with its inputs', the profile's
+    /// synchronization after each node of the subtree included.
+    work: WorkCounts,
 }
 
 impl Profile {
     /// The nodes as an indented tree, each with its time, its own time
-    /// (without its inputs') and its rows, then the download.
+    /// (without its inputs'), its rows, and its own launches and host waits
+    /// (without the profile's synchronizations), then the download.
     fn render(&self, download: std::time::Duration, rows: usize) -> String {
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-        let mut out = String::from("GPU profile (total ms, own ms, rows, node):\n");
-        for (i, (depth, line, total, height)) in self.nodes.iter().enumerate() {
-            let inputs: std::time::Duration = self.nodes[i + 1..]
+        let mut out = String::from(
+            "GPU profile (total ms, own ms, rows, own launches, own host waits, node):\n",
+        );
+        for (i, node) in self.nodes.iter().enumerate() {
+            let inputs: Vec<&ProfiledNode> = self.nodes[i + 1..]
                 .iter()
-                .take_while(|(d, ..)| d > depth)
-                .filter(|(d, ..)| *d == depth + 1)
-                .map(|(_, _, t, _)| *t)
-                .sum();
-            let line: String = line.chars().take(110).collect();
+                .take_while(|input| input.depth > node.depth)
+                .filter(|input| input.depth == node.depth + 1)
+                .collect();
+            let time: std::time::Duration = inputs.iter().map(|input| input.time).sum();
+            let launches: u64 = inputs.iter().map(|input| input.work.launches).sum();
+            let waits: u64 = inputs.iter().map(|input| input.work.host_waits).sum();
+            let line: String = node.line.chars().take(110).collect();
             out += &format!(
-                "{:>9.2} {:>9.2} {:>10}  {}{line}\n",
-                ms(*total),
-                ms(total.saturating_sub(inputs)),
-                height,
-                "  ".repeat(*depth)
+                "{:>9.2} {:>9.2} {:>10} {:>8} {:>6}  {}{line}\n",
+                ms(node.time),
+                ms(node.time.saturating_sub(time)),
+                node.rows,
+                node.work.launches.saturating_sub(launches),
+                // Less the profile's own synchronization after this node.
+                node.work.host_waits.saturating_sub(waits + 1),
+                "  ".repeat(node.depth)
             );
         }
         out + &format!(
-            "{:>9.2} {:>9} {rows:>10}  download of the result",
+            "{:>9.2} {:>9} {rows:>10} {:>8} {:>6}  download of the result",
             ms(download),
+            "",
+            "",
             ""
         )
     }
@@ -1691,21 +1715,26 @@ impl Executor<'_> {
                 drop(shared);
                 return self.run_node(node);
             };
-            profile
-                .nodes
-                .push((profile.depth, node.header(), std::time::Duration::ZERO, 0));
+            profile.nodes.push(ProfiledNode {
+                depth: profile.depth,
+                line: node.header(),
+                time: std::time::Duration::ZERO,
+                rows: 0,
+                work: WorkCounts::default(),
+            });
             profile.depth += 1;
             profile.nodes.len() - 1
         };
-        let started = std::time::Instant::now();
+        let (started, counted) = (std::time::Instant::now(), WorkCounts::now());
         let frame = self.run_node(node);
         let synchronized = self.ctx.stream.synchronize();
         let mut shared = self.shared.borrow_mut();
         if let Some(profile) = &mut shared.profile {
             profile.depth -= 1;
             let entry = &mut profile.nodes[slot];
-            entry.2 = started.elapsed();
-            entry.3 = frame.as_ref().map_or(0, |f| f.height);
+            entry.time = started.elapsed();
+            entry.rows = frame.as_ref().map_or(0, |f| f.height);
+            entry.work = WorkCounts::now().since(counted);
         }
         synchronized?;
         frame
@@ -5964,7 +5993,9 @@ mod tests {
     use ir_lower::{GpuDtype, GpuPlan, OutputColumn, PlanNode};
     use polars::prelude::df;
 
-    use super::{ExecContext, Profile, execute_counting};
+    use gpu_runtime::WorkCounts;
+
+    use super::{ExecContext, Profile, ProfiledNode, execute_counting};
 
     #[test]
     fn a_plans_inputs_upload_ahead_on_the_copy_stream() {
@@ -6023,15 +6054,25 @@ mod tests {
     }
 
     #[test]
-    fn a_profile_gives_each_node_its_time_without_its_inputs() {
+    fn a_profile_gives_each_node_its_time_and_work_without_its_inputs() {
         let ms = Duration::from_millis;
+        let node = |depth, line: &str, time, rows, launches, host_waits| ProfiledNode {
+            depth,
+            line: line.into(),
+            time,
+            rows,
+            work: WorkCounts {
+                launches,
+                host_waits,
+            },
+        };
         let profile = Profile {
             depth: 0,
             nodes: vec![
-                (0, "Sort".into(), ms(10), 1),
-                (1, "Join".into(), ms(6), 5),
-                (2, "Scan left".into(), ms(2), 5),
-                (1, "Scan right".into(), ms(3), 7),
+                node(0, "Sort", ms(10), 1, 30, 9),
+                node(1, "Join", ms(6), 5, 20, 6),
+                node(2, "Scan left", ms(2), 5, 2, 2),
+                node(1, "Scan right", ms(3), 7, 3, 1),
             ],
         };
         let text = profile.render(ms(4), 1);
@@ -6040,17 +6081,18 @@ mod tests {
             .skip(1)
             .map(|line| line.split_whitespace().collect())
             .collect();
-        // Total, own (total minus the direct inputs' totals), rows, node.
-        assert_eq!(lines[0][..4], ["10.00", "1.00", "1", "Sort"]);
-        assert_eq!(lines[1][..4], ["6.00", "4.00", "5", "Join"]);
-        assert_eq!(lines[2][..4], ["2.00", "2.00", "5", "Scan"]);
-        assert_eq!(lines[3][..4], ["3.00", "3.00", "7", "Scan"]);
+        // Total, own (total minus the direct inputs' totals), rows, own
+        // launches, own host waits (less the profile's one per node), node.
+        assert_eq!(lines[0][..6], ["10.00", "1.00", "1", "7", "1", "Sort"]);
+        assert_eq!(lines[1][..6], ["6.00", "4.00", "5", "18", "3", "Join"]);
+        assert_eq!(lines[2][..6], ["2.00", "2.00", "5", "2", "1", "Scan"]);
+        assert_eq!(lines[3][..6], ["3.00", "3.00", "7", "3", "0", "Scan"]);
         assert_eq!(lines[4], ["4.00", "1", "download", "of", "the", "result"]);
         // Inputs are indented under their node, two spaces a level.
         let raw: Vec<&str> = text.lines().collect();
         assert!(raw[1].ends_with(" 1  Sort"), "{text}");
-        assert!(raw[2].ends_with(" 5    Join"), "{text}");
-        assert!(raw[3].ends_with(" 5      Scan left"), "{text}");
-        assert!(raw[4].ends_with(" 7    Scan right"), "{text}");
+        assert!(raw[2].ends_with(" 3    Join"), "{text}");
+        assert!(raw[3].ends_with(" 1      Scan left"), "{text}");
+        assert!(raw[4].ends_with(" 0    Scan right"), "{text}");
     }
 }

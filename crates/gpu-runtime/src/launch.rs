@@ -115,6 +115,7 @@ impl Stream {
         args: KernelArgs,
     ) -> Result<(), RuntimeError> {
         let mut slots = args.slots;
+        crate::counts::launched();
         if let Some(cuda) = self.cuda() {
             // SAFETY: forwarded from the caller.
             return unsafe { cuda.launch(kernel, config, &mut slots) };

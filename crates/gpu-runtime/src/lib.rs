@@ -18,6 +18,7 @@
 //! used only in `driver/cuda.rs` (the probe) and `cuda/` (the backend);
 //! everything else sees safe types.
 
+mod counts;
 mod cuda;
 mod device;
 mod driver;
@@ -30,6 +31,7 @@ pub mod ops;
 mod staging;
 mod stream;
 
+pub use counts::WorkCounts;
 pub use cuda::{CudaDevice, DriverPoolResource};
 pub use device::{Device, TEST_DEVICE_VAR, TestDevice};
 pub use driver::{

@@ -166,6 +166,7 @@ impl Stream {
     /// Blocks until all work enqueued so far has run; reports the first
     /// failure of that work.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        crate::counts::waited();
         match &self.backend {
             Backend::Emulated(stream) => stream.synchronize(),
             Backend::Cuda(stream) => stream.synchronize(),
@@ -555,6 +556,7 @@ impl Event {
 
     /// Blocks the host until the event's latest record completes.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        crate::counts::waited();
         match self.recorded()? {
             Recorded::Never => Ok(()),
             Recorded::Emulated(event) => event.synchronize(),
