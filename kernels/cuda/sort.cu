@@ -71,6 +71,63 @@ constexpr u64 kTileTotal = 1ull << 62;      // the keys of the digit in the tile
 constexpr u64 kTilePrefix = 2ull << 62;     // ... in the tile and every tile before
 constexpr u64 kCountBits = kTileTotal - 1;
 
+// Lanes of each warp of a block of kDigits threads with each digit in the
+// chunk being ranked (the last column counts lanes past the end); at most
+// 32, so a byte each.
+constexpr u32 kRankWarps = kDigits / 32;
+typedef unsigned char WarpCounts[kRankWarps][kDigits + 1];
+
+__device__ __forceinline__ void clear(WarpCounts& warp_counts) {
+    for (u32 k = threadIdx.x; k < kRankWarps * (kDigits + 1); k += kDigits) {
+        warp_counts[k / (kDigits + 1)][k % (kDigits + 1)] = 0;
+    }
+}
+
+// Places one chunk of the keys being sorted by the digit at `shift`, one
+// per thread of a block of kDigits threads (`inside`: the thread has one),
+// into `keys_out` and `rows_out` (shared memory) after the keys placed
+// before: at run_start[digit] + placed[digit] + its rank among the chunk's
+// keys of its digit, then adds the chunk's counts to `placed`. Each warp
+// finds the lanes that share a thread's digit with nine ballots (the
+// digit's eight bits, and a ninth for lanes past the end) and ranks the
+// thread among the lower ones; the warps' per-digit counts order the warps,
+// so equal digits keep their order (stable). `warp_counts` starts and ends
+// cleared.
+template <typename U>
+__device__ __forceinline__ void place_chunk(U key, u32 row, bool inside, u32 shift,
+                                            const u32* run_start, u32* placed,
+                                            WarpCounts& warp_counts, U* keys_out, u32* rows_out) {
+    const u32 d = threadIdx.x, lane = d % 32, warp = d / 32;
+    const u32 digit = inside ? static_cast<u32>(key >> shift) & 0xffu : kDigits;
+    u32 peers = 0xffffffffu;
+    for (u32 bit = 0; bit < 9; ++bit) {
+        const u32 set = (digit >> bit) & 1u;
+        const u32 votes = __ballot_sync(0xffffffffu, set);
+        peers &= set != 0 ? votes : ~votes;
+    }
+    const u32 below = peers & ((1u << lane) - 1u);
+    if (below == 0) warp_counts[warp][digit] = static_cast<unsigned char>(__popc(peers));
+    __syncthreads();
+    if (inside) {
+        u32 rank = static_cast<u32>(__popc(below));
+        for (u32 w = 0; w < warp; ++w) rank += warp_counts[w][digit];
+        const u32 slot = run_start[digit] + placed[digit] + rank;
+        keys_out[slot] = key;
+        rows_out[slot] = row;
+    }
+    __syncthreads();
+    u32 total = 0;
+    for (u32 w = 0; w < kRankWarps; ++w) {
+        total += warp_counts[w][d];
+        warp_counts[w][d] = 0;
+    }
+    if (d == 0) {
+        for (u32 w = 0; w < kRankWarps; ++w) warp_counts[w][kDigits] = 0;
+    }
+    placed[d] += total;
+    __syncthreads();
+}
+
 // One pass over the 8-bit digit at `shift` (Adinets and Merrill's
 // "onesweep"): a block of kDigits threads takes the next tile number from
 // a counter (status[tiles * kDigits]), holds the tile's keys in registers,
@@ -81,12 +138,8 @@ constexpr u64 kCountBits = kTileTotal - 1;
 // digit (from `digit_counts`, this pass's counts over the whole input:
 // counts[shift / 8 * kDigits + digit]), plus its digit's keys in the tiles
 // before, plus its rank in the tile. The tile is first sorted by the digit
-// in shared memory and then written out in that order, so each digit's run
-// goes to consecutive places. Ranking takes the tile kDigits keys at a
-// time: each warp finds the lanes that share a thread's digit with nine
-// ballots (the digit's eight bits, and a ninth for lanes past the end),
-// ranks the thread among the lower ones, and the warps' per-digit counts
-// order the warps, so equal digits keep their order (stable).
+// in shared memory, kDigits keys at a time (place_chunk), and then written
+// out in that order, so each digit's run goes to consecutive places.
 //
 // Launch exactly ceil(n / SortTile<U>::kKeys) blocks of kDigits threads,
 // with `status` (kDigits per tile, plus the counter) all zero. Every tile
@@ -98,7 +151,6 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
                                               u32* rows_out) {
     constexpr u32 kTile = SortTile<U>::kKeys;
     constexpr u32 kChunks = kTile / kDigits;
-    constexpr u32 kWarps = kDigits / 32;
     __shared__ U tile_keys[kTile];
     __shared__ u32 tile_rows[kTile];
     // Where each digit's keys go in the output, and where its run starts
@@ -107,19 +159,15 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
     __shared__ u64 out_start[kDigits];
     __shared__ u32 run_start[kDigits];
     __shared__ u32 placed[kDigits];
-    // Lanes of each warp with each digit in the current chunk (the last
-    // column counts lanes past the end); at most 32, so a byte each.
-    __shared__ unsigned char warp_counts[kWarps][kDigits + 1];
+    __shared__ WarpCounts warp_counts;
     __shared__ u64 tile_number;
     // Another block size would leave the poisoned output of a test unwritten.
     if (blockDim.x != kDigits) return;
-    const u32 d = threadIdx.x, lane = d % 32, warp = d / 32;
+    const u32 d = threadIdx.x;
     const u64 tiles = (n + kTile - 1) / kTile;
     if (d == 0) tile_number = atomicAdd(&status[tiles * kDigits], 1ull);
     placed[d] = 0;
-    for (u32 k = d; k < kWarps * (kDigits + 1); k += kDigits) {
-        warp_counts[k / (kDigits + 1)][k % (kDigits + 1)] = 0;
-    }
+    clear(warp_counts);
     __syncthreads();
     const u64 tile = tile_number;
     if (tile >= tiles) return;
@@ -162,35 +210,8 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
         if (c == chunks) break;
         const u64 i = begin + c * kDigits + d;
         const bool inside = i < end;
-        const U key = mine[c];
-        const u32 digit = inside ? static_cast<u32>(key >> shift) & 0xffu : kDigits;
-        u32 peers = 0xffffffffu;
-        for (u32 bit = 0; bit < 9; ++bit) {
-            const u32 set = (digit >> bit) & 1u;
-            const u32 votes = __ballot_sync(0xffffffffu, set);
-            peers &= set != 0 ? votes : ~votes;
-        }
-        const u32 below = peers & ((1u << lane) - 1u);
-        if (below == 0) warp_counts[warp][digit] = static_cast<unsigned char>(__popc(peers));
-        __syncthreads();
-        if (inside) {
-            u32 rank = static_cast<u32>(__popc(below));
-            for (u32 w = 0; w < warp; ++w) rank += warp_counts[w][digit];
-            const u32 slot = run_start[digit] + placed[digit] + rank;
-            tile_keys[slot] = key;
-            tile_rows[slot] = rows[i];
-        }
-        __syncthreads();
-        u32 total = 0;
-        for (u32 w = 0; w < kWarps; ++w) {
-            total += warp_counts[w][d];
-            warp_counts[w][d] = 0;
-        }
-        if (d == 0) {
-            for (u32 w = 0; w < kWarps; ++w) warp_counts[w][kDigits] = 0;
-        }
-        placed[d] += total;
-        __syncthreads();
+        place_chunk<U>(mine[c], inside ? rows[i] : 0u, inside, shift, run_start, placed,
+                       warp_counts, tile_keys, tile_rows);
     }
     // Out in the tile's sorted order: slot j of digit d's run goes j places
     // after the digit's start.
@@ -225,6 +246,74 @@ __device__ __forceinline__ void digit_counts(const U* keys, u64 n, u32 passes, u
     }
 }
 
+// The most keys radix_block_sort takes: two copies of them and their rows
+// in shared memory, 12 or 16 KiB each (2,048 keys of 32 bits, 1,024 of 64).
+template <typename U>
+struct BlockSort {
+    static constexpr u32 kKeys = 8192 / sizeof(U);
+};
+
+// A whole sort of n <= BlockSort<U>::kKeys keys by one block of kDigits
+// threads in one launch: every pass over the low `passes` digits, from the
+// lowest, between two copies in shared memory (place_chunk), skipping a
+// pass where one digit holds every key; then the rows in sorted order into
+// `rows_out`. A small sort thus costs one launch and no read-back, instead
+// of a launch per pass.
+template <typename U>
+__device__ __forceinline__ void block_sort(const U* keys, const u32* rows, u32 n, u32 passes,
+                                           u32* rows_out) {
+    constexpr u32 kMax = BlockSort<U>::kKeys;
+    __shared__ U sort_keys[2][kMax];
+    __shared__ u32 sort_rows[2][kMax];
+    // Each digit's count, then where its run starts.
+    __shared__ u32 run_start[kDigits];
+    __shared__ u32 placed[kDigits];
+    __shared__ WarpCounts warp_counts;
+    __shared__ u32 one_digit;
+    // Another block size or more keys would leave a test's poisoned output
+    // unwritten.
+    if (blockDim.x != kDigits || n > kMax || n == 0) return;
+    const u32 d = threadIdx.x;
+    for (u32 j = d; j < n; j += kDigits) {
+        sort_keys[0][j] = keys[j];
+        sort_rows[0][j] = rows[j];
+    }
+    clear(warp_counts);
+    u32 from = 0;
+    for (u32 pass = 0; pass < passes; ++pass) {
+        const u32 shift = 8 * pass;
+        run_start[d] = 0;
+        placed[d] = 0;
+        if (d == 0) one_digit = 0;
+        __syncthreads();
+        for (u32 j = d; j < n; j += kDigits) {
+            atomicAdd(&run_start[static_cast<u32>(sort_keys[from][j] >> shift) & 0xffu], 1u);
+        }
+        __syncthreads();
+        if (run_start[d] == n) one_digit = 1;
+        __syncthreads();
+        const bool skip = one_digit != 0;
+        const u32 count = run_start[d];
+        u32 total;
+        // (Its barriers also keep the next pass's resets after every read.)
+        const u32 start = block_inclusive_sum<u32>(count, &total) - count;
+        if (skip) continue;
+        run_start[d] = start;
+        __syncthreads();
+        for (u32 first = 0; first < n; first += kDigits) {
+            const u32 i = first + d;
+            const bool inside = i < n;
+            place_chunk<U>(inside ? sort_keys[from][i] : U(0), inside ? sort_rows[from][i] : 0u,
+                           inside, shift, run_start, placed, warp_counts, sort_keys[1 - from],
+                           sort_rows[1 - from]);
+        }
+        from = 1 - from;
+    }
+    __syncthreads();
+    for (u32 j = d; j < n; j += kDigits) rows_out[j] = sort_rows[from][j];
+}
+
+
 #define RADIX(U, suffix)                                                                    \
     extern "C" __global__ void radix_digit_counts_##suffix(const U* keys, u64 n, u32 passes, \
                                                            u32* counts) {                   \
@@ -236,7 +325,12 @@ __device__ __forceinline__ void digit_counts(const U* keys, u64 n, u32 passes, u
         u64* status, U* keys_out, u32* rows_out) {                                           \
         onesweep_pass<U>(keys, rows, n, shift, digit_counts, status, keys_out, rows_out);    \
     }                                                                                        \
-    EMU_KERNEL(radix_onesweep_##suffix)
+    EMU_KERNEL(radix_onesweep_##suffix)                                                      \
+    extern "C" __global__ void radix_block_sort_##suffix(const U* keys, const u32* rows, u32 n,   \
+                                                         u32 passes, u32* rows_out) {       \
+        block_sort<U>(keys, rows, n, passes, rows_out);                                      \
+    }                                                                                        \
+    EMU_KERNEL(radix_block_sort_##suffix)
 
 RADIX(u32, u32)
 RADIX(u64, u64)

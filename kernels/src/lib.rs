@@ -195,7 +195,7 @@ library! {
     SORT = "sort" {
         sortable_keys_i32, sortable_keys_i64, sortable_keys_u32, sortable_keys_u64,
         sortable_keys_f32, sortable_keys_f64, radix_onesweep_u32, radix_onesweep_u64,
-        radix_digit_counts_u32, radix_digit_counts_u64,
+        radix_digit_counts_u32, radix_digit_counts_u64, radix_block_sort_u32, radix_block_sort_u64,
         null_sort_keys, widen_u32_i64,
         string_key_chunk, string_key_length,
     }

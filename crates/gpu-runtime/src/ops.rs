@@ -319,18 +319,26 @@ struct Radix {
     /// Keys per tile of a pass: what its shared copy of a tile holds
     /// (`SortTile` in sort.cu: 16 KiB of keys).
     tile: u64,
+    /// The whole sort in one launch, for at most `block_keys` keys
+    /// (`BlockSort` in sort.cu).
+    block_sort: Kernel,
+    block_keys: u64,
 }
 
 const RADIX_U32: Radix = Radix {
     digits: ids::radix_digit_counts_u32,
     onesweep: ids::radix_onesweep_u32,
     tile: 4096,
+    block_sort: ids::radix_block_sort_u32,
+    block_keys: 2048,
 };
 
 const RADIX_U64: Radix = Radix {
     digits: ids::radix_digit_counts_u64,
     onesweep: ids::radix_onesweep_u64,
     tile: 2048,
+    block_sort: ids::radix_block_sort_u64,
+    block_keys: 1024,
 };
 
 impl GroupKey for i32 {
@@ -777,9 +785,11 @@ impl Ops<'_> {
         self.launch(kernel, Self::linear(n), args)
     }
 
-    /// LSD radix passes over the low `bits` of `keys`, moving `payload` along:
-    /// the digits of every pass are counted first (one launch), then each
-    /// pass is one launch (`radix_onesweep`). From [`SKIP_PASSES_FROM`] keys
+    /// LSD radix passes over the low `bits` of `keys`, moving `payload` along.
+    /// Up to `Radix::block_keys` keys, the whole sort is one launch of one
+    /// block (`radix_block_sort`). Otherwise the digits of every pass are
+    /// counted first (one launch), then each pass is one launch
+    /// (`radix_onesweep`). From [`SKIP_PASSES_FROM`] keys
     /// on, the counts are read back, and a pass whose digit is the same for
     /// every key is skipped: it would move nothing.
     fn radix_passes<K: DeviceCopy>(
@@ -794,6 +804,19 @@ impl Ops<'_> {
             return Ok(payload);
         }
         let passes = bits.div_ceil(8);
+        if n <= radix.block_keys {
+            // Every pass in one launch, skipping the trivial ones on the
+            // device.
+            let sorted = self.zeroed::<u32>(n as usize)?;
+            let args = KernelArgs::new()
+                .buffer(&keys)
+                .buffer(&payload)
+                .arg(n as u32)
+                .arg(passes)
+                .buffer(&sorted);
+            self.launch(radix.block_sort, LaunchConfig::linear(1, BLOCK, 1), args)?;
+            return Ok(sorted);
+        }
         let mut needed = vec![true; passes as usize];
         // Every pass's digit counts over the whole input: where each
         // digit's keys start in the output of its pass.

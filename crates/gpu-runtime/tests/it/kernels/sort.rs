@@ -82,6 +82,66 @@ fn device_sort<T: DeviceCopy, U: DeviceCopy + Default>(
     rows_a.to_host().unwrap()
 }
 
+/// The row order of `keys` (already sortable: unsigned order is the order)
+/// by the one-launch block sort of `kernel`, over `passes` 8-bit digits.
+fn device_block_sort<U: DeviceCopy>(
+    device: &Device,
+    kernel: Kernel,
+    keys: &[U],
+    passes: u32,
+) -> Vec<u32> {
+    let n = keys.len();
+    let rows: Vec<u32> = (0..n as u32).collect();
+    let (keys, rows) = (device.upload(keys), device.upload(&rows));
+    let out = device.poisoned(n, u32::MAX);
+    // SAFETY: radix_block_sort_U(const U* keys, const u32* rows, u32 n,
+    // u32 passes, u32* rows_out), one block of 256 threads, n at most the
+    // kernel's capacity (the callers' sizes).
+    unsafe {
+        device.launch(
+            kernel,
+            LaunchConfig::linear(1, BLOCK, 1),
+            KernelArgs::new()
+                .buffer(&keys)
+                .buffer(&rows)
+                .arg(n as u32)
+                .arg(passes)
+                .buffer(&out),
+        );
+    }
+    out.to_host().unwrap()
+}
+
+#[test]
+fn small_sorts_run_every_pass_in_one_block_stably() {
+    let device = device();
+    let mut rng = fastrand::Rng::with_seed(19);
+    for n in [
+        0, 1, 31, 32, 33, 255, 256, 257, 1000, 1023, 1024, 2047, 2048,
+    ] {
+        // Few distinct keys (stability shows), some passes with one digit
+        // for every key (skipped), some not.
+        let keys: Vec<u32> = (0..n)
+            .map(|_| rng.u32(0..40) * 0x0100_0001 + (rng.u32(0..2) << 12))
+            .collect();
+        let rows = device_block_sort(&device, ids::radix_block_sort_u32, &keys, 4);
+        assert_eq!(rows, reference(&keys, |a, b| a.cmp(b)), "u32, n = {n}");
+        if n <= 1024 {
+            let wide: Vec<u64> = (0..n).map(|_| rng.u64(..) >> rng.u32(0..64)).collect();
+            let rows = device_block_sort(&device, ids::radix_block_sort_u64, &wide, 8);
+            assert_eq!(rows, reference(&wide, |a, b| a.cmp(b)), "u64, n = {n}");
+            // Only the low passes asked for: ordered by the low 16 bits.
+            let rows = device_block_sort(&device, ids::radix_block_sort_u64, &wide, 2);
+            let low = |k: &u64| k & 0xffff;
+            assert_eq!(
+                rows,
+                reference(&wide, |a, b| low(a).cmp(&low(b))),
+                "low 16, n = {n}"
+            );
+        }
+    }
+}
+
 /// The stable order of rows by `compare`.
 fn reference<T>(keys: &[T], compare: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<u32> {
     let mut rows: Vec<u32> = (0..keys.len() as u32).collect();
