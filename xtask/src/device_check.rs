@@ -327,7 +327,7 @@ fi
 # Where the GPU's time goes in some queries: each plan node's time
 # (POLARS_GPU_PROFILE), one run of each on the GPU alone.
 BENCH_OUT="$work/profile" PDSH_SCALE=$scale BENCH_RUNS=1 BENCH_ENGINES=gpu POLARS_GPU_PROFILE=1 \
-    PDSH_QUERIES=${PROFILE_QUERIES:-1,5,10,19} step bench.profile 60 "$work/bin/bench.pdsh" --bench
+    PDSH_QUERIES=${PROFILE_QUERIES:-1,2,5,10,19} step bench.profile 60 "$work/bin/bench.pdsh" --bench
 flush
 for table in "$logs"/bench.pdsh.log "$logs"/bench.pdsh.no-prefetch.log "$logs"/bench.operators.log; do
     [ -e "$table" ] || continue
