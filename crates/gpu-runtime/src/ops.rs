@@ -306,11 +306,6 @@ sort_key!(i32 => sortable_keys_i32, false, u32 => sortable_keys_u32, false,
     i64 => sortable_keys_i64, true, u64 => sortable_keys_u64, true,
     f32 => sortable_keys_f32, false, f64 => sortable_keys_f64, true);
 
-/// Keys from which a radix sort counts every pass's digits first, to skip
-/// the passes that would move nothing (below, a read back costs more than
-/// the passes it may save).
-const SKIP_PASSES_FROM: u64 = 1 << 16;
-
 /// The kernels of LSD radix passes over one key width.
 #[derive(Clone, Copy)]
 struct Radix {
@@ -323,6 +318,12 @@ struct Radix {
     /// (`BlockSort` in sort.cu).
     block_sort: Kernel,
     block_keys: u64,
+    /// Keys from which the digit counts are read back, to skip the passes
+    /// that would move nothing: below, the read-back costs more than the
+    /// launches it may save. 32-bit keys: from 2^16. 64-bit keys: every
+    /// sort above the block sort, since of their eight passes, sortable
+    /// integers, text words and lengths usually leave several to skip.
+    skip_from: u64,
 }
 
 const RADIX_U32: Radix = Radix {
@@ -331,6 +332,7 @@ const RADIX_U32: Radix = Radix {
     tile: 4096,
     block_sort: ids::radix_block_sort_u32,
     block_keys: 2048,
+    skip_from: 1 << 16,
 };
 
 const RADIX_U64: Radix = Radix {
@@ -339,6 +341,7 @@ const RADIX_U64: Radix = Radix {
     tile: 2048,
     block_sort: ids::radix_block_sort_u64,
     block_keys: 1024,
+    skip_from: 0,
 };
 
 impl GroupKey for i32 {
@@ -789,9 +792,9 @@ impl Ops<'_> {
     /// Up to `Radix::block_keys` keys, the whole sort is one launch of one
     /// block (`radix_block_sort`). Otherwise the digits of every pass are
     /// counted first (one launch), then each pass is one launch
-    /// (`radix_onesweep`). From [`SKIP_PASSES_FROM`] keys
-    /// on, the counts are read back, and a pass whose digit is the same for
-    /// every key is skipped: it would move nothing.
+    /// (`radix_onesweep`). From `Radix::skip_from` keys on, the counts are
+    /// read back, and a pass whose digit is the same for every key is
+    /// skipped: it would move nothing.
     fn radix_passes<K: DeviceCopy>(
         &self,
         mut keys: DeviceBuffer<K>,
@@ -827,7 +830,7 @@ impl Ops<'_> {
             .arg(passes)
             .buffer(&digits);
         self.launch(radix.digits, Self::linear(n as usize), args)?;
-        if n >= SKIP_PASSES_FROM {
+        if n >= radix.skip_from {
             let counts = digits.to_host()?;
             for (pass, counts) in counts.chunks(256).enumerate() {
                 needed[pass] = !counts.iter().any(|&count| u64::from(count) == n);
