@@ -14,7 +14,7 @@ use gpu_runtime::ops::{
     Comparison, DeviceStrings, DfaTables, JoinIndices, JoinKind as DeviceJoin, Logic, Ops,
     PARSE_YEAR, Pattern, StringMatch,
 };
-use gpu_runtime::{Event, Stream, WorkCounts};
+use gpu_runtime::{Event, RuntimeError, Stream, WorkCounts};
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
     GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, PlanNode, RankMethod, RegexDfa, RowMatch,
@@ -1454,22 +1454,25 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
     let mut uses = HashMap::new();
     count_cache_uses(&plan.root, &mut uses);
     let profiling = std::env::var(PROFILE_VAR).is_ok_and(|v| !matches!(v.trim(), "" | "0"));
-    let shared = RefCell::new(Shared {
-        uses,
-        frames: HashMap::new(),
-        checks: Vec::new(),
-        profile: profiling.then(Profile::default),
-    });
-    let run = |uploads: Option<&Uploads>| {
+    let fresh = || {
+        RefCell::new(Shared {
+            uses: uses.clone(),
+            frames: HashMap::new(),
+            checks: Vec::new(),
+            profile: profiling.then(Profile::default),
+        })
+    };
+    let run = |shared: &RefCell<Shared>, uploads: Option<&Uploads>| {
         Executor {
             ctx,
-            shared: &shared,
+            shared,
             uploads,
         }
         .run(&plan.root)
     };
     let scans = scans_in_order(&plan.root);
     let copy_stream = ctx.copy_stream.as_ref().filter(|_| scans.len() > 1);
+    let mut shared = fresh();
     let (frame, uploaded_ahead) = match copy_stream {
         Some(copy_stream) if prefetching() => {
             let uploads = Prefetch::new(scans.iter().map(|(key, ..)| *key).collect(), 1);
@@ -1479,7 +1482,7 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
                 side_stream: None,
                 copy_stream: None,
             };
-            std::thread::scope(|s| {
+            let ahead = std::thread::scope(|s| {
                 s.spawn(|| {
                     uploads.work(|key| {
                         let (_, df, projection) = scans.iter().find(|(k, ..)| *k == key)?;
@@ -1491,12 +1494,25 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
                         Some((frame.ok()?, made))
                     })
                 });
-                let frame = run(Some(&uploads));
+                let frame = run(&shared, Some(&uploads));
                 uploads.stop();
                 frame.map(|frame| (frame, uploads.taken()))
-            })
+            });
+            drop(uploads);
+            match ahead {
+                // An input uploaded ahead holds device memory before the
+                // plan needs it: a plan that runs out of memory so runs
+                // again, from the start, with each input uploaded when the
+                // executor reaches it (what it held of the first try is
+                // freed first).
+                Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => {
+                    shared = fresh();
+                    run(&shared, None).map(|frame| (frame, 0))
+                }
+                other => other,
+            }
         }
-        _ => run(None).map(|frame| (frame, 0)),
+        _ => run(&shared, None).map(|frame| (frame, 0)),
     }?;
     let started = std::time::Instant::now();
     let df = frame.to_dataframe()?;
@@ -5989,9 +6005,11 @@ mod tests {
     use std::time::Duration;
 
     use gpu_runtime::Device;
-    use gpu_runtime::memory::{PoolOptions, PoolResource};
-    use ir_lower::{GpuDtype, GpuPlan, OutputColumn, PlanNode};
-    use polars::prelude::df;
+    use gpu_runtime::memory::{
+        LimitResource, MemoryResource, PoolOptions, PoolResource, StatisticsResource,
+    };
+    use ir_lower::{BinaryOp, GpuDtype, GpuExpr, GpuPlan, OutputColumn, PlanNode, Scalar};
+    use polars::prelude::{DataFrame, df};
 
     use gpu_runtime::WorkCounts;
 
@@ -6050,6 +6068,83 @@ mod tests {
             let (df, uploaded_ahead) = execute_counting(&plan, &context(copy_stream)).unwrap();
             assert!(df.equals_missing(&expected), "{df}\n{expected}");
             assert_eq!(uploaded_ahead, ahead, "copy stream: {copy_stream}");
+        }
+    }
+
+    #[test]
+    fn a_plan_that_fits_only_without_uploads_ahead_still_runs() {
+        // A filter that keeps every row of a large input (its work holds
+        // about as much again), in a union with a small input: uploaded
+        // when reached, the small input comes after the filter's work is
+        // freed; uploaded ahead, it is there during that work, which the
+        // limit (the most the plan holds the first way) does not allow.
+        // Whichever allocation fails (the worker's, or the executor's, and
+        // then the plan runs again without uploads ahead), the result is
+        // the CPU's.
+        let device = Arc::new(Device::under_test(1 << 30).expect("the device under test"));
+        let frame = |n: usize, step: i64| {
+            df!(
+                "k" => (0..n as i64).map(|i| i * step % 1_000_003).collect::<Vec<i64>>(),
+                "v" => (0..n as i64).map(|i| i * 3).collect::<Vec<i64>>(),
+            )
+            .unwrap()
+        };
+        let (a, b) = (frame(400_000, 7), frame(50_000, 11));
+        let schema = vec![
+            OutputColumn {
+                name: "k".into(),
+                dtype: GpuDtype::Int64,
+            },
+            OutputColumn {
+                name: "v".into(),
+                dtype: GpuDtype::Int64,
+            },
+        ];
+        let scan = |df: &DataFrame| PlanNode::DataFrameScan {
+            df: Arc::new(df.clone()),
+            projection: vec![0, 1],
+            schema: schema.clone(),
+        };
+        let kept = GpuExpr::column(0, "k", GpuDtype::Int64).binary(
+            BinaryOp::GtEq,
+            GpuExpr::literal(Scalar::Int(0), GpuDtype::Int64),
+            GpuDtype::Boolean,
+        );
+        let plan = GpuPlan {
+            root: PlanNode::Union {
+                inputs: vec![
+                    PlanNode::Filter {
+                        input: Box::new(scan(&a)),
+                        predicate: kept,
+                        schema: schema.clone(),
+                    },
+                    scan(&b),
+                ],
+                slice: None,
+                schema: schema.clone(),
+            },
+        };
+        let mut expected = a.clone();
+        expected.vstack_mut(&b).unwrap();
+        let pool = || -> Arc<dyn MemoryResource> {
+            Arc::new(PoolResource::new(device.clone(), PoolOptions::default()).unwrap())
+        };
+        let context = |memory: Arc<dyn MemoryResource>, copy_stream: bool| ExecContext {
+            memory,
+            stream: device.create_stream().unwrap(),
+            side_stream: Some(device.create_stream().unwrap()),
+            copy_stream: copy_stream.then(|| device.create_stream().unwrap()),
+        };
+        // The most the plan holds with each input uploaded when reached:
+        // the limit.
+        let counted = Arc::new(StatisticsResource::new(pool()));
+        let (df, _) = execute_counting(&plan, &context(counted.clone(), false)).unwrap();
+        assert!(df.equals_missing(&expected), "{df}\n{expected}");
+        let limit = counted.statistics().peak_bytes;
+        for _ in 0..3 {
+            let limited = Arc::new(LimitResource::new(pool(), limit));
+            let (df, _) = execute_counting(&plan, &context(limited, true)).unwrap();
+            assert!(df.equals_missing(&expected), "{df}\n{expected}");
         }
     }
 
