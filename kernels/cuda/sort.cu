@@ -59,7 +59,7 @@ SORTABLE(double, u64, f64)
 constexpr u32 kDigits = 256;
 
 // The keys a tile holds in shared memory (16 KiB of keys and their 32-bit
-// rows): 4,096 of 32 bits, 2,048 of 64.
+// rows): 4,096 of 32 bits, 2,048 of 64. (ops.rs: SORT_TILE_BYTES.)
 template <typename U>
 struct SortTile {
     static constexpr u32 kKeys = 16384 / sizeof(U);
@@ -191,7 +191,7 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
             u64 word;
             while ((word = atomicAdd(&status[t * kDigits + d], 0ull)) == 0) SPIN_WAIT();
             before += word & kCountBits;
-            if ((word >> 62) == 2) break;
+            if ((word & ~kCountBits) == kTilePrefix) break;
         }
         atomicExch(&status[tile * kDigits + d], kTilePrefix | (before + count));
     }
@@ -248,6 +248,7 @@ __device__ __forceinline__ void digit_counts(const U* keys, u64 n, u32 passes, u
 
 // The most keys radix_block_sort takes: two copies of them and their rows
 // in shared memory, 12 or 16 KiB each (2,048 keys of 32 bits, 1,024 of 64).
+// (ops.rs: BLOCK_SORT_BYTES.)
 template <typename U>
 struct BlockSort {
     static constexpr u32 kKeys = 8192 / sizeof(U);

@@ -306,18 +306,21 @@ sort_key!(i32 => sortable_keys_i32, false, u32 => sortable_keys_u32, false,
     i64 => sortable_keys_i64, true, u64 => sortable_keys_u64, true,
     f32 => sortable_keys_f32, false, f64 => sortable_keys_f64, true);
 
+/// Keys a tile of a radix pass holds, in bytes: its shared copy of the
+/// tile (`SortTile` in sort.cu).
+const SORT_TILE_BYTES: usize = 16384;
+/// Keys the one-block radix sort takes at most, in bytes (`BlockSort` in
+/// sort.cu).
+const BLOCK_SORT_BYTES: usize = 8192;
+
 /// The kernels of LSD radix passes over one key width.
 #[derive(Clone, Copy)]
 struct Radix {
     digits: Kernel,
     onesweep: Kernel,
-    /// Keys per tile of a pass: what its shared copy of a tile holds
-    /// (`SortTile` in sort.cu: 16 KiB of keys).
-    tile: u64,
-    /// The whole sort in one launch, for at most `block_keys` keys
-    /// (`BlockSort` in sort.cu).
+    /// The whole sort in one launch, for at most [`BLOCK_SORT_BYTES`] of
+    /// keys.
     block_sort: Kernel,
-    block_keys: u64,
     /// Keys from which the digit counts are read back, to skip the passes
     /// that would move nothing: below, the read-back costs more than the
     /// launches it may save. 32-bit keys: from 2^16. 64-bit keys: every
@@ -329,18 +332,14 @@ struct Radix {
 const RADIX_U32: Radix = Radix {
     digits: ids::radix_digit_counts_u32,
     onesweep: ids::radix_onesweep_u32,
-    tile: 4096,
     block_sort: ids::radix_block_sort_u32,
-    block_keys: 2048,
     skip_from: 1 << 16,
 };
 
 const RADIX_U64: Radix = Radix {
     digits: ids::radix_digit_counts_u64,
     onesweep: ids::radix_onesweep_u64,
-    tile: 2048,
     block_sort: ids::radix_block_sort_u64,
-    block_keys: 1024,
     skip_from: 0,
 };
 
@@ -789,8 +788,8 @@ impl Ops<'_> {
     }
 
     /// LSD radix passes over the low `bits` of `keys`, moving `payload` along.
-    /// Up to `Radix::block_keys` keys, the whole sort is one launch of one
-    /// block (`radix_block_sort`). Otherwise the digits of every pass are
+    /// Up to [`BLOCK_SORT_BYTES`] of keys, the whole sort is one launch of
+    /// one block (`radix_block_sort`). Otherwise the digits of every pass are
     /// counted first (one launch), then each pass is one launch
     /// (`radix_onesweep`). From `Radix::skip_from` keys on, the counts are
     /// read back, and a pass whose digit is the same for every key is
@@ -807,7 +806,8 @@ impl Ops<'_> {
             return Ok(payload);
         }
         let passes = bits.div_ceil(8);
-        if n <= radix.block_keys {
+        let key_bytes = size_of::<K>() as u64;
+        if n * key_bytes <= BLOCK_SORT_BYTES as u64 {
             // Every pass in one launch, skipping the trivial ones on the
             // device.
             let sorted = self.zeroed::<u32>(n as usize)?;
@@ -839,7 +839,7 @@ impl Ops<'_> {
                 return Ok(payload);
             }
         }
-        let tiles = n.div_ceil(radix.tile);
+        let tiles = (n * key_bytes).div_ceil(SORT_TILE_BYTES as u64);
         let per_tile = Self::per_tile(tiles, "sort")?;
         let mut keys_out = self.zeroed::<K>(n as usize)?;
         let mut payload_out = self.zeroed::<u32>(n as usize)?;
