@@ -26,9 +26,10 @@ pub struct ExecContext {
     /// `None`: everything runs on `stream`.
     pub side_stream: Option<Stream>,
     /// A stream for uploads made ahead of their use: a plan's in-memory
-    /// inputs after the first are uploaded on it by a host thread while the
-    /// executor computes, each handed to `stream` through an event (see
-    /// `PREFETCH_VAR`). `None`: inputs upload when the executor reaches them.
+    /// inputs (when it has two or more) are uploaded on it by a host thread,
+    /// one ahead of the executor, while the executor computes, each handed
+    /// to `stream` through an event (see `PREFETCH_VAR`). `None`: inputs
+    /// upload when the executor reaches them.
     pub copy_stream: Option<Stream>,
 }
 

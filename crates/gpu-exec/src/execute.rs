@@ -1556,7 +1556,7 @@ fn scans_in_order(root: &PlanNode) -> Vec<(usize, &DataFrame, &[usize])> {
     ) {
         match node {
             PlanNode::DataFrameScan { df, projection, .. } => {
-                out.push((std::ptr::from_ref(node) as usize, df, projection));
+                out.push((scan_key(node), df, projection));
             }
             PlanNode::Cache { id, .. } if !seen.insert(id) => {}
             _ => {
@@ -1569,6 +1569,12 @@ fn scans_in_order(root: &PlanNode) -> Vec<(usize, &DataFrame, &[usize])> {
     let mut out = Vec::new();
     walk(root, &mut HashSet::new(), &mut out);
     out
+}
+
+/// The key of an in-memory scan among the uploads made ahead: its node's
+/// address, the same for the plan's walk and the executor's.
+fn scan_key(node: &PlanNode) -> usize {
+    std::ptr::from_ref(node) as usize
 }
 
 /// How many times each shared subplan (`PlanNode::Cache`, by id) is used.
@@ -1759,8 +1765,10 @@ impl Executor<'_> {
     fn run_node(&self, node: &PlanNode) -> Result<DeviceFrame, ExecError> {
         match node {
             PlanNode::DataFrameScan { df, projection, .. } => {
-                let key = std::ptr::from_ref(node) as usize;
-                match self.uploads.and_then(|uploads| uploads.take(key)) {
+                match self
+                    .uploads
+                    .and_then(|uploads| uploads.take(scan_key(node)))
+                {
                     Some((mut frame, made)) => {
                         for column in &mut frame.columns {
                             column.move_to_stream(&self.ctx.stream, Some(&made))?;
@@ -6004,26 +6012,55 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use gpu_runtime::Device;
     use gpu_runtime::memory::{
         LimitResource, MemoryResource, PoolOptions, PoolResource, StatisticsResource,
     };
-    use ir_lower::{BinaryOp, GpuDtype, GpuExpr, GpuPlan, OutputColumn, PlanNode, Scalar};
+    use gpu_runtime::{Device, WorkCounts};
+    use ir_lower::{
+        BinaryOp, GpuDtype, GpuExpr, GpuPlan, OutputColumn, OutputSchema, PlanNode, Scalar,
+    };
     use polars::prelude::{DataFrame, df};
 
-    use gpu_runtime::WorkCounts;
-
     use super::{ExecContext, Profile, ProfiledNode, execute_counting};
+
+    /// A context on `device` with `memory`, a side stream, and a copy
+    /// stream when asked.
+    fn context(device: &Device, memory: Arc<dyn MemoryResource>, copy_stream: bool) -> ExecContext {
+        ExecContext {
+            memory,
+            stream: device.create_stream().unwrap(),
+            side_stream: Some(device.create_stream().unwrap()),
+            copy_stream: copy_stream.then(|| device.create_stream().unwrap()),
+        }
+    }
+
+    fn pool(device: &Arc<Device>) -> Arc<dyn MemoryResource> {
+        Arc::new(PoolResource::new(device.clone(), PoolOptions::default()).unwrap())
+    }
+
+    /// The output of a frame of two columns, an Int64 `k` and `second`.
+    fn k_and(second: (&str, GpuDtype)) -> OutputSchema {
+        [("k", GpuDtype::Int64), second]
+            .into_iter()
+            .map(|(name, dtype)| OutputColumn {
+                name: name.into(),
+                dtype,
+            })
+            .collect()
+    }
+
+    /// A scan of both columns of `df`.
+    fn scan(df: &DataFrame, schema: &OutputSchema) -> PlanNode {
+        PlanNode::DataFrameScan {
+            df: Arc::new(df.clone()),
+            projection: vec![0, 1],
+            schema: schema.clone(),
+        }
+    }
 
     #[test]
     fn a_plans_inputs_upload_ahead_on_the_copy_stream() {
         let device = Arc::new(Device::under_test(1 << 30).expect("the device under test"));
-        let context = |copy_stream: bool| ExecContext {
-            memory: Arc::new(PoolResource::new(device.clone(), PoolOptions::default()).unwrap()),
-            stream: device.create_stream().unwrap(),
-            side_stream: Some(device.create_stream().unwrap()),
-            copy_stream: copy_stream.then(|| device.create_stream().unwrap()),
-        };
         let n = 50_000;
         let frame = |step: i64| {
             df!(
@@ -6033,28 +6070,12 @@ mod tests {
             .unwrap()
         };
         let frames = [frame(7), frame(11), frame(13)];
-        let schema = vec![
-            OutputColumn {
-                name: "k".into(),
-                dtype: GpuDtype::Int64,
-            },
-            OutputColumn {
-                name: "s".into(),
-                dtype: GpuDtype::String,
-            },
-        ];
+        let schema = k_and(("s", GpuDtype::String));
         // A union of three in-memory frames: the first input on the
         // executor's stream, the others on its side stream.
         let plan = GpuPlan {
             root: PlanNode::Union {
-                inputs: frames
-                    .iter()
-                    .map(|df| PlanNode::DataFrameScan {
-                        df: Arc::new(df.clone()),
-                        projection: vec![0, 1],
-                        schema: schema.clone(),
-                    })
-                    .collect(),
+                inputs: frames.iter().map(|df| scan(df, &schema)).collect(),
                 slice: None,
                 schema: schema.clone(),
             },
@@ -6065,7 +6086,8 @@ mod tests {
         // Three scans, each made by the copy stream's worker and waited for
         // there; without a copy stream, by the executor.
         for (copy_stream, ahead) in [(true, 3), (false, 0)] {
-            let (df, uploaded_ahead) = execute_counting(&plan, &context(copy_stream)).unwrap();
+            let context = context(&device, pool(&device), copy_stream);
+            let (df, uploaded_ahead) = execute_counting(&plan, &context).unwrap();
             assert!(df.equals_missing(&expected), "{df}\n{expected}");
             assert_eq!(uploaded_ahead, ahead, "copy stream: {copy_stream}");
         }
@@ -6090,21 +6112,7 @@ mod tests {
             .unwrap()
         };
         let (a, b) = (frame(400_000, 7), frame(50_000, 11));
-        let schema = vec![
-            OutputColumn {
-                name: "k".into(),
-                dtype: GpuDtype::Int64,
-            },
-            OutputColumn {
-                name: "v".into(),
-                dtype: GpuDtype::Int64,
-            },
-        ];
-        let scan = |df: &DataFrame| PlanNode::DataFrameScan {
-            df: Arc::new(df.clone()),
-            projection: vec![0, 1],
-            schema: schema.clone(),
-        };
+        let schema = k_and(("v", GpuDtype::Int64));
         let kept = GpuExpr::column(0, "k", GpuDtype::Int64).binary(
             BinaryOp::GtEq,
             GpuExpr::literal(Scalar::Int(0), GpuDtype::Int64),
@@ -6114,11 +6122,11 @@ mod tests {
             root: PlanNode::Union {
                 inputs: vec![
                     PlanNode::Filter {
-                        input: Box::new(scan(&a)),
+                        input: Box::new(scan(&a, &schema)),
                         predicate: kept,
                         schema: schema.clone(),
                     },
-                    scan(&b),
+                    scan(&b, &schema),
                 ],
                 slice: None,
                 schema: schema.clone(),
@@ -6126,24 +6134,15 @@ mod tests {
         };
         let mut expected = a.clone();
         expected.vstack_mut(&b).unwrap();
-        let pool = || -> Arc<dyn MemoryResource> {
-            Arc::new(PoolResource::new(device.clone(), PoolOptions::default()).unwrap())
-        };
-        let context = |memory: Arc<dyn MemoryResource>, copy_stream: bool| ExecContext {
-            memory,
-            stream: device.create_stream().unwrap(),
-            side_stream: Some(device.create_stream().unwrap()),
-            copy_stream: copy_stream.then(|| device.create_stream().unwrap()),
-        };
         // The most the plan holds with each input uploaded when reached:
         // the limit.
-        let counted = Arc::new(StatisticsResource::new(pool()));
-        let (df, _) = execute_counting(&plan, &context(counted.clone(), false)).unwrap();
+        let counted = Arc::new(StatisticsResource::new(pool(&device)));
+        let (df, _) = execute_counting(&plan, &context(&device, counted.clone(), false)).unwrap();
         assert!(df.equals_missing(&expected), "{df}\n{expected}");
         let limit = counted.statistics().peak_bytes;
         for _ in 0..3 {
-            let limited = Arc::new(LimitResource::new(pool(), limit));
-            let (df, _) = execute_counting(&plan, &context(limited, true)).unwrap();
+            let limited = Arc::new(LimitResource::new(pool(&device), limit));
+            let (df, _) = execute_counting(&plan, &context(&device, limited, true)).unwrap();
             assert!(df.equals_missing(&expected), "{df}\n{expected}");
         }
     }

@@ -6,9 +6,10 @@
 //! at most `ahead` of them waiting at a time, so that an upload (host-side
 //! conversion, staging, copies) overlaps the compute that comes before its
 //! use instead of following it. The hand-over never changes a result: an
-//! input the worker has not started, or failed to make, the executor makes
-//! itself, exactly as without a worker; one the worker is making, the
-//! executor waits for.
+//! input the worker will not reach (it is paused on inputs made ahead and
+//! not taken, or stopped), or failed to make, the executor makes itself,
+//! exactly as without a worker; one the worker is making, or is on its way
+//! to, the executor waits for.
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -17,7 +18,8 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 /// Where one input stands.
 enum Slot<T> {
     /// Not started: the worker makes it when its turn comes, unless the
-    /// executor asks for it first (and then makes it itself).
+    /// executor asks for it while the worker cannot reach it (and then
+    /// makes it itself).
     Waiting,
     /// The worker is making it.
     Making,

@@ -612,10 +612,14 @@ mod tests {
     use super::*;
 
     fn slow_write(stream: &Stream, cell: &Arc<AtomicU64>, value: u64) {
+        write_after(stream, cell, value, Duration::from_millis(50));
+    }
+
+    fn write_after(stream: &Stream, cell: &Arc<AtomicU64>, value: u64, delay: Duration) {
         let cell = cell.clone();
         stream
             .enqueue(move || {
-                std::thread::sleep(Duration::from_millis(50));
+                std::thread::sleep(delay);
                 cell.store(value, Ordering::SeqCst);
             })
             .unwrap();
@@ -664,12 +668,7 @@ mod tests {
         slow_write(&a, &made, 7);
         let ready = Event::new();
         ready.record(&a).unwrap();
-        let later_write = later.clone();
-        a.enqueue(move || {
-            std::thread::sleep(Duration::from_millis(400));
-            later_write.store(9, Ordering::SeqCst);
-        })
-        .unwrap();
+        write_after(&a, &later, 9, Duration::from_millis(400));
         buffer.move_to_stream_after(&b, &ready).unwrap();
         assert_eq!(buffer.stream().id(), b.id());
         let (seen, seen_later) = (read_on(&b, &made), read_on(&b, &later));
