@@ -6,16 +6,22 @@
 // a block that has started, and waiting on it cannot deadlock), loads the
 // tile coalesced through shared memory, and publishes the tile's total
 // (status 1) at once. The first warp then looks back over the tiles before,
-// 32 at a time, summing totals until it meets a tile whose inclusive prefix
-// is published (status 2), and publishes its own inclusive prefix. Elements
-// are read once and written once. `status` has one word per tile plus the
+// kLookBack at a time, summing totals until it meets a tile whose inclusive
+// prefix is published (status 2), and publishes its own inclusive prefix.
+// Elements are read once and written once. A prefix reaches the tiles after
+// it at kLookBack tiles per round of look-back, which is what bounds a
+// scan's speed on a GPU, so tiles are large and the window wide. `status` has one word per tile plus the
 // tile counter, all zero before the launch; `totals` and `prefixes` one
 // value per tile.
 #include "kernel_common.cuh"
 
 constexpr u32 kScanBlock = 256;
-constexpr u32 kScanItems = 8;
+constexpr u32 kScanItems = 16;
 constexpr u32 kScanTile = kScanBlock * kScanItems;
+// Tiles a look-back round reads: kLookBackRows per lane of a warp, all in
+// flight at once.
+constexpr u32 kLookBackRows = 4;
+constexpr u32 kLookBack = 32 * kLookBackRows;
 
 // A value another block published: read past the incoherent L1.
 template <typename A>
@@ -33,33 +39,49 @@ __device__ __forceinline__ void publish(u32* status, A* values, u64 t, A value, 
 }
 
 // The sum of the tiles before `tile` (called by the whole first warp; the
-// result is valid in every lane). Each round reads the status of the 32
-// tiles before `end`, waits until all have published something, then adds
-// the totals down to the nearest inclusive prefix (itself included), or all
-// 32 totals and goes on before them.
+// result is valid in every lane). Each round reads the status of the
+// kLookBack tiles before `end` (lane l reads tiles end - 1 - l - 32 k),
+// waits until all have published something, then adds the totals down to
+// the nearest inclusive prefix (itself included), or all of them and goes
+// on before them.
 template <typename A>
 __device__ __forceinline__ A look_back(u32* status, const A* totals, const A* prefixes, u64 tile) {
     const u32 lane = threadIdx.x % 32;
     A prefix = A(0);
     i64 end = static_cast<i64>(tile);
     for (;;) {
-        const i64 t = end - 1 - static_cast<i64>(lane);
-        // Before the first tile: an inclusive prefix of zero.
-        const u32 state = t >= 0 ? atomicAdd(&status[t], 0u) : 2u;
-        if (__any_sync(FULL_MASK, state == 0)) {
+        u32 state[kLookBackRows];
+        bool waiting = false;
+        UNROLL
+        for (u32 k = 0; k < kLookBackRows; ++k) {
+            const i64 t = end - 1 - static_cast<i64>(lane + 32 * k);
+            // Before the first tile: an inclusive prefix of zero.
+            state[k] = t >= 0 ? load_published(&status[t]) : 2u;
+            waiting = waiting || state[k] == 0;
+        }
+        if (__any_sync(FULL_MASK, waiting)) {
             SPIN_WAIT();
             continue;
         }
         __threadfence();
-        A value = t < 0 ? A(0) : state == 2 ? load_published(&prefixes[t]) : load_published(&totals[t]);
-        const u32 inclusive = __ballot_sync(FULL_MASK, state == 2);
-        if (inclusive != 0 && lane > static_cast<u32>(__ffs(static_cast<int>(inclusive)) - 1)) {
-            value = A(0);
+        UNROLL
+        for (u32 k = 0; k < kLookBackRows; ++k) {
+            const i64 t = end - 1 - static_cast<i64>(lane + 32 * k);
+            A value = t < 0          ? A(0)
+                      : state[k] == 2 ? load_published(&prefixes[t])
+                                      : load_published(&totals[t]);
+            const u32 inclusive = __ballot_sync(FULL_MASK, state[k] == 2);
+            if (inclusive != 0 &&
+                lane > static_cast<u32>(__ffs(static_cast<int>(inclusive)) - 1)) {
+                value = A(0);
+            }
+            for (int delta = 16; delta > 0; delta /= 2) {
+                value += __shfl_xor_sync(FULL_MASK, value, delta);
+            }
+            prefix += value;
+            if (inclusive != 0) return prefix;
         }
-        for (int delta = 16; delta > 0; delta /= 2) value += __shfl_xor_sync(FULL_MASK, value, delta);
-        prefix += value;
-        if (inclusive != 0) return prefix;
-        end -= 32;
+        end -= kLookBack;
     }
 }
 
@@ -81,6 +103,7 @@ __device__ __forceinline__ void scan_single_pass(const T* in, u64 n, A* out, boo
     __syncthreads();
     const u64 tile = tile_number;
     const u64 base = tile * kScanTile;
+    UNROLL
     for (u32 k = 0; k < kScanItems; ++k) {
         const u32 local = k * kScanBlock + threadIdx.x;
         const u64 i = base + local;
@@ -89,6 +112,7 @@ __device__ __forceinline__ void scan_single_pass(const T* in, u64 n, A* out, boo
     __syncthreads();
     A items[kScanItems];
     A sum = A(0);
+    UNROLL
     for (u32 k = 0; k < kScanItems; ++k) {
         items[k] = exchange[scan_slot(threadIdx.x * kScanItems + k)];
         sum += items[k];
@@ -108,12 +132,14 @@ __device__ __forceinline__ void scan_single_pass(const T* in, u64 n, A* out, boo
     }
     __syncthreads();
     running += tile_prefix;
+    UNROLL
     for (u32 k = 0; k < kScanItems; ++k) {
         const A next = running + items[k];
         exchange[scan_slot(threadIdx.x * kScanItems + k)] = inclusive ? next : running;
         running = next;
     }
     __syncthreads();
+    UNROLL
     for (u32 k = 0; k < kScanItems; ++k) {
         const u32 local = k * kScanBlock + threadIdx.x;
         const u64 i = base + local;

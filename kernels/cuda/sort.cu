@@ -130,16 +130,21 @@ __device__ __forceinline__ void place_chunk(U key, u32 row, bool inside, u32 shi
 
 // One pass over the 8-bit digit at `shift` (Adinets and Merrill's
 // "onesweep"): a block of kDigits threads takes the next tile number from
-// a counter (status[tiles * kDigits]), holds the tile's keys in registers,
-// counts its digits, and publishes each digit's count at once
-// (status[tile * kDigits + digit]); thread d then looks back over the
-// tiles before for digit d, adding their counts until one has published
-// its prefix, and publishes its own. A key's place is every key of a lower
-// digit (from `digit_counts`, this pass's counts over the whole input:
-// counts[shift / 8 * kDigits + digit]), plus its digit's keys in the tiles
-// before, plus its rank in the tile. The tile is first sorted by the digit
-// in shared memory, kDigits keys at a time (place_chunk), and then written
-// out in that order, so each digit's run goes to consecutive places.
+// a counter (status[tiles * kDigits]) and ranks the tile's keys warp by
+// warp: warp w holds the w-th eighth of the tile in registers, 32 keys a
+// round, and ranks each key among the keys of its digit that come before
+// it in that eighth (the lanes of the round sharing its digit, found with
+// eight ballots, after the warp's count of the digit so far). The warps'
+// counts give the tile's count of each digit, which the block publishes
+// at once (status[tile * kDigits + digit]); thread d then looks back over
+// the tiles before for digit d, adding their counts until one has
+// published its prefix, and publishes its own. A key's place is every key
+// of a lower digit (from `digit_counts`, this pass's counts over the whole
+// input: counts[shift / 8 * kDigits + digit]), plus its digit's keys in the
+// tiles before, plus its rank in the tile. The tile is first put in digit
+// order in shared memory and then written out in that order, so each
+// digit's run goes to consecutive places. Equal digits keep their order
+// (stable): within a warp by round and lane, between warps by warp.
 //
 // Launch exactly ceil(n / SortTile<U>::kKeys) blocks of kDigits threads,
 // with `status` (kDigits per tile, plus the counter) all zero. Every tile
@@ -150,38 +155,70 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
                                               const u32* digit_counts, u64* status, U* keys_out,
                                               u32* rows_out) {
     constexpr u32 kTile = SortTile<U>::kKeys;
-    constexpr u32 kChunks = kTile / kDigits;
+    constexpr u32 kWarps = kDigits / 32;
+    // Keys per lane: the rounds of each warp.
+    constexpr u32 kRounds = kTile / kDigits;
     __shared__ U tile_keys[kTile];
     __shared__ u32 tile_rows[kTile];
     // Where each digit's keys go in the output, and where its run starts
-    // in the tile's shared copy; the tile's count of each digit, then how
-    // many of its keys are placed so far.
+    // in the tile's shared copy.
     __shared__ u64 out_start[kDigits];
     __shared__ u32 run_start[kDigits];
-    __shared__ u32 placed[kDigits];
-    __shared__ WarpCounts warp_counts;
+    // warp_counts[w][d]: warp w's keys of digit d ranked so far; then where
+    // they start in the tile's run of digit d.
+    __shared__ u32 warp_counts[kWarps][kDigits];
     __shared__ u64 tile_number;
     // Another block size would leave the poisoned output of a test unwritten.
     if (blockDim.x != kDigits) return;
-    const u32 d = threadIdx.x;
+    const u32 d = threadIdx.x, lane = d % 32, warp = d / 32;
     const u64 tiles = (n + kTile - 1) / kTile;
     if (d == 0) tile_number = atomicAdd(&status[tiles * kDigits], 1ull);
-    placed[d] = 0;
-    clear(warp_counts);
+    UNROLL
+    for (u32 w = 0; w < kWarps; ++w) warp_counts[w][d] = 0;
     __syncthreads();
     const u64 tile = tile_number;
     if (tile >= tiles) return;
     const u64 begin = tile * kTile;
     const u64 end = begin + kTile < n ? begin + kTile : n;
-    U mine[kChunks];
+    const bool full = end - begin == kTile;
+    const u64 first = begin + warp * (kRounds * 32) + lane;
+    U mine[kRounds];
     UNROLL
-    for (u32 c = 0; c < kChunks; ++c) {
-        const u64 i = begin + c * kDigits + d;
-        mine[c] = i < end ? keys[i] : U(0);
-        if (i < end) atomicAdd(&placed[static_cast<u32>(mine[c] >> shift) & 0xffu], 1u);
+    for (u32 r = 0; r < kRounds; ++r) {
+        const u64 i = first + r * 32;
+        mine[r] = i < end ? keys[i] : U(0);
+    }
+    const u32 lanes_below = (1u << lane) - 1u;
+    u32 rank[kRounds];
+    UNROLL
+    for (u32 r = 0; r < kRounds; ++r) {
+        // The rounds past the end (in the last tile) rank nothing.
+        if (first - lane + r * 32 >= end) break;
+        const bool inside = first + r * 32 < end;
+        const u32 digit = static_cast<u32>(mine[r] >> shift) & 0xffu;
+        u32 peers = full ? 0xffffffffu : __ballot_sync(0xffffffffu, inside);
+        UNROLL
+        for (u32 bit = 0; bit < 8; ++bit) {
+            const u32 votes = __ballot_sync(0xffffffffu, (digit >> bit) & 1u);
+            peers &= ((digit >> bit) & 1u) != 0 ? votes : ~votes;
+        }
+        const u32 base = inside ? warp_counts[warp][digit] : 0u;
+        __syncwarp();
+        if (inside && (peers & lanes_below) == 0) {
+            warp_counts[warp][digit] = base + static_cast<u32>(__popc(peers));
+        }
+        __syncwarp();
+        rank[r] = base + static_cast<u32>(__popc(peers & lanes_below));
     }
     __syncthreads();
-    const u32 count = placed[d];
+    // The tile's count of digit d, and where each warp's keys of it start.
+    u32 count = 0;
+    UNROLL
+    for (u32 w = 0; w < kWarps; ++w) {
+        const u32 of_warp = warp_counts[w][d];
+        warp_counts[w][d] = count;
+        count += of_warp;
+    }
     u64 before = 0;
     if (tile == 0) {
         atomicExch(&status[d], kTilePrefix | count);
@@ -189,7 +226,10 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
         atomicExch(&status[tile * kDigits + d], kTileTotal | count);
         for (u64 t = tile; t-- > 0;) {
             u64 word;
-            while ((word = atomicAdd(&status[t * kDigits + d], 0ull)) == 0) SPIN_WAIT();
+            // A plain read past the incoherent L1 (the count is in the word).
+            while ((word = *const_cast<const volatile u64*>(&status[t * kDigits + d])) == 0) {
+                SPIN_WAIT();
+            }
             before += word & kCountBits;
             if ((word & ~kCountBits) == kTilePrefix) break;
         }
@@ -200,19 +240,19 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
     out_start[d] = block_inclusive_sum<u64>(global, &all) - global + before;
     u32 tile_keys_total;
     run_start[d] = block_inclusive_sum<u32>(count, &tile_keys_total) - count;
-    placed[d] = 0;
     __syncthreads();
-    // The chunks that hold keys (all but in the last tile); the same for
-    // every thread, so the ballots and barriers stay uniform.
-    const u64 chunks = (end - begin + kDigits - 1) / kDigits;
+    // Into shared memory in digit order.
     UNROLL
-    for (u32 c = 0; c < kChunks; ++c) {
-        if (c == chunks) break;
-        const u64 i = begin + c * kDigits + d;
-        const bool inside = i < end;
-        place_chunk<U>(mine[c], inside ? rows[i] : 0u, inside, shift, run_start, placed,
-                       warp_counts, tile_keys, tile_rows);
+    for (u32 r = 0; r < kRounds; ++r) {
+        const u64 i = first + r * 32;
+        if (i < end) {
+            const u32 digit = static_cast<u32>(mine[r] >> shift) & 0xffu;
+            const u32 slot = run_start[digit] + warp_counts[warp][digit] + rank[r];
+            tile_keys[slot] = mine[r];
+            tile_rows[slot] = rows[i];
+        }
     }
+    __syncthreads();
     // Out in the tile's sorted order: slot j of digit d's run goes j places
     // after the digit's start.
     for (u32 j = d; j < end - begin; j += kDigits) {
@@ -321,7 +361,7 @@ __device__ __forceinline__ void block_sort(const U* keys, const u32* rows, u32 n
         digit_counts<U>(keys, n, passes, counts);                                            \
     }                                                                                        \
     EMU_KERNEL(radix_digit_counts_##suffix)                                                  \
-    extern "C" __global__ void radix_onesweep_##suffix(                                     \
+    extern "C" __global__ void __launch_bounds__(kDigits, 3) radix_onesweep_##suffix(       \
         const U* keys, const u32* rows, u64 n, u32 shift, const u32* digit_counts,           \
         u64* status, U* keys_out, u32* rows_out) {                                           \
         onesweep_pass<U>(keys, rows, n, shift, digit_counts, status, keys_out, rows_out);    \

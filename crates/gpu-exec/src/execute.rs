@@ -1810,8 +1810,7 @@ impl Executor<'_> {
                 let Groups { first_rows, .. } = self.groups(&frame, &[key])?;
                 let first_rows = if maintain_order {
                     // In the order of first appearance.
-                    let order =
-                        ops.sort_by(ops.rows(first_rows.len())?, &first_rows, None, false, false)?;
+                    let order = ops.sorted_rows(&first_rows, None, false, false)?;
                     ops.gather(&first_rows, None, &ops.widen(&order)?)?.0
                 } else {
                     first_rows
@@ -1955,7 +1954,7 @@ impl Executor<'_> {
                         .filter(|expr| !is_column(expr)),
                 )?;
                 let mut computed_index = computed.columns.len();
-                let mut permutation = ops.rows(frame.height)?;
+                let mut permutation = None;
                 for key in keys.iter().rev() {
                     let words = if is_column(&key.expr) {
                         self.key_words(&frame, &key.expr, "sorting by")?
@@ -1964,9 +1963,14 @@ impl Executor<'_> {
                         let column = column_ref(computed_index, key.expr.dtype);
                         self.key_words(&computed, &column, "sorting by")?
                     };
-                    permutation =
-                        self.sort_by_key(permutation, &words, key.descending, key.nulls_last)?;
+                    permutation = Some(self.sort_by_key(
+                        permutation,
+                        &words,
+                        key.descending,
+                        key.nulls_last,
+                    )?);
                 }
+                let permutation = permutation.map_or_else(|| ops.rows(frame.height), Ok)?;
                 let mut indices = ops.widen(&permutation)?;
                 if let Some(slice) = slice {
                     let range = self.slice_rows(frame.height, *slice)?;
@@ -4015,7 +4019,7 @@ impl Executor<'_> {
         if !maintain_order {
             return Ok(rows);
         }
-        let order = ops.sort_by(ops.rows(rows.len())?, &rows, None, false, false)?;
+        let order = ops.sorted_rows(&rows, None, false, false)?;
         Ok(ops.gather(&rows, None, &ops.widen(&order)?)?.0)
     }
 
@@ -4054,7 +4058,7 @@ impl Executor<'_> {
             KeyWords::Words(words, _) => words.first().map_or(0, DeviceBuffer::len),
         };
         let group_ids = ops.segment_ids(starts, n)?;
-        let by_value = self.sort_by_key(ops.rows(n)?, key, false, false)?;
+        let by_value = self.sort_by_key(None, key, false, false)?;
         // Stable: each group keeps its positions, now in value order.
         let order = ops.widen(&ops.sort_by(by_value, &group_ids, None, false, false)?)?;
         Ok((order, group_ids))
@@ -4799,10 +4803,11 @@ impl Executor<'_> {
         let ops = self.ops();
         let n = frame.height;
         let words = self.sort_words(frame, keys)?;
-        let mut permutation = ops.rows(n)?;
+        let mut permutation = None;
         for (key, &(_, descending, nulls_last)) in words.iter().zip(keys).rev() {
-            permutation = self.sort_by_key(permutation, key, descending, nulls_last)?;
+            permutation = Some(self.sort_by_key(permutation, key, descending, nulls_last)?);
         }
+        let permutation = permutation.map_or_else(|| ops.rows(n), Ok)?;
         let sorted_rows = ops.widen(&permutation)?;
         let flags = ops.group_flags(n)?;
         for key in words.iter().take(marked) {
@@ -4933,15 +4938,21 @@ impl Executor<'_> {
         }
     }
 
-    /// One key of a stable multi-key sort (see `Ops::sort_by`).
+    /// One key of a stable multi-key sort (see `Ops::sort_by`), from
+    /// `permutation`, or from the rows in order where that is `None` (the
+    /// first key sorted: `Ops::sorted_rows` reads the key as it is).
     fn sort_by_key(
         &self,
-        permutation: DeviceBuffer<u32>,
+        permutation: Option<DeviceBuffer<u32>>,
         key: &KeyWords<'_>,
         descending: bool,
         nulls_last: bool,
     ) -> Result<DeviceBuffer<u32>, ExecError> {
         let ops = self.ops();
+        let by = |permutation: Option<DeviceBuffer<u32>>, values, validity| match permutation {
+            Some(permutation) => ops.sort_by(permutation, values, validity, descending, nulls_last),
+            None => ops.sorted_rows(values, validity, descending, nulls_last),
+        };
         let column = match key {
             KeyWords::Column(column) => column,
             KeyWords::Words(words, validity) => {
@@ -4949,16 +4960,21 @@ impl Executor<'_> {
                 let mut permutation = permutation;
                 for (i, word) in words.iter().enumerate().rev() {
                     let validity = if i == 0 { *validity } else { None };
-                    permutation =
-                        ops.sort_by(permutation, word, validity, descending, nulls_last)?;
+                    permutation = Some(by(permutation, word, validity)?);
                 }
-                return Ok(permutation);
+                return permutation
+                    .ok_or_else(|| ExecError::Unsupported("a text sort key of no words".into()));
             }
         };
         let validity = column.validity();
         macro_rules! by {
             ($values:expr) => {
-                ops.sort_by(permutation, $values, validity, descending, nulls_last)?
+                match permutation {
+                    Some(permutation) => {
+                        ops.sort_by(permutation, $values, validity, descending, nulls_last)?
+                    }
+                    None => ops.sorted_rows($values, validity, descending, nulls_last)?,
+                }
             };
         }
         Ok(match column.values() {
@@ -5196,13 +5212,12 @@ impl Executor<'_> {
             .ok_or_else(|| ExecError::Unsupported("an inner join gave no right rows".into()))?;
         // Unmatched rows pair with a right row past the end: nulls.
         let nulls = ops.iota(unmatched.len(), n_right as i64)?;
-        let total = matched.left.len() + unmatched.len();
         let (left, right) = (
             self.concat_indices(&matched.left, &unmatched)?,
             self.concat_indices(right_rows, &nulls)?,
         );
         // By left row, stably: each row's matches keep the right order.
-        let order = ops.widen(&ops.sort_by(ops.rows(total)?, &left, None, false, false)?)?;
+        let order = ops.widen(&ops.sorted_rows(&left, None, false, false)?)?;
         Ok(JoinIndices {
             left: ops.gather(&left, None, &order)?.0,
             right: Some(ops.gather(&right, None, &order)?.0),

@@ -108,7 +108,12 @@ fn main() {
         primitive("group sum: one group (u32)", 4 * n),
         primitive("scan: exclusive (i64)", 16 * n),
         primitive("compaction (half of rows)", n / 8 + 4 * n),
+        // The rows in the order of the keys: the radix passes with the row
+        // numbers as payload (`Ops::sorted_rows`).
         primitive("radix sort (u32 keys)", 8 * n),
+        // A sort key after the first (`Ops::sort_by`): the keys read
+        // through the permutation so far, then the same passes.
+        primitive("sort_by (u32, permuted)", 8 * n),
         // The host link, through the staging blocks as every column goes.
         primitive("upload (host to device)", 4 * n),
         primitive("download (device to host)", 4 * n),
@@ -130,11 +135,12 @@ fn main() {
                     2 => ops.segment_sum(&keys, None, &one_group).map(drop),
                     3 => ops.exclusive_scan_i64(&wide).map(drop),
                     4 => ops.filter_indices(&bits, None, elements).map(drop),
-                    5 => {
+                    5 => ops.sorted_rows(&keys, None, false, false).map(drop),
+                    6 => {
                         let rows = ops.rows(elements)?;
                         ops.sort_by(rows, &keys, None, false, false).map(drop)
                     }
-                    6 => uploaded.copy_from_host(&host_keys),
+                    7 => uploaded.copy_from_host(&host_keys),
                     _ => keys.to_host().map(drop),
                 })
             })
@@ -155,7 +161,7 @@ fn main() {
     for entry in &table {
         let seconds = median(&entry.samples);
         let rate = entry.bytes as f64 / seconds;
-        let share = if entry.name.starts_with("radix") {
+        let share = if entry.name.contains("sort") {
             format!("{:.2} Gkeys/s", n as f64 / seconds / 1e9)
         } else if entry.name.contains("host") {
             "host link".to_string()

@@ -36,7 +36,7 @@ const SCAN_TILE: u64 = 4096;
 /// Elements per tile of the single-pass scan: its kernels' block size
 /// (`kScanBlock`, which `BLOCK` must equal) times the elements a thread
 /// takes (`kScanItems`).
-const SCAN_PASS_TILE: u64 = BLOCK as u64 * 8;
+const SCAN_PASS_TILE: u64 = BLOCK as u64 * 16;
 /// Rows of a chunk of a large group: each chunk is reduced by one thread,
 /// then each group's chunks (see [`Ops::chunks`]).
 pub const CHUNK_ROWS: usize = 256;
@@ -591,6 +591,13 @@ impl Ops<'_> {
         DeviceBuffer::zeroed(len, self.memory.clone(), self.stream)
     }
 
+    /// A buffer the next launch writes whole ([`DeviceBuffer::for_overwrite`]:
+    /// no fill on a GPU, poison on the emulated device, where the tests
+    /// catch a value left unwritten).
+    fn output<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<T>, RuntimeError> {
+        DeviceBuffer::for_overwrite(len, self.memory.clone(), self.stream)
+    }
+
     fn launch(
         &self,
         kernel: Kernel,
@@ -622,7 +629,7 @@ impl Ops<'_> {
 
     /// `start, start + 1, ...`: `n` row indices.
     pub fn iota(&self, n: usize, start: i64) -> Result<DeviceBuffer<i64>, RuntimeError> {
-        let out = self.zeroed::<i64>(n)?;
+        let out = self.output::<i64>(n)?;
         self.launch(
             ids::iota_i64,
             Self::linear(n),
@@ -651,7 +658,7 @@ impl Ops<'_> {
                 .is_some(),
             || format!("{n} row numbers from {start} do not fit 32 bits"),
         )?;
-        let out = self.zeroed::<u32>(n)?;
+        let out = self.output::<u32>(n)?;
         self.launch(
             ids::iota_u32,
             Self::linear(n),
@@ -704,7 +711,7 @@ impl Ops<'_> {
     /// 32-bit row numbers as the 64-bit indices gathers take.
     pub fn widen(&self, rows: &DeviceBuffer<u32>) -> Result<DeviceBuffer<i64>, RuntimeError> {
         let n = rows.len();
-        let out = self.zeroed::<i64>(n)?;
+        let out = self.output::<i64>(n)?;
         self.launch(
             ids::widen_u32_i64,
             Self::linear(n),
@@ -733,23 +740,61 @@ impl Ops<'_> {
         let indices = self.widen(&permutation)?;
         // Null rows gather as 0: one equal key, so they keep their order.
         let (ordered, _) = self.gather(values, validity, &indices)?;
+        drop(indices);
+        self.sort_ordered(
+            permutation,
+            &ordered,
+            values.len(),
+            validity,
+            descending,
+            nulls_last,
+        )
+    }
+
+    /// The rows of `values` (0, 1, ...) in the order of a stable sort by
+    /// them: [`Ops::sort_by`] from the rows in order, without reading the
+    /// values through that permutation first.
+    pub fn sorted_rows<T: SortKey>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        descending: bool,
+        nulls_last: bool,
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        let n = values.len();
+        self.sort_ordered(self.rows(n)?, values, n, validity, descending, nulls_last)
+    }
+
+    /// `permutation` reordered by `ordered`, the values of a column of
+    /// `len` values at those rows (any value at a null row), and by
+    /// `validity`, the column's own.
+    fn sort_ordered<T: SortKey>(
+        &self,
+        permutation: DeviceBuffer<u32>,
+        ordered: &DeviceBuffer<T>,
+        len: usize,
+        validity: Option<&DeviceBuffer<u32>>,
+        descending: bool,
+        nulls_last: bool,
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        let n = permutation.len();
         let permutation = if T::WIDE {
-            let keys = self.zeroed::<u64>(n)?;
-            self.sortable(&ordered, descending, &keys, T::SORTABLE)?;
+            let keys = self.output::<u64>(n)?;
+            self.sortable(ordered, descending, &keys, T::SORTABLE)?;
             self.radix_passes(keys, permutation, 64, RADIX_U64)?
         } else {
-            let keys = self.zeroed::<u32>(n)?;
-            self.sortable(&ordered, descending, &keys, T::SORTABLE)?;
+            let keys = self.output::<u32>(n)?;
+            self.sortable(ordered, descending, &keys, T::SORTABLE)?;
             self.radix_passes(keys, permutation, 32, RADIX_U32)?
         };
         let Some(validity) = validity else {
             return Ok(permutation);
         };
-        check_bitmap(Some(validity), values.len(), "validity")?;
+        check_bitmap(Some(validity), len, "validity")?;
         // Nulls are the more significant part of the key: one more pass.
         let indices = self.widen(&permutation)?;
-        let (valid, _) = self.gather_bits(validity, values.len(), None, &indices)?;
-        let keys = self.zeroed::<u32>(n)?;
+        let (valid, _) = self.gather_bits(validity, len, None, &indices)?;
+        let keys = self.output::<u32>(n)?;
         let args = KernelArgs::new()
             .buffer(&valid)
             .arg(n as u64)
@@ -810,7 +855,7 @@ impl Ops<'_> {
         if n * key_bytes <= BLOCK_SORT_BYTES as u64 {
             // Every pass in one launch, skipping the trivial ones on the
             // device.
-            let sorted = self.zeroed::<u32>(n as usize)?;
+            let sorted = self.output::<u32>(n as usize)?;
             let args = KernelArgs::new()
                 .buffer(&keys)
                 .buffer(&payload)
@@ -841,8 +886,8 @@ impl Ops<'_> {
         }
         let tiles = (n * key_bytes).div_ceil(SORT_TILE_BYTES as u64);
         let per_tile = Self::per_tile(tiles, "sort")?;
-        let mut keys_out = self.zeroed::<K>(n as usize)?;
-        let mut payload_out = self.zeroed::<u32>(n as usize)?;
+        let mut keys_out = self.output::<K>(n as usize)?;
+        let mut payload_out = self.output::<u32>(n as usize)?;
         for (shift, _) in (0..bits)
             .step_by(8)
             .zip(&needed)
@@ -1013,8 +1058,7 @@ impl Ops<'_> {
             .buffer(&probe_rows);
         self.launch(ids::hash_probe_pairs_u64, Self::linear(n_left), args)?;
         // Pairs in (left row, right row) order: by right, then stably by left.
-        let order = self.rows(total)?;
-        let order = self.sort_by(order, &build_rows, None, false, false)?;
+        let order = self.sorted_rows(&build_rows, None, false, false)?;
         let order = self.sort_by(order, &probe_rows, None, false, false)?;
         let order = self.widen(&order)?;
         let (left_rows, _) = self.gather(&probe_rows, None, &order)?;
@@ -1144,8 +1188,8 @@ impl Ops<'_> {
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
         check_bitmap(validity, values.len(), "validity")?;
         let n = indices.len();
-        let out = self.zeroed::<T>(n)?;
-        let out_validity = self.zeroed::<u32>(words(n))?;
+        let out = self.output::<T>(n)?;
+        let out_validity = self.output::<u32>(words(n))?;
         let args = KernelArgs::new()
             .buffer(values)
             .arg(ptr(validity))
@@ -2509,7 +2553,7 @@ impl Ops<'_> {
         let starts: DeviceBuffer<u64> = self.scan_counts(&counts)?;
         let count = usize::try_from(starts.to_host_range(tiles, 1)?[0]).unwrap_or(0);
         // compact_bits writes u64 rows; below 2^63 they are the same i64 bits.
-        let out = self.zeroed::<i64>(count)?;
+        let out = self.output::<i64>(count)?;
         if count > 0 {
             let args = KernelArgs::new()
                 .buffer(bits)
@@ -2733,14 +2777,14 @@ impl Ops<'_> {
         // Enough blocks to fill a large GPU with a few waves of loads each.
         let config = LaunchConfig::linear(n.max(1) as u64, BLOCK, REDUCE_BLOCKS);
         let blocks = config.grid.0 as usize;
-        let partials = self.zeroed::<A>(blocks)?;
+        let partials = self.output::<A>(blocks)?;
         let args = KernelArgs::new()
             .buffer(values)
             .arg(ptr(validity))
             .arg(n as u64)
             .buffer(&partials);
         self.launch(first, config, args)?;
-        let out = self.zeroed::<A>(1)?;
+        let out = self.output::<A>(1)?;
         let args = KernelArgs::new()
             .buffer(&partials)
             .arg(DevicePtr::NULL)
@@ -3084,7 +3128,7 @@ impl Ops<'_> {
         inclusive: bool,
     ) -> Result<DeviceBuffer<A>, RuntimeError> {
         let n = input.len() as u64;
-        let out = self.zeroed::<A>(n as usize)?;
+        let out = self.output::<A>(n as usize)?;
         if n == 0 {
             return Ok(out);
         }

@@ -214,22 +214,27 @@ impl Stream {
         }
     }
 
-    /// Fills `bytes` bytes at `address` with zeroes, in stream order.
+    /// Fills `bytes` bytes at `address` with `value`, in stream order.
     ///
     /// # Safety
     /// The range must be device memory that stays allocated, and that no
     /// other stream uses, until the work enqueued here so far has run.
-    pub(crate) unsafe fn fill_zero(&self, address: u64, bytes: usize) -> Result<(), RuntimeError> {
+    pub(crate) unsafe fn fill(
+        &self,
+        address: u64,
+        bytes: usize,
+        value: u8,
+    ) -> Result<(), RuntimeError> {
         if bytes == 0 {
             return Ok(());
         }
         match &self.backend {
             Backend::Emulated(stream) => stream.enqueue(move || {
                 // SAFETY: the caller guarantees the range is ours until this runs.
-                unsafe { std::ptr::write_bytes(address as *mut u8, 0, bytes) }
+                unsafe { std::ptr::write_bytes(address as *mut u8, value, bytes) }
             }),
             // SAFETY: forwarded from the caller.
-            Backend::Cuda(stream) => unsafe { stream.fill_zero(address, bytes) },
+            Backend::Cuda(stream) => unsafe { stream.fill(address, bytes, value) },
         }
     }
 
@@ -651,12 +656,16 @@ mod tests {
         assert!(event.is_complete());
     }
 
+    // Stream order shows here through host work on the streams, which only
+    // the emulated device runs: this test is the emulated device's on every
+    // machine (on a GPU, the wait is the driver's cuStreamWaitEvent).
     #[test]
     fn a_buffer_moved_after_an_event_waits_for_that_event_only() {
         use crate::device::Device;
+        use crate::emulated::EmulatedDevice;
         use crate::memory::{DeviceBuffer, PoolOptions, PoolResource};
 
-        let device = Arc::new(Device::under_test(1 << 30).unwrap());
+        let device = Arc::new(Device::Emulated(Arc::new(EmulatedDevice::new(0, 1 << 30))));
         let memory = Arc::new(PoolResource::new(device.clone(), PoolOptions::default()).unwrap());
         let (a, b) = (
             device.create_stream().unwrap(),

@@ -93,16 +93,16 @@ impl CudaStream {
         result != sys::CUresult::CUDA_ERROR_NOT_READY
     }
 
-    /// Fills `bytes` bytes at `address` with zeroes, in stream order.
+    /// Fills `bytes` bytes at `address` with `value`, in stream order.
     ///
     /// # Safety
     /// The range must be device memory of this context that stays allocated
     /// until the work enqueued here so far has run.
-    pub unsafe fn fill_zero(&self, address: u64, bytes: usize) -> Result<(), RuntimeError> {
+    pub unsafe fn fill(&self, address: u64, bytes: usize, value: u8) -> Result<(), RuntimeError> {
         self.context.bind()?;
         // SAFETY: the caller guarantees the range; the context is bound.
         check("cuMemsetD8Async", unsafe {
-            sys::cuMemsetD8Async(address, 0, bytes, self.raw)
+            sys::cuMemsetD8Async(address, value, bytes, self.raw)
         })
     }
 

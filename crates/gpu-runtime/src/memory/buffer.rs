@@ -25,6 +25,11 @@ macro_rules! device_copy {
 }
 device_copy!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
 
+/// What each byte of a [`DeviceBuffer::for_overwrite`] buffer holds on the
+/// emulated device before it is written: as u32 0xa5a5a5a5, far from any
+/// small count or index.
+pub const POISON_BYTE: u8 = 0xa5;
+
 /// `len` values of `T` in device memory, owned: the memory returns to its
 /// resource, in the order of the buffer's stream, when the buffer is dropped.
 /// The safe API offers no way to reach the memory after that.
@@ -62,7 +67,27 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let buffer = Self::allocate(len, resource, stream)?;
         // SAFETY: the allocation holds `byte_len` bytes, is owned by this
         // buffer and freed only after this work (stream order).
-        unsafe { stream.fill_zero(buffer.ptr.0, buffer.byte_len()) }?;
+        unsafe { stream.fill(buffer.ptr.0, buffer.byte_len(), 0) }?;
+        Ok(buffer)
+    }
+
+    /// A buffer of `len` values for work that writes every one of them
+    /// before anything reads it (a kernel's whole output): on a GPU no fill
+    /// at all, where [`DeviceBuffer::zeroed`] would write the memory once
+    /// more. Its values until then are unspecified (any bit pattern is a
+    /// value of `T`). On the emulated device every byte starts as
+    /// [`POISON_BYTE`], so that a test of work that leaves a value unwritten
+    /// sees it.
+    pub fn for_overwrite(
+        len: usize,
+        resource: Arc<dyn MemoryResource>,
+        stream: &Stream,
+    ) -> Result<Self, RuntimeError> {
+        let buffer = Self::allocate(len, resource, stream)?;
+        if stream.is_emulated() {
+            // SAFETY: as in `zeroed`.
+            unsafe { stream.fill(buffer.ptr.0, buffer.byte_len(), POISON_BYTE) }?;
+        }
         Ok(buffer)
     }
 
@@ -170,8 +195,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         debug_assert_eq!(end - start, len);
         let address = self.ptr.0 + (start * size_of::<T>()) as u64;
         // SAFETY: `start..end` lies within the allocation (checked above),
-        // whose values were initialised on creation, earlier on this stream,
-        // and which stays allocated until after the copy (this buffer is
+        // whose bytes are all values of `T` (any bit pattern is one), and
+        // which stays allocated until after the copy (this buffer is
         // borrowed until it returns).
         unsafe { self.stream.download(address, len) }
     }

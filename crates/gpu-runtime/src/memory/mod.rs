@@ -15,7 +15,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use adaptors::{LimitResource, MemoryStatistics, StatisticsResource};
-pub use buffer::{DeviceBuffer, DeviceCopy};
+pub use buffer::{DeviceBuffer, DeviceCopy, POISON_BYTE};
 pub use pool::{PoolOptions, PoolResource};
 
 use crate::emulated::EmulatedDevice;

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use gpu_runtime::memory::{
-    DeviceBuffer, DevicePtr, DeviceResource, LimitResource, MemoryResource, PoolOptions,
-    PoolResource, StatisticsResource,
+    DeviceBuffer, DevicePtr, DeviceResource, LimitResource, MemoryResource, POISON_BYTE,
+    PoolOptions, PoolResource, StatisticsResource,
 };
 use gpu_runtime::{DEVICE_ALIGNMENT, Device, DriverPoolResource, RuntimeError, Stream};
 
@@ -248,6 +248,26 @@ fn copies_round_trip_byte_for_byte() {
         }
         let zeroes = DeviceBuffer::<i32>::zeroed(1000, resource.clone(), &stream).unwrap();
         assert_eq!(zeroes.to_host().unwrap(), vec![0; 1000], "{name}");
+    }
+}
+
+#[test]
+fn buffers_for_overwrite_are_poisoned_on_the_emulated_device_and_take_what_is_written() {
+    for (name, resource) in resources() {
+        let stream = stream();
+        for len in [0usize, 1, 1000] {
+            let mut buffer =
+                DeviceBuffer::<u32>::for_overwrite(len, resource.clone(), &stream).unwrap();
+            assert_eq!(buffer.len(), len, "{name}");
+            if stream.is_emulated() {
+                // What a kernel leaves unwritten shows in the tests.
+                let poison = u32::from_ne_bytes([POISON_BYTE; 4]);
+                assert_eq!(buffer.to_host().unwrap(), vec![poison; len], "{name}");
+            }
+            let values: Vec<u32> = (0..len as u32).collect();
+            buffer.copy_from_host(&values).unwrap();
+            assert_eq!(buffer.to_host().unwrap(), values, "{name}");
+        }
     }
 }
 
