@@ -100,8 +100,9 @@ pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
         "It runs every GPU test suite with GPU_TEST_DEVICE=cuda, then the kernel primitives \
          against the copy bandwidth, the allocator benchmark, the operator and PDS-H benchmarks \
          (cpu and gpu side by side; PDSH_RUNS=3 times PDS-H by a plain clock, for scale factor \
-         10; PDSH_NO_PREFETCH=1 adds a GPU run without uploads ahead) and a profiled run of \
-         PROFILE_QUERIES, within DEVICE_CHECK_SECONDS (default 470), \
+         10; PDSH_NO_PREFETCH=1 adds a GPU run without uploads ahead), a profiled run of \
+         PROFILE_QUERIES and, where Nsight Compute is installed, the primitives' kernels under \
+         ncu (NCU_KERNELS, NCU_LAUNCHES), within DEVICE_CHECK_SECONDS (default 470), \
          prints a summary table last, and writes the results into the folder given after every \
          step."
     );
@@ -328,6 +329,17 @@ fi
 # (POLARS_GPU_PROFILE), one run of each on the GPU alone.
 BENCH_OUT="$work/profile" PDSH_SCALE=$scale BENCH_RUNS=1 BENCH_ENGINES=gpu POLARS_GPU_PROFILE=1 \
     PDSH_QUERIES=${PROFILE_QUERIES:-1,2,5,10,19} step bench.profile 60 "$work/bin/bench.pdsh" --bench
+# Inside the primitives' kernels, where the machine has Nsight Compute: the
+# first NCU_LAUNCHES (12) launches of the kernels NCU_KERNELS matches, over
+# NCU_ELEMENTS (2^26), each one's duration, memory throughput and occupancy,
+# so that a kernel short of its target shows why in the same lease.
+if command -v ncu > /dev/null; then
+    PRIMITIVES_ELEMENTS=${NCU_ELEMENTS:-67108864} step ncu.primitives 60 \
+        ncu --clock-control none \
+        -k "regex:${NCU_KERNELS:-reduce_sum_u32|scan_i64|compact_|radix_digit_counts_u32|radix_onesweep_u32}" \
+        -c "${NCU_LAUNCHES:-12}" --section SpeedOfLight --section Occupancy \
+        "$work/bin/bench.primitives" --bench --warm-up-time 0.1 --measurement-time 0.2
+fi
 flush
 for table in "$logs"/bench.pdsh.log "$logs"/bench.pdsh.no-prefetch.log "$logs"/bench.operators.log; do
     [ -e "$table" ] || continue
@@ -340,6 +352,9 @@ done
 echo
 [ -e "$logs/bench.primitives.log" ] &&
     awk '/ [(]median of / {on = 1} on {print}' "$logs/bench.primitives.log"
+echo
+[ -e "$logs/ncu.primitives.log" ] && grep -E '^  [a-z_0-9]+ [(]|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread' \
+    "$logs/ncu.primitives.log"
 echo
 cat "$results/summary.txt"
 rm -rf "$work"
