@@ -10,9 +10,9 @@
 // prefix is published (status 2), and publishes its own inclusive prefix.
 // Elements are read once and written once. A prefix reaches the tiles after
 // it at kLookBack tiles per round of look-back, which is what bounds a
-// scan's speed on a GPU, so tiles are large and the window wide. `status` has one word per tile plus the
-// tile counter, all zero before the launch; `totals` and `prefixes` one
-// value per tile.
+// scan's speed on a GPU, so tiles are large and the window wide. `status`
+// has one word per tile plus the tile counter, all zero before the launch;
+// `totals` and `prefixes` one value per tile.
 #include "kernel_common.cuh"
 
 constexpr u32 kScanBlock = 256;
@@ -22,12 +22,6 @@ constexpr u32 kScanTile = kScanBlock * kScanItems;
 // flight at once.
 constexpr u32 kLookBackRows = 4;
 constexpr u32 kLookBack = 32 * kLookBackRows;
-
-// A value another block published: read past the incoherent L1.
-template <typename A>
-__device__ __forceinline__ A load_published(const A* at) {
-    return *const_cast<const volatile A*>(at);
-}
 
 // Publishes `value` for tile `t` with status `state` (1: the tile's total,
 // 2: its inclusive prefix): the value first, then, after a fence, the status.

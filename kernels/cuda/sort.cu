@@ -83,13 +83,26 @@ __device__ __forceinline__ void clear(WarpCounts& warp_counts) {
     }
 }
 
+// The lanes of the calling warp whose 8-bit `digit` equals the caller's:
+// one ballot per bit. Every lane of the warp calls it together.
+__device__ __forceinline__ u32 lanes_with_digit(u32 digit) {
+    u32 peers = 0xffffffffu;
+    UNROLL
+    for (u32 bit = 0; bit < 8; ++bit) {
+        const u32 set = (digit >> bit) & 1u;
+        const u32 votes = __ballot_sync(0xffffffffu, set);
+        peers &= set != 0 ? votes : ~votes;
+    }
+    return peers;
+}
+
 // Places one chunk of the keys being sorted by the digit at `shift`, one
 // per thread of a block of kDigits threads (`inside`: the thread has one),
 // into `keys_out` and `rows_out` (shared memory) after the keys placed
 // before: at run_start[digit] + placed[digit] + its rank among the chunk's
 // keys of its digit, then adds the chunk's counts to `placed`. Each warp
-// finds the lanes that share a thread's digit with nine ballots (the
-// digit's eight bits, and a ninth for lanes past the end) and ranks the
+// finds the lanes that share a thread's digit (lanes_with_digit, and a
+// ballot of the lanes past the end, whose digit is kDigits) and ranks the
 // thread among the lower ones; the warps' per-digit counts order the warps,
 // so equal digits keep their order (stable). `warp_counts` starts and ends
 // cleared.
@@ -99,12 +112,8 @@ __device__ __forceinline__ void place_chunk(U key, u32 row, bool inside, u32 shi
                                             WarpCounts& warp_counts, U* keys_out, u32* rows_out) {
     const u32 d = threadIdx.x, lane = d % 32, warp = d / 32;
     const u32 digit = inside ? static_cast<u32>(key >> shift) & 0xffu : kDigits;
-    u32 peers = 0xffffffffu;
-    for (u32 bit = 0; bit < 9; ++bit) {
-        const u32 set = (digit >> bit) & 1u;
-        const u32 votes = __ballot_sync(0xffffffffu, set);
-        peers &= set != 0 ? votes : ~votes;
-    }
+    const u32 lanes_inside = __ballot_sync(0xffffffffu, inside);
+    const u32 peers = lanes_with_digit(digit) & (inside ? lanes_inside : ~lanes_inside);
     const u32 below = peers & ((1u << lane) - 1u);
     if (below == 0) warp_counts[warp][digit] = static_cast<unsigned char>(__popc(peers));
     __syncthreads();
@@ -196,12 +205,8 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
         if (first - lane + r * 32 >= end) break;
         const bool inside = first + r * 32 < end;
         const u32 digit = static_cast<u32>(mine[r] >> shift) & 0xffu;
-        u32 peers = full ? 0xffffffffu : __ballot_sync(0xffffffffu, inside);
-        UNROLL
-        for (u32 bit = 0; bit < 8; ++bit) {
-            const u32 votes = __ballot_sync(0xffffffffu, (digit >> bit) & 1u);
-            peers &= ((digit >> bit) & 1u) != 0 ? votes : ~votes;
-        }
+        const u32 peers = (full ? 0xffffffffu : __ballot_sync(0xffffffffu, inside)) &
+                          lanes_with_digit(digit);
         const u32 base = inside ? warp_counts[warp][digit] : 0u;
         __syncwarp();
         if (inside && (peers & lanes_below) == 0) {
@@ -226,10 +231,8 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
         atomicExch(&status[tile * kDigits + d], kTileTotal | count);
         for (u64 t = tile; t-- > 0;) {
             u64 word;
-            // A plain read past the incoherent L1 (the count is in the word).
-            while ((word = *const_cast<const volatile u64*>(&status[t * kDigits + d])) == 0) {
-                SPIN_WAIT();
-            }
+            // The count is in the word: no other value to read after it.
+            while ((word = load_published(&status[t * kDigits + d])) == 0) SPIN_WAIT();
             before += word & kCountBits;
             if ((word & ~kCountBits) == kTilePrefix) break;
         }

@@ -12,7 +12,7 @@
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
     Comparison, DeviceStrings, DfaTables, JoinIndices, JoinKind as DeviceJoin, Logic, Ops,
-    PARSE_YEAR, Pattern, StringMatch,
+    PARSE_YEAR, Pattern, SortKey, StringMatch,
 };
 use gpu_runtime::{Event, RuntimeError, Stream, WorkCounts};
 use ir_lower::{
@@ -4948,11 +4948,6 @@ impl Executor<'_> {
         descending: bool,
         nulls_last: bool,
     ) -> Result<DeviceBuffer<u32>, ExecError> {
-        let ops = self.ops();
-        let by = |permutation: Option<DeviceBuffer<u32>>, values, validity| match permutation {
-            Some(permutation) => ops.sort_by(permutation, values, validity, descending, nulls_last),
-            None => ops.sorted_rows(values, validity, descending, nulls_last),
-        };
         let column = match key {
             KeyWords::Column(column) => column,
             KeyWords::Words(words, validity) => {
@@ -4960,7 +4955,13 @@ impl Executor<'_> {
                 let mut permutation = permutation;
                 for (i, word) in words.iter().enumerate().rev() {
                     let validity = if i == 0 { *validity } else { None };
-                    permutation = Some(by(permutation, word, validity)?);
+                    permutation = Some(self.sort_values(
+                        permutation,
+                        word,
+                        validity,
+                        descending,
+                        nulls_last,
+                    )?);
                 }
                 return permutation
                     .ok_or_else(|| ExecError::Unsupported("a text sort key of no words".into()));
@@ -4969,12 +4970,7 @@ impl Executor<'_> {
         let validity = column.validity();
         macro_rules! by {
             ($values:expr) => {
-                match permutation {
-                    Some(permutation) => {
-                        ops.sort_by(permutation, $values, validity, descending, nulls_last)?
-                    }
-                    None => ops.sorted_rows($values, validity, descending, nulls_last)?,
-                }
+                self.sort_values(permutation, $values, validity, descending, nulls_last)?
             };
         }
         Ok(match column.values() {
@@ -4986,6 +4982,23 @@ impl Executor<'_> {
             Values::F64(v) => by!(v),
             _ => return Err(ExecError::Unsupported(not_yet("this sort key"))),
         })
+    }
+
+    /// `permutation` sorted by `values` (`Ops::sort_by`), or, where it is
+    /// `None`, the rows in order (`Ops::sorted_rows`).
+    fn sort_values<T: SortKey>(
+        &self,
+        permutation: Option<DeviceBuffer<u32>>,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        descending: bool,
+        nulls_last: bool,
+    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
+        let ops = self.ops();
+        match permutation {
+            Some(permutation) => ops.sort_by(permutation, values, validity, descending, nulls_last),
+            None => ops.sorted_rows(values, validity, descending, nulls_last),
+        }
     }
 
     /// Sets `flags` where `key`, read in `sorted_rows` order, changes.

@@ -35,6 +35,13 @@ __device__ __forceinline__ u64 global_stride() {
 
 #define FULL_MASK 0xffffffffu
 
+// A value another block published (a look-back): read past the incoherent
+// L1, from L2, where the publishing block's stores and atomics land.
+template <typename A>
+__device__ __forceinline__ A load_published(const A* at) {
+    return *const_cast<const volatile A*>(at);
+}
+
 // Whether element `i` is valid in an Arrow validity bitmap (bit i, least
 // significant first; read as 32-bit words). A null bitmap means all valid.
 __device__ __forceinline__ bool is_valid(const u32* validity, u64 i) {
