@@ -39,12 +39,15 @@ __device__ __forceinline__ u32 sortable(float key) {
     return (bits >> 31) != 0 ? ~bits : bits | 0x80000000u;
 }
 
+// Null rows (validity bit 0; a null `validity` is all valid) get key 0:
+// equal, so they keep their row order for the pass that places the nulls.
 #define SORTABLE(T, U, suffix)                                                             \
-    extern "C" __global__ void sortable_keys_##suffix(const T* in, u64 n, u32 descending,   \
-                                                      U* out) {                             \
+    extern "C" __global__ void sortable_keys_##suffix(const T* in, const u32* validity,     \
+                                                      u64 n, u32 descending, U* out) {      \
         for (u64 i = global_index(); i < n; i += global_stride()) {                         \
             U key = sortable(in[i]);                                                        \
-            out[i] = descending != 0 ? static_cast<U>(~key) : key;                          \
+            if (descending != 0) key = static_cast<U>(~key);                                \
+            out[i] = is_valid(validity, i) ? key : U(0);                                    \
         }                                                                                   \
     }                                                                                       \
     EMU_KERNEL(sortable_keys_##suffix)
@@ -155,6 +158,9 @@ __device__ __forceinline__ void place_chunk(U key, u32 row, bool inside, u32 shi
 // digit's run goes to consecutive places. Equal digits keep their order
 // (stable): within a warp by round and lane, between warps by warp.
 //
+// `rows` null: the rows are 0, 1, ... (a sort's first pass reads no
+// payload). `keys_out` null: only the rows are written (a sort's last pass).
+//
 // Launch exactly ceil(n / SortTile<U>::kKeys) blocks of kDigits threads,
 // with `status` (kDigits per tile, plus the counter) all zero. Every tile
 // before a block's own belongs to a block that has started and publishes
@@ -252,7 +258,7 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
             const u32 digit = static_cast<u32>(mine[r] >> shift) & 0xffu;
             const u32 slot = run_start[digit] + warp_counts[warp][digit] + rank[r];
             tile_keys[slot] = mine[r];
-            tile_rows[slot] = rows[i];
+            tile_rows[slot] = rows != nullptr ? rows[i] : static_cast<u32>(i);
         }
     }
     __syncthreads();
@@ -262,7 +268,7 @@ __device__ __forceinline__ void onesweep_pass(const U* keys, const u32* rows, u6
         const U key = tile_keys[j];
         const u32 digit = static_cast<u32>(key >> shift) & 0xffu;
         const u64 place = out_start[digit] + (j - run_start[digit]);
-        keys_out[place] = key;
+        if (keys_out != nullptr) keys_out[place] = key;
         rows_out[place] = tile_rows[j];
     }
 }
@@ -301,8 +307,8 @@ struct BlockSort {
 // threads in one launch: every pass over the low `passes` digits, from the
 // lowest, between two copies in shared memory (place_chunk), skipping a
 // pass where one digit holds every key; then the rows in sorted order into
-// `rows_out`. A small sort thus costs one launch and no read-back, instead
-// of a launch per pass.
+// `rows_out` (`rows` null: the rows are 0, 1, ...). A small sort thus costs
+// one launch and no read-back, instead of a launch per pass.
 template <typename U>
 __device__ __forceinline__ void block_sort(const U* keys, const u32* rows, u32 n, u32 passes,
                                            u32* rows_out) {
@@ -320,7 +326,7 @@ __device__ __forceinline__ void block_sort(const U* keys, const u32* rows, u32 n
     const u32 d = threadIdx.x;
     for (u32 j = d; j < n; j += kDigits) {
         sort_keys[0][j] = keys[j];
-        sort_rows[0][j] = rows[j];
+        sort_rows[0][j] = rows != nullptr ? rows[j] : j;
     }
     clear(warp_counts);
     u32 from = 0;

@@ -210,6 +210,9 @@ pub trait SortKey: Gather {
     const SORTABLE: Kernel;
     /// Whether the sortable keys are 64-bit (else 32-bit).
     const WIDE: bool;
+    /// Whether the values, in ascending order, are their own sortable keys
+    /// (unsigned integers): the sort's first pass then reads them.
+    const OWN_KEYS: bool;
 }
 
 /// Key types a group-by runs of sorted keys over.
@@ -295,16 +298,17 @@ kernel_for!(Scatter: u8 => scatter_u8, i8 => scatter_i8, i16 => scatter_i16, u16
     i32 => scatter_i32, u32 => scatter_u32, i64 => scatter_i64, u64 => scatter_u64,
     f32 => scatter_f32, f64 => scatter_f64);
 macro_rules! sort_key {
-    ($($t:ty => $kernel:ident, $wide:expr),*) => {
+    ($($t:ty => $kernel:ident, $wide:expr, $own:expr),*) => {
         $(impl SortKey for $t {
             const SORTABLE: Kernel = ids::$kernel;
             const WIDE: bool = $wide;
+            const OWN_KEYS: bool = $own;
         })*
     };
 }
-sort_key!(i32 => sortable_keys_i32, false, u32 => sortable_keys_u32, false,
-    i64 => sortable_keys_i64, true, u64 => sortable_keys_u64, true,
-    f32 => sortable_keys_f32, false, f64 => sortable_keys_f64, true);
+sort_key!(i32 => sortable_keys_i32, false, false, u32 => sortable_keys_u32, false, true,
+    i64 => sortable_keys_i64, true, false, u64 => sortable_keys_u64, true, true,
+    f32 => sortable_keys_f32, false, false, f64 => sortable_keys_f64, true, false);
 
 /// Keys a tile of a radix pass holds, in bytes: its shared copy of the
 /// tile (`SortTile` in sort.cu).
@@ -312,6 +316,24 @@ const SORT_TILE_BYTES: usize = 16384;
 /// Keys the one-block radix sort takes at most, in bytes (`BlockSort` in
 /// sort.cu).
 const BLOCK_SORT_BYTES: usize = 8192;
+
+/// The keys a sort's first radix pass reads, as sortable unsigned bits.
+enum FirstKeys<K: DeviceCopy> {
+    /// Made for the sort; a later pass writes over them.
+    Made(DeviceBuffer<K>),
+    /// The values themselves (unsigned, ascending), which the caller
+    /// borrows for the whole sort.
+    Values(DevicePtr),
+}
+
+impl<K: DeviceCopy> FirstKeys<K> {
+    fn device_ptr(&self) -> DevicePtr {
+        match self {
+            Self::Made(keys) => keys.device_ptr(),
+            Self::Values(values) => *values,
+        }
+    }
+}
 
 /// The kernels of LSD radix passes over one key width.
 #[derive(Clone, Copy)]
@@ -741,7 +763,7 @@ impl Ops<'_> {
         let (ordered, _) = self.gather(values, validity, &indices)?;
         drop(indices);
         self.sort_ordered(
-            permutation,
+            Some(permutation),
             &ordered,
             values.len(),
             validity,
@@ -761,35 +783,44 @@ impl Ops<'_> {
         nulls_last: bool,
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
         let n = values.len();
-        self.sort_ordered(self.rows(n)?, values, n, validity, descending, nulls_last)
+        check(u32::try_from(n).is_ok(), || {
+            format!("{n} rows do not fit 32-bit row numbers")
+        })?;
+        // No permutation: the first pass reads rows 0, 1, ... as it goes.
+        self.sort_ordered(None, values, n, validity, descending, nulls_last)
     }
 
-    /// `permutation` reordered by `ordered`, the values of a column of
-    /// `len` values at those rows (any value at a null row), and by
-    /// `validity`, the column's own.
+    /// `permutation` (`None`: the rows in order) reordered by `ordered`,
+    /// the values of a column of `len` values at those rows, and by
+    /// `validity`, the column's own. Null rows must sort as equal keys: with
+    /// a permutation, `ordered` holds one value (0) at every null row;
+    /// without, their keys are made equal here.
     fn sort_ordered<T: SortKey>(
         &self,
-        permutation: DeviceBuffer<u32>,
+        permutation: Option<DeviceBuffer<u32>>,
         ordered: &DeviceBuffer<T>,
         len: usize,
         validity: Option<&DeviceBuffer<u32>>,
         descending: bool,
         nulls_last: bool,
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
-        let n = permutation.len();
-        let permutation = if T::WIDE {
-            let keys = self.output::<u64>(n)?;
-            self.sortable(ordered, descending, &keys, T::SORTABLE)?;
-            self.radix_passes(keys, permutation, 64, RADIX_U64)?
+        let n = ordered.len();
+        check_bitmap(validity, len, "validity")?;
+        let null_rows = if permutation.is_none() {
+            validity
         } else {
-            let keys = self.output::<u32>(n)?;
-            self.sortable(ordered, descending, &keys, T::SORTABLE)?;
-            self.radix_passes(keys, permutation, 32, RADIX_U32)?
+            None
+        };
+        let permutation = if T::WIDE {
+            let keys = self.first_keys::<T, u64>(ordered, null_rows, descending)?;
+            self.radix_passes(keys, permutation, n, 64, RADIX_U64)?
+        } else {
+            let keys = self.first_keys::<T, u32>(ordered, null_rows, descending)?;
+            self.radix_passes(keys, permutation, n, 32, RADIX_U32)?
         };
         let Some(validity) = validity else {
             return Ok(permutation);
         };
-        check_bitmap(Some(validity), len, "validity")?;
         // Nulls are the more significant part of the key: one more pass.
         let indices = self.widen(&permutation)?;
         let (valid, _) = self.gather_bits(validity, len, None, &indices)?;
@@ -800,7 +831,7 @@ impl Ops<'_> {
             .arg(u32::from(nulls_last))
             .buffer(&keys);
         self.launch(ids::null_sort_keys, Self::linear(n), args)?;
-        self.radix_passes(keys, permutation, 8, RADIX_U32)
+        self.radix_passes(FirstKeys::Made(keys), Some(permutation), n, 8, RADIX_U32)
     }
 
     /// Floats as u64 keys in total order, equal exactly when Polars counts
@@ -811,13 +842,30 @@ impl Ops<'_> {
         values: &DeviceBuffer<f64>,
     ) -> Result<DeviceBuffer<u64>, RuntimeError> {
         let keys = self.output::<u64>(values.len())?;
-        self.sortable(values, false, &keys, ids::sortable_keys_f64)?;
+        self.sortable((values, None), false, &keys, ids::sortable_keys_f64)?;
         Ok(keys)
+    }
+
+    /// The sortable keys of `values` (`K`: u32, or u64 for wide keys), key
+    /// 0 at the rows `null_rows` marks null: the values themselves where
+    /// they are their own keys, else made.
+    fn first_keys<T: SortKey, K: DeviceCopy>(
+        &self,
+        values: &DeviceBuffer<T>,
+        null_rows: Option<&DeviceBuffer<u32>>,
+        descending: bool,
+    ) -> Result<FirstKeys<K>, RuntimeError> {
+        if T::OWN_KEYS && !descending && null_rows.is_none() {
+            return Ok(FirstKeys::Values(values.device_ptr()));
+        }
+        let keys = self.output::<K>(values.len())?;
+        self.sortable((values, null_rows), descending, &keys, T::SORTABLE)?;
+        Ok(FirstKeys::Made(keys))
     }
 
     fn sortable<T: DeviceCopy, K: DeviceCopy>(
         &self,
-        values: &DeviceBuffer<T>,
+        (values, validity): (&DeviceBuffer<T>, Option<&DeviceBuffer<u32>>),
         descending: bool,
         keys: &DeviceBuffer<K>,
         kernel: Kernel,
@@ -825,39 +873,46 @@ impl Ops<'_> {
         let n = values.len();
         let args = KernelArgs::new()
             .buffer(values)
+            .arg(ptr(validity))
             .arg(n as u64)
             .arg(u32::from(descending))
             .buffer(keys);
         self.launch(kernel, Self::linear(n), args)
     }
 
-    /// LSD radix passes over the low `bits` of `keys`, moving `payload` along.
-    /// Up to [`BLOCK_SORT_BYTES`] of keys, the whole sort is one launch of
-    /// one block (`radix_block_sort`). Otherwise the digits of every pass are
-    /// counted first (one launch), then each pass is one launch
-    /// (`radix_onesweep`). From `Radix::skip_from` keys on, the counts are
-    /// read back, and a pass whose digit is the same for every key is
-    /// skipped: it would move nothing.
+    /// LSD radix passes over the low `bits` of the `n` keys, moving
+    /// `payload` along (`None`: the rows 0, 1, ..., which the first pass
+    /// makes as it reads). Up to [`BLOCK_SORT_BYTES`] of keys, the whole
+    /// sort is one launch of one block (`radix_block_sort`). Otherwise the
+    /// digits of every pass are counted first (one launch), then each pass
+    /// is one launch (`radix_onesweep`); the last writes only the payload.
+    /// From `Radix::skip_from` keys on, the counts are read back, and a pass
+    /// whose digit is the same for every key is skipped: it would move
+    /// nothing.
     fn radix_passes<K: DeviceCopy>(
         &self,
-        mut keys: DeviceBuffer<K>,
-        mut payload: DeviceBuffer<u32>,
+        keys: FirstKeys<K>,
+        payload: Option<DeviceBuffer<u32>>,
+        n: usize,
         bits: u32,
         radix: Radix,
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
-        let n = keys.len() as u64;
+        let unsorted = |payload: Option<DeviceBuffer<u32>>| match payload {
+            Some(payload) => Ok(payload),
+            None => self.rows(n),
+        };
         if n <= 1 {
-            return Ok(payload);
+            return unsorted(payload);
         }
         let passes = bits.div_ceil(8);
-        let key_bytes = size_of::<K>() as u64;
-        if n * key_bytes <= BLOCK_SORT_BYTES as u64 {
+        let key_bytes = size_of::<K>();
+        if n * key_bytes <= BLOCK_SORT_BYTES {
             // Every pass in one launch, skipping the trivial ones on the
             // device.
-            let sorted = self.output::<u32>(n as usize)?;
+            let sorted = self.output::<u32>(n)?;
             let args = KernelArgs::new()
-                .buffer(&keys)
-                .buffer(&payload)
+                .arg(keys.device_ptr())
+                .arg(ptr(payload.as_ref()))
                 .arg(n as u32)
                 .arg(passes)
                 .buffer(&sorted);
@@ -869,45 +924,62 @@ impl Ops<'_> {
         // digit's keys start in the output of its pass.
         let digits = self.zeroed::<u32>(256 * passes as usize)?;
         let args = KernelArgs::new()
-            .buffer(&keys)
-            .arg(n)
+            .arg(keys.device_ptr())
+            .arg(n as u64)
             .arg(passes)
             .buffer(&digits);
-        self.launch(radix.digits, Self::linear(n as usize), args)?;
-        if n >= radix.skip_from {
+        self.launch(radix.digits, Self::linear(n), args)?;
+        if n as u64 >= radix.skip_from {
             let counts = digits.to_host()?;
             for (pass, counts) in counts.chunks(256).enumerate() {
-                needed[pass] = !counts.iter().any(|&count| u64::from(count) == n);
-            }
-            if !needed.contains(&true) {
-                return Ok(payload);
+                needed[pass] = !counts.iter().any(|&count| count as usize == n);
             }
         }
-        let tiles = (n * key_bytes).div_ceil(SORT_TILE_BYTES as u64);
-        let per_tile = Self::per_tile(tiles, "sort")?;
-        let mut keys_out = self.output::<K>(n as usize)?;
-        let mut payload_out = self.output::<u32>(n as usize)?;
-        for (shift, _) in (0..bits)
+        let shifts: Vec<u32> = (0..bits)
             .step_by(8)
             .zip(&needed)
-            .filter(|(_, needed)| **needed)
-        {
+            .filter_map(|(shift, needed)| needed.then_some(shift))
+            .collect();
+        if shifts.is_empty() {
+            return unsorted(payload);
+        }
+        let tiles = (n * key_bytes).div_ceil(SORT_TILE_BYTES);
+        let per_tile = Self::per_tile(tiles as u64, "sort")?;
+        let (mut keys, mut payload) = (Some(keys), payload);
+        // The buffers a pass has read, for the pass after the next to
+        // write over (the stream runs the passes in order).
+        let (mut spare_keys, mut spare_payload) = (None, None);
+        for (pass, &shift) in shifts.iter().enumerate() {
+            // The last pass leaves the keys unwritten: only their order counts.
+            let keys_out = match (pass + 1 == shifts.len(), spare_keys.take()) {
+                (true, _) => None,
+                (false, Some(spare)) => Some(spare),
+                (false, None) => Some(self.output::<K>(n)?),
+            };
+            let payload_out = match spare_payload.take() {
+                Some(spare) => spare,
+                None => self.output::<u32>(n)?,
+            };
             // Each tile's published digit counts, and the tile counter.
-            let status = self.zeroed::<u64>(256 * tiles as usize + 1)?;
+            let status = self.zeroed::<u64>(256 * tiles + 1)?;
             let args = KernelArgs::new()
-                .buffer(&keys)
-                .buffer(&payload)
-                .arg(n)
+                .arg(keys.as_ref().map_or(DevicePtr::NULL, FirstKeys::device_ptr))
+                .arg(ptr(payload.as_ref()))
+                .arg(n as u64)
                 .arg(shift)
                 .buffer(&digits)
                 .buffer(&status)
-                .buffer(&keys_out)
+                .arg(ptr(keys_out.as_ref()))
                 .buffer(&payload_out);
             self.launch(radix.onesweep, per_tile, args)?;
-            std::mem::swap(&mut keys, &mut keys_out);
-            std::mem::swap(&mut payload, &mut payload_out);
+            if let Some(FirstKeys::Made(read)) =
+                std::mem::replace(&mut keys, keys_out.map(FirstKeys::Made))
+            {
+                spare_keys = Some(read);
+            }
+            spare_payload = payload.replace(payload_out);
         }
-        Ok(payload)
+        unsorted(payload)
     }
 
     /// The rows of a cross join of `n_left` by `n_right` rows: every left

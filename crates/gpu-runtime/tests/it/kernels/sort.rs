@@ -1,6 +1,6 @@
 //! Stable LSD radix sort: sortable keys, every pass's digit counts, then one onesweep launch per 8-bit pass.
 
-use gpu_runtime::memory::{DeviceBuffer, DeviceCopy};
+use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, DevicePtr};
 use gpu_runtime::{KernelArgs, LaunchConfig};
 use kernels::{Kernel, ids};
 
@@ -47,6 +47,7 @@ fn device_sort<T: DeviceCopy, U: DeviceCopy + Default>(
             LaunchConfig::linear(n, BLOCK, 64),
             KernelArgs::new()
                 .buffer(&input)
+                .arg(DevicePtr::NULL)
                 .arg(n)
                 .arg(u32::from(descending))
                 .buffer(&keys_a),
@@ -397,6 +398,65 @@ fn sorts_skip_the_passes_that_move_nothing_and_stay_stable() {
                 let expected =
                     reference(&keys, |a, b| if descending { b.cmp(a) } else { a.cmp(b) });
                 assert_eq!(rows, expected, "{name}, descending {descending}, n = {n}");
+            }
+        }
+    }
+}
+
+#[test]
+fn sorted_rows_make_the_rows_and_read_unsigned_values_as_their_keys() {
+    // Ops::sorted_rows reads no permutation (the first pass numbers the
+    // rows), reads unsigned values as their own keys when ascending, and
+    // its last pass writes no keys: one pass alone, several with buffers
+    // written over, the one-block sort, nulls first and last.
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(23);
+    for n in SIZES.iter().copied().chain([70_001]) {
+        let narrow: [(&str, Vec<u32>); 3] = [
+            ("any", (0..n).map(|_| rng.u32(..)).collect()),
+            ("low byte", (0..n).map(|_| rng.u32(0..200)).collect()),
+            (
+                "high byte",
+                (0..n).map(|_| (rng.u32(0..3) << 24) | 5).collect(),
+            ),
+        ];
+        let wide: Vec<u64> = (0..n).map(|_| rng.u64(..) >> rng.u32(0..64)).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
+        let validity = device.upload(&super::bitmap(&valid));
+        for descending in [false, true] {
+            let order = |a: &u64, b: &u64| if descending { b.cmp(a) } else { a.cmp(b) };
+            for (name, keys) in &narrow {
+                let rows = ops
+                    .sorted_rows(&device.upload(keys), None, descending, false)
+                    .unwrap();
+                let widened: Vec<u64> = keys.iter().map(|&k| u64::from(k)).collect();
+                assert_eq!(
+                    rows.to_host().unwrap(),
+                    reference(&widened, order),
+                    "u32 {name}, n = {n}, descending {descending}"
+                );
+            }
+            let upload = device.upload(&wide);
+            for nulls_last in [false, true] {
+                let rows = ops
+                    .sorted_rows(&upload, Some(&validity), descending, nulls_last)
+                    .unwrap();
+                let keyed: Vec<(bool, u64)> = wide
+                    .iter()
+                    .zip(&valid)
+                    .map(|(&k, &v)| (v, if v { k } else { 0 }))
+                    .collect();
+                let expected = reference(&keyed, |(va, a), (vb, b)| {
+                    // Nulls first: valid after invalid; nulls last: before.
+                    let nulls = if nulls_last { vb.cmp(va) } else { va.cmp(vb) };
+                    nulls.then_with(|| order(a, b))
+                });
+                assert_eq!(
+                    rows.to_host().unwrap(),
+                    expected,
+                    "u64, n = {n}, descending {descending}, nulls_last {nulls_last}"
+                );
             }
         }
     }
