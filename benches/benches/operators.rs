@@ -1,4 +1,4 @@
-//! Single operators on each engine side by side: a round trip of every column, a filter, a regular expression filter, a projection of one fused expression, a group-by, a join and a sort over the same generated columns.
+//! Single operators on each engine side by side: a round trip of every column, a filter, a regular expression filter, a projection of one fused expression, a group-by, whole-column aggregations, a join and a sort over the same generated columns.
 //!
 //! `OPS_ROWS` sets the rows (default 1,000,000; a GPU wants tens of millions
 //! to fill it), and the engines, device and output folder come from
@@ -79,6 +79,16 @@ fn run() -> Result<(), String> {
                 col("a").sum().alias("sum"),
                 col("b").mean().alias("mean"),
                 len(),
+            ]),
+        ),
+        (
+            // Whole-column aggregations: one device-wide reduction each.
+            "aggregate".to_string(),
+            facts.clone().select([
+                col("key").sum().alias("sum"),
+                col("key").min().alias("min"),
+                col("key").max().alias("max"),
+                col("a").max().alias("a max"),
             ]),
         ),
         (

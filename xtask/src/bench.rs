@@ -13,7 +13,7 @@ pub enum Suite {
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
     /// What to time: the PDS-H queries, or single operators (transfer,
-    /// filter, regex, project, group_by, join, sort) over generated columns.
+    /// filter, regex, project, group_by, aggregate, join, sort) over generated columns.
     #[arg(long, value_enum, default_value_t = Suite::Pdsh)]
     suite: Suite,
     /// PDS-H: scale factor of the generated tables.

@@ -1234,6 +1234,49 @@ fn filter_as_nulls(expr: &GpuExpr) -> Option<GpuExpr> {
     })
 }
 
+/// The column of `frame` that `input` names, as it is, where aggregating
+/// it by `op` may read it in place instead of a copy made by the expression
+/// kernel: a reference to a column of every row, of its type, of numbers
+/// the reductions take (whose kernels skip null rows whatever value they
+/// hold).
+fn column_as_is<'f>(
+    frame: &'f DeviceFrame,
+    input: &GpuExpr,
+    op: &AggOp,
+) -> Option<&'f DeviceColumn> {
+    let ExprKind::Column {
+        index,
+        held: Held::PerRow,
+        ..
+    } = &input.kind
+    else {
+        return None;
+    };
+    let reads_in_place = matches!(
+        op,
+        AggOp::Sum
+            | AggOp::Mean
+            | AggOp::Min { .. }
+            | AggOp::Max { .. }
+            | AggOp::First
+            | AggOp::Last
+            | AggOp::Count { .. }
+    );
+    let column = frame.columns.get(*index)?;
+    let numbers = matches!(
+        column.values(),
+        Values::I32(_) | Values::I64(_) | Values::U32(_) | Values::U64(_) | Values::F64(_)
+    );
+    (reads_in_place && numbers && column.dtype == input.dtype && column.len() == frame.height)
+        .then_some(column)
+}
+
+/// Whether `count`, a u64 number of valid values, is above zero.
+fn some_valid(count: GpuExpr) -> GpuExpr {
+    let zero = GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt64);
+    count.binary(BinaryOp::Gt, zero, GpuDtype::Boolean)
+}
+
 /// Whether `dtype` is an 8- or 16-bit integer type.
 fn small_integer(dtype: GpuDtype) -> bool {
     matches!(
@@ -1247,7 +1290,8 @@ fn small_integer(dtype: GpuDtype) -> bool {
 /// back to (`None`: it already has the aggregation's type): sums, means and
 /// distinct counts of small integers over i64 (Polars sums them as i64),
 /// means and distinct counts of booleans over integers, and distinct
-/// counts, minima and maxima of f32 over f64 (exact both ways).
+/// counts of f32 over f64; minima and maxima of small integers over i64, of
+/// booleans over u32 and of f32 over f64 (exact both ways).
 fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)> {
     let ExprKind::Agg { op, input } = &expr.kind else {
         return None;
@@ -1263,6 +1307,10 @@ fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)> {
         AggOp::NUnique if input.dtype == GpuDtype::Float32 => (GpuDtype::Float64, None),
         AggOp::Min { .. } | AggOp::Max { .. } if input.dtype == GpuDtype::Float32 => {
             (GpuDtype::Float64, Some(GpuDtype::Float32))
+        }
+        AggOp::Min { .. } | AggOp::Max { .. } if small => (GpuDtype::Int64, Some(input.dtype)),
+        AggOp::Min { .. } | AggOp::Max { .. } if boolean => {
+            (GpuDtype::UInt32, Some(GpuDtype::Boolean))
         }
         _ => return None,
     };
@@ -2279,7 +2327,7 @@ impl Executor<'_> {
             for leaf in &leaves {
                 let value = match groups {
                     None => self.aggregate_whole(frame, leaf, rows, starts)?,
-                    Some(_) => self.aggregate(frame, leaf, rows, starts)?,
+                    Some(_) => self.aggregate(frame, leaf, rows, starts, false)?,
                 };
                 hoisted.push(self.gather_column(&value, &group_of_row)?);
             }
@@ -2292,7 +2340,7 @@ impl Executor<'_> {
                         kind: ExprKind::Len,
                         dtype: GpuDtype::UInt32,
                     };
-                    let per_group = self.aggregate(frame, &len, rows, starts)?;
+                    let per_group = self.aggregate(frame, &len, rows, starts, false)?;
                     lengths = Some(width + hoisted.len());
                     hoisted.push(self.gather_column(&per_group, &group_of_row)?);
                 }
@@ -2515,14 +2563,14 @@ impl Executor<'_> {
                         self.sorted_part(frame, function, name, Some((rows, starts)))?
                     }
                     _ => {
-                        let value = self.aggregate(frame, function, rows, starts)?;
+                        let value = self.aggregate(frame, function, rows, starts, false)?;
                         self.gather_column(&value, &self.group_of_rows(rows, starts)?)?
                     }
                 }
             }
             ExprKind::Agg { .. } => {
                 let (rows, starts) = self.one_group(frame.height)?;
-                let value = self.aggregate(frame, expr, &rows, &starts)?;
+                let value = self.aggregate(frame, expr, &rows, &starts, true)?;
                 self.gather_column(&value, &ops.repeat_first(frame.height)?)?
             }
             ExprKind::Cast { input, .. } => self.cast_as_text(frame, input, name)?,
@@ -3626,7 +3674,7 @@ impl Executor<'_> {
             if whole {
                 self.aggregate_whole(frame, leaf, sorted_rows, starts)
             } else {
-                self.aggregate(frame, leaf, sorted_rows, starts)
+                self.aggregate(frame, leaf, sorted_rows, starts, false)
             }
         };
         if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
@@ -3669,10 +3717,10 @@ impl Executor<'_> {
             _ => false,
         };
         let ExprKind::Agg { op, input } = &expr.kind else {
-            return self.aggregate(frame, expr, rows, starts);
+            return self.aggregate(frame, expr, rows, starts, true);
         };
         if !pairwise {
-            return self.aggregate(frame, expr, rows, starts);
+            return self.aggregate(frame, expr, rows, starts, true);
         }
         let ops = self.ops();
         let whole = Some((rows, starts));
@@ -3714,23 +3762,61 @@ impl Executor<'_> {
             return Ok(sum);
         }
         // The mean: null without a valid value.
-        let count = ops.segment_count(validity.as_ref(), &ops.iota(1, 0)?, n)?;
         let results = DeviceFrame {
-            columns: vec![
-                sum,
-                DeviceColumn::from_parts("".into(), GpuDtype::UInt32, 1, Values::U32(count), None),
-            ],
+            columns: vec![sum, self.valid_count(validity.as_ref(), n)?],
             height: 1,
         };
-        let count = column_ref(1, GpuDtype::UInt32);
+        let count = column_ref(1, GpuDtype::UInt64);
         let mean = column_ref(0, float).binary(BinaryOp::TrueDivide, cast_to(&count, float), float);
-        let some = count.binary(
-            BinaryOp::Gt,
-            GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt32),
-            GpuDtype::Boolean,
-        );
         let none = GpuExpr::literal(Scalar::Null, float);
-        self.evaluate(&results, &some.then(mean, none, float), "")
+        self.evaluate(&results, &some_valid(count).then(mean, none, float), "")
+    }
+
+    /// How many of a whole frame's `n` values are valid, as one u64: the
+    /// device-wide count of the validity's set bits (`n` without one).
+    fn valid_count(
+        &self,
+        validity: Option<&DeviceBuffer<u32>>,
+        n: usize,
+    ) -> Result<DeviceColumn, ExecError> {
+        let count = match validity {
+            Some(bits) => self.ops().count_set(bits, n)?,
+            None => {
+                DeviceBuffer::from_host(&[n as u64], self.ctx.memory.clone(), &self.ctx.stream)?
+            }
+        };
+        let count = Values::U64(count);
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::UInt64,
+            1,
+            count,
+            None,
+        ))
+    }
+
+    /// `value`, a whole frame's aggregation of its `n` values (`validity`:
+    /// theirs), null where none of them is valid.
+    fn null_without_values(
+        &self,
+        value: DeviceColumn,
+        validity: Option<&DeviceBuffer<u32>>,
+        n: usize,
+    ) -> Result<DeviceColumn, ExecError> {
+        if validity.is_none() && n > 0 {
+            return Ok(value);
+        }
+        let count = DeviceFrame {
+            columns: vec![self.valid_count(validity, n)?],
+            height: 1,
+        };
+        let some = some_valid(column_ref(0, GpuDtype::UInt64));
+        let Values::Bits(some) = self.evaluate(&count, &some, "")?.into_parts().0 else {
+            return Err(ExecError::Unsupported("a comparison not as bits".into()));
+        };
+        let (name, dtype) = (value.name.clone(), value.dtype);
+        let (values, _) = value.into_parts();
+        Ok(DeviceColumn::from_parts(name, dtype, 1, values, Some(some)))
     }
 
     /// Polars' `item` per group: the group's first value, and a check read
@@ -3755,7 +3841,7 @@ impl Executor<'_> {
             },
             dtype: expr.dtype,
         };
-        let value = self.aggregate(frame, &first, sorted_rows, starts)?;
+        let value = self.aggregate(frame, &first, sorted_rows, starts, false)?;
         let ops = self.ops();
         let count = starts.len();
         let lengths = DeviceFrame {
@@ -3782,13 +3868,17 @@ impl Executor<'_> {
     }
 
     /// One aggregation per group: the input evaluated, put in the sorted
-    /// order, and reduced segment by segment.
+    /// order, and reduced segment by segment. `whole`: the groups are one
+    /// group of every row in row order (a whole frame's), whose sums,
+    /// minima and maxima of numbers are the device-wide reductions of the
+    /// values as they are.
     fn aggregate(
         &self,
         frame: &DeviceFrame,
         expr: &GpuExpr,
         sorted_rows: &DeviceBuffer<i64>,
         starts: &DeviceBuffer<i64>,
+        whole: bool,
     ) -> Result<DeviceColumn, ExecError> {
         let ops = self.ops();
         let groups = starts.len();
@@ -3800,7 +3890,7 @@ impl Executor<'_> {
             return Ok(column(Values::U32(lengths), None));
         };
         if let Some(rewritten) = filter_as_nulls(expr) {
-            return self.aggregate(frame, &rewritten, sorted_rows, starts);
+            return self.aggregate(frame, &rewritten, sorted_rows, starts, whole);
         }
         if let AggOp::Item { allow_empty } = op {
             return self.item(frame, expr, *allow_empty, sorted_rows, starts);
@@ -3826,7 +3916,7 @@ impl Executor<'_> {
             return self.pick_in_order(frame, values, order, last, sorted_rows, starts);
         }
         if let Some((wide, back)) = widened_aggregation(expr) {
-            let value = self.aggregate(frame, &wide, sorted_rows, starts)?;
+            let value = self.aggregate(frame, &wide, sorted_rows, starts, whole)?;
             let Some(back) = back else {
                 return Ok(value);
             };
@@ -3859,10 +3949,17 @@ impl Executor<'_> {
             input.as_ref()
         };
         // Aggregations inside the input are this aggregation's groups'.
-        let evaluated = self.evaluate_in_groups(frame, input, "", Some((sorted_rows, starts)))?;
+        let as_is = column_as_is(frame, input, op);
+        let mut owned = None;
+        if as_is.is_none() {
+            owned = Some(self.evaluate_in_groups(frame, input, "", Some((sorted_rows, starts)))?);
+        }
+        let Some(evaluated) = as_is.or(owned.as_ref()) else {
+            return Err(ExecError::Unsupported(format!("`{input}` not evaluated")));
+        };
         match op {
             AggOp::NUnique => {
-                let counts = self.count_distinct(&evaluated, input, sorted_rows, starts)?;
+                let counts = self.count_distinct(evaluated, input, sorted_rows, starts)?;
                 return Ok(column(Values::U32(counts), None));
             }
             AggOp::Std { ddof } | AggOp::Var { ddof } => {
@@ -3883,8 +3980,7 @@ impl Executor<'_> {
                 let method = QuantileMethod::from_name(method).ok_or_else(|| {
                     ExecError::Unsupported(not_yet(format_args!("quantile method {method}")))
                 })?;
-                let (out, out_valid) =
-                    self.quantiles(&evaluated, sorted_rows, starts, q, method)?;
+                let (out, out_valid) = self.quantiles(evaluated, sorted_rows, starts, q, method)?;
                 return Ok(column(Values::F64(out), Some(out_valid)));
             }
             _ => {}
@@ -3894,7 +3990,7 @@ impl Executor<'_> {
             ignore_nulls,
         } = op
         {
-            return self.joined_texts(&evaluated, (separator, *ignore_nulls), sorted_rows, starts);
+            return self.joined_texts(evaluated, (separator, *ignore_nulls), sorted_rows, starts);
         }
         let validity = evaluated.validity();
         if let AggOp::Count { include_nulls } = op {
@@ -3924,7 +4020,7 @@ impl Executor<'_> {
                             .0
                     }
                 };
-                return self.gather_column(&evaluated, &rows);
+                return self.gather_column(evaluated, &rows);
             }
             AggOp::Min { .. } | AggOp::Max { .. } if !reduced => {
                 let max = matches!(op, AggOp::Max { .. });
@@ -3933,12 +4029,49 @@ impl Executor<'_> {
                     descending: max,
                     nulls_last: true,
                 };
-                return self.pick_in_order(frame, evaluated, order, false, sorted_rows, starts);
+                let values = match owned.take() {
+                    Some(values) => values,
+                    None => {
+                        self.evaluate_in_groups(frame, input, "", Some((sorted_rows, starts)))?
+                    }
+                };
+                return self.pick_in_order(frame, values, order, false, sorted_rows, starts);
             }
             _ => {}
         }
+        let n = evaluated.len();
         macro_rules! reduce {
+            // 64-bit integers: a whole frame's sum is the device-wide one.
+            ($variant:ident, $values:expr, sum) => {{
+                if whole && matches!(op, AggOp::Sum) {
+                    let sum = ops.reduce_sum($values, validity)?;
+                    return Ok(column(Values::$variant(sum), None));
+                }
+                reduce!($variant, $values)
+            }};
+            // 32-bit integers: summed in 64 bits, then wrapped back (Polars
+            // sums them in their own type).
+            ($variant:ident, $values:expr, sum in $wide:ident $wide_dtype:ident) => {{
+                if whole && matches!(op, AggOp::Sum) {
+                    let sum = Values::$wide(ops.reduce_sum($values, validity)?);
+                    let wide = GpuDtype::$wide_dtype;
+                    let sums = DeviceFrame {
+                        columns: vec![DeviceColumn::from_parts("".into(), wide, 1, sum, None)],
+                        height: 1,
+                    };
+                    let wrapped = column_ref(0, wide).cast(expr.dtype, CastMode::Wrapping);
+                    return self.evaluate(&sums, &wrapped, "");
+                }
+                reduce!($variant, $values)
+            }};
+            // Minima and maxima of a whole frame are the device-wide ones.
             ($variant:ident, $values:expr) => {{
+                if whole && matches!(op, AggOp::Min { .. } | AggOp::Max { .. }) {
+                    let max = matches!(op, AggOp::Max { .. });
+                    let extreme = ops.reduce_extreme($values, validity, max)?;
+                    let extreme = column(Values::$variant(extreme), None);
+                    return self.null_without_values(extreme, validity, n);
+                }
                 let (sorted, valid) = ops.gather($values, validity, sorted_rows)?;
                 let valid = Some(&valid);
                 match op {
@@ -3970,10 +4103,12 @@ impl Executor<'_> {
             }};
         }
         Ok(match evaluated.values() {
-            Values::I32(v) => reduce!(I32, v),
-            Values::I64(v) => reduce!(I64, v),
-            Values::U32(v) => reduce!(U32, v),
-            Values::U64(v) => reduce!(U64, v),
+            Values::I32(v) => reduce!(I32, v, sum in I64 Int64),
+            Values::I64(v) => reduce!(I64, v, sum),
+            Values::U32(v) => reduce!(U32, v, sum in U64 UInt64),
+            Values::U64(v) => reduce!(U64, v, sum),
+            // Float sums of a whole frame are Polars' pairwise ones
+            // (`aggregate_whole`).
             Values::F64(v) => reduce!(F64, v),
             _ => {
                 return Err(ExecError::Unsupported(not_yet(format_args!(

@@ -2857,14 +2857,42 @@ impl Ops<'_> {
             .arg(n as u64)
             .buffer(&partials);
         self.launch(first, config, args)?;
+        self.reduce_partials(second, &partials)
+    }
+
+    /// One block's reduction of a first launch's `partials` by `kernel`
+    /// (a reduction kernel, as over values without validity).
+    fn reduce_partials<A: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        partials: &DeviceBuffer<A>,
+    ) -> Result<DeviceBuffer<A>, RuntimeError> {
         let out = self.output::<A>(1)?;
         let args = KernelArgs::new()
-            .buffer(&partials)
+            .buffer(partials)
             .arg(DevicePtr::NULL)
-            .arg(blocks as u64)
+            .arg(partials.len() as u64)
             .buffer(&out);
-        self.launch(second, LaunchConfig::linear(1, BLOCK, 1), args)?;
+        self.launch(kernel, LaunchConfig::linear(1, BLOCK, 1), args)?;
         Ok(out)
+    }
+
+    /// How many of the first `n` bits of `bits` are set, as one u64: a
+    /// device-wide count in two launches (per-block counts, then their sum).
+    pub fn count_set(
+        &self,
+        bits: &DeviceBuffer<u32>,
+        n: usize,
+    ) -> Result<DeviceBuffer<u64>, RuntimeError> {
+        check_bitmap(Some(bits), n, "bitmap")?;
+        let config = LaunchConfig::linear(words(n).max(1) as u64, BLOCK, REDUCE_BLOCKS);
+        let partials = self.output::<u64>(config.grid.0 as usize)?;
+        let args = KernelArgs::new()
+            .buffer(bits)
+            .arg(n as u64)
+            .buffer(&partials);
+        self.launch(ids::bitmap_popcount, config, args)?;
+        self.reduce_partials(ids::reduce_sum_u64, &partials)
     }
 
     /// Per-group sums of the valid values (0 for none), wrapping in `T`.

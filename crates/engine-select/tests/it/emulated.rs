@@ -6137,3 +6137,60 @@ fn filters_inside_a_select_keep_the_rows_of_their_predicate() {
     assert_cpu_error(orders().select([col("qty").drop_nulls(), col("id").drop_nulls()]));
     assert_cpu_error(orders().select([col("qty").gather_every(0, 0)]));
 }
+
+#[test]
+fn whole_frame_sums_minima_and_maxima_match_the_cpu() {
+    // The device-wide reductions, read in place: every integer type (32-bit
+    // sums wrap in their own type, as Polars' do), booleans, temporal
+    // types, floats with NaN, columns with nulls, all null and empty, over
+    // sizes of one block, several, and many.
+    let mut next = xorshift(11);
+    for n in [0usize, 1, 255, 257, 5_000, 70_001] {
+        let mut column = |every: u64| -> Vec<Option<u64>> {
+            (0..n)
+                .map(|_| {
+                    let x = next();
+                    (every == 0 || !x.is_multiple_of(every)).then_some(x)
+                })
+                .collect()
+        };
+        let (a, b, c) = (column(0), column(5), column(1));
+        let df = df!(
+            "i32" => a.iter().map(|x| x.map(|x| i32::MAX - (x % 1000) as i32)).collect::<Vec<_>>(),
+            "u32" => b.iter().map(|x| x.map(|x| u32::MAX - (x % 7) as u32)).collect::<Vec<_>>(),
+            "i64" => b.iter().map(|x| x.map(|x| x as i64)).collect::<Vec<_>>(),
+            "u64" => a.iter().map(|x| x.map(|x| x >> 3)).collect::<Vec<_>>(),
+            "i8" => b.iter().map(|x| x.map(|x| x as i8)).collect::<Vec<_>>(),
+            "u16" => a.iter().map(|x| x.map(|x| x as u16)).collect::<Vec<_>>(),
+            "days" => b.iter().map(|x| x.map(|x| (x % 40_000) as i32 - 20_000)).collect::<Vec<_>>(),
+            "none" => c.iter().map(|x| x.map(|x| x as i64)).collect::<Vec<_>>(),
+            "b" => b.iter().map(|x| x.map(|x| x % 3 == 0)).collect::<Vec<_>>(),
+            "f" => b.iter().map(|x| x.map(|x| if x % 11 == 0 { f64::NAN } else { (x % 10_007) as f64 - 5_000.5 })).collect::<Vec<_>>(),
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([
+            col("days").cast(DataType::Date).alias("date"),
+            col("i64")
+                .cast(DataType::Duration(TimeUnit::Microseconds))
+                .alias("span"),
+        ]);
+        let numbers = ["i32", "u32", "i64", "u64", "i8", "u16", "none", "b"];
+        let mut exprs = Vec::new();
+        for name in numbers {
+            exprs.push(col(name).sum().alias(format!("{name} sum")));
+        }
+        for name in numbers.into_iter().chain(["date", "span", "f"]) {
+            exprs.push(col(name).min().alias(format!("{name} min")));
+            exprs.push(col(name).max().alias(format!("{name} max")));
+        }
+        // A filter's values (nulls under it) and an aggregation of a sum.
+        exprs.push(col("i64").filter(col("b")).max().alias("filtered max"));
+        exprs.push(
+            (col("i64") + col("u16").cast(DataType::Int64))
+                .min()
+                .alias("sum min"),
+        );
+        assert_gpu_eq(&format!("n = {n}"), df.select(exprs));
+    }
+}

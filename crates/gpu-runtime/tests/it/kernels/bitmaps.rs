@@ -67,6 +67,12 @@ fn and_or_popcount_and_conversions_match_rust() {
             a.iter().filter(|x| **x).count() as u64,
             "popcount n = {n}"
         );
+        // The same count device-wide, through the safe operation.
+        assert_eq!(
+            device.ops().count_set(&da, n).unwrap().to_host().unwrap(),
+            [count],
+            "count_set n = {n}"
+        );
 
         let element_config = LaunchConfig::linear(n as u64, BLOCK, 16);
         let bytes = device.poisoned(n, 7u8);
