@@ -4376,6 +4376,11 @@ impl Executor<'_> {
         sorted_rows: &DeviceBuffer<i64>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<DeviceColumn, ExecError> {
+        if values.is_empty() {
+            // No rows (an empty frame's one group): null, as every row
+            // gathered from nothing is.
+            return self.gather_column(&values, &self.ops().repeat_first(starts.len())?);
+        }
         let (values, sorted) = self.in_order(frame, values, order, sorted_rows, starts)?;
         let rows = if last {
             let (rows, _) = self.ops().segment_pick(

@@ -6194,3 +6194,46 @@ fn whole_frame_sums_minima_and_maxima_match_the_cpu() {
         assert_gpu_eq(&format!("n = {n}"), df.select(exprs));
     }
 }
+
+#[test]
+fn aggregations_of_an_empty_frame_give_one_row_as_on_the_cpu() {
+    // One row of nulls, zeros or counts, whatever the kernel behind the
+    // aggregation (reductions, sorts that pick a row, distinct counts).
+    let empty = table().filter(col("u").gt(lit(100u32)));
+    let cases = [
+        ("text min", col("s").min()),
+        ("text max", col("s").max()),
+        ("text first", col("s").first()),
+        ("text last", col("s").last()),
+        ("boolean first", col("b").first()),
+        ("boolean min", col("b").min()),
+        ("f32 min", col("f").cast(DataType::Float32).min()),
+        ("i8 max", col("i").cast(DataType::Int8).max()),
+        ("date min", col("d").min()),
+        ("i64 sum", col("i").sum()),
+        ("i64 mean", col("i").mean()),
+        ("count", col("i").count()),
+        ("len", len()),
+        ("distinct texts", col("s").n_unique()),
+        ("distinct integers", col("i").n_unique()),
+        ("median", col("f").median()),
+        (
+            "quantile",
+            col("f").quantile(lit(0.3), QuantileMethod::Linear),
+        ),
+        ("std", col("f").std(1)),
+        ("arg_min", col("i").arg_min()),
+        ("joined texts", col("s").str().join("-", true)),
+        (
+            "first by another column",
+            col("i")
+                .sort_by([col("k")], SortMultipleOptions::default())
+                .first(),
+        ),
+        ("first kept", col("i").filter(col("b")).first()),
+        ("sum kept", col("i").filter(col("b")).sum()),
+    ];
+    for (name, expr) in cases {
+        assert_gpu_eq(name, empty.clone().select([expr]));
+    }
+}
