@@ -1172,8 +1172,10 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
             expr.dtype == input.dtype
                 && (aggregable || input.dtype.is_temporal() || group_key(widened_key(input).dtype))
         }
+        // Durations as their integers.
         AggOp::Sum | AggOp::Min { .. } | AggOp::Max { .. } => {
-            aggregable && expr.dtype == input.dtype
+            (aggregable || matches!(input.dtype, GpuDtype::Duration(_)))
+                && expr.dtype == input.dtype
         }
         AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
         AggOp::Count { .. } => expr.dtype == GpuDtype::UInt32,

@@ -6142,8 +6142,8 @@ fn filters_inside_a_select_keep_the_rows_of_their_predicate() {
 fn whole_frame_sums_minima_and_maxima_match_the_cpu() {
     // The device-wide reductions, read in place: every integer type (32-bit
     // sums wrap in their own type, as Polars' do), booleans, temporal
-    // types, floats with NaN, columns with nulls, all null and empty, over
-    // sizes of one block, several, and many.
+    // types (durations summed too), floats with NaN, columns with nulls,
+    // all null and empty, over sizes of one block, several, and many.
     let mut next = xorshift(11);
     for n in [0usize, 1, 255, 257, 5_000, 70_001] {
         let mut column = |every: u64| -> Vec<Option<u64>> {
@@ -6191,7 +6191,21 @@ fn whole_frame_sums_minima_and_maxima_match_the_cpu() {
                 .min()
                 .alias("sum min"),
         );
-        assert_gpu_eq(&format!("n = {n}"), df.select(exprs));
+        exprs.push(col("span").sum().alias("span sum"));
+        assert_gpu_eq(&format!("n = {n}"), df.clone().select(exprs));
+        // Sums per group (segment kernels), of values that do not overflow
+        // (Polars' own group sums check for overflow in a debug build).
+        let small_span = col("u16")
+            .cast(DataType::Int64)
+            .cast(DataType::Duration(TimeUnit::Milliseconds))
+            .alias("small span");
+        let sums = [col("u16").sum(), col("i8").sum(), small_span.sum()];
+        assert_gpu_eq(
+            &format!("groups, n = {n}"),
+            df.group_by([col("b")])
+                .agg(sums)
+                .sort(["b"], SortMultipleOptions::default()),
+        );
     }
 }
 
