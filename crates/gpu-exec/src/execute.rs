@@ -3726,9 +3726,63 @@ impl Executor<'_> {
         }
         let ops = self.ops();
         let whole = Some((rows, starts));
-        // The values summed: of a filter, only those it keeps (Polars sums
-        // the filtered column).
-        let evaluated = match &input.kind {
+        // A column of f64 is summed in place; other values are evaluated
+        // (of a filter: only the values it keeps, as Polars sums the
+        // filtered column) and made f64 first.
+        let (evaluated, made);
+        let (values, validity, n) = match column_as_is(frame, input, op) {
+            Some(column) if input.dtype == float => {
+                (column.values(), column.validity(), column.len())
+            }
+            _ => {
+                evaluated = self.evaluated_for_whole(frame, input, whole)?;
+                let column = if input.dtype == float {
+                    &evaluated.columns[0]
+                } else {
+                    made = self.evaluate(
+                        &evaluated,
+                        &cast_to(&column_ref(0, input.dtype), float),
+                        "",
+                    )?;
+                    &made
+                };
+                (column.values(), column.validity(), evaluated.height)
+            }
+        };
+        let Values::F64(values) = values else {
+            return Err(ExecError::Unsupported(format!("`{input}` as f64")));
+        };
+        let sum = DeviceColumn::from_parts(
+            "".into(),
+            float,
+            1,
+            Values::F64(ops.pairwise_sum(values, validity)?),
+            None,
+        );
+        if *op == AggOp::Sum {
+            return Ok(sum);
+        }
+        // The mean: null without a valid value.
+        let results = DeviceFrame {
+            columns: vec![sum, self.valid_count(validity, n)?],
+            height: 1,
+        };
+        let count = column_ref(1, GpuDtype::UInt64);
+        let mean = column_ref(0, float).binary(BinaryOp::TrueDivide, cast_to(&count, float), float);
+        let none = GpuExpr::literal(Scalar::Null, float);
+        self.evaluate(&results, &some_valid(count).then(mean, none, float), "")
+    }
+
+    /// The values a whole frame's pairwise sum adds, as a frame of one
+    /// column: `input` evaluated, or of a filter, the values it keeps
+    /// (Polars sums the filtered column).
+    fn evaluated_for_whole(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        whole: InGroups<'_>,
+    ) -> Result<DeviceFrame, ExecError> {
+        Ok(match &input.kind {
             ExprKind::Where { input: kept, by } => {
                 let both = DeviceFrame {
                     columns: vec![
@@ -3745,33 +3799,7 @@ impl Executor<'_> {
                 columns: vec![self.evaluate_in_groups(frame, input, "", whole)?],
                 height: frame.height,
             },
-        };
-        let n = evaluated.height;
-        let (values, validity) = self
-            .evaluate(&evaluated, &cast_to(&column_ref(0, input.dtype), float), "")?
-            .into_parts();
-        let Values::F64(values) = values else {
-            return Err(ExecError::Unsupported(format!("`{input}` as f64")));
-        };
-        let sum = DeviceColumn::from_parts(
-            "".into(),
-            float,
-            1,
-            Values::F64(ops.pairwise_sum(&values, validity.as_ref())?),
-            None,
-        );
-        if *op == AggOp::Sum {
-            return Ok(sum);
-        }
-        // The mean: null without a valid value.
-        let results = DeviceFrame {
-            columns: vec![sum, self.valid_count(validity.as_ref(), n)?],
-            height: 1,
-        };
-        let count = column_ref(1, GpuDtype::UInt64);
-        let mean = column_ref(0, float).binary(BinaryOp::TrueDivide, cast_to(&count, float), float);
-        let none = GpuExpr::literal(Scalar::Null, float);
-        self.evaluate(&results, &some_valid(count).then(mean, none, float), "")
+        })
     }
 
     /// How many of a whole frame's `n` values are valid, as one u64: the

@@ -6170,11 +6170,19 @@ fn whole_frame_sums_minima_and_maxima_match_the_cpu() {
         .unwrap()
         .lazy()
         .with_columns([
+            // Computed on the CPU below: the slots under the nulls of "i64"
+            // hold the values of "u16".
+            (col("i64") + col("u16").cast(DataType::Int64))
+                .cast(DataType::Float64)
+                .alias("g"),
             col("days").cast(DataType::Date).alias("date"),
             col("i64")
                 .cast(DataType::Duration(TimeUnit::Microseconds))
                 .alias("span"),
-        ]);
+        ])
+        .collect()
+        .unwrap()
+        .lazy();
         let numbers = ["i32", "u32", "i64", "u64", "i8", "u16", "none", "b"];
         let mut exprs = Vec::new();
         for name in numbers {
@@ -6192,6 +6200,10 @@ fn whole_frame_sums_minima_and_maxima_match_the_cpu() {
                 .alias("sum min"),
         );
         exprs.push(col("span").sum().alias("span sum"));
+        // Float sums and means in Polars' order, of the column in place.
+        exprs.push(col("g").sum().alias("g sum"));
+        exprs.push(col("g").mean().alias("g mean"));
+        exprs.push(col("g").max().alias("g max"));
         assert_gpu_eq(&format!("n = {n}"), df.clone().select(exprs));
         // Sums per group (segment kernels), of values that do not overflow
         // (Polars' own group sums check for overflow in a debug build).
