@@ -408,9 +408,12 @@ EMU_KERNEL(widen_u32_i64)
 // one big-endian word (zeros past the end), string_key_length each length.
 // Ordering by the chunks from the first to the last, then by the length, is
 // the byte-wise (UTF-8, so code point) order of the strings. Null strings
-// give 0; the sort places them by the validity.
+// give 0; the sort places them by the validity. `with_length`: the chunk's
+// last byte is past the end of every string and every length is below 256,
+// so the word carries the length there and no length key is needed.
 extern "C" __global__ void string_key_chunk(const i64* offsets, const unsigned char* bytes,
-                                            const u32* validity, u64 n, u64 chunk, u64* out) {
+                                            const u32* validity, u64 n, u64 chunk,
+                                            u32 with_length, u64* out) {
     for (u64 i = global_index(); i < n; i += global_stride()) {
         u64 word = 0;
         if (is_valid(validity, i)) {
@@ -420,6 +423,7 @@ extern "C" __global__ void string_key_chunk(const i64* offsets, const unsigned c
                 u64 at = chunk * 8 + b;
                 word = (word << 8) | (at < len ? bytes[start + at] : 0u);
             }
+            if (with_length != 0) word |= len & 0xffu;
         }
         out[i] = word;
     }

@@ -693,7 +693,12 @@ impl Ops<'_> {
     /// of every string per key (big-endian, zero past the end), then the
     /// lengths. Sorting or grouping by all of them sorts or groups by the
     /// strings in byte order (nulls give zeros; pass the validity with the
-    /// most significant key). As many keys as the longest string needs.
+    /// most significant key). As many keys as the longest string needs;
+    /// where the last key's lowest byte is past the end of every string
+    /// (the longest is not a multiple of 8 bytes) and the strings are
+    /// shorter than 256 bytes, that byte holds the length instead of a key
+    /// of its own: one sort fewer (a column of one-letter flags is one
+    /// key).
     pub fn string_sort_keys(
         &self,
         offsets: &DeviceBuffer<i64>,
@@ -716,16 +721,21 @@ impl Ops<'_> {
             // The device-wide reduction (run 5: 99 % of the copy bandwidth).
             self.reduce_extreme(&lengths, None, true)?.to_host()?[0]
         };
+        let chunks = longest.div_ceil(8);
+        let with_length = longest % 8 != 0 && longest < 256;
         let mut keys = Vec::new();
-        for chunk in 0..longest.div_ceil(8) {
+        for chunk in 0..chunks {
             let out = self.output::<u64>(n)?;
             let args = string_args((offsets, bytes, validity), n)
                 .arg(chunk)
+                .arg(u32::from(with_length && chunk + 1 == chunks))
                 .buffer(&out);
             self.launch(ids::string_key_chunk, Self::linear(n), args)?;
             keys.push(out);
         }
-        keys.push(lengths);
+        if !with_length {
+            keys.push(lengths);
+        }
         Ok(keys)
     }
 

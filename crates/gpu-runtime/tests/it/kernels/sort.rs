@@ -308,16 +308,29 @@ fn strings_sort_in_byte_order_through_their_keys() {
     let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(19);
     // Shared prefixes, lengths around the 8-byte chunk edges, empty strings,
-    // NUL bytes, multi-byte UTF-8.
+    // NUL bytes, multi-byte UTF-8. The longest string decides whether the
+    // last key carries the lengths: 7 bytes (yes), 8 (no: the last byte is
+    // a string's), 300 (no: lengths past a byte), and whatever the random
+    // pieces give.
     let alphabet = ["a", "b", "\0", "é", "z", "ab"];
-    for &n in &SIZES[..10] {
+    for (&n, longest) in SIZES[..10]
+        .iter()
+        .flat_map(|n| [(n, None), (n, Some(7)), (n, Some(8)), (n, Some(300))])
+    {
         let strings: Vec<Option<String>> = (0..n)
-            .map(|_| {
-                (rng.u8(..8) != 0).then(|| {
-                    let len = [0, 1, 7, 8, 9, 16, 17][rng.usize(..7)];
-                    (0..len)
-                        .map(|_| alphabet[rng.usize(..alphabet.len())])
-                        .collect()
+            .map(|i| {
+                (rng.u8(..8) != 0 || i == 0).then(|| match longest {
+                    // The first string is the longest; the others shorter.
+                    Some(longest) if i == 0 => "\0".repeat(longest),
+                    Some(longest) => (0..rng.usize(..longest))
+                        .map(|_| ["a", "b", "\0", "z"][rng.usize(..4)])
+                        .collect(),
+                    None => {
+                        let len = [0, 1, 7, 8, 9, 16, 17][rng.usize(..7)];
+                        (0..len)
+                            .map(|_| alphabet[rng.usize(..alphabet.len())])
+                            .collect()
+                    }
                 })
             })
             .collect();
@@ -338,7 +351,13 @@ fn strings_sort_in_byte_order_through_their_keys() {
             )
             .unwrap();
         let longest = strings.iter().flatten().map(String::len).max().unwrap_or(0);
-        assert_eq!(keys.len(), longest.div_ceil(8) + 1, "n = {n}");
+        // The lengths in the last word's free byte, or as a key of their own.
+        let lengths_apart = longest % 8 == 0 || longest >= 256;
+        assert_eq!(
+            keys.len(),
+            longest.div_ceil(8) + usize::from(lengths_apart),
+            "n = {n}, longest {longest}"
+        );
         for descending in [false, true] {
             let mut permutation = ops.rows(n).unwrap();
             for (i, key) in keys.iter().enumerate().rev() {
@@ -360,7 +379,7 @@ fn strings_sort_in_byte_order_through_their_keys() {
             assert_eq!(
                 permutation.to_host().unwrap(),
                 expected,
-                "n = {n}, descending {descending}"
+                "n = {n}, longest {longest}, descending {descending}"
             );
         }
     }
