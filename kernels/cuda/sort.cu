@@ -39,15 +39,23 @@ __device__ __forceinline__ u32 sortable(float key) {
     return (bits >> 31) != 0 ? ~bits : bits | 0x80000000u;
 }
 
-// Null rows (validity bit 0; a null `validity` is all valid) get key 0:
-// equal, so they keep their row order for the pass that places the nulls.
+// Key i is of value rows[i] of the `len` values (`rows` null: of value i),
+// so a later key of a multi-key sort is read through the permutation so far
+// in the same pass. Null rows (validity bit 0; a null `validity` is all
+// valid) and rows past the end get key 0: equal, so they keep their order
+// for the pass that places the nulls.
 #define SORTABLE(T, U, suffix)                                                             \
     extern "C" __global__ void sortable_keys_##suffix(const T* in, const u32* validity,     \
-                                                      u64 n, u32 descending, U* out) {      \
+                                                      const u32* rows, u64 len, u64 n,      \
+                                                      u32 descending, U* out) {             \
         for (u64 i = global_index(); i < n; i += global_stride()) {                         \
-            U key = sortable(in[i]);                                                        \
-            if (descending != 0) key = static_cast<U>(~key);                                \
-            out[i] = is_valid(validity, i) ? key : U(0);                                    \
+            const u64 row = rows != nullptr ? static_cast<u64>(rows[i]) : i;                \
+            U key = U(0);                                                                   \
+            if (row < len && is_valid(validity, row)) {                                     \
+                key = sortable(in[row]);                                                    \
+                if (descending != 0) key = static_cast<U>(~key);                            \
+            }                                                                               \
+            out[i] = key;                                                                   \
         }                                                                                   \
     }                                                                                       \
     EMU_KERNEL(sortable_keys_##suffix)

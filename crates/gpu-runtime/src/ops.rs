@@ -317,6 +317,14 @@ const SORT_TILE_BYTES: usize = 16384;
 /// sort.cu).
 const BLOCK_SORT_BYTES: usize = 8192;
 
+/// A column's values and validity, and the rows of it a sort orders
+/// (`None`: every row, in order).
+type SortColumn<'a, T> = (
+    &'a DeviceBuffer<T>,
+    Option<&'a DeviceBuffer<u32>>,
+    Option<&'a DeviceBuffer<u32>>,
+);
+
 /// The keys a sort's first radix pass reads, as sortable unsigned bits.
 enum FirstKeys<K: DeviceCopy> {
     /// Made for the sort; a later pass writes over them.
@@ -768,18 +776,7 @@ impl Ops<'_> {
         check(n <= values.len(), || {
             format!("sorting {n} rows of a column of {}", values.len())
         })?;
-        let indices = self.widen(&permutation)?;
-        // Null rows gather as 0: one equal key, so they keep their order.
-        let (ordered, _) = self.gather(values, validity, &indices)?;
-        drop(indices);
-        self.sort_ordered(
-            Some(permutation),
-            &ordered,
-            values.len(),
-            validity,
-            descending,
-            nulls_last,
-        )
+        self.sort_ordered(Some(permutation), values, validity, descending, nulls_last)
     }
 
     /// The rows of `values` (0, 1, ...) in the order of a stable sort by
@@ -797,35 +794,29 @@ impl Ops<'_> {
             format!("{n} rows do not fit 32-bit row numbers")
         })?;
         // No permutation: the first pass reads rows 0, 1, ... as it goes.
-        self.sort_ordered(None, values, n, validity, descending, nulls_last)
+        self.sort_ordered(None, values, validity, descending, nulls_last)
     }
 
-    /// `permutation` (`None`: the rows in order) reordered by `ordered`,
-    /// the values of a column of `len` values at those rows, and by
-    /// `validity`, the column's own. Null rows must sort as equal keys: with
-    /// a permutation, `ordered` holds one value (0) at every null row;
-    /// without, their keys are made equal here.
+    /// `permutation` (`None`: the rows in order) reordered by `values` (a
+    /// column) at those rows, and by `validity`, the column's own; null rows
+    /// tie, keeping their order.
     fn sort_ordered<T: SortKey>(
         &self,
         permutation: Option<DeviceBuffer<u32>>,
-        ordered: &DeviceBuffer<T>,
-        len: usize,
+        values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
         descending: bool,
         nulls_last: bool,
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
-        let n = ordered.len();
+        let len = values.len();
+        let n = permutation.as_ref().map_or(len, DeviceBuffer::len);
         check_bitmap(validity, len, "validity")?;
-        let null_rows = if permutation.is_none() {
-            validity
-        } else {
-            None
-        };
+        let column = (values, validity, permutation.as_ref());
         let permutation = if T::WIDE {
-            let keys = self.first_keys::<T, u64>(ordered, null_rows, descending)?;
+            let keys = self.first_keys::<T, u64>(column, descending)?;
             self.radix_passes(keys, permutation, n, 64, RADIX_U64)?
         } else {
-            let keys = self.first_keys::<T, u32>(ordered, null_rows, descending)?;
+            let keys = self.first_keys::<T, u32>(column, descending)?;
             self.radix_passes(keys, permutation, n, 32, RADIX_U32)?
         };
         let Some(validity) = validity else {
@@ -852,38 +843,41 @@ impl Ops<'_> {
         values: &DeviceBuffer<f64>,
     ) -> Result<DeviceBuffer<u64>, RuntimeError> {
         let keys = self.output::<u64>(values.len())?;
-        self.sortable((values, None), false, &keys, ids::sortable_keys_f64)?;
+        self.sortable((values, None, None), false, &keys, ids::sortable_keys_f64)?;
         Ok(keys)
     }
 
-    /// The sortable keys of `values` (`K`: u32, or u64 for wide keys), key
-    /// 0 at the rows `null_rows` marks null: the values themselves where
-    /// they are their own keys, else made.
+    /// The sortable keys (`K`: u32, or u64 for wide keys) of a column's
+    /// `values` at `rows` (`None`: every row in order), key 0 at its null
+    /// rows (`validity`): the values themselves where they are their own
+    /// keys, else made, read through `rows` in the same pass.
     fn first_keys<T: SortKey, K: DeviceCopy>(
         &self,
-        values: &DeviceBuffer<T>,
-        null_rows: Option<&DeviceBuffer<u32>>,
+        column: SortColumn<'_, T>,
         descending: bool,
     ) -> Result<FirstKeys<K>, RuntimeError> {
-        if T::OWN_KEYS && !descending && null_rows.is_none() {
+        let (values, validity, rows) = column;
+        if T::OWN_KEYS && !descending && validity.is_none() && rows.is_none() {
             return Ok(FirstKeys::Values(values.device_ptr()));
         }
-        let keys = self.output::<K>(values.len())?;
-        self.sortable((values, null_rows), descending, &keys, T::SORTABLE)?;
+        let keys = self.output::<K>(rows.map_or(values.len(), DeviceBuffer::len))?;
+        self.sortable(column, descending, &keys, T::SORTABLE)?;
         Ok(FirstKeys::Made(keys))
     }
 
     fn sortable<T: DeviceCopy, K: DeviceCopy>(
         &self,
-        (values, validity): (&DeviceBuffer<T>, Option<&DeviceBuffer<u32>>),
+        (values, validity, rows): SortColumn<'_, T>,
         descending: bool,
         keys: &DeviceBuffer<K>,
         kernel: Kernel,
     ) -> Result<(), RuntimeError> {
-        let n = values.len();
+        let n = keys.len();
         let args = KernelArgs::new()
             .buffer(values)
             .arg(ptr(validity))
+            .arg(ptr(rows))
+            .arg(values.len() as u64)
             .arg(n as u64)
             .arg(u32::from(descending))
             .buffer(keys);

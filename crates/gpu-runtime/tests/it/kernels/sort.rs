@@ -48,6 +48,8 @@ fn device_sort<T: DeviceCopy, U: DeviceCopy + Default>(
             KernelArgs::new()
                 .buffer(&input)
                 .arg(DevicePtr::NULL)
+                .arg(DevicePtr::NULL)
+                .arg(n)
                 .arg(n)
                 .arg(u32::from(descending))
                 .buffer(&keys_a),
