@@ -12,7 +12,7 @@
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
     Comparison, DeviceStrings, DfaTables, JoinIndices, JoinKind as DeviceJoin, Logic, Ops,
-    PARSE_YEAR, Pattern, SortKey, StringMatch,
+    PARSE_YEAR, Pattern, StringMatch,
 };
 use gpu_runtime::{Event, RuntimeError, Stream, WorkCounts};
 use ir_lower::{
@@ -4900,9 +4900,8 @@ impl Executor<'_> {
             for key in on {
                 let column = column_at(frame, column_index(key)?)?;
                 if let Some(validity) = column.validity() {
-                    let valid =
-                        ops.segment_count(Some(validity), &ops.iota(1, 0)?, frame.height)?;
-                    if valid.to_host()?.first() != Some(&(frame.height as u32)) {
+                    let valid = ops.count_set(validity, frame.height)?;
+                    if valid.to_host()?.first() != Some(&(frame.height as u64)) {
                         return Err(invalid());
                     }
                 }
@@ -5125,7 +5124,7 @@ impl Executor<'_> {
                 let mut permutation = permutation;
                 for (i, word) in words.iter().enumerate().rev() {
                     let validity = if i == 0 { *validity } else { None };
-                    permutation = Some(self.sort_values(
+                    permutation = Some(self.ops().sort_rows(
                         permutation,
                         word,
                         validity,
@@ -5140,7 +5139,8 @@ impl Executor<'_> {
         let validity = column.validity();
         macro_rules! by {
             ($values:expr) => {
-                self.sort_values(permutation, $values, validity, descending, nulls_last)?
+                self.ops()
+                    .sort_rows(permutation, $values, validity, descending, nulls_last)?
             };
         }
         Ok(match column.values() {
@@ -5152,23 +5152,6 @@ impl Executor<'_> {
             Values::F64(v) => by!(v),
             _ => return Err(ExecError::Unsupported(not_yet("this sort key"))),
         })
-    }
-
-    /// `permutation` sorted by `values` (`Ops::sort_by`), or, where it is
-    /// `None`, the rows in order (`Ops::sorted_rows`).
-    fn sort_values<T: SortKey>(
-        &self,
-        permutation: Option<DeviceBuffer<u32>>,
-        values: &DeviceBuffer<T>,
-        validity: Option<&DeviceBuffer<u32>>,
-        descending: bool,
-        nulls_last: bool,
-    ) -> Result<DeviceBuffer<u32>, RuntimeError> {
-        let ops = self.ops();
-        match permutation {
-            Some(permutation) => ops.sort_by(permutation, values, validity, descending, nulls_last),
-            None => ops.sorted_rows(values, validity, descending, nulls_last),
-        }
     }
 
     /// Sets `flags` where `key`, read in `sorted_rows` order, changes.

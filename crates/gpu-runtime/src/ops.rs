@@ -772,11 +772,7 @@ impl Ops<'_> {
         descending: bool,
         nulls_last: bool,
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
-        let n = permutation.len();
-        check(n <= values.len(), || {
-            format!("sorting {n} rows of a column of {}", values.len())
-        })?;
-        self.sort_ordered(Some(permutation), values, validity, descending, nulls_last)
+        self.sort_rows(Some(permutation), values, validity, descending, nulls_last)
     }
 
     /// The rows of `values` (0, 1, ...) in the order of a stable sort by
@@ -789,18 +785,15 @@ impl Ops<'_> {
         descending: bool,
         nulls_last: bool,
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
-        let n = values.len();
-        check(u32::try_from(n).is_ok(), || {
-            format!("{n} rows do not fit 32-bit row numbers")
-        })?;
-        // No permutation: the first pass reads rows 0, 1, ... as it goes.
-        self.sort_ordered(None, values, validity, descending, nulls_last)
+        self.sort_rows(None, values, validity, descending, nulls_last)
     }
 
-    /// `permutation` (`None`: the rows in order) reordered by `values` (a
-    /// column) at those rows, and by `validity`, the column's own; null rows
-    /// tie, keeping their order.
-    fn sort_ordered<T: SortKey>(
+    /// [`Ops::sort_by`] from `permutation`, or where that is `None`,
+    /// [`Ops::sorted_rows`]: `permutation` (the rows in order) reordered by
+    /// `values` (a column) at those rows, and by `validity`, the column's
+    /// own; null rows tie, keeping their order. Without a permutation the
+    /// first pass numbers the rows as it reads them.
+    pub fn sort_rows<T: SortKey>(
         &self,
         permutation: Option<DeviceBuffer<u32>>,
         values: &DeviceBuffer<T>,
@@ -810,6 +803,14 @@ impl Ops<'_> {
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
         let len = values.len();
         let n = permutation.as_ref().map_or(len, DeviceBuffer::len);
+        match permutation {
+            Some(_) => check(n <= len, || {
+                format!("sorting {n} rows of a column of {len}")
+            })?,
+            None => check(u32::try_from(n).is_ok(), || {
+                format!("{n} rows do not fit 32-bit row numbers")
+            })?,
+        }
         check_bitmap(validity, len, "validity")?;
         let column = (values, validity, permutation.as_ref());
         let permutation = if T::WIDE {
