@@ -167,12 +167,14 @@ extern "C" __global__ void compact_indices(const unsigned char* flags, const u64
 EMU_KERNEL(compact_indices)
 
 // Stream compaction of a bitmap: the rows whose bit is set (and valid), in
-// order, over tiles of one 32-bit word per thread (8,192 rows for a block of
-// 256). compact_tile_counts counts each tile's rows; an exclusive scan of the
-// counts (the scan kernels) gives each tile's first place; compact_bits then
-// writes each tile's rows: every warp takes its 32 words one after another,
-// lane l testing bit l, so the warp's stores of a word go to consecutive
-// places. It reads the bitmap twice and writes the rows once.
+// order, over tiles of one 32-bit word per thread of a block of
+// kCompactBlock (8,192 rows). compact_tile_counts counts each tile's rows; an
+// exclusive scan of the counts (the scan kernels) gives each tile's first
+// place; compact_bits then writes each tile's rows. It reads the bitmap
+// twice and writes the rows once.
+constexpr u32 kCompactBlock = 256;
+constexpr u32 kCompactTileRows = kCompactBlock * 32;
+
 __device__ __forceinline__ u32 compact_word(const u32* bits, const u32* validity, u64 n, u64 w) {
     u64 words = (n + 31) / 32;
     if (w >= words) return 0;
@@ -190,25 +192,45 @@ extern "C" __global__ void compact_tile_counts(const u32* bits, const u32* valid
 }
 EMU_KERNEL(compact_tile_counts)
 
-// The block size must be a multiple of 32 (every lane takes part).
-extern "C" __global__ void compact_bits(const u32* bits, const u32* validity, u64 n,
-                                        const u64* tile_starts, u64* out) {
-    __shared__ u32 warp_totals[32];
+// Two phases, so the rows leave in whole lines: every warp takes its 32
+// words one after another, lane l testing bit l, and puts the tile's rows
+// in order in shared memory (as offsets in the tile, 16 bits each); then the
+// block writes the tile's run of rows out, consecutive threads to
+// consecutive places. (Written straight from the words, a warp's store
+// covers only the word's set bits, half a line at half the rows selected,
+// and rarely on a line's boundary.) Launch with blockDim kCompactBlock.
+extern "C" __global__ void __launch_bounds__(kCompactBlock)
+    compact_bits(const u32* bits, const u32* validity, u64 n, const u64* tile_starts, u64* out) {
+    __shared__ unsigned short staged[kCompactTileRows];
+    __shared__ u32 warp_starts[kCompactBlock / 32 + 1];
+    // Another block size would leave the poisoned output of a test unwritten.
+    if (blockDim.x != kCompactBlock) return;
     const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const u64 first_word = static_cast<u64>(blockIdx.x) * blockDim.x + warp * 32;
-    u32 word = compact_word(bits, validity, n, first_word + lane);
+    const u64 tile_word = static_cast<u64>(blockIdx.x) * kCompactBlock;
+    const u32 word = compact_word(bits, validity, n, tile_word + threadIdx.x);
     u32 total = static_cast<u32>(__popc(word));
     for (int delta = 16; delta > 0; delta /= 2) total += __shfl_xor_sync(FULL_MASK, total, delta);
-    if (lane == 0) warp_totals[warp] = total;
+    if (lane == 0) warp_starts[warp + 1] = total;
     __syncthreads();
-    u64 place = tile_starts[blockIdx.x];
-    for (u32 k = 0; k < warp; ++k) place += warp_totals[k];
+    if (threadIdx.x == 0) {
+        warp_starts[0] = 0;
+        for (u32 k = 1; k <= kCompactBlock / 32; ++k) warp_starts[k] += warp_starts[k - 1];
+    }
+    __syncthreads();
+    u32 place = warp_starts[warp];
     for (u32 j = 0; j < 32; ++j) {
-        u32 w = __shfl_sync(FULL_MASK, word, j);
+        const u32 w = __shfl_sync(FULL_MASK, word, j);
         if (((w >> lane) & 1u) != 0) {
-            out[place + __popc(w & ((1u << lane) - 1u))] = (first_word + j) * 32 + lane;
+            staged[place + __popc(w & ((1u << lane) - 1u))] =
+                static_cast<unsigned short>((warp * 32 + j) * 32 + lane);
         }
         place += __popc(w);
+    }
+    __syncthreads();
+    const u32 count = warp_starts[kCompactBlock / 32];
+    const u64 start = tile_starts[blockIdx.x], first_row = tile_word * 32;
+    for (u32 k = threadIdx.x; k < count; k += kCompactBlock) {
+        out[start + k] = first_row + staged[k];
     }
 }
 EMU_KERNEL(compact_bits)
