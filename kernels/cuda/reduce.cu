@@ -3,14 +3,29 @@
 // A device-wide reduction is two launches: many blocks write partials, then
 // one block reduces the partials (the same kernel, with `n` = blocks and no
 // validity). Null elements (validity bit 0) are skipped; an empty or all-null
-// input gives the operation's identity (0, or the type's highest/lowest value),
-// so callers count valid elements to tell "no value" apart.
+// input gives the operation's identity (0, the type's highest/lowest value,
+// NaN for a float's minimum and maximum), so callers count valid elements to
+// tell "no value" apart.
 #include "kernel_common.cuh"
+
+// What a minimum (maximum) starts from: the type's highest (lowest) value;
+// for floats NaN, which every value replaces, so that NaN is the answer
+// only where every value is NaN (Polars' min and max of [NaN] are NaN).
+template <typename A>
+struct ExtremeStart {
+    __device__ __forceinline__ static A min() { return Limits<A>::highest(); }
+    __device__ __forceinline__ static A max() { return Limits<A>::lowest(); }
+};
+template <>
+struct ExtremeStart<double> {
+    __device__ __forceinline__ static double min() { return __builtin_nan(""); }
+    __device__ __forceinline__ static double max() { return __builtin_nan(""); }
+};
 
 // Minimum; for floats NaN is ignored unless every value is NaN (fmin).
 struct MinOp {
     template <typename A>
-    __device__ __forceinline__ static A identity() { return Limits<A>::highest(); }
+    __device__ __forceinline__ static A identity() { return ExtremeStart<A>::min(); }
     template <typename A>
     __device__ __forceinline__ static A combine(A a, A b) {
         if (b != b) return a;
@@ -22,7 +37,7 @@ struct MinOp {
 // Maximum; for floats NaN is ignored unless every value is NaN (fmax).
 struct MaxOp {
     template <typename A>
-    __device__ __forceinline__ static A identity() { return Limits<A>::lowest(); }
+    __device__ __forceinline__ static A identity() { return ExtremeStart<A>::max(); }
     template <typename A>
     __device__ __forceinline__ static A combine(A a, A b) {
         if (b != b) return a;

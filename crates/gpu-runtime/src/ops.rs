@@ -2829,8 +2829,8 @@ impl Ops<'_> {
     }
 
     /// The minimum (or maximum) of the valid values of the whole buffer as
-    /// a one-element buffer: the type's highest (lowest) value for none;
-    /// floats skip NaN unless every value is NaN.
+    /// a one-element buffer: the type's highest (lowest) value for none
+    /// (NaN for floats); floats skip NaN unless every value is NaN.
     pub fn reduce_extreme<T: Aggregable>(
         &self,
         values: &DeviceBuffer<T>,

@@ -6143,7 +6143,8 @@ fn whole_frame_sums_minima_and_maxima_match_the_cpu() {
     // The device-wide reductions, read in place: every integer type (32-bit
     // sums wrap in their own type, as Polars' do), booleans, temporal
     // types (durations summed too), floats with NaN, columns with nulls,
-    // all null and empty, over sizes of one block, several, and many.
+    // all null and empty, floats all NaN, over sizes of one block, several,
+    // and many.
     let mut next = xorshift(11);
     for n in [0usize, 1, 255, 257, 5_000, 70_001] {
         let mut column = |every: u64| -> Vec<Option<u64>> {
@@ -6166,6 +6167,8 @@ fn whole_frame_sums_minima_and_maxima_match_the_cpu() {
             "none" => c.iter().map(|x| x.map(|x| x as i64)).collect::<Vec<_>>(),
             "b" => b.iter().map(|x| x.map(|x| x % 3 == 0)).collect::<Vec<_>>(),
             "f" => b.iter().map(|x| x.map(|x| if x % 11 == 0 { f64::NAN } else { (x % 10_007) as f64 - 5_000.5 })).collect::<Vec<_>>(),
+            // Only NaN among the values: NaN is the minimum and the maximum.
+            "nan" => b.iter().map(|x| x.map(|_| f64::NAN)).collect::<Vec<_>>(),
         )
         .unwrap()
         .lazy()
@@ -6188,7 +6191,7 @@ fn whole_frame_sums_minima_and_maxima_match_the_cpu() {
         for name in numbers {
             exprs.push(col(name).sum().alias(format!("{name} sum")));
         }
-        for name in numbers.into_iter().chain(["date", "span", "f"]) {
+        for name in numbers.into_iter().chain(["date", "span", "f", "nan"]) {
             exprs.push(col(name).min().alias(format!("{name} min")));
             exprs.push(col(name).max().alias(format!("{name} max")));
         }

@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, filters and slices inside a select, arg_min and arg_max, sorts inside expressions, memberships in other columns, floats as text and texts as floats, regular expressions): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, filters and slices inside a select, arg_min and arg_max, aggregations of whole frames (filtered and empty too), sorts inside expressions, memberships in other columns, floats as text and texts as floats, regular expressions): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use polars_core::chunked_array::cast::CastOptions;
@@ -270,6 +270,8 @@ proptest! {
         let lf = df.lazy().group_by_stable(keys).agg([
             col("f").sum().alias("sum f"),
             col("f").mean().alias("mean f"),
+            col("f").min().alias("min f"),
+            col("f").max().alias("max f"),
             col("i").min().alias("min i"),
             col("i").max().alias("max i"),
             col("i").count().alias("count i"),
@@ -277,6 +279,56 @@ proptest! {
             len(),
         ]);
         assert_gpu_eq("group-by", lf);
+    }
+
+    #[test]
+    fn whole_frame_aggregations_match_the_cpu(
+        df in (0usize..80).prop_flat_map(frame),
+        pick in 0usize..3,
+    ) {
+        // A whole frame, a filtered one (often a few rows or none), and an
+        // empty one.
+        let lf = match pick {
+            0 => df.lazy(),
+            1 => df.lazy().filter(col("g").eq(lit(1u32)).and(col("f").gt(lit(-1.0)))),
+            _ => df.lazy().filter(lit(false)),
+        };
+        // (Small integers: Polars' debug build panics on sums that overflow.)
+        let small = col("i") % lit(100i64);
+        let positive = col("f").gt(lit(0.0));
+        let of = |name: &str, e: Expr| e.alias(name.to_string());
+        let lf = lf.select([
+            of("sum f", col("f").sum()),
+            of("mean f", col("f").mean()),
+            of("min f", col("f").min()),
+            of("max f", col("f").max()),
+            of("first f", col("f").first()),
+            of("last f", col("f").last()),
+            of("count f", col("f").count()),
+            of("null_count f", col("f").null_count()),
+            of("sum small", small.clone().sum()),
+            of("mean small", small.clone().mean()),
+            of("min i", col("i").min()),
+            of("max i", col("i").max()),
+            of("sum i8", small.clone().cast(DataType::Int8).sum()),
+            of("min i8", small.clone().cast(DataType::Int8).min()),
+            of("max i16", small.clone().cast(DataType::Int16).max()),
+            of("sum i32", small.clone().cast(DataType::Int32).sum()),
+            of("min i32", small.cast(DataType::Int32).min()),
+            of("sum g", col("g").sum()),
+            of("min g", col("g").min()),
+            of("max g", col("g").max()),
+            of("mean g", col("g").mean()),
+            of("sum f > 0", positive.clone().sum()),
+            of("min f > 0", positive.clone().min()),
+            of("max f > 0", positive.max()),
+            of("min s", col("s").min()),
+            of("max s", col("s").max()),
+            of("first s", col("s").first()),
+            of("last s", col("s").last()),
+            of("len", len()),
+        ]);
+        assert_gpu_eq(&format!("whole-frame aggregations, frame {pick}"), lf);
     }
 
     #[test]

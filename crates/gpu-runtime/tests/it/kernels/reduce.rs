@@ -194,7 +194,10 @@ fn minima_and_maxima_skip_nulls_and_nan() {
         assert_eq!(min, kept().min().unwrap_or(i32::MAX), "n = {n}");
         assert_eq!(max, kept().max().unwrap_or(i32::MIN), "n = {n}");
 
-        let floats: Vec<f64> = (0..n)
+        // Some NaN among numbers, and only NaN: NaN is skipped unless
+        // every value is NaN (and it is the answer for no value at all),
+        // as Rust's f64::min and max from a NaN start.
+        let some_nan: Vec<f64> = (0..n)
             .map(|i| {
                 if i % 7 == 3 {
                     f64::NAN
@@ -203,25 +206,29 @@ fn minima_and_maxima_skip_nulls_and_nan() {
                 }
             })
             .collect();
-        let numbers = floats.iter().copied().filter(|x| !x.is_nan());
-        let (lo, hi) = numbers.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
-            (lo.min(x), hi.max(x))
-        });
-        let min = device_reduce(
-            &device,
-            (ids::reduce_min_f64, ids::reduce_min_f64),
-            &floats,
-            None,
-            0.0,
-        );
-        let max = device_reduce(
-            &device,
-            (ids::reduce_max_f64, ids::reduce_max_f64),
-            &floats,
-            None,
-            0.0,
-        );
-        assert_eq!((min, max), (lo, hi), "n = {n}");
+        for floats in [some_nan, vec![f64::NAN; n]] {
+            let lo = floats.iter().fold(f64::NAN, |lo, x| lo.min(*x));
+            let hi = floats.iter().fold(f64::NAN, |hi, x| hi.max(*x));
+            let min: f64 = device_reduce(
+                &device,
+                (ids::reduce_min_f64, ids::reduce_min_f64),
+                &floats,
+                None,
+                0.0,
+            );
+            let max: f64 = device_reduce(
+                &device,
+                (ids::reduce_max_f64, ids::reduce_max_f64),
+                &floats,
+                None,
+                0.0,
+            );
+            assert_eq!(
+                (min.to_bits(), max.to_bits()),
+                (lo.to_bits(), hi.to_bits()),
+                "n = {n}: ({min}, {max}) for ({lo}, {hi})"
+            );
+        }
     }
 }
 
