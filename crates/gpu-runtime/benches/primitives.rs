@@ -3,7 +3,8 @@
 //! `PRIMITIVES_ELEMENTS` sets the input size (default 2^20; the device check
 //! uses 2^28 on a GPU). Each primitive is timed under criterion from device
 //! memory to device memory (and the uploads and downloads of the values
-//! through the staging blocks, beside); the table printed last gives, for each, the
+//! through the staging blocks, into a new vector and into a reused one,
+//! beside); the table printed last gives, for each, the
 //! bytes it must read and write, its median time, that as GB/s, and its share
 //! of the device-to-device copy's bandwidth measured in the same run (the
 //! sort as keys per second). On the emulated device the figures describe the
@@ -95,6 +96,7 @@ fn main() {
     let mut uploaded =
         DeviceBuffer::<u32>::zeroed(elements, memory.clone(), &stream).expect("buffer");
     let one_group = upload(&[0i64], &memory, &stream);
+    let mut reused = vec![0u32; elements];
 
     let primitive = |name, bytes| Primitive {
         name,
@@ -117,6 +119,9 @@ fn main() {
         // The host link, through the staging blocks as every column goes.
         primitive("upload (host to device)", 4 * n),
         primitive("download (device to host)", 4 * n),
+        // The same into a vector made once: no fresh pages to map, so the
+        // two side by side show what the new vector's pages cost.
+        primitive("download into reused (device to host)", 4 * n),
     ];
     println!(
         "primitives over {elements} elements on {}",
@@ -141,7 +146,8 @@ fn main() {
                         ops.sort_by(rows, &keys, None, false, false).map(drop)
                     }
                     7 => uploaded.copy_from_host(&host_keys),
-                    _ => keys.to_host().map(drop),
+                    8 => keys.to_host().map(drop),
+                    _ => keys.copy_to_host(&mut reused),
                 })
             })
         });
@@ -155,7 +161,7 @@ fn main() {
         device.describe()
     );
     println!(
-        "{:<28} {:>10} {:>10} {:>10} {:>12}",
+        "{:<40} {:>10} {:>10} {:>10} {:>12}",
         "primitive", "MB moved", "ms", "GB/s", "of copy"
     );
     for entry in &table {
@@ -169,7 +175,7 @@ fn main() {
             format!("{:.0}%", 100.0 * rate / copy_rate)
         };
         println!(
-            "{:<28} {:>10.1} {:>10.3} {:>10.1} {:>12}",
+            "{:<40} {:>10.1} {:>10.3} {:>10.1} {:>12}",
             entry.name,
             entry.bytes as f64 / 1e6,
             seconds * 1e3,

@@ -363,12 +363,8 @@ impl Stream {
     }
 
     /// `len` values of `T` at `address`, copied to the host after the work
-    /// enqueued so far (this waits for it), through the device's staging
-    /// blocks, on several host threads: each takes a block, enqueues the
-    /// copy of its part into it, waits for that copy and copies the block
-    /// out into its part of the vector (one thread copying every block out
-    /// into a new vector moved 1.9 GB/s on the H200 machine, against 52.8
-    /// for uploads).
+    /// enqueued so far (this waits for it), into a new vector whose pages
+    /// are mapped up front (see [`Stream::download_into`]).
     ///
     /// # Safety
     /// `address` must start `len` initialised values of `T` of device memory,
@@ -382,11 +378,6 @@ impl Stream {
         let total = len
             .checked_mul(size_of::<T>())
             .ok_or_else(|| RuntimeError::InvalidArgument(format!("{len} values overflow")))?;
-        if total == 0 {
-            // Nothing to copy, but the caller is owed the wait.
-            self.synchronize()?;
-            return Ok(Vec::new());
-        }
         let mut values = Vec::<T>::with_capacity(len);
         // SAFETY: the spare capacity holds `len` values of `T`, `total`
         // bytes, borrowed from `values` for as long as `out` lives;
@@ -400,26 +391,51 @@ impl Stream {
                 total,
             )
         };
-        if total <= BLOCK_BYTES {
+        if total > BLOCK_BYTES {
+            prefault(out);
+        }
+        // SAFETY: forwarded from the caller, for the `total` bytes of `out`.
+        unsafe { self.download_into(address, out) }?;
+        // SAFETY: every byte of the `len` values was copied from the device
+        // above (or an error returned), and every bit pattern is a value of
+        // `T` (DeviceCopy).
+        unsafe { values.set_len(len) };
+        Ok(values)
+    }
+
+    /// `out.len()` bytes at `address`, copied into `out` after the work
+    /// enqueued so far (this waits for it), through the device's staging
+    /// blocks, on several host threads: each takes a block, enqueues the
+    /// copy of its part into it, waits for that copy and copies the block
+    /// out into its part of `out` (one thread copying every block out
+    /// into a new vector moved 1.9 GB/s on the H200 machine, against 52.8
+    /// for uploads).
+    ///
+    /// # Safety
+    /// `address..address + out.len()` must be device memory that stays
+    /// allocated until the work enqueued here so far has run.
+    pub(crate) unsafe fn download_into(
+        &self,
+        address: u64,
+        out: &mut [MaybeUninit<u8>],
+    ) -> Result<(), RuntimeError> {
+        if out.is_empty() {
+            // Nothing to copy, but the caller is owed the wait.
+            return self.synchronize();
+        }
+        if out.len() <= BLOCK_BYTES {
             // One block (most read backs, such as a count): on this thread,
             // without a hop into the thread pool.
             // SAFETY: the caller's range, which the caller guarantees.
-            unsafe { self.download_block(address, out) }?;
-        } else {
-            prefault(out);
-            out.par_chunks_mut(BLOCK_BYTES)
-                .enumerate()
-                .try_for_each(|(index, part)| {
-                    // SAFETY: block `index` of the caller's range, which the
-                    // caller guarantees.
-                    unsafe { self.download_block(address + (index * BLOCK_BYTES) as u64, part) }
-                })?;
+            return unsafe { self.download_block(address, out) };
         }
-        // SAFETY: every byte of the `len` values was copied from the device
-        // above (each part, or an error returned), and every bit pattern is
-        // a value of `T` (DeviceCopy).
-        unsafe { values.set_len(len) };
-        Ok(values)
+        out.par_chunks_mut(BLOCK_BYTES)
+            .enumerate()
+            .try_for_each(|(index, part)| {
+                // SAFETY: block `index` of the caller's range, which the
+                // caller guarantees.
+                unsafe { self.download_block(address + (index * BLOCK_BYTES) as u64, part) }
+            })
     }
 
     /// Copies `part.len()` bytes at `src` into `part` through a staging

@@ -201,6 +201,32 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         unsafe { self.stream.download(address, len) }
     }
 
+    /// Copies the values into `out`, which must have room for exactly
+    /// [`len`](Self::len) of them, after the work enqueued on the buffer's
+    /// stream so far (this waits for it): a download into memory the
+    /// caller reuses, with no allocation.
+    pub fn copy_to_host(&self, out: &mut [T]) -> Result<(), RuntimeError> {
+        if out.len() != self.len {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "copying a device buffer of {} values into {} values",
+                self.len,
+                out.len()
+            )));
+        }
+        // SAFETY: `out` is `len` values of `T`, `len * size_of::<T>()`
+        // bytes, borrowed for as long as `bytes` lives; every bit pattern
+        // written into them is a value of `T` (DeviceCopy).
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                out.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(),
+                std::mem::size_of_val(out),
+            )
+        };
+        // SAFETY: the whole allocation, which stays allocated until after the
+        // copy (this buffer is borrowed until it returns).
+        unsafe { self.stream.download_into(self.ptr.0, bytes) }
+    }
+
     /// Number of values.
     pub fn len(&self) -> usize {
         self.len

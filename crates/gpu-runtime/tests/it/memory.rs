@@ -245,6 +245,12 @@ fn copies_round_trip_byte_for_byte() {
             buffer.copy_from_host(&reversed).unwrap();
             assert_eq!(buffer.to_host().unwrap(), reversed, "{name}");
             assert!(buffer.copy_from_host(&[1.0; 3]).is_err() || len == 3);
+            // Into memory the caller has, written over whole.
+            let mut into = vec![f64::NAN; len];
+            buffer.copy_to_host(&mut into).unwrap();
+            assert_eq!(into, reversed, "{name}: {len} doubles into a slice");
+            let mut short = vec![0.0; len.saturating_sub(1)];
+            assert!(buffer.copy_to_host(&mut short).is_err() || len == 0);
         }
         let zeroes = DeviceBuffer::<i32>::zeroed(1000, resource.clone(), &stream).unwrap();
         assert_eq!(zeroes.to_host().unwrap(), vec![0; 1000], "{name}");
