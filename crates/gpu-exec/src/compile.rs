@@ -262,8 +262,10 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 BinaryOp::And => ExprBinary::And,
                 BinaryOp::Or => ExprBinary::Or,
                 BinaryOp::Xor => ExprBinary::Xor,
+                // ir-lower writes these as a choice between null tests and
+                // the plain comparison.
                 BinaryOp::EqMissing | BinaryOp::NotEqMissing => {
-                    return Err("null-aware equality".into());
+                    return Err("null-aware equality, not lowered to null tests".into());
                 }
             };
             let emit_op = |op: ExprBinary, swapped: bool, out: &mut Compiled| {

@@ -136,6 +136,13 @@ impl ExprLowering<'_> {
                 let (left, right) = (self.boxed(left), self.boxed(right));
                 let op = binary_op(op);
                 let (left, right) = (left?, right?);
+                if matches!(op, BinaryOp::EqMissing | BinaryOp::NotEqMissing) {
+                    return Some(null_aware_equality(
+                        *left,
+                        *right,
+                        op == BinaryOp::EqMissing,
+                    ));
+                }
                 if op == BinaryOp::Plus && left.dtype == GpuDtype::String {
                     // `+` of strings concatenates them.
                     ExprKind::ConcatStr {
@@ -2763,6 +2770,68 @@ fn pow_exactly(base: GpuExpr, exponent: AnyValue<'_>, dtype: GpuDtype) -> Result
         product = product.binary(BinaryOp::Multiply, base.clone(), dtype);
     }
     Ok(product)
+}
+
+/// Polars' `eq_missing` (`equal`) or `ne_missing`: where either side is
+/// null, whether both are (are not both), else `left == right`
+/// (`left != right`); never null. A literal side is known null or not, so
+/// against a value the answer is Kleene's `left is not null and left ==
+/// value` (`left is null or left != value`), against null a null test.
+fn null_aware_equality(left: GpuExpr, right: GpuExpr, equal: bool) -> GpuExpr {
+    let boolean = GpuDtype::Boolean;
+    let known_null = |e: &GpuExpr| match &e.kind {
+        ExprKind::Literal(Scalar::Null) => Some(true),
+        ExprKind::Literal(_) => Some(false),
+        _ => None,
+    };
+    let (values, nulls) = if equal {
+        (BinaryOp::Eq, BinaryOp::And)
+    } else {
+        (BinaryOp::NotEq, BinaryOp::Xor)
+    };
+    match (known_null(&left), known_null(&right)) {
+        (Some(false), Some(false)) => left.binary(values, right, boolean),
+        (Some(left_null), Some(right_null)) => {
+            let answer = (left_null == right_null) == equal;
+            GpuExpr::literal(Scalar::Boolean(answer), boolean)
+        }
+        (Some(true), None) | (None, Some(true)) => {
+            let other = if known_null(&left).is_some() {
+                right
+            } else {
+                left
+            };
+            if equal {
+                other.is_null()
+            } else {
+                other.is_not_null()
+            }
+        }
+        (Some(false), None) | (None, Some(false)) => {
+            let other = if known_null(&left).is_some() {
+                &right
+            } else {
+                &left
+            };
+            let (test, join) = if equal {
+                (other.clone().is_not_null(), BinaryOp::And)
+            } else {
+                (other.clone().is_null(), BinaryOp::Or)
+            };
+            test.binary(join, left.binary(values, right, boolean), boolean)
+        }
+        (None, None) => {
+            let (left_null, right_null) = (left.clone().is_null(), right.clone().is_null());
+            let either = left_null
+                .clone()
+                .binary(BinaryOp::Or, right_null.clone(), boolean);
+            either.then(
+                left_null.binary(nulls, right_null, boolean),
+                left.binary(values, right, boolean),
+                boolean,
+            )
+        }
+    }
 }
 
 /// A running sum from the last row, given the running sum from the first

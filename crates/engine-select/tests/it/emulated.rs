@@ -4262,6 +4262,47 @@ fn text_comparisons_between_columns_and_with_literals_match_the_cpu() {
 }
 
 #[test]
+fn null_aware_equality_matches_the_cpu() {
+    // eq_missing and ne_missing: two nulls are equal, a null and a value
+    // are not; never null. Texts, integers, floats (NaN), booleans, dates,
+    // against columns, literals and a null literal.
+    let frame = df!(
+        "a" => [Some("x"), None, None, Some(""), Some("y")],
+        "b" => [Some("x"), None, Some("x"), None, Some("z")],
+        "i" => [Some(1i64), None, Some(3), None, Some(5)],
+        "j" => [Some(1i64), None, None, Some(4), Some(6)],
+        "f" => [Some(f64::NAN), None, Some(0.0), Some(-0.0), None],
+        "p" => [Some(true), None, Some(false), None, Some(true)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("i").cast(DataType::Date).alias("d")]);
+    assert_gpu_eq(
+        "null-aware equality",
+        frame.clone().select([
+            col("a").eq_missing(col("b")).alias("a == b"),
+            col("a").neq_missing(col("b")).alias("a != b"),
+            col("a").eq_missing(lit("x")).alias("a == 'x'"),
+            col("i").eq_missing(col("j")).alias("i == j"),
+            col("i").neq_missing(col("j")).alias("i != j"),
+            col("i")
+                .eq_missing(lit(NULL).cast(DataType::Int64))
+                .alias("i == null"),
+            col("f").eq_missing(lit(f64::NAN)).alias("f == NaN"),
+            col("f").neq_missing(lit(0.0)).alias("f != 0"),
+            col("p").eq_missing(lit(true)).alias("p == true"),
+            col("d")
+                .neq_missing(col("j").cast(DataType::Date))
+                .alias("d != j"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter by null-aware equality",
+        frame.filter(col("i").eq_missing(col("j"))),
+    );
+}
+
+#[test]
 fn sorts_by_computed_keys_match_the_cpu() {
     let options = |descending: bool| {
         SortMultipleOptions::default()

@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, filters and slices inside a select, arg_min and arg_max, aggregations of whole frames (filtered and empty too), sorts inside expressions, memberships in other columns, floats as text and texts as floats, regular expressions): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, filters and slices inside a select, arg_min and arg_max, aggregations of whole frames (filtered and empty too), arithmetic, numeric casts and null-aware comparisons, sorts inside expressions, memberships in other columns, floats as text and texts as floats, regular expressions): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use polars_core::chunked_array::cast::CastOptions;
@@ -329,6 +329,69 @@ proptest! {
             of("len", len()),
         ]);
         assert_gpu_eq(&format!("whole-frame aggregations, frame {pick}"), lf);
+    }
+
+    #[test]
+    fn arithmetic_and_numeric_casts_match_the_cpu(
+        df in (0usize..60).prop_flat_map(frame),
+        pick in 0usize..6,
+    ) {
+        // Integer pairs with extremes, zeros and negatives; floats with
+        // NaN, infinities and signed zeros.
+        let (i, k, f) = (col("i"), col("i").reverse(), col("f"));
+        let exprs = match pick {
+            0 => vec![
+                (i.clone() + k.clone()).alias("i + k"),
+                (i.clone() - k.clone()).alias("i - k"),
+                (i.clone() * k.clone()).alias("i * k"),
+                (-i.clone()).alias("-i"),
+            ],
+            1 => vec![
+                (i.clone() / k.clone()).alias("i / k"),
+                i.clone().floor_div(k.clone()).alias("i // k"),
+                (i.clone() % k.clone()).alias("i % k"),
+                (i.clone() % lit(3i64)).alias("i % 3"),
+                i.clone().floor_div(lit(-2i64)).alias("i // -2"),
+            ],
+            2 => vec![
+                (f.clone() + i.clone()).alias("f + i"),
+                (f.clone() * lit(2.5)).alias("f * 2.5"),
+                (f.clone() / i.clone()).alias("f / i"),
+                f.clone().floor_div(lit(0.5)).alias("f // 0.5"),
+                (f.clone() % lit(2.0)).alias("f % 2"),
+            ],
+            3 => vec![
+                i.clone().strict_cast(DataType::Float64).alias("i as f64"),
+                i.clone().cast(DataType::Int8).alias("i as i8"),
+                i.clone().cast(DataType::UInt32).alias("i as u32"),
+                i.clone().cast(DataType::UInt64).alias("i as u64"),
+                i.clone().cast(DataType::Float32).alias("i as f32"),
+                f.clone().cast(DataType::Int64).alias("f as i64"),
+                f.clone().cast(DataType::Int32).alias("f as i32"),
+                f.clone().cast(DataType::UInt8).alias("f as u8"),
+                col("g").cast(DataType::Int8).alias("g as i8"),
+            ],
+            4 => vec![
+                i.clone().abs().alias("abs i"),
+                f.clone().abs().alias("abs f"),
+                i.clone().clip(lit(-2i64), lit(2i64)).alias("clip i"),
+                f.clone().clip(lit(-1.5), lit(2.0)).alias("clip f"),
+                f.clone().floor().alias("floor f"),
+                f.clone().ceil().alias("ceil f"),
+                f.clone().round(1, RoundMode::default()).alias("round f"),
+            ],
+            _ => vec![
+                f.clone().lt(i.clone()).alias("f < i"),
+                f.clone().eq(f.clone()).alias("f == f"),
+                f.clone().neq(lit(f64::NAN)).alias("f != NaN"),
+                i.clone().eq(k.clone()).alias("i == k"),
+                i.clone().gt_eq(k.clone()).alias("i >= k"),
+                f.clone().is_nan().alias("f is NaN"),
+                f.clone().is_finite().alias("f is finite"),
+                f.clone().eq_missing(lit(0.0)).alias("f == 0 or null"),
+            ],
+        };
+        assert_gpu_eq(&format!("arithmetic {pick}"), df.lazy().select(exprs));
     }
 
     #[test]
