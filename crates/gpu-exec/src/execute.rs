@@ -11,8 +11,8 @@
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
-    Comparison, DeviceStrings, DfaTables, JoinIndices, JoinKind as DeviceJoin, Logic, Ops,
-    PARSE_YEAR, Pattern, StringMatch,
+    Comparison, DeviceStrings, DfaTables, JoinIndices, JoinKind as DeviceJoin, Logic, Multipliable,
+    Ops, PARSE_YEAR, Pattern, StringMatch,
 };
 use gpu_runtime::{Event, RuntimeError, Stream, WorkCounts};
 use ir_lower::{
@@ -1178,6 +1178,11 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
                 && expr.dtype == input.dtype
         }
         AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
+        // Over i64 (u64 for u64), as Polars multiplies.
+        AggOp::Product => {
+            (input.dtype.is_integer() || input.dtype == GpuDtype::Boolean)
+                && matches!(expr.dtype, GpuDtype::Int64 | GpuDtype::UInt64)
+        }
         AggOp::Count { .. } => expr.dtype == GpuDtype::UInt32,
         AggOp::NUnique => groupable(input.dtype) && expr.dtype == GpuDtype::UInt32,
         AggOp::Join { .. } => input.dtype == GpuDtype::String && expr.dtype == GpuDtype::String,
@@ -1257,6 +1262,7 @@ fn column_as_is<'f>(
     let reads_in_place = matches!(
         op,
         AggOp::Sum
+            | AggOp::Product
             | AggOp::Mean
             | AggOp::Min { .. }
             | AggOp::Max { .. }
@@ -1271,6 +1277,19 @@ fn column_as_is<'f>(
     );
     (reads_in_place && numbers && column.dtype == input.dtype && column.len() == frame.height)
         .then_some(column)
+}
+
+/// Each group's product of the valid `values` (1 for none), the rows
+/// taken in group order.
+fn group_products<T: Multipliable + Gather>(
+    ops: &Ops<'_>,
+    values: &DeviceBuffer<T>,
+    validity: Option<&DeviceBuffer<u32>>,
+    sorted_rows: &DeviceBuffer<i64>,
+    starts: &DeviceBuffer<i64>,
+) -> Result<DeviceBuffer<T>, RuntimeError> {
+    let (sorted, valid) = ops.gather(values, validity, sorted_rows)?;
+    ops.segment_product(&sorted, Some(&valid), starts)
 }
 
 /// Whether `count`, a u64 number of valid values, is above zero.
@@ -1302,6 +1321,7 @@ fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)> {
     let boolean = input.dtype == GpuDtype::Boolean;
     let (wide, back) = match op {
         AggOp::Sum | AggOp::Mean if small => (GpuDtype::Int64, None),
+        AggOp::Product if input.dtype != expr.dtype => (expr.dtype, None),
         AggOp::Mean if boolean => (GpuDtype::UInt32, None),
         AggOp::NUnique if small => (GpuDtype::Int64, None),
         AggOp::NUnique if boolean => (GpuDtype::UInt32, None),
@@ -4023,6 +4043,23 @@ impl Executor<'_> {
             return self.joined_texts(evaluated, (separator, *ignore_nulls), sorted_rows, starts);
         }
         let validity = evaluated.validity();
+        if let AggOp::Product = op {
+            // (Smaller integers and booleans were widened to i64 above.)
+            let products = match evaluated.values() {
+                Values::I64(v) => {
+                    Values::I64(group_products(&ops, v, validity, sorted_rows, starts)?)
+                }
+                Values::U64(v) => {
+                    Values::U64(group_products(&ops, v, validity, sorted_rows, starts)?)
+                }
+                _ => {
+                    return Err(ExecError::Unsupported(not_yet(format_args!(
+                        "the product of `{input}`"
+                    ))));
+                }
+            };
+            return Ok(column(products, None));
+        }
         if let AggOp::Count { include_nulls } = op {
             // Counting needs only the validity, so any dtype can be counted.
             let counted = match (include_nulls, validity) {

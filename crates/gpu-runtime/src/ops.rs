@@ -240,6 +240,20 @@ pub trait Aggregable: Gather {
     const REDUCE_MAX: Kernel;
 }
 
+/// Element types a group's product is taken in: 64-bit integers (Polars
+/// multiplies smaller integers as i64), wrapping.
+pub trait Multipliable: DeviceCopy {
+    const PRODUCT: Kernel;
+}
+
+impl Multipliable for i64 {
+    const PRODUCT: Kernel = ids::segment_product_i64;
+}
+
+impl Multipliable for u64 {
+    const PRODUCT: Kernel = ids::segment_product_u64;
+}
+
 macro_rules! aggregable {
     ($($t:ty => $sum:ident, $sum_f64:ident, $mean:ident, $min:ident, $max:ident, $first:ident, $last:ident;
         $acc:ty, $reduce_sum:ident, $sum_of_sums:ident, $reduce_min:ident, $reduce_max:ident);*) => {
@@ -2907,12 +2921,36 @@ impl Ops<'_> {
         validity: Option<&DeviceBuffer<u32>>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        self.segments_in_chunks(T::SUM, values, validity, starts)
+    }
+
+    /// Each group's product of its valid values (1 for none), wrapping:
+    /// the same in any order, so large groups are multiplied in chunks.
+    pub fn segment_product<T: Multipliable>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        self.segments_in_chunks(T::PRODUCT, values, validity, starts)
+    }
+
+    /// A per-group reduction `kernel` whose result has the values' type
+    /// (a sum or a product), over [`Ops::chunks`] of large groups first and
+    /// then over each group's chunks.
+    fn segments_in_chunks<T: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
         Self::check_segments(values, validity, starts)?;
         if let Some(chunks) = self.chunks(starts, values.len())? {
-            let partial = self.segment_values(T::SUM, values, validity, &chunks.starts)?;
-            return self.segment_sum(&partial, None, &chunks.offsets);
+            let partial = self.segment_values(kernel, values, validity, &chunks.starts)?;
+            return self.segments_in_chunks(kernel, &partial, None, &chunks.offsets);
         }
-        self.segment_values(T::SUM, values, validity, starts)
+        self.segment_values(kernel, values, validity, starts)
     }
 
     /// A per-group kernel with one value per group and no validity.

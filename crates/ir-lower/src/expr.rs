@@ -101,6 +101,9 @@ impl BinaryOp {
 #[derive(Debug, Clone, PartialEq)]
 pub enum AggOp {
     Sum,
+    /// Product of the valid values (1 for none) of integers, as i64 (u64
+    /// for u64), wrapping.
+    Product,
     Mean,
     /// Minimum; NaN wins when `propagate_nans`, else NaN is ignored.
     Min {
@@ -159,6 +162,7 @@ impl fmt::Display for AggOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             AggOp::Sum => f.write_str("sum"),
+            AggOp::Product => f.write_str("product"),
             AggOp::Mean => f.write_str("mean"),
             AggOp::Min { propagate_nans } => {
                 f.write_str(if *propagate_nans { "nan_min" } else { "min" })

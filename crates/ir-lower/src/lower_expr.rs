@@ -970,6 +970,34 @@ impl ExprLowering<'_> {
                     maintain_order,
                 }
             }
+            F::Product => {
+                let dtype = self.dtype(node)?;
+                if let [single] = inputs
+                    && let Some(parts) = filtered_parts(self.arena, single.node())
+                {
+                    // `x.filter(p).product()`: the product of the rows kept.
+                    let (values, kept) = self.filtered(single.node(), parts)?;
+                    if !(values.dtype.is_integer() || values.dtype == GpuDtype::Boolean) {
+                        let why =
+                            format!("product of {} is not supported on the GPU", values.dtype);
+                        return self.refuse(node, why);
+                    }
+                    return self.aggregation_of_filter(node, AggOp::Product, (values, kept), dtype);
+                }
+                let input = self.single(inputs)?;
+                // Integers wrap alike in any order; floats would round in
+                // another order than Polars' loop.
+                if !(input.dtype.is_integer() || input.dtype == GpuDtype::Boolean) {
+                    return self.refuse(
+                        node,
+                        format!("product of {} is not supported on the GPU", input.dtype),
+                    );
+                }
+                ExprKind::Agg {
+                    op: AggOp::Product,
+                    input: Box::new(input),
+                }
+            }
             F::Quantile { method } => {
                 let method = quantile_method_name(*method);
                 let [input, quantile] = [inputs[0].node(), inputs[1].node()];
@@ -990,7 +1018,6 @@ impl ExprLowering<'_> {
             | F::ArgWhere
             | F::Rechunk
             | F::ArgUnique
-            | F::Product
             | F::Repeat
             | F::AsList
             | F::AsStruct

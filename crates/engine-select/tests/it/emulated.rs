@@ -6307,3 +6307,70 @@ fn aggregations_of_an_empty_frame_give_one_row_as_on_the_cpu() {
         assert_gpu_eq(name, empty.clone().select([expr]));
     }
 }
+
+#[test]
+fn products_of_integers_match_the_cpu() {
+    // Wrapping products of the valid values (1 for none): small integers
+    // and booleans as i64, u64 as u64; per group, of a whole frame (empty
+    // too, and in chunks past 512 rows), over windows and of a filter in
+    // groups.
+    // Factors of mostly one in size, so that Polars' debug build, whose
+    // products check for overflow, does not panic.
+    let mut next = xorshift(29);
+    for n in [0usize, 1, 40, 1_500] {
+        let mut factor = || -> Option<i64> {
+            let x = next();
+            (!x.is_multiple_of(6)).then_some(match x % 97 {
+                0 => 2,
+                1 => -3,
+                2 => 0,
+                k if k % 2 == 0 => 1,
+                _ => -1,
+            })
+        };
+        let (a, b): (Vec<_>, Vec<_>) = (0..n).map(|_| (factor(), factor())).unzip();
+        let g: Vec<u32> = (0..n as u32).map(|i| i % 7 / 2).collect();
+        let df = df!(
+            "g" => g,
+            "i8" => a.iter().map(|x| x.map(|x| x as i8)).collect::<Vec<_>>(),
+            "u16" => a.iter().map(|x| x.map(|x| x.unsigned_abs() as u16)).collect::<Vec<_>>(),
+            "i32" => b.iter().map(|x| x.map(|x| x as i32)).collect::<Vec<_>>(),
+            "i64" => a.clone(),
+            "u64" => b.iter().map(|x| x.map(|x| x.unsigned_abs())).collect::<Vec<_>>(),
+            "b" => b.iter().map(|x| x.map(|x| x != 0)).collect::<Vec<_>>(),
+            "none" => vec![None::<i64>; n],
+        )
+        .unwrap()
+        .lazy();
+        let products = || {
+            ["i8", "u16", "i32", "i64", "u64", "b", "none"]
+                .into_iter()
+                .map(|name| col(name).product().alias(format!("{name} product")))
+                .collect::<Vec<_>>()
+        };
+        assert_gpu_eq(
+            &format!("whole frame, n = {n}"),
+            df.clone().select(products()),
+        );
+        let filtered = col("i64").filter(col("b")).product().alias("filtered");
+        assert_gpu_eq(
+            &format!("per group, n = {n}"),
+            df.clone()
+                .group_by_stable([col("g")])
+                .agg([products(), vec![filtered]].concat()),
+        );
+        assert_gpu_eq(
+            &format!("windows, n = {n}"),
+            df.clone().select([
+                col("g"),
+                col("i32")
+                    .product()
+                    .over([col("g")])
+                    .unwrap()
+                    .alias("window"),
+            ]),
+        );
+    }
+    let floats = df!("f" => [1.5, 2.0]).unwrap().lazy();
+    assert_cpu_answer_with_reason(floats.select([col("f").product()]), "product of f64");
+}

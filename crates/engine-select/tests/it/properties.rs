@@ -1,4 +1,4 @@
-//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, filters and slices inside a select, arg_min and arg_max, aggregations of whole frames (filtered and empty too), arithmetic, numeric casts and null-aware comparisons, sorts inside expressions, memberships in other columns, floats as text and texts as floats, regular expressions): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
+//! Property tests of the operators on the device under test (filter, sort, group-by, join of every kind but cross, windows (with shifts, fills and running sums within groups), ranks (of text too) and distinctness tests, running extremes, picks and filtered aggregations, texts cast to integers, shifts, clips, string functions (replace, strip, concatenation, head and tail, integers as text), mixed plans, upper and lower case, temporal unit casts, string slices, distinct counts, distinct rows, union, reversals, shift_and_fill, str.join, drop_nulls and drop_nans in aggregations, filters and slices inside a select, arg_min and arg_max, aggregations of whole frames (filtered and empty too), arithmetic, numeric casts and null-aware comparisons, date and time parts, formats, truncations and roundings, sorts inside expressions, memberships in other columns, floats as text and texts as floats, regular expressions): random frames with nulls, empty and long strings, NaN and extreme values, against the CPU engine.
 
 use polars::prelude::*;
 use polars_core::chunked_array::cast::CastOptions;
@@ -392,6 +392,73 @@ proptest! {
             ],
         };
         assert_gpu_eq(&format!("arithmetic {pick}"), df.lazy().select(exprs));
+    }
+
+    #[test]
+    fn date_and_time_parts_formats_truncations_and_roundings_match_the_cpu(
+        micros in vec(option::weighted(0.9, prop_oneof![
+            // 1500 to 2500, before and after 1970; whole days, hours and
+            // seconds; around 1970 and leap days.
+            -14_831_769_600_000_000i64..16_725_225_600_000_000,
+            (-200_000i64..200_000).prop_map(|d| d * 86_400_000_000),
+            (-1_000_000i64..1_000_000).prop_map(|h| h * 3_600_000_000),
+            -3_000_000i64..3_000_000,
+            (0i64..40).prop_map(|y| 951_782_400_000_000 + y * 126_230_400_000_000 - 1),
+        ]), 0..50),
+        pick in 0usize..5,
+    ) {
+        let frame = df!("us" => micros).unwrap().lazy().with_columns([
+            col("us").cast(DataType::Datetime(TimeUnit::Microseconds, None)).alias("t"),
+            col("us").cast(DataType::Datetime(TimeUnit::Nanoseconds, None)).alias("n"),
+            col("us").cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .cast(DataType::Date).alias("d"),
+        ]);
+        let parts = |c: &str| vec![
+            col(c).dt().year().alias(format!("{c} year")),
+            col(c).dt().quarter().alias(format!("{c} quarter")),
+            col(c).dt().month().alias(format!("{c} month")),
+            col(c).dt().day().alias(format!("{c} day")),
+            col(c).dt().weekday().alias(format!("{c} weekday")),
+            col(c).dt().ordinal_day().alias(format!("{c} ordinal")),
+            col(c).dt().week().alias(format!("{c} week")),
+            col(c).dt().iso_year().alias(format!("{c} iso year")),
+            col(c).dt().is_leap_year().alias(format!("{c} leap")),
+            col(c).dt().century().alias(format!("{c} century")),
+            col(c).dt().millennium().alias(format!("{c} millennium")),
+        ];
+        let exprs = match pick {
+            0 => [parts("t"), parts("d")].concat(),
+            1 => vec![
+                col("t").dt().hour().alias("hour"),
+                col("t").dt().minute().alias("minute"),
+                col("t").dt().second().alias("second"),
+                col("t").dt().millisecond().alias("ms"),
+                col("n").dt().microsecond().alias("us"),
+                col("n").dt().nanosecond().alias("ns"),
+                col("n").dt().date().alias("date"),
+                col("t").dt().timestamp(TimeUnit::Milliseconds).alias("ms timestamp"),
+            ],
+            2 => vec![
+                col("t").dt().to_string("%Y-%m-%d %H:%M:%S%.6f").alias("full"),
+                col("t").dt().to_string("%a %b %e %j %u %w %I %p").alias("names"),
+                col("n").dt().to_string("%F %T %9f").alias("ns"),
+                col("d").dt().to_string("%d/%m/%y %A %B").alias("date"),
+                col("t").dt().to_string("iso").alias("iso"),
+            ],
+            3 => ["15m", "1h", "1d", "3d", "1w", "1mo", "1q", "1y"]
+                .into_iter()
+                .map(|every| col("t").dt().truncate(lit(every)).alias(format!("t {every}")))
+                .chain(["1d", "1w", "1mo", "1y"].into_iter().map(|every| {
+                    col("d").dt().truncate(lit(every)).alias(format!("d {every}"))
+                }))
+                .collect(),
+            _ => ["30m", "1h", "1d"]
+                .into_iter()
+                .map(|every| col("t").dt().round(lit(every)).alias(format!("t {every}")))
+                .chain([col("d").dt().round(lit("1d")).alias("d 1d")])
+                .collect(),
+        };
+        assert_gpu_eq(&format!("dates {pick}"), frame.select(exprs));
     }
 
     #[test]

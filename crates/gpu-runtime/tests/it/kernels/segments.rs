@@ -269,11 +269,31 @@ fn aggregations_of_large_groups_match_a_serial_reference() {
         .unwrap();
     let (mins, maxs) = (mins.to_host().unwrap(), maxs.to_host().unwrap());
     let max_valid = flags(&max_valid.to_host().unwrap(), sizes.len());
+    // Odd factors, so that a product never wraps to 0 and each chunk
+    // counts; as i64 and as u64.
+    let odd: Vec<i64> = ints.iter().map(|x| x | 1).collect();
+    let odd_unsigned: Vec<u64> = odd.iter().map(|x| *x as u64).collect();
+    let products = ops
+        .segment_product(&device.upload(&odd), Some(&d_valid), &d_starts)
+        .unwrap()
+        .to_host()
+        .unwrap();
+    let unsigned_products = ops
+        .segment_product(&device.upload(&odd_unsigned), Some(&d_valid), &d_starts)
+        .unwrap()
+        .to_host()
+        .unwrap();
 
     for (g, rows) in segments(&starts, n).enumerate() {
         let rows: Vec<usize> = rows.filter(|&i| valid[i]).collect();
         let sum = rows.iter().fold(0i64, |s, &i| s.wrapping_add(ints[i]));
         assert_eq!(sums[g], sum, "sum of group {g}");
+        let product = rows.iter().fold(1i64, |p, &i| p.wrapping_mul(odd[i]));
+        assert_eq!(products[g], product, "product of group {g}");
+        assert_eq!(
+            unsigned_products[g], product as u64,
+            "u64 product of group {g}"
+        );
         let float_sum: f64 = rows.iter().map(|&i| floats[i]).sum();
         assert!(
             close(float_sums[g], float_sum),
