@@ -1280,14 +1280,18 @@ fn column_as_is<'f>(
 }
 
 /// Each group's product of the valid `values` (1 for none), the rows
-/// taken in group order.
+/// taken in group order (`sorted_rows`; `None`: the values are in that
+/// order already, as a whole frame's one group is).
 fn group_products<T: Multipliable + Gather>(
     ops: &Ops<'_>,
     values: &DeviceBuffer<T>,
     validity: Option<&DeviceBuffer<u32>>,
-    sorted_rows: &DeviceBuffer<i64>,
+    sorted_rows: Option<&DeviceBuffer<i64>>,
     starts: &DeviceBuffer<i64>,
 ) -> Result<DeviceBuffer<T>, RuntimeError> {
+    let Some(sorted_rows) = sorted_rows else {
+        return ops.segment_product(values, validity, starts);
+    };
     let (sorted, valid) = ops.gather(values, validity, sorted_rows)?;
     ops.segment_product(&sorted, Some(&valid), starts)
 }
@@ -4044,14 +4048,12 @@ impl Executor<'_> {
         }
         let validity = evaluated.validity();
         if let AggOp::Product = op {
-            // (Smaller integers and booleans were widened to i64 above.)
+            // (Smaller integers and booleans were widened to i64 above.) A
+            // whole frame's rows are in row order: multiplied where they are.
+            let rows = (!whole).then_some(sorted_rows);
             let products = match evaluated.values() {
-                Values::I64(v) => {
-                    Values::I64(group_products(&ops, v, validity, sorted_rows, starts)?)
-                }
-                Values::U64(v) => {
-                    Values::U64(group_products(&ops, v, validity, sorted_rows, starts)?)
-                }
+                Values::I64(v) => Values::I64(group_products(&ops, v, validity, rows, starts)?),
+                Values::U64(v) => Values::U64(group_products(&ops, v, validity, rows, starts)?),
                 _ => {
                     return Err(ExecError::Unsupported(not_yet(format_args!(
                         "the product of `{input}`"

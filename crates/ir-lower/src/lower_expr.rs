@@ -413,6 +413,12 @@ impl ExprLowering<'_> {
                 dtype,
             });
         }
+        self.aggregation_of(node, op, input, dtype)
+    }
+
+    /// `op` of the expression at `input`, of `dtype`: of a filter
+    /// ([`filtered_parts`]), the rows it keeps.
+    fn aggregation_of(&mut self, node: Node, op: AggOp, input: Node, dtype: GpuDtype) -> Lowered {
         if let Some(parts) = filtered_parts(self.arena, input) {
             let (values, kept) = self.filtered(input, parts)?;
             return self.aggregation_of_filter(node, op, (values, kept), dtype);
@@ -971,32 +977,19 @@ impl ExprLowering<'_> {
                 }
             }
             F::Product => {
-                let dtype = self.dtype(node)?;
-                if let [single] = inputs
-                    && let Some(parts) = filtered_parts(self.arena, single.node())
-                {
-                    // `x.filter(p).product()`: the product of the rows kept.
-                    let (values, kept) = self.filtered(single.node(), parts)?;
-                    if !(values.dtype.is_integer() || values.dtype == GpuDtype::Boolean) {
-                        let why =
-                            format!("product of {} is not supported on the GPU", values.dtype);
-                        return self.refuse(node, why);
-                    }
-                    return self.aggregation_of_filter(node, AggOp::Product, (values, kept), dtype);
-                }
-                let input = self.single(inputs)?;
+                let (dtype, input) = (self.dtype(node)?, inputs.first()?.node());
+                // (Of a filter too, `x.filter(p).product()`: of the rows kept.)
+                let product = self.aggregation_of(node, AggOp::Product, input, dtype);
                 // Integers wrap alike in any order; floats would round in
                 // another order than Polars' loop.
-                if !(input.dtype.is_integer() || input.dtype == GpuDtype::Boolean) {
+                let input = self.dtype(input)?;
+                if !(input.is_integer() || input == GpuDtype::Boolean) {
                     return self.refuse(
                         node,
-                        format!("product of {} is not supported on the GPU", input.dtype),
+                        format!("product of {input} is not supported on the GPU"),
                     );
                 }
-                ExprKind::Agg {
-                    op: AggOp::Product,
-                    input: Box::new(input),
-                }
+                return product;
             }
             F::Quantile { method } => {
                 let method = quantile_method_name(*method);
@@ -2816,18 +2809,17 @@ fn null_aware_equality(left: GpuExpr, right: GpuExpr, equal: bool) -> GpuExpr {
     } else {
         (BinaryOp::NotEq, BinaryOp::Xor)
     };
-    match (known_null(&left), known_null(&right)) {
+    let known = (known_null(&left), known_null(&right));
+    // Where one side is a literal, the other is the one tested.
+    let literal_left = known.0.is_some();
+    match known {
         (Some(false), Some(false)) => left.binary(values, right, boolean),
         (Some(left_null), Some(right_null)) => {
             let answer = (left_null == right_null) == equal;
             GpuExpr::literal(Scalar::Boolean(answer), boolean)
         }
         (Some(true), None) | (None, Some(true)) => {
-            let other = if known_null(&left).is_some() {
-                right
-            } else {
-                left
-            };
+            let other = if literal_left { right } else { left };
             if equal {
                 other.is_null()
             } else {
@@ -2835,11 +2827,7 @@ fn null_aware_equality(left: GpuExpr, right: GpuExpr, equal: bool) -> GpuExpr {
             }
         }
         (Some(false), None) | (None, Some(false)) => {
-            let other = if known_null(&left).is_some() {
-                &right
-            } else {
-                &left
-            };
+            let other = if literal_left { &right } else { &left };
             let (test, join) = if equal {
                 (other.clone().is_not_null(), BinaryOp::And)
             } else {
