@@ -6,7 +6,7 @@ use polars_core::query_result::QueryResult;
 use crate::engine::{Engine, GpuEngine, ResolvedGpu};
 use crate::error::EngineError;
 use crate::gpu;
-use crate::report::{CollectReport, CpuEngine, ExecutedBy, FallbackReason};
+use crate::report::{CollectReport, CpuEngine, ExecutedBy, FallbackKind, FallbackReason};
 
 /// Collects a [`LazyFrame`] on a chosen [`Engine`].
 pub trait LazyFrameExt {
@@ -124,9 +124,19 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
                 retry_without_cse: false,
                 ..resolved
             };
+            // A bug met on the second plan must not cost the user the
+            // answer: the first plan goes on, and the report says so.
+            let mut internal = None;
             match collect_hooked(lf.clone().with_comm_subexpr_elim(false), &whole) {
                 Ok(Hooked::Collected(df, report)) => return Ok((df, report)),
                 Ok(Hooked::WithoutCse) | Err(EngineError::GpuUnavailable { .. }) => {}
+                Err(EngineError::Internal(message)) if !resolved.raise_on_fail => {
+                    internal = Some(FallbackReason {
+                        kind: FallbackKind::Internal,
+                        subject: None,
+                        message,
+                    });
+                }
                 Err(e) => return Err(e),
             }
             let first = ResolvedGpu {
@@ -134,7 +144,13 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
                 ..resolved
             };
             match collect_hooked(lf, &first)? {
-                Hooked::Collected(df, report) => Ok((df, report)),
+                Hooked::Collected(df, mut report) => {
+                    if let Some(reason) = internal {
+                        tracing::warn!("GPU engine bug, the CPU engine answered: {reason}");
+                        report.fallback_reasons.push(reason);
+                    }
+                    Ok((df, report))
+                }
                 Hooked::WithoutCse => Err(EngineError::Internal(
                     "the GPU engine asked twice for a plan without common subexpressions".into(),
                 )),
@@ -156,8 +172,9 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
     let mut reasons = Vec::new();
     let mut without_cse = false;
     let result = lf._collect_post_opt(|root, lp_arena, expr_arena, _| {
-        // A panic in the GPU path (a bug) is an error, never a crash of the
-        // caller; it is never turned into a fallback either.
+        // A panic in the GPU path (a bug) is never a crash of the caller:
+        // the plan is left to the CPU (or, without fallback, an error).
+        // Nothing has replaced any part of the plan yet when it happens.
         let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             gpu::attempt(root, lp_arena, expr_arena, &resolved)
         }))
@@ -167,9 +184,11 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".into());
-            Err(EngineError::Internal(format!(
-                "the GPU engine panicked: {message}"
-            )))
+            Ok(gpu::Attempt::FellBack(vec![FallbackReason {
+                kind: FallbackKind::Internal,
+                subject: None,
+                message: format!("the GPU engine panicked: {message}"),
+            }]))
         });
         let outcome = match attempt {
             Ok(gpu::Attempt::Ran(df, executed_by)) => {
@@ -228,11 +247,19 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
         Some(Ok(None)) if reasons.is_empty() => Err(EngineError::Internal(
             "the GPU engine neither ran the query nor said why not".into(),
         )),
-        Some(Ok(None)) if resolved.raise_on_fail => Err(EngineError::GpuUnavailable { reasons }),
+        Some(Ok(None)) if resolved.raise_on_fail => {
+            match reasons.iter().find(|r| r.kind == FallbackKind::Internal) {
+                Some(bug) => Err(EngineError::Internal(bug.message.clone())),
+                None => Err(EngineError::GpuUnavailable { reasons }),
+            }
+        }
         Some(Ok(None)) => {
             let df = result?;
             let list = FallbackReason::list(&reasons);
-            if polars_core::config::verbose() {
+            let bug = reasons.iter().any(|r| r.kind == FallbackKind::Internal);
+            if bug {
+                tracing::warn!("GPU engine bug, the CPU engine answered:{list}");
+            } else if polars_core::config::verbose() {
                 tracing::warn!("GPU engine fell back to the CPU:{list}");
             } else {
                 tracing::debug!("GPU engine fell back to the CPU:{list}");

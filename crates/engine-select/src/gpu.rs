@@ -47,18 +47,16 @@ fn reason(
     }
 }
 
-/// A runtime error as a fallback reason, or as an error when it is a bug
-/// (never hidden by a fallback).
-fn runtime_reason(e: RuntimeError) -> Result<FallbackReason, EngineError> {
+/// A runtime error as a fallback reason; an invalid argument or an
+/// internal runtime error is a bug of ours, reported as such.
+fn runtime_reason(e: RuntimeError) -> FallbackReason {
     match e {
         RuntimeError::Unavailable(_)
         | RuntimeError::Driver { .. }
-        | RuntimeError::Kernel { .. } => Ok(reason(FallbackKind::Unavailable, None, e.to_string())),
-        RuntimeError::OutOfMemory { .. } => {
-            Ok(reason(FallbackKind::OutOfMemory, None, e.to_string()))
-        }
+        | RuntimeError::Kernel { .. } => reason(FallbackKind::Unavailable, None, e.to_string()),
+        RuntimeError::OutOfMemory { .. } => reason(FallbackKind::OutOfMemory, None, e.to_string()),
         RuntimeError::InvalidArgument(_) | RuntimeError::Internal(_) => {
-            Err(EngineError::Internal(e.to_string()))
+            reason(FallbackKind::Internal, None, e.to_string())
         }
     }
 }
@@ -80,7 +78,7 @@ pub(crate) fn attempt(
             let device = gpu_runtime::driver()
                 .and_then(|driver| driver.device(gpu.device).map(|_| ()).map_err(Into::into));
             if let Err(e) = device {
-                reasons.push(runtime_reason(e)?);
+                reasons.push(runtime_reason(e));
             }
         }
         DeviceKind::Emulated if gpu.device >= EMULATED_DEVICES => {
@@ -149,13 +147,13 @@ pub(crate) fn attempt(
     };
     let context = match context(gpu.device_kind, gpu.device, gpu.memory_resource) {
         Ok(context) => context,
-        Err(e) => return Ok(Attempt::FellBack(vec![runtime_reason(e)?])),
+        Err(e) => return Ok(Attempt::FellBack(vec![runtime_reason(e)])),
     };
     // All subplans run before any replaces its part of the plan: a failure
     // leaves the plan whole for the CPU.
     let mut frames = Vec::with_capacity(subplans.len());
     for (node, plan) in &subplans {
-        match run(plan, &context)? {
+        match run(plan, &context) {
             Ok(df) => frames.push((*node, df)),
             Err(why) => return Ok(Attempt::FellBack(vec![why])),
         }
@@ -176,28 +174,32 @@ pub(crate) fn attempt(
 
 /// Runs `plan` on the device: its result, or the reason to fall back (out
 /// of memory, a driver failure, data the query rejects: Polars then raises
-/// its own error; data whose answer depends on what only Polars knows), or
-/// an error that no fallback may hide.
+/// its own error; data whose answer depends on what only Polars knows; or a
+/// bug of ours: a plan the executor refuses after lowering accepted it, a
+/// frame Polars does not take).
 fn run(
     plan: &ir_lower::GpuPlan,
     context: &gpu_exec::ExecContext,
-) -> Result<Result<DataFrame, FallbackReason>, EngineError> {
-    match gpu_exec::execute(plan, context) {
-        Ok(df) => Ok(Ok(df)),
-        Err(ExecError::Runtime(e)) => Ok(Err(runtime_reason(e)?)),
-        Err(ExecError::InvalidData(message)) => Ok(Err(reason(
+) -> Result<DataFrame, FallbackReason> {
+    gpu_exec::execute(plan, context).map_err(|e| match e {
+        ExecError::Runtime(e) => runtime_reason(e),
+        ExecError::InvalidData(message) => reason(
             FallbackKind::InvalidData,
             None,
             format!("{message} (Polars' engine raises the error)"),
-        ))),
-        Err(ExecError::DependsOnPolars(message)) => {
-            Ok(Err(reason(FallbackKind::Unsupported, None, message)))
-        }
-        Err(ExecError::Polars(e)) => Err(EngineError::Polars(e)),
-        Err(ExecError::Unsupported(message)) => Err(EngineError::Internal(format!(
-            "gpu-exec refused a plan it had accepted: {message}"
-        ))),
-    }
+        ),
+        ExecError::DependsOnPolars(message) => reason(FallbackKind::Unsupported, None, message),
+        ExecError::Polars(e) => reason(
+            FallbackKind::Internal,
+            None,
+            format!("Polars refused a frame the device made: {e}"),
+        ),
+        ExecError::Unsupported(message) => reason(
+            FallbackKind::Internal,
+            None,
+            format!("gpu-exec refused a plan it had accepted: {message}"),
+        ),
+    })
 }
 
 /// The largest subplans below `root` (which does not run whole: callers

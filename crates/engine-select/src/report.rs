@@ -78,6 +78,10 @@ pub enum FallbackKind {
     /// that does not fit): the CPU engine runs the query to raise Polars'
     /// own error.
     InvalidData,
+    /// A bug in the GPU engine (a plan the executor refused after lowering
+    /// accepted it, a panic): the CPU engine answers, and the reason is
+    /// logged at warn level. With `raise_on_fail` it is an error instead.
+    Internal,
 }
 
 impl fmt::Display for FallbackKind {
@@ -87,6 +91,7 @@ impl fmt::Display for FallbackKind {
             FallbackKind::Unsupported => "unsupported",
             FallbackKind::OutOfMemory => "device out of memory",
             FallbackKind::InvalidData => "invalid data",
+            FallbackKind::Internal => "internal error (a bug in the GPU engine)",
         })
     }
 }
