@@ -239,12 +239,13 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
     }
 }
 
-/// Whether a select gives one row: it aggregates, and no expression reads
-/// a column outside an aggregation (else, as in Polars, the aggregations
-/// are repeated on every row, beside the row-wise expressions).
+/// Whether a select gives one row: no expression reads a column outside
+/// an aggregation, so every one is one value (aggregations, literals, what
+/// functions make of them), as Polars holds them; else, as in Polars, they
+/// are repeated on every row, beside the row-wise expressions. One row
+/// also of an empty frame: Polars' `select([lit(1)])` is one row there too.
 fn aggregating_select(exprs: &[NamedExpr]) -> bool {
-    exprs.iter().any(|named| named.expr.has_aggregation())
-        && exprs.iter().all(|named| !reads_rows(&named.expr))
+    !exprs.is_empty() && exprs.iter().all(|named| !reads_rows(&named.expr))
 }
 
 /// Whether `expr` reads a column outside an aggregation.
@@ -1157,6 +1158,16 @@ fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
     // Aggregations inside are per group, repeated on the group's rows;
     // shifts, fills and `cum_sum`s are within the group, in the rows' order.
     evaluable(input)?;
+    // Text is made over the whole frame: not of values repeated per group,
+    // nor of other rows within each group.
+    let per_group_text = |e: &GpuExpr| {
+        e.dtype == GpuDtype::String && (e.has_aggregation() || e.has_part_reading_other_rows())
+    };
+    if input.any(&per_group_text) {
+        return Err(format!(
+            "text made of aggregations or of other rows (`{input}`) inside an aggregation"
+        ));
+    }
     let aggregable = matches!(
         input.dtype,
         GpuDtype::Int32 | GpuDtype::Int64 | GpuDtype::UInt32 | GpuDtype::UInt64 | GpuDtype::Float64
@@ -2174,6 +2185,9 @@ impl Executor<'_> {
                     ));
                     frame.columns.push(column);
                 }
+                if key_exprs.len() > 1 {
+                    self.check_negative_zero_keys(&frame, &key_exprs)?;
+                }
                 let Groups {
                     sorted_rows,
                     starts,
@@ -3093,6 +3107,37 @@ impl Executor<'_> {
         let ops = self.ops();
         let flag = ops.segment_sum(&flags, None, &ops.iota(1, 0)?)?;
         self.check_later(flag, what, failure);
+        Ok(())
+    }
+
+    /// Leaves the group-by to Polars where a float key of a group-by on
+    /// several keys holds -0.0: Polars groups it with 0.0 and gives the
+    /// group's key as the first row's value or as 0.0, by which hash path it
+    /// takes for the frame's size (row-encoded keys lose the sign).
+    fn check_negative_zero_keys(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[GpuExpr],
+    ) -> Result<(), ExecError> {
+        let (float, boolean) = (GpuDtype::Float64, GpuDtype::Boolean);
+        let value = |v: f64| GpuExpr::literal(Scalar::Float(v), float);
+        for key in keys.iter().filter(|key| key.dtype.is_float()) {
+            let key = cast_to(key, float);
+            let zero = key.clone().binary(BinaryOp::Eq, value(0.0), boolean);
+            let negative = value(1.0).binary(BinaryOp::TrueDivide, key, float).binary(
+                BinaryOp::Eq,
+                value(f64::NEG_INFINITY),
+                boolean,
+            );
+            let what = "a float key of -0.0 in a group-by on several keys (Polars' key is \
+                        0.0 or -0.0 by the hash path it takes for the frame's size)";
+            self.check_any_later(
+                frame,
+                zero.binary(BinaryOp::And, negative, boolean),
+                what.into(),
+                ExecError::DependsOnPolars,
+            )?;
+        }
         Ok(())
     }
 
@@ -4554,10 +4599,11 @@ impl Executor<'_> {
         // within each group, as Polars shifts it there), in one frame that
         // is both sides of the join: the input, `other`, and in groups the
         // group number, a key of both.
+        // (Small integers widened, as the join hashes wider ones.)
         let mut sides = DeviceFrame {
             columns: vec![
-                self.evaluate_in_groups(frame, input, "", groups)?,
-                self.evaluate_in_groups(frame, other, "", groups)?,
+                self.evaluate_in_groups(frame, &widened_key(input), "", groups)?,
+                self.evaluate_in_groups(frame, &widened_key(other), "", groups)?,
             ],
             height: n,
         };

@@ -115,6 +115,12 @@ impl ExprLowering<'_> {
     /// children failed adds no refusal of its own, so each reason is reported
     /// once, at the innermost construct.
     pub fn expr(&mut self, node: Node) -> Lowered {
+        if let Some(folded) = self.folded(node) {
+            return folded;
+        }
+        if let Some(reason) = self.of_one_value(node) {
+            return self.refuse(node, reason);
+        }
         let kind = match self.arena.get(node) {
             AExpr::Column(name) => match self.schema.get_full(name) {
                 // An input column of a type the GPU cannot hold was refused
@@ -286,6 +292,26 @@ impl ExprLowering<'_> {
                         format!("windows mapped by {mapping:?} are not supported on the GPU"),
                     );
                 }
+                // A literal partition is one partition of every row (Polars
+                // makes `over(order_by=...)` so); other single values as keys
+                // Polars broadcasts, or (as an order) rejects.
+                let one_value = |key: &Node| polars_plan::plans::is_scalar_ae(*key, self.arena);
+                let literal = |key: &Node| matches!(self.arena.get(*key), AExpr::Literal(_));
+                if let Some(key) = partition_by
+                    .iter()
+                    .filter(|key| !literal(key))
+                    .chain(order_by.as_ref().map(|(key, _)| key))
+                    .find(|key| one_value(key))
+                {
+                    let key = self.notation(*key);
+                    return self.refuse(
+                        node,
+                        format!(
+                            "a window partitioned or ordered by one value (`{key}`) is not \
+                             supported on the GPU"
+                        ),
+                    );
+                }
                 let function = self.boxed(function);
                 let keys: Vec<Lowered> = partition_by.iter().map(|&key| self.expr(key)).collect();
                 let order_by = order_by.map(|(key, options)| {
@@ -319,6 +345,117 @@ impl ExprLowering<'_> {
         };
         let dtype = self.dtype(node)?;
         Some(GpuExpr { kind, dtype })
+    }
+
+    /// A constant expression (no column, no `len()`: literals and what
+    /// functions make of them) that Polars holds as one value, computed by
+    /// Polars itself into a literal: Polars takes a literal as one value,
+    /// not as a column, so `lit(-2).shift(1)` is null and `lit("z").count()`
+    /// is 1 (also per group). `None` when `node` is no such expression (a
+    /// literal itself included); `Some(None)` when Polars raises on it (it
+    /// is refused, so that Polars raises its error).
+    fn folded(&mut self, node: Node) -> Option<Lowered> {
+        if matches!(self.arena.get(node), AExpr::Literal(_)) || !is_constant(node, self.arena) {
+            return None;
+        }
+        if !polars_plan::plans::is_scalar_ae(node, self.arena) {
+            return None;
+        }
+        let expr = polars_plan::plans::node_to_expr(node, self.arena);
+        let computed = polars::prelude::IntoLazy::lazy(polars::prelude::DataFrame::empty())
+            .select([expr.alias("constant")])
+            .collect();
+        let column = match computed {
+            Ok(df) if df.height() == 1 => df.columns()[0].as_materialized_series().clone(),
+            Ok(_) => return None,
+            Err(e) => return Some(self.refuse(node, format!("Polars raises on it: {e}"))),
+        };
+        let dtype = self.dtype(node);
+        let polars_dtype = ToFieldContext::new(self.arena, self.schema);
+        let polars_dtype = self
+            .arena
+            .get(node)
+            .to_dtype(&polars_dtype)
+            .and_then(|dtype| dtype.materialize_unknown(false));
+        let (Some(dtype), Ok(polars_dtype)) = (dtype, polars_dtype) else {
+            return Some(None);
+        };
+        let value = column
+            .cast(&polars_dtype)
+            .map_err(|e| e.to_string())
+            .and_then(|column| {
+                column
+                    .get(0)
+                    .map(|v| v.into_static())
+                    .map_err(|e| e.to_string())
+            });
+        Some(match value.and_then(|value| any_value_to_scalar(&value)) {
+            Ok(scalar) => Some(GpuExpr {
+                kind: ExprKind::Literal(scalar),
+                dtype,
+            }),
+            Err(reason) => self.refuse(node, reason),
+        })
+    }
+
+    /// Why `node` cannot run where it takes one value that is not a
+    /// constant (an aggregation, `len()`): Polars applies an aggregation or
+    /// a function that reads other rows (a shift, a running sum, a sort) to
+    /// that one value, where the executor would apply it to the value
+    /// repeated on every row. `None` for anything else.
+    fn of_one_value(&self, node: Node) -> Option<String> {
+        let one_value = |input: Node| polars_plan::plans::is_scalar_ae(input, self.arena);
+        let refused = |what: &str, input: Node| {
+            Some(format!(
+                "{what} (`{}`) is not supported on the GPU",
+                self.notation(input)
+            ))
+        };
+        match self.arena.get(node) {
+            AExpr::Agg(agg) => {
+                // Of a filter of one value (`len().drop_nulls().sum()`) too.
+                let input = agg.get_input().first();
+                let values = filtered_parts(self.arena, input).map_or(input, |(values, _)| values);
+                if one_value(values) {
+                    return refused("an aggregation over one value", values);
+                }
+            }
+            AExpr::Function {
+                input,
+                options,
+                function,
+            } => {
+                let first = input.first()?.node();
+                if !options.is_elementwise() && one_value(first) {
+                    return refused("a function of the rows in order over one value", first);
+                }
+                // Polars gives such a function the length of its first
+                // input, where the executor repeats that value on every row
+                // (`lit(0).clip(col("a"), ...)` is one value in Polars).
+                let horizontal = matches!(
+                    function,
+                    IRFunctionExpr::Coalesce
+                        | IRFunctionExpr::StringExpr(IRStringFunction::ConcatHorizontal { .. })
+                );
+                let per_row = input[1..].iter().any(|i| !one_value(i.node()));
+                if !horizontal && one_value(first) && per_row {
+                    return refused("a function of one value with arguments of every row", first);
+                }
+            }
+            AExpr::Sort { expr, .. } if one_value(*expr) => {
+                return refused("a sort over one value", *expr);
+            }
+            AExpr::SortBy { expr, by, .. } => {
+                if one_value(*expr) {
+                    return refused("a sort over one value", *expr);
+                }
+                if let Some(key) = by.iter().find(|key| one_value(**key)) {
+                    return refused("a sort by one value", *key);
+                }
+            }
+            _ => {}
+        }
+        None
     }
 
     fn literal(&mut self, node: Node, value: &LiteralValue) -> Lowered {
@@ -597,7 +734,17 @@ impl ExprLowering<'_> {
             F::StringExpr(string) => return self.string(node, inputs, string),
             F::TemporalExpr(temporal) => return self.temporal(node, inputs, temporal),
             F::Abs => ExprKind::Abs(Box::new(self.single(inputs)?)),
-            F::Negate => ExprKind::Negate(Box::new(self.single(inputs)?)),
+            F::Negate => {
+                let input = self.single(inputs)?;
+                if input.dtype.is_unsigned() {
+                    // Polars raises "`neg` operation not supported": let it.
+                    return self.refuse(
+                        node,
+                        format!("Polars does not negate unsigned integers ({})", input.dtype),
+                    );
+                }
+                ExprKind::Negate(Box::new(input))
+            }
             F::FillNull => {
                 let [input, value] = self.exactly::<2>(node, inputs)?;
                 ExprKind::FillNull {
@@ -1140,17 +1287,20 @@ impl ExprLowering<'_> {
                         dtype: GpuDtype::Boolean,
                     });
                 }
-                let Some(values) = values else {
+                let Some((values, list_dtype)) = values else {
                     return self.refuse(
                         node,
                         "is_in needs a literal list or an imploded column on the GPU",
                     );
                 };
-                ExprKind::IsIn {
-                    input: input?,
-                    values,
-                    nulls_equal,
+                let input = input?;
+                if input.dtype.is_temporal() && list_dtype != input.dtype {
+                    return self.refuse(
+                        node,
+                        format!("is_in of {} in a list of {list_dtype}", input.dtype),
+                    );
                 }
+                return Some(membership(*input, &values, nulls_equal));
             }
             B::AllHorizontal | B::AnyHorizontal => {
                 // Kleene and (or) of booleans, left to right.
@@ -2179,7 +2329,8 @@ impl ExprLowering<'_> {
     }
 
     /// The values of a literal list (a Series literal or a list scalar).
-    fn literal_list(&self, node: Node) -> Option<Vec<Scalar>> {
+    /// The values of a literal list, and their type.
+    fn literal_list(&self, node: Node) -> Option<(Vec<Scalar>, GpuDtype)> {
         let series: Series = match self.arena.get(node) {
             AExpr::Literal(LiteralValue::Series(series)) => (**series).clone(),
             AExpr::Literal(LiteralValue::Scalar(scalar)) => match scalar.value() {
@@ -2188,14 +2339,141 @@ impl ExprLowering<'_> {
             },
             _ => return None,
         };
-        if GpuDtype::from_polars(series.dtype()).is_err() {
-            return None;
-        }
-        series
+        let dtype = GpuDtype::from_polars(series.dtype()).ok()?;
+        let values = series
             .iter()
             .map(|value| any_value_to_scalar(&value).ok())
-            .collect()
+            .collect::<Option<_>>()?;
+        Some((values, dtype))
     }
+}
+
+/// `input.is_in(values)` as Polars decides membership: by exact value (a
+/// value the input's type cannot hold exactly matches nothing, so `1` is not
+/// in `[1.5]` and a u16 not in `[70000]`), NaN equal to NaN and -0.0 to 0.0.
+/// A null input gives null, or with `nulls_equal` whether the list holds a
+/// null; nulls of the list match nothing else. Lowered to equalities (and
+/// `is_nan` for NaN) joined by `or`, which every type runs.
+fn membership(input: GpuExpr, values: &[Scalar], nulls_equal: bool) -> GpuExpr {
+    let dtype = input.dtype;
+    let boolean = GpuDtype::Boolean;
+    let has_null = values.iter().any(|v| matches!(v, Scalar::Null));
+    let mut exact: Vec<Scalar> = values
+        .iter()
+        .filter_map(|v| held_exactly(v, dtype))
+        .collect();
+    exact.dedup();
+    let nan = exact
+        .iter()
+        .any(|v| matches!(v, Scalar::Float(f) if f.is_nan()));
+    exact.retain(|v| !matches!(v, Scalar::Float(f) if f.is_nan()));
+    let mut tests: Vec<GpuExpr> = exact
+        .into_iter()
+        .map(|v| {
+            let value = GpuExpr::literal(v, dtype);
+            input.clone().binary(BinaryOp::Eq, value, boolean)
+        })
+        .collect();
+    if nan {
+        tests.push(GpuExpr {
+            kind: ExprKind::FloatCheck {
+                check: FloatCheck::IsNan,
+                input: Box::new(input.clone()),
+            },
+            dtype: boolean,
+        });
+    }
+    let any = tests
+        .into_iter()
+        .reduce(|left, right| left.binary(BinaryOp::Or, right, boolean));
+    let null_input = GpuExpr::literal(
+        if nulls_equal {
+            Scalar::Boolean(has_null)
+        } else {
+            Scalar::Null
+        },
+        boolean,
+    );
+    match any {
+        // Null only where the input is null: there a fill gives the member test.
+        Some(any) if nulls_equal => any.fill_null(null_input),
+        Some(any) => any,
+        None => input.is_null().then(
+            null_input,
+            GpuExpr::literal(Scalar::Boolean(false), boolean),
+            boolean,
+        ),
+    }
+}
+
+/// `value` as a value of `dtype`, if `dtype` holds it exactly.
+fn held_exactly(value: &Scalar, dtype: GpuDtype) -> Option<Scalar> {
+    let integer = |v: i128| -> Option<Scalar> {
+        let (min, max): (i128, i128) = match dtype {
+            GpuDtype::Int8 => (i8::MIN.into(), i8::MAX.into()),
+            GpuDtype::Int16 => (i16::MIN.into(), i16::MAX.into()),
+            GpuDtype::Int32 => (i32::MIN.into(), i32::MAX.into()),
+            GpuDtype::Int64 => (i64::MIN.into(), i64::MAX.into()),
+            GpuDtype::UInt8 => (0, u8::MAX.into()),
+            GpuDtype::UInt16 => (0, u16::MAX.into()),
+            GpuDtype::UInt32 => (0, u32::MAX.into()),
+            GpuDtype::UInt64 => (0, u64::MAX.into()),
+            GpuDtype::Float64 => {
+                let f = v as f64;
+                return (f as i128 == v).then_some(Scalar::Float(f));
+            }
+            GpuDtype::Float32 => {
+                let f = v as f32;
+                return (f as i128 == v).then_some(Scalar::Float(f.into()));
+            }
+            _ => return None,
+        };
+        if !(min..=max).contains(&v) {
+            return None;
+        }
+        Some(if dtype.is_unsigned() {
+            Scalar::UInt(v as u64)
+        } else {
+            Scalar::Int(v as i64)
+        })
+    };
+    match (value, dtype) {
+        (Scalar::Null, _) => None,
+        (Scalar::Int(v), _) if dtype.is_numeric() => integer((*v).into()),
+        (Scalar::UInt(v), _) if dtype.is_numeric() => integer((*v).into()),
+        (Scalar::Float(f), GpuDtype::Float64) => Some(Scalar::Float(*f)),
+        (Scalar::Float(f), GpuDtype::Float32) => {
+            (f.is_nan() || f64::from(*f as f32) == *f).then_some(Scalar::Float(*f))
+        }
+        (Scalar::Float(f), _) if dtype.is_integer() => {
+            (f.fract() == 0.0 && f.abs() < 2f64.powi(64)).then(|| integer(*f as i128))?
+        }
+        (Scalar::Boolean(_), GpuDtype::Boolean)
+        | (Scalar::String(_), GpuDtype::String)
+        | (Scalar::Date(_), GpuDtype::Date)
+        | (Scalar::Datetime(_), GpuDtype::Datetime(_))
+        | (Scalar::Duration(_), GpuDtype::Duration(_)) => Some(value.clone()),
+        _ => None,
+    }
+}
+
+/// Whether `node` is computed from literals alone (no column, no `len()`,
+/// no window, no user function).
+fn is_constant(node: Node, arena: &Arena<AExpr>) -> bool {
+    use polars_plan::plans::ArenaExprIter;
+    arena.iter(node).all(|(_, e)| {
+        !matches!(
+            e,
+            AExpr::Column(_)
+                | AExpr::Len
+                | AExpr::Element
+                | AExpr::Over { .. }
+                | AExpr::AnonymousFunction { .. }
+                | AExpr::AnonymousAgg { .. }
+                | AExpr::Eval { .. }
+                | AExpr::StructEval { .. }
+        )
+    })
 }
 
 fn binary_op(op: Operator) -> BinaryOp {

@@ -101,6 +101,27 @@ impl<'a> PlanLowering<'a> {
         lowered.into_iter().collect()
     }
 
+    /// Refuses each key of `keys` that Polars holds as one value (a
+    /// literal, an aggregation): Polars raises for a sort key of another
+    /// length than the frame's, and broadcasts such group or join keys in
+    /// ways of its own. Whether any was refused.
+    fn keys_of_one_value(&mut self, keys: &[ExprIR], what: &str) -> bool {
+        let mut refused = false;
+        for key in keys {
+            if is_scalar_ae(key.node(), self.expr_arena) {
+                refused = true;
+                let subject =
+                    polars_plan::plans::ExprIRDisplay::display_node(key.node(), self.expr_arena)
+                        .to_string();
+                self.refusals.push(Refusal {
+                    subject,
+                    reason: format!("a {what} key of one value is not supported on the GPU"),
+                });
+            }
+        }
+        refused
+    }
+
     fn named_exprs(
         &mut self,
         exprs: &[ExprIR],
@@ -373,6 +394,9 @@ impl<'a> PlanLowering<'a> {
             } => {
                 let input_node = *input;
                 let input = self.input(input_node, children);
+                if self.keys_of_one_value(by_column, "sort") {
+                    return None;
+                }
                 let exprs = self.exprs(by_column, &self.schema_of(input_node));
                 let pick = |flags: &[bool], i: usize| {
                     flags.get(i).or(flags.first()).copied().unwrap_or(false)
@@ -424,6 +448,9 @@ impl<'a> PlanLowering<'a> {
                     );
                 }
                 let input_schema = self.schema_of(input_node);
+                if self.keys_of_one_value(keys, "group-by") {
+                    return None;
+                }
                 let keys = self.named_exprs(keys, &input_schema);
                 let aggs = self.named_exprs(aggs, &input_schema);
                 let (keys, aggs) = (keys?, aggs?);
@@ -466,6 +493,11 @@ impl<'a> PlanLowering<'a> {
                 let (left_node, right_node) = (*input_left, *input_right);
                 let left = self.input(left_node, children);
                 let right = self.input(right_node, children);
+                let one_value = self.keys_of_one_value(left_on, "join")
+                    | self.keys_of_one_value(right_on, "join");
+                if one_value {
+                    return None;
+                }
                 let left_on = self.exprs(left_on, &self.schema_of(left_node));
                 let right_on = self.exprs(right_on, &self.schema_of(right_node));
                 let args = &options.args;

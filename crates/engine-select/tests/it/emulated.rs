@@ -3782,11 +3782,11 @@ fn shifts_of_a_frame_match_the_cpu() {
             frame()
                 .group_by_stable([col("b")])
                 .agg([col("m").sum().shift(lit(1))]),
-            "a shift or fill of aggregations",
+            "in order over one value",
         ),
         (
             frame().select([col("m").sum().shift(lit(1))]),
-            "a shift or fill of aggregations",
+            "in order over one value",
         ),
         (
             frame().select([col("m").shift(col("m").max())]),

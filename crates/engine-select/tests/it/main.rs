@@ -2,6 +2,7 @@
 
 mod emulated;
 mod fallback;
+mod fuzz;
 mod parity;
 mod pdsh_gpu;
 mod properties;

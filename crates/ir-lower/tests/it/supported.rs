@@ -76,7 +76,7 @@ fn with_columns_when_fill_null_is_in_is_between() {
                 .alias("between"),
         ]),
         expect![[r#"
-            WithColumns [when((#3:qty > 1:i32), #2:amount, 0.0:f64) as "cond", fill_null(#2:amount, 0.0:f64) as "filled", is_in(#4:status, ["open", "closed"]) as "in", is_between(#3:qty, 1:i32, 2:i32, Both) as "between"]  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, cond: f64, filled: f64, in: bool, between: bool]
+            WithColumns [when((#3:qty > 1:i32), #2:amount, 0.0:f64) as "cond", fill_null(#2:amount, 0.0:f64) as "filled", ((#4:status == "open":str) | (#4:status == "closed":str)) as "in", is_between(#3:qty, 1:i32, 2:i32, Both) as "between"]  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, cond: f64, filled: f64, in: bool, between: bool]
               DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
         "#]],
     );

@@ -1,0 +1,448 @@
+//! The fuzzer's expressions: a tree of operations that builds a Polars `Expr` and prints as Rust.
+
+use polars::prelude::*;
+
+use super::code::{List, case};
+
+/// An expression: an operation over input expressions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct E {
+    pub op: Op,
+    pub args: Vec<E>,
+}
+
+/// A typed literal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lit {
+    Null,
+    Bool(bool),
+    /// A dynamic integer literal (`lit(3)`), which takes the other side's type.
+    Int(i64),
+    /// An integer literal of a given type (`typed_lit(3i32)`, `lit(3u8)`...).
+    I32(i32),
+    U8(u8),
+    U32(u32),
+    Float(f64),
+    Str(String),
+    /// Days since the epoch, as a date.
+    Date(i32),
+    /// Ticks of a duration.
+    Duration(i64, TimeUnit),
+}
+
+/// The aggregations the grammar draws from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Agg {
+    Sum,
+    Mean,
+    Min,
+    Max,
+    NanMin,
+    NanMax,
+    Median,
+    NUnique,
+    First,
+    Last,
+    Count,
+    NullCount,
+    Std(u8),
+    Var(u8),
+    Product,
+    Any(bool),
+    All(bool),
+    ArgMin,
+    ArgMax,
+    Quantile(f64, QuantileMethod),
+    /// `str.join` of texts.
+    Join(&'static str, bool),
+    /// The one value (`item`), allowing an empty input or not.
+    Item(bool),
+    /// A list of the values: `implode` (not run on the device).
+    Implode,
+}
+
+/// Date and time parts and measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Year,
+    Month,
+    Day,
+    Quarter,
+    Weekday,
+    OrdinalDay,
+    Week,
+    Hour,
+    Minute,
+    Second,
+    Millisecond,
+    IsLeapYear,
+    TotalDays,
+    TotalHours,
+    TotalSeconds,
+    TotalMilliseconds,
+    Date,
+}
+
+/// Every operation of the grammar. Parameters live here; inputs are [`E::args`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Col(String),
+    Lit(Lit),
+    /// `len()`: the number of rows.
+    Len,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Rem,
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    EqMissing,
+    NotEqMissing,
+    And,
+    Or,
+    Xor,
+    Not,
+    Neg,
+    IsNull,
+    IsNotNull,
+    IsNan,
+    IsNotNan,
+    IsFinite,
+    IsInfinite,
+    Abs,
+    Floor,
+    Ceil,
+    Round(u32, RoundMode),
+    Sqrt,
+    /// `pow` by a literal exponent.
+    Pow(f64),
+    /// Two bounds: `clip(lo, hi)`.
+    Clip,
+    /// Value to fill with: the second input.
+    FillNull,
+    FillForward(Option<u32>),
+    FillBackward(Option<u32>),
+    FillNan,
+    Cast(DataType, bool),
+    /// `when(x).then(y).otherwise(z)`.
+    When,
+    Coalesce,
+    IsIn(List, bool),
+    /// `is_in` the second input imploded.
+    IsInColumn(bool),
+    IsBetween(ClosedInterval),
+    LenBytes,
+    LenChars,
+    Contains(String, bool),
+    StartsWith(String),
+    EndsWith(String),
+    StrSlice(i64, Option<u64>),
+    StrHead(i64),
+    StrTail(i64),
+    Upper,
+    Lower,
+    Replace(String, String, bool, bool),
+    StripChars(Option<String>),
+    StripPrefix(String),
+    PadStart(u32, char),
+    PadEnd(u32, char),
+    Zfill(u32),
+    ConcatStr(String, bool),
+    CountMatches(String, bool),
+    Find(String, bool),
+    Extract(String, usize),
+    ToDate(Option<String>),
+    ToDatetime(String, TimeUnit),
+    /// `str.split` (a list: not run on the device).
+    Split(String),
+    Part(Part),
+    ToString(String),
+    Truncate(String),
+    RoundTime(String),
+    CastTimeUnit(TimeUnit),
+    Agg(Agg),
+    Shift(i64),
+    /// Fill value: the second input.
+    ShiftAndFill(i64),
+    Diff(i64),
+    Reverse,
+    CumSum(bool),
+    CumMax(bool),
+    CumMin(bool),
+    CumCount(bool),
+    CumProd(bool),
+    Rank(RankMethod, bool),
+    IsUnique,
+    IsDuplicated,
+    IsFirstDistinct,
+    IsLastDistinct,
+    Sort(bool, bool),
+    /// Sorted by the second input.
+    SortBy(bool, bool),
+    ArgSort(bool, bool),
+    /// A window over the other inputs (the partitions).
+    Over,
+    /// A window ordered by the second input, over the partitions after it.
+    OverOrdered(bool, bool),
+    /// Kept where the second input is true.
+    Filter,
+    Head(usize),
+    Tail(usize),
+    Slice(i64, usize),
+    DropNulls,
+    DropNans,
+    GatherEvery(usize, usize),
+    Explode,
+    Alias(String),
+}
+
+impl E {
+    pub fn new(op: Op, args: Vec<E>) -> E {
+        E { op, args }
+    }
+
+    pub fn leaf(op: Op) -> E {
+        E { op, args: vec![] }
+    }
+
+    pub fn col(name: &str) -> E {
+        E::leaf(Op::Col(name.into()))
+    }
+
+    pub fn lit(lit: Lit) -> E {
+        E::leaf(Op::Lit(lit))
+    }
+
+    pub fn alias(self, name: &str) -> E {
+        E::new(Op::Alias(name.into()), vec![self])
+    }
+
+    /// The Polars expression.
+    pub fn build(&self) -> Expr {
+        self.render().0
+    }
+
+    /// Its Rust source.
+    pub fn code(&self) -> String {
+        self.render().1
+    }
+
+    /// Every node of the tree, depth first.
+    pub fn nodes(&self) -> Vec<&E> {
+        let mut out = vec![self];
+        for arg in &self.args {
+            out.extend(arg.nodes());
+        }
+        out
+    }
+
+    fn render(&self) -> (Expr, String) {
+        let (exprs, sources): (Vec<Expr>, Vec<String>) = self.args.iter().map(E::render).unzip();
+        let (i, s) = (exprs, sources);
+        match &self.op {
+            Op::Col(name) => case!(i, s; []; name = name; col(name)),
+            Op::Lit(l) => lit_expr(l),
+            Op::Len => case!(i, s; []; ; len()),
+            Op::Add => case!(i, s; [x, y]; ; (x + y)),
+            Op::Sub => case!(i, s; [x, y]; ; (x - y)),
+            Op::Mul => case!(i, s; [x, y]; ; (x * y)),
+            Op::Div => case!(i, s; [x, y]; ; (x / y)),
+            Op::FloorDiv => case!(i, s; [x, y]; ; x.floor_div(y)),
+            Op::Rem => case!(i, s; [x, y]; ; (x % y)),
+            Op::Eq => case!(i, s; [x, y]; ; x.eq(y)),
+            Op::NotEq => case!(i, s; [x, y]; ; x.neq(y)),
+            Op::Lt => case!(i, s; [x, y]; ; x.lt(y)),
+            Op::LtEq => case!(i, s; [x, y]; ; x.lt_eq(y)),
+            Op::Gt => case!(i, s; [x, y]; ; x.gt(y)),
+            Op::GtEq => case!(i, s; [x, y]; ; x.gt_eq(y)),
+            Op::EqMissing => case!(i, s; [x, y]; ; x.eq_missing(y)),
+            Op::NotEqMissing => case!(i, s; [x, y]; ; x.neq_missing(y)),
+            Op::And => case!(i, s; [x, y]; ; x.and(y)),
+            Op::Or => case!(i, s; [x, y]; ; x.or(y)),
+            Op::Xor => case!(i, s; [x, y]; ; x.xor(y)),
+            Op::Not => case!(i, s; [x]; ; x.not()),
+            Op::Neg => case!(i, s; [x]; ; (-x)),
+            Op::IsNull => case!(i, s; [x]; ; x.is_null()),
+            Op::IsNotNull => case!(i, s; [x]; ; x.is_not_null()),
+            Op::IsNan => case!(i, s; [x]; ; x.is_nan()),
+            Op::IsNotNan => case!(i, s; [x]; ; x.is_not_nan()),
+            Op::IsFinite => case!(i, s; [x]; ; x.is_finite()),
+            Op::IsInfinite => case!(i, s; [x]; ; x.is_infinite()),
+            Op::Abs => case!(i, s; [x]; ; x.abs()),
+            Op::Floor => case!(i, s; [x]; ; x.floor()),
+            Op::Ceil => case!(i, s; [x]; ; x.ceil()),
+            Op::Round(d, m) => case!(i, s; [x]; d = d, m = m; x.round(d, m)),
+            Op::Sqrt => case!(i, s; [x]; ; x.sqrt()),
+            Op::Pow(p) => case!(i, s; [x]; p = p; x.pow(p)),
+            Op::Clip => case!(i, s; [x, lo, hi]; ; x.clip(lo, hi)),
+            Op::FillNull => case!(i, s; [x, v]; ; x.fill_null(v)),
+            Op::FillForward(n) => case!(i, s; [x]; n = n;
+                x.fill_null_with_strategy(FillNullStrategy::Forward(n))),
+            Op::FillBackward(n) => case!(i, s; [x]; n = n;
+                x.fill_null_with_strategy(FillNullStrategy::Backward(n))),
+            Op::FillNan => case!(i, s; [x, v]; ; x.fill_nan(v)),
+            Op::Cast(t, true) => case!(i, s; [x]; t = t; x.strict_cast(t)),
+            Op::Cast(t, false) => case!(i, s; [x]; t = t; x.cast(t)),
+            Op::When => case!(i, s; [c, t, o]; ; when(c).then(t).otherwise(o)),
+            Op::Coalesce => case!(i, s; [; xs]; ; coalesce(&xs)),
+            Op::IsIn(list, ne) => case!(i, s; [x]; values = list.series(), ne = ne;
+                x.is_in(lit(values).implode(false), ne)),
+            Op::IsInColumn(ne) => case!(i, s; [x, y]; ne = ne; x.is_in(y.implode(false), ne)),
+            Op::IsBetween(c) => case!(i, s; [x, lo, hi]; c = c; x.is_between(lo, hi, c)),
+            Op::LenBytes => case!(i, s; [x]; ; x.str().len_bytes()),
+            Op::LenChars => case!(i, s; [x]; ; x.str().len_chars()),
+            Op::Contains(p, true) => case!(i, s; [x]; p = p; x.str().contains_literal(lit(p))),
+            Op::Contains(p, false) => case!(i, s; [x]; p = p; x.str().contains(lit(p), false)),
+            Op::StartsWith(p) => case!(i, s; [x]; p = p; x.str().starts_with(lit(p))),
+            Op::EndsWith(p) => case!(i, s; [x]; p = p; x.str().ends_with(lit(p))),
+            Op::StrSlice(o, n) => case!(i, s; [x]; o = o, n = n;
+                x.str().slice(lit(o), n.map_or(lit(NULL), lit))),
+            Op::StrHead(n) => case!(i, s; [x]; n = n; x.str().head(lit(n))),
+            Op::StrTail(n) => case!(i, s; [x]; n = n; x.str().tail(lit(n))),
+            Op::Upper => case!(i, s; [x]; ; x.str().to_uppercase()),
+            Op::Lower => case!(i, s; [x]; ; x.str().to_lowercase()),
+            Op::Replace(p, v, literal, false) => case!(i, s; [x]; p = p, v = v, literal = literal;
+                x.str().replace(lit(p), lit(v), literal)),
+            Op::Replace(p, v, literal, true) => case!(i, s; [x]; p = p, v = v, literal = literal;
+                x.str().replace_all(lit(p), lit(v), literal)),
+            Op::StripChars(None) => case!(i, s; [x]; ; x.str().strip_chars(lit(NULL))),
+            Op::StripChars(Some(c)) => case!(i, s; [x]; c = c; x.str().strip_chars(lit(c))),
+            Op::StripPrefix(p) => case!(i, s; [x]; p = p; x.str().strip_prefix(lit(p))),
+            Op::PadStart(n, c) => case!(i, s; [x]; n = n, c = c; x.str().pad_start(lit(n), c)),
+            Op::PadEnd(n, c) => case!(i, s; [x]; n = n, c = c; x.str().pad_end(lit(n), c)),
+            Op::Zfill(n) => case!(i, s; [x]; n = n; x.str().zfill(lit(n))),
+            Op::ConcatStr(sep, ignore) => case!(i, s; [; xs]; sep = sep, ignore = ignore;
+                concat_str(xs, &sep, ignore)),
+            Op::CountMatches(p, literal) => case!(i, s; [x]; p = p, literal = literal;
+                x.str().count_matches(lit(p), literal)),
+            Op::Find(p, true) => case!(i, s; [x]; p = p; x.str().find_literal(lit(p))),
+            Op::Find(p, false) => case!(i, s; [x]; p = p; x.str().find(lit(p), false)),
+            Op::Extract(p, g) => case!(i, s; [x]; p = p, g = g; x.str().extract(lit(p), g)),
+            Op::ToDate(f) => case!(i, s; [x]; f = f;
+                x.str().to_date(StrptimeOptions { format: f.map(Into::into), strict: false, ..Default::default() })),
+            Op::ToDatetime(f, u) => case!(i, s; [x]; f = f, u = u;
+                x.str().to_datetime(Some(u), None,
+                    StrptimeOptions { format: Some(f.into()), strict: false, ..Default::default() },
+                    lit("raise"))),
+            Op::Split(p) => case!(i, s; [x]; p = p; x.str().split(lit(p))),
+            Op::Part(p) => part(*p, i, s),
+            Op::ToString(f) => case!(i, s; [x]; f = f; x.dt().to_string(&f)),
+            Op::Truncate(every) => case!(i, s; [x]; every = every; x.dt().truncate(lit(every))),
+            Op::RoundTime(every) => case!(i, s; [x]; every = every; x.dt().round(lit(every))),
+            Op::CastTimeUnit(u) => case!(i, s; [x]; u = u; x.dt().cast_time_unit(u)),
+            Op::Agg(a) => aggregation(*a, i, s),
+            Op::Shift(n) => case!(i, s; [x]; n = n; x.shift(lit(n))),
+            Op::ShiftAndFill(n) => case!(i, s; [x, v]; n = n; x.shift_and_fill(lit(n), v)),
+            Op::Diff(n) => {
+                case!(i, s; [x]; n = n; x.diff(lit(n), polars::series::ops::NullBehavior::Ignore))
+            }
+            Op::Reverse => case!(i, s; [x]; ; x.reverse()),
+            Op::CumSum(r) => case!(i, s; [x]; r = r; x.cum_sum(r)),
+            Op::CumMax(r) => case!(i, s; [x]; r = r; x.cum_max(r)),
+            Op::CumMin(r) => case!(i, s; [x]; r = r; x.cum_min(r)),
+            Op::CumCount(r) => case!(i, s; [x]; r = r; x.cum_count(r)),
+            Op::CumProd(r) => case!(i, s; [x]; r = r; x.cum_prod(r)),
+            Op::Rank(m, d) => case!(i, s; [x]; m = m, d = d;
+                x.rank(RankOptions { method: m, descending: d }, None)),
+            Op::IsUnique => case!(i, s; [x]; ; x.is_unique()),
+            Op::IsDuplicated => case!(i, s; [x]; ; x.is_duplicated()),
+            Op::IsFirstDistinct => case!(i, s; [x]; ; x.is_first_distinct()),
+            Op::IsLastDistinct => case!(i, s; [x]; ; x.is_last_distinct()),
+            Op::Sort(d, nl) => case!(i, s; [x]; d = d, nl = nl;
+                x.sort(SortOptions::default().with_order_descending(d).with_nulls_last(nl))),
+            Op::SortBy(d, nl) => case!(i, s; [x, k]; d = d, nl = nl;
+                x.sort_by([k], SortMultipleOptions::default()
+                    .with_order_descending(d).with_nulls_last(nl).with_maintain_order(true))),
+            Op::ArgSort(d, nl) => case!(i, s; [x]; d = d, nl = nl; x.arg_sort(d, nl)),
+            Op::Over => case!(i, s; [x; xs]; ; x.over(xs).unwrap()),
+            Op::OverOrdered(d, nl) => case!(i, s; [x, k; xs]; d = d, nl = nl;
+                x.over_with_options(Some(xs), Some((vec![k],
+                    SortOptions::default().with_order_descending(d).with_nulls_last(nl))),
+                    WindowMapping::GroupsToRows).unwrap()),
+            Op::Filter => case!(i, s; [x, p]; ; x.filter(p)),
+            Op::Head(n) => case!(i, s; [x]; n = n; x.head(Some(n))),
+            Op::Tail(n) => case!(i, s; [x]; n = n; x.tail(Some(n))),
+            Op::Slice(o, n) => case!(i, s; [x]; o = o, n = n; x.slice(lit(o), lit(n as u64))),
+            Op::DropNulls => case!(i, s; [x]; ; x.drop_nulls()),
+            Op::DropNans => case!(i, s; [x]; ; x.drop_nans()),
+            Op::GatherEvery(n, o) => case!(i, s; [x]; n = n, o = o; x.gather_every(n, o)),
+            Op::Explode => {
+                case!(i, s; [x]; ; x.explode(ExplodeOptions { empty_as_null: true, keep_nulls: true }))
+            }
+            Op::Alias(name) => case!(i, s; [x]; name = name; x.alias(name)),
+        }
+    }
+}
+
+fn lit_expr(l: &Lit) -> (Expr, String) {
+    let (i, s): (Vec<Expr>, Vec<String>) = (vec![], vec![]);
+    match l {
+        Lit::Null => case!(i, s; []; ; lit(NULL)),
+        Lit::Bool(b) => case!(i, s; []; b = b; lit(b)),
+        Lit::Int(v) => case!(i, s; []; v = v; lit(v)),
+        Lit::I32(v) => case!(i, s; []; v = v; lit(Scalar::from(v))),
+        Lit::U8(v) => case!(i, s; []; v = v; lit(Scalar::from(v))),
+        Lit::U32(v) => case!(i, s; []; v = v; lit(Scalar::from(v))),
+        Lit::Float(v) => case!(i, s; []; v = v; lit(v)),
+        Lit::Str(v) => case!(i, s; []; v = v; lit(v)),
+        Lit::Date(d) => case!(i, s; []; d = d; lit(Scalar::from(d)).cast(DataType::Date)),
+        Lit::Duration(v, u) => case!(i, s; []; v = v, u = u;
+            lit(Scalar::from(v)).cast(DataType::Duration(u))),
+    }
+}
+
+fn aggregation(a: Agg, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
+    match a {
+        Agg::Sum => case!(i, s; [x]; ; x.sum()),
+        Agg::Mean => case!(i, s; [x]; ; x.mean()),
+        Agg::Min => case!(i, s; [x]; ; x.min()),
+        Agg::Max => case!(i, s; [x]; ; x.max()),
+        Agg::NanMin => case!(i, s; [x]; ; x.nan_min()),
+        Agg::NanMax => case!(i, s; [x]; ; x.nan_max()),
+        Agg::Median => case!(i, s; [x]; ; x.median()),
+        Agg::NUnique => case!(i, s; [x]; ; x.n_unique()),
+        Agg::First => case!(i, s; [x]; ; x.first()),
+        Agg::Last => case!(i, s; [x]; ; x.last()),
+        Agg::Count => case!(i, s; [x]; ; x.count()),
+        Agg::NullCount => case!(i, s; [x]; ; x.null_count()),
+        Agg::Std(d) => case!(i, s; [x]; d = d; x.std(d)),
+        Agg::Var(d) => case!(i, s; [x]; d = d; x.var(d)),
+        Agg::Product => case!(i, s; [x]; ; x.product()),
+        Agg::Any(n) => case!(i, s; [x]; n = n; x.any(n)),
+        Agg::All(n) => case!(i, s; [x]; n = n; x.all(n)),
+        Agg::ArgMin => case!(i, s; [x]; ; x.arg_min()),
+        Agg::ArgMax => case!(i, s; [x]; ; x.arg_max()),
+        Agg::Quantile(q, m) => case!(i, s; [x]; q = q, m = m; x.quantile(lit(q), m)),
+        Agg::Join(sep, n) => case!(i, s; [x]; sep = sep, n = n; x.str().join(sep, n)),
+        Agg::Item(empty) => case!(i, s; [x]; empty = empty; x.item(empty)),
+        Agg::Implode => case!(i, s; [x]; ; x.implode(false)),
+    }
+}
+
+fn part(p: Part, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
+    match p {
+        Part::Year => case!(i, s; [x]; ; x.dt().year()),
+        Part::Month => case!(i, s; [x]; ; x.dt().month()),
+        Part::Day => case!(i, s; [x]; ; x.dt().day()),
+        Part::Quarter => case!(i, s; [x]; ; x.dt().quarter()),
+        Part::Weekday => case!(i, s; [x]; ; x.dt().weekday()),
+        Part::OrdinalDay => case!(i, s; [x]; ; x.dt().ordinal_day()),
+        Part::Week => case!(i, s; [x]; ; x.dt().week()),
+        Part::Hour => case!(i, s; [x]; ; x.dt().hour()),
+        Part::Minute => case!(i, s; [x]; ; x.dt().minute()),
+        Part::Second => case!(i, s; [x]; ; x.dt().second()),
+        Part::Millisecond => case!(i, s; [x]; ; x.dt().millisecond()),
+        Part::IsLeapYear => case!(i, s; [x]; ; x.dt().is_leap_year()),
+        Part::TotalDays => case!(i, s; [x]; ; x.dt().total_days(false)),
+        Part::TotalHours => case!(i, s; [x]; ; x.dt().total_hours(true)),
+        Part::TotalSeconds => case!(i, s; [x]; ; x.dt().total_seconds(false)),
+        Part::TotalMilliseconds => case!(i, s; [x]; ; x.dt().total_milliseconds(true)),
+        Part::Date => case!(i, s; [x]; ; x.dt().date()),
+    }
+}

@@ -1,0 +1,1023 @@
+//! The fuzzer's grammar: random, typed expressions and chains of lazy operations over a schema.
+//!
+//! Expressions are drawn by the class of value wanted ([`Ty`]): each class
+//! has its productions (columns, literals, functions whose result is of the
+//! class, over inputs drawn the same way), so that most drawn queries are
+//! valid; Polars' own schema resolution rejects the rest, which are drawn
+//! again. Operations that read other rows (shifts, running sums, `first`)
+//! are drawn only where the rows have a defined order.
+
+use polars::prelude::*;
+use rand::RngExt;
+use rand::seq::IndexedRandom;
+
+use super::Rng;
+use super::code::List;
+use super::expr::{Agg, E, Lit, Op, Part};
+
+/// The class of a value, as the grammar draws expressions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    Bool,
+    Int,
+    UInt,
+    Float,
+    Str,
+    Date,
+    Datetime,
+    Duration,
+}
+
+impl Ty {
+    pub fn of(dtype: &DataType) -> Option<Ty> {
+        Some(match dtype {
+            DataType::Boolean => Ty::Bool,
+            DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => Ty::Int,
+            DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => Ty::UInt,
+            DataType::Float32 | DataType::Float64 => Ty::Float,
+            DataType::String => Ty::Str,
+            DataType::Date => Ty::Date,
+            DataType::Datetime(_, _) => Ty::Datetime,
+            DataType::Duration(_) => Ty::Duration,
+            _ => return None,
+        })
+    }
+
+    fn numeric(self) -> bool {
+        matches!(self, Ty::Int | Ty::UInt | Ty::Float)
+    }
+
+    fn temporal(self) -> bool {
+        matches!(self, Ty::Date | Ty::Datetime | Ty::Duration)
+    }
+}
+
+const ALL: [Ty; 8] = [
+    Ty::Bool,
+    Ty::Int,
+    Ty::UInt,
+    Ty::Float,
+    Ty::Str,
+    Ty::Date,
+    Ty::Datetime,
+    Ty::Duration,
+];
+
+/// Where an expression is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// A select, with_columns or filter: one value per row, aggregations
+    /// broadcast.
+    Rows,
+    /// Inside a group-by's aggregation: per group.
+    Groups,
+}
+
+/// Draws expressions over one schema.
+pub struct Grammar<'r> {
+    pub rng: &'r mut Rng,
+    pub schema: Vec<(String, DataType)>,
+    /// Whether the rows have a defined order (order-reading functions are drawn only then).
+    pub ordered: bool,
+    pub context: Context,
+}
+
+/// Patterns for string matching: literals, and regular expressions of every kind the engine runs.
+const PATTERNS: &[&str] = &[
+    "a", "b", "", "é", "日", " ", "ab", "A", "^a", "a$", "a.*b", "[ab]", "\\d", "\\d+", "^\\s",
+    "(a|b)c", ".", "a+", "(?i)a", "Σ", "[^a]",
+];
+
+const FORMATS: &[&str] = &[
+    "%Y-%m-%d",
+    "%Y/%m/%d %H:%M",
+    "%d.%m.%Y",
+    "%Y",
+    "%j %a",
+    "%F %T",
+];
+
+const EVERY: &[&str] = &["1d", "2h", "1mo", "1y", "1w", "15m", "3d", "1q"];
+
+impl Grammar<'_> {
+    fn chance(&mut self, p: f64) -> bool {
+        self.rng.random_bool(p)
+    }
+
+    fn columns_of(&self, ty: Ty) -> Vec<String> {
+        self.schema
+            .iter()
+            .filter(|(_, dtype)| Ty::of(dtype) == Some(ty))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// A class of value, weighted by the columns there are.
+    pub fn any_ty(&mut self) -> Ty {
+        let present: Vec<Ty> = self
+            .schema
+            .iter()
+            .filter_map(|(_, dtype)| Ty::of(dtype))
+            .collect();
+        if !present.is_empty() && self.chance(0.8) {
+            *present.choose(self.rng).unwrap()
+        } else {
+            *ALL.choose(self.rng).unwrap()
+        }
+    }
+
+    pub fn literal(&mut self, ty: Ty) -> E {
+        if self.chance(0.04) {
+            return E::lit(Lit::Null);
+        }
+        let lit = match ty {
+            Ty::Bool => Lit::Bool(self.chance(0.5)),
+            Ty::Int => match self.rng.random_range(0..10) {
+                0 => Lit::I32(self.rng.random_range(-3..4)),
+                1 => Lit::Int(
+                    *[i64::MIN, i64::MAX, -1000, 1 << 40]
+                        .choose(self.rng)
+                        .unwrap(),
+                ),
+                _ => Lit::Int(self.rng.random_range(-4..6)),
+            },
+            Ty::UInt => match self.rng.random_range(0..4) {
+                0 => Lit::U8(self.rng.random_range(0..6)),
+                1 => Lit::U32(self.rng.random_range(0..6)),
+                _ => Lit::Int(self.rng.random_range(0..6)),
+            },
+            Ty::Float => Lit::Float(
+                *[
+                    0.0,
+                    -0.0,
+                    1.5,
+                    -2.0,
+                    0.1,
+                    3.0,
+                    f64::NAN,
+                    f64::INFINITY,
+                    1e300,
+                    0.5,
+                    -1.0,
+                ]
+                .choose(self.rng)
+                .unwrap(),
+            ),
+            Ty::Str => Lit::Str(
+                (*[
+                    "",
+                    "a",
+                    "b",
+                    "É",
+                    "日本",
+                    "x y",
+                    "1",
+                    "2024-01-15",
+                    "ab",
+                    "aaa",
+                ]
+                .choose(self.rng)
+                .unwrap())
+                .into(),
+            ),
+            Ty::Date => Lit::Date(*[0, 19_000, -1, 11_016, 20_000].choose(self.rng).unwrap()),
+            Ty::Datetime => {
+                let unit = self.unit();
+                let date = E::lit(Lit::Date(self.rng.random_range(-100..20_000)));
+                return E::new(Op::Cast(DataType::Datetime(unit, None), false), vec![date]);
+            }
+            Ty::Duration => {
+                let unit = self.unit();
+                Lit::Duration(self.rng.random_range(-3..1_000_000), unit)
+            }
+        };
+        E::lit(lit)
+    }
+
+    fn unit(&mut self) -> TimeUnit {
+        *[
+            TimeUnit::Milliseconds,
+            TimeUnit::Microseconds,
+            TimeUnit::Nanoseconds,
+        ]
+        .choose(self.rng)
+        .unwrap()
+    }
+
+    /// A column of class `ty`, or an expression standing for one.
+    fn leaf(&mut self, ty: Ty) -> E {
+        let columns = self.columns_of(ty);
+        if !columns.is_empty() && self.chance(0.85) {
+            return E::col(columns.choose(self.rng).unwrap());
+        }
+        if self.chance(0.5)
+            && let Some(e) = self.cast_to(ty, 0)
+        {
+            return e;
+        }
+        self.literal(ty)
+    }
+
+    /// A value of class `ty` converted from another class, if one converts.
+    fn cast_to(&mut self, ty: Ty, depth: u32) -> Option<E> {
+        let (from, to): (Ty, DataType) = match ty {
+            Ty::Int => (
+                *[Ty::Float, Ty::Bool, Ty::Str, Ty::UInt, Ty::Date]
+                    .choose(self.rng)
+                    .unwrap(),
+                [
+                    DataType::Int64,
+                    DataType::Int32,
+                    DataType::Int8,
+                    DataType::Int16,
+                ]
+                .choose(self.rng)
+                .unwrap()
+                .clone(),
+            ),
+            Ty::UInt => (
+                *[Ty::Int, Ty::Float, Ty::Bool, Ty::Str]
+                    .choose(self.rng)
+                    .unwrap(),
+                [DataType::UInt32, DataType::UInt8, DataType::UInt64]
+                    .choose(self.rng)
+                    .unwrap()
+                    .clone(),
+            ),
+            Ty::Float => (
+                *[Ty::Int, Ty::UInt, Ty::Str, Ty::Bool]
+                    .choose(self.rng)
+                    .unwrap(),
+                if self.chance(0.8) {
+                    DataType::Float64
+                } else {
+                    DataType::Float32
+                },
+            ),
+            Ty::Str => (
+                *[
+                    Ty::Int,
+                    Ty::Float,
+                    Ty::Date,
+                    Ty::Datetime,
+                    Ty::Bool,
+                    Ty::UInt,
+                ]
+                .choose(self.rng)
+                .unwrap(),
+                DataType::String,
+            ),
+            Ty::Bool => (
+                *[Ty::Int, Ty::Float].choose(self.rng).unwrap(),
+                DataType::Boolean,
+            ),
+            Ty::Datetime => (Ty::Date, DataType::Datetime(self.unit(), None)),
+            Ty::Date => (Ty::Datetime, DataType::Date),
+            Ty::Duration => (Ty::Int, DataType::Duration(self.unit())),
+        };
+        let input = if depth == 0 {
+            let columns = self.columns_of(from);
+            E::col(columns.choose(self.rng)?)
+        } else {
+            self.value(from, depth - 1)
+        };
+        let strict = self.chance(0.15);
+        Some(E::new(Op::Cast(to, strict), vec![input]))
+    }
+
+    /// A row-wise value of class `ty`, at most `depth` operations deep.
+    pub fn value(&mut self, ty: Ty, depth: u32) -> E {
+        if depth == 0 || self.chance(0.3) {
+            return self.leaf(ty);
+        }
+        let d = depth - 1;
+        // Productions every class has.
+        match self.rng.random_range(0..40) {
+            0 => {
+                let c = self.value(Ty::Bool, d);
+                let (t, o) = (self.value(ty, d), self.value(ty, d));
+                return E::new(Op::When, vec![c, t, o]);
+            }
+            1 => return E::new(Op::FillNull, vec![self.value(ty, d), self.value(ty, d)]),
+            2 => {
+                let n = self.rng.random_range(2..4);
+                return E::new(Op::Coalesce, (0..n).map(|_| self.value(ty, d)).collect());
+            }
+            3 if self.chance(0.5) => {
+                if let Some(e) = self.cast_to(ty, d) {
+                    return e;
+                }
+            }
+            4 => return self.scalar(ty, d),
+            5 | 6 if self.ordered || self.context == Context::Groups => {
+                return self.ordered_op(ty, d);
+            }
+            7 if self.context == Context::Rows => return self.window(ty, d),
+            8 if self.context == Context::Rows && self.ordered && self.chance(0.5) => {
+                return self.ordered_window(ty, d);
+            }
+            _ => {}
+        }
+        match ty {
+            Ty::Int | Ty::UInt => self.integer(ty, d),
+            Ty::Float => self.float(d),
+            Ty::Bool => self.boolean(d),
+            Ty::Str => self.text(d),
+            Ty::Date | Ty::Datetime | Ty::Duration => self.temporal(ty, d),
+        }
+    }
+
+    fn arithmetic(&mut self) -> Op {
+        match self.rng.random_range(0..9) {
+            0..=2 => Op::Add,
+            3 | 4 => Op::Sub,
+            5 => Op::Mul,
+            6 => Op::Div,
+            7 => Op::FloorDiv,
+            _ => Op::Rem,
+        }
+    }
+
+    fn integer(&mut self, ty: Ty, d: u32) -> E {
+        match self.rng.random_range(0..16) {
+            0..=3 => {
+                let op = self.arithmetic();
+                let other = if self.chance(0.7) { ty } else { Ty::Int };
+                E::new(op, vec![self.value(ty, d), self.value(other, d)])
+            }
+            4 => E::new(Op::Abs, vec![self.value(ty, d)]),
+            5 => E::new(Op::Neg, vec![self.value(ty, d)]),
+            6 => {
+                let op = [Op::LenBytes, Op::LenChars]
+                    .choose(self.rng)
+                    .unwrap()
+                    .clone();
+                E::new(op, vec![self.value(Ty::Str, d)])
+            }
+            7 => {
+                let p = self.pattern();
+                let literal = self.chance(0.5);
+                let op = if self.chance(0.5) {
+                    Op::CountMatches(p, literal)
+                } else {
+                    Op::Find(p, literal)
+                };
+                E::new(op, vec![self.value(Ty::Str, d)])
+            }
+            8 => {
+                let (from, parts): (Ty, &[Part]) = match self.rng.random_range(0..3) {
+                    0 => (
+                        Ty::Date,
+                        &[
+                            Part::Year,
+                            Part::Month,
+                            Part::Day,
+                            Part::Quarter,
+                            Part::Weekday,
+                            Part::OrdinalDay,
+                            Part::Week,
+                        ],
+                    ),
+                    1 => (
+                        Ty::Datetime,
+                        &[
+                            Part::Year,
+                            Part::Hour,
+                            Part::Minute,
+                            Part::Second,
+                            Part::Millisecond,
+                            Part::Day,
+                        ],
+                    ),
+                    _ => (Ty::Duration, &[Part::TotalDays, Part::TotalSeconds]),
+                };
+                let part = *parts.choose(self.rng).unwrap();
+                E::new(Op::Part(part), vec![self.value(from, d)])
+            }
+            9 => {
+                let x = self.value(ty, d);
+                let (lo, hi) = (self.value(ty, d), self.value(ty, d));
+                E::new(Op::Clip, vec![x, lo, hi])
+            }
+            10 => E::leaf(Op::Len),
+            _ => self.leaf(ty),
+        }
+    }
+
+    fn float(&mut self, d: u32) -> E {
+        match self.rng.random_range(0..18) {
+            0..=3 => {
+                let op = self.arithmetic();
+                let other = *[Ty::Float, Ty::Float, Ty::Int].choose(self.rng).unwrap();
+                E::new(op, vec![self.value(Ty::Float, d), self.value(other, d)])
+            }
+            4 => {
+                let op = [Op::Abs, Op::Neg, Op::Floor, Op::Ceil, Op::Sqrt]
+                    .choose(self.rng)
+                    .unwrap()
+                    .clone();
+                E::new(op, vec![self.value(Ty::Float, d)])
+            }
+            5 => {
+                let mode = *[
+                    RoundMode::HalfToEven,
+                    RoundMode::HalfAwayFromZero,
+                    RoundMode::ToZero,
+                ]
+                .choose(self.rng)
+                .unwrap();
+                let decimals = self.rng.random_range(0..4);
+                E::new(Op::Round(decimals, mode), vec![self.value(Ty::Float, d)])
+            }
+            6 => {
+                let v = self.value(Ty::Float, d);
+                E::new(Op::FillNan, vec![self.value(Ty::Float, d), v])
+            }
+            7 => {
+                let p = *[2.0, 0.5, 3.0, -1.0].choose(self.rng).unwrap();
+                E::new(Op::Pow(p), vec![self.value(Ty::Float, d)])
+            }
+            9 => {
+                let x = self.value(Ty::Float, d);
+                let (lo, hi) = (self.value(Ty::Float, d), self.value(Ty::Float, d));
+                E::new(Op::Clip, vec![x, lo, hi])
+            }
+            10 => {
+                let from = *[Ty::Int, Ty::UInt].choose(self.rng).unwrap();
+                let op = if self.chance(0.5) {
+                    Op::Div
+                } else {
+                    self.arithmetic()
+                };
+                E::new(op, vec![self.value(from, d), self.value(from, d)])
+            }
+            11 => {
+                let part = *[Part::TotalHours, Part::TotalMilliseconds]
+                    .choose(self.rng)
+                    .unwrap();
+                E::new(Op::Part(part), vec![self.value(Ty::Duration, d)])
+            }
+            _ => self.leaf(Ty::Float),
+        }
+    }
+
+    fn comparable_pair(&mut self, d: u32) -> (E, E) {
+        let ty = self.any_ty();
+        let other = match ty {
+            Ty::Int | Ty::UInt | Ty::Float => {
+                *[ty, ty, Ty::Int, Ty::Float].choose(self.rng).unwrap()
+            }
+            t => t,
+        };
+        (self.value(ty, d), self.value(other, d))
+    }
+
+    fn boolean(&mut self, d: u32) -> E {
+        match self.rng.random_range(0..22) {
+            0..=4 => {
+                let op = [
+                    Op::Eq,
+                    Op::NotEq,
+                    Op::Lt,
+                    Op::LtEq,
+                    Op::Gt,
+                    Op::GtEq,
+                    Op::EqMissing,
+                    Op::NotEqMissing,
+                ]
+                .choose(self.rng)
+                .unwrap()
+                .clone();
+                let (x, y) = self.comparable_pair(d);
+                E::new(op, vec![x, y])
+            }
+            5 | 6 => {
+                let op = [Op::And, Op::Or, Op::Xor].choose(self.rng).unwrap().clone();
+                E::new(op, vec![self.value(Ty::Bool, d), self.value(Ty::Bool, d)])
+            }
+            7 => E::new(Op::Not, vec![self.value(Ty::Bool, d)]),
+            8 => {
+                let op = [Op::IsNull, Op::IsNotNull]
+                    .choose(self.rng)
+                    .unwrap()
+                    .clone();
+                let ty = self.any_ty();
+                E::new(op, vec![self.value(ty, d)])
+            }
+            9 => {
+                let op = [Op::IsNan, Op::IsNotNan, Op::IsFinite, Op::IsInfinite]
+                    .choose(self.rng)
+                    .unwrap()
+                    .clone();
+                E::new(op, vec![self.value(Ty::Float, d)])
+            }
+            10 | 11 => {
+                let ty = *[Ty::Int, Ty::UInt, Ty::Str, Ty::Float, Ty::Int]
+                    .choose(self.rng)
+                    .unwrap();
+                let nulls_equal = self.chance(0.3);
+                let x = self.value(ty, d);
+                if self.chance(0.3) {
+                    let y = self.value(ty, d);
+                    E::new(Op::IsInColumn(nulls_equal), vec![x, y])
+                } else {
+                    let list = self.list(ty);
+                    E::new(Op::IsIn(list, nulls_equal), vec![x])
+                }
+            }
+            12 => {
+                let ty = *[Ty::Int, Ty::Float, Ty::Str, Ty::Date]
+                    .choose(self.rng)
+                    .unwrap();
+                let closed = *[
+                    ClosedInterval::Both,
+                    ClosedInterval::Left,
+                    ClosedInterval::Right,
+                    ClosedInterval::None,
+                ]
+                .choose(self.rng)
+                .unwrap();
+                let args = vec![self.value(ty, d), self.leaf(ty), self.leaf(ty)];
+                E::new(Op::IsBetween(closed), args)
+            }
+            13 | 14 => {
+                let p = self.pattern();
+                let op = match self.rng.random_range(0..4) {
+                    0 => Op::Contains(p, true),
+                    1 => Op::Contains(p, false),
+                    2 => Op::StartsWith(p),
+                    _ => Op::EndsWith(p),
+                };
+                E::new(op, vec![self.value(Ty::Str, d)])
+            }
+            15 => E::new(Op::Part(Part::IsLeapYear), vec![self.value(Ty::Date, d)]),
+            16 => {
+                let op = [Op::IsUnique, Op::IsDuplicated]
+                    .choose(self.rng)
+                    .unwrap()
+                    .clone();
+                let ty = self.any_ty();
+                E::new(op, vec![self.value(ty, d)])
+            }
+            _ => self.leaf(Ty::Bool),
+        }
+    }
+
+    fn pattern(&mut self) -> String {
+        (*PATTERNS.choose(self.rng).unwrap()).into()
+    }
+
+    fn list(&mut self, ty: Ty) -> List {
+        let n = self.rng.random_range(0..5);
+        let null = |rng: &mut Rng| rng.random_bool(0.15);
+        match ty {
+            Ty::Str => List::Str(
+                (0..n)
+                    .map(|_| {
+                        (!null(self.rng)).then(|| {
+                            (*["a", "", "b", "É", "1", "ab"].choose(self.rng).unwrap()).into()
+                        })
+                    })
+                    .collect(),
+            ),
+            Ty::Float => List::Float(
+                (0..n)
+                    .map(|_| {
+                        (!null(self.rng)).then(|| {
+                            *[0.0, -0.0, 1.0, f64::NAN, 0.5, -2.0]
+                                .choose(self.rng)
+                                .unwrap()
+                        })
+                    })
+                    .collect(),
+            ),
+            _ => List::Int(
+                (0..n)
+                    .map(|_| (!null(self.rng)).then(|| self.rng.random_range(-3..6)))
+                    .collect(),
+            ),
+        }
+    }
+
+    fn text(&mut self, d: u32) -> E {
+        let x = |g: &mut Self| g.value(Ty::Str, d);
+        match self.rng.random_range(0..20) {
+            0 => {
+                let (o, n) = (
+                    self.rng.random_range(-3..4),
+                    self.chance(0.7).then(|| self.rng.random_range(0..4)),
+                );
+                E::new(Op::StrSlice(o, n), vec![x(self)])
+            }
+            1 => {
+                let n = self.rng.random_range(-3..4);
+                let op = if self.chance(0.5) {
+                    Op::StrHead(n)
+                } else {
+                    Op::StrTail(n)
+                };
+                E::new(op, vec![x(self)])
+            }
+            2 => {
+                let op = [Op::Upper, Op::Lower].choose(self.rng).unwrap().clone();
+                E::new(op, vec![x(self)])
+            }
+            3 => {
+                let (p, literal) = (self.pattern(), self.chance(0.5));
+                let v = (*["", "-", "xy", "é"].choose(self.rng).unwrap()).into();
+                let all = self.chance(0.5);
+                E::new(Op::Replace(p, v, literal, all), vec![x(self)])
+            }
+            4 => {
+                let chars = self
+                    .chance(0.5)
+                    .then(|| (*["a", " ", "ab", "é"].choose(self.rng).unwrap()).into());
+                E::new(Op::StripChars(chars), vec![x(self)])
+            }
+            5 => {
+                let n = self.rng.random_range(0..6);
+                let c = *['*', ' ', 'é'].choose(self.rng).unwrap();
+                let op = match self.rng.random_range(0..3) {
+                    0 => Op::PadStart(n, c),
+                    1 => Op::PadEnd(n, c),
+                    _ => Op::Zfill(n),
+                };
+                E::new(op, vec![x(self)])
+            }
+            6 | 7 => {
+                let sep = (*["", "-", ", "].choose(self.rng).unwrap()).into();
+                let ignore = self.chance(0.3);
+                let n = self.rng.random_range(1..4);
+                let parts = (0..n)
+                    .map(|_| {
+                        let ty = if self.chance(0.7) {
+                            Ty::Str
+                        } else {
+                            self.any_ty()
+                        };
+                        self.value(ty, d)
+                    })
+                    .collect();
+                E::new(Op::ConcatStr(sep, ignore), parts)
+            }
+            8 => E::new(Op::Add, vec![x(self), x(self)]),
+            9 => {
+                let p = (*["a", "é", "ab"].choose(self.rng).unwrap()).into();
+                E::new(Op::StripPrefix(p), vec![x(self)])
+            }
+            10 => {
+                let (p, group) = *[
+                    ("a+", 0),
+                    ("(a)(b)", 2),
+                    ("\\d+", 0),
+                    ("^(\\w)", 1),
+                    ("(a)b", 1),
+                ]
+                .choose(self.rng)
+                .unwrap();
+                E::new(Op::Extract(p.into(), group), vec![x(self)])
+            }
+            11 => {
+                let from = *[Ty::Date, Ty::Datetime].choose(self.rng).unwrap();
+                let f = (*FORMATS.choose(self.rng).unwrap()).into();
+                E::new(Op::ToString(f), vec![self.value(from, d)])
+            }
+            _ => self.leaf(Ty::Str),
+        }
+    }
+
+    fn temporal(&mut self, ty: Ty, d: u32) -> E {
+        match (ty, self.rng.random_range(0..10)) {
+            (Ty::Date | Ty::Datetime, 0 | 1) => {
+                let op = if self.chance(0.6) { Op::Add } else { Op::Sub };
+                E::new(op, vec![self.value(ty, d), self.value(Ty::Duration, d)])
+            }
+            (Ty::Date | Ty::Datetime, 2) => {
+                let every = (*EVERY.choose(self.rng).unwrap()).into();
+                let op = if self.chance(0.6) {
+                    Op::Truncate(every)
+                } else {
+                    Op::RoundTime(every)
+                };
+                E::new(op, vec![self.value(ty, d)])
+            }
+            (Ty::Date, 3) => {
+                let f = self.chance(0.6).then(|| {
+                    (*["%Y-%m-%d", "%d.%m.%Y", "%Y%m%d"].choose(self.rng).unwrap()).into()
+                });
+                E::new(Op::ToDate(f), vec![self.value(Ty::Str, d)])
+            }
+            (Ty::Date, 4) => E::new(Op::Part(Part::Date), vec![self.value(Ty::Datetime, d)]),
+            (Ty::Datetime, 3) => {
+                let f = (*["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"]
+                    .choose(self.rng)
+                    .unwrap())
+                .into();
+                let unit = self.unit();
+                E::new(Op::ToDatetime(f, unit), vec![self.value(Ty::Str, d)])
+            }
+            (Ty::Datetime | Ty::Duration, 4) => {
+                let unit = self.unit();
+                E::new(Op::CastTimeUnit(unit), vec![self.value(ty, d)])
+            }
+            (Ty::Duration, 0 | 1) => {
+                let from = *[Ty::Date, Ty::Datetime].choose(self.rng).unwrap();
+                E::new(Op::Sub, vec![self.value(from, d), self.value(from, d)])
+            }
+            (Ty::Duration, 2) => {
+                let op = if self.chance(0.5) { Op::Add } else { Op::Sub };
+                E::new(op, vec![self.value(ty, d), self.value(ty, d)])
+            }
+            _ => self.leaf(ty),
+        }
+    }
+
+    /// An aggregation of class `ty`: one value for the frame (broadcast
+    /// where rows are wanted) or per group.
+    pub fn scalar(&mut self, ty: Ty, d: u32) -> E {
+        let inner = |g: &mut Self, ty: Ty| -> E {
+            let x = g.value(ty, d);
+            // A filter, or a slice, inside the aggregation.
+            match g.rng.random_range(0..12) {
+                0 => {
+                    let p = g.value(Ty::Bool, d.saturating_sub(1));
+                    E::new(Op::Filter, vec![x, p])
+                }
+                1 if g.ordered || g.context == Context::Groups => {
+                    let n = g.rng.random_range(0..4);
+                    let op = match g.rng.random_range(0..3) {
+                        0 => Op::Head(n),
+                        1 => Op::Tail(n),
+                        _ => Op::Slice(g.rng.random_range(-2..3), n),
+                    };
+                    E::new(op, vec![x])
+                }
+                2 => E::new(Op::DropNulls, vec![x]),
+                3 if ty == Ty::Float => E::new(Op::DropNans, vec![x]),
+                4 if g.ordered || g.context == Context::Groups => {
+                    let (n, offset) = (g.rng.random_range(1..4), g.rng.random_range(0..3));
+                    E::new(Op::GatherEvery(n, offset), vec![x])
+                }
+                _ => x,
+            }
+        };
+        let ordered = self.ordered || self.context == Context::Groups;
+        let (agg, from): (Agg, Ty) = match ty {
+            Ty::Float => match self.rng.random_range(0..10) {
+                0 => (
+                    Agg::Mean,
+                    *[Ty::Float, Ty::Int, Ty::Bool].choose(self.rng).unwrap(),
+                ),
+                1 => (Agg::Std(self.rng.random_range(0..2)), Ty::Float),
+                2 => (
+                    Agg::Var(self.rng.random_range(0..2)),
+                    *[Ty::Float, Ty::Int].choose(self.rng).unwrap(),
+                ),
+                3 => (Agg::Median, *[Ty::Float, Ty::Int].choose(self.rng).unwrap()),
+                4 => {
+                    let method = *[
+                        QuantileMethod::Nearest,
+                        QuantileMethod::Lower,
+                        QuantileMethod::Higher,
+                        QuantileMethod::Midpoint,
+                        QuantileMethod::Linear,
+                        QuantileMethod::Equiprobable,
+                    ]
+                    .choose(self.rng)
+                    .unwrap();
+                    let q = *[0.0, 0.25, 0.5, 0.9, 1.0].choose(self.rng).unwrap();
+                    (Agg::Quantile(q, method), Ty::Float)
+                }
+                5 => (Agg::Sum, Ty::Float),
+                6 => (
+                    *[Agg::NanMin, Agg::NanMax].choose(self.rng).unwrap(),
+                    Ty::Float,
+                ),
+                7 => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Float),
+                8 if ordered => (
+                    *[Agg::First, Agg::Last].choose(self.rng).unwrap(),
+                    Ty::Float,
+                ),
+                _ => (Agg::Mean, Ty::Float),
+            },
+            Ty::Int | Ty::UInt => match self.rng.random_range(0..10) {
+                0 | 1 => (Agg::Sum, *[ty, Ty::Bool, Ty::Int].choose(self.rng).unwrap()),
+                2 => (Agg::Count, self.any_ty()),
+                3 => (Agg::NUnique, self.any_ty()),
+                4 => (Agg::NullCount, self.any_ty()),
+                5 => (Agg::Product, *[Ty::Int, Ty::Bool].choose(self.rng).unwrap()),
+                6 => (
+                    *[Agg::ArgMin, Agg::ArgMax].choose(self.rng).unwrap(),
+                    *[Ty::Int, Ty::Float, Ty::Date].choose(self.rng).unwrap(),
+                ),
+                7 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), ty),
+                _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), ty),
+            },
+            Ty::Bool => match self.rng.random_range(0..4) {
+                0 => (Agg::Any(self.chance(0.5)), Ty::Bool),
+                1 => (Agg::All(self.chance(0.5)), Ty::Bool),
+                2 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), Ty::Bool),
+                _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Bool),
+            },
+            Ty::Str => match self.rng.random_range(0..4) {
+                0 if ordered && self.context == Context::Groups => (
+                    Agg::Join(["", ", "].choose(self.rng).unwrap(), self.chance(0.5)),
+                    Ty::Str,
+                ),
+                1 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), Ty::Str),
+                _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Str),
+            },
+            Ty::Duration if self.chance(0.3) => (Agg::Sum, Ty::Duration),
+            _ => match self.rng.random_range(0..3) {
+                0 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), ty),
+                _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), ty),
+            },
+        };
+        if self.chance(0.03) {
+            return E::leaf(Op::Len);
+        }
+        let x = inner(self, from);
+        E::new(Op::Agg(agg), vec![x])
+    }
+
+    /// A function that reads the rows in order (or within each group, in a group-by).
+    fn ordered_op(&mut self, ty: Ty, d: u32) -> E {
+        let n = *[1i64, -1, 2, 0, -3].choose(self.rng).unwrap();
+        let reverse = self.chance(0.3);
+        match (ty, self.rng.random_range(0..8)) {
+            (_, 0) => E::new(Op::Shift(n), vec![self.value(ty, d)]),
+            (_, 1) => {
+                let fill = self.value(ty, d);
+                E::new(Op::ShiftAndFill(n), vec![self.value(ty, d), fill])
+            }
+            (_, 2) => {
+                let limit = self.chance(0.3).then(|| self.rng.random_range(0..3));
+                let op = if self.chance(0.5) {
+                    Op::FillForward(limit)
+                } else {
+                    Op::FillBackward(limit)
+                };
+                E::new(op, vec![self.value(ty, d)])
+            }
+            (_, 3) => E::new(Op::Reverse, vec![self.value(ty, d)]),
+            (Ty::Int | Ty::Float, 4) => {
+                let op = match self.rng.random_range(0..4) {
+                    0 => Op::CumSum(reverse),
+                    1 => Op::CumMax(reverse),
+                    2 => Op::CumMin(reverse),
+                    _ => Op::CumProd(reverse),
+                };
+                E::new(op, vec![self.value(ty, d)])
+            }
+            (Ty::Int | Ty::Float, 5) => E::new(Op::Diff(n), vec![self.value(ty, d)]),
+            (Ty::UInt | Ty::Float, 6) => {
+                let method = *[
+                    RankMethod::Average,
+                    RankMethod::Min,
+                    RankMethod::Max,
+                    RankMethod::Dense,
+                    RankMethod::Ordinal,
+                ]
+                .choose(self.rng)
+                .unwrap();
+                let from = self.any_ty();
+                E::new(
+                    Op::Rank(method, self.chance(0.5)),
+                    vec![self.value(from, d)],
+                )
+            }
+            (Ty::UInt, 7) => {
+                let from = self.any_ty();
+                let x = self.value(from, d);
+                if self.chance(0.5) {
+                    E::new(Op::CumCount(reverse), vec![x])
+                } else {
+                    E::new(Op::ArgSort(self.chance(0.5), self.chance(0.5)), vec![x])
+                }
+            }
+            (Ty::Bool, 7) => {
+                let op = [Op::IsFirstDistinct, Op::IsLastDistinct]
+                    .choose(self.rng)
+                    .unwrap()
+                    .clone();
+                let from = self.any_ty();
+                E::new(op, vec![self.value(from, d)])
+            }
+            (_, 7) => {
+                let (desc, nulls_last) = (self.chance(0.5), self.chance(0.5));
+                if self.chance(0.5) {
+                    E::new(Op::Sort(desc, nulls_last), vec![self.value(ty, d)])
+                } else {
+                    let key_ty = self.any_ty();
+                    let key = self.value(key_ty, d);
+                    E::new(Op::SortBy(desc, nulls_last), vec![self.value(ty, d), key])
+                }
+            }
+            _ => E::new(Op::Shift(n), vec![self.value(ty, d)]),
+        }
+    }
+
+    /// Partition keys for a window or a group-by: columns, sometimes expressions.
+    pub fn keys(&mut self, max: usize) -> Vec<E> {
+        let n = self.rng.random_range(1..=max);
+        (0..n)
+            .map(|_| {
+                let ty = self.any_ty();
+                if self.chance(0.8) {
+                    self.leaf(ty)
+                } else {
+                    self.value(ty, 1)
+                }
+            })
+            .collect()
+    }
+
+    /// A window: an aggregation or an order-reading function within partitions.
+    fn window(&mut self, ty: Ty, d: u32) -> E {
+        let saved = self.context;
+        self.context = Context::Groups;
+        let f = if self.chance(0.6) {
+            self.scalar(ty, d)
+        } else {
+            self.ordered_op(ty, d)
+        };
+        self.context = saved;
+        let mut args = vec![f];
+        args.extend(self.keys(2));
+        E::new(Op::Over, args)
+    }
+
+    fn ordered_window(&mut self, ty: Ty, d: u32) -> E {
+        let saved = self.context;
+        self.context = Context::Groups;
+        let f = self.ordered_op(ty, d);
+        self.context = saved;
+        let key_ty = self.any_ty();
+        let mut args = vec![f, self.leaf(key_ty)];
+        args.extend(self.keys(1));
+        E::new(Op::OverOrdered(self.chance(0.5), self.chance(0.5)), args)
+    }
+
+    /// One expression of a group-by's aggregation list.
+    pub fn aggregation(&mut self, depth: u32) -> E {
+        let ty = self.any_ty();
+        match self.rng.random_range(0..20) {
+            0 => E::leaf(Op::Len),
+            1 if ty.numeric() => {
+                let op = self.arithmetic();
+                E::new(op, vec![self.scalar(ty, depth), self.scalar(ty, depth)])
+            }
+            2 if ty == Ty::Float => {
+                let decimals = self.rng.random_range(0..3);
+                E::new(
+                    Op::Round(decimals, RoundMode::HalfToEven),
+                    vec![self.scalar(ty, depth)],
+                )
+            }
+            // A list per group: runs on the CPU.
+            3 if self.chance(0.3) => {
+                let x = self.value(ty, depth);
+                if self.chance(0.5) {
+                    x
+                } else {
+                    E::new(Op::Agg(Agg::Implode), vec![x])
+                }
+            }
+            4 if self.chance(0.3) => {
+                let x = self.value(ty, depth);
+                E::new(Op::Agg(Agg::Item(self.chance(0.5))), vec![x])
+            }
+            5 if ty.temporal() || ty == Ty::Str => {
+                let x = self.value(ty, depth);
+                E::new(Op::Agg(Agg::NUnique), vec![x])
+            }
+            _ => self.scalar(ty, depth),
+        }
+    }
+
+    /// An expression of `ty` for a select or with_columns.
+    pub fn projection(&mut self, depth: u32) -> E {
+        let ty = self.any_ty();
+        if self.chance(0.1) {
+            return self.scalar(ty, depth);
+        }
+        if self.chance(0.02) {
+            // Lists: made on the CPU, sometimes exploded back into rows.
+            let x = self.value(Ty::Str, depth);
+            let p = (*[" ", "a", ""].choose(self.rng).unwrap()).into();
+            let split = E::new(Op::Split(p), vec![x]);
+            return if self.chance(0.5) {
+                E::new(Op::Explode, vec![split])
+            } else {
+                split
+            };
+        }
+        self.value(ty, depth)
+    }
+
+    /// A name in the schema of this class, if any.
+    pub fn column_named(&mut self, ty: Ty) -> Option<String> {
+        let columns = self.columns_of(ty);
+        columns.choose(self.rng).cloned()
+    }
+}

@@ -1,0 +1,284 @@
+//! The oracle: a query on Polars' CPU engine and on the GPU engine (fallback allowed), compared exactly.
+//!
+//! Exactly means: the same column names and dtypes, the same nulls, and
+//! the same values, floats by their bits (any NaN equals any NaN; -0.0 is
+//! not 0.0). Rows are compared in order where the query defines the order,
+//! else as multisets. A query Polars answers differently on two runs, or
+//! on which Polars itself panics, is skipped.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use engine_select::{Engine, EngineError, ExecutedBy, FallbackKind, LazyFrameExt};
+use polars::prelude::*;
+
+use crate::under_test;
+
+/// Where the GPU engine's (correct) answer came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ran {
+    /// Wholly on the device.
+    Gpu,
+    /// Partly on the device, the rest on the CPU.
+    Mixed,
+    /// On the CPU, by fallback.
+    Fallback,
+    /// Both engines raised an error.
+    BothRaised,
+}
+
+/// What is wrong with the GPU engine's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    /// A different frame.
+    WrongAnswer(String),
+    /// An error where Polars answers.
+    Error(String),
+    /// An answer where Polars raises an error.
+    AnsweredWherePolarsRaises(String),
+    /// Polars' answer, but reached by an internal error of the engine (a
+    /// plan the executor refused after lowering accepted it, a panic).
+    InternalFallback(String),
+    /// The GPU engine panicked through the API.
+    Panicked(String),
+}
+
+impl Failure {
+    /// The kind, for shrinking: a smaller case must fail the same way.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Failure::WrongAnswer(_) => "wrong answer",
+            Failure::Error(_) => "error where Polars answers",
+            Failure::AnsweredWherePolarsRaises(_) => "answer where Polars raises",
+            Failure::InternalFallback(_) => "internal error (fell back)",
+            Failure::Panicked(_) => "panic",
+        }
+    }
+
+    pub fn detail(&self) -> &str {
+        match self {
+            Failure::WrongAnswer(s)
+            | Failure::Error(s)
+            | Failure::AnsweredWherePolarsRaises(s)
+            | Failure::InternalFallback(s)
+            | Failure::Panicked(s) => s,
+        }
+    }
+}
+
+/// The verdict on one query.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Same(Ran),
+    Skipped(&'static str),
+    Failed(Failure),
+}
+
+thread_local! {
+    /// Set while the fuzzer expects panics on this thread (Polars' debug
+    /// checks): the panic hook stays quiet.
+    pub static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs, once, a panic hook that is silent on threads that set [`QUIET`].
+pub fn quiet_panics() {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
+}
+
+fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    QUIET.with(|q| q.set(true));
+    let out = catch_unwind(AssertUnwindSafe(f)).map_err(panic_message);
+    QUIET.with(|q| q.set(false));
+    out
+}
+
+/// How two frames are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compare {
+    /// Whether the query defines the order of the rows (else the rows are
+    /// compared as multisets).
+    pub ordered: bool,
+    /// Whether the query holds float aggregations whose last bits README
+    /// documents as Polars' own (per-group sums, means, variances): floats
+    /// then compare within a relative 1e-9, and -0.0 equals 0.0.
+    pub floats_close: bool,
+}
+
+/// One cell of a row: a float, or anything else as text.
+#[derive(Debug, Clone, PartialEq)]
+enum Cell {
+    Float(f64),
+    Other(String),
+}
+
+impl Cell {
+    /// The cell as text, floats by their bits (any NaN alike), or with
+    /// `rounded`, to 9 significant digits (a sort key for close floats).
+    fn text(&self, rounded: bool) -> String {
+        match self {
+            Cell::Float(x) if x.is_nan() => "NaN".into(),
+            Cell::Float(x) if rounded => format!("{:.8e}", if *x == 0.0 { 0.0 } else { *x }),
+            Cell::Float(x) => format!("{x:?}/{:016x}", x.to_bits()),
+            Cell::Other(text) => text.clone(),
+        }
+    }
+
+    fn matches(&self, other: &Cell, close: bool) -> bool {
+        match (self, other) {
+            (Cell::Float(a), Cell::Float(b)) if close => {
+                a.to_bits() == b.to_bits()
+                    || (a.is_nan() && b.is_nan())
+                    || *a == *b
+                    || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+            }
+            (Cell::Float(a), Cell::Float(b)) => {
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }
+            (a, b) => a == b,
+        }
+    }
+}
+
+fn cells(df: &DataFrame) -> Vec<Vec<Cell>> {
+    let columns: Vec<Vec<Cell>> = df
+        .columns()
+        .iter()
+        .map(|c| {
+            let s = c.as_materialized_series();
+            (0..s.len())
+                .map(|i| match s.get(i).unwrap() {
+                    AnyValue::Float64(x) => Cell::Float(x),
+                    AnyValue::Float32(x) => Cell::Float(x.into()),
+                    other => Cell::Other(format!("{other:?}")),
+                })
+                .collect()
+        })
+        .collect();
+    (0..df.height())
+        .map(|r| columns.iter().map(|c| c[r].clone()).collect())
+        .collect()
+}
+
+fn row_text(row: &[Cell], rounded: bool) -> String {
+    let cells: Vec<String> = row.iter().map(|c| c.text(rounded)).collect();
+    cells.join(" | ")
+}
+
+/// The rows, in order or sorted.
+fn canonical(df: &DataFrame, how: Compare) -> Vec<Vec<Cell>> {
+    let mut rows = cells(df);
+    if !how.ordered {
+        rows.sort_by_cached_key(|row| row_text(row, how.floats_close));
+    }
+    rows
+}
+
+/// Why `actual` is not `expected`, if it is not.
+pub fn difference(expected: &DataFrame, actual: &DataFrame, how: Compare) -> Option<String> {
+    if expected.schema() != actual.schema() {
+        return Some(format!(
+            "schemas differ: expected {:?}, got {:?}",
+            expected.schema(),
+            actual.schema()
+        ));
+    }
+    let (e, a) = (canonical(expected, how), canonical(actual, how));
+    if e.len() != a.len() {
+        return Some(format!(
+            "{} rows expected, {} given\nexpected {expected}\nactual {actual}",
+            e.len(),
+            a.len()
+        ));
+    }
+    let same =
+        |x: &Vec<Cell>, y: &Vec<Cell>| x.iter().zip(y).all(|(x, y)| x.matches(y, how.floats_close));
+    let at = e.iter().zip(&a).position(|(x, y)| !same(x, y))?;
+    Some(format!(
+        "row {at}{}: expected [{}], got [{}]\nexpected {expected}\nactual {actual}",
+        if how.ordered { "" } else { " (rows sorted)" },
+        row_text(&e[at], false),
+        row_text(&a[at], false)
+    ))
+}
+
+/// Errors of Polars' engine that are bugs of its own, not of the query: the
+/// GPU engine answers, and the case is skipped. Polars' `arg_max` of a
+/// column a with_columns made of a literal (held as a scalar column) gives
+/// one value for all groups and then fails its own length check.
+fn polars_bug(error: &PolarsError) -> bool {
+    error
+        .to_string()
+        .contains("returned aggregation is of different length: 1 than the groups length")
+}
+
+/// Runs `lf` on both engines and judges the GPU engine's outcome.
+pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
+    let cpu = |lf: &LazyFrame| quietly(|| lf.clone().collect());
+    let expected = match cpu(lf) {
+        Err(_) => return Verdict::Skipped("Polars panicked"),
+        Ok(result) => result,
+    };
+    if let Ok(df) = &expected {
+        match cpu(lf) {
+            Ok(Ok(again)) if difference(df, &again, how).is_none() => {}
+            _ => return Verdict::Skipped("Polars answered differently twice"),
+        }
+    }
+    let engine = Engine::Gpu(under_test());
+    let actual = match quietly(|| lf.clone().collect_with_report(&engine)) {
+        Err(message) => return Verdict::Failed(Failure::Panicked(message)),
+        Ok(actual) => actual,
+    };
+    match (expected, actual) {
+        (Ok(expected), Ok((actual, report))) => {
+            if let Some(why) = difference(&expected, &actual, how) {
+                // Where Polars' own answer depends on its threads (the order
+                // of an unordered group-by that a later step reads), the
+                // answer may be one Polars gives on another run.
+                let polars_gives_it = (0..4).any(|_| {
+                    matches!(cpu(lf), Ok(Ok(again)) if difference(&again, &actual, how).is_none())
+                });
+                if polars_gives_it {
+                    return Verdict::Skipped("Polars gives this answer on another run");
+                }
+                return Verdict::Failed(Failure::WrongAnswer(format!("{why}\n{report}")));
+            }
+            let internal = report
+                .fallback_reasons
+                .iter()
+                .find(|r| r.kind == FallbackKind::Internal);
+            if let Some(reason) = internal {
+                return Verdict::Failed(Failure::InternalFallback(reason.to_string()));
+            }
+            Verdict::Same(match report.executed_by {
+                ExecutedBy::Gpu { .. } => Ran::Gpu,
+                ExecutedBy::Mixed { .. } => Ran::Mixed,
+                ExecutedBy::Cpu(_) => Ran::Fallback,
+            })
+        }
+        (Ok(_), Err(e)) => Verdict::Failed(Failure::Error(e.to_string())),
+        (Err(e), Ok(_)) if polars_bug(&e) => Verdict::Skipped("an error Polars should not raise"),
+        (Err(e), Ok((actual, report))) => Verdict::Failed(Failure::AnsweredWherePolarsRaises(
+            format!("Polars raises: {e}\nthe GPU engine gave {actual}\n{report}"),
+        )),
+        (Err(_), Err(EngineError::Polars(_))) => Verdict::Same(Ran::BothRaised),
+        (Err(e), Err(other)) => Verdict::Failed(Failure::Error(format!(
+            "Polars raises: {e}\nthe GPU engine raised instead: {other}"
+        ))),
+    }
+}

@@ -1,0 +1,396 @@
+//! The fuzzer's plans: chains of lazy operations over the random tables, built as a `LazyFrame` and printed as Rust.
+
+use polars::prelude::*;
+
+use super::Compare;
+use super::code::Code;
+use super::expr::{Agg, E, Op};
+use super::table::Table;
+
+/// A lazy query over the tables `t0`, `t1`, ...
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// Table `n`.
+    Scan(usize),
+    Filter(Box<Plan>, E),
+    Select(Box<Plan>, Vec<E>),
+    WithColumns(Box<Plan>, Vec<E>),
+    Sort {
+        input: Box<Plan>,
+        by: Vec<E>,
+        descending: Vec<bool>,
+        nulls_last: Vec<bool>,
+        maintain_order: bool,
+    },
+    GroupBy {
+        input: Box<Plan>,
+        keys: Vec<E>,
+        aggs: Vec<E>,
+        stable: bool,
+    },
+    Join {
+        left: Box<Plan>,
+        right: Box<Plan>,
+        left_on: Vec<E>,
+        right_on: Vec<E>,
+        how: JoinType,
+        nulls_equal: bool,
+        maintain_order: MaintainOrderJoin,
+    },
+    Unique {
+        input: Box<Plan>,
+        subset: Option<Vec<String>>,
+        keep: UniqueKeepStrategy,
+        stable: bool,
+    },
+    Slice(Box<Plan>, i64, u32),
+    WithRowIndex(Box<Plan>, String, u32),
+    /// The inputs one after the other (their schemas are equal).
+    Union(Vec<Plan>),
+    DropNulls(Box<Plan>, Option<Vec<String>>),
+    Reverse(Box<Plan>),
+}
+
+fn exprs(es: &[E]) -> Vec<Expr> {
+    es.iter().map(E::build).collect()
+}
+
+fn exprs_code(es: &[E]) -> String {
+    let items: Vec<String> = es.iter().map(E::code).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// `Some(vec![col("a"), ...])`, or `Some(cols(["a", ...]))` as a selector.
+fn names_code(names: &Option<Vec<String>>, selector: bool) -> String {
+    match names {
+        None => "None".into(),
+        Some(names) if selector => format!("Some(cols({names:?}))"),
+        Some(names) => {
+            let items: Vec<String> = names.iter().map(|n| format!("col({n:?})")).collect();
+            format!("Some(vec![{}])", items.join(", "))
+        }
+    }
+}
+
+fn columns_of(names: &Option<Vec<String>>) -> Option<Vec<Expr>> {
+    names
+        .as_ref()
+        .map(|names| names.iter().map(|n| col(n.as_str())).collect())
+}
+
+impl Plan {
+    /// The query over `tables`.
+    pub fn build(&self, tables: &[DataFrame]) -> LazyFrame {
+        match self {
+            Plan::Scan(n) => tables[*n].clone().lazy(),
+            Plan::Filter(input, p) => input.build(tables).filter(p.build()),
+            Plan::Select(input, es) => input.build(tables).select(exprs(es)),
+            Plan::WithColumns(input, es) => input.build(tables).with_columns(exprs(es)),
+            Plan::Sort {
+                input,
+                by,
+                descending,
+                nulls_last,
+                maintain_order,
+            } => input.build(tables).sort_by_exprs(
+                exprs(by),
+                SortMultipleOptions::default()
+                    .with_order_descending_multi(descending.clone())
+                    .with_nulls_last_multi(nulls_last.clone())
+                    .with_maintain_order(*maintain_order),
+            ),
+            Plan::GroupBy {
+                input,
+                keys,
+                aggs,
+                stable,
+            } => {
+                let lf = input.build(tables);
+                let grouped = if *stable {
+                    lf.group_by_stable(exprs(keys))
+                } else {
+                    lf.group_by(exprs(keys))
+                };
+                grouped.agg(exprs(aggs))
+            }
+            Plan::Join {
+                left,
+                right,
+                left_on,
+                right_on,
+                how,
+                nulls_equal,
+                maintain_order,
+            } => {
+                let args = JoinArgs {
+                    nulls_equal: *nulls_equal,
+                    maintain_order: *maintain_order,
+                    ..JoinArgs::new(how.clone())
+                };
+                left.build(tables)
+                    .join(right.build(tables), exprs(left_on), exprs(right_on), args)
+            }
+            Plan::Unique {
+                input,
+                subset,
+                keep,
+                stable,
+            } => {
+                let lf = input.build(tables);
+                let subset = columns_of(subset);
+                if *stable {
+                    lf.unique_stable_generic(subset, *keep)
+                } else {
+                    lf.unique_generic(subset, *keep)
+                }
+            }
+            Plan::Slice(input, offset, len) => input.build(tables).slice(*offset, *len),
+            Plan::WithRowIndex(input, name, offset) => input
+                .build(tables)
+                .with_row_index(name.as_str(), Some(*offset)),
+            Plan::Union(inputs) => concat(
+                inputs.iter().map(|p| p.build(tables)).collect::<Vec<_>>(),
+                UnionArgs::default(),
+            )
+            .unwrap(),
+            Plan::DropNulls(input, subset) => {
+                input.build(tables).drop_nulls(subset.clone().map(cols))
+            }
+            Plan::Reverse(input) => input.build(tables).reverse(),
+        }
+    }
+
+    /// Its Rust source, over variables `t0`, `t1`, ...
+    pub fn code(&self) -> String {
+        match self {
+            Plan::Scan(n) => format!("t{n}.clone().lazy()"),
+            Plan::Filter(input, p) => format!("{}\n        .filter({})", input.code(), p.code()),
+            Plan::Select(input, es) => {
+                format!("{}\n        .select({})", input.code(), exprs_code(es))
+            }
+            Plan::WithColumns(input, es) => {
+                format!(
+                    "{}\n        .with_columns({})",
+                    input.code(),
+                    exprs_code(es)
+                )
+            }
+            Plan::Sort {
+                input,
+                by,
+                descending,
+                nulls_last,
+                maintain_order,
+            } => format!(
+                "{}\n        .sort_by_exprs({}, SortMultipleOptions::default()\
+                 .with_order_descending_multi({})\
+                 .with_nulls_last_multi({})\
+                 .with_maintain_order({maintain_order}))",
+                input.code(),
+                exprs_code(by),
+                descending.code(),
+                nulls_last.code()
+            ),
+            Plan::GroupBy {
+                input,
+                keys,
+                aggs,
+                stable,
+            } => format!(
+                "{}\n        .{}({})\n        .agg({})",
+                input.code(),
+                if *stable {
+                    "group_by_stable"
+                } else {
+                    "group_by"
+                },
+                exprs_code(keys),
+                exprs_code(aggs)
+            ),
+            Plan::Join {
+                left,
+                right,
+                left_on,
+                right_on,
+                how,
+                nulls_equal,
+                maintain_order,
+            } => format!(
+                "{}\n        .join({}, {}, {}, JoinArgs {{ nulls_equal: {nulls_equal}, \
+                 maintain_order: {}, ..JoinArgs::new({}) }})",
+                left.code(),
+                right.code().replace("\n        ", "\n            "),
+                exprs_code(left_on),
+                exprs_code(right_on),
+                maintain_order.code(),
+                how.code()
+            ),
+            Plan::Unique {
+                input,
+                subset,
+                keep,
+                stable,
+            } => format!(
+                "{}\n        .{}({}, {})",
+                input.code(),
+                if *stable {
+                    "unique_stable_generic"
+                } else {
+                    "unique_generic"
+                },
+                names_code(subset, false),
+                keep.code()
+            ),
+            Plan::Slice(input, offset, len) => {
+                format!("{}\n        .slice({offset}, {len})", input.code())
+            }
+            Plan::WithRowIndex(input, name, offset) => format!(
+                "{}\n        .with_row_index({name:?}, Some({offset}))",
+                input.code()
+            ),
+            Plan::Union(inputs) => {
+                let items: Vec<String> = inputs.iter().map(Plan::code).collect();
+                format!(
+                    "concat([{}], UnionArgs::default()).unwrap()",
+                    items.join(", ")
+                )
+            }
+            Plan::DropNulls(input, subset) => format!(
+                "{}\n        .drop_nulls({})",
+                input.code(),
+                names_code(subset, true)
+            ),
+            Plan::Reverse(input) => format!("{}\n        .reverse()", input.code()),
+        }
+    }
+
+    /// Whether the query defines the order of its rows (else results are
+    /// compared as multisets).
+    pub fn ordered(&self) -> bool {
+        match self {
+            Plan::Scan(_) => true,
+            Plan::Filter(input, _)
+            | Plan::Select(input, _)
+            | Plan::WithColumns(input, _)
+            | Plan::Slice(input, _, _)
+            | Plan::WithRowIndex(input, _, _)
+            | Plan::DropNulls(input, _)
+            | Plan::Reverse(input) => input.ordered(),
+            Plan::Sort {
+                input,
+                maintain_order,
+                ..
+            } => *maintain_order && input.ordered(),
+            Plan::GroupBy { input, stable, .. } | Plan::Unique { input, stable, .. } => {
+                *stable && input.ordered()
+            }
+            Plan::Join {
+                left,
+                right,
+                maintain_order,
+                how,
+                ..
+            } => match how {
+                JoinType::Semi | JoinType::Anti => left.ordered(),
+                _ => {
+                    *maintain_order != MaintainOrderJoin::None && left.ordered() && right.ordered()
+                }
+            },
+            Plan::Union(inputs) => inputs.iter().all(Plan::ordered),
+        }
+    }
+
+    /// The inputs of this node.
+    pub fn inputs(&self) -> Vec<&Plan> {
+        match self {
+            Plan::Scan(_) => vec![],
+            Plan::Filter(input, _)
+            | Plan::Select(input, _)
+            | Plan::WithColumns(input, _)
+            | Plan::Slice(input, _, _)
+            | Plan::WithRowIndex(input, _, _)
+            | Plan::DropNulls(input, _)
+            | Plan::Reverse(input)
+            | Plan::Sort { input, .. }
+            | Plan::GroupBy { input, .. }
+            | Plan::Unique { input, .. } => vec![input],
+            Plan::Join { left, right, .. } => vec![left, right],
+            Plan::Union(inputs) => inputs.iter().collect(),
+        }
+    }
+
+    /// Every expression of the query.
+    pub fn expressions(&self) -> Vec<&E> {
+        let own: Vec<&E> = match self {
+            Plan::Filter(_, e) => vec![e],
+            Plan::Select(_, es) | Plan::WithColumns(_, es) => es.iter().collect(),
+            Plan::Sort { by, .. } => by.iter().collect(),
+            Plan::GroupBy { keys, aggs, .. } => keys.iter().chain(aggs).collect(),
+            Plan::Join {
+                left_on, right_on, ..
+            } => left_on.iter().chain(right_on).collect(),
+            _ => vec![],
+        };
+        let inputs = self.inputs().into_iter().flat_map(Plan::expressions);
+        own.into_iter().chain(inputs).collect()
+    }
+
+    /// The tables the query reads.
+    pub fn tables(&self) -> Vec<usize> {
+        match self {
+            Plan::Scan(n) => vec![*n],
+            other => other.inputs().into_iter().flat_map(Plan::tables).collect(),
+        }
+    }
+}
+
+/// A whole fuzz case: tables and a query over them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    pub tables: Vec<Table>,
+    pub plan: Plan,
+}
+
+impl Case {
+    pub fn frames(&self) -> Vec<DataFrame> {
+        self.tables.iter().map(Table::frame).collect()
+    }
+
+    pub fn lazy(&self) -> LazyFrame {
+        self.plan.build(&self.frames())
+    }
+
+    /// How its result is compared with Polars'.
+    pub fn compare(&self) -> Compare {
+        Compare {
+            ordered: self.plan.ordered(),
+            floats_close: self.plan.expressions().iter().any(|e| {
+                e.nodes().iter().any(|n| {
+                    matches!(
+                        n.op,
+                        Op::Agg(Agg::Sum | Agg::Mean | Agg::Std(_) | Agg::Var(_))
+                    )
+                })
+            }),
+        }
+    }
+
+    /// A self-contained Rust test of this case, named `name`.
+    pub fn test_code(&self, name: &str, note: &str) -> String {
+        let used = self.plan.tables();
+        let tables: Vec<String> = self
+            .tables
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| used.contains(n))
+            .map(|(n, t)| format!("    {}", t.code(&format!("t{n}"))))
+            .collect();
+        format!(
+            "/// {note}\n#[test]\nfn {name}() {{\n{}\n    let lf = {};\n    \
+             crate::fuzz::assert_same_as_cpu(lf, crate::fuzz::{:?});\n}}\n",
+            tables.join("\n"),
+            self.plan.code(),
+            self.compare()
+        )
+    }
+}

@@ -1,0 +1,310 @@
+//! Random cases: three tables (a main one, another for joins, one of the main one's schema for unions) and a chain of lazy operations over them.
+
+use polars::prelude::*;
+use rand::RngExt;
+use rand::seq::IndexedRandom;
+
+use super::Rng;
+use super::expr::{E, Op};
+use super::grammar::{Context, Grammar, Ty};
+use super::plan::{Case, Plan};
+use super::table::{random_height, random_schema, random_table};
+
+/// The schema of `plan`, as Polars resolves it, or `None` where Polars rejects the plan.
+pub fn schema_of(plan: &Plan, frames: &[DataFrame]) -> Option<Vec<(String, DataType)>> {
+    let schema = plan.build(frames).collect_schema().ok()?;
+    Some(
+        schema
+            .iter()
+            .map(|(name, dtype)| (name.to_string(), dtype.clone()))
+            .collect(),
+    )
+}
+
+/// A random case.
+pub fn random_case(rng: &mut Rng) -> Case {
+    let s0 = random_schema(rng, 'a');
+    let mut s1 = random_schema(rng, 'p');
+    // A column the right side shares by name (its own type, or the same).
+    if rng.random_bool(0.3) {
+        let (name, dtype) = s0.choose(rng).unwrap().clone();
+        let dtype = if rng.random_bool(0.6) {
+            dtype
+        } else {
+            s1[0].1.clone()
+        };
+        s1[0] = (name, dtype);
+    }
+    let mut tables = Vec::new();
+    for schema in [&s0, &s1, &s0] {
+        let height = random_height(rng);
+        tables.push(random_table(rng, schema, height));
+    }
+    let frames: Vec<DataFrame> = tables.iter().map(|t| t.frame()).collect();
+    let mut plan = if rng.random_bool(0.08) {
+        Plan::Union(vec![Plan::Scan(0), Plan::Scan(2)])
+    } else {
+        Plan::Scan(0)
+    };
+    let ops = rng.random_range(1..=4);
+    let mut fresh = 0;
+    for _ in 0..ops {
+        for _ in 0..8 {
+            let Some(schema) = schema_of(&plan, &frames) else {
+                break;
+            };
+            let Some(next) = random_op(rng, &plan, schema, &frames, &mut fresh) else {
+                continue;
+            };
+            if schema_of(&next, &frames).is_some() {
+                plan = next;
+                break;
+            }
+        }
+    }
+    Case { tables, plan }
+}
+
+/// A fresh output name that the schema does not hold.
+fn fresh_name(fresh: &mut usize, schema: &[(String, DataType)], prefix: &str) -> String {
+    loop {
+        let name = format!("{prefix}{fresh}");
+        *fresh += 1;
+        if !schema.iter().any(|(n, _)| *n == name) {
+            return name;
+        }
+    }
+}
+
+/// Names each expression: plain columns keep theirs (once), others get fresh ones.
+fn named(es: Vec<E>, fresh: &mut usize, schema: &[(String, DataType)], prefix: &str) -> Vec<E> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for e in es {
+        if let Op::Col(name) = &e.op {
+            if !seen.contains(name) {
+                seen.push(name.clone());
+                out.push(e);
+            }
+            continue;
+        }
+        let name = fresh_name(fresh, schema, prefix);
+        seen.push(name.clone());
+        out.push(e.alias(&name));
+    }
+    out
+}
+
+fn random_op(
+    rng: &mut Rng,
+    plan: &Plan,
+    schema: Vec<(String, DataType)>,
+    frames: &[DataFrame],
+    fresh: &mut usize,
+) -> Option<Plan> {
+    let ordered = plan.ordered();
+    let input = Box::new(plan.clone());
+    let depth = rng.random_range(1..=3);
+    let mut g = Grammar {
+        rng,
+        schema: schema.clone(),
+        ordered,
+        context: Context::Rows,
+    };
+    Some(match g.rng.random_range(0..100) {
+        0..=17 => Plan::Filter(input, g.value(Ty::Bool, depth)),
+        18..=31 => {
+            let n = g.rng.random_range(1..5);
+            let es = (0..n).map(|_| g.projection(depth)).collect();
+            Plan::Select(input, named(es, fresh, &schema, "x"))
+        }
+        32..=49 => {
+            let n = g.rng.random_range(1..4);
+            let mut es: Vec<E> = (0..n).map(|_| g.projection(depth)).collect();
+            // Some replace a column of the input.
+            let mut out = Vec::new();
+            for e in es.drain(..) {
+                if g.rng.random_bool(0.2) {
+                    let (name, _) = schema.choose(g.rng).unwrap().clone();
+                    out.push(e.alias(&name));
+                } else {
+                    out.push(e.alias(&fresh_name(fresh, &schema, "x")));
+                }
+            }
+            Plan::WithColumns(input, out)
+        }
+        50..=57 => {
+            let n = g.rng.random_range(1..4);
+            let by: Vec<E> = (0..n)
+                .map(|_| {
+                    let ty = g.any_ty();
+                    if g.rng.random_bool(0.8) {
+                        g.column_named(ty)
+                            .map_or_else(|| g.value(ty, 1), |c| E::col(&c))
+                    } else {
+                        g.value(ty, 1)
+                    }
+                })
+                .collect();
+            let descending = (0..n).map(|_| g.rng.random_bool(0.4)).collect();
+            let nulls_last = (0..n).map(|_| g.rng.random_bool(0.5)).collect();
+            Plan::Sort {
+                input,
+                by,
+                descending,
+                nulls_last,
+                maintain_order: g.rng.random_bool(0.6),
+            }
+        }
+        58..=72 => {
+            let keys = g.keys(2);
+            let keys = named(keys, fresh, &schema, "k");
+            g.context = Context::Groups;
+            let n = g.rng.random_range(1..5);
+            let aggs: Vec<E> = (0..n).map(|_| g.aggregation(depth)).collect();
+            let key_names: Vec<(String, DataType)> = keys
+                .iter()
+                .filter_map(|k| match &k.op {
+                    Op::Col(name) | Op::Alias(name) => Some((name.clone(), DataType::Null)),
+                    _ => None,
+                })
+                .collect();
+            let mut taken = schema.clone();
+            taken.extend(key_names);
+            let aggs = aggs
+                .into_iter()
+                .map(|a| a.alias(&fresh_name(fresh, &taken, "x")))
+                .collect();
+            Plan::GroupBy {
+                input,
+                keys,
+                aggs,
+                stable: g.rng.random_bool(0.5),
+            }
+        }
+        73..=83 => return join(g.rng, input, &schema, frames),
+        84..=86 => {
+            let subset = g.rng.random_bool(0.6).then(|| {
+                let n = g.rng.random_range(1..=2.min(schema.len()));
+                schema
+                    .sample(g.rng, n)
+                    .map(|(name, _)| name.clone())
+                    .collect::<Vec<_>>()
+            });
+            let keep = if subset.is_none() && g.rng.random_bool(0.2) {
+                UniqueKeepStrategy::Any
+            } else {
+                *[
+                    UniqueKeepStrategy::First,
+                    UniqueKeepStrategy::Last,
+                    UniqueKeepStrategy::None,
+                ]
+                .choose(g.rng)
+                .unwrap()
+            };
+            Plan::Unique {
+                input,
+                subset,
+                keep,
+                stable: g.rng.random_bool(0.5),
+            }
+        }
+        87..=90 if ordered => {
+            Plan::Slice(input, g.rng.random_range(-6..6), g.rng.random_range(0..12))
+        }
+        91..=92 if ordered => {
+            let name = fresh_name(fresh, &schema, "idx");
+            Plan::WithRowIndex(input, name, g.rng.random_range(0..3))
+        }
+        93..=94 => Plan::Union(vec![(*input).clone(), *input]),
+        95..=97 => {
+            let subset = g
+                .rng
+                .random_bool(0.5)
+                .then(|| vec![schema.choose(g.rng).unwrap().0.clone()]);
+            Plan::DropNulls(input, subset)
+        }
+        98..=99 if ordered => Plan::Reverse(input),
+        _ => return None,
+    })
+}
+
+/// A join of the plan with table 1 (or with itself), on keys of one class.
+fn join(
+    rng: &mut Rng,
+    left: Box<Plan>,
+    left_schema: &[(String, DataType)],
+    frames: &[DataFrame],
+) -> Option<Plan> {
+    let how = match rng.random_range(0..100) {
+        0..=29 => JoinType::Inner,
+        30..=54 => JoinType::Left,
+        55..=62 => JoinType::Right,
+        63..=72 => JoinType::Full,
+        73..=84 => JoinType::Semi,
+        85..=95 => JoinType::Anti,
+        _ => JoinType::Cross,
+    };
+    let right = if rng.random_bool(0.1) {
+        (*left).clone()
+    } else {
+        Plan::Scan(1)
+    };
+    let right_schema = schema_of(&right, frames)?;
+    let maintain_order = *[
+        MaintainOrderJoin::None,
+        MaintainOrderJoin::None,
+        MaintainOrderJoin::Left,
+        MaintainOrderJoin::LeftRight,
+        MaintainOrderJoin::Right,
+        MaintainOrderJoin::RightLeft,
+    ]
+    .choose(rng)
+    .unwrap();
+    let nulls_equal = rng.random_bool(0.2);
+    if how == JoinType::Cross {
+        return Some(Plan::Join {
+            left,
+            right: Box::new(right),
+            left_on: vec![],
+            right_on: vec![],
+            how,
+            nulls_equal,
+            maintain_order,
+        });
+    }
+    let n = rng.random_range(1..=2);
+    let (mut left_on, mut right_on) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let pairs: Vec<(String, String)> = left_schema
+            .iter()
+            .flat_map(|(l, lt)| {
+                right_schema.iter().filter_map(move |(r, rt)| {
+                    let (lc, rc) = (Ty::of(lt)?, Ty::of(rt)?);
+                    let compatible =
+                        lc == rc || matches!((lc, rc), (Ty::Int | Ty::UInt, Ty::Int | Ty::UInt));
+                    compatible.then(|| (l.clone(), r.clone()))
+                })
+            })
+            .collect();
+        let (l, r) = pairs.choose(rng)?.clone();
+        let (mut le, mut re) = (E::col(&l), E::col(&r));
+        let lt = left_schema.iter().find(|(n, _)| *n == l).unwrap().1.clone();
+        if rng.random_bool(0.1) && lt.is_integer() {
+            let m = super::expr::Lit::Int(rng.random_range(2..4));
+            le = E::new(Op::Rem, vec![le, E::lit(m.clone())]);
+            re = E::new(Op::Rem, vec![re, E::lit(m)]);
+        }
+        left_on.push(le);
+        right_on.push(re);
+    }
+    Some(Plan::Join {
+        left,
+        right: Box::new(right),
+        left_on,
+        right_on,
+        how,
+        nulls_equal,
+        maintain_order,
+    })
+}

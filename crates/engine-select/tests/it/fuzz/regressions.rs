@@ -1,0 +1,287 @@
+//! Wrong answers, errors and internal errors the fuzzer (and the correctness issue) found: each a test that failed before its fix.
+
+use polars::prelude::*;
+
+use super::{Compare, assert_same_as_cpu};
+use crate::emulated::assert_gpu_eq;
+
+const ORDERED: Compare = Compare {
+    ordered: true,
+    floats_close: false,
+};
+
+const UNORDERED: Compare = Compare {
+    ordered: false,
+    floats_close: false,
+};
+
+fn ints(name: &str, values: &[Option<i64>]) -> Column {
+    Column::new(name.into(), values)
+}
+
+/// Polars takes a literal as one value, not as a column: functions of it
+/// (an aggregation, a shift) see one row, also per group.
+#[test]
+fn functions_of_literals_see_one_value() {
+    let groups = df!("g" => [1i64, 1, 2], "x" => [1.0f64, 2.0, 3.0])
+        .unwrap()
+        .lazy();
+    let two = df!("a" => [4i8, 5]).unwrap().lazy();
+    let cases = [
+        groups
+            .clone()
+            .group_by_stable([col("g")])
+            .agg([lit("z").count().alias("n")]),
+        groups
+            .clone()
+            .group_by_stable([col("g")])
+            .agg([lit(f64::INFINITY).var(1).alias("v")]),
+        groups
+            .clone()
+            .group_by_stable([col("g")])
+            .agg([lit(19000i32)
+                .cast(DataType::Date)
+                .dt()
+                .week()
+                .sum()
+                .alias("w")]),
+        two.clone().with_columns([lit(-3.5f64)
+            .diff(lit(1i64), polars::series::ops::NullBehavior::Ignore)
+            .alias("d")]),
+        two.clone()
+            .with_columns([lit(-2i64).shift(lit(-3i64)).alias("s")]),
+        two.clone()
+            .filter(lit(false).shift_and_fill(lit(-1i64), lit(true))),
+        two.clone()
+            .select([lit("aaa").str().find(lit("a.*b"), false).alias("f")]),
+    ];
+    for lf in cases {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
+
+/// A select of one values only is one row, also of an empty frame; an
+/// aggregation of one value (`len().sum()`) is that value.
+#[test]
+fn selects_of_single_values_are_one_row() {
+    let empty = df!("a" => Vec::<i64>::new()).unwrap().lazy();
+    let two = df!("a" => [Some(-3i16), Some(2)]).unwrap().lazy();
+    let cases = [
+        empty.clone().select([lit("日本").alias("t")]),
+        two.clone().select([lit(2u32).alias("x")]),
+        two.clone().select([lit(Scalar::from(5u8)).alias("x")]),
+        two.clone().select([len().sum().alias("n")]),
+        two.clone().select([len().drop_nulls().sum().alias("n")]),
+        two.clone().select([lit(0i64)
+            .clip(col("a").cast(DataType::Int64), lit(3i64))
+            .alias("c")]),
+        two.clone()
+            .select([lit("aaa").alias("x")])
+            .filter(lit("ab").str().ends_with(lit("[^a]"))),
+        empty.clone().group_by([lit(1).alias("one")]).agg([len()]),
+    ];
+    for lf in cases {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
+
+/// Polars raises where a sort key, or a window's order, is one value.
+#[test]
+fn sorts_by_single_values_raise_as_polars_does() {
+    let two = df!("b" => [4.0f64, 0.0], "c" => ["aB", "b"])
+        .unwrap()
+        .lazy();
+    let cases = [
+        two.clone()
+            .sort_by_exprs([lit(true)], SortMultipleOptions::default()),
+        two.clone()
+            .select([col("b").sort_by([lit(0.5f64)], SortMultipleOptions::default())]),
+        two.clone().select([col("c")
+            .shift(lit(2i64))
+            .over_with_options(
+                Some([col("c")]),
+                Some(([lit(false)], SortOptions::default())),
+                WindowMapping::GroupsToRows,
+            )
+            .unwrap()]),
+    ];
+    for lf in cases {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
+
+/// `is_in` a literal list: a null in the list matches nothing without
+/// `nulls_equal`; values the column's type cannot hold match nothing.
+#[test]
+fn membership_in_literal_lists_is_by_exact_value() {
+    let list = |values: &[Option<i64>]| lit(Series::new("".into(), values)).implode(false);
+    let df = DataFrame::new(
+        3,
+        vec![
+            ints("k", &[Some(11), None, Some(2)]),
+            Column::new("w".into(), [Some(9u16), Some(u16::MAX), None]),
+            Column::new("f".into(), [Some(f64::NAN), Some(-0.0), Some(2.0)]),
+        ],
+    )
+    .unwrap()
+    .lazy();
+    assert_same_as_cpu(
+        df.clone().select([
+            col("k")
+                .is_in(list(&[Some(2), Some(5), None, Some(10)]), false)
+                .alias("a"),
+            col("k").is_in(list(&[Some(2), None]), true).alias("b"),
+            col("k").is_in(list(&[]), false).alias("c"),
+            col("w")
+                .is_in(list(&[Some(9), Some(70_000)]), false)
+                .alias("d"),
+            col("w").is_in(list(&[]), true).alias("e"),
+            col("f")
+                .is_in(
+                    lit(Series::new("".into(), [Some(f64::NAN), Some(0.0)])).implode(false),
+                    false,
+                )
+                .alias("g"),
+            col("k")
+                .is_in(
+                    lit(Series::new("".into(), [Some(1.5f64), Some(2.0)])).implode(false),
+                    false,
+                )
+                .alias("h"),
+        ]),
+        ORDERED,
+    );
+    assert_same_as_cpu(df.filter(col("w").is_in(list(&[Some(0)]), false)), ORDERED);
+}
+
+/// Polars raises on the negation of unsigned integers.
+#[test]
+fn negations_of_unsigned_integers_raise_as_polars_does() {
+    let df = DataFrame::new(
+        1,
+        vec![
+            Column::new("a".into(), [Some(8u8)]),
+            Column::new("b".into(), [Some(8u16)]),
+            Column::new("c".into(), [Some(8u32)]),
+            Column::new("d".into(), [None::<u64>]),
+            Column::new("s".into(), [Some("tr")]),
+        ],
+    )
+    .unwrap()
+    .lazy();
+    for e in [
+        -col("a"),
+        -col("b"),
+        -col("c"),
+        -col("d"),
+        -col("s").str().len_bytes(),
+    ] {
+        assert_same_as_cpu(df.clone().select([e]), ORDERED);
+    }
+}
+
+/// Memberships in columns of small integers (the join widens them).
+#[test]
+fn memberships_in_columns_of_small_integers_run() {
+    let df = df!(
+        "g" => [1i64, 1, 2, 2],
+        "k1" => [Some(4u8), None, Some(4), Some(7)],
+        "x" => [Some(3u16), Some(5), None, Some(3)],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "u8 in itself, nulls equal",
+        df.clone()
+            .select([col("k1").is_in(col("k1").implode(false), true).alias("m")]),
+    );
+    assert_gpu_eq(
+        "u16 in itself per group",
+        df.group_by_stable([col("g")]).agg([col("x")
+            .is_in(col("x").implode(false), false)
+            .max()
+            .alias("m")]),
+    );
+}
+
+/// A float key of -0.0 in a group-by on several keys: Polars gives 0.0 or
+/// -0.0 by its hash path for the frame's size, so the device leaves it to
+/// Polars.
+#[test]
+fn negative_zero_keys_of_several_key_group_bys_are_polars_own() {
+    let c = [
+        -0.0,
+        -0.0,
+        f64::NAN,
+        4.0,
+        5.0,
+        f64::MAX,
+        3.0,
+        -0.0,
+        f64::MAX,
+        f64::NEG_INFINITY,
+        0.0,
+        4.0,
+        0.0,
+        2.0,
+        -1.0,
+    ];
+    let e = [
+        Some(4i32),
+        Some(-4),
+        Some(395),
+        Some(-2),
+        Some(5),
+        Some(3),
+        Some(-4),
+        Some(4),
+        Some(-4),
+        Some(3),
+        Some(-3),
+        Some(-4),
+        None,
+        None,
+        Some(1),
+    ];
+    let df = df!("c" => c, "e" => e).unwrap().lazy();
+    assert_same_as_cpu(df.group_by([col("e"), col("c")]).agg([]), UNORDERED);
+}
+
+/// Text made of a group's aggregation inside another aggregation runs on
+/// the CPU (it was an internal error).
+#[test]
+fn text_made_of_aggregations_inside_aggregations_falls_back() {
+    let df = df!("c" => [Some("-2"), Some("\n")], "d" => [Some(7u16), Some(7)])
+        .unwrap()
+        .lazy();
+    assert_same_as_cpu(
+        df.clone()
+            .group_by_stable([col("c")])
+            .agg([(col("c").last() + col("c")).str().join(", ", true)]),
+        ORDERED,
+    );
+    assert_same_as_cpu(
+        df.select([col("c")
+            .tail(Some(2))
+            .count()
+            .over([col("d").cast(DataType::Float64)])
+            .unwrap()]),
+        ORDERED,
+    );
+}
+
+/// Text in the rows' order within each group (a reverse, a shift) inside an
+/// aggregation: the device made it over the whole frame.
+#[test]
+fn text_in_row_order_inside_aggregations_is_per_group() {
+    let df = df!("b" => ["na", "a", "x", "y", "z"], "c" => [1i32, 0, 2, 2, 1])
+        .unwrap()
+        .lazy();
+    for agg in [
+        col("b").reverse().last(),
+        col("b").shift(lit(1)).first(),
+        col("b").reverse().str().join(",", false),
+    ] {
+        assert_same_as_cpu(df.clone().group_by_stable([col("c")]).agg([agg]), ORDERED);
+    }
+}
