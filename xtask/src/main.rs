@@ -2,6 +2,7 @@
 
 mod bench;
 mod device_check;
+mod fuzz;
 mod invariants;
 mod kernels;
 
@@ -45,6 +46,12 @@ enum Task {
     /// folder that travels to a GPU machine without a Rust toolchain, and
     /// prints the one command to run there.
     DeviceCheck(device_check::DeviceCheckArgs),
+    /// Runs the differential fuzzer (random tables and lazy queries, on the
+    /// CPU and on the GPU engine on the emulated device, compared exactly)
+    /// for `--seeds` seeds of `--cases` queries each, in release, and prints
+    /// each seed's summary and their total; failures are printed shrunk, as
+    /// tests to keep.
+    Fuzz(fuzz::FuzzArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +62,7 @@ fn main() -> ExitCode {
         Task::Kernels { check } => kernels::run(&root, check),
         Task::Bench(args) => bench::run(&root, &args),
         Task::DeviceCheck(args) => device_check::run(&root, &args),
+        Task::Fuzz(args) => fuzz::run(&root, &args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -103,6 +103,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             for key in keys {
                 if !computable_key(&key.expr)
                     || !(sortable(key.expr.dtype)
+                        || small_integer(key.expr.dtype)
                         || matches!(key.expr.dtype, GpuDtype::String | GpuDtype::Boolean))
                 {
                     reasons.push(not_yet(format_args!("sorting by `{}`", key.expr)));
@@ -167,6 +168,9 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                     "{kind:?} join keeping the order {order:?}"
                 )));
             }
+            // Small integers as i64 (see `widened_key`).
+            let (left_on, right_on) = (widened_keys(left_on), widened_keys(right_on));
+            let (left_on, right_on) = (&left_on, &right_on);
             // One key pair is hashed; any others are compared on the
             // candidate pairs (texts too).
             let hashed = join_key(left_on);
@@ -1398,9 +1402,12 @@ fn groupable(dtype: GpuDtype) -> bool {
 }
 
 /// Types of the keys rows are grouped by (group-by, distinct rows, unique):
-/// booleans too, as 0 and 1, and f32 widened to f64.
+/// booleans too, as 0 and 1, small integers as 64-bit words, and f32
+/// widened to f64.
 fn group_key(dtype: GpuDtype) -> bool {
-    groupable(dtype) || matches!(dtype, GpuDtype::Boolean | GpuDtype::Float32)
+    groupable(dtype)
+        || small_integer(dtype)
+        || matches!(dtype, GpuDtype::Boolean | GpuDtype::Float32)
 }
 
 /// `expr` as a key the sorts and groups take: small integers widened to
@@ -1411,6 +1418,11 @@ fn widened_key(expr: &GpuExpr) -> GpuExpr {
     } else {
         expr.clone()
     }
+}
+
+/// Each key as [`widened_key`] makes it.
+fn widened_keys(keys: &[GpuExpr]) -> Vec<GpuExpr> {
+    keys.iter().map(widened_key).collect()
 }
 
 /// `expr` cast to `dtype` (Polars' non-strict cast).
@@ -2079,6 +2091,8 @@ impl Executor<'_> {
             } => {
                 // The two sides on two streams.
                 let (left_frame, right_frame) = (self.run(left)?, self.run_beside(right)?);
+                // Small integers hashed and compared as i64.
+                let (left_on, right_on) = (&widened_keys(left_on), &widened_keys(right_on));
                 // Keys that are expressions are computed into frames of their own.
                 let computed;
                 let keys = if left_on.iter().chain(right_on).all(is_column) {
@@ -2929,9 +2943,21 @@ impl Executor<'_> {
         frame: &DeviceFrame,
         exprs: impl IntoIterator<Item = &'e GpuExpr>,
     ) -> Result<DeviceFrame, ExecError> {
+        self.computed_in_groups(frame, exprs, None)
+    }
+
+    /// As [`Executor::computed_frame`], within each group of `groups` (the
+    /// aggregations and the parts that read other rows in the expressions
+    /// taken per group).
+    fn computed_in_groups<'e>(
+        &self,
+        frame: &DeviceFrame,
+        exprs: impl IntoIterator<Item = &'e GpuExpr>,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceFrame, ExecError> {
         let columns = exprs
             .into_iter()
-            .map(|expr| self.evaluate(frame, expr, ""))
+            .map(|expr| self.evaluate_in_groups(frame, expr, "", groups))
             .collect::<Result<_, _>>()?;
         Ok(DeviceFrame {
             columns,
@@ -2948,10 +2974,22 @@ impl Executor<'_> {
         name: &str,
         owned: &'f mut Option<DeviceColumn>,
     ) -> Result<&'f DeviceColumn, ExecError> {
+        self.column_in_groups(frame, expr, name, owned, None)
+    }
+
+    /// As [`Executor::column_of`], computed within each group of `groups`.
+    fn column_in_groups<'f>(
+        &self,
+        frame: &'f DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+        owned: &'f mut Option<DeviceColumn>,
+        groups: InGroups<'_>,
+    ) -> Result<&'f DeviceColumn, ExecError> {
         if is_column(expr) {
             return column_at(frame, column_index(expr)?);
         }
-        Ok(owned.insert(self.evaluate(frame, expr, name)?))
+        Ok(owned.insert(self.evaluate_in_groups(frame, expr, name, groups)?))
     }
 
     /// The texts of `expr` over `frame` (a column of the frame, else made
@@ -2987,7 +3025,7 @@ impl Executor<'_> {
             _ => return Err(ExecError::Unsupported(format!("`{expr}` is not a shift"))),
         };
         let mut owned = None;
-        let column = self.column_of(frame, input, name, &mut owned)?;
+        let column = self.column_in_groups(frame, input, name, &mut owned, groups)?;
         let ops = self.ops();
         let rows = match (groups, periods) {
             // Within each group: the group's row `periods` before.
@@ -3211,7 +3249,7 @@ impl Executor<'_> {
         let words = word_dtype(input.dtype);
         // The evaluator writes 0 for a null row.
         let (values, validity) = self
-            .evaluate(frame, &cast_to(input, words), "")?
+            .evaluate_in_groups(frame, &cast_to(input, words), "", groups)?
             .into_parts();
         let values = match values {
             Values::I64(v) => Values::I64(self.running_sums(&v, true, groups)?),
@@ -3255,7 +3293,7 @@ impl Executor<'_> {
         let (source, input) = if is_column(input) {
             (frame, input.clone())
         } else {
-            computed = self.computed_frame(frame, [input])?;
+            computed = self.computed_in_groups(frame, [input], groups)?;
             (&computed, column_ref(0, input.dtype))
         };
         let column = column_at(source, column_index(&input)?)?;
@@ -3577,7 +3615,7 @@ impl Executor<'_> {
             return Err(ExecError::Unsupported(format!("`{expr}` is not a fill")));
         };
         let mut owned = None;
-        let column = self.column_of(frame, input, name, &mut owned)?;
+        let column = self.column_in_groups(frame, input, name, &mut owned, groups)?;
         let ops = self.ops();
         let rows = match (column.validity(), groups) {
             (Some(validity), None) => ops.fill_sources(validity, frame.height, *forward, *limit)?,
@@ -4288,9 +4326,88 @@ impl Executor<'_> {
         let Values::F64(v) = ordered.values() else {
             return Err(ExecError::Unsupported("quantiles of non-f64 values".into()));
         };
-        Ok(self
-            .ops()
-            .segment_quantile(v, ordered.validity(), starts, q, method)?)
+        let ops = self.ops();
+        let picked = ops.segment_quantile(v, ordered.validity(), starts, q, method)?;
+        self.check_zero_picks(in_groups, starts, picked)
+    }
+
+    /// Leaves a quantile to Polars where it is a zero of a group that holds
+    /// both -0.0 and 0.0: Polars picks among values it counts equal with
+    /// Rust's `select_nth_unstable`, so which zero it gives is its own.
+    /// (`values`: the group's values in group order, from `starts`.)
+    fn check_zero_picks(
+        &self,
+        values: DeviceColumn,
+        starts: &DeviceBuffer<i64>,
+        (picked, picked_valid): (DeviceBuffer<f64>, DeviceBuffer<u32>),
+    ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), ExecError> {
+        let (float, boolean, count) = (GpuDtype::Float64, GpuDtype::Boolean, GpuDtype::UInt32);
+        let value = |v: f64| GpuExpr::literal(Scalar::Float(v), float);
+        let x = column_ref(0, float);
+        let zero_of_sign = |sign: f64| {
+            let zero = x.clone().binary(BinaryOp::Eq, value(0.0), boolean);
+            let signed = value(1.0)
+                .binary(BinaryOp::TrueDivide, x.clone(), float)
+                .binary(BinaryOp::Eq, value(sign * f64::INFINITY), boolean);
+            zero.binary(BinaryOp::And, signed, boolean)
+                .fill_null(GpuExpr::literal(Scalar::Boolean(false), boolean))
+                .cast(count, CastMode::NonStrict)
+        };
+        let one = DeviceFrame {
+            height: values.len(),
+            columns: vec![values],
+        };
+        let ops = self.ops();
+        let per_group = |sign: f64| -> Result<DeviceColumn, ExecError> {
+            let Values::U32(flags) = self.evaluate(&one, &zero_of_sign(sign), "")?.into_parts().0
+            else {
+                return Err(ExecError::Unsupported("flags as u32".into()));
+            };
+            let sums = ops.segment_sum(&flags, None, starts)?;
+            Ok(DeviceColumn::from_parts(
+                "".into(),
+                count,
+                starts.len(),
+                Values::U32(sums),
+                None,
+            ))
+        };
+        let groups = starts.len();
+        let (negative, positive) = (per_group(-1.0)?, per_group(1.0)?);
+        let mut results = DeviceFrame {
+            columns: vec![
+                DeviceColumn::from_parts(
+                    "".into(),
+                    float,
+                    groups,
+                    Values::F64(picked),
+                    Some(picked_valid),
+                ),
+                negative,
+                positive,
+            ],
+            height: groups,
+        };
+        let some = |index: usize| {
+            column_ref(index, count).binary(
+                BinaryOp::Gt,
+                GpuExpr::literal(Scalar::UInt(0), count),
+                boolean,
+            )
+        };
+        let mixed = some(1).binary(BinaryOp::And, some(2), boolean).binary(
+            BinaryOp::And,
+            column_ref(0, float).binary(BinaryOp::Eq, value(0.0), boolean),
+            boolean,
+        );
+        let what = "a quantile that is a zero of a group holding -0.0 and 0.0 (which zero \
+                    Polars picks is its own)";
+        self.check_any_later(&results, mixed, what.into(), ExecError::DependsOnPolars)?;
+        results.columns.truncate(1);
+        match results.columns.pop().map(DeviceColumn::into_parts) {
+            Some((Values::F64(picked), Some(valid))) => Ok((picked, valid)),
+            _ => Err(ExecError::Unsupported("the quantiles' own column".into())),
+        }
     }
 
     /// For values in group order (`key`, position p of group `g` where
@@ -4404,7 +4521,7 @@ impl Executor<'_> {
         input: &GpuExpr,
         groups: InGroups<'_>,
     ) -> Result<(DeviceFrame, Vec<GpuExpr>), ExecError> {
-        let mut keyed = self.computed_frame(frame, [&widened_key(input)])?;
+        let mut keyed = self.computed_in_groups(frame, [&widened_key(input)], groups)?;
         if let Some((rows, starts)) = groups {
             keyed.columns.insert(0, self.group_column(rows, starts)?);
         }
@@ -5098,7 +5215,7 @@ impl Executor<'_> {
     ) -> Result<Vec<KeyWords<'f>>, ExecError> {
         keys.iter()
             .map(|&(key, _, _)| {
-                if let Some(words) = self.bool_key(frame, key)? {
+                if let Some(words) = self.widened_words(frame, key)? {
                     return Ok(words);
                 }
                 let column = column_at(frame, column_index(key)?)?;
@@ -5120,29 +5237,39 @@ impl Executor<'_> {
         expr: &GpuExpr,
         what: &str,
     ) -> Result<KeyWords<'f>, ExecError> {
-        if let Some(words) = self.bool_key(frame, expr)? {
+        if let Some(words) = self.widened_words(frame, expr)? {
             return Ok(words);
         }
         self.column_key_words(column_at(frame, column_index(expr)?)?, expr, what)
     }
 
-    /// A boolean key column (`expr`, a column of `frame`) as one word per
-    /// row, 0 or 1, with the column's validity; `None` for other keys.
-    fn bool_key<'f>(
+    /// A key column (`expr`, a column of `frame`) of booleans or small
+    /// integers as one u64 word per row, in the same order and equal where
+    /// the values are (booleans 0 or 1; signed integers with the sign bit
+    /// flipped), with the column's validity; `None` for other keys.
+    fn widened_words<'f>(
         &self,
         frame: &'f DeviceFrame,
         expr: &GpuExpr,
     ) -> Result<Option<KeyWords<'f>>, ExecError> {
         let column = column_at(frame, column_index(expr)?)?;
-        if !matches!(column.values(), Values::Bits(_)) {
-            return Ok(None);
-        }
-        let (values, _) = self
-            .evaluate(frame, &cast_to(expr, GpuDtype::UInt64), "")?
-            .into_parts();
+        let words = match column.values() {
+            Values::Bits(_) | Values::U8(_) | Values::U16(_) => cast_to(expr, GpuDtype::UInt64),
+            Values::I8(_) | Values::I16(_) => {
+                let wide = GpuDtype::Int64;
+                let flipped = cast_to(expr, wide).binary(
+                    BinaryOp::Minus,
+                    GpuExpr::literal(Scalar::Int(i64::MIN), wide),
+                    wide,
+                );
+                flipped.cast(GpuDtype::UInt64, CastMode::Wrapping)
+            }
+            _ => return Ok(None),
+        };
+        let (values, _) = self.evaluate(frame, &words, "")?.into_parts();
         let Values::U64(words) = values else {
             return Err(ExecError::Unsupported(format!(
-                "a boolean key `{expr}` evaluated to other values"
+                "a key `{expr}` widened to other values"
             )));
         };
         Ok(Some(KeyWords::Words(vec![words], column.validity())))

@@ -285,3 +285,141 @@ fn text_in_row_order_inside_aggregations_is_per_group() {
         assert_same_as_cpu(df.clone().group_by_stable([col("c")]).agg([agg]), ORDERED);
     }
 }
+
+/// A rank within windows of a running maximum taken back to front.
+#[test]
+fn ranks_of_running_maxima_within_windows_match() {
+    let df = df!("ks" => ["É", " 91", "É"], "e1" => [0i16, 7, 1])
+        .unwrap()
+        .lazy();
+    let rank = col("e1")
+        .cum_max(true)
+        .rank(
+            RankOptions {
+                method: RankMethod::Max,
+                descending: true,
+            },
+            None,
+        )
+        .over([col("ks")])
+        .unwrap();
+    assert_same_as_cpu(df.with_columns([rank.alias("r")]), ORDERED);
+}
+
+/// Quantiles pick the zero Polars picks; the spread of a group of one null.
+#[test]
+fn quantiles_of_zeros_and_spreads_of_nulls_match() {
+    let df = DataFrame::new(
+        4,
+        vec![
+            ints("g", &[Some(1), Some(1), Some(2), Some(3)]),
+            Column::new("x".into(), [Some(-0.0f64), Some(0.0), None, Some(5.0)]),
+        ],
+    )
+    .unwrap()
+    .lazy();
+    assert_same_as_cpu(
+        df.clone().group_by_stable([col("g")]).agg([
+            (lit(1.0) / col("x").quantile(lit(0.9), QuantileMethod::Higher)).alias("q"),
+            col("x").std(0).alias("s0"),
+            col("x").var(0).alias("v0"),
+            col("x").std(1).alias("s1"),
+        ]),
+        ORDERED,
+    );
+    assert_same_as_cpu(
+        df.filter(col("g").eq(lit(2i64)))
+            .select([col("x").std(0).alias("s0"), col("x").var(1).alias("v1")]),
+        ORDERED,
+    );
+}
+
+/// Sorts, group-bys, distinct rows and joins keyed by small integers run on
+/// the device (they fell back, though integers are claimed).
+#[test]
+fn small_integer_keys_sort_group_and_join_on_the_device() {
+    let df = df!(
+        "a" => [Some(3i8), Some(-1), None, Some(-128), Some(127), Some(-1)],
+        "b" => [Some(1u16), Some(65535), Some(1), None, Some(0), Some(1)],
+        "c" => [Some(-300i16), Some(2), Some(2), Some(-300), None, Some(7)],
+        "d" => [Some(5u8), Some(5), Some(255), Some(0), None, Some(5)],
+        "v" => [1i64, 2, 3, 4, 5, 6],
+    )
+    .unwrap()
+    .lazy();
+    let right = df!(
+        "b" => [Some(1u16), Some(0), None, Some(65535)],
+        "a" => [Some(-1i8), Some(127), Some(3), None],
+        "w" => [10i64, 20, 30, 40],
+    )
+    .unwrap()
+    .lazy();
+    let sorted = |by: &[&str], descending: bool| {
+        df.clone().sort(
+            by.to_vec(),
+            SortMultipleOptions::default()
+                .with_order_descending(descending)
+                .with_nulls_last(descending)
+                .with_maintain_order(true),
+        )
+    };
+    assert_gpu_eq("sort by i8", sorted(&["a"], false));
+    assert_gpu_eq("sort by u16 and i16, descending", sorted(&["b", "c"], true));
+    assert_gpu_eq(
+        "group by i8 and u8",
+        df.clone()
+            .group_by_stable([col("a"), col("d")])
+            .agg([col("v").sum(), len()]),
+    );
+    assert_gpu_eq(
+        "group by i16",
+        df.clone().group_by_stable([col("c")]).agg([col("v").max()]),
+    );
+    assert_gpu_eq(
+        "distinct by u16",
+        df.clone()
+            .unique_stable(Some(cols(["b"])), UniqueKeepStrategy::First),
+    );
+    assert_gpu_eq(
+        "unique of u8",
+        df.clone().select([col("d").unique_stable()]),
+    );
+    for how in [
+        JoinType::Inner,
+        JoinType::Left,
+        JoinType::Semi,
+        JoinType::Anti,
+    ] {
+        let args = JoinArgs {
+            maintain_order: MaintainOrderJoin::LeftRight,
+            ..JoinArgs::new(how.clone())
+        };
+        assert_gpu_eq(
+            &format!("{how:?} join on u16"),
+            df.clone()
+                .join(right.clone(), [col("b")], [col("b")], args.clone()),
+        );
+        assert_gpu_eq(
+            &format!("{how:?} join on u16 and i8"),
+            df.clone().join(
+                right.clone(),
+                [col("b"), col("a")],
+                [col("b"), col("a")],
+                args.clone(),
+            ),
+        );
+    }
+    assert_gpu_eq(
+        "join on i8 with nulls equal",
+        df.clone().join(
+            right,
+            [col("a")],
+            [col("a")],
+            JoinArgs {
+                nulls_equal: true,
+                maintain_order: MaintainOrderJoin::LeftRight,
+                ..JoinArgs::new(JoinType::Left)
+            },
+        ),
+    );
+}
