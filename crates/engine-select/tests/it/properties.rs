@@ -796,3 +796,93 @@ proptest! {
         assert_gpu_eq(name, df.lazy().select(exprs));
     }
 }
+
+/// Floats whose sum depends on the order of addition: fractions of many
+/// magnitudes, both signs, thirds and tenths.
+fn inexact() -> impl Strategy<Value = Option<f64>> {
+    option::weighted(
+        0.9,
+        prop_oneof![
+            -1000.0..1000.0f64,
+            -1e-3..1e-3f64,
+            -1e12..1e12f64,
+            Just(0.1),
+            Just(1.0 / 3.0),
+        ],
+    )
+}
+
+/// README's bound on float aggregations that Polars takes in an order of
+/// its own (per group: sums, means, variances and standard deviations; of a
+/// whole frame: variances and standard deviations): for n values, a sum
+/// within (n + 1)·2⁻⁵²·Σ|x| of Polars', a mean that divided by n, a
+/// variance within (n + 1)·2⁻⁵⁰·Σx² / (n − ddof), a standard deviation
+/// within the square root of that.
+fn assert_within_bound(expected: &DataFrame, actual: &DataFrame, ddof: u8) {
+    assert_eq!(expected.schema(), actual.schema());
+    let f = |df: &DataFrame, name: &str| -> Vec<Option<f64>> {
+        df.column(name).unwrap().f64().unwrap().iter().collect()
+    };
+    let n: Vec<Option<u32>> = expected
+        .column("n")
+        .unwrap()
+        .u32()
+        .unwrap()
+        .iter()
+        .collect();
+    let (abs_sum, square_sum) = (f(expected, "abs_sum"), f(expected, "square_sum"));
+    for (i, count) in n.iter().enumerate() {
+        let n = f64::from(count.unwrap_or(0));
+        let sum_bound = (n + 1.0) * f64::EPSILON * abs_sum[i].unwrap_or(0.0);
+        let var_bound =
+            (n + 1.0) * 4.0 * f64::EPSILON * square_sum[i].unwrap_or(0.0) / (n - f64::from(ddof)).max(1.0);
+        for (name, bound) in [
+            ("sum", sum_bound),
+            ("mean", sum_bound / n.max(1.0)),
+            ("var", var_bound),
+            ("std", var_bound.sqrt()),
+        ] {
+            let (e, a) = (f(expected, name)[i], f(actual, name)[i]);
+            let within = match (e, a) {
+                (Some(e), Some(a)) => {
+                    e == a || (e.is_nan() && a.is_nan()) || (e - a).abs() <= bound
+                }
+                (None, None) => true,
+                _ => false,
+            };
+            assert!(within, "{name} of row {i}: {e:?} vs {a:?} (bound {bound:e})");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn float_aggregations_in_polars_own_order_stay_within_the_documented_bound(
+        rows in vec((0u32..5, inexact()), 0..400),
+        ddof in 0u8..2,
+        whole in any::<bool>(),
+    ) {
+        let (g, x): (Vec<u32>, Vec<Option<f64>>) = rows.into_iter().unzip();
+        let lf = df!("g" => g, "x" => x).unwrap().lazy();
+        let aggs = [
+            col("x").sum().alias("sum"),
+            col("x").mean().alias("mean"),
+            col("x").var(ddof).alias("var"),
+            col("x").std(ddof).alias("std"),
+            col("x").abs().sum().alias("abs_sum"),
+            (col("x") * col("x")).sum().alias("square_sum"),
+            col("x").count().alias("n"),
+        ];
+        let lf = if whole {
+            lf.select(aggs)
+        } else {
+            lf.group_by_stable([col("g")]).agg(aggs)
+        };
+        let expected = lf.clone().collect().unwrap();
+        let engine = engine_select::Engine::Gpu(crate::under_test().with_raise_on_fail(true));
+        let actual = engine_select::LazyFrameExt::collect_with(lf, &engine).unwrap();
+        assert_within_bound(&expected, &actual, ddof);
+    }
+}
