@@ -171,62 +171,94 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
     let mut decision: Option<Result<Option<ExecutedBy>, EngineError>> = None;
     let mut reasons = Vec::new();
     let mut without_cse = false;
-    let result = lf._collect_post_opt(|root, lp_arena, expr_arena, _| {
-        // A panic in the GPU path (a bug) is never a crash of the caller:
-        // the plan is left to the CPU (or, without fallback, an error).
-        // Nothing has replaced any part of the plan yet when it happens.
-        let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            gpu::attempt(root, lp_arena, expr_arena, &resolved)
-        }))
-        .unwrap_or_else(|panic| {
+    let on_the_cpu = lf.clone();
+    let run = std::panic::AssertUnwindSafe(|| {
+        lf._collect_post_opt(|root, lp_arena, expr_arena, _| {
+            // A panic in the GPU path (a bug) is never a crash of the caller:
+            // the plan is left to the CPU (or, without fallback, an error).
+            // Nothing has replaced any part of the plan yet when it happens.
+            let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                gpu::attempt(root, lp_arena, expr_arena, &resolved)
+            }))
+            .unwrap_or_else(|panic| {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into());
+                Ok(gpu::Attempt::FellBack(vec![FallbackReason {
+                    kind: FallbackKind::Internal,
+                    subject: None,
+                    message: format!("the GPU engine panicked: {message}"),
+                }]))
+            });
+            let outcome = match attempt {
+                Ok(gpu::Attempt::Ran(df, executed_by)) => {
+                    // The GPU's result replaces the plan: Polars just hands it back.
+                    gpu::put_frame(lp_arena, root, df);
+                    Ok(Some(executed_by))
+                }
+                Ok(gpu::Attempt::Mixed(executed_by, why)) => {
+                    // The plan now holds the device's results: Polars runs the rest.
+                    reasons = why;
+                    Ok(Some(executed_by))
+                }
+                Ok(gpu::Attempt::FellBack(why)) => {
+                    reasons = why;
+                    Ok(None)
+                }
+                Ok(gpu::Attempt::WithoutCse(why)) => {
+                    reasons = why;
+                    without_cse = true;
+                    Ok(None)
+                }
+                Err(e) => Err(e),
+            };
+            let stop = match &outcome {
+                Ok(Some(_)) => false,
+                Ok(None) => without_cse || resolved.raise_on_fail || reasons.is_empty(),
+                Err(_) => true,
+            };
+            decision = Some(outcome);
+            if stop {
+                // Polars' error is discarded below in favour of ours.
+                Err(PolarsError::ComputeError(
+                    "stopped by the GPU engine".into(),
+                ))
+            } else {
+                Ok(())
+            }
+        })
+    });
+    let result = match std::panic::catch_unwind(run) {
+        Ok(result) => result,
+        // Polars panicked running the rest of a mixed plan, over frames
+        // from the device: a bug of ours; the whole query runs on the CPU.
+        Err(panic) if matches!(decision, Some(Ok(Some(ExecutedBy::Mixed { .. })))) => {
             let message = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".into());
-            Ok(gpu::Attempt::FellBack(vec![FallbackReason {
+            let bug = FallbackReason {
                 kind: FallbackKind::Internal,
                 subject: None,
-                message: format!("the GPU engine panicked: {message}"),
-            }]))
-        });
-        let outcome = match attempt {
-            Ok(gpu::Attempt::Ran(df, executed_by)) => {
-                // The GPU's result replaces the plan: Polars just hands it back.
-                gpu::put_frame(lp_arena, root, df);
-                Ok(Some(executed_by))
+                message: format!("Polars panicked on the rest of a mixed plan: {message}"),
+            };
+            if resolved.raise_on_fail {
+                return Err(EngineError::Internal(bug.message));
             }
-            Ok(gpu::Attempt::Mixed(executed_by, why)) => {
-                // The plan now holds the device's results: Polars runs the rest.
-                reasons = why;
-                Ok(Some(executed_by))
-            }
-            Ok(gpu::Attempt::FellBack(why)) => {
-                reasons = why;
-                Ok(None)
-            }
-            Ok(gpu::Attempt::WithoutCse(why)) => {
-                reasons = why;
-                without_cse = true;
-                Ok(None)
-            }
-            Err(e) => Err(e),
-        };
-        let stop = match &outcome {
-            Ok(Some(_)) => false,
-            Ok(None) => without_cse || resolved.raise_on_fail || reasons.is_empty(),
-            Err(_) => true,
-        };
-        decision = Some(outcome);
-        if stop {
-            // Polars' error is discarded below in favour of ours.
-            Err(PolarsError::ComputeError(
-                "stopped by the GPU engine".into(),
-            ))
-        } else {
-            Ok(())
+            tracing::warn!("GPU engine bug, the CPU engine answered: {bug}");
+            reasons.push(bug);
+            let report = CollectReport {
+                executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
+                fallback_reasons: reasons,
+            };
+            return Ok(Hooked::Collected(on_the_cpu.collect()?, report));
         }
-    });
+        // Polars' own panic, as on the CPU engine.
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     if without_cse {
         return Ok(Hooked::WithoutCse);
     }

@@ -98,12 +98,15 @@ pub(crate) fn attempt(
     if reasons.is_empty() {
         read_scans_on_host(root, lp_arena, expr_arena)?;
     }
+    // Whether a refusal keeps every part of the plan on the CPU.
+    let mut whole_plan_refused = false;
     let plan = match ir_lower::lower_plan(root, lp_arena, expr_arena) {
         Ok(plan) => {
             tracing::debug!("GPU plan:\n{plan}");
             Some(plan)
         }
         Err(refusals) => {
+            whole_plan_refused = refusals.iter().any(|refusal| refusal.whole_plan);
             reasons.extend(refusals.into_iter().map(|refusal| {
                 reason(
                     FallbackKind::Unsupported,
@@ -135,7 +138,7 @@ pub(crate) fn attempt(
     let (whole, subplans) = match plan {
         Some(plan) if reasons.is_empty() => (true, vec![(root, plan)]),
         _ => {
-            if !only_unsupported || gpu.raise_on_fail {
+            if !only_unsupported || gpu.raise_on_fail || whole_plan_refused {
                 return Ok(Attempt::FellBack(reasons));
             }
             let subtrees = gpu_subtrees(root, lp_arena, expr_arena);
@@ -218,7 +221,14 @@ fn gpu_subtrees(
         if !seen.insert(node) {
             continue;
         }
-        if let Ok(plan) = ir_lower::lower_plan(node, lp_arena, expr_arena)
+        // A with_columns that does not broadcast (Polars' common
+        // subexpressions) holds columns at one row, which the operators
+        // above it read as such: a frame from the device, every column at
+        // every row, cannot stand in its place.
+        let one_row_columns =
+            matches!(lp_arena.get(node), IR::HStack { options, .. } if !options.should_broadcast);
+        if !one_row_columns
+            && let Ok(plan) = ir_lower::lower_plan(node, lp_arena, expr_arena)
             && gpu_exec::unsupported(&plan).is_empty()
         {
             if computes(&plan.root) {

@@ -4027,7 +4027,13 @@ impl Executor<'_> {
             return Ok(column(Values::U32(lengths), None));
         };
         if let Some(rewritten) = filter_as_nulls(expr) {
-            return self.aggregate(frame, &rewritten, sorted_rows, starts, whole);
+            let result = self.aggregate(frame, &rewritten, sorted_rows, starts, whole)?;
+            if let (AggOp::Std { .. } | AggOp::Var { .. }, ExprKind::Agg { input: kept, .. }) =
+                (op, &rewritten.kind)
+            {
+                self.check_kept_values(frame, kept, sorted_rows, starts, whole)?;
+            }
+            return Ok(result);
         }
         if let AggOp::Item { allow_empty } = op {
             return self.item(frame, expr, *allow_empty, sorted_rows, starts);
@@ -4329,6 +4335,42 @@ impl Executor<'_> {
         let ops = self.ops();
         let picked = ops.segment_quantile(v, ordered.validity(), starts, q, method)?;
         self.check_zero_picks(in_groups, starts, picked)
+    }
+
+    /// Leaves a variance or standard deviation of a filter (`kept`: the
+    /// input, null where the filter drops the row) to Polars where a group
+    /// keeps no valid value: Polars' paths for filters inside aggregations
+    /// give 0.0 there or null, by how the filter reaches it.
+    fn check_kept_values(
+        &self,
+        frame: &DeviceFrame,
+        kept: &GpuExpr,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        whole: bool,
+    ) -> Result<(), ExecError> {
+        let count = GpuDtype::UInt32;
+        let valid = GpuExpr {
+            kind: ExprKind::Agg {
+                op: AggOp::Count {
+                    include_nulls: false,
+                },
+                input: Box::new(kept.clone()),
+            },
+            dtype: count,
+        };
+        let counts = DeviceFrame {
+            columns: vec![self.aggregate(frame, &valid, sorted_rows, starts, whole)?],
+            height: starts.len(),
+        };
+        let none = column_ref(0, count).binary(
+            BinaryOp::Eq,
+            GpuExpr::literal(Scalar::UInt(0), count),
+            GpuDtype::Boolean,
+        );
+        let what = "a variance of a filter of a group that keeps no valid value (Polars \
+                    gives 0.0 or null, by its path)";
+        self.check_any_later(&counts, none, what.into(), ExecError::DependsOnPolars)
     }
 
     /// Leaves a quantile to Polars where it is a zero of a group that holds

@@ -71,6 +71,7 @@ impl ExprLowering<'_> {
         self.refusals.push(Refusal {
             subject: self.notation(node),
             reason: reason.into(),
+            whole_plan: false,
         });
         None
     }
@@ -118,8 +119,13 @@ impl ExprLowering<'_> {
         if let Some(folded) = self.folded(node) {
             return folded;
         }
-        if let Some(reason) = self.of_one_value(node) {
-            return self.refuse(node, reason);
+        if let Some((reason, whole_plan)) = self.of_one_value(node) {
+            self.refusals.push(Refusal {
+                subject: self.notation(node),
+                reason,
+                whole_plan,
+            });
+            return None;
         }
         let kind = match self.arena.get(node) {
             AExpr::Column(name) => match self.schema.get_full(name) {
@@ -371,13 +377,7 @@ impl ExprLowering<'_> {
             Err(e) => return Some(self.refuse(node, format!("Polars raises on it: {e}"))),
         };
         let dtype = self.dtype(node);
-        let polars_dtype = ToFieldContext::new(self.arena, self.schema);
-        let polars_dtype = self
-            .arena
-            .get(node)
-            .to_dtype(&polars_dtype)
-            .and_then(|dtype| dtype.materialize_unknown(false));
-        let (Some(dtype), Ok(polars_dtype)) = (dtype, polars_dtype) else {
+        let (Some(dtype), Some(polars_dtype)) = (dtype, self.polars_dtype(node)) else {
             return Some(None);
         };
         let value = column
@@ -398,17 +398,32 @@ impl ExprLowering<'_> {
         })
     }
 
+    /// Polars' type of `node` (dynamic literals materialised), if it resolves.
+    fn polars_dtype(&self, node: Node) -> Option<DataType> {
+        let context = ToFieldContext::new(self.arena, self.schema);
+        self.arena
+            .get(node)
+            .to_dtype(&context)
+            .and_then(|dtype| dtype.materialize_unknown(false))
+            .ok()
+    }
+
     /// Why `node` cannot run where it takes one value that is not a
     /// constant (an aggregation, `len()`): Polars applies an aggregation or
     /// a function that reads other rows (a shift, a running sum, a sort) to
     /// that one value, where the executor would apply it to the value
     /// repeated on every row. `None` for anything else.
-    fn of_one_value(&self, node: Node) -> Option<String> {
+    /// With the reason, whether the whole plan must stay on the CPU (see
+    /// [`Refusal::whole_plan`]).
+    fn of_one_value(&self, node: Node) -> Option<(String, bool)> {
         let one_value = |input: Node| polars_plan::plans::is_scalar_ae(input, self.arena);
         let refused = |what: &str, input: Node| {
-            Some(format!(
-                "{what} (`{}`) is not supported on the GPU",
-                self.notation(input)
+            Some((
+                format!(
+                    "{what} (`{}`) is not supported on the GPU",
+                    self.notation(input)
+                ),
+                false,
             ))
         };
         match self.arena.get(node) {
@@ -426,8 +441,10 @@ impl ExprLowering<'_> {
                 function,
             } => {
                 let first = input.first()?.node();
-                if !options.is_elementwise() && one_value(first) {
-                    return refused("a function of the rows in order over one value", first);
+                // Of a filter of one value too (`min(x).drop_nulls().product()`).
+                let values = filtered_parts(self.arena, first).map_or(first, |(values, _)| values);
+                if !options.is_elementwise() && one_value(values) {
+                    return refused("a function of the rows in order over one value", values);
                 }
                 // Polars gives such a function the length of its first
                 // input, where the executor repeats that value on every row
@@ -439,7 +456,11 @@ impl ExprLowering<'_> {
                 );
                 let per_row = input[1..].iter().any(|i| !one_value(i.node()));
                 if !horizontal && one_value(first) && per_row {
-                    return refused("a function of one value with arguments of every row", first);
+                    // Polars' answer depends on whether its engine holds
+                    // the columns below as one value: no mixed plan either.
+                    let (reason, _) =
+                        refused("a function of one value with arguments of every row", first)?;
+                    return Some((reason, true));
                 }
             }
             AExpr::Sort { expr, .. } if one_value(*expr) => {
@@ -557,7 +578,34 @@ impl ExprLowering<'_> {
     /// ([`filtered_parts`]), the rows it keeps.
     fn aggregation_of(&mut self, node: Node, op: AggOp, input: Node, dtype: GpuDtype) -> Lowered {
         if let Some(parts) = filtered_parts(self.arena, input) {
+            // A variance of every n-th value, or of a filter by a literal:
+            // where a group keeps no valid value Polars gives 0.0 on this
+            // path (null on the others), so the executor, seeing the rows
+            // kept (`Where`), leaves such a group to Polars.
+            let by_literal = |by: Node| matches!(self.arena.get(by), AExpr::Literal(_));
+            let polars_own = matches!(op, AggOp::Std { .. } | AggOp::Var { .. })
+                && match parts.1 {
+                    KeptRows::Every { .. } => true,
+                    KeptRows::By(by) => by_literal(by),
+                    _ => false,
+                };
             let (values, kept) = self.filtered(input, parts)?;
+            if polars_own {
+                let input = GpuExpr {
+                    dtype: values.dtype,
+                    kind: ExprKind::Where {
+                        input: Box::new(values),
+                        by: Box::new(kept),
+                    },
+                };
+                return Some(GpuExpr {
+                    kind: ExprKind::Agg {
+                        op,
+                        input: Box::new(input),
+                    },
+                    dtype,
+                });
+            }
             return self.aggregation_of_filter(node, op, (values, kept), dtype);
         }
         let input = self.boxed(input)?;
@@ -1060,7 +1108,26 @@ impl ExprLowering<'_> {
                 }
                 let input = input?;
                 let dtype = input.dtype;
-                // Polars casts each bound to the input's type, strictly.
+                // Polars casts each bound to the input's type, strictly: a
+                // literal that does not fit raises, whatever the rows.
+                let input_type = inputs.first().and_then(|i| self.polars_dtype(i.node()));
+                let literals: Vec<AnyValue<'static>> = inputs
+                    .iter()
+                    .skip(1)
+                    .filter_map(|bound| self.literal_value(bound.node()))
+                    .collect();
+                for value in literals {
+                    let scalar = polars_core::scalar::Scalar::new(value.dtype(), value.clone());
+                    let fits = input_type.as_ref().is_some_and(|to| {
+                        value.is_null() || scalar.cast_with_options(to, CastOptions::Strict).is_ok()
+                    });
+                    if !fits {
+                        return self.refuse(
+                            node,
+                            format!("the bound {value} does not fit {dtype}: Polars raises"),
+                        );
+                    }
+                }
                 let mut bounds = bounds.into_iter().map(|bound| {
                     let kind = match bound {
                         None => ExprKind::Literal(Scalar::Null),
@@ -2247,7 +2314,19 @@ impl ExprLowering<'_> {
         let input = self.expr(input?);
         let periods = self.literal_periods(periods?);
         let fill = self.constant(fill?);
-        let input = input?;
+        let mut input = input?;
+        // The result has Polars' supertype of the input and the fill value
+        // (milliseconds of a duration in nanoseconds filled with milliseconds).
+        let out = self.dtype(node)?;
+        if out != input.dtype {
+            if !cast_supported(input.dtype, out) {
+                return self.refuse(
+                    node,
+                    format!("shift_and_fill of {} into {out}", input.dtype),
+                );
+            }
+            input = input.cast(out, CastMode::NonStrict);
+        }
         let Some(periods) = periods else {
             return self.refuse(
                 node,

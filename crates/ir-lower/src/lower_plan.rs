@@ -74,6 +74,7 @@ impl<'a> PlanLowering<'a> {
         self.refusals.push(Refusal {
             subject: node_notation(node, self.lp_arena, self.expr_arena),
             reason: reason.into(),
+            whole_plan: false,
         });
         None
     }
@@ -116,6 +117,7 @@ impl<'a> PlanLowering<'a> {
                 self.refusals.push(Refusal {
                     subject,
                     reason: format!("a {what} key of one value is not supported on the GPU"),
+                    whole_plan: false,
                 });
             }
         }

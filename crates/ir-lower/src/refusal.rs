@@ -9,6 +9,11 @@ pub struct Refusal {
     pub subject: String,
     /// Why it cannot run on the GPU.
     pub reason: String,
+    /// Whether no part of the plan may run on the device either (no mixed
+    /// plan): where Polars' answer for the construct depends on how its own
+    /// engine holds the columns below it (a literal column as one value),
+    /// which a frame from the device cannot reproduce.
+    pub whole_plan: bool,
 }
 
 impl fmt::Display for Refusal {

@@ -834,8 +834,8 @@ fn assert_within_bound(expected: &DataFrame, actual: &DataFrame, ddof: u8) {
     for (i, count) in n.iter().enumerate() {
         let n = f64::from(count.unwrap_or(0));
         let sum_bound = (n + 1.0) * f64::EPSILON * abs_sum[i].unwrap_or(0.0);
-        let var_bound =
-            (n + 1.0) * 4.0 * f64::EPSILON * square_sum[i].unwrap_or(0.0) / (n - f64::from(ddof)).max(1.0);
+        let var_bound = (n + 1.0) * 4.0 * f64::EPSILON * square_sum[i].unwrap_or(0.0)
+            / (n - f64::from(ddof)).max(1.0);
         for (name, bound) in [
             ("sum", sum_bound),
             ("mean", sum_bound / n.max(1.0)),
@@ -850,7 +850,10 @@ fn assert_within_bound(expected: &DataFrame, actual: &DataFrame, ddof: u8) {
                 (None, None) => true,
                 _ => false,
             };
-            assert!(within, "{name} of row {i}: {e:?} vs {a:?} (bound {bound:e})");
+            assert!(
+                within,
+                "{name} of row {i}: {e:?} vs {a:?} (bound {bound:e})"
+            );
         }
     }
 }

@@ -37,8 +37,6 @@ pub enum Agg {
     Mean,
     Min,
     Max,
-    NanMin,
-    NanMax,
     Median,
     NUnique,
     First,
@@ -242,6 +240,16 @@ impl E {
         out
     }
 
+    /// Whether Polars holds this expression as one value (a literal, an
+    /// aggregation, `len()`, or elementwise functions of those).
+    pub fn one_value(&self) -> bool {
+        match &self.op {
+            Op::Lit(_) | Op::Len | Op::Agg(_) => true,
+            Op::Col(_) | Op::Over | Op::OverOrdered(..) => false,
+            _ => !self.args.is_empty() && self.args.iter().all(E::one_value),
+        }
+    }
+
     fn render(&self) -> (Expr, String) {
         let (exprs, sources): (Vec<Expr>, Vec<String>) = self.args.iter().map(E::render).unzip();
         let (i, s) = (exprs, sources);
@@ -403,8 +411,6 @@ fn aggregation(a: Agg, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
         Agg::Mean => case!(i, s; [x]; ; x.mean()),
         Agg::Min => case!(i, s; [x]; ; x.min()),
         Agg::Max => case!(i, s; [x]; ; x.max()),
-        Agg::NanMin => case!(i, s; [x]; ; x.nan_min()),
-        Agg::NanMax => case!(i, s; [x]; ; x.nan_max()),
         Agg::Median => case!(i, s; [x]; ; x.median()),
         Agg::NUnique => case!(i, s; [x]; ; x.n_unique()),
         Agg::First => case!(i, s; [x]; ; x.first()),
@@ -421,7 +427,7 @@ fn aggregation(a: Agg, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
         Agg::Quantile(q, m) => case!(i, s; [x]; q = q, m = m; x.quantile(lit(q), m)),
         Agg::Join(sep, n) => case!(i, s; [x]; sep = sep, n = n; x.str().join(sep, n)),
         Agg::Item(empty) => case!(i, s; [x]; empty = empty; x.item(empty)),
-        Agg::Implode => case!(i, s; [x]; ; x.implode(false)),
+        Agg::Implode => case!(i, s; [x]; ; x.implode(true)),
     }
 }
 

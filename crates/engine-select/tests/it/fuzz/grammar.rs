@@ -309,7 +309,7 @@ impl Grammar<'_> {
                 }
             }
             4 => return self.scalar(ty, d),
-            5 | 6 if self.ordered || self.context == Context::Groups => {
+            5 | 6 if self.ordered => {
                 return self.ordered_op(ty, d);
             }
             7 if self.context == Context::Rows => return self.window(ty, d),
@@ -324,6 +324,23 @@ impl Grammar<'_> {
             Ty::Bool => self.boolean(d),
             Ty::Str => self.text(d),
             Ty::Date | Ty::Datetime | Ty::Duration => self.temporal(ty, d),
+        }
+    }
+
+    /// A value of class `ty` that is not one value (see [`E::one_value`]):
+    /// the first input of a function whose other inputs may be per row.
+    /// Polars gives such a function the length of its first input, so of
+    /// one value with per-row bounds (`lit(0).clip(col("a"), ..)`) its
+    /// answer depends on how Polars holds its columns (scalar or not),
+    /// which no other engine can follow: the grammar leaves it out.
+    fn per_row(&mut self, ty: Ty, d: u32) -> E {
+        let x = self.value(ty, d);
+        if !x.one_value() {
+            return x;
+        }
+        match self.column_named(ty) {
+            Some(name) => E::col(&name),
+            None => E::new(Op::FillNull, vec![self.leaf(ty), x]),
         }
     }
 
@@ -395,7 +412,7 @@ impl Grammar<'_> {
                 E::new(Op::Part(part), vec![self.value(from, d)])
             }
             9 => {
-                let x = self.value(ty, d);
+                let x = self.per_row(ty, d);
                 let (lo, hi) = (self.value(ty, d), self.value(ty, d));
                 E::new(Op::Clip, vec![x, lo, hi])
             }
@@ -438,7 +455,7 @@ impl Grammar<'_> {
                 E::new(Op::Pow(p), vec![self.value(Ty::Float, d)])
             }
             9 => {
-                let x = self.value(Ty::Float, d);
+                let x = self.per_row(Ty::Float, d);
                 let (lo, hi) = (self.value(Ty::Float, d), self.value(Ty::Float, d));
                 E::new(Op::Clip, vec![x, lo, hi])
             }
@@ -743,7 +760,7 @@ impl Grammar<'_> {
                     let p = g.value(Ty::Bool, d.saturating_sub(1));
                     E::new(Op::Filter, vec![x, p])
                 }
-                1 if g.ordered || g.context == Context::Groups => {
+                1 if g.ordered => {
                     let n = g.rng.random_range(0..4);
                     let op = match g.rng.random_range(0..3) {
                         0 => Op::Head(n),
@@ -754,14 +771,15 @@ impl Grammar<'_> {
                 }
                 2 => E::new(Op::DropNulls, vec![x]),
                 3 if ty == Ty::Float => E::new(Op::DropNans, vec![x]),
-                4 if g.ordered || g.context == Context::Groups => {
+                4 if g.ordered => {
                     let (n, offset) = (g.rng.random_range(1..4), g.rng.random_range(0..3));
                     E::new(Op::GatherEvery(n, offset), vec![x])
                 }
                 _ => x,
             }
         };
-        let ordered = self.ordered || self.context == Context::Groups;
+        // Within groups too, the rows are in the input's order: defined or not.
+        let ordered = self.ordered;
         let (agg, from): (Agg, Ty) = match ty {
             Ty::Float => match self.rng.random_range(0..10) {
                 0 => (
@@ -789,11 +807,7 @@ impl Grammar<'_> {
                     (Agg::Quantile(q, method), Ty::Float)
                 }
                 5 => (Agg::Sum, Ty::Float),
-                6 => (
-                    *[Agg::NanMin, Agg::NanMax].choose(self.rng).unwrap(),
-                    Ty::Float,
-                ),
-                7 => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Float),
+                6 | 7 => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Float),
                 8 if ordered => (
                     *[Agg::First, Agg::Last].choose(self.rng).unwrap(),
                     Ty::Float,
@@ -936,7 +950,7 @@ impl Grammar<'_> {
     fn window(&mut self, ty: Ty, d: u32) -> E {
         let saved = self.context;
         self.context = Context::Groups;
-        let f = if self.chance(0.6) {
+        let f = if self.chance(0.6) || !self.ordered {
             self.scalar(ty, d)
         } else {
             self.ordered_op(ty, d)

@@ -291,7 +291,14 @@ impl Plan {
                 how,
                 ..
             } => match how {
-                JoinType::Semi | JoinType::Anti => left.ordered(),
+                // Polars' optimiser takes the order of a semi or anti join
+                // as undefined unless kept.
+                JoinType::Semi | JoinType::Anti => {
+                    matches!(
+                        maintain_order,
+                        MaintainOrderJoin::Left | MaintainOrderJoin::LeftRight
+                    ) && left.ordered()
+                }
                 _ => {
                     *maintain_order != MaintainOrderJoin::None && left.ordered() && right.ordered()
                 }

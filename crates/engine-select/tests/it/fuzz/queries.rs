@@ -12,7 +12,10 @@ use super::table::{random_height, random_schema, random_table};
 
 /// The schema of `plan`, as Polars resolves it, or `None` where Polars rejects the plan.
 pub fn schema_of(plan: &Plan, frames: &[DataFrame]) -> Option<Vec<(String, DataType)>> {
-    let schema = plan.build(frames).collect_schema().ok()?;
+    // (Polars' type coercion panics on a few plans: those are rejected too.)
+    let schema = super::oracle::quietly(|| plan.build(frames).collect_schema())
+        .ok()?
+        .ok()?;
     Some(
         schema
             .iter()
@@ -191,9 +194,11 @@ fn random_op(
                     .map(|(name, _)| name.clone())
                     .collect::<Vec<_>>()
             });
+            // Which row of a duplicate "first" and "last" keep depends on
+            // the input's order; "any" is any row, so only of whole rows.
             let keep = if subset.is_none() && g.rng.random_bool(0.2) {
                 UniqueKeepStrategy::Any
-            } else {
+            } else if ordered {
                 *[
                     UniqueKeepStrategy::First,
                     UniqueKeepStrategy::Last,
@@ -201,6 +206,12 @@ fn random_op(
                 ]
                 .choose(g.rng)
                 .unwrap()
+            } else if subset.is_none() {
+                *[UniqueKeepStrategy::First, UniqueKeepStrategy::None]
+                    .choose(g.rng)
+                    .unwrap()
+            } else {
+                UniqueKeepStrategy::None
             };
             Plan::Unique {
                 input,

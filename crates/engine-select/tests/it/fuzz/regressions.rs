@@ -423,3 +423,67 @@ fn small_integer_keys_sort_group_and_join_on_the_device() {
         ),
     );
 }
+
+/// A variance of a filter (`gather_every`, `filter`) where no kept value is
+/// valid: Polars gives 0.0 or null by its path, so the device leaves it.
+#[test]
+fn variances_of_filters_keeping_no_valid_value_are_polars_own() {
+    let df = df!("g" => [1i64, 1, 2, 2, 3], "d" => [None, None, Some(1.0f64), None, None])
+        .unwrap()
+        .lazy();
+    assert_same_as_cpu(
+        df.group_by_stable([col("g")]).agg([
+            col("d").gather_every(3, 1).var(0).alias("v"),
+            col("d").gather_every(3, 1).std(1).alias("s"),
+            col("d").filter(lit(true)).std(0).alias("f"),
+        ]),
+        ORDERED,
+    );
+}
+
+/// A mixed plan must not put a frame from the device where Polars holds
+/// columns at one row (a with_columns of common subexpressions).
+#[test]
+fn mixed_plans_leave_common_subexpressions_to_polars() {
+    let df = DataFrame::new(
+        2,
+        vec![
+            Column::new("a".into(), [None::<i32>, None::<i32>])
+                .cast(&DataType::Date)
+                .unwrap(),
+        ],
+    )
+    .unwrap()
+    .lazy();
+    assert_same_as_cpu(
+        df.select([col("a").alias("x0")])
+            .group_by_stable([lit(11016i32).cast(DataType::Date).alias("k1")])
+            .agg([col("x0").max().alias("x3"), col("x0").max().alias("x5")]),
+        ORDERED,
+    );
+}
+
+/// A bound of `clip` that does not fit the input's type: Polars raises,
+/// whatever the rows (none here).
+#[test]
+fn clips_by_bounds_that_do_not_fit_raise_as_polars_does() {
+    let df = df!("b" => Vec::<i64>::new()).unwrap().lazy();
+    assert_same_as_cpu(
+        df.select([col("b"), lit(3).alias("x0")])
+            .with_columns([col("x0").clip(lit(i64::MAX), col("x0")).alias("x2")]),
+        ORDERED,
+    );
+}
+
+/// An aggregation of a filter of one value (`min(c).drop_nulls().product()`)
+/// is of that one value, not of it repeated on every row.
+#[test]
+fn aggregations_of_filters_of_single_values_fall_back() {
+    let df = DataFrame::new(2, vec![ints("c", &[None, Some(-4)])])
+        .unwrap()
+        .lazy();
+    assert_same_as_cpu(
+        df.select([col("c").min().drop_nulls().product().alias("x0")]),
+        ORDERED,
+    );
+}
