@@ -1113,9 +1113,11 @@ fn hoist_aggregations(
     let mut outer = expr.clone();
     let mut leaves = Vec::new();
     walk(&mut outer, first, keep_columns, &mut leaves)?;
-    if leaves.is_empty() {
+    if leaves.is_empty() && keep_columns {
         return Err("no aggregation".into());
     }
+    // Without columns, no leaf is a constant: one value per group (or for
+    // the frame), as Polars holds a literal.
     Ok((outer, leaves))
 }
 
@@ -4622,12 +4624,10 @@ impl Executor<'_> {
         let Values::I64(rows) = rows.values() else {
             return Err(ExecError::Unsupported("rows as i64".into()));
         };
+        // Within the groups: aggregations and functions of the rows in
+        // order inside the input are the group's.
         let mut owned = None;
-        let values = if input.has_aggregation() {
-            owned.insert(self.evaluate_in_groups(frame, input, "", groups)?)
-        } else {
-            self.column_of(frame, input, "", &mut owned)?
-        };
+        let values = self.column_in_groups(frame, input, "", &mut owned, groups)?;
         self.gather_column(values, rows)
     }
 

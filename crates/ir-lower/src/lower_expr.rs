@@ -367,14 +367,26 @@ impl ExprLowering<'_> {
         if !polars_plan::plans::is_scalar_ae(node, self.arena) {
             return None;
         }
+        // Over a frame of one row, as Polars meets it in a query (its
+        // literal arithmetic panics on some values of no frame at all).
         let expr = polars_plan::plans::node_to_expr(node, self.arena);
-        let computed = polars::prelude::IntoLazy::lazy(polars::prelude::DataFrame::empty())
-            .select([expr.alias("constant")])
-            .collect();
+        let computed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let one_row = polars::prelude::DataFrame::new(
+                1,
+                vec![polars::prelude::Column::new("".into(), [0i32])],
+            )?;
+            // (Without simplification, whose literal arithmetic panics on
+            // an integer division by zero where the engine gives null.)
+            polars::prelude::IntoLazy::lazy(one_row)
+                .with_simplify_expr(false)
+                .select([expr.alias("constant")])
+                .collect()
+        }));
         let column = match computed {
-            Ok(df) if df.height() == 1 => df.columns()[0].as_materialized_series().clone(),
-            Ok(_) => return None,
-            Err(e) => return Some(self.refuse(node, format!("Polars raises on it: {e}"))),
+            Ok(Ok(df)) if df.height() == 1 => df.columns()[0].as_materialized_series().clone(),
+            // Polars panics on it, or it is no one value: lowered as it is.
+            Err(_) | Ok(Ok(_)) => return None,
+            Ok(Err(e)) => return Some(self.refuse(node, format!("Polars raises on it: {e}"))),
         };
         let dtype = self.dtype(node);
         let (Some(dtype), Some(polars_dtype)) = (dtype, self.polars_dtype(node)) else {

@@ -290,19 +290,22 @@ impl Plan {
                 maintain_order,
                 how,
                 ..
-            } => match how {
-                // Polars' optimiser takes the order of a semi or anti join
-                // as undefined unless kept.
-                JoinType::Semi | JoinType::Anti => {
-                    matches!(
-                        maintain_order,
-                        MaintainOrderJoin::Left | MaintainOrderJoin::LeftRight
-                    ) && left.ordered()
-                }
-                _ => {
-                    *maintain_order != MaintainOrderJoin::None && left.ordered() && right.ordered()
-                }
-            },
+            } => {
+                // The order Polars defines: by the side whose rows all come
+                // out (a semi, anti or left join's left rows; a right join's
+                // right rows), or both sides' for inner and cross joins and
+                // for full joins kept by both.
+                use MaintainOrderJoin as M;
+                let kept = match how {
+                    JoinType::Semi | JoinType::Anti | JoinType::Left => {
+                        matches!(maintain_order, M::Left | M::LeftRight)
+                    }
+                    JoinType::Right => matches!(maintain_order, M::Right | M::RightLeft),
+                    JoinType::Full => matches!(maintain_order, M::LeftRight | M::RightLeft),
+                    _ => *maintain_order != M::None,
+                };
+                kept && left.ordered() && right.ordered()
+            }
             Plan::Union(inputs) => inputs.iter().all(Plan::ordered),
         }
     }

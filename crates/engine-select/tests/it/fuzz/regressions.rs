@@ -487,3 +487,62 @@ fn aggregations_of_filters_of_single_values_fall_back() {
         ORDERED,
     );
 }
+
+/// A filter inside an aggregation of the rows in order within each group
+/// (a reverse, a shift, a distinctness test): the device took them over the
+/// whole frame.
+#[test]
+fn filters_of_row_order_functions_inside_aggregations_are_per_group() {
+    let df = df!(
+        "a" => [5.5f32, -2.5, 1.0, 7.0],
+        "d" => [-1i32, 1, 0, 2],
+        "e" => [-4i64, -3, -4, -3],
+        "b" => ["a", "a", "tr", "1e"],
+        "t" => [true, true, false, false],
+    )
+    .unwrap()
+    .lazy();
+    let cases = [
+        col("a")
+            .reverse()
+            .filter(col("d").cast(DataType::Boolean))
+            .first(),
+        (lit(1e300f64).gt_eq(col("a")))
+            .is_unique()
+            .drop_nulls()
+            .last(),
+        col("t").shift(lit(-3i64)).gather_every(3, 1).last(),
+    ];
+    for agg in cases {
+        assert_same_as_cpu(
+            df.clone().group_by_stable([col("e")]).agg([agg.alias("x")]),
+            ORDERED,
+        );
+    }
+}
+
+/// A group-by on a literal becomes, in Polars' optimiser, a select of one
+/// row over columns of common subexpressions that Polars holds at one row.
+#[test]
+fn selects_over_one_row_constants_of_common_subexpressions_are_one_row() {
+    let df = df!("b" => [Some(2i64), Some(i64::MAX)]).unwrap().lazy();
+    assert_same_as_cpu(
+        df.group_by_stable([lit(Scalar::from(5u32)).alias("k0")])
+            .agg([lit(true).sum().alias("x1"), lit(true).sum().alias("x2")]),
+        ORDERED,
+    );
+}
+
+/// An integer division of literals by zero (Polars' literal arithmetic
+/// panics on it; its engine gives null).
+#[test]
+fn integer_divisions_of_literals_by_zero_are_null() {
+    let df = df!("e" => [-3.0f64]).unwrap().lazy();
+    assert_same_as_cpu(
+        df.with_columns([
+            (lit(Scalar::from(3u8)) / lit(Scalar::from(0u32))).alias("x0"),
+            (lit(Scalar::from(0u32)) / lit(Scalar::from(0u8))).alias("x1"),
+        ]),
+        ORDERED,
+    );
+}
