@@ -270,8 +270,14 @@ __device__ __forceinline__ Slot binary(u32 op, u32 t, Slot a, Slot b, u64 n) {
             case B_ADD: case B_SCALAR_ADD: v = x + y; break;
             case B_SUB: case B_SCALAR_SUB: case B_SCALAR_FROM_SUB: v = x - y; break;
             case B_MUL: v = x * y; break;
-            case B_FLOORDIV: v = floor(x / y); break;
-            case B_MOD: v = x - floor(x / y) * y; break;
+            // (Each step rounded to the type, as the type's own operations
+            // are: f32 arithmetic is not f64 arithmetic rounded once.)
+            case B_FLOORDIV: v = floor(as_double(from_double(x / y, t), t)); break;
+            case B_MOD: {
+                double q = floor(as_double(from_double(x / y, t), t));
+                v = x - as_double(from_double(q * y, t), t);
+                break;
+            }
             default: v = x / y; break;
         }
         r.bits = from_double(v, op == B_TRUEDIV && !is_float(t) ? static_cast<u32>(T_F64) : t);

@@ -1614,7 +1614,7 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
         _ => run(&shared, None).map(|frame| (frame, 0)),
     }?;
     let started = std::time::Instant::now();
-    let df = frame.to_dataframe()?;
+    let df = held_as_polars_holds(frame.to_dataframe()?, &plan.root)?;
     if let Some(profile) = &shared.borrow().profile {
         eprintln!("{}", profile.render(started.elapsed(), df.height()));
         eprintln!(
@@ -1629,6 +1629,36 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
         }
     }
     Ok((df, uploaded_ahead))
+}
+
+/// `df`, the result of `root`, with the columns Polars holds as one value
+/// repeated on every row (`Column::Scalar`: a select's or with_columns'
+/// expressions of one value beside per-row ones) held so: Polars' engine,
+/// running the rest of a mixed plan, treats such columns apart.
+fn held_as_polars_holds(mut df: DataFrame, root: &PlanNode) -> Result<DataFrame, ExecError> {
+    let exprs = match root {
+        PlanNode::Select { exprs, .. } if !aggregating_select(exprs) => exprs,
+        PlanNode::WithColumns {
+            exprs,
+            broadcast: true,
+            ..
+        } => exprs,
+        _ => return Ok(df),
+    };
+    let height = df.height();
+    if height == 0 {
+        return Ok(df);
+    }
+    for named in exprs.iter().filter(|named| !reads_rows(&named.expr)) {
+        let Ok(column) = df.column(&named.name) else {
+            continue;
+        };
+        let value = column.get(0)?.into_static();
+        let scalar = polars::prelude::Scalar::new(column.dtype().clone(), value);
+        let held = polars::prelude::Column::new_scalar(named.name.as_str().into(), scalar, height);
+        df.with_column(held)?;
+    }
+    Ok(df)
 }
 
 /// Set to `0`, a plan's in-memory inputs are uploaded when the executor
@@ -4077,6 +4107,11 @@ impl Executor<'_> {
             let minimum = matches!(op, AggOp::ArgMin);
             return self.arg_extreme(frame, input, minimum, sorted_rows, starts);
         }
+        if matches!(op, AggOp::Std { .. } | AggOp::Var { .. }) && input.has_aggregation() {
+            // Polars takes such an input per group as lists, whose spread
+            // of no valid value is 0.0 where its other paths give null.
+            self.check_kept_values(frame, input, sorted_rows, starts, whole)?;
+        }
         // Spreads and quantiles read floats: the cast runs in the input's launch.
         let reads_floats = matches!(
             op,
@@ -4339,10 +4374,10 @@ impl Executor<'_> {
         self.check_zero_picks(in_groups, starts, picked)
     }
 
-    /// Leaves a variance or standard deviation of a filter (`kept`: the
-    /// input, null where the filter drops the row) to Polars where a group
-    /// keeps no valid value: Polars' paths for filters inside aggregations
-    /// give 0.0 there or null, by how the filter reaches it.
+    /// Leaves a variance or standard deviation of `kept` (a filter: the
+    /// input, null where the filter drops the row; or an input holding
+    /// aggregations) to Polars where a group has no valid value: Polars'
+    /// paths give 0.0 there or null, by how the input reaches the spread.
     fn check_kept_values(
         &self,
         frame: &DeviceFrame,
@@ -4370,8 +4405,8 @@ impl Executor<'_> {
             GpuExpr::literal(Scalar::UInt(0), count),
             GpuDtype::Boolean,
         );
-        let what = "a variance of a filter of a group that keeps no valid value (Polars \
-                    gives 0.0 or null, by its path)";
+        let what = "a variance of a group with no valid value (Polars gives 0.0 or null, \
+                    by its path)";
         self.check_any_later(&counts, none, what.into(), ExecError::DependsOnPolars)
     }
 
@@ -4758,11 +4793,16 @@ impl Executor<'_> {
         // within each group, as Polars shifts it there), in one frame that
         // is both sides of the join: the input, `other`, and in groups the
         // group number, a key of both.
-        // (Small integers widened, as the join hashes wider ones.)
+        // (Small integers and f32 widened, as the join hashes and compares
+        // wider ones.)
+        let widened = |e: &GpuExpr| match e.dtype {
+            GpuDtype::Float32 => cast_to(e, GpuDtype::Float64),
+            _ => widened_key(e),
+        };
         let mut sides = DeviceFrame {
             columns: vec![
-                self.evaluate_in_groups(frame, &widened_key(input), "", groups)?,
-                self.evaluate_in_groups(frame, &widened_key(other), "", groups)?,
+                self.evaluate_in_groups(frame, &widened(input), "", groups)?,
+                self.evaluate_in_groups(frame, &widened(other), "", groups)?,
             ],
             height: n,
         };

@@ -243,6 +243,37 @@ impl<'a> PlanLowering<'a> {
         })
     }
 
+    /// Refuses `node` where a column it passes on (renamed or not) has
+    /// another type in Polars' plan than in its input: Polars' optimiser
+    /// turns a right join into an inner one and renames the key column
+    /// without the type of the values it then holds. (Computed columns are
+    /// of their expressions' types, as Polars computes them, whatever the
+    /// plan says.)
+    fn types_agree(
+        &mut self,
+        node: Node,
+        exprs: &[NamedExpr],
+        schema: &OutputSchema,
+    ) -> Option<()> {
+        for named in exprs {
+            let planned = schema.iter().find(|column| column.name == named.name);
+            if let Some(column) = planned
+                && matches!(named.expr.kind, ExprKind::Column { .. })
+                && column.dtype != named.expr.dtype
+            {
+                self.refuse(
+                    node,
+                    format!(
+                        "column {:?} is {} in Polars' plan but {} in its input",
+                        named.name, column.dtype, named.expr.dtype
+                    ),
+                );
+                return None;
+            }
+        }
+        Some(())
+    }
+
     /// The output schema of `node` in GPU types, refusing columns the GPU cannot hold.
     fn output_schema(&mut self, node: Node) -> Option<OutputSchema> {
         let schema = self.schema_of(node);
@@ -314,6 +345,7 @@ impl<'a> PlanLowering<'a> {
                 let exprs = self.named_exprs(expr, &self.schema_of(input_node));
                 let (input, exprs) = (input?, exprs?);
                 let schema = self.output_schema(node)?;
+                self.types_agree(node, &exprs, &schema)?;
                 Some(PlanNode::Select {
                     input: Box::new(input),
                     exprs,
@@ -331,6 +363,7 @@ impl<'a> PlanLowering<'a> {
                 let exprs = self.named_exprs(exprs, &self.schema_of(input_node));
                 let (input, exprs) = (input?, exprs?);
                 let schema = self.output_schema(node)?;
+                self.types_agree(node, &exprs, &schema)?;
                 Some(PlanNode::WithColumns {
                     input: Box::new(input),
                     exprs,

@@ -119,6 +119,15 @@ pub struct Compare {
     pub floats_close: bool,
 }
 
+impl Compare {
+    /// Whether -0.0 equals 0.0: with close floats, and where the rows have
+    /// no defined order (which of a group's rows comes first, and so which
+    /// zero a group's key takes, is then undefined too).
+    fn zeros_alike(self) -> bool {
+        self.floats_close || !self.ordered
+    }
+}
+
 /// One cell of a row: a float, or anything else as text.
 #[derive(Debug, Clone, PartialEq)]
 enum Cell {
@@ -128,18 +137,21 @@ enum Cell {
 
 impl Cell {
     /// The cell as text, floats by their bits (any NaN alike), or with
-    /// `rounded`, to 9 significant digits (a sort key for close floats).
-    fn text(&self, rounded: bool) -> String {
+    /// `rounded`, to 9 significant digits (a sort key for close floats);
+    /// with `zeros_alike`, -0.0 as 0.0.
+    fn text(&self, rounded: bool, zeros_alike: bool) -> String {
         match self {
             Cell::Float(x) if x.is_nan() => "NaN".into(),
+            Cell::Float(x) if *x == 0.0 && zeros_alike => "0".into(),
             Cell::Float(x) if rounded => format!("{:.8e}", if *x == 0.0 { 0.0 } else { *x }),
             Cell::Float(x) => format!("{x:?}/{:016x}", x.to_bits()),
             Cell::Other(text) => text.clone(),
         }
     }
 
-    fn matches(&self, other: &Cell, close: bool) -> bool {
+    fn matches(&self, other: &Cell, close: bool, zeros_alike: bool) -> bool {
         match (self, other) {
+            (Cell::Float(a), Cell::Float(b)) if zeros_alike && *a == 0.0 && *b == 0.0 => true,
             // (Where the values overflow, README's bound is infinite: an
             // infinity or NaN may stand for another.)
             (Cell::Float(a), Cell::Float(b)) if close => {
@@ -181,8 +193,8 @@ fn cells(df: &DataFrame) -> Vec<Vec<Cell>> {
         .collect()
 }
 
-fn row_text(row: &[Cell], rounded: bool) -> String {
-    let cells: Vec<String> = row.iter().map(|c| c.text(rounded)).collect();
+fn row_text(row: &[Cell], rounded: bool, zeros_alike: bool) -> String {
+    let cells: Vec<String> = row.iter().map(|c| c.text(rounded, zeros_alike)).collect();
     cells.join(" | ")
 }
 
@@ -190,7 +202,7 @@ fn row_text(row: &[Cell], rounded: bool) -> String {
 fn canonical(df: &DataFrame, how: Compare) -> Vec<Vec<Cell>> {
     let mut rows = cells(df);
     if !how.ordered {
-        rows.sort_by_cached_key(|row| row_text(row, how.floats_close));
+        rows.sort_by_cached_key(|row| row_text(row, how.floats_close, how.zeros_alike()));
     }
     rows
 }
@@ -221,14 +233,17 @@ pub fn difference(expected: &DataFrame, actual: &DataFrame, how: Compare) -> Opt
             show(actual)
         ));
     }
-    let same =
-        |x: &Vec<Cell>, y: &Vec<Cell>| x.iter().zip(y).all(|(x, y)| x.matches(y, how.floats_close));
+    let same = |x: &Vec<Cell>, y: &Vec<Cell>| {
+        x.iter()
+            .zip(y)
+            .all(|(x, y)| x.matches(y, how.floats_close, how.zeros_alike()))
+    };
     let at = e.iter().zip(&a).position(|(x, y)| !same(x, y))?;
     Some(format!(
         "row {at}{}: expected [{}], got [{}]\nexpected {}\nactual {}",
         if how.ordered { "" } else { " (rows sorted)" },
-        row_text(&e[at], false),
-        row_text(&a[at], false),
+        row_text(&e[at], false, false),
+        row_text(&a[at], false, false),
         show(expected),
         show(actual)
     ))

@@ -296,13 +296,13 @@ impl Plan {
                 // right rows), or both sides' for inner and cross joins and
                 // for full joins kept by both.
                 use MaintainOrderJoin as M;
+                // (Polars' optimiser drops the order of an input it takes as
+                // unread: only the orders led by the left rows are kept
+                // whole, the right join's by its right rows.)
                 let kept = match how {
-                    JoinType::Semi | JoinType::Anti | JoinType::Left => {
-                        matches!(maintain_order, M::Left | M::LeftRight)
-                    }
-                    JoinType::Right => matches!(maintain_order, M::Right | M::RightLeft),
-                    JoinType::Full => matches!(maintain_order, M::LeftRight | M::RightLeft),
-                    _ => *maintain_order != M::None,
+                    JoinType::Right => *maintain_order == M::RightLeft,
+                    JoinType::Full => *maintain_order == M::LeftRight,
+                    _ => matches!(maintain_order, M::Left | M::LeftRight),
                 };
                 kept && left.ordered() && right.ordered()
             }

@@ -546,3 +546,87 @@ fn integer_divisions_of_literals_by_zero_are_null() {
         ORDERED,
     );
 }
+
+/// Floor division and modulo of f32 round each step to f32, as Polars'
+/// f32 arithmetic does.
+#[test]
+fn floor_divisions_and_modulos_of_f32_round_each_step() {
+    let df = df!(
+        "a" => [-5.0f32, 7.25, -0.1, 1e30],
+        "b" => [0.333_333_34f32, -0.1, 0.3, 7.0],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "f32 floor division and modulo",
+        df.select([
+            (col("a") % col("b")).alias("mod"),
+            col("a").floor_div(col("b")).alias("floordiv"),
+        ]),
+    );
+}
+
+/// Membership of f32 values in a column (the join compares them as f64).
+#[test]
+fn memberships_of_f32_in_columns_run() {
+    let df = df!("a" => [Some(5.0f32), Some(-0.0), None, Some(0.0), Some(f32::NAN)])
+        .unwrap()
+        .lazy();
+    assert_gpu_eq(
+        "f32 in itself per group",
+        df.group_by_stable([col("a")]).agg([col("a")
+            .is_in(col("a").implode(false), false)
+            .count()
+            .alias("n")]),
+    );
+}
+
+/// A spread of an input holding aggregations, of a group with no valid
+/// value: Polars gives 0.0 on that path (null on others).
+#[test]
+fn spreads_of_inputs_holding_aggregations_are_polars_own() {
+    let df = df!("a" => [None::<f64>, Some(2.0)], "b" => ["É", "x"], "c" => [-5.0f64, 1.0])
+        .unwrap()
+        .lazy();
+    assert_same_as_cpu(
+        df.group_by_stable([col("b")])
+            .agg([(col("a") + col("c").max()).std(0).alias("x0")]),
+        ORDERED,
+    );
+}
+
+/// Polars' optimiser renames a right join's key column, turned inner by a
+/// `drop_nulls`, without its cast: the plan is left to Polars.
+#[test]
+fn columns_whose_planned_type_is_not_their_expression_type_fall_back() {
+    let t0 = df!("c" => ["tr"], "e" => [-2i64]).unwrap().lazy();
+    let t1 = df!("p" => [-1i16]).unwrap().lazy();
+    assert_same_as_cpu(
+        t0.join(
+            t1,
+            [col("e")],
+            [col("p")],
+            JoinArgs {
+                nulls_equal: true,
+                ..JoinArgs::new(JoinType::Right)
+            },
+        )
+        .drop_nulls(None)
+        .group_by([col("c")])
+        .agg([col("p").any(false).alias("x2")]),
+        UNORDERED,
+    );
+}
+
+/// A mixed plan hands Polars a select's one-value columns as Polars holds
+/// them (scalar columns), so its engine computes the rest as on its own.
+#[test]
+fn mixed_plans_hand_one_value_columns_over_as_scalar_columns() {
+    let df = df!("b" => [None::<u64>, Some(123)]).unwrap().lazy();
+    assert_same_as_cpu(
+        df.select([col("b"), lit("aaa").alias("x0")])
+            .select([col("x0").alias("x1"), lit(2i64).alias("x2")])
+            .with_columns([col("x2").drop_nulls().arg_max().alias("x4")]),
+        ORDERED,
+    );
+}
