@@ -2075,6 +2075,16 @@ impl Executor<'_> {
             } => {
                 let frame = self.run(input)?;
                 let ops = self.ops();
+                if let ([key], [column]) = (keys.as_slice(), frame.columns.as_slice())
+                    && is_column(&key.expr)
+                    && column.dtype.is_float()
+                {
+                    // Polars sorts a frame of one float column by its values,
+                    // where -0.0 and 0.0, equal, land in an order of its own.
+                    let values = self.gather_column(column, &ops.iota(frame.height, 0)?)?;
+                    let (negative, positive) = self.signed_zeros(values, &ops.iota(1, 0)?)?;
+                    self.check_both_zeros(negative, positive, None)?;
+                }
                 // Keys that are expressions, computed into a frame of their own.
                 let computed = self.computed_frame(
                     &frame,
@@ -4420,9 +4430,33 @@ impl Executor<'_> {
         starts: &DeviceBuffer<i64>,
         (picked, picked_valid): (DeviceBuffer<f64>, DeviceBuffer<u32>),
     ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), ExecError> {
+        let (negative, positive) = self.signed_zeros(values, starts)?;
+        let picked = DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Float64,
+            starts.len(),
+            Values::F64(picked),
+            Some(picked_valid),
+        );
+        match self
+            .check_both_zeros(negative, positive, Some(picked))?
+            .map(DeviceColumn::into_parts)
+        {
+            Some((Values::F64(picked), Some(valid))) => Ok((picked, valid)),
+            _ => Err(ExecError::Unsupported("the quantiles' own column".into())),
+        }
+    }
+
+    /// Per group of `starts` (over `values`, floats in group order), how
+    /// many values are -0.0 and how many 0.0, as u32 columns.
+    fn signed_zeros(
+        &self,
+        values: DeviceColumn,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceColumn, DeviceColumn), ExecError> {
         let (float, boolean, count) = (GpuDtype::Float64, GpuDtype::Boolean, GpuDtype::UInt32);
         let value = |v: f64| GpuExpr::literal(Scalar::Float(v), float);
-        let x = column_ref(0, float);
+        let x = cast_to(&column_ref(0, values.dtype), float);
         let zero_of_sign = |sign: f64| {
             let zero = x.clone().binary(BinaryOp::Eq, value(0.0), boolean);
             let signed = value(1.0)
@@ -4451,22 +4485,20 @@ impl Executor<'_> {
                 None,
             ))
         };
-        let groups = starts.len();
-        let (negative, positive) = (per_group(-1.0)?, per_group(1.0)?);
-        let mut results = DeviceFrame {
-            columns: vec![
-                DeviceColumn::from_parts(
-                    "".into(),
-                    float,
-                    groups,
-                    Values::F64(picked),
-                    Some(picked_valid),
-                ),
-                negative,
-                positive,
-            ],
-            height: groups,
-        };
+        Ok((per_group(-1.0)?, per_group(1.0)?))
+    }
+
+    /// Leaves the query to Polars where a group holds both -0.0 and 0.0
+    /// (counted by [`Executor::signed_zeros`]) and, when `picked` is given
+    /// (a float per group), that group's pick is a zero: which zero Polars
+    /// gives, or in which order, is its own. Gives `picked` back.
+    fn check_both_zeros(
+        &self,
+        negative: DeviceColumn,
+        positive: DeviceColumn,
+        picked: Option<DeviceColumn>,
+    ) -> Result<Option<DeviceColumn>, ExecError> {
+        let (float, boolean, count) = (GpuDtype::Float64, GpuDtype::Boolean, GpuDtype::UInt32);
         let some = |index: usize| {
             column_ref(index, count).binary(
                 BinaryOp::Gt,
@@ -4474,19 +4506,29 @@ impl Executor<'_> {
                 boolean,
             )
         };
-        let mixed = some(1).binary(BinaryOp::And, some(2), boolean).binary(
-            BinaryOp::And,
-            column_ref(0, float).binary(BinaryOp::Eq, value(0.0), boolean),
-            boolean,
-        );
-        let what = "a quantile that is a zero of a group holding -0.0 and 0.0 (which zero \
-                    Polars picks is its own)";
-        self.check_any_later(&results, mixed, what.into(), ExecError::DependsOnPolars)?;
-        results.columns.truncate(1);
-        match results.columns.pop().map(DeviceColumn::into_parts) {
-            Some((Values::F64(picked), Some(valid))) => Ok((picked, valid)),
-            _ => Err(ExecError::Unsupported("the quantiles' own column".into())),
-        }
+        let mut both = some(0).binary(BinaryOp::And, some(1), boolean);
+        let mut results = DeviceFrame {
+            height: negative.len(),
+            columns: vec![negative, positive],
+        };
+        let what = if let Some(picked) = picked {
+            let zero = GpuExpr::literal(Scalar::Float(0.0), float);
+            both = both.binary(
+                BinaryOp::And,
+                column_ref(2, float).binary(BinaryOp::Eq, zero, boolean),
+                boolean,
+            );
+            results.columns.push(picked);
+            "a quantile that is a zero of a group holding -0.0 and 0.0 (which zero Polars \
+             picks is its own)"
+        } else {
+            "a sort of one float column holding -0.0 and 0.0 (Polars sorts its values, \
+             putting the zeros in an order of its own)"
+        };
+        self.check_any_later(&results, both, what.into(), ExecError::DependsOnPolars)?;
+        Ok((results.columns.len() == 3)
+            .then(|| results.columns.pop())
+            .flatten())
     }
 
     /// For values in group order (`key`, position p of group `g` where

@@ -2549,12 +2549,19 @@ fn held_exactly(value: &Scalar, dtype: GpuDtype) -> Option<Scalar> {
 }
 
 /// Whether `node` is computed from literals alone (no column, no `len()`,
-/// no window, no user function).
+/// no window, no user function) by elementwise functions and aggregations.
+/// Functions of the rows in order (a shift of a literal) are not: Polars
+/// takes their literal as one value or as the group's rows by context, so
+/// they are refused as functions over one value instead.
 fn is_constant(node: Node, arena: &Arena<AExpr>) -> bool {
     use polars_plan::plans::ArenaExprIter;
-    arena.iter(node).all(|(_, e)| {
-        !matches!(
-            e,
+    arena.iter(node).all(|(_, e)| match e {
+        AExpr::Function { options, .. } => {
+            options.is_elementwise() || options.flags.returns_scalar()
+        }
+        AExpr::Sort { .. } | AExpr::SortBy { .. } | AExpr::Gather { .. } => false,
+        other => !matches!(
+            other,
             AExpr::Column(_)
                 | AExpr::Len
                 | AExpr::Element
@@ -2563,7 +2570,7 @@ fn is_constant(node: Node, arena: &Arena<AExpr>) -> bool {
                 | AExpr::AnonymousAgg { .. }
                 | AExpr::Eval { .. }
                 | AExpr::StructEval { .. }
-        )
+        ),
     })
 }
 

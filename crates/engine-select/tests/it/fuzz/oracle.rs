@@ -169,7 +169,19 @@ impl Cell {
     }
 }
 
-fn cells(df: &DataFrame) -> Vec<Vec<Cell>> {
+/// A list's elements as text, in order, or sorted where the rows (and so
+/// the lists made of them) have no defined order.
+fn list_text(list: &Series, ordered: bool) -> String {
+    let mut items: Vec<String> = (0..list.len())
+        .map(|i| format!("{:?}", list.get(i).unwrap()))
+        .collect();
+    if !ordered {
+        items.sort();
+    }
+    format!("[{}]", items.join(", "))
+}
+
+fn cells(df: &DataFrame, ordered: bool) -> Vec<Vec<Cell>> {
     let columns: Vec<Vec<Cell>> = df
         .columns()
         .iter()
@@ -183,6 +195,7 @@ fn cells(df: &DataFrame) -> Vec<Vec<Cell>> {
                     AnyValue::Date(days) => Cell::Other(format!("Date({days})")),
                     AnyValue::Datetime(v, unit, _) => Cell::Other(format!("Datetime({v}, {unit})")),
                     AnyValue::Duration(v, unit) => Cell::Other(format!("Duration({v}, {unit})")),
+                    AnyValue::List(list) => Cell::Other(list_text(&list, ordered)),
                     other => Cell::Other(format!("{other:?}")),
                 })
                 .collect()
@@ -200,7 +213,7 @@ fn row_text(row: &[Cell], rounded: bool, zeros_alike: bool) -> String {
 
 /// The rows, in order or sorted.
 fn canonical(df: &DataFrame, how: Compare) -> Vec<Vec<Cell>> {
-    let mut rows = cells(df);
+    let mut rows = cells(df, how.ordered);
     if !how.ordered {
         rows.sort_by_cached_key(|row| row_text(row, how.floats_close, how.zeros_alike()));
     }
@@ -253,10 +266,13 @@ pub fn difference(expected: &DataFrame, actual: &DataFrame, how: Compare) -> Opt
 /// GPU engine answers, and the case is skipped. Polars' `arg_max` of a
 /// column a with_columns made of a literal (held as a scalar column) gives
 /// one value for all groups and then fails its own length check.
+/// Polars also takes a literal column a with_columns made (held as a
+/// scalar column) as one value in later expressions, and raises that its
+/// one value does not fit the frame's height.
 fn polars_bug(error: &PolarsError) -> bool {
-    error
-        .to_string()
-        .contains("returned aggregation is of different length: 1 than the groups length")
+    let error = error.to_string();
+    error.contains("returned aggregation is of different length: 1 than the groups length")
+        || error.contains("length 1 doesn't match the DataFrame height")
 }
 
 /// Runs `lf` on both engines and judges the GPU engine's outcome.

@@ -630,3 +630,78 @@ fn mixed_plans_hand_one_value_columns_over_as_scalar_columns() {
         ORDERED,
     );
 }
+
+/// A function of the rows in order over a literal (a shift): Polars takes
+/// the literal as one value or as the group's rows by context, so it is not
+/// computed ahead as a constant.
+#[test]
+fn row_order_functions_of_literals_are_polars_own() {
+    let df = df!("c" => [None::<i16>, Some(3), Some(3)], "b" => [3i64, 2, 2])
+        .unwrap()
+        .lazy();
+    let cases = [
+        df.clone()
+            .group_by_stable([col("c")])
+            .agg([lit(false).shift(lit(-3i64)).all(true).alias("x")]),
+        df.clone().group_by_stable([col("b")]).agg([lit(11016i32)
+            .cast(DataType::Date)
+            .shift(lit(1i64))
+            .arg_min()
+            .alias("x")]),
+        df.clone().with_columns([lit(456_909i64)
+            .cast(DataType::Duration(TimeUnit::Nanoseconds))
+            .shift(lit(-3i64))
+            .arg_min()
+            .over([col("c")])
+            .unwrap()
+            .alias("x")]),
+    ];
+    for lf in cases {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
+
+/// Polars sorts a frame of one float column by its values, putting -0.0
+/// and 0.0 in an order of its own; with other columns its sort is stable.
+#[test]
+fn sorts_of_one_float_column_holding_both_zeros_are_polars_own() {
+    let b = [
+        f64::INFINITY,
+        -1.0,
+        0.0,
+        4.0,
+        -1.0,
+        f64::INFINITY,
+        -3.0,
+        4.0,
+        1e300,
+        -0.0,
+        f64::NEG_INFINITY,
+        -1.0,
+        f64::MAX,
+        -4.0,
+        0.0,
+        1e300,
+        f64::INFINITY,
+        1.0,
+        -0.0,
+        0.0,
+        -0.0,
+    ];
+    let df = df!("b" => b).unwrap().lazy();
+    for descending in [false, true] {
+        let options = SortMultipleOptions::default()
+            .with_order_descending(descending)
+            .with_maintain_order(true);
+        assert_same_as_cpu(
+            df.clone().sort_by_exprs([col("b")], options.clone()),
+            ORDERED,
+        );
+        assert_gpu_eq(
+            "a sort by a float column beside others",
+            df.clone()
+                .with_row_index("i", None)
+                .sort_by_exprs([col("b")], options),
+        );
+    }
+}
