@@ -413,26 +413,35 @@ extern "C" __global__ void mean_of_sums(const double* sums, const u32* counts, u
 EMU_KERNEL(mean_of_sums)
 
 // Variance of each group's valid values with `ddof` delta degrees of
-// freedom, as Polars computes it: two passes (the mean, then the squared
-// deviations); null when there are no more than `ddof` values; a negative
-// result (rounding) is 0; `take_sqrt` gives the standard deviation.
+// freedom, as Polars computes it per group: Welford's running mean and sum
+// of squared deviations, in row order; null when there are no more than
+// `ddof` values; `take_sqrt` gives the standard deviation. (Large groups
+// take two passes over chunks instead: segment_squared_deviations_f64.)
 extern "C" __global__ void segment_variance_f64(const double* values, const u32* validity,
                                                 const u64* starts, u64 groups, u64 n, u32 ddof,
                                                 u32 take_sqrt, double* out, u32* out_validity) {
     for (u64 g = global_index(); g < groups; g += global_stride()) {
-        u64 begin, end, count;
+        u64 begin, end;
         segment(starts, groups, n, g, &begin, &end);
-        double sum = valid_sum(values, validity, begin, end, &count);
+        // Polars' per-group variance: Welford's running mean and sum of
+        // squared deviations over the valid values in row order
+        // (`online_variance`), step for step.
+        double mean = 0.0, m2 = 0.0;
+        u64 count = 0;
+        for (u64 i = begin; i < end; ++i) {
+            if (!is_valid(validity, i)) continue;
+            double value = values[i];
+            double delta_1 = value - mean;
+            double new_mean = delta_1 / static_cast<double>(count + 1) + mean;
+            double delta_2 = value - new_mean;
+            m2 = m2 + delta_1 * delta_2;
+            mean = new_mean;
+            ++count;
+        }
         bool valid = count > ddof;
         double result = 0.0;
         if (valid) {
-            double mean = sum / static_cast<double>(count);
-            double squares = 0.0;
-            for (u64 i = begin; i < end; ++i) {
-                if (is_valid(validity, i)) squares += (values[i] - mean) * (values[i] - mean);
-            }
-            result = squares / static_cast<double>(count - ddof);
-            if (result < 0.0) result = 0.0;
+            result = m2 / (static_cast<double>(count) - static_cast<double>(ddof));
             if (take_sqrt) result = sqrt(result);
         }
         out[g] = result;
@@ -488,32 +497,35 @@ enum QuantileMethod : u32 {
     EQUIPROBABLE = 5
 };
 
-// The quantile `q` of each group's valid values, as Polars computes it. The
-// values of each group must be sorted in total order (NaN last) with the
-// nulls first. Null for a group without a valid value.
+// The quantile `q` of each group's valid values, as Polars computes it
+// (`quantile_idx`: the place counts the nulls, sorted first, so an
+// interpolation's proportion is rounded as Polars rounds it). The values of
+// each group must be sorted in total order (NaN last) with the nulls first.
+// Null for a group without a valid value.
 extern "C" __global__ void segment_quantile_f64(const double* values, const u32* validity,
                                                 const u64* starts, u64 groups, u64 n, double q,
                                                 u32 method, double* out, u32* out_validity) {
     for (u64 g = global_index(); g < groups; g += global_stride()) {
-        u64 begin, end;
-        segment(starts, groups, n, g, &begin, &end);
+        u64 first, end;
+        segment(starts, groups, n, g, &first, &end);
+        u64 begin = first;
         while (begin < end && !is_valid(validity, begin)) ++begin;
-        u64 count = end - begin;
+        u64 count = end - begin, nulls = begin - first, length = end - first;
         double result = 0.0;
         if (count == 1) {
             result = values[begin];
         } else if (count > 1) {
-            const double* sorted = values + begin;
-            double float_idx = static_cast<double>(count - 1) * q;
+            const double* sorted = values + first;
+            double float_idx = static_cast<double>(count - 1) * q + static_cast<double>(nulls);
             u64 idx, top;
             if (method == NEAREST) {
                 idx = top = static_cast<u64>(round(float_idx));
             } else if (method == EQUIPROBABLE) {
                 double at = ceil(static_cast<double>(count) * q) - 1.0;
-                idx = top = static_cast<u64>(at > 0.0 ? at : 0.0);
+                idx = top = static_cast<u64>(at > 0.0 ? at : 0.0) + nulls;
             } else {
                 idx = static_cast<u64>(method == HIGHER ? ceil(float_idx) : float_idx);
-                if (idx > count - 1) idx = count - 1;
+                if (idx > length - 1) idx = length - 1;
                 top = static_cast<u64>(ceil(float_idx));
             }
             double lower = sorted[idx];

@@ -4072,7 +4072,9 @@ impl Executor<'_> {
             let result = self.aggregate(frame, &rewritten, sorted_rows, starts, whole)?;
             if let (AggOp::Std { .. } | AggOp::Var { .. }, ExprKind::Agg { input: kept, .. }) =
                 (op, &rewritten.kind)
+                && whole
             {
+                // (Per group, the rewritten aggregation checks itself.)
                 self.check_kept_values(frame, kept, sorted_rows, starts, whole)?;
             }
             return Ok(result);
@@ -4114,12 +4116,24 @@ impl Executor<'_> {
         }
 
         if let AggOp::ArgMin | AggOp::ArgMax = op {
+            if !whole && (input.has_aggregation() || input.has_part_reading_other_rows()) {
+                // Of a group of no valid value: null of a column, 0 of an
+                // input Polars takes per group as lists.
+                let what = "the place of an extreme of a group with no valid value (Polars \
+                            gives 0 or null, by its path)";
+                self.check_no_valid_value(frame, input, sorted_rows, starts, whole, what)?;
+            }
             let minimum = matches!(op, AggOp::ArgMin);
             return self.arg_extreme(frame, input, minimum, sorted_rows, starts);
         }
-        if matches!(op, AggOp::Std { .. } | AggOp::Var { .. }) && input.has_aggregation() {
-            // Polars takes such an input per group as lists, whose spread
-            // of no valid value is 0.0 where its other paths give null.
+        if matches!(op, AggOp::Std { .. } | AggOp::Var { .. })
+            && !whole
+            && (input.has_aggregation() || input.has_part_reading_other_rows())
+        {
+            // A group of no valid value: Polars' spread is null of a column
+            // (Welford's over the group's rows), 0.0 of an input it takes
+            // per group as lists (holding aggregations or functions of the
+            // rows in order).
             self.check_kept_values(frame, input, sorted_rows, starts, whole)?;
         }
         // Spreads and quantiles read floats: the cast runs in the input's launch.
@@ -4396,6 +4410,23 @@ impl Executor<'_> {
         starts: &DeviceBuffer<i64>,
         whole: bool,
     ) -> Result<(), ExecError> {
+        let what = "a variance of a group with no valid value (Polars gives 0.0 or null, by \
+                    its path)";
+        self.check_no_valid_value(frame, kept, sorted_rows, starts, whole, what)
+    }
+
+    /// Leaves the query to Polars (`what` says why) where a group of
+    /// `sorted_rows` and `starts` has no valid value of `input`.
+    fn check_no_valid_value(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        whole: bool,
+        what: &str,
+    ) -> Result<(), ExecError> {
+        let kept = input;
         let count = GpuDtype::UInt32;
         let valid = GpuExpr {
             kind: ExprKind::Agg {
@@ -4415,8 +4446,6 @@ impl Executor<'_> {
             GpuExpr::literal(Scalar::UInt(0), count),
             GpuDtype::Boolean,
         );
-        let what = "a variance of a group with no valid value (Polars gives 0.0 or null, \
-                    by its path)";
         self.check_any_later(&counts, none, what.into(), ExecError::DependsOnPolars)
     }
 

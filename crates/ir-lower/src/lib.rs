@@ -48,6 +48,7 @@ pub fn lower_plan(
     expr_arena: &Arena<AExpr>,
 ) -> Result<GpuPlan, Vec<Refusal>> {
     let mut lowering = lower_plan::PlanLowering::new(lp_arena, expr_arena, false);
+    lowering.root = Some(root);
     match lowering.node(root) {
         Some(root) if lowering.refusals.is_empty() => Ok(GpuPlan { root }),
         _ => Err(lowering.refusals),

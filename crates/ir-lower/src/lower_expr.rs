@@ -148,6 +148,22 @@ impl ExprLowering<'_> {
                 let (left, right) = (self.boxed(left), self.boxed(right));
                 let op = binary_op(op);
                 let (left, right) = (left?, right?);
+                // A dynamic integer literal beyond the integer type Polars
+                // plans for the result (`lit(i64::MAX) / col(i32)`): Polars'
+                // plan says one type and its engine computes in another.
+                let planned = self.dtype(node)?;
+                let beyond = |side: &GpuExpr| match &side.kind {
+                    ExprKind::Literal(value @ (Scalar::Int(_) | Scalar::UInt(_))) => {
+                        planned.is_integer() && held_exactly(value, planned).is_none()
+                    }
+                    _ => false,
+                };
+                if beyond(&left) || beyond(&right) {
+                    return self.refuse(
+                        node,
+                        format!("a literal beyond the {planned} Polars plans for the result"),
+                    );
+                }
                 if matches!(op, BinaryOp::EqMissing | BinaryOp::NotEqMissing) {
                     return Some(null_aware_equality(
                         *left,

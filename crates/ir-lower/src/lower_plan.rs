@@ -40,6 +40,8 @@ pub(crate) struct PlanLowering<'a> {
     /// Whether to find `maximal` (partial lowering), which costs a copy of
     /// each lowered input.
     track_subtrees: bool,
+    /// The root of the plan lowered: its columns go to Polars as they are.
+    pub root: Option<Node>,
 }
 
 type Lowered = Option<PlanNode>;
@@ -56,6 +58,7 @@ impl<'a> PlanLowering<'a> {
             refusals: Vec::new(),
             maximal: Vec::new(),
             track_subtrees,
+            root: None,
         }
     }
 
@@ -243,28 +246,33 @@ impl<'a> PlanLowering<'a> {
         })
     }
 
-    /// Refuses `node` where a column it passes on (renamed or not) has
-    /// another type in Polars' plan than in its input: Polars' optimiser
-    /// turns a right join into an inner one and renames the key column
-    /// without the type of the values it then holds. (Computed columns are
-    /// of their expressions' types, as Polars computes them, whatever the
-    /// plan says.)
+    /// Refuses `node` where a column it makes or passes on has another type
+    /// in Polars' plan than its expression's: Polars' optimiser turns a
+    /// right join into an inner one and renames the key column without the
+    /// type of the values it then holds, a dynamic literal's division keeps
+    /// the type the literal had before it was widened, and so on. Polars'
+    /// engine follows the values; the executor, and the plan above, the
+    /// types: such a plan is Polars' to run (but at its root).
     fn types_agree(
         &mut self,
         node: Node,
         exprs: &[NamedExpr],
         schema: &OutputSchema,
     ) -> Option<()> {
+        // The root's frame goes to Polars with its columns' own types, which
+        // are those Polars' engine computes.
+        if self.root == Some(node) {
+            return Some(());
+        }
         for named in exprs {
             let planned = schema.iter().find(|column| column.name == named.name);
             if let Some(column) = planned
-                && matches!(named.expr.kind, ExprKind::Column { .. })
                 && column.dtype != named.expr.dtype
             {
                 self.refuse(
                     node,
                     format!(
-                        "column {:?} is {} in Polars' plan but {} in its input",
+                        "column {:?} is {} in Polars' plan but its expression gives {}",
                         named.name, column.dtype, named.expr.dtype
                     ),
                 );

@@ -820,7 +820,7 @@ impl Grammar<'_> {
                 3 => (Agg::NUnique, self.any_ty()),
                 4 => (Agg::NullCount, self.any_ty()),
                 5 => (Agg::Product, *[Ty::Int, Ty::Bool].choose(self.rng).unwrap()),
-                6 => (
+                6 if ordered => (
                     *[Agg::ArgMin, Agg::ArgMax].choose(self.rng).unwrap(),
                     *[Ty::Int, Ty::Float, Ty::Date].choose(self.rng).unwrap(),
                 ),

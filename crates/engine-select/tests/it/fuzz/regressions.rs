@@ -705,3 +705,79 @@ fn sorts_of_one_float_column_holding_both_zeros_are_polars_own() {
         );
     }
 }
+
+/// Per-group variances follow Polars' own algorithm (Welford's, in row
+/// order) bit for bit; quantiles count a group's nulls in their place, as
+/// Polars does, which rounds an interpolation's proportion its way.
+#[test]
+fn variances_and_quantiles_per_group_are_polars_bit_for_bit() {
+    let df = df!(
+        "g" => [1i64, 1, 1, 2, 2, 2, 3, 3, 3],
+        "d" => [Some(0.1f64), Some(0.1), Some(0.1), Some(5.0), Some(5.5), Some(5.0), Some(-2.5e-300), None, Some(0.0)],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "variances and quantiles",
+        df.clone().group_by_stable([col("g")]).agg([
+            col("d").var(1).alias("var"),
+            col("d").std(0).alias("std"),
+            col("d")
+                .quantile(lit(0.9), QuantileMethod::Linear)
+                .alias("linear"),
+            col("d")
+                .quantile(lit(0.3), QuantileMethod::Midpoint)
+                .alias("midpoint"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a whole frame's quantile with nulls",
+        df.filter(col("g").eq(lit(3i64))).with_columns([col("d")
+            .quantile(lit(0.9), QuantileMethod::Linear)
+            .alias("q")]),
+    );
+}
+
+/// A spread or a place of an extreme of a group with no valid value, of an
+/// input Polars takes per group as lists (a `diff`, a `shift`): Polars gives
+/// 0.0 or 0 there, null of a column; the device leaves it to Polars.
+#[test]
+fn aggregations_of_groups_without_a_valid_value_are_polars_own() {
+    let df = DataFrame::new(
+        3,
+        vec![
+            Column::new("c".into(), [Some(0u64), None, Some(1)]),
+            Column::new("d".into(), [None::<f64>, None, Some(2.0)]),
+            Column::new("a".into(), [Some(4i16), None, None]),
+            Column::new("b".into(), [5.0f64, -0.0, -0.0]),
+        ],
+    )
+    .unwrap()
+    .lazy();
+    let cases = [
+        df.clone().group_by_stable([col("c")]).agg([col("a")
+            .diff(lit(1), polars::series::ops::NullBehavior::Ignore)
+            .var(0)
+            .alias("x")]),
+        df.clone()
+            .group_by_stable([col("b")])
+            .agg([col("a").shift(lit(0i64)).arg_min().alias("x")]),
+    ];
+    for lf in cases {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
+
+/// A dynamic literal beyond the integer type Polars plans for the result.
+#[test]
+fn dynamic_literals_beyond_the_planned_type_fall_back() {
+    let df = df!("a" => [None::<i16>], "c" => [Some(-3i32)])
+        .unwrap()
+        .lazy();
+    assert_same_as_cpu(
+        df.with_columns([(lit(i64::MAX) / col("c")).alias("x0")])
+            .with_columns([col("a").clip(col("x0") % lit(-2i64), len()).alias("f")])
+            .select([col("f")]),
+        ORDERED,
+    );
+}

@@ -18,6 +18,8 @@ fn sorted_groups(rng: &mut fastrand::Rng, n: usize) -> (Vec<i64>, Vec<f64>, Vec<
             .map(|_| match rng.u8(..10) {
                 0 => None,
                 1 => Some(f64::NAN),
+                // Thirds: interpolations that round.
+                2 => Some(f64::from(rng.i32(-50..50)) / 3.0),
                 _ => Some(f64::from(rng.i32(-50..50)) / 4.0),
             })
             .collect();
@@ -39,22 +41,26 @@ fn segments<'a>(starts: &'a [i64], n: usize) -> impl Iterator<Item = std::ops::R
     (0..starts.len()).map(move |g| starts[g] as usize..starts.get(g + 1).map_or(n, |&s| s as usize))
 }
 
-/// Polars' `quantile_idx` and interpolation on the sorted valid values.
-fn quantile_reference(sorted: &[f64], q: f64, method: QuantileMethod) -> Option<f64> {
+/// Polars' `quantile_idx` and interpolation on a group's values sorted
+/// with its `nulls` nulls first (`sorted`: the valid ones): the places count
+/// the nulls, as Polars counts them, which rounds an interpolation's
+/// proportion as Polars rounds it.
+fn quantile_reference(sorted: &[f64], nulls: usize, q: f64, method: QuantileMethod) -> Option<f64> {
     let m = sorted.len();
     match m {
         0 => return None,
         1 => return Some(sorted[0]),
         _ => {}
     }
-    let float_idx = (m - 1) as f64 * q;
+    let length = m + nulls;
+    let float_idx = (m as f64 - 1.0) * q + nulls as f64;
     let (idx, top) = match method {
         QuantileMethod::Nearest => {
             let i = float_idx.round() as usize;
             (i, i)
         }
         QuantileMethod::Equiprobable => {
-            let i = ((m as f64 * q).ceil() - 1.0).max(0.0) as usize;
+            let i = ((m as f64 * q).ceil() - 1.0).max(0.0) as usize + nulls;
             (i, i)
         }
         _ => {
@@ -63,16 +69,18 @@ fn quantile_reference(sorted: &[f64], q: f64, method: QuantileMethod) -> Option<
             } else {
                 float_idx as usize
             };
-            (base.min(m - 1), float_idx.ceil() as usize)
+            (base.min(length - 1), float_idx.ceil() as usize)
         }
     };
-    let lower = sorted[idx];
+    // Places of the whole group: the valid values begin after the nulls.
+    let at = |i: usize| sorted[i - nulls];
+    let lower = at(idx);
     if idx == top {
         return Some(lower);
     }
     Some(match method {
         QuantileMethod::Midpoint | QuantileMethod::Linear => {
-            let upper = sorted[idx + 1];
+            let upper = at(idx + 1);
             if lower == upper {
                 lower
             } else if method == QuantileMethod::Midpoint {
@@ -118,8 +126,9 @@ fn segment_quantiles_follow_polars_formulas() {
                     flags(&out_valid.to_host().unwrap(), starts.len()),
                 );
                 for (g, range) in segments(&starts, n).enumerate() {
+                    let nulls = range.clone().filter(|&i| !valid[i]).count();
                     let sorted: Vec<f64> = range.filter(|&i| valid[i]).map(|i| values[i]).collect();
-                    let expected = quantile_reference(&sorted, q, method);
+                    let expected = quantile_reference(&sorted, nulls, q, method);
                     assert_eq!(
                         out_valid[g],
                         expected.is_some(),
@@ -176,11 +185,15 @@ fn segment_variances_follow_polars_formulas() {
                     if count <= usize::from(ddof) {
                         continue;
                     }
-                    let mean = xs.iter().sum::<f64>() / count as f64;
-                    let squares: f64 = xs.iter().map(|x| (x - mean) * (x - mean)).sum();
-                    let var = squares / (count - usize::from(ddof)) as f64;
-                    // As Polars: a negative rounding error is 0; NaN stays.
-                    let var = if var < 0.0 { 0.0 } else { var };
+                    // Polars' per-group `online_variance`: Welford's steps.
+                    let (mut mean, mut m2) = (0.0f64, 0.0f64);
+                    for (k, &x) in xs.iter().enumerate() {
+                        let delta_1 = x - mean;
+                        let new_mean = delta_1 / (k + 1) as f64 + mean;
+                        m2 += delta_1 * (x - new_mean);
+                        mean = new_mean;
+                    }
+                    let var = m2 / (count as f64 - f64::from(ddof));
                     let expected = if std { var.sqrt() } else { var };
                     assert!(
                         same(out[g], expected),
