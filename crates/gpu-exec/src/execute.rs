@@ -252,7 +252,8 @@ fn aggregating_select(exprs: &[NamedExpr]) -> bool {
     !exprs.is_empty() && exprs.iter().all(|named| !reads_rows(&named.expr))
 }
 
-/// Whether `expr` reads a column outside an aggregation.
+/// Whether `expr` reads a column outside an aggregation (or the imploded
+/// column of an `is_in`).
 fn reads_rows(expr: &GpuExpr) -> bool {
     !reads_only_below(&strip_aggregations(expr), 0)
 }
@@ -423,6 +424,10 @@ fn strip_aggregations(expr: &GpuExpr) -> GpuExpr {
         if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
             expr.kind = ExprKind::Literal(Scalar::Null);
             return;
+        }
+        // The column an `is_in` looks in is imploded: one value.
+        if let ExprKind::IsInColumn { other, .. } = &mut expr.kind {
+            other.kind = ExprKind::Literal(Scalar::Null);
         }
         for child in expr.children_mut() {
             walk(child);
@@ -1631,11 +1636,31 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
     Ok((df, uploaded_ahead))
 }
 
-/// `df`, the result of `root`, with the columns Polars holds as one value
-/// repeated on every row (`Column::Scalar`: a select's or with_columns'
-/// expressions of one value beside per-row ones) held so: Polars' engine,
+/// `df`, the result of `root`, held as Polars' engine holds its own result
+/// of that node: the columns of one value repeated on every row as
+/// `Column::Scalar` (a select's or with_columns' expressions of one value
+/// beside per-row ones), a sort's first key marked sorted. Polars' engine,
 /// running the rest of a mixed plan, treats such columns apart.
 fn held_as_polars_holds(mut df: DataFrame, root: &PlanNode) -> Result<DataFrame, ExecError> {
+    // Polars marks the first key column of a sort as sorted, and its
+    // engine then takes paths of its own (groups as slices) over it.
+    if let PlanNode::Sort { keys, .. } = root
+        && let Some(first) = keys.first()
+        && let ExprKind::Column { index, .. } = first.expr.kind
+        && let Some(name) = root.schema().get(index).map(|c| c.name.clone())
+    {
+        let flag = if first.descending {
+            polars::series::IsSorted::Descending
+        } else {
+            polars::series::IsSorted::Ascending
+        };
+        df.apply(name.as_str(), |column| {
+            let mut column = column.clone();
+            column.set_sorted_flag(flag);
+            column
+        })?;
+        return Ok(df);
+    }
     let exprs = match root {
         PlanNode::Select { exprs, .. } if !aggregating_select(exprs) => exprs,
         PlanNode::WithColumns {
@@ -4945,6 +4970,16 @@ impl Executor<'_> {
             }
         };
         let values = self.evaluate_in_groups(frame, input, name, Some((rows, starts)))?;
+        if let [only] = order.as_slice()
+            && *only.key == **input
+            && values.dtype.is_float()
+        {
+            // Polars' `sort` sorts the values themselves, unstably: -0.0
+            // and 0.0, equal, land in an order of its own.
+            let in_group_order = self.gather_column(&values, rows)?;
+            let (negative, positive) = self.signed_zeros(in_group_order, starts)?;
+            self.check_both_zeros(negative, positive, None)?;
+        }
         let keys: Vec<_> = order
             .iter()
             .map(|order| (order.key.as_ref(), order.descending, order.nulls_last))

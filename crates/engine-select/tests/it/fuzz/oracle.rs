@@ -311,6 +311,12 @@ fn slices_unordered_rows(lf: &LazyFrame) -> bool {
                 options.args.slice.is_some()
                     && options.args.maintain_order == MaintainOrderJoin::None
             }
+            IR::GroupBy {
+                options,
+                maintain_order,
+                ..
+            } => options.slice.is_some() && !maintain_order,
+            IR::Distinct { options, .. } => options.slice.is_some() && !options.maintain_order,
             _ => false,
         };
         if sliced {

@@ -781,3 +781,56 @@ fn dynamic_literals_beyond_the_planned_type_fall_back() {
         ORDERED,
     );
 }
+
+/// Polars' `sort` of floats is unstable: where -0.0 and 0.0 meet, the
+/// order is its own.
+#[test]
+fn sorts_of_floats_with_both_zeros_fall_back() {
+    let values = [
+        -1.0, 0.1, 0.5, -0.0, -7.5, 2.0, 5.0, 1e10, 0.25, 1.0, -4.0, 0.0, -2.0, -3.0, 1e300, 1.0,
+        -5.0, 2.0, -3.5, -0.0, -0.0,
+    ];
+    let df = df!("f" => values).unwrap().lazy();
+    let options = SortOptions::default();
+    assert_same_as_cpu(
+        df.clone().with_columns([col("f").sort(options).alias("x")]),
+        ORDERED,
+    );
+    assert_same_as_cpu(
+        df.with_columns([col("f")
+            .sort(options)
+            .over([col("f").is_null()])
+            .unwrap()
+            .alias("x")]),
+        ORDERED,
+    );
+}
+
+/// An `is_in` of one value in an imploded column is one value.
+#[test]
+fn memberships_of_one_value_are_one_value() {
+    let df = df!("a" => [Some(-1i64), None, Some(0)]).unwrap().lazy();
+    let is_in = || lit(0i64).is_in(col("a").implode(false), true).alias("x");
+    assert_same_as_cpu(df.clone().select([is_in()]), ORDERED);
+    assert_same_as_cpu(
+        df.clone().select([is_in(), col("a").sum().alias("s")]),
+        ORDERED,
+    );
+    assert_same_as_cpu(df.with_columns([is_in()]), ORDERED);
+}
+
+/// A sort marks its first key sorted, and Polars' engine, running the rest
+/// of a mixed plan, takes paths of its own over sorted columns.
+#[test]
+fn sorted_keys_reach_polars_marked_sorted() {
+    let df = df!("c" => [Some("x "), Some("x ")]).unwrap().lazy();
+    assert_same_as_cpu(
+        df.sort_by_exprs(
+            [col("c")],
+            SortMultipleOptions::default().with_maintain_order(true),
+        )
+        .group_by_stable([col("c")])
+        .agg([col("c").arg_max().alias("x")]),
+        ORDERED,
+    );
+}
