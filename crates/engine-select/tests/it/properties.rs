@@ -683,7 +683,17 @@ proptest! {
         let by = SortMultipleOptions::default()
             .with_order_descending(descending)
             .with_nulls_last(nulls_last);
-        let lf = df.lazy();
+        // (-0.0 made 0.0: where both meet, Polars' unstable sort of floats
+        // puts them in an order of its own, and the query falls back.)
+        let lf = match pick {
+            0 | 1 => df.lazy().with_column(
+                when(col("f").eq(lit(0.0)))
+                    .then(lit(0.0))
+                    .otherwise(col("f"))
+                    .alias("f"),
+            ),
+            _ => df.lazy(),
+        };
         let lf = match pick {
             0 => lf.select([
                 col("s").sort(options),

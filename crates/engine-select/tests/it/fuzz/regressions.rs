@@ -834,3 +834,55 @@ fn sorted_keys_reach_polars_marked_sorted() {
         ORDERED,
     );
 }
+
+/// Polars takes the groups of a key it holds marked sorted (the first key
+/// of a sort, a column of one row, sorted frames concatenated in order) as
+/// slices of rows, where a group of no valid value has a spread of 0.0 and
+/// a place of an extreme of 0; keys whose groups are not runs of rows run
+/// on the device.
+#[test]
+fn groups_of_keys_polars_holds_sorted_keep_its_answers() {
+    let sorted_first = df!("b" => [None::<f64>, None], "f" => [i64::MIN, 2])
+        .unwrap()
+        .lazy()
+        .sort_by_exprs(
+            [col("f")],
+            SortMultipleOptions::default()
+                .with_order_descending(true)
+                .with_maintain_order(true),
+        );
+    let one_row =
+        |b: u16, a: Option<i64>| df!("a" => [a], "b" => [b], "c" => [4.0f64]).unwrap().lazy();
+    let concatenated = concat(
+        [one_row(8, None), one_row(u16::MAX, Some(-2))],
+        UnionArgs::default(),
+    )
+    .unwrap();
+    let cases = [
+        sorted_first
+            .clone()
+            .group_by_stable([col("f").alias("k")])
+            .agg([
+                col("b").arg_min().alias("arg"),
+                col("b").var(1).alias("var"),
+            ]),
+        sorted_first.with_columns([col("b").std(1).over([col("f")]).unwrap().alias("w")]),
+        concatenated
+            .group_by_stable([col("b")])
+            .agg([col("a").arg_max().alias("x")]),
+    ];
+    for lf in cases {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+    // Groups that are not runs of rows: the key is not sorted.
+    let unsorted = df!("k" => [1i64, 2, 1], "v" => [None::<f64>, None, Some(1.0)])
+        .unwrap()
+        .lazy();
+    assert_gpu_eq(
+        "spreads of keys not sorted",
+        unsorted.group_by_stable([col("k")]).agg([
+            col("v").var(1).alias("var"),
+            col("v").arg_max().alias("arg"),
+        ]),
+    );
+}

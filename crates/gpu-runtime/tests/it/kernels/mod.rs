@@ -1,14 +1,14 @@
 //! Each kernel of the kernels crate against a plain Rust reference on the device under test, at awkward sizes, outputs poisoned first.
 
-mod bitmaps;
+mod bitmap;
 mod elementwise;
 mod emulator;
 mod gather;
+mod groupby;
 mod hash;
 mod predicate;
 mod reduce;
 mod scan;
-mod segments;
 mod sort;
 mod strings;
 

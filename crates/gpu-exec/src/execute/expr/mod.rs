@@ -1,0 +1,20 @@
+//! The expression families, one module each: how each is computed on the device.
+
+use super::*;
+
+mod aggregations;
+mod evaluate;
+mod membership;
+mod parse;
+mod predicate;
+mod row_order;
+mod strings;
+mod windows;
+mod zeros;
+
+pub(crate) use aggregations::*;
+pub(crate) use evaluate::*;
+pub(crate) use predicate::*;
+pub(crate) use row_order::*;
+pub(crate) use strings::*;
+pub(crate) use windows::*;

@@ -1,0 +1,85 @@
+//! Window expressions (`over`): their parts and the groups of their partition keys.
+
+use super::*;
+
+/// The function, partition keys and order of the window `expr`.
+pub(crate) fn window_parts(expr: &GpuExpr) -> Option<(&GpuExpr, &[GpuExpr], Option<&RowOrder>)> {
+    match &expr.kind {
+        ExprKind::Window {
+            function,
+            partition_by,
+            order_by,
+        } => Some((function, partition_by, order_by.as_ref())),
+        _ => None,
+    }
+}
+
+/// A window of a text function that works row by row at its top (a
+/// `when/then`, `fill_null`, `concat_str` or string operation) as that
+/// function of its inputs, each input that aggregates or reads other rows
+/// in the same window: `over` gives each row the function of its own row's
+/// inputs, so the two agree. `None` for any other expression.
+pub(crate) fn window_distributed(expr: &GpuExpr) -> Option<GpuExpr> {
+    let (function, partition_by, order_by) = window_parts(expr)?;
+    if !matches!(
+        function.kind,
+        ExprKind::Ternary { .. }
+            | ExprKind::FillNull { .. }
+            | ExprKind::ConcatStr { .. }
+            | ExprKind::String { .. }
+    ) {
+        return None;
+    }
+    let mut distributed = function.clone();
+    for input in distributed.children_mut() {
+        if input.has_aggregation() || input.has_part_reading_other_rows() {
+            let dtype = input.dtype;
+            let function = Box::new(std::mem::replace(
+                input,
+                GpuExpr::literal(Scalar::Null, dtype),
+            ));
+            *input = GpuExpr {
+                kind: ExprKind::Window {
+                    function,
+                    partition_by: partition_by.to_vec(),
+                    order_by: order_by.cloned(),
+                },
+                dtype,
+            };
+        }
+    }
+    Some(distributed)
+}
+
+impl Executor<'_> {
+    /// The groups of a window's keys `partition_by` over `frame` (keys that
+    /// are expressions computed first, into a frame of their own), each
+    /// group's rows in the order of `order_by` (stable), else in row order.
+    pub(crate) fn window_groups(
+        &self,
+        frame: &DeviceFrame,
+        partition_by: &[GpuExpr],
+        order_by: Option<&RowOrder>,
+    ) -> Result<Groups, ExecError> {
+        let Some(order) = order_by else {
+            if partition_by.iter().all(is_column) {
+                return self.groups(frame, &partition_by.iter().collect::<Vec<_>>());
+            }
+            let keys = self.computed_frame(frame, partition_by)?;
+            let columns = column_refs(partition_by);
+            return self.groups(&keys, &columns.iter().collect::<Vec<_>>());
+        };
+        let order_key = std::slice::from_ref(order.key.as_ref());
+        let keys = self.computed_frame(frame, partition_by.iter().chain(order_key))?;
+        let all: Vec<GpuExpr> = partition_by.iter().chain(order_key).cloned().collect();
+        let columns = column_refs(&all);
+        // Sorted by the partition keys, then by the order key; only the
+        // partition keys make groups.
+        let mut sorting: Vec<(&GpuExpr, bool, bool)> =
+            columns.iter().map(|key| (key, false, false)).collect();
+        if let Some(last) = sorting.last_mut() {
+            *last = (last.0, order.descending, order.nulls_last);
+        }
+        self.sorted_groups_marked(&keys, &sorting, partition_by.len())
+    }
+}

@@ -1,0 +1,286 @@
+//! Checks of values whose answer is Polars' own: -0.0 beside 0.0, groups of no valid value.
+
+use super::*;
+
+impl Executor<'_> {
+    /// Leaves a variance or standard deviation of `kept` (a filter: the
+    /// input, null where the filter drops the row; or an input holding
+    /// aggregations) to Polars where a group has no valid value: Polars'
+    /// paths give 0.0 there or null, by how the input reaches the spread.
+    pub(crate) fn check_kept_values(
+        &self,
+        frame: &DeviceFrame,
+        kept: &GpuExpr,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        whole: bool,
+    ) -> Result<(), ExecError> {
+        let what = "a variance of a group with no valid value (Polars gives 0.0 or null, by \
+                    its path)";
+        self.check_no_valid_value(frame, kept, sorted_rows, starts, whole, what)
+    }
+
+    /// Leaves the query to Polars (`what` says why) where a group of
+    /// `sorted_rows` and `starts` has no valid value of `input`.
+    pub(crate) fn check_no_valid_value(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        whole: bool,
+        what: &str,
+    ) -> Result<(), ExecError> {
+        let kept = input;
+        let count = GpuDtype::UInt32;
+        let valid = GpuExpr {
+            kind: ExprKind::Agg {
+                op: AggOp::Count {
+                    include_nulls: false,
+                },
+                input: Box::new(kept.clone()),
+            },
+            dtype: count,
+        };
+        let counts = DeviceFrame {
+            columns: vec![self.aggregate(frame, &valid, sorted_rows, starts, whole)?],
+            height: starts.len(),
+        };
+        let none = column_ref(0, count).binary(
+            BinaryOp::Eq,
+            GpuExpr::literal(Scalar::UInt(0), count),
+            GpuDtype::Boolean,
+        );
+        self.check_any_later(&counts, none, what.into(), ExecError::DependsOnPolars)
+    }
+
+    /// Leaves the query to Polars (`what` says why) where a group of
+    /// `sorted_rows` and `starts` (the groups of one key) has no valid value
+    /// of `input` and every group is a run of rows. Polars takes the groups
+    /// of a key it holds marked sorted (the first key of a sort before, a
+    /// column of one row, sorted parts concatenated in order) as slices of
+    /// rows, on paths of its own for such groups; a key whose groups are not
+    /// all runs of rows is not sorted, so Polars cannot hold it so.
+    pub(crate) fn check_no_valid_value_in_runs(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        what: &str,
+    ) -> Result<(), ExecError> {
+        let (int, count) = (GpuDtype::Int64, GpuDtype::UInt32);
+        let agg = |op: AggOp, input: GpuExpr, dtype: GpuDtype| GpuExpr {
+            kind: ExprKind::Agg {
+                op,
+                input: Box::new(input),
+            },
+            dtype,
+        };
+        let row = column_ref(0, int);
+        let rows = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                int,
+                frame.height,
+                Values::I64(self.ops().iota(frame.height, 0)?),
+                None,
+            )],
+            height: frame.height,
+        };
+        let extreme = |max| {
+            let op = if max {
+                AggOp::Max {
+                    propagate_nans: false,
+                }
+            } else {
+                AggOp::Min {
+                    propagate_nans: false,
+                }
+            };
+            self.aggregate(
+                &rows,
+                &agg(op, row.clone(), int),
+                sorted_rows,
+                starts,
+                false,
+            )
+        };
+        let len = AggOp::Count {
+            include_nulls: true,
+        };
+        let valid = AggOp::Count {
+            include_nulls: false,
+        };
+        let per_group = DeviceFrame {
+            columns: vec![
+                extreme(false)?,
+                extreme(true)?,
+                self.aggregate(
+                    &rows,
+                    &agg(len, row.clone(), count),
+                    sorted_rows,
+                    starts,
+                    false,
+                )?,
+                self.aggregate(
+                    frame,
+                    &agg(valid, input.clone(), count),
+                    sorted_rows,
+                    starts,
+                    false,
+                )?,
+            ],
+            height: starts.len(),
+        };
+        // Per group: whether it is not a run of rows, whether it has no
+        // valid value; then how many groups are either, over all groups.
+        let span = column_ref(1, int)
+            .binary(BinaryOp::Minus, column_ref(0, int), int)
+            .binary(BinaryOp::Plus, GpuExpr::literal(Scalar::Int(1), int), int);
+        let not_run = span.binary(
+            BinaryOp::NotEq,
+            cast_to(&column_ref(2, count), int),
+            GpuDtype::Boolean,
+        );
+        let none = column_ref(3, count).binary(
+            BinaryOp::Eq,
+            GpuExpr::literal(Scalar::UInt(0), count),
+            GpuDtype::Boolean,
+        );
+        let (all, one) = self.one_group(per_group.height)?;
+        let total = |flag: GpuExpr| {
+            let flag = flag.cast(count, CastMode::NonStrict);
+            self.aggregate(&per_group, &agg(AggOp::Sum, flag, count), &all, &one, true)
+        };
+        let totals = DeviceFrame {
+            columns: vec![total(not_run)?, total(none)?],
+            height: 1,
+        };
+        let zero = GpuExpr::literal(Scalar::UInt(0), count);
+        let runs_with_none = column_ref(0, count)
+            .binary(BinaryOp::Eq, zero.clone(), GpuDtype::Boolean)
+            .binary(
+                BinaryOp::And,
+                column_ref(1, count).binary(BinaryOp::Gt, zero, GpuDtype::Boolean),
+                GpuDtype::Boolean,
+            );
+        self.check_any_later(
+            &totals,
+            runs_with_none,
+            what.into(),
+            ExecError::DependsOnPolars,
+        )
+    }
+
+    /// Leaves a quantile to Polars where it is a zero of a group that holds
+    /// both -0.0 and 0.0: Polars picks among values it counts equal with
+    /// Rust's `select_nth_unstable`, so which zero it gives is its own.
+    /// (`values`: the group's values in group order, from `starts`.)
+    pub(crate) fn check_zero_picks(
+        &self,
+        values: DeviceColumn,
+        starts: &DeviceBuffer<i64>,
+        (picked, picked_valid): (DeviceBuffer<f64>, DeviceBuffer<u32>),
+    ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), ExecError> {
+        let (negative, positive) = self.signed_zeros(values, starts)?;
+        let picked = DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Float64,
+            starts.len(),
+            Values::F64(picked),
+            Some(picked_valid),
+        );
+        match self
+            .check_both_zeros(negative, positive, Some(picked))?
+            .map(DeviceColumn::into_parts)
+        {
+            Some((Values::F64(picked), Some(valid))) => Ok((picked, valid)),
+            _ => Err(ExecError::Unsupported("the quantiles' own column".into())),
+        }
+    }
+
+    /// Per group of `starts` (over `values`, floats in group order), how
+    /// many values are -0.0 and how many 0.0, as u32 columns.
+    pub(crate) fn signed_zeros(
+        &self,
+        values: DeviceColumn,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceColumn, DeviceColumn), ExecError> {
+        let (float, boolean, count) = (GpuDtype::Float64, GpuDtype::Boolean, GpuDtype::UInt32);
+        let value = |v: f64| GpuExpr::literal(Scalar::Float(v), float);
+        let x = cast_to(&column_ref(0, values.dtype), float);
+        let zero_of_sign = |sign: f64| {
+            let zero = x.clone().binary(BinaryOp::Eq, value(0.0), boolean);
+            let signed = value(1.0)
+                .binary(BinaryOp::TrueDivide, x.clone(), float)
+                .binary(BinaryOp::Eq, value(sign * f64::INFINITY), boolean);
+            zero.binary(BinaryOp::And, signed, boolean)
+                .fill_null(GpuExpr::literal(Scalar::Boolean(false), boolean))
+                .cast(count, CastMode::NonStrict)
+        };
+        let one = DeviceFrame {
+            height: values.len(),
+            columns: vec![values],
+        };
+        let ops = self.ops();
+        let per_group = |sign: f64| -> Result<DeviceColumn, ExecError> {
+            let Values::U32(flags) = self.evaluate(&one, &zero_of_sign(sign), "")?.into_parts().0
+            else {
+                return Err(ExecError::Unsupported("flags as u32".into()));
+            };
+            let sums = ops.segment_sum(&flags, None, starts)?;
+            Ok(DeviceColumn::from_parts(
+                "".into(),
+                count,
+                starts.len(),
+                Values::U32(sums),
+                None,
+            ))
+        };
+        Ok((per_group(-1.0)?, per_group(1.0)?))
+    }
+
+    /// Leaves the query to Polars where a group holds both -0.0 and 0.0
+    /// (counted by [`Executor::signed_zeros`]) and, when `picked` is given
+    /// (a float per group), that group's pick is a zero: which zero Polars
+    /// gives, or in which order, is its own. Gives `picked` back.
+    pub(crate) fn check_both_zeros(
+        &self,
+        negative: DeviceColumn,
+        positive: DeviceColumn,
+        picked: Option<DeviceColumn>,
+    ) -> Result<Option<DeviceColumn>, ExecError> {
+        let (float, boolean, count) = (GpuDtype::Float64, GpuDtype::Boolean, GpuDtype::UInt32);
+        let some = |index: usize| {
+            column_ref(index, count).binary(
+                BinaryOp::Gt,
+                GpuExpr::literal(Scalar::UInt(0), count),
+                boolean,
+            )
+        };
+        let mut both = some(0).binary(BinaryOp::And, some(1), boolean);
+        let mut results = DeviceFrame {
+            height: negative.len(),
+            columns: vec![negative, positive],
+        };
+        let what = if let Some(picked) = picked {
+            let zero = GpuExpr::literal(Scalar::Float(0.0), float);
+            both = both.binary(
+                BinaryOp::And,
+                column_ref(2, float).binary(BinaryOp::Eq, zero, boolean),
+                boolean,
+            );
+            results.columns.push(picked);
+            "a quantile that is a zero of a group holding -0.0 and 0.0 (which zero Polars \
+             picks is its own)"
+        } else {
+            "a sort of one float column holding -0.0 and 0.0 (Polars sorts its values, \
+             putting the zeros in an order of its own)"
+        };
+        self.check_any_later(&results, both, what.into(), ExecError::DependsOnPolars)?;
+        Ok((results.columns.len() == 3)
+            .then(|| results.columns.pop())
+            .flatten())
+    }
+}

@@ -1,0 +1,105 @@
+//! Gathers of frames and columns, and finding a frame's columns.
+
+use super::*;
+
+pub(crate) fn column_index(expr: &GpuExpr) -> Result<usize, ExecError> {
+    match expr.kind {
+        ExprKind::Column { index, .. } => Ok(index),
+        _ => Err(ExecError::Unsupported(format!(
+            "`{expr}` where a column was expected"
+        ))),
+    }
+}
+
+pub(crate) fn column_at(frame: &DeviceFrame, index: usize) -> Result<&DeviceColumn, ExecError> {
+    frame.columns.get(index).ok_or_else(|| {
+        ExecError::Unsupported(format!(
+            "column #{index} of a frame of {}",
+            frame.columns.len()
+        ))
+    })
+}
+
+/// The columns at `picks` (each at most once), renamed where given.
+pub(crate) fn take_columns<'a>(
+    frame: DeviceFrame,
+    picks: impl Iterator<Item = (usize, Option<&'a str>)>,
+) -> Result<DeviceFrame, ExecError> {
+    let height = frame.height;
+    let mut slots: Vec<Option<DeviceColumn>> = frame.columns.into_iter().map(Some).collect();
+    let mut columns = Vec::new();
+    for (index, name) in picks {
+        let mut column = slots.get_mut(index).and_then(Option::take).ok_or_else(|| {
+            ExecError::Unsupported(format!("column #{index} taken twice or missing"))
+        })?;
+        if let Some(name) = name {
+            column.name = name.into();
+        }
+        columns.push(column);
+    }
+    Ok(DeviceFrame { columns, height })
+}
+
+impl Executor<'_> {
+    pub(crate) fn gather_frame(
+        &self,
+        frame: &DeviceFrame,
+        indices: &DeviceBuffer<i64>,
+    ) -> Result<DeviceFrame, ExecError> {
+        let columns = frame
+            .columns
+            .iter()
+            .map(|column| self.gather_column(column, indices))
+            .collect::<Result<_, _>>()?;
+        Ok(DeviceFrame {
+            columns,
+            height: indices.len(),
+        })
+    }
+
+    pub(crate) fn gather_column(
+        &self,
+        column: &DeviceColumn,
+        indices: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let validity = column.validity();
+        macro_rules! gather {
+            ($variant:ident, $buffer:expr) => {{
+                let (values, valid) = ops.gather($buffer, validity, indices)?;
+                (Values::$variant(values), valid)
+            }};
+        }
+        let (values, valid) = match column.values() {
+            Values::Bits(bits) => {
+                let (bits, valid) = ops.gather_bits(bits, column.len(), validity, indices)?;
+                (Values::Bits(bits), valid)
+            }
+            Values::I8(b) => gather!(I8, b),
+            Values::I16(b) => gather!(I16, b),
+            Values::I32(b) => gather!(I32, b),
+            Values::I64(b) => gather!(I64, b),
+            Values::U8(b) => gather!(U8, b),
+            Values::U16(b) => gather!(U16, b),
+            Values::U32(b) => gather!(U32, b),
+            Values::U64(b) => gather!(U64, b),
+            Values::F32(b) => gather!(F32, b),
+            Values::F64(b) => gather!(F64, b),
+            Values::Str { offsets, bytes } => {
+                let DeviceStrings {
+                    offsets,
+                    bytes,
+                    validity,
+                } = ops.gather_strings(offsets, bytes, validity, indices)?;
+                (Values::Str { offsets, bytes }, validity)
+            }
+        };
+        Ok(DeviceColumn::from_parts(
+            column.name.clone(),
+            column.dtype,
+            indices.len(),
+            values,
+            Some(valid),
+        ))
+    }
+}

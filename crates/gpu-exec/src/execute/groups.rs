@@ -1,0 +1,212 @@
+//! Groups of rows by keys: rows in group order and group starts, and what operators read of them.
+
+use super::*;
+
+/// Rows grouped by their keys.
+pub(crate) struct Groups {
+    /// Every row, ordered by the keys (stable: each group in row order).
+    pub(crate) sorted_rows: DeviceBuffer<i64>,
+    /// Where each group starts in `sorted_rows`.
+    pub(crate) starts: DeviceBuffer<i64>,
+    /// The first row of each group, in the input's numbering.
+    pub(crate) first_rows: DeviceBuffer<i64>,
+}
+
+impl Executor<'_> {
+    /// Where each group of `n` sorted positions begins, then `n`: group g
+    /// spans `bounds[g]..bounds[g + 1]`.
+    pub(crate) fn group_bounds(
+        &self,
+        starts: &DeviceBuffer<i64>,
+        n: usize,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let ops = self.ops();
+        let count = starts.len();
+        // Past the last start the gather gives null: n.
+        let (bounds, valid) = ops.gather(starts, None, &ops.iota(count + 1, 0)?)?;
+        let bounds = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::Int64,
+                count + 1,
+                Values::I64(bounds),
+                Some(valid),
+            )],
+            height: count + 1,
+        };
+        let bound_or_n = column_ref(0, GpuDtype::Int64)
+            .fill_null(GpuExpr::literal(Scalar::Int(n as i64), GpuDtype::Int64));
+        self.evaluate_i64(&bounds, &bound_or_n)
+    }
+
+    /// Leaves the group-by to Polars where a float key of a group-by on
+    /// several keys holds -0.0: Polars groups it with 0.0 and gives the
+    /// group's key as the first row's value or as 0.0, by which hash path it
+    /// takes for the frame's size (row-encoded keys lose the sign).
+    pub(crate) fn check_negative_zero_keys(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[GpuExpr],
+    ) -> Result<(), ExecError> {
+        let (float, boolean) = (GpuDtype::Float64, GpuDtype::Boolean);
+        let value = |v: f64| GpuExpr::literal(Scalar::Float(v), float);
+        for key in keys.iter().filter(|key| key.dtype.is_float()) {
+            let key = cast_to(key, float);
+            let zero = key.clone().binary(BinaryOp::Eq, value(0.0), boolean);
+            let negative = value(1.0).binary(BinaryOp::TrueDivide, key, float).binary(
+                BinaryOp::Eq,
+                value(f64::NEG_INFINITY),
+                boolean,
+            );
+            let what = "a float key of -0.0 in a group-by on several keys (Polars' key is \
+                        0.0 or -0.0 by the hash path it takes for the frame's size)";
+            self.check_any_later(
+                frame,
+                zero.binary(BinaryOp::And, negative, boolean),
+                what.into(),
+                ExecError::DependsOnPolars,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The group of each row (by row), from groups given as the rows sorted
+    /// by group and the groups' starts.
+    pub(crate) fn group_of_rows(
+        &self,
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let ops = self.ops();
+        let n = rows.len();
+        let group_of_position = ops.widen(&ops.segment_ids(starts, n)?)?;
+        let group_of_row = DeviceBuffer::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
+        let scratch =
+            DeviceBuffer::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
+        ops.scatter(&group_of_position, None, rows, &group_of_row, &scratch)?;
+        Ok(group_of_row)
+    }
+
+    /// [`Executor::group_of_rows`] as an i64 column, a sort or group key.
+    pub(crate) fn group_column(
+        &self,
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let group_of_row = self.group_of_rows(rows, starts)?;
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Int64,
+            rows.len(),
+            Values::I64(group_of_row),
+            None,
+        ))
+    }
+
+    /// `input` computed over `frame`, in a frame of its own, after the
+    /// number of each row's group where there are `groups`: the frame and
+    /// its key columns (the group first).
+    pub(crate) fn keyed_by_group(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        groups: InGroups<'_>,
+    ) -> Result<(DeviceFrame, Vec<GpuExpr>), ExecError> {
+        let mut keyed = self.computed_in_groups(frame, [&widened_key(input)], groups)?;
+        if let Some((rows, starts)) = groups {
+            keyed.columns.insert(0, self.group_column(rows, starts)?);
+        }
+        let keys = keyed
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(index, column)| column_ref(index, column.dtype))
+            .collect();
+        Ok((keyed, keys))
+    }
+
+    pub(crate) fn one_group(
+        &self,
+        height: usize,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<i64>), ExecError> {
+        let ops = self.ops();
+        Ok((ops.iota(height, 0)?, ops.iota(1, 0)?))
+    }
+
+    /// The groups of equal `keys` (columns of `frame`; nulls equal), by
+    /// sorting on the keys and marking where one changes.
+    pub(crate) fn groups(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[&GpuExpr],
+    ) -> Result<Groups, ExecError> {
+        let keys: Vec<(&GpuExpr, bool, bool)> =
+            keys.iter().map(|&key| (key, false, false)).collect();
+        self.sorted_groups(frame, &keys)
+    }
+
+    /// As [`Executor::groups`], with the rows sorted by each key in the
+    /// order given with it (descending, nulls last).
+    pub(crate) fn sorted_groups(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[(&GpuExpr, bool, bool)],
+    ) -> Result<Groups, ExecError> {
+        self.sorted_groups_marked(frame, keys, keys.len())
+    }
+
+    /// As [`Executor::sorted_groups`], where only the first `marked` keys
+    /// make groups: the others order each group's rows.
+    pub(crate) fn sorted_groups_marked(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[(&GpuExpr, bool, bool)],
+        marked: usize,
+    ) -> Result<Groups, ExecError> {
+        Ok(self.sorted_groups_checked(frame, keys, marked, false)?.0)
+    }
+
+    /// As [`Executor::sorted_groups_marked`]; with `check_ties`, also
+    /// whether no two rows are equal on every key (else `true`).
+    pub(crate) fn sorted_groups_checked(
+        &self,
+        frame: &DeviceFrame,
+        keys: &[(&GpuExpr, bool, bool)],
+        marked: usize,
+        check_ties: bool,
+    ) -> Result<(Groups, bool), ExecError> {
+        let ops = self.ops();
+        let n = frame.height;
+        let words = self.sort_words(frame, keys)?;
+        let mut permutation = None;
+        for (key, &(_, descending, nulls_last)) in words.iter().zip(keys).rev() {
+            permutation = Some(self.sort_by_key(permutation, key, descending, nulls_last)?);
+        }
+        let permutation = permutation.map_or_else(|| ops.rows(n), Ok)?;
+        let sorted_rows = ops.widen(&permutation)?;
+        let flags = ops.group_flags(n)?;
+        for key in words.iter().take(marked) {
+            self.mark_key_changes(key, &sorted_rows, &flags)?;
+        }
+        if marked == 0 && n > 0 {
+            // One group of every row: its start is the only mark.
+            ops.mark_group_starts(&ops.repeat_first(n)?, None, &flags)?;
+        }
+        let starts = ops.group_starts(&flags, n)?;
+        let (first_rows, _) = ops.gather(&sorted_rows, None, &starts)?;
+        let mut distinct = true;
+        if check_ties {
+            let every_key = ops.group_flags(n)?;
+            for key in &words {
+                self.mark_key_changes(key, &sorted_rows, &every_key)?;
+            }
+            distinct = ops.group_starts(&every_key, n)?.len() == n;
+        }
+        let groups = Groups {
+            sorted_rows,
+            starts,
+            first_rows,
+        };
+        Ok((groups, distinct))
+    }
+}

@@ -1,0 +1,78 @@
+//! The group-by operator: each group's keys and aggregations.
+
+use super::*;
+
+impl Executor<'_> {
+    /// A group-by (`node`): the keys' first rows and the aggregations per group.
+    pub(crate) fn group_by(&self, node: &PlanNode) -> Result<DeviceFrame, ExecError> {
+        let PlanNode::GroupBy {
+            input,
+            keys,
+            aggs,
+            maintain_order,
+            slice,
+            schema,
+            ..
+        } = node
+        else {
+            return Err(ExecError::Unsupported(format!(
+                "`{}` is not a group-by",
+                node.header()
+            )));
+        };
+        let mut frame = self.run(input)?;
+        let ops = self.ops();
+        // Keys that are expressions are computed and appended to the
+        // frame (the aggregations read only the columns before them).
+        let mut key_exprs = Vec::with_capacity(keys.len());
+        for key in keys {
+            if is_column(&key.expr) {
+                key_exprs.push(key.expr.clone());
+                continue;
+            }
+            let column = self.evaluate(&frame, &key.expr, &key.name)?;
+            key_exprs.push(GpuExpr::column(
+                frame.columns.len(),
+                key.name.clone(),
+                key.expr.dtype,
+            ));
+            frame.columns.push(column);
+        }
+        if key_exprs.len() > 1 {
+            self.check_negative_zero_keys(&frame, &key_exprs)?;
+        }
+        let Groups {
+            sorted_rows,
+            starts,
+            first_rows,
+        } = self.groups(&frame, &key_exprs.iter().collect::<Vec<_>>())?;
+        let mut columns = Vec::with_capacity(schema.len());
+        for key in &key_exprs {
+            columns.push(self.gather_column(column_at(&frame, column_index(key)?)?, &first_rows)?);
+        }
+        self.with_one_key_groups(key_exprs.len() == 1, || {
+            for agg in aggs {
+                let groups = (&sorted_rows, &starts);
+                columns.push(self.aggregate_expr(&frame, &agg.expr, groups, false)?);
+            }
+            Ok::<_, ExecError>(())
+        })?;
+        let mut out = DeviceFrame {
+            columns,
+            height: starts.len(),
+        };
+        if *maintain_order {
+            // Groups in the order of their first rows.
+            let groups = ops.rows(starts.len())?;
+            let order = ops.sort_by(groups, &first_rows, None, false, false)?;
+            out = self.gather_frame(&out, &ops.widen(&order)?)?;
+        }
+        if let Some(slice) = slice {
+            out = self.slice_frame(&out, *slice)?;
+        }
+        for (column, output) in out.columns.iter_mut().zip(schema) {
+            column.name = output.name.as_str().into();
+        }
+        Ok(out)
+    }
+}

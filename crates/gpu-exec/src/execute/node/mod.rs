@@ -1,0 +1,19 @@
+//! The plan operators, one module each: what each needs to run it.
+
+use super::*;
+
+mod distinct;
+mod filter;
+mod group_by;
+mod hconcat;
+mod join;
+mod row_index;
+mod select;
+mod slice;
+mod sort;
+mod union;
+mod with_columns;
+
+pub(crate) use distinct::*;
+pub(crate) use join::*;
+pub(crate) use select::*;

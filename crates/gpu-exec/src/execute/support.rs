@@ -1,0 +1,701 @@
+//! What the executor runs, checked over a whole plan before it starts (to move into ir-lower: support is decided once).
+
+use super::*;
+
+/// Every part of `plan` the executor cannot run yet, in words (empty: it can).
+pub fn unsupported(plan: &GpuPlan) -> Vec<String> {
+    let mut reasons = Vec::new();
+    check_node(&plan.root, &mut reasons);
+    reasons
+}
+
+pub(crate) fn not_yet(what: impl std::fmt::Display) -> String {
+    format!("{what} is not executed on the device yet")
+}
+
+pub(crate) fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
+    for input in node.inputs() {
+        check_node(input, reasons);
+    }
+    match node {
+        PlanNode::DataFrameScan { .. }
+        | PlanNode::SimpleProjection { .. }
+        | PlanNode::Slice { .. }
+        | PlanNode::RowIndex { .. }
+        | PlanNode::HConcat { .. } => {}
+        PlanNode::Select { input, exprs, .. }
+            if aggregating_select(exprs)
+                || !matches!(select_exprs(exprs, input), Ok(Cow::Borrowed(_))) =>
+        {
+            match select_exprs(exprs, input) {
+                Err(why) => reasons.push(not_yet(why)),
+                Ok(exprs) => {
+                    for named in exprs.iter() {
+                        if let Err(why) = aggregation_supported(&named.expr) {
+                            reasons
+                                .push(not_yet(format_args!("expression `{}` ({why})", named.expr)));
+                        }
+                    }
+                }
+            }
+        }
+        PlanNode::Select { exprs, .. }
+            if unique_of_column(exprs).is_some_and(|(key, _)| group_key(key.dtype)) => {}
+        PlanNode::Select { exprs, .. } | PlanNode::WithColumns { exprs, .. } => {
+            let mut seen = Vec::new();
+            for named in exprs {
+                let moved = matches!(node, PlanNode::Select { .. })
+                    && matches!(named.expr.kind, ExprKind::Column { index, .. } if !seen.contains(&index));
+                if let ExprKind::Column { index, .. } = named.expr.kind {
+                    seen.push(index);
+                }
+                if moved {
+                    continue;
+                }
+                if let Err(why) = evaluable(&named.expr) {
+                    reasons.push(not_yet(format_args!("expression `{}` ({why})", named.expr)));
+                }
+            }
+        }
+        PlanNode::Filter { predicate, .. } => {
+            if !predicate_supported(predicate) && evaluable(predicate).is_err() {
+                reasons.push(not_yet(format_args!("filter predicate `{predicate}`")));
+            }
+        }
+        PlanNode::FileScan { .. } => reasons.push(not_yet("a file scan")),
+        PlanNode::Sort { keys, .. } => {
+            for key in keys {
+                if !computable_key(&key.expr)
+                    || !(sortable(key.expr.dtype)
+                        || small_integer(key.expr.dtype)
+                        || matches!(key.expr.dtype, GpuDtype::String | GpuDtype::Boolean))
+                {
+                    reasons.push(not_yet(format_args!("sorting by `{}`", key.expr)));
+                }
+            }
+        }
+        PlanNode::GroupBy {
+            keys,
+            aggs,
+            slice,
+            maintain_order,
+            ..
+        } => {
+            for key in keys {
+                if !computable_key(&key.expr) || !group_key(key.expr.dtype) {
+                    reasons.push(not_yet(format_args!("grouping by `{}`", key.expr)));
+                }
+            }
+            for agg in aggs {
+                if let Err(why) = aggregation_supported(&agg.expr) {
+                    reasons.push(not_yet(format_args!("aggregation `{}` ({why})", agg.expr)));
+                }
+            }
+            // A slice of groups in no particular order would pick other
+            // groups than the CPU's.
+            if slice.is_some() && !maintain_order {
+                reasons.push(not_yet("a sliced group-by without maintain_order"));
+            }
+        }
+        PlanNode::Join {
+            left,
+            right,
+            left_on,
+            right_on,
+            kind,
+            nulls_equal,
+            coalesce,
+            predicate,
+            slice,
+            order,
+            schema,
+            ..
+        } => {
+            // The device's order of rows: the left rows in order, each with
+            // its right rows in order (a right join: the other way round; a
+            // full join: that, then the left rows that matched nothing).
+            let ordered = match kind {
+                JoinKind::Right => {
+                    matches!(
+                        order,
+                        JoinOrder::None | JoinOrder::Right | JoinOrder::RightLeft
+                    )
+                }
+                JoinKind::Full => *order == JoinOrder::None,
+                _ => matches!(
+                    order,
+                    JoinOrder::None | JoinOrder::Left | JoinOrder::LeftRight
+                ),
+            };
+            if !ordered {
+                reasons.push(not_yet(format_args!(
+                    "{kind:?} join keeping the order {order:?}"
+                )));
+            }
+            // Small integers as i64 (see `widened_key`).
+            let (left_on, right_on) = (widened_keys(left_on), widened_keys(right_on));
+            let (left_on, right_on) = (&left_on, &right_on);
+            // One key pair is hashed; any others are compared on the
+            // candidate pairs (texts too).
+            let hashed = join_key(left_on);
+            // Keys are columns or row-wise expressions (computed first);
+            // coalesced ones are (casts of) columns.
+            let key_fits = |key: &GpuExpr| {
+                computable_key(key) && !key.has_window() && (!*coalesce || key_column(key).is_ok())
+            };
+            let pairs_fit = left_on.len() == right_on.len()
+                && left_on.iter().zip(right_on).enumerate().all(|(i, (l, r))| {
+                    key_fits(l)
+                        && key_fits(r)
+                        && l.dtype == r.dtype
+                        && (comparable(l.dtype) || l.dtype == GpuDtype::String || Some(i) == hashed)
+                });
+            let keys_fit = if *kind == JoinKind::Cross {
+                left_on.is_empty() && right_on.is_empty()
+            } else {
+                pairs_fit && hashed.is_some()
+            };
+            let dropped = if *coalesce { left_on.len() } else { 0 };
+            let width = match kind {
+                JoinKind::Semi | JoinKind::Anti => Some(left.schema().len()),
+                JoinKind::Inner | JoinKind::Left | JoinKind::Right | JoinKind::Full => {
+                    Some(left.schema().len() + right.schema().len() - dropped)
+                }
+                JoinKind::Cross => Some(left.schema().len() + right.schema().len()),
+            };
+            let predicate_fits = match predicate {
+                None => true,
+                Some(p) => {
+                    *kind == JoinKind::Cross && (predicate_supported(p) || evaluable(p).is_ok())
+                }
+            };
+            if !keys_fit
+                || (*nulls_equal && !left_on.iter().all(|key| group_key(key.dtype)))
+                || !predicate_fits
+                // A full join's rows come in no particular order: a slice
+                // would pick other rows than the CPU's.
+                || (slice.is_some() && *kind == JoinKind::Full)
+                || width != Some(schema.len())
+            {
+                let types: Vec<String> = left_on.iter().map(|k| k.dtype.to_string()).collect();
+                reasons.push(not_yet(format_args!(
+                    "join ({kind:?}, on {} key(s) of type {})",
+                    left_on.len(),
+                    types.join(", ")
+                )));
+            }
+        }
+        PlanNode::Distinct { input, subset, .. } => {
+            for key in distinct_keys(input.schema(), subset.as_deref()) {
+                if !group_key(key.dtype) {
+                    reasons.push(not_yet(format_args!("distinct rows by `{key}`")));
+                }
+            }
+        }
+        PlanNode::Union { inputs, schema, .. } => {
+            let dtypes = |schema: &ir_lower::OutputSchema| -> Vec<GpuDtype> {
+                schema.iter().map(|column| column.dtype).collect()
+            };
+            if inputs
+                .iter()
+                .any(|input| dtypes(input.schema()) != dtypes(schema))
+            {
+                reasons.push(not_yet("a union of inputs of different types"));
+            }
+        }
+        PlanNode::Cache { .. } => {}
+    }
+}
+
+/// Physical types the comparison kernels take.
+pub(crate) fn comparable(dtype: GpuDtype) -> bool {
+    hashable(dtype) || dtype == GpuDtype::Float64
+}
+
+/// Whether [`Executor::evaluate`] runs `expr`: the evaluator alone, or
+/// after the predicate kernels computed the boolean parts it cannot run
+/// (string comparisons and matches, `is_in` of strings).
+pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
+    if expr.dtype == GpuDtype::String {
+        return string_valued(expr);
+    }
+    if expr.has_aggregation() {
+        // Whole-column aggregations, broadcast to every row.
+        // (Numbered above any input column, so no predicate part reads them.)
+        let (outer, leaves) = hoist_aggregations(expr, usize::MAX / 2, true)?;
+        for leaf in &leaves {
+            single_aggregation_supported(leaf)?;
+        }
+        return evaluable(&outer);
+    }
+    let Err(why) = compile(expr, None) else {
+        return Ok(());
+    };
+    // A window the executor does not compute says why itself.
+    let mut window = Ok(());
+    expr.visit(&mut |e| {
+        if window.is_ok() && matches!(e.kind, ExprKind::Window { .. }) {
+            window = if e.dtype == GpuDtype::String {
+                string_valued(e)
+            } else {
+                window_supported(e)
+            };
+        }
+    });
+    window?;
+    // Where the hoisted columns go does not matter to the compiler.
+    let (outer, hoisted) = hoist_parts(expr, usize::MAX / 4 * 3, usize::MAX / 4);
+    if hoisted.is_empty() {
+        return Err(why);
+    }
+    compile(&outer, None).map(|_| ())
+}
+
+/// Whether a sort, group or partition key is a column, or a row-wise
+/// expression the executor computes first.
+pub(crate) fn computable_key(key: &GpuExpr) -> bool {
+    is_column(key) || (!key.has_aggregation() && evaluable(key).is_ok())
+}
+
+/// Whether the executor computes the window `expr`: partitions by columns
+/// it groups, and a function it evaluates with its aggregations, shifts,
+/// fills and `cum_sum`s taken per group (no window inside).
+pub(crate) fn window_supported(expr: &GpuExpr) -> Result<(), String> {
+    let Some((function, partition_by, order_by)) = window_parts(expr) else {
+        return Err(format!("`{expr}` is not a window"));
+    };
+    partition_supported(partition_by, order_by, function)?;
+    if function.has_window() {
+        return Err(format!("a window inside the window `{expr}`"));
+    }
+    if function.dtype == GpuDtype::String {
+        return Err(format!("a text-valued window `{expr}`"));
+    }
+    evaluable(function)
+}
+
+/// Whether the executor sorts rows by the keys of `order`: columns or
+/// row-wise expressions (no window inside) of types it sorts and groups by.
+pub(crate) fn sort_keys_supported(order: &[RowOrder]) -> Result<(), String> {
+    for order in order {
+        let key = order.key.as_ref();
+        if !computable_key(key) || key.has_window() || !group_key(widened_key(key).dtype) {
+            return Err(format!("rows sorted by `{key}`"));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the executor groups rows by the window keys `partition_by`
+/// (and orders each partition by `order_by`): columns or row-wise
+/// expressions of types it groups by. In an ordered window, ranks and
+/// distinctness tests of `function` (which read the rows in their own
+/// order) are refused.
+pub(crate) fn partition_supported(
+    partition_by: &[GpuExpr],
+    order_by: Option<&RowOrder>,
+    function: &GpuExpr,
+) -> Result<(), String> {
+    let order_key = order_by.map(|order| order.key.as_ref());
+    for key in partition_by.iter().chain(order_key) {
+        // (A window inside a key would be a window inside the window.)
+        if !computable_key(key) || key.has_window() || !group_key(key.dtype) {
+            return Err(format!("a window partitioned or ordered by `{key}`"));
+        }
+    }
+    if order_by.is_some()
+        && function.any(&|e| {
+            matches!(
+                e.kind,
+                ExprKind::Rank { .. } | ExprKind::Distinct { .. } | ExprKind::SortedBy { .. }
+            )
+        })
+    {
+        return Err(format!(
+            "a rank, distinctness test or sort in the ordered window of `{function}`"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the executor computes `expr`, a part that depends on the order
+/// of the rows (a shift, a forward or backward fill, a `cum_sum`, a
+/// `cum_max` or `cum_min`, a rank, a distinctness test), of an
+/// expression it evaluates (or makes, for text) row by row, with no
+/// aggregation or window inside. (Inside a window or an aggregation it is
+/// computed within each group, in the rows' order.)
+pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
+    let (ExprKind::Shift { input, .. }
+    | ExprKind::Reverse(input)
+    | ExprKind::Fill { input, .. }
+    | ExprKind::CumSum(input)
+    | ExprKind::CumExtreme { input, .. }
+    | ExprKind::Rank { input, .. }
+    | ExprKind::Distinct { input, .. }
+    | ExprKind::SortedBy { input, .. }
+    | ExprKind::IsInColumn { input, .. }) = &expr.kind
+    else {
+        return Err(format!("`{expr}` does not read other rows"));
+    };
+    if let ExprKind::IsInColumn { other, .. } = &expr.kind {
+        if other.has_aggregation() || other.has_window() {
+            return Err(format!("membership in `{other}`"));
+        }
+        if !group_key(widened_key(input).dtype) {
+            return Err(format!("`{expr}` of {}", input.dtype));
+        }
+        evaluable(other)?;
+    }
+    if input.has_aggregation() || input.has_window() {
+        return Err(format!("a shift or fill of aggregated values (`{expr}`)"));
+    }
+    if let ExprKind::SortedBy { order, .. } = &expr.kind {
+        if let Some(order) = order.iter().find(|order| order.key.has_aggregation()) {
+            return Err(format!("rows sorted by `{}`", order.key));
+        }
+        sort_keys_supported(order)?;
+    }
+    if matches!(expr.kind, ExprKind::Distinct { .. } | ExprKind::Rank { .. })
+        && !group_key(widened_key(input).dtype)
+    {
+        return Err(format!("`{expr}` of {}", input.dtype));
+    }
+    // Evaluated, or for text made by the string kernels.
+    evaluable(input)
+}
+
+/// Whether `expr` is a cast of text the device makes to an integer or a
+/// float type (parsed by [`Executor::parsed_numbers`]).
+pub(crate) fn text_parse_supported(expr: &GpuExpr) -> bool {
+    match &expr.kind {
+        ExprKind::Cast { input, .. } => {
+            input.dtype == GpuDtype::String
+                && (integer_bounds(expr.dtype).is_some()
+                    || matches!(expr.dtype, GpuDtype::Float32 | GpuDtype::Float64))
+                && string_valued(input).is_ok()
+        }
+        ExprKind::ParseTemporal { input, .. } => string_valued(input).is_ok(),
+        _ => false,
+    }
+}
+
+/// Whether [`Executor::make_strings`] makes the strings of `expr`: a
+/// column, or `str.slice` of such an expression.
+pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
+    match &expr.kind {
+        ExprKind::Column { .. } => Ok(()),
+        ExprKind::String {
+            op:
+                StringOp::Slice { .. }
+                | StringOp::DropLast(_)
+                | StringOp::ToUppercase
+                | StringOp::ToLowercase
+                | StringOp::Strip { .. }
+                | StringOp::Replace { .. }
+                | StringOp::Extract(_)
+                | StringOp::Pad { .. },
+            input,
+        } => string_valued(input),
+        ExprKind::Shift { .. }
+        | ExprKind::Reverse(_)
+        | ExprKind::Fill { .. }
+        | ExprKind::SortedBy { .. } => row_order_part_supported(expr),
+        // A shift or fill of text within groups, or an aggregation of text
+        // per group, repeated on the group's rows.
+        ExprKind::Window {
+            function,
+            partition_by,
+            order_by,
+        } if matches!(
+            function.kind,
+            ExprKind::Shift { .. }
+                | ExprKind::Reverse(_)
+                | ExprKind::Fill { .. }
+                | ExprKind::SortedBy { .. }
+                | ExprKind::Agg { .. }
+        ) =>
+        {
+            partition_supported(partition_by, order_by.as_ref(), function)?;
+            match function.kind {
+                ExprKind::Agg { .. } => single_aggregation_supported(function),
+                _ => row_order_part_supported(function),
+            }
+        }
+        ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {
+            string_valued(&distributed)
+        }
+        // An aggregation of text over the whole frame, repeated on every row.
+        ExprKind::Agg { .. } => single_aggregation_supported(expr),
+        ExprKind::Strftime { input, .. } => evaluable(input),
+        ExprKind::Cast { input, .. }
+            if input.dtype.is_numeric()
+                || matches!(
+                    input.dtype,
+                    GpuDtype::Boolean | GpuDtype::Date | GpuDtype::Datetime(_)
+                ) =>
+        {
+            evaluable(input)
+        }
+        ExprKind::FillNull { input, value } => {
+            text_part(input)?;
+            text_part(value)
+        }
+        ExprKind::Ternary {
+            predicate,
+            truthy,
+            falsy,
+        } => {
+            evaluable(predicate)?;
+            text_part(truthy)?;
+            text_part(falsy)
+        }
+        ExprKind::ConcatStr { inputs, .. } => inputs.iter().try_for_each(text_part),
+        // A text (or null) literal repeated on every row.
+        ExprKind::Literal(Scalar::String(_) | Scalar::Null) => Ok(()),
+        _ => Err(format!(
+            "`{expr}` makes strings the device does not make yet"
+        )),
+    }
+}
+
+/// Whether [`Executor::concatenated`] takes `input`: text it makes, or a
+/// text literal.
+pub(crate) fn text_part(input: &GpuExpr) -> Result<(), String> {
+    match &input.kind {
+        ExprKind::Literal(Scalar::String(_) | Scalar::Null) => Ok(()),
+        _ if input.dtype == GpuDtype::String => string_valued(input),
+        _ => Err(format!("`{input}` is not text")),
+    }
+}
+
+/// Whether the executor runs `expr` per group: aggregations the kernels
+/// run (see [`single_aggregation_supported`]), alone or inside an
+/// elementwise expression of them and literals (`0.2 * mean(x)`).
+pub(crate) fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
+    if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
+        return single_aggregation_supported(expr);
+    }
+    let (outer, leaves) = split_aggregations(expr)?;
+    if outer.has_part_reading_other_rows() {
+        // Polars shifts each group's one value.
+        return Err(format!("a shift or fill of aggregations (`{expr}`)"));
+    }
+    for leaf in &leaves {
+        single_aggregation_supported(leaf)?;
+    }
+    evaluable(&outer)
+}
+
+/// Whether the per-group kernels run `expr`: `len()`, or one aggregation of
+/// an elementwise expression, with the output type the kernels give.
+pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
+    if let Some((wide, _)) = widened_aggregation(expr) {
+        return single_aggregation_supported(&wide);
+    }
+    let ExprKind::Agg { op, input } = &expr.kind else {
+        return if matches!(expr.kind, ExprKind::Len) {
+            Ok(())
+        } else {
+            Err("not a single aggregation".into())
+        };
+    };
+    if let ExprKind::SortedBy {
+        input: sorted,
+        order,
+        ..
+    } = &input.kind
+    {
+        // The first or last row in the key's order, of any type.
+        if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != sorted.dtype {
+            return Err(format!("{op} of `{input}`"));
+        }
+        sort_keys_supported(order)?;
+        return evaluable(sorted);
+    }
+    if let Some(rewritten) = filter_as_nulls(expr) {
+        return single_aggregation_supported(&rewritten);
+    }
+    if let ExprKind::Where { input: kept, by } = &input.kind {
+        // The first or last row the filter keeps, of any type.
+        if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != kept.dtype {
+            return Err(format!("{op} of the filter `{input}`"));
+        }
+        if by.dtype != GpuDtype::Boolean {
+            return Err(format!("a filter by `{by}`"));
+        }
+        evaluable(by)?;
+        return evaluable(kept);
+    }
+    // Aggregations inside are per group, repeated on the group's rows;
+    // shifts, fills and `cum_sum`s are within the group, in the rows' order.
+    evaluable(input)?;
+    // Text is made over the whole frame: not of values repeated per group,
+    // nor of other rows within each group.
+    let per_group_text = |e: &GpuExpr| {
+        e.dtype == GpuDtype::String && (e.has_aggregation() || e.has_part_reading_other_rows())
+    };
+    if input.any(&per_group_text) {
+        return Err(format!(
+            "text made of aggregations or of other rows (`{input}`) inside an aggregation"
+        ));
+    }
+    let aggregable = matches!(
+        input.dtype,
+        GpuDtype::Int32 | GpuDtype::Int64 | GpuDtype::UInt32 | GpuDtype::UInt64 | GpuDtype::Float64
+    );
+    let fits = match op {
+        // Polars counts the true values of booleans, as u32.
+        AggOp::Sum if input.dtype == GpuDtype::Boolean => expr.dtype == GpuDtype::UInt32,
+        // Of any type: each group's first or last row, gathered.
+        AggOp::First | AggOp::Last | AggOp::Item { .. } => expr.dtype == input.dtype,
+        // Temporals as their integers; text, booleans and small integers by
+        // sorting each group.
+        AggOp::Min { .. } | AggOp::Max { .. } if !input.dtype.is_float() => {
+            expr.dtype == input.dtype
+                && (aggregable || input.dtype.is_temporal() || group_key(widened_key(input).dtype))
+        }
+        // Durations as their integers.
+        AggOp::Sum | AggOp::Min { .. } | AggOp::Max { .. } => {
+            (aggregable || matches!(input.dtype, GpuDtype::Duration(_)))
+                && expr.dtype == input.dtype
+        }
+        AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
+        // Over i64 (u64 for u64), as Polars multiplies.
+        AggOp::Product => {
+            (input.dtype.is_integer() || input.dtype == GpuDtype::Boolean)
+                && matches!(expr.dtype, GpuDtype::Int64 | GpuDtype::UInt64)
+        }
+        AggOp::Count { .. } => expr.dtype == GpuDtype::UInt32,
+        AggOp::NUnique => groupable(input.dtype) && expr.dtype == GpuDtype::UInt32,
+        AggOp::Join { .. } => input.dtype == GpuDtype::String && expr.dtype == GpuDtype::String,
+        // Compared as 64-bit words: temporals by their integers.
+        AggOp::ArgMin | AggOp::ArgMax => {
+            (aggregable
+                || small_integer(input.dtype)
+                || input.dtype.is_temporal()
+                || matches!(input.dtype, GpuDtype::Boolean | GpuDtype::Float32))
+                && expr.dtype == GpuDtype::UInt32
+        }
+        // Read as floats: small integers and booleans too.
+        AggOp::Std { .. } | AggOp::Var { .. } | AggOp::Median => {
+            (aggregable || small_integer(input.dtype) || input.dtype == GpuDtype::Boolean)
+                && expr.dtype == GpuDtype::Float64
+        }
+        AggOp::Quantile { quantile, method } => {
+            (aggregable || small_integer(input.dtype) || input.dtype == GpuDtype::Boolean)
+                && expr.dtype == GpuDtype::Float64
+                && (0.0..=1.0).contains(quantile)
+                && QuantileMethod::from_name(method).is_some()
+        }
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(format!("{op} of {} into {}", input.dtype, expr.dtype))
+    }
+}
+
+/// Whether `dtype` is an 8- or 16-bit integer type.
+pub(crate) fn small_integer(dtype: GpuDtype) -> bool {
+    matches!(
+        dtype,
+        GpuDtype::Int8 | GpuDtype::Int16 | GpuDtype::UInt8 | GpuDtype::UInt16
+    )
+}
+
+/// Key types of hash joins.
+pub(crate) fn hashable(dtype: GpuDtype) -> bool {
+    matches!(
+        dtype,
+        GpuDtype::Int32
+            | GpuDtype::Int64
+            | GpuDtype::UInt32
+            | GpuDtype::UInt64
+            | GpuDtype::Date
+            | GpuDtype::Datetime(_)
+            | GpuDtype::Duration(_)
+    )
+}
+
+/// Types the executor groups by (and takes the distinct values of).
+pub(crate) fn groupable(dtype: GpuDtype) -> bool {
+    hashable(dtype) || matches!(dtype, GpuDtype::String | GpuDtype::Float64)
+}
+
+/// Types of the keys rows are grouped by (group-by, distinct rows, unique):
+/// booleans too, as 0 and 1, small integers as 64-bit words, and f32
+/// widened to f64.
+pub(crate) fn group_key(dtype: GpuDtype) -> bool {
+    groupable(dtype)
+        || small_integer(dtype)
+        || matches!(dtype, GpuDtype::Boolean | GpuDtype::Float32)
+}
+
+/// Types the radix sort orders.
+pub(crate) fn sortable(dtype: GpuDtype) -> bool {
+    comparable(dtype) || dtype == GpuDtype::Float32
+}
+
+pub(crate) fn predicate_supported(expr: &GpuExpr) -> bool {
+    match &expr.kind {
+        ExprKind::Column { .. } => expr.dtype == GpuDtype::Boolean,
+        ExprKind::Binary { op, left, right } => match op {
+            BinaryOp::And | BinaryOp::Or => {
+                expr.dtype == GpuDtype::Boolean
+                    && predicate_supported(left)
+                    && predicate_supported(right)
+            }
+            _ if left.dtype == GpuDtype::String => {
+                comparison(*op).is_some()
+                    && right.dtype == GpuDtype::String
+                    && ((is_column(left) && (is_literal(right) || is_column(right)))
+                        || (is_literal(left) && is_column(right)))
+            }
+            _ => {
+                comparison(*op).is_some()
+                    && left.dtype == right.dtype
+                    && comparable(left.dtype)
+                    && (is_column(left) || is_column(right))
+                    && (is_column(left) || is_literal(left))
+                    && (is_column(right) || is_literal(right))
+            }
+        },
+        ExprKind::Not(input) => input.dtype == GpuDtype::Boolean && predicate_supported(input),
+        ExprKind::MatchesRow { input, pattern, .. } => {
+            is_column(input) && is_column(pattern) && pattern.dtype == GpuDtype::String
+        }
+        ExprKind::IsNull(input) | ExprKind::IsNotNull(input) => is_column(input),
+        ExprKind::IsBetween {
+            input,
+            lower,
+            upper,
+            ..
+        } => {
+            is_column(input)
+                && comparable(input.dtype)
+                && is_literal(lower)
+                && is_literal(upper)
+                && lower.dtype == input.dtype
+                && upper.dtype == input.dtype
+        }
+        ExprKind::IsIn {
+            input,
+            values,
+            nulls_equal: false,
+        } => {
+            is_column(input)
+                && !values.is_empty()
+                && (comparable(input.dtype) || input.dtype == GpuDtype::String)
+        }
+        ExprKind::String {
+            op:
+                StringOp::StartsWith(_)
+                | StringOp::EndsWith(_)
+                | StringOp::Contains(_)
+                | StringOp::ContainsPattern(_)
+                | StringOp::ContainsRegex(_),
+            input,
+        } => is_column(input) && input.dtype == GpuDtype::String,
+        _ => false,
+    }
+}
