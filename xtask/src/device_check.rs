@@ -1,9 +1,9 @@
 //! `cargo xtask device-check`: builds the GPU tests and benchmarks in release, packs them with a runner script for a GPU machine without a Rust toolchain.
 
 use std::fs;
-use std::io::BufRead;
+
+use crate::artifacts::{self, Binary};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 /// What travels may be at most this big (the device machine's limit).
 const TRAVEL_LIMIT: u64 = 64 << 20;
@@ -27,12 +27,6 @@ pub struct DeviceCheckArgs {
     out: PathBuf,
 }
 
-/// One binary to ship: where cargo built it and the name it travels under.
-struct Binary {
-    name: String,
-    path: PathBuf,
-}
-
 pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
     let out = if args.out.is_relative() {
         root.join(&args.out)
@@ -45,7 +39,8 @@ pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
             out.display()
         ));
     }
-    let mut binaries = build(
+    let mut binaries = artifacts::build(
+        true,
         root,
         &["--tests"],
         TEST_PACKAGES,
@@ -53,7 +48,8 @@ pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
             (kind == "lib" || kind == "test").then(|| format!("{package}.{target}"))
         },
     )?;
-    binaries.extend(build(
+    binaries.extend(artifacts::build(
+        true,
         root,
         &["--benches"],
         &["benches", "gpu-runtime"],
@@ -126,73 +122,6 @@ fn tracked_bytes(root: &Path) -> Result<u64, String> {
         .filter_map(|path| fs::metadata(root.join(String::from_utf8_lossy(path).as_ref())).ok())
         .map(|meta| meta.len())
         .sum())
-}
-
-/// Builds `packages` in release with `what` (`--tests`, `--benches`) and
-/// returns the executables that `name` gives a travelling name to.
-fn build(
-    root: &Path,
-    what: &[&str],
-    packages: &[&str],
-    name: impl Fn(&str, &str, &str) -> Option<String>,
-) -> Result<Vec<Binary>, String> {
-    let mut command = crate::cargo(root);
-    command
-        .args([
-            "build",
-            "--release",
-            "--message-format=json-render-diagnostics",
-        ])
-        .args(what);
-    for package in packages {
-        command.args(["-p", package]);
-    }
-    println!("building: {command:?}");
-    let mut child = command
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    let stdout = child.stdout.take().ok_or("cargo has no output")?;
-    let mut binaries = Vec::new();
-    for line in std::io::BufReader::new(stdout).lines() {
-        let line = line.map_err(|e| format!("reading cargo's output: {e}"))?;
-        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
-            continue;
-        };
-        if message["reason"] != "compiler-artifact" {
-            continue;
-        }
-        let (Some(executable), Some(package), Some(target)) = (
-            message["executable"].as_str(),
-            message["package_id"].as_str().and_then(package_name),
-            message["target"]["name"].as_str(),
-        ) else {
-            continue;
-        };
-        let kind = message["target"]["kind"][0].as_str().unwrap_or_default();
-        if let Some(name) = name(package, target, kind) {
-            binaries.push(Binary {
-                name,
-                path: PathBuf::from(executable),
-            });
-        }
-    }
-    let status = child.wait().map_err(|e| format!("cargo: {e}"))?;
-    if !status.success() {
-        return Err(format!("cargo build {} failed", what.join(" ")));
-    }
-    Ok(binaries)
-}
-
-/// The package's name from a cargo package id (`path+file:///…/gpu-runtime#0.1.0`
-/// or `registry+…#name@version`).
-fn package_name(id: &str) -> Option<&str> {
-    let tail = id.rsplit('#').next()?;
-    let name = match tail.split_once('@') {
-        Some((name, _)) => name,
-        None => id.rsplit('#').nth(1)?.rsplit('/').next()?,
-    };
-    Some(name)
 }
 
 /// Strips `binary`'s symbols and compresses it into `bin/<name>.xz`;

@@ -37,16 +37,22 @@ pub fn run(root: &Path, args: &FuzzArgs) -> Result<(), String> {
     std::fs::create_dir_all(root.join("target")).map_err(|e| format!("target: {e}"))?;
     // A fresh summary for this run.
     std::fs::write(&summary, "").map_err(|e| format!("{}: {e}", summary.display()))?;
+    // Built once: edits made while the seeds run do not rebuild it.
+    let binaries = crate::artifacts::build(
+        !args.debug,
+        root,
+        &["--tests"],
+        &["engine-select"],
+        |package, target, _| (package == "engine-select" && target == "it").then(|| target.into()),
+    )?;
+    let [it] = binaries.as_slice() else {
+        return Err("cargo built no engine-select test binary `it`".into());
+    };
     let mut failed_seeds = Vec::new();
     for seed in args.seed..args.seed + args.seeds {
-        let mut command = crate::cargo(root);
-        command.args(["test", "-p", "engine-select", "--test", "it"]);
-        if !args.debug {
-            command.arg("--release");
-        }
-        command
+        let status = std::process::Command::new(&it.path)
+            .current_dir(root.join("crates/engine-select"))
             .args([
-                "--",
                 "--exact",
                 "fuzz::random_queries_match_the_cpu",
                 "--nocapture",
@@ -55,10 +61,9 @@ pub fn run(root: &Path, args: &FuzzArgs) -> Result<(), String> {
             .env("FUZZ_CASES", args.cases.to_string())
             .env("FUZZ_THREADS", threads.to_string())
             .env("FUZZ_SHRINK", args.shrink.to_string())
-            .env("FUZZ_SUMMARY", &summary);
-        let status = command
+            .env("FUZZ_SUMMARY", &summary)
             .status()
-            .map_err(|e| format!("cannot run cargo test: {e}"))?;
+            .map_err(|e| format!("cannot run {}: {e}", it.path.display()))?;
         if !status.success() {
             failed_seeds.push(seed);
         }

@@ -1,5 +1,6 @@
 //! `cargo xtask`: the project's tasks, as subcommands of one small binary.
 
+mod artifacts;
 mod bench;
 mod device_check;
 mod fuzz;
