@@ -288,20 +288,3 @@ echo
 cat "$results/summary.txt"
 rm -rf "$work"
 "#;
-
-#[cfg(test)]
-mod tests {
-    use super::package_name;
-
-    #[test]
-    fn package_names_come_from_both_id_forms() {
-        assert_eq!(
-            package_name("path+file:///work/main/crates/gpu-runtime#0.1.0"),
-            Some("gpu-runtime")
-        );
-        assert_eq!(
-            package_name("path+file:///work/main/crates/engine-select#engine-select@0.1.0"),
-            Some("engine-select")
-        );
-    }
-}

@@ -1,4 +1,4 @@
-//! The architecture invariants, checked: crate dependencies, `unsafe` placement, file headers.
+//! The architecture invariants, checked: crate dependencies, `unsafe` placement, file headers and sizes.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -60,6 +60,10 @@ const BANNED_EVERYWHERE: &[(&str, &str)] = &[
     ),
 ];
 
+/// The most lines a hand-written source file (Rust, CUDA) may have: past
+/// it, a file holds more than one concept and is split.
+const MAX_LINES: usize = 1200;
+
 /// The only folders whose Rust code may contain `unsafe`.
 const UNSAFE_ALLOWED: &[&str] = &["crates/gpu-runtime", "kernels"];
 
@@ -71,6 +75,12 @@ pub fn check(root: &Path) -> Result<(), String> {
         let text = fs::read_to_string(&file)
             .map_err(|e| format!("cannot read {}: {e}", relative.display()))?;
         check_file(&relative, &text, &mut problems);
+    }
+    for file in source_files(&root.join("kernels/cuda"), &[".cu", ".cuh"]) {
+        let relative = file.strip_prefix(root).unwrap_or(&file).to_path_buf();
+        let text = fs::read_to_string(&file)
+            .map_err(|e| format!("cannot read {}: {e}", relative.display()))?;
+        check_size(&relative, &text, &mut problems);
     }
     if problems.is_empty() {
         println!("invariants hold");
@@ -164,6 +174,7 @@ fn check_dependencies(root: &Path, problems: &mut Vec<String>) -> Result<(), Str
 
 fn check_file(relative: &Path, text: &str, problems: &mut Vec<String>) {
     let shown = relative.display();
+    check_size(relative, text, problems);
     if !text.trim_start().starts_with("//!") {
         problems.push(format!(
             "{shown}: does not open with a `//!` line saying what it is for"
@@ -179,6 +190,16 @@ fn check_file(relative: &Path, text: &str, problems: &mut Vec<String>) {
                 ));
             }
         }
+    }
+}
+
+fn check_size(relative: &Path, text: &str, problems: &mut Vec<String>) {
+    let lines = text.lines().count();
+    if lines > MAX_LINES {
+        problems.push(format!(
+            "{}: {lines} lines, over {MAX_LINES}: split it, one concept a file",
+            relative.display()
+        ));
     }
 }
 
@@ -205,6 +226,12 @@ fn has_unsafe_keyword(line: &str) -> bool {
 }
 
 fn rust_files(root: &Path) -> Vec<PathBuf> {
+    source_files(root, &[".rs"])
+}
+
+/// The files under `root` (hidden folders and `target` aside) whose names
+/// end with one of `endings`, sorted.
+fn source_files(root: &Path, endings: &[&str]) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut pending = vec![root.to_path_buf()];
     while let Some(dir) = pending.pop() {
@@ -219,7 +246,7 @@ fn rust_files(root: &Path) -> Vec<PathBuf> {
                 if !name.starts_with('.') && name != "target" {
                     pending.push(path);
                 }
-            } else if name.ends_with(".rs") {
+            } else if endings.iter().any(|ending| name.ends_with(ending)) {
                 files.push(path);
             }
         }
@@ -258,6 +285,18 @@ mod tests {
             code,
             &mut problems,
         );
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+
+    #[test]
+    fn files_past_the_size_limit_are_reported() {
+        let mut problems = Vec::new();
+        let long = format!("//! A file.\n{}", "fn f() {}\n".repeat(MAX_LINES));
+        check_file(Path::new("xtask/src/x.rs"), &long, &mut problems);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        problems.clear();
+        let short = format!("//! A file.\n{}", "fn f() {}\n".repeat(MAX_LINES - 1));
+        check_file(Path::new("xtask/src/x.rs"), &short, &mut problems);
         assert!(problems.is_empty(), "{problems:?}");
     }
 

@@ -1,8 +1,8 @@
 //! Integration tests of the façade: parity with `collect()`, fallback reasons, errors, threads.
 
-mod emulated;
 mod fallback;
 mod fuzz;
+mod gpu;
 mod parity;
 mod pdsh_gpu;
 mod properties;

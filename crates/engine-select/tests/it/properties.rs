@@ -6,7 +6,7 @@ use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
 
-use crate::emulated::assert_gpu_eq;
+use crate::gpu::assert_gpu_eq;
 
 /// Strings of ASCII, multi-byte characters and newlines, empty or long.
 fn text() -> impl Strategy<Value = Option<String>> {

@@ -3,7 +3,7 @@
 use polars::prelude::*;
 
 use super::{Compare, assert_same_as_cpu};
-use crate::emulated::assert_gpu_eq;
+use crate::gpu::assert_gpu_eq;
 
 const ORDERED: Compare = Compare {
     ordered: true,

@@ -1,0 +1,162 @@
+//! GPU collects that really run, on the device under test (the emulated device unless `GPU_TEST_DEVICE` names a GPU), compared with Polars' CPU engine.
+//!
+//! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
+//! (per group), `whole_frame`, `expressions`, `casts`, `strings`,
+//! `temporal`, `row_order`, `windows`, `devices`.
+
+use engine_select::{
+    DeviceKind, Engine, EngineError, ExecutedBy, FallbackKind, GpuEngine, LazyFrameExt,
+    MemoryResource,
+};
+use polars::prelude::*;
+use polars_core::chunked_array::cast::CastOptions;
+use polars_core::series::ops::NullBehavior;
+
+use crate::{orders, under_test, under_test_executed_by};
+
+mod aggregations;
+mod casts;
+mod devices;
+mod expressions;
+mod joins;
+mod operators;
+mod row_order;
+mod strings;
+mod temporal;
+mod whole_frame;
+mod windows;
+
+/// The engine on the emulated device, for what only it has (eight devices,
+/// one of them with a tiny pool).
+fn emulated() -> GpuEngine {
+    GpuEngine::new().with_device_kind(DeviceKind::Emulated)
+}
+
+/// Runs `lf` on the CPU and, with fallback disabled (so a fallback can never
+/// pass as a GPU result), on the emulated device; both must agree on dtypes,
+/// nulls, values and row order (floats bit for bit: filters move values).
+pub fn assert_gpu_eq(name: &str, lf: LazyFrame) {
+    let expected = lf.clone().collect().unwrap();
+    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
+    let (actual, report) = lf
+        .collect_with_report(&engine)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(report.executed_by, under_test_executed_by(), "{name}");
+    assert_eq!(expected.schema(), actual.schema(), "{name}: dtypes");
+    assert!(
+        expected.equals_missing(&actual),
+        "{name}\nexpected {expected}\nactual {actual}"
+    );
+}
+
+/// Runs `lf` through the GPU engine, fallback allowed: the CPU's answer,
+/// with a fallback reason that contains `reason`.
+fn assert_cpu_answer_with_reason(lf: LazyFrame, reason: &str) {
+    let expected = lf.clone().collect().unwrap();
+    let (actual, report) = lf.collect_with_report(&Engine::Gpu(under_test())).unwrap();
+    assert!(expected.equals_missing(&actual), "{reason}: {report}");
+    assert!(
+        report
+            .fallback_reasons
+            .iter()
+            .any(|r| r.message.contains(reason)),
+        "expected a reason with {reason:?}: {report}"
+    );
+}
+
+/// Runs `lf`, a query Polars rejects, through the GPU engine, fallback
+/// allowed: Polars' own error, word for word.
+fn assert_cpu_error(lf: LazyFrame) {
+    let expected = lf.clone().collect().unwrap_err().to_string();
+    match lf.collect_with_report(&Engine::Gpu(under_test())) {
+        Err(EngineError::Polars(e)) => assert_eq!(e.to_string(), expected),
+        other => panic!(
+            "expected {expected}, got {:?}",
+            other.map(|(_, report)| report)
+        ),
+    }
+}
+
+/// As [`assert_gpu_eq`], floats within a relative 1e-9: for aggregations
+/// whose summation order differs from Polars' (variance, interpolated
+/// quantiles).
+fn assert_gpu_close(name: &str, lf: LazyFrame) {
+    let expected = lf.clone().collect().unwrap();
+    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
+    let (actual, report) = lf
+        .collect_with_report(&engine)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(report.executed_by == under_test_executed_by(), "{name}");
+    crate::assert_frames_close(&expected, &actual, name);
+}
+
+fn table() -> LazyFrame {
+    let mut df = df!(
+        "i" => [Some(5i64), None, Some(-3), Some(5), Some(0), Some(i64::MAX), Some(i64::MIN), None],
+        "k" => [Some(4i64), Some(1), Some(-3), None, Some(0), Some(i64::MIN), Some(i64::MAX), None],
+        "u" => [Some(1u32), Some(2), None, Some(4), Some(5), Some(6), Some(7), Some(8)],
+        "f" => [Some(1.5), Some(f64::NAN), None, Some(-0.0), Some(f64::INFINITY), Some(2.5), Some(0.0), Some(f64::NAN)],
+        "b" => [Some(true), Some(false), None, Some(true), Some(false), Some(true), None, Some(false)],
+        "s" => [Some("a"), Some(""), None, Some("long string with ünïcode"), Some("x"), None, Some("y"), Some("z")],
+    )
+    .unwrap();
+    let days = Series::new(
+        "d".into(),
+        [
+            Some(19_000i32),
+            Some(19_001),
+            None,
+            Some(18_999),
+            Some(19_000),
+            Some(0),
+            Some(-1),
+            Some(20_000),
+        ],
+    );
+    df.with_column(days.cast(&DataType::Date).unwrap().into())
+        .unwrap();
+    df.lazy()
+}
+
+/// A date literal from days since 1970-01-01.
+fn date_literal(days: i32) -> Expr {
+    lit(days).cast(DataType::Date)
+}
+
+/// `n` rows of every physical type, nulls every `null_every` rows (0: none).
+fn rows(n: usize, seed: i64, null_every: usize) -> LazyFrame {
+    fn pick<T>(i: usize, null_every: usize, value: T) -> Option<T> {
+        (null_every == 0 || !i.is_multiple_of(null_every)).then_some(value)
+    }
+    df!(
+        "i" => (0..n).map(|i| pick(i, null_every, seed * 1000 + i as i64)).collect::<Vec<_>>(),
+        "b" => (0..n).map(|i| pick(i, null_every, (i + seed as usize).is_multiple_of(3))).collect::<Vec<_>>(),
+        "f" => (0..n).map(|i| pick(i, null_every, i as f64 / 4.0 - seed as f64)).collect::<Vec<_>>(),
+        "s" => (0..n).map(|i| pick(i, null_every, format!("{seed}-{}", "é".repeat(i % 5)))).collect::<Vec<_>>(),
+        "u8" => (0..n).map(|i| pick(i, null_every, (i % 250) as u8)).collect::<Vec<_>>(),
+    )
+    .unwrap()
+    .lazy()
+}
+
+fn groups() -> LazyFrame {
+    df!(
+        "g" => [Some(1i64), Some(2), Some(1), None, Some(3), Some(2), None, Some(1), Some(3), Some(3)],
+        "h" => [1u32, 1, 2, 1, 2, 1, 1, 1, 2, 2],
+        "v" => [Some(10i64), None, Some(-3), Some(7), Some(1), Some(1 << 40), None, Some(2), Some(-(1 << 41)), Some(5)],
+        "x" => [Some(1.5), Some(f64::NAN), None, Some(-2.0), Some(0.0), Some(3.25), Some(1.0), None, Some(2.0), Some(-0.5)],
+        "s" => [Some("shared prefix one"), Some("a"), Some("shared prefix one"), None, Some("shared prefix two"), Some("a"), None, Some("shared prefix one"), Some("shared prefix two"), Some("")],
+    )
+    .unwrap()
+    .lazy()
+}
+
+/// A xorshift generator: reproducible pseudo-random words.
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}

@@ -1,0 +1,462 @@
+//! Casts on the device: between numbers and temporals, text parsed as numbers, floats written as text.
+
+use super::*;
+
+#[test]
+fn casts_between_temporal_units_convert_as_polars_does() {
+    let ticks = [
+        Some(0i64),
+        Some(-1),
+        Some(1),
+        None,
+        Some(-1_500_000),
+        Some(1_500_000_001),
+        Some(-86_400_000_000_001),
+        Some(86_399_999_999_999),
+        Some(-86_400_000_000_000),
+        Some(1_700_000_123_456),
+        // Overflow to finer units: null, as Polars multiplies checked.
+        Some(1_700_000_000_123_456_789),
+        Some(-9_000_000_000_000_000_000),
+    ];
+    let mut frame = df!("t" => ticks).unwrap().lazy();
+    let units = [
+        TimeUnit::Nanoseconds,
+        TimeUnit::Microseconds,
+        TimeUnit::Milliseconds,
+    ];
+    let mut casts = vec![];
+    for from in units {
+        let name = format!("{from:?}");
+        frame = frame.with_columns([
+            col("t")
+                .cast(DataType::Datetime(from, None))
+                .alias(format!("dt {name}")),
+            col("t")
+                .cast(DataType::Duration(from))
+                .alias(format!("du {name}")),
+        ]);
+        casts.push(
+            col(format!("dt {name}"))
+                .cast(DataType::Date)
+                .alias(format!("dt {name} to date")),
+        );
+        for to in units {
+            casts.push(
+                col(format!("dt {name}"))
+                    .cast(DataType::Datetime(to, None))
+                    .alias(format!("dt {name} to {to:?}")),
+            );
+            casts.push(
+                col(format!("du {name}"))
+                    .cast(DataType::Duration(to))
+                    .alias(format!("du {name} to {to:?}")),
+            );
+        }
+    }
+    frame = frame.with_columns([(col("t") % lit(100_000i64))
+        .cast(DataType::Int32)
+        .cast(DataType::Date)
+        .alias("date")]);
+    for to in units {
+        casts.push(
+            col("date")
+                .cast(DataType::Datetime(to, None))
+                .alias(format!("date to {to:?}")),
+        );
+    }
+    assert_gpu_eq("casts between temporal units", frame.select(casts));
+    assert_gpu_eq(
+        "date to its days, and back",
+        table().select([
+            col("d").cast(DataType::Int64).alias("days"),
+            col("d")
+                .cast(DataType::Int32)
+                .cast(DataType::Date)
+                .alias("again"),
+        ]),
+    );
+}
+
+#[test]
+fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
+    // Whatever runs on the device must equal the CPU, in each of Polars'
+    // three cast modes; a strict cast that fails must fail as on the CPU.
+    let mut targets = vec![DataType::Boolean];
+    targets.extend(integer_types());
+    targets.extend([
+        DataType::Float32,
+        DataType::Float64,
+        DataType::Date,
+        DataType::Datetime(TimeUnit::Milliseconds, None),
+        DataType::Duration(TimeUnit::Microseconds),
+    ]);
+    let modes = [
+        CastOptions::NonStrict,
+        CastOptions::Strict,
+        CastOptions::Overflowing,
+    ];
+    let raising = Engine::Gpu(under_test().with_raise_on_fail(true));
+    for mode in modes {
+        let (mut on_device, mut rejected) = (0, 0);
+        for source in ["i", "k", "u", "f", "b", "d"] {
+            for target in &targets {
+                let case = format!("{source} to {target} ({mode:?})");
+                let lf = table().select([col(source)
+                    .cast_with_options(target.clone(), mode)
+                    .alias("cast")]);
+                let expected = lf.clone().collect();
+                let fallback = lf.clone().collect_with_report(&Engine::Gpu(under_test()));
+                let (expected, (actual, report)) = match (expected, fallback) {
+                    (Ok(expected), Ok(actual)) => (expected, actual),
+                    (Err(_), Err(EngineError::Polars(_))) => {
+                        // Polars' error, raised by the CPU after the device
+                        // found the values or refused the cast.
+                        match lf.collect_with_report(&raising) {
+                            Err(EngineError::GpuUnavailable { reasons }) => {
+                                rejected += usize::from(
+                                    reasons.iter().all(|r| r.kind == FallbackKind::InvalidData),
+                                );
+                            }
+                            other => panic!("{case}: {:?}", other.map(|(_, r)| r)),
+                        }
+                        continue;
+                    }
+                    (expected, actual) => {
+                        panic!("{case}: expected {expected:?}, actual {actual:?}")
+                    }
+                };
+                assert!(
+                    expected.equals_missing(&actual),
+                    "{case}: {report}\nexpected {expected}\nactual {actual}"
+                );
+                on_device += usize::from(report.executed_by == under_test_executed_by());
+            }
+        }
+        assert!(
+            on_device > 40,
+            "{mode:?}: only {on_device} casts ran on the device"
+        );
+        if mode == CastOptions::Strict {
+            assert!(
+                rejected >= 15,
+                "only {rejected} failed strict casts found on the device"
+            );
+        } else {
+            assert_eq!(rejected, 0, "{mode:?}");
+        }
+    }
+    // Casts that may not fit run on the device: null where they do not
+    // (non-strict), wrapped or saturated as Rust's `as` (overflowing).
+    let lossy = |mode| {
+        let casts = [
+            (col("f"), DataType::Int32, "f to i32"),
+            (col("f"), DataType::UInt64, "f to u64"),
+            (col("f"), DataType::Int64, "f to i64"),
+            (-col("f"), DataType::UInt8, "-f to u8"),
+            (-col("f"), DataType::Int16, "-f to i16"),
+            (col("i"), DataType::Int8, "i to i8"),
+            (col("i"), DataType::UInt32, "i to u32"),
+            (col("k"), DataType::UInt64, "k to u64"),
+            (col("u"), DataType::Int8, "u to i8"),
+            (col("f") * lit(1e18), DataType::Int64, "big f to i64"),
+            (col("f") * lit(1e300), DataType::UInt32, "huge f to u32"),
+        ];
+        table().select(casts.map(|(input, to, name)| input.cast_with_options(to, mode).alias(name)))
+    };
+    assert_gpu_eq("non-strict lossy casts", lossy(CastOptions::NonStrict));
+    assert_gpu_eq("overflowing casts", lossy(CastOptions::Overflowing));
+    // Strict casts of values that fit run on the device whole.
+    assert_gpu_eq(
+        "strict casts that fit",
+        table().select([
+            (col("i") % lit(100i64))
+                .strict_cast(DataType::Int8)
+                .alias("i"),
+            col("u").strict_cast(DataType::Int8).alias("u"),
+            when(col("f").abs().lt(lit(1e9)))
+                .then(col("f"))
+                .otherwise(lit(0.0))
+                .strict_cast(DataType::Int32)
+                .alias("f"),
+            col("d")
+                .strict_cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+                .alias("d"),
+        ]),
+    );
+    // One that does not fit: Polars' error, and the reason in words.
+    assert_invalid_data(
+        table().select([col("i").strict_cast(DataType::Int8)]),
+        "values that do not fit in `strict_cast(#0:i -> i8)`",
+    );
+}
+
+/// Polars' integer types, signed then unsigned, narrowest first.
+fn integer_types() -> [DataType; 8] {
+    [
+        DataType::Int8,
+        DataType::Int16,
+        DataType::Int32,
+        DataType::Int64,
+        DataType::UInt8,
+        DataType::UInt16,
+        DataType::UInt32,
+        DataType::UInt64,
+    ]
+}
+
+/// `lf` raises Polars' own error; with raise_on_fail, the device's check
+/// found the data invalid, and says so in words containing `message`.
+fn assert_invalid_data(lf: LazyFrame, message: &str) {
+    assert_cpu_error(lf.clone());
+    let raising = Engine::Gpu(under_test().with_raise_on_fail(true));
+    match lf.collect_with_report(&raising) {
+        Err(EngineError::GpuUnavailable { reasons }) => {
+            assert_eq!(reasons.len(), 1, "{reasons:?}");
+            assert_eq!(reasons[0].kind, FallbackKind::InvalidData);
+            assert!(reasons[0].message.contains(message), "{}", reasons[0]);
+        }
+        other => panic!("{:?}", other.map(|(_, report)| report)),
+    }
+}
+
+#[test]
+fn casts_of_text_to_integers_parse_as_polars_does() {
+    let texts = [
+        Some(""),
+        Some("+"),
+        Some("-"),
+        Some("+5"),
+        Some("-5"),
+        Some("007"),
+        Some("1e3"),
+        Some(" 1"),
+        Some("1 "),
+        Some("0x10"),
+        Some("1_000"),
+        Some("-0"),
+        Some("+-1"),
+        Some("٣"),
+        Some("127"),
+        Some("128"),
+        Some("-128"),
+        Some("-129"),
+        Some("255"),
+        Some("256"),
+        Some("65535"),
+        Some("-2147483648"),
+        Some("4294967295"),
+        Some("4294967296"),
+        Some("9223372036854775807"),
+        Some("9223372036854775808"),
+        Some("-9223372036854775808"),
+        Some("18446744073709551615"),
+        Some("18446744073709551616"),
+        Some("00000000000000000000000000000000042"),
+        None,
+        Some("12"),
+    ];
+    let frame = || {
+        df!("s" => texts, "t" => texts.map(|t| t.map(|t| t.trim_start_matches('-'))))
+            .unwrap()
+            .lazy()
+    };
+    for mode in [CastOptions::NonStrict, CastOptions::Overflowing] {
+        let exprs: Vec<Expr> = integer_types()
+            .iter()
+            .map(|to| {
+                col("s")
+                    .cast_with_options(to.clone(), mode)
+                    .alias(format!("{to}"))
+            })
+            .collect();
+        assert_gpu_eq(
+            &format!("texts as integers ({mode:?})"),
+            frame().select(exprs),
+        );
+    }
+    assert_gpu_eq(
+        "parsed integers in expressions and of texts the device makes",
+        frame().select([
+            (col("s").cast_with_options(DataType::Int64, CastOptions::NonStrict) + lit(1i64))
+                .alias("plus one"),
+            (col("s") + lit("1"))
+                .cast_with_options(DataType::Int32, CastOptions::NonStrict)
+                .alias("with a digit more"),
+        ]),
+    );
+    // Strict casts of texts that all parse run on the device; one that does
+    // not gives Polars' own error.
+    let digits = || {
+        let small = Series::new("".into(), ["007", "127", "255", "+5", "12"]);
+        frame().filter(col("s").is_in(lit(small).implode(false), false))
+    };
+    assert_gpu_eq(
+        "strict casts of digits",
+        digits().select([
+            col("s").strict_cast(DataType::Int16),
+            col("t").strict_cast(DataType::UInt16),
+        ]),
+    );
+    assert_invalid_data(
+        frame().select([col("s").strict_cast(DataType::Int64)]),
+        "texts that are not numbers of the type in `strict_cast(#0:s -> i64)`",
+    );
+}
+
+#[test]
+fn casts_of_text_to_floats_parse_as_polars_does() {
+    let fixed = [
+        "",
+        "+",
+        "-",
+        ".",
+        "5.",
+        ".5",
+        "+.5e2",
+        "1e",
+        "1e+",
+        "1.5E-3",
+        "-0",
+        "-0.0",
+        "0e999",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "5e-324",
+        "1.7976931348623157e308",
+        "3.4028236e38",
+        "1e-45",
+        "0.1",
+        "inf",
+        "-Infinity",
+        "NaN",
+        "+nan",
+        "infinit",
+        " 1",
+        "1 ",
+        "0x10",
+        "1_000",
+        "1,5",
+        "9007199254740993",
+        "94115130000000000000",
+        "0000000000000000000001.5",
+    ];
+    // Random numbers as Rust writes f64 and f32, and random digits with a
+    // point and an exponent.
+    let mut next = xorshift(0x0005_eedf_10a7);
+    let mut texts: Vec<Option<String>> = fixed.iter().map(|t| Some(t.to_string())).collect();
+    for i in 0..3000 {
+        let r = next();
+        texts.push(match i % 4 {
+            0 => Some(format!("{:e}", f64::from_bits(r))),
+            1 => Some(format!("{}", f32::from_bits(r as u32))),
+            2 => Some(format!("{}.{}e{}", r % 100_000, r % 997, (r >> 20) % 80)),
+            _ => None,
+        });
+    }
+    let frame = || df!("s" => &texts).unwrap().lazy();
+    for mode in [CastOptions::NonStrict, CastOptions::Overflowing] {
+        assert_gpu_eq(
+            &format!("texts as floats ({mode:?})"),
+            frame().select([
+                col("s")
+                    .cast_with_options(DataType::Float64, mode)
+                    .alias("f64"),
+                col("s")
+                    .cast_with_options(DataType::Float32, mode)
+                    .alias("f32"),
+            ]),
+        );
+    }
+    assert_gpu_eq(
+        "parsed floats in expressions and of texts the device makes",
+        frame().select([
+            (col("s").cast_with_options(DataType::Float64, CastOptions::NonStrict) * lit(2.0))
+                .alias("twice"),
+            (col("s") + lit("5"))
+                .cast_with_options(DataType::Float32, CastOptions::NonStrict)
+                .alias("with a digit more"),
+        ]),
+    );
+    // Strict casts of numbers run on the device; of a text that is none,
+    // give Polars' own error.
+    let numbers = || {
+        let valid = [
+            "5.",
+            ".5",
+            "+.5e2",
+            "1.5E-3",
+            "-0",
+            "1e400",
+            "1e-400",
+            "NaN",
+            "-Infinity",
+        ];
+        let valid = Series::new("".into(), valid);
+        frame().filter(col("s").is_in(lit(valid).implode(false), false))
+    };
+    assert_gpu_eq(
+        "strict casts of numbers",
+        numbers().select([col("s").strict_cast(DataType::Float64)]),
+    );
+    assert_invalid_data(
+        frame().select([col("s").strict_cast(DataType::Float32)]),
+        "texts that are not numbers of the type in `strict_cast(#0:s -> f32)`",
+    );
+    // A number of more than 19 digits that the first 19 do not round: Polars
+    // rounds it with exact big-number arithmetic.
+    assert_cpu_answer_with_reason(
+        df!("s" => ["1.5", "1208780.0765352227023243"])
+            .unwrap()
+            .lazy()
+            .select([col("s").cast(DataType::Float64)]),
+        "texts of numbers that only exact big-number arithmetic rounds",
+    );
+}
+
+#[test]
+fn floats_as_text_are_written_as_polars_writes_them() {
+    let mut values = vec![
+        Some(0.0),
+        Some(-0.0),
+        Some(f64::NAN),
+        Some(-f64::NAN),
+        Some(f64::INFINITY),
+        Some(f64::NEG_INFINITY),
+        Some(f64::MAX),
+        Some(f64::MIN_POSITIVE),
+        Some(5e-324),
+        Some(1e-5),
+        Some(9.99e-6),
+        Some(1e15),
+        Some(1e16),
+        Some(123456.0),
+        Some(0.1 + 0.2),
+        None,
+    ];
+    let mut next = xorshift(0xf10a_7e47);
+    values.extend((0..3000).map(|i| match i % 3 {
+        0 => Some(f64::from_bits(next())),
+        1 => Some((next() % 2_000_000) as f64 / 1000.0 - 1000.0),
+        _ => Some((next() >> 11) as f64 * 10f64.powi((next() % 40) as i32 - 20)),
+    }));
+    let frame = || {
+        df!("f" => &values)
+            .unwrap()
+            .lazy()
+            .with_columns([col("f").cast(DataType::Float32).alias("g")])
+    };
+    assert_gpu_eq(
+        "floats as text",
+        frame().select([
+            col("f").cast(DataType::String).alias("f64"),
+            col("g").cast(DataType::String).alias("f32"),
+            (col("f") * lit(2.0))
+                .cast(DataType::String)
+                .alias("computed"),
+            concat_str([lit("x = "), col("f"), lit(", y = "), col("g")], "", true)
+                .alias("sentence"),
+        ]),
+    );
+}

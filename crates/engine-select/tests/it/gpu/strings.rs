@@ -1,0 +1,745 @@
+//! String functions on the device: slices, case, padding, concatenation, strips, replacements, matches and regexes.
+
+use super::*;
+
+#[test]
+fn string_slices_match_the_cpu() {
+    let words = || {
+        df!(
+            "s" => [Some("+13-555"), Some(""), None, Some("ünïcode 中文 😀"), Some("ab"), Some("exactly"), Some("\n\n")],
+            "n" => [1i64, 2, 3, 4, 5, 6, 7],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let slices: &[(i64, Option<u64>)] = &[
+        (0, Some(2)),
+        (1, Some(3)),
+        (0, None),
+        (4, None),
+        (-3, None),
+        (-3, Some(2)),
+        (-9, Some(4)),
+        (-100, Some(200)),
+        (100, Some(1)),
+        (2, Some(0)),
+    ];
+    for &(offset, length) in slices {
+        let sliced = match length {
+            Some(length) => col("s").str().slice(lit(offset), lit(length)),
+            None => col("s").str().slice(lit(offset), lit(NULL)),
+        };
+        assert_gpu_eq(
+            &format!("slice({offset}, {length:?})"),
+            words().with_columns([sliced.clone().alias("part")]),
+        );
+    }
+    let cases = [
+        (
+            "slice of a slice, then grouped by",
+            words()
+                .with_columns([col("s")
+                    .str()
+                    .slice(lit(1), lit(6u64))
+                    .str()
+                    .slice(lit(-2), lit(1u64))
+                    .alias("part")])
+                .group_by([col("part")])
+                .agg([col("n").sum()])
+                .sort(["part"], Default::default()),
+        ),
+        (
+            "a slice matched by a pattern",
+            words()
+                .with_columns([col("s").str().slice(lit(0), lit(3u64)).alias("code")])
+                .filter(col("code").str().contains(lit("13|ab|ün"), true)),
+        ),
+        (
+            "a string column copied under a new name",
+            words().with_columns([col("s").alias("t")]),
+        ),
+        (
+            "lengths in bytes and characters",
+            words().select([
+                col("s").str().len_bytes().alias("bytes"),
+                col("s").str().len_chars().alias("chars"),
+                (col("s").str().len_bytes() - col("s").str().len_chars()).alias("extra bytes"),
+            ]),
+        ),
+        (
+            "a filter and a sum of lengths",
+            words()
+                .filter(col("s").str().len_chars().gt(lit(2u32)))
+                .select([col("s").str().len_chars().sum().alias("chars")]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_eq(name, lf);
+    }
+}
+
+#[test]
+fn case_changes_map_every_character_as_polars_does() {
+    let texts = df!(
+        "s" => [
+            Some("hello, World 42"),
+            Some("straße ﬁnal ŉ ΐ"),
+            Some(""),
+            None,
+            Some("ǅ ǆ ǈ ß ᾳ ǰ İ ı"),
+            Some("日本語 😀 ёжик"),
+            Some("ÀÉÎÕÜ àéîõü"),
+        ],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "str.to_uppercase",
+        texts.clone().select([
+            col("s").str().to_uppercase().alias("upper"),
+            col("s")
+                .str()
+                .slice(lit(1i64), lit(4u64))
+                .str()
+                .to_uppercase()
+                .alias("slice then upper"),
+            col("s")
+                .str()
+                .to_uppercase()
+                .str()
+                .slice(lit(-3i64), lit(2u64))
+                .alias("upper then slice"),
+        ]),
+    );
+    // No byte to write at all (a property test found this crash).
+    assert_gpu_eq(
+        "str.to_uppercase of empty and null texts",
+        df!("s" => [Some(""), None, Some("")])
+            .unwrap()
+            .lazy()
+            .select([col("s").str().to_uppercase()]),
+    );
+    // Lower case, with the final-sigma rule in its contexts (words, marks,
+    // apostrophes, and past Polars' 16-byte ASCII blocks).
+    let greek = df!(
+        "s" => [
+            Some("ΟΔΥΣΣΕΥΣ"),
+            Some("ΣΑΣ ΣΑΣ. Σ"),
+            Some("ΑΣ' Α'Σ ΑΣ\u{0301} Α\u{0301}Σ"),
+            Some("ABCDEFGHIJKLMNOPΣ"),
+            Some("ABCDEFGHIJKLMNOPQΣ"),
+            Some("İSTANBUL ǅ ẞ"),
+            None,
+        ],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "str.to_lowercase",
+        texts
+            .clone()
+            .collect()
+            .unwrap()
+            .vstack(&greek.collect().unwrap())
+            .unwrap()
+            .lazy()
+            .select([
+                col("s").str().to_lowercase().alias("lower"),
+                col("s")
+                    .str()
+                    .to_uppercase()
+                    .str()
+                    .to_lowercase()
+                    .alias("upper, lower"),
+            ]),
+    );
+}
+
+#[test]
+fn padding_text_literals_and_dates_as_text_match_the_cpu() {
+    let frame = || {
+        df!(
+            "s" => [Some("7"), Some("-42"), Some("+3"), None, Some(""), Some("héllo"), Some("-"), Some("😀x"), Some("123456789")],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "pad_start, pad_end and zfill",
+        frame().select([
+            s().pad_start(lit(5), '*').alias("start 5"),
+            s().pad_end(lit(7), 'é').alias("end 7"),
+            s().pad_start(lit(0), ' ').alias("start 0"),
+            s().zfill(lit(4)).alias("zfill 4"),
+            s().zfill(lit(0)).alias("zfill 0"),
+            s().to_uppercase()
+                .str()
+                .pad_start(lit(6), '😀')
+                .alias("computed"),
+            s().zfill(lit(NULL).cast(DataType::UInt64))
+                .alias("null length"),
+        ]),
+    );
+    let days = [
+        Some(0i32),
+        Some(-1),
+        None,
+        Some(19_723),
+        Some(-719_529),
+        Some(2_932_897),
+        Some(-25_000),
+    ];
+    let dates = df!("days" => days).unwrap().lazy().with_columns([
+        col("days").cast(DataType::Date).alias("d"),
+        (col("days").cast(DataType::Int64) * lit(86_400_000i64) + lit(45_296_789i64))
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+            .alias("ms"),
+        (col("days").cast(DataType::Int64) * lit(86_400_000_000i64) - lit(1i64))
+            .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+            .alias("us"),
+        (col("days").cast(DataType::Int64) * lit(86_400_000_000_000i64) / lit(9i64))
+            .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+            .alias("ns"),
+    ]);
+    assert_gpu_eq(
+        "dates and timestamps as text",
+        dates.select([
+            col("d").cast(DataType::String),
+            col("ms").cast(DataType::String),
+            col("us").cast(DataType::String),
+            col("ns").cast(DataType::String),
+            (lit("on ") + col("d").cast(DataType::String)).alias("sentence"),
+        ]),
+    );
+    assert_gpu_eq(
+        "text literals repeated on every row",
+        frame().with_columns([
+            lit("x").alias("text"),
+            lit(NULL).cast(DataType::String).alias("null text"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([s().zfill(col("s").str().len_chars())]),
+        "zfill to a length that is not a literal",
+    );
+}
+
+#[test]
+fn string_concatenation_matches_the_cpu() {
+    let frame = || table().with_columns([col("s").str().to_uppercase().alias("t")]);
+    assert_gpu_eq(
+        "+ of strings",
+        frame().select([
+            (col("s") + col("t")).alias("s + t"),
+            (lit("<") + col("s") + lit(">")).alias("bracketed"),
+            (col("s") + lit(NULL).cast(DataType::String)).alias("plus null"),
+            (col("s").str().slice(lit(0), lit(2)) + lit("|") + col("t").shift(lit(1)))
+                .alias("computed"),
+            (col("s") + lit("")).alias("plus nothing"),
+        ]),
+    );
+    assert_gpu_eq(
+        "concat_str",
+        frame().select([
+            concat_str([col("s"), col("t")], "", false).alias("plain"),
+            concat_str([col("s"), lit("-"), col("t")], ", ", false).alias("separated"),
+            concat_str([col("s"), col("t"), col("s")], "|", true).alias("ignoring nulls"),
+            concat_str([col("s")], "|", true).alias("one, ignoring nulls"),
+            concat_str([lit(NULL).cast(DataType::String), col("t")], "/", true)
+                .alias("null literal"),
+            concat_str(
+                [col("s").str().slice(lit(1), lit(NULL)), col("t")],
+                "€",
+                false,
+            )
+            .alias("computed"),
+        ]),
+    );
+    assert_gpu_eq(
+        "integers and booleans as text",
+        frame().select([
+            col("i").cast(DataType::String).alias("i64"),
+            col("u").cast(DataType::String).alias("u32"),
+            col("b").cast(DataType::String).alias("bool"),
+            (col("i") % lit(100i64))
+                .cast(DataType::Int8)
+                .cast(DataType::String)
+                .alias("i8"),
+            concat_str([col("s"), col("i"), col("b")], "-", true).alias("mixed"),
+        ]),
+    );
+    assert_gpu_eq(
+        "coalesce and fill_null of texts",
+        frame().select([
+            coalesce(&[col("s"), col("t").shift(lit(1))]).alias("two"),
+            col("s").fill_null(lit("?")).alias("fill_null"),
+            coalesce(&[
+                col("s").shift(lit(2)),
+                lit(NULL).cast(DataType::String),
+                col("t").shift(lit(1)),
+                lit("z"),
+            ])
+            .alias("four"),
+        ]),
+    );
+    assert_gpu_eq(
+        "when/then/otherwise of texts",
+        frame().select([
+            when(col("i").gt(lit(0i64)))
+                .then(lit("positive"))
+                .otherwise(lit("not positive"))
+                .alias("literals"),
+            when(col("b"))
+                .then(col("s"))
+                .otherwise(col("t"))
+                .alias("columns"),
+            when(col("s").eq(lit("x")))
+                .then(lit(NULL).cast(DataType::String))
+                .otherwise(col("s").str().to_uppercase())
+                .alias("null branch"),
+            when(col("f").is_nan())
+                .then(lit("nan"))
+                .when(col("f").gt(lit(0.0)))
+                .then(col("i").cast(DataType::String))
+                .otherwise(col("s"))
+                .alias("chained"),
+        ]),
+    );
+    assert_gpu_eq(
+        "extreme 64-bit integers as text",
+        df!(
+            "u" => [Some(0u64), Some(u64::MAX), None, Some(10), Some(9)],
+            "i" => [Some(i64::MIN), Some(i64::MAX), Some(-1), Some(0), None],
+        )
+        .unwrap()
+        .lazy()
+        .select([
+            col("u").cast(DataType::String),
+            col("i").cast(DataType::String),
+        ]),
+    );
+    assert_gpu_eq(
+        "floats in concat_str",
+        frame().select([concat_str([col("s"), col("f")], "", false)]),
+    );
+}
+
+#[test]
+fn strips_heads_and_tails_of_strings_match_the_cpu() {
+    let texts = [
+        Some("  padded\t"),
+        Some("\u{3000}\u{2003}ideographic\u{85}\n"),
+        Some("xx--xyx"),
+        Some(""),
+        None,
+        Some("   "),
+        Some("€uro€"),
+        Some("no change"),
+        Some("😀 grin 😀"),
+    ];
+    let frame = df!("s" => texts).unwrap().lazy();
+    let mut exprs = vec![
+        col("s").str().strip_chars(lit(NULL)).alias("strip"),
+        col("s")
+            .str()
+            .strip_chars_start(lit(NULL))
+            .alias("strip start"),
+        col("s").str().strip_chars_end(lit(NULL)).alias("strip end"),
+        col("s").str().strip_chars(lit("x-")).alias("strip x-"),
+        col("s")
+            .str()
+            .strip_chars_start(lit("€u"))
+            .alias("strip start €u"),
+        col("s")
+            .str()
+            .strip_chars_end(lit("😀 "))
+            .alias("strip end emoji"),
+        col("s").str().strip_chars(lit("")).alias("strip nothing"),
+        col("s")
+            .str()
+            .to_uppercase()
+            .str()
+            .strip_chars(lit("X"))
+            .alias("upper strip"),
+    ];
+    for n in [0i64, 1, 3, 20] {
+        exprs.push(col("s").str().head(lit(n)).alias(format!("head {n}")));
+        exprs.push(col("s").str().tail(lit(n)).alias(format!("tail {n}")));
+        exprs.push(col("s").str().tail(lit(-n)).alias(format!("tail -{n}")));
+        exprs.push(col("s").str().head(lit(-n)).alias(format!("head -{n}")));
+    }
+    for affix in ["", "a", "x", "€u", "😀", "x y"] {
+        exprs.push(
+            col("s")
+                .str()
+                .strip_prefix(lit(affix))
+                .alias(format!("strip prefix {affix:?}")),
+        );
+        exprs.push(
+            col("s")
+                .str()
+                .strip_suffix(lit(affix))
+                .alias(format!("strip suffix {affix:?}")),
+        );
+    }
+    assert_gpu_eq("strip, head and tail", frame.clone().select(exprs));
+    assert_cpu_answer_with_reason(
+        frame.select([col("s").str().strip_prefix(col("s"))]),
+        "str.strip_prefix needs a literal text",
+    );
+}
+
+#[test]
+fn replacements_match_the_cpu() {
+    let texts = [
+        Some("aaaa"),
+        Some("banana"),
+        None,
+        Some(""),
+        Some("a€a€€b"),
+        Some("no match here"),
+        Some("ana ana anana"),
+        Some("😀😀x😀"),
+    ];
+    let frame = df!("s" => texts).unwrap().lazy();
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "str.replace and replace_all of literal texts",
+        frame.clone().select([
+            s().replace(lit("a"), lit("o"), true).alias("first a"),
+            s().replace_all(lit("a"), lit("o"), true).alias("every a"),
+            s().replace_all(lit("ana"), lit(""), true)
+                .alias("every ana, removed"),
+            s().replace_n(lit("a"), lit("[$0]"), true, 2).alias("two a"),
+            s().replace_n(lit("a"), lit("x"), true, 0).alias("no a"),
+            s().replace_all(lit("€"), lit("EUR"), false)
+                .alias("a pattern without punctuation"),
+            s().replace_all(lit("😀"), lit("."), true).alias("emoji"),
+            s().replace(lit("an"), lit(NULL).cast(DataType::String), true)
+                .alias("null value"),
+            s().to_uppercase()
+                .str()
+                .replace_all(lit("A"), lit("aa"), true)
+                .alias("computed"),
+        ]),
+    );
+    assert_gpu_eq(
+        "replacements of regular expressions",
+        frame.clone().select([
+            s().replace_all(lit("a.a"), lit("x"), false)
+                .alias("every a.a"),
+            s().replace(lit("[aä]n"), lit("<>"), false)
+                .alias("first [aä]n"),
+            s().replace_n(lit("a+"), lit("_"), false, 0)
+                .alias("n = 0: once"),
+            s().replace_all(lit(r"(?i)^A|a$"), lit("|"), false)
+                .alias("anchored"),
+            s().replace_all(lit(r"\p{Emoji_Presentation}+"), lit(""), false)
+                .alias("emoji"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame
+            .clone()
+            .select([s().replace_all(lit("(a)n"), lit("$1"), false)]),
+        "by a value with `$`",
+    );
+    assert_gpu_eq(
+        "replacements of regular expressions that match empty text",
+        frame.clone().select([
+            s().replace_all(lit("x?"), lit("-"), false).alias("x?"),
+            s().replace_all(lit("a*"), lit("<>"), false).alias("a*"),
+            s().replace(lit("n*"), lit("_"), false).alias("first n*"),
+            s().replace_all(lit("€*"), lit("."), false).alias("€*"),
+        ]),
+    );
+    assert_cpu_error(
+        frame
+            .clone()
+            .select([s().replace_n(lit("a+"), lit("_"), false, 2)]),
+    );
+    assert_cpu_error(frame.select([s().replace_all(
+        lit("a"),
+        lit(NULL).cast(DataType::String),
+        true,
+    )]));
+}
+
+#[test]
+fn predicates_and_lengths_of_computed_texts_match_the_cpu() {
+    let frame = || table().with_columns([col("s").str().to_uppercase().alias("t")]);
+    assert_gpu_eq(
+        "a filter on a computed text",
+        frame().filter(
+            col("s")
+                .str()
+                .to_uppercase()
+                .str()
+                .contains_literal(lit("A")),
+        ),
+    );
+    assert_gpu_eq(
+        "predicates and lengths of computed texts",
+        frame().select([
+            col("s")
+                .str()
+                .strip_chars(lit(NULL))
+                .eq(lit("x"))
+                .alias("eq"),
+            lit("y").neq(col("t").str().to_lowercase()).alias("neq"),
+            (col("s") + col("t")).str().len_chars().alias("chars"),
+            col("s")
+                .str()
+                .slice(lit(1), lit(NULL))
+                .str()
+                .len_bytes()
+                .alias("bytes"),
+            col("t")
+                .str()
+                .replace_all(lit("NG"), lit(""), true)
+                .str()
+                .ends_with(lit("U"))
+                .alias("ends"),
+            col("s")
+                .str()
+                .head(lit(1))
+                .is_in(
+                    lit(Series::new("".into(), ["l", "x", ""])).implode(false),
+                    false,
+                )
+                .alias("is_in"),
+            (col("s")
+                .str()
+                .to_uppercase()
+                .str()
+                .starts_with(lit("L"))
+                .and(col("b")))
+            .alias("and"),
+            col("s")
+                .str()
+                .to_uppercase()
+                .eq(col("t"))
+                .alias("computed == column"),
+            col("s")
+                .str()
+                .to_uppercase()
+                .lt(col("s").str().strip_chars(lit(NULL)))
+                .alias("computed < computed"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a case-insensitive filter",
+        frame().filter(
+            col("s")
+                .str()
+                .to_lowercase()
+                .eq(col("t").str().to_lowercase()),
+        ),
+    );
+}
+
+#[test]
+fn text_comparisons_between_columns_and_with_literals_match_the_cpu() {
+    let frame = || {
+        df!(
+            "a" => [Some("abc"), Some("ab"), None, Some(""), Some("é"), Some("z"), Some("abd"), Some("ab")],
+            "b" => [Some("abd"), Some("ab"), Some("x"), None, Some("e"), Some(""), Some("abc"), Some("abc")],
+        )
+        .unwrap()
+        .lazy()
+    };
+    assert_gpu_eq(
+        "text comparisons",
+        frame().select([
+            col("a").eq(col("b")).alias("a == b"),
+            col("a").neq(col("b")).alias("a != b"),
+            col("a").lt(col("b")).alias("a < b"),
+            col("a").lt_eq(col("b")).alias("a <= b"),
+            col("a").gt(col("b")).alias("a > b"),
+            col("a").gt_eq(col("b")).alias("a >= b"),
+            col("a").lt(lit("ab")).alias("a < 'ab'"),
+            lit("ab").lt(col("a")).alias("'ab' < a"),
+            col("b").gt_eq(lit("")).alias("b >= ''"),
+            col("a")
+                .gt(lit(NULL).cast(DataType::String))
+                .alias("a > null"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter comparing texts",
+        frame().filter(col("a").lt(col("b")).or(col("b").gt(lit("x")))),
+    );
+}
+
+#[test]
+fn counts_offsets_and_extracts_of_matches_match_the_cpu() {
+    let texts = [
+        Some("banana"),
+        Some(""),
+        None,
+        Some("aaaa"),
+        Some("naïve ananas"),
+        Some("ünïcödé a"),
+        Some("no match"),
+        Some("ana"),
+    ];
+    let frame = || df!("s" => texts).unwrap().lazy();
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "count_matches and find of literal texts",
+        frame().select([
+            s().count_matches(lit("an"), true).alias("an"),
+            s().count_matches(lit("aa"), true).alias("aa"),
+            s().count_matches(lit(""), true).alias("empty"),
+            s().count_matches(lit("ï"), false)
+                .alias("regex without punctuation"),
+            s().find_literal(lit("an")).alias("find an"),
+            s().find_literal(lit("a")).alias("find a"),
+            s().find_literal(lit("")).alias("find empty"),
+            s().find(lit("na"), true).alias("find regex"),
+            s().head(lit(3))
+                .str()
+                .find_literal(lit("a"))
+                .alias("of texts made"),
+        ]),
+    );
+    assert_gpu_eq(
+        "count_matches and find of regular expressions",
+        frame().select([
+            s().count_matches(lit("a+"), false).alias("a+"),
+            s().count_matches(lit("(an)+"), false).alias("(an)+"),
+            s().count_matches(lit(r"\w(?-u:\b)"), false)
+                .alias("last letters"),
+            s().find(lit("n[aä]"), true).alias("find n[aä]"),
+            s().find(lit(r"(?-u:\b)a"), true).alias("find a word's a"),
+        ]),
+    );
+    assert_gpu_eq(
+        "count_matches and find of regular expressions that match empty text",
+        frame().select([
+            s().count_matches(lit("a*"), false).alias("a*"),
+            s().count_matches(lit("n?"), false).alias("n?"),
+            s().count_matches(lit("(?m)$"), false).alias("ends"),
+            s().find(lit("x*"), true).alias("find x*"),
+            s().find(lit("[aï]*$"), true).alias("find [aï]*$"),
+        ]),
+    );
+    assert_gpu_eq(
+        "extract of whole matches",
+        frame().select([
+            s().extract(lit(r"n[aä]+"), 0).alias("group 0"),
+            s().extract(lit(r"^(\w+)"), 1).alias("first word"),
+            s().extract(lit(r"(?<last>\w+)$"), 1).alias("last word"),
+            s().extract(lit("an"), 0).alias("a literal"),
+            s().extract(lit(""), 0).alias("empty"),
+            s().to_uppercase()
+                .str()
+                .extract(lit("[AÏ]N"), 0)
+                .alias("of texts made"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([s().extract(lit(r"n(a)"), 1)]),
+        "only a group that spans the whole match",
+    );
+}
+
+#[test]
+fn texts_matched_against_patterns_of_their_rows_match_the_cpu() {
+    let frame = || {
+        df!(
+            "s" => [Some("banana"), Some("apple"), None, Some(""), Some("naïve"), Some("x"), Some("abc")],
+            "p" => [Some("ban"), Some("le"), Some("a"), Some(""), None, Some("xy"), Some("b")],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "starts_with, ends_with and contains of a pattern per row",
+        frame().select([
+            s().starts_with(col("p")).alias("starts"),
+            s().ends_with(col("p")).alias("ends"),
+            s().contains_literal(col("p")).alias("contains"),
+            s().to_uppercase()
+                .str()
+                .starts_with(col("p").str().to_uppercase())
+                .alias("made"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter by a pattern per row",
+        frame().filter(s().ends_with(col("p")).or(s().starts_with(col("p")))),
+    );
+    // A regular expression per row: Polars compiles each one.
+    assert_cpu_answer_with_reason(
+        frame().select([s().contains(col("p"), false)]),
+        "str.contains needs a literal pattern",
+    );
+}
+
+#[test]
+fn regular_expressions_match_through_their_dfa() {
+    // Random comments in the manner of PDS-H's, with digits, spaces,
+    // newlines and characters beyond ASCII; some null, one empty. (The
+    // DFAs' answers for the rest of the syntax are checked against the
+    // `regex` crate in ir-lower.)
+    let words = [
+        "special",
+        "requests",
+        "pending",
+        "deposits",
+        "Customer",
+        "Complaints",
+        " ",
+        " ",
+        "\n",
+        "42",
+        "7",
+        "-",
+        "ü",
+        "日本",
+        ".",
+    ];
+    let mut next = xorshift(0x5eed_0017);
+    let texts: Vec<Option<String>> = (0..400)
+        .map(|row| match next() % 13 {
+            0 => None,
+            _ if row == 7 => Some(String::new()),
+            _ => Some(
+                (0..next() % 8)
+                    .map(|_| words[(next() % words.len() as u64) as usize])
+                    .collect(),
+            ),
+        })
+        .collect();
+    let frame = || df!("s" => texts.clone()).unwrap().lazy();
+    let patterns = [
+        "^special",
+        "requests$",
+        "(?i)customer.*complaints",
+        r"\d+",
+        r"^\d",
+        r"pend(ing)?\s",
+        r"^\w+$",
+        r"(?m)^deposits",
+        "ü|日",
+        r"[^\x00-\x7f]",
+        r"\.\s*$",
+        "(?s)s.r",
+    ];
+    for pattern in patterns {
+        let contains = || col("s").str().contains(lit(pattern), true);
+        // Each pattern tells some texts from others.
+        let matched = frame().filter(contains()).collect().unwrap().height();
+        assert!(0 < matched && matched < 300, "{pattern}: {matched} of 400");
+        assert_gpu_eq(pattern, frame().select([contains().alias("m")]));
+        assert_gpu_eq(pattern, frame().filter(contains().not()));
+    }
+    // A pattern beyond the DFA falls back, with the reason.
+    assert_cpu_answer_with_reason(
+        frame().filter(col("s").str().contains(lit(r"\bfoo"), true)),
+        r#"the regular expression "\\bfoo" has no DFA the GPU runs"#,
+    );
+}

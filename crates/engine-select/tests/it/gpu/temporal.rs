@@ -1,0 +1,571 @@
+//! Temporal functions on the device: parts, durations, truncation and rounding, parsing and formatting, calendars.
+
+use super::*;
+
+/// `days` as dates, and as moments at random times of those days (from
+/// `next`) in microseconds, nanoseconds (plus a few) and milliseconds.
+fn moments(days: &[Option<i64>], mut next: impl FnMut() -> u64) -> LazyFrame {
+    let ticks: Vec<Option<i64>> = days
+        .iter()
+        .map(|d| d.map(|d| d * 86_400_000_000 + (next() % 86_400_000_000) as i64))
+        .collect();
+    df!("days" => days, "us" => &ticks).unwrap().lazy().select([
+        col("days")
+            .cast(DataType::Int32)
+            .cast(DataType::Date)
+            .alias("date"),
+        col("us")
+            .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+            .alias("us"),
+        (col("us") * lit(1000i64) + col("days") % lit(1000i64))
+            .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+            .alias("ns"),
+        (col("us") / lit(1000i64))
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+            .alias("ms"),
+    ])
+}
+
+#[test]
+fn every_date_and_time_part_matches_the_cpu() {
+    // Days around the turns of many years (ISO weeks 52, 53 and 1), and
+    // spread over ±5000 years; moments anywhere in those days.
+    let mut days: Vec<Option<i64>> = (-2400..2400)
+        .flat_map(|year: i64| [year * 365 + year / 4 - 3, year * 365 + year / 4 + 3])
+        .map(Some)
+        .collect();
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+    days.extend((0..2000).map(|_| Some((next() % 3_650_000) as i64 - 1_825_000)));
+    days.extend((-10..400).map(Some));
+    days.push(None);
+    let frame = moments(&days, next);
+    let date_parts = |c: &str| {
+        [
+            col(c).dt().year().alias(format!("{c} year")),
+            col(c).dt().month().alias(format!("{c} month")),
+            col(c).dt().day().alias(format!("{c} day")),
+            col(c).dt().weekday().alias(format!("{c} weekday")),
+            col(c).dt().ordinal_day().alias(format!("{c} ordinal day")),
+            col(c).dt().week().alias(format!("{c} week")),
+        ]
+    };
+    let conversions = |c: &str| {
+        [
+            col(c).dt().date().alias(format!("{c} date")),
+            col(c)
+                .dt()
+                .timestamp(TimeUnit::Milliseconds)
+                .alias(format!("{c} ms stamp")),
+            col(c)
+                .dt()
+                .timestamp(TimeUnit::Microseconds)
+                .alias(format!("{c} us stamp")),
+            col(c)
+                .dt()
+                .timestamp(TimeUnit::Nanoseconds)
+                .alias(format!("{c} ns stamp")),
+        ]
+    };
+    let time_parts = |c: &str| {
+        [
+            col(c).dt().hour().alias(format!("{c} hour")),
+            col(c).dt().minute().alias(format!("{c} minute")),
+            col(c).dt().second().alias(format!("{c} second")),
+            col(c).dt().millisecond().alias(format!("{c} ms")),
+            col(c).dt().microsecond().alias(format!("{c} us")),
+            col(c).dt().nanosecond().alias(format!("{c} ns")),
+        ]
+    };
+    let exprs: Vec<Expr> = ["date", "ms", "us", "ns"]
+        .into_iter()
+        .flat_map(date_parts)
+        .chain(["ms", "us", "ns"].into_iter().flat_map(time_parts))
+        .chain(["date", "ms", "us", "ns"].into_iter().flat_map(conversions))
+        .collect();
+    assert_gpu_eq("date and time parts", frame.select(exprs));
+}
+
+#[test]
+fn duration_totals_leap_years_and_formatted_dates_match_the_cpu() {
+    let frame = || {
+        df!(
+            "days" => [Some(0i32), Some(-1), None, Some(19_723), Some(11_016), Some(-25_567), Some(47_482)],
+            "ticks" => [Some(0i64), Some(-1), None, Some(86_399_999), Some(-86_400_001), Some(i64::MAX / 7), Some(123_456_789_012)],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([
+            col("days").cast(DataType::Date).alias("d"),
+            (col("days").cast(DataType::Int64) * lit(86_400_000_000i64) + lit(7i64))
+                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .alias("t"),
+            col("ticks").cast(DataType::Duration(TimeUnit::Milliseconds)).alias("ms"),
+            col("ticks").cast(DataType::Duration(TimeUnit::Nanoseconds)).alias("ns"),
+        ])
+    };
+    let mut exprs = vec![];
+    for c in ["ms", "ns"] {
+        for fractional in [false, true] {
+            let dt = || col(c).dt();
+            exprs.extend([
+                dt().total_days(fractional)
+                    .alias(format!("{c} days {fractional}")),
+                dt().total_hours(fractional)
+                    .alias(format!("{c} hours {fractional}")),
+                dt().total_minutes(fractional)
+                    .alias(format!("{c} minutes {fractional}")),
+                dt().total_seconds(fractional)
+                    .alias(format!("{c} seconds {fractional}")),
+                dt().total_milliseconds(fractional)
+                    .alias(format!("{c} ms {fractional}")),
+                dt().total_microseconds(fractional)
+                    .alias(format!("{c} us {fractional}")),
+                dt().total_nanoseconds(fractional)
+                    .alias(format!("{c} ns {fractional}")),
+            ]);
+        }
+    }
+    exprs.extend([
+        col("d").dt().is_leap_year().alias("leap d"),
+        col("t").dt().is_leap_year().alias("leap t"),
+        col("d").dt().to_string("%Y-%m-%d").alias("d as text"),
+        col("d").dt().to_string("iso").alias("d as iso"),
+        col("t").dt().to_string("iso").alias("t as iso"),
+        col("t")
+            .dt()
+            .to_string("%Y-%m-%d %H:%M:%S%.6f")
+            .alias("t as text"),
+        (col("d") - col("d").shift(lit(1))).alias("days between"),
+        (col("d") - col("d").min())
+            .dt()
+            .total_days(false)
+            .alias("days since the first"),
+    ]);
+    assert_gpu_eq(
+        "duration totals, leap years, formatted dates",
+        frame().select(exprs),
+    );
+    // Chrono formats of the specifiers the device writes, text between
+    // them (multi-byte too).
+    let formats = [
+        "%d/%m/%Y",
+        "%Y%m%d",
+        "%y-%j %e|%b %B",
+        "%a %A %u %w",
+        "%F – %D",
+        "%%Y%n%t«»",
+        "",
+    ];
+    let time_formats = [
+        "%H:%M",
+        "%I:%M:%S %p",
+        "%T%.3f",
+        "%R %9f",
+        "%FT%T%.9f",
+        "%6f",
+    ];
+    let mut exprs = vec![];
+    for (i, format) in formats.iter().enumerate() {
+        exprs.push(col("d").dt().to_string(format).alias(format!("d {i}")));
+        exprs.push(col("t").dt().to_string(format).alias(format!("t {i}")));
+    }
+    for (i, format) in time_formats.iter().enumerate() {
+        exprs.push(col("t").dt().to_string(format).alias(format!("time {i}")));
+    }
+    exprs.push(col("t").dt().to_string("iso:strict").alias("iso:strict"));
+    assert_gpu_eq("dt.to_string in chrono formats", frame().select(exprs));
+    // Dates have no time of day: Polars raises its own error.
+    assert_cpu_error(frame().select([col("d").dt().to_string("%H:%M")]));
+    assert_cpu_answer_with_reason(
+        frame().select([col("t").dt().to_string("%-d.%m")]),
+        "dt.to_string of datetime[us] with the format \"%-d.%m\"",
+    );
+}
+
+#[test]
+fn truncation_of_dates_and_timestamps_matches_the_cpu() {
+    // Days around many month and year turns, before and after 1970, at
+    // random moments of the day.
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+    let mut days: Vec<Option<i64>> = (-1500..1500).map(|d| Some(d * 29 + 3)).collect();
+    days.extend((0..500).map(|_| Some((next() % 200_000) as i64 - 100_000)));
+    days.push(None);
+    let frame = moments(&days, next);
+    let mut exprs = vec![];
+    for every in [
+        "1d", "3d", "1w", "2w", "1mo", "2mo", "1q", "5mo", "1y", "3y",
+    ] {
+        for c in ["date", "us", "ns", "ms"] {
+            exprs.push(
+                col(c)
+                    .dt()
+                    .truncate(lit(every))
+                    .alias(format!("{c} {every}")),
+            );
+        }
+    }
+    for every in ["1h", "15m", "1d12h", "7s", "250ms", "3us", "0ns", "1ns"] {
+        for c in ["us", "ns", "ms"] {
+            exprs.push(
+                col(c)
+                    .dt()
+                    .truncate(lit(every))
+                    .alias(format!("{c} {every}")),
+            );
+        }
+    }
+    assert_gpu_eq("dt.truncate", frame.clone().select(exprs));
+    assert_cpu_answer_with_reason(
+        frame.clone().select([col("date").dt().truncate(lit("1h"))]),
+        "dt.truncate of date",
+    );
+    assert_cpu_error(frame.select([col("us").dt().truncate(lit("1mo1d"))]));
+}
+
+#[test]
+fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
+    let dates = |texts: &[Option<&str>]| {
+        df!("s" => texts.to_vec(), "x" => (0..texts.len() as i64).collect::<Vec<_>>())
+            .unwrap()
+            .lazy()
+    };
+    let format = |format: &str, strict: bool| StrptimeOptions {
+        format: Some(format.into()),
+        strict,
+        ..Default::default()
+    };
+    let canonical = [
+        Some("2024-02-29"),
+        None,
+        Some("1970-01-01"),
+        Some("0001-01-01"),
+        Some("9999-12-31"),
+        Some("1969-12-31"),
+        Some("2000-03-01"),
+    ];
+    let to_date = |strict| col("s").str().to_date(format("%Y-%m-%d", strict));
+    assert_gpu_eq(
+        "dates parsed on the device",
+        dates(&canonical).select([
+            to_date(true).alias("date"),
+            to_date(false).alias("lenient"),
+            to_date(true).dt().year().alias("year"),
+            (to_date(true) - lit(10_957i32).cast(DataType::Date))
+                .dt()
+                .total_days(false)
+                .alias("days since 2000"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter by a parsed date",
+        dates(&canonical).filter(to_date(true).gt(lit(3_652i32).cast(DataType::Date))),
+    );
+    // Texts of other forms, or that are no dates: Polars' parser decides.
+    assert_cpu_answer_with_reason(
+        dates(&[Some("2021-1-5"), Some("2021-01-05")]).select([to_date(true)]),
+        "not of the form YYYY-MM-DD",
+    );
+    assert_cpu_answer_with_reason(
+        dates(&[Some("2021-02-30"), Some("x"), Some("2021-01-05")]).select([to_date(false)]),
+        "not of the form YYYY-MM-DD",
+    );
+    assert_cpu_error(dates(&[Some("2021-02-30"), Some("2021-01-05")]).select([to_date(true)]));
+    // Other formats of fixed-width fields and literal text run too; a text
+    // of another width leaves the column to Polars, and so does a format
+    // with other specifiers.
+    let to_date_as = |f: &str, strict| col("s").str().to_date(format(f, strict));
+    assert_gpu_eq(
+        "dates in other formats",
+        dates(&[
+            Some("29/02/2024"),
+            None,
+            Some("01/01/1970"),
+            Some("31/12/1969"),
+        ])
+        .select([
+            to_date_as("%d/%m/%Y", true).alias("d/m/Y"),
+            to_date_as("%d/%m/%Y", false).alias("lenient"),
+        ]),
+    );
+    assert_gpu_eq(
+        "dates without separators",
+        dates(&[Some("20240229"), Some("19691231")]).select([to_date_as("%Y%m%d", true)]),
+    );
+    assert_cpu_answer_with_reason(
+        dates(&[Some("5/1/2021"), Some("05/01/2021")]).select([to_date_as("%d/%m/%Y", false)]),
+        "not of the form DD/MM/YYYY",
+    );
+    assert_cpu_answer_with_reason(
+        dates(&[Some("05 Jan 2021")]).select([to_date_as("%d %b %Y", true)]),
+        "strptime",
+    );
+    // Without a format Polars infers one from the first text: `%Y-%m-%d`
+    // for texts of that form, which the device parses; any other text
+    // leaves the column to Polars' inference.
+    let inferred = || col("s").str().to_date(StrptimeOptions::default());
+    assert_gpu_eq(
+        "dates of an inferred format",
+        dates(&canonical).select([inferred()]),
+    );
+    assert_gpu_eq(
+        "no dates to infer a format from",
+        dates(&[None, None]).select([inferred()]),
+    );
+    for texts in [
+        &[Some("2021-01-05"), Some("2021/01/06")][..],
+        &[Some("05.01.2021"), Some("06.01.2021")],
+    ] {
+        assert_cpu_answer_with_reason(
+            dates(texts).select([inferred()]),
+            "not of the form YYYY-MM-DD",
+        );
+    }
+    // Timestamps of the form YYYY-MM-DD HH:MM:SS, in each unit.
+    let to_datetime = |unit: Option<TimeUnit>, strict| {
+        col("s").str().to_datetime(
+            unit,
+            None,
+            format("%Y-%m-%d %H:%M:%S", strict),
+            lit("raise"),
+        )
+    };
+    let stamps = [
+        Some("2024-02-29 23:59:59"),
+        None,
+        Some("1970-01-01 00:00:00"),
+        Some("1969-12-31 23:59:59"),
+        Some("2262-04-11 23:47:16"),
+        Some("0001-01-01 00:00:01"),
+    ];
+    assert_gpu_eq(
+        "timestamps parsed on the device",
+        dates(&stamps).select([
+            to_datetime(None, true).alias("us"),
+            to_datetime(Some(TimeUnit::Milliseconds), true).alias("ms"),
+            to_datetime(Some(TimeUnit::Milliseconds), false).alias("lenient ms"),
+            to_datetime(None, true).dt().hour().alias("hour"),
+        ]),
+    );
+    let to_datetime_as = |f: &str| {
+        col("s")
+            .str()
+            .to_datetime(None, None, format(f, true), lit("raise"))
+    };
+    assert_gpu_eq(
+        "timestamps in other formats",
+        dates(&[
+            Some("2024-02-29T23:59:59"),
+            None,
+            Some("1969-12-31T00:00:01"),
+        ])
+        .select([
+            to_datetime_as("%FT%T").alias("F T"),
+            col("s")
+                .str()
+                .slice(lit(0), lit(16))
+                .str()
+                .to_datetime(None, None, format("%Y-%m-%dT%H:%M", true), lit("raise"))
+                .alias("no seconds"),
+        ]),
+    );
+    let inferred_stamps = |unit| {
+        col("s")
+            .str()
+            .to_datetime(unit, None, StrptimeOptions::default(), lit("raise"))
+    };
+    assert_gpu_eq(
+        "timestamps of an inferred format",
+        dates(&stamps).select([
+            inferred_stamps(None).alias("us"),
+            inferred_stamps(Some(TimeUnit::Milliseconds)).alias("ms"),
+        ]),
+    );
+    for texts in [
+        &[Some("2021-01-05 01:02:03"), Some("2021-01-05T01:02:03")][..],
+        &[Some("2021-01-05 01:02:03.5")],
+        &[Some("05/01/2021 01:02:03")],
+    ] {
+        assert_cpu_answer_with_reason(
+            dates(texts).select([inferred_stamps(None)]),
+            "not of the form YYYY-MM-DD HH:MM:SS",
+        );
+    }
+    assert_gpu_eq(
+        "nanosecond timestamps parsed on the device",
+        dates(&stamps[..4]).select([to_datetime(Some(TimeUnit::Nanoseconds), true)]),
+    );
+    for texts in [
+        &[Some("2021-01-05 1:02:03")][..],
+        &[Some("2021-01-05T01:02:03")],
+        &[Some("2021-01-05 24:00:00")],
+    ] {
+        assert_cpu_answer_with_reason(
+            dates(texts).select([to_datetime(None, false)]),
+            "not of the form YYYY-MM-DD HH:MM:SS",
+        );
+    }
+    // (Past i64 nanoseconds the device leaves the texts to Polars too, as
+    // the kernel tests check; Polars' debug build panics on them.)
+}
+
+#[test]
+fn calendar_functions_and_time_unit_changes_match_the_cpu() {
+    // Days around year, century and millennium boundaries (before 1970 and
+    // the year 0 too), leap days, and the first and last days of years whose
+    // ISO year differs.
+    let days = [
+        Some(0i32),
+        Some(-1),
+        Some(10_956),
+        Some(10_957),
+        Some(11_016),
+        Some(-25_508),
+        Some(-719_528),
+        Some(-719_162),
+        Some(-719_163),
+        Some(-36_524),
+        Some(-36_525),
+        Some(14_244),
+        Some(14_245),
+        Some(16_801),
+        Some(20_088),
+        Some(20_089),
+        Some(1_000),
+        None,
+    ];
+    let mut df = df!("d" => days).unwrap();
+    let date = df.column("d").unwrap().cast(&DataType::Date).unwrap();
+    df.with_column(date).unwrap();
+    let lf = df.lazy().with_columns([
+        (col("d").cast(DataType::Int64) * lit(86_400_000_000i64 + 1234))
+            .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+            .alias("t"),
+        (col("d").cast(DataType::Int64) * lit(-3_600_001i64))
+            .cast(DataType::Duration(TimeUnit::Milliseconds))
+            .alias("span"),
+    ]);
+    let calendar = |c: &str| {
+        [
+            col(c).dt().millennium().alias(format!("{c} millennium")),
+            col(c).dt().century().alias(format!("{c} century")),
+            col(c).dt().iso_year().alias(format!("{c} iso year")),
+            col(c)
+                .dt()
+                .days_in_month()
+                .alias(format!("{c} days in month")),
+            col(c).dt().is_leap_year().alias(format!("{c} leap")),
+        ]
+    };
+    assert_gpu_eq(
+        "calendar functions of dates and datetimes",
+        lf.clone().select(
+            calendar("d")
+                .into_iter()
+                .chain(calendar("t"))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    let units = |c: &str| {
+        [
+            TimeUnit::Nanoseconds,
+            TimeUnit::Microseconds,
+            TimeUnit::Milliseconds,
+        ]
+        .into_iter()
+        .flat_map(|unit| {
+            [
+                col(c)
+                    .dt()
+                    .cast_time_unit(unit)
+                    .alias(format!("{c} as {unit}")),
+                col(c)
+                    .dt()
+                    .with_time_unit(unit)
+                    .alias(format!("{c} read in {unit}")),
+            ]
+        })
+        .collect::<Vec<_>>()
+    };
+    assert_gpu_eq(
+        "cast_time_unit (datetimes down, durations toward zero) and with_time_unit",
+        lf.select(
+            units("t")
+                .into_iter()
+                .chain(units("span"))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    // To a finer unit Polars multiplies, wrapping where it overflows.
+    let far = df!("far" => [Some(9_300_000_000_000_000i64), Some(-9_300_000_000_000_001), None])
+        .unwrap()
+        .lazy()
+        .select([col("far").cast(DataType::Datetime(TimeUnit::Milliseconds, None))]);
+    assert_gpu_eq(
+        "cast_time_unit wraps to a finer unit",
+        far.select(units("far")),
+    );
+}
+
+#[test]
+fn rounding_timestamps_to_durations_matches_the_cpu() {
+    let mut next = xorshift(0x0dd_7001);
+    let ticks: Vec<Option<i64>> = (0..300)
+        .map(|i| match i % 7 {
+            0 => None,
+            // Exact halves and multiples of an hour, either side of 1970.
+            1 => Some((next() % 2000) as i64 * 1_800_000_000 - 1_800_000_000_000),
+            _ => Some((next() % 4_000_000_000_000_000) as i64 - 2_000_000_000_000_000),
+        })
+        .collect();
+    let frame = || {
+        df!("t" => &ticks).unwrap().lazy().with_columns([
+            col("t")
+                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .alias("us"),
+            (col("t") / lit(1000i64))
+                .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+                .alias("ms"),
+            col("t")
+                .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+                .alias("ns"),
+        ])
+    };
+    let round = |c: &str, every: &str| col(c).dt().round(lit(every)).alias(format!("{c} {every}"));
+    assert_gpu_eq(
+        "timestamps rounded to durations",
+        frame().select([
+            round("us", "1h"),
+            round("us", "15m"),
+            round("us", "1d"),
+            round("ms", "1d2h"),
+            round("ms", "3s"),
+            round("ns", "7ms"),
+            round("ns", "1us"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([round("us", "1w")]),
+        "dt.round of datetime[us] by \"1w\"",
+    );
+    // Dates by whole days, either side of 1970, ties too.
+    let days: Vec<Option<i32>> = (-40..40).map(|d| (d % 9 != 0).then_some(d * 3)).collect();
+    let dates = || {
+        df!("d" => &days)
+            .unwrap()
+            .lazy()
+            .with_columns([col("d").cast(DataType::Date)])
+    };
+    assert_gpu_eq(
+        "dates rounded to whole days",
+        dates().select([
+            round("d", "1d"),
+            round("d", "2d"),
+            round("d", "5d"),
+            round("d", "7d"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        dates().select([round("d", "12h")]),
+        "dt.round of date by \"12h\"",
+    );
+}

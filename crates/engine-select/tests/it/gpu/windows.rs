@@ -1,0 +1,110 @@
+//! Window expressions (`over`) on the device.
+
+use super::*;
+
+#[test]
+fn window_aggregations_over_partitions_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => [Some("a"), Some("b"), None, Some("a"), Some("c"), Some("b"), None, Some("a"), Some("b")],
+            "h" => [Some(1i32), Some(1), Some(2), Some(2), Some(1), Some(1), Some(2), Some(1), None],
+            "x" => [Some(1.5f64), None, Some(-2.0), Some(4.0), Some(f64::NAN), Some(3.0), Some(0.5), Some(-1.0), Some(2.0)],
+            "i" => [Some(5i64), Some(-3), None, Some(7), Some(1), Some(2), Some(9), None, Some(4)],
+            "b" => [Some(true), Some(false), None, Some(true), Some(true), Some(false), Some(false), None, Some(true)],
+        )
+        .unwrap()
+        .lazy()
+    };
+    assert_gpu_eq(
+        "windows in with_columns",
+        frame().with_columns([
+            col("i").sum().over([col("g")]).unwrap().alias("sum by g"),
+            col("x")
+                .mean()
+                .over([col("g"), col("h")])
+                .unwrap()
+                .alias("mean by g, h"),
+            (col("i") - col("i").min().over([col("h")]).unwrap()).alias("i minus min by h"),
+            len().over([col("g")]).unwrap().alias("rows by g"),
+            col("i")
+                .count()
+                .over([col("b")])
+                .unwrap()
+                .alias("count by b"),
+            (col("x") / col("x").sum().over([col("g")]).unwrap() + col("x").mean()).alias("share"),
+            col("i").over([col("g")]).unwrap().alias("elementwise"),
+            (col("i") - col("i").mean())
+                .abs()
+                .max()
+                .over([col("h")])
+                .unwrap()
+                .alias("spread"),
+            col("x")
+                .first()
+                .over([col("x")])
+                .unwrap()
+                .alias("first by a float"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a window in a filter and a select",
+        frame()
+            .filter(col("i").gt_eq(col("i").median().over([col("g")]).unwrap()))
+            .select([
+                col("g"),
+                col("i"),
+                col("i").n_unique().over([col("h")]).unwrap().alias("n"),
+            ]),
+    );
+    assert_gpu_eq(
+        "windows partitioned by expressions",
+        frame().with_columns([
+            col("i")
+                .sum()
+                .over([col("i") % lit(2i64)])
+                .unwrap()
+                .alias("by parity"),
+            len()
+                .over([col("g").str().to_uppercase(), col("h")])
+                .unwrap()
+                .alias("by upper case and h"),
+        ]),
+    );
+    assert_gpu_eq(
+        "the sum of a window",
+        frame().select([col("i").sum().over([col("g")]).unwrap().sum()]),
+    );
+    assert_gpu_eq(
+        "a whole-frame sum beside a window: repeated on every row",
+        frame().select([
+            col("i").sum(),
+            col("i").sum().over([col("g")]).unwrap().alias("w"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a whole-frame sum inside a window",
+        frame().select([(col("i") + col("i").sum()).over([col("g")]).unwrap()]),
+    );
+    // What the device does not compute falls back with its reason, and the
+    // CPU's answer.
+    let cases = [
+        (
+            vec![
+                col("i")
+                    .sum()
+                    .over([col("g")])
+                    .unwrap()
+                    .over([col("h")])
+                    .unwrap(),
+            ],
+            "a window inside the window",
+        ),
+        (
+            vec![col("i").sum().over([col("i").sum()]).unwrap()],
+            "a window partitioned or ordered by",
+        ),
+    ];
+    for (exprs, reason) in cases {
+        assert_cpu_answer_with_reason(frame().select(exprs), reason);
+    }
+}

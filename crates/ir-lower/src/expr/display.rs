@@ -1,0 +1,364 @@
+//! Expressions written in Polars' notation (`col("a").sum()`), as reasons and plans show them.
+
+use super::*;
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Null => f.write_str("null"),
+            Scalar::Boolean(v) => write!(f, "{v}"),
+            Scalar::Int(v) => write!(f, "{v}"),
+            Scalar::UInt(v) => write!(f, "{v}"),
+            Scalar::Float(v) => write!(f, "{v:?}"),
+            Scalar::String(v) => write!(f, "{v:?}"),
+            Scalar::Date(v) => write!(f, "{v}d"),
+            Scalar::Datetime(v) | Scalar::Duration(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+impl fmt::Display for AggOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AggOp::Sum => f.write_str("sum"),
+            AggOp::Product => f.write_str("product"),
+            AggOp::Mean => f.write_str("mean"),
+            AggOp::Min { propagate_nans } => {
+                f.write_str(if *propagate_nans { "nan_min" } else { "min" })
+            }
+            AggOp::Max { propagate_nans } => {
+                f.write_str(if *propagate_nans { "nan_max" } else { "max" })
+            }
+            AggOp::Median => f.write_str("median"),
+            AggOp::NUnique => f.write_str("n_unique"),
+            AggOp::ArgMin => f.write_str("arg_min"),
+            AggOp::ArgMax => f.write_str("arg_max"),
+            AggOp::Join { separator, .. } => write!(f, "str.join({separator:?})"),
+            AggOp::First => f.write_str("first"),
+            AggOp::Item { .. } => f.write_str("item"),
+            AggOp::Last => f.write_str("last"),
+            AggOp::Count {
+                include_nulls: false,
+            } => f.write_str("count"),
+            AggOp::Count {
+                include_nulls: true,
+            } => f.write_str("count_with_nulls"),
+            AggOp::Std { ddof } => write!(f, "std[ddof={ddof}]"),
+            AggOp::Var { ddof } => write!(f, "var[ddof={ddof}]"),
+            AggOp::Quantile { quantile, method } => write!(f, "quantile[{quantile}, {method}]"),
+        }
+    }
+}
+
+impl fmt::Display for TextPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TextPattern::Literal(text) => write!(f, "{text:?}"),
+            TextPattern::Regex(dfa) => write!(f, "regex({:?})", dfa.pattern()),
+        }
+    }
+}
+
+impl fmt::Display for StringOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StringOp::Contains(text) => write!(f, "str.contains({text:?})"),
+            StringOp::ContainsPattern(alternatives) => {
+                let alternatives: Vec<String> =
+                    alternatives.iter().map(|a| format!("{a:?}")).collect();
+                write!(f, "str.contains_pattern({})", alternatives.join(" | "))
+            }
+            StringOp::ContainsRegex(dfa) => write!(f, "str.contains_regex({:?})", dfa.pattern()),
+            StringOp::StartsWith(text) => write!(f, "str.starts_with({text:?})"),
+            StringOp::EndsWith(text) => write!(f, "str.ends_with({text:?})"),
+            StringOp::LenBytes => f.write_str("str.len_bytes"),
+            StringOp::LenChars => f.write_str("str.len_chars"),
+            StringOp::CountMatches(pattern) => write!(f, "str.count_matches({pattern})"),
+            StringOp::Find(pattern) => write!(f, "str.find({pattern})"),
+            StringOp::Extract(pattern) => write!(f, "str.extract({pattern})"),
+            StringOp::Slice { offset, length } => match length {
+                Some(length) => write!(f, "str.slice({offset}, {length})"),
+                None => write!(f, "str.slice({offset})"),
+            },
+            StringOp::DropLast(count) => write!(f, "str.head(-{count})"),
+            StringOp::ToUppercase => f.write_str("str.to_uppercase"),
+            StringOp::ToLowercase => f.write_str("str.to_lowercase"),
+            StringOp::Replace {
+                pattern,
+                value,
+                limit,
+            } => match limit {
+                Some(limit) => write!(f, "str.replace({pattern}, {value:?}, n={limit})"),
+                None => write!(f, "str.replace_all({pattern}, {value:?})"),
+            },
+            StringOp::Pad { length, fill, side } => match side {
+                PadSide::Start => write!(f, "str.pad_start({length}, {fill:?})"),
+                PadSide::End => write!(f, "str.pad_end({length}, {fill:?})"),
+                PadSide::Zeros => write!(f, "str.zfill({length})"),
+            },
+            StringOp::Strip { set, start, end } => {
+                let which = match (start, end) {
+                    (true, false) => "_start",
+                    (false, true) => "_end",
+                    _ => "",
+                };
+                match set {
+                    Some(set) => write!(f, "str.strip_chars{which}({:?})", String::from_iter(set)),
+                    None => write!(f, "str.strip_chars{which}"),
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for DistinctTest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DistinctTest::Unique => "is_unique",
+            DistinctTest::Duplicated => "is_duplicated",
+            DistinctTest::FirstDistinct => "is_first_distinct",
+            DistinctTest::LastDistinct => "is_last_distinct",
+        })
+    }
+}
+
+impl fmt::Display for FloatCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FloatCheck::IsNan => "is_nan",
+            FloatCheck::IsNotNan => "is_not_nan",
+            FloatCheck::IsFinite => "is_finite",
+            FloatCheck::IsInfinite => "is_infinite",
+        })
+    }
+}
+
+impl fmt::Display for TemporalPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TemporalPart::Year => "dt.year",
+            TemporalPart::Quarter => "dt.quarter",
+            TemporalPart::Month => "dt.month",
+            TemporalPart::Day => "dt.day",
+            TemporalPart::Weekday => "dt.weekday",
+            TemporalPart::OrdinalDay => "dt.ordinal_day",
+            TemporalPart::Week => "dt.week",
+            TemporalPart::Hour => "dt.hour",
+            TemporalPart::Minute => "dt.minute",
+            TemporalPart::Second => "dt.second",
+            TemporalPart::Millisecond => "dt.millisecond",
+            TemporalPart::Microsecond => "dt.microsecond",
+            TemporalPart::Nanosecond => "dt.nanosecond",
+        })
+    }
+}
+
+impl fmt::Display for NamedExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.expr.kind {
+            ExprKind::Column { name, .. } if *name == self.name => write!(f, "{}", self.expr),
+            _ => write!(f, "{} as {:?}", self.expr, self.name),
+        }
+    }
+}
+
+impl fmt::Display for GpuExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ExprKind::Column {
+                index,
+                name,
+                held: Held::PerRow,
+            } => write!(f, "#{index}:{name}"),
+            ExprKind::Column { index, name, held } => write!(f, "#{index}:{name}({held:?})"),
+            ExprKind::Literal(value) => write!(f, "{value}:{}", self.dtype),
+            ExprKind::Binary { op, left, right } => {
+                write!(f, "({left} {} {right})", op.symbol())
+            }
+            ExprKind::Not(input) => write!(f, "not({input})"),
+            ExprKind::Negate(input) => write!(f, "neg({input})"),
+            ExprKind::Abs(input) => write!(f, "abs({input})"),
+            ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
+            ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
+            ExprKind::Strftime { input, format } => {
+                let text = FormatPart::text(format);
+                write!(f, "{input}.dt.to_string({text:?})")
+            }
+            ExprKind::ParseTemporal { input, format } => {
+                let function = match self.dtype {
+                    GpuDtype::Date => "to_date",
+                    _ => "to_datetime",
+                };
+                let text = FormatPart::text(format);
+                write!(f, "{input}.str.{function}({text:?})")
+            }
+            ExprKind::CumExtreme {
+                input,
+                minimum,
+                reverse,
+            } => {
+                let name = if *minimum { "cum_min" } else { "cum_max" };
+                let reversed = if *reverse { ", reverse" } else { "" };
+                write!(f, "{name}({input}{reversed})")
+            }
+            ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
+            ExprKind::Reverse(input) => write!(f, "reverse({input})"),
+            ExprKind::Rank {
+                input,
+                method,
+                descending,
+            } => {
+                let order = if *descending { ", descending" } else { "" };
+                write!(f, "rank({input}, {method:?}{order})")
+            }
+            ExprKind::Distinct { input, test } => write!(f, "{test}({input})"),
+            ExprKind::Where { input, by } => write!(f, "filter({input}, {by})"),
+            ExprKind::SortedBy {
+                input,
+                order,
+                ties_in_row_order,
+            } => {
+                write!(f, "sort_by({input}")?;
+                for order in order {
+                    let descending = if order.descending { ", descending" } else { "" };
+                    let nulls = if order.nulls_last { ", nulls last" } else { "" };
+                    write!(f, ", {}{descending}{nulls}", order.key)?;
+                }
+                if !ties_in_row_order {
+                    f.write_str(", unstable")?;
+                }
+                f.write_str(")")
+            }
+            ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
+            ExprKind::Fill {
+                input,
+                forward,
+                limit,
+            } => {
+                let how = if *forward {
+                    "forward_fill"
+                } else {
+                    "backward_fill"
+                };
+                match limit {
+                    Some(limit) => write!(f, "{how}({input}, limit={limit})"),
+                    None => write!(f, "{how}({input})"),
+                }
+            }
+            ExprKind::IsNull(input) => write!(f, "is_null({input})"),
+            ExprKind::IsNotNull(input) => write!(f, "is_not_null({input})"),
+            ExprKind::FloatCheck { check, input } => write!(f, "{check}({input})"),
+            ExprKind::Cast { input, mode } => {
+                let how = match mode {
+                    CastMode::Strict => "strict_cast",
+                    CastMode::NonStrict => "cast",
+                    CastMode::Wrapping => "wrapping_cast",
+                };
+                write!(f, "{how}({input} -> {})", self.dtype)
+            }
+            ExprKind::Ternary {
+                predicate,
+                truthy,
+                falsy,
+            } => write!(f, "when({predicate}, {truthy}, {falsy})"),
+            ExprKind::FillNull { input, value } => write!(f, "fill_null({input}, {value})"),
+            ExprKind::IsIn {
+                input,
+                values,
+                nulls_equal,
+            } => {
+                let values: Vec<String> = values.iter().map(ToString::to_string).collect();
+                let nulls = if *nulls_equal { ", nulls_equal" } else { "" };
+                write!(f, "is_in({input}, [{}]{nulls})", values.join(", "))
+            }
+            ExprKind::IsInColumn {
+                input,
+                other,
+                nulls_equal,
+            } => {
+                let nulls = if *nulls_equal { ", nulls_equal" } else { "" };
+                write!(f, "is_in({input}, implode({other}){nulls})")
+            }
+            ExprKind::MatchesRow {
+                how,
+                input,
+                pattern,
+            } => {
+                let how = match how {
+                    RowMatch::StartsWith => "starts_with",
+                    RowMatch::EndsWith => "ends_with",
+                    RowMatch::Contains => "contains",
+                };
+                write!(f, "{input}.str.{how}({pattern})")
+            }
+            ExprKind::IsBetween {
+                input,
+                lower,
+                upper,
+                closed,
+            } => write!(f, "is_between({input}, {lower}, {upper}, {closed:?})"),
+            ExprKind::Round {
+                input,
+                mode: Rounding::Floor,
+                ..
+            } => write!(f, "floor({input})"),
+            ExprKind::Round {
+                input,
+                mode: Rounding::Ceil,
+                ..
+            } => write!(f, "ceil({input})"),
+            ExprKind::Round {
+                input,
+                decimals,
+                mode,
+            } => write!(f, "round({input}, {decimals}, {mode:?})"),
+            ExprKind::Clip {
+                input,
+                lower,
+                upper,
+            } => write!(f, "clip({input}, {lower}, {upper})"),
+            ExprKind::Unique {
+                input,
+                maintain_order,
+            } => {
+                let order = if *maintain_order {
+                    ", maintain_order"
+                } else {
+                    ""
+                };
+                write!(f, "unique({input}{order})")
+            }
+            ExprKind::String { op, input } => write!(f, "{op}({input})"),
+            ExprKind::Temporal { part, input } => write!(f, "{part}({input})"),
+            ExprKind::Agg { op, input } => write!(f, "{op}({input})"),
+            ExprKind::Len => f.write_str("len()"),
+            ExprKind::ConcatStr {
+                inputs,
+                separator,
+                ignore_nulls,
+            } => {
+                let inputs: Vec<String> = inputs.iter().map(ToString::to_string).collect();
+                let nulls = if *ignore_nulls { ", ignore_nulls" } else { "" };
+                write!(
+                    f,
+                    "concat_str([{}], {separator:?}{nulls})",
+                    inputs.join(", ")
+                )
+            }
+            ExprKind::Window {
+                function,
+                partition_by,
+                order_by,
+            } => {
+                let keys: Vec<String> = partition_by.iter().map(ToString::to_string).collect();
+                write!(f, "{function}.over([{}]", keys.join(", "))?;
+                if let Some(order) = order_by {
+                    let descending = if order.descending { ", descending" } else { "" };
+                    let nulls = if order.nulls_last { ", nulls last" } else { "" };
+                    write!(f, ", order_by={}{descending}{nulls}", order.key)?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}

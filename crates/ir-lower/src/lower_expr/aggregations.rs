@@ -1,0 +1,411 @@
+//! Aggregations: per group and whole-frame, of filters, of booleans, and their names in Polars' notation.
+
+use super::*;
+
+/// Which rows of an expression a filter inside an expression keeps.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum KeptRows {
+    /// Where this boolean expression is true (`filter`).
+    By(Node),
+    /// The valid ones (`drop_nulls`).
+    NotNull,
+    /// Those not NaN (`drop_nans`).
+    NotNan,
+    /// Those whose place lies in the slice (`slice`, `head`, `tail`).
+    Slice { offset: Node, length: Node },
+    /// Every `n`-th from `offset` (`gather_every`).
+    Every { n: usize, offset: usize },
+}
+
+/// Of `values.filter(by)`, `values.drop_nulls()`, `values.drop_nans()`,
+/// `values.slice(offset, length)` or `values.gather_every(n, offset)` at
+/// `node`: the values' node and which of their rows are kept; `None` for any
+/// other expression.
+pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, KeptRows)> {
+    match arena.get(node) {
+        AExpr::Filter { input, by } => Some((*input, KeptRows::By(*by))),
+        AExpr::Slice {
+            input,
+            offset,
+            length,
+        } => Some((
+            *input,
+            KeptRows::Slice {
+                offset: *offset,
+                length: *length,
+            },
+        )),
+        AExpr::Function {
+            input, function, ..
+        } => {
+            let rows = match function {
+                IRFunctionExpr::DropNulls => KeptRows::NotNull,
+                IRFunctionExpr::DropNans => KeptRows::NotNan,
+                IRFunctionExpr::GatherEvery { n, offset } => KeptRows::Every {
+                    n: *n,
+                    offset: *offset,
+                },
+                _ => return None,
+            };
+            let [values] = input.as_slice() else {
+                return None;
+            };
+            Some((values.node(), rows))
+        }
+        _ => None,
+    }
+}
+
+pub(crate) fn quantile_method_name(method: QuantileMethod) -> &'static str {
+    match method {
+        QuantileMethod::Nearest => "nearest",
+        QuantileMethod::Lower => "lower",
+        QuantileMethod::Higher => "higher",
+        QuantileMethod::Midpoint => "midpoint",
+        QuantileMethod::Linear => "linear",
+        QuantileMethod::Equiprobable => "equiprobable",
+    }
+}
+
+pub(crate) fn agg_name(agg: &IRAggExpr) -> &'static str {
+    match agg {
+        IRAggExpr::Min { .. } => "min",
+        IRAggExpr::Max { .. } => "max",
+        IRAggExpr::Median(_) => "median",
+        IRAggExpr::NUnique(_) => "n_unique",
+        IRAggExpr::Item { .. } => "item",
+        IRAggExpr::First(_) => "first",
+        IRAggExpr::FirstNonNull(_) => "first_non_null",
+        IRAggExpr::Last(_) => "last",
+        IRAggExpr::LastNonNull(_) => "last_non_null",
+        IRAggExpr::Mean(_) => "mean",
+        IRAggExpr::Implode { .. } => "implode",
+        IRAggExpr::Sum(_) => "sum",
+        IRAggExpr::Count { .. } => "count",
+        IRAggExpr::Std(..) => "std",
+        IRAggExpr::Var(..) => "var",
+        IRAggExpr::AggGroups(_) => "agg_groups",
+    }
+}
+
+impl ExprLowering<'_> {
+    pub(crate) fn aggregation(&mut self, node: Node, agg: &IRAggExpr) -> Lowered {
+        let (op, input) = match *agg {
+            IRAggExpr::Min {
+                input,
+                propagate_nans,
+            } => (AggOp::Min { propagate_nans }, input),
+            IRAggExpr::Max {
+                input,
+                propagate_nans,
+            } => (AggOp::Max { propagate_nans }, input),
+            IRAggExpr::Median(input) => (AggOp::Median, input),
+            IRAggExpr::NUnique(input) => (AggOp::NUnique, input),
+            IRAggExpr::First(input) => (AggOp::First, input),
+            IRAggExpr::Last(input) => (AggOp::Last, input),
+            IRAggExpr::Mean(input) => (AggOp::Mean, input),
+            IRAggExpr::Sum(input) => (AggOp::Sum, input),
+            IRAggExpr::Count {
+                input,
+                include_nulls,
+            } => (AggOp::Count { include_nulls }, input),
+            IRAggExpr::Std(input, ddof) => (AggOp::Std { ddof }, input),
+            IRAggExpr::Var(input, ddof) => (AggOp::Var { ddof }, input),
+            // The first (last) of the values that are not null.
+            IRAggExpr::FirstNonNull(input) | IRAggExpr::LastNonNull(input) => {
+                let op = if matches!(agg, IRAggExpr::FirstNonNull(_)) {
+                    AggOp::First
+                } else {
+                    AggOp::Last
+                };
+                let dtype = self.dtype(node)?;
+                let values = self.expr(input)?;
+                let kept = values.clone().is_not_null();
+                return self.aggregation_of_filter(node, op, (values, kept), dtype);
+            }
+            IRAggExpr::Item { input, allow_empty } => (AggOp::Item { allow_empty }, input),
+            IRAggExpr::Implode { .. } | IRAggExpr::AggGroups(_) => {
+                return self.refuse(
+                    node,
+                    format!("aggregation {} is not supported on the GPU", agg_name(agg)),
+                );
+            }
+        };
+        let dtype = self.dtype(node)?;
+        if let AggOp::Item { .. } = op {
+            // Of the input as it is (a filter, sort or slice of it is
+            // refused as an expression).
+            let input = self.boxed(input)?;
+            return Some(GpuExpr {
+                kind: ExprKind::Agg { op, input },
+                dtype,
+            });
+        }
+        self.aggregation_of(node, op, input, dtype)
+    }
+
+    /// `op` of the expression at `input`, of `dtype`: of a filter
+    /// ([`filtered_parts`]), the rows it keeps.
+    pub(crate) fn aggregation_of(
+        &mut self,
+        node: Node,
+        op: AggOp,
+        input: Node,
+        dtype: GpuDtype,
+    ) -> Lowered {
+        if let Some(parts) = filtered_parts(self.arena, input) {
+            // A variance of every n-th value, or of a filter by a literal:
+            // where a group keeps no valid value Polars gives 0.0 on this
+            // path (null on the others), so the executor, seeing the rows
+            // kept (`Where`), leaves such a group to Polars.
+            let by_literal = |by: Node| matches!(self.arena.get(by), AExpr::Literal(_));
+            let polars_own = matches!(op, AggOp::Std { .. } | AggOp::Var { .. })
+                && match parts.1 {
+                    KeptRows::Every { .. } => true,
+                    KeptRows::By(by) => by_literal(by),
+                    _ => false,
+                };
+            let (values, kept) = self.filtered(input, parts)?;
+            if polars_own {
+                let input = GpuExpr {
+                    dtype: values.dtype,
+                    kind: ExprKind::Where {
+                        input: Box::new(values),
+                        by: Box::new(kept),
+                    },
+                };
+                return Some(GpuExpr {
+                    kind: ExprKind::Agg {
+                        op,
+                        input: Box::new(input),
+                    },
+                    dtype,
+                });
+            }
+            return self.aggregation_of_filter(node, op, (values, kept), dtype);
+        }
+        let input = self.boxed(input)?;
+        Some(GpuExpr {
+            kind: ExprKind::Agg { op, input },
+            dtype,
+        })
+    }
+
+    /// The values of [`filtered_parts`] and a boolean per row
+    /// of them, true where the row is kept, both lowered (so that the
+    /// reasons of both are reported).
+    pub fn filtered(
+        &mut self,
+        node: Node,
+        (values, rows): (Node, KeptRows),
+    ) -> Option<(GpuExpr, GpuExpr)> {
+        let lowered = self.expr(values);
+        let kept = match rows {
+            KeptRows::By(by) => self.expr(by),
+            KeptRows::Slice { offset, length } => self.kept_by_place(node, (offset, length)),
+            KeptRows::Every { n: 0, .. } => self.refuse(node, "gather_every(0)"),
+            KeptRows::Every { n, offset } => {
+                // Rows offset, offset + n, ... of the frame or group.
+                let int64 = GpuDtype::Int64;
+                let int = |v: usize| GpuExpr::literal(Scalar::Int(v as i64), int64);
+                let from_offset = place_from_zero().binary(BinaryOp::Minus, int(offset), int64);
+                Some(
+                    from_offset
+                        .clone()
+                        .binary(BinaryOp::GtEq, int(0), GpuDtype::Boolean)
+                        .binary(
+                            BinaryOp::And,
+                            from_offset.binary(BinaryOp::Modulus, int(n), int64).binary(
+                                BinaryOp::Eq,
+                                int(0),
+                                GpuDtype::Boolean,
+                            ),
+                            GpuDtype::Boolean,
+                        ),
+                )
+            }
+            KeptRows::NotNull => lowered.clone().map(GpuExpr::is_not_null),
+            // Those not NaN (nulls are kept; only floats hold NaN).
+            KeptRows::NotNan => lowered.as_ref().map(|values| {
+                let every = GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean);
+                if !values.dtype.is_float() {
+                    return every;
+                }
+                GpuExpr {
+                    kind: ExprKind::FloatCheck {
+                        check: FloatCheck::IsNotNan,
+                        input: Box::new(values.clone()),
+                    },
+                    dtype: GpuDtype::Boolean,
+                }
+                .fill_null(every)
+            }),
+        };
+        Some((lowered?, kept?))
+    }
+
+    /// Whether each row's place p (from 0, in the frame or in its group)
+    /// lies in Polars' slice of literal bounds: from `offset` (counted from
+    /// the end when negative), `length` rows (all, when null).
+    pub(crate) fn kept_by_place(&mut self, node: Node, (offset, length): (Node, Node)) -> Lowered {
+        let (offset, length) = (self.literal_i64(offset), self.constant(length));
+        let length = match length {
+            Some(AnyValue::Null) => Some(i64::MAX),
+            Some(value) => value
+                .extract::<u64>()
+                .map(|v| v.min(i64::MAX as u64) as i64),
+            None => None,
+        };
+        let (Some(offset), Some(length)) = (offset, length) else {
+            return self.refuse(node, "a slice with bounds that are not literals");
+        };
+        let int64 = GpuDtype::Int64;
+        let int = |v| GpuExpr::literal(Scalar::Int(v), int64);
+        let start = if offset < 0 {
+            let rows = GpuExpr {
+                kind: ExprKind::Len,
+                dtype: GpuDtype::UInt32,
+            };
+            rows.cast(int64, CastMode::NonStrict)
+                .binary(BinaryOp::Plus, int(offset), int64)
+        } else {
+            int(offset)
+        };
+        let from_start = place_from_zero().binary(BinaryOp::Minus, start.clone(), int64);
+        Some(
+            place_from_zero()
+                .binary(BinaryOp::GtEq, start, GpuDtype::Boolean)
+                .binary(
+                    BinaryOp::And,
+                    from_start.binary(BinaryOp::Lt, int(length), GpuDtype::Boolean),
+                    GpuDtype::Boolean,
+                ),
+        )
+    }
+
+    /// An aggregation of `input.filter(by)`: of the input with null where
+    /// `by` is not true, for the aggregations that skip nulls (the number of
+    /// rows kept, for `len`); `first` and `last` of the rows kept; n_unique,
+    /// which counts null, is refused.
+    pub(crate) fn aggregation_of_filter(
+        &mut self,
+        node: Node,
+        op: AggOp,
+        (input, by): (GpuExpr, GpuExpr),
+        dtype: GpuDtype,
+    ) -> Lowered {
+        let (op, input) = match op {
+            AggOp::NUnique => {
+                return self.refuse(node, format!("{op} of a filtered expression"));
+            }
+            // The rows kept themselves: first and last pick among them, and
+            // Polars sums (and so averages) the kept values of floats (and of
+            // integers, for means) in its own order.
+            AggOp::First | AggOp::Last | AggOp::Sum | AggOp::Mean
+                if matches!(op, AggOp::First | AggOp::Last)
+                    || input.dtype == GpuDtype::Float64
+                    || (op == AggOp::Mean
+                        && matches!(
+                            input.dtype,
+                            GpuDtype::Int32 | GpuDtype::Int64 | GpuDtype::UInt32 | GpuDtype::UInt64
+                        )) =>
+            {
+                let kept = GpuExpr {
+                    dtype: input.dtype,
+                    kind: ExprKind::Where {
+                        input: Box::new(input),
+                        by: Box::new(by),
+                    },
+                };
+                (op, kept)
+            }
+            AggOp::Count {
+                include_nulls: true,
+            } if dtype == GpuDtype::UInt32 => {
+                // The rows the filter keeps.
+                let kept = by
+                    .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
+                    .cast(GpuDtype::UInt32, CastMode::NonStrict);
+                (AggOp::Sum, kept)
+            }
+            AggOp::Count {
+                include_nulls: true,
+            } => {
+                return self.refuse(node, format!("the number of filtered rows as {dtype}"));
+            }
+            op => {
+                let null = GpuExpr::literal(Scalar::Null, input.dtype);
+                let dtype = input.dtype;
+                (op, by.then(input, null, dtype))
+            }
+        };
+        Some(GpuExpr {
+            kind: ExprKind::Agg {
+                op,
+                input: Box::new(input),
+            },
+            dtype,
+        })
+    }
+
+    /// `any`, `all` (Kleene unless `ignore_nulls`), `has_nulls` and
+    /// `is_empty` (of the valid values, with `ignore_nulls`), per group or
+    /// of the column: from the numbers of rows, valid values and true values.
+    pub(crate) fn boolean_aggregation(
+        &mut self,
+        node: Node,
+        input: GpuExpr,
+        function: &IRBooleanFunction,
+    ) -> Lowered {
+        use IRBooleanFunction as B;
+        if matches!(function, B::Any { .. } | B::All { .. }) && input.dtype != GpuDtype::Boolean {
+            return self.refuse(node, format!("{function} of {}", input.dtype));
+        }
+        let (boolean, count) = (GpuDtype::Boolean, GpuDtype::UInt32);
+        let aggregated = |op, input: GpuExpr| GpuExpr {
+            kind: ExprKind::Agg {
+                op,
+                input: Box::new(input),
+            },
+            dtype: count,
+        };
+        let rows = aggregated(
+            AggOp::Count {
+                include_nulls: true,
+            },
+            input.clone(),
+        );
+        let valid = aggregated(
+            AggOp::Count {
+                include_nulls: false,
+            },
+            input.clone(),
+        );
+        let minus = |a: GpuExpr, b: GpuExpr| a.binary(BinaryOp::Minus, b, count);
+        let zero = || GpuExpr::literal(Scalar::UInt(0), count);
+        let some = |n: GpuExpr| n.binary(BinaryOp::Gt, zero(), boolean);
+        let none = |n: GpuExpr| n.binary(BinaryOp::Eq, zero(), boolean);
+        let truth = |v: bool| GpuExpr::literal(Scalar::Boolean(v), boolean);
+        let nulls = || minus(rows.clone(), valid.clone());
+        let trues = || aggregated(AggOp::Sum, input.clone());
+        // Kleene: the deciding value if any row has it, else null if a row
+        // is null, else the other value.
+        let kleene = |decided: GpuExpr, value: bool| {
+            let unknown = some(nulls()).then(
+                GpuExpr::literal(Scalar::Null, boolean),
+                truth(!value),
+                boolean,
+            );
+            decided.then(truth(value), unknown, boolean)
+        };
+        Some(match function {
+            B::Any { ignore_nulls: true } => some(trues()),
+            B::Any { .. } => kleene(some(trues()), true),
+            B::All { ignore_nulls: true } => none(minus(valid.clone(), trues())),
+            B::All { .. } => kleene(some(minus(valid.clone(), trues())), false),
+            B::HasNulls => some(nulls()),
+            B::IsEmpty { ignore_nulls: true } => none(valid),
+            _ => none(rows),
+        })
+    }
+}

@@ -1,0 +1,725 @@
+//! Functions of Polars' `FunctionExpr`: dispatch to the families, arithmetic functions, horizontal folds, casts.
+
+use super::*;
+
+pub(crate) fn binary_op(op: Operator) -> BinaryOp {
+    match op {
+        Operator::Eq => BinaryOp::Eq,
+        Operator::EqValidity => BinaryOp::EqMissing,
+        Operator::NotEq => BinaryOp::NotEq,
+        Operator::NotEqValidity => BinaryOp::NotEqMissing,
+        Operator::Lt => BinaryOp::Lt,
+        Operator::LtEq => BinaryOp::LtEq,
+        Operator::Gt => BinaryOp::Gt,
+        Operator::GtEq => BinaryOp::GtEq,
+        Operator::Plus => BinaryOp::Plus,
+        Operator::Minus => BinaryOp::Minus,
+        Operator::Multiply => BinaryOp::Multiply,
+        Operator::RustDivide => BinaryOp::Divide,
+        Operator::TrueDivide => BinaryOp::TrueDivide,
+        Operator::FloorDivide => BinaryOp::FloorDivide,
+        Operator::Modulus => BinaryOp::Modulus,
+        Operator::And | Operator::LogicalAnd => BinaryOp::And,
+        Operator::Or | Operator::LogicalOr => BinaryOp::Or,
+        Operator::Xor => BinaryOp::Xor,
+    }
+}
+
+/// Casts the GPU supports: among numeric types (and from Boolean), between
+/// temporal types and integers, and between temporal types.
+pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
+    from == to
+        || (from.is_numeric() || from == GpuDtype::Boolean)
+            && (to.is_numeric() || to == GpuDtype::Boolean)
+        || from.is_temporal() && to.is_integer()
+        || from.is_integer() && to.is_temporal()
+        || from.is_temporal() && to.is_temporal()
+        || (from.is_numeric() || from == GpuDtype::Boolean) && to == GpuDtype::String
+        || from == GpuDtype::String && (to.is_integer() || to.is_float())
+        || matches!(from, GpuDtype::Date | GpuDtype::Datetime(_)) && to == GpuDtype::String
+}
+
+/// Polars' `min_horizontal`, `max_horizontal`, `sum_horizontal` and
+/// `mean_horizontal` of `inputs` (of one type), giving `dtype`, as row-wise
+/// expressions: min and max (of integers and temporals) fold left to right,
+/// each step a clip by the next input, which a null does not clip and which
+/// fills a null; sums fold
+/// with `+` (wrapping integers; booleans counted as `u32`), nulls as zero
+/// when they are ignored; a mean is the sum, as a float, over the number of
+/// valid inputs (null where there are none).
+pub(crate) fn horizontal(
+    function: &IRFunctionExpr,
+    inputs: Vec<GpuExpr>,
+    dtype: GpuDtype,
+) -> Result<GpuExpr, String> {
+    use IRFunctionExpr as F;
+    let Some(first) = inputs.first() else {
+        return Err(format!("{function} of no inputs"));
+    };
+    let input_dtype = first.dtype;
+    if inputs.iter().any(|input| input.dtype != input_dtype) {
+        return Err(format!("{function} of differing types"));
+    }
+    let zero = |dtype: GpuDtype| {
+        let value = match dtype {
+            _ if dtype.is_float() => Scalar::Float(0.0),
+            _ if dtype.is_unsigned() => Scalar::UInt(0),
+            _ => Scalar::Int(0),
+        };
+        GpuExpr::literal(value, dtype)
+    };
+    let null = |dtype| GpuExpr::literal(Scalar::Null, dtype);
+    match function {
+        F::MinHorizontal | F::MaxHorizontal if inputs.len() == 1 && dtype == input_dtype => {
+            // One input is itself.
+            Ok(inputs.into_iter().next().expect("one input"))
+        }
+        F::MinHorizontal | F::MaxHorizontal => {
+            if !(input_dtype.is_integer() || input_dtype.is_temporal()) || dtype != input_dtype {
+                // Polars compares floats as IEEE numbers where neither input
+                // has nulls and in total order elsewhere, in an order of its
+                // own: with NaN the answer depends on both.
+                return Err(format!("{function} of {input_dtype}"));
+            }
+            let min = matches!(function, F::MinHorizontal);
+            let mut inputs = inputs.into_iter();
+            let mut folded = inputs.next().expect("one input at least");
+            for next in inputs {
+                // The larger (smaller) so far clipped by the next input,
+                // which a null does not clip and which fills a null. (Equal
+                // integers are the same whichever is taken.)
+                let (lower, upper) = if min {
+                    (null(dtype), next.clone())
+                } else {
+                    (next.clone(), null(dtype))
+                };
+                folded = GpuExpr {
+                    kind: ExprKind::Clip {
+                        input: Box::new(folded),
+                        lower: Box::new(lower),
+                        upper: Box::new(upper),
+                    },
+                    dtype,
+                }
+                .fill_null(next);
+            }
+            Ok(folded)
+        }
+        F::SumHorizontal { ignore_nulls } | F::MeanHorizontal { ignore_nulls } => {
+            let mean = matches!(function, F::MeanHorizontal { .. });
+            if !(input_dtype.is_numeric() || input_dtype == GpuDtype::Boolean) {
+                return Err(format!("{function} of {input_dtype}"));
+            }
+            if input_dtype.is_float() && inputs.len() > 2 {
+                // Polars adds the columns pairwise in an order of its own.
+                return Err(format!("{function} of more than two float inputs"));
+            }
+            let sum_dtype = if input_dtype == GpuDtype::Boolean {
+                GpuDtype::UInt32
+            } else {
+                input_dtype
+            };
+            if mean && inputs.len() == 1 {
+                return Ok(inputs
+                    .into_iter()
+                    .next()
+                    .expect("one input")
+                    .cast(dtype, CastMode::NonStrict));
+            }
+            let addend = |input: GpuExpr| {
+                let input = input.cast(sum_dtype, CastMode::NonStrict);
+                if *ignore_nulls {
+                    input.fill_null(zero(sum_dtype))
+                } else {
+                    input
+                }
+            };
+            let sum = inputs
+                .iter()
+                .cloned()
+                .map(addend)
+                .reduce(|sum, next| sum.binary(BinaryOp::Plus, next, sum_dtype))
+                .expect("one input at least");
+            if !mean {
+                return if dtype == sum_dtype {
+                    Ok(sum)
+                } else {
+                    Err(format!("{function} of {input_dtype} as {dtype}"))
+                };
+            }
+            if !*ignore_nulls {
+                // A null input makes the sum null; else all count.
+                let count = GpuExpr::literal(Scalar::Float(inputs.len() as f64), dtype);
+                return Ok(sum.cast(dtype, CastMode::NonStrict).binary(
+                    BinaryOp::TrueDivide,
+                    count,
+                    dtype,
+                ));
+            }
+            let one = GpuExpr::literal(Scalar::Float(1.0), dtype);
+            let count = inputs
+                .into_iter()
+                .map(|input| input.is_not_null().then(one.clone(), zero(dtype), dtype))
+                .reduce(|count, next| count.binary(BinaryOp::Plus, next, dtype))
+                .expect("one input at least");
+            let none = count
+                .clone()
+                .binary(BinaryOp::Eq, zero(dtype), GpuDtype::Boolean);
+            let count = none.then(null(dtype), count, dtype);
+            Ok(sum
+                .cast(dtype, CastMode::NonStrict)
+                .binary(BinaryOp::TrueDivide, count, dtype))
+        }
+        _ => Err(format!("{function} is not a horizontal aggregation")),
+    }
+}
+
+/// `base.pow(exponent)` (a literal) where Polars computes it exactly, as it
+/// does: by repeated multiplication (whole exponents from 2 to 9 for floats,
+/// 2 to 10 for integers, which wrap), a square root (0.5), the base itself
+/// (1) or one (0, even of NaN); integers to a float power as floats. Other
+/// exponents go through `powf`, whose last bit a GPU's `pow` may not match.
+pub(crate) fn pow_exactly(
+    base: GpuExpr,
+    exponent: AnyValue<'_>,
+    dtype: GpuDtype,
+) -> Result<GpuExpr, String> {
+    let literal = |scalar| GpuExpr::literal(scalar, dtype);
+    let integer = !dtype.is_float();
+    if exponent.is_null() {
+        return Ok(literal(Scalar::Null));
+    }
+    let value = if integer {
+        exponent.extract::<i64>().map(|e| e as f64)
+    } else {
+        exponent.extract::<f64>()
+    };
+    let Some(value) = value else {
+        return Err(format!("pow with the exponent {exponent}"));
+    };
+    let base = if integer {
+        base
+    } else {
+        base.cast(dtype, CastMode::NonStrict)
+    };
+    let whole = value.fract() == 0.0;
+    let most = if integer { 10.0 } else { 9.0 };
+    if value == 1.0 {
+        return Ok(base);
+    }
+    if value == 0.0 {
+        let one = literal(match dtype {
+            _ if dtype.is_unsigned() => Scalar::UInt(1),
+            _ if integer => Scalar::Int(1),
+            _ => Scalar::Float(1.0),
+        });
+        return Ok(base.is_not_null().then(one, literal(Scalar::Null), dtype));
+    }
+    if value == 0.5 && !integer {
+        return Ok(GpuExpr {
+            kind: ExprKind::Sqrt(Box::new(base)),
+            dtype,
+        });
+    }
+    if !(whole && value > 1.0 && value <= most) {
+        return Err(format!(
+            "pow with the exponent {value} (Polars' powf, which the GPU's pow may not match to the last bit)"
+        ));
+    }
+    let mut product = base.clone();
+    for _ in 1..value as usize {
+        product = product.binary(BinaryOp::Multiply, base.clone(), dtype);
+    }
+    Ok(product)
+}
+
+impl ExprLowering<'_> {
+    pub(crate) fn function(
+        &mut self,
+        node: Node,
+        inputs: &[ExprIR],
+        function: &IRFunctionExpr,
+    ) -> Lowered {
+        use IRFunctionExpr as F;
+        let unsupported = |function: &dyn std::fmt::Display| {
+            format!("function {function} is not supported on the GPU")
+        };
+        let kind = match function {
+            F::Boolean(boolean) => return self.boolean(node, inputs, boolean),
+            F::StringExpr(string) => return self.string(node, inputs, string),
+            F::TemporalExpr(temporal) => return self.temporal(node, inputs, temporal),
+            F::Abs => ExprKind::Abs(Box::new(self.single(inputs)?)),
+            F::Negate => {
+                let input = self.single(inputs)?;
+                if input.dtype.is_unsigned() {
+                    // Polars raises "`neg` operation not supported": let it.
+                    return self.refuse(
+                        node,
+                        format!("Polars does not negate unsigned integers ({})", input.dtype),
+                    );
+                }
+                ExprKind::Negate(Box::new(input))
+            }
+            F::FillNull => {
+                let [input, value] = self.exactly::<2>(node, inputs)?;
+                ExprKind::FillNull {
+                    input: Box::new(input),
+                    value: Box::new(value),
+                }
+            }
+            F::Round { decimals, mode } => {
+                let mode = match mode {
+                    RoundMode::HalfToEven => Rounding::HalfToEven,
+                    RoundMode::HalfAwayFromZero => Rounding::HalfAwayFromZero,
+                    RoundMode::ToZero => Rounding::ToZero,
+                };
+                let decimals = *decimals;
+                ExprKind::Round {
+                    input: Box::new(self.single(inputs)?),
+                    decimals,
+                    mode,
+                }
+            }
+            // Polars' `truncate` is its rounding toward zero.
+            F::Truncate { decimals } => ExprKind::Round {
+                input: Box::new(self.single(inputs)?),
+                decimals: *decimals,
+                mode: Rounding::ToZero,
+            },
+            F::Pow(IRPowFunction::Sqrt) => {
+                let input = self.single(inputs)?;
+                let dtype = self.dtype(node)?;
+                // (Polars casts integers to f64 first.)
+                ExprKind::Sqrt(Box::new(input.cast(dtype, CastMode::NonStrict)))
+            }
+            F::Pow(IRPowFunction::Generic) => {
+                let [base, exponent] = [inputs.first()?.node(), inputs.get(1)?.node()];
+                let base = self.expr(base)?;
+                let dtype = self.dtype(node)?;
+                // A literal, or a null cast to a type.
+                let exponent = match self.literal_value(exponent) {
+                    Some(value) => value,
+                    None => match self.expr(exponent)?.kind {
+                        ExprKind::Literal(Scalar::Null) => AnyValue::Null,
+                        _ => {
+                            return self.refuse(node, "pow with an exponent that is not a literal");
+                        }
+                    },
+                };
+                return match pow_exactly(base, exponent, dtype) {
+                    Ok(expr) => Some(expr),
+                    Err(why) => self.refuse(node, why),
+                };
+            }
+            F::CumSum { reverse } => {
+                let input = self.single(inputs)?;
+                // Floats would sum in another order than Polars' loop.
+                if !(input.dtype.is_integer() || input.dtype == GpuDtype::Boolean) {
+                    return self.refuse(
+                        node,
+                        format!("cum_sum of {} is not supported on the GPU", input.dtype),
+                    );
+                }
+                if !*reverse {
+                    ExprKind::CumSum(Box::new(input))
+                } else {
+                    // At or after each row: the whole sum, less the sum
+                    // before the row. Exact where the whole sum wraps as the
+                    // running sums do: in 64-bit types, and for booleans
+                    // (counted as u32, which a count never passes).
+                    let dtype = self.dtype(node)?;
+                    let wraps_alike = matches!(dtype, GpuDtype::Int64 | GpuDtype::UInt64)
+                        || input.dtype == GpuDtype::Boolean;
+                    if !wraps_alike {
+                        return self.refuse(node, format!("reversed cum_sum as {dtype}"));
+                    }
+                    let this = input.clone().cast(dtype, CastMode::NonStrict);
+                    let before = GpuExpr {
+                        kind: ExprKind::CumSum(Box::new(input)),
+                        dtype,
+                    };
+                    return Some(from_the_end(before, this));
+                }
+            }
+            F::CumMax { reverse } | F::CumMin { reverse } => {
+                let reverse = *reverse;
+                let input = self.single(inputs)?;
+                let minimum = matches!(function, F::CumMin { .. });
+                if !(input.dtype.is_integer() || input.dtype.is_float()) {
+                    let name = if minimum { "cum_min" } else { "cum_max" };
+                    return self.refuse(
+                        node,
+                        format!("{name} of {} is not supported on the GPU", input.dtype),
+                    );
+                }
+                ExprKind::CumExtreme {
+                    input: Box::new(input),
+                    minimum,
+                    reverse,
+                }
+            }
+            F::ArgSort {
+                descending,
+                nulls_last,
+            } => {
+                // The rows' places (in the group, per group), sorted stably
+                // by the input, as Polars' stable `arg_sort` orders them.
+                let dtype = self.dtype(node)?;
+                let [input] = inputs else {
+                    return self.refuse(node, "arg_sort of several inputs");
+                };
+                if dtype != GpuDtype::UInt32 {
+                    return self.refuse(node, format!("arg_sort as {dtype}"));
+                }
+                let (input, options) = (
+                    input.node(),
+                    SortMultipleOptions {
+                        descending: vec![*descending],
+                        nulls_last: vec![*nulls_last],
+                        ..Default::default()
+                    },
+                );
+                let one = GpuExpr::literal(Scalar::UInt(1), dtype);
+                let places = places_from_one().binary(BinaryOp::Minus, one, dtype);
+                return self.sorted_by_nodes(node, Some(Box::new(places)), &[input], &options);
+            }
+            F::CumCount { reverse } => {
+                // The valid rows at or before each row (at or after it,
+                // reversed: all of them less those before it).
+                let input = self.single(inputs)?;
+                let dtype = self.dtype(node)?;
+                if dtype != GpuDtype::UInt32 {
+                    return self.refuse(node, format!("cum_count as {dtype}"));
+                }
+                let valid = input.is_not_null();
+                let counted = GpuExpr {
+                    kind: ExprKind::CumSum(Box::new(valid.clone())),
+                    dtype,
+                };
+                if !*reverse {
+                    return Some(counted);
+                }
+                return Some(from_the_end(
+                    counted,
+                    valid.cast(dtype, CastMode::NonStrict),
+                ));
+            }
+            F::FillNullWithStrategy(strategy) => {
+                let (forward, limit) = match strategy {
+                    FillNullStrategy::Forward(limit) => (true, *limit),
+                    FillNullStrategy::Backward(limit) => (false, *limit),
+                    other => return self.fill_null_by_value(node, inputs, *other),
+                };
+                ExprKind::Fill {
+                    input: Box::new(self.single(inputs)?),
+                    forward,
+                    limit: limit.map(u64::from),
+                }
+            }
+            F::ArgMin | F::ArgMax => {
+                let op = if matches!(function, F::ArgMin) {
+                    AggOp::ArgMin
+                } else {
+                    AggOp::ArgMax
+                };
+                ExprKind::Agg {
+                    op,
+                    input: Box::new(self.single(inputs)?),
+                }
+            }
+            F::Shift => {
+                let [input, periods] = [inputs.first()?.node(), inputs.get(1)?.node()];
+                let input = self.boxed(input);
+                let Some(periods) = self.literal_periods(periods) else {
+                    return self.refuse(node, "shift by a count that is not a literal integer");
+                };
+                ExprKind::Shift {
+                    input: input?,
+                    periods,
+                }
+            }
+            F::ShiftAndFill => return self.shift_and_fill(node, inputs),
+            F::Reverse => ExprKind::Reverse(Box::new(self.single(inputs)?)),
+            F::Diff(NullBehavior::Ignore) => {
+                let [input, n] = [inputs.first()?.node(), inputs.get(1)?.node()];
+                let input = self.expr(input)?;
+                let Some(n) = self.literal_i64(n) else {
+                    return self.refuse(node, "diff by a count that is not a literal integer");
+                };
+                // Polars widens unsigned integers to signed ones first, then
+                // subtracts the shifted values (wrapping).
+                let dtype = self.dtype(node)?;
+                if !input.dtype.is_numeric() || !dtype.is_numeric() {
+                    return self.refuse(node, format!("diff of {}", input.dtype));
+                }
+                let input = input.cast(dtype, CastMode::NonStrict);
+                let shifted = GpuExpr {
+                    kind: ExprKind::Shift {
+                        input: Box::new(input.clone()),
+                        periods: n,
+                    },
+                    dtype,
+                };
+                return Some(input.binary(BinaryOp::Minus, shifted, dtype));
+            }
+            F::Rank { options, seed: _ } => {
+                let method = match options.method {
+                    PolarsRankMethod::Average => RankMethod::Average,
+                    PolarsRankMethod::Min => RankMethod::Min,
+                    PolarsRankMethod::Max => RankMethod::Max,
+                    PolarsRankMethod::Dense => RankMethod::Dense,
+                    PolarsRankMethod::Ordinal => RankMethod::Ordinal,
+                    #[allow(unreachable_patterns)]
+                    other => {
+                        return self.refuse(node, format!("rank by the method {other:?}"));
+                    }
+                };
+                let input = self.single(inputs)?;
+                if !(input.dtype.is_numeric()
+                    || input.dtype.is_temporal()
+                    || matches!(input.dtype, GpuDtype::String | GpuDtype::Boolean))
+                {
+                    return self.refuse(node, format!("rank of {}", input.dtype));
+                }
+                ExprKind::Rank {
+                    input: Box::new(input),
+                    method,
+                    descending: options.descending,
+                }
+            }
+            F::NullCount => {
+                // The rows less the valid ones, both counted as Polars counts.
+                let input = self.single(inputs)?;
+                let dtype = self.dtype(node)?;
+                if dtype != GpuDtype::UInt32 {
+                    return self.refuse(node, format!("null_count as {dtype}"));
+                }
+                let count = |include_nulls| GpuExpr {
+                    kind: ExprKind::Agg {
+                        op: AggOp::Count { include_nulls },
+                        input: Box::new(input.clone()),
+                    },
+                    dtype,
+                };
+                return Some(count(true).binary(BinaryOp::Minus, count(false), dtype));
+            }
+            F::MinBy | F::MaxBy => {
+                // The input at the first row where `by` is least (greatest),
+                // as Polars' arg_min (arg_max) finds it; nulls skipped.
+                let [input, by] = self.exactly::<2>(node, inputs)?;
+                let dtype = self.dtype(node)?;
+                if !(by.dtype.is_integer() || by.dtype.is_temporal()) {
+                    return self.refuse(node, format!("{function} by {}", by.dtype));
+                }
+                let extreme = if matches!(function, F::MinBy) {
+                    AggOp::Min {
+                        propagate_nans: false,
+                    }
+                } else {
+                    AggOp::Max {
+                        propagate_nans: false,
+                    }
+                };
+                let by_dtype = by.dtype;
+                let extreme = GpuExpr {
+                    kind: ExprKind::Agg {
+                        op: extreme,
+                        input: Box::new(by.clone()),
+                    },
+                    dtype: by_dtype,
+                };
+                let kept = GpuExpr {
+                    kind: ExprKind::Where {
+                        input: Box::new(input),
+                        by: Box::new(by.binary(BinaryOp::Eq, extreme, GpuDtype::Boolean)),
+                    },
+                    dtype,
+                };
+                ExprKind::Agg {
+                    op: AggOp::First,
+                    input: Box::new(kept),
+                }
+            }
+            F::Floor | F::Ceil => {
+                let input = self.single(inputs)?;
+                if input.dtype.is_integer() {
+                    // Whole already: Polars returns the input.
+                    return Some(input);
+                }
+                if !input.dtype.is_float() {
+                    return self.refuse(node, format!("{function} of {}", input.dtype));
+                }
+                ExprKind::Round {
+                    input: Box::new(input),
+                    decimals: 0,
+                    mode: if matches!(function, F::Floor) {
+                        Rounding::Floor
+                    } else {
+                        Rounding::Ceil
+                    },
+                }
+            }
+            F::Clip { has_min, has_max } => {
+                let mut nodes = inputs.iter().map(ExprIR::node);
+                let input = self.expr(nodes.next()?);
+                // A bound absent, or a null literal (of any type), does not
+                // clip: `None`. Every bound is lowered, so that each reason
+                // is reported.
+                let mut bounds = Vec::with_capacity(2);
+                for present in [*has_min, *has_max] {
+                    let node = if present { nodes.next() } else { None };
+                    bounds.push(match node {
+                        Some(n) if !self.is_null_literal(n) => Some(self.expr(n)),
+                        _ => None,
+                    });
+                }
+                let input = input?;
+                let dtype = input.dtype;
+                // Polars casts each bound to the input's type, strictly: a
+                // literal that does not fit raises, whatever the rows.
+                let input_type = inputs.first().and_then(|i| self.polars_dtype(i.node()));
+                let literals: Vec<AnyValue<'static>> = inputs
+                    .iter()
+                    .skip(1)
+                    .filter_map(|bound| self.literal_value(bound.node()))
+                    .collect();
+                for value in literals {
+                    let scalar = polars_core::scalar::Scalar::new(value.dtype(), value.clone());
+                    let fits = input_type.as_ref().is_some_and(|to| {
+                        value.is_null() || scalar.cast_with_options(to, CastOptions::Strict).is_ok()
+                    });
+                    if !fits {
+                        return self.refuse(
+                            node,
+                            format!("the bound {value} does not fit {dtype}: Polars raises"),
+                        );
+                    }
+                }
+                let mut bounds = bounds.into_iter().map(|bound| {
+                    let kind = match bound {
+                        None => ExprKind::Literal(Scalar::Null),
+                        Some(bound) => {
+                            let bound = bound?;
+                            if bound.dtype == dtype {
+                                return Some(Box::new(bound));
+                            }
+                            ExprKind::Cast {
+                                input: Box::new(bound),
+                                mode: CastMode::Strict,
+                            }
+                        }
+                    };
+                    Some(Box::new(GpuExpr { kind, dtype }))
+                });
+                let (lower, upper) = (bounds.next()??, bounds.next()??);
+                if !(input.dtype.is_numeric() || input.dtype.is_temporal()) {
+                    return self.refuse(node, format!("clip of {}", input.dtype));
+                }
+                ExprKind::Clip {
+                    input: Box::new(input),
+                    lower,
+                    upper,
+                }
+            }
+            F::MaxHorizontal
+            | F::MinHorizontal
+            | F::SumHorizontal { .. }
+            | F::MeanHorizontal { .. } => {
+                let dtype = self.dtype(node)?;
+                let inputs = self.inputs(inputs)?;
+                return match horizontal(function, inputs, dtype) {
+                    Ok(expr) => Some(expr),
+                    Err(why) => self.refuse(node, why),
+                };
+            }
+            F::Coalesce => {
+                let dtype = self.dtype(node)?;
+                let mut inputs = self.inputs(inputs)?.into_iter();
+                let mut first = inputs.next()?;
+                for next in inputs {
+                    if first.dtype != dtype || next.dtype != dtype {
+                        return self.refuse(node, "coalesce of differing types");
+                    }
+                    first = GpuExpr {
+                        kind: ExprKind::FillNull {
+                            input: Box::new(first),
+                            value: Box::new(next),
+                        },
+                        dtype,
+                    };
+                }
+                return Some(first);
+            }
+            F::Unique(maintain_order) => {
+                let maintain_order = *maintain_order;
+                ExprKind::Unique {
+                    input: Box::new(self.single(inputs)?),
+                    maintain_order,
+                }
+            }
+            F::Product => {
+                let (dtype, input) = (self.dtype(node)?, inputs.first()?.node());
+                // (Of a filter too, `x.filter(p).product()`: of the rows kept.)
+                let product = self.aggregation_of(node, AggOp::Product, input, dtype);
+                // Integers wrap alike in any order; floats would round in
+                // another order than Polars' loop.
+                let input = self.dtype(input)?;
+                if !(input.is_integer() || input == GpuDtype::Boolean) {
+                    return self.refuse(
+                        node,
+                        format!("product of {input} is not supported on the GPU"),
+                    );
+                }
+                return product;
+            }
+            F::Quantile { method } => {
+                let method = quantile_method_name(*method);
+                let [input, quantile] = [inputs[0].node(), inputs[1].node()];
+                let input = self.boxed(input);
+                let Some(quantile) = self.literal_f64(quantile) else {
+                    return self.refuse(node, "the quantile must be a literal number");
+                };
+                ExprKind::Agg {
+                    op: AggOp::Quantile { quantile, method },
+                    input: input?,
+                }
+            }
+            F::BinaryExpr { .. }
+            | F::Categorical { .. }
+            | F::ListExpr { .. }
+            | F::StructExpr { .. }
+            | F::Pow(IRPowFunction::Cbrt)
+            | F::ArgWhere
+            | F::Rechunk
+            | F::ArgUnique
+            | F::Repeat
+            | F::AsList
+            | F::AsStruct
+            | F::ValueCounts { .. }
+            | F::UniqueCounts
+            | F::RoundSF { .. }
+            | F::ConcatExpr { .. }
+            | F::PeakMin
+            | F::PeakMax
+            | F::RLE
+            | F::RLEID
+            | F::ToPhysical
+            | F::SetSortedFlag { .. }
+            | F::FoldHorizontal { .. }
+            | F::ReduceHorizontal { .. }
+            | F::CumReduceHorizontal { .. }
+            | F::CumFoldHorizontal { .. }
+            | F::GatherEvery { .. }
+            | F::ExtendConstant
+            | F::RowEncode { .. }
+            | F::RowDecode { .. }
+            | F::DynamicPred { .. } => return self.refuse(node, unsupported(function)),
+            // What Polars features this workspace does not enable add (a
+            // crate depending on ours may enable them): refused the same way.
+            #[allow(unreachable_patterns)]
+            _ => return self.refuse(node, unsupported(function)),
+        };
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr { kind, dtype })
+    }
+}

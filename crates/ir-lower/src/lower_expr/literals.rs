@@ -1,0 +1,263 @@
+//! Literals and constants: their values, the constants Polars folds, and literal arguments of functions.
+
+use super::*;
+
+/// Whether `node` is computed from literals alone (no column, no `len()`,
+/// no window, no user function) by elementwise functions and aggregations.
+/// Functions of the rows in order (a shift of a literal) are not: Polars
+/// takes their literal as one value or as the group's rows by context, so
+/// they are refused as functions over one value instead.
+pub(crate) fn is_constant(node: Node, arena: &Arena<AExpr>) -> bool {
+    use polars_plan::plans::ArenaExprIter;
+    arena.iter(node).all(|(_, e)| match e {
+        AExpr::Function { options, .. } => {
+            options.is_elementwise() || options.flags.returns_scalar()
+        }
+        AExpr::Sort { .. } | AExpr::SortBy { .. } | AExpr::Gather { .. } => false,
+        other => !matches!(
+            other,
+            AExpr::Column(_)
+                | AExpr::Len
+                | AExpr::Element
+                | AExpr::Over { .. }
+                | AExpr::AnonymousFunction { .. }
+                | AExpr::AnonymousAgg { .. }
+                | AExpr::Eval { .. }
+                | AExpr::StructEval { .. }
+        ),
+    })
+}
+
+/// `value` as a number or temporal of `dtype`, as Polars' `AnyValue::extract`
+/// converts it (`None` where it does not fit).
+pub(crate) fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar> {
+    Some(match dtype {
+        GpuDtype::Int8 => Scalar::Int(value.extract::<i8>()?.into()),
+        GpuDtype::Int16 => Scalar::Int(value.extract::<i16>()?.into()),
+        GpuDtype::Int32 => Scalar::Int(value.extract::<i32>()?.into()),
+        GpuDtype::Int64 => Scalar::Int(value.extract::<i64>()?),
+        GpuDtype::UInt8 => Scalar::UInt(value.extract::<u8>()?.into()),
+        GpuDtype::UInt16 => Scalar::UInt(value.extract::<u16>()?.into()),
+        GpuDtype::UInt32 => Scalar::UInt(value.extract::<u32>()?.into()),
+        GpuDtype::UInt64 => Scalar::UInt(value.extract::<u64>()?),
+        GpuDtype::Float32 => Scalar::Float(value.extract::<f32>()?.into()),
+        GpuDtype::Float64 => Scalar::Float(value.extract::<f64>()?),
+        GpuDtype::Date => Scalar::Date(value.extract::<i32>()?),
+        GpuDtype::Datetime(_) => Scalar::Datetime(value.extract::<i64>()?),
+        GpuDtype::Duration(_) => Scalar::Duration(value.extract::<i64>()?),
+        GpuDtype::Boolean | GpuDtype::String => return None,
+    })
+}
+
+pub(crate) fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {
+    Ok(match value {
+        AnyValue::Null => Scalar::Null,
+        AnyValue::Boolean(v) => Scalar::Boolean(*v),
+        AnyValue::Int8(v) => Scalar::Int((*v).into()),
+        AnyValue::Int16(v) => Scalar::Int((*v).into()),
+        AnyValue::Int32(v) => Scalar::Int((*v).into()),
+        AnyValue::Int64(v) => Scalar::Int(*v),
+        AnyValue::UInt8(v) => Scalar::UInt((*v).into()),
+        AnyValue::UInt16(v) => Scalar::UInt((*v).into()),
+        AnyValue::UInt32(v) => Scalar::UInt((*v).into()),
+        AnyValue::UInt64(v) => Scalar::UInt(*v),
+        AnyValue::Float32(v) => Scalar::Float((*v).into()),
+        AnyValue::Float64(v) => Scalar::Float(*v),
+        AnyValue::String(v) => Scalar::String((*v).to_owned()),
+        AnyValue::StringOwned(v) => Scalar::String(v.to_string()),
+        AnyValue::Date(v) => Scalar::Date(*v),
+        AnyValue::Datetime(v, _, None) | AnyValue::DatetimeOwned(v, _, None) => {
+            Scalar::Datetime(*v)
+        }
+        AnyValue::Duration(v, _) => Scalar::Duration(*v),
+        other => {
+            return Err(format!(
+                "a literal of type {} is not supported on the GPU",
+                other.dtype()
+            ));
+        }
+    })
+}
+
+impl ExprLowering<'_> {
+    /// A constant expression (no column, no `len()`: literals and what
+    /// functions make of them) that Polars holds as one value, computed by
+    /// Polars itself into a literal: Polars takes a literal as one value,
+    /// not as a column, so `lit(-2).shift(1)` is null and `lit("z").count()`
+    /// is 1 (also per group). `None` when `node` is no such expression (a
+    /// literal itself included); `Some(None)` when Polars raises on it (it
+    /// is refused, so that Polars raises its error).
+    pub(crate) fn folded(&mut self, node: Node) -> Option<Lowered> {
+        if matches!(self.arena.get(node), AExpr::Literal(_)) || !is_constant(node, self.arena) {
+            return None;
+        }
+        if !polars_plan::plans::is_scalar_ae(node, self.arena) {
+            return None;
+        }
+        // Over a frame of one row, as Polars meets it in a query (its
+        // literal arithmetic panics on some values of no frame at all).
+        let expr = polars_plan::plans::node_to_expr(node, self.arena);
+        let computed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let one_row = polars::prelude::DataFrame::new(
+                1,
+                vec![polars::prelude::Column::new("".into(), [0i32])],
+            )?;
+            // (Without simplification, whose literal arithmetic panics on
+            // an integer division by zero where the engine gives null.)
+            polars::prelude::IntoLazy::lazy(one_row)
+                .with_simplify_expr(false)
+                .select([expr.alias("constant")])
+                .collect()
+        }));
+        let column = match computed {
+            Ok(Ok(df)) if df.height() == 1 => df.columns()[0].as_materialized_series().clone(),
+            // Polars panics on it, or it is no one value: lowered as it is.
+            Err(_) | Ok(Ok(_)) => return None,
+            Ok(Err(e)) => return Some(self.refuse(node, format!("Polars raises on it: {e}"))),
+        };
+        let dtype = self.dtype(node);
+        let (Some(dtype), Some(polars_dtype)) = (dtype, self.polars_dtype(node)) else {
+            return Some(None);
+        };
+        let value = column
+            .cast(&polars_dtype)
+            .map_err(|e| e.to_string())
+            .and_then(|column| {
+                column
+                    .get(0)
+                    .map(|v| v.into_static())
+                    .map_err(|e| e.to_string())
+            });
+        Some(match value.and_then(|value| any_value_to_scalar(&value)) {
+            Ok(scalar) => Some(GpuExpr {
+                kind: ExprKind::Literal(scalar),
+                dtype,
+            }),
+            Err(reason) => self.refuse(node, reason),
+        })
+    }
+
+    pub(crate) fn literal(&mut self, node: Node, value: &LiteralValue) -> Lowered {
+        let scalar = match value {
+            LiteralValue::Scalar(scalar) => match any_value_to_scalar(scalar.value()) {
+                Ok(scalar) => scalar,
+                Err(reason) => return self.refuse(node, reason),
+            },
+            LiteralValue::Dyn(_) => {
+                // Polars materialises dynamic literals during optimisation; one
+                // left over is taken at its resolved type.
+                let dtype = self.dtype(node)?;
+                match value.to_any_value() {
+                    Some(value) => match any_value_to_scalar(&value) {
+                        Ok(scalar) => {
+                            return Some(GpuExpr {
+                                kind: ExprKind::Literal(scalar),
+                                dtype,
+                            });
+                        }
+                        Err(reason) => return self.refuse(node, reason),
+                    },
+                    None => return self.refuse(node, "the literal has no value"),
+                }
+            }
+            LiteralValue::Series(_) => {
+                return self.refuse(
+                    node,
+                    "a list literal is supported only as the list of is_in",
+                );
+            }
+            LiteralValue::Range(_) => {
+                return self.refuse(node, "range literals are not supported on the GPU");
+            }
+        };
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr {
+            kind: ExprKind::Literal(scalar),
+            dtype,
+        })
+    }
+
+    pub(crate) fn literal_value(&self, node: Node) -> Option<AnyValue<'static>> {
+        match self.arena.get(node) {
+            AExpr::Literal(value) => value.to_any_value().map(|v| v.into_static()),
+            _ => None,
+        }
+    }
+
+    /// The value of `node` when it is a literal, or a cast of one (cast as
+    /// Polars casts it); `None` for anything else, or a cast that fails.
+    pub(crate) fn constant(&self, node: Node) -> Option<AnyValue<'static>> {
+        match self.arena.get(node) {
+            AExpr::Cast {
+                expr,
+                dtype,
+                options,
+            } => {
+                let value = self.constant(*expr)?;
+                let scalar = polars_core::scalar::Scalar::new(value.dtype(), value);
+                let cast = scalar.cast_with_options(dtype, *options).ok()?;
+                Some(cast.value().clone().into_static())
+            }
+            _ => self.literal_value(node),
+        }
+    }
+
+    /// The count of a shift: a literal integer, not null.
+    pub(crate) fn literal_periods(&self, node: Node) -> Option<i64> {
+        match self.literal_value(node)? {
+            AnyValue::Null => None,
+            value => value.extract::<i64>(),
+        }
+    }
+
+    pub(crate) fn literal_str(&self, node: Node) -> Option<String> {
+        match self.literal_value(node)? {
+            AnyValue::String(s) => Some(s.to_owned()),
+            AnyValue::StringOwned(s) => Some(s.to_string()),
+            _ => None,
+        }
+    }
+
+    /// Whether `node` is a null literal, or a null literal cast to a type.
+    pub(crate) fn is_null_literal(&self, node: Node) -> bool {
+        match self.arena.get(node) {
+            AExpr::Cast { expr, .. } => self.is_null_literal(*expr),
+            _ => matches!(self.literal_value(node), Some(AnyValue::Null)),
+        }
+    }
+
+    pub(crate) fn literal_i64(&self, node: Node) -> Option<i64> {
+        self.literal_value(node)?.extract::<i64>()
+    }
+
+    pub(crate) fn literal_f64(&self, node: Node) -> Option<f64> {
+        self.literal_value(node)?.extract::<f64>()
+    }
+
+    /// A literal length: `Some(None)` for null (to the end).
+    pub(crate) fn literal_optional_u64(&self, node: Node) -> Option<Option<u64>> {
+        match self.literal_value(node)? {
+            AnyValue::Null => Some(None),
+            value => value.extract::<u64>().map(Some),
+        }
+    }
+
+    /// The values of a literal list (a Series literal or a list scalar).
+    /// The values of a literal list, and their type.
+    pub(crate) fn literal_list(&self, node: Node) -> Option<(Vec<Scalar>, GpuDtype)> {
+        let series: Series = match self.arena.get(node) {
+            AExpr::Literal(LiteralValue::Series(series)) => (**series).clone(),
+            AExpr::Literal(LiteralValue::Scalar(scalar)) => match scalar.value() {
+                AnyValue::List(series) => series.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let dtype = GpuDtype::from_polars(series.dtype()).ok()?;
+        let values = series
+            .iter()
+            .map(|value| any_value_to_scalar(&value).ok())
+            .collect::<Option<_>>()?;
+        Some((values, dtype))
+    }
+}

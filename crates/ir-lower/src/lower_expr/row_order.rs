@@ -1,0 +1,234 @@
+//! Row-order functions: sorts, shifts, fills, running sums from the end, and row places.
+
+use super::*;
+
+/// Each row's place as an i64 from 0: in the frame, or per group in its group.
+pub(crate) fn place_from_zero() -> GpuExpr {
+    let int64 = GpuDtype::Int64;
+    places_from_one().cast(int64, CastMode::NonStrict).binary(
+        BinaryOp::Minus,
+        GpuExpr::literal(Scalar::Int(1), int64),
+        int64,
+    )
+}
+
+/// Each row's place (u32, from 1): in the frame, or per group in its group
+/// (a `cum_sum` of true).
+pub(crate) fn places_from_one() -> GpuExpr {
+    GpuExpr {
+        kind: ExprKind::CumSum(Box::new(GpuExpr::literal(
+            Scalar::Boolean(true),
+            GpuDtype::Boolean,
+        ))),
+        dtype: GpuDtype::UInt32,
+    }
+}
+
+/// A running sum from the last row, given the running sum from the first
+/// (`before`, of `this` at each row): the whole sum, less the sum before
+/// the row, `sum(this) - before + this`, in `before`'s type.
+pub(crate) fn from_the_end(before: GpuExpr, this: GpuExpr) -> GpuExpr {
+    let dtype = before.dtype;
+    let total = GpuExpr {
+        kind: ExprKind::Agg {
+            op: AggOp::Sum,
+            input: Box::new(this.clone()),
+        },
+        dtype,
+    };
+    total
+        .binary(BinaryOp::Minus, before, dtype)
+        .binary(BinaryOp::Plus, this, dtype)
+}
+
+impl ExprLowering<'_> {
+    /// `expr` with its rows sorted by the keys `by` (Polars' `sort` when
+    /// `by` is `expr` itself, `sort_by`), each key with its direction and
+    /// nulls' place from `options`. Polars sorts by several keys stably only
+    /// when asked to keep the order: else its order of rows equal on every
+    /// key is its own (the executor leaves data with such rows to Polars).
+    /// A limit may shorten the result: refused.
+    pub(crate) fn sorted_by(
+        &mut self,
+        node: Node,
+        expr: Node,
+        by: &[Node],
+        options: &SortMultipleOptions,
+    ) -> Lowered {
+        if options.limit.is_some() {
+            return self.refuse(node, "a sort_by with a limit");
+        }
+        let input = self.boxed(expr);
+        self.sorted_by_nodes(node, input, by, options)
+    }
+
+    /// `input` (lowered, `None` where it could not be) with its rows sorted
+    /// stably by the keys `by` as `options` says (see [`Self::sorted_by`]).
+    pub(crate) fn sorted_by_nodes(
+        &mut self,
+        node: Node,
+        input: Option<Box<GpuExpr>>,
+        by: &[Node],
+        options: &SortMultipleOptions,
+    ) -> Lowered {
+        let keys: Vec<_> = by.iter().map(|key| self.boxed(*key)).collect();
+        let input = input?;
+        let flag =
+            |flags: &[bool], i: usize| flags.get(i).or(flags.first()).copied().unwrap_or(false);
+        let order = keys
+            .into_iter()
+            .enumerate()
+            .map(|(i, key)| {
+                Some(RowOrder {
+                    key: key?,
+                    descending: flag(&options.descending, i),
+                    nulls_last: flag(&options.nulls_last, i),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        if order.is_empty() {
+            return self.refuse(node, "a sort_by by no keys");
+        }
+        let dtype = self.dtype(node)?;
+        let ties_in_row_order = order.len() == 1 || options.maintain_order;
+        Some(GpuExpr {
+            kind: ExprKind::SortedBy {
+                input,
+                order,
+                ties_in_row_order,
+            },
+            dtype,
+        })
+    }
+
+    /// `fill_null` with the strategy `min`, `max`, `mean`, `zero` or `one`:
+    /// nulls take the column's (the group's) minimum, maximum (NaN ignored),
+    /// mean (converted to the input's type as Polars' `NumCast` does:
+    /// integers toward zero), or a literal 0 or 1. Where every value is
+    /// null the aggregation is null, so nothing changes, as in Polars.
+    pub(crate) fn fill_null_by_value(
+        &mut self,
+        node: Node,
+        inputs: &[ExprIR],
+        strategy: FillNullStrategy,
+    ) -> Lowered {
+        let input = self.single(inputs)?;
+        let dtype = input.dtype;
+        let numeric = dtype.is_integer() || dtype.is_float();
+        let aggregated = |op| GpuExpr {
+            kind: ExprKind::Agg {
+                op,
+                input: Box::new(input.clone()),
+            },
+            dtype,
+        };
+        let constant = |one: bool| {
+            let value = match dtype {
+                GpuDtype::Boolean => Scalar::Boolean(one),
+                _ if dtype.is_float() => Scalar::Float(if one { 1.0 } else { 0.0 }),
+                _ if dtype.is_unsigned() => Scalar::UInt(u64::from(one)),
+                _ => Scalar::Int(i64::from(one)),
+            };
+            GpuExpr::literal(value, dtype)
+        };
+        let value = match strategy {
+            FillNullStrategy::Min if numeric || dtype.is_temporal() => aggregated(AggOp::Min {
+                propagate_nans: false,
+            }),
+            FillNullStrategy::Max if numeric || dtype.is_temporal() => aggregated(AggOp::Max {
+                propagate_nans: false,
+            }),
+            FillNullStrategy::Mean if numeric => GpuExpr {
+                kind: ExprKind::Agg {
+                    op: AggOp::Mean,
+                    input: Box::new(input.clone()),
+                },
+                dtype: GpuDtype::Float64,
+            }
+            .cast(dtype, CastMode::NonStrict),
+            FillNullStrategy::Zero | FillNullStrategy::One
+                if numeric || dtype == GpuDtype::Boolean =>
+            {
+                constant(matches!(strategy, FillNullStrategy::One))
+            }
+            other => {
+                return self.refuse(
+                    node,
+                    format!("fill_null with the strategy {other:?} of {dtype}"),
+                );
+            }
+        };
+        Some(input.fill_null(value))
+    }
+
+    /// `shift_and_fill(n, fill)` with literals `n` and `fill`: the shift,
+    /// and `fill` where no row was shifted in (a null shifted in stays
+    /// null). `fill` becomes a value of the input's type as Polars makes it
+    /// (`AnyValue::extract`: numbers converted, null where one does not
+    /// fit, temporals by their integers).
+    pub(crate) fn shift_and_fill(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let [input, periods, fill] = [0, 1, 2].map(|i| inputs.get(i).map(ExprIR::node));
+        let input = self.expr(input?);
+        let periods = self.literal_periods(periods?);
+        let fill = self.constant(fill?);
+        let mut input = input?;
+        // The result has Polars' supertype of the input and the fill value
+        // (milliseconds of a duration in nanoseconds filled with milliseconds).
+        let out = self.dtype(node)?;
+        if out != input.dtype {
+            if !cast_supported(input.dtype, out) {
+                return self.refuse(
+                    node,
+                    format!("shift_and_fill of {} into {out}", input.dtype),
+                );
+            }
+            input = input.cast(out, CastMode::NonStrict);
+        }
+        let Some(periods) = periods else {
+            return self.refuse(
+                node,
+                "shift_and_fill by a count that is not a literal integer",
+            );
+        };
+        let Some(fill) = fill else {
+            return self.refuse(
+                node,
+                "shift_and_fill with a fill value that is not a literal",
+            );
+        };
+        let value = match (input.dtype, &fill) {
+            (_, AnyValue::Null) => Some(Scalar::Null),
+            (GpuDtype::Boolean, AnyValue::Boolean(v)) => Some(Scalar::Boolean(*v)),
+            (GpuDtype::String, AnyValue::String(_) | AnyValue::StringOwned(_)) => {
+                any_value_to_scalar(&fill).ok()
+            }
+            (GpuDtype::Boolean | GpuDtype::String, _) => None,
+            (dtype, _) => Some(extracted(&fill, dtype).unwrap_or(Scalar::Null)),
+        };
+        let Some(value) = value else {
+            // Polars rejects it: its own error.
+            return self.refuse(
+                node,
+                format!(
+                    "shift_and_fill of {} with the fill value {fill}",
+                    input.dtype
+                ),
+            );
+        };
+        let dtype = input.dtype;
+        let shifted = |input: GpuExpr| GpuExpr {
+            kind: ExprKind::Shift {
+                input: Box::new(input),
+                periods,
+            },
+            dtype: GpuDtype::Boolean,
+        };
+        // Null exactly where no row was shifted in: `is_null` is never null.
+        let missing = shifted(input.clone().is_null()).is_null();
+        let shifted_input = GpuExpr {
+            dtype,
+            ..shifted(input)
+        };
+        Some(missing.then(GpuExpr::literal(value, dtype), shifted_input, dtype))
+    }
+}

@@ -1,0 +1,464 @@
+//! String functions (`str.*`): slices, strips, replacements, matches, and patterns as the kernels take them.
+
+use super::*;
+
+/// `pattern` as [`TextPattern`]: literal when Polars takes it so (asked
+/// to, or without ASCII punctuation), else the anchored DFA of the regular
+/// expression, or why it has none.
+pub(crate) fn text_pattern(pattern: String, literal: bool) -> Result<TextPattern, String> {
+    if taken_literally(&pattern, literal) {
+        return Ok(TextPattern::Literal(pattern));
+    }
+    Ok(TextPattern::Regex(RegexDfa::cached(&pattern, true)?))
+}
+
+/// Whether Polars matches `pattern` as literal text: when asked to, or when
+/// it has no ASCII punctuation (so no metacharacter: a regular expression
+/// that matches exactly its own text).
+pub(crate) fn taken_literally(pattern: &str, literal: bool) -> bool {
+    literal || pattern.chars().all(|c| !c.is_ascii_punctuation())
+}
+
+/// A regular expression of the restricted form [`StringOp::ContainsPattern`]
+/// runs, as its alternatives, each a list of literal texts; `None` for any
+/// other. Within an alternative, `.*` separates texts (at either end it is
+/// dropped: a search is not anchored), and a character followed by `*` at the
+/// end of a text is dropped (it may occur zero times, and nothing in that text
+/// follows it). So `PROMO*` is `["PROM"]`, `.*Customer.*Complaints.*` is
+/// `["Customer", "Complaints"]` and `13|31` is `["13"], ["31"]`.
+pub(crate) fn regex_as_pattern(pattern: &str) -> Option<Vec<Vec<String>>> {
+    const META: &[char] = &[
+        '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
+    ];
+    let alternative = |alternative: &str| -> Option<Vec<String>> {
+        let mut texts = Vec::new();
+        for piece in alternative.split(".*") {
+            let mut text = piece.to_owned();
+            if let Some(stem) = text.strip_suffix('*') {
+                // `c*` at the end: drop `c` too, unless it was escaped or special.
+                let mut chars = stem.chars();
+                let repeated = chars.next_back()?;
+                if META.contains(&repeated) {
+                    return None;
+                }
+                text = chars.as_str().to_owned();
+            }
+            if text.contains(META) {
+                return None;
+            }
+            if !text.is_empty() {
+                texts.push(text);
+            }
+        }
+        // An alternative with no text matches every string: not worth a kernel.
+        (!texts.is_empty()).then_some(texts)
+    };
+    pattern.split('|').map(alternative).collect()
+}
+
+impl ExprLowering<'_> {
+    pub(crate) fn string(
+        &mut self,
+        node: Node,
+        inputs: &[ExprIR],
+        function: &IRStringFunction,
+    ) -> Lowered {
+        use IRStringFunction as S;
+        if let S::Strptime(dtype, options) = function
+            && options.exact
+            && let Some(format) = match (dtype, options.format.as_deref()) {
+                (DataType::Date, Some(format)) => parse_format(format, false),
+                (DataType::Datetime(_, None), Some(format)) => parse_format(format, true),
+                // Polars infers a format from the first text it can: for a
+                // text of the form YYYY-MM-DD that is `%Y-%m-%d` (its other
+                // patterns of dates fail on it), so that a column of such
+                // texts only parses as that; the device flags any other.
+                // Every pattern it may infer from a text of the form
+                // YYYY-MM-DD HH:MM:SS reads the same instant from it.
+                (DataType::Date, None) => parse_format("%Y-%m-%d", false),
+                (DataType::Datetime(_, None), None) => parse_format("%Y-%m-%d %H:%M:%S", true),
+                _ => None,
+            }
+        {
+            let input = self.boxed(inputs.first()?.node())?;
+            let dtype = self.dtype(node)?;
+            return Some(GpuExpr {
+                kind: ExprKind::ParseTemporal { input, format },
+                dtype,
+            });
+        }
+        if let S::ConcatVertical {
+            delimiter,
+            ignore_nulls,
+        } = function
+        {
+            let input = self.single(inputs)?;
+            if input.dtype != GpuDtype::String {
+                return self.refuse(node, format!("str.join of {}", input.dtype));
+            }
+            return Some(GpuExpr {
+                kind: ExprKind::Agg {
+                    op: AggOp::Join {
+                        separator: delimiter.to_string(),
+                        ignore_nulls: *ignore_nulls,
+                    },
+                    input: Box::new(input),
+                },
+                dtype: GpuDtype::String,
+            });
+        }
+        let row_match = match function {
+            S::StartsWith => Some(RowMatch::StartsWith),
+            S::EndsWith => Some(RowMatch::EndsWith),
+            S::Contains { literal: true, .. } => Some(RowMatch::Contains),
+            _ => None,
+        };
+        if let (Some(how), [input, pattern]) = (row_match, inputs)
+            && self.literal_str(pattern.node()).is_none()
+            && !self.is_null_literal(pattern.node())
+        {
+            // A pattern per row: an expression of text.
+            let (input, pattern) = (self.boxed(input.node()), self.boxed(pattern.node()));
+            let (input, pattern) = (input?, pattern?);
+            if pattern.dtype != GpuDtype::String {
+                return self.refuse(node, format!("{function} of a {} pattern", pattern.dtype));
+            }
+            return Some(GpuExpr {
+                kind: ExprKind::MatchesRow {
+                    how,
+                    input,
+                    pattern,
+                },
+                dtype: GpuDtype::Boolean,
+            });
+        }
+        let input = self.boxed(inputs[0].node());
+        let op = match function {
+            S::Contains { literal, .. } => {
+                let literal = *literal;
+                let Some(pattern) = self.literal_str(inputs[1].node()) else {
+                    return self.refuse(node, "str.contains needs a literal pattern on the GPU");
+                };
+                if literal {
+                    StringOp::Contains(pattern)
+                } else {
+                    match regex_as_pattern(&pattern) {
+                        Some(alternatives) => match alternatives.as_slice() {
+                            [texts] if texts.len() == 1 => StringOp::Contains(texts[0].clone()),
+                            _ => StringOp::ContainsPattern(alternatives),
+                        },
+                        None => match RegexDfa::cached(&pattern, false) {
+                            Ok(dfa) => StringOp::ContainsRegex(dfa),
+                            Err(why) => return self.refuse(node, why),
+                        },
+                    }
+                }
+            }
+            S::StartsWith | S::EndsWith => {
+                let Some(text) = self.literal_str(inputs[1].node()) else {
+                    return self.refuse(node, format!("{function} needs a literal on the GPU"));
+                };
+                if matches!(function, S::StartsWith) {
+                    StringOp::StartsWith(text)
+                } else {
+                    StringOp::EndsWith(text)
+                }
+            }
+            S::CountMatches(literal) | S::Find { literal, .. } => {
+                let literal = *literal;
+                let Some(pattern) = self.literal_str(inputs[1].node()) else {
+                    return self.refuse(
+                        node,
+                        format!("{function} needs a literal pattern on the GPU"),
+                    );
+                };
+                let pattern = match text_pattern(pattern, literal) {
+                    Ok(pattern) => pattern,
+                    Err(why) => return self.refuse(node, why),
+                };
+                if matches!(function, S::CountMatches(_)) {
+                    StringOp::CountMatches(pattern)
+                } else {
+                    StringOp::Find(pattern)
+                }
+            }
+            S::LenBytes => StringOp::LenBytes,
+            S::LenChars => StringOp::LenChars,
+            S::Uppercase => StringOp::ToUppercase,
+            S::Lowercase => StringOp::ToLowercase,
+            S::Slice => {
+                let offset = self.literal_i64(inputs[1].node());
+                let length = self.literal_optional_u64(inputs[2].node());
+                match (offset, length) {
+                    (Some(offset), Some(length)) => StringOp::Slice { offset, length },
+                    _ => return self.refuse(node, "str.slice needs literal bounds on the GPU"),
+                }
+            }
+            S::ConcatHorizontal {
+                delimiter,
+                ignore_nulls,
+            } => {
+                let (separator, ignore_nulls) = (delimiter.to_string(), *ignore_nulls);
+                // The first input is lowered above already.
+                let rest = self.inputs(&inputs[1..]);
+                let inputs: Vec<GpuExpr> = std::iter::once(*input?).chain(rest?).collect();
+                if let Some(other) = inputs.iter().find(|i| i.dtype != GpuDtype::String) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "concat_str of {} (not text) is not supported on the GPU",
+                            other.dtype
+                        ),
+                    );
+                }
+                let kind = ExprKind::ConcatStr {
+                    inputs,
+                    separator,
+                    ignore_nulls,
+                };
+                return Some(GpuExpr {
+                    kind,
+                    dtype: GpuDtype::String,
+                });
+            }
+            S::Replace { n, literal } => {
+                let (n, literal) = (*n, *literal);
+                let pattern = self.literal_str(inputs[1].node());
+                let value_node = inputs[2].node();
+                let value_null = self.is_null_literal(value_node);
+                let value = self.literal_str(value_node);
+                let Some(pattern) = pattern else {
+                    return self.refuse(node, "str.replace needs a literal pattern on the GPU");
+                };
+                if taken_literally(&pattern, literal) && pattern.is_empty() {
+                    return self.refuse(node, "str.replace of an empty pattern");
+                }
+                if value_null && n >= 0 {
+                    // Polars leaves the strings as they are.
+                    return input.map(|input| *input);
+                }
+                let Some(value) = value else {
+                    return self.refuse(node, "str.replace needs a literal value on the GPU");
+                };
+                let pattern = match text_pattern(pattern, literal) {
+                    Ok(pattern) => pattern,
+                    Err(why) => return self.refuse(node, why),
+                };
+                let limit = match (&pattern, n) {
+                    (_, n) if n < 0 => None,
+                    (TextPattern::Literal(_), _) => Some(n as u64),
+                    // Polars replaces the first match of a regular
+                    // expression for n = 0 too, and refuses n > 1.
+                    (TextPattern::Regex(_), 0 | 1) => Some(1),
+                    (TextPattern::Regex(_), _) => {
+                        return self.refuse(node, "str.replace of a regex with n > 1");
+                    }
+                };
+                if matches!(pattern, TextPattern::Regex(_)) && value.contains('$') {
+                    // The regex crate expands `$1`, `${name}` and `$$` in it.
+                    return self.refuse(
+                        node,
+                        "str.replace of a regex by a value with `$` (capture groups) is not \
+                         supported on the GPU",
+                    );
+                }
+                StringOp::Replace {
+                    pattern,
+                    value,
+                    limit,
+                }
+            }
+            S::PadStart { .. } | S::PadEnd { .. } | S::ZFill => {
+                let (side, fill) = match function {
+                    S::PadStart { fill_char } => (PadSide::Start, *fill_char),
+                    S::PadEnd { fill_char } => (PadSide::End, *fill_char),
+                    _ => (PadSide::Zeros, '0'),
+                };
+                let length_node = inputs.get(1)?.node();
+                if self.is_null_literal(length_node) {
+                    // Polars gives null for a null length.
+                    return Some(GpuExpr::literal(Scalar::Null, GpuDtype::String));
+                }
+                let length = self
+                    .literal_i64(length_node)
+                    .and_then(|l| u64::try_from(l).ok());
+                let Some(length) = length else {
+                    return self.refuse(
+                        node,
+                        format!("{function} to a length that is not a literal"),
+                    );
+                };
+                StringOp::Pad { length, fill, side }
+            }
+            S::StripChars | S::StripCharsStart | S::StripCharsEnd => {
+                // A null pattern (of any type) strips white space.
+                let set = match self.is_null_literal(inputs[1].node()) {
+                    true => None,
+                    false => match self.literal_str(inputs[1].node()) {
+                        Some(text) => Some(text.chars().collect()),
+                        None => {
+                            return self
+                                .refuse(node, format!("{function} needs a literal on the GPU"));
+                        }
+                    },
+                };
+                StringOp::Strip {
+                    set,
+                    start: !matches!(function, S::StripCharsEnd),
+                    end: !matches!(function, S::StripCharsStart),
+                }
+            }
+            S::Head | S::Tail => {
+                // As slices: the first n characters, or the last n; a
+                // negative count: all but the last (first) -n.
+                let Some(count) = self.literal_i64(inputs[1].node()) else {
+                    return self
+                        .refuse(node, format!("{function} needs a literal count on the GPU"));
+                };
+                match (function, count) {
+                    (S::Head, count) if count >= 0 => StringOp::Slice {
+                        offset: 0,
+                        length: Some(count as u64),
+                    },
+                    (S::Head, count) => StringOp::DropLast(count.unsigned_abs()),
+                    (S::Tail, 0) => StringOp::Slice {
+                        offset: 0,
+                        length: Some(0),
+                    },
+                    (S::Tail, count) if count != i64::MIN => StringOp::Slice {
+                        offset: -count,
+                        length: None,
+                    },
+                    _ => {
+                        return self.refuse(
+                            node,
+                            format!("{function} by {count} is not supported on the GPU"),
+                        );
+                    }
+                }
+            }
+            S::StripPrefix | S::StripSuffix => {
+                return self.strip_affix(node, inputs, matches!(function, S::StripPrefix));
+            }
+            S::Extract(group) => {
+                let Some(pattern) = self.literal_str(inputs[1].node()) else {
+                    return self.refuse(node, "str.extract needs a literal pattern on the GPU");
+                };
+                if !group_spans_match(&pattern, *group) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "str.extract of group {group} of {pattern:?}: only a group that \
+                             spans the whole match runs on the GPU"
+                        ),
+                    );
+                }
+                match text_pattern(pattern, false) {
+                    Ok(pattern) => StringOp::Extract(pattern),
+                    Err(why) => return self.refuse(node, why),
+                }
+            }
+            S::Format { .. }
+            | S::ExtractAll
+            | S::SplitExact { .. }
+            | S::SplitN { .. }
+            | S::Strptime { .. }
+            | S::Split { .. }
+            | S::SplitRegex { .. }
+            | S::EscapeRegex => {
+                return self.refuse(
+                    node,
+                    format!("function {function} is not supported on the GPU"),
+                );
+            }
+            // What Polars features this workspace does not enable add (a
+            // crate depending on ours may enable them): refused the same way.
+            #[allow(unreachable_patterns)]
+            _ => {
+                return self.refuse(
+                    node,
+                    format!("function {function} is not supported on the GPU"),
+                );
+            }
+        };
+        let kind = ExprKind::String { op, input: input? };
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr { kind, dtype })
+    }
+
+    /// `str.strip_prefix` (`prefix`) or `str.strip_suffix` of a literal
+    /// text: where the text starts (ends) with it, the text without its
+    /// characters; else the text (null stays null).
+    pub(crate) fn strip_affix(&mut self, node: Node, inputs: &[ExprIR], prefix: bool) -> Lowered {
+        let input = self.expr(inputs.first()?.node());
+        let affix = self.literal_str(inputs.get(1)?.node());
+        let input = input?;
+        let Some(affix) = affix else {
+            let name = if prefix {
+                "strip_prefix"
+            } else {
+                "strip_suffix"
+            };
+            return self.refuse(node, format!("str.{name} needs a literal text on the GPU"));
+        };
+        let chars = affix.chars().count() as u64;
+        let text = GpuDtype::String;
+        let string = |op, input: GpuExpr, dtype| GpuExpr {
+            kind: ExprKind::String {
+                op,
+                input: Box::new(input),
+            },
+            dtype,
+        };
+        let (test, stripped) = if prefix {
+            let from = i64::try_from(chars).unwrap_or(i64::MAX);
+            (
+                StringOp::StartsWith(affix),
+                StringOp::Slice {
+                    offset: from,
+                    length: None,
+                },
+            )
+        } else {
+            (StringOp::EndsWith(affix), StringOp::DropLast(chars))
+        };
+        let has = string(test, input.clone(), GpuDtype::Boolean);
+        Some(has.then(string(stripped, input.clone(), text), input, text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::regex_as_pattern;
+
+    fn texts(alternatives: &[&[&str]]) -> Option<Vec<Vec<String>>> {
+        Some(
+            alternatives
+                .iter()
+                .map(|a| a.iter().map(|t| t.to_string()).collect())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn restricted_patterns_become_texts() {
+        assert_eq!(regex_as_pattern("green"), texts(&[&["green"]]));
+        assert_eq!(regex_as_pattern("PROMO*"), texts(&[&["PROM"]]));
+        assert_eq!(
+            regex_as_pattern(".*Customer.*Complaints.*"),
+            texts(&[&["Customer", "Complaints"]])
+        );
+        assert_eq!(regex_as_pattern("ab*.*c"), texts(&[&["a", "c"]]));
+        assert_eq!(regex_as_pattern("13|31"), texts(&[&["13"], &["31"]]));
+    }
+
+    #[test]
+    fn anything_else_is_refused() {
+        for pattern in [
+            "", "a*", ".*", "^abc", "abc$", "a.b", "a+b", "ab*c", "a\\.b", "[ab]", "(a)", "a|",
+            "a?", "a{2}", "\\*",
+        ] {
+            assert_eq!(regex_as_pattern(pattern), None, "{pattern:?}");
+        }
+    }
+}

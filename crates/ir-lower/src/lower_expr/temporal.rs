@@ -1,0 +1,469 @@
+//! Temporal functions (`dt.*`): fields, truncation, formats and parsing, durations.
+
+use super::*;
+
+/// `function` (`dt.is_leap_year`, `dt.millennium`, `dt.century`,
+/// `dt.iso_year` or `dt.days_in_month`) of a date or datetime, from its
+/// year, month and ISO week as Polars computes it.
+pub(crate) fn calendar(input: GpuExpr, function: &IRTemporalFunction) -> GpuExpr {
+    use IRTemporalFunction as T;
+    let int32 = GpuDtype::Int32;
+    let part = |part, dtype| {
+        GpuExpr {
+            kind: ExprKind::Temporal {
+                part,
+                input: Box::new(input.clone()),
+            },
+            dtype,
+        }
+        .cast(int32, CastMode::NonStrict)
+    };
+    let year = part(TemporalPart::Year, int32);
+    let int = |v| GpuExpr::literal(Scalar::Int(v), int32);
+    let is = |a: GpuExpr, op, b| a.binary(op, b, GpuDtype::Boolean);
+    let arithmetic = |a: GpuExpr, op, b| a.binary(op, b, int32);
+    // Divisible by 4, and by 400 where by 100.
+    let leap = || {
+        let rest = |by: i64| arithmetic(year.clone(), BinaryOp::Modulus, int(by));
+        let by_4 = is(rest(4), BinaryOp::Eq, int(0));
+        let not_by_100 = is(rest(100), BinaryOp::NotEq, int(0));
+        let by_400 = is(rest(400), BinaryOp::Eq, int(0));
+        is(by_4, BinaryOp::And, is(not_by_100, BinaryOp::Or, by_400))
+    };
+    // Polars: (year - 1) floor-divided by 100 (1000), plus 1.
+    let of_years = |years| {
+        let before = arithmetic(year.clone(), BinaryOp::Minus, int(1));
+        arithmetic(
+            arithmetic(before, BinaryOp::FloorDivide, int(years)),
+            BinaryOp::Plus,
+            int(1),
+        )
+    };
+    match function {
+        T::Millennium => of_years(1000),
+        T::Century => of_years(100),
+        T::IsoYear => {
+            // The ISO year of the first days of January in the last week of
+            // the year before, and of the last of December in week 1.
+            let month = part(TemporalPart::Month, GpuDtype::Int8);
+            let week = part(TemporalPart::Week, GpuDtype::Int8);
+            let both = |a, b| is(a, BinaryOp::And, b);
+            let next = both(
+                is(month.clone(), BinaryOp::Eq, int(12)),
+                is(week.clone(), BinaryOp::Eq, int(1)),
+            );
+            let previous = both(
+                is(month, BinaryOp::Eq, int(1)),
+                is(week, BinaryOp::GtEq, int(52)),
+            );
+            let shift = next.then(int(1), previous.then(int(-1), int(0), int32), int32);
+            arithmetic(year, BinaryOp::Plus, shift)
+        }
+        T::DaysInMonth => {
+            let month = part(TemporalPart::Month, GpuDtype::Int8);
+            let month_is = |m| is(month.clone(), BinaryOp::Eq, int(m));
+            let short = [4, 6, 9, 11]
+                .map(month_is)
+                .into_iter()
+                .reduce(|a, b| is(a, BinaryOp::Or, b))
+                .unwrap_or_else(|| int(0));
+            let days = month_is(2).then(
+                leap().then(int(29), int(28), int32),
+                short.then(int(30), int(31), int32),
+                int32,
+            );
+            // Null stays null (a null test picks the last branch).
+            let null = GpuExpr::literal(Scalar::Null, int32);
+            input
+                .clone()
+                .is_not_null()
+                .then(days, null, int32)
+                .cast(GpuDtype::Int8, CastMode::NonStrict)
+        }
+        _ => leap(),
+    }
+}
+
+/// A strptime `format` as fixed-width fields and literal bytes, where the
+/// device parses it: `%Y`, `%m`, `%d` (and `%F`, their ISO form) once each,
+/// for a timestamp (`datetime`) also `%H` and `%M` once each and `%S` at
+/// most once (`%T` is `%H:%M:%S`), `%%` for '%', any other text as itself.
+/// `None` for any other specifier or field count.
+pub(crate) fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPart>> {
+    let mut bytes = format.bytes();
+    while let Some(byte) = bytes.next() {
+        if byte == b'%' && !b"YmdHMSFT%".contains(&bytes.next()?) {
+            return None;
+        }
+    }
+    let parts = FormatPart::parse(format)?;
+    let count = |field| parts.iter().filter(|&&part| part == field).count();
+    let date = [FormatPart::Year, FormatPart::Month, FormatPart::Day];
+    let time = [FormatPart::Hour, FormatPart::Minute];
+    let fits = date.iter().all(|&field| count(field) == 1)
+        && if datetime {
+            time.iter().all(|&field| count(field) == 1) && count(FormatPart::Second) <= 1
+        } else {
+            time.iter().all(|&field| count(field) == 0) && count(FormatPart::Second) == 0
+        };
+    fits.then_some(parts)
+}
+
+/// Polars' `dt.total_*` of a duration `input`, in units of `nanos_per`
+/// nanoseconds: the ticks divided toward zero (or multiplied, wrapping, to
+/// a finer unit); `fractional`, the ticks as f64 over the unit in ticks,
+/// that divisor computed as Polars computes it (the ticks in a second,
+/// times or over the unit's seconds) so that every bit agrees.
+pub(crate) fn total_of_duration(
+    input: GpuExpr,
+    nanos_per: i64,
+    fractional: bool,
+    dtype: GpuDtype,
+) -> Result<GpuExpr, String> {
+    let GpuDtype::Duration(unit) = input.dtype else {
+        return Err(format!("dt.total of {}", input.dtype));
+    };
+    let per_second = unit.per_day() / 86_400;
+    let tick_nanos = 1_000_000_000 / per_second;
+    let ticks = input.cast(GpuDtype::Int64, CastMode::NonStrict);
+    if fractional {
+        let t = per_second as f64;
+        let divisor = match nanos_per {
+            86_400_000_000_000 => t * 86_400.0,
+            3_600_000_000_000 => t * 3_600.0,
+            60_000_000_000 => t * 60.0,
+            1_000_000_000 => t,
+            1_000_000 => t / 1_000.0,
+            1_000 => t / 1_000_000.0,
+            _ => t / 1_000_000_000.0,
+        };
+        if dtype != GpuDtype::Float64 {
+            return Err(format!("a fractional dt.total as {dtype}"));
+        }
+        let ticks = ticks.cast(GpuDtype::Float64, CastMode::NonStrict);
+        let divisor = GpuExpr::literal(Scalar::Float(divisor), GpuDtype::Float64);
+        return Ok(ticks.binary(BinaryOp::TrueDivide, divisor, dtype));
+    }
+    if dtype != GpuDtype::Int64 {
+        return Err(format!("dt.total as {dtype}"));
+    }
+    let int = |v| GpuExpr::literal(Scalar::Int(v), GpuDtype::Int64);
+    if nanos_per <= tick_nanos {
+        return Ok(ticks.binary(BinaryOp::Multiply, int(tick_nanos / nanos_per), dtype));
+    }
+    // Toward zero: the floored quotient, plus one for a negative value with
+    // a remainder.
+    let divisor = nanos_per / tick_nanos;
+    let floored = ticks
+        .clone()
+        .binary(BinaryOp::FloorDivide, int(divisor), dtype);
+    let negative = ticks
+        .clone()
+        .binary(BinaryOp::Lt, int(0), GpuDtype::Boolean);
+    let inexact = ticks.binary(BinaryOp::Modulus, int(divisor), dtype).binary(
+        BinaryOp::NotEq,
+        int(0),
+        GpuDtype::Boolean,
+    );
+    let up = negative
+        .binary(BinaryOp::And, inexact, GpuDtype::Boolean)
+        .cast(dtype, CastMode::NonStrict);
+    Ok(floored.binary(BinaryOp::Plus, up, dtype))
+}
+
+impl ExprLowering<'_> {
+    /// `dt.truncate(every)` of a date or a timestamp (no time zone), `every`
+    /// a literal: how Polars truncates by it, or a refusal where Polars
+    /// raises an error (a negative or mixed duration) or does what is not
+    /// done here (sub-day truncation of dates). With `round`, `dt.round` of
+    /// a timestamp by a duration of days and smaller units: the truncation
+    /// of the timestamp plus half of `every`; of a date by whole days, the
+    /// same of its millisecond timestamp, as Polars rounds it (weeks,
+    /// months and dates by parts of days are refused).
+    pub(crate) fn truncate(&mut self, node: Node, inputs: &[ExprIR], round: bool) -> Lowered {
+        let function = if round { "dt.round" } else { "dt.truncate" };
+        let input = self.boxed(inputs.first()?.node());
+        let Some(text) = inputs
+            .get(1)
+            .and_then(|every| self.literal_str(every.node()))
+        else {
+            return self.refuse(
+                node,
+                format!("{function} needs a literal duration on the GPU"),
+            );
+        };
+        let every = match polars::prelude::Duration::try_parse(&text) {
+            Ok(every) if !every.negative() => every,
+            _ => return self.refuse(node, format!("{function} by {text:?}")),
+        };
+        let input = input?;
+        let per_day: i64 = match input.dtype {
+            GpuDtype::Date => 1,
+            GpuDtype::Datetime(unit) => unit.per_day(),
+            other => return self.refuse(node, format!("dt.truncate of {other}")),
+        };
+        let (months, weeks, days, nanos) = (
+            every.months(),
+            every.weeks(),
+            every.days(),
+            every.nanoseconds(),
+        );
+        let date = input.dtype == GpuDtype::Date;
+        let every = match (months, weeks, days, nanos) {
+            (0, 0, _, 0) if date => Truncation::Fixed(days),
+            (0, 0, ..) if !date => {
+                // Polars' fast path: days and smaller units together.
+                let units = match input.dtype {
+                    GpuDtype::Datetime(TimeUnit::Milliseconds) => nanos / 1_000_000,
+                    GpuDtype::Datetime(TimeUnit::Microseconds) => nanos / 1_000,
+                    _ => nanos,
+                };
+                match days.checked_mul(per_day).and_then(|d| d.checked_add(units)) {
+                    Some(units) => Truncation::Fixed(units),
+                    None => return self.refuse(node, format!("{function} by {text:?}")),
+                }
+            }
+            (0, weeks, 0, 0) if !round => Truncation::Weeks(weeks),
+            (months, 0, 0, 0) if !round => Truncation::Months(months),
+            _ => {
+                return self.refuse(
+                    node,
+                    format!(
+                        "{function} of {} by {text:?} is not supported on the GPU",
+                        input.dtype
+                    ),
+                );
+            }
+        };
+        let dtype = self.dtype(node)?;
+        let input = match every {
+            // Polars' fast path rounds a timestamp to the multiple of `every`
+            // below it shifted by half of `every` (rounded down): ties up.
+            Truncation::Fixed(units) if round && !date && units > 0 => {
+                let int64 = GpuDtype::Int64;
+                let half = GpuExpr::literal(Scalar::Int(units / 2), int64);
+                Box::new(
+                    input
+                        .cast(int64, CastMode::Wrapping)
+                        .binary(BinaryOp::Plus, half, int64)
+                        .cast(dtype, CastMode::Wrapping),
+                )
+            }
+            // A date Polars rounds as its millisecond timestamp, then takes
+            // the day: by whole days, that is the timestamp's rounding (to a
+            // multiple of whole days, so the day is exact).
+            Truncation::Fixed(days) if round && date && days > 0 => {
+                let ms = GpuDtype::Datetime(TimeUnit::Milliseconds);
+                let every_ms = match days.checked_mul(TimeUnit::Milliseconds.per_day()) {
+                    Some(every_ms) => every_ms,
+                    None => return self.refuse(node, format!("{function} by {text:?}")),
+                };
+                let int64 = GpuDtype::Int64;
+                let half = GpuExpr::literal(Scalar::Int(every_ms / 2), int64);
+                let shifted = input
+                    .cast(ms, CastMode::NonStrict)
+                    .cast(int64, CastMode::Wrapping)
+                    .binary(BinaryOp::Plus, half, int64)
+                    .cast(ms, CastMode::Wrapping);
+                let rounded = GpuExpr {
+                    kind: ExprKind::Truncate {
+                        input: Box::new(shifted),
+                        every: Truncation::Fixed(every_ms),
+                    },
+                    dtype: ms,
+                };
+                return Some(rounded.cast(dtype, CastMode::NonStrict));
+            }
+            _ if round => {
+                let what = format!("{function} of {} by {text:?}", input.dtype);
+                return self.refuse(node, format!("{what} is not supported on the GPU"));
+            }
+            _ => input,
+        };
+        Some(GpuExpr {
+            kind: ExprKind::Truncate { input, every },
+            dtype,
+        })
+    }
+
+    pub(crate) fn temporal(
+        &mut self,
+        node: Node,
+        inputs: &[ExprIR],
+        function: &IRTemporalFunction,
+    ) -> Lowered {
+        use IRTemporalFunction as T;
+        if matches!(function, T::Truncate) {
+            return self.truncate(node, inputs, false);
+        }
+        if matches!(function, T::Round) {
+            return self.truncate(node, inputs, true);
+        }
+        if let T::Date | T::TimeStamp(_) = function {
+            // Casts, as Polars computes them (no time zones here): the date
+            // of a timestamp rounds down; a timestamp in a unit is the cast
+            // to that unit's datetime, as an integer.
+            let input = self.single(inputs)?;
+            let cast = |input: GpuExpr, dtype| GpuExpr {
+                kind: ExprKind::Cast {
+                    input: Box::new(input),
+                    mode: CastMode::NonStrict,
+                },
+                dtype,
+            };
+            return match (function, input.dtype) {
+                (T::Date, GpuDtype::Date) => Some(input),
+                (T::Date, GpuDtype::Datetime(_)) => Some(cast(input, GpuDtype::Date)),
+                (T::TimeStamp(unit), GpuDtype::Date | GpuDtype::Datetime(_)) => {
+                    let datetime = cast(input, GpuDtype::Datetime(TimeUnit::from(*unit)));
+                    Some(cast(datetime, GpuDtype::Int64))
+                }
+                (_, other) => self.refuse(
+                    node,
+                    format!("{function} of {other} is not supported on the GPU"),
+                ),
+            };
+        }
+        match function {
+            T::TotalDays { fractional }
+            | T::TotalHours { fractional }
+            | T::TotalMinutes { fractional }
+            | T::TotalSeconds { fractional }
+            | T::TotalMilliseconds { fractional }
+            | T::TotalMicroseconds { fractional }
+            | T::TotalNanoseconds { fractional } => {
+                let input = self.single(inputs)?;
+                let dtype = self.dtype(node)?;
+                let nanos_per = match function {
+                    T::TotalDays { .. } => 86_400_000_000_000,
+                    T::TotalHours { .. } => 3_600_000_000_000,
+                    T::TotalMinutes { .. } => 60_000_000_000,
+                    T::TotalSeconds { .. } => 1_000_000_000,
+                    T::TotalMilliseconds { .. } => 1_000_000,
+                    T::TotalMicroseconds { .. } => 1_000,
+                    _ => 1,
+                };
+                return match total_of_duration(input, nanos_per, *fractional, dtype) {
+                    Ok(expr) => Some(expr),
+                    Err(why) => self.refuse(node, why),
+                };
+            }
+            T::ToString(format) => {
+                // Polars' `iso` formats, else a chrono format of the parts
+                // the device writes.
+                let input = self.single(inputs)?;
+                let dtype = input.dtype;
+                let parts = match format.as_str() {
+                    "iso" | "iso:strict" => FormatPart::iso(dtype, format == "iso:strict"),
+                    _ if matches!(dtype, GpuDtype::Date | GpuDtype::Datetime(_)) => {
+                        FormatPart::parse(format)
+                    }
+                    _ => None,
+                };
+                // Dates have no time of day: Polars raises its error.
+                let parts = parts.filter(|parts| {
+                    dtype != GpuDtype::Date || !parts.iter().any(|part| part.of_time())
+                });
+                let Some(format) = parts else {
+                    return self.refuse(
+                        node,
+                        format!("dt.to_string of {dtype} with the format {format:?}"),
+                    );
+                };
+                return Some(GpuExpr {
+                    kind: ExprKind::Strftime {
+                        input: Box::new(input),
+                        format,
+                    },
+                    dtype: GpuDtype::String,
+                });
+            }
+            T::IsLeapYear | T::Millennium | T::Century | T::IsoYear | T::DaysInMonth => {
+                let input = self.single(inputs)?;
+                if !matches!(input.dtype, GpuDtype::Date | GpuDtype::Datetime(_)) {
+                    return self.refuse(node, format!("{function} of {}", input.dtype));
+                }
+                return Some(calendar(input, function));
+            }
+            T::CastTimeUnit(unit) | T::WithTimeUnit(unit) => {
+                let input = self.single(inputs)?;
+                let unit = TimeUnit::from(*unit);
+                let (to, from) = match input.dtype {
+                    GpuDtype::Datetime(from) => (GpuDtype::Datetime(unit), from),
+                    GpuDtype::Duration(from) => (GpuDtype::Duration(unit), from),
+                    other => return self.refuse(node, format!("{function} of {other}")),
+                };
+                // The same integers read in the new unit.
+                let reinterpreted = |value: GpuExpr| {
+                    value
+                        .cast(GpuDtype::Int64, CastMode::NonStrict)
+                        .cast(to, CastMode::NonStrict)
+                };
+                let finer = unit.per_day() / from.per_day();
+                return Some(match function {
+                    T::WithTimeUnit(_) => reinterpreted(input),
+                    // Polars multiplies, wrapping, to a finer unit; to a
+                    // coarser one it divides as a cast does (datetimes
+                    // down, durations toward zero).
+                    _ if finer > 1 => {
+                        reinterpreted(input.cast(GpuDtype::Int64, CastMode::NonStrict).binary(
+                            BinaryOp::Multiply,
+                            GpuExpr::literal(Scalar::Int(finer), GpuDtype::Int64),
+                            GpuDtype::Int64,
+                        ))
+                    }
+                    _ => input.cast(to, CastMode::NonStrict),
+                });
+            }
+            _ => {}
+        }
+        let part = match function {
+            T::Year => TemporalPart::Year,
+            T::Quarter => TemporalPart::Quarter,
+            T::Month => TemporalPart::Month,
+            T::Day => TemporalPart::Day,
+            T::WeekDay => TemporalPart::Weekday,
+            T::OrdinalDay => TemporalPart::OrdinalDay,
+            T::Week => TemporalPart::Week,
+            T::Hour => TemporalPart::Hour,
+            T::Minute => TemporalPart::Minute,
+            T::Second => TemporalPart::Second,
+            T::Millisecond => TemporalPart::Millisecond,
+            T::Microsecond => TemporalPart::Microsecond,
+            T::Nanosecond => TemporalPart::Nanosecond,
+            T::Time
+            | T::Datetime
+            | T::Duration { .. }
+            | T::Replace
+            | T::Combine { .. }
+            | T::DatetimeFunction { .. } => {
+                return self.refuse(
+                    node,
+                    format!("function {function} is not supported on the GPU"),
+                );
+            }
+            // What Polars features this workspace does not enable add (a
+            // crate depending on ours may enable them): refused the same way.
+            #[allow(unreachable_patterns)]
+            _ => {
+                return self.refuse(
+                    node,
+                    format!("function {function} is not supported on the GPU"),
+                );
+            }
+        };
+        let input = Box::new(self.single(inputs)?);
+        let date = input.dtype == GpuDtype::Date && !part.of_time();
+        if !(date || matches!(input.dtype, GpuDtype::Datetime(_))) {
+            return self.refuse(
+                node,
+                format!("{part} of {} is not supported on the GPU", input.dtype),
+            );
+        }
+        let dtype = self.dtype(node)?;
+        Some(GpuExpr {
+            kind: ExprKind::Temporal { part, input },
+            dtype,
+        })
+    }
+}
