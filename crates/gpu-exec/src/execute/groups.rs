@@ -39,14 +39,17 @@ impl Executor<'_> {
         self.evaluate_i64(&bounds, &bound_or_n)
     }
 
-    /// Leaves the group-by to Polars where a float key of a group-by on
-    /// several keys holds -0.0: Polars groups it with 0.0 and gives the
-    /// group's key as the first row's value or as 0.0, by which hash path it
-    /// takes for the frame's size (row-encoded keys lose the sign).
+    /// Leaves the query to Polars (`what` says why) where a float key holds
+    /// -0.0: Polars groups it with 0.0 or apart, and gives the group's key
+    /// as the first row's value or as 0.0, by which path it takes (a
+    /// group-by on several keys: by the hash path it takes for the frame's
+    /// size, row-encoded keys losing the sign; a window ordered within its
+    /// partitions groups them, its aggregations do not).
     pub(crate) fn check_negative_zero_keys(
         &self,
         frame: &DeviceFrame,
         keys: &[GpuExpr],
+        what: &str,
     ) -> Result<(), ExecError> {
         let (float, boolean) = (GpuDtype::Float64, GpuDtype::Boolean);
         let value = |v: f64| GpuExpr::literal(Scalar::Float(v), float);
@@ -58,8 +61,6 @@ impl Executor<'_> {
                 value(f64::NEG_INFINITY),
                 boolean,
             );
-            let what = "a float key of -0.0 in a group-by on several keys (Polars' key is \
-                        0.0 or -0.0 by the hash path it takes for the frame's size)";
             self.check_any_later(
                 frame,
                 zero.binary(BinaryOp::And, negative, boolean),

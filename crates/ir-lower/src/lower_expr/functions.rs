@@ -583,6 +583,24 @@ impl ExprLowering<'_> {
                     .skip(1)
                     .filter_map(|bound| self.literal_value(bound.node()))
                     .collect();
+                // A constant computed into a literal: Polars casts its value
+                // strictly too, also over no rows, where the device casts
+                // each row's.
+                let computed_constant = inputs.iter().skip(1).any(|bound| {
+                    let n = bound.node();
+                    !matches!(self.arena.get(n), AExpr::Literal(_))
+                        && is_constant(n, self.arena)
+                        && self.polars_dtype(n) != input_type
+                });
+                if computed_constant {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "a constant bound of another type than {dtype} (Polars casts it \
+                             strictly, raising where it does not fit, whatever the rows)"
+                        ),
+                    );
+                }
                 for value in literals {
                     let scalar = polars_core::scalar::Scalar::new(value.dtype(), value.clone());
                     let fits = input_type.as_ref().is_some_and(|to| {

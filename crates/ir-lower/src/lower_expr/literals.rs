@@ -97,24 +97,47 @@ impl ExprLowering<'_> {
         // Over a frame of one row, as Polars meets it in a query (its
         // literal arithmetic panics on some values of no frame at all).
         let expr = polars_plan::plans::node_to_expr(node, self.arena);
-        let computed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let one_row = polars::prelude::DataFrame::new(
-                1,
-                vec![polars::prelude::Column::new("".into(), [0i32])],
-            )?;
-            // (Without simplification, whose literal arithmetic panics on
-            // an integer division by zero where the engine gives null.)
-            polars::prelude::IntoLazy::lazy(one_row)
-                .with_simplify_expr(false)
-                .select([expr.alias("constant")])
-                .collect()
-        }));
-        let column = match computed {
+        let computed = |grouped: bool| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let one_row = polars::prelude::DataFrame::new(
+                    1,
+                    vec![polars::prelude::Column::new("k".into(), [0i32])],
+                )?;
+                // (Without simplification, whose literal arithmetic panics
+                // on an integer division by zero where the engine gives null.)
+                let lf = polars::prelude::IntoLazy::lazy(one_row).with_simplify_expr(false);
+                let constant = expr.clone().alias("constant");
+                if grouped {
+                    lf.group_by([polars::prelude::col("k")])
+                        .agg([constant])
+                        .select([polars::prelude::col("constant")])
+                        .collect()
+                } else {
+                    lf.select([constant]).collect()
+                }
+            }))
+        };
+        let column = match computed(false) {
             Ok(Ok(df)) if df.height() == 1 => df.columns()[0].as_materialized_series().clone(),
             // Polars panics on it, or it is no one value: lowered as it is.
             Err(_) | Ok(Ok(_)) => return None,
             Ok(Err(e)) => return Some(self.refuse(node, format!("Polars raises on it: {e}"))),
         };
+        // Polars takes some aggregations of literals its own way per group
+        // (`lit(NULL).all()` is false there): a constant whose value per
+        // group is another is its own, whichever way it is met.
+        let per_group = match computed(true) {
+            Ok(Ok(df)) if df.height() == 1 => {
+                Some(df.columns()[0].as_materialized_series().clone())
+            }
+            _ => None,
+        };
+        if per_group.is_none_or(|per_group| !per_group.equals_missing(&column)) {
+            return Some(self.refuse(
+                node,
+                "a constant Polars computes otherwise per group than over the frame",
+            ));
+        }
         let dtype = self.dtype(node);
         let (Some(dtype), Some(polars_dtype)) = (dtype, self.polars_dtype(node)) else {
             return Some(None);

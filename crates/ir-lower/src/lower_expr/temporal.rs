@@ -140,9 +140,11 @@ pub(crate) fn total_of_duration(
         if dtype != GpuDtype::Float64 {
             return Err(format!("a fractional dt.total as {dtype}"));
         }
+        // Polars divides by a number of its own, always with its scalar
+        // kernel: a product with the reciprocal (on any number of rows).
         let ticks = ticks.cast(GpuDtype::Float64, CastMode::NonStrict);
-        let divisor = GpuExpr::literal(Scalar::Float(divisor), GpuDtype::Float64);
-        return Ok(ticks.binary(BinaryOp::TrueDivide, divisor, dtype));
+        let reciprocal = GpuExpr::literal(Scalar::Float(1.0 / divisor), GpuDtype::Float64);
+        return Ok(ticks.binary(BinaryOp::Multiply, reciprocal, dtype));
     }
     if dtype != GpuDtype::Int64 {
         return Err(format!("dt.total as {dtype}"));

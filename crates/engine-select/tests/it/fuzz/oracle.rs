@@ -268,11 +268,15 @@ pub fn difference(expected: &DataFrame, actual: &DataFrame, how: Compare) -> Opt
 /// one value for all groups and then fails its own length check.
 /// Polars also takes a literal column a with_columns made (held as a
 /// scalar column) as one value in later expressions, and raises that its
-/// one value does not fit the frame's height.
+/// one value does not fit the frame's height (or, as a sort key, that it
+/// is not the frame's length).
 fn polars_bug(error: &PolarsError) -> bool {
     let error = error.to_string();
     error.contains("returned aggregation is of different length: 1 than the groups length")
         || error.contains("length 1 doesn't match the DataFrame height")
+        || error
+            .contains("sort expressions must have same length as DataFrame, got DataFrame height")
+            && error.contains("and Series length: 1")
 }
 
 /// Whether Polars' optimised plan of `lf` takes a slice of rows it leaves

@@ -886,3 +886,163 @@ fn groups_of_keys_polars_holds_sorted_keep_its_answers() {
         ]),
     );
 }
+
+/// Polars takes some aggregations of literals its own way per group
+/// (`lit(NULL).all()` is false there, true over a frame): such a constant
+/// is left to Polars.
+#[test]
+fn constants_polars_computes_otherwise_per_group_are_its_own() {
+    let df = df!("d" => [Some(-1i64), None, Some(-1)]).unwrap().lazy();
+    let cases = [
+        df.clone()
+            .group_by_stable([col("d")])
+            .agg([lit(NULL).all(true).alias("x")]),
+        df.clone().group_by_stable([col("d")]).agg([lit("aaa")
+            .str()
+            .to_date(StrptimeOptions {
+                format: Some("%d.%m.%Y".into()),
+                strict: false,
+                ..Default::default()
+            })
+            .is_between(
+                lit(19000i32).cast(DataType::Date),
+                lit(20000i32).cast(DataType::Date),
+                ClosedInterval::Left,
+            )
+            .all(true)
+            .alias("x")]),
+        df.select([lit(NULL).all(true).alias("x")]),
+    ];
+    for lf in cases {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
+
+/// A spread of a group holding an infinite value, of an input Polars takes
+/// per group as lists, is Polars' own (0.0 there for one value, where its
+/// running variance of a column gives NaN).
+#[test]
+fn spreads_of_infinite_values_by_other_paths_are_polars_own() {
+    let df = df!(
+        "c" => [f64::NEG_INFINITY, 1.0, f64::INFINITY, 2.0],
+        "k" => [1i64, 2, 3, 3]
+    )
+    .unwrap()
+    .lazy();
+    for ddof in [0u8, 1] {
+        assert_same_as_cpu(
+            df.clone()
+                .group_by_stable([col("k")])
+                .agg([col("c").filter(lit(true)).std(ddof).alias("x")]),
+            ORDERED,
+        );
+    }
+}
+
+/// A float partition key of -0.0 in a window is Polars' own: it counts it
+/// apart from 0.0 in aggregations, with it where the window is ordered.
+#[test]
+fn windows_partitioned_by_negative_zero_are_polars_own() {
+    let df = df!(
+        "c" => [Some(-0.0f32), Some(0.0)],
+        "d" => [None::<&str>, Some("1e3")]
+    )
+    .unwrap()
+    .lazy();
+    let ordered = Some((vec![col("d")], SortOptions::default().with_nulls_last(true)));
+    for (order, e) in [
+        (ordered.clone(), col("d").shift(lit(1i64)).shift(lit(-1i64))),
+        (ordered, col("d").count()),
+        (None, col("d").shift(lit(1i64))),
+    ] {
+        let over = e
+            .over_with_options(Some(vec![col("c")]), order, WindowMapping::GroupsToRows)
+            .unwrap();
+        assert_same_as_cpu(df.clone().select([over.alias("x")]), ORDERED);
+    }
+}
+
+/// Aggregations other than a first or last row of values sorted (by
+/// `sort` or `sort_by`, or filtered): of all of the group's values, not
+/// of its first (found by the fuzzer as an i32 where the plan said i64).
+#[test]
+fn aggregations_of_sorted_values_take_every_value() {
+    let df = df!("b" => [-2i32, 1, 0, 5, -3], "g" => [1i64, 1, 2, 2, 1])
+        .unwrap()
+        .lazy();
+    let by_b = SortMultipleOptions::default().with_maintain_order(true);
+    let inputs = [
+        ("sort_by", col("b").sort_by([col("b")], by_b)),
+        ("sort", col("b").sort(SortOptions::default())),
+        ("filter", col("b").filter(col("b").gt(lit(-5)))),
+    ];
+    for (name, input) in inputs {
+        let aggregations = || {
+            let mut all = vec![
+                input.clone().product().alias("product"),
+                input.clone().sum().alias("sum"),
+                input.clone().min().alias("min"),
+                input.clone().last().alias("last"),
+            ];
+            // (Of a filter: Polars' own.)
+            if name != "filter" {
+                all.push(input.clone().n_unique().alias("n_unique"));
+            }
+            all
+        };
+        assert_gpu_eq(name, df.clone().select(aggregations()));
+        let grouped = df.clone().group_by([col("g")]).agg(aggregations());
+        assert_gpu_eq(name, grouped.sort(["g"], Default::default()));
+    }
+}
+
+/// A bound of clip that is a constant Polars computes, of another type than
+/// the input: Polars casts its one value strictly, raising where it does
+/// not fit even over no rows.
+#[test]
+fn computed_constant_bounds_of_clip_raise_as_polars_does() {
+    let df = df!("a" => Vec::<i32>::new()).unwrap().lazy();
+    assert_same_as_cpu(
+        df.select([col("a")
+            .clip(lit(NULL).fill_null(lit(i64::MAX)), lit(NULL))
+            .alias("x")]),
+        ORDERED,
+    );
+}
+
+/// Functions of literals in windows and slices of literals per group keep
+/// Polars' answers.
+#[test]
+fn constants_in_windows_and_slices_of_literals_are_polars_own() {
+    let df = df!("b" => [6u64, 7]).unwrap().lazy();
+    assert_same_as_cpu(
+        df.clone()
+            .filter(lit(NULL).all(true).over(vec![col("b")]).unwrap()),
+        ORDERED,
+    );
+    let floats = df!("b" => [-2.0f64]).unwrap().lazy();
+    assert_same_as_cpu(
+        floats.group_by([col("b")]).agg([lit(f64::INFINITY)
+            .slice(lit(-2i64), lit(2u64))
+            .std(0)
+            .alias("x")]),
+        UNORDERED,
+    );
+}
+
+/// Fractional `dt.total_*` divides by Polars' own number with its scalar
+/// kernel (a product with the reciprocal), on one row too (found by the
+/// fuzzer: 5 ms in hours differed in the last bit).
+#[test]
+fn fractional_totals_of_one_row_multiply_by_the_reciprocal() {
+    let df = df!("b" => [5i16]).unwrap().lazy();
+    let duration = col("b").cast(DataType::Duration(TimeUnit::Milliseconds));
+    assert_gpu_eq(
+        "total_hours",
+        df.with_columns([
+            duration.clone().dt().total_hours(true).alias("hours"),
+            duration.clone().dt().total_days(true).alias("days"),
+            duration.dt().total_microseconds(true).alias("micros"),
+        ]),
+    );
+}

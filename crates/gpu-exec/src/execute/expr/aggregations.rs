@@ -456,15 +456,21 @@ impl Executor<'_> {
         if let AggOp::Item { allow_empty } = op {
             return self.item(frame, expr, *allow_empty, sorted_rows, starts);
         }
-        if let ExprKind::Where { input: kept, by } = &input.kind {
+        // A first or last row in an order of its own (other aggregations
+        // of such inputs are widened or evaluated per group below).
+        let picks = matches!(op, AggOp::First | AggOp::Last);
+        if let (true, ExprKind::Where { input: kept, by }) = (picks, &input.kind) {
             let last = matches!(op, AggOp::Last);
             return self.first_kept(frame, (kept, by), last, sorted_rows, starts);
         }
-        if let ExprKind::SortedBy {
-            input: values,
-            order,
-            ties_in_row_order,
-        } = &input.kind
+        if let (
+            true,
+            ExprKind::SortedBy {
+                input: values,
+                order,
+                ties_in_row_order,
+            },
+        ) = (picks, &input.kind)
         {
             let last = matches!(op, AggOp::Last);
             let groups = Some((sorted_rows, starts));
@@ -497,7 +503,8 @@ impl Executor<'_> {
             if !whole && (input.has_aggregation() || input.has_part_reading_other_rows()) {
                 self.check_no_valid_value(frame, input, sorted_rows, starts, whole, what)?;
             } else if !whole && self.one_key_groups.get() {
-                self.check_no_valid_value_in_runs(frame, input, sorted_rows, starts, what)?;
+                let groups = (sorted_rows, starts);
+                self.check_no_valid_value_in_runs(frame, input, groups, false, what)?;
             }
             let minimum = matches!(op, AggOp::ArgMin);
             return self.arg_extreme(frame, input, minimum, sorted_rows, starts);
@@ -510,9 +517,10 @@ impl Executor<'_> {
             if input.has_aggregation() || input.has_part_reading_other_rows() {
                 self.check_kept_values(frame, input, sorted_rows, starts, whole)?;
             } else if self.one_key_groups.get() {
-                let what = "a spread of a group with no valid value (Polars gives 0.0 or \
-                            null, by its path)";
-                self.check_no_valid_value_in_runs(frame, input, sorted_rows, starts, what)?;
+                let what = "a spread of a group with no valid value or an infinite one \
+                            (Polars gives 0.0, null or NaN, by its path)";
+                let groups = (sorted_rows, starts);
+                self.check_no_valid_value_in_runs(frame, input, groups, true, what)?;
             }
         }
         // Spreads and quantiles read floats: the cast runs in the input's launch.

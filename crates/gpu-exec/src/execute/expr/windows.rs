@@ -61,6 +61,9 @@ impl Executor<'_> {
         partition_by: &[GpuExpr],
         order_by: Option<&RowOrder>,
     ) -> Result<Groups, ExecError> {
+        let what = "a float partition key of -0.0 in a window (Polars counts it apart from \
+                    0.0, or with it where the window is ordered)";
+        self.check_negative_zero_keys(frame, partition_by, what)?;
         let Some(order) = order_by else {
             if partition_by.iter().all(is_column) {
                 return self.groups(frame, &partition_by.iter().collect::<Vec<_>>());

@@ -1,12 +1,13 @@
-//! Checks of values whose answer is Polars' own: -0.0 beside 0.0, groups of no valid value.
+//! Checks of values whose answer is Polars' own: -0.0 beside 0.0, groups of no valid value or an infinite one.
 
 use super::*;
 
 impl Executor<'_> {
     /// Leaves a variance or standard deviation of `kept` (a filter: the
     /// input, null where the filter drops the row; or an input holding
-    /// aggregations) to Polars where a group has no valid value: Polars'
-    /// paths give 0.0 there or null, by how the input reaches the spread.
+    /// aggregations) to Polars where a group has no valid value or an
+    /// infinite one: Polars' paths give 0.0 there or null (NaN or 0.0), by
+    /// how the input reaches the spread.
     pub(crate) fn check_kept_values(
         &self,
         frame: &DeviceFrame,
@@ -15,9 +16,71 @@ impl Executor<'_> {
         starts: &DeviceBuffer<i64>,
         whole: bool,
     ) -> Result<(), ExecError> {
-        let what = "a variance of a group with no valid value (Polars gives 0.0 or null, by \
-                    its path)";
-        self.check_no_valid_value(frame, kept, sorted_rows, starts, whole, what)
+        let what = "a spread of a group with no valid value or an infinite one (Polars gives \
+                    0.0, null or NaN, by its path)";
+        let counts = self.valid_counts(frame, kept, (sorted_rows, starts), whole, true)?;
+        self.check_any_later(
+            &counts,
+            unanswered(),
+            what.into(),
+            ExecError::DependsOnPolars,
+        )
+    }
+
+    /// Per group of `groups` (sorted rows and starts), how many values of
+    /// `input` are valid and, with `infinite` (of floats), how many are
+    /// infinite: two u32 columns.
+    fn valid_counts(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        (sorted_rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        whole: bool,
+        infinite: bool,
+    ) -> Result<DeviceFrame, ExecError> {
+        let count = GpuDtype::UInt32;
+        let agg = |op: AggOp, input: GpuExpr| GpuExpr {
+            kind: ExprKind::Agg {
+                op,
+                input: Box::new(input),
+            },
+            dtype: count,
+        };
+        let valid = AggOp::Count {
+            include_nulls: false,
+        };
+        let infinite = if infinite && input.dtype.is_float() {
+            GpuExpr {
+                kind: ExprKind::FloatCheck {
+                    check: ir_lower::FloatCheck::IsInfinite,
+                    input: Box::new(input.clone()),
+                },
+                dtype: GpuDtype::Boolean,
+            }
+            .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
+            .cast(count, CastMode::NonStrict)
+        } else {
+            GpuExpr::literal(Scalar::UInt(0), count)
+        };
+        Ok(DeviceFrame {
+            columns: vec![
+                self.aggregate(
+                    frame,
+                    &agg(valid, input.clone()),
+                    sorted_rows,
+                    starts,
+                    whole,
+                )?,
+                self.aggregate(
+                    frame,
+                    &agg(AggOp::Sum, infinite),
+                    sorted_rows,
+                    starts,
+                    whole,
+                )?,
+            ],
+            height: starts.len(),
+        })
     }
 
     /// Leaves the query to Polars (`what` says why) where a group of
@@ -31,53 +94,39 @@ impl Executor<'_> {
         whole: bool,
         what: &str,
     ) -> Result<(), ExecError> {
-        let kept = input;
-        let count = GpuDtype::UInt32;
-        let valid = GpuExpr {
-            kind: ExprKind::Agg {
-                op: AggOp::Count {
-                    include_nulls: false,
-                },
-                input: Box::new(kept.clone()),
-            },
-            dtype: count,
-        };
-        let counts = DeviceFrame {
-            columns: vec![self.aggregate(frame, &valid, sorted_rows, starts, whole)?],
-            height: starts.len(),
-        };
-        let none = column_ref(0, count).binary(
-            BinaryOp::Eq,
-            GpuExpr::literal(Scalar::UInt(0), count),
-            GpuDtype::Boolean,
-        );
-        self.check_any_later(&counts, none, what.into(), ExecError::DependsOnPolars)
+        let counts = self.valid_counts(frame, input, (sorted_rows, starts), whole, false)?;
+        self.check_any_later(
+            &counts,
+            unanswered(),
+            what.into(),
+            ExecError::DependsOnPolars,
+        )
     }
 
     /// Leaves the query to Polars (`what` says why) where a group of
     /// `sorted_rows` and `starts` (the groups of one key) has no valid value
-    /// of `input` and every group is a run of rows. Polars takes the groups
-    /// of a key it holds marked sorted (the first key of a sort before, a
-    /// column of one row, sorted parts concatenated in order) as slices of
-    /// rows, on paths of its own for such groups; a key whose groups are not
-    /// all runs of rows is not sorted, so Polars cannot hold it so.
+    /// of `input` (or, with `infinite`, an infinite one) and every group is
+    /// a run of rows. Polars takes the groups of a key it holds marked
+    /// sorted (the first key of a sort before, a column of one row, sorted
+    /// parts concatenated in order) as slices of rows, on paths of its own
+    /// for such groups; a key whose groups are not all runs of rows is not
+    /// sorted, so Polars cannot hold it so.
     pub(crate) fn check_no_valid_value_in_runs(
         &self,
         frame: &DeviceFrame,
         input: &GpuExpr,
-        sorted_rows: &DeviceBuffer<i64>,
-        starts: &DeviceBuffer<i64>,
+        (sorted_rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        infinite: bool,
         what: &str,
     ) -> Result<(), ExecError> {
         let (int, count) = (GpuDtype::Int64, GpuDtype::UInt32);
-        let agg = |op: AggOp, input: GpuExpr, dtype: GpuDtype| GpuExpr {
+        let agg = |op: AggOp, dtype: GpuDtype| GpuExpr {
             kind: ExprKind::Agg {
                 op,
-                input: Box::new(input),
+                input: Box::new(column_ref(0, int)),
             },
             dtype,
         };
-        let row = column_ref(0, int);
         let rows = DeviceFrame {
             columns: vec![DeviceColumn::from_parts(
                 "".into(),
@@ -88,77 +137,60 @@ impl Executor<'_> {
             )],
             height: frame.height,
         };
-        let extreme = |max| {
-            let op = if max {
-                AggOp::Max {
-                    propagate_nans: false,
-                }
-            } else {
+        let per_row =
+            |op: AggOp, dtype| self.aggregate(&rows, &agg(op, dtype), sorted_rows, starts, false);
+        let no_nans = false;
+        let mut per_group =
+            self.valid_counts(frame, input, (sorted_rows, starts), false, infinite)?;
+        per_group.columns.extend([
+            per_row(
                 AggOp::Min {
-                    propagate_nans: false,
-                }
-            };
-            self.aggregate(
-                &rows,
-                &agg(op, row.clone(), int),
-                sorted_rows,
-                starts,
-                false,
-            )
-        };
-        let len = AggOp::Count {
-            include_nulls: true,
-        };
-        let valid = AggOp::Count {
-            include_nulls: false,
-        };
-        let per_group = DeviceFrame {
-            columns: vec![
-                extreme(false)?,
-                extreme(true)?,
-                self.aggregate(
-                    &rows,
-                    &agg(len, row.clone(), count),
-                    sorted_rows,
-                    starts,
-                    false,
-                )?,
-                self.aggregate(
-                    frame,
-                    &agg(valid, input.clone(), count),
-                    sorted_rows,
-                    starts,
-                    false,
-                )?,
-            ],
-            height: starts.len(),
-        };
-        // Per group: whether it is not a run of rows, whether it has no
-        // valid value; then how many groups are either, over all groups.
-        let span = column_ref(1, int)
-            .binary(BinaryOp::Minus, column_ref(0, int), int)
+                    propagate_nans: no_nans,
+                },
+                int,
+            )?,
+            per_row(
+                AggOp::Max {
+                    propagate_nans: no_nans,
+                },
+                int,
+            )?,
+            per_row(
+                AggOp::Count {
+                    include_nulls: true,
+                },
+                count,
+            )?,
+        ]);
+        // Per group: whether it is not a run of rows (its rows do not span
+        // its length), whether Polars answers it its own way; then how many
+        // groups are either, over all groups.
+        let span = column_ref(3, int)
+            .binary(BinaryOp::Minus, column_ref(2, int), int)
             .binary(BinaryOp::Plus, GpuExpr::literal(Scalar::Int(1), int), int);
         let not_run = span.binary(
             BinaryOp::NotEq,
-            cast_to(&column_ref(2, count), int),
-            GpuDtype::Boolean,
-        );
-        let none = column_ref(3, count).binary(
-            BinaryOp::Eq,
-            GpuExpr::literal(Scalar::UInt(0), count),
+            cast_to(&column_ref(4, count), int),
             GpuDtype::Boolean,
         );
         let (all, one) = self.one_group(per_group.height)?;
         let total = |flag: GpuExpr| {
             let flag = flag.cast(count, CastMode::NonStrict);
-            self.aggregate(&per_group, &agg(AggOp::Sum, flag, count), &all, &one, true)
+            let sum = GpuExpr {
+                kind: ExprKind::Agg {
+                    op: AggOp::Sum,
+                    input: Box::new(flag),
+                },
+                dtype: count,
+            };
+            self.aggregate(&per_group, &sum, &all, &one, true)
         };
         let totals = DeviceFrame {
-            columns: vec![total(not_run)?, total(none)?],
+            columns: vec![total(not_run)?, total(unanswered())?],
             height: 1,
         };
         let zero = GpuExpr::literal(Scalar::UInt(0), count);
-        let runs_with_none = column_ref(0, count)
+        let runs_with_some = column_ref(0, count)
             .binary(BinaryOp::Eq, zero.clone(), GpuDtype::Boolean)
             .binary(
                 BinaryOp::And,
@@ -167,7 +199,7 @@ impl Executor<'_> {
             );
         self.check_any_later(
             &totals,
-            runs_with_none,
+            runs_with_some,
             what.into(),
             ExecError::DependsOnPolars,
         )
@@ -283,4 +315,18 @@ impl Executor<'_> {
             .then(|| results.columns.pop())
             .flatten())
     }
+}
+
+/// Over the counts of [`Executor::valid_counts`]: whether a group has no
+/// valid value or an infinite one.
+fn unanswered() -> GpuExpr {
+    let count = GpuDtype::UInt32;
+    let zero = GpuExpr::literal(Scalar::UInt(0), count);
+    column_ref(0, count)
+        .binary(BinaryOp::Eq, zero.clone(), GpuDtype::Boolean)
+        .binary(
+            BinaryOp::Or,
+            column_ref(1, count).binary(BinaryOp::Gt, zero, GpuDtype::Boolean),
+            GpuDtype::Boolean,
+        )
 }

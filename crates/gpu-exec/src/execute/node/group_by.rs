@@ -39,7 +39,9 @@ impl Executor<'_> {
             frame.columns.push(column);
         }
         if key_exprs.len() > 1 {
-            self.check_negative_zero_keys(&frame, &key_exprs)?;
+            let what = "a float key of -0.0 in a group-by on several keys (Polars' key is 0.0 \
+                        or -0.0 by the hash path it takes for the frame's size)";
+            self.check_negative_zero_keys(&frame, &key_exprs, what)?;
         }
         let Groups {
             sorted_rows,
