@@ -9,7 +9,7 @@
 //! as the words the sort and hash kernels compare), `groups` and `frames`
 //! (gathers). [`unsupported`] (`support`) says, before anything runs, which
 //! parts of a plan the executor cannot run; [`execute`] runs a plan that
-//! has none. README.md lists what each operator covers.
+//! has none. docs/operations.md lists what each operator covers.
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{

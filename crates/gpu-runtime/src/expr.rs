@@ -575,6 +575,9 @@ pub fn slot_of_float(value: f64, ty: ValueType) -> u64 {
 }
 
 #[cfg(test)]
+mod kernel_numbers;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

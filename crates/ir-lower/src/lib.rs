@@ -4,15 +4,16 @@
 //! `AExpr` arenas). [`lower_plan`] turns it into a [`GpuPlan`], a typed tree
 //! of physical operators whose expressions carry resolved types and input
 //! column positions, or returns every [`Refusal`]: each construct the GPU
-//! cannot run, named in Polars' notation, with the reason. Refusal happens
-//! here, before any device work: a plan that lowers is one the executor runs.
-//! [`lower_partial`] finds the largest subtrees that lower, for mixed
-//! CPU/GPU execution.
+//! cannot run, named in Polars' notation, with the reason, before any device
+//! work. (gpu-exec's `unsupported` still adds what its executor cannot run
+//! yet: support is to be decided here alone.)
 //!
-//! Matches over Polars' `IR`, `AExpr`, function and aggregation enums are
-//! exhaustive with no catch-all arm, so a Polars upgrade that adds a variant
-//! fails to compile here instead of mis-lowering. This crate knows nothing of
-//! CUDA and has no `unsafe`.
+//! Matches over Polars' `IR`, `AExpr`, function and aggregation enums list
+//! every variant of the workspace's Polars features, so a Polars upgrade
+//! that adds one fails to compile here instead of mis-lowering; each ends
+//! with a catch-all arm that refuses what a depending crate's extra Polars
+//! features add (see ARCHITECTURE.md's invariants). This crate knows
+//! nothing of CUDA and has no `unsafe`.
 #![forbid(unsafe_code)]
 
 mod dtype;
@@ -47,41 +48,10 @@ pub fn lower_plan(
     lp_arena: &Arena<IR>,
     expr_arena: &Arena<AExpr>,
 ) -> Result<GpuPlan, Vec<Refusal>> {
-    let mut lowering = lower_plan::PlanLowering::new(lp_arena, expr_arena, false);
+    let mut lowering = lower_plan::PlanLowering::new(lp_arena, expr_arena);
     lowering.root = Some(root);
     match lowering.node(root) {
         Some(root) if lowering.refusals.is_empty() => Ok(GpuPlan { root }),
         _ => Err(lowering.refusals),
-    }
-}
-
-/// The result of [`lower_partial`].
-#[derive(Debug, Clone)]
-pub struct PartialLowering {
-    /// The largest subtrees that lower, each with its root node in Polars'
-    /// arena; the whole plan when it lowers.
-    pub subtrees: Vec<(Node, GpuPlan)>,
-    /// Every construct that could not be lowered.
-    pub refusals: Vec<Refusal>,
-}
-
-/// Lowers what can be lowered: the largest subtrees of the plan under `root`
-/// that run entirely on the GPU, each lowered on its own, and every refusal.
-pub fn lower_partial(
-    root: Node,
-    lp_arena: &Arena<IR>,
-    expr_arena: &Arena<AExpr>,
-) -> PartialLowering {
-    let mut lowering = lower_plan::PlanLowering::new(lp_arena, expr_arena, true);
-    if let Some(plan) = lowering.node(root) {
-        lowering.maximal.push((root, plan));
-    }
-    PartialLowering {
-        subtrees: lowering
-            .maximal
-            .into_iter()
-            .map(|(node, root)| (node, GpuPlan { root }))
-            .collect(),
-        refusals: lowering.refusals,
     }
 }

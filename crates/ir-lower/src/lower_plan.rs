@@ -29,17 +29,11 @@ pub fn node_notation(node: Node, lp_arena: &Arena<IR>, expr_arena: &Arena<AExpr>
     text.lines().next().unwrap_or_default().trim().to_owned()
 }
 
-/// State of one lowering: the arenas, every refusal so far and, for partial
-/// lowering, the largest subtrees that lowered.
+/// State of one lowering: the arenas and every refusal so far.
 pub(crate) struct PlanLowering<'a> {
     pub lp_arena: &'a Arena<IR>,
     pub expr_arena: &'a Arena<AExpr>,
     pub refusals: Vec<Refusal>,
-    /// Subtrees that lowered although their parent did not.
-    pub maximal: Vec<(Node, PlanNode)>,
-    /// Whether to find `maximal` (partial lowering), which costs a copy of
-    /// each lowered input.
-    track_subtrees: bool,
     /// The root of the plan lowered: its columns go to Polars as they are.
     pub root: Option<Node>,
 }
@@ -47,30 +41,19 @@ pub(crate) struct PlanLowering<'a> {
 type Lowered = Option<PlanNode>;
 
 impl<'a> PlanLowering<'a> {
-    pub fn new(
-        lp_arena: &'a Arena<IR>,
-        expr_arena: &'a Arena<AExpr>,
-        track_subtrees: bool,
-    ) -> Self {
+    pub fn new(lp_arena: &'a Arena<IR>, expr_arena: &'a Arena<AExpr>) -> Self {
         PlanLowering {
             lp_arena,
             expr_arena,
             refusals: Vec::new(),
-            maximal: Vec::new(),
-            track_subtrees,
             root: None,
         }
     }
 
-    /// Lowers `node` and everything under it. When `node` cannot be lowered,
-    /// the inputs that could are remembered as maximal GPU subtrees.
+    /// Lowers `node` and everything under it (every input, even after one
+    /// failed, so that every refusal is found).
     pub fn node(&mut self, node: Node) -> Lowered {
-        let mut children = Vec::new();
-        let lowered = self.node_inner(node, &mut children);
-        if lowered.is_none() {
-            self.maximal.extend(children);
-        }
-        lowered
+        self.node_inner(node)
     }
 
     fn refuse(&mut self, node: Node, reason: impl Into<String>) -> Lowered {
@@ -84,15 +67,6 @@ impl<'a> PlanLowering<'a> {
 
     fn schema_of(&self, node: Node) -> SchemaRef {
         self.lp_arena.get(node).schema(self.lp_arena).into_owned()
-    }
-
-    /// Lowers an input of the node being lowered, remembering it for partial lowering.
-    fn input(&mut self, node: Node, children: &mut Vec<(Node, PlanNode)>) -> Lowered {
-        let lowered = self.node(node)?;
-        if self.track_subtrees {
-            children.push((node, lowered.clone()));
-        }
-        Some(lowered)
     }
 
     fn exprs(&mut self, exprs: &[ExprIR], schema: &Schema) -> Option<Vec<GpuExpr>> {
@@ -174,9 +148,8 @@ impl<'a> PlanLowering<'a> {
         input_node: Node,
         exprs: &[ExprIR],
         parts: Vec<Option<(Node, KeptRows)>>,
-        children: &mut Vec<(Node, PlanNode)>,
     ) -> Lowered {
-        let input = self.input(input_node, children);
+        let input = self.node(input_node);
         let input_schema = self.schema_of(input_node);
         let mut lowering = ExprLowering {
             arena: self.expr_arena,
@@ -310,7 +283,7 @@ impl<'a> PlanLowering<'a> {
         positions
     }
 
-    fn node_inner(&mut self, node: Node, children: &mut Vec<(Node, PlanNode)>) -> Lowered {
+    fn node_inner(&mut self, node: Node) -> Lowered {
         let lp_arena = self.lp_arena;
         match lp_arena.get(node) {
             IR::DataFrameScan {
@@ -332,7 +305,7 @@ impl<'a> PlanLowering<'a> {
             }
             IR::SimpleProjection { input, columns } => {
                 let input_node = *input;
-                let input = self.input(input_node, children);
+                let input = self.node(input_node);
                 let input_schema = self.schema_of(input_node);
                 let names: Vec<&str> = columns.iter_names().map(|n| n.as_str()).collect();
                 let columns = self.positions(node, &input_schema, &names)?;
@@ -347,9 +320,9 @@ impl<'a> PlanLowering<'a> {
             IR::Select { input, expr, .. } => {
                 let input_node = *input;
                 if let Some(parts) = self.filtered_columns(expr) {
-                    return self.select_of_filtered(node, input_node, expr, parts, children);
+                    return self.select_of_filtered(node, input_node, expr, parts);
                 }
-                let input = self.input(input_node, children);
+                let input = self.node(input_node);
                 let exprs = self.named_exprs(expr, &self.schema_of(input_node));
                 let (input, exprs) = (input?, exprs?);
                 let schema = self.output_schema(node)?;
@@ -367,7 +340,7 @@ impl<'a> PlanLowering<'a> {
                 ..
             } => {
                 let input_node = *input;
-                let input = self.input(input_node, children);
+                let input = self.node(input_node);
                 let exprs = self.named_exprs(exprs, &self.schema_of(input_node));
                 let (input, exprs) = (input?, exprs?);
                 let schema = self.output_schema(node)?;
@@ -381,7 +354,7 @@ impl<'a> PlanLowering<'a> {
             }
             IR::Filter { input, predicate } => {
                 let input_node = *input;
-                let input = self.input(input_node, children);
+                let input = self.node(input_node);
                 let mut conjuncts = Vec::new();
                 collect_conjuncts(self.expr_arena, predicate.node(), &mut conjuncts);
                 if conjuncts.is_empty() {
@@ -420,7 +393,7 @@ impl<'a> PlanLowering<'a> {
             }
             IR::Slice { input, offset, len } => {
                 let (offset, len) = (*offset, *len as usize);
-                let input = self.input(*input, children)?;
+                let input = self.node(*input)?;
                 let schema = self.output_schema(node)?;
                 Some(PlanNode::Slice {
                     input: Box::new(input),
@@ -436,7 +409,7 @@ impl<'a> PlanLowering<'a> {
                 sort_options,
             } => {
                 let input_node = *input;
-                let input = self.input(input_node, children);
+                let input = self.node(input_node);
                 if self.keys_of_one_value(by_column, "sort") {
                     return None;
                 }
@@ -477,7 +450,7 @@ impl<'a> PlanLowering<'a> {
                 ..
             } => {
                 let input_node = *input;
-                let input = self.input(input_node, children);
+                let input = self.node(input_node);
                 if apply.is_some() {
                     return self.refuse(
                         node,
@@ -534,8 +507,8 @@ impl<'a> PlanLowering<'a> {
                 ..
             } => {
                 let (left_node, right_node) = (*input_left, *input_right);
-                let left = self.input(left_node, children);
-                let right = self.input(right_node, children);
+                let left = self.node(left_node);
+                let right = self.node(right_node);
                 let one_value = self.keys_of_one_value(left_on, "join")
                     | self.keys_of_one_value(right_on, "join");
                 if one_value {
@@ -617,7 +590,7 @@ impl<'a> PlanLowering<'a> {
             }
             IR::Distinct { input, options } => {
                 let input_node = *input;
-                let input = self.input(input_node, children);
+                let input = self.node(input_node);
                 let input_schema = self.schema_of(input_node);
                 let subset = match &options.subset {
                     Some(names) => {
@@ -644,8 +617,7 @@ impl<'a> PlanLowering<'a> {
                 })
             }
             IR::Union { inputs, options } => {
-                let lowered: Vec<Lowered> =
-                    inputs.iter().map(|i| self.input(*i, children)).collect();
+                let lowered: Vec<Lowered> = inputs.iter().map(|i| self.node(*i)).collect();
                 let inputs = lowered.into_iter().collect::<Option<_>>()?;
                 let schema = self.output_schema(node)?;
                 Some(PlanNode::Union {
@@ -657,8 +629,7 @@ impl<'a> PlanLowering<'a> {
             IR::HConcat {
                 inputs, options, ..
             } => {
-                let lowered: Vec<Lowered> =
-                    inputs.iter().map(|i| self.input(*i, children)).collect();
+                let lowered: Vec<Lowered> = inputs.iter().map(|i| self.node(*i)).collect();
                 let inputs = lowered.into_iter().collect::<Option<_>>()?;
                 let schema = self.output_schema(node)?;
                 Some(PlanNode::HConcat {
@@ -670,7 +641,7 @@ impl<'a> PlanLowering<'a> {
             }
             IR::Cache { input, id } => {
                 let id = format!("{id:?}");
-                let input = self.input(*input, children)?;
+                let input = self.node(*input)?;
                 let schema = self.output_schema(node)?;
                 Some(PlanNode::Cache {
                     input: Box::new(input),
@@ -686,7 +657,7 @@ impl<'a> PlanLowering<'a> {
                 }
                 FunctionIR::RowIndex { name, offset, .. } => {
                     let (name, offset) = (name.to_string(), offset.unwrap_or(0));
-                    let input = self.input(*input, children)?;
+                    let input = self.node(*input)?;
                     let schema = self.output_schema(node)?;
                     Some(PlanNode::RowIndex {
                         input: Box::new(input),
@@ -700,7 +671,7 @@ impl<'a> PlanLowering<'a> {
                 | FunctionIR::Explode { .. }
                 | FunctionIR::Opaque { .. } => {
                     let input = *input;
-                    self.input(input, children);
+                    self.node(input);
                     self.refuse(node, format!("{function} is not supported on the GPU"))
                 }
             },
@@ -742,12 +713,12 @@ impl<'a> PlanLowering<'a> {
             }
             IR::Gather { input, .. } => {
                 let input = *input;
-                self.input(input, children);
+                self.node(input);
                 self.refuse(node, "gather is not supported on the GPU")
             }
             IR::ExtContext { input, .. } => {
                 let input = *input;
-                self.input(input, children);
+                self.node(input);
                 self.refuse(
                     node,
                     "extra contexts (with_context) are not supported on the GPU",
@@ -755,12 +726,12 @@ impl<'a> PlanLowering<'a> {
             }
             IR::Sink { input, .. } => {
                 let input = *input;
-                self.input(input, children);
+                self.node(input);
                 self.refuse(node, "sinks run on the CPU")
             }
             IR::SinkMultiple { inputs } => {
                 for input in inputs.clone() {
-                    self.input(input, children);
+                    self.node(input);
                 }
                 self.refuse(node, "sinks run on the CPU")
             }

@@ -822,7 +822,7 @@ fn inexact() -> impl Strategy<Value = Option<f64>> {
     )
 }
 
-/// README's bound on float aggregations that Polars takes in an order of
+/// docs/operations.md's bound on float aggregations that Polars takes in an order of
 /// its own (per group: sums, means, variances and standard deviations; of a
 /// whole frame: variances and standard deviations): for n values, a sum
 /// within (n + 1)·2⁻⁵²·Σ|x| of Polars', a mean that divided by n, a

@@ -6,7 +6,7 @@ mod pdsh_queries;
 mod refused;
 mod supported;
 
-use ir_lower::{lower_partial, lower_plan};
+use ir_lower::lower_plan;
 use polars::prelude::*;
 
 /// The GPU plan of a query as its explain tree, or its refusals, one per line.
@@ -16,20 +16,6 @@ pub fn explain(lf: LazyFrame) -> String {
         Ok(gpu) => gpu.to_string(),
         Err(refusals) => refusals.iter().map(|r| format!("refused: {r}\n")).collect(),
     }
-}
-
-/// The largest lowerable subtrees (their roots' explain) and the refusals.
-pub fn explain_partial(lf: LazyFrame) -> String {
-    let plan = lf.to_alp_optimized().expect("the query optimises");
-    let partial = lower_partial(plan.lp_top, &plan.lp_arena, &plan.expr_arena);
-    let mut out = String::new();
-    for (_, subtree) in &partial.subtrees {
-        out.push_str(&format!("gpu subtree:\n{subtree}"));
-    }
-    for refusal in &partial.refusals {
-        out.push_str(&format!("refused: {refusal}\n"));
-    }
-    out
 }
 
 pub fn orders() -> LazyFrame {

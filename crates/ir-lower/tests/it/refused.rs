@@ -3,7 +3,7 @@
 use expect_test::expect;
 use polars::prelude::*;
 
-use crate::{explain, explain_partial, orders};
+use crate::{explain, orders};
 
 /// A window the GPU does not run: one ordered by a column.
 /// A window whose results are joined to the rows (a list per row): not
@@ -73,26 +73,6 @@ fn group_by_without_aggregation_gives_lists_and_is_refused() {
     .assert_eq(&explain(
         orders().group_by([col("status")]).agg([col("amount")]),
     ));
-}
-
-#[test]
-fn partial_lowering_finds_the_largest_gpu_subtrees() {
-    let gpu_side = orders().filter(col("qty").gt(lit(1)));
-    let lf = gpu_side
-        .select([col("id"), col("qty").cum_prod(false).alias("running")])
-        .sort(["id"], Default::default());
-    expect![[r#"
-        gpu subtree:
-        Filter (#1:qty > 1:i32)  -> [id: i64, qty: i32]
-          DataFrameScan rows=3 columns=[0, 3] of 6  -> [id: i64, qty: i32]
-        refused: col("qty").cum_prod(): function cum_prod is not supported on the GPU
-    "#]]
-    .assert_eq(&explain_partial(lf));
-    expect![[r#"
-        gpu subtree:
-        DataFrameScan rows=3 columns=[0] of 6  -> [id: i64]
-    "#]]
-    .assert_eq(&explain_partial(orders().select([col("id")])));
 }
 
 #[test]

@@ -113,9 +113,10 @@ pub struct Compare {
     /// Whether the query defines the order of the rows (else the rows are
     /// compared as multisets).
     pub ordered: bool,
-    /// Whether the query holds float aggregations whose last bits README
-    /// documents as Polars' own (per-group sums, means, variances): floats
-    /// then compare within a relative 1e-9, and -0.0 equals 0.0.
+    /// Whether the query holds float aggregations whose last bits
+    /// docs/operations.md documents as Polars' own (per-group sums, means,
+    /// variances): floats then compare within a relative 1e-9, and -0.0
+    /// equals 0.0.
     pub floats_close: bool,
 }
 
@@ -152,7 +153,7 @@ impl Cell {
     fn matches(&self, other: &Cell, close: bool, zeros_alike: bool) -> bool {
         match (self, other) {
             (Cell::Float(a), Cell::Float(b)) if zeros_alike && *a == 0.0 && *b == 0.0 => true,
-            // (Where the values overflow, README's bound is infinite: an
+            // (Where the values overflow, docs/operations.md's bound is infinite: an
             // infinity or NaN may stand for another.)
             (Cell::Float(a), Cell::Float(b)) if close => {
                 a.to_bits() == b.to_bits()
