@@ -269,6 +269,31 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
             EngineError::Polars,
         )),
         Some(Err(e)) => Err(e),
+        // Polars raised on the rest of a mixed plan, over frames from the
+        // device: the whole query runs on the CPU. Where it answers there,
+        // the error was ours (a frame Polars takes otherwise than its own);
+        // where it raises there too, that is Polars' own error.
+        Some(Ok(Some(executed_by @ ExecutedBy::Mixed { .. }))) if result.is_err() => {
+            let error = result.err().map(|e| e.to_string()).unwrap_or_default();
+            let df = on_the_cpu.collect()?;
+            let bug = FallbackReason {
+                kind: FallbackKind::Internal,
+                subject: None,
+                message: format!(
+                    "Polars raised on the rest of a mixed plan ({executed_by}) where it answers \
+                     the whole query: {error}"
+                ),
+            };
+            tracing::warn!("GPU engine bug, the CPU engine answered: {bug}");
+            reasons.push(bug);
+            Ok((
+                df,
+                CollectReport {
+                    executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
+                    fallback_reasons: reasons,
+                },
+            ))
+        }
         Some(Ok(Some(executed_by))) => Ok((
             result?,
             CollectReport {

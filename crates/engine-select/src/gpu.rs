@@ -227,9 +227,13 @@ fn gpu_subtrees(
         // every row, cannot stand in its place.
         let one_row_columns =
             matches!(lp_arena.get(node), IR::HStack { options, .. } if !options.should_broadcast);
+        // Nor do the device's columns of one value repeated on every row
+        // stand in for the scalar columns Polars would hold there (its
+        // group-bys take those otherwise).
         if !one_row_columns
             && let Ok(plan) = ir_lower::lower_plan(node, lp_arena, expr_arena)
             && gpu_exec::unsupported(&plan).is_empty()
+            && !holds_one_value_columns(&plan.root)
         {
             if computes(&plan.root) {
                 out.push((node, plan));
@@ -242,6 +246,14 @@ fn gpu_subtrees(
 }
 
 /// Whether a subplan does any work beyond reading frames and picking columns.
+/// Whether a select or with_columns in the subplan under `node` makes
+/// columns of one value (which Polars would hold as scalar columns, and
+/// pass on so through projections, filters and slices).
+fn holds_one_value_columns(node: &ir_lower::PlanNode) -> bool {
+    gpu_exec::one_value_columns(node).next().is_some()
+        || node.inputs().into_iter().any(holds_one_value_columns)
+}
+
 fn computes(node: &ir_lower::PlanNode) -> bool {
     use ir_lower::PlanNode;
     match node {

@@ -149,7 +149,8 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
 /// of that node: the columns of one value repeated on every row as
 /// `Column::Scalar` (a select's or with_columns' expressions of one value
 /// beside per-row ones), a sort's first key marked sorted. Polars' engine,
-/// running the rest of a mixed plan, treats such columns apart.
+/// running the rest of a mixed plan, treats such columns apart (so mixed
+/// plans take no subplan that makes columns of one value at all).
 fn held_as_polars_holds(mut df: DataFrame, root: &PlanNode) -> Result<DataFrame, ExecError> {
     // Polars marks the first key column of a sort as sorted, and its
     // engine then takes paths of its own (groups as slices) over it.
@@ -170,20 +171,11 @@ fn held_as_polars_holds(mut df: DataFrame, root: &PlanNode) -> Result<DataFrame,
         })?;
         return Ok(df);
     }
-    let exprs = match root {
-        PlanNode::Select { exprs, .. } if !aggregating_select(exprs) => exprs,
-        PlanNode::WithColumns {
-            exprs,
-            broadcast: true,
-            ..
-        } => exprs,
-        _ => return Ok(df),
-    };
     let height = df.height();
     if height == 0 {
         return Ok(df);
     }
-    for named in exprs.iter().filter(|named| !reads_rows(&named.expr)) {
+    for named in one_value_columns(root) {
         let Ok(column) = df.column(&named.name) else {
             continue;
         };
@@ -193,6 +185,24 @@ fn held_as_polars_holds(mut df: DataFrame, root: &PlanNode) -> Result<DataFrame,
         df.with_column(held)?;
     }
     Ok(df)
+}
+
+/// The expressions of `root` whose one value Polars' engine would hold
+/// as a `Column::Scalar` repeated on every row: those of a select or a
+/// with_columns that read no row, beside per-row ones. Polars takes such
+/// columns apart (its scalar kernels, its group-bys over them), so a mixed
+/// plan does not hand them over from the device.
+pub fn one_value_columns(root: &PlanNode) -> impl Iterator<Item = &NamedExpr> {
+    let exprs: &[NamedExpr] = match root {
+        PlanNode::Select { exprs, .. } if !aggregating_select(exprs) => exprs,
+        PlanNode::WithColumns {
+            exprs,
+            broadcast: true,
+            ..
+        } => exprs,
+        _ => &[],
+    };
+    exprs.iter().filter(|named| !reads_rows(&named.expr))
 }
 
 /// Set to `0`, a plan's in-memory inputs are uploaded when the executor

@@ -17,4 +17,4 @@ mod prefetch;
 
 pub use column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 pub use error::ExecError;
-pub use execute::{PREFETCH_VAR, PROFILE_VAR, execute, unsupported};
+pub use execute::{PREFETCH_VAR, PROFILE_VAR, execute, one_value_columns, unsupported};

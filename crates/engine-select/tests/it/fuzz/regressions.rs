@@ -1046,3 +1046,45 @@ fn fractional_totals_of_one_row_multiply_by_the_reciprocal() {
         ]),
     );
 }
+
+/// A subplan whose root holds a column of one value (a literal beside the
+/// input's columns) is not run on the device in a mixed plan: Polars holds
+/// it as a scalar column, and its group-bys take a frame's column of one
+/// value otherwise (an `arg_max` of the repeated value gave 0 for 1, or
+/// Polars raised "returned aggregation is of different length"). Found by
+/// the fuzzer (seed 2015, case 562).
+#[test]
+fn one_value_columns_are_not_handed_from_the_device_to_polars() {
+    for with_nulls in [true, false] {
+        let frame = |b: &[i64], c: &[f64]| {
+            let mut columns = vec![
+                Column::new("b".into(), b)
+                    .cast(&DataType::Duration(TimeUnit::Nanoseconds))
+                    .unwrap(),
+                Column::new("c".into(), c),
+            ];
+            if with_nulls {
+                columns.insert(0, Column::new("a".into(), vec![None::<u32>; b.len()]));
+            }
+            DataFrame::new(b.len(), columns).unwrap()
+        };
+        let mut t0 = frame(
+            &[6_000_000_000, -100_000_000_000, 86_400_000_000_000],
+            &[-0.0, -2.0, f64::NAN],
+        );
+        // Two chunks, as Polars holds a stacked frame.
+        t0.vstack_mut(&frame(&[-81_000_000_000], &[0.0])).unwrap();
+        let lf = t0
+            .lazy()
+            .with_columns([lit(14_802i32).cast(DataType::Date).alias("x2")])
+            .group_by([col("c")])
+            .agg([col("b").alias("x8"), col("x2").arg_max().alias("x9")]);
+        assert_same_as_cpu(
+            lf,
+            Compare {
+                ordered: false,
+                floats_close: false,
+            },
+        );
+    }
+}
