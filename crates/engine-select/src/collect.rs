@@ -159,6 +159,34 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
     }
 }
 
+/// The whole query run on the CPU after Polars failed on the rest of a
+/// mixed plan (`message` says how): a bug of ours, reported as internal
+/// (with `raise_on_fail`, the error). Polars' own error, where the CPU
+/// raises too, is the answer.
+fn on_the_cpu_after_a_bug(
+    on_the_cpu: LazyFrame,
+    mut reasons: Vec<FallbackReason>,
+    message: String,
+    resolved: &ResolvedGpu,
+) -> Result<(DataFrame, CollectReport), EngineError> {
+    if resolved.raise_on_fail {
+        return Err(EngineError::Internal(message));
+    }
+    let df = on_the_cpu.collect()?;
+    let bug = FallbackReason {
+        kind: FallbackKind::Internal,
+        subject: None,
+        message,
+    };
+    tracing::warn!("GPU engine bug, the CPU engine answered: {bug}");
+    reasons.push(bug);
+    let report = CollectReport {
+        executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
+        fallback_reasons: reasons,
+    };
+    Ok((df, report))
+}
+
 /// What one optimised collect on the GPU engine came to.
 enum Hooked {
     Collected(DataFrame, CollectReport),
@@ -240,21 +268,9 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".into());
-            let bug = FallbackReason {
-                kind: FallbackKind::Internal,
-                subject: None,
-                message: format!("Polars panicked on the rest of a mixed plan: {message}"),
-            };
-            if resolved.raise_on_fail {
-                return Err(EngineError::Internal(bug.message));
-            }
-            tracing::warn!("GPU engine bug, the CPU engine answered: {bug}");
-            reasons.push(bug);
-            let report = CollectReport {
-                executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
-                fallback_reasons: reasons,
-            };
-            return Ok(Hooked::Collected(on_the_cpu.collect()?, report));
+            let message = format!("Polars panicked on the rest of a mixed plan: {message}");
+            let (df, report) = on_the_cpu_after_a_bug(on_the_cpu, reasons, message, &resolved)?;
+            return Ok(Hooked::Collected(df, report));
         }
         // Polars' own panic, as on the CPU engine.
         Err(panic) => std::panic::resume_unwind(panic),
@@ -273,26 +289,12 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
         // device: the whole query runs on the CPU. Where it answers there,
         // the error was ours (a frame Polars takes otherwise than its own);
         // where it raises there too, that is Polars' own error.
-        Some(Ok(Some(executed_by @ ExecutedBy::Mixed { .. }))) if result.is_err() => {
-            let error = result.err().map(|e| e.to_string()).unwrap_or_default();
-            let df = on_the_cpu.collect()?;
-            let bug = FallbackReason {
-                kind: FallbackKind::Internal,
-                subject: None,
-                message: format!(
-                    "Polars raised on the rest of a mixed plan ({executed_by}) where it answers \
-                     the whole query: {error}"
-                ),
-            };
-            tracing::warn!("GPU engine bug, the CPU engine answered: {bug}");
-            reasons.push(bug);
-            Ok((
-                df,
-                CollectReport {
-                    executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
-                    fallback_reasons: reasons,
-                },
-            ))
+        Some(Ok(Some(executed_by @ ExecutedBy::Mixed { .. }))) if let Err(error) = &result => {
+            let message = format!(
+                "Polars raised on the rest of a mixed plan ({executed_by}) where it answers the \
+                 whole query: {error}"
+            );
+            on_the_cpu_after_a_bug(on_the_cpu, reasons, message, &resolved)
         }
         Some(Ok(Some(executed_by))) => Ok((
             result?,

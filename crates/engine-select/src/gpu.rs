@@ -245,15 +245,15 @@ fn gpu_subtrees(
     out
 }
 
-/// Whether a subplan does any work beyond reading frames and picking columns.
-/// Whether a select or with_columns in the subplan under `node` makes
-/// columns of one value (which Polars would hold as scalar columns, and
-/// pass on so through projections, filters and slices).
+/// Whether a select or with_columns anywhere in the subplan under `node`
+/// makes columns of one value, which Polars would hold as scalar columns
+/// (and which of the nodes above keep them so is Polars' own).
 fn holds_one_value_columns(node: &ir_lower::PlanNode) -> bool {
     gpu_exec::one_value_columns(node).next().is_some()
         || node.inputs().into_iter().any(holds_one_value_columns)
 }
 
+/// Whether a subplan does any work beyond reading frames and picking columns.
 fn computes(node: &ir_lower::PlanNode) -> bool {
     use ir_lower::PlanNode;
     match node {

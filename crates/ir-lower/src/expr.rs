@@ -671,6 +671,17 @@ impl GpuExpr {
         }
     }
 
+    /// The aggregation `op` of `self`, of `dtype`.
+    pub fn aggregated(self, op: AggOp, dtype: GpuDtype) -> GpuExpr {
+        GpuExpr {
+            kind: ExprKind::Agg {
+                op,
+                input: Box::new(self),
+            },
+            dtype,
+        }
+    }
+
     /// `self.is_null()`.
     pub fn is_null(self) -> GpuExpr {
         GpuExpr {

@@ -74,13 +74,7 @@ pub(crate) fn filter_as_nulls(expr: &GpuExpr) -> Option<GpuExpr> {
         .as_ref()
         .clone()
         .then(kept.as_ref().clone(), null, kept.dtype);
-    Some(GpuExpr {
-        kind: ExprKind::Agg {
-            op: op.clone(),
-            input: Box::new(nulled),
-        },
-        dtype: expr.dtype,
-    })
+    Some(nulled.aggregated(op.clone(), expr.dtype))
 }
 
 /// The column of `frame` that `input` names, as it is, where aggregating
@@ -174,13 +168,7 @@ pub(crate) fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<Gpu
         }
         _ => return None,
     };
-    let aggregated = GpuExpr {
-        kind: ExprKind::Agg {
-            op: op.clone(),
-            input: Box::new(cast_to(input, wide)),
-        },
-        dtype: back.map_or(expr.dtype, |_| wide),
-    };
+    let aggregated = cast_to(input, wide).aggregated(op.clone(), back.map_or(expr.dtype, |_| wide));
     Some((aggregated, back))
 }
 
@@ -387,13 +375,7 @@ impl Executor<'_> {
         let ExprKind::Agg { input, .. } = &expr.kind else {
             return Err(ExecError::Unsupported(format!("`{expr}` is not item")));
         };
-        let first = GpuExpr {
-            kind: ExprKind::Agg {
-                op: AggOp::First,
-                input: input.clone(),
-            },
-            dtype: expr.dtype,
-        };
+        let first = input.as_ref().clone().aggregated(AggOp::First, expr.dtype);
         let value = self.aggregate(frame, &first, sorted_rows, starts, false)?;
         let ops = self.ops();
         let count = starts.len();
@@ -459,18 +441,16 @@ impl Executor<'_> {
         // A first or last row in an order of its own (other aggregations
         // of such inputs are widened or evaluated per group below).
         let picks = matches!(op, AggOp::First | AggOp::Last);
-        if let (true, ExprKind::Where { input: kept, by }) = (picks, &input.kind) {
+        if picks && let ExprKind::Where { input: kept, by } = &input.kind {
             let last = matches!(op, AggOp::Last);
             return self.first_kept(frame, (kept, by), last, sorted_rows, starts);
         }
-        if let (
-            true,
-            ExprKind::SortedBy {
+        if picks
+            && let ExprKind::SortedBy {
                 input: values,
                 order,
                 ties_in_row_order,
-            },
-        ) = (picks, &input.kind)
+            } = &input.kind
         {
             let last = matches!(op, AggOp::Last);
             let groups = Some((sorted_rows, starts));

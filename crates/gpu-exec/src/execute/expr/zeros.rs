@@ -39,13 +39,6 @@ impl Executor<'_> {
         infinite: bool,
     ) -> Result<DeviceFrame, ExecError> {
         let count = GpuDtype::UInt32;
-        let agg = |op: AggOp, input: GpuExpr| GpuExpr {
-            kind: ExprKind::Agg {
-                op,
-                input: Box::new(input),
-            },
-            dtype: count,
-        };
         let valid = AggOp::Count {
             include_nulls: false,
         };
@@ -66,14 +59,14 @@ impl Executor<'_> {
             columns: vec![
                 self.aggregate(
                     frame,
-                    &agg(valid, input.clone()),
+                    &input.clone().aggregated(valid, count),
                     sorted_rows,
                     starts,
                     whole,
                 )?,
                 self.aggregate(
                     frame,
-                    &agg(AggOp::Sum, infinite),
+                    &infinite.aggregated(AggOp::Sum, count),
                     sorted_rows,
                     starts,
                     whole,
@@ -120,13 +113,6 @@ impl Executor<'_> {
         what: &str,
     ) -> Result<(), ExecError> {
         let (int, count) = (GpuDtype::Int64, GpuDtype::UInt32);
-        let agg = |op: AggOp, dtype: GpuDtype| GpuExpr {
-            kind: ExprKind::Agg {
-                op,
-                input: Box::new(column_ref(0, int)),
-            },
-            dtype,
-        };
         let rows = DeviceFrame {
             columns: vec![DeviceColumn::from_parts(
                 "".into(),
@@ -137,8 +123,16 @@ impl Executor<'_> {
             )],
             height: frame.height,
         };
-        let per_row =
-            |op: AggOp, dtype| self.aggregate(&rows, &agg(op, dtype), sorted_rows, starts, false);
+        let per_row = |op: AggOp, dtype| {
+            let row = column_ref(0, int);
+            self.aggregate(
+                &rows,
+                &row.aggregated(op, dtype),
+                sorted_rows,
+                starts,
+                false,
+            )
+        };
         let no_nans = false;
         let mut per_group =
             self.valid_counts(frame, input, (sorted_rows, starts), false, infinite)?;
@@ -175,14 +169,9 @@ impl Executor<'_> {
         );
         let (all, one) = self.one_group(per_group.height)?;
         let total = |flag: GpuExpr| {
-            let flag = flag.cast(count, CastMode::NonStrict);
-            let sum = GpuExpr {
-                kind: ExprKind::Agg {
-                    op: AggOp::Sum,
-                    input: Box::new(flag),
-                },
-                dtype: count,
-            };
+            let sum = flag
+                .cast(count, CastMode::NonStrict)
+                .aggregated(AggOp::Sum, count);
             self.aggregate(&per_group, &sum, &all, &one, true)
         };
         let totals = DeviceFrame {

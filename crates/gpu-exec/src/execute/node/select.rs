@@ -135,16 +135,7 @@ pub(crate) fn select_exprs<'e>(
                     // its first row.
                     *expr = match definitions.iter().find(|(i, _)| *i == index) {
                         Some((_, definition)) => (*definition).clone(),
-                        None => {
-                            let column = expr.clone();
-                            GpuExpr {
-                                dtype: column.dtype,
-                                kind: ExprKind::Agg {
-                                    op: AggOp::First,
-                                    input: Box::new(column),
-                                },
-                            }
-                        }
+                        None => expr.clone().aggregated(AggOp::First, expr.dtype),
                     };
                     return;
                 }
