@@ -145,6 +145,18 @@ pub(crate) fn attempt(
             if subtrees.is_empty() {
                 return Ok(Attempt::FellBack(reasons));
             }
+            if let Some(place) = place_of_extreme_above(root, &subtrees, lp_arena, expr_arena) {
+                // Polars takes the last of tied extremes where it knows the
+                // values sorted (a sorted column, one of one row): the
+                // device's frames tell it nothing of the kind.
+                reasons.push(reason(
+                    FallbackKind::Unsupported,
+                    Some(place),
+                    "the place of an extreme over a frame from the device, which carries no \
+                     sortedness Polars would take ties by",
+                ));
+                return Ok(Attempt::FellBack(reasons));
+            }
             (false, subtrees)
         }
     };
@@ -157,6 +169,16 @@ pub(crate) fn attempt(
     let mut frames = Vec::with_capacity(subplans.len());
     for (node, plan) in &subplans {
         match run(plan, &context) {
+            // Polars holds a column of one row as a scalar column where it
+            // computed it, as a series where it read it, and its group-bys
+            // answer by which (`arg_max` of an empty slice: null or 0): a
+            // frame of one row cannot stand in for its own.
+            Ok(df) if !whole && df.height() == 1 => {
+                let why = "a part of a mixed plan gave one row, whose columns Polars holds as \
+                           scalars or not by how it made them, and answers by it";
+                let why = reason(FallbackKind::Unsupported, None, why);
+                return Ok(Attempt::FellBack(vec![why]));
+            }
             Ok(df) => frames.push((*node, df)),
             Err(why) => return Ok(Attempt::FellBack(vec![why])),
         }
@@ -243,6 +265,42 @@ fn gpu_subtrees(
         lp_arena.get(node).copy_inputs(&mut pending);
     }
     out
+}
+
+/// An `arg_min` or `arg_max` in the part of the plan above `subtrees` (the
+/// part Polars runs of a mixed plan), as Polars writes it.
+fn place_of_extreme_above(
+    root: Node,
+    subtrees: &[(Node, ir_lower::GpuPlan)],
+    lp_arena: &Arena<IR>,
+    expr_arena: &Arena<AExpr>,
+) -> Option<String> {
+    use polars_plan::plans::{ArenaExprIter, IRFunctionExpr};
+    let mut pending = vec![root];
+    while let Some(node) = pending.pop() {
+        if subtrees.iter().any(|(subtree, _)| *subtree == node) {
+            continue;
+        }
+        let ir = lp_arena.get(node);
+        for expr in ir.exprs() {
+            let place = expr_arena.iter(expr.node()).find(|(_, e)| {
+                matches!(
+                    e,
+                    AExpr::Function {
+                        function: IRFunctionExpr::ArgMin | IRFunctionExpr::ArgMax,
+                        ..
+                    }
+                )
+            });
+            if let Some((place, _)) = place {
+                return Some(
+                    polars_plan::plans::ExprIRDisplay::display_node(place, expr_arena).to_string(),
+                );
+            }
+        }
+        ir.copy_inputs(&mut pending);
+    }
+    None
 }
 
 /// Whether a select or with_columns anywhere in the subplan under `node`

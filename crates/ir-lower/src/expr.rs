@@ -750,6 +750,37 @@ impl GpuExpr {
         self.any(&GpuExpr::reads_other_rows)
     }
 
+    /// A sort inside this expression whose values or keys are reordered
+    /// first (`reverse`, a sort, a filter, `unique`), but for a sort of
+    /// values by themselves: per group (in a window, in a group-by's
+    /// aggregation) Polars' `sort_by` pairs such values and keys by the
+    /// rows they came from, or by their places, as its group bookkeeping
+    /// goes, an answer of its own. The sort as written, if any.
+    pub fn sort_of_reordered(&self) -> Option<String> {
+        let reordered = |e: &GpuExpr| {
+            e.any(&|part| {
+                matches!(
+                    part.kind,
+                    ExprKind::Reverse(_)
+                        | ExprKind::SortedBy { .. }
+                        | ExprKind::Where { .. }
+                        | ExprKind::Unique { .. }
+                )
+            })
+        };
+        let mut found = None;
+        self.visit(&mut |e| {
+            if let ExprKind::SortedBy { input, order, .. } = &e.kind
+                && found.is_none()
+                && !matches!(order.as_slice(), [only] if *only.key == **input)
+                && (reordered(input) || order.iter().any(|o| reordered(&o.key)))
+            {
+                found = Some(e.to_string());
+            }
+        });
+        found
+    }
+
     /// Whether `f` holds for this expression or any expression inside it.
     pub fn any(&self, f: &impl Fn(&GpuExpr) -> bool) -> bool {
         f(self) || self.children().iter().any(|child| child.any(f))

@@ -9,14 +9,16 @@
 use polars::prelude::DataType;
 use polars::prelude::QuantileMethod;
 use polars_core::chunked_array::cast::CastOptions;
-use polars_core::prelude::{AnyValue, FillNullStrategy, Schema, Series, SortMultipleOptions};
+use polars_core::prelude::{
+    AnyValue, FillNullStrategy, PlSmallStr, Schema, Series, SortMultipleOptions,
+};
 use polars_core::series::ops::NullBehavior;
 use polars_ops::series::{ClosedInterval, RankMethod as PolarsRankMethod, RoundMode};
 use polars_plan::dsl::{Operator, WindowMapping};
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{
-    AExpr, ExprIRDisplay, IRAggExpr, IRBooleanFunction, IRFunctionExpr, IRPowFunction,
-    IRStringFunction, IRTemporalFunction, LiteralValue, ToFieldContext,
+    AExpr, ArenaExprIter, ExprIRDisplay, IRAggExpr, IRBooleanFunction, IRFunctionExpr,
+    IRPowFunction, IRStringFunction, IRTemporalFunction, LiteralValue, ToFieldContext,
 };
 use polars_utils::arena::{Arena, Node};
 
@@ -46,9 +48,21 @@ use row_order::*;
 use temporal::*;
 
 /// Lowers the expressions of one plan node against that node's input schema.
+/// Why a sort of reordered values or keys (see
+/// [`GpuExpr::sort_of_reordered`]) per group stays with Polars.
+pub(crate) fn per_group_sort_of_reordered(sort: &str) -> String {
+    format!(
+        "`{sort}` per group sorts values or keys reordered first, which Polars pairs \
+         by rows of its own: not supported on the GPU"
+    )
+}
+
 pub(crate) struct ExprLowering<'a> {
     pub arena: &'a Arena<AExpr>,
     pub schema: &'a Schema,
+    /// The columns of `schema` Polars holds at one row (see
+    /// [`ExprLowering::one_value`]).
+    pub one_row: Vec<PlSmallStr>,
     pub refusals: &'a mut Vec<Refusal>,
 }
 
@@ -324,7 +338,7 @@ impl ExprLowering<'_> {
                 // A literal partition is one partition of every row (Polars
                 // makes `over(order_by=...)` so); other single values as keys
                 // Polars broadcasts, or (as an order) rejects.
-                let one_value = |key: &Node| polars_plan::plans::is_scalar_ae(*key, self.arena);
+                let one_value = |key: &Node| self.one_value(*key);
                 let literal = |key: &Node| matches!(self.arena.get(*key), AExpr::Literal(_));
                 if let Some(key) = partition_by
                     .iter()
@@ -355,8 +369,12 @@ impl ExprLowering<'_> {
                     Some(order) => Some(order?),
                     None => None,
                 };
+                let function = function?;
+                if let Some(sort) = function.sort_of_reordered() {
+                    return self.refuse(node, per_group_sort_of_reordered(&sort));
+                }
                 ExprKind::Window {
-                    function: function?,
+                    function,
                     partition_by,
                     order_by,
                 }
@@ -394,7 +412,7 @@ impl ExprLowering<'_> {
     /// With the reason, whether the whole plan must stay on the CPU (see
     /// [`Refusal::whole_plan`]).
     fn of_one_value(&self, node: Node) -> Option<(String, bool)> {
-        let one_value = |input: Node| polars_plan::plans::is_scalar_ae(input, self.arena);
+        let one_value = |input: Node| self.one_value(input);
         let refused = |what: &str, input: Node| {
             Some((
                 format!(
@@ -455,6 +473,32 @@ impl ExprLowering<'_> {
             _ => {}
         }
         None
+    }
+
+    /// Whether Polars holds `node` as one value: a literal, an aggregation,
+    /// or values computed row by row from columns it holds at one row
+    /// (`one_row`: Polars' common subexpressions of one value) and
+    /// literals only.
+    fn one_value(&self, node: Node) -> bool {
+        if polars_plan::plans::is_scalar_ae(node, self.arena) {
+            return true;
+        }
+        if self.one_row.is_empty() {
+            return false;
+        }
+        let mut reads_one_row = false;
+        for (_, expr) in self.arena.iter(node) {
+            match expr {
+                AExpr::Column(name) if self.one_row.contains(name) => reads_one_row = true,
+                AExpr::Literal(_)
+                | AExpr::Cast { .. }
+                | AExpr::BinaryExpr { .. }
+                | AExpr::Ternary { .. } => {}
+                AExpr::Function { options, .. } if options.is_elementwise() => {}
+                _ => return false,
+            }
+        }
+        reads_one_row
     }
 
     fn single(&mut self, inputs: &[ExprIR]) -> Lowered {

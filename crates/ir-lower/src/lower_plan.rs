@@ -1,6 +1,6 @@
 //! Lowering Polars plan nodes (`IR`) to GPU plan nodes, collecting every refusal.
 
-use polars_core::prelude::{Schema, SchemaRef, UniqueKeepStrategy};
+use polars_core::prelude::{PlSmallStr, Schema, SchemaRef, UniqueKeepStrategy};
 use polars_ops::frame::{JoinType, JoinValidation, MaintainOrderJoin};
 use polars_plan::dsl::{FileScanIR, JoinTypeOptionsIR, Operator};
 use polars_plan::plans::expr_ir::ExprIR;
@@ -12,7 +12,7 @@ use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::GpuDtype;
 use crate::expr::{BinaryOp, ExprKind, GpuExpr, NamedExpr};
-use crate::lower_expr::{ExprLowering, KeptRows, filtered_parts};
+use crate::lower_expr::{ExprLowering, KeptRows, filtered_parts, per_group_sort_of_reordered};
 use crate::plan::{
     FileFormat, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode, SortKey,
 };
@@ -69,12 +69,51 @@ impl<'a> PlanLowering<'a> {
         self.lp_arena.get(node).schema(self.lp_arena).into_owned()
     }
 
-    fn exprs(&mut self, exprs: &[ExprIR], schema: &Schema) -> Option<Vec<GpuExpr>> {
-        let mut lowering = ExprLowering {
+    /// Lowers expressions over the columns `schema` names, of which Polars
+    /// holds those named in `one_row` at one row.
+    fn expr_lowering<'s>(
+        &'s mut self,
+        schema: &'s Schema,
+        one_row: Vec<PlSmallStr>,
+    ) -> ExprLowering<'s> {
+        ExprLowering {
             arena: self.expr_arena,
             schema,
+            one_row,
             refusals: &mut self.refusals,
-        };
+        }
+    }
+
+    /// The columns of `input` that Polars holds at one row (and repeats
+    /// where a frame's length is needed): those a with_columns without
+    /// broadcasting (Polars' common subexpressions) computes as one value.
+    /// A function of the rows in order over one (a running sum, a shift,
+    /// `is_duplicated`, an aggregation) reads that one value in Polars.
+    fn one_row_columns(&self, input: Node) -> Vec<PlSmallStr> {
+        match self.lp_arena.get(input) {
+            IR::HStack { exprs, options, .. } if !options.should_broadcast => exprs
+                .iter()
+                .filter(|e| is_scalar_ae(e.node(), self.expr_arena))
+                .map(|e| e.output_name().clone())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Lowers expressions over the columns of the plan node `input`.
+    fn exprs(&mut self, exprs: &[ExprIR], input: Node) -> Option<Vec<GpuExpr>> {
+        let schema = self.schema_of(input);
+        let one_row = self.one_row_columns(input);
+        self.exprs_over(exprs, &schema, one_row)
+    }
+
+    fn exprs_over(
+        &mut self,
+        exprs: &[ExprIR],
+        schema: &Schema,
+        one_row: Vec<PlSmallStr>,
+    ) -> Option<Vec<GpuExpr>> {
+        let mut lowering = self.expr_lowering(schema, one_row);
         let lowered: Vec<Option<GpuExpr>> = exprs.iter().map(|e| lowering.expr(e.node())).collect();
         lowered.into_iter().collect()
     }
@@ -101,17 +140,11 @@ impl<'a> PlanLowering<'a> {
         refused
     }
 
-    fn named_exprs(
-        &mut self,
-        exprs: &[ExprIR],
-        schema: &Schema,
-    ) -> Option<Vec<crate::expr::NamedExpr>> {
-        ExprLowering {
-            arena: self.expr_arena,
-            schema,
-            refusals: &mut self.refusals,
-        }
-        .all_named(exprs)
+    /// Lowers named expressions over the columns of the plan node `input`.
+    fn named_exprs(&mut self, exprs: &[ExprIR], input: Node) -> Option<Vec<NamedExpr>> {
+        let schema = self.schema_of(input);
+        let one_row = self.one_row_columns(input);
+        self.expr_lowering(&schema, one_row).all_named(exprs)
     }
 
     /// Of a select whose every expression filters (`filter`, `drop_nulls`,
@@ -151,11 +184,8 @@ impl<'a> PlanLowering<'a> {
     ) -> Lowered {
         let input = self.node(input_node);
         let input_schema = self.schema_of(input_node);
-        let mut lowering = ExprLowering {
-            arena: self.expr_arena,
-            schema: &input_schema,
-            refusals: &mut self.refusals,
-        };
+        let one_row = self.one_row_columns(input_node);
+        let mut lowering = self.expr_lowering(&input_schema, one_row);
         let lowered: Vec<Option<(GpuExpr, Option<GpuExpr>)>> = exprs
             .iter()
             .zip(parts)
@@ -323,7 +353,7 @@ impl<'a> PlanLowering<'a> {
                     return self.select_of_filtered(node, input_node, expr, parts);
                 }
                 let input = self.node(input_node);
-                let exprs = self.named_exprs(expr, &self.schema_of(input_node));
+                let exprs = self.named_exprs(expr, input_node);
                 let (input, exprs) = (input?, exprs?);
                 let schema = self.output_schema(node)?;
                 self.types_agree(node, &exprs, &schema)?;
@@ -341,7 +371,7 @@ impl<'a> PlanLowering<'a> {
             } => {
                 let input_node = *input;
                 let input = self.node(input_node);
-                let exprs = self.named_exprs(exprs, &self.schema_of(input_node));
+                let exprs = self.named_exprs(exprs, input_node);
                 let (input, exprs) = (input?, exprs?);
                 let schema = self.output_schema(node)?;
                 self.types_agree(node, &exprs, &schema)?;
@@ -361,11 +391,9 @@ impl<'a> PlanLowering<'a> {
                     // Only top-k pruning hints: the sort above gives the same rows without them.
                     return input;
                 }
-                let mut lowering = ExprLowering {
-                    arena: self.expr_arena,
-                    schema: &self.schema_of(input_node),
-                    refusals: &mut self.refusals,
-                };
+                let input_schema = self.schema_of(input_node);
+                let one_row = self.one_row_columns(input_node);
+                let mut lowering = self.expr_lowering(&input_schema, one_row);
                 let lowered: Vec<Option<GpuExpr>> =
                     conjuncts.iter().map(|c| lowering.expr(*c)).collect();
                 let predicate = lowered
@@ -413,7 +441,7 @@ impl<'a> PlanLowering<'a> {
                 if self.keys_of_one_value(by_column, "sort") {
                     return None;
                 }
-                let exprs = self.exprs(by_column, &self.schema_of(input_node));
+                let exprs = self.exprs(by_column, input_node);
                 let pick = |flags: &[bool], i: usize| {
                     flags.get(i).or(flags.first()).copied().unwrap_or(false)
                 };
@@ -463,15 +491,18 @@ impl<'a> PlanLowering<'a> {
                         "dynamic and rolling group-by are not supported on the GPU",
                     );
                 }
-                let input_schema = self.schema_of(input_node);
                 if self.keys_of_one_value(keys, "group-by") {
                     return None;
                 }
-                let keys = self.named_exprs(keys, &input_schema);
-                let aggs = self.named_exprs(aggs, &input_schema);
+                let keys = self.named_exprs(keys, input_node);
+                let aggs = self.named_exprs(aggs, input_node);
                 let (keys, aggs) = (keys?, aggs?);
                 let mut refused = false;
                 for agg in &aggs {
+                    if let Some(sort) = agg.expr.sort_of_reordered() {
+                        refused = true;
+                        self.refuse(node, per_group_sort_of_reordered(&sort));
+                    }
                     if column_outside_aggregation(&agg.expr) {
                         refused = true;
                         self.refuse(
@@ -514,8 +545,8 @@ impl<'a> PlanLowering<'a> {
                 if one_value {
                     return None;
                 }
-                let left_on = self.exprs(left_on, &self.schema_of(left_node));
-                let right_on = self.exprs(right_on, &self.schema_of(right_node));
+                let left_on = self.exprs(left_on, left_node);
+                let right_on = self.exprs(right_on, right_node);
                 let args = &options.args;
                 let kind = match args.how {
                     JoinType::Inner => JoinKind::Inner,
@@ -538,7 +569,8 @@ impl<'a> PlanLowering<'a> {
                     None => None,
                     Some(JoinTypeOptionsIR::CrossAndFilter { predicate }) => {
                         let joined = self.schema_of(node);
-                        let lowered = self.exprs(std::slice::from_ref(predicate), &joined);
+                        let lowered =
+                            self.exprs_over(std::slice::from_ref(predicate), &joined, Vec::new());
                         Some(lowered?.pop()?)
                     }
                     #[allow(unreachable_patterns)]

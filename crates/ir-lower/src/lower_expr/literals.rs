@@ -97,27 +97,31 @@ impl ExprLowering<'_> {
         // Over a frame of one row, as Polars meets it in a query (its
         // literal arithmetic panics on some values of no frame at all).
         let expr = polars_plan::plans::node_to_expr(node, self.arena);
-        let computed = |grouped: bool| {
+        // Grouped by `k`: over one group, or over two (of one row and of
+        // two), as Polars takes a constant otherwise by how many groups
+        // there are (`lit("É").str.to_date(..).slice(0, 2).arg_min()`).
+        let computed = |groups: Option<&[i32]>| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let one_row = polars::prelude::DataFrame::new(
-                    1,
-                    vec![polars::prelude::Column::new("k".into(), [0i32])],
+                let keys = groups.unwrap_or(&[0]);
+                let frame = polars::prelude::DataFrame::new(
+                    keys.len(),
+                    vec![polars::prelude::Column::new("k".into(), keys)],
                 )?;
                 // (Without simplification, whose literal arithmetic panics
                 // on an integer division by zero where the engine gives null.)
-                let lf = polars::prelude::IntoLazy::lazy(one_row).with_simplify_expr(false);
+                let lf = polars::prelude::IntoLazy::lazy(frame).with_simplify_expr(false);
                 let constant = expr.clone().alias("constant");
-                if grouped {
-                    lf.group_by([polars::prelude::col("k")])
+                match groups {
+                    Some(_) => lf
+                        .group_by([polars::prelude::col("k")])
                         .agg([constant])
                         .select([polars::prelude::col("constant")])
-                        .collect()
-                } else {
-                    lf.select([constant]).collect()
+                        .collect(),
+                    None => lf.select([constant]).collect(),
                 }
             }))
         };
-        let column = match computed(false) {
+        let column = match computed(None) {
             Ok(Ok(df)) if df.height() == 1 => df.columns()[0].as_materialized_series().clone(),
             // Polars panics on it, or it is no one value: lowered as it is.
             Err(_) | Ok(Ok(_)) => return None,
@@ -126,13 +130,14 @@ impl ExprLowering<'_> {
         // Polars takes some aggregations of literals its own way per group
         // (`lit(NULL).all()` is false there): a constant whose value per
         // group is another is its own, whichever way it is met.
-        let per_group = match computed(true) {
-            Ok(Ok(df)) if df.height() == 1 => {
-                Some(df.columns()[0].as_materialized_series().clone())
+        let same_per_group = |keys: &[i32], groups: usize| match computed(Some(keys)) {
+            Ok(Ok(df)) if df.height() == groups => {
+                let values = df.columns()[0].as_materialized_series();
+                (0..groups).all(|i| values.slice(i as i64, 1).equals_missing(&column))
             }
-            _ => None,
+            _ => false,
         };
-        if per_group.is_none_or(|per_group| !per_group.equals_missing(&column)) {
+        if !(same_per_group(&[0], 1) && same_per_group(&[0, 1, 1], 2)) {
             return Some(self.refuse(
                 node,
                 "a constant Polars computes otherwise per group than over the frame",

@@ -120,7 +120,7 @@ impl Executor<'_> {
             if groups.is_some() && expr.has_aggregation() {
                 return Err(unsupported("text aggregated inside an aggregation".into()));
             }
-            return self.make_strings(frame, expr, name);
+            return self.make_strings(frame, expr, name, groups);
         }
         let width = frame.columns.len();
         let mut hoisted = Vec::new();
@@ -281,18 +281,8 @@ impl Executor<'_> {
     }
 
     /// `expr` over `frame` as a column: a column of the frame itself, else
-    /// computed (evaluated, or made for text) into `owned`.
-    pub(crate) fn column_of<'f>(
-        &self,
-        frame: &'f DeviceFrame,
-        expr: &GpuExpr,
-        name: &str,
-        owned: &'f mut Option<DeviceColumn>,
-    ) -> Result<&'f DeviceColumn, ExecError> {
-        self.column_in_groups(frame, expr, name, owned, None)
-    }
-
-    /// As [`Executor::column_of`], computed within each group of `groups`.
+    /// computed (evaluated, or made for text) into `owned`, within each
+    /// group of `groups`.
     pub(crate) fn column_in_groups<'f>(
         &self,
         frame: &'f DeviceFrame,
@@ -356,10 +346,10 @@ impl Executor<'_> {
             return self.membership(frame, part, groups);
         }
         if let ExprKind::ParseTemporal { input, format } = &part.kind {
-            return self.parsed_temporals(frame, (input, format), part);
+            return self.parsed_temporals(frame, (input, format), part, groups);
         }
         if text_parse_supported(part) {
-            return self.parsed_numbers(frame, part);
+            return self.parsed_numbers(frame, part, groups);
         }
         if let ExprKind::Distinct { input, test } = &part.kind {
             return self.distinctness(frame, input, *test, groups);
@@ -378,14 +368,14 @@ impl Executor<'_> {
         }
         if let Some((texts, predicate)) = computed_text_predicate(part) {
             // The texts made, then the predicate over them alone.
-            let made = self.computed_frame(frame, texts)?;
+            let made = self.computed_in_groups(frame, texts, groups)?;
             return self.part_column(&made, &predicate, None);
         }
         if let ExprKind::String { op, input } = &part.kind
             && is_text_measure(part)
         {
             let mut owned = None;
-            let strings = self.strings_of(frame, input, &mut owned)?;
+            let strings = self.strings_of(frame, input, &mut owned, groups)?;
             let (offsets, bytes, validity) = strings;
             let ops = self.ops();
             let (values, validity) = match op {

@@ -11,6 +11,7 @@ impl Executor<'_> {
         input: &GpuExpr,
         format: &[FormatPart],
         name: &str,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let per_day = match input.dtype {
             GpuDtype::Date => 1,
@@ -49,7 +50,8 @@ impl Executor<'_> {
             })
             .collect();
         // Day counts or ticks, as i64.
-        let column = self.evaluate(frame, &cast_to(input, GpuDtype::Int64), name)?;
+        let column =
+            self.evaluate_in_groups(frame, &cast_to(input, GpuDtype::Int64), name, groups)?;
         let Values::I64(values) = column.values() else {
             return Err(ExecError::Unsupported(format!("`{input}` as i64")));
         };
@@ -69,6 +71,7 @@ impl Executor<'_> {
         &self,
         frame: &DeviceFrame,
         expr: &GpuExpr,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let ExprKind::Cast { input, mode } = &expr.kind else {
             return Err(ExecError::Unsupported(format!(
@@ -76,7 +79,7 @@ impl Executor<'_> {
             )));
         };
         let mut owned = None;
-        let strings = self.strings_of(frame, input, &mut owned)?;
+        let strings = self.strings_of(frame, input, &mut owned, groups)?;
         let flag = || DeviceBuffer::<u32>::zeroed(1, self.ctx.memory.clone(), &self.ctx.stream);
         let failed = match mode {
             CastMode::Strict => Some(flag()?),
@@ -153,9 +156,10 @@ impl Executor<'_> {
         frame: &DeviceFrame,
         (input, format): (&GpuExpr, &[FormatPart]),
         expr: &GpuExpr,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let mut owned = None;
-        let strings = self.strings_of(frame, input, &mut owned)?;
+        let strings = self.strings_of(frame, input, &mut owned, groups)?;
         let failed = DeviceBuffer::<u32>::zeroed(1, self.ctx.memory.clone(), &self.ctx.stream)?;
         let ops = self.ops();
         let (program, form): (Vec<u32>, String) = format

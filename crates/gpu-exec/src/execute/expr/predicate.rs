@@ -244,8 +244,8 @@ impl Executor<'_> {
                     RowMatch::Contains => StringMatch::Contains,
                 };
                 let (mut a, mut b) = (None, None);
-                let texts = self.strings_of(frame, input, &mut a)?;
-                let patterns = self.strings_of(frame, pattern, &mut b)?;
+                let texts = self.strings_of(frame, input, &mut a, None)?;
+                let patterns = self.strings_of(frame, pattern, &mut b, None)?;
                 let (bits, valid) = ops.string_match_rows(texts, patterns, how)?;
                 Ok(Mask::Owned(bits, Some(valid)))
             }

@@ -148,6 +148,7 @@ impl Executor<'_> {
         frame: &DeviceFrame,
         expr: &GpuExpr,
         name: &str,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let ops = self.ops();
         let mut made = match &expr.kind {
@@ -156,12 +157,13 @@ impl Executor<'_> {
                 self.gather_column(column, &ops.iota(column.len(), 0)?)?
             }
             ExprKind::Shift { .. } | ExprKind::Reverse(_) => {
-                self.shifted(frame, expr, name, None)?
+                self.shifted(frame, expr, name, groups)?
             }
-            ExprKind::Fill { .. } => self.filled(frame, expr, name, None)?,
-            ExprKind::SortedBy { .. } => self.sorted_part(frame, expr, name, None)?,
+            ExprKind::Fill { .. } => self.filled(frame, expr, name, groups)?,
+            ExprKind::SortedBy { .. } => self.sorted_part(frame, expr, name, groups)?,
+            // A window takes its own groups.
             ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {
-                return self.make_strings(frame, &distributed, name);
+                return self.make_strings(frame, &distributed, name, None);
             }
             ExprKind::Window {
                 function,
@@ -191,8 +193,10 @@ impl Executor<'_> {
                 let value = self.aggregate(frame, expr, &rows, &starts, true)?;
                 self.gather_column(&value, &ops.repeat_first(frame.height)?)?
             }
-            ExprKind::Cast { input, .. } => self.cast_as_text(frame, input, name)?,
-            ExprKind::Strftime { input, format } => self.formatted(frame, input, format, name)?,
+            ExprKind::Cast { input, .. } => self.cast_as_text(frame, input, name, groups)?,
+            ExprKind::Strftime { input, format } => {
+                self.formatted(frame, input, format, name, groups)?
+            }
             ExprKind::String {
                 op:
                     op @ (StringOp::Slice { .. }
@@ -206,7 +210,8 @@ impl Executor<'_> {
                 input,
             } => {
                 let mut owned = None;
-                let (offsets, bytes, validity) = self.strings_of(frame, input, &mut owned)?;
+                let (offsets, bytes, validity) =
+                    self.strings_of(frame, input, &mut owned, groups)?;
                 let strings = match op {
                     StringOp::Slice { offset, length } => {
                         ops.string_slice(offsets, bytes, validity, (*offset, *length), 0)?
@@ -277,7 +282,7 @@ impl Executor<'_> {
                     separator,
                     ignore_nulls: *ignore_nulls,
                 };
-                self.concatenated(frame, inputs, &[], how, name)?
+                self.concatenated(frame, inputs, &[], how, (name, groups))?
             }
             ExprKind::Literal(_) => {
                 // The literal alone, repeated on every row.
@@ -286,12 +291,12 @@ impl Executor<'_> {
                     std::slice::from_ref(expr),
                     &[],
                     Joining::Coalesce,
-                    name,
+                    (name, groups),
                 )?
             }
             ExprKind::FillNull { input, value } => {
                 let inputs = [(**input).clone(), (**value).clone()];
-                self.concatenated(frame, &inputs, &[], Joining::Coalesce, name)?
+                self.concatenated(frame, &inputs, &[], Joining::Coalesce, (name, groups))?
             }
             ExprKind::Ternary {
                 predicate,
@@ -315,8 +320,8 @@ impl Executor<'_> {
                     dtype: GpuDtype::Boolean,
                 };
                 let (when, otherwise) = (
-                    self.evaluate(frame, &when, "")?,
-                    self.evaluate(frame, &otherwise, "")?,
+                    self.evaluate_in_groups(frame, &when, "", groups)?,
+                    self.evaluate_in_groups(frame, &otherwise, "", groups)?,
                 );
                 let (Values::Bits(when), Values::Bits(otherwise)) =
                     (when.values(), otherwise.values())
@@ -327,7 +332,7 @@ impl Executor<'_> {
                 };
                 let inputs = [(**truthy).clone(), (**falsy).clone()];
                 let masks = [Some(when), Some(otherwise)];
-                self.concatenated(frame, &inputs, &masks, Joining::Coalesce, name)?
+                self.concatenated(frame, &inputs, &masks, Joining::Coalesce, (name, groups))?
             }
             _ => {
                 return Err(ExecError::Unsupported(not_yet(format_args!(
@@ -365,12 +370,13 @@ impl Executor<'_> {
         frame: &DeviceFrame,
         input: &GpuExpr,
         name: &str,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         if let Some(format) = FormatPart::iso(input.dtype, false) {
-            return self.formatted(frame, input, &format, name);
+            return self.formatted(frame, input, &format, name, groups);
         }
         if input.dtype.is_float() {
-            let column = self.evaluate(frame, input, name)?;
+            let column = self.evaluate_in_groups(frame, input, name, groups)?;
             let strings = match column.values() {
                 Values::F64(values) => self.ops().string_from_floats(values, column.validity())?,
                 Values::F32(values) => self.ops().string_from_floats(values, column.validity())?,
@@ -385,7 +391,7 @@ impl Executor<'_> {
             dtype if dtype.is_unsigned() => (GpuDtype::UInt64, IntegerText::Unsigned),
             _ => (GpuDtype::Int64, IntegerText::Signed),
         };
-        let column = self.evaluate(frame, &cast_to(input, words), name)?;
+        let column = self.evaluate_in_groups(frame, &cast_to(input, words), name, groups)?;
         let strings = match column.values() {
             Values::I64(values) => {
                 self.ops()
@@ -412,7 +418,7 @@ impl Executor<'_> {
         inputs: &[GpuExpr],
         masks: &[Option<&DeviceBuffer<u32>>],
         how: Joining<'_>,
-        name: &str,
+        (name, groups): (&str, InGroups<'_>),
     ) -> Result<DeviceColumn, ExecError> {
         // Literals become one-row columns, repeated on every row.
         let mut literals = Vec::new();
@@ -427,7 +433,9 @@ impl Executor<'_> {
             if matches!(input.kind, ExprKind::Literal(_)) {
                 columns.push(None);
             } else {
-                columns.push(Some(self.column_of(frame, input, name, slot)?));
+                columns.push(Some(
+                    self.column_in_groups(frame, input, name, slot, groups)?,
+                ));
             }
         }
         let mut literal = literals.iter();
@@ -487,8 +495,9 @@ impl Executor<'_> {
         frame: &'f DeviceFrame,
         expr: &GpuExpr,
         owned: &'f mut Option<DeviceColumn>,
+        groups: InGroups<'_>,
     ) -> Result<StringsRef<'f>, ExecError> {
-        let column = self.column_of(frame, expr, "", owned)?;
+        let column = self.column_in_groups(frame, expr, "", owned, groups)?;
         let Values::Str { offsets, bytes } = column.values() else {
             return Err(ExecError::Unsupported(format!("`{expr}` is not text")));
         };
@@ -572,7 +581,7 @@ impl Executor<'_> {
         let piece = after_another
             .then(joined, column_ref(0, text), text)
             .fill_null(literal(""));
-        let pieces = self.make_strings(&rows, &piece, "")?;
+        let pieces = self.make_strings(&rows, &piece, "", None)?;
         let sorted = self.gather_column(&pieces, sorted_rows)?;
         let Values::Str { offsets, bytes } = sorted.into_parts().0 else {
             return Err(ExecError::Unsupported("pieces that are not text".into()));

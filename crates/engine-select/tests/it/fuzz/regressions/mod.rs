@@ -5,6 +5,10 @@ use polars::prelude::*;
 use super::{Compare, assert_same_as_cpu};
 use crate::gpu::assert_gpu_eq;
 
+mod common_subexpressions;
+mod mixed_plans;
+mod per_group;
+
 const ORDERED: Compare = Compare {
     ordered: true,
     floats_close: false,
@@ -441,28 +445,6 @@ fn variances_of_filters_keeping_no_valid_value_are_polars_own() {
     );
 }
 
-/// A mixed plan must not put a frame from the device where Polars holds
-/// columns at one row (a with_columns of common subexpressions).
-#[test]
-fn mixed_plans_leave_common_subexpressions_to_polars() {
-    let df = DataFrame::new(
-        2,
-        vec![
-            Column::new("a".into(), [None::<i32>, None::<i32>])
-                .cast(&DataType::Date)
-                .unwrap(),
-        ],
-    )
-    .unwrap()
-    .lazy();
-    assert_same_as_cpu(
-        df.select([col("a").alias("x0")])
-            .group_by_stable([lit(11016i32).cast(DataType::Date).alias("k1")])
-            .agg([col("x0").max().alias("x3"), col("x0").max().alias("x5")]),
-        ORDERED,
-    );
-}
-
 /// A bound of `clip` that does not fit the input's type: Polars raises,
 /// whatever the rows (none here).
 #[test]
@@ -615,19 +597,6 @@ fn columns_whose_planned_type_is_not_their_expression_type_fall_back() {
         .group_by([col("c")])
         .agg([col("p").any(false).alias("x2")]),
         UNORDERED,
-    );
-}
-
-/// A mixed plan hands Polars a select's one-value columns as Polars holds
-/// them (scalar columns), so its engine computes the rest as on its own.
-#[test]
-fn mixed_plans_hand_one_value_columns_over_as_scalar_columns() {
-    let df = df!("b" => [None::<u64>, Some(123)]).unwrap().lazy();
-    assert_same_as_cpu(
-        df.select([col("b"), lit("aaa").alias("x0")])
-            .select([col("x0").alias("x1"), lit(2i64).alias("x2")])
-            .with_columns([col("x2").drop_nulls().arg_max().alias("x4")]),
-        ORDERED,
     );
 }
 
@@ -1045,46 +1014,4 @@ fn fractional_totals_of_one_row_multiply_by_the_reciprocal() {
             duration.dt().total_microseconds(true).alias("micros"),
         ]),
     );
-}
-
-/// A subplan whose root holds a column of one value (a literal beside the
-/// input's columns) is not run on the device in a mixed plan: Polars holds
-/// it as a scalar column, and its group-bys take a frame's column of one
-/// value otherwise (an `arg_max` of the repeated value gave 0 for 1, or
-/// Polars raised "returned aggregation is of different length"). Found by
-/// the fuzzer (seed 2015, case 562).
-#[test]
-fn one_value_columns_are_not_handed_from_the_device_to_polars() {
-    for with_nulls in [true, false] {
-        let frame = |b: &[i64], c: &[f64]| {
-            let mut columns = vec![
-                Column::new("b".into(), b)
-                    .cast(&DataType::Duration(TimeUnit::Nanoseconds))
-                    .unwrap(),
-                Column::new("c".into(), c),
-            ];
-            if with_nulls {
-                columns.insert(0, Column::new("a".into(), vec![None::<u32>; b.len()]));
-            }
-            DataFrame::new(b.len(), columns).unwrap()
-        };
-        let mut t0 = frame(
-            &[6_000_000_000, -100_000_000_000, 86_400_000_000_000],
-            &[-0.0, -2.0, f64::NAN],
-        );
-        // Two chunks, as Polars holds a stacked frame.
-        t0.vstack_mut(&frame(&[-81_000_000_000], &[0.0])).unwrap();
-        let lf = t0
-            .lazy()
-            .with_columns([lit(14_802i32).cast(DataType::Date).alias("x2")])
-            .group_by([col("c")])
-            .agg([col("b").alias("x8"), col("x2").arg_max().alias("x9")]);
-        assert_same_as_cpu(
-            lf,
-            Compare {
-                ordered: false,
-                floats_close: false,
-            },
-        );
-    }
 }

@@ -1,0 +1,121 @@
+//! Wrong answers the fuzzer found in mixed plans, where Polars runs the rest of a query over frames from the device: each a test that failed before its fix.
+
+use polars::prelude::*;
+
+use super::{ORDERED, UNORDERED};
+use crate::fuzz::{Compare, assert_same_as_cpu};
+
+/// A mixed plan must not put a frame from the device where Polars holds
+/// columns at one row (a with_columns of common subexpressions).
+#[test]
+fn mixed_plans_leave_common_subexpressions_to_polars() {
+    let df = DataFrame::new(
+        2,
+        vec![
+            Column::new("a".into(), [None::<i32>, None::<i32>])
+                .cast(&DataType::Date)
+                .unwrap(),
+        ],
+    )
+    .unwrap()
+    .lazy();
+    assert_same_as_cpu(
+        df.select([col("a").alias("x0")])
+            .group_by_stable([lit(11016i32).cast(DataType::Date).alias("k1")])
+            .agg([col("x0").max().alias("x3"), col("x0").max().alias("x5")]),
+        ORDERED,
+    );
+}
+
+/// A mixed plan hands Polars a select's one-value columns as Polars holds
+/// them (scalar columns), so its engine computes the rest as on its own.
+#[test]
+fn mixed_plans_hand_one_value_columns_over_as_scalar_columns() {
+    let df = df!("b" => [None::<u64>, Some(123)]).unwrap().lazy();
+    assert_same_as_cpu(
+        df.select([col("b"), lit("aaa").alias("x0")])
+            .select([col("x0").alias("x1"), lit(2i64).alias("x2")])
+            .with_columns([col("x2").drop_nulls().arg_max().alias("x4")]),
+        ORDERED,
+    );
+}
+
+/// A subplan whose root holds a column of one value (a literal beside the
+/// input's columns) is not run on the device in a mixed plan: Polars holds
+/// it as a scalar column, and its group-bys take a frame's column of one
+/// value otherwise (an `arg_max` of the repeated value gave 0 for 1, or
+/// Polars raised "returned aggregation is of different length"). Found by
+/// the fuzzer (seed 2015, case 562).
+#[test]
+fn one_value_columns_are_not_handed_from_the_device_to_polars() {
+    for with_nulls in [true, false] {
+        let frame = |b: &[i64], c: &[f64]| {
+            let mut columns = vec![
+                Column::new("b".into(), b)
+                    .cast(&DataType::Duration(TimeUnit::Nanoseconds))
+                    .unwrap(),
+                Column::new("c".into(), c),
+            ];
+            if with_nulls {
+                columns.insert(0, Column::new("a".into(), vec![None::<u32>; b.len()]));
+            }
+            DataFrame::new(b.len(), columns).unwrap()
+        };
+        let mut t0 = frame(
+            &[6_000_000_000, -100_000_000_000, 86_400_000_000_000],
+            &[-0.0, -2.0, f64::NAN],
+        );
+        // Two chunks, as Polars holds a stacked frame.
+        t0.vstack_mut(&frame(&[-81_000_000_000], &[0.0])).unwrap();
+        let lf = t0
+            .lazy()
+            .with_columns([lit(14_802i32).cast(DataType::Date).alias("x2")])
+            .group_by([col("c")])
+            .agg([col("b").alias("x8"), col("x2").arg_max().alias("x9")]);
+        assert_same_as_cpu(
+            lf,
+            Compare {
+                ordered: false,
+                floats_close: false,
+            },
+        );
+    }
+}
+
+/// A part of a mixed plan that gives one row stays with Polars: Polars
+/// holds a column of one row as a scalar column where it computed it and as
+/// a series where it read it, and its group-by answers by which (`arg_max`
+/// of an empty slice: null of a series, 0 of a scalar column). Found by the
+/// fuzzer (seed 2025, case 181).
+#[test]
+fn parts_of_mixed_plans_of_one_row_stay_with_polars() {
+    // (A series column, as `df!` would not make one of one row.)
+    let t0 = DataFrame::new(1, vec![Column::new("d".into(), [Some(1i64)])]).unwrap();
+    let lf = t0
+        .lazy()
+        .with_columns([col("d").alias("b")])
+        .group_by([col("b")])
+        .agg([col("d").head(Some(0)).arg_max().alias("x2")]);
+    assert_same_as_cpu(lf, UNORDERED);
+}
+
+/// An `arg_max` or `arg_min` Polars computes over a frame from the device
+/// stays with Polars: it takes the last of tied extremes where it knows the
+/// values sorted (two filters of one row each, stacked), and the device's
+/// frames carry no such knowledge. Found by the fuzzer (seed 2035, case
+/// 820).
+#[test]
+fn places_of_extremes_over_frames_from_the_device_stay_with_polars() {
+    let t0 = df!(
+        "a" => [None::<i64>, Some(1)],
+        "b" => [4i64, -248],
+        "e" => [-1i16, -2],
+    )
+    .unwrap();
+    let kept = || t0.clone().lazy().filter(lit(4i64).eq_missing(col("b")));
+    let lf = concat([kept(), kept()], UnionArgs::default())
+        .unwrap()
+        .group_by([lit("x y").alias("k0")])
+        .agg([col("e").alias("x1"), col("e").arg_max().alias("x2")]);
+    assert_same_as_cpu(lf, UNORDERED);
+}

@@ -1,0 +1,101 @@
+//! Wrong answers of expressions taken per group (in windows, in group-by aggregations): each a test that failed before its fix.
+
+use polars::prelude::*;
+
+use super::{ORDERED, UNORDERED};
+use crate::fuzz::assert_same_as_cpu;
+
+fn frame() -> DataFrame {
+    df!(
+        "b" => [Some("20"), Some("19"), Some("20"), None, Some("19")],
+        "i" => [Some(3i64), Some(1), Some(2), None, Some(5)],
+        "g" => [1i64, 2, 1, 2, 1],
+    )
+    .unwrap()
+}
+
+/// Text made by a function of the rows in order (a reverse, a shift) inside
+/// something taken per group (a sort, a membership, a length's running
+/// sum) is made per group too: it was made over the whole frame. Found by
+/// the fuzzer (seed 2047, case 715), the rest of the family by hand.
+#[test]
+fn text_of_row_order_functions_per_group_is_per_group() {
+    let in_order = || SortOptions::default();
+    let exprs = [
+        (col("b").reverse().sort(in_order()), "b"),
+        (
+            col("b")
+                .shift(lit(1i64))
+                .str()
+                .to_uppercase()
+                .sort(in_order()),
+            "g",
+        ),
+        (
+            col("b")
+                .reverse()
+                .is_in(col("b").shift(lit(1i64)).implode(false), false),
+            "g",
+        ),
+        (
+            col("b").shift(lit(1i64)).str().len_chars().cum_sum(false),
+            "g",
+        ),
+    ];
+    for (expr, by) in exprs {
+        let windowed = expr.over([col(by)]).unwrap().alias("x");
+        assert_same_as_cpu(frame().lazy().select([windowed]), ORDERED);
+    }
+}
+
+/// A `sort_by` per group whose values or keys are reordered first (a
+/// reverse, a sort): Polars pairs them by the rows they came from or by
+/// their places, as its group bookkeeping goes, so such sorts stay with
+/// Polars (over the whole frame they pair by place, as the device does).
+#[test]
+fn sorts_per_group_of_reordered_values_or_keys_are_polars_own() {
+    let options = || SortMultipleOptions::default();
+    let sorts = || {
+        [
+            col("i").reverse().sort_by([col("b")], options()),
+            col("i").sort_by([col("b").sort(SortOptions::default())], options()),
+            col("b").sort_by([col("i").reverse()], options()),
+            col("i").sort_by([col("i").reverse()], options()),
+        ]
+    };
+    for sort in sorts() {
+        let windowed = sort.clone().over([col("g")]).unwrap().alias("x");
+        assert_same_as_cpu(frame().lazy().select([windowed]), ORDERED);
+        let whole = frame().lazy().select([sort.clone().alias("x")]);
+        assert_same_as_cpu(whole, ORDERED);
+        let first = sort.first().alias("x");
+        let grouped = frame().lazy().group_by_stable([col("g")]).agg([first]);
+        assert_same_as_cpu(grouped, ORDERED);
+    }
+}
+
+/// A constant Polars computes otherwise by how many groups there are
+/// (`arg_min` of a slice of a literal: null over one group, 0 over two)
+/// stays with Polars. Found by the fuzzer (seed 2009, case 767).
+#[test]
+fn constants_polars_computes_by_the_number_of_groups_are_its_own() {
+    let options = StrptimeOptions {
+        format: Some("%Y%m%d".into()),
+        strict: false,
+        ..Default::default()
+    };
+    let constant = lit("É")
+        .str()
+        .to_date(options)
+        .slice(lit(0i64), lit(2u64))
+        .arg_min()
+        .alias("x0");
+    for keys in [vec![Some(1i64), None], vec![Some(1)]] {
+        let df = df!("c" => keys).unwrap();
+        let lf = df
+            .lazy()
+            .group_by_stable([col("c")])
+            .agg([constant.clone()]);
+        assert_same_as_cpu(lf, UNORDERED);
+    }
+}
