@@ -100,9 +100,12 @@ fn cargo(root: &std::path::Path) -> std::process::Command {
     command
 }
 
-/// The workspace root: the folder above this crate's manifest.
+/// The workspace root: the folder above this crate's manifest, as `cargo
+/// run` says it when it runs this binary (a binary built in another
+/// checkout sharing the target folder would otherwise work on that one).
 fn project_root() -> PathBuf {
-    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
     manifest_dir
         .parent()
         .map(PathBuf::from)

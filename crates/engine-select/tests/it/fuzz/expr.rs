@@ -131,6 +131,13 @@ pub enum Op {
     /// `when(x).then(y).otherwise(z)`.
     When,
     Coalesce,
+    /// The horizontal functions: row by row over their inputs.
+    SumHorizontal(bool),
+    MeanHorizontal(bool),
+    MinHorizontal,
+    MaxHorizontal,
+    AllHorizontal,
+    AnyHorizontal,
     IsIn(List, bool),
     /// `is_in` the second input imploded.
     IsInColumn(bool),
@@ -299,6 +306,12 @@ impl E {
             Op::Cast(t, false) => case!(i, s; [x]; t = t; x.cast(t)),
             Op::When => case!(i, s; [c, t, o]; ; when(c).then(t).otherwise(o)),
             Op::Coalesce => case!(i, s; [; xs]; ; coalesce(&xs)),
+            Op::SumHorizontal(n) => case!(i, s; [; xs]; n = n; sum_horizontal(&xs, n).unwrap()),
+            Op::MeanHorizontal(n) => case!(i, s; [; xs]; n = n; mean_horizontal(&xs, n).unwrap()),
+            Op::MinHorizontal => case!(i, s; [; xs]; ; min_horizontal(&xs).unwrap()),
+            Op::MaxHorizontal => case!(i, s; [; xs]; ; max_horizontal(&xs).unwrap()),
+            Op::AllHorizontal => case!(i, s; [; xs]; ; all_horizontal(&xs).unwrap()),
+            Op::AnyHorizontal => case!(i, s; [; xs]; ; any_horizontal(&xs).unwrap()),
             Op::IsIn(list, ne) => case!(i, s; [x]; values = list.series(), ne = ne;
                 x.is_in(lit(values).implode(false), ne)),
             Op::IsInColumn(ne) => case!(i, s; [x, y]; ne = ne; x.is_in(y.implode(false), ne)),

@@ -417,8 +417,25 @@ impl Grammar<'_> {
                 E::new(Op::Clip, vec![x, lo, hi])
             }
             10 => E::leaf(Op::Len),
+            11 => {
+                let ops = [
+                    Op::SumHorizontal(true),
+                    Op::SumHorizontal(false),
+                    Op::MinHorizontal,
+                    Op::MaxHorizontal,
+                ];
+                self.horizontal(&ops, ty, d)
+            }
             _ => self.leaf(ty),
         }
+    }
+
+    /// One of the horizontal functions `ops` over two or three values of
+    /// class `ty`.
+    fn horizontal(&mut self, ops: &[Op], ty: Ty, d: u32) -> E {
+        let op = ops.choose(self.rng).unwrap().clone();
+        let n = self.rng.random_range(2..4);
+        E::new(op, (0..n).map(|_| self.value(ty, d)).collect())
     }
 
     fn float(&mut self, d: u32) -> E {
@@ -473,6 +490,22 @@ impl Grammar<'_> {
                     .choose(self.rng)
                     .unwrap();
                 E::new(Op::Part(part), vec![self.value(Ty::Duration, d)])
+            }
+            12 => {
+                let ops = [
+                    Op::SumHorizontal(true),
+                    Op::SumHorizontal(false),
+                    Op::MeanHorizontal(true),
+                    Op::MeanHorizontal(false),
+                    Op::MinHorizontal,
+                    Op::MaxHorizontal,
+                ];
+                self.horizontal(&ops, Ty::Float, d)
+            }
+            13 => {
+                let mean = [Op::MeanHorizontal(true), Op::MeanHorizontal(false)];
+                let from = *[Ty::Int, Ty::UInt].choose(self.rng).unwrap();
+                self.horizontal(&mean, from, d)
             }
             _ => self.leaf(Ty::Float),
         }
@@ -583,6 +616,7 @@ impl Grammar<'_> {
                 let ty = self.any_ty();
                 E::new(op, vec![self.value(ty, d)])
             }
+            17 => self.horizontal(&[Op::AllHorizontal, Op::AnyHorizontal], Ty::Bool, d),
             _ => self.leaf(Ty::Bool),
         }
     }

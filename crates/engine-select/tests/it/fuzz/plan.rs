@@ -47,6 +47,9 @@ pub enum Plan {
     WithRowIndex(Box<Plan>, String, u32),
     /// The inputs one after the other (their schemas are equal).
     Union(Vec<Plan>),
+    /// The inputs' columns side by side (`concat_lf_horizontal`), shorter
+    /// inputs padded with nulls.
+    HConcat(Vec<Plan>),
     DropNulls(Box<Plan>, Option<Vec<String>>),
     Reverse(Box<Plan>),
 }
@@ -153,6 +156,11 @@ impl Plan {
                 UnionArgs::default(),
             )
             .unwrap(),
+            Plan::HConcat(inputs) => concat_lf_horizontal(
+                inputs.iter().map(|p| p.build(tables)).collect::<Vec<_>>(),
+                HConcatOptions::default(),
+            )
+            .unwrap(),
             Plan::DropNulls(input, subset) => {
                 input.build(tables).drop_nulls(subset.clone().map(cols))
             }
@@ -255,6 +263,13 @@ impl Plan {
                     items.join(", ")
                 )
             }
+            Plan::HConcat(inputs) => {
+                let items: Vec<String> = inputs.iter().map(Plan::code).collect();
+                format!(
+                    "concat_lf_horizontal([{}], HConcatOptions::default()).unwrap()",
+                    items.join(", ")
+                )
+            }
             Plan::DropNulls(input, subset) => format!(
                 "{}\n        .drop_nulls({})",
                 input.code(),
@@ -306,7 +321,7 @@ impl Plan {
                 };
                 kept && left.ordered() && right.ordered()
             }
-            Plan::Union(inputs) => inputs.iter().all(Plan::ordered),
+            Plan::Union(inputs) | Plan::HConcat(inputs) => inputs.iter().all(Plan::ordered),
         }
     }
 
@@ -325,7 +340,7 @@ impl Plan {
             | Plan::GroupBy { input, .. }
             | Plan::Unique { input, .. } => vec![input],
             Plan::Join { left, right, .. } => vec![left, right],
-            Plan::Union(inputs) => inputs.iter().collect(),
+            Plan::Union(inputs) | Plan::HConcat(inputs) => inputs.iter().collect(),
         }
     }
 

@@ -227,7 +227,11 @@ fn random_op(
             let name = fresh_name(fresh, &schema, "idx");
             Plan::WithRowIndex(input, name, g.rng.random_range(0..3))
         }
-        93..=94 => Plan::Union(vec![(*input).clone(), *input]),
+        93 => Plan::Union(vec![(*input).clone(), *input]),
+        // Rows paired by place: in a defined order only. The join table's
+        // columns (of other names, mostly) beside the input's.
+        94 if ordered => Plan::HConcat(vec![*input, Plan::Scan(1)]),
+        94 => Plan::Union(vec![(*input).clone(), *input]),
         95..=97 => {
             let subset = g
                 .rng

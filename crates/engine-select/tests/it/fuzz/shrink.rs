@@ -128,7 +128,14 @@ pub fn expr_variants(e: &E) -> Vec<E> {
     out.extend(e.args.iter().cloned());
     // Inputs that may go: any of a coalesce or concatenation, a window's partitions.
     let (first_removable, min_len) = match e.op {
-        Op::Coalesce | Op::ConcatStr(..) => (0, 1),
+        Op::Coalesce
+        | Op::ConcatStr(..)
+        | Op::SumHorizontal(_)
+        | Op::MeanHorizontal(_)
+        | Op::MinHorizontal
+        | Op::MaxHorizontal
+        | Op::AllHorizontal
+        | Op::AnyHorizontal => (0, 1),
         Op::Over => (1, 2),
         Op::OverOrdered(..) => (2, 3),
         _ => (usize::MAX, usize::MAX),
@@ -330,7 +337,7 @@ fn with_input(plan: &Plan, i: usize, input: Plan) -> Plan {
                 *right = boxed(input);
             }
         }
-        Plan::Union(inputs) => inputs[i] = input,
+        Plan::Union(inputs) | Plan::HConcat(inputs) => inputs[i] = input,
     }
     plan
 }
