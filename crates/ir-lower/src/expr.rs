@@ -341,6 +341,10 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         /// Bytes and the fields `%Y %m %d %H %M %S` only.
         format: Vec<FormatPart>,
+        /// Whether Polars infers the format from the texts (none was
+        /// given): then its parse is no function of each row alone, and
+        /// per group it takes the group's texts as a list.
+        inferred: bool,
     },
     /// `dt.to_string` (and the cast to text) of a date or timestamp in a
     /// chrono format, as its parts.
@@ -779,6 +783,18 @@ impl GpuExpr {
             }
         });
         found
+    }
+
+    /// Whether Polars computes this expression per group as a list of each
+    /// group's values rather than row by row over the frame: it holds an
+    /// aggregation, a function of the rows in order, or a parse of texts by
+    /// a format Polars infers from them. Aggregations of such values take
+    /// paths of their own in Polars (a group of one null: `arg_max` 0, a
+    /// spread 0.0).
+    pub fn taken_as_lists_per_group(&self) -> bool {
+        self.has_aggregation()
+            || self.has_part_reading_other_rows()
+            || self.any(&|e| matches!(e.kind, ExprKind::ParseTemporal { inferred: true, .. }))
     }
 
     /// Whether `f` holds for this expression or any expression inside it.

@@ -73,7 +73,14 @@ fn float() -> impl Strategy<Value = f64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    // The same cases on every run, unless PROPTEST_RNG_SEED says otherwise.
+    #![proptest_config(ProptestConfig {
+        rng_seed: match std::env::var_os("PROPTEST_RNG_SEED") {
+            None => proptest::test_runner::RngSeed::Fixed(0x5eed),
+            Some(_) => ProptestConfig::default().rng_seed,
+        },
+        ..ProptestConfig::with_cases(48)
+    })]
 
     #[test]
     fn integers_round_trip(values in vec(option::of(any::<i64>()), 0..200), offset in 0usize..8, chunks in 1usize..4) {

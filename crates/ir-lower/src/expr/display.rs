@@ -184,7 +184,7 @@ impl fmt::Display for GpuExpr {
                 let text = FormatPart::text(format);
                 write!(f, "{input}.dt.to_string({text:?})")
             }
-            ExprKind::ParseTemporal { input, format } => {
+            ExprKind::ParseTemporal { input, format, .. } => {
                 let function = match self.dtype {
                     GpuDtype::Date => "to_date",
                     _ => "to_datetime",

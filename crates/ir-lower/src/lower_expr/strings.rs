@@ -82,8 +82,13 @@ impl ExprLowering<'_> {
         {
             let input = self.boxed(inputs.first()?.node())?;
             let dtype = self.dtype(node)?;
+            let inferred = options.format.is_none();
             return Some(GpuExpr {
-                kind: ExprKind::ParseTemporal { input, format },
+                kind: ExprKind::ParseTemporal {
+                    input,
+                    format,
+                    inferred,
+                },
                 dtype,
             });
         }

@@ -306,10 +306,18 @@ impl E {
             Op::Cast(t, false) => case!(i, s; [x]; t = t; x.cast(t)),
             Op::When => case!(i, s; [c, t, o]; ; when(c).then(t).otherwise(o)),
             Op::Coalesce => case!(i, s; [; xs]; ; coalesce(&xs)),
-            Op::SumHorizontal(n) => case!(i, s; [; xs]; n = n; sum_horizontal(&xs, n).unwrap()),
-            Op::MeanHorizontal(n) => case!(i, s; [; xs]; n = n; mean_horizontal(&xs, n).unwrap()),
-            Op::MinHorizontal => case!(i, s; [; xs]; ; min_horizontal(&xs).unwrap()),
-            Op::MaxHorizontal => case!(i, s; [; xs]; ; max_horizontal(&xs).unwrap()),
+            Op::SumHorizontal(n) => {
+                case!(i, s; [; xs]; n = n; polars::lazy::dsl::sum_horizontal(&xs, n).unwrap())
+            }
+            Op::MeanHorizontal(n) => {
+                case!(i, s; [; xs]; n = n; polars::lazy::dsl::mean_horizontal(&xs, n).unwrap())
+            }
+            Op::MinHorizontal => {
+                case!(i, s; [; xs]; ; polars::lazy::dsl::min_horizontal(&xs).unwrap())
+            }
+            Op::MaxHorizontal => {
+                case!(i, s; [; xs]; ; polars::lazy::dsl::max_horizontal(&xs).unwrap())
+            }
             Op::AllHorizontal => case!(i, s; [; xs]; ; all_horizontal(&xs).unwrap()),
             Op::AnyHorizontal => case!(i, s; [; xs]; ; any_horizontal(&xs).unwrap()),
             Op::IsIn(list, ne) => case!(i, s; [x]; values = list.series(), ne = ne;

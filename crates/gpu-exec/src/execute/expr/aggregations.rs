@@ -480,7 +480,7 @@ impl Executor<'_> {
             // Polars takes per group as lists or of groups it takes as slices.
             let what = "the place of an extreme of a group with no valid value (Polars \
                         gives 0 or null, by its path)";
-            if !whole && (input.has_aggregation() || input.has_part_reading_other_rows()) {
+            if !whole && input.taken_as_lists_per_group() {
                 self.check_no_valid_value(frame, input, sorted_rows, starts, whole, what)?;
             } else if !whole && self.one_key_groups.get() {
                 let groups = (sorted_rows, starts);
@@ -492,9 +492,9 @@ impl Executor<'_> {
         if matches!(op, AggOp::Std { .. } | AggOp::Var { .. }) && !whole {
             // A group of no valid value: Polars' spread is null of a column
             // (Welford's over the group's rows), 0.0 of an input it takes
-            // per group as lists (holding aggregations or functions of the
-            // rows in order) or of groups it takes as slices.
-            if input.has_aggregation() || input.has_part_reading_other_rows() {
+            // per group as lists (see `taken_as_lists_per_group`) or of
+            // groups it takes as slices.
+            if input.taken_as_lists_per_group() {
                 self.check_kept_values(frame, input, sorted_rows, starts, whole)?;
             } else if self.one_key_groups.get() {
                 let what = "a spread of a group with no valid value or an infinite one \

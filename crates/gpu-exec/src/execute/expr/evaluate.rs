@@ -345,7 +345,7 @@ impl Executor<'_> {
         if let ExprKind::IsInColumn { .. } = part.kind {
             return self.membership(frame, part, groups);
         }
-        if let ExprKind::ParseTemporal { input, format } = &part.kind {
+        if let ExprKind::ParseTemporal { input, format, .. } = &part.kind {
             return self.parsed_temporals(frame, (input, format), part, groups);
         }
         if text_parse_supported(part) {

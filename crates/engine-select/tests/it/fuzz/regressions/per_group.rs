@@ -99,3 +99,30 @@ fn constants_polars_computes_by_the_number_of_groups_are_its_own() {
         assert_same_as_cpu(lf, UNORDERED);
     }
 }
+
+/// A parse of texts by a format Polars infers from them is no function of
+/// each row alone: Polars takes it per group as a list, and `arg_max` of a
+/// group of one null is 0 there (null of a column), so such groups stay
+/// with Polars. Found by the fuzzer (seed 3010, case 219).
+#[test]
+fn places_of_extremes_of_parses_by_inferred_formats_per_group_are_polars_own() {
+    let t0 = DataFrame::new(
+        3,
+        vec![
+            Column::new("a".into(), [None::<f32>, None, None]),
+            Column::new("b".into(), [6u16, 0, 6]),
+        ],
+    )
+    .unwrap();
+    let inferred = StrptimeOptions {
+        format: None,
+        strict: false,
+        ..Default::default()
+    };
+    let parsed = col("a").cast(DataType::String).str().to_date(inferred);
+    let lf = t0
+        .lazy()
+        .group_by_stable([col("b")])
+        .agg([parsed.arg_max().alias("x2")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
