@@ -1,63 +1,67 @@
-//! `polars-gpu`: runs the PDS-H queries on the chosen engine and says which engine ran each.
+//! `polars-gpu`: the PDS-H job (the default) and SQL over your own files, on the engine of your choice.
+
+/// `println!` for the jobs' output: a reader that stops reading (`| head`)
+/// ends the program quietly, where `println!` would panic.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::print_line(format_args!($($arg)*))
+    };
+}
+
+mod options;
+mod pdsh_job;
+#[cfg(feature = "sql")]
+mod progress;
+#[cfg(feature = "sql")]
+mod sql;
 
 use std::process::ExitCode;
-use std::time::Instant;
 
-use clap::Parser;
-use engine_select::{DeviceKind, Engine, GpuEngine, LazyFrameExt};
-use pdsh::{QUERY_COUNT, Tables};
+use clap::{Parser, Subcommand};
 
-/// Runs the PDS-H queries (TPC-H derived) on the engine of your choice and
-/// reports, for each, the engine that produced the result, why the GPU did
-/// not (if it did not), the rows and the time.
+/// Polars on the GPU from the command line: the PDS-H queries (the default
+/// job: plain `polars-gpu` runs them), or SQL over Parquet, CSV and Arrow
+/// IPC files. Each says which engine ran it and, where the GPU did not, why.
 #[derive(Debug, Parser)]
-#[command(name = "polars-gpu", version)]
-struct Args {
-    /// Engine: auto, cpu, in-memory, streaming, gpu, or emulated (the GPU
-    /// engine on the emulated device, for machines without a GPU).
-    #[arg(long, default_value = "gpu", value_parser = parse_engine)]
-    engine: Engine,
-    /// GPU device ordinal (default: POLARS_GPU_DEVICE, else 0).
-    #[arg(long)]
-    device: Option<usize>,
-    /// Fail instead of falling back to the CPU when the GPU cannot run a query.
-    #[arg(long)]
-    raise_on_fail: bool,
-    /// Run only this query (1 to 22).
-    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=QUERY_COUNT as i64))]
-    query: Option<u8>,
-    /// PDS-H scale factor of the generated data (1.0 is about 1 GB).
-    #[arg(long, default_value_t = 0.01, value_parser = parse_scale)]
-    scale: f64,
-    /// Print each query's GPU plan (or why it has none) instead of running it.
-    #[arg(long)]
-    explain: bool,
-    /// Also write the generated tables to DIR/<table>.parquet.
-    #[arg(long, value_name = "DIR")]
-    parquet: Option<std::path::PathBuf>,
+#[command(
+    name = "polars-gpu",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    job: Option<Job>,
+    /// The PDS-H job's options, for plain `polars-gpu`.
+    #[command(flatten)]
+    pdsh: pdsh_job::PdshArgs,
 }
 
-fn parse_engine(name: &str) -> Result<Engine, String> {
-    if name == "emulated" {
-        return Ok(Engine::Gpu(
-            GpuEngine::new().with_device_kind(DeviceKind::Emulated),
-        ));
-    }
-    name.parse()
-        .map_err(|e: engine_select::EngineError| format!("{e} (or emulated)"))
+#[derive(Debug, Subcommand)]
+enum Job {
+    /// Runs the PDS-H queries (TPC-H derived) on generated data: the default job.
+    Pdsh(pdsh_job::PdshArgs),
+    /// Runs a SQL query over Parquet, CSV and Arrow IPC files.
+    #[cfg(feature = "sql")]
+    Sql(sql::SqlArgs),
+    /// Runs a SQL query over Parquet, CSV and Arrow IPC files (this build
+    /// has no SQL: build with `--features sql`).
+    #[cfg(not(feature = "sql"))]
+    Sql {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        args: Vec<String>,
+    },
 }
 
-fn parse_scale(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(scale) if scale.is_finite() && scale > 0.0 => Ok(scale),
-        _ => Err(format!("{text:?} is not a positive scale factor")),
-    }
-}
-
-fn engine_name(engine: &Engine) -> String {
-    match engine {
-        Engine::Gpu(gpu) if gpu.device_kind() == DeviceKind::Emulated => "emulated".into(),
-        other => other.to_string(),
+fn print_line(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{line}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write the output: {e}");
+        std::process::exit(1);
     }
 }
 
@@ -69,90 +73,19 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let args = Args::parse();
-    let engine = match args.engine.clone() {
-        Engine::Gpu(gpu) => {
-            let gpu = match args.device {
-                Some(device) => gpu.with_device(device),
-                None => gpu,
-            };
-            Engine::Gpu(gpu.with_raise_on_fail(args.raise_on_fail))
+    let cli = Cli::parse();
+    match &cli.job {
+        None => pdsh_job::run(&cli.pdsh),
+        Some(Job::Pdsh(args)) => pdsh_job::run(args),
+        #[cfg(feature = "sql")]
+        Some(Job::Sql(args)) => sql::run(args),
+        #[cfg(not(feature = "sql"))]
+        Some(Job::Sql { .. }) => {
+            eprintln!(
+                "error: this polars-gpu was built without the SQL job: build it with \
+                 `cargo build -p polars-gpu-cli --features sql`"
+            );
+            ExitCode::from(2)
         }
-        _ if args.device.is_some() || args.raise_on_fail => {
-            eprintln!("error: --device and --raise-on-fail apply to --engine gpu only");
-            return ExitCode::from(2);
-        }
-        other => other,
-    };
-    let started = Instant::now();
-    let tables = match Tables::generate(args.scale, true) {
-        Ok(tables) => tables,
-        Err(e) => {
-            eprintln!("error: could not generate the PDS-H tables: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    if let Some(dir) = &args.parquet {
-        match tables.write_parquet(dir) {
-            Ok(paths) => println!("wrote {} tables to {}", paths.len(), dir.display()),
-            Err(e) => {
-                eprintln!(
-                    "error: could not write the tables to {}: {e}",
-                    dir.display()
-                );
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    println!(
-        "PDS-H at scale factor {} ({} lineitem rows, generated in {:.1?}), engine {}\n",
-        args.scale,
-        tables.lineitem.height(),
-        started.elapsed(),
-        engine_name(&args.engine)
-    );
-    let numbers: Vec<usize> = match args.query {
-        Some(number) => vec![usize::from(number)],
-        None => (1..=QUERY_COUNT).collect(),
-    };
-    let mut failed = 0;
-    for number in numbers {
-        println!("== q{number}");
-        let query = match pdsh::query(number, &tables) {
-            Ok(query) => query,
-            Err(e) => {
-                failed += 1;
-                println!("error: {e}\n");
-                continue;
-            }
-        };
-        if args.explain {
-            match engine_select::explain_gpu(query) {
-                Ok(text) => println!("{text}"),
-                Err(e) => {
-                    failed += 1;
-                    println!("error: {e}\n");
-                }
-            }
-            continue;
-        }
-        let started = Instant::now();
-        match query.collect_with_report(&engine) {
-            Ok((df, report)) => {
-                println!("{report}");
-                println!("rows: {}, time: {:.1?}", df.height(), started.elapsed());
-                println!("{df}\n");
-            }
-            Err(e) => {
-                failed += 1;
-                println!("error: {e}\n");
-            }
-        }
-    }
-    if failed > 0 {
-        eprintln!("{failed} query(ies) failed");
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
     }
 }

@@ -51,7 +51,9 @@ use node::*;
 pub use support::unsupported;
 use support::*;
 
-/// Runs `plan` on the device and brings the result back.
+/// Runs `plan` on the device and brings the result back. Its file scans
+/// must have been read into in-memory frames (engine-select reads them on
+/// the host with Polars' reader).
 pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError> {
     execute_counting(plan, ctx).map(|(df, _)| df)
 }
@@ -471,7 +473,11 @@ impl Executor<'_> {
                 schema,
             } => self.hconcat(inputs, strict, broadcast_unit_length, schema),
             PlanNode::Cache { input, id, .. } => self.cached(input, id),
-            other => Err(ExecError::Unsupported(not_yet(format_args!("{other:?}")))),
+            PlanNode::FileScan { .. } => Err(ExecError::Unsupported(
+                "a file scan: read it on the host into an in-memory frame before the plan \
+                 runs (engine-select does)"
+                    .into(),
+            )),
         }
     }
 

@@ -1,0 +1,118 @@
+//! `polars-gpu pdsh` (and plain `polars-gpu`): runs the PDS-H queries on the chosen engine and says which engine ran each.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use engine_select::LazyFrameExt;
+use pdsh::{QUERY_COUNT, Tables};
+
+use crate::options::EngineOptions;
+
+/// Runs the PDS-H queries (TPC-H derived) on the engine of your choice and
+/// reports, for each, the engine that produced the result, why the GPU did
+/// not (if it did not), the rows and the time.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PdshArgs {
+    #[command(flatten)]
+    pub engine: EngineOptions,
+    /// Run only this query (1 to 22).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=QUERY_COUNT as i64))]
+    pub query: Option<u8>,
+    /// PDS-H scale factor of the generated data (1.0 is about 1 GB).
+    #[arg(long, default_value_t = 0.01, value_parser = parse_scale)]
+    pub scale: f64,
+    /// Print each query's GPU plan (or why it has none) instead of running it.
+    #[arg(long)]
+    pub explain: bool,
+    /// Also write the generated tables to DIR/<table>.parquet.
+    #[arg(long, value_name = "DIR")]
+    pub parquet: Option<std::path::PathBuf>,
+}
+
+fn parse_scale(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(scale) if scale.is_finite() && scale > 0.0 => Ok(scale),
+        _ => Err(format!("{text:?} is not a positive scale factor")),
+    }
+}
+
+pub fn run(args: &PdshArgs) -> ExitCode {
+    let engine = match args.engine.resolved() {
+        Ok(engine) => engine,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let started = Instant::now();
+    let tables = match Tables::generate(args.scale, true) {
+        Ok(tables) => tables,
+        Err(e) => {
+            eprintln!("error: could not generate the PDS-H tables: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(dir) = &args.parquet {
+        match tables.write_parquet(dir) {
+            Ok(paths) => say!("wrote {} tables to {}", paths.len(), dir.display()),
+            Err(e) => {
+                eprintln!(
+                    "error: could not write the tables to {}: {e}",
+                    dir.display()
+                );
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    say!(
+        "PDS-H at scale factor {} ({} lineitem rows, generated in {:.1?}), engine {}\n",
+        args.scale,
+        tables.lineitem.height(),
+        started.elapsed(),
+        args.engine.name()
+    );
+    let numbers: Vec<usize> = match args.query {
+        Some(number) => vec![usize::from(number)],
+        None => (1..=QUERY_COUNT).collect(),
+    };
+    let mut failed = 0;
+    for number in numbers {
+        say!("== q{number}");
+        let query = match pdsh::query(number, &tables) {
+            Ok(query) => query,
+            Err(e) => {
+                failed += 1;
+                say!("error: {e}\n");
+                continue;
+            }
+        };
+        if args.explain {
+            match engine_select::explain_gpu(query) {
+                Ok(text) => say!("{text}"),
+                Err(e) => {
+                    failed += 1;
+                    say!("error: {e}\n");
+                }
+            }
+            continue;
+        }
+        let started = Instant::now();
+        match query.collect_with_report(&engine) {
+            Ok((df, report)) => {
+                say!("{report}");
+                say!("rows: {}, time: {:.1?}", df.height(), started.elapsed());
+                say!("{df}\n");
+            }
+            Err(e) => {
+                failed += 1;
+                say!("error: {e}\n");
+            }
+        }
+    }
+    if failed > 0 {
+        eprintln!("{failed} query(ies) failed");
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
