@@ -147,15 +147,10 @@ pub(crate) fn horizontal(
                     Err(format!("{function} of {input_dtype} as {dtype}"))
                 };
             }
-            if !*ignore_nulls {
-                // A null input makes the sum null; else all count.
-                let count = GpuExpr::literal(Scalar::Float(inputs.len() as f64), dtype);
-                return Ok(sum.cast(dtype, CastMode::NonStrict).binary(
-                    BinaryOp::TrueDivide,
-                    count,
-                    dtype,
-                ));
-            }
+            // Divided by each row's count of valid inputs, a value of every
+            // row as Polars divides (not a constant, which Polars' scalar
+            // kernel and the executor take by the reciprocal); a null input
+            // makes the sum null unless nulls are ignored.
             let one = GpuExpr::literal(Scalar::Float(1.0), dtype);
             let count = inputs
                 .into_iter()

@@ -497,7 +497,7 @@ impl Executor<'_> {
             if input.taken_as_lists_per_group() {
                 self.check_kept_values(frame, input, sorted_rows, starts, whole)?;
             } else if self.one_key_groups.get() {
-                let what = "a spread of a group with no valid value or an infinite one \
+                let what = "a spread of a group with no valid value or one not finite \
                             (Polars gives 0.0, null or NaN, by its path)";
                 let groups = (sorted_rows, starts);
                 self.check_no_valid_value_in_runs(frame, input, groups, true, what)?;

@@ -1,13 +1,13 @@
-//! Checks of values whose answer is Polars' own: -0.0 beside 0.0, groups of no valid value or an infinite one.
+//! Checks of values whose answer is Polars' own: -0.0 beside 0.0, groups of no valid value or one not finite.
 
 use super::*;
 
 impl Executor<'_> {
     /// Leaves a variance or standard deviation of `kept` (a filter: the
     /// input, null where the filter drops the row; or an input holding
-    /// aggregations) to Polars where a group has no valid value or an
-    /// infinite one: Polars' paths give 0.0 there or null (NaN or 0.0), by
-    /// how the input reaches the spread.
+    /// aggregations) to Polars where a group has no valid value or one not
+    /// finite (infinite or NaN): Polars' paths give 0.0 there or null (NaN
+    /// or 0.0), by how the input reaches the spread.
     pub(crate) fn check_kept_values(
         &self,
         frame: &DeviceFrame,
@@ -16,7 +16,7 @@ impl Executor<'_> {
         starts: &DeviceBuffer<i64>,
         whole: bool,
     ) -> Result<(), ExecError> {
-        let what = "a spread of a group with no valid value or an infinite one (Polars gives \
+        let what = "a spread of a group with no valid value or one not finite (Polars gives \
                     0.0, null or NaN, by its path)";
         let counts = self.valid_counts(frame, kept, (sorted_rows, starts), whole, true)?;
         self.check_any_later(
@@ -28,26 +28,30 @@ impl Executor<'_> {
     }
 
     /// Per group of `groups` (sorted rows and starts), how many values of
-    /// `input` are valid and, with `infinite` (of floats), how many are
-    /// infinite: two u32 columns.
+    /// `input` are valid and, with `not_finite` (of floats), how many are
+    /// infinite or NaN: two u32 columns.
     fn valid_counts(
         &self,
         frame: &DeviceFrame,
         input: &GpuExpr,
         (sorted_rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
         whole: bool,
-        infinite: bool,
+        not_finite: bool,
     ) -> Result<DeviceFrame, ExecError> {
         let count = GpuDtype::UInt32;
         let valid = AggOp::Count {
             include_nulls: false,
         };
-        let infinite = if infinite && input.dtype.is_float() {
-            GpuExpr {
+        let not_finite = if not_finite && input.dtype.is_float() {
+            let finite = GpuExpr {
                 kind: ExprKind::FloatCheck {
-                    check: ir_lower::FloatCheck::IsInfinite,
+                    check: ir_lower::FloatCheck::IsFinite,
                     input: Box::new(input.clone()),
                 },
+                dtype: GpuDtype::Boolean,
+            };
+            GpuExpr {
+                kind: ExprKind::Not(Box::new(finite)),
                 dtype: GpuDtype::Boolean,
             }
             .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
@@ -66,7 +70,7 @@ impl Executor<'_> {
                 )?,
                 self.aggregate(
                     frame,
-                    &infinite.aggregated(AggOp::Sum, count),
+                    &not_finite.aggregated(AggOp::Sum, count),
                     sorted_rows,
                     starts,
                     whole,
@@ -98,7 +102,7 @@ impl Executor<'_> {
 
     /// Leaves the query to Polars (`what` says why) where a group of
     /// `sorted_rows` and `starts` (the groups of one key) has no valid value
-    /// of `input` (or, with `infinite`, an infinite one) and every group is
+    /// of `input` (or, with `not_finite`, one infinite or NaN) and every group is
     /// a run of rows. Polars takes the groups of a key it holds marked
     /// sorted (the first key of a sort before, a column of one row, sorted
     /// parts concatenated in order) as slices of rows, on paths of its own
@@ -109,7 +113,7 @@ impl Executor<'_> {
         frame: &DeviceFrame,
         input: &GpuExpr,
         (sorted_rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
-        infinite: bool,
+        not_finite: bool,
         what: &str,
     ) -> Result<(), ExecError> {
         let (int, count) = (GpuDtype::Int64, GpuDtype::UInt32);
@@ -135,7 +139,7 @@ impl Executor<'_> {
         };
         let no_nans = false;
         let mut per_group =
-            self.valid_counts(frame, input, (sorted_rows, starts), false, infinite)?;
+            self.valid_counts(frame, input, (sorted_rows, starts), false, not_finite)?;
         per_group.columns.extend([
             per_row(
                 AggOp::Min {
@@ -307,7 +311,7 @@ impl Executor<'_> {
 }
 
 /// Over the counts of [`Executor::valid_counts`]: whether a group has no
-/// valid value or an infinite one.
+/// valid value or one not finite.
 fn unanswered() -> GpuExpr {
     let count = GpuDtype::UInt32;
     let zero = GpuExpr::literal(Scalar::UInt(0), count);

@@ -6,6 +6,7 @@ use super::{Compare, assert_same_as_cpu};
 use crate::gpu::assert_gpu_eq;
 
 mod common_subexpressions;
+mod floats;
 mod mixed_plans;
 mod per_group;
 
