@@ -520,6 +520,8 @@ impl<'a> PlanLowering<'a> {
                     return None;
                 }
                 let schema = self.output_schema(node)?;
+                self.types_agree(node, &keys, &schema)?;
+                self.types_agree(node, &aggs, &schema)?;
                 Some(PlanNode::GroupBy {
                     input: Box::new(input),
                     keys,

@@ -516,7 +516,7 @@ fn horizontal_aggregations_become_row_wise_folds() {
                 .alias("min"),
         ]),
         expect![[r#"
-            Select [(fill_null(#0:id, 0:i64) + fill_null(#1:customer, 0:i64)) as "sum", (cast((#0:id + #1:customer) -> f64) truediv 2.0:f64) as "mean", fill_null(clip(fill_null(clip(#0:id, null:i64, #1:customer), #1:customer), null:i64, wrapping_cast(#2:qty -> i64)), wrapping_cast(#2:qty -> i64)) as "min"]  -> [sum: i64, mean: f64, min: i64]
+            Select [(fill_null(#0:id, 0:i64) + fill_null(#1:customer, 0:i64)) as "sum", (cast((#0:id + #1:customer) -> f64) truediv when(((when(is_not_null(#0:id), 1.0:f64, 0.0:f64) + when(is_not_null(#1:customer), 1.0:f64, 0.0:f64)) == 0.0:f64), null:f64, (when(is_not_null(#0:id), 1.0:f64, 0.0:f64) + when(is_not_null(#1:customer), 1.0:f64, 0.0:f64)))) as "mean", fill_null(clip(fill_null(clip(#0:id, null:i64, #1:customer), #1:customer), null:i64, wrapping_cast(#2:qty -> i64)), wrapping_cast(#2:qty -> i64)) as "min"]  -> [sum: i64, mean: f64, min: i64]
               DataFrameScan rows=3 columns=[0, 1, 3] of 6  -> [id: i64, customer: i64, qty: i32]
         "#]],
     );

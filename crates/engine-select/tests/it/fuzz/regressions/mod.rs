@@ -1016,3 +1016,34 @@ fn fractional_totals_of_one_row_multiply_by_the_reciprocal() {
         ]),
     );
 }
+
+/// A group-by's aggregation whose planned type is not its expression's
+/// (Polars plans `lit(-3i64) * str.find(..)` as u32, computes i64): below
+/// the root, the node above reads the planned type, so the group-by is
+/// refused as a select would be (a join read it as u32: an internal error).
+/// Found by the fuzzer (seed 3090, case 755).
+#[test]
+fn group_bys_whose_planned_types_are_not_their_expressions_fall_back() {
+    let t0 = DataFrame::new(
+        0,
+        vec![
+            Column::new("b".into(), Vec::<Option<i8>>::new()),
+            Column::new("c".into(), Vec::<Option<&str>>::new()),
+        ],
+    )
+    .unwrap();
+    let t1 = df!("q" => [true, false], "s" => [-4i64, 2]).unwrap();
+    let found = lit(-3i64) * col("c").str().find(lit("[^a]"), false);
+    let args = JoinArgs {
+        nulls_equal: true,
+        maintain_order: MaintainOrderJoin::Right,
+        ..JoinArgs::new(JoinType::Left)
+    };
+    let lf = t0
+        .lazy()
+        .group_by_stable([col("b")])
+        .agg([found.max().alias("x0")])
+        .join(t1.lazy(), [col("x0")], [col("s")], args)
+        .select([lit(153_136i64).alias("x4")]);
+    assert_same_as_cpu(lf, UNORDERED);
+}
