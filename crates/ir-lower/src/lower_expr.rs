@@ -47,7 +47,6 @@ use literals::*;
 use row_order::*;
 use temporal::*;
 
-/// Lowers the expressions of one plan node against that node's input schema.
 /// Why a sort of reordered values or keys (see
 /// [`GpuExpr::sort_of_reordered`]) per group stays with Polars.
 pub(crate) fn per_group_sort_of_reordered(sort: &str) -> String {
@@ -57,6 +56,7 @@ pub(crate) fn per_group_sort_of_reordered(sort: &str) -> String {
     )
 }
 
+/// Lowers the expressions of one plan node against that node's input schema.
 pub(crate) struct ExprLowering<'a> {
     pub arena: &'a Arena<AExpr>,
     pub schema: &'a Schema,
