@@ -303,6 +303,9 @@ fn polars_bug(error: &PolarsError) -> bool {
         || error
             .contains("sort expressions must have same length as DataFrame, got DataFrame height")
             && error.contains("and Series length: 1")
+        // A column whose type Polars planned but lost on an empty frame
+        // (an aggregation of no groups), met by a temporal function.
+        || error.contains("operation not supported for dtype `null`")
 }
 
 /// Whether Polars' optimised plan of `lf` takes a slice of rows it leaves
@@ -422,6 +425,12 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
     }
     let engine = Engine::Gpu(under_test());
     let actual = match quietly(|| lf.clone().collect_with_report(&engine)) {
+        // Polars' own panic, which the GPU engine's fallback passes on as
+        // the CPU engine does, where Polars panics on some runs only (the
+        // thread that fails first raises or panics).
+        Err(_) if (0..4).any(|_| cpu(lf).is_err()) => {
+            return Verdict::Skipped("Polars panicked");
+        }
         Err(message) => return Verdict::Failed(Failure::Panicked(message)),
         Ok(actual) => actual,
     };
