@@ -236,6 +236,27 @@ impl PlanNode {
         }
     }
 
+    /// Whether Polars gives this node's rows in an order the query
+    /// defines (a frame's, kept by every node above it), where a row's
+    /// place may decide an answer (which of two equal values a group shows
+    /// as its key). An unordered group-by, distinct or join, or an unstable
+    /// sort, leaves the order its own.
+    pub fn rows_in_defined_order(&self) -> bool {
+        let inputs_ordered = || {
+            self.inputs()
+                .into_iter()
+                .all(PlanNode::rows_in_defined_order)
+        };
+        match self {
+            PlanNode::DataFrameScan { .. } | PlanNode::FileScan { .. } => true,
+            PlanNode::Sort { stable, .. } => *stable && inputs_ordered(),
+            PlanNode::GroupBy { maintain_order, .. }
+            | PlanNode::Distinct { maintain_order, .. } => *maintain_order && inputs_ordered(),
+            PlanNode::Join { order, .. } => *order != JoinOrder::None && inputs_ordered(),
+            _ => inputs_ordered(),
+        }
+    }
+
     /// The node's inputs, in order.
     pub fn inputs(&self) -> Vec<&PlanNode> {
         match self {

@@ -600,7 +600,7 @@ impl Executor<'_> {
             // and 0.0, equal, land in an order of its own.
             let in_group_order = self.gather_column(&values, rows)?;
             let (negative, positive) = self.signed_zeros(in_group_order, starts)?;
-            self.check_both_zeros(negative, positive, None)?;
+            self.check_both_zeros(negative, positive, None, Self::SORTED_ZEROS)?;
         }
         let keys: Vec<_> = order
             .iter()

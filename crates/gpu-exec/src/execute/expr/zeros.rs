@@ -217,13 +217,17 @@ impl Executor<'_> {
             Some(picked_valid),
         );
         match self
-            .check_both_zeros(negative, positive, Some(picked))?
+            .check_both_zeros(negative, positive, Some(picked), "")?
             .map(DeviceColumn::into_parts)
         {
             Some((Values::F64(picked), Some(valid))) => Ok((picked, valid)),
             _ => Err(ExecError::Unsupported("the quantiles' own column".into())),
         }
     }
+
+    /// Why a sort of one float column holding -0.0 and 0.0 is Polars' own.
+    pub(crate) const SORTED_ZEROS: &'static str = "a sort of one float column holding -0.0 and 0.0 \
+        (Polars sorts its values, putting the zeros in an order of its own)";
 
     /// Per group of `starts` (over `values`, floats in group order), how
     /// many values are -0.0 and how many 0.0, as u32 columns.
@@ -266,15 +270,17 @@ impl Executor<'_> {
         Ok((per_group(-1.0)?, per_group(1.0)?))
     }
 
-    /// Leaves the query to Polars where a group holds both -0.0 and 0.0
-    /// (counted by [`Executor::signed_zeros`]) and, when `picked` is given
-    /// (a float per group), that group's pick is a zero: which zero Polars
-    /// gives, or in which order, is its own. Gives `picked` back.
+    /// Leaves the query to Polars (`what` says why, without `picked`)
+    /// where a group holds both -0.0 and 0.0 (counted by
+    /// [`Executor::signed_zeros`]) and, when `picked` is given (a float per
+    /// group), that group's pick is a zero: which zero Polars gives, or in
+    /// which order, is its own. Gives `picked` back.
     pub(crate) fn check_both_zeros(
         &self,
         negative: DeviceColumn,
         positive: DeviceColumn,
         picked: Option<DeviceColumn>,
+        what: &str,
     ) -> Result<Option<DeviceColumn>, ExecError> {
         let (float, boolean, count) = (GpuDtype::Float64, GpuDtype::Boolean, GpuDtype::UInt32);
         let some = |index: usize| {
@@ -300,8 +306,7 @@ impl Executor<'_> {
             "a quantile that is a zero of a group holding -0.0 and 0.0 (which zero Polars \
              picks is its own)"
         } else {
-            "a sort of one float column holding -0.0 and 0.0 (Polars sorts its values, \
-             putting the zeros in an order of its own)"
+            what
         };
         self.check_any_later(&results, both, what.into(), ExecError::DependsOnPolars)?;
         Ok((results.columns.len() == 3)

@@ -42,6 +42,19 @@ impl Executor<'_> {
             let what = "a float key of -0.0 in a group-by on several keys (Polars' key is 0.0 \
                         or -0.0 by the hash path it takes for the frame's size)";
             self.check_negative_zero_keys(&frame, &key_exprs, what)?;
+        } else if let [key] = key_exprs.as_slice()
+            && key.dtype.is_float()
+            && !input.rows_in_defined_order()
+        {
+            // The group of -0.0 and 0.0 shows its first row's zero, first
+            // in an order Polars leaves its own here (after an unordered
+            // distinct or join): where both are met, the key is Polars'.
+            let keys = column_at(&frame, column_index(key)?)?;
+            let values = self.gather_column(keys, &self.ops().iota(frame.height, 0)?)?;
+            let (negative, positive) = self.signed_zeros(values, &self.ops().iota(1, 0)?)?;
+            let what = "a float key holding both -0.0 and 0.0 (the group's key is its first \
+                        row's zero, in Polars' order of the rows)";
+            self.check_both_zeros(negative, positive, None, what)?;
         }
         let Groups {
             sorted_rows,

@@ -20,7 +20,7 @@ impl Executor<'_> {
             // where -0.0 and 0.0, equal, land in an order of its own.
             let values = self.gather_column(column, &ops.iota(frame.height, 0)?)?;
             let (negative, positive) = self.signed_zeros(values, &ops.iota(1, 0)?)?;
-            self.check_both_zeros(negative, positive, None)?;
+            self.check_both_zeros(negative, positive, None, Self::SORTED_ZEROS)?;
         }
         // Keys that are expressions, computed into a frame of their own.
         let computed = self.computed_frame(

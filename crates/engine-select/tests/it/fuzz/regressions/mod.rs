@@ -1047,3 +1047,49 @@ fn group_bys_whose_planned_types_are_not_their_expressions_fall_back() {
         .select([lit(153_136i64).alias("x4")]);
     assert_same_as_cpu(lf, UNORDERED);
 }
+
+/// A group-by on one float key holding both -0.0 and 0.0: the group's key
+/// is its first row's zero, first in an order Polars may leave its own
+/// (after a distinct it need not keep in order), so such keys are Polars'.
+/// Found by the fuzzer (seed 4036, case 416).
+#[test]
+fn float_keys_holding_both_zeros_are_polars_own() {
+    let inf = f32::INFINITY;
+    let a = [5u8, 5, 0, 8, 2, 2, 6, 2, 0, 0, 2, 5, 1, 3];
+    let b = [
+        Some(0.0f32),
+        Some(3.0),
+        Some(-inf),
+        Some(-2.0),
+        Some(2.0),
+        Some(1.0),
+        Some(0.0),
+        None,
+        Some(inf),
+        Some(-0.0),
+        Some(1.5),
+        Some(1.0),
+        Some(-4.0),
+        Some(-3.0),
+    ];
+    let columns = vec![Column::new("a".into(), a), Column::new("b".into(), b)];
+    let lf = DataFrame::new(14, columns)
+        .unwrap()
+        .lazy()
+        .unique_stable_generic(None, UniqueKeepStrategy::Last)
+        .group_by([col("b")])
+        .agg([])
+        .with_columns([concat_str(vec![col("b")], "-", true).alias("x2")]);
+    assert_same_as_cpu(lf.clone(), UNORDERED);
+    // The device does not answer it whichever zero its own order meets first.
+    let engine = engine_select::Engine::Gpu(crate::under_test().with_raise_on_fail(true));
+    match engine_select::LazyFrameExt::collect_with(lf, &engine) {
+        Err(engine_select::EngineError::GpuUnavailable { reasons }) => assert!(
+            reasons
+                .iter()
+                .any(|r| r.message.contains("both -0.0 and 0.0")),
+            "{reasons:?}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
