@@ -160,26 +160,30 @@ fn collect_gpu(lf: LazyFrame, gpu: &GpuEngine) -> Result<(DataFrame, CollectRepo
 }
 
 /// The whole query run on the CPU after Polars failed on the rest of a
-/// mixed plan (`message` says how): a bug of ours, reported as internal
-/// (with `raise_on_fail`, the error). Polars' own error, where the CPU
-/// raises too, is the answer.
-fn on_the_cpu_after_a_bug(
+/// mixed plan (`message` says how), for `kind` of reason: a panic is a bug
+/// of ours (internal, logged at warn level); an error Polars raises over
+/// frames from the device where it answers its own plan is its own way of
+/// taking such frames (its checks of scalar columns' lengths), reported as
+/// unsupported. Polars' own error, where the CPU raises too, is the answer.
+fn on_the_cpu_after_mixed(
     on_the_cpu: LazyFrame,
     mut reasons: Vec<FallbackReason>,
-    message: String,
+    (kind, message): (FallbackKind, String),
     resolved: &ResolvedGpu,
 ) -> Result<(DataFrame, CollectReport), EngineError> {
     if resolved.raise_on_fail {
         return Err(EngineError::Internal(message));
     }
     let df = on_the_cpu.collect()?;
-    let bug = FallbackReason {
-        kind: FallbackKind::Internal,
+    let reason = FallbackReason {
+        kind,
         subject: None,
         message,
     };
-    tracing::warn!("GPU engine bug, the CPU engine answered: {bug}");
-    reasons.push(bug);
+    if kind == FallbackKind::Internal {
+        tracing::warn!("GPU engine bug, the CPU engine answered: {reason}");
+    }
+    reasons.push(reason);
     let report = CollectReport {
         executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
         fallback_reasons: reasons,
@@ -269,7 +273,8 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".into());
             let message = format!("Polars panicked on the rest of a mixed plan: {message}");
-            let (df, report) = on_the_cpu_after_a_bug(on_the_cpu, reasons, message, &resolved)?;
+            let why = (FallbackKind::Internal, message);
+            let (df, report) = on_the_cpu_after_mixed(on_the_cpu, reasons, why, &resolved)?;
             return Ok(Hooked::Collected(df, report));
         }
         // Polars' own panic, as on the CPU engine.
@@ -287,14 +292,16 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
         Some(Err(e)) => Err(e),
         // Polars raised on the rest of a mixed plan, over frames from the
         // device: the whole query runs on the CPU. Where it answers there,
-        // the error was ours (a frame Polars takes otherwise than its own);
-        // where it raises there too, that is Polars' own error.
+        // Polars took the device's frame otherwise than its own (its
+        // length checks of scalar columns); where it raises there too,
+        // that is Polars' own error.
         Some(Ok(Some(executed_by @ ExecutedBy::Mixed { .. }))) if let Err(error) = &result => {
             let message = format!(
                 "Polars raised on the rest of a mixed plan ({executed_by}) where it answers the \
                  whole query: {error}"
             );
-            on_the_cpu_after_a_bug(on_the_cpu, reasons, message, &resolved)
+            let why = (FallbackKind::Unsupported, message);
+            on_the_cpu_after_mixed(on_the_cpu, reasons, why, &resolved)
         }
         Some(Ok(Some(executed_by))) => Ok((
             result?,

@@ -119,3 +119,25 @@ fn places_of_extremes_over_frames_from_the_device_stay_with_polars() {
         .agg([col("e").alias("x1"), col("e").arg_max().alias("x2")]);
     assert_same_as_cpu(lf, UNORDERED);
 }
+
+/// Polars raising over a frame from the device where it answers its own
+/// plan (a length check of a column of one value over a union the device
+/// made) reruns the query on the CPU, reported as unsupported: Polars takes
+/// the device's frame otherwise than its own, no bug of the device's (it
+/// was reported as internal). Found by the fuzzer (seed 4099, case 23).
+#[test]
+fn polars_raising_on_the_rest_of_a_mixed_plan_is_no_internal_error() {
+    let one = df!("b" => ["a"], "c" => [-3i8]).unwrap().lazy();
+    let texts = ["", "😀", "a", "1", "b", "nan", "x y ", "0", "ab", "abc"];
+    let many = df!("b" => texts, "c" => [0i8; 10]).unwrap().lazy();
+    let x0 = lit(23_314i64).cast(DataType::Duration(TimeUnit::Milliseconds));
+    let micros = lit(803_358i64).cast(DataType::Duration(TimeUnit::Microseconds));
+    let lf = concat([one, many], UnionArgs::default())
+        .unwrap()
+        .select([x0.alias("x0"), col("b")])
+        .with_columns([
+            (lit(-1i32).cast(DataType::Date) - col("x0")).alias("x2"),
+            micros.eq_missing(col("x0")).or(lit(-1000i64)).alias("x3"),
+        ]);
+    assert_same_as_cpu(lf, ORDERED);
+}
