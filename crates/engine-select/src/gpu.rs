@@ -145,16 +145,8 @@ pub(crate) fn attempt(
             if subtrees.is_empty() {
                 return Ok(Attempt::FellBack(reasons));
             }
-            if let Some(place) = place_of_extreme_above(root, &subtrees, lp_arena, expr_arena) {
-                // Polars takes the last of tied extremes where it knows the
-                // values sorted (a sorted column, one of one row): the
-                // device's frames tell it nothing of the kind.
-                reasons.push(reason(
-                    FallbackKind::Unsupported,
-                    Some(place),
-                    "the place of an extreme over a frame from the device, which carries no \
-                     sortedness Polars would take ties by",
-                ));
+            if let Some((place, why)) = cpu_part_refusal(root, &subtrees, lp_arena, expr_arena) {
+                reasons.push(reason(FallbackKind::Unsupported, Some(place), why));
                 return Ok(Attempt::FellBack(reasons));
             }
             (false, subtrees)
@@ -267,15 +259,25 @@ fn gpu_subtrees(
     out
 }
 
-/// An `arg_min` or `arg_max` in the part of the plan above `subtrees` (the
-/// part Polars runs of a mixed plan), as Polars writes it.
-fn place_of_extreme_above(
+/// What in the part of the plan above `subtrees` (the part Polars runs of
+/// a mixed plan) Polars answers by how its input came, so that a frame
+/// from the device cannot stand in for its own: the construct as Polars
+/// writes it, and why.
+/// - an `arg_min` or `arg_max`: Polars takes the last of tied extremes
+///   where it knows the values sorted (a sorted column, one of one row),
+///   and the device's frames carry no such knowledge;
+/// - a select or with_columns making a column of one value (a literal, an
+///   aggregation): Polars holds it as a scalar column or repeats it, by its
+///   input, and the functions of the rows in order over it answer by which
+///   (`is_duplicated` of a literal beside a column).
+fn cpu_part_refusal(
     root: Node,
     subtrees: &[(Node, ir_lower::GpuPlan)],
     lp_arena: &Arena<IR>,
     expr_arena: &Arena<AExpr>,
-) -> Option<String> {
-    use polars_plan::plans::{ArenaExprIter, IRFunctionExpr};
+) -> Option<(String, &'static str)> {
+    use polars_plan::plans::{ArenaExprIter, ExprIRDisplay, IRFunctionExpr, is_scalar_ae};
+    let notation = |node: Node| ExprIRDisplay::display_node(node, expr_arena).to_string();
     let mut pending = vec![root];
     while let Some(node) = pending.pop() {
         if subtrees.iter().any(|(subtree, _)| *subtree == node) {
@@ -293,10 +295,17 @@ fn place_of_extreme_above(
                 )
             });
             if let Some((place, _)) = place {
-                return Some(
-                    polars_plan::plans::ExprIRDisplay::display_node(place, expr_arena).to_string(),
-                );
+                let why = "the place of an extreme over a frame from the device, which carries \
+                           no sortedness Polars would take ties by";
+                return Some((notation(place), why));
             }
+        }
+        if let IR::Select { expr, .. } | IR::HStack { exprs: expr, .. } = ir
+            && let Some(one) = expr.iter().find(|e| is_scalar_ae(e.node(), expr_arena))
+        {
+            let why = "a column of one value over a frame from the device, which Polars holds \
+                       as a scalar or repeats by how its input came";
+            return Some((notation(one.node()), why));
         }
         ir.copy_inputs(&mut pending);
     }

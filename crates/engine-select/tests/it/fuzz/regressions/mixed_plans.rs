@@ -141,3 +141,30 @@ fn polars_raising_on_the_rest_of_a_mixed_plan_is_no_internal_error() {
         ]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A select making a column of one value in the part of a mixed plan Polars
+/// runs: Polars holds it as a scalar column or repeats it by how its input
+/// came, and `is_duplicated` over it answers by which (false over the
+/// device's frame, true over its own), so no mixed plan. Found by the
+/// fuzzer (seed 5017, case 178).
+#[test]
+fn columns_of_one_value_above_a_mixed_plan_stay_with_polars() {
+    let t0 = df!(
+        "a" => [false, true, false, true, false, false],
+        "b" => [0i64, -1, -4, 5, 4, 3],
+    )
+    .unwrap();
+    let lf = t0
+        .lazy()
+        .drop_nulls(None)
+        .select([lit(4u32).alias("x1"), col("a").alias("x2")])
+        .select([
+            lit("x y").head(Some(2)).alias("x5"),
+            lit(-1i64)
+                .neq(col("x1").cast(DataType::Float64))
+                .is_duplicated()
+                .any(false)
+                .alias("x6"),
+        ]);
+    assert_same_as_cpu(lf, ORDERED);
+}
