@@ -334,6 +334,15 @@ proptest! {
             of("last s", col("s").last()),
             of("len", len()),
         ]);
+        // A minimum or maximum that is a zero of floats holding -0.0 and
+        // 0.0 is Polars' own (which zero its kernel gives): left to Polars.
+        let engine = engine_select::Engine::Gpu(crate::under_test().with_raise_on_fail(true));
+        if let Err(engine_select::EngineError::GpuUnavailable { reasons }) =
+            engine_select::LazyFrameExt::collect_with(lf.clone(), &engine)
+            && reasons.iter().all(|r| r.message.contains("which zero Polars picks"))
+        {
+            return Ok(());
+        }
         assert_gpu_eq(&format!("whole-frame aggregations, frame {pick}"), lf);
     }
 

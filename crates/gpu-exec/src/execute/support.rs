@@ -519,6 +519,11 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
     if let Some(rewritten) = filter_as_nulls(expr) {
         return single_aggregation_supported(&rewritten);
     }
+    // Text is made over the whole frame: not of values repeated per group,
+    // nor of other rows within each group.
+    let per_group_text = |e: &GpuExpr| {
+        e.dtype == GpuDtype::String && (e.has_aggregation() || e.has_part_reading_other_rows())
+    };
     if let ExprKind::Where { input: kept, by } = &input.kind {
         // The first or last row the filter keeps, of any type.
         if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != kept.dtype {
@@ -527,17 +532,17 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
         if by.dtype != GpuDtype::Boolean {
             return Err(format!("a filter by `{by}`"));
         }
+        if kept.any(&per_group_text) {
+            return Err(format!(
+                "text made of aggregations or of other rows (`{kept}`) inside an aggregation"
+            ));
+        }
         evaluable(by)?;
         return evaluable(kept);
     }
     // Aggregations inside are per group, repeated on the group's rows;
     // shifts, fills and `cum_sum`s are within the group, in the rows' order.
     evaluable(input)?;
-    // Text is made over the whole frame: not of values repeated per group,
-    // nor of other rows within each group.
-    let per_group_text = |e: &GpuExpr| {
-        e.dtype == GpuDtype::String && (e.has_aggregation() || e.has_part_reading_other_rows())
-    };
     if input.any(&per_group_text) {
         return Err(format!(
             "text made of aggregations or of other rows (`{input}`) inside an aggregation"

@@ -656,7 +656,24 @@ impl Executor<'_> {
                     let max = matches!(op, AggOp::Max { .. });
                     let extreme = ops.reduce_extreme($values, validity, max)?;
                     let extreme = column(Values::$variant(extreme), None);
-                    return self.null_without_values(extreme, validity, n);
+                    let extreme = self.null_without_values(extreme, validity, n)?;
+                    if !evaluated.dtype.is_float() {
+                        return Ok(extreme);
+                    }
+                    // Which zero Polars' kernel gives of -0.0 and 0.0 is its
+                    // own (its lanes' order).
+                    let (picked, valid) = match extreme.into_parts() {
+                        (Values::F64(picked), Some(valid)) => (picked, valid),
+                        (Values::F64(picked), None) => {
+                            let (memory, stream) = (self.ctx.memory.clone(), &self.ctx.stream);
+                            (picked, DeviceBuffer::from_host(&[1u32], memory, stream)?)
+                        }
+                        _ => return Err(ExecError::Unsupported("a float extreme".into())),
+                    };
+                    let values = self.gather_column(evaluated, &ops.iota(n, 0)?)?;
+                    let (picked, valid) =
+                        self.check_zero_picks(values, &ops.iota(1, 0)?, (picked, valid))?;
+                    return Ok(column(Values::F64(picked), Some(valid)));
                 }
                 let (sorted, valid) = ops.gather($values, validity, sorted_rows)?;
                 let valid = Some(&valid);

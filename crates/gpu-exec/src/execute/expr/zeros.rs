@@ -303,8 +303,8 @@ impl Executor<'_> {
                 boolean,
             );
             results.columns.push(picked);
-            "a quantile that is a zero of a group holding -0.0 and 0.0 (which zero Polars \
-             picks is its own)"
+            "a quantile, minimum or maximum that is a zero of values holding -0.0 and 0.0 \
+             (which zero Polars picks is its own)"
         } else {
             what
         };

@@ -94,3 +94,23 @@ fn close_floats_made_text_compare_as_close() {
         .with_columns([col("x2").strict_cast(DataType::String).alias("x3")]);
     assert_same_as_cpu(lf, CLOSE);
 }
+
+/// A whole frame's minimum or maximum of floats holding -0.0 and 0.0 whose
+/// answer is a zero: which zero Polars' kernel gives is its lanes' own
+/// (-0.0 here, the device 0.0), so such extremes stay with Polars. Found
+/// by the fuzzer (seed 5026, case 739).
+#[test]
+fn extremes_of_both_zeros_are_polars_own() {
+    let t0 = DataFrame::new(
+        3,
+        vec![Column::new(
+            "a".into(),
+            [None::<f64>, Some(-0.0), Some(0.0)],
+        )],
+    )
+    .unwrap();
+    for extreme in [col("a").max(), col("a").min()] {
+        let lf = t0.clone().lazy().with_columns([extreme.alias("x2")]);
+        assert_same_as_cpu(lf, EXACT);
+    }
+}

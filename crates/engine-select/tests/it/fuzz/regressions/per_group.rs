@@ -126,3 +126,27 @@ fn places_of_extremes_of_parses_by_inferred_formats_per_group_are_polars_own() {
         .agg([parsed.arg_max().alias("x2")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// Text made of an aggregation inside a filter inside an aggregation
+/// (`d.fill_null(d.last()).filter(c).last()`): the executor makes text over
+/// the whole frame only, and its support check now says so for filters
+/// too (it accepted the plan, then refused it: an internal error). Found
+/// by the fuzzer (seed 5022, case 738).
+#[test]
+fn text_of_aggregations_inside_filtered_aggregations_falls_back() {
+    let t0 = DataFrame::new(
+        1,
+        vec![
+            Column::new("c".into(), [Some(false)]),
+            Column::new("d".into(), [None::<&str>]),
+            Column::new("e".into(), [Some(46u32)]),
+        ],
+    )
+    .unwrap();
+    let kept = col("d").fill_null(col("d").last()).filter(col("c"));
+    let lf = t0
+        .lazy()
+        .group_by_stable([col("e")])
+        .agg([kept.last().alias("x1")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
