@@ -266,6 +266,9 @@ fn gpu_subtrees(
 /// - an `arg_min` or `arg_max`: Polars takes the last of tied extremes
 ///   where it knows the values sorted (a sorted column, one of one row),
 ///   and the device's frames carry no such knowledge;
+/// - a `min_horizontal` or `max_horizontal` (of floats, as the device runs
+///   the others): with NaN, Polars' answer depends on how its input is
+///   held in chunks, which a frame from the device changes;
 /// - a select or with_columns making a column of one value (a literal, an
 ///   aggregation): Polars holds it as a scalar column or repeats it, by its
 ///   input, and the functions of the rows in order over it answer by which
@@ -297,6 +300,20 @@ fn cpu_part_refusal(
             if let Some((place, _)) = place {
                 let why = "the place of an extreme over a frame from the device, which carries \
                            no sortedness Polars would take ties by";
+                return Some((notation(place), why));
+            }
+            let horizontal = expr_arena.iter(expr.node()).find(|(_, e)| {
+                matches!(
+                    e,
+                    AExpr::Function {
+                        function: IRFunctionExpr::MinHorizontal | IRFunctionExpr::MaxHorizontal,
+                        ..
+                    }
+                )
+            });
+            if let Some((place, _)) = horizontal {
+                let why = "a horizontal extreme over a frame from the device, which Polars \
+                           answers with NaN by how its input is held in chunks";
                 return Some((notation(place), why));
             }
         }

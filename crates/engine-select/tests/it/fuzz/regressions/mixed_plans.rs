@@ -168,3 +168,22 @@ fn columns_of_one_value_above_a_mixed_plan_stay_with_polars() {
         ]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A float `max_horizontal` (which runs on the CPU) over a union the
+/// device made: with NaN, Polars' answer depends on how its input is held
+/// in chunks (-3.0 over its own union of two frames, NaN over the device's
+/// one frame), so no mixed plan. Found by the fuzzer (seed 6021, case 0).
+#[test]
+fn horizontal_extremes_above_a_mixed_plan_stay_with_polars() {
+    let one = df!("b" => [None::<f64>], "c" => [Some(-0.0f64)])
+        .unwrap()
+        .lazy();
+    let four = df!("b" => [-3.0f64, -1.0, 0.0, 3.0], "c" => [-5.5f64, -4.0, -3.0, -2.5e-300])
+        .unwrap()
+        .lazy();
+    let most = polars::lazy::dsl::max_horizontal([col("c").sqrt(), col("b")]).unwrap();
+    let lf = concat([one, four], UnionArgs::default())
+        .unwrap()
+        .select([most.alias("x1")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
