@@ -100,6 +100,46 @@ impl<'a> PlanLowering<'a> {
         }
     }
 
+    /// Whether every column `exprs` read is one a select or a broadcasting
+    /// with_columns (`input`) made of one value (a literal, an
+    /// aggregation), which Polars holds as a scalar column: `lit(5) !=
+    /// col(x)` over it is one row in Polars, `col(x) + 1` every row. (A
+    /// with_columns of common subexpressions, which does not broadcast, the
+    /// executor takes as Polars does.)
+    fn reads_only_repeated_values(&self, exprs: &[ExprIR], input: Node) -> bool {
+        use polars_plan::plans::ArenaExprIter;
+        // (Through projections, which keep the columns' names.)
+        let mut input = input;
+        while let IR::SimpleProjection { input: below, .. } = self.lp_arena.get(input) {
+            input = *below;
+        }
+        let below: &[ExprIR] = match self.lp_arena.get(input) {
+            IR::Select { expr, .. } => expr,
+            IR::HStack { exprs, options, .. } if options.should_broadcast => exprs,
+            _ => return false,
+        };
+        let made: Vec<&PlSmallStr> = below
+            .iter()
+            .filter(|e| is_scalar_ae(e.node(), self.expr_arena))
+            .map(|e| e.output_name())
+            .collect();
+        if made.is_empty() {
+            return false;
+        }
+        let mut reads = false;
+        for e in exprs {
+            for (_, part) in self.expr_arena.iter(e.node()) {
+                if let AExpr::Column(name) = part {
+                    if !made.contains(&name) {
+                        return false;
+                    }
+                    reads = true;
+                }
+            }
+        }
+        reads
+    }
+
     /// Lowers expressions over the columns of the plan node `input`.
     fn exprs(&mut self, exprs: &[ExprIR], input: Node) -> Option<Vec<GpuExpr>> {
         let schema = self.schema_of(input);
@@ -353,6 +393,14 @@ impl<'a> PlanLowering<'a> {
                     return self.select_of_filtered(node, input_node, expr, parts);
                 }
                 let input = self.node(input_node);
+                if self.reads_only_repeated_values(expr, input_node) {
+                    return self.refuse(
+                        node,
+                        "a select reading only columns of one value that the step below \
+                         made (Polars gives one row or every row by the order of the \
+                         operands) is not supported on the GPU",
+                    );
+                }
                 let exprs = self.named_exprs(expr, input_node);
                 let (input, exprs) = (input?, exprs?);
                 let schema = self.output_schema(node)?;

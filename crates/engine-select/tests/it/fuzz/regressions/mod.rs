@@ -1093,3 +1093,36 @@ fn float_keys_holding_both_zeros_are_polars_own() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A select reading only columns of one value the step below made (a
+/// literal, which Polars holds as a scalar column): `lit(5) != col(x0)`
+/// over it is one row in Polars, `col(x0) + 1` every row, so such selects
+/// stay with Polars. Found by the fuzzer (seeds 7007 and 7037).
+#[test]
+fn selects_of_only_repeated_literals_are_polars_own() {
+    let t0 = DataFrame::new(
+        2,
+        vec![
+            Column::new("b".into(), [None::<i8>, Some(1)]),
+            Column::new("d".into(), [None::<bool>, None]),
+        ],
+    )
+    .unwrap();
+    let date = |days: i32| lit(days).cast(DataType::Date);
+    let cases = [
+        t0.clone()
+            .lazy()
+            .select([col("b"), lit(5i64).alias("x0")])
+            .select([lit(5i64).neq(col("x0")).alias("x2")]),
+        t0.clone()
+            .lazy()
+            .select([col("b"), lit(5i64).alias("x0")])
+            .select([(col("x0") + lit(1)).alias("x2")]),
+        t0.lazy()
+            .with_columns([date(579).alias("a")])
+            .select([date(17_116).eq_missing(col("a")).alias("x1")]),
+    ];
+    for lf in cases {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
