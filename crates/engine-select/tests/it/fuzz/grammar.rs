@@ -567,14 +567,12 @@ impl Grammar<'_> {
                     .unwrap();
                 let nulls_equal = self.chance(0.3);
                 let x = self.value(ty, d);
-                if self.chance(0.3) {
-                    // (Polars' type coercion of an untyped null in a
-                    // computed column of floats runs without end.)
-                    let x = if x == E::lit(Lit::Null) {
-                        self.leaf(ty)
-                    } else {
-                        x
-                    };
+                // (Polars' type coercion of an untyped null `is_in` a
+                // computed column runs without end, filling its arena until
+                // memory runs out: such a draw takes a literal list.)
+                let null = E::lit(Lit::Null);
+                let x = if x == null { self.leaf(ty) } else { x };
+                if self.chance(0.3) && x != null {
                     let y = self.value(ty, d);
                     E::new(Op::IsInColumn(nulls_equal), vec![x, y])
                 } else {
