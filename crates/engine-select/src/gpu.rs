@@ -288,33 +288,25 @@ fn cpu_part_refusal(
         }
         let ir = lp_arena.get(node);
         for expr in ir.exprs() {
-            let place = expr_arena.iter(expr.node()).find(|(_, e)| {
-                matches!(
-                    e,
-                    AExpr::Function {
-                        function: IRFunctionExpr::ArgMin | IRFunctionExpr::ArgMax,
-                        ..
+            let found = expr_arena.iter(expr.node()).find_map(|(place, e)| {
+                let AExpr::Function { function, .. } = e else {
+                    return None;
+                };
+                let why = match function {
+                    IRFunctionExpr::ArgMin | IRFunctionExpr::ArgMax => {
+                        "the place of an extreme over a frame from the device, which carries \
+                         no sortedness Polars would take ties by"
                     }
-                )
-            });
-            if let Some((place, _)) = place {
-                let why = "the place of an extreme over a frame from the device, which carries \
-                           no sortedness Polars would take ties by";
-                return Some((notation(place), why));
-            }
-            let horizontal = expr_arena.iter(expr.node()).find(|(_, e)| {
-                matches!(
-                    e,
-                    AExpr::Function {
-                        function: IRFunctionExpr::MinHorizontal | IRFunctionExpr::MaxHorizontal,
-                        ..
+                    IRFunctionExpr::MinHorizontal | IRFunctionExpr::MaxHorizontal => {
+                        "a horizontal extreme over a frame from the device, which Polars \
+                         answers with NaN by how its input is held in chunks"
                     }
-                )
+                    _ => return None,
+                };
+                Some((notation(place), why))
             });
-            if let Some((place, _)) = horizontal {
-                let why = "a horizontal extreme over a frame from the device, which Polars \
-                           answers with NaN by how its input is held in chunks";
-                return Some((notation(place), why));
+            if found.is_some() {
+                return found;
             }
         }
         if let IR::Select { expr, .. } | IR::HStack { exprs: expr, .. } = ir

@@ -91,13 +91,21 @@ impl<'a> PlanLowering<'a> {
     /// `is_duplicated`, an aggregation) reads that one value in Polars.
     fn one_row_columns(&self, input: Node) -> Vec<PlSmallStr> {
         match self.lp_arena.get(input) {
-            IR::HStack { exprs, options, .. } if !options.should_broadcast => exprs
-                .iter()
-                .filter(|e| is_scalar_ae(e.node(), self.expr_arena))
-                .map(|e| e.output_name().clone())
-                .collect(),
+            IR::HStack { exprs, options, .. } if !options.should_broadcast => {
+                self.one_value_outputs(exprs).into_iter().cloned().collect()
+            }
             _ => Vec::new(),
         }
+    }
+
+    /// The names of the columns that `exprs` (a select's, a with_columns')
+    /// make of one value (a literal, an aggregation).
+    fn one_value_outputs<'e>(&self, exprs: &'e [ExprIR]) -> Vec<&'e PlSmallStr> {
+        exprs
+            .iter()
+            .filter(|e| is_scalar_ae(e.node(), self.expr_arena))
+            .map(|e| e.output_name())
+            .collect()
     }
 
     /// Whether every column `exprs` read is one a select or a broadcasting
@@ -118,11 +126,7 @@ impl<'a> PlanLowering<'a> {
             IR::HStack { exprs, options, .. } if options.should_broadcast => exprs,
             _ => return false,
         };
-        let made: Vec<&PlSmallStr> = below
-            .iter()
-            .filter(|e| is_scalar_ae(e.node(), self.expr_arena))
-            .map(|e| e.output_name())
-            .collect();
+        let made = self.one_value_outputs(below);
         if made.is_empty() {
             return false;
         }

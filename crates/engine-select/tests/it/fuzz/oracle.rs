@@ -423,6 +423,13 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
             _ => return Verdict::Skipped("Polars answered differently twice"),
         }
     }
+    // Whether Polars gives `answer` on another run (where its answer, or its
+    // error, depends on its threads: the order of an unordered group-by a
+    // later step reads).
+    let polars_gives = |answer: &DataFrame| {
+        (0..4)
+            .any(|_| matches!(cpu(lf), Ok(Ok(again)) if difference(&again, answer, how).is_none()))
+    };
     let engine = Engine::Gpu(under_test());
     let actual = match quietly(|| lf.clone().collect_with_report(&engine)) {
         // Polars' own panic, which the GPU engine's fallback passes on as
@@ -442,13 +449,7 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
                 0.0
             };
             if let Some(why) = difference_within(&expected, &actual, how, within) {
-                // Where Polars' own answer depends on its threads (the order
-                // of an unordered group-by that a later step reads), the
-                // answer may be one Polars gives on another run.
-                let polars_gives_it = (0..4).any(|_| {
-                    matches!(cpu(lf), Ok(Ok(again)) if difference(&again, &actual, how).is_none())
-                });
-                if polars_gives_it {
+                if polars_gives(&actual) {
                     return Verdict::Skipped("Polars gives this answer on another run");
                 }
                 if slices_unordered_rows(lf) {
@@ -472,14 +473,7 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
         }
         (Ok(_), Err(e)) => Verdict::Failed(Failure::Error(e.to_string())),
         (Err(e), Ok(_)) if polars_bug(&e) => Verdict::Skipped("an error Polars should not raise"),
-        // Where Polars' error depends on its threads (the groups an
-        // unordered group-by hands a later step), it may answer on another
-        // run, as the GPU engine's fallback did.
-        (Err(_), Ok((actual, _)))
-            if (0..4).any(
-                |_| matches!(cpu(lf), Ok(Ok(again)) if difference(&again, &actual, how).is_none()),
-            ) =>
-        {
+        (Err(_), Ok((actual, _))) if polars_gives(&actual) => {
             Verdict::Skipped("Polars raises on one run and answers on another")
         }
         (Err(e), Ok((actual, report))) => {

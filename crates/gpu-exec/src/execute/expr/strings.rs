@@ -173,14 +173,12 @@ impl Executor<'_> {
                 let groups = self.window_groups(frame, partition_by, order_by.as_ref())?;
                 let (rows, starts) = (&groups.sorted_rows, &groups.starts);
                 match function.kind {
-                    ExprKind::Shift { .. } | ExprKind::Reverse(_) => {
-                        self.shifted(frame, function, name, Some((rows, starts)))?
-                    }
-                    ExprKind::Fill { .. } => {
-                        self.filled(frame, function, name, Some((rows, starts)))?
-                    }
-                    ExprKind::SortedBy { .. } => {
-                        self.sorted_part(frame, function, name, Some((rows, starts)))?
+                    // Within each partition, as made per group above.
+                    ExprKind::Shift { .. }
+                    | ExprKind::Reverse(_)
+                    | ExprKind::Fill { .. }
+                    | ExprKind::SortedBy { .. } => {
+                        self.make_strings(frame, function, name, Some((rows, starts)))?
                     }
                     _ => {
                         let value = self.aggregate(frame, function, rows, starts, false)?;
