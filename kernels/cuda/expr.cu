@@ -35,7 +35,7 @@ enum Op : u32 {
                            // value became null, pushes the result
     OP_CAST_WRAPPING = 18, // from type, to type (an integer): as Rust's `as`
     OP_CLIP = 19,          // type: pops upper, lower; clips the value below them
-    OP_SQRT = 20,          // float type
+    OP_FUNCTION = 20,      // function (enum Function), type
     OP_TRUNCATE_MONTHS = 21,  // type (I32 days or I64 ticks), months, ticks per day (two
                               // words each): to the first day of its block of months
 };
@@ -178,6 +178,23 @@ __device__ __forceinline__ u64 wrap(u64 v, u32 t) {
         case T_U16: return v & 0xffffull;
         case T_U32: return v & 0xffffffffull;
         default: return v;
+    }
+}
+
+// Unary functions of numbers (OP_FUNCTION), numbered as ir-lower's
+// `UnaryFunction` (a test in gpu-exec reads both). Each gives Rust's value to
+// the last bit; ir-lower says which types each takes.
+enum Function : u32 {
+    F_SQRT = 0,
+};
+
+// `f` of the value `bits` of type `t`, of type `t`.
+__device__ __forceinline__ u64 unary_function(u32 f, u64 bits, u32 t) {
+    switch (f) {
+        default: {  // F_SQRT, of floats
+            // Correctly rounded in f64, so also for f32 (53 >= 2 * 24 + 2 bits).
+            return from_double(sqrt(as_double(bits, t)), t);
+        }
     }
 }
 
@@ -490,11 +507,11 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                         s.bits = wrap(static_cast<u64>(days_from_civil(start_year, start_month, 1) * per_day), t);
                         break;
                     }
-                    case OP_SQRT: {
-                        // Correctly rounded in f64, so also for f32 (53 >= 2 * 24 + 2 bits).
+                    case OP_FUNCTION: {
+                        u32 f = program[pc++];
                         u32 t = program[pc++];
                         Slot& s = stack[top - 1];
-                        s.bits = from_double(sqrt(as_double(s.bits, t)), t);
+                        s.bits = unary_function(f, s.bits, t);
                         break;
                     }
                     case OP_CLIP: {

@@ -213,6 +213,33 @@ library! {
 /// Kernels that check the emulator itself (host build only; not in any PTX
 /// module): a deadlock, an unsupported partial-mask vote, and exchanges
 /// through shuffles, votes and shared memory.
+/// The entries of the C enum of `source` (a CUDA file's text) that opens
+/// with `head` (`enum Op : u32 {`), in order, with their values (explicit,
+/// or one more than the last): for tests that check the numbers the Rust
+/// side shares with the kernels.
+///
+/// # Panics
+///
+/// If `source` holds no such enum, or an entry's value is not a number.
+pub fn c_enum(source: &str, head: &str) -> Vec<(String, u32)> {
+    let start = source.find(head).unwrap_or_else(|| panic!("no `{head}`")) + head.len();
+    let body = &source[start..start + source[start..].find("};").expect("the enum ends")];
+    let mut next = 0;
+    let mut entries = Vec::new();
+    for line in body.lines() {
+        let code = line.split("//").next().unwrap_or_default();
+        for entry in code.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let (name, value) = match entry.split_once('=') {
+                Some((name, value)) => (name.trim(), value.trim().parse().expect("a number")),
+                None => (entry, next),
+            };
+            entries.push((name.to_string(), value));
+            next = value + 1;
+        }
+    }
+    entries
+}
+
 #[cfg(feature = "host")]
 pub mod emulator_selftest {
     use super::HostEntry;

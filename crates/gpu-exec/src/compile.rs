@@ -349,9 +349,12 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 }
             }
         }
-        ExprKind::Sqrt(input) => {
+        ExprKind::Unary { function, input } => {
             emit(input, out)?;
-            step(out.program.sqrt(value_type_of(input)?))
+            step(
+                out.program
+                    .function(*function as u32, value_type_of(input)?),
+            )
         }
         ExprKind::Round {
             input,

@@ -123,7 +123,7 @@ const OP_DUP: u32 = 16;
 const OP_STRICT: u32 = 17;
 const OP_CAST_WRAPPING: u32 = 18;
 const OP_CLIP: u32 = 19;
-const OP_SQRT: u32 = 20;
+const OP_FUNCTION: u32 = 20;
 const OP_TRUNCATE_MONTHS: u32 = 21;
 
 /// What [`ExprProgram::float_check`] tests (the kernel's numbering).
@@ -350,12 +350,16 @@ impl ExprProgram {
         self.push(ty)
     }
 
-    /// The square root of a float, correctly rounded.
-    pub fn sqrt(&mut self, ty: ValueType) -> Result<(), RuntimeError> {
-        if !ty.is_float() {
-            return Err(invalid(format!("square root of {ty:?}")));
+    /// The unary function of numbers numbered `function` in the kernel's
+    /// `enum Function` (ir-lower's `UnaryFunction`, which says which types
+    /// each takes), of a value of type `ty`, giving that type.
+    pub fn function(&mut self, function: u32, ty: ValueType) -> Result<(), RuntimeError> {
+        if ty == ValueType::Bool {
+            return Err(invalid(format!("function {function} of a boolean")));
         }
-        self.unary(OP_SQRT, ty)
+        self.pop(Some(ty))?;
+        self.words.extend([OP_FUNCTION, function, ty as u32]);
+        self.push(ty)
     }
 
     /// Replaces the top value by whether it is null (never null itself).

@@ -8,8 +8,10 @@ use crate::regex::RegexDfa;
 
 mod display;
 mod strings;
+mod unary;
 
 pub use strings::*;
+pub use unary::UnaryFunction;
 
 /// A typed scalar value in a GPU expression.
 #[derive(Debug, Clone, PartialEq)]
@@ -309,8 +311,12 @@ pub enum ExprKind {
     Not(Box<GpuExpr>),
     Negate(Box<GpuExpr>),
     Abs(Box<GpuExpr>),
-    /// The square root of a float (correctly rounded, as IEEE requires).
-    Sqrt(Box<GpuExpr>),
+    /// A unary function of numbers, of the expression's type (see
+    /// [`UnaryFunction`]).
+    Unary {
+        function: UnaryFunction,
+        input: Box<GpuExpr>,
+    },
     /// Polars' forward (backward) fill: each null takes the last valid
     /// value before it (the first after it), at most `limit` rows away (no
     /// limit when `None`). Depends on the order of the rows.
@@ -558,7 +564,7 @@ macro_rules! children {
             ExprKind::Not(input)
             | ExprKind::Negate(input)
             | ExprKind::Abs(input)
-            | ExprKind::Sqrt(input)
+            | ExprKind::Unary { input, .. }
             | ExprKind::CumSum(input)
             | ExprKind::CumExtreme { input, .. }
             | ExprKind::ParseTemporal { input, .. }

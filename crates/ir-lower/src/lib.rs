@@ -31,7 +31,7 @@ pub use dtype::{GpuDtype, TimeUnit};
 pub use expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
     Held, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar, StringOp,
-    TemporalPart, TextPattern, Truncation,
+    TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 pub use lower_plan::node_notation;
 pub use plan::{

@@ -26,7 +26,7 @@ use crate::dtype::{GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
     Held, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar, StringOp,
-    TemporalPart, TextPattern, Truncation,
+    TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 use crate::refusal::Refusal;
 use crate::regex::{RegexDfa, group_spans_match};

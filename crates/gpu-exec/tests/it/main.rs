@@ -1,6 +1,7 @@
 //! gpu-exec on the device under test (emulated unless `GPU_TEST_DEVICE` names a GPU): Polars columns to the device and back, exactly.
 
 mod columns;
+mod unary_functions;
 
 use std::sync::Arc;
 

@@ -4,31 +4,11 @@
 
 use super::*;
 use crate::ops::PARSE_YEAR;
+use kernels::c_enum;
 
 const EXPR_CU: &str = include_str!("../../../../kernels/cuda/expr.cu");
 const STRINGS_CU: &str = include_str!("../../../../kernels/cuda/strings.cu");
 const EXPR_RS: &str = include_str!("../expr.rs");
-
-/// The entries of the C enum that opens with `head` (`enum Op : u32 {`),
-/// in order, with their values (explicit, or one more than the last).
-fn c_enum(source: &str, head: &str) -> Vec<(String, u32)> {
-    let start = source.find(head).unwrap_or_else(|| panic!("no `{head}`")) + head.len();
-    let body = &source[start..start + source[start..].find("};").expect("the enum ends")];
-    let mut next = 0;
-    let mut entries = Vec::new();
-    for line in body.lines() {
-        let code = line.split("//").next().unwrap_or_default();
-        for entry in code.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-            let (name, value) = match entry.split_once('=') {
-                Some((name, value)) => (name.trim(), value.trim().parse().expect("a number")),
-                None => (entry, next),
-            };
-            entries.push((name.to_string(), value));
-            next = value + 1;
-        }
-    }
-    entries
-}
 
 /// The Rust constants `const OP_*: u32 = N;` of the evaluator.
 fn rust_opcodes() -> Vec<(String, u32)> {

@@ -178,7 +178,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::Not(input) => write!(f, "not({input})"),
             ExprKind::Negate(input) => write!(f, "neg({input})"),
             ExprKind::Abs(input) => write!(f, "abs({input})"),
-            ExprKind::Sqrt(input) => write!(f, "sqrt({input})"),
+            ExprKind::Unary { function, input } => write!(f, "{}({input})", function.name()),
             ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
             ExprKind::Strftime { input, format } => {
                 let text = FormatPart::text(format);

@@ -212,7 +212,10 @@ pub(crate) fn pow_exactly(
     }
     if value == 0.5 && !integer {
         return Ok(GpuExpr {
-            kind: ExprKind::Sqrt(Box::new(base)),
+            kind: ExprKind::Unary {
+                function: UnaryFunction::Sqrt,
+                input: Box::new(base),
+            },
             dtype,
         });
     }
@@ -281,11 +284,23 @@ impl ExprLowering<'_> {
                 decimals: *decimals,
                 mode: Rounding::ToZero,
             },
-            F::Pow(IRPowFunction::Sqrt) => {
+            _ if let Some(function) = UnaryFunction::of_polars(function) => {
                 let input = self.single(inputs)?;
                 let dtype = self.dtype(node)?;
-                // (Polars casts integers to f64 first.)
-                ExprKind::Sqrt(Box::new(input.cast(dtype, CastMode::NonStrict)))
+                if !function.takes(dtype) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "{} into {dtype} is not supported on the GPU",
+                            function.name()
+                        ),
+                    );
+                }
+                // (Polars casts integers to f64 first for `sqrt`.)
+                ExprKind::Unary {
+                    function,
+                    input: Box::new(input.cast(dtype, CastMode::NonStrict)),
+                }
             }
             F::Pow(IRPowFunction::Generic) => {
                 let [base, exponent] = [inputs.first()?.node(), inputs.get(1)?.node()];

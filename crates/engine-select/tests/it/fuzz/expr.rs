@@ -1,5 +1,6 @@
 //! The fuzzer's expressions: a tree of operations that builds a Polars `Expr` and prints as Rust.
 
+use ir_lower::UnaryFunction;
 use polars::prelude::*;
 
 use super::code::{List, case};
@@ -117,7 +118,8 @@ pub enum Op {
     Floor,
     Ceil,
     Round(u32, RoundMode),
-    Sqrt,
+    /// One of ir-lower's unary functions of numbers (`sqrt`, ...).
+    Unary(UnaryFunction),
     /// `pow` by a literal exponent.
     Pow(f64),
     /// Two bounds: `clip(lo, hi)`.
@@ -293,7 +295,12 @@ impl E {
             Op::Floor => case!(i, s; [x]; ; x.floor()),
             Op::Ceil => case!(i, s; [x]; ; x.ceil()),
             Op::Round(d, m) => case!(i, s; [x]; d = d, m = m; x.round(d, m)),
-            Op::Sqrt => case!(i, s; [x]; ; x.sqrt()),
+            // Polars' method of the function's name.
+            Op::Unary(function) => {
+                let (x, source) = (i.into_iter().next(), s.into_iter().next());
+                let (x, source) = (x.expect("an input"), source.expect("its source"));
+                (function.of(x), format!("{source}.{}()", function.name()))
+            }
             Op::Pow(p) => case!(i, s; [x]; p = p; x.pow(p)),
             Op::Clip => case!(i, s; [x, lo, hi]; ; x.clip(lo, hi)),
             Op::FillNull => case!(i, s; [x, v]; ; x.fill_null(v)),

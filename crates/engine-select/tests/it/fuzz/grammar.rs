@@ -7,6 +7,7 @@
 //! again. Operations that read other rows (shifts, running sums, `first`)
 //! are drawn only where the rows have a defined order.
 
+use ir_lower::{GpuDtype, UnaryFunction};
 use polars::prelude::*;
 use rand::RngExt;
 use rand::seq::IndexedRandom;
@@ -362,7 +363,15 @@ impl Grammar<'_> {
                 let other = if self.chance(0.7) { ty } else { Ty::Int };
                 E::new(op, vec![self.value(ty, d), self.value(other, d)])
             }
-            4 => E::new(Op::Abs, vec![self.value(ty, d)]),
+            4 => {
+                let op = std::iter::once(Op::Abs)
+                    .chain(unary_functions(GpuDtype::Int64))
+                    .collect::<Vec<_>>()
+                    .choose(self.rng)
+                    .unwrap()
+                    .clone();
+                E::new(op, vec![self.value(ty, d)])
+            }
             5 => E::new(Op::Neg, vec![self.value(ty, d)]),
             6 => {
                 let op = [Op::LenBytes, Op::LenChars]
@@ -446,7 +455,10 @@ impl Grammar<'_> {
                 E::new(op, vec![self.value(Ty::Float, d), self.value(other, d)])
             }
             4 => {
-                let op = [Op::Abs, Op::Neg, Op::Floor, Op::Ceil, Op::Sqrt]
+                let op = [Op::Abs, Op::Neg, Op::Floor, Op::Ceil]
+                    .into_iter()
+                    .chain(unary_functions(GpuDtype::Float64))
+                    .collect::<Vec<_>>()
                     .choose(self.rng)
                     .unwrap()
                     .clone();
@@ -1073,4 +1085,12 @@ impl Grammar<'_> {
         let columns = self.columns_of(ty);
         columns.choose(self.rng).cloned()
     }
+}
+
+/// ir-lower's unary functions of numbers that give `dtype` of `dtype`.
+fn unary_functions(dtype: GpuDtype) -> impl Iterator<Item = Op> {
+    UnaryFunction::ALL
+        .into_iter()
+        .filter(move |function| function.takes(dtype))
+        .map(Op::Unary)
 }

@@ -1,6 +1,7 @@
 //! Elementwise expressions on the device: arithmetic, clips, horizontal folds, divisions by one value, powers, Kleene logic, memberships.
 
 use super::*;
+use ir_lower::{GpuDtype, UnaryFunction};
 
 #[test]
 fn computed_expressions_match_the_cpu() {
@@ -570,6 +571,51 @@ fn powers_the_cpu_computes_exactly_run_on_the_device() {
     // powf itself stays on the CPU (its last bit is libm's), with the reason.
     for exponent in [lit(2.5), lit(10.0), lit(-1.0)] {
         assert_cpu_answer_with_reason(frame.clone().select([col("x").pow(exponent)]), "powf");
+    }
+}
+
+/// Every unary function of numbers the evaluator computes, over every
+/// numeric type with its edge values: on the device where ir-lower says the
+/// function takes Polars' result type (equal to the CPU's to the last bit),
+/// else on the CPU with a reason naming the function.
+#[test]
+fn unary_functions_match_the_cpu_on_every_numeric_type() {
+    let frame = df!(
+        "f64" => [Some(1.5f64), Some(-2.5), None, Some(f64::NAN), Some(f64::INFINITY), Some(f64::NEG_INFINITY), Some(-0.0), Some(0.0), Some(1e-310), Some(f64::MAX)],
+        "f32" => [Some(1.5f32), Some(-2.5), None, Some(f32::NAN), Some(f32::INFINITY), Some(f32::NEG_INFINITY), Some(-0.0), Some(0.0), Some(1e-40), Some(f32::MIN)],
+        "i8" => [Some(1i8), Some(-1), None, Some(i8::MIN), Some(i8::MAX), Some(0), Some(7), Some(-7), Some(2), Some(-128)],
+        "i16" => [Some(1i16), Some(-1), None, Some(i16::MIN), Some(i16::MAX), Some(0), Some(9), Some(-9), Some(3), Some(300)],
+        "i32" => [Some(1i32), Some(-1), None, Some(i32::MIN), Some(i32::MAX), Some(0), Some(16), Some(-16), Some(5), Some(99)],
+        "i64" => [Some(1i64), Some(-1), None, Some(i64::MIN), Some(i64::MAX), Some(0), Some(1 << 53), Some((1 << 53) + 1), Some(-5), Some(10)],
+        "u8" => [Some(1u8), Some(0), None, Some(u8::MAX), Some(2), Some(3), Some(4), Some(100), Some(200), Some(9)],
+        "u16" => [Some(1u16), Some(0), None, Some(u16::MAX), Some(2), Some(3), Some(4), Some(100), Some(200), Some(9)],
+        "u32" => [Some(1u32), Some(0), None, Some(u32::MAX), Some(2), Some(3), Some(4), Some(100), Some(200), Some(9)],
+        "u64" => [Some(1u64), Some(0), None, Some(u64::MAX), Some(2), Some(3), Some(4), Some(1 << 60), Some(200), Some(9)],
+    )
+    .unwrap()
+    .lazy();
+    let names: Vec<String> = frame
+        .clone()
+        .collect_schema()
+        .unwrap()
+        .iter_names()
+        .map(|name| name.to_string())
+        .collect();
+    for function in UnaryFunction::ALL {
+        let mut on_the_device = Vec::new();
+        for name in &names {
+            let expr = function.of(col(name.as_str())).alias(name.as_str());
+            let query = frame.clone().select([expr.clone()]);
+            let result = query.clone().collect_schema().unwrap();
+            let (_, dtype) = result.get_at_index(0).unwrap();
+            if GpuDtype::from_polars(dtype).is_ok_and(|dtype| function.takes(dtype)) {
+                on_the_device.push(expr);
+            } else {
+                assert_cpu_answer_with_reason(query, function.name());
+            }
+        }
+        assert!(!on_the_device.is_empty(), "{function:?} runs on no type");
+        assert_gpu_eq(function.name(), frame.clone().select(on_the_device));
     }
 }
 
