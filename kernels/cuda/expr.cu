@@ -186,11 +186,21 @@ __device__ __forceinline__ u64 wrap(u64 v, u32 t) {
 // the last bit; ir-lower says which types each takes.
 enum Function : u32 {
     F_SQRT = 0,
+    F_SIGN = 1,
 };
 
 // `f` of the value `bits` of type `t`, of type `t`.
 __device__ __forceinline__ u64 unary_function(u32 f, u64 bits, u32 t) {
     switch (f) {
+        case F_SIGN: {
+            if (is_float(t)) {
+                double x = as_double(bits, t);
+                // Zeros and NaN stay as they are, as in Polars.
+                return x < 0 ? from_double(-1.0, t) : x > 0 ? from_double(1.0, t) : bits;
+            }
+            if (is_signed(t) && static_cast<i64>(bits) < 0) return wrap(~0ull, t);
+            return bits != 0 ? 1 : 0;
+        }
         default: {  // F_SQRT, of floats
             // Correctly rounded in f64, so also for f32 (53 >= 2 * 24 + 2 bits).
             return from_double(sqrt(as_double(bits, t)), t);

@@ -19,17 +19,21 @@ pub enum UnaryFunction {
     /// both Rust's and CUDA's), so equal to Rust's to the last bit.
     /// Polars casts integers to `f64` first.
     Sqrt = 0,
+    /// -1, 0 or 1 by the sign of a number, of its type; a float's zeros
+    /// and NaN stay as they are.
+    Sign = 1,
 }
 
 impl UnaryFunction {
     /// Every function, in the kernel's numbering.
-    pub const ALL: [UnaryFunction; 1] = [UnaryFunction::Sqrt];
+    pub const ALL: [UnaryFunction; 2] = [UnaryFunction::Sqrt, UnaryFunction::Sign];
 
     /// Polars' name of the function: its method on an expression, and its
     /// notation (`sqrt(x)`).
     pub fn name(self) -> &'static str {
         match self {
             UnaryFunction::Sqrt => "sqrt",
+            UnaryFunction::Sign => "sign",
         }
     }
 
@@ -37,6 +41,7 @@ impl UnaryFunction {
     pub fn of_polars(function: &IRFunctionExpr) -> Option<UnaryFunction> {
         match function {
             IRFunctionExpr::Pow(IRPowFunction::Sqrt) => Some(UnaryFunction::Sqrt),
+            IRFunctionExpr::Sign => Some(UnaryFunction::Sign),
             _ => None,
         }
     }
@@ -46,6 +51,7 @@ impl UnaryFunction {
     pub fn takes(self, dtype: GpuDtype) -> bool {
         match self {
             UnaryFunction::Sqrt => dtype.is_float(),
+            UnaryFunction::Sign => dtype.is_numeric(),
         }
     }
 
@@ -54,6 +60,7 @@ impl UnaryFunction {
     pub fn of(self, input: Expr) -> Expr {
         match self {
             UnaryFunction::Sqrt => input.sqrt(),
+            UnaryFunction::Sign => input.sign(),
         }
     }
 }
