@@ -712,6 +712,18 @@ impl ExprLowering<'_> {
                     input: input?,
                 }
             }
+            // Rust takes these from the platform's libm, which is correctly
+            // rounded in nearly all cases only: a GPU's may differ in the
+            // last bit (see UnaryFunction for the functions that do not).
+            F::Exp | F::Log | F::Log1p | F::Entropy { .. } => {
+                return self.refuse(
+                    node,
+                    format!(
+                        "function {function} is not supported on the GPU (Polars takes it from \
+                         libm, which a GPU's {function} may not match to the last bit)"
+                    ),
+                );
+            }
             F::BinaryExpr { .. }
             | F::Categorical { .. }
             | F::ListExpr { .. }

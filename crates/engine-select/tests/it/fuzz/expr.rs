@@ -120,6 +120,9 @@ pub enum Op {
     Round(u32, RoundMode),
     /// One of ir-lower's unary functions of numbers (`sqrt`, ...).
     Unary(UnaryFunction),
+    /// `exp` and `log1p`: libm's, which stay with Polars.
+    Exp,
+    Log1p,
     /// `pow` by a literal exponent.
     Pow(f64),
     /// Two bounds: `clip(lo, hi)`.
@@ -301,6 +304,8 @@ impl E {
                 let (x, source) = (x.expect("an input"), source.expect("its source"));
                 (function.of(x), format!("{source}.{}()", function.name()))
             }
+            Op::Exp => case!(i, s; [x]; ; x.exp()),
+            Op::Log1p => case!(i, s; [x]; ; x.log1p()),
             Op::Pow(p) => case!(i, s; [x]; p = p; x.pow(p)),
             Op::Clip => case!(i, s; [x, lo, hi]; ; x.clip(lo, hi)),
             Op::FillNull => case!(i, s; [x, v]; ; x.fill_null(v)),

@@ -455,7 +455,7 @@ impl Grammar<'_> {
                 E::new(op, vec![self.value(Ty::Float, d), self.value(other, d)])
             }
             4 => {
-                let op = [Op::Abs, Op::Neg, Op::Floor, Op::Ceil]
+                let op = [Op::Abs, Op::Neg, Op::Floor, Op::Ceil, Op::Exp, Op::Log1p]
                     .into_iter()
                     .chain(unary_functions(GpuDtype::Float64))
                     .collect::<Vec<_>>()

@@ -619,6 +619,23 @@ fn unary_functions_match_the_cpu_on_every_numeric_type() {
     }
 }
 
+/// `exp`, `log` and `log1p` are libm's in Polars: a GPU's may differ in
+/// the last bit, so they stay on the CPU, saying so.
+#[test]
+fn libm_functions_stay_on_the_cpu_with_the_reason() {
+    let frame = df!("x" => [Some(0.5f64), None, Some(-1.0), Some(f64::NAN), Some(1e300)])
+        .unwrap()
+        .lazy();
+    let x = || col("x");
+    for (expr, name) in [
+        (x().exp(), "exp"),
+        (x().log(lit(std::f64::consts::E)), "log"),
+        (x().log1p(), "log1p"),
+    ] {
+        assert_cpu_answer_with_reason(frame.clone().select([expr]), &format!("a GPU's {name}"));
+    }
+}
+
 #[test]
 fn all_and_any_horizontal_are_kleene_as_on_the_cpu() {
     let frame = df!(
