@@ -1126,3 +1126,58 @@ fn selects_of_only_repeated_literals_are_polars_own() {
         assert_same_as_cpu(lf, ORDERED);
     }
 }
+
+/// Polars' in-memory engine flags a group-by's `gather_every(..).max()`
+/// column sorted though it is not (`[null, null, null, 2d, null, ..]`), and
+/// a later `n_unique` counts runs of it: 3 where the column holds 2
+/// distinct values, on most runs. Its streaming engine, like the GPU,
+/// answers 2: the oracle takes the disagreement of Polars' engines as
+/// Polars' own.
+#[test]
+fn answers_of_polars_streaming_engine_where_its_engines_disagree_are_polars_own() {
+    let d = ints(
+        "d",
+        &[
+            Some(40_000_000_000),
+            Some(-4),
+            Some(-2),
+            Some(172_800_000_000_000),
+            Some(5),
+            Some(-172_800_000_000_000),
+            Some(-5),
+            Some(-56_000_000_000),
+            Some(-1),
+            Some(172_800_000_000_000),
+            Some(-86_400_000_000_000),
+        ],
+    )
+    .cast(&DataType::Duration(TimeUnit::Nanoseconds))
+    .unwrap();
+    let lf = DataFrame::new(11, vec![d])
+        .unwrap()
+        .lazy()
+        .group_by_stable([col("d")])
+        .agg([
+            lit("ab").alias("x0"),
+            col("d").gather_every(3, 1).max().alias("x1"),
+        ])
+        .group_by_stable([lit(376_101i64)
+            .cast(DataType::Duration(TimeUnit::Milliseconds))
+            .alias("k")])
+        .agg([col("x1").n_unique().alias("x4")]);
+    use engine_select::{Engine, LazyFrameExt};
+    let engine = Engine::Gpu(crate::under_test().with_raise_on_fail(true));
+    let (gpu, _) = lf.clone().collect_with_report(&engine).unwrap();
+    let streaming = lf
+        .clone()
+        .collect_with_engine(polars::prelude::Engine::Streaming)
+        .unwrap()
+        .unwrap_single();
+    assert!(gpu.equals_missing(&streaming), "{gpu}\n{streaming}");
+    assert_eq!(
+        gpu.column("x4").unwrap().get(0).unwrap(),
+        AnyValue::UInt32(2)
+    );
+    // The in-memory engine answers 3 on most runs (on others 2).
+    assert_same_as_cpu(lf, ORDERED);
+}
