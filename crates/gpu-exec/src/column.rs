@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+pub use gpu_runtime::memory::Values;
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource};
 use gpu_runtime::ops::Ops;
 use gpu_runtime::{Event, RuntimeError, Stream};
@@ -45,29 +46,6 @@ impl ExecContext {
             copy_stream: self.copy_stream.clone(),
         })
     }
-}
-
-/// The values of a device column, by physical type.
-#[derive(Debug)]
-pub enum Values {
-    /// Booleans, packed as bits like a validity bitmap.
-    Bits(DeviceBuffer<u32>),
-    I8(DeviceBuffer<i8>),
-    I16(DeviceBuffer<i16>),
-    I32(DeviceBuffer<i32>),
-    I64(DeviceBuffer<i64>),
-    U8(DeviceBuffer<u8>),
-    U16(DeviceBuffer<u16>),
-    U32(DeviceBuffer<u32>),
-    U64(DeviceBuffer<u64>),
-    F32(DeviceBuffer<f32>),
-    F64(DeviceBuffer<f64>),
-    /// UTF-8 strings: `offsets` has `len + 1` entries; string i is
-    /// `bytes[offsets[i]..offsets[i + 1]]`.
-    Str {
-        offsets: DeviceBuffer<i64>,
-        bytes: DeviceBuffer<u8>,
-    },
 }
 
 /// A column in device memory.

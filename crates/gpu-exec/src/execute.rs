@@ -33,7 +33,7 @@ use crate::error::ExecError;
 use crate::prefetch::Prefetch;
 use gpu_runtime::ops::{
     AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, RankPlace, SegmentPick,
-    Side, StringsRef, TypedBuffer, Word64,
+    Side, StringsRef, Word64,
 };
 
 mod expr;

@@ -10,6 +10,7 @@
 mod adaptors;
 mod buffer;
 mod pool;
+mod values;
 
 use std::fmt;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 pub use adaptors::{LimitResource, MemoryStatistics, StatisticsResource};
 pub use buffer::{DeviceBuffer, DeviceCopy, POISON_BYTE};
 pub use pool::{PoolOptions, PoolResource};
+pub use values::Values;
 
 use crate::emulated::EmulatedDevice;
 use crate::error::RuntimeError;

@@ -2,22 +2,6 @@
 
 use super::*;
 
-/// A buffer of one of the evaluator's value types (booleans as bits).
-#[derive(Debug)]
-pub enum TypedBuffer {
-    Bits(DeviceBuffer<u32>),
-    I8(DeviceBuffer<i8>),
-    I16(DeviceBuffer<i16>),
-    I32(DeviceBuffer<i32>),
-    I64(DeviceBuffer<i64>),
-    U8(DeviceBuffer<u8>),
-    U16(DeviceBuffer<u16>),
-    U32(DeviceBuffer<u32>),
-    U64(DeviceBuffer<u64>),
-    F32(DeviceBuffer<f32>),
-    F64(DeviceBuffer<f64>),
-}
-
 /// Element types the evaluator reads.
 pub trait Valued: DeviceCopy {
     const TYPE: ValueType;
@@ -79,7 +63,7 @@ impl Ops<'_> {
         inputs: &[ExprInput<'_>],
         n: usize,
         failed: Option<&DeviceBuffer<u32>>,
-    ) -> Result<(TypedBuffer, DeviceBuffer<u32>), RuntimeError> {
+    ) -> Result<(Values, DeviceBuffer<u32>), RuntimeError> {
         let out_type = program.output()?;
         if program.checks_values() && failed.is_none_or(|flag| flag.is_empty()) {
             return Err(RuntimeError::InvalidArgument(
@@ -132,7 +116,7 @@ impl Ops<'_> {
             ($variant:ident, $len:expr) => {{
                 let buffer = self.output($len)?;
                 let ptr = buffer.device_ptr();
-                (TypedBuffer::$variant(buffer), ptr)
+                (Values::$variant(buffer), ptr)
             }};
         }
         let (out, out_ptr) = match out_type {

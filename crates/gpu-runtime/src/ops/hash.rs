@@ -75,7 +75,7 @@ impl Ops<'_> {
                 .eval(&program, &[ExprInput::values(&rows, None)], n, None)?
                 .0
             {
-                TypedBuffer::I64(out) => Ok(out),
+                Values::I64(out) => Ok(out),
                 _ => Err(RuntimeError::InvalidArgument(
                     "row numbers are not i64".into(),
                 )),

@@ -18,7 +18,7 @@ use kernels::{Kernel, ids};
 use crate::error::RuntimeError;
 use crate::expr::{ExprBinary, ExprProgram, ValueType, slot_of_int};
 use crate::launch::{KernelArgs, KernelRef, LaunchConfig};
-use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr, MemoryResource};
+use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr, MemoryResource, Values};
 use crate::stream::Stream;
 
 impl From<Kernel> for KernelRef {

@@ -229,19 +229,6 @@ impl Executor<'_> {
             let what = format!("a strict cast met values that do not fit in `{expr}`");
             self.check_later(flag, what, ExecError::InvalidData);
         }
-        let values = match values {
-            TypedBuffer::Bits(b) => Values::Bits(b),
-            TypedBuffer::I8(b) => Values::I8(b),
-            TypedBuffer::I16(b) => Values::I16(b),
-            TypedBuffer::I32(b) => Values::I32(b),
-            TypedBuffer::I64(b) => Values::I64(b),
-            TypedBuffer::U8(b) => Values::U8(b),
-            TypedBuffer::U16(b) => Values::U16(b),
-            TypedBuffer::U32(b) => Values::U32(b),
-            TypedBuffer::U64(b) => Values::U64(b),
-            TypedBuffer::F32(b) => Values::F32(b),
-            TypedBuffer::F64(b) => Values::F64(b),
-        };
         Ok(DeviceColumn::from_parts(
             name.into(),
             expr.dtype,
