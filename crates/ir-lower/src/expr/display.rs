@@ -165,12 +165,15 @@ impl fmt::Display for NamedExpr {
 impl fmt::Display for GpuExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
+            // As Polars names a column (its position is the plan's business).
             ExprKind::Column {
-                index,
                 name,
                 held: Held::PerRow,
-            } => write!(f, "#{index}:{name}"),
-            ExprKind::Column { index, name, held } => write!(f, "#{index}:{name}({held:?})"),
+                ..
+            } => write!(f, "col({:?})", name.as_str()),
+            ExprKind::Column { name, held, .. } => {
+                write!(f, "col({:?})({held:?})", name.as_str())
+            }
             ExprKind::Literal(value) => write!(f, "{value}:{}", self.dtype),
             ExprKind::Binary { op, left, right } => {
                 write!(f, "({left} {} {right})", op.symbol())

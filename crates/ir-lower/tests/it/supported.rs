@@ -29,7 +29,7 @@ fn filter_with_kleene_logic_and_null_checks() {
                 .and(col("qty").is_not_null().not().not()),
         ),
         expect![[r#"
-            Filter (((#2:amount > 1.0:f64) & is_not_null(#3:qty)) & ((#4:status == "open":str) | is_null(#1:customer)))  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+            Filter (((col("amount") > 1.0:f64) & is_not_null(col("qty"))) & ((col("status") == "open":str) | is_null(col("customer"))))  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
               DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
         "#]],
     );
@@ -50,7 +50,7 @@ fn select_arithmetic_casts_and_literals() {
                 .alias("round"),
         ]),
         expect![[r#"
-            Select [(#0:amount * (1.0:f64 - cast(#1:qty -> f64))) as "value", (#1:qty / 2:i32) as "div", (#1:qty % 2:i32) as "rem", cast(#2:id -> i32) as "id32", neg(#0:amount) as "neg", abs(#0:amount) as "abs", round(#0:amount, 2, HalfAwayFromZero) as "round"]  -> [value: f64, div: i32, rem: i32, id32: i32, neg: f64, abs: f64, round: f64]
+            Select [(col("amount") * (1.0:f64 - cast(col("qty") -> f64))) as "value", (col("qty") / 2:i32) as "div", (col("qty") % 2:i32) as "rem", cast(col("id") -> i32) as "id32", neg(col("amount")) as "neg", abs(col("amount")) as "abs", round(col("amount"), 2, HalfAwayFromZero) as "round"]  -> [value: f64, div: i32, rem: i32, id32: i32, neg: f64, abs: f64, round: f64]
               DataFrameScan rows=3 columns=[2, 3, 0] of 6  -> [amount: f64, qty: i32, id: i64]
         "#]],
     );
@@ -76,7 +76,7 @@ fn with_columns_when_fill_null_is_in_is_between() {
                 .alias("between"),
         ]),
         expect![[r#"
-            WithColumns [when((#3:qty > 1:i32), #2:amount, 0.0:f64) as "cond", fill_null(#2:amount, 0.0:f64) as "filled", ((#4:status == "open":str) | (#4:status == "closed":str)) as "in", is_between(#3:qty, 1:i32, 2:i32, Both) as "between"]  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, cond: f64, filled: f64, in: bool, between: bool]
+            WithColumns [when((col("qty") > 1:i32), col("amount"), 0.0:f64) as "cond", fill_null(col("amount"), 0.0:f64) as "filled", ((col("status") == "open":str) | (col("status") == "closed":str)) as "in", is_between(col("qty"), 1:i32, 2:i32, Both) as "between"]  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, cond: f64, filled: f64, in: bool, between: bool]
               DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
         "#]],
     );
@@ -103,7 +103,7 @@ fn strings() {
             col("status").str().to_lowercase().alias("lower"),
         ]),
         expect![[r#"
-            Select [str.contains("pen")(#0:status) as "contains", str.contains_pattern(["o", "n"])(#0:status) as "regex", str.starts_with("sh")(#0:status) as "starts", str.ends_with("ed")(#0:status) as "ends", str.len_bytes(#0:status) as "bytes", str.len_chars(#0:status) as "chars", str.slice(0, 2)(#0:status) as "slice", str.to_uppercase(#0:status) as "upper", str.to_lowercase(#0:status) as "lower"]  -> [contains: bool, regex: bool, starts: bool, ends: bool, bytes: u32, chars: u32, slice: str, upper: str, lower: str]
+            Select [str.contains("pen")(col("status")) as "contains", str.contains_pattern(["o", "n"])(col("status")) as "regex", str.starts_with("sh")(col("status")) as "starts", str.ends_with("ed")(col("status")) as "ends", str.len_bytes(col("status")) as "bytes", str.len_chars(col("status")) as "chars", str.slice(0, 2)(col("status")) as "slice", str.to_uppercase(col("status")) as "upper", str.to_lowercase(col("status")) as "lower"]  -> [contains: bool, regex: bool, starts: bool, ends: bool, bytes: u32, chars: u32, slice: str, upper: str, lower: str]
               DataFrameScan rows=3 columns=[4] of 6  -> [status: str]
         "#]],
     );
@@ -122,7 +122,7 @@ fn temporal_parts_and_date_arithmetic() {
             col("day").cast(DataType::Int32).alias("days"),
         ]),
         expect![[r#"
-            Select [dt.year(#0:day) as "year", dt.quarter(#0:day) as "quarter", dt.month(#0:day) as "month", dt.day(#0:day) as "day_of_month", dt.weekday(#0:day) as "weekday", (#0:day + 259200000000000:duration[ns]) as "later", cast(#0:day -> i32) as "days"]  -> [year: i32, quarter: i8, month: i8, day_of_month: i8, weekday: i8, later: date, days: i32]
+            Select [dt.year(col("day")) as "year", dt.quarter(col("day")) as "quarter", dt.month(col("day")) as "month", dt.day(col("day")) as "day_of_month", dt.weekday(col("day")) as "weekday", (col("day") + 259200000000000:duration[ns]) as "later", cast(col("day") -> i32) as "days"]  -> [year: i32, quarter: i8, month: i8, day_of_month: i8, weekday: i8, later: date, days: i32]
               DataFrameScan rows=3 columns=[5] of 6  -> [day: date]
         "#]],
     );
@@ -153,7 +153,7 @@ fn group_by_every_aggregation() {
             (col("amount").sum() / len().cast(DataType::Float64)).alias("agg_expr"),
         ]),
         expect![[r#"
-            GroupBy keys=[#0:status] aggs=[sum(#1:amount) as "sum", mean(#1:amount) as "mean", min(#1:amount) as "min", max(#1:amount) as "max", count(#1:amount) as "count", len() as "len", n_unique(#2:customer) as "n_unique", first(#1:amount) as "first", last(#1:amount) as "last", std[ddof=1](#1:amount) as "std", var[ddof=1](#1:amount) as "var", median(#1:amount) as "median", quantile[0.25, linear](#1:amount) as "q25", sum((#1:amount * (1.0:f64 - cast(#3:qty -> f64)))) as "expr_sum", (sum(#1:amount) / cast(len() -> f64)) as "agg_expr"] maintain_order  -> [status: str, sum: f64, mean: f64, min: f64, max: f64, count: u32, len: u32, n_unique: u32, first: f64, last: f64, std: f64, var: f64, median: f64, q25: f64, expr_sum: f64, agg_expr: f64]
+            GroupBy keys=[col("status")] aggs=[sum(col("amount")) as "sum", mean(col("amount")) as "mean", min(col("amount")) as "min", max(col("amount")) as "max", count(col("amount")) as "count", len() as "len", n_unique(col("customer")) as "n_unique", first(col("amount")) as "first", last(col("amount")) as "last", std[ddof=1](col("amount")) as "std", var[ddof=1](col("amount")) as "var", median(col("amount")) as "median", quantile[0.25, linear](col("amount")) as "q25", sum((col("amount") * (1.0:f64 - cast(col("qty") -> f64)))) as "expr_sum", (sum(col("amount")) / cast(len() -> f64)) as "agg_expr"] maintain_order  -> [status: str, sum: f64, mean: f64, min: f64, max: f64, count: u32, len: u32, n_unique: u32, first: f64, last: f64, std: f64, var: f64, median: f64, q25: f64, expr_sum: f64, agg_expr: f64]
               DataFrameScan rows=3 columns=[4, 2, 1, 3] of 6  -> [status: str, amount: f64, customer: i64, qty: i32]
         "#]],
     );
@@ -168,7 +168,7 @@ fn whole_column_aggregations_in_a_select() {
             len(),
         ]),
         expect![[r#"
-            Select [sum(#0:amount) as "amount", max(#1:qty) as "max_qty", len() as "len"]  -> [amount: f64, max_qty: i32, len: u32]
+            Select [sum(col("amount")) as "amount", max(col("qty")) as "max_qty", len() as "len"]  -> [amount: f64, max_qty: i32, len: u32]
               DataFrameScan rows=3 columns=[2, 3] of 6  -> [amount: f64, qty: i32]
         "#]],
     );
@@ -195,22 +195,22 @@ fn joins_of_every_kind() {
     }
     out.push_str(&explain(orders().cross_join(customers(), None)));
     expect![[r#"
-        Join Inner left_on=[#1:customer] right_on=[#0:customer] coalesce suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, name: str]
+        Join Inner left_on=[col("customer")] right_on=[col("customer")] coalesce suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, name: str]
           DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
           DataFrameScan rows=2 columns=[0, 1] of 2  -> [customer: i64, name: str]
-        Join Left left_on=[#1:customer] right_on=[#0:customer] coalesce suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, name: str]
+        Join Left left_on=[col("customer")] right_on=[col("customer")] coalesce suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, name: str]
           DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
           DataFrameScan rows=2 columns=[0, 1] of 2  -> [customer: i64, name: str]
-        Join Right left_on=[#1:customer] right_on=[#0:customer] coalesce suffix="_right" order=None  -> [id: i64, amount: f64, qty: i32, status: str, day: date, customer: i64, name: str]
+        Join Right left_on=[col("customer")] right_on=[col("customer")] coalesce suffix="_right" order=None  -> [id: i64, amount: f64, qty: i32, status: str, day: date, customer: i64, name: str]
           DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
           DataFrameScan rows=2 columns=[0, 1] of 2  -> [customer: i64, name: str]
-        Join Full left_on=[#1:customer] right_on=[#0:customer] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, customer_right: i64, name: str]
+        Join Full left_on=[col("customer")] right_on=[col("customer")] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, customer_right: i64, name: str]
           DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
           DataFrameScan rows=2 columns=[0, 1] of 2  -> [customer: i64, name: str]
-        Join Semi left_on=[#1:customer] right_on=[#0:customer] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        Join Semi left_on=[col("customer")] right_on=[col("customer")] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
           DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
           DataFrameScan rows=2 columns=[0] of 2  -> [customer: i64]
-        Join Anti left_on=[#1:customer] right_on=[#0:customer] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+        Join Anti left_on=[col("customer")] right_on=[col("customer")] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
           DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
           DataFrameScan rows=2 columns=[0] of 2  -> [customer: i64]
         Join Cross left_on=[] right_on=[] suffix="_right" order=None  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date, customer_right: i64, name: str]
@@ -233,7 +233,7 @@ fn join_on_several_keys_with_suffix_and_coalescing() {
                 .with_coalesce(JoinCoalesce::CoalesceColumns),
         ),
         expect![[r#"
-            Join Full left_on=[#0:id, #1:customer] right_on=[#0:id, #1:customer] coalesce suffix="_r" order=None  -> [id: i64, customer: i64, status: str, amount: f64]
+            Join Full left_on=[col("id"), col("customer")] right_on=[col("id"), col("customer")] coalesce suffix="_r" order=None  -> [id: i64, customer: i64, status: str, amount: f64]
               DataFrameScan rows=3 columns=[0, 1, 4] of 6  -> [id: i64, customer: i64, status: str]
               DataFrameScan rows=3 columns=[0, 1, 2] of 6  -> [id: i64, customer: i64, amount: f64]
         "#]],
@@ -251,7 +251,7 @@ fn sort_several_keys_and_top_k() {
                 .with_maintain_order(true),
         ),
         expect![[r#"
-            Sort [#4:status asc nulls_last, #2:amount desc nulls_last] stable  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+            Sort [col("status") asc nulls_last, col("amount") desc nulls_last] stable  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
               DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
         "#]],
     );
@@ -263,7 +263,7 @@ fn sort_several_keys_and_top_k() {
             )
             .limit(2),
         expect![[r#"
-            TopK [#2:amount desc] slice=(0, 2)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+            TopK [col("amount") desc] slice=(0, 2)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
               DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
         "#]],
     );
@@ -313,7 +313,7 @@ fn rename_drop_and_cache() {
             .rename(["amount"], ["price"], true)
             .drop(cols(["day", "status"])),
         expect![[r#"
-            Select [#0:id, #1:customer, #2:amount as "price", #3:qty]  -> [id: i64, customer: i64, price: f64, qty: i32]
+            Select [col("id"), col("customer"), col("amount") as "price", col("qty")]  -> [id: i64, customer: i64, price: f64, qty: i32]
               DataFrameScan rows=3 columns=[0, 1, 2, 3] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32]
         "#]],
     );
@@ -323,10 +323,10 @@ fn rename_drop_and_cache() {
         expect![[r#"
             Union inputs=2  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
               Cache  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
-                Filter (#3:qty > 1:i32)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+                Filter (col("qty") > 1:i32)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
                   DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
               Cache  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
-                Filter (#3:qty > 1:i32)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+                Filter (col("qty") > 1:i32)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
                   DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
         "#]],
     );
@@ -344,7 +344,7 @@ fn rounding_modes_and_dynamic_literals() {
                 .alias("flag"),
         ]),
         expect![[r#"
-            Select [round(#0:amount, 1, HalfToEven) as "even", round(#0:amount, 0, ToZero) as "trunc", when((#1:qty > 1:i32), 1:i32, 0:i32) as "flag"]  -> [even: f64, trunc: f64, flag: i32]
+            Select [round(col("amount"), 1, HalfToEven) as "even", round(col("amount"), 0, ToZero) as "trunc", when((col("qty") > 1:i32), 1:i32, 0:i32) as "flag"]  -> [even: f64, trunc: f64, flag: i32]
               DataFrameScan rows=3 columns=[2, 3] of 6  -> [amount: f64, qty: i32]
         "#]],
     );
@@ -372,7 +372,7 @@ fn regular_expressions_as_literals_sequences_or_dfas() {
                 .alias("dfa"),
         ]),
         expect![[r#"
-            Select [str.contains("PROM")(#0:status) as "trailing_star", str.contains_pattern(["Customer", "Complaints"])(#0:status) as "in_order", str.contains_pattern(["13"] | ["31"] | ["2", "9"])(#0:status) as "alternatives", str.contains_regex("^o[a-z]+\\d?$")(#0:status) as "dfa"]  -> [trailing_star: bool, in_order: bool, alternatives: bool, dfa: bool]
+            Select [str.contains("PROM")(col("status")) as "trailing_star", str.contains_pattern(["Customer", "Complaints"])(col("status")) as "in_order", str.contains_pattern(["13"] | ["31"] | ["2", "9"])(col("status")) as "alternatives", str.contains_regex("^o[a-z]+\\d?$")(col("status")) as "dfa"]  -> [trailing_star: bool, in_order: bool, alternatives: bool, dfa: bool]
               DataFrameScan rows=3 columns=[4] of 6  -> [status: str]
         "#]],
     );
@@ -383,9 +383,9 @@ fn unique_values_and_a_cross_join_with_a_predicate() {
     check(
         orders().select([col("customer").unique()]),
         expect![[r#"
-        Select [unique(#0:customer) as "customer"]  -> [customer: i64]
-          DataFrameScan rows=3 columns=[1] of 6  -> [customer: i64]
-    "#]],
+            Select [unique(col("customer")) as "customer"]  -> [customer: i64]
+              DataFrameScan rows=3 columns=[1] of 6  -> [customer: i64]
+        "#]],
     );
     let average = orders().select([col("amount").mean().alias("avg")]);
     check(
@@ -394,9 +394,9 @@ fn unique_values_and_a_cross_join_with_a_predicate() {
             .cross_join(average, None)
             .filter(col("amount").gt(col("avg"))),
         expect![[r#"
-            Join Cross left_on=[] right_on=[] predicate=(#1:amount > #2:avg) suffix="_right" order=None  -> [id: i64, amount: f64, avg: f64]
+            Join Cross left_on=[] right_on=[] predicate=(col("amount") > col("avg")) suffix="_right" order=None  -> [id: i64, amount: f64, avg: f64]
               DataFrameScan rows=3 columns=[0, 2] of 6  -> [id: i64, amount: f64]
-              Select [mean(#0:amount) as "avg"]  -> [avg: f64]
+              Select [mean(col("amount")) as "avg"]  -> [avg: f64]
                 DataFrameScan rows=3 columns=[2] of 6  -> [amount: f64]
         "#]],
     );
@@ -450,7 +450,7 @@ fn expression_keys_distinct_strategies_and_negative_slices() {
             .group_by([col("day").dt().year().alias("year"), col("status")])
             .agg([col("qty").sum()]),
         expect![[r#"
-            GroupBy keys=[dt.year(#0:day) as "year", #1:status] aggs=[sum(#2:qty) as "qty"]  -> [year: i32, status: str, qty: i32]
+            GroupBy keys=[dt.year(col("day")) as "year", col("status")] aggs=[sum(col("qty")) as "qty"]  -> [year: i32, status: str, qty: i32]
               DataFrameScan rows=3 columns=[5, 4, 3] of 6  -> [day: date, status: str, qty: i32]
         "#]],
     );
@@ -474,7 +474,7 @@ fn expression_keys_distinct_strategies_and_negative_slices() {
         orders().filter(col("qty").gt(lit(0))).slice(-2, 1),
         expect![[r#"
             Slice offset=-2 len=1  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
-              Filter (#3:qty > 0:i32)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
+              Filter (col("qty") > 0:i32)  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
                 DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
         "#]],
     );
@@ -495,7 +495,7 @@ fn windows_clips_and_time_parts_lower() {
             coalesce(&[col("id"), col("customer")]).alias("first"),
         ]),
         expect![[r#"
-            Select [(#2:amount - mean(#2:amount).over([#4:status])) as "w", clip(#3:qty, 0:i32, null:i32) as "clipped", floor(#2:amount) as "floor", dt.hour(cast(#5:day -> datetime[ms])) as "hour", fill_null(#0:id, #1:customer) as "first"]  -> [w: f64, clipped: i32, floor: f64, hour: i8, first: i64]
+            Select [(col("amount") - mean(col("amount")).over([col("status")])) as "w", clip(col("qty"), 0:i32, null:i32) as "clipped", floor(col("amount")) as "floor", dt.hour(cast(col("day") -> datetime[ms])) as "hour", fill_null(col("id"), col("customer")) as "first"]  -> [w: f64, clipped: i32, floor: f64, hour: i8, first: i64]
               DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
         "#]],
     );
@@ -516,7 +516,7 @@ fn horizontal_aggregations_become_row_wise_folds() {
                 .alias("min"),
         ]),
         expect![[r#"
-            Select [(fill_null(#0:id, 0:i64) + fill_null(#1:customer, 0:i64)) as "sum", (cast((#0:id + #1:customer) -> f64) truediv when(((when(is_not_null(#0:id), 1.0:f64, 0.0:f64) + when(is_not_null(#1:customer), 1.0:f64, 0.0:f64)) == 0.0:f64), null:f64, (when(is_not_null(#0:id), 1.0:f64, 0.0:f64) + when(is_not_null(#1:customer), 1.0:f64, 0.0:f64)))) as "mean", fill_null(clip(fill_null(clip(#0:id, null:i64, #1:customer), #1:customer), null:i64, wrapping_cast(#2:qty -> i64)), wrapping_cast(#2:qty -> i64)) as "min"]  -> [sum: i64, mean: f64, min: i64]
+            Select [(fill_null(col("id"), 0:i64) + fill_null(col("customer"), 0:i64)) as "sum", (cast((col("id") + col("customer")) -> f64) truediv when(((when(is_not_null(col("id")), 1.0:f64, 0.0:f64) + when(is_not_null(col("customer")), 1.0:f64, 0.0:f64)) == 0.0:f64), null:f64, (when(is_not_null(col("id")), 1.0:f64, 0.0:f64) + when(is_not_null(col("customer")), 1.0:f64, 0.0:f64)))) as "mean", fill_null(clip(fill_null(clip(col("id"), null:i64, col("customer")), col("customer")), null:i64, wrapping_cast(col("qty") -> i64)), wrapping_cast(col("qty") -> i64)) as "min"]  -> [sum: i64, mean: f64, min: i64]
               DataFrameScan rows=3 columns=[0, 1, 3] of 6  -> [id: i64, customer: i64, qty: i32]
         "#]],
     );
@@ -539,7 +539,7 @@ fn ranks_distinctness_tests_and_differences_lower() {
             col("qty").diff(lit(1), Default::default()).alias("diff"),
         ]),
         expect![[r#"
-            Select [rank(#0:amount, Average, descending) as "rank", is_first_distinct(#1:customer) as "first", (#2:qty - shift(#2:qty, 1)) as "diff"]  -> [rank: f64, first: bool, diff: i32]
+            Select [rank(col("amount"), Average, descending) as "rank", is_first_distinct(col("customer")) as "first", (col("qty") - shift(col("qty"), 1)) as "diff"]  -> [rank: f64, first: bool, diff: i32]
               DataFrameScan rows=3 columns=[2, 1, 3] of 6  -> [amount: f64, customer: i64, qty: i32]
         "#]],
     );
@@ -554,8 +554,8 @@ fn filters_inside_a_select_become_a_filter_of_the_computed_columns() {
             .alias("running")]),
         expect![[r#"
             SimpleProjection columns=[0]  -> [running: i32]
-              Filter #1:__gpu_kept  -> [running: i32, __gpu_kept: bool]
-                Select [cum_sum(#0:qty) as "running", (#0:qty > 2:i32) as "__gpu_kept"]  -> [running: i32, __gpu_kept: bool]
+              Filter col("__gpu_kept")  -> [running: i32, __gpu_kept: bool]
+                Select [cum_sum(col("qty")) as "running", (col("qty") > 2:i32) as "__gpu_kept"]  -> [running: i32, __gpu_kept: bool]
                   DataFrameScan rows=3 columns=[3] of 6  -> [qty: i32]
         "#]],
     );

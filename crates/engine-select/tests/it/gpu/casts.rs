@@ -187,7 +187,7 @@ fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
     // One that does not fit: Polars' error, and the reason in words.
     assert_invalid_data(
         table().select([col("i").strict_cast(DataType::Int8)]),
-        "values that do not fit in `strict_cast(#0:i -> i8)`",
+        "values that do not fit in `strict_cast(col(\"i\") -> i8)`",
     );
 }
 
@@ -300,7 +300,7 @@ fn casts_of_text_to_integers_parse_as_polars_does() {
     );
     assert_invalid_data(
         frame().select([col("s").strict_cast(DataType::Int64)]),
-        "texts that are not numbers of the type in `strict_cast(#0:s -> i64)`",
+        "texts that are not numbers of the type in `strict_cast(col(\"s\") -> i64)`",
     );
 }
 
@@ -402,7 +402,7 @@ fn casts_of_text_to_floats_parse_as_polars_does() {
     );
     assert_invalid_data(
         frame().select([col("s").strict_cast(DataType::Float32)]),
-        "texts that are not numbers of the type in `strict_cast(#0:s -> f32)`",
+        "texts that are not numbers of the type in `strict_cast(col(\"s\") -> f32)`",
     );
     // A number of more than 19 digits that the first 19 do not round: Polars
     // rounds it with exact big-number arithmetic.
