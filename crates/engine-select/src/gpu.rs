@@ -118,11 +118,13 @@ pub(crate) fn attempt(
         }
     };
     if let Some(plan) = &plan {
-        reasons.extend(
-            gpu_exec::unsupported(plan)
-                .into_iter()
-                .map(|message| reason(FallbackKind::Unsupported, None, message)),
-        );
+        reasons.extend(gpu_exec::unsupported(plan).into_iter().map(|refusal| {
+            reason(
+                FallbackKind::Unsupported,
+                Some(refusal.subject),
+                refusal.reason,
+            )
+        }));
     }
     let only_unsupported = reasons.iter().all(|r| r.kind == FallbackKind::Unsupported);
     if gpu.retry_without_cse

@@ -20,7 +20,7 @@ use gpu_runtime::{Event, RuntimeError, Stream, WorkCounts};
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
     GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, OutputSchema, PlanNode, RankMethod,
-    RegexDfa, RowMatch, RowOrder, Scalar, SortKey, StringOp, TextPattern,
+    Refusal, RegexDfa, RowMatch, RowOrder, Scalar, SortKey, StringOp, TextPattern,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
@@ -63,6 +63,7 @@ pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError
 fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usize), ExecError> {
     let reasons = unsupported(plan);
     if !reasons.is_empty() {
+        let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
         return Err(ExecError::Unsupported(reasons.join("; ")));
     }
     let mut uses = HashMap::new();

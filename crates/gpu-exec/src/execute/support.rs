@@ -2,23 +2,44 @@
 
 use super::*;
 
-/// Every part of `plan` the executor cannot run yet, in words (empty: it
-/// can, once its file scans are read on the host into in-memory frames, as
-/// engine-select does).
-pub fn unsupported(plan: &GpuPlan) -> Vec<String> {
+/// Every part of `plan` the executor cannot run yet, each with its plan
+/// node (empty: it can, once its file scans are read on the host into
+/// in-memory frames, as engine-select does).
+pub fn unsupported(plan: &GpuPlan) -> Vec<Refusal> {
+    let mut refusals = Vec::new();
+    check_tree(&plan.root, &mut refusals);
+    refusals
+}
+
+/// The node's line of the plan as `explain` shows it, shortened.
+fn subject(node: &PlanNode) -> String {
+    const MOST: usize = 160;
+    let header = node.header();
+    match header.char_indices().nth(MOST) {
+        Some((end, _)) => format!("{}…", &header[..end]),
+        None => header,
+    }
+}
+
+fn check_tree(node: &PlanNode, refusals: &mut Vec<Refusal>) {
+    for input in node.inputs() {
+        check_tree(input, refusals);
+    }
     let mut reasons = Vec::new();
-    check_node(&plan.root, &mut reasons);
-    reasons
+    check_node(node, &mut reasons);
+    refusals.extend(reasons.into_iter().map(|reason| Refusal {
+        subject: subject(node),
+        reason,
+        whole_plan: false,
+    }));
 }
 
 pub(crate) fn not_yet(what: impl std::fmt::Display) -> String {
     format!("{what} is not executed on the device yet")
 }
 
-pub(crate) fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
-    for input in node.inputs() {
-        check_node(input, reasons);
-    }
+/// Why the executor cannot run `node` itself (its inputs aside).
+fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
     match node {
         PlanNode::DataFrameScan { .. }
         | PlanNode::SimpleProjection { .. }
