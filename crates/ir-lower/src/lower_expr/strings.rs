@@ -370,7 +370,8 @@ impl ExprLowering<'_> {
             | S::Strptime { .. }
             | S::Split { .. }
             | S::SplitRegex { .. }
-            | S::EscapeRegex => {
+            | S::EscapeRegex
+            | S::ToDecimal { .. } => {
                 return self.refuse(
                     node,
                     format!("function {function} is not supported on the GPU"),
