@@ -5,7 +5,9 @@ use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gpu_exec::ExecContext;
-use gpu_runtime::memory::{MemoryResource as DeviceMemory, PoolOptions, PoolResource};
+use gpu_runtime::memory::{
+    MemoryResource as DeviceMemory, PoolOptions, PoolResource, StatisticsResource,
+};
 use gpu_runtime::{
     CudaDevice, Device, DriverPoolResource, EmulatedDevice, RuntimeError, Unavailable,
 };
@@ -19,8 +21,12 @@ const EMULATED_CAPACITY: u64 = 16 << 30;
 
 struct Started {
     device: Device,
-    memory: Arc<dyn DeviceMemory>,
+    /// The device's memory resource, counted.
+    memory: Arc<StatisticsResource>,
 }
+
+/// The started devices, by (CUDA or emulated, ordinal).
+static DEVICES: OnceLock<Mutex<HashMap<(bool, usize), Started>>> = OnceLock::new();
 
 /// The options of our own pool for a configured resource.
 fn pool_options(memory_resource: MemoryResource) -> PoolOptions {
@@ -73,6 +79,7 @@ fn start(
         )?),
     };
     tracing::debug!(device = %device.describe(), ?memory_resource, "started a device");
+    let memory = Arc::new(StatisticsResource::new(memory));
     Ok(Started { device, memory })
 }
 
@@ -84,7 +91,6 @@ pub(crate) fn context(
     ordinal: usize,
     memory_resource: MemoryResource,
 ) -> Result<ExecContext, RuntimeError> {
-    static DEVICES: OnceLock<Mutex<HashMap<(bool, usize), Started>>> = OnceLock::new();
     let mut devices = DEVICES
         .get_or_init(Default::default)
         .lock()
@@ -94,9 +100,17 @@ pub(crate) fn context(
         Entry::Vacant(slot) => slot.insert(start(kind, ordinal, memory_resource)?),
     };
     Ok(ExecContext {
-        memory: started.memory.clone(),
+        memory: started.memory.clone() as Arc<dyn DeviceMemory>,
         stream: started.device.create_stream()?,
         side_stream: Some(started.device.create_stream()?),
         copy_stream: Some(started.device.create_stream()?),
     })
+}
+
+/// Bytes of device memory the engine's buffers hold now on device
+/// `ordinal` of `kind` (`None`: it has not started).
+pub(crate) fn memory_in_use(kind: DeviceKind, ordinal: usize) -> Option<u64> {
+    let devices = DEVICES.get()?.lock().ok()?;
+    let started = devices.get(&(kind == DeviceKind::Cuda, ordinal))?;
+    Some(started.memory.statistics().current_bytes)
 }

@@ -198,6 +198,15 @@ impl GpuEngine {
         self.memory_resource
     }
 
+    /// Bytes of device memory the GPU engine's buffers hold now on this
+    /// engine's device: 0 between queries, whatever they met (a device
+    /// fault included). `None` before the device's first collect, or where
+    /// the configuration is invalid.
+    pub fn memory_in_use(&self) -> Option<u64> {
+        let resolved = self.resolve().ok()?;
+        crate::devices::memory_in_use(resolved.device_kind, resolved.device)
+    }
+
     /// Applies the environment and checks the configuration.
     pub(crate) fn resolve(&self) -> Result<ResolvedGpu, EngineError> {
         self.resolve_with(|name| std::env::var(name).ok())

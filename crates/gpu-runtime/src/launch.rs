@@ -115,6 +115,7 @@ impl Stream {
         args: KernelArgs,
     ) -> Result<(), RuntimeError> {
         let mut slots = args.slots;
+        crate::faults::at(crate::faults::Seam::Launch, 0)?;
         crate::counts::launched();
         if let Some(cuda) = self.cuda() {
             // SAFETY: forwarded from the caller.

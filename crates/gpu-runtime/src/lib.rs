@@ -25,6 +25,7 @@ mod driver;
 mod emulated;
 mod error;
 pub mod expr;
+pub mod faults;
 mod launch;
 pub mod memory;
 pub mod ops;

@@ -166,6 +166,7 @@ impl Stream {
     /// Blocks until all work enqueued so far has run; reports the first
     /// failure of that work.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        crate::faults::at(crate::faults::Seam::Synchronize, 0)?;
         crate::counts::waited();
         match &self.backend {
             Backend::Emulated(stream) => stream.synchronize(),
@@ -258,6 +259,7 @@ impl Stream {
         if bytes.is_empty() {
             return Ok(());
         }
+        crate::faults::at(crate::faults::Seam::Upload, 0)?;
         if bytes.len() <= BLOCK_BYTES {
             // One block (most copies): on this thread, without a hop into
             // the thread pool.
@@ -352,6 +354,7 @@ impl Stream {
         if bytes == 0 {
             return Ok(());
         }
+        crate::faults::at(crate::faults::Seam::CopyDevice, 0)?;
         match &self.backend {
             Backend::Emulated(stream) => stream.enqueue(move || {
                 // SAFETY: the caller guarantees both ranges until this runs.
@@ -423,6 +426,7 @@ impl Stream {
             // Nothing to copy, but the caller is owed the wait.
             return self.synchronize();
         }
+        crate::faults::at(crate::faults::Seam::Download, 0)?;
         if out.len() <= BLOCK_BYTES {
             // One block (most read backs, such as a count): on this thread,
             // without a hop into the thread pool.
@@ -577,6 +581,7 @@ impl Event {
 
     /// Blocks the host until the event's latest record completes.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        crate::faults::at(crate::faults::Seam::Synchronize, 0)?;
         crate::counts::waited();
         match self.recorded()? {
             Recorded::Never => Ok(()),

@@ -108,7 +108,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         resource: Arc<dyn MemoryResource>,
         stream: &Stream,
     ) -> Result<Self, RuntimeError> {
-        let ptr = resource.allocate(Self::bytes_for(len)?, stream)?;
+        let bytes = Self::bytes_for(len)?;
+        crate::faults::at(crate::faults::Seam::Allocate, bytes)?;
+        let ptr = resource.allocate(bytes, stream)?;
         Ok(DeviceBuffer {
             ptr,
             len,

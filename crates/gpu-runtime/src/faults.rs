@@ -1,0 +1,104 @@
+//! Fault injection at the runtime's seams: with the `faults` feature (tests and the fault suite only), each seam can be made to fail as the driver would.
+//!
+//! Every seam is a fail point of the [`fail`](https://docs.rs/fail) crate,
+//! named `gpu-runtime::<seam>` ([`Seam::name`]); configure it with
+//! `fail::cfg` (`"3*off->1*return->off"`: the fourth call fails, once).
+//! Without the feature the checks compile to nothing.
+
+use crate::error::RuntimeError;
+
+/// A place where the runtime calls the device and a real device may fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Seam {
+    /// A device buffer's allocation (from the buffer's memory resource):
+    /// fails as out of memory.
+    Allocate,
+    /// A kernel launch.
+    Launch,
+    /// A copy from the host to the device.
+    Upload,
+    /// A copy from the device to the host.
+    Download,
+    /// A copy within device memory.
+    CopyDevice,
+    /// A wait for a stream's or an event's work.
+    Synchronize,
+}
+
+impl Seam {
+    /// Every seam.
+    pub const ALL: [Seam; 6] = [
+        Seam::Allocate,
+        Seam::Launch,
+        Seam::Upload,
+        Seam::Download,
+        Seam::CopyDevice,
+        Seam::Synchronize,
+    ];
+
+    /// The seam's fail point.
+    pub fn name(self) -> &'static str {
+        match self {
+            Seam::Allocate => "gpu-runtime::allocate",
+            Seam::Launch => "gpu-runtime::launch",
+            Seam::Upload => "gpu-runtime::upload",
+            Seam::Download => "gpu-runtime::download",
+            Seam::CopyDevice => "gpu-runtime::copy-device",
+            Seam::Synchronize => "gpu-runtime::synchronize",
+        }
+    }
+
+    /// The error a failure at the seam gives, for `bytes` asked for (an
+    /// injected driver error says so in its name).
+    pub fn error(self, bytes: u64) -> RuntimeError {
+        let (call, code) = match self {
+            Seam::Allocate => {
+                return RuntimeError::OutOfMemory {
+                    requested: bytes,
+                    available: 0,
+                };
+            }
+            Seam::Launch => ("cuLaunchKernel", 719),
+            Seam::Upload => ("cuMemcpyHtoDAsync", 999),
+            Seam::Download => ("cuMemcpyDtoHAsync", 999),
+            Seam::CopyDevice => ("cuMemcpyDtoDAsync", 999),
+            Seam::Synchronize => ("cuStreamSynchronize", 700),
+        };
+        RuntimeError::Driver {
+            call,
+            name: format!("a fault injected at {}", self.name()),
+            code,
+        }
+    }
+}
+
+/// How many faults were injected in this process so far.
+#[cfg(feature = "faults")]
+static INJECTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many faults were injected in this process so far (0 without the
+/// `faults` feature).
+pub fn injected() -> u64 {
+    #[cfg(feature = "faults")]
+    return INJECTED.load(std::sync::atomic::Ordering::Acquire);
+    #[cfg(not(feature = "faults"))]
+    0
+}
+
+/// Fails as the device would where the seam's fail point says so
+/// (`bytes`: what an allocation asks for).
+#[cfg(feature = "faults")]
+pub(crate) fn at(seam: Seam, bytes: u64) -> Result<(), RuntimeError> {
+    fail::fail_point!(seam.name(), |_| {
+        INJECTED.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Err(seam.error(bytes))
+    });
+    Ok(())
+}
+
+/// Never fails (the `faults` feature is off).
+#[cfg(not(feature = "faults"))]
+#[inline(always)]
+pub(crate) fn at(_seam: Seam, _bytes: u64) -> Result<(), RuntimeError> {
+    Ok(())
+}
