@@ -135,3 +135,52 @@ fn a_fault_at_any_call_of_any_seam_costs_no_answer_and_no_memory() {
     assert_eq!(engine.memory_in_use(), Some(level));
     scenario.teardown();
 }
+
+/// Four threads run queries on one device while every seam fails at
+/// random (3 % of calls): every query answers as Polars does, none hangs,
+/// and when all are done the device holds no memory and runs the next
+/// query.
+#[test]
+fn concurrent_queries_under_random_faults_all_answer() {
+    let scenario = FailScenario::setup();
+    let expected = query().collect().unwrap();
+    let engine = engine();
+    // Started before the faults, so that its start is not what fails.
+    query()
+        .collect_with_report(&Engine::Gpu(engine.clone().with_raise_on_fail(true)))
+        .unwrap();
+    let before = faults::injected();
+    for seam in Seam::ALL {
+        fail::cfg(seam.name(), "3%return").unwrap();
+    }
+    std::thread::scope(|s| {
+        for thread in 0..4 {
+            let (engine, expected) = (engine.clone(), &expected);
+            s.spawn(move || {
+                for run in 0..8 {
+                    let (df, report) = query()
+                        .collect_with_report(&Engine::Gpu(engine.clone()))
+                        .unwrap_or_else(|e| panic!("thread {thread} run {run}: {e}"));
+                    assert!(
+                        df.equals_missing(expected),
+                        "thread {thread} run {run}: {report}"
+                    );
+                }
+            });
+        }
+    });
+    for seam in Seam::ALL {
+        fail::remove(seam.name());
+    }
+    assert!(faults::injected() > before, "no fault injected");
+    assert_eq!(
+        engine.memory_in_use(),
+        Some(0),
+        "memory held after the faults"
+    );
+    let (_, report) = query()
+        .collect_with_report(&Engine::Gpu(engine.with_raise_on_fail(true)))
+        .unwrap();
+    assert!(report.fallback_reasons.is_empty(), "{report}");
+    scenario.teardown();
+}
