@@ -124,7 +124,16 @@ impl ExprLowering<'_> {
                 return self.aggregation_of_filter(node, op, (values, kept), dtype);
             }
             IRAggExpr::Item { input, allow_empty } => (AggOp::Item { allow_empty }, input),
-            IRAggExpr::Implode { .. } | IRAggExpr::AggGroups(_) => {
+            // Named as the user wrote it: `col("x").unique()` inside `agg`,
+            // not the `implode` Polars wraps it in.
+            IRAggExpr::Implode { input, .. } => {
+                return self.refuse(
+                    input,
+                    "a list result (each group's values as one list, or the column's) is not \
+                     supported on the GPU yet",
+                );
+            }
+            IRAggExpr::AggGroups(_) => {
                 return self.refuse(
                     node,
                     format!("aggregation {} is not supported on the GPU", agg_name(agg)),

@@ -68,7 +68,7 @@ fn three_unsupported_pieces_are_all_reported() {
 #[test]
 fn group_by_without_aggregation_gives_lists_and_is_refused() {
     expect![[r#"
-        refused: col("amount").implode(): aggregation implode is not supported on the GPU
+        refused: col("amount"): a list result (each group's values as one list, or the column's) is not supported on the GPU yet
     "#]]
     .assert_eq(&explain(
         orders().group_by([col("status")]).agg([col("amount")]),
