@@ -161,7 +161,7 @@ fn explain_prints_each_gpu_plan() {
     assert!(output.status.success(), "{text}");
     assert_eq!(query_headers(&text), 22, "{text}");
     assert!(!text.contains("cannot run on the GPU"), "{text}");
-    assert!(text.contains("GroupBy keys=[#"), "{text}");
+    assert!(text.contains("GroupBy keys=[col(\""), "{text}");
     assert!(!text.contains("executed by"), "{text}");
 }
 
