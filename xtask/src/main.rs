@@ -3,6 +3,7 @@
 mod artifacts;
 mod bench;
 mod device_check;
+mod faults;
 mod fuzz;
 mod invariants;
 mod kernels;
@@ -53,6 +54,12 @@ enum Task {
     /// each seed's summary and their total; failures are printed shrunk, as
     /// tests to keep.
     Fuzz(fuzz::FuzzArgs),
+    /// Runs the fault suite (`engine-select/tests/faults.rs`, built in
+    /// release with the `faults` feature): PDS-H and a join, on several
+    /// threads of one device, every seam of gpu-runtime failing at random;
+    /// prints queries, faults injected, answers equal to the CPU's, bytes
+    /// held after and hangs, in one line (also in target/fault-suite.txt).
+    Faults(faults::FaultArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +71,7 @@ fn main() -> ExitCode {
         Task::Bench(args) => bench::run(&root, &args),
         Task::DeviceCheck(args) => device_check::run(&root, &args),
         Task::Fuzz(args) => fuzz::run(&root, &args),
+        Task::Faults(args) => faults::run(&root, &args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,6 +9,9 @@ use gpu_runtime::TestDevice;
 use gpu_runtime::faults::{self, Seam};
 use polars::prelude::*;
 
+#[path = "common/frames.rs"]
+mod frames;
+
 fn engine() -> GpuEngine {
     match TestDevice::from_env().unwrap_or_else(|e| panic!("{e}")) {
         TestDevice::Emulated => GpuEngine::new().with_device_kind(DeviceKind::Emulated),
@@ -182,5 +185,116 @@ fn concurrent_queries_under_random_faults_all_answer() {
         .collect_with_report(&Engine::Gpu(engine.with_raise_on_fail(true)))
         .unwrap();
     assert!(report.fallback_reasons.is_empty(), "{report}");
+    scenario.teardown();
+}
+
+fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(name).map_or(default, |v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name} must be a number, not {v:?}"))
+    })
+}
+
+/// The fault suite (`cargo xtask faults` runs it large): the 22 PDS-H
+/// queries and the query above, on `FAULT_SUITE_THREADS` threads (2), each
+/// seam failing on `FAULT_SUITE_PERCENT` % of its calls (2), until
+/// `FAULT_SUITE_QUERIES` (46) have run. Prints one line (also written to
+/// `FAULT_SUITE_SUMMARY` when set): queries, faults injected, answers equal
+/// to the CPU's, bytes held after, hangs (a query still running after
+/// `FAULT_SUITE_SECONDS`, 600, ends the process with that line).
+#[test]
+fn fault_suite() {
+    let queries = setting("FAULT_SUITE_QUERIES", 46) as usize;
+    let threads = setting("FAULT_SUITE_THREADS", 2) as usize;
+    let percent = setting("FAULT_SUITE_PERCENT", 2);
+    let seconds = setting("FAULT_SUITE_SECONDS", 600);
+    let scenario = FailScenario::setup();
+    let tables = pdsh::Tables::generate(0.002, false).unwrap();
+    let lazy: Vec<LazyFrame> = (1..=pdsh::QUERY_COUNT)
+        .map(|number| pdsh::query(number, &tables).unwrap())
+        .chain([query()])
+        .collect();
+    let expected: Vec<DataFrame> = lazy
+        .iter()
+        .map(|lf| lf.clone().collect().unwrap())
+        .collect();
+    let engine = engine();
+    // Each runs on the device first, with no fault.
+    for (lf, expected) in lazy.iter().zip(&expected) {
+        let (df, _) = lf
+            .clone()
+            .collect_with_report(&Engine::Gpu(engine.clone().with_raise_on_fail(true)))
+            .unwrap();
+        assert_eq!(frames::frames_differ(expected, &df), None);
+    }
+    let before = faults::injected();
+    for seam in Seam::ALL {
+        fail::cfg(seam.name(), &format!("{percent}%return")).unwrap();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let wrong = std::sync::Mutex::new(Vec::new());
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let line = |answered: usize, leaked: u64, hangs: usize| {
+        format!(
+            "fault suite: {queries} queries on {threads} threads, {} faults injected, {answered} \
+             answered equal to the CPU, {leaked} bytes held after, {hangs} hangs",
+            faults::injected() - before
+        )
+    };
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                if std::time::Instant::now() > deadline {
+                    println!("{}", line(0, 0, 1));
+                    std::process::abort();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+                        if i >= queries {
+                            break;
+                        }
+                        let which = i % lazy.len();
+                        let answer = lazy[which]
+                            .clone()
+                            .collect_with_report(&Engine::Gpu(engine.clone()));
+                        let why = match answer {
+                            Ok((df, _)) => frames::frames_differ(&expected[which], &df),
+                            Err(e) => Some(e.to_string()),
+                        };
+                        if let Some(why) = why {
+                            wrong.lock().unwrap().push(format!("query {which}: {why}"));
+                        }
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        done.store(true, std::sync::atomic::Ordering::Release);
+    });
+    for seam in Seam::ALL {
+        fail::remove(seam.name());
+    }
+    let wrong = wrong.into_inner().unwrap();
+    let leaked = engine.memory_in_use().unwrap_or(0);
+    let line = line(queries - wrong.len(), leaked, 0);
+    println!("{line}");
+    if let Ok(path) = std::env::var("FAULT_SUITE_SUMMARY") {
+        std::fs::write(&path, format!("{line}\n")).unwrap();
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(leaked, 0, "bytes held after the suite");
+    assert!(
+        faults::injected() > before || queries == 0,
+        "no fault injected"
+    );
     scenario.teardown();
 }

@@ -1,5 +1,8 @@
 //! Integration tests of the façade: parity with `collect()`, fallback reasons, errors, threads.
 
+#[path = "../common/frames.rs"]
+mod frames;
+
 mod fallback;
 mod fuzz;
 mod gpu;
@@ -64,28 +67,7 @@ pub fn driver_missing() -> Option<Unavailable> {
 /// Equal dtypes, nulls and values, floats within a relative 1e-9 (parallel
 /// sums add in different orders from run to run).
 pub fn assert_frames_close(expected: &DataFrame, actual: &DataFrame, context: &str) {
-    assert_eq!(expected.schema(), actual.schema(), "{context}: dtypes");
-    for (e, a) in expected.columns().iter().zip(actual.columns()) {
-        let (e, a) = (e.as_materialized_series(), a.as_materialized_series());
-        if e.dtype().is_float() {
-            let (e, a) = (
-                e.cast(&DataType::Float64).unwrap(),
-                a.cast(&DataType::Float64).unwrap(),
-            );
-            for (x, y) in e.f64().unwrap().iter().zip(a.f64().unwrap().iter()) {
-                let close = match (x, y) {
-                    (Some(x), Some(y)) => {
-                        x == y
-                            || (x.is_nan() && y.is_nan())
-                            || (x - y).abs() <= 1e-9 * x.abs().max(y.abs())
-                    }
-                    (None, None) => true,
-                    _ => false,
-                };
-                assert!(close, "{context}: column {:?}: {x:?} vs {y:?}", e.name());
-            }
-        } else {
-            assert!(e.equals_missing(a), "{context}: column {:?}", e.name());
-        }
+    if let Some(why) = frames::frames_differ(expected, actual) {
+        panic!("{context}: {why}");
     }
 }
