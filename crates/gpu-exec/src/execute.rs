@@ -154,15 +154,46 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
 /// beside per-row ones), a sort's first key marked sorted. Polars' engine,
 /// running the rest of a mixed plan, treats such columns apart (so mixed
 /// plans take no subplan that makes columns of one value at all).
+/// The column of `node`'s output that Polars flags sorted, and whether
+/// descending: the first key column of a sort, also under projections that
+/// pass it on as it is (Polars hands on the same column, flag and all).
+fn sorted_column(node: &PlanNode) -> Option<(String, bool)> {
+    match node {
+        PlanNode::Sort { keys, .. } => {
+            let first = keys.first()?;
+            let ExprKind::Column { index, .. } = first.expr.kind else {
+                return None;
+            };
+            let name = node.schema().get(index)?.name.clone();
+            Some((name, first.descending))
+        }
+        PlanNode::SimpleProjection { input, schema, .. } => {
+            let (name, descending) = sorted_column(input)?;
+            schema
+                .iter()
+                .any(|c| c.name == name)
+                .then_some((name, descending))
+        }
+        PlanNode::Select { input, exprs, .. } => {
+            let (name, descending) = sorted_column(input)?;
+            exprs.iter().find_map(|named| match &named.expr.kind {
+                ExprKind::Column { name: read, .. } if *read == name => {
+                    Some((named.name.clone(), descending))
+                }
+                _ => None,
+            })
+        }
+        _ => None,
+    }
+}
+
 fn held_as_polars_holds(mut df: DataFrame, root: &PlanNode) -> Result<DataFrame, ExecError> {
     // Polars marks the first key column of a sort as sorted, and its
     // engine then takes paths of its own (groups as slices) over it.
-    if let PlanNode::Sort { keys, .. } = root
-        && let Some(first) = keys.first()
-        && let ExprKind::Column { index, .. } = first.expr.kind
-        && let Some(name) = root.schema().get(index).map(|c| c.name.clone())
+    if let Some((name, descending)) = sorted_column(root)
+        && df.column(&name).is_ok()
     {
-        let flag = if first.descending {
+        let flag = if descending {
             polars::series::IsSorted::Descending
         } else {
             polars::series::IsSorted::Ascending
@@ -172,7 +203,6 @@ fn held_as_polars_holds(mut df: DataFrame, root: &PlanNode) -> Result<DataFrame,
             column.set_sorted_flag(flag);
             column
         })?;
-        return Ok(df);
     }
     let height = df.height();
     if height == 0 {

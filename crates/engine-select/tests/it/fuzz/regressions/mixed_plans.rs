@@ -187,3 +187,38 @@ fn horizontal_extremes_above_a_mixed_plan_stay_with_polars() {
         .select([most.alias("x1")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// Polars flags a sort's first key sorted and hands the flag on through
+/// projections; a group-by by a sorted key takes groups as slices, where
+/// `std` of a group of nulls is 0.0 (by row indices: null). The device's
+/// part of a mixed plan (a sort under a projection) flags it too.
+#[test]
+fn sorted_flags_pass_through_projections_of_a_sort_on_the_device() {
+    let df = DataFrame::new(
+        2,
+        vec![
+            Column::new("a".into(), [None::<f32>, None]),
+            Column::new("b".into(), [None::<i64>, Some(-55_000_000_000)])
+                .cast(&DataType::Duration(TimeUnit::Nanoseconds))
+                .unwrap(),
+            Column::new("e".into(), [Some(4i64), Some(-2)]),
+        ],
+    )
+    .unwrap();
+    let lf = df
+        .lazy()
+        .sort_by_exprs(
+            [col("b"), col("e")],
+            SortMultipleOptions::default()
+                .with_order_descending_multi(vec![true, false])
+                .with_nulls_last_multi(vec![false, true])
+                .with_maintain_order(true),
+        )
+        .group_by_stable([col("b")])
+        .agg([col("a").std(0u8).alias("x2")]);
+    let how = Compare {
+        ordered: true,
+        floats_close: true,
+    };
+    assert_same_as_cpu(lf, how);
+}
