@@ -1,4 +1,4 @@
-//! Device faults injected at every seam of gpu-runtime (the `faults` feature): each query still gets Polars' answer, with the fault as its reason, and gives back all it held.
+//! Device faults injected at every seam of gpu-runtime (the `faults` feature): each query still gets Polars' answer (recovered on the device, or by fallback naming the fault) and gives back all it held; and the fault suite.
 //!
 //! `cargo test -p engine-select --features faults --test faults`. On the
 //! emulated device unless `GPU_TEST_DEVICE` names a GPU.
@@ -55,8 +55,8 @@ fn query() -> LazyFrame {
 /// runs without reaching the failing call: every query answers as Polars
 /// does, on the device where the engine recovers, else by fallback with the
 /// fault as the reason (or, with `raise_on_fail`, an error naming it); the
-/// device's memory in use returns to its level, and the next query runs on
-/// the device.
+/// device's memory in use returns to 0, and the next query runs on the
+/// device.
 #[test]
 fn a_fault_at_any_call_of_any_seam_costs_no_answer_and_no_memory() {
     let scenario = FailScenario::setup();
