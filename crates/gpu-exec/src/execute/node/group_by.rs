@@ -84,6 +84,16 @@ impl Executor<'_> {
         }
         if let Some(slice) = slice {
             out = self.slice_frame(&out, *slice)?;
+            // Polars evaluates the aggregations of a slice that keeps no
+            // group over no groups, by paths of its own (some raise there,
+            // as a ternary of an aggregation and a column under `round`).
+            if out.height == 0 && starts.len() > 0 {
+                return Err(ExecError::DependsOnPolars(
+                    "a sliced group-by keeping no group: Polars evaluates its aggregations \
+                     over no groups by paths of its own"
+                        .into(),
+                ));
+            }
         }
         for (column, output) in out.columns.iter_mut().zip(schema) {
             column.name = output.name.as_str().into();

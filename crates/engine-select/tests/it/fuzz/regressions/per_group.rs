@@ -3,7 +3,7 @@
 use polars::prelude::*;
 
 use super::{ORDERED, UNORDERED};
-use crate::fuzz::assert_same_as_cpu;
+use crate::fuzz::{Compare, assert_same_as_cpu};
 
 fn frame() -> DataFrame {
     df!(
@@ -149,4 +149,29 @@ fn text_of_aggregations_inside_filtered_aggregations_falls_back() {
         .group_by_stable([col("e")])
         .agg([kept.last().alias("x1")]);
     assert_same_as_cpu(lf, ORDERED);
+}
+
+/// A slice of a group-by that keeps no group: Polars evaluates the
+/// aggregations over no groups, where a ternary of an aggregation and a
+/// column under `round` raises (the same query without the slice answers);
+/// the CPU answers it, or raises.
+#[test]
+fn sliced_group_bys_keeping_no_group_are_polars_own() {
+    let df = df!("a" => [Some(true), Some(true)], "b" => [Some(-4.0f64), Some(5.0)])
+        .unwrap()
+        .lazy();
+    let lf = df
+        .group_by_stable([col("a")])
+        .agg([col("a")
+            .mean()
+            .fill_nan(col("b"))
+            .quantile(lit(0.9f64), QuantileMethod::Lower)
+            .round(2u32, RoundMode::HalfToEven)
+            .alias("x0")])
+        .slice(-4, 2);
+    let how = Compare {
+        ordered: true,
+        floats_close: true,
+    };
+    assert_same_as_cpu(lf, how);
 }
