@@ -87,7 +87,7 @@ impl Executor<'_> {
             // Polars evaluates the aggregations of a slice that keeps no
             // group over no groups, by paths of its own (some raise there,
             // as a ternary of an aggregation and a column under `round`).
-            if out.height == 0 && starts.len() > 0 {
+            if out.height == 0 && !starts.is_empty() {
                 return Err(ExecError::DependsOnPolars(
                     "a sliced group-by keeping no group: Polars evaluates its aggregations \
                      over no groups by paths of its own"
