@@ -210,9 +210,6 @@ library! {
     }
 }
 
-/// Kernels that check the emulator itself (host build only; not in any PTX
-/// module): a deadlock, an unsupported partial-mask vote, and exchanges
-/// through shuffles, votes and shared memory.
 /// The entries of the C enum of `source` (a CUDA file's text) that opens
 /// with `head` (`enum Op : u32 {`), in order, with their values (explicit,
 /// or one more than the last): for tests that check the numbers the Rust
@@ -240,6 +237,9 @@ pub fn c_enum(source: &str, head: &str) -> Vec<(String, u32)> {
     entries
 }
 
+/// Kernels that check the emulator itself (host build only; not in any PTX
+/// module): a deadlock, an unsupported partial-mask vote, and exchanges
+/// through shuffles, votes and shared memory.
 #[cfg(feature = "host")]
 pub mod emulator_selftest {
     use super::HostEntry;

@@ -148,12 +148,6 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
     Ok((df, uploaded_ahead))
 }
 
-/// `df`, the result of `root`, held as Polars' engine holds its own result
-/// of that node: the columns of one value repeated on every row as
-/// `Column::Scalar` (a select's or with_columns' expressions of one value
-/// beside per-row ones), a sort's first key marked sorted. Polars' engine,
-/// running the rest of a mixed plan, treats such columns apart (so mixed
-/// plans take no subplan that makes columns of one value at all).
 /// The column of `node`'s output that Polars flags sorted, and whether
 /// descending: the first key column of a sort, also under projections that
 /// pass it on as it is (Polars hands on the same column, flag and all).
@@ -187,6 +181,12 @@ fn sorted_column(node: &PlanNode) -> Option<(String, bool)> {
     }
 }
 
+/// `df`, the result of `root`, held as Polars' engine holds its own result
+/// of that node: the columns of one value repeated on every row as
+/// `Column::Scalar` (a select's or with_columns' expressions of one value
+/// beside per-row ones), a sort's first key marked sorted (also through projections). Polars' engine,
+/// running the rest of a mixed plan, treats such columns apart (so mixed
+/// plans take no subplan that makes columns of one value at all).
 fn held_as_polars_holds(mut df: DataFrame, root: &PlanNode) -> Result<DataFrame, ExecError> {
     // Polars marks the first key column of a sort as sorted, and its
     // engine then takes paths of its own (groups as slices) over it.

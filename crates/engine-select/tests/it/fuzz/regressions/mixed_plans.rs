@@ -2,8 +2,8 @@
 
 use polars::prelude::*;
 
-use super::{ORDERED, UNORDERED};
-use crate::fuzz::{Compare, assert_same_as_cpu};
+use super::{CLOSE, ORDERED, UNORDERED};
+use crate::fuzz::assert_same_as_cpu;
 
 /// A mixed plan must not put a frame from the device where Polars holds
 /// columns at one row (a with_columns of common subexpressions).
@@ -72,13 +72,7 @@ fn one_value_columns_are_not_handed_from_the_device_to_polars() {
             .with_columns([lit(14_802i32).cast(DataType::Date).alias("x2")])
             .group_by([col("c")])
             .agg([col("b").alias("x8"), col("x2").arg_max().alias("x9")]);
-        assert_same_as_cpu(
-            lf,
-            Compare {
-                ordered: false,
-                floats_close: false,
-            },
-        );
+        assert_same_as_cpu(lf, UNORDERED);
     }
 }
 
@@ -216,9 +210,5 @@ fn sorted_flags_pass_through_projections_of_a_sort_on_the_device() {
         )
         .group_by_stable([col("b")])
         .agg([col("a").std(0u8).alias("x2")]);
-    let how = Compare {
-        ordered: true,
-        floats_close: true,
-    };
-    assert_same_as_cpu(lf, how);
+    assert_same_as_cpu(lf, CLOSE);
 }

@@ -20,6 +20,12 @@ const UNORDERED: Compare = Compare {
     floats_close: false,
 };
 
+/// In order, floats within docs/operations.md's bound.
+const CLOSE: Compare = Compare {
+    ordered: true,
+    floats_close: true,
+};
+
 fn ints(name: &str, values: &[Option<i64>]) -> Column {
     Column::new(name.into(), values)
 }

@@ -2,8 +2,8 @@
 
 use polars::prelude::*;
 
-use super::{ORDERED, UNORDERED};
-use crate::fuzz::{Compare, assert_same_as_cpu};
+use super::{CLOSE, ORDERED, UNORDERED};
+use crate::fuzz::assert_same_as_cpu;
 
 fn frame() -> DataFrame {
     df!(
@@ -169,9 +169,5 @@ fn sliced_group_bys_keeping_no_group_are_polars_own() {
             .round(2u32, RoundMode::HalfToEven)
             .alias("x0")])
         .slice(-4, 2);
-    let how = Compare {
-        ordered: true,
-        floats_close: true,
-    };
-    assert_same_as_cpu(lf, how);
+    assert_same_as_cpu(lf, CLOSE);
 }
