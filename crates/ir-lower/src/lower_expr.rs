@@ -64,6 +64,10 @@ pub(crate) struct ExprLowering<'a> {
     /// [`ExprLowering::one_value`]).
     pub one_row: Vec<PlSmallStr>,
     pub refusals: &'a mut Vec<Refusal>,
+    /// Whether the expression is evaluated per group (an aggregation of a
+    /// group-by, the function of a window), where some of Polars' functions
+    /// take paths of their own.
+    pub per_group: bool,
 }
 
 type Lowered = Option<GpuExpr>;
@@ -355,7 +359,9 @@ impl ExprLowering<'_> {
                         ),
                     );
                 }
+                let outer = std::mem::replace(&mut self.per_group, true);
                 let function = self.boxed(function);
+                self.per_group = outer;
                 let keys: Vec<Lowered> = partition_by.iter().map(|&key| self.expr(key)).collect();
                 let order_by = order_by.map(|(key, options)| {
                     Some(RowOrder {

@@ -81,6 +81,7 @@ impl<'a> PlanLowering<'a> {
             schema,
             one_row,
             refusals: &mut self.refusals,
+            per_group: false,
         }
     }
 
@@ -186,9 +187,22 @@ impl<'a> PlanLowering<'a> {
 
     /// Lowers named expressions over the columns of the plan node `input`.
     fn named_exprs(&mut self, exprs: &[ExprIR], input: Node) -> Option<Vec<NamedExpr>> {
+        self.named_exprs_in(exprs, input, false)
+    }
+
+    /// [`Self::named_exprs`], evaluated per group where `per_group` (the
+    /// aggregations of a group-by).
+    fn named_exprs_in(
+        &mut self,
+        exprs: &[ExprIR],
+        input: Node,
+        per_group: bool,
+    ) -> Option<Vec<NamedExpr>> {
         let schema = self.schema_of(input);
         let one_row = self.one_row_columns(input);
-        self.expr_lowering(&schema, one_row).all_named(exprs)
+        let mut lowering = self.expr_lowering(&schema, one_row);
+        lowering.per_group = per_group;
+        lowering.all_named(exprs)
     }
 
     /// Of a select whose every expression filters (`filter`, `drop_nulls`,
@@ -547,7 +561,7 @@ impl<'a> PlanLowering<'a> {
                     return None;
                 }
                 let keys = self.named_exprs(keys, input_node);
-                let aggs = self.named_exprs(aggs, input_node);
+                let aggs = self.named_exprs_in(aggs, input_node, true);
                 let (keys, aggs) = (keys?, aggs?);
                 let mut refused = false;
                 for agg in &aggs {

@@ -234,6 +234,18 @@ impl ExprLowering<'_> {
                 )
             }
             KeptRows::NotNull => lowered.clone().map(GpuExpr::is_not_null),
+            // Per group Polars tests the value it stores under a null as if
+            // it were valid (a null of `mean_horizontal` is dropped, one of
+            // a column kept): not ours to know.
+            KeptRows::NotNan
+                if self.per_group && lowered.as_ref().is_some_and(|v| v.dtype.is_float()) =>
+            {
+                self.refuse(
+                    node,
+                    "drop_nans of floats per group (in a group-by or a window): Polars keeps or \
+                     drops each null there by the value it stores under the null",
+                )
+            }
             // Those not NaN (nulls are kept; only floats hold NaN).
             KeptRows::NotNan => lowered.as_ref().map(|values| {
                 let every = GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean);

@@ -171,3 +171,43 @@ fn sliced_group_bys_keeping_no_group_are_polars_own() {
         .slice(-4, 2);
     assert_same_as_cpu(lf, CLOSE);
 }
+
+/// `drop_nans` of floats per group: Polars tests the value it stores under
+/// each null as if it were valid (a null of `mean_horizontal` holds NaN
+/// there and is dropped; a null of a column is kept), where over the frame
+/// it keeps every null. Per group it falls back with the reason; over the
+/// frame it runs on the device. Found by the fuzzer (seed 11077, case 568).
+#[test]
+fn drop_nans_of_floats_per_group_are_polars_own() {
+    let df = df!(
+        "b" => [None, Some(2i64), None, Some(-314), Some(-4), Some(-4), Some(-4)],
+        "d" => [-2.5f64, -2.0, -0.5, 1.0, -1.0, -2.0, -2.5],
+    )
+    .unwrap();
+    let mean = polars::lazy::dsl::mean_horizontal(&[col("b"), col("b")], true).unwrap();
+    let lf = df.clone().lazy().group_by_stable([col("d")]).agg([mean
+        .clone()
+        .drop_nans()
+        .first()
+        .alias("x")]);
+    assert_same_as_cpu(lf.clone(), ORDERED);
+    let engine = engine_select::Engine::Gpu(crate::under_test());
+    let (_, report) = engine_select::LazyFrameExt::collect_with_report(lf, &engine).unwrap();
+    assert!(
+        report
+            .fallback_reasons
+            .iter()
+            .any(|r| r.message.contains("drop_nans of floats per group")),
+        "{report}"
+    );
+    let window = df.clone().lazy().select([mean
+        .clone()
+        .drop_nans()
+        .first()
+        .over([col("d")])
+        .unwrap()
+        .alias("x")]);
+    assert_same_as_cpu(window, ORDERED);
+    let whole = df.lazy().select([mean.drop_nans().first().alias("x")]);
+    crate::gpu::assert_gpu_eq("drop_nans over the frame", whole);
+}
