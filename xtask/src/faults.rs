@@ -1,4 +1,4 @@
-//! `cargo xtask faults`: the fault suite at a size of your choosing — PDS-H and more on several threads, with every seam of gpu-runtime failing at random — and its one line.
+//! `cargo xtask faults`: the fault suite at a size of your choosing — PDS-H and more on several threads, with every seam of gpu-runtime failing at random, sticky faults and resets among them — and its one line.
 
 use std::path::Path;
 
@@ -14,6 +14,10 @@ pub struct FaultArgs {
     /// Percent of the calls at each seam that fail.
     #[arg(long, default_value_t = 2)]
     percent: u64,
+    /// Per mille of kernel launches that fault stickily (the device is
+    /// unusable until a worker resets it).
+    #[arg(long, default_value_t = 1)]
+    sticky_per_mille: u64,
     /// Seconds after which a query still running counts as a hang.
     #[arg(long, default_value_t = 3_600)]
     seconds: u64,
@@ -40,6 +44,10 @@ pub fn run(root: &Path, args: &FaultArgs) -> Result<(), String> {
         .env("FAULT_SUITE_QUERIES", args.queries.to_string())
         .env("FAULT_SUITE_THREADS", args.threads.to_string())
         .env("FAULT_SUITE_PERCENT", args.percent.to_string())
+        .env(
+            "FAULT_SUITE_STICKY_PER_MILLE",
+            args.sticky_per_mille.to_string(),
+        )
         .env("FAULT_SUITE_SECONDS", args.seconds.to_string())
         .env("FAULT_SUITE_SUMMARY", &summary)
         .status()

@@ -1,8 +1,8 @@
-//! The devices the GPU engine runs on, started on first use, once per process and device.
+//! The devices the GPU engine runs on, started on first use, once per process and device, and marked failed after a sticky fault until reset.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 use gpu_exec::ExecContext;
 use gpu_runtime::memory::{
@@ -25,8 +25,31 @@ struct Started {
     memory: Arc<StatisticsResource>,
 }
 
-/// The started devices, by (CUDA or emulated, ordinal).
-static DEVICES: OnceLock<Mutex<HashMap<(bool, usize), Started>>> = OnceLock::new();
+/// A device's state.
+enum Slot {
+    Started(Started),
+    /// A sticky error left the device's context unusable: queries on it fall
+    /// back at once until [`reset`].
+    Faulted {
+        device: Device,
+        error: RuntimeError,
+        /// The memory resource, alive while queries that ran when the fault
+        /// came still hold its buffers.
+        memory: Weak<StatisticsResource>,
+    },
+}
+
+/// The devices, by (CUDA or emulated, ordinal).
+type Table = HashMap<(bool, usize), Slot>;
+
+static DEVICES: OnceLock<Mutex<Table>> = OnceLock::new();
+
+fn devices() -> Result<MutexGuard<'static, Table>, RuntimeError> {
+    DEVICES
+        .get_or_init(Default::default)
+        .lock()
+        .map_err(|_| RuntimeError::Internal("the device table is poisoned".into()))
+}
 
 /// The options of our own pool for a configured resource.
 fn pool_options(memory_resource: MemoryResource) -> PoolOptions {
@@ -91,13 +114,14 @@ pub(crate) fn context(
     ordinal: usize,
     memory_resource: MemoryResource,
 ) -> Result<ExecContext, RuntimeError> {
-    let mut devices = DEVICES
-        .get_or_init(Default::default)
-        .lock()
-        .map_err(|_| RuntimeError::Internal("the device table is poisoned".into()))?;
-    let started = match devices.entry((kind == DeviceKind::Cuda, ordinal)) {
-        Entry::Occupied(started) => started.into_mut(),
-        Entry::Vacant(slot) => slot.insert(start(kind, ordinal, memory_resource)?),
+    let mut devices = devices()?;
+    let slot = match devices.entry((kind == DeviceKind::Cuda, ordinal)) {
+        Entry::Occupied(slot) => slot.into_mut(),
+        Entry::Vacant(slot) => slot.insert(Slot::Started(start(kind, ordinal, memory_resource)?)),
+    };
+    let started = match slot {
+        Slot::Started(started) => started,
+        Slot::Faulted { error, .. } => return Err(error.clone()),
     };
     Ok(ExecContext {
         memory: started.memory.clone() as Arc<dyn DeviceMemory>,
@@ -107,10 +131,63 @@ pub(crate) fn context(
     })
 }
 
+/// The sticky error that left device `ordinal` of `kind` unusable, if any.
+pub(crate) fn fault(kind: DeviceKind, ordinal: usize) -> Option<RuntimeError> {
+    match devices().ok()?.get(&(kind == DeviceKind::Cuda, ordinal))? {
+        Slot::Faulted { error, .. } => Some(error.clone()),
+        Slot::Started(_) => None,
+    }
+}
+
+/// Marks device `ordinal` of `kind` failed by the sticky `error`: its memory
+/// resource goes once the queries holding it end, and queries fall back at
+/// once until [`reset`].
+pub(crate) fn mark_faulted(kind: DeviceKind, ordinal: usize, error: &RuntimeError) {
+    let Ok(mut devices) = devices() else {
+        return;
+    };
+    let key = (kind == DeviceKind::Cuda, ordinal);
+    if let Some(Slot::Started(started)) = devices.remove(&key) {
+        tracing::error!(
+            device = %started.device.describe(),
+            "queries on the device fall back until it is reset: {error}"
+        );
+        devices.insert(
+            key,
+            Slot::Faulted {
+                device: started.device,
+                error: error.clone(),
+                memory: Arc::downgrade(&started.memory),
+            },
+        );
+    }
+}
+
+/// Rebuilds device `ordinal` of `kind` after a sticky error: `Ok(true)`
+/// where it was marked failed and now works again (the next query starts
+/// it afresh), `Ok(false)` where it was not marked, an error (the mark
+/// kept) while queries that ran when the fault came still hold memory or
+/// streams on it, or where the driver cannot rebuild it.
+pub(crate) fn reset(kind: DeviceKind, ordinal: usize) -> Result<bool, RuntimeError> {
+    let mut devices = devices()?;
+    let key = (kind == DeviceKind::Cuda, ordinal);
+    let Some(Slot::Faulted { device, .. }) = devices.get(&key) else {
+        return Ok(false);
+    };
+    device.reset()?;
+    tracing::info!(device = %device.describe(), "reset after a sticky error");
+    devices.remove(&key);
+    Ok(true)
+}
+
 /// Bytes of device memory the engine's buffers hold now on device
 /// `ordinal` of `kind` (`None`: it has not started).
 pub(crate) fn memory_in_use(kind: DeviceKind, ordinal: usize) -> Option<u64> {
-    let devices = DEVICES.get()?.lock().ok()?;
-    let started = devices.get(&(kind == DeviceKind::Cuda, ordinal))?;
-    Some(started.memory.statistics().current_bytes)
+    let devices = devices().ok()?;
+    match devices.get(&(kind == DeviceKind::Cuda, ordinal))? {
+        Slot::Started(started) => Some(started.memory.statistics().current_bytes),
+        Slot::Faulted { memory, .. } => {
+            Some(memory.upgrade().map_or(0, |m| m.statistics().current_bytes))
+        }
+    }
 }

@@ -207,6 +207,30 @@ impl GpuEngine {
         crate::devices::memory_in_use(resolved.device_kind, resolved.device)
     }
 
+    /// The error that left this engine's device unusable (a kernel that
+    /// faulted, an uncorrectable memory error: CUDA's sticky errors), if
+    /// one did: queries on the device fall back at once, with it as their
+    /// reason, until [`GpuEngine::reset_device`].
+    pub fn device_fault(&self) -> Option<String> {
+        let resolved = self.resolve().ok()?;
+        crate::devices::fault(resolved.device_kind, resolved.device).map(|e| e.to_string())
+    }
+
+    /// Rebuilds this engine's device after a sticky error, so that queries
+    /// run on it again: `Ok(true)` where it was unusable and now works,
+    /// `Ok(false)` where it was not unusable (nothing is done). An error,
+    /// the device staying unusable, while queries that were running when
+    /// the fault came still hold memory on it (reset when they end), or
+    /// where the driver cannot rebuild it. On a GPU this resets the
+    /// device's primary context, which the CUDA runtime shares in the
+    /// process (PyTorch, CuPy): their memory on the device goes too, as the
+    /// fault left it unusable to them as well.
+    pub fn reset_device(&self) -> Result<bool, EngineError> {
+        let resolved = self.resolve()?;
+        crate::devices::reset(resolved.device_kind, resolved.device)
+            .map_err(|e| EngineError::DeviceReset(e.to_string()))
+    }
+
     /// Applies the environment and checks the configuration.
     pub(crate) fn resolve(&self) -> Result<ResolvedGpu, EngineError> {
         self.resolve_with(|name| std::env::var(name).ok())

@@ -26,6 +26,10 @@ pub enum EngineError {
         /// Every reason, in plan order.
         reasons: Vec<FallbackReason>,
     },
+    /// A device left unusable by a fault could not be rebuilt
+    /// ([`crate::GpuEngine::reset_device`]).
+    #[error("the GPU device could not be reset: {0}")]
+    DeviceReset(String),
     /// An error of Polars itself (a bad query, a missing column, ...), from whichever engine ran.
     #[error(transparent)]
     Polars(#[from] PolarsError),

@@ -6,7 +6,7 @@ use polars::prelude::DataFrame;
 use polars_plan::plans::{AExpr, ArenaLpIter, IR};
 use polars_utils::arena::{Arena, Node};
 
-use crate::devices::{EMULATED_DEVICES, context};
+use crate::devices::{self, EMULATED_DEVICES, context};
 use crate::engine::{DeviceKind, ResolvedGpu};
 use crate::error::EngineError;
 use crate::report::{ExecutedBy, FallbackKind, FallbackReason};
@@ -51,6 +51,14 @@ fn reason(
 /// internal runtime error is a bug of ours, reported as such.
 fn runtime_reason(e: RuntimeError) -> FallbackReason {
     match e {
+        _ if e.is_sticky() => reason(
+            FallbackKind::DeviceFault,
+            None,
+            format!(
+                "{e}; the device is unusable until it is reset (GpuEngine::reset_device), and \
+                 queries on it fall back"
+            ),
+        ),
         RuntimeError::Unavailable(_)
         | RuntimeError::Driver { .. }
         | RuntimeError::Kernel { .. } => reason(FallbackKind::Unavailable, None, e.to_string()),
@@ -59,6 +67,15 @@ fn runtime_reason(e: RuntimeError) -> FallbackReason {
             reason(FallbackKind::Internal, None, e.to_string())
         }
     }
+}
+
+/// A runtime error of the device as a fallback reason; a sticky one marks
+/// the device failed first.
+fn device_failure(e: RuntimeError, gpu: &ResolvedGpu) -> FallbackReason {
+    if e.is_sticky() {
+        devices::mark_faulted(gpu.device_kind, gpu.device, &e);
+    }
+    runtime_reason(e)
 }
 
 /// Decides, then runs the plan on the device if nothing stands in the way.
@@ -94,6 +111,10 @@ pub(crate) fn attempt(
             ));
         }
         DeviceKind::Emulated => {}
+    }
+    // A device a sticky error left unusable is not touched until reset.
+    if let Some(fault) = devices::fault(gpu.device_kind, gpu.device) {
+        reasons.push(runtime_reason(fault));
     }
     if reasons.is_empty() {
         read_scans_on_host(root, lp_arena, expr_arena)?;
@@ -156,13 +177,13 @@ pub(crate) fn attempt(
     };
     let context = match context(gpu.device_kind, gpu.device, gpu.memory_resource) {
         Ok(context) => context,
-        Err(e) => return Ok(Attempt::FellBack(vec![runtime_reason(e)])),
+        Err(e) => return Ok(Attempt::FellBack(vec![device_failure(e, gpu)])),
     };
     // All subplans run before any replaces its part of the plan: a failure
     // leaves the plan whole for the CPU.
     let mut frames = Vec::with_capacity(subplans.len());
     for (node, plan) in &subplans {
-        match run(plan, &context) {
+        match run(plan, &context, gpu) {
             // Polars holds a column of one row as a scalar column where it
             // computed it, as a series where it read it, and its group-bys
             // answer by which (`arg_max` of an empty slice: null or 0): a
@@ -199,9 +220,10 @@ pub(crate) fn attempt(
 fn run(
     plan: &ir_lower::GpuPlan,
     context: &gpu_exec::ExecContext,
+    gpu: &ResolvedGpu,
 ) -> Result<DataFrame, FallbackReason> {
     gpu_exec::execute(plan, context).map_err(|e| match e {
-        ExecError::Runtime(e) => runtime_reason(e),
+        ExecError::Runtime(e) => device_failure(e, gpu),
         ExecError::InvalidData(message) => reason(
             FallbackKind::InvalidData,
             None,

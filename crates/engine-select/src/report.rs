@@ -74,6 +74,11 @@ pub enum FallbackKind {
     Unsupported,
     /// The device ran out of memory.
     OutOfMemory,
+    /// The device failed in a way that leaves it unusable (a kernel that
+    /// faulted, an uncorrectable memory error): the query that met it, and
+    /// every later one on that device until [`crate::GpuEngine::reset_device`],
+    /// fall back.
+    DeviceFault,
     /// The data holds values the query rejects (a strict cast of a value
     /// that does not fit): the CPU engine runs the query to raise Polars'
     /// own error.
@@ -90,6 +95,7 @@ impl fmt::Display for FallbackKind {
             FallbackKind::Unavailable => "gpu unavailable",
             FallbackKind::Unsupported => "unsupported",
             FallbackKind::OutOfMemory => "device out of memory",
+            FallbackKind::DeviceFault => "device fault",
             FallbackKind::InvalidData => "invalid data",
             FallbackKind::Internal => "internal error (a bug in the GPU engine)",
         })

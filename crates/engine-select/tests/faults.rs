@@ -73,7 +73,7 @@ fn a_fault_at_any_call_of_any_seam_costs_no_answer_and_no_memory() {
     let level = engine.memory_in_use().expect("the device started");
     assert_eq!(level, 0, "memory held between queries");
     let mut faults = 0;
-    for seam in Seam::ALL {
+    for seam in Seam::TRANSIENT {
         // Calls 0 to 4, then every half again as far: the first calls and a
         // spread of the later ones.
         let calls = std::iter::successors(Some(0usize), |&c| {
@@ -120,7 +120,7 @@ fn a_fault_at_any_call_of_any_seam_costs_no_answer_and_no_memory() {
             assert_eq!(engine.memory_in_use(), Some(level), "{what}: memory held");
         }
     }
-    assert!(faults >= Seam::ALL.len(), "{faults} faults injected");
+    assert!(faults >= Seam::TRANSIENT.len(), "{faults} faults injected");
     // With raise_on_fail, the fault is the error (a download: after the
     // upload worker, whose faults the executor recovers from).
     fail::cfg(Seam::Download.name(), "1*return->off").unwrap();
@@ -153,7 +153,7 @@ fn concurrent_queries_under_random_faults_all_answer() {
         .collect_with_report(&Engine::Gpu(engine.clone().with_raise_on_fail(true)))
         .unwrap();
     let before = faults::injected();
-    for seam in Seam::ALL {
+    for seam in Seam::TRANSIENT {
         fail::cfg(seam.name(), "3%return").unwrap();
     }
     std::thread::scope(|s| {
@@ -172,7 +172,7 @@ fn concurrent_queries_under_random_faults_all_answer() {
             });
         }
     });
-    for seam in Seam::ALL {
+    for seam in Seam::TRANSIENT {
         fail::remove(seam.name());
     }
     assert!(faults::injected() > before, "no fault injected");
@@ -188,6 +188,82 @@ fn concurrent_queries_under_random_faults_all_answer() {
     scenario.teardown();
 }
 
+/// A sticky fault (a kernel that faults, leaving the device's context
+/// unusable): the query that meets it answers by fallback, naming it; the
+/// device is marked, and later queries on it fall back at once, without a
+/// call to the device (every seam set to fail counts no fault), or raise
+/// with `raise_on_fail`; other devices run; no memory is held; a reset
+/// brings the device back.
+#[test]
+fn a_sticky_fault_marks_the_device_until_it_is_reset() {
+    let scenario = FailScenario::setup();
+    let expected = query().collect().unwrap();
+    let engine = engine();
+    let raising = Engine::Gpu(engine.clone().with_raise_on_fail(true));
+    query().collect_with_report(&raising).unwrap();
+    assert_eq!(engine.device_fault(), None);
+    assert!(!engine.reset_device().unwrap(), "nothing to reset");
+
+    fail::cfg(Seam::Sticky.name(), "1*return->off").unwrap();
+    let (df, report) = query()
+        .collect_with_report(&Engine::Gpu(engine.clone()))
+        .unwrap();
+    fail::remove(Seam::Sticky.name());
+    assert!(df.equals_missing(&expected), "{df}");
+    let reason = &report.fallback_reasons[0];
+    assert_eq!(reason.kind, FallbackKind::DeviceFault, "{report}");
+    assert!(reason.message.contains(Seam::Sticky.name()), "{report}");
+    let fault = engine.device_fault().expect("the device is marked");
+    assert!(
+        fault.contains("CUDA_ERROR") || fault.contains(Seam::Sticky.name()),
+        "{fault}"
+    );
+    assert_eq!(
+        engine.memory_in_use(),
+        Some(0),
+        "memory held after the fault"
+    );
+
+    // Later queries do not touch the device: were they to call it, every
+    // seam would fail and count.
+    let before = faults::injected();
+    for seam in Seam::TRANSIENT {
+        fail::cfg(seam.name(), "return").unwrap();
+    }
+    let (df, report) = query()
+        .collect_with_report(&Engine::Gpu(engine.clone()))
+        .unwrap();
+    for seam in Seam::TRANSIENT {
+        fail::remove(seam.name());
+    }
+    assert_eq!(faults::injected(), before, "the marked device was called");
+    assert!(df.equals_missing(&expected), "{df}");
+    assert_eq!(report.fallback_reasons.len(), 1, "{report}");
+    assert_eq!(report.fallback_reasons[0].kind, FallbackKind::DeviceFault);
+    match query().collect_with_report(&raising) {
+        Err(EngineError::GpuUnavailable { reasons }) => {
+            assert_eq!(reasons[0].kind, FallbackKind::DeviceFault, "{reasons:?}")
+        }
+        other => panic!("expected the fault as the error, got {other:?}"),
+    }
+
+    // Another device is untouched.
+    let other = GpuEngine::new()
+        .with_device_kind(DeviceKind::Emulated)
+        .with_device(3)
+        .with_raise_on_fail(true);
+    let (df, _) = query().collect_with_report(&Engine::Gpu(other)).unwrap();
+    assert!(df.equals_missing(&expected), "{df}");
+
+    assert!(engine.reset_device().unwrap(), "the device was marked");
+    assert_eq!(engine.device_fault(), None);
+    let (df, report) = query().collect_with_report(&raising).unwrap();
+    assert!(df.equals_missing(&expected), "{df}");
+    assert!(report.fallback_reasons.is_empty(), "{report}");
+    assert_eq!(engine.memory_in_use(), Some(0));
+    scenario.teardown();
+}
+
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name).map_or(default, |v| {
         v.parse()
@@ -197,16 +273,20 @@ fn setting(name: &str, default: u64) -> u64 {
 
 /// The fault suite (`cargo xtask faults` runs it large): the 22 PDS-H
 /// queries and the query above, on `FAULT_SUITE_THREADS` threads (2), each
-/// seam failing on `FAULT_SUITE_PERCENT` % of its calls (2), until
-/// `FAULT_SUITE_QUERIES` (46) have run. Prints one line (also written to
-/// `FAULT_SUITE_SUMMARY` when set): queries, faults injected, answers equal
-/// to the CPU's, bytes held after, hangs (a query still running after
-/// `FAULT_SUITE_SECONDS`, 600, ends the process with that line).
+/// transient seam failing on `FAULT_SUITE_PERCENT` % of its calls (2) and
+/// `FAULT_SUITE_STICKY_PER_MILLE` ‰ of kernel launches (1) faulting
+/// stickily, until `FAULT_SUITE_QUERIES` (46) have run. A worker that finds
+/// the device marked after its query resets it (when no other query holds
+/// it). Prints one line (also written to `FAULT_SUITE_SUMMARY` when set):
+/// queries, faults injected, resets, answers equal to the CPU's, bytes held
+/// after, hangs (a query still running after `FAULT_SUITE_SECONDS`, 600,
+/// ends the process with that line).
 #[test]
 fn fault_suite() {
     let queries = setting("FAULT_SUITE_QUERIES", 46) as usize;
     let threads = setting("FAULT_SUITE_THREADS", 2) as usize;
     let percent = setting("FAULT_SUITE_PERCENT", 2);
+    let sticky = setting("FAULT_SUITE_STICKY_PER_MILLE", 1);
     let seconds = setting("FAULT_SUITE_SECONDS", 600);
     let scenario = FailScenario::setup();
     let tables = pdsh::Tables::generate(0.002, false).unwrap();
@@ -228,17 +308,27 @@ fn fault_suite() {
         assert_eq!(frames::frames_differ(expected, &df), None);
     }
     let before = faults::injected();
-    for seam in Seam::ALL {
+    for seam in Seam::TRANSIENT {
         fail::cfg(seam.name(), &format!("{percent}%return")).unwrap();
     }
+    let sticky = format!("{}%return", sticky as f64 / 10.0);
+    fail::cfg(Seam::Sticky.name(), &sticky).unwrap();
+    let resets = std::sync::atomic::AtomicUsize::new(0);
+    let reset = || {
+        if engine.device_fault().is_some() && engine.reset_device().is_ok_and(|done| done) {
+            resets.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        }
+    };
     let next = std::sync::atomic::AtomicUsize::new(0);
     let wrong = std::sync::Mutex::new(Vec::new());
     let done = std::sync::atomic::AtomicBool::new(false);
     let line = |answered: usize, leaked: u64, hangs: usize| {
         format!(
-            "fault suite: {queries} queries on {threads} threads, {} faults injected, {answered} \
-             answered equal to the CPU, {leaked} bytes held after, {hangs} hangs",
-            faults::injected() - before
+            "fault suite: {queries} queries on {threads} threads, {} faults injected, {} \
+             resets after sticky faults, {answered} answered equal to the CPU, {leaked} bytes \
+             held after, {hangs} hangs",
+            faults::injected() - before,
+            resets.load(std::sync::atomic::Ordering::Acquire)
         )
     };
     std::thread::scope(|s| {
@@ -271,6 +361,7 @@ fn fault_suite() {
                         if let Some(why) = why {
                             wrong.lock().unwrap().push(format!("query {which}: {why}"));
                         }
+                        reset();
                     }
                 })
             })
@@ -280,11 +371,14 @@ fn fault_suite() {
         }
         done.store(true, std::sync::atomic::Ordering::Release);
     });
-    for seam in Seam::ALL {
+    for seam in Seam::TRANSIENT.into_iter().chain([Seam::Sticky]) {
         fail::remove(seam.name());
     }
     let wrong = wrong.into_inner().unwrap();
     let leaked = engine.memory_in_use().unwrap_or(0);
+    // With every query done, nothing holds a marked device: it resets.
+    reset();
+    assert_eq!(engine.device_fault(), None, "the device could not be reset");
     let line = line(queries - wrong.len(), leaked, 0);
     println!("{line}");
     if let Ok(path) = std::env::var("FAULT_SUITE_SUMMARY") {

@@ -59,6 +59,30 @@ impl Device {
         }
     }
 
+    /// The sticky error that left the device's context unusable (every
+    /// later call on it fails so) until [`Device::reset`], if any.
+    pub fn fault(&self) -> Option<RuntimeError> {
+        match self {
+            Device::Cuda(device) => device.health().fault(),
+            Device::Emulated(device) => device.health().fault(),
+        }
+    }
+
+    /// Rebuilds the device's context after a sticky error: everything made
+    /// on it is gone, and calls on it work again. Fails, changing nothing,
+    /// while anything made on the device lives (a stream, a buffer, a memory
+    /// resource: any handle to the device but this one and, for a CUDA
+    /// device, the process's table of them). A CUDA device's primary
+    /// context is shared with the CUDA runtime in the process (PyTorch,
+    /// CuPy), whose memory in it goes too: after a sticky error it is
+    /// unusable to them as well.
+    pub fn reset(&self) -> Result<(), RuntimeError> {
+        match self {
+            Device::Cuda(device) => device.reset(2),
+            Device::Emulated(device) => device.reset(1),
+        }
+    }
+
     /// A short description, e.g. "CUDA device 0 (NVIDIA H200, compute
     /// capability 9.0)" or "emulated device 0".
     pub fn describe(&self) -> String {
@@ -164,5 +188,56 @@ mod tests {
         assert!(device.is_emulated());
         assert_eq!(device.describe(), "emulated device 0");
         assert_eq!(device.total_memory(), 1 << 20);
+    }
+}
+
+#[cfg(test)]
+mod sticky_tests {
+    use super::*;
+    use crate::memory::{DeviceBuffer, MemoryResource, PoolOptions, PoolResource};
+
+    fn illegal_address() -> RuntimeError {
+        RuntimeError::Driver {
+            call: "cuStreamSynchronize",
+            name: "CUDA_ERROR_ILLEGAL_ADDRESS".into(),
+            code: 700,
+        }
+    }
+
+    #[test]
+    fn a_sticky_error_fails_every_later_call_until_a_reset_nothing_outlives() {
+        let emulated = Arc::new(EmulatedDevice::new(0, 512 << 20));
+        let device = Device::Emulated(emulated.clone());
+        let memory: Arc<dyn MemoryResource> =
+            Arc::new(PoolResource::new(Arc::new(device.clone()), PoolOptions::default()).unwrap());
+        let stream = device.create_stream().unwrap();
+        let before = DeviceBuffer::from_host(&[1i64, 2, 3], memory.clone(), &stream).unwrap();
+        assert_eq!(device.fault(), None);
+        // A transient error is not kept; a sticky one is.
+        emulated
+            .health()
+            .observe(RuntimeError::Internal("transient".into()));
+        assert_eq!(device.fault(), None);
+        emulated.health().observe(illegal_address());
+        assert_eq!(device.fault(), Some(illegal_address()));
+        assert_eq!(stream.synchronize(), Err(illegal_address()));
+        assert_eq!(before.to_host(), Err(illegal_address()));
+        assert_eq!(
+            DeviceBuffer::from_host(&[4i64], memory.clone(), &stream).err(),
+            Some(illegal_address())
+        );
+        assert_eq!(device.create_stream().err(), Some(illegal_address()));
+        // Nothing made on the device may outlive its context.
+        let refused = device.reset().unwrap_err();
+        assert!(refused.to_string().contains("cannot be reset"), "{refused}");
+        assert_eq!(device.fault(), Some(illegal_address()));
+        drop((before, stream, memory, emulated));
+        device.reset().unwrap();
+        assert_eq!(device.fault(), None);
+        let stream = device.create_stream().unwrap();
+        let memory: Arc<dyn MemoryResource> =
+            Arc::new(PoolResource::new(Arc::new(device.clone()), PoolOptions::default()).unwrap());
+        let after = DeviceBuffer::from_host(&[5i64, 6], memory, &stream).unwrap();
+        assert_eq!(after.to_host().unwrap(), vec![5, 6]);
     }
 }

@@ -56,6 +56,36 @@ pub enum RuntimeError {
     Internal(String),
 }
 
+/// The `CUresult` codes after which a context is unusable: every later call
+/// in it fails the same way until it is rebuilt (CUDA's "sticky" errors: a
+/// kernel that faulted, an uncorrectable ECC error, an assertion in a
+/// kernel).
+const STICKY_CODES: [u32; 9] = [
+    214, // CUDA_ERROR_ECC_UNCORRECTABLE
+    700, // CUDA_ERROR_ILLEGAL_ADDRESS
+    710, // CUDA_ERROR_ASSERT
+    714, // CUDA_ERROR_HARDWARE_STACK_ERROR
+    715, // CUDA_ERROR_ILLEGAL_INSTRUCTION
+    716, // CUDA_ERROR_MISALIGNED_ADDRESS
+    717, // CUDA_ERROR_INVALID_ADDRESS_SPACE
+    718, // CUDA_ERROR_INVALID_PC
+    719, // CUDA_ERROR_LAUNCH_FAILED
+];
+
+impl RuntimeError {
+    /// Whether the error leaves the device's context unusable (a sticky
+    /// error): every later call on the device fails until the context is
+    /// rebuilt ([`crate::Device::reset`]).
+    pub fn is_sticky(&self) -> bool {
+        match self {
+            RuntimeError::Driver { code, .. } | RuntimeError::Kernel { code, .. } => {
+                STICKY_CODES.contains(code)
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Why no usable GPU is available. Each variant says what to do about it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Unavailable {

@@ -23,11 +23,17 @@ pub enum Seam {
     CopyDevice,
     /// A wait for a stream's or an event's work.
     Synchronize,
+    /// A kernel that faults (writes out of bounds): its launch fails with
+    /// `CUDA_ERROR_ILLEGAL_ADDRESS`, and the device's context stays failed
+    /// (every later call on the device fails so, as CUDA's sticky errors
+    /// do) until it is rebuilt ([`crate::Device::reset`]).
+    Sticky,
 }
 
 impl Seam {
-    /// Every seam.
-    pub const ALL: [Seam; 6] = [
+    /// Every seam whose fault fails one call only (all but
+    /// [`Seam::Sticky`]).
+    pub const TRANSIENT: [Seam; 6] = [
         Seam::Allocate,
         Seam::Launch,
         Seam::Upload,
@@ -45,6 +51,7 @@ impl Seam {
             Seam::Download => "gpu-runtime::download",
             Seam::CopyDevice => "gpu-runtime::copy-device",
             Seam::Synchronize => "gpu-runtime::synchronize",
+            Seam::Sticky => "gpu-runtime::sticky",
         }
     }
 
@@ -58,11 +65,15 @@ impl Seam {
                     available: 0,
                 };
             }
-            Seam::Launch => ("cuLaunchKernel", 719),
+            // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: a launch that fails alone.
+            Seam::Launch => ("cuLaunchKernel", 701),
+            // CUDA_ERROR_UNKNOWN, not taken as sticky.
             Seam::Upload => ("cuMemcpyHtoDAsync", 999),
             Seam::Download => ("cuMemcpyDtoHAsync", 999),
             Seam::CopyDevice => ("cuMemcpyDtoDAsync", 999),
-            Seam::Synchronize => ("cuStreamSynchronize", 700),
+            Seam::Synchronize => ("cuStreamSynchronize", 999),
+            // CUDA_ERROR_ILLEGAL_ADDRESS, sticky.
+            Seam::Sticky => ("cuLaunchKernel", 700),
         };
         RuntimeError::Driver {
             call,

@@ -115,11 +115,12 @@ impl Stream {
         args: KernelArgs,
     ) -> Result<(), RuntimeError> {
         let mut slots = args.slots;
-        crate::faults::at(crate::faults::Seam::Launch, 0)?;
+        self.seam(crate::faults::Seam::Launch, 0)?;
+        self.seam(crate::faults::Seam::Sticky, 0)?;
         crate::counts::launched();
         if let Some(cuda) = self.cuda() {
             // SAFETY: forwarded from the caller.
-            return unsafe { cuda.launch(kernel, config, &mut slots) };
+            return self.watch(unsafe { cuda.launch(kernel, config, &mut slots) });
         }
         let entry = kernel.host.ok_or_else(|| {
             RuntimeError::InvalidArgument(format!(

@@ -26,6 +26,7 @@ mod emulated;
 mod error;
 pub mod expr;
 pub mod faults;
+mod health;
 mod launch;
 pub mod memory;
 pub mod ops;

@@ -182,6 +182,14 @@ impl StagingPool {
         self.free(block);
     }
 
+    /// Forgets the idle blocks without freeing them: their memory died with
+    /// the device's context (rebuilt after a sticky error).
+    pub fn forget(&self) {
+        let mut state = self.state.lock();
+        let idle = std::mem::take(&mut state.idle);
+        state.blocks -= idle.len();
+    }
+
     fn free(&self, block: Block) {
         if let Err(e) = block.busy_until.synchronize() {
             // A copy may still read or write the block: keep it.

@@ -8,6 +8,8 @@ use crate::cuda::Context;
 use crate::cuda::stream::{CudaEvent, CudaStream};
 use crate::emulated::stream::{EmulatedEvent, EmulatedStream};
 use crate::error::RuntimeError;
+use crate::faults::Seam;
+use crate::health::Health;
 use crate::memory::DeviceCopy;
 use crate::staging::{BLOCK_BYTES, Block, StagingPool};
 use rayon::prelude::*;
@@ -44,6 +46,8 @@ pub struct Stream {
     /// the record made just before it and a later record only marks later
     /// work of the same stream.
     marker: Event,
+    /// The health of the device's context, shared with the device.
+    health: Arc<Health>,
 }
 
 /// A stream that does not keep its stream alive.
@@ -53,6 +57,7 @@ pub(crate) struct WeakStream {
     host_threads: u32,
     staging: Arc<StagingPool>,
     marker: Event,
+    health: Arc<Health>,
     /// Set once the stream has ended: its last handle dropped and its work
     /// done. (A stream whose last handle is gone but whose drop still
     /// waits for its work cannot be upgraded, yet has not ended.)
@@ -97,6 +102,7 @@ impl WeakStream {
             host_threads: self.host_threads,
             staging: self.staging.clone(),
             marker: self.marker.clone(),
+            health: self.health.clone(),
         })
     }
 }
@@ -106,7 +112,9 @@ impl Stream {
         device_ordinal: usize,
         host_threads: u32,
         staging: Arc<StagingPool>,
+        health: Arc<Health>,
     ) -> Result<Self, RuntimeError> {
+        health.check()?;
         Ok(Stream {
             backend: Backend::Emulated(Arc::new(EmulatedStream::new(
                 device_ordinal,
@@ -115,6 +123,7 @@ impl Stream {
             host_threads,
             staging,
             marker: Event::default(),
+            health,
         })
     }
 
@@ -122,19 +131,37 @@ impl Stream {
     #[cfg(test)]
     pub(crate) fn emulated(device_ordinal: usize, host_threads: u32) -> Result<Self, RuntimeError> {
         let staging = Arc::new(StagingPool::new(Box::new(crate::staging::PlainHost)));
-        Self::new_emulated(device_ordinal, host_threads, staging)
+        Self::new_emulated(device_ordinal, host_threads, staging, Arc::default())
     }
 
     pub(crate) fn new_cuda(
         context: Arc<Context>,
         staging: Arc<StagingPool>,
+        health: Arc<Health>,
     ) -> Result<Self, RuntimeError> {
+        health.check()?;
+        let stream = health.watch(CudaStream::new(context, next_stream_id()))?;
         Ok(Stream {
-            backend: Backend::Cuda(Arc::new(CudaStream::new(context, next_stream_id())?)),
+            backend: Backend::Cuda(Arc::new(stream)),
             host_threads: 0,
             staging,
             marker: Event::default(),
+            health,
         })
+    }
+
+    /// Before a call to the device at `seam` (`bytes`: what an allocation
+    /// asks for): the context's sticky error, or a fault injected there, if
+    /// any.
+    pub(crate) fn seam(&self, seam: Seam, bytes: u64) -> Result<(), RuntimeError> {
+        self.health.check()?;
+        self.health.watch(crate::faults::at(seam, bytes))
+    }
+
+    /// `result` of a call to the device, its error kept as the context's
+    /// when it is sticky.
+    pub(crate) fn watch<T>(&self, result: Result<T, RuntimeError>) -> Result<T, RuntimeError> {
+        self.health.watch(result)
     }
 
     /// The CUDA stream behind this stream, if it is one.
@@ -166,12 +193,16 @@ impl Stream {
     /// Blocks until all work enqueued so far has run; reports the first
     /// failure of that work.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
-        crate::faults::at(crate::faults::Seam::Synchronize, 0)?;
         crate::counts::waited();
-        match &self.backend {
+        // The work is waited for even where the wait then fails (a fault
+        // injected, the context's sticky error): the emulated device still
+        // runs it, and callers free what it uses on an error too.
+        let waited = match &self.backend {
             Backend::Emulated(stream) => stream.synchronize(),
             Backend::Cuda(stream) => stream.synchronize(),
-        }
+        };
+        self.seam(Seam::Synchronize, 0)?;
+        self.watch(waited)
     }
 
     /// Whether all work enqueued so far has run (never blocks).
@@ -259,7 +290,7 @@ impl Stream {
         if bytes.is_empty() {
             return Ok(());
         }
-        crate::faults::at(crate::faults::Seam::Upload, 0)?;
+        self.seam(Seam::Upload, 0)?;
         if bytes.len() <= BLOCK_BYTES {
             // One block (most copies): on this thread, without a hop into
             // the thread pool.
@@ -354,7 +385,7 @@ impl Stream {
         if bytes == 0 {
             return Ok(());
         }
-        crate::faults::at(crate::faults::Seam::CopyDevice, 0)?;
+        self.seam(Seam::CopyDevice, 0)?;
         match &self.backend {
             Backend::Emulated(stream) => stream.enqueue(move || {
                 // SAFETY: the caller guarantees both ranges until this runs.
@@ -426,7 +457,7 @@ impl Stream {
             // Nothing to copy, but the caller is owed the wait.
             return self.synchronize();
         }
-        crate::faults::at(crate::faults::Seam::Download, 0)?;
+        self.seam(Seam::Download, 0)?;
         if out.len() <= BLOCK_BYTES {
             // One block (most read backs, such as a count): on this thread,
             // without a hop into the thread pool.
@@ -497,6 +528,7 @@ impl Stream {
             host_threads: self.host_threads,
             staging: self.staging.clone(),
             marker: self.marker.clone(),
+            health: self.health.clone(),
             ended,
         }
     }
@@ -581,13 +613,15 @@ impl Event {
 
     /// Blocks the host until the event's latest record completes.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
-        crate::faults::at(crate::faults::Seam::Synchronize, 0)?;
         crate::counts::waited();
-        match self.recorded()? {
+        // Waited for even where the wait then fails (as for streams).
+        let waited = match self.recorded()? {
             Recorded::Never => Ok(()),
             Recorded::Emulated(event) => event.synchronize(),
             Recorded::Cuda(event) => event.synchronize(),
-        }
+        };
+        crate::faults::at(Seam::Synchronize, 0)?;
+        waited
     }
 
     /// Whether the latest record has completed (never blocks).

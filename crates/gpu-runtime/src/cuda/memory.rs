@@ -39,12 +39,14 @@ impl Upstream for CudaDevice {
             requested: bytes,
             available: self.free_memory().unwrap_or(0),
         })?;
+        self.health().check()?;
         self.context().bind()?;
         let mut ptr: sys::CUdeviceptr = 0;
         // SAFETY: the context is bound; the pointer is to a live local.
         let result = unsafe { sys::cuMemAlloc_v2(&mut ptr, size) };
         if result != sys::CUresult::CUDA_SUCCESS {
-            return Err(self.allocation_error("cuMemAlloc_v2", bytes, result));
+            let error = self.allocation_error("cuMemAlloc_v2", bytes, result);
+            return Err(self.health().observe(error));
         }
         Ok(DevicePtr(ptr))
     }

@@ -13,12 +13,14 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::ffi::{CString, c_int};
 use std::fmt;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys;
 
 use crate::driver::{DeviceSummary, error_name};
 use crate::error::RuntimeError;
+use crate::health::Health;
 use crate::launch::KernelRef;
 use crate::staging::StagingPool;
 use crate::stream::Stream;
@@ -65,7 +67,8 @@ pub(crate) struct Context {
     /// The device's compute capability: which of a module's cubins it runs.
     compute_capability: (u32, u32),
     device: sys::CUdevice,
-    raw: sys::CUcontext,
+    /// The context's handle (the driver's may change when it is rebuilt).
+    raw: AtomicPtr<sys::CUctx_st>,
     kernels: Mutex<Kernels>,
 }
 
@@ -113,9 +116,45 @@ impl Context {
             ordinal,
             compute_capability,
             device,
-            raw,
+            raw: AtomicPtr::new(raw),
             kernels: Mutex::new(Kernels::default()),
         })
+    }
+
+    /// Rebuilds the context after a sticky error: destroys everything made
+    /// in it (memory, pinned memory, streams, events, modules) and
+    /// initialises it again, under the same retain.
+    ///
+    /// # Safety
+    /// Nothing made in the context may be used again: no stream, event,
+    /// buffer, pinned block or module handle of it lives, in this crate or
+    /// elsewhere in the process (the CUDA runtime shares the primary
+    /// context).
+    unsafe fn reset(&self) -> Result<(), RuntimeError> {
+        let mut kernels = self
+            .kernels
+            .lock()
+            .map_err(|_| RuntimeError::Internal("a context's module table is poisoned".into()))?;
+        // SAFETY: the caller guarantees nothing of the context lives; the
+        // device handle came from `cuDeviceGet`. Our retain stays counted.
+        check("cuDevicePrimaryCtxReset_v2", unsafe {
+            sys::cuDevicePrimaryCtxReset_v2(self.device)
+        })?;
+        *kernels = Kernels::default();
+        let mut raw: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: initialises the primary context again; the pointer is to a
+        // live local.
+        check("cuDevicePrimaryCtxRetain", unsafe {
+            sys::cuDevicePrimaryCtxRetain(&mut raw, self.device)
+        })?;
+        // SAFETY: gives back the retain just taken: the first one stays.
+        check("cuDevicePrimaryCtxRelease_v2", unsafe {
+            sys::cuDevicePrimaryCtxRelease_v2(self.device)
+        })?;
+        self.raw.store(raw, Ordering::Release);
+        // SAFETY: `raw` is the primary context just retained (the first
+        // retain keeps it alive).
+        check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(raw) })
     }
 
     /// Makes this context the calling thread's current one.
@@ -125,16 +164,17 @@ impl Context {
         check("cuCtxGetCurrent", unsafe {
             sys::cuCtxGetCurrent(&mut current)
         })?;
-        if current != self.raw {
+        let raw = self.raw.load(Ordering::Acquire);
+        if current != raw {
             // SAFETY: `raw` is a retained primary context, never released.
-            check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(self.raw) })?;
+            check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(raw) })?;
         }
         Ok(())
     }
 
     /// Whether two handles name the same context.
     pub(crate) fn same(&self, other: &Context) -> bool {
-        self.raw == other.raw
+        self.raw.load(Ordering::Acquire) == other.raw.load(Ordering::Acquire)
     }
 
     /// The device's ordinal.
@@ -250,6 +290,8 @@ pub struct CudaDevice {
     context: Arc<Context>,
     summary: DeviceSummary,
     staging: Arc<StagingPool>,
+    /// The context's sticky error, shared with its streams.
+    health: Arc<Health>,
 }
 
 impl CudaDevice {
@@ -279,6 +321,7 @@ impl CudaDevice {
                         context,
                         summary,
                         staging,
+                        health: Arc::default(),
                     }))
                     .clone())
             }
@@ -308,7 +351,49 @@ impl CudaDevice {
     /// A new stream on this device (it does not synchronise with the
     /// legacy default stream).
     pub fn create_stream(&self) -> Result<Stream, RuntimeError> {
-        Stream::new_cuda(self.context.clone(), self.staging.clone())
+        Stream::new_cuda(
+            self.context.clone(),
+            self.staging.clone(),
+            self.health.clone(),
+        )
+    }
+
+    /// The sticky error that left the context unusable, if any.
+    pub(crate) fn health(&self) -> &Health {
+        &self.health
+    }
+
+    /// Rebuilds the context after a sticky error (see
+    /// [`crate::Device::reset`]); `handles`: the handles to this device the
+    /// caller knows of (the process's table's and its own).
+    pub(crate) fn reset(self: &Arc<Self>, handles: usize) -> Result<(), RuntimeError> {
+        let in_use = || {
+            RuntimeError::InvalidArgument(format!(
+                "CUDA device {} cannot be reset while streams, buffers or memory resources made \
+                 on it live",
+                self.ordinal()
+            ))
+        };
+        // Every stream holds the health (and every buffer a stream), every
+        // memory resource the device: anything more than this device's and
+        // the caller's handles is alive.
+        if Arc::strong_count(self) > handles || Arc::strong_count(&self.health) > 1 {
+            return Err(in_use());
+        }
+        // No copy runs, so every pinned block is idle; they die with the
+        // context: forget them unfreed (and the events they hold).
+        self.staging.forget();
+        // The context is held by this device and its staging pool; anything
+        // more is an event still alive.
+        if Arc::strong_count(&self.context) > 2 {
+            return Err(in_use());
+        }
+        // SAFETY: nothing made in the context lives (checked above: every
+        // stream, event and buffer holds the context, every memory resource
+        // the device); modules are forgotten by `reset`.
+        unsafe { self.context.reset() }?;
+        self.health.clear();
+        Ok(())
     }
 
     pub(crate) fn context(&self) -> &Arc<Context> {

@@ -8,7 +8,7 @@ use super::{CallError, DeviceSummary, DriverApi};
 /// Every driver function the runtime calls (the probe and the CUDA backend).
 /// cudarc panics on a missing symbol, so [`CudaDriver::load`] checks them all
 /// before the first call.
-const SYMBOLS: [&str; 39] = [
+const SYMBOLS: [&str; 41] = [
     "cuDriverGetVersion",
     "cuInit",
     "cuGetErrorName",
@@ -18,6 +18,8 @@ const SYMBOLS: [&str; 39] = [
     "cuDeviceGetAttribute",
     "cuDeviceTotalMem_v2",
     "cuDevicePrimaryCtxRetain",
+    "cuDevicePrimaryCtxRelease_v2",
+    "cuDevicePrimaryCtxReset_v2",
     "cuCtxGetCurrent",
     "cuCtxSetCurrent",
     "cuMemGetInfo_v2",

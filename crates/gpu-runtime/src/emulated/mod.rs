@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::RuntimeError;
+use crate::health::Health;
 use crate::memory::DevicePtr;
 use crate::staging::{PlainHost, StagingPool};
 use crate::stream::Stream;
@@ -28,6 +29,9 @@ pub struct EmulatedDevice {
     used: AtomicU64,
     host_threads: u32,
     staging: Arc<StagingPool>,
+    /// The emulated context's sticky error (an injected one), shared with
+    /// its streams.
+    health: Arc<Health>,
 }
 
 impl EmulatedDevice {
@@ -39,6 +43,7 @@ impl EmulatedDevice {
             used: AtomicU64::new(0),
             host_threads: 0,
             staging: Arc::new(StagingPool::new(Box::new(PlainHost))),
+            health: Arc::default(),
         }
     }
 
@@ -67,12 +72,40 @@ impl EmulatedDevice {
 
     /// A new stream on this device.
     pub fn create_stream(&self) -> Result<Stream, RuntimeError> {
-        Stream::new_emulated(self.ordinal, self.host_threads, self.staging.clone())
+        Stream::new_emulated(
+            self.ordinal,
+            self.host_threads,
+            self.staging.clone(),
+            self.health.clone(),
+        )
+    }
+
+    /// The sticky error that left the emulated context unusable, if any.
+    pub(crate) fn health(&self) -> &Health {
+        &self.health
+    }
+
+    /// Rebuilds the emulated context after a sticky error (see
+    /// [`crate::Device::reset`]); `handles`: the handles to this device the
+    /// caller knows of.
+    pub(crate) fn reset(self: &Arc<Self>, handles: usize) -> Result<(), RuntimeError> {
+        // As on a GPU: every stream holds the health, every memory resource
+        // the device, and nothing may outlive the context.
+        if Arc::strong_count(self) > handles || Arc::strong_count(&self.health) > 1 {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "emulated device {} cannot be reset while streams, buffers or memory resources \
+                 made on it live",
+                self.ordinal
+            )));
+        }
+        self.health.clear();
+        Ok(())
     }
 
     /// Allocates `bytes` at once (not stream-ordered), like `cuMemAlloc`.
     /// Zero bytes give the null pointer.
     pub fn allocate_raw(&self, bytes: u64) -> Result<DevicePtr, RuntimeError> {
+        self.health.check()?;
         if bytes == 0 {
             return Ok(DevicePtr::NULL);
         }

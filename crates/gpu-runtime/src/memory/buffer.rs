@@ -109,7 +109,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         stream: &Stream,
     ) -> Result<Self, RuntimeError> {
         let bytes = Self::bytes_for(len)?;
-        crate::faults::at(crate::faults::Seam::Allocate, bytes)?;
+        stream.seam(crate::faults::Seam::Allocate, bytes)?;
         let ptr = resource.allocate(bytes, stream)?;
         Ok(DeviceBuffer {
             ptr,
