@@ -683,7 +683,7 @@ proptest! {
             3 => lf.group_by_stable([col("g")]).agg([
                 col("s").str().join("-", true).alias("joined"),
                 col("s").str().join("", false).alias("joined, nulls propagate"),
-                col("f").drop_nans().len().alias("numbers"),
+                col("f").drop_nulls().len().alias("valid"),
                 col("i").drop_nulls().first().alias("first valid"),
             ]),
             4 => lf.group_by_stable([col("g")]).agg([

@@ -147,9 +147,17 @@ impl ExprLowering<'_> {
         let (Some(dtype), Some(polars_dtype)) = (dtype, self.polars_dtype(node)) else {
             return Some(None);
         };
+        // Strictly: a value that does not fit the planned type (a dynamic
+        // integer Polars computes wider) is no null; Polars raises on it
+        // where it casts it, as `clip` does its bounds.
         let value = column
-            .cast(&polars_dtype)
-            .map_err(|e| e.to_string())
+            .strict_cast(&polars_dtype)
+            .map_err(|_| {
+                format!(
+                    "the constant {} does not fit {dtype}, the type planned for it",
+                    column.get(0).map_or_else(|_| "?".into(), |v| v.to_string())
+                )
+            })
             .and_then(|column| {
                 column
                     .get(0)

@@ -82,11 +82,38 @@ pub(crate) fn one_row_computed(input: &PlanNode) -> (Vec<(usize, &GpuExpr)>, Vec
     (one_row, kept)
 }
 
-/// `expr` over `input` with its reads of the columns Polars holds at one row
-/// (see [`one_row_columns`]) marked [`Held::Once`], which Polars'
-/// arithmetic treats as scalars.
+/// The columns of `input` that Polars holds as one value: those a
+/// with_columns without broadcasting keeps at one row ([`one_row_columns`]),
+/// and those a select or with_columns computes as one value (an
+/// aggregation, a literal), which Polars repeats on every row as a scalar
+/// column.
+fn scalar_columns(input: &PlanNode) -> Vec<usize> {
+    let mut columns = one_row_columns(input);
+    let (exprs, schema) = match input {
+        PlanNode::Select { exprs, schema, .. } => (exprs, schema),
+        PlanNode::WithColumns {
+            exprs,
+            broadcast: true,
+            schema,
+            ..
+        } => (exprs, schema),
+        _ => return columns,
+    };
+    columns.extend(schema.iter().enumerate().filter_map(|(index, output)| {
+        exprs
+            .iter()
+            .any(|named| named.name == output.name && !reads_rows(&named.expr))
+            .then_some(index)
+    }));
+    columns
+}
+
+/// `expr` over `input` with its reads of the columns Polars holds as one
+/// value (see [`scalar_columns`]) marked [`Held::Once`], which Polars'
+/// arithmetic treats as scalars (where the other operand has more than
+/// one row).
 pub(crate) fn marking_one_row_reads<'e>(expr: &'e GpuExpr, input: &PlanNode) -> Cow<'e, GpuExpr> {
-    let one_row = one_row_columns(input);
+    let one_row = scalar_columns(input);
     if one_row.is_empty() {
         return Cow::Borrowed(expr);
     }

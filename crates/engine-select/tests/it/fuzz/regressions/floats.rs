@@ -4,6 +4,7 @@ use polars::prelude::*;
 
 use super::{CLOSE, ORDERED};
 use crate::fuzz::assert_same_as_cpu;
+use crate::gpu::assert_gpu_eq;
 
 /// `mean_horizontal` divides each row's sum by its count of valid inputs,
 /// a value of every row: 17 / 3 is 5.666666666666667 as Polars divides,
@@ -104,4 +105,47 @@ fn extremes_of_both_zeros_are_polars_own() {
         let lf = t0.clone().lazy().with_columns([extreme.alias("x2")]);
         assert_same_as_cpu(lf, ORDERED);
     }
+}
+
+/// A column a select or with_columns computes as one value (an
+/// aggregation, a literal) Polars holds as a scalar column, and its
+/// arithmetic with a column of more rows takes the scalar kernels: adding a
+/// scalar 0 returns the other operand as it is (-0.0 stays -0.0). Found by
+/// the fuzzer (seed 12038, case 20).
+#[test]
+fn arithmetic_with_columns_of_one_value_takes_polars_scalar_kernels() {
+    // On the device, and bit for bit (-0.0 is not 0.0).
+    let both = |lf: LazyFrame, what: &str| {
+        assert_gpu_eq(what, lf.clone());
+        assert_same_as_cpu(lf, ORDERED);
+    };
+    let t0 = df!("e" => [Some(-0.0f64), None, Some(0.1)]).unwrap();
+    let product = col("e").cast(DataType::Boolean).product().alias("x0");
+    let lf = t0
+        .clone()
+        .lazy()
+        .select([product.clone(), col("e")])
+        .with_columns([(col("e") + col("x0")).alias("x4")]);
+    both(lf, "a select's aggregation, then a sum");
+    let lf = t0
+        .clone()
+        .lazy()
+        .with_columns([lit(0.0f64).alias("z"), col("e").sum().alias("s")])
+        .with_columns([
+            (col("e") + col("z")).alias("plus zero"),
+            (col("z") + col("e")).alias("zero plus"),
+            (col("e") - col("s")).alias("minus sum"),
+            (col("e") / col("s")).alias("by sum"),
+        ]);
+    both(
+        lf,
+        "a with_columns' literal and aggregation, then arithmetic",
+    );
+    // One row: both operands one value, row by row.
+    let lf = t0
+        .lazy()
+        .slice(0, 1)
+        .select([product, col("e")])
+        .with_columns([(col("e") + col("x0")).alias("x4")]);
+    both(lf, "one row");
 }

@@ -464,6 +464,22 @@ fn clips_by_bounds_that_do_not_fit_raise_as_polars_does() {
     );
 }
 
+/// A constant bound computed of dynamic integers (`min_horizontal` of
+/// literals) whose value does not fit the input's type: Polars raises
+/// where it casts the bound; the folded constant became null (no bound).
+/// Found by the fuzzer (seed 12027, case 691).
+#[test]
+fn computed_constants_beyond_their_planned_type_are_refused() {
+    let df = df!("b" => [Some(true)]).unwrap().lazy();
+    let bound = polars::lazy::dsl::min_horizontal(&[lit(-2i64), lit(i64::MIN)]).unwrap();
+    assert_same_as_cpu(
+        df.with_columns([(col("b") + lit(Scalar::from(-1i32)))
+            .clip(bound, lit(-4i64))
+            .alias("x0")]),
+        ORDERED,
+    );
+}
+
 /// An aggregation of a filter of one value (`min(c).drop_nulls().product()`)
 /// is of that one value, not of it repeated on every row.
 #[test]
