@@ -154,6 +154,9 @@ library! {
     EXPR = "expr" {
         eval_expression,
     }
+    FAULTS = "faults" {
+        fault_write_unmapped,
+    }
     GATHER = "gather" {
         gather_u8, scatter_u8, gather_i32, scatter_i32, gather_i64, scatter_i64, gather_u32,
         scatter_u32, gather_u64, scatter_u64, gather_f64, scatter_f64, gather_i8, scatter_i8,

@@ -23,6 +23,10 @@ pub enum Seam {
     CopyDevice,
     /// A wait for a stream's or an event's work.
     Synchronize,
+    /// A kernel module's load into the device's context (on a GPU once per
+    /// module and context; on the emulated device, a stream's first launch
+    /// of the module's kernels).
+    ModuleLoad,
     /// A kernel that faults (writes out of bounds): its launch fails with
     /// `CUDA_ERROR_ILLEGAL_ADDRESS`, and the device's context stays failed
     /// (every later call on the device fails so, as CUDA's sticky errors
@@ -33,13 +37,14 @@ pub enum Seam {
 impl Seam {
     /// Every seam whose fault fails one call only (all but
     /// [`Seam::Sticky`]).
-    pub const TRANSIENT: [Seam; 6] = [
+    pub const TRANSIENT: [Seam; 7] = [
         Seam::Allocate,
         Seam::Launch,
         Seam::Upload,
         Seam::Download,
         Seam::CopyDevice,
         Seam::Synchronize,
+        Seam::ModuleLoad,
     ];
 
     /// The seam's fail point.
@@ -51,6 +56,7 @@ impl Seam {
             Seam::Download => "gpu-runtime::download",
             Seam::CopyDevice => "gpu-runtime::copy-device",
             Seam::Synchronize => "gpu-runtime::synchronize",
+            Seam::ModuleLoad => "gpu-runtime::module-load",
             Seam::Sticky => "gpu-runtime::sticky",
         }
     }
@@ -72,6 +78,8 @@ impl Seam {
             Seam::Download => ("cuMemcpyDtoHAsync", 999),
             Seam::CopyDevice => ("cuMemcpyDtoDAsync", 999),
             Seam::Synchronize => ("cuStreamSynchronize", 999),
+            // CUDA_ERROR_INVALID_PTX.
+            Seam::ModuleLoad => ("cuModuleLoadData", 218),
             // CUDA_ERROR_ILLEGAL_ADDRESS, sticky.
             Seam::Sticky => ("cuLaunchKernel", 700),
         };

@@ -114,13 +114,48 @@ impl Stream {
         config: LaunchConfig,
         args: KernelArgs,
     ) -> Result<(), RuntimeError> {
-        let mut slots = args.slots;
         self.seam(crate::faults::Seam::Launch, 0)?;
-        self.seam(crate::faults::Seam::Sticky, 0)?;
+        self.sticky_seam()?;
+        // SAFETY: forwarded from the caller.
+        unsafe { self.launch_unseamed(kernel, config, args) }
+    }
+
+    /// The sticky fault's seam, before a launch: where its fail point
+    /// fires, a kernel faults for real on a GPU (the driver fails a later
+    /// wait of the stream and keeps the error); on the emulated device the
+    /// context keeps the injected error, and the launch fails with it.
+    fn sticky_seam(&self) -> Result<(), RuntimeError> {
+        let Err(injected) = crate::faults::at(crate::faults::Seam::Sticky, 0) else {
+            return Ok(());
+        };
+        if self.is_emulated() {
+            return self.watch(Err(injected));
+        }
+        crate::ops::faults::fault_on_purpose(self)
+    }
+
+    /// [`Stream::launch`] without the fault seams (the faulting kernel's).
+    ///
+    /// # Safety
+    /// As for [`Stream::launch`].
+    pub(crate) unsafe fn launch_unseamed(
+        &self,
+        kernel: &KernelRef,
+        config: LaunchConfig,
+        args: KernelArgs,
+    ) -> Result<(), RuntimeError> {
+        self.check_health()?;
+        let mut slots = args.slots;
         crate::counts::launched();
         if let Some(cuda) = self.cuda() {
             // SAFETY: forwarded from the caller.
             return self.watch(unsafe { cuda.launch(kernel, config, &mut slots) });
+        }
+        // The emulated device's module load: a stream's first launch of
+        // the module's kernels.
+        let stream = self.emulated_stream()?;
+        if cfg!(feature = "faults") && stream.loads(kernel.ptx.as_ptr() as usize) {
+            crate::faults::at(crate::faults::Seam::ModuleLoad, 0)?;
         }
         let entry = kernel.host.ok_or_else(|| {
             RuntimeError::InvalidArgument(format!(

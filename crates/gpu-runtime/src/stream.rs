@@ -158,6 +158,11 @@ impl Stream {
         self.health.watch(crate::faults::at(seam, bytes))
     }
 
+    /// The context's sticky error, if it has one.
+    pub(crate) fn check_health(&self) -> Result<(), RuntimeError> {
+        self.health.check()
+    }
+
     /// `result` of a call to the device, its error kept as the context's
     /// when it is sticky.
     pub(crate) fn watch<T>(&self, result: Result<T, RuntimeError>) -> Result<T, RuntimeError> {

@@ -201,7 +201,10 @@ impl Context {
         self.bind()?;
         let module = match kernels.modules.entry(module_key) {
             Entry::Occupied(module) => *module.get(),
-            Entry::Vacant(slot) => *slot.insert(self.load_module(kernel)?),
+            Entry::Vacant(slot) => {
+                crate::faults::at(crate::faults::Seam::ModuleLoad, 0)?;
+                *slot.insert(self.load_module(kernel)?)
+            }
         };
         let name = CString::new(kernel.name).map_err(|_| {
             RuntimeError::InvalidArgument(format!("kernel name {:?} holds a NUL byte", kernel.name))

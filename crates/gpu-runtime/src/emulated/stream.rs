@@ -1,5 +1,6 @@
 //! Streams and events of the emulated device: each stream is a worker thread running its work in order.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
@@ -26,6 +27,10 @@ pub struct EmulatedStream {
     state: Arc<StreamState>,
     /// Set once the worker has run all the stream's work and stopped.
     ended: Arc<AtomicBool>,
+    /// The modules (by their PTX's address) whose kernels the stream has
+    /// launched: the emulated device's stand-in for loading a module,
+    /// where a fault can be injected (`faults::Seam::ModuleLoad`).
+    modules: Mutex<HashSet<usize>>,
 }
 
 #[derive(Debug, Default)]
@@ -78,7 +83,16 @@ impl EmulatedStream {
             worker: Mutex::new(Some(worker)),
             state,
             ended: Arc::default(),
+            modules: Mutex::default(),
         })
+    }
+
+    /// Whether this is the stream's first launch of a kernel of the module
+    /// at `module` (its PTX's address); the module counts as loaded after.
+    pub fn loads(&self, module: usize) -> bool {
+        self.modules
+            .lock()
+            .is_ok_and(|mut modules| modules.insert(module))
     }
 
     /// The flag set once this stream has ended (its work done).

@@ -8,7 +8,8 @@
 //! One module per kernel family, named as its source in `kernels/cuda/` and
 //! its tests in `tests/it/kernels/`: `bitmap`, `elementwise`, `expr`,
 //! `gather`, `groupby`, `hash`, `predicate`, `reduce`, `scan`, `sort`,
-//! `strings`. This module holds what they share: [`Ops`], its launch and
+//! `strings`; and `faults`, a kernel that faults on purpose, tested in a
+//! process of its own (`tests/sticky.rs`). This module holds what they share: [`Ops`], its launch and
 //! allocation helpers, and the argument checks.
 
 use std::sync::Arc;
@@ -44,6 +45,7 @@ macro_rules! kernel_for {
 mod bitmap;
 mod elementwise;
 mod expr;
+pub(crate) mod faults;
 mod gather;
 mod groupby;
 mod hash;
