@@ -6,6 +6,7 @@ use super::{Compare, assert_same_as_cpu};
 use crate::gpu::assert_gpu_eq;
 
 mod common_subexpressions;
+mod constants;
 mod floats;
 mod mixed_plans;
 mod per_group;
@@ -28,47 +29,6 @@ const CLOSE: Compare = Compare {
 
 fn ints(name: &str, values: &[Option<i64>]) -> Column {
     Column::new(name.into(), values)
-}
-
-/// Polars takes a literal as one value, not as a column: functions of it
-/// (an aggregation, a shift) see one row, also per group.
-#[test]
-fn functions_of_literals_see_one_value() {
-    let groups = df!("g" => [1i64, 1, 2], "x" => [1.0f64, 2.0, 3.0])
-        .unwrap()
-        .lazy();
-    let two = df!("a" => [4i8, 5]).unwrap().lazy();
-    let cases = [
-        groups
-            .clone()
-            .group_by_stable([col("g")])
-            .agg([lit("z").count().alias("n")]),
-        groups
-            .clone()
-            .group_by_stable([col("g")])
-            .agg([lit(f64::INFINITY).var(1).alias("v")]),
-        groups
-            .clone()
-            .group_by_stable([col("g")])
-            .agg([lit(19000i32)
-                .cast(DataType::Date)
-                .dt()
-                .week()
-                .sum()
-                .alias("w")]),
-        two.clone().with_columns([lit(-3.5f64)
-            .diff(lit(1i64), polars::series::ops::NullBehavior::Ignore)
-            .alias("d")]),
-        two.clone()
-            .with_columns([lit(-2i64).shift(lit(-3i64)).alias("s")]),
-        two.clone()
-            .filter(lit(false).shift_and_fill(lit(-1i64), lit(true))),
-        two.clone()
-            .select([lit("aaa").str().find(lit("a.*b"), false).alias("f")]),
-    ];
-    for lf in cases {
-        assert_same_as_cpu(lf, ORDERED);
-    }
 }
 
 /// A select of one values only is one row, also of an empty frame; an
@@ -452,34 +412,6 @@ fn variances_of_filters_keeping_no_valid_value_are_polars_own() {
     );
 }
 
-/// A bound of `clip` that does not fit the input's type: Polars raises,
-/// whatever the rows (none here).
-#[test]
-fn clips_by_bounds_that_do_not_fit_raise_as_polars_does() {
-    let df = df!("b" => Vec::<i64>::new()).unwrap().lazy();
-    assert_same_as_cpu(
-        df.select([col("b"), lit(3).alias("x0")])
-            .with_columns([col("x0").clip(lit(i64::MAX), col("x0")).alias("x2")]),
-        ORDERED,
-    );
-}
-
-/// A constant bound computed of dynamic integers (`min_horizontal` of
-/// literals) whose value does not fit the input's type: Polars raises
-/// where it casts the bound; the folded constant became null (no bound).
-/// Found by the fuzzer (seed 12027, case 691).
-#[test]
-fn computed_constants_beyond_their_planned_type_are_refused() {
-    let df = df!("b" => [Some(true)]).unwrap().lazy();
-    let bound = polars::lazy::dsl::min_horizontal(&[lit(-2i64), lit(i64::MIN)]).unwrap();
-    assert_same_as_cpu(
-        df.with_columns([(col("b") + lit(Scalar::from(-1i32)))
-            .clip(bound, lit(-4i64))
-            .alias("x0")]),
-        ORDERED,
-    );
-}
-
 /// An aggregation of a filter of one value (`min(c).drop_nulls().product()`)
 /// is of that one value, not of it repeated on every row.
 #[test]
@@ -534,20 +466,6 @@ fn selects_over_one_row_constants_of_common_subexpressions_are_one_row() {
     assert_same_as_cpu(
         df.group_by_stable([lit(Scalar::from(5u32)).alias("k0")])
             .agg([lit(true).sum().alias("x1"), lit(true).sum().alias("x2")]),
-        ORDERED,
-    );
-}
-
-/// An integer division of literals by zero (Polars' literal arithmetic
-/// panics on it; its engine gives null).
-#[test]
-fn integer_divisions_of_literals_by_zero_are_null() {
-    let df = df!("e" => [-3.0f64]).unwrap().lazy();
-    assert_same_as_cpu(
-        df.with_columns([
-            (lit(Scalar::from(3u8)) / lit(Scalar::from(0u32))).alias("x0"),
-            (lit(Scalar::from(0u32)) / lit(Scalar::from(0u8))).alias("x1"),
-        ]),
         ORDERED,
     );
 }
@@ -621,36 +539,6 @@ fn columns_whose_planned_type_is_not_their_expression_type_fall_back() {
         .agg([col("p").any(false).alias("x2")]),
         UNORDERED,
     );
-}
-
-/// A function of the rows in order over a literal (a shift): Polars takes
-/// the literal as one value or as the group's rows by context, so it is not
-/// computed ahead as a constant.
-#[test]
-fn row_order_functions_of_literals_are_polars_own() {
-    let df = df!("c" => [None::<i16>, Some(3), Some(3)], "b" => [3i64, 2, 2])
-        .unwrap()
-        .lazy();
-    let cases = [
-        df.clone()
-            .group_by_stable([col("c")])
-            .agg([lit(false).shift(lit(-3i64)).all(true).alias("x")]),
-        df.clone().group_by_stable([col("b")]).agg([lit(11016i32)
-            .cast(DataType::Date)
-            .shift(lit(1i64))
-            .arg_min()
-            .alias("x")]),
-        df.clone().with_columns([lit(456_909i64)
-            .cast(DataType::Duration(TimeUnit::Nanoseconds))
-            .shift(lit(-3i64))
-            .arg_min()
-            .over([col("c")])
-            .unwrap()
-            .alias("x")]),
-    ];
-    for lf in cases {
-        assert_same_as_cpu(lf, ORDERED);
-    }
 }
 
 /// Polars sorts a frame of one float column by its values, putting -0.0
@@ -760,20 +648,6 @@ fn aggregations_of_groups_without_a_valid_value_are_polars_own() {
     }
 }
 
-/// A dynamic literal beyond the integer type Polars plans for the result.
-#[test]
-fn dynamic_literals_beyond_the_planned_type_fall_back() {
-    let df = df!("a" => [None::<i16>], "c" => [Some(-3i32)])
-        .unwrap()
-        .lazy();
-    assert_same_as_cpu(
-        df.with_columns([(lit(i64::MAX) / col("c")).alias("x0")])
-            .with_columns([col("a").clip(col("x0") % lit(-2i64), len()).alias("f")])
-            .select([col("f")]),
-        ORDERED,
-    );
-}
-
 /// Polars' `sort` of floats is unstable: where -0.0 and 0.0 meet, the
 /// order is its own.
 #[test]
@@ -879,37 +753,6 @@ fn groups_of_keys_polars_holds_sorted_keep_its_answers() {
     );
 }
 
-/// Polars takes some aggregations of literals its own way per group
-/// (`lit(NULL).all()` is false there, true over a frame): such a constant
-/// is left to Polars.
-#[test]
-fn constants_polars_computes_otherwise_per_group_are_its_own() {
-    let df = df!("d" => [Some(-1i64), None, Some(-1)]).unwrap().lazy();
-    let cases = [
-        df.clone()
-            .group_by_stable([col("d")])
-            .agg([lit(NULL).all(true).alias("x")]),
-        df.clone().group_by_stable([col("d")]).agg([lit("aaa")
-            .str()
-            .to_date(StrptimeOptions {
-                format: Some("%d.%m.%Y".into()),
-                strict: false,
-                ..Default::default()
-            })
-            .is_between(
-                lit(19000i32).cast(DataType::Date),
-                lit(20000i32).cast(DataType::Date),
-                ClosedInterval::Left,
-            )
-            .all(true)
-            .alias("x")]),
-        df.select([lit(NULL).all(true).alias("x")]),
-    ];
-    for lf in cases {
-        assert_same_as_cpu(lf, ORDERED);
-    }
-}
-
 /// A spread of a group holding an infinite value, of an input Polars takes
 /// per group as lists, is Polars' own (0.0 there for one value, where its
 /// running variance of a column gives NaN).
@@ -986,40 +829,6 @@ fn aggregations_of_sorted_values_take_every_value() {
         let grouped = df.clone().group_by([col("g")]).agg(aggregations());
         assert_gpu_eq(name, grouped.sort(["g"], Default::default()));
     }
-}
-
-/// A bound of clip that is a constant Polars computes, of another type than
-/// the input: Polars casts its one value strictly, raising where it does
-/// not fit even over no rows.
-#[test]
-fn computed_constant_bounds_of_clip_raise_as_polars_does() {
-    let df = df!("a" => Vec::<i32>::new()).unwrap().lazy();
-    assert_same_as_cpu(
-        df.select([col("a")
-            .clip(lit(NULL).fill_null(lit(i64::MAX)), lit(NULL))
-            .alias("x")]),
-        ORDERED,
-    );
-}
-
-/// Functions of literals in windows and slices of literals per group keep
-/// Polars' answers.
-#[test]
-fn constants_in_windows_and_slices_of_literals_are_polars_own() {
-    let df = df!("b" => [6u64, 7]).unwrap().lazy();
-    assert_same_as_cpu(
-        df.clone()
-            .filter(lit(NULL).all(true).over(vec![col("b")]).unwrap()),
-        ORDERED,
-    );
-    let floats = df!("b" => [-2.0f64]).unwrap().lazy();
-    assert_same_as_cpu(
-        floats.group_by([col("b")]).agg([lit(f64::INFINITY)
-            .slice(lit(-2i64), lit(2u64))
-            .std(0)
-            .alias("x")]),
-        UNORDERED,
-    );
 }
 
 /// Fractional `dt.total_*` divides by Polars' own number with its scalar
@@ -1113,39 +922,6 @@ fn float_keys_holding_both_zeros_are_polars_own() {
             "{reasons:?}"
         ),
         other => panic!("{other:?}"),
-    }
-}
-
-/// A select reading only columns of one value the step below made (a
-/// literal, which Polars holds as a scalar column): `lit(5) != col(x0)`
-/// over it is one row in Polars, `col(x0) + 1` every row, so such selects
-/// stay with Polars. Found by the fuzzer (seeds 7007 and 7037).
-#[test]
-fn selects_of_only_repeated_literals_are_polars_own() {
-    let t0 = DataFrame::new(
-        2,
-        vec![
-            Column::new("b".into(), [None::<i8>, Some(1)]),
-            Column::new("d".into(), [None::<bool>, None]),
-        ],
-    )
-    .unwrap();
-    let date = |days: i32| lit(days).cast(DataType::Date);
-    let cases = [
-        t0.clone()
-            .lazy()
-            .select([col("b"), lit(5i64).alias("x0")])
-            .select([lit(5i64).neq(col("x0")).alias("x2")]),
-        t0.clone()
-            .lazy()
-            .select([col("b"), lit(5i64).alias("x0")])
-            .select([(col("x0") + lit(1)).alias("x2")]),
-        t0.lazy()
-            .with_columns([date(579).alias("a")])
-            .select([date(17_116).eq_missing(col("a")).alias("x1")]),
-    ];
-    for lf in cases {
-        assert_same_as_cpu(lf, ORDERED);
     }
 }
 
