@@ -222,20 +222,44 @@ fn held_as_polars_holds(mut df: DataFrame, root: &PlanNode) -> Result<DataFrame,
 
 /// The expressions of `root` whose one value Polars' engine would hold
 /// as a `Column::Scalar` repeated on every row: those of a select or a
-/// with_columns that read no row, beside per-row ones. Polars takes such
-/// columns apart (its scalar kernels, its group-bys over them), so a mixed
-/// plan does not hand them over from the device.
+/// with_columns that read no row, beside per-row ones, and a group-by's
+/// aggregations of literals alone (no column, no length). Polars takes
+/// such columns apart (its scalar kernels, its group-bys over them, a
+/// select of them alone as one row), so a mixed plan does not hand them
+/// over from the device.
 pub fn one_value_columns(root: &PlanNode) -> impl Iterator<Item = &NamedExpr> {
-    let exprs: &[NamedExpr] = match root {
-        PlanNode::Select { exprs, .. } if !aggregating_select(exprs) => exprs,
+    let (exprs, of_literals): (&[NamedExpr], bool) = match root {
+        PlanNode::Select { exprs, .. } if !aggregating_select(exprs) => (exprs, false),
         PlanNode::WithColumns {
             exprs,
             broadcast: true,
             ..
-        } => exprs,
-        _ => &[],
+        } => (exprs, false),
+        PlanNode::GroupBy { aggs, .. } => (aggs, true),
+        _ => (&[], false),
     };
-    exprs.iter().filter(|named| !reads_rows(&named.expr))
+    exprs.iter().filter(move |named| {
+        if of_literals {
+            of_literals_only(&named.expr)
+        } else {
+            !reads_rows(&named.expr)
+        }
+    })
+}
+
+/// Whether `expr` reads no column, no length and aggregates nothing:
+/// literals and what elementwise functions make of them (an aggregation
+/// per group is of the group's rows, as the lowering makes `len()` of a
+/// filter a sum of its predicate).
+fn of_literals_only(expr: &GpuExpr) -> bool {
+    let mut literals = true;
+    expr.visit(&mut |e| {
+        literals &= !matches!(
+            e.kind,
+            ExprKind::Column { .. } | ExprKind::Len | ExprKind::Agg { .. }
+        );
+    });
+    literals
 }
 
 /// Set to `0`, a plan's in-memory inputs are uploaded when the executor

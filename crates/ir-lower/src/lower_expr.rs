@@ -43,6 +43,7 @@ use aggregations::*;
 pub(crate) use aggregations::{KeptRows, filtered_parts};
 use boolean::*;
 use functions::*;
+pub(crate) use literals::is_constant;
 use literals::*;
 use row_order::*;
 use temporal::*;

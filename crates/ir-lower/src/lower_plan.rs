@@ -12,7 +12,9 @@ use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::GpuDtype;
 use crate::expr::{BinaryOp, ExprKind, GpuExpr, NamedExpr};
-use crate::lower_expr::{ExprLowering, KeptRows, filtered_parts, per_group_sort_of_reordered};
+use crate::lower_expr::{
+    ExprLowering, KeptRows, filtered_parts, is_constant, per_group_sort_of_reordered,
+};
 use crate::plan::{
     FileFormat, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode, SortKey,
 };
@@ -111,7 +113,8 @@ impl<'a> PlanLowering<'a> {
 
     /// Whether every column `exprs` read is one a select or a broadcasting
     /// with_columns (`input`) made of one value (a literal, an
-    /// aggregation), which Polars holds as a scalar column: `lit(5) !=
+    /// aggregation), or a group-by made of literals alone, which Polars
+    /// holds as a scalar column: `lit(5) !=
     /// col(x)` over it is one row in Polars, `col(x) + 1` every row. (A
     /// with_columns of common subexpressions, which does not broadcast, the
     /// executor takes as Polars does.)
@@ -122,12 +125,19 @@ impl<'a> PlanLowering<'a> {
         while let IR::SimpleProjection { input: below, .. } = self.lp_arena.get(input) {
             input = *below;
         }
-        let below: &[ExprIR] = match self.lp_arena.get(input) {
-            IR::Select { expr, .. } => expr,
-            IR::HStack { exprs, options, .. } if options.should_broadcast => exprs,
+        let made = match self.lp_arena.get(input) {
+            IR::Select { expr, .. } => self.one_value_outputs(expr),
+            IR::HStack { exprs, options, .. } if options.should_broadcast => {
+                self.one_value_outputs(exprs)
+            }
+            // A group-by's aggregations of literals alone: scalar columns too.
+            IR::GroupBy { aggs, .. } => aggs
+                .iter()
+                .filter(|e| is_constant(e.node(), self.expr_arena))
+                .map(|e| e.output_name())
+                .collect(),
             _ => return false,
         };
-        let made = self.one_value_outputs(below);
         if made.is_empty() {
             return false;
         }

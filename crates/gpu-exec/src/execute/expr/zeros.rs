@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// The magnitude (2^480) from which a float counts as not finite to the
+/// spreads' checks: the squares of deviations of such values, summed over
+/// a group, may overflow.
+const OVERFLOWING: f64 = 3.121_748_550_315_992_2e144;
+
 impl Executor<'_> {
     /// Leaves a variance or standard deviation of `kept` (a filter: the
     /// input, null where the filter drops the row; or an input holding
@@ -29,7 +34,8 @@ impl Executor<'_> {
 
     /// Per group of `groups` (sorted rows and starts), how many values of
     /// `input` are valid and, with `not_finite` (of floats), how many are
-    /// infinite or NaN: two u32 columns.
+    /// not finite (infinite, NaN, or of a magnitude of [`OVERFLOWING`] or
+    /// more): two u32 columns.
     fn valid_counts(
         &self,
         frame: &DeviceFrame,
@@ -43,15 +49,21 @@ impl Executor<'_> {
             include_nulls: false,
         };
         let not_finite = if not_finite && input.dtype.is_float() {
-            let finite = GpuExpr {
-                kind: ExprKind::FloatCheck {
-                    check: ir_lower::FloatCheck::IsFinite,
-                    input: Box::new(input.clone()),
-                },
-                dtype: GpuDtype::Boolean,
+            // Infinite, NaN (no comparison holds), or so large that sums
+            // of values or of squared deviations may overflow, where
+            // Polars' paths differ (a sum that overflows makes its mean
+            // NaN, Welford's updates do not).
+            let magnitude = GpuExpr {
+                kind: ExprKind::Abs(Box::new(input.clone())),
+                dtype: input.dtype,
             };
+            let small = magnitude.binary(
+                BinaryOp::Lt,
+                GpuExpr::literal(Scalar::Float(OVERFLOWING), input.dtype),
+                GpuDtype::Boolean,
+            );
             GpuExpr {
-                kind: ExprKind::Not(Box::new(finite)),
+                kind: ExprKind::Not(Box::new(small)),
                 dtype: GpuDtype::Boolean,
             }
             .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
@@ -102,8 +114,8 @@ impl Executor<'_> {
 
     /// Leaves the query to Polars (`what` says why) where a group of
     /// `sorted_rows` and `starts` (the groups of one key) has no valid value
-    /// of `input` (or, with `not_finite`, one infinite or NaN) and every group is
-    /// a run of rows. Polars takes the groups of a key it holds marked
+    /// of `input` (or, with `not_finite`, one not finite: see `valid_counts`)
+    /// and every group is a run of rows. Polars takes the groups of a key it holds marked
     /// sorted (the first key of a sort before, a column of one row, sorted
     /// parts concatenated in order) as slices of rows, on paths of its own
     /// for such groups; a key whose groups are not all runs of rows is not

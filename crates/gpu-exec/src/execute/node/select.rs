@@ -84,27 +84,16 @@ pub(crate) fn one_row_computed(input: &PlanNode) -> (Vec<(usize, &GpuExpr)>, Vec
 
 /// The columns of `input` that Polars holds as one value: those a
 /// with_columns without broadcasting keeps at one row ([`one_row_columns`]),
-/// and those a select or with_columns computes as one value (an
-/// aggregation, a literal), which Polars repeats on every row as a scalar
-/// column.
+/// and those it holds as a scalar column repeated on every row
+/// ([`crate::one_value_columns`]: a select's or a with_columns' of one
+/// value, a group-by's aggregation of literals).
 fn scalar_columns(input: &PlanNode) -> Vec<usize> {
     let mut columns = one_row_columns(input);
-    let (exprs, schema) = match input {
-        PlanNode::Select { exprs, schema, .. } => (exprs, schema),
-        PlanNode::WithColumns {
-            exprs,
-            broadcast: true,
-            schema,
-            ..
-        } => (exprs, schema),
-        _ => return columns,
-    };
-    columns.extend(schema.iter().enumerate().filter_map(|(index, output)| {
-        exprs
-            .iter()
-            .any(|named| named.name == output.name && !reads_rows(&named.expr))
-            .then_some(index)
-    }));
+    let schema = input.schema();
+    columns.extend(
+        crate::one_value_columns(input)
+            .filter_map(|named| schema.iter().position(|output| output.name == named.name)),
+    );
     columns
 }
 

@@ -228,3 +228,18 @@ fn selects_of_only_repeated_literals_are_polars_own() {
         assert_same_as_cpu(lf, ORDERED);
     }
 }
+
+/// A group-by's aggregation of a literal alone, which Polars holds as a
+/// scalar column: a select reading only it (`lit(false) != col(x5)`) is one
+/// row in Polars. Such selects stay with Polars, as over a select's
+/// literals. Found by the fuzzer (seed 13043, case 27).
+#[test]
+fn selects_of_only_literals_a_group_by_made_are_polars_own() {
+    let t0 = df!("a" => [-1.0f32, 4.0, 0.1]).unwrap();
+    let lf = t0
+        .lazy()
+        .group_by_stable([col("a").alias("k3")])
+        .agg([lit(true).alias("x5")])
+        .select([lit(false).neq_missing(col("x5")).alias("x7")]);
+    assert_same_as_cpu(lf, ORDERED);
+}

@@ -149,3 +149,37 @@ fn arithmetic_with_columns_of_one_value_takes_polars_scalar_kernels() {
         .with_columns([(col("e") + col("x0")).alias("x4")]);
     both(lf, "one row");
 }
+
+/// A spread of a group of values so large that their sum overflows: Polars
+/// takes a group of a sorted key (here a column of one value repeated) as
+/// a slice, sums it to a mean that is NaN and answers NaN, where Welford's
+/// updates give 0.0. Such groups are Polars' own. Found by the fuzzer
+/// (seed 13038, case 825).
+#[test]
+fn spreads_of_groups_whose_sums_overflow_are_polars_own() {
+    let t0 = df!(
+        "b" => [f64::MAX, 3.0, -3.0],
+        "d" => [4i16, 4, 0],
+    )
+    .unwrap();
+    let t1 = df!("p" => ["a", "日本", "日本"]).unwrap();
+    let dense = RankOptions {
+        method: RankMethod::Dense,
+        descending: false,
+    };
+    let lf = concat_lf_horizontal(
+        [
+            t0.lazy().with_columns([col("b").max().alias("x0")]),
+            t1.lazy(),
+        ],
+        HConcatOptions::default(),
+    )
+    .unwrap()
+    .select([col("x0").alias("x2")])
+    .group_by_stable([col("x2")])
+    .agg([
+        col("x2").std(1).alias("x4"),
+        col("x2").rank(dense, None).min().alias("x5"),
+    ]);
+    assert_same_as_cpu(lf, CLOSE);
+}
