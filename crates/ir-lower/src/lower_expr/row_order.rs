@@ -161,16 +161,18 @@ impl ExprLowering<'_> {
         Some(input.fill_null(value))
     }
 
-    /// `shift_and_fill(n, fill)` with literals `n` and `fill`: the shift,
-    /// and `fill` where no row was shifted in (a null shifted in stays
-    /// null). `fill` becomes a value of the input's type as Polars makes it
+    /// `shift_and_fill(n, fill)` with a literal `n`: the shift, and `fill`
+    /// where no row was shifted in (a null shifted in stays null). A
+    /// literal `fill` becomes a value of the input's type as Polars makes it
     /// (`AnyValue::extract`: numbers converted, null where one does not
-    /// fit, temporals by their integers).
+    /// fit, temporals by their integers); an expression (Polars requires
+    /// one value: an aggregation, of the frame or of the group) is
+    /// converted so.
     pub(crate) fn shift_and_fill(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
         let [input, periods, fill] = [0, 1, 2].map(|i| inputs.get(i).map(ExprIR::node));
-        let input = self.expr(input?);
+        let (fill_node, input) = (fill?, self.expr(input?));
         let periods = self.literal_periods(periods?);
-        let fill = self.constant(fill?);
+        let fill = self.constant(fill_node);
         let mut input = input?;
         // The result has Polars' supertype of the input and the fill value
         // (milliseconds of a duration in nanoseconds filled with milliseconds).
@@ -190,32 +192,46 @@ impl ExprLowering<'_> {
                 "shift_and_fill by a count that is not a literal integer",
             );
         };
-        let Some(fill) = fill else {
-            return self.refuse(
-                node,
-                "shift_and_fill with a fill value that is not a literal",
-            );
-        };
-        let value = match (input.dtype, &fill) {
-            (_, AnyValue::Null) => Some(Scalar::Null),
-            (GpuDtype::Boolean, AnyValue::Boolean(v)) => Some(Scalar::Boolean(*v)),
-            (GpuDtype::String, AnyValue::String(_) | AnyValue::StringOwned(_)) => {
-                any_value_to_scalar(&fill).ok()
-            }
-            (GpuDtype::Boolean | GpuDtype::String, _) => None,
-            (dtype, _) => Some(extracted(&fill, dtype).unwrap_or(Scalar::Null)),
-        };
-        let Some(value) = value else {
-            // Polars rejects it: its own error.
-            return self.refuse(
-                node,
-                format!(
-                    "shift_and_fill of {} with the fill value {fill}",
-                    input.dtype
-                ),
-            );
-        };
         let dtype = input.dtype;
+        let value = match fill {
+            Some(fill) => {
+                let value = match (dtype, &fill) {
+                    (_, AnyValue::Null) => Some(Scalar::Null),
+                    (GpuDtype::Boolean, AnyValue::Boolean(v)) => Some(Scalar::Boolean(*v)),
+                    (GpuDtype::String, AnyValue::String(_) | AnyValue::StringOwned(_)) => {
+                        any_value_to_scalar(&fill).ok()
+                    }
+                    (GpuDtype::Boolean | GpuDtype::String, _) => None,
+                    (dtype, _) => Some(extracted(&fill, dtype).unwrap_or(Scalar::Null)),
+                };
+                let Some(value) = value else {
+                    // Polars rejects it: its own error.
+                    return self.refuse(
+                        node,
+                        format!("shift_and_fill of {dtype} with the fill value {fill}"),
+                    );
+                };
+                GpuExpr::literal(value, dtype)
+            }
+            None => {
+                let fill = self.expr(fill_node)?;
+                let converts = fill.dtype.is_numeric() && dtype.is_numeric();
+                if fill.dtype != dtype && !(converts && cast_supported(fill.dtype, dtype)) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "shift_and_fill of {dtype} with a fill value of type {}",
+                            fill.dtype
+                        ),
+                    );
+                }
+                if fill.dtype == dtype {
+                    fill
+                } else {
+                    fill.cast(dtype, CastMode::NonStrict)
+                }
+            }
+        };
         let shifted = |input: GpuExpr| GpuExpr {
             kind: ExprKind::Shift {
                 input: Box::new(input),
@@ -229,6 +245,6 @@ impl ExprLowering<'_> {
             dtype,
             ..shifted(input)
         };
-        Some(missing.then(GpuExpr::literal(value, dtype), shifted_input, dtype))
+        Some(missing.then(value, shifted_input, dtype))
     }
 }

@@ -912,7 +912,13 @@ impl Grammar<'_> {
         match (ty, self.rng.random_range(0..8)) {
             (_, 0) => E::new(Op::Shift(n), vec![self.value(ty, d)]),
             (_, 1) => {
-                let fill = self.value(ty, d);
+                // Polars takes one value only: a literal or an aggregation
+                // (any other expression now and then, which it rejects).
+                let fill = match self.rng.random_range(0..10) {
+                    0 => self.value(ty, d),
+                    1..=4 => self.scalar(ty, d.saturating_sub(1)),
+                    _ => self.literal(ty),
+                };
                 E::new(Op::ShiftAndFill(n), vec![self.value(ty, d), fill])
             }
             (_, 2) => {

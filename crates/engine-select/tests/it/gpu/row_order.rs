@@ -249,9 +249,35 @@ fn shift_and_fill_matches_the_cpu() {
                 .alias("last"),
         ]),
     );
-    assert_cpu_answer_with_reason(
-        frame().select([col("x").shift_and_fill(lit(1), col("x").max())]),
-        "a fill value that is not a literal",
+    // A fill value that is an expression (Polars requires one value: an
+    // aggregation), of the frame or of the group, converted to the
+    // input's type.
+    assert_gpu_eq(
+        "shift_and_fill by expressions over the frame",
+        frame().select([
+            fill("x", 1, col("x").max()),
+            fill("x", -2, col("u").first()),
+            fill("u", 2, col("x").sum()),
+            fill("f", 1, col("x").min()),
+            fill("f", -1, col("f").drop_nulls().last()),
+            fill("b", 2, col("b").last()),
+            fill("s", -3, col("s").last()),
+            fill("d", 1, col("d").max()),
+        ]),
+    );
+    assert_gpu_eq(
+        "shift_and_fill by expressions per group",
+        frame()
+            .with_columns([col("x")
+                .shift_and_fill(lit(1), col("x").first())
+                .over([col("g")])
+                .unwrap()
+                .alias("lag or the group's first")])
+            .group_by_stable([col("g")])
+            .agg([col("f")
+                .shift_and_fill(lit(-1), col("x").mean())
+                .sum()
+                .alias("sum")]),
     );
 }
 
