@@ -188,6 +188,56 @@ fn concurrent_queries_under_random_faults_all_answer() {
     scenario.teardown();
 }
 
+/// A fault injected into one operator's work only (`<seam>@<operator>`):
+/// every launch of a join fails, so a query with a join answers by
+/// fallback naming the seam, and one without runs on the device, no fault
+/// injected.
+#[test]
+fn a_fault_injected_into_one_operator_fails_only_its_work() {
+    let scenario = FailScenario::setup();
+    let engine = engine();
+    let expected = query().collect().unwrap();
+    let in_joins = format!("{}@Join", Seam::Launch.name());
+    fail::cfg(&in_joins, "return").unwrap();
+    let before = faults::injected();
+    let (df, report) = query()
+        .collect_with_report(&Engine::Gpu(engine.clone()))
+        .unwrap();
+    assert!(df.equals_missing(&expected), "{df}");
+    assert!(faults::injected() > before, "no fault injected: {report}");
+    assert!(
+        report
+            .fallback_reasons
+            .iter()
+            .any(|r| r.message.contains(Seam::Launch.name())),
+        "{report}"
+    );
+    let without_join = query_without_join();
+    let expected = without_join.clone().collect().unwrap();
+    let before = faults::injected();
+    let (df, report) = without_join
+        .collect_with_report(&Engine::Gpu(engine.clone().with_raise_on_fail(true)))
+        .unwrap();
+    fail::remove(&in_joins);
+    assert!(df.equals_missing(&expected), "{df}");
+    assert_eq!(faults::injected(), before, "{report}");
+    assert_eq!(engine.memory_in_use(), Some(0));
+    scenario.teardown();
+}
+
+/// A group-by and a sort, without a join.
+fn query_without_join() -> LazyFrame {
+    df!(
+        "key" => (0..500i64).map(|i| i % 7).collect::<Vec<_>>(),
+        "amount" => (0..500i64).collect::<Vec<_>>(),
+    )
+    .unwrap()
+    .lazy()
+    .group_by([col("key")])
+    .agg([col("amount").sum()])
+    .sort(["key"], Default::default())
+}
+
 /// A sticky fault (a kernel that faults, leaving the device's context
 /// unusable): the query that meets it answers by fallback, naming it; the
 /// device is marked, and later queries on it fall back at once, without a

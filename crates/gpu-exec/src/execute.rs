@@ -470,6 +470,8 @@ impl Executor<'_> {
     }
 
     fn run_node(&self, node: &PlanNode) -> Result<DeviceFrame, ExecError> {
+        // (Named for faults injected into one operator's work.)
+        let _operator = gpu_runtime::faults::operator(|| node.header());
         match node {
             PlanNode::DataFrameScan { df, projection, .. } => self.scan(node, df, projection),
             PlanNode::SimpleProjection { input, columns, .. } => {

@@ -1,9 +1,11 @@
 //! Fault injection at the runtime's seams: with the `faults` feature (tests and the fault suite only), each seam can be made to fail as the driver would.
 //!
 //! Every seam is a fail point of the [`fail`](https://docs.rs/fail) crate,
-//! named `gpu-runtime::<seam>` ([`Seam::name`]); configure it with
-//! `fail::cfg` (`"3*off->1*return->off"`: the fourth call fails, once).
-//! Without the feature the checks compile to nothing.
+//! named `gpu-runtime::<seam>` ([`Seam::name`]), and, while a thread runs a
+//! named operator ([`operator`]), `gpu-runtime::<seam>@<operator>` too;
+//! configure it with `fail::cfg` (`"3*off->1*return->off"`: the fourth call
+//! fails, once; `"2%return"`: calls fail at random). Without the feature
+//! the checks compile to nothing.
 
 use crate::error::RuntimeError;
 
@@ -104,14 +106,69 @@ pub fn injected() -> u64 {
     0
 }
 
-/// Fails as the device would where the seam's fail point says so
-/// (`bytes`: what an allocation asks for).
+#[cfg(feature = "faults")]
+thread_local! {
+    /// The operator the calling thread runs ([`operator`]).
+    static OPERATOR: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Names the operator the calling thread runs (the first word of `header`,
+/// a plan node's header: `Join`, `GroupBy`, `Sort`, ...) until the guard
+/// drops: meanwhile each seam's fail point has a second name,
+/// `<seam>@<operator>` (`gpu-runtime::launch@Join`), so that a fault can be
+/// injected into one operator's work. `header` is called only with the
+/// `faults` feature.
+pub fn operator(header: impl FnOnce() -> String) -> OperatorScope {
+    #[cfg(feature = "faults")]
+    {
+        let header = header();
+        let name = header.split(' ').next().unwrap_or_default().to_owned();
+        let previous = OPERATOR.with(|current| current.replace(Some(name)));
+        OperatorScope { previous }
+    }
+    #[cfg(not(feature = "faults"))]
+    {
+        let _ = header;
+        OperatorScope {}
+    }
+}
+
+/// Restores the operator named before [`operator`] when dropped.
+#[must_use = "the operator is named until the scope drops"]
+#[derive(Debug)]
+pub struct OperatorScope {
+    #[cfg(feature = "faults")]
+    previous: Option<String>,
+}
+
+impl Drop for OperatorScope {
+    fn drop(&mut self) {
+        #[cfg(feature = "faults")]
+        OPERATOR.with(|current| *current.borrow_mut() = self.previous.take());
+    }
+}
+
+/// Fails as the device would where the seam's fail point says so, or its
+/// fail point within the operator the thread runs (`bytes`: what an
+/// allocation asks for).
 #[cfg(feature = "faults")]
 pub(crate) fn at(seam: Seam, bytes: u64) -> Result<(), RuntimeError> {
-    fail::fail_point!(seam.name(), |_| {
+    let fail = || {
         INJECTED.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Err(seam.error(bytes))
+    };
+    fail::fail_point!(seam.name(), |_| fail());
+    let scoped = OPERATOR.with(|current| {
+        current
+            .borrow()
+            .as_ref()
+            .map(|operator| format!("{}@{operator}", seam.name()))
     });
+    if let Some(scoped) = scoped
+        && fail::eval(&scoped, |_| ()).is_some()
+    {
+        return fail();
+    }
     Ok(())
 }
 
