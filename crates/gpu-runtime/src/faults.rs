@@ -15,6 +15,9 @@ pub enum Seam {
     /// A device buffer's allocation (from the buffer's memory resource):
     /// fails as out of memory.
     Allocate,
+    /// A page-locked staging block's allocation (`cuMemHostAlloc`), for
+    /// copies between the host and the device.
+    AllocatePinned,
     /// A kernel launch.
     Launch,
     /// A copy from the host to the device.
@@ -39,8 +42,9 @@ pub enum Seam {
 impl Seam {
     /// Every seam whose fault fails one call only (all but
     /// [`Seam::Sticky`]).
-    pub const TRANSIENT: [Seam; 7] = [
+    pub const TRANSIENT: [Seam; 8] = [
         Seam::Allocate,
+        Seam::AllocatePinned,
         Seam::Launch,
         Seam::Upload,
         Seam::Download,
@@ -53,6 +57,7 @@ impl Seam {
     pub fn name(self) -> &'static str {
         match self {
             Seam::Allocate => "gpu-runtime::allocate",
+            Seam::AllocatePinned => "gpu-runtime::allocate-pinned",
             Seam::Launch => "gpu-runtime::launch",
             Seam::Upload => "gpu-runtime::upload",
             Seam::Download => "gpu-runtime::download",
@@ -73,6 +78,8 @@ impl Seam {
                     available: 0,
                 };
             }
+            // CUDA_ERROR_OUT_OF_MEMORY, of host memory.
+            Seam::AllocatePinned => ("cuMemHostAlloc", 2),
             // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: a launch that fails alone.
             Seam::Launch => ("cuLaunchKernel", 701),
             // CUDA_ERROR_UNKNOWN, not taken as sticky.

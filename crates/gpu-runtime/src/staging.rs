@@ -157,7 +157,9 @@ impl StagingPool {
     }
 
     fn new_block(&self) -> Result<Block, RuntimeError> {
-        match self.host.allocate(BLOCK_BYTES) {
+        let allocated = crate::faults::at(crate::faults::Seam::AllocatePinned, BLOCK_BYTES as u64)
+            .and_then(|()| self.host.allocate(BLOCK_BYTES));
+        match allocated {
             Ok(address) => Ok(Block {
                 address,
                 busy_until: Event::new(),
