@@ -138,7 +138,8 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         } => {
             // The device's order of rows: the left rows in order, each with
             // its right rows in order (a right join: the other way round; a
-            // full join: that, then the left rows that matched nothing).
+            // full join: that, then the left rows that matched nothing); an
+            // inner or left join also by right row, as Polars sorts them.
             let ordered = match kind {
                 JoinKind::Right => {
                     matches!(
@@ -147,6 +148,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                     )
                 }
                 JoinKind::Full => *order == JoinOrder::None,
+                JoinKind::Inner | JoinKind::Left => true,
                 _ => matches!(
                     order,
                     JoinOrder::None | JoinOrder::Left | JoinOrder::LeftRight

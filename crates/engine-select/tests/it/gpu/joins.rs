@@ -596,3 +596,41 @@ fn joins_of_i64_with_u64_keys_answer_on_the_cpu() {
         assert_cpu_answer_with_reason(lf, "i128");
     }
 }
+
+/// Inner and left joins keeping the right frame's order (`Right`,
+/// `RightLeft`): Polars sorts the pairs stably by right row, each right
+/// row's left rows in order, a left join's unmatched rows last; sliced
+/// after. Keys repeat on both sides, some match nothing, some are null.
+#[test]
+fn joins_keeping_the_right_order_run_on_the_device() {
+    let left = || {
+        df!(
+            "k" => [Some(2i64), Some(1), None, Some(2), Some(7), Some(1), Some(3)],
+            "l" => [0i64, 1, 2, 3, 4, 5, 6],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let right = || {
+        df!(
+            "k" => [Some(3i64), Some(2), Some(1), None, Some(2), Some(9)],
+            "r" => ["a", "b", "c", "d", "e", "f"],
+        )
+        .unwrap()
+        .lazy()
+    };
+    for how in [JoinType::Inner, JoinType::Left] {
+        for order in [MaintainOrderJoin::Right, MaintainOrderJoin::RightLeft] {
+            let args = JoinArgs {
+                maintain_order: order,
+                ..JoinArgs::new(how.clone())
+            };
+            let joined = || left().join(right(), [col("k")], [col("k")], args.clone());
+            assert_gpu_eq(&format!("{how:?} join keeping {order:?}"), joined());
+            assert_gpu_eq(
+                &format!("{how:?} join keeping {order:?}, sliced"),
+                joined().slice(1, 4),
+            );
+        }
+    }
+}

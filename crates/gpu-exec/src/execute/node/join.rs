@@ -98,6 +98,7 @@ impl Executor<'_> {
             slice,
             unique,
             schema,
+            order,
             ..
         } = node
         else {
@@ -168,6 +169,16 @@ impl Executor<'_> {
                 *kind,
                 *nulls_equal,
             )?
+        };
+        // In the right rows' order (each right row's left rows in order,
+        // a left join's unmatched rows last, in order), as Polars sorts
+        // the pairs stably by right row.
+        let by_right = matches!(order, JoinOrder::Right | JoinOrder::RightLeft)
+            && matches!(kind, JoinKind::Inner | JoinKind::Left);
+        let indices = if by_right {
+            self.by_right_row(indices)?
+        } else {
+            indices
         };
         let mut out = self.gather_frame(&left_frame, &indices.left)?;
         if let Some(right_rows) = &indices.right {
@@ -374,6 +385,20 @@ impl Executor<'_> {
         let order = ops.widen(&ops.sorted_rows(&left, None, false, false)?)?;
         Ok(JoinIndices {
             left: ops.gather(&left, None, &order)?.0,
+            right: Some(ops.gather(&right, None, &order)?.0),
+        })
+    }
+
+    /// The pairs of `indices` sorted stably by right row (a left join's
+    /// unmatched rows pair with rows past the right's end: last, in order).
+    pub(crate) fn by_right_row(&self, indices: JoinIndices) -> Result<JoinIndices, ExecError> {
+        let ops = self.ops();
+        let right = indices
+            .right
+            .ok_or_else(|| ExecError::Unsupported("a join gave no right rows".into()))?;
+        let order = ops.widen(&ops.sorted_rows(&right, None, false, false)?)?;
+        Ok(JoinIndices {
+            left: ops.gather(&indices.left, None, &order)?.0,
             right: Some(ops.gather(&right, None, &order)?.0),
         })
     }
