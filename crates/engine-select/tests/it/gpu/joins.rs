@@ -557,8 +557,12 @@ fn joins_keep_the_order_asked_for_or_fall_back() {
     for (how, order) in [
         (JoinType::Inner, Left),
         (JoinType::Inner, LeftRight),
+        (JoinType::Inner, Right),
+        (JoinType::Inner, RightLeft),
         (JoinType::Left, Left),
         (JoinType::Left, LeftRight),
+        (JoinType::Left, Right),
+        (JoinType::Left, RightLeft),
         (JoinType::Right, Right),
         (JoinType::Right, RightLeft),
     ] {
@@ -566,9 +570,6 @@ fn joins_keep_the_order_asked_for_or_fall_back() {
     }
     // Orders the device does not produce fall back, with the CPU's rows.
     for (how, order) in [
-        (JoinType::Inner, Right),
-        (JoinType::Inner, RightLeft),
-        (JoinType::Left, Right),
         (JoinType::Right, Left),
         (JoinType::Full, Left),
         (JoinType::Full, Right),
