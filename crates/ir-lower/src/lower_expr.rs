@@ -197,6 +197,9 @@ impl ExprLowering<'_> {
                         op == BinaryOp::EqMissing,
                     ));
                 }
+                if let Some(done) = temporal_arithmetic(op, &left, &right, planned) {
+                    return Some(done);
+                }
                 if op == BinaryOp::Plus && left.dtype == GpuDtype::String {
                     // `+` of strings concatenates them.
                     ExprKind::ConcatStr {

@@ -1,6 +1,60 @@
-//! Temporal functions (`dt.*`): fields, truncation, formats and parsing, durations.
+//! Temporal functions (`dt.*`): fields, truncation, formats and parsing, durations, and sums and differences of dates, datetimes and durations.
 
 use super::*;
+
+/// `left op right`, a sum or difference that Polars computes between two
+/// temporal types (`planned`: its result type), as it computes it: a
+/// datetime and a duration (in either order for a sum) both in the
+/// result's unit, the coarser (the datetime rounded down, the duration
+/// truncated); a date and a duration (the date first) as a datetime in
+/// microseconds and the duration, both in the coarser unit, the result
+/// back to a date (rounded down); durations of two units in the result's
+/// unit; the physical integers added or subtracted (wrapping). `None`
+/// where they are no such pair (a duration plus a date, which Polars adds
+/// in whole days truncated, included) or a cast they need does not run.
+pub(crate) fn temporal_arithmetic(
+    op: BinaryOp,
+    left: &GpuExpr,
+    right: &GpuExpr,
+    planned: GpuDtype,
+) -> Option<GpuExpr> {
+    use GpuDtype::{Date, Datetime, Duration};
+    let (plus, minus) = (op == BinaryOp::Plus, op == BinaryOp::Minus);
+    let cast = |e: &GpuExpr, to: GpuDtype| {
+        (e.dtype == to || cast_supported(e.dtype, to))
+            .then(|| e.clone().cast(to, CastMode::NonStrict))
+    };
+    // The sum or difference of the physical values, as `out`.
+    let physical = |a: Option<GpuExpr>, b: Option<GpuExpr>, out: GpuDtype| {
+        let int64 = GpuDtype::Int64;
+        let (a, b) = (cast(&a?, int64)?, cast(&b?, int64)?);
+        cast(&a.binary(op, b, int64), out)
+    };
+    match (left.dtype, right.dtype, planned) {
+        (Datetime(_), Duration(_), Datetime(unit)) if plus || minus => {
+            physical(cast(left, planned), cast(right, Duration(unit)), planned)
+        }
+        (Duration(_), Datetime(_), Datetime(unit)) if plus => {
+            physical(cast(left, Duration(unit)), cast(right, planned), planned)
+        }
+        (Date, Duration(unit), Date) if plus || minus => {
+            // Polars takes the date as microseconds, then both in the
+            // coarser unit.
+            let unit = match unit {
+                TimeUnit::Milliseconds => unit,
+                _ => TimeUnit::Microseconds,
+            };
+            let (left, right) = (cast(left, Datetime(unit)), cast(right, Duration(unit)));
+            let sum = physical(left, right, Datetime(unit));
+            sum.and_then(|sum| cast(&sum, Date))
+        }
+        (Duration(a), Duration(b), Duration(_)) if a != b && (plus || minus) => {
+            let (l, r) = (cast(left, planned), cast(right, planned));
+            l.zip(r).map(|(l, r)| l.binary(op, r, planned))
+        }
+        _ => None,
+    }
+}
 
 /// `function` (`dt.is_leap_year`, `dt.millennium`, `dt.century`,
 /// `dt.iso_year` or `dt.days_in_month`) of a date or datetime, from its

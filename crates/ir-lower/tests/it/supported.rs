@@ -122,7 +122,7 @@ fn temporal_parts_and_date_arithmetic() {
             col("day").cast(DataType::Int32).alias("days"),
         ]),
         expect![[r#"
-            Select [dt.year(col("day")) as "year", dt.quarter(col("day")) as "quarter", dt.month(col("day")) as "month", dt.day(col("day")) as "day_of_month", dt.weekday(col("day")) as "weekday", (col("day") + 259200000000000:duration[ns]) as "later", cast(col("day") -> i32) as "days"]  -> [year: i32, quarter: i8, month: i8, day_of_month: i8, weekday: i8, later: date, days: i32]
+            Select [dt.year(col("day")) as "year", dt.quarter(col("day")) as "quarter", dt.month(col("day")) as "month", dt.day(col("day")) as "day_of_month", dt.weekday(col("day")) as "weekday", cast(cast((cast(cast(col("day") -> datetime[us]) -> i64) + cast(cast(259200000000000:duration[ns] -> duration[us]) -> i64)) -> datetime[us]) -> date) as "later", cast(col("day") -> i32) as "days"]  -> [year: i32, quarter: i8, month: i8, day_of_month: i8, weekday: i8, later: date, days: i32]
               DataFrameScan rows=3 columns=[5] of 6  -> [day: date]
         "#]],
     );

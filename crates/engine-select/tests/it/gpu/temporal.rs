@@ -569,3 +569,66 @@ fn rounding_timestamps_to_durations_matches_the_cpu() {
         "dt.round of date by \"12h\"",
     );
 }
+
+/// Sums and differences of dates, datetimes and durations of differing
+/// units, as Polars computes them: both in the result's (coarser) unit, a
+/// datetime rounded down and a duration truncated on the way; a date as a
+/// datetime in microseconds (or the duration's coarser unit), the result
+/// rounded down to a day.
+/// Values with remainders below the coarser unit, of both signs, and nulls.
+#[test]
+fn sums_of_dates_datetimes_and_durations_of_differing_units_match_the_cpu() {
+    let us = [
+        Some(86_400_000_000i64 + 5),
+        Some(-3),
+        Some(1_000_999),
+        None,
+        Some(-86_400_000_001),
+        Some(-1_500),
+    ];
+    let frame = df!(
+        "d" => [Some(19_000i32), Some(19_001), Some(-5), Some(3), Some(-1), Some(0)],
+        "t" => [Some(1_640_995_200_123_456i64), Some(-1_999), Some(7), Some(0), None, Some(-86_400_000_000)],
+        "us" => us,
+        "ms" => [Some(86_400_000i64), Some(-1), Some(1_500), Some(3), None, Some(-7)],
+        "ns" => [Some(1_999_999i64), Some(-1), Some(5), None, Some(86_400_000_000_000), Some(-2_000_001)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("d").cast(DataType::Date),
+        col("t").cast(DataType::Datetime(TimeUnit::Microseconds, None)),
+        col("us").cast(DataType::Duration(TimeUnit::Microseconds)),
+        col("ms").cast(DataType::Duration(TimeUnit::Milliseconds)),
+        col("ns").cast(DataType::Duration(TimeUnit::Nanoseconds)),
+    ]);
+    let datetime = |unit| col("t").cast(DataType::Datetime(unit, None));
+    // A duration plus a date Polars adds in whole days, truncated: left
+    // to it (and answered as it answers).
+    crate::fuzz::assert_same_as_cpu(
+        frame
+            .clone()
+            .select([(col("ns") + col("d")).alias("ns + date")]),
+        crate::fuzz::Compare {
+            ordered: true,
+            floats_close: false,
+        },
+    );
+    assert_gpu_eq(
+        "sums and differences of temporal types of differing units",
+        frame.select([
+            (col("d") + col("us")).alias("date + us"),
+            (col("d") - col("ms")).alias("date - ms"),
+            (col("d") - col("ns")).alias("date - ns"),
+            (col("t") + col("us")).alias("us + us"),
+            (col("t") - col("ms")).alias("us - ms"),
+            (col("t") + col("ns")).alias("us + ns"),
+            (col("ms") + col("t")).alias("ms + us"),
+            (datetime(TimeUnit::Nanoseconds) - col("ms")).alias("ns - ms"),
+            (datetime(TimeUnit::Milliseconds) + col("ns")).alias("ms + ns"),
+            (col("us") + col("ms")).alias("us + ms duration"),
+            (col("ms") - col("ns")).alias("ms - ns duration"),
+            (col("ns") - col("us")).alias("ns - us duration"),
+        ]),
+    );
+}
