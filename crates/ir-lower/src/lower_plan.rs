@@ -111,33 +111,70 @@ impl<'a> PlanLowering<'a> {
             .collect()
     }
 
-    /// Whether every column `exprs` read is one a select or a broadcasting
-    /// with_columns (`input`) made of one value (a literal, an
-    /// aggregation), or a group-by made of literals alone, which Polars
-    /// holds as a scalar column: `lit(5) !=
-    /// col(x)` over it is one row in Polars, `col(x) + 1` every row. (A
-    /// with_columns of common subexpressions, which does not broadcast, the
-    /// executor takes as Polars does.)
-    fn reads_only_repeated_values(&self, exprs: &[ExprIR], input: Node) -> bool {
-        use polars_plan::plans::ArenaExprIter;
-        // (Through projections, which keep the columns' names.)
-        let mut input = input;
-        while let IR::SimpleProjection { input: below, .. } = self.lp_arena.get(input) {
-            input = *below;
-        }
-        let made = match self.lp_arena.get(input) {
-            IR::Select { expr, .. } => self.one_value_outputs(expr),
-            IR::HStack { exprs, options, .. } if options.should_broadcast => {
-                self.one_value_outputs(exprs)
+    /// The columns of the plan node `node` that Polars holds as scalar
+    /// columns (one value repeated): those a select or a broadcasting
+    /// with_columns makes of one value (a literal, an aggregation) or copies
+    /// from such a column, those a with_columns keeps as they are, through
+    /// projections; and a group-by's aggregations of literals alone.
+    fn scalar_columns(&self, node: Node) -> Vec<PlSmallStr> {
+        // A copy of a scalar column (`col(x).alias(y)`) is one too.
+        let of_one_value = |e: &ExprIR, below: &[PlSmallStr]| {
+            is_scalar_ae(e.node(), self.expr_arena)
+                || matches!(self.expr_arena.get(e.node()), AExpr::Column(name) if below.contains(name))
+        };
+        match self.lp_arena.get(node) {
+            IR::SimpleProjection { input, columns } => {
+                let below = self.scalar_columns(*input);
+                columns
+                    .iter_names()
+                    .filter(|name| below.contains(name))
+                    .cloned()
+                    .collect()
             }
-            // A group-by's aggregations of literals alone: scalar columns too.
+            IR::Select { expr, input, .. } => {
+                let below = self.scalar_columns(*input);
+                expr.iter()
+                    .filter(|e| of_one_value(e, &below))
+                    .map(|e| e.output_name().clone())
+                    .collect()
+            }
+            IR::HStack {
+                exprs,
+                input,
+                options,
+                ..
+            } if options.should_broadcast => {
+                let below = self.scalar_columns(*input);
+                let mut scalar: Vec<PlSmallStr> = below
+                    .iter()
+                    .filter(|name| !exprs.iter().any(|e| e.output_name() == *name))
+                    .cloned()
+                    .collect();
+                scalar.extend(
+                    exprs
+                        .iter()
+                        .filter(|e| of_one_value(e, &below))
+                        .map(|e| e.output_name().clone()),
+                );
+                scalar
+            }
             IR::GroupBy { aggs, .. } => aggs
                 .iter()
                 .filter(|e| is_constant(e.node(), self.expr_arena))
-                .map(|e| e.output_name())
+                .map(|e| e.output_name().clone())
                 .collect(),
-            _ => return false,
-        };
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether every column `exprs` read is one Polars holds as a scalar
+    /// column in `input` ([`Self::scalar_columns`]): `lit(5) != col(x)` over
+    /// it is one row in Polars, `col(x) + 1` every row. (A with_columns of
+    /// common subexpressions, which does not broadcast, the executor takes
+    /// as Polars does.)
+    fn reads_only_repeated_values(&self, exprs: &[ExprIR], input: Node) -> bool {
+        use polars_plan::plans::ArenaExprIter;
+        let made = self.scalar_columns(input);
         if made.is_empty() {
             return false;
         }

@@ -243,3 +243,23 @@ fn selects_of_only_literals_a_group_by_made_are_polars_own() {
         .select([lit(false).neq_missing(col("x5")).alias("x7")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A copy of a column of one value (`col(x1).alias(x2)` in a with_columns
+/// above the select that made `x1`) is a scalar column in Polars too: a
+/// select reading only it is one row there. Found by the fuzzer (seed
+/// 14040, case 247).
+#[test]
+fn selects_of_only_copies_of_columns_of_one_value_are_polars_own() {
+    let t0 = df!("b" => [false, true, true]).unwrap();
+    let day = |days: i32| lit(days).cast(DataType::Date);
+    let lf = t0
+        .lazy()
+        .select([col("b").alias("x0"), day(19_000).dt().day().alias("x1")])
+        .with_columns([col("x1").alias("x2")])
+        .select([day(11_016)
+            .dt()
+            .weekday()
+            .neq_missing(col("x2"))
+            .alias("x3")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
