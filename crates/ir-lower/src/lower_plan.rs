@@ -182,7 +182,7 @@ impl<'a> PlanLowering<'a> {
         for e in exprs {
             for (_, part) in self.expr_arena.iter(e.node()) {
                 if let AExpr::Column(name) = part {
-                    if !made.contains(&name) {
+                    if !made.contains(name) {
                         return false;
                     }
                     reads = true;
