@@ -69,6 +69,10 @@ pub(crate) struct ExprLowering<'a> {
     /// group-by, the function of a window), where some of Polars' functions
     /// take paths of their own.
     pub per_group: bool,
+    /// While lowering an aggregation's input whose columns are all read
+    /// through slices of these bounds (see `aggregation_of`): such slices
+    /// lower to their input, the aggregation keeping the rows by place.
+    pub unsliced: Option<(Node, Node)>,
 }
 
 type Lowered = Option<GpuExpr>;
@@ -388,6 +392,11 @@ impl ExprLowering<'_> {
                     partition_by,
                     order_by,
                 }
+            }
+            AExpr::Slice { input, .. } if self.unsliced.is_some() => {
+                // (Bounds checked by `common_slice`.)
+                let input = *input;
+                return self.expr(input);
             }
             AExpr::Slice { .. } => {
                 return self.refuse(

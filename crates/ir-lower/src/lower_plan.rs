@@ -84,6 +84,7 @@ impl<'a> PlanLowering<'a> {
             one_row,
             refusals: &mut self.refusals,
             per_group: false,
+            unsliced: None,
         }
     }
 

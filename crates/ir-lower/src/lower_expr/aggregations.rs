@@ -162,6 +162,18 @@ impl ExprLowering<'_> {
         input: Node,
         dtype: GpuDtype,
     ) -> Lowered {
+        // Polars' optimiser moves a slice of an elementwise expression
+        // onto its columns (`(1.5 % col("c")).head(3)` becomes
+        // `1.5 % col("c").slice(0, 3)`): the same rows, kept by place.
+        if filtered_parts(self.arena, input).is_none()
+            && let Some((offset, length)) = self.common_slice(input)
+        {
+            let outer = self.unsliced.replace((offset, length));
+            let values = self.expr(input);
+            self.unsliced = outer;
+            let kept = self.kept_by_place(node, (offset, length));
+            return self.aggregation_of_filter(node, op, (values?, kept?), dtype);
+        }
         if let Some(parts) = filtered_parts(self.arena, input) {
             // A variance of every n-th value, or of a filter by a literal:
             // where a group keeps no valid value Polars gives 0.0 on this
@@ -263,6 +275,62 @@ impl ExprLowering<'_> {
             }),
         };
         Some((lowered?, kept?))
+    }
+
+    /// The bounds (offset, length nodes) of the slices in `node` where
+    /// every column it reads (and every length) is read through a slice of
+    /// the same literal bounds, under elementwise functions only, with no
+    /// aggregation: the slice of the whole expression. `None` otherwise
+    /// (no slice, or slices Polars takes otherwise).
+    fn common_slice(&self, node: Node) -> Option<(Node, Node)> {
+        let mut bounds: Option<(Node, Node)> = None;
+        let mut pending = vec![node];
+        while let Some(at) = pending.pop() {
+            match self.arena.get(at) {
+                AExpr::Slice {
+                    input,
+                    offset,
+                    length,
+                } => {
+                    // Its input any expression of rows that does not itself
+                    // read through slices (the slice of a whole column, or
+                    // of an expression of columns).
+                    let value = |n: Node| self.constant(n);
+                    match bounds {
+                        None => bounds = Some((*offset, *length)),
+                        Some((o, l)) => {
+                            let same = value(o).is_some()
+                                && value(o) == value(*offset)
+                                && value(l).is_some()
+                                && value(l) == value(*length);
+                            if !same {
+                                return None;
+                            }
+                        }
+                    }
+                    let nested = self.arena.iter(*input).any(|(_, e)| {
+                        matches!(e, AExpr::Slice { .. } | AExpr::Agg(_) | AExpr::Len)
+                    });
+                    if nested || !polars_plan::plans::is_length_preserving_ae(*input, self.arena) {
+                        return None;
+                    }
+                }
+                AExpr::Literal(_) => {}
+                AExpr::Column(_) | AExpr::Len | AExpr::Agg(_) => return None,
+                AExpr::BinaryExpr { left, right, .. } => pending.extend([*left, *right]),
+                AExpr::Cast { expr, .. } => pending.push(*expr),
+                AExpr::Ternary {
+                    predicate,
+                    truthy,
+                    falsy,
+                } => pending.extend([*predicate, *truthy, *falsy]),
+                AExpr::Function { input, options, .. } if options.is_elementwise() => {
+                    pending.extend(input.iter().map(ExprIR::node));
+                }
+                _ => return None,
+            }
+        }
+        bounds
     }
 
     /// Whether each row's place p (from 0, in the frame or in its group)
