@@ -56,6 +56,56 @@ pub(crate) fn temporal_arithmetic(
     }
 }
 
+/// The first and last days (from 1970-01-01) of chrono's calendar
+/// (-262143-01-01 to 262142-12-31): Polars takes a date or datetime's
+/// parts through it, null beyond.
+const CALENDAR_DAYS: (i64, i64) = (-96_465_293, 95_026_236);
+
+/// `value`, a part of the date or datetime `input`, null where `input` lies
+/// beyond chrono's calendar ([`CALENDAR_DAYS`]), as Polars gives it.
+pub(crate) fn within_calendar(input: &GpuExpr, value: GpuExpr) -> GpuExpr {
+    let (first, last) = CALENDAR_DAYS;
+    let (physical, per_day) = match input.dtype {
+        GpuDtype::Date => (GpuDtype::Int32, 1),
+        GpuDtype::Datetime(unit) => (GpuDtype::Int64, unit.per_day()),
+        _ => return value,
+    };
+    let bound = |days: i64, end: bool| {
+        let ticks = days.checked_mul(per_day)?;
+        if end {
+            ticks.checked_add(per_day - 1)
+        } else {
+            Some(ticks)
+        }
+    };
+    let ticks = input.clone().cast(physical, CastMode::NonStrict);
+    let literal = |v: i64| GpuExpr::literal(Scalar::Int(v), physical);
+    let tests: Vec<GpuExpr> = [
+        bound(first, false).map(|lo| {
+            ticks
+                .clone()
+                .binary(BinaryOp::GtEq, literal(lo), GpuDtype::Boolean)
+        }),
+        bound(last, true).map(|hi| {
+            ticks
+                .clone()
+                .binary(BinaryOp::LtEq, literal(hi), GpuDtype::Boolean)
+        }),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let Some(inside) = tests
+        .into_iter()
+        .reduce(|a, b| a.binary(BinaryOp::And, b, GpuDtype::Boolean))
+    else {
+        // (Nanosecond timestamps never leave it.)
+        return value;
+    };
+    let dtype = value.dtype;
+    inside.then(value, GpuExpr::literal(Scalar::Null, dtype), dtype)
+}
+
 /// `function` (`dt.is_leap_year`, `dt.millennium`, `dt.century`,
 /// `dt.iso_year` or `dt.days_in_month`) of a date or datetime, from its
 /// year, month and ISO week as Polars computes it.
@@ -63,14 +113,14 @@ pub(crate) fn calendar(input: GpuExpr, function: &IRTemporalFunction) -> GpuExpr
     use IRTemporalFunction as T;
     let int32 = GpuDtype::Int32;
     let part = |part, dtype| {
-        GpuExpr {
+        let value = GpuExpr {
             kind: ExprKind::Temporal {
                 part,
                 input: Box::new(input.clone()),
             },
             dtype,
-        }
-        .cast(int32, CastMode::NonStrict)
+        };
+        within_calendar(&input, value).cast(int32, CastMode::NonStrict)
     };
     let year = part(TemporalPart::Year, int32);
     let int = |v| GpuExpr::literal(Scalar::Int(v), int32);
@@ -517,9 +567,13 @@ impl ExprLowering<'_> {
             );
         }
         let dtype = self.dtype(node)?;
-        Some(GpuExpr {
-            kind: ExprKind::Temporal { part, input },
+        let value = GpuExpr {
+            kind: ExprKind::Temporal {
+                part,
+                input: input.clone(),
+            },
             dtype,
-        })
+        };
+        Some(within_calendar(&input, value))
     }
 }

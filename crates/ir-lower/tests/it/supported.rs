@@ -122,7 +122,7 @@ fn temporal_parts_and_date_arithmetic() {
             col("day").cast(DataType::Int32).alias("days"),
         ]),
         expect![[r#"
-            Select [dt.year(col("day")) as "year", dt.quarter(col("day")) as "quarter", dt.month(col("day")) as "month", dt.day(col("day")) as "day_of_month", dt.weekday(col("day")) as "weekday", cast(cast((cast(cast(col("day") -> datetime[us]) -> i64) + cast(cast(259200000000000:duration[ns] -> duration[us]) -> i64)) -> datetime[us]) -> date) as "later", cast(col("day") -> i32) as "days"]  -> [year: i32, quarter: i8, month: i8, day_of_month: i8, weekday: i8, later: date, days: i32]
+            Select [when(((cast(col("day") -> i32) >= -96465293:i32) & (cast(col("day") -> i32) <= 95026236:i32)), dt.year(col("day")), null:i32) as "year", when(((cast(col("day") -> i32) >= -96465293:i32) & (cast(col("day") -> i32) <= 95026236:i32)), dt.quarter(col("day")), null:i8) as "quarter", when(((cast(col("day") -> i32) >= -96465293:i32) & (cast(col("day") -> i32) <= 95026236:i32)), dt.month(col("day")), null:i8) as "month", when(((cast(col("day") -> i32) >= -96465293:i32) & (cast(col("day") -> i32) <= 95026236:i32)), dt.day(col("day")), null:i8) as "day_of_month", when(((cast(col("day") -> i32) >= -96465293:i32) & (cast(col("day") -> i32) <= 95026236:i32)), dt.weekday(col("day")), null:i8) as "weekday", cast(cast((cast(cast(col("day") -> datetime[us]) -> i64) + cast(cast(259200000000000:duration[ns] -> duration[us]) -> i64)) -> datetime[us]) -> date) as "later", cast(col("day") -> i32) as "days"]  -> [year: i32, quarter: i8, month: i8, day_of_month: i8, weekday: i8, later: date, days: i32]
               DataFrameScan rows=3 columns=[5] of 6  -> [day: date]
         "#]],
     );
@@ -450,7 +450,7 @@ fn expression_keys_distinct_strategies_and_negative_slices() {
             .group_by([col("day").dt().year().alias("year"), col("status")])
             .agg([col("qty").sum()]),
         expect![[r#"
-            GroupBy keys=[dt.year(col("day")) as "year", col("status")] aggs=[sum(col("qty")) as "qty"]  -> [year: i32, status: str, qty: i32]
+            GroupBy keys=[when(((cast(col("day") -> i32) >= -96465293:i32) & (cast(col("day") -> i32) <= 95026236:i32)), dt.year(col("day")), null:i32) as "year", col("status")] aggs=[sum(col("qty")) as "qty"]  -> [year: i32, status: str, qty: i32]
               DataFrameScan rows=3 columns=[5, 4, 3] of 6  -> [day: date, status: str, qty: i32]
         "#]],
     );
@@ -495,7 +495,7 @@ fn windows_clips_and_time_parts_lower() {
             coalesce(&[col("id"), col("customer")]).alias("first"),
         ]),
         expect![[r#"
-            Select [(col("amount") - mean(col("amount")).over([col("status")])) as "w", clip(col("qty"), 0:i32, null:i32) as "clipped", floor(col("amount")) as "floor", dt.hour(cast(col("day") -> datetime[ms])) as "hour", fill_null(col("id"), col("customer")) as "first"]  -> [w: f64, clipped: i32, floor: f64, hour: i8, first: i64]
+            Select [(col("amount") - mean(col("amount")).over([col("status")])) as "w", clip(col("qty"), 0:i32, null:i32) as "clipped", floor(col("amount")) as "floor", when(((cast(cast(col("day") -> datetime[ms]) -> i64) >= -8334601315200000:i64) & (cast(cast(col("day") -> datetime[ms]) -> i64) <= 8210266876799999:i64)), dt.hour(cast(col("day") -> datetime[ms])), null:i8) as "hour", fill_null(col("id"), col("customer")) as "first"]  -> [w: f64, clipped: i32, floor: f64, hour: i8, first: i64]
               DataFrameScan rows=3 columns=[0, 1, 2, 3, 4, 5] of 6  -> [id: i64, customer: i64, amount: f64, qty: i32, status: str, day: date]
         "#]],
     );

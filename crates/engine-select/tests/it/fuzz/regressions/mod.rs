@@ -979,3 +979,37 @@ fn answers_of_polars_streaming_engine_where_its_engines_disagree_are_polars_own(
     // The in-memory engine answers 3 on most runs (on others 2).
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// Parts of dates and datetimes beyond chrono's calendar (years past
+/// ±262,142, reached by adding a huge duration): Polars takes them through
+/// chrono and gives null. Found by the fuzzer (seeds 15008 case 547 and
+/// 15011 case 261).
+#[test]
+fn parts_of_dates_beyond_chronos_calendar_are_null() {
+    let date = |days: i32| lit(days).cast(DataType::Date);
+    let micros = |v: i64| lit(v).cast(DataType::Duration(TimeUnit::Microseconds));
+    let t0 = df!("b" => [Some(i64::MAX), Some(i64::MIN), Some(0), None]).unwrap();
+    let lf = t0.lazy().with_columns([
+        (date(19_000) + col("b").cast(DataType::Duration(TimeUnit::Microseconds)))
+            .dt()
+            .week()
+            .alias("week"),
+        (date(17_122).cast(DataType::Datetime(TimeUnit::Microseconds, None))
+            - col("b").cast(DataType::Duration(TimeUnit::Microseconds)))
+        .dt()
+        .minute()
+        .alias("minute"),
+        (date(95_026_236) + micros(86_400_000_000))
+            .dt()
+            .day()
+            .alias("past the last day"),
+        date(95_026_236).dt().weekday().alias("the last day"),
+        date(-96_465_293).dt().ordinal_day().alias("the first day"),
+        (date(-96_465_293) - micros(1))
+            .dt()
+            .month()
+            .alias("before the first day"),
+    ]);
+    assert_gpu_eq("parts of dates beyond chrono's calendar", lf.clone());
+    assert_same_as_cpu(lf, ORDERED);
+}
