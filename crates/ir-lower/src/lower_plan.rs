@@ -605,7 +605,20 @@ impl<'a> PlanLowering<'a> {
                         "dynamic and rolling group-by are not supported on the GPU",
                     );
                 }
-                if self.keys_of_one_value(keys, "group-by") {
+                // A constant key beside keys of every row Polars repeats on
+                // every row (one value in every group); other keys of one
+                // value (all keys constant: one group even of no rows; an
+                // aggregation) stay refused.
+                let reads_rows = |key: &ExprIR| !is_scalar_ae(key.node(), self.expr_arena);
+                let of_one_value: Vec<ExprIR> = if keys.iter().any(reads_rows) {
+                    keys.iter()
+                        .filter(|key| !is_constant(key.node(), self.expr_arena))
+                        .cloned()
+                        .collect()
+                } else {
+                    keys.clone()
+                };
+                if self.keys_of_one_value(&of_one_value, "group-by") {
                     return None;
                 }
                 let keys = self.named_exprs(keys, input_node);

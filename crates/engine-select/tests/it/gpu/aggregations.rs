@@ -1026,3 +1026,45 @@ fn aggregations_of_slices_moved_onto_columns_match_the_cpu() {
         frame().select(aggregations()),
     );
 }
+
+/// Group-bys with constant keys beside keys of every row: Polars repeats a
+/// constant on every row, so it is one value in every group; on a frame of
+/// no rows, no group. (All keys constant stays with Polars: one group even
+/// of no rows.)
+#[test]
+fn group_bys_with_constant_keys_beside_others_match_the_cpu() {
+    let frame = || {
+        df!(
+            "a" => [Some(1i64), Some(2), Some(1), None, Some(3)],
+            "v" => [1.0f64, 2.0, 3.0, 4.0, 5.0],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let keys = || {
+        [
+            col("a"),
+            lit(4u8).alias("k"),
+            lit("x").alias("s"),
+            (lit(2) * lit(3)).alias("six"),
+        ]
+    };
+    assert_gpu_eq(
+        "constant keys beside a column",
+        frame().group_by_stable(keys()).agg([col("v").sum(), len()]),
+    );
+    assert_gpu_eq(
+        "constant keys beside a column, of no rows",
+        frame()
+            .filter(lit(false))
+            .group_by_stable(keys())
+            .agg([col("v").max()]),
+    );
+    assert_gpu_eq(
+        "constant keys, unordered",
+        frame()
+            .group_by(keys())
+            .agg([col("v").min()])
+            .sort(["a"], Default::default()),
+    );
+}
