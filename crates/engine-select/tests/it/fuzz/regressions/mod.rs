@@ -1013,3 +1013,23 @@ fn parts_of_dates_beyond_chronos_calendar_are_null() {
     assert_gpu_eq("parts of dates beyond chrono's calendar", lf.clone());
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A stable distinct on the right of a cross join keeping the left order:
+/// Polars' optimiser drops the distinct's order (the join does not promise
+/// the right side's), though the rows' order within each left row then
+/// comes from it; Polars' answer there is its own, and the oracle skips
+/// it. Found by the fuzzer (seed 16098, case 601).
+#[test]
+fn orders_polars_optimiser_drops_are_its_own() {
+    let t0 = df!("d" => [Some(4i64), None]).unwrap();
+    let args = JoinArgs {
+        maintain_order: MaintainOrderJoin::Left,
+        ..JoinArgs::new(JoinType::Cross)
+    };
+    let distinct = t0
+        .clone()
+        .lazy()
+        .unique_stable_generic(None, UniqueKeepStrategy::None);
+    let lf = t0.lazy().join(distinct, [], [], args);
+    assert_same_as_cpu(lf, ORDERED);
+}
