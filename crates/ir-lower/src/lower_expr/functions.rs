@@ -470,7 +470,22 @@ impl ExprLowering<'_> {
                     },
                     dtype,
                 };
-                return Some(input.binary(BinaryOp::Minus, shifted, dtype));
+                // Polars' diff subtracts row by row, even of a column it
+                // holds as one value, where its arithmetic would take its
+                // scalar kernel (`0.0 - x` as `-x`): floats read as the
+                // column of their rows (a shift by 0, computed first).
+                let rows = if dtype.is_float() {
+                    GpuExpr {
+                        kind: ExprKind::Shift {
+                            input: Box::new(input),
+                            periods: 0,
+                        },
+                        dtype,
+                    }
+                } else {
+                    input
+                };
+                return Some(rows.binary(BinaryOp::Minus, shifted, dtype));
             }
             F::Rank { options, seed: _ } => {
                 let method = match options.method {

@@ -183,3 +183,23 @@ fn spreads_of_groups_whose_sums_overflow_are_polars_own() {
     ]);
     assert_same_as_cpu(lf, CLOSE);
 }
+
+/// Polars' `diff` subtracts row by row even of a column it holds as one
+/// value, where its arithmetic (`x0 - x0.shift(-1)`) takes the scalar
+/// kernel (subtracting from a scalar 0.0 negates: -0.0). Found by the
+/// fuzzer (seed 17066, case 144).
+#[test]
+fn differences_of_columns_of_one_value_are_row_by_row() {
+    let t0 = df!("b" => [None::<i64>, None]).unwrap();
+    let lf = t0
+        .lazy()
+        .select([lit(0.0f64).alias("x0"), col("b").alias("x2")])
+        .with_columns([
+            col("x0")
+                .diff(lit(-1i64), polars::series::ops::NullBehavior::Ignore)
+                .alias("diff"),
+            (col("x0") - col("x0").shift(lit(-1i64))).alias("minus"),
+        ]);
+    assert_gpu_eq("diff and minus of a column of one value", lf.clone());
+    assert_same_as_cpu(lf, ORDERED);
+}
