@@ -86,8 +86,19 @@ pub(crate) fn one_row_computed(input: &PlanNode) -> (Vec<(usize, &GpuExpr)>, Vec
 /// with_columns without broadcasting keeps at one row ([`one_row_columns`]),
 /// and those it holds as a scalar column repeated on every row
 /// ([`crate::one_value_columns`]: a select's or a with_columns' of one
-/// value, a group-by's aggregation of literals).
+/// value, a group-by's aggregation of literals), through projections.
 fn scalar_columns(input: &PlanNode) -> Vec<usize> {
+    if let PlanNode::SimpleProjection {
+        input: below,
+        columns,
+        ..
+    } = input
+    {
+        let below = scalar_columns(below);
+        return (0..columns.len())
+            .filter(|&i| below.contains(&columns[i]))
+            .collect();
+    }
     let mut columns = one_row_columns(input);
     let schema = input.schema();
     columns.extend(

@@ -263,3 +263,25 @@ fn selects_of_only_copies_of_columns_of_one_value_are_polars_own() {
             .alias("x3")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A group-by's aggregation of a literal (a scalar column in Polars)
+/// divided into another column by a select above, a projection between:
+/// Polars multiplies by the reciprocal of its scalar (5 / 1.5 is
+/// 3.333333333333333 so), and the device now sees the scalar column
+/// through the projection. Found by the fuzzer (seed 18002, case 685).
+#[test]
+fn divisions_by_a_group_bys_literal_aggregations_through_projections_are_by_scalars() {
+    let t0 = df!("b" => [5i64, 3, -1]).unwrap();
+    let lf = t0
+        .lazy()
+        .group_by([col("b"), lit(false).alias("k0")])
+        .agg([lit(1.5f64).alias("x1")])
+        .select([(col("b") / col("x1")).alias("x6")]);
+    assert_same_as_cpu(
+        lf,
+        Compare {
+            ordered: false,
+            floats_close: false,
+        },
+    );
+}
