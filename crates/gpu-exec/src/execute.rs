@@ -149,10 +149,12 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
 }
 
 /// The column of `node`'s output that Polars flags sorted, and whether
-/// descending: the first key column of a sort, also under projections that
-/// pass it on as it is (Polars hands on the same column, flag and all).
+/// descending: the first key column of a sort, a row index, also under
+/// projections that pass it on as it is (Polars hands on the same column,
+/// flag and all).
 fn sorted_column(node: &PlanNode) -> Option<(String, bool)> {
     match node {
+        PlanNode::RowIndex { name, .. } => Some((name.clone(), false)),
         PlanNode::Sort { keys, .. } => {
             let first = keys.first()?;
             let ExprKind::Column { index, .. } = first.expr.kind else {

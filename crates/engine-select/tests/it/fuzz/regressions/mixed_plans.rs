@@ -212,3 +212,19 @@ fn sorted_flags_pass_through_projections_of_a_sort_on_the_device() {
         .agg([col("a").std(0u8).alias("x2")]);
     assert_same_as_cpu(lf, CLOSE);
 }
+
+/// A row index made on the device, grouped by in Polars' part of a mixed
+/// plan: Polars flags its own row index sorted and takes the groups as
+/// slices (the spread of a group of one infinite value: 0.0, not the NaN
+/// of index groups), so the device's row index carries the flag. Found by
+/// the fuzzer (seed 19094, case 104).
+#[test]
+fn row_indices_from_the_device_are_flagged_sorted() {
+    let t0 = df!("e" => [f32::INFINITY, -0.0]).unwrap();
+    let lf = t0
+        .lazy()
+        .with_row_index("idx0", Some(0))
+        .group_by([col("idx0")])
+        .agg([col("e").std(0).alias("x1")]);
+    assert_same_as_cpu(lf, UNORDERED);
+}
