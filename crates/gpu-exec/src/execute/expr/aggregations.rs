@@ -428,9 +428,11 @@ impl Executor<'_> {
             let result = self.aggregate(frame, &rewritten, sorted_rows, starts, whole)?;
             if let (AggOp::Std { .. } | AggOp::Var { .. }, ExprKind::Agg { input: kept, .. }) =
                 (op, &rewritten.kind)
-                && whole
             {
-                // (Per group, the rewritten aggregation checks itself.)
+                // Polars takes a filter's kept values per group as lists,
+                // whose spread of no valid value or of one not finite is
+                // its own (0.0 of one null, or of one infinite value);
+                // the rewritten input, a ternary, does not show it.
                 self.check_kept_values(frame, kept, sorted_rows, starts, whole)?;
             }
             return Ok(result);

@@ -211,3 +211,42 @@ fn drop_nans_of_floats_per_group_are_polars_own() {
     let whole = df.lazy().select([mean.drop_nans().first().alias("x")]);
     crate::gpu::assert_gpu_eq("drop_nans over the frame", whole);
 }
+
+/// A spread of a filter by a literal per group: Polars takes the kept
+/// values as a list per group, whose spread of one infinite value, or of
+/// one null, is 0.0 (Welford's over a column gives NaN and null). Such a
+/// group falls back; the others run on the device. Found by the fuzzer
+/// (seed 20079, case 633; seed 20050, case 453: of one null, under a second
+/// key).
+#[test]
+fn spreads_of_a_literal_filter_per_group_are_polars_own() {
+    let df = df!(
+        "a" => [Some(f64::NEG_INFINITY), Some(f64::NEG_INFINITY), Some(3.0)],
+        "b" => [Some(4.0f64), Some(0.0), Some(4.0)],
+    )
+    .unwrap();
+    // (Beside a slice of the key: Polars takes the group-by's
+    // aggregations as lists then.)
+    let spread = |lf: LazyFrame| {
+        lf.group_by_stable([col("b")]).agg([
+            col("a").filter(lit(true)).std(0u8).alias("x"),
+            col("b").slice(lit(-2i64), lit(2u64)).mean().alias("y"),
+        ])
+    };
+    assert_same_as_cpu(spread(df.clone().lazy()), CLOSE);
+    let null = df!(
+        "b" => [None, Some(2.5f64), Some(0.0)],
+        "c" => [Some(""), Some("x"), Some("y")],
+    )
+    .unwrap();
+    let two_keys = null
+        .lazy()
+        .group_by_stable([col("b")])
+        .agg([col("b").mean().alias("m")])
+        .group_by_stable([col("m"), lit("ab").alias("k")])
+        .agg([col("b").filter(lit(true)).std(0u8).alias("x")]);
+    assert_same_as_cpu(two_keys, CLOSE);
+    // Finite values in every group: on the device.
+    let finite = df.lazy().filter(col("a").gt(lit(0.0)));
+    crate::gpu::assert_gpu_eq("finite spreads of a literal filter", spread(finite));
+}
