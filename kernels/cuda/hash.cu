@@ -15,16 +15,6 @@
 constexpr u32 EMPTY_ROW = 0xffffffffu;
 constexpr u32 SLOT_EMPTY = 0, SLOT_WRITING = 1, SLOT_READY = 2;
 
-// MurmurHash3's 64-bit finaliser.
-__device__ __forceinline__ u64 hash64(u64 key) {
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdull;
-    key ^= key >> 33;
-    key *= 0xc4ceb9fe1a85ec53ull;
-    key ^= key >> 33;
-    return key;
-}
-
 __device__ __forceinline__ u32 load_acquire(const u32* address) {
 #ifdef __CUDACC__
     u32 value;

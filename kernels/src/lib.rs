@@ -180,6 +180,9 @@ library! {
         hash_build_multimap_u64, hash_place_multimap, hash_probe_count_u64, hash_probe_pairs_u64, hash_keys_i32,
         hash_keys_u32, nonzero_bits, hash_insert_unique_u64,
     }
+    PARTITION = "partition" {
+        partition_mix_words, partition_mix_strings, partition_buckets,
+    }
     PREDICATE = "predicate" {
         compare_i32, compare_i64, compare_u32, compare_u64, compare_f64, kleene, bits_not,
         filter_flags, string_match, string_match_rows, string_match_sequence, string_match_dfa,

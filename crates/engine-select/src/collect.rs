@@ -187,6 +187,7 @@ fn on_the_cpu_after_mixed(
     let report = CollectReport {
         executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
         fallback_reasons: reasons,
+        partitioned: None,
     };
     Ok((df, report))
 }
@@ -203,6 +204,7 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
     let mut decision: Option<Result<Option<ExecutedBy>, EngineError>> = None;
     let mut reasons = Vec::new();
     let mut without_cse = false;
+    let mut partitioned = None;
     let on_the_cpu = lf.clone();
     let run = std::panic::AssertUnwindSafe(|| {
         lf._collect_post_opt(|root, lp_arena, expr_arena, _| {
@@ -225,14 +227,16 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
                 }]))
             });
             let outcome = match attempt {
-                Ok(gpu::Attempt::Ran(df, executed_by)) => {
+                Ok(gpu::Attempt::Ran(df, executed_by, run)) => {
                     // The GPU's result replaces the plan: Polars just hands it back.
                     gpu::put_frame(lp_arena, root, df);
+                    partitioned = run;
                     Ok(Some(executed_by))
                 }
-                Ok(gpu::Attempt::Mixed(executed_by, why)) => {
+                Ok(gpu::Attempt::Mixed(executed_by, why, run)) => {
                     // The plan now holds the device's results: Polars runs the rest.
                     reasons = why;
+                    partitioned = run;
                     Ok(Some(executed_by))
                 }
                 Ok(gpu::Attempt::FellBack(why)) => {
@@ -308,6 +312,7 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
             CollectReport {
                 executed_by,
                 fallback_reasons: reasons,
+                partitioned,
             },
         )),
         Some(Ok(None)) if reasons.is_empty() => Err(EngineError::Internal(
@@ -335,6 +340,7 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
                 CollectReport {
                     executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
                     fallback_reasons: reasons,
+                    partitioned: None,
                 },
             ))
         }

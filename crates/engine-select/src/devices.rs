@@ -23,6 +23,9 @@ struct Started {
     device: Device,
     /// The device's memory resource, counted.
     memory: Arc<StatisticsResource>,
+    /// Bytes of device memory a query may use unless told otherwise: 80 %
+    /// of what the device had free when the engine started on it.
+    budget: u64,
 }
 
 /// A device's state.
@@ -103,17 +106,25 @@ fn start(
     };
     tracing::debug!(device = %device.describe(), ?memory_resource, "started a device");
     let memory = Arc::new(StatisticsResource::new(memory));
-    Ok(Started { device, memory })
+    let free = device
+        .free_memory()
+        .unwrap_or_else(|_| device.total_memory());
+    Ok(Started {
+        device,
+        memory,
+        budget: free / 5 * 4,
+    })
 }
 
-/// An execution context (two new streams, the device's memory resource) on
-/// device `ordinal` of `kind`. The device and its memory resource start on
-/// first use, with that first request's `memory_resource`.
+/// An execution context (three new streams, the device's memory resource)
+/// on device `ordinal` of `kind`, and the bytes of device memory a query
+/// may use there unless told otherwise. The device and its memory resource
+/// start on first use, with that first request's `memory_resource`.
 pub(crate) fn context(
     kind: DeviceKind,
     ordinal: usize,
     memory_resource: MemoryResource,
-) -> Result<ExecContext, RuntimeError> {
+) -> Result<(ExecContext, u64), RuntimeError> {
     let mut devices = devices()?;
     let slot = match devices.entry((kind == DeviceKind::Cuda, ordinal)) {
         Entry::Occupied(slot) => slot.into_mut(),
@@ -123,12 +134,13 @@ pub(crate) fn context(
         Slot::Started(started) => started,
         Slot::Faulted { error, .. } => return Err(error.clone()),
     };
-    Ok(ExecContext {
+    let context = ExecContext {
         memory: started.memory.clone() as Arc<dyn DeviceMemory>,
         stream: started.device.create_stream()?,
         side_stream: Some(started.device.create_stream()?),
         copy_stream: Some(started.device.create_stream()?),
-    })
+    };
+    Ok((context, started.budget))
 }
 
 /// The sticky error that left device `ordinal` of `kind` unusable, if any.

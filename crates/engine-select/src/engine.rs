@@ -110,6 +110,56 @@ impl MemoryResource {
     }
 }
 
+/// Which executor the GPU engine runs a plan with (see docs/partitioned.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Executor {
+    /// The whole plan at once, in device memory: a query that does not fit
+    /// falls back to the CPU (out of memory).
+    InMemory,
+    /// Large in-memory inputs in partitions that fit the memory budget:
+    /// row-wise chains per partition, group-bys and distincts by buckets of
+    /// a hash of their keys, joins of each left partition with the whole
+    /// right input, top-k per partition; a node that needs its whole input
+    /// gets it on the host. Out of memory: smaller partitions.
+    Partitioned,
+    /// In memory where the plan's inputs take at most half the memory
+    /// budget, else partitioned; partitioned, without going to the CPU,
+    /// after running out of memory in memory.
+    #[default]
+    Auto,
+}
+
+impl Executor {
+    /// The names [`Executor::from_str`] accepts.
+    pub const NAMES: [&'static str; 3] = ["in-memory", "partitioned", "auto"];
+}
+
+impl FromStr for Executor {
+    type Err = EngineError;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name {
+            "in-memory" => Ok(Executor::InMemory),
+            "partitioned" => Ok(Executor::Partitioned),
+            "auto" => Ok(Executor::Auto),
+            _ => Err(EngineError::InvalidConfig(format!(
+                "unknown executor {name:?}; valid executors are: {}",
+                Executor::NAMES.join(", ")
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Executor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Executor::InMemory => "in-memory",
+            Executor::Partitioned => "partitioned",
+            Executor::Auto => "auto",
+        })
+    }
+}
+
 /// Which kind of device the GPU engine runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DeviceKind {
@@ -134,6 +184,9 @@ pub struct GpuEngine {
     device_kind: DeviceKind,
     raise_on_fail: bool,
     memory_resource: MemoryResource,
+    executor: Executor,
+    device_memory_limit: Option<u64>,
+    partition_rows: Option<usize>,
 }
 
 /// A [`GpuEngine`] with its environment applied and validated.
@@ -143,6 +196,9 @@ pub(crate) struct ResolvedGpu {
     pub device_kind: DeviceKind,
     pub raise_on_fail: bool,
     pub memory_resource: MemoryResource,
+    pub executor: Executor,
+    pub device_memory_limit: Option<u64>,
+    pub partition_rows: Option<usize>,
     /// Whether a plan whose common subexpressions the device cannot run is
     /// tried again without them (see `collect_gpu`).
     pub retry_without_cse: bool,
@@ -180,6 +236,40 @@ impl GpuEngine {
     /// Chooses how device memory is allocated.
     pub fn with_memory_resource(mut self, memory_resource: MemoryResource) -> Self {
         self.memory_resource = memory_resource;
+        self
+    }
+
+    /// Chooses the executor (default: [`Executor::Auto`]).
+    pub fn with_executor(mut self, executor: Executor) -> Self {
+        self.executor = executor;
+        self
+    }
+
+    /// The executor plans run with.
+    pub fn executor(&self) -> Executor {
+        self.executor
+    }
+
+    /// Limits the device memory one query may use to `bytes` (enforced:
+    /// past it an allocation fails as out of memory), which also sizes the
+    /// partitioned executor's partitions. Default: no limit of the
+    /// engine's own, and partitions sized for 80 % of the memory the device
+    /// had free when the engine started on it.
+    pub fn with_device_memory_limit(mut self, bytes: u64) -> Self {
+        self.device_memory_limit = Some(bytes);
+        self
+    }
+
+    /// The limit set with [`GpuEngine::with_device_memory_limit`], if any.
+    pub fn device_memory_limit(&self) -> Option<u64> {
+        self.device_memory_limit
+    }
+
+    /// Cuts large inputs into partitions of `rows` rows for the
+    /// partitioned executor, instead of a size from the memory budget (for
+    /// tests and tuning).
+    pub fn with_partition_rows(mut self, rows: usize) -> Self {
+        self.partition_rows = Some(rows);
         self
     }
 
@@ -241,6 +331,16 @@ impl GpuEngine {
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<ResolvedGpu, EngineError> {
         self.memory_resource.validate()?;
+        if self.device_memory_limit == Some(0) {
+            return Err(EngineError::InvalidConfig(
+                "a device memory limit of 0 bytes leaves no memory to run in".into(),
+            ));
+        }
+        if self.partition_rows == Some(0) {
+            return Err(EngineError::InvalidConfig(
+                "partitions of 0 rows hold nothing".into(),
+            ));
+        }
         let device = match (self.device, env("POLARS_GPU_DEVICE")) {
             (Some(device), _) => device,
             (None, None) => 0,
@@ -264,6 +364,9 @@ impl GpuEngine {
             device_kind: self.device_kind,
             raise_on_fail: self.raise_on_fail || forced,
             memory_resource: self.memory_resource,
+            executor: self.executor,
+            device_memory_limit: self.device_memory_limit,
+            partition_rows: self.partition_rows,
             retry_without_cse: true,
         })
     }
@@ -360,6 +463,35 @@ mod tests {
             err.to_string(),
             "invalid GPU engine configuration: memory pool initial size 2147483648 bytes exceeds \
              its maximum size 1073741824 bytes"
+        );
+    }
+
+    #[test]
+    fn executors_parse_and_limits_of_nothing_are_refused() {
+        for name in Executor::NAMES {
+            let executor: Executor = name.parse().unwrap();
+            assert_eq!(executor.to_string(), name);
+        }
+        let err = "streaming".parse::<Executor>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid GPU engine configuration: unknown executor \"streaming\"; valid executors \
+             are: in-memory, partitioned, auto"
+        );
+        assert_eq!(GpuEngine::new().executor(), Executor::Auto);
+        let zero = GpuEngine::new().with_device_memory_limit(0);
+        assert!(zero.resolve_with(env(&[])).is_err());
+        let empty = GpuEngine::new().with_partition_rows(0);
+        assert!(empty.resolve_with(env(&[])).is_err());
+        let set = GpuEngine::new()
+            .with_executor(Executor::Partitioned)
+            .with_device_memory_limit(1 << 20)
+            .with_partition_rows(3)
+            .resolve_with(env(&[]))
+            .unwrap();
+        assert_eq!(
+            (set.executor, set.device_memory_limit, set.partition_rows),
+            (Executor::Partitioned, Some(1 << 20), Some(3))
         );
     }
 

@@ -1,23 +1,25 @@
 //! The GPU path of a collect: start the device lazily, lower the plan, and run it or say why not.
 
-use gpu_exec::ExecError;
+use gpu_exec::{ExecError, PartitionedRun};
 use gpu_runtime::RuntimeError;
 use polars::prelude::DataFrame;
 use polars_plan::plans::{AExpr, ArenaLpIter, IR};
 use polars_utils::arena::{Arena, Node};
 
 use crate::devices::{self, EMULATED_DEVICES, context};
-use crate::engine::{DeviceKind, ResolvedGpu};
+use crate::engine::{DeviceKind, Executor, ResolvedGpu};
 use crate::error::EngineError;
 use crate::report::{ExecutedBy, FallbackKind, FallbackReason};
+use gpu_runtime::memory::LimitResource;
 
 /// What the GPU engine did with a plan.
 pub(crate) enum Attempt {
-    /// It ran the plan: the result, and where.
-    Ran(DataFrame, ExecutedBy),
+    /// It ran the plan: the result, where, and what the partitioned
+    /// executor did, if it ran.
+    Ran(DataFrame, ExecutedBy, Option<PartitionedRun>),
     /// It ran the parts it can and put their results in the plan in their
     /// place; Polars' engine runs the rest, for these reasons.
-    Mixed(ExecutedBy, Vec<FallbackReason>),
+    Mixed(ExecutedBy, Vec<FallbackReason>, Option<PartitionedRun>),
     /// It could not: every reason.
     FellBack(Vec<FallbackReason>),
     /// It cannot run the plan whole, which holds Polars' common
@@ -175,15 +177,32 @@ pub(crate) fn attempt(
             (false, subtrees)
         }
     };
-    let context = match context(gpu.device_kind, gpu.device, gpu.memory_resource) {
-        Ok(context) => context,
+    let (mut context, budget) = match context(gpu.device_kind, gpu.device, gpu.memory_resource) {
+        Ok(started) => started,
         Err(e) => return Ok(Attempt::FellBack(vec![device_failure(e, gpu)])),
+    };
+    if let Some(limit) = gpu.device_memory_limit {
+        context.memory = std::sync::Arc::new(LimitResource::new(context.memory, limit));
+    }
+    let options = gpu_exec::ExecOptions {
+        executor: match gpu.executor {
+            Executor::InMemory => gpu_exec::ExecutorChoice::InMemory,
+            Executor::Partitioned => gpu_exec::ExecutorChoice::Partitioned,
+            Executor::Auto => gpu_exec::ExecutorChoice::Auto,
+        },
+        memory_budget: gpu.device_memory_limit.unwrap_or(budget),
+        partition_rows: gpu.partition_rows,
     };
     // All subplans run before any replaces its part of the plan: a failure
     // leaves the plan whole for the CPU.
     let mut frames = Vec::with_capacity(subplans.len());
+    let mut partitioned: Option<PartitionedRun> = None;
     for (node, plan) in &subplans {
-        match run(plan, &context, gpu) {
+        let ran = run(plan, &context, &options, gpu).map(|(df, run)| {
+            partitioned = combined(partitioned, run);
+            df
+        });
+        match ran {
             // Polars holds a column of one row as a scalar column where it
             // computed it, as a series where it read it, and its group-bys
             // answer by which (`arg_max` of an empty slice: null or 0): a
@@ -199,7 +218,8 @@ pub(crate) fn attempt(
         }
     }
     if whole && let Some((_, df)) = frames.pop() {
-        return Ok(Attempt::Ran(df, ExecutedBy::Gpu { device, emulated }));
+        let executed_by = ExecutedBy::Gpu { device, emulated };
+        return Ok(Attempt::Ran(df, executed_by, partitioned));
     }
     for (node, df) in frames {
         put_frame(lp_arena, node, df);
@@ -209,7 +229,25 @@ pub(crate) fn attempt(
         emulated,
         subplans: subplans.len(),
     };
-    Ok(Attempt::Mixed(executed_by, reasons))
+    Ok(Attempt::Mixed(executed_by, reasons, partitioned))
+}
+
+/// What the partitioned executor did over subplans, put together: the
+/// device runs of all, the smallest partitions.
+fn combined(
+    before: Option<PartitionedRun>,
+    this: Option<PartitionedRun>,
+) -> Option<PartitionedRun> {
+    match (before, this) {
+        (Some(a), Some(b)) => Some(PartitionedRun {
+            device_runs: a.device_runs + b.device_runs,
+            rows_per_partition: a.rows_per_partition.min(b.rows_per_partition),
+            smaller_after_out_of_memory: a
+                .smaller_after_out_of_memory
+                .max(b.smaller_after_out_of_memory),
+        }),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Runs `plan` on the device: its result, or the reason to fall back (out
@@ -220,9 +258,10 @@ pub(crate) fn attempt(
 fn run(
     plan: &ir_lower::GpuPlan,
     context: &gpu_exec::ExecContext,
+    options: &gpu_exec::ExecOptions,
     gpu: &ResolvedGpu,
-) -> Result<DataFrame, FallbackReason> {
-    gpu_exec::execute(plan, context).map_err(|e| match e {
+) -> Result<(DataFrame, Option<PartitionedRun>), FallbackReason> {
+    gpu_exec::execute_with(plan, context, options).map_err(|e| match e {
         ExecError::Runtime(e) => device_failure(e, gpu),
         ExecError::InvalidData(message) => reason(
             FallbackKind::InvalidData,

@@ -28,7 +28,8 @@ mod gpu;
 mod report;
 
 pub use collect::{LazyFrameExt, collect_all_with, collect_all_with_report};
-pub use engine::{DeviceKind, Engine, GpuEngine, MemoryResource};
+pub use engine::{DeviceKind, Engine, Executor, GpuEngine, MemoryResource};
 pub use error::EngineError;
 pub use gpu::explain_gpu;
+pub use gpu_exec::PartitionedRun;
 pub use report::{CollectReport, CpuEngine, ExecutedBy, FallbackKind, FallbackReason};

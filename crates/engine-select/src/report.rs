@@ -138,6 +138,10 @@ pub struct CollectReport {
     /// Every reason the GPU engine did not run the query; empty unless a GPU
     /// collect fell back.
     pub fallback_reasons: Vec<FallbackReason>,
+    /// What the partitioned executor did, where it ran the query (or the
+    /// device's part of a mixed plan); `None` where the in-memory executor
+    /// did.
+    pub partitioned: Option<gpu_exec::PartitionedRun>,
 }
 
 impl CollectReport {
@@ -145,6 +149,7 @@ impl CollectReport {
         CollectReport {
             executed_by: ExecutedBy::Cpu(engine),
             fallback_reasons: Vec::new(),
+            partitioned: None,
         }
     }
 
@@ -157,6 +162,20 @@ impl CollectReport {
 impl fmt::Display for CollectReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "executed by: {}", self.executed_by)?;
+        if let Some(run) = &self.partitioned {
+            write!(
+                f,
+                "\npartitioned: {} device runs, partitions of up to {} rows",
+                run.device_runs, run.rows_per_partition
+            )?;
+            if run.smaller_after_out_of_memory > 0 {
+                write!(
+                    f,
+                    " ({} times smaller after running out of device memory)",
+                    run.smaller_after_out_of_memory
+                )?;
+            }
+        }
         if self.fell_back() {
             write!(
                 f,

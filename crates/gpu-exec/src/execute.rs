@@ -43,6 +43,7 @@ mod keys;
 mod node;
 mod support;
 
+pub(crate) use expr::cast_to;
 use expr::*;
 use frames::*;
 use groups::*;
@@ -61,6 +62,22 @@ pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError
 /// [`execute`], also giving how many in-memory inputs were uploaded ahead
 /// of their use (see `ExecContext::copy_stream`).
 fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usize), ExecError> {
+    let (df, (), uploaded_ahead) = run_plan(plan, ctx, |_, frame| {
+        Ok((held_as_polars_holds(frame.to_dataframe()?, &plan.root)?, ()))
+    })?;
+    Ok((df, uploaded_ahead))
+}
+
+/// Runs `plan` on the device and hands its result to `finish` (with an
+/// executor over the same context), which brings it back: the frame
+/// `finish` makes, what else it gives, and how many in-memory inputs were
+/// uploaded ahead of their use. The checks the operators left for the end
+/// fail the run once `finish` has its frame on the host.
+pub(crate) fn run_plan<T>(
+    plan: &GpuPlan,
+    ctx: &ExecContext,
+    finish: impl FnOnce(&Executor<'_>, DeviceFrame) -> Result<(DataFrame, T), ExecError>,
+) -> Result<(DataFrame, T, usize), ExecError> {
     let reasons = unsupported(plan);
     if !reasons.is_empty() {
         let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
@@ -78,13 +95,7 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
         })
     };
     let run = |shared: &RefCell<Shared>, uploads: Option<&Uploads>| {
-        Executor {
-            ctx,
-            shared,
-            uploads,
-            one_key_groups: Cell::new(false),
-        }
-        .run(&plan.root)
+        Executor::new(ctx, shared, uploads).run(&plan.root)
     };
     let scans = scans_in_order(&plan.root);
     let copy_stream = ctx.copy_stream.as_ref().filter(|_| scans.len() > 1);
@@ -131,7 +142,7 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
         _ => run(&shared, None).map(|frame| (frame, 0)),
     }?;
     let started = std::time::Instant::now();
-    let df = held_as_polars_holds(frame.to_dataframe()?, &plan.root)?;
+    let (df, extra) = finish(&Executor::new(ctx, &shared, None), frame)?;
     if let Some(profile) = &shared.borrow().profile {
         eprintln!("{}", profile.render(started.elapsed(), df.height()));
         eprintln!(
@@ -145,7 +156,15 @@ fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usi
             return Err(failure(what.clone()));
         }
     }
-    Ok((df, uploaded_ahead))
+    Ok((df, extra, uploaded_ahead))
+}
+
+/// Whether Polars holds a column of `node`'s output as one value (a
+/// scalar column, or one kept at one row): the operators above read such
+/// columns through the plan below them, so a frame of that output cannot
+/// stand in for the node.
+pub(crate) fn holds_one_value(node: &PlanNode) -> bool {
+    !scalar_columns(node).is_empty()
 }
 
 /// The column of `node`'s output that Polars flags sorted, and whether
@@ -189,7 +208,10 @@ fn sorted_column(node: &PlanNode) -> Option<(String, bool)> {
 /// beside per-row ones), a sort's first key marked sorted (also through projections). Polars' engine,
 /// running the rest of a mixed plan, treats such columns apart (so mixed
 /// plans take no subplan that makes columns of one value at all).
-fn held_as_polars_holds(mut df: DataFrame, root: &PlanNode) -> Result<DataFrame, ExecError> {
+pub(crate) fn held_as_polars_holds(
+    mut df: DataFrame,
+    root: &PlanNode,
+) -> Result<DataFrame, ExecError> {
     // Polars marks the first key column of a sort as sorted, and its
     // engine then takes paths of its own (groups as slices) over it.
     if let Some((name, descending)) = sorted_column(root)
@@ -410,7 +432,7 @@ impl Profile {
     }
 }
 
-struct Executor<'a> {
+pub(crate) struct Executor<'a> {
     ctx: &'a ExecContext,
     shared: &'a RefCell<Shared>,
     /// The plan's in-memory inputs, uploaded ahead, when they are.
@@ -422,8 +444,23 @@ struct Executor<'a> {
     one_key_groups: Cell<bool>,
 }
 
+impl<'a> Executor<'a> {
+    fn new(
+        ctx: &'a ExecContext,
+        shared: &'a RefCell<Shared>,
+        uploads: Option<&'a Uploads>,
+    ) -> Self {
+        Executor {
+            ctx,
+            shared,
+            uploads,
+            one_key_groups: Cell::new(false),
+        }
+    }
+}
+
 impl Executor<'_> {
-    fn ops(&self) -> Ops<'_> {
+    pub(crate) fn ops(&self) -> Ops<'_> {
         Ops {
             memory: &self.ctx.memory,
             stream: &self.ctx.stream,

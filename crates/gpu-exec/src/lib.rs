@@ -13,8 +13,10 @@ mod column;
 mod compile;
 mod error;
 mod execute;
+mod partitioned;
 mod prefetch;
 
 pub use column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 pub use error::ExecError;
 pub use execute::{PREFETCH_VAR, PROFILE_VAR, execute, one_value_columns, unsupported};
+pub use partitioned::{ExecOptions, ExecutorChoice, PartitionedRun, execute_with};

@@ -20,6 +20,7 @@ mod dtype;
 mod expr;
 mod lower_expr;
 mod lower_plan;
+mod partition;
 mod plan;
 mod refusal;
 mod regex;
@@ -34,6 +35,7 @@ pub use expr::{
     TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 pub use lower_plan::node_notation;
+pub use partition::Partitioning;
 pub use plan::{
     FileFormat, GpuPlan, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode,
     SortKey,

@@ -278,6 +278,27 @@ impl PlanNode {
         }
     }
 
+    /// The node's inputs, in order, to change in place.
+    pub fn inputs_mut(&mut self) -> Vec<&mut PlanNode> {
+        match self {
+            PlanNode::DataFrameScan { .. } | PlanNode::FileScan { .. } => Vec::new(),
+            PlanNode::SimpleProjection { input, .. }
+            | PlanNode::Select { input, .. }
+            | PlanNode::WithColumns { input, .. }
+            | PlanNode::Filter { input, .. }
+            | PlanNode::Slice { input, .. }
+            | PlanNode::RowIndex { input, .. }
+            | PlanNode::Sort { input, .. }
+            | PlanNode::GroupBy { input, .. }
+            | PlanNode::Distinct { input, .. }
+            | PlanNode::Cache { input, .. } => vec![input],
+            PlanNode::Join { left, right, .. } => vec![left, right],
+            PlanNode::Union { inputs, .. } | PlanNode::HConcat { inputs, .. } => {
+                inputs.iter_mut().collect()
+            }
+        }
+    }
+
     /// One line describing this node alone.
     pub fn header(&self) -> String {
         fn list<T: fmt::Display>(items: &[T]) -> String {

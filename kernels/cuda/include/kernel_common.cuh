@@ -48,6 +48,16 @@ __device__ __forceinline__ bool is_valid(const u32* validity, u64 i) {
     return validity == nullptr || ((validity[i / 32] >> (i % 32)) & 1u) != 0;
 }
 
+// MurmurHash3's 64-bit finaliser.
+__device__ __forceinline__ u64 hash64(u64 key) {
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    key *= 0xc4ceb9fe1a85ec53ull;
+    key ^= key >> 33;
+    return key;
+}
+
 // Stores a warp's 32 boolean results and their validity as one word each
 // (lane 0 writes). Every lane of the warp must call it together, with `i`
 // the lane's row; rows past the end pass false, false.

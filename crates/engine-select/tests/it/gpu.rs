@@ -2,7 +2,8 @@
 //!
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
 //! (per group), `whole_frame`, `expressions`, `casts`, `strings`,
-//! `temporal`, `row_order`, `windows`, `devices`.
+//! `temporal`, `row_order`, `windows`, `devices`, `partitioned` (the
+//! partitioned executor).
 
 use engine_select::{
     DeviceKind, Engine, EngineError, ExecutedBy, FallbackKind, GpuEngine, LazyFrameExt,
@@ -20,6 +21,7 @@ mod devices;
 mod expressions;
 mod joins;
 mod operators;
+mod partitioned;
 mod row_order;
 mod strings;
 mod temporal;

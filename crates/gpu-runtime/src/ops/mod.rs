@@ -7,7 +7,7 @@
 //!
 //! One module per kernel family, named as its source in `kernels/cuda/` and
 //! its tests in `tests/it/kernels/`: `bitmap`, `elementwise`, `expr`,
-//! `gather`, `groupby`, `hash`, `predicate`, `reduce`, `scan`, `sort`,
+//! `gather`, `groupby`, `hash`, `partition`, `predicate`, `reduce`, `scan`, `sort`,
 //! `strings`; and `faults`, a kernel that faults on purpose, tested in a
 //! process of its own (`tests/sticky.rs`). This module holds what they share: [`Ops`], its launch and
 //! allocation helpers, and the argument checks.
@@ -49,6 +49,7 @@ pub(crate) mod faults;
 mod gather;
 mod groupby;
 mod hash;
+mod partition;
 mod predicate;
 mod reduce;
 mod scan;

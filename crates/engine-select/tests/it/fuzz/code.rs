@@ -87,10 +87,25 @@ enum_params!(
     RankMethod,
     QuantileMethod,
     ClosedInterval,
-    JoinType,
     UniqueKeepStrategy,
     MaintainOrderJoin
 );
+
+/// (Polars' `Debug` of a join type is its upper-case name.)
+impl Code for JoinType {
+    fn code(&self) -> String {
+        let variant = match self {
+            JoinType::Inner => "Inner",
+            JoinType::Left => "Left",
+            JoinType::Right => "Right",
+            JoinType::Full => "Full",
+            JoinType::Semi => "Semi",
+            JoinType::Anti => "Anti",
+            JoinType::Cross => "Cross",
+        };
+        format!("JoinType::{variant}")
+    }
+}
 
 impl Code for TimeUnit {
     fn code(&self) -> String {

@@ -118,6 +118,8 @@ pub struct Compare {
     /// variances): floats then compare within a relative 1e-9, and -0.0
     /// equals 0.0.
     pub floats_close: bool,
+    /// Where the GPU engine runs the query partitioned: rows per partition.
+    pub partition_rows: Option<usize>,
 }
 
 impl Compare {
@@ -480,7 +482,13 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
         });
         matches!(streaming, Ok(Ok(again)) if difference(&again, answer, how).is_none())
     };
-    let engine = Engine::Gpu(under_test());
+    let engine = match how.partition_rows {
+        Some(rows) => under_test()
+            .with_executor(engine_select::Executor::Partitioned)
+            .with_partition_rows(rows),
+        None => under_test(),
+    };
+    let engine = Engine::Gpu(engine);
     let actual = match quietly(|| lf.clone().collect_with_report(&engine)) {
         // Polars' own panic, which the GPU engine's fallback passes on as
         // the CPU engine does, where Polars panics on some runs only (the

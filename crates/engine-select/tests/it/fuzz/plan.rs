@@ -374,6 +374,8 @@ impl Plan {
 pub struct Case {
     pub tables: Vec<Table>,
     pub plan: Plan,
+    /// Rows per partition where the GPU engine runs it partitioned.
+    pub partition_rows: Option<usize>,
 }
 
 impl Case {
@@ -397,6 +399,7 @@ impl Case {
                     )
                 })
             }),
+            partition_rows: self.partition_rows,
         }
     }
 

@@ -65,7 +65,16 @@ pub fn random_case(rng: &mut Rng) -> Case {
             }
         }
     }
-    Case { tables, plan }
+    // One case in four runs partitioned, in partitions of a few rows (drawn
+    // last, so that a seed's tables and plan stay what they were).
+    let partition_rows = rng
+        .random_bool(0.25)
+        .then(|| *[1, 2, 3, 5, 8].choose(rng).unwrap());
+    Case {
+        tables,
+        plan,
+        partition_rows,
+    }
 }
 
 /// A fresh output name that the schema does not hold.

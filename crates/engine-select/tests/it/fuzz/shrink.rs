@@ -34,8 +34,16 @@ fn candidates(case: &Case) -> Vec<Case> {
         .map(|plan| Case {
             tables: case.tables.clone(),
             plan,
+            partition_rows: case.partition_rows,
         })
         .collect();
+    // In memory, where it fails partitioned.
+    if case.partition_rows.is_some() {
+        out.push(Case {
+            partition_rows: None,
+            ..case.clone()
+        });
+    }
     let used = case.plan.tables();
     for (n, table) in case.tables.iter().enumerate() {
         if !used.contains(&n) {
@@ -47,6 +55,7 @@ fn candidates(case: &Case) -> Vec<Case> {
             out.push(Case {
                 tables,
                 plan: case.plan.clone(),
+                partition_rows: case.partition_rows,
             });
         }
     }

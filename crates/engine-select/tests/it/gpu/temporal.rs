@@ -612,6 +612,7 @@ fn sums_of_dates_datetimes_and_durations_of_differing_units_match_the_cpu() {
         crate::fuzz::Compare {
             ordered: true,
             floats_close: false,
+            partition_rows: None,
         },
     );
     assert_gpu_eq(

@@ -87,7 +87,7 @@ pub(crate) fn one_row_computed(input: &PlanNode) -> (Vec<(usize, &GpuExpr)>, Vec
 /// and those it holds as a scalar column repeated on every row
 /// ([`crate::one_value_columns`]: a select's or a with_columns' of one
 /// value, a group-by's aggregation of literals), through projections.
-fn scalar_columns(input: &PlanNode) -> Vec<usize> {
+pub(crate) fn scalar_columns(input: &PlanNode) -> Vec<usize> {
     if let PlanNode::SimpleProjection {
         input: below,
         columns,

@@ -14,17 +14,20 @@ mod per_group;
 const ORDERED: Compare = Compare {
     ordered: true,
     floats_close: false,
+    partition_rows: None,
 };
 
 const UNORDERED: Compare = Compare {
     ordered: false,
     floats_close: false,
+    partition_rows: None,
 };
 
 /// In order, floats within docs/operations.md's bound.
 const CLOSE: Compare = Compare {
     ordered: true,
     floats_close: true,
+    partition_rows: None,
 };
 
 fn ints(name: &str, values: &[Option<i64>]) -> Column {

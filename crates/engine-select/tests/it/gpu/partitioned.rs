@@ -1,0 +1,344 @@
+//! The partitioned executor: answers equal to Polars' in partitions of a few rows, and queries larger than the memory limit.
+
+use engine_select::Executor;
+
+use super::*;
+use crate::assert_frames_close;
+
+/// 60 rows with keys of several types (nulls, -0.0 and 0.0, NaN, texts)
+/// and values, in an order that puts each key's rows in many partitions.
+fn table() -> LazyFrame {
+    let n = 60;
+    let ints: Vec<Option<i64>> = (0..n)
+        .map(|i| (i % 7 != 3).then_some((i * 37 % 11) as i64 - 4))
+        .collect();
+    let small: Vec<Option<i16>> = (0..n).map(|i| Some((i % 5) as i16 - 2)).collect();
+    let texts: Vec<Option<&str>> = (0..n)
+        .map(|i| ["a", "bb", "", "日本", "a "][i % 5])
+        .enumerate()
+        .map(|(i, t)| (i % 9 != 4).then_some(t))
+        .collect();
+    let floats: Vec<Option<f64>> = (0..n)
+        .map(|i| match i % 8 {
+            0 => Some(-0.0),
+            1 => Some(0.0),
+            2 => Some(f64::NAN),
+            3 => None,
+            k => Some(k as f64 * 1.25 - (i as f64) / 7.0),
+        })
+        .collect();
+    let values: Vec<Option<f64>> = (0..n)
+        .map(|i| (i % 13 != 5).then_some((i as f64).sin() * 100.0))
+        .collect();
+    let counts: Vec<u32> = (0..n).map(|i| (i * i % 17) as u32).collect();
+    let days: Vec<Option<i32>> = (0..n).map(|i| Some(19_000 + (i % 4) as i32)).collect();
+    let mut df = df!(
+        "k" => ints,
+        "s" => small,
+        "t" => texts,
+        "f" => floats,
+        "v" => values,
+        "c" => counts,
+    )
+    .unwrap();
+    let day = Series::new("d".into(), days).cast(&DataType::Date).unwrap();
+    df.with_column(day.into()).unwrap();
+    df.lazy()
+}
+
+fn right() -> LazyFrame {
+    df!(
+        "key" => [Some(-4i64), Some(0), None, Some(3), Some(0), Some(6)],
+        "name" => [Some("minus four"), Some("zero"), Some("none"), Some("three"), None, Some("six")],
+    )
+    .unwrap()
+    .lazy()
+}
+
+/// The partitioned engine on the device under test, in partitions of `rows` rows.
+fn partitioned(rows: usize) -> Engine {
+    Engine::Gpu(
+        under_test()
+            .with_raise_on_fail(true)
+            .with_executor(Executor::Partitioned)
+            .with_partition_rows(rows),
+    )
+}
+
+/// `lf` partitioned (fallback disabled) in partitions of 1, 3, 7 and
+/// 1,000 rows: the in-memory executor's answer exactly (dtypes, nulls,
+/// values, order), and so Polars' (floats within a relative 1e-9, as its
+/// float sums add in an order of its own: docs/operations.md).
+fn assert_partitioned_eq(name: &str, lf: LazyFrame) {
+    let in_memory = Engine::Gpu(
+        under_test()
+            .with_raise_on_fail(true)
+            .with_executor(Executor::InMemory),
+    );
+    let (expected, report) = lf
+        .clone()
+        .collect_with_report(&in_memory)
+        .unwrap_or_else(|e| panic!("{name} in memory: {e}"));
+    assert!(report.partitioned.is_none(), "{name}: {report}");
+    assert_frames_close(&lf.clone().collect().unwrap(), &expected, name);
+    for rows in [1, 3, 7, 1000] {
+        let (actual, report) = lf
+            .clone()
+            .collect_with_report(&partitioned(rows))
+            .unwrap_or_else(|e| panic!("{name} in partitions of {rows}: {e}"));
+        assert_eq!(report.executed_by, under_test_executed_by(), "{name}");
+        let run = report.partitioned.expect("the partitioned executor ran");
+        assert_eq!(run.rows_per_partition, rows, "{name}");
+        assert_eq!(expected.schema(), actual.schema(), "{name}: dtypes");
+        assert!(
+            expected.equals_missing(&actual),
+            "{name} in partitions of {rows}\nexpected {expected}\nactual {actual}"
+        );
+    }
+}
+
+#[test]
+fn row_wise_chains_row_indices_unions_and_slices_match_the_cpu() {
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "filter, with_columns, select",
+            table()
+                .filter(col("k").gt(lit(-2)).or(col("t").eq(lit("a"))))
+                .with_columns([(col("v") * col("f")).alias("vf"), lit(2.5).alias("two")])
+                .select([
+                    col("k"),
+                    col("vf"),
+                    col("two"),
+                    col("t").str().to_uppercase(),
+                ]),
+        ),
+        (
+            "a row index after a filter, then a filter",
+            table()
+                .filter(col("v").gt(lit(0.0)))
+                .with_row_index("i", Some(5))
+                .filter(col("c").lt(lit(9u32))),
+        ),
+        (
+            "a union of a frame and a filter of it",
+            concat(
+                [table(), table().filter(col("s").eq(lit(1i16)))],
+                UnionArgs::default(),
+            )
+            .unwrap(),
+        ),
+        (
+            "a slice",
+            table()
+                .filter(col("k").is_not_null())
+                .slice(4, 17)
+                .select([col("k"), col("v")]),
+        ),
+        ("a slice past the end", table().slice(55, 20)),
+    ];
+    for (name, lf) in cases {
+        assert_partitioned_eq(name, lf);
+    }
+}
+
+#[test]
+fn group_bys_and_distincts_by_buckets_match_the_cpu() {
+    let aggs = || {
+        [
+            col("v").sum().alias("sum"),
+            col("v").mean().alias("mean"),
+            col("v").min().alias("min"),
+            col("v").max().alias("max"),
+            col("v").first().alias("first"),
+            col("v").last().alias("last"),
+            col("v").std(1).alias("std"),
+            col("c").n_unique().alias("distinct"),
+            col("v").median().alias("median"),
+            len().alias("len"),
+        ]
+    };
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "by an integer",
+            table().group_by_stable([col("k")]).agg(aggs()),
+        ),
+        ("by a text", table().group_by_stable([col("t")]).agg(aggs())),
+        // (Without spreads: a bucket holding one key's rows makes its group
+        // a run of rows, whose spread with no valid value is left to Polars.)
+        (
+            "by a float (-0.0 and 0.0, NaN)",
+            table().group_by_stable([col("f")]).agg([
+                col("v").sum(),
+                col("v").first().alias("first"),
+                col("c").n_unique(),
+                len(),
+            ]),
+        ),
+        (
+            "by several keys and an expression",
+            table()
+                .group_by_stable([col("s"), col("d"), (col("k") % lit(3)).alias("m")])
+                .agg(aggs()),
+        ),
+        (
+            "unordered, then sorted",
+            table()
+                .group_by([col("k")])
+                .agg(aggs())
+                .sort(["k"], Default::default()),
+        ),
+        (
+            "with a slice",
+            table()
+                .group_by_stable([col("t")])
+                .agg([col("v").sum()])
+                .slice(1, 2),
+        ),
+        (
+            "after a filter",
+            table()
+                .filter(col("v").gt(lit(-50.0)))
+                .group_by_stable([col("s")])
+                .agg([col("k").sum(), col("t").first()]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_partitioned_eq(name, lf);
+    }
+    let distinct = |subset: Option<&[&str]>, keep| {
+        let subset = subset.map(|s| s.iter().map(|n| col(*n)).collect::<Vec<_>>());
+        table()
+            .select([col("k"), col("t"), col("s")])
+            .unique_stable_generic(subset, keep)
+    };
+    for keep in [
+        UniqueKeepStrategy::First,
+        UniqueKeepStrategy::Last,
+        UniqueKeepStrategy::None,
+    ] {
+        assert_partitioned_eq("distinct rows", distinct(None, keep));
+        assert_partitioned_eq("distinct by a subset", distinct(Some(&["t", "s"]), keep));
+    }
+}
+
+#[test]
+fn joins_top_ks_and_whole_nodes_match_the_cpu() {
+    let ordered = |how| JoinArgs {
+        maintain_order: MaintainOrderJoin::Left,
+        ..JoinArgs::new(how)
+    };
+    let join = |how| table().join(right(), [col("k")], [col("key")], ordered(how));
+    let stable = SortMultipleOptions::default().with_maintain_order(true);
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        ("inner join", join(JoinType::Inner)),
+        ("left join", join(JoinType::Left)),
+        ("semi join", join(JoinType::Semi)),
+        ("anti join", join(JoinType::Anti)),
+        ("left join with a slice", join(JoinType::Left).slice(3, 9)),
+        (
+            "cross join",
+            table()
+                .select([col("k"), col("t")])
+                .cross_join(right().select([col("name")]), None),
+        ),
+        (
+            "top-k of a stable sort",
+            table()
+                .sort(
+                    ["s", "t"],
+                    stable.clone().with_order_descending_multi([true, false]),
+                )
+                .slice(2, 11),
+        ),
+        (
+            "a whole sort, then a row-wise chain",
+            table()
+                .sort(["v"], SortMultipleOptions::default().with_nulls_last(true))
+                .with_columns([(col("v") * lit(2.0)).alias("w")]),
+        ),
+        (
+            "a window over the whole input",
+            table().select([
+                col("k"),
+                col("v").sum().over([col("s")]).unwrap().alias("w"),
+            ]),
+        ),
+        (
+            "a group-by over a join",
+            join(JoinType::Inner)
+                .group_by_stable([col("name")])
+                .agg([col("v").sum(), len()]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_partitioned_eq(name, lf);
+    }
+}
+
+/// A frame of `rows` rows of two i64 columns.
+fn large(rows: i64) -> LazyFrame {
+    df!(
+        "a" => (0..rows).collect::<Vec<_>>(),
+        "b" => (0..rows).map(|i| i % 1000).collect::<Vec<_>>(),
+    )
+    .unwrap()
+    .lazy()
+}
+
+#[test]
+fn a_query_larger_than_the_memory_limit_runs_partitioned() {
+    // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB.
+    let lf = large(200_000)
+        .filter(col("b").lt(lit(900)))
+        .group_by_stable([col("b")])
+        .agg([col("a").sum(), col("a").min().alias("first")]);
+    let expected = lf.clone().collect().unwrap();
+    let limited = under_test().with_device_memory_limit(1 << 20);
+    // In memory alone it runs out of memory and falls back.
+    let in_memory = Engine::Gpu(limited.clone().with_executor(Executor::InMemory));
+    let (answer, report) = lf.clone().collect_with_report(&in_memory).unwrap();
+    assert!(expected.equals_missing(&answer));
+    assert!(
+        report
+            .fallback_reasons
+            .iter()
+            .any(|r| r.kind == FallbackKind::OutOfMemory),
+        "{report}"
+    );
+    // The automatic choice runs it partitioned, on the device.
+    for executor in [Executor::Auto, Executor::Partitioned] {
+        let engine = Engine::Gpu(
+            limited
+                .clone()
+                .with_executor(executor)
+                .with_raise_on_fail(true),
+        );
+        let (answer, report) = lf.clone().collect_with_report(&engine).unwrap();
+        assert_eq!(report.executed_by, under_test_executed_by());
+        let run = report.partitioned.expect("partitioned");
+        assert!(run.device_runs > 2, "{report}");
+        assert!(expected.equals_missing(&answer), "{report}");
+    }
+}
+
+#[test]
+fn a_limit_too_small_for_any_partition_says_so() {
+    let lf = large(10_000).with_columns([(col("a") * lit(3)).alias("c")]);
+    let tiny = under_test()
+        .with_device_memory_limit(64)
+        .with_executor(Executor::Partitioned);
+    let expected = lf.clone().collect().unwrap();
+    let (answer, report) = lf
+        .clone()
+        .collect_with_report(&Engine::Gpu(tiny.clone()))
+        .unwrap();
+    assert!(expected.equals_missing(&answer));
+    let reason = &report.fallback_reasons[0];
+    assert_eq!(reason.kind, FallbackKind::OutOfMemory, "{report}");
+    match lf.collect_with_report(&Engine::Gpu(tiny.with_raise_on_fail(true))) {
+        Err(EngineError::GpuUnavailable { reasons }) => {
+            assert_eq!(reasons[0].kind, FallbackKind::OutOfMemory);
+        }
+        other => panic!("expected out of memory, got {:?}", other.map(|(_, r)| r)),
+    }
+}

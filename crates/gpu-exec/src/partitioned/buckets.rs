@@ -1,0 +1,237 @@
+//! Group-by and distinct over partitions: rows to buckets by a hash of their keys, each bucket run whole.
+//!
+//! Each partition goes to the device, gets a column numbering its rows in
+//! the order of the whole input, and comes back sorted by bucket (a hash
+//! of the keys modulo the buckets, computed on the device: equal keys,
+//! as the group-by counts them equal, have one bucket). Each bucket, its
+//! rows from every partition in order, runs the node whole with the first
+//! row number of each group kept beside; the results, put together, are
+//! sorted by it: groups in the order of their first rows, as the
+//! in-memory executor gives them with `maintain_order` (and in some order
+//! without).
+
+use std::sync::Arc;
+
+use ir_lower::{AggOp, CastMode, GpuDtype, GpuExpr, GpuPlan, NamedExpr, OutputColumn, PlanNode};
+use polars::prelude::{DataFrame, SortMultipleOptions};
+
+use super::{Data, Partitioned, cut_allowed, over, scan};
+use crate::column::{DeviceColumn, DeviceFrame, Values};
+use crate::error::ExecError;
+use crate::execute::{Executor, cast_to, run_plan};
+
+/// The column numbering the rows of a bucketed input in the order of the whole.
+const ROW: &str = "__polars_gpu_partition_row";
+
+/// Most buckets a node's rows go to.
+const MAX_BUCKETS: usize = 1 << 16;
+
+impl Partitioned<'_> {
+    /// A group-by or a distinct, bucket by bucket.
+    pub(super) fn bucketed(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let input = node.inputs()[0];
+        let in_schema = input.schema();
+        let keys: Vec<GpuExpr> = match node {
+            PlanNode::GroupBy { keys, .. } => keys.iter().map(|k| k.expr.clone()).collect(),
+            PlanNode::Distinct { subset, .. } => subset
+                .clone()
+                .unwrap_or_else(|| (0..in_schema.len()).collect())
+                .into_iter()
+                .map(|i| GpuExpr::column(i, in_schema[i].name.clone(), in_schema[i].dtype))
+                .collect(),
+            _ => return self.on_whole_inputs(node),
+        };
+        if !cut_allowed(node, input) || in_schema.iter().any(|c| c.name == ROW) {
+            return self.on_device(node.clone()).map(Data::Whole);
+        }
+        let parts = match self.run(input)? {
+            Data::Whole(df) => return self.on_device(over(node, vec![df])).map(Data::Whole),
+            Data::Parts(parts) => parts,
+        };
+        let total: usize = parts.iter().map(DataFrame::height).sum();
+        if total == 0 {
+            return self
+                .on_device(over(node, vec![parts[0].clone()]))
+                .map(Data::Whole);
+        }
+        let buckets = total.div_ceil(self.rows).clamp(1, MAX_BUCKETS);
+        let mut numbered = in_schema.clone();
+        numbered.push(OutputColumn {
+            name: ROW.into(),
+            dtype: GpuDtype::Int64,
+        });
+        // Each partition sorted by bucket, and where each bucket starts in it.
+        let mut sorted = Vec::with_capacity(parts.len());
+        for (index, part) in parts.into_iter().enumerate() {
+            let first_row = (index as i64) << 32;
+            let plan = GpuPlan {
+                root: scan(part, in_schema.clone()),
+            };
+            self.device_runs += 1;
+            let (df, starts, _) = run_plan(&plan, self.ctx, |executor, frame| {
+                executor.to_buckets(frame, &keys, first_row, buckets)
+            })?;
+            sorted.push((df, starts));
+        }
+        let each_bucket = bucket_node(node, numbered);
+        let mut results = Vec::new();
+        for bucket in 0..buckets {
+            let mut rows: Option<DataFrame> = None;
+            for (df, starts) in &sorted {
+                let (start, end) = (starts[bucket], starts[bucket + 1]);
+                if end > start {
+                    let piece = df.slice(start as i64, end - start);
+                    match &mut rows {
+                        Some(rows) => {
+                            rows.vstack_mut_owned(piece)?;
+                        }
+                        None => rows = Some(piece),
+                    }
+                }
+            }
+            if let Some(mut rows) = rows {
+                rows.rechunk_mut_par();
+                results.push(self.on_device(over(&each_bucket, vec![rows]))?);
+            }
+        }
+        let mut merged = Data::Parts(results).whole()?;
+        merged = merged.sort([ROW], SortMultipleOptions::default())?;
+        let _ = merged.drop_in_place(ROW)?;
+        let slice = match node {
+            PlanNode::GroupBy { slice, .. } | PlanNode::Distinct { slice, .. } => *slice,
+            _ => None,
+        };
+        if let Some((offset, len)) = slice {
+            let groups = merged.height();
+            merged = merged.slice(offset, len);
+            if merged.height() == 0 && groups > 0 && matches!(node, PlanNode::GroupBy { .. }) {
+                return Err(ExecError::DependsOnPolars(
+                    "a sliced group-by keeping no group: Polars evaluates its aggregations \
+                     over no groups by paths of its own"
+                        .into(),
+                ));
+            }
+        }
+        Ok(Data::Whole(merged))
+    }
+}
+
+/// `node` as it runs over one bucket of rows of `numbered` columns (the
+/// input's, then [`ROW`]): without a slice or an order of its own, keeping
+/// [`ROW`] (a group's first; the row a distinct keeps) as its last column.
+fn bucket_node(node: &PlanNode, numbered: Vec<OutputColumn>) -> PlanNode {
+    let mut node = node.clone();
+    let row = OutputColumn {
+        name: ROW.into(),
+        dtype: GpuDtype::Int64,
+    };
+    match &mut node {
+        PlanNode::GroupBy {
+            aggs,
+            maintain_order,
+            slice,
+            schema,
+            ..
+        } => {
+            let first = GpuExpr::column(numbered.len() - 1, ROW, GpuDtype::Int64)
+                .aggregated(AggOp::First, GpuDtype::Int64);
+            aggs.push(NamedExpr {
+                name: ROW.into(),
+                expr: first,
+            });
+            (*maintain_order, *slice) = (false, None);
+            schema.push(row);
+        }
+        PlanNode::Distinct {
+            subset,
+            maintain_order,
+            slice,
+            schema,
+            ..
+        } => {
+            if subset.is_none() {
+                *subset = Some((0..numbered.len() - 1).collect());
+            }
+            (*maintain_order, *slice) = (false, None);
+            schema.push(row);
+        }
+        _ => {}
+    }
+    if let Some(input) = node.inputs_mut().into_iter().next() {
+        *input = PlanNode::DataFrameScan {
+            df: Arc::new(DataFrame::empty()),
+            projection: Vec::new(),
+            schema: numbered,
+        };
+    }
+    node
+}
+
+impl Executor<'_> {
+    /// `frame` (a partition; its rows numbered from `first_row` in a last
+    /// column) on the host sorted by bucket (of `buckets`: a hash of the
+    /// `keys`, row-wise expressions over it), with where each bucket
+    /// starts (and the end).
+    pub(crate) fn to_buckets(
+        &self,
+        mut frame: DeviceFrame,
+        keys: &[GpuExpr],
+        first_row: i64,
+        buckets: usize,
+    ) -> Result<(DataFrame, Vec<usize>), ExecError> {
+        let ops = self.ops();
+        let n = frame.height;
+        let hashes = ops.partition_hashes(n)?;
+        for key in keys {
+            if key.dtype == GpuDtype::String {
+                let column = self.evaluate(&frame, key, "")?;
+                let (Values::Str { offsets, bytes }, validity) = column.into_parts() else {
+                    return Err(ExecError::Unsupported(format!(
+                        "a text key `{key}` of other values"
+                    )));
+                };
+                ops.partition_mix_strings(&hashes, (&offsets, &bytes, validity.as_ref()))?;
+                continue;
+            }
+            let (words, validity) = if key.dtype.is_float() {
+                self.float_keys(&frame, key)?
+            } else {
+                // Equal values, equal words: integers (and the numbers of
+                // temporal values) widened to 64 bits, then as u64.
+                let wide = if key.dtype.is_unsigned() || key.dtype == GpuDtype::Boolean {
+                    cast_to(key, GpuDtype::UInt64)
+                } else {
+                    cast_to(key, GpuDtype::Int64).cast(GpuDtype::UInt64, CastMode::Wrapping)
+                };
+                let (values, validity) = self.evaluate(&frame, &wide, "")?.into_parts();
+                let Values::U64(words) = values else {
+                    return Err(ExecError::Unsupported(format!(
+                        "a key `{key}` of other words"
+                    )));
+                };
+                (words, validity)
+            };
+            ops.partition_mix_words(&hashes, &words, validity.as_ref())?;
+        }
+        let bucket_count = u32::try_from(buckets)
+            .map_err(|_| ExecError::Unsupported(format!("{buckets} buckets")))?;
+        let bucket_of_row = ops.partition_buckets(&hashes, bucket_count)?;
+        frame.columns.push(DeviceColumn::from_parts(
+            ROW.into(),
+            GpuDtype::Int64,
+            n,
+            Values::I64(ops.iota(n, first_row)?),
+            None,
+        ));
+        let order = ops.sorted_rows(&bucket_of_row, None, false, false)?;
+        let sorted = self.gather_frame(&frame, &ops.widen(&order)?)?;
+        let mut starts = vec![0usize; buckets + 1];
+        for bucket in bucket_of_row.to_host()? {
+            starts[bucket as usize + 1] += 1;
+        }
+        for b in 0..buckets {
+            starts[b + 1] += starts[b];
+        }
+        Ok((sorted.to_dataframe()?, starts))
+    }
+}

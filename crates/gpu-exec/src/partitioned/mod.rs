@@ -1,0 +1,354 @@
+//! The partitioned executor: a plan whose inputs do not fit the device's memory budget, run in partitions.
+//!
+//! Large in-memory inputs are cut into partitions of a number of rows;
+//! each node runs as its [`Partitioning`] (decided in ir-lower) says: a
+//! chain of row-wise nodes runs over each partition in one device run; a
+//! group-by or distinct sends each partition's rows to buckets by a hash
+//! of their keys (on the device) and runs each bucket whole; a join runs
+//! each left partition against the whole right input; a top-k of a stable
+//! sort keeps the first rows of each partition, then of those. Results
+//! between device runs wait on the host (the partitions of a node are
+//! brought back as they are made), so the device holds one partition's
+//! work at a time. A node that needs its whole input gets it put
+//! together on the host, and runs in memory as before.
+//!
+//! Every result equals the in-memory executor's, order included: each
+//! device run is the in-memory executor over a plan whose inputs are
+//! partitions, and a plan is only cut where the frame of a node can stand
+//! for the node ([`cut_allowed`]).
+//!
+//! [`execute_with`] is the entry: in memory, partitioned, or automatic
+//! (in memory when the plan's inputs fit well within the budget, else
+//! partitioned; partitioned again after running out of memory in memory,
+//! and in smaller partitions after running out of memory partitioned).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ir_lower::{GpuPlan, OutputSchema, Partitioning, PlanNode};
+use polars::prelude::DataFrame;
+
+use crate::column::ExecContext;
+use crate::error::ExecError;
+use crate::execute::{execute, held_as_polars_holds, holds_one_value};
+use gpu_runtime::RuntimeError;
+
+mod buckets;
+mod join;
+mod rows;
+mod top_k;
+
+/// Which executor runs a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExecutorChoice {
+    /// The whole plan at once, in device memory.
+    InMemory,
+    /// Large inputs in partitions (see the module's documentation).
+    Partitioned,
+    /// In memory when the plan's inputs take at most half the memory
+    /// budget, else partitioned; partitioned after running out of memory
+    /// in memory.
+    #[default]
+    Auto,
+}
+
+/// How to run a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecOptions {
+    pub executor: ExecutorChoice,
+    /// Bytes of device memory the plan may use, which sizes the partitions.
+    pub memory_budget: u64,
+    /// Rows per partition of large inputs; `None`: from the budget (an
+    /// eighth of it for the widest input's rows).
+    pub partition_rows: Option<usize>,
+}
+
+/// What a partitioned run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartitionedRun {
+    /// Device runs it took (each over one partition, one bucket, or a node's whole input).
+    pub device_runs: usize,
+    /// Rows per partition of the large inputs.
+    pub rows_per_partition: usize,
+    /// Times the partitions were made smaller after the device ran out of memory.
+    pub smaller_after_out_of_memory: usize,
+}
+
+/// Share of the memory budget one partition of an input may take.
+const PARTITION_SHARE: u64 = 8;
+/// Times a partitioned run that runs out of memory tries partitions four times smaller.
+const SMALLER_TRIES: usize = 3;
+
+/// Runs `plan` with the executor `options` choose: the result, and what
+/// the partitioned executor did where it ran (`None`: in memory).
+pub fn execute_with(
+    plan: &GpuPlan,
+    ctx: &ExecContext,
+    options: &ExecOptions,
+) -> Result<(DataFrame, Option<PartitionedRun>), ExecError> {
+    let partitioned = |smaller| {
+        let rows = options
+            .partition_rows
+            .unwrap_or_else(|| rows_for_budget(&plan.root, options.memory_budget));
+        execute_partitioned(plan, ctx, rows, smaller).map(|(df, run)| (df, Some(run)))
+    };
+    match options.executor {
+        ExecutorChoice::InMemory => execute(plan, ctx).map(|df| (df, None)),
+        ExecutorChoice::Partitioned => partitioned(0),
+        ExecutorChoice::Auto if input_bytes(&plan.root) > options.memory_budget / 2 => {
+            partitioned(0)
+        }
+        ExecutorChoice::Auto => match execute(plan, ctx) {
+            Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => partitioned(0),
+            other => other.map(|df| (df, None)),
+        },
+    }
+}
+
+/// Runs `plan` partitioned, in partitions of `rows` rows, four times
+/// smaller after running out of device memory (up to [`SMALLER_TRIES`]
+/// times; `smaller` counts those already made).
+fn execute_partitioned(
+    plan: &GpuPlan,
+    ctx: &ExecContext,
+    rows: usize,
+    smaller: usize,
+) -> Result<(DataFrame, PartitionedRun), ExecError> {
+    let rows = rows.max(1);
+    let mut executor = Partitioned {
+        ctx,
+        rows,
+        device_runs: 0,
+        caches: HashMap::new(),
+    };
+    let result = executor
+        .run(&plan.root)
+        .and_then(|data| held_as_polars_holds(data.whole()?, &plan.root));
+    match result {
+        Ok(df) => Ok((
+            df,
+            PartitionedRun {
+                device_runs: executor.device_runs,
+                rows_per_partition: rows,
+                smaller_after_out_of_memory: smaller,
+            },
+        )),
+        Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. }))
+            if smaller < SMALLER_TRIES && rows > 1 =>
+        {
+            drop(executor);
+            execute_partitioned(plan, ctx, rows / 4, smaller + 1)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Bytes of the in-memory inputs of the plan under `node` (the columns it reads).
+fn input_bytes(node: &PlanNode) -> u64 {
+    let own = match node {
+        PlanNode::DataFrameScan { df, projection, .. } => projected_bytes(df, projection),
+        _ => 0,
+    };
+    own + node.inputs().into_iter().map(input_bytes).sum::<u64>()
+}
+
+fn projected_bytes(df: &DataFrame, projection: &[usize]) -> u64 {
+    projection
+        .iter()
+        .filter_map(|&i| df.columns().get(i))
+        .map(|column| column.as_materialized_series().estimated_size() as u64)
+        .sum()
+}
+
+/// Rows per partition for `budget` bytes: a partition of the widest input
+/// (by bytes per row) takes at most a [`PARTITION_SHARE`]th of the budget.
+fn rows_for_budget(root: &PlanNode, budget: u64) -> usize {
+    let mut widest = 1u64;
+    let mut pending = vec![root];
+    while let Some(node) = pending.pop() {
+        if let PlanNode::DataFrameScan { df, projection, .. } = node
+            && df.height() > 0
+        {
+            widest = widest.max(projected_bytes(df, projection).div_ceil(df.height() as u64));
+        }
+        pending.extend(node.inputs());
+    }
+    usize::try_from(budget / PARTITION_SHARE / widest)
+        .unwrap_or(usize::MAX)
+        .max(1)
+}
+
+/// A node's result on the host: whole, or in partitions (in order; at
+/// least one, maybe of no rows).
+#[derive(Clone)]
+pub(crate) enum Data {
+    Whole(DataFrame),
+    Parts(Vec<DataFrame>),
+}
+
+impl Data {
+    /// The rows of every partition, one after another, in one frame of one chunk.
+    pub(crate) fn whole(self) -> Result<DataFrame, ExecError> {
+        match self {
+            Data::Whole(df) => Ok(df),
+            Data::Parts(parts) => {
+                let mut parts = parts.into_iter();
+                let mut whole = parts.next().ok_or_else(|| {
+                    ExecError::Unsupported("a partitioned result of no partitions".into())
+                })?;
+                for part in parts {
+                    whole.vstack_mut_owned(part)?;
+                }
+                whole.rechunk_mut_par();
+                Ok(whole)
+            }
+        }
+    }
+}
+
+/// The partitioned executor's state over one plan.
+pub(crate) struct Partitioned<'a> {
+    ctx: &'a ExecContext,
+    /// Rows per partition of large inputs.
+    rows: usize,
+    device_runs: usize,
+    /// Results of shared subplans, by id.
+    caches: HashMap<String, Data>,
+}
+
+impl Partitioned<'_> {
+    /// `node`'s result, in partitions where it has a large input below it.
+    fn run(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        if !self.splits(node) {
+            return self.on_device(node.clone()).map(Data::Whole);
+        }
+        match (node, node.partitioning()) {
+            (PlanNode::DataFrameScan { df, projection, .. }, _) => {
+                Ok(Data::Parts(self.cut(df, projection)?))
+            }
+            (PlanNode::Cache { input, id, .. }, _) => {
+                if let Some(data) = self.caches.get(id) {
+                    return Ok(data.clone());
+                }
+                let data = self.run(input)?;
+                self.caches.insert(id.clone(), data.clone());
+                Ok(data)
+            }
+            (_, Partitioning::RowWise | Partitioning::Numbered) => self.chain(node),
+            (_, Partitioning::Stacked) => self.stacked(node),
+            (_, Partitioning::Sliced) => self.sliced(node),
+            (_, Partitioning::Bucketed) => self.bucketed(node),
+            (_, Partitioning::LeftPartitioned) => self.left_partitioned(node),
+            (_, Partitioning::TopK) => self.top_k(node),
+            (_, Partitioning::Whole(_)) => self.on_whole_inputs(node),
+        }
+    }
+
+    /// Whether a large input (more rows than a partition) is below `node`.
+    fn splits(&self, node: &PlanNode) -> bool {
+        match node {
+            PlanNode::DataFrameScan { df, .. } => df.height() > self.rows,
+            _ => node.inputs().into_iter().any(|input| self.splits(input)),
+        }
+    }
+
+    /// The projected columns of `df` in partitions of [`Partitioned::rows`] rows.
+    fn cut(&self, df: &DataFrame, projection: &[usize]) -> Result<Vec<DataFrame>, ExecError> {
+        let columns = projection
+            .iter()
+            .map(|&i| {
+                df.columns().get(i).cloned().ok_or_else(|| {
+                    ExecError::Unsupported(format!("a scan of column {i} of {}", df.width()))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let projected = DataFrame::new(df.height(), columns)?;
+        Ok((0..df.height())
+            .step_by(self.rows)
+            .map(|start| projected.slice(start as i64, self.rows))
+            .collect())
+    }
+
+    /// `node` run whole on the device, by the in-memory executor.
+    fn on_device(&mut self, node: PlanNode) -> Result<DataFrame, ExecError> {
+        self.device_runs += 1;
+        execute(&GpuPlan { root: node }, self.ctx)
+    }
+
+    /// `node` over its inputs put together whole (where the plan may be
+    /// cut there; else the whole subplan in memory).
+    fn on_whole_inputs(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let mut inputs = Vec::new();
+        for input in node.inputs() {
+            if !cut_allowed(node, input) {
+                return self.on_device(node.clone()).map(Data::Whole);
+            }
+            inputs.push(self.run(input)?.whole()?);
+        }
+        self.on_device(over(node, inputs)).map(Data::Whole)
+    }
+}
+
+/// Whether the plan may be cut between `parent` and its `input`: a frame
+/// of the input's result stands for the input there. Not where Polars
+/// holds some column of it as one value (the operators above read such
+/// columns through the plan below them), nor below a group-by by one float
+/// key over rows in an order Polars leaves its own (the group of -0.0 and
+/// 0.0 shows its first row's zero, which the executor leaves to Polars
+/// there).
+fn cut_allowed(parent: &PlanNode, input: &PlanNode) -> bool {
+    let float_key_of_unordered_rows = match parent {
+        PlanNode::GroupBy { keys, .. } => {
+            matches!(keys.as_slice(), [key] if key.expr.dtype.is_float())
+                && !input.rows_in_defined_order()
+        }
+        _ => false,
+    };
+    !holds_one_value(input) && !float_key_of_unordered_rows
+}
+
+/// `node` with its inputs replaced by in-memory frames of their results.
+fn over(node: &PlanNode, inputs: Vec<DataFrame>) -> PlanNode {
+    let mut node = node.clone();
+    for (slot, df) in node.inputs_mut().into_iter().zip(inputs) {
+        *slot = scan(df, slot.schema().clone());
+    }
+    node
+}
+
+/// An in-memory frame (all its columns) as a plan's input of `schema`.
+fn scan(df: DataFrame, schema: OutputSchema) -> PlanNode {
+    PlanNode::DataFrameScan {
+        projection: (0..df.width()).collect(),
+        df: Arc::new(df),
+        schema,
+    }
+}
+
+/// The rows `offset..offset + len` of `data` (from the end for a negative
+/// offset, as Polars slices).
+fn slice_data(data: Data, offset: i64, len: usize) -> Result<Data, ExecError> {
+    let parts = match data {
+        Data::Parts(parts) if offset >= 0 => parts,
+        data => return Ok(Data::Whole(data.whole()?.slice(offset, len))),
+    };
+    let (mut skip, mut left) = (offset as usize, len);
+    let mut out = Vec::new();
+    for part in &parts {
+        if left == 0 {
+            break;
+        }
+        if skip >= part.height() {
+            skip -= part.height();
+            continue;
+        }
+        let taken = part.slice(skip as i64, left);
+        left -= taken.height();
+        skip = 0;
+        out.push(taken);
+    }
+    if out.is_empty() {
+        out.push(parts[0].clear());
+    }
+    Ok(Data::Parts(out))
+}

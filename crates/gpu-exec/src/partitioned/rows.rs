@@ -1,0 +1,113 @@
+//! Partitions row by row: chains of row-wise nodes (a row index numbering on), unions, slices.
+
+use ir_lower::{Partitioning, PlanNode};
+
+use super::{Data, Partitioned, cut_allowed, over, slice_data};
+use crate::error::ExecError;
+
+impl Partitioned<'_> {
+    /// A chain of row-wise nodes from `top` down (a row index ends it):
+    /// the chain over each partition of the input below it, in one device
+    /// run each.
+    pub(super) fn chain(&mut self, top: &PlanNode) -> Result<Data, ExecError> {
+        let mut depth = 0;
+        let mut bottom = top;
+        while bottom.partitioning() == Partitioning::RowWise {
+            let input = bottom.inputs()[0];
+            let chained = matches!(
+                input.partitioning(),
+                Partitioning::RowWise | Partitioning::Numbered
+            );
+            if !chained || !self.splits(input) || !cut_allowed(bottom, input) {
+                break;
+            }
+            bottom = input;
+            depth += 1;
+        }
+        let source = bottom.inputs()[0];
+        if !cut_allowed(bottom, source) {
+            return self.on_device(top.clone()).map(Data::Whole);
+        }
+        let parts = match self.run(source)? {
+            Data::Whole(df) => {
+                return self
+                    .on_device(chain_over(top, depth, df, 0)?)
+                    .map(Data::Whole);
+            }
+            Data::Parts(parts) => parts,
+        };
+        let mut rows_before = 0u64;
+        let mut out = Vec::with_capacity(parts.len());
+        for part in parts {
+            let height = part.height() as u64;
+            out.push(self.on_device(chain_over(top, depth, part, rows_before)?)?);
+            rows_before += height;
+        }
+        Ok(Data::Parts(out))
+    }
+
+    /// A union without a slice: each input's partitions in turn, named as
+    /// the union names its columns.
+    pub(super) fn stacked(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let names: Vec<&str> = node.schema().iter().map(|c| c.name.as_str()).collect();
+        let mut out = Vec::new();
+        for input in node.inputs() {
+            if !cut_allowed(node, input) {
+                return self.on_device(node.clone()).map(Data::Whole);
+            }
+        }
+        for input in node.inputs() {
+            let parts = match self.run(input)? {
+                Data::Whole(df) => vec![df],
+                Data::Parts(parts) => parts,
+            };
+            for mut part in parts {
+                part.set_column_names(&names)?;
+                out.push(part);
+            }
+        }
+        Ok(Data::Parts(out))
+    }
+
+    /// A slice (of a positive offset) of the rows in order.
+    pub(super) fn sliced(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let PlanNode::Slice {
+            input, offset, len, ..
+        } = node
+        else {
+            return self.on_whole_inputs(node);
+        };
+        if !cut_allowed(node, input) {
+            return self.on_device(node.clone()).map(Data::Whole);
+        }
+        let data = self.run(input)?;
+        slice_data(data, *offset, *len)
+    }
+}
+
+/// The chain of `depth` nodes below `top` (and `top`) over `part` in place
+/// of the input of its last node; a row index there numbers on from
+/// `rows_before`.
+fn chain_over(
+    top: &PlanNode,
+    depth: usize,
+    part: polars::prelude::DataFrame,
+    rows_before: u64,
+) -> Result<PlanNode, ExecError> {
+    let mut chain = top.clone();
+    let mut bottom = &mut chain;
+    for _ in 0..depth {
+        bottom = bottom
+            .inputs_mut()
+            .into_iter()
+            .next()
+            .ok_or_else(|| ExecError::Unsupported("a row-wise node without an input".into()))?;
+    }
+    if let PlanNode::RowIndex { offset, .. } = bottom {
+        *offset = u32::try_from(u64::from(*offset) + rows_before).map_err(|_| {
+            ExecError::InvalidData("a row index past the largest u32 (2^32 - 1)".into())
+        })?;
+    }
+    *bottom = over(bottom, vec![part]);
+    Ok(chain)
+}

@@ -1,0 +1,42 @@
+//! A top-k of a stable sort over partitions: the first rows of each partition, then the first of those.
+
+use ir_lower::PlanNode;
+
+use super::{Data, Partitioned, cut_allowed, over};
+use crate::error::ExecError;
+
+impl Partitioned<'_> {
+    /// A stable sort keeping rows `offset..offset + len` (a positive
+    /// offset): each partition's first `offset + len` rows in that order,
+    /// put together in the order of the partitions (so ties keep the order
+    /// of the input), then the sort of those.
+    pub(super) fn top_k(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let PlanNode::Sort {
+            input,
+            slice: Some((offset, len)),
+            ..
+        } = node
+        else {
+            return self.on_whole_inputs(node);
+        };
+        if !cut_allowed(node, input) {
+            return self.on_device(node.clone()).map(Data::Whole);
+        }
+        let parts = match self.run(input)? {
+            Data::Whole(df) => return self.on_device(over(node, vec![df])).map(Data::Whole),
+            Data::Parts(parts) => parts,
+        };
+        let first = usize::try_from(*offset).unwrap_or(0).saturating_add(*len);
+        let mut of_each = node.clone();
+        if let PlanNode::Sort { slice, .. } = &mut of_each {
+            *slice = Some((0, first));
+        }
+        let mut candidates = Vec::with_capacity(parts.len());
+        for part in parts {
+            candidates.push(self.on_device(over(&of_each, vec![part]))?);
+        }
+        let candidates = Data::Parts(candidates).whole()?;
+        self.on_device(over(node, vec![candidates]))
+            .map(Data::Whole)
+    }
+}
