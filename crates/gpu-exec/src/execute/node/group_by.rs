@@ -61,6 +61,16 @@ impl Executor<'_> {
             starts,
             first_rows,
         } = self.groups(&frame, &key_exprs.iter().collect::<Vec<_>>())?;
+        // Over no groups Polars makes an aggregation of literals a column of
+        // nulls of no type, which later steps take otherwise (an addition
+        // of a duration raises).
+        if starts.is_empty() && aggs.iter().any(|agg| of_literals_only(&agg.expr)) {
+            return Err(ExecError::DependsOnPolars(
+                "a group-by of no groups with an aggregation of literals (Polars makes it a \
+                 column of nulls of no type)"
+                    .into(),
+            ));
+        }
         let mut columns = Vec::with_capacity(schema.len());
         for key in &key_exprs {
             columns.push(self.gather_column(column_at(&frame, column_index(key)?)?, &first_rows)?);

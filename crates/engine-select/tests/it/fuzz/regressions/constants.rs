@@ -286,3 +286,38 @@ fn divisions_by_a_group_bys_literal_aggregations_through_projections_are_by_scal
         },
     );
 }
+
+/// A group-by of no groups (its input filtered to nothing) with an
+/// aggregation of literals: Polars makes that a column of nulls of no type,
+/// on which a later addition of a duration raises; the device answered an
+/// empty frame. It falls back. Found by the fuzzer (seed 21046, case 158).
+#[test]
+fn literal_aggregations_of_no_groups_are_polars_own() {
+    let df = df!(
+        "b" => [None::<u32>],
+        "c" => [None::<f64>],
+    )
+    .unwrap();
+    let mean = polars::lazy::dsl::mean_horizontal(&[col("b"), col("b"), col("b")], true).unwrap();
+    let date = lit(Scalar::from(19664i32)).cast(DataType::Date);
+    let lf = df
+        .lazy()
+        .filter(col("b").fill_null(col("b")).is_duplicated())
+        .group_by([col("c")])
+        .agg([mean.gather_every(2, 1).std(1).alias("x0")])
+        .group_by([col("x0").alias("k2")])
+        .agg([
+            date.alias("x3"),
+            col("x0")
+                .quantile(lit(0.0f64), QuantileMethod::Equiprobable)
+                .alias("x4"),
+        ])
+        .group_by_stable([col("x4")])
+        .agg(
+            [(when(lit(false)).then(col("x3").max()).otherwise(col("x3"))
+                + lit(0i64).cast(DataType::Duration(TimeUnit::Microseconds)))
+            .min()
+            .alias("x5")],
+        );
+    assert_same_as_cpu(lf, UNORDERED);
+}
