@@ -109,7 +109,12 @@ fn run() -> Result<(), String> {
         group: "operators",
         what: "operator",
         title: format!("Operators over {rows} rows"),
-        settings: serde_json::json!({ "rows": rows, "engines": common.engines }),
+        settings: serde_json::json!({
+            "rows": rows,
+            "engines": common.engines,
+            "executor": common.executor.map(|e| e.to_string()),
+            "device_memory_limit": common.device_memory_limit,
+        }),
         without_speedup: &["transfer"],
     };
     run_suite(&suite, &cases, &common)

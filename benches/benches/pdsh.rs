@@ -56,7 +56,12 @@ fn run() -> Result<(), String> {
         group: "pdsh",
         what: "query",
         title: format!("PDS-H at scale factor {scale}"),
-        settings: serde_json::json!({ "scale_factor": scale, "engines": common.engines }),
+        settings: serde_json::json!({
+            "scale_factor": scale,
+            "engines": common.engines,
+            "executor": common.executor.map(|e| e.to_string()),
+            "device_memory_limit": common.device_memory_limit,
+        }),
         without_speedup: &[],
     };
     run_suite(&suite, &cases, &common)

@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::Criterion;
-use engine_select::{DeviceKind, Engine, GpuEngine, LazyFrameExt};
+use engine_select::{DeviceKind, Engine, Executor, GpuEngine, LazyFrameExt, parse_byte_size};
 use polars::prelude::LazyFrame;
 
 /// The engines the benchmarks run, by the names the CLI uses.
@@ -254,13 +254,17 @@ pub fn to_json(rows: &[Row], settings: serde_json::Value) -> serde_json::Value {
 /// the tables; default `target/bench`), and `BENCH_RUNS`: when set, each
 /// case is timed that many times by a plain clock instead of criterion's
 /// at least eleven runs, for a GPU lease too short for criterion at large
-/// scale factors (the table says which).
+/// scale factors (the table says which); and for the GPU engines
+/// `BENCH_EXECUTOR` (in-memory, partitioned or auto) and
+/// `BENCH_DEVICE_MEMORY_LIMIT` (a size: `512MiB`, `8GiB`).
 #[derive(Debug, Clone)]
 pub struct Common {
     pub engines: Vec<String>,
     pub device: usize,
     pub out: PathBuf,
     pub runs: Option<usize>,
+    pub executor: Option<Executor>,
+    pub device_memory_limit: Option<u64>,
 }
 
 /// A setting from the environment; unset or blank is `None`.
@@ -299,11 +303,27 @@ impl Common {
             ),
             None => None,
         };
+        let executor = match setting("BENCH_EXECUTOR") {
+            Some(text) => Some(
+                text.trim()
+                    .parse()
+                    .map_err(|e| format!("BENCH_EXECUTOR: {e}"))?,
+            ),
+            None => None,
+        };
+        let device_memory_limit = match setting("BENCH_DEVICE_MEMORY_LIMIT") {
+            Some(text) => Some(
+                parse_byte_size(&text).map_err(|e| format!("BENCH_DEVICE_MEMORY_LIMIT: {e}"))?,
+            ),
+            None => None,
+        };
         Ok(Common {
             engines,
             device,
             out,
             runs,
+            executor,
+            device_memory_limit,
         })
     }
 }
@@ -311,12 +331,20 @@ impl Common {
 /// The engine a benchmark names: `cpu` is Polars' in-memory engine, `gpu`
 /// the GPU engine on device `device` (falling back where it must),
 /// `emulated` the GPU engine on the emulated device.
-pub fn engine(name: &str, device: usize) -> Engine {
-    match name {
-        "cpu" => Engine::InMemory,
-        "emulated" => Engine::Gpu(GpuEngine::new().with_device_kind(DeviceKind::Emulated)),
-        _ => Engine::Gpu(GpuEngine::new().with_device(device)),
-    }
+pub fn engine(name: &str, common: &Common) -> Engine {
+    let gpu = match name {
+        "cpu" => return Engine::InMemory,
+        "emulated" => GpuEngine::new().with_device_kind(DeviceKind::Emulated),
+        _ => GpuEngine::new().with_device(common.device),
+    };
+    let gpu = match common.executor {
+        Some(executor) => gpu.with_executor(executor),
+        None => gpu,
+    };
+    Engine::Gpu(match common.device_memory_limit {
+        Some(limit) => gpu.with_device_memory_limit(limit),
+        None => gpu,
+    })
 }
 
 /// A side-by-side benchmark: its criterion group (also the stem of the
@@ -357,7 +385,7 @@ pub fn run_suite(
     let mut group = criterion.benchmark_group(suite.group);
     for (case, lf) in cases {
         for name in &common.engines {
-            let engine = engine(name, common.device);
+            let engine = engine(name, common);
             let (_, report) = lf
                 .clone()
                 .collect_with_report(&engine)

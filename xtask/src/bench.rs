@@ -33,6 +33,14 @@ pub struct BenchArgs {
     /// The GPU's ordinal.
     #[arg(long, default_value_t = 0)]
     device: usize,
+    /// The GPU engines' executor: in-memory, partitioned or auto (the
+    /// engine's default).
+    #[arg(long)]
+    executor: Option<String>,
+    /// Device memory one query may use on the GPU engines, e.g. 512MiB,
+    /// 8GiB (partitioned runs size their partitions by it).
+    #[arg(long)]
+    device_memory_limit: Option<String>,
     /// Folder for criterion's files and the table (default: target/bench).
     #[arg(long)]
     out: Option<std::path::PathBuf>,
@@ -94,6 +102,12 @@ pub fn run(root: &Path, args: &BenchArgs) -> Result<(), String> {
     }
     if let Some(runs) = args.runs {
         command.env("BENCH_RUNS", runs.to_string());
+    }
+    if let Some(executor) = &args.executor {
+        command.env("BENCH_EXECUTOR", executor);
+    }
+    if let Some(limit) = &args.device_memory_limit {
+        command.env("BENCH_DEVICE_MEMORY_LIMIT", limit);
     }
     let status = command
         .status()

@@ -121,6 +121,9 @@ fn bad_input_gets_a_clear_error() {
     );
     for args in [
         &["--engine", "cpu", "--device", "1"][..],
+        &["--engine", "cpu", "--executor", "partitioned"],
+        &["--executor", "streaming"],
+        &["--device-memory-limit", "lots"],
         &["--query", "23"],
         &["--query", "0"],
         &["--scale", "-1"],
@@ -182,4 +185,26 @@ fn parquet_writes_every_table() {
         assert!(dir.join(format!("{table}.parquet")).is_file(), "{table}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_partitioned_executor_runs_under_a_memory_limit() {
+    let args = [
+        "--engine",
+        "emulated",
+        "--query",
+        "6",
+        "--executor",
+        "partitioned",
+        "--device-memory-limit",
+        "1MiB",
+    ];
+    let output = run(&args, &[]);
+    let text = text(&output);
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.contains("executed by: gpu (emulated device 0)"),
+        "{text}"
+    );
+    assert!(text.contains("partitioned: "), "{text}");
 }

@@ -160,6 +160,44 @@ impl fmt::Display for Executor {
     }
 }
 
+/// A size in bytes as people write it: a whole number of bytes, or a
+/// number (fractions allowed) with a unit: `B`, decimal `kB`, `MB`, `GB`,
+/// `TB` (powers of 1000) or binary `KiB`, `MiB`, `GiB`, `TiB` (powers of
+/// 1024), case aside; `512MiB`, `8 GiB`, `1.5GB`.
+pub fn parse_byte_size(text: &str) -> Result<u64, EngineError> {
+    let invalid = || {
+        EngineError::InvalidConfig(format!(
+            "{text:?} is not a size in bytes (e.g. 1000000, 512MiB, 8GiB, 1.5GB)"
+        ))
+    };
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        _ => return Err(invalid()),
+    };
+    if let Ok(whole) = number.parse::<u64>() {
+        return whole.checked_mul(factor).ok_or_else(invalid);
+    }
+    let value: f64 = number.parse().map_err(|_| invalid())?;
+    let bytes = (value * factor as f64).round();
+    if !bytes.is_finite() || bytes < 0.0 || bytes >= u64::MAX as f64 {
+        return Err(invalid());
+    }
+    Ok(bytes as u64)
+}
+
 /// Which kind of device the GPU engine runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DeviceKind {
@@ -464,6 +502,35 @@ mod tests {
             "invalid GPU engine configuration: memory pool initial size 2147483648 bytes exceeds \
              its maximum size 1073741824 bytes"
         );
+    }
+
+    #[test]
+    fn sizes_parse_as_people_write_them() {
+        for (text, bytes) in [
+            ("1000000", 1_000_000),
+            ("512MiB", 512 << 20),
+            ("8 GiB", 8 << 30),
+            ("1.5GB", 1_500_000_000),
+            ("2kb", 2000),
+            ("64B", 64),
+            (" 3TiB ", 3 << 40),
+        ] {
+            assert_eq!(parse_byte_size(text).unwrap(), bytes, "{text}");
+        }
+        for bad in [
+            "",
+            "MiB",
+            "-1GiB",
+            "1.2.3MB",
+            "12 parsecs",
+            "99999999999999999999GiB",
+        ] {
+            let err = parse_byte_size(bad).unwrap_err();
+            assert!(
+                err.to_string().contains("is not a size in bytes"),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

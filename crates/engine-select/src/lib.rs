@@ -28,7 +28,7 @@ mod gpu;
 mod report;
 
 pub use collect::{LazyFrameExt, collect_all_with, collect_all_with_report};
-pub use engine::{DeviceKind, Engine, Executor, GpuEngine, MemoryResource};
+pub use engine::{DeviceKind, Engine, Executor, GpuEngine, MemoryResource, parse_byte_size};
 pub use error::EngineError;
 pub use gpu::explain_gpu;
 pub use gpu_exec::PartitionedRun;

@@ -35,7 +35,7 @@ pub use expr::{
     TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 pub use lower_plan::node_notation;
-pub use partition::Partitioning;
+pub use partition::{PartialAggregation, Partitioning};
 pub use plan::{
     FileFormat, GpuPlan, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode,
     SortKey,

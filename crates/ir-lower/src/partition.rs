@@ -7,8 +7,13 @@
 //! in the same order, as it would over the whole input, or it needs its
 //! whole input (then the reason).
 
-use crate::expr::{ExprKind, GpuExpr, NamedExpr};
-use crate::plan::{JoinKind, JoinOrder, PlanNode};
+use std::sync::Arc;
+
+use polars_core::prelude::DataFrame;
+
+use crate::dtype::GpuDtype;
+use crate::expr::{AggOp, BinaryOp, CastMode, ExprKind, GpuExpr, NamedExpr, Scalar};
+use crate::plan::{JoinKind, JoinOrder, OutputColumn, OutputSchema, PlanNode};
 
 /// How a plan node runs over partitions of its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +30,11 @@ pub enum Partitioning {
     Stacked,
     /// The rows in order, cut to the slice (a slice of a positive offset).
     Sliced,
+    /// A group-by of aggregations that add up (see
+    /// [`PlanNode::partial_aggregation`]): each partition aggregated, the
+    /// partial results merged by the keys (in buckets where they are many),
+    /// then finished.
+    Aggregated,
     /// Rows put in buckets by a hash of the keys (row-wise expressions), each bucket run whole:
     /// every row of a key is in one bucket, in the order of the input, so
     /// each group (each set of duplicates) sees the rows it would see over
@@ -72,7 +82,13 @@ impl PlanNode {
             PlanNode::Union { .. } => Whole("a union with a slice"),
             PlanNode::Slice { offset, .. } if *offset >= 0 => Sliced,
             PlanNode::Slice { .. } => Whole("a slice from the end"),
-            PlanNode::GroupBy { keys, .. } if all_row_wise(keys) => Bucketed,
+            PlanNode::GroupBy { keys, .. } if all_row_wise(keys) => {
+                if self.partial_aggregation().is_some() {
+                    Aggregated
+                } else {
+                    Bucketed
+                }
+            }
             PlanNode::GroupBy { .. } => {
                 Whole("a group-by by keys reading other rows than their own")
             }
@@ -155,4 +171,196 @@ impl GpuExpr {
     pub fn reads_a_column(&self) -> bool {
         self.any(&|e| matches!(e.kind, ExprKind::Column { .. }))
     }
+}
+
+/// A group-by as three plans (each over a placeholder input that the
+/// partitioned executor replaces): the `partial` aggregation of one
+/// partition, the `merge` of the partial results put together, and the
+/// `finish` over the merged groups, which gives the group-by's columns
+/// (without its slice).
+#[derive(Debug, Clone)]
+pub struct PartialAggregation {
+    pub partial: PlanNode,
+    pub merge: PlanNode,
+    pub finish: PlanNode,
+}
+
+/// One aggregation as partial results (by `op` over the partition's rows)
+/// and how they merge and finish.
+enum Parts {
+    /// The same aggregation again over the partial results: sums, minima,
+    /// maxima, firsts and lasts (`first`: of the earliest partition).
+    Again(AggOp),
+    /// Counts, added up.
+    Added,
+    /// A mean: the sum of the values as f64 and their count, divided.
+    Mean,
+}
+
+impl PlanNode {
+    /// A group-by whose aggregations add up over partitions as its
+    /// partial aggregation, merge and finish: every aggregation a sum (of
+    /// numbers or booleans), a count, a length, a minimum or maximum, a
+    /// first or last value, or a mean of numbers (as a sum and a count), of
+    /// a row-wise expression that reads a column. `None` for other nodes.
+    pub fn partial_aggregation(&self) -> Option<PartialAggregation> {
+        let PlanNode::GroupBy {
+            input,
+            keys,
+            aggs,
+            schema,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let k = keys.len();
+        let mut partial_aggs = Vec::new();
+        let mut plan = Vec::new();
+        for agg in aggs {
+            let (op, of) = match &agg.expr.kind {
+                ExprKind::Len => (
+                    AggOp::Count {
+                        include_nulls: true,
+                    },
+                    None,
+                ),
+                ExprKind::Agg { op, input } if input.is_row_wise() && input.reads_a_column() => {
+                    (op.clone(), Some(input.as_ref()))
+                }
+                _ => return None,
+            };
+            let numeric = |e: &GpuExpr| e.dtype.is_numeric();
+            let parts = match (&op, of) {
+                (AggOp::Sum, Some(x)) if numeric(x) || x.dtype == GpuDtype::Boolean => {
+                    Parts::Again(AggOp::Sum)
+                }
+                (AggOp::Count { .. }, _) => Parts::Added,
+                (AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last, Some(_)) => {
+                    Parts::Again(op.clone())
+                }
+                (AggOp::Mean, Some(x)) if numeric(x) && agg.expr.dtype == GpuDtype::Float64 => {
+                    Parts::Mean
+                }
+                _ => return None,
+            };
+            let first = k + partial_aggs.len();
+            let name = |j: usize| format!("__polars_gpu_partial_{j}");
+            match (&parts, of) {
+                (Parts::Mean, Some(x)) => {
+                    let f64 = GpuDtype::Float64;
+                    let sum = x
+                        .clone()
+                        .cast(f64, CastMode::NonStrict)
+                        .aggregated(AggOp::Sum, f64);
+                    let count = AggOp::Count {
+                        include_nulls: false,
+                    };
+                    let count = x.clone().aggregated(count, GpuDtype::UInt32);
+                    partial_aggs.push(named(name(first), sum));
+                    partial_aggs.push(named(name(first + 1), count));
+                }
+                _ => partial_aggs.push(named(name(first), agg.expr.clone())),
+            }
+            plan.push((parts, first));
+        }
+        let partial_schema: OutputSchema = keys
+            .iter()
+            .chain(&partial_aggs)
+            .map(|e| OutputColumn {
+                name: e.name.clone(),
+                dtype: e.expr.dtype,
+            })
+            .collect();
+        let column = |j: usize| {
+            let c = &partial_schema[j];
+            GpuExpr::column(j, c.name.clone(), c.dtype)
+        };
+        let merge_keys: Vec<NamedExpr> = (0..k)
+            .map(|j| named(keys[j].name.clone(), column(j)))
+            .collect();
+        let mut merge_aggs = Vec::new();
+        for (parts, first) in &plan {
+            match parts {
+                Parts::Again(op) => merge_aggs.push(named(
+                    partial_schema[*first].name.clone(),
+                    column(*first).aggregated(op.clone(), partial_schema[*first].dtype),
+                )),
+                Parts::Added => merge_aggs.push(named(
+                    partial_schema[*first].name.clone(),
+                    column(*first).aggregated(AggOp::Sum, partial_schema[*first].dtype),
+                )),
+                Parts::Mean => {
+                    for j in [*first, first + 1] {
+                        let c = &partial_schema[j];
+                        merge_aggs.push(named(
+                            c.name.clone(),
+                            column(j).aggregated(AggOp::Sum, c.dtype),
+                        ));
+                    }
+                }
+            }
+        }
+        // The merged columns keep the partial columns' names and places.
+        let merged = |j: usize| column(j);
+        let mut finish_exprs: Vec<NamedExpr> = (0..k)
+            .map(|j| named(keys[j].name.clone(), merged(j)))
+            .collect();
+        for ((parts, first), agg) in plan.iter().zip(aggs) {
+            let expr = match parts {
+                Parts::Again(_) | Parts::Added => merged(*first),
+                Parts::Mean => {
+                    let f64 = GpuDtype::Float64;
+                    let (sum, count) = (merged(*first), merged(first + 1));
+                    let none = count.clone().binary(
+                        BinaryOp::Eq,
+                        GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt32),
+                        GpuDtype::Boolean,
+                    );
+                    let mean = sum.binary(
+                        BinaryOp::TrueDivide,
+                        count.cast(f64, CastMode::NonStrict),
+                        f64,
+                    );
+                    none.then(GpuExpr::literal(Scalar::Null, f64), mean, f64)
+                }
+            };
+            finish_exprs.push(named(agg.name.clone(), expr));
+        }
+        let placeholder = |schema: OutputSchema| PlanNode::DataFrameScan {
+            df: Arc::new(DataFrame::empty()),
+            projection: Vec::new(),
+            schema,
+        };
+        let partial = PlanNode::GroupBy {
+            input: input.clone(),
+            keys: keys.clone(),
+            aggs: partial_aggs,
+            maintain_order: true,
+            slice: None,
+            schema: partial_schema.clone(),
+        };
+        let merge = PlanNode::GroupBy {
+            input: Box::new(placeholder(partial_schema.clone())),
+            keys: merge_keys,
+            aggs: merge_aggs,
+            maintain_order: true,
+            slice: None,
+            schema: partial_schema.clone(),
+        };
+        let finish = PlanNode::Select {
+            input: Box::new(placeholder(partial_schema)),
+            exprs: finish_exprs,
+            schema: schema.clone(),
+        };
+        Some(PartialAggregation {
+            partial,
+            merge,
+            finish,
+        })
+    }
+}
+
+fn named(name: String, expr: GpuExpr) -> NamedExpr {
+    NamedExpr { name, expr }
 }

@@ -12,16 +12,18 @@
 
 use std::sync::Arc;
 
-use ir_lower::{AggOp, CastMode, GpuDtype, GpuExpr, GpuPlan, NamedExpr, OutputColumn, PlanNode};
+use ir_lower::{
+    AggOp, CastMode, GpuDtype, GpuExpr, GpuPlan, NamedExpr, OutputColumn, OutputSchema, PlanNode,
+};
 use polars::prelude::{DataFrame, SortMultipleOptions};
 
-use super::{Data, Partitioned, cut_allowed, over, scan};
+use super::{Data, Partitioned, cut_allowed, over, scan, sliced_result};
 use crate::column::{DeviceColumn, DeviceFrame, Values};
 use crate::error::ExecError;
 use crate::execute::{Executor, cast_to, run_plan};
 
 /// The column numbering the rows of a bucketed input in the order of the whole.
-const ROW: &str = "__polars_gpu_partition_row";
+pub(super) const ROW: &str = "__polars_gpu_partition_row";
 
 /// Most buckets a node's rows go to.
 const MAX_BUCKETS: usize = 1 << 16;
@@ -48,6 +50,18 @@ impl Partitioned<'_> {
             Data::Whole(df) => return self.on_device(over(node, vec![df])).map(Data::Whole),
             Data::Parts(parts) => parts,
         };
+        self.buckets_over(node, &keys, parts)
+    }
+
+    /// A group-by or distinct (`node`, by `keys`) over `parts` of its
+    /// input, bucket by bucket.
+    pub(super) fn buckets_over(
+        &mut self,
+        node: &PlanNode,
+        keys: &[GpuExpr],
+        parts: Vec<DataFrame>,
+    ) -> Result<Data, ExecError> {
+        let in_schema = node.inputs()[0].schema();
         let total: usize = parts.iter().map(DataFrame::height).sum();
         if total == 0 {
             return self
@@ -60,21 +74,54 @@ impl Partitioned<'_> {
             name: ROW.into(),
             dtype: GpuDtype::Int64,
         });
+        let each_bucket = bucket_node(node, numbered);
+        let mut results = Vec::new();
+        for rows in self
+            .bucket_rows(parts, in_schema, keys, buckets)?
+            .into_iter()
+            .flatten()
+        {
+            results.push(self.on_device(over(&each_bucket, vec![rows]))?);
+        }
+        let mut merged = Data::Parts(results).whole()?;
+        merged = merged.sort([ROW], SortMultipleOptions::default())?;
+        let _ = merged.drop_in_place(ROW)?;
+        let slice = match node {
+            PlanNode::GroupBy { slice, .. } | PlanNode::Distinct { slice, .. } => *slice,
+            _ => None,
+        };
+        let group_by = matches!(node, PlanNode::GroupBy { .. });
+        sliced_result(merged, slice, group_by).map(Data::Whole)
+    }
+}
+
+impl Partitioned<'_> {
+    /// The rows of `parts` (of `schema`) in `buckets` buckets by a hash of
+    /// `keys` (row-wise expressions over them), hashed on the device: each
+    /// bucket's rows from every part, in the order of the parts, with the
+    /// number of each row in the whole as a last column ([`ROW`]); `None`
+    /// for a bucket of no rows.
+    pub(super) fn bucket_rows(
+        &mut self,
+        parts: Vec<DataFrame>,
+        schema: &OutputSchema,
+        keys: &[GpuExpr],
+        buckets: usize,
+    ) -> Result<Vec<Option<DataFrame>>, ExecError> {
         // Each partition sorted by bucket, and where each bucket starts in it.
         let mut sorted = Vec::with_capacity(parts.len());
         for (index, part) in parts.into_iter().enumerate() {
             let first_row = (index as i64) << 32;
             let plan = GpuPlan {
-                root: scan(part, in_schema.clone()),
+                root: scan(part, schema.clone()),
             };
             self.device_runs += 1;
             let (df, starts, _) = run_plan(&plan, self.ctx, |executor, frame| {
-                executor.to_buckets(frame, &keys, first_row, buckets)
+                executor.to_buckets(frame, keys, first_row, buckets)
             })?;
             sorted.push((df, starts));
         }
-        let each_bucket = bucket_node(node, numbered);
-        let mut results = Vec::new();
+        let mut out = Vec::with_capacity(buckets);
         for bucket in 0..buckets {
             let mut rows: Option<DataFrame> = None;
             for (df, starts) in &sorted {
@@ -89,30 +136,12 @@ impl Partitioned<'_> {
                     }
                 }
             }
-            if let Some(mut rows) = rows {
+            if let Some(rows) = &mut rows {
                 rows.rechunk_mut_par();
-                results.push(self.on_device(over(&each_bucket, vec![rows]))?);
             }
+            out.push(rows);
         }
-        let mut merged = Data::Parts(results).whole()?;
-        merged = merged.sort([ROW], SortMultipleOptions::default())?;
-        let _ = merged.drop_in_place(ROW)?;
-        let slice = match node {
-            PlanNode::GroupBy { slice, .. } | PlanNode::Distinct { slice, .. } => *slice,
-            _ => None,
-        };
-        if let Some((offset, len)) = slice {
-            let groups = merged.height();
-            merged = merged.slice(offset, len);
-            if merged.height() == 0 && groups > 0 && matches!(node, PlanNode::GroupBy { .. }) {
-                return Err(ExecError::DependsOnPolars(
-                    "a sliced group-by keeping no group: Polars evaluates its aggregations \
-                     over no groups by paths of its own"
-                        .into(),
-                ));
-            }
-        }
-        Ok(Data::Whole(merged))
+        Ok(out)
     }
 }
 

@@ -33,6 +33,7 @@ use crate::error::ExecError;
 use crate::execute::{execute, held_as_polars_holds, holds_one_value};
 use gpu_runtime::RuntimeError;
 
+mod aggregate;
 mod buckets;
 mod join;
 mod rows;
@@ -77,7 +78,7 @@ pub struct PartitionedRun {
 /// Share of the memory budget one partition of an input may take.
 const PARTITION_SHARE: u64 = 8;
 /// Times a partitioned run that runs out of memory tries partitions four times smaller.
-const SMALLER_TRIES: usize = 3;
+const SMALLER_TRIES: usize = 2;
 
 /// Runs `plan` with the executor `options` choose: the result, and what
 /// the partitioned executor did where it ran (`None`: in memory).
@@ -237,6 +238,7 @@ impl Partitioned<'_> {
             (_, Partitioning::RowWise | Partitioning::Numbered) => self.chain(node),
             (_, Partitioning::Stacked) => self.stacked(node),
             (_, Partitioning::Sliced) => self.sliced(node),
+            (_, Partitioning::Aggregated) => self.aggregated(node),
             (_, Partitioning::Bucketed) => self.bucketed(node),
             (_, Partitioning::LeftPartitioned) => self.left_partitioned(node),
             (_, Partitioning::TopK) => self.top_k(node),
@@ -351,4 +353,27 @@ fn slice_data(data: Data, offset: i64, len: usize) -> Result<Data, ExecError> {
         out.push(parts[0].clear());
     }
     Ok(Data::Parts(out))
+}
+
+/// A group-by's or distinct's result (`df`, its groups in order) cut to
+/// its `slice`. A group-by's slice that keeps no group of some is Polars'
+/// own: it evaluates the aggregations over no groups by paths of its own
+/// (as the in-memory executor leaves it).
+fn sliced_result(
+    df: DataFrame,
+    slice: Option<(i64, usize)>,
+    group_by: bool,
+) -> Result<DataFrame, ExecError> {
+    let Some((offset, len)) = slice else {
+        return Ok(df);
+    };
+    let sliced = df.slice(offset, len);
+    if group_by && sliced.height() == 0 && df.height() > 0 {
+        return Err(ExecError::DependsOnPolars(
+            "a sliced group-by keeping no group: Polars evaluates its aggregations over no \
+             groups by paths of its own"
+                .into(),
+        ));
+    }
+    Ok(sliced)
 }

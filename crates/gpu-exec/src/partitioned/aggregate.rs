@@ -1,0 +1,54 @@
+//! Group-bys whose aggregations add up, over partitions: each partition aggregated, the partial results merged, then finished.
+
+use ir_lower::{GpuPlan, PlanNode};
+use polars::prelude::DataFrame;
+
+use super::{Data, Partitioned, cut_allowed, over, sliced_result};
+use crate::error::ExecError;
+use crate::execute::unsupported;
+
+impl Partitioned<'_> {
+    /// A group-by of aggregations that add up (sums, counts, lengths,
+    /// extremes, firsts, lasts, means; see `PlanNode::partial_aggregation`):
+    /// each partition's partial aggregation on the device (its groups in
+    /// order of first appearance), the partial results merged by the keys
+    /// (in buckets where they are more than a partition), then finished
+    /// (means divided) and sliced. The groups come in the order of their
+    /// first rows. Sums and means of floats add in another order than the
+    /// in-memory executor's, within the bound docs/operations.md gives.
+    pub(super) fn aggregated(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let (Some(plans), PlanNode::GroupBy { input, slice, .. }) =
+            (node.partial_aggregation(), node)
+        else {
+            return self.bucketed(node);
+        };
+        let runs = |plan: &PlanNode| unsupported(&GpuPlan { root: plan.clone() }).is_empty();
+        if !(runs(&plans.partial) && runs(&plans.merge) && runs(&plans.finish)) {
+            return self.bucketed(node);
+        }
+        if !cut_allowed(node, input) {
+            return self.on_device(node.clone()).map(Data::Whole);
+        }
+        let parts = match self.run(input)? {
+            Data::Whole(df) => return self.on_device(over(node, vec![df])).map(Data::Whole),
+            Data::Parts(parts) => parts,
+        };
+        let mut partials = Vec::with_capacity(parts.len());
+        for part in parts {
+            partials.push(self.on_device(over(&plans.partial, vec![part]))?);
+        }
+        let total: usize = partials.iter().map(DataFrame::height).sum();
+        let merged = if total > self.rows {
+            let PlanNode::GroupBy { keys, .. } = &plans.merge else {
+                return Err(ExecError::Unsupported("a merge that is no group-by".into()));
+            };
+            let keys: Vec<_> = keys.iter().map(|k| k.expr.clone()).collect();
+            self.buckets_over(&plans.merge, &keys, partials)?.whole()?
+        } else {
+            let partials = Data::Parts(partials).whole()?;
+            self.on_device(over(&plans.merge, vec![partials]))?
+        };
+        let finished = self.on_device(over(&plans.finish, vec![merged]))?;
+        sliced_result(finished, *slice, true).map(Data::Whole)
+    }
+}
