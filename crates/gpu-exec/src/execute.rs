@@ -205,9 +205,11 @@ fn sorted_column(node: &PlanNode) -> Option<(String, bool)> {
 /// `df`, the result of `root`, held as Polars' engine holds its own result
 /// of that node: the columns of one value repeated on every row as
 /// `Column::Scalar` (a select's or with_columns' expressions of one value
-/// beside per-row ones), a sort's first key marked sorted (also through projections). Polars' engine,
-/// running the rest of a mixed plan, treats such columns apart (so mixed
-/// plans take no subplan that makes columns of one value at all).
+/// beside per-row ones), the column [`sorted_column`] names (a sort's
+/// first key, a row index, also through projections) marked sorted.
+/// Polars' engine, running the rest of a mixed plan, treats such columns
+/// apart (so mixed plans take no subplan that makes columns of one value
+/// at all).
 pub(crate) fn held_as_polars_holds(
     mut df: DataFrame,
     root: &PlanNode,

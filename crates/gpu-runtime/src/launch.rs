@@ -134,7 +134,8 @@ impl Stream {
         crate::ops::faults::fault_on_purpose(self)
     }
 
-    /// [`Stream::launch`] without the fault seams (the faulting kernel's).
+    /// [`Stream::launch`] without the fault seams (the faulting kernel's),
+    /// nor the check of the context's health that the seams make.
     ///
     /// # Safety
     /// As for [`Stream::launch`].
@@ -144,7 +145,6 @@ impl Stream {
         config: LaunchConfig,
         args: KernelArgs,
     ) -> Result<(), RuntimeError> {
-        self.check_health()?;
         let mut slots = args.slots;
         crate::counts::launched();
         if let Some(cuda) = self.cuda() {

@@ -6,6 +6,16 @@ use polars::prelude::*;
 /// nulls and values, floats within a relative 1e-9 (parallel sums add in
 /// different orders from run to run).
 pub fn frames_differ(expected: &DataFrame, actual: &DataFrame) -> Option<String> {
+    frames_differ_within(expected, actual, 0.0)
+}
+
+/// As [`frames_differ`], floats also equal within `absolute` of each other
+/// (a cent, for money rounded to cents from sums added in another order).
+pub fn frames_differ_within(
+    expected: &DataFrame,
+    actual: &DataFrame,
+    absolute: f64,
+) -> Option<String> {
     if expected.schema() != actual.schema() {
         return Some(format!(
             "dtypes: {:?} vs {:?}",
@@ -31,6 +41,7 @@ pub fn frames_differ(expected: &DataFrame, actual: &DataFrame) -> Option<String>
                     x == y
                         || (x.is_nan() && y.is_nan())
                         || (x - y).abs() <= 1e-9 * x.abs().max(y.abs())
+                        || (x - y).abs() <= absolute
                 }
                 (None, None) => true,
                 _ => false,

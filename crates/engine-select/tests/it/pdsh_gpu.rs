@@ -56,7 +56,7 @@ fn pdsh_on_the_device_under_test_matches_the_cpu_and_falls_back_only_as_listed()
 /// Queries that still fall back for lack of memory with the device's
 /// memory limited to an eighth of the tables' bytes (docs/partitioned.md
 /// says what comes next). This list only shrinks.
-const OUT_OF_MEMORY_AT_AN_EIGHTH: &[usize] = &[5, 21];
+const OUT_OF_MEMORY_AT_AN_EIGHTH: &[usize] = &[];
 
 /// The 22 queries with the device's memory limited to an eighth of the
 /// tables' bytes: the CPU's answer, on the device (partitioned where the
@@ -77,7 +77,11 @@ fn pdsh_with_an_eighth_of_the_tables_bytes_runs_partitioned() {
         let (actual, report) = lf
             .collect_with_report(&Engine::Gpu(limited.clone()))
             .unwrap();
-        assert_frames_close(&expected, &actual, &format!("q{number}: {report}"));
+        // Sums of money added per partition and then merged round to
+        // cents otherwise now and then (q9): within a cent, as the PDS-H
+        // answers are checked.
+        let within = crate::frames::frames_differ_within(&expected, &actual, 0.010_000_1);
+        assert_eq!(within, None, "q{number}: {report}");
         if report.fell_back() {
             let kinds: Vec<_> = report.fallback_reasons.iter().map(|r| r.kind).collect();
             assert_eq!(kinds, [FallbackKind::OutOfMemory], "q{number}: {report}");

@@ -49,6 +49,6 @@ impl Partitioned<'_> {
             self.on_device(over(&plans.merge, vec![partials]))?
         };
         let finished = self.on_device(over(&plans.finish, vec![merged]))?;
-        sliced_result(finished, *slice, true).map(Data::Whole)
+        Ok(self.parted(sliced_result(finished, *slice, true)?))
     }
 }

@@ -91,7 +91,7 @@ impl Partitioned<'_> {
             _ => None,
         };
         let group_by = matches!(node, PlanNode::GroupBy { .. });
-        sliced_result(merged, slice, group_by).map(Data::Whole)
+        Ok(self.parted(sliced_result(merged, slice, group_by)?))
     }
 }
 

@@ -16,9 +16,9 @@ impl Partitioned<'_> {
     /// the right input fits a partition (or the join keeps an order, or is
     /// a cross join): each left partition joined with the whole right
     /// input, the results in order. Else, for a join in no order of the
-    /// query's: both inputs in buckets by a hash of their keys (rows of
-    /// equal keys in one bucket on both sides, nulls too), the buckets
-    /// joined pair by pair.
+    /// query's: both inputs (the left one whole or not) in buckets by a
+    /// hash of their keys (rows of equal keys in one bucket on both sides,
+    /// nulls too), the buckets joined pair by pair.
     pub(super) fn left_partitioned(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         let PlanNode::Join {
             left,
@@ -36,17 +36,7 @@ impl Partitioned<'_> {
         if !cut_allowed(node, left) || !cut_allowed(node, right) {
             return self.on_device(node.clone()).map(Data::Whole);
         }
-        let left_parts = match self.run(left)? {
-            Data::Whole(df) => {
-                let right = self.run(right)?.whole()?;
-                return self.on_device(over(node, vec![df, right])).map(Data::Whole);
-            }
-            Data::Parts(parts) => parts,
-        };
-        let mut unsliced = node.clone();
-        if let PlanNode::Join { slice, .. } = &mut unsliced {
-            *slice = None;
-        }
+        let left_data = self.run(left)?;
         let right_data = self.run(right)?;
         let right_rows = match &right_data {
             Data::Whole(df) => df.height(),
@@ -57,6 +47,18 @@ impl Partitioned<'_> {
             && *kind != JoinKind::Cross
             && !left.schema().iter().any(|c| c.name == ROW)
             && !right.schema().iter().any(|c| c.name == ROW);
+        let left_parts = match left_data {
+            Data::Whole(df) if !hashed => {
+                let right = right_data.whole()?;
+                return self.on_device(over(node, vec![df, right])).map(Data::Whole);
+            }
+            Data::Whole(df) => vec![df],
+            Data::Parts(parts) => parts,
+        };
+        let mut unsliced = node.clone();
+        if let PlanNode::Join { slice, .. } = &mut unsliced {
+            *slice = None;
+        }
         let mut out = Vec::new();
         if hashed {
             let right_parts = match right_data {

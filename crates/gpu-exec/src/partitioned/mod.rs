@@ -246,6 +246,20 @@ impl Partitioned<'_> {
         }
     }
 
+    /// `df`, a node's result, in partitions where it is larger than one,
+    /// so that the nodes above take it partition by partition too.
+    fn parted(&self, df: DataFrame) -> Data {
+        if df.height() <= self.rows {
+            return Data::Whole(df);
+        }
+        Data::Parts(
+            (0..df.height())
+                .step_by(self.rows)
+                .map(|start| df.slice(start as i64, self.rows))
+                .collect(),
+        )
+    }
+
     /// Whether a large input (more rows than a partition) is below `node`.
     fn splits(&self, node: &PlanNode) -> bool {
         match node {
@@ -264,11 +278,10 @@ impl Partitioned<'_> {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let projected = DataFrame::new(df.height(), columns)?;
-        Ok((0..df.height())
-            .step_by(self.rows)
-            .map(|start| projected.slice(start as i64, self.rows))
-            .collect())
+        Ok(match self.parted(DataFrame::new(df.height(), columns)?) {
+            Data::Whole(df) => vec![df],
+            Data::Parts(parts) => parts,
+        })
     }
 
     /// `node` run whole on the device, by the in-memory executor.

@@ -26,6 +26,7 @@ pub(crate) fn fault_on_purpose(stream: &Stream) -> Result<(), RuntimeError> {
                 .into(),
         ));
     }
+    stream.check_health()?;
     let args = KernelArgs::new().arg(UNMAPPED);
     // SAFETY: the kernel takes one u64, an address; it writes through it on
     // the GPU only (refused above on the emulated device), where an

@@ -176,7 +176,7 @@ impl Executor<'_> {
         let by_right = matches!(order, JoinOrder::Right | JoinOrder::RightLeft)
             && matches!(kind, JoinKind::Inner | JoinKind::Left);
         let indices = if by_right {
-            self.by_right_row(indices)?
+            self.pairs_sorted_by(indices, true)?
         } else {
             indices
         };
@@ -377,26 +377,28 @@ impl Executor<'_> {
             .ok_or_else(|| ExecError::Unsupported("an inner join gave no right rows".into()))?;
         // Unmatched rows pair with a right row past the end: nulls.
         let nulls = ops.iota(unmatched.len(), n_right as i64)?;
-        let (left, right) = (
-            self.concat_indices(&matched.left, &unmatched)?,
-            self.concat_indices(right_rows, &nulls)?,
-        );
+        let both = JoinIndices {
+            left: self.concat_indices(&matched.left, &unmatched)?,
+            right: Some(self.concat_indices(right_rows, &nulls)?),
+        };
         // By left row, stably: each row's matches keep the right order.
-        let order = ops.widen(&ops.sorted_rows(&left, None, false, false)?)?;
-        Ok(JoinIndices {
-            left: ops.gather(&left, None, &order)?.0,
-            right: Some(ops.gather(&right, None, &order)?.0),
-        })
+        self.pairs_sorted_by(both, false)
     }
 
-    /// The pairs of `indices` sorted stably by right row (a left join's
-    /// unmatched rows pair with rows past the right's end: last, in order).
-    pub(crate) fn by_right_row(&self, indices: JoinIndices) -> Result<JoinIndices, ExecError> {
+    /// The pairs of `indices` sorted stably by left row, or `by_right` row
+    /// (a left join's unmatched rows pair with rows past the right's end:
+    /// last, in order).
+    pub(crate) fn pairs_sorted_by(
+        &self,
+        indices: JoinIndices,
+        by_right: bool,
+    ) -> Result<JoinIndices, ExecError> {
         let ops = self.ops();
         let right = indices
             .right
             .ok_or_else(|| ExecError::Unsupported("a join gave no right rows".into()))?;
-        let order = ops.widen(&ops.sorted_rows(&right, None, false, false)?)?;
+        let by = if by_right { &right } else { &indices.left };
+        let order = ops.widen(&ops.sorted_rows(by, None, false, false)?)?;
         Ok(JoinIndices {
             left: ops.gather(&indices.left, None, &order)?.0,
             right: Some(ops.gather(&right, None, &order)?.0),
