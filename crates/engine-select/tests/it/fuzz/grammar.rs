@@ -1007,21 +1007,39 @@ impl Grammar<'_> {
     fn window(&mut self, ty: Ty, d: u32) -> E {
         let saved = self.context;
         self.context = Context::Groups;
-        let f = if self.chance(0.6) || !self.ordered {
-            self.scalar(ty, d)
-        } else {
-            self.ordered_op(ty, d)
-        };
+        let f = self.window_body(ty, |g| g.window_function(ty, d));
         self.context = saved;
         let mut args = vec![f];
         args.extend(self.keys(2));
         E::new(Op::Over, args)
     }
 
+    /// The function of a window, drawn by `draw`. Polars' window of a sort
+    /// of an aggregation gathers out of bounds (its debug build asserts;
+    /// in release the fuzzer's process crashed: seeds 20098 and 21012):
+    /// such a function is drawn again, then replaced by a column.
+    fn window_body(&mut self, ty: Ty, draw: impl Fn(&mut Self) -> E) -> E {
+        for _ in 0..4 {
+            let f = draw(self);
+            if !sorts_an_aggregation(&f) {
+                return f;
+            }
+        }
+        self.leaf(ty)
+    }
+
+    fn window_function(&mut self, ty: Ty, d: u32) -> E {
+        if self.chance(0.6) || !self.ordered {
+            self.scalar(ty, d)
+        } else {
+            self.ordered_op(ty, d)
+        }
+    }
+
     fn ordered_window(&mut self, ty: Ty, d: u32) -> E {
         let saved = self.context;
         self.context = Context::Groups;
-        let f = self.ordered_op(ty, d);
+        let f = self.window_body(ty, |g| g.ordered_op(ty, d));
         self.context = saved;
         let key_ty = self.any_ty();
         let mut args = vec![f, self.leaf(key_ty)];
@@ -1099,4 +1117,14 @@ fn unary_functions(dtype: GpuDtype) -> impl Iterator<Item = Op> {
         .into_iter()
         .filter(move |function| function.takes(dtype))
         .map(Op::Unary)
+}
+
+/// Whether `e` holds a sort of an expression holding an aggregation.
+fn sorts_an_aggregation(e: &E) -> bool {
+    e.nodes().iter().any(|n| {
+        matches!(n.op, Op::Sort(..))
+            && n.args
+                .iter()
+                .any(|a| a.nodes().iter().any(|m| matches!(m.op, Op::Agg(_))))
+    })
 }
