@@ -214,6 +214,30 @@ pub enum PlanNode {
     },
 }
 
+/// A node's inputs, in order, borrowed as `$node` is (`&` or `&mut`): one
+/// body for [`PlanNode::inputs`] and [`PlanNode::inputs_mut`].
+macro_rules! inputs {
+    ($node:expr) => {
+        match $node {
+            PlanNode::DataFrameScan { .. } | PlanNode::FileScan { .. } => Vec::new(),
+            PlanNode::SimpleProjection { input, .. }
+            | PlanNode::Select { input, .. }
+            | PlanNode::WithColumns { input, .. }
+            | PlanNode::Filter { input, .. }
+            | PlanNode::Slice { input, .. }
+            | PlanNode::RowIndex { input, .. }
+            | PlanNode::Sort { input, .. }
+            | PlanNode::GroupBy { input, .. }
+            | PlanNode::Distinct { input, .. }
+            | PlanNode::Cache { input, .. } => vec![input],
+            PlanNode::Join { left, right, .. } => vec![left, right],
+            PlanNode::Union { inputs, .. } | PlanNode::HConcat { inputs, .. } => {
+                inputs.into_iter().collect()
+            }
+        }
+    };
+}
+
 impl PlanNode {
     /// The node's output columns.
     pub fn schema(&self) -> &OutputSchema {
@@ -259,44 +283,12 @@ impl PlanNode {
 
     /// The node's inputs, in order.
     pub fn inputs(&self) -> Vec<&PlanNode> {
-        match self {
-            PlanNode::DataFrameScan { .. } | PlanNode::FileScan { .. } => Vec::new(),
-            PlanNode::SimpleProjection { input, .. }
-            | PlanNode::Select { input, .. }
-            | PlanNode::WithColumns { input, .. }
-            | PlanNode::Filter { input, .. }
-            | PlanNode::Slice { input, .. }
-            | PlanNode::RowIndex { input, .. }
-            | PlanNode::Sort { input, .. }
-            | PlanNode::GroupBy { input, .. }
-            | PlanNode::Distinct { input, .. }
-            | PlanNode::Cache { input, .. } => vec![input],
-            PlanNode::Join { left, right, .. } => vec![left, right],
-            PlanNode::Union { inputs, .. } | PlanNode::HConcat { inputs, .. } => {
-                inputs.iter().collect()
-            }
-        }
+        inputs!(self)
     }
 
     /// The node's inputs, in order, to change in place.
     pub fn inputs_mut(&mut self) -> Vec<&mut PlanNode> {
-        match self {
-            PlanNode::DataFrameScan { .. } | PlanNode::FileScan { .. } => Vec::new(),
-            PlanNode::SimpleProjection { input, .. }
-            | PlanNode::Select { input, .. }
-            | PlanNode::WithColumns { input, .. }
-            | PlanNode::Filter { input, .. }
-            | PlanNode::Slice { input, .. }
-            | PlanNode::RowIndex { input, .. }
-            | PlanNode::Sort { input, .. }
-            | PlanNode::GroupBy { input, .. }
-            | PlanNode::Distinct { input, .. }
-            | PlanNode::Cache { input, .. } => vec![input],
-            PlanNode::Join { left, right, .. } => vec![left, right],
-            PlanNode::Union { inputs, .. } | PlanNode::HConcat { inputs, .. } => {
-                inputs.iter_mut().collect()
-            }
-        }
+        inputs!(self)
     }
 
     /// One line describing this node alone.

@@ -1,21 +1,26 @@
 //! The partitioned executor: a plan whose inputs do not fit the device's memory budget, run in partitions.
 //!
 //! Large in-memory inputs are cut into partitions of a number of rows;
-//! each node runs as its [`Partitioning`] (decided in ir-lower) says: a
-//! chain of row-wise nodes runs over each partition in one device run; a
-//! group-by or distinct sends each partition's rows to buckets by a hash
-//! of their keys (on the device) and runs each bucket whole; a join runs
-//! each left partition against the whole right input; a top-k of a stable
-//! sort keeps the first rows of each partition, then of those. Results
-//! between device runs wait on the host (the partitions of a node are
-//! brought back as they are made), so the device holds one partition's
-//! work at a time. A node that needs its whole input gets it put
-//! together on the host, and runs in memory as before.
+//! each node runs as its [`Partitioning`] (decided in ir-lower) says, one
+//! module each: a chain of row-wise nodes runs over each partition in one
+//! device run (`rows`); a group-by of aggregations that add up aggregates
+//! each partition and merges the partial results (`aggregate`); another
+//! group-by or a distinct sends each partition's rows to buckets by a hash
+//! of their keys (on the device) and runs each bucket whole (`buckets`); a
+//! join runs each left partition against the whole right input, or both
+//! inputs bucket by bucket (`join`); a top-k of a stable sort keeps the
+//! first rows of each partition, then of those (`top_k`). Results between
+//! device runs wait on the host (the partitions of a node are brought back
+//! as they are made), so the device holds one partition's work at a time.
+//! A node that needs its whole input gets it put together on the host, and
+//! runs in memory as before.
 //!
-//! Every result equals the in-memory executor's, order included: each
-//! device run is the in-memory executor over a plan whose inputs are
-//! partitions, and a plan is only cut where the frame of a node can stand
-//! for the node ([`cut_allowed`]).
+//! Every result equals the in-memory executor's, order included, but for
+//! sums and means of floats merged from partial sums (added in another
+//! order) and joins in no order (rows in another order): each device run
+//! is the in-memory executor over a plan whose inputs are partitions, and
+//! a plan is only cut where the frame of a node can stand for the node
+//! ([`cut_allowed`]). docs/partitioned.md has the whole story.
 //!
 //! [`execute_with`] is the entry: in memory, partitioned, or automatic
 //! (in memory when the plan's inputs fit well within the budget, else
@@ -87,20 +92,20 @@ pub fn execute_with(
     ctx: &ExecContext,
     options: &ExecOptions,
 ) -> Result<(DataFrame, Option<PartitionedRun>), ExecError> {
-    let partitioned = |smaller| {
+    let partitioned = || {
         let rows = options
             .partition_rows
             .unwrap_or_else(|| rows_for_budget(&plan.root, options.memory_budget));
-        execute_partitioned(plan, ctx, rows, smaller).map(|(df, run)| (df, Some(run)))
+        execute_partitioned(plan, ctx, rows, 0).map(|(df, run)| (df, Some(run)))
     };
     match options.executor {
         ExecutorChoice::InMemory => execute(plan, ctx).map(|df| (df, None)),
-        ExecutorChoice::Partitioned => partitioned(0),
+        ExecutorChoice::Partitioned => partitioned(),
         ExecutorChoice::Auto if input_bytes(&plan.root) > options.memory_budget / 2 => {
-            partitioned(0)
+            partitioned()
         }
         ExecutorChoice::Auto => match execute(plan, ctx) {
-            Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => partitioned(0),
+            Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => partitioned(),
             other => other.map(|df| (df, None)),
         },
     }
