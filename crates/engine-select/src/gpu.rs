@@ -332,6 +332,8 @@ fn gpu_subtrees(
 /// - a `min_horizontal` or `max_horizontal` (of floats, as the device runs
 ///   the others): with NaN, Polars' answer depends on how its input is
 ///   held in chunks, which a frame from the device changes;
+/// - a `clip` of one value (a literal) by bounds of every row: Polars
+///   clips by the first bound of each chunk of its input;
 /// - a select or with_columns making a column of one value (a literal, an
 ///   aggregation): Polars holds it as a scalar column or repeats it, by its
 ///   input, and the functions of the rows in order over it answer by which
@@ -352,7 +354,10 @@ fn cpu_part_refusal(
         let ir = lp_arena.get(node);
         for expr in ir.exprs() {
             let found = expr_arena.iter(expr.node()).find_map(|(place, e)| {
-                let AExpr::Function { function, .. } = e else {
+                let AExpr::Function {
+                    function, input, ..
+                } = e
+                else {
                     return None;
                 };
                 let why = match function {
@@ -363,6 +368,18 @@ fn cpu_part_refusal(
                     IRFunctionExpr::MinHorizontal | IRFunctionExpr::MaxHorizontal => {
                         "a horizontal extreme over a frame from the device, which Polars \
                          answers with NaN by how its input is held in chunks"
+                    }
+                    IRFunctionExpr::Clip { .. }
+                        if input
+                            .first()
+                            .is_some_and(|v| is_scalar_ae(v.node(), expr_arena))
+                            && input[1..]
+                                .iter()
+                                .any(|b| !is_scalar_ae(b.node(), expr_arena)) =>
+                    {
+                        "a clip of one value by bounds of every row over a frame from the \
+                         device, which Polars clips by the first bound of each chunk of its \
+                         input"
                     }
                     _ => return None,
                 };

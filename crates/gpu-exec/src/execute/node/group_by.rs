@@ -61,13 +61,15 @@ impl Executor<'_> {
             starts,
             first_rows,
         } = self.groups(&frame, &key_exprs.iter().collect::<Vec<_>>())?;
-        // Over no groups Polars makes an aggregation of literals a column of
-        // nulls of no type, which later steps take otherwise (an addition
-        // of a duration raises).
-        if starts.is_empty() && aggs.iter().any(|agg| of_literals_only(&agg.expr)) {
+        // Over no groups Polars takes the literals of an aggregation as
+        // nulls of no type: an aggregation of literals alone is such a
+        // column, and arithmetic of a literal with another type raises (a
+        // date plus a duration).
+        let holds_literal = |e: &GpuExpr| e.any(&|part| matches!(part.kind, ExprKind::Literal(_)));
+        if starts.is_empty() && aggs.iter().any(|agg| holds_literal(&agg.expr)) {
             return Err(ExecError::DependsOnPolars(
-                "a group-by of no groups with an aggregation of literals (Polars makes it a \
-                 column of nulls of no type)"
+                "a group-by of no groups with an aggregation holding a literal (Polars takes it \
+                 as a null of no type there)"
                     .into(),
             ));
         }

@@ -321,3 +321,54 @@ fn literal_aggregations_of_no_groups_are_polars_own() {
         );
     assert_same_as_cpu(lf, UNORDERED);
 }
+
+/// Over no groups Polars takes an aggregation's literals as nulls of no
+/// type: a date literal plus a duration then raises. Found by the fuzzer
+/// (seed 23022, case 17).
+#[test]
+fn literals_inside_aggregations_of_no_groups_are_polars_own() {
+    let df = df!(
+        "a" => [None, Some(-1i32), Some(2)],
+        "b" => [1u32, 6, 7],
+    )
+    .unwrap();
+    let date = lit(Scalar::from(19000i32)).cast(DataType::Date);
+    let duration = lit(Scalar::from(41685i64)).cast(DataType::Duration(TimeUnit::Milliseconds));
+    let otherwise = col("x1").cast(DataType::Duration(TimeUnit::Nanoseconds));
+    let lf = df
+        .lazy()
+        .filter(lit(false))
+        .select([
+            lit("ab").str().len_chars().alias("x0"),
+            col("a").alias("x1"),
+        ])
+        .group_by([col("x0")])
+        .agg([(date
+            + when(lit(2i64).is_in(col("x0").implode(false), false))
+                .then(duration)
+                .otherwise(otherwise))
+        .n_unique()
+        .alias("x5")]);
+    assert_same_as_cpu(lf, UNORDERED);
+}
+
+/// Polars clips a literal by bounds of every row with the first bound of
+/// each chunk of its input (its answer then depends on how the frame is
+/// chunked): such a clip falls back, and a mixed plan with one in Polars'
+/// part runs on the CPU. Found by the fuzzer (seed 23009, case 381: the
+/// device's union, one chunk, under Polars' clip and `log1p`).
+#[test]
+fn clips_of_a_literal_by_every_rows_bounds_are_polars_own() {
+    let t0 = df!("a" => [-2.0f64], "d" => [Some("-2aaa")]).unwrap();
+    let t2 = df!(
+        "a" => [0.5f64, 1.0, -3.0],
+        "d" => [Some("-2"), Some("-2"), None],
+    )
+    .unwrap();
+    let clipped =
+        (col("a") + lit(-4i64).clip(col("d").cast(DataType::Int8), lit(1i64))).alias("x0");
+    let union = || concat([t0.clone().lazy(), t2.clone().lazy()], UnionArgs::default()).unwrap();
+    // On the device it falls back; in Polars' part of a mixed plan too.
+    assert_same_as_cpu(union().with_columns([clipped.clone()]), ORDERED);
+    assert_same_as_cpu(union().with_columns([clipped.log1p()]), ORDERED);
+}
