@@ -39,7 +39,7 @@ fn ints() -> impl Strategy<Value = Option<i64>> {
 }
 
 /// A frame of `len` rows: a small group key, text, floats and integers.
-fn frame(len: usize) -> impl Strategy<Value = DataFrame> {
+pub(crate) fn frame(len: usize) -> impl Strategy<Value = DataFrame> {
     (
         vec(option::weighted(0.9, 0u32..4), len),
         vec(text(), len),
@@ -88,7 +88,7 @@ fn regex() -> impl Strategy<Value = String> {
 
 /// 24 cases each (each runs the CPU and the device under test); more with
 /// `PROPTEST_CASES`.
-fn config() -> ProptestConfig {
+pub(crate) fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|cases| cases.parse().ok())

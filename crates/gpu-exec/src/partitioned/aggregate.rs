@@ -33,6 +33,14 @@ impl Partitioned<'_> {
             Data::Whole(df) => return self.on_device(over(node, vec![df])).map(Data::Whole),
             Data::Parts(parts) => parts,
         };
+        // A partition of no rows adds nothing (and a group-by of no groups
+        // is Polars' own where it aggregates literals): the node runs over
+        // no rows only where every partition is empty.
+        let empty = parts[0].clear();
+        let parts: Vec<DataFrame> = parts.into_iter().filter(|p| p.height() > 0).collect();
+        if parts.is_empty() {
+            return self.on_device(over(node, vec![empty])).map(Data::Whole);
+        }
         let mut partials = Vec::with_capacity(parts.len());
         for part in parts {
             partials.push(self.on_device(over(&plans.partial, vec![part]))?);

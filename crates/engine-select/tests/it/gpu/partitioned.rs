@@ -1,6 +1,7 @@
 //! The partitioned executor: answers equal to Polars' in partitions of a few rows, and queries larger than the memory limit.
 
 use engine_select::Executor;
+use proptest::prelude::*;
 
 use super::*;
 use crate::assert_frames_close;
@@ -405,6 +406,54 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
     ];
     for (name, lf) in cases {
         assert_partitioned_eq(name, lf);
+    }
+}
+
+proptest! {
+    #![proptest_config(crate::properties::config())]
+
+    /// Each way of running a node over partitions, over random frames
+    /// (nulls, NaN, ±0.0, ±inf, extremes, texts of many scripts; a group
+    /// key of few values): the in-memory executor's answer.
+    #[test]
+    fn operators_over_partitions_match_the_in_memory_executor(
+        df in (0usize..40).prop_flat_map(crate::properties::frame),
+        pick in 0usize..9,
+    ) {
+        let lf = df.lazy();
+        let small = col("i") % lit(1000i64);
+        let stable = SortMultipleOptions::default().with_maintain_order(true);
+        let query = match pick {
+            0 => lf
+                .filter(col("f").gt(lit(0.0)).or(col("i").is_null()))
+                .with_columns([(small.clone() * lit(2i64)).alias("x"), col("s").str().len_bytes().alias("n")]),
+            1 => lf.filter(col("g").neq(lit(1u32))).with_row_index("r", Some(3)),
+            2 => lf.group_by_stable([col("g")]).agg([
+                small.clone().sum().alias("sum"),
+                col("f").min().alias("min"),
+                col("f").max().alias("max"),
+                col("s").first().alias("first"),
+                len().alias("len"),
+            ]),
+            3 => lf
+                .group_by_stable([col("g"), col("s")])
+                .agg([col("f").median().alias("median"), col("i").n_unique().alias("n")]),
+            4 => lf.unique_stable_generic(Some(vec![col("g"), col("f")]), UniqueKeepStrategy::First),
+            5 => {
+                let right = lf.clone().filter(col("i").gt(lit(0i64))).select([col("g"), col("s").alias("t")]);
+                let args = JoinArgs {
+                    maintain_order: MaintainOrderJoin::Left,
+                    ..JoinArgs::new(JoinType::Inner)
+                };
+                lf.join(right, [col("g")], [col("g")], args)
+            }
+            6 => lf.sort(["f", "s"], stable).slice(1, 5),
+            7 => lf.slice(3, 10),
+            _ => lf
+                .group_by_stable([col("f")])
+                .agg([col("f").count().alias("count"), col("s").max().alias("max")]),
+        };
+        assert_partitioned_eq(&format!("pick {pick}"), query);
     }
 }
 
