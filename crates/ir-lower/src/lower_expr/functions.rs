@@ -585,20 +585,6 @@ impl ExprLowering<'_> {
                 }
             }
             F::Clip { has_min, has_max } => {
-                // Polars clips a value it holds as one (a literal) by the
-                // first bound of each chunk of its input, not by each
-                // row's: its answer is its own.
-                let [value, bounds @ ..] = inputs else {
-                    return None;
-                };
-                if self.one_value(value.node()) && bounds.iter().any(|b| !self.one_value(b.node()))
-                {
-                    return self.refuse(
-                        node,
-                        "a clip of one value by bounds of every row (Polars clips by the first \
-                         bound of each chunk of its input)",
-                    );
-                }
                 let mut nodes = inputs.iter().map(ExprIR::node);
                 let input = self.expr(nodes.next()?);
                 // A bound absent, or a null literal (of any type), does not

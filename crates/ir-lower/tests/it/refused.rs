@@ -88,3 +88,14 @@ fn unsupported_scan_columns_are_refused_at_the_scan() {
         refused: DF ["kind"]; PROJECT */1 COLUMNS: column "kind": dtype cat is not supported on the GPU
     "#]].assert_eq(&explain(lf));
 }
+
+#[test]
+fn a_literal_clipped_by_every_rows_bounds_is_named() {
+    expect![[r#"
+        refused: dyn int: 5.clip([col("id"), dyn int: 9]): a function of one value with arguments of every row (`dyn int: 5`) is not supported on the GPU
+    "#]]
+    .assert_eq(&explain(orders().select([
+        lit(5i64).clip(col("id"), lit(9i64)).alias("c"),
+        col("id"),
+    ])));
+}
