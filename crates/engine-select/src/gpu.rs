@@ -332,8 +332,10 @@ fn gpu_subtrees(
 /// - a `min_horizontal` or `max_horizontal` (of floats, as the device runs
 ///   the others): with NaN, Polars' answer depends on how its input is
 ///   held in chunks, which a frame from the device changes;
-/// - a `clip` of one value (a literal) by bounds of every row: Polars
-///   clips by the first bound of each chunk of its input;
+/// - a function of one value (a literal) with arguments of every row
+///   (which ir-lower refuses, but an outer refusal may hide): Polars
+///   answers by how its input is held in chunks (it clips a literal by
+///   the first bound of each chunk);
 /// - a select or with_columns making a column of one value (a literal, an
 ///   aggregation): Polars holds it as a scalar column or repeats it, by its
 ///   input, and the functions of the rows in order over it answer by which
@@ -344,7 +346,9 @@ fn cpu_part_refusal(
     lp_arena: &Arena<IR>,
     expr_arena: &Arena<AExpr>,
 ) -> Option<(String, &'static str)> {
-    use polars_plan::plans::{ArenaExprIter, ExprIRDisplay, IRFunctionExpr, is_scalar_ae};
+    use polars_plan::plans::{
+        ArenaExprIter, ExprIRDisplay, IRFunctionExpr, IRStringFunction, is_scalar_ae,
+    };
     let notation = |node: Node| ExprIRDisplay::display_node(node, expr_arena).to_string();
     let mut pending = vec![root];
     while let Some(node) = pending.pop() {
@@ -369,17 +373,20 @@ fn cpu_part_refusal(
                         "a horizontal extreme over a frame from the device, which Polars \
                          answers with NaN by how its input is held in chunks"
                     }
-                    IRFunctionExpr::Clip { .. }
-                        if input
-                            .first()
-                            .is_some_and(|v| is_scalar_ae(v.node(), expr_arena))
-                            && input[1..]
-                                .iter()
-                                .any(|b| !is_scalar_ae(b.node(), expr_arena)) =>
+                    IRFunctionExpr::Coalesce
+                    | IRFunctionExpr::StringExpr(IRStringFunction::ConcatHorizontal { .. }) => {
+                        return None;
+                    }
+                    _ if input
+                        .first()
+                        .is_some_and(|v| is_scalar_ae(v.node(), expr_arena))
+                        && input[1..]
+                            .iter()
+                            .any(|b| !is_scalar_ae(b.node(), expr_arena)) =>
                     {
-                        "a clip of one value by bounds of every row over a frame from the \
-                         device, which Polars clips by the first bound of each chunk of its \
-                         input"
+                        "a function of one value with arguments of every row over a frame \
+                         from the device, which Polars answers by how its input is held in \
+                         chunks (a clip of a literal by each chunk's first bound)"
                     }
                     _ => return None,
                 };
