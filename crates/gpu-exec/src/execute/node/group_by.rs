@@ -61,15 +61,14 @@ impl Executor<'_> {
             starts,
             first_rows,
         } = self.groups(&frame, &key_exprs.iter().collect::<Vec<_>>())?;
-        // Over no groups Polars takes the literals of an aggregation as
-        // nulls of no type: an aggregation of literals alone is such a
-        // column, and arithmetic of a literal with another type raises (a
-        // date plus a duration).
-        let holds_literal = |e: &GpuExpr| e.any(&|part| matches!(part.kind, ExprKind::Literal(_)));
-        if starts.is_empty() && aggs.iter().any(|agg| holds_literal(&agg.expr)) {
+        // Over no groups Polars types the literal parts of an aggregation
+        // null: an aggregation of literals alone is a column of no type,
+        // and temporal arithmetic with such a part raises (a date plus a
+        // null).
+        if starts.is_empty() && aggs.iter().any(|agg| typed_null_over_no_groups(&agg.expr)) {
             return Err(ExecError::DependsOnPolars(
-                "a group-by of no groups with an aggregation holding a literal (Polars takes it \
-                 as a null of no type there)"
+                "a group-by of no groups with an aggregation of literals, or of temporal \
+                 values and literals (Polars types the literals null there)"
                     .into(),
             ));
         }
@@ -112,4 +111,12 @@ impl Executor<'_> {
         }
         Ok(out)
     }
+}
+
+/// Whether Polars, aggregating `expr` over no groups, takes a literal part
+/// of it as a null of no type where the device keeps its type: `expr` of
+/// literals alone, or holding a literal beside temporal values.
+fn typed_null_over_no_groups(expr: &GpuExpr) -> bool {
+    let literal = expr.any(&|e| matches!(e.kind, ExprKind::Literal(_)));
+    of_literals_only(expr) || (literal && expr.any(&|e| e.dtype.is_temporal()))
 }
