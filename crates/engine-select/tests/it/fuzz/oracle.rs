@@ -519,6 +519,14 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
                 if how.ordered && optimiser_drops_an_order(lf) {
                     return Verdict::Skipped("Polars' optimiser drops an order a later step reads");
                 }
+                // The GPU engine fell back wholly: Polars' in-memory engine
+                // answered over Polars' own plan, otherwise than on the
+                // oracle's runs (an answer that depends on how a parallel
+                // group-by chunks its result: a literal clipped by bounds
+                // of every row, seed 24072 case 798).
+                if matches!(report.executed_by, ExecutedBy::Cpu(_)) {
+                    return Verdict::Skipped("Polars' own engine answered otherwise on its run");
+                }
 
                 return Verdict::Failed(Failure::WrongAnswer(format!("{why}\n{report}")));
             }
