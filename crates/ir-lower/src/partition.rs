@@ -173,8 +173,9 @@ impl GpuExpr {
     }
 }
 
-/// A group-by as three plans (each over a placeholder input that the
-/// partitioned executor replaces): the `partial` aggregation of one
+/// A group-by as three plans (each over a placeholder input of its
+/// schema, which the partitioned executor replaces: no copy of the plan
+/// below): the `partial` aggregation of one
 /// partition, the `merge` of the partial results put together, and the
 /// `finish` over the merged groups, which gives the group-by's columns
 /// (without its slice).
@@ -333,7 +334,7 @@ impl PlanNode {
             schema,
         };
         let partial = PlanNode::GroupBy {
-            input: input.clone(),
+            input: Box::new(placeholder(input.schema().clone())),
             keys: keys.clone(),
             aggs: partial_aggs,
             maintain_order: true,

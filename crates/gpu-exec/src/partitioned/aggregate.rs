@@ -3,7 +3,9 @@
 use ir_lower::{GpuPlan, PlanNode};
 use polars::prelude::DataFrame;
 
-use super::{Data, Partitioned, cut_allowed, over, sliced_result};
+use std::ops::ControlFlow;
+
+use super::{Data, Partitioned, over, sliced_result};
 use crate::error::ExecError;
 use crate::execute::unsupported;
 
@@ -26,12 +28,9 @@ impl Partitioned<'_> {
         if !(runs(&plans.partial) && runs(&plans.merge) && runs(&plans.finish)) {
             return self.bucketed(node);
         }
-        if !cut_allowed(node, input) {
-            return self.on_device(node.clone()).map(Data::Whole);
-        }
-        let parts = match self.run(input)? {
-            Data::Whole(df) => return self.on_device(over(node, vec![df])).map(Data::Whole),
-            Data::Parts(parts) => parts,
+        let parts = match self.input_parts(node, input)? {
+            ControlFlow::Continue(parts) => parts,
+            ControlFlow::Break(done) => return Ok(done),
         };
         // A partition of no rows adds nothing (and a group-by of no groups
         // is Polars' own where it aggregates literals): the node runs over

@@ -17,7 +17,9 @@ use ir_lower::{
 };
 use polars::prelude::{DataFrame, SortMultipleOptions};
 
-use super::{Data, Partitioned, cut_allowed, over, scan, sliced_result};
+use std::ops::ControlFlow;
+
+use super::{Data, Partitioned, over, scan, sliced_result};
 use crate::column::{DeviceColumn, DeviceFrame, Values};
 use crate::error::ExecError;
 use crate::execute::{Executor, cast_to, run_plan};
@@ -43,12 +45,12 @@ impl Partitioned<'_> {
                 .collect(),
             _ => return self.on_whole_inputs(node),
         };
-        if !cut_allowed(node, input) || in_schema.iter().any(|c| c.name == ROW) {
+        if in_schema.iter().any(|c| c.name == ROW) {
             return self.on_device(node.clone()).map(Data::Whole);
         }
-        let parts = match self.run(input)? {
-            Data::Whole(df) => return self.on_device(over(node, vec![df])).map(Data::Whole),
-            Data::Parts(parts) => parts,
+        let parts = match self.input_parts(node, input)? {
+            ControlFlow::Continue(parts) => parts,
+            ControlFlow::Break(done) => return Ok(done),
         };
         self.buckets_over(node, &keys, parts)
     }
@@ -68,7 +70,7 @@ impl Partitioned<'_> {
                 .on_device(over(node, vec![parts[0].clone()]))
                 .map(Data::Whole);
         }
-        let buckets = total.div_ceil(self.rows).clamp(1, MAX_BUCKETS);
+        let buckets = self.bucket_count(total);
         let mut numbered = in_schema.clone();
         numbered.push(OutputColumn {
             name: ROW.into(),
@@ -96,6 +98,12 @@ impl Partitioned<'_> {
 }
 
 impl Partitioned<'_> {
+    /// How many buckets `rows` rows go to: a partition's rows each, up to
+    /// [`MAX_BUCKETS`].
+    pub(super) fn bucket_count(&self, rows: usize) -> usize {
+        rows.div_ceil(self.rows).clamp(1, MAX_BUCKETS)
+    }
+
     /// The rows of `parts` (of `schema`) in `buckets` buckets by a hash of
     /// `keys` (row-wise expressions over them), hashed on the device: each
     /// bucket's rows from every part, in the order of the parts, with the

@@ -7,9 +7,6 @@ use super::buckets::ROW;
 use super::{Data, Partitioned, cut_allowed, over, slice_data};
 use crate::error::ExecError;
 
-/// Most buckets a join's rows go to.
-const MAX_BUCKETS: usize = 1 << 16;
-
 impl Partitioned<'_> {
     /// A join whose rows follow the left input's (inner, left, semi, anti,
     /// cross; see `Partitioning::LeftPartitioned`), then its slice. Where
@@ -38,10 +35,7 @@ impl Partitioned<'_> {
         }
         let left_data = self.run(left)?;
         let right_data = self.run(right)?;
-        let right_rows = match &right_data {
-            Data::Whole(df) => df.height(),
-            Data::Parts(parts) => parts.iter().map(DataFrame::height).sum(),
-        };
+        let right_rows = right_data.height();
         let hashed = right_rows > self.rows
             && *order == JoinOrder::None
             && *kind != JoinKind::Cross
@@ -52,8 +46,7 @@ impl Partitioned<'_> {
                 let right = right_data.whole()?;
                 return self.on_device(over(node, vec![df, right])).map(Data::Whole);
             }
-            Data::Whole(df) => vec![df],
-            Data::Parts(parts) => parts,
+            data => data.into_parts(),
         };
         let mut unsliced = node.clone();
         if let PlanNode::Join { slice, .. } = &mut unsliced {
@@ -61,15 +54,9 @@ impl Partitioned<'_> {
         }
         let mut out = Vec::new();
         if hashed {
-            let right_parts = match right_data {
-                Data::Whole(df) => vec![df],
-                Data::Parts(parts) => parts,
-            };
+            let right_parts = right_data.into_parts();
             let left_rows: usize = left_parts.iter().map(DataFrame::height).sum();
-            let buckets = left_rows
-                .max(right_rows)
-                .div_ceil(self.rows)
-                .clamp(1, MAX_BUCKETS);
+            let buckets = self.bucket_count(left_rows.max(right_rows));
             let (empty_left, empty_right) = (left_parts[0].clear(), right_parts[0].clear());
             let lefts = self.bucket_rows(left_parts, left.schema(), left_on, buckets)?;
             let rights = self.bucket_rows(right_parts, right.schema(), right_on, buckets)?;

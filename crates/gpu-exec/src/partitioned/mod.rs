@@ -28,6 +28,7 @@
 //! and in smaller partitions after running out of memory partitioned).
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use ir_lower::{GpuPlan, OutputSchema, Partitioning, PlanNode};
@@ -193,6 +194,22 @@ pub(crate) enum Data {
 }
 
 impl Data {
+    /// How many rows it holds.
+    pub(crate) fn height(&self) -> usize {
+        match self {
+            Data::Whole(df) => df.height(),
+            Data::Parts(parts) => parts.iter().map(DataFrame::height).sum(),
+        }
+    }
+
+    /// Its partitions (a whole frame as one).
+    pub(crate) fn into_parts(self) -> Vec<DataFrame> {
+        match self {
+            Data::Whole(df) => vec![df],
+            Data::Parts(parts) => parts,
+        }
+    }
+
     /// The rows of every partition, one after another, in one frame of one chunk.
     pub(crate) fn whole(self) -> Result<DataFrame, ExecError> {
         match self {
@@ -283,16 +300,36 @@ impl Partitioned<'_> {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(match self.parted(DataFrame::new(df.height(), columns)?) {
-            Data::Whole(df) => vec![df],
-            Data::Parts(parts) => parts,
-        })
+        Ok(self
+            .parted(DataFrame::new(df.height(), columns)?)
+            .into_parts())
     }
 
     /// `node` run whole on the device, by the in-memory executor.
     fn on_device(&mut self, node: PlanNode) -> Result<DataFrame, ExecError> {
         self.device_runs += 1;
         execute(&GpuPlan { root: node }, self.ctx)
+    }
+
+    /// The partitions of `input`, `node`'s one input, to run `node` over;
+    /// or (`Break`) `node`'s result already, run whole on the device where
+    /// the plan may not be cut between them or the input came whole.
+    fn input_parts(
+        &mut self,
+        node: &PlanNode,
+        input: &PlanNode,
+    ) -> Result<ControlFlow<Data, Vec<DataFrame>>, ExecError> {
+        if !cut_allowed(node, input) {
+            return Ok(ControlFlow::Break(Data::Whole(
+                self.on_device(node.clone())?,
+            )));
+        }
+        Ok(match self.run(input)? {
+            Data::Whole(df) => {
+                ControlFlow::Break(Data::Whole(self.on_device(over(node, vec![df]))?))
+            }
+            Data::Parts(parts) => ControlFlow::Continue(parts),
+        })
     }
 
     /// `node` over its inputs put together whole (where the plan may be

@@ -18,7 +18,8 @@ impl Partitioned<'_> {
                 input.partitioning(),
                 Partitioning::RowWise | Partitioning::Numbered
             );
-            if !chained || !self.splits(input) || !cut_allowed(bottom, input) {
+            // (Nodes of one chain run in one plan: no cut between them.)
+            if !chained || !self.splits(input) {
                 break;
             }
             bottom = input;
@@ -57,10 +58,7 @@ impl Partitioned<'_> {
             }
         }
         for input in node.inputs() {
-            let parts = match self.run(input)? {
-                Data::Whole(df) => vec![df],
-                Data::Parts(parts) => parts,
-            };
+            let parts = self.run(input)?.into_parts();
             for mut part in parts {
                 part.set_column_names(&names)?;
                 out.push(part);

@@ -2,7 +2,9 @@
 
 use ir_lower::PlanNode;
 
-use super::{Data, Partitioned, cut_allowed, over};
+use std::ops::ControlFlow;
+
+use super::{Data, Partitioned, over};
 use crate::error::ExecError;
 
 impl Partitioned<'_> {
@@ -19,12 +21,9 @@ impl Partitioned<'_> {
         else {
             return self.on_whole_inputs(node);
         };
-        if !cut_allowed(node, input) {
-            return self.on_device(node.clone()).map(Data::Whole);
-        }
-        let parts = match self.run(input)? {
-            Data::Whole(df) => return self.on_device(over(node, vec![df])).map(Data::Whole),
-            Data::Parts(parts) => parts,
+        let parts = match self.input_parts(node, input)? {
+            ControlFlow::Continue(parts) => parts,
+            ControlFlow::Break(done) => return Ok(done),
         };
         let first = usize::try_from(*offset).unwrap_or(0).saturating_add(*len);
         let mut of_each = node.clone();
