@@ -293,6 +293,7 @@ impl DeviceColumn {
                 physical.cast(&DataType::Datetime(polars_unit(unit), None))?
             }
             GpuDtype::Duration(unit) => physical.cast(&DataType::Duration(polars_unit(unit)))?,
+            GpuDtype::Time => physical.cast(&DataType::Time)?,
             _ => physical,
         })
     }

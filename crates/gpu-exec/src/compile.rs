@@ -5,7 +5,7 @@ use gpu_runtime::expr::{
 };
 use ir_lower::{
     BinaryOp, CastMode, ExprKind, FloatCheck, GpuDtype, GpuExpr, Held, Rounding, Scalar,
-    TemporalPart, Truncation,
+    TemporalPart, TimeUnit, Truncation,
 };
 
 /// Whether casting `from` to `to` is a cast of the physical values: not
@@ -15,7 +15,7 @@ fn keeps_meaning(from: GpuDtype, to: GpuDtype) -> bool {
     let temporal = |dtype| {
         matches!(
             dtype,
-            GpuDtype::Date | GpuDtype::Datetime(_) | GpuDtype::Duration(_)
+            GpuDtype::Date | GpuDtype::Datetime(_) | GpuDtype::Duration(_) | GpuDtype::Time
         )
     };
     from == to || !(temporal(from) && temporal(to))
@@ -25,12 +25,15 @@ fn keeps_meaning(from: GpuDtype, to: GpuDtype) -> bool {
 /// physical value is multiplied (to a finer unit; dates count days; null on
 /// overflow) or divided (to a coarser one; datetimes round down, durations
 /// toward zero) by the ratio: (finer, ratio). `None` for casts Polars does
-/// not convert that way (between datetimes and durations).
+/// not convert that way (between datetimes and durations, or times).
 fn unit_conversion(from: GpuDtype, to: GpuDtype) -> Option<(bool, i64)> {
     let ticks = |dtype| match dtype {
         GpuDtype::Date => Some((0, 1)),
         GpuDtype::Datetime(unit) => Some((0, unit.per_day())),
         GpuDtype::Duration(unit) => Some((1, unit.per_day())),
+        // A time converts as a duration in nanoseconds (to durations only:
+        // lowering takes a datetime's time of day itself).
+        GpuDtype::Time => Some((1, TimeUnit::Nanoseconds.per_day())),
         _ => None,
     };
     let ((from_kind, from_ticks), (to_kind, to_ticks)) = (ticks(from)?, ticks(to)?);
@@ -51,7 +54,9 @@ pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
         GpuDtype::Int8 => ValueType::I8,
         GpuDtype::Int16 => ValueType::I16,
         GpuDtype::Int32 | GpuDtype::Date => ValueType::I32,
-        GpuDtype::Int64 | GpuDtype::Datetime(_) | GpuDtype::Duration(_) => ValueType::I64,
+        GpuDtype::Int64 | GpuDtype::Datetime(_) | GpuDtype::Duration(_) | GpuDtype::Time => {
+            ValueType::I64
+        }
         GpuDtype::UInt8 => ValueType::U8,
         GpuDtype::UInt16 => ValueType::U16,
         GpuDtype::UInt32 => ValueType::U32,
@@ -224,10 +229,12 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 Scalar::Null => None,
                 Scalar::Boolean(b) => Some(u64::from(*b)),
                 Scalar::Float(f) if ty.is_float() => Some(slot_of_float(*f, ty)),
-                Scalar::Int(v) | Scalar::Datetime(v) | Scalar::Duration(v) if ty.is_float() => {
+                Scalar::Int(v) | Scalar::Datetime(v) | Scalar::Duration(v) | Scalar::Time(v)
+                    if ty.is_float() =>
+                {
                     Some(slot_of_float(*v as f64, ty))
                 }
-                Scalar::Int(v) | Scalar::Datetime(v) | Scalar::Duration(v) => {
+                Scalar::Int(v) | Scalar::Datetime(v) | Scalar::Duration(v) | Scalar::Time(v) => {
                     Some(slot_of_int(*v, ty))
                 }
                 Scalar::UInt(v) if ty.is_float() => Some(slot_of_float(*v as f64, ty)),
@@ -399,6 +406,8 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
             let units_per_day: u64 = match input.dtype {
                 GpuDtype::Date => 1,
                 GpuDtype::Datetime(unit) => unit.per_day() as u64,
+                // Nanoseconds since midnight: a datetime's time of day.
+                GpuDtype::Time => TimeUnit::Nanoseconds.per_day() as u64,
                 other => return Err(format!("{part} of {other}")),
             };
             let part = match part {

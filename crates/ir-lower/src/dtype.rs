@@ -68,6 +68,8 @@ pub enum GpuDtype {
     Datetime(TimeUnit),
     /// A signed time span, 64-bit.
     Duration(TimeUnit),
+    /// A time of day: nanoseconds since midnight, 64-bit.
+    Time,
 }
 
 impl GpuDtype {
@@ -94,6 +96,7 @@ impl GpuDtype {
                 ));
             }
             DataType::Duration(unit) => GpuDtype::Duration((*unit).into()),
+            DataType::Time => GpuDtype::Time,
             other => return Err(format!("dtype {other} is not supported on the GPU")),
         })
     }
@@ -130,11 +133,11 @@ impl GpuDtype {
         self.is_integer() || self.is_float()
     }
 
-    /// Whether this is Date, Datetime or Duration.
+    /// Whether this is Date, Datetime, Duration or Time.
     pub fn is_temporal(self) -> bool {
         matches!(
             self,
-            GpuDtype::Date | GpuDtype::Datetime(_) | GpuDtype::Duration(_)
+            GpuDtype::Date | GpuDtype::Datetime(_) | GpuDtype::Duration(_) | GpuDtype::Time
         )
     }
 }
@@ -157,6 +160,7 @@ impl fmt::Display for GpuDtype {
             GpuDtype::Date => f.write_str("date"),
             GpuDtype::Datetime(unit) => write!(f, "datetime[{unit}]"),
             GpuDtype::Duration(unit) => write!(f, "duration[{unit}]"),
+            GpuDtype::Time => f.write_str("time"),
         }
     }
 }

@@ -32,6 +32,8 @@ pub enum Scalar {
     Datetime(i64),
     /// A time span, in the unit of the type.
     Duration(i64),
+    /// A time of day, in nanoseconds since midnight.
+    Time(i64),
 }
 
 /// A binary operator, with Polars' semantics (nulls propagate; `and`/`or`
@@ -65,7 +67,7 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    fn symbol(self) -> &'static str {
+    pub(crate) fn symbol(self) -> &'static str {
         match self {
             BinaryOp::Eq => "==",
             BinaryOp::EqMissing => "==(missing)",

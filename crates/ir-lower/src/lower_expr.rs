@@ -204,6 +204,26 @@ impl ExprLowering<'_> {
                 if let Some(done) = temporal_arithmetic(op, &left, &right, planned) {
                     return Some(done);
                 }
+                let arithmetic = !matches!(
+                    op,
+                    BinaryOp::Eq
+                        | BinaryOp::NotEq
+                        | BinaryOp::Lt
+                        | BinaryOp::LtEq
+                        | BinaryOp::Gt
+                        | BinaryOp::GtEq
+                );
+                if arithmetic && (left.dtype == GpuDtype::Time || right.dtype == GpuDtype::Time) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "{} {} {} is not supported on the GPU",
+                            left.dtype,
+                            op.symbol(),
+                            right.dtype
+                        ),
+                    );
+                }
                 if op == BinaryOp::Plus && left.dtype == GpuDtype::String {
                     // `+` of strings concatenates them.
                     ExprKind::ConcatStr {
@@ -262,6 +282,9 @@ impl ExprLowering<'_> {
                             input.dtype
                         ),
                     );
+                }
+                if let (GpuDtype::Datetime(unit), GpuDtype::Time) = (input.dtype, to) {
+                    return Some(time_of_day(*input, unit));
                 }
                 ExprKind::Cast { input, mode }
             }

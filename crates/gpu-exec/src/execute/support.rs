@@ -646,6 +646,7 @@ pub(crate) fn hashable(dtype: GpuDtype) -> bool {
             | GpuDtype::Date
             | GpuDtype::Datetime(_)
             | GpuDtype::Duration(_)
+            | GpuDtype::Time
     )
 }
 

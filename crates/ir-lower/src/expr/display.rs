@@ -12,7 +12,7 @@ impl fmt::Display for Scalar {
             Scalar::Float(v) => write!(f, "{v:?}"),
             Scalar::String(v) => write!(f, "{v:?}"),
             Scalar::Date(v) => write!(f, "{v}d"),
-            Scalar::Datetime(v) | Scalar::Duration(v) => write!(f, "{v}"),
+            Scalar::Datetime(v) | Scalar::Duration(v) | Scalar::Time(v) => write!(f, "{v}"),
         }
     }
 }

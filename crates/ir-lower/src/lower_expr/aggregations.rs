@@ -141,6 +141,15 @@ impl ExprLowering<'_> {
             }
         };
         let dtype = self.dtype(node)?;
+        let picks_a_value = matches!(
+            op,
+            AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last | AggOp::Item { .. }
+        );
+        if dtype == GpuDtype::Time && !picks_a_value {
+            // A mean, median or quantile Polars takes of the nanoseconds as
+            // floats, truncated back to a time.
+            return self.refuse(node, format!("{op} of time is not supported on the GPU"));
+        }
         if let AggOp::Item { .. } = op {
             // Of the input as it is (a filter, sort or slice of it is
             // refused as an expression).

@@ -106,7 +106,8 @@ pub(crate) fn held_exactly(value: &Scalar, dtype: GpuDtype) -> Option<Scalar> {
         | (Scalar::String(_), GpuDtype::String)
         | (Scalar::Date(_), GpuDtype::Date)
         | (Scalar::Datetime(_), GpuDtype::Datetime(_))
-        | (Scalar::Duration(_), GpuDtype::Duration(_)) => Some(value.clone()),
+        | (Scalar::Duration(_), GpuDtype::Duration(_))
+        | (Scalar::Time(_), GpuDtype::Time) => Some(value.clone()),
         _ => None,
     }
 }

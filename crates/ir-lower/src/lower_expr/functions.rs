@@ -26,8 +26,16 @@ pub(crate) fn binary_op(op: Operator) -> BinaryOp {
 }
 
 /// Casts the GPU supports: among numeric types (and from Boolean), between
-/// temporal types and integers, and between temporal types.
+/// temporal types and integers, and between temporal types; a time of day
+/// to integers and durations (its nanoseconds) and from integers and
+/// datetimes (their time of day, [`time_of_day`]), as Polars casts it.
 pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
+    if from == GpuDtype::Time || to == GpuDtype::Time {
+        return from == to
+            || from == GpuDtype::Time && (to.is_integer() || matches!(to, GpuDtype::Duration(_)))
+            || to == GpuDtype::Time
+                && (from.is_integer() || matches!(from, GpuDtype::Datetime(_)));
+    }
     from == to
         || (from.is_numeric() || from == GpuDtype::Boolean)
             && (to.is_numeric() || to == GpuDtype::Boolean)

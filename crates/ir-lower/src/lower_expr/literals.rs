@@ -45,6 +45,7 @@ pub(crate) fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar>
         GpuDtype::Date => Scalar::Date(value.extract::<i32>()?),
         GpuDtype::Datetime(_) => Scalar::Datetime(value.extract::<i64>()?),
         GpuDtype::Duration(_) => Scalar::Duration(value.extract::<i64>()?),
+        GpuDtype::Time => Scalar::Time(value.extract::<i64>()?),
         GpuDtype::Boolean | GpuDtype::String => return None,
     })
 }
@@ -70,6 +71,7 @@ pub(crate) fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String
             Scalar::Datetime(*v)
         }
         AnyValue::Duration(v, _) => Scalar::Duration(*v),
+        AnyValue::Time(v) => Scalar::Time(*v),
         other => {
             return Err(format!(
                 "a literal of type {} is not supported on the GPU",

@@ -18,7 +18,7 @@ pub(crate) fn temporal_arithmetic(
     right: &GpuExpr,
     planned: GpuDtype,
 ) -> Option<GpuExpr> {
-    use GpuDtype::{Date, Datetime, Duration};
+    use GpuDtype::{Date, Datetime, Duration, Time};
     let (plus, minus) = (op == BinaryOp::Plus, op == BinaryOp::Minus);
     let cast = |e: &GpuExpr, to: GpuDtype| {
         (e.dtype == to || cast_supported(e.dtype, to))
@@ -48,12 +48,30 @@ pub(crate) fn temporal_arithmetic(
             let sum = physical(left, right, Datetime(unit));
             sum.and_then(|sum| cast(&sum, Date))
         }
+        // Polars subtracts times as nanoseconds, giving a duration.
+        (Time, Time, Duration(TimeUnit::Nanoseconds)) if minus => {
+            physical(Some(left.clone()), Some(right.clone()), planned)
+        }
         (Duration(a), Duration(b), Duration(_)) if a != b && (plus || minus) => {
             let (l, r) = (cast(left, planned), cast(right, planned));
             l.zip(r).map(|(l, r)| l.binary(op, r, planned))
         }
         _ => None,
     }
+}
+
+/// The time of day of `input`, a datetime in `unit`, as Polars casts one to
+/// `time` (and `dt.time()` takes it): the remainder of its ticks by a day's,
+/// floored (before 1970 too), in nanoseconds.
+pub(crate) fn time_of_day(input: GpuExpr, unit: TimeUnit) -> GpuExpr {
+    let int64 = GpuDtype::Int64;
+    let int = |v: i64| GpuExpr::literal(Scalar::Int(v), int64);
+    let per_nanosecond = TimeUnit::Nanoseconds.per_day() / unit.per_day();
+    input
+        .cast(int64, CastMode::NonStrict)
+        .binary(BinaryOp::Modulus, int(unit.per_day()), int64)
+        .binary(BinaryOp::Multiply, int(per_nanosecond), int64)
+        .cast(GpuDtype::Time, CastMode::NonStrict)
 }
 
 /// The first and last days (from 1970-01-01) of chrono's calendar
@@ -405,6 +423,38 @@ impl ExprLowering<'_> {
         if matches!(function, T::Round) {
             return self.truncate(node, inputs, true);
         }
+        if let T::Time = function {
+            let input = self.single(inputs)?;
+            return match input.dtype {
+                GpuDtype::Datetime(unit) => Some(time_of_day(input, unit)),
+                GpuDtype::Time => Some(input),
+                other => self.refuse(
+                    node,
+                    format!("{function} of {other} is not supported on the GPU"),
+                ),
+            };
+        }
+        if let T::Combine(unit) = function {
+            // As Polars combines them: the date (of a datetime, rounded
+            // down) as a datetime in `unit`, plus the time as a duration
+            // in `unit`.
+            let [input, time] = self.exactly::<2>(node, inputs)?;
+            let unit = TimeUnit::from(*unit);
+            let dtypes = (input.dtype, time.dtype);
+            let combined = match dtypes {
+                (GpuDtype::Date | GpuDtype::Datetime(_), GpuDtype::Time) => {
+                    let date = input.cast(GpuDtype::Date, CastMode::NonStrict);
+                    let datetime = date.cast(GpuDtype::Datetime(unit), CastMode::NonStrict);
+                    let duration = time.cast(GpuDtype::Duration(unit), CastMode::NonStrict);
+                    temporal_arithmetic(BinaryOp::Plus, &datetime, &duration, datetime.dtype)
+                }
+                _ => None,
+            };
+            return match combined {
+                Some(combined) => Some(combined),
+                None => self.refuse(node, format!("{function} of {} and {}", dtypes.0, dtypes.1)),
+            };
+        }
         if let T::Date | T::TimeStamp(_) = function {
             // Casts, as Polars computes them (no time zones here): the date
             // of a timestamp rounds down; a timestamp in a unit is the cast
@@ -537,12 +587,7 @@ impl ExprLowering<'_> {
             T::Millisecond => TemporalPart::Millisecond,
             T::Microsecond => TemporalPart::Microsecond,
             T::Nanosecond => TemporalPart::Nanosecond,
-            T::Time
-            | T::Datetime
-            | T::Duration { .. }
-            | T::Replace
-            | T::Combine { .. }
-            | T::DatetimeFunction { .. } => {
+            T::Datetime | T::Duration { .. } | T::Replace | T::DatetimeFunction { .. } => {
                 return self.refuse(
                     node,
                     format!("function {function} is not supported on the GPU"),
@@ -560,7 +605,8 @@ impl ExprLowering<'_> {
         };
         let input = Box::new(self.single(inputs)?);
         let date = input.dtype == GpuDtype::Date && !part.of_time();
-        if !(date || matches!(input.dtype, GpuDtype::Datetime(_))) {
+        let time = input.dtype == GpuDtype::Time && part.of_time();
+        if !(date || time || matches!(input.dtype, GpuDtype::Datetime(_))) {
             return self.refuse(
                 node,
                 format!("{part} of {} is not supported on the GPU", input.dtype),

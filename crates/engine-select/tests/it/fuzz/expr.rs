@@ -29,6 +29,8 @@ pub enum Lit {
     Date(i32),
     /// Ticks of a duration.
     Duration(i64, TimeUnit),
+    /// Nanoseconds since midnight, as a time.
+    Time(i64),
 }
 
 /// The aggregations the grammar draws from.
@@ -74,12 +76,15 @@ pub enum Part {
     Minute,
     Second,
     Millisecond,
+    Nanosecond,
     IsLeapYear,
     TotalDays,
     TotalHours,
     TotalSeconds,
     TotalMilliseconds,
     Date,
+    /// A datetime's time of day.
+    Time,
 }
 
 /// Every operation of the grammar. Parameters live here; inputs are [`E::args`].
@@ -176,6 +181,8 @@ pub enum Op {
     Truncate(String),
     RoundTime(String),
     CastTimeUnit(TimeUnit),
+    /// `dt.combine`: a date or datetime's date with a time (the second input).
+    Combine(TimeUnit),
     Agg(Agg),
     Shift(i64),
     /// Fill value: the second input.
@@ -377,6 +384,7 @@ impl E {
             Op::Truncate(every) => case!(i, s; [x]; every = every; x.dt().truncate(lit(every))),
             Op::RoundTime(every) => case!(i, s; [x]; every = every; x.dt().round(lit(every))),
             Op::CastTimeUnit(u) => case!(i, s; [x]; u = u; x.dt().cast_time_unit(u)),
+            Op::Combine(u) => case!(i, s; [x, t]; u = u; x.dt().combine(t, u)),
             Op::Agg(a) => aggregation(*a, i, s),
             Op::Shift(n) => case!(i, s; [x]; n = n; x.shift(lit(n))),
             Op::ShiftAndFill(n) => case!(i, s; [x, v]; n = n; x.shift_and_fill(lit(n), v)),
@@ -435,6 +443,7 @@ fn lit_expr(l: &Lit) -> (Expr, String) {
         Lit::Date(d) => case!(i, s; []; d = d; lit(Scalar::from(d)).cast(DataType::Date)),
         Lit::Duration(v, u) => case!(i, s; []; v = v, u = u;
             lit(Scalar::from(v)).cast(DataType::Duration(u))),
+        Lit::Time(v) => case!(i, s; []; v = v; lit(Scalar::from(v)).cast(DataType::Time)),
     }
 }
 
@@ -477,11 +486,13 @@ fn part(p: Part, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
         Part::Minute => case!(i, s; [x]; ; x.dt().minute()),
         Part::Second => case!(i, s; [x]; ; x.dt().second()),
         Part::Millisecond => case!(i, s; [x]; ; x.dt().millisecond()),
+        Part::Nanosecond => case!(i, s; [x]; ; x.dt().nanosecond()),
         Part::IsLeapYear => case!(i, s; [x]; ; x.dt().is_leap_year()),
         Part::TotalDays => case!(i, s; [x]; ; x.dt().total_days(false)),
         Part::TotalHours => case!(i, s; [x]; ; x.dt().total_hours(true)),
         Part::TotalSeconds => case!(i, s; [x]; ; x.dt().total_seconds(false)),
         Part::TotalMilliseconds => case!(i, s; [x]; ; x.dt().total_milliseconds(true)),
         Part::Date => case!(i, s; [x]; ; x.dt().date()),
+        Part::Time => case!(i, s; [x]; ; x.dt().time()),
     }
 }

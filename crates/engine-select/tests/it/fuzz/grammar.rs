@@ -27,6 +27,7 @@ pub enum Ty {
     Date,
     Datetime,
     Duration,
+    Time,
 }
 
 impl Ty {
@@ -40,6 +41,7 @@ impl Ty {
             DataType::Date => Ty::Date,
             DataType::Datetime(_, _) => Ty::Datetime,
             DataType::Duration(_) => Ty::Duration,
+            DataType::Time => Ty::Time,
             _ => return None,
         })
     }
@@ -49,11 +51,11 @@ impl Ty {
     }
 
     fn temporal(self) -> bool {
-        matches!(self, Ty::Date | Ty::Datetime | Ty::Duration)
+        matches!(self, Ty::Date | Ty::Datetime | Ty::Duration | Ty::Time)
     }
 }
 
-const ALL: [Ty; 8] = [
+const ALL: [Ty; 9] = [
     Ty::Bool,
     Ty::Int,
     Ty::UInt,
@@ -62,6 +64,7 @@ const ALL: [Ty; 8] = [
     Ty::Date,
     Ty::Datetime,
     Ty::Duration,
+    Ty::Time,
 ];
 
 /// Where an expression is drawn.
@@ -191,6 +194,10 @@ impl Grammar<'_> {
                 let unit = self.unit();
                 Lit::Duration(self.rng.random_range(-3..1_000_000), unit)
             }
+            Ty::Time => {
+                const HOUR: i64 = 3_600_000_000_000;
+                Lit::Time(self.rng.random_range(0..24) * HOUR + self.rng.random_range(0..3))
+            }
         };
         E::lit(lit)
     }
@@ -223,7 +230,7 @@ impl Grammar<'_> {
     fn cast_to(&mut self, ty: Ty, depth: u32) -> Option<E> {
         let (from, to): (Ty, DataType) = match ty {
             Ty::Int => (
-                *[Ty::Float, Ty::Bool, Ty::Str, Ty::UInt, Ty::Date]
+                *[Ty::Float, Ty::Bool, Ty::Str, Ty::UInt, Ty::Date, Ty::Time]
                     .choose(self.rng)
                     .unwrap(),
                 [
@@ -274,7 +281,10 @@ impl Grammar<'_> {
             ),
             Ty::Datetime => (Ty::Date, DataType::Datetime(self.unit(), None)),
             Ty::Date => (Ty::Datetime, DataType::Date),
+            Ty::Duration if self.chance(0.2) => (Ty::Time, DataType::Duration(self.unit())),
             Ty::Duration => (Ty::Int, DataType::Duration(self.unit())),
+            // From datetimes only: an integer beyond a day is no time of day.
+            Ty::Time => (Ty::Datetime, DataType::Time),
         };
         let input = if depth == 0 {
             let columns = self.columns_of(from);
@@ -324,7 +334,7 @@ impl Grammar<'_> {
             Ty::Float => self.float(d),
             Ty::Bool => self.boolean(d),
             Ty::Str => self.text(d),
-            Ty::Date | Ty::Datetime | Ty::Duration => self.temporal(ty, d),
+            Ty::Date | Ty::Datetime | Ty::Duration | Ty::Time => self.temporal(ty, d),
         }
     }
 
@@ -391,7 +401,7 @@ impl Grammar<'_> {
                 E::new(op, vec![self.value(Ty::Str, d)])
             }
             8 => {
-                let (from, parts): (Ty, &[Part]) = match self.rng.random_range(0..3) {
+                let (from, parts): (Ty, &[Part]) = match self.rng.random_range(0..4) {
                     0 => (
                         Ty::Date,
                         &[
@@ -413,6 +423,16 @@ impl Grammar<'_> {
                             Part::Second,
                             Part::Millisecond,
                             Part::Day,
+                        ],
+                    ),
+                    2 => (
+                        Ty::Time,
+                        &[
+                            Part::Hour,
+                            Part::Minute,
+                            Part::Second,
+                            Part::Millisecond,
+                            Part::Nanosecond,
                         ],
                     ),
                     _ => (Ty::Duration, &[Part::TotalDays, Part::TotalSeconds]),
@@ -796,6 +816,19 @@ impl Grammar<'_> {
                 let op = if self.chance(0.5) { Op::Add } else { Op::Sub };
                 E::new(op, vec![self.value(ty, d), self.value(ty, d)])
             }
+            (Ty::Duration, 3) => E::new(
+                Op::Sub,
+                vec![self.value(Ty::Time, d), self.value(Ty::Time, d)],
+            ),
+            (Ty::Datetime, 5) => {
+                let from = *[Ty::Date, Ty::Datetime].choose(self.rng).unwrap();
+                let unit = self.unit();
+                E::new(
+                    Op::Combine(unit),
+                    vec![self.value(from, d), self.value(Ty::Time, d)],
+                )
+            }
+            (Ty::Time, 0..=2) => E::new(Op::Part(Part::Time), vec![self.value(Ty::Datetime, d)]),
             _ => self.leaf(ty),
         }
     }

@@ -25,6 +25,8 @@ pub enum Values {
     Date(Vec<Option<i32>>),
     Datetime(TimeUnit, Vec<Option<i64>>),
     Duration(TimeUnit, Vec<Option<i64>>),
+    /// Nanoseconds since midnight.
+    Time(Vec<Option<i64>>),
 }
 
 /// Applies `$body` to the vector inside any [`Values`], rebuilding the same variant.
@@ -46,6 +48,7 @@ macro_rules! map_values {
             Values::Date($v) => Values::Date($body),
             Values::Datetime(unit, $v) => Values::Datetime(*unit, $body),
             Values::Duration(unit, $v) => Values::Duration(*unit, $body),
+            Values::Time($v) => Values::Time($body),
         }
     };
 }
@@ -69,6 +72,7 @@ macro_rules! with_values {
             Values::Date($v) => $body,
             Values::Datetime(_, $v) => $body,
             Values::Duration(_, $v) => $body,
+            Values::Time($v) => $body,
         }
     };
 }
@@ -201,6 +205,7 @@ impl Values {
             Values::Date(_) => DataType::Date,
             Values::Datetime(unit, _) => DataType::Datetime(*unit, None),
             Values::Duration(unit, _) => DataType::Duration(*unit),
+            Values::Time(_) => DataType::Time,
         }
     }
 
@@ -225,7 +230,9 @@ impl Values {
                 Column::new(name, v)
             }
             Values::Date(v) => physical(Column::new(name, v)),
-            Values::Datetime(_, v) | Values::Duration(_, v) => physical(Column::new(name, v)),
+            Values::Datetime(_, v) | Values::Duration(_, v) | Values::Time(v) => {
+                physical(Column::new(name, v))
+            }
         }
     }
 
@@ -245,6 +252,7 @@ impl Values {
                 vec_code(v),
                 format!("DataType::Duration({})", unit_code(*unit)),
             ),
+            Values::Time(v) => cast(vec_code(v), "DataType::Time".into()),
             other => with_values!(other, v => plain(vec_code(v))),
         }
     }
@@ -404,7 +412,7 @@ fn random_dtype(rng: &mut Rng) -> DataType {
         20 => DataType::Date,
         21 => DataType::Datetime(unit, None),
         22 => DataType::Duration(unit),
-        _ => DataType::Int64,
+        _ => DataType::Time,
     }
 }
 
@@ -570,6 +578,22 @@ pub fn random_values(rng: &mut Rng, dtype: &DataType, len: usize) -> Values {
                             0 => rng.random_range(-3i64..4) * day,
                             1 => rng.random_range(-100i64..100) * (day / 86_400),
                             _ => rng.random_range(-5i64..6),
+                        })
+                    })
+                    .collect(),
+            )
+        }
+        DataType::Time => {
+            let nulls = nullable(rng, len);
+            const DAY: i64 = 86_400_000_000_000;
+            Values::Time(
+                nulls
+                    .into_iter()
+                    .map(|null| {
+                        (!null).then(|| match rng.random_range(0..4) {
+                            0 => *[0, DAY - 1, DAY / 2].choose(rng).unwrap(),
+                            1 => rng.random_range(0..DAY),
+                            _ => rng.random_range(0..24) * (DAY / 24),
                         })
                     })
                     .collect(),

@@ -1,4 +1,4 @@
-//! Temporal functions on the device: parts, durations, truncation and rounding, parsing and formatting, calendars.
+//! Temporal functions on the device: parts, durations, times of day, truncation and rounding, parsing and formatting, calendars.
 
 use super::*;
 
@@ -631,5 +631,155 @@ fn sums_of_dates_datetimes_and_durations_of_differing_units_match_the_cpu() {
             (col("ms") - col("ns")).alias("ms - ns duration"),
             (col("ns") - col("us")).alias("ns - us duration"),
         ]),
+    );
+}
+
+/// Times of day (nanoseconds since midnight, at a day's edges and beside
+/// them) and datetimes before and after 1970, for [`times_of_day_match_the_cpu`].
+fn times_of_day() -> LazyFrame {
+    const DAY: i64 = 86_400_000_000_000;
+    df!(
+        "k" => [3i64, 1, 2, 1, 3, 5, 2],
+        "t" => [Some(3_600_000_000_123i64), None, Some(0), Some(DAY - 1), Some(45_296_789_000_000), Some(3_600_000_000_123), Some(1)],
+        "u" => [Some(0i64), Some(7), None, Some(DAY - 1), Some(3_600_000_000_000), Some(DAY / 2), Some(1)],
+        "d" => [Some(-1i64), Some(1_700_000_123_456), None, Some(-86_400_001), Some(0), Some(12_345), Some(-86_400_000)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("t").cast(DataType::Time),
+        col("u").cast(DataType::Time),
+        col("d").cast(DataType::Datetime(TimeUnit::Milliseconds, None)),
+    ])
+}
+
+#[test]
+fn times_of_day_match_the_cpu() {
+    let frame = times_of_day();
+    let one = lit(Scalar::new(
+        DataType::Time,
+        AnyValue::Time(3_600_000_000_000),
+    ));
+    let sorted_rows = |lf: LazyFrame| lf.sort(["k", "t", "u", "d"], Default::default());
+    for (name, lf) in [
+        ("a frame of times, as it is", frame.clone()),
+        (
+            "sorted by time, descending, nulls last",
+            frame.clone().sort(
+                ["t", "k"],
+                SortMultipleOptions::default()
+                    .with_order_descending(true)
+                    .with_nulls_last(true),
+            ),
+        ),
+        (
+            "distinct times",
+            frame
+                .clone()
+                .unique_stable(Some(cols(["t"])), UniqueKeepStrategy::First),
+        ),
+        (
+            "grouped by time",
+            frame
+                .clone()
+                .group_by_stable([col("t")])
+                .agg([col("k").sum()]),
+        ),
+        (
+            "times aggregated per group",
+            frame.clone().group_by_stable([col("k")]).agg([
+                col("t").min().alias("min"),
+                col("t").max().alias("max"),
+                col("t").first().alias("first"),
+                col("u").last().alias("last"),
+                col("t").n_unique().alias("n_unique"),
+                col("t").arg_max().alias("arg_max"),
+            ]),
+        ),
+        (
+            "joined on time",
+            sorted_rows(frame.clone().join(
+                frame.clone().select([col("t"), col("u").alias("u2")]),
+                [col("t")],
+                [col("t")],
+                JoinArgs::new(JoinType::Left),
+            )),
+        ),
+        (
+            "filtered by a time",
+            frame.clone().filter(col("t").gt(one.clone())),
+        ),
+        (
+            "compared, filled, chosen and clipped",
+            frame.clone().select([
+                col("t").lt_eq(col("u")).alias("t <= u"),
+                col("t").eq(one.clone()).alias("t == 01:00"),
+                col("t").fill_null(one.clone()).alias("filled"),
+                col("t")
+                    .fill_null_with_strategy(FillNullStrategy::Max)
+                    .alias("filled by max"),
+                when(col("k").gt(lit(1)))
+                    .then(col("t"))
+                    .otherwise(col("u"))
+                    .alias("when"),
+                col("t").clip(one.clone(), col("u")).alias("clipped"),
+                col("t").max().over([col("k")]).unwrap().alias("max over k"),
+                col("u").rank(Default::default(), None).alias("rank"),
+            ]),
+        ),
+        (
+            "parts of times",
+            frame.clone().select([
+                col("t").dt().hour().alias("hour"),
+                col("t").dt().minute().alias("minute"),
+                col("t").dt().second().alias("second"),
+                col("t").dt().millisecond().alias("millisecond"),
+                col("t").dt().microsecond().alias("microsecond"),
+                col("t").dt().nanosecond().alias("nanosecond"),
+            ]),
+        ),
+        (
+            "times of datetimes, casts, differences and combinations",
+            frame.clone().select([
+                col("d").dt().time().alias("dt.time"),
+                col("d").cast(DataType::Time).alias("ms as time"),
+                col("d")
+                    .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                    .cast(DataType::Time)
+                    .alias("us as time"),
+                col("t").cast(DataType::Int64).alias("as i64"),
+                col("t").cast(DataType::Int16).alias("as i16"),
+                col("t")
+                    .cast(DataType::Duration(TimeUnit::Milliseconds))
+                    .alias("as ms"),
+                col("k").cast(DataType::Time).alias("i64 as time"),
+                (col("t") - col("u")).alias("t - u"),
+                col("d")
+                    .dt()
+                    .combine(col("t"), TimeUnit::Microseconds)
+                    .alias("combined"),
+                col("d")
+                    .dt()
+                    .date()
+                    .dt()
+                    .combine(col("u"), TimeUnit::Nanoseconds)
+                    .alias("date combined"),
+            ]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // What Polars computes through floats, or writes as text, stays with it.
+    assert_cpu_answer_with_reason(
+        frame.clone().select([col("t").mean()]),
+        "mean of time is not supported on the GPU",
+    );
+    assert_cpu_answer_with_reason(
+        frame.clone().select([col("t").cast(DataType::String)]),
+        "casting time to str is not supported on the GPU",
+    );
+    assert_cpu_answer_with_reason(
+        frame.select([col("t").cum_max(false)]),
+        "cum_max of time is not supported on the GPU",
     );
 }

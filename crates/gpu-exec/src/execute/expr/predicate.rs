@@ -406,7 +406,9 @@ impl Executor<'_> {
         let bv = Some(&validity);
         let int = |v: &Scalar| -> Option<i128> {
             match v {
-                Scalar::Int(x) | Scalar::Datetime(x) | Scalar::Duration(x) => Some(i128::from(*x)),
+                Scalar::Int(x) | Scalar::Datetime(x) | Scalar::Duration(x) | Scalar::Time(x) => {
+                    Some(i128::from(*x))
+                }
                 Scalar::UInt(x) => Some(i128::from(*x)),
                 Scalar::Date(x) => Some(i128::from(*x)),
                 Scalar::Null => Some(0),
