@@ -294,6 +294,10 @@ impl DeviceColumn {
             }
             GpuDtype::Duration(unit) => physical.cast(&DataType::Duration(polars_unit(unit)))?,
             GpuDtype::Time => physical.cast(&DataType::Time)?,
+            GpuDtype::ZonedDatetime(unit, zone) => physical.cast(&DataType::Datetime(
+                polars_unit(unit),
+                Some(zone.to_polars()),
+            ))?,
             _ => physical,
         })
     }

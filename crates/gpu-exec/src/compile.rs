@@ -15,7 +15,11 @@ fn keeps_meaning(from: GpuDtype, to: GpuDtype) -> bool {
     let temporal = |dtype| {
         matches!(
             dtype,
-            GpuDtype::Date | GpuDtype::Datetime(_) | GpuDtype::Duration(_) | GpuDtype::Time
+            GpuDtype::Date
+                | GpuDtype::Datetime(_)
+                | GpuDtype::Duration(_)
+                | GpuDtype::Time
+                | GpuDtype::ZonedDatetime(..)
         )
     };
     from == to || !(temporal(from) && temporal(to))
@@ -29,7 +33,7 @@ fn keeps_meaning(from: GpuDtype, to: GpuDtype) -> bool {
 fn unit_conversion(from: GpuDtype, to: GpuDtype) -> Option<(bool, i64)> {
     let ticks = |dtype| match dtype {
         GpuDtype::Date => Some((0, 1)),
-        GpuDtype::Datetime(unit) => Some((0, unit.per_day())),
+        GpuDtype::Datetime(unit) | GpuDtype::ZonedDatetime(unit, _) => Some((0, unit.per_day())),
         GpuDtype::Duration(unit) => Some((1, unit.per_day())),
         // A time converts as a duration in nanoseconds (to durations only:
         // lowering takes a datetime's time of day itself).
@@ -54,9 +58,11 @@ pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
         GpuDtype::Int8 => ValueType::I8,
         GpuDtype::Int16 => ValueType::I16,
         GpuDtype::Int32 | GpuDtype::Date => ValueType::I32,
-        GpuDtype::Int64 | GpuDtype::Datetime(_) | GpuDtype::Duration(_) | GpuDtype::Time => {
-            ValueType::I64
-        }
+        GpuDtype::Int64
+        | GpuDtype::Datetime(_)
+        | GpuDtype::Duration(_)
+        | GpuDtype::Time
+        | GpuDtype::ZonedDatetime(..) => ValueType::I64,
         GpuDtype::UInt8 => ValueType::U8,
         GpuDtype::UInt16 => ValueType::U16,
         GpuDtype::UInt32 => ValueType::U32,

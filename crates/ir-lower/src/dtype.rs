@@ -1,8 +1,10 @@
 //! The column types the GPU engine handles, and Polars' types mapped onto them.
 
 use std::fmt;
+use std::sync::{Mutex, PoisonError};
 
-use polars_core::prelude::{DataType, TimeUnit as PolarsTimeUnit};
+use polars_core::prelude::{DataType, TimeUnit as PolarsTimeUnit, TimeZone};
+use polars_utils::pl_str::PlSmallStr;
 
 /// The unit of a `Datetime` or `Duration`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -46,6 +48,55 @@ impl fmt::Display for TimeUnit {
     }
 }
 
+/// A time zone, by name (`UTC`, `Europe/Amsterdam`, `+01:00`), interned so
+/// that [`GpuDtype`] stays `Copy`: the names met in a process are kept for
+/// its life (a few per process).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Zone(u32);
+
+static ZONES: Mutex<Vec<PlSmallStr>> = Mutex::new(Vec::new());
+
+impl Zone {
+    /// The zone named `name`.
+    pub fn of(name: &str) -> Zone {
+        let mut zones = ZONES.lock().unwrap_or_else(PoisonError::into_inner);
+        let index = match zones.iter().position(|zone| zone == name) {
+            Some(index) => index,
+            None => {
+                zones.push(name.into());
+                zones.len() - 1
+            }
+        };
+        Zone(u32::try_from(index).expect("fewer than 2^32 time zones"))
+    }
+
+    /// The zone's name.
+    pub fn name(self) -> PlSmallStr {
+        let zones = ZONES.lock().unwrap_or_else(PoisonError::into_inner);
+        zones[self.0 as usize].clone()
+    }
+
+    /// Whether this is UTC, where local time is the time since the epoch.
+    pub fn is_utc(self) -> bool {
+        self.name() == "UTC"
+    }
+
+    /// Polars' time zone of this name.
+    pub fn to_polars(self) -> TimeZone {
+        // Names come from Polars' own dtypes, validated when made.
+        TimeZone::opt_try_new(Some(self.name()))
+            .ok()
+            .flatten()
+            .unwrap_or(TimeZone::UTC)
+    }
+}
+
+impl fmt::Display for Zone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
 /// A column type the GPU engine can hold on the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GpuDtype {
@@ -70,6 +121,9 @@ pub enum GpuDtype {
     Duration(TimeUnit),
     /// A time of day: nanoseconds since midnight, 64-bit.
     Time,
+    /// Time since the Unix epoch (UTC), 64-bit, shown in a time zone: the
+    /// functions of local time run only where the zone is UTC.
+    ZonedDatetime(TimeUnit, Zone),
 }
 
 impl GpuDtype {
@@ -90,10 +144,8 @@ impl GpuDtype {
             DataType::String => GpuDtype::String,
             DataType::Date => GpuDtype::Date,
             DataType::Datetime(unit, None) => GpuDtype::Datetime((*unit).into()),
-            DataType::Datetime(_, Some(zone)) => {
-                return Err(format!(
-                    "dtype {dtype} is not supported on the GPU: time zones ({zone}) are not"
-                ));
+            DataType::Datetime(unit, Some(zone)) => {
+                GpuDtype::ZonedDatetime((*unit).into(), Zone::of(zone.as_str()))
             }
             DataType::Duration(unit) => GpuDtype::Duration((*unit).into()),
             DataType::Time => GpuDtype::Time,
@@ -133,11 +185,15 @@ impl GpuDtype {
         self.is_integer() || self.is_float()
     }
 
-    /// Whether this is Date, Datetime, Duration or Time.
+    /// Whether this is Date, Datetime (with a time zone or not), Duration or Time.
     pub fn is_temporal(self) -> bool {
         matches!(
             self,
-            GpuDtype::Date | GpuDtype::Datetime(_) | GpuDtype::Duration(_) | GpuDtype::Time
+            GpuDtype::Date
+                | GpuDtype::Datetime(_)
+                | GpuDtype::Duration(_)
+                | GpuDtype::Time
+                | GpuDtype::ZonedDatetime(..)
         )
     }
 }
@@ -161,6 +217,7 @@ impl fmt::Display for GpuDtype {
             GpuDtype::Datetime(unit) => write!(f, "datetime[{unit}]"),
             GpuDtype::Duration(unit) => write!(f, "duration[{unit}]"),
             GpuDtype::Time => f.write_str("time"),
+            GpuDtype::ZonedDatetime(unit, zone) => write!(f, "datetime[{unit}, {zone}]"),
         }
     }
 }

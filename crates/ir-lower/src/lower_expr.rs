@@ -201,8 +201,20 @@ impl ExprLowering<'_> {
                         op == BinaryOp::EqMissing,
                     ));
                 }
-                if let Some(done) = temporal_arithmetic(op, &left, &right, planned) {
-                    return Some(done);
+                // Timestamps in a time zone add, subtract and compare as
+                // their instants (UTC timestamps), the zone kept.
+                let zoned = [left.dtype, right.dtype, planned]
+                    .iter()
+                    .any(|dtype| matches!(dtype, GpuDtype::ZonedDatetime(..)));
+                let (left, right) = match zoned {
+                    true => (Box::new(instant(*left)), Box::new(instant(*right))),
+                    false => (left, right),
+                };
+                if let Some(done) = temporal_arithmetic(op, &left, &right, instant_dtype(planned)) {
+                    return Some(match planned {
+                        GpuDtype::ZonedDatetime(..) => reinterpreted(done, planned),
+                        _ => done,
+                    });
                 }
                 let arithmetic = !matches!(
                     op,

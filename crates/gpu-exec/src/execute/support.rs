@@ -647,6 +647,7 @@ pub(crate) fn hashable(dtype: GpuDtype) -> bool {
             | GpuDtype::Datetime(_)
             | GpuDtype::Duration(_)
             | GpuDtype::Time
+            | GpuDtype::ZonedDatetime(..)
     )
 }
 

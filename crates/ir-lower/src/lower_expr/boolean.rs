@@ -105,7 +105,7 @@ pub(crate) fn held_exactly(value: &Scalar, dtype: GpuDtype) -> Option<Scalar> {
         (Scalar::Boolean(_), GpuDtype::Boolean)
         | (Scalar::String(_), GpuDtype::String)
         | (Scalar::Date(_), GpuDtype::Date)
-        | (Scalar::Datetime(_), GpuDtype::Datetime(_))
+        | (Scalar::Datetime(_), GpuDtype::Datetime(_) | GpuDtype::ZonedDatetime(..))
         | (Scalar::Duration(_), GpuDtype::Duration(_))
         | (Scalar::Time(_), GpuDtype::Time) => Some(value.clone()),
         _ => None,

@@ -30,6 +30,11 @@ pub(crate) fn binary_op(op: Operator) -> BinaryOp {
 /// to integers and durations (its nanoseconds) and from integers and
 /// datetimes (their time of day, [`time_of_day`]), as Polars casts it.
 pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
+    let zoned = |dtype| matches!(dtype, GpuDtype::ZonedDatetime(..));
+    if zoned(from) || zoned(to) {
+        // The instant kept: to and from integers, to another unit or zone.
+        return from.is_integer() && zoned(to) || zoned(from) && (to.is_integer() || zoned(to));
+    }
     if from == GpuDtype::Time || to == GpuDtype::Time {
         return from == to
             || from == GpuDtype::Time && (to.is_integer() || matches!(to, GpuDtype::Duration(_)))

@@ -43,7 +43,9 @@ pub(crate) fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar>
         GpuDtype::Float32 => Scalar::Float(value.extract::<f32>()?.into()),
         GpuDtype::Float64 => Scalar::Float(value.extract::<f64>()?),
         GpuDtype::Date => Scalar::Date(value.extract::<i32>()?),
-        GpuDtype::Datetime(_) => Scalar::Datetime(value.extract::<i64>()?),
+        GpuDtype::Datetime(_) | GpuDtype::ZonedDatetime(..) => {
+            Scalar::Datetime(value.extract::<i64>()?)
+        }
         GpuDtype::Duration(_) => Scalar::Duration(value.extract::<i64>()?),
         GpuDtype::Time => Scalar::Time(value.extract::<i64>()?),
         GpuDtype::Boolean | GpuDtype::String => return None,
@@ -67,9 +69,7 @@ pub(crate) fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String
         AnyValue::String(v) => Scalar::String((*v).to_owned()),
         AnyValue::StringOwned(v) => Scalar::String(v.to_string()),
         AnyValue::Date(v) => Scalar::Date(*v),
-        AnyValue::Datetime(v, _, None) | AnyValue::DatetimeOwned(v, _, None) => {
-            Scalar::Datetime(*v)
-        }
+        AnyValue::Datetime(v, _, _) | AnyValue::DatetimeOwned(v, _, _) => Scalar::Datetime(*v),
         AnyValue::Duration(v, _) => Scalar::Duration(*v),
         AnyValue::Time(v) => Scalar::Time(*v),
         other => {

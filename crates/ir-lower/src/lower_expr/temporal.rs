@@ -60,6 +60,31 @@ pub(crate) fn temporal_arithmetic(
     }
 }
 
+/// `dtype`, a timestamp in a time zone, as the plain timestamp of its
+/// instant (in UTC); other types as they are.
+pub(crate) fn instant_dtype(dtype: GpuDtype) -> GpuDtype {
+    match dtype {
+        GpuDtype::ZonedDatetime(unit, _) => GpuDtype::Datetime(unit),
+        other => other,
+    }
+}
+
+/// `value`'s physical integers read as `dtype` (both 64-bit).
+pub(crate) fn reinterpreted(value: GpuExpr, dtype: GpuDtype) -> GpuExpr {
+    value
+        .cast(GpuDtype::Int64, CastMode::NonStrict)
+        .cast(dtype, CastMode::NonStrict)
+}
+
+/// `value`, a timestamp in a time zone, as the plain timestamp of its
+/// instant (in UTC); other values as they are.
+pub(crate) fn instant(value: GpuExpr) -> GpuExpr {
+    match value.dtype {
+        GpuDtype::ZonedDatetime(unit, _) => reinterpreted(value, GpuDtype::Datetime(unit)),
+        _ => value,
+    }
+}
+
 /// The time of day of `input`, a datetime in `unit`, as Polars casts one to
 /// `time` (and `dt.time()` takes it): the remainder of its ticks by a day's,
 /// floored (before 1970 too), in nanoseconds.
@@ -410,6 +435,74 @@ impl ExprLowering<'_> {
         })
     }
 
+    /// The one input, a timestamp in UTC read as the plain timestamp it
+    /// shows (local time is the instant's there); other zones stay zoned,
+    /// so that the functions of local time refuse them.
+    fn local(&mut self, inputs: &[ExprIR]) -> Lowered {
+        let input = self.single(inputs)?;
+        Some(match input.dtype {
+            GpuDtype::ZonedDatetime(_, zone) if zone.is_utc() => instant(input),
+            _ => input,
+        })
+    }
+
+    /// `dt.convert_time_zone` and `dt.replace_time_zone` where the instants
+    /// stay as they are: a conversion to any zone, a replacement between no
+    /// zone and UTC or by the same zone (other zones' local times are not
+    /// computed on the GPU); `None` for other functions.
+    fn time_zone_function(
+        &mut self,
+        node: Node,
+        function: &IRTemporalFunction,
+        inputs: &[ExprIR],
+    ) -> Option<Lowered> {
+        use IRTemporalFunction as T;
+        let convert = match function {
+            T::ConvertTimeZone(_) => true,
+            T::ReplaceTimeZone(..) => false,
+            _ => return None,
+        };
+        let utc = |dtype| matches!(dtype, GpuDtype::ZonedDatetime(_, zone) if zone.is_utc());
+        let kept = |from: GpuDtype, to: GpuDtype| match (from, to) {
+            (GpuDtype::ZonedDatetime(..), _) if convert => true,
+            _ if convert => false,
+            (GpuDtype::Datetime(_), to) => utc(to),
+            (from, GpuDtype::Datetime(_)) => utc(from),
+            (from, to) => from == to || utc(from) && utc(to),
+        };
+        // No local time is ambiguous in UTC, but Polars reads the strategy.
+        let ambiguous = inputs
+            .get(1)
+            .map(|strategy| self.literal_str(strategy.node()));
+        let known = match ambiguous {
+            None => true,
+            Some(strategy) => {
+                matches!(
+                    strategy.as_deref(),
+                    Some("raise" | "earliest" | "latest" | "null")
+                )
+            }
+        };
+        let Some(input) = self.single(inputs) else {
+            return Some(None);
+        };
+        let Some(dtype) = self.dtype(node) else {
+            return Some(None);
+        };
+        Some(if known && kept(input.dtype, dtype) {
+            Some(reinterpreted(input, dtype))
+        } else {
+            self.refuse(
+                node,
+                format!(
+                    "{function} of {} to {dtype}: local times in zones other than UTC are \
+                     not computed on the GPU",
+                    input.dtype
+                ),
+            )
+        })
+    }
+
     pub(crate) fn temporal(
         &mut self,
         node: Node,
@@ -423,8 +516,11 @@ impl ExprLowering<'_> {
         if matches!(function, T::Round) {
             return self.truncate(node, inputs, true);
         }
+        if let Some(lowered) = self.time_zone_function(node, function, inputs) {
+            return lowered;
+        }
         if let T::Time = function {
-            let input = self.single(inputs)?;
+            let input = self.local(inputs)?;
             return match input.dtype {
                 GpuDtype::Datetime(unit) => Some(time_of_day(input, unit)),
                 GpuDtype::Time => Some(input),
@@ -456,10 +552,13 @@ impl ExprLowering<'_> {
             };
         }
         if let T::Date | T::TimeStamp(_) = function {
-            // Casts, as Polars computes them (no time zones here): the date
-            // of a timestamp rounds down; a timestamp in a unit is the cast
-            // to that unit's datetime, as an integer.
-            let input = self.single(inputs)?;
+            // Casts, as Polars computes them: the date of a timestamp (in
+            // UTC) rounds down; a timestamp in a unit is the cast to that
+            // unit's datetime (of the instant, in any zone), as an integer.
+            let input = match function {
+                T::Date => self.local(inputs)?,
+                _ => instant(self.single(inputs)?),
+            };
             let cast = |input: GpuExpr, dtype| GpuExpr {
                 kind: ExprKind::Cast {
                     input: Box::new(input),
@@ -535,7 +634,7 @@ impl ExprLowering<'_> {
                 });
             }
             T::IsLeapYear | T::Millennium | T::Century | T::IsoYear | T::DaysInMonth => {
-                let input = self.single(inputs)?;
+                let input = self.local(inputs)?;
                 if !matches!(input.dtype, GpuDtype::Date | GpuDtype::Datetime(_)) {
                     return self.refuse(node, format!("{function} of {}", input.dtype));
                 }
@@ -546,6 +645,9 @@ impl ExprLowering<'_> {
                 let unit = TimeUnit::from(*unit);
                 let (to, from) = match input.dtype {
                     GpuDtype::Datetime(from) => (GpuDtype::Datetime(unit), from),
+                    GpuDtype::ZonedDatetime(from, zone) => {
+                        (GpuDtype::ZonedDatetime(unit, zone), from)
+                    }
                     GpuDtype::Duration(from) => (GpuDtype::Duration(unit), from),
                     other => return self.refuse(node, format!("{function} of {other}")),
                 };
@@ -603,7 +705,7 @@ impl ExprLowering<'_> {
                 );
             }
         };
-        let input = Box::new(self.single(inputs)?);
+        let input = Box::new(self.local(inputs)?);
         let date = input.dtype == GpuDtype::Date && !part.of_time();
         let time = input.dtype == GpuDtype::Time && part.of_time();
         if !(date || time || matches!(input.dtype, GpuDtype::Datetime(_))) {

@@ -119,6 +119,11 @@ impl Code for DataType {
             DataType::Datetime(unit, None) => {
                 format!("DataType::Datetime({}, None)", unit_code(*unit))
             }
+            DataType::Datetime(unit, Some(zone)) => format!(
+                "DataType::Datetime({}, Some(crate::fuzz::table::time_zone({:?})))",
+                unit_code(*unit),
+                zone.as_str()
+            ),
             DataType::Duration(unit) => format!("DataType::Duration({})", unit_code(*unit)),
             other => format!("DataType::{other:?}"),
         }

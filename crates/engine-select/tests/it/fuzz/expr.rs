@@ -183,6 +183,10 @@ pub enum Op {
     CastTimeUnit(TimeUnit),
     /// `dt.combine`: a date or datetime's date with a time (the second input).
     Combine(TimeUnit),
+    /// `dt.convert_time_zone` to the zone named.
+    ConvertTimeZone(String),
+    /// `dt.replace_time_zone` by the zone named, or none.
+    ReplaceTimeZone(Option<String>),
     Agg(Agg),
     Shift(i64),
     /// Fill value: the second input.
@@ -385,6 +389,13 @@ impl E {
             Op::RoundTime(every) => case!(i, s; [x]; every = every; x.dt().round(lit(every))),
             Op::CastTimeUnit(u) => case!(i, s; [x]; u = u; x.dt().cast_time_unit(u)),
             Op::Combine(u) => case!(i, s; [x, t]; u = u; x.dt().combine(t, u)),
+            Op::ConvertTimeZone(z) => case!(i, s; [x]; z = z;
+                x.dt().convert_time_zone(crate::fuzz::table::time_zone(&z))),
+            Op::ReplaceTimeZone(Some(z)) => case!(i, s; [x]; z = z;
+                x.dt().replace_time_zone(
+                    Some(crate::fuzz::table::time_zone(&z)), lit("raise"), NonExistent::Raise)),
+            Op::ReplaceTimeZone(None) => case!(i, s; [x]; ;
+                x.dt().replace_time_zone(None, lit("raise"), NonExistent::Raise)),
             Op::Agg(a) => aggregation(*a, i, s),
             Op::Shift(n) => case!(i, s; [x]; n = n; x.shift(lit(n))),
             Op::ShiftAndFill(n) => case!(i, s; [x, v]; n = n; x.shift_and_fill(lit(n), v)),

@@ -28,6 +28,8 @@ pub enum Ty {
     Datetime,
     Duration,
     Time,
+    /// Timestamps in a time zone.
+    Zoned,
 }
 
 impl Ty {
@@ -39,7 +41,8 @@ impl Ty {
             DataType::Float32 | DataType::Float64 => Ty::Float,
             DataType::String => Ty::Str,
             DataType::Date => Ty::Date,
-            DataType::Datetime(_, _) => Ty::Datetime,
+            DataType::Datetime(_, Some(_)) => Ty::Zoned,
+            DataType::Datetime(_, None) => Ty::Datetime,
             DataType::Duration(_) => Ty::Duration,
             DataType::Time => Ty::Time,
             _ => return None,
@@ -51,11 +54,14 @@ impl Ty {
     }
 
     fn temporal(self) -> bool {
-        matches!(self, Ty::Date | Ty::Datetime | Ty::Duration | Ty::Time)
+        matches!(
+            self,
+            Ty::Date | Ty::Datetime | Ty::Duration | Ty::Time | Ty::Zoned
+        )
     }
 }
 
-const ALL: [Ty; 9] = [
+const ALL: [Ty; 10] = [
     Ty::Bool,
     Ty::Int,
     Ty::UInt,
@@ -65,6 +71,7 @@ const ALL: [Ty; 9] = [
     Ty::Datetime,
     Ty::Duration,
     Ty::Time,
+    Ty::Zoned,
 ];
 
 /// Where an expression is drawn.
@@ -127,6 +134,28 @@ impl Grammar<'_> {
             *present.choose(self.rng).unwrap()
         } else {
             *ALL.choose(self.rng).unwrap()
+        }
+    }
+
+    /// The zone of the schema's first zoned timestamps, in their unit (a
+    /// random unit in UTC where there are none): the type of zoned values
+    /// drawn, so that they compare.
+    fn zoned_type(&mut self) -> DataType {
+        let zoned = self.schema.iter().find_map(|(_, dtype)| match dtype {
+            DataType::Datetime(unit, Some(zone)) => Some((*unit, zone.clone())),
+            _ => None,
+        });
+        match zoned {
+            Some((unit, zone)) => DataType::Datetime(unit, Some(zone)),
+            None => DataType::Datetime(self.unit(), Some(super::table::time_zone("UTC"))),
+        }
+    }
+
+    /// The name of the zone of [`Self::zoned_type`].
+    fn zone(&mut self) -> String {
+        match self.zoned_type() {
+            DataType::Datetime(_, Some(zone)) => zone.to_string(),
+            _ => "UTC".into(),
         }
     }
 
@@ -198,6 +227,16 @@ impl Grammar<'_> {
                 const HOUR: i64 = 3_600_000_000_000;
                 Lit::Time(self.rng.random_range(0..24) * HOUR + self.rng.random_range(0..3))
             }
+            Ty::Zoned => {
+                let dtype = self.zoned_type();
+                let DataType::Datetime(unit, _) = dtype else {
+                    unreachable!("a zoned type")
+                };
+                let day = super::table::per_day(unit);
+                let ticks = self.rng.random_range(-100..20_000) * day
+                    + self.rng.random_range(0..24) * (day / 24);
+                return E::new(Op::Cast(dtype, false), vec![E::lit(Lit::Int(ticks))]);
+            }
         };
         E::lit(lit)
     }
@@ -230,9 +269,17 @@ impl Grammar<'_> {
     fn cast_to(&mut self, ty: Ty, depth: u32) -> Option<E> {
         let (from, to): (Ty, DataType) = match ty {
             Ty::Int => (
-                *[Ty::Float, Ty::Bool, Ty::Str, Ty::UInt, Ty::Date, Ty::Time]
-                    .choose(self.rng)
-                    .unwrap(),
+                *[
+                    Ty::Float,
+                    Ty::Bool,
+                    Ty::Str,
+                    Ty::UInt,
+                    Ty::Date,
+                    Ty::Time,
+                    Ty::Zoned,
+                ]
+                .choose(self.rng)
+                .unwrap(),
                 [
                     DataType::Int64,
                     DataType::Int32,
@@ -285,6 +332,13 @@ impl Grammar<'_> {
             Ty::Duration => (Ty::Int, DataType::Duration(self.unit())),
             // From datetimes only: an integer beyond a day is no time of day.
             Ty::Time => (Ty::Datetime, DataType::Time),
+            // Another unit (or zone), the instant kept.
+            Ty::Zoned => {
+                let DataType::Datetime(_, zone) = self.zoned_type() else {
+                    unreachable!("a zoned type")
+                };
+                (Ty::Zoned, DataType::Datetime(self.unit(), zone))
+            }
         };
         let input = if depth == 0 {
             let columns = self.columns_of(from);
@@ -334,7 +388,7 @@ impl Grammar<'_> {
             Ty::Float => self.float(d),
             Ty::Bool => self.boolean(d),
             Ty::Str => self.text(d),
-            Ty::Date | Ty::Datetime | Ty::Duration | Ty::Time => self.temporal(ty, d),
+            Ty::Date | Ty::Datetime | Ty::Duration | Ty::Time | Ty::Zoned => self.temporal(ty, d),
         }
     }
 
@@ -401,7 +455,7 @@ impl Grammar<'_> {
                 E::new(op, vec![self.value(Ty::Str, d)])
             }
             8 => {
-                let (from, parts): (Ty, &[Part]) = match self.rng.random_range(0..4) {
+                let (from, parts): (Ty, &[Part]) = match self.rng.random_range(0..5) {
                     0 => (
                         Ty::Date,
                         &[
@@ -424,6 +478,10 @@ impl Grammar<'_> {
                             Part::Millisecond,
                             Part::Day,
                         ],
+                    ),
+                    3 => (
+                        Ty::Zoned,
+                        &[Part::Year, Part::Day, Part::Hour, Part::Minute],
                     ),
                     2 => (
                         Ty::Time,
@@ -829,6 +887,32 @@ impl Grammar<'_> {
                 )
             }
             (Ty::Time, 0..=2) => E::new(Op::Part(Part::Time), vec![self.value(Ty::Datetime, d)]),
+            (Ty::Time, 3) => E::new(Op::Part(Part::Time), vec![self.value(Ty::Zoned, d)]),
+            (Ty::Date, 5) => E::new(Op::Part(Part::Date), vec![self.value(Ty::Zoned, d)]),
+            (Ty::Duration, 5) => E::new(
+                Op::Sub,
+                vec![self.value(Ty::Zoned, d), self.value(Ty::Zoned, d)],
+            ),
+            (Ty::Datetime, 6) => E::new(Op::ReplaceTimeZone(None), vec![self.value(Ty::Zoned, d)]),
+            (Ty::Zoned, 0 | 1) => {
+                let op = if self.chance(0.6) { Op::Add } else { Op::Sub };
+                E::new(op, vec![self.value(ty, d), self.value(Ty::Duration, d)])
+            }
+            (Ty::Zoned, 2) => {
+                let zone = self.zone();
+                E::new(Op::ConvertTimeZone(zone), vec![self.value(ty, d)])
+            }
+            (Ty::Zoned, 3) => {
+                let zone = self.zone();
+                E::new(
+                    Op::ReplaceTimeZone(Some(zone)),
+                    vec![self.value(Ty::Datetime, d)],
+                )
+            }
+            (Ty::Zoned, 4) => {
+                let unit = self.unit();
+                E::new(Op::CastTimeUnit(unit), vec![self.value(ty, d)])
+            }
             _ => self.leaf(ty),
         }
     }

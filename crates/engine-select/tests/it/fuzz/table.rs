@@ -27,6 +27,8 @@ pub enum Values {
     Duration(TimeUnit, Vec<Option<i64>>),
     /// Nanoseconds since midnight.
     Time(Vec<Option<i64>>),
+    /// Timestamps (UTC) shown in the time zone named.
+    Zoned(TimeUnit, String, Vec<Option<i64>>),
 }
 
 /// Applies `$body` to the vector inside any [`Values`], rebuilding the same variant.
@@ -49,6 +51,7 @@ macro_rules! map_values {
             Values::Datetime(unit, $v) => Values::Datetime(*unit, $body),
             Values::Duration(unit, $v) => Values::Duration(*unit, $body),
             Values::Time($v) => Values::Time($body),
+            Values::Zoned(unit, zone, $v) => Values::Zoned(*unit, zone.clone(), $body),
         }
     };
 }
@@ -73,6 +76,7 @@ macro_rules! with_values {
             Values::Datetime(_, $v) => $body,
             Values::Duration(_, $v) => $body,
             Values::Time($v) => $body,
+            Values::Zoned(_, _, $v) => $body,
         }
     };
 }
@@ -206,6 +210,7 @@ impl Values {
             Values::Datetime(unit, _) => DataType::Datetime(*unit, None),
             Values::Duration(unit, _) => DataType::Duration(*unit),
             Values::Time(_) => DataType::Time,
+            Values::Zoned(unit, zone, _) => DataType::Datetime(*unit, Some(time_zone(zone))),
         }
     }
 
@@ -230,9 +235,10 @@ impl Values {
                 Column::new(name, v)
             }
             Values::Date(v) => physical(Column::new(name, v)),
-            Values::Datetime(_, v) | Values::Duration(_, v) | Values::Time(v) => {
-                physical(Column::new(name, v))
-            }
+            Values::Datetime(_, v)
+            | Values::Duration(_, v)
+            | Values::Time(v)
+            | Values::Zoned(_, _, v) => physical(Column::new(name, v)),
         }
     }
 
@@ -253,6 +259,13 @@ impl Values {
                 format!("DataType::Duration({})", unit_code(*unit)),
             ),
             Values::Time(v) => cast(vec_code(v), "DataType::Time".into()),
+            Values::Zoned(unit, zone, v) => cast(
+                vec_code(v),
+                format!(
+                    "DataType::Datetime({}, Some(crate::fuzz::table::time_zone({zone:?})))",
+                    unit_code(*unit)
+                ),
+            ),
             other => with_values!(other, v => plain(vec_code(v))),
         }
     }
@@ -388,6 +401,15 @@ const DAYS: &[i32] = &[
 /// How often a column is null.
 const NULL_DENSITIES: &[f64] = &[0.0, 0.0, 0.0, 0.1, 0.3, 0.5, 1.0];
 
+/// The time zones of the fuzzer's zoned timestamps: UTC (whose local time
+/// the device computes) and two others (which keep their instants only).
+pub const ZONES: &[&str] = &["UTC", "UTC", "Europe/Amsterdam", "Asia/Kathmandu"];
+
+/// Polars' time zone named `name` (one of [`ZONES`]).
+pub fn time_zone(name: &str) -> TimeZone {
+    TimeZone::opt_try_new(Some(name)).unwrap().unwrap()
+}
+
 /// The types a random column takes, weighted toward the common ones.
 fn random_dtype(rng: &mut Rng) -> DataType {
     let units = [
@@ -410,6 +432,9 @@ fn random_dtype(rng: &mut Rng) -> DataType {
         14..=17 => DataType::String,
         18..=19 => DataType::Boolean,
         20 => DataType::Date,
+        21 if rng.random_bool(0.3) => {
+            DataType::Datetime(unit, Some(time_zone(ZONES.choose(rng).unwrap())))
+        }
         21 => DataType::Datetime(unit, None),
         22 => DataType::Duration(unit),
         _ => DataType::Time,
@@ -470,7 +495,7 @@ fn day_value(rng: &mut Rng) -> i32 {
     }
 }
 
-fn per_day(unit: TimeUnit) -> i64 {
+pub fn per_day(unit: TimeUnit) -> i64 {
     match unit {
         TimeUnit::Milliseconds => 86_400_000,
         TimeUnit::Microseconds => 86_400_000_000,
@@ -545,26 +570,27 @@ pub fn random_values(rng: &mut Rng, dtype: &DataType, len: usize) -> Values {
                     .collect(),
             )
         }
-        DataType::Datetime(unit, _) => {
+        DataType::Datetime(unit, zone) => {
             let nulls = nullable(rng, len);
             let day = per_day(*unit);
-            Values::Datetime(
-                *unit,
-                nulls
-                    .into_iter()
-                    .map(|null| {
-                        (!null).then(|| {
-                            let days = i64::from(day_value(rng)).clamp(-30_000, 60_000);
-                            let within = match rng.random_range(0..3) {
-                                0 => 0,
-                                1 => rng.random_range(0..day),
-                                _ => rng.random_range(0..24) * (day / 24),
-                            };
-                            days * day + within
-                        })
+            let values = nulls
+                .into_iter()
+                .map(|null| {
+                    (!null).then(|| {
+                        let days = i64::from(day_value(rng)).clamp(-30_000, 60_000);
+                        let within = match rng.random_range(0..3) {
+                            0 => 0,
+                            1 => rng.random_range(0..day),
+                            _ => rng.random_range(0..24) * (day / 24),
+                        };
+                        days * day + within
                     })
-                    .collect(),
-            )
+                })
+                .collect();
+            match zone {
+                Some(zone) => Values::Zoned(*unit, zone.to_string(), values),
+                None => Values::Datetime(*unit, values),
+            }
         }
         DataType::Duration(unit) => {
             let nulls = nullable(rng, len);

@@ -783,3 +783,150 @@ fn times_of_day_match_the_cpu() {
         "cum_max of time is not supported on the GPU",
     );
 }
+
+/// Timestamps in UTC and in Asia/Kathmandu (+05:45) of the same instants,
+/// before and after 1970, with a naive copy and a duration.
+fn zoned_timestamps() -> LazyFrame {
+    let zone = |name: &str| TimeZone::opt_try_new(Some(name)).unwrap().unwrap();
+    let us = [
+        Some(-1i64),
+        Some(1_700_000_123_456_789),
+        None,
+        Some(-86_400_000_001),
+        Some(0),
+        Some(1_700_000_123_456_789),
+        Some(86_399_999_999),
+    ];
+    df!(
+        "k" => [3i64, 1, 2, 1, 3, 5, 2],
+        "utc" => us,
+        "ktm" => us,
+        "naive" => us,
+        "span" => [Some(5i64), Some(-3_600_000_000), Some(7), None, Some(86_400_000_000), Some(0), Some(1)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("utc").cast(DataType::Datetime(TimeUnit::Microseconds, Some(zone("UTC")))),
+        col("ktm").cast(DataType::Datetime(
+            TimeUnit::Microseconds,
+            Some(zone("Asia/Kathmandu")),
+        )),
+        col("naive").cast(DataType::Datetime(TimeUnit::Microseconds, None)),
+        col("span").cast(DataType::Duration(TimeUnit::Microseconds)),
+    ])
+}
+
+#[test]
+fn timestamps_in_time_zones_match_the_cpu() {
+    let frame = zoned_timestamps();
+    let zone = |name: &str| TimeZone::opt_try_new(Some(name)).unwrap().unwrap();
+    let kathmandu = lit(Scalar::new(
+        DataType::Datetime(TimeUnit::Microseconds, Some(zone("Asia/Kathmandu"))),
+        AnyValue::Datetime(0, TimeUnit::Microseconds, None),
+    ));
+    for (name, lf) in [
+        ("zoned timestamps, as they are", frame.clone()),
+        (
+            "sorted by a zoned timestamp",
+            frame.clone().sort(["ktm", "k"], Default::default()),
+        ),
+        (
+            "grouped by zoned timestamps",
+            frame.clone().group_by_stable([col("ktm")]).agg([
+                col("k").sum(),
+                col("utc").max().alias("latest"),
+                col("utc").first().alias("first"),
+            ]),
+        ),
+        (
+            "distinct zoned timestamps",
+            frame
+                .clone()
+                .unique_stable(Some(cols(["utc"])), UniqueKeepStrategy::Last),
+        ),
+        (
+            "joined on zoned timestamps",
+            frame
+                .clone()
+                .join(
+                    frame.clone().select([col("ktm"), col("k").alias("k2")]),
+                    [col("ktm")],
+                    [col("ktm")],
+                    JoinArgs::new(JoinType::Left),
+                )
+                .sort(["k", "k2", "utc"], Default::default()),
+        ),
+        (
+            "filtered by a zoned literal",
+            frame.clone().filter(col("ktm").gt_eq(kathmandu.clone())),
+        ),
+        (
+            "instants: compared, moved by durations, subtracted, converted",
+            frame.clone().select([
+                col("ktm").lt(kathmandu.clone()).alias("before 1970"),
+                (col("ktm") + col("span")).alias("ktm + span"),
+                (col("utc") - col("span")).alias("utc - span"),
+                (col("ktm") - col("ktm").shift(lit(1))).alias("ktm - previous"),
+                col("utc")
+                    .dt()
+                    .convert_time_zone(zone("Asia/Kathmandu"))
+                    .alias("utc in Kathmandu"),
+                col("ktm")
+                    .dt()
+                    .convert_time_zone(zone("UTC"))
+                    .alias("ktm in UTC"),
+                col("ktm")
+                    .dt()
+                    .cast_time_unit(TimeUnit::Milliseconds)
+                    .alias("ktm in ms"),
+                col("ktm")
+                    .cast(DataType::Datetime(TimeUnit::Nanoseconds, Some(zone("UTC"))))
+                    .alias("ktm cast to ns in UTC"),
+                col("ktm").cast(DataType::Int64).alias("ktm as i64"),
+                col("ktm")
+                    .dt()
+                    .timestamp(TimeUnit::Milliseconds)
+                    .alias("timestamp"),
+                col("ktm")
+                    .min()
+                    .over([col("k")])
+                    .unwrap()
+                    .alias("min over k"),
+            ]),
+        ),
+        (
+            "UTC: local time is the instant's",
+            frame.clone().select([
+                col("utc").dt().hour().alias("hour"),
+                col("utc").dt().day().alias("day"),
+                col("utc").dt().year().alias("year"),
+                col("utc").dt().date().alias("date"),
+                col("utc").dt().time().alias("time"),
+                col("naive")
+                    .dt()
+                    .replace_time_zone(Some(zone("UTC")), lit("raise"), NonExistent::Raise)
+                    .alias("naive in UTC"),
+                col("utc")
+                    .dt()
+                    .replace_time_zone(None, lit("raise"), NonExistent::Raise)
+                    .alias("utc made naive"),
+            ]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // Local times of other zones stay with Polars (and its zone database).
+    assert_cpu_answer_with_reason(
+        frame.clone().select([col("ktm").dt().hour()]),
+        "hour of datetime[us, Asia/Kathmandu] is not supported on the GPU",
+    );
+    assert_cpu_answer_with_reason(
+        frame.select([col("naive").dt().replace_time_zone(
+            Some(zone("Asia/Kathmandu")),
+            lit("raise"),
+            NonExistent::Raise,
+        )]),
+        "local times in zones other than UTC are not computed on the GPU",
+    );
+}
