@@ -1,5 +1,6 @@
 //! Device columns and frames, and their conversion from and to Polars.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 pub use gpu_runtime::memory::Values;
@@ -178,7 +179,13 @@ impl DeviceColumn {
     pub fn from_series(series: &Series, ctx: &ExecContext) -> Result<Self, ExecError> {
         let dtype = GpuDtype::from_polars(series.dtype()).map_err(ExecError::Unsupported)?;
         let series = series.rechunk();
-        let physical = series.to_physical_repr();
+        let physical = match dtype {
+            // Codes of every width as u32.
+            GpuDtype::Categorical(_) => {
+                Cow::Owned(series.to_physical_repr().cast(&DataType::UInt32)?)
+            }
+            _ => series.to_physical_repr(),
+        };
         let len = series.len();
         let upload =
             |words: Vec<u32>| DeviceBuffer::from_host(&words, ctx.memory.clone(), &ctx.stream);
@@ -294,6 +301,7 @@ impl DeviceColumn {
             }
             GpuDtype::Duration(unit) => physical.cast(&DataType::Duration(polars_unit(unit)))?,
             GpuDtype::Time => physical.cast(&DataType::Time)?,
+            GpuDtype::Categorical(dictionary) => categorical(&physical, dictionary.dtype())?,
             GpuDtype::ZonedDatetime(unit, zone) => physical.cast(&DataType::Datetime(
                 polars_unit(unit),
                 Some(zone.to_polars()),
@@ -536,6 +544,28 @@ impl DeviceFrame {
             .collect::<Result<_, _>>()?;
         Ok(DataFrame::new(self.height, columns)?)
     }
+}
+
+/// `codes` (u32) as a column of the categorical or enum type `dtype`.
+fn categorical(codes: &Series, dtype: DataType) -> PolarsResult<Series> {
+    let physical = dtype.to_physical();
+    let codes = codes.cast(&physical)?;
+    Ok(match physical {
+        DataType::UInt8 => {
+            CategoricalChunked::<Categorical8Type>::from_cats_and_dtype(codes.u8()?.clone(), dtype)
+                .into_series()
+        }
+        DataType::UInt16 => CategoricalChunked::<Categorical16Type>::from_cats_and_dtype(
+            codes.u16()?.clone(),
+            dtype,
+        )
+        .into_series(),
+        _ => CategoricalChunked::<Categorical32Type>::from_cats_and_dtype(
+            codes.u32()?.clone(),
+            dtype,
+        )
+        .into_series(),
+    })
 }
 
 #[cfg(test)]

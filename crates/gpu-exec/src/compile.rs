@@ -69,6 +69,7 @@ pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
         GpuDtype::UInt64 => ValueType::U64,
         GpuDtype::Float32 => ValueType::F32,
         GpuDtype::Float64 => ValueType::F64,
+        GpuDtype::Categorical(_) => ValueType::U32,
         GpuDtype::String => return None,
     })
 }

@@ -97,6 +97,49 @@ impl fmt::Display for Zone {
     }
 }
 
+/// A categorical or enum type: Polars' dtype (its categories and their
+/// mapping to codes), interned so that [`GpuDtype`] stays `Copy`. The device
+/// holds the codes; equal codes of one dictionary are equal texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Dictionary(u32);
+
+static DICTIONARIES: Mutex<Vec<DataType>> = Mutex::new(Vec::new());
+
+impl Dictionary {
+    /// The dictionary of `dtype`, a categorical or enum type.
+    fn of(dtype: &DataType) -> Dictionary {
+        let mut dictionaries = DICTIONARIES.lock().unwrap_or_else(PoisonError::into_inner);
+        let index = match dictionaries.iter().position(|known| known == dtype) {
+            Some(index) => index,
+            None => {
+                dictionaries.push(dtype.clone());
+                dictionaries.len() - 1
+            }
+        };
+        Dictionary(u32::try_from(index).expect("fewer than 2^32 dictionaries"))
+    }
+
+    /// Polars' categorical or enum type.
+    pub fn dtype(self) -> DataType {
+        let dictionaries = DICTIONARIES.lock().unwrap_or_else(PoisonError::into_inner);
+        dictionaries[self.0 as usize].clone()
+    }
+
+    /// Whether this is an enum (a fixed set of categories) rather than a
+    /// categorical.
+    pub fn is_enum(self) -> bool {
+        matches!(self.dtype(), DataType::Enum(..))
+    }
+
+    /// The code of `text`, if the dictionary holds it (nothing is added).
+    pub fn code(self, text: &str) -> Option<u32> {
+        match self.dtype() {
+            DataType::Categorical(_, mapping) | DataType::Enum(_, mapping) => mapping.get_cat(text),
+            _ => None,
+        }
+    }
+}
+
 /// A column type the GPU engine can hold on the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GpuDtype {
@@ -124,6 +167,10 @@ pub enum GpuDtype {
     /// Time since the Unix epoch (UTC), 64-bit, shown in a time zone: the
     /// functions of local time run only where the zone is UTC.
     ZonedDatetime(TimeUnit, Zone),
+    /// A categorical or enum: codes into a dictionary of texts, as u32 on the
+    /// device whatever Polars' width (compared for equality, grouped and
+    /// joined by code; never ordered on the GPU).
+    Categorical(Dictionary),
 }
 
 impl GpuDtype {
@@ -149,6 +196,9 @@ impl GpuDtype {
             }
             DataType::Duration(unit) => GpuDtype::Duration((*unit).into()),
             DataType::Time => GpuDtype::Time,
+            DataType::Categorical(..) | DataType::Enum(..) => {
+                GpuDtype::Categorical(Dictionary::of(dtype))
+            }
             other => return Err(format!("dtype {other} is not supported on the GPU")),
         })
     }
@@ -218,6 +268,8 @@ impl fmt::Display for GpuDtype {
             GpuDtype::Duration(unit) => write!(f, "duration[{unit}]"),
             GpuDtype::Time => f.write_str("time"),
             GpuDtype::ZonedDatetime(unit, zone) => write!(f, "datetime[{unit}, {zone}]"),
+            GpuDtype::Categorical(dictionary) if dictionary.is_enum() => f.write_str("enum"),
+            GpuDtype::Categorical(_) => f.write_str("cat"),
         }
     }
 }

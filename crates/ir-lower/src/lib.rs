@@ -28,7 +28,7 @@ mod regex;
 use polars_plan::plans::{AExpr, IR};
 use polars_utils::arena::{Arena, Node};
 
-pub use dtype::{GpuDtype, TimeUnit, Zone};
+pub use dtype::{Dictionary, GpuDtype, TimeUnit, Zone};
 pub use expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
     Held, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar, StringOp,

@@ -22,7 +22,7 @@ use polars_plan::plans::{
 };
 use polars_utils::arena::{Arena, Node};
 
-use crate::dtype::{GpuDtype, TimeUnit};
+use crate::dtype::{Dictionary, GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
     Held, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar, StringOp,
@@ -33,6 +33,7 @@ use crate::regex::{RegexDfa, group_spans_match};
 
 mod aggregations;
 mod boolean;
+mod categorical;
 mod functions;
 mod literals;
 mod row_order;
@@ -42,6 +43,7 @@ mod temporal;
 use aggregations::*;
 pub(crate) use aggregations::{KeptRows, filtered_parts};
 use boolean::*;
+use categorical::*;
 use functions::*;
 pub(crate) use literals::is_constant;
 use literals::*;
@@ -194,6 +196,14 @@ impl ExprLowering<'_> {
                         format!("a literal beyond the {planned} Polars plans for the result"),
                     );
                 }
+                let categorical = |side: &GpuExpr| matches!(side.dtype, GpuDtype::Categorical(_));
+                let (left, right) = match categorical(&left) || categorical(&right) {
+                    false => (left, right),
+                    true => match self.categorical_sides(node, op, *left, *right) {
+                        Ok((left, right)) => (Box::new(left), Box::new(right)),
+                        Err(decided) => return decided,
+                    },
+                };
                 if matches!(op, BinaryOp::EqMissing | BinaryOp::NotEqMissing) {
                     return Some(null_aware_equality(
                         *left,

@@ -559,7 +559,21 @@ impl<'a> PlanLowering<'a> {
                 let pick = |flags: &[bool], i: usize| {
                     flags.get(i).or(flags.first()).copied().unwrap_or(false)
                 };
-                let keys = exprs?
+                let exprs = exprs?;
+                if let Some(key) = exprs
+                    .iter()
+                    .find(|key| matches!(key.dtype, GpuDtype::Categorical(_)))
+                {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "sorting by `{key}` ({}) is not supported on the GPU: Polars orders \
+                             categoricals by their texts, enums by code",
+                            key.dtype
+                        ),
+                    );
+                }
+                let keys = exprs
                     .into_iter()
                     .enumerate()
                     .map(|(i, expr)| SortKey {

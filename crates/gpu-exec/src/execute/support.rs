@@ -648,6 +648,7 @@ pub(crate) fn hashable(dtype: GpuDtype) -> bool {
             | GpuDtype::Duration(_)
             | GpuDtype::Time
             | GpuDtype::ZonedDatetime(..)
+            | GpuDtype::Categorical(_)
     )
 }
 
@@ -665,9 +666,10 @@ pub(crate) fn group_key(dtype: GpuDtype) -> bool {
         || matches!(dtype, GpuDtype::Boolean | GpuDtype::Float32)
 }
 
-/// Types the radix sort orders.
+/// Types the radix sort orders (not categoricals: Polars orders them by
+/// their texts, enums by code, neither run on the GPU yet).
 pub(crate) fn sortable(dtype: GpuDtype) -> bool {
-    comparable(dtype) || dtype == GpuDtype::Float32
+    (comparable(dtype) || dtype == GpuDtype::Float32) && !matches!(dtype, GpuDtype::Categorical(_))
 }
 
 pub(crate) fn predicate_supported(expr: &GpuExpr) -> bool {

@@ -145,6 +145,10 @@ impl ExprLowering<'_> {
             op,
             AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last | AggOp::Item { .. }
         );
+        if let (GpuDtype::Categorical(_), AggOp::Min { .. } | AggOp::Max { .. }) = (dtype, &op) {
+            // Polars orders categoricals by their texts, enums by code.
+            return self.refuse(node, format!("{op} of {dtype} is not supported on the GPU"));
+        }
         if dtype == GpuDtype::Time && !picks_a_value {
             // A mean, median or quantile Polars takes of the nanoseconds as
             // floats, truncated back to a time.

@@ -107,7 +107,8 @@ pub(crate) fn held_exactly(value: &Scalar, dtype: GpuDtype) -> Option<Scalar> {
         | (Scalar::Date(_), GpuDtype::Date)
         | (Scalar::Datetime(_), GpuDtype::Datetime(_) | GpuDtype::ZonedDatetime(..))
         | (Scalar::Duration(_), GpuDtype::Duration(_))
-        | (Scalar::Time(_), GpuDtype::Time) => Some(value.clone()),
+        | (Scalar::Time(_), GpuDtype::Time)
+        | (Scalar::UInt(_), GpuDtype::Categorical(_)) => Some(value.clone()),
         _ => None,
     }
 }
@@ -220,6 +221,12 @@ impl ExprLowering<'_> {
                     ClosedInterval::None => Closed::None,
                 };
                 let [input, lower, upper] = self.exactly::<3>(node, inputs)?;
+                if let GpuDtype::Categorical(_) = input.dtype {
+                    return self.refuse(
+                        node,
+                        format!("is_between of {} (ordered by Polars)", input.dtype),
+                    );
+                }
                 let literal = |e: &GpuExpr| matches!(e.kind, ExprKind::Literal(_));
                 if !(literal(&lower) && literal(&upper)) {
                     // Bounds of the rows: the two comparisons, and Kleene's
@@ -280,6 +287,22 @@ impl ExprLowering<'_> {
                     );
                 };
                 let input = input?;
+                if let GpuDtype::Categorical(dictionary) = input.dtype {
+                    // Texts (or the same dictionary's values) by their codes.
+                    let same = list_dtype == input.dtype;
+                    let codes = match list_dtype {
+                        GpuDtype::String => codes_of(dictionary, &values),
+                        _ if same => Some(values.clone()),
+                        _ => None,
+                    };
+                    return match codes {
+                        Some(codes) => Some(membership(*input, &codes, nulls_equal)),
+                        None => self.refuse(
+                            node,
+                            format!("is_in of {} in a list of {list_dtype}", input.dtype),
+                        ),
+                    };
+                }
                 if input.dtype.is_temporal() && list_dtype != input.dtype {
                     return self.refuse(
                         node,

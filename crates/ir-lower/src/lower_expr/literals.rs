@@ -48,7 +48,7 @@ pub(crate) fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar>
         }
         GpuDtype::Duration(_) => Scalar::Duration(value.extract::<i64>()?),
         GpuDtype::Time => Scalar::Time(value.extract::<i64>()?),
-        GpuDtype::Boolean | GpuDtype::String => return None,
+        GpuDtype::Boolean | GpuDtype::String | GpuDtype::Categorical(_) => return None,
     })
 }
 
@@ -72,6 +72,11 @@ pub(crate) fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String
         AnyValue::Datetime(v, _, _) | AnyValue::DatetimeOwned(v, _, _) => Scalar::Datetime(*v),
         AnyValue::Duration(v, _) => Scalar::Duration(*v),
         AnyValue::Time(v) => Scalar::Time(*v),
+        // A category, by its code (its dictionary is the literal's type).
+        AnyValue::Categorical(code, _)
+        | AnyValue::CategoricalOwned(code, _)
+        | AnyValue::Enum(code, _)
+        | AnyValue::EnumOwned(code, _) => Scalar::UInt((*code).into()),
         other => {
             return Err(format!(
                 "a literal of type {} is not supported on the GPU",

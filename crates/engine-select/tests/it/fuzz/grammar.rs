@@ -30,6 +30,8 @@ pub enum Ty {
     Time,
     /// Timestamps in a time zone.
     Zoned,
+    /// Categoricals and enums.
+    Cat,
 }
 
 impl Ty {
@@ -45,6 +47,7 @@ impl Ty {
             DataType::Datetime(_, None) => Ty::Datetime,
             DataType::Duration(_) => Ty::Duration,
             DataType::Time => Ty::Time,
+            DataType::Categorical(..) | DataType::Enum(..) => Ty::Cat,
             _ => return None,
         })
     }
@@ -61,7 +64,7 @@ impl Ty {
     }
 }
 
-const ALL: [Ty; 10] = [
+const ALL: [Ty; 11] = [
     Ty::Bool,
     Ty::Int,
     Ty::UInt,
@@ -72,6 +75,7 @@ const ALL: [Ty; 10] = [
     Ty::Duration,
     Ty::Time,
     Ty::Zoned,
+    Ty::Cat,
 ];
 
 /// Where an expression is drawn.
@@ -227,6 +231,9 @@ impl Grammar<'_> {
                 const HOUR: i64 = 3_600_000_000_000;
                 Lit::Time(self.rng.random_range(0..24) * HOUR + self.rng.random_range(0..3))
             }
+            // A text, which Polars compares with a categorical as its
+            // category (elsewhere casts it, adding it to the categories).
+            Ty::Cat => Lit::Str((*super::table::ENUM_TEXTS.choose(self.rng).unwrap()).into()),
             Ty::Zoned => {
                 let dtype = self.zoned_type();
                 let DataType::Datetime(unit, _) = dtype else {
@@ -332,6 +339,8 @@ impl Grammar<'_> {
             Ty::Duration => (Ty::Int, DataType::Duration(self.unit())),
             // From datetimes only: an integer beyond a day is no time of day.
             Ty::Time => (Ty::Datetime, DataType::Time),
+            // Texts made categories (Polars adds them to the categories).
+            Ty::Cat => (Ty::Str, super::table::categorical()),
             // Another unit (or zone), the instant kept.
             Ty::Zoned => {
                 let DataType::Datetime(_, zone) = self.zoned_type() else {
@@ -389,6 +398,7 @@ impl Grammar<'_> {
             Ty::Bool => self.boolean(d),
             Ty::Str => self.text(d),
             Ty::Date | Ty::Datetime | Ty::Duration | Ty::Time | Ty::Zoned => self.temporal(ty, d),
+            Ty::Cat => self.leaf(ty),
         }
     }
 
@@ -652,7 +662,7 @@ impl Grammar<'_> {
                 E::new(op, vec![self.value(Ty::Float, d)])
             }
             10 | 11 => {
-                let ty = *[Ty::Int, Ty::UInt, Ty::Str, Ty::Float, Ty::Int]
+                let ty = *[Ty::Int, Ty::UInt, Ty::Str, Ty::Float, Ty::Int, Ty::Cat]
                     .choose(self.rng)
                     .unwrap();
                 let nulls_equal = self.chance(0.3);
@@ -717,7 +727,7 @@ impl Grammar<'_> {
         let n = self.rng.random_range(0..5);
         let null = |rng: &mut Rng| rng.random_bool(0.15);
         match ty {
-            Ty::Str => List::Str(
+            Ty::Str | Ty::Cat => List::Str(
                 (0..n)
                     .map(|_| {
                         (!null(self.rng)).then(|| {

@@ -29,6 +29,10 @@ pub enum Values {
     Time(Vec<Option<i64>>),
     /// Timestamps (UTC) shown in the time zone named.
     Zoned(TimeUnit, String, Vec<Option<i64>>),
+    /// Texts as a categorical of the global categories.
+    Categorical(Vec<Option<String>>),
+    /// Texts (of [`ENUM_TEXTS`]) as an enum.
+    Enum(Vec<Option<String>>),
 }
 
 /// Applies `$body` to the vector inside any [`Values`], rebuilding the same variant.
@@ -52,6 +56,8 @@ macro_rules! map_values {
             Values::Duration(unit, $v) => Values::Duration(*unit, $body),
             Values::Time($v) => Values::Time($body),
             Values::Zoned(unit, zone, $v) => Values::Zoned(*unit, zone.clone(), $body),
+            Values::Categorical($v) => Values::Categorical($body),
+            Values::Enum($v) => Values::Enum($body),
         }
     };
 }
@@ -77,6 +83,8 @@ macro_rules! with_values {
             Values::Duration(_, $v) => $body,
             Values::Time($v) => $body,
             Values::Zoned(_, _, $v) => $body,
+            Values::Categorical($v) => $body,
+            Values::Enum($v) => $body,
         }
     };
 }
@@ -211,6 +219,8 @@ impl Values {
             Values::Duration(unit, _) => DataType::Duration(*unit),
             Values::Time(_) => DataType::Time,
             Values::Zoned(unit, zone, _) => DataType::Datetime(*unit, Some(time_zone(zone))),
+            Values::Categorical(_) => categorical(),
+            Values::Enum(_) => enumeration(),
         }
     }
 
@@ -233,6 +243,10 @@ impl Values {
             Values::Str(v) => {
                 let v: Vec<Option<&str>> = v.iter().map(|s| s.as_deref()).collect();
                 Column::new(name, v)
+            }
+            Values::Categorical(v) | Values::Enum(v) => {
+                let v: Vec<Option<&str>> = v.iter().map(|s| s.as_deref()).collect();
+                physical(Column::new(name, v))
             }
             Values::Date(v) => physical(Column::new(name, v)),
             Values::Datetime(_, v)
@@ -259,6 +273,8 @@ impl Values {
                 format!("DataType::Duration({})", unit_code(*unit)),
             ),
             Values::Time(v) => cast(vec_code(v), "DataType::Time".into()),
+            Values::Categorical(v) => cast(vec_code(v), "crate::fuzz::table::categorical()".into()),
+            Values::Enum(v) => cast(vec_code(v), "crate::fuzz::table::enumeration()".into()),
             Values::Zoned(unit, zone, v) => cast(
                 vec_code(v),
                 format!(
@@ -410,6 +426,19 @@ pub fn time_zone(name: &str) -> TimeZone {
     TimeZone::opt_try_new(Some(name)).unwrap().unwrap()
 }
 
+/// The texts of the fuzzer's enum, in the enum's order (not the texts').
+pub const ENUM_TEXTS: &[&str] = &["b", "a", "É", "", "x y"];
+
+/// The global categorical type.
+pub fn categorical() -> DataType {
+    DataType::from_categories(Categories::global())
+}
+
+/// The fuzzer's enum ([`ENUM_TEXTS`]).
+pub fn enumeration() -> DataType {
+    DataType::from_frozen_categories(FrozenCategories::new(ENUM_TEXTS.iter().copied()).unwrap())
+}
+
 /// The types a random column takes, weighted toward the common ones.
 fn random_dtype(rng: &mut Rng) -> DataType {
     let units = [
@@ -429,6 +458,8 @@ fn random_dtype(rng: &mut Rng) -> DataType {
         9 => DataType::UInt64,
         10..=12 => DataType::Float64,
         13 => DataType::Float32,
+        17 if rng.random_bool(0.5) => categorical(),
+        17 if rng.random_bool(0.5) => enumeration(),
         14..=17 => DataType::String,
         18..=19 => DataType::Boolean,
         20 => DataType::Date,
@@ -624,6 +655,23 @@ pub fn random_values(rng: &mut Rng, dtype: &DataType, len: usize) -> Values {
                     })
                     .collect(),
             )
+        }
+        DataType::Categorical(..) | DataType::Enum(..) => {
+            let nulls = nullable(rng, len);
+            let enumeration = matches!(dtype, DataType::Enum(..));
+            let values = nulls
+                .into_iter()
+                .map(|null| {
+                    (!null).then(|| match rng.random_range(0..4) {
+                        0 if !enumeration => text_value(rng),
+                        _ => (*ENUM_TEXTS.choose(rng).unwrap()).into(),
+                    })
+                })
+                .collect();
+            match enumeration {
+                true => Values::Enum(values),
+                false => Values::Categorical(values),
+            }
         }
         other => panic!("no random values of {other}"),
     }

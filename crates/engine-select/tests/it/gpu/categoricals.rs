@@ -1,0 +1,159 @@
+//! Categoricals and enums on the device: equality with texts and values by code, membership, keys of group-bys, distinct rows and joins; their order stays with Polars.
+
+use super::*;
+
+/// A frame with a categorical (the global categories), an enum of the
+/// same texts and a second categorical column, nulls in each.
+fn categorical_frame() -> LazyFrame {
+    let categorical = DataType::from_categories(Categories::global());
+    let enumeration =
+        DataType::from_frozen_categories(FrozenCategories::new(["c", "b", "a", "d"]).unwrap());
+    let mut frame = df!(
+        "k" => [3i64, 1, 2, 1, 3, 5, 2, 4],
+        "s" => [Some("a"), Some("b"), None, Some("a"), Some("c"), Some("b"), Some("d"), None],
+        "e" => [Some("b"), Some("a"), Some("a"), None, Some("c"), Some("b"), Some("d"), Some("a")],
+        "t" => [Some("b"), None, Some("c"), Some("a"), Some("c"), Some("b"), Some("a"), Some("d")],
+    )
+    .unwrap();
+    for (name, dtype) in [
+        ("s", &categorical),
+        ("e", &enumeration),
+        ("t", &categorical),
+    ] {
+        let cast = frame.column(name).unwrap().cast(dtype).unwrap();
+        frame.with_column(cast).unwrap();
+    }
+    frame.lazy()
+}
+
+#[test]
+fn categoricals_and_enums_compare_group_and_join_by_code() {
+    let frame = categorical_frame();
+    let texts = |values: &[Option<&str>]| lit(Series::new("texts".into(), values)).implode(false);
+    for (name, lf) in [
+        ("categoricals and enums, as they are", frame.clone()),
+        (
+            "filtered by a text",
+            frame.clone().filter(col("s").eq(lit("a"))),
+        ),
+        (
+            "filtered by an enum's text",
+            frame.clone().filter(col("e").neq(lit("b"))),
+        ),
+        (
+            "compared with texts, present or not, and with each other",
+            frame.clone().select([
+                col("s").eq(lit("b")).alias("s == b"),
+                col("s").neq(lit("zzz")).alias("s != zzz"),
+                col("s").eq(lit("zzz")).alias("s == zzz"),
+                col("s").eq_missing(lit("zzz")).alias("s eq_missing zzz"),
+                col("s").neq_missing(lit("zzz")).alias("s ne_missing zzz"),
+                col("s").eq_missing(lit("a")).alias("s eq_missing a"),
+                lit("c").eq(col("t")).alias("c == t"),
+                col("s").eq(col("t")).alias("s == t"),
+                col("s").neq_missing(col("t")).alias("s ne_missing t"),
+                col("e").eq(lit("d")).alias("e == d"),
+            ]),
+        ),
+        (
+            "members of lists of texts",
+            frame.clone().select([
+                col("s")
+                    .is_in(texts(&[Some("a"), Some("zzz")]), false)
+                    .alias("s in [a, zzz]"),
+                col("s")
+                    .is_in(texts(&[Some("c"), None]), true)
+                    .alias("s in [c, null], nulls equal"),
+                col("e").is_in(texts(&[Some("b")]), false).alias("e in [b]"),
+                col("s")
+                    .is_in(col("t").implode(false), false)
+                    .alias("s in t"),
+            ]),
+        ),
+        (
+            "chosen, filled and tested for nulls",
+            frame.clone().select([
+                when(col("k").gt(lit(2)))
+                    .then(col("s"))
+                    .otherwise(col("t"))
+                    .alias("when"),
+                col("s").fill_null(col("t")).alias("filled"),
+                coalesce(&[col("s"), col("t")]).alias("coalesced"),
+                col("s").is_null().alias("null"),
+                col("s").shift(lit(1)).alias("shifted"),
+                col("s").is_first_distinct().alias("first distinct"),
+            ]),
+        ),
+        (
+            "grouped by a categorical",
+            frame.clone().group_by_stable([col("s")]).agg([
+                col("k").sum().alias("sum"),
+                col("e").first().alias("first e"),
+                col("t").last().alias("last t"),
+                col("t").n_unique().alias("distinct t"),
+                col("e").count().alias("count e"),
+            ]),
+        ),
+        (
+            "grouped by an enum and a categorical",
+            frame
+                .clone()
+                .group_by_stable([col("e"), col("t")])
+                .agg([col("k").max()]),
+        ),
+        (
+            "distinct categoricals",
+            frame
+                .clone()
+                .unique_stable(Some(cols(["s", "e"])), UniqueKeepStrategy::First),
+        ),
+        (
+            "joined on categoricals of one dictionary",
+            frame.clone().join(
+                frame.clone().select([col("t"), col("k").alias("k2")]),
+                [col("s")],
+                [col("t")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::Left,
+                    ..JoinArgs::new(JoinType::Left)
+                },
+            ),
+        ),
+        (
+            "first and last over groups",
+            frame.clone().select([
+                col("s")
+                    .first()
+                    .over([col("e")])
+                    .unwrap()
+                    .alias("first s per e"),
+                col("s").last().alias("last s"),
+                col("e").n_unique().alias("distinct e"),
+            ]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // Polars orders categoricals by their texts (enums by code), and keeps
+    // their texts: order and texts stay with it.
+    for (lf, reason) in [
+        (
+            frame.clone().sort(["s"], Default::default()),
+            "Polars orders categoricals by their texts, enums by code",
+        ),
+        (
+            frame.clone().select([col("s").min()]),
+            "min of cat is not supported on the GPU",
+        ),
+        (
+            frame.clone().filter(col("e").lt(lit("b"))),
+            "enum < str is not supported on the GPU",
+        ),
+        (
+            frame.clone().select([col("s").cast(DataType::String)]),
+            "casting cat to str is not supported on the GPU",
+        ),
+    ] {
+        assert_cpu_answer_with_reason(lf, reason);
+    }
+}

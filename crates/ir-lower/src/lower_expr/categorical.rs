@@ -1,0 +1,119 @@
+//! Categoricals and enums: equality by code (a text looked up in the dictionary, nothing added), membership, and what stays with Polars (their order, their texts).
+
+use super::*;
+
+/// The categorical side's codes compared with the other side: `Ok` with the
+/// two sides to compare as codes, or `Err` with the lowered answer (or the
+/// refusal) where the comparison is decided here.
+pub(crate) type CodeSides = Result<(GpuExpr, GpuExpr), Lowered>;
+
+impl ExprLowering<'_> {
+    /// `left op right` where either side is a categorical or enum: equality with the same dictionary's values, or
+    /// with a text, which is its code there (a text the dictionary lacks
+    /// equals no value; nulls stay null, as Polars answers). Polars orders
+    /// categoricals by their texts and enums by code: order, arithmetic and
+    /// comparisons with other types stay with it.
+    pub(crate) fn categorical_sides(
+        &mut self,
+        node: Node,
+        op: BinaryOp,
+        left: GpuExpr,
+        right: GpuExpr,
+    ) -> CodeSides {
+        let (dictionary, categorical_left) = match (left.dtype, right.dtype) {
+            (GpuDtype::Categorical(d), _) => (d, true),
+            (_, GpuDtype::Categorical(d)) => (d, false),
+            _ => return Ok((left, right)),
+        };
+        let dtype = GpuDtype::Categorical(dictionary);
+        let equality = matches!(
+            op,
+            BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::EqMissing | BinaryOp::NotEqMissing
+        );
+        if !equality {
+            return Err(self.refuse(
+                node,
+                format!(
+                    "{} {} {} is not supported on the GPU (Polars orders categoricals by \
+                     their texts, enums by code)",
+                    left.dtype,
+                    op.symbol(),
+                    right.dtype
+                ),
+            ));
+        }
+        let (categorical, other) = match categorical_left {
+            true => (left, right),
+            false => (right, left),
+        };
+        let other = match (&other.kind, other.dtype) {
+            (_, d) if d == dtype => other,
+            (ExprKind::Literal(Scalar::Null), _) => GpuExpr::literal(Scalar::Null, dtype),
+            (ExprKind::Literal(Scalar::String(text)), GpuDtype::String) => {
+                match dictionary.code(text) {
+                    Some(code) => GpuExpr::literal(Scalar::UInt(code.into()), dtype),
+                    // Polars raises its error for a text no enum value has.
+                    None if dictionary.is_enum() => {
+                        return Err(
+                            self.refuse(node, format!("{text:?} is not a category of the enum"))
+                        );
+                    }
+                    None => return Err(Some(absent_text(categorical, op))),
+                }
+            }
+            _ => {
+                return Err(self.refuse(
+                    node,
+                    format!(
+                        "comparing {} with {} is not supported on the GPU",
+                        categorical.dtype, other.dtype
+                    ),
+                ));
+            }
+        };
+        Ok(match categorical_left {
+            true => (categorical, other),
+            false => (other, categorical),
+        })
+    }
+}
+
+/// `categorical op text` for a text the dictionary lacks: no value equals
+/// it; `==` and `!=` give null for null values, `eq_missing` and
+/// `ne_missing` never.
+fn absent_text(categorical: GpuExpr, op: BinaryOp) -> GpuExpr {
+    let boolean = GpuDtype::Boolean;
+    let answer = |value: bool| GpuExpr::literal(Scalar::Boolean(value), boolean);
+    let unequal = matches!(op, BinaryOp::NotEq | BinaryOp::NotEqMissing);
+    let for_null = match op {
+        BinaryOp::Eq | BinaryOp::NotEq => GpuExpr::literal(Scalar::Null, boolean),
+        _ => answer(unequal),
+    };
+    GpuExpr {
+        kind: ExprKind::Ternary {
+            predicate: Box::new(categorical.is_null()),
+            truthy: Box::new(for_null),
+            falsy: Box::new(answer(unequal)),
+        },
+        dtype: boolean,
+    }
+}
+
+/// `values`, texts or nulls of an `is_in` list, as the codes of
+/// `dictionary` (texts a categorical's lacks dropped: no value equals them;
+/// `None` for an enum's, where Polars raises its error, or for other values).
+pub(crate) fn codes_of(dictionary: Dictionary, values: &[Scalar]) -> Option<Vec<Scalar>> {
+    let enumeration = dictionary.is_enum();
+    values
+        .iter()
+        .filter_map(|value| match value {
+            Scalar::Null => Some(Some(Scalar::Null)),
+            Scalar::String(text) => match dictionary.code(text) {
+                Some(code) => Some(Some(Scalar::UInt(code.into()))),
+                None if enumeration => Some(None),
+                None => None,
+            },
+            _ => Some(None),
+        })
+        .collect()
+}
