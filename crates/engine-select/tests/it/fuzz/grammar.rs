@@ -112,10 +112,8 @@ const FORMATS: &[&str] = &[
     "%F %T",
 ];
 
-const EVERY: &[&str] = &["1d", "2h", "1mo", "1y", "1w", "15m", "3d", "1q"];
-
 impl Grammar<'_> {
-    fn chance(&mut self, p: f64) -> bool {
+    pub(super) fn chance(&mut self, p: f64) -> bool {
         self.rng.random_bool(p)
     }
 
@@ -138,28 +136,6 @@ impl Grammar<'_> {
             *present.choose(self.rng).unwrap()
         } else {
             *ALL.choose(self.rng).unwrap()
-        }
-    }
-
-    /// The zone of the schema's first zoned timestamps, in their unit (a
-    /// random unit in UTC where there are none): the type of zoned values
-    /// drawn, so that they compare.
-    fn zoned_type(&mut self) -> DataType {
-        let zoned = self.schema.iter().find_map(|(_, dtype)| match dtype {
-            DataType::Datetime(unit, Some(zone)) => Some((*unit, zone.clone())),
-            _ => None,
-        });
-        match zoned {
-            Some((unit, zone)) => DataType::Datetime(unit, Some(zone)),
-            None => DataType::Datetime(self.unit(), Some(super::table::time_zone("UTC"))),
-        }
-    }
-
-    /// The name of the zone of [`Self::zoned_type`].
-    fn zone(&mut self) -> String {
-        match self.zoned_type() {
-            DataType::Datetime(_, Some(zone)) => zone.to_string(),
-            _ => "UTC".into(),
         }
     }
 
@@ -248,18 +224,8 @@ impl Grammar<'_> {
         E::lit(lit)
     }
 
-    fn unit(&mut self) -> TimeUnit {
-        *[
-            TimeUnit::Milliseconds,
-            TimeUnit::Microseconds,
-            TimeUnit::Nanoseconds,
-        ]
-        .choose(self.rng)
-        .unwrap()
-    }
-
     /// A column of class `ty`, or an expression standing for one.
-    fn leaf(&mut self, ty: Ty) -> E {
+    pub(super) fn leaf(&mut self, ty: Ty) -> E {
         let columns = self.columns_of(ty);
         if !columns.is_empty() && self.chance(0.85) {
             return E::col(columns.choose(self.rng).unwrap());
@@ -839,91 +805,6 @@ impl Grammar<'_> {
                 E::new(Op::ToString(f), vec![self.value(from, d)])
             }
             _ => self.leaf(Ty::Str),
-        }
-    }
-
-    fn temporal(&mut self, ty: Ty, d: u32) -> E {
-        match (ty, self.rng.random_range(0..10)) {
-            (Ty::Date | Ty::Datetime, 0 | 1) => {
-                let op = if self.chance(0.6) { Op::Add } else { Op::Sub };
-                E::new(op, vec![self.value(ty, d), self.value(Ty::Duration, d)])
-            }
-            (Ty::Date | Ty::Datetime, 2) => {
-                let every = (*EVERY.choose(self.rng).unwrap()).into();
-                let op = if self.chance(0.6) {
-                    Op::Truncate(every)
-                } else {
-                    Op::RoundTime(every)
-                };
-                E::new(op, vec![self.value(ty, d)])
-            }
-            (Ty::Date, 3) => {
-                let f = self.chance(0.6).then(|| {
-                    (*["%Y-%m-%d", "%d.%m.%Y", "%Y%m%d"].choose(self.rng).unwrap()).into()
-                });
-                E::new(Op::ToDate(f), vec![self.value(Ty::Str, d)])
-            }
-            (Ty::Date, 4) => E::new(Op::Part(Part::Date), vec![self.value(Ty::Datetime, d)]),
-            (Ty::Datetime, 3) => {
-                let f = (*["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"]
-                    .choose(self.rng)
-                    .unwrap())
-                .into();
-                let unit = self.unit();
-                E::new(Op::ToDatetime(f, unit), vec![self.value(Ty::Str, d)])
-            }
-            (Ty::Datetime | Ty::Duration, 4) => {
-                let unit = self.unit();
-                E::new(Op::CastTimeUnit(unit), vec![self.value(ty, d)])
-            }
-            (Ty::Duration, 0 | 1) => {
-                let from = *[Ty::Date, Ty::Datetime].choose(self.rng).unwrap();
-                E::new(Op::Sub, vec![self.value(from, d), self.value(from, d)])
-            }
-            (Ty::Duration, 2) => {
-                let op = if self.chance(0.5) { Op::Add } else { Op::Sub };
-                E::new(op, vec![self.value(ty, d), self.value(ty, d)])
-            }
-            (Ty::Duration, 3) => E::new(
-                Op::Sub,
-                vec![self.value(Ty::Time, d), self.value(Ty::Time, d)],
-            ),
-            (Ty::Datetime, 5) => {
-                let from = *[Ty::Date, Ty::Datetime].choose(self.rng).unwrap();
-                let unit = self.unit();
-                E::new(
-                    Op::Combine(unit),
-                    vec![self.value(from, d), self.value(Ty::Time, d)],
-                )
-            }
-            (Ty::Time, 0..=2) => E::new(Op::Part(Part::Time), vec![self.value(Ty::Datetime, d)]),
-            (Ty::Time, 3) => E::new(Op::Part(Part::Time), vec![self.value(Ty::Zoned, d)]),
-            (Ty::Date, 5) => E::new(Op::Part(Part::Date), vec![self.value(Ty::Zoned, d)]),
-            (Ty::Duration, 5) => E::new(
-                Op::Sub,
-                vec![self.value(Ty::Zoned, d), self.value(Ty::Zoned, d)],
-            ),
-            (Ty::Datetime, 6) => E::new(Op::ReplaceTimeZone(None), vec![self.value(Ty::Zoned, d)]),
-            (Ty::Zoned, 0 | 1) => {
-                let op = if self.chance(0.6) { Op::Add } else { Op::Sub };
-                E::new(op, vec![self.value(ty, d), self.value(Ty::Duration, d)])
-            }
-            (Ty::Zoned, 2) => {
-                let zone = self.zone();
-                E::new(Op::ConvertTimeZone(zone), vec![self.value(ty, d)])
-            }
-            (Ty::Zoned, 3) => {
-                let zone = self.zone();
-                E::new(
-                    Op::ReplaceTimeZone(Some(zone)),
-                    vec![self.value(Ty::Datetime, d)],
-                )
-            }
-            (Ty::Zoned, 4) => {
-                let unit = self.unit();
-                E::new(Op::CastTimeUnit(unit), vec![self.value(ty, d)])
-            }
-            _ => self.leaf(ty),
         }
     }
 

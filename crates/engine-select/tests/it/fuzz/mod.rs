@@ -25,6 +25,7 @@ mod queries;
 mod regressions;
 mod shrink;
 mod table;
+mod temporal;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
