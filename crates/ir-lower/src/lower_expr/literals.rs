@@ -154,6 +154,18 @@ impl ExprLowering<'_> {
         let (Some(dtype), Some(polars_dtype)) = (dtype, self.polars_dtype(node)) else {
             return Some(None);
         };
+        // Polars' plan and its engine disagree on the type (dynamic integers
+        // that the plan types by the first and the engine widens by the
+        // second): the query's answer is the engine's, in its type.
+        if !column.dtype().is_null() && column.dtype() != &polars_dtype {
+            return Some(self.refuse(
+                node,
+                format!(
+                    "a constant Polars plans as {dtype} and computes as {}",
+                    column.dtype()
+                ),
+            ));
+        }
         // Strictly: a value that does not fit the planned type (a dynamic
         // integer Polars computes wider) is no null; Polars raises on it
         // where it casts it, as `clip` does its bounds.

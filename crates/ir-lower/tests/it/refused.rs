@@ -23,10 +23,16 @@ fn unsupported_dtypes_are_named() {
     expect![[r#"
         refused: col("id").list.concat([col("id")]): function list.concat is not supported on the GPU
     "#]].assert_eq(&explain(lists));
+    let decimal = orders().select([col("amount").cast(DataType::Decimal(10, 2))]);
+    expect![[r#"
+        refused: col("amount").cast(Decimal(10, 2)): dtype decimal[10,2] is not supported on the GPU
+    "#]]
+    .assert_eq(&explain(decimal));
+    // Categoricals run; a text made a category (added to the categories) does not.
     let categorical =
         orders().select([col("status").cast(DataType::from_categories(Categories::global()))]);
     expect![[r#"
-        refused: col("status").cast(Categorical): dtype cat is not supported on the GPU
+        refused: col("status").cast(Categorical): casting str to cat is not supported on the GPU
     "#]]
     .assert_eq(&explain(categorical));
 }
@@ -77,15 +83,15 @@ fn group_by_without_aggregation_gives_lists_and_is_refused() {
 
 #[test]
 fn unsupported_scan_columns_are_refused_at_the_scan() {
-    let kinds = Series::new("kind".into(), ["a", "b"])
-        .cast(&DataType::from_categories(Categories::global()))
+    let kinds = Series::new("kind".into(), [1.5f64, 2.25])
+        .cast(&DataType::Decimal(10, 2))
         .unwrap();
     let lf = DataFrame::new(2, vec![kinds.into()])
         .unwrap()
         .lazy()
         .filter(col("kind").is_not_null());
     expect![[r#"
-        refused: DF ["kind"]; PROJECT */1 COLUMNS: column "kind": dtype cat is not supported on the GPU
+        refused: DF ["kind"]; PROJECT */1 COLUMNS: column "kind": dtype decimal[10,2] is not supported on the GPU
     "#]].assert_eq(&explain(lf));
 }
 

@@ -73,6 +73,19 @@ fn computed_constants_beyond_their_planned_type_are_refused() {
     );
 }
 
+/// A constant of dynamic integers that Polars' plan types as i32 (the
+/// first literal fits it) and its engine computes as i64 (the second does
+/// not): the folded constant took the plan's type. Found by the fuzzer
+/// (seed 33006, case 33).
+#[test]
+fn constants_polars_computes_in_another_type_than_planned_are_refused() {
+    let df = df!("e" => [None::<f64>]).unwrap().lazy();
+    assert_same_as_cpu(
+        df.select([(lit(5i64) / (-lit(i64::MAX))).alias("x1")]),
+        ORDERED,
+    );
+}
+
 /// An integer division of literals by zero (Polars' literal arithmetic
 /// panics on it; its engine gives null).
 #[test]
