@@ -4,7 +4,6 @@ use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
 use polars_core::prelude::{DataType, TimeUnit as PolarsTimeUnit, TimeZone};
-use polars_utils::pl_str::PlSmallStr;
 
 /// The unit of a `Datetime` or `Duration`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -48,52 +47,63 @@ impl fmt::Display for TimeUnit {
     }
 }
 
-/// A time zone, by name (`UTC`, `Europe/Amsterdam`, `+01:00`), interned so
-/// that [`GpuDtype`] stays `Copy`: the names met in a process are kept for
-/// its life (a few per process).
+/// Values kept for the process's life, each named by its place: how a
+/// [`GpuDtype`] holds what is not `Copy` (a time zone, a categorical type;
+/// a process meets a few).
+struct Interned<T>(Mutex<Vec<T>>);
+
+impl<T: Clone + PartialEq> Interned<T> {
+    const fn new() -> Self {
+        Interned(Mutex::new(Vec::new()))
+    }
+
+    /// The place of `value`, kept there if it is new.
+    fn place(&self, value: &T) -> u32 {
+        let mut values = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let index = match values.iter().position(|known| known == value) {
+            Some(index) => index,
+            None => {
+                values.push(value.clone());
+                values.len() - 1
+            }
+        };
+        u32::try_from(index).expect("fewer than 2^32 interned values")
+    }
+
+    /// The value at `place`.
+    fn get(&self, place: u32) -> T {
+        let values = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        values[place as usize].clone()
+    }
+}
+
+/// A time zone (`UTC`, `Europe/Amsterdam`, `+01:00`), interned so that
+/// [`GpuDtype`] stays `Copy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Zone(u32);
 
-static ZONES: Mutex<Vec<PlSmallStr>> = Mutex::new(Vec::new());
+static ZONES: Interned<TimeZone> = Interned::new();
 
 impl Zone {
-    /// The zone named `name`.
-    pub fn of(name: &str) -> Zone {
-        let mut zones = ZONES.lock().unwrap_or_else(PoisonError::into_inner);
-        let index = match zones.iter().position(|zone| zone == name) {
-            Some(index) => index,
-            None => {
-                zones.push(name.into());
-                zones.len() - 1
-            }
-        };
-        Zone(u32::try_from(index).expect("fewer than 2^32 time zones"))
-    }
-
-    /// The zone's name.
-    pub fn name(self) -> PlSmallStr {
-        let zones = ZONES.lock().unwrap_or_else(PoisonError::into_inner);
-        zones[self.0 as usize].clone()
+    /// Polars' time zone `zone`.
+    pub fn of(zone: &TimeZone) -> Zone {
+        Zone(ZONES.place(zone))
     }
 
     /// Whether this is UTC, where local time is the time since the epoch.
     pub fn is_utc(self) -> bool {
-        self.name() == "UTC"
+        self.to_polars() == TimeZone::UTC
     }
 
-    /// Polars' time zone of this name.
+    /// Polars' time zone.
     pub fn to_polars(self) -> TimeZone {
-        // Names come from Polars' own dtypes, validated when made.
-        TimeZone::opt_try_new(Some(self.name()))
-            .ok()
-            .flatten()
-            .unwrap_or(TimeZone::UTC)
+        ZONES.get(self.0)
     }
 }
 
 impl fmt::Display for Zone {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name())
+        f.write_str(self.to_polars().as_str())
     }
 }
 
@@ -103,26 +113,17 @@ impl fmt::Display for Zone {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Dictionary(u32);
 
-static DICTIONARIES: Mutex<Vec<DataType>> = Mutex::new(Vec::new());
+static DICTIONARIES: Interned<DataType> = Interned::new();
 
 impl Dictionary {
     /// The dictionary of `dtype`, a categorical or enum type.
     fn of(dtype: &DataType) -> Dictionary {
-        let mut dictionaries = DICTIONARIES.lock().unwrap_or_else(PoisonError::into_inner);
-        let index = match dictionaries.iter().position(|known| known == dtype) {
-            Some(index) => index,
-            None => {
-                dictionaries.push(dtype.clone());
-                dictionaries.len() - 1
-            }
-        };
-        Dictionary(u32::try_from(index).expect("fewer than 2^32 dictionaries"))
+        Dictionary(DICTIONARIES.place(dtype))
     }
 
     /// Polars' categorical or enum type.
     pub fn dtype(self) -> DataType {
-        let dictionaries = DICTIONARIES.lock().unwrap_or_else(PoisonError::into_inner);
-        dictionaries[self.0 as usize].clone()
+        DICTIONARIES.get(self.0)
     }
 
     /// Whether this is an enum (a fixed set of categories) rather than a
@@ -192,7 +193,7 @@ impl GpuDtype {
             DataType::Date => GpuDtype::Date,
             DataType::Datetime(unit, None) => GpuDtype::Datetime((*unit).into()),
             DataType::Datetime(unit, Some(zone)) => {
-                GpuDtype::ZonedDatetime((*unit).into(), Zone::of(zone.as_str()))
+                GpuDtype::ZonedDatetime((*unit).into(), Zone::of(zone))
             }
             DataType::Duration(unit) => GpuDtype::Duration((*unit).into()),
             DataType::Time => GpuDtype::Time,

@@ -43,6 +43,7 @@ mod temporal;
 use aggregations::*;
 pub(crate) use aggregations::{KeptRows, filtered_parts};
 use boolean::*;
+pub(crate) use categorical::CATEGORICAL_ORDER;
 use categorical::*;
 use functions::*;
 pub(crate) use literals::is_constant;
@@ -235,6 +236,8 @@ impl ExprLowering<'_> {
                         | BinaryOp::Gt
                         | BinaryOp::GtEq
                 );
+                // Times subtract (above); Polars adds, multiplies or divides
+                // none.
                 if arithmetic && (left.dtype == GpuDtype::Time || right.dtype == GpuDtype::Time) {
                     return self.refuse(
                         node,

@@ -13,7 +13,8 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::GpuDtype;
 use crate::expr::{BinaryOp, ExprKind, GpuExpr, NamedExpr};
 use crate::lower_expr::{
-    ExprLowering, KeptRows, filtered_parts, is_constant, per_group_sort_of_reordered,
+    CATEGORICAL_ORDER, ExprLowering, KeptRows, filtered_parts, is_constant,
+    per_group_sort_of_reordered,
 };
 use crate::plan::{
     FileFormat, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode, SortKey,
@@ -562,13 +563,13 @@ impl<'a> PlanLowering<'a> {
                 let exprs = exprs?;
                 if let Some(key) = exprs
                     .iter()
-                    .find(|key| matches!(key.dtype, GpuDtype::Categorical(_)))
+                    .find(|key| matches!(key.dtype, GpuDtype::Categorical(d) if !d.is_enum()))
                 {
                     return self.refuse(
                         node,
                         format!(
-                            "sorting by `{key}` ({}) is not supported on the GPU: Polars orders \
-                             categoricals by their texts, enums by code",
+                            "sorting by `{key}` ({}) is not supported on the GPU \
+                             ({CATEGORICAL_ORDER})",
                             key.dtype
                         ),
                     );

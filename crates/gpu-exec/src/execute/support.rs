@@ -666,10 +666,13 @@ pub(crate) fn group_key(dtype: GpuDtype) -> bool {
         || matches!(dtype, GpuDtype::Boolean | GpuDtype::Float32)
 }
 
-/// Types the radix sort orders (not categoricals: Polars orders them by
-/// their texts, enums by code, neither run on the GPU yet).
+/// Types the radix sort orders (enums by code, as Polars orders them; not
+/// categoricals, which Polars orders by their texts).
 pub(crate) fn sortable(dtype: GpuDtype) -> bool {
-    (comparable(dtype) || dtype == GpuDtype::Float32) && !matches!(dtype, GpuDtype::Categorical(_))
+    match dtype {
+        GpuDtype::Categorical(dictionary) => dictionary.is_enum(),
+        _ => comparable(dtype) || dtype == GpuDtype::Float32,
+    }
 }
 
 pub(crate) fn predicate_supported(expr: &GpuExpr) -> bool {

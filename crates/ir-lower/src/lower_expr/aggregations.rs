@@ -145,9 +145,13 @@ impl ExprLowering<'_> {
             op,
             AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last | AggOp::Item { .. }
         );
-        if let (GpuDtype::Categorical(_), AggOp::Min { .. } | AggOp::Max { .. }) = (dtype, &op) {
-            // Polars orders categoricals by their texts, enums by code.
-            return self.refuse(node, format!("{op} of {dtype} is not supported on the GPU"));
+        if let (GpuDtype::Categorical(d), AggOp::Min { .. } | AggOp::Max { .. }) = (dtype, &op)
+            && !d.is_enum()
+        {
+            return self.refuse(
+                node,
+                format!("{op} of {dtype} is not supported on the GPU ({CATEGORICAL_ORDER})"),
+            );
         }
         if dtype == GpuDtype::Time && !picks_a_value {
             // A mean, median or quantile Polars takes of the nanoseconds as

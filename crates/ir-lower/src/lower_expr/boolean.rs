@@ -224,7 +224,10 @@ impl ExprLowering<'_> {
                 if let GpuDtype::Categorical(_) = input.dtype {
                     return self.refuse(
                         node,
-                        format!("is_between of {} (ordered by Polars)", input.dtype),
+                        format!(
+                            "is_between of {} is not supported on the GPU ({CATEGORICAL_ORDER})",
+                            input.dtype
+                        ),
                     );
                 }
                 let literal = |e: &GpuExpr| matches!(e.kind, ExprKind::Literal(_));

@@ -2,17 +2,23 @@
 
 use super::*;
 
+/// Why the order of categoricals stays with Polars (sorts, extremes,
+/// comparisons of order).
+pub(crate) const CATEGORICAL_ORDER: &str =
+    "Polars orders categoricals by their texts, enums by code";
+
 /// The categorical side's codes compared with the other side: `Ok` with the
 /// two sides to compare as codes, or `Err` with the lowered answer (or the
 /// refusal) where the comparison is decided here.
 pub(crate) type CodeSides = Result<(GpuExpr, GpuExpr), Lowered>;
 
 impl ExprLowering<'_> {
-    /// `left op right` where either side is a categorical or enum: equality with the same dictionary's values, or
-    /// with a text, which is its code there (a text the dictionary lacks
-    /// equals no value; nulls stay null, as Polars answers). Polars orders
-    /// categoricals by their texts and enums by code: order, arithmetic and
-    /// comparisons with other types stay with it.
+    /// `left op right` where either side is a categorical or enum: equality
+    /// (and an enum's order) with the same dictionary's values, or with a
+    /// text, which is its code there (a text a categorical lacks equals no
+    /// value, nulls staying null, as Polars answers; one an enum lacks goes
+    /// to Polars, which raises). Polars orders categoricals by their texts:
+    /// their order, arithmetic and comparisons with other types stay with it.
     pub(crate) fn categorical_sides(
         &mut self,
         node: Node,
@@ -30,12 +36,16 @@ impl ExprLowering<'_> {
             op,
             BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::EqMissing | BinaryOp::NotEqMissing
         );
-        if !equality {
+        let order = matches!(
+            op,
+            BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq
+        );
+        // An enum's order is its codes'.
+        if !(equality || order && dictionary.is_enum()) {
             return Err(self.refuse(
                 node,
                 format!(
-                    "{} {} {} is not supported on the GPU (Polars orders categoricals by \
-                     their texts, enums by code)",
+                    "{} {} {} is not supported on the GPU ({CATEGORICAL_ORDER})",
                     left.dtype,
                     op.symbol(),
                     right.dtype

@@ -1,4 +1,4 @@
-//! Categoricals and enums on the device: equality with texts and values by code, membership, keys of group-bys, distinct rows and joins; their order stays with Polars.
+//! Categoricals and enums on the device: equality with texts and values by code, membership, keys of group-bys, distinct rows and joins, an enum's order (its codes'); a categorical's order (its texts') stays with Polars.
 
 use super::*;
 
@@ -120,6 +120,32 @@ fn categoricals_and_enums_compare_group_and_join_by_code() {
             ),
         ),
         (
+            "sorted by an enum (its categories' order), descending, nulls last",
+            frame.clone().sort(
+                ["e", "k"],
+                SortMultipleOptions::default()
+                    .with_order_descending_multi([true, false])
+                    .with_nulls_last(true),
+            ),
+        ),
+        (
+            "an enum's order: comparisons, extremes",
+            frame.clone().select([
+                col("e").lt(lit("a")).alias("e < a"),
+                col("e").gt_eq(lit("b")).alias("e >= b"),
+                lit("d").gt(col("e")).alias("d > e"),
+                col("e").min().alias("min e"),
+                col("e").max().alias("max e"),
+            ]),
+        ),
+        (
+            "an enum's extremes per group",
+            frame
+                .clone()
+                .group_by_stable([col("s")])
+                .agg([col("e").min().alias("min"), col("e").max().alias("max")]),
+        ),
+        (
             "first and last over groups",
             frame.clone().select([
                 col("s")
@@ -143,11 +169,11 @@ fn categoricals_and_enums_compare_group_and_join_by_code() {
         ),
         (
             frame.clone().select([col("s").min()]),
-            "min of cat is not supported on the GPU",
+            "min of cat is not supported on the GPU (Polars orders categoricals by their texts, enums by code)",
         ),
         (
-            frame.clone().filter(col("e").lt(lit("b"))),
-            "enum < str is not supported on the GPU",
+            frame.clone().filter(col("s").lt(lit("b"))),
+            "cat < str is not supported on the GPU",
         ),
         (
             frame.clone().select([col("s").cast(DataType::String)]),
@@ -156,4 +182,6 @@ fn categoricals_and_enums_compare_group_and_join_by_code() {
     ] {
         assert_cpu_answer_with_reason(lf, reason);
     }
+    // A text no enum value has: Polars raises, and so does the engine.
+    assert_cpu_error(frame.filter(col("e").lt(lit("zzz"))));
 }
