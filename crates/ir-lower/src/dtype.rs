@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
-use polars_core::prelude::{DataType, TimeUnit as PolarsTimeUnit, TimeZone};
+use polars_core::prelude::{DataType, NamedFrom, Series, TimeUnit as PolarsTimeUnit, TimeZone};
 
 /// The unit of a `Datetime` or `Duration`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -130,6 +130,25 @@ impl Dictionary {
     /// categorical.
     pub fn is_enum(self) -> bool {
         matches!(self.dtype(), DataType::Enum(..))
+    }
+
+    /// A column named `name` of the dictionary's texts, in code order (null
+    /// for a code that names none).
+    pub fn texts(self, name: &str) -> Series {
+        match self.dtype() {
+            DataType::Categorical(_, mapping) | DataType::Enum(_, mapping) => {
+                let codes = 0..mapping.num_cats_upper_bound();
+                let texts: Vec<Option<&str>> = codes
+                    .map(|code| {
+                        u32::try_from(code)
+                            .ok()
+                            .and_then(|code| mapping.cat_to_str(code))
+                    })
+                    .collect();
+                Series::new(name.into(), texts)
+            }
+            _ => Series::new_empty(name.into(), &DataType::String),
+        }
     }
 
     /// The code of `text`, if the dictionary holds it (nothing is added).

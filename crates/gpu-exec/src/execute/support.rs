@@ -458,7 +458,10 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             if input.dtype.is_numeric()
                 || matches!(
                     input.dtype,
-                    GpuDtype::Boolean | GpuDtype::Date | GpuDtype::Datetime(_)
+                    GpuDtype::Boolean
+                        | GpuDtype::Date
+                        | GpuDtype::Datetime(_)
+                        | GpuDtype::Categorical(_)
                 ) =>
         {
             evaluable(input)

@@ -290,6 +290,7 @@ impl Grammar<'_> {
                     Ty::Datetime,
                     Ty::Bool,
                     Ty::UInt,
+                    Ty::Cat,
                 ]
                 .choose(self.rng)
                 .unwrap(),

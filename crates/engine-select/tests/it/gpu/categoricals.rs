@@ -1,11 +1,16 @@
-//! Categoricals and enums on the device: equality with texts and values by code, membership, keys of group-bys, distinct rows and joins, an enum's order (its codes'); a categorical's order (its texts') stays with Polars.
+//! Categoricals and enums on the device: equality with texts and values by code, membership, keys of group-bys, distinct rows and joins, an enum's order (its codes'), their texts; a categorical's order (its texts') and texts made categories stay with Polars.
 
 use super::*;
+
+/// The global categorical type.
+fn categorical_type() -> DataType {
+    DataType::from_categories(Categories::global())
+}
 
 /// A frame with a categorical (the global categories), an enum of the
 /// same texts and a second categorical column, nulls in each.
 fn categorical_frame() -> LazyFrame {
-    let categorical = DataType::from_categories(Categories::global());
+    let categorical = categorical_type();
     let enumeration =
         DataType::from_frozen_categories(FrozenCategories::new(["c", "b", "a", "d"]).unwrap());
     let mut frame = df!(
@@ -146,6 +151,25 @@ fn categoricals_and_enums_compare_group_and_join_by_code() {
                 .agg([col("e").min().alias("min"), col("e").max().alias("max")]),
         ),
         (
+            "categoricals and enums as text, per row and per group",
+            frame.clone().select([
+                col("s").cast(DataType::String).alias("s as text"),
+                col("e").cast(DataType::String).alias("e as text"),
+                (col("t").cast(DataType::String) + lit("!")).alias("t as text!"),
+                col("s")
+                    .cast(DataType::String)
+                    .str()
+                    .len_bytes()
+                    .alias("length"),
+                col("e")
+                    .cast(DataType::String)
+                    .first()
+                    .over([col("t")])
+                    .unwrap()
+                    .alias("first e per t"),
+            ]),
+        ),
+        (
             "first and last over groups",
             frame.clone().select([
                 col("s")
@@ -176,8 +200,10 @@ fn categoricals_and_enums_compare_group_and_join_by_code() {
             "cat < str is not supported on the GPU",
         ),
         (
-            frame.clone().select([col("s").cast(DataType::String)]),
-            "casting cat to str is not supported on the GPU",
+            frame
+                .clone()
+                .select([col("k").cast(DataType::String).cast(categorical_type())]),
+            "casting str to cat is not supported on the GPU",
         ),
     ] {
         assert_cpu_answer_with_reason(lf, reason);

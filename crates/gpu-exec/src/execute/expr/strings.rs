@@ -373,6 +373,25 @@ impl Executor<'_> {
         if let Some(format) = FormatPart::iso(input.dtype, false) {
             return self.formatted(frame, input, &format, name, groups);
         }
+        if let GpuDtype::Categorical(dictionary) = input.dtype {
+            // The dictionary's texts, gathered by code (a null's index -1
+            // gathers null).
+            let int64 = GpuDtype::Int64;
+            let index = GpuExpr {
+                kind: ExprKind::Ternary {
+                    predicate: Box::new(input.clone().is_null()),
+                    truthy: Box::new(GpuExpr::literal(Scalar::Int(-1), int64)),
+                    falsy: Box::new(cast_to(input, int64)),
+                },
+                dtype: int64,
+            };
+            let indices = self.evaluate_in_groups(frame, &index, name, groups)?;
+            let Values::I64(indices) = indices.values() else {
+                return Err(ExecError::Unsupported(format!("`{input}` as codes")));
+            };
+            let texts = DeviceColumn::from_series(&dictionary.texts(name), self.ctx)?;
+            return self.gather_column(&texts, indices);
+        }
         if input.dtype.is_float() {
             let column = self.evaluate_in_groups(frame, input, name, groups)?;
             let strings = match column.values() {
