@@ -212,6 +212,26 @@ impl ExprLowering<'_> {
                         op == BinaryOp::EqMissing,
                     ));
                 }
+                // Timestamps of two zones (or of a zone and none): Polars
+                // raises.
+                let zone_of = |dtype| match dtype {
+                    GpuDtype::ZonedDatetime(_, zone) => Some(Some(zone)),
+                    GpuDtype::Datetime(_) => Some(None),
+                    _ => None,
+                };
+                if let (Some(a), Some(b)) = (zone_of(left.dtype), zone_of(right.dtype))
+                    && a != b
+                {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "{} {} {}: timestamps of different time zones",
+                            left.dtype,
+                            op.symbol(),
+                            right.dtype
+                        ),
+                    );
+                }
                 // Timestamps in a time zone add, subtract and compare as
                 // their instants (UTC timestamps), the zone kept.
                 let zoned = [left.dtype, right.dtype, planned]

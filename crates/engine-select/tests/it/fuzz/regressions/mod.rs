@@ -10,6 +10,7 @@ mod constants;
 mod floats;
 mod mixed_plans;
 mod per_group;
+mod types;
 
 const ORDERED: Compare = Compare {
     ordered: true,

@@ -1,0 +1,56 @@
+//! Wrong answers the fuzzer found in the newer column types (times of day, time zones, categoricals): each a test that failed before its fix.
+
+use polars::prelude::*;
+
+use super::*;
+use crate::fuzz::table::{enumeration, time_zone};
+
+/// An enum shifted and filled with a text: the device filled with null
+/// (the text was no value of its type there); Polars fills with the
+/// category, by a column of the shift's length, which gives more rows than
+/// the frame's where the shift passes its end (its own answer): left to
+/// Polars. Found by the fuzzer (seed 36010, case 485).
+#[test]
+fn categoricals_shifted_and_filled_by_a_constant_are_polars_own() {
+    let texts = |values: &[Option<&str>]| {
+        DataFrame::new(
+            values.len(),
+            vec![
+                Column::new("c".into(), values)
+                    .cast(&enumeration())
+                    .unwrap(),
+            ],
+        )
+        .unwrap()
+        .lazy()
+    };
+    for (frame, n) in [
+        (texts(&[Some("b"), None, Some("a")]), 1i64),
+        (texts(&[Some("b")]), 2),
+    ] {
+        assert_same_as_cpu(
+            frame.select([col("c").shift_and_fill(lit(n), lit("x y")).alias("x1")]),
+            ORDERED,
+        );
+    }
+}
+
+/// Timestamps of two time zones compared: Polars raises; the device
+/// compared their instants. Found by the fuzzer (seed 36020, case 442).
+#[test]
+fn timestamps_of_two_zones_compared_raise_as_polars_does() {
+    let zoned = |zone: &str| DataType::Datetime(TimeUnit::Microseconds, Some(time_zone(zone)));
+    let t0 = DataFrame::new(
+        1,
+        vec![
+            Column::new("d".into(), [Some(-23_940_695_800_083i64)])
+                .cast(&zoned("Europe/Amsterdam"))
+                .unwrap(),
+        ],
+    )
+    .unwrap();
+    let lf = t0
+        .lazy()
+        .filter(col("d").gt_eq(lit(1_409_360_400_000_000i64).cast(zoned("UTC"))));
+    assert_same_as_cpu(lf, ORDERED);
+}
