@@ -1,4 +1,4 @@
-//! Categoricals and enums: equality by code (a text looked up in the dictionary, nothing added), membership, and what stays with Polars (their order, their texts).
+//! Categoricals and enums: equality (and an enum's order) by code, a text looked up in the dictionary with nothing added; membership; what stays with Polars (a categorical's order, texts made categories).
 
 use super::*;
 
