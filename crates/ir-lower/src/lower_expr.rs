@@ -43,8 +43,8 @@ mod temporal;
 use aggregations::*;
 pub(crate) use aggregations::{KeptRows, filtered_parts};
 use boolean::*;
-pub(crate) use categorical::CATEGORICAL_ORDER;
 use categorical::*;
+pub(crate) use categorical::{CATEGORICAL_ORDER, ordered_by_texts};
 use functions::*;
 pub(crate) use literals::is_constant;
 use literals::*;
@@ -451,6 +451,11 @@ impl ExprLowering<'_> {
                     Some(order) => Some(order?),
                     None => None,
                 };
+                if let Some(order) = &order_by
+                    && let Some(refused) = self.order_by_texts(node, &[&order.key])
+                {
+                    return refused;
+                }
                 let function = function?;
                 if let Some(sort) = function.sort_of_reordered() {
                     return self.refuse(node, per_group_sort_of_reordered(&sort));

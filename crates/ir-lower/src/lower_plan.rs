@@ -13,7 +13,7 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::GpuDtype;
 use crate::expr::{BinaryOp, ExprKind, GpuExpr, NamedExpr};
 use crate::lower_expr::{
-    CATEGORICAL_ORDER, ExprLowering, KeptRows, filtered_parts, is_constant,
+    CATEGORICAL_ORDER, ExprLowering, KeptRows, filtered_parts, is_constant, ordered_by_texts,
     per_group_sort_of_reordered,
 };
 use crate::plan::{
@@ -561,10 +561,7 @@ impl<'a> PlanLowering<'a> {
                     flags.get(i).or(flags.first()).copied().unwrap_or(false)
                 };
                 let exprs = exprs?;
-                if let Some(key) = exprs
-                    .iter()
-                    .find(|key| matches!(key.dtype, GpuDtype::Categorical(d) if !d.is_enum()))
-                {
+                if let Some(key) = exprs.iter().find(|key| ordered_by_texts(key.dtype)) {
                     return self.refuse(
                         node,
                         format!(

@@ -145,9 +145,7 @@ impl ExprLowering<'_> {
             op,
             AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last | AggOp::Item { .. }
         );
-        if let (GpuDtype::Categorical(d), AggOp::Min { .. } | AggOp::Max { .. }) = (dtype, &op)
-            && !d.is_enum()
-        {
+        if ordered_by_texts(dtype) && matches!(op, AggOp::Min { .. } | AggOp::Max { .. }) {
             return self.refuse(
                 node,
                 format!("{op} of {dtype} is not supported on the GPU ({CATEGORICAL_ORDER})"),

@@ -7,6 +7,27 @@ use super::*;
 pub(crate) const CATEGORICAL_ORDER: &str =
     "Polars orders categoricals by their texts, enums by code";
 
+/// Whether Polars orders `dtype` by texts the device does not hold in
+/// order: a categorical (an enum's order is its codes').
+pub(crate) fn ordered_by_texts(dtype: GpuDtype) -> bool {
+    matches!(dtype, GpuDtype::Categorical(dictionary) if !dictionary.is_enum())
+}
+
+impl ExprLowering<'_> {
+    /// A refusal of ordering rows by `keys` where one of them is a
+    /// categorical (see [`ordered_by_texts`]); `None` where none is.
+    pub(crate) fn order_by_texts(&mut self, node: Node, keys: &[&GpuExpr]) -> Option<Lowered> {
+        let key = keys.iter().find(|key| ordered_by_texts(key.dtype))?;
+        Some(self.refuse(
+            node,
+            format!(
+                "ordering by `{key}` ({}) is not supported on the GPU ({CATEGORICAL_ORDER})",
+                key.dtype
+            ),
+        ))
+    }
+}
+
 /// The categorical side's codes compared with the other side: `Ok` with the
 /// two sides to compare as codes, or `Err` with the lowered answer (or the
 /// refusal) where the comparison is decided here.

@@ -54,3 +54,43 @@ fn timestamps_of_two_zones_compared_raise_as_polars_does() {
         .filter(col("d").gt_eq(lit(1_409_360_400_000_000i64).cast(zoned("UTC"))));
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A categorical sorted inside an expression (`sort`, `sort_by`, a
+/// window's order): the device sorted the codes, where Polars orders a
+/// categorical by its texts; refused there as the sort node was. Found by
+/// the fuzzer (seed 37014, case 278).
+#[test]
+fn categoricals_ordered_inside_expressions_are_left_to_polars() {
+    let t0 = DataFrame::new(
+        3,
+        vec![
+            Column::new("a".into(), [Some("b"), Some(""), None])
+                .cast(&crate::fuzz::table::categorical())
+                .unwrap(),
+            Column::new("k".into(), [1i64, 2, 3]),
+        ],
+    )
+    .unwrap();
+    for lf in [
+        t0.clone()
+            .lazy()
+            .select([col("a").sort(Default::default()).alias("x0")]),
+        t0.clone()
+            .lazy()
+            .select([col("k").sort_by([col("a")], Default::default()).alias("x0")]),
+        t0.clone()
+            .lazy()
+            .select([col("a").arg_sort(false, false).alias("x0")]),
+        t0.lazy().select([col("k")
+            .cum_sum(false)
+            .over_with_options(
+                None::<Vec<Expr>>,
+                Some((vec![col("a")], Default::default())),
+                Default::default(),
+            )
+            .unwrap()
+            .alias("x0")]),
+    ] {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
