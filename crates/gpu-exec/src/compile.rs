@@ -12,17 +12,7 @@ use ir_lower::{
 /// between two different temporal types, where Polars converts units
 /// (days to microseconds, milliseconds to nanoseconds, ...).
 fn keeps_meaning(from: GpuDtype, to: GpuDtype) -> bool {
-    let temporal = |dtype| {
-        matches!(
-            dtype,
-            GpuDtype::Date
-                | GpuDtype::Datetime(_)
-                | GpuDtype::Duration(_)
-                | GpuDtype::Time
-                | GpuDtype::ZonedDatetime(..)
-        )
-    };
-    from == to || !(temporal(from) && temporal(to))
+    from == to || !(from.is_temporal() && to.is_temporal())
 }
 
 /// How a cast between temporal types converts units, as Polars does: the

@@ -197,20 +197,12 @@ impl ExprLowering<'_> {
                         format!("a literal beyond the {planned} Polars plans for the result"),
                     );
                 }
-                let categorical = |side: &GpuExpr| matches!(side.dtype, GpuDtype::Categorical(_));
-                let (left, right) = match categorical(&left) || categorical(&right) {
-                    false => (left, right),
-                    true => match self.categorical_sides(node, op, *left, *right) {
-                        Ok((left, right)) => (Box::new(left), Box::new(right)),
-                        Err(decided) => return decided,
-                    },
+                let (left, right) = match self.categorical_sides(node, op, *left, *right) {
+                    Ok(sides) => sides,
+                    Err(decided) => return decided,
                 };
                 if matches!(op, BinaryOp::EqMissing | BinaryOp::NotEqMissing) {
-                    return Some(null_aware_equality(
-                        *left,
-                        *right,
-                        op == BinaryOp::EqMissing,
-                    ));
+                    return Some(null_aware_equality(left, right, op == BinaryOp::EqMissing));
                 }
                 // Timestamps of two zones (or of a zone and none): Polars
                 // raises.
@@ -234,13 +226,7 @@ impl ExprLowering<'_> {
                 }
                 // Timestamps in a time zone add, subtract and compare as
                 // their instants (UTC timestamps), the zone kept.
-                let zoned = [left.dtype, right.dtype, planned]
-                    .iter()
-                    .any(|dtype| matches!(dtype, GpuDtype::ZonedDatetime(..)));
-                let (left, right) = match zoned {
-                    true => (Box::new(instant(*left)), Box::new(instant(*right))),
-                    false => (left, right),
-                };
+                let (left, right) = (Box::new(instant(left)), Box::new(instant(right)));
                 if let Some(done) = temporal_arithmetic(op, &left, &right, instant_dtype(planned)) {
                     return Some(match planned {
                         GpuDtype::ZonedDatetime(..) => reinterpreted(done, planned),

@@ -34,7 +34,8 @@ impl ExprLowering<'_> {
 pub(crate) type CodeSides = Result<(GpuExpr, GpuExpr), Lowered>;
 
 impl ExprLowering<'_> {
-    /// `left op right` where either side is a categorical or enum: equality
+    /// `left op right` where either side is a categorical or enum (the sides
+    /// as they are where neither is): equality
     /// (and an enum's order) with the same dictionary's values, or with a
     /// text, which is its code there (a text a categorical lacks equals no
     /// value, nulls staying null, as Polars answers; one an enum lacks goes
@@ -120,14 +121,9 @@ fn absent_text(categorical: GpuExpr, op: BinaryOp) -> GpuExpr {
         BinaryOp::Eq | BinaryOp::NotEq => GpuExpr::literal(Scalar::Null, boolean),
         _ => answer(unequal),
     };
-    GpuExpr {
-        kind: ExprKind::Ternary {
-            predicate: Box::new(categorical.is_null()),
-            truthy: Box::new(for_null),
-            falsy: Box::new(answer(unequal)),
-        },
-        dtype: boolean,
-    }
+    categorical
+        .is_null()
+        .then(for_null, answer(unequal), boolean)
 }
 
 /// `values`, texts or nulls of an `is_in` list, as the codes of

@@ -457,19 +457,9 @@ impl ExprLowering<'_> {
         inputs: &[ExprIR],
     ) -> Option<Lowered> {
         use IRTemporalFunction as T;
-        let convert = match function {
-            T::ConvertTimeZone(_) => true,
-            T::ReplaceTimeZone(..) => false,
-            _ => return None,
-        };
-        let utc = |dtype| matches!(dtype, GpuDtype::ZonedDatetime(_, zone) if zone.is_utc());
-        let kept = |from: GpuDtype, to: GpuDtype| match (from, to) {
-            (GpuDtype::ZonedDatetime(..), _) if convert => true,
-            _ if convert => false,
-            (GpuDtype::Datetime(_), to) => utc(to),
-            (from, GpuDtype::Datetime(_)) => utc(from),
-            (from, to) => from == to || utc(from) && utc(to),
-        };
+        if !matches!(function, T::ConvertTimeZone(_) | T::ReplaceTimeZone(..)) {
+            return None;
+        }
         // No local time is ambiguous in UTC, but Polars reads the strategy.
         let ambiguous = inputs
             .get(1)
@@ -489,7 +479,14 @@ impl ExprLowering<'_> {
         let Some(dtype) = self.dtype(node) else {
             return Some(None);
         };
-        Some(if known && kept(input.dtype, dtype) {
+        let utc = |dtype| matches!(dtype, GpuDtype::ZonedDatetime(_, zone) if zone.is_utc());
+        let kept = match (function, input.dtype, dtype) {
+            (T::ConvertTimeZone(_), from, _) => matches!(from, GpuDtype::ZonedDatetime(..)),
+            (_, GpuDtype::Datetime(_), to) => utc(to),
+            (_, from, GpuDtype::Datetime(_)) => utc(from),
+            (_, from, to) => from == to || utc(from) && utc(to),
+        };
+        Some(if known && kept {
             Some(reinterpreted(input, dtype))
         } else {
             self.refuse(
@@ -652,23 +649,19 @@ impl ExprLowering<'_> {
                     other => return self.refuse(node, format!("{function} of {other}")),
                 };
                 // The same integers read in the new unit.
-                let reinterpreted = |value: GpuExpr| {
-                    value
-                        .cast(GpuDtype::Int64, CastMode::NonStrict)
-                        .cast(to, CastMode::NonStrict)
-                };
                 let finer = unit.per_day() / from.per_day();
                 return Some(match function {
-                    T::WithTimeUnit(_) => reinterpreted(input),
+                    T::WithTimeUnit(_) => reinterpreted(input, to),
                     // Polars multiplies, wrapping, to a finer unit; to a
                     // coarser one it divides as a cast does (datetimes
                     // down, durations toward zero).
                     _ if finer > 1 => {
-                        reinterpreted(input.cast(GpuDtype::Int64, CastMode::NonStrict).binary(
+                        let ticks = input.cast(GpuDtype::Int64, CastMode::NonStrict).binary(
                             BinaryOp::Multiply,
                             GpuExpr::literal(Scalar::Int(finer), GpuDtype::Int64),
                             GpuDtype::Int64,
-                        ))
+                        );
+                        reinterpreted(ticks, to)
                     }
                     _ => input.cast(to, CastMode::NonStrict),
                 });

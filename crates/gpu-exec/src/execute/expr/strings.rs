@@ -377,14 +377,11 @@ impl Executor<'_> {
             // The dictionary's texts, gathered by code (a null's index -1
             // gathers null).
             let int64 = GpuDtype::Int64;
-            let index = GpuExpr {
-                kind: ExprKind::Ternary {
-                    predicate: Box::new(input.clone().is_null()),
-                    truthy: Box::new(GpuExpr::literal(Scalar::Int(-1), int64)),
-                    falsy: Box::new(cast_to(input, int64)),
-                },
-                dtype: int64,
-            };
+            let index = input.clone().is_null().then(
+                GpuExpr::literal(Scalar::Int(-1), int64),
+                cast_to(input, int64),
+                int64,
+            );
             let indices = self.evaluate_in_groups(frame, &index, name, groups)?;
             let Values::I64(indices) = indices.values() else {
                 return Err(ExecError::Unsupported(format!("`{input}` as codes")));
