@@ -180,6 +180,9 @@ library! {
         hash_build_multimap_u64, hash_place_multimap, hash_probe_count_u64, hash_probe_pairs_u64, hash_keys_i32,
         hash_keys_u32, nonzero_bits, hash_insert_unique_u64,
     }
+    LISTS = "lists" {
+        list_gather_rows, list_explode_counts, list_explode_rows,
+    }
     PARTITION = "partition" {
         partition_mix_words, partition_mix_strings, partition_buckets,
     }

@@ -13,21 +13,21 @@
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
-    Comparison, DeviceStrings, DfaTables, JoinIndices, JoinKind as DeviceJoin, Logic, Multipliable,
-    Ops, PARSE_YEAR, Pattern, StringMatch,
+    Comparison, DeviceStrings, DfaTables, ExplodedLists, GatheredLists, JoinIndices,
+    JoinKind as DeviceJoin, Logic, Multipliable, Ops, PARSE_YEAR, Pattern, StringMatch,
 };
 use gpu_runtime::{Event, RuntimeError, Stream, WorkCounts};
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
-    GpuPlan, Held, JoinKind, JoinOrder, Keep, NamedExpr, OutputSchema, PlanNode, RankMethod,
-    Refusal, RegexDfa, RowMatch, RowOrder, Scalar, SortKey, StringOp, TextPattern,
+    GpuPlan, Held, JoinKind, JoinOrder, Keep, ListFunction, NamedExpr, OutputSchema, PlanNode,
+    RankMethod, Refusal, RegexDfa, RowMatch, RowOrder, Scalar, SortKey, StringOp, TextPattern,
 };
 use polars::prelude::DataFrame;
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 
-use crate::column::{DeviceColumn, DeviceFrame, ExecContext, Values};
+use crate::column::{DeviceColumn, DeviceFrame, ExecContext, ListChild, Values};
 use crate::compile::{GroupShape, compile, reads_group_lengths};
 use crate::error::ExecError;
 use crate::prefetch::Prefetch;
@@ -553,6 +553,13 @@ impl Executor<'_> {
                 offset,
                 ..
             } => self.row_index(input, name, offset),
+            PlanNode::Explode {
+                input,
+                columns,
+                empty_as_null,
+                keep_nulls,
+                ..
+            } => self.explode(input, columns, (*empty_as_null, *keep_nulls)),
             PlanNode::Sort {
                 input, keys, slice, ..
             } => self.sort(input, keys, slice),

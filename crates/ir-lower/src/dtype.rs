@@ -160,6 +160,24 @@ impl Dictionary {
     }
 }
 
+/// The type of a list's values, interned so that [`GpuDtype`] stays `Copy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ListOf(u32);
+
+static LIST_VALUES: Interned<GpuDtype> = Interned::new();
+
+impl ListOf {
+    /// Lists of `values`.
+    pub fn of(values: GpuDtype) -> ListOf {
+        ListOf(LIST_VALUES.place(&values))
+    }
+
+    /// The type of the values.
+    pub fn values(self) -> GpuDtype {
+        LIST_VALUES.get(self.0)
+    }
+}
+
 /// A column type the GPU engine can hold on the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GpuDtype {
@@ -191,6 +209,10 @@ pub enum GpuDtype {
     /// device whatever Polars' width (compared for equality, grouped and
     /// joined by code; never ordered on the GPU).
     Categorical(Dictionary),
+    /// Lists of values of one type (not lists): the lists' ends into a
+    /// column of every list's values in turn. Held, gathered, made by
+    /// aggregations and exploded; never a key, never compared.
+    List(ListOf),
 }
 
 impl GpuDtype {
@@ -219,6 +241,15 @@ impl GpuDtype {
             DataType::Categorical(..) | DataType::Enum(..) => {
                 GpuDtype::Categorical(Dictionary::of(dtype))
             }
+            DataType::List(values) => match GpuDtype::from_polars(values)? {
+                GpuDtype::List(_) | GpuDtype::Categorical(_) => {
+                    return Err(format!(
+                        "dtype {dtype} (lists of lists or of categoricals) is not supported on \
+                         the GPU yet"
+                    ));
+                }
+                values => GpuDtype::List(ListOf::of(values)),
+            },
             other => return Err(format!("dtype {other} is not supported on the GPU")),
         })
     }
@@ -290,6 +321,7 @@ impl fmt::Display for GpuDtype {
             GpuDtype::ZonedDatetime(unit, zone) => write!(f, "datetime[{unit}, {zone}]"),
             GpuDtype::Categorical(dictionary) if dictionary.is_enum() => f.write_str("enum"),
             GpuDtype::Categorical(_) => f.write_str("cat"),
+            GpuDtype::List(of) => write!(f, "list[{}]", of.values()),
         }
     }
 }

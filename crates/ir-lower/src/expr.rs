@@ -7,9 +7,11 @@ use crate::dtype::GpuDtype;
 use crate::regex::RegexDfa;
 
 mod display;
+mod lists;
 mod strings;
 mod unary;
 
+pub use lists::ListFunction;
 pub use strings::*;
 pub use unary::UnaryFunction;
 
@@ -143,6 +145,10 @@ pub enum AggOp {
         separator: String,
         ignore_nulls: bool,
     },
+    /// The values as one list (of a group, or of the whole frame), in row
+    /// order, nulls kept: Polars' `implode`, and a group-by's aggregation
+    /// of values left unaggregated (`agg([col("x")])`).
+    Implode,
     /// Quantile with a literal probability and an interpolation method.
     Quantile {
         /// The probability, in [0, 1].
@@ -492,6 +498,11 @@ pub enum ExprKind {
         op: StringOp,
         input: Box<GpuExpr>,
     },
+    /// A function of each list of `input`, a list column.
+    List {
+        function: ListFunction,
+        input: Box<GpuExpr>,
+    },
     Temporal {
         part: TemporalPart,
         input: Box<GpuExpr>,
@@ -585,6 +596,7 @@ macro_rules! children {
             | ExprKind::Round { input, .. }
             | ExprKind::Unique { input, .. }
             | ExprKind::String { input, .. }
+            | ExprKind::List { input, .. }
             | ExprKind::Temporal { input, .. }
             | ExprKind::Agg { input, .. } => vec![input],
             ExprKind::Ternary {

@@ -28,11 +28,11 @@ mod regex;
 use polars_plan::plans::{AExpr, IR};
 use polars_utils::arena::{Arena, Node};
 
-pub use dtype::{Dictionary, GpuDtype, TimeUnit, Zone};
+pub use dtype::{Dictionary, GpuDtype, ListOf, TimeUnit, Zone};
 pub use expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
-    Held, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar, StringOp,
-    TemporalPart, TextPattern, Truncation, UnaryFunction,
+    Held, ListFunction, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar,
+    StringOp, TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 pub use lower_plan::node_notation;
 pub use partition::{PartialAggregation, Partitioning};

@@ -18,15 +18,16 @@ use polars_plan::dsl::{Operator, WindowMapping};
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{
     AExpr, ArenaExprIter, ExprIRDisplay, IRAggExpr, IRBooleanFunction, IRFunctionExpr,
-    IRPowFunction, IRStringFunction, IRTemporalFunction, LiteralValue, ToFieldContext,
+    IRListFunction, IRPowFunction, IRStringFunction, IRTemporalFunction, LiteralValue,
+    ToFieldContext,
 };
 use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::{Dictionary, GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
-    Held, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar, StringOp,
-    TemporalPart, TextPattern, Truncation, UnaryFunction,
+    Held, ListFunction, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar,
+    StringOp, TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 use crate::refusal::Refusal;
 use crate::regex::{RegexDfa, group_spans_match};
@@ -35,6 +36,7 @@ mod aggregations;
 mod boolean;
 mod categorical;
 mod functions;
+mod lists;
 mod literals;
 mod row_order;
 mod strings;
@@ -149,6 +151,12 @@ impl ExprLowering<'_> {
     /// children failed adds no refusal of its own, so each reason is reported
     /// once, at the innermost construct.
     pub fn expr(&mut self, node: Node) -> Lowered {
+        let lowered = self.expr_of_any_values(node)?;
+        self.without_list_values(node, lowered)
+    }
+
+    /// [`ExprLowering::expr`], lists not yet checked.
+    fn expr_of_any_values(&mut self, node: Node) -> Lowered {
         if let Some(folded) = self.folded(node) {
             return folded;
         }

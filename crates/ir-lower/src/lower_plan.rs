@@ -1,6 +1,6 @@
 //! Lowering Polars plan nodes (`IR`) to GPU plan nodes, collecting every refusal.
 
-use polars_core::prelude::{PlSmallStr, Schema, SchemaRef, UniqueKeepStrategy};
+use polars_core::prelude::{DataType, PlSmallStr, Schema, SchemaRef, UniqueKeepStrategy};
 use polars_ops::frame::{JoinType, JoinValidation, MaintainOrderJoin};
 use polars_plan::dsl::{FileScanIR, JoinTypeOptionsIR, Operator};
 use polars_plan::plans::expr_ir::ExprIR;
@@ -11,7 +11,7 @@ use polars_plan::plans::{
 use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::GpuDtype;
-use crate::expr::{BinaryOp, ExprKind, GpuExpr, NamedExpr};
+use crate::expr::{AggOp, BinaryOp, ExprKind, GpuExpr, NamedExpr};
 use crate::lower_expr::{
     CATEGORICAL_ORDER, ExprLowering, KeptRows, filtered_parts, is_constant, ordered_by_texts,
     per_group_sort_of_reordered,
@@ -412,6 +412,54 @@ impl<'a> PlanLowering<'a> {
         (!refused).then_some(columns)
     }
 
+    /// Whether one of `keys` (of a sort, a group-by, a join, a distinct) is
+    /// a list, refusing `node` if so: lists are never keys on the GPU.
+    fn list_key(
+        &mut self,
+        node: Node,
+        mut keys: impl Iterator<Item = (String, GpuDtype)>,
+        what: &str,
+    ) -> bool {
+        let Some((key, dtype)) = keys.find(|(_, dtype)| matches!(dtype, GpuDtype::List(_))) else {
+            return false;
+        };
+        self.refuse(
+            node,
+            format!("a {what} by `{key}` ({dtype}) is not supported on the GPU yet"),
+        );
+        true
+    }
+
+    /// Whether one of `exprs` is an `implode` repeated on every row (beside
+    /// expressions of every row, or in a with_columns), refusing `node` if
+    /// so: the GPU makes lists only where each is one row of the result.
+    fn implode_on_every_row(&mut self, node: Node, exprs: &[NamedExpr], select: bool) -> bool {
+        let imploded = |e: &&NamedExpr| {
+            matches!(
+                e.expr.kind,
+                ExprKind::Agg {
+                    op: AggOp::Implode,
+                    ..
+                }
+            )
+        };
+        let Some(implode) = exprs.iter().find(imploded) else {
+            return false;
+        };
+        if select && !exprs.iter().any(|e| column_outside_aggregation(&e.expr)) {
+            return false;
+        }
+        self.refuse(
+            node,
+            format!(
+                "`{}` repeated on every row is not supported on the GPU yet (as the one row of \
+                 a select it is)",
+                implode.expr
+            ),
+        );
+        true
+    }
+
     fn positions(&mut self, node: Node, schema: &Schema, names: &[&str]) -> Option<Vec<usize>> {
         let positions: Option<Vec<usize>> = names.iter().map(|n| schema.index_of(n)).collect();
         if positions.is_none() {
@@ -470,6 +518,9 @@ impl<'a> PlanLowering<'a> {
                 }
                 let exprs = self.named_exprs(expr, input_node);
                 let (input, exprs) = (input?, exprs?);
+                if self.implode_on_every_row(node, &exprs, true) {
+                    return None;
+                }
                 let schema = self.output_schema(node)?;
                 self.types_agree(node, &exprs, &schema)?;
                 Some(PlanNode::Select {
@@ -488,6 +539,9 @@ impl<'a> PlanLowering<'a> {
                 let input = self.node(input_node);
                 let exprs = self.named_exprs(exprs, input_node);
                 let (input, exprs) = (input?, exprs?);
+                if self.implode_on_every_row(node, &exprs, false) {
+                    return None;
+                }
                 let schema = self.output_schema(node)?;
                 self.types_agree(node, &exprs, &schema)?;
                 Some(PlanNode::WithColumns {
@@ -561,6 +615,10 @@ impl<'a> PlanLowering<'a> {
                     flags.get(i).or(flags.first()).copied().unwrap_or(false)
                 };
                 let exprs = exprs?;
+                let keys = exprs.iter().map(|key| (key.to_string(), key.dtype));
+                if self.list_key(node, keys, "sort") {
+                    return None;
+                }
                 if let Some(key) = exprs.iter().find(|key| ordered_by_texts(key.dtype)) {
                     return self.refuse(
                         node,
@@ -655,7 +713,8 @@ impl<'a> PlanLowering<'a> {
                     }
                 }
                 let input = input?;
-                if refused {
+                let by = keys.iter().map(|key| (key.name.clone(), key.expr.dtype));
+                if refused | self.list_key(node, by, "group-by") {
                     return None;
                 }
                 let schema = self.output_schema(node)?;
@@ -744,6 +803,10 @@ impl<'a> PlanLowering<'a> {
                 };
                 let (left, right) = (left?, right?);
                 let (left_on, right_on) = (left_on?, right_on?);
+                let on = left_on.iter().chain(&right_on);
+                if self.list_key(node, on.map(|key| (key.to_string(), key.dtype)), "join") {
+                    return None;
+                }
                 let schema = self.output_schema(node)?;
                 Some(PlanNode::Join {
                     left: Box::new(left),
@@ -779,6 +842,16 @@ impl<'a> PlanLowering<'a> {
                     UniqueKeepStrategy::None => Keep::None,
                 };
                 let input = input?;
+                let by = input_schema
+                    .iter()
+                    .enumerate()
+                    .filter(|(index, _)| subset.as_ref().is_none_or(|s| s.contains(index)))
+                    .filter_map(|(_, (name, dtype))| {
+                        Some((name.to_string(), GpuDtype::from_polars(dtype).ok()?))
+                    });
+                if self.list_key(node, by, "distinct") {
+                    return None;
+                }
                 let schema = self.output_schema(node)?;
                 Some(PlanNode::Distinct {
                     input: Box::new(input),
@@ -839,9 +912,46 @@ impl<'a> PlanLowering<'a> {
                         schema,
                     })
                 }
+                FunctionIR::Explode {
+                    columns, options, ..
+                } => {
+                    let input_node = *input;
+                    let input = self.node(input_node);
+                    let input_schema = self.schema_of(input_node);
+                    let names: Vec<&str> = columns.iter().map(|n| n.as_str()).collect();
+                    let columns = self.positions(node, &input_schema, &names)?;
+                    if let [_, _, ..] = columns.as_slice() {
+                        return self.refuse(
+                            node,
+                            "an explode of several columns together is not supported on the GPU \
+                             yet (of one it is)",
+                        );
+                    }
+                    let not_list = columns.iter().find_map(|&index| {
+                        let (name, dtype) = input_schema.get_at_index(index)?;
+                        (!matches!(dtype, DataType::List(_))).then(|| (name.clone(), dtype.clone()))
+                    });
+                    if let Some((name, dtype)) = not_list {
+                        return self.refuse(
+                            node,
+                            format!(
+                                "an explode of {name:?} ({dtype}, not a list) is not supported on \
+                                 the GPU"
+                            ),
+                        );
+                    }
+                    let input = input?;
+                    let schema = self.output_schema(node)?;
+                    Some(PlanNode::Explode {
+                        input: Box::new(input),
+                        columns,
+                        empty_as_null: options.empty_as_null,
+                        keep_nulls: options.keep_nulls,
+                        schema,
+                    })
+                }
                 FunctionIR::FastCount { .. }
                 | FunctionIR::Unnest { .. }
-                | FunctionIR::Explode { .. }
                 | FunctionIR::Opaque { .. } => {
                     let input = *input;
                     self.node(input);

@@ -138,6 +138,18 @@ pub enum PlanNode {
         offset: u32,
         schema: OutputSchema,
     },
+    /// Polars' explode of the list columns at `columns` (of equal lengths
+    /// row by row): each row repeated for each value of its lists, the
+    /// lists replaced by their values. An empty list gives one row of
+    /// nulls where `empty_as_null` (else none), a null list where
+    /// `keep_nulls` (else none).
+    Explode {
+        input: Box<PlanNode>,
+        columns: Vec<usize>,
+        empty_as_null: bool,
+        keep_nulls: bool,
+        schema: OutputSchema,
+    },
     /// Rows `offset..offset + len` (negative offset: from the end).
     Slice {
         input: Box<PlanNode>,
@@ -226,6 +238,7 @@ macro_rules! inputs {
             | PlanNode::Filter { input, .. }
             | PlanNode::Slice { input, .. }
             | PlanNode::RowIndex { input, .. }
+            | PlanNode::Explode { input, .. }
             | PlanNode::Sort { input, .. }
             | PlanNode::GroupBy { input, .. }
             | PlanNode::Distinct { input, .. }
@@ -250,6 +263,7 @@ impl PlanNode {
             | PlanNode::Filter { schema, .. }
             | PlanNode::Slice { schema, .. }
             | PlanNode::RowIndex { schema, .. }
+            | PlanNode::Explode { schema, .. }
             | PlanNode::Sort { schema, .. }
             | PlanNode::GroupBy { schema, .. }
             | PlanNode::Join { schema, .. }
@@ -347,6 +361,14 @@ impl PlanNode {
             PlanNode::RowIndex { name, offset, .. } => {
                 format!("RowIndex name={name:?} offset={offset}")
             }
+            PlanNode::Explode {
+                columns,
+                empty_as_null,
+                keep_nulls,
+                ..
+            } => format!(
+                "Explode columns={columns:?} empty_as_null={empty_as_null} keep_nulls={keep_nulls}"
+            ),
             PlanNode::Sort {
                 keys,
                 stable,

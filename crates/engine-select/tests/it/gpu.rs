@@ -21,6 +21,7 @@ mod categoricals;
 mod devices;
 mod expressions;
 mod joins;
+mod lists;
 mod operators;
 mod partitioned;
 mod row_order;

@@ -62,19 +62,37 @@ impl Executor<'_> {
         column: &DeviceColumn,
         indices: &DeviceBuffer<i64>,
     ) -> Result<DeviceColumn, ExecError> {
+        let (values, valid) =
+            self.gather_values(column.values(), column.validity(), column.len(), indices)?;
+        Ok(DeviceColumn::from_parts(
+            column.name.clone(),
+            column.dtype,
+            indices.len(),
+            values,
+            Some(valid),
+        ))
+    }
+
+    /// The `len` values and their validity gathered by `indices` (an
+    /// index out of bounds gives null), a list's values with them.
+    pub(crate) fn gather_values(
+        &self,
+        values: &Values,
+        validity: Option<&DeviceBuffer<u32>>,
+        len: usize,
+        indices: &DeviceBuffer<i64>,
+    ) -> Result<(Values, DeviceBuffer<u32>), ExecError> {
         let ops = self.ops();
-        let validity = column.validity();
         macro_rules! gather {
             ($variant:ident, $buffer:expr) => {{
                 let (values, valid) = ops.gather($buffer, validity, indices)?;
                 (Values::$variant(values), valid)
             }};
         }
-        let (values, valid) = match column.values() {
-            Values::Bits(bits) => {
-                let (bits, valid) = ops.gather_bits(bits, column.len(), validity, indices)?;
-                (Values::Bits(bits), valid)
-            }
+        Ok(match values {
+            Values::Bits(bits) => ops
+                .gather_bits(bits, len, validity, indices)
+                .map(|(bits, valid)| (Values::Bits(bits), valid))?,
             Values::I8(b) => gather!(I8, b),
             Values::I16(b) => gather!(I16, b),
             Values::I32(b) => gather!(I32, b),
@@ -93,13 +111,25 @@ impl Executor<'_> {
                 } = ops.gather_strings(offsets, bytes, validity, indices)?;
                 (Values::Str { offsets, bytes }, validity)
             }
-        };
-        Ok(DeviceColumn::from_parts(
-            column.name.clone(),
-            column.dtype,
-            indices.len(),
-            values,
-            Some(valid),
-        ))
+            Values::List { offsets, child } => {
+                let GatheredLists {
+                    offsets,
+                    validity,
+                    rows,
+                } = ops.gather_lists(offsets, validity, indices)?;
+                let (values, valid) =
+                    self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
+                let child = ListChild {
+                    len: rows.len(),
+                    values,
+                    validity: Some(valid),
+                };
+                let values = Values::List {
+                    offsets,
+                    child: Box::new(child),
+                };
+                (values, validity)
+            }
+        })
     }
 }

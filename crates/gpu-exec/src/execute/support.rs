@@ -45,6 +45,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         | PlanNode::SimpleProjection { .. }
         | PlanNode::Slice { .. }
         | PlanNode::RowIndex { .. }
+        | PlanNode::Explode { .. }
         | PlanNode::HConcat { .. } => {}
         PlanNode::Select { input, exprs, .. }
             if aggregating_select(exprs)
@@ -243,6 +244,10 @@ pub(crate) fn comparable(dtype: GpuDtype) -> bool {
 /// after the predicate kernels computed the boolean parts it cannot run
 /// (string comparisons and matches, `is_in` of strings).
 pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
+    if matches!(expr.dtype, GpuDtype::List(_)) && is_column(expr) {
+        // A copy of a list column.
+        return Ok(());
+    }
     if expr.dtype == GpuDtype::String {
         return string_valued(expr);
     }
@@ -581,6 +586,8 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
     let fits = match op {
         // Polars counts the true values of booleans, as u32.
         AggOp::Sum if input.dtype == GpuDtype::Boolean => expr.dtype == GpuDtype::UInt32,
+        // Of any type held in lists: each group's rows, gathered.
+        AggOp::Implode => matches!(expr.dtype, GpuDtype::List(of) if of.values() == input.dtype),
         // Of any type: each group's first or last row, gathered.
         AggOp::First | AggOp::Last | AggOp::Item { .. } => expr.dtype == input.dtype,
         // Temporals as their integers; text, booleans and small integers by

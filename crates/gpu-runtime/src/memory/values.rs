@@ -1,4 +1,4 @@
-//! The values of a device column by physical type: one typed buffer enum, for the evaluator's outputs and for gpu-exec's columns.
+//! The values of a device column by physical type: one typed buffer enum (lists nest one), for the evaluator's outputs and for gpu-exec's columns.
 
 use crate::memory::DeviceBuffer;
 
@@ -24,4 +24,20 @@ pub enum Values {
         offsets: DeviceBuffer<i64>,
         bytes: DeviceBuffer<u8>,
     },
+    /// Lists: `offsets` has `len + 1` entries, the first 0, the last the
+    /// child's length; list i is the child's values
+    /// `offsets[i]..offsets[i + 1]` (a null list spans none).
+    List {
+        offsets: DeviceBuffer<i64>,
+        child: Box<ListChild>,
+    },
+}
+
+/// The values every list of a column holds, in turn.
+#[derive(Debug)]
+pub struct ListChild {
+    pub len: usize,
+    pub values: Values,
+    /// `None` when no value is null.
+    pub validity: Option<DeviceBuffer<u32>>,
 }

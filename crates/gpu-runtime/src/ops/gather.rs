@@ -103,7 +103,36 @@ impl Ops<'_> {
         validity: Option<&DeviceBuffer<u32>>,
         indices: &DeviceBuffer<i64>,
     ) -> Result<DeviceStrings, RuntimeError> {
-        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = indices.len();
+        let (out_offsets, out_validity, total) = self.gathered_spans(offsets, validity, indices)?;
+        let out_bytes = self.zeroed::<u8>(total)?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .buffer(bytes)
+            .buffer(indices)
+            .buffer(&out_validity)
+            .arg(n as u64)
+            .buffer(&out_offsets)
+            .buffer(&out_bytes);
+        self.launch(ids::string_gather_bytes, Self::linear(n), args)?;
+        Ok(DeviceStrings {
+            offsets: out_offsets,
+            bytes: out_bytes,
+            validity: out_validity,
+        })
+    }
+
+    /// The spans `offsets` delimit (one more offset than spans: the bytes
+    /// of strings, the child rows of lists), gathered by `indices` (null
+    /// where an index is out of bounds): the gathered spans' offsets (from
+    /// 0), their validity and their total length.
+    pub(crate) fn gathered_spans(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        validity: Option<&DeviceBuffer<u32>>,
+        indices: &DeviceBuffer<i64>,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u32>, usize), RuntimeError> {
+        check(!offsets.is_empty(), || "span offsets are empty".into())?;
         let n_values = offsets.len() - 1;
         check_bitmap(validity, n_values, "validity")?;
         let n = indices.len();
@@ -121,20 +150,10 @@ impl Ops<'_> {
         self.launch(ids::string_gather_lengths, Self::linear(n), args)?;
         let out_offsets = self.exclusive_scan_i64(&lengths)?;
         let total = out_offsets.to_host_range(n, 1)?[0];
-        let out_bytes = self.zeroed::<u8>(usize::try_from(total).unwrap_or(0))?;
-        let args = KernelArgs::new()
-            .buffer(offsets)
-            .buffer(bytes)
-            .buffer(indices)
-            .buffer(&out_validity)
-            .arg(n as u64)
-            .buffer(&out_offsets)
-            .buffer(&out_bytes);
-        self.launch(ids::string_gather_bytes, Self::linear(n), args)?;
-        Ok(DeviceStrings {
-            offsets: out_offsets,
-            bytes: out_bytes,
-            validity: out_validity,
-        })
+        Ok((
+            out_offsets,
+            out_validity,
+            usize::try_from(total).unwrap_or(0),
+        ))
     }
 }

@@ -7,7 +7,7 @@
 //!
 //! One module per kernel family, named as its source in `kernels/cuda/` and
 //! its tests in `tests/it/kernels/`: `bitmap`, `elementwise`, `expr`,
-//! `gather`, `groupby`, `hash`, `partition`, `predicate`, `reduce`, `scan`, `sort`,
+//! `gather`, `groupby`, `hash`, `lists`, `partition`, `predicate`, `reduce`, `scan`, `sort`,
 //! `strings`; and `faults`, a kernel that faults on purpose, tested in a
 //! process of its own (`tests/sticky.rs`). This module holds what they share: [`Ops`], its launch and
 //! allocation helpers, and the argument checks.
@@ -49,6 +49,7 @@ pub(crate) mod faults;
 mod gather;
 mod groupby;
 mod hash;
+mod lists;
 mod partition;
 mod predicate;
 mod reduce;
@@ -60,6 +61,7 @@ pub use expr::*;
 pub use gather::*;
 pub use groupby::*;
 pub use hash::*;
+pub use lists::*;
 pub use predicate::*;
 use reduce::*;
 pub use scan::*;

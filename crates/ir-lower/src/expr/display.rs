@@ -46,6 +46,7 @@ impl fmt::Display for AggOp {
             AggOp::Std { ddof } => write!(f, "std[ddof={ddof}]"),
             AggOp::Var { ddof } => write!(f, "var[ddof={ddof}]"),
             AggOp::Quantile { quantile, method } => write!(f, "quantile[{quantile}, {method}]"),
+            AggOp::Implode => f.write_str("implode"),
         }
     }
 }
@@ -332,6 +333,7 @@ impl fmt::Display for GpuExpr {
                 write!(f, "unique({input}{order})")
             }
             ExprKind::String { op, input } => write!(f, "{op}({input})"),
+            ExprKind::List { function, input } => write!(f, "{function}({input})"),
             ExprKind::Temporal { part, input } => write!(f, "{part}({input})"),
             ExprKind::Agg { op, input } => write!(f, "{op}({input})"),
             ExprKind::Len => f.write_str("len()"),

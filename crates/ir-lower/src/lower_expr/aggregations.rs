@@ -124,15 +124,7 @@ impl ExprLowering<'_> {
                 return self.aggregation_of_filter(node, op, (values, kept), dtype);
             }
             IRAggExpr::Item { input, allow_empty } => (AggOp::Item { allow_empty }, input),
-            // Named as the user wrote it: `col("x").unique()` inside `agg`,
-            // not the `implode` Polars wraps it in.
-            IRAggExpr::Implode { input, .. } => {
-                return self.refuse(
-                    input,
-                    "a list result (each group's values as one list, or the column's) is not \
-                     supported on the GPU yet",
-                );
-            }
+            IRAggExpr::Implode { input, .. } => return self.implode(node, input),
             IRAggExpr::AggGroups(_) => {
                 return self.refuse(
                     node,

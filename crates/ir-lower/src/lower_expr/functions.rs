@@ -260,6 +260,7 @@ impl ExprLowering<'_> {
             F::Boolean(boolean) => return self.boolean(node, inputs, boolean),
             F::StringExpr(string) => return self.string(node, inputs, string),
             F::TemporalExpr(temporal) => return self.temporal(node, inputs, temporal),
+            F::ListExpr(list) => return self.list(node, inputs, list),
             F::Abs => ExprKind::Abs(Box::new(self.single(inputs)?)),
             F::Negate => {
                 let input = self.single(inputs)?;
@@ -755,7 +756,6 @@ impl ExprLowering<'_> {
             }
             F::BinaryExpr { .. }
             | F::Categorical { .. }
-            | F::ListExpr { .. }
             | F::StructExpr { .. }
             | F::Pow(IRPowFunction::Cbrt)
             | F::ArgWhere

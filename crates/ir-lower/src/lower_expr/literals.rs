@@ -48,7 +48,9 @@ pub(crate) fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar>
         }
         GpuDtype::Duration(_) => Scalar::Duration(value.extract::<i64>()?),
         GpuDtype::Time => Scalar::Time(value.extract::<i64>()?),
-        GpuDtype::Boolean | GpuDtype::String | GpuDtype::Categorical(_) => return None,
+        GpuDtype::Boolean | GpuDtype::String | GpuDtype::Categorical(_) | GpuDtype::List(_) => {
+            return None;
+        }
     })
 }
 

@@ -58,7 +58,7 @@ pub enum Agg {
     Join(&'static str, bool),
     /// The one value (`item`), allowing an empty input or not.
     Item(bool),
-    /// A list of the values: `implode` (not run on the device).
+    /// A list of the values: `implode`.
     Implode,
 }
 
@@ -128,6 +128,8 @@ pub enum Op {
     /// `exp` and `log1p`: libm's, which stay with Polars.
     Exp,
     Log1p,
+    /// `list.len()` of a list column.
+    ListLen,
     /// `pow` by a literal exponent.
     Pow(f64),
     /// Two bounds: `clip(lo, hi)`.
@@ -317,6 +319,7 @@ impl E {
             }
             Op::Exp => case!(i, s; [x]; ; x.exp()),
             Op::Log1p => case!(i, s; [x]; ; x.log1p()),
+            Op::ListLen => case!(i, s; [x]; ; x.list().len()),
             Op::Pow(p) => case!(i, s; [x]; p = p; x.pow(p)),
             Op::Clip => case!(i, s; [x, lo, hi]; ; x.clip(lo, hi)),
             Op::FillNull => case!(i, s; [x, v]; ; x.fill_null(v)),

@@ -1072,7 +1072,7 @@ impl Grammar<'_> {
                     vec![self.scalar(ty, depth)],
                 )
             }
-            // A list per group (runs on the CPU), in the rows' order.
+            // A list per group, in the rows' order.
             3 if self.ordered && self.chance(0.3) => {
                 let x = self.value(ty, depth);
                 if self.chance(0.5) {

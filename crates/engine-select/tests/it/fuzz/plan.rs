@@ -52,6 +52,8 @@ pub enum Plan {
     HConcat(Vec<Plan>),
     DropNulls(Box<Plan>, Option<Vec<String>>),
     Reverse(Box<Plan>),
+    /// The list column named so exploded: (empty_as_null, keep_nulls).
+    Explode(Box<Plan>, String, (bool, bool)),
 }
 
 fn exprs(es: &[E]) -> Vec<Expr> {
@@ -165,6 +167,13 @@ impl Plan {
                 input.build(tables).drop_nulls(subset.clone().map(cols))
             }
             Plan::Reverse(input) => input.build(tables).reverse(),
+            Plan::Explode(input, name, (empty_as_null, keep_nulls)) => input.build(tables).explode(
+                by_name([name.as_str()], true, false),
+                ExplodeOptions {
+                    empty_as_null: *empty_as_null,
+                    keep_nulls: *keep_nulls,
+                },
+            ),
         }
     }
 
@@ -276,6 +285,11 @@ impl Plan {
                 names_code(subset, true)
             ),
             Plan::Reverse(input) => format!("{}\n        .reverse()", input.code()),
+            Plan::Explode(input, name, (empty_as_null, keep_nulls)) => format!(
+                "{}\n        .explode(by_name([{name:?}], true, false), ExplodeOptions \
+                 {{ empty_as_null: {empty_as_null}, keep_nulls: {keep_nulls} }})",
+                input.code()
+            ),
         }
     }
 
@@ -290,6 +304,7 @@ impl Plan {
             | Plan::Slice(input, _, _)
             | Plan::WithRowIndex(input, _, _)
             | Plan::DropNulls(input, _)
+            | Plan::Explode(input, ..)
             | Plan::Reverse(input) => input.ordered(),
             Plan::Sort {
                 input,
@@ -336,6 +351,7 @@ impl Plan {
             | Plan::WithRowIndex(input, _, _)
             | Plan::DropNulls(input, _)
             | Plan::Reverse(input)
+            | Plan::Explode(input, ..)
             | Plan::Sort { input, .. }
             | Plan::GroupBy { input, .. }
             | Plan::Unique { input, .. } => vec![input],

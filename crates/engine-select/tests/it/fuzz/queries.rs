@@ -117,6 +117,25 @@ fn random_op(
     let ordered = plan.ordered();
     let input = Box::new(plan.clone());
     let depth = rng.random_range(1..=3);
+    // Lists (of a group-by's values) exploded, or measured.
+    let lists: Vec<&String> = schema
+        .iter()
+        .filter(|(_, dtype)| matches!(dtype, DataType::List(_)))
+        .map(|(name, _)| name)
+        .collect();
+    if let Some(&list) = lists.choose(rng)
+        && rng.random_bool(0.4)
+    {
+        let list = list.clone();
+        return Some(if rng.random_bool(0.6) {
+            let options = (rng.random_bool(0.7), rng.random_bool(0.7));
+            Plan::Explode(input, list, options)
+        } else {
+            let len = E::new(Op::ListLen, vec![E::col(&list)]);
+            let name = fresh_name(fresh, &schema, "x");
+            Plan::WithColumns(input, vec![len.alias(&name)])
+        });
+    }
     let mut g = Grammar {
         rng,
         schema: schema.clone(),

@@ -336,6 +336,7 @@ fn with_input(plan: &Plan, i: usize, input: Plan) -> Plan {
         | Plan::WithRowIndex(x, _, _)
         | Plan::DropNulls(x, _)
         | Plan::Reverse(x)
+        | Plan::Explode(x, ..)
         | Plan::Sort { input: x, .. }
         | Plan::GroupBy { input: x, .. }
         | Plan::Unique { input: x, .. } => *x = boxed(input),

@@ -159,6 +159,41 @@ fn row_wise_chains_row_indices_unions_and_slices_match_the_cpu() {
 }
 
 #[test]
+fn lists_made_by_buckets_and_exploded_by_partitions_match_the_cpu() {
+    let explode = ExplodeOptions {
+        empty_as_null: true,
+        keep_nulls: true,
+    };
+    let lists = table()
+        .group_by_stable([col("s")])
+        .agg([col("t"), col("d"), col("k").alias("ks")]);
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        ("each group's values as lists", lists.clone()),
+        (
+            "lists exploded, numbered, filtered",
+            lists
+                .clone()
+                .explode(by_name(["t"], true, false), explode)
+                .with_row_index("i", None)
+                .filter(col("t").neq(lit("a"))),
+        ),
+        (
+            "lists measured and exploded under a union",
+            concat(
+                [lists.clone(), lists.clone().slice(1, 2)],
+                UnionArgs::default(),
+            )
+            .unwrap()
+            .with_columns([col("ks").list().len().alias("n")])
+            .explode(by_name(["ks"], true, false), explode),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_partitioned_eq(name, lf);
+    }
+}
+
+#[test]
 fn group_bys_and_distincts_by_buckets_match_the_cpu() {
     let aggs = || {
         [

@@ -424,6 +424,9 @@ impl Executor<'_> {
             let lengths = ops.segment_count(None, starts, sorted_rows.len())?;
             return Ok(column(Values::U32(lengths), None));
         };
+        if let AggOp::Implode = op {
+            return self.imploded(frame, input, expr.dtype, sorted_rows, starts);
+        }
         if let Some(rewritten) = filter_as_nulls(expr) {
             let result = self.aggregate(frame, &rewritten, sorted_rows, starts, whole)?;
             if let (AggOp::Std { .. } | AggOp::Var { .. }, ExprKind::Agg { input: kept, .. }) =

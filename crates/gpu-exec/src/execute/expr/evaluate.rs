@@ -43,6 +43,7 @@ pub(crate) fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExp
             || row_order
             || text_predicate
             || is_text_measure(expr)
+            || matches!(expr.kind, ExprKind::List { .. })
             || text_parse_supported(expr))
             && reads_only_below(expr, width)
         {
@@ -115,6 +116,14 @@ impl Executor<'_> {
     ) -> Result<DeviceColumn, ExecError> {
         let unsupported =
             |why: String| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})")));
+        if let (GpuDtype::List(_), ExprKind::Column { index, .. }) = (expr.dtype, &expr.kind) {
+            // A copy of a list column (the one expression giving lists
+            // that is evaluated row by row).
+            let rows = self.ops().iota(frame.height, 0)?;
+            let mut copy = self.gather_column(column_at(frame, *index)?, &rows)?;
+            copy.name = name.into();
+            return Ok(copy);
+        }
         if expr.dtype == GpuDtype::String {
             string_valued(expr).map_err(unsupported)?;
             if groups.is_some() && expr.has_aggregation() {
@@ -212,6 +221,9 @@ impl Executor<'_> {
                     Values::F64(b) => ExprInput::values(b, validity),
                     Values::Str { .. } => {
                         return Err(ExecError::Unsupported(format!("`{expr}` reads text")));
+                    }
+                    Values::List { .. } => {
+                        return Err(ExecError::Unsupported(format!("`{expr}` reads lists")));
                     }
                 })
             })
@@ -340,6 +352,9 @@ impl Executor<'_> {
         }
         if let ExprKind::Distinct { input, test } = &part.kind {
             return self.distinctness(frame, input, *test, groups);
+        }
+        if let ExprKind::List { function, input } = &part.kind {
+            return self.list_function(frame, *function, input);
         }
         if let ExprKind::Window {
             function,

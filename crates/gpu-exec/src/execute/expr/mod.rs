@@ -4,6 +4,7 @@ use super::*;
 
 mod aggregations;
 mod evaluate;
+mod lists;
 mod membership;
 mod parse;
 mod predicate;

@@ -3,6 +3,7 @@
 use super::*;
 
 mod distinct;
+mod explode;
 mod filter;
 mod group_by;
 mod hconcat;

@@ -6,6 +6,7 @@ mod emulator;
 mod gather;
 mod groupby;
 mod hash;
+mod lists;
 mod partition;
 mod predicate;
 mod reduce;

@@ -3,8 +3,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-pub use gpu_runtime::memory::Values;
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource};
+pub use gpu_runtime::memory::{ListChild, Values};
 use gpu_runtime::ops::Ops;
 use gpu_runtime::{Event, RuntimeError, Stream};
 use ir_lower::GpuDtype;
@@ -16,6 +16,8 @@ use polars_buffer::Buffer;
 use rayon::prelude::*;
 
 use crate::error::ExecError;
+
+mod lists;
 
 /// Where device work goes: a stream and the memory resource to allocate from.
 #[derive(Debug, Clone)]
@@ -118,36 +120,7 @@ impl DeviceColumn {
         stream: &Stream,
         ready: Option<&Event>,
     ) -> Result<(), RuntimeError> {
-        fn hand<T: DeviceCopy>(
-            buffer: &mut DeviceBuffer<T>,
-            stream: &Stream,
-            ready: Option<&Event>,
-        ) -> Result<(), RuntimeError> {
-            match ready {
-                Some(ready) => buffer.move_to_stream_after(stream, ready),
-                None => buffer.move_to_stream(stream),
-            }
-        }
-        match &mut self.values {
-            Values::Bits(b) | Values::U32(b) => hand(b, stream, ready)?,
-            Values::I8(b) => hand(b, stream, ready)?,
-            Values::I16(b) => hand(b, stream, ready)?,
-            Values::I32(b) => hand(b, stream, ready)?,
-            Values::I64(b) => hand(b, stream, ready)?,
-            Values::U8(b) => hand(b, stream, ready)?,
-            Values::U16(b) => hand(b, stream, ready)?,
-            Values::U64(b) => hand(b, stream, ready)?,
-            Values::F32(b) => hand(b, stream, ready)?,
-            Values::F64(b) => hand(b, stream, ready)?,
-            Values::Str { offsets, bytes } => {
-                hand(offsets, stream, ready)?;
-                hand(bytes, stream, ready)?;
-            }
-        }
-        if let Some(validity) = &mut self.validity {
-            hand(validity, stream, ready)?;
-        }
-        Ok(())
+        hand_values(&mut self.values, &mut self.validity, stream, ready)
     }
 
     /// The values and the validity, taken apart.
@@ -237,6 +210,7 @@ impl DeviceColumn {
             DataType::UInt64 => primitive!(U64, u64),
             DataType::Float32 => primitive!(F32, f32),
             DataType::Float64 => primitive!(F64, f64),
+            DataType::List(_) => lists::upload(series.list()?, ctx)?,
             DataType::String => match physical.str()?.downcast_iter().next() {
                 Some(array) => upload_strings(array, ctx)?,
                 None => Values::Str {
@@ -262,53 +236,128 @@ impl DeviceColumn {
 
     /// Copies the column back into a Polars column of its type.
     pub fn to_series(&self) -> Result<Series, ExecError> {
-        let validity = match &self.validity {
-            Some(words) => Some(words.to_host()?),
-            None => None,
-        };
-        let name = self.name.clone();
-        let bitmap = validity
-            .as_ref()
-            .map(|words| words_bitmap(words, self.len))
-            .transpose()?;
-        macro_rules! primitive {
-            ($buffer:expr, $ca:ty) => {{ <$ca>::from_vec_validity(name, downloaded($buffer, self.len)?, bitmap).into_series() }};
-        }
-        let physical = match &self.values {
-            Values::Bits(words) => {
-                let values = words_bitmap(&words.to_host()?, self.len)?;
-                let array = BooleanArray::new(ArrowDataType::Boolean, values, bitmap);
-                BooleanChunked::with_chunk(name, array).into_series()
-            }
-            Values::I8(b) => primitive!(b, Int8Chunked),
-            Values::I16(b) => primitive!(b, Int16Chunked),
-            Values::I32(b) => primitive!(b, Int32Chunked),
-            Values::I64(b) => primitive!(b, Int64Chunked),
-            Values::U8(b) => primitive!(b, UInt8Chunked),
-            Values::U16(b) => primitive!(b, UInt16Chunked),
-            Values::U32(b) => primitive!(b, UInt32Chunked),
-            Values::U64(b) => primitive!(b, UInt64Chunked),
-            Values::F32(b) => primitive!(b, Float32Chunked),
-            Values::F64(b) => primitive!(b, Float64Chunked),
-            Values::Str { offsets, bytes } => {
-                string_chunks(name, &offsets.to_host()?, bytes.to_host()?, bitmap)?.into_series()
-            }
-        };
-        Ok(match self.dtype {
-            GpuDtype::Date => physical.cast(&DataType::Date)?,
-            GpuDtype::Datetime(unit) => {
-                physical.cast(&DataType::Datetime(polars_unit(unit), None))?
-            }
-            GpuDtype::Duration(unit) => physical.cast(&DataType::Duration(polars_unit(unit)))?,
-            GpuDtype::Time => physical.cast(&DataType::Time)?,
-            GpuDtype::Categorical(dictionary) => categorical(&physical, dictionary.dtype())?,
-            GpuDtype::ZonedDatetime(unit, zone) => physical.cast(&DataType::Datetime(
-                polars_unit(unit),
-                Some(zone.to_polars()),
-            ))?,
-            _ => physical,
-        })
+        series_of(
+            self.name.clone(),
+            self.dtype,
+            self.len,
+            &self.values,
+            self.validity.as_ref(),
+        )
     }
+}
+
+/// `values` and `validity` handed to `stream` (see
+/// [`DeviceColumn::move_to_stream`]), a list's values with them.
+fn hand_values(
+    values: &mut Values,
+    validity: &mut Option<DeviceBuffer<u32>>,
+    stream: &Stream,
+    ready: Option<&Event>,
+) -> Result<(), RuntimeError> {
+    fn hand<T: DeviceCopy>(
+        buffer: &mut DeviceBuffer<T>,
+        stream: &Stream,
+        ready: Option<&Event>,
+    ) -> Result<(), RuntimeError> {
+        match ready {
+            Some(ready) => buffer.move_to_stream_after(stream, ready),
+            None => buffer.move_to_stream(stream),
+        }
+    }
+    match values {
+        Values::Bits(b) | Values::U32(b) => hand(b, stream, ready)?,
+        Values::I8(b) => hand(b, stream, ready)?,
+        Values::I16(b) => hand(b, stream, ready)?,
+        Values::I32(b) => hand(b, stream, ready)?,
+        Values::I64(b) => hand(b, stream, ready)?,
+        Values::U8(b) => hand(b, stream, ready)?,
+        Values::U16(b) => hand(b, stream, ready)?,
+        Values::U64(b) => hand(b, stream, ready)?,
+        Values::F32(b) => hand(b, stream, ready)?,
+        Values::F64(b) => hand(b, stream, ready)?,
+        Values::Str { offsets, bytes } => {
+            hand(offsets, stream, ready)?;
+            hand(bytes, stream, ready)?;
+        }
+        Values::List { offsets, child } => {
+            hand(offsets, stream, ready)?;
+            let ListChild {
+                values, validity, ..
+            } = child.as_mut();
+            hand_values(values, validity, stream, ready)?;
+        }
+    }
+    if let Some(validity) = validity {
+        hand(validity, stream, ready)?;
+    }
+    Ok(())
+}
+
+/// A Polars column of `dtype` named `name`, of the `len` values and
+/// validity downloaded from the device.
+fn series_of(
+    name: PlSmallStr,
+    dtype: GpuDtype,
+    len: usize,
+    values: &Values,
+    validity: Option<&DeviceBuffer<u32>>,
+) -> Result<Series, ExecError> {
+    let validity = match validity {
+        Some(words) => Some(words.to_host()?),
+        None => None,
+    };
+    let bitmap = validity
+        .as_ref()
+        .map(|words| words_bitmap(words, len))
+        .transpose()?;
+    macro_rules! primitive {
+        ($buffer:expr, $ca:ty) => {{ <$ca>::from_vec_validity(name, downloaded($buffer, len)?, bitmap).into_series() }};
+    }
+    let physical = match values {
+        Values::Bits(words) => {
+            let values = words_bitmap(&words.to_host()?, len)?;
+            let array = BooleanArray::new(ArrowDataType::Boolean, values, bitmap);
+            BooleanChunked::with_chunk(name, array).into_series()
+        }
+        Values::I8(b) => primitive!(b, Int8Chunked),
+        Values::I16(b) => primitive!(b, Int16Chunked),
+        Values::I32(b) => primitive!(b, Int32Chunked),
+        Values::I64(b) => primitive!(b, Int64Chunked),
+        Values::U8(b) => primitive!(b, UInt8Chunked),
+        Values::U16(b) => primitive!(b, UInt16Chunked),
+        Values::U32(b) => primitive!(b, UInt32Chunked),
+        Values::U64(b) => primitive!(b, UInt64Chunked),
+        Values::F32(b) => primitive!(b, Float32Chunked),
+        Values::F64(b) => primitive!(b, Float64Chunked),
+        Values::Str { offsets, bytes } => {
+            string_chunks(name, &offsets.to_host()?, bytes.to_host()?, bitmap)?.into_series()
+        }
+        Values::List { offsets, child } => {
+            let GpuDtype::List(of) = dtype else {
+                return Err(RuntimeError::Internal(format!("lists of a {dtype} column")).into());
+            };
+            let child = series_of(
+                "".into(),
+                of.values(),
+                child.len,
+                &child.values,
+                child.validity.as_ref(),
+            )?;
+            return lists::series(name, &offsets.to_host()?, &child, bitmap);
+        }
+    };
+    Ok(match dtype {
+        GpuDtype::Date => physical.cast(&DataType::Date)?,
+        GpuDtype::Datetime(unit) => physical.cast(&DataType::Datetime(polars_unit(unit), None))?,
+        GpuDtype::Duration(unit) => physical.cast(&DataType::Duration(polars_unit(unit)))?,
+        GpuDtype::Time => physical.cast(&DataType::Time)?,
+        GpuDtype::Categorical(dictionary) => categorical(&physical, dictionary.dtype())?,
+        GpuDtype::ZonedDatetime(unit, zone) => physical.cast(&DataType::Datetime(
+            polars_unit(unit),
+            Some(zone.to_polars()),
+        ))?,
+        _ => physical,
+    })
 }
 
 /// Rows per piece of the host-side string conversions, which run in

@@ -1,0 +1,294 @@
+//! Lists on the device: list columns held, gathered (filters, sorts, joins, slices), stacked by unions, made by `implode` and by `agg` of values, exploded and measured by `list.len`; what else lists meet stays with Polars, with its reason.
+
+use super::*;
+
+/// A frame with list columns of several value types: empty and null
+/// lists, null values inside lists, a sliced list column (its offsets
+/// not from 0).
+fn list_frame() -> LazyFrame {
+    let ints = Series::new(
+        "li".into(),
+        [
+            Some(Series::new("".into(), [Some(1i64), None, Some(3)])),
+            Some(Series::new_empty("".into(), &DataType::Int64)),
+            None,
+            Some(Series::new("".into(), [Some(-4i64)])),
+            Some(Series::new(
+                "".into(),
+                [Some(5i64), Some(5), None, Some(i64::MAX)],
+            )),
+            None,
+        ],
+    );
+    let texts = Series::new(
+        "ls".into(),
+        [
+            Some(Series::new("".into(), [Some("a"), Some("ünïcode")])),
+            None,
+            Some(Series::new("".into(), [None::<&str>])),
+            Some(Series::new_empty("".into(), &DataType::String)),
+            Some(Series::new("".into(), [Some(""), Some("x"), Some("y")])),
+            Some(Series::new("".into(), [Some("z")])),
+        ],
+    );
+    // Two more lists in front, sliced away: offsets from 3.
+    let floats = Series::new(
+        "lf".into(),
+        [
+            Some(Series::new("".into(), [1.0f64, 2.0])),
+            Some(Series::new("".into(), [3.0f64])),
+            Some(Series::new("".into(), [-0.0f64, f64::NAN])),
+            None,
+            Some(Series::new_empty("".into(), &DataType::Float64)),
+            Some(Series::new("".into(), [0.5f64])),
+            Some(Series::new("".into(), [f64::INFINITY, 1.5, 2.5])),
+            Some(Series::new("".into(), [7.0f64])),
+        ],
+    )
+    .slice(2, 6);
+    let dates = Series::new(
+        "ld".into(),
+        [
+            Some(Series::new("".into(), [19_000i32, 19_001])),
+            Some(Series::new("".into(), [0i32])),
+            Some(Series::new_empty("".into(), &DataType::Int32)),
+            None,
+            Some(Series::new("".into(), [-1i32])),
+            Some(Series::new("".into(), [20_000i32, 1])),
+        ],
+    )
+    .cast(&DataType::List(Box::new(DataType::Date)))
+    .unwrap();
+    let mut df = df!(
+        "k" => [Some(3i64), Some(1), None, Some(2), Some(1), Some(3)],
+        "b" => [Some(true), None, Some(false), Some(true), Some(false), Some(true)],
+    )
+    .unwrap();
+    for column in [ints, texts, floats, dates] {
+        df.with_column(column.into()).unwrap();
+    }
+    df.lazy()
+}
+
+/// Polars' explode as `explode(..)` gives it by default: an empty or a
+/// null list one row of null.
+fn polars_explode() -> ExplodeOptions {
+    ExplodeOptions {
+        empty_as_null: true,
+        keep_nulls: true,
+    }
+}
+
+#[test]
+fn list_columns_round_trip_and_move_with_their_rows() {
+    let frame = list_frame();
+    let other = df!(
+        "k" => [1i64, 3, 4],
+        "name" => ["one", "three", "four"],
+    )
+    .unwrap()
+    .lazy();
+    for (name, lf) in [
+        ("list columns, as they are", frame.clone()),
+        ("filtered", frame.clone().filter(col("b"))),
+        (
+            "sorted by another column",
+            frame.clone().sort(
+                ["k"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            ),
+        ),
+        ("sliced", frame.clone().slice(1, 3)),
+        ("the last rows", frame.clone().tail(2)),
+        (
+            "joined, lists on the left",
+            frame.clone().join(
+                other.clone(),
+                [col("k")],
+                [col("k")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::Left,
+                    ..JoinArgs::new(JoinType::Left)
+                },
+            ),
+        ),
+        (
+            "joined, lists on the right (nulls where no row matches)",
+            other.clone().join(
+                frame.clone(),
+                [col("k")],
+                [col("k")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::Left,
+                    ..JoinArgs::new(JoinType::Left)
+                },
+            ),
+        ),
+        (
+            "stacked",
+            concat(
+                [
+                    frame.clone(),
+                    frame.clone().filter(col("k").eq(lit(1))),
+                    frame.clone(),
+                ],
+                UnionArgs::default(),
+            )
+            .unwrap(),
+        ),
+        (
+            "selected, renamed and measured",
+            frame.clone().select([
+                col("li").alias("renamed"),
+                col("ls"),
+                col("li").list().len().alias("len li"),
+                col("ls").list().len().alias("len ls"),
+                (col("lf").list().len() * lit(2u32)).alias("twice len lf"),
+            ]),
+        ),
+        (
+            "copied",
+            frame
+                .clone()
+                .with_columns([col("li").alias("copy")])
+                .select([col("ls"), col("ls").alias("again"), col("copy")]),
+        ),
+        (
+            "filtered by a list's length",
+            frame.clone().filter(col("li").list().len().gt(lit(1u32))),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+}
+
+#[test]
+fn lists_are_made_by_implode_and_by_agg_of_values() {
+    let frame = list_frame();
+    let numbers = groups();
+    let in_order = |lf: LazyFrame| lf.sort(["g"], SortMultipleOptions::default());
+    for (name, lf) in [
+        (
+            "each group's values, of every type",
+            in_order(numbers.clone().group_by([col("g")]).agg([
+                col("v"),
+                col("x").alias("xs"),
+                col("s"),
+                (col("v") * lit(2)).alias("twice v"),
+                col("x").is_nan().alias("nan x"),
+                col("v").count().alias("count"),
+            ])),
+        ),
+        (
+            "in the order of the groups' first rows",
+            numbers
+                .clone()
+                .group_by_stable([col("h")])
+                .agg([col("s"), col("v").implode(true).alias("imploded v")]),
+        ),
+        (
+            "of a frame's lists",
+            frame.clone().group_by_stable([col("k")]).agg([col("b")]),
+        ),
+        (
+            "the whole column as one list",
+            numbers.clone().select([
+                col("v").implode(true),
+                col("s").implode(true).alias("all s"),
+            ]),
+        ),
+        (
+            "of no rows",
+            numbers
+                .clone()
+                .filter(col("h").gt(lit(10u32)))
+                .select([col("v").implode(true)]),
+        ),
+        (
+            "then exploded back",
+            in_order(numbers.clone().group_by([col("g")]).agg([col("s")]))
+                .explode(by_name(["s"], true, false), polars_explode()),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+}
+
+#[test]
+fn explode_repeats_each_row_for_each_value() {
+    let frame = list_frame();
+    let options = |empty_as_null, keep_nulls| ExplodeOptions {
+        empty_as_null,
+        keep_nulls,
+    };
+    for list in ["li", "ls", "lf", "ld"] {
+        for (empty_as_null, keep_nulls) in
+            [(true, true), (false, true), (true, false), (false, false)]
+        {
+            let lf = frame.clone().explode(
+                by_name([list], true, false),
+                options(empty_as_null, keep_nulls),
+            );
+            let name =
+                format!("{list} exploded, empty as null {empty_as_null}, nulls kept {keep_nulls}");
+            assert_gpu_eq(&name, lf);
+        }
+    }
+    assert_gpu_eq(
+        "exploded, then aggregated",
+        frame
+            .clone()
+            .explode(by_name(["li"], true, false), polars_explode())
+            .group_by_stable([col("k")])
+            .agg([col("li").max(), col("li").alias("again")]),
+    );
+}
+
+#[test]
+fn what_lists_meet_beyond_that_stays_with_polars() {
+    let frame = list_frame();
+    for (lf, reason) in [
+        (
+            frame.clone().select([col("li").list().sum()]),
+            "list.sum is not supported on the GPU yet",
+        ),
+        (
+            frame.clone().select([col("li").is_null()]),
+            "this operation on lists is not supported on the GPU yet",
+        ),
+        (
+            frame.clone().sort(["li"], SortMultipleOptions::default()),
+            "a sort by `col(\"li\")` (list[i64]) is not supported on the GPU yet",
+        ),
+        (
+            frame
+                .clone()
+                .group_by_stable([col("li")])
+                .agg([col("k").sum()]),
+            "a group-by by `li` (list[i64]) is not supported on the GPU yet",
+        ),
+        (
+            frame.clone().unique_stable(None, UniqueKeepStrategy::First),
+            "a distinct by `li` (list[i64]) is not supported on the GPU yet",
+        ),
+        (
+            groups()
+                .group_by_stable([col("g")])
+                .agg([col("v").unique_stable()]),
+            "a list of values that are not each row's own",
+        ),
+        (
+            groups().with_columns([col("v").implode(true).alias("all")]),
+            "repeated on every row is not supported on the GPU yet",
+        ),
+        (
+            frame
+                .clone()
+                .with_columns([col("li").alias("again")])
+                .explode(by_name(["li", "again"], true, false), polars_explode()),
+            "an explode of several columns together",
+        ),
+    ] {
+        assert_cpu_answer_with_reason(lf, reason);
+    }
+}

@@ -1,0 +1,101 @@
+//! Operations of the list kernels (`kernels/cuda/lists.cu`): the child rows a gather or an explode of lists reads.
+
+use super::*;
+
+/// Lists gathered: their offsets (from 0), validity, and the child rows
+/// they hold in turn (gather the child column by them).
+#[derive(Debug)]
+pub struct GatheredLists {
+    pub offsets: DeviceBuffer<i64>,
+    pub validity: DeviceBuffer<u32>,
+    pub rows: DeviceBuffer<i64>,
+}
+
+/// Lists exploded: for each row they become, the list it came from and
+/// the child row it holds (-1 for the null row of an empty or null list).
+#[derive(Debug)]
+pub struct ExplodedLists {
+    pub parents: DeviceBuffer<i64>,
+    pub values: DeviceBuffer<i64>,
+}
+
+impl Ops<'_> {
+    /// The lists `offsets` (one more than the lists) and `validity` hold,
+    /// gathered by `indices`: an index out of bounds gives a null list.
+    pub fn gather_lists(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        validity: Option<&DeviceBuffer<u32>>,
+        indices: &DeviceBuffer<i64>,
+    ) -> Result<GatheredLists, RuntimeError> {
+        let n = indices.len();
+        let (out_offsets, out_validity, total) = self.gathered_spans(offsets, validity, indices)?;
+        let rows = self.zeroed::<i64>(total)?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .buffer(indices)
+            .buffer(&out_validity)
+            .arg(n as u64)
+            .buffer(&out_offsets)
+            .buffer(&rows);
+        self.launch(ids::list_gather_rows, Self::linear(n), args)?;
+        Ok(GatheredLists {
+            offsets: out_offsets,
+            validity: out_validity,
+            rows,
+        })
+    }
+
+    /// Polars' explode of the lists `offsets` and `validity` hold: each
+    /// list's values in turn, an empty list one null row where
+    /// `empty_as_null` (else none), a null list one null row where
+    /// `keep_nulls` (else none).
+    pub fn explode_lists(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        validity: Option<&DeviceBuffer<u32>>,
+        empty_as_null: bool,
+        keep_nulls: bool,
+    ) -> Result<ExplodedLists, RuntimeError> {
+        check(!offsets.is_empty(), || "list offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        // One extra zero count, so the exclusive scan ends with the total.
+        let counts = self.zeroed::<i64>(n + 1)?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .arg(u32::from(empty_as_null))
+            .arg(u32::from(keep_nulls))
+            .buffer(&counts);
+        self.launch(ids::list_explode_counts, Self::linear(n), args)?;
+        let starts = self.exclusive_scan_i64(&counts)?;
+        let total = starts.to_host_range(n, 1)?[0];
+        let total = usize::try_from(total).unwrap_or(0);
+        let parents = self.zeroed::<i64>(total)?;
+        let values = self.zeroed::<i64>(total)?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .buffer(&starts)
+            .buffer(&parents)
+            .buffer(&values);
+        self.launch(ids::list_explode_rows, Self::linear(n), args)?;
+        Ok(ExplodedLists { parents, values })
+    }
+
+    /// The number of values of each list (`offsets` one more than the
+    /// lists), null where the list is null.
+    pub fn list_lengths(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        validity: Option<&DeviceBuffer<u32>>,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        // The span lengths string_lengths counts in bytes; it reads no byte
+        // when not counting characters.
+        let no_bytes = self.zeroed::<u8>(0)?;
+        self.string_lengths(offsets, &no_bytes, validity, false)
+    }
+}
