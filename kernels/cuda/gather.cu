@@ -1,5 +1,6 @@
 // Gather and scatter of fixed-width values by 64-bit row indices, with validity.
 #include "kernel_common.cuh"
+#include "spans.cuh"
 
 // out[i] = values[indices[i]]; an index outside [0, n_values) or a null value
 // gives a null (validity bit 0, value 0). Each warp writes whole validity words.
@@ -108,13 +109,11 @@ extern "C" __global__ void string_gather_bytes(const i64* offsets, const unsigne
                                                const i64* indices, const u32* out_validity,
                                                u64 n, const i64* out_offsets,
                                                unsigned char* out_bytes) {
-    for (u64 i = global_index(); i < n; i += global_stride()) {
-        if (!is_valid(out_validity, i)) continue;
-        i64 row = indices[i];
-        i64 start = offsets[row];
-        i64 length = offsets[row + 1] - start;
-        i64 to = out_offsets[i];
-        for (i64 k = 0; k < length; ++k) out_bytes[to + k] = bytes[start + k];
-    }
+    for_each_gathered_span(offsets, indices, out_validity, n, out_offsets,
+                           [&](i64 to, i64 start, i64 length) {
+                               for (i64 k = 0; k < length; ++k) {
+                                   out_bytes[to + k] = bytes[start + k];
+                               }
+                           });
 }
 EMU_KERNEL(string_gather_bytes)

@@ -2,7 +2,7 @@
 // list i is the child rows offsets[i]..offsets[i + 1]) over a child column.
 // These kernels give the child rows a gather or an explode of lists reads;
 // the engine gathers the child column by them.
-#include "kernel_common.cuh"
+#include "spans.cuh"
 
 // Gather of lists, second step (the first is string_gather_lengths, which
 // gives each gathered list's length and validity, and a scan of those
@@ -11,14 +11,10 @@
 extern "C" __global__ void list_gather_rows(const i64* offsets, const i64* indices,
                                             const u32* out_validity, u64 n,
                                             const i64* out_offsets, i64* out_rows) {
-    for (u64 i = global_index(); i < n; i += global_stride()) {
-        if (!is_valid(out_validity, i)) continue;
-        i64 row = indices[i];
-        i64 start = offsets[row];
-        i64 length = offsets[row + 1] - start;
-        i64 to = out_offsets[i];
-        for (i64 k = 0; k < length; ++k) out_rows[to + k] = start + k;
-    }
+    for_each_gathered_span(offsets, indices, out_validity, n, out_offsets,
+                           [&](i64 to, i64 start, i64 length) {
+                               for (i64 k = 0; k < length; ++k) out_rows[to + k] = start + k;
+                           });
 }
 EMU_KERNEL(list_gather_rows)
 
