@@ -57,3 +57,21 @@ extern "C" __global__ void list_explode_rows(const i64* offsets, const u32* vali
     }
 }
 EMU_KERNEL(list_explode_rows)
+
+// list.get: for list i, the child row at `index` (counted from the end when
+// negative), -1 (a null) where the list is null or has no such place;
+// *outside set to 1 where a valid list has none (Polars raises there
+// unless asked for null).
+extern "C" __global__ void list_get_rows(const i64* offsets, const u32* validity, u64 n,
+                                         i64 index, i64* rows, u32* outside) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        i64 start = offsets[i];
+        i64 length = offsets[i + 1] - start;
+        i64 place = index < 0 ? length + index : index;
+        bool inside = place >= 0 && place < length;
+        bool valid = is_valid(validity, i);
+        rows[i] = valid && inside ? start + place : -1;
+        if (valid && !inside) *outside = 1;
+    }
+}
+EMU_KERNEL(list_get_rows)

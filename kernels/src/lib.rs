@@ -181,7 +181,7 @@ library! {
         hash_keys_u32, nonzero_bits, hash_insert_unique_u64,
     }
     LISTS = "lists" {
-        list_gather_rows, list_explode_counts, list_explode_rows,
+        list_gather_rows, list_explode_counts, list_explode_rows, list_get_rows,
     }
     PARTITION = "partition" {
         partition_mix_words, partition_mix_strings, partition_buckets,

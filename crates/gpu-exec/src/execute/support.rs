@@ -415,7 +415,8 @@ pub(crate) fn text_parse_supported(expr: &GpuExpr) -> bool {
 /// column, or `str.slice` of such an expression.
 pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
     match &expr.kind {
-        ExprKind::Column { .. } => Ok(()),
+        // (A text of a list column: its place, or its texts joined.)
+        ExprKind::Column { .. } | ExprKind::List { .. } => Ok(()),
         ExprKind::String {
             op:
                 StringOp::Slice { .. }

@@ -98,4 +98,30 @@ impl Ops<'_> {
         let no_bytes = self.zeroed::<u8>(0)?;
         self.string_lengths(offsets, &no_bytes, validity, false)
     }
+
+    /// Polars' `list.get` at `index` (from the end when negative) of each
+    /// list: the child rows to gather (-1, a null, where the list is null
+    /// or has no such place), and a flag set to 1 where a valid list has
+    /// no such place.
+    pub fn list_get_rows(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        validity: Option<&DeviceBuffer<u32>>,
+        index: i64,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u32>), RuntimeError> {
+        check(!offsets.is_empty(), || "list offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let rows = self.zeroed::<i64>(n)?;
+        let outside = self.zeroed::<u32>(1)?;
+        let args = KernelArgs::new()
+            .buffer(offsets)
+            .arg(ptr(validity))
+            .arg(n as u64)
+            .arg(index)
+            .buffer(&rows)
+            .buffer(&outside);
+        self.launch(ids::list_get_rows, Self::linear(n), args)?;
+        Ok((rows, outside))
+    }
 }

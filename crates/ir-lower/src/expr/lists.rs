@@ -2,17 +2,35 @@
 
 use super::*;
 
-/// A function of each list of a list column (Polars' `list` namespace).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A function of each list of a list column (Polars' `list` namespace);
+/// null of a null list.
+#[derive(Debug, Clone, PartialEq)]
 pub enum ListFunction {
-    /// The number of values, as u32 (null of a null list).
+    /// The number of values, as u32.
     Len,
+    /// The value at `index` (counted from the end when negative): null
+    /// where it is null or the list has no such place; there, without
+    /// `null_on_oob`, Polars raises. `list.first()` and `list.last()` are
+    /// places 0 and -1, null where outside.
+    Get { index: i64, null_on_oob: bool },
+    /// The list's values aggregated as one group: `list.sum` (integers and
+    /// booleans), `list.min` and `list.max` (integers and temporals),
+    /// `list.join` (texts), with the group's semantics (a sum of no values
+    /// 0, an extreme of none null, a join of none the empty text).
+    Aggregate(AggOp),
 }
 
 impl fmt::Display for ListFunction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ListFunction::Len => "list.len",
-        })
+        match self {
+            ListFunction::Len => f.write_str("list.len"),
+            ListFunction::Get { index, null_on_oob } => {
+                write!(f, "list.get[{index}, null_on_oob={null_on_oob}]")
+            }
+            ListFunction::Aggregate(AggOp::Join { separator, .. }) => {
+                write!(f, "list.join({separator:?})")
+            }
+            ListFunction::Aggregate(op) => write!(f, "list.{op}"),
+        }
     }
 }

@@ -1,33 +1,102 @@
-//! Lowering of lists: the list functions (`list.len`), `implode`, and the one rule every other expression meets (no lists in or out).
+//! Lowering of lists: the list functions (`list.len`, `list.get`, `list.sum`, ...), `implode`, and the one rule every other expression meets (no lists in or out).
 
 use super::*;
 
 /// What the GPU does with lists, for the reasons that refuse the rest.
 const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implode` and by \
-                                `agg` of values, explodes them and takes `list.len`";
+                                `agg` of values, explodes them and takes `list.len`, `list.get` \
+                                (`first`, `last`), `list.sum`, `list.min`, `list.max` and \
+                                `list.join` of them";
 
 impl ExprLowering<'_> {
-    /// A function of the `list` namespace.
+    /// A function of the `list` namespace, of a list column.
     pub(crate) fn list(
         &mut self,
         node: Node,
         inputs: &[ExprIR],
         function: &IRListFunction,
     ) -> Lowered {
-        let function = match function {
-            IRListFunction::Length => ListFunction::Len,
+        let literal = |lowering: &Self| lowering.literal_value(inputs.get(1)?.node());
+        // The function, and the types of values it takes.
+        let (function, takes): (ListFunction, fn(GpuDtype) -> bool) = match function {
+            IRListFunction::Length => (ListFunction::Len, |_| true),
+            IRListFunction::Get(null_on_oob) => {
+                let Some(index) = literal(self).and_then(|index| index.extract::<i64>()) else {
+                    return self.refuse(
+                        node,
+                        "list.get of an index that is not a literal integer is not supported \
+                         on the GPU yet",
+                    );
+                };
+                let null_on_oob = *null_on_oob;
+                (ListFunction::Get { index, null_on_oob }, |_| true)
+            }
+            IRListFunction::Sum => (ListFunction::Aggregate(AggOp::Sum), |values| {
+                values.is_integer() || values == GpuDtype::Boolean
+            }),
+            IRListFunction::Min | IRListFunction::Max => {
+                let propagate_nans = false;
+                let op = if matches!(function, IRListFunction::Min) {
+                    AggOp::Min { propagate_nans }
+                } else {
+                    AggOp::Max { propagate_nans }
+                };
+                (ListFunction::Aggregate(op), |values| {
+                    values.is_integer() || values.is_temporal()
+                })
+            }
+            IRListFunction::Join(ignore_nulls) => {
+                let separator = match literal(self) {
+                    Some(AnyValue::String(text)) => text.to_owned(),
+                    Some(AnyValue::StringOwned(text)) => text.to_string(),
+                    _ => {
+                        return self.refuse(
+                            node,
+                            "list.join by a separator that is not a literal text is not \
+                             supported on the GPU yet",
+                        );
+                    }
+                };
+                let ignore_nulls = *ignore_nulls;
+                let op = AggOp::Join {
+                    separator,
+                    ignore_nulls,
+                };
+                (ListFunction::Aggregate(op), |values| {
+                    values == GpuDtype::String
+                })
+            }
             other => {
                 return self.refuse(
                     node,
-                    format!("list.{other} is not supported on the GPU yet ({LISTS_ON_THE_GPU})"),
+                    format!(
+                        "function {other} is not supported on the GPU yet ({LISTS_ON_THE_GPU})"
+                    ),
                 );
             }
         };
         let input = self.single(inputs)?;
+        let GpuDtype::List(of) = input.dtype else {
+            return self.refuse(node, format!("{function} of {}", input.dtype));
+        };
         if !matches!(input.kind, ExprKind::Column { .. }) {
             return self.refuse(
                 node,
-                format!("{function} of a list computed in the expression is not supported on the GPU yet (of a list column it is)"),
+                format!(
+                    "{function} of a list computed in the expression is not supported on the \
+                     GPU yet (of a list column it is)"
+                ),
+            );
+        }
+        if !takes(of.values()) {
+            // Floats: Polars adds each list in an order of its own, and
+            // which of -0.0 and 0.0 is a list's extreme depends on it.
+            return self.refuse(
+                node,
+                format!(
+                    "{function} of {} is not supported on the GPU yet",
+                    input.dtype
+                ),
             );
         }
         let dtype = self.dtype(node)?;
@@ -44,6 +113,19 @@ impl ExprLowering<'_> {
     /// unaggregated is one): each group's values as one list, of values
     /// computed row by row.
     pub(crate) fn implode(&mut self, node: Node, input: Node) -> Lowered {
+        // Named as the user wrote it (`col("x").unique()` inside `agg`),
+        // not the `implode` Polars wraps it in.
+        let of_other_rows = |lowering: &mut Self| {
+            lowering.refuse(
+                input,
+                "a list result of values that are not each row's own (a sort, filter, unique, \
+                 shift, cumulative or aggregated values per group) is not supported on the GPU \
+                 yet",
+            )
+        };
+        if !polars_plan::plans::is_elementwise_rec(input, self.arena) {
+            return of_other_rows(self);
+        }
         let values = self.expr(input)?;
         let per_row = !values.taken_as_lists_per_group()
             && !values.has_window()
@@ -54,13 +136,7 @@ impl ExprLowering<'_> {
                 )
             });
         if !per_row {
-            // Named as the user wrote it (`col("x").unique()` inside
-            // `agg`), not the `implode` Polars wraps it in.
-            return self.refuse(
-                input,
-                "a list of values that are not each row's own (a sort, filter, unique, shift, \
-                 cumulative or aggregated values per group) is not supported on the GPU yet",
-            );
+            return of_other_rows(self);
         }
         if !values.any(&|e| matches!(e.kind, ExprKind::Column { .. })) {
             return self.refuse(input, "a list of literals is not supported on the GPU yet");

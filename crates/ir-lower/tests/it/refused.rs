@@ -21,7 +21,7 @@ fn unsupported_dtypes_are_named() {
         concat_list([col("id"), col("id")]).unwrap().alias("pair"),
     ]);
     expect![[r#"
-        refused: col("id").list.concat([col("id")]): function list.concat is not supported on the GPU
+        refused: col("id").list.concat([col("id")]): function list.concat is not supported on the GPU yet (the GPU holds list columns, makes them by `implode` and by `agg` of values, explodes them and takes `list.len`, `list.get` (`first`, `last`), `list.sum`, `list.min`, `list.max` and `list.join` of them)
     "#]].assert_eq(&explain(lists));
     let decimal = orders().select([col("amount").cast(DataType::Decimal(10, 2))]);
     expect![[r#"
@@ -72,13 +72,17 @@ fn three_unsupported_pieces_are_all_reported() {
 }
 
 #[test]
-fn group_by_without_aggregation_gives_lists_and_is_refused() {
+fn group_by_lists_of_values_not_each_rows_own_are_refused() {
     expect![[r#"
-        refused: col("amount"): a list result (each group's values as one list, or the column's) is not supported on the GPU yet
+        refused: col("amount").unique(): a list result of values that are not each row's own (a sort, filter, unique, shift, cumulative or aggregated values per group) is not supported on the GPU yet
+        refused: col("amount").sort(asc): a list result of values that are not each row's own (a sort, filter, unique, shift, cumulative or aggregated values per group) is not supported on the GPU yet
+        refused: col("qty").cum_sum(): a list result of values that are not each row's own (a sort, filter, unique, shift, cumulative or aggregated values per group) is not supported on the GPU yet
     "#]]
-    .assert_eq(&explain(
-        orders().group_by([col("status")]).agg([col("amount")]),
-    ));
+    .assert_eq(&explain(orders().group_by([col("status")]).agg([
+        col("amount").unique().alias("unique"),
+        col("amount").sort(Default::default()).alias("sorted"),
+        col("qty").cum_sum(false).alias("running"),
+    ])));
 }
 
 #[test]

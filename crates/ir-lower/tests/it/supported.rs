@@ -560,3 +560,31 @@ fn filters_inside_a_select_become_a_filter_of_the_computed_columns() {
         "#]],
     );
 }
+
+#[test]
+fn lists_made_exploded_and_measured() {
+    let lists = orders()
+        .group_by_stable([col("status")])
+        .agg([col("amount"), (col("qty") * lit(2)).alias("twice")]);
+    expect![[r#"
+        Explode columns=[1] empty_as_null=true keep_nulls=false  -> [status: str, amount: f64, twice: list[i32], n: u32, first: i32, sum: i32]
+          WithColumns [list.len(col("twice")) as "n", list.get[0, null_on_oob=true](col("twice")) as "first", list.sum(col("twice")) as "sum"]  -> [status: str, amount: list[f64], twice: list[i32], n: u32, first: i32, sum: i32]
+            GroupBy keys=[col("status")] aggs=[implode(col("amount")) as "amount", implode((col("qty") * 2:i32)) as "twice"] maintain_order  -> [status: str, amount: list[f64], twice: list[i32]]
+              DataFrameScan rows=3 columns=[4, 2, 3] of 6  -> [status: str, amount: f64, qty: i32]
+    "#]]
+    .assert_eq(&explain(
+        lists
+            .with_columns([
+                col("twice").list().len().alias("n"),
+                col("twice").list().first().alias("first"),
+                col("twice").list().sum().alias("sum"),
+            ])
+            .explode(
+                by_name(["amount"], true, false),
+                ExplodeOptions {
+                    empty_as_null: true,
+                    keep_nulls: false,
+                },
+            ),
+    ));
+}

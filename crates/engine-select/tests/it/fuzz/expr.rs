@@ -130,6 +130,14 @@ pub enum Op {
     Log1p,
     /// `list.len()` of a list column.
     ListLen,
+    /// `list.get(lit(index), null_on_oob)` of a list column.
+    ListGet(i64, bool),
+    /// `list.sum()`, `list.min()`, `list.max()` of a list column.
+    ListSum,
+    ListMin,
+    ListMax,
+    /// `list.join(lit(separator), ignore_nulls)` of a list of texts.
+    ListJoin(&'static str, bool),
     /// `pow` by a literal exponent.
     Pow(f64),
     /// Two bounds: `clip(lo, hi)`.
@@ -320,6 +328,17 @@ impl E {
             Op::Exp => case!(i, s; [x]; ; x.exp()),
             Op::Log1p => case!(i, s; [x]; ; x.log1p()),
             Op::ListLen => case!(i, s; [x]; ; x.list().len()),
+            Op::ListGet(index, null_on_oob) => {
+                case!(i, s; [x]; index = index, null_on_oob = null_on_oob;
+                    x.list().get(lit(index), null_on_oob))
+            }
+            Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
+            Op::ListMin => case!(i, s; [x]; ; x.list().min()),
+            Op::ListMax => case!(i, s; [x]; ; x.list().max()),
+            Op::ListJoin(separator, ignore_nulls) => {
+                case!(i, s; [x]; separator = separator, ignore_nulls = ignore_nulls;
+                    x.list().join(lit(separator), ignore_nulls))
+            }
             Op::Pow(p) => case!(i, s; [x]; p = p; x.pow(p)),
             Op::Clip => case!(i, s; [x, lo, hi]; ; x.clip(lo, hi)),
             Op::FillNull => case!(i, s; [x, v]; ; x.fill_null(v)),

@@ -117,23 +117,30 @@ fn random_op(
     let ordered = plan.ordered();
     let input = Box::new(plan.clone());
     let depth = rng.random_range(1..=3);
-    // Lists (of a group-by's values) exploded, or measured.
-    let lists: Vec<&String> = schema
+    // Lists (of a group-by's values) exploded, or functions of them.
+    let lists: Vec<(String, DataType)> = schema
         .iter()
-        .filter(|(_, dtype)| matches!(dtype, DataType::List(_)))
-        .map(|(name, _)| name)
+        .filter_map(|(name, dtype)| match dtype {
+            DataType::List(values) => Some((name.clone(), (**values).clone())),
+            _ => None,
+        })
         .collect();
-    if let Some(&list) = lists.choose(rng)
+    if let Some((list, values)) = lists.choose(rng).cloned()
         && rng.random_bool(0.4)
     {
-        let list = list.clone();
-        return Some(if rng.random_bool(0.6) {
+        return Some(if rng.random_bool(0.5) {
             let options = (rng.random_bool(0.7), rng.random_bool(0.7));
             Plan::Explode(input, list, options)
         } else {
-            let len = E::new(Op::ListLen, vec![E::col(&list)]);
-            let name = fresh_name(fresh, &schema, "x");
-            Plan::WithColumns(input, vec![len.alias(&name)])
+            let n = rng.random_range(1..=3);
+            let functions = (0..n)
+                .map(|_| {
+                    let function = list_function(rng, &values);
+                    let name = fresh_name(fresh, &schema, "x");
+                    E::new(function, vec![E::col(&list)]).alias(&name)
+                })
+                .collect();
+            Plan::WithColumns(input, functions)
         });
     }
     let mut g = Grammar {
@@ -270,6 +277,27 @@ fn random_op(
         98..=99 if ordered => Plan::Reverse(input),
         _ => return None,
     })
+}
+
+/// A function of a list of `values`: mostly one the device runs for
+/// them, sometimes any (of other types: the reasons Polars keeps them).
+fn list_function(rng: &mut Rng, values: &DataType) -> Op {
+    let any = rng.random_bool(0.2);
+    let reduced = values.is_integer() || values.is_bool() || values.is_temporal();
+    match rng.random_range(0..6) {
+        0 => Op::ListLen,
+        1 | 2 => {
+            let index = *[0i64, 1, 2, -1, -2, 5].choose(rng).unwrap();
+            Op::ListGet(index, rng.random_bool(0.9))
+        }
+        3 if any || values.is_integer() || values.is_bool() => Op::ListSum,
+        4 if any || reduced => [Op::ListMin, Op::ListMax].choose(rng).unwrap().clone(),
+        5 if any || values.is_string() => {
+            let separator = *["", ", ", "-"].choose(rng).unwrap();
+            Op::ListJoin(separator, rng.random_bool(0.5))
+        }
+        _ => Op::ListLen,
+    }
 }
 
 /// A join of the plan with table 1 (or with itself), on keys of one class.

@@ -163,6 +163,80 @@ fn list_columns_round_trip_and_move_with_their_rows() {
 }
 
 #[test]
+fn list_functions_match_the_cpu() {
+    let frame =
+        list_frame().with_columns([col("li").list().len().alias("n"), col("ls").alias("ls2")]);
+    let small = df!(
+        "k" => [1i64, 1, 1, 2, 2, 3, 4, 4],
+        "i8" => [Some(-128i8), Some(-128), None, Some(7), Some(1), None, Some(127), Some(127)],
+        "u16" => [Some(65535u16), Some(1), Some(2), None, Some(0), None, Some(3), Some(4)],
+        "b" => [Some(true), None, Some(true), Some(false), Some(false), None, Some(true), Some(true)],
+    )
+    .unwrap()
+    .lazy()
+    .group_by_stable([col("k")])
+    .agg([col("i8"), col("u16"), col("b")]);
+    for (name, lf) in [
+        (
+            "places from either end, first and last",
+            frame.clone().select([
+                col("li").list().get(lit(0), true).alias("li 0"),
+                col("li").list().get(lit(2), true).alias("li 2"),
+                col("li").list().get(lit(-2), true).alias("li -2"),
+                col("ls").list().first().alias("ls first"),
+                col("ls").list().last().alias("ls last"),
+                col("lf").list().get(lit(1), true).alias("lf 1"),
+                col("ld").list().last().alias("ld last"),
+            ]),
+        ),
+        (
+            "sums, minima, maxima of integers and temporals",
+            frame.clone().select([
+                col("li").list().min().alias("li min"),
+                col("li").list().max().alias("li max"),
+                col("ld").list().min().alias("ld min"),
+                col("ld").list().max().alias("ld max"),
+            ]),
+        ),
+        (
+            "sums of small integers (widened) and booleans (counted)",
+            small.clone().select([
+                col("k"),
+                col("i8").list().sum().alias("i8 sum"),
+                col("u16").list().sum().alias("u16 sum"),
+                col("b").list().sum().alias("b sum"),
+                col("i8").list().min().alias("i8 min"),
+                col("u16").list().max().alias("u16 max"),
+            ]),
+        ),
+        (
+            "texts joined",
+            frame.clone().select([
+                col("ls")
+                    .list()
+                    .join(lit("-"), true)
+                    .alias("skipping nulls"),
+                col("ls")
+                    .list()
+                    .join(lit(", "), false)
+                    .alias("keeping nulls"),
+            ]),
+        ),
+        (
+            "of lists exploded after",
+            frame
+                .clone()
+                .with_columns([col("li").list().first().alias("first")])
+                .explode(by_name(["li"], true, false), polars_explode()),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // A place a list lacks: Polars raises, and so does the engine.
+    assert_cpu_error(frame.clone().select([col("li").list().get(lit(1), false)]));
+}
+
+#[test]
 fn lists_are_made_by_implode_and_by_agg_of_values() {
     let frame = list_frame();
     let numbers = groups();
@@ -249,8 +323,12 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
     let frame = list_frame();
     for (lf, reason) in [
         (
-            frame.clone().select([col("li").list().sum()]),
-            "list.sum is not supported on the GPU yet",
+            frame.clone().select([col("lf").list().sum()]),
+            "list.sum of list[f64] is not supported on the GPU yet",
+        ),
+        (
+            frame.clone().select([col("li").list().mean()]),
+            "function list.mean is not supported on the GPU yet",
         ),
         (
             frame.clone().select([col("li").is_null()]),
@@ -275,7 +353,7 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
             groups()
                 .group_by_stable([col("g")])
                 .agg([col("v").unique_stable()]),
-            "a list of values that are not each row's own",
+            "a list result of values that are not each row's own",
         ),
         (
             groups().with_columns([col("v").implode(true).alias("all")]),

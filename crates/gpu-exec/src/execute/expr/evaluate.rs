@@ -354,7 +354,7 @@ impl Executor<'_> {
             return self.distinctness(frame, input, *test, groups);
         }
         if let ExprKind::List { function, input } = &part.kind {
-            return self.list_function(frame, *function, input);
+            return self.list_function(frame, function, input, part.dtype);
         }
         if let ExprKind::Window {
             function,

@@ -40,30 +40,74 @@ impl Executor<'_> {
         ))
     }
 
-    /// A function of each list of `input`, a list column of `frame`.
+    /// A function of each list of `input`, a list column of `frame`, of
+    /// type `dtype`.
     pub(crate) fn list_function(
         &self,
         frame: &DeviceFrame,
-        function: ListFunction,
+        function: &ListFunction,
         input: &GpuExpr,
+        dtype: GpuDtype,
     ) -> Result<DeviceColumn, ExecError> {
         let lists = column_at(frame, column_index(input)?)?;
-        let Values::List { offsets, .. } = lists.values() else {
+        let (Values::List { offsets, child }, GpuDtype::List(of)) = (lists.values(), lists.dtype)
+        else {
             return Err(ExecError::Unsupported(format!(
                 "{function} of `{input}`, a {} column",
                 lists.dtype
             )));
         };
+        let ops = self.ops();
+        let column = |values, validity| {
+            DeviceColumn::from_parts("".into(), dtype, frame.height, values, Some(validity))
+        };
         match function {
             ListFunction::Len => {
-                let (lengths, validity) = self.ops().list_lengths(offsets, lists.validity())?;
-                Ok(DeviceColumn::from_parts(
+                let (lengths, validity) = ops.list_lengths(offsets, lists.validity())?;
+                Ok(column(Values::U32(lengths), validity))
+            }
+            ListFunction::Get { index, null_on_oob } => {
+                let (rows, outside) = ops.list_get_rows(offsets, lists.validity(), *index)?;
+                if !null_on_oob {
+                    let what = format!("{function} of `{input}`: a list without that place");
+                    self.check_later(outside, what, ExecError::InvalidData);
+                }
+                let (values, validity) =
+                    self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
+                Ok(column(values, validity))
+            }
+            ListFunction::Aggregate(op) => {
+                // Each list a group of the child's rows (in order); then
+                // null where the list is null.
+                let rows = ops.iota(child.len, 0)?;
+                let (starts, _) = ops.gather(offsets, None, &ops.iota(frame.height, 0)?)?;
+                let (values, validity) =
+                    self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
+                let values = DeviceColumn::from_parts(
                     "".into(),
-                    GpuDtype::UInt32,
-                    frame.height,
-                    Values::U32(lengths),
+                    of.values(),
+                    child.len,
+                    values,
                     Some(validity),
-                ))
+                );
+                let values = DeviceFrame {
+                    columns: vec![values],
+                    height: child.len,
+                };
+                let aggregated = column_ref(0, of.values()).aggregated(op.clone(), dtype);
+                let value = self.aggregate(&values, &aggregated, &rows, &starts, false)?;
+                let (lengths, validity) = ops.list_lengths(offsets, lists.validity())?;
+                let both = DeviceFrame {
+                    columns: vec![value, column(Values::U32(lengths), validity)],
+                    height: frame.height,
+                };
+                let null = GpuExpr::literal(Scalar::Null, dtype);
+                let of_valid_lists = column_ref(1, GpuDtype::UInt32).is_not_null().then(
+                    column_ref(0, dtype),
+                    null,
+                    dtype,
+                );
+                self.evaluate(&both, &of_valid_lists, "")
             }
         }
     }

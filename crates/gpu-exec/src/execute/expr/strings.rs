@@ -161,6 +161,9 @@ impl Executor<'_> {
             }
             ExprKind::Fill { .. } => self.filled(frame, expr, name, groups)?,
             ExprKind::SortedBy { .. } => self.sorted_part(frame, expr, name, groups)?,
+            ExprKind::List { function, input } => {
+                self.list_function(frame, function, input, expr.dtype)?
+            }
             // A window takes its own groups.
             ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {
                 return self.make_strings(frame, &distributed, name, None);

@@ -113,3 +113,39 @@ fn exploded_lists_give_each_value_a_row_and_nulls_by_the_options() {
         assert_eq!(validity.to_host().unwrap(), bitmap(&valid), "n={n}");
     }
 }
+
+#[test]
+fn a_list_get_reads_its_place_from_either_end() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(29);
+    for &n in SIZES {
+        let (offsets, valid) = random_lists(&mut rng, n);
+        let (doffsets, dvalid) = (device.upload(&offsets), device.upload(&bitmap(&valid)));
+        for index in [0i64, 1, 3, -1, -2, 40, -80] {
+            let (rows, outside) = ops.list_get_rows(&doffsets, Some(&dvalid), index).unwrap();
+            let mut expected_outside = 0u32;
+            let expected: Vec<i64> = (0..n)
+                .map(|i| {
+                    let (start, length) = (offsets[i], offsets[i + 1] - offsets[i]);
+                    let place = if index < 0 { length + index } else { index };
+                    let inside = (0..length).contains(&place);
+                    if valid[i] && !inside {
+                        expected_outside = 1;
+                    }
+                    if valid[i] && inside {
+                        start + place
+                    } else {
+                        -1
+                    }
+                })
+                .collect();
+            assert_eq!(rows.to_host().unwrap(), expected, "n={n}, index={index}");
+            assert_eq!(
+                outside.to_host().unwrap(),
+                [expected_outside],
+                "n={n}, index={index}"
+            );
+        }
+    }
+}
