@@ -522,6 +522,33 @@ pub(crate) fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
     evaluable(&outer)
 }
 
+/// Whether `e` is text made of values repeated per group or of other rows
+/// within each group: text is made over the whole frame.
+fn per_group_text(e: &GpuExpr) -> bool {
+    e.dtype == GpuDtype::String && (e.has_aggregation() || e.has_part_reading_other_rows())
+}
+
+/// Whether the executor lists `input` per group (`expr`, its implode):
+/// its values, and a filter's rows, computed as in the group.
+fn implode_supported(expr: &GpuExpr, input: &GpuExpr) -> Result<(), String> {
+    let (values, kept) = match &input.kind {
+        ExprKind::Where { input, by } => (input.as_ref(), Some(by.as_ref())),
+        _ => (input, None),
+    };
+    if !matches!(expr.dtype, GpuDtype::List(of) if of.values() == values.dtype) {
+        return Err(format!("`{expr}` as {}", expr.dtype));
+    }
+    for part in std::iter::once(values).chain(kept) {
+        if part.any(&per_group_text) {
+            return Err(format!(
+                "text made of aggregations or of other rows (`{part}`) inside an aggregation"
+            ));
+        }
+        evaluable(part)?;
+    }
+    Ok(())
+}
+
 /// Whether the per-group kernels run `expr`: `len()`, or one aggregation of
 /// an elementwise expression, with the output type the kernels give.
 pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
@@ -535,6 +562,9 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
             Err("not a single aggregation".into())
         };
     };
+    if let AggOp::Implode = op {
+        return implode_supported(expr, input);
+    }
     if let ExprKind::SortedBy {
         input: sorted,
         order,
@@ -551,11 +581,6 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
     if let Some(rewritten) = filter_as_nulls(expr) {
         return single_aggregation_supported(&rewritten);
     }
-    // Text is made over the whole frame: not of values repeated per group,
-    // nor of other rows within each group.
-    let per_group_text = |e: &GpuExpr| {
-        e.dtype == GpuDtype::String && (e.has_aggregation() || e.has_part_reading_other_rows())
-    };
     if let ExprKind::Where { input: kept, by } = &input.kind {
         // The first or last row the filter keeps, of any type.
         if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != kept.dtype {
@@ -587,8 +612,8 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
     let fits = match op {
         // Polars counts the true values of booleans, as u32.
         AggOp::Sum if input.dtype == GpuDtype::Boolean => expr.dtype == GpuDtype::UInt32,
-        // Of any type held in lists: each group's rows, gathered.
-        AggOp::Implode => matches!(expr.dtype, GpuDtype::List(of) if of.values() == input.dtype),
+        // (Decided above.)
+        AggOp::Implode => false,
         // Of any type: each group's first or last row, gathered.
         AggOp::First | AggOp::Last | AggOp::Item { .. } => expr.dtype == input.dtype,
         // Temporals as their integers; text, booleans and small integers by

@@ -156,7 +156,6 @@ impl Ops<'_> {
         starts: &DeviceBuffer<i64>,
         n: usize,
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
-        check(starts.len() <= n.max(1), || "more groups than rows".into())?;
         check(n == 0 || !starts.is_empty(), || {
             "rows without a group".into()
         })?;
@@ -304,7 +303,6 @@ impl Ops<'_> {
         check(group_of.len() == n, || {
             format!("groups of {} positions for {n} rows", group_of.len())
         })?;
-        check(starts.len() <= n.max(1), || "more groups than rows".into())?;
         check(n == 0 || !starts.is_empty(), || {
             "rows without a group".into()
         })?;
@@ -344,15 +342,14 @@ impl Ops<'_> {
         self.indices_of_flags(flags, n)
     }
 
+    /// The checks of a segmented operation's arguments. Groups may be
+    /// empty and outnumber the rows (a list column's lists, as groups of
+    /// its values).
     pub(super) fn check_segments<T: DeviceCopy>(
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
-        starts: &DeviceBuffer<i64>,
     ) -> Result<(), RuntimeError> {
-        check_bitmap(validity, values.len(), "validity")?;
-        check(starts.len() <= values.len().max(1), || {
-            "more groups than rows".into()
-        })
+        check_bitmap(validity, values.len(), "validity")
     }
 
     /// Per-group sums of the valid values (0 for none), wrapping in `T`.
@@ -386,7 +383,7 @@ impl Ops<'_> {
         validity: Option<&DeviceBuffer<u32>>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<DeviceBuffer<T>, RuntimeError> {
-        Self::check_segments(values, validity, starts)?;
+        Self::check_segments(values, validity)?;
         if let Some(chunks) = self.chunks(starts, values.len())? {
             let partial = self.segment_values(kernel, values, validity, &chunks.starts)?;
             return self.segments_in_chunks(kernel, &partial, None, &chunks.offsets);
@@ -467,7 +464,7 @@ impl Ops<'_> {
         validity: Option<&DeviceBuffer<u32>>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
-        Self::check_segments(values, validity, starts)?;
+        Self::check_segments(values, validity)?;
         let Some(chunks) = self.chunks(starts, values.len())? else {
             return self.segment_with_validity(T::MEAN, values, validity, starts);
         };
@@ -526,7 +523,7 @@ impl Ops<'_> {
             SegmentPick::Last => T::LAST,
         };
         if matches!(pick, SegmentPick::Min | SegmentPick::Max) {
-            Self::check_segments(values, validity, starts)?;
+            Self::check_segments(values, validity)?;
             if let Some(chunks) = self.chunks(starts, values.len())? {
                 let (partial, partial_validity) =
                     self.segment_with_validity(kernel, values, validity, &chunks.starts)?;
@@ -547,7 +544,7 @@ impl Ops<'_> {
         ddof: u8,
         std: bool,
     ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
-        Self::check_segments(values, validity, starts)?;
+        Self::check_segments(values, validity)?;
         let Some(chunks) = self.chunks(starts, values.len())? else {
             return self.segment_with_validity_and(
                 ids::segment_variance_f64,
@@ -637,7 +634,7 @@ impl Ops<'_> {
         starts: &DeviceBuffer<i64>,
         extra: impl FnOnce(KernelArgs) -> KernelArgs,
     ) -> Result<(DeviceBuffer<A>, DeviceBuffer<u32>), RuntimeError> {
-        Self::check_segments(values, validity, starts)?;
+        Self::check_segments(values, validity)?;
         let groups = starts.len();
         let out = self.zeroed::<A>(groups)?;
         let out_validity = self.zeroed::<u32>(words(groups))?;
@@ -661,7 +658,6 @@ impl Ops<'_> {
         n: usize,
     ) -> Result<DeviceBuffer<u32>, RuntimeError> {
         check_bitmap(validity, n, "validity")?;
-        check(starts.len() <= n.max(1), || "more groups than rows".into())?;
         if let Some(chunks) = self.chunks(starts, n)? {
             let partial = self.segment_count(validity, &chunks.starts, n)?;
             return self.segment_sum(&partial, None, &chunks.offsets);

@@ -394,11 +394,11 @@ impl ExprLowering<'_> {
             AggOp::NUnique => {
                 return self.refuse(node, format!("{op} of a filtered expression"));
             }
-            // The rows kept themselves: first and last pick among them, and
-            // Polars sums (and so averages) the kept values of floats (and of
-            // integers, for means) in its own order.
-            AggOp::First | AggOp::Last | AggOp::Sum | AggOp::Mean
-                if matches!(op, AggOp::First | AggOp::Last)
+            // The rows kept themselves: first and last pick among them,
+            // implode lists them, and Polars sums (and so averages) the kept
+            // values of floats (and of integers, for means) in its own order.
+            AggOp::First | AggOp::Last | AggOp::Sum | AggOp::Mean | AggOp::Implode
+                if matches!(op, AggOp::First | AggOp::Last | AggOp::Implode)
                     || input.dtype == GpuDtype::Float64
                     || (op == AggOp::Mean
                         && matches!(

@@ -110,39 +110,57 @@ impl ExprLowering<'_> {
     }
 
     /// `implode` of `input` (a group-by's aggregation of values it leaves
-    /// unaggregated is one): each group's values as one list, of values
-    /// computed row by row.
+    /// unaggregated is one): each group's values (of a select, the
+    /// column's) as one list in row order, computed as in the group (its
+    /// shifts, running sums, sorts and aggregations within it); of a
+    /// filter (`filter`, `drop_nulls`, `head`, `slice`, ...), the values it
+    /// keeps.
     pub(crate) fn implode(&mut self, node: Node, input: Node) -> Lowered {
-        // Named as the user wrote it (`col("x").unique()` inside `agg`),
-        // not the `implode` Polars wraps it in.
-        let of_other_rows = |lowering: &mut Self| {
-            lowering.refuse(
-                input,
-                "a list result of values that are not each row's own (a sort, filter, unique, \
-                 shift, cumulative or aggregated values per group) is not supported on the GPU \
-                 yet",
-            )
+        let dtype = self.dtype(node)?;
+        let imploded = self.aggregation_of(node, AggOp::Implode, input, dtype)?;
+        let ExprKind::Agg { input: listed, .. } = &imploded.kind else {
+            return self.refuse(input, format!("`{imploded}` is not an implode"));
         };
-        if !polars_plan::plans::is_elementwise_rec(input, self.arena) {
-            return of_other_rows(self);
+        let (values, kept) = match &listed.kind {
+            ExprKind::Where { input, by } => (input.as_ref(), Some(by.as_ref())),
+            _ => (listed.as_ref(), None),
+        };
+        // Computed per group, row by row (no filter or distinct values
+        // within, whose places Polars pairs by its own bookkeeping).
+        let listable = |e: &GpuExpr| {
+            !e.has_window()
+                && !e.any(&|part| {
+                    matches!(
+                        part.kind,
+                        ExprKind::Where { .. }
+                            | ExprKind::Unique { .. }
+                            | ExprKind::ParseTemporal { inferred: true, .. }
+                    )
+                })
+        };
+        if !listable(values) || !kept.is_none_or(listable) {
+            // Named as the user wrote it (`col("x").unique()` inside
+            // `agg`), not the `implode` Polars wraps it in.
+            return self.refuse(
+                input,
+                "a list result of values made within each group by a filter inside, \
+                 `unique`, a window or an inferred parse is not supported on the GPU yet",
+            );
         }
-        let values = self.expr(input)?;
-        let per_row = !values.taken_as_lists_per_group()
-            && !values.has_window()
-            && !values.any(&|e| {
-                matches!(
-                    e.kind,
-                    ExprKind::Where { .. } | ExprKind::Unique { .. } | ExprKind::SortedBy { .. }
-                )
-            });
-        if !per_row {
-            return of_other_rows(self);
+        let per_group_text = |e: &GpuExpr| {
+            e.dtype == GpuDtype::String && (e.has_aggregation() || e.has_part_reading_other_rows())
+        };
+        if values.any(&per_group_text) {
+            return self.refuse(
+                input,
+                "a list result of texts made within each group (shifted, sorted, aggregated) is \
+                 not supported on the GPU yet",
+            );
         }
         if !values.any(&|e| matches!(e.kind, ExprKind::Column { .. })) {
             return self.refuse(input, "a list of literals is not supported on the GPU yet");
         }
-        let dtype = self.dtype(node)?;
-        Some(values.aggregated(AggOp::Implode, dtype))
+        Some(imploded)
     }
 
     /// `expr` (lowered from `node`) unless it computes with lists where the

@@ -72,14 +72,14 @@ fn three_unsupported_pieces_are_all_reported() {
 }
 
 #[test]
-fn group_by_lists_of_values_not_each_rows_own_are_refused() {
+fn group_by_lists_of_distinct_values_or_texts_made_per_group_are_refused() {
     expect![[r#"
-        refused: col("amount").unique(): a list result of values that are not each row's own (a sort, filter, unique, shift, cumulative or aggregated values per group) is not supported on the GPU yet
-        refused: col("amount").sort(asc): a list result of values that are not each row's own (a sort, filter, unique, shift, cumulative or aggregated values per group) is not supported on the GPU yet
-        refused: col("qty").cum_sum(): a list result of values that are not each row's own (a sort, filter, unique, shift, cumulative or aggregated values per group) is not supported on the GPU yet
+        refused: col("amount").unique(): a list result of values made within each group by a filter inside, `unique`, a window or an inferred parse is not supported on the GPU yet
+        refused: col("status").shift([dyn int: 1]): a list result of texts made within each group (shifted, sorted, aggregated) is not supported on the GPU yet
     "#]]
     .assert_eq(&explain(orders().group_by([col("status")]).agg([
         col("amount").unique().alias("unique"),
+        col("status").shift(lit(1)).alias("previous"),
         col("amount").sort(Default::default()).alias("sorted"),
         col("qty").cum_sum(false).alias("running"),
     ])));

@@ -809,35 +809,39 @@ impl Grammar<'_> {
         }
     }
 
+    /// Values of class `ty`, sometimes through a filter or a slice (as an
+    /// aggregation or a list per group reads them).
+    fn maybe_filtered(&mut self, ty: Ty, d: u32) -> E {
+        let x = self.value(ty, d);
+        // A filter, or a slice, inside the aggregation.
+        match self.rng.random_range(0..12) {
+            0 => {
+                let p = self.value(Ty::Bool, d.saturating_sub(1));
+                E::new(Op::Filter, vec![x, p])
+            }
+            1 if self.ordered => {
+                let n = self.rng.random_range(0..4);
+                let op = match self.rng.random_range(0..3) {
+                    0 => Op::Head(n),
+                    1 => Op::Tail(n),
+                    _ => Op::Slice(self.rng.random_range(-2..3), n),
+                };
+                E::new(op, vec![x])
+            }
+            2 => E::new(Op::DropNulls, vec![x]),
+            3 if ty == Ty::Float => E::new(Op::DropNans, vec![x]),
+            4 if self.ordered => {
+                let (n, offset) = (self.rng.random_range(1..4), self.rng.random_range(0..3));
+                E::new(Op::GatherEvery(n, offset), vec![x])
+            }
+            _ => x,
+        }
+    }
+
     /// An aggregation of class `ty`: one value for the frame (broadcast
     /// where rows are wanted) or per group.
     pub fn scalar(&mut self, ty: Ty, d: u32) -> E {
-        let inner = |g: &mut Self, ty: Ty| -> E {
-            let x = g.value(ty, d);
-            // A filter, or a slice, inside the aggregation.
-            match g.rng.random_range(0..12) {
-                0 => {
-                    let p = g.value(Ty::Bool, d.saturating_sub(1));
-                    E::new(Op::Filter, vec![x, p])
-                }
-                1 if g.ordered => {
-                    let n = g.rng.random_range(0..4);
-                    let op = match g.rng.random_range(0..3) {
-                        0 => Op::Head(n),
-                        1 => Op::Tail(n),
-                        _ => Op::Slice(g.rng.random_range(-2..3), n),
-                    };
-                    E::new(op, vec![x])
-                }
-                2 => E::new(Op::DropNulls, vec![x]),
-                3 if ty == Ty::Float => E::new(Op::DropNans, vec![x]),
-                4 if g.ordered => {
-                    let (n, offset) = (g.rng.random_range(1..4), g.rng.random_range(0..3));
-                    E::new(Op::GatherEvery(n, offset), vec![x])
-                }
-                _ => x,
-            }
-        };
+        let inner = |g: &mut Self, ty: Ty| -> E { g.maybe_filtered(ty, d) };
         // Within groups too, the rows are in the input's order: defined or not.
         let ordered = self.ordered;
         let (agg, from): (Agg, Ty) = match ty {
@@ -1072,9 +1076,10 @@ impl Grammar<'_> {
                     vec![self.scalar(ty, depth)],
                 )
             }
-            // A list per group, in the rows' order.
+            // A list per group, in the rows' order (of values a filter
+            // keeps, too).
             3 if self.ordered && self.chance(0.3) => {
-                let x = self.value(ty, depth);
+                let x = self.maybe_filtered(ty, depth);
                 if self.chance(0.5) {
                     x
                 } else {

@@ -232,6 +232,36 @@ fn list_functions_match_the_cpu() {
     ] {
         assert_gpu_eq(name, lf);
     }
+    // Lists mostly empty (more lists than values), and lists long enough
+    // that their sums run in chunks.
+    let sparse = df!(
+        "k" => (0..40i64).map(|i| i % 13).collect::<Vec<_>>(),
+        "v" => (0..40i64).map(|i| (i % 3 == 0).then_some(i - 20)).collect::<Vec<_>>(),
+    )
+    .unwrap()
+    .lazy()
+    .group_by_stable([col("k")])
+    .agg([col("v").filter(col("k").eq(lit(5)))]);
+    let long = df!(
+        "k" => (0..5000i64).map(|i| i / 1700).collect::<Vec<_>>(),
+        "v" => (0..5000i64).map(|i| (i % 7 != 0).then_some(i % 101 - 50)).collect::<Vec<_>>(),
+    )
+    .unwrap()
+    .lazy()
+    .group_by_stable([col("k")])
+    .agg([col("v").filter(col("v").gt(lit(40)).or(col("k").neq(lit(1))))]);
+    for (name, lf) in [("mostly empty", sparse), ("long", long)] {
+        let functions = lf.select([
+            col("k"),
+            col("v").list().len().alias("len"),
+            col("v").list().sum().alias("sum"),
+            col("v").list().min().alias("min"),
+            col("v").list().max().alias("max"),
+            col("v").list().first().alias("first"),
+            col("v").list().get(lit(-3), true).alias("third last"),
+        ]);
+        assert_gpu_eq(name, functions);
+    }
     // A place a list lacks: Polars raises, and so does the engine.
     assert_cpu_error(frame.clone().select([col("li").list().get(lit(1), false)]));
 }
@@ -277,6 +307,47 @@ fn lists_are_made_by_implode_and_by_agg_of_values() {
                 .clone()
                 .filter(col("h").gt(lit(10u32)))
                 .select([col("v").implode(true)]),
+        ),
+        (
+            "each group's values computed in the group",
+            in_order(
+                numbers.clone().group_by([col("g")]).agg([
+                    col("v").cum_sum(false).alias("running"),
+                    col("v").shift(lit(1)).alias("shifted"),
+                    col("x").sort(SortOptions::default()).alias("sorted"),
+                    col("v")
+                        .sort(
+                            SortOptions::default()
+                                .with_order_descending(true)
+                                .with_nulls_last(true),
+                        )
+                        .alias("descending"),
+                    (col("v") - col("v").min()).alias("above the least"),
+                    col("v").reverse().alias("reversed"),
+                    col("h").rank(RankOptions::default(), None).alias("ranks"),
+                ]),
+            ),
+        ),
+        (
+            "each group's values a filter keeps",
+            in_order(numbers.clone().group_by([col("g")]).agg([
+                col("v").drop_nulls().alias("valid"),
+                col("x").filter(col("v").gt(lit(1))).alias("of large v"),
+                col("s").filter(col("h").eq(lit(1u32))).alias("of h 1"),
+                col("v").head(Some(2)).alias("first two"),
+                col("s").tail(Some(1)).alias("last one"),
+                col("v").gather_every(2, 1).alias("every second"),
+            ])),
+        ),
+        (
+            "a column's values a filter keeps, and sorted",
+            numbers.clone().select([
+                col("v").drop_nulls().implode(true).alias("valid"),
+                col("x")
+                    .sort(SortOptions::default())
+                    .implode(true)
+                    .alias("sorted"),
+            ]),
         ),
         (
             "then exploded back",
@@ -353,7 +424,13 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
             groups()
                 .group_by_stable([col("g")])
                 .agg([col("v").unique_stable()]),
-            "a list result of values that are not each row's own",
+            "a list result of values made within each group by a filter inside, `unique`",
+        ),
+        (
+            groups()
+                .group_by_stable([col("g")])
+                .agg([col("s").shift(lit(1))]),
+            "a list result of texts made within each group",
         ),
         (
             groups().with_columns([col("v").implode(true).alias("all")]),

@@ -4,8 +4,10 @@ use super::*;
 
 impl Executor<'_> {
     /// `input`'s values as one list per group (`sorted_rows` by group,
-    /// each group's rows in row order, from `starts`): the values gathered
-    /// in that order, the groups' bounds the lists' offsets.
+    /// each group's rows in row order, from `starts`), computed as in the
+    /// group; of a filter (`Where`), the rows it keeps. The values
+    /// gathered in that order; the groups' bounds (of the rows kept) the
+    /// lists' offsets.
     pub(crate) fn imploded(
         &self,
         frame: &DeviceFrame,
@@ -14,21 +16,49 @@ impl Executor<'_> {
         sorted_rows: &DeviceBuffer<i64>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let groups = Some((sorted_rows, starts));
+        let n = sorted_rows.len();
+        let (values, kept) = match &input.kind {
+            ExprKind::Where { input, by } => (input.as_ref(), Some(by.as_ref())),
+            _ => (input, None),
+        };
         let mut owned = None;
-        let values = self.column_in_groups(frame, input, "", &mut owned, None)?;
-        let (values, validity) = self.gather_values(
-            values.values(),
-            values.validity(),
-            values.len(),
-            sorted_rows,
-        )?;
+        let values = self.column_in_groups(frame, values, "", &mut owned, groups)?;
+        let (rows, offsets);
+        let rows = match kept {
+            None => {
+                offsets = self.group_bounds(starts, n)?;
+                sorted_rows
+            }
+            Some(by) => {
+                // The rows kept, in group order, and each group's number of them.
+                let no = GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean);
+                let kept = self.evaluate_in_groups(frame, &by.clone().fill_null(no), "", groups)?;
+                let kept = self.gather_column(&kept, sorted_rows)?;
+                let Values::Bits(kept) = kept.values() else {
+                    return Err(ExecError::Unsupported(format!("a filter by `{by}`")));
+                };
+                let positions = ops.filter_indices(kept, None, n)?;
+                rows = ops.gather(sorted_rows, None, &positions)?.0;
+                let counts = ops.widen(&ops.segment_count(Some(kept), starts, n)?)?;
+                // One more zero, so that the exclusive scan ends with the total.
+                let memory = self.ctx.memory.clone();
+                let counted = DeviceBuffer::zeroed(counts.len() + 1, memory, &self.ctx.stream)?;
+                counted.copy_from_device(0, &counts)?;
+                offsets = ops.exclusive_scan_i64(&counted)?;
+                &rows
+            }
+        };
+        let (values, validity) =
+            self.gather_values(values.values(), values.validity(), values.len(), rows)?;
         let child = ListChild {
-            len: sorted_rows.len(),
+            len: rows.len(),
             values,
             validity: Some(validity),
         };
         let lists = Values::List {
-            offsets: self.group_bounds(starts, sorted_rows.len())?,
+            offsets,
             child: Box::new(child),
         };
         Ok(DeviceColumn::from_parts(
