@@ -4,9 +4,10 @@ use super::*;
 
 /// What the GPU does with lists, for the reasons that refuse the rest.
 const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implode` and by \
-                                `agg` of values, explodes them and takes `list.len`, `list.get` \
-                                (`first`, `last`), `list.sum`, `list.min`, `list.max` and \
-                                `list.join` of them";
+                                `agg` of values, explodes them, tests them for nulls, counts \
+                                them, picks the first or last per group and takes `list.len`, \
+                                `list.get` (`first`, `last`), `list.sum`, `list.min`, \
+                                `list.max` and `list.join` of them";
 
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
@@ -164,16 +165,34 @@ impl ExprLowering<'_> {
     }
 
     /// `expr` (lowered from `node`) unless it computes with lists where the
-    /// GPU does not: lists are read as columns, made by `implode` and
-    /// measured by [`ListFunction`]s; any other expression of lists or
-    /// giving lists is refused.
-    pub(crate) fn without_list_values(&mut self, node: Node, expr: GpuExpr) -> Lowered {
+    /// GPU does not: lists are read as columns, made by `implode`, taken
+    /// by the functions of [`ListFunction`], tested for nulls (by their
+    /// lengths, null exactly where they are), counted, and picked first or
+    /// last per group; any other expression of lists or giving lists is
+    /// refused.
+    pub(crate) fn without_list_values(&mut self, node: Node, mut expr: GpuExpr) -> Lowered {
         let is_list = |e: &GpuExpr| matches!(e.dtype, GpuDtype::List(_));
-        let held = match &expr.kind {
+        let list_column = |e: &GpuExpr| is_list(e) && matches!(e.kind, ExprKind::Column { .. });
+        let held = match &mut expr.kind {
             ExprKind::Column { .. } | ExprKind::List { .. } => true,
             ExprKind::Agg {
                 op: AggOp::Implode, ..
             } => true,
+            ExprKind::Agg {
+                op: AggOp::First | AggOp::Last | AggOp::Count { .. },
+                input,
+            } if list_column(input) => true,
+            ExprKind::IsNull(input) | ExprKind::IsNotNull(input) if list_column(input) => {
+                let length = GpuExpr {
+                    kind: ExprKind::List {
+                        function: ListFunction::Len,
+                        input: input.clone(),
+                    },
+                    dtype: GpuDtype::UInt32,
+                };
+                **input = length;
+                true
+            }
             _ => !is_list(&expr) && !expr.children().into_iter().any(is_list),
         };
         if held {

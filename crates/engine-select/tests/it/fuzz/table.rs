@@ -33,6 +33,8 @@ pub enum Values {
     Categorical(Vec<Option<String>>),
     /// Texts (of [`ENUM_TEXTS`]) as an enum.
     Enum(Vec<Option<String>>),
+    /// Lists: each row's span of the values (`None`: a null list).
+    List(Box<Values>, Vec<Option<(usize, usize)>>),
 }
 
 /// Applies `$body` to the vector inside any [`Values`], rebuilding the same variant.
@@ -58,6 +60,7 @@ macro_rules! map_values {
             Values::Zoned(unit, zone, $v) => Values::Zoned(*unit, zone.clone(), $body),
             Values::Categorical($v) => Values::Categorical($body),
             Values::Enum($v) => Values::Enum($body),
+            Values::List(values, $v) => Values::List(values.clone(), $body),
         }
     };
 }
@@ -85,6 +88,7 @@ macro_rules! with_values {
             Values::Zoned(_, _, $v) => $body,
             Values::Categorical($v) => $body,
             Values::Enum($v) => $body,
+            Values::List(_, $v) => $body,
         }
     };
 }
@@ -166,6 +170,16 @@ impl ValueCode for String {
     }
 }
 
+/// A list's span of its column's values.
+impl ValueCode for (usize, usize) {
+    fn code(&self) -> String {
+        format!("{self:?}")
+    }
+    fn type_name() -> &'static str {
+        "(usize, usize)"
+    }
+}
+
 fn vec_code<T: ValueCode>(values: &[Option<T>]) -> String {
     if values.is_empty() {
         return format!("Vec::<Option<{}>>::new()", T::type_name());
@@ -221,6 +235,7 @@ impl Values {
             Values::Zoned(unit, zone, _) => DataType::Datetime(*unit, Some(time_zone(zone))),
             Values::Categorical(_) => categorical(),
             Values::Enum(_) => enumeration(),
+            Values::List(values, _) => DataType::List(Box::new(values.dtype())),
         }
     }
 
@@ -249,6 +264,14 @@ impl Values {
                 physical(Column::new(name, v))
             }
             Values::Date(v) => physical(Column::new(name, v)),
+            Values::List(values, spans) => {
+                let values = values.column("").take_materialized_series();
+                let lists: Vec<Option<Series>> = spans
+                    .iter()
+                    .map(|span| span.map(|(start, end)| values.slice(start as i64, end - start)))
+                    .collect();
+                physical(Series::new(name, lists).into_column())
+            }
             Values::Datetime(_, v)
             | Values::Duration(_, v)
             | Values::Time(v)
@@ -282,6 +305,23 @@ impl Values {
                     unit_code(*unit)
                 ),
             ),
+            Values::List(values, spans) => {
+                let lists: Vec<String> = spans
+                    .iter()
+                    .map(|span| match span {
+                        Some((start, end)) => format!("Some(v.slice({start}, {}))", end - start),
+                        None => "None".into(),
+                    })
+                    .collect();
+                format!(
+                    "{{\n            let v = {}.take_materialized_series();\n            \
+                     Series::new({name:?}.into(), Vec::<Option<Series>>::from([{}]))\n                \
+                     .cast(&DataType::List(Box::new(v.dtype().clone())))\n                \
+                     .unwrap()\n                .into_column()\n        }}",
+                    values.column_code(""),
+                    lists.join(", ")
+                )
+            }
             other => with_values!(other, v => plain(vec_code(v))),
         }
     }
@@ -468,6 +508,19 @@ fn random_dtype(rng: &mut Rng) -> DataType {
         }
         21 => DataType::Datetime(unit, None),
         22 => DataType::Duration(unit),
+        23 if rng.random_bool(0.5) => {
+            let values = [
+                DataType::Int64,
+                DataType::Int32,
+                DataType::UInt8,
+                DataType::Float64,
+                DataType::String,
+                DataType::Boolean,
+                DataType::Date,
+                DataType::Duration(unit),
+            ];
+            DataType::List(Box::new(values.choose(rng).unwrap().clone()))
+        }
         _ => DataType::Time,
     }
 }
@@ -672,6 +725,17 @@ pub fn random_values(rng: &mut Rng, dtype: &DataType, len: usize) -> Values {
                 true => Values::Enum(values),
                 false => Values::Categorical(values),
             }
+        }
+        DataType::List(values) => {
+            // Lengths of 0 to 4, nulls among them.
+            let mut spans = Vec::with_capacity(len);
+            let mut end = 0;
+            for null in nullable(rng, len) {
+                let length = *[0, 1, 1, 2, 3, 4].choose(rng).unwrap();
+                spans.push((!null).then(|| (end, end + length)));
+                end += if null { 0 } else { length };
+            }
+            Values::List(Box::new(random_values(rng, values, end)), spans)
         }
         other => panic!("no random values of {other}"),
     }
