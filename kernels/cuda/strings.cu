@@ -1012,3 +1012,85 @@ extern "C" __global__ void string_format_temporal(const i64* values, const u32* 
     }
 }
 EMU_KERNEL(string_format_temporal)
+
+// Polars' str.split by a literal separator (Rust's str::split: the pieces
+// between leftmost non-overlapping matches; with `inclusive`,
+// str::split_inclusive: each piece with the match ending it, and the text
+// after the last match only if not empty), or into characters when the
+// separator is empty. The place of string i's first match at or after
+// byte k, or `end`.
+__device__ __forceinline__ i64 next_separator(const unsigned char* bytes, i64 k, i64 end,
+                                              const unsigned char* separator, u64 separator_len) {
+    i64 len = static_cast<i64>(separator_len);
+    for (; k + len <= end; ++k) {
+        bool same = true;
+        for (i64 j = 0; j < len && same; ++j) same = bytes[k + j] == separator[j];
+        if (same) return k;
+    }
+    return end;
+}
+
+// For each string, the pieces it splits into (a null string none, as a
+// null list), then a visit(start, length) of each piece in order.
+template <typename Visit>
+__device__ __forceinline__ void split_pieces(const unsigned char* bytes, i64 begin, i64 end,
+                                             const unsigned char* separator, u64 separator_len,
+                                             bool inclusive, Visit visit) {
+    if (separator_len == 0) {
+        for (i64 k = begin; k < end;) {
+            i64 next = k + 1;
+            while (next < end && !starts_char(bytes[next])) ++next;
+            visit(k, next - k);
+            k = next;
+        }
+        return;
+    }
+    i64 len = static_cast<i64>(separator_len);
+    i64 k = begin;
+    while (true) {
+        i64 found = next_separator(bytes, k, end, separator, separator_len);
+        if (found == end) {
+            if (!inclusive || k < end) visit(k, end - k);
+            return;
+        }
+        visit(k, found - k + (inclusive ? len : 0));
+        k = found + len;
+    }
+}
+
+// Each string's number of pieces (0 for a null string); `counts` has one
+// more entry, left 0, so that its exclusive scan ends with the total.
+extern "C" __global__ void string_split_counts(const i64* offsets, const unsigned char* bytes,
+                                               const u32* validity, u64 n,
+                                               const unsigned char* separator,
+                                               u64 separator_len, u32 inclusive, i64* counts) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        i64 count = 0;
+        if (is_valid(validity, i)) {
+            split_pieces(bytes, offsets[i], offsets[i + 1], separator, separator_len,
+                         inclusive != 0, [&](i64, i64) { ++count; });
+        }
+        counts[i] = count;
+    }
+}
+EMU_KERNEL(string_split_counts)
+
+// Each piece's byte range (after the scan of the counts into `firsts`):
+// piece j of string i at starts[firsts[i] + j], of lengths[firsts[i] + j].
+extern "C" __global__ void string_split_ranges(const i64* offsets, const unsigned char* bytes,
+                                               const u32* validity, u64 n,
+                                               const unsigned char* separator,
+                                               u64 separator_len, u32 inclusive,
+                                               const i64* firsts, i64* starts, i64* lengths) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (!is_valid(validity, i)) continue;
+        i64 piece = firsts[i];
+        split_pieces(bytes, offsets[i], offsets[i + 1], separator, separator_len,
+                     inclusive != 0, [&](i64 start, i64 length) {
+                         starts[piece] = start;
+                         lengths[piece] = length;
+                         ++piece;
+                     });
+    }
+}
+EMU_KERNEL(string_split_ranges)

@@ -210,6 +210,7 @@ library! {
     }
     STRINGS = "strings" {
         string_slice_ranges, string_copy_ranges, string_offsets_append, string_lengths, string_matches,
+        string_split_counts, string_split_ranges,
         string_match_ranges,
         string_map_chars,
         string_concat_lengths, string_concat_write, string_strip_ranges, string_replace,

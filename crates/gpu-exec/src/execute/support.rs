@@ -244,9 +244,16 @@ pub(crate) fn comparable(dtype: GpuDtype) -> bool {
 /// after the predicate kernels computed the boolean parts it cannot run
 /// (string comparisons and matches, `is_in` of strings).
 pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
-    if matches!(expr.dtype, GpuDtype::List(_)) && is_column(expr) {
-        // A copy of a list column.
-        return Ok(());
+    if matches!(expr.dtype, GpuDtype::List(_)) {
+        // A copy of a list column, or texts split.
+        return match &expr.kind {
+            ExprKind::Column { .. } => Ok(()),
+            ExprKind::String {
+                op: StringOp::Split { .. },
+                input,
+            } => string_valued(input),
+            _ => Err(format!("the lists of `{expr}`")),
+        };
     }
     if expr.dtype == GpuDtype::String {
         return string_valued(expr);

@@ -562,6 +562,45 @@ impl Ops<'_> {
         })
     }
 
+    /// Polars' `str.split` of each string by the literal `separator` (Rust's
+    /// `str::split`; with `inclusive`, `str::split_inclusive`; into
+    /// characters when `separator` is empty): the lists' offsets (one more
+    /// than the strings) and validity (a null string's list is null), and
+    /// the pieces, each list's in turn.
+    pub fn string_split(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        separator: &[u8],
+        inclusive: bool,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u32>, DeviceStrings), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let pattern = DeviceBuffer::from_host(separator, self.memory.clone(), self.stream)?;
+        let args = || {
+            string_args((offsets, bytes, validity), n)
+                .buffer(&pattern)
+                .arg(separator.len() as u64)
+                .arg(u32::from(inclusive))
+        };
+        // One extra zero count, so the exclusive scan ends with the total.
+        let counts = self.zeroed::<i64>(n + 1)?;
+        self.launch(
+            ids::string_split_counts,
+            Self::linear(n),
+            args().buffer(&counts),
+        )?;
+        let firsts = self.exclusive_scan_i64(&counts)?;
+        let pieces = usize::try_from(firsts.to_host_range(n, 1)?[0]).unwrap_or(0);
+        let starts = self.zeroed::<i64>(pieces)?;
+        // One extra zero length, for the pieces' layout.
+        let lengths = self.zeroed::<i64>(pieces + 1)?;
+        let ranges = args().buffer(&firsts).buffer(&starts).buffer(&lengths);
+        self.launch(ids::string_split_ranges, Self::linear(n), ranges)?;
+        let pieces = self.copy_ranges(bytes, None, &starts, &lengths)?;
+        Ok((firsts, self.copy_validity(validity, n)?, pieces))
+    }
+
     /// Each string's length in bytes, or in characters (UTF-8) when
     /// `chars`: lengths (0 for null) and validity.
     pub fn string_lengths(

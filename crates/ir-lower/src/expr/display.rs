@@ -92,6 +92,10 @@ impl fmt::Display for StringOp {
                 Some(limit) => write!(f, "str.replace({pattern}, {value:?}, n={limit})"),
                 None => write!(f, "str.replace_all({pattern}, {value:?})"),
             },
+            StringOp::Split {
+                separator,
+                inclusive,
+            } => write!(f, "str.split({separator:?}, inclusive={inclusive})"),
             StringOp::Pad { length, fill, side } => match side {
                 PadSide::Start => write!(f, "str.pad_start({length}, {fill:?})"),
                 PadSide::End => write!(f, "str.pad_end({length}, {fill:?})"),

@@ -233,6 +233,13 @@ pub enum StringOp {
         fill: char,
         side: PadSide,
     },
+    /// Polars' `str.split` by a literal `separator` (`inclusive`:
+    /// `str.split(.., inclusive=True)`, each piece with the separator ending
+    /// it): a list of texts, the characters when `separator` is empty.
+    Split {
+        separator: String,
+        inclusive: bool,
+    },
 }
 
 /// What [`StringOp::CountMatches`], [`StringOp::Find`], [`StringOp::Extract`]

@@ -80,12 +80,20 @@ impl ExprLowering<'_> {
         let GpuDtype::List(of) = input.dtype else {
             return self.refuse(node, format!("{function} of {}", input.dtype));
         };
-        if !matches!(input.kind, ExprKind::Column { .. }) {
+        // (Lists computed in the expression: texts split.)
+        let split = matches!(
+            input.kind,
+            ExprKind::String {
+                op: StringOp::Split { .. },
+                ..
+            }
+        );
+        if !split && !matches!(input.kind, ExprKind::Column { .. }) {
             return self.refuse(
                 node,
                 format!(
                     "{function} of a list computed in the expression is not supported on the \
-                     GPU yet (of a list column it is)"
+                     GPU yet (of a list column, or of texts split, it is)"
                 ),
             );
         }
@@ -175,6 +183,11 @@ impl ExprLowering<'_> {
         let list_column = |e: &GpuExpr| is_list(e) && matches!(e.kind, ExprKind::Column { .. });
         let held = match &mut expr.kind {
             ExprKind::Column { .. } | ExprKind::List { .. } => true,
+            // Lists of texts made by splitting texts.
+            ExprKind::String {
+                op: StringOp::Split { .. },
+                input,
+            } => !is_list(input),
             ExprKind::Agg {
                 op: AggOp::Implode, ..
             } => true,

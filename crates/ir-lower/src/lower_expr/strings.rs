@@ -159,6 +159,15 @@ impl ExprLowering<'_> {
                     }
                 }
             }
+            S::Split(inclusive) => {
+                let Some(separator) = self.literal_str(inputs[1].node()) else {
+                    return self.refuse(node, format!("{function} needs a literal on the GPU"));
+                };
+                StringOp::Split {
+                    separator,
+                    inclusive: *inclusive,
+                }
+            }
             S::StartsWith | S::EndsWith => {
                 let Some(text) = self.literal_str(inputs[1].node()) else {
                     return self.refuse(node, format!("{function} needs a literal on the GPU"));
@@ -368,7 +377,6 @@ impl ExprLowering<'_> {
             | S::SplitExact { .. }
             | S::SplitN { .. }
             | S::Strptime { .. }
-            | S::Split { .. }
             | S::SplitRegex { .. }
             | S::EscapeRegex
             | S::ToDecimal { .. } => {

@@ -184,8 +184,8 @@ pub enum Op {
     Extract(String, usize),
     ToDate(Option<String>),
     ToDatetime(String, TimeUnit),
-    /// `str.split` (a list: not run on the device).
-    Split(String),
+    /// `str.split` (`str.split_inclusive` when `true`): a list of texts.
+    Split(String, bool),
     Part(Part),
     ToString(String),
     Truncate(String),
@@ -333,6 +333,7 @@ impl E {
                     x.list().get(lit(index), null_on_oob))
             }
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
+
             Op::ListMin => case!(i, s; [x]; ; x.list().min()),
             Op::ListMax => case!(i, s; [x]; ; x.list().max()),
             Op::ListJoin(separator, ignore_nulls) => {
@@ -404,7 +405,8 @@ impl E {
                 x.str().to_datetime(Some(u), None,
                     StrptimeOptions { format: Some(f.into()), strict: false, ..Default::default() },
                     lit("raise"))),
-            Op::Split(p) => case!(i, s; [x]; p = p; x.str().split(lit(p))),
+            Op::Split(p, false) => case!(i, s; [x]; p = p; x.str().split(lit(p))),
+            Op::Split(p, true) => case!(i, s; [x]; p = p; x.str().split_inclusive(lit(p))),
             Op::Part(p) => part(*p, i, s),
             Op::ToString(f) => case!(i, s; [x]; f = f; x.dt().to_string(&f)),
             Op::Truncate(every) => case!(i, s; [x]; every = every; x.dt().truncate(lit(every))),

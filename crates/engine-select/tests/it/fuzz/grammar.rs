@@ -1105,10 +1105,11 @@ impl Grammar<'_> {
             return self.scalar(ty, depth);
         }
         if self.chance(0.02) {
-            // Lists: made on the CPU, sometimes exploded back into rows.
+            // Lists of texts, sometimes exploded back into rows (in the
+            // expression, which stays with Polars).
             let x = self.value(Ty::Str, depth);
             let p = (*[" ", "a", ""].choose(self.rng).unwrap()).into();
-            let split = E::new(Op::Split(p), vec![x]);
+            let split = E::new(Op::Split(p, self.chance(0.3)), vec![x]);
             return if self.chance(0.5) {
                 E::new(Op::Explode, vec![split])
             } else {

@@ -286,6 +286,61 @@ fn list_functions_match_the_cpu() {
 }
 
 #[test]
+fn texts_split_into_lists_match_the_cpu() {
+    let texts = df!(
+        "k" => [1i64, 2, 3, 4, 5, 6, 7],
+        "s" => [Some("a,b,,c"), Some(""), None, Some(",lead and trail,"), Some("ünï,cödé"), Some("no separator"), Some(",,")],
+    )
+    .unwrap()
+    .lazy();
+    for (name, lf) in [
+        (
+            "split by a text, inclusive or not, into characters",
+            texts.clone().select([
+                col("k"),
+                col("s").str().split(lit(",")).alias("by comma"),
+                col("s").str().split_inclusive(lit(",")).alias("inclusive"),
+                col("s").str().split(lit(",,")).alias("by two"),
+                col("s").str().split(lit("")).alias("characters"),
+                col("s")
+                    .str()
+                    .to_uppercase()
+                    .str()
+                    .split(lit(" "))
+                    .alias("of made texts"),
+            ]),
+        ),
+        (
+            "split, then exploded",
+            texts
+                .clone()
+                .with_columns([col("s").str().split(lit(","))])
+                .explode(by_name(["s"], true, false), polars_explode()),
+        ),
+        (
+            "split, then measured and picked",
+            texts.clone().select([
+                col("s").str().split(lit(",")).list().len().alias("pieces"),
+                col("s")
+                    .str()
+                    .split(lit(","))
+                    .list()
+                    .last()
+                    .alias("last piece"),
+                col("s")
+                    .str()
+                    .split(lit(","))
+                    .list()
+                    .join(lit("+"), true)
+                    .alias("joined"),
+            ]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+}
+
+#[test]
 fn lists_are_made_by_implode_and_by_agg_of_values() {
     let frame = list_frame();
     let numbers = groups();

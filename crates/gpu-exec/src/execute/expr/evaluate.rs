@@ -116,13 +116,8 @@ impl Executor<'_> {
     ) -> Result<DeviceColumn, ExecError> {
         let unsupported =
             |why: String| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})")));
-        if let (GpuDtype::List(_), ExprKind::Column { index, .. }) = (expr.dtype, &expr.kind) {
-            // A copy of a list column (the one expression giving lists
-            // that is evaluated row by row).
-            let rows = self.ops().iota(frame.height, 0)?;
-            let mut copy = self.gather_column(column_at(frame, *index)?, &rows)?;
-            copy.name = name.into();
-            return Ok(copy);
+        if let GpuDtype::List(_) = expr.dtype {
+            return self.list_valued(frame, expr, name, groups);
         }
         if expr.dtype == GpuDtype::String {
             string_valued(expr).map_err(unsupported)?;

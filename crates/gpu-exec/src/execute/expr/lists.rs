@@ -70,6 +70,62 @@ impl Executor<'_> {
         ))
     }
 
+    /// A list-valued expression over `frame`, row by row (within each group
+    /// of `groups`): a copy of a list column, or texts split.
+    pub(crate) fn list_valued(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let mut made = match &expr.kind {
+            ExprKind::Column { index, .. } => {
+                let rows = self.ops().iota(frame.height, 0)?;
+                self.gather_column(column_at(frame, *index)?, &rows)?
+            }
+            ExprKind::String {
+                op:
+                    StringOp::Split {
+                        separator,
+                        inclusive,
+                    },
+                input,
+            } => {
+                let mut owned = None;
+                let texts = self.strings_of(frame, input, &mut owned, groups)?;
+                let (offsets, validity, pieces) =
+                    self.ops()
+                        .string_split(texts, separator.as_bytes(), *inclusive)?;
+                let DeviceStrings {
+                    offsets: piece_offsets,
+                    bytes,
+                    validity: piece_validity,
+                } = pieces;
+                let child = ListChild {
+                    len: piece_offsets.len() - 1,
+                    values: Values::Str {
+                        offsets: piece_offsets,
+                        bytes,
+                    },
+                    validity: Some(piece_validity),
+                };
+                let lists = Values::List {
+                    offsets,
+                    child: Box::new(child),
+                };
+                DeviceColumn::from_parts("".into(), expr.dtype, frame.height, lists, Some(validity))
+            }
+            _ => {
+                return Err(ExecError::Unsupported(not_yet(format_args!(
+                    "the lists of `{expr}`"
+                ))));
+            }
+        };
+        made.name = name.into();
+        Ok(made)
+    }
+
     /// A function of each list of `input`, a list column of `frame`, of
     /// type `dtype`.
     pub(crate) fn list_function(
@@ -79,7 +135,8 @@ impl Executor<'_> {
         input: &GpuExpr,
         dtype: GpuDtype,
     ) -> Result<DeviceColumn, ExecError> {
-        let lists = column_at(frame, column_index(input)?)?;
+        let mut owned = None;
+        let lists = self.column_in_groups(frame, input, "", &mut owned, None)?;
         let (Values::List { offsets, child }, GpuDtype::List(of)) = (lists.values(), lists.dtype)
         else {
             return Err(ExecError::Unsupported(format!(

@@ -681,3 +681,52 @@ fn counts_finds_and_replacements_of_a_literal_or_a_dfa() {
         "{error}"
     );
 }
+
+#[test]
+fn split_gives_rusts_pieces_in_lists() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(31);
+    for &n in SIZES {
+        let mut strings = random_strings(&mut rng, n);
+        // Separators that meet: doubled, at the ends, inside characters' bytes.
+        for s in strings.iter_mut().step_by(3) {
+            s.insert_str(0, "a ");
+            s.push_str("aa");
+        }
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
+        let (offsets, bytes, validity) = device.upload_texts(&strings, &valid);
+        for separator in ["a", " ", "aa", "é", "😀", ""] {
+            for inclusive in [false, true] {
+                let (lists, list_validity, pieces) = ops
+                    .string_split(
+                        (&offsets, &bytes, Some(&validity)),
+                        separator.as_bytes(),
+                        inclusive,
+                    )
+                    .unwrap();
+                let mut expected_offsets = vec![0i64];
+                let mut expected = Vec::new();
+                for (s, &ok) in strings.iter().zip(&valid) {
+                    if ok {
+                        let split: Vec<String> = match (separator, inclusive) {
+                            ("", _) => s.chars().map(String::from).collect(),
+                            (by, false) => s.split(by).map(String::from).collect(),
+                            (by, true) => s.split_inclusive(by).map(String::from).collect(),
+                        };
+                        expected.extend(split);
+                    }
+                    expected_offsets.push(expected.len() as i64);
+                }
+                let context = format!("n={n}, separator={separator:?}, inclusive={inclusive}");
+                assert_eq!(lists.to_host().unwrap(), expected_offsets, "{context}");
+                assert_eq!(
+                    list_validity.to_host().unwrap(),
+                    bitmap(&valid),
+                    "{context}"
+                );
+                assert_eq!(texts_of(&pieces), expected, "{context}");
+            }
+        }
+    }
+}
