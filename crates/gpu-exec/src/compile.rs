@@ -41,7 +41,8 @@ fn unit_conversion(from: GpuDtype, to: GpuDtype) -> Option<(bool, i64)> {
     }
 }
 
-/// The evaluator's type for a column type; `None` for strings and lists.
+/// The evaluator's type for a column type; `None` for strings, lists and
+/// structs.
 pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
     Some(match dtype {
         GpuDtype::Boolean => ValueType::Bool,
@@ -60,7 +61,7 @@ pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
         GpuDtype::Float32 => ValueType::F32,
         GpuDtype::Float64 => ValueType::F64,
         GpuDtype::Categorical(_) => ValueType::U32,
-        GpuDtype::String | GpuDtype::List(_) => return None,
+        GpuDtype::String | GpuDtype::List(_) | GpuDtype::Struct(_) => return None,
     })
 }
 

@@ -27,7 +27,7 @@ use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 
-use crate::column::{DeviceColumn, DeviceFrame, ExecContext, ListChild, Values};
+use crate::column::{Child, DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::{GroupShape, compile, reads_group_lengths};
 use crate::error::ExecError;
 use crate::prefetch::Prefetch;
@@ -560,6 +560,11 @@ impl Executor<'_> {
                 keep_nulls,
                 ..
             } => self.explode(input, columns, (*empty_as_null, *keep_nulls)),
+            PlanNode::Unnest {
+                input,
+                columns,
+                schema,
+            } => self.unnest(input, columns, schema),
             PlanNode::Sort {
                 input, keys, slice, ..
             } => self.sort(input, keys, slice),

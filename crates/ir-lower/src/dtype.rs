@@ -178,6 +178,25 @@ impl ListOf {
     }
 }
 
+/// The fields of a struct type (names and types, in order), interned so
+/// that [`GpuDtype`] stays `Copy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StructOf(u32);
+
+static STRUCT_FIELDS: Interned<Vec<(String, GpuDtype)>> = Interned::new();
+
+impl StructOf {
+    /// Structs of `fields`.
+    pub fn of(fields: Vec<(String, GpuDtype)>) -> StructOf {
+        StructOf(STRUCT_FIELDS.place(&fields))
+    }
+
+    /// The fields' names and types, in order.
+    pub fn fields(self) -> Vec<(String, GpuDtype)> {
+        STRUCT_FIELDS.get(self.0)
+    }
+}
+
 /// A column type the GPU engine can hold on the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GpuDtype {
@@ -213,6 +232,10 @@ pub enum GpuDtype {
     /// column of every list's values in turn. Held, gathered, made by
     /// aggregations and exploded; never a key, never compared.
     List(ListOf),
+    /// Structs of named fields (not structs): a column per field, null
+    /// where the struct is. Held, gathered, unnested, built by
+    /// `pl.struct`, their fields read; never a key, never compared.
+    Struct(StructOf),
 }
 
 impl GpuDtype {
@@ -242,14 +265,29 @@ impl GpuDtype {
                 GpuDtype::Categorical(Dictionary::of(dtype))
             }
             DataType::List(values) => match GpuDtype::from_polars(values)? {
-                GpuDtype::List(_) | GpuDtype::Categorical(_) => {
+                GpuDtype::List(_) | GpuDtype::Categorical(_) | GpuDtype::Struct(_) => {
                     return Err(format!(
-                        "dtype {dtype} (lists of lists or of categoricals) is not supported on \
-                         the GPU yet"
+                        "dtype {dtype} (lists of lists, of structs or of categoricals) is not \
+                         supported on the GPU yet"
                     ));
                 }
                 values => GpuDtype::List(ListOf::of(values)),
             },
+            DataType::Struct(fields) => {
+                let mut typed = Vec::with_capacity(fields.len());
+                for field in fields {
+                    match GpuDtype::from_polars(field.dtype())? {
+                        GpuDtype::Struct(_) => {
+                            return Err(format!(
+                                "dtype {dtype} (structs of structs) is not supported on the GPU \
+                                 yet"
+                            ));
+                        }
+                        field_dtype => typed.push((field.name().to_string(), field_dtype)),
+                    }
+                }
+                GpuDtype::Struct(StructOf::of(typed))
+            }
             other => return Err(format!("dtype {other} is not supported on the GPU")),
         })
     }
@@ -284,6 +322,12 @@ impl GpuDtype {
     /// Whether this is a numeric type (integers, floats).
     pub fn is_numeric(self) -> bool {
         self.is_integer() || self.is_float()
+    }
+
+    /// Whether this is a list or a struct (held, moved with its rows, never
+    /// a key).
+    pub fn is_nested(self) -> bool {
+        matches!(self, GpuDtype::List(_) | GpuDtype::Struct(_))
     }
 
     /// Whether this is Date, Datetime (with a time zone or not), Duration or Time.
@@ -322,6 +366,14 @@ impl fmt::Display for GpuDtype {
             GpuDtype::Categorical(dictionary) if dictionary.is_enum() => f.write_str("enum"),
             GpuDtype::Categorical(_) => f.write_str("cat"),
             GpuDtype::List(of) => write!(f, "list[{}]", of.values()),
+            GpuDtype::Struct(of) => {
+                let fields: Vec<String> = of
+                    .fields()
+                    .iter()
+                    .map(|(name, dtype)| format!("{name}: {dtype}"))
+                    .collect();
+                write!(f, "struct[{}]", fields.join(", "))
+            }
         }
     }
 }

@@ -503,6 +503,15 @@ pub enum ExprKind {
         function: ListFunction,
         input: Box<GpuExpr>,
     },
+    /// Field `field` (named `name`) of each struct of `input`, a struct
+    /// column: null where the struct is.
+    StructField {
+        field: usize,
+        name: String,
+        input: Box<GpuExpr>,
+    },
+    /// A struct of one field per input (Polars' `pl.struct`), never null.
+    MakeStruct(Vec<GpuExpr>),
     Temporal {
         part: TemporalPart,
         input: Box<GpuExpr>,
@@ -567,7 +576,9 @@ macro_rules! children {
                 .chain(partition_by)
                 .chain(order_by.into_iter().map(|order| $($borrow)+ *order.key))
                 .collect(),
-            ExprKind::ConcatStr { inputs, .. } => inputs.into_iter().collect(),
+            ExprKind::ConcatStr { inputs, .. } | ExprKind::MakeStruct(inputs) => {
+                inputs.into_iter().collect()
+            }
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
             ExprKind::Where { input, by } => vec![input, by],
@@ -597,6 +608,7 @@ macro_rules! children {
             | ExprKind::Unique { input, .. }
             | ExprKind::String { input, .. }
             | ExprKind::List { input, .. }
+            | ExprKind::StructField { input, .. }
             | ExprKind::Temporal { input, .. }
             | ExprKind::Agg { input, .. } => vec![input],
             ExprKind::Ternary {

@@ -28,7 +28,7 @@ mod regex;
 use polars_plan::plans::{AExpr, IR};
 use polars_utils::arena::{Arena, Node};
 
-pub use dtype::{Dictionary, GpuDtype, ListOf, TimeUnit, Zone};
+pub use dtype::{Dictionary, GpuDtype, ListOf, StructOf, TimeUnit, Zone};
 pub use expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
     Held, ListFunction, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar,

@@ -18,8 +18,8 @@ use polars_plan::dsl::{Operator, WindowMapping};
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{
     AExpr, ArenaExprIter, ExprIRDisplay, IRAggExpr, IRBooleanFunction, IRFunctionExpr,
-    IRListFunction, IRPowFunction, IRStringFunction, IRTemporalFunction, LiteralValue,
-    ToFieldContext,
+    IRListFunction, IRPowFunction, IRStringFunction, IRStructFunction, IRTemporalFunction,
+    LiteralValue, ToFieldContext,
 };
 use polars_utils::arena::{Arena, Node};
 
@@ -40,6 +40,7 @@ mod lists;
 mod literals;
 mod row_order;
 mod strings;
+mod structs;
 mod temporal;
 
 use aggregations::*;
@@ -48,6 +49,7 @@ use boolean::*;
 use categorical::*;
 pub(crate) use categorical::{CATEGORICAL_ORDER, ordered_by_texts};
 use functions::*;
+use lists::STRUCTS_ON_THE_GPU;
 pub(crate) use literals::is_constant;
 use literals::*;
 use row_order::*;
@@ -152,7 +154,7 @@ impl ExprLowering<'_> {
     /// once, at the innermost construct.
     pub fn expr(&mut self, node: Node) -> Lowered {
         let lowered = self.expr_of_any_values(node)?;
-        self.without_list_values(node, lowered)
+        self.without_nested_values(node, lowered)
     }
 
     /// [`ExprLowering::expr`], lists not yet checked.

@@ -413,14 +413,15 @@ impl<'a> PlanLowering<'a> {
     }
 
     /// Whether one of `keys` (of a sort, a group-by, a join, a distinct) is
-    /// a list, refusing `node` if so: lists are never keys on the GPU.
+    /// a list or a struct, refusing `node` if so: they are never keys on
+    /// the GPU.
     fn list_key(
         &mut self,
         node: Node,
         mut keys: impl Iterator<Item = (String, GpuDtype)>,
         what: &str,
     ) -> bool {
-        let Some((key, dtype)) = keys.find(|(_, dtype)| matches!(dtype, GpuDtype::List(_))) else {
+        let Some((key, dtype)) = keys.find(|(_, dtype)| dtype.is_nested()) else {
             return false;
         };
         self.refuse(
@@ -950,9 +951,21 @@ impl<'a> PlanLowering<'a> {
                         schema,
                     })
                 }
-                FunctionIR::FastCount { .. }
-                | FunctionIR::Unnest { .. }
-                | FunctionIR::Opaque { .. } => {
+                FunctionIR::Unnest { columns, .. } => {
+                    let input_node = *input;
+                    let input = self.node(input_node);
+                    let input_schema = self.schema_of(input_node);
+                    let names: Vec<&str> = columns.iter().map(|n| n.as_str()).collect();
+                    let columns = self.positions(node, &input_schema, &names)?;
+                    let input = input?;
+                    let schema = self.output_schema(node)?;
+                    Some(PlanNode::Unnest {
+                        input: Box::new(input),
+                        columns,
+                        schema,
+                    })
+                }
+                FunctionIR::FastCount { .. } | FunctionIR::Opaque { .. } => {
                     let input = *input;
                     self.node(input);
                     self.refuse(node, format!("{function} is not supported on the GPU"))

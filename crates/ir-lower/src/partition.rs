@@ -79,7 +79,7 @@ impl PlanNode {
             PlanNode::WithColumns { .. } => Whole("a with_columns reading other rows than its own"),
             PlanNode::RowIndex { .. } => Numbered,
             // Each row's lists become rows of their own.
-            PlanNode::Explode { .. } => RowWise,
+            PlanNode::Explode { .. } | PlanNode::Unnest { .. } => RowWise,
             PlanNode::Union { slice: None, .. } => Stacked,
             PlanNode::Union { .. } => Whole("a union with a slice"),
             PlanNode::Slice { offset, .. } if *offset >= 0 => Sliced,

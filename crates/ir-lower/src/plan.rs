@@ -150,6 +150,13 @@ pub enum PlanNode {
         keep_nulls: bool,
         schema: OutputSchema,
     },
+    /// The struct columns at `columns` replaced by their fields (named
+    /// as the schema says).
+    Unnest {
+        input: Box<PlanNode>,
+        columns: Vec<usize>,
+        schema: OutputSchema,
+    },
     /// Rows `offset..offset + len` (negative offset: from the end).
     Slice {
         input: Box<PlanNode>,
@@ -239,6 +246,7 @@ macro_rules! inputs {
             | PlanNode::Slice { input, .. }
             | PlanNode::RowIndex { input, .. }
             | PlanNode::Explode { input, .. }
+            | PlanNode::Unnest { input, .. }
             | PlanNode::Sort { input, .. }
             | PlanNode::GroupBy { input, .. }
             | PlanNode::Distinct { input, .. }
@@ -264,6 +272,7 @@ impl PlanNode {
             | PlanNode::Slice { schema, .. }
             | PlanNode::RowIndex { schema, .. }
             | PlanNode::Explode { schema, .. }
+            | PlanNode::Unnest { schema, .. }
             | PlanNode::Sort { schema, .. }
             | PlanNode::GroupBy { schema, .. }
             | PlanNode::Join { schema, .. }
@@ -361,6 +370,7 @@ impl PlanNode {
             PlanNode::RowIndex { name, offset, .. } => {
                 format!("RowIndex name={name:?} offset={offset}")
             }
+            PlanNode::Unnest { columns, .. } => format!("Unnest columns={columns:?}"),
             PlanNode::Explode {
                 columns,
                 empty_as_null,

@@ -26,6 +26,7 @@ mod operators;
 mod partitioned;
 mod row_order;
 mod strings;
+mod structs;
 mod temporal;
 mod whole_frame;
 mod windows;

@@ -6,7 +6,7 @@ use polars_arrow::bitmap::Bitmap;
 use polars_arrow::datatypes::{ArrowDataType, Field};
 use polars_arrow::offset::OffsetsBuffer;
 
-use super::{DeviceColumn, ExecContext, ListChild, Values};
+use super::{Child, DeviceColumn, ExecContext, Values};
 use crate::error::ExecError;
 use gpu_runtime::memory::DeviceBuffer;
 
@@ -30,7 +30,7 @@ pub(super) fn upload(lists: &ListChunked, ctx: &ExecContext) -> Result<Values, E
     let (values, validity) = child.into_parts();
     Ok(Values::List {
         offsets: DeviceBuffer::from_host(&offsets, ctx.memory.clone(), &ctx.stream)?,
-        child: Box::new(ListChild {
+        child: Box::new(Child {
             len,
             values,
             validity,

@@ -3,8 +3,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+pub use gpu_runtime::memory::{Child, Values};
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource};
-pub use gpu_runtime::memory::{ListChild, Values};
 use gpu_runtime::ops::Ops;
 use gpu_runtime::{Event, RuntimeError, Stream};
 use ir_lower::GpuDtype;
@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use crate::error::ExecError;
 
 mod lists;
+mod structs;
 
 /// Where device work goes: a stream and the memory resource to allocate from.
 #[derive(Debug, Clone)]
@@ -211,6 +212,7 @@ impl DeviceColumn {
             DataType::Float32 => primitive!(F32, f32),
             DataType::Float64 => primitive!(F64, f64),
             DataType::List(_) => lists::upload(series.list()?, ctx)?,
+            DataType::Struct(_) => structs::upload(series.struct_()?, ctx)?,
             DataType::String => match physical.str()?.downcast_iter().next() {
                 Some(array) => upload_strings(array, ctx)?,
                 None => Values::Str {
@@ -281,10 +283,18 @@ fn hand_values(
         }
         Values::List { offsets, child } => {
             hand(offsets, stream, ready)?;
-            let ListChild {
+            let Child {
                 values, validity, ..
             } = child.as_mut();
             hand_values(values, validity, stream, ready)?;
+        }
+        Values::Struct { fields } => {
+            for Child {
+                values, validity, ..
+            } in fields
+            {
+                hand_values(values, validity, stream, ready)?;
+            }
         }
     }
     if let Some(validity) = validity {
@@ -344,6 +354,20 @@ fn series_of(
                 child.validity.as_ref(),
             )?;
             return lists::series(name, &offsets.to_host()?, &child, bitmap);
+        }
+        Values::Struct { fields } => {
+            let GpuDtype::Struct(of) = dtype else {
+                return Err(RuntimeError::Internal(format!("fields of a {dtype} column")).into());
+            };
+            let fields = fields
+                .iter()
+                .zip(of.fields())
+                .map(|(child, (field, dtype))| {
+                    let (values, validity) = (&child.values, child.validity.as_ref());
+                    series_of(field.into(), dtype, child.len, values, validity)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            return structs::series(name, len, &fields, bitmap);
         }
     };
     Ok(match dtype {

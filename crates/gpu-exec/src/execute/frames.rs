@@ -119,7 +119,7 @@ impl Executor<'_> {
                 } = ops.gather_lists(offsets, validity, indices)?;
                 let (values, valid) =
                     self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
-                let child = ListChild {
+                let child = Child {
                     len: rows.len(),
                     values,
                     validity: Some(valid),
@@ -129,6 +129,27 @@ impl Executor<'_> {
                     child: Box::new(child),
                 };
                 (values, validity)
+            }
+            Values::Struct { fields } => {
+                let fields = fields
+                    .iter()
+                    .map(|field| {
+                        let (values, validity) = (&field.values, field.validity.as_ref());
+                        let (values, valid) =
+                            self.gather_values(values, validity, field.len, indices)?;
+                        Ok(Child {
+                            len: indices.len(),
+                            values,
+                            validity: Some(valid),
+                        })
+                    })
+                    .collect::<Result<_, ExecError>>()?;
+                // The structs' validity, gathered (null outside): the
+                // validity of a gather of any bits under it.
+                let memory = self.ctx.memory.clone();
+                let bits = DeviceBuffer::zeroed(len.div_ceil(32), memory, &self.ctx.stream)?;
+                let (_, valid) = ops.gather_bits(&bits, len, validity, indices)?;
+                (Values::Struct { fields }, valid)
             }
         })
     }

@@ -46,6 +46,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         | PlanNode::Slice { .. }
         | PlanNode::RowIndex { .. }
         | PlanNode::Explode { .. }
+        | PlanNode::Unnest { .. }
         | PlanNode::HConcat { .. } => {}
         PlanNode::Select { input, exprs, .. }
             if aggregating_select(exprs)
@@ -244,15 +245,19 @@ pub(crate) fn comparable(dtype: GpuDtype) -> bool {
 /// after the predicate kernels computed the boolean parts it cannot run
 /// (string comparisons and matches, `is_in` of strings).
 pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
-    if matches!(expr.dtype, GpuDtype::List(_)) {
-        // A copy of a list column, or texts split.
+    if expr.dtype.is_nested() {
+        // A copy of a list or struct column, texts split, a struct made.
         return match &expr.kind {
             ExprKind::Column { .. } => Ok(()),
             ExprKind::String {
                 op: StringOp::Split { .. },
                 input,
             } => string_valued(input),
-            _ => Err(format!("the lists of `{expr}`")),
+            ExprKind::MakeStruct(fields) => fields.iter().try_for_each(|field| match field.dtype {
+                GpuDtype::String => string_valued(field),
+                _ => evaluable(field),
+            }),
+            _ => Err(format!("the values of `{expr}`")),
         };
     }
     if expr.dtype == GpuDtype::String {
@@ -424,6 +429,7 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
     match &expr.kind {
         // (A text of a list column: its place, or its texts joined.)
         ExprKind::Column { .. } | ExprKind::List { .. } => Ok(()),
+        ExprKind::StructField { input, .. } => evaluable(input),
         ExprKind::String {
             op:
                 StringOp::Slice { .. }

@@ -18,7 +18,7 @@ use std::sync::Arc;
 pub use adaptors::{LimitResource, MemoryStatistics, StatisticsResource};
 pub use buffer::{DeviceBuffer, DeviceCopy, POISON_BYTE};
 pub use pool::{PoolOptions, PoolResource};
-pub use values::{ListChild, Values};
+pub use values::{Child, Values};
 
 use crate::emulated::EmulatedDevice;
 use crate::error::RuntimeError;

@@ -1,4 +1,4 @@
-//! The values of a device column by physical type: one typed buffer enum (lists nest one), for the evaluator's outputs and for gpu-exec's columns.
+//! The values of a device column by physical type: one typed buffer enum (lists and structs nest children), for the evaluator's outputs and for gpu-exec's columns.
 
 use crate::memory::DeviceBuffer;
 
@@ -29,13 +29,19 @@ pub enum Values {
     /// `offsets[i]..offsets[i + 1]` (a null list spans none).
     List {
         offsets: DeviceBuffer<i64>,
-        child: Box<ListChild>,
+        child: Box<Child>,
+    },
+    /// Structs: a child of as many rows per field, in the fields' order;
+    /// a field is null wherever the struct is (as Polars keeps them).
+    Struct {
+        fields: Vec<Child>,
     },
 }
 
-/// The values every list of a column holds, in turn.
+/// A nested column's child: the values every list of a list column holds,
+/// in turn, or one field of a struct column.
 #[derive(Debug)]
-pub struct ListChild {
+pub struct Child {
     pub len: usize,
     pub values: Values,
     /// `None` when no value is null.

@@ -338,6 +338,13 @@ impl fmt::Display for GpuExpr {
             }
             ExprKind::String { op, input } => write!(f, "{op}({input})"),
             ExprKind::List { function, input } => write!(f, "{function}({input})"),
+            ExprKind::StructField { name, input, .. } => {
+                write!(f, "struct.field({input}, {name:?})")
+            }
+            ExprKind::MakeStruct(inputs) => {
+                let inputs: Vec<String> = inputs.iter().map(ToString::to_string).collect();
+                write!(f, "struct({})", inputs.join(", "))
+            }
             ExprKind::Temporal { part, input } => write!(f, "{part}({input})"),
             ExprKind::Agg { op, input } => write!(f, "{op}({input})"),
             ExprKind::Len => f.write_str("len()"),

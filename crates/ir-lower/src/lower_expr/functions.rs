@@ -261,6 +261,8 @@ impl ExprLowering<'_> {
             F::StringExpr(string) => return self.string(node, inputs, string),
             F::TemporalExpr(temporal) => return self.temporal(node, inputs, temporal),
             F::ListExpr(list) => return self.list(node, inputs, list),
+            F::StructExpr(function) => return self.struct_function(node, inputs, function),
+            F::AsStruct => return self.make_struct(node, inputs),
             F::Abs => ExprKind::Abs(Box::new(self.single(inputs)?)),
             F::Negate => {
                 let input = self.single(inputs)?;
@@ -756,14 +758,12 @@ impl ExprLowering<'_> {
             }
             F::BinaryExpr { .. }
             | F::Categorical { .. }
-            | F::StructExpr { .. }
             | F::Pow(IRPowFunction::Cbrt)
             | F::ArgWhere
             | F::Rechunk
             | F::ArgUnique
             | F::Repeat
             | F::AsList
-            | F::AsStruct
             | F::ValueCounts { .. }
             | F::UniqueCounts
             | F::RoundSF { .. }

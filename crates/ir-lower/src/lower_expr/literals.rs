@@ -48,9 +48,11 @@ pub(crate) fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar>
         }
         GpuDtype::Duration(_) => Scalar::Duration(value.extract::<i64>()?),
         GpuDtype::Time => Scalar::Time(value.extract::<i64>()?),
-        GpuDtype::Boolean | GpuDtype::String | GpuDtype::Categorical(_) | GpuDtype::List(_) => {
-            return None;
-        }
+        GpuDtype::Boolean
+        | GpuDtype::String
+        | GpuDtype::Categorical(_)
+        | GpuDtype::List(_)
+        | GpuDtype::Struct(_) => return None,
     })
 }
 

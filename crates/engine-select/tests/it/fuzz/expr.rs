@@ -184,6 +184,10 @@ pub enum Op {
     Extract(String, usize),
     ToDate(Option<String>),
     ToDatetime(String, TimeUnit),
+    /// `struct.field(name)` of a struct.
+    StructField(String),
+    /// `pl.struct` of the inputs.
+    AsStruct,
     /// `str.split` (`str.split_inclusive` when `true`): a list of texts.
     Split(String, bool),
     Part(Part),
@@ -333,6 +337,13 @@ impl E {
                     x.list().get(lit(index), null_on_oob))
             }
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
+            Op::StructField(name) => {
+                case!(i, s; [x]; name = name; x.struct_().field_by_name(&name))
+            }
+            Op::AsStruct => {
+                let code = format!("as_struct(vec![{}])", s.join(", "));
+                (as_struct(i), code)
+            }
 
             Op::ListMin => case!(i, s; [x]; ; x.list().min()),
             Op::ListMax => case!(i, s; [x]; ; x.list().max()),

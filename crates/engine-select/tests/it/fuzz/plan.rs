@@ -54,6 +54,8 @@ pub enum Plan {
     Reverse(Box<Plan>),
     /// The list column named so exploded: (empty_as_null, keep_nulls).
     Explode(Box<Plan>, String, (bool, bool)),
+    /// The struct column named so unnested.
+    Unnest(Box<Plan>, String),
 }
 
 fn exprs(es: &[E]) -> Vec<Expr> {
@@ -167,6 +169,9 @@ impl Plan {
                 input.build(tables).drop_nulls(subset.clone().map(cols))
             }
             Plan::Reverse(input) => input.build(tables).reverse(),
+            Plan::Unnest(input, name) => input
+                .build(tables)
+                .unnest(by_name([name.as_str()], true, false), None),
             Plan::Explode(input, name, (empty_as_null, keep_nulls)) => input.build(tables).explode(
                 by_name([name.as_str()], true, false),
                 ExplodeOptions {
@@ -285,6 +290,10 @@ impl Plan {
                 names_code(subset, true)
             ),
             Plan::Reverse(input) => format!("{}\n        .reverse()", input.code()),
+            Plan::Unnest(input, name) => format!(
+                "{}\n        .unnest(by_name([{name:?}], true, false), None)",
+                input.code()
+            ),
             Plan::Explode(input, name, (empty_as_null, keep_nulls)) => format!(
                 "{}\n        .explode(by_name([{name:?}], true, false), ExplodeOptions \
                  {{ empty_as_null: {empty_as_null}, keep_nulls: {keep_nulls} }})",
@@ -305,6 +314,7 @@ impl Plan {
             | Plan::WithRowIndex(input, _, _)
             | Plan::DropNulls(input, _)
             | Plan::Explode(input, ..)
+            | Plan::Unnest(input, _)
             | Plan::Reverse(input) => input.ordered(),
             Plan::Sort {
                 input,
@@ -352,6 +362,7 @@ impl Plan {
             | Plan::DropNulls(input, _)
             | Plan::Reverse(input)
             | Plan::Explode(input, ..)
+            | Plan::Unnest(input, _)
             | Plan::Sort { input, .. }
             | Plan::GroupBy { input, .. }
             | Plan::Unique { input, .. } => vec![input],

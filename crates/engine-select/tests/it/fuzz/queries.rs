@@ -143,6 +143,39 @@ fn random_op(
             Plan::WithColumns(input, functions)
         });
     }
+    // Structs unnested, their fields read; or built of columns.
+    let structs: Vec<(String, Vec<String>)> = schema
+        .iter()
+        .filter_map(|(name, dtype)| match dtype {
+            DataType::Struct(fields) => Some((
+                name.clone(),
+                fields.iter().map(|f| f.name().to_string()).collect(),
+            )),
+            _ => None,
+        })
+        .collect();
+    if let Some((name, fields)) = structs.choose(rng).cloned()
+        && rng.random_bool(0.4)
+    {
+        return Some(if rng.random_bool(0.4) {
+            Plan::Unnest(input, name)
+        } else {
+            let field = fields.choose(rng).unwrap().clone();
+            let read = E::new(Op::StructField(field), vec![E::col(&name)]);
+            let fresh = fresh_name(fresh, &schema, "x");
+            Plan::WithColumns(input, vec![read.alias(&fresh)])
+        });
+    }
+    if rng.random_bool(0.03) {
+        let n = rng.random_range(1..=3.min(schema.len()));
+        let fields = schema
+            .sample(rng, n)
+            .map(|(name, _)| E::col(name))
+            .collect();
+        let made = E::new(Op::AsStruct, fields);
+        let name = fresh_name(fresh, &schema, "x");
+        return Some(Plan::WithColumns(input, vec![made.alias(&name)]));
+    }
     let mut g = Grammar {
         rng,
         schema: schema.clone(),

@@ -337,6 +337,7 @@ fn with_input(plan: &Plan, i: usize, input: Plan) -> Plan {
         | Plan::DropNulls(x, _)
         | Plan::Reverse(x)
         | Plan::Explode(x, ..)
+        | Plan::Unnest(x, _)
         | Plan::Sort { input: x, .. }
         | Plan::GroupBy { input: x, .. }
         | Plan::Unique { input: x, .. } => *x = boxed(input),

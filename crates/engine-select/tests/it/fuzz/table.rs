@@ -35,6 +35,8 @@ pub enum Values {
     Enum(Vec<Option<String>>),
     /// Lists: each row's span of the values (`None`: a null list).
     List(Box<Values>, Vec<Option<(usize, usize)>>),
+    /// Structs: the named fields, and each row's row of them (never null).
+    Struct(Vec<(String, Values)>, Vec<Option<u32>>),
 }
 
 /// Applies `$body` to the vector inside any [`Values`], rebuilding the same variant.
@@ -61,6 +63,7 @@ macro_rules! map_values {
             Values::Categorical($v) => Values::Categorical($body),
             Values::Enum($v) => Values::Enum($body),
             Values::List(values, $v) => Values::List(values.clone(), $body),
+            Values::Struct(fields, $v) => Values::Struct(fields.clone(), $body),
         }
     };
 }
@@ -89,6 +92,7 @@ macro_rules! with_values {
             Values::Categorical($v) => $body,
             Values::Enum($v) => $body,
             Values::List(_, $v) => $body,
+            Values::Struct(_, $v) => $body,
         }
     };
 }
@@ -236,6 +240,12 @@ impl Values {
             Values::Categorical(_) => categorical(),
             Values::Enum(_) => enumeration(),
             Values::List(values, _) => DataType::List(Box::new(values.dtype())),
+            Values::Struct(fields, _) => DataType::Struct(
+                fields
+                    .iter()
+                    .map(|(name, values)| Field::new(name.into(), values.dtype()))
+                    .collect(),
+            ),
         }
     }
 
@@ -271,6 +281,20 @@ impl Values {
                     .map(|span| span.map(|(start, end)| values.slice(start as i64, end - start)))
                     .collect();
                 physical(Series::new(name, lists).into_column())
+            }
+            Values::Struct(fields, rows) => {
+                let rows: Vec<IdxSize> = rows.iter().map(|row| row.unwrap_or(0)).collect();
+                let fields: Vec<Series> = fields
+                    .iter()
+                    .map(|(field, values)| {
+                        let values = values.column(field).take_materialized_series();
+                        values.take_slice(&rows).unwrap()
+                    })
+                    .collect();
+                StructChunked::from_series(name, rows.len(), fields.iter())
+                    .unwrap()
+                    .into_series()
+                    .into_column()
             }
             Values::Datetime(_, v)
             | Values::Duration(_, v)
@@ -320,6 +344,28 @@ impl Values {
                      .unwrap()\n                .into_column()\n        }}",
                     values.column_code(""),
                     lists.join(", ")
+                )
+            }
+            Values::Struct(fields, rows) => {
+                let rows: Vec<String> = rows
+                    .iter()
+                    .map(|row| row.unwrap_or(0).to_string())
+                    .collect();
+                let fields: Vec<String> = fields
+                    .iter()
+                    .map(|(field, values)| {
+                        format!(
+                            "{}.take_materialized_series().take_slice(&[{}]).unwrap()",
+                            values.column_code(field),
+                            rows.join(", ")
+                        )
+                    })
+                    .collect();
+                format!(
+                    "StructChunked::from_series({name:?}.into(), {}, [{}].iter())\n                \
+                     .unwrap()\n                .into_series()\n                .into_column()",
+                    rows.len(),
+                    fields.join(", ")
                 )
             }
             other => with_values!(other, v => plain(vec_code(v))),
@@ -507,6 +553,20 @@ fn random_dtype(rng: &mut Rng) -> DataType {
             DataType::Datetime(unit, Some(time_zone(ZONES.choose(rng).unwrap())))
         }
         21 => DataType::Datetime(unit, None),
+        22 if rng.random_bool(0.3) => {
+            let fields = (0..rng.random_range(1..=3))
+                .map(|i| {
+                    let dtype = match rng.random_range(0..4) {
+                        0 => DataType::Int64,
+                        1 => DataType::String,
+                        2 => DataType::Float64,
+                        _ => DataType::Boolean,
+                    };
+                    Field::new(format!("f{i}").into(), dtype)
+                })
+                .collect();
+            DataType::Struct(fields)
+        }
         22 => DataType::Duration(unit),
         23 if rng.random_bool(0.5) => {
             let values = [
@@ -736,6 +796,18 @@ pub fn random_values(rng: &mut Rng, dtype: &DataType, len: usize) -> Values {
                 end += if null { 0 } else { length };
             }
             Values::List(Box::new(random_values(rng, values, end)), spans)
+        }
+        DataType::Struct(fields) => {
+            let fields = fields
+                .iter()
+                .map(|field| {
+                    (
+                        field.name().to_string(),
+                        random_values(rng, field.dtype(), len),
+                    )
+                })
+                .collect();
+            Values::Struct(fields, (0..len as u32).map(Some).collect())
         }
         other => panic!("no random values of {other}"),
     }

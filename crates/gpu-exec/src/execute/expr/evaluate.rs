@@ -43,7 +43,10 @@ pub(crate) fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExp
             || row_order
             || text_predicate
             || is_text_measure(expr)
-            || matches!(expr.kind, ExprKind::List { .. })
+            || matches!(
+                expr.kind,
+                ExprKind::List { .. } | ExprKind::StructField { .. }
+            )
             || text_parse_supported(expr))
             && reads_only_below(expr, width)
         {
@@ -116,8 +119,8 @@ impl Executor<'_> {
     ) -> Result<DeviceColumn, ExecError> {
         let unsupported =
             |why: String| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})")));
-        if let GpuDtype::List(_) = expr.dtype {
-            return self.list_valued(frame, expr, name, groups);
+        if expr.dtype.is_nested() {
+            return self.nested_valued(frame, expr, name, groups);
         }
         if expr.dtype == GpuDtype::String {
             string_valued(expr).map_err(unsupported)?;
@@ -217,8 +220,10 @@ impl Executor<'_> {
                     Values::Str { .. } => {
                         return Err(ExecError::Unsupported(format!("`{expr}` reads text")));
                     }
-                    Values::List { .. } => {
-                        return Err(ExecError::Unsupported(format!("`{expr}` reads lists")));
+                    Values::List { .. } | Values::Struct { .. } => {
+                        return Err(ExecError::Unsupported(format!(
+                            "`{expr}` reads lists or structs"
+                        )));
                     }
                 })
             })
@@ -350,6 +355,9 @@ impl Executor<'_> {
         }
         if let ExprKind::List { function, input } = &part.kind {
             return self.list_function(frame, function, input, part.dtype);
+        }
+        if let ExprKind::StructField { field, input, .. } = &part.kind {
+            return self.struct_field(frame, input, *field, part.dtype);
         }
         if let ExprKind::Window {
             function,

@@ -1,4 +1,4 @@
-//! Lists in expressions: `implode` (a group's values as one list) and the functions of each list.
+//! Lists in expressions: `implode` (a group's values as one list), texts split, the functions of each list, and the dispatch of list- and struct-valued expressions.
 
 use super::*;
 
@@ -52,7 +52,7 @@ impl Executor<'_> {
         };
         let (values, validity) =
             self.gather_values(values.values(), values.validity(), values.len(), rows)?;
-        let child = ListChild {
+        let child = Child {
             len: rows.len(),
             values,
             validity: Some(validity),
@@ -70,9 +70,10 @@ impl Executor<'_> {
         ))
     }
 
-    /// A list-valued expression over `frame`, row by row (within each group
-    /// of `groups`): a copy of a list column, or texts split.
-    pub(crate) fn list_valued(
+    /// A list- or struct-valued expression over `frame`, row by row (within
+    /// each group of `groups`): a copy of a list or struct column, texts
+    /// split, a struct made.
+    pub(crate) fn nested_valued(
         &self,
         frame: &DeviceFrame,
         expr: &GpuExpr,
@@ -102,7 +103,7 @@ impl Executor<'_> {
                     bytes,
                     validity: piece_validity,
                 } = pieces;
-                let child = ListChild {
+                let child = Child {
                     len: piece_offsets.len() - 1,
                     values: Values::Str {
                         offsets: piece_offsets,
@@ -116,9 +117,10 @@ impl Executor<'_> {
                 };
                 DeviceColumn::from_parts("".into(), expr.dtype, frame.height, lists, Some(validity))
             }
+            ExprKind::MakeStruct(fields) => self.made_struct(frame, fields, expr.dtype, groups)?,
             _ => {
                 return Err(ExecError::Unsupported(not_yet(format_args!(
-                    "the lists of `{expr}`"
+                    "the values of `{expr}`"
                 ))));
             }
         };

@@ -10,6 +10,7 @@ mod parse;
 mod predicate;
 mod row_order;
 mod strings;
+mod structs;
 mod windows;
 mod zeros;
 

@@ -164,6 +164,9 @@ impl Executor<'_> {
             ExprKind::List { function, input } => {
                 self.list_function(frame, function, input, expr.dtype)?
             }
+            ExprKind::StructField { field, input, .. } => {
+                self.struct_field(frame, input, *field, expr.dtype)?
+            }
             // A window takes its own groups.
             ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {
                 return self.make_strings(frame, &distributed, name, None);

@@ -13,6 +13,7 @@ mod select;
 mod slice;
 mod sort;
 mod union;
+mod unnest;
 mod with_columns;
 
 pub(crate) use distinct::*;

@@ -129,6 +129,31 @@ impl Executor<'_> {
                 Values::Str { offsets, bytes }
             }
             Values::List { .. } => self.concat_lists(parts, height)?,
+            Values::Struct { fields } => {
+                // Field by field.
+                let fields = (0..fields.len())
+                    .map(|f| {
+                        let field_parts = parts
+                            .iter()
+                            .map(|part| match part.values {
+                                Values::Struct { fields } if fields.len() > f => Ok(Part {
+                                    values: &fields[f].values,
+                                    validity: fields[f].validity.as_ref(),
+                                    len: fields[f].len,
+                                }),
+                                _ => Err(Mismatch),
+                            })
+                            .collect::<Result<Vec<_>, _>>()?;
+                        let (values, validity) = self.concat_values(&field_parts, height)?;
+                        Ok(Child {
+                            len: height,
+                            values,
+                            validity,
+                        })
+                    })
+                    .collect::<Result<_, ConcatError>>()?;
+                Values::Struct { fields }
+            }
         };
         let validity = if parts.iter().any(|part| part.validity.is_some()) {
             let out = bitmap()?;
@@ -185,7 +210,7 @@ impl Executor<'_> {
             });
         }
         let (values, validity) = self.concat_values(&children, base)?;
-        let child = ListChild {
+        let child = Child {
             len: base,
             values,
             validity,

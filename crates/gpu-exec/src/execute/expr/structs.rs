@@ -1,0 +1,67 @@
+//! Structs in expressions: `pl.struct` of expressions, and `struct.field` of a struct.
+
+use super::*;
+
+impl Executor<'_> {
+    /// Field `field` of each struct of `input` (a struct-valued expression
+    /// over `frame`): a copy of the field, null where the struct is.
+    pub(crate) fn struct_field(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        field: usize,
+        dtype: GpuDtype,
+    ) -> Result<DeviceColumn, ExecError> {
+        let mut owned = None;
+        let structs = self.column_in_groups(frame, input, "", &mut owned, None)?;
+        let Values::Struct { fields } = structs.values() else {
+            return Err(ExecError::Unsupported(format!("the fields of `{input}`")));
+        };
+        let Some(child) = fields.get(field) else {
+            return Err(ExecError::Unsupported(format!(
+                "field {field} of `{input}`"
+            )));
+        };
+        let rows = self.ops().iota(child.len, 0)?;
+        let (values, validity) =
+            self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            dtype,
+            child.len,
+            values,
+            Some(validity),
+        ))
+    }
+
+    /// A struct of one field per expression of `fields`, over `frame`
+    /// (within each group of `groups`), never null.
+    pub(crate) fn made_struct(
+        &self,
+        frame: &DeviceFrame,
+        fields: &[GpuExpr],
+        dtype: GpuDtype,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let fields = fields
+            .iter()
+            .map(|field| {
+                let column = self.evaluate_in_groups(frame, field, "", groups)?;
+                let len = column.len();
+                let (values, validity) = column.into_parts();
+                Ok(Child {
+                    len,
+                    values,
+                    validity,
+                })
+            })
+            .collect::<Result<_, ExecError>>()?;
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            dtype,
+            frame.height,
+            Values::Struct { fields },
+            None,
+        ))
+    }
+}
