@@ -159,7 +159,7 @@ fn row_wise_chains_row_indices_unions_and_slices_match_the_cpu() {
 }
 
 #[test]
-fn lists_made_by_buckets_and_exploded_by_partitions_match_the_cpu() {
+fn lists_and_structs_over_partitions_match_the_cpu() {
     let explode = ExplodeOptions {
         empty_as_null: true,
         keep_nulls: true,
@@ -176,6 +176,17 @@ fn lists_made_by_buckets_and_exploded_by_partitions_match_the_cpu() {
                 .explode(by_name(["t"], true, false), explode)
                 .with_row_index("i", None)
                 .filter(col("t").neq(lit("a"))),
+        ),
+        (
+            "structs built, stacked, read and unnested",
+            concat([table(), table().slice(3, 10)], UnionArgs::default())
+                .unwrap()
+                .select([
+                    col("k"),
+                    as_struct(vec![col("t"), col("d"), col("v")]).alias("made"),
+                ])
+                .with_columns([col("made").struct_().field_by_name("t").alias("t")])
+                .unnest(by_name(["made"], true, false), Some("_".into())),
         ),
         (
             "lists measured and exploded under a union",
