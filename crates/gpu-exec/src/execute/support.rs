@@ -427,9 +427,9 @@ pub(crate) fn text_parse_supported(expr: &GpuExpr) -> bool {
 /// column, or `str.slice` of such an expression.
 pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
     match &expr.kind {
-        // (A text of a list column: its place, or its texts joined.)
-        ExprKind::Column { .. } | ExprKind::List { .. } => Ok(()),
-        ExprKind::StructField { input, .. } => evaluable(input),
+        ExprKind::Column { .. } => Ok(()),
+        // A text of a list (its place, or its texts joined), a struct's field.
+        ExprKind::List { input, .. } | ExprKind::StructField { input, .. } => evaluable(input),
         ExprKind::String {
             op:
                 StringOp::Slice { .. }
@@ -533,6 +533,17 @@ pub(crate) fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
         single_aggregation_supported(leaf)?;
     }
     evaluable(&outer)
+}
+
+/// Whether `expr` is a function of each list or a struct's field, of a
+/// list or struct the executor computes: a part other kernels compute.
+pub(crate) fn nested_part(expr: &GpuExpr) -> bool {
+    match &expr.kind {
+        ExprKind::List { input, .. } | ExprKind::StructField { input, .. } => {
+            evaluable(input).is_ok()
+        }
+        _ => false,
+    }
 }
 
 /// Whether `e` is text made of values repeated per group or of other rows

@@ -43,10 +43,7 @@ pub(crate) fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExp
             || row_order
             || text_predicate
             || is_text_measure(expr)
-            || matches!(
-                expr.kind,
-                ExprKind::List { .. } | ExprKind::StructField { .. }
-            )
+            || nested_part(expr)
             || text_parse_supported(expr))
             && reads_only_below(expr, width)
         {

@@ -25,7 +25,7 @@ impl Executor<'_> {
         };
         let mut owned = None;
         let values = self.column_in_groups(frame, values, "", &mut owned, groups)?;
-        let (rows, offsets);
+        let (kept_rows, offsets);
         let rows = match kept {
             None => {
                 offsets = self.group_bounds(starts, n)?;
@@ -40,14 +40,14 @@ impl Executor<'_> {
                     return Err(ExecError::Unsupported(format!("a filter by `{by}`")));
                 };
                 let positions = ops.filter_indices(kept, None, n)?;
-                rows = ops.gather(sorted_rows, None, &positions)?.0;
+                kept_rows = ops.gather(sorted_rows, None, &positions)?.0;
                 let counts = ops.widen(&ops.segment_count(Some(kept), starts, n)?)?;
                 // One more zero, so that the exclusive scan ends with the total.
                 let memory = self.ctx.memory.clone();
                 let counted = DeviceBuffer::zeroed(counts.len() + 1, memory, &self.ctx.stream)?;
                 counted.copy_from_device(0, &counts)?;
                 offsets = ops.exclusive_scan_i64(&counted)?;
-                &rows
+                &kept_rows
             }
         };
         let (values, validity) =
@@ -147,14 +147,15 @@ impl Executor<'_> {
             )));
         };
         let ops = self.ops();
-        let column = |values, validity| {
+        let column = |dtype, values, validity| {
             DeviceColumn::from_parts("".into(), dtype, frame.height, values, Some(validity))
         };
+        let lengths = || -> Result<DeviceColumn, ExecError> {
+            let (lengths, validity) = ops.list_lengths(offsets, lists.validity())?;
+            Ok(column(GpuDtype::UInt32, Values::U32(lengths), validity))
+        };
         match function {
-            ListFunction::Len => {
-                let (lengths, validity) = ops.list_lengths(offsets, lists.validity())?;
-                Ok(column(Values::U32(lengths), validity))
-            }
+            ListFunction::Len => lengths(),
             ListFunction::Get { index, null_on_oob } => {
                 let (rows, outside) = ops.list_get_rows(offsets, lists.validity(), *index)?;
                 if !null_on_oob {
@@ -163,7 +164,7 @@ impl Executor<'_> {
                 }
                 let (values, validity) =
                     self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
-                Ok(column(values, validity))
+                Ok(column(dtype, values, validity))
             }
             ListFunction::Aggregate(op) => {
                 // Each list a group of the child's rows (in order); then
@@ -185,9 +186,8 @@ impl Executor<'_> {
                 };
                 let aggregated = column_ref(0, of.values()).aggregated(op.clone(), dtype);
                 let value = self.aggregate(&values, &aggregated, &rows, &starts, false)?;
-                let (lengths, validity) = ops.list_lengths(offsets, lists.validity())?;
                 let both = DeviceFrame {
-                    columns: vec![value, column(Values::U32(lengths), validity)],
+                    columns: vec![value, lengths()?],
                     height: frame.height,
                 };
                 let null = GpuExpr::literal(Scalar::Null, dtype);
