@@ -6,7 +6,7 @@ use polars_arrow::bitmap::Bitmap;
 use polars_arrow::datatypes::{ArrowDataType, Field};
 use polars_arrow::offset::OffsetsBuffer;
 
-use super::{Child, DeviceColumn, ExecContext, Values};
+use super::{DeviceColumn, ExecContext, Values};
 use crate::error::ExecError;
 use gpu_runtime::memory::DeviceBuffer;
 
@@ -25,16 +25,10 @@ pub(super) fn upload(lists: &ListChunked, ctx: &ExecContext) -> Result<Values, E
         }
         None => (vec![0], Series::new_empty("".into(), lists.inner_dtype())),
     };
-    let child = DeviceColumn::from_series(&values, ctx)?;
-    let len = child.len();
-    let (values, validity) = child.into_parts();
+    let child = DeviceColumn::from_series(&values, ctx)?.into_child();
     Ok(Values::List {
         offsets: DeviceBuffer::from_host(&offsets, ctx.memory.clone(), &ctx.stream)?,
-        child: Box::new(Child {
-            len,
-            values,
-            validity,
-        }),
+        child: Box::new(child),
     })
 }
 

@@ -124,6 +124,20 @@ impl DeviceColumn {
         hand_values(&mut self.values, &mut self.validity, stream, ready)
     }
 
+    /// The column as the child of a list or struct column.
+    pub(crate) fn into_child(self) -> Child {
+        Child {
+            len: self.len,
+            values: self.values,
+            validity: self.validity,
+        }
+    }
+
+    /// The child of a list or struct column as a column of `dtype`.
+    pub(crate) fn from_child(name: PlSmallStr, dtype: GpuDtype, child: Child) -> Self {
+        DeviceColumn::from_parts(name, dtype, child.len, child.values, child.validity)
+    }
+
     /// The values and the validity, taken apart.
     pub(crate) fn into_parts(self) -> (Values, Option<DeviceBuffer<u32>>) {
         (self.values, self.validity)

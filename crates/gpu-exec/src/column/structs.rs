@@ -3,7 +3,7 @@
 use polars::prelude::*;
 use polars_arrow::bitmap::Bitmap;
 
-use super::{Child, DeviceColumn, ExecContext, Values};
+use super::{DeviceColumn, ExecContext, Values};
 use crate::error::ExecError;
 
 /// The values of a struct column (one chunk) on the device: each field a
@@ -12,16 +12,7 @@ pub(super) fn upload(structs: &StructChunked, ctx: &ExecContext) -> Result<Value
     let fields = structs
         .fields_as_series()
         .iter()
-        .map(|field| {
-            let column = DeviceColumn::from_series(field, ctx)?;
-            let len = column.len();
-            let (values, validity) = column.into_parts();
-            Ok(Child {
-                len,
-                values,
-                validity,
-            })
-        })
+        .map(|field| Ok(DeviceColumn::from_series(field, ctx)?.into_child()))
         .collect::<Result<_, ExecError>>()?;
     Ok(Values::Struct { fields })
 }

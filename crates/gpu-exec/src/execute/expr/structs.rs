@@ -46,14 +46,9 @@ impl Executor<'_> {
         let fields = fields
             .iter()
             .map(|field| {
-                let column = self.evaluate_in_groups(frame, field, "", groups)?;
-                let len = column.len();
-                let (values, validity) = column.into_parts();
-                Ok(Child {
-                    len,
-                    values,
-                    validity,
-                })
+                Ok(self
+                    .evaluate_in_groups(frame, field, "", groups)?
+                    .into_child())
             })
             .collect::<Result<_, ExecError>>()?;
         Ok(DeviceColumn::from_parts(

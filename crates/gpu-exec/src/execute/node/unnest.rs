@@ -29,18 +29,7 @@ impl Executor<'_> {
             };
             // (A field is null wherever its struct is.)
             for (field, (_, dtype)) in fields.into_iter().zip(of.fields()) {
-                let Child {
-                    len,
-                    values,
-                    validity,
-                } = field;
-                out.push(DeviceColumn::from_parts(
-                    "".into(),
-                    dtype,
-                    len,
-                    values,
-                    validity,
-                ));
+                out.push(DeviceColumn::from_child("".into(), dtype, field));
             }
         }
         for (column, output) in out.iter_mut().zip(schema) {
