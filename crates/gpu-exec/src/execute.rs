@@ -13,8 +13,8 @@
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{
-    Comparison, DeviceStrings, DfaTables, ExplodedLists, GatheredLists, JoinIndices,
-    JoinKind as DeviceJoin, Logic, Multipliable, Ops, PARSE_YEAR, Pattern, StringMatch,
+    Comparison, DeviceStrings, DfaTables, GatheredLists, JoinIndices, JoinKind as DeviceJoin,
+    Logic, Multipliable, Ops, PARSE_YEAR, Pattern, StringMatch,
 };
 use gpu_runtime::{Event, RuntimeError, Stream, WorkCounts};
 use ir_lower::{

@@ -921,13 +921,6 @@ impl<'a> PlanLowering<'a> {
                     let input_schema = self.schema_of(input_node);
                     let names: Vec<&str> = columns.iter().map(|n| n.as_str()).collect();
                     let columns = self.positions(node, &input_schema, &names)?;
-                    if let [_, _, ..] = columns.as_slice() {
-                        return self.refuse(
-                            node,
-                            "an explode of several columns together is not supported on the GPU \
-                             yet (of one it is)",
-                        );
-                    }
                     let not_list = columns.iter().find_map(|&index| {
                         let (name, dtype) = input_schema.get_at_index(index)?;
                         (!matches!(dtype, DataType::List(_))).then(|| (name.clone(), dtype.clone()))

@@ -138,9 +138,10 @@ pub enum PlanNode {
         offset: u32,
         schema: OutputSchema,
     },
-    /// Polars' explode of the list columns at `columns` (of equal lengths
-    /// row by row): each row repeated for each value of its lists, the
-    /// lists replaced by their values. An empty list gives one row of
+    /// Polars' explode of the list columns at `columns` (of lists spanning
+    /// as many values row by row, else Polars' error): each row repeated
+    /// for each value of its lists (by the first column's), the lists
+    /// replaced by their values. An empty list gives one row of
     /// nulls where `empty_as_null` (else none), a null list where
     /// `keep_nulls` (else none).
     Explode {

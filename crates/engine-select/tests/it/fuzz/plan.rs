@@ -52,8 +52,9 @@ pub enum Plan {
     HConcat(Vec<Plan>),
     DropNulls(Box<Plan>, Option<Vec<String>>),
     Reverse(Box<Plan>),
-    /// The list column named so exploded: (empty_as_null, keep_nulls).
-    Explode(Box<Plan>, String, (bool, bool)),
+    /// The list columns named so exploded together: (empty_as_null,
+    /// keep_nulls).
+    Explode(Box<Plan>, Vec<String>, (bool, bool)),
     /// The struct column named so unnested.
     Unnest(Box<Plan>, String),
 }
@@ -172,13 +173,15 @@ impl Plan {
             Plan::Unnest(input, name) => input
                 .build(tables)
                 .unnest(by_name([name.as_str()], true, false), None),
-            Plan::Explode(input, name, (empty_as_null, keep_nulls)) => input.build(tables).explode(
-                by_name([name.as_str()], true, false),
-                ExplodeOptions {
-                    empty_as_null: *empty_as_null,
-                    keep_nulls: *keep_nulls,
-                },
-            ),
+            Plan::Explode(input, names, (empty_as_null, keep_nulls)) => {
+                input.build(tables).explode(
+                    by_name(names.iter().map(String::as_str), true, false),
+                    ExplodeOptions {
+                        empty_as_null: *empty_as_null,
+                        keep_nulls: *keep_nulls,
+                    },
+                )
+            }
         }
     }
 
@@ -294,8 +297,8 @@ impl Plan {
                 "{}\n        .unnest(by_name([{name:?}], true, false), None)",
                 input.code()
             ),
-            Plan::Explode(input, name, (empty_as_null, keep_nulls)) => format!(
-                "{}\n        .explode(by_name([{name:?}], true, false), ExplodeOptions \
+            Plan::Explode(input, names, (empty_as_null, keep_nulls)) => format!(
+                "{}\n        .explode(by_name({names:?}, true, false), ExplodeOptions \
                  {{ empty_as_null: {empty_as_null}, keep_nulls: {keep_nulls} }})",
                 input.code()
             ),

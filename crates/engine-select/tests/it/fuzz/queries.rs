@@ -130,7 +130,16 @@ fn random_op(
     {
         return Some(if rng.random_bool(0.5) {
             let options = (rng.random_bool(0.7), rng.random_bool(0.7));
-            Plan::Explode(input, list, options)
+            // Sometimes with another list column (often of the same
+            // lengths: a group-by's lists).
+            let mut names = vec![list];
+            if let Some((other, _)) = lists.choose(rng)
+                && rng.random_bool(0.3)
+                && !names.contains(other)
+            {
+                names.push(other.clone());
+            }
+            Plan::Explode(input, names, options)
         } else {
             let n = rng.random_range(1..=3);
             let functions = (0..n)
