@@ -11,7 +11,7 @@ use polars_plan::plans::{
 use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::GpuDtype;
-use crate::expr::{AggOp, BinaryOp, ExprKind, GpuExpr, NamedExpr};
+use crate::expr::{BinaryOp, ExprKind, GpuExpr, NamedExpr};
 use crate::lower_expr::{
     CATEGORICAL_ORDER, ExprLowering, KeptRows, filtered_parts, is_constant, ordered_by_texts,
     per_group_sort_of_reordered,
@@ -431,36 +431,6 @@ impl<'a> PlanLowering<'a> {
         true
     }
 
-    /// Whether one of `exprs` is an `implode` repeated on every row (beside
-    /// expressions of every row, or in a with_columns), refusing `node` if
-    /// so: the GPU makes lists only where each is one row of the result.
-    fn implode_on_every_row(&mut self, node: Node, exprs: &[NamedExpr], select: bool) -> bool {
-        let imploded = |e: &&NamedExpr| {
-            matches!(
-                e.expr.kind,
-                ExprKind::Agg {
-                    op: AggOp::Implode,
-                    ..
-                }
-            )
-        };
-        let Some(implode) = exprs.iter().find(imploded) else {
-            return false;
-        };
-        if select && !exprs.iter().any(|e| column_outside_aggregation(&e.expr)) {
-            return false;
-        }
-        self.refuse(
-            node,
-            format!(
-                "`{}` repeated on every row is not supported on the GPU yet (as the one row of \
-                 a select it is)",
-                implode.expr
-            ),
-        );
-        true
-    }
-
     fn positions(&mut self, node: Node, schema: &Schema, names: &[&str]) -> Option<Vec<usize>> {
         let positions: Option<Vec<usize>> = names.iter().map(|n| schema.index_of(n)).collect();
         if positions.is_none() {
@@ -519,9 +489,6 @@ impl<'a> PlanLowering<'a> {
                 }
                 let exprs = self.named_exprs(expr, input_node);
                 let (input, exprs) = (input?, exprs?);
-                if self.implode_on_every_row(node, &exprs, true) {
-                    return None;
-                }
                 let schema = self.output_schema(node)?;
                 self.types_agree(node, &exprs, &schema)?;
                 Some(PlanNode::Select {
@@ -540,9 +507,6 @@ impl<'a> PlanLowering<'a> {
                 let input = self.node(input_node);
                 let exprs = self.named_exprs(exprs, input_node);
                 let (input, exprs) = (input?, exprs?);
-                if self.implode_on_every_row(node, &exprs, false) {
-                    return None;
-                }
                 let schema = self.output_schema(node)?;
                 self.types_agree(node, &exprs, &schema)?;
                 Some(PlanNode::WithColumns {

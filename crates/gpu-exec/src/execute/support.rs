@@ -253,6 +253,10 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
                 op: StringOp::Split { .. },
                 input,
             } => string_valued(input),
+            ExprKind::Agg {
+                op: AggOp::Implode,
+                input,
+            } => implode_supported(expr, input),
             ExprKind::MakeStruct(fields) => fields.iter().try_for_each(|field| match field.dtype {
                 GpuDtype::String => string_valued(field),
                 _ => evaluable(field),

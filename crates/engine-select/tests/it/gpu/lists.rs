@@ -424,6 +424,19 @@ fn lists_are_made_by_implode_and_by_agg_of_values() {
             ]),
         ),
         (
+            "the column's list on every row",
+            numbers.clone().with_columns([
+                col("v").implode(true).alias("all v"),
+                col("s").drop_nulls().implode(true).alias("valid s"),
+            ]),
+        ),
+        (
+            "beside the column",
+            numbers
+                .clone()
+                .select([col("h"), col("x").implode(true).alias("all x")]),
+        ),
+        (
             "then exploded back",
             in_order(numbers.clone().group_by([col("g")]).agg([col("s")]))
                 .explode(by_name(["s"], true, false), polars_explode()),
@@ -528,10 +541,6 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
                 .group_by_stable([col("g")])
                 .agg([col("s").shift(lit(1))]),
             "a list result of texts made within each group",
-        ),
-        (
-            groups().with_columns([col("v").implode(true).alias("all")]),
-            "repeated on every row is not supported on the GPU yet",
         ),
     ] {
         assert_cpu_answer_with_reason(lf, reason);

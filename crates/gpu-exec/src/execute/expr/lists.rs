@@ -72,7 +72,7 @@ impl Executor<'_> {
 
     /// A list- or struct-valued expression over `frame`, row by row (within
     /// each group of `groups`): a copy of a list or struct column, texts
-    /// split, a struct made.
+    /// split, a struct made, a column (a group) imploded on every row.
     pub(crate) fn nested_valued(
         &self,
         frame: &DeviceFrame,
@@ -118,6 +118,20 @@ impl Executor<'_> {
                 DeviceColumn::from_parts("".into(), expr.dtype, frame.height, lists, Some(validity))
             }
             ExprKind::MakeStruct(fields) => self.made_struct(frame, fields, expr.dtype, groups)?,
+            // The column's list (each group's), repeated on every row.
+            ExprKind::Agg { .. } => {
+                let ops = self.ops();
+                let whole;
+                let (rows, starts, group_of_row) = match groups {
+                    None => {
+                        whole = self.one_group(frame.height)?;
+                        (&whole.0, &whole.1, ops.repeat_first(frame.height)?)
+                    }
+                    Some((rows, starts)) => (rows, starts, self.group_of_rows(rows, starts)?),
+                };
+                let value = self.aggregate(frame, expr, rows, starts, groups.is_none())?;
+                self.gather_column(&value, &group_of_row)?
+            }
             _ => {
                 return Err(ExecError::Unsupported(not_yet(format_args!(
                     "the values of `{expr}`"
