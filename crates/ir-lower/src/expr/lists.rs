@@ -18,6 +18,9 @@ pub enum ListFunction {
     /// `list.join` (texts), with the group's semantics (a sum of no values
     /// 0, an extreme of none null, a join of none the empty text).
     Aggregate(AggOp),
+    /// Whether a list holds a value equal to this literal (not null, of
+    /// the values' type): false of an empty list.
+    Contains(Scalar),
 }
 
 impl fmt::Display for ListFunction {
@@ -31,6 +34,7 @@ impl fmt::Display for ListFunction {
                 write!(f, "list.join({separator:?})")
             }
             ListFunction::Aggregate(op) => write!(f, "list.{op}"),
+            ListFunction::Contains(item) => write!(f, "list.contains({item})"),
         }
     }
 }

@@ -11,7 +11,7 @@ const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implo
                                 `agg` of values, explodes them, tests them for nulls, counts \
                                 them, picks the first or last per group and takes `list.len`, \
                                 `list.get` (`first`, `last`), `list.sum`, `list.min`, \
-                                `list.max` and `list.join` of them";
+                                `list.max`, `list.join` and `list.contains` of them";
 
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
@@ -22,6 +22,8 @@ impl ExprLowering<'_> {
         function: &IRListFunction,
     ) -> Lowered {
         let literal = |lowering: &Self| lowering.literal_value(inputs.get(1)?.node());
+        // The type of `contains`' item, where it is one.
+        let mut contains_type = None;
         // The function, and the types of values it takes.
         let (function, takes): (ListFunction, fn(GpuDtype) -> bool) = match function {
             IRListFunction::Length => (ListFunction::Len, |_| true),
@@ -71,6 +73,26 @@ impl ExprLowering<'_> {
                     values == GpuDtype::String
                 })
             }
+            IRListFunction::Contains { .. } => {
+                let item = inputs.get(1).and_then(|item| self.expr(item.node()));
+                let Some(GpuExpr {
+                    kind: ExprKind::Literal(item),
+                    dtype,
+                }) = item.filter(|item| !matches!(item.kind, ExprKind::Literal(Scalar::Null)))
+                else {
+                    return self.refuse(
+                        node,
+                        "list.contains of an item that is not a literal value is not supported \
+                         on the GPU yet",
+                    );
+                };
+                contains_type = Some(dtype);
+                (ListFunction::Contains(item), |values| {
+                    values.is_integer()
+                        || values.is_temporal()
+                        || matches!(values, GpuDtype::Boolean | GpuDtype::String)
+                })
+            }
             other => {
                 return self.refuse(
                     node,
@@ -101,7 +123,7 @@ impl ExprLowering<'_> {
                 ),
             );
         }
-        if !takes(of.values()) {
+        if !takes(of.values()) || contains_type.is_some_and(|item| item != of.values()) {
             // Floats: Polars adds each list in an order of its own, and
             // which of -0.0 and 0.0 is a list's extreme depends on it.
             return self.refuse(

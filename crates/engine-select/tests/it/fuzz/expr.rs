@@ -138,6 +138,8 @@ pub enum Op {
     ListMax,
     /// `list.join(lit(separator), ignore_nulls)` of a list of texts.
     ListJoin(&'static str, bool),
+    /// `list.contains(item, nulls_equal)`: the item its second input.
+    ListContains(bool),
     /// `pow` by a literal exponent.
     Pow(f64),
     /// Two bounds: `clip(lo, hi)`.
@@ -337,6 +339,10 @@ impl E {
                     x.list().get(lit(index), null_on_oob))
             }
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
+            Op::ListContains(nulls_equal) => {
+                case!(i, s; [x, item]; nulls_equal = nulls_equal;
+                    x.list().contains(item, nulls_equal))
+            }
             Op::StructField(name) => {
                 case!(i, s; [x]; name = name; x.struct_().field_by_name(&name))
             }

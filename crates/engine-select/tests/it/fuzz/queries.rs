@@ -144,9 +144,8 @@ fn random_op(
             let n = rng.random_range(1..=3);
             let functions = (0..n)
                 .map(|_| {
-                    let function = list_function(rng, &values);
                     let name = fresh_name(fresh, &schema, "x");
-                    E::new(function, vec![E::col(&list)]).alias(&name)
+                    list_function(rng, &values, E::col(&list)).alias(&name)
                 })
                 .collect();
             Plan::WithColumns(input, functions)
@@ -321,12 +320,25 @@ fn random_op(
     })
 }
 
-/// A function of a list of `values`: mostly one the device runs for
-/// them, sometimes any (of other types: the reasons Polars keeps them).
-fn list_function(rng: &mut Rng, values: &DataType) -> Op {
+/// A function of `list`, a list of `values`: mostly one the device runs
+/// for them, sometimes any (of other types: the reasons Polars keeps them).
+fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
+    use super::expr::Lit;
     let any = rng.random_bool(0.2);
     let reduced = values.is_integer() || values.is_bool() || values.is_temporal();
-    match rng.random_range(0..6) {
+    let item = match values {
+        DataType::String => Some(Lit::Str((*["a", "", "é"].choose(rng).unwrap()).into())),
+        DataType::Boolean => Some(Lit::Bool(rng.random_bool(0.5))),
+        values if values.is_integer() => Some(Lit::Int(rng.random_range(-2..5))),
+        _ => None,
+    };
+    if let Some(item) = item
+        && rng.random_bool(0.15)
+    {
+        let contains = Op::ListContains(rng.random_bool(0.3));
+        return E::new(contains, vec![list, E::lit(item)]);
+    }
+    let function = match rng.random_range(0..6) {
         0 => Op::ListLen,
         1 | 2 => {
             let index = *[0i64, 1, 2, -1, -2, 5].choose(rng).unwrap();
@@ -339,7 +351,8 @@ fn list_function(rng: &mut Rng, values: &DataType) -> Op {
             Op::ListJoin(separator, rng.random_bool(0.5))
         }
         _ => Op::ListLen,
-    }
+    };
+    E::new(function, vec![list])
 }
 
 /// A join of the plan with table 1 (or with itself), on keys of one class.

@@ -229,6 +229,21 @@ fn list_functions_match_the_cpu() {
             ]),
         ),
         (
+            "membership of literals",
+            frame.clone().select([
+                col("li")
+                    .list()
+                    .contains(lit(5i64), false)
+                    .alias("li has 5"),
+                col("li").list().contains(lit(2i64), true).alias("li has 2"),
+                col("ls").list().contains(lit("x"), false).alias("ls has x"),
+                col("ld")
+                    .list()
+                    .contains(date_literal(0), false)
+                    .alias("ld has 1970-01-01"),
+            ]),
+        ),
+        (
             "texts joined",
             frame.clone().select([
                 col("ls")

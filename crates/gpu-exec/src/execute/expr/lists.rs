@@ -168,8 +168,12 @@ impl Executor<'_> {
             let (lengths, validity) = ops.list_lengths(offsets, lists.validity())?;
             Ok(column(GpuDtype::UInt32, Values::U32(lengths), validity))
         };
-        match function {
-            ListFunction::Len => lengths(),
+        // Each list a group of the child's rows (in order): an aggregation
+        // of each (of the values equal to the item, for `contains`: their
+        // number, above 0), null where the list is.
+        let values = column_ref(0, of.values());
+        let (aggregated, of_aggregate) = match function {
+            ListFunction::Len => return lengths(),
             ListFunction::Get { index, null_on_oob } => {
                 let (rows, outside) = ops.list_get_rows(offsets, lists.validity(), *index)?;
                 if !null_on_oob {
@@ -178,40 +182,42 @@ impl Executor<'_> {
                 }
                 let (values, validity) =
                     self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
-                Ok(column(dtype, values, validity))
+                return Ok(column(dtype, values, validity));
+            }
+            ListFunction::Contains(item) => {
+                let (boolean, count) = (GpuDtype::Boolean, GpuDtype::UInt32);
+                let no = GpuExpr::literal(Scalar::Boolean(false), boolean);
+                let item = GpuExpr::literal(item.clone(), of.values());
+                let equal = values.binary(BinaryOp::Eq, item, boolean).fill_null(no);
+                let counted = cast_to(&equal, count).aggregated(AggOp::Sum, count);
+                let zero = GpuExpr::literal(Scalar::UInt(0), count);
+                let any = column_ref(0, count).binary(BinaryOp::Gt, zero, boolean);
+                (counted, any)
             }
             ListFunction::Aggregate(op) => {
-                // Each list a group of the child's rows (in order); then
-                // null where the list is null.
-                let rows = ops.iota(child.len, 0)?;
-                let (starts, _) = ops.gather(offsets, None, &ops.iota(frame.height, 0)?)?;
-                let (values, validity) =
-                    self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
-                let values = DeviceColumn::from_parts(
-                    "".into(),
-                    of.values(),
-                    child.len,
-                    values,
-                    Some(validity),
-                );
-                let values = DeviceFrame {
-                    columns: vec![values],
-                    height: child.len,
-                };
-                let aggregated = column_ref(0, of.values()).aggregated(op.clone(), dtype);
-                let value = self.aggregate(&values, &aggregated, &rows, &starts, false)?;
-                let both = DeviceFrame {
-                    columns: vec![value, lengths()?],
-                    height: frame.height,
-                };
-                let null = GpuExpr::literal(Scalar::Null, dtype);
-                let of_valid_lists = column_ref(1, GpuDtype::UInt32).is_not_null().then(
-                    column_ref(0, dtype),
-                    null,
-                    dtype,
-                );
-                self.evaluate(&both, &of_valid_lists, "")
+                (values.aggregated(op.clone(), dtype), column_ref(0, dtype))
             }
-        }
+        };
+        let rows = ops.iota(child.len, 0)?;
+        let (starts, _) = ops.gather(offsets, None, &ops.iota(frame.height, 0)?)?;
+        let (values, validity) =
+            self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
+        let values =
+            DeviceColumn::from_parts("".into(), of.values(), child.len, values, Some(validity));
+        let values = DeviceFrame {
+            columns: vec![values],
+            height: child.len,
+        };
+        let value = self.aggregate(&values, &aggregated, &rows, &starts, false)?;
+        let both = DeviceFrame {
+            columns: vec![value, lengths()?],
+            height: frame.height,
+        };
+        let null = GpuExpr::literal(Scalar::Null, dtype);
+        let of_valid_lists =
+            column_ref(1, GpuDtype::UInt32)
+                .is_not_null()
+                .then(of_aggregate, null, dtype);
+        self.evaluate(&both, &of_valid_lists, "")
     }
 }
