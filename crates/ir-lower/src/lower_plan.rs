@@ -916,6 +916,24 @@ impl<'a> PlanLowering<'a> {
                     let columns = self.positions(node, &input_schema, &names)?;
                     let input = input?;
                     let schema = self.output_schema(node)?;
+                    // Polars raises where a field's name (with the
+                    // separator's prefix) is another column's: its schema
+                    // keeps one of them.
+                    let fields: usize = input_schema
+                        .iter()
+                        .enumerate()
+                        .map(|(index, (_, dtype))| match dtype {
+                            DataType::Struct(fields) if columns.contains(&index) => fields.len(),
+                            _ => 1,
+                        })
+                        .sum();
+                    if fields != schema.len() {
+                        return self.refuse(
+                            node,
+                            "an unnest giving two columns of one name (Polars raises) is not \
+                             supported on the GPU",
+                        );
+                    }
                     Some(PlanNode::Unnest {
                         input: Box::new(input),
                         columns,

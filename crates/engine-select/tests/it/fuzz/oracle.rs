@@ -214,6 +214,11 @@ fn cells(df: &DataFrame, ordered: bool) -> Vec<Vec<Cell>> {
                     AnyValue::Datetime(v, unit, _) => Cell::Other(format!("Datetime({v}, {unit})")),
                     AnyValue::Duration(v, unit) => Cell::Other(format!("Duration({v}, {unit})")),
                     AnyValue::List(list) => Cell::Other(list_text(&list, ordered)),
+                    // By its fields' values (a struct's value shows the
+                    // whole array it is a row of).
+                    value @ AnyValue::Struct(..) => {
+                        Cell::Other(format!("{:?}", value.into_static()))
+                    }
                     other => Cell::Other(format!("{other:?}")),
                 })
                 .collect()

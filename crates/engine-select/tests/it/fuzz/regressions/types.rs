@@ -94,3 +94,32 @@ fn categoricals_ordered_inside_expressions_are_left_to_polars() {
         assert_same_as_cpu(lf, ORDERED);
     }
 }
+
+/// Run AJ (seed 141 case 321): an unnest whose field is named as another
+/// column gave an answer (one of the two kept) where Polars raises; it is
+/// refused now, and Polars raises. Structs compare by their fields' values
+/// (run AJ's other failures were the oracle's, which printed a struct's
+/// whole array).
+#[test]
+fn an_unnest_clashing_with_a_column_raises_as_polars_does() {
+    let t0 = DataFrame::new(
+        1,
+        vec![
+            Column::new("b".into(), [Some(-883i64)]),
+            Column::new("c".into(), [Some(1u8)]),
+        ],
+    )
+    .unwrap();
+    let lf = t0
+        .clone()
+        .lazy()
+        .with_columns([as_struct(vec![col("c"), col("b")]).alias("x0")])
+        .unnest(by_name(["x0"], true, false), None)
+        .with_columns([col("b").alias("x2")]);
+    assert_same_as_cpu(lf, ORDERED);
+    let structs = t0
+        .lazy()
+        .with_columns([as_struct(vec![col("c"), col("b")]).alias("x0")])
+        .filter(col("b").lt(lit(0)));
+    assert_same_as_cpu(structs, ORDERED);
+}
