@@ -38,6 +38,7 @@ mod categorical;
 mod functions;
 mod lists;
 mod literals;
+mod nested;
 mod row_order;
 mod strings;
 mod structs;
@@ -49,10 +50,11 @@ use boolean::*;
 use categorical::*;
 pub(crate) use categorical::{CATEGORICAL_ORDER, ordered_by_texts};
 use functions::*;
-use lists::STRUCTS_ON_THE_GPU;
+use lists::LISTS_ON_THE_GPU;
 pub(crate) use literals::is_constant;
 use literals::*;
 use row_order::*;
+use structs::STRUCTS_ON_THE_GPU;
 use temporal::*;
 
 /// Why a sort of reordered values or keys (see

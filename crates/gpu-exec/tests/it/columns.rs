@@ -111,6 +111,55 @@ proptest! {
     }
 
     #[test]
+    fn lists_round_trip(
+        lists in vec(option::of(vec(option::of(any::<i32>()), 0..5)), 0..60),
+        offset in 0usize..8,
+        chunks in 1usize..4,
+    ) {
+        // Lists of numbers, and of texts (the numbers written): null
+        // lists, empty lists, nulls inside; sliced and in chunks (offsets
+        // not from 0).
+        let numbers: Vec<Option<Series>> = lists
+            .iter()
+            .map(|list| list.as_ref().map(|values| Series::new("".into(), values)))
+            .collect();
+        let texts: Vec<Option<Series>> = lists
+            .iter()
+            .map(|list| {
+                let texts = list.as_ref()?.iter().map(|v| v.map(|v| v.to_string()));
+                Some(Series::new("".into(), texts.collect::<Vec<_>>()))
+            })
+            .collect();
+        for (name, lists) in [("numbers", numbers), ("texts", texts)] {
+            let series = Series::new(name.into(), lists);
+            let inner = if name == "texts" { DataType::String } else { DataType::Int32 };
+            let series = series.cast(&DataType::List(Box::new(inner))).unwrap();
+            assert_round_trip(&reshape(series, offset, chunks));
+        }
+    }
+
+    #[test]
+    fn structs_round_trip(
+        rows in vec((option::of(any::<i64>()), option::of(".{0,6}"), any::<bool>()), 0..60),
+        offset in 0usize..8,
+        chunks in 1usize..4,
+    ) {
+        // Structs of a number and a text (nulls inside), null where the
+        // flag says; sliced and in chunks.
+        let numbers: Vec<Option<i64>> = rows.iter().map(|row| row.0).collect();
+        let texts: Vec<Option<String>> = rows.iter().map(|row| row.1.clone()).collect();
+        let fields = [Series::new("n".into(), numbers), Series::new("t".into(), texts)];
+        let outer: Vec<bool> = rows.iter().map(|row| !row.2).collect();
+        let structs = StructChunked::from_series("s".into(), rows.len(), fields.iter())
+            .unwrap()
+            .into_series();
+        let nulls = BooleanChunked::new("".into(), outer);
+        let none = Series::full_null("s".into(), rows.len(), structs.dtype());
+        let structs = structs.zip_with(&nulls, &none).unwrap();
+        assert_round_trip(&reshape(structs, offset, chunks));
+    }
+
+    #[test]
     fn temporal_values_round_trip(values in vec(option::of(-1_000_000_000_000i64..1_000_000_000_000), 0..100)) {
         let s = Series::new("t".into(), values);
         for dtype in [
@@ -234,9 +283,10 @@ fn wide_frames_of_many_staging_blocks_round_trip() {
 #[test]
 fn unsupported_types_are_refused_by_name() {
     let ctx = context();
-    let lists = Series::new("l".into(), [Series::new("".into(), [1i32, 2])]);
-    let err = DeviceColumn::from_series(&lists, &ctx)
+    let inner = Series::new("".into(), [Series::new("".into(), [1i32, 2])]);
+    let lists_of_lists = Series::new("l".into(), [inner]);
+    let err = DeviceColumn::from_series(&lists_of_lists, &ctx)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("list"), "{err}");
+    assert!(err.contains("lists of lists"), "{err}");
 }

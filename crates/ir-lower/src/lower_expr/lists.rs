@@ -1,13 +1,9 @@
-//! Lowering of lists: the list functions (`list.len`, `list.get`, `list.sum`, ...), `implode`, and the one rule every other expression meets (no lists or structs in or out).
+//! Lowering of lists: the list functions (`list.len`, `list.get`, `list.sum`, ...) and `implode`.
 
 use super::*;
 
-/// What the GPU does with structs, for the reasons that refuse the rest.
-pub(crate) const STRUCTS_ON_THE_GPU: &str = "the GPU holds struct columns, builds them by `pl.struct`, unnests them, reads their fields \
-     by `struct.field`, counts them and picks the first or last per group";
-
 /// What the GPU does with lists, for the reasons that refuse the rest.
-const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implode` and by \
+pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implode` and by \
                                 `agg` of values, explodes them, tests them for nulls, counts \
                                 them, picks the first or last per group and takes `list.len`, \
                                 `list.get` (`first`, `last`), `list.sum`, `list.min`, \
@@ -196,62 +192,5 @@ impl ExprLowering<'_> {
             return self.refuse(input, "a list of literals is not supported on the GPU yet");
         }
         Some(imploded)
-    }
-
-    /// `expr` (lowered from `node`) unless it computes with lists or
-    /// structs where the GPU does not: they are read as columns; lists are
-    /// made by `implode` and `str.split`, taken by the functions of
-    /// [`ListFunction`] and tested for nulls (by their lengths, null exactly
-    /// where they are); structs are built by `pl.struct` and read by
-    /// `struct.field`; both are counted and picked first or last per group.
-    /// Any other expression of them or giving them is refused.
-    pub(crate) fn without_nested_values(&mut self, node: Node, mut expr: GpuExpr) -> Lowered {
-        let nested = |e: &GpuExpr| e.dtype.is_nested();
-        let nested_column = |e: &GpuExpr| nested(e) && matches!(e.kind, ExprKind::Column { .. });
-        let held = match &mut expr.kind {
-            ExprKind::Column { .. } | ExprKind::List { .. } | ExprKind::StructField { .. } => true,
-            ExprKind::String {
-                op: StringOp::Split { .. },
-                input,
-            } => !nested(input),
-            ExprKind::MakeStruct(fields) => !fields
-                .iter()
-                .any(|f| matches!(f.dtype, GpuDtype::Struct(_))),
-            ExprKind::Agg {
-                op: AggOp::Implode, ..
-            } => true,
-            ExprKind::Agg {
-                op: AggOp::First | AggOp::Last | AggOp::Count { .. },
-                input,
-            } if nested_column(input) => true,
-            ExprKind::IsNull(input) | ExprKind::IsNotNull(input)
-                if nested_column(input) && matches!(input.dtype, GpuDtype::List(_)) =>
-            {
-                let length = GpuExpr {
-                    kind: ExprKind::List {
-                        function: ListFunction::Len,
-                        input: input.clone(),
-                    },
-                    dtype: GpuDtype::UInt32,
-                };
-                **input = length;
-                true
-            }
-            _ => !nested(&expr) && !expr.children().into_iter().any(nested),
-        };
-        if held {
-            return Some(expr);
-        }
-        let of_structs = std::iter::once(&expr)
-            .chain(expr.children())
-            .any(|e| matches!(e.dtype, GpuDtype::Struct(_)));
-        let (what, why) = match of_structs {
-            true => ("structs", STRUCTS_ON_THE_GPU),
-            false => ("lists", LISTS_ON_THE_GPU),
-        };
-        self.refuse(
-            node,
-            format!("this operation on {what} is not supported on the GPU yet ({why})"),
-        )
     }
 }

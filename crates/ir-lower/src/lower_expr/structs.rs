@@ -2,6 +2,12 @@
 
 use super::*;
 
+/// What the GPU does with structs, for the reasons that refuse the rest.
+pub(crate) const STRUCTS_ON_THE_GPU: &str = "the GPU holds struct columns, builds them by \
+                                             `pl.struct`, unnests them, reads their fields by \
+                                             `struct.field`, counts them and picks the first \
+                                             or last per group";
+
 impl ExprLowering<'_> {
     /// A function of the `struct` namespace: `struct.field` (by name).
     pub(crate) fn struct_function(
