@@ -148,7 +148,42 @@ impl ExprLowering<'_> {
     /// keeps.
     pub(crate) fn implode(&mut self, node: Node, input: Node) -> Lowered {
         let dtype = self.dtype(node)?;
-        let imploded = self.aggregation_of(node, AggOp::Implode, input, dtype)?;
+        let imploded = match self.arena.get(input) {
+            // The distinct values in the order they first come (of each
+            // group): the rows where each first comes. (Without
+            // `maintain_order` Polars sorts them, or takes them as its hash
+            // table gives them; of floats its equality is its own.)
+            AExpr::Function {
+                input: values,
+                function: IRFunctionExpr::Unique(true),
+                ..
+            } => {
+                let values = self.expr(values.first()?.node())?;
+                if values.dtype.is_float() {
+                    return self.refuse(
+                        input,
+                        "a list result of the distinct floats of each group is not supported on \
+                         the GPU yet",
+                    );
+                }
+                let first = GpuExpr {
+                    kind: ExprKind::Distinct {
+                        input: Box::new(values.clone()),
+                        test: DistinctTest::FirstDistinct,
+                    },
+                    dtype: GpuDtype::Boolean,
+                };
+                let kept = GpuExpr {
+                    dtype: values.dtype,
+                    kind: ExprKind::Where {
+                        input: Box::new(values),
+                        by: Box::new(first),
+                    },
+                };
+                kept.aggregated(AggOp::Implode, dtype)
+            }
+            _ => self.aggregation_of(node, AggOp::Implode, input, dtype)?,
+        };
         let ExprKind::Agg { input: listed, .. } = &imploded.kind else {
             return self.refuse(input, format!("`{imploded}` is not an implode"));
         };
@@ -175,7 +210,8 @@ impl ExprLowering<'_> {
             return self.refuse(
                 input,
                 "a list result of values made within each group by a filter inside, \
-                 `unique`, a window or an inferred parse is not supported on the GPU yet",
+                 `unique` (unordered: Polars sorts or hashes them), a window or an inferred \
+                 parse is not supported on the GPU yet",
             );
         }
         let per_group_text = |e: &GpuExpr| {

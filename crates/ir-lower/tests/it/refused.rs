@@ -21,7 +21,7 @@ fn unsupported_dtypes_are_named() {
         concat_list([col("id"), col("id")]).unwrap().alias("pair"),
     ]);
     expect![[r#"
-        refused: col("id").list.concat([col("id")]): function list.concat is not supported on the GPU yet (the GPU holds list columns, makes them by `implode` and by `agg` of values, explodes them, tests them for nulls, counts them, picks the first or last per group and takes `list.len`, `list.get` (`first`, `last`), `list.sum`, `list.min`, `list.max` and `list.join` of them)
+        refused: col("id").list.concat([col("id")]): function list.concat is not supported on the GPU yet (the GPU holds list columns, makes them by `implode` and by `agg` of values, explodes them, tests them for nulls, counts them, picks the first or last per group and takes `list.len`, `list.get` (`first`, `last`), `list.sum`, `list.min`, `list.max`, `list.join` and `list.contains` of them)
     "#]].assert_eq(&explain(lists));
     let decimal = orders().select([col("amount").cast(DataType::Decimal(10, 2))]);
     expect![[r#"
@@ -74,7 +74,7 @@ fn three_unsupported_pieces_are_all_reported() {
 #[test]
 fn group_by_lists_of_distinct_values_or_texts_made_per_group_are_refused() {
     expect![[r#"
-        refused: col("amount").unique(): a list result of values made within each group by a filter inside, `unique`, a window or an inferred parse is not supported on the GPU yet
+        refused: col("amount").unique(): a list result of values made within each group by a filter inside, `unique` (unordered: Polars sorts or hashes them), a window or an inferred parse is not supported on the GPU yet
         refused: col("status").shift([dyn int: 1]): a list result of texts made within each group (shifted, sorted, aggregated) is not supported on the GPU yet
     "#]]
     .assert_eq(&explain(orders().group_by([col("status")]).agg([

@@ -186,6 +186,8 @@ pub enum Op {
     Extract(String, usize),
     ToDate(Option<String>),
     ToDatetime(String, TimeUnit),
+    /// `unique_stable()` (`unique()` when `false`).
+    Unique(bool),
     /// `struct.field(name)` of a struct.
     StructField(String),
     /// `pl.struct` of the inputs.
@@ -339,6 +341,8 @@ impl E {
                     x.list().get(lit(index), null_on_oob))
             }
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
+            Op::Unique(true) => case!(i, s; [x]; ; x.unique_stable()),
+            Op::Unique(false) => case!(i, s; [x]; ; x.unique()),
             Op::ListContains(nulls_equal) => {
                 case!(i, s; [x, item]; nulls_equal = nulls_equal;
                     x.list().contains(item, nulls_equal))

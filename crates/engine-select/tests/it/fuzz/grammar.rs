@@ -1077,9 +1077,12 @@ impl Grammar<'_> {
                 )
             }
             // A list per group, in the rows' order (of values a filter
-            // keeps, too).
+            // keeps, or the distinct ones, too).
             3 if self.ordered && self.chance(0.3) => {
-                let x = self.maybe_filtered(ty, depth);
+                let mut x = self.maybe_filtered(ty, depth);
+                if self.chance(0.15) {
+                    x = E::new(Op::Unique(self.chance(0.8)), vec![x]);
+                }
                 if self.chance(0.5) {
                     x
                 } else {

@@ -426,6 +426,8 @@ fn lists_are_made_by_implode_and_by_agg_of_values() {
                 col("v").head(Some(2)).alias("first two"),
                 col("s").tail(Some(1)).alias("last one"),
                 col("v").gather_every(2, 1).alias("every second"),
+                col("v").unique_stable().alias("distinct v"),
+                col("s").unique_stable().alias("distinct s"),
             ])),
         ),
         (
@@ -548,7 +550,7 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
         (
             groups()
                 .group_by_stable([col("g")])
-                .agg([col("v").unique_stable()]),
+                .agg([col("v").unique()]),
             "a list result of values made within each group by a filter inside, `unique`",
         ),
         (
