@@ -449,11 +449,6 @@ impl ExprLowering<'_> {
                     Some(order) => Some(order?),
                     None => None,
                 };
-                if let Some(order) = &order_by
-                    && let Some(refused) = self.order_by_texts(node, &[&order.key])
-                {
-                    return refused;
-                }
                 let function = function?;
                 if let Some(sort) = function.sort_of_reordered() {
                     return self.refuse(node, per_group_sort_of_reordered(&sort));

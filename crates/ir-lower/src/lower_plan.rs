@@ -13,8 +13,7 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::GpuDtype;
 use crate::expr::{BinaryOp, ExprKind, GpuExpr, NamedExpr};
 use crate::lower_expr::{
-    CATEGORICAL_ORDER, ExprLowering, KeptRows, filtered_parts, is_constant, ordered_by_texts,
-    per_group_sort_of_reordered,
+    ExprLowering, KeptRows, filtered_parts, is_constant, per_group_sort_of_reordered,
 };
 use crate::plan::{
     FileFormat, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode, SortKey,
@@ -583,16 +582,6 @@ impl<'a> PlanLowering<'a> {
                 let keys = exprs.iter().map(|key| (key.to_string(), key.dtype));
                 if self.list_key(node, keys, "sort") {
                     return None;
-                }
-                if let Some(key) = exprs.iter().find(|key| ordered_by_texts(key.dtype)) {
-                    return self.refuse(
-                        node,
-                        format!(
-                            "sorting by `{key}` ({}) is not supported on the GPU \
-                             ({CATEGORICAL_ORDER})",
-                            key.dtype
-                        ),
-                    );
                 }
                 let keys = exprs
                     .into_iter()

@@ -50,6 +50,9 @@ impl Executor<'_> {
     ) -> Result<Vec<KeyWords<'f>>, ExecError> {
         keys.iter()
             .map(|&(key, _, _)| {
+                if let Some(words) = self.text_rank_words(frame, key)? {
+                    return Ok(words);
+                }
                 if let Some(words) = self.widened_words(frame, key)? {
                     return Ok(words);
                 }
@@ -76,6 +79,41 @@ impl Executor<'_> {
             return Ok(words);
         }
         self.column_key_words(column_at(frame, column_index(expr)?)?, expr, what)
+    }
+
+    /// A key column (`expr`, a column of `frame`) of a categorical (not an
+    /// enum) as the rank of each code's text among the dictionary's, one
+    /// u64 word per row: Polars orders categoricals by their texts (byte
+    /// by byte), and distinct texts have distinct codes, so the ranks
+    /// group as the codes do. `None` for other keys.
+    pub(crate) fn text_rank_words<'f>(
+        &self,
+        frame: &'f DeviceFrame,
+        expr: &GpuExpr,
+    ) -> Result<Option<KeyWords<'f>>, ExecError> {
+        let GpuDtype::Categorical(dictionary) = expr.dtype else {
+            return Ok(None);
+        };
+        if dictionary.is_enum() {
+            return Ok(None);
+        }
+        let column = column_at(frame, column_index(expr)?)?;
+        let Values::U32(codes) = column.values() else {
+            return Err(ExecError::Unsupported(format!("the codes of `{expr}`")));
+        };
+        // The ranks of the dictionary's texts (codes naming none first).
+        let texts = dictionary.texts("");
+        let texts = texts.str()?;
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by(|&a, &b| texts.get(a).cmp(&texts.get(b)));
+        let mut ranks = vec![0u64; texts.len()];
+        for (rank, &code) in order.iter().enumerate() {
+            ranks[code] = rank as u64;
+        }
+        let ranks = DeviceBuffer::from_host(&ranks, self.ctx.memory.clone(), &self.ctx.stream)?;
+        let ops = self.ops();
+        let (words, _) = ops.gather(&ranks, None, &ops.widen(codes)?)?;
+        Ok(Some(KeyWords::Words(vec![words], column.validity())))
     }
 
     /// A key column (`expr`, a column of `frame`) of booleans or small

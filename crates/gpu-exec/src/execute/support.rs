@@ -730,13 +730,10 @@ pub(crate) fn group_key(dtype: GpuDtype) -> bool {
         || matches!(dtype, GpuDtype::Boolean | GpuDtype::Float32)
 }
 
-/// Types the radix sort orders (enums by code, as Polars orders them; not
-/// categoricals, which Polars orders by their texts).
+/// Types the radix sort orders (enums by code, categoricals by their
+/// texts' ranks, as Polars orders them).
 pub(crate) fn sortable(dtype: GpuDtype) -> bool {
-    match dtype {
-        GpuDtype::Categorical(dictionary) => dictionary.is_enum(),
-        _ => comparable(dtype) || dtype == GpuDtype::Float32,
-    }
+    matches!(dtype, GpuDtype::Categorical(_)) || comparable(dtype) || dtype == GpuDtype::Float32
 }
 
 pub(crate) fn predicate_supported(expr: &GpuExpr) -> bool {

@@ -1,9 +1,9 @@
-//! Categoricals and enums: equality (and an enum's order) by code, a text looked up in the dictionary with nothing added; membership; what stays with Polars (a categorical's order, texts made categories).
+//! Categoricals and enums: equality (and an enum's order) by code, a text looked up in the dictionary with nothing added; membership; what stays with Polars (a categorical's extremes and comparisons of order, texts made categories).
 
 use super::*;
 
-/// Why the order of categoricals stays with Polars (sorts, extremes,
-/// comparisons of order).
+/// Why a categorical's extremes and comparisons of order stay with Polars
+/// (sorts by a categorical run by its texts' ranks).
 pub(crate) const CATEGORICAL_ORDER: &str =
     "Polars orders categoricals by their texts, enums by code";
 
@@ -11,21 +11,6 @@ pub(crate) const CATEGORICAL_ORDER: &str =
 /// order: a categorical (an enum's order is its codes').
 pub(crate) fn ordered_by_texts(dtype: GpuDtype) -> bool {
     matches!(dtype, GpuDtype::Categorical(dictionary) if !dictionary.is_enum())
-}
-
-impl ExprLowering<'_> {
-    /// A refusal of ordering rows by `keys` where one of them is a
-    /// categorical (see [`ordered_by_texts`]); `None` where none is.
-    pub(crate) fn order_by_texts(&mut self, node: Node, keys: &[&GpuExpr]) -> Option<Lowered> {
-        let key = keys.iter().find(|key| ordered_by_texts(key.dtype))?;
-        Some(self.refuse(
-            node,
-            format!(
-                "ordering by `{key}` ({}) is not supported on the GPU ({CATEGORICAL_ORDER})",
-                key.dtype
-            ),
-        ))
-    }
 }
 
 /// The categorical side's codes compared with the other side: `Ok` with the

@@ -86,10 +86,6 @@ impl ExprLowering<'_> {
                 })
             })
             .collect::<Option<Vec<_>>>()?;
-        let keys: Vec<&GpuExpr> = order.iter().map(|order| &*order.key).collect();
-        if let Some(refused) = self.order_by_texts(node, &keys) {
-            return refused;
-        }
         if order.is_empty() {
             return self.refuse(node, "a sort_by by no keys");
         }

@@ -181,16 +181,61 @@ fn categoricals_and_enums_compare_group_and_join_by_code() {
                 col("e").n_unique().alias("distinct e"),
             ]),
         ),
+        (
+            "sorted by a categorical (its texts' order), nulls first and last",
+            frame.clone().sort_by_exprs(
+                [col("s"), col("k")],
+                SortMultipleOptions::default()
+                    .with_order_descending_multi([false, true])
+                    .with_nulls_last_multi([true, false])
+                    .with_maintain_order(true),
+            ),
+        ),
+        (
+            "sorted descending by a categorical, then by another",
+            frame.clone().sort_by_exprs(
+                [col("t"), col("s")],
+                SortMultipleOptions::default()
+                    .with_order_descending(true)
+                    .with_maintain_order(true),
+            ),
+        ),
+        (
+            "categoricals sorted inside expressions and ordering windows",
+            frame.clone().select([
+                col("s").sort(SortOptions::default()).alias("sorted s"),
+                col("k")
+                    .sort_by(
+                        [col("t")],
+                        SortMultipleOptions::default().with_maintain_order(true),
+                    )
+                    .alias("k by t"),
+                col("t").arg_sort(true, false).alias("t descending places"),
+                col("k")
+                    .cum_sum(false)
+                    .over_with_options(
+                        None::<Vec<Expr>>,
+                        Some((vec![col("s")], Default::default())),
+                        Default::default(),
+                    )
+                    .unwrap()
+                    .alias("running k by s"),
+            ]),
+        ),
+        (
+            "the first rows by a categorical's order (top-k)",
+            frame.clone().top_k(
+                3,
+                [col("s"), col("k")],
+                SortMultipleOptions::default().with_maintain_order(true),
+            ),
+        ),
     ] {
         assert_gpu_eq(name, lf);
     }
     // Polars orders categoricals by their texts (enums by code), and keeps
     // their texts: order and texts stay with it.
     for (lf, reason) in [
-        (
-            frame.clone().sort(["s"], Default::default()),
-            "Polars orders categoricals by their texts, enums by code",
-        ),
         (
             frame.clone().select([col("s").min()]),
             "min of cat is not supported on the GPU (Polars orders categoricals by their texts, enums by code)",
