@@ -50,9 +50,6 @@ impl Executor<'_> {
     ) -> Result<Vec<KeyWords<'f>>, ExecError> {
         keys.iter()
             .map(|&(key, _, _)| {
-                if let Some(words) = self.text_rank_words(frame, key)? {
-                    return Ok(words);
-                }
                 if let Some(words) = self.widened_words(frame, key)? {
                     return Ok(words);
                 }
@@ -116,15 +113,19 @@ impl Executor<'_> {
         Ok(Some(KeyWords::Words(vec![words], column.validity())))
     }
 
-    /// A key column (`expr`, a column of `frame`) of booleans or small
-    /// integers as one u64 word per row, in the same order and equal where
-    /// the values are (booleans 0 or 1; signed integers with the sign bit
-    /// flipped), with the column's validity; `None` for other keys.
+    /// A key column (`expr`, a column of `frame`) of booleans, small
+    /// integers or categoricals as one u64 word per row, in the same order
+    /// and equal where the values are (booleans 0 or 1; signed integers
+    /// with the sign bit flipped; categoricals by [`Executor::text_rank_words`]),
+    /// with the column's validity; `None` for other keys.
     pub(crate) fn widened_words<'f>(
         &self,
         frame: &'f DeviceFrame,
         expr: &GpuExpr,
     ) -> Result<Option<KeyWords<'f>>, ExecError> {
+        if let Some(words) = self.text_rank_words(frame, expr)? {
+            return Ok(Some(words));
+        }
         let column = column_at(frame, column_index(expr)?)?;
         let words = match column.values() {
             Values::Bits(_) | Values::U8(_) | Values::U16(_) => cast_to(expr, GpuDtype::UInt64),

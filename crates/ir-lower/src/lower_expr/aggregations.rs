@@ -137,12 +137,6 @@ impl ExprLowering<'_> {
             op,
             AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last | AggOp::Item { .. }
         );
-        if ordered_by_texts(dtype) && matches!(op, AggOp::Min { .. } | AggOp::Max { .. }) {
-            return self.refuse(
-                node,
-                format!("{op} of {dtype} is not supported on the GPU ({CATEGORICAL_ORDER})"),
-            );
-        }
         if dtype == GpuDtype::Time && !picks_a_value {
             // A mean, median or quantile Polars takes of the nanoseconds as
             // floats, truncated back to a time.

@@ -1,17 +1,11 @@
-//! Categoricals and enums: equality (and an enum's order) by code, a text looked up in the dictionary with nothing added; membership; what stays with Polars (a categorical's extremes and comparisons of order, texts made categories).
+//! Categoricals and enums: equality (and an enum's order) by code, a text looked up in the dictionary with nothing added; membership; what stays with Polars (a categorical's comparisons of order, texts made categories).
 
 use super::*;
 
-/// Why a categorical's extremes and comparisons of order stay with Polars
-/// (sorts by a categorical run by its texts' ranks).
+/// Why a categorical's comparisons of order stay with Polars (its sorts and
+/// extremes run by its texts' ranks).
 pub(crate) const CATEGORICAL_ORDER: &str =
     "Polars orders categoricals by their texts, enums by code";
-
-/// Whether Polars orders `dtype` by texts the device does not hold in
-/// order: a categorical (an enum's order is its codes').
-pub(crate) fn ordered_by_texts(dtype: GpuDtype) -> bool {
-    matches!(dtype, GpuDtype::Categorical(dictionary) if !dictionary.is_enum())
-}
 
 /// The categorical side's codes compared with the other side: `Ok` with the
 /// two sides to compare as codes, or `Err` with the lowered answer (or the

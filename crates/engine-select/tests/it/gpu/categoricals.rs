@@ -223,6 +223,21 @@ fn categoricals_and_enums_compare_group_and_join_by_code() {
             ]),
         ),
         (
+            "a categorical's extremes (its texts')",
+            frame.clone().select([
+                col("s").min().alias("least s"),
+                col("t").max().alias("greatest t"),
+            ]),
+        ),
+        (
+            "a categorical's extremes per group",
+            frame.clone().group_by_stable([col("e")]).agg([
+                col("s").min().alias("least s"),
+                col("s").max().alias("greatest s"),
+                col("t").max().alias("greatest t"),
+            ]),
+        ),
+        (
             "the first rows by a categorical's order (top-k)",
             frame.clone().top_k(
                 3,
@@ -233,13 +248,50 @@ fn categoricals_and_enums_compare_group_and_join_by_code() {
     ] {
         assert_gpu_eq(name, lf);
     }
+    // Categories made out of their texts' order (codes 0, 1, 2 for z, a,
+    // m): sorts and extremes follow the texts, not the codes.
+    let unordered = df!(
+        "c" => [Some("zz order"), Some("aa order"), Some("mm order"), None, Some("aa order"), Some("zz order")],
+        "g" => [1i64, 2, 1, 2, 1, 2],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("c").cast(categorical_type())])
+    .collect()
+    .unwrap()
+    .lazy();
+    for (name, lf) in [
+        (
+            "sorted by texts whose codes run otherwise",
+            unordered.clone().sort(
+                ["c"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            ),
+        ),
+        (
+            "extremes of texts whose codes run otherwise",
+            unordered.clone().select([
+                col("c").min().alias("least"),
+                col("c").max().alias("greatest"),
+                col("c")
+                    .sort(SortOptions::default().with_order_descending(true))
+                    .first()
+                    .alias("first descending"),
+            ]),
+        ),
+        (
+            "extremes per group of texts whose codes run otherwise",
+            unordered.clone().group_by_stable([col("g")]).agg([
+                col("c").min().alias("least"),
+                col("c").max().alias("greatest"),
+            ]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
     // Polars orders categoricals by their texts (enums by code), and keeps
     // their texts: order and texts stay with it.
     for (lf, reason) in [
-        (
-            frame.clone().select([col("s").min()]),
-            "min of cat is not supported on the GPU (Polars orders categoricals by their texts, enums by code)",
-        ),
         (
             frame.clone().filter(col("s").lt(lit("b"))),
             "cat < str is not supported on the GPU",

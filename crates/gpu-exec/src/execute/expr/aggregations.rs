@@ -597,10 +597,14 @@ impl Executor<'_> {
             let counts = ops.segment_count(counted.as_ref(), starts, sorted_rows.len())?;
             return Ok(column(Values::U32(counts), None));
         }
-        let reduced = matches!(
-            evaluated.values(),
-            Values::I32(_) | Values::I64(_) | Values::U32(_) | Values::U64(_) | Values::F64(_)
-        );
+        // (A categorical's extremes are its texts': picked in their order,
+        // not reduced as codes.)
+        let by_texts = matches!(input.dtype, GpuDtype::Categorical(d) if !d.is_enum());
+        let reduced = !by_texts
+            && matches!(
+                evaluated.values(),
+                Values::I32(_) | Values::I64(_) | Values::U32(_) | Values::U64(_) | Values::F64(_)
+            );
         match op {
             // Of other types: each group's first or last row, gathered.
             AggOp::First | AggOp::Last if !reduced => {

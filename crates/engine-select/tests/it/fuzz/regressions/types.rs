@@ -123,3 +123,29 @@ fn an_unnest_clashing_with_a_column_raises_as_polars_does() {
         .filter(col("b").lt(lit(0)));
     assert_same_as_cpu(structs, ORDERED);
 }
+
+/// Run AM (seed 163 case 170, and three alike): a sort node by a
+/// categorical ordered its rows by codes where Polars orders them by texts
+/// (the sort node takes its keys' words by another path than sorts inside
+/// expressions; both rank the texts now).
+#[test]
+fn a_sort_node_orders_a_categorical_by_its_texts() {
+    let t0 = DataFrame::new(
+        2,
+        vec![
+            Column::new("c".into(), [Some("a"), Some("3.5")])
+                .cast(&crate::fuzz::table::categorical())
+                .unwrap(),
+        ],
+    )
+    .unwrap();
+    for descending in [false, true] {
+        let lf = t0.clone().lazy().sort_by_exprs(
+            [col("c")],
+            SortMultipleOptions::default()
+                .with_order_descending(descending)
+                .with_maintain_order(true),
+        );
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
