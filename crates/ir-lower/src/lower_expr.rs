@@ -47,7 +47,6 @@ mod temporal;
 use aggregations::*;
 pub(crate) use aggregations::{KeptRows, filtered_parts};
 use boolean::*;
-pub(crate) use categorical::CATEGORICAL_ORDER;
 use categorical::*;
 use functions::*;
 use lists::LISTS_ON_THE_GPU;

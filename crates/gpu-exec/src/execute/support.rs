@@ -413,13 +413,17 @@ pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
 }
 
 /// Whether `expr` is a cast of text the device makes to an integer or a
-/// float type (parsed by [`Executor::parsed_numbers`]).
+/// float type (parsed by [`Executor::parsed_numbers`]) or to a categorical
+/// or enum (their codes, by [`Executor::cast_as_categories`]).
 pub(crate) fn text_parse_supported(expr: &GpuExpr) -> bool {
     match &expr.kind {
         ExprKind::Cast { input, .. } => {
             input.dtype == GpuDtype::String
                 && (integer_bounds(expr.dtype).is_some()
-                    || matches!(expr.dtype, GpuDtype::Float32 | GpuDtype::Float64))
+                    || matches!(
+                        expr.dtype,
+                        GpuDtype::Float32 | GpuDtype::Float64 | GpuDtype::Categorical(_)
+                    ))
                 && string_valued(input).is_ok()
         }
         ExprKind::ParseTemporal { input, .. } => string_valued(input).is_ok(),

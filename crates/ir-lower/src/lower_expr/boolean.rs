@@ -220,20 +220,28 @@ impl ExprLowering<'_> {
                     ClosedInterval::Right => Closed::Right,
                     ClosedInterval::None => Closed::None,
                 };
-                let [input, lower, upper] = self.exactly::<3>(node, inputs)?;
-                if let GpuDtype::Categorical(_) = input.dtype {
-                    return self.refuse(
-                        node,
-                        format!(
-                            "is_between of {} is not supported on the GPU ({CATEGORICAL_ORDER})",
-                            input.dtype
-                        ),
-                    );
+                let [mut input, lower, upper] = self.exactly::<3>(node, inputs)?;
+                let categorical = matches!(input.dtype, GpuDtype::Categorical(_));
+                if let GpuDtype::Categorical(dictionary) = input.dtype {
+                    // Polars orders a categorical by its texts.
+                    let text = GpuDtype::String;
+                    if dictionary.is_enum() || lower.dtype != text || upper.dtype != text {
+                        return self.refuse(
+                            node,
+                            format!(
+                                "is_between of {} with bounds of {} and {} is not supported on \
+                                 the GPU",
+                                input.dtype, lower.dtype, upper.dtype
+                            ),
+                        );
+                    }
+                    input = input.cast(text, CastMode::Strict);
                 }
                 let literal = |e: &GpuExpr| matches!(e.kind, ExprKind::Literal(_));
-                if !(literal(&lower) && literal(&upper)) {
-                    // Bounds of the rows: the two comparisons, and Kleene's
-                    // and of them, as Polars answers (null and false is false).
+                if !(literal(&lower) && literal(&upper)) || categorical {
+                    // Bounds of the rows (or a categorical's texts): the two
+                    // comparisons, and Kleene's and of them, as Polars
+                    // answers (null and false is false).
                     if lower.dtype != input.dtype || upper.dtype != input.dtype {
                         return self.refuse(
                             node,
@@ -300,6 +308,11 @@ impl ExprLowering<'_> {
                     };
                     return match codes {
                         Some(codes) => Some(membership(*input, &codes, nulls_equal)),
+                        // A categorical's texts among the texts.
+                        None if list_dtype == GpuDtype::String && !dictionary.is_enum() => {
+                            let texts = input.cast(GpuDtype::String, CastMode::Strict);
+                            Some(membership(texts, &values, nulls_equal))
+                        }
                         None => self.refuse(
                             node,
                             format!("is_in of {} in a list of {list_dtype}", input.dtype),

@@ -1,25 +1,21 @@
-//! Categoricals and enums: equality (and an enum's order) by code, a text looked up in the dictionary with nothing added; membership; what stays with Polars (a categorical's comparisons of order, texts made categories).
+//! Categoricals and enums in comparisons: equality (and an enum's order) by code, a text looked up in the dictionary with nothing added; a categorical's order by its texts; membership.
 
 use super::*;
 
-/// Why a categorical's comparisons of order stay with Polars (its sorts and
-/// extremes run by its texts' ranks).
-pub(crate) const CATEGORICAL_ORDER: &str =
-    "Polars orders categoricals by their texts, enums by code";
-
-/// The categorical side's codes compared with the other side: `Ok` with the
-/// two sides to compare as codes, or `Err` with the lowered answer (or the
-/// refusal) where the comparison is decided here.
+/// The categorical side's codes (or texts) compared with the other side:
+/// `Ok` with the two sides to compare, or `Err` with the refusal.
 pub(crate) type CodeSides = Result<(GpuExpr, GpuExpr), Lowered>;
 
 impl ExprLowering<'_> {
     /// `left op right` where either side is a categorical or enum (the sides
-    /// as they are where neither is): equality
-    /// (and an enum's order) with the same dictionary's values, or with a
-    /// text, which is its code there (a text a categorical lacks equals no
-    /// value, nulls staying null, as Polars answers; one an enum lacks goes
-    /// to Polars, which raises). Polars orders categoricals by their texts:
-    /// their order, arithmetic and comparisons with other types stay with it.
+    /// as they are where neither is), as Polars compares them: equality
+    /// with the same dictionary's values, or with a text the dictionary
+    /// holds, by code; an enum's order by code (a text an enum lacks goes
+    /// to Polars, which raises); a categorical's order, and its equality
+    /// with texts its dictionary lacks as the plan is lowered (a cast in the
+    /// plan may add them) or with computed texts, by its texts (byte by
+    /// byte, as Polars orders categoricals). Arithmetic and comparisons
+    /// with other types stay with Polars.
     pub(crate) fn categorical_sides(
         &mut self,
         node: Node,
@@ -41,46 +37,52 @@ impl ExprLowering<'_> {
             op,
             BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq
         );
-        // An enum's order is its codes'.
-        if !(equality || order && dictionary.is_enum()) {
-            return Err(self.refuse(
-                node,
-                format!(
-                    "{} {} {} is not supported on the GPU ({CATEGORICAL_ORDER})",
-                    left.dtype,
-                    op.symbol(),
-                    right.dtype
-                ),
-            ));
-        }
         let (categorical, other) = match categorical_left {
             true => (left, right),
             false => (right, left),
         };
+        let refused = |lowering: &mut Self| {
+            Err(lowering.refuse(
+                node,
+                format!(
+                    "comparing {} with {} is not supported on the GPU",
+                    categorical.dtype, other.dtype
+                ),
+            ))
+        };
+        if !(equality || order) {
+            return refused(self);
+        }
+        let text = GpuDtype::String;
+        let by_code = equality || dictionary.is_enum();
         let other = match (&other.kind, other.dtype) {
-            (_, d) if d == dtype => other,
-            (ExprKind::Literal(Scalar::Null), _) => GpuExpr::literal(Scalar::Null, dtype),
-            (ExprKind::Literal(Scalar::String(text)), GpuDtype::String) => {
-                match dictionary.code(text) {
+            (_, d) if d == dtype && by_code => other,
+            (ExprKind::Literal(Scalar::Null), _) if by_code => {
+                GpuExpr::literal(Scalar::Null, dtype)
+            }
+            (ExprKind::Literal(Scalar::String(value)), GpuDtype::String) if by_code => {
+                match dictionary.code(value) {
                     Some(code) => GpuExpr::literal(Scalar::UInt(code.into()), dtype),
                     // Polars raises its error for a text no enum value has.
                     None if dictionary.is_enum() => {
                         return Err(
-                            self.refuse(node, format!("{text:?} is not a category of the enum"))
+                            self.refuse(node, format!("{value:?} is not a category of the enum"))
                         );
                     }
-                    None => return Err(Some(absent_text(categorical, op))),
+                    None => return Ok(texts_compared(categorical, other, categorical_left)),
                 }
             }
-            _ => {
-                return Err(self.refuse(
-                    node,
-                    format!(
-                        "comparing {} with {} is not supported on the GPU",
-                        categorical.dtype, other.dtype
-                    ),
-                ));
+            _ if dictionary.is_enum() => return refused(self),
+            // A categorical by its texts: with the same dictionary's values,
+            // with texts, with a null.
+            (_, d) if d == dtype || d == text => {
+                return Ok(texts_compared(categorical, other, categorical_left));
             }
+            (ExprKind::Literal(Scalar::Null), _) => {
+                let null = GpuExpr::literal(Scalar::Null, text);
+                return Ok(texts_compared(categorical, null, categorical_left));
+            }
+            _ => return refused(self),
         };
         Ok(match categorical_left {
             true => (categorical, other),
@@ -89,37 +91,38 @@ impl ExprLowering<'_> {
     }
 }
 
-/// `categorical op text` for a text the dictionary lacks: no value equals
-/// it; `==` and `!=` give null for null values, `eq_missing` and
-/// `ne_missing` never.
-fn absent_text(categorical: GpuExpr, op: BinaryOp) -> GpuExpr {
-    let boolean = GpuDtype::Boolean;
-    let answer = |value: bool| GpuExpr::literal(Scalar::Boolean(value), boolean);
-    let unequal = matches!(op, BinaryOp::NotEq | BinaryOp::NotEqMissing);
-    let for_null = match op {
-        BinaryOp::Eq | BinaryOp::NotEq => GpuExpr::literal(Scalar::Null, boolean),
-        _ => answer(unequal),
+/// `categorical` and `other` (a categorical of the same dictionary, or
+/// texts) as texts to compare, in their order (`categorical` first when
+/// `categorical_left`).
+fn texts_compared(
+    categorical: GpuExpr,
+    other: GpuExpr,
+    categorical_left: bool,
+) -> (GpuExpr, GpuExpr) {
+    let text = GpuDtype::String;
+    let as_text = |e: GpuExpr| match e.dtype {
+        GpuDtype::Categorical(_) => e.cast(text, CastMode::Strict),
+        _ => e,
     };
-    categorical
-        .is_null()
-        .then(for_null, answer(unequal), boolean)
+    let (categorical, other) = (as_text(categorical), as_text(other));
+    match categorical_left {
+        true => (categorical, other),
+        false => (other, categorical),
+    }
 }
 
 /// `values`, texts or nulls of an `is_in` list, as the codes of
-/// `dictionary` (texts a categorical's lacks dropped: no value equals them;
-/// `None` for an enum's, where Polars raises its error, or for other values).
+/// `dictionary`; `None` where a text is not one of its categories as the
+/// plan is lowered (an enum's: Polars raises its error; a categorical's: a
+/// cast in the plan may add it, so the texts are compared) or for other
+/// values.
 pub(crate) fn codes_of(dictionary: Dictionary, values: &[Scalar]) -> Option<Vec<Scalar>> {
-    let enumeration = dictionary.is_enum();
     values
         .iter()
-        .filter_map(|value| match value {
-            Scalar::Null => Some(Some(Scalar::Null)),
-            Scalar::String(text) => match dictionary.code(text) {
-                Some(code) => Some(Some(Scalar::UInt(code.into()))),
-                None if enumeration => Some(None),
-                None => None,
-            },
-            _ => Some(None),
+        .map(|value| match value {
+            Scalar::Null => Some(Scalar::Null),
+            Scalar::String(text) => dictionary.code(text).map(|code| Scalar::UInt(code.into())),
+            _ => None,
         })
         .collect()
 }

@@ -51,6 +51,7 @@ pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || from == GpuDtype::String && (to.is_integer() || to.is_float())
         || matches!(from, GpuDtype::Date | GpuDtype::Datetime(_)) && to == GpuDtype::String
         || matches!(from, GpuDtype::Categorical(_)) && to == GpuDtype::String
+        || from == GpuDtype::String && matches!(to, GpuDtype::Categorical(_))
 }
 
 /// Polars' `min_horizontal`, `max_horizontal`, `sum_horizontal` and

@@ -28,11 +28,12 @@ fn unsupported_dtypes_are_named() {
         refused: col("amount").cast(Decimal(10, 2)): dtype decimal[10,2] is not supported on the GPU
     "#]]
     .assert_eq(&explain(decimal));
-    // Categoricals run; a text made a category (added to the categories) does not.
+    // Texts made categories (added to the categories as they first come) run.
     let categorical =
         orders().select([col("status").cast(DataType::from_categories(Categories::global()))]);
     expect![[r#"
-        refused: col("status").cast(Categorical): casting str to cat is not supported on the GPU
+        Select [cast(col("status") -> cat) as "status"]  -> [status: cat]
+          DataFrameScan rows=3 columns=[4] of 6  -> [status: str]
     "#]]
     .assert_eq(&explain(categorical));
 }

@@ -125,6 +125,8 @@ impl Code for DataType {
                 zone.as_str()
             ),
             DataType::Duration(unit) => format!("DataType::Duration({})", unit_code(*unit)),
+            DataType::Categorical(..) => "crate::fuzz::table::categorical()".into(),
+            DataType::Enum(..) => "crate::fuzz::table::enumeration()".into(),
             other => format!("DataType::{other:?}"),
         }
     }

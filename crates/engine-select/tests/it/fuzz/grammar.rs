@@ -306,7 +306,10 @@ impl Grammar<'_> {
             Ty::Duration => (Ty::Int, DataType::Duration(self.unit())),
             // From datetimes only: an integer beyond a day is no time of day.
             Ty::Time => (Ty::Datetime, DataType::Time),
-            // Texts made categories (Polars adds them to the categories).
+            // Texts made categories (Polars adds them to the categories)
+            // or an enum's values (null, or Polars' error when strict,
+            // where the enum lacks them).
+            Ty::Cat if self.chance(0.2) => (Ty::Str, super::table::enumeration()),
             Ty::Cat => (Ty::Str, super::table::categorical()),
             // Another unit (or zone), the instant kept.
             Ty::Zoned => {
@@ -584,6 +587,9 @@ impl Grammar<'_> {
             Ty::Int | Ty::UInt | Ty::Float => {
                 *[ty, ty, Ty::Int, Ty::Float].choose(self.rng).unwrap()
             }
+            // A categorical with texts, made or not (Polars compares its
+            // texts).
+            Ty::Cat if self.chance(0.3) => Ty::Str,
             t => t,
         };
         (self.value(ty, d), self.value(other, d))
@@ -648,7 +654,7 @@ impl Grammar<'_> {
                 }
             }
             12 => {
-                let ty = *[Ty::Int, Ty::Float, Ty::Str, Ty::Date]
+                let ty = *[Ty::Int, Ty::Float, Ty::Str, Ty::Date, Ty::Cat]
                     .choose(self.rng)
                     .unwrap();
                 let closed = *[
@@ -659,7 +665,9 @@ impl Grammar<'_> {
                 ]
                 .choose(self.rng)
                 .unwrap();
-                let args = vec![self.value(ty, d), self.leaf(ty), self.leaf(ty)];
+                // A categorical's bounds are texts.
+                let bound = if ty == Ty::Cat { Ty::Str } else { ty };
+                let args = vec![self.value(ty, d), self.leaf(bound), self.leaf(bound)];
                 E::new(Op::IsBetween(closed), args)
             }
             13 | 14 => {

@@ -1,4 +1,4 @@
-//! Categoricals and enums on the device: equality with texts and values by code, membership, keys of group-bys, distinct rows and joins, an enum's order (its codes'), their texts; a categorical's order (its texts') and texts made categories stay with Polars.
+//! Categoricals and enums on the device: equality with texts and values by code, membership, keys of group-bys, distinct rows and joins, an enum's order (its codes'), their texts, texts made categories; a categorical's comparisons of order stay with Polars.
 
 use super::*;
 
@@ -289,22 +289,152 @@ fn categoricals_and_enums_compare_group_and_join_by_code() {
     ] {
         assert_gpu_eq(name, lf);
     }
-    // Polars orders categoricals by their texts (enums by code), and keeps
-    // their texts: order and texts stay with it.
-    for (lf, reason) in [
+    for (name, lf) in [
         (
-            frame.clone().filter(col("s").lt(lit("b"))),
-            "cat < str is not supported on the GPU",
+            "a categorical's order (its texts') with texts, nulls and itself",
+            frame.clone().select([
+                col("s").lt(lit("b")).alias("s < b"),
+                col("s").gt_eq(lit("bz")).alias("s >= bz"),
+                lit("b").lt_eq(col("t")).alias("b <= t"),
+                col("s").gt(col("t")).alias("s > t"),
+                col("s")
+                    .lt(lit(NULL).cast(DataType::String))
+                    .alias("s < null"),
+                col("s")
+                    .is_between(lit("a"), lit("c"), ClosedInterval::Left)
+                    .alias("s in [a, c)"),
+            ]),
         ),
         (
-            frame
-                .clone()
-                .select([col("k").cast(DataType::String).cast(categorical_type())]),
-            "casting str to cat is not supported on the GPU",
+            "a categorical compared with computed texts",
+            frame.clone().select([
+                col("s")
+                    .eq(col("t").cast(DataType::String))
+                    .alias("s == t as text"),
+                col("s")
+                    .lt(col("t").cast(DataType::String) + lit("a"))
+                    .alias("s < t as text + a"),
+            ]),
+        ),
+        (
+            "filtered by a categorical's order",
+            frame.clone().filter(col("s").lt(lit("b"))),
         ),
     ] {
-        assert_cpu_answer_with_reason(lf, reason);
+        assert_gpu_eq(name, lf);
     }
     // A text no enum value has: Polars raises, and so does the engine.
     assert_cpu_error(frame.filter(col("e").lt(lit("zzz"))));
+}
+
+#[test]
+fn texts_made_categories_match_the_cpu() {
+    let enumeration =
+        DataType::from_frozen_categories(FrozenCategories::new(["c", "b", "a", "d"]).unwrap());
+    let frame = df!(
+        "k" => [3i64, 1, 2, 1, 3, 5, 2, 4],
+        "s" => [Some("b"), Some("new x"), None, Some("a"), Some("new y"), Some("b"), Some("new x"), Some("d")],
+        "e" => [Some("b"), Some("a"), None, Some("c"), Some("d"), Some("a"), Some("a"), Some("b")],
+    )
+    .unwrap()
+    .lazy();
+    // Texts no categorical held yet, made categories on the device first:
+    // Polars' dictionary takes them in the order they first come, and the
+    // codes the CPU's cast gives later are the same; texts the plan
+    // compares with, absent as it is lowered, compare as texts.
+    let fresh = df!(
+        "t" => [Some("fresh c"), Some("fresh a"), None, Some("fresh c"), Some("fresh b")],
+    )
+    .unwrap()
+    .lazy()
+    .select([col("t").cast(categorical_type())]);
+    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
+    let (made, report) = fresh.clone().collect_with_report(&engine).unwrap();
+    assert_eq!(report.executed_by, under_test_executed_by());
+    let codes = made
+        .column("t")
+        .unwrap()
+        .to_physical_repr()
+        .cast(&DataType::UInt32)
+        .unwrap();
+    let codes: Vec<Option<u32>> = codes.u32().unwrap().iter().collect();
+    let first = codes[0].unwrap();
+    assert_eq!(
+        codes,
+        [
+            Some(first),
+            Some(first + 1),
+            None,
+            Some(first),
+            Some(first + 2)
+        ]
+    );
+    assert!(fresh.collect().unwrap().equals_missing(&made));
+    let compared = df!("t" => ["later a", "later b", "later a"])
+        .unwrap()
+        .lazy()
+        .with_columns([col("t").cast(categorical_type())])
+        .select([
+            col("t").eq(lit("later a")).alias("t == later a"),
+            col("t")
+                .neq_missing(lit("later b"))
+                .alias("t ne_missing later b"),
+            col("t")
+                .is_in(
+                    lit(Series::new("".into(), ["later b"])).implode(false),
+                    false,
+                )
+                .alias("t in [later b]"),
+        ]);
+    let (gpu, report) = compared.clone().collect_with_report(&engine).unwrap();
+    assert_eq!(report.executed_by, under_test_executed_by());
+    let cpu = compared.collect().unwrap();
+    assert!(cpu.equals_missing(&gpu), "expected {cpu}\nactual {gpu}");
+    for (name, lf) in [
+        (
+            "texts made categories, new ones among them",
+            frame.clone().select([
+                col("s").cast(categorical_type()).alias("s"),
+                col("e").cast(enumeration.clone()).alias("e"),
+            ]),
+        ),
+        (
+            "texts made categories, then compared, grouped and sorted",
+            frame
+                .clone()
+                .with_columns([col("s").cast(categorical_type())])
+                .filter(col("s").neq(lit("b")))
+                .group_by([col("s")])
+                .agg([col("k").sum()])
+                .sort(["s"], Default::default()),
+        ),
+        (
+            "texts made inside an expression made categories, per group",
+            frame.clone().group_by_stable([col("e")]).agg([
+                (col("s") + lit("!"))
+                    .cast(categorical_type())
+                    .first()
+                    .alias("first"),
+                col("s").cast(categorical_type()).max().alias("greatest"),
+            ]),
+        ),
+        (
+            "texts an enum lacks made null by a cast that is not strict",
+            frame
+                .clone()
+                .select([col("s").cast(enumeration.clone()).alias("s as enum")]),
+        ),
+        (
+            "no texts made categories",
+            frame
+                .clone()
+                .filter(col("k").gt(lit(10)))
+                .select([col("s").cast(categorical_type())]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // A strict cast of a text the enum lacks: Polars raises, and so does
+    // the engine.
+    assert_cpu_error(frame.select([col("s").strict_cast(enumeration)]));
 }

@@ -344,6 +344,9 @@ impl Executor<'_> {
         if let ExprKind::ParseTemporal { input, format, .. } = &part.kind {
             return self.parsed_temporals(frame, (input, format), part, groups);
         }
+        if text_parse_supported(part) && matches!(part.dtype, GpuDtype::Categorical(_)) {
+            return self.cast_as_categories(frame, part, groups);
+        }
         if text_parse_supported(part) {
             return self.parsed_numbers(frame, part, groups);
         }

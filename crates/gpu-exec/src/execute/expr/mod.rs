@@ -3,6 +3,7 @@
 use super::*;
 
 mod aggregations;
+mod categorical;
 mod evaluate;
 mod lists;
 mod membership;

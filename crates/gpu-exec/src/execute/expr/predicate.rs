@@ -25,7 +25,10 @@ pub(crate) fn is_text_measure(expr: &GpuExpr) -> bool {
 pub(crate) fn computed_text_predicate(expr: &GpuExpr) -> Option<(Vec<&GpuExpr>, GpuExpr)> {
     let text = |e: &GpuExpr| e.dtype == GpuDtype::String && !is_literal(e);
     let texts: Vec<&GpuExpr> = match &expr.kind {
-        ExprKind::String { input, .. } | ExprKind::IsIn { input, .. } => vec![input],
+        ExprKind::String { input, .. }
+        | ExprKind::IsIn { input, .. }
+        | ExprKind::IsNull(input)
+        | ExprKind::IsNotNull(input) => vec![input],
         ExprKind::Binary { left, right, .. } => [&**left, &**right]
             .into_iter()
             .filter(|e| text(e))
@@ -43,7 +46,10 @@ pub(crate) fn computed_text_predicate(expr: &GpuExpr) -> Option<(Vec<&GpuExpr>, 
     let column = |index| column_ref(index, GpuDtype::String);
     let mut rewritten = expr.clone();
     match &mut rewritten.kind {
-        ExprKind::String { input, .. } | ExprKind::IsIn { input, .. } => **input = column(0),
+        ExprKind::String { input, .. }
+        | ExprKind::IsIn { input, .. }
+        | ExprKind::IsNull(input)
+        | ExprKind::IsNotNull(input) => **input = column(0),
         ExprKind::MatchesRow { input, pattern, .. } => {
             **input = column(0);
             **pattern = column(1);
