@@ -406,11 +406,26 @@ impl ExprLowering<'_> {
             } => {
                 let (function, partition_by, order_by) =
                     (*function, partition_by.clone(), *order_by);
-                if *mapping != WindowMapping::GroupsToRows {
-                    return self.refuse(
-                        node,
-                        format!("windows mapped by {mapping:?} are not supported on the GPU"),
-                    );
+                // Mapped by `join`: each row's group's values as a list (a
+                // function of one value per group, whose empty frame Polars
+                // gives lists, and an order, stay with Polars).
+                let joined = *mapping == WindowMapping::Join;
+                if !(*mapping == WindowMapping::GroupsToRows
+                    || joined
+                        && order_by.is_none()
+                        && matches!(self.dtype(node)?, GpuDtype::List(_)))
+                {
+                    let why = match joined {
+                        true => {
+                            "a window with mapping_strategy=\"join\" of one value per \
+                                 group, or ordered, is not supported on the GPU"
+                        }
+                        false => {
+                            "a window with mapping_strategy=\"explode\" is not supported on \
+                                  the GPU"
+                        }
+                    };
+                    return self.refuse(node, why);
                 }
                 // A literal partition is one partition of every row (Polars
                 // makes `over(order_by=...)` so); other single values as keys
@@ -433,7 +448,10 @@ impl ExprLowering<'_> {
                     );
                 }
                 let outer = std::mem::replace(&mut self.per_group, true);
-                let function = self.boxed(function);
+                let function = match joined {
+                    true => self.implode(node, function).map(Box::new),
+                    false => self.boxed(function),
+                };
                 self.per_group = outer;
                 let keys: Vec<Lowered> = partition_by.iter().map(|&key| self.expr(key)).collect();
                 let order_by = order_by.map(|(key, options)| {

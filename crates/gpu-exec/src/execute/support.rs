@@ -246,7 +246,8 @@ pub(crate) fn comparable(dtype: GpuDtype) -> bool {
 /// (string comparisons and matches, `is_in` of strings).
 pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
     if expr.dtype.is_nested() {
-        // A copy of a list or struct column, texts split, a struct made.
+        // A copy of a list or struct column, texts split, a struct made,
+        // values imploded (per window group too).
         return match &expr.kind {
             ExprKind::Column { .. } => Ok(()),
             ExprKind::String {
@@ -257,6 +258,19 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
                 op: AggOp::Implode,
                 input,
             } => implode_supported(expr, input),
+            // A window mapped by `join`: its group's list on each row.
+            ExprKind::Window {
+                function,
+                partition_by,
+                order_by: None,
+            } if let ExprKind::Agg {
+                op: AggOp::Implode,
+                input,
+            } = &function.kind =>
+            {
+                partition_by.iter().try_for_each(evaluable)?;
+                implode_supported(function, input)
+            }
             ExprKind::MakeStruct(fields) => fields.iter().try_for_each(|field| match field.dtype {
                 GpuDtype::String => string_valued(field),
                 _ => evaluable(field),

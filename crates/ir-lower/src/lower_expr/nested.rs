@@ -5,7 +5,8 @@ use super::*;
 impl ExprLowering<'_> {
     /// `expr` (lowered from `node`) unless it computes with lists or
     /// structs where the GPU does not: they are read as columns; lists are
-    /// made by `implode` and `str.split`, taken by the functions of
+    /// made by `implode` (also of each row's window group, a window mapped by
+    /// `join`) and `str.split`, taken by the functions of
     /// [`ListFunction`] and tested for nulls (by their lengths, null exactly
     /// where they are); structs are built by `pl.struct` and read by
     /// `struct.field`; both are counted and picked first or last per group.
@@ -25,6 +26,18 @@ impl ExprLowering<'_> {
             ExprKind::Agg {
                 op: AggOp::Implode, ..
             } => true,
+            // A window mapped by `join`: its group's list on each row.
+            ExprKind::Window { function, .. }
+                if matches!(
+                    function.kind,
+                    ExprKind::Agg {
+                        op: AggOp::Implode,
+                        ..
+                    }
+                ) =>
+            {
+                true
+            }
             ExprKind::Agg {
                 op: AggOp::First | AggOp::Last | AggOp::Count { .. },
                 input,

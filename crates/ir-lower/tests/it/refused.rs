@@ -5,11 +5,11 @@ use polars::prelude::*;
 
 use crate::{explain, orders};
 
-/// A window the GPU does not run: one ordered by a column.
-/// A window whose results are joined to the rows (a list per row): not
-/// lowered.
+/// A window the GPU does not run: one of one value per group joined to
+/// the rows (whose empty frame Polars gives lists).
 fn joined_window() -> Expr {
     col("amount")
+        .sum()
         .over_with_options(Some([col("status")]), None, WindowMapping::Join)
         .unwrap()
 }
@@ -41,7 +41,7 @@ fn unsupported_dtypes_are_named() {
 #[test]
 fn unsupported_functions_and_joined_windows_are_named() {
     expect![[r#"
-        refused: col("amount").over([col("status")]): windows mapped by Join are not supported on the GPU
+        refused: col("amount").sum().over([col("status")]): a window with mapping_strategy="join" of one value per group, or ordered, is not supported on the GPU
     "#]].assert_eq(&explain(
         orders().select([joined_window().alias("w")]),
     ));
@@ -66,7 +66,7 @@ fn three_unsupported_pieces_are_all_reported() {
     let text = explain(lf);
     assert_eq!(text.matches("refused:").count(), 3, "{text}");
     expect![[r#"
-        refused: col("amount").over([col("status")]): windows mapped by Join are not supported on the GPU
+        refused: col("amount").sum().over([col("status")]): a window with mapping_strategy="join" of one value per group, or ordered, is not supported on the GPU
         refused: col("qty").cum_prod(): function cum_prod is not supported on the GPU
         refused: col("status").str.replace(["(o)+", "$1"]): str.replace of a regex by a value with `$` (capture groups) is not supported on the GPU
     "#]].assert_eq(&text);

@@ -229,6 +229,8 @@ pub enum Op {
     Over,
     /// A window ordered by the second input, over the partitions after it.
     OverOrdered(bool, bool),
+    /// A window mapped by `join`: each row its partition's values as a list.
+    OverJoined,
     /// Kept where the second input is true.
     Filter,
     Head(usize),
@@ -286,7 +288,7 @@ impl E {
     pub fn one_value(&self) -> bool {
         match &self.op {
             Op::Lit(_) | Op::Len | Op::Agg(_) => true,
-            Op::Col(_) | Op::Over | Op::OverOrdered(..) => false,
+            Op::Col(_) | Op::Over | Op::OverOrdered(..) | Op::OverJoined => false,
             _ => !self.args.is_empty() && self.args.iter().all(E::one_value),
         }
     }
@@ -466,6 +468,8 @@ impl E {
                     .with_order_descending(d).with_nulls_last(nl).with_maintain_order(true))),
             Op::ArgSort(d, nl) => case!(i, s; [x]; d = d, nl = nl; x.arg_sort(d, nl)),
             Op::Over => case!(i, s; [x; xs]; ; x.over(xs).unwrap()),
+            Op::OverJoined => case!(i, s; [x; xs]; ;
+                x.over_with_options(Some(xs), None, WindowMapping::Join).unwrap()),
             Op::OverOrdered(d, nl) => case!(i, s; [x, k; xs]; d = d, nl = nl;
                 x.over_with_options(Some(xs), Some((vec![k],
                     SortOptions::default().with_order_descending(d).with_nulls_last(nl))),

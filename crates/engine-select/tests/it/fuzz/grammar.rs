@@ -1115,6 +1115,17 @@ impl Grammar<'_> {
         if self.chance(0.1) {
             return self.scalar(ty, depth);
         }
+        if self.context == Context::Rows && self.ordered && self.chance(0.02) {
+            // Each row its window partition's values (in row order,
+            // computed within it) as a list: a window mapped by `join`.
+            let saved = self.context;
+            self.context = Context::Groups;
+            let f = self.window_body(ty, |g| g.value(ty, depth));
+            self.context = saved;
+            let mut args = vec![f];
+            args.extend(self.keys(2));
+            return E::new(Op::OverJoined, args);
+        }
         if self.chance(0.02) {
             // Lists of texts, sometimes exploded back into rows (in the
             // expression, which stays with Polars).

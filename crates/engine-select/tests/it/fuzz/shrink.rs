@@ -145,7 +145,7 @@ pub fn expr_variants(e: &E) -> Vec<E> {
         | Op::MaxHorizontal
         | Op::AllHorizontal
         | Op::AnyHorizontal => (0, 1),
-        Op::Over => (1, 2),
+        Op::Over | Op::OverJoined => (1, 2),
         Op::OverOrdered(..) => (2, 3),
         _ => (usize::MAX, usize::MAX),
     };

@@ -198,6 +198,13 @@ fn lists_and_structs_over_partitions_match_the_cpu() {
             .with_columns([col("ks").list().len().alias("n")])
             .explode(by_name(["ks"], true, false), explode),
         ),
+        (
+            "each row's window group's values (a window mapped by join)",
+            table().with_columns([col("k")
+                .over_with_options(Some([col("s")]), None, WindowMapping::Join)
+                .unwrap()
+                .alias("ks")]),
+        ),
     ];
     for (name, lf) in cases {
         assert_partitioned_eq(name, lf);

@@ -1,4 +1,4 @@
-//! Window expressions (`over`) on the device.
+//! Window expressions (`over`) on the device: mapped to the rows, and by `join` (a list of the group's values on each row).
 
 use super::*;
 
@@ -106,5 +106,92 @@ fn window_aggregations_over_partitions_match_the_cpu() {
     ];
     for (exprs, reason) in cases {
         assert_cpu_answer_with_reason(frame().select(exprs), reason);
+    }
+}
+
+#[test]
+fn windows_mapped_by_join_give_each_row_its_groups_list() {
+    let frame = df!(
+        "g" => [Some(1i64), Some(2), None, Some(1), Some(2), Some(1)],
+        "h" => ["a", "b", "a", "a", "b", "b"],
+        "x" => [Some(1i64), None, Some(3), Some(4), Some(5), Some(6)],
+        "s" => [Some("p"), Some("q"), None, Some("r"), Some("s"), Some("t")],
+    )
+    .unwrap()
+    .lazy();
+    let joined = |e: Expr, by: Vec<Expr>| {
+        e.over_with_options(Some(by), None, WindowMapping::Join)
+            .unwrap()
+    };
+    for (name, lf) in [
+        (
+            "a column's values per group (a null key's group too)",
+            frame
+                .clone()
+                .select([joined(col("x"), vec![col("g")]).alias("w")]),
+        ),
+        (
+            "values computed per group of two keys, beside the columns",
+            frame
+                .clone()
+                .with_columns([joined(col("x") * lit(2), vec![col("g"), col("h")]).alias("w")]),
+        ),
+        (
+            "texts per group",
+            frame
+                .clone()
+                .select([joined(col("s"), vec![col("h")]).alias("w")]),
+        ),
+        (
+            "shifted, summed, sorted and ranked within each group",
+            frame.clone().select([
+                joined(col("x").shift(lit(1)), vec![col("h")]).alias("shifted"),
+                joined(col("x").cum_sum(false), vec![col("g")]).alias("running"),
+                joined(col("x").sort(SortOptions::default()), vec![col("h")]).alias("sorted"),
+                joined(col("x").rank(Default::default(), None), vec![col("h")]).alias("ranks"),
+            ]),
+        ),
+        (
+            "floats, and a group's aggregation inside",
+            frame.clone().select([
+                joined(col("x").cast(DataType::Float64) / lit(3.0), vec![col("h")]).alias("w"),
+                joined(col("x") - col("x").mean(), vec![col("h")]).alias("centred"),
+            ]),
+        ),
+        (
+            "the values a filter keeps per group",
+            frame
+                .clone()
+                .select([joined(col("x").filter(col("x").gt(lit(2))), vec![col("g")]).alias("w")]),
+        ),
+        (
+            "an empty frame",
+            frame
+                .clone()
+                .filter(col("x").gt(lit(100)))
+                .select([joined(col("x"), vec![col("g")]).alias("w")]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // One value per group (whose empty frame Polars gives lists) and an
+    // order stay with Polars.
+    for lf in [
+        frame
+            .clone()
+            .select([joined(col("x").sum(), vec![col("g")]).alias("w")]),
+        frame.clone().select([col("x")
+            .over_with_options(
+                Some([col("g")]),
+                Some(([col("x")], Default::default())),
+                WindowMapping::Join,
+            )
+            .unwrap()
+            .alias("w")]),
+    ] {
+        assert_cpu_answer_with_reason(
+            lf,
+            "a window with mapping_strategy=\"join\" of one value per group, or ordered,",
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! Lists in expressions: `implode` (a group's values as one list), texts split, the functions of each list, and the dispatch of list- and struct-valued expressions.
+//! Lists in expressions: `implode` (a group's values as one list; of each row's window group, for windows mapped by `join`), texts split, the functions of each list, and the dispatch of list- and struct-valued expressions.
 
 use super::*;
 
@@ -118,6 +118,17 @@ impl Executor<'_> {
                 DeviceColumn::from_parts("".into(), expr.dtype, frame.height, lists, Some(validity))
             }
             ExprKind::MakeStruct(fields) => self.made_struct(frame, fields, expr.dtype, groups)?,
+            // Each row's window group's list (a window mapped by `join`).
+            ExprKind::Window {
+                function,
+                partition_by,
+                order_by,
+            } => {
+                let groups = self.window_groups(frame, partition_by, order_by.as_ref())?;
+                let (rows, starts) = (&groups.sorted_rows, &groups.starts);
+                let value = self.aggregate(frame, function, rows, starts, false)?;
+                self.gather_column(&value, &self.group_of_rows(rows, starts)?)?
+            }
             // The column's list (each group's), repeated on every row.
             ExprKind::Agg { .. } => {
                 let ops = self.ops();
