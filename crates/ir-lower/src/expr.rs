@@ -121,6 +121,13 @@ pub enum AggOp {
     Item {
         allow_empty: bool,
     },
+    /// The value at a place (from 0; from the end when negative), null
+    /// included: Polars' `get` of a literal index. Where there is no such
+    /// place it is null with `null_on_oob`; otherwise Polars raises.
+    Get {
+        index: i64,
+        null_on_oob: bool,
+    },
     /// Number of values; nulls too when `include_nulls`.
     Count {
         include_nulls: bool,

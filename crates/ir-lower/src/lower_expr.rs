@@ -377,10 +377,34 @@ impl ExprLowering<'_> {
                 let (expr, by, options) = (*expr, by.clone(), sort_options.clone());
                 return self.sorted_by(node, expr, &by, &options);
             }
+            // `get` at a literal place: the value there (of the column, or
+            // of each group), as an aggregation.
+            AExpr::Gather {
+                expr,
+                idx,
+                returns_scalar: true,
+                null_on_oob,
+            } if let Some(index) = self
+                .constant(*idx)
+                .filter(|value| value.dtype().is_integer())
+                .and_then(|value| value.extract::<i64>()) =>
+            {
+                let (expr, null_on_oob) = (*expr, *null_on_oob);
+                let dtype = self.dtype(node)?;
+                let input = self.boxed(expr)?;
+                return Some(GpuExpr {
+                    kind: ExprKind::Agg {
+                        op: AggOp::Get { index, null_on_oob },
+                        input,
+                    },
+                    dtype,
+                });
+            }
             AExpr::Gather { .. } => {
                 return self.refuse(
                     node,
-                    "gather inside an expression is not supported on the GPU",
+                    "gather inside an expression (but `get` at a literal place) is not supported \
+                     on the GPU",
                 );
             }
             AExpr::Filter { .. } => {

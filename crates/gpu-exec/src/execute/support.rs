@@ -617,8 +617,11 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
         ..
     } = &input.kind
     {
-        // The first or last row in the key's order, of any type.
-        if !matches!(op, AggOp::First | AggOp::Last) || expr.dtype != sorted.dtype {
+        // The first or last row in the key's order (or the one at a
+        // place), of any type.
+        if !matches!(op, AggOp::First | AggOp::Last | AggOp::Get { .. })
+            || expr.dtype != sorted.dtype
+        {
             return Err(format!("{op} of `{input}`"));
         }
         sort_keys_supported(order)?;
@@ -661,7 +664,9 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
         // (Decided above.)
         AggOp::Implode => false,
         // Of any type: each group's first or last row, gathered.
-        AggOp::First | AggOp::Last | AggOp::Item { .. } => expr.dtype == input.dtype,
+        AggOp::First | AggOp::Last | AggOp::Item { .. } | AggOp::Get { .. } => {
+            expr.dtype == input.dtype
+        }
         // Temporals as their integers; text, booleans and small integers by
         // sorting each group.
         AggOp::Min { .. } | AggOp::Max { .. } if !input.dtype.is_float() => {

@@ -36,6 +36,7 @@ impl fmt::Display for AggOp {
             AggOp::Join { separator, .. } => write!(f, "str.join({separator:?})"),
             AggOp::First => f.write_str("first"),
             AggOp::Item { .. } => f.write_str("item"),
+            AggOp::Get { index, .. } => write!(f, "get[{index}]"),
             AggOp::Last => f.write_str("last"),
             AggOp::Count {
                 include_nulls: false,

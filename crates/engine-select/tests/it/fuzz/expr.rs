@@ -58,6 +58,8 @@ pub enum Agg {
     Join(&'static str, bool),
     /// The one value (`item`), allowing an empty input or not.
     Item(bool),
+    /// The value at a place (`get`), null beyond the end or not.
+    Get(i64, bool),
     /// A list of the values: `implode`.
     Implode,
 }
@@ -529,6 +531,7 @@ fn aggregation(a: Agg, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
         Agg::Quantile(q, m) => case!(i, s; [x]; q = q, m = m; x.quantile(lit(q), m)),
         Agg::Join(sep, n) => case!(i, s; [x]; sep = sep, n = n; x.str().join(sep, n)),
         Agg::Item(empty) => case!(i, s; [x]; empty = empty; x.item(empty)),
+        Agg::Get(at, null) => case!(i, s; [x]; at = at, null = null; x.get(lit(at), null)),
         Agg::Implode => case!(i, s; [x]; ; x.implode(true)),
     }
 }

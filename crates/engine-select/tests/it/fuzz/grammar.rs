@@ -1101,6 +1101,12 @@ impl Grammar<'_> {
                 let x = self.value(ty, depth);
                 E::new(Op::Agg(Agg::Item(self.chance(0.5))), vec![x])
             }
+            // The value at a place, from either end (in the rows' order).
+            4 if self.ordered => {
+                let x = self.value(ty, depth);
+                let at = self.rng.random_range(-3..3);
+                E::new(Op::Agg(Agg::Get(at, self.chance(0.7))), vec![x])
+            }
             5 if ty.temporal() || ty == Ty::Str => {
                 let x = self.value(ty, depth);
                 E::new(Op::Agg(Agg::NUnique), vec![x])

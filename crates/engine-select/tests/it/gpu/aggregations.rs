@@ -1068,3 +1068,72 @@ fn group_bys_with_constant_keys_beside_others_match_the_cpu() {
             .sort(["a"], Default::default()),
     );
 }
+
+#[test]
+fn get_at_a_literal_place_matches_the_cpu_or_leaves_polars_its_error() {
+    let frame = df!(
+        "g" => [Some(1i64), Some(2), None, Some(1), Some(2), Some(1)],
+        "h" => ["a", "b", "a", "a", "b", "b"],
+        "x" => [Some(1i64), None, Some(3), Some(4), Some(5), Some(6)],
+        "s" => [Some("p"), Some("q"), None, Some("r"), Some("s"), Some("t")],
+    )
+    .unwrap()
+    .lazy();
+    let get = |e: Expr, index: i64| e.get(lit(index), false);
+    let get_or_null = |e: Expr, index: i64| e.get(lit(index), true);
+    for (name, lf) in [
+        (
+            "of a column, from either end (null kept)",
+            frame.clone().select([
+                get(col("x"), 1).alias("second"),
+                get(col("s"), -1).alias("last"),
+                get(col("x"), -5).alias("fifth from the end"),
+            ]),
+        ),
+        (
+            "repeated on every row, inside expressions",
+            frame.clone().with_columns([
+                get(col("x"), 2).alias("third"),
+                (col("x") - get(col("x"), 0)).alias("from the first"),
+            ]),
+        ),
+        (
+            "per group, of texts, beyond a group's end with null_on_oob",
+            frame.clone().group_by_stable([col("h")]).agg([
+                get(col("x"), 0).alias("first"),
+                get(col("s"), -2).alias("next to last"),
+                get_or_null(col("x"), 5).alias("sixth"),
+                get_or_null(col("x"), -9).alias("ninth from the end"),
+            ]),
+        ),
+        (
+            "per group, of values computed and sorted in the group",
+            frame.clone().group_by_stable([col("g")]).agg([
+                get_or_null(col("x").sort(SortOptions::default()), -1).alias("greatest"),
+                get_or_null(col("x") * lit(2), 1).alias("second doubled"),
+                get_or_null(col("x").cum_sum(false), 1).alias("second running"),
+            ]),
+        ),
+        (
+            "per window group",
+            frame
+                .clone()
+                .select([get(col("x"), 0).over([col("h")]).unwrap().alias("first")]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // No such place (without null_on_oob): Polars raises, and so does the
+    // engine (the device's check sends the query to Polars).
+    for lf in [
+        frame.clone().select([get(col("x"), 6)]),
+        frame.clone().select([get(col("x"), -7)]),
+        frame.clone().group_by([col("h")]).agg([get(col("x"), 3)]),
+        frame
+            .clone()
+            .filter(col("x").gt(lit(10)))
+            .select([get(col("x"), 0)]),
+    ] {
+        assert_cpu_error(lf);
+    }
+}

@@ -224,6 +224,7 @@ fn group_bys_and_distincts_by_buckets_match_the_cpu() {
             col("v").std(1).alias("std"),
             col("c").n_unique().alias("distinct"),
             col("v").median().alias("median"),
+            col("v").get(lit(1), true).alias("second"),
             len().alias("len"),
         ]
     };

@@ -402,6 +402,31 @@ impl Executor<'_> {
         Ok(value)
     }
 
+    /// Polars' `get` per group (`input` at `index`, from the end when
+    /// negative), as `list.get` of each group's values: null where a group
+    /// has no such place with `null_on_oob`, else a check read once the
+    /// result is on the host (Polars raises, so the collect falls back for
+    /// Polars to raise its error).
+    pub(crate) fn got(
+        &self,
+        frame: &DeviceFrame,
+        (input, index, null_on_oob): (&GpuExpr, i64, bool),
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let groups = Some((sorted_rows, starts));
+        let mut owned = None;
+        let values = self.column_in_groups(frame, input, "", &mut owned, groups)?;
+        let in_group_order = self.gather_column(values, sorted_rows)?;
+        let bounds = self.group_bounds(starts, sorted_rows.len())?;
+        let (places, outside) = self.ops().list_get_rows(&bounds, None, index)?;
+        if !null_on_oob {
+            let what = format!("`{input}` has no place {index} in a group");
+            self.check_later(outside, what, ExecError::InvalidData);
+        }
+        self.gather_column(&in_group_order, &places)
+    }
+
     /// One aggregation per group: the input evaluated, put in the sorted
     /// order, and reduced segment by segment. `whole`: the groups are one
     /// group of every row in row order (a whole frame's), whose sums,
@@ -442,6 +467,9 @@ impl Executor<'_> {
         }
         if let AggOp::Item { allow_empty } = op {
             return self.item(frame, expr, *allow_empty, sorted_rows, starts);
+        }
+        if let AggOp::Get { index, null_on_oob } = op {
+            return self.got(frame, (input, *index, *null_on_oob), sorted_rows, starts);
         }
         // A first or last row in an order of its own (other aggregations
         // of such inputs are widened or evaluated per group below).
