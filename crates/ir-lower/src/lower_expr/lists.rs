@@ -150,14 +150,15 @@ impl ExprLowering<'_> {
         let dtype = self.dtype(node)?;
         let imploded = match self.arena.get(input) {
             // The distinct values in the order they first come (of each
-            // group): the rows where each first comes. (Without
-            // `maintain_order` Polars sorts them, or takes them as its hash
-            // table gives them; of floats its equality is its own.)
+            // group): the rows where each first comes. Per group Polars
+            // keeps that order without `maintain_order` too; over a whole
+            // column it then sorts them (left to it). Of floats its
+            // equality is its own.
             AExpr::Function {
                 input: values,
-                function: IRFunctionExpr::Unique(true),
+                function: IRFunctionExpr::Unique(stable),
                 ..
-            } => {
+            } if *stable || self.per_group => {
                 let values = self.expr(values.first()?.node())?;
                 if values.dtype.is_float() {
                     return self.refuse(
@@ -210,7 +211,7 @@ impl ExprLowering<'_> {
             return self.refuse(
                 input,
                 "a list result of values made within each group by a filter inside, \
-                 `unique` (unordered: Polars sorts or hashes them), a window or an inferred \
+                 `unique` of a whole column (Polars sorts them), a window or an inferred \
                  parse is not supported on the GPU yet",
             );
         }
