@@ -71,3 +71,4 @@ pub fn assert_frames_close(expected: &DataFrame, actual: &DataFrame, context: &s
         panic!("{context}: {why}");
     }
 }
+mod scratch;

@@ -271,6 +271,8 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
                 partition_by.iter().try_for_each(evaluable)?;
                 implode_supported(function, input)
             }
+            // A function of each list giving lists (`list.sort`).
+            ExprKind::List { input, .. } => evaluable(input),
             ExprKind::MakeStruct(fields) => fields.iter().try_for_each(|field| match field.dtype {
                 GpuDtype::String => string_valued(field),
                 _ => evaluable(field),

@@ -21,6 +21,8 @@ pub enum ListFunction {
     /// Whether a list holds a value equal to this literal (not null, of
     /// the values' type): false of an empty list.
     Contains(Scalar),
+    /// Each list's values sorted (not floats), nulls first or last.
+    Sort { descending: bool, nulls_last: bool },
 }
 
 impl fmt::Display for ListFunction {
@@ -35,6 +37,13 @@ impl fmt::Display for ListFunction {
             }
             ListFunction::Aggregate(op) => write!(f, "list.{op}"),
             ListFunction::Contains(item) => write!(f, "list.contains({item})"),
+            ListFunction::Sort {
+                descending,
+                nulls_last,
+            } => write!(
+                f,
+                "list.sort[descending={descending}, nulls_last={nulls_last}]"
+            ),
         }
     }
 }

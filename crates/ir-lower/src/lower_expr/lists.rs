@@ -1,4 +1,4 @@
-//! Lowering of lists: the list functions (`list.len`, `list.get`, `list.sum`, ...) and `implode`.
+//! Lowering of lists: the list functions (`list.len`, `list.get`, `list.sum`, `list.sort`, ...) and `implode`.
 
 use super::*;
 
@@ -7,7 +7,8 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `agg` of values, explodes them, tests them for nulls, counts \
                                 them, picks the first or last per group and takes `list.len`, \
                                 `list.get` (`first`, `last`), `list.sum`, `list.min`, \
-                                `list.max`, `list.join` and `list.contains` of them";
+                                `list.max`, `list.join`, `list.contains` and `list.sort` of \
+                                them";
 
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
@@ -69,6 +70,19 @@ impl ExprLowering<'_> {
                     values == GpuDtype::String
                 })
             }
+            // As Polars sorts each list (a value's ties are alike; of
+            // floats, -0.0 and 0.0 are not).
+            IRListFunction::Sort(options) => (
+                ListFunction::Sort {
+                    descending: options.descending,
+                    nulls_last: options.nulls_last,
+                },
+                |values| {
+                    values.is_integer()
+                        || values.is_temporal()
+                        || matches!(values, GpuDtype::Boolean | GpuDtype::String)
+                },
+            ),
             IRListFunction::Contains { .. } => {
                 let item = inputs.get(1).and_then(|item| self.expr(item.node()));
                 let Some(GpuExpr {
@@ -102,20 +116,23 @@ impl ExprLowering<'_> {
         let GpuDtype::List(of) = input.dtype else {
             return self.refuse(node, format!("{function} of {}", input.dtype));
         };
-        // (Lists computed in the expression: texts split.)
-        let split = matches!(
-            input.kind,
+        // (Lists computed in the expression: texts split, lists sorted.)
+        let computed = matches!(
+            &input.kind,
             ExprKind::String {
                 op: StringOp::Split { .. },
                 ..
+            } | ExprKind::List {
+                function: ListFunction::Sort { .. },
+                ..
             }
         );
-        if !split && !matches!(input.kind, ExprKind::Column { .. }) {
+        if !computed && !matches!(input.kind, ExprKind::Column { .. }) {
             return self.refuse(
                 node,
                 format!(
                     "{function} of a list computed in the expression is not supported on the \
-                     GPU yet (of a list column, or of texts split, it is)"
+                     GPU yet (of a list column, of texts split or of lists sorted, it is)"
                 ),
             );
         }

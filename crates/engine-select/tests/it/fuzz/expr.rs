@@ -142,6 +142,8 @@ pub enum Op {
     ListJoin(&'static str, bool),
     /// `list.contains(item, nulls_equal)`: the item its second input.
     ListContains(bool),
+    /// `list.sort(descending, nulls_last)`.
+    ListSort(bool, bool),
     /// `pow` by a literal exponent.
     Pow(f64),
     /// Two bounds: `clip(lo, hi)`.
@@ -345,6 +347,8 @@ impl E {
                     x.list().get(lit(index), null_on_oob))
             }
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
+            Op::ListSort(d, nl) => case!(i, s; [x]; d = d, nl = nl;
+                x.list().sort(SortOptions::default().with_order_descending(d).with_nulls_last(nl))),
             Op::Unique(true) => case!(i, s; [x]; ; x.unique_stable()),
             Op::Unique(false) => case!(i, s; [x]; ; x.unique()),
             Op::ListContains(nulls_equal) => {

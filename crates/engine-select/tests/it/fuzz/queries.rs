@@ -338,6 +338,15 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
         let contains = Op::ListContains(rng.random_bool(0.3));
         return E::new(contains, vec![list, E::lit(item)]);
     }
+    // Lists sorted (not of floats, but sometimes), as they are or measured.
+    let mut list = list;
+    if (any || !values.is_float()) && rng.random_bool(0.15) {
+        let sort = Op::ListSort(rng.random_bool(0.5), rng.random_bool(0.5));
+        list = E::new(sort, vec![list]);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
     let function = match rng.random_range(0..6) {
         0 => Op::ListLen,
         1 | 2 => {

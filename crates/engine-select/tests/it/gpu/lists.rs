@@ -209,6 +209,45 @@ fn list_functions_match_the_cpu() {
             ]),
         ),
         (
+            "sorted within each list: nulls first or last, descending, texts, booleans",
+            frame.clone().select([
+                col("li").list().sort(SortOptions::default()).alias("li"),
+                col("li")
+                    .list()
+                    .sort(
+                        SortOptions::default()
+                            .with_order_descending(true)
+                            .with_nulls_last(true),
+                    )
+                    .alias("li descending, nulls last"),
+                col("ls")
+                    .list()
+                    .sort(SortOptions::default().with_nulls_last(true))
+                    .alias("ls"),
+                col("ld")
+                    .list()
+                    .sort(SortOptions::default().with_order_descending(true))
+                    .alias("ld descending"),
+            ]),
+        ),
+        (
+            "sorted lists of small integers and booleans, then measured",
+            small.clone().select([
+                col("k"),
+                col("i8").list().sort(SortOptions::default()).alias("i8"),
+                col("b")
+                    .list()
+                    .sort(SortOptions::default().with_order_descending(true))
+                    .alias("b"),
+                col("u16")
+                    .list()
+                    .sort(SortOptions::default())
+                    .list()
+                    .first()
+                    .alias("least u16"),
+            ]),
+        ),
+        (
             "sums, minima, maxima of integers and temporals",
             frame.clone().select([
                 col("li").list().min().alias("li min"),

@@ -118,6 +118,9 @@ impl Executor<'_> {
                 DeviceColumn::from_parts("".into(), expr.dtype, frame.height, lists, Some(validity))
             }
             ExprKind::MakeStruct(fields) => self.made_struct(frame, fields, expr.dtype, groups)?,
+            ExprKind::List { function, input } => {
+                self.list_function(frame, function, input, expr.dtype)?
+            }
             // Each row's window group's list (a window mapped by `join`).
             ExprKind::Window {
                 function,
@@ -181,9 +184,61 @@ impl Executor<'_> {
         };
         // Each list a group of the child's rows (in order): an aggregation
         // of each (of the values equal to the item, for `contains`: their
-        // number, above 0), null where the list is.
+        // number, above 0), null where the list is; or the values sorted
+        // within each.
+        let rows = ops.iota(child.len, 0)?;
+        let (starts, _) = ops.gather(offsets, None, &ops.iota(frame.height, 0)?)?;
+        let child_frame = || -> Result<DeviceFrame, ExecError> {
+            let (values, validity) =
+                self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
+            let values =
+                DeviceColumn::from_parts("".into(), of.values(), child.len, values, Some(validity));
+            Ok(DeviceFrame {
+                columns: vec![values],
+                height: child.len,
+            })
+        };
         let values = column_ref(0, of.values());
         let (aggregated, of_aggregate) = match function {
+            ListFunction::Sort {
+                descending,
+                nulls_last,
+            } => {
+                let order = RowOrder {
+                    key: Box::new(values.clone()),
+                    descending: *descending,
+                    nulls_last: *nulls_last,
+                };
+                let sorted = GpuExpr {
+                    kind: ExprKind::SortedBy {
+                        input: Box::new(values),
+                        order: vec![order],
+                        ties_in_row_order: true,
+                    },
+                    dtype: of.values(),
+                };
+                let groups = Some((&rows, &starts));
+                let sorted = self.sorted_part(&child_frame()?, &sorted, "", groups)?;
+                let (values, validity) = sorted.into_parts();
+                let child = Child {
+                    len: child.len,
+                    values,
+                    validity,
+                };
+                let (offsets, _) = ops.gather(offsets, None, &ops.iota(offsets.len(), 0)?)?;
+                let (_, lists_validity) = ops.list_lengths(&offsets, lists.validity())?;
+                let lists = Values::List {
+                    offsets,
+                    child: Box::new(child),
+                };
+                return Ok(DeviceColumn::from_parts(
+                    "".into(),
+                    dtype,
+                    frame.height,
+                    lists,
+                    Some(lists_validity),
+                ));
+            }
             ListFunction::Len => return lengths(),
             ListFunction::Get { index, null_on_oob } => {
                 let (rows, outside) = ops.list_get_rows(offsets, lists.validity(), *index)?;
@@ -209,17 +264,7 @@ impl Executor<'_> {
                 (values.aggregated(op.clone(), dtype), column_ref(0, dtype))
             }
         };
-        let rows = ops.iota(child.len, 0)?;
-        let (starts, _) = ops.gather(offsets, None, &ops.iota(frame.height, 0)?)?;
-        let (values, validity) =
-            self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
-        let values =
-            DeviceColumn::from_parts("".into(), of.values(), child.len, values, Some(validity));
-        let values = DeviceFrame {
-            columns: vec![values],
-            height: child.len,
-        };
-        let value = self.aggregate(&values, &aggregated, &rows, &starts, false)?;
+        let value = self.aggregate(&child_frame()?, &aggregated, &rows, &starts, false)?;
         let both = DeviceFrame {
             columns: vec![value, lengths()?],
             height: frame.height,
