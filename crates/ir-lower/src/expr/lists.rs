@@ -23,6 +23,14 @@ pub enum ListFunction {
     Contains(Scalar),
     /// Each list's values sorted (not floats), nulls first or last.
     Sort { descending: bool, nulls_last: bool },
+    /// Each list's values where `by` holds (`list.slice`, `list.head`,
+    /// `list.tail`, named by `what`): `by` reads the values as column 0 of
+    /// a frame of their own, each list a group of it (its length `len()`,
+    /// a value's place in its list the group's row places).
+    Keep {
+        what: &'static str,
+        by: Box<GpuExpr>,
+    },
 }
 
 impl fmt::Display for ListFunction {
@@ -37,6 +45,7 @@ impl fmt::Display for ListFunction {
             }
             ListFunction::Aggregate(op) => write!(f, "list.{op}"),
             ListFunction::Contains(item) => write!(f, "list.contains({item})"),
+            ListFunction::Keep { what, .. } => write!(f, "list.{what}"),
             ListFunction::Sort {
                 descending,
                 nulls_last,

@@ -7,8 +7,8 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `agg` of values, explodes them, tests them for nulls, counts \
                                 them, picks the first or last per group and takes `list.len`, \
                                 `list.get` (`first`, `last`), `list.sum`, `list.min`, \
-                                `list.max`, `list.join`, `list.contains` and `list.sort` of \
-                                them";
+                                `list.max`, `list.join`, `list.contains`, `list.sort`, \
+                                `list.slice` (`head`, `tail`) of them";
 
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
@@ -83,6 +83,20 @@ impl ExprLowering<'_> {
                         || matches!(values, GpuDtype::Boolean | GpuDtype::String)
                 },
             ),
+            // (`list.head` and `list.tail` are slices.)
+            IRListFunction::Slice => {
+                let (Some(offset), Some(length)) = (inputs.get(1), inputs.get(2)) else {
+                    return self.refuse(node, "list.slice without its bounds");
+                };
+                let by = self.kept_by_place(node, (offset.node(), length.node()))?;
+                (
+                    ListFunction::Keep {
+                        what: "slice",
+                        by: Box::new(by),
+                    },
+                    |_| true,
+                )
+            }
             IRListFunction::Contains { .. } => {
                 let item = inputs.get(1).and_then(|item| self.expr(item.node()));
                 let Some(GpuExpr {
@@ -123,7 +137,7 @@ impl ExprLowering<'_> {
                 op: StringOp::Split { .. },
                 ..
             } | ExprKind::List {
-                function: ListFunction::Sort { .. },
+                function: ListFunction::Sort { .. } | ListFunction::Keep { .. },
                 ..
             }
         );
@@ -132,7 +146,8 @@ impl ExprLowering<'_> {
                 node,
                 format!(
                     "{function} of a list computed in the expression is not supported on the \
-                     GPU yet (of a list column, of texts split or of lists sorted, it is)"
+                     GPU yet (of a list column, of texts split, of lists sorted or sliced, it \
+                     is)"
                 ),
             );
         }

@@ -144,6 +144,11 @@ pub enum Op {
     ListContains(bool),
     /// `list.sort(descending, nulls_last)`.
     ListSort(bool, bool),
+    /// `list.slice(lit(offset), lit(length))`, `list.head(lit(n))`,
+    /// `list.tail(lit(n))`.
+    ListSlice(i64, i64),
+    ListHead(i64),
+    ListTail(i64),
     /// `pow` by a literal exponent.
     Pow(f64),
     /// Two bounds: `clip(lo, hi)`.
@@ -347,6 +352,9 @@ impl E {
                     x.list().get(lit(index), null_on_oob))
             }
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
+            Op::ListSlice(o, n) => case!(i, s; [x]; o = o, n = n; x.list().slice(lit(o), lit(n))),
+            Op::ListHead(n) => case!(i, s; [x]; n = n; x.list().head(lit(n))),
+            Op::ListTail(n) => case!(i, s; [x]; n = n; x.list().tail(lit(n))),
             Op::ListSort(d, nl) => case!(i, s; [x]; d = d, nl = nl;
                 x.list().sort(SortOptions::default().with_order_descending(d).with_nulls_last(nl))),
             Op::Unique(true) => case!(i, s; [x]; ; x.unique_stable()),

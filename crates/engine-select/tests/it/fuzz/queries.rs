@@ -338,11 +338,23 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
         let contains = Op::ListContains(rng.random_bool(0.3));
         return E::new(contains, vec![list, E::lit(item)]);
     }
-    // Lists sorted (not of floats, but sometimes), as they are or measured.
+    // Lists sorted (not of floats, but sometimes) or sliced, as they are
+    // or measured.
     let mut list = list;
     if (any || !values.is_float()) && rng.random_bool(0.15) {
         let sort = Op::ListSort(rng.random_bool(0.5), rng.random_bool(0.5));
         list = E::new(sort, vec![list]);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
+    if rng.random_bool(0.15) {
+        let slice = match rng.random_range(0..3) {
+            0 => Op::ListHead(rng.random_range(0..4)),
+            1 => Op::ListTail(rng.random_range(0..4)),
+            _ => Op::ListSlice(rng.random_range(-3..3), rng.random_range(0..4)),
+        };
+        list = E::new(slice, vec![list]);
         if rng.random_bool(0.5) {
             return list;
         }

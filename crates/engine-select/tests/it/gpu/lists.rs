@@ -231,6 +231,28 @@ fn list_functions_match_the_cpu() {
             ]),
         ),
         (
+            "sliced, first and last values, from either end",
+            frame.clone().select([
+                col("li").list().head(lit(2)).alias("li head 2"),
+                col("ls").list().tail(lit(1)).alias("ls tail 1"),
+                col("li").list().slice(lit(1), lit(2)).alias("li 1..3"),
+                col("ld").list().slice(lit(-2), lit(5)).alias("ld last two"),
+                col("lf").list().slice(lit(5), lit(1)).alias("lf beyond"),
+                col("li")
+                    .list()
+                    .tail(lit(2))
+                    .list()
+                    .sum()
+                    .alias("li tail sum"),
+                col("li")
+                    .list()
+                    .sort(SortOptions::default())
+                    .list()
+                    .head(lit(1))
+                    .alias("li least"),
+            ]),
+        ),
+        (
             "sorted lists of small integers and booleans, then measured",
             small.clone().select([
                 col("k"),

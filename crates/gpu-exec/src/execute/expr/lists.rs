@@ -185,7 +185,7 @@ impl Executor<'_> {
         // Each list a group of the child's rows (in order): an aggregation
         // of each (of the values equal to the item, for `contains`: their
         // number, above 0), null where the list is; or the values sorted
-        // within each.
+        // within each, or those a filter keeps.
         let rows = ops.iota(child.len, 0)?;
         let (starts, _) = ops.gather(offsets, None, &ops.iota(frame.height, 0)?)?;
         let child_frame = || -> Result<DeviceFrame, ExecError> {
@@ -200,6 +200,21 @@ impl Executor<'_> {
         };
         let values = column_ref(0, of.values());
         let (aggregated, of_aggregate) = match function {
+            ListFunction::Keep { by, .. } => {
+                // The values kept, listed per list as `implode` lists a
+                // filter's; a null list stays null.
+                let kept = GpuExpr {
+                    kind: ExprKind::Where {
+                        input: Box::new(values),
+                        by: by.clone(),
+                    },
+                    dtype: of.values(),
+                };
+                let made = self.imploded(&child_frame()?, &kept, dtype, &rows, &starts)?;
+                let (lists_kept, _) = made.into_parts();
+                let (_, validity) = ops.list_lengths(offsets, lists.validity())?;
+                return Ok(column(dtype, lists_kept, validity));
+            }
             ListFunction::Sort {
                 descending,
                 nulls_last,
