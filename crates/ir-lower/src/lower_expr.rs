@@ -390,6 +390,13 @@ impl ExprLowering<'_> {
                 .and_then(|value| value.extract::<i64>()) =>
             {
                 let (expr, null_on_oob) = (*expr, *null_on_oob);
+                if self.one_value(expr) {
+                    // Polars takes one value (a list of one) per group.
+                    return self.refuse(
+                        node,
+                        "`get` of a literal or an aggregation is not supported on the GPU",
+                    );
+                }
                 let dtype = self.dtype(node)?;
                 let input = self.boxed(expr)?;
                 return Some(GpuExpr {

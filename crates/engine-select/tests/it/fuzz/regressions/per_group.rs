@@ -250,3 +250,26 @@ fn spreads_of_a_literal_filter_per_group_are_polars_own() {
     let finite = df.lazy().filter(col("a").gt(lit(0.0)));
     crate::gpu::assert_gpu_eq("finite spreads of a literal filter", spread(finite));
 }
+
+/// Run AN (seed 171, case 415): `get` of a literal per group took the
+/// literal on each of the group's rows, where Polars takes one value per
+/// group (a place beyond it null); `get` of one value is refused now.
+#[test]
+fn get_of_a_literal_per_group_is_polars_own() {
+    let t0 = DataFrame::new(
+        3,
+        vec![Column::new(
+            "f".into(),
+            [None::<i8>, None::<i8>, None::<i8>],
+        )],
+    )
+    .unwrap();
+    let lf = t0.lazy().group_by_stable([lit(1i64).alias("k0")]).agg([
+        lit(Scalar::from(11943i32))
+            .cast(DataType::Date)
+            .get(lit(-3i64), true)
+            .alias("x1"),
+        col("f").sum().get(lit(0i64), true).alias("x2"),
+    ]);
+    assert_same_as_cpu(lf, ORDERED);
+}
