@@ -7,8 +7,9 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `agg` of values, explodes them, tests them for nulls, counts \
                                 them, picks the first or last per group and takes `list.len`, \
                                 `list.get` (`first`, `last`), `list.sum`, `list.min`, \
-                                `list.max`, `list.join`, `list.contains`, `list.sort`, \
-                                `list.slice` (`head`, `tail`) of them";
+                                `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, \
+                                `list.contains`, `list.sort`, `list.slice` (`head`, `tail`) \
+                                of them";
 
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
@@ -68,6 +69,16 @@ impl ExprLowering<'_> {
                 };
                 (ListFunction::Aggregate(op), |values| {
                     values == GpuDtype::String
+                })
+            }
+            // The place of each list's first least (greatest) valid value.
+            IRListFunction::ArgMin | IRListFunction::ArgMax => {
+                let op = match function {
+                    IRListFunction::ArgMin => AggOp::ArgMin,
+                    _ => AggOp::ArgMax,
+                };
+                (ListFunction::Aggregate(op), |values| {
+                    values.is_integer() || values.is_temporal()
                 })
             }
             // As Polars sorts each list (a value's ties are alike; of

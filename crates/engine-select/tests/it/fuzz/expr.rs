@@ -138,6 +138,9 @@ pub enum Op {
     ListSum,
     ListMin,
     ListMax,
+    /// `list.arg_min()`, `list.arg_max()`.
+    ListArgMin,
+    ListArgMax,
     /// `list.join(lit(separator), ignore_nulls)` of a list of texts.
     ListJoin(&'static str, bool),
     /// `list.contains(item, nulls_equal)`: the item its second input.
@@ -352,6 +355,8 @@ impl E {
                     x.list().get(lit(index), null_on_oob))
             }
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
+            Op::ListArgMin => case!(i, s; [x]; ; x.list().arg_min()),
+            Op::ListArgMax => case!(i, s; [x]; ; x.list().arg_max()),
             Op::ListSlice(o, n) => case!(i, s; [x]; o = o, n = n; x.list().slice(lit(o), lit(n))),
             Op::ListHead(n) => case!(i, s; [x]; n = n; x.list().head(lit(n))),
             Op::ListTail(n) => case!(i, s; [x]; n = n; x.list().tail(lit(n))),

@@ -366,7 +366,10 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             Op::ListGet(index, rng.random_bool(0.9))
         }
         3 if any || values.is_integer() || values.is_bool() => Op::ListSum,
-        4 if any || reduced => [Op::ListMin, Op::ListMax].choose(rng).unwrap().clone(),
+        4 if any || reduced => [Op::ListMin, Op::ListMax, Op::ListArgMin, Op::ListArgMax]
+            .choose(rng)
+            .unwrap()
+            .clone(),
         5 if any || values.is_string() => {
             let separator = *["", ", ", "-"].choose(rng).unwrap();
             Op::ListJoin(separator, rng.random_bool(0.5))

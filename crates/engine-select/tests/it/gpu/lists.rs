@@ -276,6 +276,9 @@ fn list_functions_match_the_cpu() {
                 col("li").list().max().alias("li max"),
                 col("ld").list().min().alias("ld min"),
                 col("ld").list().max().alias("ld max"),
+                col("li").list().arg_max().alias("li arg_max"),
+                col("ld").list().arg_min().alias("ld arg_min"),
+                col("ld").list().arg_max().alias("ld arg_max"),
             ]),
         ),
         (
@@ -287,6 +290,8 @@ fn list_functions_match_the_cpu() {
                 col("b").list().sum().alias("b sum"),
                 col("i8").list().min().alias("i8 min"),
                 col("u16").list().max().alias("u16 max"),
+                col("u16").list().arg_min().alias("u16 arg_min"),
+                col("u16").list().arg_max().alias("u16 arg_max"),
             ]),
         ),
         (
@@ -587,6 +592,12 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
         (
             frame.clone().select([col("lf").list().sum()]),
             "list.sum of list[f64] is not supported on the GPU yet",
+        ),
+        (
+            // ([5, 5, null, i64::MAX]: Polars' answer depends on whether it
+            // knows the values sorted.)
+            frame.clone().select([col("li").list().arg_min()]),
+            "holds its least value more than once in a group",
         ),
         (
             frame.clone().select([col("li").list().mean()]),

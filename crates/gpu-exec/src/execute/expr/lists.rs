@@ -198,7 +198,12 @@ impl Executor<'_> {
                 height: child.len,
             })
         };
-        let values = column_ref(0, of.values());
+        // (Named as the list column, for the reasons the values give.)
+        let name = match &input.kind {
+            ExprKind::Column { name, .. } => name.clone(),
+            _ => String::new(),
+        };
+        let values = GpuExpr::column(0, name, of.values());
         let (aggregated, of_aggregate) = match function {
             ListFunction::Keep { by, .. } => {
                 // The values kept, listed per list as `implode` lists a
