@@ -3,7 +3,7 @@
 use polars_core::prelude::{DataType, PlSmallStr, Schema, SchemaRef, UniqueKeepStrategy};
 use polars_ops::frame::{JoinType, JoinValidation, MaintainOrderJoin};
 use polars_plan::dsl::{FileScanIR, JoinTypeOptionsIR, Operator};
-use polars_plan::plans::expr_ir::ExprIR;
+use polars_plan::plans::expr_ir::{ExprIR, OutputName};
 use polars_plan::plans::{
     AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef, is_length_preserving_ae, is_scalar_ae,
     node_to_expr,
@@ -276,6 +276,43 @@ impl<'a> PlanLowering<'a> {
             .filter(|parts| parts.iter().any(Option::is_some))
     }
 
+    /// A select of one exploded expression (`select(col("x").explode())`,
+    /// `select(col("t").str.split(" ").explode())`): the lists computed by a
+    /// select, then the explode node, with the expression's options.
+    fn select_of_explode(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        only: &ExprIR,
+        lists: Node,
+        options: polars_core::prelude::ExplodeOptions,
+    ) -> Lowered {
+        let input = self.node(input_node);
+        let name = only.output_name().to_string();
+        let listed = ExprIR::new(lists, OutputName::Alias(name.as_str().into()));
+        let exprs = self.named_exprs(std::slice::from_ref(&listed), input_node);
+        let (input, exprs) = (input?, exprs?);
+        let dtype = exprs.first()?.expr.dtype;
+        if !matches!(dtype, GpuDtype::List(_)) {
+            return self.refuse(
+                node,
+                format!("an explode of {dtype} (not a list) is not supported on the GPU"),
+            );
+        }
+        let select = PlanNode::Select {
+            input: Box::new(input),
+            exprs,
+            schema: vec![OutputColumn { name, dtype }],
+        };
+        Some(PlanNode::Explode {
+            input: Box::new(select),
+            columns: vec![0],
+            empty_as_null: options.empty_as_null,
+            keep_nulls: options.keep_nulls,
+            schema: self.output_schema(node)?,
+        })
+    }
+
     /// A select of filtered expressions ([`PlanLowering::filtered_columns`])
     /// that all keep the same rows: the values (scalars repeated on every
     /// row) and the rows kept computed over the whole frame (values may read
@@ -474,6 +511,14 @@ impl<'a> PlanLowering<'a> {
             }
             IR::Select { input, expr, .. } => {
                 let input_node = *input;
+                if let [only] = expr.as_slice()
+                    && let AExpr::Explode {
+                        expr: lists,
+                        options,
+                    } = self.expr_arena.get(only.node())
+                {
+                    return self.select_of_explode(node, input_node, only, *lists, *options);
+                }
                 if let Some(parts) = self.filtered_columns(expr) {
                     return self.select_of_filtered(node, input_node, expr, parts);
                 }

@@ -71,4 +71,3 @@ pub fn assert_frames_close(expected: &DataFrame, actual: &DataFrame, context: &s
         panic!("{context}: {why}");
     }
 }
-mod scratch;

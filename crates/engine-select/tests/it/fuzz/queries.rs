@@ -192,6 +192,24 @@ fn random_op(
     };
     Some(match g.rng.random_range(0..100) {
         0..=17 => Plan::Filter(input, g.value(Ty::Bool, depth)),
+        // One exploded expression: a list column's, or texts split.
+        18..=31 if g.rng.random_bool(0.1) => {
+            let list_columns: Vec<&String> = schema
+                .iter()
+                .filter(|(_, dtype)| matches!(dtype, DataType::List(_)))
+                .map(|(name, _)| name)
+                .collect();
+            let lists = match list_columns.choose(g.rng) {
+                Some(name) if g.rng.random_bool(0.5) => E::col(name),
+                _ => {
+                    let texts = g.value(Ty::Str, depth);
+                    let p = (*[" ", "a", ""].choose(g.rng).unwrap()).into();
+                    E::new(Op::Split(p, g.rng.random_bool(0.3)), vec![texts])
+                }
+            };
+            let exploded = E::new(Op::Explode, vec![lists]);
+            Plan::Select(input, named(vec![exploded], fresh, &schema, "x"))
+        }
         18..=31 => {
             let n = g.rng.random_range(1..5);
             let es = (0..n).map(|_| g.projection(depth)).collect();

@@ -552,6 +552,37 @@ fn explode_repeats_each_row_for_each_value() {
             assert_gpu_eq(&name, lf);
         }
     }
+    // One exploded expression in a select: of a list column, of texts
+    // split (words into rows), then grouped.
+    let words = df!("t" => [Some("a b a"), None, Some(""), Some("c  d")])
+        .unwrap()
+        .lazy()
+        .select([col("t")
+            .str()
+            .split(lit(" "))
+            .explode(options(true, true))
+            .alias("word")]);
+    for (name, lf) in [
+        (
+            "a list column exploded in a select",
+            frame
+                .clone()
+                .select([col("ls").explode(options(true, true))]),
+        ),
+        (
+            "a list column exploded in a select, empty and null lists skipped",
+            frame
+                .clone()
+                .select([col("li").explode(options(false, false)).alias("i")]),
+        ),
+        ("texts split into rows", words.clone()),
+        (
+            "words counted",
+            words.group_by_stable([col("word")]).agg([len().alias("n")]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
     // Several columns together: lists spanning as many values row by row.
     let numbers = groups();
     let pairs = numbers.clone().group_by_stable([col("g")]).agg([
