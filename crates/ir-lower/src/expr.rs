@@ -396,6 +396,15 @@ pub enum ExprKind {
         method: RankMethod,
         descending: bool,
     },
+    /// The input's values at the rows `indices` name (Polars' `gather` by
+    /// an expression as long as the frame; from the end when negative):
+    /// null where an index is null, or, with `null_on_oob`, outside the
+    /// frame (else Polars raises). Reads every row; never per group.
+    Gather {
+        input: Box<GpuExpr>,
+        indices: Box<GpuExpr>,
+        null_on_oob: bool,
+    },
     /// The input at the rows where `by` is true (Polars' `filter`), only as
     /// the input of an aggregation: `first` or `last` (the first, last, such
     /// row's value, null where there is none), `sum` or `mean` (of the
@@ -589,6 +598,7 @@ macro_rules! children {
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
             ExprKind::Where { input, by } => vec![input, by],
+            ExprKind::Gather { input, indices, .. } => vec![input, indices],
             ExprKind::SortedBy { input, order, .. } => std::iter::once($($borrow)+ **input)
                 .chain(order.into_iter().map(|order| $($borrow)+ *order.key))
                 .collect(),
@@ -770,13 +780,14 @@ impl GpuExpr {
 
     /// Whether this expression reads other rows than its own (`shift`,
     /// `reverse`, forward and backward fills, `cum_sum`, `cum_max`, `cum_min`, `rank`,
-    /// the distinctness tests, sorts): per group it reads the group's rows, not
-    /// the frame's.
+    /// the distinctness tests, sorts, `gather`): per group it reads the
+    /// group's rows, not the frame's.
     pub fn reads_other_rows(&self) -> bool {
         matches!(
             self.kind,
             ExprKind::Shift { .. }
                 | ExprKind::Reverse(_)
+                | ExprKind::Gather { .. }
                 | ExprKind::Fill { .. }
                 | ExprKind::CumSum(_)
                 | ExprKind::CumExtreme { .. }

@@ -345,7 +345,8 @@ impl ExprLowering<'_> {
             }
             AExpr::Agg(agg) => {
                 let agg = agg.clone();
-                return self.aggregation(node, &agg);
+                let aggregated = self.aggregation(node, &agg)?;
+                return self.without_gather_inside(node, aggregated);
             }
             AExpr::Function {
                 input, function, ..
@@ -399,19 +400,50 @@ impl ExprLowering<'_> {
                 }
                 let dtype = self.dtype(node)?;
                 let input = self.boxed(expr)?;
-                return Some(GpuExpr {
+                let got = GpuExpr {
                     kind: ExprKind::Agg {
                         op: AggOp::Get { index, null_on_oob },
                         input,
                     },
                     dtype,
-                });
+                };
+                return self.without_gather_inside(node, got);
+            }
+            // `gather` by indices as long as the frame (over the whole
+            // frame: per group Polars takes each group's indices as a list).
+            AExpr::Gather {
+                expr,
+                idx,
+                returns_scalar: false,
+                null_on_oob,
+            } if !self.per_group
+                && polars_plan::plans::is_length_preserving_ae(*idx, self.arena)
+                && !self.one_value(*idx)
+                && !self.one_value(*expr) =>
+            {
+                let (expr, idx, null_on_oob) = (*expr, *idx, *null_on_oob);
+                let (input, indices) = (self.boxed(expr), self.boxed(idx));
+                let (input, indices) = (input?, indices?);
+                if !indices.dtype.is_integer() || indices.dtype == GpuDtype::UInt64 {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "gather by indices of {} is not supported on the GPU",
+                            indices.dtype
+                        ),
+                    );
+                }
+                ExprKind::Gather {
+                    input,
+                    indices,
+                    null_on_oob,
+                }
             }
             AExpr::Gather { .. } => {
                 return self.refuse(
                     node,
-                    "gather inside an expression (but `get` at a literal place) is not supported \
-                     on the GPU",
+                    "gather inside an expression (but `get` at a literal place, and over the \
+                     whole frame by indices as long as it) is not supported on the GPU",
                 );
             }
             AExpr::Filter { .. } => {
@@ -632,6 +664,19 @@ impl ExprLowering<'_> {
             }
         }
         reads_one_row
+    }
+
+    /// `aggregated` unless a `gather` by indices is inside it: Polars takes
+    /// an aggregation's input per group (of the whole frame too), whose
+    /// indices the device reads as the frame's only.
+    fn without_gather_inside(&mut self, node: Node, aggregated: GpuExpr) -> Lowered {
+        if aggregated.any(&|e| matches!(e.kind, ExprKind::Gather { .. })) {
+            return self.refuse(
+                node,
+                "a gather by indices inside an aggregation is not supported on the GPU",
+            );
+        }
+        Some(aggregated)
     }
 
     fn single(&mut self, inputs: &[ExprIR]) -> Lowered {

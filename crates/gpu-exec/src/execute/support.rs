@@ -391,6 +391,7 @@ pub(crate) fn partition_supported(
 pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     let (ExprKind::Shift { input, .. }
     | ExprKind::Reverse(input)
+    | ExprKind::Gather { input, .. }
     | ExprKind::Fill { input, .. }
     | ExprKind::CumSum(input)
     | ExprKind::CumExtreme { input, .. }
@@ -409,6 +410,12 @@ pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
             return Err(format!("`{expr}` of {}", input.dtype));
         }
         evaluable(other)?;
+    }
+    if let ExprKind::Gather { indices, .. } = &expr.kind {
+        if indices.has_aggregation() || indices.has_window() || !indices.dtype.is_integer() {
+            return Err(format!("a gather by `{indices}`"));
+        }
+        evaluable(indices)?;
     }
     if input.has_aggregation() || input.has_window() {
         return Err(format!("a shift or fill of aggregated values (`{expr}`)"));
@@ -468,6 +475,7 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
         } => string_valued(input),
         ExprKind::Shift { .. }
         | ExprKind::Reverse(_)
+        | ExprKind::Gather { .. }
         | ExprKind::Fill { .. }
         | ExprKind::SortedBy { .. } => row_order_part_supported(expr),
         // A shift or fill of text within groups, or an aggregation of text

@@ -212,6 +212,7 @@ impl fmt::Display for GpuExpr {
             }
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
             ExprKind::Reverse(input) => write!(f, "reverse({input})"),
+            ExprKind::Gather { input, indices, .. } => write!(f, "{input}.gather({indices})"),
             ExprKind::Rank {
                 input,
                 method,

@@ -243,6 +243,9 @@ pub enum Op {
     OverOrdered(bool, bool),
     /// A window mapped by `join`: each row its partition's values as a list.
     OverJoined,
+    /// The first input at the indices of the second (`gather`), null
+    /// outside the frame or not.
+    Gather(bool),
     /// Kept where the second input is true.
     Filter,
     Head(usize),
@@ -494,6 +497,7 @@ impl E {
                     SortOptions::default().with_order_descending(d).with_nulls_last(nl))),
                     WindowMapping::GroupsToRows).unwrap()),
             Op::Filter => case!(i, s; [x, p]; ; x.filter(p)),
+            Op::Gather(null) => case!(i, s; [x, idx]; null = null; x.gather(idx, null)),
             Op::Head(n) => case!(i, s; [x]; n = n; x.head(Some(n))),
             Op::Tail(n) => case!(i, s; [x]; n = n; x.tail(Some(n))),
             Op::Slice(o, n) => case!(i, s; [x]; o = o, n = n; x.slice(lit(o), lit(n as u64))),

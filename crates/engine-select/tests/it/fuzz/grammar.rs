@@ -951,7 +951,15 @@ impl Grammar<'_> {
                 };
                 E::new(op, vec![self.value(ty, d)])
             }
-            (_, 3) => E::new(Op::Reverse, vec![self.value(ty, d)]),
+            (_, 3) if self.chance(0.7) => E::new(Op::Reverse, vec![self.value(ty, d)]),
+            // Values gathered by indices (of other rows, beyond the frame
+            // too: null with null_on_oob, else Polars raises).
+            (_, 3) => {
+                let index_ty = *[Ty::Int, Ty::UInt].choose(self.rng).unwrap();
+                let indices = self.value(index_ty, 1);
+                let null_on_oob = self.chance(0.8);
+                E::new(Op::Gather(null_on_oob), vec![self.value(ty, d), indices])
+            }
             (Ty::Int | Ty::Float, 4) => {
                 let op = match self.rng.random_range(0..4) {
                     0 => Op::CumSum(reverse),

@@ -14,7 +14,9 @@
 //! Settings: `FUZZ_CASES` (300), `FUZZ_SEED` (1), `FUZZ_CASE` (one case of
 //! the seed), `FUZZ_THREADS` (1), `FUZZ_SHRINK` (runs spent shrinking a
 //! failure, 300; 0 prints it unshrunk), `FUZZ_SHOW=1` (print every case),
-//! `FUZZ_SUMMARY` (a file to append the summary line to).
+//! `FUZZ_SUMMARY` (a file to append the summary line to), `FUZZ_REASONS=1`
+//! (print every fallback reason of the cases that answered, to read the
+//! reasons users meet).
 
 pub mod code;
 mod expr;

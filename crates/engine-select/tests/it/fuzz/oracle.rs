@@ -535,6 +535,11 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
 
                 return Verdict::Failed(Failure::WrongAnswer(format!("{why}\n{report}")));
             }
+            if std::env::var("FUZZ_REASONS").is_ok() {
+                for r in &report.fallback_reasons {
+                    eprintln!("REASON {:?} {}", r.kind, r.message);
+                }
+            }
             let internal = report
                 .fallback_reasons
                 .iter()

@@ -152,6 +152,13 @@ fn row_wise_chains_row_indices_unions_and_slices_match_the_cpu() {
                 .select([col("k"), col("v")]),
         ),
         ("a slice past the end", table().slice(55, 20)),
+        (
+            "values gathered from other rows (across partitions)",
+            table().select([
+                col("v").gather(col("s").cast(DataType::Int64) * lit(7i64), true),
+                col("t").gather(lit(57i64) - col("s").cast(DataType::Int64), false),
+            ]),
+        ),
     ];
     for (name, lf) in cases {
         assert_partitioned_eq(name, lf);

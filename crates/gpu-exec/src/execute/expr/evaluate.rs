@@ -318,6 +318,9 @@ impl Executor<'_> {
         if let ExprKind::Shift { .. } | ExprKind::Reverse(_) = part.kind {
             return self.shifted(frame, part, "", groups);
         }
+        if let ExprKind::Gather { .. } = part.kind {
+            return self.gathered(frame, part, "", groups);
+        }
         if let ExprKind::Fill { .. } = part.kind {
             return self.filled(frame, part, "", groups);
         }

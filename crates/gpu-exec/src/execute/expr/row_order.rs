@@ -60,6 +60,64 @@ impl Executor<'_> {
         self.gather_column(column, &rows)
     }
 
+    /// Polars' `gather(indices)` of `input` over the whole frame: each
+    /// row the input's value at its index (from the end when negative;
+    /// null where the index is null, or outside the frame with
+    /// `null_on_oob`, else a check read once the result is on the host
+    /// sends the query to Polars, which raises).
+    pub(crate) fn gathered(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ExprKind::Gather {
+            input,
+            indices,
+            null_on_oob,
+        } = &expr.kind
+        else {
+            return Err(ExecError::Unsupported(format!("`{expr}` is not a gather")));
+        };
+        if groups.is_some() {
+            return Err(ExecError::Unsupported(format!("`{expr}` per group")));
+        }
+        let mut owned = None;
+        let column = self.column_in_groups(frame, input, name, &mut owned, None)?;
+        let int64 = GpuDtype::Int64;
+        let boolean = GpuDtype::Boolean;
+        let index = cast_to(indices, int64);
+        let height = GpuExpr::literal(Scalar::Int(frame.height as i64), int64);
+        let zero = GpuExpr::literal(Scalar::Int(0), int64);
+        let place = index
+            .clone()
+            .binary(BinaryOp::Lt, zero.clone(), boolean)
+            .then(
+                index.clone().binary(BinaryOp::Plus, height.clone(), int64),
+                index,
+                int64,
+            );
+        let outside = place.clone().binary(BinaryOp::Lt, zero, boolean).binary(
+            BinaryOp::Or,
+            place.clone().binary(BinaryOp::GtEq, height, boolean),
+            boolean,
+        );
+        if !null_on_oob {
+            let what = format!("`{expr}` has an index outside the frame");
+            self.check_any_later(frame, outside.clone(), what, ExecError::InvalidData)?;
+        }
+        // Null (gathered from -1) where the index is null or outside.
+        let none = GpuExpr::literal(Scalar::Int(-1), int64);
+        let no = GpuExpr::literal(Scalar::Boolean(false), boolean);
+        let rows = outside
+            .fill_null(no)
+            .then(none.clone(), place, int64)
+            .fill_null(none);
+        let rows = self.evaluate_i64(frame, &rows)?;
+        self.gather_column(column, &rows)
+    }
+
     /// For every sorted position p, in a group from `start` to `end`
     /// (exclusive; `group_of` numbers each position's group), the position
     /// `start + end - 1 - p`: the group's positions from its last.

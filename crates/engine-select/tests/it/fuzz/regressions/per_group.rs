@@ -273,3 +273,23 @@ fn get_of_a_literal_per_group_is_polars_own() {
     ]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A gather by indices inside an aggregation of the whole frame (seed 9,
+/// case 280, while the grammar grew `gather`): the device was asked for
+/// the indices per group (the frame's one group), which it does not read;
+/// refused in ir-lower now, instead of an internal fallback.
+#[test]
+fn a_gather_inside_an_aggregation_is_refused_before_it_runs() {
+    let t0 = DataFrame::new(
+        1,
+        vec![
+            Column::new("a".into(), [Some(i8::MAX)]),
+            Column::new("b".into(), [Some(-0.0f64)]),
+        ],
+    )
+    .unwrap();
+    let lf = t0
+        .lazy()
+        .select([col("b").gather(col("a"), true).mean().alias("x0")]);
+    assert_same_as_cpu(lf, CLOSE);
+}
