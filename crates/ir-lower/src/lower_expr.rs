@@ -54,6 +54,7 @@ pub(crate) use literals::is_constant;
 use literals::*;
 use row_order::*;
 use structs::STRUCTS_ON_THE_GPU;
+pub(crate) use temporal::truncation;
 use temporal::*;
 
 /// Why a sort of reordered values or keys (see

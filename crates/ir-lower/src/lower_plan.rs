@@ -20,6 +20,8 @@ use crate::plan::{
 };
 use crate::refusal::Refusal;
 
+mod dynamic;
+
 /// The plan node `node` as Polars' `explain` writes it: its first line.
 pub fn node_notation(node: Node, lp_arena: &Arena<IR>, expr_arena: &Arena<AExpr>) -> String {
     let plan = IRPlanRef {
@@ -661,6 +663,12 @@ impl<'a> PlanLowering<'a> {
                 ..
             } => {
                 let input_node = *input;
+                if let Some(dynamic) = &options.dynamic
+                    && options.slice.is_none()
+                    && apply.is_none()
+                {
+                    return self.dynamic_group_by(node, input_node, (keys, aggs), dynamic);
+                }
                 let input = self.node(input_node);
                 if apply.is_some() {
                     return self.refuse(
@@ -671,7 +679,8 @@ impl<'a> PlanLowering<'a> {
                 if options.is_dynamic() || options.is_rolling() {
                     return self.refuse(
                         node,
-                        "dynamic and rolling group-by are not supported on the GPU",
+                        "a sliced group_by_dynamic, and rolling group-bys, are not supported on \
+                         the GPU",
                     );
                 }
                 // A constant key beside keys of every row Polars repeats on

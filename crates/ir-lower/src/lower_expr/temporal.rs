@@ -320,6 +320,43 @@ pub(crate) fn total_of_duration(
     Ok(floored.binary(BinaryOp::Plus, up, dtype))
 }
 
+/// The truncation of values of `dtype` (a date or a timestamp) by `every`,
+/// as Polars truncates them (its fast path: days and smaller units
+/// together; weeks and months only where not rounding; a date by whole
+/// days), or `None`.
+pub(crate) fn truncation(
+    every: &polars::prelude::Duration,
+    dtype: GpuDtype,
+    round: bool,
+) -> Option<Truncation> {
+    let per_day: i64 = match dtype {
+        GpuDtype::Date => 1,
+        GpuDtype::Datetime(unit) => unit.per_day(),
+        _ => return None,
+    };
+    let (months, weeks, days, nanos) = (
+        every.months(),
+        every.weeks(),
+        every.days(),
+        every.nanoseconds(),
+    );
+    let date = dtype == GpuDtype::Date;
+    Some(match (months, weeks, days, nanos) {
+        (0, 0, _, 0) if date => Truncation::Fixed(days),
+        (0, 0, ..) if !date => {
+            let units = match dtype {
+                GpuDtype::Datetime(TimeUnit::Milliseconds) => nanos / 1_000_000,
+                GpuDtype::Datetime(TimeUnit::Microseconds) => nanos / 1_000,
+                _ => nanos,
+            };
+            Truncation::Fixed(days.checked_mul(per_day)?.checked_add(units)?)
+        }
+        (0, weeks, 0, 0) if !round => Truncation::Weeks(weeks),
+        (months, 0, 0, 0) if !round => Truncation::Months(months),
+        _ => return None,
+    })
+}
+
 impl ExprLowering<'_> {
     /// `dt.truncate(every)` of a date or a timestamp (no time zone), `every`
     /// a literal: how Polars truncates by it, or a refusal where Polars
@@ -346,43 +383,18 @@ impl ExprLowering<'_> {
             _ => return self.refuse(node, format!("{function} by {text:?}")),
         };
         let input = input?;
-        let per_day: i64 = match input.dtype {
-            GpuDtype::Date => 1,
-            GpuDtype::Datetime(unit) => unit.per_day(),
-            other => return self.refuse(node, format!("dt.truncate of {other}")),
-        };
-        let (months, weeks, days, nanos) = (
-            every.months(),
-            every.weeks(),
-            every.days(),
-            every.nanoseconds(),
-        );
+        if !matches!(input.dtype, GpuDtype::Date | GpuDtype::Datetime(_)) {
+            return self.refuse(node, format!("dt.truncate of {}", input.dtype));
+        }
         let date = input.dtype == GpuDtype::Date;
-        let every = match (months, weeks, days, nanos) {
-            (0, 0, _, 0) if date => Truncation::Fixed(days),
-            (0, 0, ..) if !date => {
-                // Polars' fast path: days and smaller units together.
-                let units = match input.dtype {
-                    GpuDtype::Datetime(TimeUnit::Milliseconds) => nanos / 1_000_000,
-                    GpuDtype::Datetime(TimeUnit::Microseconds) => nanos / 1_000,
-                    _ => nanos,
-                };
-                match days.checked_mul(per_day).and_then(|d| d.checked_add(units)) {
-                    Some(units) => Truncation::Fixed(units),
-                    None => return self.refuse(node, format!("{function} by {text:?}")),
-                }
-            }
-            (0, weeks, 0, 0) if !round => Truncation::Weeks(weeks),
-            (months, 0, 0, 0) if !round => Truncation::Months(months),
-            _ => {
-                return self.refuse(
-                    node,
-                    format!(
-                        "{function} of {} by {text:?} is not supported on the GPU",
-                        input.dtype
-                    ),
-                );
-            }
+        let Some(every) = truncation(&every, input.dtype, round) else {
+            return self.refuse(
+                node,
+                format!(
+                    "{function} of {} by {text:?} is not supported on the GPU",
+                    input.dtype
+                ),
+            );
         };
         let dtype = self.dtype(node)?;
         let input = match every {

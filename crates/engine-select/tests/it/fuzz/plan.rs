@@ -28,6 +28,14 @@ pub enum Plan {
         aggs: Vec<E>,
         stable: bool,
     },
+    /// `group_by_dynamic` by the date or timestamp column `index`, in
+    /// windows of `every` (its defaults otherwise), after a sort by it.
+    GroupByDynamic {
+        input: Box<Plan>,
+        index: String,
+        every: &'static str,
+        aggs: Vec<E>,
+    },
     Join {
         left: Box<Plan>,
         right: Box<Plan>,
@@ -121,6 +129,28 @@ impl Plan {
                 };
                 grouped.agg(exprs(aggs))
             }
+            Plan::GroupByDynamic {
+                input,
+                index,
+                every,
+                aggs,
+            } => input
+                .build(tables)
+                .sort(
+                    [index.as_str()],
+                    SortMultipleOptions::default().with_maintain_order(true),
+                )
+                .group_by_dynamic(
+                    col(index.as_str()),
+                    [] as [Expr; 0],
+                    DynamicGroupOptions {
+                        every: Duration::parse(every),
+                        period: Duration::parse(every),
+                        offset: Duration::parse("0ns"),
+                        ..Default::default()
+                    },
+                )
+                .agg(exprs(aggs)),
             Plan::Join {
                 left,
                 right,
@@ -232,6 +262,20 @@ impl Plan {
                 exprs_code(keys),
                 exprs_code(aggs)
             ),
+            Plan::GroupByDynamic {
+                input,
+                index,
+                every,
+                aggs,
+            } => format!(
+                "{}\n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
+                 \n        .group_by_dynamic(col({index:?}), [] as [Expr; 0], \
+                 DynamicGroupOptions {{ every: Duration::parse({every:?}), \
+                 period: Duration::parse({every:?}), offset: Duration::parse(\"0ns\"), \
+                 ..Default::default() }})\n        .agg({})",
+                input.code(),
+                exprs_code(aggs)
+            ),
             Plan::Join {
                 left,
                 right,
@@ -327,6 +371,9 @@ impl Plan {
             Plan::GroupBy { input, stable, .. } | Plan::Unique { input, stable, .. } => {
                 *stable && input.ordered()
             }
+            // In the windows' order (sorted first: ties of the time in the
+            // input's order, read by first and last).
+            Plan::GroupByDynamic { input, .. } => input.ordered(),
             Plan::Join {
                 left,
                 right,
@@ -368,6 +415,7 @@ impl Plan {
             | Plan::Unnest(input, _)
             | Plan::Sort { input, .. }
             | Plan::GroupBy { input, .. }
+            | Plan::GroupByDynamic { input, .. }
             | Plan::Unique { input, .. } => vec![input],
             Plan::Join { left, right, .. } => vec![left, right],
             Plan::Union(inputs) | Plan::HConcat(inputs) => inputs.iter().collect(),
@@ -381,6 +429,7 @@ impl Plan {
             Plan::Select(_, es) | Plan::WithColumns(_, es) => es.iter().collect(),
             Plan::Sort { by, .. } => by.iter().collect(),
             Plan::GroupBy { keys, aggs, .. } => keys.iter().chain(aggs).collect(),
+            Plan::GroupByDynamic { aggs, .. } => aggs.iter().collect(),
             Plan::Join {
                 left_on, right_on, ..
             } => left_on.iter().chain(right_on).collect(),

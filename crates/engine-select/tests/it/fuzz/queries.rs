@@ -253,6 +253,38 @@ fn random_op(
                 maintain_order: g.rng.random_bool(0.6),
             }
         }
+        // Time windows of a date or timestamp column (sorted by it first).
+        58..=72
+            if g.rng.random_bool(0.3)
+                && let Some(index) = schema
+                    .iter()
+                    .filter(|(_, dtype)| {
+                        matches!(dtype, DataType::Date | DataType::Datetime(_, None))
+                    })
+                    .map(|(name, _)| name.clone())
+                    .collect::<Vec<_>>()
+                    .choose(g.rng)
+                    .cloned() =>
+        {
+            g.context = Context::Groups;
+            let n = g.rng.random_range(1..4);
+            let aggs: Vec<E> = (0..n).map(|_| g.aggregation(depth)).collect();
+            let mut taken = schema.clone();
+            taken.push((index.clone(), DataType::Null));
+            let aggs = aggs
+                .into_iter()
+                .map(|a| a.alias(&fresh_name(fresh, &taken, "x")))
+                .collect();
+            let every = *["1d", "3d", "12h", "1w", "1mo", "1y"]
+                .choose(g.rng)
+                .unwrap();
+            Plan::GroupByDynamic {
+                input,
+                index,
+                every,
+                aggs,
+            }
+        }
         58..=72 => {
             let keys = g.keys(2);
             let keys = named(keys, fresh, &schema, "k");

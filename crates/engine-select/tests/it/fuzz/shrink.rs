@@ -249,6 +249,21 @@ fn plan_variants(plan: &Plan) -> Vec<Plan> {
                 });
             }
         }
+        Plan::GroupByDynamic {
+            input,
+            index,
+            every,
+            aggs,
+        } => {
+            for v in list_variants(aggs, 1) {
+                out.push(Plan::GroupByDynamic {
+                    input: input.clone(),
+                    index: index.clone(),
+                    every,
+                    aggs: v,
+                });
+            }
+        }
         Plan::Join {
             left,
             right,
@@ -340,6 +355,7 @@ fn with_input(plan: &Plan, i: usize, input: Plan) -> Plan {
         | Plan::Unnest(x, _)
         | Plan::Sort { input: x, .. }
         | Plan::GroupBy { input: x, .. }
+        | Plan::GroupByDynamic { input: x, .. }
         | Plan::Unique { input: x, .. } => *x = boxed(input),
         Plan::Join { left, right, .. } => {
             if i == 0 {

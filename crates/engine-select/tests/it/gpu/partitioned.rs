@@ -343,6 +343,25 @@ fn group_bys_of_aggregations_that_add_up_aggregate_each_partition() {
                 .agg(exact())
                 .sort(["s"], Default::default()),
         ),
+        (
+            "time windows of two days (sorted first)",
+            table()
+                .sort(
+                    ["d"],
+                    SortMultipleOptions::default().with_maintain_order(true),
+                )
+                .group_by_dynamic(
+                    col("d"),
+                    [] as [Expr; 0],
+                    DynamicGroupOptions {
+                        every: Duration::parse("2d"),
+                        period: Duration::parse("2d"),
+                        offset: Duration::parse("0ns"),
+                        ..Default::default()
+                    },
+                )
+                .agg(exact()),
+        ),
     ];
     for (name, lf) in cases {
         assert_partitioned_eq(name, lf);

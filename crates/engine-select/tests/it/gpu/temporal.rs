@@ -930,3 +930,91 @@ fn timestamps_in_time_zones_match_the_cpu() {
         "local times in zones other than UTC are not computed on the GPU",
     );
 }
+
+#[test]
+fn group_by_dynamic_windows_match_the_cpu_or_leave_polars_its_error() {
+    let day = 86_400_000i64;
+    let times = [0, 1, 2, 9, 10, 40, 41, 75, 200, 201].map(|d| d * day + d * 3_600_000);
+    let values = [
+        Some(1i64),
+        None,
+        Some(3),
+        Some(-4),
+        Some(5),
+        Some(6),
+        None,
+        Some(8),
+        Some(9),
+        Some(10),
+    ];
+    let frame = df!(
+        "t" => times,
+        "v" => values,
+        "s" => ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("t").cast(DataType::Datetime(TimeUnit::Milliseconds, None)),
+        col("t")
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+            .cast(DataType::Date)
+            .alias("d"),
+    ]);
+    let windows = |every: &str| DynamicGroupOptions {
+        every: Duration::parse(every),
+        period: Duration::parse(every),
+        offset: Duration::parse("0ns"),
+        ..Default::default()
+    };
+    let aggs = || {
+        [
+            col("v").sum().alias("sum"),
+            col("v").max().alias("max"),
+            col("s").first().alias("first s"),
+            col("t").last().alias("last t"),
+            len().alias("n"),
+        ]
+    };
+    for (name, index, every) in [
+        ("timestamps by day", "t", "1d"),
+        ("timestamps by 10 days", "t", "10d"),
+        ("timestamps by 6 hours", "t", "6h"),
+        ("timestamps by week", "t", "1w"),
+        ("timestamps by month", "t", "1mo"),
+        ("dates by 3 days", "d", "3d"),
+        ("dates by quarter", "d", "3mo"),
+    ] {
+        let lf = frame
+            .clone()
+            .group_by_dynamic(col(index), [] as [Expr; 0], windows(every))
+            .agg(aggs());
+        assert_gpu_eq(name, lf);
+    }
+    // Times out of order, or a null time: Polars raises, and so does the
+    // engine.
+    for lf in [
+        frame.clone().reverse(),
+        frame.clone().with_columns([when(col("v").is_null())
+            .then(lit(NULL))
+            .otherwise(col("t"))
+            .alias("t")]),
+    ] {
+        assert_cpu_error(
+            lf.group_by_dynamic(col("t"), [] as [Expr; 0], windows("1d"))
+                .agg([col("v").sum()]),
+        );
+    }
+    // Windows of a period other than `every`, and `group_by` keys, stay
+    // with Polars.
+    let overlapping = DynamicGroupOptions {
+        period: Duration::parse("2d"),
+        ..windows("1d")
+    };
+    assert_cpu_answer_with_reason(
+        frame
+            .group_by_dynamic(col("t"), [] as [Expr; 0], overlapping)
+            .agg([col("v").sum()]),
+        "group_by_dynamic with `group_by` keys, a period other than `every`",
+    );
+}
