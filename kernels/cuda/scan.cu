@@ -258,6 +258,42 @@ extern "C" __global__ void fill_sources(const u64* positions, const i64* valid_r
 }
 EMU_KERNEL(fill_sources)
 
+// Polars' cum_sum of floats, restarted in each group: one thread per group
+// adds the group's valid values in order, left to right, as Polars' loop
+// does (from 0.0; f32 values into a double, each sum rounded to f32 as it
+// is written), so that every sum is Polars' to the bit. Group g's rows are
+// rows[starts[g]] .. rows[starts[g + 1] - 1] (the last group ends at
+// n_rows); each sum is written at its row, 0 at a null row.
+template <typename T>
+__device__ __forceinline__ void sequential_sums(const T* values, const u32* validity,
+                                                const i64* rows, const i64* starts, u64 n_rows,
+                                                u64 n_groups, T* out) {
+    for (u64 g = global_index(); g < n_groups; g += global_stride()) {
+        u64 end = g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows;
+        double sum = 0.0;
+        for (u64 p = static_cast<u64>(starts[g]); p < end; ++p) {
+            i64 row = rows[p];
+            if (is_valid(validity, static_cast<u64>(row))) {
+                sum += static_cast<double>(values[row]);
+                out[row] = static_cast<T>(sum);
+            } else {
+                out[row] = T(0);
+            }
+        }
+    }
+}
+
+#define SEQUENTIAL_SUMS(T, suffix)                                                         \
+    extern "C" __global__ void sequential_sums_##suffix(const T* values, const u32* validity, \
+                                                        const i64* rows, const i64* starts,   \
+                                                        u64 n_rows, u64 n_groups, T* out) {   \
+        sequential_sums<T>(values, validity, rows, starts, n_rows, n_groups, out);           \
+    }                                                                                      \
+    EMU_KERNEL(sequential_sums_##suffix)
+
+SEQUENTIAL_SUMS(double, f64)
+SEQUENTIAL_SUMS(float, f32)
+
 // Running extremes (Polars' cum_max and cum_min), restarted in each group:
 // for every position, the position of the best valid value so far in its
 // group, the earliest among equals. A scan of "runs" (first and last group,

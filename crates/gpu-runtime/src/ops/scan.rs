@@ -1,4 +1,4 @@
-//! Operations of the scan kernels (`kernels/cuda/scan.cu`): prefix sums, compactions, fills and running extremes.
+//! Operations of the scan kernels (`kernels/cuda/scan.cu`): prefix sums, compactions, fills, running extremes and sequential float sums.
 
 use super::*;
 
@@ -32,6 +32,13 @@ impl OrderedWord for f64 {
 }
 
 impl Word64 for i64 {}
+
+/// Float element types with a kernel of sequential sums.
+pub trait SequentialSum: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
+kernel_for!(SequentialSum: f64 => sequential_sums_f64, f32 => sequential_sums_f32);
 
 impl Word64 for u64 {}
 
@@ -185,6 +192,38 @@ impl Ops<'_> {
             .arg(n as u64)
             .buffer(&out);
         self.launch(ids::compact_indices, Self::linear(n), args)?;
+        Ok(out)
+    }
+
+    /// Polars' `cum_sum` of floats, restarted in each group (`rows` in
+    /// group order, `starts` each group's first position): each group's
+    /// valid values added in order by one thread, as Polars' loop adds
+    /// them (f32 values into an f64 sum, rounded to f32 as written); 0 at a
+    /// null row. Exact, and sequential within a group.
+    pub fn sequential_sums<T: SequentialSum>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        check_bitmap(validity, values.len(), "validity")?;
+        check(rows.len() == values.len(), || {
+            format!("{} rows for {} values", rows.len(), values.len())
+        })?;
+        let out = self.zeroed::<T>(values.len())?;
+        if values.is_empty() || starts.is_empty() {
+            return Ok(out);
+        }
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .buffer(rows)
+            .buffer(starts)
+            .arg(values.len() as u64)
+            .arg(starts.len() as u64)
+            .buffer(&out);
+        self.launch(T::KERNEL, Self::linear(starts.len()), args)?;
         Ok(out)
     }
 

@@ -341,7 +341,24 @@ impl ExprLowering<'_> {
             }
             F::CumSum { reverse } => {
                 let input = self.single(inputs)?;
-                // Floats would sum in another order than Polars' loop.
+                // Floats: added in Polars' order, row after row (reversed:
+                // from the last row, the running sums of the reversed rows
+                // reversed back).
+                if input.dtype.is_float() {
+                    let dtype = input.dtype;
+                    let reversed = |e: GpuExpr| GpuExpr {
+                        kind: ExprKind::Reverse(Box::new(e)),
+                        dtype,
+                    };
+                    let sums = |e: GpuExpr| GpuExpr {
+                        kind: ExprKind::CumSum(Box::new(e)),
+                        dtype,
+                    };
+                    return Some(match reverse {
+                        false => sums(input),
+                        true => reversed(sums(reversed(input))),
+                    });
+                }
                 if !(input.dtype.is_integer() || input.dtype == GpuDtype::Boolean) {
                     return self.refuse(
                         node,

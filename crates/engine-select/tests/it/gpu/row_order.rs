@@ -499,15 +499,14 @@ fn cumulative_sums_of_integers_match_the_cpu() {
         "a cum_sum in a filter",
         frame().filter(col("i").cum_sum(false).gt(lit(5i64))),
     );
-    for (lf, reason) in [
-        (
-            frame().select([col("j").cum_sum(true)]),
-            "reversed cum_sum as i32",
-        ),
-        (frame().select([col("f").cum_sum(false)]), "cum_sum of f64"),
-    ] {
-        assert_cpu_answer_with_reason(lf, reason);
-    }
+    assert_gpu_eq(
+        "a running sum of floats",
+        frame().select([col("f").cum_sum(false)]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([col("j").cum_sum(true)]),
+        "reversed cum_sum as i32",
+    );
 }
 
 #[test]
@@ -977,4 +976,57 @@ fn gathers_by_indices_match_the_cpu_or_leave_polars_its_error() {
             .agg([col("x").gather(col("u") * lit(0u32), true)]),
         "gather inside an expression",
     );
+}
+
+#[test]
+fn running_sums_of_floats_are_polars_to_the_bit() {
+    let frame = df!(
+        "g" => [1i64, 2, 1, 1, 2, 2, 1, 2],
+        "x" => [Some(0.1f64), Some(-0.0), None, Some(1e16), Some(f64::NAN), Some(0.2), Some(-1e16), Some(0.3)],
+        "y" => [Some(0.1f32), Some(-0.0), None, Some(1e8), Some(3.5), Some(0.2), Some(0.3), None],
+    )
+    .unwrap()
+    .lazy();
+    for (name, lf) in [
+        (
+            "over the frame (sums whose order shows in the last bits)",
+            frame
+                .clone()
+                .select([col("x").cum_sum(false), col("y").cum_sum(false)]),
+        ),
+        (
+            "reversed",
+            frame
+                .clone()
+                .select([col("x").cum_sum(true), col("y").cum_sum(true)]),
+        ),
+        (
+            "per window group, of computed values",
+            frame.clone().select([
+                col("x").cum_sum(false).over([col("g")]).unwrap().alias("x"),
+                col("y")
+                    .cum_sum(true)
+                    .over([col("g")])
+                    .unwrap()
+                    .alias("y reversed"),
+                (col("x") * lit(3.0)).cum_sum(false).alias("3x"),
+            ]),
+        ),
+        (
+            "per group of a group-by",
+            frame.clone().group_by_stable([col("g")]).agg([
+                col("x").cum_sum(false).alias("running"),
+                col("x").cum_sum(false).last().alias("total"),
+            ]),
+        ),
+        (
+            "of negative zeros (0.0 + -0.0 is 0.0)",
+            df!("z" => [-0.0f64, -0.0])
+                .unwrap()
+                .lazy()
+                .select([col("z").cum_sum(false)]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
 }

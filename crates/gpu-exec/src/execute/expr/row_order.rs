@@ -184,6 +184,9 @@ impl Executor<'_> {
         dtype: GpuDtype,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
+        if input.dtype.is_float() {
+            return self.float_sums(frame, input, groups);
+        }
         let words = word_dtype(input.dtype);
         // The evaluator writes 0 for a null row.
         let (values, validity) = self
@@ -212,6 +215,46 @@ impl Executor<'_> {
             dtype,
         };
         self.evaluate(&sums, &wrapped, "")
+    }
+
+    /// Polars' `cum_sum` of floats (`input`) over `frame`, restarted in
+    /// each group of `groups`, in its order: each group's values added row
+    /// after row, as Polars' loop adds them (see [`Ops::sequential_sums`]);
+    /// a null row stays null.
+    fn float_sums(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let (values, validity) = self
+            .evaluate_in_groups(frame, input, "", groups)?
+            .into_parts();
+        let whole;
+        let (rows, starts) = match groups {
+            Some(groups) => groups,
+            None => {
+                whole = self.one_group(frame.height)?;
+                (&whole.0, &whole.1)
+            }
+        };
+        let sums = match &values {
+            Values::F64(v) => {
+                Values::F64(ops.sequential_sums(v, validity.as_ref(), rows, starts)?)
+            }
+            Values::F32(v) => {
+                Values::F32(ops.sequential_sums(v, validity.as_ref(), rows, starts)?)
+            }
+            _ => return Err(ExecError::Unsupported(format!("cum_sum of `{input}`"))),
+        };
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            input.dtype,
+            frame.height,
+            sums,
+            validity,
+        ))
     }
 
     /// Polars' `cum_max` (`cum_min`, `minimum`) of `input` (integers or

@@ -1,4 +1,4 @@
-//! Inclusive and exclusive single-pass scans, stream compaction, and the source rows of forward and backward fills.
+//! Inclusive and exclusive single-pass scans, stream compaction, the source rows of forward and backward fills, and sequential float sums.
 
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy};
 use gpu_runtime::{KernelArgs, LaunchConfig};
@@ -156,5 +156,58 @@ fn fill_sources_are_the_nearest_valid_rows_within_the_limit() {
                 assert_eq!(got, expected, "n = {n}, forward {forward}, limit {limit:?}");
             }
         }
+    }
+}
+
+#[test]
+fn sequential_sums_add_each_groups_floats_in_order_as_polars_loop_does() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(59);
+    for &n in SIZES {
+        // Values of mixed magnitudes (so the order of the additions shows
+        // in the last bits), some null; rows in a shuffled group order.
+        let values: Vec<f64> = (0..n)
+            .map(|_| (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..17)))
+            .collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
+        let mut rows: Vec<i64> = (0..n as i64).collect();
+        rng.shuffle(&mut rows);
+        let mut starts: Vec<i64> = (0..n as i64).filter(|_| rng.u8(..6) == 0).collect();
+        if starts.first() != Some(&0) {
+            starts.insert(0, 0);
+        }
+        let ends: Vec<usize> = starts[1..].iter().map(|&s| s as usize).chain([n]).collect();
+        let mut expected64 = vec![0f64; n];
+        let mut expected32 = vec![0f32; n];
+        let singles: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+        for (g, &start) in starts.iter().enumerate() {
+            let (mut sum64, mut sum32) = (0f64, 0f64);
+            for &row in &rows[start as usize..ends[g]] {
+                let row = row as usize;
+                if valid[row] {
+                    sum64 += values[row];
+                    sum32 += f64::from(singles[row]);
+                    expected64[row] = sum64;
+                    expected32[row] = sum32 as f32;
+                }
+            }
+        }
+        let (d_valid, d_rows) = (device.upload(&bitmap(&valid)), device.upload(&rows));
+        let d_starts = device.upload(&starts);
+        let got64 = ops
+            .sequential_sums(&device.upload(&values), Some(&d_valid), &d_rows, &d_starts)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        let got32 = ops
+            .sequential_sums(&device.upload(&singles), Some(&d_valid), &d_rows, &d_starts)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let bits32 = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got64), bits(&expected64), "n = {n}");
+        assert_eq!(bits32(&got32), bits32(&expected32), "n = {n}");
     }
 }
