@@ -528,6 +528,9 @@ pub enum ExprKind {
     },
     /// A struct of one field per input (Polars' `pl.struct`), never null.
     MakeStruct(Vec<GpuExpr>),
+    /// A list per row of the inputs' values in order (Polars' `concat_list`
+    /// of values of one type, not lists), nulls kept; never null.
+    ConcatList(Vec<GpuExpr>),
     Temporal {
         part: TemporalPart,
         input: Box<GpuExpr>,
@@ -592,7 +595,9 @@ macro_rules! children {
                 .chain(partition_by)
                 .chain(order_by.into_iter().map(|order| $($borrow)+ *order.key))
                 .collect(),
-            ExprKind::ConcatStr { inputs, .. } | ExprKind::MakeStruct(inputs) => {
+            ExprKind::ConcatStr { inputs, .. }
+            | ExprKind::MakeStruct(inputs)
+            | ExprKind::ConcatList(inputs) => {
                 inputs.into_iter().collect()
             }
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],

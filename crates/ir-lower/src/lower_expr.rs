@@ -645,7 +645,7 @@ impl ExprLowering<'_> {
     /// or values computed row by row from columns it holds at one row
     /// (`one_row`: Polars' common subexpressions of one value) and
     /// literals only.
-    fn one_value(&self, node: Node) -> bool {
+    pub(crate) fn one_value(&self, node: Node) -> bool {
         if polars_plan::plans::is_scalar_ae(node, self.arena) {
             return true;
         }

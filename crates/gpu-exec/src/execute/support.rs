@@ -273,6 +273,10 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
             }
             // A function of each list giving lists (`list.sort`).
             ExprKind::List { input, .. } => evaluable(input),
+            ExprKind::ConcatList(inputs) => inputs.iter().try_for_each(|input| match input.dtype {
+                GpuDtype::String => string_valued(input),
+                _ => evaluable(input),
+            }),
             ExprKind::MakeStruct(fields) => fields.iter().try_for_each(|field| match field.dtype {
                 GpuDtype::String => string_valued(field),
                 _ => evaluable(field),

@@ -347,6 +347,10 @@ impl fmt::Display for GpuExpr {
                 let inputs: Vec<String> = inputs.iter().map(ToString::to_string).collect();
                 write!(f, "struct({})", inputs.join(", "))
             }
+            ExprKind::ConcatList(inputs) => {
+                let inputs: Vec<String> = inputs.iter().map(ToString::to_string).collect();
+                write!(f, "concat_list({})", inputs.join(", "))
+            }
             ExprKind::Temporal { part, input } => write!(f, "{part}({input})"),
             ExprKind::Agg { op, input } => write!(f, "{op}({input})"),
             ExprKind::Len => f.write_str("len()"),

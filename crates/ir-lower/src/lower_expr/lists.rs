@@ -9,7 +9,7 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `list.get` (`first`, `last`), `list.sum`, `list.min`, \
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, \
                                 `list.contains`, `list.sort`, `list.slice` (`head`, `tail`) \
-                                of them";
+                                of them, and makes them by `concat_list` of values";
 
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
@@ -19,6 +19,9 @@ impl ExprLowering<'_> {
         inputs: &[ExprIR],
         function: &IRListFunction,
     ) -> Lowered {
+        if let IRListFunction::Concat = function {
+            return self.concat_list(node, inputs);
+        }
         let literal = |lowering: &Self| lowering.literal_value(inputs.get(1)?.node());
         // The type of `contains`' item, where it is one.
         let mut contains_type = None;
@@ -150,15 +153,15 @@ impl ExprLowering<'_> {
             } | ExprKind::List {
                 function: ListFunction::Sort { .. } | ListFunction::Keep { .. },
                 ..
-            }
+            } | ExprKind::ConcatList(_)
         );
         if !computed && !matches!(input.kind, ExprKind::Column { .. }) {
             return self.refuse(
                 node,
                 format!(
                     "{function} of a list computed in the expression is not supported on the \
-                     GPU yet (of a list column, of texts split, of lists sorted or sliced, it \
-                     is)"
+                     GPU yet (of a list column, of texts split, of lists sorted, sliced or \
+                     concatenated, it is)"
                 ),
             );
         }
@@ -179,6 +182,34 @@ impl ExprLowering<'_> {
                 function,
                 input: Box::new(input),
             },
+            dtype,
+        })
+    }
+
+    /// `concat_list` of `inputs`, values of one type (not lists, not
+    /// single values Polars repeats): each row's list of their values in
+    /// order.
+    fn concat_list(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        if inputs.iter().any(|input| self.one_value(input.node())) {
+            return self.refuse(
+                node,
+                "concat_list of a literal or an aggregation is not supported on the GPU yet",
+            );
+        }
+        let values = self.inputs(inputs)?;
+        let dtype = self.dtype(node)?;
+        let of_values = |e: &GpuExpr| GpuDtype::List(crate::dtype::ListOf::of(e.dtype)) == dtype;
+        if values.is_empty() || !values.iter().all(of_values) {
+            return self.refuse(
+                node,
+                format!(
+                    "concat_list into {dtype} of lists or of values of other types is not \
+                     supported on the GPU yet"
+                ),
+            );
+        }
+        Some(GpuExpr {
+            kind: ExprKind::ConcatList(values),
             dtype,
         })
     }

@@ -20,6 +20,7 @@ impl ExprLowering<'_> {
                 op: StringOp::Split { .. },
                 input,
             } => !nested(input),
+            ExprKind::ConcatList(inputs) => !inputs.iter().any(nested),
             ExprKind::MakeStruct(fields) => !fields
                 .iter()
                 .any(|f| matches!(f.dtype, GpuDtype::Struct(_))),

@@ -18,10 +18,14 @@ fn joined_window() -> Expr {
 fn unsupported_dtypes_are_named() {
     let lists = df!("id" => [1i64, 2]).unwrap().lazy().select([
         col("id"),
-        concat_list([col("id"), col("id")]).unwrap().alias("pair"),
+        concat_list([col("id"), col("id")])
+            .unwrap()
+            .list()
+            .mean()
+            .alias("pair"),
     ]);
     expect![[r#"
-        refused: col("id").list.concat([col("id")]): function list.concat is not supported on the GPU yet (the GPU holds list columns, makes them by `implode` and by `agg` of values, explodes them, tests them for nulls, counts them, picks the first or last per group and takes `list.len`, `list.get` (`first`, `last`), `list.sum`, `list.min`, `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, `list.contains`, `list.sort`, `list.slice` (`head`, `tail`) of them)
+        refused: col("id").list.concat([col("id")]).list.mean(): function list.mean is not supported on the GPU yet (the GPU holds list columns, makes them by `implode` and by `agg` of values, explodes them, tests them for nulls, counts them, picks the first or last per group and takes `list.len`, `list.get` (`first`, `last`), `list.sum`, `list.min`, `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, `list.contains`, `list.sort`, `list.slice` (`head`, `tail`) of them, and makes them by `concat_list` of values)
     "#]].assert_eq(&explain(lists));
     let decimal = orders().select([col("amount").cast(DataType::Decimal(10, 2))]);
     expect![[r#"

@@ -145,6 +145,8 @@ pub enum Op {
     ListJoin(&'static str, bool),
     /// `list.contains(item, nulls_equal)`: the item its second input.
     ListContains(bool),
+    /// `concat_list` of the inputs (values of one type).
+    ConcatList,
     /// `list.sort(descending, nulls_last)`.
     ListSort(bool, bool),
     /// `list.slice(lit(offset), lit(length))`, `list.head(lit(n))`,
@@ -377,6 +379,10 @@ impl E {
             Op::AsStruct => {
                 let code = format!("as_struct(vec![{}])", s.join(", "));
                 (as_struct(i), code)
+            }
+            Op::ConcatList => {
+                let code = format!("concat_list(vec![{}]).unwrap()", s.join(", "));
+                (concat_list(i).unwrap(), code)
             }
 
             Op::ListMin => case!(i, s; [x]; ; x.list().min()),

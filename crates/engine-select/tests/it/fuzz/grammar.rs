@@ -1141,6 +1141,12 @@ impl Grammar<'_> {
             return E::new(Op::OverJoined, args);
         }
         if self.chance(0.02) {
+            // A list per row of values of one type.
+            let n = self.rng.random_range(1..4);
+            let values = (0..n).map(|_| self.value(ty, depth)).collect();
+            return E::new(Op::ConcatList, values);
+        }
+        if self.chance(0.02) {
             // Lists of texts, sometimes exploded back into rows (in the
             // expression, which stays with Polars).
             let x = self.value(Ty::Str, depth);

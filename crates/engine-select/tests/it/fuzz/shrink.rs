@@ -144,7 +144,8 @@ pub fn expr_variants(e: &E) -> Vec<E> {
         | Op::MinHorizontal
         | Op::MaxHorizontal
         | Op::AllHorizontal
-        | Op::AnyHorizontal => (0, 1),
+        | Op::AnyHorizontal
+        | Op::ConcatList => (0, 1),
         Op::Over | Op::OverJoined => (1, 2),
         Op::OverOrdered(..) => (2, 3),
         _ => (usize::MAX, usize::MAX),

@@ -510,6 +510,36 @@ fn lists_are_made_by_implode_and_by_agg_of_values() {
             ]),
         ),
         (
+            "concat_list of columns and computed values, texts, nulls kept",
+            numbers.clone().select([
+                concat_list([col("v"), col("v") * lit(2i64), col("v").shift(lit(1))])
+                    .unwrap()
+                    .alias("v three ways"),
+                concat_list([col("s"), col("s").str().to_uppercase()])
+                    .unwrap()
+                    .alias("s twice"),
+                concat_list([col("x")]).unwrap().alias("x alone"),
+            ]),
+        ),
+        (
+            "concat_list then a list function",
+            numbers
+                .clone()
+                .filter(col("g").is_not_null())
+                .select([concat_list([col("v"), col("h").cast(DataType::Int64)])
+                    .unwrap()
+                    .list()
+                    .max()
+                    .alias("greater")]),
+        ),
+        (
+            "concat_list of an empty frame",
+            numbers
+                .clone()
+                .filter(col("h").gt(lit(100u32)))
+                .select([concat_list([col("s"), col("s")]).unwrap().alias("s")]),
+        ),
+        (
             "the column's list on every row",
             numbers.clone().with_columns([
                 col("v").implode(true).alias("all v"),

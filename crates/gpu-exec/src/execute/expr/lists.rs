@@ -118,6 +118,9 @@ impl Executor<'_> {
                 DeviceColumn::from_parts("".into(), expr.dtype, frame.height, lists, Some(validity))
             }
             ExprKind::MakeStruct(fields) => self.made_struct(frame, fields, expr.dtype, groups)?,
+            ExprKind::ConcatList(inputs) => {
+                self.concat_listed(frame, inputs, expr.dtype, groups)?
+            }
             ExprKind::List { function, input } => {
                 self.list_function(frame, function, input, expr.dtype)?
             }
@@ -154,6 +157,66 @@ impl Executor<'_> {
         };
         made.name = name.into();
         Ok(made)
+    }
+
+    /// Polars' `concat_list` of `inputs` (k values of one type) over
+    /// `frame`: the inputs stacked one after another, each row's list the
+    /// k values at its row (child row i the stack's row (i % k)·n + i / k),
+    /// every list k long.
+    fn concat_listed(
+        &self,
+        frame: &DeviceFrame,
+        inputs: &[GpuExpr],
+        dtype: GpuDtype,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let GpuDtype::List(of) = dtype else {
+            return Err(ExecError::Unsupported(format!("concat_list into {dtype}")));
+        };
+        let (n, k) = (frame.height, inputs.len());
+        let columns = inputs
+            .iter()
+            .map(|input| self.evaluate_in_groups(frame, input, "", groups))
+            .collect::<Result<Vec<_>, _>>()?;
+        let parts: Vec<&DeviceColumn> = columns.iter().collect();
+        let stacked = self.concat_column(&parts, "", of.values(), n * k)?;
+        let ops = self.ops();
+        let int64 = GpuDtype::Int64;
+        let places = |len: usize| -> Result<DeviceFrame, ExecError> {
+            let iota = ops.iota(len, 0)?;
+            Ok(DeviceFrame {
+                columns: vec![DeviceColumn::from_parts(
+                    "".into(),
+                    int64,
+                    len,
+                    Values::I64(iota),
+                    None,
+                )],
+                height: len,
+            })
+        };
+        let int = |v: usize| GpuExpr::literal(Scalar::Int(v as i64), int64);
+        let i = column_ref(0, int64);
+        let source = i
+            .clone()
+            .binary(BinaryOp::Modulus, int(k), int64)
+            .binary(BinaryOp::Multiply, int(n), int64)
+            .binary(
+                BinaryOp::Plus,
+                i.clone().binary(BinaryOp::FloorDivide, int(k), int64),
+                int64,
+            );
+        let rows = self.evaluate_i64(&places(n * k)?, &source)?;
+        let child = self.gather_column(&stacked, &rows)?.into_child();
+        let offsets = self.evaluate_i64(
+            &places(n + 1)?,
+            &i.binary(BinaryOp::Multiply, int(k), int64),
+        )?;
+        let lists = Values::List {
+            offsets,
+            child: Box::new(child),
+        };
+        Ok(DeviceColumn::from_parts("".into(), dtype, n, lists, None))
     }
 
     /// A function of each list of `input`, a list column of `frame`, of
