@@ -356,7 +356,15 @@ impl ExprLowering<'_> {
                 return self.function(node, &input, &function);
             }
             AExpr::Len => ExprKind::Len,
-            AExpr::Element => return self.refuse(node, "element() is not supported on the GPU"),
+            // Inside `list.eval`: the values, column 0 of a frame of their own.
+            AExpr::Element => match self.schema.get_full(polars_plan::constants::POLARS_ELEMENT) {
+                Some((index, name, _)) => ExprKind::Column {
+                    index,
+                    name: name.to_string(),
+                    held: Held::PerRow,
+                },
+                None => return self.refuse(node, "element() outside list.eval"),
+            },
             AExpr::Explode { .. } => {
                 return self.refuse(node, "explode is not supported on the GPU");
             }
@@ -456,10 +464,18 @@ impl ExprLowering<'_> {
             AExpr::AnonymousAgg { .. } | AExpr::AnonymousFunction { .. } => {
                 return self.refuse(node, "user-defined functions run on the CPU only");
             }
+            AExpr::Eval {
+                expr,
+                evaluation,
+                variant: polars_plan::dsl::EvalVariant::List,
+            } => {
+                let (expr, evaluation) = (*expr, *evaluation);
+                return self.list_eval(node, expr, evaluation);
+            }
             AExpr::Eval { .. } | AExpr::StructEval { .. } => {
                 return self.refuse(
                     node,
-                    "list and struct evaluation is not supported on the GPU",
+                    "list.agg, array and struct evaluation are not supported on the GPU",
                 );
             }
             AExpr::Over {
@@ -561,7 +577,7 @@ impl ExprLowering<'_> {
     }
 
     /// Polars' type of `node` (dynamic literals materialised), if it resolves.
-    fn polars_dtype(&self, node: Node) -> Option<DataType> {
+    pub(crate) fn polars_dtype(&self, node: Node) -> Option<DataType> {
         let context = ToFieldContext::new(self.arena, self.schema);
         self.arena
             .get(node)

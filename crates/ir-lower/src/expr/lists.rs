@@ -23,6 +23,10 @@ pub enum ListFunction {
     Contains(Scalar),
     /// Each list's values sorted (not floats), nulls first or last.
     Sort { descending: bool, nulls_last: bool },
+    /// `list.eval` of an expression of the values (column 0 of a frame of
+    /// their own, each list a group of it, as a group-by's aggregation
+    /// takes a group) giving one value per value: each list's results.
+    Eval(Box<GpuExpr>),
     /// Each list's values where `by` holds (`list.slice`, `list.head`,
     /// `list.tail`, named by `what`): `by` reads the values as column 0 of
     /// a frame of their own, each list a group of it (its length `len()`,
@@ -46,6 +50,7 @@ impl fmt::Display for ListFunction {
             ListFunction::Aggregate(op) => write!(f, "list.{op}"),
             ListFunction::Contains(item) => write!(f, "list.contains({item})"),
             ListFunction::Keep { what, .. } => write!(f, "list.{what}"),
+            ListFunction::Eval(evaluation) => write!(f, "list.eval[{evaluation}]"),
             ListFunction::Sort {
                 descending,
                 nulls_last,

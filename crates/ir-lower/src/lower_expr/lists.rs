@@ -9,7 +9,8 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `list.get` (`first`, `last`), `list.sum`, `list.min`, \
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, \
                                 `list.contains`, `list.sort`, `list.slice` (`head`, `tail`) \
-                                of them, and makes them by `concat_list` of values";
+                                and `list.eval` of them, and makes them by `concat_list` of \
+                                values";
 
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
@@ -144,27 +145,6 @@ impl ExprLowering<'_> {
         let GpuDtype::List(of) = input.dtype else {
             return self.refuse(node, format!("{function} of {}", input.dtype));
         };
-        // (Lists computed in the expression: texts split, lists sorted.)
-        let computed = matches!(
-            &input.kind,
-            ExprKind::String {
-                op: StringOp::Split { .. },
-                ..
-            } | ExprKind::List {
-                function: ListFunction::Sort { .. } | ListFunction::Keep { .. },
-                ..
-            } | ExprKind::ConcatList(_)
-        );
-        if !computed && !matches!(input.kind, ExprKind::Column { .. }) {
-            return self.refuse(
-                node,
-                format!(
-                    "{function} of a list computed in the expression is not supported on the \
-                     GPU yet (of a list column, of texts split, of lists sorted, sliced or \
-                     concatenated, it is)"
-                ),
-            );
-        }
         if !takes(of.values()) || contains_type.is_some_and(|item| item != of.values()) {
             // Floats: Polars adds each list in an order of its own, and
             // which of -0.0 and 0.0 is a list's extreme depends on it.
@@ -177,6 +157,41 @@ impl ExprLowering<'_> {
             );
         }
         let dtype = self.dtype(node)?;
+        self.list_function_of(node, function, input, dtype)
+    }
+
+    /// `function` of the lists `input`, of `dtype`: of a list column, or of
+    /// lists computed in the expression the GPU makes (texts split, lists
+    /// sorted, sliced, evaluated or concatenated).
+    fn list_function_of(
+        &mut self,
+        node: Node,
+        function: ListFunction,
+        input: GpuExpr,
+        dtype: GpuDtype,
+    ) -> Lowered {
+        let computed = matches!(
+            &input.kind,
+            ExprKind::String {
+                op: StringOp::Split { .. },
+                ..
+            } | ExprKind::List {
+                function: ListFunction::Sort { .. }
+                    | ListFunction::Keep { .. }
+                    | ListFunction::Eval(_),
+                ..
+            } | ExprKind::ConcatList(_)
+        );
+        if !computed && !matches!(input.kind, ExprKind::Column { .. }) {
+            return self.refuse(
+                node,
+                format!(
+                    "{function} of a list computed in the expression is not supported on the \
+                     GPU yet (of a list column, of texts split, of lists sorted, sliced, \
+                     evaluated or concatenated, it is)"
+                ),
+            );
+        }
         Some(GpuExpr {
             kind: ExprKind::List {
                 function,
@@ -184,6 +199,54 @@ impl ExprLowering<'_> {
             },
             dtype,
         })
+    }
+
+    /// `list.eval(evaluation)` of the lists `expr`: the evaluation lowered
+    /// over the values alone (`element()` column 0, per group: each list a
+    /// group), where it gives one value per value (elementwise, or reading
+    /// the list's other values in order: ranks, running sums, shifts,
+    /// sorts, aggregations broadcast); filters, `unique`, one value per
+    /// list and evaluations of other columns stay with Polars.
+    pub(crate) fn list_eval(&mut self, node: Node, expr: Node, evaluation: Node) -> Lowered {
+        let lists = self.expr(expr)?;
+        let GpuDtype::List(of) = lists.dtype else {
+            return self.refuse(node, format!("list.eval of {}", lists.dtype));
+        };
+        let Some(DataType::List(values)) = self.polars_dtype(expr) else {
+            return self.refuse(node, "list.eval of values that are not a list");
+        };
+        let values = *values;
+        let mut schema = Schema::default();
+        schema.insert(polars_plan::constants::get_pl_element_name(), values);
+        let mut inner = ExprLowering {
+            arena: self.arena,
+            schema: &schema,
+            one_row: Vec::new(),
+            refusals: &mut *self.refusals,
+            per_group: true,
+            unsliced: None,
+        };
+        let evaluated = inner.expr(evaluation)?;
+        let one_per_value = !polars_plan::plans::is_scalar_ae(evaluation, self.arena)
+            && !evaluated.any(&|e| {
+                matches!(
+                    e.kind,
+                    ExprKind::Where { .. } | ExprKind::Unique { .. } | ExprKind::Gather { .. }
+                )
+            })
+            && !matches!(evaluated.kind, ExprKind::Agg { .. } | ExprKind::Len);
+        if !one_per_value || of.values().is_nested() {
+            return self.refuse(
+                node,
+                "list.eval of a filter, `unique`, or one value per list is not supported on the \
+                 GPU yet",
+            );
+        }
+        let dtype = self.dtype(node)?;
+        if dtype != GpuDtype::List(crate::dtype::ListOf::of(evaluated.dtype)) {
+            return self.refuse(node, format!("list.eval into {dtype}"));
+        }
+        self.list_function_of(node, ListFunction::Eval(Box::new(evaluated)), lists, dtype)
     }
 
     /// `concat_list` of `inputs`, values of one type (not lists, not

@@ -147,6 +147,10 @@ pub enum Op {
     ListContains(bool),
     /// `concat_list` of the inputs (values of one type).
     ConcatList,
+    /// `list.eval` of one of a few expressions of `element()`: 0 shifted,
+    /// 1 null tests, 2 sorted descending, 3 ranked, 4 running sums,
+    /// 5 doubled, 6 less the list's mean.
+    ListEval(u8),
     /// `list.sort(descending, nulls_last)`.
     ListSort(bool, bool),
     /// `list.slice(lit(offset), lit(length))`, `list.head(lit(n))`,
@@ -365,6 +369,16 @@ impl E {
             Op::ListSlice(o, n) => case!(i, s; [x]; o = o, n = n; x.list().slice(lit(o), lit(n))),
             Op::ListHead(n) => case!(i, s; [x]; n = n; x.list().head(lit(n))),
             Op::ListTail(n) => case!(i, s; [x]; n = n; x.list().tail(lit(n))),
+            Op::ListEval(0) => case!(i, s; [x]; ; x.list().eval(element().shift(lit(1)))),
+            Op::ListEval(1) => case!(i, s; [x]; ; x.list().eval(element().is_null())),
+            Op::ListEval(2) => case!(i, s; [x]; ;
+                x.list().eval(element().sort(SortOptions::default().with_order_descending(true)))),
+            Op::ListEval(3) => {
+                case!(i, s; [x]; ; x.list().eval(element().rank(Default::default(), None)))
+            }
+            Op::ListEval(4) => case!(i, s; [x]; ; x.list().eval(element().cum_sum(false))),
+            Op::ListEval(5) => case!(i, s; [x]; ; x.list().eval(element() * lit(2))),
+            Op::ListEval(_) => case!(i, s; [x]; ; x.list().eval(element() - element().mean())),
             Op::ListSort(d, nl) => case!(i, s; [x]; d = d, nl = nl;
                 x.list().sort(SortOptions::default().with_order_descending(d).with_nulls_last(nl))),
             Op::Unique(true) => case!(i, s; [x]; ; x.unique_stable()),

@@ -398,6 +398,20 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             return list;
         }
     }
+    if rng.random_bool(0.1) {
+        // Evaluated within each list: any values shifted, tested, sorted;
+        // numbers ranked, summed, doubled, centred.
+        let numeric = values.is_integer() || values.is_float();
+        let kind = if numeric || any {
+            rng.random_range(0..7)
+        } else {
+            rng.random_range(0..3)
+        };
+        list = E::new(Op::ListEval(kind), vec![list]);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
     if rng.random_bool(0.15) {
         let slice = match rng.random_range(0..3) {
             0 => Op::ListHead(rng.random_range(0..4)),

@@ -253,6 +253,44 @@ fn list_functions_match_the_cpu() {
             ]),
         ),
         (
+            "evaluated within each list: elementwise, ranked, running, shifted, centred",
+            frame.clone().select([
+                col("li")
+                    .list()
+                    .eval(element() * lit(2i64))
+                    .alias("li doubled"),
+                col("li")
+                    .list()
+                    .eval(element().rank(Default::default(), None))
+                    .alias("li ranks"),
+                col("ls")
+                    .list()
+                    .eval(element().shift(lit(1)))
+                    .alias("ls shifted"),
+                col("ls")
+                    .list()
+                    .eval(element().str().to_uppercase())
+                    .alias("ls upper"),
+                col("ld")
+                    .list()
+                    .eval(element().dt().year())
+                    .alias("ld years"),
+                col("li")
+                    .list()
+                    .eval(
+                        element().cast(DataType::Float64)
+                            - element().cast(DataType::Float64).mean(),
+                    )
+                    .alias("li centred"),
+                col("li")
+                    .list()
+                    .eval(element().sort(SortOptions::default().with_order_descending(true)))
+                    .list()
+                    .first()
+                    .alias("li greatest"),
+            ]),
+        ),
+        (
             "sorted lists of small integers and booleans, then measured",
             small.clone().select([
                 col("k"),
@@ -291,6 +329,10 @@ fn list_functions_match_the_cpu() {
                 col("i8").list().min().alias("i8 min"),
                 col("u16").list().max().alias("u16 max"),
                 col("u16").list().arg_min().alias("u16 arg_min"),
+                col("u16")
+                    .list()
+                    .eval(element().cum_sum(false))
+                    .alias("u16 running"),
                 col("u16").list().arg_max().alias("u16 arg_max"),
             ]),
         ),
@@ -659,6 +701,12 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
             // knows the values sorted.)
             frame.clone().select([col("li").list().arg_min()]),
             "holds its least value more than once in a group",
+        ),
+        (
+            frame.clone().select([col("li")
+                .list()
+                .eval(element().filter(element().gt(lit(1i64))))]),
+            "filter inside an expression is not supported on the GPU",
         ),
         (
             frame.clone().select([col("li").list().mean()]),

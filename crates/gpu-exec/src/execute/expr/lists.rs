@@ -267,6 +267,25 @@ impl Executor<'_> {
             _ => String::new(),
         };
         let values = GpuExpr::column(0, name, of.values());
+        // One result per value, computed within each list (`evaluation` of
+        // the values as column 0, each list a group): the offsets kept.
+        let relisted = |evaluation: GpuExpr| -> Result<DeviceColumn, ExecError> {
+            let groups = Some((&rows, &starts));
+            let results = self.evaluate_in_groups(&child_frame()?, &evaluation, "", groups)?;
+            let (offsets, _) = ops.gather(offsets, None, &ops.iota(offsets.len(), 0)?)?;
+            let (_, lists_validity) = ops.list_lengths(&offsets, lists.validity())?;
+            let lists = Values::List {
+                offsets,
+                child: Box::new(results.into_child()),
+            };
+            Ok(DeviceColumn::from_parts(
+                "".into(),
+                dtype,
+                frame.height,
+                lists,
+                Some(lists_validity),
+            ))
+        };
         let (aggregated, of_aggregate) = match function {
             ListFunction::Keep { by, .. } => {
                 // The values kept, listed per list as `implode` lists a
@@ -292,36 +311,16 @@ impl Executor<'_> {
                     descending: *descending,
                     nulls_last: *nulls_last,
                 };
-                let sorted = GpuExpr {
+                return relisted(GpuExpr {
                     kind: ExprKind::SortedBy {
                         input: Box::new(values),
                         order: vec![order],
                         ties_in_row_order: true,
                     },
                     dtype: of.values(),
-                };
-                let groups = Some((&rows, &starts));
-                let sorted = self.sorted_part(&child_frame()?, &sorted, "", groups)?;
-                let (values, validity) = sorted.into_parts();
-                let child = Child {
-                    len: child.len,
-                    values,
-                    validity,
-                };
-                let (offsets, _) = ops.gather(offsets, None, &ops.iota(offsets.len(), 0)?)?;
-                let (_, lists_validity) = ops.list_lengths(&offsets, lists.validity())?;
-                let lists = Values::List {
-                    offsets,
-                    child: Box::new(child),
-                };
-                return Ok(DeviceColumn::from_parts(
-                    "".into(),
-                    dtype,
-                    frame.height,
-                    lists,
-                    Some(lists_validity),
-                ));
+                });
             }
+            ListFunction::Eval(evaluation) => return relisted(evaluation.as_ref().clone()),
             ListFunction::Len => return lengths(),
             ListFunction::Get { index, null_on_oob } => {
                 let (rows, outside) = ops.list_get_rows(offsets, lists.validity(), *index)?;
