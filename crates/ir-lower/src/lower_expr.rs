@@ -467,15 +467,18 @@ impl ExprLowering<'_> {
             AExpr::Eval {
                 expr,
                 evaluation,
-                variant: polars_plan::dsl::EvalVariant::List,
+                variant:
+                    variant @ (polars_plan::dsl::EvalVariant::List
+                    | polars_plan::dsl::EvalVariant::ListAgg),
             } => {
                 let (expr, evaluation) = (*expr, *evaluation);
-                return self.list_eval(node, expr, evaluation);
+                let aggregated = matches!(variant, polars_plan::dsl::EvalVariant::ListAgg);
+                return self.list_eval(node, expr, evaluation, aggregated);
             }
             AExpr::Eval { .. } | AExpr::StructEval { .. } => {
                 return self.refuse(
                     node,
-                    "list.agg, array and struct evaluation are not supported on the GPU",
+                    "array and struct evaluation are not supported on the GPU",
                 );
             }
             AExpr::Over {

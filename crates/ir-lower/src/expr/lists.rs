@@ -23,6 +23,10 @@ pub enum ListFunction {
     Contains(Scalar),
     /// Each list's values sorted (not floats), nulls first or last.
     Sort { descending: bool, nulls_last: bool },
+    /// `list.agg` of an aggregation of the values (column 0 of a frame of
+    /// their own, each list a group of it, as a group-by takes a group):
+    /// one value per list, null of a null list.
+    Agg(Box<GpuExpr>),
     /// `list.eval` of an expression of the values (column 0 of a frame of
     /// their own, each list a group of it, as a group-by's aggregation
     /// takes a group) giving one value per value: each list's results.
@@ -51,6 +55,7 @@ impl fmt::Display for ListFunction {
             ListFunction::Contains(item) => write!(f, "list.contains({item})"),
             ListFunction::Keep { what, .. } => write!(f, "list.{what}"),
             ListFunction::Eval(evaluation) => write!(f, "list.eval[{evaluation}]"),
+            ListFunction::Agg(aggregation) => write!(f, "list.agg[{aggregation}]"),
             ListFunction::Sort {
                 descending,
                 nulls_last,

@@ -9,8 +9,8 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `list.get` (`first`, `last`), `list.sum`, `list.min`, \
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, \
                                 `list.contains`, `list.sort`, `list.slice` (`head`, `tail`) \
-                                and `list.eval` of them, and makes them by `concat_list` of \
-                                values";
+                                `list.eval` and `list.agg` of them, and makes them by \
+                                `concat_list` of values";
 
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
@@ -207,7 +207,13 @@ impl ExprLowering<'_> {
     /// the list's other values in order: ranks, running sums, shifts,
     /// sorts, aggregations broadcast); filters, `unique`, one value per
     /// list and evaluations of other columns stay with Polars.
-    pub(crate) fn list_eval(&mut self, node: Node, expr: Node, evaluation: Node) -> Lowered {
+    pub(crate) fn list_eval(
+        &mut self,
+        node: Node,
+        expr: Node,
+        evaluation: Node,
+        aggregated: bool,
+    ) -> Lowered {
         let lists = self.expr(expr)?;
         let GpuDtype::List(of) = lists.dtype else {
             return self.refuse(node, format!("list.eval of {}", lists.dtype));
@@ -227,6 +233,10 @@ impl ExprLowering<'_> {
             unsliced: None,
         };
         let evaluated = inner.expr(evaluation)?;
+        if aggregated {
+            let scalar = polars_plan::plans::is_scalar_ae(evaluation, self.arena);
+            return self.list_agg(node, lists, evaluated, scalar);
+        }
         let one_per_value = !polars_plan::plans::is_scalar_ae(evaluation, self.arena)
             && !evaluated.any(&|e| {
                 matches!(
@@ -247,6 +257,61 @@ impl ExprLowering<'_> {
             return self.refuse(node, format!("list.eval into {dtype}"));
         }
         self.list_function_of(node, ListFunction::Eval(Box::new(evaluated)), lists, dtype)
+    }
+
+    /// `list.agg(aggregation)` of `lists` (Python's `list.n_unique`,
+    /// `list.any`, `list.all` are such): one value of each list's values,
+    /// an expression of aggregations as a group-by aggregates a group;
+    /// picks by place, sums, means and spreads of floats (added in Polars'
+    /// order of its own) and other evaluations stay with Polars.
+    fn list_agg(
+        &mut self,
+        node: Node,
+        lists: GpuExpr,
+        aggregation: GpuExpr,
+        scalar: bool,
+    ) -> Lowered {
+        let floats_added = aggregation.any(&|e| {
+            matches!(
+                &e.kind,
+                ExprKind::Agg {
+                    op: AggOp::Sum
+                        | AggOp::Mean
+                        | AggOp::Std { .. }
+                        | AggOp::Var { .. }
+                        | AggOp::Median
+                        | AggOp::Quantile { .. },
+                    input,
+                } if input.dtype.is_float()
+            )
+        });
+        // (Picks by place read a list's first row, which an empty list
+        // lacks: list.first and list.last take them.)
+        let picks = aggregation.any(&|e| {
+            matches!(
+                e.kind,
+                ExprKind::Agg {
+                    op: AggOp::First
+                        | AggOp::Last
+                        | AggOp::Item { .. }
+                        | AggOp::Get { .. }
+                        | AggOp::Implode,
+                    ..
+                }
+            )
+        });
+        if !scalar || picks || floats_added {
+            return self.refuse(
+                node,
+                "list.agg of other than aggregations (of picks by place, and of sums, means \
+                 and spreads of floats, too) is not supported on the GPU yet",
+            );
+        }
+        let dtype = self.dtype(node)?;
+        if dtype != aggregation.dtype {
+            return self.refuse(node, format!("list.agg into {dtype}"));
+        }
+        self.list_function_of(node, ListFunction::Agg(Box::new(aggregation)), lists, dtype)
     }
 
     /// `concat_list` of `inputs`, values of one type (not lists, not

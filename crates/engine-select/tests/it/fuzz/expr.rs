@@ -147,6 +147,9 @@ pub enum Op {
     ListContains(bool),
     /// `concat_list` of the inputs (values of one type).
     ConcatList,
+    /// `list.agg` of one of a few aggregations of `element()`: 0 distinct
+    /// count, 1 valid count, 2 null count, 3 length, 4 maximum.
+    ListAgg(u8),
     /// `list.eval` of one of a few expressions of `element()`: 0 shifted,
     /// 1 null tests, 2 sorted descending, 3 ranked, 4 running sums,
     /// 5 doubled, 6 less the list's mean.
@@ -369,6 +372,11 @@ impl E {
             Op::ListSlice(o, n) => case!(i, s; [x]; o = o, n = n; x.list().slice(lit(o), lit(n))),
             Op::ListHead(n) => case!(i, s; [x]; n = n; x.list().head(lit(n))),
             Op::ListTail(n) => case!(i, s; [x]; n = n; x.list().tail(lit(n))),
+            Op::ListAgg(0) => case!(i, s; [x]; ; x.list().agg(element().n_unique())),
+            Op::ListAgg(1) => case!(i, s; [x]; ; x.list().agg(element().count())),
+            Op::ListAgg(2) => case!(i, s; [x]; ; x.list().agg(element().null_count())),
+            Op::ListAgg(3) => case!(i, s; [x]; ; x.list().agg(len())),
+            Op::ListAgg(_) => case!(i, s; [x]; ; x.list().agg(element().max())),
             Op::ListEval(0) => case!(i, s; [x]; ; x.list().eval(element().shift(lit(1)))),
             Op::ListEval(1) => case!(i, s; [x]; ; x.list().eval(element().is_null())),
             Op::ListEval(2) => case!(i, s; [x]; ;

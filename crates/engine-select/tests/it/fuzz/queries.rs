@@ -423,7 +423,8 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             return list;
         }
     }
-    let function = match rng.random_range(0..6) {
+    let function = match rng.random_range(0..7) {
+        6 => Op::ListAgg(rng.random_range(0..if any || reduced { 5 } else { 4 })),
         0 => Op::ListLen,
         1 | 2 => {
             let index = *[0i64, 1, 2, -1, -2, 5].choose(rng).unwrap();

@@ -291,6 +291,37 @@ fn list_functions_match_the_cpu() {
             ]),
         ),
         (
+            "aggregated per list (Python's list.n_unique, list.any, list.all)",
+            frame.clone().select([
+                col("li")
+                    .list()
+                    .agg(element().n_unique())
+                    .alias("li distinct"),
+                col("ls")
+                    .list()
+                    .agg(element().n_unique())
+                    .alias("ls distinct"),
+                col("li").list().agg(element().max()).alias("li max"),
+                col("li").list().agg(element().count()).alias("li valid"),
+                col("li")
+                    .list()
+                    .agg(element().null_count())
+                    .alias("li nulls"),
+                col("ld").list().agg(len()).alias("ld length"),
+            ]),
+        ),
+        (
+            "booleans aggregated per list",
+            small.clone().select([
+                col("b").list().agg(element().any(true)).alias("any"),
+                col("b")
+                    .list()
+                    .agg(element().all(false))
+                    .alias("all, Kleene"),
+                col("b").list().agg(element().sum()).alias("trues"),
+            ]),
+        ),
+        (
             "sorted lists of small integers and booleans, then measured",
             small.clone().select([
                 col("k"),
@@ -707,6 +738,13 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
                 .list()
                 .eval(element().filter(element().gt(lit(1i64))))]),
             "filter inside an expression is not supported on the GPU",
+        ),
+        (
+            // (A pick by place: an empty list has no first row.)
+            frame
+                .clone()
+                .select([col("ls").list().agg(element().first())]),
+            "list.agg of other than aggregations",
         ),
         (
             frame.clone().select([col("li").list().mean()]),

@@ -345,8 +345,9 @@ impl Executor<'_> {
             ListFunction::Aggregate(op) => {
                 (values.aggregated(op.clone(), dtype), column_ref(0, dtype))
             }
+            ListFunction::Agg(aggregation) => (aggregation.as_ref().clone(), column_ref(0, dtype)),
         };
-        let value = self.aggregate(&child_frame()?, &aggregated, &rows, &starts, false)?;
+        let value = self.aggregate_expr(&child_frame()?, &aggregated, (&rows, &starts), false)?;
         let both = DeviceFrame {
             columns: vec![value, lengths()?],
             height: frame.height,
