@@ -29,7 +29,9 @@ pub enum Plan {
         stable: bool,
     },
     /// `group_by_dynamic` by the date or timestamp column `index`, in
-    /// windows of `every` (its defaults otherwise), after a sort by it.
+    /// windows of `every` (its defaults otherwise), after a sort by it, of
+    /// the rows of years 1900 to 2100 (Polars walks every window between
+    /// the first time and the last: extreme times would take it years).
     GroupByDynamic {
         input: Box<Plan>,
         index: String,
@@ -136,6 +138,11 @@ impl Plan {
                 aggs,
             } => input
                 .build(tables)
+                .filter(col(index.as_str()).dt().year().is_between(
+                    lit(1900),
+                    lit(2100),
+                    ClosedInterval::Both,
+                ))
                 .sort(
                     [index.as_str()],
                     SortMultipleOptions::default().with_maintain_order(true),
@@ -268,7 +275,9 @@ impl Plan {
                 every,
                 aggs,
             } => format!(
-                "{}\n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
+                "{}\n        .filter(col({index:?}).dt().year().is_between(lit(1900), lit(2100), \
+                 ClosedInterval::Both))\
+                 \n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
                  \n        .group_by_dynamic(col({index:?}), [] as [Expr; 0], \
                  DynamicGroupOptions {{ every: Duration::parse({every:?}), \
                  period: Duration::parse({every:?}), offset: Duration::parse(\"0ns\"), \
