@@ -285,17 +285,13 @@ impl ExprLowering<'_> {
                 } if input.dtype.is_float()
             )
         });
-        // (Picks by place read a list's first row, which an empty list
-        // lacks: list.first and list.last take them.)
+        // (`first` and `last` of an empty list are null; `item`, `get`
+        // and lists stay with Polars.)
         let picks = aggregation.any(&|e| {
             matches!(
                 e.kind,
                 ExprKind::Agg {
-                    op: AggOp::First
-                        | AggOp::Last
-                        | AggOp::Item { .. }
-                        | AggOp::Get { .. }
-                        | AggOp::Implode,
+                    op: AggOp::Item { .. } | AggOp::Get { .. } | AggOp::Implode,
                     ..
                 }
             )
@@ -303,8 +299,8 @@ impl ExprLowering<'_> {
         if !scalar || picks || floats_added {
             return self.refuse(
                 node,
-                "list.agg of other than aggregations (of picks by place, and of sums, means \
-                 and spreads of floats, too) is not supported on the GPU yet",
+                "list.agg of other than aggregations (of `item`, `get` and lists, and of sums, \
+                 means and spreads of floats, too) is not supported on the GPU yet",
             );
         }
         let dtype = self.dtype(node)?;

@@ -147,25 +147,30 @@ fn random_queries_match_the_cpu() {
     let failures = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let at = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&index) = indices.get(at) else {
-                        break;
-                    };
-                    let case = case(seed, index);
-                    if show {
-                        println!("case {index}:\n{}", case.test_code("case", "shown"));
+            // Cases are built and rendered recursively, deeper than a
+            // debug build's 2 MiB default stack holds for the largest.
+            std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn_scoped(scope, || {
+                    loop {
+                        let at = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&index) = indices.get(at) else {
+                            break;
+                        };
+                        let case = case(seed, index);
+                        if show {
+                            println!("case {index}:\n{}", case.test_code("case", "shown"));
+                        }
+                        let verdict = oracle::judge(&case.lazy(), case.compare());
+                        summary.lock().unwrap().add(&verdict);
+                        if let Verdict::Failed(failure) = verdict {
+                            let text = report(seed, index, case, &failure);
+                            println!("{text}");
+                            failures.lock().unwrap().push(text);
+                        }
                     }
-                    let verdict = oracle::judge(&case.lazy(), case.compare());
-                    summary.lock().unwrap().add(&verdict);
-                    if let Verdict::Failed(failure) = verdict {
-                        let text = report(seed, index, case, &failure);
-                        println!("{text}");
-                        failures.lock().unwrap().push(text);
-                    }
-                }
-            });
+                })
+                .expect("a fuzz worker thread");
         }
     });
     let line = summary.lock().unwrap().line(seed, indices.len());

@@ -308,6 +308,10 @@ fn list_functions_match_the_cpu() {
                     .agg(element().null_count())
                     .alias("li nulls"),
                 col("ld").list().agg(len()).alias("ld length"),
+                // (Of an empty list: null, not the next list's first.)
+                col("ls").list().agg(element().first()).alias("ls first"),
+                col("ls").list().agg(element().last()).alias("ls last"),
+                col("li").list().agg(element().first()).alias("li first"),
             ]),
         ),
         (
@@ -740,10 +744,9 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
             "filter inside an expression is not supported on the GPU",
         ),
         (
-            // (A pick by place: an empty list has no first row.)
             frame
                 .clone()
-                .select([col("ls").list().agg(element().first())]),
+                .select([col("ls").list().agg(element().get(lit(0), true))]),
             "list.agg of other than aggregations",
         ),
         (

@@ -635,14 +635,26 @@ impl Executor<'_> {
             );
         match op {
             // Of other types: each group's first or last row, gathered.
+            // (An empty group, a list's as a group, has no row: -1, a null.)
             AggOp::First | AggOp::Last if !reduced => {
-                let rows = match op {
-                    AggOp::First => ops.gather(sorted_rows, None, starts)?.0,
-                    _ => {
-                        ops.segment_pick(SegmentPick::Last, sorted_rows, None, starts)?
-                            .0
-                    }
+                let pick = match op {
+                    AggOp::First => SegmentPick::First,
+                    _ => SegmentPick::Last,
                 };
+                let (rows, some) = ops.segment_pick(pick, sorted_rows, None, starts)?;
+                let picked = DeviceFrame {
+                    columns: vec![DeviceColumn::from_parts(
+                        "".into(),
+                        GpuDtype::Int64,
+                        groups,
+                        Values::I64(rows),
+                        Some(some),
+                    )],
+                    height: groups,
+                };
+                let none = GpuExpr::literal(Scalar::Int(-1), GpuDtype::Int64);
+                let rows =
+                    self.evaluate_i64(&picked, &column_ref(0, GpuDtype::Int64).fill_null(none))?;
                 return self.gather_column(evaluated, &rows);
             }
             AggOp::Min { .. } | AggOp::Max { .. } if !reduced => {
