@@ -156,6 +156,19 @@ fn groups() -> LazyFrame {
     .lazy()
 }
 
+/// Six rows in groups by `g` (a null key too) and `h`, with integers and
+/// texts holding a null each.
+fn small_groups() -> LazyFrame {
+    df!(
+        "g" => [Some(1i64), Some(2), None, Some(1), Some(2), Some(1)],
+        "h" => ["a", "b", "a", "a", "b", "b"],
+        "x" => [Some(1i64), None, Some(3), Some(4), Some(5), Some(6)],
+        "s" => [Some("p"), Some("q"), None, Some("r"), Some("s"), Some("t")],
+    )
+    .unwrap()
+    .lazy()
+}
+
 /// A xorshift generator: reproducible pseudo-random words.
 fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
     move || {

@@ -1070,14 +1070,7 @@ fn group_bys_with_constant_keys_beside_others_match_the_cpu() {
 
 #[test]
 fn get_at_a_literal_place_matches_the_cpu_or_leaves_polars_its_error() {
-    let frame = df!(
-        "g" => [Some(1i64), Some(2), None, Some(1), Some(2), Some(1)],
-        "h" => ["a", "b", "a", "a", "b", "b"],
-        "x" => [Some(1i64), None, Some(3), Some(4), Some(5), Some(6)],
-        "s" => [Some("p"), Some("q"), None, Some("r"), Some("s"), Some("t")],
-    )
-    .unwrap()
-    .lazy();
+    let frame = small_groups();
     let get = |e: Expr, index: i64| e.get(lit(index), false);
     let get_or_null = |e: Expr, index: i64| e.get(lit(index), true);
     for (name, lf) in [

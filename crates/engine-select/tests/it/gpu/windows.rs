@@ -111,14 +111,7 @@ fn window_aggregations_over_partitions_match_the_cpu() {
 
 #[test]
 fn windows_mapped_by_join_give_each_row_its_groups_list() {
-    let frame = df!(
-        "g" => [Some(1i64), Some(2), None, Some(1), Some(2), Some(1)],
-        "h" => ["a", "b", "a", "a", "b", "b"],
-        "x" => [Some(1i64), None, Some(3), Some(4), Some(5), Some(6)],
-        "s" => [Some("p"), Some("q"), None, Some("r"), Some("s"), Some("t")],
-    )
-    .unwrap()
-    .lazy();
+    let frame = small_groups();
     let joined = |e: Expr, by: Vec<Expr>| {
         e.over_with_options(Some(by), None, WindowMapping::Join)
             .unwrap()

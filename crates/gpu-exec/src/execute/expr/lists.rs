@@ -131,9 +131,7 @@ impl Executor<'_> {
                 order_by,
             } => {
                 let groups = self.window_groups(frame, partition_by, order_by.as_ref())?;
-                let (rows, starts) = (&groups.sorted_rows, &groups.starts);
-                let value = self.aggregate(frame, function, rows, starts, false)?;
-                self.gather_column(&value, &self.group_of_rows(rows, starts)?)?
+                self.aggregate_on_rows(frame, function, (&groups.sorted_rows, &groups.starts))?
             }
             // The column's list (each group's), repeated on every row.
             ExprKind::Agg { .. } => {

@@ -187,10 +187,7 @@ impl Executor<'_> {
                     | ExprKind::SortedBy { .. } => {
                         self.make_strings(frame, function, name, Some((rows, starts)))?
                     }
-                    _ => {
-                        let value = self.aggregate(frame, function, rows, starts, false)?;
-                        self.gather_column(&value, &self.group_of_rows(rows, starts)?)?
-                    }
+                    _ => self.aggregate_on_rows(frame, function, (rows, starts))?,
                 }
             }
             ExprKind::Agg { .. } => {

@@ -85,4 +85,17 @@ impl Executor<'_> {
         }
         self.sorted_groups_marked(&keys, &sorting, partition_by.len())
     }
+
+    /// `function`, an aggregation, of each group of `groups` (rows in
+    /// group order, group starts), repeated on every row of its group:
+    /// a window's aggregation.
+    pub(crate) fn aggregate_on_rows(
+        &self,
+        frame: &DeviceFrame,
+        function: &GpuExpr,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+    ) -> Result<DeviceColumn, ExecError> {
+        let value = self.aggregate(frame, function, rows, starts, false)?;
+        self.gather_column(&value, &self.group_of_rows(rows, starts)?)
+    }
 }
