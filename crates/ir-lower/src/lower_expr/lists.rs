@@ -6,9 +6,9 @@ use super::*;
 pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implode` and by \
                                 `agg` of values, explodes them, tests them for nulls, counts \
                                 them, picks the first or last per group and takes `list.len`, \
-                                `list.get` (`first`, `last`), `list.sum`, `list.min`, \
+                                `list.get` (`first`, `last`), `list.sum`, `list.mean`, `list.min`, \
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, \
-                                `list.contains`, `list.sort`, `list.slice` (`head`, `tail`) \
+                                `list.contains`, `list.sort`, `list.slice` (`head`, `tail`), \
                                 `list.eval` and `list.agg` of them, and makes them by \
                                 `concat_list` of values";
 
@@ -42,6 +42,11 @@ impl ExprLowering<'_> {
             }
             IRListFunction::Sum => (ListFunction::Aggregate(AggOp::Sum), |values| {
                 values.is_integer() || values == GpuDtype::Boolean
+            }),
+            // Of integers of up to 32 bits: Polars adds them as f64 one by
+            // one, exactly (below 2^53), as the group's mean adds them.
+            IRListFunction::Mean => (ListFunction::Aggregate(AggOp::Mean), |values| {
+                values.is_integer() && !matches!(values, GpuDtype::Int64 | GpuDtype::UInt64)
             }),
             IRListFunction::Min | IRListFunction::Max => {
                 let propagate_nans = false;

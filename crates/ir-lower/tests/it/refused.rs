@@ -21,11 +21,11 @@ fn unsupported_dtypes_are_named() {
         concat_list([col("id"), col("id")])
             .unwrap()
             .list()
-            .mean()
+            .median()
             .alias("pair"),
     ]);
     expect![[r#"
-        refused: col("id").list.concat([col("id")]).list.mean(): function list.mean is not supported on the GPU yet (the GPU holds list columns, makes them by `implode` and by `agg` of values, explodes them, tests them for nulls, counts them, picks the first or last per group and takes `list.len`, `list.get` (`first`, `last`), `list.sum`, `list.min`, `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, `list.contains`, `list.sort`, `list.slice` (`head`, `tail`) `list.eval` and `list.agg` of them, and makes them by `concat_list` of values)
+        refused: col("id").list.concat([col("id")]).list.median(): function list.median is not supported on the GPU yet (the GPU holds list columns, makes them by `implode` and by `agg` of values, explodes them, tests them for nulls, counts them, picks the first or last per group and takes `list.len`, `list.get` (`first`, `last`), `list.sum`, `list.mean`, `list.min`, `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, `list.contains`, `list.sort`, `list.slice` (`head`, `tail`), `list.eval` and `list.agg` of them, and makes them by `concat_list` of values)
     "#]].assert_eq(&explain(lists));
     let decimal = orders().select([col("amount").cast(DataType::Decimal(10, 2))]);
     expect![[r#"

@@ -138,6 +138,8 @@ pub enum Op {
     ListSum,
     ListMin,
     ListMax,
+    /// `list.mean()`.
+    ListMean,
     /// `list.arg_min()`, `list.arg_max()`.
     ListArgMin,
     ListArgMax,
@@ -367,6 +369,7 @@ impl E {
                     x.list().get(lit(index), null_on_oob))
             }
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
+            Op::ListMean => case!(i, s; [x]; ; x.list().mean()),
             Op::ListArgMin => case!(i, s; [x]; ; x.list().arg_min()),
             Op::ListArgMax => case!(i, s; [x]; ; x.list().arg_max()),
             Op::ListSlice(o, n) => case!(i, s; [x]; o = o, n = n; x.list().slice(lit(o), lit(n))),
