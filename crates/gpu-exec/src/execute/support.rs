@@ -272,7 +272,10 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
                 implode_supported(function, input)
             }
             // A function of each list giving lists (`list.sort`).
-            ExprKind::List { input, .. } => evaluable(input),
+            ExprKind::List { function, input } => {
+                list_function_supported(function)?;
+                evaluable(input)
+            }
             ExprKind::ConcatList(inputs) => inputs.iter().try_for_each(|input| match input.dtype {
                 GpuDtype::String => string_valued(input),
                 _ => evaluable(input),
@@ -464,7 +467,11 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
     match &expr.kind {
         ExprKind::Column { .. } => Ok(()),
         // A text of a list (its place, or its texts joined), a struct's field.
-        ExprKind::List { input, .. } | ExprKind::StructField { input, .. } => evaluable(input),
+        ExprKind::List { function, input } => {
+            list_function_supported(function)?;
+            evaluable(input)
+        }
+        ExprKind::StructField { input, .. } => evaluable(input),
         ExprKind::String {
             op:
                 StringOp::Slice { .. }
@@ -575,10 +582,23 @@ pub(crate) fn aggregation_supported(expr: &GpuExpr) -> Result<(), String> {
 /// list or struct the executor computes: a part other kernels compute.
 pub(crate) fn nested_part(expr: &GpuExpr) -> bool {
     match &expr.kind {
-        ExprKind::List { input, .. } | ExprKind::StructField { input, .. } => {
-            evaluable(input).is_ok()
+        ExprKind::List { function, input } => {
+            list_function_supported(function).is_ok() && evaluable(input).is_ok()
         }
+        ExprKind::StructField { input, .. } => evaluable(input).is_ok(),
         _ => false,
+    }
+}
+
+/// Whether the executor computes what `function` computes of each list's
+/// values (column 0 of a frame of their own, each list a group): an
+/// evaluation, an aggregation or a filter of them.
+fn list_function_supported(function: &ListFunction) -> Result<(), String> {
+    match function {
+        ListFunction::Eval(expr)
+        | ListFunction::Agg(expr)
+        | ListFunction::Keep { by: expr, .. } => evaluable(expr),
+        _ => Ok(()),
     }
 }
 

@@ -149,3 +149,32 @@ fn a_sort_node_orders_a_categorical_by_its_texts() {
         assert_same_as_cpu(lf, ORDERED);
     }
 }
+
+/// Run AS (seed 223 case 439): `list.eval(element() - element().mean())`
+/// of durations reached the executor, whose mean of durations (as f64) the
+/// evaluation read as durations: an internal error. The executor's support
+/// check now reads the evaluation too, and leaves it to Polars before it
+/// runs.
+#[test]
+fn a_list_evaluation_the_executor_cannot_run_goes_to_polars_before_it_runs() {
+    let values = Series::new("".into(), [Some(55_000_000i64), None, Some(-2)])
+        .cast(&DataType::Duration(TimeUnit::Microseconds))
+        .unwrap();
+    let t0 = DataFrame::new(
+        1,
+        vec![
+            Series::new("b".into(), [Some(values)])
+                .cast(&DataType::List(Box::new(DataType::Duration(
+                    TimeUnit::Microseconds,
+                ))))
+                .unwrap()
+                .into_column(),
+        ],
+    )
+    .unwrap();
+    let lf = t0.lazy().with_columns([col("b")
+        .list()
+        .eval(element() - element().mean())
+        .alias("x0")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
