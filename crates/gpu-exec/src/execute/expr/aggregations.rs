@@ -417,14 +417,42 @@ impl Executor<'_> {
         let groups = Some((sorted_rows, starts));
         let mut owned = None;
         let values = self.column_in_groups(frame, input, "", &mut owned, groups)?;
-        let in_group_order = self.gather_column(values, sorted_rows)?;
-        let bounds = self.group_bounds(starts, sorted_rows.len())?;
-        let (places, outside) = self.ops().list_get_rows(&bounds, None, index)?;
+        let (rows, outside) = self.rows_at_place(sorted_rows, starts, index)?;
         if !null_on_oob {
             let what = format!("`{input}` has no place {index} in a group");
             self.check_later(outside, what, ExecError::InvalidData);
         }
-        self.gather_column(&in_group_order, &places)
+        self.gather_column(values, &rows)
+    }
+
+    /// The row at `index` of each group (`sorted_rows` by group, from
+    /// `starts`; from the group's end when negative), as `list.get` takes
+    /// a list's place: -1 (a null, gathered) where the group has no such
+    /// place, and a flag set to 1 where one had none.
+    pub(crate) fn rows_at_place(
+        &self,
+        sorted_rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+        index: i64,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u32>), ExecError> {
+        let ops = self.ops();
+        let groups = starts.len();
+        let bounds = self.group_bounds(starts, sorted_rows.len())?;
+        let (places, outside) = ops.list_get_rows(&bounds, None, index)?;
+        let (rows, some) = ops.gather(sorted_rows, None, &places)?;
+        let picked = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::Int64,
+                groups,
+                Values::I64(rows),
+                Some(some),
+            )],
+            height: groups,
+        };
+        let none = GpuExpr::literal(Scalar::Int(-1), GpuDtype::Int64);
+        let rows = self.evaluate_i64(&picked, &column_ref(0, GpuDtype::Int64).fill_null(none))?;
+        Ok((rows, outside))
     }
 
     /// One aggregation per group: the input evaluated, put in the sorted
@@ -637,24 +665,8 @@ impl Executor<'_> {
             // Of other types: each group's first or last row, gathered.
             // (An empty group, a list's as a group, has no row: -1, a null.)
             AggOp::First | AggOp::Last if !reduced => {
-                let pick = match op {
-                    AggOp::First => SegmentPick::First,
-                    _ => SegmentPick::Last,
-                };
-                let (rows, some) = ops.segment_pick(pick, sorted_rows, None, starts)?;
-                let picked = DeviceFrame {
-                    columns: vec![DeviceColumn::from_parts(
-                        "".into(),
-                        GpuDtype::Int64,
-                        groups,
-                        Values::I64(rows),
-                        Some(some),
-                    )],
-                    height: groups,
-                };
-                let none = GpuExpr::literal(Scalar::Int(-1), GpuDtype::Int64);
-                let rows =
-                    self.evaluate_i64(&picked, &column_ref(0, GpuDtype::Int64).fill_null(none))?;
+                let index = if matches!(op, AggOp::First) { 0 } else { -1 };
+                let (rows, _) = self.rows_at_place(sorted_rows, starts, index)?;
                 return self.gather_column(evaluated, &rows);
             }
             AggOp::Min { .. } | AggOp::Max { .. } if !reduced => {
