@@ -235,7 +235,7 @@ impl ExprLowering<'_> {
                             ),
                         );
                     }
-                    input = input.cast(text, CastMode::Strict);
+                    input = as_texts(input);
                 }
                 let literal = |e: &GpuExpr| matches!(e.kind, ExprKind::Literal(_));
                 if !(literal(&lower) && literal(&upper)) || categorical {
@@ -310,8 +310,7 @@ impl ExprLowering<'_> {
                         Some(codes) => Some(membership(*input, &codes, nulls_equal)),
                         // A categorical's texts among the texts.
                         None if list_dtype == GpuDtype::String && !dictionary.is_enum() => {
-                            let texts = input.cast(GpuDtype::String, CastMode::Strict);
-                            Some(membership(texts, &values, nulls_equal))
+                            Some(membership(as_texts(*input), &values, nulls_equal))
                         }
                         None => self.refuse(
                             node,

@@ -91,6 +91,16 @@ impl ExprLowering<'_> {
     }
 }
 
+/// `e` as texts where it is a categorical or enum (the dictionary's texts
+/// gathered by code), else as it is: how a categorical's order, and its
+/// equality with texts it may lack, are compared.
+pub(crate) fn as_texts(e: GpuExpr) -> GpuExpr {
+    match e.dtype {
+        GpuDtype::Categorical(_) => e.cast(GpuDtype::String, CastMode::Strict),
+        _ => e,
+    }
+}
+
 /// `categorical` and `other` (a categorical of the same dictionary, or
 /// texts) as texts to compare, in their order (`categorical` first when
 /// `categorical_left`).
@@ -99,12 +109,7 @@ fn texts_compared(
     other: GpuExpr,
     categorical_left: bool,
 ) -> (GpuExpr, GpuExpr) {
-    let text = GpuDtype::String;
-    let as_text = |e: GpuExpr| match e.dtype {
-        GpuDtype::Categorical(_) => e.cast(text, CastMode::Strict),
-        _ => e,
-    };
-    let (categorical, other) = (as_text(categorical), as_text(other));
+    let (categorical, other) = (as_texts(categorical), as_texts(other));
     match categorical_left {
         true => (categorical, other),
         false => (other, categorical),

@@ -238,11 +238,11 @@ impl ExprLowering<'_> {
             unsliced: None,
         };
         let evaluated = inner.expr(evaluation)?;
+        let scalar = polars_plan::plans::is_scalar_ae(evaluation, self.arena);
         if aggregated {
-            let scalar = polars_plan::plans::is_scalar_ae(evaluation, self.arena);
             return self.list_agg(node, lists, evaluated, scalar);
         }
-        let one_per_value = !polars_plan::plans::is_scalar_ae(evaluation, self.arena)
+        let one_per_value = !scalar
             && !evaluated.any(&|e| {
                 matches!(
                     e.kind,
@@ -267,8 +267,8 @@ impl ExprLowering<'_> {
     /// `list.agg(aggregation)` of `lists` (Python's `list.n_unique`,
     /// `list.any`, `list.all` are such): one value of each list's values,
     /// an expression of aggregations as a group-by aggregates a group;
-    /// picks by place, sums, means and spreads of floats (added in Polars'
-    /// order of its own) and other evaluations stay with Polars.
+    /// `item`, `get`, lists, sums, means and spreads of floats (added in
+    /// Polars' order of its own) and other evaluations stay with Polars.
     fn list_agg(
         &mut self,
         node: Node,
