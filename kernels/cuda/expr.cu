@@ -9,6 +9,7 @@
 // null for a zero divisor; true division is in doubles.
 #include "kernel_common.cuh"
 #include "calendar.cuh"
+#include "decimal.cuh"
 
 // Value types (physical).
 enum Type : u32 { T_BOOL = 0, T_I8, T_I16, T_I32, T_I64, T_U8, T_U16, T_U32, T_U64, T_F32, T_F64 };
@@ -38,6 +39,8 @@ enum Op : u32 {
     OP_FUNCTION = 20,      // function (enum Function), type
     OP_TRUNCATE_MONTHS = 21,  // type (I32 days or I64 ticks), months, ticks per day (two
                               // words each): to the first day of its block of months
+    OP_DECIMAL = 22,          // step (enum DecimalStep), its words: decimal arithmetic
+                              // (decimal.cuh); flags rows an i64 cannot answer
 };
 
 // Parts of a date or timestamp: the proleptic Gregorian calendar, ISO
@@ -409,8 +412,9 @@ __device__ __forceinline__ Slot wrapping_cast(Slot s, u32 from, u32 to) {
 
 constexpr int kStack = 16;
 
-// `failed` is set to 1 where OP_STRICT finds a value that became null; it
-// may be null for programs without OP_STRICT.
+// `failed` is set to 1 where OP_STRICT finds a value that became null, and
+// where OP_DECIMAL meets a value Polars holds and an i64 does not; it may be
+// null for programs without either.
 
 extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                                            const u64* columns, const u64* validities, u64 n,
@@ -547,6 +551,79 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                         Slot result = stack[--top];
                         if (stack[top - 1].valid && !result.valid) *failed = 1;
                         stack[top - 1] = result;
+                        break;
+                    }
+                    case OP_DECIMAL: {
+                        u32 step = program[pc++];
+                        bool overflow = false;
+                        if (step == D_ADD || step == D_SUB || step == D_MUL || step == D_DIV) {
+                            u32 scale = step >= D_MUL ? program[pc++] : 0;
+                            Slot b = stack[--top];
+                            Slot& a = stack[top - 1];
+                            if (!(a.valid && b.valid)) {
+                                a = Slot{0, false};
+                                break;
+                            }
+                            i64 x = static_cast<i64>(a.bits), y = static_cast<i64>(b.bits);
+                            i64 r = 0;
+                            if (step == D_MUL) {
+                                r = decimal_mul(x, y, scale, &overflow);
+                            } else if (step == D_DIV) {
+                                r = decimal_div(x, y, scale, &overflow);
+                            } else {
+                                u64 v = step == D_ADD ? a.bits + b.bits : a.bits - b.bits;
+                                r = static_cast<i64>(v);
+                                // Signed overflow: adding, the result's sign differs
+                                // from both operands'; subtracting, the operands'
+                                // signs differ and the result's is the subtrahend's.
+                                overflow = step == D_ADD ? ((x ^ r) & (y ^ r)) < 0
+                                                         : ((x ^ y) & (x ^ r)) < 0;
+                            }
+                            a.bits = static_cast<u64>(r);
+                        } else if (step == D_RESCALE) {
+                            u32 from = program[pc++], up = program[pc++], down = program[pc++];
+                            u32 precision = program[pc++];
+                            Slot& s = stack[top - 1];
+                            if (s.valid) {
+                                s.bits = static_cast<u64>(decimal_rescale(
+                                    s.bits, is_signed(from), up, down, precision, &s.valid, &overflow));
+                            }
+                        } else if (step == D_TO_FLOAT) {
+                            u64 divisor_bits = program[pc] | static_cast<u64>(program[pc + 1]) << 32;
+                            u32 out_t = program[pc + 2];
+                            pc += 3;
+                            double divisor;
+                            memcpy(&divisor, &divisor_bits, 8);
+                            Slot& s = stack[top - 1];
+                            double v = static_cast<double>(static_cast<i64>(s.bits)) / divisor;
+                            s.bits = from_double(v, out_t);
+                        } else {  // D_FROM_FLOAT
+                            u32 from = program[pc];
+                            u64 multiplier_bits = program[pc + 1] | static_cast<u64>(program[pc + 2]) << 32;
+                            u64 limit_bits = program[pc + 3] | static_cast<u64>(program[pc + 4]) << 32;
+                            pc += 5;
+                            double multiplier, limit;
+                            memcpy(&multiplier, &multiplier_bits, 8);
+                            memcpy(&limit, &limit_bits, 8);
+                            Slot& s = stack[top - 1];
+                            if (s.valid) {
+                                double x = as_double(s.bits, from);
+                                if (!(fabs(x) < limit)) {
+                                    s = Slot{0, false};
+                                } else {
+                                    double r = rint(x * multiplier);
+                                    // 2^63 exactly, as a double.
+                                    double high = 9223372036854775808.0;
+                                    if (r >= high || r < -high) {
+                                        overflow = true;
+                                        s = Slot{0, false};
+                                    } else {
+                                        s.bits = static_cast<u64>(static_cast<i64>(r));
+                                    }
+                                }
+                            }
+                        }
+                        if (overflow) *failed = 1;
                         break;
                     }
                     case OP_CAST: {

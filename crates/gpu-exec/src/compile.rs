@@ -1,5 +1,7 @@
 //! Compiling GPU expressions into programs for the fused evaluator: one launch per expression.
 
+mod decimal;
+
 use gpu_runtime::expr::{
     DatePart, ExprBinary, ExprProgram, FloatClass, RoundMode, ValueType, slot_of_float, slot_of_int,
 };
@@ -53,7 +55,8 @@ pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
         | GpuDtype::Datetime(_)
         | GpuDtype::Duration(_)
         | GpuDtype::Time
-        | GpuDtype::ZonedDatetime(..) => ValueType::I64,
+        | GpuDtype::ZonedDatetime(..)
+        | GpuDtype::Decimal(..) => ValueType::I64,
         GpuDtype::UInt8 => ValueType::U8,
         GpuDtype::UInt16 => ValueType::U16,
         GpuDtype::UInt32 => ValueType::U32,
@@ -241,6 +244,12 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 other => return Err(format!("the literal {other} of type {}", expr.dtype)),
             };
             step(out.program.constant(ty, bits))
+        }
+        ExprKind::Binary { op, left, right } if decimal::of_decimals(&[left, right]) => {
+            decimal::emit_binary(expr, *op, left, right, out)
+        }
+        ExprKind::Cast { input, mode } if decimal::of_decimals(&[input, expr]) => {
+            decimal::emit_cast(expr, input, *mode, out)
         }
         ExprKind::Binary { op, left, right } => {
             let operands = value_type_of(left)?;
@@ -530,6 +539,7 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                     step(out.program.strict(ty))
                 }
                 CastMode::Wrapping => step(out.program.cast_wrapping(from, ty)),
+                CastMode::Physical => Err(format!("a physical cast from {from:?} to {ty:?}")),
             }
         }
         ExprKind::Ternary {

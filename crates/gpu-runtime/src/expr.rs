@@ -125,6 +125,59 @@ const OP_CAST_WRAPPING: u32 = 18;
 const OP_CLIP: u32 = 19;
 const OP_FUNCTION: u32 = 20;
 const OP_TRUNCATE_MONTHS: u32 = 21;
+const OP_DECIMAL: u32 = 22;
+
+/// A step of Polars' decimal arithmetic on scaled integers held as i64 (see
+/// kernels/cuda/include/decimal.cuh; the kernel's numbering). Each raises the
+/// launch's failure flag where Polars' i128 holds a value an i64 does not,
+/// or where Polars raises (a zero divisor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecimalStep {
+    /// An integer (or a decimal's scaled integer) times 10^`up`, then
+    /// divided by 10^`down` rounding ties to even; null beyond `precision`
+    /// digits (`None`: no limit but i64's).
+    Rescale {
+        up: u32,
+        down: u32,
+        precision: Option<u32>,
+    },
+    /// The sum of two decimals of one scale.
+    Add,
+    /// The difference of two decimals of one scale.
+    Sub,
+    /// The product of two decimals of `scale`: round(a * b / 10^scale), ties to even.
+    Mul { scale: u32 },
+    /// The quotient of two decimals of `scale`: round(a * 10^scale / b), ties
+    /// to even as Polars rounds.
+    Div { scale: u32 },
+    /// A decimal of `scale` as a float: its scaled integer, as an f64,
+    /// divided by 10^scale (an f64), then rounded to the float type.
+    ToFloat { scale: u32 },
+    /// A float as a decimal of `precision` digits and `scale`: null unless
+    /// its magnitude is below 10^precision (as f64s), else x * 10^scale
+    /// rounded to an integer, ties to even.
+    FromFloat { precision: u32, scale: u32 },
+}
+
+impl DecimalStep {
+    /// The kernel's number of the step.
+    pub fn number(self) -> u32 {
+        match self {
+            DecimalStep::Rescale { .. } => 0,
+            DecimalStep::Add => 1,
+            DecimalStep::Sub => 2,
+            DecimalStep::Mul { .. } => 3,
+            DecimalStep::Div { .. } => 4,
+            DecimalStep::ToFloat { .. } => 5,
+            DecimalStep::FromFloat { .. } => 6,
+        }
+    }
+}
+
+/// 10^e as Polars' `POW10_F64` holds it: the f64 nearest 10^e (e <= 38).
+fn pow10_f64(e: u32) -> f64 {
+    10_i128.pow(e) as f64
+}
 
 /// What [`ExprProgram::float_check`] tests (the kernel's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,9 +243,12 @@ pub struct ExprProgram {
     max_depth: usize,
     /// The type of each input column the program reads, by input number.
     pub(crate) inputs: Vec<Option<ValueType>>,
-    /// Whether the program checks values ([`Self::strict`]): its launch
+    /// Whether the program has strict steps ([`Self::strict`]): its launch
     /// needs a flag to raise.
     checks: bool,
+    /// Whether the program has decimal steps ([`Self::decimal`]), which
+    /// raise the flag too.
+    checks_decimals: bool,
 }
 
 fn invalid(what: String) -> RuntimeError {
@@ -461,10 +517,79 @@ impl ExprProgram {
         self.push(ty)
     }
 
-    /// Whether the program checks values ([`Self::strict`]), so that its
-    /// launch needs a failure flag.
+    /// Whether the program checks values ([`Self::strict`],
+    /// [`Self::decimal`]), so that its launch needs a failure flag.
     pub fn checks_values(&self) -> bool {
+        self.checks || self.checks_decimals
+    }
+
+    /// Whether the program has [`Self::strict`] steps.
+    pub fn checks_strictly(&self) -> bool {
         self.checks
+    }
+
+    /// Whether the program has [`Self::decimal`] steps.
+    pub fn checks_decimals(&self) -> bool {
+        self.checks_decimals
+    }
+
+    /// A step of decimal arithmetic (see [`DecimalStep`]). `Add`, `Sub`,
+    /// `Mul` and `Div` pop two I64 decimals of one scale; `Rescale` replaces
+    /// an integer of type `from` (a decimal is I64) by an I64 decimal;
+    /// `ToFloat` an I64 decimal by a float of type `to`; `FromFloat` a float of
+    /// type `from` by an I64 decimal.
+    pub fn decimal(
+        &mut self,
+        step: DecimalStep,
+        from: ValueType,
+        to: ValueType,
+    ) -> Result<(), RuntimeError> {
+        let bits = |x: f64| [x.to_bits() as u32, (x.to_bits() >> 32) as u32];
+        let mut words = vec![OP_DECIMAL, step.number()];
+        let (operands, input, output) = match step {
+            DecimalStep::Add | DecimalStep::Sub => (2, ValueType::I64, ValueType::I64),
+            DecimalStep::Mul { scale } | DecimalStep::Div { scale } => {
+                if scale > 38 {
+                    return Err(invalid(format!("decimal scale {scale}")));
+                }
+                words.push(scale);
+                (2, ValueType::I64, ValueType::I64)
+            }
+            DecimalStep::Rescale {
+                up,
+                down,
+                precision,
+            } => {
+                if !from.is_integer() || up > 38 || down > 38 || precision.is_some_and(|p| p > 18) {
+                    return Err(invalid(format!("a decimal rescale {step:?} of {from:?}")));
+                }
+                words.extend([from as u32, up, down, precision.unwrap_or(0)]);
+                (1, from, ValueType::I64)
+            }
+            DecimalStep::ToFloat { scale } => {
+                if !to.is_float() || scale > 38 {
+                    return Err(invalid(format!("a decimal of scale {scale} as {to:?}")));
+                }
+                words.extend(bits(pow10_f64(scale)));
+                words.push(to as u32);
+                (1, ValueType::I64, to)
+            }
+            DecimalStep::FromFloat { precision, scale } => {
+                if !from.is_float() || precision > 38 || scale > precision {
+                    return Err(invalid(format!("a decimal {step:?} of {from:?}")));
+                }
+                words.push(from as u32);
+                words.extend(bits(pow10_f64(scale)));
+                words.extend(bits(pow10_f64(precision)));
+                (1, from, ValueType::I64)
+            }
+        };
+        for _ in 0..operands {
+            self.pop(Some(input))?;
+        }
+        self.words.extend(words);
+        self.checks_decimals = true;
+        self.push(output)
     }
 
     /// Pops falsy, truthy (both `ty`) and a boolean predicate; pushes the pick.

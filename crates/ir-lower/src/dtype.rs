@@ -232,6 +232,13 @@ pub enum GpuDtype {
     /// column of every list's values in turn. Held, gathered, made by
     /// aggregations and exploded; never a key, never compared.
     List(ListOf),
+    /// A decimal number of `precision` digits, `scale` of them after the
+    /// point (Polars' `Decimal(precision, scale)`): the value times
+    /// 10^scale, held as an i64 on the device (Polars holds an i128; a
+    /// column with a value beyond i64 is not uploaded, and arithmetic that
+    /// leaves i64 goes to Polars). Casts between a decimal and `Int64` in a
+    /// GPU plan take these scaled integers as they are.
+    Decimal(u8, u8),
     /// Structs of named fields (not structs): a column per field, null
     /// where the struct is. Held, gathered, unnested, built by
     /// `pl.struct`, their fields read; never a key, never compared.
@@ -264,11 +271,18 @@ impl GpuDtype {
             DataType::Categorical(..) | DataType::Enum(..) => {
                 GpuDtype::Categorical(Dictionary::of(dtype))
             }
+            // Polars' precision is at most 38, its scale at most the precision.
+            DataType::Decimal(precision, scale) => {
+                GpuDtype::Decimal(*precision as u8, *scale as u8)
+            }
             DataType::List(values) => match GpuDtype::from_polars(values)? {
-                GpuDtype::List(_) | GpuDtype::Categorical(_) | GpuDtype::Struct(_) => {
+                GpuDtype::List(_)
+                | GpuDtype::Categorical(_)
+                | GpuDtype::Struct(_)
+                | GpuDtype::Decimal(..) => {
                     return Err(format!(
-                        "dtype {dtype} (lists of lists, of structs or of categoricals) is not \
-                         supported on the GPU yet"
+                        "dtype {dtype} (lists of lists, of structs, of categoricals or of \
+                         decimals) is not supported on the GPU yet"
                     ));
                 }
                 values => GpuDtype::List(ListOf::of(values)),
@@ -365,6 +379,7 @@ impl fmt::Display for GpuDtype {
             GpuDtype::ZonedDatetime(unit, zone) => write!(f, "datetime[{unit}, {zone}]"),
             GpuDtype::Categorical(dictionary) if dictionary.is_enum() => f.write_str("enum"),
             GpuDtype::Categorical(_) => f.write_str("cat"),
+            GpuDtype::Decimal(precision, scale) => write!(f, "decimal[{precision},{scale}]"),
             GpuDtype::List(of) => write!(f, "list[{}]", of.values()),
             GpuDtype::Struct(of) => {
                 let fields: Vec<String> = of

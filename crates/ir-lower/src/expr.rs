@@ -203,6 +203,10 @@ pub enum CastMode {
     NonStrict,
     /// Integers wrap around (Polars' `Overflowing`).
     Wrapping,
+    /// A decimal's scaled integer taken as an `Int64`, or an `Int64` as a
+    /// decimal's scaled integer, unchanged: no cast of Polars', only in
+    /// ir-lower's rewrites of decimal aggregations.
+    Physical,
 }
 
 /// How Polars' `rank` numbers tied values.

@@ -35,6 +35,7 @@ use crate::regex::{RegexDfa, group_spans_match};
 mod aggregations;
 mod boolean;
 mod categorical;
+mod decimals;
 mod functions;
 mod lists;
 mod literals;
@@ -156,7 +157,8 @@ impl ExprLowering<'_> {
     /// once, at the innermost construct.
     pub fn expr(&mut self, node: Node) -> Lowered {
         let lowered = self.expr_of_any_values(node)?;
-        self.without_nested_values(node, lowered)
+        let lowered = self.without_nested_values(node, lowered)?;
+        self.with_decimals_checked(node, lowered)
     }
 
     /// [`ExprLowering::expr`], lists not yet checked.

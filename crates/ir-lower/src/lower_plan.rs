@@ -815,6 +815,22 @@ impl<'a> PlanLowering<'a> {
                 if self.list_key(node, on.map(|key| (key.to_string(), key.dtype)), "join") {
                     return None;
                 }
+                // Decimal keys compare their scaled integers: of one scale.
+                let scale = |key: &GpuExpr| match key.dtype {
+                    GpuDtype::Decimal(_, scale) => Some(scale),
+                    _ => None,
+                };
+                let pairs = left_on.iter().zip(&right_on);
+                if let Some((l, r)) = pairs.into_iter().find(|(l, r)| scale(l) != scale(r)) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "a join of `{l}` ({}) with `{r}` ({}): decimal keys of different \
+                             scales are not supported on the GPU yet",
+                            l.dtype, r.dtype
+                        ),
+                    );
+                }
                 let schema = self.output_schema(node)?;
                 Some(PlanNode::Join {
                     left: Box::new(left),

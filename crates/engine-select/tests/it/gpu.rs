@@ -1,7 +1,7 @@
 //! GPU collects that really run, on the device under test (the emulated device unless `GPU_TEST_DEVICE` names a GPU), compared with Polars' CPU engine.
 //!
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
-//! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `strings`,
+//! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `strings`,
 //! `temporal`, `row_order`, `windows`, `devices`, `partitioned` (the
 //! partitioned executor).
 
@@ -18,6 +18,7 @@ use crate::{orders, under_test, under_test_executed_by};
 mod aggregations;
 mod casts;
 mod categoricals;
+mod decimals;
 mod devices;
 mod expressions;
 mod joins;

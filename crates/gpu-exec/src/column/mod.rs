@@ -225,6 +225,11 @@ impl DeviceColumn {
             DataType::UInt64 => primitive!(U64, u64),
             DataType::Float32 => primitive!(F32, f32),
             DataType::Float64 => primitive!(F64, f64),
+            DataType::Int128 => Values::I64(DeviceBuffer::from_host(
+                &decimals_as_i64(physical.i128()?, series.name())?,
+                ctx.memory.clone(),
+                &ctx.stream,
+            )?),
             DataType::List(_) => lists::upload(series.list()?, ctx)?,
             DataType::Struct(_) => structs::upload(series.struct_()?, ctx)?,
             DataType::String => match physical.str()?.downcast_iter().next() {
@@ -390,6 +395,12 @@ fn series_of(
         GpuDtype::Duration(unit) => physical.cast(&DataType::Duration(polars_unit(unit)))?,
         GpuDtype::Time => physical.cast(&DataType::Time)?,
         GpuDtype::Categorical(dictionary) => categorical(&physical, dictionary.dtype())?,
+        GpuDtype::Decimal(precision, scale) => physical
+            .cast(&DataType::Int128)?
+            .i128()?
+            .clone()
+            .into_decimal_unchecked(precision.into(), scale.into())
+            .into_series(),
         GpuDtype::ZonedDatetime(unit, zone) => physical.cast(&DataType::Datetime(
             polars_unit(unit),
             Some(zone.to_polars()),
@@ -631,6 +642,25 @@ impl DeviceFrame {
             .collect::<Result<_, _>>()?;
         Ok(DataFrame::new(self.height, columns)?)
     }
+}
+
+/// A decimal column's scaled integers (Polars' i128) as the device holds
+/// them, i64 (0 in null slots); refused where a value needs more.
+fn decimals_as_i64(values: &Int128Chunked, name: &str) -> Result<Vec<i64>, ExecError> {
+    let mut out = Vec::with_capacity(values.len());
+    for value in values.iter() {
+        match value.map(i64::try_from) {
+            Some(Ok(value)) => out.push(value),
+            None => out.push(0),
+            Some(Err(_)) => {
+                return Err(ExecError::DependsOnPolars(format!(
+                    "column {name:?} holds decimals of more than 18 digits (the GPU holds \
+                     decimals as 64-bit integers)"
+                )));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// `codes` (u32) as a column of the categorical or enum type `dtype`.

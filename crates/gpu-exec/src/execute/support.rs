@@ -770,6 +770,7 @@ pub(crate) fn hashable(dtype: GpuDtype) -> bool {
             | GpuDtype::Time
             | GpuDtype::ZonedDatetime(..)
             | GpuDtype::Categorical(_)
+            | GpuDtype::Decimal(..)
     )
 }
 

@@ -8,6 +8,7 @@ use kernels::c_enum;
 
 const EXPR_CU: &str = include_str!("../../../../kernels/cuda/expr.cu");
 const STRINGS_CU: &str = include_str!("../../../../kernels/cuda/strings.cu");
+const DECIMAL_CUH: &str = include_str!("../../../../kernels/cuda/include/decimal.cuh");
 const EXPR_RS: &str = include_str!("../expr.rs");
 
 /// The Rust constants `const OP_*: u32 = N;` of the evaluator.
@@ -109,6 +110,33 @@ fn value_types_operators_parts_and_modes_are_the_kernels() {
         ("R_CEIL", R::Ceil as u32),
     ];
     assert_eq!(c_enum(EXPR_CU, "enum Round : u32 {"), numbered(&modes));
+
+    let (up, down, precision) = (0, 0, None);
+    let steps = [
+        (
+            "D_RESCALE",
+            DecimalStep::Rescale {
+                up,
+                down,
+                precision,
+            },
+        ),
+        ("D_ADD", DecimalStep::Add),
+        ("D_SUB", DecimalStep::Sub),
+        ("D_MUL", DecimalStep::Mul { scale: 0 }),
+        ("D_DIV", DecimalStep::Div { scale: 0 }),
+        ("D_TO_FLOAT", DecimalStep::ToFloat { scale: 0 }),
+        (
+            "D_FROM_FLOAT",
+            DecimalStep::FromFloat {
+                precision: 0,
+                scale: 0,
+            },
+        ),
+    ]
+    .map(|(name, step)| (name, step.number()));
+    let decimal_steps = c_enum(DECIMAL_CUH, "enum DecimalStep : u32 {");
+    assert_eq!(decimal_steps, numbered(&steps));
 }
 
 #[test]

@@ -263,6 +263,7 @@ impl fmt::Display for GpuExpr {
                     CastMode::Strict => "strict_cast",
                     CastMode::NonStrict => "cast",
                     CastMode::Wrapping => "wrapping_cast",
+                    CastMode::Physical => "physical_cast",
                 };
                 write!(f, "{how}({input} -> {})", self.dtype)
             }

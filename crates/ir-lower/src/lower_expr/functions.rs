@@ -28,9 +28,11 @@ pub(crate) fn binary_op(op: Operator) -> BinaryOp {
 /// Casts the GPU supports: among numeric types (and from Boolean), between
 /// temporal types and integers, and between temporal types; a time of day
 /// to integers and durations (its nanoseconds) and from integers and
-/// datetimes (their time of day, [`time_of_day`]), as Polars casts it.
+/// datetimes (their time of day, [`time_of_day`]), as Polars casts it; and
+/// between decimals and numbers (not booleans).
 pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
     let zoned = |dtype| matches!(dtype, GpuDtype::ZonedDatetime(..));
+    let decimal = |dtype| matches!(dtype, GpuDtype::Decimal(..));
     if zoned(from) || zoned(to) {
         // The instant kept: to and from integers, to another unit or zone.
         return from.is_integer() && zoned(to) || zoned(from) && (to.is_integer() || zoned(to));
@@ -52,6 +54,8 @@ pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || matches!(from, GpuDtype::Date | GpuDtype::Datetime(_)) && to == GpuDtype::String
         || matches!(from, GpuDtype::Categorical(_)) && to == GpuDtype::String
         || from == GpuDtype::String && matches!(to, GpuDtype::Categorical(_))
+        || decimal(from) && (decimal(to) || to.is_numeric())
+        || from.is_numeric() && decimal(to)
 }
 
 /// Polars' `min_horizontal`, `max_horizontal`, `sum_horizontal` and

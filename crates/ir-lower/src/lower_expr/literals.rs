@@ -48,6 +48,13 @@ pub(crate) fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar>
         }
         GpuDtype::Duration(_) => Scalar::Duration(value.extract::<i64>()?),
         GpuDtype::Time => Scalar::Time(value.extract::<i64>()?),
+        // A decimal literal of this scale, its scaled integer (an i64).
+        GpuDtype::Decimal(_, scale) => match value {
+            AnyValue::Decimal(v, _, s) if *s == usize::from(scale) => {
+                Scalar::Int(i64::try_from(*v).ok()?)
+            }
+            _ => return None,
+        },
         GpuDtype::Boolean
         | GpuDtype::String
         | GpuDtype::Categorical(_)
@@ -81,6 +88,14 @@ pub(crate) fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String
         | AnyValue::CategoricalOwned(code, _)
         | AnyValue::Enum(code, _)
         | AnyValue::EnumOwned(code, _) => Scalar::UInt((*code).into()),
+        // A decimal, by its scaled integer (its scale is the literal's type),
+        // where an i64 holds it.
+        AnyValue::Decimal(v, _, _) => Scalar::Int(i64::try_from(*v).map_err(|_| {
+            format!(
+                "the decimal literal {value} needs more than 18 digits (the GPU holds decimals as \
+                 64-bit integers)"
+            )
+        })?),
         other => {
             return Err(format!(
                 "a literal of type {} is not supported on the GPU",

@@ -15,68 +15,7 @@ use rand::seq::IndexedRandom;
 use super::Rng;
 use super::code::List;
 use super::expr::{Agg, E, Lit, Op, Part};
-
-/// The class of a value, as the grammar draws expressions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ty {
-    Bool,
-    Int,
-    UInt,
-    Float,
-    Str,
-    Date,
-    Datetime,
-    Duration,
-    Time,
-    /// Timestamps in a time zone.
-    Zoned,
-    /// Categoricals and enums.
-    Cat,
-}
-
-impl Ty {
-    pub fn of(dtype: &DataType) -> Option<Ty> {
-        Some(match dtype {
-            DataType::Boolean => Ty::Bool,
-            DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => Ty::Int,
-            DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => Ty::UInt,
-            DataType::Float32 | DataType::Float64 => Ty::Float,
-            DataType::String => Ty::Str,
-            DataType::Date => Ty::Date,
-            DataType::Datetime(_, Some(_)) => Ty::Zoned,
-            DataType::Datetime(_, None) => Ty::Datetime,
-            DataType::Duration(_) => Ty::Duration,
-            DataType::Time => Ty::Time,
-            DataType::Categorical(..) | DataType::Enum(..) => Ty::Cat,
-            _ => return None,
-        })
-    }
-
-    fn numeric(self) -> bool {
-        matches!(self, Ty::Int | Ty::UInt | Ty::Float)
-    }
-
-    fn temporal(self) -> bool {
-        matches!(
-            self,
-            Ty::Date | Ty::Datetime | Ty::Duration | Ty::Time | Ty::Zoned
-        )
-    }
-}
-
-const ALL: [Ty; 11] = [
-    Ty::Bool,
-    Ty::Int,
-    Ty::UInt,
-    Ty::Float,
-    Ty::Str,
-    Ty::Date,
-    Ty::Datetime,
-    Ty::Duration,
-    Ty::Time,
-    Ty::Zoned,
-    Ty::Cat,
-];
+pub use super::ty::{ALL, Ty};
 
 /// Where an expression is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,6 +149,7 @@ impl Grammar<'_> {
             // A text, which Polars compares with a categorical as its
             // category (elsewhere casts it, adding it to the categories).
             Ty::Cat => Lit::Str((*super::table::ENUM_TEXTS.choose(self.rng).unwrap()).into()),
+            Ty::Decimal => return self.decimal_literal(),
             Ty::Zoned => {
                 let dtype = self.zoned_type();
                 let DataType::Datetime(unit, _) = dtype else {
@@ -250,6 +190,7 @@ impl Grammar<'_> {
                     Ty::Date,
                     Ty::Time,
                     Ty::Zoned,
+                    Ty::Decimal,
                 ]
                 .choose(self.rng)
                 .unwrap(),
@@ -273,7 +214,7 @@ impl Grammar<'_> {
                     .clone(),
             ),
             Ty::Float => (
-                *[Ty::Int, Ty::UInt, Ty::Str, Ty::Bool]
+                *[Ty::Int, Ty::UInt, Ty::Str, Ty::Bool, Ty::Decimal]
                     .choose(self.rng)
                     .unwrap(),
                 if self.chance(0.8) {
@@ -311,6 +252,12 @@ impl Grammar<'_> {
             // where the enum lacks them).
             Ty::Cat if self.chance(0.2) => (Ty::Str, super::table::enumeration()),
             Ty::Cat => (Ty::Str, super::table::categorical()),
+            Ty::Decimal => (
+                *[Ty::Int, Ty::UInt, Ty::Float, Ty::Decimal]
+                    .choose(self.rng)
+                    .unwrap(),
+                self.decimal_type(),
+            ),
             // Another unit (or zone), the instant kept.
             Ty::Zoned => {
                 let DataType::Datetime(_, zone) = self.zoned_type() else {
@@ -369,6 +316,7 @@ impl Grammar<'_> {
             Ty::Str => self.text(d),
             Ty::Date | Ty::Datetime | Ty::Duration | Ty::Time | Ty::Zoned => self.temporal(ty, d),
             Ty::Cat => self.leaf(ty),
+            Ty::Decimal => self.decimal(d),
         }
     }
 
@@ -913,7 +861,7 @@ impl Grammar<'_> {
                 1 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), Ty::Str),
                 _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Str),
             },
-            Ty::Duration if self.chance(0.3) => (Agg::Sum, Ty::Duration),
+            Ty::Duration | Ty::Decimal if self.chance(0.3) => (Agg::Sum, ty),
             _ => match self.rng.random_range(0..3) {
                 0 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), ty),
                 _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), ty),

@@ -19,6 +19,7 @@
 //! reasons users meet).
 
 pub mod code;
+mod decimals;
 mod expr;
 mod grammar;
 mod oracle;
@@ -28,6 +29,7 @@ mod regressions;
 mod shrink;
 mod table;
 mod temporal;
+mod ty;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -37,6 +37,8 @@ pub enum Values {
     List(Box<Values>, Vec<Option<(usize, usize)>>),
     /// Structs: the named fields, and each row's row of them (never null).
     Struct(Vec<(String, Values)>, Vec<Option<u32>>),
+    /// Decimals of a precision and scale: their scaled integers.
+    Decimal(usize, usize, Vec<Option<i128>>),
 }
 
 /// Applies `$body` to the vector inside any [`Values`], rebuilding the same variant.
@@ -64,6 +66,7 @@ macro_rules! map_values {
             Values::Enum($v) => Values::Enum($body),
             Values::List(values, $v) => Values::List(values.clone(), $body),
             Values::Struct(fields, $v) => Values::Struct(fields.clone(), $body),
+            Values::Decimal(p, s, $v) => Values::Decimal(*p, *s, $body),
         }
     };
 }
@@ -91,6 +94,7 @@ macro_rules! with_values {
             Values::Zoned(_, _, $v) => $body,
             Values::Categorical($v) => $body,
             Values::Enum($v) => $body,
+            Values::Decimal(_, _, $v) => $body,
             Values::List(_, $v) => $body,
             Values::Struct(_, $v) => $body,
         }
@@ -121,7 +125,7 @@ macro_rules! int_code {
         }
     )*};
 }
-int_code!(i8, i16, i32, i64, u8, u16, u32, u64);
+int_code!(i8, i16, i32, i64, i128, u8, u16, u32, u64);
 
 impl ValueCode for bool {
     fn code(&self) -> String {
@@ -239,6 +243,7 @@ impl Values {
             Values::Zoned(unit, zone, _) => DataType::Datetime(*unit, Some(time_zone(zone))),
             Values::Categorical(_) => categorical(),
             Values::Enum(_) => enumeration(),
+            Values::Decimal(p, s, _) => DataType::Decimal(*p, *s),
             Values::List(values, _) => DataType::List(Box::new(values.dtype())),
             Values::Struct(fields, _) => DataType::Struct(
                 fields
@@ -274,6 +279,11 @@ impl Values {
                 physical(Column::new(name, v))
             }
             Values::Date(v) => physical(Column::new(name, v)),
+            Values::Decimal(p, s, v) => Int128Chunked::from_iter_options(name, v.iter().copied())
+                .into_decimal(*p, *s)
+                .unwrap()
+                .into_series()
+                .into_column(),
             Values::List(values, spans) => {
                 let values = values.column("").take_materialized_series();
                 let lists: Vec<Option<Series>> = spans
@@ -320,6 +330,12 @@ impl Values {
                 format!("DataType::Duration({})", unit_code(*unit)),
             ),
             Values::Time(v) => cast(vec_code(v), "DataType::Time".into()),
+            Values::Decimal(p, s, v) => format!(
+                "Int128Chunked::from_iter_options({name:?}.into(), {}.into_iter())\n                \
+                 .into_decimal({p}, {s})\n                .unwrap()\n                .into_series()\n                \
+                 .into_column()",
+                vec_code(v)
+            ),
             Values::Categorical(v) => cast(vec_code(v), "crate::fuzz::table::categorical()".into()),
             Values::Enum(v) => cast(vec_code(v), "crate::fuzz::table::enumeration()".into()),
             Values::Zoned(unit, zone, v) => cast(
@@ -581,6 +597,10 @@ fn random_dtype(rng: &mut Rng) -> DataType {
             ];
             DataType::List(Box::new(values.choose(rng).unwrap().clone()))
         }
+        _ if rng.random_bool(0.5) => {
+            let precision = *[3usize, 10, 18, 38].choose(rng).unwrap();
+            DataType::Decimal(precision, rng.random_range(0..=precision.min(6)))
+        }
         _ => DataType::Time,
     }
 }
@@ -808,6 +828,26 @@ pub fn random_values(rng: &mut Rng, dtype: &DataType, len: usize) -> Values {
                 })
                 .collect();
             Values::Struct(fields, (0..len as u32).map(Some).collect())
+        }
+        DataType::Decimal(precision, scale) => {
+            // Within the precision and i64 (rarely beyond i64: Polars answers).
+            let digits = (*precision).min(18) as u32;
+            let most = 10i128.pow(digits) - 1;
+            let tie = 5 * 10i128.pow((*scale as u32).saturating_sub(1));
+            let wide = i128::from(i64::MAX) + 1;
+            let values = draw(rng, &mut |rng| {
+                let value = match rng.random_range(0..12) {
+                    0 => most,
+                    1 => -most,
+                    2 => tie,
+                    3 => -3 * tie,
+                    4 if *precision > 19 && rng.random_bool(0.1) => return wide,
+                    5 => int_value(rng, -most, most) * 10i128.pow(*scale as u32),
+                    _ => int_value(rng, -most, most),
+                };
+                value.clamp(-most, most)
+            });
+            Values::Decimal(*precision, *scale, values)
         }
         other => panic!("no random values of {other}"),
     }

@@ -235,8 +235,21 @@ impl Executor<'_> {
             self.ops()
                 .eval(&compiled.program, &inputs, frame.height, failed.as_ref())?;
         if let Some(flag) = failed {
-            let what = format!("a strict cast met values that do not fit in `{expr}`");
-            self.check_later(flag, what, ExecError::InvalidData);
+            if compiled.program.checks_strictly() {
+                let decimals = match compiled.program.checks_decimals() {
+                    true => ", or decimals left 18 digits,",
+                    false => "",
+                };
+                let what =
+                    format!("a strict cast met values that do not fit{decimals} in `{expr}`");
+                self.check_later(flag, what, ExecError::InvalidData);
+            } else {
+                let what = format!(
+                    "decimals in `{expr}` left 18 digits (the GPU computes decimals in 64-bit \
+                     integers; Polars in 128-bit ones)"
+                );
+                self.check_later(flag, what, ExecError::DependsOnPolars);
+            }
         }
         Ok(DeviceColumn::from_parts(
             name.into(),

@@ -83,7 +83,7 @@ impl Executor<'_> {
         let flag = || DeviceBuffer::<u32>::zeroed(1, self.ctx.memory.clone(), &self.ctx.stream);
         let failed = match mode {
             CastMode::Strict => Some(flag()?),
-            CastMode::NonStrict | CastMode::Wrapping => None,
+            CastMode::NonStrict | CastMode::Wrapping | CastMode::Physical => None,
         };
         let ops = self.ops();
         let (values, validity) = match (expr.dtype, integer_bounds(expr.dtype)) {

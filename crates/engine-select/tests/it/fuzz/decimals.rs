@@ -1,0 +1,41 @@
+//! The fuzzer's productions of decimals: literals, arithmetic and the decimal types drawn.
+
+use polars::prelude::*;
+use rand::RngExt;
+use rand::seq::IndexedRandom;
+
+use super::expr::{E, Lit, Op};
+use super::grammar::{Grammar, Ty};
+
+impl Grammar<'_> {
+    /// A decimal type: precisions an i64 holds and 38 (Polars' results), scales up to 6.
+    pub(super) fn decimal_type(&mut self) -> DataType {
+        let precision = *[3usize, 10, 18, 38].choose(self.rng).unwrap();
+        let scale = self.rng.random_range(0..=precision.min(6));
+        DataType::Decimal(precision, scale)
+    }
+
+    /// A decimal literal: an integer cast to a decimal type.
+    pub(super) fn decimal_literal(&mut self) -> E {
+        let value = *[0i64, 1, -1, 7, 250, -12_345, 999]
+            .choose(self.rng)
+            .unwrap();
+        let dtype = self.decimal_type();
+        E::new(Op::Cast(dtype, false), vec![E::lit(Lit::Int(value))])
+    }
+
+    /// A decimal computed: Polars' decimal arithmetic of two decimals.
+    pub(super) fn decimal(&mut self, d: u32) -> E {
+        let op = match self.rng.random_range(0..6) {
+            0 | 1 => Op::Add,
+            2 => Op::Sub,
+            3 => Op::Mul,
+            4 => Op::Div,
+            _ => return self.leaf(Ty::Decimal),
+        };
+        E::new(
+            op,
+            vec![self.value(Ty::Decimal, d), self.value(Ty::Decimal, d)],
+        )
+    }
+}

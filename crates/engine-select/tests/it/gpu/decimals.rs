@@ -1,0 +1,270 @@
+//! Decimals on the device: held, keyed, compared, computed and cast as Polars does, and what goes to Polars (values beyond i64, sums and results that leave it).
+
+use super::*;
+
+/// A decimal column of `precision` and `scale` of the scaled integers `values`.
+fn decimals(name: &str, values: &[Option<i128>], precision: usize, scale: usize) -> Column {
+    Int128Chunked::from_iter_options(name.into(), values.iter().copied())
+        .into_decimal(precision, scale)
+        .unwrap()
+        .into_series()
+        .into()
+}
+
+/// Prices at scale 2, rates at scale 4 and whole numbers, with nulls,
+/// negatives, ties for every rounding and the extremes of 18 digits.
+fn table() -> LazyFrame {
+    let prices = [
+        Some(1050),
+        Some(-250),
+        None,
+        Some(0),
+        Some(250),
+        Some(-1050),
+        Some(999_999_999_999_999_999),
+        Some(-999_999_999_999_999_999),
+        Some(350),
+        Some(1050),
+        Some(5),
+        Some(-15),
+    ];
+    let rates = [
+        Some(5000),
+        Some(-12_345),
+        Some(10_000),
+        None,
+        Some(2_500),
+        Some(1),
+        Some(0),
+        Some(-1),
+        Some(15_000),
+        Some(5000),
+        Some(-5000),
+        Some(25_000),
+    ];
+    let wholes = [
+        Some(3),
+        Some(-2),
+        Some(7),
+        Some(0),
+        None,
+        Some(4),
+        Some(1),
+        Some(-1),
+        Some(2),
+        Some(3),
+        Some(-8),
+        Some(6),
+    ];
+    let k = [1, 2, 1, 2, 3, 1, 3, 3, 2, 1, 2, 3];
+    DataFrame::new_infer_height(vec![
+        decimals("p", &prices, 18, 2),
+        decimals("r", &rates, 10, 4),
+        decimals("w", &wholes, 5, 0),
+        Column::new("k".into(), k),
+    ])
+    .unwrap()
+    .lazy()
+}
+
+#[test]
+fn decimals_are_held_filtered_sorted_and_keyed() {
+    assert_gpu_eq(
+        "filtered by a comparison",
+        table().filter(col("p").gt(col("w").cast(DataType::Decimal(18, 2)))),
+    );
+    assert_gpu_eq(
+        "sorted by decimals",
+        table().sort(
+            ["p", "r"],
+            SortMultipleOptions::default().with_maintain_order(true),
+        ),
+    );
+    assert_gpu_eq(
+        "grouped by decimals",
+        table()
+            .group_by([col("p")])
+            .agg([col("k").sum(), col("r").max().alias("r max")])
+            .sort(["p"], Default::default()),
+    );
+    let right = table()
+        .select([col("p"), col("k").alias("k2")])
+        .unique(None, UniqueKeepStrategy::First);
+    assert_gpu_eq(
+        "joined on decimals",
+        table()
+            .join(
+                right,
+                [col("p")],
+                [col("p")],
+                JoinArgs::new(JoinType::Inner),
+            )
+            .sort(
+                ["k", "k2", "r"],
+                SortMultipleOptions::default().with_nulls_last(true),
+            ),
+    );
+    assert_gpu_eq(
+        "distinct decimals",
+        table()
+            .select([col("p")])
+            .unique_stable(None, UniqueKeepStrategy::First),
+    );
+}
+
+#[test]
+fn decimal_aggregations_are_polars() {
+    let aggs = || {
+        [
+            col("p").sum().alias("p sum"),
+            col("r").sum().alias("r sum"),
+            col("p").min().alias("p min"),
+            col("r").max().alias("r max"),
+            col("p").first().alias("p first"),
+            col("r").last().alias("r last"),
+            col("p").count().alias("p count"),
+            col("w").n_unique().alias("w n_unique"),
+            col("p")
+                .filter(col("k").eq(lit(1)))
+                .sum()
+                .alias("p sum where"),
+        ]
+    };
+    assert_gpu_eq("over the frame", table().select(aggs()));
+    assert_gpu_eq(
+        "per group",
+        table()
+            .group_by([col("k")])
+            .agg(aggs())
+            .sort(["k"], Default::default()),
+    );
+    assert_gpu_eq(
+        "in windows",
+        table().select([
+            col("p").sum().over([col("k")]).unwrap(),
+            col("r").max().over([col("k")]).unwrap(),
+        ]),
+    );
+    assert_gpu_eq("of no rows", table().filter(lit(false)).select(aggs()));
+}
+
+#[test]
+fn decimal_arithmetic_and_comparisons_are_polars() {
+    let ops = |a: &str, b: &str| {
+        [
+            (col(a) + col(b)).alias(format!("{a}+{b}")),
+            (col(a) - col(b)).alias(format!("{a}-{b}")),
+            (col(a) * col(b)).alias(format!("{a}*{b}")),
+            (col(a) / col(b)).alias(format!("{a}/{b}")),
+            col(a).lt(col(b)).alias(format!("{a}<{b}")),
+            col(a).eq(col(b)).alias(format!("{a}=={b}")),
+            col(a).gt_eq(col(b)).alias(format!("{a}>={b}")),
+        ]
+    };
+    // Products and quotients of the 18-digit prices leave i64: the small ones.
+    let small = table().filter(
+        (col("p")
+            .lt(lit(1_000_000))
+            .and(col("p").gt(lit(-1_000_000))))
+        .or(col("p").is_null()),
+    );
+    let mut exprs = vec![];
+    for (a, b) in [("r", "w"), ("w", "r"), ("r", "r"), ("w", "w"), ("p", "r")] {
+        exprs.extend(ops(a, b));
+    }
+    exprs.extend(ops("p", "w")[..2].to_vec());
+    // (Polars raises dividing by a zero: no zero divisors here.)
+    let divisors = small
+        .clone()
+        .filter(col("r").neq(lit(0)).and(col("w").neq(lit(0))));
+    assert_gpu_eq("between columns", divisors.select(exprs));
+    assert_gpu_eq(
+        "with literals",
+        small.select([
+            (col("r") * lit(3)).alias("r*3"),
+            (col("w") + lit(1)).alias("w+1"),
+            col("r").gt(lit(0)).alias("r>0"),
+        ]),
+    );
+}
+
+#[test]
+fn decimal_casts_round_and_check_as_polars() {
+    let casts = |name: &str| {
+        let c = || col(name);
+        [
+            c().cast(DataType::Float64).alias(format!("{name} f64")),
+            c().cast(DataType::Float32).alias(format!("{name} f32")),
+            c().cast(DataType::Int64).alias(format!("{name} i64")),
+            c().cast(DataType::Int8).alias(format!("{name} i8")),
+            c().cast(DataType::UInt16).alias(format!("{name} u16")),
+            c().cast(DataType::Decimal(6, 1))
+                .alias(format!("{name} d6.1")),
+            c().cast(DataType::Decimal(30, 6))
+                .alias(format!("{name} d30.6")),
+            c().cast(DataType::Decimal(4, 0))
+                .alias(format!("{name} d4.0")),
+        ]
+    };
+    let mut exprs = vec![];
+    for name in ["p", "r", "w"] {
+        exprs.extend(casts(name));
+    }
+    let small = table().filter(
+        (col("p")
+            .lt(lit(1_000_000))
+            .and(col("p").gt(lit(-1_000_000))))
+        .or(col("p").is_null()),
+    );
+    assert_gpu_eq("from decimals", small.select(exprs));
+    let numbers = df!(
+        "i" => [Some(1i64), Some(-7), None, Some(123_456), Some(i64::MAX / 1000)],
+        "u" => [Some(0u64), Some(9), Some(99_999), None, Some(12)],
+        "f" => [Some(1.005f64), Some(-2.5), Some(f64::NAN), None, Some(12_345.678_9)],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "to decimals",
+        numbers.select([
+            col("i").cast(DataType::Decimal(10, 2)).alias("i d10.2"),
+            col("i").cast(DataType::Decimal(18, 0)).alias("i d18.0"),
+            col("u").cast(DataType::Decimal(5, 1)).alias("u d5.1"),
+            col("f").cast(DataType::Decimal(8, 3)).alias("f d8.3"),
+            col("f").cast(DataType::Decimal(4, 0)).alias("f d4.0"),
+        ]),
+    );
+}
+
+#[test]
+fn decimals_beyond_i64_go_to_polars_with_the_reason() {
+    let engine = Engine::Gpu(under_test());
+    let wide = DataFrame::new_infer_height(vec![decimals(
+        "d",
+        &[Some(1), Some(i128::from(i64::MAX) + 1)],
+        38,
+        0,
+    )])
+    .unwrap()
+    .lazy()
+    .select([col("d").sum()]);
+    let expected = wide.clone().collect().unwrap();
+    let (actual, report) = wide.collect_with_report(&engine).unwrap();
+    assert!(expected.equals_missing(&actual), "{actual}");
+    assert!(report.fell_back(), "{report}");
+    assert!(
+        report.fallback_reasons[0]
+            .message
+            .contains("more than 18 digits"),
+        "{report}"
+    );
+    // Sums and products beyond i64, of values within it.
+    let big = table().select([
+        col("p").sum().alias("sum"),
+        (col("p") * col("p")).alias("square"),
+    ]);
+    let expected = big.clone().collect().unwrap();
+    let (actual, report) = big.collect_with_report(&engine).unwrap();
+    assert!(expected.equals_missing(&actual), "{actual}");
+    assert!(report.fell_back(), "{report}");
+}
