@@ -581,12 +581,13 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                             }
                             a.bits = static_cast<u64>(r);
                         } else if (step == D_RESCALE) {
-                            u32 from = program[pc++], up = program[pc++], down = program[pc++];
-                            u32 precision = program[pc++];
+                            u32 from = program[pc], down = program[pc + 1], mode = program[pc + 2];
+                            u32 up = program[pc + 3], precision = program[pc + 4];
+                            pc += 5;
                             Slot& s = stack[top - 1];
                             if (s.valid) {
-                                s.bits = static_cast<u64>(decimal_rescale(
-                                    s.bits, is_signed(from), up, down, precision, &s.valid, &overflow));
+                                s.bits = static_cast<u64>(decimal_rescale(s.bits, is_signed(from), down, mode,
+                                                                          up, precision, &s.valid, &overflow));
                             }
                         } else if (step == D_TO_FLOAT) {
                             u64 divisor_bits = program[pc] | static_cast<u64>(program[pc + 1]) << 32;

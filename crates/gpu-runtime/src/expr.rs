@@ -133,12 +133,13 @@ const OP_DECIMAL: u32 = 22;
 /// or where Polars raises (a zero divisor).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecimalStep {
-    /// An integer (or a decimal's scaled integer) times 10^`up`, then
-    /// divided by 10^`down` rounding ties to even; null beyond `precision`
+    /// An integer (or a decimal's scaled integer) divided by 10^`down`,
+    /// rounded by `rounding`, then times 10^`up`; null beyond `precision`
     /// digits (`None`: no limit but i64's).
     Rescale {
-        up: u32,
         down: u32,
+        rounding: RoundMode,
+        up: u32,
         precision: Option<u32>,
     },
     /// The sum of two decimals of one scale.
@@ -556,14 +557,21 @@ impl ExprProgram {
                 (2, ValueType::I64, ValueType::I64)
             }
             DecimalStep::Rescale {
-                up,
                 down,
+                rounding,
+                up,
                 precision,
             } => {
                 if !from.is_integer() || up > 38 || down > 38 || precision.is_some_and(|p| p > 18) {
                     return Err(invalid(format!("a decimal rescale {step:?} of {from:?}")));
                 }
-                words.extend([from as u32, up, down, precision.unwrap_or(0)]);
+                words.extend([
+                    from as u32,
+                    down,
+                    rounding as u32,
+                    up,
+                    precision.unwrap_or(0),
+                ]);
                 (1, from, ValueType::I64)
             }
             DecimalStep::ToFloat { scale } => {

@@ -123,6 +123,40 @@ impl Tables {
         Ok(tables)
     }
 
+    /// The same tables with every money, discount and tax column as TPC-H
+    /// defines it, `Decimal(15, 2)`, instead of f64 (as PDS-H in Polars is
+    /// often run): the generator's values have two places, so the cast is
+    /// exact.
+    pub fn with_decimals(&self) -> PolarsResult<Tables> {
+        let decimal = |df: &DataFrame| -> PolarsResult<DataFrame> {
+            let floats: Vec<PlSmallStr> = df
+                .columns()
+                .iter()
+                .filter(|column| column.dtype() == &DataType::Float64)
+                .map(|column| column.name().clone())
+                .collect();
+            let casts: Vec<Expr> = floats
+                .iter()
+                .map(|name| {
+                    col(name.clone())
+                        .round(2, RoundMode::HalfToEven)
+                        .cast(DataType::Decimal(15, 2))
+                })
+                .collect();
+            df.clone().lazy().with_columns(casts).collect()
+        };
+        Ok(Tables {
+            customer: decimal(&self.customer)?,
+            lineitem: decimal(&self.lineitem)?,
+            nation: decimal(&self.nation)?,
+            orders: decimal(&self.orders)?,
+            part: decimal(&self.part)?,
+            partsupp: decimal(&self.partsupp)?,
+            region: decimal(&self.region)?,
+            supplier: decimal(&self.supplier)?,
+        })
+    }
+
     /// The tables by their PDS-H names.
     pub fn named(&self) -> [(&'static str, &DataFrame); 8] {
         [

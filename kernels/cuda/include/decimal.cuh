@@ -12,9 +12,9 @@ typedef unsigned __int128 u128;
 
 // Decimal steps (the kernel's numbering; gpu-runtime's `DecimalStep`).
 enum DecimalStep : u32 {
-    D_RESCALE = 0,     // from type, up, down, precision: an integer (or decimal) times
-                       // 10^up, divided by 10^down rounding ties to even; null beyond
-                       // `precision` digits (0: no limit)
+    D_RESCALE = 0,     // from type, down, mode, up, precision: an integer (or decimal)
+                       // divided by 10^down rounding by `mode` (enum Round), then times
+                       // 10^up; null beyond `precision` digits (0: no limit)
     D_ADD = 1,         // two decimals of one scale
     D_SUB = 2,
     D_MUL = 3,         // scale: round(a * b / 10^scale), ties to even
@@ -50,35 +50,46 @@ __device__ __forceinline__ u128 magnitude(i64 v) {
                  : static_cast<u128>(static_cast<u64>(v));
 }
 
-// round(n / d) of magnitudes, ties to even.
-__device__ __forceinline__ u128 div_round_even(u128 n, u128 d) {
+// n / d of magnitudes rounded by `mode` (the evaluator's enum Round: ties
+// to even, ties away from zero, toward zero, down, up) for a value of sign
+// `negative`.
+__device__ __forceinline__ u128 div_round(u128 n, u128 d, u32 mode, bool negative) {
     u128 q = n / d, r = n % d;
+    if (r == 0) return q;
     u128 twice = r * 2;
-    if (twice > d || (twice == d && (q & 1) != 0)) q += 1;
-    return q;
+    bool up;
+    switch (mode) {
+        case 0: up = twice > d || (twice == d && (q & 1) != 0); break;
+        case 1: up = twice >= d; break;
+        case 3: up = negative; break;
+        case 4: up = !negative; break;
+        default: up = false; break;
+    }
+    return up ? q + 1 : q;
 }
 
 // D_RESCALE of a value `bits` of integer type `from_signed`: the magnitude
-// times 10^up (up <= 38), then rounded to 10^down; null (valid false) beyond
-// `precision` digits; `overflow` where the result leaves i64 within the
-// precision (always for precision 0: Polars' i128 holds it).
-__device__ __forceinline__ i64 decimal_rescale(u64 bits, bool from_signed, u32 up, u32 down,
-                                               u32 precision, bool* valid, bool* overflow) {
+// divided by 10^down (rounded by `mode`), then times 10^up (up <= 38); null
+// (valid false) beyond `precision` digits; `overflow` where the result
+// leaves i64 within the precision (always for precision 0: Polars' i128
+// holds it).
+__device__ __forceinline__ i64 decimal_rescale(u64 bits, bool from_signed, u32 down, u32 mode,
+                                               u32 up, u32 precision, bool* valid,
+                                               bool* overflow) {
     bool negative = from_signed && static_cast<i64>(bits) < 0;
     u128 m = from_signed ? magnitude(static_cast<i64>(bits)) : static_cast<u128>(bits);
-    // 10^38 is below 2^127: a magnitude of at most 2^64 times 10^up past
-    // that bound leaves every precision.
-    u128 limit = pow10_u128(38);
+    if (down > 0) m = div_round(m, pow10_u128(down), mode, negative);
+    // 10^38 is below 2^127: a magnitude past 10^38 / 10^up leaves every
+    // precision.
     if (up > 0) {
         u128 p = pow10_u128(up);
-        if (m != 0 && m > limit / p) {
+        if (m != 0 && m > pow10_u128(38) / p) {
             if (precision == 0) *overflow = true;
             *valid = false;
             return 0;
         }
         m *= p;
     }
-    if (down > 0) m = div_round_even(m, pow10_u128(down));
     if (precision != 0 && m >= pow10_u128(precision)) {
         *valid = false;
         return 0;
@@ -96,7 +107,7 @@ __device__ __forceinline__ i64 decimal_rescale(u64 bits, bool from_signed, u32 u
 __device__ __forceinline__ i64 decimal_mul(i64 a, i64 b, u32 scale, bool* overflow) {
     bool negative = (a < 0) != (b < 0);
     u128 m = magnitude(a) * magnitude(b);  // below 2^126
-    if (scale > 0) m = div_round_even(m, pow10_u128(scale));
+    if (scale > 0) m = div_round(m, pow10_u128(scale), 0, negative);
     i64 out = 0;
     if (!signed_i64(m, negative, &out)) *overflow = true;
     return out;

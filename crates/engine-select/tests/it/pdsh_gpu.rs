@@ -96,3 +96,26 @@ fn pdsh_with_an_eighth_of_the_tables_bytes_runs_partitioned() {
     }
     assert_eq!(out_of_memory, OUT_OF_MEMORY_AT_AN_EIGHTH);
 }
+
+/// The 22 queries over the tables with money as `Decimal(15, 2)` (TPC-H's
+/// types): every query on the device, every answer the CPU's (decimal sums
+/// exact; means, and money cast to floats, as Polars computes them).
+#[test]
+fn pdsh_with_decimal_money_runs_on_the_device_and_matches_the_cpu() {
+    let tables = Tables::generate(0.005, false)
+        .unwrap()
+        .with_decimals()
+        .unwrap();
+    let engine = Engine::Gpu(crate::under_test());
+    let mut fell_back = Vec::new();
+    for number in 1..=QUERY_COUNT {
+        let lf = query(number, &tables).unwrap();
+        let expected = lf.clone().collect().unwrap();
+        let (actual, report) = lf.collect_with_report(&engine).unwrap();
+        assert_frames_close(&expected, &actual, &format!("q{number}: {report}"));
+        if report.executed_by != crate::under_test_executed_by() {
+            fell_back.push(format!("q{number}: {report}"));
+        }
+    }
+    assert!(fell_back.is_empty(), "{}", fell_back.join("\n"));
+}

@@ -1,7 +1,7 @@
 //! Decimal arithmetic, comparisons and casts compiled for the evaluator: Polars' rules (polars-compute's decimal.rs) on the scaled integers the device holds as i64.
 
-use gpu_runtime::expr::{DecimalStep, ExprBinary, ExprProgram, ValueType};
-use ir_lower::{BinaryOp, CastMode, GpuDtype, GpuExpr};
+use gpu_runtime::expr::{DecimalStep, ExprBinary, ExprProgram, RoundMode, ValueType};
+use ir_lower::{BinaryOp, CastMode, GpuDtype, GpuExpr, Rounding};
 
 use super::{Compiled, emit, step, value_type_of};
 
@@ -37,8 +37,9 @@ fn emit_at_scale(expr: &GpuExpr, scale: u32, out: &mut Compiled) -> Result<(), S
     emit(expr, out)?;
     if scale > own {
         let up = DecimalStep::Rescale {
-            up: scale - own,
             down: 0,
+            rounding: RoundMode::HalfToEven,
+            up: scale - own,
             precision: None,
         };
         step(out.program.decimal(up, I64, I64))?;
@@ -116,8 +117,9 @@ pub(super) fn emit_cast(
     match (input.dtype, expr.dtype) {
         (GpuDtype::Decimal(_, from_scale), GpuDtype::Decimal(precision, scale)) => {
             let rescale = DecimalStep::Rescale {
-                up: scale.saturating_sub(from_scale).into(),
                 down: from_scale.saturating_sub(scale).into(),
+                rounding: RoundMode::HalfToEven,
+                up: scale.saturating_sub(from_scale).into(),
                 precision: checked_precision(precision),
             };
             step(out.program.decimal(rescale, I64, I64))?;
@@ -128,8 +130,9 @@ pub(super) fn emit_cast(
         }
         (GpuDtype::Decimal(_, scale), _) if to.is_integer() => {
             let rounded = DecimalStep::Rescale {
-                up: 0,
                 down: scale.into(),
+                rounding: RoundMode::HalfToEven,
+                up: 0,
                 precision: None,
             };
             step(out.program.decimal(rounded, I64, I64))?;
@@ -141,8 +144,9 @@ pub(super) fn emit_cast(
         }
         (_, GpuDtype::Decimal(precision, scale)) if from.is_integer() => {
             let scaled = DecimalStep::Rescale {
-                up: scale.into(),
                 down: 0,
+                rounding: RoundMode::HalfToEven,
+                up: scale.into(),
                 precision: checked_precision(precision),
             };
             step(out.program.decimal(scaled, from, I64))?;
@@ -158,4 +162,34 @@ pub(super) fn emit_cast(
         step(out.program.strict(to))?;
     }
     Ok(())
+}
+
+/// Polars' `round` of a decimal to `decimals` places (by `mode`): the value
+/// at its scale, rounded to a multiple of the power of ten between them.
+pub(super) fn emit_round(
+    input: &GpuExpr,
+    decimals: u32,
+    mode: Rounding,
+    out: &mut Compiled,
+) -> Result<(), String> {
+    let scale = scale_of(input)?;
+    emit(input, out)?;
+    if decimals >= scale {
+        return Ok(());
+    }
+    let rounding = match mode {
+        Rounding::HalfToEven => RoundMode::HalfToEven,
+        Rounding::HalfAwayFromZero => RoundMode::HalfAwayFromZero,
+        Rounding::ToZero => RoundMode::ToZero,
+        Rounding::Floor => RoundMode::Floor,
+        Rounding::Ceil => RoundMode::Ceil,
+    };
+    let places = scale - decimals;
+    let rounded = DecimalStep::Rescale {
+        down: places,
+        rounding,
+        up: places,
+        precision: None,
+    };
+    step(out.program.decimal(rounded, I64, I64))
 }

@@ -111,16 +111,14 @@ fn value_types_operators_parts_and_modes_are_the_kernels() {
     ];
     assert_eq!(c_enum(EXPR_CU, "enum Round : u32 {"), numbered(&modes));
 
-    let (up, down, precision) = (0, 0, None);
+    let rescale = DecimalStep::Rescale {
+        down: 0,
+        rounding: RoundMode::HalfToEven,
+        up: 0,
+        precision: None,
+    };
     let steps = [
-        (
-            "D_RESCALE",
-            DecimalStep::Rescale {
-                up,
-                down,
-                precision,
-            },
-        ),
+        ("D_RESCALE", rescale),
         ("D_ADD", DecimalStep::Add),
         ("D_SUB", DecimalStep::Sub),
         ("D_MUL", DecimalStep::Mul { scale: 0 }),

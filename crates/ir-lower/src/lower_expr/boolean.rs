@@ -108,7 +108,9 @@ pub(crate) fn held_exactly(value: &Scalar, dtype: GpuDtype) -> Option<Scalar> {
         | (Scalar::Datetime(_), GpuDtype::Datetime(_) | GpuDtype::ZonedDatetime(..))
         | (Scalar::Duration(_), GpuDtype::Duration(_))
         | (Scalar::Time(_), GpuDtype::Time)
-        | (Scalar::UInt(_), GpuDtype::Categorical(_)) => Some(value.clone()),
+        | (Scalar::UInt(_), GpuDtype::Categorical(_))
+        // A decimal's scaled integer (of the column's scale: lowering checks).
+        | (Scalar::Int(_), GpuDtype::Decimal(..)) => Some(value.clone()),
         _ => None,
     }
 }
@@ -318,7 +320,14 @@ impl ExprLowering<'_> {
                         ),
                     };
                 }
-                if input.dtype.is_temporal() && list_dtype != input.dtype {
+                let decimal_scale = |dtype| match dtype {
+                    GpuDtype::Decimal(_, scale) => Some(scale),
+                    _ => None,
+                };
+                let decimals = decimal_scale(input.dtype).or(decimal_scale(list_dtype));
+                if (input.dtype.is_temporal() && list_dtype != input.dtype)
+                    || decimals.is_some() && decimal_scale(input.dtype) != decimal_scale(list_dtype)
+                {
                     return self.refuse(
                         node,
                         format!("is_in of {} in a list of {list_dtype}", input.dtype),

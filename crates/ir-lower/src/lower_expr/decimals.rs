@@ -5,7 +5,8 @@ use super::*;
 /// What the GPU runs of decimals, for refusals.
 pub(crate) const DECIMALS_ON_THE_GPU: &str = "decimals run held and moved with their rows, as \
     sort, group-by and join keys, compared, added, subtracted, multiplied, divided, cast from and \
-    to numbers and decimals, and in sum, min, max, first, last, counts and n_unique";
+    to numbers and decimals, rounded, tested by is_in, and in sum, mean, std, var, min, max, first, last, counts and \
+    n_unique";
 
 /// 2^32, where a sum of decimals splits their scaled integers.
 const HALF: i64 = 1 << 32;
@@ -46,11 +47,10 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         | ExprKind::Ternary { .. }
         | ExprKind::FillNull { .. }
         | ExprKind::Window { .. }
-        | ExprKind::CumExtreme { .. }
-        | ExprKind::Rank { .. }
         | ExprKind::Clip { .. }
         | ExprKind::IsBetween { .. }
         | ExprKind::IsInColumn { .. }
+        | ExprKind::IsIn { .. }
         | ExprKind::StructField { .. }
         | ExprKind::MakeStruct(_) => same_scale,
         ExprKind::Binary { op, left, right } => {
@@ -71,6 +71,13 @@ fn refused(expr: &GpuExpr) -> Option<String> {
                         | BinaryOp::TrueDivide
                 )
         }
+        ExprKind::Round { mode, .. } => {
+            same_scale
+                && matches!(
+                    mode,
+                    Rounding::HalfToEven | Rounding::HalfAwayFromZero | Rounding::ToZero
+                )
+        }
         ExprKind::Cast { input, mode } => {
             let number = |e: &GpuExpr| e.dtype.is_numeric() || is_decimal(e);
             *mode != CastMode::Wrapping && number(input) && number(expr)
@@ -83,7 +90,11 @@ fn refused(expr: &GpuExpr) -> Option<String> {
             | AggOp::Get { .. }
             | AggOp::Item { .. }
             | AggOp::Sum => same_scale || matches!(op, AggOp::Sum),
-            AggOp::Count { .. } | AggOp::NUnique => true,
+            AggOp::Count { .. }
+            | AggOp::NUnique
+            | AggOp::Mean
+            | AggOp::Std { .. }
+            | AggOp::Var { .. } => true,
             _ => false,
         },
         _ => false,
@@ -137,21 +148,78 @@ fn sum_of_decimals(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
         .cast(dtype, CastMode::Physical)
 }
 
+/// `mean` of the decimals `input` (of `scale`), a float, as Polars takes it:
+/// per group the mean of the values cast to floats; of a whole column the
+/// mean of the scaled integers (as floats) divided by 10^scale.
+fn mean_of_decimals(input: GpuExpr, scale: u8, per_group: bool) -> GpuExpr {
+    let float = GpuDtype::Float64;
+    if per_group {
+        return input
+            .cast(float, CastMode::NonStrict)
+            .aggregated(AggOp::Mean, float);
+    }
+    let divisor = 10_i128.pow(scale.into()) as f64;
+    input
+        .cast(GpuDtype::Int64, CastMode::Physical)
+        .aggregated(AggOp::Mean, float)
+        .binary(
+            BinaryOp::TrueDivide,
+            GpuExpr::literal(Scalar::Float(divisor), float),
+            float,
+        )
+}
+
 impl ExprLowering<'_> {
     /// `expr` (lowered from `node`) where it reads or gives decimals: as it
     /// is, or rewritten (sums), or refused.
     pub(crate) fn with_decimals_checked(&mut self, node: Node, expr: GpuExpr) -> Lowered {
-        if !is_decimal(&expr) && !expr.children().into_iter().any(is_decimal) {
+        let touches = |e: &GpuExpr| is_decimal(e) || e.children().into_iter().any(is_decimal);
+        if !expr.any(&touches) {
             return Some(expr);
         }
-        if let Some(why) = refused(&expr) {
+        // Every node: lowering builds trees (`is_in` as comparisons, fills
+        // as choices) whose inner nodes read decimals too.
+        let mut why = None;
+        expr.visit(&mut |e| {
+            if why.is_none() && touches(e) {
+                why = refused(e);
+            }
+        });
+        if let Some(why) = why {
             return self.refuse(node, why);
         }
         match expr.kind {
             ExprKind::Agg {
                 op: AggOp::Sum,
                 input,
-            } => Some(sum_of_decimals(*input, expr.dtype)),
+            } if is_decimal(&input) => Some(sum_of_decimals(*input, expr.dtype)),
+            // As Polars: of the values cast to floats.
+            ExprKind::Agg {
+                op: op @ (AggOp::Std { .. } | AggOp::Var { .. }),
+                input,
+            } if is_decimal(&input) => {
+                let float = GpuDtype::Float64;
+                Some(
+                    input
+                        .cast(float, CastMode::NonStrict)
+                        .aggregated(op, expr.dtype),
+                )
+            }
+            ExprKind::Agg {
+                op: AggOp::Mean,
+                input,
+            } => match input.dtype {
+                GpuDtype::Decimal(_, scale) => {
+                    Some(mean_of_decimals(*input, scale, self.per_group))
+                }
+                _ => Some(GpuExpr {
+                    kind: ExprKind::Agg {
+                        op: AggOp::Mean,
+                        input,
+                    },
+                    dtype: expr.dtype,
+                }),
+            },
             _ => Some(expr),
         }
     }

@@ -1,4 +1,4 @@
-//! The fuzzer's productions of decimals: literals, arithmetic and the decimal types drawn.
+//! The fuzzer's productions of decimals: literals, arithmetic, rounding and the decimal types drawn.
 
 use polars::prelude::*;
 use rand::RngExt;
@@ -26,11 +26,22 @@ impl Grammar<'_> {
 
     /// A decimal computed: Polars' decimal arithmetic of two decimals.
     pub(super) fn decimal(&mut self, d: u32) -> E {
-        let op = match self.rng.random_range(0..6) {
+        let op = match self.rng.random_range(0..7) {
             0 | 1 => Op::Add,
             2 => Op::Sub,
             3 => Op::Mul,
             4 => Op::Div,
+            5 => {
+                let decimals = self.rng.random_range(0..4);
+                let mode = *[
+                    RoundMode::HalfToEven,
+                    RoundMode::HalfAwayFromZero,
+                    RoundMode::ToZero,
+                ]
+                .choose(self.rng)
+                .unwrap();
+                return E::new(Op::Round(decimals, mode), vec![self.value(Ty::Decimal, d)]);
+            }
             _ => return self.leaf(Ty::Decimal),
         };
         E::new(

@@ -804,12 +804,17 @@ impl Grammar<'_> {
             Ty::Float => match self.rng.random_range(0..10) {
                 0 => (
                     Agg::Mean,
-                    *[Ty::Float, Ty::Int, Ty::Bool].choose(self.rng).unwrap(),
+                    *[Ty::Float, Ty::Int, Ty::Bool, Ty::Decimal]
+                        .choose(self.rng)
+                        .unwrap(),
                 ),
-                1 => (Agg::Std(self.rng.random_range(0..2)), Ty::Float),
+                1 => (
+                    Agg::Std(self.rng.random_range(0..2)),
+                    *[Ty::Float, Ty::Decimal].choose(self.rng).unwrap(),
+                ),
                 2 => (
                     Agg::Var(self.rng.random_range(0..2)),
-                    *[Ty::Float, Ty::Int].choose(self.rng).unwrap(),
+                    *[Ty::Float, Ty::Int, Ty::Decimal].choose(self.rng).unwrap(),
                 ),
                 3 => (Agg::Median, *[Ty::Float, Ty::Int].choose(self.rng).unwrap()),
                 4 => {

@@ -204,6 +204,14 @@ fn decimal_casts_round_and_check_as_polars() {
                 .alias(format!("{name} d30.6")),
             c().cast(DataType::Decimal(4, 0))
                 .alias(format!("{name} d4.0")),
+            c().round(1, RoundMode::HalfToEven)
+                .alias(format!("{name} round 1")),
+            c().round(0, RoundMode::HalfAwayFromZero)
+                .alias(format!("{name} round 0 away")),
+            c().round(2, RoundMode::ToZero)
+                .alias(format!("{name} round 2 to zero")),
+            c().round(9, RoundMode::HalfToEven)
+                .alias(format!("{name} round 9")),
         ]
     };
     let mut exprs = vec![];
@@ -267,4 +275,84 @@ fn decimals_beyond_i64_go_to_polars_with_the_reason() {
     let (actual, report) = big.collect_with_report(&engine).unwrap();
     assert!(expected.equals_missing(&actual), "{actual}");
     assert!(report.fell_back(), "{report}");
+}
+
+#[test]
+fn decimal_means_are_polars_per_group_and_whole() {
+    // Sevens at scale 2: 7 / 100 and 7 * (1 / 100) differ in the last bit.
+    let sevens = DataFrame::new_infer_height(vec![
+        decimals("d", &[Some(7), Some(7), Some(7), None], 10, 2),
+        Column::new("k".into(), [1, 2, 1, 2]),
+    ])
+    .unwrap()
+    .lazy();
+    assert_gpu_eq("a mean", sevens.clone().select([col("d").mean()]));
+    assert_gpu_eq(
+        "a mean broadcast",
+        sevens
+            .clone()
+            .with_columns([(col("d").cast(DataType::Float64) - col("d").mean()).alias("less")]),
+    );
+    assert_gpu_eq(
+        "means per group",
+        sevens
+            .group_by([col("k")])
+            .agg([col("d").mean()])
+            .sort(["k"], Default::default()),
+    );
+    let aggs = || {
+        [
+            col("p").mean(),
+            col("r").mean().alias("r mean"),
+            col("r").std(1).alias("r std"),
+            col("w").var(0).alias("w var"),
+        ]
+    };
+    assert_gpu_eq("means of the frame", table().select(aggs()[..2].to_vec()));
+    // A whole frame's variance adds in an order of Polars' own
+    // (docs/operations.md): its last bits may differ.
+    let spread = table().select(aggs()[2..].to_vec());
+    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
+    let (actual, _) = spread.clone().collect_with_report(&engine).unwrap();
+    crate::assert_frames_close(&spread.collect().unwrap(), &actual, "spreads of the frame");
+    assert_gpu_eq(
+        "means per group",
+        table()
+            .group_by([col("k")])
+            .agg(aggs())
+            .sort(["k"], Default::default()),
+    );
+    assert_gpu_eq(
+        "means in windows",
+        table().select([col("r").mean().over([col("k")]).unwrap()]),
+    );
+}
+
+#[test]
+fn decimals_move_through_choices_fills_shifts_and_membership() {
+    let listed = Series::new("".into(), [Some(1050i128), None, Some(-250)])
+        .i128()
+        .unwrap()
+        .clone()
+        .into_decimal(18, 2)
+        .unwrap()
+        .into_series();
+    assert_gpu_eq(
+        "moved",
+        table().select([
+            col("p")
+                .is_in(lit(listed.clone()).implode(false), false)
+                .alias("in"),
+            col("p")
+                .is_in(lit(listed).implode(false), true)
+                .alias("in, nulls equal"),
+            when(col("k").eq(lit(1)))
+                .then(col("p"))
+                .otherwise(col("w"))
+                .alias("chosen"),
+            col("p").fill_null(col("w")).alias("filled"),
+            col("r").shift(lit(1)).alias("shifted"),
+            col("r").is_null().alias("null"),
+        ]),
+    );
 }
