@@ -308,10 +308,10 @@ fn decimal_means_are_polars_per_group_and_whole() {
             col("w").var(0).alias("w var"),
         ]
     };
-    assert_gpu_eq("means of the frame", table().select(aggs()[..2].to_vec()));
+    assert_gpu_eq("means of the frame", table().select(&aggs()[..2]));
     // A whole frame's variance adds in an order of Polars' own
     // (docs/operations.md): its last bits may differ.
-    let spread = table().select(aggs()[2..].to_vec());
+    let spread = table().select(&aggs()[2..]);
     let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
     let (actual, _) = spread.clone().collect_with_report(&engine).unwrap();
     crate::assert_frames_close(&spread.collect().unwrap(), &actual, "spreads of the frame");
