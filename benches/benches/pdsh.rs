@@ -3,7 +3,8 @@
 //! Settings come from the environment, so that `cargo xtask bench` and the
 //! device check (which runs this binary without cargo) set them alike:
 //! `PDSH_SCALE` (scale factor, default 0.01), `PDSH_QUERIES` (e.g. `1,3,18`;
-//! default all), and the engines, device and output folder of
+//! default all), `PDSH_DECIMALS` (set: money as `Decimal(15, 2)`, TPC-H's
+//! types, instead of f64), and the engines, device and output folder of
 //! `benches::side_by_side::Common`. Criterion's own options
 //! (`--measurement-time`, `--sample-size`, a filter) follow `--`. Each query
 //! is timed from the tables in host memory to the result in host memory:
@@ -43,8 +44,12 @@ fn run() -> Result<(), String> {
             .collect::<Result<_, _>>()?,
         _ => (1..=QUERY_COUNT).collect(),
     };
+    let decimals = setting("PDSH_DECIMALS").is_some_and(|text| !text.is_empty() && text != "0");
     eprintln!("generating PDS-H tables at scale factor {scale}");
-    let tables = Tables::generate(scale, true).map_err(|e| e.to_string())?;
+    let mut tables = Tables::generate(scale, true).map_err(|e| e.to_string())?;
+    if decimals {
+        tables = tables.with_decimals().map_err(|e| e.to_string())?;
+    }
     let cases = queries
         .iter()
         .map(|&n| {
@@ -55,9 +60,13 @@ fn run() -> Result<(), String> {
     let suite = Suite {
         group: "pdsh",
         what: "query",
-        title: format!("PDS-H at scale factor {scale}"),
+        title: match decimals {
+            true => format!("PDS-H at scale factor {scale}, money as decimals"),
+            false => format!("PDS-H at scale factor {scale}"),
+        },
         settings: serde_json::json!({
             "scale_factor": scale,
+            "decimals": decimals,
             "engines": common.engines,
             "executor": common.executor.map(|e| e.to_string()),
             "device_memory_limit": common.device_memory_limit,

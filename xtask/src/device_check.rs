@@ -254,6 +254,13 @@ if [ -n "${PDSH_NO_PREFETCH:-}" ]; then
         BENCH_ENGINES=gpu POLARS_GPU_PREFETCH=0 step bench.pdsh.no-prefetch 300 \
         "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
 fi
+# PDSH_DECIMALS=1: PDS-H again with money as Decimal(15, 2) (TPC-H's types),
+# the GPU beside the CPU.
+if [ -n "${PDSH_DECIMALS:-}" ]; then
+    BENCH_OUT="$work/decimals" PDSH_SCALE=$scale BENCH_RUNS=${PDSH_RUNS:-} \
+        BENCH_ENGINES=cpu,gpu PDSH_DECIMALS=1 step bench.pdsh.decimals 300 \
+        "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
+fi
 # Where the GPU's time goes in some queries: each plan node's time
 # (POLARS_GPU_PROFILE), one run of each on the GPU alone.
 BENCH_OUT="$work/profile" PDSH_SCALE=$scale BENCH_RUNS=1 BENCH_ENGINES=gpu POLARS_GPU_PROFILE=1 \

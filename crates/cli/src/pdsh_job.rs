@@ -27,6 +27,10 @@ pub struct PdshArgs {
     /// Also write the generated tables to DIR/<table>.parquet.
     #[arg(long, value_name = "DIR")]
     pub parquet: Option<std::path::PathBuf>,
+    /// Hold money, discounts and taxes as TPC-H's Decimal(15, 2) instead
+    /// of f64.
+    #[arg(long)]
+    pub decimals: bool,
 }
 
 fn parse_scale(text: &str) -> Result<f64, String> {
@@ -45,7 +49,14 @@ pub fn run(args: &PdshArgs) -> ExitCode {
         }
     };
     let started = Instant::now();
-    let tables = match Tables::generate(args.scale, true) {
+    let generated = Tables::generate(args.scale, true);
+    let tables = match generated.and_then(|t| {
+        if args.decimals {
+            t.with_decimals()
+        } else {
+            Ok(t)
+        }
+    }) {
         Ok(tables) => tables,
         Err(e) => {
             eprintln!("error: could not generate the PDS-H tables: {e}");
@@ -65,8 +76,13 @@ pub fn run(args: &PdshArgs) -> ExitCode {
         }
     }
     say!(
-        "PDS-H at scale factor {} ({} lineitem rows, generated in {:.1?}), engine {}\n",
+        "PDS-H at scale factor {}{} ({} lineitem rows, generated in {:.1?}), engine {}\n",
         args.scale,
+        if args.decimals {
+            ", money as decimals"
+        } else {
+            ""
+        },
         tables.lineitem.height(),
         started.elapsed(),
         args.engine.name()
