@@ -29,9 +29,23 @@ fn one_scale<'e>(exprs: impl IntoIterator<Item = &'e GpuExpr>) -> bool {
 /// `None` where it does: operations that move values or compare them
 /// within one scale, and those the evaluator computes as Polars does.
 fn refused(expr: &GpuExpr) -> Option<String> {
-    let values = std::iter::once(expr).chain(expr.children());
-    let same_scale = one_scale(values);
+    // The values that become the expression's (or are compared): keys,
+    // predicates and indices beside them may be of any type.
+    let values: Vec<&GpuExpr> = match &expr.kind {
+        ExprKind::Window { function, .. } => vec![function],
+        ExprKind::SortedBy { input, .. }
+        | ExprKind::Gather { input, .. }
+        | ExprKind::Where { input, .. } => vec![input],
+        ExprKind::Ternary { truthy, falsy, .. } => vec![truthy, falsy],
+        _ => expr.children(),
+    };
+    let same_scale = one_scale(std::iter::once(expr).chain(values));
     let runs = match &expr.kind {
+        // Values kept as they are, whatever their scales.
+        ExprKind::IsNull(_)
+        | ExprKind::IsNotNull(_)
+        | ExprKind::StructField { .. }
+        | ExprKind::MakeStruct(_) => true,
         ExprKind::Column { .. }
         | ExprKind::Literal(_)
         | ExprKind::Shift { .. }
@@ -40,8 +54,6 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         | ExprKind::Where { .. }
         | ExprKind::SortedBy { .. }
         | ExprKind::Fill { .. }
-        | ExprKind::IsNull(_)
-        | ExprKind::IsNotNull(_)
         | ExprKind::Distinct { .. }
         | ExprKind::Unique { .. }
         | ExprKind::Ternary { .. }
@@ -50,9 +62,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         | ExprKind::Clip { .. }
         | ExprKind::IsBetween { .. }
         | ExprKind::IsInColumn { .. }
-        | ExprKind::IsIn { .. }
-        | ExprKind::StructField { .. }
-        | ExprKind::MakeStruct(_) => same_scale,
+        | ExprKind::IsIn { .. } => same_scale,
         ExprKind::Binary { op, left, right } => {
             is_decimal(left)
                 && is_decimal(right)

@@ -105,6 +105,19 @@ fn decimals_are_held_filtered_sorted_and_keyed() {
             ),
     );
     assert_gpu_eq(
+        "keyed by decimals of another scale",
+        table().select([
+            col("p").sum().over([col("r")]).unwrap().alias("sum by r"),
+            col("p")
+                .sort_by(
+                    [col("r")],
+                    SortMultipleOptions::default().with_maintain_order(true),
+                )
+                .alias("p by r"),
+            as_struct(vec![col("p"), col("r")]).alias("both"),
+        ]),
+    );
+    assert_gpu_eq(
         "distinct decimals",
         table()
             .select([col("p")])
