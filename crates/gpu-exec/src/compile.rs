@@ -6,7 +6,7 @@ use gpu_runtime::expr::{
     DatePart, ExprBinary, ExprProgram, FloatClass, RoundMode, ValueType, slot_of_float, slot_of_int,
 };
 use ir_lower::{
-    BinaryOp, CastMode, Closed, ExprKind, FloatCheck, GpuDtype, GpuExpr, Held, Rounding, Scalar,
+    BinaryOp, CastMode, ExprKind, FloatCheck, GpuDtype, GpuExpr, Held, Rounding, Scalar,
     TemporalPart, TimeUnit, Truncation,
 };
 
@@ -546,36 +546,6 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 CastMode::Wrapping => step(out.program.cast_wrapping(from, ty)),
                 CastMode::Physical => Err(format!("a physical cast from {from:?} to {ty:?}")),
             }
-        }
-        // Polars' `is_between`: the two comparisons, and'ed. Between valid
-        // literal bounds of the input's type (the predicate kernels take
-        // those of columns).
-        ExprKind::IsBetween {
-            input,
-            lower,
-            upper,
-            closed,
-        } if [lower, upper].iter().all(|bound| {
-            bound.dtype == input.dtype
-                && matches!(&bound.kind, ExprKind::Literal(value) if *value != Scalar::Null)
-        }) =>
-        {
-            let (low, high) = match closed {
-                Closed::Both => (BinaryOp::GtEq, BinaryOp::LtEq),
-                Closed::Left => (BinaryOp::GtEq, BinaryOp::Lt),
-                Closed::Right => (BinaryOp::Gt, BinaryOp::LtEq),
-                Closed::None => (BinaryOp::Gt, BinaryOp::Lt),
-            };
-            let boolean = GpuDtype::Boolean;
-            let within = (**input)
-                .clone()
-                .binary(low, (**lower).clone(), boolean)
-                .binary(
-                    BinaryOp::And,
-                    (**input).clone().binary(high, (**upper).clone(), boolean),
-                    boolean,
-                );
-            emit(&within, out)
         }
         ExprKind::Ternary {
             predicate,

@@ -240,10 +240,13 @@ impl ExprLowering<'_> {
                     input = as_texts(input);
                 }
                 let literal = |e: &GpuExpr| matches!(e.kind, ExprKind::Literal(_));
-                if !(literal(&lower) && literal(&upper)) || categorical {
-                    // Bounds of the rows (or a categorical's texts): the two
-                    // comparisons, and Kleene's and of them, as Polars
-                    // answers (null and false is false).
+                let column = matches!(input.kind, ExprKind::Column { .. });
+                if !(literal(&lower) && literal(&upper)) || categorical || !column {
+                    // Bounds of the rows, a computed input (or a
+                    // categorical's texts): the two comparisons, and
+                    // Kleene's and of them, as Polars answers (null and
+                    // false is false). (The predicate kernels test columns
+                    // between literals.)
                     if lower.dtype != input.dtype || upper.dtype != input.dtype {
                         return self.refuse(
                             node,

@@ -806,4 +806,11 @@ fn is_between_bounds_of_the_rows_match_the_cpu() {
         "a filter by is_between bounds of the rows",
         frame().filter(between(ClosedInterval::Both)),
     );
+    // A computed input between literals (the predicate kernels take columns).
+    for closed in [ClosedInterval::Both, ClosedInterval::None] {
+        assert_gpu_eq(
+            "a filter by a computed value between literals",
+            frame().filter((col("i") * lit(2i64)).is_between(lit(-4i64), lit(6i64), closed)),
+        );
+    }
 }
