@@ -100,14 +100,13 @@ pub(super) fn emit_cast(
 ) -> Result<(), String> {
     let (from, to) = (value_type_of(input)?, value_type_of(expr)?);
     let refused = || format!("a cast from {} to {}", input.dtype, expr.dtype);
-    if mode == CastMode::Physical {
+    // Lowering refuses wrapping casts of decimals: the executor's own (its
+    // results wrapped back to their type) take the scaled integers.
+    if matches!(mode, CastMode::Physical | CastMode::Wrapping) {
         return match from == I64 && to == I64 {
             true => emit(input, out),
             false => Err(refused()),
         };
-    }
-    if mode == CastMode::Wrapping {
-        return Err(refused());
     }
     let strict = mode == CastMode::Strict;
     if strict {

@@ -726,6 +726,7 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
             (aggregable
                 || small_integer(input.dtype)
                 || input.dtype.is_temporal()
+                || matches!(input.dtype, GpuDtype::Decimal(..))
                 || matches!(input.dtype, GpuDtype::Boolean | GpuDtype::Float32))
                 && expr.dtype == GpuDtype::UInt32
         }

@@ -4,8 +4,9 @@ use super::*;
 
 /// What the GPU runs of decimals, for refusals.
 pub(crate) const DECIMALS_ON_THE_GPU: &str = "decimals run held and moved with their rows, as \
-    sort, group-by and join keys, compared, added, subtracted, multiplied, divided, cast from and \
-    to numbers and decimals, rounded, tested by is_in, and in sum, mean, std, var, min, max, first, last, counts and \
+    sort, group-by and join keys, compared, added, subtracted, multiplied, divided, negated, in \
+    abs, cast from and to numbers and decimals, rounded, tested by is_in, and in \
+    sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, first, last, counts and \
     n_unique";
 
 /// 2^32, where a sum of decimals splits their scaled integers.
@@ -62,7 +63,9 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         | ExprKind::Clip { .. }
         | ExprKind::IsBetween { .. }
         | ExprKind::IsInColumn { .. }
-        | ExprKind::IsIn { .. } => same_scale,
+        | ExprKind::IsIn { .. }
+        | ExprKind::Negate(_)
+        | ExprKind::Abs(_) => same_scale,
         ExprKind::Binary { op, left, right } => {
             is_decimal(left)
                 && is_decimal(right)
@@ -103,8 +106,12 @@ fn refused(expr: &GpuExpr) -> Option<String> {
             AggOp::Count { .. }
             | AggOp::NUnique
             | AggOp::Mean
+            | AggOp::Median
+            | AggOp::Quantile { .. }
             | AggOp::Std { .. }
-            | AggOp::Var { .. } => true,
+            | AggOp::Var { .. }
+            | AggOp::ArgMin
+            | AggOp::ArgMax => true,
             _ => false,
         },
         _ => false,
@@ -116,39 +123,37 @@ fn refused(expr: &GpuExpr) -> Option<String> {
     })
 }
 
-/// `sum` of the decimals `input` (of `scale`), of `dtype`: as Polars sums
-/// i128s, where an i64 holds the sum. The scaled integers split at 2^32
-/// (a floor quotient and a remainder below 2^32) sum exactly in i64 for
-/// frames of fewer than 2^31 rows; the whole, quotient times 2^32 plus
-/// remainder, is then checked into i64 as decimal arithmetic is (a sum
-/// beyond goes to Polars).
-fn sum_of_decimals(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
+/// A sum of the decimals `input` (as `summed` makes one of i64s), of `dtype`: as Polars sums i128s, where an
+/// i64 holds each sum. The scaled integers split at 2^32 (a floor quotient
+/// and a remainder below 2^32) sum exactly in i64 for frames of fewer than
+/// 2^31 rows; the whole, quotient times 2^32 plus remainder, is then checked
+/// into i64 as decimal arithmetic is (a sum beyond goes to Polars).
+fn sum_of_decimals(
+    input: GpuExpr,
+    dtype: GpuDtype,
+    summed: impl Fn(GpuExpr) -> GpuExpr,
+) -> GpuExpr {
     let int64 = GpuDtype::Int64;
     let whole = GpuDtype::Decimal(38, 0);
     let half = || GpuExpr::literal(Scalar::Int(HALF), int64);
+    let split = |input: GpuExpr, op: BinaryOp| {
+        input
+            .cast(int64, CastMode::Physical)
+            .binary(op, half(), int64)
+    };
     // The part of each value; of the rows kept, where a filter keeps them
     // (it stays the input of the aggregation).
     let part_of = |input: GpuExpr, op: BinaryOp| match input.kind {
         ExprKind::Where { input, by } => GpuExpr {
             kind: ExprKind::Where {
-                input: Box::new(
-                    input
-                        .cast(int64, CastMode::Physical)
-                        .binary(op, half(), int64),
-                ),
+                input: Box::new(split(*input, op)),
                 by,
             },
             dtype: int64,
         },
-        _ => input
-            .cast(int64, CastMode::Physical)
-            .binary(op, half(), int64),
+        _ => split(input, op),
     };
-    let part = |op: BinaryOp| {
-        part_of(input.clone(), op)
-            .aggregated(AggOp::Sum, int64)
-            .cast(whole, CastMode::Physical)
-    };
+    let part = |op: BinaryOp| summed(part_of(input.clone(), op)).cast(whole, CastMode::Physical);
     let high = part(BinaryOp::FloorDivide);
     let low = part(BinaryOp::Modulus);
     let half = half().cast(whole, CastMode::Physical);
@@ -158,25 +163,78 @@ fn sum_of_decimals(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
         .cast(dtype, CastMode::Physical)
 }
 
-/// `mean` of the decimals `input` (of `scale`), a float, as Polars takes it:
-/// per group the mean of the values cast to floats; of a whole column the
-/// mean of the scaled integers (as floats) divided by 10^scale.
-fn mean_of_decimals(input: GpuExpr, scale: u8, per_group: bool) -> GpuExpr {
+/// `op` (a mean, median or quantile) of the decimals `input` (of `scale`),
+/// a float, as Polars takes it: per group, of the values cast to floats;
+/// of a whole column, of the scaled integers (as floats) divided by
+/// 10^scale.
+fn moment_of_decimals(op: AggOp, input: GpuExpr, scale: u8, per_group: bool) -> GpuExpr {
     let float = GpuDtype::Float64;
     if per_group {
-        return input
-            .cast(float, CastMode::NonStrict)
-            .aggregated(AggOp::Mean, float);
+        return input.cast(float, CastMode::NonStrict).aggregated(op, float);
     }
     let divisor = 10_i128.pow(scale.into()) as f64;
     input
         .cast(GpuDtype::Int64, CastMode::Physical)
-        .aggregated(AggOp::Mean, float)
+        .aggregated(op, float)
         .binary(
             BinaryOp::TrueDivide,
             GpuExpr::literal(Scalar::Float(divisor), float),
             float,
         )
+}
+
+/// `expr` (of decimals, its parts checked) with every node rewritten as
+/// [`rewritten`] says, the innermost first: lowering may build trees whose
+/// inner nodes read decimals too. Rewritten
+/// nodes read no decimals where they were rewritten, so a tree rewritten
+/// again stays as it is.
+fn rewritten_tree(mut expr: GpuExpr, per_group: bool) -> GpuExpr {
+    for child in expr.children_mut() {
+        let placeholder = GpuExpr::literal(Scalar::Null, GpuDtype::Boolean);
+        let owned = std::mem::replace(child, placeholder);
+        *child = rewritten_tree(owned, per_group);
+    }
+    rewritten(expr, per_group)
+}
+
+/// `expr` (of decimals, its parts checked) as the device computes it: sums
+/// in parts, means, medians and quantiles by Polars' two
+/// paths, spreads of the values as floats, negation and `abs` by checked
+/// subtraction; the rest as it is.
+fn rewritten(expr: GpuExpr, per_group: bool) -> GpuExpr {
+    let dtype = expr.dtype;
+    let zero = |dtype| GpuExpr::literal(Scalar::Int(0), dtype);
+    match expr.kind {
+        ExprKind::Agg { op, input } if is_decimal(&input) => match op {
+            AggOp::Sum => sum_of_decimals(*input, dtype, |e| {
+                let int64 = e.dtype;
+                e.aggregated(AggOp::Sum, int64)
+            }),
+            AggOp::Mean | AggOp::Median | AggOp::Quantile { .. } => {
+                let GpuDtype::Decimal(_, scale) = input.dtype else {
+                    unreachable!("a decimal input")
+                };
+                moment_of_decimals(op, *input, scale, per_group)
+            }
+            AggOp::Std { .. } | AggOp::Var { .. } => input
+                .cast(GpuDtype::Float64, CastMode::NonStrict)
+                .aggregated(op, dtype),
+            op => input.aggregated(op, dtype),
+        },
+        // 0 - x, checked: a negated i64::MIN is no i64.
+        ExprKind::Negate(input) if is_decimal(&input) => {
+            zero(input.dtype).binary(BinaryOp::Minus, *input, dtype)
+        }
+        ExprKind::Abs(input) if is_decimal(&input) => {
+            let negative =
+                (*input)
+                    .clone()
+                    .binary(BinaryOp::Lt, zero(input.dtype), GpuDtype::Boolean);
+            let negated = zero(input.dtype).binary(BinaryOp::Minus, (*input).clone(), dtype);
+            negative.then(negated, *input, dtype)
+        }
+        kind => GpuExpr { kind, dtype },
+    }
 }
 
 impl ExprLowering<'_> {
@@ -198,39 +256,6 @@ impl ExprLowering<'_> {
         if let Some(why) = why {
             return self.refuse(node, why);
         }
-        match expr.kind {
-            ExprKind::Agg {
-                op: AggOp::Sum,
-                input,
-            } if is_decimal(&input) => Some(sum_of_decimals(*input, expr.dtype)),
-            // As Polars: of the values cast to floats.
-            ExprKind::Agg {
-                op: op @ (AggOp::Std { .. } | AggOp::Var { .. }),
-                input,
-            } if is_decimal(&input) => {
-                let float = GpuDtype::Float64;
-                Some(
-                    input
-                        .cast(float, CastMode::NonStrict)
-                        .aggregated(op, expr.dtype),
-                )
-            }
-            ExprKind::Agg {
-                op: AggOp::Mean,
-                input,
-            } => match input.dtype {
-                GpuDtype::Decimal(_, scale) => {
-                    Some(mean_of_decimals(*input, scale, self.per_group))
-                }
-                _ => Some(GpuExpr {
-                    kind: ExprKind::Agg {
-                        op: AggOp::Mean,
-                        input,
-                    },
-                    dtype: expr.dtype,
-                }),
-            },
-            _ => Some(expr),
-        }
+        Some(rewritten_tree(expr, self.per_group))
     }
 }

@@ -348,6 +348,13 @@ impl ExprLowering<'_> {
                 // Floats: added in Polars' order, row after row (reversed:
                 // from the last row, the running sums of the reversed rows
                 // reversed back).
+                if matches!(input.dtype, GpuDtype::Decimal(..)) {
+                    return self.refuse(
+                        node,
+                        "cum_sum of decimals: Polars' plan types it as its input, its engine \
+                         gives precision 38",
+                    );
+                }
                 if input.dtype.is_float() {
                     let dtype = input.dtype;
                     let reversed = |e: GpuExpr| GpuExpr {
@@ -694,7 +701,8 @@ impl ExprLowering<'_> {
                     Some(Box::new(GpuExpr { kind, dtype }))
                 });
                 let (lower, upper) = (bounds.next()??, bounds.next()??);
-                if !(input.dtype.is_numeric() || input.dtype.is_temporal()) {
+                let decimal = matches!(input.dtype, GpuDtype::Decimal(..));
+                if !(input.dtype.is_numeric() || input.dtype.is_temporal() || decimal) {
                     return self.refuse(node, format!("clip of {}", input.dtype));
                 }
                 ExprKind::Clip {

@@ -1,4 +1,4 @@
-//! The fuzzer's productions of decimals: literals, arithmetic, rounding and the decimal types drawn.
+//! The fuzzer's productions of decimals: literals, arithmetic, rounding, negation, abs, clips and the decimal types drawn.
 
 use polars::prelude::*;
 use rand::RngExt;
@@ -26,7 +26,7 @@ impl Grammar<'_> {
 
     /// A decimal computed: Polars' decimal arithmetic of two decimals.
     pub(super) fn decimal(&mut self, d: u32) -> E {
-        let op = match self.rng.random_range(0..7) {
+        let op = match self.rng.random_range(0..8) {
             0 | 1 => Op::Add,
             2 => Op::Sub,
             3 => Op::Mul,
@@ -41,6 +41,17 @@ impl Grammar<'_> {
                 .choose(self.rng)
                 .unwrap();
                 return E::new(Op::Round(decimals, mode), vec![self.value(Ty::Decimal, d)]);
+            }
+            6 => {
+                let x = self.value(Ty::Decimal, d);
+                return match self.rng.random_range(0..3) {
+                    0 => E::new(Op::Neg, vec![x]),
+                    1 => E::new(Op::Abs, vec![x]),
+                    _ => {
+                        let (lower, upper) = (self.decimal_literal(), self.decimal_literal());
+                        E::new(Op::Clip, vec![x, lower, upper])
+                    }
+                };
             }
             _ => return self.leaf(Ty::Decimal),
         };

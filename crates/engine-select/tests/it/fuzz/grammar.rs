@@ -816,7 +816,10 @@ impl Grammar<'_> {
                     Agg::Var(self.rng.random_range(0..2)),
                     *[Ty::Float, Ty::Int, Ty::Decimal].choose(self.rng).unwrap(),
                 ),
-                3 => (Agg::Median, *[Ty::Float, Ty::Int].choose(self.rng).unwrap()),
+                3 => (
+                    Agg::Median,
+                    *[Ty::Float, Ty::Int, Ty::Decimal].choose(self.rng).unwrap(),
+                ),
                 4 => {
                     let method = *[
                         QuantileMethod::Nearest,
@@ -829,7 +832,8 @@ impl Grammar<'_> {
                     .choose(self.rng)
                     .unwrap();
                     let q = *[0.0, 0.25, 0.5, 0.9, 1.0].choose(self.rng).unwrap();
-                    (Agg::Quantile(q, method), Ty::Float)
+                    let from = *[Ty::Float, Ty::Decimal].choose(self.rng).unwrap();
+                    (Agg::Quantile(q, method), from)
                 }
                 5 => (Agg::Sum, Ty::Float),
                 6 | 7 => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Float),
@@ -847,7 +851,9 @@ impl Grammar<'_> {
                 5 => (Agg::Product, *[Ty::Int, Ty::Bool].choose(self.rng).unwrap()),
                 6 if ordered => (
                     *[Agg::ArgMin, Agg::ArgMax].choose(self.rng).unwrap(),
-                    *[Ty::Int, Ty::Float, Ty::Date].choose(self.rng).unwrap(),
+                    *[Ty::Int, Ty::Float, Ty::Date, Ty::Decimal]
+                        .choose(self.rng)
+                        .unwrap(),
                 ),
                 7 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), ty),
                 _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), ty),

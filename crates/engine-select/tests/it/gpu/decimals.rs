@@ -369,3 +369,52 @@ fn decimals_move_through_choices_fills_shifts_and_membership() {
         ]),
     );
 }
+
+#[test]
+fn decimal_negation_abs_clips_medians_and_places_are_polars() {
+    let small = table().filter(
+        (col("p")
+            .lt(lit(1_000_000))
+            .and(col("p").gt(lit(-1_000_000))))
+        .or(col("p").is_null()),
+    );
+    assert_gpu_eq(
+        "row by row and running",
+        small.clone().select([
+            (-col("p")).alias("negated"),
+            col("r").abs().alias("abs"),
+            col("w")
+                .clip(
+                    lit(-1).cast(DataType::Decimal(5, 0)),
+                    lit(3).cast(DataType::Decimal(5, 0)),
+                )
+                .alias("clipped"),
+        ]),
+    );
+    let quantile = |c: &str| col(c).quantile(lit(0.3), QuantileMethod::Linear);
+    let aggs = || {
+        [
+            col("p").median().alias("p median"),
+            col("r").median().alias("r median"),
+            quantile("r").alias("r quantile"),
+            col("p").arg_min().alias("p arg_min"),
+            col("r").arg_max().alias("r arg_max"),
+        ]
+    };
+    assert_gpu_eq("of the frame", table().select(aggs()));
+    assert_gpu_eq(
+        "per group",
+        table()
+            .group_by([col("k")])
+            .agg(aggs())
+            .sort(["k"], Default::default()),
+    );
+    // Polars' plan types a running sum of decimals as its input; its engine
+    // gives precision 38: Polars answers.
+    let engine = Engine::Gpu(under_test());
+    let running = table().select([col("p").cum_sum(false)]);
+    let expected = running.clone().collect().unwrap();
+    let (actual, report) = running.collect_with_report(&engine).unwrap();
+    assert!(expected.equals_missing(&actual), "{actual}");
+    assert!(report.fell_back(), "{report}");
+}

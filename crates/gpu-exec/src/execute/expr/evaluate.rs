@@ -73,12 +73,20 @@ pub(crate) fn reads_only_below(expr: &GpuExpr, width: usize) -> bool {
     below
 }
 
-/// `expr` cast to `dtype` (Polars' non-strict cast).
+/// `expr` cast to `dtype` (Polars' non-strict cast); a decimal taken as a
+/// word (`Int64`, the executor's keys and running bests) is its scaled
+/// integer, unchanged (a physical cast), and back.
 pub(crate) fn cast_to(expr: &GpuExpr, dtype: GpuDtype) -> GpuExpr {
+    let decimal = |dtype| matches!(dtype, GpuDtype::Decimal(..));
+    let physical = (decimal(expr.dtype) && dtype == GpuDtype::Int64)
+        || (expr.dtype == GpuDtype::Int64 && decimal(dtype));
     GpuExpr {
         kind: ExprKind::Cast {
             input: Box::new(expr.clone()),
-            mode: CastMode::NonStrict,
+            mode: match physical {
+                true => CastMode::Physical,
+                false => CastMode::NonStrict,
+            },
         },
         dtype,
     }
