@@ -276,13 +276,10 @@ impl GpuDtype {
                 GpuDtype::Decimal(*precision as u8, *scale as u8)
             }
             DataType::List(values) => match GpuDtype::from_polars(values)? {
-                GpuDtype::List(_)
-                | GpuDtype::Categorical(_)
-                | GpuDtype::Struct(_)
-                | GpuDtype::Decimal(..) => {
+                GpuDtype::List(_) | GpuDtype::Categorical(_) | GpuDtype::Struct(_) => {
                     return Err(format!(
-                        "dtype {dtype} (lists of lists, of structs, of categoricals or of \
-                         decimals) is not supported on the GPU yet"
+                        "dtype {dtype} (lists of lists, of structs or of categoricals) is not \
+                         supported on the GPU yet"
                     ));
                 }
                 values => GpuDtype::List(ListOf::of(values)),

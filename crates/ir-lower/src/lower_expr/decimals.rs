@@ -6,8 +6,9 @@ use super::*;
 pub(crate) const DECIMALS_ON_THE_GPU: &str = "decimals run held and moved with their rows, as \
     sort, group-by and join keys, compared, added, subtracted, multiplied, divided, negated, in \
     abs, cast from and to numbers and decimals, rounded, tested by is_in, and in \
-    sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, first, last, counts and \
-    n_unique";
+    sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, first, last, counts, \
+    n_unique and lists (made, exploded, measured, indexed, sliced, sorted, searched, their \
+    extremes and their places)";
 
 /// 2^32, where a sum of decimals splits their scaled integers.
 const HALF: i64 = 1 << 32;
@@ -16,11 +17,23 @@ fn is_decimal(expr: &GpuExpr) -> bool {
     matches!(expr.dtype, GpuDtype::Decimal(..))
 }
 
+/// Whether `expr` holds decimals: decimals, or lists of them.
+fn holds_decimals(expr: &GpuExpr) -> bool {
+    match expr.dtype {
+        GpuDtype::List(of) => matches!(of.values(), GpuDtype::Decimal(..)),
+        _ => is_decimal(expr),
+    }
+}
+
 /// Whether the decimals among `exprs` share one scale.
 fn one_scale<'e>(exprs: impl IntoIterator<Item = &'e GpuExpr>) -> bool {
-    let mut scales = exprs.into_iter().filter_map(|e| match e.dtype {
+    let scale = |dtype| match dtype {
         GpuDtype::Decimal(_, scale) => Some(scale),
         _ => None,
+    };
+    let mut scales = exprs.into_iter().filter_map(|e| match e.dtype {
+        GpuDtype::List(of) => scale(of.values()),
+        dtype => scale(dtype),
     });
     let first = scales.next();
     scales.all(|scale| Some(scale) == first)
@@ -95,6 +108,24 @@ fn refused(expr: &GpuExpr) -> Option<String> {
             let number = |e: &GpuExpr| e.dtype.is_numeric() || is_decimal(e);
             *mode != CastMode::Wrapping && number(input) && number(expr)
         }
+        // Lists of decimals: moved, measured, indexed, sliced, sorted,
+        // searched, their extremes taken.
+        ExprKind::List { function, .. } => {
+            same_scale
+                && match function {
+                    ListFunction::Len
+                    | ListFunction::Get { .. }
+                    | ListFunction::Keep { .. }
+                    | ListFunction::Sort { .. }
+                    | ListFunction::Contains(_) => true,
+                    ListFunction::Aggregate(op) => matches!(
+                        op,
+                        AggOp::Min { .. } | AggOp::Max { .. } | AggOp::ArgMin | AggOp::ArgMax
+                    ),
+                    ListFunction::Agg(_) | ListFunction::Eval(_) => false,
+                }
+        }
+        ExprKind::ConcatList(_) => same_scale,
         ExprKind::Agg { op, .. } => match op {
             AggOp::Min { .. }
             | AggOp::Max { .. }
@@ -112,6 +143,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
             | AggOp::Var { .. }
             | AggOp::ArgMin
             | AggOp::ArgMax => true,
+            AggOp::Implode => same_scale,
             _ => false,
         },
         _ => false,
@@ -241,7 +273,8 @@ impl ExprLowering<'_> {
     /// `expr` (lowered from `node`) where it reads or gives decimals: as it
     /// is, or rewritten (sums), or refused.
     pub(crate) fn with_decimals_checked(&mut self, node: Node, expr: GpuExpr) -> Lowered {
-        let touches = |e: &GpuExpr| is_decimal(e) || e.children().into_iter().any(is_decimal);
+        let touches =
+            |e: &GpuExpr| holds_decimals(e) || e.children().into_iter().any(holds_decimals);
         if !expr.any(&touches) {
             return Some(expr);
         }

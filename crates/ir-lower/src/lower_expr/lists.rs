@@ -12,6 +12,12 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `list.eval` and `list.agg` of them, and makes them by \
                                 `concat_list` of values";
 
+/// Whether list values are decimals (ordered and compared by their scaled
+/// integers, of one scale within a list).
+fn is_decimal(values: GpuDtype) -> bool {
+    matches!(values, GpuDtype::Decimal(..))
+}
+
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
     pub(crate) fn list(
@@ -56,7 +62,7 @@ impl ExprLowering<'_> {
                     AggOp::Max { propagate_nans }
                 };
                 (ListFunction::Aggregate(op), |values| {
-                    values.is_integer() || values.is_temporal()
+                    values.is_integer() || values.is_temporal() || is_decimal(values)
                 })
             }
             IRListFunction::Join(ignore_nulls) => {
@@ -87,7 +93,7 @@ impl ExprLowering<'_> {
                     _ => AggOp::ArgMax,
                 };
                 (ListFunction::Aggregate(op), |values| {
-                    values.is_integer() || values.is_temporal()
+                    values.is_integer() || values.is_temporal() || is_decimal(values)
                 })
             }
             // As Polars sorts each list (a value's ties are alike; of
@@ -100,6 +106,7 @@ impl ExprLowering<'_> {
                 |values| {
                     values.is_integer()
                         || values.is_temporal()
+                        || is_decimal(values)
                         || matches!(values, GpuDtype::Boolean | GpuDtype::String)
                 },
             ),
@@ -134,6 +141,7 @@ impl ExprLowering<'_> {
                 (ListFunction::Contains(item), |values| {
                     values.is_integer()
                         || values.is_temporal()
+                        || is_decimal(values)
                         || matches!(values, GpuDtype::Boolean | GpuDtype::String)
                 })
             }

@@ -594,6 +594,7 @@ fn random_dtype(rng: &mut Rng) -> DataType {
                 DataType::Boolean,
                 DataType::Date,
                 DataType::Duration(unit),
+                DataType::Decimal(10, 2),
             ];
             DataType::List(Box::new(values.choose(rng).unwrap().clone()))
         }

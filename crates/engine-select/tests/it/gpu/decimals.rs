@@ -418,3 +418,39 @@ fn decimal_negation_abs_clips_medians_and_places_are_polars() {
     assert!(expected.equals_missing(&actual), "{actual}");
     assert!(report.fell_back(), "{report}");
 }
+
+#[test]
+fn lists_of_decimals_are_made_exploded_and_taken_apart() {
+    let lists = table()
+        .group_by([col("k")])
+        .agg([col("p"), col("r").sort(SortOptions::default()).alias("rs")])
+        .sort(["k"], Default::default());
+    assert_gpu_eq("made per group", lists.clone());
+    assert_gpu_eq(
+        "taken apart",
+        lists.clone().select([
+            col("k"),
+            col("p").list().len().alias("len"),
+            col("p").list().get(lit(1), true).alias("second"),
+            col("p").list().head(lit(2)).alias("head"),
+            col("p").list().sort(SortOptions::default()).alias("sorted"),
+            col("rs").list().max().alias("max"),
+            col("rs").list().min().alias("min"),
+            col("rs").list().arg_max().alias("arg_max"),
+            col("p")
+                .list()
+                .contains(
+                    lit(Scalar::new(
+                        DataType::Decimal(18, 2),
+                        AnyValue::Decimal(1050, 18, 2),
+                    )),
+                    false,
+                )
+                .alias("holds 10.50"),
+        ]),
+    );
+    assert_gpu_eq(
+        "exploded",
+        lists.explode(by_name(["p"], true, false), super::lists::polars_explode()),
+    );
+}

@@ -72,7 +72,7 @@ fn list_frame() -> LazyFrame {
 
 /// Polars' explode as `explode(..)` gives it by default: an empty or a
 /// null list one row of null.
-fn polars_explode() -> ExplodeOptions {
+pub(super) fn polars_explode() -> ExplodeOptions {
     ExplodeOptions {
         empty_as_null: true,
         keep_nulls: true,
