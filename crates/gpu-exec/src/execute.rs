@@ -539,7 +539,9 @@ impl Executor<'_> {
                 input, predicate, ..
             } => {
                 let frame = self.run(input)?;
-                self.filter(&frame, predicate)
+                // Polars' arithmetic takes a column it holds at one row
+                // as a scalar, in a predicate too.
+                self.filter(&frame, &marking_one_row_reads(predicate, input))
             }
             PlanNode::Slice {
                 input, offset, len, ..

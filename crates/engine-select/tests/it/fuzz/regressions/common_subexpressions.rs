@@ -31,3 +31,23 @@ fn functions_of_common_subexpressions_of_one_value_see_one_value() {
     let shifted = least().shift(lit(1i64)).alias("s");
     assert_same_as_cpu(df.lazy().with_columns([shifted, beside()]), ORDERED);
 }
+
+/// A filter's predicate reads a column a with_columns made of a whole
+/// column's aggregation, which Polars holds at one row: its arithmetic
+/// takes it as a scalar (a float modulo by the reciprocal: `f64::MAX %
+/// f64::MAX` is `f64::MAX` there, 0 row by row), as in a select. The filter
+/// computed it row by row and kept a row Polars drops. Found by the fuzzer
+/// (run AW, seed 260, case 143).
+#[test]
+fn a_filter_takes_a_column_of_one_value_as_polars_scalar() {
+    let df = df!(
+        "a" => [Some(4u64), Some(5), Some(2), Some(0)],
+        "c" => [Some(6.5f64), Some(-3.5), None, Some(f64::MAX)],
+    )
+    .unwrap();
+    let lf = df
+        .lazy()
+        .with_columns([col("c").sum().alias("x1")])
+        .filter((col("c") % col("x1")).eq_missing(col("a")));
+    assert_same_as_cpu(lf, ORDERED);
+}
