@@ -462,12 +462,15 @@ extern "C" __global__ void string_replace(const i64* offsets, const unsigned cha
 }
 EMU_KERNEL(string_replace)
 
-// Polars' cast of integers and booleans to strings: each valid row's
-// 64-bit value in decimal (`kind` 0: signed, 1: unsigned), or "true" and
-// "false" (`kind` 2: 0 or 1). Unless `write`, writes each row's length
-// (0 for null) to `lengths`; with it, writes the text from out_offsets[i].
+// Polars' cast of integers, booleans and decimals to strings: each valid
+// row's 64-bit value in decimal (`kind` 0: signed, 1: unsigned), "true" and
+// "false" (`kind` 2: 0 or 1), or a decimal's scaled integer (`kind` 3, signed)
+// with its point before the last `scale` digits (as polars-compute's
+// format_dec128: "0.05", "-10.50", every place written). Unless `write`,
+// writes each row's length (0 for null) to `lengths`; with it, writes the
+// text from out_offsets[i].
 extern "C" __global__ void string_from_integers(const u64* values, const u32* validity, u64 n,
-                                                u32 kind, u32 write, i64* lengths,
+                                                u32 kind, u32 scale, u32 write, i64* lengths,
                                                 const i64* out_offsets,
                                                 unsigned char* out_bytes) {
     for (u64 i = global_index(); i < n; i += global_stride()) {
@@ -476,22 +479,29 @@ extern "C" __global__ void string_from_integers(const u64* values, const u32* va
             continue;
         }
         u64 v = values[i];
-        unsigned char digits[24];
+        // A sign, up to 39 digits (a decimal's leading zeros) and a point.
+        unsigned char digits[48];
         u32 count = 0;
         if (kind == 2) {
             const char* text = v != 0 ? "true" : "false";
             for (; text[count] != 0; ++count) digits[count] = static_cast<unsigned char>(text[count]);
         } else {
-            bool negative = kind == 0 && static_cast<i64>(v) < 0;
+            bool negative = kind != 1 && static_cast<i64>(v) < 0;
             // Unsigned negation: exact for every negative i64, i64::MIN too.
             u64 magnitude = negative ? 0ull - v : v;
             u32 reversed_from = 0;
             if (negative) digits[count++] = '-';
             reversed_from = count;
+            // Written from the last digit: a decimal's `scale` places, its
+            // point, then the whole part (at least a 0).
+            u32 places = kind == 3 ? scale : 0;
+            u32 written = 0;
             do {
+                if (places != 0 && written == places) digits[count++] = '.';
                 digits[count++] = static_cast<unsigned char>('0' + magnitude % 10);
                 magnitude /= 10;
-            } while (magnitude != 0);
+                ++written;
+            } while (magnitude != 0 || written <= places);
             for (u32 a = reversed_from, b = count - 1; a < b; ++a, --b) {
                 unsigned char t = digits[a];
                 digits[a] = digits[b];

@@ -524,6 +524,7 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                         | GpuDtype::Date
                         | GpuDtype::Datetime(_)
                         | GpuDtype::Categorical(_)
+                        | GpuDtype::Decimal(..)
                 ) =>
         {
             evaluable(input)

@@ -50,10 +50,27 @@ pub struct DeviceStrings {
 /// How [`Ops::string_from_integers`] reads its 64-bit words (the kernel's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IntegerText {
-    Signed = 0,
-    Unsigned = 1,
+    Signed,
+    Unsigned,
     /// 0 is `false`, anything else `true`.
-    Boolean = 2,
+    Boolean,
+    /// A decimal's scaled integer (signed), its point before the last
+    /// `scale` digits, every place written ("0.05", "-10.50").
+    Decimal {
+        scale: u32,
+    },
+}
+
+impl IntegerText {
+    /// The kernel's `kind` and `scale`.
+    fn words(self) -> (u32, u32) {
+        match self {
+            IntegerText::Signed => (0, 0),
+            IntegerText::Unsigned => (1, 0),
+            IntegerText::Boolean => (2, 0),
+            IntegerText::Decimal { scale } => (3, scale),
+        }
+    }
 }
 
 /// Which ends [`Ops::string_strip`] strips (the kernel's bits).
@@ -310,8 +327,8 @@ impl Ops<'_> {
     }
 
     /// Polars' cast to strings of 64-bit integers (`kind`: how to read the
-    /// words) and of booleans (0 or 1 words): decimal digits with a minus
-    /// sign, or `true` and `false`.
+    /// words), of booleans (0 or 1 words) and of decimals: decimal digits
+    /// with a minus sign (and a decimal's point), or `true` and `false`.
     pub fn string_from_integers<T: Word64>(
         &self,
         values: &DeviceBuffer<T>,
@@ -320,12 +337,19 @@ impl Ops<'_> {
     ) -> Result<DeviceStrings, RuntimeError> {
         let n = values.len();
         check_bitmap(validity, n, "validity")?;
+        let (kind, scale) = kind.words();
+        if scale > 38 {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "decimal text of scale {scale}"
+            )));
+        }
         self.two_pass_strings(ids::string_from_integers, n, validity, || {
             KernelArgs::new()
                 .buffer(values)
                 .arg(ptr(validity))
                 .arg(n as u64)
-                .arg(kind as u32)
+                .arg(kind)
+                .arg(scale)
         })
     }
 

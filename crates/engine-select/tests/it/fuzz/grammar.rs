@@ -232,6 +232,7 @@ impl Grammar<'_> {
                     Ty::Bool,
                     Ty::UInt,
                     Ty::Cat,
+                    Ty::Decimal,
                 ]
                 .choose(self.rng)
                 .unwrap(),

@@ -223,6 +223,7 @@ fn decimal_casts_round_and_check_as_polars() {
                 .alias(format!("{name} round 0 away")),
             c().round(2, RoundMode::ToZero)
                 .alias(format!("{name} round 2 to zero")),
+            c().cast(DataType::String).alias(format!("{name} text")),
             c().round(9, RoundMode::HalfToEven)
                 .alias(format!("{name} round 9")),
         ]

@@ -406,6 +406,13 @@ impl Executor<'_> {
         }
         let (words, kind) = match input.dtype {
             GpuDtype::Boolean => (GpuDtype::Int64, IntegerText::Boolean),
+            // The scaled integer (a physical cast), its point placed.
+            GpuDtype::Decimal(_, scale) => (
+                GpuDtype::Int64,
+                IntegerText::Decimal {
+                    scale: scale.into(),
+                },
+            ),
             dtype if dtype.is_unsigned() => (GpuDtype::UInt64, IntegerText::Unsigned),
             _ => (GpuDtype::Int64, IntegerText::Signed),
         };
