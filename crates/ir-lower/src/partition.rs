@@ -188,16 +188,105 @@ pub struct PartialAggregation {
     pub finish: PlanNode,
 }
 
-/// One aggregation as partial results (by `op` over the partition's rows)
-/// and how they merge and finish.
-enum Parts {
-    /// The same aggregation again over the partial results: sums, minima,
-    /// maxima, firsts and lasts (`first`: of the earliest partition).
-    Again(AggOp),
-    /// Counts, added up.
-    Added,
-    /// A mean: the sum of the values as f64 and their count, divided.
-    Mean,
+/// How one aggregation of a row-wise expression that reads a column adds
+/// up over partitions: as the same aggregation of the partial results
+/// (sums, minima, maxima, firsts and lasts: of the earliest partition), as
+/// counts added up, or (`None`) not at all. Means are taken apart.
+fn merged_by(op: &AggOp, input: &GpuExpr) -> Option<AggOp> {
+    if !(input.is_row_wise() && input.reads_a_column()) {
+        return None;
+    }
+    match op {
+        AggOp::Sum if input.dtype.is_numeric() || input.dtype == GpuDtype::Boolean => {
+            Some(AggOp::Sum)
+        }
+        AggOp::Count { .. } => Some(AggOp::Sum),
+        AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last => Some(op.clone()),
+        _ => None,
+    }
+}
+
+/// The partial aggregations of one group-by aggregation, added to
+/// `partial_aggs` (named `__polars_gpu_partial_<j>`, `j` their column in
+/// the partial results, after the `k` keys) with how each merges, and the
+/// expression that finishes it over the merged columns; `None` where it
+/// does not add up over partitions. An aggregation that adds up is one
+/// partial column; a mean of numbers two (the sum of the values as f64 and
+/// their count, divided at the end); an elementwise expression of such
+/// aggregations (Polars' sums of decimals, as ir-lower writes them) one per
+/// aggregation in it, the expression finished over them.
+fn partial_parts(
+    expr: &GpuExpr,
+    k: usize,
+    partial_aggs: &mut Vec<NamedExpr>,
+    merges: &mut Vec<AggOp>,
+) -> Option<GpuExpr> {
+    let name = |j: usize| format!("__polars_gpu_partial_{j}");
+    let mut partial = |agg: GpuExpr, merge: AggOp| {
+        let j = k + partial_aggs.len();
+        let column = GpuExpr::column(j, name(j), agg.dtype);
+        partial_aggs.push(named(name(j), agg));
+        merges.push(merge);
+        column
+    };
+    match &expr.kind {
+        ExprKind::Len => {
+            let merge = AggOp::Sum;
+            Some(partial(expr.clone(), merge))
+        }
+        ExprKind::Agg {
+            op: AggOp::Mean,
+            input,
+        } if input.is_row_wise()
+            && input.reads_a_column()
+            && input.dtype.is_numeric()
+            && expr.dtype == GpuDtype::Float64 =>
+        {
+            let f64 = GpuDtype::Float64;
+            let sum = (**input)
+                .clone()
+                .cast(f64, CastMode::NonStrict)
+                .aggregated(AggOp::Sum, f64);
+            let count = AggOp::Count {
+                include_nulls: false,
+            };
+            let count = (**input).clone().aggregated(count, GpuDtype::UInt32);
+            let sum = partial(sum, AggOp::Sum);
+            let count = partial(count, AggOp::Sum);
+            let none = count.clone().binary(
+                BinaryOp::Eq,
+                GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt32),
+                GpuDtype::Boolean,
+            );
+            let mean = sum.binary(
+                BinaryOp::TrueDivide,
+                count.cast(f64, CastMode::NonStrict),
+                f64,
+            );
+            Some(none.then(GpuExpr::literal(Scalar::Null, f64), mean, f64))
+        }
+        ExprKind::Agg { op, input } => {
+            let merge = merged_by(op, input)?;
+            Some(partial(expr.clone(), merge))
+        }
+        // An elementwise function of aggregations (and literals).
+        _ if expr.has_aggregation()
+            && !expr.reads_other_rows()
+            && !matches!(
+                expr.kind,
+                ExprKind::Window { .. } | ExprKind::Where { .. } | ExprKind::Unique { .. }
+            ) =>
+        {
+            let mut outer = expr.clone();
+            for child in outer.children_mut() {
+                *child = partial_parts(child, k, partial_aggs, merges)?;
+            }
+            Some(outer)
+        }
+        // A constant beside the aggregations (a literal, a cast of one).
+        _ if expr.is_row_wise() && !expr.reads_a_column() => Some(expr.clone()),
+        _ => None,
+    }
 }
 
 impl PlanNode {
@@ -205,7 +294,8 @@ impl PlanNode {
     /// partial aggregation, merge and finish: every aggregation a sum (of
     /// numbers or booleans), a count, a length, a minimum or maximum, a
     /// first or last value, or a mean of numbers (as a sum and a count), of
-    /// a row-wise expression that reads a column. `None` for other nodes.
+    /// a row-wise expression that reads a column, or an elementwise
+    /// expression of those ([`partial_parts`]). `None` for other nodes.
     pub fn partial_aggregation(&self) -> Option<PartialAggregation> {
         let PlanNode::GroupBy {
             input,
@@ -219,53 +309,10 @@ impl PlanNode {
         };
         let k = keys.len();
         let mut partial_aggs = Vec::new();
-        let mut plan = Vec::new();
+        let mut merges = Vec::new();
+        let mut finishes = Vec::new();
         for agg in aggs {
-            let (op, of) = match &agg.expr.kind {
-                ExprKind::Len => (
-                    AggOp::Count {
-                        include_nulls: true,
-                    },
-                    None,
-                ),
-                ExprKind::Agg { op, input } if input.is_row_wise() && input.reads_a_column() => {
-                    (op.clone(), Some(input.as_ref()))
-                }
-                _ => return None,
-            };
-            let numeric = |e: &GpuExpr| e.dtype.is_numeric();
-            let parts = match (&op, of) {
-                (AggOp::Sum, Some(x)) if numeric(x) || x.dtype == GpuDtype::Boolean => {
-                    Parts::Again(AggOp::Sum)
-                }
-                (AggOp::Count { .. }, _) => Parts::Added,
-                (AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last, Some(_)) => {
-                    Parts::Again(op.clone())
-                }
-                (AggOp::Mean, Some(x)) if numeric(x) && agg.expr.dtype == GpuDtype::Float64 => {
-                    Parts::Mean
-                }
-                _ => return None,
-            };
-            let first = k + partial_aggs.len();
-            let name = |j: usize| format!("__polars_gpu_partial_{j}");
-            match (&parts, of) {
-                (Parts::Mean, Some(x)) => {
-                    let f64 = GpuDtype::Float64;
-                    let sum = x
-                        .clone()
-                        .cast(f64, CastMode::NonStrict)
-                        .aggregated(AggOp::Sum, f64);
-                    let count = AggOp::Count {
-                        include_nulls: false,
-                    };
-                    let count = x.clone().aggregated(count, GpuDtype::UInt32);
-                    partial_aggs.push(named(name(first), sum));
-                    partial_aggs.push(named(name(first + 1), count));
-                }
-                _ => partial_aggs.push(named(name(first), agg.expr.clone())),
-            }
-            plan.push((parts, first));
+            finishes.push(partial_parts(&agg.expr, k, &mut partial_aggs, &mut merges)?);
         }
         let partial_schema: OutputSchema = keys
             .iter()
@@ -282,54 +329,24 @@ impl PlanNode {
         let merge_keys: Vec<NamedExpr> = (0..k)
             .map(|j| named(keys[j].name.clone(), column(j)))
             .collect();
-        let mut merge_aggs = Vec::new();
-        for (parts, first) in &plan {
-            match parts {
-                Parts::Again(op) => merge_aggs.push(named(
-                    partial_schema[*first].name.clone(),
-                    column(*first).aggregated(op.clone(), partial_schema[*first].dtype),
-                )),
-                Parts::Added => merge_aggs.push(named(
-                    partial_schema[*first].name.clone(),
-                    column(*first).aggregated(AggOp::Sum, partial_schema[*first].dtype),
-                )),
-                Parts::Mean => {
-                    for j in [*first, first + 1] {
-                        let c = &partial_schema[j];
-                        merge_aggs.push(named(
-                            c.name.clone(),
-                            column(j).aggregated(AggOp::Sum, c.dtype),
-                        ));
-                    }
-                }
-            }
-        }
         // The merged columns keep the partial columns' names and places.
-        let merged = |j: usize| column(j);
-        let mut finish_exprs: Vec<NamedExpr> = (0..k)
-            .map(|j| named(keys[j].name.clone(), merged(j)))
+        let merge_aggs: Vec<NamedExpr> = merges
+            .into_iter()
+            .enumerate()
+            .map(|(i, op)| {
+                let c = &partial_schema[k + i];
+                named(c.name.clone(), column(k + i).aggregated(op, c.dtype))
+            })
             .collect();
-        for ((parts, first), agg) in plan.iter().zip(aggs) {
-            let expr = match parts {
-                Parts::Again(_) | Parts::Added => merged(*first),
-                Parts::Mean => {
-                    let f64 = GpuDtype::Float64;
-                    let (sum, count) = (merged(*first), merged(first + 1));
-                    let none = count.clone().binary(
-                        BinaryOp::Eq,
-                        GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt32),
-                        GpuDtype::Boolean,
-                    );
-                    let mean = sum.binary(
-                        BinaryOp::TrueDivide,
-                        count.cast(f64, CastMode::NonStrict),
-                        f64,
-                    );
-                    none.then(GpuExpr::literal(Scalar::Null, f64), mean, f64)
-                }
-            };
-            finish_exprs.push(named(agg.name.clone(), expr));
-        }
+        let finish_exprs: Vec<NamedExpr> = (0..k)
+            .map(|j| named(keys[j].name.clone(), column(j)))
+            .chain(
+                finishes
+                    .into_iter()
+                    .zip(aggs)
+                    .map(|(expr, agg)| named(agg.name.clone(), expr)),
+            )
+            .collect();
         let placeholder = |schema: OutputSchema| PlanNode::DataFrameScan {
             df: Arc::new(DataFrame::empty()),
             projection: Vec::new(),

@@ -314,6 +314,13 @@ fn group_bys_of_aggregations_that_add_up_aggregate_each_partition() {
             col("v").first().alias("first"),
             col("t").last().alias("last"),
             col("d").max().alias("day"),
+            // Expressions of such aggregations: finished after the merge.
+            (col("k").sum() * lit(2i64) + col("v").count().cast(DataType::Int64)).alias("of sums"),
+            // A sum of decimals (in two parts, put together at the end).
+            col("k")
+                .cast(DataType::Decimal(18, 2))
+                .sum()
+                .alias("decimal sum"),
         ]
     };
     let cases: Vec<(&str, LazyFrame)> = vec![
