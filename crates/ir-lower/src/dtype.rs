@@ -236,8 +236,9 @@ pub enum GpuDtype {
     /// point (Polars' `Decimal(precision, scale)`): the value times
     /// 10^scale, held as an i64 on the device (Polars holds an i128; a
     /// column with a value beyond i64 is not uploaded, and arithmetic that
-    /// leaves i64 goes to Polars). Casts between a decimal and `Int64` in a
-    /// GPU plan take these scaled integers as they are.
+    /// leaves i64 goes to Polars). Casts follow Polars' rules (rounding
+    /// to integers); only [`crate::CastMode::Physical`] takes the scaled
+    /// integers as they are.
     Decimal(u8, u8),
     /// Structs of named fields (not structs): a column per field, null
     /// where the struct is. Held, gathered, unnested, built by

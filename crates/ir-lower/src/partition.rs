@@ -295,7 +295,7 @@ impl PlanNode {
     /// numbers or booleans), a count, a length, a minimum or maximum, a
     /// first or last value, or a mean of numbers (as a sum and a count), of
     /// a row-wise expression that reads a column, or an elementwise
-    /// expression of those ([`partial_parts`]). `None` for other nodes.
+    /// expression of those (see `partial_parts`). `None` for other nodes.
     pub fn partial_aggregation(&self) -> Option<PartialAggregation> {
         let PlanNode::GroupBy {
             input,

@@ -174,26 +174,35 @@ fn sum_of_decimals(
             .cast(int64, CastMode::Physical)
             .binary(op, half(), int64)
     };
-    // The part of each value; of the rows kept, where a filter keeps them
-    // (it stays the input of the aggregation).
-    let part_of = |input: GpuExpr, op: BinaryOp| match input.kind {
-        ExprKind::Where { input, by } => GpuExpr {
-            kind: ExprKind::Where {
-                input: Box::new(split(*input, op)),
-                by,
-            },
-            dtype: int64,
-        },
-        _ => split(input, op),
-    };
+    let part_of = |input: GpuExpr, op: BinaryOp| within_filter(input, |x| split(x, op));
     let part = |op: BinaryOp| summed(part_of(input.clone(), op)).cast(whole, CastMode::Physical);
     let high = part(BinaryOp::FloorDivide);
     let low = part(BinaryOp::Modulus);
     let half = half().cast(whole, CastMode::Physical);
     high.binary(BinaryOp::Multiply, half, whole)
         .binary(BinaryOp::Plus, low, whole)
-        .cast(int64, CastMode::Physical)
         .cast(dtype, CastMode::Physical)
+}
+
+/// `f` of an aggregation's input; of the rows kept, where a filter keeps
+/// them (the filter stays the input of the aggregation).
+fn within_filter(input: GpuExpr, f: impl Fn(GpuExpr) -> GpuExpr) -> GpuExpr {
+    match input.kind {
+        ExprKind::Where { input, by } => {
+            let kept = f(*input);
+            GpuExpr {
+                dtype: kept.dtype,
+                kind: ExprKind::Where {
+                    input: Box::new(kept),
+                    by,
+                },
+            }
+        }
+        kind => f(GpuExpr {
+            kind,
+            dtype: input.dtype,
+        }),
+    }
 }
 
 /// `op` (a mean, median or quantile) of the decimals `input` (of `scale`),
@@ -203,11 +212,10 @@ fn sum_of_decimals(
 fn moment_of_decimals(op: AggOp, input: GpuExpr, scale: u8, per_group: bool) -> GpuExpr {
     let float = GpuDtype::Float64;
     if per_group {
-        return input.cast(float, CastMode::NonStrict).aggregated(op, float);
+        return within_filter(input, |x| x.cast(float, CastMode::NonStrict)).aggregated(op, float);
     }
     let divisor = 10_i128.pow(scale.into()) as f64;
-    input
-        .cast(GpuDtype::Int64, CastMode::Physical)
+    within_filter(input, |x| x.cast(GpuDtype::Int64, CastMode::Physical))
         .aggregated(op, float)
         .binary(
             BinaryOp::TrueDivide,
@@ -249,9 +257,10 @@ fn rewritten(expr: GpuExpr, per_group: bool) -> GpuExpr {
                 };
                 moment_of_decimals(op, *input, scale, per_group)
             }
-            AggOp::Std { .. } | AggOp::Var { .. } => input
-                .cast(GpuDtype::Float64, CastMode::NonStrict)
-                .aggregated(op, dtype),
+            AggOp::Std { .. } | AggOp::Var { .. } => {
+                within_filter(*input, |x| x.cast(GpuDtype::Float64, CastMode::NonStrict))
+                    .aggregated(op, dtype)
+            }
             op => input.aggregated(op, dtype),
         },
         // 0 - x, checked: a negated i64::MIN is no i64.

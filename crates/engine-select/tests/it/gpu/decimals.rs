@@ -322,6 +322,22 @@ fn decimal_means_are_polars_per_group_and_whole() {
             col("w").var(0).alias("w var"),
         ]
     };
+    // Of the rows a filter keeps.
+    let kept = || col("k").eq(lit(1));
+    let filtered = || {
+        [
+            col("p").filter(kept()).mean().alias("p kept mean"),
+            col("r").filter(kept()).median().alias("r kept median"),
+        ]
+    };
+    assert_gpu_eq("filtered, of the frame", table().select(filtered()));
+    assert_gpu_eq(
+        "filtered, per group",
+        table()
+            .group_by([col("w")])
+            .agg(filtered())
+            .sort(["w"], Default::default()),
+    );
     assert_gpu_eq("means of the frame", table().select(&aggs()[..2]));
     // A whole frame's variance adds in an order of Polars' own
     // (docs/operations.md): its last bits may differ.
