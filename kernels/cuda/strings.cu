@@ -5,6 +5,7 @@
 // gives the new offsets, and string_copy_ranges copies the bytes. Strings
 // are UTF-8: a byte starts a character unless it is 0b10xxxxxx.
 #include "kernel_common.cuh"
+#include "decimal.cuh"
 #include "calendar.cuh"
 #include "parse_float.cuh"
 #include "format_float.cuh"
@@ -680,6 +681,36 @@ extern "C" __global__ void string_parse_integers(const i64* offsets, const unsig
     }
 }
 EMU_KERNEL(string_parse_integers)
+
+// Polars' cast of text to Decimal(precision, scale) (parse_decimal, in
+// decimal.cuh): null where the text is null, does not parse or leaves the
+// precision; a valid text that does not parse raises `failed` (when not
+// null: the strict cast's error); one Polars' i128 answers and an i64 does
+// not raises `undecided` (the caller leaves the column to Polars).
+extern "C" __global__ void string_parse_decimals(const i64* offsets, const unsigned char* bytes,
+                                                 const u32* validity, u64 n, u32 precision,
+                                                 u32 scale, u32* undecided, i64* out,
+                                                 u32* out_validity, u32* failed) {
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool parsed = false;
+        if (i < n && is_valid(validity, i)) {
+            i64 value = 0;
+            bool unknown = false;
+            i64 begin = offsets[i];
+            parsed = parse_decimal(bytes + begin, offsets[i + 1] - begin, precision, scale, &value,
+                                   &unknown);
+            out[i] = value;
+            if (unknown) atomicOr(undecided, 1u);
+            if (!parsed && !unknown && failed != nullptr) atomicOr(failed, 1u);
+        } else if (i < n) {
+            out[i] = 0;
+        }
+        u32 bits = __ballot_sync(FULL_MASK, parsed);
+        if (lane == 0) out_validity[i / 32] = bits;
+    }
+}
+EMU_KERNEL(string_parse_decimals)
 
 // Polars' cast of text to f64 or f32 (fast_float2::parse, see
 // parse_float.cuh): null where the text is null or is no number. A valid

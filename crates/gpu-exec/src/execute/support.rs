@@ -442,8 +442,8 @@ pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     evaluable(input)
 }
 
-/// Whether `expr` is a cast of text the device makes to an integer or a
-/// float type (parsed by [`Executor::parsed_numbers`]) or to a categorical
+/// Whether `expr` is a cast of text the device makes to an integer, a
+/// float or a decimal type (parsed by [`Executor::parsed_numbers`]) or to a categorical
 /// or enum (their codes, by [`Executor::cast_as_categories`]).
 pub(crate) fn text_parse_supported(expr: &GpuExpr) -> bool {
     match &expr.kind {
@@ -452,7 +452,10 @@ pub(crate) fn text_parse_supported(expr: &GpuExpr) -> bool {
                 && (integer_bounds(expr.dtype).is_some()
                     || matches!(
                         expr.dtype,
-                        GpuDtype::Float32 | GpuDtype::Float64 | GpuDtype::Categorical(_)
+                        GpuDtype::Float32
+                            | GpuDtype::Float64
+                            | GpuDtype::Categorical(_)
+                            | GpuDtype::Decimal(..)
                     ))
                 && string_valued(input).is_ok()
         }

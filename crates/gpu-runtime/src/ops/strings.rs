@@ -800,6 +800,35 @@ impl Ops<'_> {
         )
     }
 
+    /// Polars' cast of texts to `Decimal(precision, scale)` (polars-compute's
+    /// `str_to_dec128`: digits with an optional sign, one '.' and an
+    /// exponent, rounded to the scale ties to even), their scaled integers
+    /// as i64 and their validity: null where a text is null, does not parse
+    /// or leaves the precision. With `failed`, a valid text that gives null
+    /// sets it (a strict cast's error). A text whose value Polars' i128
+    /// holds and an i64 does not (or an exponent past 2^30) sets
+    /// `undecided`; its value is then not given.
+    pub fn string_parse_decimals(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        (precision, scale): (u32, u32),
+        failed: Option<&DeviceBuffer<u32>>,
+        undecided: &DeviceBuffer<u32>,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u32>), RuntimeError> {
+        check(!undecided.is_empty(), || {
+            "the undecided flag is empty".into()
+        })?;
+        check((1..=38).contains(&precision) && scale <= precision, || {
+            format!("decimal precision {precision} and scale {scale}")
+        })?;
+        self.parse_texts(
+            ids::string_parse_decimals,
+            (offsets, bytes, validity),
+            |args| args.arg(precision).arg(scale).buffer(undecided),
+            failed,
+        )
+    }
+
     /// Polars' cast of `n` texts to `T` (f64 or f32; fast_float2's
     /// grammar: an optional sign, digits with at most one '.', an optional
     /// exponent; or `nan`, `inf`, `infinity` in any case), correctly

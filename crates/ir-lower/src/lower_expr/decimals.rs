@@ -5,7 +5,7 @@ use super::*;
 /// What the GPU runs of decimals, for refusals.
 pub(crate) const DECIMALS_ON_THE_GPU: &str = "decimals run held and moved with their rows, as \
     sort, group-by and join keys, compared, added, subtracted, multiplied, divided, negated, in \
-    abs, cast from and to numbers and decimals, cast to text, rounded, tested by is_in, and in \
+    abs, cast from and to numbers, decimals and text, rounded, tested by is_in, and in \
     sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, first, last, counts, \
     n_unique and lists (made, exploded, measured, indexed, sliced, sorted, searched, their \
     extremes and their places)";
@@ -106,7 +106,8 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         }
         ExprKind::Cast { input, mode } => {
             let number = |e: &GpuExpr| e.dtype.is_numeric() || is_decimal(e);
-            let text = is_decimal(input) && expr.dtype == GpuDtype::String;
+            let text = is_decimal(input) && expr.dtype == GpuDtype::String
+                || input.dtype == GpuDtype::String && is_decimal(expr);
             *mode != CastMode::Wrapping && (number(input) && number(expr) || text)
         }
         // Lists of decimals: moved, measured, indexed, sliced, sorted,

@@ -29,7 +29,7 @@ pub(crate) fn binary_op(op: Operator) -> BinaryOp {
 /// temporal types and integers, and between temporal types; a time of day
 /// to integers and durations (its nanoseconds) and from integers and
 /// datetimes (their time of day, [`time_of_day`]), as Polars casts it; and
-/// between decimals and numbers (not booleans), decimals to text.
+/// between decimals and numbers (not booleans), decimals and text.
 pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
     let zoned = |dtype| matches!(dtype, GpuDtype::ZonedDatetime(..));
     let decimal = |dtype| matches!(dtype, GpuDtype::Decimal(..));
@@ -55,7 +55,7 @@ pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || matches!(from, GpuDtype::Categorical(_)) && to == GpuDtype::String
         || from == GpuDtype::String && matches!(to, GpuDtype::Categorical(_))
         || decimal(from) && (decimal(to) || to.is_numeric() || to == GpuDtype::String)
-        || from.is_numeric() && decimal(to)
+        || (from.is_numeric() || from == GpuDtype::String) && decimal(to)
 }
 
 /// Polars' `min_horizontal`, `max_horizontal`, `sum_horizontal` and

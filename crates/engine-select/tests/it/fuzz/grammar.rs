@@ -254,7 +254,7 @@ impl Grammar<'_> {
             Ty::Cat if self.chance(0.2) => (Ty::Str, super::table::enumeration()),
             Ty::Cat => (Ty::Str, super::table::categorical()),
             Ty::Decimal => (
-                *[Ty::Int, Ty::UInt, Ty::Float, Ty::Decimal]
+                *[Ty::Int, Ty::UInt, Ty::Float, Ty::Decimal, Ty::Str]
                     .choose(self.rng)
                     .unwrap(),
                 self.decimal_type(),

@@ -471,3 +471,89 @@ fn lists_of_decimals_are_made_exploded_and_taken_apart() {
         lists.explode(by_name(["p"], true, false), super::lists::polars_explode()),
     );
 }
+
+#[test]
+fn texts_cast_to_decimals_parse_round_and_check_as_polars() {
+    let texts = [
+        "0",
+        "1",
+        "-1",
+        "+7",
+        "00012",
+        "1.5",
+        "-2.25",
+        "2.345",
+        "2.355",
+        "-2.345",
+        "0.005",
+        "0.015",
+        "0.0149999",
+        "1.",
+        ".5",
+        "-.5",
+        "+.25",
+        "1e2",
+        "1E-2",
+        "2.5e-1",
+        "-3.5e1",
+        "1.25e+1",
+        "9.995",
+        "12345678.999",
+        "99999999",
+        "123456789012",
+        "1e-30",
+        "5e-3",
+        "15e-3",
+        "25e-3",
+        "",
+        ".",
+        "-",
+        "+",
+        "e5",
+        "1e",
+        "1e+",
+        "1.2.3",
+        "1,5",
+        " 1",
+        "1 ",
+        "abc",
+        "1_000",
+        "--1",
+        "+-1",
+        "0.000",
+        "-0",
+        "-0.0",
+        "1e-40",
+        "1e40",
+    ];
+    let mut values: Vec<Option<&str>> = texts.iter().copied().map(Some).collect();
+    values.push(None);
+    let frame = df!("t" => values).unwrap().lazy();
+    let casts = [
+        DataType::Decimal(10, 2),
+        DataType::Decimal(5, 0),
+        DataType::Decimal(18, 4),
+        DataType::Decimal(38, 1),
+        DataType::Decimal(3, 3),
+    ];
+    let exprs: Vec<Expr> = casts
+        .iter()
+        .enumerate()
+        .map(|(i, dtype)| col("t").cast(dtype.clone()).alias(format!("d{i}")))
+        .collect();
+    assert_gpu_eq("texts as decimals", frame.clone().select(exprs));
+    // A strict cast of a text that is no decimal: Polars raises.
+    let engine = Engine::Gpu(under_test());
+    let strict = frame.select([col("t").strict_cast(DataType::Decimal(10, 2))]);
+    assert!(strict.clone().collect().is_err());
+    assert!(strict.collect_with_report(&engine).is_err());
+    // Beyond i64 but within Polars' i128: Polars answers.
+    let wide = df!("t" => ["12345678901234567890.5", "1e30", "999999999999999999"])
+        .unwrap()
+        .lazy();
+    let wide = wide.select([col("t").cast(DataType::Decimal(38, 2))]);
+    let expected = wide.clone().collect().unwrap();
+    let (actual, report) = wide.collect_with_report(&engine).unwrap();
+    assert!(expected.equals_missing(&actual), "{actual}");
+    assert!(report.fell_back(), "{report}");
+}

@@ -61,8 +61,8 @@ impl Executor<'_> {
         Ok(strings_column(name, strings))
     }
 
-    /// A cast of text (made over `frame`) to an integer or a float type,
-    /// parsed as Polars parses it: null where it does not parse or fit; a
+    /// A cast of text (made over `frame`) to an integer, a float or a
+    /// decimal type, parsed as Polars parses it: null where it does not parse or fit; a
     /// strict cast keeps a failure flag the executor reads once the result
     /// is on the host. A float that only exact big-number arithmetic rounds
     /// (fast_float2's slow path: numbers of more than 19 digits, rarely)
@@ -104,6 +104,18 @@ impl Executor<'_> {
                 );
                 self.check_later(undecided, what, ExecError::DependsOnPolars);
                 parsed
+            }
+            (GpuDtype::Decimal(precision, scale), _) => {
+                let undecided = flag()?;
+                let shape = (u32::from(precision), u32::from(scale));
+                let (values, validity) =
+                    ops.string_parse_decimals(strings, shape, failed.as_ref(), &undecided)?;
+                let what = format!(
+                    "texts of decimals of more than 18 digits (the GPU holds decimals as 64-bit \
+                     integers) in `{expr}`"
+                );
+                self.check_later(undecided, what, ExecError::DependsOnPolars);
+                (Values::I64(values), validity)
             }
             (_, Some(bounds)) => {
                 let (words, validity) =
