@@ -613,9 +613,14 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                                     s = Slot{0, false};
                                 } else {
                                     double r = rint(x * multiplier);
-                                    // 2^63 exactly, as a double.
+                                    // 2^63 exactly, as a double. Polars checks the
+                                    // float, not the scaled value, against the
+                                    // precision: a scaled value beyond it is a
+                                    // decimal Polars raises on where it meets it
+                                    // (an implode) and keeps elsewhere: Polars
+                                    // answers (10^p is exact up to p = 18).
                                     double high = 9223372036854775808.0;
-                                    if (r >= high || r < -high) {
+                                    if (r >= high || r < -high || fabs(r) >= limit) {
                                         overflow = true;
                                         s = Slot{0, false};
                                     } else {

@@ -156,7 +156,8 @@ pub enum DecimalStep {
     ToFloat { scale: u32 },
     /// A float as a decimal of `precision` digits and `scale`: null unless
     /// its magnitude is below 10^precision (as f64s), else x * 10^scale
-    /// rounded to an integer, ties to even.
+    /// rounded to an integer, ties to even; where that leaves the precision
+    /// (Polars checks the float, not the scaled value) the flag is raised.
     FromFloat { precision: u32, scale: u32 },
 }
 

@@ -1,4 +1,4 @@
-//! Wrong answers the fuzzer found in the newer column types (times of day, time zones, categoricals): each a test that failed before its fix.
+//! Wrong answers the fuzzer found in the newer column types (times of day, time zones, categoricals, decimals): each a test that failed before its fix.
 
 use polars::prelude::*;
 
@@ -177,4 +177,19 @@ fn a_list_evaluation_the_executor_cannot_run_goes_to_polars_before_it_runs() {
         .eval(element() - element().mean())
         .alias("x0")]);
     assert_same_as_cpu(lf, ORDERED);
+}
+
+/// A float cast to a decimal whose scaled value leaves the precision
+/// (`-1.0` as `Decimal(3, 3)`: Polars checks the float against 10^3, not
+/// -1000): Polars keeps that value, and raises where it meets it (a
+/// group's list, "precision 3 can't fit values with 4 digits"). The device
+/// gave the list. Now such a value goes to Polars, in every context.
+/// Found by the fuzzer (run AY, seed 277, case 84).
+#[test]
+fn a_float_cast_to_a_decimal_past_its_precision_is_polars_own() {
+    let df = df!("b" => [None::<i64>, Some(1)], "c" => [Some(-1.0f64), Some(0.5)]).unwrap();
+    let cast = || col("c").cast(DataType::Decimal(3, 3)).alias("x1");
+    let grouped = df.clone().lazy().group_by([col("b")]).agg([cast()]);
+    assert_same_as_cpu(grouped, UNORDERED);
+    assert_same_as_cpu(df.lazy().select([cast()]), ORDERED);
 }
