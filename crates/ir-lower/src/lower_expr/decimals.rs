@@ -5,10 +5,10 @@ use super::*;
 /// What the GPU runs of decimals, for refusals.
 pub(crate) const DECIMALS_ON_THE_GPU: &str = "decimals run held and moved with their rows, as \
     sort, group-by and join keys, compared, added, subtracted, multiplied, divided, negated, in \
-    abs, cast from and to numbers, decimals and text, rounded, tested by is_in, and in \
-    sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, first, last, counts, \
-    n_unique and lists (made, exploded, measured, indexed, sliced, sorted, searched, their \
-    extremes and their places)";
+    abs, cast from and to numbers, decimals and text, rounded, tested by is_in, ranked, in \
+    running extremes, and in sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, \
+    first, last, counts, n_unique and lists (made, exploded, measured, indexed, sliced, sorted, \
+    searched, their extremes and their places)";
 
 /// 2^32, where a sum of decimals splits their scaled integers.
 const HALF: i64 = 1 << 32;
@@ -78,7 +78,9 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         | ExprKind::IsInColumn { .. }
         | ExprKind::IsIn { .. }
         | ExprKind::Negate(_)
-        | ExprKind::Abs(_) => same_scale,
+        | ExprKind::Abs(_)
+        | ExprKind::CumExtreme { .. }
+        | ExprKind::Rank { .. } => same_scale,
         ExprKind::Binary { op, left, right } => {
             is_decimal(left)
                 && is_decimal(right)

@@ -401,7 +401,8 @@ impl ExprLowering<'_> {
                 let reverse = *reverse;
                 let input = self.single(inputs)?;
                 let minimum = matches!(function, F::CumMin { .. });
-                if !(input.dtype.is_integer() || input.dtype.is_float()) {
+                let decimal = matches!(input.dtype, GpuDtype::Decimal(..));
+                if !(input.dtype.is_integer() || input.dtype.is_float() || decimal) {
                     let name = if minimum { "cum_min" } else { "cum_max" };
                     return self.refuse(
                         node,
@@ -548,7 +549,10 @@ impl ExprLowering<'_> {
                 let input = self.single(inputs)?;
                 if !(input.dtype.is_numeric()
                     || input.dtype.is_temporal()
-                    || matches!(input.dtype, GpuDtype::String | GpuDtype::Boolean))
+                    || matches!(
+                        input.dtype,
+                        GpuDtype::String | GpuDtype::Boolean | GpuDtype::Decimal(..)
+                    ))
                 {
                     return self.refuse(node, format!("rank of {}", input.dtype));
                 }

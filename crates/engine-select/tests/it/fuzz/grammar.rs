@@ -920,7 +920,7 @@ impl Grammar<'_> {
                 let null_on_oob = self.chance(0.8);
                 E::new(Op::Gather(null_on_oob), vec![self.value(ty, d), indices])
             }
-            (Ty::Int | Ty::Float, 4) => {
+            (Ty::Int | Ty::Float | Ty::Decimal, 4) => {
                 let op = match self.rng.random_range(0..4) {
                     0 => Op::CumSum(reverse),
                     1 => Op::CumMax(reverse),

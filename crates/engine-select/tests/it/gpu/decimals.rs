@@ -426,6 +426,23 @@ fn decimal_negation_abs_clips_medians_and_places_are_polars() {
             .agg(aggs())
             .sort(["k"], Default::default()),
     );
+    assert_gpu_eq(
+        "ranked and running extremes",
+        small.clone().select([
+            col("r").cum_max(false).alias("running max"),
+            col("p").cum_min(true).alias("running min back"),
+            col("r").rank(RankOptions::default(), None).alias("rank"),
+            col("p")
+                .rank(
+                    RankOptions {
+                        method: RankMethod::Dense,
+                        descending: true,
+                    },
+                    None,
+                )
+                .alias("dense rank"),
+        ]),
+    );
     // Polars' plan types a running sum of decimals as its input; its engine
     // gives precision 38: Polars answers.
     let engine = Engine::Gpu(under_test());
