@@ -91,6 +91,20 @@ impl BinaryOp {
             BinaryOp::Xor => "^",
         }
     }
+
+    /// Whether this is a comparison of order or equality (null where a
+    /// side is null): `==`, `!=`, `<`, `<=`, `>`, `>=`.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq
+                | BinaryOp::NotEq
+                | BinaryOp::Lt
+                | BinaryOp::LtEq
+                | BinaryOp::Gt
+                | BinaryOp::GtEq
+        )
+    }
 }
 
 /// An aggregation, over a whole column (in a select) or per group.

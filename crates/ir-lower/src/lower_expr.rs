@@ -247,15 +247,7 @@ impl ExprLowering<'_> {
                         _ => done,
                     });
                 }
-                let arithmetic = !matches!(
-                    op,
-                    BinaryOp::Eq
-                        | BinaryOp::NotEq
-                        | BinaryOp::Lt
-                        | BinaryOp::LtEq
-                        | BinaryOp::Gt
-                        | BinaryOp::GtEq
-                );
+                let arithmetic = !op.is_comparison();
                 // Times subtract (above); Polars adds, multiplies or divides
                 // none.
                 if arithmetic && (left.dtype == GpuDtype::Time || right.dtype == GpuDtype::Time) {

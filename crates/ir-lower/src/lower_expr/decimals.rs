@@ -82,22 +82,15 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         | ExprKind::CumExtreme { .. }
         | ExprKind::Rank { .. } => same_scale,
         ExprKind::Binary { op, left, right } => {
-            is_decimal(left)
-                && is_decimal(right)
-                && matches!(
-                    op,
-                    BinaryOp::Eq
-                        | BinaryOp::NotEq
-                        | BinaryOp::Lt
-                        | BinaryOp::LtEq
-                        | BinaryOp::Gt
-                        | BinaryOp::GtEq
-                        | BinaryOp::Plus
-                        | BinaryOp::Minus
-                        | BinaryOp::Multiply
-                        | BinaryOp::Divide
-                        | BinaryOp::TrueDivide
-                )
+            let arithmetic = matches!(
+                op,
+                BinaryOp::Plus
+                    | BinaryOp::Minus
+                    | BinaryOp::Multiply
+                    | BinaryOp::Divide
+                    | BinaryOp::TrueDivide
+            );
+            is_decimal(left) && is_decimal(right) && (op.is_comparison() || arithmetic)
         }
         ExprKind::Round { mode, .. } => {
             same_scale

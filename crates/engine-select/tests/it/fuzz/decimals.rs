@@ -33,13 +33,7 @@ impl Grammar<'_> {
             4 => Op::Div,
             5 => {
                 let decimals = self.rng.random_range(0..4);
-                let mode = *[
-                    RoundMode::HalfToEven,
-                    RoundMode::HalfAwayFromZero,
-                    RoundMode::ToZero,
-                ]
-                .choose(self.rng)
-                .unwrap();
+                let mode = self.round_mode();
                 return E::new(Op::Round(decimals, mode), vec![self.value(Ty::Decimal, d)]);
             }
             6 => {

@@ -338,6 +338,17 @@ impl Grammar<'_> {
         }
     }
 
+    /// A rounding mode of Polars' `round`.
+    pub(super) fn round_mode(&mut self) -> RoundMode {
+        *[
+            RoundMode::HalfToEven,
+            RoundMode::HalfAwayFromZero,
+            RoundMode::ToZero,
+        ]
+        .choose(self.rng)
+        .unwrap()
+    }
+
     fn arithmetic(&mut self) -> Op {
         match self.rng.random_range(0..9) {
             0..=2 => Op::Add,
@@ -472,13 +483,7 @@ impl Grammar<'_> {
                 E::new(op, vec![self.value(Ty::Float, d)])
             }
             5 => {
-                let mode = *[
-                    RoundMode::HalfToEven,
-                    RoundMode::HalfAwayFromZero,
-                    RoundMode::ToZero,
-                ]
-                .choose(self.rng)
-                .unwrap();
+                let mode = self.round_mode();
                 let decimals = self.rng.random_range(0..4);
                 E::new(Op::Round(decimals, mode), vec![self.value(Ty::Float, d)])
             }

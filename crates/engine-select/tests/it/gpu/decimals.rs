@@ -67,6 +67,16 @@ fn table() -> LazyFrame {
     .lazy()
 }
 
+/// `aggs` over the table's whole frame and per group of `k`.
+fn of_the_frame_and_per_group(name: &str, aggs: &[Expr]) {
+    assert_gpu_eq(&format!("{name} of the frame"), table().select(aggs));
+    let per_group = table().group_by([col("k")]).agg(aggs);
+    assert_gpu_eq(
+        &format!("{name} per group"),
+        per_group.sort(["k"], Default::default()),
+    );
+}
+
 #[test]
 fn decimals_are_held_filtered_sorted_and_keyed() {
     assert_gpu_eq(
@@ -143,14 +153,7 @@ fn decimal_aggregations_are_polars() {
                 .alias("p sum where"),
         ]
     };
-    assert_gpu_eq("over the frame", table().select(aggs()));
-    assert_gpu_eq(
-        "per group",
-        table()
-            .group_by([col("k")])
-            .agg(aggs())
-            .sort(["k"], Default::default()),
-    );
+    of_the_frame_and_per_group("aggregations", &aggs());
     assert_gpu_eq(
         "in windows",
         table().select([
@@ -418,14 +421,7 @@ fn decimal_negation_abs_clips_medians_and_places_are_polars() {
             col("r").arg_max().alias("r arg_max"),
         ]
     };
-    assert_gpu_eq("of the frame", table().select(aggs()));
-    assert_gpu_eq(
-        "per group",
-        table()
-            .group_by([col("k")])
-            .agg(aggs())
-            .sort(["k"], Default::default()),
-    );
+    of_the_frame_and_per_group("medians, quantiles, places", &aggs());
     assert_gpu_eq(
         "ranked and running extremes",
         small.clone().select([
