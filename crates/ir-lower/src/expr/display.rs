@@ -17,6 +17,19 @@ impl fmt::Display for Scalar {
     }
 }
 
+/// The scaled integer `v` of a decimal of `scale`, as Polars writes the
+/// decimal (every place: `0.05`, `-10.50`).
+fn decimal_text(v: i64, scale: usize) -> String {
+    let digits = v.unsigned_abs().to_string();
+    let digits = format!("{digits:0>width$}", width = scale + 1);
+    let (whole, places) = digits.split_at(digits.len() - scale);
+    let sign = if v < 0 { "-" } else { "" };
+    match scale {
+        0 => format!("{sign}{whole}"),
+        _ => format!("{sign}{whole}.{places}"),
+    }
+}
+
 impl fmt::Display for AggOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -179,6 +192,10 @@ impl fmt::Display for GpuExpr {
             } => write!(f, "col({:?})", name.as_str()),
             ExprKind::Column { name, held, .. } => {
                 write!(f, "col({:?})({held:?})", name.as_str())
+            }
+            // A decimal by its value, not its scaled integer.
+            ExprKind::Literal(Scalar::Int(v)) if let GpuDtype::Decimal(_, scale) = self.dtype => {
+                write!(f, "{}:{}", decimal_text(*v, scale.into()), self.dtype)
             }
             ExprKind::Literal(value) => write!(f, "{value}:{}", self.dtype),
             ExprKind::Binary { op, left, right } => {
@@ -383,5 +400,22 @@ impl fmt::Display for GpuExpr {
                 f.write_str(")")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_literals_show_their_values() {
+        let shown = |v: i64, scale: u8| {
+            GpuExpr::literal(Scalar::Int(v), GpuDtype::Decimal(18, scale)).to_string()
+        };
+        assert_eq!(shown(1050, 2), "10.50:decimal[18,2]");
+        assert_eq!(shown(-5, 2), "-0.05:decimal[18,2]");
+        assert_eq!(shown(0, 3), "0.000:decimal[18,3]");
+        assert_eq!(shown(-7, 0), "-7:decimal[18,0]");
+        assert_eq!(shown(i64::MIN, 4), "-922337203685477.5808:decimal[18,4]");
     }
 }
