@@ -147,13 +147,31 @@ fn refused(expr: &GpuExpr) -> Option<String> {
     };
     (!runs).then(|| {
         format!(
-            "this operation on decimals is not supported on the GPU yet ({DECIMALS_ON_THE_GPU})"
+            "{} is not supported on the GPU yet ({DECIMALS_ON_THE_GPU})",
+            what(expr, same_scale)
         )
     })
 }
 
-/// A sum of the decimals `input` (as `summed` makes one of i64s), of `dtype`: as Polars sums i128s, where an
-/// i64 holds each sum. The scaled integers split at 2^32 (a floor quotient
+/// The construct `expr` is, in words, for its refusal.
+fn what(expr: &GpuExpr, same_scale: bool) -> String {
+    let children = expr.children();
+    let of = children.first().map_or(expr.dtype, |input| input.dtype);
+    match &expr.kind {
+        _ if !same_scale => "an operation on decimals of different scales".into(),
+        ExprKind::Agg { op, .. } => format!("{op} of {of}"),
+        ExprKind::List { function, .. } => format!("{function} of {of}"),
+        ExprKind::Cast { input, .. } => format!("a cast from {} to {}", input.dtype, expr.dtype),
+        ExprKind::Binary { op, left, right } => {
+            format!("`{}` of {} and {}", op.symbol(), left.dtype, right.dtype)
+        }
+        ExprKind::Round { mode, .. } => format!("rounding {of} {mode:?}"),
+        _ => format!("this function of {of}"),
+    }
+}
+
+/// A sum of the decimals `input` (as `summed` makes one of i64s), of
+/// `dtype`: as Polars sums i128s, where an i64 holds each sum. The scaled integers split at 2^32 (a floor quotient
 /// and a remainder below 2^32) sum exactly in i64 for frames of fewer than
 /// 2^31 rows; the whole, quotient times 2^32 plus remainder, is then checked
 /// into i64 as decimal arithmetic is (a sum beyond goes to Polars).

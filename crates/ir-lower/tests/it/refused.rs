@@ -27,6 +27,13 @@ fn unsupported_dtypes_are_named() {
     expect![[r#"
         refused: col("id").list.concat([col("id")]).list.median(): function list.median is not supported on the GPU yet (the GPU holds list columns, makes them by `implode` and by `agg` of values, explodes them, tests them for nulls, counts them, picks the first or last per group and takes `list.len`, `list.get` (`first`, `last`), `list.sum`, `list.mean`, `list.min`, `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, `list.contains`, `list.sort`, `list.slice` (`head`, `tail`), `list.eval` and `list.agg` of them, and makes them by `concat_list` of values)
     "#]].assert_eq(&explain(lists));
+    // A decimal construct the GPU lacks is named with its types.
+    let decimals = || col("amount").cast(DataType::Decimal(10, 2));
+    let quotients =
+        orders().select([decimals().floor_div(col("qty").cast(DataType::Decimal(5, 1)))]);
+    expect![[r#"
+        refused: col("amount").cast(Decimal(10, 2)) // col("qty").cast(Decimal(5, 1)).cast(Decimal(10, 2)): `floordiv` of decimal[10,2] and decimal[10,2] is not supported on the GPU yet (decimals run held and moved with their rows, as sort, group-by and join keys, compared, added, subtracted, multiplied, divided, negated, in abs, cast from and to numbers, decimals and text, rounded, tested by is_in, ranked, in running extremes, and in sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, first, last, counts, n_unique and lists (made, exploded, measured, indexed, sliced, sorted, searched, their extremes and their places))
+    "#]].assert_eq(&explain(quotients));
     // Decimals run cast, summed and averaged; their running sums go to Polars.
     let decimal = orders().select([col("amount").cast(DataType::Decimal(10, 2)).cum_sum(false)]);
     expect![[r#"
