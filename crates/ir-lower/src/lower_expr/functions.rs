@@ -94,7 +94,10 @@ pub(crate) fn horizontal(
             Ok(inputs.into_iter().next().expect("one input"))
         }
         F::MinHorizontal | F::MaxHorizontal => {
-            if !(input_dtype.is_integer() || input_dtype.is_temporal()) || dtype != input_dtype {
+            let ordered = input_dtype.is_integer()
+                || input_dtype.is_temporal()
+                || matches!(input_dtype, GpuDtype::Decimal(..));
+            if !ordered || dtype != input_dtype {
                 // Polars compares floats as IEEE numbers where neither input
                 // has nulls and in total order elsewhere, in an order of its
                 // own: with NaN the answer depends on both.
@@ -126,6 +129,8 @@ pub(crate) fn horizontal(
         }
         F::SumHorizontal { ignore_nulls } | F::MeanHorizontal { ignore_nulls } => {
             let mean = matches!(function, F::MeanHorizontal { .. });
+            // (Of decimals, Polars' plan types the sum as its inputs, its
+            // engine gives precision 38: refused.)
             if !(input_dtype.is_numeric() || input_dtype == GpuDtype::Boolean) {
                 return Err(format!("{function} of {input_dtype}"));
             }

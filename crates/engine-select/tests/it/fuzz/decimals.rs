@@ -1,4 +1,4 @@
-//! The fuzzer's productions of decimals: literals, arithmetic, rounding, negation, abs, clips and the decimal types drawn.
+//! The fuzzer's productions of decimals: literals, arithmetic, rounding, negation, abs, clips, horizontal extremes and sums, and the decimal types drawn.
 
 use polars::prelude::*;
 use rand::RngExt;
@@ -38,9 +38,14 @@ impl Grammar<'_> {
             }
             6 => {
                 let x = self.value(Ty::Decimal, d);
-                return match self.rng.random_range(0..3) {
+                return match self.rng.random_range(0..4) {
                     0 => E::new(Op::Neg, vec![x]),
                     1 => E::new(Op::Abs, vec![x]),
+                    2 => {
+                        let sum = Op::SumHorizontal(self.chance(0.5));
+                        let ops = [Op::MinHorizontal, Op::MaxHorizontal, sum];
+                        self.horizontal(&ops, Ty::Decimal, d)
+                    }
                     _ => {
                         let (lower, upper) = (self.decimal_literal(), self.decimal_literal());
                         E::new(Op::Clip, vec![x, lower, upper])

@@ -459,7 +459,7 @@ impl Grammar<'_> {
 
     /// One of the horizontal functions `ops` over two or three values of
     /// class `ty`.
-    fn horizontal(&mut self, ops: &[Op], ty: Ty, d: u32) -> E {
+    pub(super) fn horizontal(&mut self, ops: &[Op], ty: Ty, d: u32) -> E {
         let op = ops.choose(self.rng).unwrap().clone();
         let n = self.rng.random_range(2..4);
         E::new(op, (0..n).map(|_| self.value(ty, d)).collect())

@@ -439,6 +439,18 @@ fn decimal_negation_abs_clips_medians_and_places_are_polars() {
                 .alias("dense rank"),
         ]),
     );
+    use polars::lazy::dsl::{max_horizontal, min_horizontal};
+    assert_gpu_eq(
+        "across columns",
+        small.clone().select([
+            min_horizontal([col("p"), col("w").cast(DataType::Decimal(18, 2))])
+                .unwrap()
+                .alias("least"),
+            max_horizontal([col("r"), col("r") * col("r")])
+                .unwrap()
+                .alias("greatest"),
+        ]),
+    );
     // Polars' plan types a running sum of decimals as its input; its engine
     // gives precision 38: Polars answers.
     let engine = Engine::Gpu(under_test());
