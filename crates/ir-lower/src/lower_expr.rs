@@ -158,7 +158,8 @@ impl ExprLowering<'_> {
     pub fn expr(&mut self, node: Node) -> Lowered {
         let lowered = self.expr_of_any_values(node)?;
         let lowered = self.without_nested_values(node, lowered)?;
-        self.with_decimals_checked(node, lowered)
+        let lowered = self.with_decimals_checked(node, lowered)?;
+        self.without_gather_inside(node, lowered)
     }
 
     /// [`ExprLowering::expr`], lists not yet checked.
@@ -340,8 +341,7 @@ impl ExprLowering<'_> {
             }
             AExpr::Agg(agg) => {
                 let agg = agg.clone();
-                let aggregated = self.aggregation(node, &agg)?;
-                return self.without_gather_inside(node, aggregated);
+                return self.aggregation(node, &agg);
             }
             AExpr::Function {
                 input, function, ..
@@ -410,7 +410,7 @@ impl ExprLowering<'_> {
                     },
                     dtype,
                 };
-                return self.without_gather_inside(node, got);
+                return Some(got);
             }
             // `gather` by indices as long as the frame (over the whole
             // frame: per group Polars takes each group's indices as a list).
@@ -680,17 +680,21 @@ impl ExprLowering<'_> {
         reads_one_row
     }
 
-    /// `aggregated` unless a `gather` by indices is inside it: Polars takes
-    /// an aggregation's input per group (of the whole frame too), whose
+    /// `lowered` unless a `gather` by indices is inside an aggregation in
+    /// it (one lowering built too: `all`, `any`): Polars takes an
+    /// aggregation's input per group (of the whole frame too), whose
     /// indices the device reads as the frame's only.
-    fn without_gather_inside(&mut self, node: Node, aggregated: GpuExpr) -> Lowered {
-        if aggregated.any(&|e| matches!(e.kind, ExprKind::Gather { .. })) {
+    fn without_gather_inside(&mut self, node: Node, lowered: GpuExpr) -> Lowered {
+        let gathers = |e: &GpuExpr| matches!(e.kind, ExprKind::Gather { .. });
+        let inside =
+            |e: &GpuExpr| matches!(&e.kind, ExprKind::Agg { input, .. } if input.any(&gathers));
+        if lowered.any(&inside) {
             return self.refuse(
                 node,
                 "a gather by indices inside an aggregation is not supported on the GPU",
             );
         }
-        Some(aggregated)
+        Some(lowered)
     }
 
     fn single(&mut self, inputs: &[ExprIR]) -> Lowered {

@@ -293,3 +293,15 @@ fn a_gather_inside_an_aggregation_is_refused_before_it_runs() {
         .select([col("b").gather(col("a"), true).mean().alias("x0")]);
     assert_same_as_cpu(lf, CLOSE);
 }
+
+/// A gather inside `all` (an aggregation lowering builds of comparisons):
+/// accepted by ir-lower, refused by the executor, an internal error the
+/// user saw as a fallback reason. Gathers inside any aggregation in a
+/// lowered expression are refused now. Found by the fuzzer (run BB, seed
+/// 305, case 406).
+#[test]
+fn a_gather_inside_an_aggregation_lowering_builds_is_refused() {
+    let df = df!("d" => [None::<u32>, Some(0)]).unwrap();
+    let lf = df.lazy().filter(col("d").gather(col("d"), true).all(false));
+    assert_same_as_cpu(lf, ORDERED);
+}
