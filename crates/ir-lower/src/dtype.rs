@@ -326,6 +326,20 @@ impl GpuDtype {
         )
     }
 
+    /// The scale of a decimal type, or of a list's decimals; `None` for
+    /// other types. (Decimals compare by their scaled integers where their
+    /// scales agree.)
+    pub fn decimal_scale(self) -> Option<u8> {
+        match self {
+            GpuDtype::Decimal(_, scale) => Some(scale),
+            GpuDtype::List(of) => match of.values() {
+                GpuDtype::Decimal(_, scale) => Some(scale),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Whether this is a floating-point type.
     pub fn is_float(self) -> bool {
         matches!(self, GpuDtype::Float32 | GpuDtype::Float64)

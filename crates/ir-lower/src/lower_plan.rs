@@ -816,10 +816,7 @@ impl<'a> PlanLowering<'a> {
                     return None;
                 }
                 // Decimal keys compare their scaled integers: of one scale.
-                let scale = |key: &GpuExpr| match key.dtype {
-                    GpuDtype::Decimal(_, scale) => Some(scale),
-                    _ => None,
-                };
+                let scale = |key: &GpuExpr| key.dtype.decimal_scale();
                 let pairs = left_on.iter().zip(&right_on);
                 if let Some((l, r)) = pairs.into_iter().find(|(l, r)| scale(l) != scale(r)) {
                     return self.refuse(

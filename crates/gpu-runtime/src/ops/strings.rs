@@ -338,11 +338,7 @@ impl Ops<'_> {
         let n = values.len();
         check_bitmap(validity, n, "validity")?;
         let (kind, scale) = kind.words();
-        if scale > 38 {
-            return Err(RuntimeError::InvalidArgument(format!(
-                "decimal text of scale {scale}"
-            )));
-        }
+        check(scale <= 38, || format!("decimal text of scale {scale}"))?;
         self.two_pass_strings(ids::string_from_integers, n, validity, || {
             KernelArgs::new()
                 .buffer(values)

@@ -323,13 +323,8 @@ impl ExprLowering<'_> {
                         ),
                     };
                 }
-                let decimal_scale = |dtype| match dtype {
-                    GpuDtype::Decimal(_, scale) => Some(scale),
-                    _ => None,
-                };
-                let decimals = decimal_scale(input.dtype).or(decimal_scale(list_dtype));
                 if (input.dtype.is_temporal() && list_dtype != input.dtype)
-                    || decimals.is_some() && decimal_scale(input.dtype) != decimal_scale(list_dtype)
+                    || input.dtype.decimal_scale() != list_dtype.decimal_scale()
                 {
                     return self.refuse(
                         node,

@@ -3,7 +3,7 @@
 use super::*;
 
 /// What the GPU runs of decimals, for refusals.
-pub(crate) const DECIMALS_ON_THE_GPU: &str = "decimals run held and moved with their rows, as \
+const DECIMALS_ON_THE_GPU: &str = "decimals run held and moved with their rows, as \
     sort, group-by and join keys, compared, added, subtracted, multiplied, divided, negated, in \
     abs, cast from and to numbers, decimals and text, rounded, tested by is_in, ranked, in \
     running extremes, and in sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, \
@@ -19,22 +19,12 @@ fn is_decimal(expr: &GpuExpr) -> bool {
 
 /// Whether `expr` holds decimals: decimals, or lists of them.
 fn holds_decimals(expr: &GpuExpr) -> bool {
-    match expr.dtype {
-        GpuDtype::List(of) => matches!(of.values(), GpuDtype::Decimal(..)),
-        _ => is_decimal(expr),
-    }
+    expr.dtype.decimal_scale().is_some()
 }
 
-/// Whether the decimals among `exprs` share one scale.
+/// Whether the decimals (and lists of them) among `exprs` share one scale.
 fn one_scale<'e>(exprs: impl IntoIterator<Item = &'e GpuExpr>) -> bool {
-    let scale = |dtype| match dtype {
-        GpuDtype::Decimal(_, scale) => Some(scale),
-        _ => None,
-    };
-    let mut scales = exprs.into_iter().filter_map(|e| match e.dtype {
-        GpuDtype::List(of) => scale(of.values()),
-        dtype => scale(dtype),
-    });
+    let mut scales = exprs.into_iter().filter_map(|e| e.dtype.decimal_scale());
     let first = scales.next();
     scales.all(|scale| Some(scale) == first)
 }
@@ -129,9 +119,10 @@ fn refused(expr: &GpuExpr) -> Option<String> {
             | AggOp::First
             | AggOp::Last
             | AggOp::Get { .. }
-            | AggOp::Item { .. }
-            | AggOp::Sum => same_scale || matches!(op, AggOp::Sum),
-            AggOp::Count { .. }
+            | AggOp::Item { .. } => same_scale,
+            // (A sum is of precision 38 and the input's scale.)
+            AggOp::Sum
+            | AggOp::Count { .. }
             | AggOp::NUnique
             | AggOp::Mean
             | AggOp::Median
@@ -170,16 +161,13 @@ fn what(expr: &GpuExpr, same_scale: bool) -> String {
     }
 }
 
-/// A sum of the decimals `input` (as `summed` makes one of i64s), of
-/// `dtype`: as Polars sums i128s, where an i64 holds each sum. The scaled integers split at 2^32 (a floor quotient
-/// and a remainder below 2^32) sum exactly in i64 for frames of fewer than
-/// 2^31 rows; the whole, quotient times 2^32 plus remainder, is then checked
-/// into i64 as decimal arithmetic is (a sum beyond goes to Polars).
-fn sum_of_decimals(
-    input: GpuExpr,
-    dtype: GpuDtype,
-    summed: impl Fn(GpuExpr) -> GpuExpr,
-) -> GpuExpr {
+/// `sum` of the decimals `input`, of `dtype`: as Polars sums i128s, where
+/// an i64 holds the sum. The scaled integers split at 2^32 (a floor
+/// quotient and a remainder below 2^32) sum exactly in i64 for frames of
+/// fewer than 2^31 rows; the whole, quotient times 2^32 plus remainder, is
+/// then checked into i64 as decimal arithmetic is (a sum beyond goes to
+/// Polars).
+fn sum_of_decimals(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
     let int64 = GpuDtype::Int64;
     let whole = GpuDtype::Decimal(38, 0);
     let half = || GpuExpr::literal(Scalar::Int(HALF), int64);
@@ -189,7 +177,11 @@ fn sum_of_decimals(
             .binary(op, half(), int64)
     };
     let part_of = |input: GpuExpr, op: BinaryOp| within_filter(input, |x| split(x, op));
-    let part = |op: BinaryOp| summed(part_of(input.clone(), op)).cast(whole, CastMode::Physical);
+    let part = |op: BinaryOp| {
+        part_of(input.clone(), op)
+            .aggregated(AggOp::Sum, int64)
+            .cast(whole, CastMode::Physical)
+    };
     let high = part(BinaryOp::FloorDivide);
     let low = part(BinaryOp::Modulus);
     let half = half().cast(whole, CastMode::Physical);
@@ -240,9 +232,8 @@ fn moment_of_decimals(op: AggOp, input: GpuExpr, scale: u8, per_group: bool) -> 
 
 /// `expr` (of decimals, its parts checked) with every node rewritten as
 /// [`rewritten`] says, the innermost first: lowering may build trees whose
-/// inner nodes read decimals too. Rewritten
-/// nodes read no decimals where they were rewritten, so a tree rewritten
-/// again stays as it is.
+/// inner nodes read decimals too. Rewritten nodes read no decimals where
+/// they were rewritten, so a tree rewritten again stays as it is.
 fn rewritten_tree(mut expr: GpuExpr, per_group: bool) -> GpuExpr {
     for child in expr.children_mut() {
         let placeholder = GpuExpr::literal(Scalar::Null, GpuDtype::Boolean);
@@ -253,18 +244,15 @@ fn rewritten_tree(mut expr: GpuExpr, per_group: bool) -> GpuExpr {
 }
 
 /// `expr` (of decimals, its parts checked) as the device computes it: sums
-/// in parts, means, medians and quantiles by Polars' two
-/// paths, spreads of the values as floats, negation and `abs` by checked
-/// subtraction; the rest as it is.
+/// in parts, means, medians and quantiles by Polars' two paths, spreads of
+/// the values as floats, negation and `abs` by checked subtraction; the
+/// rest as it is.
 fn rewritten(expr: GpuExpr, per_group: bool) -> GpuExpr {
     let dtype = expr.dtype;
     let zero = |dtype| GpuExpr::literal(Scalar::Int(0), dtype);
     match expr.kind {
         ExprKind::Agg { op, input } if is_decimal(&input) => match op {
-            AggOp::Sum => sum_of_decimals(*input, dtype, |e| {
-                let int64 = e.dtype;
-                e.aggregated(AggOp::Sum, int64)
-            }),
+            AggOp::Sum => sum_of_decimals(*input, dtype),
             AggOp::Mean | AggOp::Median | AggOp::Quantile { .. } => {
                 let GpuDtype::Decimal(_, scale) = input.dtype else {
                     unreachable!("a decimal input")
