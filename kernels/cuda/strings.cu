@@ -11,8 +11,6 @@
 #include "format_float.cuh"
 #include "pattern.cuh"
 
-__device__ __forceinline__ bool starts_char(unsigned char byte) { return (byte & 0xC0) != 0x80; }
-
 // Polars' str.slice(offset, length), counted in characters: a negative
 // offset counts from the end, and when it reaches before the start the
 // length shrinks by the characters missing; `length` u64 max means to the
@@ -100,100 +98,6 @@ extern "C" __global__ void string_lengths(const i64* offsets, const unsigned cha
     }
 }
 EMU_KERNEL(string_lengths)
-
-// Polars' str.count_matches of a pattern (leftmost matches, not
-// overlapping: Rust's `str::matches(p).count()` of a literal text, the
-// `regex` crate's `find_iter(s).count()` of an anchored DFA; matches begin
-// at character boundaries, and an empty match where the last one ended is
-// skipped, as both do: an empty literal matches at every boundary, so once
-// more than the characters) and, with `find`, str.find of one (the
-// byte offset of the first match, null where there is none). The pattern is
-// the literal `pattern[0..pattern_len)` when `classes` is null, else the
-// DFA (see pattern.cuh). Null strings give null.
-extern "C" __global__ void string_matches(const i64* offsets, const unsigned char* bytes,
-                                          const u32* validity, u64 n,
-                                          const unsigned char* pattern, u64 pattern_len,
-                                          const unsigned char* classes, const u32* transitions,
-                                          const unsigned char* flags, const u32* starts,
-                                          u32 stride, u32 find, u32* out, u32* out_validity) {
-    const Pattern searched{pattern, pattern_len, {classes, transitions, flags, starts, stride}};
-    unsigned int lane = threadIdx.x % 32;
-    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
-        bool valid = false;
-        u32 result = 0;
-        if (i < n && is_valid(validity, i)) {
-            i64 begin = offsets[i], end = offsets[i + 1];
-            u32 count = 0;
-            bool found = false;
-            i64 k = begin, last_end = -1;
-            while (k <= end && !(find != 0 && found)) {
-                i64 match_end = searched.match_at(bytes, begin, k, end);
-                // An empty match where the last match ended does not count.
-                if (match_end == k && k == last_end) match_end = -1;
-                if (match_end >= 0) {
-                    if (!found) result = static_cast<u32>(k - begin);
-                    found = true;
-                    ++count;
-                    last_end = match_end;
-                }
-                if (match_end > k) {
-                    k = match_end;
-                } else {
-                    // On to the next character's first byte.
-                    ++k;
-                    while (k < end && !starts_char(bytes[k])) ++k;
-                }
-            }
-            if (find == 0) {
-                result = count;
-                valid = true;
-            } else {
-                valid = found;
-            }
-            out[i] = result;
-        } else if (i < n) {
-            out[i] = 0;
-        }
-        u32 bits = __ballot_sync(FULL_MASK, valid);
-        if (lane == 0) out_validity[i / 32] = bits;
-    }
-}
-EMU_KERNEL(string_matches)
-
-// Polars' str.extract of a whole match: the byte range of the first match
-// of the pattern (as in `string_matches`) in each string, as `starts` (in
-// `bytes`) and `lengths`, with `lengths` 0 and the row null where there is
-// none or the string is null.
-extern "C" __global__ void string_match_ranges(const i64* offsets, const unsigned char* bytes,
-                                               const u32* validity, u64 n,
-                                               const unsigned char* pattern, u64 pattern_len,
-                                               const unsigned char* classes,
-                                               const u32* transitions, const unsigned char* flags,
-                                               const u32* starts_after, u32 stride, i64* starts,
-                                               i64* lengths, u32* out_validity) {
-    const Pattern searched{pattern, pattern_len, {classes, transitions, flags, starts_after, stride}};
-    unsigned int lane = threadIdx.x % 32;
-    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
-        bool found = false;
-        if (i < n) {
-            i64 begin = offsets[i], end = offsets[i + 1];
-            starts[i] = begin;
-            lengths[i] = 0;
-            for (i64 k = begin; !found && k <= end && is_valid(validity, i); ++k) {
-                if (k < end && !starts_char(bytes[k])) continue;
-                i64 match_end = searched.match_at(bytes, begin, k, end);
-                if (match_end >= 0) {
-                    found = true;
-                    starts[i] = k;
-                    lengths[i] = match_end - k;
-                }
-            }
-        }
-        u32 bits = __ballot_sync(FULL_MASK, found);
-        if (lane == 0) out_validity[i / 32] = bits;
-    }
-}
-EMU_KERNEL(string_match_ranges)
 
 // The code point starting at bytes[k] (valid UTF-8) and its length in bytes.
 __device__ __forceinline__ u32 decode_utf8(const unsigned char* bytes, i64 k, u32* length) {

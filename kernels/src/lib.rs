@@ -209,10 +209,12 @@ library! {
         null_sort_keys, widen_u32_i64,
         string_key_chunk, string_key_length,
     }
+    MATCHES = "matches" {
+        string_matches, string_match_ranges, string_group_ranges,
+    }
     STRINGS = "strings" {
-        string_slice_ranges, string_copy_ranges, string_offsets_append, string_lengths, string_matches,
+        string_slice_ranges, string_copy_ranges, string_offsets_append, string_lengths,
         string_split_counts, string_split_ranges,
-        string_match_ranges,
         string_map_chars,
         string_concat_lengths, string_concat_write, string_strip_ranges, string_replace,
         string_from_integers, string_from_floats, string_parse_dates, string_parse_integers,

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::dtype::GpuDtype;
-use crate::regex::RegexDfa;
+use crate::regex::{GroupDfas, RegexDfa};
 
 mod display;
 mod lists;

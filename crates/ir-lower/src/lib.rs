@@ -41,7 +41,7 @@ pub use plan::{
     SortKey,
 };
 pub use refusal::Refusal;
-pub use regex::{RegexDfa, group_spans_match};
+pub use regex::{GroupDfas, RegexDfa, group_spans_match};
 
 /// Lowers the plan under `root`, or lists every construct that prevents it,
 /// in plan order (inputs before the nodes that use them).

@@ -30,7 +30,7 @@ use crate::expr::{
     StringOp, TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 use crate::refusal::Refusal;
-use crate::regex::{RegexDfa, group_spans_match};
+use crate::regex::{GroupDfas, RegexDfa, group_spans_match};
 
 mod aggregations;
 mod boolean;

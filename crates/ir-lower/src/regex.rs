@@ -24,7 +24,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use regex_automata::dfa::{Automaton, StartKind, dense};
 use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
-use regex_automata::{Anchored, nfa::thompson, util::syntax};
+use regex_automata::{Anchored, MatchKind, nfa::thompson, util::syntax};
 use regex_syntax::hir::HirKind;
 
 /// The most patterns [`RegexDfa::cached`] keeps.
@@ -33,6 +33,24 @@ pub const CACHED: usize = 64;
 /// The most transition entries (states times byte classes) a table may
 /// hold: 1 MiB of 32-bit entries, which stays in the device's caches.
 pub const MAX_ENTRIES: usize = 1 << 18;
+
+mod captures;
+
+pub use captures::GroupDfas;
+
+/// The search a [`RegexDfa`] is built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Search {
+    /// A match anywhere ([`RegexDfa::new`]).
+    Unanchored,
+    /// The leftmost-first match that begins where the walk does
+    /// ([`RegexDfa::anchored`]).
+    Anchored,
+    /// Every end of a match that begins where the walk does: a state after
+    /// each such end is flagged [`RegexDfa::MATCHED`] (regex-automata's
+    /// `MatchKind::All`), for the parts of [`captures`].
+    EveryEnd,
+}
 
 /// A regular expression as the tables of a DFA that tells whether a text
 /// holds a match anywhere. States are numbered from 0 in the order a
@@ -61,13 +79,13 @@ impl RegexDfa {
     /// The DFA of `pattern`, or why the GPU cannot run it (a pattern the
     /// `regex` crate rejects among them: Polars reports that itself).
     pub fn new(pattern: &str) -> Result<RegexDfa, String> {
-        Self::with_limit(pattern, MAX_ENTRIES, false)
+        Self::build(pattern, MAX_ENTRIES, Search::Unanchored)
     }
 
     /// The DFA of `pattern` for searches anchored where they begin (see the
     /// module's documentation), or why the GPU cannot run it.
     pub fn anchored(pattern: &str) -> Result<RegexDfa, String> {
-        Self::with_limit(pattern, MAX_ENTRIES, true)
+        Self::build(pattern, MAX_ENTRIES, Search::Anchored)
     }
 
     /// [`RegexDfa::new`] or, `anchored`, [`RegexDfa::anchored`], built once
@@ -76,19 +94,25 @@ impl RegexDfa {
     /// does not build it again. Refusals are kept too; the cache holds at
     /// most [`CACHED`] patterns and is emptied when full.
     pub fn cached(pattern: &str, anchored: bool) -> Result<Arc<RegexDfa>, String> {
+        let search = if anchored {
+            Search::Anchored
+        } else {
+            Search::Unanchored
+        };
+        Self::cached_for(pattern, search)
+    }
+
+    /// The DFA of `pattern` for `search`, built once per process as
+    /// [`RegexDfa::cached`] says.
+    pub(crate) fn cached_for(pattern: &str, search: Search) -> Result<Arc<RegexDfa>, String> {
         type Built = Result<Arc<RegexDfa>, String>;
-        static BUILT: LazyLock<Mutex<HashMap<(String, bool), Built>>> =
+        static BUILT: LazyLock<Mutex<HashMap<(String, Search), Built>>> =
             LazyLock::new(Mutex::default);
-        let key = (pattern.to_owned(), anchored);
+        let key = (pattern.to_owned(), search);
         if let Some(built) = BUILT.lock().ok().and_then(|built| built.get(&key).cloned()) {
             return built;
         }
-        let dfa = if anchored {
-            Self::anchored(pattern)
-        } else {
-            Self::new(pattern)
-        }
-        .map(Arc::new);
+        let dfa = Self::build(pattern, MAX_ENTRIES, search).map(Arc::new);
         // (A poisoned lock only loses the cache.)
         if let Ok(mut built) = BUILT.lock() {
             if built.len() >= CACHED {
@@ -99,9 +123,15 @@ impl RegexDfa {
         dfa
     }
 
-    /// [`RegexDfa::new`] or, `anchored`, [`RegexDfa::anchored`], with at
-    /// most `max_entries` transitions.
-    fn with_limit(pattern: &str, max_entries: usize, anchored: bool) -> Result<RegexDfa, String> {
+    /// The DFA of `pattern` for `search`, with at most `max_entries`
+    /// transitions.
+    fn build(pattern: &str, max_entries: usize, search: Search) -> Result<RegexDfa, String> {
+        let anchored = search != Search::Unanchored;
+        let match_kind = if search == Search::EveryEnd {
+            MatchKind::All
+        } else {
+            MatchKind::LeftmostFirst
+        };
         // The DFA's own size (a state's row is a power of two, so up to
         // twice the classes, with 32-bit entries; the rest is headroom), and what building it may
         // take, both bounded so that a large pattern is refused quickly.
@@ -109,6 +139,7 @@ impl RegexDfa {
         let dfa = dense::Builder::new()
             .configure(
                 dense::Config::new()
+                    .match_kind(match_kind)
                     .start_kind(if anchored {
                         StartKind::Anchored
                     } else {
@@ -198,6 +229,44 @@ impl RegexDfa {
             transitions,
             flags,
         })
+    }
+
+    /// The tables of several anchored DFAs as one, for a kernel that walks
+    /// each: the parts' byte classes (256 each) and start states (257 each)
+    /// one after the other, their states numbered after those of the parts
+    /// before them, every state's row as wide as the widest part's (the
+    /// entries past a part's own classes, never read, lead to its first
+    /// state). Part `k`'s classes and start states are at `256 * k` and
+    /// `257 * k`.
+    pub(crate) fn joined(parts: &[&RegexDfa]) -> RegexDfa {
+        let stride = parts.iter().map(|part| part.stride).max().unwrap_or(1);
+        let mut joined = RegexDfa {
+            pattern: parts
+                .iter()
+                .map(|part| part.pattern.as_str())
+                .collect::<Vec<_>>()
+                .join(" | "),
+            classes: Vec::new(),
+            stride,
+            starts: Vec::new(),
+            transitions: Vec::new(),
+            flags: Vec::new(),
+        };
+        for part in parts {
+            let first = joined.flags.len() as u32;
+            joined.classes.extend_from_slice(&part.classes);
+            joined
+                .starts
+                .extend(part.starts.iter().map(|start| start + first));
+            for row in part.transitions.chunks(part.stride as usize) {
+                joined.transitions.extend(row.iter().map(|to| to + first));
+                joined
+                    .transitions
+                    .extend(std::iter::repeat_n(first, (stride - part.stride) as usize));
+            }
+            joined.flags.extend_from_slice(&part.flags);
+        }
+        joined
     }
 
     /// The regular expression, as written.
@@ -326,7 +395,7 @@ pub fn group_spans_match(pattern: &str, group: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::RegexDfa;
+    use super::{RegexDfa, Search};
 
     /// Patterns of every construct the DFAs take, some of which can match
     /// empty text.
@@ -540,8 +609,8 @@ mod tests {
             assert!(error.contains(why), "{pattern:?}: {error}");
         }
         // Within the builder's limits, over the table's.
-        let error = RegexDfa::with_limit("[a-z]{10}", 30, false).unwrap_err();
+        let error = RegexDfa::build("[a-z]{10}", 30, Search::Unanchored).unwrap_err();
         assert!(error.contains("more than 30 transitions"), "{error}");
-        assert!(RegexDfa::with_limit("[a-z]{10}", 39, false).is_ok());
+        assert!(RegexDfa::build("[a-z]{10}", 39, Search::Unanchored).is_ok());
     }
 }

@@ -3,6 +3,9 @@
 
 #include "kernel_common.cuh"
 
+// Whether a byte of UTF-8 text starts a character (is not 0b10xxxxxx).
+__device__ __forceinline__ bool starts_char(unsigned char byte) { return (byte & 0xC0) != 0x80; }
+
 // Flags of a DFA's states. The host's DFA reports a match one byte late: a
 // state flagged DFA_MATCHED follows the last byte of a match.
 enum DfaFlag : unsigned char { DFA_MATCHED = 1, DFA_DEAD = 2, DFA_MATCHED_AT_END = 4 };

@@ -484,6 +484,7 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::Strip { .. }
                 | StringOp::Replace { .. }
                 | StringOp::Extract(_)
+                | StringOp::ExtractGroup { .. }
                 | StringOp::Pad { .. },
             input,
         } => string_valued(input),

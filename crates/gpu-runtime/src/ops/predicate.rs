@@ -265,7 +265,7 @@ impl Ops<'_> {
                 tables.starts.len()
             )
         })?;
-        let dfa = self.dfa_buffers(tables)?;
+        let dfa = self.dfa_buffers(tables, 1)?;
         let start = tables.starts[0];
         self.test_strings(ids::string_match_dfa, strings, |args| {
             args.buffer(&dfa.classes)

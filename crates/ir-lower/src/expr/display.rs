@@ -91,6 +91,9 @@ impl fmt::Display for StringOp {
             StringOp::CountMatches(pattern) => write!(f, "str.count_matches({pattern})"),
             StringOp::Find(pattern) => write!(f, "str.find({pattern})"),
             StringOp::Extract(pattern) => write!(f, "str.extract({pattern})"),
+            StringOp::ExtractGroup { group, dfas } => {
+                write!(f, "str.extract(regex({:?}), {group})", dfas.whole.pattern())
+            }
             StringOp::Slice { offset, length } => match length {
                 Some(length) => write!(f, "str.slice({offset}, {length})"),
                 None => write!(f, "str.slice({offset})"),

@@ -200,6 +200,14 @@ pub enum StringOp {
     /// The first match of this pattern, null where there is none
     /// (`str.extract` of a group that spans the whole match).
     Extract(TextPattern),
+    /// Capture group `group` of the first match of a regular expression,
+    /// null where there is none (`str.extract` of a group in the pattern's
+    /// top-level sequence; see [`GroupDfas`]): where a text's match parses
+    /// more than one way, the query goes to Polars.
+    ExtractGroup {
+        group: usize,
+        dfas: GroupDfas,
+    },
     /// Characters from `offset` (negative: from the end), `length` of them
     /// (`None`: to the end).
     Slice {

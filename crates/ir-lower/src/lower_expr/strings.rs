@@ -359,17 +359,21 @@ impl ExprLowering<'_> {
                     return self.refuse(node, "str.extract needs a literal pattern on the GPU");
                 };
                 if !group_spans_match(&pattern, *group) {
-                    return self.refuse(
-                        node,
-                        format!(
-                            "str.extract of group {group} of {pattern:?}: only a group that \
-                             spans the whole match runs on the GPU"
-                        ),
-                    );
-                }
-                match text_pattern(pattern, false) {
-                    Ok(pattern) => StringOp::Extract(pattern),
-                    Err(why) => return self.refuse(node, why),
+                    match GroupDfas::new(&pattern, *group) {
+                        Ok(dfas) => StringOp::ExtractGroup {
+                            group: *group,
+                            dfas,
+                        },
+                        Err(why) => {
+                            let subject = format!("str.extract of group {group} of {pattern:?}");
+                            return self.refuse(node, format!("{subject}: {why}"));
+                        }
+                    }
+                } else {
+                    match text_pattern(pattern, false) {
+                        Ok(pattern) => StringOp::Extract(pattern),
+                        Err(why) => return self.refuse(node, why),
+                    }
                 }
             }
             S::Format { .. }

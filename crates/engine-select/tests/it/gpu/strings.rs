@@ -639,9 +639,62 @@ fn counts_offsets_and_extracts_of_matches_match_the_cpu() {
                 .alias("of texts made"),
         ]),
     );
+}
+
+#[test]
+fn extracts_of_groups_inside_matches_match_the_cpu() {
+    let texts = [
+        Some("id=42, id=7"),
+        Some("key-12 key-345"),
+        None,
+        Some(""),
+        Some("naïve-1"),
+        Some("ünï-cödé-99x"),
+        Some("2024-06-30"),
+        Some("no digits"),
+        Some("a/b/c"),
+        Some("ab12"),
+    ];
+    let frame = || df!("s" => texts).unwrap().lazy();
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "extract of groups in a pattern's sequence",
+        frame().select([
+            s().extract(lit(r"id=(\d+)"), 1).alias("after a literal"),
+            s().extract(lit(r"(\w+)-(\d+)"), 1).alias("first of two"),
+            s().extract(lit(r"(\w+)-(\d+)"), 2).alias("second of two"),
+            s().extract(lit(r"(\d{4})-(\d{2})-(\d{2})"), 2)
+                .alias("a date's month"),
+            s().extract(lit(r"((\w)\w*)-"), 2).alias("nested"),
+            s().extract(lit(r"(?i)(Ü|K)(\w+)"), 2)
+                .alias("case-insensitive"),
+            s().extract(lit(r"-(\d*)x?$"), 1)
+                .alias("anchored at the end"),
+            s().extract(lit(r"(?<name>[a-z]+)()"), 2)
+                .alias("an empty group"),
+            s().extract(lit(r"n(a)"), 1).alias("one letter"),
+            s().to_uppercase()
+                .str()
+                .extract(lit(r"([A-Z]+)-\d"), 1)
+                .alias("of texts made"),
+        ]),
+    );
+    // `(\w+)(\d+)` parses "ab12" two ways (the `regex` crate's greedy
+    // `\w+` takes "ab1"): Polars answers.
     assert_cpu_answer_with_reason(
-        frame().select([s().extract(lit(r"n(a)"), 1)]),
-        "only a group that spans the whole match",
+        frame().select([s().extract(lit(r"(\w+)(\d+)"), 2)]),
+        "parses more than one way",
+    );
+    assert_gpu_eq(
+        "the same pattern where every match parses one way",
+        df!("s" => [Some("ab1"), Some("x9 yz"), None, Some(""), Some("--7")])
+            .unwrap()
+            .lazy()
+            .select([s().extract(lit(r"(\w+)(\d+)"), 2)]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([s().extract(lit(r"(\w)+"), 1)]),
+        "only a group of the pattern's sequence",
     );
 }
 

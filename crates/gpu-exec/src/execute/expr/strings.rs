@@ -208,6 +208,7 @@ impl Executor<'_> {
                     | StringOp::Strip { .. }
                     | StringOp::Replace { .. }
                     | StringOp::Extract(_)
+                    | StringOp::ExtractGroup { .. }
                     | StringOp::Pad { .. }),
                 input,
             } => {
@@ -231,6 +232,26 @@ impl Executor<'_> {
                     }
                     StringOp::Extract(pattern) => {
                         ops.string_extract((offsets, bytes, validity), device_pattern(pattern))?
+                    }
+                    StringOp::ExtractGroup { group, dfas } => {
+                        let ambiguous = DeviceBuffer::<u32>::zeroed(
+                            1,
+                            self.ctx.memory.clone(),
+                            &self.ctx.stream,
+                        )?;
+                        let strings = ops.string_extract_group(
+                            (offsets, bytes, validity),
+                            dfa_tables(&dfas.whole),
+                            dfa_tables(&dfas.parts),
+                            &ambiguous,
+                        )?;
+                        let what = format!(
+                            "texts whose match of {:?} parses more than one way, so that the \
+                             GPU cannot tell which text group {group} captures, in `{expr}`",
+                            dfas.whole.pattern()
+                        );
+                        self.check_later(ambiguous, what, ExecError::DependsOnPolars);
+                        strings
                     }
                     StringOp::Strip { set, start, end } => {
                         let side = match (start, end) {

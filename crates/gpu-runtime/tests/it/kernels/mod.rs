@@ -7,6 +7,7 @@ mod gather;
 mod groupby;
 mod hash;
 mod lists;
+mod matches;
 mod partition;
 mod predicate;
 mod reduce;

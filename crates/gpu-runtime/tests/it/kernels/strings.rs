@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource, PoolOptions, PoolResource};
-use gpu_runtime::ops::{Comparison, ConcatPart, DeviceStrings, DfaTables, Ops, Pattern};
+use gpu_runtime::ops::{Comparison, ConcatPart, DeviceStrings, Ops};
 use gpu_runtime::{Device, Stream};
 
-use super::{SIZES, bitmap, classes_of_a_and_b, device, flags, offsets_of, texts_of_pieces};
+use super::{SIZES, bitmap, device, flags, offsets_of};
 
 mod numbers;
 
@@ -22,7 +22,7 @@ fn random_strings(rng: &mut fastrand::Rng, n: usize) -> Vec<String> {
 }
 
 /// The strings the device made, on the host.
-fn texts_of(strings: &DeviceStrings) -> Vec<String> {
+pub(super) fn texts_of(strings: &DeviceStrings) -> Vec<String> {
     strings_of(
         &strings.offsets.to_host().unwrap(),
         &strings.bytes.to_host().unwrap(),
@@ -38,7 +38,11 @@ fn strings_of(offsets: &[i64], bytes: &[u8]) -> Vec<String> {
 
 /// `f` of each valid string, and the empty string for each null one (what
 /// the kernels write for nulls).
-fn where_valid(strings: &[String], valid: &[bool], f: impl Fn(&str) -> String) -> Vec<String> {
+pub(super) fn where_valid(
+    strings: &[String],
+    valid: &[bool],
+    f: impl Fn(&str) -> String,
+) -> Vec<String> {
     strings
         .iter()
         .zip(valid)
@@ -550,136 +554,6 @@ fn padding_matches_polars_rules() {
             assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
         }
     }
-}
-
-/// The anchored DFA of `ab+` (a match ends before the byte that follows it,
-/// as the host's DFAs report): classes `a` 1, `b` 2, others 0; one start
-/// state whatever precedes.
-fn ab_plus() -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u32>) {
-    const MATCHED: u8 = 1;
-    const DEAD: u8 = 2;
-    const MATCHED_AT_END: u8 = 4;
-    // 0 start, 1 after `a`, 2 in `b+`, 3 in `b+` past a match, 4 a match
-    // ended (nothing more), 5 dead.
-    let transitions = [
-        [5, 1, 5],
-        [5, 5, 2],
-        [4, 4, 3],
-        [4, 4, 3],
-        [5, 5, 5],
-        [5, 5, 5],
-    ]
-    .concat();
-    let flags = vec![
-        0,
-        0,
-        MATCHED_AT_END,
-        MATCHED | MATCHED_AT_END,
-        MATCHED | DEAD,
-        DEAD,
-    ];
-    (classes_of_a_and_b(), transitions, flags, vec![0; 257])
-}
-
-/// The matches of `ab+` in `text`, leftmost and not overlapping.
-fn ab_plus_matches(text: &str) -> Vec<(usize, usize)> {
-    let bytes = text.as_bytes();
-    let (mut found, mut k) = (Vec::new(), 0);
-    while k + 1 < bytes.len() {
-        if bytes[k] == b'a' && bytes[k + 1] == b'b' {
-            let mut end = k + 2;
-            while end < bytes.len() && bytes[end] == b'b' {
-                end += 1;
-            }
-            found.push((k, end));
-            k = end;
-        } else {
-            k += 1;
-        }
-    }
-    found
-}
-
-#[test]
-fn counts_finds_and_replacements_of_a_literal_or_a_dfa() {
-    let device = device();
-    let ops = device.ops();
-    let (classes, transitions, state_flags, starts) = ab_plus();
-    let dfa = Pattern::Anchored(DfaTables {
-        classes: &classes,
-        transitions: &transitions,
-        flags: &state_flags,
-        starts: &starts,
-    });
-    let pieces = ["a", "b", "ab", "abb", "ba", "é", "x", ""];
-    let mut rng = fastrand::Rng::with_seed(31);
-    for &n in &SIZES[..9] {
-        let (rows, valid) = texts_of_pieces(&mut rng, n, &pieces, 7);
-        let (doff, dbytes, dvalid) = device.upload_texts(&rows, &valid);
-        let strings = (&doff, &dbytes, Some(&dvalid));
-        // Each pattern with its matches, as a Rust reference.
-        type Matches = fn(&str) -> Vec<(usize, usize)>;
-        let literal: Matches = |text| {
-            text.match_indices("ab")
-                .map(|(at, _)| (at, at + 2))
-                .collect()
-        };
-        for (pattern, matches) in [
-            (dfa, ab_plus_matches as Matches),
-            (Pattern::Literal("ab"), literal),
-        ] {
-            let (counts, counted) = ops.string_matches(strings, pattern, false).unwrap();
-            let (firsts, found) = ops.string_matches(strings, pattern, true).unwrap();
-            let (counts, firsts) = (counts.to_host().unwrap(), firsts.to_host().unwrap());
-            let found = flags(&found.to_host().unwrap(), n);
-            assert_eq!(counted.to_host().unwrap(), bitmap(&valid), "n = {n}");
-            for (i, text) in rows.iter().enumerate().filter(|&(i, _)| valid[i]) {
-                let expected = matches(text);
-                assert_eq!(
-                    counts[i] as usize,
-                    expected.len(),
-                    "{pattern:?} in {text:?}"
-                );
-                assert_eq!(found[i], !expected.is_empty(), "{pattern:?} in {text:?}");
-                if let Some(&(start, _)) = expected.first() {
-                    assert_eq!(firsts[i] as usize, start, "{pattern:?} in {text:?}");
-                }
-            }
-            for limit in [None, Some(1)] {
-                let out = ops
-                    .string_replace(&doff, &dbytes, Some(&dvalid), (pattern, "<>"), limit)
-                    .unwrap();
-                let expected = where_valid(&rows, &valid, |text| {
-                    let mut replaced = String::new();
-                    let mut last = 0;
-                    for &(start, end) in matches(text)
-                        .iter()
-                        .take(limit.map_or(usize::MAX, |l| l as usize))
-                    {
-                        replaced.push_str(&text[last..start]);
-                        replaced.push_str("<>");
-                        last = end;
-                    }
-                    replaced + &text[last..]
-                });
-                assert_eq!(texts_of(&out), expected, "{pattern:?} {limit:?}, n = {n}");
-            }
-        }
-    }
-    // An anchored DFA has a start state for each byte and the text's start.
-    let short = Pattern::Anchored(DfaTables {
-        starts: &starts[..1],
-        ..match dfa {
-            Pattern::Anchored(tables) => tables,
-            Pattern::Literal(_) => unreachable!(),
-        }
-    });
-    let strings = (&device.upload(&[0i64, 1]), &device.upload(b"a"), None);
-    let error = ops.string_matches(strings, short, false).unwrap_err();
-    assert!(
-        error.to_string().contains("257 start states, not 1"),
-        "{error}"
-    );
 }
 
 #[test]

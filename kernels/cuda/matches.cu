@@ -1,0 +1,194 @@
+// Matches of patterns in strings: their number, the first one's place, the
+// first match itself, and a capture group of it (see pattern.cuh for the
+// patterns: literal bytes or the tables of a DFA). Strings are UTF-8; a
+// match begins at a character boundary.
+#include "kernel_common.cuh"
+#include "pattern.cuh"
+
+// Polars' str.count_matches of a pattern (leftmost matches, not
+// overlapping: Rust's `str::matches(p).count()` of a literal text, the
+// `regex` crate's `find_iter(s).count()` of an anchored DFA; matches begin
+// at character boundaries, and an empty match where the last one ended is
+// skipped, as both do: an empty literal matches at every boundary, so once
+// more than the characters) and, with `find`, str.find of one (the
+// byte offset of the first match, null where there is none). The pattern is
+// the literal `pattern[0..pattern_len)` when `classes` is null, else the
+// DFA (see pattern.cuh). Null strings give null.
+extern "C" __global__ void string_matches(const i64* offsets, const unsigned char* bytes,
+                                          const u32* validity, u64 n,
+                                          const unsigned char* pattern, u64 pattern_len,
+                                          const unsigned char* classes, const u32* transitions,
+                                          const unsigned char* flags, const u32* starts,
+                                          u32 stride, u32 find, u32* out, u32* out_validity) {
+    const Pattern searched{pattern, pattern_len, {classes, transitions, flags, starts, stride}};
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool valid = false;
+        u32 result = 0;
+        if (i < n && is_valid(validity, i)) {
+            i64 begin = offsets[i], end = offsets[i + 1];
+            u32 count = 0;
+            bool found = false;
+            i64 k = begin, last_end = -1;
+            while (k <= end && !(find != 0 && found)) {
+                i64 match_end = searched.match_at(bytes, begin, k, end);
+                // An empty match where the last match ended does not count.
+                if (match_end == k && k == last_end) match_end = -1;
+                if (match_end >= 0) {
+                    if (!found) result = static_cast<u32>(k - begin);
+                    found = true;
+                    ++count;
+                    last_end = match_end;
+                }
+                if (match_end > k) {
+                    k = match_end;
+                } else {
+                    // On to the next character's first byte.
+                    ++k;
+                    while (k < end && !starts_char(bytes[k])) ++k;
+                }
+            }
+            if (find == 0) {
+                result = count;
+                valid = true;
+            } else {
+                valid = found;
+            }
+            out[i] = result;
+        } else if (i < n) {
+            out[i] = 0;
+        }
+        u32 bits = __ballot_sync(FULL_MASK, valid);
+        if (lane == 0) out_validity[i / 32] = bits;
+    }
+}
+EMU_KERNEL(string_matches)
+
+// Polars' str.extract of a whole match: the byte range of the first match
+// of the pattern (as in `string_matches`) in each string, as `starts` (in
+// `bytes`) and `lengths`, with `lengths` 0 and the row null where there is
+// none or the string is null.
+extern "C" __global__ void string_match_ranges(const i64* offsets, const unsigned char* bytes,
+                                               const u32* validity, u64 n,
+                                               const unsigned char* pattern, u64 pattern_len,
+                                               const unsigned char* classes,
+                                               const u32* transitions, const unsigned char* flags,
+                                               const u32* starts_after, u32 stride, i64* starts,
+                                               i64* lengths, u32* out_validity) {
+    const Pattern searched{pattern, pattern_len, {classes, transitions, flags, starts_after, stride}};
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool found = false;
+        if (i < n) {
+            i64 begin = offsets[i], end = offsets[i + 1];
+            starts[i] = begin;
+            lengths[i] = 0;
+            for (i64 k = begin; !found && k <= end && is_valid(validity, i); ++k) {
+                if (k < end && !starts_char(bytes[k])) continue;
+                i64 match_end = searched.match_at(bytes, begin, k, end);
+                if (match_end >= 0) {
+                    found = true;
+                    starts[i] = k;
+                    lengths[i] = match_end - k;
+                }
+            }
+        }
+        u32 bits = __ballot_sync(FULL_MASK, found);
+        if (lane == 0) out_validity[i / 32] = bits;
+    }
+}
+EMU_KERNEL(string_match_ranges)
+
+// Whether part `part` of the joined DFAs `dfas` (its byte classes at
+// 256 * part, its start states at 257 * part, built to flag every end of a
+// match) matches exactly [k, to) of the string bytes[begin, end).
+__device__ __forceinline__ bool part_matches_to(const Dfa& dfas, u32 part,
+                                                const unsigned char* bytes, i64 begin, i64 k,
+                                                i64 to, i64 end) {
+    const Dfa dfa{dfas.classes + 256 * part, dfas.transitions, dfas.flags,
+                  dfas.starts + 257 * part, dfas.stride};
+    u32 state = dfa.starts[k == begin ? 256 : bytes[k - 1]];
+    for (i64 j = k; j < end; ++j) {
+        state = dfa.next(state, bytes[j]);
+        if (j == to) return (dfa.flags[state] & DFA_MATCHED) != 0;
+        if (dfa.flags[state] & DFA_DEAD) return false;
+    }
+    return to == end && (dfa.flags[state] & DFA_MATCHED_AT_END) != 0;
+}
+
+// The one place j in [from, to] where part `first` of `dfas` matches
+// [from, j) and part `second` matches [j, to) exactly; -1 where there is
+// none or more than one (the match parses more than one way).
+__device__ __forceinline__ i64 one_split(const Dfa& dfas, u32 first, u32 second,
+                                         const unsigned char* bytes, i64 begin, i64 from, i64 to,
+                                         i64 end) {
+    const Dfa dfa{dfas.classes + 256 * first, dfas.transitions, dfas.flags,
+                  dfas.starts + 257 * first, dfas.stride};
+    u32 state = dfa.starts[from == begin ? 256 : bytes[from - 1]];
+    i64 found = -1;
+    for (i64 j = from; j <= to; ++j) {
+        bool ends_here;
+        if (j < end) {
+            state = dfa.next(state, bytes[j]);
+            ends_here = (dfa.flags[state] & DFA_MATCHED) != 0;
+        } else {
+            ends_here = (dfa.flags[state] & DFA_MATCHED_AT_END) != 0;
+        }
+        if (ends_here && part_matches_to(dfas, second, bytes, begin, j, to, end)) {
+            if (found >= 0) return -1;
+            found = j;
+        }
+        if (j < end && (dfa.flags[state] & DFA_DEAD)) break;
+    }
+    return found;
+}
+
+// Polars' str.extract of a capture group in the pattern's top-level
+// sequence P G S (ir-lower's GroupDfas): the first match [s, e) as
+// string_match_ranges finds it, then the group from the one place p where
+// P matches [s, p) and G S matches [p, e), to the one place q where G
+// matches [p, q) and S matches [q, e). The parts are joined in `parts`:
+// P, G S, G, S. Where a match parses more than one way, `ambiguous` is set
+// to 1 (the row's value is then not given); null where there is no match
+// or the string is null.
+extern "C" __global__ void string_group_ranges(const i64* offsets, const unsigned char* bytes,
+                                               const u32* validity, u64 n,
+                                               const unsigned char* pattern, u64 pattern_len,
+                                               const unsigned char* classes,
+                                               const u32* transitions, const unsigned char* flags,
+                                               const u32* starts_after, u32 stride,
+                                               const unsigned char* part_classes,
+                                               const u32* part_transitions,
+                                               const unsigned char* part_flags,
+                                               const u32* part_starts, u32 part_stride,
+                                               i64* starts, i64* lengths, u32* out_validity,
+                                               u32* ambiguous) {
+    const Pattern searched{pattern, pattern_len, {classes, transitions, flags, starts_after, stride}};
+    const Dfa parts{part_classes, part_transitions, part_flags, part_starts, part_stride};
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool found = false;
+        if (i < n) {
+            i64 begin = offsets[i], end = offsets[i + 1];
+            starts[i] = begin;
+            lengths[i] = 0;
+            for (i64 k = begin; !found && k <= end && is_valid(validity, i); ++k) {
+                if (k < end && !starts_char(bytes[k])) continue;
+                i64 match_end = searched.match_at(bytes, begin, k, end);
+                if (match_end < 0) continue;
+                found = true;
+                i64 p = one_split(parts, 0, 1, bytes, begin, k, match_end, end);
+                i64 q = p < 0 ? -1 : one_split(parts, 2, 3, bytes, begin, p, match_end, end);
+                if (q < 0) {
+                    atomicOr(ambiguous, 1u);
+                } else {
+                    starts[i] = p;
+                    lengths[i] = q - p;
+                }
+            }
+        }
+        u32 bits = __ballot_sync(FULL_MASK, found);
+        if (lane == 0) out_validity[i / 32] = bits;
+    }
+}
+EMU_KERNEL(string_group_ranges)
