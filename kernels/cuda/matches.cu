@@ -1,19 +1,45 @@
-// Matches of patterns in strings: their number, the first one's place, the
-// first match itself, and a capture group of it (see pattern.cuh for the
+// Matches of patterns in strings: their number, the first one's place, all
+// of them, the first match itself, and a capture group of it (see pattern.cuh for the
 // patterns: literal bytes or the tables of a DFA). Strings are UTF-8; a
 // match begins at a character boundary.
 #include "kernel_common.cuh"
 #include "pattern.cuh"
 
-// Polars' str.count_matches of a pattern (leftmost matches, not
-// overlapping: Rust's `str::matches(p).count()` of a literal text, the
-// `regex` crate's `find_iter(s).count()` of an anchored DFA; matches begin
-// at character boundaries, and an empty match where the last one ended is
-// skipped, as both do: an empty literal matches at every boundary, so once
-// more than the characters) and, with `find`, str.find of one (the
-// byte offset of the first match, null where there is none). The pattern is
-// the literal `pattern[0..pattern_len)` when `classes` is null, else the
-// DFA (see pattern.cuh). Null strings give null.
+// Calls f(start, end) for each match of `searched` in the string
+// bytes[begin, end), from the left: leftmost matches, not overlapping (Rust's
+// `str::matches` of a literal text, the `regex` crate's `find_iter` of an
+// anchored DFA); matches begin at character boundaries, and an empty match
+// where the last one ended is skipped, as both do (an empty literal matches
+// at every boundary, so once more than the characters). Stops when f
+// returns false.
+template <typename F>
+__device__ __forceinline__ void for_each_match(const Pattern& searched,
+                                               const unsigned char* bytes, i64 begin, i64 end,
+                                               F f) {
+    i64 k = begin, last_end = -1;
+    while (k <= end) {
+        i64 match_end = searched.match_at(bytes, begin, k, end);
+        // An empty match where the last match ended does not count.
+        if (match_end == k && k == last_end) match_end = -1;
+        if (match_end >= 0) {
+            if (!f(k, match_end)) return;
+            last_end = match_end;
+        }
+        if (match_end > k) {
+            k = match_end;
+        } else {
+            // On to the next character's first byte.
+            ++k;
+            while (k < end && !starts_char(bytes[k])) ++k;
+        }
+    }
+}
+
+// Polars' str.count_matches of a pattern (the matches for_each_match
+// gives) and, with `find`, str.find of one (the byte offset of the first
+// match, null where there is none). The pattern is the literal
+// `pattern[0..pattern_len)` when `classes` is null, else the DFA (see
+// pattern.cuh). Null strings give null.
 extern "C" __global__ void string_matches(const i64* offsets, const unsigned char* bytes,
                                           const u32* validity, u64 n,
                                           const unsigned char* pattern, u64 pattern_len,
@@ -29,25 +55,12 @@ extern "C" __global__ void string_matches(const i64* offsets, const unsigned cha
             i64 begin = offsets[i], end = offsets[i + 1];
             u32 count = 0;
             bool found = false;
-            i64 k = begin, last_end = -1;
-            while (k <= end && !(find != 0 && found)) {
-                i64 match_end = searched.match_at(bytes, begin, k, end);
-                // An empty match where the last match ended does not count.
-                if (match_end == k && k == last_end) match_end = -1;
-                if (match_end >= 0) {
-                    if (!found) result = static_cast<u32>(k - begin);
-                    found = true;
-                    ++count;
-                    last_end = match_end;
-                }
-                if (match_end > k) {
-                    k = match_end;
-                } else {
-                    // On to the next character's first byte.
-                    ++k;
-                    while (k < end && !starts_char(bytes[k])) ++k;
-                }
-            }
+            for_each_match(searched, bytes, begin, end, [&](i64 start, i64) {
+                if (!found) result = static_cast<u32>(start - begin);
+                found = true;
+                ++count;
+                return find == 0;
+            });
             if (find == 0) {
                 result = count;
                 valid = true;
@@ -63,6 +76,36 @@ extern "C" __global__ void string_matches(const i64* offsets, const unsigned cha
     }
 }
 EMU_KERNEL(string_matches)
+
+// Polars' str.extract_all: every match of the pattern (as for_each_match
+// gives them) in each valid string. Without `firsts`, writes each string's
+// number of matches to `counts` (0 for null); with it (their exclusive
+// scan), writes the matches' byte ranges from firsts[i] on, as `starts`
+// (in `bytes`) and `lengths`.
+extern "C" __global__ void string_match_pieces(const i64* offsets, const unsigned char* bytes,
+                                               const u32* validity, u64 n,
+                                               const unsigned char* pattern, u64 pattern_len,
+                                               const unsigned char* classes,
+                                               const u32* transitions, const unsigned char* flags,
+                                               const u32* starts_after, u32 stride,
+                                               const i64* firsts, i64* counts, i64* starts,
+                                               i64* lengths) {
+    const Pattern searched{pattern, pattern_len, {classes, transitions, flags, starts_after, stride}};
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (!is_valid(validity, i)) continue;
+        i64 piece = firsts == nullptr ? 0 : firsts[i];
+        for_each_match(searched, bytes, offsets[i], offsets[i + 1], [&](i64 start, i64 end) {
+            if (firsts != nullptr) {
+                starts[piece] = start;
+                lengths[piece] = end - start;
+            }
+            ++piece;
+            return true;
+        });
+        if (firsts == nullptr) counts[i] = piece;
+    }
+}
+EMU_KERNEL(string_match_pieces)
 
 // Polars' str.extract of a whole match: the byte range of the first match
 // of the pattern (as in `string_matches`) in each string, as `starts` (in

@@ -210,7 +210,7 @@ library! {
         string_key_chunk, string_key_length,
     }
     MATCHES = "matches" {
-        string_matches, string_match_ranges, string_group_ranges,
+        string_matches, string_match_pieces, string_match_ranges, string_group_ranges,
     }
     STRINGS = "strings" {
         string_slice_ranges, string_copy_ranges, string_offsets_append, string_lengths,

@@ -250,10 +250,7 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
         // values imploded (per window group too).
         return match &expr.kind {
             ExprKind::Column { .. } => Ok(()),
-            ExprKind::String {
-                op: StringOp::Split { .. },
-                input,
-            } => string_valued(input),
+            ExprKind::String { op, input } if op.makes_lists() => string_valued(input),
             ExprKind::Agg {
                 op: AggOp::Implode,
                 input,

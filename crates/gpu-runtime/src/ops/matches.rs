@@ -95,6 +95,43 @@ impl Ops<'_> {
         Ok((out, out_validity))
     }
 
+    /// Polars' `str.extract_all` of `pattern`: each string's matches (as
+    /// [`Ops::string_matches`] counts them, empty ones too) in a list: the
+    /// lists' offsets (one more than the strings) and validity (a null
+    /// string's list is null), and the matches, each list's in turn.
+    pub fn string_extract_all(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        pattern: Pattern<'_>,
+    ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u32>, DeviceStrings), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let pattern = self.pattern_buffers(pattern)?;
+        let args = || pattern.args(string_args((offsets, bytes, validity), n));
+        // One extra zero count, so the exclusive scan ends with the total.
+        let counts = self.zeroed::<i64>(n + 1)?;
+        let counting = args()
+            .arg(DevicePtr::NULL)
+            .buffer(&counts)
+            .arg(DevicePtr::NULL)
+            .arg(DevicePtr::NULL);
+        self.launch(ids::string_match_pieces, Self::linear(n), counting)?;
+        let firsts = self.exclusive_scan_i64(&counts)?;
+        let matches = usize::try_from(firsts.to_host_range(n, 1)?[0]).unwrap_or(0);
+        let starts = self.zeroed::<i64>(matches)?;
+        // One extra zero length, for the matches' layout.
+        let lengths = self.zeroed::<i64>(matches + 1)?;
+        let ranges = args()
+            .buffer(&firsts)
+            .arg(DevicePtr::NULL)
+            .buffer(&starts)
+            .buffer(&lengths);
+        self.launch(ids::string_match_pieces, Self::linear(n), ranges)?;
+        let matched = self.copy_ranges(bytes, None, &starts, &lengths)?;
+        Ok((firsts, self.copy_validity(validity, n)?, matched))
+    }
+
     /// Polars' `str.extract` of a whole match: the first match of `pattern`
     /// in each string, null where there is none (or the string is null).
     pub fn string_extract(

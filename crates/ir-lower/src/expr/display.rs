@@ -91,6 +91,7 @@ impl fmt::Display for StringOp {
             StringOp::CountMatches(pattern) => write!(f, "str.count_matches({pattern})"),
             StringOp::Find(pattern) => write!(f, "str.find({pattern})"),
             StringOp::Extract(pattern) => write!(f, "str.extract({pattern})"),
+            StringOp::ExtractAll(pattern) => write!(f, "str.extract_all({pattern})"),
             StringOp::ExtractGroup { group, dfas } => {
                 write!(f, "str.extract(regex({:?}), {group})", dfas.whole.pattern())
             }

@@ -208,6 +208,10 @@ pub enum StringOp {
         group: usize,
         dfas: GroupDfas,
     },
+    /// Every match of this pattern (leftmost, not overlapping, empty ones
+    /// too), in a list of texts; a null text's list is null
+    /// (`str.extract_all`).
+    ExtractAll(TextPattern),
     /// Characters from `offset` (negative: from the end), `length` of them
     /// (`None`: to the end).
     Slice {
@@ -248,6 +252,14 @@ pub enum StringOp {
         separator: String,
         inclusive: bool,
     },
+}
+
+impl StringOp {
+    /// Whether the operation makes a list of texts of each text
+    /// (`str.split`, `str.extract_all`).
+    pub fn makes_lists(&self) -> bool {
+        matches!(self, StringOp::Split { .. } | StringOp::ExtractAll(_))
+    }
 }
 
 /// What [`StringOp::CountMatches`], [`StringOp::Find`], [`StringOp::Extract`]

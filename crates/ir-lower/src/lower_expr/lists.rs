@@ -10,7 +10,8 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, \
                                 `list.contains`, `list.sort`, `list.slice` (`head`, `tail`), \
                                 `list.eval` and `list.agg` of them, and makes them by \
-                                `concat_list` of values";
+                                `concat_list` of values and of texts by `str.split` and \
+                                `str.extract_all`";
 
 /// Whether list values are decimals (ordered and compared by their scaled
 /// integers, of one scale within a list).
@@ -185,10 +186,10 @@ impl ExprLowering<'_> {
     ) -> Lowered {
         let computed = matches!(
             &input.kind,
-            ExprKind::String {
-                op: StringOp::Split { .. },
-                ..
-            } | ExprKind::List {
+            ExprKind::String { op, .. } if op.makes_lists()
+        ) || matches!(
+            &input.kind,
+            ExprKind::List {
                 function: ListFunction::Sort { .. }
                     | ListFunction::Keep { .. }
                     | ListFunction::Eval(_),

@@ -16,10 +16,7 @@ impl ExprLowering<'_> {
         let nested_column = |e: &GpuExpr| nested(e) && matches!(e.kind, ExprKind::Column { .. });
         let held = match &mut expr.kind {
             ExprKind::Column { .. } | ExprKind::List { .. } | ExprKind::StructField { .. } => true,
-            ExprKind::String {
-                op: StringOp::Split { .. },
-                input,
-            } => !nested(input),
+            ExprKind::String { op, input } if op.makes_lists() => !nested(input),
             ExprKind::ConcatList(inputs) => !inputs.iter().any(nested),
             ExprKind::MakeStruct(fields) => !fields
                 .iter()

@@ -376,8 +376,16 @@ impl ExprLowering<'_> {
                     }
                 }
             }
+            S::ExtractAll => {
+                let Some(pattern) = self.literal_str(inputs[1].node()) else {
+                    return self.refuse(node, "str.extract_all needs a literal pattern on the GPU");
+                };
+                match text_pattern(pattern, false) {
+                    Ok(pattern) => StringOp::ExtractAll(pattern),
+                    Err(why) => return self.refuse(node, why),
+                }
+            }
             S::Format { .. }
-            | S::ExtractAll
             | S::SplitExact { .. }
             | S::SplitN { .. }
             | S::Strptime { .. }

@@ -64,7 +64,6 @@ impl GroupDfas {
             parts: Arc::new(RegexDfa::joined(&parts)),
         })
     }
-
 }
 
 /// The walk the device does (`kernels/cuda/matches.cu`), on the host, for

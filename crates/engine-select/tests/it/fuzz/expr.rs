@@ -217,6 +217,8 @@ pub enum Op {
     AsStruct,
     /// `str.split` (`str.split_inclusive` when `true`): a list of texts.
     Split(String, bool),
+    /// `str.extract_all` of a pattern: a list of texts.
+    ExtractAll(String),
     Part(Part),
     ToString(String),
     Truncate(String),
@@ -483,6 +485,7 @@ impl E {
                     lit("raise"))),
             Op::Split(p, false) => case!(i, s; [x]; p = p; x.str().split(lit(p))),
             Op::Split(p, true) => case!(i, s; [x]; p = p; x.str().split_inclusive(lit(p))),
+            Op::ExtractAll(p) => case!(i, s; [x]; p = p; x.str().extract_all(lit(p))),
             Op::Part(p) => part(*p, i, s),
             Op::ToString(f) => case!(i, s; [x]; f = f; x.dt().to_string(&f)),
             Op::Truncate(every) => case!(i, s; [x]; every = every; x.dt().truncate(lit(every))),

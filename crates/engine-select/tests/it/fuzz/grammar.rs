@@ -1121,8 +1121,7 @@ impl Grammar<'_> {
             // Lists of texts, sometimes exploded back into rows (in the
             // expression, which stays with Polars).
             let x = self.value(Ty::Str, depth);
-            let p = (*[" ", "a", ""].choose(self.rng).unwrap()).into();
-            let split = E::new(Op::Split(p, self.chance(0.3)), vec![x]);
+            let split = self.texts_listed(x);
             return if self.chance(0.5) {
                 E::new(Op::Explode, vec![split])
             } else {
@@ -1130,6 +1129,20 @@ impl Grammar<'_> {
             };
         }
         self.value(ty, depth)
+    }
+
+    /// Lists of texts made of `texts`: split by a separator, or every match
+    /// of a pattern.
+    pub fn texts_listed(&mut self, texts: E) -> E {
+        if self.chance(0.3) {
+            let p = (*["a+", "\\d", "", "(?-u:\\b)\\w", "é|b"]
+                .choose(self.rng)
+                .unwrap())
+            .into();
+            return E::new(Op::ExtractAll(p), vec![texts]);
+        }
+        let p = (*[" ", "a", ""].choose(self.rng).unwrap()).into();
+        E::new(Op::Split(p, self.chance(0.3)), vec![texts])
     }
 
     /// A name in the schema of this class, if any.

@@ -203,8 +203,7 @@ fn random_op(
                 Some(name) if g.rng.random_bool(0.5) => E::col(name),
                 _ => {
                     let texts = g.value(Ty::Str, depth);
-                    let p = (*[" ", "a", ""].choose(g.rng).unwrap()).into();
-                    E::new(Op::Split(p, g.rng.random_bool(0.3)), vec![texts])
+                    g.texts_listed(texts)
                 }
             };
             let exploded = E::new(Op::Explode, vec![lists]);

@@ -796,3 +796,45 @@ fn regular_expressions_match_through_their_dfa() {
         r#"the regular expression "\\bfoo" has no DFA the GPU runs"#,
     );
 }
+
+#[test]
+fn extract_all_lists_every_match_as_the_cpu_does() {
+    let texts = [
+        Some("id=42, id=7"),
+        Some(""),
+        None,
+        Some("naïve 1 2 333"),
+        Some("no digits"),
+        Some("aaa"),
+    ];
+    let frame = || df!("s" => texts).unwrap().lazy();
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "extract_all of patterns and literals",
+        frame().select([
+            s().extract_all(lit(r"\d+")).alias("numbers"),
+            s().extract_all(lit(r"id=\d")).alias("ids"),
+            s().extract_all(lit("a")).alias("a literal"),
+            s().extract_all(lit("a*")).alias("empty matches too"),
+            s().extract_all(lit(r"(?-u:\b)\w")).alias("first letters"),
+            s().to_uppercase()
+                .str()
+                .extract_all(lit("[AÏ]"))
+                .alias("of texts made"),
+        ]),
+    );
+    assert_gpu_eq(
+        "the lists' lengths, first matches and rows",
+        frame().select([
+            s().extract_all(lit(r"\d+")).list().len().alias("count"),
+            s().extract_all(lit(r"\d+")).list().first().alias("first"),
+        ]),
+    );
+    assert_gpu_eq(
+        "matches into rows",
+        frame().select([s().extract_all(lit(r"\w+")).explode(ExplodeOptions {
+            empty_as_null: true,
+            keep_nulls: true,
+        })]),
+    );
+}

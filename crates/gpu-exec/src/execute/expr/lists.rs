@@ -85,19 +85,21 @@ impl Executor<'_> {
                 let rows = self.ops().iota(frame.height, 0)?;
                 self.gather_column(column_at(frame, *index)?, &rows)?
             }
-            ExprKind::String {
-                op:
+            ExprKind::String { op, input } if op.makes_lists() => {
+                let mut owned = None;
+                let texts = self.strings_of(frame, input, &mut owned, groups)?;
+                let (offsets, validity, pieces) = match op {
+                    StringOp::ExtractAll(pattern) => self
+                        .ops()
+                        .string_extract_all(texts, device_pattern(pattern))?,
                     StringOp::Split {
                         separator,
                         inclusive,
-                    },
-                input,
-            } => {
-                let mut owned = None;
-                let texts = self.strings_of(frame, input, &mut owned, groups)?;
-                let (offsets, validity, pieces) =
-                    self.ops()
-                        .string_split(texts, separator.as_bytes(), *inclusive)?;
+                    } => self
+                        .ops()
+                        .string_split(texts, separator.as_bytes(), *inclusive)?,
+                    _ => return Err(ExecError::Unsupported(format!("lists made by `{expr}`"))),
+                };
                 let DeviceStrings {
                     offsets: piece_offsets,
                     bytes,

@@ -1,4 +1,4 @@
-//! The matching kernels (`matches.cu`): matches of a literal or a DFA counted, found, replaced and extracted, a capture group of them too, against Rust references.
+//! The matching kernels (`matches.cu`): matches of a literal or a DFA counted, found, listed, replaced and extracted, a capture group of them too, against Rust references.
 
 use gpu_runtime::ops::{DfaTables, Pattern};
 
@@ -98,6 +98,18 @@ fn counts_finds_and_replacements_of_a_literal_or_a_dfa() {
                 if let Some(&(start, _)) = expected.first() {
                     assert_eq!(firsts[i] as usize, start, "{pattern:?} in {text:?}");
                 }
+            }
+            let (lists, lists_valid, matched) = ops.string_extract_all(strings, pattern).unwrap();
+            let (lists, matched) = (lists.to_host().unwrap(), texts_of(&matched));
+            assert_eq!(lists_valid.to_host().unwrap(), bitmap(&valid), "n = {n}");
+            for (i, text) in rows.iter().enumerate() {
+                let listed = &matched[lists[i] as usize..lists[i + 1] as usize];
+                let expected: Vec<String> = matches(text)
+                    .iter()
+                    .filter(|_| valid[i])
+                    .map(|&(start, end)| text[start..end].to_string())
+                    .collect();
+                assert_eq!(listed, expected, "{pattern:?} extract_all in {text:?}");
             }
             for limit in [None, Some(1)] {
                 let out = ops
