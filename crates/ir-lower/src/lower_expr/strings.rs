@@ -64,6 +64,13 @@ impl ExprLowering<'_> {
         function: &IRStringFunction,
     ) -> Lowered {
         use IRStringFunction as S;
+        match function {
+            S::SplitExact { n, inclusive } => {
+                return self.split_to_struct(node, inputs, (*n + 1, *inclusive, false));
+            }
+            S::SplitN(n) => return self.split_to_struct(node, inputs, (*n, false, true)),
+            _ => {}
+        }
         if let S::Strptime(dtype, options) = function
             && options.exact
             && let Some(format) = match (dtype, options.format.as_deref()) {
@@ -387,7 +394,7 @@ impl ExprLowering<'_> {
             }
             S::Format { .. }
             | S::SplitExact { .. }
-            | S::SplitN { .. }
+            | S::SplitN(_)
             | S::Strptime { .. }
             | S::SplitRegex { .. }
             | S::EscapeRegex
@@ -410,6 +417,119 @@ impl ExprLowering<'_> {
         let kind = ExprKind::String { op, input: input? };
         let dtype = self.dtype(node)?;
         Some(GpuExpr { kind, dtype })
+    }
+
+    /// `str.split_exact(by, n)` (`fields` = n + 1 of the pieces by place,
+    /// `inclusive`: each piece with its separator) or `str.splitn(by, n)`
+    /// (`fields` = n, the `rest` of the text in the last) of a literal
+    /// separator, as Polars makes them: a struct (never null) of the split's
+    /// pieces by place (`list.get`, null past the last piece); `splitn`'s
+    /// last field the pieces from its place on joined by the separator
+    /// again, null where the text has fewer pieces (an empty separator
+    /// splits into characters, as `str.split` does). A null text's fields
+    /// are all null.
+    fn split_to_struct(
+        &mut self,
+        node: Node,
+        inputs: &[ExprIR],
+        (fields, inclusive, rest): (usize, bool, bool),
+    ) -> Lowered {
+        let input = self.expr(inputs.first()?.node());
+        let separator = self.literal_str(inputs.get(1)?.node());
+        let input = input?;
+        let Some(separator) = separator else {
+            return self.refuse(
+                node,
+                "a split into a struct needs a literal separator on the GPU",
+            );
+        };
+        let dtype = self.dtype(node)?;
+        let Some(last) = i64::try_from(fields)
+            .ok()
+            .and_then(|fields| fields.checked_sub(1))
+        else {
+            return self.refuse(node, format!("a split into {fields} fields"));
+        };
+        let (text, places) = (GpuDtype::String, GpuDtype::Int64);
+        if rest && last == 0 {
+            // The whole text (but null for an empty one, which has no
+            // characters, where the separator is empty).
+            let whole = if separator.is_empty() {
+                let bytes = GpuExpr {
+                    kind: ExprKind::String {
+                        op: StringOp::LenBytes,
+                        input: Box::new(input.clone()),
+                    },
+                    dtype: GpuDtype::UInt32,
+                };
+                let zero = GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt32);
+                let null = GpuExpr::literal(Scalar::Null, text);
+                bytes
+                    .binary(BinaryOp::Gt, zero, GpuDtype::Boolean)
+                    .then(input, null, text)
+            } else {
+                input
+            };
+            return Some(GpuExpr {
+                kind: ExprKind::MakeStruct(vec![whole]),
+                dtype,
+            });
+        }
+        let pieces = GpuExpr {
+            kind: ExprKind::String {
+                op: StringOp::Split {
+                    separator: separator.clone(),
+                    inclusive,
+                },
+                input: Box::new(input),
+            },
+            dtype: GpuDtype::List(crate::ListOf::of(text)),
+        };
+        let of_pieces = |function, dtype| GpuExpr {
+            kind: ExprKind::List {
+                function,
+                input: Box::new(pieces.clone()),
+            },
+            dtype,
+        };
+        let piece = |index| {
+            let null_on_oob = true;
+            of_pieces(ListFunction::Get { index, null_on_oob }, text)
+        };
+        let mut made: Vec<GpuExpr> = (0..last).map(piece).collect();
+        made.push(if rest && last > 0 {
+            let from_last = place_from_zero().binary(
+                BinaryOp::GtEq,
+                GpuExpr::literal(Scalar::Int(last), places),
+                GpuDtype::Boolean,
+            );
+            let kept = ListFunction::Keep {
+                what: "slice",
+                by: Box::new(from_last),
+            };
+            let joined = GpuExpr {
+                kind: ExprKind::List {
+                    function: ListFunction::Aggregate(AggOp::Join {
+                        separator,
+                        ignore_nulls: false,
+                    }),
+                    input: Box::new(of_pieces(kept, pieces.dtype)),
+                },
+                dtype: text,
+            };
+            let enough = of_pieces(ListFunction::Len, GpuDtype::UInt32).binary(
+                BinaryOp::Gt,
+                GpuExpr::literal(Scalar::UInt(last as u64), GpuDtype::UInt32),
+                GpuDtype::Boolean,
+            );
+            enough.then(joined, GpuExpr::literal(Scalar::Null, text), text)
+        } else {
+            piece(last)
+        });
+        Some(GpuExpr {
+            kind: ExprKind::MakeStruct(made),
+            dtype,
+        })
     }
 
     /// `str.strip_prefix` (`prefix`) or `str.strip_suffix` of a literal

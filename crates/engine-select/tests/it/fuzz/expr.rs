@@ -219,6 +219,11 @@ pub enum Op {
     Split(String, bool),
     /// `str.extract_all` of a pattern: a list of texts.
     ExtractAll(String),
+    /// `str.split_exact(p, n)` (`str.split_exact_inclusive` when `true`): a
+    /// struct of texts.
+    SplitExact(String, usize, bool),
+    /// `str.splitn(p, n)`: a struct of texts.
+    SplitN(String, usize),
     Part(Part),
     ToString(String),
     Truncate(String),
@@ -486,6 +491,13 @@ impl E {
             Op::Split(p, false) => case!(i, s; [x]; p = p; x.str().split(lit(p))),
             Op::Split(p, true) => case!(i, s; [x]; p = p; x.str().split_inclusive(lit(p))),
             Op::ExtractAll(p) => case!(i, s; [x]; p = p; x.str().extract_all(lit(p))),
+            Op::SplitExact(p, n, false) => {
+                case!(i, s; [x]; p = p, n = n; x.str().split_exact(lit(p), n))
+            }
+            Op::SplitExact(p, n, true) => {
+                case!(i, s; [x]; p = p, n = n; x.str().split_exact_inclusive(lit(p), n))
+            }
+            Op::SplitN(p, n) => case!(i, s; [x]; p = p, n = n; x.str().splitn(lit(p), n)),
             Op::Part(p) => part(*p, i, s),
             Op::ToString(f) => case!(i, s; [x]; f = f; x.dt().to_string(&f)),
             Op::Truncate(every) => case!(i, s; [x]; every = every; x.dt().truncate(lit(every))),

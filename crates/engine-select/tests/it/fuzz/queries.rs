@@ -174,6 +174,26 @@ fn random_op(
             Plan::WithColumns(input, vec![read.alias(&fresh)])
         });
     }
+    let texts: Vec<String> = schema
+        .iter()
+        .filter(|(_, dtype)| matches!(dtype, DataType::String))
+        .map(|(name, _)| name.clone())
+        .collect();
+    if let Some(texts) = texts.choose(rng).cloned()
+        && rng.random_bool(0.03)
+    {
+        // Texts split into a struct of their pieces.
+        let p: String = (*[" ", "a", "", "-"].choose(rng).unwrap()).into();
+        let n = rng.random_range(1..4);
+        let op = if rng.random_bool(0.5) {
+            Op::SplitN(p, n)
+        } else {
+            Op::SplitExact(p, n, rng.random_bool(0.3))
+        };
+        let made = E::new(op, vec![E::col(&texts)]);
+        let name = fresh_name(fresh, &schema, "x");
+        return Some(Plan::WithColumns(input, vec![made.alias(&name)]));
+    }
     if rng.random_bool(0.03) {
         let n = rng.random_range(1..=3.min(schema.len()));
         let fields = schema

@@ -838,3 +838,46 @@ fn extract_all_lists_every_match_as_the_cpu_does() {
         })]),
     );
 }
+
+#[test]
+fn splits_into_structs_match_the_cpu() {
+    let texts = [
+        Some("a-b-c"),
+        Some(""),
+        None,
+        Some("-"),
+        Some("naïve-x"),
+        Some("no separator"),
+        Some("a--b--"),
+        Some("ü"),
+    ];
+    let frame = || df!("s" => texts).unwrap().lazy();
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "split_exact and splitn into structs",
+        frame().select([
+            s().split_exact(lit("-"), 1).alias("exact 1"),
+            s().split_exact(lit("-"), 3).alias("exact 3"),
+            s().split_exact_inclusive(lit("-"), 1).alias("inclusive"),
+            s().split_exact(lit(""), 2).alias("characters"),
+            s().splitn(lit("-"), 1).alias("n 1"),
+            s().splitn(lit("-"), 2).alias("n 2"),
+            s().splitn(lit("--"), 3).alias("n 3 of two bytes"),
+            s().splitn(lit(""), 1).alias("n 1 of characters"),
+            s().splitn(lit(""), 2).alias("n 2 of characters"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a split's fields as columns",
+        frame()
+            .select([s().splitn(lit("-"), 2).alias("parts")])
+            .unnest(by_name(["parts"], true, false), None),
+    );
+    assert_gpu_eq(
+        "a split's field",
+        frame().select([s()
+            .split_exact(lit(" "), 1)
+            .struct_()
+            .field_by_name("field_1")]),
+    );
+}
