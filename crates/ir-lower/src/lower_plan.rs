@@ -21,6 +21,7 @@ use crate::plan::{
 use crate::refusal::Refusal;
 
 mod dynamic;
+mod value_counts;
 
 /// The plan node `node` as Polars' `explain` writes it: its first line.
 pub fn node_notation(node: Node, lp_arena: &Arena<IR>, expr_arena: &Arena<AExpr>) -> String {
@@ -520,6 +521,30 @@ impl<'a> PlanLowering<'a> {
                     } = self.expr_arena.get(only.node())
                 {
                     return self.select_of_explode(node, input_node, only, *lists, *options);
+                }
+                if let [only] = expr.as_slice()
+                    && let AExpr::Function {
+                        input: values,
+                        function:
+                            IRFunctionExpr::ValueCounts {
+                                sort,
+                                name,
+                                normalize,
+                                ..
+                            },
+                        ..
+                    } = self.expr_arena.get(only.node())
+                    && let [values] = values.as_slice()
+                {
+                    let how = (*sort, name.to_string(), *normalize);
+                    let values = values.node();
+                    return self.select_of_value_counts(
+                        node,
+                        input_node,
+                        only,
+                        values,
+                        (how.0, &how.1, how.2),
+                    );
                 }
                 if let Some(parts) = self.filtered_columns(expr) {
                     return self.select_of_filtered(node, input_node, expr, parts);

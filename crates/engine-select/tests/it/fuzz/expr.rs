@@ -224,6 +224,9 @@ pub enum Op {
     SplitExact(String, usize, bool),
     /// `str.splitn(p, n)`: a struct of texts.
     SplitN(String, usize),
+    /// `value_counts(sort, ..)` (counts named "count"): a struct per
+    /// distinct value, as the only expression of a select.
+    ValueCounts(bool),
     Part(Part),
     ToString(String),
     Truncate(String),
@@ -498,6 +501,9 @@ impl E {
                 case!(i, s; [x]; p = p, n = n; x.str().split_exact_inclusive(lit(p), n))
             }
             Op::SplitN(p, n) => case!(i, s; [x]; p = p, n = n; x.str().splitn(lit(p), n)),
+            Op::ValueCounts(sort) => {
+                case!(i, s; [x]; sort = sort; x.value_counts(sort, false, "count", false))
+            }
             Op::Part(p) => part(*p, i, s),
             Op::ToString(f) => case!(i, s; [x]; f = f; x.dt().to_string(&f)),
             Op::Truncate(every) => case!(i, s; [x]; every = every; x.dt().truncate(lit(every))),

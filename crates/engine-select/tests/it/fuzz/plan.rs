@@ -363,8 +363,19 @@ impl Plan {
     pub fn ordered(&self) -> bool {
         match self {
             Plan::Scan(_) => true,
+            // Polars gives unsorted counts in its hash table's order.
+            Plan::Select(input, es) => {
+                let unsorted_counts = |e: &E| match &e.op {
+                    Op::ValueCounts(sort) => !sort,
+                    Op::Alias(_) => e
+                        .args
+                        .first()
+                        .is_some_and(|x| matches!(x.op, Op::ValueCounts(false))),
+                    _ => false,
+                };
+                input.ordered() && !es.iter().any(unsorted_counts)
+            }
             Plan::Filter(input, _)
-            | Plan::Select(input, _)
             | Plan::WithColumns(input, _)
             | Plan::Slice(input, _, _)
             | Plan::WithRowIndex(input, _, _)

@@ -212,6 +212,16 @@ fn random_op(
     };
     Some(match g.rng.random_range(0..100) {
         0..=17 => Plan::Filter(input, g.value(Ty::Bool, depth)),
+        // The distinct values of one expression and their counts.
+        18..=31 if g.rng.random_bool(0.05) => {
+            let ty = g.any_ty();
+            let values = g
+                .column_named(ty)
+                .filter(|_| g.rng.random_bool(0.7))
+                .map_or_else(|| g.value(ty, 1), |c| E::col(&c));
+            let counted = E::new(Op::ValueCounts(g.rng.random_bool(0.7)), vec![values]);
+            Plan::Select(input, named(vec![counted], fresh, &schema, "x"))
+        }
         // One exploded expression: a list column's, or texts split.
         18..=31 if g.rng.random_bool(0.1) => {
             let list_columns: Vec<&String> = schema

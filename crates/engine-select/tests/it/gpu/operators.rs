@@ -774,3 +774,63 @@ fn filters_inside_a_select_keep_the_rows_of_their_predicate() {
     assert_cpu_error(orders().select([col("qty").drop_nulls(), col("id").drop_nulls()]));
     assert_cpu_error(orders().select([col("qty").gather_every(0, 0)]));
 }
+
+#[test]
+fn value_counts_match_the_cpu() {
+    let frame = || {
+        df!(
+            "i" => [Some(3i32), None, Some(1), Some(3), None, Some(3), Some(2), Some(1)],
+            "s" => [Some("b"), Some("a"), None, Some("b"), Some("ü"), Some("a"), Some("b"), None],
+            "f" => [0.5f64, -0.0, 0.0, f64::NAN, 0.5, f64::NAN, 1.5, -1.0],
+            "b" => [Some(true), None, Some(false), Some(true), Some(true), None, Some(false), Some(true)],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let sorted = |name: &str| col(name).value_counts(true, false, "count", false);
+    for name in ["i", "s", "f", "b"] {
+        assert_gpu_eq(
+            &format!("value_counts of {name}, sorted"),
+            frame().select([sorted(name)]),
+        );
+        assert_gpu_eq(
+            &format!("value_counts of {name}, sorted, unnested"),
+            frame()
+                .select([sorted(name)])
+                .unnest(by_name([name], true, false), None),
+        );
+    }
+    assert_gpu_eq(
+        "value_counts of an expression, its count renamed",
+        frame().select([(col("i") * lit(2))
+            .alias("twice")
+            .value_counts(true, true, "n", false)]),
+    );
+    assert_gpu_eq(
+        "value_counts of a filtered frame",
+        frame().filter(col("i").gt(lit(1))).select([sorted("s")]),
+    );
+    assert_gpu_eq(
+        "value_counts of no rows",
+        frame().filter(lit(false)).select([sorted("i")]),
+    );
+    // Unsorted, Polars gives the values in its hash table's order, the
+    // device in order of first appearance: the same rows.
+    let unsorted = frame().select([col("s").value_counts(false, false, "count", false)]);
+    let expected = unsorted.clone().collect().unwrap();
+    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
+    let (actual, _) = unsorted.collect_with_report(&engine).unwrap();
+    let in_order = |frame: DataFrame| {
+        frame
+            .lazy()
+            .unnest(by_name(["s"], true, false), None)
+            .sort(["s"], SortMultipleOptions::default())
+            .collect()
+            .unwrap()
+    };
+    assert!(in_order(expected).equals_missing(&in_order(actual)));
+    assert_cpu_answer_with_reason(
+        frame().select([col("i").value_counts(true, false, "count", true)]),
+        "normalize=True",
+    );
+}
