@@ -546,6 +546,17 @@ impl<'a> PlanLowering<'a> {
                         (how.0, &how.1, how.2),
                     );
                 }
+                if let [only] = expr.as_slice()
+                    && let AExpr::Function {
+                        input: values,
+                        function: IRFunctionExpr::UniqueCounts,
+                        ..
+                    } = self.expr_arena.get(only.node())
+                    && let [values] = values.as_slice()
+                {
+                    let values = values.node();
+                    return self.select_of_unique_counts(node, input_node, only, values);
+                }
                 if let Some(parts) = self.filtered_columns(expr) {
                     return self.select_of_filtered(node, input_node, expr, parts);
                 }

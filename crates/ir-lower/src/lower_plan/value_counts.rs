@@ -1,4 +1,4 @@
-//! Polars' `value_counts` as plain nodes: a group-by of the values in order of first appearance, their counts sorted (stably) when asked, and the struct of the two.
+//! Polars' `value_counts` and `unique_counts` as plain nodes: a group-by of the values in order of first appearance and their counts, sorted (stably) when asked, and the struct of the two.
 
 use super::*;
 use crate::expr::{ExprKind, NamedExpr};
@@ -30,51 +30,13 @@ impl PlanLowering<'_> {
                 "value_counts with normalize=True is not supported on the GPU yet",
             );
         }
-        let input = self.node(input_node);
         let values_name = match self.schema_of(node).get_at_index(0) {
             Some((_, DataType::Struct(fields))) => fields.first()?.name().to_string(),
             _ => return self.refuse(node, "value_counts that does not give a struct"),
         };
-        let valued = ExprIR::new(values, OutputName::Alias(values_name.as_str().into()));
-        if self.keys_of_one_value(std::slice::from_ref(&valued), "value_counts") {
-            return None;
-        }
-        let keys = self.named_exprs(std::slice::from_ref(&valued), input_node);
-        let (input, keys) = (input?, keys?);
-        let key_dtype = keys.first()?.expr.dtype;
-        if self.list_key(
-            node,
-            [(values_name.clone(), key_dtype)].into_iter(),
-            "value_counts",
-        ) {
-            return None;
-        }
+        let mut counts = self.counts(node, input_node, values, (&values_name, name))?;
+        let columns = counts.schema().clone();
         let count = GpuDtype::UInt32;
-        let counted = NamedExpr {
-            name: name.to_string(),
-            expr: GpuExpr {
-                kind: ExprKind::Len,
-                dtype: count,
-            },
-        };
-        let columns = vec![
-            OutputColumn {
-                name: values_name.clone(),
-                dtype: key_dtype,
-            },
-            OutputColumn {
-                name: name.to_string(),
-                dtype: count,
-            },
-        ];
-        let mut counts = PlanNode::GroupBy {
-            input: Box::new(input),
-            keys,
-            aggs: vec![counted],
-            maintain_order: true,
-            slice: None,
-            schema: columns.clone(),
-        };
         if sort {
             counts = PlanNode::Sort {
                 input: Box::new(counts),
@@ -85,14 +47,14 @@ impl PlanLowering<'_> {
                 }],
                 stable: true,
                 slice: None,
-                schema: columns,
+                schema: columns.clone(),
             };
         }
         let schema = self.output_schema(node)?;
         let dtype = schema.first()?.dtype;
         let made = GpuExpr {
             kind: ExprKind::MakeStruct(vec![
-                GpuExpr::column(0, values_name, key_dtype),
+                GpuExpr::column(0, values_name, columns.first()?.dtype),
                 GpuExpr::column(1, name.to_string(), count),
             ]),
             dtype,
@@ -104,6 +66,83 @@ impl PlanLowering<'_> {
                 expr: made,
             }],
             schema,
+        })
+    }
+
+    /// A select of one `unique_counts` (`select(col("x").unique_counts())`)
+    /// of `values` over `input_node`: each distinct value's number of rows
+    /// (u32, null a value too), in order of first appearance, as Polars
+    /// gives them.
+    pub(super) fn select_of_unique_counts(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        only: &ExprIR,
+        values: Node,
+    ) -> Lowered {
+        let name = only.output_name().to_string();
+        let counts = self.counts(node, input_node, values, ("__gpu_values", &name))?;
+        let schema = self.output_schema(node)?;
+        Some(PlanNode::Select {
+            input: Box::new(counts),
+            exprs: vec![NamedExpr {
+                name: name.clone(),
+                expr: GpuExpr::column(1, name, GpuDtype::UInt32),
+            }],
+            schema,
+        })
+    }
+
+    /// The group-by of `values` over `input_node`, groups in order of first
+    /// appearance: each distinct value (named `values_name`) and its number
+    /// of rows (u32, named `count_name`).
+    fn counts(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        values: Node,
+        (values_name, count_name): (&str, &str),
+    ) -> Option<PlanNode> {
+        let input = self.node(input_node);
+        let valued = ExprIR::new(values, OutputName::Alias(values_name.into()));
+        let what = "counts of values";
+        if self.keys_of_one_value(std::slice::from_ref(&valued), what) {
+            return None;
+        }
+        let keys = self.named_exprs(std::slice::from_ref(&valued), input_node);
+        let (input, keys) = (input?, keys?);
+        let key_dtype = keys.first()?.expr.dtype;
+        if self.list_key(
+            node,
+            [(values_name.to_string(), key_dtype)].into_iter(),
+            what,
+        ) {
+            return None;
+        }
+        let count = GpuDtype::UInt32;
+        let counted = NamedExpr {
+            name: count_name.to_string(),
+            expr: GpuExpr {
+                kind: ExprKind::Len,
+                dtype: count,
+            },
+        };
+        Some(PlanNode::GroupBy {
+            input: Box::new(input),
+            keys,
+            aggs: vec![counted],
+            maintain_order: true,
+            slice: None,
+            schema: vec![
+                OutputColumn {
+                    name: values_name.to_string(),
+                    dtype: key_dtype,
+                },
+                OutputColumn {
+                    name: count_name.to_string(),
+                    dtype: count,
+                },
+            ],
         })
     }
 }

@@ -227,6 +227,9 @@ pub enum Op {
     /// `value_counts(sort, ..)` (counts named "count"): a struct per
     /// distinct value, as the only expression of a select.
     ValueCounts(bool),
+    /// `unique_counts()`: each distinct value's number of rows, in order of
+    /// first appearance, as the only expression of a select.
+    UniqueCounts,
     Part(Part),
     ToString(String),
     Truncate(String),
@@ -501,6 +504,7 @@ impl E {
                 case!(i, s; [x]; p = p, n = n; x.str().split_exact_inclusive(lit(p), n))
             }
             Op::SplitN(p, n) => case!(i, s; [x]; p = p, n = n; x.str().splitn(lit(p), n)),
+            Op::UniqueCounts => case!(i, s; [x]; ; x.unique_counts()),
             Op::ValueCounts(sort) => {
                 case!(i, s; [x]; sort = sort; x.value_counts(sort, false, "count", false))
             }

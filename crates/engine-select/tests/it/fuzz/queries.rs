@@ -219,7 +219,12 @@ fn random_op(
                 .column_named(ty)
                 .filter(|_| g.rng.random_bool(0.7))
                 .map_or_else(|| g.value(ty, 1), |c| E::col(&c));
-            let counted = E::new(Op::ValueCounts(g.rng.random_bool(0.7)), vec![values]);
+            let op = if g.rng.random_bool(0.3) {
+                Op::UniqueCounts
+            } else {
+                Op::ValueCounts(g.rng.random_bool(0.7))
+            };
+            let counted = E::new(op, vec![values]);
             Plan::Select(input, named(vec![counted], fresh, &schema, "x"))
         }
         // One exploded expression: a list column's, or texts split.

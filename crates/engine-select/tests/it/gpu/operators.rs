@@ -776,7 +776,7 @@ fn filters_inside_a_select_keep_the_rows_of_their_predicate() {
 }
 
 #[test]
-fn value_counts_match_the_cpu() {
+fn value_counts_and_unique_counts_match_the_cpu() {
     let frame = || {
         df!(
             "i" => [Some(3i32), None, Some(1), Some(3), None, Some(3), Some(2), Some(1)],
@@ -800,6 +800,28 @@ fn value_counts_match_the_cpu() {
                 .unnest(by_name([name], true, false), None),
         );
     }
+    for name in ["i", "s", "f", "b"] {
+        assert_gpu_eq(
+            &format!("unique_counts of {name}"),
+            frame().select([col(name).unique_counts()]),
+        );
+    }
+    assert_gpu_eq(
+        "unique_counts of nulls only",
+        frame()
+            .filter(col("i").is_null())
+            .select([col("i").unique_counts()]),
+    );
+    assert_gpu_eq(
+        "unique_counts of no rows",
+        frame()
+            .filter(lit(false))
+            .select([col("s").unique_counts()]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([col("i").filter(col("i").is_null()).unique_counts()]),
+        "filter inside an expression",
+    );
     assert_gpu_eq(
         "value_counts of an expression, its count renamed",
         frame().select([(col("i") * lit(2))
