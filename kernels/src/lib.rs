@@ -182,6 +182,8 @@ library! {
     }
     LISTS = "lists" {
         list_gather_rows, list_explode_counts, list_explode_rows, list_get_rows,
+        list_float_sums_f64, list_float_sums_f32, list_float_means_f32, list_float_means_i64,
+        list_float_means_u64,
     }
     PARTITION = "partition" {
         partition_mix_words, partition_mix_strings, partition_buckets,

@@ -56,7 +56,34 @@ use support::*;
 /// must have been read into in-memory frames (engine-select reads them on
 /// the host with Polars' reader).
 pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError> {
+    lists_read_whole(plan)?;
     execute_counting(plan, ctx).map(|(df, _)| df)
+}
+
+/// Where `plan` sums lists in Polars' order (see
+/// `PlanNode::reads_values_outside_lists`), that no in-memory input holds a
+/// list column whose nulls Polars finds only outside the lists its rows
+/// keep (a sliced frame): its answer then follows them, and the device,
+/// which holds only the values the lists span, goes to Polars.
+pub(crate) fn lists_read_whole(plan: &GpuPlan) -> Result<(), ExecError> {
+    if !plan.root.reads_values_outside_lists() {
+        return Ok(());
+    }
+    for (_, df, projection) in scans_in_order(&plan.root) {
+        for &i in projection {
+            if let Some(column) = df.columns().get(i)
+                && let Ok(lists) = column.list()
+                && crate::column::lists::hides_nulls(lists)
+            {
+                return Err(ExecError::DependsOnPolars(format!(
+                    "list column {:?} is a slice of lists whose nulls lie outside the rows it \
+                     keeps, which Polars' sums and means of lists of floats read",
+                    column.name()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// [`execute`], also giving how many in-memory inputs were uploaded ahead

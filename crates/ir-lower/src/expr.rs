@@ -870,6 +870,31 @@ impl GpuExpr {
             || self.any(&|e| matches!(e.kind, ExprKind::ParseTemporal { inferred: true, .. }))
     }
 
+    /// Whether this is a `list.sum` or `list.mean` of floats (or a mean of
+    /// 64-bit integers), which Polars adds in one of two orders by whether
+    /// the list column's child holds a null anywhere (polars-ops'
+    /// `has_inner_nulls`): an answer of the whole column, not of each row
+    /// alone.
+    pub fn sums_lists_in_polars_order(&self) -> bool {
+        let ExprKind::List {
+            function: ListFunction::Aggregate(op),
+            input,
+        } = &self.kind
+        else {
+            return false;
+        };
+        let GpuDtype::List(of) = input.dtype else {
+            return false;
+        };
+        matches!(
+            (op, of.values()),
+            (
+                AggOp::Sum | AggOp::Mean,
+                GpuDtype::Float32 | GpuDtype::Float64
+            ) | (AggOp::Mean, GpuDtype::Int64 | GpuDtype::UInt64)
+        )
+    }
+
     /// Whether `f` holds for this expression or any expression inside it.
     pub fn any(&self, f: &impl Fn(&GpuExpr) -> bool) -> bool {
         f(self) || self.children().iter().any(|child| child.any(f))

@@ -37,8 +37,8 @@ pub use expr::{
 pub use lower_plan::node_notation;
 pub use partition::{PartialAggregation, Partitioning};
 pub use plan::{
-    FileFormat, GpuPlan, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode,
-    SortKey,
+    FileFormat, GpuPlan, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema,
+    POLARS_PARTITIONED_ROWS, PlanNode, SortKey,
 };
 pub use refusal::Refusal;
 pub use regex::{GroupDfas, RegexDfa, group_spans_match};
@@ -53,6 +53,16 @@ pub fn lower_plan(
     let mut lowering = lower_plan::PlanLowering::new(lp_arena, expr_arena);
     lowering.root = Some(root);
     match lowering.node(root) {
+        Some(root) if root.reads_values_outside_lists() && root.slices_rows() => {
+            Err(vec![Refusal {
+                subject: "list.sum or list.mean of floats after a slice".into(),
+                reason: "Polars adds each list's floats in one of two orders, by whether the list \
+                     column holds a null anywhere, also outside the rows a slice keeps, which \
+                     the GPU does not hold"
+                    .into(),
+                whole_plan: false,
+            }])
+        }
         Some(root) if lowering.refusals.is_empty() => Ok(GpuPlan { root }),
         _ => Err(lowering.refusals),
     }

@@ -5,8 +5,8 @@ use polars_ops::frame::{JoinType, JoinValidation, MaintainOrderJoin};
 use polars_plan::dsl::{FileScanIR, JoinTypeOptionsIR, Operator};
 use polars_plan::plans::expr_ir::{ExprIR, OutputName};
 use polars_plan::plans::{
-    AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef, is_length_preserving_ae, is_scalar_ae,
-    node_to_expr,
+    AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef, can_pre_agg_exprs, is_length_preserving_ae,
+    is_scalar_ae, node_to_expr,
 };
 use polars_utils::arena::{Arena, Node};
 
@@ -16,7 +16,8 @@ use crate::lower_expr::{
     ExprLowering, KeptRows, filtered_parts, is_constant, per_group_sort_of_reordered,
 };
 use crate::plan::{
-    FileFormat, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema, PlanNode, SortKey,
+    FileFormat, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema,
+    POLARS_PARTITIONED_ROWS, PlanNode, SortKey,
 };
 use crate::refusal::Refusal;
 
@@ -735,6 +736,7 @@ impl<'a> PlanLowering<'a> {
                 if self.keys_of_one_value(&of_one_value, "group-by") {
                     return None;
                 }
+                let (keys_ir, aggs_ir) = (keys, aggs);
                 let keys = self.named_exprs(keys, input_node);
                 let aggs = self.named_exprs_in(aggs, input_node, true);
                 let (keys, aggs) = (keys?, aggs?);
@@ -764,12 +766,25 @@ impl<'a> PlanLowering<'a> {
                 let schema = self.output_schema(node)?;
                 self.types_agree(node, &keys, &schema)?;
                 self.types_agree(node, &aggs, &schema)?;
+                // As Polars' planner decides whether the group-by may take
+                // its partitioned path (polars-mem-engine's partitionable_gb).
+                use polars_plan::plans::ArenaExprIter;
+                let plain_keys = keys.len() < 3
+                    && keys_ir.iter().all(|key| {
+                        self.expr_arena.iter(key.node()).count() == 1
+                            && !matches!(self.expr_arena.get(key.node()), AExpr::Literal(value) if !value.is_scalar())
+                    });
+                let input_schema = self.schema_of(input_node);
+                let partitionable = !keys.is_empty()
+                    && plain_keys
+                    && can_pre_agg_exprs(aggs_ir, self.expr_arena, &input_schema);
                 Some(PlanNode::GroupBy {
                     input: Box::new(input),
                     keys,
                     aggs,
                     maintain_order: *maintain_order,
                     slice: options.slice,
+                    polars_partitions_from: partitionable.then_some(POLARS_PARTITIONED_ROWS),
                     schema,
                 })
             }

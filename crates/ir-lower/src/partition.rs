@@ -157,6 +157,7 @@ impl GpuExpr {
     pub fn is_row_wise(&self) -> bool {
         !self.any(&|e| {
             e.reads_other_rows()
+                || e.sums_lists_in_polars_order()
                 || matches!(
                     e.kind,
                     ExprKind::Agg { .. }
@@ -302,6 +303,7 @@ impl PlanNode {
             keys,
             aggs,
             schema,
+            polars_partitions_from,
             ..
         } = self
         else {
@@ -358,6 +360,9 @@ impl PlanNode {
             aggs: partial_aggs,
             maintain_order: true,
             slice: None,
+            // (Checked at every size: a partition or the merge sees some
+            // of the rows only.)
+            polars_partitions_from: polars_partitions_from.map(|_| 0),
             schema: partial_schema.clone(),
         };
         let merge = PlanNode::GroupBy {
@@ -366,6 +371,7 @@ impl PlanNode {
             aggs: merge_aggs,
             maintain_order: true,
             slice: None,
+            polars_partitions_from: polars_partitions_from.map(|_| 0),
             schema: partial_schema.clone(),
         };
         let finish = PlanNode::Select {

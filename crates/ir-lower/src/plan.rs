@@ -18,6 +18,13 @@ pub struct OutputColumn {
     pub dtype: GpuDtype,
 }
 
+/// From how many rows Polars' in-memory engine may run a group-by of plain
+/// keys through its partitioned hash path (when a sample of the keys
+/// estimates at most 1,000 groups): 1,000 in Polars' release builds, 15 in
+/// its debug builds; the smaller, as the engine cannot tell which it runs
+/// beside.
+pub const POLARS_PARTITIONED_ROWS: usize = 15;
+
 /// The output columns of a plan node, in order.
 pub type OutputSchema = Vec<OutputColumn>;
 
@@ -180,6 +187,13 @@ pub enum PlanNode {
         /// Groups in order of first appearance.
         maintain_order: bool,
         slice: Option<(i64, usize)>,
+        /// From how many input rows Polars' in-memory engine may run this
+        /// group-by through its partitioned hash path (one or two plain
+        /// column keys, aggregations it pre-aggregates: it samples the keys
+        /// to choose), whose key for a group of -0.0 and 0.0 is not its first
+        /// row's zero ([`POLARS_PARTITIONED_ROWS`]); `None` where it never
+        /// does.
+        polars_partitions_from: Option<usize>,
         schema: OutputSchema,
     },
     Join {
@@ -313,6 +327,52 @@ impl PlanNode {
     /// The node's inputs, in order, to change in place.
     pub fn inputs_mut(&mut self) -> Vec<&mut PlanNode> {
         inputs!(self)
+    }
+
+    /// The expressions this node evaluates (not those of its inputs).
+    pub fn exprs(&self) -> Vec<&GpuExpr> {
+        match self {
+            PlanNode::Select { exprs, .. } | PlanNode::WithColumns { exprs, .. } => {
+                exprs.iter().map(|e| &e.expr).collect()
+            }
+            PlanNode::Filter { predicate, .. } => vec![predicate],
+            PlanNode::Sort { keys, .. } => keys.iter().map(|key| &key.expr).collect(),
+            PlanNode::GroupBy { keys, aggs, .. } => {
+                keys.iter().chain(aggs).map(|e| &e.expr).collect()
+            }
+            PlanNode::Join {
+                left_on,
+                right_on,
+                predicate,
+                ..
+            } => left_on.iter().chain(right_on).chain(predicate).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether `f` holds for an expression (or a part of one) that this
+    /// node or one below it evaluates.
+    pub fn any_expr(&self, f: &impl Fn(&GpuExpr) -> bool) -> bool {
+        self.exprs().iter().any(|e| e.any(f)) || self.inputs().iter().any(|i| i.any_expr(f))
+    }
+
+    /// Whether Polars' answer may read the values a sliced list column
+    /// holds outside its lists (see [`GpuExpr::sums_lists_in_polars_order`]:
+    /// a slice of a list column keeps its whole child).
+    pub fn reads_values_outside_lists(&self) -> bool {
+        self.any_expr(&GpuExpr::sums_lists_in_polars_order)
+    }
+
+    /// Whether this node or one below it slices rows so that Polars keeps
+    /// what a list column holds outside the rows kept (a slice of a frame,
+    /// of a union or of distinct rows).
+    pub fn slices_rows(&self) -> bool {
+        let slices = match self {
+            PlanNode::Slice { .. } => true,
+            PlanNode::Union { slice, .. } | PlanNode::Distinct { slice, .. } => slice.is_some(),
+            _ => false,
+        };
+        slices || self.inputs().iter().any(|input| input.slices_rows())
     }
 
     /// One line describing this node alone.

@@ -56,3 +56,18 @@ pub(super) fn series(
         series.cast(&expected)?
     })
 }
+
+/// Whether Polars finds a null in the child of `lists` (in any chunk, also
+/// outside the rows a slice kept: polars-ops' `has_inner_nulls`) where the
+/// values its lists span, which the device holds, have none.
+pub(crate) fn hides_nulls(lists: &ListChunked) -> bool {
+    let mut polars_sees = false;
+    let mut spanned = false;
+    for array in lists.downcast_iter() {
+        polars_sees |= array.values().null_count() > 0;
+        let offsets = array.offsets();
+        let (first, last) = (*offsets.first() as usize, *offsets.last() as usize);
+        spanned |= array.values().sliced(first, last - first).null_count() > 0;
+    }
+    polars_sees && !spanned
+}

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::error::ExecError;
 
-mod lists;
+pub(crate) mod lists;
 mod structs;
 
 /// Where device work goes: a stream and the memory resource to allocate from.

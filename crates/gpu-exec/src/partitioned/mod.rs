@@ -93,6 +93,7 @@ pub fn execute_with(
     ctx: &ExecContext,
     options: &ExecOptions,
 ) -> Result<(DataFrame, Option<PartitionedRun>), ExecError> {
+    crate::execute::lists_read_whole(plan)?;
     let partitioned = || {
         let rows = options
             .partition_rows

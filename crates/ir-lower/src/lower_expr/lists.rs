@@ -47,13 +47,14 @@ impl ExprLowering<'_> {
                 let null_on_oob = *null_on_oob;
                 (ListFunction::Get { index, null_on_oob }, |_| true)
             }
+            // Floats (and, for means, 64-bit integers as f64) in the order
+            // Polars adds each list (see `PlanNode::reads_values_outside_lists`);
+            // integers of up to 32 bits as the group's mean adds them, exactly.
             IRListFunction::Sum => (ListFunction::Aggregate(AggOp::Sum), |values| {
-                values.is_integer() || values == GpuDtype::Boolean
+                values.is_integer() || values.is_float() || values == GpuDtype::Boolean
             }),
-            // Of integers of up to 32 bits: Polars adds them as f64 one by
-            // one, exactly (below 2^53), as the group's mean adds them.
             IRListFunction::Mean => (ListFunction::Aggregate(AggOp::Mean), |values| {
-                values.is_integer() && !matches!(values, GpuDtype::Int64 | GpuDtype::UInt64)
+                values.is_integer() || values.is_float()
             }),
             IRListFunction::Min | IRListFunction::Max => {
                 let propagate_nans = false;

@@ -119,6 +119,8 @@ impl PlanLowering<'_> {
         self.types_agree(node, &keys, &schema)?;
         self.types_agree(node, &aggs, &schema)?;
         Some(PlanNode::GroupBy {
+            // (Polars runs time windows its own way.)
+            polars_partitions_from: None,
             input: Box::new(windows),
             keys,
             aggs,

@@ -128,6 +128,8 @@ impl PlanLowering<'_> {
             },
         };
         Some(PlanNode::GroupBy {
+            // (Polars' value_counts keeps each group's first value.)
+            polars_partitions_from: None,
             input: Box::new(input),
             keys,
             aggs: vec![counted],

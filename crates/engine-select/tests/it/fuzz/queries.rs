@@ -464,7 +464,7 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             let index = *[0i64, 1, 2, -1, -2, 5].choose(rng).unwrap();
             Op::ListGet(index, rng.random_bool(0.9))
         }
-        3 if any || values.is_integer() || values.is_bool() => {
+        3 if any || values.is_integer() || values.is_float() || values.is_bool() => {
             [Op::ListSum, Op::ListMean].choose(rng).unwrap().clone()
         }
         4 if any || reduced => [Op::ListMin, Op::ListMax, Op::ListArgMin, Op::ListArgMax]

@@ -751,10 +751,6 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
     let frame = list_frame();
     for (lf, reason) in [
         (
-            frame.clone().select([col("lf").list().sum()]),
-            "list.sum of list[f64] is not supported on the GPU yet",
-        ),
-        (
             // ([5, 5, null, i64::MAX]: Polars' answer depends on whether it
             // knows the values sorted.)
             frame.clone().select([col("li").list().arg_min()]),
@@ -771,11 +767,6 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
                 .clone()
                 .select([col("ls").list().agg(element().get(lit(0), true))]),
             "list.agg of other than aggregations",
-        ),
-        (
-            // (64-bit integers: Polars' f64 sums of them are inexact.)
-            frame.clone().select([col("li").list().mean()]),
-            "list.mean of list[i64] is not supported on the GPU yet",
         ),
         (
             frame.clone().select([col("li").shift(lit(1))]),
@@ -809,4 +800,111 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
     ] {
         assert_cpu_answer_with_reason(lf, reason);
     }
+}
+
+/// A frame of float and 64-bit values in groups of 1 to 300 rows (so that
+/// some lists pass Polars' blocks of 128), with -0.0, NaN, infinities and
+/// magnitudes far apart; `nulls` makes some values null.
+fn float_groups(nulls: bool) -> LazyFrame {
+    let n = 1000usize;
+    let group = |i: usize| match i {
+        0..300 => 0,
+        300..429 => 1,
+        429..557 => 2,
+        557..560 => 3,
+        560..561 => 4,
+        _ => 5 + (i % 7) as i32,
+    };
+    let value = |i: usize| match i {
+        13 => f64::NAN,
+        329 | 661 => 1e300,
+        330 | 662 => -1e300,
+        _ if i % 97 == 0 || i == 560 => -0.0,
+        _ => ((i * 7919) % 1000) as f64 / 7.0 - 70.0,
+    };
+    let valid = |i: usize| !nulls || i % 11 != 3;
+    let f: Vec<Option<f64>> = (0..n).map(|i| valid(i).then(|| value(i))).collect();
+    let big: Vec<Option<i64>> = (0..n)
+        .map(|i| valid(i).then(|| (i as i64 - 500) * 9_007_199_254_740_993))
+        .collect();
+    df!(
+        "g" => (0..n).map(group).collect::<Vec<_>>(),
+        "f" => f,
+        "i" => big,
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("f").cast(DataType::Float32).alias("f32"),
+        col("i").cast(DataType::UInt64).alias("u"),
+    ])
+}
+
+#[test]
+fn sums_and_means_of_lists_of_floats_follow_polars_order() {
+    for nulls in [false, true] {
+        let lists = float_groups(nulls).group_by_stable([col("g")]).agg([
+            col("f"),
+            col("f32"),
+            col("i"),
+            col("u"),
+            col("f").filter(col("f").gt(lit(1e9))).alias("few"),
+        ]);
+        assert_gpu_eq(
+            &format!("sums and means of each group's list, nulls {nulls}"),
+            lists.clone().select([
+                col("g"),
+                col("f").list().sum().alias("f sum"),
+                col("f").list().mean().alias("f mean"),
+                col("f32").list().sum().alias("f32 sum"),
+                col("f32").list().mean().alias("f32 mean"),
+                col("i").list().mean().alias("i64 mean"),
+                col("u").list().mean().alias("u64 mean"),
+                col("few").list().sum().alias("sum of few, some empty"),
+                col("few").list().mean().alias("mean of few"),
+            ]),
+        );
+        assert_gpu_eq(
+            &format!("of one list of every value, nulls {nulls}"),
+            float_groups(nulls)
+                .group_by_stable([col("g").gt_eq(lit(0)).alias("all")])
+                .agg([col("f"), col("f32")])
+                .select([
+                    col("f").list().sum().alias("sum"),
+                    col("f32").list().mean().alias("mean"),
+                ]),
+        );
+    }
+    assert_gpu_eq(
+        "of a sliced list column, its nulls inside the lists kept",
+        list_frame().select([col("lf").list().sum(), col("li").list().mean()]),
+    );
+    // A slice of a list column whose nulls Polars finds outside the rows
+    // kept: Polars adds as it would with nulls.
+    let hidden = df!("k" => [1, 2, 3])
+        .unwrap()
+        .lazy()
+        .with_columns([concat_list([when(col("k").eq(lit(1)))
+            .then(lit(NULL).cast(DataType::Float64))
+            .otherwise(lit(-0.0))])
+        .unwrap()
+        .alias("l")]);
+    let sliced = hidden.collect().unwrap().slice(1, 2).lazy();
+    assert_cpu_answer_with_reason(
+        sliced.select([col("l").list().sum()]),
+        "whose nulls lie outside the rows it keeps",
+    );
+    // Slices in the query keep list columns whole in Polars.
+    let lists = || {
+        float_groups(true)
+            .group_by_stable([col("g")])
+            .agg([col("f")])
+    };
+    assert_cpu_answer_with_reason(
+        concat([lists(), lists()], UnionArgs::default())
+            .unwrap()
+            .slice(1, 3)
+            .select([col("f").list().sum()]),
+        "outside the rows a slice keeps",
+    );
 }

@@ -206,6 +206,20 @@ fn lists_and_structs_over_partitions_match_the_cpu() {
             .explode(by_name(["ks"], true, false), explode),
         ),
         (
+            // (Polars adds each list by whether the whole column holds a
+            // null: the select runs whole.)
+            "sums and means of lists of floats",
+            table()
+                .group_by_stable([col("s")])
+                .agg([col("v"), col("f"), col("k")])
+                .select([
+                    col("v").list().sum().alias("v sum"),
+                    col("v").list().mean().alias("v mean"),
+                    col("f").list().sum().alias("f sum"),
+                    col("k").list().mean().alias("k mean"),
+                ]),
+        ),
+        (
             "each row's window group's values (a window mapped by join)",
             table().with_columns([col("k")
                 .over_with_options(Some([col("s")]), None, WindowMapping::Join)

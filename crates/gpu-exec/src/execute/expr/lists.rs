@@ -347,7 +347,34 @@ impl Executor<'_> {
             }
             ListFunction::Agg(aggregation) => (aggregation.as_ref().clone(), column_ref(0, dtype)),
         };
-        let value = self.aggregate_expr(&child_frame()?, &aggregated, (&rows, &starts), false)?;
+        // Sums and means of floats (means of 64-bit integers too) in the
+        // order Polars adds each list's values.
+        let summed = match (function, &child.values) {
+            (ListFunction::Aggregate(op @ (AggOp::Sum | AggOp::Mean)), values) => {
+                let mean = *op == AggOp::Mean;
+                let summed = (offsets, child.validity.as_ref());
+                match values {
+                    Values::F64(values) => {
+                        Some(float_sums(&ops, summed, values, mean, Values::F64)?)
+                    }
+                    Values::F32(values) => {
+                        Some(float_sums(&ops, summed, values, mean, Values::F32)?)
+                    }
+                    Values::I64(values) if mean => {
+                        Some(float_sums(&ops, summed, values, mean, Values::F64)?)
+                    }
+                    Values::U64(values) if mean => {
+                        Some(float_sums(&ops, summed, values, mean, Values::F64)?)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let value = match summed {
+            Some((values, validity)) => column(dtype, values, validity),
+            None => self.aggregate_expr(&child_frame()?, &aggregated, (&rows, &starts), false)?,
+        };
         let both = DeviceFrame {
             columns: vec![value, lengths()?],
             height: frame.height,
@@ -359,4 +386,19 @@ impl Executor<'_> {
                 .then(of_aggregate, null, dtype);
         self.evaluate(&both, &of_valid_lists, "")
     }
+}
+
+/// Polars' `list.sum` (or, `mean`, `list.mean`) of the lists `offsets`
+/// delimit in `values` (with `validity`), in Polars' order
+/// ([`Ops::list_float_sums`]): the results (as `held` holds them) and their
+/// validity.
+fn float_sums<T: gpu_runtime::ops::ListSummed>(
+    ops: &Ops<'_>,
+    (offsets, validity): (&DeviceBuffer<i64>, Option<&DeviceBuffer<u32>>),
+    values: &DeviceBuffer<T>,
+    mean: bool,
+    held: fn(DeviceBuffer<T::Out>) -> Values,
+) -> Result<(Values, DeviceBuffer<u32>), ExecError> {
+    let (sums, valid) = ops.list_float_sums(offsets, (values, validity), mean)?;
+    Ok((held(sums), valid))
 }

@@ -12,6 +12,7 @@ impl Executor<'_> {
             maintain_order,
             slice,
             schema,
+            polars_partitions_from,
             ..
         } = node
         else {
@@ -44,11 +45,14 @@ impl Executor<'_> {
             self.check_negative_zero_keys(&frame, &key_exprs, what)?;
         } else if let [key] = key_exprs.as_slice()
             && key.dtype.is_float()
-            && !input.rows_in_defined_order()
+            && (!input.rows_in_defined_order()
+                || polars_partitions_from.is_some_and(|rows| frame.height >= rows))
         {
             // The group of -0.0 and 0.0 shows its first row's zero, first
             // in an order Polars leaves its own here (after an unordered
-            // distinct or join): where both are met, the key is Polars'.
+            // distinct or join), or, from a frame's size on, a zero of
+            // Polars' partitioned hash path (it samples the keys to choose
+            // it): where both are met, the key is Polars'.
             let keys = column_at(&frame, column_index(key)?)?;
             let values = self.gather_column(keys, &self.ops().iota(frame.height, 0)?)?;
             let (negative, positive) = self.signed_zeros(values, &self.ops().iota(1, 0)?)?;

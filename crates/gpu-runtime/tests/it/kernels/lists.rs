@@ -1,6 +1,7 @@
-//! Gathers and explodes of lists: the child rows they read, against a Rust reference, at awkward sizes.
+//! Gathers and explodes of lists (the child rows they read), and sums and means of lists of floats, against Rust references, at awkward sizes.
 
-use super::{SIZES, bitmap, device};
+use super::reduce::polars_float_sum;
+use super::{SIZES, bitmap, device, flags};
 
 /// Random lists: `n` lengths (some 0, a few long), their offsets from 0,
 /// and validity.
@@ -146,6 +147,87 @@ fn a_list_get_reads_its_place_from_either_end() {
                 [expected_outside],
                 "n={n}, index={index}"
             );
+        }
+    }
+}
+
+/// Lists of f64 summed and averaged in Polars' two orders: without nulls in
+/// the child, each list in order from -0.0; with them, each list's float
+/// sum (blocks of 128 pairwise), bit for bit.
+#[test]
+fn float_sums_and_means_of_lists_follow_polars_order() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(41);
+    let lengths = [
+        0usize,
+        1,
+        5,
+        127,
+        128,
+        129,
+        300,
+        1000,
+        3,
+        0,
+        257,
+        128 * 9 + 5,
+    ];
+    let mut offsets = vec![0i64];
+    for length in lengths {
+        offsets.push(offsets.last().unwrap() + length as i64);
+    }
+    let n = *offsets.last().unwrap() as usize;
+    let values: Vec<f64> = (0..n)
+        .map(|i| match i % 89 {
+            3 => -0.0,
+            7 => 1e300,
+            8 => -1e300,
+            _ => (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..9)),
+        })
+        .collect();
+    let spans: Vec<(usize, usize)> = offsets
+        .windows(2)
+        .map(|w| (w[0] as usize, w[1] as usize))
+        .collect();
+    for nulls in [false, true] {
+        let valid: Vec<bool> = (0..n).map(|_| !nulls || rng.u8(..4) != 0).collect();
+        let bits = nulls.then(|| device.upload(&bitmap(&valid)));
+        let d_offsets = device.upload(&offsets);
+        let d_values = device.upload(&values);
+        for mean in [false, true] {
+            let (out, out_valid) = ops
+                .list_float_sums(&d_offsets, (&d_values, bits.as_ref()), mean)
+                .unwrap();
+            let (out, out_valid) = (
+                out.to_host().unwrap(),
+                flags(&out_valid.to_host().unwrap(), lengths.len()),
+            );
+            for (i, &(begin, end)) in spans.iter().enumerate() {
+                let count = valid[begin..end].iter().filter(|&&v| v).count();
+                let expected = match (nulls, mean) {
+                    (false, false) => Some(values[begin..end].iter().fold(-0.0, |s, v| s + v)),
+                    (false, true) => (end > begin).then(|| {
+                        values[begin..end].iter().fold(-0.0, |s, v| s + v) / (end - begin) as f64
+                    }),
+                    (true, false) => Some(if count == 0 {
+                        0.0
+                    } else {
+                        0.0 + polars_float_sum(&values[begin..end], &valid[begin..end])
+                    }),
+                    (true, true) => (count > 0).then(|| {
+                        (-0.0 + polars_float_sum(&values[begin..end], &valid[begin..end]))
+                            / count as f64
+                    }),
+                };
+                let actual = out_valid[i].then_some(out[i]);
+                assert_eq!(
+                    actual.map(f64::to_bits),
+                    expected.map(f64::to_bits),
+                    "list {i} of {} values, nulls {nulls}, mean {mean}: {actual:?} vs {expected:?}",
+                    end - begin
+                );
+            }
         }
     }
 }

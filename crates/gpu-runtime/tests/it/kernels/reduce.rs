@@ -93,7 +93,7 @@ fn float_sums_match_within_rounding() {
 
 /// Polars' float sum of one chunk (polars-compute's `float_sum`, without
 /// SIMD): the reference the pairwise sum must equal bit for bit.
-fn polars_float_sum(values: &[f64], valid: &[bool]) -> f64 {
+pub(super) fn polars_float_sum(values: &[f64], valid: &[bool]) -> f64 {
     let value = |i: usize| if valid[i] { values[i] } else { 0.0 };
     let block = |first: usize| {
         let mut lanes = [0.0f64; 16];

@@ -203,3 +203,38 @@ fn differences_of_columns_of_one_value_are_row_by_row() {
     assert_gpu_eq("diff and minus of a column of one value", lf.clone());
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A group-by by one float key whose group holds -0.0 (first) and 0.0:
+/// from 15 rows (Polars' debug builds; 1,000 in its release builds) Polars
+/// may take its partitioned hash path, whose key for that group is 0.0,
+/// where the device showed the first row's -0.0. Such a key is Polars' now.
+/// Found by the fuzzer (seed 39, case 21).
+#[test]
+fn a_float_key_of_both_zeros_in_a_frame_polars_may_partition_is_polars_own() {
+    let t0 = DataFrame::new(
+        15,
+        vec![Column::new(
+            "d".into(),
+            [
+                None::<f32>,
+                None,
+                Some(4.5f32),
+                None,
+                None,
+                Some(-0.0f32),
+                None,
+                Some(2.0f32),
+                Some(0.0f32),
+                Some(0.0f32),
+                None,
+                Some(5.5f32),
+                None,
+                None,
+                None,
+            ],
+        )],
+    )
+    .unwrap();
+    let lf = t0.lazy().group_by_stable([col("d")]).agg([]);
+    assert_same_as_cpu(lf, ORDERED);
+}
