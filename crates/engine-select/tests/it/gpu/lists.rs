@@ -819,7 +819,7 @@ fn float_groups(nulls: bool) -> LazyFrame {
         13 => f64::NAN,
         329 | 661 => 1e300,
         330 | 662 => -1e300,
-        _ if i % 97 == 0 || i == 560 => -0.0,
+        _ if i.is_multiple_of(97) || i == 560 => -0.0,
         _ => ((i * 7919) % 1000) as f64 / 7.0 - 70.0,
     };
     let valid = |i: usize| !nulls || i % 11 != 3;
