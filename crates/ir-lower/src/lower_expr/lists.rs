@@ -6,7 +6,8 @@ use super::*;
 pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implode` and by \
                                 `agg` of values, explodes them, tests them for nulls, counts \
                                 them, picks the first or last per group and takes `list.len`, \
-                                `list.get` (`first`, `last`), `list.sum`, `list.mean`, `list.min`, \
+                                `list.get` (`first`, `last`), `list.sum`, `list.mean`, \
+                                `list.median`, `list.min`, \
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, \
                                 `list.contains`, `list.sort`, `list.slice` (`head`, `tail`), \
                                 `list.eval` and `list.agg` of them, and makes them by \
@@ -55,6 +56,12 @@ impl ExprLowering<'_> {
             }),
             IRListFunction::Mean => (ListFunction::Aggregate(AggOp::Mean), |values| {
                 values.is_integer() || values.is_float()
+            }),
+            // Each list's median as a group's (the middle values by
+            // Polars' linear interpolation in f64); not of f32, whose
+            // median Polars takes in f64 for a list and in f32 for a group.
+            IRListFunction::Median => (ListFunction::Aggregate(AggOp::Median), |values| {
+                values.is_integer() || values == GpuDtype::Float64
             }),
             IRListFunction::Min | IRListFunction::Max => {
                 let propagate_nans = false;
@@ -161,8 +168,8 @@ impl ExprLowering<'_> {
             return self.refuse(node, format!("{function} of {}", input.dtype));
         };
         if !takes(of.values()) || contains_type.is_some_and(|item| item != of.values()) {
-            // Floats: Polars adds each list in an order of its own, and
-            // which of -0.0 and 0.0 is a list's extreme depends on it.
+            // (Floats' extremes: which of -0.0 and 0.0 is a list's extreme
+            // follows Polars' order of its own.)
             return self.refuse(
                 node,
                 format!(

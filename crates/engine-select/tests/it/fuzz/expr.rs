@@ -140,6 +140,8 @@ pub enum Op {
     ListMax,
     /// `list.mean()`.
     ListMean,
+    /// `list.median()`.
+    ListMedian,
     /// `list.arg_min()`, `list.arg_max()`.
     ListArgMin,
     ListArgMax,
@@ -383,6 +385,7 @@ impl E {
             }
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
             Op::ListMean => case!(i, s; [x]; ; x.list().mean()),
+            Op::ListMedian => case!(i, s; [x]; ; x.list().median()),
             Op::ListArgMin => case!(i, s; [x]; ; x.list().arg_min()),
             Op::ListArgMax => case!(i, s; [x]; ; x.list().arg_max()),
             Op::ListSlice(o, n) => case!(i, s; [x]; o = o, n = n; x.list().slice(lit(o), lit(n))),

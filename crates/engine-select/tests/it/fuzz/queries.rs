@@ -465,7 +465,10 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             Op::ListGet(index, rng.random_bool(0.9))
         }
         3 if any || values.is_integer() || values.is_float() || values.is_bool() => {
-            [Op::ListSum, Op::ListMean].choose(rng).unwrap().clone()
+            [Op::ListSum, Op::ListMean, Op::ListMedian]
+                .choose(rng)
+                .unwrap()
+                .clone()
         }
         4 if any || reduced => [Op::ListMin, Op::ListMax, Op::ListArgMin, Op::ListArgMax]
             .choose(rng)

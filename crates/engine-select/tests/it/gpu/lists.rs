@@ -908,3 +908,49 @@ fn sums_and_means_of_lists_of_floats_follow_polars_order() {
         "outside the rows a slice keeps",
     );
 }
+
+#[test]
+fn medians_of_lists_match_the_cpu() {
+    for nulls in [false, true] {
+        let lists = float_groups(nulls)
+            .with_columns([(col("i") / lit(1_000_000_007i64)).alias("small")])
+            .group_by_stable([col("g")])
+            .agg([
+                col("f"),
+                col("small"),
+                col("u"),
+                col("f").filter(col("f").gt(lit(1e9))).alias("few"),
+            ]);
+        assert_gpu_eq(
+            &format!("medians of each group's list, nulls {nulls}"),
+            lists.select([
+                col("g"),
+                col("f").list().median().alias("f"),
+                col("small").list().median().alias("i64"),
+                col("u").list().median().alias("u64"),
+                col("few").list().median().alias("of few, some empty"),
+            ]),
+        );
+    }
+    let lists = |lists: Vec<Series>| df!("l" => lists).unwrap().lazy();
+    assert_gpu_eq(
+        "medians of NaN, nulls and nothing",
+        lists(vec![
+            Series::new("".into(), [Some(-0.0f64), Some(-0.0), None]),
+            Series::new("".into(), [Some(f64::NAN), Some(1.0)]),
+            Series::new("".into(), [Some(f64::NAN), Some(1.0), Some(f64::NAN)]),
+            Series::new_empty("".into(), &DataType::Float64),
+            Series::new("".into(), [None::<f64>, None]),
+        ])
+        .select([col("l").list().median()]),
+    );
+    // Which zero is the median of -0.0 and 0.0 is Polars' own.
+    assert_cpu_answer_with_reason(
+        lists(vec![Series::new(
+            "".into(),
+            [Some(0.0f64), Some(-0.0), Some(-0.0)],
+        )])
+        .select([col("l").list().median()]),
+        "holding -0.0 and 0.0",
+    );
+}
