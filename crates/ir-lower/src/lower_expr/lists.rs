@@ -58,10 +58,9 @@ impl ExprLowering<'_> {
                 values.is_integer() || values.is_float()
             }),
             // Each list's median as a group's (the middle values by
-            // Polars' linear interpolation in f64); not of f32, whose
-            // median Polars takes in f64 for a list and in f32 for a group.
+            // Polars' linear interpolation in f64).
             IRListFunction::Median => (ListFunction::Aggregate(AggOp::Median), |values| {
-                values.is_integer() || values == GpuDtype::Float64
+                values.is_integer() || values.is_float()
             }),
             IRListFunction::Min | IRListFunction::Max => {
                 let propagate_nans = false;
@@ -179,6 +178,11 @@ impl ExprLowering<'_> {
             );
         }
         let dtype = self.dtype(node)?;
+        if function == ListFunction::Aggregate(AggOp::Median) && dtype == GpuDtype::Float32 {
+            // Polars takes the median of f32 in f64, then as f32.
+            let median = self.list_function_of(node, function, input, GpuDtype::Float64)?;
+            return Some(median.cast(dtype, CastMode::NonStrict));
+        }
         self.list_function_of(node, function, input, dtype)
     }
 

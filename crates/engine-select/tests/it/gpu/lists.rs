@@ -917,6 +917,7 @@ fn medians_of_lists_match_the_cpu() {
             .group_by_stable([col("g")])
             .agg([
                 col("f"),
+                col("f32"),
                 col("small"),
                 col("u"),
                 col("f").filter(col("f").gt(lit(1e9))).alias("few"),
@@ -926,6 +927,7 @@ fn medians_of_lists_match_the_cpu() {
             lists.select([
                 col("g"),
                 col("f").list().median().alias("f"),
+                col("f32").list().median().alias("f32"),
                 col("small").list().median().alias("i64"),
                 col("u").list().median().alias("u64"),
                 col("few").list().median().alias("of few, some empty"),
@@ -952,5 +954,19 @@ fn medians_of_lists_match_the_cpu() {
         )])
         .select([col("l").list().median()]),
         "holding -0.0 and 0.0",
+    );
+}
+
+#[test]
+fn medians_of_lists_of_f32_near_their_largest_match_the_cpu() {
+    let frame = df!("g" => [1, 1, 2, 2, 3], "v" => [3e38f32, 3.2e38, 1.0, 2.0000002, -0.5])
+        .unwrap()
+        .lazy();
+    assert_gpu_eq(
+        "medians of f32 whose sum overflows f32",
+        frame
+            .group_by_stable([col("g")])
+            .agg([col("v")])
+            .select([col("v").list().median()]),
     );
 }
