@@ -231,8 +231,10 @@ impl ExprLowering<'_> {
     /// over the values alone (`element()` column 0, per group: each list a
     /// group), where it gives one value per value (elementwise, or reading
     /// the list's other values in order: ranks, running sums, shifts,
-    /// sorts, aggregations broadcast); filters, `unique`, one value per
-    /// list and evaluations of other columns stay with Polars.
+    /// sorts, aggregations broadcast), or a filter of the values themselves
+    /// (a filter, `drop_nulls`, a slice: the values each list keeps);
+    /// filters inside expressions, `unique`, one value per list and
+    /// evaluations of other columns stay with Polars.
     pub(crate) fn list_eval(
         &mut self,
         node: Node,
@@ -258,6 +260,36 @@ impl ExprLowering<'_> {
             per_group: true,
             unsliced: None,
         };
+        // A filter of the values themselves (`element().filter(..)`,
+        // `element().drop_nulls()`, `element().head(2)`): each list's values
+        // it keeps, in order, as `list.slice` keeps them.
+        if !aggregated && let Some(parts) = filtered_parts(self.arena, evaluation) {
+            let (values, kept) = inner.filtered(evaluation, parts)?;
+            if !matches!(values.kind, ExprKind::Column { index: 0, .. })
+                || of.values().is_nested()
+                || kept.any(&|e| {
+                    matches!(
+                        e.kind,
+                        ExprKind::Where { .. } | ExprKind::Unique { .. } | ExprKind::Gather { .. }
+                    )
+                })
+            {
+                return self.refuse(
+                    node,
+                    "list.eval of a filter of other than the values themselves is not supported \
+                     on the GPU yet",
+                );
+            }
+            let dtype = self.dtype(node)?;
+            if dtype != lists.dtype {
+                return self.refuse(node, format!("list.eval of a filter into {dtype}"));
+            }
+            let kept = ListFunction::Keep {
+                what: "eval(filter)",
+                by: Box::new(kept),
+            };
+            return self.list_function_of(node, kept, lists, dtype);
+        }
         let evaluated = inner.expr(evaluation)?;
         let scalar = polars_plan::plans::is_scalar_ae(evaluation, self.arena);
         if aggregated {
@@ -274,8 +306,8 @@ impl ExprLowering<'_> {
         if !one_per_value || of.values().is_nested() {
             return self.refuse(
                 node,
-                "list.eval of a filter, `unique`, or one value per list is not supported on the \
-                 GPU yet",
+                "list.eval of a filter inside an expression, `unique`, or one value per list is \
+                 not supported on the GPU yet",
             );
         }
         let dtype = self.dtype(node)?;

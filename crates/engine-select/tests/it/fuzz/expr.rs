@@ -405,7 +405,11 @@ impl E {
             }
             Op::ListEval(4) => case!(i, s; [x]; ; x.list().eval(element().cum_sum(false))),
             Op::ListEval(5) => case!(i, s; [x]; ; x.list().eval(element() * lit(2))),
-            Op::ListEval(_) => case!(i, s; [x]; ; x.list().eval(element() - element().mean())),
+            Op::ListEval(6) => case!(i, s; [x]; ; x.list().eval(element() - element().mean())),
+            Op::ListEval(7) => case!(i, s; [x]; ; x.list().eval(element().drop_nulls())),
+            Op::ListEval(_) => {
+                case!(i, s; [x]; ; x.list().eval(element().filter(element().gt(element().min()))))
+            }
             Op::ListSort(d, nl) => case!(i, s; [x]; d = d, nl = nl;
                 x.list().sort(SortOptions::default().with_order_descending(d).with_nulls_last(nl))),
             Op::Unique(true) => case!(i, s; [x]; ; x.unique_stable()),
