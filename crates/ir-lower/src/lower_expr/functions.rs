@@ -129,14 +129,23 @@ pub(crate) fn horizontal(
         }
         F::SumHorizontal { ignore_nulls } | F::MeanHorizontal { ignore_nulls } => {
             let mean = matches!(function, F::MeanHorizontal { .. });
-            // (Of decimals, Polars' plan types the sum as its inputs, its
-            // engine gives precision 38: refused.)
+            if input_dtype.decimal_scale().is_some() {
+                return Err(format!(
+                    "{function} of {input_dtype} is not supported on the GPU (Polars' plan types \
+                     the sum as its inputs, its engine gives precision 38)"
+                ));
+            }
             if !(input_dtype.is_numeric() || input_dtype == GpuDtype::Boolean) {
-                return Err(format!("{function} of {input_dtype}"));
+                return Err(format!(
+                    "{function} of {input_dtype} is not supported on the GPU"
+                ));
             }
             if input_dtype.is_float() && inputs.len() > 2 {
                 // Polars adds the columns pairwise in an order of its own.
-                return Err(format!("{function} of more than two float inputs"));
+                return Err(format!(
+                    "{function} of more than two float inputs is not supported on the GPU \
+                     (Polars adds them pairwise in an order of its own)"
+                ));
             }
             let sum_dtype = if input_dtype == GpuDtype::Boolean {
                 GpuDtype::UInt32

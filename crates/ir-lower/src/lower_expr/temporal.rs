@@ -631,7 +631,13 @@ impl ExprLowering<'_> {
                 let Some(format) = parts else {
                     return self.refuse(
                         node,
-                        format!("dt.to_string of {dtype} with the format {format:?}"),
+                        format!(
+                            "dt.to_string of {dtype} with the format {format:?} is not \
+                             supported on the GPU (it writes chrono's `%Y %m %d %H %M %S %y \
+                             %j %e %b %h %B %a %A %u %w %I %p %F %T %D %R %% %n %t`, `%3f %6f \
+                             %9f`, `%.3f %.6f %.9f` and `iso`, without padding modifiers; no \
+                             time of day of a date)"
+                        ),
                     );
                 };
                 return Some(GpuExpr {

@@ -3,6 +3,7 @@
 //! Regenerate the snapshots with `UPDATE_EXPECT=1 cargo test -p ir-lower`.
 
 mod pdsh_queries;
+mod reasons;
 mod refused;
 mod supported;
 

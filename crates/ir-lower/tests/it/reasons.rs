@@ -1,0 +1,209 @@
+//! The reasons users read: a corpus of refused queries, one or more per family of refusal, their reasons in one snapshot (`reasons.txt`), each checked for the engine's internal notation.
+
+use expect_test::expect_file;
+use polars::prelude::*;
+
+use crate::{explain, orders};
+
+/// A frame of list, struct and decimal columns beside the orders' kinds.
+fn nested() -> LazyFrame {
+    let lists = Series::new(
+        "l".into(),
+        [
+            Some(Series::new("".into(), [1.5f64, 2.0])),
+            None,
+            Some(Series::new("".into(), [3.0f64])),
+        ],
+    );
+    let ints = Series::new(
+        "li".into(),
+        [
+            Some(Series::new("".into(), [1i64, 2])),
+            Some(Series::new("".into(), [3i64])),
+            None,
+        ],
+    );
+    let mut df = df!(
+        "k" => [1i64, 2, 3],
+        "t" => ["a-b", "c", "d-e-f"],
+    )
+    .unwrap();
+    df.with_column(lists.into()).unwrap();
+    df.with_column(ints.into()).unwrap();
+    df.lazy().with_columns([
+        as_struct(vec![col("k"), col("t")]).alias("s"),
+        col("k").cast(DataType::Decimal(10, 2)).alias("d"),
+    ])
+}
+
+/// Each query the GPU refuses, named by what it tries.
+fn refused() -> Vec<(&'static str, LazyFrame)> {
+    let o = orders;
+    let status = || col("status").str();
+    vec![
+        // Functions and expressions.
+        (
+            "a running product",
+            o().select([col("qty").cum_prod(false)]),
+        ),
+        ("an exponential (libm's)", o().select([col("amount").exp()])),
+        (
+            "a shift by a column",
+            o().select([col("qty").shift(col("qty").max())]),
+        ),
+        ("a peak", o().select([col("qty").peak_max()])),
+        ("an entropy", o().select([col("amount").entropy(2.0, true)])),
+        (
+            "a power Polars takes from powf",
+            o().select([col("amount").pow(lit(2.5))]),
+        ),
+        (
+            "a list of a column beside a scalar",
+            o().select([col("qty").implode(true).list().get(col("qty"), true)]),
+        ),
+        // Strings.
+        (
+            "a regex with a Unicode word boundary",
+            o().select([status().contains(lit(r"\bo"), true)]),
+        ),
+        (
+            "a replacement with a capture group",
+            o().select([status().replace(lit("(o)"), lit("$1$1"), false)]),
+        ),
+        (
+            "a group in a repetition",
+            o().select([status().extract(lit(r"(\w)+"), 1)]),
+        ),
+        (
+            "a split by a column",
+            o().select([status().split(col("status"))]),
+        ),
+        (
+            "a split into a struct by a column",
+            o().select([status().split_exact(col("status"), 1)]),
+        ),
+        (
+            "text as a list of its characters, joined by a column",
+            o().select([status().split(lit("")).list().join(col("status"), true)]),
+        ),
+        (
+            "a date parsed in an unsupported format",
+            o().select([status().to_date(StrptimeOptions {
+                format: Some("%A %d".into()),
+                ..Default::default()
+            })]),
+        ),
+        // Dates and times.
+        (
+            "a date formatted in a format of a column",
+            o().select([col("day").dt().strftime("%Y-%U")]),
+        ),
+        (
+            "a date truncated by a column",
+            o().select([col("day").dt().truncate(col("status"))]),
+        ),
+        // Lists, structs, decimals.
+        (
+            "a list's deviation",
+            nested().select([col("l").list().std(1)]),
+        ),
+        (
+            "a list evaluated into its distinct values",
+            nested().select([col("li").list().eval(element().unique())]),
+        ),
+        (
+            "a list's item by a column",
+            nested().select([col("li").list().get(col("k"), true)]),
+        ),
+        (
+            "a list evaluated into one value",
+            nested().select([col("li").list().eval(element().sum())]),
+        ),
+        (
+            "lists as sort keys",
+            nested().sort(["li"], SortMultipleOptions::default()),
+        ),
+        (
+            "lists as group keys",
+            nested().group_by([col("li")]).agg([col("k").sum()]),
+        ),
+        ("structs compared", nested().filter(col("s").eq(col("s")))),
+        (
+            "a running sum of decimals",
+            nested().select([col("d").cum_sum(false)]),
+        ),
+        (
+            "a horizontal sum of decimals",
+            nested()
+                .select([polars::lazy::dsl::sum_horizontal([col("d"), col("d")], true).unwrap()]),
+        ),
+        // Aggregations, windows, group-bys.
+        (
+            "counts normalized",
+            o().select([col("status").value_counts(true, false, "n", true)]),
+        ),
+        (
+            "value_counts beside a column",
+            o().select([
+                col("status").value_counts(true, false, "n", false),
+                col("id"),
+            ]),
+        ),
+        (
+            "a window joined to its rows",
+            o().select([col("amount")
+                .sum()
+                .over_with_options(Some([col("status")]), None, WindowMapping::Join)
+                .unwrap()]),
+        ),
+        (
+            "distinct floats listed per group",
+            o().group_by([col("status")]).agg([col("amount").unique()]),
+        ),
+        // Plans.
+        (
+            "a list sum after a slice",
+            concat([nested(), nested()], UnionArgs::default())
+                .unwrap()
+                .slice(1, 2)
+                .select([col("l").list().sum()]),
+        ),
+    ]
+}
+
+/// Marks of the engine's own notation that a user should never read: plan
+/// column positions (`#3:`), Polars' common-subexpression temporaries,
+/// the engine's temporaries and its internal type names.
+const INTERNAL: &[&str] = &[
+    "__POLARS_CSER",
+    "__gpu",
+    "GpuDtype",
+    "ExprKind",
+    "expression program",
+    "Some(",
+    "None)",
+];
+
+#[test]
+fn every_refusal_reads_in_polars_notation() {
+    let mut listing = String::new();
+    for (what, lf) in refused() {
+        let text = explain(lf);
+        assert!(
+            text.starts_with("refused: "),
+            "{what}: not refused:\n{text}"
+        );
+        for marker in INTERNAL {
+            assert!(!text.contains(marker), "{what}: {marker:?} in\n{text}");
+        }
+        let positions = text.split('#').skip(1).any(|after| {
+            after
+                .split(':')
+                .next()
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        });
+        assert!(!positions, "{what}: a column position in\n{text}");
+        listing.push_str(&format!("# {what}\n{text}\n"));
+    }
+    expect_file!["reasons.txt"].assert_eq(&listing);
+}
