@@ -34,7 +34,8 @@ impl PlanLowering<'_> {
             Some((_, DataType::Struct(fields))) => fields.first()?.name().to_string(),
             _ => return self.refuse(node, "value_counts that does not give a struct"),
         };
-        let mut counts = self.counts(node, input_node, values, (&values_name, name))?;
+        let names = (values_name.as_str(), name);
+        let mut counts = self.counts(node, input_node, values, names, "value_counts")?;
         let columns = counts.schema().clone();
         let count = GpuDtype::UInt32;
         if sort {
@@ -81,7 +82,8 @@ impl PlanLowering<'_> {
         values: Node,
     ) -> Lowered {
         let name = only.output_name().to_string();
-        let counts = self.counts(node, input_node, values, ("__gpu_values", &name))?;
+        let names = ("__gpu_values", name.as_str());
+        let counts = self.counts(node, input_node, values, names, "unique_counts")?;
         let schema = self.output_schema(node)?;
         Some(PlanNode::Select {
             input: Box::new(counts),
@@ -95,17 +97,17 @@ impl PlanLowering<'_> {
 
     /// The group-by of `values` over `input_node`, groups in order of first
     /// appearance: each distinct value (named `values_name`) and its number
-    /// of rows (u32, named `count_name`).
+    /// of rows (u32, named `count_name`); `what` counts them, for refusals.
     fn counts(
         &mut self,
         node: Node,
         input_node: Node,
         values: Node,
         (values_name, count_name): (&str, &str),
+        what: &str,
     ) -> Option<PlanNode> {
         let input = self.node(input_node);
         let valued = ExprIR::new(values, OutputName::Alias(values_name.into()));
-        let what = "counts of values";
         if self.keys_of_one_value(std::slice::from_ref(&valued), what) {
             return None;
         }
