@@ -294,6 +294,42 @@ __device__ __forceinline__ void sequential_sums(const T* values, const u32* vali
 SEQUENTIAL_SUMS(double, f64)
 SEQUENTIAL_SUMS(float, f32)
 
+// Polars' cum_prod, restarted in each group (as sequential_sums): each
+// group's valid values multiplied in order from 1 by one thread, in the
+// values' own type (integers wrapping, as Polars' release build does: as
+// unsigned words, the same bits for signed values); 0 at a null row.
+template <typename T, typename W>
+__device__ __forceinline__ void sequential_products(const T* values, const u32* validity,
+                                                    const i64* rows, const i64* starts,
+                                                    u64 n_rows, u64 n_groups, T* out) {
+    for (u64 g = global_index(); g < n_groups; g += global_stride()) {
+        u64 end = g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows;
+        W product = W(1);
+        for (u64 p = static_cast<u64>(starts[g]); p < end; ++p) {
+            i64 row = rows[p];
+            if (is_valid(validity, static_cast<u64>(row))) {
+                product = product * static_cast<W>(values[row]);
+                out[row] = static_cast<T>(product);
+            } else {
+                out[row] = T(0);
+            }
+        }
+    }
+}
+
+#define SEQUENTIAL_PRODUCTS(T, W, suffix)                                                  \
+    extern "C" __global__ void sequential_products_##suffix(                               \
+        const T* values, const u32* validity, const i64* rows, const i64* starts,          \
+        u64 n_rows, u64 n_groups, T* out) {                                                \
+        sequential_products<T, W>(values, validity, rows, starts, n_rows, n_groups, out);  \
+    }                                                                                      \
+    EMU_KERNEL(sequential_products_##suffix)
+
+SEQUENTIAL_PRODUCTS(i64, u64, i64)
+SEQUENTIAL_PRODUCTS(u64, u64, u64)
+SEQUENTIAL_PRODUCTS(double, double, f64)
+SEQUENTIAL_PRODUCTS(float, float, f32)
+
 // Running extremes (Polars' cum_max and cum_min), restarted in each group:
 // for every position, the position of the best valid value so far in its
 // group, the earliest among equals. A scan of "runs" (first and last group,

@@ -201,7 +201,8 @@ library! {
     }
     SCAN = "scan" {
         scan_u8, scan_i32, scan_i64, scan_u32, scan_u64, scan_f64, compact_indices, compact_tile_counts, compact_bits, fill_sources,
-        sequential_sums_f64, sequential_sums_f32,
+        sequential_sums_f64, sequential_sums_f32, sequential_products_i64, sequential_products_u64,
+        sequential_products_f64, sequential_products_f32,
         running_best_tiles, running_best_carries, running_best_finish,
     }
     SORT = "sort" {

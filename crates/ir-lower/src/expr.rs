@@ -362,6 +362,11 @@ pub enum ExprKind {
     /// null and add nothing; integers wrap around. Depends on the order of
     /// the rows.
     CumSum(Box<GpuExpr>),
+    /// Polars' `cum_prod` of i64, u64 or floats (smaller integers and
+    /// booleans cast to i64 first), front to back: nulls stay null and
+    /// multiply nothing; integers wrap around; each group's values in order.
+    /// Depends on the order of the rows.
+    CumProd(Box<GpuExpr>),
     /// Polars' `cum_max` (or `cum_min`) of integers or floats, front to
     /// back (`reverse`: back to front): nulls stay null and change nothing;
     /// NaN only until a number comes. Depends on the order of the rows.
@@ -630,6 +635,7 @@ macro_rules! children {
             | ExprKind::Abs(input)
             | ExprKind::Unary { input, .. }
             | ExprKind::CumSum(input)
+            | ExprKind::CumProd(input)
             | ExprKind::CumExtreme { input, .. }
             | ExprKind::ParseTemporal { input, .. }
             | ExprKind::Strftime { input, .. }
@@ -802,7 +808,7 @@ impl GpuExpr {
     }
 
     /// Whether this expression reads other rows than its own (`shift`,
-    /// `reverse`, forward and backward fills, `cum_sum`, `cum_max`, `cum_min`, `rank`,
+    /// `reverse`, forward and backward fills, `cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `rank`,
     /// the distinctness tests, sorts, `gather`): per group it reads the
     /// group's rows, not the frame's.
     pub fn reads_other_rows(&self) -> bool {
@@ -813,6 +819,7 @@ impl GpuExpr {
                 | ExprKind::Gather { .. }
                 | ExprKind::Fill { .. }
                 | ExprKind::CumSum(_)
+                | ExprKind::CumProd(_)
                 | ExprKind::CumExtreme { .. }
                 | ExprKind::Rank { .. }
                 | ExprKind::Distinct { .. }

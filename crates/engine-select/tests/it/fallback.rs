@@ -11,9 +11,9 @@ fn filtered() -> LazyFrame {
     orders().filter(col("amount").gt(lit(2.0)))
 }
 
-/// A query no device runs: a cum_prod.
+/// A query no device runs: a peak.
 fn unrunnable() -> LazyFrame {
-    orders().select([col("amount").cum_prod(false).alias("ordering")])
+    orders().select([col("amount").peak_max().alias("ordering")])
 }
 
 #[test]
@@ -41,7 +41,7 @@ fn fallback_reports_cpu_engine_and_every_reason() {
     assert!(
         unsupported
             .message
-            .contains("function cum_prod is not supported"),
+            .contains("function peak_max is not supported"),
         "the reason must say what is missing: {unsupported}"
     );
 }
@@ -98,7 +98,7 @@ fn raise_on_fail_gives_an_error_with_every_reason() {
     let text = err.to_string();
     assert!(text.contains("CPU fallback is disabled"), "{text}");
     assert!(
-        text.contains("function cum_prod is not supported"),
+        text.contains("function peak_max is not supported"),
         "{text}"
     );
     match driver_missing() {
@@ -161,7 +161,7 @@ fn invalid_memory_configuration_is_an_error_even_with_fallback() {
 #[test]
 fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
     let lf = orders().select([
-        col("amount").cum_prod(false).alias("ordering"),
+        col("amount").peak_max().alias("ordering"),
         col("qty").shift(col("qty").max()).alias("shifted"),
         col("id"),
     ]);
@@ -175,8 +175,8 @@ fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
     assert_eq!(
         unsupported,
         [
-            "unsupported: function cum_prod is not supported on the GPU (at \
-             `col(\"amount\").cum_prod()`)",
+            "unsupported: function peak_max is not supported on the GPU (at \
+             `col(\"amount\").peak_max()`)",
             "unsupported: shift by a count that is not a literal integer (at \
              `col(\"qty\").shift([col(\"qty\").max()])`)",
         ]

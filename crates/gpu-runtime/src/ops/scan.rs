@@ -40,6 +40,14 @@ pub trait SequentialSum: DeviceCopy {
 
 kernel_for!(SequentialSum: f64 => sequential_sums_f64, f32 => sequential_sums_f32);
 
+/// Element types with a kernel of sequential products ([`Ops::sequential_products`]).
+pub trait SequentialProduct: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
+kernel_for!(SequentialProduct: i64 => sequential_products_i64, u64 => sequential_products_u64,
+    f64 => sequential_products_f64, f32 => sequential_products_f32);
+
 impl Word64 for u64 {}
 
 impl Ops<'_> {
@@ -207,6 +215,32 @@ impl Ops<'_> {
         rows: &DeviceBuffer<i64>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        self.sequential(T::KERNEL, values, validity, (rows, starts))
+    }
+
+    /// Polars' `cum_prod`, restarted in each group (`rows` in group order,
+    /// `starts` each group's first position): each group's valid values
+    /// multiplied in order from 1 by one thread in their own type (integers
+    /// wrapping, as Polars' release build does); 0 at a null row.
+    pub fn sequential_products<T: SequentialProduct>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        rows: &DeviceBuffer<i64>,
+        starts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        self.sequential(T::KERNEL, values, validity, (rows, starts))
+    }
+
+    /// A sequential running `kernel` of `values` per group (one thread per
+    /// group, in group order).
+    fn sequential<T: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
         check_bitmap(validity, values.len(), "validity")?;
         check(rows.len() == values.len(), || {
             format!("{} rows for {} values", rows.len(), values.len())
@@ -223,7 +257,7 @@ impl Ops<'_> {
             .arg(values.len() as u64)
             .arg(starts.len() as u64)
             .buffer(&out);
-        self.launch(T::KERNEL, Self::linear(starts.len()), args)?;
+        self.launch(kernel, Self::linear(starts.len()), args)?;
         Ok(out)
     }
 

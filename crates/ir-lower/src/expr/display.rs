@@ -210,6 +210,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::Abs(input) => write!(f, "abs({input})"),
             ExprKind::Unary { function, input } => write!(f, "{}({input})", function.name()),
             ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
+            ExprKind::CumProd(input) => write!(f, "cum_prod({input})"),
             ExprKind::Strftime { input, format } => {
                 let text = FormatPart::text(format);
                 write!(f, "{input}.dt.to_string({text:?})")

@@ -411,6 +411,44 @@ impl ExprLowering<'_> {
                     return Some(from_the_end(before, this));
                 }
             }
+            F::CumProd { reverse } => {
+                let input = self.single(inputs)?;
+                // Multiplied in order, row after row (reversed: from the
+                // last row, the running products of the reversed rows
+                // reversed back); small integers and booleans as i64, as
+                // Polars casts them.
+                let dtype = self.dtype(node)?;
+                let multiplied = match input.dtype {
+                    GpuDtype::Float32 | GpuDtype::Float64 | GpuDtype::Int64 | GpuDtype::UInt64 => {
+                        input
+                    }
+                    GpuDtype::Boolean => input.cast(GpuDtype::Int64, CastMode::NonStrict),
+                    small if small.is_integer() && small.decimal_scale().is_none() => {
+                        input.cast(GpuDtype::Int64, CastMode::NonStrict)
+                    }
+                    other => {
+                        return self.refuse(
+                            node,
+                            format!("cum_prod of {other} is not supported on the GPU"),
+                        );
+                    }
+                };
+                if multiplied.dtype != dtype {
+                    return self.refuse(node, format!("cum_prod into {dtype}"));
+                }
+                let reversed = |e: GpuExpr| GpuExpr {
+                    kind: ExprKind::Reverse(Box::new(e)),
+                    dtype,
+                };
+                let products = |e: GpuExpr| GpuExpr {
+                    kind: ExprKind::CumProd(Box::new(e)),
+                    dtype,
+                };
+                return Some(match reverse {
+                    false => products(multiplied),
+                    true => reversed(products(reversed(multiplied))),
+                });
+            }
             F::CumMax { reverse } | F::CumMin { reverse } => {
                 let reverse = *reverse;
                 let input = self.single(inputs)?;

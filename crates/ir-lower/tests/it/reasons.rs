@@ -43,8 +43,8 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
     vec![
         // Functions and expressions.
         (
-            "a running product",
-            o().select([col("qty").cum_prod(false)]),
+            "a running product of dates",
+            o().select([col("day").cum_prod(false)]),
         ),
         ("an exponential (libm's)", o().select([col("amount").exp()])),
         (
@@ -153,10 +153,7 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             "counts of lists",
             nested().select([col("li").value_counts(true, false, "n", false)]),
         ),
-        (
-            "counts of a value",
-            o().select([lit(1).unique_counts()]),
-        ),
+        ("counts of a value", o().select([lit(1).unique_counts()])),
         (
             "a window joined to its rows",
             o().select([col("amount")

@@ -1030,3 +1030,42 @@ fn running_sums_of_floats_are_polars_to_the_bit() {
         assert_gpu_eq(name, lf);
     }
 }
+
+#[test]
+fn running_products_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => [1, 2, 1, 2, 1, 1, 2, 1],
+            "i" => [Some(3i32), None, Some(-2), Some(5), Some(7), None, Some(-1), Some(2)],
+            "u" => [Some(3u64), Some(1 << 20), None, Some(1 << 10), Some(7), Some(2), Some(5), Some(3)],
+            "b" => [Some(true), Some(true), None, Some(false), Some(true), Some(true), Some(true), Some(true)],
+            "f" => [Some(1.5f64), Some(-0.0), None, Some(3.0e200), Some(3.0e200), Some(f64::NAN), Some(0.1), Some(-2.0)],
+            "f32" => [Some(1.5f32), Some(0.1), Some(-3.0), None, Some(1e30), Some(1e30), Some(0.5), Some(7.0)],
+        )
+        .unwrap()
+        .lazy()
+    };
+    assert_gpu_eq(
+        "cum_prod of every numeric kind, both ways",
+        frame().select([
+            col("i").cum_prod(false).alias("i"),
+            col("u").cum_prod(false).alias("u"),
+            col("b").cum_prod(false).alias("b"),
+            col("f").cum_prod(false).alias("f"),
+            col("f32").cum_prod(false).alias("f32"),
+            col("i").cum_prod(true).alias("i reversed"),
+            col("f").cum_prod(true).alias("f reversed"),
+        ]),
+    );
+    assert_gpu_eq(
+        "cum_prod per window and of an expression",
+        frame().select([
+            col("f")
+                .cum_prod(false)
+                .over([col("g")])
+                .unwrap()
+                .alias("per group"),
+            (col("i") + lit(1)).cum_prod(false).alias("of i + 1"),
+        ]),
+    );
+}

@@ -348,6 +348,9 @@ impl Executor<'_> {
         if let ExprKind::CumSum(input) = &part.kind {
             return self.cumulative_sum(frame, input, part.dtype, groups);
         }
+        if let ExprKind::CumProd(input) = &part.kind {
+            return self.cumulative_product(frame, input, groups);
+        }
         if let ExprKind::CumExtreme {
             input,
             minimum,

@@ -257,6 +257,45 @@ impl Executor<'_> {
         ))
     }
 
+    /// Polars' `cum_prod` of `input` (i64, u64 or floats) over `frame`,
+    /// restarted in each group of `groups`, in its order: each group's
+    /// values multiplied row after row (see [`Ops::sequential_products`]);
+    /// a null row stays null.
+    pub(crate) fn cumulative_product(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let (values, validity) = self
+            .evaluate_in_groups(frame, input, "", groups)?
+            .into_parts();
+        let whole;
+        let (rows, starts) = match groups {
+            Some(groups) => groups,
+            None => {
+                whole = self.one_group(frame.height)?;
+                (&whole.0, &whole.1)
+            }
+        };
+        let valid = validity.as_ref();
+        let products = match &values {
+            Values::I64(v) => Values::I64(ops.sequential_products(v, valid, rows, starts)?),
+            Values::U64(v) => Values::U64(ops.sequential_products(v, valid, rows, starts)?),
+            Values::F64(v) => Values::F64(ops.sequential_products(v, valid, rows, starts)?),
+            Values::F32(v) => Values::F32(ops.sequential_products(v, valid, rows, starts)?),
+            _ => return Err(ExecError::Unsupported(format!("cum_prod of `{input}`"))),
+        };
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            input.dtype,
+            frame.height,
+            products,
+            validity,
+        ))
+    }
+
     /// Polars' `cum_max` (`cum_min`, `minimum`) of `input` (integers or
     /// floats) over `frame` (restarted in each group of `groups`, in its
     /// order; from the last row to the first, `reverse`): each row's best

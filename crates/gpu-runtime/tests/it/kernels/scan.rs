@@ -159,6 +159,56 @@ fn fill_sources_are_the_nearest_valid_rows_within_the_limit() {
     }
 }
 
+/// Polars' `cum_prod` per group: each group's valid values multiplied in
+/// order from 1 in their own type, integers wrapping (as Polars' release
+/// build), floats in order (the order shows in the last bits).
+#[test]
+fn sequential_products_multiply_each_groups_values_in_order() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(61);
+    for &n in SIZES {
+        let ints: Vec<i64> = (0..n).map(|_| rng.i64(-1000..1000)).collect();
+        let floats: Vec<f64> = (0..n).map(|_| 1.0 + (rng.f64() - 0.5) * 1e-3).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
+        let mut rows: Vec<i64> = (0..n as i64).collect();
+        rng.shuffle(&mut rows);
+        let mut starts: Vec<i64> = (0..n as i64).filter(|_| rng.u8(..6) == 0).collect();
+        if starts.first() != Some(&0) {
+            starts.insert(0, 0);
+        }
+        let ends: Vec<usize> = starts[1..].iter().map(|&s| s as usize).chain([n]).collect();
+        let (mut expected_ints, mut expected_floats) = (vec![0i64; n], vec![0f64; n]);
+        for (g, &start) in starts.iter().enumerate() {
+            let (mut int, mut float) = (1i64, 1f64);
+            for &row in &rows[start as usize..ends[g]] {
+                let row = row as usize;
+                if valid[row] {
+                    int = int.wrapping_mul(ints[row]);
+                    float *= floats[row];
+                    expected_ints[row] = int;
+                    expected_floats[row] = float;
+                }
+            }
+        }
+        let (d_valid, d_rows) = (device.upload(&bitmap(&valid)), device.upload(&rows));
+        let d_starts = device.upload(&starts);
+        let got_ints = ops
+            .sequential_products(&device.upload(&ints), Some(&d_valid), &d_rows, &d_starts)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        let got_floats = ops
+            .sequential_products(&device.upload(&floats), Some(&d_valid), &d_rows, &d_starts)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        assert_eq!(got_ints, expected_ints, "n = {n}");
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got_floats), bits(&expected_floats), "n = {n}");
+    }
+}
+
 #[test]
 fn sequential_sums_add_each_groups_floats_in_order_as_polars_loop_does() {
     let device = device();
