@@ -265,6 +265,65 @@ pub(crate) fn pow_exactly(
 }
 
 impl ExprLowering<'_> {
+    /// Polars' `peak_max` (`max`) or `peak_min` of numbers (booleans as
+    /// i8): where a value is above (below) both neighbours, the row before
+    /// the first and after the last taken as 0 (polars-ops' peaks: each
+    /// shifted in with 0, compared, and the two answers and-ed in Kleene's
+    /// logic). Of the whole frame only.
+    fn peak(&mut self, node: Node, input: GpuExpr, max: bool) -> Lowered {
+        if self.per_group {
+            return self.refuse(
+                node,
+                "a peak per group (in a window or an aggregation) is not supported on the GPU",
+            );
+        }
+        let input = match input.dtype {
+            GpuDtype::Boolean => input.cast(GpuDtype::Int8, CastMode::NonStrict),
+            dtype if dtype.is_numeric() && dtype.decimal_scale().is_none() => input,
+            other => {
+                return self.refuse(
+                    node,
+                    format!("a peak of {other} is not supported on the GPU"),
+                );
+            }
+        };
+        let (dtype, boolean) = (input.dtype, GpuDtype::Boolean);
+        let zero = if dtype.is_float() {
+            Scalar::Float(0.0)
+        } else if dtype.is_unsigned() {
+            Scalar::UInt(0)
+        } else {
+            Scalar::Int(0)
+        };
+        let shifted = |e: GpuExpr, periods: i64| GpuExpr {
+            dtype: e.dtype,
+            kind: ExprKind::Shift {
+                input: Box::new(e),
+                periods,
+            },
+        };
+        // Each neighbour, 0 where the row has none (a shift of the row
+        // places, never null, is null only there).
+        let neighbour = |periods: i64| {
+            shifted(row_order::places_from_one(), periods)
+                .is_null()
+                .then(
+                    GpuExpr::literal(zero.clone(), dtype),
+                    shifted(input.clone(), periods),
+                    dtype,
+                )
+        };
+        let beyond = |periods: i64| {
+            let (left, right) = if max {
+                (neighbour(periods), input.clone())
+            } else {
+                (input.clone(), neighbour(periods))
+            };
+            left.binary(BinaryOp::Lt, right, boolean)
+        };
+        Some(beyond(1).binary(BinaryOp::And, beyond(-1), boolean))
+    }
+
     pub(crate) fn function(
         &mut self,
         node: Node,
@@ -410,6 +469,10 @@ impl ExprLowering<'_> {
                     };
                     return Some(from_the_end(before, this));
                 }
+            }
+            F::PeakMax | F::PeakMin => {
+                let input = self.single(inputs)?;
+                return self.peak(node, input, matches!(function, F::PeakMax));
             }
             F::CumProd { reverse } => {
                 let input = self.single(inputs)?;
@@ -854,8 +917,6 @@ impl ExprLowering<'_> {
             | F::UniqueCounts
             | F::RoundSF { .. }
             | F::ConcatExpr { .. }
-            | F::PeakMin
-            | F::PeakMax
             | F::RLE
             | F::RLEID
             | F::ToPhysical

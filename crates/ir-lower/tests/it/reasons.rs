@@ -51,7 +51,10 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             "a shift by a column",
             o().select([col("qty").shift(col("qty").max())]),
         ),
-        ("a peak", o().select([col("qty").peak_max()])),
+        (
+            "a peak per group",
+            o().select([col("qty").peak_max().over([col("status")]).unwrap()]),
+        ),
         ("an entropy", o().select([col("amount").entropy(2.0, true)])),
         (
             "a power Polars takes from powf",

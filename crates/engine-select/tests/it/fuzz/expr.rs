@@ -229,6 +229,9 @@ pub enum Op {
     /// `value_counts(sort, ..)` (counts named "count"): a struct per
     /// distinct value, as the only expression of a select.
     ValueCounts(bool),
+    /// `peak_max()`, `peak_min()`.
+    PeakMax,
+    PeakMin,
     /// `unique_counts()`: each distinct value's number of rows, in order of
     /// first appearance, as the only expression of a select.
     UniqueCounts,
@@ -512,6 +515,8 @@ impl E {
             }
             Op::SplitN(p, n) => case!(i, s; [x]; p = p, n = n; x.str().splitn(lit(p), n)),
             Op::UniqueCounts => case!(i, s; [x]; ; x.unique_counts()),
+            Op::PeakMax => case!(i, s; [x]; ; x.peak_max()),
+            Op::PeakMin => case!(i, s; [x]; ; x.peak_min()),
             Op::ValueCounts(sort) => {
                 case!(i, s; [x]; sort = sort; x.value_counts(sort, false, "count", false))
             }

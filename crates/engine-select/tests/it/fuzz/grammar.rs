@@ -581,6 +581,14 @@ impl Grammar<'_> {
                 let ty = self.any_ty();
                 E::new(op, vec![self.value(ty, d)])
             }
+            // Peaks read the rows beside: where the order is defined.
+            9 if self.ordered && self.chance(0.2) => {
+                let op = [Op::PeakMax, Op::PeakMin].choose(self.rng).unwrap().clone();
+                let ty = *[Ty::Int, Ty::UInt, Ty::Float, Ty::Bool]
+                    .choose(self.rng)
+                    .unwrap();
+                E::new(op, vec![self.value(ty, d)])
+            }
             9 => {
                 let op = [Op::IsNan, Op::IsNotNan, Op::IsFinite, Op::IsInfinite]
                     .choose(self.rng)

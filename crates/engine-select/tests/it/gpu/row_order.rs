@@ -1069,3 +1069,42 @@ fn running_products_match_the_cpu() {
         ]),
     );
 }
+
+#[test]
+fn peaks_match_the_cpu() {
+    let frame = || {
+        df!(
+            "i" => [Some(3i32), Some(1), Some(4), None, Some(5), Some(9), Some(2), Some(6)],
+            "u" => [0u8, 2, 1, 1, 3, 0, 0, 1],
+            "b" => [Some(true), Some(false), Some(true), Some(true), None, Some(false), Some(true), Some(false)],
+            "f" => [-1.0f64, -0.0, 0.0, f64::NAN, 1.0, f64::NAN, f64::INFINITY, -2.0],
+        )
+        .unwrap()
+        .lazy()
+    };
+    assert_gpu_eq(
+        "peak_max and peak_min, the edges against 0",
+        frame().select([
+            col("i").peak_max().alias("i max"),
+            col("i").peak_min().alias("i min"),
+            col("u").peak_max().alias("u max"),
+            col("u").peak_min().alias("u min"),
+            col("b").peak_max().alias("b max"),
+            col("f").peak_max().alias("f max"),
+            col("f").peak_min().alias("f min"),
+            (col("i") * lit(2)).peak_max().alias("of an expression"),
+        ]),
+    );
+    assert_gpu_eq(
+        "peaks of a filtered frame, and of one row",
+        frame()
+            .filter(col("i").is_not_null())
+            .select([col("i").peak_max()])
+            .join(
+                frame().slice(0, 1).select([col("f").peak_min()]),
+                [lit(1)],
+                [lit(1)],
+                JoinArgs::new(JoinType::Left),
+            ),
+    );
+}
