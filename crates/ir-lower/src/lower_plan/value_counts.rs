@@ -34,6 +34,10 @@ impl PlanLowering<'_> {
             Some((_, DataType::Struct(fields))) => fields.first()?.name().to_string(),
             _ => return self.refuse(node, "value_counts that does not give a struct"),
         };
+        if values_name == name {
+            // Polars raises its duplicate-name error when it runs.
+            return self.refuse(node, format!("value_counts named {name:?} as its values"));
+        }
         let names = (values_name.as_str(), name);
         let mut counts = self.counts(node, input_node, values, names, "value_counts")?;
         let columns = counts.schema().clone();

@@ -855,4 +855,6 @@ fn value_counts_and_unique_counts_match_the_cpu() {
         frame().select([col("i").value_counts(true, false, "count", true)]),
         "normalize=True",
     );
+    // Counts named as the values: Polars raises its error.
+    assert_cpu_error(frame().select([col("i").value_counts(true, false, "i", false)]));
 }
