@@ -433,10 +433,7 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
         .select([
             col("i"),
             col("k2"),
-            col("k2")
-                .cast(DataType::Float64)
-                .cum_prod(false)
-                .alias("ordering"),
+            col("k2").cast(DataType::Float64).exp().alias("ordering"),
         ]);
     let explained = engine_select::explain_gpu(lf.clone()).unwrap();
     assert!(
@@ -473,17 +470,17 @@ fn a_plan_the_device_runs_in_part_is_a_mixed_plan_unless_all_or_nothing_is_asked
         report
             .fallback_reasons
             .iter()
-            .any(|r| r.message.contains("function cum_prod")),
+            .any(|r| r.message.contains("function exp")),
         "{report}"
     );
     // With raise_on_fail the user asked for the GPU or an error.
     let err = lf
         .collect_with(&Engine::Gpu(under_test().with_raise_on_fail(true)))
         .unwrap_err();
-    assert!(err.to_string().contains("function cum_prod"), "{err}");
-    // Nothing worth the device (a cum_prod of an in-memory frame): the CPU.
+    assert!(err.to_string().contains("function exp"), "{err}");
+    // Nothing worth the device (an exponential of an in-memory frame): the CPU.
     let (_, report) = table()
-        .select([col("k").cast(DataType::Float64).cum_prod(false)])
+        .select([col("k").cast(DataType::Float64).exp()])
         .collect_with_report(&Engine::Gpu(under_test()))
         .unwrap();
     assert_eq!(
@@ -629,7 +626,7 @@ fn common_subexpressions_the_device_cannot_hold_are_computed_where_used() {
         frame().select([
             kept().sum().alias("sum"),
             kept().mean().alias("mean"),
-            col("y").cum_prod(false).alias("product"),
+            col("y").exp().alias("exponential"),
         ])
     };
     assert_cpu_answer_with_reason(unsupported(), "filter inside an expression");

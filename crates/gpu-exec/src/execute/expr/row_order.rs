@@ -626,6 +626,7 @@ impl Executor<'_> {
             return self.gather_column(&values, &self.ops().repeat_first(starts.len())?);
         }
         let (values, sorted) = self.in_order(frame, values, order, sorted_rows, starts)?;
+        let groups = starts.len();
         let rows = if last {
             let (rows, _) = self.ops().segment_pick(
                 SegmentPick::Last,
@@ -637,7 +638,23 @@ impl Executor<'_> {
         } else {
             sorted.first_rows
         };
-        self.gather_column(&values, &rows)
+        if sorted.starts.len() == groups {
+            return self.gather_column(&values, &rows);
+        }
+        // Groups of no row (a list's, empty) are found no more: each picked
+        // row goes to its group's place, and the others read past the
+        // values, a null.
+        let ops = self.ops();
+        let group_of_row = self.group_of_rows(sorted_rows, starts)?;
+        let (places, _) = ops.gather(&group_of_row, None, &rows)?;
+        let picked = ops.iota(groups, values.len() as i64)?;
+        let ignored = DeviceBuffer::<u32>::zeroed(
+            groups.div_ceil(32),
+            self.ctx.memory.clone(),
+            &self.ctx.stream,
+        )?;
+        ops.scatter(&rows, None, &places, &picked, &ignored)?;
+        self.gather_column(&values, &picked)
     }
 
     /// The rows of each group (rows `sorted_rows` from `starts`) in `order`

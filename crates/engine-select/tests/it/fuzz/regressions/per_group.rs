@@ -305,3 +305,18 @@ fn a_gather_inside_an_aggregation_lowering_builds_is_refused() {
     let lf = df.lazy().filter(col("d").gather(col("d"), true).all(false));
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// The greatest text of each list where a list is empty: the texts ordered
+/// within each list lost the empty list's group, and the picks came one
+/// short of the lists, an internal error (debug fuzz seed 67, case 41).
+/// An empty list's pick is null now.
+#[test]
+fn texts_picked_per_list_keep_the_empty_lists() {
+    let v = Series::new("".into(), [Some("3.5"), Some("aaa"), Some("A")]);
+    let lists = Series::new("b".into(), [Some(v.slice(0, 0)), Some(v.slice(2, 1))]);
+    let t0 = DataFrame::new(2, vec![lists.into_column()]).unwrap();
+    let lf = t0
+        .lazy()
+        .with_columns([col("b").list().agg(element().max()).alias("x0")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
