@@ -545,6 +545,15 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
                 .iter()
                 .find(|r| r.kind == FallbackKind::Internal);
             if let Some(reason) = internal {
+                // Polars' debug build panics on an integer overflow its
+                // release build wraps, on the path it takes for the run (it
+                // samples the keys to choose how to group): the CPU part of
+                // a mixed plan may meet it where the CPU's whole run did not.
+                let overflow = reason.message.contains("Polars panicked")
+                    && reason.message.contains("with overflow");
+                if overflow && cfg!(debug_assertions) {
+                    return Verdict::Skipped("Polars' debug build panics on an overflow");
+                }
                 return Verdict::Failed(Failure::InternalFallback(reason.to_string()));
             }
             Verdict::Same(match report.executed_by {
