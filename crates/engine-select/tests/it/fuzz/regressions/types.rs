@@ -193,3 +193,25 @@ fn a_float_cast_to_a_decimal_past_its_precision_is_polars_own() {
     assert_same_as_cpu(grouped, UNORDERED);
     assert_same_as_cpu(df.lazy().select([cast()]), ORDERED);
 }
+
+/// Decimals shifted and filled by a whole column's sum, beside a rounding
+/// of the same column: Polars fills the row with another value than the
+/// sum (-0.001 where the sum is -0.996), the device with the sum. Polars'
+/// answer is the oracle: such a fill is refused, and Polars answers (debug
+/// fuzz seed 80, case 145).
+#[test]
+fn decimals_shifted_and_filled_by_an_expression_are_polars_own() {
+    let a = Int128Chunked::from_iter_options("a".into(), [Some(-999i128), Some(3i128)].into_iter())
+        .into_decimal(3, 3)
+        .unwrap()
+        .into_series()
+        .into_column();
+    let t0 = DataFrame::new(2, vec![a]).unwrap();
+    let lf = t0.lazy().with_columns([
+        col("a").round(1, RoundMode::HalfToEven).alias("x0"),
+        (col("a") / col("a"))
+            .shift_and_fill(lit(-1i64), col("a").sum())
+            .alias("a"),
+    ]);
+    assert_same_as_cpu(lf, ORDERED);
+}
