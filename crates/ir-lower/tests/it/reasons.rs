@@ -168,6 +168,32 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             "distinct floats listed per group",
             o().group_by([col("status")]).agg([col("amount").unique()]),
         ),
+        (
+            "a text cast to a date of no format",
+            o().select([col("status").cast(DataType::Date)]),
+        ),
+        (
+            "a list's product",
+            nested().select([col("li").list().eval(element().product())]),
+        ),
+        (
+            "a struct as a sort key",
+            nested().sort(["s"], SortMultipleOptions::default()),
+        ),
+        (
+            "an entropy per group",
+            o().group_by([col("status")])
+                .agg([col("amount").entropy(2.0, true)]),
+        ),
+        ("a cube root", o().select([col("amount").cbrt()])),
+        (
+            "a round to significant figures",
+            o().select([col("amount").round_sig_figs(2)]),
+        ),
+        (
+            "a repeat of a literal by a column",
+            o().select([repeat(lit(1), col("qty").max())]),
+        ),
         // Plans.
         (
             "a list sum after a slice",
