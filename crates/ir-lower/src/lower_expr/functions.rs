@@ -896,7 +896,7 @@ impl ExprLowering<'_> {
             // Rust takes these from the platform's libm, which is correctly
             // rounded in nearly all cases only: a GPU's may differ in the
             // last bit (see UnaryFunction for the functions that do not).
-            F::Exp | F::Log | F::Log1p | F::Entropy { .. } => {
+            F::Exp | F::Log | F::Log1p | F::Entropy { .. } | F::Pow(IRPowFunction::Cbrt) => {
                 return self.refuse(
                     node,
                     format!(
@@ -907,7 +907,6 @@ impl ExprLowering<'_> {
             }
             F::BinaryExpr { .. }
             | F::Categorical { .. }
-            | F::Pow(IRPowFunction::Cbrt)
             | F::ArgWhere
             | F::Rechunk
             | F::ArgUnique
