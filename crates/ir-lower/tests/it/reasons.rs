@@ -194,6 +194,37 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             "a repeat of a literal by a column",
             o().select([repeat(lit(1), col("qty").max())]),
         ),
+        (
+            "text stripped of the characters of a column",
+            o().select([status().strip_chars(col("status"))]),
+        ),
+        (
+            "a regex of each row",
+            o().select([status().contains(col("status"), false)]),
+        ),
+        (
+            "lists of lists",
+            nested().select([concat_list([col("li"), col("li")]).unwrap()]),
+        ),
+        (
+            "a time zone replaced",
+            o().select([col("day")
+                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .dt()
+                .replace_time_zone(
+                    TimeZone::opt_try_new(Some("Europe/Amsterdam")).unwrap(),
+                    lit("raise"),
+                    NonExistent::Raise,
+                )]),
+        ),
+        (
+            "a struct's fields renamed",
+            nested().select([col("s").struct_().rename_fields(["x", "y"])]),
+        ),
+        (
+            "a regex replacement by a column",
+            o().select([status().replace_all(lit("o+"), col("status"), false)]),
+        ),
         // Plans.
         (
             "a list sum after a slice",
