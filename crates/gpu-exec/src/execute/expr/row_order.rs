@@ -228,33 +228,22 @@ impl Executor<'_> {
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let ops = self.ops();
-        let (values, validity) = self
-            .evaluate_in_groups(frame, input, "", groups)?
-            .into_parts();
-        let whole;
-        let (rows, starts) = match groups {
-            Some(groups) => groups,
-            None => {
-                whole = self.one_group(frame.height)?;
-                (&whole.0, &whole.1)
-            }
-        };
-        let sums = match &values {
-            Values::F64(v) => {
-                Values::F64(ops.sequential_sums(v, validity.as_ref(), rows, starts)?)
-            }
-            Values::F32(v) => {
-                Values::F32(ops.sequential_sums(v, validity.as_ref(), rows, starts)?)
-            }
-            _ => return Err(ExecError::Unsupported(format!("cum_sum of `{input}`"))),
-        };
-        Ok(DeviceColumn::from_parts(
-            "".into(),
-            input.dtype,
-            frame.height,
-            sums,
-            validity,
-        ))
+        self.running_in_order(
+            frame,
+            (input, "cum_sum"),
+            groups,
+            |values, valid, (rows, starts)| {
+                Ok(match values {
+                    Values::F64(v) => {
+                        Some(Values::F64(ops.sequential_sums(v, valid, rows, starts)?))
+                    }
+                    Values::F32(v) => {
+                        Some(Values::F32(ops.sequential_sums(v, valid, rows, starts)?))
+                    }
+                    _ => None,
+                })
+            },
+        )
     }
 
     /// Polars' `cum_prod` of `input` (i64, u64 or floats) over `frame`,
@@ -268,30 +257,65 @@ impl Executor<'_> {
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let ops = self.ops();
+        self.running_in_order(
+            frame,
+            (input, "cum_prod"),
+            groups,
+            |values, valid, (rows, starts)| {
+                Ok(match values {
+                    Values::I64(v) => Some(Values::I64(
+                        ops.sequential_products(v, valid, rows, starts)?,
+                    )),
+                    Values::U64(v) => Some(Values::U64(
+                        ops.sequential_products(v, valid, rows, starts)?,
+                    )),
+                    Values::F64(v) => Some(Values::F64(
+                        ops.sequential_products(v, valid, rows, starts)?,
+                    )),
+                    Values::F32(v) => Some(Values::F32(
+                        ops.sequential_products(v, valid, rows, starts)?,
+                    )),
+                    _ => None,
+                })
+            },
+        )
+    }
+
+    /// A running function (`what`, by `running`: of the values, their
+    /// validity and the groups, or `None` for values it does not take) of
+    /// `input` over `frame`, restarted in each group of `groups` (the whole
+    /// frame one group without), its results of `input`'s type with its
+    /// nulls.
+    fn running_in_order(
+        &self,
+        frame: &DeviceFrame,
+        (input, what): (&GpuExpr, &str),
+        groups: InGroups<'_>,
+        running: impl FnOnce(
+            &Values,
+            Option<&DeviceBuffer<u32>>,
+            (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        ) -> Result<Option<Values>, ExecError>,
+    ) -> Result<DeviceColumn, ExecError> {
         let (values, validity) = self
             .evaluate_in_groups(frame, input, "", groups)?
             .into_parts();
         let whole;
-        let (rows, starts) = match groups {
+        let groups = match groups {
             Some(groups) => groups,
             None => {
                 whole = self.one_group(frame.height)?;
                 (&whole.0, &whole.1)
             }
         };
-        let valid = validity.as_ref();
-        let products = match &values {
-            Values::I64(v) => Values::I64(ops.sequential_products(v, valid, rows, starts)?),
-            Values::U64(v) => Values::U64(ops.sequential_products(v, valid, rows, starts)?),
-            Values::F64(v) => Values::F64(ops.sequential_products(v, valid, rows, starts)?),
-            Values::F32(v) => Values::F32(ops.sequential_products(v, valid, rows, starts)?),
-            _ => return Err(ExecError::Unsupported(format!("cum_prod of `{input}`"))),
+        let Some(results) = running(&values, validity.as_ref(), groups)? else {
+            return Err(ExecError::Unsupported(format!("{what} of `{input}`")));
         };
         Ok(DeviceColumn::from_parts(
             "".into(),
             input.dtype,
             frame.height,
-            products,
+            results,
             validity,
         ))
     }
