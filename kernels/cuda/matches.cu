@@ -35,6 +35,20 @@ __device__ __forceinline__ void for_each_match(const Pattern& searched,
     }
 }
 
+// The first match of `searched` in bytes[begin, end) (the leftmost, as
+// for_each_match gives it): its start and end; false where there is none.
+__device__ __forceinline__ bool first_match(const Pattern& searched, const unsigned char* bytes,
+                                            i64 begin, i64 end, i64* start, i64* match_end) {
+    bool found = false;
+    for_each_match(searched, bytes, begin, end, [&](i64 s, i64 e) {
+        found = true;
+        *start = s;
+        *match_end = e;
+        return false;
+    });
+    return found;
+}
+
 // Polars' str.count_matches of a pattern (the matches for_each_match
 // gives) and, with `find`, str.find of one (the byte offset of the first
 // match, null where there is none). The pattern is the literal
@@ -123,17 +137,14 @@ extern "C" __global__ void string_match_ranges(const i64* offsets, const unsigne
     for (u64 i = global_index(); i - lane < n; i += global_stride()) {
         bool found = false;
         if (i < n) {
-            i64 begin = offsets[i], end = offsets[i + 1];
+            i64 begin = offsets[i], end = offsets[i + 1], start, match_end;
             starts[i] = begin;
             lengths[i] = 0;
-            for (i64 k = begin; !found && k <= end && is_valid(validity, i); ++k) {
-                if (k < end && !starts_char(bytes[k])) continue;
-                i64 match_end = searched.match_at(bytes, begin, k, end);
-                if (match_end >= 0) {
-                    found = true;
-                    starts[i] = k;
-                    lengths[i] = match_end - k;
-                }
+            found = is_valid(validity, i) &&
+                    first_match(searched, bytes, begin, end, &start, &match_end);
+            if (found) {
+                starts[i] = start;
+                lengths[i] = match_end - start;
             }
         }
         u32 bits = __ballot_sync(FULL_MASK, found);
@@ -142,14 +153,19 @@ extern "C" __global__ void string_match_ranges(const i64* offsets, const unsigne
 }
 EMU_KERNEL(string_match_ranges)
 
-// Whether part `part` of the joined DFAs `dfas` (its byte classes at
-// 256 * part, its start states at 257 * part, built to flag every end of a
-// match) matches exactly [k, to) of the string bytes[begin, end).
+// Part `part` of the joined DFAs `dfas` (its byte classes at 256 * part,
+// its start states at 257 * part; the states and their rows shared).
+__device__ __forceinline__ Dfa part_of(const Dfa& dfas, u32 part) {
+    return Dfa{dfas.classes + 256 * part, dfas.transitions, dfas.flags, dfas.starts + 257 * part,
+               dfas.stride};
+}
+
+// Whether part `part` of the joined DFAs `dfas` (built to flag every end
+// of a match) matches exactly [k, to) of the string bytes[begin, end).
 __device__ __forceinline__ bool part_matches_to(const Dfa& dfas, u32 part,
                                                 const unsigned char* bytes, i64 begin, i64 k,
                                                 i64 to, i64 end) {
-    const Dfa dfa{dfas.classes + 256 * part, dfas.transitions, dfas.flags,
-                  dfas.starts + 257 * part, dfas.stride};
+    const Dfa dfa = part_of(dfas, part);
     u32 state = dfa.starts[k == begin ? 256 : bytes[k - 1]];
     for (i64 j = k; j < end; ++j) {
         state = dfa.next(state, bytes[j]);
@@ -165,8 +181,7 @@ __device__ __forceinline__ bool part_matches_to(const Dfa& dfas, u32 part,
 __device__ __forceinline__ i64 one_split(const Dfa& dfas, u32 first, u32 second,
                                          const unsigned char* bytes, i64 begin, i64 from, i64 to,
                                          i64 end) {
-    const Dfa dfa{dfas.classes + 256 * first, dfas.transitions, dfas.flags,
-                  dfas.starts + 257 * first, dfas.stride};
+    const Dfa dfa = part_of(dfas, first);
     u32 state = dfa.starts[from == begin ? 256 : bytes[from - 1]];
     i64 found = -1;
     for (i64 j = from; j <= to; ++j) {
@@ -212,15 +227,13 @@ extern "C" __global__ void string_group_ranges(const i64* offsets, const unsigne
     for (u64 i = global_index(); i - lane < n; i += global_stride()) {
         bool found = false;
         if (i < n) {
-            i64 begin = offsets[i], end = offsets[i + 1];
+            i64 begin = offsets[i], end = offsets[i + 1], start, match_end;
             starts[i] = begin;
             lengths[i] = 0;
-            for (i64 k = begin; !found && k <= end && is_valid(validity, i); ++k) {
-                if (k < end && !starts_char(bytes[k])) continue;
-                i64 match_end = searched.match_at(bytes, begin, k, end);
-                if (match_end < 0) continue;
-                found = true;
-                i64 p = one_split(parts, 0, 1, bytes, begin, k, match_end, end);
+            found = is_valid(validity, i) &&
+                    first_match(searched, bytes, begin, end, &start, &match_end);
+            if (found) {
+                i64 p = one_split(parts, 0, 1, bytes, begin, start, match_end, end);
                 i64 q = p < 0 ? -1 : one_split(parts, 2, 3, bytes, begin, p, match_end, end);
                 if (q < 0) {
                     atomicOr(ambiguous, 1u);
