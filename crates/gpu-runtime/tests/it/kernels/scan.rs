@@ -159,6 +159,19 @@ fn fill_sources_are_the_nearest_valid_rows_within_the_limit() {
     }
 }
 
+/// `n` rows in a shuffled order cut into random groups: the rows in group
+/// order, each group's first position, and each group's end.
+fn shuffled_groups(rng: &mut fastrand::Rng, n: usize) -> (Vec<i64>, Vec<i64>, Vec<usize>) {
+    let mut rows: Vec<i64> = (0..n as i64).collect();
+    rng.shuffle(&mut rows);
+    let mut starts: Vec<i64> = (0..n as i64).filter(|_| rng.u8(..6) == 0).collect();
+    if starts.first() != Some(&0) {
+        starts.insert(0, 0);
+    }
+    let ends: Vec<usize> = starts[1..].iter().map(|&s| s as usize).chain([n]).collect();
+    (rows, starts, ends)
+}
+
 /// Polars' `cum_prod` per group: each group's valid values multiplied in
 /// order from 1 in their own type, integers wrapping (as Polars' release
 /// build), floats in order (the order shows in the last bits).
@@ -171,13 +184,7 @@ fn sequential_products_multiply_each_groups_values_in_order() {
         let ints: Vec<i64> = (0..n).map(|_| rng.i64(-1000..1000)).collect();
         let floats: Vec<f64> = (0..n).map(|_| 1.0 + (rng.f64() - 0.5) * 1e-3).collect();
         let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
-        let mut rows: Vec<i64> = (0..n as i64).collect();
-        rng.shuffle(&mut rows);
-        let mut starts: Vec<i64> = (0..n as i64).filter(|_| rng.u8(..6) == 0).collect();
-        if starts.first() != Some(&0) {
-            starts.insert(0, 0);
-        }
-        let ends: Vec<usize> = starts[1..].iter().map(|&s| s as usize).chain([n]).collect();
+        let (rows, starts, ends) = shuffled_groups(&mut rng, n);
         let (mut expected_ints, mut expected_floats) = (vec![0i64; n], vec![0f64; n]);
         for (g, &start) in starts.iter().enumerate() {
             let (mut int, mut float) = (1i64, 1f64);
@@ -221,13 +228,7 @@ fn sequential_sums_add_each_groups_floats_in_order_as_polars_loop_does() {
             .map(|_| (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..17)))
             .collect();
         let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
-        let mut rows: Vec<i64> = (0..n as i64).collect();
-        rng.shuffle(&mut rows);
-        let mut starts: Vec<i64> = (0..n as i64).filter(|_| rng.u8(..6) == 0).collect();
-        if starts.first() != Some(&0) {
-            starts.insert(0, 0);
-        }
-        let ends: Vec<usize> = starts[1..].iter().map(|&s| s as usize).chain([n]).collect();
+        let (rows, starts, ends) = shuffled_groups(&mut rng, n);
         let mut expected64 = vec![0f64; n];
         let mut expected32 = vec![0f32; n];
         let singles: Vec<f32> = values.iter().map(|&v| v as f32).collect();
