@@ -20,6 +20,15 @@ fn is_decimal(values: GpuDtype) -> bool {
     matches!(values, GpuDtype::Decimal(..))
 }
 
+/// Whether `e` gives other values than one per value of its input: a
+/// filter, `unique`, a gather.
+fn keeps_other_values(e: &GpuExpr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Where { .. } | ExprKind::Unique { .. } | ExprKind::Gather { .. }
+    )
+}
+
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
     pub(crate) fn list(
@@ -267,12 +276,7 @@ impl ExprLowering<'_> {
             let (values, kept) = inner.filtered(evaluation, parts)?;
             if !matches!(values.kind, ExprKind::Column { index: 0, .. })
                 || of.values().is_nested()
-                || kept.any(&|e| {
-                    matches!(
-                        e.kind,
-                        ExprKind::Where { .. } | ExprKind::Unique { .. } | ExprKind::Gather { .. }
-                    )
-                })
+                || kept.any(&keeps_other_values)
             {
                 return self.refuse(
                     node,
@@ -296,12 +300,7 @@ impl ExprLowering<'_> {
             return self.list_agg(node, lists, evaluated, scalar);
         }
         let one_per_value = !scalar
-            && !evaluated.any(&|e| {
-                matches!(
-                    e.kind,
-                    ExprKind::Where { .. } | ExprKind::Unique { .. } | ExprKind::Gather { .. }
-                )
-            })
+            && !evaluated.any(&keeps_other_values)
             && !matches!(evaluated.kind, ExprKind::Agg { .. } | ExprKind::Len);
         if !one_per_value || of.values().is_nested() {
             return self.refuse(
