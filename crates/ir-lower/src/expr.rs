@@ -904,7 +904,16 @@ impl GpuExpr {
 
     /// Whether `f` holds for this expression or any expression inside it.
     pub fn any(&self, f: &impl Fn(&GpuExpr) -> bool) -> bool {
-        f(self) || self.children().iter().any(|child| child.any(f))
+        self.find(f).is_some()
+    }
+
+    /// This expression or the first expression inside it (parents first)
+    /// for which `f` holds.
+    pub fn find(&self, f: &impl Fn(&GpuExpr) -> bool) -> Option<&GpuExpr> {
+        if f(self) {
+            return Some(self);
+        }
+        self.children().into_iter().find_map(|child| child.find(f))
     }
 
     /// Calls `f` on this expression and every expression inside it, parents

@@ -52,18 +52,21 @@ pub fn lower_plan(
 ) -> Result<GpuPlan, Vec<Refusal>> {
     let mut lowering = lower_plan::PlanLowering::new(lp_arena, expr_arena);
     lowering.root = Some(root);
-    match lowering.node(root) {
-        Some(root) if root.reads_values_outside_lists() && root.slices_rows() => {
-            Err(vec![Refusal {
-                subject: "list.sum or list.mean of floats after a slice".into(),
-                reason: "Polars adds each list's floats in one of two orders, by whether the list \
-                     column holds a null anywhere, also outside the rows a slice keeps, which \
-                     the GPU does not hold"
-                    .into(),
-                whole_plan: false,
-            }])
-        }
-        Some(root) if lowering.refusals.is_empty() => Ok(GpuPlan { root }),
-        _ => Err(lowering.refusals),
+    let root = match lowering.node(root) {
+        Some(root) if lowering.refusals.is_empty() => root,
+        _ => return Err(lowering.refusals),
+    };
+    let sum = root.find_expr(&GpuExpr::sums_lists_in_polars_order);
+    if let Some(sum) = sum.filter(|_| root.slices_rows()) {
+        return Err(vec![Refusal {
+            subject: sum.to_string(),
+            reason: "a sum or mean of lists of floats after a slice of rows is not supported on \
+                     the GPU (Polars adds each list's floats in one of two orders, by whether \
+                     the list column holds a null anywhere, also outside the rows a slice keeps, \
+                     which the GPU does not hold)"
+                .into(),
+            whole_plan: false,
+        }]);
     }
+    Ok(GpuPlan { root })
 }

@@ -350,17 +350,22 @@ impl PlanNode {
         }
     }
 
-    /// Whether `f` holds for an expression (or a part of one) that this
-    /// node or one below it evaluates.
-    pub fn any_expr(&self, f: &impl Fn(&GpuExpr) -> bool) -> bool {
-        self.exprs().iter().any(|e| e.any(f)) || self.inputs().iter().any(|i| i.any_expr(f))
+    /// The first expression (or part of one) that this node or one below
+    /// it evaluates for which `f` holds, this node's first.
+    pub fn find_expr(&self, f: &impl Fn(&GpuExpr) -> bool) -> Option<&GpuExpr> {
+        (self.exprs().into_iter().find_map(|e| e.find(f))).or_else(|| {
+            self.inputs()
+                .into_iter()
+                .find_map(|input| input.find_expr(f))
+        })
     }
 
     /// Whether Polars' answer may read the values a sliced list column
     /// holds outside its lists (see [`GpuExpr::sums_lists_in_polars_order`]:
     /// a slice of a list column keeps its whole child).
     pub fn reads_values_outside_lists(&self) -> bool {
-        self.any_expr(&GpuExpr::sums_lists_in_polars_order)
+        self.find_expr(&GpuExpr::sums_lists_in_polars_order)
+            .is_some()
     }
 
     /// Whether this node or one below it slices rows so that Polars keeps
