@@ -48,6 +48,12 @@ pub enum Partitioning {
     /// A top-k of a stable sort: the k first of each partition, then the k
     /// first of those (ties stay in the order of the input).
     TopK,
+    /// A sort by row-wise keys: rows put in ranges of the sort's order (by
+    /// splitter rows sampled from the input, sorted with each partition),
+    /// each range sorted whole, the ranges one after the other. Equal keys
+    /// share a range, in the order of the input, so the result is the
+    /// stable sort of the whole.
+    Ranged,
     /// On its whole input, for this reason.
     Whole(&'static str),
 }
@@ -139,7 +145,8 @@ impl PlanNode {
                 slice: Some((offset, _)),
                 ..
             } if *offset >= 0 && keys.iter().all(|key| key.expr.is_row_wise()) => TopK,
-            PlanNode::Sort { .. } => Whole("a sort (but a top-k of a stable sort)"),
+            PlanNode::Sort { keys, .. } if keys.iter().all(|key| key.expr.is_row_wise()) => Ranged,
+            PlanNode::Sort { .. } => Whole("a sort by keys reading other rows than their own"),
             PlanNode::HConcat { .. } => Whole("frames side by side"),
             PlanNode::Cache { .. } => Whole("a shared subplan"),
         }

@@ -9,7 +9,9 @@
 //! of their keys (on the device) and runs each bucket whole (`buckets`); a
 //! join runs each left partition against the whole right input, or both
 //! inputs bucket by bucket (`join`); a top-k of a stable sort keeps the
-//! first rows of each partition, then of those (`top_k`). Results between
+//! first rows of each partition, then of those (`top_k`); another sort
+//! puts rows in ranges of its order by sampled splitters and sorts each
+//! range (`sort`). Results between
 //! device runs wait on the host (the partitions of a node are brought back
 //! as they are made), so the device holds one partition's work at a time.
 //! A node that needs its whole input gets it put together on the host, and
@@ -43,6 +45,7 @@ mod aggregate;
 mod buckets;
 mod join;
 mod rows;
+mod sort;
 mod top_k;
 
 /// Which executor runs a plan.
@@ -265,6 +268,7 @@ impl Partitioned<'_> {
             (_, Partitioning::Bucketed) => self.bucketed(node),
             (_, Partitioning::LeftPartitioned) => self.left_partitioned(node),
             (_, Partitioning::TopK) => self.top_k(node),
+            (_, Partitioning::Ranged) => self.ranged(node),
             (_, Partitioning::Whole(_)) => self.on_whole_inputs(node),
         }
     }

@@ -426,10 +426,45 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
                 .slice(2, 11),
         ),
         (
-            "a whole sort, then a row-wise chain",
+            "a sort by ranges, then a row-wise chain",
             table()
                 .sort(["v"], SortMultipleOptions::default().with_nulls_last(true))
                 .with_columns([(col("v") * lit(2.0)).alias("w")]),
+        ),
+        (
+            "a stable sort by keys of many ties (texts, floats with -0.0, 0.0, NaN), descending",
+            table().sort(
+                ["t", "f", "s"],
+                stable
+                    .clone()
+                    .with_order_descending_multi([true, false, true])
+                    .with_nulls_last_multi([false, true, false]),
+            ),
+        ),
+        (
+            "a stable sort by an expression and a date, with a slice from the end",
+            table()
+                .sort_by_exprs(
+                    [col("k") * col("s"), col("d")],
+                    stable.clone().with_order_descending_multi([false, true]),
+                )
+                .slice(-7, 5),
+        ),
+        (
+            "an unstable sort with a slice, by keys without ties",
+            table()
+                .sort(["c", "v"], SortMultipleOptions::default())
+                .slice(4, 30),
+        ),
+        (
+            "a sort of a filter, by one float",
+            table()
+                .filter(col("c").gt(lit(3u32)))
+                .select([col("f"), col("t")])
+                .sort(
+                    ["f"],
+                    SortMultipleOptions::default().with_order_descending(true),
+                ),
         ),
         (
             "a window over the whole input",
@@ -519,7 +554,7 @@ proptest! {
     #[test]
     fn operators_over_partitions_match_the_in_memory_executor(
         df in (0usize..40).prop_flat_map(crate::properties::frame),
-        pick in 0usize..9,
+        pick in 0usize..10,
     ) {
         let lf = df.lazy();
         let small = col("i") % lit(1000i64);
@@ -538,7 +573,7 @@ proptest! {
             ]),
             3 => lf
                 .group_by_stable([col("g"), col("s")])
-                .agg([col("f").median().alias("median"), col("i").n_unique().alias("n")]),
+                .agg([col("f").abs().median().alias("median"), col("i").n_unique().alias("n")]),
             4 => lf.unique_stable_generic(Some(vec![col("g"), col("f")]), UniqueKeepStrategy::First),
             5 => {
                 let right = lf.clone().filter(col("i").gt(lit(0i64))).select([col("g"), col("s").alias("t")]);
@@ -550,6 +585,7 @@ proptest! {
             }
             6 => lf.sort(["f", "s"], stable).slice(1, 5),
             7 => lf.slice(3, 10),
+            8 => lf.sort(["g", "f", "s"], stable.with_nulls_last(true)),
             _ => lf
                 .group_by_stable([col("f")])
                 .agg([col("f").count().alias("count"), col("s").max().alias("max")]),
@@ -600,6 +636,35 @@ fn a_query_larger_than_the_memory_limit_runs_partitioned() {
         assert_eq!(report.executed_by, under_test_executed_by());
         let run = report.partitioned.expect("partitioned");
         assert!(run.device_runs > 2, "{report}");
+        assert!(expected.equals_missing(&answer), "{report}");
+    }
+}
+
+#[test]
+fn a_sort_larger_than_the_memory_limit_runs_by_ranges() {
+    // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB: a key of
+    // 1,000 values, each in every partition (ties in the order of the
+    // input), then the rows from the end.
+    let stable = SortMultipleOptions::default().with_maintain_order(true);
+    let cases = [
+        large(200_000).sort(["b"], stable.clone().with_order_descending(true)),
+        large(200_000)
+            .with_columns([(col("a") % lit(7)).alias("c")])
+            .sort_by_exprs([col("c"), col("b") * lit(-1)], stable)
+            .slice(-1_000, 600),
+    ];
+    for lf in cases {
+        let expected = lf.clone().collect().unwrap();
+        let engine = Engine::Gpu(
+            under_test()
+                .with_device_memory_limit(1 << 20)
+                .with_executor(Executor::Partitioned)
+                .with_raise_on_fail(true),
+        );
+        let (answer, report) = lf.collect_with_report(&engine).unwrap();
+        assert_eq!(report.executed_by, under_test_executed_by());
+        let run = report.partitioned.expect("partitioned");
+        assert!(run.device_runs > 20, "{report}");
         assert!(expected.equals_missing(&answer), "{report}");
     }
 }

@@ -1,0 +1,197 @@
+//! A sort over partitions: rows to ranges of the sort's order by splitter rows sampled from the input, each range sorted whole.
+//!
+//! Rows sampled evenly from the whole input are sorted on the device, and
+//! some of them, evenly spaced in that order, become the splitters. Each
+//! partition is sorted on the device with the splitters before its own
+//! rows: the executor's sort is stable, so a splitter lands before every
+//! row of a key equal to its own, and the rows between two splitters are
+//! one range of the order. A row's range is the number of splitters whose
+//! keys are at most its own: a function of its keys alone, growing with
+//! them. Each range, its rows from every partition in the order of the
+//! partitions (each piece already sorted), is sorted on the device; the
+//! ranges, one after the other, are the stable sort of the whole input:
+//! rows of equal keys share a range and keep the order of the input.
+
+use std::ops::ControlFlow;
+
+use ir_lower::{GpuDtype, OutputColumn, OutputSchema, PlanNode};
+use polars::prelude::{Column, DataFrame, IdxCa, IdxSize};
+
+use super::{Data, Partitioned, over, scan, slice_data};
+use crate::error::ExecError;
+
+/// The column marking the splitter rows sorted with a partition.
+const SPLITTER: &str = "__polars_gpu_partition_splitter";
+
+/// Rows sampled from the input for each range.
+const SAMPLES_PER_RANGE: usize = 32;
+
+/// Most ranges a sort's rows go to.
+const MAX_RANGES: usize = 1 << 12;
+
+impl Partitioned<'_> {
+    /// A sort (`Partitioning::Ranged`), range by range, then its slice.
+    pub(super) fn ranged(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let PlanNode::Sort { input, slice, .. } = node else {
+            return self.on_whole_inputs(node);
+        };
+        let in_schema = input.schema();
+        // A frame of one float column sorted by it is Polars' own where it
+        // holds both zeros (the in-memory executor checks that frame).
+        let one_float = matches!(in_schema.as_slice(), [column] if column.dtype.is_float());
+        if one_float || in_schema.iter().any(|c| c.name == SPLITTER) {
+            return self.on_whole_inputs(node);
+        }
+        let parts = match self.input_parts(node, input)? {
+            ControlFlow::Continue(parts) => parts,
+            ControlFlow::Break(done) => return Ok(done),
+        };
+        let mut unsliced = node.clone();
+        if let PlanNode::Sort { slice, .. } = &mut unsliced {
+            *slice = None;
+        }
+        let total: usize = parts.iter().map(DataFrame::height).sum();
+        // Ranges of half a partition on average, room for uneven ones.
+        let ranges = total.div_ceil(self.rows.div_ceil(2)).clamp(1, MAX_RANGES);
+        let sorted = if ranges == 1 {
+            let whole = Data::Parts(parts).whole()?;
+            Data::Whole(self.on_device(over(&unsliced, vec![whole]))?)
+        } else {
+            let empty = parts[0].clear();
+            let splitters = self.splitters(&unsliced, &parts, total, ranges)?;
+            let mut pieces = Vec::with_capacity(parts.len());
+            for part in parts {
+                pieces.push(self.sorted_in_ranges(&unsliced, in_schema, &splitters, part)?);
+            }
+            let mut out = Vec::new();
+            for range in 0..splitters.height() + 1 {
+                let mut rows: Option<DataFrame> = None;
+                for piece in pieces.iter_mut() {
+                    let piece = std::mem::take(&mut piece[range]);
+                    match &mut rows {
+                        Some(rows) => {
+                            rows.vstack_mut_owned(piece)?;
+                        }
+                        None => rows = Some(piece),
+                    }
+                }
+                if let Some(mut rows) = rows.filter(|rows| rows.height() > 0) {
+                    rows.rechunk_mut_par();
+                    out.push(self.on_device(over(&unsliced, vec![rows]))?);
+                }
+            }
+            if out.is_empty() {
+                out.push(self.on_device(over(&unsliced, vec![empty]))?);
+            }
+            Data::Parts(out)
+        };
+        match slice {
+            Some((offset, len)) => slice_data(sorted, *offset, *len),
+            None => Ok(sorted),
+        }
+    }
+
+    /// `ranges - 1` rows of the input (`parts`, `total` rows), in the
+    /// order of the sort `unsliced`, that cut it into ranges of about
+    /// equal rows: a sample of the rows evenly spread over the input,
+    /// sorted on the device, taken at even steps.
+    fn splitters(
+        &mut self,
+        unsliced: &PlanNode,
+        parts: &[DataFrame],
+        total: usize,
+        ranges: usize,
+    ) -> Result<DataFrame, ExecError> {
+        let samples = total.min(ranges * SAMPLES_PER_RANGE);
+        let mut wanted = (0..samples)
+            .map(|j| (j * total + total / 2) / samples)
+            .peekable();
+        let mut sample: Option<DataFrame> = None;
+        let mut first = 0;
+        for part in parts {
+            let end = first + part.height();
+            let mut local = Vec::new();
+            while let Some(&row) = wanted.peek().filter(|&&row| row < end) {
+                local.push(index(row - first)?);
+                wanted.next();
+            }
+            first = end;
+            if local.is_empty() {
+                continue;
+            }
+            let taken = part.take(&IdxCa::from_vec("rows".into(), local))?;
+            match &mut sample {
+                Some(sample) => {
+                    sample.vstack_mut_owned(taken)?;
+                }
+                None => sample = Some(taken),
+            }
+        }
+        let Some(mut sample) = sample else {
+            return Err(ExecError::Unsupported(
+                "a sample of no rows of a sort's input".into(),
+            ));
+        };
+        sample.rechunk_mut_par();
+        let sorted = self.on_device(over(unsliced, vec![sample]))?;
+        let at = (1..ranges)
+            .map(|i| index(i * sorted.height() / ranges))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(sorted.take(&IdxCa::from_vec("rows".into(), at))?)
+    }
+
+    /// `part` (of `schema`) sorted by `unsliced` on the device with the
+    /// `splitters` before its rows: its rows in that order, cut into one
+    /// piece per range (the rows before the first splitter, between each
+    /// two, after the last).
+    fn sorted_in_ranges(
+        &mut self,
+        unsliced: &PlanNode,
+        schema: &OutputSchema,
+        splitters: &DataFrame,
+        part: DataFrame,
+    ) -> Result<Vec<DataFrame>, ExecError> {
+        let marked = |df: &DataFrame, splitter: bool| {
+            let mark = Column::new(SPLITTER.into(), vec![splitter; df.height()]);
+            df.hstack(&[mark])
+        };
+        let mut rows = marked(splitters, true)?;
+        rows.vstack_mut_owned(marked(&part, false)?)?;
+        rows.rechunk_mut_par();
+        let mut marked_schema = schema.clone();
+        marked_schema.push(OutputColumn {
+            name: SPLITTER.into(),
+            dtype: GpuDtype::Boolean,
+        });
+        let mut node = unsliced.clone();
+        if let PlanNode::Sort { input, schema, .. } = &mut node {
+            schema.push(marked_schema[marked_schema.len() - 1].clone());
+            **input = scan(rows, marked_schema);
+        }
+        let mut sorted = self.on_device(node)?;
+        let marks = sorted.drop_in_place(SPLITTER)?;
+        let marks = marks.bool()?;
+        let mut pieces = Vec::with_capacity(splitters.height() + 1);
+        let mut start = 0;
+        for (row, splitter) in marks.iter().enumerate() {
+            if splitter == Some(true) {
+                pieces.push(sorted.slice(start as i64, row - start));
+                start = row + 1;
+            }
+        }
+        pieces.push(sorted.slice(start as i64, sorted.height() - start));
+        if pieces.len() != splitters.height() + 1 {
+            return Err(ExecError::Unsupported(format!(
+                "a sorted partition with {} of its {} splitters",
+                pieces.len() - 1,
+                splitters.height()
+            )));
+        }
+        Ok(pieces)
+    }
+}
+
+/// A row number as Polars indexes rows.
+fn index(row: usize) -> Result<IdxSize, ExecError> {
+    IdxSize::try_from(row).map_err(|_| ExecError::Unsupported(format!("row {row} as an index")))
+}
