@@ -43,8 +43,17 @@ pub enum Partitioning {
     Bucketed,
     /// The left input in partitions, the right one whole (a join whose
     /// rows follow the left's, in an order the query leaves open or by the
-    /// left rows first).
+    /// left rows first); both in buckets by a hash of their keys where the
+    /// right one is large and the order open.
     LeftPartitioned,
+    /// The right input in partitions, the left one whole (a right or
+    /// inner join whose rows follow the right's, in an order the query
+    /// leaves open or by the right rows first); both in buckets where the
+    /// left one is large and the order open.
+    RightPartitioned,
+    /// Both inputs in buckets by a hash of their keys, the buckets joined
+    /// pair by pair (a full join in an order the query leaves open).
+    BothBucketed,
     /// A top-k of a stable sort: the k first of each partition, then the k
     /// first of those (ties stay in the order of the input).
     TopK,
@@ -104,39 +113,45 @@ impl PlanNode {
             PlanNode::Join {
                 kind,
                 order,
-                unique: (left_unique, _),
+                unique: (left_unique, right_unique),
                 left_on,
                 right_on,
                 predicate,
                 ..
             } => {
+                use JoinKind::*;
                 let row_wise = left_on
                     .iter()
                     .chain(right_on)
                     .chain(predicate)
                     .all(GpuExpr::is_row_wise);
-                let kind_ok = matches!(
-                    kind,
-                    JoinKind::Inner
-                        | JoinKind::Left
-                        | JoinKind::Semi
-                        | JoinKind::Anti
-                        | JoinKind::Cross
-                );
-                let order_ok = matches!(
+                let keeps_left = matches!(
                     order,
                     JoinOrder::None | JoinOrder::Left | JoinOrder::LeftRight
                 );
+                let keeps_right = matches!(
+                    order,
+                    JoinOrder::None | JoinOrder::Right | JoinOrder::RightLeft
+                );
                 if !row_wise {
                     Whole("a join by keys reading other rows than their own")
-                } else if !kind_ok {
-                    Whole("a right or full join")
-                } else if !order_ok {
-                    Whole("a join keeping the right's order first")
-                } else if *left_unique {
-                    Whole("a join validating that the left keys are unique")
-                } else {
+                } else if matches!(kind, Inner | Left | Semi | Anti | Cross)
+                    && keeps_left
+                    && !left_unique
+                {
                     LeftPartitioned
+                } else if matches!(kind, Inner | Right) && keeps_right && !right_unique {
+                    RightPartitioned
+                } else if *kind == Full && *order == JoinOrder::None {
+                    BothBucketed
+                } else if *kind == Full {
+                    Whole("a full join keeping an order")
+                } else if (keeps_left && *left_unique) || (keeps_right && *right_unique) {
+                    Whole(
+                        "a join validating that the keys of the input it keeps in order are unique",
+                    )
+                } else {
+                    Whole("a join keeping the order of the input it may not take in partitions")
                 }
             }
             PlanNode::Sort {

@@ -7,8 +7,8 @@
 //! each partition and merges the partial results (`aggregate`); another
 //! group-by or a distinct sends each partition's rows to buckets by a hash
 //! of their keys (on the device) and runs each bucket whole (`buckets`); a
-//! join runs each left partition against the whole right input, or both
-//! inputs bucket by bucket (`join`); a top-k of a stable sort keeps the
+//! join runs each partition of the input whose order it keeps against the
+//! whole other input, or both inputs bucket by bucket (`join`); a top-k of a stable sort keeps the
 //! first rows of each partition, then of those (`top_k`); another sort
 //! puts rows in ranges of its order by sampled splitters and sorts each
 //! range (`sort`). Results between
@@ -47,6 +47,8 @@ mod join;
 mod rows;
 mod sort;
 mod top_k;
+
+use join::JoinSide;
 
 /// Which executor runs a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -266,7 +268,9 @@ impl Partitioned<'_> {
             (_, Partitioning::Sliced) => self.sliced(node),
             (_, Partitioning::Aggregated) => self.aggregated(node),
             (_, Partitioning::Bucketed) => self.bucketed(node),
-            (_, Partitioning::LeftPartitioned) => self.left_partitioned(node),
+            (_, Partitioning::LeftPartitioned) => self.join(node, JoinSide::Left),
+            (_, Partitioning::RightPartitioned) => self.join(node, JoinSide::Right),
+            (_, Partitioning::BothBucketed) => self.join(node, JoinSide::Both),
             (_, Partitioning::TopK) => self.top_k(node),
             (_, Partitioning::Ranged) => self.ranged(node),
             (_, Partitioning::Whole(_)) => self.on_whole_inputs(node),

@@ -403,6 +403,10 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
         ..JoinArgs::new(how)
     };
     let join = |how| table().join(right(), [col("k")], [col("key")], ordered(how));
+    let right_ordered = |how| JoinArgs {
+        maintain_order: MaintainOrderJoin::Right,
+        ..JoinArgs::new(how)
+    };
     let stable = SortMultipleOptions::default().with_maintain_order(true);
     let cases: Vec<(&str, LazyFrame)> = vec![
         ("inner join", join(JoinType::Inner)),
@@ -494,6 +498,67 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
                     JoinArgs::new(JoinType::Left),
                 )
                 .sort(["v", "c", "name"], Default::default()),
+        ),
+        (
+            "right join in the right's order, the right input in partitions",
+            right().join(
+                table(),
+                [col("key")],
+                [col("k")],
+                right_ordered(JoinType::Right),
+            ),
+        ),
+        (
+            "inner join in the right's order, then the left's",
+            right().join(
+                table(),
+                [col("key")],
+                [col("k")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::RightLeft,
+                    ..JoinArgs::new(JoinType::Inner)
+                },
+            ),
+        ),
+        (
+            "right join in no order, by buckets, then sorted",
+            table()
+                .join(
+                    table().select([col("s").alias("s2"), col("t").alias("t2")]),
+                    [col("s")],
+                    [col("s2")],
+                    JoinArgs::new(JoinType::Right),
+                )
+                .sort(["s2", "t2", "v", "c"], Default::default()),
+        ),
+        (
+            "full join in no order, by buckets, then sorted",
+            table()
+                .join(
+                    right(),
+                    [col("k")],
+                    [col("key")],
+                    JoinArgs::new(JoinType::Full),
+                )
+                .sort(["key", "k", "v", "c", "name"], Default::default()),
+        ),
+        (
+            "full join with coalesced keys and nulls equal, by buckets, then sorted",
+            table()
+                .select([col("t"), col("c")])
+                .join(
+                    table()
+                        .filter(col("c").lt(lit(9u32)))
+                        .select([col("t"), col("v")]),
+                    [col("t")],
+                    [col("t")],
+                    JoinArgs {
+                        nulls_equal: true,
+                        coalesce: JoinCoalesce::CoalesceColumns,
+                        ..JoinArgs::new(JoinType::Full)
+                    },
+                )
+                .sort(["t", "c", "v"], Default::default()),
         ),
         (
             "semi and anti joins in no order, by buckets",
@@ -666,6 +731,35 @@ fn a_sort_larger_than_the_memory_limit_runs_by_ranges() {
         let run = report.partitioned.expect("partitioned");
         assert!(run.device_runs > 20, "{report}");
         assert!(expected.equals_missing(&answer), "{report}");
+    }
+}
+
+#[test]
+fn full_and_right_joins_larger_than_the_memory_limit_run_by_buckets() {
+    // 200,000 rows against 150,000 (of which 100,000 match) under a limit of 1 MiB.
+    let other = large(150_000).select([(col("a") + lit(100_000)).alias("x"), col("b")]);
+    for how in [JoinType::Full, JoinType::Right] {
+        let lf = large(200_000).join(
+            other.clone(),
+            [col("a")],
+            [col("x")],
+            JoinArgs::new(how.clone()),
+        );
+        let expected = lf.clone().collect().unwrap();
+        let by = expected.get_column_names_owned();
+        let expected = expected.sort(by.clone(), Default::default()).unwrap();
+        let engine = Engine::Gpu(
+            under_test()
+                .with_device_memory_limit(1 << 20)
+                .with_executor(Executor::Partitioned)
+                .with_raise_on_fail(true),
+        );
+        let (answer, report) = lf.collect_with_report(&engine).unwrap();
+        assert_eq!(report.executed_by, under_test_executed_by());
+        let run = report.partitioned.expect("partitioned");
+        assert!(run.device_runs > 20, "{how:?}: {report}");
+        let answer = answer.sort(by, Default::default()).unwrap();
+        assert!(expected.equals_missing(&answer), "{how:?}: {report}");
     }
 }
 
