@@ -21,7 +21,7 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    let common = Common::from_env()?;
+    let mut common = Common::from_env()?;
     let scale = match setting("PDSH_SCALE") {
         Some(text) => text
             .parse::<f64>()
@@ -50,6 +50,14 @@ fn run() -> Result<(), String> {
     if decimals {
         tables = tables.with_decimals().map_err(|e| e.to_string())?;
     }
+    // Limits that are shares of the data (`gpu@1/4`) are of the tables' bytes.
+    common.data_bytes = Some(
+        tables
+            .named()
+            .iter()
+            .map(|(_, df)| df.estimated_size() as u64)
+            .sum(),
+    );
     let cases = queries
         .iter()
         .map(|&n| {
@@ -70,6 +78,7 @@ fn run() -> Result<(), String> {
             "engines": common.engines,
             "executor": common.executor.map(|e| e.to_string()),
             "device_memory_limit": common.device_memory_limit,
+            "data_bytes": common.data_bytes,
         }),
         without_speedup: &[],
     };

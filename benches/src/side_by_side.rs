@@ -11,9 +11,57 @@ use polars::prelude::LazyFrame;
 /// The engines the benchmarks run, by the names the CLI uses.
 pub const ENGINES: &[&str] = &["cpu", "gpu", "emulated"];
 
-/// The criterion id of `case` on `engine`: `q01_cpu`, `filter_gpu`.
+/// The criterion id of `case` on `engine`: `q01_cpu`, `filter_gpu`,
+/// `q01_gpu@1of4` (a `/` would make a folder of criterion's files).
 pub fn bench_id(case: &str, engine: &str) -> String {
-    format!("{case}_{engine}")
+    format!("{case}_{}", engine.replace('/', "of"))
+}
+
+/// An engine a benchmark names: one of [`ENGINES`], and for the GPU
+/// engines a device memory limit after `@`: a size (`gpu@512MiB`) or a
+/// share of the bytes of the data the suite reads (`gpu@1/4`), so that
+/// one run sets limited engines beside the unlimited one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineSpec<'a> {
+    pub base: &'a str,
+    pub limit: Option<Limit>,
+}
+
+/// A device memory limit of an [`EngineSpec`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Bytes(u64),
+    /// One `n`th of the bytes of the data the suite reads.
+    ShareOfData(u64),
+}
+
+/// `name` as an [`EngineSpec`], or what is wrong with it.
+pub fn parse_engine(name: &str) -> Result<EngineSpec<'_>, String> {
+    let (base, limit) = match name.split_once('@') {
+        Some((base, limit)) => (base, Some(limit)),
+        None => (name, None),
+    };
+    if !ENGINES.contains(&base) {
+        return Err(format!("{base:?} is not one of {}", ENGINES.join(", ")));
+    }
+    let limit = match limit {
+        None => None,
+        Some(_) if base == "cpu" => {
+            return Err(format!(
+                "{name:?}: only the GPU engines take a memory limit"
+            ));
+        }
+        Some(limit) => Some(match limit.strip_prefix("1/") {
+            Some(n) => Limit::ShareOfData(
+                n.parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("{name:?}: {n:?} is not a positive whole number"))?,
+            ),
+            None => Limit::Bytes(parse_byte_size(limit).map_err(|e| format!("{name:?}: {e}"))?),
+        }),
+    };
+    Ok(EngineSpec { base, limit })
 }
 
 /// One case (a query, an operator) on one engine: what ran it and
@@ -256,7 +304,8 @@ pub fn to_json(rows: &[Row], settings: serde_json::Value) -> serde_json::Value {
 /// at least eleven runs, for a GPU lease too short for criterion at large
 /// scale factors (the table says which); and for the GPU engines
 /// `BENCH_EXECUTOR` (in-memory, partitioned or auto) and
-/// `BENCH_DEVICE_MEMORY_LIMIT` (a size: `512MiB`, `8GiB`).
+/// `BENCH_DEVICE_MEMORY_LIMIT` (a size: `512MiB`, `8GiB`), which an
+/// engine's own limit (`gpu@1/4`: [`parse_engine`]) replaces.
 #[derive(Debug, Clone)]
 pub struct Common {
     pub engines: Vec<String>,
@@ -265,6 +314,9 @@ pub struct Common {
     pub runs: Option<usize>,
     pub executor: Option<Executor>,
     pub device_memory_limit: Option<u64>,
+    /// Bytes of the data the suite reads, for limits that are shares of
+    /// it (the suite sets it).
+    pub data_bytes: Option<u64>,
 }
 
 /// A setting from the environment; unset or blank is `None`.
@@ -279,11 +331,8 @@ impl Common {
             .split(',')
             .map(|e| e.trim().to_string())
             .collect();
-        if let Some(unknown) = engines.iter().find(|e| !ENGINES.contains(&e.as_str())) {
-            return Err(format!(
-                "BENCH_ENGINES: {unknown:?} is not one of {}",
-                ENGINES.join(", ")
-            ));
+        for name in &engines {
+            parse_engine(name).map_err(|e| format!("BENCH_ENGINES: {e}"))?;
         }
         let device = match setting("BENCH_DEVICE") {
             Some(text) => text
@@ -324,16 +373,19 @@ impl Common {
             runs,
             executor,
             device_memory_limit,
+            data_bytes: None,
         })
     }
 }
 
 /// The engine a benchmark names: `cpu` is Polars' in-memory engine, `gpu`
 /// the GPU engine on device `device` (falling back where it must),
-/// `emulated` the GPU engine on the emulated device.
-pub fn engine(name: &str, common: &Common) -> Engine {
-    let gpu = match name {
-        "cpu" => return Engine::InMemory,
+/// `emulated` the GPU engine on the emulated device; either with a memory
+/// limit after `@` ([`parse_engine`]).
+pub fn engine(name: &str, common: &Common) -> Result<Engine, String> {
+    let spec = parse_engine(name)?;
+    let gpu = match spec.base {
+        "cpu" => return Ok(Engine::InMemory),
         "emulated" => GpuEngine::new().with_device_kind(DeviceKind::Emulated),
         _ => GpuEngine::new().with_device(common.device),
     };
@@ -341,10 +393,32 @@ pub fn engine(name: &str, common: &Common) -> Engine {
         Some(executor) => gpu.with_executor(executor),
         None => gpu,
     };
-    Engine::Gpu(match common.device_memory_limit {
+    let limit = match spec.limit {
+        None => common.device_memory_limit,
+        Some(Limit::Bytes(bytes)) => Some(bytes),
+        Some(Limit::ShareOfData(n)) => Some(
+            common
+                .data_bytes
+                .ok_or_else(|| format!("{name:?}: this suite does not say its data's bytes"))?
+                / n,
+        ),
+    };
+    Ok(Engine::Gpu(match limit {
         Some(limit) => gpu.with_device_memory_limit(limit),
         None => gpu,
-    })
+    }))
+}
+
+/// What ran a case, as the table shows it: the engine, and the device
+/// runs of a partitioned run.
+fn ran_on(report: &engine_select::CollectReport) -> String {
+    match &report.partitioned {
+        Some(run) => format!(
+            "{} (partitioned: {} device runs)",
+            report.executed_by, run.device_runs
+        ),
+        None => report.executed_by.to_string(),
+    }
 }
 
 /// A side-by-side benchmark: its criterion group (also the stem of the
@@ -385,7 +459,7 @@ pub fn run_suite(
     let mut group = criterion.benchmark_group(suite.group);
     for (case, lf) in cases {
         for name in &common.engines {
-            let engine = engine(name, common);
+            let engine = engine(name, common)?;
             let (_, report) = lf
                 .clone()
                 .collect_with_report(&engine)
@@ -415,7 +489,7 @@ pub fn run_suite(
             measurements.push(Measurement {
                 case: case.clone(),
                 engine: name.clone(),
-                executed_by: report.executed_by.to_string(),
+                executed_by: ran_on(&report),
                 fallback: report.fallback_reasons.first().map(|r| r.message.clone()),
                 median_ns,
             });
@@ -537,6 +611,36 @@ mod tests {
         assert_eq!(json["rows"][1]["case"], "q2");
         assert_eq!(json["rows"][1]["speedup"], 9.0);
         assert_eq!(json["geometric_mean_speedup"]["gpu"], mean);
+    }
+
+    #[test]
+    fn engines_take_limits_as_sizes_or_shares_of_the_data() {
+        let spec = |base, limit| Ok(EngineSpec { base, limit });
+        assert_eq!(parse_engine("gpu"), spec("gpu", None));
+        assert_eq!(
+            parse_engine("emulated@1/16"),
+            spec("emulated", Some(Limit::ShareOfData(16)))
+        );
+        assert_eq!(
+            parse_engine("gpu@512MiB"),
+            spec("gpu", Some(Limit::Bytes(512 << 20)))
+        );
+        for wrong in ["tpu", "cpu@1/4", "gpu@1/0", "gpu@1/x", "gpu@lots"] {
+            assert!(parse_engine(wrong).is_err(), "{wrong}");
+        }
+        let mut common = Common {
+            engines: vec![],
+            device: 0,
+            out: PathBuf::new(),
+            runs: None,
+            executor: None,
+            device_memory_limit: Some(1 << 30),
+            data_bytes: None,
+        };
+        assert!(engine("emulated@1/4", &common).is_err());
+        common.data_bytes = Some(4 << 20);
+        assert!(engine("emulated@1/4", &common).is_ok());
+        assert_eq!(bench_id("q1", "emulated@1/4"), "q1_emulated@1of4");
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub struct BenchArgs {
     /// Engines to run side by side, of cpu, gpu and emulated. `gpu` falls
     /// back to the CPU where no GPU is present, and the table says so; the
     /// emulated device is a correctness target, not a performance signal.
+    /// A GPU engine takes a device memory limit after `@`, a size or a
+    /// share of the tables' bytes: `cpu,gpu,gpu@1/4,gpu@1/16` sets the
+    /// partitioned runs beside the unlimited one.
     #[arg(long, default_value = "cpu,gpu")]
     engines: String,
     /// The GPU's ordinal.
