@@ -44,12 +44,14 @@ pub enum Partitioning {
     /// The left input in partitions, the right one whole (a join whose
     /// rows follow the left's, in an order the query leaves open or by the
     /// left rows first); both in buckets by a hash of their keys where the
-    /// right one is large and the order open.
+    /// right one is large (the joined rows put back in the left's order
+    /// where the join keeps it).
     LeftPartitioned,
     /// The right input in partitions, the left one whole (a right or
     /// inner join whose rows follow the right's, in an order the query
     /// leaves open or by the right rows first); both in buckets where the
-    /// left one is large and the order open.
+    /// left one is large and the order open (or, for an inner join, put
+    /// back in the right's order).
     RightPartitioned,
     /// Both inputs in buckets by a hash of their keys, the buckets joined
     /// pair by pair (a full join in an order the query leaves open).

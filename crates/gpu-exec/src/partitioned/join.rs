@@ -1,7 +1,9 @@
 //! Joins over partitions: one input in partitions against the whole other, or both inputs in buckets by their keys.
 
-use ir_lower::{JoinKind, JoinOrder, PlanNode};
-use polars::prelude::DataFrame;
+use std::sync::Arc;
+
+use ir_lower::{GpuDtype, JoinKind, JoinOrder, OutputColumn, OutputSchema, PlanNode};
+use polars::prelude::{Column, DataFrame, SortMultipleOptions};
 
 use super::buckets::ROW;
 use super::{Data, Partitioned, cut_allowed, over, slice_data};
@@ -20,13 +22,14 @@ pub(super) enum JoinSide {
 
 impl Partitioned<'_> {
     /// A join with its `partitioned` input in partitions, then its slice.
-    /// Where the other input fits a partition (or the join keeps an order,
-    /// or is a cross join): each partition joined with the whole other
-    /// input, the results in order (the rows of each partition's join
-    /// follow its rows, as over the whole). Else, for a join in no order
-    /// of the query's (and always for a full join): both inputs in
-    /// buckets by a hash of their keys (rows of equal keys in one bucket
-    /// on both sides, nulls too), the buckets joined pair by pair.
+    /// Where the other input fits a partition (or the join is a cross
+    /// join): each partition joined with the whole other input, the
+    /// results in order (the rows of each partition's join follow its
+    /// rows, as over the whole). Else (and always for a full join): both
+    /// inputs in buckets by a hash of their keys (rows of equal keys in
+    /// one bucket on both sides, nulls too), the buckets joined pair by
+    /// pair, and put back in the order the join keeps, if any (where the
+    /// rows can be: see `join_buckets`; else the other input whole).
     pub(super) fn join(
         &mut self,
         node: &PlanNode,
@@ -48,26 +51,43 @@ impl Partitioned<'_> {
         }
         let left_data = self.run(left)?;
         let right_data = self.run(right)?;
-        let numbered = [left, right]
-            .iter()
-            .any(|input| input.schema().iter().any(|c| c.name == ROW));
+        let numbered = [left, right].iter().any(|input| {
+            input
+                .schema()
+                .iter()
+                .any(|c| [ROW, ROW_RIGHT].contains(&&*c.name))
+        });
         let both_whole =
             matches!(left_data, Data::Whole(_)) && matches!(right_data, Data::Whole(_));
+        let other_large = match partitioned {
+            JoinSide::Left => right_data.height() > self.rows,
+            JoinSide::Right => left_data.height() > self.rows,
+            JoinSide::Both => true,
+        };
+        // A join keeping an order goes by buckets where its rows can be
+        // put back in that order: numbered in both inputs, each output row
+        // carries its rows' numbers (see `join_buckets`).
+        let put_back = *order != JoinOrder::None
+            && match partitioned {
+                JoinSide::Left => matches!(
+                    kind,
+                    JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
+                ),
+                JoinSide::Right => *kind == JoinKind::Inner,
+                JoinSide::Both => false,
+            };
         let hashed = !numbered
             && !both_whole
-            && *order == JoinOrder::None
             && *kind != JoinKind::Cross
-            && match partitioned {
-                JoinSide::Left => right_data.height() > self.rows,
-                JoinSide::Right => left_data.height() > self.rows,
-                JoinSide::Both => true,
-            };
+            && other_large
+            && (*order == JoinOrder::None || put_back);
         let mut unsliced = node.clone();
         if let PlanNode::Join { slice, .. } = &mut unsliced {
             *slice = None;
         }
         let out = if hashed {
-            self.join_buckets(node, &unsliced, left_data, right_data)?
+            let put_back = put_back.then_some(partitioned);
+            self.join_buckets(node, &unsliced, left_data, right_data, put_back)?
         } else {
             let (parts, whole) = match partitioned {
                 JoinSide::Left => (left_data, right_data),
@@ -102,13 +122,20 @@ impl Partitioned<'_> {
     /// The results of `unsliced` (the join `node` without its slice) over
     /// each pair of buckets of its inputs' rows, by a hash of their keys.
     /// A bucket of no rows on one side joins to nothing, or to the other
-    /// side's rows alone, as the join's kind says.
+    /// side's rows alone, as the join's kind says. With `put_back`, the
+    /// rows are put back in the order of that input's rows, then of the
+    /// other's (a join keeping an order): each bucket's rows keep their
+    /// numbers in the whole input, the left ones as a last left column
+    /// ([`ROW`]), the right ones as a last column ([`ROW_RIGHT`]), which
+    /// the join carries to its output (after the left columns, and last),
+    /// and the joined rows, put together, are sorted by them on the host.
     fn join_buckets(
         &mut self,
         node: &PlanNode,
         unsliced: &PlanNode,
         left_data: Data,
         right_data: Data,
+        put_back: Option<JoinSide>,
     ) -> Result<Vec<DataFrame>, ExecError> {
         let PlanNode::Join {
             left,
@@ -126,9 +153,18 @@ impl Partitioned<'_> {
         let rows = left_data.height().max(right_data.height());
         let (left_parts, right_parts) = (left_data.into_parts(), right_data.into_parts());
         let buckets = self.bucket_count(rows);
-        let (empty_left, empty_right) = (left_parts[0].clear(), right_parts[0].clear());
+        let (mut empty_left, mut empty_right) = (left_parts[0].clear(), right_parts[0].clear());
         let lefts = self.bucket_rows(left_parts, left.schema(), left_on, buckets)?;
         let rights = self.bucket_rows(right_parts, right.schema(), right_on, buckets)?;
+        let each = match put_back {
+            Some(_) => {
+                let numbers = |name: &str| Column::new(name.into(), Vec::<i64>::new());
+                empty_left.with_column(numbers(ROW))?;
+                empty_right.with_column(numbers(ROW_RIGHT))?;
+                numbered_join(unsliced, left.schema(), right.schema(), *kind)
+            }
+            None => unsliced.clone(),
+        };
         let keeps_left = matches!(kind, JoinKind::Left | JoinKind::Anti | JoinKind::Full);
         let keeps_right = matches!(kind, JoinKind::Right | JoinKind::Full);
         let mut out = Vec::new();
@@ -141,18 +177,86 @@ impl Partitioned<'_> {
                 _ => continue,
             };
             let (mut l, mut r) = (l, r);
-            for side in [&mut l, &mut r] {
-                if side.get_column_index(ROW).is_some() {
-                    let _ = side.drop_in_place(ROW)?;
+            if put_back.is_some() {
+                if r.get_column_index(ROW).is_some() {
+                    r.rename(ROW, ROW_RIGHT.into())?;
+                }
+            } else {
+                for side in [&mut l, &mut r] {
+                    if side.get_column_index(ROW).is_some() {
+                        let _ = side.drop_in_place(ROW)?;
+                    }
                 }
             }
-            out.push(self.on_device(over(unsliced, vec![l, r]))?);
+            out.push(self.on_device(over(&each, vec![l, r]))?);
         }
         if out.is_empty() {
             // No bucket joined: the join of no rows, for its columns.
             let none = vec![empty_left, empty_right];
-            out.push(self.on_device(over(unsliced, none))?);
+            out.push(self.on_device(over(&each, none))?);
         }
-        Ok(out)
+        let Some(side) = put_back else {
+            return Ok(out);
+        };
+        let mut joined = Data::Parts(out).whole()?;
+        let mut by = vec![ROW];
+        if joined.get_column_index(ROW_RIGHT).is_some() {
+            by.push(ROW_RIGHT);
+        }
+        if side == JoinSide::Right {
+            by.reverse();
+        }
+        joined = joined.sort(by, SortMultipleOptions::default())?;
+        for name in [ROW, ROW_RIGHT] {
+            if joined.get_column_index(name).is_some() {
+                let _ = joined.drop_in_place(name)?;
+            }
+        }
+        Ok(self.parted(joined).into_parts())
     }
+}
+
+/// The column numbering the right rows of a join in buckets that puts its rows back in order.
+const ROW_RIGHT: &str = "__polars_gpu_partition_row_right";
+
+/// The join `unsliced` (an inner, left, semi or anti join) over inputs of
+/// `left` and `right`'s columns with their rows' numbers last ([`ROW`],
+/// [`ROW_RIGHT`]): its output carries them, the left one after the left
+/// columns (the join gives every left column, then the right ones), the
+/// right one last (where the join gives right columns).
+fn numbered_join(
+    unsliced: &PlanNode,
+    left: &OutputSchema,
+    right: &OutputSchema,
+    kind: JoinKind,
+) -> PlanNode {
+    let number = |name: &str| OutputColumn {
+        name: name.into(),
+        dtype: GpuDtype::Int64,
+    };
+    let placeholder = |schema: &OutputSchema, name: &str| {
+        let mut schema = schema.clone();
+        schema.push(number(name));
+        PlanNode::DataFrameScan {
+            df: Arc::new(DataFrame::empty()),
+            projection: Vec::new(),
+            schema,
+        }
+    };
+    let mut join = unsliced.clone();
+    if let PlanNode::Join {
+        left: left_input,
+        right: right_input,
+        schema,
+        ..
+    } = &mut join
+    {
+        **left_input = placeholder(left, ROW);
+        **right_input = placeholder(right, ROW_RIGHT);
+        schema.insert(left.len(), number(ROW));
+        if matches!(kind, JoinKind::Inner | JoinKind::Left) {
+            schema.push(number(ROW_RIGHT));
+        }
+    }
+    join
 }

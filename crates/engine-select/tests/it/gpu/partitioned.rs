@@ -403,6 +403,14 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
         ..JoinArgs::new(how)
     };
     let join = |how| table().join(right(), [col("k")], [col("key")], ordered(how));
+    // A right input as large as the left one: 60 rows.
+    let other = || {
+        table().select([
+            col("s").alias("s2"),
+            col("t").alias("t2"),
+            col("c").alias("c2"),
+        ])
+    };
     let right_ordered = |how| JoinArgs {
         maintain_order: MaintainOrderJoin::Right,
         ..JoinArgs::new(how)
@@ -561,6 +569,55 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
                 .sort(["t", "c", "v"], Default::default()),
         ),
         (
+            "left join in the left's order with a large right input, by buckets put back in order",
+            table().join(other(), [col("s")], [col("s2")], ordered(JoinType::Left)),
+        ),
+        (
+            "inner join in the left's, then the right's order, by buckets put back in order",
+            table().join(
+                other().filter(col("s2").neq(lit(1i16))),
+                [col("s"), col("t")],
+                [col("s2"), col("t2")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::LeftRight,
+                    ..JoinArgs::new(JoinType::Inner)
+                },
+            ),
+        ),
+        (
+            "semi and anti joins in the left's order, by buckets put back in order",
+            concat(
+                [
+                    table().join(
+                        other().filter(col("s2").gt(lit(0i16))),
+                        [col("s")],
+                        [col("s2")],
+                        ordered(JoinType::Semi),
+                    ),
+                    table().join(
+                        other().filter(col("s2").gt(lit(0i16))),
+                        [col("s")],
+                        [col("s2")],
+                        ordered(JoinType::Anti),
+                    ),
+                ],
+                UnionArgs::default(),
+            )
+            .unwrap(),
+        ),
+        (
+            "inner join in the right's order, then the left's, with a large left input, by buckets",
+            other().join(
+                table(),
+                [col("t2")],
+                [col("t")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::RightLeft,
+                    ..JoinArgs::new(JoinType::Inner)
+                },
+            ),
+        ),
+        (
             "semi and anti joins in no order, by buckets",
             concat(
                 [
@@ -598,16 +655,17 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
                 .agg([len(), col("c_right").sum()])
                 .sort(["t"], Default::default()),
         ),
-        (
-            "a group-by over a join",
-            join(JoinType::Inner)
-                .group_by_stable([col("name")])
-                .agg([col("v").sum(), len()]),
-        ),
     ];
     for (name, lf) in cases {
         assert_partitioned_eq(name, lf);
     }
+    // Float sums merged from partial sums of partitions: close.
+    assert_partitioned_close(
+        "a group-by over a join",
+        join(JoinType::Inner)
+            .group_by_stable([col("name")])
+            .agg([col("v").sum(), len()]),
+    );
 }
 
 proptest! {
@@ -735,30 +793,38 @@ fn a_sort_larger_than_the_memory_limit_runs_by_ranges() {
 }
 
 #[test]
-fn full_and_right_joins_larger_than_the_memory_limit_run_by_buckets() {
-    // 200,000 rows against 150,000 (of which 100,000 match) under a limit of 1 MiB.
+fn joins_larger_than_the_memory_limit_run_by_buckets() {
+    // 200,000 rows against 150,000 (of which 100,000 match) under a limit
+    // of 1 MiB: full and right joins in no order, and a left join in the
+    // left's order (its rows put back in order).
     let other = large(150_000).select([(col("a") + lit(100_000)).alias("x"), col("b")]);
-    for how in [JoinType::Full, JoinType::Right] {
-        let lf = large(200_000).join(
-            other.clone(),
-            [col("a")],
-            [col("x")],
-            JoinArgs::new(how.clone()),
-        );
-        let expected = lf.clone().collect().unwrap();
-        let by = expected.get_column_names_owned();
-        let expected = expected.sort(by.clone(), Default::default()).unwrap();
+    let left_ordered = JoinArgs {
+        maintain_order: MaintainOrderJoin::Left,
+        ..JoinArgs::new(JoinType::Left)
+    };
+    for args in [
+        JoinArgs::new(JoinType::Full),
+        JoinArgs::new(JoinType::Right),
+        left_ordered,
+    ] {
+        let lf = large(200_000).join(other.clone(), [col("a")], [col("x")], args.clone());
         let engine = Engine::Gpu(
             under_test()
                 .with_device_memory_limit(1 << 20)
                 .with_executor(Executor::Partitioned)
                 .with_raise_on_fail(true),
         );
-        let (answer, report) = lf.collect_with_report(&engine).unwrap();
+        let (mut answer, report) = lf.clone().collect_with_report(&engine).unwrap();
+        let mut expected = lf.collect().unwrap();
         assert_eq!(report.executed_by, under_test_executed_by());
+        let how = &args.how;
         let run = report.partitioned.expect("partitioned");
         assert!(run.device_runs > 20, "{how:?}: {report}");
-        let answer = answer.sort(by, Default::default()).unwrap();
+        if args.maintain_order == MaintainOrderJoin::None {
+            let by = expected.get_column_names_owned();
+            expected = expected.sort(by.clone(), Default::default()).unwrap();
+            answer = answer.sort(by, Default::default()).unwrap();
+        }
         assert!(expected.equals_missing(&answer), "{how:?}: {report}");
     }
 }
