@@ -22,7 +22,10 @@ use crate::plan::{
 use crate::refusal::Refusal;
 
 mod dynamic;
+mod join_order;
 mod value_counts;
+
+use join_order::unordered_join;
 
 /// The plan node `node` as Polars' `explain` writes it: its first line.
 pub fn node_notation(node: Node, lp_arena: &Arena<IR>, expr_arena: &Arena<AExpr>) -> String {
@@ -32,7 +35,9 @@ pub fn node_notation(node: Node, lp_arena: &Arena<IR>, expr_arena: &Arena<AExpr>
         expr_arena,
     };
     let text = plan.display().to_string();
-    text.lines().next().unwrap_or_default().trim().to_owned()
+    let line = text.lines().next().unwrap_or_default().trim();
+    // Polars heads a join "FULL JOIN:"; the reason follows a colon of its own.
+    line.trim_end_matches(':').trim_end().to_owned()
 }
 
 /// State of one lowering: the arenas and every refusal so far.
@@ -860,6 +865,9 @@ impl<'a> PlanLowering<'a> {
                     MaintainOrderJoin::LeftRight => JoinOrder::LeftRight,
                     MaintainOrderJoin::RightLeft => JoinOrder::RightLeft,
                 };
+                if let Some(why) = unordered_join(kind, order) {
+                    return self.refuse(node, why);
+                }
                 let (left, right) = (left?, right?);
                 let (left_on, right_on) = (left_on?, right_on?);
                 let on = left_on.iter().chain(&right_on);

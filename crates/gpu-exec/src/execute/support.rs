@@ -138,29 +138,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             schema,
             ..
         } => {
-            // The device's order of rows: the left rows in order, each with
-            // its right rows in order (a right join: the other way round; a
-            // full join: that, then the left rows that matched nothing); an
-            // inner or left join also by right row, as Polars sorts them.
-            let ordered = match kind {
-                JoinKind::Right => {
-                    matches!(
-                        order,
-                        JoinOrder::None | JoinOrder::Right | JoinOrder::RightLeft
-                    )
-                }
-                JoinKind::Full => *order == JoinOrder::None,
-                JoinKind::Inner | JoinKind::Left => true,
-                _ => matches!(
-                    order,
-                    JoinOrder::None | JoinOrder::Left | JoinOrder::LeftRight
-                ),
-            };
-            if !ordered {
-                reasons.push(not_yet(format_args!(
-                    "{kind:?} join keeping the order {order:?}"
-                )));
-            }
+            // Which orders of rows run is decided in ir-lower.
             // Small integers as i64 (see `widened_key`).
             let (left_on, right_on) = (widened_keys(left_on), widened_keys(right_on));
             let (left_on, right_on) = (&left_on, &right_on);
@@ -201,9 +179,9 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             if !keys_fit
                 || (*nulls_equal && !left_on.iter().all(|key| group_key(key.dtype)))
                 || !predicate_fits
-                // A full join's rows come in no particular order: a slice
+                // A full join's rows in no particular order: a slice
                 // would pick other rows than the CPU's.
-                || (slice.is_some() && *kind == JoinKind::Full)
+                || (slice.is_some() && *kind == JoinKind::Full && *order == JoinOrder::None)
                 || width != Some(schema.len())
             {
                 let types: Vec<String> = left_on.iter().map(|k| k.dtype.to_string()).collect();

@@ -165,6 +165,18 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .unwrap()]),
         ),
         (
+            "a full join keeping the left's order alone",
+            o().join(
+                o().select([col("id"), col("qty")]),
+                [col("id")],
+                [col("id")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::Left,
+                    ..JoinArgs::new(JoinType::Full)
+                },
+            ),
+        ),
+        (
             "distinct floats listed per group",
             o().group_by([col("status")]).agg([col("amount").unique()]),
         ),

@@ -563,19 +563,89 @@ fn joins_keep_the_order_asked_for_or_fall_back() {
         (JoinType::Left, LeftRight),
         (JoinType::Left, Right),
         (JoinType::Left, RightLeft),
+        (JoinType::Right, Left),
+        (JoinType::Right, LeftRight),
         (JoinType::Right, Right),
         (JoinType::Right, RightLeft),
+        (JoinType::Full, LeftRight),
+        (JoinType::Full, RightLeft),
+        // Polars keeps a semi or anti join's left order whatever it asks.
+        (JoinType::Semi, Right),
+        (JoinType::Anti, RightLeft),
     ] {
         assert_gpu_eq(&format!("{how} join keeping {order:?}"), join(how, order));
     }
     // Orders the device does not produce fall back, with the CPU's rows.
-    for (how, order) in [
-        (JoinType::Right, Left),
-        (JoinType::Full, Left),
-        (JoinType::Full, Right),
+    for (how, order, reason) in [
+        (
+            JoinType::Full,
+            Left,
+            "full join with maintain_order=\"left\"",
+        ),
+        (
+            JoinType::Full,
+            Right,
+            "full join with maintain_order=\"right\"",
+        ),
     ] {
-        let reason = format!("join keeping the order {order:?}");
-        assert_cpu_answer_with_reason(join(how, order), &reason);
+        assert_cpu_answer_with_reason(join(how, order), reason);
+    }
+}
+
+/// Right and full joins keeping the left's order, then the right's
+/// (Polars sorts the pairs by left row, the right rows matching nothing
+/// last, in order), full joins keeping the right's then the left's, and
+/// cross joins keeping the right's: keys repeating on both sides, some
+/// matching nothing, some null; coalesced or not; sliced.
+#[test]
+fn right_full_and_cross_joins_keeping_an_order_run_on_the_device() {
+    let left = || {
+        df!(
+            "k" => [Some(2i64), Some(1), None, Some(2), Some(7), Some(1), Some(3)],
+            "l" => [0i64, 1, 2, 3, 4, 5, 6],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let right = || {
+        df!(
+            "k" => [Some(3i64), Some(2), Some(1), None, Some(2), Some(9)],
+            "r" => ["a", "b", "c", "d", "e", "f"],
+        )
+        .unwrap()
+        .lazy()
+    };
+    use MaintainOrderJoin::{Left, LeftRight, Right, RightLeft};
+    let cases = [
+        (JoinType::Right, Left),
+        (JoinType::Right, LeftRight),
+        (JoinType::Full, LeftRight),
+        (JoinType::Full, RightLeft),
+    ];
+    for (how, order) in cases {
+        for coalesce in [JoinCoalesce::CoalesceColumns, JoinCoalesce::KeepColumns] {
+            let args = JoinArgs {
+                maintain_order: order,
+                coalesce,
+                ..JoinArgs::new(how.clone())
+            };
+            let joined = || left().join(right(), [col("k")], [col("k")], args.clone());
+            let name = format!("{how:?} join keeping {order:?}, {coalesce:?}");
+            assert_gpu_eq(&name, joined());
+            assert_gpu_eq(&format!("{name}, sliced"), joined().slice(2, 5));
+        }
+    }
+    for order in [Right, RightLeft] {
+        let args = JoinArgs {
+            maintain_order: order,
+            ..JoinArgs::new(JoinType::Cross)
+        };
+        let joined = || left().join(right(), [], [], args.clone());
+        assert_gpu_eq(&format!("cross join keeping {order:?}"), joined());
+        assert_gpu_eq(
+            &format!("cross join keeping {order:?}, sliced"),
+            joined().slice(3, 9),
+        );
     }
 }
 

@@ -148,6 +148,7 @@ impl Executor<'_> {
                 &key_columns,
                 *kind == JoinKind::Full,
                 *nulls_equal,
+                matches!(order, JoinOrder::Left | JoinOrder::LeftRight),
             )?;
             for (column, output) in out.columns.iter_mut().zip(schema) {
                 column.name = output.name.as_str().into();
@@ -158,8 +159,22 @@ impl Executor<'_> {
             };
         }
         let indices = if *kind == JoinKind::Cross {
-            self.ops()
-                .cross_join(left_frame.height, right_frame.height)?
+            if matches!(order, JoinOrder::Right | JoinOrder::RightLeft) {
+                // Each right row with every left row, the right rows in order.
+                let swapped = self
+                    .ops()
+                    .cross_join(right_frame.height, left_frame.height)?;
+                let right = swapped.right.ok_or_else(|| {
+                    ExecError::Unsupported("a cross join gave no right rows".into())
+                })?;
+                JoinIndices {
+                    left: right,
+                    right: Some(swapped.left),
+                }
+            } else {
+                self.ops()
+                    .cross_join(left_frame.height, right_frame.height)?
+            }
         } else {
             self.key_join(
                 keys.left,
@@ -421,7 +436,9 @@ impl Executor<'_> {
     /// A right or full join, as Polars orders and shapes it: the right rows
     /// in order, each with its matching left rows in order (or with nulls),
     /// then, for a full join, the left rows that matched nothing (with
-    /// nulls). Columns: the left ones then the right ones; coalescing (of
+    /// nulls); `by_left` (a join keeping the left's order, then the
+    /// right's), the pairs sorted stably by left row, the right rows that
+    /// matched nothing last, in order. Columns: the left ones then the right ones; coalescing (of
     /// the input columns `key_columns`, none without it) drops the left keys
     /// of a right join, and puts each key of a full join at its left place,
     /// the left value or else the right one.
@@ -432,6 +449,7 @@ impl Executor<'_> {
         key_columns: &[(usize, usize)],
         full: bool,
         nulls_equal: bool,
+        by_left: bool,
     ) -> Result<DeviceFrame, ExecError> {
         let swapped: Vec<(usize, usize)> = keys.pairs.iter().map(|&(l, r)| (r, l)).collect();
         let by_right = self.key_join(
@@ -464,6 +482,19 @@ impl Executor<'_> {
                 .iota(unmatched.len(), right_frame.height as i64)?;
             left_rows = self.concat_indices(&left_rows, &unmatched)?;
             right_rows = self.concat_indices(&right_rows, &nulls)?;
+        }
+        if by_left {
+            // A right row that matched nothing has a left row past the
+            // end: last, in the order of the right rows.
+            let pairs = JoinIndices {
+                left: left_rows,
+                right: Some(right_rows),
+            };
+            let sorted = self.pairs_sorted_by(pairs, false)?;
+            left_rows = sorted.left;
+            right_rows = sorted
+                .right
+                .ok_or_else(|| ExecError::Unsupported("sorted pairs gave no right rows".into()))?;
         }
         let left_out = self.gather_frame(left_frame, &left_rows)?;
         let right_out = self.gather_frame(right_frame, &right_rows)?;
