@@ -725,6 +725,14 @@ impl<'a> PlanLowering<'a> {
                          the GPU",
                     );
                 }
+                if options.slice.is_some() && !*maintain_order {
+                    return self.refuse(
+                        node,
+                        "a slice of the groups of a group-by in no order (`head`, `slice`): \
+                         which groups Polars keeps is its own (with maintain_order=True it runs \
+                         on the GPU)",
+                    );
+                }
                 // A constant key beside keys of every row Polars repeats on
                 // every row (one value in every group); other keys of one
                 // value (all keys constant: one group even of no rows; an
@@ -865,7 +873,7 @@ impl<'a> PlanLowering<'a> {
                     MaintainOrderJoin::LeftRight => JoinOrder::LeftRight,
                     MaintainOrderJoin::RightLeft => JoinOrder::RightLeft,
                 };
-                if let Some(why) = unordered_join(kind, order) {
+                if let Some(why) = unordered_join(kind, order, args.slice.is_some()) {
                     return self.refuse(node, why);
                 }
                 let (left, right) = (left?, right?);

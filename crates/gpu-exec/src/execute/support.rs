@@ -101,13 +101,8 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 }
             }
         }
-        PlanNode::GroupBy {
-            keys,
-            aggs,
-            slice,
-            maintain_order,
-            ..
-        } => {
+        // (Slices of groups in no order are refused in ir-lower.)
+        PlanNode::GroupBy { keys, aggs, .. } => {
             for key in keys {
                 if !computable_key(&key.expr) || !group_key(key.expr.dtype) {
                     reasons.push(not_yet(format_args!("grouping by `{}`", key.expr)));
@@ -117,11 +112,6 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 if let Err(why) = aggregation_supported(&agg.expr) {
                     reasons.push(not_yet(format_args!("aggregation `{}` ({why})", agg.expr)));
                 }
-            }
-            // A slice of groups in no particular order would pick other
-            // groups than the CPU's.
-            if slice.is_some() && !maintain_order {
-                reasons.push(not_yet("a sliced group-by without maintain_order"));
             }
         }
         PlanNode::Join {
@@ -133,12 +123,11 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             nulls_equal,
             coalesce,
             predicate,
-            slice,
-            order,
             schema,
             ..
         } => {
-            // Which orders of rows run is decided in ir-lower.
+            // Which orders of rows run, and slices of full joins, are
+            // decided in ir-lower.
             // Small integers as i64 (see `widened_key`).
             let (left_on, right_on) = (widened_keys(left_on), widened_keys(right_on));
             let (left_on, right_on) = (&left_on, &right_on);
@@ -179,9 +168,6 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             if !keys_fit
                 || (*nulls_equal && !left_on.iter().all(|key| group_key(key.dtype)))
                 || !predicate_fits
-                // A full join's rows in no particular order: a slice
-                // would pick other rows than the CPU's.
-                || (slice.is_some() && *kind == JoinKind::Full && *order == JoinOrder::None)
                 || width != Some(schema.len())
             {
                 let types: Vec<String> = left_on.iter().map(|k| k.dtype.to_string()).collect();

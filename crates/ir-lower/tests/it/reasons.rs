@@ -165,6 +165,22 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .unwrap()]),
         ),
         (
+            "a slice of the groups of a group-by in no order",
+            o().group_by([col("status")])
+                .agg([col("amount").sum()])
+                .slice(1, 2),
+        ),
+        (
+            "a slice of a full join in no order",
+            o().join(
+                o().select([col("id"), col("qty")]),
+                [col("id")],
+                [col("id")],
+                JoinArgs::new(JoinType::Full),
+            )
+            .slice(0, 3),
+        ),
+        (
             "a full join keeping the left's order alone",
             o().join(
                 o().select([col("id"), col("qty")]),
