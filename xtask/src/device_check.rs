@@ -96,7 +96,8 @@ pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
         "It runs every GPU test suite with GPU_TEST_DEVICE=cuda, then the kernel primitives \
          against the copy bandwidth, the allocator benchmark, the operator and PDS-H benchmarks \
          (cpu and gpu side by side; PDSH_RUNS=3 times PDS-H by a plain clock, for scale factor \
-         10; PDSH_NO_PREFETCH=1 adds a GPU run without uploads ahead), a profiled run of \
+         10; PDSH_NO_PREFETCH=1 adds a GPU run without uploads ahead, PDSH_LIMITS=1 one with \
+         the device's memory at a quarter and a sixteenth of the tables), a profiled run of \
          PROFILE_QUERIES and, where Nsight Compute is installed, the primitives' kernels under \
          ncu (NCU_KERNELS, NCU_LAUNCHES), within DEVICE_CHECK_SECONDS (default 470), \
          prints a summary table last, and writes the results into the folder given after every \
@@ -259,6 +260,14 @@ fi
 if [ -n "${PDSH_DECIMALS:-}" ]; then
     BENCH_OUT="$work/decimals" PDSH_SCALE=$scale BENCH_RUNS=${PDSH_RUNS:-} \
         BENCH_ENGINES=cpu,gpu PDSH_DECIMALS=1 step bench.pdsh.decimals 300 \
+        "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
+fi
+# PDSH_LIMITS=1: PDS-H again with the device's memory limited to a quarter
+# and a sixteenth of the tables' bytes (the partitioned executor), beside the
+# unlimited GPU, in one table (docs/partitioned.md).
+if [ -n "${PDSH_LIMITS:-}" ]; then
+    BENCH_OUT="$work/bench-limits" PDSH_SCALE=$scale BENCH_RUNS=${PDSH_RUNS:-} \
+        BENCH_ENGINES=cpu,gpu,gpu@1/4,gpu@1/16 step bench.pdsh.limits 300 \
         "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
 fi
 # Where the GPU's time goes in some queries: each plan node's time
