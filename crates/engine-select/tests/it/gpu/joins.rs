@@ -599,22 +599,7 @@ fn joins_keep_the_order_asked_for_or_fall_back() {
 /// matching nothing, some null; coalesced or not; sliced.
 #[test]
 fn right_full_and_cross_joins_keeping_an_order_run_on_the_device() {
-    let left = || {
-        df!(
-            "k" => [Some(2i64), Some(1), None, Some(2), Some(7), Some(1), Some(3)],
-            "l" => [0i64, 1, 2, 3, 4, 5, 6],
-        )
-        .unwrap()
-        .lazy()
-    };
-    let right = || {
-        df!(
-            "k" => [Some(3i64), Some(2), Some(1), None, Some(2), Some(9)],
-            "r" => ["a", "b", "c", "d", "e", "f"],
-        )
-        .unwrap()
-        .lazy()
-    };
+    let (left, right) = (repeating_left, repeating_right);
     use MaintainOrderJoin::{Left, LeftRight, Right, RightLeft};
     let cases = [
         (JoinType::Right, Left),
@@ -668,28 +653,35 @@ fn joins_of_i64_with_u64_keys_answer_on_the_cpu() {
     }
 }
 
+/// A left frame whose keys repeat, some matching nothing in
+/// [`repeating_right`], one null.
+fn repeating_left() -> LazyFrame {
+    df!(
+        "k" => [Some(2i64), Some(1), None, Some(2), Some(7), Some(1), Some(3)],
+        "l" => [0i64, 1, 2, 3, 4, 5, 6],
+    )
+    .unwrap()
+    .lazy()
+}
+
+/// A right frame whose keys repeat, some matching nothing in
+/// [`repeating_left`], one null.
+fn repeating_right() -> LazyFrame {
+    df!(
+        "k" => [Some(3i64), Some(2), Some(1), None, Some(2), Some(9)],
+        "r" => ["a", "b", "c", "d", "e", "f"],
+    )
+    .unwrap()
+    .lazy()
+}
+
 /// Inner and left joins keeping the right frame's order (`Right`,
 /// `RightLeft`): Polars sorts the pairs stably by right row, each right
 /// row's left rows in order, a left join's unmatched rows last; sliced
 /// after. Keys repeat on both sides, some match nothing, some are null.
 #[test]
 fn joins_keeping_the_right_order_run_on_the_device() {
-    let left = || {
-        df!(
-            "k" => [Some(2i64), Some(1), None, Some(2), Some(7), Some(1), Some(3)],
-            "l" => [0i64, 1, 2, 3, 4, 5, 6],
-        )
-        .unwrap()
-        .lazy()
-    };
-    let right = || {
-        df!(
-            "k" => [Some(3i64), Some(2), Some(1), None, Some(2), Some(9)],
-            "r" => ["a", "b", "c", "d", "e", "f"],
-        )
-        .unwrap()
-        .lazy()
-    };
+    let (left, right) = (repeating_left, repeating_right);
     for how in [JoinType::Inner, JoinType::Left] {
         for order in [MaintainOrderJoin::Right, MaintainOrderJoin::RightLeft] {
             let args = JoinArgs {

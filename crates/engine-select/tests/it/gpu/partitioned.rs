@@ -763,6 +763,22 @@ fn a_query_larger_than_the_memory_limit_runs_partitioned() {
     }
 }
 
+/// `lf` partitioned under a device memory limit of 1 MiB (fallback
+/// disabled): on the device, in more than 20 device runs; its answer.
+fn run_in_a_mebibyte(lf: LazyFrame) -> DataFrame {
+    let engine = Engine::Gpu(
+        under_test()
+            .with_device_memory_limit(1 << 20)
+            .with_executor(Executor::Partitioned)
+            .with_raise_on_fail(true),
+    );
+    let (answer, report) = lf.collect_with_report(&engine).unwrap();
+    assert_eq!(report.executed_by, under_test_executed_by());
+    let run = report.partitioned.expect("partitioned");
+    assert!(run.device_runs > 20, "{report}");
+    answer
+}
+
 #[test]
 fn a_sort_larger_than_the_memory_limit_runs_by_ranges() {
     // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB: a key of
@@ -778,17 +794,8 @@ fn a_sort_larger_than_the_memory_limit_runs_by_ranges() {
     ];
     for lf in cases {
         let expected = lf.clone().collect().unwrap();
-        let engine = Engine::Gpu(
-            under_test()
-                .with_device_memory_limit(1 << 20)
-                .with_executor(Executor::Partitioned)
-                .with_raise_on_fail(true),
-        );
-        let (answer, report) = lf.collect_with_report(&engine).unwrap();
-        assert_eq!(report.executed_by, under_test_executed_by());
-        let run = report.partitioned.expect("partitioned");
-        assert!(run.device_runs > 20, "{report}");
-        assert!(expected.equals_missing(&answer), "{report}");
+        let answer = run_in_a_mebibyte(lf);
+        assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
     }
 }
 
@@ -808,24 +815,14 @@ fn joins_larger_than_the_memory_limit_run_by_buckets() {
         left_ordered,
     ] {
         let lf = large(200_000).join(other.clone(), [col("a")], [col("x")], args.clone());
-        let engine = Engine::Gpu(
-            under_test()
-                .with_device_memory_limit(1 << 20)
-                .with_executor(Executor::Partitioned)
-                .with_raise_on_fail(true),
-        );
-        let (mut answer, report) = lf.clone().collect_with_report(&engine).unwrap();
-        let mut expected = lf.collect().unwrap();
-        assert_eq!(report.executed_by, under_test_executed_by());
-        let how = &args.how;
-        let run = report.partitioned.expect("partitioned");
-        assert!(run.device_runs > 20, "{how:?}: {report}");
+        let mut expected = lf.clone().collect().unwrap();
+        let mut answer = run_in_a_mebibyte(lf);
         if args.maintain_order == MaintainOrderJoin::None {
             let by = expected.get_column_names_owned();
             expected = expected.sort(by.clone(), Default::default()).unwrap();
             answer = answer.sort(by, Default::default()).unwrap();
         }
-        assert!(expected.equals_missing(&answer), "{how:?}: {report}");
+        assert!(expected.equals_missing(&answer), "{:?}", args.how);
     }
 }
 
