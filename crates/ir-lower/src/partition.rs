@@ -54,7 +54,7 @@ pub enum Partitioning {
     /// back in the right's order).
     RightPartitioned,
     /// Both inputs in buckets by a hash of their keys, the buckets joined
-    /// pair by pair (a full join in an order the query leaves open).
+    /// pair by pair (a full join; put back in the order it keeps, if any).
     BothBucketed,
     /// A top-k of a stable sort: the k first of each partition, then the k
     /// first of those (ties stay in the order of the input).
@@ -144,10 +144,8 @@ impl PlanNode {
                     LeftPartitioned
                 } else if matches!(kind, Inner | Right) && keeps_right && !right_unique {
                     RightPartitioned
-                } else if *kind == Full && *order == JoinOrder::None {
-                    BothBucketed
                 } else if *kind == Full {
-                    Whole("a full join keeping an order")
+                    BothBucketed
                 } else if (keeps_left && *left_unique) || (keeps_right && *right_unique) {
                     Whole(
                         "a join validating that the keys of the input it keeps in order are unique",

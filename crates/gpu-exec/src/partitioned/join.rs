@@ -74,19 +74,24 @@ impl Partitioned<'_> {
                     JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
                 ),
                 JoinSide::Right => *kind == JoinKind::Inner,
-                JoinSide::Both => false,
+                JoinSide::Both => *kind == JoinKind::Full,
             };
         let hashed = !numbered
             && !both_whole
             && *kind != JoinKind::Cross
             && other_large
             && (*order == JoinOrder::None || put_back);
+        // Whose rows' order comes first where the rows are put back.
+        let first = match order {
+            JoinOrder::Left | JoinOrder::LeftRight => JoinSide::Left,
+            _ => JoinSide::Right,
+        };
         let mut unsliced = node.clone();
         if let PlanNode::Join { slice, .. } = &mut unsliced {
             *slice = None;
         }
         let out = if hashed {
-            let put_back = put_back.then_some(partitioned);
+            let put_back = put_back.then_some(first);
             self.join_buckets(node, &unsliced, left_data, right_data, put_back)?
         } else {
             let (parts, whole) = match partitioned {
@@ -124,7 +129,7 @@ impl Partitioned<'_> {
     /// A bucket of no rows on one side joins to nothing, or to the other
     /// side's rows alone, as the join's kind says. With `put_back`, the
     /// rows are put back in the order of that input's rows, then of the
-    /// other's (a join keeping an order): each bucket's rows keep their
+    /// other's, a row matching nothing last (a join keeping an order): each bucket's rows keep their
     /// numbers in the whole input, the left ones as a last left column
     /// ([`ROW`]), the right ones as a last column ([`ROW_RIGHT`]), which
     /// the join carries to its output (after the left columns, and last),
@@ -206,7 +211,7 @@ impl Partitioned<'_> {
         if side == JoinSide::Right {
             by.reverse();
         }
-        joined = joined.sort(by, SortMultipleOptions::default())?;
+        joined = joined.sort(by, SortMultipleOptions::default().with_nulls_last(true))?;
         for name in [ROW, ROW_RIGHT] {
             if joined.get_column_index(name).is_some() {
                 let _ = joined.drop_in_place(name)?;
@@ -219,11 +224,12 @@ impl Partitioned<'_> {
 /// The column numbering the right rows of a join in buckets that puts its rows back in order.
 const ROW_RIGHT: &str = "__polars_gpu_partition_row_right";
 
-/// The join `unsliced` (an inner, left, semi or anti join) over inputs of
+/// The join `unsliced` (an inner, left, semi, anti or full join) over inputs of
 /// `left` and `right`'s columns with their rows' numbers last ([`ROW`],
 /// [`ROW_RIGHT`]): its output carries them, the left one after the left
-/// columns (the join gives every left column, then the right ones), the
-/// right one last (where the join gives right columns).
+/// columns (the join gives every left column, a full join's coalesced keys
+/// in their left places, then the right ones), the right one last (where
+/// the join gives right columns).
 fn numbered_join(
     unsliced: &PlanNode,
     left: &OutputSchema,
@@ -254,7 +260,7 @@ fn numbered_join(
         **left_input = placeholder(left, ROW);
         **right_input = placeholder(right, ROW_RIGHT);
         schema.insert(left.len(), number(ROW));
-        if matches!(kind, JoinKind::Inner | JoinKind::Left) {
+        if matches!(kind, JoinKind::Inner | JoinKind::Left | JoinKind::Full) {
             schema.push(number(ROW_RIGHT));
         }
     }

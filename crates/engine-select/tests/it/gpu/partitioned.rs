@@ -551,6 +551,31 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
                 .sort(["key", "k", "v", "c", "name"], Default::default()),
         ),
         (
+            "full join keeping the left's order, then the right's, by buckets put back in order",
+            table().join(
+                other(),
+                [col("s")],
+                [col("s2")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::LeftRight,
+                    ..JoinArgs::new(JoinType::Full)
+                },
+            ),
+        ),
+        (
+            "full join of coalesced text keys keeping the right's order, then the left's",
+            table().filter(col("c").gt(lit(5u32))).join(
+                other().filter(col("c2").lt(lit(9u32))),
+                [col("t")],
+                [col("t2")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::RightLeft,
+                    coalesce: JoinCoalesce::CoalesceColumns,
+                    ..JoinArgs::new(JoinType::Full)
+                },
+            ),
+        ),
+        (
             "full join with coalesced keys and nulls equal, by buckets, then sorted",
             table()
                 .select([col("t"), col("c")])
@@ -802,17 +827,22 @@ fn a_sort_larger_than_the_memory_limit_runs_by_ranges() {
 #[test]
 fn joins_larger_than_the_memory_limit_run_by_buckets() {
     // 200,000 rows against 150,000 (of which 100,000 match) under a limit
-    // of 1 MiB: full and right joins in no order, and a left join in the
-    // left's order (its rows put back in order).
+    // of 1 MiB: full and right joins in no order, and left and full joins
+    // in the left's order (their rows put back in order).
     let other = large(150_000).select([(col("a") + lit(100_000)).alias("x"), col("b")]);
     let left_ordered = JoinArgs {
         maintain_order: MaintainOrderJoin::Left,
         ..JoinArgs::new(JoinType::Left)
     };
+    let full_ordered = JoinArgs {
+        maintain_order: MaintainOrderJoin::LeftRight,
+        ..JoinArgs::new(JoinType::Full)
+    };
     for args in [
         JoinArgs::new(JoinType::Full),
         JoinArgs::new(JoinType::Right),
         left_ordered,
+        full_ordered,
     ] {
         let lf = large(200_000).join(other.clone(), [col("a")], [col("x")], args.clone());
         let mut expected = lf.clone().collect().unwrap();
