@@ -50,8 +50,8 @@ pub enum Partitioning {
     /// The right input in partitions, the left one whole (a right or
     /// inner join whose rows follow the right's, in an order the query
     /// leaves open or by the right rows first); both in buckets where the
-    /// left one is large and the order open (or, for an inner join, put
-    /// back in the right's order).
+    /// left one is large (put back in the right's order where the join
+    /// keeps it).
     RightPartitioned,
     /// Both inputs in buckets by a hash of their keys, the buckets joined
     /// pair by pair (a full join; put back in the order it keeps, if any).

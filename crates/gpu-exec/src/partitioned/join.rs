@@ -73,7 +73,7 @@ impl Partitioned<'_> {
                     kind,
                     JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
                 ),
-                JoinSide::Right => *kind == JoinKind::Inner,
+                JoinSide::Right => matches!(kind, JoinKind::Inner | JoinKind::Right),
                 JoinSide::Both => *kind == JoinKind::Full,
             };
         let hashed = !numbered
@@ -224,12 +224,13 @@ impl Partitioned<'_> {
 /// The column numbering the right rows of a join in buckets that puts its rows back in order.
 const ROW_RIGHT: &str = "__polars_gpu_partition_row_right";
 
-/// The join `unsliced` (an inner, left, semi, anti or full join) over inputs of
-/// `left` and `right`'s columns with their rows' numbers last ([`ROW`],
-/// [`ROW_RIGHT`]): its output carries them, the left one after the left
-/// columns (the join gives every left column, a full join's coalesced keys
-/// in their left places, then the right ones), the right one last (where
-/// the join gives right columns).
+/// The join `unsliced` (an inner, left, right, semi, anti or full join)
+/// over inputs of `left` and `right`'s columns with their rows' numbers
+/// last ([`ROW`], [`ROW_RIGHT`]): its output carries them, the left one
+/// after the left columns, the right one last (where the join gives right
+/// columns). The join gives the left columns, then the right ones: every
+/// left column (a full join's coalesced keys in their left places) but a
+/// right join's coalesced keys, every right column of a right join.
 fn numbered_join(
     unsliced: &PlanNode,
     left: &OutputSchema,
@@ -259,8 +260,15 @@ fn numbered_join(
     {
         **left_input = placeholder(left, ROW);
         **right_input = placeholder(right, ROW_RIGHT);
-        schema.insert(left.len(), number(ROW));
-        if matches!(kind, JoinKind::Inner | JoinKind::Left | JoinKind::Full) {
+        let left_columns = match kind {
+            JoinKind::Right => schema.len().saturating_sub(right.len()),
+            _ => left.len(),
+        };
+        schema.insert(left_columns, number(ROW));
+        if matches!(
+            kind,
+            JoinKind::Inner | JoinKind::Left | JoinKind::Right | JoinKind::Full
+        ) {
             schema.push(number(ROW_RIGHT));
         }
     }

@@ -631,6 +631,28 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
             .unwrap(),
         ),
         (
+            "right join of coalesced keys in the right's order, with a large left input, by buckets",
+            other().join(
+                table(),
+                [col("s2"), col("t2")],
+                [col("s"), col("t")],
+                right_ordered(JoinType::Right),
+            ),
+        ),
+        (
+            "right join of kept keys in the right's order, then the left's, by buckets",
+            other().join(
+                table().filter(col("c").gt(lit(2u32))),
+                [col("t2")],
+                [col("t")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::RightLeft,
+                    coalesce: JoinCoalesce::KeepColumns,
+                    ..JoinArgs::new(JoinType::Right)
+                },
+            ),
+        ),
+        (
             "inner join in the right's order, then the left's, with a large left input, by buckets",
             other().join(
                 table(),
@@ -827,8 +849,9 @@ fn a_sort_larger_than_the_memory_limit_runs_by_ranges() {
 #[test]
 fn joins_larger_than_the_memory_limit_run_by_buckets() {
     // 200,000 rows against 150,000 (of which 100,000 match) under a limit
-    // of 1 MiB: full and right joins in no order, and left and full joins
-    // in the left's order (their rows put back in order).
+    // of 1 MiB: full and right joins in no order, left and full joins in
+    // the left's order and a right join in the right's (their rows put
+    // back in order).
     let other = large(150_000).select([(col("a") + lit(100_000)).alias("x"), col("b")]);
     let left_ordered = JoinArgs {
         maintain_order: MaintainOrderJoin::Left,
@@ -838,11 +861,16 @@ fn joins_larger_than_the_memory_limit_run_by_buckets() {
         maintain_order: MaintainOrderJoin::LeftRight,
         ..JoinArgs::new(JoinType::Full)
     };
+    let right_ordered = JoinArgs {
+        maintain_order: MaintainOrderJoin::Right,
+        ..JoinArgs::new(JoinType::Right)
+    };
     for args in [
         JoinArgs::new(JoinType::Full),
         JoinArgs::new(JoinType::Right),
         left_ordered,
         full_ordered,
+        right_ordered,
     ] {
         let lf = large(200_000).join(other.clone(), [col("a")], [col("x")], args.clone());
         let mut expected = lf.clone().collect().unwrap();
