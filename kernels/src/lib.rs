@@ -224,6 +224,9 @@ library! {
         string_parse_decimals, string_parse_f64,
         string_parse_f32, string_pad, string_format_temporal,
     }
+    ZONES = "zones" {
+        zone_local_times,
+    }
 }
 
 /// The entries of the C enum of `source` (a CUDA file's text) that opens

@@ -643,7 +643,12 @@ impl Executor<'_> {
 
     /// Reads `flag` once the result is on the host: raised (not 0), the
     /// collect fails with `failure(what)`.
-    fn check_later(&self, flag: DeviceBuffer<u32>, what: String, failure: fn(String) -> ExecError) {
+    pub(crate) fn check_later(
+        &self,
+        flag: DeviceBuffer<u32>,
+        what: String,
+        failure: fn(String) -> ExecError,
+    ) {
         self.shared.borrow_mut().checks.push((flag, what, failure));
     }
 

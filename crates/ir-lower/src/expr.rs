@@ -396,6 +396,14 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         format: Vec<FormatPart>,
     },
+    /// The local time in `zone` of an instant (`input`, a plain timestamp of
+    /// the instant in UTC) as the plain timestamp of that wall-clock time:
+    /// the instant plus the zone's UTC offset then (Polars' zone database),
+    /// as Polars reads a zoned timestamp's parts, date and time of day.
+    LocalTime {
+        input: Box<GpuExpr>,
+        zone: crate::dtype::Zone,
+    },
     /// `dt.truncate`: the date or timestamp rounded down.
     Truncate {
         input: Box<GpuExpr>,
@@ -644,6 +652,7 @@ macro_rules! children {
             | ExprKind::Rank { input, .. }
             | ExprKind::Distinct { input, .. }
             | ExprKind::Truncate { input, .. }
+            | ExprKind::LocalTime { input, .. }
             | ExprKind::Fill { input, .. }
             | ExprKind::IsNull(input)
             | ExprKind::IsNotNull(input)

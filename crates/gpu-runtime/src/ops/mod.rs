@@ -57,6 +57,7 @@ mod reduce;
 mod scan;
 mod sort;
 mod strings;
+mod zones;
 
 pub use expr::*;
 pub use gather::*;
@@ -69,6 +70,7 @@ use reduce::*;
 pub use scan::*;
 pub use sort::*;
 pub use strings::*;
+pub use zones::*;
 
 fn words(bits: usize) -> usize {
     bits.div_ceil(32)

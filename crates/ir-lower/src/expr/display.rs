@@ -262,6 +262,12 @@ impl fmt::Display for GpuExpr {
                 f.write_str(")")
             }
             ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
+            ExprKind::LocalTime { input, zone } => {
+                write!(
+                    f,
+                    "{input}.dt.convert_time_zone(\"{zone}\").dt.replace_time_zone(null)"
+                )
+            }
             ExprKind::Fill {
                 input,
                 forward,

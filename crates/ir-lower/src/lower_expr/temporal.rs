@@ -69,6 +69,24 @@ pub(crate) fn instant_dtype(dtype: GpuDtype) -> GpuDtype {
     }
 }
 
+/// `value`, a timestamp in a time zone, as the plain timestamp of the
+/// wall-clock time it shows: in UTC the instant's, in another zone of
+/// Polars' database a [`ExprKind::LocalTime`]; other values (and zones the
+/// database does not know) as they are.
+pub(crate) fn local_time(value: GpuExpr) -> GpuExpr {
+    match value.dtype {
+        GpuDtype::ZonedDatetime(_, zone) if zone.is_utc() => instant(value),
+        GpuDtype::ZonedDatetime(unit, zone) if zone.to_polars().to_chrono().is_ok() => GpuExpr {
+            kind: ExprKind::LocalTime {
+                input: Box::new(instant(value)),
+                zone,
+            },
+            dtype: GpuDtype::Datetime(unit),
+        },
+        _ => value,
+    }
+}
+
 /// `value`'s physical integers read as `dtype` (both 64-bit).
 pub(crate) fn reinterpreted(value: GpuExpr, dtype: GpuDtype) -> GpuExpr {
     value
@@ -447,15 +465,12 @@ impl ExprLowering<'_> {
         })
     }
 
-    /// The one input, a timestamp in UTC read as the plain timestamp it
-    /// shows (local time is the instant's there); other zones stay zoned,
-    /// so that the functions of local time refuse them.
+    /// The one input, a timestamp in a time zone, read as the plain
+    /// timestamp it shows ([`local_time`]); a zone Polars' database does
+    /// not know stays zoned, so that the functions of local time refuse it.
     fn local(&mut self, inputs: &[ExprIR]) -> Lowered {
         let input = self.single(inputs)?;
-        Some(match input.dtype {
-            GpuDtype::ZonedDatetime(_, zone) if zone.is_utc() => instant(input),
-            _ => input,
-        })
+        Some(local_time(input))
     }
 
     /// `dt.convert_time_zone` and `dt.replace_time_zone` where the instants
@@ -492,6 +507,23 @@ impl ExprLowering<'_> {
             return Some(None);
         };
         let utc = |dtype| matches!(dtype, GpuDtype::ZonedDatetime(_, zone) if zone.is_utc());
+        // A zone replaced by none: the wall-clock times it shows.
+        if let (T::ReplaceTimeZone(..), GpuDtype::ZonedDatetime(..), GpuDtype::Datetime(_)) =
+            (function, input.dtype, dtype)
+            && known
+        {
+            let local = local_time(input);
+            if local.dtype == dtype {
+                return Some(Some(local));
+            }
+            return Some(self.refuse(
+                node,
+                format!(
+                    "{function} of {} to {dtype}: a zone Polars' database does not know",
+                    local.dtype
+                ),
+            ));
+        }
         let kept = match (function, input.dtype, dtype) {
             (T::ConvertTimeZone(_), from, _) => matches!(from, GpuDtype::ZonedDatetime(..)),
             (_, GpuDtype::Datetime(_), to) => utc(to),

@@ -421,7 +421,16 @@ impl Grammar<'_> {
                     ),
                     3 => (
                         Ty::Zoned,
-                        &[Part::Year, Part::Day, Part::Hour, Part::Minute],
+                        &[
+                            Part::Year,
+                            Part::Month,
+                            Part::Day,
+                            Part::Weekday,
+                            Part::OrdinalDay,
+                            Part::Hour,
+                            Part::Minute,
+                            Part::Second,
+                        ],
                     ),
                     2 => (
                         Ty::Time,

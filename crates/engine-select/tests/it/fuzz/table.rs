@@ -521,7 +521,14 @@ const NULL_DENSITIES: &[f64] = &[0.0, 0.0, 0.0, 0.1, 0.3, 0.5, 1.0];
 
 /// The time zones of the fuzzer's zoned timestamps: UTC (whose local time
 /// the device computes) and two others (which keep their instants only).
-pub const ZONES: &[&str] = &["UTC", "UTC", "Europe/Amsterdam", "Asia/Kathmandu"];
+pub const ZONES: &[&str] = &[
+    "UTC",
+    "UTC",
+    "Europe/Amsterdam",
+    "Asia/Kathmandu",
+    "America/New_York",
+    "Australia/Lord_Howe",
+];
 
 /// Polars' time zone named `name` (one of [`ZONES`]).
 pub fn time_zone(name: &str) -> TimeZone {

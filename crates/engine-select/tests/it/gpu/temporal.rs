@@ -913,14 +913,19 @@ fn timestamps_in_time_zones_match_the_cpu() {
                     .alias("utc made naive"),
             ]),
         ),
+        (
+            "Kathmandu: local time is the instant's plus +05:45 (or +05:30 before 1986)",
+            frame.clone().select([
+                col("ktm").dt().hour().alias("hour"),
+                col("ktm").dt().minute().alias("minute"),
+                col("ktm").dt().date().alias("date"),
+            ]),
+        ),
     ] {
         assert_gpu_eq(name, lf);
     }
-    // Local times of other zones stay with Polars (and its zone database).
-    assert_cpu_answer_with_reason(
-        frame.clone().select([col("ktm").dt().hour()]),
-        "hour of datetime[us, Asia/Kathmandu] is not supported on the GPU",
-    );
+    // Naive timestamps read as local times of a zone other than UTC (which
+    // may be ambiguous or not exist) stay with Polars.
     assert_cpu_answer_with_reason(
         frame.select([col("naive").dt().replace_time_zone(
             Some(zone("Asia/Kathmandu")),
@@ -929,6 +934,99 @@ fn timestamps_in_time_zones_match_the_cpu() {
         )]),
         "local times in zones other than UTC are not computed on the GPU",
     );
+}
+
+/// Instants on, just before and just after the daylight-saving changes of
+/// 2021 in Amsterdam and New York, Lord Howe's half-hour ones, Kathmandu's
+/// change from +05:30 in 1986, and before 1970; every row in every zone.
+fn instants_around_zone_changes() -> Vec<Option<i64>> {
+    let seconds = [
+        1_616_893_200i64, // 2021-03-28 01:00 UTC: Amsterdam to summer time
+        1_635_642_000,    // 2021-10-31 01:00 UTC: Amsterdam to winter time
+        1_615_705_200,    // 2021-03-14 07:00 UTC: New York to summer time
+        1_636_264_800,    // 2021-11-07 06:00 UTC: New York to winter time
+        1_617_461_000,    // 2021-04-03 14:43:20 UTC: near Lord Howe's change
+        504_901_800,      // 1985-12-31 18:30 UTC: Kathmandu to +05:45
+        -1_000_000_000,
+        0,
+    ];
+    let mut instants = Vec::new();
+    for second in seconds {
+        for delta in [-1i64, 0, 1, 1_799, 3_600] {
+            instants.push(Some((second + delta) * 1_000 + 7));
+        }
+    }
+    instants.push(None);
+    instants
+}
+
+#[test]
+fn local_times_in_time_zones_match_the_cpu() {
+    let zone = |name: &str| TimeZone::opt_try_new(Some(name)).unwrap().unwrap();
+    let ms = instants_around_zone_changes();
+    let n = ms.len();
+    let frame = df!("ms" => ms, "k" => (0..n as i64).map(|i| i % 4).collect::<Vec<_>>())
+        .unwrap()
+        .lazy();
+    for (zone_name, unit) in [
+        ("Europe/Amsterdam", TimeUnit::Milliseconds),
+        ("America/New_York", TimeUnit::Microseconds),
+        ("Australia/Lord_Howe", TimeUnit::Nanoseconds),
+        ("Asia/Kathmandu", TimeUnit::Milliseconds),
+    ] {
+        let per_ms = match unit {
+            TimeUnit::Milliseconds => 1,
+            TimeUnit::Microseconds => 1_000,
+            TimeUnit::Nanoseconds => 1_000_000,
+        };
+        let zoned = frame.clone().with_columns([(col("ms") * lit(per_ms))
+            .cast(DataType::Datetime(unit, Some(zone(zone_name))))
+            .alias("t")]);
+        let name = |what: &str| format!("{what} in {zone_name}");
+        assert_gpu_eq(
+            &name("parts of local times"),
+            zoned.clone().select([
+                col("t"),
+                col("t").dt().hour().alias("hour"),
+                col("t").dt().minute().alias("minute"),
+                col("t").dt().second().alias("second"),
+                col("t").dt().day().alias("day"),
+                col("t").dt().weekday().alias("weekday"),
+                col("t").dt().month().alias("month"),
+                col("t").dt().year().alias("year"),
+                col("t").dt().ordinal_day().alias("ordinal day"),
+                col("t").dt().date().alias("date"),
+                col("t").dt().time().alias("time"),
+                col("t")
+                    .dt()
+                    .replace_time_zone(None, lit("raise"), NonExistent::Raise)
+                    .alias("wall clock"),
+            ]),
+        );
+        assert_gpu_eq(
+            &name("rows per local date and hour"),
+            zoned
+                .clone()
+                .group_by_stable([col("t").dt().date().alias("date"), col("t").dt().hour()])
+                .agg([len(), col("k").sum()]),
+        );
+        assert_gpu_eq(
+            &name("a filter by local hour"),
+            zoned.clone().filter(col("t").dt().hour().lt(lit(3i8))),
+        );
+    }
+    // Past the years the GPU's table of a zone's offsets reaches: Polars.
+    let far = df!("ms" => [Some(1_000i64), Some(8_000_000_000_000)])
+        .unwrap()
+        .lazy()
+        .select([col("ms")
+            .cast(DataType::Datetime(
+                TimeUnit::Milliseconds,
+                Some(zone("Europe/Amsterdam")),
+            ))
+            .dt()
+            .hour()]);
+    assert_cpu_answer_with_reason(far, "the GPU's table of the zone's offsets does not reach");
 }
 
 #[test]

@@ -44,7 +44,8 @@ pub(crate) fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExp
             || text_predicate
             || is_text_measure(expr)
             || nested_part(expr)
-            || text_parse_supported(expr))
+            || text_parse_supported(expr)
+            || local_time_supported(expr))
             && reads_only_below(expr, width)
         {
             let index = first + hoisted.len();
@@ -367,6 +368,9 @@ impl Executor<'_> {
         }
         if let ExprKind::IsInColumn { .. } = part.kind {
             return self.membership(frame, part, groups);
+        }
+        if let ExprKind::LocalTime { input, zone } = &part.kind {
+            return self.local_times(frame, (input, *zone), groups);
         }
         if let ExprKind::ParseTemporal { input, format, .. } = &part.kind {
             return self.parsed_temporals(frame, (input, format), part, groups);

@@ -14,6 +14,7 @@ mod strings;
 mod structs;
 mod windows;
 mod zeros;
+mod zones;
 
 pub(crate) use aggregations::*;
 pub(crate) use evaluate::*;
@@ -21,3 +22,4 @@ pub(crate) use predicate::*;
 pub(crate) use row_order::*;
 pub(crate) use strings::*;
 pub(crate) use windows::*;
+pub(crate) use zones::*;

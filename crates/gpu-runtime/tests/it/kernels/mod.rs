@@ -14,6 +14,7 @@ mod reduce;
 mod scan;
 mod sort;
 mod strings;
+mod zones;
 
 use std::sync::Arc;
 

@@ -1,0 +1,63 @@
+//! Local times of instants by a zone's table of UTC offsets: against a Rust reference, with instants on and around the spans' starts.
+
+use gpu_runtime::ops::ZoneTable;
+
+use super::{SIZES, bitmap, device};
+
+/// The reference: the offset of the last span starting at or before the instant.
+fn local(table: &ZoneTable, instant: i64) -> i64 {
+    let span = table.starts.partition_point(|&start| start <= instant) - 1;
+    instant.wrapping_add(table.offsets[span])
+}
+
+#[test]
+fn local_times_add_the_offset_of_each_instants_span() {
+    let device = device();
+    let ops = device.ops();
+    let table = ZoneTable {
+        starts: vec![i64::MIN, -5_000, 0, 0, 7_200, 1_000_000],
+        offsets: vec![1_172, 3_600, -1_800, 7_200, 3_600, 0],
+        low: -1_000_000,
+        high: 2_000_000,
+    };
+    let mut rng = fastrand::Rng::with_seed(7);
+    for &n in SIZES {
+        let instants: Vec<i64> = (0..n)
+            .map(|i| match i % 5 {
+                0 => table.starts[rng.usize(1..table.starts.len())] + rng.i64(-1..=1),
+                _ => rng.i64(-1_200_000..2_100_000),
+            })
+            .collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
+        let (d, v) = (device.upload(&instants), device.upload(&bitmap(&valid)));
+        let (out, outside) = ops.zone_local_times(&d, Some(&v), &table).unwrap();
+        let out = out.to_host().unwrap();
+        for i in 0..n {
+            let expected = if valid[i] {
+                local(&table, instants[i])
+            } else {
+                instants[i]
+            };
+            assert_eq!(out[i], expected, "n={n} row {i} instant {}", instants[i]);
+        }
+        let beyond = (0..n).any(|i| valid[i] && !(table.low..table.high).contains(&instants[i]));
+        assert_eq!(outside.to_host().unwrap(), [u32::from(beyond)], "n={n}");
+        // Without a validity bitmap every row is valid.
+        let (all, _) = ops.zone_local_times(&d, None, &table).unwrap();
+        let expected: Vec<i64> = instants.iter().map(|&t| local(&table, t)).collect();
+        assert_eq!(all.to_host().unwrap(), expected, "n={n}");
+    }
+}
+
+#[test]
+fn a_table_not_from_the_least_instant_is_refused() {
+    let device = device();
+    let table = ZoneTable {
+        starts: vec![0, 10],
+        offsets: vec![0, 1],
+        low: 0,
+        high: 100,
+    };
+    let d = device.upload(&[5i64]);
+    assert!(device.ops().zone_local_times(&d, None, &table).is_err());
+}
