@@ -225,7 +225,7 @@ library! {
         string_parse_f32, string_pad, string_format_temporal,
     }
     ZONES = "zones" {
-        zone_local_times,
+        zone_local_times, zone_instants,
     }
 }
 

@@ -404,6 +404,17 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         zone: crate::dtype::Zone,
     },
+    /// The instant (in `zone`) whose local time there is `input`, a plain
+    /// timestamp of a wall-clock time (`dt.replace_time_zone` to a zone
+    /// other than UTC): the one such instant; of two (a time the clocks
+    /// pass twice) as `ambiguous` says; of none (a time the clocks skip)
+    /// null, or Polars' error with `non_existent_raises`.
+    Localized {
+        input: Box<GpuExpr>,
+        zone: crate::dtype::Zone,
+        ambiguous: AmbiguousTime,
+        non_existent_raises: bool,
+    },
     /// `dt.truncate`: the date or timestamp rounded down.
     Truncate {
         input: Box<GpuExpr>,
@@ -653,6 +664,7 @@ macro_rules! children {
             | ExprKind::Distinct { input, .. }
             | ExprKind::Truncate { input, .. }
             | ExprKind::LocalTime { input, .. }
+            | ExprKind::Localized { input, .. }
             | ExprKind::Fill { input, .. }
             | ExprKind::IsNull(input)
             | ExprKind::IsNotNull(input)
@@ -687,6 +699,38 @@ macro_rules! children {
             } => vec![input, lower, upper],
         }
     };
+}
+
+/// What a local time the clocks pass twice gives (Polars' `ambiguous`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AmbiguousTime {
+    Raise,
+    Earliest,
+    Latest,
+    Null,
+}
+
+impl AmbiguousTime {
+    /// Polars' name of the strategy (`"raise"`, ...).
+    pub fn from_name(name: &str) -> Option<AmbiguousTime> {
+        Some(match name {
+            "raise" => AmbiguousTime::Raise,
+            "earliest" => AmbiguousTime::Earliest,
+            "latest" => AmbiguousTime::Latest,
+            "null" => AmbiguousTime::Null,
+            _ => return None,
+        })
+    }
+
+    /// The strategy's name in Polars.
+    pub fn name(self) -> &'static str {
+        match self {
+            AmbiguousTime::Raise => "raise",
+            AmbiguousTime::Earliest => "earliest",
+            AmbiguousTime::Latest => "latest",
+            AmbiguousTime::Null => "null",
+        }
+    }
 }
 
 /// A GPU expression with its resolved result type.

@@ -31,6 +31,7 @@ mod structs;
 mod temporal;
 mod whole_frame;
 mod windows;
+mod zones;
 
 /// The engine on the emulated device, for what only it has (eight devices,
 /// one of them with a tiny pool).

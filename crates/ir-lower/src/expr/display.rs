@@ -262,6 +262,24 @@ impl fmt::Display for GpuExpr {
                 f.write_str(")")
             }
             ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
+            ExprKind::Localized {
+                input,
+                zone,
+                ambiguous,
+                non_existent_raises,
+            } => {
+                let non_existent = if *non_existent_raises {
+                    "raise"
+                } else {
+                    "null"
+                };
+                write!(
+                    f,
+                    "{input}.dt.replace_time_zone(\"{zone}\", ambiguous=\"{}\", \
+                     non_existent=\"{non_existent}\")",
+                    ambiguous.name()
+                )
+            }
             ExprKind::LocalTime { input, zone } => {
                 write!(
                     f,

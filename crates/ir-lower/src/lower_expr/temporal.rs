@@ -1,6 +1,7 @@
 //! Temporal functions (`dt.*`): fields, truncation, formats and parsing, durations, and sums and differences of dates, datetimes and durations.
 
 use super::*;
+use crate::expr::AmbiguousTime;
 
 /// `left op right`, a sum or difference that Polars computes between two
 /// temporal types (`planned`: its result type), as it computes it: a
@@ -402,7 +403,10 @@ impl ExprLowering<'_> {
         };
         let input = input?;
         if !matches!(input.dtype, GpuDtype::Date | GpuDtype::Datetime(_)) {
-            return self.refuse(node, format!("dt.truncate of {}", input.dtype));
+            return self.refuse(
+                node,
+                format!("{function} of {} is not supported on the GPU", input.dtype),
+            );
         }
         let date = input.dtype == GpuDtype::Date;
         let Some(every) = truncation(&every, input.dtype, round) else {
@@ -491,7 +495,7 @@ impl ExprLowering<'_> {
         let ambiguous = inputs
             .get(1)
             .map(|strategy| self.literal_str(strategy.node()));
-        let known = match ambiguous {
+        let known = match &ambiguous {
             None => true,
             Some(strategy) => {
                 matches!(
@@ -530,14 +534,47 @@ impl ExprLowering<'_> {
             (_, from, GpuDtype::Datetime(_)) => utc(from),
             (_, from, to) => from == to || utc(from) && utc(to),
         };
+        // A zone replaced by another: the instants that show the wall-clock
+        // times there.
+        if let (T::ReplaceTimeZone(_, non_existent), GpuDtype::ZonedDatetime(unit, zone)) =
+            (function, dtype)
+            && !kept
+            && let Some(ambiguous) = ambiguous
+                .as_ref()
+                .map_or(Some(AmbiguousTime::Raise), |name| {
+                    name.as_deref().and_then(AmbiguousTime::from_name)
+                })
+            && zone.to_polars().to_chrono().is_ok()
+        {
+            let local = local_time(input.clone());
+            if local.dtype == GpuDtype::Datetime(unit) {
+                return Some(Some(GpuExpr {
+                    kind: ExprKind::Localized {
+                        input: Box::new(local),
+                        zone,
+                        ambiguous,
+                        non_existent_raises: matches!(
+                            non_existent,
+                            polars::prelude::NonExistent::Raise
+                        ),
+                    },
+                    dtype,
+                }));
+            }
+        }
         Some(if known && kept {
             Some(reinterpreted(input, dtype))
         } else {
+            let why = if known {
+                "a time zone outside Polars' database"
+            } else {
+                "an `ambiguous` strategy other than a literal \"raise\", \"earliest\", \
+                 \"latest\" or \"null\""
+            };
             self.refuse(
                 node,
                 format!(
-                    "{function} of {} to {dtype}: local times in zones other than UTC are \
-                     not computed on the GPU",
+                    "{function} of {} to {dtype} with {why} is not supported on the GPU",
                     input.dtype
                 ),
             )

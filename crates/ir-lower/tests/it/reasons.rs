@@ -235,15 +235,28 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             nested().select([concat_list([col("li"), col("li")]).unwrap()]),
         ),
         (
-            "a time zone replaced",
+            "a time zone replaced, ambiguous times resolved by a column",
             o().select([col("day")
                 .cast(DataType::Datetime(TimeUnit::Microseconds, None))
                 .dt()
                 .replace_time_zone(
                     TimeZone::opt_try_new(Some("Europe/Amsterdam")).unwrap(),
-                    lit("raise"),
+                    col("status"),
                     NonExistent::Raise,
                 )]),
+        ),
+        (
+            "a timestamp truncated in a time zone",
+            o().select([col("day")
+                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .dt()
+                .replace_time_zone(
+                    TimeZone::opt_try_new(Some("Europe/Amsterdam")).unwrap(),
+                    lit("earliest"),
+                    NonExistent::Null,
+                )
+                .dt()
+                .truncate(lit("1d"))]),
         ),
         (
             "a struct's fields renamed",

@@ -246,6 +246,9 @@ pub enum Op {
     ConvertTimeZone(String),
     /// `dt.replace_time_zone` by the zone named, or none.
     ReplaceTimeZone(Option<String>),
+    /// `dt.replace_time_zone` by the zone named, with the `ambiguous`
+    /// strategy named and non-existent times null (else raising).
+    Localize(String, String, bool),
     Agg(Agg),
     Shift(i64),
     /// Fill value: the second input.
@@ -531,6 +534,11 @@ impl E {
             Op::ReplaceTimeZone(Some(z)) => case!(i, s; [x]; z = z;
                 x.dt().replace_time_zone(
                     Some(crate::fuzz::table::time_zone(&z)), lit("raise"), NonExistent::Raise)),
+            Op::Localize(z, a, null) => case!(i, s; [x]; z = z, a = a, null = null;
+                x.dt().replace_time_zone(
+                    Some(crate::fuzz::table::time_zone(&z)),
+                    lit(a),
+                    if null { NonExistent::Null } else { NonExistent::Raise })),
             Op::ReplaceTimeZone(None) => case!(i, s; [x]; ;
                 x.dt().replace_time_zone(None, lit("raise"), NonExistent::Raise)),
             Op::Agg(a) => aggregation(*a, i, s),

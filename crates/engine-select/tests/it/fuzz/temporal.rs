@@ -113,11 +113,27 @@ impl Grammar<'_> {
                 let zone = self.zone();
                 E::new(Op::ConvertTimeZone(zone), vec![self.value(ty, d)])
             }
-            (Ty::Zoned, 3) => {
+            (Ty::Zoned, 3) if self.chance(0.5) => {
                 let zone = self.zone();
                 E::new(
                     Op::ReplaceTimeZone(Some(zone)),
                     vec![self.value(Ty::Datetime, d)],
+                )
+            }
+            (Ty::Zoned, 3) => {
+                // Wall-clock times (of no zone, or another's) made instants.
+                let zone = self.zone();
+                let ambiguous = ["raise", "earliest", "latest", "null"]
+                    .choose(self.rng)
+                    .unwrap();
+                let from = if self.chance(0.7) {
+                    Ty::Datetime
+                } else {
+                    Ty::Zoned
+                };
+                E::new(
+                    Op::Localize(zone, ambiguous.to_string(), self.chance(0.7)),
+                    vec![self.value(from, d)],
                 )
             }
             (Ty::Zoned, 4) => {

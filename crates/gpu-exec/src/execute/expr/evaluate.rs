@@ -45,7 +45,7 @@ pub(crate) fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExp
             || is_text_measure(expr)
             || nested_part(expr)
             || text_parse_supported(expr)
-            || local_time_supported(expr))
+            || zone_part_supported(expr))
             && reads_only_below(expr, width)
         {
             let index = first + hoisted.len();
@@ -371,6 +371,9 @@ impl Executor<'_> {
         }
         if let ExprKind::LocalTime { input, zone } = &part.kind {
             return self.local_times(frame, (input, *zone), groups);
+        }
+        if let ExprKind::Localized { .. } = &part.kind {
+            return self.localized(frame, part, groups);
         }
         if let ExprKind::ParseTemporal { input, format, .. } = &part.kind {
             return self.parsed_temporals(frame, (input, format), part, groups);

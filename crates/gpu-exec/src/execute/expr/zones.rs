@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Offset, TimeZone};
 use chrono_tz::Tz;
-use gpu_runtime::ops::ZoneTable;
-use ir_lower::{TimeUnit, Zone};
+use gpu_runtime::ops::{Ambiguous, ZoneTable};
+use ir_lower::{AmbiguousTime, TimeUnit, Zone};
 
 use super::*;
 
@@ -102,10 +102,12 @@ pub(crate) fn zone_table(zone: Zone, unit: TimeUnit) -> Result<ZoneTable, ExecEr
     })
 }
 
-/// Whether [`Executor::local_times`] computes `expr`: a local time of an
-/// instant the executor evaluates.
-pub(crate) fn local_time_supported(expr: &GpuExpr) -> bool {
-    matches!(&expr.kind, ExprKind::LocalTime { input, .. }
+/// Whether [`Executor::local_times`] or [`Executor::localized`] computes
+/// `expr`: a local time of an instant, or the instant of a local time, of
+/// a timestamp the executor evaluates.
+pub(crate) fn zone_part_supported(expr: &GpuExpr) -> bool {
+    matches!(&expr.kind,
+        ExprKind::LocalTime { input, .. } | ExprKind::Localized { input, .. }
         if matches!(input.dtype, GpuDtype::Datetime(_)) && evaluable(input).is_ok())
 }
 
@@ -149,6 +151,70 @@ impl Executor<'_> {
             frame.height,
             Values::I64(local),
             validity,
+        ))
+    }
+
+    /// The instants in a zone whose local times there are the plain
+    /// timestamps of `part`'s input ([`ExprKind::Localized`]) over `frame`.
+    /// A local time the clocks skip or pass twice, where that raises,
+    /// leaves the query to Polars, which raises its error.
+    pub(crate) fn localized(
+        &self,
+        frame: &DeviceFrame,
+        part: &GpuExpr,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let (
+            ExprKind::Localized {
+                input,
+                zone,
+                ambiguous,
+                non_existent_raises,
+            },
+            GpuDtype::ZonedDatetime(unit, _),
+        ) = (&part.kind, part.dtype)
+        else {
+            return Err(ExecError::Unsupported(format!("`{part}` as instants")));
+        };
+        let table = zone_table(*zone, unit)?;
+        let (values, validity) = self
+            .evaluate_in_groups(frame, input, "", groups)?
+            .into_parts();
+        let Values::I64(locals) = values else {
+            return Err(ExecError::Unsupported(format!("`{input}` as i64")));
+        };
+        let ambiguous = match ambiguous {
+            AmbiguousTime::Raise => Ambiguous::Raise,
+            AmbiguousTime::Earliest => Ambiguous::Earliest,
+            AmbiguousTime::Latest => Ambiguous::Latest,
+            AmbiguousTime::Null => Ambiguous::Null,
+        };
+        let out = self.ops().zone_instants(
+            &locals,
+            validity.as_ref(),
+            &table,
+            ambiguous,
+            *non_existent_raises,
+        )?;
+        self.check_later(
+            out.outside,
+            format!(
+                "instants of local times in {zone} before 1800 or from 2200 on, where the \
+                 GPU's table of the zone's offsets does not reach"
+            ),
+            ExecError::DependsOnPolars,
+        );
+        self.check_later(
+            out.failed,
+            format!("a local time the clocks in {zone} skip or pass twice, made an instant there"),
+            ExecError::InvalidData,
+        );
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            part.dtype,
+            frame.height,
+            Values::I64(out.instants),
+            Some(out.validity),
         ))
     }
 }
