@@ -36,6 +36,10 @@ pub enum Plan {
         input: Box<Plan>,
         index: String,
         every: &'static str,
+        /// The windows' offset, which sides they are closed on, and their labels.
+        offset: &'static str,
+        closed: ClosedWindow,
+        label: Label,
         aggs: Vec<E>,
     },
     Join {
@@ -135,6 +139,9 @@ impl Plan {
                 input,
                 index,
                 every,
+                offset,
+                closed,
+                label,
                 aggs,
             } => input
                 .build(tables)
@@ -153,7 +160,9 @@ impl Plan {
                     DynamicGroupOptions {
                         every: Duration::parse(every),
                         period: Duration::parse(every),
-                        offset: Duration::parse("0ns"),
+                        offset: Duration::parse(offset),
+                        closed_window: *closed,
+                        label: *label,
                         ..Default::default()
                     },
                 )
@@ -273,6 +282,9 @@ impl Plan {
                 input,
                 index,
                 every,
+                offset,
+                closed,
+                label,
                 aggs,
             } => format!(
                 "{}\n        .filter(col({index:?}).dt().year().is_between(lit(1900), lit(2100), \
@@ -280,7 +292,8 @@ impl Plan {
                  \n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
                  \n        .group_by_dynamic(col({index:?}), [] as [Expr; 0], \
                  DynamicGroupOptions {{ every: Duration::parse({every:?}), \
-                 period: Duration::parse({every:?}), offset: Duration::parse(\"0ns\"), \
+                 period: Duration::parse({every:?}), offset: Duration::parse({offset:?}), \
+                 closed_window: ClosedWindow::{closed:?}, label: Label::{label:?}, \
                  ..Default::default() }})\n        .agg({})",
                 input.code(),
                 exprs_code(aggs)

@@ -250,19 +250,13 @@ fn plan_variants(plan: &Plan) -> Vec<Plan> {
                 });
             }
         }
-        Plan::GroupByDynamic {
-            input,
-            index,
-            every,
-            aggs,
-        } => {
+        Plan::GroupByDynamic { aggs, .. } => {
             for v in list_variants(aggs, 1) {
-                out.push(Plan::GroupByDynamic {
-                    input: input.clone(),
-                    index: index.clone(),
-                    every,
-                    aggs: v,
-                });
+                let mut smaller = plan.clone();
+                if let Plan::GroupByDynamic { aggs, .. } = &mut smaller {
+                    *aggs = v;
+                }
+                out.push(smaller);
             }
         }
         Plan::Join {

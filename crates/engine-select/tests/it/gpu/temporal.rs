@@ -844,6 +844,54 @@ fn group_by_dynamic_windows_match_the_cpu_or_leave_polars_its_error() {
             .agg(aggs());
         assert_gpu_eq(name, lf);
     }
+    // Windows closed on the right, labelled by their ends or their first
+    // times, moved by an offset (times on the windows' bounds included:
+    // the times fall on whole days and hours).
+    for (index, every, offset) in [
+        ("t", "1d", "0ns"),
+        ("t", "10d", "2d"),
+        ("t", "6h", "-1h"),
+        ("t", "1w", "3d"),
+        ("t", "1mo", "0ns"),
+        ("d", "3d", "1d"),
+        ("d", "1w", "-2d"),
+        ("d", "3mo", "0ns"),
+    ] {
+        for closed in [ClosedWindow::Left, ClosedWindow::Right] {
+            for label in [Label::Left, Label::Right, Label::DataPoint] {
+                let months = every.ends_with("mo");
+                if months && label == Label::Right {
+                    continue;
+                }
+                let options = DynamicGroupOptions {
+                    offset: Duration::parse(offset),
+                    closed_window: closed,
+                    label,
+                    ..windows(every)
+                };
+                let name = format!("{index} every {every} offset {offset}, {closed:?}, {label:?}");
+                let lf = frame
+                    .clone()
+                    .group_by_dynamic(col(index), [] as [Expr; 0], options)
+                    .agg(aggs());
+                assert_gpu_eq(&name, lf);
+            }
+        }
+    }
+    // By months, windows labelled by their ends, or moved by an offset,
+    // stay with Polars (months are not added on the device).
+    for (offset, label) in [("0ns", Label::Right), ("1d", Label::Left)] {
+        let options = DynamicGroupOptions {
+            offset: Duration::parse(offset),
+            label,
+            ..windows("1mo")
+        };
+        let lf = frame
+            .clone()
+            .group_by_dynamic(col("t"), [] as [Expr; 0], options)
+            .agg([col("v").sum()]);
+        assert_cpu_answer_with_reason(lf, "group_by_dynamic");
+    }
     // Times out of order, or a null time: Polars raises, and so does the
     // engine.
     for lf in [
