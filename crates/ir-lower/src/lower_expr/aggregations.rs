@@ -449,7 +449,10 @@ impl ExprLowering<'_> {
     ) -> Lowered {
         use IRBooleanFunction as B;
         if matches!(function, B::Any { .. } | B::All { .. }) && input.dtype != GpuDtype::Boolean {
-            return self.refuse(node, format!("{function} of {}", input.dtype));
+            return self.refuse(
+                node,
+                format!("{function} of {} is not supported on the GPU", input.dtype),
+            );
         }
         let (boolean, count) = (GpuDtype::Boolean, GpuDtype::UInt32);
         let aggregated = |op, input: GpuExpr| GpuExpr {

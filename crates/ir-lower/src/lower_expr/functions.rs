@@ -737,7 +737,10 @@ impl ExprLowering<'_> {
                     return Some(input);
                 }
                 if !input.dtype.is_float() {
-                    return self.refuse(node, format!("{function} of {}", input.dtype));
+                    return self.refuse(
+                        node,
+                        format!("{function} of {} is not supported on the GPU", input.dtype),
+                    );
                 }
                 ExprKind::Round {
                     input: Box::new(input),

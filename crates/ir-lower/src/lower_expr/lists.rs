@@ -173,7 +173,10 @@ impl ExprLowering<'_> {
         };
         let input = self.single(inputs)?;
         let GpuDtype::List(of) = input.dtype else {
-            return self.refuse(node, format!("{function} of {}", input.dtype));
+            return self.refuse(
+                node,
+                format!("{function} of {} is not supported on the GPU", input.dtype),
+            );
         };
         if !takes(of.values()) || contains_type.is_some_and(|item| item != of.values()) {
             // (Floats' extremes: which of -0.0 and 0.0 is a list's extreme

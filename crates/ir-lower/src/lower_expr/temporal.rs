@@ -720,7 +720,10 @@ impl ExprLowering<'_> {
             T::IsLeapYear | T::Millennium | T::Century | T::IsoYear | T::DaysInMonth => {
                 let input = self.local(inputs)?;
                 if !matches!(input.dtype, GpuDtype::Date | GpuDtype::Datetime(_)) {
-                    return self.refuse(node, format!("{function} of {}", input.dtype));
+                    return self.refuse(
+                        node,
+                        format!("{function} of {} is not supported on the GPU", input.dtype),
+                    );
                 }
                 return Some(calendar(input, function));
             }

@@ -312,7 +312,9 @@ fn random_op(
             let every = *["1d", "3d", "12h", "1w", "1mo", "1y"]
                 .choose(g.rng)
                 .unwrap();
-            let offset = *["0ns", "0ns", "1d", "-6h", "2d", "1mo"].choose(g.rng).unwrap();
+            let offset = *["0ns", "0ns", "1d", "-6h", "2d", "1mo"]
+                .choose(g.rng)
+                .unwrap();
             let closed = *[ClosedWindow::Left, ClosedWindow::Right, ClosedWindow::Both]
                 .choose(g.rng)
                 .unwrap();
