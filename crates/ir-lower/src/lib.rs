@@ -54,7 +54,7 @@ pub fn lower_plan(
     lowering.root = Some(root);
     let root = match lowering.node(root) {
         Some(root) if lowering.refusals.is_empty() => root,
-        _ => return Err(lowering.refusals),
+        _ => return Err(refusal::distinct(lowering.refusals)),
     };
     let sum = root.find_expr(&GpuExpr::sums_lists_in_polars_order);
     if let Some(sum) = sum.filter(|_| root.slices_rows()) {

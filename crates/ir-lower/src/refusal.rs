@@ -21,3 +21,20 @@ impl fmt::Display for Refusal {
         write!(f, "{}: {}", self.subject, self.reason)
     }
 }
+
+/// `refusals` with each construct and reason once, in order (a frame read
+/// twice, as by a self-join, refuses its columns once); a repeat that
+/// keeps the whole plan on the CPU makes the one kept do so.
+pub(crate) fn distinct(refusals: Vec<Refusal>) -> Vec<Refusal> {
+    let mut kept: Vec<Refusal> = Vec::with_capacity(refusals.len());
+    for refusal in refusals {
+        match kept
+            .iter_mut()
+            .find(|k| k.subject == refusal.subject && k.reason == refusal.reason)
+        {
+            Some(first) => first.whole_plan |= refusal.whole_plan,
+            None => kept.push(refusal),
+        }
+    }
+    kept
+}

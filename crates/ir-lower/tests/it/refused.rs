@@ -51,6 +51,25 @@ fn unsupported_dtypes_are_named() {
 }
 
 #[test]
+fn a_refusal_met_twice_is_reported_once() {
+    // A self-join reads the frame twice: its binary column is refused once.
+    let frame = || {
+        df!("k" => [1i64, 2], "b" => [b"x".as_slice(), b"yz".as_slice()])
+            .unwrap()
+            .lazy()
+    };
+    let joined = frame().join(
+        frame(),
+        [col("k")],
+        [col("k")],
+        JoinArgs::new(JoinType::Inner),
+    );
+    let text = explain(joined);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("binary"), "{text}");
+}
+
+#[test]
 fn unsupported_functions_and_joined_windows_are_named() {
     expect![[r#"
         refused: col("amount").sum().over([col("status")]): a window with mapping_strategy="join" of one value per group, or ordered, is not supported on the GPU
