@@ -683,8 +683,11 @@ impl ExprLowering<'_> {
             }
             T::ToString(format) => {
                 // Polars' `iso` formats, else a chrono format of the parts
-                // the device writes.
+                // the device writes (of a zoned timestamp, its wall-clock
+                // time: the formats written hold no offset or zone name).
                 let input = self.single(inputs)?;
+                let iso = matches!(format.as_str(), "iso" | "iso:strict");
+                let input = if iso { input } else { local_time(input) };
                 let dtype = input.dtype;
                 let parts = match format.as_str() {
                     "iso" | "iso:strict" => FormatPart::iso(dtype, format == "iso:strict"),

@@ -49,6 +49,8 @@ const FORMATS: &[&str] = &[
     "%Y",
     "%j %a",
     "%F %T",
+    "%Y-%m-%d %H:%M %z",
+    "iso",
 ];
 
 impl Grammar<'_> {
@@ -786,7 +788,9 @@ impl Grammar<'_> {
                 E::new(Op::Extract(p.into(), group), vec![x(self)])
             }
             11 => {
-                let from = *[Ty::Date, Ty::Datetime].choose(self.rng).unwrap();
+                let from = *[Ty::Date, Ty::Datetime, Ty::Zoned]
+                    .choose(self.rng)
+                    .unwrap();
                 let f = (*FORMATS.choose(self.rng).unwrap()).into();
                 E::new(Op::ToString(f), vec![self.value(from, d)])
             }

@@ -218,6 +218,10 @@ fn local_times_in_time_zones_match_the_cpu() {
                     .dt()
                     .replace_time_zone(None, lit("raise"), NonExistent::Raise)
                     .alias("wall clock"),
+                col("t")
+                    .dt()
+                    .to_string("%Y-%m-%d %H:%M:%S%.3f")
+                    .alias("as text"),
             ]),
         );
         assert_gpu_eq(
@@ -232,6 +236,15 @@ fn local_times_in_time_zones_match_the_cpu() {
             zoned.clone().filter(col("t").dt().hour().lt(lit(3i8))),
         );
     }
+    // Text with the zone's offset or name stays with Polars.
+    let zoned = frame.clone().select([col("ms")
+        .cast(DataType::Datetime(
+            TimeUnit::Milliseconds,
+            Some(zone("Europe/Amsterdam")),
+        ))
+        .dt()
+        .to_string("%Y-%m-%d %H:%M %z")]);
+    assert_cpu_answer_with_reason(zoned, "with the format");
     // Past the years the GPU's table of a zone's offsets reaches: Polars.
     let far = df!("ms" => [Some(1_000i64), Some(8_000_000_000_000)])
         .unwrap()
