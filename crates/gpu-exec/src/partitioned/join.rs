@@ -57,12 +57,11 @@ impl Partitioned<'_> {
                 .iter()
                 .any(|c| [ROW, ROW_RIGHT].contains(&&*c.name))
         });
-        let both_whole =
-            matches!(left_data, Data::Whole(_)) && matches!(right_data, Data::Whole(_));
+        // (An input may come whole and still be large: a node run whole.)
         let other_large = match partitioned {
             JoinSide::Left => right_data.height() > self.rows,
             JoinSide::Right => left_data.height() > self.rows,
-            JoinSide::Both => true,
+            JoinSide::Both => left_data.height().max(right_data.height()) > self.rows,
         };
         // A join keeping an order goes by buckets where its rows can be
         // put back in that order: numbered in both inputs, each output row
@@ -77,7 +76,6 @@ impl Partitioned<'_> {
                 JoinSide::Both => *kind == JoinKind::Full,
             };
         let hashed = !numbered
-            && !both_whole
             && *kind != JoinKind::Cross
             && other_large
             && (*order == JoinOrder::None || put_back);
@@ -97,7 +95,7 @@ impl Partitioned<'_> {
             let (parts, whole) = match partitioned {
                 JoinSide::Left => (left_data, right_data),
                 JoinSide::Right => (right_data, left_data),
-                // A full join whose inputs are whole, or may not go to buckets.
+                // A full join of small inputs, or of inputs that may not go to buckets.
                 JoinSide::Both => (Data::Whole(left_data.whole()?), right_data),
             };
             let whole = whole.whole()?;
