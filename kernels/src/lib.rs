@@ -199,6 +199,9 @@ library! {
         reduce_max_i32, reduce_max_i64, reduce_max_u32, reduce_max_u64, reduce_max_f64,
         pairwise_sum_blocks_f64, pairwise_sum_level_f64, pairwise_sum_total_f64,
     }
+    ROLLING = "rolling" {
+        window_sums_f64, window_sums_f32, window_sums_f32_in_f64, window_sums_u64, window_extremes,
+    }
     SCAN = "scan" {
         scan_u8, scan_i32, scan_i64, scan_u32, scan_u64, scan_f64, compact_indices, compact_tile_counts, compact_bits, fill_sources,
         sequential_sums_f64, sequential_sums_f32, sequential_products_i64, sequential_products_u64,

@@ -238,6 +238,27 @@ pub enum RankMethod {
     Ordinal,
 }
 
+/// What Polars' `rolling_*` functions by a count of rows compute over each
+/// row's window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RollingFunction {
+    Sum,
+    Mean,
+    Min,
+    Max,
+}
+
+/// A window of rows as Polars' `rolling_*` functions take it: the `size`
+/// rows ending at each row (or, `center`, around it, more after than before
+/// when `size` is even), cut at the ends of the frame (or of the group); a
+/// result where the window holds at least `min_periods` valid values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RollingWindow {
+    pub size: u64,
+    pub min_periods: u64,
+    pub center: bool,
+}
+
 /// Tests of a value against the other rows' values (null being one value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DistinctTest {
@@ -374,6 +395,18 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         minimum: bool,
         reverse: bool,
+    },
+    /// Polars' `rolling_sum`, `rolling_mean`, `rolling_min` or `rolling_max`
+    /// by a count of rows (no weights): each row's window aggregated as
+    /// Polars' windows do (float sums to the bit), null where the window
+    /// holds fewer than `min_periods` valid values (a mean: or none). The
+    /// input comes cast to the result's type for sums (integers wrap in it)
+    /// and means (a float); minima and maxima keep the input's type. Depends
+    /// on the order of the rows.
+    Rolling {
+        input: Box<GpuExpr>,
+        function: RollingFunction,
+        window: RollingWindow,
     },
     /// `str.to_date` or `str.to_datetime` (exact, no time zone) with a
     /// format of fixed-width numeric fields and literal text (`%Y-%m-%d`,
@@ -656,6 +689,7 @@ macro_rules! children {
             | ExprKind::CumSum(input)
             | ExprKind::CumProd(input)
             | ExprKind::CumExtreme { input, .. }
+            | ExprKind::Rolling { input, .. }
             | ExprKind::ParseTemporal { input, .. }
             | ExprKind::Strftime { input, .. }
             | ExprKind::Shift { input, .. }
@@ -861,7 +895,7 @@ impl GpuExpr {
     }
 
     /// Whether this expression reads other rows than its own (`shift`,
-    /// `reverse`, forward and backward fills, `cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `rank`,
+    /// `reverse`, forward and backward fills, `cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `rolling_*`, `rank`,
     /// the distinctness tests, sorts, `gather`): per group it reads the
     /// group's rows, not the frame's.
     pub fn reads_other_rows(&self) -> bool {
@@ -874,6 +908,7 @@ impl GpuExpr {
                 | ExprKind::CumSum(_)
                 | ExprKind::CumProd(_)
                 | ExprKind::CumExtreme { .. }
+                | ExprKind::Rolling { .. }
                 | ExprKind::Rank { .. }
                 | ExprKind::Distinct { .. }
                 | ExprKind::SortedBy { .. }

@@ -352,7 +352,7 @@ pub(crate) fn partition_supported(
 
 /// Whether the executor computes `expr`, a part that depends on the order
 /// of the rows (a shift, a forward or backward fill, a `cum_sum` or `cum_prod`, a
-/// `cum_max` or `cum_min`, a rank, a distinctness test), of an
+/// `cum_max` or `cum_min`, a rolling window, a rank, a distinctness test), of an
 /// expression it evaluates (or makes, for text) row by row, with no
 /// aggregation or window inside. (Inside a window or an aggregation it is
 /// computed within each group, in the rows' order.)
@@ -364,6 +364,7 @@ pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     | ExprKind::CumSum(input)
     | ExprKind::CumProd(input)
     | ExprKind::CumExtreme { input, .. }
+    | ExprKind::Rolling { input, .. }
     | ExprKind::Rank { input, .. }
     | ExprKind::Distinct { input, .. }
     | ExprKind::SortedBy { input, .. }

@@ -7,8 +7,8 @@
 //!
 //! One module per kernel family, named as its source in `kernels/cuda/` and
 //! its tests in `tests/it/kernels/`: `bitmap`, `elementwise`, `expr`,
-//! `gather`, `groupby`, `hash`, `lists`, `partition`, `predicate`, `reduce`, `scan`, `sort`,
-//! `strings`; and `faults`, a kernel that faults on purpose, tested in a
+//! `gather`, `groupby`, `hash`, `lists`, `matches`, `partition`, `predicate`, `reduce`,
+//! `rolling`, `scan`, `sort`, `strings`, `zones`; and `faults`, a kernel that faults on purpose, tested in a
 //! process of its own (`tests/sticky.rs`). This module holds what they share: [`Ops`], its launch and
 //! allocation helpers, and the argument checks.
 
@@ -54,6 +54,7 @@ mod matches;
 mod partition;
 mod predicate;
 mod reduce;
+mod rolling;
 mod scan;
 mod sort;
 mod strings;
@@ -67,6 +68,7 @@ pub use lists::*;
 pub use matches::*;
 pub use predicate::*;
 use reduce::*;
+pub use rolling::*;
 pub use scan::*;
 pub use sort::*;
 pub use strings::*;

@@ -232,6 +232,28 @@ impl fmt::Display for GpuExpr {
                 let reversed = if *reverse { ", reverse" } else { "" };
                 write!(f, "{name}({input}{reversed})")
             }
+            ExprKind::Rolling {
+                input,
+                function,
+                window,
+            } => {
+                let name = match function {
+                    RollingFunction::Sum => "rolling_sum",
+                    RollingFunction::Mean => "rolling_mean",
+                    RollingFunction::Min => "rolling_min",
+                    RollingFunction::Max => "rolling_max",
+                };
+                let RollingWindow {
+                    size,
+                    min_periods,
+                    center,
+                } = window;
+                write!(f, "{input}.{name}({size}, min_periods={min_periods}")?;
+                if *center {
+                    write!(f, ", center=true")?;
+                }
+                write!(f, ")")
+            }
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
             ExprKind::Reverse(input) => write!(f, "reverse({input})"),
             ExprKind::Gather { input, indices, .. } => write!(f, "{input}.gather({indices})"),

@@ -470,6 +470,9 @@ impl ExprLowering<'_> {
                     return Some(from_the_end(before, this));
                 }
             }
+            F::RollingExpr { function, options } => {
+                return self.rolling(node, function, options, inputs);
+            }
             F::PeakMax | F::PeakMin => {
                 let input = self.single(inputs)?;
                 return self.peak(node, input, matches!(function, F::PeakMax));

@@ -48,6 +48,19 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         ("an exponential (libm's)", o().select([col("amount").exp()])),
         (
+            "a rolling standard deviation, and weighted rolling sums",
+            o().select([
+                col("amount").rolling_std(RollingOptionsFixedWindow::default()),
+                col("amount")
+                    .rolling_sum(RollingOptionsFixedWindow {
+                        window_size: 2,
+                        weights: Some(vec![1.0, 0.5]),
+                        ..Default::default()
+                    })
+                    .alias("weighted"),
+            ]),
+        ),
+        (
             "a shift by a column",
             o().select([col("qty").shift(col("qty").max())]),
         ),

@@ -107,6 +107,16 @@ impl Code for JoinType {
     }
 }
 
+impl Code for RollingOptionsFixedWindow {
+    fn code(&self) -> String {
+        format!(
+            "RollingOptionsFixedWindow {{ window_size: {}, min_periods: {}, center: {}, \
+             ..Default::default() }}",
+            self.window_size, self.min_periods, self.center
+        )
+    }
+}
+
 impl Code for TimeUnit {
     fn code(&self) -> String {
         unit_code(*self).into()

@@ -260,6 +260,9 @@ pub enum Op {
     CumMin(bool),
     CumCount(bool),
     CumProd(bool),
+    /// `rolling_sum`, `rolling_mean`, `rolling_min` or `rolling_max` (by the
+    /// name's suffix) by a window of rows: size, min_periods, center.
+    Rolling(&'static str, usize, usize, bool),
     Rank(RankMethod, bool),
     IsUnique,
     IsDuplicated,
@@ -553,6 +556,21 @@ impl E {
             Op::CumMin(r) => case!(i, s; [x]; r = r; x.cum_min(r)),
             Op::CumCount(r) => case!(i, s; [x]; r = r; x.cum_count(r)),
             Op::CumProd(r) => case!(i, s; [x]; r = r; x.cum_prod(r)),
+            Op::Rolling(f, w, m, c) => {
+                let options = RollingOptionsFixedWindow {
+                    window_size: *w,
+                    min_periods: *m,
+                    center: *c,
+                    ..Default::default()
+                };
+                let (e, source) = match *f {
+                    "sum" => case!(i, s; [x]; o = options; x.rolling_sum(o)),
+                    "mean" => case!(i, s; [x]; o = options; x.rolling_mean(o)),
+                    "min" => case!(i, s; [x]; o = options; x.rolling_min(o)),
+                    _ => case!(i, s; [x]; o = options; x.rolling_max(o)),
+                };
+                (e, source)
+            }
             Op::Rank(m, d) => case!(i, s; [x]; m = m, d = d;
                 x.rank(RankOptions { method: m, descending: d }, None)),
             Op::IsUnique => case!(i, s; [x]; ; x.is_unique()),

@@ -23,6 +23,7 @@ mod decimals;
 mod expr;
 mod grammar;
 mod oracle;
+mod ordered;
 mod plan;
 mod queries;
 mod regressions;

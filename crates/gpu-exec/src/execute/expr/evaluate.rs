@@ -360,6 +360,14 @@ impl Executor<'_> {
         {
             return self.cumulative_extreme(frame, input, (*minimum, *reverse), groups);
         }
+        if let ExprKind::Rolling {
+            input,
+            function,
+            window,
+        } = &part.kind
+        {
+            return self.rolling(frame, (input, *function, *window), part.dtype, groups);
+        }
         if let ExprKind::Rank { .. } = part.kind {
             return self.ranked(frame, part, groups);
         }

@@ -9,6 +9,7 @@ mod lists;
 mod membership;
 mod parse;
 mod predicate;
+mod rolling;
 mod row_order;
 mod strings;
 mod structs;

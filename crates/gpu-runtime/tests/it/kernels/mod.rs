@@ -11,6 +11,7 @@ mod matches;
 mod partition;
 mod predicate;
 mod reduce;
+mod rolling;
 mod scan;
 mod sort;
 mod strings;

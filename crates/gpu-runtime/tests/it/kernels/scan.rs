@@ -161,7 +161,10 @@ fn fill_sources_are_the_nearest_valid_rows_within_the_limit() {
 
 /// `n` rows in a shuffled order cut into random groups: the rows in group
 /// order, each group's first position, and each group's end.
-fn shuffled_groups(rng: &mut fastrand::Rng, n: usize) -> (Vec<i64>, Vec<i64>, Vec<usize>) {
+pub(super) fn shuffled_groups(
+    rng: &mut fastrand::Rng,
+    n: usize,
+) -> (Vec<i64>, Vec<i64>, Vec<usize>) {
     let mut rows: Vec<i64> = (0..n as i64).collect();
     rng.shuffle(&mut rows);
     let mut starts: Vec<i64> = (0..n as i64).filter(|_| rng.u8(..6) == 0).collect();

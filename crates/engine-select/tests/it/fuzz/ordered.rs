@@ -1,0 +1,134 @@
+//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, diffs, ranks, distinctness tests, sorts.
+
+use polars::prelude::*;
+use rand::RngExt;
+use rand::seq::IndexedRandom;
+
+use super::expr::{E, Op};
+use super::grammar::{Grammar, Ty};
+
+impl Grammar<'_> {
+    /// A function that reads the rows in order (or within each group, in a group-by).
+    pub(super) fn ordered_op(&mut self, ty: Ty, d: u32) -> E {
+        let n = *[1i64, -1, 2, 0, -3].choose(self.rng).unwrap();
+        let reverse = self.chance(0.3);
+        match (ty, self.rng.random_range(0..9)) {
+            (_, 0) => E::new(Op::Shift(n), vec![self.value(ty, d)]),
+            // Rolling windows of rows: sums keep signed integers and floats
+            // (booleans summed as u32), means make floats of numbers,
+            // minima and maxima keep every type they take.
+            (
+                Ty::Int
+                | Ty::UInt
+                | Ty::Float
+                | Ty::Bool
+                | Ty::Date
+                | Ty::Datetime
+                | Ty::Duration
+                | Ty::Time,
+                8,
+            ) => {
+                let size = *[1usize, 2, 3, 4, 7].choose(self.rng).unwrap();
+                let min_periods = self.rng.random_range(0..=size);
+                let center = self.chance(0.3);
+                let (function, from) = match (ty, self.rng.random_range(0..4)) {
+                    (Ty::Int | Ty::Float, 0) => ("sum", ty),
+                    // (u8 and u16 sum as i64.)
+                    (Ty::UInt, 0) => ("sum", Ty::Bool),
+                    (Ty::Float, 1) => {
+                        let from = [Ty::Int, Ty::UInt, Ty::Float, Ty::Bool];
+                        ("mean", *from.choose(self.rng).unwrap())
+                    }
+                    (_, 2) => ("min", ty),
+                    _ => ("max", ty),
+                };
+                E::new(
+                    Op::Rolling(function, size, min_periods, center),
+                    vec![self.value(from, d)],
+                )
+            }
+            (_, 1) => {
+                // Polars takes one value only: a literal or an aggregation
+                // (any other expression now and then, which it rejects).
+                let fill = match self.rng.random_range(0..10) {
+                    0 => self.value(ty, d),
+                    1..=4 => self.scalar(ty, d.saturating_sub(1)),
+                    _ => self.literal(ty),
+                };
+                E::new(Op::ShiftAndFill(n), vec![self.value(ty, d), fill])
+            }
+            (_, 2) => {
+                let limit = self.chance(0.3).then(|| self.rng.random_range(0..3));
+                let op = if self.chance(0.5) {
+                    Op::FillForward(limit)
+                } else {
+                    Op::FillBackward(limit)
+                };
+                E::new(op, vec![self.value(ty, d)])
+            }
+            (_, 3) if self.chance(0.7) => E::new(Op::Reverse, vec![self.value(ty, d)]),
+            // Values gathered by indices (of other rows, beyond the frame
+            // too: null with null_on_oob, else Polars raises).
+            (_, 3) => {
+                let index_ty = *[Ty::Int, Ty::UInt].choose(self.rng).unwrap();
+                let indices = self.value(index_ty, 1);
+                let null_on_oob = self.chance(0.8);
+                E::new(Op::Gather(null_on_oob), vec![self.value(ty, d), indices])
+            }
+            (Ty::Int | Ty::Float | Ty::Decimal, 4) => {
+                let op = match self.rng.random_range(0..4) {
+                    0 => Op::CumSum(reverse),
+                    1 => Op::CumMax(reverse),
+                    2 => Op::CumMin(reverse),
+                    _ => Op::CumProd(reverse),
+                };
+                E::new(op, vec![self.value(ty, d)])
+            }
+            (Ty::Int | Ty::Float, 5) => E::new(Op::Diff(n), vec![self.value(ty, d)]),
+            (Ty::UInt | Ty::Float, 6) => {
+                let method = *[
+                    RankMethod::Average,
+                    RankMethod::Min,
+                    RankMethod::Max,
+                    RankMethod::Dense,
+                    RankMethod::Ordinal,
+                ]
+                .choose(self.rng)
+                .unwrap();
+                let from = self.any_ty();
+                E::new(
+                    Op::Rank(method, self.chance(0.5)),
+                    vec![self.value(from, d)],
+                )
+            }
+            (Ty::UInt, 7) => {
+                let from = self.any_ty();
+                let x = self.value(from, d);
+                if self.chance(0.5) {
+                    E::new(Op::CumCount(reverse), vec![x])
+                } else {
+                    E::new(Op::ArgSort(self.chance(0.5), self.chance(0.5)), vec![x])
+                }
+            }
+            (Ty::Bool, 7) => {
+                let op = [Op::IsFirstDistinct, Op::IsLastDistinct]
+                    .choose(self.rng)
+                    .unwrap()
+                    .clone();
+                let from = self.any_ty();
+                E::new(op, vec![self.value(from, d)])
+            }
+            (_, 7) => {
+                let (desc, nulls_last) = (self.chance(0.5), self.chance(0.5));
+                if self.chance(0.5) {
+                    E::new(Op::Sort(desc, nulls_last), vec![self.value(ty, d)])
+                } else {
+                    let key_ty = self.any_ty();
+                    let key = self.value(key_ty, d);
+                    E::new(Op::SortBy(desc, nulls_last), vec![self.value(ty, d), key])
+                }
+            }
+            _ => E::new(Op::Shift(n), vec![self.value(ty, d)]),
+        }
+    }
+}

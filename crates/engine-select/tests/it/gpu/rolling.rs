@@ -1,0 +1,223 @@
+//! Rolling windows by a count of rows on the device: `rolling_sum`, `rolling_mean`, `rolling_min` and `rolling_max` over frames and within windows' groups, and what falls back.
+
+use super::*;
+
+fn window(window_size: usize, min_periods: usize, center: bool) -> RollingOptionsFixedWindow {
+    RollingOptionsFixedWindow {
+        window_size,
+        min_periods,
+        center,
+        ..Default::default()
+    }
+}
+
+/// The four functions of `column` by every window of `windows`, named.
+fn all_of(column: &str, windows: &[(usize, usize, bool)]) -> Vec<Expr> {
+    let mut exprs = Vec::new();
+    for &(size, min, center) in windows {
+        let options = window(size, min, center);
+        let name = |f: &str| {
+            format!(
+                "{column} {f} {size}/{min}{}",
+                if center { " c" } else { "" }
+            )
+        };
+        exprs.push(col(column).rolling_sum(options.clone()).alias(name("sum")));
+        exprs.push(
+            col(column)
+                .rolling_mean(options.clone())
+                .alias(name("mean")),
+        );
+        exprs.push(col(column).rolling_min(options.clone()).alias(name("min")));
+        exprs.push(col(column).rolling_max(options).alias(name("max")));
+    }
+    exprs
+}
+
+const WINDOWS: &[(usize, usize, bool)] = &[
+    (1, 1, false),
+    (2, 2, false),
+    (2, 1, true),
+    (3, 0, false),
+    (3, 2, true),
+    (4, 4, true),
+    (5, 1, false),
+    (12, 3, false),
+];
+
+#[test]
+fn rolling_windows_of_every_type_match_the_cpu() {
+    // (No extremes of i64 in sums: Polars' debug build panics on overflow.)
+    let frame = || {
+        table().with_columns([
+            col("i").clip(lit(-1000i64), lit(1000i64)).alias("i"),
+            col("u").cast(DataType::UInt8).alias("u8"),
+            col("i").cast(DataType::Int16).alias("i16"),
+            col("f").cast(DataType::Float32).alias("f32"),
+        ])
+    };
+    for column in ["i", "u", "u8", "i16", "f", "f32", "b"] {
+        assert_gpu_eq(
+            &format!("rolling windows of {column}"),
+            frame().select(all_of(column, WINDOWS)),
+        );
+    }
+    // Minima and maxima keep temporal types.
+    let options = window(3, 1, false);
+    assert_gpu_eq(
+        "rolling extremes of dates and durations",
+        frame().select([
+            col("d").rolling_min(options.clone()).alias("d min"),
+            col("d").rolling_max(options.clone()).alias("d max"),
+            (col("d") - col("d").shift(lit(1)))
+                .rolling_max(options)
+                .alias("gap max"),
+        ]),
+    );
+}
+
+#[test]
+fn rolling_float_sums_are_polars_to_the_bit() {
+    // Mixed magnitudes, so that the order of the additions and the
+    // compensations show in the last bits; infinities and NaN entering and
+    // leaving windows.
+    let mut next = xorshift(29);
+    let n = 3000;
+    let values: Vec<Option<f64>> = (0..n)
+        .map(|i| {
+            let r = next();
+            match r % 97 {
+                0 => None,
+                1 => Some(f64::INFINITY),
+                2 => Some(f64::NEG_INFINITY),
+                3 => Some(f64::NAN),
+                _ => Some(((r >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 10f64.powi(i % 19 - 4)),
+            }
+        })
+        .collect();
+    let frame = df!(
+        "x" => values.clone(),
+        "y" => values.iter().map(|v| v.map(|v| v as f32)).collect::<Vec<_>>(),
+        "g" => (0..n).map(|_| next() % 7).collect::<Vec<_>>(),
+    )
+    .unwrap()
+    .lazy();
+    let windows = [(1, 1, false), (7, 3, false), (8, 8, true), (50, 1, true)];
+    assert_gpu_eq(
+        "float windows over the frame",
+        frame.clone().select(
+            all_of("x", &windows)
+                .into_iter()
+                .chain(all_of("y", &windows))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    let over_g: Vec<Expr> = all_of("x", &windows)
+        .into_iter()
+        .chain(all_of("y", &windows))
+        .map(|e| e.over([col("g")]).unwrap())
+        .collect();
+    assert_gpu_eq("float windows within groups", frame.select(over_g));
+}
+
+#[test]
+fn rolling_windows_within_groups_and_inside_expressions_match_the_cpu() {
+    let options = window(2, 1, false);
+    assert_gpu_eq(
+        "rolling windows over groups, in expressions",
+        groups().select([
+            col("g"),
+            col("v")
+                .rolling_sum(options.clone())
+                .over([col("g")])
+                .unwrap()
+                .alias("sum by g"),
+            col("x")
+                .rolling_mean(window(3, 2, true))
+                .over([col("g"), col("h")])
+                .unwrap()
+                .alias("mean by g, h"),
+            (col("v").rolling_max(options.clone()) - col("v")).alias("max less v"),
+            (col("x") * lit(2.0))
+                .rolling_min(options.clone())
+                .fill_null(lit(0.0))
+                .alias("min of a product"),
+            col("v")
+                .rolling_sum(options.clone())
+                .sum()
+                .alias("total of sums"),
+        ]),
+    );
+    // Sorted first, then rolled: a window over a sorted frame.
+    assert_gpu_eq(
+        "rolling over a sorted frame",
+        groups()
+            .sort(["v"], SortMultipleOptions::default().with_nulls_last(true))
+            .select([
+                col("v"),
+                col("v").rolling_mean(window(3, 1, false)).alias("mean"),
+            ]),
+    );
+    // Group-bys of rolled values, and empty frames.
+    assert_gpu_eq(
+        "a group-by of rolling sums",
+        groups()
+            .with_column(col("v").rolling_sum(options.clone()).alias("r"))
+            .group_by([col("h")])
+            .agg([col("r").sum(), col("r").max().alias("m")])
+            .sort(["h"], Default::default()),
+    );
+    assert_gpu_eq(
+        "rolling windows within a group-by's groups",
+        groups()
+            .group_by([col("h")])
+            .agg([
+                col("v")
+                    .rolling_sum(options.clone())
+                    .sum()
+                    .alias("sum of sums"),
+                col("x")
+                    .rolling_max(options.clone())
+                    .min()
+                    .alias("least max"),
+            ])
+            .sort(["h"], Default::default()),
+    );
+    assert_gpu_eq(
+        "rolling windows of an empty frame",
+        groups()
+            .filter(col("h").gt(lit(5u32)))
+            .select(all_of("v", &[(2, 1, false)])),
+    );
+}
+
+#[test]
+fn rolling_functions_the_device_does_not_run_fall_back_with_their_reasons() {
+    let weighted = RollingOptionsFixedWindow {
+        weights: Some(vec![0.5, 1.0]),
+        ..window(2, 1, false)
+    };
+    // (Polars panics on weights over nulls.)
+    assert_cpu_answer_with_reason(
+        groups().select([col("h").rolling_sum(weighted)]),
+        "rolling_sum with weights is not supported on the GPU",
+    );
+    assert_cpu_answer_with_reason(
+        groups().select([col("x").rolling_std(window(2, 1, false))]),
+        "rolling_std is not supported on the GPU",
+    );
+    // A group-by's lists of rolled values.
+    let listed = groups()
+        .group_by([col("h")])
+        .agg([col("v").rolling_sum(window(2, 1, false))])
+        .sort(["h"], Default::default());
+    let expected = listed.clone().collect().unwrap();
+    let (actual, _) = listed
+        .collect_with_report(&Engine::Gpu(under_test()))
+        .unwrap();
+    assert!(expected.equals_missing(&actual), "{expected} {actual}");
+    // Polars' own errors: for texts, and for more periods than the window
+    // holds.
+    assert_cpu_error(groups().select([col("s").rolling_min(window(2, 1, false))]));
+    assert_cpu_error(groups().select([col("v").rolling_sum(window(2, 3, false))]));
+}

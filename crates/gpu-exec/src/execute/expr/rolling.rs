@@ -1,0 +1,108 @@
+//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`): over the frame, or restarted in each group of a window.
+
+use gpu_runtime::ops::RowWindow;
+use ir_lower::{RollingFunction, RollingWindow};
+
+use super::*;
+
+impl Executor<'_> {
+    /// Polars' `rolling_*` (`function`, by `window`) of `input` over
+    /// `frame`, restarted in each group of `groups` (in its order), as
+    /// `dtype`: sums and means walked by one thread per group as Polars'
+    /// windows walk them (see [`Ops::window_sums`]), integers as 64-bit
+    /// words wrapped to `dtype`; minima and maxima as the rows of their
+    /// values, gathered, so they come back as they were (a zero's sign, NaN).
+    pub(crate) fn rolling(
+        &self,
+        frame: &DeviceFrame,
+        (input, function, window): (&GpuExpr, RollingFunction, RollingWindow),
+        dtype: GpuDtype,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let window = RowWindow {
+            size: window.size,
+            min_periods: window.min_periods,
+            center: window.center,
+        };
+        let whole;
+        let order = match groups {
+            Some(groups) => groups,
+            None => {
+                whole = self.one_group(frame.height)?;
+                (&whole.0, &whole.1)
+            }
+        };
+        let ops = self.ops();
+        let unsupported = || ExecError::Unsupported(format!("rolling windows of `{input}`"));
+        if let RollingFunction::Min | RollingFunction::Max = function {
+            // The input, computed once, and its values as ordered words.
+            let computed = self.computed_in_groups(frame, [input], groups)?;
+            let column = column_at(&computed, 0)?;
+            let words = cast_to(&column_ref(0, input.dtype), word_dtype(input.dtype));
+            let (values, validity) = self.evaluate(&computed, &words, "")?.into_parts();
+            let (validity, minimum) = (validity.as_ref(), function == RollingFunction::Min);
+            let rows = match values {
+                Values::I64(v) => ops.window_extremes(&v, validity, order, window, minimum)?,
+                Values::U64(v) => ops.window_extremes(&v, validity, order, window, minimum)?,
+                Values::F64(v) => ops.window_extremes(&v, validity, order, window, minimum)?,
+                _ => return Err(unsupported()),
+            };
+            return self.gather_column(column, &rows);
+        }
+        let mean = function == RollingFunction::Mean;
+        let taken = if input.dtype.is_float() {
+            input.clone()
+        } else {
+            cast_to(input, word_dtype(input.dtype))
+        };
+        let (values, validity) = self
+            .evaluate_in_groups(frame, &taken, "", groups)?
+            .into_parts();
+        let validity = validity.as_ref();
+        let (values, validity) = match (values, mean) {
+            (Values::F64(v), false) => {
+                let (sums, valid) = ops.window_sums(&v, validity, order, window)?;
+                (Values::F64(sums), valid)
+            }
+            (Values::F32(v), false) => {
+                let (sums, valid) = ops.window_sums(&v, validity, order, window)?;
+                (Values::F32(sums), valid)
+            }
+            (Values::F64(v), true) => {
+                let (means, valid) = ops.window_means(&v, validity, order, window)?;
+                (Values::F64(means), valid)
+            }
+            (Values::F32(v), true) => {
+                let (means, valid) = ops.window_means(&v, validity, order, window)?;
+                (Values::F32(means), valid)
+            }
+            (Values::I64(v), false) => {
+                let (sums, valid) = ops.window_sums(&v, validity, order, window)?;
+                (Values::I64(sums), valid)
+            }
+            (Values::U64(v), false) => {
+                let (sums, valid) = ops.window_sums(&v, validity, order, window)?;
+                (Values::U64(sums), valid)
+            }
+            _ => return Err(unsupported()),
+        };
+        let sums =
+            DeviceColumn::from_parts("".into(), taken.dtype, frame.height, values, Some(validity));
+        if taken.dtype == dtype {
+            return Ok(sums);
+        }
+        let sums = DeviceFrame {
+            columns: vec![sums],
+            height: frame.height,
+        };
+        // Integer sums wrapped to the result's type.
+        let wrapped = GpuExpr {
+            kind: ExprKind::Cast {
+                input: Box::new(column_ref(0, taken.dtype)),
+                mode: CastMode::Wrapping,
+            },
+            dtype,
+        };
+        self.evaluate(&sums, &wrapped, "")
+    }
+}

@@ -1,0 +1,147 @@
+//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, minima and maxima by a count of rows, restarted in each group.
+
+use super::*;
+
+/// A window of rows as Polars' `rolling_*` functions take it: the `size`
+/// rows ending at each row (or, `center`, around it, more after than
+/// before when `size` is even), cut at the group's ends; a result where
+/// the window holds at least `min_periods` valid values, else null.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowWindow {
+    pub size: u64,
+    pub min_periods: u64,
+    pub center: bool,
+}
+
+/// Element types with a kernel of window sums: f64 and f32 (each summed
+/// in its own type) and 64-bit integers (as words wrapping around: the
+/// same bits signed or not).
+pub trait WindowSum: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
+kernel_for!(WindowSum: f64 => window_sums_f64, f32 => window_sums_f32, u64 => window_sums_u64,
+    i64 => window_sums_u64);
+
+/// Float types with a kernel of window means (f32 summed in f64, as
+/// Polars' mean window sums them).
+pub trait WindowMean: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
+kernel_for!(WindowMean: f64 => window_sums_f64, f32 => window_sums_f32_in_f64);
+
+impl Ops<'_> {
+    /// Polars' `rolling_sum` of `values` (`validity`) by `window`,
+    /// restarted in each group (`rows` in group order, `starts` each
+    /// group's first position): one thread per group walks its rows as
+    /// Polars' window does (floats by Kahan's compensated sums, leaving
+    /// values taken away before entering ones are added), so every sum is
+    /// Polars' to the bit; integers as words wrapping around. The sums at
+    /// their rows, and their validity.
+    pub fn window_sums<T: WindowSum>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        window: RowWindow,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        self.window_walk(T::KERNEL, values, validity, groups, window, false)
+    }
+
+    /// Polars' `rolling_mean` of floats: as [`Ops::window_sums`], each sum
+    /// (of f32 values in f64, rounded to f32) divided by the count of valid
+    /// values in its window; null where there is none.
+    pub fn window_means<T: WindowMean>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        window: RowWindow,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        self.window_walk(T::KERNEL, values, validity, groups, window, true)
+    }
+
+    fn window_walk<T: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        window: RowWindow,
+        mean: bool,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        let n = values.len();
+        check_window(values.len(), validity, rows, window)?;
+        let out = self.zeroed::<T>(n)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        if n == 0 || starts.is_empty() {
+            return Ok((out, out_validity));
+        }
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .buffer(rows)
+            .buffer(starts)
+            .arg(n as u64)
+            .arg(starts.len() as u64)
+            .arg(window.size)
+            .arg(window.min_periods)
+            .arg(u32::from(window.center))
+            .arg(u32::from(mean))
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(kernel, Self::linear(starts.len()), args)?;
+        Ok((out, out_validity))
+    }
+
+    /// Polars' `rolling_min` (or `rolling_max`, `!minimum`) of 64-bit
+    /// `values` (`validity`) by `window`, restarted in each group (as
+    /// [`Ops::window_sums`]), as rows to gather: at every row, the row of
+    /// the best valid value of its window (the earliest of equals; NaN
+    /// beats any number, both zeros alike), or -1 where the window holds
+    /// fewer than `min_periods` valid values or none.
+    pub fn window_extremes<T: OrderedWord>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        window: RowWindow,
+        minimum: bool,
+    ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        let n = values.len();
+        check_window(n, validity, rows, window)?;
+        let out = self.output::<i64>(n)?;
+        if n == 0 || starts.is_empty() {
+            return Ok(out);
+        }
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .arg(T::KIND)
+            .arg(u32::from(minimum))
+            .buffer(rows)
+            .buffer(starts)
+            .arg(n as u64)
+            .arg(starts.len() as u64)
+            .arg(window.size)
+            .arg(window.min_periods)
+            .arg(u32::from(window.center))
+            .buffer(&out);
+        self.launch(ids::window_extremes, Self::linear(n), args)?;
+        Ok(out)
+    }
+}
+
+fn check_window(
+    n: usize,
+    validity: Option<&DeviceBuffer<u32>>,
+    rows: &DeviceBuffer<i64>,
+    window: RowWindow,
+) -> Result<(), RuntimeError> {
+    check_bitmap(validity, n, "validity")?;
+    check(rows.len() == n, || {
+        format!("{} rows for {n} values", rows.len())
+    })?;
+    check(window.size > 0, || "a window of no rows".into())
+}

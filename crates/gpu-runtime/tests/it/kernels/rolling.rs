@@ -1,0 +1,286 @@
+//! Rolling windows by a count of rows (sums, means, minima, maxima), restarted in each group: against Rust references of Polars' windows, to the bit.
+
+use gpu_runtime::ops::RowWindow;
+
+use super::scan::shuffled_groups;
+use super::{SIZES, bitmap, device};
+
+/// The window of position `i` of a group of `len` rows, as Polars' fixed
+/// windows find it.
+fn window_of(i: usize, len: usize, window: RowWindow) -> (usize, usize) {
+    let size = window.size as usize;
+    if !window.center {
+        return (i.saturating_sub(size - 1), i + 1);
+    }
+    let after = size.div_ceil(2);
+    (i.saturating_sub(size - after), len.min(i + after))
+}
+
+/// Polars' float window sum (its `SumWindow` of f64): Kahan's sums, one
+/// compensation each way, non-finite values counted aside; the sums of a
+/// group's windows in order, with the valid counts.
+fn float_sums(values: &[f64], valid: &[bool], group: &[i64], window: RowWindow) -> Vec<(f64, u64)> {
+    let (mut sum, mut err_add, mut err_sub) = (0f64, 0f64, 0f64);
+    let (mut non_finite, mut pos, mut neg) = (0i64, 0i64, 0i64);
+    let (mut start, mut end, mut nulls) = (0, 0, 0u64);
+    let mut out = Vec::new();
+    for i in 0..group.len() {
+        let (next_start, next_end) = window_of(i, group.len(), window);
+        if next_start >= end {
+            (sum, err_add, err_sub, non_finite, pos, neg, nulls) = (0.0, 0.0, 0.0, 0, 0, 0, 0);
+            (start, end) = (next_start, next_start);
+        }
+        for (p, sign) in (start..next_start)
+            .map(|p| (p, -1.0))
+            .chain((end..next_end).map(|p| (p, 1.0)))
+        {
+            let row = group[p] as usize;
+            if !valid[row] {
+                nulls = nulls.wrapping_add_signed(sign as i64);
+                continue;
+            }
+            let v = values[row];
+            if v.is_finite() {
+                let err = if sign > 0.0 {
+                    &mut err_add
+                } else {
+                    &mut err_sub
+                };
+                let y = (if sign > 0.0 { v } else { 0.0 - v }) - *err;
+                let next = sum + y;
+                *err = (next - sum) - y;
+                sum = next;
+            } else {
+                let step = sign as i64;
+                non_finite += step;
+                pos += step * i64::from(v > 0.0);
+                neg += step * i64::from(v < 0.0);
+            }
+        }
+        (start, end) = (next_start, next_end);
+        let value = match non_finite {
+            0 => sum,
+            n if n == pos => f64::INFINITY,
+            n if n == neg => f64::NEG_INFINITY,
+            _ => f64::NAN,
+        };
+        out.push((value, (end - start) as u64 - nulls));
+    }
+    out
+}
+
+fn windows(rng: &mut fastrand::Rng) -> RowWindow {
+    let size = [1, 2, 3, 4, 7, 40][rng.usize(..6)];
+    RowWindow {
+        size,
+        min_periods: rng.u64(0..=size),
+        center: rng.bool(),
+    }
+}
+
+#[test]
+fn window_sums_and_means_are_polars_to_the_bit() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(83);
+    for &n in SIZES {
+        // Mixed magnitudes (the order of the additions shows in the last
+        // bits), infinities and NaN now and then, some nulls.
+        let values: Vec<f64> = (0..n)
+            .map(|_| match rng.u8(..40) {
+                0 => f64::INFINITY,
+                1 => f64::NEG_INFINITY,
+                2 => f64::NAN,
+                _ => (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..17)),
+            })
+            .collect();
+        let ints: Vec<u64> = (0..n).map(|_| rng.u64(..)).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
+        let (rows, starts, ends) = shuffled_groups(&mut rng, n);
+        let window = windows(&mut rng);
+        let (d_valid, d_rows, d_starts) = (
+            device.upload(&bitmap(&valid)),
+            device.upload(&rows),
+            device.upload(&starts),
+        );
+        let groups = (&d_rows, &d_starts);
+        let d_values = device.upload(&values);
+        let (sums, sums_valid) = ops
+            .window_sums(&d_values, Some(&d_valid), groups, window)
+            .unwrap();
+        let (means, means_valid) = ops
+            .window_means(&d_values, Some(&d_valid), groups, window)
+            .unwrap();
+        let (int_sums, ints_valid) = ops
+            .window_sums(&device.upload(&ints), Some(&d_valid), groups, window)
+            .unwrap();
+        let (sums, means, int_sums) = (
+            sums.to_host().unwrap(),
+            means.to_host().unwrap(),
+            int_sums.to_host().unwrap(),
+        );
+        let is = |bits: &[u32], row: usize| bits[row / 32] >> (row % 32) & 1 == 1;
+        let (sums_valid, means_valid, ints_valid) = (
+            sums_valid.to_host().unwrap(),
+            means_valid.to_host().unwrap(),
+            ints_valid.to_host().unwrap(),
+        );
+        for (g, &start) in starts.iter().enumerate() {
+            let group = &rows[start as usize..ends[g]];
+            for (i, (sum, count)) in float_sums(&values, &valid, group, window)
+                .into_iter()
+                .enumerate()
+            {
+                let row = group[i] as usize;
+                let what = format!("n={n} {window:?} group {g} position {i}");
+                assert_eq!(is(&sums_valid, row), count >= window.min_periods, "{what}");
+                if count >= window.min_periods {
+                    assert_eq!(sums[row].to_bits(), sum.to_bits(), "{what}");
+                }
+                let mean_valid = count >= window.min_periods && count > 0;
+                assert_eq!(is(&means_valid, row), mean_valid, "{what}");
+                if mean_valid {
+                    assert_eq!(
+                        means[row].to_bits(),
+                        (sum / count as f64).to_bits(),
+                        "{what}"
+                    );
+                }
+                // Integers: the wrapping sum of the window's valid values.
+                let (first, last) = window_of(i, group.len(), window);
+                let int_sum = group[first..last]
+                    .iter()
+                    .filter(|&&r| valid[r as usize])
+                    .fold(0u64, |s, &r| s.wrapping_add(ints[r as usize]));
+                assert_eq!(is(&ints_valid, row), count >= window.min_periods, "{what}");
+                if count >= window.min_periods {
+                    assert_eq!(int_sums[row], int_sum, "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn f32_means_sum_in_f64_and_f32_sums_in_f32() {
+    let device = device();
+    let ops = device.ops();
+    let values: Vec<f32> = vec![1e8, 1.0, -1e8, 3.5, 0.1, 0.2, 0.3];
+    let window = RowWindow {
+        size: 3,
+        min_periods: 1,
+        center: false,
+    };
+    let (rows, starts) = (
+        device.upload(&[0i64, 1, 2, 3, 4, 5, 6]),
+        device.upload(&[0i64]),
+    );
+    let d_values = device.upload(&values);
+    let (sums, _) = ops
+        .window_sums(&d_values, None, (&rows, &starts), window)
+        .unwrap();
+    let (means, _) = ops
+        .window_means(&d_values, None, (&rows, &starts), window)
+        .unwrap();
+    // The reference in each width: f32 Kahan sums, and f64 ones rounded.
+    let wide: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
+    let all = vec![true; values.len()];
+    let group: Vec<i64> = (0..values.len() as i64).collect();
+    let in_f64 = float_sums(&wide, &all, &group, window);
+    for (i, (sum, count)) in in_f64.into_iter().enumerate() {
+        let expected = (sum as f32) / count as f32;
+        assert_eq!(
+            means.to_host().unwrap()[i].to_bits(),
+            expected.to_bits(),
+            "row {i}"
+        );
+    }
+    // f32 sums lose 1.0 beside 1e8 where an f64 sum would keep it.
+    assert_eq!(sums.to_host().unwrap()[2], 0.0);
+}
+
+#[test]
+fn window_extremes_are_the_earliest_best_valid_rows() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(89);
+    for &n in SIZES {
+        // Few distinct values (ties), both zeros and NaN among the floats.
+        let floats: Vec<f64> = (0..n)
+            .map(|_| [0.0, -0.0, 1.5, -2.0, f64::NAN, 7.0][rng.usize(..6)])
+            .collect();
+        let ints: Vec<i64> = (0..n).map(|_| rng.i64(-3..3)).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..4) != 0).collect();
+        let (rows, starts, ends) = shuffled_groups(&mut rng, n);
+        let window = windows(&mut rng);
+        let (d_valid, d_rows, d_starts) = (
+            device.upload(&bitmap(&valid)),
+            device.upload(&rows),
+            device.upload(&starts),
+        );
+        let groups = (&d_rows, &d_starts);
+        for minimum in [true, false] {
+            let got_floats = ops
+                .window_extremes(
+                    &device.upload(&floats),
+                    Some(&d_valid),
+                    groups,
+                    window,
+                    minimum,
+                )
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let got_ints = ops
+                .window_extremes(
+                    &device.upload(&ints),
+                    Some(&d_valid),
+                    groups,
+                    window,
+                    minimum,
+                )
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let float_better = |a: f64, b: f64| match (a.is_nan(), b.is_nan()) {
+                (true, nan) => !nan,
+                (false, true) => false,
+                _ if minimum => a < b,
+                _ => a > b,
+            };
+            let int_better = |a: i64, b: i64| if minimum { a < b } else { a > b };
+            for (g, &start) in starts.iter().enumerate() {
+                let group = &rows[start as usize..ends[g]];
+                for i in 0..group.len() {
+                    let (first, last) = window_of(i, group.len(), window);
+                    let in_window: Vec<usize> = group[first..last]
+                        .iter()
+                        .map(|&r| r as usize)
+                        .filter(|&r| valid[r])
+                        .collect();
+                    let enough = in_window.len() as u64 >= window.min_periods;
+                    let best = |better: &dyn Fn(usize, usize) -> bool| {
+                        in_window
+                            .iter()
+                            .copied()
+                            .reduce(|best, r| if better(r, best) { r } else { best })
+                            .filter(|_| enough)
+                            .map_or(-1, |r| r as i64)
+                    };
+                    let row = group[i] as usize;
+                    let what = format!("n={n} {window:?} minimum {minimum} group {g} position {i}");
+                    assert_eq!(
+                        got_floats[row],
+                        best(&|a, b| float_better(floats[a], floats[b])),
+                        "{what}"
+                    );
+                    assert_eq!(
+                        got_ints[row],
+                        best(&|a, b| int_better(ints[a], ints[b])),
+                        "{what}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Rolling windows by a count of rows: `rolling_sum`, `rolling_mean`, `rolling_min` and `rolling_max`.
+
+use polars_core::prelude::RollingOptionsFixedWindow;
+use polars_plan::plans::IRRollingFunction;
+
+use super::*;
+use crate::expr::{RollingFunction, RollingWindow};
+
+impl ExprLowering<'_> {
+    /// Polars' `rolling_*(window_size, weights, min_periods, center)` of
+    /// the single input: sums, means, minima and maxima without weights;
+    /// the input cast as Polars casts it (booleans summed as u32, small
+    /// integers as i64, numbers averaged as f64).
+    pub(super) fn rolling(
+        &mut self,
+        node: Node,
+        function: &IRRollingFunction,
+        options: &RollingOptionsFixedWindow,
+        inputs: &[ExprIR],
+    ) -> Lowered {
+        let (function, name) = match function {
+            IRRollingFunction::Sum => (RollingFunction::Sum, "rolling_sum"),
+            IRRollingFunction::Mean => (RollingFunction::Mean, "rolling_mean"),
+            IRRollingFunction::Min => (RollingFunction::Min, "rolling_min"),
+            IRRollingFunction::Max => (RollingFunction::Max, "rolling_max"),
+            other => return self.refuse(node, format!("{other} is not supported on the GPU")),
+        };
+        if options.weights.is_some() {
+            return self.refuse(
+                node,
+                format!("{name} with weights is not supported on the GPU"),
+            );
+        }
+        if options.window_size == 0 || options.min_periods > options.window_size {
+            return self.refuse(
+                node,
+                format!(
+                    "{name} of window_size={} and min_periods={} is not supported on the GPU",
+                    options.window_size, options.min_periods
+                ),
+            );
+        }
+        let input = self.single(inputs)?;
+        let dtype = self.dtype(node)?;
+        let from = input.dtype;
+        let plain = from.decimal_scale().is_none();
+        let taken = match function {
+            RollingFunction::Sum => (plain && (from.is_integer() || from.is_float())
+                || from == GpuDtype::Boolean)
+                .then_some(dtype),
+            RollingFunction::Mean => (plain && (from.is_integer() || from.is_float())
+                || from == GpuDtype::Boolean)
+                .then_some(dtype)
+                .filter(|dtype| dtype.is_float()),
+            RollingFunction::Min | RollingFunction::Max => (plain
+                && (from.is_integer() || from.is_float() || from.is_temporal())
+                || from == GpuDtype::Boolean)
+                .then_some(from)
+                .filter(|&from| from == dtype),
+        };
+        let Some(taken) = taken else {
+            return self.refuse(
+                node,
+                format!("{name} of {from} is not supported on the GPU"),
+            );
+        };
+        let input = if taken == from {
+            input
+        } else {
+            input.cast(taken, CastMode::NonStrict)
+        };
+        let window = RollingWindow {
+            size: options.window_size as u64,
+            min_periods: options.min_periods as u64,
+            center: options.center,
+        };
+        Some(GpuExpr {
+            kind: ExprKind::Rolling {
+                input: Box::new(input),
+                function,
+                window,
+            },
+            dtype,
+        })
+    }
+}

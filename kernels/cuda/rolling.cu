@@ -1,0 +1,232 @@
+// Rolling windows by a count of rows: Polars' rolling_sum, rolling_mean, rolling_min and rolling_max, restarted in each group.
+#include "kernel_common.cuh"
+
+// Every kernel here reads groups as the running kernels of scan.cu do: group
+// g's rows are rows[starts[g]] .. rows[starts[g + 1] - 1] (the last group
+// ends at n_rows), in the order the windows run over; the result of the
+// row at position p is written at rows[p], and its validity bit set in
+// `out_validity` (zeroed before).
+
+// The window of the row at position i of a group of `len` rows, as Polars'
+// fixed windows find it: the `window` rows ending at it, or (`center`)
+// the rows around it, more after than before when `window` is even; cut at
+// the group's ends. [*start, *end), relative to the group.
+__device__ __forceinline__ void window_of(u64 i, u64 len, u64 window, u32 center, u64* start,
+                                          u64* end) {
+    if (center == 0) {
+        *start = i + 1 >= window ? i + 1 - window : 0;
+        *end = i + 1;
+        return;
+    }
+    const u64 after = (window + 1) / 2;
+    const u64 before = window - after;
+    *start = i >= before ? i - before : 0;
+    *end = i + after < len ? i + after : len;
+}
+
+__device__ __forceinline__ void set_valid(u32* validity, u64 row) {
+    atomicOr(&validity[row / 32], 1u << (row % 32));
+}
+
+template <typename T>
+__device__ __forceinline__ T quiet_nan();
+template <>
+__device__ __forceinline__ double quiet_nan<double>() {
+    return __longlong_as_double(0x7ff8000000000000ll);
+}
+template <>
+__device__ __forceinline__ float quiet_nan<float>() {
+    return __int_as_float(0x7fc00000);
+}
+
+// Polars' window sum of floats (its SumWindow, values of type T summed in
+// S): finite values added and taken away by Kahan's compensated sums, one
+// compensation for each direction; infinities and NaN counted aside and
+// given back as the sum while one is in the window. Emptied when a window
+// starts at or after the previous one's end.
+template <typename T, typename S>
+struct FloatWindowSum {
+    S sum, err_add, err_sub;
+    u64 non_finite, pos_inf, neg_inf;
+
+    __device__ __forceinline__ void reset() {
+        sum = S(0);
+        err_add = S(0);
+        err_sub = S(0);
+        non_finite = 0;
+        pos_inf = 0;
+        neg_inf = 0;
+    }
+
+    __device__ __forceinline__ void add(T value) {
+        if (isfinite(value)) {
+            const S y = static_cast<S>(value) - err_add;
+            const S next = sum + y;
+            err_add = (next - sum) - y;
+            sum = next;
+        } else {
+            non_finite += 1;
+            pos_inf += value > T(0) ? 1 : 0;
+            neg_inf += value < T(0) ? 1 : 0;
+        }
+    }
+
+    __device__ __forceinline__ void take(T value) {
+        if (isfinite(value)) {
+            const S y = static_cast<S>(T(0) - value) - err_sub;
+            const S next = sum + y;
+            err_sub = (next - sum) - y;
+            sum = next;
+        } else {
+            non_finite -= 1;
+            pos_inf -= value > T(0) ? 1 : 0;
+            neg_inf -= value < T(0) ? 1 : 0;
+        }
+    }
+
+    __device__ __forceinline__ T value() const {
+        if (non_finite == 0) return static_cast<T>(sum);
+        if (non_finite == pos_inf) return T(__builtin_huge_val());
+        if (non_finite == neg_inf) return T(-__builtin_huge_val());
+        return quiet_nan<T>();
+    }
+};
+
+// Polars' window sum of integers, as 64-bit words wrapping around (the
+// caller wraps the sums to the result's type).
+struct WordWindowSum {
+    u64 sum;
+    __device__ __forceinline__ void reset() { sum = 0; }
+    __device__ __forceinline__ void add(u64 value) { sum += value; }
+    __device__ __forceinline__ void take(u64 value) { sum -= value; }
+    __device__ __forceinline__ u64 value() const { return sum; }
+};
+
+// Rolling sums (or means, `mean`: the sum as T over the count of valid
+// values, in T) of each group, one thread per group walking its rows in
+// order as Polars' window does: each window's leaving values taken away,
+// then its entering values added, so that every sum is Polars' to the
+// bit. A row is valid where its window holds at least `min_periods` valid
+// values (and, for a mean, one).
+template <typename T, typename Sum>
+__device__ __forceinline__ void window_sums(const T* values, const u32* validity, const i64* rows,
+                                            const i64* starts, u64 n_rows, u64 n_groups,
+                                            u64 window, u64 min_periods, u32 center, u32 mean,
+                                            T* out, u32* out_validity) {
+    for (u64 g = global_index(); g < n_groups; g += global_stride()) {
+        const u64 first = static_cast<u64>(starts[g]);
+        const u64 len = (g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows) - first;
+        Sum state;
+        state.reset();
+        u64 start = 0, end = 0, nulls = 0;
+        for (u64 i = 0; i < len; ++i) {
+            u64 next_start, next_end;
+            window_of(i, len, window, center, &next_start, &next_end);
+            if (next_start >= end) {
+                state.reset();
+                nulls = 0;
+                start = next_start;
+                end = next_start;
+            }
+            for (u64 p = start; p < next_start; ++p) {
+                const u64 row = static_cast<u64>(rows[first + p]);
+                if (is_valid(validity, row)) {
+                    state.take(values[row]);
+                } else {
+                    nulls -= 1;
+                }
+            }
+            for (u64 p = end; p < next_end; ++p) {
+                const u64 row = static_cast<u64>(rows[first + p]);
+                if (is_valid(validity, row)) {
+                    state.add(values[row]);
+                } else {
+                    nulls += 1;
+                }
+            }
+            start = next_start;
+            end = next_end;
+            const u64 count = end - start - nulls;
+            const u64 row = static_cast<u64>(rows[first + i]);
+            T result = state.value();
+            if (mean != 0) result = count == 0 ? T(0) : result / static_cast<T>(count);
+            out[row] = result;
+            if (count >= min_periods && (mean == 0 || count > 0)) set_valid(out_validity, row);
+        }
+    }
+}
+
+#define WINDOW_SUMS(T, SUM, suffix)                                                           \
+    extern "C" __global__ void window_sums_##suffix(                                          \
+        const T* values, const u32* validity, const i64* rows, const i64* starts, u64 n_rows, \
+        u64 n_groups, u64 window, u64 min_periods, u32 center, u32 mean, T* out,             \
+        u32* out_validity) {                                                                  \
+        window_sums<T, SUM>(values, validity, rows, starts, n_rows, n_groups, window,         \
+                            min_periods, center, mean, out, out_validity);                    \
+    }                                                                                         \
+    EMU_KERNEL(window_sums_##suffix)
+
+typedef FloatWindowSum<double, double> SumOfF64;
+typedef FloatWindowSum<float, float> SumOfF32;
+typedef FloatWindowSum<float, double> SumOfF32InF64;
+
+// f32 sums in f32 (rolling_sum), in f64 for means (rolling_mean).
+WINDOW_SUMS(double, SumOfF64, f64)
+WINDOW_SUMS(float, SumOfF32, f32)
+WINDOW_SUMS(float, SumOfF32InF64, f32_in_f64)
+WINDOW_SUMS(u64, WordWindowSum, u64)
+
+// Whether `a` is strictly better than `b` for a rolling minimum (or
+// maximum), as Polars' windows compare them: words of `kind` 0 (i64), 1
+// (u64) or 2 (f64); NaN better than any number (it propagates), both zeros
+// alike.
+__device__ __forceinline__ bool better(u64 a, u64 b, u32 kind, u32 minimum) {
+    if (kind == 2) {
+        const double x = __longlong_as_double(static_cast<i64>(a));
+        const double y = __longlong_as_double(static_cast<i64>(b));
+        if (x != x) return y == y;
+        if (y != y) return false;
+        return minimum != 0 ? x < y : x > y;
+    }
+    if (kind == 0) {
+        const i64 x = static_cast<i64>(a), y = static_cast<i64>(b);
+        return minimum != 0 ? x < y : x > y;
+    }
+    return minimum != 0 ? a < b : a > b;
+}
+
+// Rolling minima (or maxima) as rows to gather: for the row at every
+// position, the row of the best valid value of its window (the earliest
+// of equals), or -1 where the window holds fewer than `min_periods` valid
+// values or none. One thread per position, reading its window.
+extern "C" __global__ void window_extremes(const u64* words, const u32* validity, u32 kind,
+                                           u32 minimum, const i64* rows, const i64* starts,
+                                           u64 n_rows, u64 n_groups, u64 window, u64 min_periods,
+                                           u32 center, i64* out) {
+    for (u64 p = global_index(); p < n_rows; p += global_stride()) {
+        // The group holding position p: the last start at or before it.
+        u64 low = 0, high = n_groups;
+        while (high - low > 1) {
+            const u64 middle = low + (high - low) / 2;
+            if (static_cast<u64>(starts[middle]) <= p) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        const u64 first = static_cast<u64>(starts[low]);
+        const u64 len = (low + 1 < n_groups ? static_cast<u64>(starts[low + 1]) : n_rows) - first;
+        u64 start, end;
+        window_of(p - first, len, window, center, &start, &end);
+        u64 count = 0;
+        i64 best = -1;
+        for (u64 q = start; q < end; ++q) {
+            const i64 row = rows[first + q];
+            if (!is_valid(validity, static_cast<u64>(row))) continue;
+            count += 1;
+            if (best < 0 || better(words[row], words[best], kind, minimum)) best = row;
+        }
+        out[rows[p]] = count >= min_periods ? best : -1;
+    }
+}
+EMU_KERNEL(window_extremes)
