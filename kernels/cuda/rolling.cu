@@ -1,4 +1,4 @@
-// Rolling windows by a count of rows: Polars' rolling_sum, rolling_mean, rolling_min and rolling_max, restarted in each group.
+// Rolling windows by a count of rows: Polars' rolling_sum, rolling_mean, rolling_min, rolling_max, rolling_var and rolling_std, restarted in each group.
 #include "kernel_common.cuh"
 
 // Every kernel here reads groups as the running kernels of scan.cu do: group
@@ -230,3 +230,143 @@ extern "C" __global__ void window_extremes(const u64* words, const u32* validity
     }
 }
 EMU_KERNEL(window_extremes)
+
+// Polars' moments of a window (its VarState): weight, mean and the sum of
+// squared deviations, updated by Welford's step and merged by Chan's.
+struct Moments {
+    double weight, mean, dp;
+};
+
+__device__ __forceinline__ void insert_moment(Moments* s, double x) {
+    const double weight = s->weight + 1.0;
+    const double delta = x - s->mean;
+    const double mean = s->mean + delta / weight;
+    s->dp += (x - mean) * delta;
+    s->weight = weight;
+    s->mean = mean;
+    if (s->weight == 0.0) {
+        s->mean = 0.0;
+        s->dp = 0.0;
+    }
+}
+
+__device__ __forceinline__ void combine_moments(Moments* s, const Moments* o) {
+    if (o->weight == 0.0) return;
+    const double weight = s->weight + o->weight;
+    const double fraction = o->weight / weight;
+    const double delta = o->mean - s->mean;
+    const double mean = s->mean + delta * fraction;
+    s->dp += o->dp + o->weight * (o->mean - mean) * delta;
+    s->weight = weight;
+    s->mean = mean;
+    if (s->weight == 0.0) {
+        s->mean = 0.0;
+        s->dp = 0.0;
+    }
+}
+
+// Rolling variances (or standard deviations, `root`: the variance as T,
+// its square root in T) with `ddof`, one thread per group walking its
+// windows as Polars' moment window does: a queue of two stacks, values
+// entering pushed on the back (their moments kept as one), the front a
+// stack of the moments of its values from each to the newest, refilled
+// from the back when a value leaves and it is empty; a window's moments
+// the back's merged with the front's top. Infinities and NaN enter as 0
+// and make the result NaN while in the window. Each group's stacks live
+// in `front` (three doubles per row) and `back` (one) at the group's
+// positions. A row is valid where its window holds at least
+// `min_periods` valid values and more than `ddof`.
+template <typename T>
+__device__ __forceinline__ void window_variances(const T* values, const u32* validity,
+                                                 const i64* rows, const i64* starts, u64 n_rows,
+                                                 u64 n_groups, u64 window, u64 min_periods,
+                                                 u32 center, u32 ddof, u32 root, double* front,
+                                                 double* back, T* out, u32* out_validity) {
+    for (u64 g = global_index(); g < n_groups; g += global_stride()) {
+        const u64 first = static_cast<u64>(starts[g]);
+        const u64 len = (g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows) - first;
+        Moments* fronts = reinterpret_cast<Moments*>(front) + first;
+        double* backs = back + first;
+        Moments agg_back = {0.0, 0.0, 0.0};
+        u64 front_len = 0, back_len = 0, non_finite = 0;
+        u64 start = 0, end = 0, nulls = 0;
+        for (u64 i = 0; i < len; ++i) {
+            u64 next_start, next_end;
+            window_of(i, len, window, center, &next_start, &next_end);
+            if (next_start >= end) {
+                agg_back = Moments{0.0, 0.0, 0.0};
+                front_len = 0;
+                back_len = 0;
+                non_finite = 0;
+                nulls = 0;
+                start = next_start;
+                end = next_start;
+            }
+            for (u64 p = start; p < next_start; ++p) {
+                const u64 row = static_cast<u64>(rows[first + p]);
+                if (!is_valid(validity, row)) {
+                    nulls -= 1;
+                    continue;
+                }
+                if (front_len == 0) {
+                    Moments agg = {0.0, 0.0, 0.0};
+                    while (back_len > 0) {
+                        back_len -= 1;
+                        insert_moment(&agg, backs[back_len]);
+                        fronts[front_len] = agg;
+                        front_len += 1;
+                    }
+                    agg_back = Moments{0.0, 0.0, 0.0};
+                }
+                front_len -= 1;
+                if (!isfinite(values[row])) non_finite -= 1;
+            }
+            for (u64 p = end; p < next_end; ++p) {
+                const u64 row = static_cast<u64>(rows[first + p]);
+                if (!is_valid(validity, row)) {
+                    nulls += 1;
+                    continue;
+                }
+                const T value = values[row];
+                double x = 0.0;
+                if (isfinite(value)) {
+                    x = static_cast<double>(value);
+                } else {
+                    non_finite += 1;
+                }
+                backs[back_len] = x;
+                back_len += 1;
+                insert_moment(&agg_back, x);
+            }
+            start = next_start;
+            end = next_end;
+            Moments state = agg_back;
+            if (front_len > 0) combine_moments(&state, &fronts[front_len - 1]);
+            const u64 row = static_cast<u64>(rows[first + i]);
+            const double d = static_cast<double>(ddof);
+            if (state.weight <= d) {
+                out[row] = T(0);
+                continue;
+            }
+            double variance = state.dp / (state.weight - d);
+            if (variance < 0.0) variance = 0.0;
+            T result = non_finite > 0 ? quiet_nan<T>() : static_cast<T>(variance);
+            if (root != 0) result = sqrt(result);
+            out[row] = result;
+            if (end - start - nulls >= min_periods) set_valid(out_validity, row);
+        }
+    }
+}
+
+#define WINDOW_VARIANCES(T, suffix)                                                            \
+    extern "C" __global__ void window_variances_##suffix(                                      \
+        const T* values, const u32* validity, const i64* rows, const i64* starts, u64 n_rows,  \
+        u64 n_groups, u64 window, u64 min_periods, u32 center, u32 ddof, u32 root,             \
+        double* front, double* back, T* out, u32* out_validity) {                              \
+        window_variances<T>(values, validity, rows, starts, n_rows, n_groups, window,          \
+                            min_periods, center, ddof, root, front, back, out, out_validity);  \
+    }                                                                                          \
+    EMU_KERNEL(window_variances_##suffix)
+
+WINDOW_VARIANCES(double, f64)
+WINDOW_VARIANCES(float, f32)

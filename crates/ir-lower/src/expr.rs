@@ -246,6 +246,14 @@ pub enum RollingFunction {
     Mean,
     Min,
     Max,
+    /// The variance with `ddof` degrees of freedom taken away.
+    Var {
+        ddof: u8,
+    },
+    /// The standard deviation: the variance's square root, in its type.
+    Std {
+        ddof: u8,
+    },
 }
 
 /// A window of rows as Polars' `rolling_*` functions take it: the `size`
@@ -396,13 +404,14 @@ pub enum ExprKind {
         minimum: bool,
         reverse: bool,
     },
-    /// Polars' `rolling_sum`, `rolling_mean`, `rolling_min` or `rolling_max`
-    /// by a count of rows (no weights): each row's window aggregated as
-    /// Polars' windows do (float sums to the bit), null where the window
-    /// holds fewer than `min_periods` valid values (a mean: or none). The
-    /// input comes cast to the result's type for sums (integers wrap in it)
-    /// and means (a float); minima and maxima keep the input's type. Depends
-    /// on the order of the rows.
+    /// Polars' `rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`,
+    /// `rolling_var` or `rolling_std` by a count of rows (no weights): each
+    /// row's window aggregated as Polars' windows do (float sums and
+    /// moments to the bit), null where the window holds fewer than
+    /// `min_periods` valid values (a mean: or none; a variance: or no more
+    /// than `ddof`). The input comes cast to the result's type for sums
+    /// (integers wrap in it), means and variances (a float); minima and
+    /// maxima keep the input's type. Depends on the order of the rows.
     Rolling {
         input: Box<GpuExpr>,
         function: RollingFunction,

@@ -1,4 +1,4 @@
-//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, minima and maxima by a count of rows, restarted in each group.
+//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, variances, minima and maxima by a count of rows, restarted in each group.
 
 use super::*;
 
@@ -30,6 +30,13 @@ pub trait WindowMean: DeviceCopy {
 }
 
 kernel_for!(WindowMean: f64 => window_sums_f64, f32 => window_sums_f32_in_f64);
+
+/// Float types with a kernel of window variances.
+pub trait WindowVariance: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
+kernel_for!(WindowVariance: f64 => window_variances_f64, f32 => window_variances_f32);
 
 impl Ops<'_> {
     /// Polars' `rolling_sum` of `values` (`validity`) by `window`,
@@ -92,6 +99,51 @@ impl Ops<'_> {
             .buffer(&out)
             .buffer(&out_validity);
         self.launch(kernel, Self::linear(starts.len()), args)?;
+        Ok((out, out_validity))
+    }
+
+    /// Polars' `rolling_var` (or `rolling_std`, `root`) of floats with
+    /// `ddof`, restarted in each group (as [`Ops::window_sums`]): one
+    /// thread per group walks its windows as Polars' moment window does (a
+    /// queue of two stacks of Welford moments, merged as Chan merges them),
+    /// so every variance is Polars' to the bit; NaN while an infinity or
+    /// NaN is in the window; null where the window holds fewer than
+    /// `min_periods` valid values, or no more than `ddof`. The stacks take
+    /// 32 bytes of scratch per row.
+    pub fn window_variances<T: WindowVariance>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        window: RowWindow,
+        (ddof, root): (u8, bool),
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        let n = values.len();
+        check_window(n, validity, rows, window)?;
+        let out = self.zeroed::<T>(n)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        if n == 0 || starts.is_empty() {
+            return Ok((out, out_validity));
+        }
+        let front = self.output::<f64>(3 * n)?;
+        let back = self.output::<f64>(n)?;
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .buffer(rows)
+            .buffer(starts)
+            .arg(n as u64)
+            .arg(starts.len() as u64)
+            .arg(window.size)
+            .arg(window.min_periods)
+            .arg(u32::from(window.center))
+            .arg(u32::from(ddof))
+            .arg(u32::from(root))
+            .buffer(&front)
+            .buffer(&back)
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(T::KERNEL, Self::linear(starts.len()), args)?;
         Ok((out, out_validity))
     }
 

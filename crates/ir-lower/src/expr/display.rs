@@ -237,11 +237,13 @@ impl fmt::Display for GpuExpr {
                 function,
                 window,
             } => {
-                let name = match function {
-                    RollingFunction::Sum => "rolling_sum",
-                    RollingFunction::Mean => "rolling_mean",
-                    RollingFunction::Min => "rolling_min",
-                    RollingFunction::Max => "rolling_max",
+                let (name, ddof) = match function {
+                    RollingFunction::Sum => ("rolling_sum", None),
+                    RollingFunction::Mean => ("rolling_mean", None),
+                    RollingFunction::Min => ("rolling_min", None),
+                    RollingFunction::Max => ("rolling_max", None),
+                    RollingFunction::Var { ddof } => ("rolling_var", Some(ddof)),
+                    RollingFunction::Std { ddof } => ("rolling_std", Some(ddof)),
                 };
                 let RollingWindow {
                     size,
@@ -251,6 +253,9 @@ impl fmt::Display for GpuExpr {
                 write!(f, "{input}.{name}({size}, min_periods={min_periods}")?;
                 if *center {
                     write!(f, ", center=true")?;
+                }
+                if let Some(ddof) = ddof {
+                    write!(f, ", ddof={ddof}")?;
                 }
                 write!(f, ")")
             }

@@ -1,6 +1,6 @@
-//! Rolling windows by a count of rows: `rolling_sum`, `rolling_mean`, `rolling_min` and `rolling_max`.
+//! Rolling windows by a count of rows: `rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var` and `rolling_std`.
 
-use polars_core::prelude::RollingOptionsFixedWindow;
+use polars_core::prelude::{RollingFnParams, RollingOptionsFixedWindow, RollingVarParams};
 use polars_plan::plans::IRRollingFunction;
 
 use super::*;
@@ -8,9 +8,10 @@ use crate::expr::{RollingFunction, RollingWindow};
 
 impl ExprLowering<'_> {
     /// Polars' `rolling_*(window_size, weights, min_periods, center)` of
-    /// the single input: sums, means, minima and maxima without weights;
-    /// the input cast as Polars casts it (booleans summed as u32, small
-    /// integers as i64, numbers averaged as f64).
+    /// the single input: sums, means, minima, maxima, variances and
+    /// standard deviations without weights; the input cast as Polars casts
+    /// it (booleans summed as u32, small integers as i64, numbers averaged
+    /// and spread as f64).
     pub(super) fn rolling(
         &mut self,
         node: Node,
@@ -23,6 +24,20 @@ impl ExprLowering<'_> {
             IRRollingFunction::Mean => (RollingFunction::Mean, "rolling_mean"),
             IRRollingFunction::Min => (RollingFunction::Min, "rolling_min"),
             IRRollingFunction::Max => (RollingFunction::Max, "rolling_max"),
+            IRRollingFunction::Var | IRRollingFunction::Std => {
+                let ddof = match options.fn_params {
+                    Some(RollingFnParams::Var(RollingVarParams { ddof })) => ddof,
+                    _ => 1,
+                };
+                match function {
+                    IRRollingFunction::Var => (RollingFunction::Var { ddof }, "rolling_var"),
+                    _ => (RollingFunction::Std { ddof }, "rolling_std"),
+                }
+            }
+            IRRollingFunction::Quantile => {
+                let what = "rolling_quantile (and rolling_median) is not supported on the GPU";
+                return self.refuse(node, what);
+            }
             other => return self.refuse(node, format!("{other} is not supported on the GPU")),
         };
         if options.weights.is_some() {
@@ -48,10 +63,11 @@ impl ExprLowering<'_> {
             RollingFunction::Sum => (plain && (from.is_integer() || from.is_float())
                 || from == GpuDtype::Boolean)
                 .then_some(dtype),
-            RollingFunction::Mean => (plain && (from.is_integer() || from.is_float())
-                || from == GpuDtype::Boolean)
-                .then_some(dtype)
-                .filter(|dtype| dtype.is_float()),
+            RollingFunction::Mean | RollingFunction::Var { .. } | RollingFunction::Std { .. } => {
+                (plain && (from.is_integer() || from.is_float()) || from == GpuDtype::Boolean)
+                    .then_some(dtype)
+                    .filter(|dtype| dtype.is_float())
+            }
             RollingFunction::Min | RollingFunction::Max => (plain
                 && (from.is_integer() || from.is_float() || from.is_temporal())
                 || from == GpuDtype::Boolean)

@@ -48,9 +48,9 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         ("an exponential (libm's)", o().select([col("amount").exp()])),
         (
-            "a rolling standard deviation, and weighted rolling sums",
+            "a rolling median, and weighted rolling sums",
             o().select([
-                col("amount").rolling_std(RollingOptionsFixedWindow::default()),
+                col("amount").rolling_median(RollingOptionsFixedWindow::default()),
                 col("amount")
                     .rolling_sum(RollingOptionsFixedWindow {
                         window_size: 2,

@@ -260,8 +260,9 @@ pub enum Op {
     CumMin(bool),
     CumCount(bool),
     CumProd(bool),
-    /// `rolling_sum`, `rolling_mean`, `rolling_min` or `rolling_max` (by the
-    /// name's suffix) by a window of rows: size, min_periods, center.
+    /// `rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`,
+    /// `rolling_var` or `rolling_std` (by the name's suffix) by a window of
+    /// rows: size, min_periods, center.
     Rolling(&'static str, usize, usize, bool),
     Rank(RankMethod, bool),
     IsUnique,
@@ -567,6 +568,8 @@ impl E {
                     "sum" => case!(i, s; [x]; o = options; x.rolling_sum(o)),
                     "mean" => case!(i, s; [x]; o = options; x.rolling_mean(o)),
                     "min" => case!(i, s; [x]; o = options; x.rolling_min(o)),
+                    "var" => case!(i, s; [x]; o = options; x.rolling_var(o)),
+                    "std" => case!(i, s; [x]; o = options; x.rolling_std(o)),
                     _ => case!(i, s; [x]; o = options; x.rolling_max(o)),
                 };
                 (e, source)

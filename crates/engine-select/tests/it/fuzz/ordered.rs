@@ -15,7 +15,8 @@ impl Grammar<'_> {
         match (ty, self.rng.random_range(0..9)) {
             (_, 0) => E::new(Op::Shift(n), vec![self.value(ty, d)]),
             // Rolling windows of rows: sums keep signed integers and floats
-            // (booleans summed as u32), means make floats of numbers,
+            // (booleans summed as u32), means, variances and deviations
+            // make floats of numbers,
             // minima and maxima keep every type they take.
             (
                 Ty::Int
@@ -37,7 +38,8 @@ impl Grammar<'_> {
                     (Ty::UInt, 0) => ("sum", Ty::Bool),
                     (Ty::Float, 1) => {
                         let from = [Ty::Int, Ty::UInt, Ty::Float, Ty::Bool];
-                        ("mean", *from.choose(self.rng).unwrap())
+                        let function = ["mean", "var", "std"].choose(self.rng).unwrap();
+                        (*function, *from.choose(self.rng).unwrap())
                     }
                     (_, 2) => ("min", ty),
                     _ => ("max", ty),

@@ -1,4 +1,4 @@
-//! Rolling windows by a count of rows on the device: `rolling_sum`, `rolling_mean`, `rolling_min` and `rolling_max` over frames and within windows' groups, and what falls back.
+//! Rolling windows by a count of rows on the device: `rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var` and `rolling_std` over frames and within windows' groups, and what falls back.
 
 use super::*;
 
@@ -11,7 +11,7 @@ fn window(window_size: usize, min_periods: usize, center: bool) -> RollingOption
     }
 }
 
-/// The four functions of `column` by every window of `windows`, named.
+/// The six functions of `column` by every window of `windows`, named.
 fn all_of(column: &str, windows: &[(usize, usize, bool)]) -> Vec<Expr> {
     let mut exprs = Vec::new();
     for &(size, min, center) in windows {
@@ -29,7 +29,15 @@ fn all_of(column: &str, windows: &[(usize, usize, bool)]) -> Vec<Expr> {
                 .alias(name("mean")),
         );
         exprs.push(col(column).rolling_min(options.clone()).alias(name("min")));
-        exprs.push(col(column).rolling_max(options).alias(name("max")));
+        exprs.push(col(column).rolling_max(options.clone()).alias(name("max")));
+        exprs.push(col(column).rolling_var(options.clone()).alias(name("var")));
+        let ddof = RollingOptionsFixedWindow {
+            fn_params: Some(RollingFnParams::Var(RollingVarParams {
+                ddof: (size % 3) as u8,
+            })),
+            ..options
+        };
+        exprs.push(col(column).rolling_std(ddof).alias(name("std")));
     }
     exprs
 }
@@ -203,8 +211,12 @@ fn rolling_functions_the_device_does_not_run_fall_back_with_their_reasons() {
         "rolling_sum with weights is not supported on the GPU",
     );
     assert_cpu_answer_with_reason(
-        groups().select([col("x").rolling_std(window(2, 1, false))]),
-        "rolling_std is not supported on the GPU",
+        groups().select([col("x").rolling_quantile(
+            QuantileMethod::Linear,
+            0.5,
+            window(2, 1, false),
+        )]),
+        "rolling_quantile (and rolling_median) is not supported on the GPU",
     );
     // A group-by's lists of rolled values.
     let listed = groups()

@@ -1,4 +1,4 @@
-//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`): over the frame, or restarted in each group of a window.
+//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`): over the frame, or restarted in each group of a window.
 
 use gpu_runtime::ops::RowWindow;
 use ir_lower::{RollingFunction, RollingWindow};
@@ -8,8 +8,9 @@ use super::*;
 impl Executor<'_> {
     /// Polars' `rolling_*` (`function`, by `window`) of `input` over
     /// `frame`, restarted in each group of `groups` (in its order), as
-    /// `dtype`: sums and means walked by one thread per group as Polars'
-    /// windows walk them (see [`Ops::window_sums`]), integers as 64-bit
+    /// `dtype`: sums, means and variances walked by one thread per group as
+    /// Polars' windows walk them (see [`Ops::window_sums`],
+    /// [`Ops::window_variances`]), integers as 64-bit
     /// words wrapped to `dtype`; minima and maxima as the rows of their
     /// values, gathered, so they come back as they were (a zero's sign, NaN).
     pub(crate) fn rolling(
@@ -48,6 +49,34 @@ impl Executor<'_> {
                 _ => return Err(unsupported()),
             };
             return self.gather_column(column, &rows);
+        }
+        if let RollingFunction::Var { ddof } | RollingFunction::Std { ddof } = function {
+            // Floats, as ir-lower casts the input.
+            let root = matches!(function, RollingFunction::Std { .. });
+            let (values, validity) = self
+                .evaluate_in_groups(frame, input, "", groups)?
+                .into_parts();
+            let validity = validity.as_ref();
+            let (values, validity) = match values {
+                Values::F64(v) => {
+                    let (spreads, valid) =
+                        ops.window_variances(&v, validity, order, window, (ddof, root))?;
+                    (Values::F64(spreads), valid)
+                }
+                Values::F32(v) => {
+                    let (spreads, valid) =
+                        ops.window_variances(&v, validity, order, window, (ddof, root))?;
+                    (Values::F32(spreads), valid)
+                }
+                _ => return Err(unsupported()),
+            };
+            return Ok(DeviceColumn::from_parts(
+                "".into(),
+                dtype,
+                frame.height,
+                values,
+                Some(validity),
+            ));
         }
         let mean = function == RollingFunction::Mean;
         let taken = if input.dtype.is_float() {

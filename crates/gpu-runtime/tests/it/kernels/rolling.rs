@@ -284,3 +284,170 @@ fn window_extremes_are_the_earliest_best_valid_rows() {
         }
     }
 }
+
+/// Polars' window moments (its `VarState`): Welford's step, Chan's merge.
+#[derive(Clone, Copy, Default)]
+struct Moments {
+    weight: f64,
+    mean: f64,
+    dp: f64,
+}
+
+impl Moments {
+    fn insert(&mut self, x: f64) {
+        let weight = self.weight + 1.0;
+        let delta = x - self.mean;
+        let mean = self.mean + delta / weight;
+        self.dp += (x - mean) * delta;
+        (self.weight, self.mean) = (weight, mean);
+    }
+
+    fn combine(&mut self, o: &Moments) {
+        if o.weight == 0.0 {
+            return;
+        }
+        let weight = self.weight + o.weight;
+        let fraction = o.weight / weight;
+        let delta = o.mean - self.mean;
+        let mean = self.mean + delta * fraction;
+        self.dp += o.dp + o.weight * (o.mean - mean) * delta;
+        (self.weight, self.mean) = (weight, mean);
+    }
+}
+
+/// Polars' moment window over a group: a queue of two stacks; each
+/// window's variance with `ddof` (None where its weight is no more than
+/// `ddof`) and its count of valid values.
+fn variances(
+    values: &[f64],
+    valid: &[bool],
+    group: &[i64],
+    window: RowWindow,
+    ddof: u8,
+) -> Vec<(Option<f64>, u64)> {
+    let (mut front, mut back): (Vec<Moments>, Vec<f64>) = (Vec::new(), Vec::new());
+    let (mut agg_back, mut non_finite) = (Moments::default(), 0);
+    let (mut start, mut end, mut nulls) = (0, 0, 0u64);
+    let mut out = Vec::new();
+    for i in 0..group.len() {
+        let (next_start, next_end) = window_of(i, group.len(), window);
+        if next_start >= end {
+            (front, back, agg_back, non_finite, nulls) = (vec![], vec![], Moments::default(), 0, 0);
+            (start, end) = (next_start, next_start);
+        }
+        for &row in &group[start..next_start] {
+            let row = row as usize;
+            if !valid[row] {
+                nulls -= 1;
+                continue;
+            }
+            if front.is_empty() {
+                let mut agg = Moments::default();
+                while let Some(x) = back.pop() {
+                    agg.insert(x);
+                    front.push(agg);
+                }
+                agg_back = Moments::default();
+            }
+            front.pop();
+            non_finite -= i32::from(!values[row].is_finite());
+        }
+        for &row in &group[end..next_end] {
+            let row = row as usize;
+            if !valid[row] {
+                nulls += 1;
+                continue;
+            }
+            let x = if values[row].is_finite() {
+                values[row]
+            } else {
+                0.0
+            };
+            non_finite += i32::from(!values[row].is_finite());
+            back.push(x);
+            agg_back.insert(x);
+        }
+        (start, end) = (next_start, next_end);
+        let mut state = agg_back;
+        if let Some(top) = front.last() {
+            state.combine(top);
+        }
+        let variance = (state.weight > f64::from(ddof)).then(|| {
+            let v = state.dp / (state.weight - f64::from(ddof));
+            let v = if v < 0.0 { 0.0 } else { v };
+            if non_finite > 0 { f64::NAN } else { v }
+        });
+        out.push((variance, (end - start) as u64 - nulls));
+    }
+    out
+}
+
+#[test]
+fn window_variances_are_polars_to_the_bit() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(97);
+    for &n in SIZES {
+        let values: Vec<f64> = (0..n)
+            .map(|_| match rng.u8(..50) {
+                0 => f64::INFINITY,
+                1 => f64::NAN,
+                _ => 1e6 + (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..8)),
+            })
+            .collect();
+        let singles: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
+        let (rows, starts, ends) = shuffled_groups(&mut rng, n);
+        let window = windows(&mut rng);
+        let ddof = rng.u8(0..3);
+        let (d_valid, d_rows, d_starts) = (
+            device.upload(&bitmap(&valid)),
+            device.upload(&rows),
+            device.upload(&starts),
+        );
+        let groups = (&d_rows, &d_starts);
+        let is = |bits: &[u32], row: usize| bits[row / 32] >> (row % 32) & 1 == 1;
+        let (var, var_valid) = ops
+            .window_variances(
+                &device.upload(&values),
+                Some(&d_valid),
+                groups,
+                window,
+                (ddof, false),
+            )
+            .unwrap();
+        let (std32, std32_valid) = ops
+            .window_variances(
+                &device.upload(&singles),
+                Some(&d_valid),
+                groups,
+                window,
+                (ddof, true),
+            )
+            .unwrap();
+        let (var, var_valid) = (var.to_host().unwrap(), var_valid.to_host().unwrap());
+        let (std32, std32_valid) = (std32.to_host().unwrap(), std32_valid.to_host().unwrap());
+        let wide: Vec<f64> = singles.iter().map(|&v| f64::from(v)).collect();
+        for (g, &start) in starts.iter().enumerate() {
+            let group = &rows[start as usize..ends[g]];
+            let expected = variances(&values, &valid, group, window, ddof);
+            let expected32 = variances(&wide, &valid, group, window, ddof);
+            for (i, ((v, count), (v32, _))) in expected.into_iter().zip(expected32).enumerate() {
+                let row = group[i] as usize;
+                let what = format!("n={n} {window:?} ddof {ddof} group {g} position {i}");
+                let v = v.filter(|_| count >= window.min_periods);
+                assert_eq!(is(&var_valid, row), v.is_some(), "{what}");
+                if let Some(v) = v {
+                    assert_eq!(var[row].to_bits(), v.to_bits(), "{what}");
+                }
+                let s = v32
+                    .filter(|_| count >= window.min_periods)
+                    .map(|v| (v as f32).sqrt());
+                assert_eq!(is(&std32_valid, row), s.is_some(), "{what}");
+                if let Some(s) = s {
+                    assert_eq!(std32[row].to_bits(), s.to_bits(), "{what}");
+                }
+            }
+        }
+    }
+}
