@@ -40,6 +40,7 @@ mod functions;
 mod lists;
 mod literals;
 mod nested;
+mod replace;
 mod rolling;
 mod row_order;
 mod strings;

@@ -25,6 +25,7 @@ mod joins;
 mod lists;
 mod operators;
 mod partitioned;
+mod replace;
 mod rolling;
 mod row_order;
 mod strings;

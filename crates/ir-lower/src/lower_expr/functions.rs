@@ -470,6 +470,8 @@ impl ExprLowering<'_> {
                     return Some(from_the_end(before, this));
                 }
             }
+            F::Replace => return self.replace(node, inputs, false),
+            F::ReplaceStrict { .. } => return self.replace(node, inputs, true),
             F::RollingExpr { function, options } => {
                 return self.rolling(node, function, options, inputs);
             }

@@ -48,6 +48,23 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         ("an exponential (libm's)", o().select([col("amount").exp()])),
         (
+            "replace of floats, and replace_strict without a default",
+            o().select([
+                col("amount").replace(
+                    lit(Series::new("".into(), [1.5f64])),
+                    lit(Series::new("".into(), [2.5f64])),
+                ),
+                col("qty")
+                    .replace_strict(
+                        lit(Series::new("".into(), [1i64])),
+                        lit(Series::new("".into(), [2i64])),
+                        None::<Expr>,
+                        None::<DataType>,
+                    )
+                    .alias("strict"),
+            ]),
+        ),
+        (
             "a rolling median, and weighted rolling sums",
             o().select([
                 col("amount").rolling_median(RollingOptionsFixedWindow::default()),

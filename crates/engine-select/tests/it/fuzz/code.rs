@@ -151,6 +151,29 @@ pub enum List {
 }
 
 impl List {
+    pub fn len(&self) -> usize {
+        match self {
+            List::Int(v) => v.len(),
+            List::Float(v) => v.len(),
+            List::Str(v) => v.len(),
+        }
+    }
+
+    /// The list cut or lengthened (by copies of its values, or zeros and
+    /// empty texts) to `n` values.
+    pub fn resized(self, n: usize) -> List {
+        fn resize<T: Clone>(mut v: Vec<Option<T>>, n: usize, fill: T) -> Vec<Option<T>> {
+            let fill = v.first().cloned().unwrap_or(Some(fill));
+            v.resize(n, fill);
+            v
+        }
+        match self {
+            List::Int(v) => List::Int(resize(v, n, 0)),
+            List::Float(v) => List::Float(resize(v, n, 0.0)),
+            List::Str(v) => List::Str(resize(v, n, String::new())),
+        }
+    }
+
     pub fn series(&self) -> Series {
         match self {
             List::Int(v) => Series::new("".into(), v),

@@ -186,6 +186,11 @@ pub enum Op {
     AllHorizontal,
     AnyHorizontal,
     IsIn(List, bool),
+    /// `replace` of the old values by the new ones.
+    ReplaceValues(List, List),
+    /// `replace_strict` of the old values by the new ones, the default the
+    /// second input.
+    ReplaceStrict(List, List),
     /// `is_in` the second input imploded.
     IsInColumn(bool),
     IsBetween(ClosedInterval),
@@ -474,6 +479,10 @@ impl E {
             Op::AnyHorizontal => case!(i, s; [; xs]; ; any_horizontal(&xs).unwrap()),
             Op::IsIn(list, ne) => case!(i, s; [x]; values = list.series(), ne = ne;
                 x.is_in(lit(values).implode(false), ne)),
+            Op::ReplaceValues(old, new) => case!(i, s; [x]; o = old.series(), n = new.series();
+                x.replace(lit(o), lit(n))),
+            Op::ReplaceStrict(old, new) => case!(i, s; [x, v]; o = old.series(), n = new.series();
+                x.replace_strict(lit(o), lit(n), Some(v), None::<DataType>)),
             Op::IsInColumn(ne) => case!(i, s; [x, y]; ne = ne; x.is_in(y.implode(false), ne)),
             Op::IsBetween(c) => case!(i, s; [x, lo, hi]; c = c; x.is_between(lo, hi, c)),
             Op::LenBytes => case!(i, s; [x]; ; x.str().len_bytes()),

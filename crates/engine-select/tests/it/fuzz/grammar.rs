@@ -310,6 +310,7 @@ impl Grammar<'_> {
             8 if self.context == Context::Rows && self.ordered && self.chance(0.5) => {
                 return self.ordered_window(ty, d);
             }
+            9 if matches!(ty, Ty::Int | Ty::Str) => return self.replaced(ty, d),
             _ => {}
         }
         match ty {
@@ -700,6 +701,27 @@ impl Grammar<'_> {
                     .map(|_| (!null(self.rng)).then(|| self.rng.random_range(-3..6)))
                     .collect(),
             ),
+        }
+    }
+
+    /// `replace` of a value by literal old and new values (one new value,
+    /// or as many as the old), or `replace_strict` with a default (a
+    /// value of the class); repeated old values and counts that differ now
+    /// and then, which Polars rejects.
+    fn replaced(&mut self, ty: Ty, d: u32) -> E {
+        let x = self.value(ty, d);
+        let old = self.list(ty);
+        let n = match (old.len(), self.rng.random_range(0..10)) {
+            (_, 0) => 1,
+            (_, 1) => self.rng.random_range(0..5),
+            (n, _) => n,
+        };
+        let new = self.list(ty).resized(n);
+        if self.chance(0.7) {
+            E::new(Op::ReplaceValues(old, new), vec![x])
+        } else {
+            let default = self.value(ty, d);
+            E::new(Op::ReplaceStrict(old, new), vec![x, default])
         }
     }
 

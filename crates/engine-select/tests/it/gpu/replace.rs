@@ -1,0 +1,145 @@
+//! `replace` and `replace_strict` by literal values on the device: integers, texts, booleans and dates, one new value or one per old value, nulls on either side, defaults, and what falls back.
+
+use super::*;
+
+/// A literal list of `values`.
+fn values<T: ?Sized, V>(values: V) -> Expr
+where
+    Series: NamedFrom<V, T>,
+{
+    lit(Series::new("".into(), values))
+}
+
+#[test]
+fn replace_by_literal_values_matches_the_cpu() {
+    let frame = || {
+        table().with_columns([
+            col("i").cast(DataType::Int32).alias("i32"),
+            col("u").cast(DataType::UInt8).alias("u8"),
+        ])
+    };
+    assert_gpu_eq(
+        "replace of integers, texts, booleans and dates",
+        frame().select([
+            col("i")
+                .replace(values([5i64, -3]), values([50i64, 30]))
+                .alias("pairs"),
+            col("i")
+                .replace(values([5i64, 0]), values([7i64]))
+                .alias("one new"),
+            col("i")
+                .replace(values([Some(5i64), None]), values([Some(1i64), Some(2)]))
+                .alias("null old"),
+            col("i")
+                .replace(values([5i64, -3]), values([None::<i64>, Some(9)]))
+                .alias("null new"),
+            col("i")
+                .replace(values([Some(0i64), None]), values([Some(-1i64)]))
+                .alias("null old, one new"),
+            col("i32")
+                .replace(values([5i64, 0]), values([500i64, 1]))
+                .alias("i32 by i64"),
+            col("u8")
+                .replace(values([1i64, 4]), values([40i64, 10]))
+                .alias("u8"),
+            col("s")
+                .replace(values(["a", ""]), values(["A", "empty"]))
+                .alias("texts"),
+            col("s")
+                .replace(values([None::<&str>]), values(["none"]))
+                .alias("null text"),
+            col("b")
+                .replace(values([true]), values([false]))
+                .alias("booleans"),
+            col("d")
+                .replace(
+                    values([Some(19_000i32)]).cast(DataType::Date),
+                    date_literal(1),
+                )
+                .alias("dates"),
+            col("i")
+                .replace(values(Vec::<i64>::new()), values(Vec::<i64>::new()))
+                .alias("none"),
+        ]),
+    );
+}
+
+#[test]
+fn replace_strict_with_a_default_matches_the_cpu() {
+    assert_gpu_eq(
+        "replace_strict with defaults",
+        table().select([
+            col("i")
+                .replace_strict(
+                    values([5i64, -3, 0]),
+                    values([1.5f64, 2.5, 3.5]),
+                    Some(lit(0.0)),
+                    None::<DataType>,
+                )
+                .alias("floats"),
+            col("i")
+                .replace_strict(
+                    values([5i64]),
+                    values([1i64]),
+                    Some(col("k")),
+                    None::<DataType>,
+                )
+                .alias("column default"),
+            col("s")
+                .replace_strict(
+                    values([Some("a"), None]),
+                    values([Some(1i64), Some(2)]),
+                    Some(lit(-1i64)),
+                    None::<DataType>,
+                )
+                .alias("texts to numbers"),
+            col("u")
+                .replace_strict(
+                    values([1i64, 2, 4]),
+                    values(["one", "two", "four"]),
+                    Some(lit("other")),
+                    None::<DataType>,
+                )
+                .alias("numbers to texts"),
+            col("i")
+                .replace_strict(
+                    values([5i64, 0]),
+                    values([1i64, 2]),
+                    Some(lit(3i64)),
+                    Some(DataType::Int16),
+                )
+                .alias("return dtype"),
+        ]),
+    );
+}
+
+#[test]
+fn replace_the_device_does_not_run_falls_back_with_its_reason() {
+    assert_cpu_answer_with_reason(
+        table().select([col("f").replace(values([1.5f64]), values([2.0f64]))]),
+        "replace of f64 is not supported on the GPU",
+    );
+    assert_cpu_answer_with_reason(
+        table().select([col("i").replace_strict(
+            values([5i64, 0, 1, -3, i64::MAX, i64::MIN]),
+            values([1i64, 2, 3, 4, 5, 6]),
+            None::<Expr>,
+            None::<DataType>,
+        )]),
+        "replace_strict without a default",
+    );
+    // Polars' own errors: an incomplete mapping, repeated old values, a
+    // value that does not fit.
+    assert_cpu_error(table().select([col("i").replace_strict(
+        values([5i64]),
+        values([1i64]),
+        None::<Expr>,
+        None::<DataType>,
+    )]));
+    assert_cpu_error(table().select([col("i").replace(values([5i64, 5]), values([1i64, 2]))]));
+    assert_cpu_error(
+        table().select([col("u")
+            .cast(DataType::UInt8)
+            .replace(values([300i64]), values([1i64]))]),
+    );
+}

@@ -1,0 +1,140 @@
+//! `replace` and `replace_strict` by literal values: a choice among the new values by which old value a row holds.
+
+use super::*;
+
+/// The most old values mapped to as many new ones (each a test and a
+/// choice in the fused evaluator).
+const MOST_PAIRS: usize = 64;
+
+/// `value` (of type `from`) as a value of `dtype`, where `dtype` holds it
+/// exactly (so Polars' cast of it neither raises nor changes it); temporal
+/// values only into their own type, nothing into decimals.
+fn fitted(value: &Scalar, from: GpuDtype, dtype: GpuDtype) -> Option<Scalar> {
+    match value {
+        Scalar::Null => Some(Scalar::Null),
+        _ if dtype.decimal_scale().is_some() || (dtype.is_temporal() && from != dtype) => None,
+        _ => held_exactly(value, dtype),
+    }
+}
+
+impl ExprLowering<'_> {
+    /// Polars' `replace(old, new)` (`strict`: `replace_strict(old, new,
+    /// default)`) of literal values: each row holding the j-th old value
+    /// (a null one: a null row) takes the j-th new value (or the one new
+    /// value), as a chain of `when/then`; the other rows keep their value
+    /// (`replace`) or take the default (`replace_strict`, null rows too
+    /// where no old value is null). Values of types whose equality is
+    /// exact (integers, booleans, texts, dates and times; not floats,
+    /// whose NaN and zeros Polars matches by its join's hashing).
+    pub(super) fn replace(&mut self, node: Node, inputs: &[ExprIR], strict: bool) -> Lowered {
+        let name = if strict { "replace_strict" } else { "replace" };
+        let input = self.expr(inputs.first()?.node())?;
+        let from = input.dtype;
+        let exact = (from.is_integer() && from.decimal_scale().is_none())
+            || matches!(
+                from,
+                GpuDtype::Boolean
+                    | GpuDtype::String
+                    | GpuDtype::Date
+                    | GpuDtype::Datetime(_)
+                    | GpuDtype::Duration(_)
+                    | GpuDtype::Time
+            );
+        if !exact {
+            return self.refuse(
+                node,
+                format!("{name} of {from} is not supported on the GPU"),
+            );
+        }
+        let lists = (
+            self.literal_list(inputs.get(1)?.node()),
+            self.literal_list(inputs.get(2)?.node()),
+        );
+        let (Some((old, old_dtype)), Some((new, new_dtype))) = lists else {
+            return self.refuse(
+                node,
+                format!("{name} by values other than literals is not supported on the GPU"),
+            );
+        };
+        let default = match (strict, inputs.get(3)) {
+            (false, _) => None,
+            (true, Some(default)) => Some(self.expr(default.node())?),
+            (true, None) => {
+                return self.refuse(
+                    node,
+                    "replace_strict without a default (Polars raises where a value has no new \
+                     value) is not supported on the GPU",
+                );
+            }
+        };
+        let dtype = self.dtype(node)?;
+        if !strict && dtype != from {
+            return self.refuse(node, format!("{name} of {from} into {dtype}"));
+        }
+        let old: Option<Vec<Scalar>> = old.iter().map(|v| fitted(v, old_dtype, from)).collect();
+        let target = if strict { dtype } else { from };
+        let new: Option<Vec<Scalar>> = new.iter().map(|v| fitted(v, new_dtype, target)).collect();
+        let (Some(old), Some(new)) = (old, new) else {
+            return self.refuse(
+                node,
+                format!(
+                    "{name} of {from} by values of {old_dtype} with values of {new_dtype} (which \
+                     Polars casts, raising where they do not fit) is not supported on the GPU"
+                ),
+            );
+        };
+        let distinct = old
+            .iter()
+            .enumerate()
+            .all(|(i, value)| !old[..i].contains(value));
+        if !distinct || !(new.len() == 1 || new.len() == old.len()) || old.len() > MOST_PAIRS {
+            return self.refuse(
+                node,
+                format!(
+                    "{name} of {} old values by {} new ones (Polars raises on repeated old \
+                     values and on counts that differ; the GPU takes up to {MOST_PAIRS} pairs) \
+                     is not supported on the GPU",
+                    old.len(),
+                    new.len()
+                ),
+            );
+        }
+        let otherwise = match default {
+            None => input.clone(),
+            Some(default) if default.dtype == dtype => default,
+            Some(default) if cast_supported(default.dtype, dtype) => {
+                default.cast(dtype, CastMode::NonStrict)
+            }
+            Some(default) => {
+                return self.refuse(
+                    node,
+                    format!("{name} with a default of {} as {dtype}", default.dtype),
+                );
+            }
+        };
+        let mut chosen = otherwise;
+        for (j, value) in old.iter().enumerate().rev() {
+            let matches = match value {
+                Scalar::Null => GpuExpr {
+                    kind: ExprKind::IsNull(Box::new(input.clone())),
+                    dtype: GpuDtype::Boolean,
+                },
+                value => input.clone().binary(
+                    BinaryOp::Eq,
+                    GpuExpr::literal(value.clone(), from),
+                    GpuDtype::Boolean,
+                ),
+            };
+            let replacement = new[if new.len() == 1 { 0 } else { j }].clone();
+            chosen = GpuExpr {
+                kind: ExprKind::Ternary {
+                    predicate: Box::new(matches),
+                    truthy: Box::new(GpuExpr::literal(replacement, target)),
+                    falsy: Box::new(chosen),
+                },
+                dtype,
+            };
+        }
+        Some(chosen)
+    }
+}
