@@ -654,6 +654,21 @@ impl ExprLowering<'_> {
                 };
                 return Some(rows.binary(BinaryOp::Minus, shifted, dtype));
             }
+            F::PctChange => {
+                let [input, n] = [inputs.first()?.node(), inputs.get(1)?.node()];
+                let input = self.expr(input)?;
+                let Some(n) = self.literal_i64(n) else {
+                    return self
+                        .refuse(node, "pct_change by a count that is not a literal integer");
+                };
+                let dtype = self.dtype(node)?;
+                if !(input.dtype.is_numeric() && input.dtype.decimal_scale().is_none())
+                    || !dtype.is_float()
+                {
+                    return self.refuse(node, format!("pct_change of {}", input.dtype));
+                }
+                return Some(percent_change(input.cast(dtype, CastMode::NonStrict), n));
+            }
             F::Rank { options, seed: _ } => {
                 let method = match options.method {
                     PolarsRankMethod::Average => RankMethod::Average,

@@ -1,4 +1,4 @@
-//! Row-order functions: sorts, shifts, fills, running sums from the end, and row places.
+//! Row-order functions: sorts, shifts, fills, running sums from the end, changes in percent, and row places.
 
 use super::*;
 
@@ -266,4 +266,22 @@ impl ExprLowering<'_> {
         };
         Some(missing.then(value, shifted_input, dtype))
     }
+}
+
+/// Polars' `pct_change(n)` of floats: the diff by `n` rows over the value
+/// `n` rows before, `(x - x.shift(n)) / x.shift(n)` (the rows read as a
+/// column, as Polars' diff reads them: see `diff`).
+pub(crate) fn percent_change(input: GpuExpr, n: i64) -> GpuExpr {
+    let dtype = input.dtype;
+    let shift = |input: &GpuExpr, periods: i64| GpuExpr {
+        kind: ExprKind::Shift {
+            input: Box::new(input.clone()),
+            periods,
+        },
+        dtype,
+    };
+    let before = shift(&input, n);
+    shift(&input, 0)
+        .binary(BinaryOp::Minus, before.clone(), dtype)
+        .binary(BinaryOp::TrueDivide, before, dtype)
 }

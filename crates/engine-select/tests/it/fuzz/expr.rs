@@ -259,6 +259,7 @@ pub enum Op {
     /// Fill value: the second input.
     ShiftAndFill(i64),
     Diff(i64),
+    PctChange(i64),
     Reverse,
     CumSum(bool),
     CumMax(bool),
@@ -560,6 +561,7 @@ impl E {
             Op::Diff(n) => {
                 case!(i, s; [x]; n = n; x.diff(lit(n), polars::series::ops::NullBehavior::Ignore))
             }
+            Op::PctChange(n) => case!(i, s; [x]; n = n; x.pct_change(lit(n))),
             Op::Reverse => case!(i, s; [x]; ; x.reverse()),
             Op::CumSum(r) => case!(i, s; [x]; r = r; x.cum_sum(r)),
             Op::CumMax(r) => case!(i, s; [x]; r = r; x.cum_max(r)),

@@ -1,4 +1,4 @@
-//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, diffs, ranks, distinctness tests, sorts.
+//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, diffs, changes in percent, ranks, distinctness tests, sorts.
 
 use polars::prelude::*;
 use rand::RngExt;
@@ -85,6 +85,11 @@ impl Grammar<'_> {
                     _ => Op::CumProd(reverse),
                 };
                 E::new(op, vec![self.value(ty, d)])
+            }
+            // Changes in percent: floats of any numbers.
+            (Ty::Float, 5) if self.chance(0.3) => {
+                let from = *[Ty::Int, Ty::UInt, Ty::Float].choose(self.rng).unwrap();
+                E::new(Op::PctChange(n), vec![self.value(from, d)])
             }
             (Ty::Int | Ty::Float, 5) => E::new(Op::Diff(n), vec![self.value(ty, d)]),
             (Ty::UInt | Ty::Float, 6) => {

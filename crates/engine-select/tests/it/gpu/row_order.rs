@@ -1108,3 +1108,44 @@ fn peaks_match_the_cpu() {
             ),
     );
 }
+
+#[test]
+fn percent_changes_match_the_cpu() {
+    let frame = || {
+        table().with_columns([
+            col("u").cast(DataType::UInt8).alias("u8"),
+            col("f").cast(DataType::Float32).alias("f32"),
+        ])
+    };
+    let mut exprs = Vec::new();
+    for (column, n) in [
+        ("i", 1),
+        ("k", 2),
+        ("u8", -1),
+        ("f", 1),
+        ("f", 0),
+        ("f32", -2),
+    ] {
+        exprs.push(
+            col(column)
+                .pct_change(lit(n))
+                .alias(format!("{column} by {n}")),
+        );
+    }
+    assert_gpu_eq("pct_change over the frame", frame().select(exprs));
+    assert_gpu_eq(
+        "pct_change within groups",
+        groups().select([
+            col("v")
+                .pct_change(lit(1))
+                .over([col("g")])
+                .unwrap()
+                .alias("v"),
+            col("x")
+                .pct_change(lit(-1))
+                .over([col("h")])
+                .unwrap()
+                .alias("x"),
+        ]),
+    );
+}
