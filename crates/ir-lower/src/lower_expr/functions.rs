@@ -662,9 +662,8 @@ impl ExprLowering<'_> {
                         .refuse(node, "pct_change by a count that is not a literal integer");
                 };
                 let dtype = self.dtype(node)?;
-                if !(input.dtype.is_numeric() && input.dtype.decimal_scale().is_none())
-                    || !dtype.is_float()
-                {
+                let numbers = input.dtype.is_numeric() && input.dtype.decimal_scale().is_none();
+                if !(numbers && dtype.is_float()) {
                     return self.refuse(node, format!("pct_change of {}", input.dtype));
                 }
                 return Some(percent_change(input.cast(dtype, CastMode::NonStrict), n));
