@@ -1,4 +1,4 @@
-// Rolling windows by a count of rows: Polars' rolling_sum, rolling_mean, rolling_min, rolling_max, rolling_var and rolling_std, restarted in each group.
+// Rolling windows by a count of rows (Polars' rolling_sum, rolling_mean, rolling_min, rolling_max, rolling_var, rolling_std) and exponentially weighted means, restarted in each group.
 #include "kernel_common.cuh"
 
 // Every kernel here reads groups as the running kernels of scan.cu do: group
@@ -370,3 +370,59 @@ __device__ __forceinline__ void window_variances(const T* values, const u32* val
 
 WINDOW_VARIANCES(double, f64)
 WINDOW_VARIANCES(float, f32)
+
+// Polars' ewm_mean of each group, one thread per group walking its rows in
+// order with Polars' recurrence in T: the first valid value starts the
+// mean; then each row decays the weight by 1 - alpha (a null row too,
+// unless `ignore_nulls`), and each valid value moves the mean towards it
+// by its share of the weight (1, or alpha without `adjust`). A row is
+// valid where its value is and at least `min_periods` (at least 1) values
+// came so far.
+template <typename T>
+__device__ __forceinline__ void ewm_means(const T* values, const u32* validity, const i64* rows,
+                                          const i64* starts, u64 n_rows, u64 n_groups,
+                                          double alpha_f64, u32 adjust, u64 min_periods,
+                                          u32 ignore_nulls, T* out, u32* out_validity) {
+    const T one = T(1);
+    const T alpha = static_cast<T>(alpha_f64);
+    const T new_value_weight = adjust != 0 ? one : alpha;
+    const u64 least = min_periods > 0 ? min_periods : 1;
+    for (u64 g = global_index(); g < n_groups; g += global_stride()) {
+        const u64 first = static_cast<u64>(starts[g]);
+        const u64 end = g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows;
+        T mean = T(0), weight = T(0);
+        u64 count = 0;
+        for (u64 p = first; p < end; ++p) {
+            const u64 row = static_cast<u64>(rows[p]);
+            const bool valid = is_valid(validity, row);
+            if (count == 0 && valid) {
+                count = 1;
+                mean = values[row];
+                weight = one;
+            } else {
+                if (valid || ignore_nulls == 0) weight = weight * (one - alpha);
+                if (valid) {
+                    const T new_weight = weight + new_value_weight;
+                    mean = mean + (values[row] - mean) * (new_value_weight / new_weight);
+                    weight = adjust != 0 ? weight + one : one;
+                    count += 1;
+                }
+            }
+            out[row] = mean;
+            if (valid && count >= least) set_valid(out_validity, row);
+        }
+    }
+}
+
+#define EWM_MEANS(T, suffix)                                                                   \
+    extern "C" __global__ void ewm_means_##suffix(                                             \
+        const T* values, const u32* validity, const i64* rows, const i64* starts, u64 n_rows,  \
+        u64 n_groups, double alpha, u32 adjust, u64 min_periods, u32 ignore_nulls, T* out,     \
+        u32* out_validity) {                                                                   \
+        ewm_means<T>(values, validity, rows, starts, n_rows, n_groups, alpha, adjust,          \
+                     min_periods, ignore_nulls, out, out_validity);                            \
+    }                                                                                          \
+    EMU_KERNEL(ewm_means_##suffix)
+
+EWM_MEANS(double, f64)
+EWM_MEANS(float, f32)

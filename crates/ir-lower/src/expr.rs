@@ -267,6 +267,17 @@ pub struct RollingWindow {
     pub center: bool,
 }
 
+/// Polars' `ewm_mean` options: the smoothing factor, whether weights are
+/// adjusted for the start, the least count of values for a result (at
+/// least 1), and whether nulls leave the weights alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EwmOptions {
+    pub alpha: f64,
+    pub adjust: bool,
+    pub min_periods: u64,
+    pub ignore_nulls: bool,
+}
+
 /// Tests of a value against the other rows' values (null being one value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DistinctTest {
@@ -416,6 +427,14 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         function: RollingFunction,
         window: RollingWindow,
+    },
+    /// Polars' `ewm_mean` of floats: each row's exponentially weighted mean
+    /// of the values so far, by Polars' recurrence in the input's type;
+    /// null at a null row and before `min_periods` values came. Depends on
+    /// the order of the rows.
+    EwmMean {
+        input: Box<GpuExpr>,
+        options: EwmOptions,
     },
     /// `str.to_date` or `str.to_datetime` (exact, no time zone) with a
     /// format of fixed-width numeric fields and literal text (`%Y-%m-%d`,
@@ -699,6 +718,7 @@ macro_rules! children {
             | ExprKind::CumProd(input)
             | ExprKind::CumExtreme { input, .. }
             | ExprKind::Rolling { input, .. }
+            | ExprKind::EwmMean { input, .. }
             | ExprKind::ParseTemporal { input, .. }
             | ExprKind::Strftime { input, .. }
             | ExprKind::Shift { input, .. }
@@ -904,7 +924,7 @@ impl GpuExpr {
     }
 
     /// Whether this expression reads other rows than its own (`shift`,
-    /// `reverse`, forward and backward fills, `cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `rolling_*`, `rank`,
+    /// `reverse`, forward and backward fills, `cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `rolling_*`, `ewm_mean`, `rank`,
     /// the distinctness tests, sorts, `gather`): per group it reads the
     /// group's rows, not the frame's.
     pub fn reads_other_rows(&self) -> bool {
@@ -918,6 +938,7 @@ impl GpuExpr {
                 | ExprKind::CumProd(_)
                 | ExprKind::CumExtreme { .. }
                 | ExprKind::Rolling { .. }
+                | ExprKind::EwmMean { .. }
                 | ExprKind::Rank { .. }
                 | ExprKind::Distinct { .. }
                 | ExprKind::SortedBy { .. }

@@ -1,4 +1,4 @@
-//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, variances, minima and maxima by a count of rows, restarted in each group.
+//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, variances, minima and maxima by a count of rows, and exponentially weighted means, restarted in each group.
 
 use super::*;
 
@@ -37,6 +37,24 @@ pub trait WindowVariance: DeviceCopy {
 }
 
 kernel_for!(WindowVariance: f64 => window_variances_f64, f32 => window_variances_f32);
+
+/// Float types with a kernel of exponentially weighted means.
+pub trait EwmMean: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
+kernel_for!(EwmMean: f64 => ewm_means_f64, f32 => ewm_means_f32);
+
+/// Polars' `ewm_mean` options: the smoothing factor (taken in the values'
+/// type), whether weights are adjusted for the start, the least count of
+/// values for a result, and whether nulls leave the weights alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ewm {
+    pub alpha: f64,
+    pub adjust: bool,
+    pub min_periods: u64,
+    pub ignore_nulls: bool,
+}
 
 impl Ops<'_> {
     /// Polars' `rolling_sum` of `values` (`validity`) by `window`,
@@ -141,6 +159,44 @@ impl Ops<'_> {
             .arg(u32::from(root))
             .buffer(&front)
             .buffer(&back)
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(T::KERNEL, Self::linear(starts.len()), args)?;
+        Ok((out, out_validity))
+    }
+
+    /// Polars' `ewm_mean` of floats by `ewm`, restarted in each group (as
+    /// [`Ops::window_sums`]): one thread per group walks its rows with
+    /// Polars' recurrence in the values' type, so every mean is Polars' to
+    /// the bit; null at a null row, and before `min_periods` values came.
+    pub fn ewm_means<T: EwmMean>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        ewm: Ewm,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        let n = values.len();
+        check_bitmap(validity, n, "validity")?;
+        check(rows.len() == n, || {
+            format!("{} rows for {n} values", rows.len())
+        })?;
+        let out = self.zeroed::<T>(n)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        if n == 0 || starts.is_empty() {
+            return Ok((out, out_validity));
+        }
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .buffer(rows)
+            .buffer(starts)
+            .arg(n as u64)
+            .arg(starts.len() as u64)
+            .arg(ewm.alpha)
+            .arg(u32::from(ewm.adjust))
+            .arg(ewm.min_periods)
+            .arg(u32::from(ewm.ignore_nulls))
             .buffer(&out)
             .buffer(&out_validity);
         self.launch(T::KERNEL, Self::linear(starts.len()), args)?;

@@ -259,6 +259,19 @@ impl fmt::Display for GpuExpr {
                 }
                 write!(f, ")")
             }
+            ExprKind::EwmMean { input, options } => {
+                let EwmOptions {
+                    alpha,
+                    adjust,
+                    min_periods,
+                    ignore_nulls,
+                } = options;
+                write!(
+                    f,
+                    "{input}.ewm_mean(alpha={alpha}, adjust={adjust}, \
+                     min_periods={min_periods}, ignore_nulls={ignore_nulls})"
+                )
+            }
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
             ExprKind::Reverse(input) => write!(f, "reverse({input})"),
             ExprKind::Gather { input, indices, .. } => write!(f, "{input}.gather({indices})"),

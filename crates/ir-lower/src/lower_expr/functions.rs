@@ -470,6 +470,7 @@ impl ExprLowering<'_> {
                     return Some(from_the_end(before, this));
                 }
             }
+            F::EwmMean { options } => return self.ewm_mean(node, options, inputs),
             F::Replace => return self.replace(node, inputs, false),
             F::ReplaceStrict { .. } => return self.replace(node, inputs, true),
             F::RollingExpr { function, options } => {

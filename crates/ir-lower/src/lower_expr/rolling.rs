@@ -1,10 +1,11 @@
-//! Rolling windows by a count of rows: `rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var` and `rolling_std`.
+//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted means (`ewm_mean`).
 
 use polars_core::prelude::{RollingFnParams, RollingOptionsFixedWindow, RollingVarParams};
+use polars_ops::series::EWMOptions;
 use polars_plan::plans::IRRollingFunction;
 
 use super::*;
-use crate::expr::{RollingFunction, RollingWindow};
+use crate::expr::{EwmOptions, RollingFunction, RollingWindow};
 
 impl ExprLowering<'_> {
     /// Polars' `rolling_*(window_size, weights, min_periods, center)` of
@@ -95,6 +96,43 @@ impl ExprLowering<'_> {
                 input: Box::new(input),
                 function,
                 window,
+            },
+            dtype,
+        })
+    }
+
+    /// Polars' `ewm_mean` of floats (its kernel takes f32 and f64 only),
+    /// with a smoothing factor in [0, 1] (Polars raises on others).
+    pub(super) fn ewm_mean(
+        &mut self,
+        node: Node,
+        options: &EWMOptions,
+        inputs: &[ExprIR],
+    ) -> Lowered {
+        let input = self.single(inputs)?;
+        let dtype = self.dtype(node)?;
+        if !input.dtype.is_float() || dtype != input.dtype {
+            return self.refuse(
+                node,
+                format!("ewm_mean of {} is not supported on the GPU", input.dtype),
+            );
+        }
+        if !(0.0..=1.0).contains(&options.alpha) {
+            return self.refuse(
+                node,
+                format!("ewm_mean with alpha {} (Polars raises)", options.alpha),
+            );
+        }
+        let options = EwmOptions {
+            alpha: options.alpha,
+            adjust: options.adjust,
+            min_periods: options.min_periods as u64,
+            ignore_nulls: options.ignore_nulls,
+        };
+        Some(GpuExpr {
+            kind: ExprKind::EwmMean {
+                input: Box::new(input),
+                options,
             },
             dtype,
         })

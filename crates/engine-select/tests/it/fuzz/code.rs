@@ -117,6 +117,16 @@ impl Code for RollingOptionsFixedWindow {
     }
 }
 
+impl Code for EWMOptions {
+    fn code(&self) -> String {
+        format!(
+            "EWMOptions {{ alpha: {:?}, adjust: {}, bias: false, min_periods: {}, \
+             ignore_nulls: {} }}",
+            self.alpha, self.adjust, self.min_periods, self.ignore_nulls
+        )
+    }
+}
+
 impl Code for TimeUnit {
     fn code(&self) -> String {
         unit_code(*self).into()

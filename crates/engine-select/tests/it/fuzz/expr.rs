@@ -270,6 +270,7 @@ pub enum Op {
     /// `rolling_var` or `rolling_std` (by the name's suffix) by a window of
     /// rows: size, min_periods, center.
     Rolling(&'static str, usize, usize, bool),
+    EwmMean(EWMOptions),
     Rank(RankMethod, bool),
     IsUnique,
     IsDuplicated,
@@ -568,6 +569,7 @@ impl E {
             Op::CumMin(r) => case!(i, s; [x]; r = r; x.cum_min(r)),
             Op::CumCount(r) => case!(i, s; [x]; r = r; x.cum_count(r)),
             Op::CumProd(r) => case!(i, s; [x]; r = r; x.cum_prod(r)),
+            Op::EwmMean(options) => case!(i, s; [x]; o = options; x.ewm_mean(o)),
             Op::Rolling(f, w, m, c) => {
                 let options = RollingOptionsFixedWindow {
                     window_size: *w,

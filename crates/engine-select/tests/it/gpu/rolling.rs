@@ -1,4 +1,4 @@
-//! Rolling windows by a count of rows on the device: `rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var` and `rolling_std` over frames and within windows' groups, and what falls back.
+//! Rolling windows by a count of rows on the device (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted means, over frames and within windows' groups, and what falls back.
 
 use super::*;
 
@@ -120,9 +120,17 @@ fn rolling_float_sums_are_polars_to_the_bit() {
                 .collect::<Vec<_>>(),
         ),
     );
+    let ewm = EWMOptions {
+        alpha: 0.3,
+        ..Default::default()
+    };
     let over_g: Vec<Expr> = all_of("x", &windows)
         .into_iter()
         .chain(all_of("y", &windows))
+        .chain([
+            col("x").ewm_mean(ewm).alias("x ewm"),
+            col("y").ewm_mean(ewm).alias("y ewm"),
+        ])
         .map(|e| e.over([col("g")]).unwrap())
         .collect();
     assert_gpu_eq("float windows within groups", frame.select(over_g));
@@ -196,6 +204,53 @@ fn rolling_windows_within_groups_and_inside_expressions_match_the_cpu() {
         groups()
             .filter(col("h").gt(lit(5u32)))
             .select(all_of("v", &[(2, 1, false)])),
+    );
+}
+
+#[test]
+fn exponentially_weighted_means_match_the_cpu() {
+    let frame = || {
+        groups().with_columns([
+            col("x").cast(DataType::Float32).alias("x32"),
+            col("v").cast(DataType::Float64).alias("vf"),
+        ])
+    };
+    let mut exprs = Vec::new();
+    for (i, alpha) in [0.5, 0.1, 1.0 / 3.0, 1.0].into_iter().enumerate() {
+        for (adjust, ignore_nulls) in [(true, true), (true, false), (false, true), (false, false)] {
+            let options = EWMOptions {
+                alpha,
+                adjust,
+                bias: false,
+                min_periods: i % 3,
+                ignore_nulls,
+            };
+            let name = |c: &str| format!("{c} {alpha} {adjust} {ignore_nulls}");
+            exprs.push(col("x").ewm_mean(options).alias(name("x")));
+            exprs.push(col("x32").ewm_mean(options).alias(name("x32")));
+            exprs.push(col("vf").ewm_mean(options).alias(name("vf")));
+            exprs.push(col("h").ewm_mean(options).alias(name("h")));
+        }
+    }
+    assert_gpu_eq("ewm_mean over the frame", frame().select(exprs));
+    let options = EWMOptions {
+        alpha: 0.25,
+        ..Default::default()
+    };
+    assert_gpu_eq(
+        "ewm_mean within groups",
+        frame().select([
+            col("x")
+                .ewm_mean(options)
+                .over([col("g")])
+                .unwrap()
+                .alias("x by g"),
+            (col("vf") * lit(0.5))
+                .ewm_mean(options)
+                .over([col("h")])
+                .unwrap()
+                .alias("half v by h"),
+        ]),
     );
 }
 

@@ -1,7 +1,7 @@
-//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`): over the frame, or restarted in each group of a window.
+//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted means (`ewm_mean`): over the frame, or restarted in each group of a window.
 
-use gpu_runtime::ops::RowWindow;
-use ir_lower::{RollingFunction, RollingWindow};
+use gpu_runtime::ops::{Ewm, RowWindow};
+use ir_lower::{EwmOptions, RollingFunction, RollingWindow};
 
 use super::*;
 
@@ -133,5 +133,53 @@ impl Executor<'_> {
             dtype,
         };
         self.evaluate(&sums, &wrapped, "")
+    }
+
+    /// Polars' `ewm_mean` of floats (`input`) over `frame`, restarted in
+    /// each group of `groups` (in its order): one thread per group walks
+    /// its rows by Polars' recurrence (see [`Ops::ewm_means`]).
+    pub(crate) fn ewm_mean(
+        &self,
+        frame: &DeviceFrame,
+        (input, options): (&GpuExpr, EwmOptions),
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ewm = Ewm {
+            alpha: options.alpha,
+            adjust: options.adjust,
+            min_periods: options.min_periods,
+            ignore_nulls: options.ignore_nulls,
+        };
+        let whole;
+        let order = match groups {
+            Some(groups) => groups,
+            None => {
+                whole = self.one_group(frame.height)?;
+                (&whole.0, &whole.1)
+            }
+        };
+        let ops = self.ops();
+        let (values, validity) = self
+            .evaluate_in_groups(frame, input, "", groups)?
+            .into_parts();
+        let validity = validity.as_ref();
+        let (values, validity) = match values {
+            Values::F64(v) => {
+                let (means, valid) = ops.ewm_means(&v, validity, order, ewm)?;
+                (Values::F64(means), valid)
+            }
+            Values::F32(v) => {
+                let (means, valid) = ops.ewm_means(&v, validity, order, ewm)?;
+                (Values::F32(means), valid)
+            }
+            _ => return Err(ExecError::Unsupported(format!("ewm_mean of `{input}`"))),
+        };
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            input.dtype,
+            frame.height,
+            values,
+            Some(validity),
+        ))
     }
 }

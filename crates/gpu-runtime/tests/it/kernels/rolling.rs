@@ -1,6 +1,6 @@
-//! Rolling windows by a count of rows (sums, means, minima, maxima), restarted in each group: against Rust references of Polars' windows, to the bit.
+//! Rolling windows by a count of rows (sums, means, variances, minima, maxima) and exponentially weighted means, restarted in each group: against Rust references of Polars' windows, to the bit.
 
-use gpu_runtime::ops::RowWindow;
+use gpu_runtime::ops::{Ewm, RowWindow};
 
 use super::scan::shuffled_groups;
 use super::{SIZES, bitmap, device};
@@ -446,6 +446,84 @@ fn window_variances_are_polars_to_the_bit() {
                 assert_eq!(is(&std32_valid, row), s.is_some(), "{what}");
                 if let Some(s) = s {
                     assert_eq!(std32[row].to_bits(), s.to_bits(), "{what}");
+                }
+            }
+        }
+    }
+}
+
+/// Polars' `ewm_mean` recurrence over a group's values, in f64.
+fn ewm_reference(values: &[f64], valid: &[bool], group: &[i64], ewm: Ewm) -> Vec<Option<f64>> {
+    let nvw = if ewm.adjust { 1.0 } else { ewm.alpha };
+    let (mut mean, mut weight, mut count) = (0.0f64, 0.0f64, 0u64);
+    group
+        .iter()
+        .map(|&row| {
+            let row = row as usize;
+            if count == 0 && valid[row] {
+                (count, mean, weight) = (1, values[row], 1.0);
+            } else {
+                if valid[row] || !ewm.ignore_nulls {
+                    weight *= 1.0 - ewm.alpha;
+                }
+                if valid[row] {
+                    let new_weight = weight + nvw;
+                    mean = mean + (values[row] - mean) * (nvw / new_weight);
+                    weight = if ewm.adjust { weight + 1.0 } else { 1.0 };
+                    count += 1;
+                }
+            }
+            (valid[row] && count >= ewm.min_periods.max(1)).then_some(mean)
+        })
+        .collect()
+}
+
+#[test]
+fn ewm_means_are_polars_to_the_bit() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(101);
+    for &n in SIZES {
+        let values: Vec<f64> = (0..n)
+            .map(|_| (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..9)))
+            .collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..4) != 0).collect();
+        let (rows, starts, ends) = shuffled_groups(&mut rng, n);
+        let ewm = Ewm {
+            alpha: [0.5, 0.1, 1.0 / 3.0, 0.97][rng.usize(..4)],
+            adjust: rng.bool(),
+            min_periods: rng.u64(0..4),
+            ignore_nulls: rng.bool(),
+        };
+        let (d_valid, d_rows, d_starts) = (
+            device.upload(&bitmap(&valid)),
+            device.upload(&rows),
+            device.upload(&starts),
+        );
+        let (means, means_valid) = ops
+            .ewm_means(
+                &device.upload(&values),
+                Some(&d_valid),
+                (&d_rows, &d_starts),
+                ewm,
+            )
+            .unwrap();
+        let (means, means_valid) = (means.to_host().unwrap(), means_valid.to_host().unwrap());
+        for (g, &start) in starts.iter().enumerate() {
+            let group = &rows[start as usize..ends[g]];
+            for (i, expected) in ewm_reference(&values, &valid, group, ewm)
+                .into_iter()
+                .enumerate()
+            {
+                let row = group[i] as usize;
+                let what = format!("n={n} {ewm:?} group {g} position {i}");
+                assert_eq!(
+                    means_valid[row / 32] >> (row % 32) & 1 == 1,
+                    expected.is_some(),
+                    "{what}"
+                );
+                if let Some(expected) = expected {
+                    assert_eq!(means[row].to_bits(), expected.to_bits(), "{what}");
                 }
             }
         }
