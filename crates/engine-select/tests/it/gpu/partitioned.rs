@@ -153,6 +153,22 @@ fn row_wise_chains_row_indices_unions_and_slices_match_the_cpu() {
         ),
         ("a slice past the end", table().slice(55, 20)),
         (
+            "rolling windows and weighted means (across partitions)",
+            table().filter(col("k").is_not_null()).select([
+                col("k").rolling_sum(RollingOptionsFixedWindow {
+                    window_size: 4,
+                    min_periods: 2,
+                    ..Default::default()
+                }),
+                col("v").rolling_std(RollingOptionsFixedWindow {
+                    window_size: 3,
+                    center: true,
+                    ..Default::default()
+                }),
+                col("v").ewm_mean(EWMOptions::default()).alias("ewm"),
+            ]),
+        ),
+        (
             "values gathered from other rows (across partitions)",
             table().select([
                 col("v").gather(col("s").cast(DataType::Int64) * lit(7i64), true),
