@@ -134,6 +134,23 @@ impl Executor<'_> {
         Ok((ops.iota(height, 0)?, ops.iota(1, 0)?))
     }
 
+    /// `walk` of the rows in group order: those of `groups`, or the `height`
+    /// rows of a frame as one group (for the kernels that walk each group).
+    pub(crate) fn in_group_order<R>(
+        &self,
+        height: usize,
+        groups: InGroups<'_>,
+        walk: impl FnOnce((&DeviceBuffer<i64>, &DeviceBuffer<i64>)) -> Result<R, ExecError>,
+    ) -> Result<R, ExecError> {
+        match groups {
+            Some(groups) => walk(groups),
+            None => {
+                let (rows, starts) = self.one_group(height)?;
+                walk((&rows, &starts))
+            }
+        }
+    }
+
     /// The groups of equal `keys` (columns of `frame`; nulls equal), by
     /// sorting on the keys and marking where one changes.
     pub(crate) fn groups(

@@ -25,14 +25,20 @@ impl Executor<'_> {
             min_periods: window.min_periods,
             center: window.center,
         };
-        let whole;
-        let order = match groups {
-            Some(groups) => groups,
-            None => {
-                whole = self.one_group(frame.height)?;
-                (&whole.0, &whole.1)
-            }
-        };
+        self.in_group_order(frame.height, groups, |order| {
+            self.rolling_in_order(frame, (input, function, window), dtype, (groups, order))
+        })
+    }
+
+    /// [`Executor::rolling`] with the rows in group order (`order`: those
+    /// of `groups`, or the frame's).
+    fn rolling_in_order(
+        &self,
+        frame: &DeviceFrame,
+        (input, function, window): (&GpuExpr, RollingFunction, RowWindow),
+        dtype: GpuDtype,
+        (groups, order): (InGroups<'_>, (&DeviceBuffer<i64>, &DeviceBuffer<i64>)),
+    ) -> Result<DeviceColumn, ExecError> {
         let ops = self.ops();
         let unsupported = || ExecError::Unsupported(format!("rolling windows of `{input}`"));
         if let RollingFunction::Min | RollingFunction::Max = function {
@@ -150,30 +156,24 @@ impl Executor<'_> {
             min_periods: options.min_periods,
             ignore_nulls: options.ignore_nulls,
         };
-        let whole;
-        let order = match groups {
-            Some(groups) => groups,
-            None => {
-                whole = self.one_group(frame.height)?;
-                (&whole.0, &whole.1)
-            }
-        };
         let ops = self.ops();
         let (values, validity) = self
             .evaluate_in_groups(frame, input, "", groups)?
             .into_parts();
         let validity = validity.as_ref();
-        let (values, validity) = match values {
-            Values::F64(v) => {
-                let (means, valid) = ops.ewm_means(&v, validity, order, ewm)?;
-                (Values::F64(means), valid)
-            }
-            Values::F32(v) => {
-                let (means, valid) = ops.ewm_means(&v, validity, order, ewm)?;
-                (Values::F32(means), valid)
-            }
-            _ => return Err(ExecError::Unsupported(format!("ewm_mean of `{input}`"))),
-        };
+        let (values, validity) = self.in_group_order(frame.height, groups, |order| {
+            Ok(match values {
+                Values::F64(v) => {
+                    let (means, valid) = ops.ewm_means(&v, validity, order, ewm)?;
+                    (Values::F64(means), valid)
+                }
+                Values::F32(v) => {
+                    let (means, valid) = ops.ewm_means(&v, validity, order, ewm)?;
+                    (Values::F32(means), valid)
+                }
+                _ => return Err(ExecError::Unsupported(format!("ewm_mean of `{input}`"))),
+            })
+        })?;
         Ok(DeviceColumn::from_parts(
             "".into(),
             input.dtype,

@@ -300,15 +300,10 @@ impl Executor<'_> {
         let (values, validity) = self
             .evaluate_in_groups(frame, input, "", groups)?
             .into_parts();
-        let whole;
-        let groups = match groups {
-            Some(groups) => groups,
-            None => {
-                whole = self.one_group(frame.height)?;
-                (&whole.0, &whole.1)
-            }
-        };
-        let Some(results) = running(&values, validity.as_ref(), groups)? else {
+        let results = self.in_group_order(frame.height, groups, |order| {
+            running(&values, validity.as_ref(), order)
+        })?;
+        let Some(results) = results else {
             return Err(ExecError::Unsupported(format!("{what} of `{input}`")));
         };
         Ok(DeviceColumn::from_parts(
