@@ -1,4 +1,4 @@
-// Rolling windows by a count of rows (Polars' rolling_sum, rolling_mean, rolling_min, rolling_max, rolling_var, rolling_std) and exponentially weighted means, restarted in each group.
+// Rolling windows by a count of rows (Polars' rolling_sum, rolling_mean, rolling_min, rolling_max, rolling_var, rolling_std) and exponentially weighted means, variances and deviations, restarted in each group.
 #include "kernel_common.cuh"
 
 // Every kernel here reads groups as the running kernels of scan.cu do: group
@@ -426,3 +426,97 @@ __device__ __forceinline__ void ewm_means(const T* values, const u32* validity, 
 
 EWM_MEANS(double, f64)
 EWM_MEANS(float, f32)
+
+// Polars' ewm_var (or ewm_std, `root`: the variance's square root in T) of
+// each group, one thread per group with Polars' recurrence in T (its
+// weighted covariance of the values with themselves): weights, their sum
+// and the sum of their squares decay by 1 - alpha at each valid row (each
+// row unless `ignore_nulls`); each valid value moves the mean and the
+// covariance; unless `bias`, the covariance is scaled by
+// sum^2 / (sum^2 - sum of squares), null where that is not positive.
+template <typename T>
+__device__ __forceinline__ void ewm_spreads(const T* values, const u32* validity, const i64* rows,
+                                            const i64* starts, u64 n_rows, u64 n_groups,
+                                            double alpha_f64, u32 adjust, u32 bias,
+                                            u64 min_periods, u32 ignore_nulls, u32 root, T* out,
+                                            u32* out_validity) {
+    const T one = T(1);
+    const T alpha = static_cast<T>(alpha_f64);
+    const T other_weight = adjust != 0 ? one : alpha;
+    const u64 least = min_periods > 0 ? min_periods : 1;
+    for (u64 g = global_index(); g < n_groups; g += global_stride()) {
+        const u64 first = static_cast<u64>(starts[g]);
+        const u64 end = g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows;
+        T weight = T(0), mean_x = T(0), mean_y = T(0), cov = T(0);
+        T weight_sum = T(0), weight_square_sum = T(0);
+        u64 count = 0;
+        for (u64 p = first; p < end; ++p) {
+            const u64 row = static_cast<u64>(rows[p]);
+            const bool valid = is_valid(validity, row);
+            if (count == 0 && valid) {
+                count = 1;
+                mean_x = values[row];
+                mean_y = values[row];
+                weight = one;
+                weight_sum = one;
+                weight_square_sum = one;
+            } else {
+                if (valid || ignore_nulls == 0) {
+                    weight_sum = weight_sum * (one - alpha);
+                    weight_square_sum = weight_square_sum * ((one - alpha) * (one - alpha));
+                    weight = weight * (one - alpha);
+                }
+                if (valid) {
+                    count += 1;
+                    const T x = values[row], y = values[row];
+                    const T new_weight = weight + other_weight;
+                    const T fraction = other_weight / new_weight;
+                    const T delta_x = x - mean_x;
+                    const T delta_y = y - mean_y;
+                    const T new_mean_x = mean_x + delta_x * fraction;
+                    const T new_mean_y = mean_y + delta_y * fraction;
+                    cov = ((weight * (cov + (mean_x - new_mean_x) * (mean_y - new_mean_y))) +
+                           other_weight * (x - new_mean_x) * (y - new_mean_y)) /
+                          new_weight;
+                    weight = new_weight;
+                    mean_x = new_mean_x;
+                    mean_y = new_mean_y;
+                    weight_sum = weight_sum + other_weight;
+                    weight_square_sum = weight_square_sum + other_weight * other_weight;
+                    if (adjust == 0) {
+                        weight_sum = weight_sum / new_weight;
+                        weight_square_sum = weight_square_sum / (new_weight * new_weight);
+                        weight = one;
+                    }
+                }
+            }
+            bool result_valid = valid && count >= least;
+            T result = cov;
+            if (result_valid && bias == 0) {
+                const T numerator = weight_sum * weight_sum;
+                const T denominator = numerator - weight_square_sum;
+                if (denominator > T(0)) {
+                    result = (numerator / denominator) * cov;
+                } else {
+                    result_valid = false;
+                }
+            }
+            if (root != 0) result = sqrt(result);
+            out[row] = result;
+            if (result_valid) set_valid(out_validity, row);
+        }
+    }
+}
+
+#define EWM_SPREADS(T, suffix)                                                                 \
+    extern "C" __global__ void ewm_spreads_##suffix(                                           \
+        const T* values, const u32* validity, const i64* rows, const i64* starts, u64 n_rows,  \
+        u64 n_groups, double alpha, u32 adjust, u32 bias, u64 min_periods, u32 ignore_nulls,   \
+        u32 root, T* out, u32* out_validity) {                                                 \
+        ewm_spreads<T>(values, validity, rows, starts, n_rows, n_groups, alpha, adjust, bias,  \
+                       min_periods, ignore_nulls, root, out, out_validity);                    \
+    }                                                                                          \
+    EMU_KERNEL(ewm_spreads_##suffix)
+
+EWM_SPREADS(double, f64)
+EWM_SPREADS(float, f32)

@@ -267,13 +267,23 @@ pub struct RollingWindow {
     pub center: bool,
 }
 
-/// Polars' `ewm_mean` options: the smoothing factor, whether weights are
-/// adjusted for the start, the least count of values for a result (at
-/// least 1), and whether nulls leave the weights alone.
+/// What Polars' exponentially weighted functions compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EwmFunction {
+    Mean,
+    Var,
+    Std,
+}
+
+/// Polars' `ewm_*` options: the smoothing factor, whether weights are
+/// adjusted for the start, whether variances stay biased, the least count
+/// of values for a result (at least 1), and whether nulls leave the
+/// weights alone.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EwmOptions {
     pub alpha: f64,
     pub adjust: bool,
+    pub bias: bool,
     pub min_periods: u64,
     pub ignore_nulls: bool,
 }
@@ -428,12 +438,14 @@ pub enum ExprKind {
         function: RollingFunction,
         window: RollingWindow,
     },
-    /// Polars' `ewm_mean` of floats: each row's exponentially weighted mean
-    /// of the values so far, by Polars' recurrence in the input's type;
-    /// null at a null row and before `min_periods` values came. Depends on
-    /// the order of the rows.
-    EwmMean {
+    /// Polars' `ewm_mean`, `ewm_var` or `ewm_std` of floats: each row's
+    /// exponentially weighted mean (variance, deviation) of the values so
+    /// far, by Polars' recurrence in the input's type; null at a null row,
+    /// before `min_periods` values came, and (an unbiased spread) where the
+    /// weights leave no freedom. Depends on the order of the rows.
+    Ewm {
         input: Box<GpuExpr>,
+        function: EwmFunction,
         options: EwmOptions,
     },
     /// `str.to_date` or `str.to_datetime` (exact, no time zone) with a
@@ -718,7 +730,7 @@ macro_rules! children {
             | ExprKind::CumProd(input)
             | ExprKind::CumExtreme { input, .. }
             | ExprKind::Rolling { input, .. }
-            | ExprKind::EwmMean { input, .. }
+            | ExprKind::Ewm { input, .. }
             | ExprKind::ParseTemporal { input, .. }
             | ExprKind::Strftime { input, .. }
             | ExprKind::Shift { input, .. }
@@ -924,7 +936,7 @@ impl GpuExpr {
     }
 
     /// Whether this expression reads other rows than its own (`shift`,
-    /// `reverse`, forward and backward fills, `cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `rolling_*`, `ewm_mean`, `rank`,
+    /// `reverse`, forward and backward fills, `cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `rolling_*`, `ewm_*`, `rank`,
     /// the distinctness tests, sorts, `gather`): per group it reads the
     /// group's rows, not the frame's.
     pub fn reads_other_rows(&self) -> bool {
@@ -938,7 +950,7 @@ impl GpuExpr {
                 | ExprKind::CumProd(_)
                 | ExprKind::CumExtreme { .. }
                 | ExprKind::Rolling { .. }
-                | ExprKind::EwmMean { .. }
+                | ExprKind::Ewm { .. }
                 | ExprKind::Rank { .. }
                 | ExprKind::Distinct { .. }
                 | ExprKind::SortedBy { .. }

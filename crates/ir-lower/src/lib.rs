@@ -30,8 +30,8 @@ use polars_utils::arena::{Arena, Node};
 
 pub use dtype::{Dictionary, GpuDtype, ListOf, StructOf, TimeUnit, Zone};
 pub use expr::{
-    AggOp, AmbiguousTime, BinaryOp, CastMode, Closed, DistinctTest, EwmOptions, ExprKind,
-    FloatCheck, FormatPart, GpuExpr, Held, ListFunction, NamedExpr, PadSide, RankMethod,
+    AggOp, AmbiguousTime, BinaryOp, CastMode, Closed, DistinctTest, EwmFunction, EwmOptions,
+    ExprKind, FloatCheck, FormatPart, GpuExpr, Held, ListFunction, NamedExpr, PadSide, RankMethod,
     RollingFunction, RollingWindow, Rounding, RowMatch, RowOrder, Scalar, StringOp, TemporalPart,
     TextPattern, Truncation, UnaryFunction,
 };

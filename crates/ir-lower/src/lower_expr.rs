@@ -25,9 +25,9 @@ use polars_utils::arena::{Arena, Node};
 
 use crate::dtype::{Dictionary, GpuDtype, TimeUnit};
 use crate::expr::{
-    AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FloatCheck, FormatPart, GpuExpr,
-    Held, ListFunction, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder, Scalar,
-    StringOp, TemporalPart, TextPattern, Truncation, UnaryFunction,
+    AggOp, BinaryOp, CastMode, Closed, DistinctTest, EwmFunction, ExprKind, FloatCheck, FormatPart,
+    GpuExpr, Held, ListFunction, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder,
+    Scalar, StringOp, TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 use crate::refusal::Refusal;
 use crate::regex::{GroupDfas, RegexDfa, group_spans_match};

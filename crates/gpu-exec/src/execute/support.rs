@@ -352,7 +352,7 @@ pub(crate) fn partition_supported(
 
 /// Whether the executor computes `expr`, a part that depends on the order
 /// of the rows (a shift, a forward or backward fill, a `cum_sum` or `cum_prod`, a
-/// `cum_max` or `cum_min`, a rolling window, an `ewm_mean`, a rank, a distinctness test), of an
+/// `cum_max` or `cum_min`, a rolling window, an `ewm_*`, a rank, a distinctness test), of an
 /// expression it evaluates (or makes, for text) row by row, with no
 /// aggregation or window inside. (Inside a window or an aggregation it is
 /// computed within each group, in the rows' order.)
@@ -365,7 +365,7 @@ pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     | ExprKind::CumProd(input)
     | ExprKind::CumExtreme { input, .. }
     | ExprKind::Rolling { input, .. }
-    | ExprKind::EwmMean { input, .. }
+    | ExprKind::Ewm { input, .. }
     | ExprKind::Rank { input, .. }
     | ExprKind::Distinct { input, .. }
     | ExprKind::SortedBy { input, .. }

@@ -1,4 +1,4 @@
-//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, variances, minima and maxima by a count of rows, and exponentially weighted means, restarted in each group.
+//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, variances, minima and maxima by a count of rows, and exponentially weighted means, variances and deviations, restarted in each group.
 
 use super::*;
 
@@ -45,13 +45,22 @@ pub trait EwmMean: DeviceCopy {
 
 kernel_for!(EwmMean: f64 => ewm_means_f64, f32 => ewm_means_f32);
 
-/// Polars' `ewm_mean` options: the smoothing factor (taken in the values'
-/// type), whether weights are adjusted for the start, the least count of
-/// values for a result, and whether nulls leave the weights alone.
+/// Float types with a kernel of exponentially weighted variances.
+pub trait EwmSpread: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
+kernel_for!(EwmSpread: f64 => ewm_spreads_f64, f32 => ewm_spreads_f32);
+
+/// Polars' `ewm_*` options: the smoothing factor (taken in the values'
+/// type), whether weights are adjusted for the start, whether variances
+/// stay biased, the least count of values for a result, and whether nulls
+/// leave the weights alone.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ewm {
     pub alpha: f64,
     pub adjust: bool,
+    pub bias: bool,
     pub min_periods: u64,
     pub ignore_nulls: bool,
 }
@@ -197,6 +206,48 @@ impl Ops<'_> {
             .arg(u32::from(ewm.adjust))
             .arg(ewm.min_periods)
             .arg(u32::from(ewm.ignore_nulls))
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(T::KERNEL, Self::linear(starts.len()), args)?;
+        Ok((out, out_validity))
+    }
+
+    /// Polars' `ewm_var` (or `ewm_std`, `root`) of floats by `ewm`,
+    /// restarted in each group (as [`Ops::window_sums`]): one thread per
+    /// group with Polars' recurrence in the values' type, so every variance
+    /// is Polars' to the bit; null at a null row, before `min_periods`
+    /// values came, and (unbiased) where the weights leave no freedom.
+    pub fn ewm_spreads<T: EwmSpread>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        ewm: Ewm,
+        root: bool,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        let n = values.len();
+        check_bitmap(validity, n, "validity")?;
+        check(rows.len() == n, || {
+            format!("{} rows for {n} values", rows.len())
+        })?;
+        let out = self.zeroed::<T>(n)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        if n == 0 || starts.is_empty() {
+            return Ok((out, out_validity));
+        }
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .buffer(rows)
+            .buffer(starts)
+            .arg(n as u64)
+            .arg(starts.len() as u64)
+            .arg(ewm.alpha)
+            .arg(u32::from(ewm.adjust))
+            .arg(u32::from(ewm.bias))
+            .arg(ewm.min_periods)
+            .arg(u32::from(ewm.ignore_nulls))
+            .arg(u32::from(root))
             .buffer(&out)
             .buffer(&out_validity);
         self.launch(T::KERNEL, Self::linear(starts.len()), args)?;

@@ -259,18 +259,32 @@ impl fmt::Display for GpuExpr {
                 }
                 write!(f, ")")
             }
-            ExprKind::EwmMean { input, options } => {
+            ExprKind::Ewm {
+                input,
+                function,
+                options,
+            } => {
+                let name = match function {
+                    EwmFunction::Mean => "ewm_mean",
+                    EwmFunction::Var => "ewm_var",
+                    EwmFunction::Std => "ewm_std",
+                };
                 let EwmOptions {
                     alpha,
                     adjust,
+                    bias,
                     min_periods,
                     ignore_nulls,
                 } = options;
                 write!(
                     f,
-                    "{input}.ewm_mean(alpha={alpha}, adjust={adjust}, \
-                     min_periods={min_periods}, ignore_nulls={ignore_nulls})"
-                )
+                    "{input}.{name}(alpha={alpha}, adjust={adjust}, min_periods={min_periods}, \
+                     ignore_nulls={ignore_nulls}"
+                )?;
+                if *function != EwmFunction::Mean {
+                    write!(f, ", bias={bias}")?;
+                }
+                write!(f, ")")
             }
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
             ExprKind::Reverse(input) => write!(f, "reverse({input})"),

@@ -470,7 +470,9 @@ impl ExprLowering<'_> {
                     return Some(from_the_end(before, this));
                 }
             }
-            F::EwmMean { options } => return self.ewm_mean(node, options, inputs),
+            F::EwmMean { options } => return self.ewm(node, EwmFunction::Mean, options, inputs),
+            F::EwmVar { options } => return self.ewm(node, EwmFunction::Var, options, inputs),
+            F::EwmStd { options } => return self.ewm(node, EwmFunction::Std, options, inputs),
             F::Replace => return self.replace(node, inputs, false),
             F::ReplaceStrict { .. } => return self.replace(node, inputs, true),
             F::RollingExpr { function, options } => {

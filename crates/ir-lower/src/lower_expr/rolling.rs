@@ -1,11 +1,11 @@
-//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted means (`ewm_mean`).
+//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted means, variances and deviations (`ewm_mean`, `ewm_var`, `ewm_std`).
 
 use polars_core::prelude::{RollingFnParams, RollingOptionsFixedWindow, RollingVarParams};
 use polars_ops::series::EWMOptions;
 use polars_plan::plans::IRRollingFunction;
 
 use super::*;
-use crate::expr::{EwmOptions, RollingFunction, RollingWindow};
+use crate::expr::{EwmFunction, EwmOptions, RollingFunction, RollingWindow};
 
 impl ExprLowering<'_> {
     /// Polars' `rolling_*(window_size, weights, min_periods, center)` of
@@ -101,37 +101,46 @@ impl ExprLowering<'_> {
         })
     }
 
-    /// Polars' `ewm_mean` of floats (its kernel takes f32 and f64 only),
-    /// with a smoothing factor in [0, 1] (Polars raises on others).
-    pub(super) fn ewm_mean(
+    /// Polars' `ewm_mean`, `ewm_var` or `ewm_std` of floats (its kernels
+    /// take f32 and f64; Polars casts integers to f64 first), with a
+    /// smoothing factor in [0, 1] (Polars raises on others).
+    pub(super) fn ewm(
         &mut self,
         node: Node,
+        function: EwmFunction,
         options: &EWMOptions,
         inputs: &[ExprIR],
     ) -> Lowered {
+        let name = match function {
+            EwmFunction::Mean => "ewm_mean",
+            EwmFunction::Var => "ewm_var",
+            EwmFunction::Std => "ewm_std",
+        };
         let input = self.single(inputs)?;
         let dtype = self.dtype(node)?;
         if !input.dtype.is_float() || dtype != input.dtype {
             return self.refuse(
                 node,
-                format!("ewm_mean of {} is not supported on the GPU", input.dtype),
+                format!("{name} of {} is not supported on the GPU", input.dtype),
             );
         }
         if !(0.0..=1.0).contains(&options.alpha) {
             return self.refuse(
                 node,
-                format!("ewm_mean with alpha {} (Polars raises)", options.alpha),
+                format!("{name} with alpha {} (Polars raises)", options.alpha),
             );
         }
         let options = EwmOptions {
             alpha: options.alpha,
             adjust: options.adjust,
+            bias: options.bias,
             min_periods: options.min_periods as u64,
             ignore_nulls: options.ignore_nulls,
         };
         Some(GpuExpr {
-            kind: ExprKind::EwmMean {
+            kind: ExprKind::Ewm {
                 input: Box::new(input),
+                function,
                 options,
             },
             dtype,

@@ -120,9 +120,9 @@ impl Code for RollingOptionsFixedWindow {
 impl Code for EWMOptions {
     fn code(&self) -> String {
         format!(
-            "EWMOptions {{ alpha: {:?}, adjust: {}, bias: false, min_periods: {}, \
+            "EWMOptions {{ alpha: {:?}, adjust: {}, bias: {}, min_periods: {}, \
              ignore_nulls: {} }}",
-            self.alpha, self.adjust, self.min_periods, self.ignore_nulls
+            self.alpha, self.adjust, self.bias, self.min_periods, self.ignore_nulls
         )
     }
 }

@@ -270,7 +270,8 @@ pub enum Op {
     /// `rolling_var` or `rolling_std` (by the name's suffix) by a window of
     /// rows: size, min_periods, center.
     Rolling(&'static str, usize, usize, bool),
-    EwmMean(EWMOptions),
+    /// `ewm_mean`, `ewm_var` or `ewm_std` (by the name's suffix).
+    Ewm(&'static str, EWMOptions),
     Rank(RankMethod, bool),
     IsUnique,
     IsDuplicated,
@@ -569,7 +570,11 @@ impl E {
             Op::CumMin(r) => case!(i, s; [x]; r = r; x.cum_min(r)),
             Op::CumCount(r) => case!(i, s; [x]; r = r; x.cum_count(r)),
             Op::CumProd(r) => case!(i, s; [x]; r = r; x.cum_prod(r)),
-            Op::EwmMean(options) => case!(i, s; [x]; o = options; x.ewm_mean(o)),
+            Op::Ewm(f, options) => match *f {
+                "mean" => case!(i, s; [x]; o = options; x.ewm_mean(o)),
+                "var" => case!(i, s; [x]; o = options; x.ewm_var(o)),
+                _ => case!(i, s; [x]; o = options; x.ewm_std(o)),
+            },
             Op::Rolling(f, w, m, c) => {
                 let options = RollingOptionsFixedWindow {
                     window_size: *w,

@@ -1,4 +1,4 @@
-//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, exponentially weighted means, diffs, changes in percent, ranks, distinctness tests, sorts.
+//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, exponentially weighted functions, diffs, changes in percent, ranks, distinctness tests, sorts.
 
 use polars::prelude::*;
 use rand::RngExt;
@@ -36,17 +36,19 @@ impl Grammar<'_> {
                     (Ty::Int | Ty::Float, 0) => ("sum", ty),
                     // (u8 and u16 sum as i64.)
                     (Ty::UInt, 0) => ("sum", Ty::Bool),
-                    // Exponentially weighted means (of integers as floats).
+                    // Exponentially weighted means and spreads (of integers as
+                    // floats).
                     (Ty::Float, 1) if self.chance(0.25) => {
                         let options = EWMOptions {
                             alpha: *[0.5, 0.1, 0.9, 1.0].choose(self.rng).unwrap(),
                             adjust: self.chance(0.5),
-                            bias: false,
+                            bias: self.chance(0.5),
                             min_periods: self.rng.random_range(0..3),
                             ignore_nulls: self.chance(0.5),
                         };
                         let from = *[Ty::Float, Ty::Float, Ty::Int].choose(self.rng).unwrap();
-                        return E::new(Op::EwmMean(options), vec![self.value(from, d)]);
+                        let function = *["mean", "var", "std"].choose(self.rng).unwrap();
+                        return E::new(Op::Ewm(function, options), vec![self.value(from, d)]);
                     }
                     (Ty::Float, 1) => {
                         let from = [Ty::Int, Ty::UInt, Ty::Float, Ty::Bool];

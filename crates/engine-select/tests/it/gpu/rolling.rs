@@ -1,4 +1,4 @@
-//! Rolling windows by a count of rows on the device (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted means, over frames and within windows' groups, and what falls back.
+//! Rolling windows by a count of rows on the device (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted means and spreads, over frames and within windows' groups, and what falls back.
 
 use super::*;
 
@@ -130,6 +130,8 @@ fn rolling_float_sums_are_polars_to_the_bit() {
         .chain([
             col("x").ewm_mean(ewm).alias("x ewm"),
             col("y").ewm_mean(ewm).alias("y ewm"),
+            col("x").ewm_var(ewm).alias("x ewm var"),
+            col("y").ewm_std(ewm).alias("y ewm std"),
         ])
         .map(|e| e.over([col("g")]).unwrap())
         .collect();
@@ -208,7 +210,7 @@ fn rolling_windows_within_groups_and_inside_expressions_match_the_cpu() {
 }
 
 #[test]
-fn exponentially_weighted_means_match_the_cpu() {
+fn exponentially_weighted_means_and_spreads_match_the_cpu() {
     let frame = || {
         groups().with_columns([
             col("x").cast(DataType::Float32).alias("x32"),
@@ -221,15 +223,16 @@ fn exponentially_weighted_means_match_the_cpu() {
             let options = EWMOptions {
                 alpha,
                 adjust,
-                bias: false,
+                bias: ignore_nulls == adjust,
                 min_periods: i % 3,
                 ignore_nulls,
             };
-            let name = |c: &str| format!("{c} {alpha} {adjust} {ignore_nulls}");
-            exprs.push(col("x").ewm_mean(options).alias(name("x")));
-            exprs.push(col("x32").ewm_mean(options).alias(name("x32")));
-            exprs.push(col("vf").ewm_mean(options).alias(name("vf")));
-            exprs.push(col("h").ewm_mean(options).alias(name("h")));
+            let name = |c: &str, f: &str| format!("{c} {f} {alpha} {adjust} {ignore_nulls}");
+            for c in ["x", "x32", "vf", "h"] {
+                exprs.push(col(c).ewm_mean(options).alias(name(c, "mean")));
+                exprs.push(col(c).ewm_var(options).alias(name(c, "var")));
+                exprs.push(col(c).ewm_std(options).alias(name(c, "std")));
+            }
         }
     }
     assert_gpu_eq("ewm_mean over the frame", frame().select(exprs));
@@ -238,13 +241,18 @@ fn exponentially_weighted_means_match_the_cpu() {
         ..Default::default()
     };
     assert_gpu_eq(
-        "ewm_mean within groups",
+        "ewm_mean and ewm_std within groups",
         frame().select([
             col("x")
                 .ewm_mean(options)
                 .over([col("g")])
                 .unwrap()
                 .alias("x by g"),
+            col("x")
+                .ewm_std(options)
+                .over([col("g")])
+                .unwrap()
+                .alias("x std by g"),
             (col("vf") * lit(0.5))
                 .ewm_mean(options)
                 .over([col("h")])

@@ -368,8 +368,13 @@ impl Executor<'_> {
         {
             return self.rolling(frame, (input, *function, *window), part.dtype, groups);
         }
-        if let ExprKind::EwmMean { input, options } = &part.kind {
-            return self.ewm_mean(frame, (input, *options), groups);
+        if let ExprKind::Ewm {
+            input,
+            function,
+            options,
+        } = &part.kind
+        {
+            return self.ewm(frame, (input, *function, *options), groups);
         }
         if let ExprKind::Rank { .. } = part.kind {
             return self.ranked(frame, part, groups);

@@ -1,7 +1,7 @@
-//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted means (`ewm_mean`): over the frame, or restarted in each group of a window.
+//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted functions (`ewm_mean`, `ewm_var`, `ewm_std`): over the frame, or restarted in each group of a window.
 
 use gpu_runtime::ops::{Ewm, RowWindow};
-use ir_lower::{EwmOptions, RollingFunction, RollingWindow};
+use ir_lower::{EwmFunction, EwmOptions, RollingFunction, RollingWindow};
 
 use super::*;
 
@@ -141,18 +141,20 @@ impl Executor<'_> {
         self.evaluate(&sums, &wrapped, "")
     }
 
-    /// Polars' `ewm_mean` of floats (`input`) over `frame`, restarted in
-    /// each group of `groups` (in its order): one thread per group walks
-    /// its rows by Polars' recurrence (see [`Ops::ewm_means`]).
-    pub(crate) fn ewm_mean(
+    /// Polars' `ewm_mean`, `ewm_var` or `ewm_std` (`function`) of floats
+    /// (`input`) over `frame`, restarted in each group of `groups` (in its
+    /// order): one thread per group walks its rows by Polars' recurrence
+    /// (see [`Ops::ewm_means`], [`Ops::ewm_spreads`]).
+    pub(crate) fn ewm(
         &self,
         frame: &DeviceFrame,
-        (input, options): (&GpuExpr, EwmOptions),
+        (input, function, options): (&GpuExpr, EwmFunction, EwmOptions),
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let ewm = Ewm {
             alpha: options.alpha,
             adjust: options.adjust,
+            bias: options.bias,
             min_periods: options.min_periods,
             ignore_nulls: options.ignore_nulls,
         };
@@ -161,17 +163,26 @@ impl Executor<'_> {
             .evaluate_in_groups(frame, input, "", groups)?
             .into_parts();
         let validity = validity.as_ref();
+        let root = function == EwmFunction::Std;
         let (values, validity) = self.in_group_order(frame.height, groups, |order| {
-            Ok(match values {
-                Values::F64(v) => {
+            Ok(match (values, function) {
+                (Values::F64(v), EwmFunction::Mean) => {
                     let (means, valid) = ops.ewm_means(&v, validity, order, ewm)?;
                     (Values::F64(means), valid)
                 }
-                Values::F32(v) => {
+                (Values::F32(v), EwmFunction::Mean) => {
                     let (means, valid) = ops.ewm_means(&v, validity, order, ewm)?;
                     (Values::F32(means), valid)
                 }
-                _ => return Err(ExecError::Unsupported(format!("ewm_mean of `{input}`"))),
+                (Values::F64(v), _) => {
+                    let (spreads, valid) = ops.ewm_spreads(&v, validity, order, ewm, root)?;
+                    (Values::F64(spreads), valid)
+                }
+                (Values::F32(v), _) => {
+                    let (spreads, valid) = ops.ewm_spreads(&v, validity, order, ewm, root)?;
+                    (Values::F32(spreads), valid)
+                }
+                _ => return Err(ExecError::Unsupported(format!("ewm of `{input}`"))),
             })
         })?;
         Ok(DeviceColumn::from_parts(

@@ -492,6 +492,7 @@ fn ewm_means_are_polars_to_the_bit() {
         let ewm = Ewm {
             alpha: [0.5, 0.1, 1.0 / 3.0, 0.97][rng.usize(..4)],
             adjust: rng.bool(),
+            bias: rng.bool(),
             min_periods: rng.u64(0..4),
             ignore_nulls: rng.bool(),
         };
@@ -524,6 +525,114 @@ fn ewm_means_are_polars_to_the_bit() {
                 );
                 if let Some(expected) = expected {
                     assert_eq!(means[row].to_bits(), expected.to_bits(), "{what}");
+                }
+            }
+        }
+    }
+}
+
+/// Polars' `ewm_var` recurrence (its covariance of the values with
+/// themselves) over a group's values, in f64.
+fn ewm_var_reference(values: &[f64], valid: &[bool], group: &[i64], ewm: Ewm) -> Vec<Option<f64>> {
+    let ow = if ewm.adjust { 1.0 } else { ewm.alpha };
+    let (mut weight, mut mean_x, mut mean_y, mut cov) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let (mut sum, mut squares, mut count) = (0.0f64, 0.0f64, 0u64);
+    group
+        .iter()
+        .map(|&row| {
+            let row = row as usize;
+            if count == 0 && valid[row] {
+                (count, mean_x, mean_y, weight, sum, squares) =
+                    (1, values[row], values[row], 1.0, 1.0, 1.0);
+            } else {
+                if valid[row] || !ewm.ignore_nulls {
+                    sum *= 1.0 - ewm.alpha;
+                    squares *= (1.0 - ewm.alpha) * (1.0 - ewm.alpha);
+                    weight *= 1.0 - ewm.alpha;
+                }
+                if valid[row] {
+                    count += 1;
+                    let (x, y) = (values[row], values[row]);
+                    let new_weight = weight + ow;
+                    let fraction = ow / new_weight;
+                    let (nx, ny) = (
+                        mean_x + (x - mean_x) * fraction,
+                        mean_y + (y - mean_y) * fraction,
+                    );
+                    cov = ((weight * (cov + (mean_x - nx) * (mean_y - ny)))
+                        + ow * (x - nx) * (y - ny))
+                        / new_weight;
+                    (weight, mean_x, mean_y) = (new_weight, nx, ny);
+                    sum += ow;
+                    squares += ow * ow;
+                    if !ewm.adjust {
+                        sum /= new_weight;
+                        squares /= new_weight * new_weight;
+                        weight = 1.0;
+                    }
+                }
+            }
+            (valid[row] && count >= ewm.min_periods.max(1))
+                .then_some(cov)
+                .and_then(|cov| {
+                    if ewm.bias {
+                        return Some(cov);
+                    }
+                    let numerator = sum * sum;
+                    let denominator = numerator - squares;
+                    (denominator > 0.0).then(|| (numerator / denominator) * cov)
+                })
+        })
+        .collect()
+}
+
+#[test]
+fn ewm_variances_are_polars_to_the_bit() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(103);
+    for &n in SIZES {
+        let values: Vec<f64> = (0..n)
+            .map(|_| 100.0 + (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..5)))
+            .collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..4) != 0).collect();
+        let (rows, starts, ends) = shuffled_groups(&mut rng, n);
+        let ewm = Ewm {
+            alpha: [0.5, 0.1, 1.0 / 3.0, 0.97][rng.usize(..4)],
+            adjust: rng.bool(),
+            bias: rng.bool(),
+            min_periods: rng.u64(0..4),
+            ignore_nulls: rng.bool(),
+        };
+        let (d_valid, d_rows, d_starts) = (
+            device.upload(&bitmap(&valid)),
+            device.upload(&rows),
+            device.upload(&starts),
+        );
+        let d_values = device.upload(&values);
+        let groups = (&d_rows, &d_starts);
+        let (var, var_valid) = ops
+            .ewm_spreads(&d_values, Some(&d_valid), groups, ewm, false)
+            .unwrap();
+        let (std, std_valid) = ops
+            .ewm_spreads(&d_values, Some(&d_valid), groups, ewm, true)
+            .unwrap();
+        let (var, var_valid) = (var.to_host().unwrap(), var_valid.to_host().unwrap());
+        let (std, std_valid) = (std.to_host().unwrap(), std_valid.to_host().unwrap());
+        let is = |bits: &[u32], row: usize| bits[row / 32] >> (row % 32) & 1 == 1;
+        for (g, &start) in starts.iter().enumerate() {
+            let group = &rows[start as usize..ends[g]];
+            for (i, expected) in ewm_var_reference(&values, &valid, group, ewm)
+                .into_iter()
+                .enumerate()
+            {
+                let row = group[i] as usize;
+                let what = format!("n={n} {ewm:?} group {g} position {i}");
+                assert_eq!(is(&var_valid, row), expected.is_some(), "{what}");
+                assert_eq!(is(&std_valid, row), expected.is_some(), "{what}");
+                if let Some(expected) = expected {
+                    assert_eq!(var[row].to_bits(), expected.to_bits(), "{what}");
+                    assert_eq!(std[row].to_bits(), expected.sqrt().to_bits(), "{what}");
                 }
             }
         }
