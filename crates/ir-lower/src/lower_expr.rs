@@ -18,8 +18,8 @@ use polars_plan::dsl::{Operator, WindowMapping};
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{
     AExpr, ArenaExprIter, ExprIRDisplay, IRAggExpr, IRBooleanFunction, IRFunctionExpr,
-    IRListFunction, IRPowFunction, IRStringFunction, IRStructFunction, IRTemporalFunction,
-    LiteralValue, ToFieldContext,
+    IRListFunction, IRPowFunction, IRRangeFunction, IRStringFunction, IRStructFunction,
+    IRTemporalFunction, LiteralValue, ToFieldContext,
 };
 use polars_utils::arena::{Arena, Node};
 
@@ -620,7 +620,9 @@ impl ExprLowering<'_> {
                 let first = input.first()?.node();
                 // Of a filter of one value too (`min(x).drop_nulls().product()`).
                 let values = filtered_parts(self.arena, first).map_or(first, |(values, _)| values);
-                if !options.is_elementwise() && one_value(values) {
+                // (Ranges take one value by design: see `int_range`.)
+                let range = matches!(function, IRFunctionExpr::Range(_));
+                if !options.is_elementwise() && !range && one_value(values) {
                     return refused("a function of the rows in order over one value", values);
                 }
                 // Polars gives such a function the length of its first

@@ -657,6 +657,9 @@ impl ExprLowering<'_> {
                 };
                 return Some(rows.binary(BinaryOp::Minus, shifted, dtype));
             }
+            F::Range(IRRangeFunction::IntRange { step, .. }) => {
+                return self.int_range(node, inputs, *step);
+            }
             F::PctChange => {
                 let [input, n] = [inputs.first()?.node(), inputs.get(1)?.node()];
                 let input = self.expr(input)?;

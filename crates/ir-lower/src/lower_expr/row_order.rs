@@ -1,4 +1,4 @@
-//! Row-order functions: sorts, shifts, fills, running sums from the end, changes in percent, and row places.
+//! Row-order functions: sorts, shifts, fills, running sums from the end, changes in percent, and row places (`int_range` of a group's length).
 
 use super::*;
 
@@ -284,4 +284,55 @@ pub(crate) fn percent_change(input: GpuExpr, n: i64) -> GpuExpr {
     shift(&input, 0)
         .binary(BinaryOp::Minus, before.clone(), dtype)
         .binary(BinaryOp::TrueDivide, before, dtype)
+}
+
+impl ExprLowering<'_> {
+    /// Polars' `int_range(start, end, step)` where it numbers a group's
+    /// rows (in a window or an aggregation): `start` a literal, `end` the
+    /// group's length plus that literal, `step` 1 — each row's place in its
+    /// group from `start`, as the range's type. Over a whole frame, and
+    /// other ranges, it falls back.
+    pub(super) fn int_range(&mut self, node: Node, inputs: &[ExprIR], step: i64) -> Lowered {
+        let [start, end] = [inputs.first()?.node(), inputs.get(1)?.node()];
+        let start = self.literal_i64(start);
+        let beyond_length = self.beyond_length(end);
+        let dtype = self.dtype(node)?;
+        let numbers_rows = match (start, beyond_length) {
+            (Some(start), Some(beyond)) => step == 1 && start == beyond && dtype.is_integer(),
+            _ => false,
+        };
+        if !numbers_rows || !self.per_group {
+            return self.refuse(
+                node,
+                "int_range other than of a window's or a group's rows (int_range(s, len() + s) \
+                 inside `over` or `agg`) is not supported on the GPU (with_row_index is)",
+            );
+        }
+        let int64 = GpuDtype::Int64;
+        let start = GpuExpr::literal(Scalar::Int(start?), int64);
+        Some(
+            place_from_zero()
+                .binary(BinaryOp::Plus, start, int64)
+                .cast(dtype, CastMode::NonStrict),
+        )
+    }
+
+    /// `n` where `node` is the length (`len()`) plus the literal `n`, or
+    /// casts of that.
+    fn beyond_length(&self, node: Node) -> Option<i64> {
+        match self.arena.get(node) {
+            AExpr::Len => Some(0),
+            AExpr::Cast { expr, .. } => self.beyond_length(*expr),
+            AExpr::BinaryExpr {
+                left,
+                op: Operator::Plus,
+                right,
+            } => match (self.beyond_length(*left), self.beyond_length(*right)) {
+                (Some(n), None) => n.checked_add(self.literal_i64(*right)?),
+                (None, Some(n)) => n.checked_add(self.literal_i64(*left)?),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }

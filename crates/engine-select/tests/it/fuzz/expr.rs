@@ -260,6 +260,8 @@ pub enum Op {
     ShiftAndFill(i64),
     Diff(i64),
     PctChange(i64),
+    /// `int_range(s, len() + s)`: each row's place in its group from `s`.
+    IntRange(i64),
     Reverse,
     CumSum(bool),
     CumMax(bool),
@@ -564,6 +566,8 @@ impl E {
                 case!(i, s; [x]; n = n; x.diff(lit(n), polars::series::ops::NullBehavior::Ignore))
             }
             Op::PctChange(n) => case!(i, s; [x]; n = n; x.pct_change(lit(n))),
+            Op::IntRange(n) => case!(i, s; []; n = n;
+                int_range(lit(n), len() + lit(n), 1, DataType::Int64)),
             Op::Reverse => case!(i, s; [x]; ; x.reverse()),
             Op::CumSum(r) => case!(i, s; [x]; r = r; x.cum_sum(r)),
             Op::CumMax(r) => case!(i, s; [x]; r = r; x.cum_max(r)),

@@ -1,11 +1,11 @@
-//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, exponentially weighted functions, diffs, changes in percent, ranks, distinctness tests, sorts.
+//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, exponentially weighted functions, diffs, changes in percent, places in groups, ranks, distinctness tests, sorts.
 
 use polars::prelude::*;
 use rand::RngExt;
 use rand::seq::IndexedRandom;
 
 use super::expr::{E, Op};
-use super::grammar::{Grammar, Ty};
+use super::grammar::{Context, Grammar, Ty};
 
 impl Grammar<'_> {
     /// A function that reads the rows in order (or within each group, in a group-by).
@@ -14,6 +14,11 @@ impl Grammar<'_> {
         let reverse = self.chance(0.3);
         match (ty, self.rng.random_range(0..9)) {
             (_, 0) => E::new(Op::Shift(n), vec![self.value(ty, d)]),
+            // Each row's place in its group (`int_range(s, len() + s)`).
+            (Ty::Int, 6) if self.context == Context::Groups && self.chance(0.3) => E::new(
+                Op::IntRange(*[0i64, 1, -2].choose(self.rng).unwrap()),
+                vec![],
+            ),
             // Rolling windows of rows: sums keep signed integers and floats
             // (booleans summed as u32), means, variances and deviations
             // make floats of numbers,

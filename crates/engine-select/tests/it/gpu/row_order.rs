@@ -1149,3 +1149,39 @@ fn percent_changes_match_the_cpu() {
         ]),
     );
 }
+
+#[test]
+fn int_ranges_numbering_groups_match_the_cpu() {
+    let range = |start: i64, end: Expr, dtype: DataType| int_range(lit(start), end, 1, dtype);
+    assert_gpu_eq(
+        "int_range of each window's rows",
+        groups().with_columns([
+            range(0, len(), DataType::Int64)
+                .over([col("g")])
+                .unwrap()
+                .alias("place in g"),
+            range(1, len() + lit(1), DataType::UInt32)
+                .over([col("g"), col("h")])
+                .unwrap()
+                .alias("from 1 in g, h"),
+        ]),
+    );
+    assert_gpu_eq(
+        "int_range in an aggregation",
+        groups()
+            .group_by([col("h")])
+            .agg([
+                (range(0, len(), DataType::Int64) * col("v"))
+                    .sum()
+                    .alias("weighted"),
+                range(-2, lit(-2) + len(), DataType::Int32)
+                    .max()
+                    .alias("last place"),
+            ])
+            .sort(["h"], Default::default()),
+    );
+    assert_cpu_answer_with_reason(
+        groups().with_columns([range(0, len(), DataType::Int64).alias("i")]),
+        "int_range other than of a window's or a group's rows",
+    );
+}
