@@ -981,6 +981,13 @@ impl Grammar<'_> {
     }
 
     fn window_function(&mut self, ty: Ty, d: u32) -> E {
+        if ty == Ty::Int && self.chance(0.1) {
+            // Each row's place in its partition.
+            return E::new(
+                Op::IntRange(*[0i64, 1, -2].choose(self.rng).unwrap()),
+                vec![],
+            );
+        }
         if self.chance(0.6) || !self.ordered {
             self.scalar(ty, d)
         } else {

@@ -15,7 +15,7 @@ impl Grammar<'_> {
         match (ty, self.rng.random_range(0..9)) {
             (_, 0) => E::new(Op::Shift(n), vec![self.value(ty, d)]),
             // Each row's place in its group (`int_range(s, len() + s)`).
-            (Ty::Int, 6) if self.context == Context::Groups && self.chance(0.3) => E::new(
+            (Ty::Int, 6) if self.context == Context::Groups => E::new(
                 Op::IntRange(*[0i64, 1, -2].choose(self.rng).unwrap()),
                 vec![],
             ),
