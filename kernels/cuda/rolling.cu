@@ -115,7 +115,7 @@ __device__ __forceinline__ void window_sums(const T* values, const u32* validity
                                             T* out, u32* out_validity) {
     for (u64 g = global_index(); g < n_groups; g += global_stride()) {
         const u64 first = static_cast<u64>(starts[g]);
-        const u64 len = (g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows) - first;
+        const u64 len = group_end(starts, g, n_groups, n_rows) - first;
         Sum state;
         state.reset();
         u64 start = 0, end = 0, nulls = 0;
@@ -215,7 +215,7 @@ extern "C" __global__ void window_extremes(const u64* words, const u32* validity
             }
         }
         const u64 first = static_cast<u64>(starts[low]);
-        const u64 len = (low + 1 < n_groups ? static_cast<u64>(starts[low + 1]) : n_rows) - first;
+        const u64 len = group_end(starts, low, n_groups, n_rows) - first;
         u64 start, end;
         window_of(p - first, len, window, center, &start, &end);
         u64 count = 0;
@@ -284,7 +284,7 @@ __device__ __forceinline__ void window_variances(const T* values, const u32* val
                                                  double* back, T* out, u32* out_validity) {
     for (u64 g = global_index(); g < n_groups; g += global_stride()) {
         const u64 first = static_cast<u64>(starts[g]);
-        const u64 len = (g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows) - first;
+        const u64 len = group_end(starts, g, n_groups, n_rows) - first;
         Moments* fronts = reinterpret_cast<Moments*>(front) + first;
         double* backs = back + first;
         Moments agg_back = {0.0, 0.0, 0.0};
@@ -389,7 +389,7 @@ __device__ __forceinline__ void ewm_means(const T* values, const u32* validity, 
     const u64 least = min_periods > 0 ? min_periods : 1;
     for (u64 g = global_index(); g < n_groups; g += global_stride()) {
         const u64 first = static_cast<u64>(starts[g]);
-        const u64 end = g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows;
+        const u64 end = group_end(starts, g, n_groups, n_rows);
         T mean = T(0), weight = T(0);
         u64 count = 0;
         for (u64 p = first; p < end; ++p) {
@@ -446,7 +446,7 @@ __device__ __forceinline__ void ewm_spreads(const T* values, const u32* validity
     const u64 least = min_periods > 0 ? min_periods : 1;
     for (u64 g = global_index(); g < n_groups; g += global_stride()) {
         const u64 first = static_cast<u64>(starts[g]);
-        const u64 end = g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows;
+        const u64 end = group_end(starts, g, n_groups, n_rows);
         T weight = T(0), mean_x = T(0), mean_y = T(0), cov = T(0);
         T weight_sum = T(0), weight_square_sum = T(0);
         u64 count = 0;

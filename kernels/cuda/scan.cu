@@ -269,7 +269,7 @@ __device__ __forceinline__ void sequential_sums(const T* values, const u32* vali
                                                 const i64* rows, const i64* starts, u64 n_rows,
                                                 u64 n_groups, T* out) {
     for (u64 g = global_index(); g < n_groups; g += global_stride()) {
-        u64 end = g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows;
+        u64 end = group_end(starts, g, n_groups, n_rows);
         double sum = 0.0;
         for (u64 p = static_cast<u64>(starts[g]); p < end; ++p) {
             i64 row = rows[p];
@@ -303,7 +303,7 @@ __device__ __forceinline__ void sequential_products(const T* values, const u32* 
                                                     const i64* rows, const i64* starts,
                                                     u64 n_rows, u64 n_groups, T* out) {
     for (u64 g = global_index(); g < n_groups; g += global_stride()) {
-        u64 end = g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows;
+        u64 end = group_end(starts, g, n_groups, n_rows);
         W product = W(1);
         for (u64 p = static_cast<u64>(starts[g]); p < end; ++p) {
             i64 row = rows[p];

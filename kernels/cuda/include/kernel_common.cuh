@@ -48,6 +48,12 @@ __device__ __forceinline__ bool is_valid(const u32* validity, u64 i) {
     return validity == nullptr || ((validity[i / 32] >> (i % 32)) & 1u) != 0;
 }
 
+// The end of group g of `n_groups` whose positions start at `starts` (the
+// last group ends at `n_rows`).
+__device__ __forceinline__ u64 group_end(const i64* starts, u64 g, u64 n_groups, u64 n_rows) {
+    return g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows;
+}
+
 // MurmurHash3's 64-bit finaliser.
 __device__ __forceinline__ u64 hash64(u64 key) {
     key ^= key >> 33;

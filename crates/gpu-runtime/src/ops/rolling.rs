@@ -101,32 +101,17 @@ impl Ops<'_> {
         kernel: Kernel,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
-        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
         window: RowWindow,
         mean: bool,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
-        let n = values.len();
-        check_window(values.len(), validity, rows, window)?;
-        let out = self.zeroed::<T>(n)?;
-        let out_validity = self.zeroed::<u32>(words(n))?;
-        if n == 0 || starts.is_empty() {
-            return Ok((out, out_validity));
-        }
-        let args = KernelArgs::new()
-            .buffer(values)
-            .arg(ptr(validity))
-            .buffer(rows)
-            .buffer(starts)
-            .arg(n as u64)
-            .arg(starts.len() as u64)
-            .arg(window.size)
-            .arg(window.min_periods)
-            .arg(u32::from(window.center))
-            .arg(u32::from(mean))
-            .buffer(&out)
-            .buffer(&out_validity);
-        self.launch(kernel, Self::linear(starts.len()), args)?;
-        Ok((out, out_validity))
+        check_window(window)?;
+        self.group_walk(kernel, values, validity, groups, |args| {
+            args.arg(window.size)
+                .arg(window.min_periods)
+                .arg(u32::from(window.center))
+                .arg(u32::from(mean))
+        })
     }
 
     /// Polars' `rolling_var` (or `rolling_std`, `root`) of floats with
@@ -141,37 +126,23 @@ impl Ops<'_> {
         &self,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
-        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
         window: RowWindow,
         (ddof, root): (u8, bool),
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        check_window(window)?;
         let n = values.len();
-        check_window(n, validity, rows, window)?;
-        let out = self.zeroed::<T>(n)?;
-        let out_validity = self.zeroed::<u32>(words(n))?;
-        if n == 0 || starts.is_empty() {
-            return Ok((out, out_validity));
-        }
         let front = self.output::<f64>(3 * n)?;
         let back = self.output::<f64>(n)?;
-        let args = KernelArgs::new()
-            .buffer(values)
-            .arg(ptr(validity))
-            .buffer(rows)
-            .buffer(starts)
-            .arg(n as u64)
-            .arg(starts.len() as u64)
-            .arg(window.size)
-            .arg(window.min_periods)
-            .arg(u32::from(window.center))
-            .arg(u32::from(ddof))
-            .arg(u32::from(root))
-            .buffer(&front)
-            .buffer(&back)
-            .buffer(&out)
-            .buffer(&out_validity);
-        self.launch(T::KERNEL, Self::linear(starts.len()), args)?;
-        Ok((out, out_validity))
+        self.group_walk(T::KERNEL, values, validity, groups, |args| {
+            args.arg(window.size)
+                .arg(window.min_periods)
+                .arg(u32::from(window.center))
+                .arg(u32::from(ddof))
+                .arg(u32::from(root))
+                .buffer(&front)
+                .buffer(&back)
+        })
     }
 
     /// Polars' `ewm_mean` of floats by `ewm`, restarted in each group (as
@@ -182,34 +153,15 @@ impl Ops<'_> {
         &self,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
-        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
         ewm: Ewm,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
-        let n = values.len();
-        check_bitmap(validity, n, "validity")?;
-        check(rows.len() == n, || {
-            format!("{} rows for {n} values", rows.len())
-        })?;
-        let out = self.zeroed::<T>(n)?;
-        let out_validity = self.zeroed::<u32>(words(n))?;
-        if n == 0 || starts.is_empty() {
-            return Ok((out, out_validity));
-        }
-        let args = KernelArgs::new()
-            .buffer(values)
-            .arg(ptr(validity))
-            .buffer(rows)
-            .buffer(starts)
-            .arg(n as u64)
-            .arg(starts.len() as u64)
-            .arg(ewm.alpha)
-            .arg(u32::from(ewm.adjust))
-            .arg(ewm.min_periods)
-            .arg(u32::from(ewm.ignore_nulls))
-            .buffer(&out)
-            .buffer(&out_validity);
-        self.launch(T::KERNEL, Self::linear(starts.len()), args)?;
-        Ok((out, out_validity))
+        self.group_walk(T::KERNEL, values, validity, groups, |args| {
+            args.arg(ewm.alpha)
+                .arg(u32::from(ewm.adjust))
+                .arg(ewm.min_periods)
+                .arg(u32::from(ewm.ignore_nulls))
+        })
     }
 
     /// Polars' `ewm_var` (or `ewm_std`, `root`) of floats by `ewm`,
@@ -221,15 +173,35 @@ impl Ops<'_> {
         &self,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
-        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
         ewm: Ewm,
         root: bool,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        self.group_walk(T::KERNEL, values, validity, groups, |args| {
+            args.arg(ewm.alpha)
+                .arg(u32::from(ewm.adjust))
+                .arg(u32::from(ewm.bias))
+                .arg(ewm.min_periods)
+                .arg(u32::from(ewm.ignore_nulls))
+                .arg(u32::from(root))
+        })
+    }
+
+    /// Launches `kernel` of this family that walks each group with one
+    /// thread: its parameters are `values`, their validity, the rows in
+    /// group order, the groups' starts and both counts, then its own
+    /// (`params`), then the results and their validity (zeroed: null
+    /// unless the kernel sets it).
+    fn group_walk<T: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        params: impl FnOnce(KernelArgs) -> KernelArgs,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
         let n = values.len();
-        check_bitmap(validity, n, "validity")?;
-        check(rows.len() == n, || {
-            format!("{} rows for {n} values", rows.len())
-        })?;
+        check_rows(n, validity, rows)?;
         let out = self.zeroed::<T>(n)?;
         let out_validity = self.zeroed::<u32>(words(n))?;
         if n == 0 || starts.is_empty() {
@@ -241,16 +213,9 @@ impl Ops<'_> {
             .buffer(rows)
             .buffer(starts)
             .arg(n as u64)
-            .arg(starts.len() as u64)
-            .arg(ewm.alpha)
-            .arg(u32::from(ewm.adjust))
-            .arg(u32::from(ewm.bias))
-            .arg(ewm.min_periods)
-            .arg(u32::from(ewm.ignore_nulls))
-            .arg(u32::from(root))
-            .buffer(&out)
-            .buffer(&out_validity);
-        self.launch(T::KERNEL, Self::linear(starts.len()), args)?;
+            .arg(starts.len() as u64);
+        let args = params(args).buffer(&out).buffer(&out_validity);
+        self.launch(kernel, Self::linear(starts.len()), args)?;
         Ok((out, out_validity))
     }
 
@@ -269,7 +234,8 @@ impl Ops<'_> {
         minimum: bool,
     ) -> Result<DeviceBuffer<i64>, RuntimeError> {
         let n = values.len();
-        check_window(n, validity, rows, window)?;
+        check_rows(n, validity, rows)?;
+        check_window(window)?;
         let out = self.output::<i64>(n)?;
         if n == 0 || starts.is_empty() {
             return Ok(out);
@@ -292,15 +258,18 @@ impl Ops<'_> {
     }
 }
 
-fn check_window(
+/// That `rows` and `validity` are of `n` values.
+fn check_rows(
     n: usize,
     validity: Option<&DeviceBuffer<u32>>,
     rows: &DeviceBuffer<i64>,
-    window: RowWindow,
 ) -> Result<(), RuntimeError> {
     check_bitmap(validity, n, "validity")?;
     check(rows.len() == n, || {
         format!("{} rows for {n} values", rows.len())
-    })?;
+    })
+}
+
+fn check_window(window: RowWindow) -> Result<(), RuntimeError> {
     check(window.size > 0, || "a window of no rows".into())
 }
