@@ -5,6 +5,20 @@ use ir_lower::{EwmFunction, EwmOptions, RollingFunction, RollingWindow};
 
 use super::*;
 
+/// `$call` of the values `$v` of each kind listed, its results of the same
+/// kind with their validity; `None` for values of other kinds.
+macro_rules! of_kinds {
+    ($values:expr, [$($kind:ident),*], |$v:ident| $call:expr) => {
+        match $values {
+            $(Values::$kind($v) => {
+                let (results, valid) = $call;
+                Some((Values::$kind(results), valid))
+            })*
+            _ => None,
+        }
+    };
+}
+
 impl Executor<'_> {
     /// Polars' `rolling_*` (`function`, by `window`) of `input` over
     /// `frame`, restarted in each group of `groups` (in its order), as
@@ -56,35 +70,8 @@ impl Executor<'_> {
             };
             return self.gather_column(column, &rows);
         }
-        if let RollingFunction::Var { ddof } | RollingFunction::Std { ddof } = function {
-            // Floats, as ir-lower casts the input.
-            let root = matches!(function, RollingFunction::Std { .. });
-            let (values, validity) = self
-                .evaluate_in_groups(frame, input, "", groups)?
-                .into_parts();
-            let validity = validity.as_ref();
-            let (values, validity) = match values {
-                Values::F64(v) => {
-                    let (spreads, valid) =
-                        ops.window_variances(&v, validity, order, window, (ddof, root))?;
-                    (Values::F64(spreads), valid)
-                }
-                Values::F32(v) => {
-                    let (spreads, valid) =
-                        ops.window_variances(&v, validity, order, window, (ddof, root))?;
-                    (Values::F32(spreads), valid)
-                }
-                _ => return Err(unsupported()),
-            };
-            return Ok(DeviceColumn::from_parts(
-                "".into(),
-                dtype,
-                frame.height,
-                values,
-                Some(validity),
-            ));
-        }
-        let mean = function == RollingFunction::Mean;
+        // Sums of integers as 64-bit words; the rest of floats (as ir-lower
+        // casts them).
         let taken = if input.dtype.is_float() {
             input.clone()
         } else {
@@ -94,40 +81,29 @@ impl Executor<'_> {
             .evaluate_in_groups(frame, &taken, "", groups)?
             .into_parts();
         let validity = validity.as_ref();
-        let (values, validity) = match (values, mean) {
-            (Values::F64(v), false) => {
-                let (sums, valid) = ops.window_sums(&v, validity, order, window)?;
-                (Values::F64(sums), valid)
+        let results = match function {
+            RollingFunction::Sum => of_kinds!(values, [F64, F32, I64, U64], |v| {
+                ops.window_sums(&v, validity, order, window)?
+            }),
+            RollingFunction::Mean => of_kinds!(values, [F64, F32], |v| {
+                ops.window_means(&v, validity, order, window)?
+            }),
+            RollingFunction::Var { ddof } | RollingFunction::Std { ddof } => {
+                let root = matches!(function, RollingFunction::Std { .. });
+                of_kinds!(values, [F64, F32], |v| {
+                    ops.window_variances(&v, validity, order, window, (ddof, root))?
+                })
             }
-            (Values::F32(v), false) => {
-                let (sums, valid) = ops.window_sums(&v, validity, order, window)?;
-                (Values::F32(sums), valid)
-            }
-            (Values::F64(v), true) => {
-                let (means, valid) = ops.window_means(&v, validity, order, window)?;
-                (Values::F64(means), valid)
-            }
-            (Values::F32(v), true) => {
-                let (means, valid) = ops.window_means(&v, validity, order, window)?;
-                (Values::F32(means), valid)
-            }
-            (Values::I64(v), false) => {
-                let (sums, valid) = ops.window_sums(&v, validity, order, window)?;
-                (Values::I64(sums), valid)
-            }
-            (Values::U64(v), false) => {
-                let (sums, valid) = ops.window_sums(&v, validity, order, window)?;
-                (Values::U64(sums), valid)
-            }
-            _ => return Err(unsupported()),
+            RollingFunction::Min | RollingFunction::Max => None,
         };
-        let sums =
+        let (values, validity) = results.ok_or_else(unsupported)?;
+        let results =
             DeviceColumn::from_parts("".into(), taken.dtype, frame.height, values, Some(validity));
         if taken.dtype == dtype {
-            return Ok(sums);
+            return Ok(results);
         }
         let sums = DeviceFrame {
-            columns: vec![sums],
+            columns: vec![results],
             height: frame.height,
         };
         // Integer sums wrapped to the result's type.
@@ -165,25 +141,15 @@ impl Executor<'_> {
         let validity = validity.as_ref();
         let root = function == EwmFunction::Std;
         let (values, validity) = self.in_group_order(frame.height, groups, |order| {
-            Ok(match (values, function) {
-                (Values::F64(v), EwmFunction::Mean) => {
-                    let (means, valid) = ops.ewm_means(&v, validity, order, ewm)?;
-                    (Values::F64(means), valid)
-                }
-                (Values::F32(v), EwmFunction::Mean) => {
-                    let (means, valid) = ops.ewm_means(&v, validity, order, ewm)?;
-                    (Values::F32(means), valid)
-                }
-                (Values::F64(v), _) => {
-                    let (spreads, valid) = ops.ewm_spreads(&v, validity, order, ewm, root)?;
-                    (Values::F64(spreads), valid)
-                }
-                (Values::F32(v), _) => {
-                    let (spreads, valid) = ops.ewm_spreads(&v, validity, order, ewm, root)?;
-                    (Values::F32(spreads), valid)
-                }
-                _ => return Err(ExecError::Unsupported(format!("ewm of `{input}`"))),
-            })
+            let results = match function {
+                EwmFunction::Mean => of_kinds!(values, [F64, F32], |v| {
+                    ops.ewm_means(&v, validity, order, ewm)?
+                }),
+                _ => of_kinds!(values, [F64, F32], |v| {
+                    ops.ewm_spreads(&v, validity, order, ewm, root)?
+                }),
+            };
+            results.ok_or_else(|| ExecError::Unsupported(format!("ewm of `{input}`")))
         })?;
         Ok(DeviceColumn::from_parts(
             "".into(),
