@@ -843,6 +843,17 @@ impl GpuExpr {
         }
     }
 
+    /// `self` shifted by `periods` rows (Polars' `shift`), of its type.
+    pub fn shifted(self, periods: i64) -> GpuExpr {
+        GpuExpr {
+            dtype: self.dtype,
+            kind: ExprKind::Shift {
+                input: Box::new(self),
+                periods,
+            },
+        }
+    }
+
     /// `self op right`, of `dtype`.
     pub fn binary(self, op: BinaryOp, right: GpuExpr, dtype: GpuDtype) -> GpuExpr {
         GpuExpr {

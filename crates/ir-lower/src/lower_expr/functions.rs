@@ -295,21 +295,15 @@ impl ExprLowering<'_> {
         } else {
             Scalar::Int(0)
         };
-        let shifted = |e: GpuExpr, periods: i64| GpuExpr {
-            dtype: e.dtype,
-            kind: ExprKind::Shift {
-                input: Box::new(e),
-                periods,
-            },
-        };
         // Each neighbour, 0 where the row has none (a shift of the row
         // places, never null, is null only there).
         let neighbour = |periods: i64| {
-            shifted(row_order::places_from_one(), periods)
+            row_order::places_from_one()
+                .shifted(periods)
                 .is_null()
                 .then(
                     GpuExpr::literal(zero.clone(), dtype),
-                    shifted(input.clone(), periods),
+                    input.clone().shifted(periods),
                     dtype,
                 )
         };
@@ -632,30 +626,7 @@ impl ExprLowering<'_> {
                 if !input.dtype.is_numeric() || !dtype.is_numeric() {
                     return self.refuse(node, format!("diff of {}", input.dtype));
                 }
-                let input = input.cast(dtype, CastMode::NonStrict);
-                let shifted = GpuExpr {
-                    kind: ExprKind::Shift {
-                        input: Box::new(input.clone()),
-                        periods: n,
-                    },
-                    dtype,
-                };
-                // Polars' diff subtracts row by row, even of a column it
-                // holds as one value, where its arithmetic would take its
-                // scalar kernel (`0.0 - x` as `-x`): floats read as the
-                // column of their rows (a shift by 0, computed first).
-                let rows = if dtype.is_float() {
-                    GpuExpr {
-                        kind: ExprKind::Shift {
-                            input: Box::new(input),
-                            periods: 0,
-                        },
-                        dtype,
-                    }
-                } else {
-                    input
-                };
-                return Some(rows.binary(BinaryOp::Minus, shifted, dtype));
+                return Some(difference(input.cast(dtype, CastMode::NonStrict), n));
             }
             F::Range(IRRangeFunction::IntRange { step, .. }) => {
                 return self.int_range(node, inputs, *step);

@@ -268,22 +268,28 @@ impl ExprLowering<'_> {
     }
 }
 
+/// Polars' `diff(n)` of `input` (of the result's type): the value less the
+/// value `n` rows before. Polars subtracts row by row, even of a column it
+/// holds as one value, where its arithmetic would take its scalar kernel
+/// (`0.0 - x` as `-x`): floats read as the column of their rows (a shift by
+/// 0, computed first).
+pub(crate) fn difference(input: GpuExpr, n: i64) -> GpuExpr {
+    let dtype = input.dtype;
+    let before = input.clone().shifted(n);
+    let rows = if dtype.is_float() {
+        input.shifted(0)
+    } else {
+        input
+    };
+    rows.binary(BinaryOp::Minus, before, dtype)
+}
+
 /// Polars' `pct_change(n)` of floats: the diff by `n` rows over the value
-/// `n` rows before, `(x - x.shift(n)) / x.shift(n)` (the rows read as a
-/// column, as Polars' diff reads them: see `diff`).
+/// `n` rows before, `diff(n) / x.shift(n)`.
 pub(crate) fn percent_change(input: GpuExpr, n: i64) -> GpuExpr {
     let dtype = input.dtype;
-    let shift = |input: &GpuExpr, periods: i64| GpuExpr {
-        kind: ExprKind::Shift {
-            input: Box::new(input.clone()),
-            periods,
-        },
-        dtype,
-    };
-    let before = shift(&input, n);
-    shift(&input, 0)
-        .binary(BinaryOp::Minus, before.clone(), dtype)
-        .binary(BinaryOp::TrueDivide, before, dtype)
+    let before = input.clone().shifted(n);
+    difference(input, n).binary(BinaryOp::TrueDivide, before, dtype)
 }
 
 impl ExprLowering<'_> {
