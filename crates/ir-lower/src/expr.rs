@@ -941,6 +941,13 @@ impl GpuExpr {
         }
     }
 
+    /// Whether this is each row's place (a `cum_sum` of a literal, which
+    /// the lowering makes only as places, Polars' `cum_sum` of one value
+    /// being refused): of the frame's height, though it reads no column.
+    pub fn is_places(&self) -> bool {
+        matches!(&self.kind, ExprKind::CumSum(input) if matches!(input.kind, ExprKind::Literal(_)))
+    }
+
     /// Whether this expression, or any part of it, is a window (`over`).
     pub fn has_window(&self) -> bool {
         self.any(&|e| matches!(e.kind, ExprKind::Window { .. }))

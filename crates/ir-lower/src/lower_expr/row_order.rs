@@ -293,11 +293,10 @@ pub(crate) fn percent_change(input: GpuExpr, n: i64) -> GpuExpr {
 }
 
 impl ExprLowering<'_> {
-    /// Polars' `int_range(start, end, step)` where it numbers a group's
-    /// rows (in a window or an aggregation): `start` a literal, `end` the
-    /// group's length plus that literal, `step` 1 — each row's place in its
-    /// group from `start`, as the range's type. Over a whole frame, and
-    /// other ranges, it falls back.
+    /// Polars' `int_range(start, end, step)` where it numbers rows: `start`
+    /// a literal, `end` the length (of the frame, or of a window's or an
+    /// aggregation's group) plus that literal, `step` 1 — each row's place
+    /// from `start`, as the range's type. Other ranges fall back.
     pub(super) fn int_range(&mut self, node: Node, inputs: &[ExprIR], step: i64) -> Lowered {
         let [start, end] = [inputs.first()?.node(), inputs.get(1)?.node()];
         let start = self.literal_i64(start);
@@ -307,15 +306,17 @@ impl ExprLowering<'_> {
             (Some(start), Some(beyond)) => step == 1 && start == beyond && dtype.is_integer(),
             _ => false,
         };
-        if !numbers_rows || !self.per_group {
+        if !numbers_rows {
             return self.refuse(
                 node,
-                "int_range other than of a window's or a group's rows (int_range(s, len() + s) \
-                 inside `over` or `agg`) is not supported on the GPU (with_row_index is)",
+                "int_range other than of the rows (int_range(s, len() + s)) is not supported \
+                 on the GPU",
             );
         }
         let int64 = GpuDtype::Int64;
         let start = GpuExpr::literal(Scalar::Int(start?), int64);
+        // (At frame level the places read as a column of the frame's height
+        // though they read none: see `GpuExpr::is_places`.)
         Some(
             place_from_zero()
                 .binary(BinaryOp::Plus, start, int64)
@@ -323,8 +324,8 @@ impl ExprLowering<'_> {
         )
     }
 
-    /// `n` where `node` is the length (`len()`) plus the literal `n`, or
-    /// casts of that.
+    /// `n` where `node` is the length (`len()`) plus the literal `n` (or
+    /// less `-n`), or casts of that.
     fn beyond_length(&self, node: Node) -> Option<i64> {
         match self.arena.get(node) {
             AExpr::Len => Some(0),
@@ -338,6 +339,13 @@ impl ExprLowering<'_> {
                 (None, Some(n)) => n.checked_add(self.literal_i64(*left)?),
                 _ => None,
             },
+            AExpr::BinaryExpr {
+                left,
+                op: Operator::Minus,
+                right,
+            } => self
+                .beyond_length(*left)?
+                .checked_sub(self.literal_i64(*right)?),
             _ => None,
         }
     }

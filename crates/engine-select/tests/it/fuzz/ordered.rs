@@ -14,8 +14,8 @@ impl Grammar<'_> {
         let reverse = self.chance(0.3);
         match (ty, self.rng.random_range(0..9)) {
             (_, 0) => E::new(Op::Shift(n), vec![self.value(ty, d)]),
-            // Each row's place in its group (`int_range(s, len() + s)`).
-            (Ty::Int, 6) if self.context == Context::Groups => E::new(
+            // Each row's place in its group or frame (`int_range(s, len() + s)`).
+            (Ty::Int, 6) if self.context == Context::Groups || self.chance(0.5) => E::new(
                 Op::IntRange(*[0i64, 1, -2].choose(self.rng).unwrap()),
                 vec![],
             ),

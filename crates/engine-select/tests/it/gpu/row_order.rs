@@ -1180,8 +1180,34 @@ fn int_ranges_numbering_groups_match_the_cpu() {
             ])
             .sort(["h"], Default::default()),
     );
+    assert_gpu_eq(
+        "int_range of the frame's rows",
+        groups().with_columns([
+            range(0, len(), DataType::Int64).alias("i"),
+            range(5, len() + lit(5), DataType::UInt32).alias("from 5"),
+        ]),
+    );
+    assert_gpu_eq(
+        "int_range alone, and in a filter",
+        groups()
+            .filter((range(0, len(), DataType::Int64) % lit(3)).eq(lit(1)))
+            .select([range(-1, len() - lit(1), DataType::Int16).alias("i")]),
+    );
+    assert_gpu_eq(
+        "int_range of a frame of no columns",
+        groups().select([
+            range(0, len(), DataType::Int64).alias("i"),
+            lit(7).alias("seven"),
+        ]),
+    );
+    assert_gpu_eq(
+        "int_range of an empty frame",
+        groups()
+            .filter(col("v").gt(lit(1e300)))
+            .with_columns([range(0, len(), DataType::Int64).alias("i")]),
+    );
     assert_cpu_answer_with_reason(
-        groups().with_columns([range(0, len(), DataType::Int64).alias("i")]),
-        "int_range other than of a window's or a group's rows",
+        groups().select([int_range(lit(0), len(), 2, DataType::Int64).alias("i")]),
+        "int_range other than of the rows",
     );
 }

@@ -12,9 +12,10 @@ pub(crate) fn aggregating_select(exprs: &[NamedExpr]) -> bool {
 }
 
 /// Whether `expr` reads a column outside an aggregation (or the imploded
-/// column of an `is_in`).
+/// column of an `is_in`), or the rows' places.
 pub(crate) fn reads_rows(expr: &GpuExpr) -> bool {
-    !reads_only_below(&strip_aggregations(expr), 0)
+    let row_wise = strip_aggregations(expr);
+    !reads_only_below(&row_wise, 0) || row_wise.any(&GpuExpr::is_places)
 }
 
 /// The columns of `input` that Polars holds at one row: those a with_columns
