@@ -24,6 +24,95 @@ __device__ __forceinline__ void window_of(u64 i, u64 len, u64 window, u32 center
     *end = i + after < len ? i + after : len;
 }
 
+// The window of the row at position i of the group of `len` rows that
+// starts at position `first`: by a count of rows (`bounds` null; see
+// window_of), or given (windows by times, see time_windows) as [bounds[2p],
+// bounds[2p + 1]) relative to the group, p = first + i. False where a given
+// window holds fewer than `min_periods` rows, or none is given ((1, 0), a
+// row of a null time): Polars' rolling_*_by skips such a window, the row
+// null and the walk going on from the last window.
+__device__ __forceinline__ bool window_at(const i64* bounds, u64 first, u64 i, u64 len, u64 window,
+                                          u32 center, u64 min_periods, u64* start, u64* end) {
+    if (bounds == nullptr) {
+        window_of(i, len, window, center, start, end);
+        return true;
+    }
+    *start = static_cast<u64>(bounds[2 * (first + i)]);
+    *end = static_cast<u64>(bounds[2 * (first + i) + 1]);
+    return *start <= *end && *end - *start >= min_periods;
+}
+
+// The group holding position p: the last of the `n_groups` starts at or
+// before it.
+__device__ __forceinline__ u64 group_of_position(const i64* starts, u64 n_groups, u64 p) {
+    u64 low = 0, high = n_groups;
+    while (high - low > 1) {
+        const u64 middle = low + (high - low) / 2;
+        if (static_cast<u64>(starts[middle]) <= p) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    return low;
+}
+
+// Polars' windows by times (rolling_*_by), with each group's rows sorted by
+// time (`times` at their rows, null times last): for the row at every
+// position, [start, end) relative to its group, the rows whose time lies
+// after t - period (or at it, `closed_left`) and before the row's own time
+// t (or at it, `closed_right`), as two i64 at 2p; (1, 0) for a row of a
+// null time, which is in no window.
+extern "C" __global__ void time_windows(const i64* times, const u32* validity, const i64* rows,
+                                        const i64* starts, u64 n_rows, u64 n_groups, i64 period,
+                                        u32 closed_left, u32 closed_right, i64* out) {
+    for (u64 p = global_index(); p < n_rows; p += global_stride()) {
+        const u64 g = group_of_position(starts, n_groups, p);
+        const u64 first = static_cast<u64>(starts[g]);
+        const u64 last = group_end(starts, g, n_groups, n_rows);
+        const u64 row = static_cast<u64>(rows[p]);
+        if (!is_valid(validity, row)) {
+            out[2 * p] = 1;
+            out[2 * p + 1] = 0;
+            continue;
+        }
+        const i64 t = times[row];
+        // (Wrapping as Polars' release build does.)
+        const i64 lower = static_cast<i64>(static_cast<u64>(t) - static_cast<u64>(period));
+        // The first position past the times before the window, and past
+        // those in it; a null time is past every one.
+        u64 low = first, high = last;
+        while (low < high) {
+            const u64 middle = low + (high - low) / 2;
+            const u64 r = static_cast<u64>(rows[middle]);
+            const i64 time = times[r];
+            const bool before = is_valid(validity, r) &&
+                                (closed_left != 0 ? time < lower : time <= lower);
+            if (before) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        const u64 start = low;
+        high = last;
+        while (low < high) {
+            const u64 middle = low + (high - low) / 2;
+            const u64 r = static_cast<u64>(rows[middle]);
+            const i64 time = times[r];
+            const bool in = is_valid(validity, r) && (closed_right != 0 ? time <= t : time < t);
+            if (in) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        out[2 * p] = static_cast<i64>(start - first);
+        out[2 * p + 1] = static_cast<i64>(low - first);
+    }
+}
+EMU_KERNEL(time_windows)
+
 __device__ __forceinline__ void set_valid(u32* validity, u64 row) {
     atomicOr(&validity[row / 32], 1u << (row % 32));
 }
@@ -111,8 +200,9 @@ struct WordWindowSum {
 template <typename T, typename Sum>
 __device__ __forceinline__ void window_sums(const T* values, const u32* validity, const i64* rows,
                                             const i64* starts, u64 n_rows, u64 n_groups,
-                                            u64 window, u64 min_periods, u32 center, u32 mean,
-                                            T* out, u32* out_validity) {
+                                            u64 window, u64 min_periods, u32 center,
+                                            const i64* bounds, u32 mean, T* out,
+                                            u32* out_validity) {
     for (u64 g = global_index(); g < n_groups; g += global_stride()) {
         const u64 first = static_cast<u64>(starts[g]);
         const u64 len = group_end(starts, g, n_groups, n_rows) - first;
@@ -121,7 +211,10 @@ __device__ __forceinline__ void window_sums(const T* values, const u32* validity
         u64 start = 0, end = 0, nulls = 0;
         for (u64 i = 0; i < len; ++i) {
             u64 next_start, next_end;
-            window_of(i, len, window, center, &next_start, &next_end);
+            if (!window_at(bounds, first, i, len, window, center, min_periods, &next_start,
+                           &next_end)) {
+                continue;
+            }
             if (next_start >= end) {
                 state.reset();
                 nulls = 0;
@@ -159,10 +252,10 @@ __device__ __forceinline__ void window_sums(const T* values, const u32* validity
 #define WINDOW_SUMS(T, SUM, suffix)                                                           \
     extern "C" __global__ void window_sums_##suffix(                                          \
         const T* values, const u32* validity, const i64* rows, const i64* starts, u64 n_rows, \
-        u64 n_groups, u64 window, u64 min_periods, u32 center, u32 mean, T* out,             \
-        u32* out_validity) {                                                                  \
+        u64 n_groups, u64 window, u64 min_periods, u32 center, const i64* bounds, u32 mean,  \
+        T* out, u32* out_validity) {                                                          \
         window_sums<T, SUM>(values, validity, rows, starts, n_rows, n_groups, window,         \
-                            min_periods, center, mean, out, out_validity);                    \
+                            min_periods, center, bounds, mean, out, out_validity);            \
     }                                                                                         \
     EMU_KERNEL(window_sums_##suffix)
 
@@ -202,22 +295,17 @@ __device__ __forceinline__ bool better(u64 a, u64 b, u32 kind, u32 minimum) {
 extern "C" __global__ void window_extremes(const u64* words, const u32* validity, u32 kind,
                                            u32 minimum, const i64* rows, const i64* starts,
                                            u64 n_rows, u64 n_groups, u64 window, u64 min_periods,
-                                           u32 center, i64* out) {
+                                           u32 center, const i64* bounds, i64* out) {
     for (u64 p = global_index(); p < n_rows; p += global_stride()) {
-        // The group holding position p: the last start at or before it.
-        u64 low = 0, high = n_groups;
-        while (high - low > 1) {
-            const u64 middle = low + (high - low) / 2;
-            if (static_cast<u64>(starts[middle]) <= p) {
-                low = middle;
-            } else {
-                high = middle;
-            }
-        }
-        const u64 first = static_cast<u64>(starts[low]);
-        const u64 len = group_end(starts, low, n_groups, n_rows) - first;
+        const u64 g = group_of_position(starts, n_groups, p);
+        const u64 first = static_cast<u64>(starts[g]);
+        const u64 len = group_end(starts, g, n_groups, n_rows) - first;
         u64 start, end;
-        window_of(p - first, len, window, center, &start, &end);
+        if (!window_at(bounds, first, p - first, len, window, center, min_periods, &start,
+                       &end)) {
+            out[rows[p]] = -1;
+            continue;
+        }
         u64 count = 0;
         i64 best = -1;
         for (u64 q = start; q < end; ++q) {
@@ -280,7 +368,8 @@ template <typename T>
 __device__ __forceinline__ void window_variances(const T* values, const u32* validity,
                                                  const i64* rows, const i64* starts, u64 n_rows,
                                                  u64 n_groups, u64 window, u64 min_periods,
-                                                 u32 center, u32 ddof, u32 root, double* front,
+                                                 u32 center, const i64* bounds, u32 ddof,
+                                                 u32 root, double* front,
                                                  double* back, T* out, u32* out_validity) {
     for (u64 g = global_index(); g < n_groups; g += global_stride()) {
         const u64 first = static_cast<u64>(starts[g]);
@@ -292,7 +381,10 @@ __device__ __forceinline__ void window_variances(const T* values, const u32* val
         u64 start = 0, end = 0, nulls = 0;
         for (u64 i = 0; i < len; ++i) {
             u64 next_start, next_end;
-            window_of(i, len, window, center, &next_start, &next_end);
+            if (!window_at(bounds, first, i, len, window, center, min_periods, &next_start,
+                           &next_end)) {
+                continue;
+            }
             if (next_start >= end) {
                 agg_back = Moments{0.0, 0.0, 0.0};
                 front_len = 0;
@@ -361,10 +453,11 @@ __device__ __forceinline__ void window_variances(const T* values, const u32* val
 #define WINDOW_VARIANCES(T, suffix)                                                            \
     extern "C" __global__ void window_variances_##suffix(                                      \
         const T* values, const u32* validity, const i64* rows, const i64* starts, u64 n_rows,  \
-        u64 n_groups, u64 window, u64 min_periods, u32 center, u32 ddof, u32 root,             \
-        double* front, double* back, T* out, u32* out_validity) {                              \
+        u64 n_groups, u64 window, u64 min_periods, u32 center, const i64* bounds, u32 ddof,    \
+        u32 root, double* front, double* back, T* out, u32* out_validity) {                    \
         window_variances<T>(values, validity, rows, starts, n_rows, n_groups, window,          \
-                            min_periods, center, ddof, root, front, back, out, out_validity);  \
+                            min_periods, center, bounds, ddof, root, front, back, out,         \
+                            out_validity);                                                     \
     }                                                                                          \
     EMU_KERNEL(window_variances_##suffix)
 

@@ -256,15 +256,30 @@ pub enum RollingFunction {
     },
 }
 
-/// A window of rows as Polars' `rolling_*` functions take it: the `size`
-/// rows ending at each row (or, `center`, around it, more after than before
-/// when `size` is even), cut at the ends of the frame (or of the group); a
-/// result where the window holds at least `min_periods` valid values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RollingWindow {
-    pub size: u64,
-    pub min_periods: u64,
-    pub center: bool,
+/// The windows of Polars' `rolling_*` functions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RollingWindow {
+    /// By a count of rows (`rolling_*`): the `size` rows ending at each row
+    /// (or, `center`, around it, more after than before when `size` is
+    /// even), cut at the ends of the frame (or of the group); a result
+    /// where the window holds at least `min_periods` valid values.
+    Rows {
+        size: u64,
+        min_periods: u64,
+        center: bool,
+    },
+    /// By times (`rolling_*_by`): the rows taken in order of their time
+    /// (`by`, i64 ticks; stably), each row's window the rows whose time
+    /// lies in `(t - period, t]` for its own time `t` (closed on the sides
+    /// `closed` says); a result where the window holds at least
+    /// `min_periods` rows, and as many valid values. A row of a null time
+    /// is in no window, and null.
+    Times {
+        by: Box<GpuExpr>,
+        period: i64,
+        min_periods: u64,
+        closed: Closed,
+    },
 }
 
 /// What Polars' exponentially weighted functions compute.
@@ -347,7 +362,7 @@ impl TemporalPart {
     }
 }
 
-/// How `is_between` treats its bounds.
+/// Which bounds of a range belong to it (`is_between`'s, a time window's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Closed {
     Both,
@@ -426,13 +441,14 @@ pub enum ExprKind {
         reverse: bool,
     },
     /// Polars' `rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`,
-    /// `rolling_var` or `rolling_std` by a count of rows (no weights): each
-    /// row's window aggregated as Polars' windows do (float sums and
-    /// moments to the bit), null where the window holds fewer than
-    /// `min_periods` valid values (a mean: or none; a variance: or no more
-    /// than `ddof`). The input comes cast to the result's type for sums
-    /// (integers wrap in it), means and variances (a float); minima and
-    /// maxima keep the input's type. Depends on the order of the rows.
+    /// `rolling_var` or `rolling_std` by a count of rows (no weights), or
+    /// their `_by` forms by times: each row's window aggregated as Polars'
+    /// windows do (float sums and moments to the bit), null where the
+    /// window holds fewer than `min_periods` valid values (a mean: or
+    /// none; a variance: or no more than `ddof`). The input comes cast to
+    /// the result's type for sums (integers wrap in it), means and
+    /// variances (a float); minima and maxima keep the input's type.
+    /// Depends on the order of the rows.
     Rolling {
         input: Box<GpuExpr>,
         function: RollingFunction,
@@ -717,7 +733,12 @@ macro_rules! children {
             }
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
-            ExprKind::Where { input, by } => vec![input, by],
+            ExprKind::Where { input, by }
+            | ExprKind::Rolling {
+                input,
+                window: RollingWindow::Times { by, .. },
+                ..
+            } => vec![input, by],
             ExprKind::Gather { input, indices, .. } => vec![input, indices],
             ExprKind::SortedBy { input, order, .. } => std::iter::once($($borrow)+ **input)
                 .chain(order.into_iter().map(|order| $($borrow)+ *order.key))
@@ -729,7 +750,11 @@ macro_rules! children {
             | ExprKind::CumSum(input)
             | ExprKind::CumProd(input)
             | ExprKind::CumExtreme { input, .. }
-            | ExprKind::Rolling { input, .. }
+            | ExprKind::Rolling {
+                input,
+                window: RollingWindow::Rows { .. },
+                ..
+            }
             | ExprKind::Ewm { input, .. }
             | ExprKind::ParseTemporal { input, .. }
             | ExprKind::Strftime { input, .. }

@@ -2,7 +2,7 @@
 //!
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
 //! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `strings`,
-//! `temporal`, `row_order`, `windows`, `devices`, `partitioned` (the
+//! `temporal`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
 //! partitioned executor).
 
 use engine_select::{
@@ -23,6 +23,7 @@ mod devices;
 mod expressions;
 mod joins;
 mod lists;
+mod neighbours;
 mod operators;
 mod partitioned;
 mod replace;

@@ -391,6 +391,16 @@ pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     if input.has_aggregation() || input.has_window() {
         return Err(format!("a shift or fill of aggregated values (`{expr}`)"));
     }
+    if let ExprKind::Rolling {
+        window: ir_lower::RollingWindow::Times { by, .. },
+        ..
+    } = &expr.kind
+    {
+        if by.has_aggregation() || by.has_window() || by.dtype != GpuDtype::Int64 {
+            return Err(format!("windows by `{by}`"));
+        }
+        evaluable(by)?;
+    }
     if let ExprKind::SortedBy { order, .. } = &expr.kind {
         if let Some(order) = order.iter().find(|order| order.key.has_aggregation()) {
             return Err(format!("rows sorted by `{}`", order.key));

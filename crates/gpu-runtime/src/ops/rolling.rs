@@ -1,4 +1,4 @@
-//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, variances, minima and maxima by a count of rows, and exponentially weighted means, variances and deviations, restarted in each group.
+//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, variances, minima and maxima by a count of rows or by times, and exponentially weighted means, variances and deviations, restarted in each group.
 
 use super::*;
 
@@ -11,6 +11,63 @@ pub struct RowWindow {
     pub size: u64,
     pub min_periods: u64,
     pub center: bool,
+}
+
+/// The windows of the rolling kernels: by a count of rows, or given for
+/// each position of the groups' order (Polars' windows by times, see
+/// [`Ops::time_windows`]), with the least count of rows (and of valid
+/// values) a window needs for a result.
+#[derive(Debug, Clone, Copy)]
+pub enum Windows<'b> {
+    Rows(RowWindow),
+    Given {
+        bounds: &'b DeviceBuffer<i64>,
+        min_periods: u64,
+    },
+}
+
+impl From<RowWindow> for Windows<'_> {
+    fn from(window: RowWindow) -> Self {
+        Windows::Rows(window)
+    }
+}
+
+impl Windows<'_> {
+    /// The kernels' window parameters: size, least count, centring and
+    /// the given bounds (null for windows of rows).
+    fn args(self, args: KernelArgs) -> KernelArgs {
+        match self {
+            Windows::Rows(window) => args
+                .arg(window.size)
+                .arg(window.min_periods)
+                .arg(u32::from(window.center))
+                .arg(DevicePtr::NULL),
+            Windows::Given {
+                bounds,
+                min_periods,
+            } => args.arg(0u64).arg(min_periods).arg(0u32).buffer(bounds),
+        }
+    }
+
+    /// That a window of rows holds some, and that given windows are two
+    /// bounds for each of `n` positions.
+    fn check(self, n: usize) -> Result<(), RuntimeError> {
+        match self {
+            Windows::Rows(window) => check(window.size > 0, || "a window of no rows".into()),
+            Windows::Given { bounds, .. } => check(bounds.len() == 2 * n, || {
+                format!("{} window bounds for {n} rows", bounds.len())
+            }),
+        }
+    }
+}
+
+/// Which ends of a window by times hold the times at them: the window of
+/// a row of time `t` is from `t - period` to `t`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeWindow {
+    pub period: i64,
+    pub closed_left: bool,
+    pub closed_right: bool,
 }
 
 /// Element types with a kernel of window sums: f64 and f32 (each summed
@@ -73,27 +130,27 @@ impl Ops<'_> {
     /// values taken away before entering ones are added), so every sum is
     /// Polars' to the bit; integers as words wrapping around. The sums at
     /// their rows, and their validity.
-    pub fn window_sums<T: WindowSum>(
+    pub fn window_sums<'w, T: WindowSum>(
         &self,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
         groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
-        window: RowWindow,
+        window: impl Into<Windows<'w>>,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
-        self.window_walk(T::KERNEL, values, validity, groups, window, false)
+        self.window_walk(T::KERNEL, values, validity, groups, window.into(), false)
     }
 
     /// Polars' `rolling_mean` of floats: as [`Ops::window_sums`], each sum
     /// (of f32 values in f64, rounded to f32) divided by the count of valid
     /// values in its window; null where there is none.
-    pub fn window_means<T: WindowMean>(
+    pub fn window_means<'w, T: WindowMean>(
         &self,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
         groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
-        window: RowWindow,
+        window: impl Into<Windows<'w>>,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
-        self.window_walk(T::KERNEL, values, validity, groups, window, true)
+        self.window_walk(T::KERNEL, values, validity, groups, window.into(), true)
     }
 
     fn window_walk<T: DeviceCopy>(
@@ -102,15 +159,12 @@ impl Ops<'_> {
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
         groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
-        window: RowWindow,
+        window: Windows<'_>,
         mean: bool,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
-        check_window(window)?;
+        window.check(values.len())?;
         self.group_walk(kernel, values, validity, groups, |args| {
-            args.arg(window.size)
-                .arg(window.min_periods)
-                .arg(u32::from(window.center))
-                .arg(u32::from(mean))
+            window.args(args).arg(u32::from(mean))
         })
     }
 
@@ -122,22 +176,22 @@ impl Ops<'_> {
     /// NaN is in the window; null where the window holds fewer than
     /// `min_periods` valid values, or no more than `ddof`. The stacks take
     /// 32 bytes of scratch per row.
-    pub fn window_variances<T: WindowVariance>(
+    pub fn window_variances<'w, T: WindowVariance>(
         &self,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
         groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
-        window: RowWindow,
+        window: impl Into<Windows<'w>>,
         (ddof, root): (u8, bool),
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
-        check_window(window)?;
+        let window = window.into();
         let n = values.len();
+        window.check(n)?;
         let front = self.output::<f64>(3 * n)?;
         let back = self.output::<f64>(n)?;
         self.group_walk(T::KERNEL, values, validity, groups, |args| {
-            args.arg(window.size)
-                .arg(window.min_periods)
-                .arg(u32::from(window.center))
+            window
+                .args(args)
                 .arg(u32::from(ddof))
                 .arg(u32::from(root))
                 .buffer(&front)
@@ -225,17 +279,18 @@ impl Ops<'_> {
     /// the best valid value of its window (the earliest of equals; NaN
     /// beats any number, both zeros alike), or -1 where the window holds
     /// fewer than `min_periods` valid values or none.
-    pub fn window_extremes<T: OrderedWord>(
+    pub fn window_extremes<'w, T: OrderedWord>(
         &self,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
         (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
-        window: RowWindow,
+        window: impl Into<Windows<'w>>,
         minimum: bool,
     ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        let window = window.into();
         let n = values.len();
         check_rows(n, validity, rows)?;
-        check_window(window)?;
+        window.check(n)?;
         let out = self.output::<i64>(n)?;
         if n == 0 || starts.is_empty() {
             return Ok(out);
@@ -248,12 +303,43 @@ impl Ops<'_> {
             .buffer(rows)
             .buffer(starts)
             .arg(n as u64)
-            .arg(starts.len() as u64)
-            .arg(window.size)
-            .arg(window.min_periods)
-            .arg(u32::from(window.center))
-            .buffer(&out);
+            .arg(starts.len() as u64);
+        let args = window.args(args).buffer(&out);
         self.launch(ids::window_extremes, Self::linear(n), args)?;
+        Ok(out)
+    }
+
+    /// Polars' windows by times (`rolling_*_by`) of the rows in each group
+    /// (`rows` in group order, each group's rows sorted by their `times`,
+    /// which `validity` says are null last): for every position, the
+    /// positions (relative to its group) of the rows whose time lies in
+    /// its row's `window`, as two i64 (a row of a null time is in no
+    /// window: (1, 0)); the bounds [`Windows::Given`] takes.
+    pub fn time_windows(
+        &self,
+        times: &DeviceBuffer<i64>,
+        validity: Option<&DeviceBuffer<u32>>,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        window: TimeWindow,
+    ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        let n = times.len();
+        check_rows(n, validity, rows)?;
+        let out = self.output::<i64>(2 * n)?;
+        if n == 0 || starts.is_empty() {
+            return Ok(out);
+        }
+        let args = KernelArgs::new()
+            .buffer(times)
+            .arg(ptr(validity))
+            .buffer(rows)
+            .buffer(starts)
+            .arg(n as u64)
+            .arg(starts.len() as u64)
+            .arg(window.period)
+            .arg(u32::from(window.closed_left))
+            .arg(u32::from(window.closed_right))
+            .buffer(&out);
+        self.launch(ids::time_windows, Self::linear(n), args)?;
         Ok(out)
     }
 }
@@ -268,8 +354,4 @@ fn check_rows(
     check(rows.len() == n, || {
         format!("{} rows for {n} values", rows.len())
     })
-}
-
-fn check_window(window: RowWindow) -> Result<(), RuntimeError> {
-    check(window.size > 0, || "a window of no rows".into())
 }

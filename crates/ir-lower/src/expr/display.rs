@@ -245,14 +245,35 @@ impl fmt::Display for GpuExpr {
                     RollingFunction::Var { ddof } => ("rolling_var", Some(ddof)),
                     RollingFunction::Std { ddof } => ("rolling_std", Some(ddof)),
                 };
-                let RollingWindow {
-                    size,
-                    min_periods,
-                    center,
-                } = window;
-                write!(f, "{input}.{name}({size}, min_periods={min_periods}")?;
-                if *center {
-                    write!(f, ", center=true")?;
+                match window {
+                    RollingWindow::Rows {
+                        size,
+                        min_periods,
+                        center,
+                    } => {
+                        write!(f, "{input}.{name}({size}, min_periods={min_periods}")?;
+                        if *center {
+                            write!(f, ", center=true")?;
+                        }
+                    }
+                    RollingWindow::Times {
+                        by,
+                        period,
+                        min_periods,
+                        closed,
+                    } => {
+                        let closed = match closed {
+                            Closed::Both => "both",
+                            Closed::Left => "left",
+                            Closed::Right => "right",
+                            Closed::None => "none",
+                        };
+                        write!(
+                            f,
+                            "{input}.{name}_by({by}, {period} ticks, min_periods={min_periods}, \
+                             closed={closed}"
+                        )?;
+                    }
                 }
                 if let Some(ddof) = ddof {
                     write!(f, ", ddof={ddof}")?;

@@ -472,6 +472,10 @@ impl ExprLowering<'_> {
             F::RollingExpr { function, options } => {
                 return self.rolling(node, function, options, inputs);
             }
+            F::RollingExprBy {
+                function_by,
+                options,
+            } => return self.rolling_by(node, function_by, options, inputs),
             F::PeakMax | F::PeakMin => {
                 let input = self.single(inputs)?;
                 return self.peak(node, input, matches!(function, F::PeakMax));

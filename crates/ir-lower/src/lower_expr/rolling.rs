@@ -1,11 +1,20 @@
-//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted means, variances and deviations (`ewm_mean`, `ewm_var`, `ewm_std`).
+//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and by times (their `_by` forms), and exponentially weighted means, variances and deviations (`ewm_mean`, `ewm_var`, `ewm_std`).
 
+use polars::prelude::{ClosedWindow, Duration, RollingOptionsDynamicWindow};
 use polars_core::prelude::{RollingFnParams, RollingOptionsFixedWindow, RollingVarParams};
 use polars_ops::series::EWMOptions;
-use polars_plan::plans::IRRollingFunction;
+use polars_plan::plans::{IRRollingFunction, IRRollingFunctionBy};
 
 use super::*;
-use crate::expr::{EwmFunction, EwmOptions, RollingFunction, RollingWindow};
+use crate::expr::{Closed, EwmFunction, EwmOptions, RollingFunction, RollingWindow};
+
+/// The `ddof` of a variance's parameters (Polars' default 1).
+fn ddof_of(params: &Option<RollingFnParams>) -> u8 {
+    match params {
+        Some(RollingFnParams::Var(RollingVarParams { ddof })) => *ddof,
+        _ => 1,
+    }
+}
 
 impl ExprLowering<'_> {
     /// Polars' `rolling_*(window_size, weights, min_periods, center)` of
@@ -26,10 +35,7 @@ impl ExprLowering<'_> {
             IRRollingFunction::Min => (RollingFunction::Min, "rolling_min"),
             IRRollingFunction::Max => (RollingFunction::Max, "rolling_max"),
             IRRollingFunction::Var | IRRollingFunction::Std => {
-                let ddof = match options.fn_params {
-                    Some(RollingFnParams::Var(RollingVarParams { ddof })) => ddof,
-                    _ => 1,
-                };
+                let ddof = ddof_of(&options.fn_params);
                 match function {
                     IRRollingFunction::Var => (RollingFunction::Var { ddof }, "rolling_var"),
                     _ => (RollingFunction::Std { ddof }, "rolling_std"),
@@ -57,6 +63,81 @@ impl ExprLowering<'_> {
             );
         }
         let input = self.single(inputs)?;
+        let window = RollingWindow::Rows {
+            size: options.window_size as u64,
+            min_periods: options.min_periods as u64,
+            center: options.center,
+        };
+        self.rolling_of(node, (function, name), input, window)
+    }
+
+    /// Polars' `rolling_*_by(by, window_size, min_periods, closed)` of the
+    /// first input by the times of the second (dates, timestamps of no
+    /// zone or of UTC, or integers but u64): sums, means, minima, maxima,
+    /// variances and standard deviations, in windows of a fixed duration
+    /// (no months; of nanoseconds alone for other zones), as
+    /// [`ExprLowering::rolling`] casts their input.
+    pub(super) fn rolling_by(
+        &mut self,
+        node: Node,
+        function: &IRRollingFunctionBy,
+        options: &RollingOptionsDynamicWindow,
+        inputs: &[ExprIR],
+    ) -> Lowered {
+        use IRRollingFunctionBy as F;
+        let ddof = ddof_of(&options.fn_params);
+        let (function, name) = match function {
+            F::SumBy => (RollingFunction::Sum, "rolling_sum_by"),
+            F::MeanBy => (RollingFunction::Mean, "rolling_mean_by"),
+            F::MinBy => (RollingFunction::Min, "rolling_min_by"),
+            F::MaxBy => (RollingFunction::Max, "rolling_max_by"),
+            F::VarBy => (RollingFunction::Var { ddof }, "rolling_var_by"),
+            F::StdBy => (RollingFunction::Std { ddof }, "rolling_std_by"),
+            F::QuantileBy => {
+                let what =
+                    "rolling_quantile_by (and rolling_median_by) is not supported on the GPU";
+                return self.refuse(node, what);
+            }
+            other => return self.refuse(node, format!("{other} is not supported on the GPU")),
+        };
+        let [values, by] = [inputs.first()?.node(), inputs.get(1)?.node()];
+        if self.one_value(by) {
+            return self.refuse(node, format!("{name} by one value (Polars raises)"));
+        }
+        let (input, by) = (self.expr(values), self.expr(by));
+        let (input, by) = (input?, by?);
+        let (size, by_dtype) = (&options.window_size, by.dtype);
+        let Some((by, period)) = times_of(by, size) else {
+            return self.refuse(
+                node,
+                format!("{name} by {by_dtype} in windows of {size} is not supported on the GPU"),
+            );
+        };
+        let closed = match options.closed_window {
+            ClosedWindow::Both => Closed::Both,
+            ClosedWindow::Left => Closed::Left,
+            ClosedWindow::Right => Closed::Right,
+            ClosedWindow::None => Closed::None,
+        };
+        let window = RollingWindow::Times {
+            by: Box::new(by),
+            period,
+            min_periods: options.min_periods as u64,
+            closed,
+        };
+        self.rolling_of(node, (function, name), input, window)
+    }
+
+    /// `function` (named `name`) of `input` in `window`, the input cast as
+    /// Polars casts it (booleans summed as u32, small integers as i64,
+    /// numbers averaged and spread as floats; extremes of their own type).
+    fn rolling_of(
+        &mut self,
+        node: Node,
+        (function, name): (RollingFunction, &str),
+        input: GpuExpr,
+        window: RollingWindow,
+    ) -> Lowered {
         let dtype = self.dtype(node)?;
         let from = input.dtype;
         let plain = from.decimal_scale().is_none();
@@ -85,11 +166,6 @@ impl ExprLowering<'_> {
             input
         } else {
             input.cast(taken, CastMode::NonStrict)
-        };
-        let window = RollingWindow {
-            size: options.window_size as u64,
-            min_periods: options.min_periods as u64,
-            center: options.center,
         };
         Some(GpuExpr {
             kind: ExprKind::Rolling {
@@ -146,4 +222,47 @@ impl ExprLowering<'_> {
             dtype,
         })
     }
+}
+
+/// `by` as the i64 ticks `rolling_*_by` windows it in, and the window's
+/// `size` in those ticks, as Polars takes them: dates as microseconds,
+/// timestamps in their unit (of UTC or no zone; of another zone only for a
+/// size of nanoseconds alone, local days not being fixed), integers (but
+/// u64, which Polars casts to i64 as it may not fit) as they are with a
+/// size of integers (`"3i"`). None for other types and sizes, and for
+/// those Polars raises on (a size of months, zero or negative, integers
+/// with a size of time or times with one of integers).
+fn times_of(by: GpuExpr, size: &Duration) -> Option<(GpuExpr, i64)> {
+    if size.months() != 0 || size.is_zero() || size.negative() {
+        return None;
+    }
+    let int64 = GpuDtype::Int64;
+    let per_day = match by.dtype {
+        GpuDtype::Int64 | GpuDtype::Int32 | GpuDtype::UInt32 => {
+            let ticks = size.parsed_int.then_some(size.nanoseconds())?;
+            return Some((by.cast(int64, CastMode::NonStrict), ticks));
+        }
+        _ if size.parsed_int => return None,
+        GpuDtype::Date => TimeUnit::Microseconds.per_day(),
+        GpuDtype::Datetime(unit) => unit.per_day(),
+        GpuDtype::ZonedDatetime(unit, zone)
+            if zone.is_utc() || (size.weeks() == 0 && size.days() == 0) =>
+        {
+            unit.per_day()
+        }
+        _ => return None,
+    };
+    let per_nanosecond = TimeUnit::Nanoseconds.per_day() / per_day;
+    let days = size.weeks().checked_mul(7)?.checked_add(size.days())?;
+    let ticks = days
+        .checked_mul(per_day)?
+        .checked_add(size.nanoseconds() / per_nanosecond)?;
+    let by = match by.dtype {
+        GpuDtype::Date => by.cast(
+            GpuDtype::Datetime(TimeUnit::Microseconds),
+            CastMode::NonStrict,
+        ),
+        _ => by,
+    };
+    Some((by.cast(int64, CastMode::NonStrict), ticks))
 }

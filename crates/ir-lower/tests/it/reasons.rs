@@ -78,6 +78,33 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             ]),
         ),
         (
+            "a rolling median by times, and windows by months",
+            o().select([
+                col("amount").rolling_quantile_by(
+                    col("day"),
+                    QuantileMethod::Linear,
+                    0.5,
+                    RollingOptionsDynamicWindow {
+                        window_size: Duration::parse("2d"),
+                        min_periods: 1,
+                        closed_window: ClosedWindow::Right,
+                        fn_params: None,
+                    },
+                ),
+                col("amount")
+                    .rolling_sum_by(
+                        col("day"),
+                        RollingOptionsDynamicWindow {
+                            window_size: Duration::parse("1mo"),
+                            min_periods: 1,
+                            closed_window: ClosedWindow::Right,
+                            fn_params: None,
+                        },
+                    )
+                    .alias("monthly"),
+            ]),
+        ),
+        (
             "a shift by a column",
             o().select([col("qty").shift(col("qty").max())]),
         ),

@@ -117,6 +117,42 @@ impl Code for RollingOptionsFixedWindow {
     }
 }
 
+impl Code for RollingOptionsDynamicWindow {
+    fn code(&self) -> String {
+        format!(
+            "RollingOptionsDynamicWindow {{ window_size: Duration::parse({:?}), min_periods: {}, \
+             closed_window: ClosedWindow::{:?}, fn_params: None }}",
+            duration_text(&self.window_size),
+            self.min_periods,
+            self.closed_window
+        )
+    }
+}
+
+/// Polars' duration text that parses back to `d` (its own display writes
+/// integers as nanoseconds).
+fn duration_text(d: &Duration) -> String {
+    if d.parsed_int {
+        return format!("{}i", d.nanoseconds());
+    }
+    let parts = [
+        (d.months(), "mo"),
+        (d.weeks(), "w"),
+        (d.days(), "d"),
+        (d.nanoseconds(), "ns"),
+    ];
+    let text: String = parts
+        .iter()
+        .filter(|(n, _)| *n != 0)
+        .map(|(n, unit)| format!("{n}{unit}"))
+        .collect();
+    match (text.is_empty(), d.negative()) {
+        (true, _) => "0ns".into(),
+        (false, true) => format!("-{text}"),
+        (false, false) => text,
+    }
+}
+
 impl Code for EWMOptions {
     fn code(&self) -> String {
         format!(

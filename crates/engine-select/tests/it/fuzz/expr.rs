@@ -272,6 +272,9 @@ pub enum Op {
     /// `rolling_var` or `rolling_std` (by the name's suffix) by a window of
     /// rows: size, min_periods, center.
     Rolling(&'static str, usize, usize, bool),
+    /// Their `_by` forms by the times of the second input, in windows of a
+    /// duration (Polars' text): size, min_periods, closed.
+    RollingBy(&'static str, &'static str, usize, ClosedWindow),
     /// `ewm_mean`, `ewm_var` or `ewm_std` (by the name's suffix).
     Ewm(&'static str, EWMOptions),
     Rank(RankMethod, bool),
@@ -595,6 +598,22 @@ impl E {
                     _ => case!(i, s; [x]; o = options; x.rolling_max(o)),
                 };
                 (e, source)
+            }
+            Op::RollingBy(f, size, m, closed) => {
+                let options = RollingOptionsDynamicWindow {
+                    window_size: Duration::parse(size),
+                    min_periods: *m,
+                    closed_window: *closed,
+                    fn_params: None,
+                };
+                match *f {
+                    "sum" => case!(i, s; [x, t]; o = options; x.rolling_sum_by(t, o)),
+                    "mean" => case!(i, s; [x, t]; o = options; x.rolling_mean_by(t, o)),
+                    "min" => case!(i, s; [x, t]; o = options; x.rolling_min_by(t, o)),
+                    "var" => case!(i, s; [x, t]; o = options; x.rolling_var_by(t, o)),
+                    "std" => case!(i, s; [x, t]; o = options; x.rolling_std_by(t, o)),
+                    _ => case!(i, s; [x, t]; o = options; x.rolling_max_by(t, o)),
+                }
             }
             Op::Rank(m, d) => case!(i, s; [x]; m = m, d = d;
                 x.rank(RankOptions { method: m, descending: d }, None)),

@@ -63,6 +63,30 @@ impl Grammar<'_> {
                     (_, 2) => ("min", ty),
                     _ => ("max", ty),
                 };
+                if self.chance(0.3) {
+                    // By times: of timestamps, dates or integers, in windows
+                    // of their kind (now and then of another, which Polars
+                    // rejects).
+                    let by = *[Ty::Datetime, Ty::Date, Ty::Int].choose(self.rng).unwrap();
+                    let sizes: &[&'static str] = match (by, self.chance(0.05)) {
+                        (Ty::Int, false) | (_, true) => &["1i", "2i", "5i"],
+                        (Ty::Date, false) => &["1d", "3d", "1w"],
+                        _ => &["1h", "3h", "1d", "2d12h", "90m"],
+                    };
+                    let size = *sizes.choose(self.rng).unwrap();
+                    let closed = *[
+                        ClosedWindow::Right,
+                        ClosedWindow::Left,
+                        ClosedWindow::Both,
+                        ClosedWindow::None,
+                    ]
+                    .choose(self.rng)
+                    .unwrap();
+                    return E::new(
+                        Op::RollingBy(function, size, min_periods, closed),
+                        vec![self.value(from, d), self.leaf(by)],
+                    );
+                }
                 E::new(
                     Op::Rolling(function, size, min_periods, center),
                     vec![self.value(from, d)],

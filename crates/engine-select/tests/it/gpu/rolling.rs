@@ -296,3 +296,203 @@ fn rolling_functions_the_device_does_not_run_fall_back_with_their_reasons() {
     assert_cpu_error(groups().select([col("s").rolling_min(window(2, 1, false))]));
     assert_cpu_error(groups().select([col("v").rolling_sum(window(2, 3, false))]));
 }
+
+/// Windows by times of `size` (Polars' duration text), closed as `closed`.
+fn by_times(size: &str, min_periods: usize, closed: ClosedWindow) -> RollingOptionsDynamicWindow {
+    RollingOptionsDynamicWindow {
+        window_size: Duration::parse(size),
+        min_periods,
+        closed_window: closed,
+        fn_params: None,
+    }
+}
+
+/// The six functions of `column` by the times of `by`, in windows of each
+/// of `sizes` (closed in turn on each side, with a few least counts), named.
+fn all_by(column: &str, by: &str, sizes: &[&str]) -> Vec<Expr> {
+    let closings = [
+        ClosedWindow::Right,
+        ClosedWindow::Left,
+        ClosedWindow::Both,
+        ClosedWindow::None,
+    ];
+    let mut exprs = Vec::new();
+    for (i, size) in sizes.iter().enumerate() {
+        for (j, closed) in closings.into_iter().enumerate() {
+            let min_periods = (i + j) % 4;
+            let options = by_times(size, min_periods, closed);
+            let name = |f: &str| format!("{column} {f} by {by} {size} {closed:?} {min_periods}");
+            let (x, t) = (col(column), col(by));
+            exprs.extend([
+                x.clone()
+                    .rolling_sum_by(t.clone(), options.clone())
+                    .alias(name("sum")),
+                x.clone()
+                    .rolling_mean_by(t.clone(), options.clone())
+                    .alias(name("mean")),
+                x.clone()
+                    .rolling_min_by(t.clone(), options.clone())
+                    .alias(name("min")),
+                x.clone()
+                    .rolling_max_by(t.clone(), options.clone())
+                    .alias(name("max")),
+                x.clone()
+                    .rolling_var_by(t.clone(), options.clone())
+                    .alias(name("var")),
+                x.rolling_std_by(
+                    t,
+                    RollingOptionsDynamicWindow {
+                        fn_params: Some(RollingFnParams::Var(RollingVarParams {
+                            ddof: (i % 3) as u8,
+                        })),
+                        ..options
+                    },
+                )
+                .alias(name("std")),
+            ]);
+        }
+    }
+    exprs
+}
+
+/// `n` rows of random times (many equal, out of order, some null) as
+/// timestamps of milliseconds (`t`), dates (`d`) and integers (`k`), with
+/// floats of mixed magnitudes (with infinities, NaN and nulls: `x`, and as
+/// f32 `y`), small integers (`i`), booleans (`b`) and groups (`g`).
+fn timed(n: usize, seed: u64) -> LazyFrame {
+    let mut next = xorshift(seed);
+    let mut column = |f: &mut dyn FnMut(u64) -> Option<i64>| -> Vec<Option<i64>> {
+        (0..n).map(|_| f(next())).collect()
+    };
+    let hours = column(&mut |r| (r % 13 != 0).then_some((r >> 8) as i64 % 200));
+    let x: Vec<Option<f64>> = column(&mut |r| Some(r as i64))
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let r = r.unwrap() as u64;
+            match r % 41 {
+                0 => None,
+                1 => Some(f64::INFINITY),
+                2 => Some(f64::NEG_INFINITY),
+                3 => Some(f64::NAN),
+                4 => Some(-0.0),
+                _ => Some(
+                    ((r >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 10f64.powi(i as i32 % 17 - 4),
+                ),
+            }
+        })
+        .collect();
+    let i = column(&mut |r| (r % 11 != 0).then_some((r >> 5) as i64 % 1000 - 500));
+    let g = column(&mut |r| Some(r as i64 % 5));
+    let b: Vec<Option<bool>> = column(&mut |r| (r % 7 != 0).then_some(r % 2 == 0).map(i64::from))
+        .into_iter()
+        .map(|v| v.map(|v| v == 1))
+        .collect();
+    let millis: Vec<Option<i64>> = hours.iter().map(|h| h.map(|h| h * 3_600_000)).collect();
+    let days: Vec<Option<i32>> = hours.iter().map(|h| h.map(|h| h as i32 / 5)).collect();
+    let mut frame = df!(
+        "k" => hours.clone(),
+        "x" => x.clone(),
+        "y" => x.iter().map(|v| v.map(|v| v as f32)).collect::<Vec<_>>(),
+        "i" => i,
+        "b" => b,
+        "g" => g,
+    )
+    .unwrap();
+    let t = Series::new("t".into(), millis)
+        .cast(&DataType::Datetime(TimeUnit::Milliseconds, None))
+        .unwrap();
+    let d = Series::new("d".into(), days).cast(&DataType::Date).unwrap();
+    frame.with_column(t.into()).unwrap();
+    frame.with_column(d.into()).unwrap();
+    frame.lazy()
+}
+
+#[test]
+fn rolling_windows_by_times_match_the_cpu() {
+    let frame = timed(400, 41);
+    for column in ["x", "y", "i", "b"] {
+        assert_gpu_eq(
+            &format!("rolling windows of {column} by timestamps"),
+            frame
+                .clone()
+                .select(all_by(column, "t", &["3h", "1d", "90m", "1w2d"])),
+        );
+    }
+    assert_gpu_eq(
+        "rolling windows by dates and integers",
+        frame.clone().select(
+            all_by("x", "d", &["1d", "3d"])
+                .into_iter()
+                .chain(all_by("i", "k", &["1i", "7i"]))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    // Sorted times with no null (Polars' path without a sort).
+    let sorted = frame
+        .clone()
+        .filter(col("t").is_not_null())
+        .sort(["t"], Default::default());
+    assert_gpu_eq(
+        "rolling windows by sorted timestamps",
+        sorted.select(all_by("x", "t", &["5h"])),
+    );
+    // Within windows' groups, and inside expressions.
+    let options = by_times("4h", 1, ClosedWindow::Right);
+    assert_gpu_eq(
+        "rolling windows by times within groups",
+        frame.clone().select([
+            col("x")
+                .rolling_sum_by(col("t"), options.clone())
+                .over([col("g")])
+                .unwrap()
+                .alias("sum by g"),
+            col("i")
+                .rolling_max_by(col("k"), by_times("3i", 2, ClosedWindow::Both))
+                .over([col("g"), col("b")])
+                .unwrap()
+                .alias("max by g, b"),
+            (col("y").rolling_mean_by(col("t"), options.clone()) * lit(2.0f32)).alias("twice"),
+        ]),
+    );
+    assert_gpu_eq(
+        "rolling windows by times within a group-by's groups",
+        frame
+            .clone()
+            .group_by([col("g")])
+            .agg([col("x")
+                .rolling_var_by(col("t"), options)
+                .max()
+                .alias("greatest variance")])
+            .sort(["g"], Default::default()),
+    );
+    assert_gpu_eq(
+        "rolling windows by times of an empty frame",
+        frame
+            .filter(col("g").gt(lit(10)))
+            .select(all_by("x", "t", &["1h"])),
+    );
+}
+
+#[test]
+fn rolling_windows_by_times_the_device_does_not_run_fall_back_with_their_reasons() {
+    let frame = || timed(20, 7);
+    assert_cpu_answer_with_reason(
+        frame().select([col("x").rolling_quantile_by(
+            col("t"),
+            QuantileMethod::Linear,
+            0.5,
+            by_times("2h", 1, ClosedWindow::Right),
+        )]),
+        "rolling_quantile_by (and rolling_median_by) is not supported on the GPU",
+    );
+    assert_cpu_answer_with_reason(
+        frame()
+            .select([col("x").rolling_sum_by(col("t"), by_times("1mo", 1, ClosedWindow::Right))]),
+        "rolling_sum_by by datetime[ms] in windows of 1mo is not supported on the GPU",
+    );
+    // Polars' own errors: a window of integers by times.
+    assert_cpu_error(
+        frame().select([col("x").rolling_sum_by(col("t"), by_times("2i", 1, ClosedWindow::Right))]),
+    );
+}

@@ -366,7 +366,7 @@ impl Executor<'_> {
             window,
         } = &part.kind
         {
-            return self.rolling(frame, (input, *function, *window), part.dtype, groups);
+            return self.rolling(frame, (input, *function, window), part.dtype, groups);
         }
         if let ExprKind::Ewm {
             input,

@@ -1,7 +1,7 @@
-//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted functions (`ewm_mean`, `ewm_var`, `ewm_std`): over the frame, or restarted in each group of a window.
+//! Rolling windows by a count of rows or by times (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std` and their `_by` forms) and exponentially weighted functions (`ewm_mean`, `ewm_var`, `ewm_std`): over the frame, or restarted in each group of a window.
 
-use gpu_runtime::ops::{Ewm, RowWindow};
-use ir_lower::{EwmFunction, EwmOptions, RollingFunction, RollingWindow};
+use gpu_runtime::ops::{Ewm, RowWindow, TimeWindow, Windows};
+use ir_lower::{Closed, EwmFunction, EwmOptions, RollingFunction, RollingWindow};
 
 use super::*;
 
@@ -27,21 +27,86 @@ impl Executor<'_> {
     /// [`Ops::window_variances`]), integers as 64-bit
     /// words wrapped to `dtype`; minima and maxima as the rows of their
     /// values, gathered, so they come back as they were (a zero's sign, NaN).
+    /// Windows by times walk each group's rows in order of time (stably,
+    /// as Polars sorts them), each row's window found by
+    /// [`Ops::time_windows`].
     pub(crate) fn rolling(
         &self,
         frame: &DeviceFrame,
-        (input, function, window): (&GpuExpr, RollingFunction, RollingWindow),
+        (input, function, window): (&GpuExpr, RollingFunction, &RollingWindow),
         dtype: GpuDtype,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
-        let window = RowWindow {
-            size: window.size,
-            min_periods: window.min_periods,
-            center: window.center,
+        let (by, period, min_periods, closed) = match window {
+            RollingWindow::Rows {
+                size,
+                min_periods,
+                center,
+            } => {
+                let window = Windows::Rows(RowWindow {
+                    size: *size,
+                    min_periods: *min_periods,
+                    center: *center,
+                });
+                return self.in_group_order(frame.height, groups, |order| {
+                    self.rolling_in_order(frame, (input, function, window), dtype, (groups, order))
+                });
+            }
+            RollingWindow::Times {
+                by,
+                period,
+                min_periods,
+                closed,
+            } => (by, *period, *min_periods, *closed),
         };
-        self.in_group_order(frame.height, groups, |order| {
-            self.rolling_in_order(frame, (input, function, window), dtype, (groups, order))
+        let window = TimeWindow {
+            period,
+            closed_left: matches!(closed, Closed::Left | Closed::Both),
+            closed_right: matches!(closed, Closed::Right | Closed::Both),
+        };
+        let times = self.evaluate_in_groups(frame, by, "", groups)?;
+        self.in_group_order(frame.height, groups, |(rows, starts)| {
+            let order = self.in_order_of(&times, (rows, starts))?;
+            let Values::I64(values) = times.values() else {
+                return Err(ExecError::Unsupported(format!("windows by `{by}`")));
+            };
+            let order = (&order, starts);
+            let bounds = self
+                .ops()
+                .time_windows(values, times.validity(), order, window)?;
+            let windows = Windows::Given {
+                bounds: &bounds,
+                min_periods,
+            };
+            self.rolling_in_order(frame, (input, function, windows), dtype, (groups, order))
         })
+    }
+
+    /// The rows of each group (`rows` in group order, `starts` each
+    /// group's first position) sorted by `key` (by row; nulls last),
+    /// stably: the positions sorted by their group, then by their row's
+    /// key.
+    fn in_order_of(
+        &self,
+        key: &DeviceColumn,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let ops = self.ops();
+        let n = rows.len();
+        let group_of = ops.segment_ids(starts, n)?;
+        let group_of =
+            DeviceColumn::from_parts("".into(), GpuDtype::UInt32, n, Values::U32(group_of), None);
+        let positions = DeviceFrame {
+            columns: vec![group_of, self.gather_column(key, rows)?],
+            height: n,
+        };
+        let (group, key) = (column_ref(0, GpuDtype::UInt32), column_ref(1, key.dtype));
+        let sorted = self.sorted_groups_marked(
+            &positions,
+            &[(&group, false, false), (&key, false, true)],
+            1,
+        )?;
+        Ok(ops.gather(rows, None, &sorted.sorted_rows)?.0)
     }
 
     /// [`Executor::rolling`] with the rows in group order (`order`: those
@@ -49,7 +114,7 @@ impl Executor<'_> {
     fn rolling_in_order(
         &self,
         frame: &DeviceFrame,
-        (input, function, window): (&GpuExpr, RollingFunction, RowWindow),
+        (input, function, window): (&GpuExpr, RollingFunction, Windows<'_>),
         dtype: GpuDtype,
         (groups, order): (InGroups<'_>, (&DeviceBuffer<i64>, &DeviceBuffer<i64>)),
     ) -> Result<DeviceColumn, ExecError> {

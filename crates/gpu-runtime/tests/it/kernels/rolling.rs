@@ -1,6 +1,6 @@
-//! Rolling windows by a count of rows (sums, means, variances, minima, maxima) and exponentially weighted means, restarted in each group: against Rust references of Polars' windows, to the bit.
+//! Rolling windows by a count of rows or by times (sums, means, variances, minima, maxima) and exponentially weighted means, restarted in each group: against Rust references of Polars' windows, to the bit.
 
-use gpu_runtime::ops::{Ewm, RowWindow};
+use gpu_runtime::ops::{Ewm, RowWindow, TimeWindow, Windows};
 
 use super::scan::shuffled_groups;
 use super::{SIZES, bitmap, device};
@@ -20,12 +20,30 @@ fn window_of(i: usize, len: usize, window: RowWindow) -> (usize, usize) {
 /// compensation each way, non-finite values counted aside; the sums of a
 /// group's windows in order, with the valid counts.
 fn float_sums(values: &[f64], valid: &[bool], group: &[i64], window: RowWindow) -> Vec<(f64, u64)> {
+    let window = |i| Some(window_of(i, group.len(), window));
+    float_sums_in(values, valid, group, &window)
+        .into_iter()
+        .map(Option::unwrap)
+        .collect()
+}
+
+/// [`float_sums`] in the windows `window_at` gives each position (None
+/// where the walk skips one, as Polars' windows by times do).
+fn float_sums_in(
+    values: &[f64],
+    valid: &[bool],
+    group: &[i64],
+    window_at: &dyn Fn(usize) -> Option<(usize, usize)>,
+) -> Vec<Option<(f64, u64)>> {
     let (mut sum, mut err_add, mut err_sub) = (0f64, 0f64, 0f64);
     let (mut non_finite, mut pos, mut neg) = (0i64, 0i64, 0i64);
     let (mut start, mut end, mut nulls) = (0, 0, 0u64);
     let mut out = Vec::new();
     for i in 0..group.len() {
-        let (next_start, next_end) = window_of(i, group.len(), window);
+        let Some((next_start, next_end)) = window_at(i) else {
+            out.push(None);
+            continue;
+        };
         if next_start >= end {
             (sum, err_add, err_sub, non_finite, pos, neg, nulls) = (0.0, 0.0, 0.0, 0, 0, 0, 0);
             (start, end) = (next_start, next_start);
@@ -64,7 +82,7 @@ fn float_sums(values: &[f64], valid: &[bool], group: &[i64], window: RowWindow) 
             n if n == neg => f64::NEG_INFINITY,
             _ => f64::NAN,
         };
-        out.push((value, (end - start) as u64 - nulls));
+        out.push(Some((value, (end - start) as u64 - nulls)));
     }
     out
 }
@@ -633,6 +651,113 @@ fn ewm_variances_are_polars_to_the_bit() {
                 if let Some(expected) = expected {
                     assert_eq!(var[row].to_bits(), expected.to_bits(), "{what}");
                     assert_eq!(std[row].to_bits(), expected.sqrt().to_bits(), "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn windows_by_times_are_polars_windows_and_sums_walk_them_to_the_bit() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(59);
+    for &n in SIZES {
+        let values: Vec<f64> = (0..n)
+            .map(|_| match rng.u8(..40) {
+                0 => f64::NAN,
+                1 => f64::INFINITY,
+                _ => (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..17)),
+            })
+            .collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
+        // Times with many equals, a few null; each group's rows sorted by
+        // time, nulls last, stably.
+        let times: Vec<i64> = (0..n).map(|_| rng.i64(-20..60)).collect();
+        let timed: Vec<bool> = (0..n).map(|_| rng.u8(..9) != 0).collect();
+        let (mut rows, starts, ends) = shuffled_groups(&mut rng, n);
+        for (g, &start) in starts.iter().enumerate() {
+            rows[start as usize..ends[g]].sort_by_key(|&r| (!timed[r as usize], times[r as usize]));
+        }
+        let window = TimeWindow {
+            period: rng.i64(1..25),
+            closed_left: rng.bool(),
+            closed_right: rng.bool(),
+        };
+        let min_periods = rng.u64(0..4);
+        let (d_rows, d_starts) = (device.upload(&rows), device.upload(&starts));
+        let groups = (&d_rows, &d_starts);
+        let bounds = ops
+            .time_windows(
+                &device.upload(&times),
+                Some(&device.upload(&bitmap(&timed))),
+                groups,
+                window,
+            )
+            .unwrap();
+        let given = Windows::Given {
+            bounds: &bounds,
+            min_periods,
+        };
+        let (sums, sums_valid) = ops
+            .window_sums(
+                &device.upload(&values),
+                Some(&device.upload(&bitmap(&valid))),
+                groups,
+                given,
+            )
+            .unwrap();
+        let (bounds, sums, sums_valid) = (
+            bounds.to_host().unwrap(),
+            sums.to_host().unwrap(),
+            sums_valid.to_host().unwrap(),
+        );
+        let is = |bits: &[u32], row: usize| bits[row / 32] >> (row % 32) & 1 == 1;
+        for (g, &start) in starts.iter().enumerate() {
+            let group = &rows[start as usize..ends[g]];
+            // Each position's window by counting the group's times: those
+            // before the window, and those up to the row's own time.
+            let window_of = |i: usize| {
+                let row = group[i] as usize;
+                if !timed[row] {
+                    return (1, 0);
+                }
+                let (t, lower) = (times[row], times[row] - window.period);
+                let count = |f: &dyn Fn(i64) -> bool| {
+                    group
+                        .iter()
+                        .filter(|&&r| timed[r as usize] && f(times[r as usize]))
+                        .count()
+                };
+                let before = count(&|time| match window.closed_left {
+                    true => time < lower,
+                    false => time <= lower,
+                });
+                let upto = count(&|time| match window.closed_right {
+                    true => time <= t,
+                    false => time < t,
+                });
+                (before, upto)
+            };
+            let walked = |i: usize| {
+                let (start, end) = window_of(i);
+                (start <= end && (end - start) as u64 >= min_periods).then_some((start, end))
+            };
+            let reference = float_sums_in(&values, &valid, group, &walked);
+            for (i, expected) in reference.into_iter().enumerate() {
+                let p = start as usize + i;
+                let what = format!("n={n} {window:?} {min_periods} group {g} position {i}");
+                let (from, to) = window_of(i);
+                assert_eq!(
+                    (bounds[2 * p], bounds[2 * p + 1]),
+                    (from as i64, to as i64),
+                    "{what}"
+                );
+                let row = group[i] as usize;
+                let expected = expected.filter(|&(_, count)| count >= min_periods);
+                assert_eq!(is(&sums_valid, row), expected.is_some(), "{what}");
+                if let Some((sum, _)) = expected {
+                    assert_eq!(sums[row].to_bits(), sum.to_bits(), "{what}");
                 }
             }
         }

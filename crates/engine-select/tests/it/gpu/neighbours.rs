@@ -1,0 +1,145 @@
+//! Functions of each row's neighbours and place on the device: peaks, changes in percent, and `int_range`'s numbers of rows (of a frame, a window's or a group's).
+
+use super::*;
+
+#[test]
+fn peaks_match_the_cpu() {
+    let frame = || {
+        df!(
+            "i" => [Some(3i32), Some(1), Some(4), None, Some(5), Some(9), Some(2), Some(6)],
+            "u" => [0u8, 2, 1, 1, 3, 0, 0, 1],
+            "b" => [Some(true), Some(false), Some(true), Some(true), None, Some(false), Some(true), Some(false)],
+            "f" => [-1.0f64, -0.0, 0.0, f64::NAN, 1.0, f64::NAN, f64::INFINITY, -2.0],
+        )
+        .unwrap()
+        .lazy()
+    };
+    assert_gpu_eq(
+        "peak_max and peak_min, the edges against 0",
+        frame().select([
+            col("i").peak_max().alias("i max"),
+            col("i").peak_min().alias("i min"),
+            col("u").peak_max().alias("u max"),
+            col("u").peak_min().alias("u min"),
+            col("b").peak_max().alias("b max"),
+            col("f").peak_max().alias("f max"),
+            col("f").peak_min().alias("f min"),
+            (col("i") * lit(2)).peak_max().alias("of an expression"),
+        ]),
+    );
+    assert_gpu_eq(
+        "peaks of a filtered frame, and of one row",
+        frame()
+            .filter(col("i").is_not_null())
+            .select([col("i").peak_max()])
+            .join(
+                frame().slice(0, 1).select([col("f").peak_min()]),
+                [lit(1)],
+                [lit(1)],
+                JoinArgs::new(JoinType::Left),
+            ),
+    );
+}
+
+#[test]
+fn percent_changes_match_the_cpu() {
+    let frame = || {
+        table().with_columns([
+            col("u").cast(DataType::UInt8).alias("u8"),
+            col("f").cast(DataType::Float32).alias("f32"),
+        ])
+    };
+    let mut exprs = Vec::new();
+    for (column, n) in [
+        ("i", 1),
+        ("k", 2),
+        ("u8", -1),
+        ("f", 1),
+        ("f", 0),
+        ("f32", -2),
+    ] {
+        exprs.push(
+            col(column)
+                .pct_change(lit(n))
+                .alias(format!("{column} by {n}")),
+        );
+    }
+    assert_gpu_eq("pct_change over the frame", frame().select(exprs));
+    assert_gpu_eq(
+        "pct_change within groups",
+        groups().select([
+            col("v")
+                .pct_change(lit(1))
+                .over([col("g")])
+                .unwrap()
+                .alias("v"),
+            col("x")
+                .pct_change(lit(-1))
+                .over([col("h")])
+                .unwrap()
+                .alias("x"),
+        ]),
+    );
+}
+
+#[test]
+fn int_ranges_numbering_rows_match_the_cpu() {
+    let range = |start: i64, end: Expr, dtype: DataType| int_range(lit(start), end, 1, dtype);
+    assert_gpu_eq(
+        "int_range of each window's rows",
+        groups().with_columns([
+            range(0, len(), DataType::Int64)
+                .over([col("g")])
+                .unwrap()
+                .alias("place in g"),
+            range(1, len() + lit(1), DataType::UInt32)
+                .over([col("g"), col("h")])
+                .unwrap()
+                .alias("from 1 in g, h"),
+        ]),
+    );
+    assert_gpu_eq(
+        "int_range in an aggregation",
+        groups()
+            .group_by([col("h")])
+            .agg([
+                (range(0, len(), DataType::Int64) * col("v"))
+                    .sum()
+                    .alias("weighted"),
+                range(-2, lit(-2) + len(), DataType::Int32)
+                    .max()
+                    .alias("last place"),
+            ])
+            .sort(["h"], Default::default()),
+    );
+    assert_gpu_eq(
+        "int_range of the frame's rows",
+        groups().with_columns([
+            range(0, len(), DataType::Int64).alias("i"),
+            range(5, len() + lit(5), DataType::UInt32).alias("from 5"),
+        ]),
+    );
+    assert_gpu_eq(
+        "int_range alone, and in a filter",
+        groups()
+            .filter((range(0, len(), DataType::Int64) % lit(3)).eq(lit(1)))
+            .select([range(-1, len() - lit(1), DataType::Int16).alias("i")]),
+    );
+    assert_gpu_eq(
+        "int_range of a frame of no columns",
+        groups().select([
+            range(0, len(), DataType::Int64).alias("i"),
+            lit(7).alias("seven"),
+        ]),
+    );
+    assert_gpu_eq(
+        "int_range of an empty frame",
+        groups()
+            .filter(col("v").gt(lit(1e300)))
+            .with_columns([range(0, len(), DataType::Int64).alias("i")]),
+    );
+    assert_cpu_answer_with_reason(
+        groups().select([int_range(lit(0), len(), 2, DataType::Int64).alias("i")]),
+        "int_range other than of the rows",
+    );
+}
