@@ -23,6 +23,7 @@ use crate::refusal::Refusal;
 
 mod dynamic;
 mod join_order;
+mod rolling;
 mod value_counts;
 
 use join_order::unordered_join;
@@ -711,6 +712,12 @@ impl<'a> PlanLowering<'a> {
                 {
                     return self.dynamic_group_by(node, input_node, (keys, aggs), dynamic);
                 }
+                if let Some(rolling) = &options.rolling
+                    && options.slice.is_none()
+                    && apply.is_none()
+                {
+                    return self.rolling_group_by(node, input_node, (keys, aggs), rolling);
+                }
                 let input = self.node(input_node);
                 if apply.is_some() {
                     return self.refuse(
@@ -721,8 +728,8 @@ impl<'a> PlanLowering<'a> {
                 if options.is_dynamic() || options.is_rolling() {
                     return self.refuse(
                         node,
-                        "a sliced group_by_dynamic, and rolling group-bys, are not supported on \
-                         the GPU",
+                        "a slice of a group_by_dynamic or of a rolling group-by is not supported \
+                         on the GPU",
                     );
                 }
                 if options.slice.is_some() && !*maintain_order {

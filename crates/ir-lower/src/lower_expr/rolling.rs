@@ -140,22 +140,7 @@ impl ExprLowering<'_> {
     ) -> Lowered {
         let dtype = self.dtype(node)?;
         let from = input.dtype;
-        let plain = from.decimal_scale().is_none();
-        let taken = match function {
-            RollingFunction::Sum => (plain && (from.is_integer() || from.is_float())
-                || from == GpuDtype::Boolean)
-                .then_some(dtype),
-            RollingFunction::Mean | RollingFunction::Var { .. } | RollingFunction::Std { .. } => {
-                (plain && (from.is_integer() || from.is_float()) || from == GpuDtype::Boolean)
-                    .then_some(dtype)
-                    .filter(|dtype| dtype.is_float())
-            }
-            RollingFunction::Min | RollingFunction::Max => (plain
-                && (from.is_integer() || from.is_float() || from.is_temporal())
-                || from == GpuDtype::Boolean)
-                .then_some(from)
-                .filter(|&from| from == dtype),
-        };
+        let taken = rolling_input(function, from, dtype);
         let Some(taken) = taken else {
             return self.refuse(
                 node,
@@ -232,7 +217,7 @@ impl ExprLowering<'_> {
 /// size of integers (`"3i"`). None for other types and sizes, and for
 /// those Polars raises on (a size of months, zero or negative, integers
 /// with a size of time or times with one of integers).
-fn times_of(by: GpuExpr, size: &Duration) -> Option<(GpuExpr, i64)> {
+pub(crate) fn times_of(by: GpuExpr, size: &Duration) -> Option<(GpuExpr, i64)> {
     if size.months() != 0 || size.is_zero() || size.negative() {
         return None;
     }
@@ -265,4 +250,31 @@ fn times_of(by: GpuExpr, size: &Duration) -> Option<(GpuExpr, i64)> {
         _ => by,
     };
     Some((by.cast(int64, CastMode::NonStrict), ticks))
+}
+
+/// The type a rolling `function` of values of type `from` with a result of
+/// `dtype` takes its input as (Polars casts booleans summed to u32, small
+/// integers to i64, numbers averaged and spread to floats; extremes keep
+/// their own type, temporal too); None for the types it does not take.
+pub(crate) fn rolling_input(
+    function: RollingFunction,
+    from: GpuDtype,
+    dtype: GpuDtype,
+) -> Option<GpuDtype> {
+    let plain = from.decimal_scale().is_none();
+    match function {
+        RollingFunction::Sum => ((plain && (from.is_integer() || from.is_float()))
+            || from == GpuDtype::Boolean)
+            .then_some(dtype),
+        RollingFunction::Mean | RollingFunction::Var { .. } | RollingFunction::Std { .. } => {
+            ((plain && (from.is_integer() || from.is_float())) || from == GpuDtype::Boolean)
+                .then_some(dtype)
+                .filter(|dtype| dtype.is_float())
+        }
+        RollingFunction::Min | RollingFunction::Max => ((plain
+            && (from.is_integer() || from.is_float() || from.is_temporal()))
+            || from == GpuDtype::Boolean)
+            .then_some(from)
+            .filter(|&from| from == dtype),
+    }
 }

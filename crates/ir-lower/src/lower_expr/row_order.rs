@@ -193,6 +193,12 @@ impl ExprLowering<'_> {
             );
         };
         let dtype = input.dtype;
+        // Polars fills a categorical by a column of the shift's length, the
+        // fill a constant or an expression: more rows than the frame's (or
+        // its error) where the shift passes the frame's end.
+        if let GpuDtype::Categorical(_) = dtype {
+            return self.refuse(node, format!("shift_and_fill of {dtype} is Polars' own"));
+        }
         let value = match fill {
             Some(fill) => {
                 let value = match (dtype, &fill) {
@@ -202,15 +208,6 @@ impl ExprLowering<'_> {
                         any_value_to_scalar(&fill).ok()
                     }
                     (GpuDtype::Boolean | GpuDtype::String, _) => None,
-                    // Polars fills a categorical with a constant by a column
-                    // of the shift's length: more rows than the frame's (or
-                    // its error) where the shift passes the frame's end.
-                    (GpuDtype::Categorical(_), _) => {
-                        return self.refuse(
-                            node,
-                            format!("shift_and_fill of {dtype} with a constant is Polars' own"),
-                        );
-                    }
                     (dtype, _) => Some(extracted(&fill, dtype).unwrap_or(Scalar::Null)),
                 };
                 let Some(value) = value else {

@@ -130,33 +130,7 @@ impl PlanLowering<'_> {
             }
             _ => window,
         };
-        // Polars raises where the times are not sorted or hold a null: a
-        // strict cast of -1 to u8 there sends the query to Polars.
-        let boolean = GpuDtype::Boolean;
-        let previous = GpuExpr {
-            kind: ExprKind::Shift {
-                input: Box::new(time.clone()),
-                periods: 1,
-            },
-            dtype,
-        };
-        let wrong = time
-            .clone()
-            .is_null()
-            .binary(
-                BinaryOp::Or,
-                time.binary(BinaryOp::Lt, previous, boolean),
-                boolean,
-            )
-            .fill_null(GpuExpr::literal(Scalar::Boolean(false), boolean));
-        let int64 = GpuDtype::Int64;
-        let check = wrong
-            .then(
-                GpuExpr::literal(Scalar::Int(-1), int64),
-                GpuExpr::literal(Scalar::Int(0), int64),
-                int64,
-            )
-            .cast(GpuDtype::UInt8, CastMode::Strict);
+        let check = sorted_check(time);
         let width = input.schema().len();
         let mut with_window = input.schema().clone();
         for (name, dtype) in [("__gpu_window", dtype), ("__gpu_sorted", GpuDtype::UInt8)] {
@@ -243,4 +217,29 @@ impl PlanLowering<'_> {
             schema,
         })
     }
+}
+
+/// A check that `time` is sorted and holds no null, as Polars' time windows
+/// need (it raises otherwise): a strict cast of -1 to u8 where it is not,
+/// which sends the query to Polars; 0 elsewhere.
+pub(super) fn sorted_check(time: GpuExpr) -> GpuExpr {
+    let boolean = GpuDtype::Boolean;
+    let previous = time.clone().shifted(1);
+    let wrong = time
+        .clone()
+        .is_null()
+        .binary(
+            BinaryOp::Or,
+            time.binary(BinaryOp::Lt, previous, boolean),
+            boolean,
+        )
+        .fill_null(GpuExpr::literal(Scalar::Boolean(false), boolean));
+    let int64 = GpuDtype::Int64;
+    wrong
+        .then(
+            GpuExpr::literal(Scalar::Int(-1), int64),
+            GpuExpr::literal(Scalar::Int(0), int64),
+            int64,
+        )
+        .cast(GpuDtype::UInt8, CastMode::Strict)
 }

@@ -105,6 +105,36 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             ]),
         ),
         (
+            "a rolling group-by's first values",
+            o().sort(["day"], Default::default())
+                .rolling(
+                    col("day"),
+                    [],
+                    RollingGroupOptions {
+                        index_column: "day".into(),
+                        period: Duration::parse("2d"),
+                        offset: Duration::parse("-2d"),
+                        closed_window: ClosedWindow::Right,
+                    },
+                )
+                .agg([col("amount").first(), col("qty").sum()]),
+        ),
+        (
+            "a rolling group-by with keys",
+            o().sort(["day"], Default::default())
+                .rolling(
+                    col("day"),
+                    [col("status")],
+                    RollingGroupOptions {
+                        index_column: "day".into(),
+                        period: Duration::parse("2d"),
+                        offset: Duration::parse("-2d"),
+                        closed_window: ClosedWindow::Right,
+                    },
+                )
+                .agg([col("qty").sum()]),
+        ),
+        (
             "a shift by a column",
             o().select([col("qty").shift(col("qty").max())]),
         ),

@@ -32,9 +32,12 @@ pub enum Plan {
     /// windows of `every` (its defaults otherwise), after a sort by it, of
     /// the rows of years 1900 to 2100 (Polars walks every window between
     /// the first time and the last: extreme times would take it years).
+    /// With `rolling`, a rolling group-by instead: each row's window the
+    /// `every` before its time (the offset and labels unused).
     GroupByDynamic {
         input: Box<Plan>,
         index: String,
+        rolling: bool,
         every: &'static str,
         /// The windows' offset, which sides they are closed on, and their labels.
         offset: &'static str,
@@ -138,35 +141,50 @@ impl Plan {
             Plan::GroupByDynamic {
                 input,
                 index,
+                rolling,
                 every,
                 offset,
                 closed,
                 label,
                 aggs,
-            } => input
-                .build(tables)
-                .filter(col(index.as_str()).dt().year().is_between(
-                    lit(1900),
-                    lit(2100),
-                    ClosedInterval::Both,
-                ))
-                .sort(
-                    [index.as_str()],
-                    SortMultipleOptions::default().with_maintain_order(true),
-                )
-                .group_by_dynamic(
-                    col(index.as_str()),
-                    [] as [Expr; 0],
-                    DynamicGroupOptions {
-                        every: Duration::parse(every),
+            } => {
+                let sorted = input
+                    .build(tables)
+                    .filter(col(index.as_str()).dt().year().is_between(
+                        lit(1900),
+                        lit(2100),
+                        ClosedInterval::Both,
+                    ))
+                    .sort(
+                        [index.as_str()],
+                        SortMultipleOptions::default().with_maintain_order(true),
+                    );
+                if *rolling {
+                    let options = RollingGroupOptions {
+                        index_column: index.as_str().into(),
                         period: Duration::parse(every),
-                        offset: Duration::parse(offset),
+                        offset: Duration::parse(&format!("-{every}")),
                         closed_window: *closed,
-                        label: *label,
-                        ..Default::default()
-                    },
-                )
-                .agg(exprs(aggs)),
+                    };
+                    return sorted
+                        .rolling(col(index.as_str()), [] as [Expr; 0], options)
+                        .agg(exprs(aggs));
+                }
+                sorted
+                    .group_by_dynamic(
+                        col(index.as_str()),
+                        [] as [Expr; 0],
+                        DynamicGroupOptions {
+                            every: Duration::parse(every),
+                            period: Duration::parse(every),
+                            offset: Duration::parse(offset),
+                            closed_window: *closed,
+                            label: *label,
+                            ..Default::default()
+                        },
+                    )
+                    .agg(exprs(aggs))
+            }
             Plan::Join {
                 left,
                 right,
@@ -281,11 +299,31 @@ impl Plan {
             Plan::GroupByDynamic {
                 input,
                 index,
+                rolling: true,
+                every,
+                closed,
+                aggs,
+                ..
+            } => format!(
+                "{}\n        .filter(col({index:?}).dt().year().is_between(lit(1900), lit(2100), \
+                 ClosedInterval::Both))\
+                 \n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
+                 \n        .rolling(col({index:?}), [] as [Expr; 0], \
+                 RollingGroupOptions {{ index_column: {index:?}.into(), \
+                 period: Duration::parse({every:?}), offset: Duration::parse(\"-{every}\"), \
+                 closed_window: ClosedWindow::{closed:?} }})\n        .agg({})",
+                input.code(),
+                exprs_code(aggs)
+            ),
+            Plan::GroupByDynamic {
+                input,
+                index,
                 every,
                 offset,
                 closed,
                 label,
                 aggs,
+                ..
             } => format!(
                 "{}\n        .filter(col({index:?}).dt().year().is_between(lit(1900), lit(2100), \
                  ClosedInterval::Both))\

@@ -315,15 +315,26 @@ fn random_op(
             let offset = *["0ns", "0ns", "1d", "-6h", "2d", "1mo"]
                 .choose(g.rng)
                 .unwrap();
-            let closed = *[ClosedWindow::Left, ClosedWindow::Right, ClosedWindow::Both]
-                .choose(g.rng)
-                .unwrap();
+            // A rolling group-by now and then (windows closed on either
+            // side, or neither, too).
+            let rolling = g.rng.random_bool(0.4);
+            let closings: &[ClosedWindow] = match rolling {
+                true => &[
+                    ClosedWindow::Left,
+                    ClosedWindow::Right,
+                    ClosedWindow::Both,
+                    ClosedWindow::None,
+                ],
+                false => &[ClosedWindow::Left, ClosedWindow::Right, ClosedWindow::Both],
+            };
+            let closed = *closings.choose(g.rng).unwrap();
             let label = *[Label::Left, Label::Right, Label::DataPoint]
                 .choose(g.rng)
                 .unwrap();
             Plan::GroupByDynamic {
                 input,
                 index,
+                rolling,
                 every,
                 offset,
                 closed,

@@ -429,10 +429,10 @@ fn rolling_windows_by_times_match_the_cpu() {
         ),
     );
     // Sorted times with no null (Polars' path without a sort).
-    let sorted = frame
-        .clone()
-        .filter(col("t").is_not_null())
-        .sort(["t"], Default::default());
+    let sorted = frame.clone().filter(col("t").is_not_null()).sort(
+        ["t"],
+        SortMultipleOptions::default().with_maintain_order(true),
+    );
     assert_gpu_eq(
         "rolling windows by sorted timestamps",
         sorted.select(all_by("x", "t", &["5h"])),
@@ -494,5 +494,118 @@ fn rolling_windows_by_times_the_device_does_not_run_fall_back_with_their_reasons
     // Polars' own errors: a window of integers by times.
     assert_cpu_error(
         frame().select([col("x").rolling_sum_by(col("t"), by_times("2i", 1, ClosedWindow::Right))]),
+    );
+}
+
+/// Rolling group-by options: windows of `period` before each row's time of
+/// `index`, closed as `closed`.
+fn rolling_groups(index: &str, period: &str, closed: ClosedWindow) -> RollingGroupOptions {
+    RollingGroupOptions {
+        index_column: index.into(),
+        period: Duration::parse(period),
+        offset: Duration::parse(&format!("-{period}")),
+        closed_window: closed,
+    }
+}
+
+#[test]
+fn rolling_group_bys_match_the_cpu() {
+    // Sorted times without nulls, as Polars' rolling group-bys need (sorted
+    // stably: equal times in a defined order, which float sums show).
+    let stably = SortMultipleOptions::default().with_maintain_order(true);
+    let frame = || {
+        timed(300, 5)
+            .filter(col("t").is_not_null())
+            .sort(["t"], stably.clone())
+    };
+    let closings = [
+        ClosedWindow::Right,
+        ClosedWindow::Left,
+        ClosedWindow::Both,
+        ClosedWindow::None,
+    ];
+    for (i, closed) in closings.into_iter().enumerate() {
+        let period = ["2h", "1d", "90m", "1w"][i];
+        assert_gpu_eq(
+            &format!("a rolling group-by of {period}, closed {closed:?}"),
+            frame()
+                .rolling(col("t"), [], rolling_groups("t", period, closed))
+                .agg([
+                    col("x").sum().alias("x sum"),
+                    col("y").mean().alias("y mean"),
+                    col("i").sum().alias("i sum"),
+                    col("b").sum().alias("b sum"),
+                    col("x").min().alias("x min"),
+                    col("i").max().alias("i max"),
+                    col("d").max().alias("d max"),
+                    col("x").var(1).alias("x var"),
+                    col("y").var(0).alias("y var"),
+                    col("x").count().alias("x count"),
+                    len().alias("rows"),
+                    (col("i") * lit(2) + col("k"))
+                        .sum()
+                        .alias("of an expression"),
+                    (col("x").sum() / col("i").count().cast(DataType::Float64))
+                        .alias("an expression of sums"),
+                ]),
+        );
+    }
+    // By dates (several rows a day) and by integers.
+    assert_gpu_eq(
+        "a rolling group-by by dates",
+        frame()
+            .sort(
+                ["d"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            )
+            .rolling(col("d"), [], rolling_groups("d", "3d", ClosedWindow::Right))
+            .agg([col("x").sum(), col("i").mean().alias("i mean")]),
+    );
+    assert_gpu_eq(
+        "a rolling group-by by integers",
+        frame()
+            .select([col("k").cast(DataType::Int32), col("i")])
+            .rolling(col("k"), [], rolling_groups("k", "5i", ClosedWindow::Both))
+            .agg([col("i").sum(), col("i").min().alias("least")]),
+    );
+}
+
+#[test]
+fn rolling_group_bys_the_device_does_not_run_fall_back_with_their_reasons() {
+    let frame = || {
+        timed(40, 9).filter(col("t").is_not_null()).sort(
+            ["t"],
+            SortMultipleOptions::default().with_maintain_order(true),
+        )
+    };
+    let groups = || frame().rolling(col("t"), [], rolling_groups("t", "3h", ClosedWindow::Right));
+    assert_cpu_answer_with_reason(
+        groups().agg([col("x").first()]),
+        "in a rolling group-by is not supported on the GPU",
+    );
+    assert_cpu_answer_with_reason(
+        groups().agg([col("x").std(1)]),
+        "in a rolling group-by is not supported on the GPU",
+    );
+    assert_cpu_answer_with_reason(
+        groups().agg([col("x").shift(lit(1)).sum()]),
+        "in a rolling group-by is not supported on the GPU",
+    );
+    assert_cpu_answer_with_reason(
+        frame()
+            .rolling(
+                col("t"),
+                [col("g")],
+                rolling_groups("t", "3h", ClosedWindow::Right),
+            )
+            .agg([col("x").sum()]),
+        "rolling group-bys with `group_by` keys",
+    );
+    // Polars' own error: times out of order.
+    assert_cpu_error(
+        timed(40, 9)
+            .filter(col("t").is_not_null())
+            .rolling(col("t"), [], rolling_groups("t", "3h", ClosedWindow::Right))
+            .agg([col("x").sum()]),
     );
 }

@@ -215,3 +215,23 @@ fn decimals_shifted_and_filled_by_an_expression_are_polars_own() {
     ]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A categorical shifted past the frame's end and filled by an expression
+/// (an aggregation): Polars fills by a column of the shift's length, longer
+/// than the frame, and raises; the device answered. Found by the fuzzer
+/// (debug seed 232, case 278). Such a `shift_and_fill` of categoricals
+/// goes to Polars now, as one by a constant did.
+#[test]
+fn categoricals_shifted_and_filled_by_an_expression_go_to_polars() {
+    let cat = DataType::from_categories(Categories::global());
+    let df = df!("a" => [Some(i8::MIN)], "c" => [Some("ab")]).unwrap();
+    let lf = df
+        .lazy()
+        .select([col("a"), col("c").cast(cat).alias("x1")])
+        .with_columns([col("x1")
+            .shift_and_fill(lit(2i64), col("x1").max())
+            .over([col("x1")])
+            .unwrap()
+            .alias("k")]);
+    assert_same_as_cpu(lf, ORDERED);
+}

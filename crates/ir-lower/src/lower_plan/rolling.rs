@@ -1,0 +1,205 @@
+//! Polars' rolling group-by (`rolling(index_column, period)`) as a select of windows by times: one row per input row, its index and each aggregation over the rows of its window, as the `rolling_*_by` functions compute them; a check that the times are sorted and valid (else Polars raises).
+
+use polars::prelude::{ClosedWindow, Duration, RollingGroupOptions};
+
+use super::dynamic::sorted_check;
+use super::*;
+use crate::expr::{AggOp, CastMode, Closed, RollingFunction, RollingWindow};
+use crate::lower_expr::{rolling_input, times_of};
+
+impl PlanLowering<'_> {
+    /// A rolling group-by (`rolling`) of `aggs` over `input_node`: each
+    /// row's window the rows whose time (of the index column: dates,
+    /// timestamps, integers but u64) lies in the `period` before its own,
+    /// closed as asked, with the default offset (`-period`) and no
+    /// `group_by` keys. Polars aggregates such overlapping windows with its
+    /// rolling windows' kernels, so each aggregation is the matching
+    /// window by times (see [`rolled`]): the results are Polars' to the bit.
+    pub(super) fn rolling_group_by(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        (keys, aggs): (&[ExprIR], &[ExprIR]),
+        rolling: &RollingGroupOptions,
+    ) -> Lowered {
+        if !keys.is_empty() || !looks_behind(rolling) {
+            return self.refuse(
+                node,
+                "rolling group-bys with `group_by` keys, or an offset other than -period, are \
+                 not supported on the GPU",
+            );
+        }
+        let input = self.node(input_node);
+        let input_schema = self.schema_of(input_node);
+        let name = rolling.index_column.as_str();
+        let index = self.positions(node, &input_schema, &[name])?[0];
+        let dtype = GpuDtype::from_polars(input_schema.get_at_index(index)?.1).ok()?;
+        let time = GpuExpr::column(index, name.to_string(), dtype);
+        let Some((by, period)) = times_of(time.clone(), &rolling.period) else {
+            return self.refuse(
+                node,
+                format!(
+                    "rolling group-bys by {dtype} in windows of {} are not supported on the GPU",
+                    rolling.period
+                ),
+            );
+        };
+        let aggs = self.named_exprs_in(aggs, input_node, true);
+        let (input, aggs) = (input?, aggs?);
+        let window = RollingWindow::Times {
+            by: Box::new(by),
+            period,
+            min_periods: 0,
+            closed: match rolling.closed_window {
+                ClosedWindow::Both => Closed::Both,
+                ClosedWindow::Left => Closed::Left,
+                ClosedWindow::Right => Closed::Right,
+                ClosedWindow::None => Closed::None,
+            },
+        };
+        let mut exprs = vec![NamedExpr {
+            name: name.to_string(),
+            expr: time.clone(),
+        }];
+        let mut refused = false;
+        for agg in aggs {
+            match rolled(&agg.expr, &window) {
+                Ok(expr) => exprs.push(NamedExpr {
+                    name: agg.name,
+                    expr,
+                }),
+                Err(why) => {
+                    self.refuse(node, why);
+                    refused = true;
+                }
+            }
+        }
+        if refused {
+            return None;
+        }
+        let schema = self.output_schema(node)?;
+        self.types_agree(node, &exprs, &schema)?;
+        let mut checked_schema = input.schema().clone();
+        checked_schema.push(OutputColumn {
+            name: "__gpu_sorted".into(),
+            dtype: GpuDtype::UInt8,
+        });
+        let checked = PlanNode::WithColumns {
+            input: Box::new(input),
+            exprs: vec![NamedExpr {
+                name: "__gpu_sorted".into(),
+                expr: sorted_check(time),
+            }],
+            broadcast: true,
+            schema: checked_schema,
+        };
+        Some(PlanNode::Select {
+            input: Box::new(checked),
+            exprs,
+            schema,
+        })
+    }
+}
+
+/// Whether the windows end at each row's time: the offset is `-period`.
+fn looks_behind(rolling: &RollingGroupOptions) -> bool {
+    let parts = |d: &Duration| {
+        (
+            d.months(),
+            d.weeks(),
+            d.days(),
+            d.nanoseconds(),
+            d.parsed_int,
+        )
+    };
+    rolling.offset.negative() && parts(&rolling.offset) == parts(&rolling.period)
+}
+
+/// `expr`, an aggregation of a rolling group-by's groups (or an expression
+/// of such), as the same over each row's `window`: sums, means, minima and
+/// maxima (NaN propagating, as Polars' window kernels take them), variances
+/// and counts of values (`len()` too) of row-wise values; an error naming
+/// what else it holds.
+fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
+    let roll = |input: GpuExpr, function| GpuExpr {
+        kind: ExprKind::Rolling {
+            input: Box::new(input),
+            function,
+            window: window.clone(),
+        },
+        dtype: expr.dtype,
+    };
+    let unsupported = || format!("`{expr}` in a rolling group-by is not supported on the GPU");
+    match &expr.kind {
+        ExprKind::Len => {
+            let RollingWindow::Times { by, .. } = window else {
+                return Err(unsupported());
+            };
+            let every = by.as_ref().clone().is_null().binary(
+                BinaryOp::Or,
+                by.as_ref().clone().is_not_null(),
+                GpuDtype::Boolean,
+            );
+            Ok(roll(
+                every.cast(expr.dtype, CastMode::NonStrict),
+                RollingFunction::Sum,
+            ))
+        }
+        ExprKind::Agg { op, input } => {
+            let row_wise = !input.has_aggregation()
+                && !input.has_window()
+                && !input.has_part_reading_other_rows()
+                && !input
+                    .any(&|e| matches!(e.kind, ExprKind::Where { .. } | ExprKind::Unique { .. }));
+            let function = match op {
+                AggOp::Sum => RollingFunction::Sum,
+                AggOp::Mean => RollingFunction::Mean,
+                AggOp::Min {
+                    propagate_nans: false,
+                } => RollingFunction::Min,
+                AggOp::Max {
+                    propagate_nans: false,
+                } => RollingFunction::Max,
+                AggOp::Var { ddof } => RollingFunction::Var { ddof: *ddof },
+                AggOp::Count { include_nulls } if row_wise => {
+                    let counted = match include_nulls {
+                        true => input.as_ref().clone().is_null().binary(
+                            BinaryOp::Or,
+                            input.as_ref().clone().is_not_null(),
+                            GpuDtype::Boolean,
+                        ),
+                        false => input.as_ref().clone().is_not_null(),
+                    };
+                    let counted = counted.cast(expr.dtype, CastMode::NonStrict);
+                    return Ok(roll(counted, RollingFunction::Sum));
+                }
+                // (Polars takes a standard deviation as the variance's
+                // `powf(0.5)`, not its square root.)
+                _ => return Err(unsupported()),
+            };
+            let taken = rolling_input(function, input.dtype, expr.dtype)
+                .filter(|_| row_wise)
+                .ok_or_else(unsupported)?;
+            let input = match taken == input.dtype {
+                true => input.as_ref().clone(),
+                false => input.as_ref().clone().cast(taken, CastMode::NonStrict),
+            };
+            Ok(roll(input, function))
+        }
+        // Values left as they are (a list per window), and what reads
+        // other rows than its own (within each window, in Polars).
+        ExprKind::Column { .. } | ExprKind::Window { .. } => Err(unsupported()),
+        _ if expr.reads_other_rows()
+            || matches!(expr.kind, ExprKind::Where { .. } | ExprKind::Unique { .. }) =>
+        {
+            Err(unsupported())
+        }
+        _ => {
+            let mut rolled_expr = expr.clone();
+            for (child, original) in rolled_expr.children_mut().into_iter().zip(expr.children()) {
+                *child = rolled(original, window)?;
+            }
+            Ok(rolled_expr)
+        }
+    }
+}
