@@ -47,7 +47,8 @@ fn unit_conversion(from: GpuDtype, to: GpuDtype) -> Option<(bool, i64)> {
 /// structs.
 pub(crate) fn value_type(dtype: GpuDtype) -> Option<ValueType> {
     Some(match dtype {
-        GpuDtype::Boolean => ValueType::Bool,
+        // (Null: booleans all null.)
+        GpuDtype::Boolean | GpuDtype::Null => ValueType::Bool,
         GpuDtype::Int8 => ValueType::I8,
         GpuDtype::Int16 => ValueType::I16,
         GpuDtype::Int32 | GpuDtype::Date => ValueType::I32,

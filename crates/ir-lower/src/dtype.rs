@@ -244,6 +244,9 @@ pub enum GpuDtype {
     /// where the struct is. Held, gathered, unnested, built by
     /// `pl.struct`, their fields read; never a key, never compared.
     Struct(StructOf),
+    /// Polars' `Null` type (`lit(None)`): every value null. Held as
+    /// booleans that are all null.
+    Null,
 }
 
 impl GpuDtype {
@@ -269,6 +272,7 @@ impl GpuDtype {
             }
             DataType::Duration(unit) => GpuDtype::Duration((*unit).into()),
             DataType::Time => GpuDtype::Time,
+            DataType::Null => GpuDtype::Null,
             DataType::Categorical(..) | DataType::Enum(..) => {
                 GpuDtype::Categorical(Dictionary::of(dtype))
             }
@@ -388,6 +392,7 @@ impl fmt::Display for GpuDtype {
             GpuDtype::Datetime(unit) => write!(f, "datetime[{unit}]"),
             GpuDtype::Duration(unit) => write!(f, "duration[{unit}]"),
             GpuDtype::Time => f.write_str("time"),
+            GpuDtype::Null => f.write_str("null"),
             GpuDtype::ZonedDatetime(unit, zone) => write!(f, "datetime[{unit}, {zone}]"),
             GpuDtype::Categorical(dictionary) if dictionary.is_enum() => f.write_str("enum"),
             GpuDtype::Categorical(_) => f.write_str("cat"),

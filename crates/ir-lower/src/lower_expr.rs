@@ -162,7 +162,39 @@ impl ExprLowering<'_> {
         let lowered = self.expr_of_any_values(node)?;
         let lowered = self.without_nested_values(node, lowered)?;
         let lowered = self.with_decimals_checked(node, lowered)?;
+        let lowered = self.with_nulls_checked(node, lowered)?;
         self.without_gather_inside(node, lowered)
+    }
+
+    /// `lowered` where the device runs it for values of the Null type (held
+    /// as booleans all null): made (a column, a null literal, a choice, a
+    /// first or last value), tested for nulls, counted; cast to other types
+    /// (see `AExpr::Cast`). Anything else of such values is refused.
+    fn with_nulls_checked(&mut self, node: Node, lowered: GpuExpr) -> Lowered {
+        let null = |e: &GpuExpr| e.dtype == GpuDtype::Null;
+        let allowed = match &lowered.kind {
+            ExprKind::Column { .. } | ExprKind::Literal(_) => true,
+            // (A choice by nulls of the Null type: Polars raises.)
+            ExprKind::Ternary { predicate, .. } => !null(predicate),
+            ExprKind::Agg {
+                op: AggOp::First | AggOp::Last,
+                ..
+            } => true,
+            ExprKind::IsNull(_)
+            | ExprKind::IsNotNull(_)
+            | ExprKind::Agg {
+                op: AggOp::Count { .. },
+                ..
+            } => !null(&lowered),
+            _ => !null(&lowered) && !lowered.children().into_iter().any(null),
+        };
+        if !allowed {
+            return self.refuse(
+                node,
+                "this function of values of the Null type is not supported on the GPU",
+            );
+        }
+        Some(lowered)
     }
 
     /// [`ExprLowering::expr`], lists not yet checked.
@@ -315,6 +347,12 @@ impl ExprLowering<'_> {
                         dtype: to,
                     });
                 };
+                // Values of the Null type: nulls of `to`, one a row (not
+                // one literal value, which the frame would repeat).
+                if input.dtype == GpuDtype::Null && to != GpuDtype::Null {
+                    let null = GpuExpr::literal(Scalar::Null, to);
+                    return Some(input.is_null().then(null.clone(), null, to));
+                }
                 if !cast_supported(input.dtype, to) {
                     return self.refuse(
                         node,

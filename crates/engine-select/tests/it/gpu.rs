@@ -1,7 +1,7 @@
 //! GPU collects that really run, on the device under test (the emulated device unless `GPU_TEST_DEVICE` names a GPU), compared with Polars' CPU engine.
 //!
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
-//! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `strings`,
+//! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `null_type`, `strings`,
 //! `temporal`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
 //! partitioned executor).
 
@@ -24,6 +24,7 @@ mod expressions;
 mod joins;
 mod lists;
 mod neighbours;
+mod null_type;
 mod operators;
 mod partitioned;
 mod replace;

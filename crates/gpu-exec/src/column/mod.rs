@@ -167,6 +167,19 @@ impl DeviceColumn {
     pub fn from_series(series: &Series, ctx: &ExecContext) -> Result<Self, ExecError> {
         let dtype = GpuDtype::from_polars(series.dtype()).map_err(ExecError::Unsupported)?;
         let series = series.rechunk();
+        if dtype == GpuDtype::Null {
+            // Booleans all null.
+            let words = series.len().div_ceil(32);
+            let zeroed = || DeviceBuffer::zeroed(words, ctx.memory.clone(), &ctx.stream);
+            let (words, validity) = (zeroed()?, zeroed()?);
+            return Ok(DeviceColumn {
+                name: series.name().clone(),
+                dtype,
+                len: series.len(),
+                values: Values::Bits(words),
+                validity: Some(validity),
+            });
+        }
         let physical = match dtype {
             // Codes of every width as u32.
             GpuDtype::Categorical(_) => {
@@ -390,6 +403,7 @@ fn series_of(
         }
     };
     Ok(match dtype {
+        GpuDtype::Null => Series::full_null(physical.name().clone(), len, &DataType::Null),
         GpuDtype::Date => physical.cast(&DataType::Date)?,
         GpuDtype::Datetime(unit) => physical.cast(&DataType::Datetime(polars_unit(unit), None))?,
         GpuDtype::Duration(unit) => physical.cast(&DataType::Duration(polars_unit(unit)))?,

@@ -95,7 +95,10 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 if !computable_key(&key.expr)
                     || !(sortable(key.expr.dtype)
                         || small_integer(key.expr.dtype)
-                        || matches!(key.expr.dtype, GpuDtype::String | GpuDtype::Boolean))
+                        || matches!(
+                            key.expr.dtype,
+                            GpuDtype::String | GpuDtype::Boolean | GpuDtype::Null
+                        ))
                 {
                     reasons.push(not_yet(format_args!("sorting by `{}`", key.expr)));
                 }
@@ -760,12 +763,15 @@ pub(crate) fn groupable(dtype: GpuDtype) -> bool {
 }
 
 /// Types of the keys rows are grouped by (group-by, distinct rows, unique):
-/// booleans too, as 0 and 1, small integers as 64-bit words, and f32
-/// widened to f64.
+/// booleans too, as 0 and 1 (the Null type's all null), small integers as
+/// 64-bit words, and f32 widened to f64.
 pub(crate) fn group_key(dtype: GpuDtype) -> bool {
     groupable(dtype)
         || small_integer(dtype)
-        || matches!(dtype, GpuDtype::Boolean | GpuDtype::Float32)
+        || matches!(
+            dtype,
+            GpuDtype::Boolean | GpuDtype::Null | GpuDtype::Float32
+        )
 }
 
 /// Types the radix sort orders (enums by code, categoricals by their

@@ -56,6 +56,7 @@ pub(crate) fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar>
             _ => return None,
         },
         GpuDtype::Boolean
+        | GpuDtype::Null
         | GpuDtype::String
         | GpuDtype::Categorical(_)
         | GpuDtype::List(_)

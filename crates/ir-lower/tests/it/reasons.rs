@@ -135,6 +135,11 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .agg([col("qty").sum()]),
         ),
         (
+            "arithmetic of the Null type",
+            o().with_columns([lit(NULL).alias("n")])
+                .select([(col("n") * col("n")).alias("nothing"), col("id")]),
+        ),
+        (
             "a shift by a column",
             o().select([col("qty").shift(col("qty").max())]),
         ),

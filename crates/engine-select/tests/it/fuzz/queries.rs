@@ -5,7 +5,7 @@ use rand::RngExt;
 use rand::seq::IndexedRandom;
 
 use super::Rng;
-use super::expr::{E, Op};
+use super::expr::{E, Lit, Op};
 use super::grammar::{Context, Grammar, Ty};
 use super::plan::{Case, Plan};
 use super::table::{random_height, random_schema, random_table};
@@ -261,6 +261,11 @@ fn random_op(
                 } else {
                     out.push(e.alias(&fresh_name(fresh, &schema, "x")));
                 }
+            }
+            // Now and then a column of the Null type (`lit(None)`), which
+            // the operators above carry.
+            if g.rng.random_bool(0.1) {
+                out.push(E::lit(Lit::Null).alias(&fresh_name(fresh, &schema, "x")));
             }
             Plan::WithColumns(input, out)
         }

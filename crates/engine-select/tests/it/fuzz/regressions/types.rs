@@ -235,3 +235,17 @@ fn categoricals_shifted_and_filled_by_an_expression_go_to_polars() {
             .alias("k")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A choice by a predicate of the Null type (`when(lit(None))`): Polars
+/// raises (it wants booleans); the device, which holds such values as
+/// booleans all null, answered. Found by the fuzzer (debug seed 249, case
+/// 284) as the Null type came to the device: refused now.
+#[test]
+fn a_choice_by_nulls_of_the_null_type_is_polars_error() {
+    let df = df!("c" => [Some(true)]).unwrap();
+    let lf = df.lazy().with_columns([when(lit(NULL))
+        .then(col("c"))
+        .otherwise(col("c"))
+        .alias("x0")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
