@@ -319,6 +319,26 @@ extern "C" __global__ void window_extremes(const u64* words, const u32* validity
 }
 EMU_KERNEL(window_extremes)
 
+// The first (or, `last`, the last) row of each position's window, as rows
+// to gather: -1 where the window is empty or skipped (see window_at). One
+// thread per position. (Polars' first and last of a rolling group-by's
+// windows, null values included.)
+extern "C" __global__ void window_ends(const i64* rows, const i64* starts, u64 n_rows,
+                                       u64 n_groups, u64 window, u64 min_periods, u32 center,
+                                       const i64* bounds, u32 last, i64* out) {
+    for (u64 p = global_index(); p < n_rows; p += global_stride()) {
+        const u64 g = group_of_position(starts, n_groups, p);
+        const u64 first = static_cast<u64>(starts[g]);
+        const u64 len = group_end(starts, g, n_groups, n_rows) - first;
+        u64 start, end;
+        const bool some =
+            window_at(bounds, first, p - first, len, window, center, min_periods, &start, &end) &&
+            end > start;
+        out[rows[p]] = !some ? -1 : rows[first + (last != 0 ? end - 1 : start)];
+    }
+}
+EMU_KERNEL(window_ends)
+
 // Polars' moments of a window (its VarState): weight, mean and the sum of
 // squared deviations, updated by Welford's step and merged by Chan's.
 struct Moments {

@@ -202,7 +202,7 @@ library! {
     ROLLING = "rolling" {
         window_sums_f64, window_sums_f32, window_sums_f32_in_f64, window_sums_u64, window_extremes,
         window_variances_f64, window_variances_f32, ewm_means_f64, ewm_means_f32, ewm_spreads_f64,
-        ewm_spreads_f32, time_windows,
+        ewm_spreads_f32, time_windows, window_ends,
     }
     SCAN = "scan" {
         scan_u8, scan_i32, scan_i64, scan_u32, scan_u64, scan_f64, compact_indices, compact_tile_counts, compact_bits, fill_sources,

@@ -238,14 +238,19 @@ pub enum RankMethod {
     Ordinal,
 }
 
-/// What Polars' `rolling_*` functions by a count of rows compute over each
-/// row's window.
+/// What Polars' `rolling_*` functions (and its rolling group-bys' windows)
+/// compute over each row's window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RollingFunction {
     Sum,
     Mean,
     Min,
     Max,
+    /// The value of the window's first row (null included; null for an
+    /// empty window): a rolling group-by's `first`.
+    First,
+    /// The value of the window's last row: a rolling group-by's `last`.
+    Last,
     /// The variance with `ddof` degrees of freedom taken away.
     Var {
         ddof: u8,

@@ -309,6 +309,32 @@ impl Ops<'_> {
         Ok(out)
     }
 
+    /// The first (or, `last`, the last) row of each row's `window` in its
+    /// group (as [`Ops::window_sums`] takes groups), as rows to gather: -1
+    /// where the window holds no row (or, given, is skipped).
+    pub fn window_ends<'w>(
+        &self,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        window: impl Into<Windows<'w>>,
+        last: bool,
+    ) -> Result<DeviceBuffer<i64>, RuntimeError> {
+        let window = window.into();
+        let n = rows.len();
+        window.check(n)?;
+        let out = self.output::<i64>(n)?;
+        if n == 0 || starts.is_empty() {
+            return Ok(out);
+        }
+        let args = KernelArgs::new()
+            .buffer(rows)
+            .buffer(starts)
+            .arg(n as u64)
+            .arg(starts.len() as u64);
+        let args = window.args(args).arg(u32::from(last)).buffer(&out);
+        self.launch(ids::window_ends, Self::linear(n), args)?;
+        Ok(out)
+    }
+
     /// Polars' windows by times (`rolling_*_by`) of the rows in each group
     /// (`rows` in group order, each group's rows sorted by their `times`,
     /// which `validity` says are null last): for every position, the

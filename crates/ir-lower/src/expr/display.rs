@@ -242,6 +242,8 @@ impl fmt::Display for GpuExpr {
                     RollingFunction::Mean => ("rolling_mean", None),
                     RollingFunction::Min => ("rolling_min", None),
                     RollingFunction::Max => ("rolling_max", None),
+                    RollingFunction::First => ("rolling_first", None),
+                    RollingFunction::Last => ("rolling_last", None),
                     RollingFunction::Var { ddof } => ("rolling_var", Some(ddof)),
                     RollingFunction::Std { ddof } => ("rolling_std", Some(ddof)),
                 };

@@ -276,5 +276,8 @@ pub(crate) fn rolling_input(
             || from == GpuDtype::Boolean)
             .then_some(from)
             .filter(|&from| from == dtype),
+        // (Values the evaluator holds: they are gathered.)
+        RollingFunction::First | RollingFunction::Last => Some(from)
+            .filter(|&from| from == dtype && from != GpuDtype::String && !from.is_nested()),
     }
 }

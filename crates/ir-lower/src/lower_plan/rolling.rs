@@ -161,6 +161,8 @@ fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
                     propagate_nans: false,
                 } => RollingFunction::Max,
                 AggOp::Var { ddof } => RollingFunction::Var { ddof: *ddof },
+                AggOp::First => RollingFunction::First,
+                AggOp::Last => RollingFunction::Last,
                 AggOp::Count { include_nulls } if row_wise => {
                     let counted = match include_nulls {
                         true => input.as_ref().clone().is_null().binary(

@@ -105,7 +105,7 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             ]),
         ),
         (
-            "a rolling group-by's first values",
+            "a rolling group-by's medians",
             o().sort(["day"], Default::default())
                 .rolling(
                     col("day"),
@@ -117,7 +117,7 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                         closed_window: ClosedWindow::Right,
                     },
                 )
-                .agg([col("amount").first(), col("qty").sum()]),
+                .agg([col("amount").median(), col("qty").sum()]),
         ),
         (
             "a rolling group-by with keys",

@@ -542,6 +542,10 @@ fn rolling_group_bys_match_the_cpu() {
                     col("y").var(0).alias("y var"),
                     col("x").count().alias("x count"),
                     len().alias("rows"),
+                    col("x").first().alias("x first"),
+                    col("b").last().alias("b last"),
+                    col("i").last().alias("i last"),
+                    col("d").first().alias("d first"),
                     (col("i") * lit(2) + col("k"))
                         .sum()
                         .alias("of an expression"),
@@ -580,7 +584,14 @@ fn rolling_group_bys_the_device_does_not_run_fall_back_with_their_reasons() {
     };
     let groups = || frame().rolling(col("t"), [], rolling_groups("t", "3h", ClosedWindow::Right));
     assert_cpu_answer_with_reason(
-        groups().agg([col("x").first()]),
+        groups().agg([col("x").median()]),
+        "in a rolling group-by is not supported on the GPU",
+    );
+    assert_cpu_answer_with_reason(
+        frame()
+            .with_columns([col("i").cast(DataType::String).alias("text")])
+            .rolling(col("t"), [], rolling_groups("t", "3h", ClosedWindow::Right))
+            .agg([col("text").first()]),
         "in a rolling group-by is not supported on the GPU",
     );
     assert_cpu_answer_with_reason(

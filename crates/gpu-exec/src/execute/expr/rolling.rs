@@ -120,6 +120,13 @@ impl Executor<'_> {
     ) -> Result<DeviceColumn, ExecError> {
         let ops = self.ops();
         let unsupported = || ExecError::Unsupported(format!("rolling windows of `{input}`"));
+        if let RollingFunction::First | RollingFunction::Last = function {
+            // The values of the windows' first (last) rows, gathered.
+            let computed = self.computed_in_groups(frame, [input], groups)?;
+            let last = function == RollingFunction::Last;
+            let rows = ops.window_ends(order, window, last)?;
+            return self.gather_column(column_at(&computed, 0)?, &rows);
+        }
         if let RollingFunction::Min | RollingFunction::Max = function {
             // The input, computed once, and its values as ordered words.
             let computed = self.computed_in_groups(frame, [input], groups)?;
@@ -159,7 +166,10 @@ impl Executor<'_> {
                     ops.window_variances(&v, validity, order, window, (ddof, root))?
                 })
             }
-            RollingFunction::Min | RollingFunction::Max => None,
+            RollingFunction::Min
+            | RollingFunction::Max
+            | RollingFunction::First
+            | RollingFunction::Last => None,
         };
         let (values, validity) = results.ok_or_else(unsupported)?;
         let results =

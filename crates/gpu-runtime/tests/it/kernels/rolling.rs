@@ -699,6 +699,16 @@ fn windows_by_times_are_polars_windows_and_sums_walk_them_to_the_bit() {
             bounds: &bounds,
             min_periods,
         };
+        let (firsts, lasts) = (
+            ops.window_ends(groups, given, false)
+                .unwrap()
+                .to_host()
+                .unwrap(),
+            ops.window_ends(groups, given, true)
+                .unwrap()
+                .to_host()
+                .unwrap(),
+        );
         let (sums, sums_valid) = ops
             .window_sums(
                 &device.upload(&values),
@@ -754,6 +764,12 @@ fn windows_by_times_are_polars_windows_and_sums_walk_them_to_the_bit() {
                     "{what}"
                 );
                 let row = group[i] as usize;
+                // The window's first and last rows, where it is walked and
+                // holds some.
+                let ends = walked(i)
+                    .filter(|(start, end)| end > start)
+                    .map_or((-1, -1), |(start, end)| (group[start], group[end - 1]));
+                assert_eq!((firsts[row], lasts[row]), ends, "{what}");
                 let expected = expected.filter(|&(_, count)| count >= min_periods);
                 assert_eq!(is(&sums_valid, row), expected.is_some(), "{what}");
                 if let Some((sum, _)) = expected {
