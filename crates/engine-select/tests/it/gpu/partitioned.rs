@@ -182,6 +182,59 @@ fn row_wise_chains_row_indices_unions_and_slices_match_the_cpu() {
 }
 
 #[test]
+fn null_columns_frame_places_and_windows_by_times_over_partitions_match_the_cpu() {
+    let stably = SortMultipleOptions::default().with_maintain_order(true);
+    let by_days = RollingOptionsDynamicWindow {
+        window_size: Duration::parse("2d"),
+        min_periods: 1,
+        closed_window: ClosedWindow::Right,
+        fn_params: None,
+    };
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "a column of the Null type through filters and group-bys",
+            table()
+                .with_columns([lit(NULL).alias("n")])
+                .filter(col("k").is_not_null())
+                .group_by_stable([col("s")])
+                .agg([col("n").first(), col("k").max()]),
+        ),
+        (
+            "each row's place in the frame",
+            table().select([
+                int_range(lit(0), len(), 1, DataType::Int64).alias("i"),
+                col("k"),
+            ]),
+        ),
+        (
+            "windows by times",
+            table().select([col("k")
+                .rolling_max_by(col("d"), by_days.clone())
+                .alias("m")]),
+        ),
+        (
+            "a rolling group-by",
+            table()
+                .sort(["d"], stably)
+                .rolling(
+                    col("d"),
+                    [],
+                    RollingGroupOptions {
+                        index_column: "d".into(),
+                        period: Duration::parse("2d"),
+                        offset: Duration::parse("-2d"),
+                        closed_window: ClosedWindow::Left,
+                    },
+                )
+                .agg([col("k").sum(), col("c").first()]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_partitioned_eq(name, lf);
+    }
+}
+
+#[test]
 fn lists_and_structs_over_partitions_match_the_cpu() {
     let explode = ExplodeOptions {
         empty_as_null: true,
