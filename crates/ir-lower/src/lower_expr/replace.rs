@@ -23,14 +23,16 @@ impl ExprLowering<'_> {
     /// (a null one: a null row) takes the j-th new value (or the one new
     /// value), as a chain of `when/then`; the other rows keep their value
     /// (`replace`) or take the default (`replace_strict`, null rows too
-    /// where no old value is null). Values of types whose equality is
-    /// exact (integers, booleans, texts, dates and times; not floats,
-    /// whose NaN and zeros Polars matches by its join's hashing).
+    /// where no old value is null). Values of integers, booleans, texts,
+    /// dates and times, and floats, matched by Polars' `==` (NaN equal to
+    /// NaN, both zeros alike), as its `==`, membership test and join, one
+    /// of which `replace` takes by the counts of values, all match them.
     pub(super) fn replace(&mut self, node: Node, inputs: &[ExprIR], strict: bool) -> Lowered {
         let name = if strict { "replace_strict" } else { "replace" };
         let input = self.expr(inputs.first()?.node())?;
         let from = input.dtype;
         let exact = (from.is_integer() && from.decimal_scale().is_none())
+            || from.is_float()
             || matches!(
                 from,
                 GpuDtype::Boolean
@@ -83,10 +85,15 @@ impl ExprLowering<'_> {
                 ),
             );
         };
+        // (Old values alike by total equality: Polars raises.)
+        let alike = |a: &Scalar, b: &Scalar| match (a, b) {
+            (Scalar::Float(a), Scalar::Float(b)) => a == b || (a.is_nan() && b.is_nan()),
+            _ => a == b,
+        };
         let distinct = old
             .iter()
             .enumerate()
-            .all(|(i, value)| !old[..i].contains(value));
+            .all(|(i, value)| !old[..i].iter().any(|other| alike(other, value)));
         if !distinct || !(new.len() == 1 || new.len() == old.len()) || old.len() > MOST_PAIRS {
             return self.refuse(
                 node,

@@ -48,11 +48,11 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         ("an exponential (libm's)", o().select([col("amount").exp()])),
         (
-            "replace of floats, and replace_strict without a default",
+            "replace of decimals, and replace_strict without a default",
             o().select([
-                col("amount").replace(
-                    lit(Series::new("".into(), [1.5f64])),
-                    lit(Series::new("".into(), [2.5f64])),
+                col("qty").cast(DataType::Decimal(10, 2)).replace(
+                    lit(Series::new("".into(), [1i64])),
+                    lit(Series::new("".into(), [2i64])),
                 ),
                 col("qty")
                     .replace_strict(

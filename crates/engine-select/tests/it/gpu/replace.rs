@@ -1,4 +1,4 @@
-//! `replace` and `replace_strict` by literal values on the device: integers, texts, booleans and dates, one new value or one per old value, nulls on either side, defaults, and what falls back.
+//! `replace` and `replace_strict` by literal values on the device: integers, floats, texts, booleans and dates, one new value or one per old value, nulls on either side, defaults, and what falls back.
 
 use super::*;
 
@@ -114,10 +114,61 @@ fn replace_strict_with_a_default_matches_the_cpu() {
 }
 
 #[test]
+fn replace_of_floats_matches_the_cpu() {
+    // NaN, both zeros, an infinity and a null in the column; one old
+    // value (Polars' `==`), several with one new value (its membership
+    // test) or as many (its join): NaN matches NaN, both zeros alike,
+    // every way.
+    let nan = f64::NAN;
+    assert_gpu_eq(
+        "replace of floats",
+        table()
+            .with_columns([col("f").cast(DataType::Float32).alias("f32")])
+            .select([
+                col("f")
+                    .replace(values([nan]), values([9.0]))
+                    .alias("one NaN"),
+                col("f")
+                    .replace(values([0.0]), values([7.0]))
+                    .alias("one zero"),
+                col("f")
+                    .replace(values([-0.0]), values([7.0]))
+                    .alias("one negative zero"),
+                col("f")
+                    .replace(values([nan, 1.5]), values([9.0]))
+                    .alias("NaN among others"),
+                col("f")
+                    .replace(values([nan, -0.0, 2.5]), values([1.0, 2.0, 3.0]))
+                    .alias("pairs"),
+                col("f")
+                    .replace(values([Some(f64::INFINITY), None]), values([0.5, -0.5]))
+                    .alias("infinity and null"),
+                col("f")
+                    .replace_strict(
+                        values([nan, 0.0]),
+                        values([1i64, 2]),
+                        Some(lit(-1i64)),
+                        None::<DataType>,
+                    )
+                    .alias("strict, to integers"),
+                col("f32")
+                    .replace(values([nan, 0.0]), values([4.0f32, 5.0]))
+                    .alias("f32 pairs"),
+            ]),
+    );
+    // Polars' own error: old values alike (both zeros, two NaN).
+    assert_cpu_error(table().select([col("f").replace(values([0.0, -0.0]), values([1.0, 2.0]))]));
+    assert_cpu_error(table().select([col("f").replace(values([nan, nan]), values([1.0]))]));
+}
+
+#[test]
 fn replace_the_device_does_not_run_falls_back_with_its_reason() {
     assert_cpu_answer_with_reason(
-        table().select([col("f").replace(values([1.5f64]), values([2.0f64]))]),
-        "replace of f64 is not supported on the GPU",
+        table().select([col("i")
+            .clip(lit(-1000i64), lit(1000i64))
+            .cast(DataType::Decimal(10, 2))
+            .replace(values([1i64]), values([2i64]))]),
+        "replace of decimal[10,2] is not supported on the GPU",
     );
     assert_cpu_answer_with_reason(
         table().select([col("i").replace_strict(
