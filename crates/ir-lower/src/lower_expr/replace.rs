@@ -23,7 +23,9 @@ impl ExprLowering<'_> {
     /// (a null one: a null row) takes the j-th new value (or the one new
     /// value), as a chain of `when/then`; the other rows keep their value
     /// (`replace`) or take the default (`replace_strict`, null rows too
-    /// where no old value is null). Values of integers, booleans, texts,
+    /// where no old value is null; without a default, null rows are null
+    /// and a valid row of no old value sends the query to Polars, which
+    /// raises: see [`unmatched_raise`]). Values of integers, booleans, texts,
     /// dates and times, and floats, matched by Polars' `==` (NaN equal to
     /// NaN, both zeros alike), as its `==`, membership test and join, one
     /// of which `replace` takes by the counts of values, all match them.
@@ -58,18 +60,18 @@ impl ExprLowering<'_> {
                 format!("{name} by values other than literals is not supported on the GPU"),
             );
         };
+        let dtype = self.dtype(node)?;
+        // Without a default, Polars raises where a value has no new value:
+        // the rows left to the default are null, and checked.
+        let raises = strict && inputs.get(3).is_none();
+        if raises && old.is_empty() {
+            return self.refuse(node, "replace_strict of no old values (Polars raises)");
+        }
         let default = match (strict, inputs.get(3)) {
             (false, _) => None,
             (true, Some(default)) => Some(self.expr(default.node())?),
-            (true, None) => {
-                return self.refuse(
-                    node,
-                    "replace_strict without a default (Polars raises where a value has no new \
-                     value) is not supported on the GPU",
-                );
-            }
+            (true, None) => Some(GpuExpr::literal(Scalar::Null, dtype)),
         };
-        let dtype = self.dtype(node)?;
         if !strict && dtype != from {
             return self.refuse(node, format!("{name} of {from} into {dtype}"));
         }
@@ -120,6 +122,7 @@ impl ExprLowering<'_> {
             }
         };
         let mut chosen = otherwise;
+        let mut any_match: Option<GpuExpr> = None;
         for (j, value) in old.iter().enumerate().rev() {
             let matches = match value {
                 Scalar::Null => GpuExpr {
@@ -132,6 +135,10 @@ impl ExprLowering<'_> {
                     GpuDtype::Boolean,
                 ),
             };
+            any_match = Some(match any_match {
+                None => matches.clone(),
+                Some(any) => any.binary(BinaryOp::Or, matches.clone(), GpuDtype::Boolean),
+            });
             let replacement = new[if new.len() == 1 { 0 } else { j }].clone();
             chosen = GpuExpr {
                 kind: ExprKind::Ternary {
@@ -142,6 +149,41 @@ impl ExprLowering<'_> {
                 dtype,
             };
         }
+        if raises && let Some(any_match) = any_match {
+            return Some(unmatched_raise(chosen, input, any_match));
+        }
         Some(chosen)
     }
+}
+
+/// `chosen`, unless a valid row of `input` matches no old value
+/// (`any_match` false there), where Polars' `replace_strict` raises: a
+/// strict cast of -1 to u8 at such a row sends the query to Polars, which
+/// raises its error.
+fn unmatched_raise(chosen: GpuExpr, input: GpuExpr, any_match: GpuExpr) -> GpuExpr {
+    let boolean = GpuDtype::Boolean;
+    let matched = any_match.fill_null(GpuExpr::literal(Scalar::Boolean(false), boolean));
+    let unmatched = input.is_not_null().binary(
+        BinaryOp::And,
+        GpuExpr {
+            kind: ExprKind::Not(Box::new(matched)),
+            dtype: boolean,
+        },
+        boolean,
+    );
+    let int64 = GpuDtype::Int64;
+    let check = unmatched
+        .then(
+            GpuExpr::literal(Scalar::Int(-1), int64),
+            GpuExpr::literal(Scalar::Int(0), int64),
+            int64,
+        )
+        .cast(GpuDtype::UInt8, CastMode::Strict);
+    let checked = check.binary(
+        BinaryOp::Eq,
+        GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt8),
+        boolean,
+    );
+    let dtype = chosen.dtype;
+    checked.then(chosen.clone(), chosen, dtype)
 }

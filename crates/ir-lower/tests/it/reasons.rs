@@ -48,21 +48,11 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         ("an exponential (libm's)", o().select([col("amount").exp()])),
         (
-            "replace of decimals, and replace_strict without a default",
-            o().select([
-                col("qty").cast(DataType::Decimal(10, 2)).replace(
-                    lit(Series::new("".into(), [1i64])),
-                    lit(Series::new("".into(), [2i64])),
-                ),
-                col("qty")
-                    .replace_strict(
-                        lit(Series::new("".into(), [1i64])),
-                        lit(Series::new("".into(), [2i64])),
-                        None::<Expr>,
-                        None::<DataType>,
-                    )
-                    .alias("strict"),
-            ]),
+            "replace of decimals",
+            o().select([col("qty").cast(DataType::Decimal(10, 2)).replace(
+                lit(Series::new("".into(), [1i64])),
+                lit(Series::new("".into(), [2i64])),
+            )]),
         ),
         (
             "a rolling median, and weighted rolling sums",

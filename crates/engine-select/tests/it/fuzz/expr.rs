@@ -489,6 +489,10 @@ impl E {
                 x.is_in(lit(values).implode(false), ne)),
             Op::ReplaceValues(old, new) => case!(i, s; [x]; o = old.series(), n = new.series();
                 x.replace(lit(o), lit(n))),
+            Op::ReplaceStrict(old, new) if self.args.len() == 1 => {
+                case!(i, s; [x]; o = old.series(), n = new.series();
+                    x.replace_strict(lit(o), lit(n), None::<Expr>, None::<DataType>))
+            }
             Op::ReplaceStrict(old, new) => case!(i, s; [x, v]; o = old.series(), n = new.series();
                 x.replace_strict(lit(o), lit(n), Some(v), None::<DataType>)),
             Op::IsInColumn(ne) => case!(i, s; [x, y]; ne = ne; x.is_in(y.implode(false), ne)),

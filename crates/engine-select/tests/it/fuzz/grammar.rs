@@ -706,8 +706,8 @@ impl Grammar<'_> {
 
     /// `replace` of a value by literal old and new values (one new value,
     /// or as many as the old), or `replace_strict` with a default (a
-    /// value of the class); repeated old values and counts that differ now
-    /// and then, which Polars rejects.
+    /// value of the class) or without; repeated old values and counts that
+    /// differ now and then, which Polars rejects.
     fn replaced(&mut self, ty: Ty, d: u32) -> E {
         let x = self.value(ty, d);
         let old = self.list(ty);
@@ -719,6 +719,9 @@ impl Grammar<'_> {
         let new = self.list(ty).resized(n);
         if self.chance(0.7) {
             E::new(Op::ReplaceValues(old, new), vec![x])
+        } else if self.chance(0.3) {
+            // Without a default: Polars raises where a value has no new one.
+            E::new(Op::ReplaceStrict(old, new), vec![x])
         } else {
             let default = self.value(ty, d);
             E::new(Op::ReplaceStrict(old, new), vec![x, default])
