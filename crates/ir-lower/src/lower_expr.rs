@@ -172,22 +172,28 @@ impl ExprLowering<'_> {
     /// (see `AExpr::Cast`). Anything else of such values is refused.
     fn with_nulls_checked(&mut self, node: Node, lowered: GpuExpr) -> Lowered {
         let null = |e: &GpuExpr| e.dtype == GpuDtype::Null;
-        let allowed = match &lowered.kind {
-            ExprKind::Column { .. } | ExprKind::Literal(_) => true,
-            // (A choice by nulls of the Null type: Polars raises.)
-            ExprKind::Ternary { predicate, .. } => !null(predicate),
-            ExprKind::Agg {
-                op: AggOp::First | AggOp::Last,
-                ..
-            } => true,
-            ExprKind::IsNull(_)
-            | ExprKind::IsNotNull(_)
-            | ExprKind::Agg {
-                op: AggOp::Count { .. },
-                ..
-            } => !null(&lowered),
-            _ => !null(&lowered) && !lowered.children().into_iter().any(null),
+        // (A choice or a filter by nulls of the Null type, wherever the
+        // lowering put it: Polars raises.)
+        let by_nulls = |e: &GpuExpr| match &e.kind {
+            ExprKind::Ternary { predicate, .. } => null(predicate),
+            ExprKind::Where { by, .. } => null(by),
+            _ => false,
         };
+        let allowed = !lowered.any(&by_nulls)
+            && match &lowered.kind {
+                ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Ternary { .. } => true,
+                ExprKind::Agg {
+                    op: AggOp::First | AggOp::Last,
+                    ..
+                } => true,
+                ExprKind::IsNull(_)
+                | ExprKind::IsNotNull(_)
+                | ExprKind::Agg {
+                    op: AggOp::Count { .. },
+                    ..
+                } => !null(&lowered),
+                _ => !null(&lowered) && !lowered.children().into_iter().any(null),
+            };
         if !allowed {
             return self.refuse(
                 node,

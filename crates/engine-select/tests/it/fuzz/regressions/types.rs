@@ -249,3 +249,16 @@ fn a_choice_by_nulls_of_the_null_type_is_polars_error() {
         .alias("x0")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A filter inside an aggregation by a predicate of the Null type
+/// (`filter(lit(None))`): Polars raises; the device answered (the filter,
+/// lowered with its aggregation, was not checked as a choice is). Found by
+/// the fuzzer (debug seed 283, case 137).
+#[test]
+fn a_filter_by_nulls_of_the_null_type_is_polars_error() {
+    let df = df!("b" => [None::<i64>]).unwrap();
+    let lf = df
+        .lazy()
+        .select([col("b").filter(lit(NULL)).min().alias("x2")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
