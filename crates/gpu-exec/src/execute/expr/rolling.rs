@@ -26,7 +26,8 @@ impl Executor<'_> {
     /// Polars' windows walk them (see [`Ops::window_sums`],
     /// [`Ops::window_variances`]), integers as 64-bit
     /// words wrapped to `dtype`; minima and maxima as the rows of their
-    /// values, gathered, so they come back as they were (a zero's sign, NaN).
+    /// values, gathered, so they come back as they were (a zero's sign, NaN);
+    /// first and last values (a rolling group-by's) likewise gathered.
     /// Windows by times walk each group's rows in order of time (stably,
     /// as Polars sorts them), each row's window found by
     /// [`Ops::time_windows`].
