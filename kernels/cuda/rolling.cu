@@ -57,15 +57,17 @@ __device__ __forceinline__ u64 group_of_position(const i64* starts, u64 n_groups
     return low;
 }
 
-// Polars' windows by times (rolling_*_by), with each group's rows sorted by
-// time (`times` at their rows, null times last): for the row at every
-// position, [start, end) relative to its group, the rows whose time lies
-// after t - period (or at it, `closed_left`) and before the row's own time
-// t (or at it, `closed_right`), as two i64 at 2p; (1, 0) for a row of a
-// null time, which is in no window.
+// Polars' windows by times (rolling_*_by, rolling group-bys), with each
+// group's rows sorted by time (`times` at their rows, null times last): for
+// the row at every position, [start, end) relative to its group, the rows
+// whose time lies after t + offset (or at it, `closed_left`) and before
+// t + offset + period (or at it, `closed_right`), t the row's own time
+// (offset -period: the period before t), as two i64 at 2p; (1, 0) for a
+// row of a null time, which is in no window.
 extern "C" __global__ void time_windows(const i64* times, const u32* validity, const i64* rows,
                                         const i64* starts, u64 n_rows, u64 n_groups, i64 period,
-                                        u32 closed_left, u32 closed_right, i64* out) {
+                                        i64 offset, u32 closed_left, u32 closed_right,
+                                        i64* out) {
     for (u64 p = global_index(); p < n_rows; p += global_stride()) {
         const u64 g = group_of_position(starts, n_groups, p);
         const u64 first = static_cast<u64>(starts[g]);
@@ -76,9 +78,9 @@ extern "C" __global__ void time_windows(const i64* times, const u32* validity, c
             out[2 * p + 1] = 0;
             continue;
         }
-        const i64 t = times[row];
         // (Wrapping as Polars' release build does.)
-        const i64 lower = static_cast<i64>(static_cast<u64>(t) - static_cast<u64>(period));
+        const i64 lower = static_cast<i64>(static_cast<u64>(times[row]) + static_cast<u64>(offset));
+        const i64 upper = static_cast<i64>(static_cast<u64>(lower) + static_cast<u64>(period));
         // The first position past the times before the window, and past
         // those in it; a null time is past every one.
         u64 low = first, high = last;
@@ -100,7 +102,8 @@ extern "C" __global__ void time_windows(const i64* times, const u32* validity, c
             const u64 middle = low + (high - low) / 2;
             const u64 r = static_cast<u64>(rows[middle]);
             const i64 time = times[r];
-            const bool in = is_valid(validity, r) && (closed_right != 0 ? time <= t : time < t);
+            const bool in =
+                is_valid(validity, r) && (closed_right != 0 ? time <= upper : time < upper);
             if (in) {
                 low = middle + 1;
             } else {

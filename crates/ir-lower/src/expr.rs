@@ -273,15 +273,17 @@ pub enum RollingWindow {
         min_periods: u64,
         center: bool,
     },
-    /// By times (`rolling_*_by`): the rows taken in order of their time
-    /// (`by`, i64 ticks; stably), each row's window the rows whose time
-    /// lies in `(t - period, t]` for its own time `t` (closed on the sides
-    /// `closed` says); a result where the window holds at least
-    /// `min_periods` rows, and as many valid values. A row of a null time
-    /// is in no window, and null.
+    /// By times (`rolling_*_by`, rolling group-bys): the rows taken in
+    /// order of their time (`by`, i64 ticks; stably), each row's window
+    /// the rows whose time lies in `(t + offset, t + offset + period]` for
+    /// its own time `t` (closed on the sides `closed` says; `rolling_*_by`
+    /// look back: `offset` is `-period`); a result where the window holds
+    /// at least `min_periods` rows, and as many valid values. A row of a
+    /// null time is in no window, and null.
     Times {
         by: Box<GpuExpr>,
         period: i64,
+        offset: i64,
         min_periods: u64,
         closed: Closed,
     },

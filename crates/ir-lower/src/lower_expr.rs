@@ -55,7 +55,7 @@ use functions::*;
 use lists::LISTS_ON_THE_GPU;
 pub(crate) use literals::is_constant;
 use literals::*;
-pub(crate) use rolling::{rolling_input, times_of};
+pub(crate) use rolling::{rolling_input, times_of, window_ticks};
 use row_order::*;
 use structs::STRUCTS_ON_THE_GPU;
 pub(crate) use temporal::truncation;

@@ -61,11 +61,14 @@ impl Windows<'_> {
     }
 }
 
-/// Which ends of a window by times hold the times at them: the window of
-/// a row of time `t` is from `t - period` to `t`.
+/// A window by times: the window of a row of time `t` is from `t + offset`
+/// to `t + offset + period` (`offset` is `-period` for the window before
+/// it), holding the times at either end as `closed_left` and
+/// `closed_right` say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimeWindow {
     pub period: i64,
+    pub offset: i64,
     pub closed_left: bool,
     pub closed_right: bool,
 }
@@ -362,6 +365,7 @@ impl Ops<'_> {
             .arg(n as u64)
             .arg(starts.len() as u64)
             .arg(window.period)
+            .arg(window.offset)
             .arg(u32::from(window.closed_left))
             .arg(u32::from(window.closed_right))
             .buffer(&out);

@@ -261,6 +261,7 @@ impl fmt::Display for GpuExpr {
                     RollingWindow::Times {
                         by,
                         period,
+                        offset,
                         min_periods,
                         closed,
                     } => {
@@ -275,6 +276,9 @@ impl fmt::Display for GpuExpr {
                             "{input}.{name}_by({by}, {period} ticks, min_periods={min_periods}, \
                              closed={closed}"
                         )?;
+                        if *offset != period.wrapping_neg() {
+                            write!(f, ", offset={offset} ticks")?;
+                        }
                     }
                 }
                 if let Some(ddof) = ddof {

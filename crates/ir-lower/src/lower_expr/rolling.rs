@@ -122,6 +122,7 @@ impl ExprLowering<'_> {
         let window = RollingWindow::Times {
             by: Box::new(by),
             period,
+            offset: -period,
             min_periods: options.min_periods as u64,
             closed,
         };
@@ -210,38 +211,14 @@ impl ExprLowering<'_> {
 }
 
 /// `by` as the i64 ticks `rolling_*_by` windows it in, and the window's
-/// `size` in those ticks, as Polars takes them: dates as microseconds,
-/// timestamps in their unit (of UTC or no zone; of another zone only for a
-/// size of nanoseconds alone, local days not being fixed), integers (but
-/// u64, which Polars casts to i64 as it may not fit) as they are with a
-/// size of integers (`"3i"`). None for other types and sizes, and for
-/// those Polars raises on (a size of months, zero or negative, integers
-/// with a size of time or times with one of integers).
+/// `size` in those ticks (see [`window_ticks`]); None for what
+/// `window_ticks` refuses, and for sizes Polars raises on (zero or
+/// negative).
 pub(crate) fn times_of(by: GpuExpr, size: &Duration) -> Option<(GpuExpr, i64)> {
-    if size.months() != 0 || size.is_zero() || size.negative() {
+    if size.is_zero() || size.negative() {
         return None;
     }
-    let int64 = GpuDtype::Int64;
-    let per_day = match by.dtype {
-        GpuDtype::Int64 | GpuDtype::Int32 | GpuDtype::UInt32 => {
-            let ticks = size.parsed_int.then_some(size.nanoseconds())?;
-            return Some((by.cast(int64, CastMode::NonStrict), ticks));
-        }
-        _ if size.parsed_int => return None,
-        GpuDtype::Date => TimeUnit::Microseconds.per_day(),
-        GpuDtype::Datetime(unit) => unit.per_day(),
-        GpuDtype::ZonedDatetime(unit, zone)
-            if zone.is_utc() || (size.weeks() == 0 && size.days() == 0) =>
-        {
-            unit.per_day()
-        }
-        _ => return None,
-    };
-    let per_nanosecond = TimeUnit::Nanoseconds.per_day() / per_day;
-    let days = size.weeks().checked_mul(7)?.checked_add(size.days())?;
-    let ticks = days
-        .checked_mul(per_day)?
-        .checked_add(size.nanoseconds() / per_nanosecond)?;
+    let ticks = window_ticks(by.dtype, size)?;
     let by = match by.dtype {
         GpuDtype::Date => by.cast(
             GpuDtype::Datetime(TimeUnit::Microseconds),
@@ -249,7 +226,46 @@ pub(crate) fn times_of(by: GpuExpr, size: &Duration) -> Option<(GpuExpr, i64)> {
         ),
         _ => by,
     };
-    Some((by.cast(int64, CastMode::NonStrict), ticks))
+    Some((by.cast(GpuDtype::Int64, CastMode::NonStrict), ticks))
+}
+
+/// A duration (signed) in the ticks Polars' windows by times take times of
+/// `dtype` as: dates as microseconds, timestamps in their unit (of UTC or
+/// no zone; of another zone only for a duration of nanoseconds alone,
+/// local days not being fixed), integers (but u64, which Polars casts to
+/// i64 as it may not fit) as they are, with a duration of integers
+/// (`"3i"`) or zero. None for other types and durations, and for those
+/// Polars raises on (months; integers with a duration of time, times with
+/// one of integers).
+pub(crate) fn window_ticks(dtype: GpuDtype, duration: &Duration) -> Option<i64> {
+    if duration.months() != 0 {
+        return None;
+    }
+    let sign = if duration.negative() { -1 } else { 1 };
+    let per_day = match dtype {
+        GpuDtype::Int64 | GpuDtype::Int32 | GpuDtype::UInt32 => {
+            let fits = duration.parsed_int || duration.is_zero();
+            return fits.then_some(sign * duration.nanoseconds());
+        }
+        _ if duration.parsed_int => return None,
+        GpuDtype::Date => TimeUnit::Microseconds.per_day(),
+        GpuDtype::Datetime(unit) => unit.per_day(),
+        GpuDtype::ZonedDatetime(unit, zone)
+            if zone.is_utc() || (duration.weeks() == 0 && duration.days() == 0) =>
+        {
+            unit.per_day()
+        }
+        _ => return None,
+    };
+    let per_nanosecond = TimeUnit::Nanoseconds.per_day() / per_day;
+    let days = duration
+        .weeks()
+        .checked_mul(7)?
+        .checked_add(duration.days())?;
+    let ticks = days
+        .checked_mul(per_day)?
+        .checked_add(duration.nanoseconds() / per_nanosecond)?;
+    Some(sign * ticks)
 }
 
 /// The type a rolling `function` of values of type `from` with a result of

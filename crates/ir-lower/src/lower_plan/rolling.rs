@@ -1,18 +1,18 @@
 //! Polars' rolling group-by (`rolling(index_column, period)`) as a select of windows by times: one row per input row, its index and each aggregation over the rows of its window, as the `rolling_*_by` functions compute them; a check that the times are sorted and valid (else Polars raises).
 
-use polars::prelude::{ClosedWindow, Duration, RollingGroupOptions};
+use polars::prelude::{ClosedWindow, RollingGroupOptions};
 
 use super::dynamic::sorted_check;
 use super::*;
 use crate::expr::{AggOp, CastMode, Closed, RollingFunction, RollingWindow};
-use crate::lower_expr::{rolling_input, times_of};
+use crate::lower_expr::{rolling_input, times_of, window_ticks};
 
 impl PlanLowering<'_> {
     /// A rolling group-by (`rolling`) of `aggs` over `input_node`: each
     /// row's window the rows whose time (of the index column: dates,
-    /// timestamps, integers but u64) lies in the `period` before its own,
-    /// closed as asked, with the default offset (`-period`) and no
-    /// `group_by` keys. Polars aggregates such overlapping windows with its
+    /// timestamps, integers but u64) lies in the `period` from its own plus
+    /// the `offset` (by default `-period`: the period before it), closed as
+    /// asked, with no `group_by` keys. Polars aggregates such overlapping windows with its
     /// rolling windows' kernels, so each aggregation is the matching
     /// window by times (see [`rolled`]): the results are Polars' to the bit.
     pub(super) fn rolling_group_by(
@@ -22,11 +22,10 @@ impl PlanLowering<'_> {
         (keys, aggs): (&[ExprIR], &[ExprIR]),
         rolling: &RollingGroupOptions,
     ) -> Lowered {
-        if !keys.is_empty() || !looks_behind(rolling) {
+        if !keys.is_empty() {
             return self.refuse(
                 node,
-                "rolling group-bys with `group_by` keys, or an offset other than -period, are \
-                 not supported on the GPU",
+                "rolling group-bys with `group_by` keys are not supported on the GPU",
             );
         }
         let input = self.node(input_node);
@@ -35,12 +34,15 @@ impl PlanLowering<'_> {
         let index = self.positions(node, &input_schema, &[name])?[0];
         let dtype = GpuDtype::from_polars(input_schema.get_at_index(index)?.1).ok()?;
         let time = GpuExpr::column(index, name.to_string(), dtype);
-        let Some((by, period)) = times_of(time.clone(), &rolling.period) else {
+        let times = times_of(time.clone(), &rolling.period);
+        let offset = window_ticks(dtype, &rolling.offset);
+        let (Some((by, period)), Some(offset)) = (times, offset) else {
             return self.refuse(
                 node,
                 format!(
-                    "rolling group-bys by {dtype} in windows of {} are not supported on the GPU",
-                    rolling.period
+                    "rolling group-bys by {dtype} in windows of {} offset by {} are not \
+                     supported on the GPU",
+                    rolling.period, rolling.offset
                 ),
             );
         };
@@ -49,6 +51,7 @@ impl PlanLowering<'_> {
         let window = RollingWindow::Times {
             by: Box::new(by),
             period,
+            offset,
             min_periods: 0,
             closed: match rolling.closed_window {
                 ClosedWindow::Both => Closed::Both,
@@ -99,20 +102,6 @@ impl PlanLowering<'_> {
             schema,
         })
     }
-}
-
-/// Whether the windows end at each row's time: the offset is `-period`.
-fn looks_behind(rolling: &RollingGroupOptions) -> bool {
-    let parts = |d: &Duration| {
-        (
-            d.months(),
-            d.weeks(),
-            d.days(),
-            d.nanoseconds(),
-            d.parsed_int,
-        )
-    };
-    rolling.offset.negative() && parts(&rolling.offset) == parts(&rolling.period)
 }
 
 /// `expr`, an aggregation of a rolling group-by's groups (or an expression

@@ -33,7 +33,8 @@ pub enum Plan {
     /// the rows of years 1900 to 2100 (Polars walks every window between
     /// the first time and the last: extreme times would take it years).
     /// With `rolling`, a rolling group-by instead: each row's window the
-    /// `every` before its time (the offset and labels unused).
+    /// `every` before its time, or moved by `offset` where it is not
+    /// zero (the labels unused).
     GroupByDynamic {
         input: Box<Plan>,
         index: String,
@@ -163,7 +164,7 @@ impl Plan {
                     let options = RollingGroupOptions {
                         index_column: index.as_str().into(),
                         period: Duration::parse(every),
-                        offset: Duration::parse(&format!("-{every}")),
+                        offset: Duration::parse(&rolling_offset(every, offset)),
                         closed_window: *closed,
                     };
                     return sorted
@@ -301,6 +302,7 @@ impl Plan {
                 index,
                 rolling: true,
                 every,
+                offset,
                 closed,
                 aggs,
                 ..
@@ -310,9 +312,10 @@ impl Plan {
                  \n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
                  \n        .rolling(col({index:?}), [] as [Expr; 0], \
                  RollingGroupOptions {{ index_column: {index:?}.into(), \
-                 period: Duration::parse({every:?}), offset: Duration::parse(\"-{every}\"), \
+                 period: Duration::parse({every:?}), offset: Duration::parse({:?}), \
                  closed_window: ClosedWindow::{closed:?} }})\n        .agg({})",
                 input.code(),
+                rolling_offset(every, offset),
                 exprs_code(aggs)
             ),
             Plan::GroupByDynamic {
@@ -570,5 +573,14 @@ impl Case {
             self.plan.code(),
             self.compare()
         )
+    }
+}
+
+/// A rolling group-by's offset: the period before each row (`-every`) where
+/// the drawn `offset` is zero, else that offset.
+fn rolling_offset(every: &str, offset: &str) -> String {
+    match offset {
+        "0ns" => format!("-{every}"),
+        _ => offset.to_string(),
     }
 }

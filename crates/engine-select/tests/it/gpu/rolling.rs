@@ -554,6 +554,29 @@ fn rolling_group_bys_match_the_cpu() {
                 ]),
         );
     }
+    // Windows moved by an offset: partly behind each row, ahead of it,
+    // wholly behind it, from it.
+    for (i, offset) in ["-1h", "2h", "-5h", "0h", "-0h"].into_iter().enumerate() {
+        let closed = closings[i % 4];
+        assert_gpu_eq(
+            &format!("a rolling group-by of 2h offset by {offset}, closed {closed:?}"),
+            frame()
+                .rolling(
+                    col("t"),
+                    [],
+                    RollingGroupOptions {
+                        offset: Duration::parse(offset),
+                        ..rolling_groups("t", "2h", closed)
+                    },
+                )
+                .agg([
+                    col("x").sum().alias("x sum"),
+                    col("i").min().alias("i min"),
+                    col("x").first().alias("x first"),
+                    len().alias("rows"),
+                ]),
+        );
+    }
     // By dates (several rows a day) and by integers.
     assert_gpu_eq(
         "a rolling group-by by dates",
@@ -571,6 +594,20 @@ fn rolling_group_bys_match_the_cpu() {
             .select([col("k").cast(DataType::Int32), col("i")])
             .rolling(col("k"), [], rolling_groups("k", "5i", ClosedWindow::Both))
             .agg([col("i").sum(), col("i").min().alias("least")]),
+    );
+    assert_gpu_eq(
+        "a rolling group-by by integers, ahead",
+        frame()
+            .select([col("k").cast(DataType::Int32), col("i")])
+            .rolling(
+                col("k"),
+                [],
+                RollingGroupOptions {
+                    offset: Duration::parse("1i"),
+                    ..rolling_groups("k", "3i", ClosedWindow::Left)
+                },
+            )
+            .agg([col("i").sum(), col("i").last().alias("last")]),
     );
 }
 

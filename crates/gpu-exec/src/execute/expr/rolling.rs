@@ -56,12 +56,14 @@ impl Executor<'_> {
             RollingWindow::Times {
                 by,
                 period,
+                offset,
                 min_periods,
                 closed,
-            } => (by, *period, *min_periods, *closed),
+            } => (by, (*period, *offset), *min_periods, *closed),
         };
         let window = TimeWindow {
-            period,
+            period: period.0,
+            offset: period.1,
             closed_left: matches!(closed, Closed::Left | Closed::Both),
             closed_right: matches!(closed, Closed::Right | Closed::Both),
         };

@@ -679,8 +679,15 @@ fn windows_by_times_are_polars_windows_and_sums_walk_them_to_the_bit() {
         for (g, &start) in starts.iter().enumerate() {
             rows[start as usize..ends[g]].sort_by_key(|&r| (!timed[r as usize], times[r as usize]));
         }
+        let period = rng.i64(1..25);
         let window = TimeWindow {
-            period: rng.i64(1..25),
+            period,
+            // The period before each row's time, or moved either way.
+            offset: if rng.bool() {
+                -period
+            } else {
+                rng.i64(-40..20)
+            },
             closed_left: rng.bool(),
             closed_right: rng.bool(),
         };
@@ -732,7 +739,8 @@ fn windows_by_times_are_polars_windows_and_sums_walk_them_to_the_bit() {
                 if !timed[row] {
                     return (1, 0);
                 }
-                let (t, lower) = (times[row], times[row] - window.period);
+                let lower = times[row] + window.offset;
+                let upper = lower + window.period;
                 let count = |f: &dyn Fn(i64) -> bool| {
                     group
                         .iter()
@@ -744,8 +752,8 @@ fn windows_by_times_are_polars_windows_and_sums_walk_them_to_the_bit() {
                     false => time <= lower,
                 });
                 let upto = count(&|time| match window.closed_right {
-                    true => time <= t,
-                    false => time < t,
+                    true => time <= upper,
+                    false => time < upper,
                 });
                 (before, upto)
             };
