@@ -1,4 +1,4 @@
-//! Polars' rolling group-by (`rolling(index_column, period)`) as a select of windows by times: one row per input row, its index and each aggregation over the rows of its window, as the `rolling_*_by` functions compute them; a check that the times are sorted and valid (else Polars raises).
+//! Polars' rolling group-by (`rolling(index_column, period, offset)`) as a select of windows by times: one row per input row, its index and each aggregation over the rows of its window, as the `rolling_*_by` functions compute them; a check that the times are sorted and valid (else Polars raises).
 
 use polars::prelude::{ClosedWindow, RollingGroupOptions};
 
@@ -12,9 +12,10 @@ impl PlanLowering<'_> {
     /// row's window the rows whose time (of the index column: dates,
     /// timestamps, integers but u64) lies in the `period` from its own plus
     /// the `offset` (by default `-period`: the period before it), closed as
-    /// asked, with no `group_by` keys. Polars aggregates such overlapping windows with its
-    /// rolling windows' kernels, so each aggregation is the matching
-    /// window by times (see [`rolled`]): the results are Polars' to the bit.
+    /// asked, with no `group_by` keys. Polars aggregates such overlapping
+    /// windows with its rolling windows' kernels, so each aggregation is
+    /// the matching window by times (see [`rolled`]): the results are
+    /// Polars' to the bit.
     pub(super) fn rolling_group_by(
         &mut self,
         node: Node,
@@ -106,9 +107,9 @@ impl PlanLowering<'_> {
 
 /// `expr`, an aggregation of a rolling group-by's groups (or an expression
 /// of such), as the same over each row's `window`: sums, means, minima and
-/// maxima (NaN propagating, as Polars' window kernels take them), variances
-/// and counts of values (`len()` too) of row-wise values; an error naming
-/// what else it holds.
+/// maxima (NaN propagating, as Polars' window kernels take them), variances,
+/// counts of values (`len()` too), first and last values, of row-wise
+/// values; an error naming what else it holds.
 fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
     let roll = |input: GpuExpr, function| GpuExpr {
         kind: ExprKind::Rolling {
