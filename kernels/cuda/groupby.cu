@@ -240,19 +240,11 @@ SEGMENT_TYPED(u64, u64)
 SEGMENT_TYPED(double, f64)
 
 // The group of each of the n sorted rows: the last g with starts[g] <= row
-// (a binary search; starts ascend and starts[0] is 0).
+// (starts ascend from 0, each below 2^63).
 extern "C" __global__ void segment_ids(const u64* starts, u64 groups, u64 n, u32* out) {
+    const i64* positions = reinterpret_cast<const i64*>(starts);
     for (u64 i = global_index(); i < n; i += global_stride()) {
-        u64 low = 0, high = groups;
-        while (high - low > 1) {
-            u64 middle = low + (high - low) / 2;
-            if (starts[middle] <= i) {
-                low = middle;
-            } else {
-                high = middle;
-            }
-        }
-        out[i] = static_cast<u32>(low);
+        out[i] = static_cast<u32>(last_at_or_before(positions, groups, static_cast<i64>(i)));
     }
 }
 EMU_KERNEL(segment_ids)

@@ -42,14 +42,18 @@ __device__ __forceinline__ bool window_at(const i64* bounds, u64 first, u64 i, u
     return *start <= *end && *end - *start >= min_periods;
 }
 
-// The group holding position p: the last of the `n_groups` starts at or
-// before it.
-__device__ __forceinline__ u64 group_of_position(const i64* starts, u64 n_groups, u64 p) {
-    u64 low = 0, high = n_groups;
-    while (high - low > 1) {
+// The first of the positions [low, high) (rows sorted by time, null times
+// last) whose time is not below `bound`, a time at `bound` counting as
+// below with `at_too`; a null time is never below.
+__device__ __forceinline__ u64 first_past(const i64* times, const u32* validity, const i64* rows,
+                                          u64 low, u64 high, i64 bound, bool at_too) {
+    while (low < high) {
         const u64 middle = low + (high - low) / 2;
-        if (static_cast<u64>(starts[middle]) <= p) {
-            low = middle;
+        const u64 r = static_cast<u64>(rows[middle]);
+        const i64 time = times[r];
+        const bool below = is_valid(validity, r) && (at_too ? time <= bound : time < bound);
+        if (below) {
+            low = middle + 1;
         } else {
             high = middle;
         }
@@ -69,7 +73,7 @@ extern "C" __global__ void time_windows(const i64* times, const u32* validity, c
                                         i64 offset, u32 closed_left, u32 closed_right,
                                         i64* out) {
     for (u64 p = global_index(); p < n_rows; p += global_stride()) {
-        const u64 g = group_of_position(starts, n_groups, p);
+        const u64 g = last_at_or_before(starts, n_groups, static_cast<i64>(p));
         const u64 first = static_cast<u64>(starts[g]);
         const u64 last = group_end(starts, g, n_groups, n_rows);
         const u64 row = static_cast<u64>(rows[p]);
@@ -82,36 +86,11 @@ extern "C" __global__ void time_windows(const i64* times, const u32* validity, c
         const i64 lower = static_cast<i64>(static_cast<u64>(times[row]) + static_cast<u64>(offset));
         const i64 upper = static_cast<i64>(static_cast<u64>(lower) + static_cast<u64>(period));
         // The first position past the times before the window, and past
-        // those in it; a null time is past every one.
-        u64 low = first, high = last;
-        while (low < high) {
-            const u64 middle = low + (high - low) / 2;
-            const u64 r = static_cast<u64>(rows[middle]);
-            const i64 time = times[r];
-            const bool before = is_valid(validity, r) &&
-                                (closed_left != 0 ? time < lower : time <= lower);
-            if (before) {
-                low = middle + 1;
-            } else {
-                high = middle;
-            }
-        }
-        const u64 start = low;
-        high = last;
-        while (low < high) {
-            const u64 middle = low + (high - low) / 2;
-            const u64 r = static_cast<u64>(rows[middle]);
-            const i64 time = times[r];
-            const bool in =
-                is_valid(validity, r) && (closed_right != 0 ? time <= upper : time < upper);
-            if (in) {
-                low = middle + 1;
-            } else {
-                high = middle;
-            }
-        }
+        // those in it.
+        const u64 start = first_past(times, validity, rows, first, last, lower, closed_left == 0);
+        const u64 end = first_past(times, validity, rows, start, last, upper, closed_right != 0);
         out[2 * p] = static_cast<i64>(start - first);
-        out[2 * p + 1] = static_cast<i64>(low - first);
+        out[2 * p + 1] = static_cast<i64>(end - first);
     }
 }
 EMU_KERNEL(time_windows)
@@ -300,7 +279,7 @@ extern "C" __global__ void window_extremes(const u64* words, const u32* validity
                                            u64 n_rows, u64 n_groups, u64 window, u64 min_periods,
                                            u32 center, const i64* bounds, i64* out) {
     for (u64 p = global_index(); p < n_rows; p += global_stride()) {
-        const u64 g = group_of_position(starts, n_groups, p);
+        const u64 g = last_at_or_before(starts, n_groups, static_cast<i64>(p));
         const u64 first = static_cast<u64>(starts[g]);
         const u64 len = group_end(starts, g, n_groups, n_rows) - first;
         u64 start, end;
@@ -330,7 +309,7 @@ extern "C" __global__ void window_ends(const i64* rows, const i64* starts, u64 n
                                        u64 n_groups, u64 window, u64 min_periods, u32 center,
                                        const i64* bounds, u32 last, i64* out) {
     for (u64 p = global_index(); p < n_rows; p += global_stride()) {
-        const u64 g = group_of_position(starts, n_groups, p);
+        const u64 g = last_at_or_before(starts, n_groups, static_cast<i64>(p));
         const u64 first = static_cast<u64>(starts[g]);
         const u64 len = group_end(starts, g, n_groups, n_rows) - first;
         u64 start, end;

@@ -1,20 +1,6 @@
 // Time zones: the local times of instants, by a table of a zone's UTC offsets.
 #include "kernel_common.cuh"
 
-// The span of `starts` (ascending, the first the least i64) holding `at`.
-__device__ __forceinline__ u64 span_of(const i64* starts, u64 spans, i64 at) {
-    u64 first = 0, last = spans;
-    while (last - first > 1) {
-        const u64 middle = first + (last - first) / 2;
-        if (starts[middle] <= at) {
-            first = middle;
-        } else {
-            last = middle;
-        }
-    }
-    return first;
-}
-
 // Each valid instant plus the UTC offset of the span of the table it falls
 // in: `starts` ascend (the first is the least i64), `offsets[k]` is span k's
 // (both in the instants' unit). A valid instant outside [low, high), where
@@ -30,7 +16,7 @@ extern "C" __global__ void zone_local_times(const i64* instants, const u32* vali
             continue;
         }
         if (instant < low || instant >= high) atomicOr(outside, 1u);
-        const u64 span = span_of(starts, spans, instant);
+        const u64 span = last_at_or_before(starts, spans, instant);
         out[i] = static_cast<i64>(static_cast<u64>(instant) + static_cast<u64>(offsets[span]));
     }
 }
@@ -61,10 +47,10 @@ extern "C" __global__ void zone_instants(const i64* locals, const u32* validity,
                 if (local < low || local >= high) atomicOr(outside, 1u);
                 const i64 before = static_cast<i64>(static_cast<u64>(local) - static_cast<u64>(reach));
                 const i64 after = static_cast<i64>(static_cast<u64>(local) + static_cast<u64>(reach));
-                const u64 last_span = span_of(starts, spans, after);
+                const u64 last_span = last_at_or_before(starts, spans, after);
                 u32 count = 0;
                 i64 earliest = 0, latest = 0;
-                for (u64 k = span_of(starts, spans, before); k <= last_span; ++k) {
+                for (u64 k = last_at_or_before(starts, spans, before); k <= last_span; ++k) {
                     const i64 at = static_cast<i64>(static_cast<u64>(local) - static_cast<u64>(offsets[k]));
                     if (starts[k] <= at && (k + 1 == spans || at < starts[k + 1])) {
                         if (count == 0) earliest = at;

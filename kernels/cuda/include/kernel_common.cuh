@@ -54,6 +54,22 @@ __device__ __forceinline__ u64 group_end(const i64* starts, u64 g, u64 n_groups,
     return g + 1 < n_groups ? static_cast<u64>(starts[g + 1]) : n_rows;
 }
 
+// The last of the `n` ascending `starts` at or before `at` (the first is
+// at or before every `at` asked): a binary search. The group holding a
+// sorted position, the span of a table holding a time.
+__device__ __forceinline__ u64 last_at_or_before(const i64* starts, u64 n, i64 at) {
+    u64 low = 0, high = n;
+    while (high - low > 1) {
+        const u64 middle = low + (high - low) / 2;
+        if (starts[middle] <= at) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    return low;
+}
+
 // MurmurHash3's 64-bit finaliser.
 __device__ __forceinline__ u64 hash64(u64 key) {
     key ^= key >> 33;
