@@ -63,6 +63,22 @@ use temporal::*;
 
 /// Why a sort of reordered values or keys (see
 /// [`GpuExpr::sort_of_reordered`]) per group stays with Polars.
+/// Where Polars raises on the data (`condition` true, not null): a strict
+/// cast of -1 to u8 there, 0 elsewhere (u8), which the executor refuses
+/// as data it cannot run, sending the query to Polars, which raises its
+/// error.
+pub(crate) fn raising_where(condition: GpuExpr) -> GpuExpr {
+    let int64 = GpuDtype::Int64;
+    condition
+        .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
+        .then(
+            GpuExpr::literal(Scalar::Int(-1), int64),
+            GpuExpr::literal(Scalar::Int(0), int64),
+            int64,
+        )
+        .cast(GpuDtype::UInt8, CastMode::Strict)
+}
+
 pub(crate) fn per_group_sort_of_reordered(sort: &str) -> String {
     format!(
         "`{sort}` per group sorts values or keys reordered first, which Polars pairs \

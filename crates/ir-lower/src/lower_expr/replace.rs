@@ -157,9 +157,8 @@ impl ExprLowering<'_> {
 }
 
 /// `chosen`, unless a valid row of `input` matches no old value
-/// (`any_match` false there), where Polars' `replace_strict` raises: a
-/// strict cast of -1 to u8 at such a row sends the query to Polars, which
-/// raises its error.
+/// (`any_match` false there), where Polars' `replace_strict` raises (see
+/// [`raising_where`]).
 fn unmatched_raise(chosen: GpuExpr, input: GpuExpr, any_match: GpuExpr) -> GpuExpr {
     let boolean = GpuDtype::Boolean;
     let matched = any_match.fill_null(GpuExpr::literal(Scalar::Boolean(false), boolean));
@@ -171,14 +170,7 @@ fn unmatched_raise(chosen: GpuExpr, input: GpuExpr, any_match: GpuExpr) -> GpuEx
         },
         boolean,
     );
-    let int64 = GpuDtype::Int64;
-    let check = unmatched
-        .then(
-            GpuExpr::literal(Scalar::Int(-1), int64),
-            GpuExpr::literal(Scalar::Int(0), int64),
-            int64,
-        )
-        .cast(GpuDtype::UInt8, CastMode::Strict);
+    let check = raising_where(unmatched);
     let checked = check.binary(
         BinaryOp::Eq,
         GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt8),

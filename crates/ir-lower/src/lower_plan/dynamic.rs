@@ -4,7 +4,7 @@ use polars::prelude::{ClosedWindow, DynamicGroupOptions, Label, StartBy};
 
 use super::*;
 use crate::expr::{AggOp, CastMode, Scalar, Truncation};
-use crate::lower_expr::truncation;
+use crate::lower_expr::{raising_where, truncation};
 
 impl PlanLowering<'_> {
     /// A `group_by_dynamic` (`dynamic`) of `aggs` over `input_node`, with
@@ -220,26 +220,13 @@ impl PlanLowering<'_> {
 }
 
 /// A check that `time` is sorted and holds no null, as Polars' time windows
-/// need (it raises otherwise): a strict cast of -1 to u8 where it is not,
-/// which sends the query to Polars; 0 elsewhere.
+/// need (it raises otherwise; see [`raising_where`]).
 pub(super) fn sorted_check(time: GpuExpr) -> GpuExpr {
     let boolean = GpuDtype::Boolean;
     let previous = time.clone().shifted(1);
-    let wrong = time
-        .clone()
-        .is_null()
-        .binary(
-            BinaryOp::Or,
-            time.binary(BinaryOp::Lt, previous, boolean),
-            boolean,
-        )
-        .fill_null(GpuExpr::literal(Scalar::Boolean(false), boolean));
-    let int64 = GpuDtype::Int64;
-    wrong
-        .then(
-            GpuExpr::literal(Scalar::Int(-1), int64),
-            GpuExpr::literal(Scalar::Int(0), int64),
-            int64,
-        )
-        .cast(GpuDtype::UInt8, CastMode::Strict)
+    raising_where(time.clone().is_null().binary(
+        BinaryOp::Or,
+        time.binary(BinaryOp::Lt, previous, boolean),
+        boolean,
+    ))
 }

@@ -120,20 +120,20 @@ fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
         dtype: expr.dtype,
     };
     let unsupported = || format!("`{expr}` in a rolling group-by is not supported on the GPU");
+    // True at every row of `of` (null or not), as the expression's type: a
+    // count of rows.
+    let every_row = |of: &GpuExpr| {
+        of.clone()
+            .is_null()
+            .binary(BinaryOp::Or, of.clone().is_not_null(), GpuDtype::Boolean)
+            .cast(expr.dtype, CastMode::NonStrict)
+    };
     match &expr.kind {
         ExprKind::Len => {
             let RollingWindow::Times { by, .. } = window else {
                 return Err(unsupported());
             };
-            let every = by.as_ref().clone().is_null().binary(
-                BinaryOp::Or,
-                by.as_ref().clone().is_not_null(),
-                GpuDtype::Boolean,
-            );
-            Ok(roll(
-                every.cast(expr.dtype, CastMode::NonStrict),
-                RollingFunction::Sum,
-            ))
+            Ok(roll(every_row(by), RollingFunction::Sum))
         }
         ExprKind::Agg { op, input } => {
             let row_wise = !input.has_aggregation()
@@ -155,14 +155,13 @@ fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
                 AggOp::Last => RollingFunction::Last,
                 AggOp::Count { include_nulls } if row_wise => {
                     let counted = match include_nulls {
-                        true => input.as_ref().clone().is_null().binary(
-                            BinaryOp::Or,
-                            input.as_ref().clone().is_not_null(),
-                            GpuDtype::Boolean,
-                        ),
-                        false => input.as_ref().clone().is_not_null(),
+                        true => every_row(input),
+                        false => input
+                            .as_ref()
+                            .clone()
+                            .is_not_null()
+                            .cast(expr.dtype, CastMode::NonStrict),
                     };
-                    let counted = counted.cast(expr.dtype, CastMode::NonStrict);
                     return Ok(roll(counted, RollingFunction::Sum));
                 }
                 // (Polars takes a standard deviation as the variance's

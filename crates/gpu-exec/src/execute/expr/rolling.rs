@@ -38,7 +38,7 @@ impl Executor<'_> {
         dtype: GpuDtype,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
-        let (by, period, min_periods, closed) = match window {
+        let (by, window, min_periods) = match window {
             RollingWindow::Rows {
                 size,
                 min_periods,
@@ -59,13 +59,15 @@ impl Executor<'_> {
                 offset,
                 min_periods,
                 closed,
-            } => (by, (*period, *offset), *min_periods, *closed),
-        };
-        let window = TimeWindow {
-            period: period.0,
-            offset: period.1,
-            closed_left: matches!(closed, Closed::Left | Closed::Both),
-            closed_right: matches!(closed, Closed::Right | Closed::Both),
+            } => {
+                let window = TimeWindow {
+                    period: *period,
+                    offset: *offset,
+                    closed_left: matches!(closed, Closed::Left | Closed::Both),
+                    closed_right: matches!(closed, Closed::Right | Closed::Both),
+                };
+                (by, window, *min_periods)
+            }
         };
         let times = self.evaluate_in_groups(frame, by, "", groups)?;
         self.in_group_order(frame.height, groups, |(rows, starts)| {
