@@ -388,22 +388,12 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 Rounding::Floor => RoundMode::Floor,
                 Rounding::Ceil => RoundMode::Ceil,
             };
-            // A whole f32 is exact in f64 and back: floor and ceil of f32
-            // go through f64 unchanged.
-            let whole = matches!(mode, RoundMode::Floor | RoundMode::Ceil) && *decimals == 0;
-            let via_f64 = whole && input.dtype == GpuDtype::Float32;
-            if input.dtype != GpuDtype::Float64 && !via_f64 {
+            // (ir-lower rounds f32 through f64, and returns integers.)
+            if input.dtype != GpuDtype::Float64 {
                 return Err(format!("rounding {}", input.dtype));
             }
             emit(input, out)?;
-            if via_f64 {
-                step(out.program.cast(ValueType::F32, ValueType::F64))?;
-            }
-            step(out.program.round(mode, *decimals))?;
-            if via_f64 {
-                step(out.program.cast(ValueType::F64, ValueType::F32))?;
-            }
-            Ok(())
+            step(out.program.round(mode, *decimals))
         }
         ExprKind::Clip {
             input,

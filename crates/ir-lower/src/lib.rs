@@ -5,8 +5,10 @@
 //! of physical operators whose expressions carry resolved types and input
 //! column positions, or returns every [`Refusal`]: each construct the GPU
 //! cannot run, named in Polars' notation, with the reason, before any device
-//! work. (gpu-exec's `unsupported` still adds what its executor cannot run
-//! yet: support is to be decided here alone.)
+//! work. [`support`] checks each lowered node against what the executor's
+//! kernels take (key and aggregation types); gpu-exec's `unsupported` still
+//! adds the expressions its executor cannot compute yet (to move here, so
+//! that support is decided here alone).
 //!
 //! Matches over Polars' `IR`, `AExpr`, function and aggregation enums list
 //! every variant of the workspace's Polars features, so a Polars upgrade
@@ -24,6 +26,7 @@ mod partition;
 mod plan;
 mod refusal;
 mod regex;
+pub mod support;
 
 use polars_plan::plans::{AExpr, IR};
 use polars_utils::arena::{Arena, Node};

@@ -179,7 +179,7 @@ impl ExprLowering<'_> {
         let lowered = self.without_nested_values(node, lowered)?;
         let lowered = self.with_decimals_checked(node, lowered)?;
         let lowered = self.with_nulls_checked(node, lowered)?;
-        self.without_gather_inside(node, lowered)
+        self.without_unrun_nesting(node, lowered)
     }
 
     /// `lowered` where the device runs it for values of the Null type (held
@@ -341,6 +341,21 @@ impl ExprLowering<'_> {
                         left: Box::new(left),
                         right: Box::new(right),
                     }
+                } else if left.dtype != right.dtype
+                    && !matches!(left.dtype, GpuDtype::Decimal(..))
+                    && !matches!(right.dtype, GpuDtype::Decimal(..))
+                {
+                    // The evaluator computes operands of one type (decimals
+                    // of two scales aside).
+                    return self.refuse(
+                        node,
+                        format!(
+                            "{} {} {} (operands of two types) is not supported on the GPU",
+                            left.dtype,
+                            op.symbol(),
+                            right.dtype
+                        ),
+                    );
                 } else {
                     ExprKind::Binary { op, left, right }
                 }
@@ -610,6 +625,36 @@ impl ExprLowering<'_> {
                 if let Some(sort) = function.sort_of_reordered() {
                     return self.refuse(node, per_group_sort_of_reordered(&sort));
                 }
+                let in_own_order = |e: &GpuExpr| {
+                    matches!(
+                        e.kind,
+                        ExprKind::Rank { .. }
+                            | ExprKind::Distinct { .. }
+                            | ExprKind::SortedBy { .. }
+                    )
+                };
+                if order_by.is_some() && function.any(&in_own_order) {
+                    return self.refuse(
+                        node,
+                        "a rank, distinctness test or sort in the ordered window (`order_by`) \
+                         is not supported on the GPU",
+                    );
+                }
+                // A function of each row's own values gives each row the
+                // same over any groups (where the keys are values as they
+                // are, which Polars groups without raising): the function.
+                let plain = |key: &GpuExpr| {
+                    matches!(key.kind, ExprKind::Column { .. } | ExprKind::Literal(_))
+                        && !key.dtype.is_nested()
+                };
+                if !joined
+                    && function.is_row_wise()
+                    && function.reads_a_column()
+                    && partition_by.iter().all(plain)
+                    && order_by.as_ref().is_none_or(|order| plain(&order.key))
+                {
+                    return Some(*function);
+                }
                 ExprKind::Window {
                     function,
                     partition_by,
@@ -745,18 +790,41 @@ impl ExprLowering<'_> {
         reads_one_row
     }
 
-    /// `lowered` unless a `gather` by indices is inside an aggregation in
-    /// it (one lowering built too: `all`, `any`): Polars takes an
-    /// aggregation's input per group (of the whole frame too), whose
-    /// indices the device reads as the frame's only.
-    fn without_gather_inside(&mut self, node: Node, lowered: GpuExpr) -> Lowered {
+    /// `lowered` unless it nests parts in a way the executor does not run:
+    /// - a `gather` by indices inside an aggregation (one lowering built
+    ///   too: `all`, `any`): Polars takes an aggregation's input per group
+    ///   (of the whole frame too), whose indices the device reads as the
+    ///   frame's only;
+    /// - text made of aggregations or of other rows (a shift, a running
+    ///   value, a sort, a slice or `gather_every`, which test places)
+    ///   inside an aggregation: the device makes text over the whole frame,
+    ///   not group by group;
+    /// - a function of the rows in order (a shift, a fill, a running value,
+    ///   a rank, a sort, `is_in` of a column) of a window's values.
+    fn without_unrun_nesting(&mut self, node: Node, lowered: GpuExpr) -> Lowered {
         let gathers = |e: &GpuExpr| matches!(e.kind, ExprKind::Gather { .. });
-        let inside =
+        let gather_inside =
             |e: &GpuExpr| matches!(&e.kind, ExprKind::Agg { input, .. } if input.any(&gathers));
-        if lowered.any(&inside) {
+        if lowered.any(&gather_inside) {
             return self.refuse(
                 node,
                 "a gather by indices inside an aggregation is not supported on the GPU",
+            );
+        }
+        if lowered.any(&text_of_other_rows_inside) {
+            return self.refuse(
+                node,
+                "text made of aggregations or of other rows (a shift, a running value, a sort, \
+                 a slice, `gather_every`) inside an aggregation is not supported on the GPU",
+            );
+        }
+        let of_window =
+            |e: &GpuExpr| e.reads_other_rows() && e.children().into_iter().any(GpuExpr::has_window);
+        if lowered.any(&of_window) {
+            return self.refuse(
+                node,
+                "a function of the rows in order (a shift, a fill, a running value, a rank, a \
+                 sort, `is_in` of a column) of a window's values is not supported on the GPU",
             );
         }
         Some(lowered)
@@ -773,4 +841,27 @@ impl ExprLowering<'_> {
         }
         self.inputs(inputs)?.try_into().ok()
     }
+}
+
+/// Whether `e` is an aggregation of text made of aggregations or of other
+/// rows (see [`ExprLowering::without_unrun_nesting`]): of the values a
+/// first or last row of a filter keeps, of the values and the filter of a
+/// list made per group, else of its whole input (not of a sort's row at a
+/// place: its values are gathered).
+fn text_of_other_rows_inside(e: &GpuExpr) -> bool {
+    let ExprKind::Agg { op, input } = &e.kind else {
+        return false;
+    };
+    let per_group_text = |part: &GpuExpr| {
+        part.dtype == GpuDtype::String
+            && (part.has_aggregation() || part.has_part_reading_other_rows())
+    };
+    let parts: Vec<&GpuExpr> = match (op, &input.kind) {
+        // (Each group's row at a place of a sort: the values are gathered.)
+        (AggOp::First | AggOp::Last | AggOp::Get { .. }, ExprKind::SortedBy { .. }) => Vec::new(),
+        (AggOp::First | AggOp::Last, ExprKind::Where { input: values, .. }) => vec![values],
+        (AggOp::Implode, ExprKind::Where { input: values, by }) => vec![values, by],
+        _ => vec![input],
+    };
+    parts.into_iter().any(|part| part.any(&per_group_text))
 }

@@ -65,7 +65,11 @@ impl<'a> PlanLowering<'a> {
     /// Lowers `node` and everything under it (every input, even after one
     /// failed, so that every refusal is found).
     pub fn node(&mut self, node: Node) -> Lowered {
-        self.node_inner(node)
+        let lowered = self.node_inner(node)?;
+        match crate::support::refusal(&lowered) {
+            Some(why) => self.refuse(node, why),
+            None => Some(lowered),
+        }
     }
 
     fn refuse(&mut self, node: Node, reason: impl Into<String>) -> Lowered {

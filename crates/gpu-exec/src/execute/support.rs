@@ -1,6 +1,7 @@
 //! What the executor runs, checked over a whole plan before it starts (to move into ir-lower: support is decided once).
 
 use super::*;
+pub(crate) use ir_lower::support::{comparable, group_key, groupable, hashable, small_integer};
 
 /// Every part of `plan` the executor cannot run yet, each with its plan
 /// node (empty: it can, once its file scans are read on the host into
@@ -90,16 +91,10 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         // Read on the host by whoever runs the plan (engine-select reads
         // every file scan with Polars' reader before the device starts).
         PlanNode::FileScan { .. } => {}
+        // (The keys' types are decided in ir-lower: `ir_lower::keys`.)
         PlanNode::Sort { keys, .. } => {
             for key in keys {
-                if !computable_key(&key.expr)
-                    || !(sortable(key.expr.dtype)
-                        || small_integer(key.expr.dtype)
-                        || matches!(
-                            key.expr.dtype,
-                            GpuDtype::String | GpuDtype::Boolean | GpuDtype::Null
-                        ))
-                {
+                if !computable_key(&key.expr) {
                     reasons.push(not_yet(format_args!("sorting by `{}`", key.expr)));
                 }
             }
@@ -107,7 +102,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         // (Slices of groups in no order are refused in ir-lower.)
         PlanNode::GroupBy { keys, aggs, .. } => {
             for key in keys {
-                if !computable_key(&key.expr) || !group_key(key.expr.dtype) {
+                if !computable_key(&key.expr) {
                     reasons.push(not_yet(format_args!("grouping by `{}`", key.expr)));
                 }
             }
@@ -118,94 +113,33 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
             }
         }
         PlanNode::Join {
-            left,
-            right,
             left_on,
             right_on,
-            kind,
-            nulls_equal,
             coalesce,
             predicate,
-            schema,
             ..
         } => {
-            // Which orders of rows run, and slices of full joins, are
-            // decided in ir-lower.
-            // Small integers as i64 (see `widened_key`).
-            let (left_on, right_on) = (widened_keys(left_on), widened_keys(right_on));
-            let (left_on, right_on) = (&left_on, &right_on);
-            // One key pair is hashed; any others are compared on the
-            // candidate pairs (texts too).
-            let hashed = join_key(left_on);
             // Keys are columns or row-wise expressions (computed first);
             // coalesced ones are (casts of) columns.
+            // (Small integers as i64: see `widened_key`.)
             let key_fits = |key: &GpuExpr| {
-                computable_key(key) && !key.has_window() && (!*coalesce || key_column(key).is_ok())
+                computable_key(key)
+                    && !key.has_window()
+                    && (!*coalesce || key_column(&widened_key(key)).is_ok())
             };
-            let pairs_fit = left_on.len() == right_on.len()
-                && left_on.iter().zip(right_on).enumerate().all(|(i, (l, r))| {
-                    key_fits(l)
-                        && key_fits(r)
-                        && l.dtype == r.dtype
-                        && (comparable(l.dtype) || l.dtype == GpuDtype::String || Some(i) == hashed)
-                });
-            let keys_fit = if *kind == JoinKind::Cross {
-                left_on.is_empty() && right_on.is_empty()
-            } else {
-                pairs_fit && hashed.is_some()
-            };
-            let dropped = if *coalesce { left_on.len() } else { 0 };
-            let width = match kind {
-                JoinKind::Semi | JoinKind::Anti => Some(left.schema().len()),
-                JoinKind::Inner | JoinKind::Left | JoinKind::Right | JoinKind::Full => {
-                    Some(left.schema().len() + right.schema().len() - dropped)
-                }
-                JoinKind::Cross => Some(left.schema().len() + right.schema().len()),
-            };
-            let predicate_fits = match predicate {
-                None => true,
-                Some(p) => {
-                    *kind == JoinKind::Cross && (predicate_supported(p) || evaluable(p).is_ok())
-                }
-            };
-            if !keys_fit
-                || (*nulls_equal && !left_on.iter().all(|key| group_key(key.dtype)))
-                || !predicate_fits
-                || width != Some(schema.len())
+            if let Some(key) = left_on.iter().chain(right_on).find(|key| !key_fits(key)) {
+                reasons.push(not_yet(format_args!("a join on `{key}`")));
+            }
+            if let Some(p) = predicate
+                && !predicate_supported(p)
+                && evaluable(p).is_err()
             {
-                let types: Vec<String> = left_on.iter().map(|k| k.dtype.to_string()).collect();
-                reasons.push(not_yet(format_args!(
-                    "join ({kind:?}, on {} key(s) of type {})",
-                    left_on.len(),
-                    types.join(", ")
-                )));
+                reasons.push(not_yet(format_args!("a join's filter `{p}`")));
             }
         }
-        PlanNode::Distinct { input, subset, .. } => {
-            for key in distinct_keys(input.schema(), subset.as_deref()) {
-                if !group_key(key.dtype) {
-                    reasons.push(not_yet(format_args!("distinct rows by `{key}`")));
-                }
-            }
-        }
-        PlanNode::Union { inputs, schema, .. } => {
-            let dtypes = |schema: &ir_lower::OutputSchema| -> Vec<GpuDtype> {
-                schema.iter().map(|column| column.dtype).collect()
-            };
-            if inputs
-                .iter()
-                .any(|input| dtypes(input.schema()) != dtypes(schema))
-            {
-                reasons.push(not_yet("a union of inputs of different types"));
-            }
-        }
+        PlanNode::Distinct { .. } | PlanNode::Union { .. } => {}
         PlanNode::Cache { .. } => {}
     }
-}
-
-/// Physical types the comparison kernels take.
-pub(crate) fn comparable(dtype: GpuDtype) -> bool {
-    hashable(dtype) || dtype == GpuDtype::Float64
 }
 
 /// Whether [`Executor::evaluate`] runs `expr`: the evaluator alone, or
@@ -729,55 +663,6 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
     } else {
         Err(format!("{op} of {} into {}", input.dtype, expr.dtype))
     }
-}
-
-/// Whether `dtype` is an 8- or 16-bit integer type.
-pub(crate) fn small_integer(dtype: GpuDtype) -> bool {
-    matches!(
-        dtype,
-        GpuDtype::Int8 | GpuDtype::Int16 | GpuDtype::UInt8 | GpuDtype::UInt16
-    )
-}
-
-/// Key types of hash joins.
-pub(crate) fn hashable(dtype: GpuDtype) -> bool {
-    matches!(
-        dtype,
-        GpuDtype::Int32
-            | GpuDtype::Int64
-            | GpuDtype::UInt32
-            | GpuDtype::UInt64
-            | GpuDtype::Date
-            | GpuDtype::Datetime(_)
-            | GpuDtype::Duration(_)
-            | GpuDtype::Time
-            | GpuDtype::ZonedDatetime(..)
-            | GpuDtype::Categorical(_)
-            | GpuDtype::Decimal(..)
-    )
-}
-
-/// Types the executor groups by (and takes the distinct values of).
-pub(crate) fn groupable(dtype: GpuDtype) -> bool {
-    hashable(dtype) || matches!(dtype, GpuDtype::String | GpuDtype::Float64)
-}
-
-/// Types of the keys rows are grouped by (group-by, distinct rows, unique):
-/// booleans too, as 0 and 1 (the Null type's all null), small integers as
-/// 64-bit words, and f32 widened to f64.
-pub(crate) fn group_key(dtype: GpuDtype) -> bool {
-    groupable(dtype)
-        || small_integer(dtype)
-        || matches!(
-            dtype,
-            GpuDtype::Boolean | GpuDtype::Null | GpuDtype::Float32
-        )
-}
-
-/// Types the radix sort orders (enums by code, categoricals by their
-/// texts' ranks, as Polars orders them).
-pub(crate) fn sortable(dtype: GpuDtype) -> bool {
-    matches!(dtype, GpuDtype::Categorical(_)) || comparable(dtype) || dtype == GpuDtype::Float32
 }
 
 pub(crate) fn predicate_supported(expr: &GpuExpr) -> bool {

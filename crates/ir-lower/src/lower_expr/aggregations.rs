@@ -88,6 +88,11 @@ pub(crate) fn agg_name(agg: &IRAggExpr) -> &'static str {
     }
 }
 
+/// Why a median or quantile of f32 stays with Polars, which interpolates
+/// it in f32.
+pub(crate) const MIDDLE_OF_F32: &str =
+    "a median or quantile of f32 is not supported on the GPU (Polars interpolates it in f32)";
+
 impl ExprLowering<'_> {
     pub(crate) fn aggregation(&mut self, node: Node, agg: &IRAggExpr) -> Lowered {
         let (op, input) = match *agg {
@@ -141,6 +146,9 @@ impl ExprLowering<'_> {
             // A mean, median or quantile Polars takes of the nanoseconds as
             // floats, truncated back to a time.
             return self.refuse(node, format!("{op} of time is not supported on the GPU"));
+        }
+        if op == AggOp::Median && dtype == GpuDtype::Float32 {
+            return self.refuse(node, MIDDLE_OF_F32);
         }
         if let AggOp::Item { .. } = op {
             // Of the input as it is (a filter, sort or slice of it is

@@ -265,6 +265,33 @@ pub(crate) fn pow_exactly(
 }
 
 impl ExprLowering<'_> {
+    /// `input` rounded to `decimals` by `mode`, as Polars rounds: floats of
+    /// 64 bits by the evaluator, of 32 through 64 (Polars' own computation
+    /// there, exact for whole values), decimals by their integers; integers
+    /// are whole already, and Polars returns them.
+    fn rounded(&mut self, node: Node, input: GpuExpr, decimals: u32, mode: Rounding) -> Lowered {
+        let round = |input: GpuExpr| GpuExpr {
+            dtype: input.dtype,
+            kind: ExprKind::Round {
+                input: Box::new(input),
+                decimals,
+                mode,
+            },
+        };
+        match input.dtype {
+            dtype if dtype.is_integer() => Some(input),
+            GpuDtype::Float64 | GpuDtype::Decimal(..) => Some(round(input)),
+            GpuDtype::Float32 => Some(
+                round(input.cast(GpuDtype::Float64, CastMode::NonStrict))
+                    .cast(GpuDtype::Float32, CastMode::NonStrict),
+            ),
+            dtype => self.refuse(
+                node,
+                format!("rounding {dtype} is not supported on the GPU"),
+            ),
+        }
+    }
+
     /// Polars' `peak_max` (`max`) or `peak_min` of numbers (booleans as
     /// i8): where a value is above (below) both neighbours, the row before
     /// the first and after the last taken as 0 (polars-ops' peaks: each
@@ -361,18 +388,14 @@ impl ExprLowering<'_> {
                     RoundMode::ToZero => Rounding::ToZero,
                 };
                 let decimals = *decimals;
-                ExprKind::Round {
-                    input: Box::new(self.single(inputs)?),
-                    decimals,
-                    mode,
-                }
+                let input = self.single(inputs)?;
+                return self.rounded(node, input, decimals, mode);
             }
             // Polars' `truncate` is its rounding toward zero.
-            F::Truncate { decimals } => ExprKind::Round {
-                input: Box::new(self.single(inputs)?),
-                decimals: *decimals,
-                mode: Rounding::ToZero,
-            },
+            F::Truncate { decimals } => {
+                let input = self.single(inputs)?;
+                return self.rounded(node, input, *decimals, Rounding::ToZero);
+            }
             _ if let Some(function) = UnaryFunction::of_polars(function) => {
                 let input = self.single(inputs)?;
                 let dtype = self.dtype(node)?;
@@ -732,25 +755,17 @@ impl ExprLowering<'_> {
             }
             F::Floor | F::Ceil => {
                 let input = self.single(inputs)?;
-                if input.dtype.is_integer() {
-                    // Whole already: Polars returns the input.
-                    return Some(input);
-                }
-                if !input.dtype.is_float() {
+                if !input.dtype.is_float() && !input.dtype.is_integer() {
                     return self.refuse(
                         node,
                         format!("{function} of {} is not supported on the GPU", input.dtype),
                     );
                 }
-                ExprKind::Round {
-                    input: Box::new(input),
-                    decimals: 0,
-                    mode: if matches!(function, F::Floor) {
-                        Rounding::Floor
-                    } else {
-                        Rounding::Ceil
-                    },
-                }
+                let mode = match function {
+                    F::Floor => Rounding::Floor,
+                    _ => Rounding::Ceil,
+                };
+                return self.rounded(node, input, 0, mode);
             }
             F::Clip { has_min, has_max } => {
                 let mut nodes = inputs.iter().map(ExprIR::node);
@@ -891,6 +906,9 @@ impl ExprLowering<'_> {
                 let Some(quantile) = self.literal_f64(quantile) else {
                     return self.refuse(node, "the quantile must be a literal number");
                 };
+                if self.dtype(node)? == GpuDtype::Float32 {
+                    return self.refuse(node, MIDDLE_OF_F32);
+                }
                 ExprKind::Agg {
                     op: AggOp::Quantile { quantile, method },
                     input: input?,

@@ -10,9 +10,11 @@ use crate::expr::AmbiguousTime;
 /// truncated); a date and a duration (the date first) as a datetime in
 /// microseconds and the duration, both in the coarser unit, the result
 /// back to a date (rounded down); durations of two units in the result's
-/// unit; the physical integers added or subtracted (wrapping). `None`
-/// where they are no such pair (a duration plus a date, which Polars adds
-/// in whole days truncated, included) or a cast they need does not run.
+/// unit; timestamps of two units subtracted in the coarser; the physical
+/// integers added or subtracted (wrapping). Comparisons of timestamps (or
+/// of durations) of two units compare them in the coarser. `None` where
+/// they are no such pair (a duration plus a date, which Polars adds in
+/// whole days truncated, included) or a cast they need does not run.
 pub(crate) fn temporal_arithmetic(
     op: BinaryOp,
     left: &GpuExpr,
@@ -57,8 +59,36 @@ pub(crate) fn temporal_arithmetic(
             let (l, r) = (cast(left, planned), cast(right, planned));
             l.zip(r).map(|(l, r)| l.binary(op, r, planned))
         }
+        // Timestamps of two units: both in the coarser (rounded down).
+        (Datetime(a), Datetime(b), Duration(unit)) if a != b && minus => physical(
+            cast(left, Datetime(unit)),
+            cast(right, Datetime(unit)),
+            planned,
+        ),
+        _ if op.is_comparison() => {
+            let (l, r) = same_unit(left, right)?;
+            Some(l.binary(op, r, planned))
+        }
         _ => None,
     }
+}
+
+/// `left` and `right`, both timestamps or both durations of two units, in
+/// the coarser one, as Polars compares them (timestamps rounded down,
+/// durations truncated); `None` for other pairs.
+fn same_unit(left: &GpuExpr, right: &GpuExpr) -> Option<(GpuExpr, GpuExpr)> {
+    use GpuDtype::{Datetime, Duration};
+    let coarser = |a: TimeUnit, b: TimeUnit| if a.per_day() < b.per_day() { a } else { b };
+    let to = match (left.dtype, right.dtype) {
+        (Datetime(a), Datetime(b)) if a != b => Datetime(coarser(a, b)),
+        (Duration(a), Duration(b)) if a != b => Duration(coarser(a, b)),
+        _ => return None,
+    };
+    let cast = |e: &GpuExpr| match e.dtype == to {
+        true => e.clone(),
+        false => e.clone().cast(to, CastMode::NonStrict),
+    };
+    Some((cast(left), cast(right)))
 }
 
 /// `dtype`, a timestamp in a time zone, as the plain timestamp of its

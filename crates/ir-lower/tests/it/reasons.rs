@@ -3,7 +3,7 @@
 use expect_test::expect_file;
 use polars::prelude::*;
 
-use crate::{explain, orders};
+use crate::{customers, explain, orders};
 
 /// A frame of list, struct and decimal columns beside the orders' kinds.
 fn nested() -> LazyFrame {
@@ -348,7 +348,71 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             "a regex replacement by a column",
             o().select([status().replace_all(lit("o+"), col("status"), false)]),
         ),
+        (
+            "a median of f32",
+            o().select([col("amount").cast(DataType::Float32).median()]),
+        ),
+        (
+            "sums and means of f32",
+            o().group_by([col("qty")]).agg([
+                col("amount").cast(DataType::Float32).mean().alias("mean"),
+                col("amount").cast(DataType::Float32).sum(),
+            ]),
+        ),
+        (
+            "the greatest of shifted texts per group",
+            o().group_by([col("qty")])
+                .agg([col("status").shift(lit(1)).max()]),
+        ),
+        (
+            "a shift of a window's sums",
+            o().select([col("amount")
+                .sum()
+                .over([col("status")])
+                .unwrap()
+                .shift(lit(1))]),
+        ),
+        (
+            "a rank in an ordered window",
+            o().select([col("amount")
+                .rank(RankOptions::default(), None)
+                .over_with_options(
+                    Some([col("status")]),
+                    Some(([col("id")], SortOptions::default())),
+                    WindowMapping::GroupsToRows,
+                )
+                .unwrap()]),
+        ),
         // Plans.
+        (
+            "a join on a text and a boolean",
+            o().with_columns([col("amount").gt(lit(1.0)).alias("big")])
+                .join(
+                    o().with_columns([col("amount").gt(lit(1.0)).alias("big")]),
+                    [col("status"), col("big")],
+                    [col("status"), col("big")],
+                    JoinArgs::new(JoinType::Inner),
+                ),
+        ),
+        (
+            "a coalescing join on keys of i16 and i8",
+            o().with_columns([col("qty").cast(DataType::Int16).alias("q")])
+                .join(
+                    o().with_columns([col("qty").cast(DataType::Int8).alias("q")]),
+                    [col("q")],
+                    [col("q")],
+                    JoinArgs::new(JoinType::Inner),
+                ),
+        ),
+        (
+            "a coalescing join naming a right key twice",
+            o().join(
+                customers(),
+                [col("id"), col("customer")],
+                [col("customer"), col("customer")],
+                JoinArgs::new(JoinType::Left),
+            ),
+        ),
         (
             "a list sum after a slice",
             concat([nested(), nested()], UnionArgs::default())

@@ -1129,3 +1129,25 @@ fn get_at_a_literal_place_matches_the_cpu_or_leaves_polars_its_error() {
         assert_cpu_error(lf);
     }
 }
+
+#[test]
+fn spreads_of_f32_are_computed_in_f64_as_polars_does() {
+    // Polars takes the variance of f32 values in f64 and casts it back.
+    let frame = groups().with_columns([col("x").cast(DataType::Float32).alias("f")]);
+    assert_gpu_eq(
+        "spreads of f32",
+        frame.clone().group_by_stable([col("g")]).agg([
+            col("f").std(1).alias("std"),
+            col("f").var(0).alias("var"),
+            (col("f") * lit(3.5f32)).std(0).alias("std of a product"),
+        ]),
+    );
+    assert_gpu_eq(
+        "spreads of f32 over windows and the whole frame",
+        frame.select([
+            col("f").std(1).over([col("h")]).unwrap().alias("by h"),
+            col("f").var(1).alias("var"),
+            col("f").std(0).alias("std"),
+        ]),
+    );
+}

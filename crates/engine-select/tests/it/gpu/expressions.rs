@@ -281,6 +281,32 @@ fn clips_floors_ceilings_and_coalesces_match_the_cpu() {
             (col("x") / lit(3.0)).ceil().alias("expression"),
         ]),
     );
+    // f32 rounds through f64, as Polars computes it (by decimals beyond
+    // f32's precision too); integers are whole already.
+    let f32_rounded = |decimals: u32, mode: RoundMode| {
+        col("f")
+            .round(decimals, mode)
+            .alias(format!("f32 to {decimals} {mode:?}"))
+    };
+    assert_gpu_eq(
+        "rounding f32 and integers",
+        frame.clone().select([
+            f32_rounded(0, RoundMode::HalfToEven),
+            f32_rounded(0, RoundMode::HalfAwayFromZero),
+            f32_rounded(1, RoundMode::HalfToEven),
+            f32_rounded(2, RoundMode::HalfAwayFromZero),
+            f32_rounded(3, RoundMode::HalfToEven),
+            f32_rounded(50, RoundMode::HalfToEven),
+            (col("f") / lit(7.0f32))
+                .round(4, RoundMode::HalfToEven)
+                .alias("f32 thirds"),
+            col("f").truncate(1).alias("f32 truncated"),
+            col("i")
+                .round(2, RoundMode::HalfToEven)
+                .alias("i64 rounded"),
+            col("u").truncate(0).alias("u8 truncated"),
+        ]),
+    );
     assert_gpu_eq(
         "coalesce",
         frame.clone().select([

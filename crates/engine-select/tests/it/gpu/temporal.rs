@@ -919,3 +919,52 @@ fn group_by_dynamic_windows_match_the_cpu_or_leave_polars_its_error() {
         "group_by_dynamic with `group_by` keys, a period other than `every`",
     );
 }
+
+#[test]
+fn timestamps_and_durations_of_two_units_meet_in_the_coarser() {
+    // Polars subtracts and compares timestamps (and compares durations) of
+    // two units in the coarser, rounded down (durations truncated).
+    let ticks = [
+        Some(1_700_000_000_123_456_789i64),
+        Some(-1_234_567),
+        None,
+        Some(999),
+        Some(-1),
+        Some(0),
+    ];
+    let frame = df!("t" => ticks, "u" => [Some(5i64), Some(-7), Some(3), None, Some(-1), Some(0)])
+        .unwrap()
+        .lazy()
+        .with_columns([
+            col("t")
+                .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+                .alias("ns"),
+            (col("t") / lit(1000i64))
+                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .alias("us"),
+            (col("u") * lit(1_000_000i64))
+                .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+                .alias("ms"),
+            col("t")
+                .cast(DataType::Duration(TimeUnit::Nanoseconds))
+                .alias("dns"),
+            col("u")
+                .cast(DataType::Duration(TimeUnit::Milliseconds))
+                .alias("dms"),
+        ]);
+    assert_gpu_eq(
+        "timestamps of two units",
+        frame.select([
+            (col("ns") - col("us")).alias("ns - us"),
+            (col("us") - col("ns")).alias("us - ns"),
+            (col("ms") - col("ns")).alias("ms - ns"),
+            (col("ns") - col("ms")).alias("ns - ms"),
+            col("ns").lt(col("us")).alias("ns < us"),
+            col("ns").eq(col("us")).alias("ns == us"),
+            col("ms").gt_eq(col("ns")).alias("ms >= ns"),
+            col("dns").lt(col("dms")).alias("dns < dms"),
+            col("dms").eq(col("dns")).alias("dms == dns"),
+            (col("ns") - col("ms")).sum().alias("a sum of differences"),
+        ]),
+    );
+}

@@ -188,3 +188,34 @@ fn windows_mapped_by_join_give_each_row_its_groups_list() {
         );
     }
 }
+
+#[test]
+fn row_wise_functions_over_windows_are_the_functions() {
+    // A function of each row's own values gives each row the same over
+    // any groups, texts too; a literal's window and one keyed by a
+    // computed key are windows still.
+    assert_gpu_eq(
+        "row-wise windows",
+        groups().with_columns([
+            col("s").over([col("g")]).unwrap().alias("text over g"),
+            (col("v") * lit(2i64))
+                .over([col("g"), col("h")])
+                .unwrap()
+                .alias("double over g, h"),
+            col("s")
+                .str()
+                .to_uppercase()
+                .over_with_options(
+                    Some([col("h")]),
+                    Some(([col("x")], SortOptions::default())),
+                    WindowMapping::GroupsToRows,
+                )
+                .unwrap()
+                .alias("upper, ordered"),
+            col("x")
+                .over([col("v") % lit(3i64)])
+                .unwrap()
+                .alias("by a computed key"),
+        ]),
+    );
+}

@@ -144,7 +144,8 @@ pub(crate) fn some_valid(count: GpuExpr) -> GpuExpr {
 /// distinct counts of small integers over i64 (Polars sums them as i64),
 /// means and distinct counts of booleans over integers, and distinct
 /// counts of f32 over f64; minima and maxima of small integers over i64, of
-/// booleans over u32 and of f32 over f64 (exact both ways).
+/// booleans over u32 and of f32 over f64 (exact both ways); spreads of f32
+/// over f64 (as Polars computes them), cast back.
 pub(crate) fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)> {
     let ExprKind::Agg { op, input } = &expr.kind else {
         return None;
@@ -159,7 +160,10 @@ pub(crate) fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<Gpu
         AggOp::NUnique if boolean => (GpuDtype::UInt32, None),
         // Widened exactly; grouped as f64 is (NaNs one value, -0.0 with 0.0).
         AggOp::NUnique if input.dtype == GpuDtype::Float32 => (GpuDtype::Float64, None),
-        AggOp::Min { .. } | AggOp::Max { .. } if input.dtype == GpuDtype::Float32 => {
+        // Polars' spreads of f32 are computed in f64 and cast back.
+        AggOp::Min { .. } | AggOp::Max { .. } | AggOp::Std { .. } | AggOp::Var { .. }
+            if input.dtype == GpuDtype::Float32 =>
+        {
             (GpuDtype::Float64, Some(GpuDtype::Float32))
         }
         AggOp::Min { .. } | AggOp::Max { .. } if small => (GpuDtype::Int64, Some(input.dtype)),

@@ -4,10 +4,7 @@ use super::*;
 
 /// The columns (of a frame of `schema`) whose values make rows duplicates:
 /// `subset`, or all.
-pub(crate) fn distinct_keys(
-    schema: &ir_lower::OutputSchema,
-    subset: Option<&[usize]>,
-) -> Vec<GpuExpr> {
+fn distinct_keys(schema: &ir_lower::OutputSchema, subset: Option<&[usize]>) -> Vec<GpuExpr> {
     let column =
         |index: usize| GpuExpr::column(index, schema[index].name.to_string(), schema[index].dtype);
     match subset {

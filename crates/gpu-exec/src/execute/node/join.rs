@@ -18,17 +18,8 @@ pub(crate) enum Joining<'a> {
 /// one, else the first text key (as dense integer codes), else the first
 /// float or boolean key (as integer keys, see `Executor::hashable_key`).
 pub(crate) fn join_key(keys: &[GpuExpr]) -> Option<usize> {
-    keys.iter()
-        .position(|key| hashable(key.dtype))
-        .or_else(|| keys.iter().position(|key| key.dtype == GpuDtype::String))
-        .or_else(|| {
-            keys.iter().position(|key| {
-                matches!(
-                    key.dtype,
-                    GpuDtype::Float64 | GpuDtype::Float32 | GpuDtype::Boolean
-                )
-            })
-        })
+    let dtypes: Vec<GpuDtype> = keys.iter().map(|key| key.dtype).collect();
+    ir_lower::support::join_key(&dtypes)
 }
 
 /// A join's keys: the frames that hold them (the inputs themselves where

@@ -16,6 +16,5 @@ mod union;
 mod unnest;
 mod with_columns;
 
-pub(crate) use distinct::*;
 pub(crate) use join::*;
 pub(crate) use select::*;
