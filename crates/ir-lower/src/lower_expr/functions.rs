@@ -499,6 +499,18 @@ impl ExprLowering<'_> {
                 function_by,
                 options,
             } => return self.rolling_by(node, function_by, options, inputs),
+            F::Interpolate(method) => {
+                let input = self.single(inputs)?;
+                let nearest = *method == polars_ops::series::InterpolationMethod::Nearest;
+                let from = input.dtype;
+                return match interpolated(input, nearest, self.dtype(node)?) {
+                    Some(done) => Some(done),
+                    None => self.refuse(
+                        node,
+                        format!("interpolate of {from} is not supported on the GPU"),
+                    ),
+                };
+            }
             F::PeakMax | F::PeakMin => {
                 let input = self.single(inputs)?;
                 return self.peak(node, input, matches!(function, F::PeakMax));

@@ -1,4 +1,4 @@
-//! Row-order functions: sorts, shifts, fills, running sums from the end, changes in percent, and row places (`int_range` of a group's length).
+//! Row-order functions: sorts, shifts, fills, running sums from the end, changes in percent, interpolation of nulls, and row places (`int_range` of a group's length).
 
 use super::*;
 
@@ -287,6 +287,106 @@ pub(crate) fn percent_change(input: GpuExpr, n: i64) -> GpuExpr {
     let dtype = input.dtype;
     let before = input.clone().shifted(n);
     difference(input, n).binary(BinaryOp::TrueDivide, before, dtype)
+}
+
+/// Polars' `interpolate` of `input` (linear, or `nearest`), as its result
+/// type `dtype`: each null between two valid values (in the frame, or in
+/// each group) filled from the valid value before it (`low`) and after it
+/// (`high`), `steps` rows apart, the null `step` rows after `low`; nulls
+/// before the first and after the last valid value stay null. Linear:
+/// `low + step * ((high - low) / steps)`, of floats in their type, of
+/// integers as f64, of temporal values in their physical integers (the
+/// slope divided toward zero), as polars-ops computes it; nearest: `low`
+/// up to the middle, `high` from it (`step < ceil(steps / 2)`), in the
+/// input's type. `None` for other types (decimals, booleans, text).
+pub(crate) fn interpolated(input: GpuExpr, nearest: bool, dtype: GpuDtype) -> Option<GpuExpr> {
+    use GpuDtype::{Date, Datetime, Duration, Float64, Int32, Int64, Time, ZonedDatetime};
+    // The type computed in: the physical integers of temporal values.
+    let (computed, back) = match input.dtype {
+        Date => (Int32, Some(Date)),
+        t @ (Datetime(_) | Duration(_) | Time | ZonedDatetime(..)) => (Int64, Some(t)),
+        t if t.is_integer() && !nearest => (Float64, None),
+        t if t.is_integer() || t.is_float() => (t, None),
+        _ => return None,
+    };
+    if back.unwrap_or(computed) != dtype {
+        return None;
+    }
+    let values = match input.dtype == computed {
+        true => input.clone(),
+        false => input.clone().cast(computed, CastMode::NonStrict),
+    };
+    let int64 = GpuDtype::Int64;
+    let null = |dtype| GpuExpr::literal(Scalar::Null, dtype);
+    let fill = |input: GpuExpr, forward: bool| GpuExpr {
+        dtype: input.dtype,
+        kind: ExprKind::Fill {
+            input: Box::new(input),
+            forward,
+            limit: None,
+        },
+    };
+    let valid = input.is_not_null();
+    let place = place_from_zero();
+    let valid_place = valid.clone().then(place.clone(), null(int64), int64);
+    let (low, high) = (fill(values.clone(), true), fill(values.clone(), false));
+    let (low_place, high_place) = (fill(valid_place.clone(), true), fill(valid_place, false));
+    let steps = high_place
+        .clone()
+        .binary(BinaryOp::Minus, low_place.clone(), int64);
+    let step = place.binary(BinaryOp::Minus, low_place.clone(), int64);
+    let between = if nearest {
+        let (one, two) = (int(1), int(2));
+        let middle =
+            steps
+                .binary(BinaryOp::Plus, one, int64)
+                .binary(BinaryOp::FloorDivide, two, int64);
+        let before_middle = step.binary(BinaryOp::Lt, middle, GpuDtype::Boolean);
+        before_middle.then(low, high, computed)
+    } else {
+        let in_computed = |e: GpuExpr| e.cast(computed, CastMode::NonStrict);
+        let rise = high.binary(BinaryOp::Minus, low.clone(), computed);
+        let slope = match computed.is_float() {
+            true => rise.binary(BinaryOp::Divide, in_computed(steps), computed),
+            false => toward_zero(rise, in_computed(steps)),
+        };
+        let moved = in_computed(step).binary(BinaryOp::Multiply, slope, computed);
+        low.binary(BinaryOp::Plus, moved, computed)
+    };
+    let inside =
+        low_place
+            .is_not_null()
+            .binary(BinaryOp::And, high_place.is_not_null(), GpuDtype::Boolean);
+    let gap = inside.then(between, null(computed), computed);
+    let interpolated = valid.then(values, gap, computed);
+    Some(match back {
+        Some(Date) => interpolated.cast(Date, CastMode::NonStrict),
+        Some(temporal) => reinterpreted(interpolated, temporal),
+        None => interpolated,
+    })
+}
+
+/// `a / b` of integers (`b` positive) divided toward zero, as Rust divides:
+/// the floor division, one more where a negative `a` leaves a remainder.
+fn toward_zero(a: GpuExpr, b: GpuExpr) -> GpuExpr {
+    let dtype = a.dtype;
+    let zero = GpuExpr::literal(Scalar::Int(0), dtype);
+    let floor = a.clone().binary(BinaryOp::FloorDivide, b.clone(), dtype);
+    let remainder = a.clone().binary(BinaryOp::Modulus, b, dtype);
+    let up = a
+        .binary(BinaryOp::Lt, zero.clone(), GpuDtype::Boolean)
+        .binary(
+            BinaryOp::And,
+            remainder.binary(BinaryOp::NotEq, zero, GpuDtype::Boolean),
+            GpuDtype::Boolean,
+        )
+        .cast(dtype, CastMode::NonStrict);
+    floor.binary(BinaryOp::Plus, up, dtype)
+}
+
+/// An i64 literal.
+fn int(value: i64) -> GpuExpr {
+    GpuExpr::literal(Scalar::Int(value), GpuDtype::Int64)
 }
 
 impl ExprLowering<'_> {

@@ -349,6 +349,10 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([status().replace_all(lit("o+"), col("status"), false)]),
         ),
         (
+            "an interpolation of decimals",
+            nested().select([col("d").interpolate(InterpolationMethod::Linear)]),
+        ),
+        (
             "a median of f32",
             o().select([col("amount").cast(DataType::Float32).median()]),
         ),

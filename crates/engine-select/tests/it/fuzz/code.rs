@@ -84,6 +84,7 @@ macro_rules! enum_params {
 }
 enum_params!(
     RoundMode,
+    InterpolationMethod,
     RankMethod,
     QuantileMethod,
     ClosedInterval,

@@ -260,6 +260,7 @@ pub enum Op {
     ShiftAndFill(i64),
     Diff(i64),
     PctChange(i64),
+    Interpolate(InterpolationMethod),
     /// `int_range(s, len() + s)`: each row's place in its group from `s`.
     IntRange(i64),
     Reverse,
@@ -573,6 +574,7 @@ impl E {
                 case!(i, s; [x]; n = n; x.diff(lit(n), polars::series::ops::NullBehavior::Ignore))
             }
             Op::PctChange(n) => case!(i, s; [x]; n = n; x.pct_change(lit(n))),
+            Op::Interpolate(m) => case!(i, s; [x]; m = m; x.interpolate(m)),
             Op::IntRange(n) => case!(i, s; []; n = n;
                 int_range(lit(n), len() + lit(n), 1, DataType::Int64)),
             Op::Reverse => case!(i, s; [x]; ; x.reverse()),

@@ -1,4 +1,4 @@
-//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, exponentially weighted functions, diffs, changes in percent, places in groups, ranks, distinctness tests, sorts.
+//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, exponentially weighted functions, diffs, changes in percent, interpolations, places in groups, ranks, distinctness tests, sorts.
 
 use polars::prelude::*;
 use rand::RngExt;
@@ -128,6 +128,26 @@ impl Grammar<'_> {
                     _ => Op::CumProd(reverse),
                 };
                 E::new(op, vec![self.value(ty, d)])
+            }
+            // Nulls interpolated between valid values: linearly (floats of
+            // any numbers; temporal values in their integers), or from the
+            // nearest (of the input's type).
+            (
+                Ty::Float | Ty::Int | Ty::UInt | Ty::Date | Ty::Datetime | Ty::Duration | Ty::Time,
+                5,
+            ) if self.chance(0.2) => {
+                let linear = !matches!(ty, Ty::Int | Ty::UInt) && self.chance(0.6);
+                let from = match (ty, linear) {
+                    (Ty::Float, true) => *[Ty::Int, Ty::UInt, Ty::Float, Ty::Float]
+                        .choose(self.rng)
+                        .unwrap(),
+                    _ => ty,
+                };
+                let method = match linear {
+                    true => InterpolationMethod::Linear,
+                    false => InterpolationMethod::Nearest,
+                };
+                E::new(Op::Interpolate(method), vec![self.value(from, d)])
             }
             // Changes in percent: floats of any numbers.
             (Ty::Float, 5) if self.chance(0.3) => {

@@ -1,4 +1,4 @@
-//! Functions of each row's neighbours and place on the device: peaks, changes in percent, and `int_range`'s numbers of rows (of a frame, a window's or a group's).
+//! Functions of each row's neighbours and place on the device: peaks, changes in percent, interpolation of nulls, and `int_range`'s numbers of rows (of a frame, a window's or a group's).
 
 use super::*;
 
@@ -141,5 +141,71 @@ fn int_ranges_numbering_rows_match_the_cpu() {
     assert_cpu_answer_with_reason(
         groups().select([int_range(lit(0), len(), 2, DataType::Int64).alias("i")]),
         "int_range other than of the rows",
+    );
+}
+
+#[test]
+fn interpolations_match_the_cpu() {
+    // Gaps of one and of several nulls, nulls before the first and after
+    // the last valid value, NaN and infinities as valid values, extremes
+    // whose differences wrap, timestamps before 1970 (the slope divided
+    // toward zero).
+    let frame = || {
+        df!(
+            "g" => [1i64, 1, 1, 1, 2, 2, 2, 1, 2, 1, 1, 2],
+            "f" => [None, Some(1.0f64), None, None, Some(-0.5), None, Some(f64::NAN), Some(4.0), None, None, Some(f64::INFINITY), None],
+            "i" => [Some(7i64), None, None, Some(-2), None, Some(i64::MAX), None, Some(i64::MIN), Some(3), None, None, Some(10)],
+            "u" => [Some(3u8), None, Some(250), None, None, Some(1), Some(0), None, None, Some(9), None, Some(2)],
+            "t" => [Some(-1_000_003i64), None, None, Some(5_000_000), None, Some(-7), None, None, Some(86_400_000_001), None, Some(1), None],
+            "d" => [Some(-10i32), None, None, Some(3), Some(19_000), None, None, Some(19_001), None, Some(-1), None, Some(0)],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([
+            col("f").cast(DataType::Float32).alias("f32"),
+            col("t")
+                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .alias("ts"),
+            col("t").cast(DataType::Duration(TimeUnit::Milliseconds)).alias("dur"),
+            col("d").cast(DataType::Date).alias("date"),
+            (col("t").abs() * lit(997i64) % lit(86_400_000_000_000i64))
+                .cast(DataType::Time)
+                .alias("time"),
+            col("t")
+                .cast(DataType::Datetime(
+                    TimeUnit::Milliseconds,
+                    Some(TimeZone::opt_try_new(Some("Europe/Amsterdam")).unwrap().unwrap()),
+                ))
+                .alias("zoned"),
+        ])
+    };
+    let both = |column: &str| {
+        [
+            col(column)
+                .interpolate(InterpolationMethod::Linear)
+                .alias(format!("{column} linear")),
+            col(column)
+                .interpolate(InterpolationMethod::Nearest)
+                .alias(format!("{column} nearest")),
+        ]
+    };
+    let columns = ["f", "f32", "i", "u", "ts", "dur", "date", "time", "zoned"];
+    assert_gpu_eq(
+        "interpolations of a frame",
+        frame().select(columns.into_iter().flat_map(both).collect::<Vec<_>>()),
+    );
+    let within = |column: &str| both(column).map(|e| e.over([col("g")]).unwrap());
+    assert_gpu_eq(
+        "interpolations within windows",
+        frame().select(columns.into_iter().flat_map(within).collect::<Vec<_>>()),
+    );
+    assert_gpu_eq(
+        "interpolations of a sum of rows, and per group",
+        frame()
+            .group_by_stable([col("g")])
+            .agg([(col("f") + col("i").cast(DataType::Float64))
+                .interpolate(InterpolationMethod::Linear)
+                .sum()
+                .alias("sum of a linear interpolation")]),
     );
 }
