@@ -1,4 +1,4 @@
-//! Temporal functions (`dt.*`): fields, truncation, formats and parsing, durations, and sums and differences of dates, datetimes and durations.
+//! Temporal functions (`dt.*`): fields, truncation, the months' first and last days, formats and parsing, durations, and sums and differences of dates, datetimes and durations.
 
 use super::*;
 use crate::expr::AmbiguousTime;
@@ -89,6 +89,54 @@ fn same_unit(left: &GpuExpr, right: &GpuExpr) -> Option<(GpuExpr, GpuExpr)> {
         false => e.clone().cast(to, CastMode::NonStrict),
     };
     Some((cast(left), cast(right)))
+}
+
+/// Polars' `dt.month_start` (`end`: `dt.month_end`) of `input`, a date
+/// or a timestamp without a time zone: the first (last) day of its month,
+/// a timestamp's time of day kept. The first day is the truncation to the
+/// month; the last, the day before the first of the month after (the
+/// truncation of 31 days after the first), as Polars rolls back, then adds
+/// a month and takes a day. `None` for other types.
+pub(crate) fn month_bound(input: GpuExpr, end: bool) -> Option<GpuExpr> {
+    let dtype = input.dtype;
+    let (physical, per_day) = match dtype {
+        GpuDtype::Date => (GpuDtype::Int32, 1),
+        GpuDtype::Datetime(unit) => (GpuDtype::Int64, unit.per_day()),
+        _ => return None,
+    };
+    let truncated = |e: GpuExpr, every| GpuExpr {
+        kind: ExprKind::Truncate {
+            input: Box::new(e),
+            every,
+        },
+        dtype,
+    };
+    let ticks = |e: GpuExpr| e.cast(physical, CastMode::NonStrict);
+    let plus = |e: GpuExpr, n: i64| {
+        ticks(e).binary(
+            BinaryOp::Plus,
+            GpuExpr::literal(Scalar::Int(n), physical),
+            physical,
+        )
+    };
+    let first = truncated(input.clone(), Truncation::Months(1));
+    let day = match end {
+        false => ticks(first),
+        true => {
+            let next = plus(first, 31 * per_day).cast(dtype, CastMode::NonStrict);
+            plus(truncated(next, Truncation::Months(1)), -per_day)
+        }
+    };
+    let day = match dtype {
+        GpuDtype::Date => day,
+        // The time of day: the ticks since the day's midnight.
+        _ => {
+            let midnight = truncated(input.clone(), Truncation::Fixed(per_day));
+            let time = ticks(input).binary(BinaryOp::Minus, ticks(midnight), physical);
+            day.binary(BinaryOp::Plus, time, physical)
+        }
+    };
+    Some(day.cast(dtype, CastMode::NonStrict))
 }
 
 /// `dtype`, a timestamp in a time zone, as the plain timestamp of its
@@ -623,6 +671,17 @@ impl ExprLowering<'_> {
         }
         if matches!(function, T::Round) {
             return self.truncate(node, inputs, true);
+        }
+        if matches!(function, T::MonthStart | T::MonthEnd) {
+            let input = self.single(inputs)?;
+            let from = input.dtype;
+            return match month_bound(input, matches!(function, T::MonthEnd)) {
+                Some(done) => Some(done),
+                None => self.refuse(
+                    node,
+                    format!("{function} of {from} is not supported on the GPU"),
+                ),
+            };
         }
         if let Some(lowered) = self.time_zone_function(node, function, inputs) {
             return lowered;

@@ -349,6 +349,19 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([status().replace_all(lit("o+"), col("status"), false)]),
         ),
         (
+            "the first day of the month in a time zone",
+            o().select([col("day")
+                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                .dt()
+                .replace_time_zone(
+                    TimeZone::opt_try_new(Some("Europe/Amsterdam")).unwrap(),
+                    lit("earliest"),
+                    NonExistent::Null,
+                )
+                .dt()
+                .month_start()]),
+        ),
+        (
             "an interpolation of decimals",
             nested().select([col("d").interpolate(InterpolationMethod::Linear)]),
         ),

@@ -243,6 +243,8 @@ pub enum Op {
     Part(Part),
     ToString(String),
     Truncate(String),
+    MonthStart,
+    MonthEnd,
     RoundTime(String),
     CastTimeUnit(TimeUnit),
     /// `dt.combine`: a date or datetime's date with a time (the second input).
@@ -552,6 +554,8 @@ impl E {
             Op::Part(p) => part(*p, i, s),
             Op::ToString(f) => case!(i, s; [x]; f = f; x.dt().to_string(&f)),
             Op::Truncate(every) => case!(i, s; [x]; every = every; x.dt().truncate(lit(every))),
+            Op::MonthStart => case!(i, s; [x]; ; x.dt().month_start()),
+            Op::MonthEnd => case!(i, s; [x]; ; x.dt().month_end()),
             Op::RoundTime(every) => case!(i, s; [x]; every = every; x.dt().round(lit(every))),
             Op::CastTimeUnit(u) => case!(i, s; [x]; u = u; x.dt().cast_time_unit(u)),
             Op::Combine(u) => case!(i, s; [x, t]; u = u; x.dt().combine(t, u)),

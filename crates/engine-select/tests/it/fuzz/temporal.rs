@@ -49,6 +49,14 @@ impl Grammar<'_> {
                 let op = if self.chance(0.6) { Op::Add } else { Op::Sub };
                 E::new(op, vec![self.value(ty, d), self.value(Ty::Duration, d)])
             }
+            // The first or last day of the month (a timestamp's time kept).
+            (Ty::Date | Ty::Datetime, 2) if self.chance(0.25) => {
+                let op = match self.chance(0.5) {
+                    true => Op::MonthStart,
+                    false => Op::MonthEnd,
+                };
+                E::new(op, vec![self.value(ty, d)])
+            }
             (Ty::Date | Ty::Datetime, 2) => {
                 let every = (*EVERY.choose(self.rng).unwrap()).into();
                 let op = if self.chance(0.6) {

@@ -968,3 +968,48 @@ fn timestamps_and_durations_of_two_units_meet_in_the_coarser() {
         ]),
     );
 }
+
+#[test]
+fn first_and_last_days_of_months_match_the_cpu() {
+    // Leap and common Februaries, months of 30 and 31 days, dates before
+    // 1970, times of day kept (before 1970 too), every unit.
+    let days = [
+        Some(19_782i32), // 2024-02-29
+        Some(19_417),    // 2023-03-01
+        Some(-1),        // 1969-12-31
+        None,
+        Some(-25_567), // 1900-01-01
+        Some(11_016),  // 2000-02-29
+        Some(20_088),  // 2024-12-31
+    ];
+    let frame = df!("d" => days).unwrap().lazy().with_columns([
+        col("d").cast(DataType::Date).alias("date"),
+        (col("d").cast(DataType::Int64) * lit(86_400_000_000i64) + lit(45_296_789_012i64))
+            .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+            .alias("us"),
+        (col("d").cast(DataType::Int64) * lit(86_400_000i64) - lit(1i64))
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+            .alias("ms"),
+        (col("d").cast(DataType::Int64) * lit(86_400_000_000_000i64) + lit(1i64))
+            .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+            .alias("ns"),
+    ]);
+    let bounds = |column: &str| {
+        [
+            col(column)
+                .dt()
+                .month_start()
+                .alias(format!("{column} start")),
+            col(column).dt().month_end().alias(format!("{column} end")),
+        ]
+    };
+    assert_gpu_eq(
+        "month_start and month_end",
+        frame.select(
+            ["date", "us", "ms", "ns"]
+                .into_iter()
+                .flat_map(bounds)
+                .collect::<Vec<_>>(),
+        ),
+    );
+}
