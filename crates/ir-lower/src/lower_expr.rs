@@ -792,9 +792,10 @@ impl ExprLowering<'_> {
 
     /// `lowered` unless it nests parts in a way the executor does not run:
     /// - a `gather` by indices inside an aggregation (one lowering built
-    ///   too: `all`, `any`): Polars takes an aggregation's input per group
-    ///   (of the whole frame too), whose indices the device reads as the
-    ///   frame's only;
+    ///   too: `all`, `any`) or a sort's values or keys: Polars takes an
+    ///   aggregation's input per group (of the whole frame too), and the
+    ///   device sorts within groups (the frame one group), whose indices
+    ///   it reads as the frame's only;
     /// - text made of aggregations or of other rows (a shift, a running
     ///   value, a sort, a slice or `gather_every`, which test places)
     ///   inside an aggregation: the device makes text over the whole frame,
@@ -803,12 +804,17 @@ impl ExprLowering<'_> {
     ///   a rank, a sort, `is_in` of a column) of a window's values.
     fn without_unrun_nesting(&mut self, node: Node, lowered: GpuExpr) -> Lowered {
         let gathers = |e: &GpuExpr| matches!(e.kind, ExprKind::Gather { .. });
-        let gather_inside =
-            |e: &GpuExpr| matches!(&e.kind, ExprKind::Agg { input, .. } if input.any(&gathers));
+        let gather_inside = |e: &GpuExpr| match &e.kind {
+            ExprKind::Agg { input, .. } => input.any(&gathers),
+            ExprKind::SortedBy { input, order, .. } => {
+                input.any(&gathers) || order.iter().any(|order| order.key.any(&gathers))
+            }
+            _ => false,
+        };
         if lowered.any(&gather_inside) {
             return self.refuse(
                 node,
-                "a gather by indices inside an aggregation is not supported on the GPU",
+                "a gather by indices inside an aggregation or a sort is not supported on the GPU",
             );
         }
         if lowered.any(&text_of_other_rows_inside) {

@@ -1,4 +1,4 @@
-//! Temporal functions (`dt.*`): fields, truncation, the months' first and last days, formats and parsing, durations, and sums and differences of dates, datetimes and durations.
+//! Temporal functions (`dt.*`): fields, truncation, the months' first and last days, offsets, formats and parsing, durations, and sums and differences of dates, datetimes and durations.
 
 use super::*;
 use crate::expr::AmbiguousTime;
@@ -659,6 +659,53 @@ impl ExprLowering<'_> {
         })
     }
 
+    /// Polars' `dt.offset_by` by a literal duration of fixed length (no
+    /// months; in a time zone other than UTC, no days or weeks either):
+    /// the duration's ticks added to the timestamps, wrapping, as Polars'
+    /// fast path adds them (to a zoned timestamp's instant); dates as
+    /// microsecond timestamps, the result rounded down to a day.
+    fn offset_by(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let input = self.boxed(inputs.first()?.node());
+        let text = inputs.get(1).and_then(|by| self.literal_str(by.node()));
+        let (input, Some(text)) = (input?, text) else {
+            return self.refuse(node, "dt.offset_by needs a literal duration on the GPU");
+        };
+        let duration = polars::prelude::Duration::try_parse(&text).ok();
+        let value = match input.dtype {
+            GpuDtype::Date => Some(input.as_ref().clone().cast(
+                GpuDtype::Datetime(TimeUnit::Microseconds),
+                CastMode::NonStrict,
+            )),
+            GpuDtype::Datetime(_) | GpuDtype::ZonedDatetime(..) => Some(input.as_ref().clone()),
+            _ => None,
+        };
+        let ticks = (value.as_ref().zip(duration))
+            .and_then(|(value, duration)| window_ticks(value.dtype, &duration));
+        let (Some(value), Some(ticks)) = (value, ticks) else {
+            return self.refuse(
+                node,
+                format!(
+                    "dt.offset_by of {} by {text:?} is not supported on the GPU (months, and \
+                     days in a time zone other than UTC, are not of fixed length)",
+                    input.dtype
+                ),
+            );
+        };
+        let int64 = GpuDtype::Int64;
+        let moved = instant(value.clone())
+            .cast(int64, CastMode::NonStrict)
+            .binary(
+                BinaryOp::Plus,
+                GpuExpr::literal(Scalar::Int(ticks), int64),
+                int64,
+            );
+        let moved = reinterpreted(moved, value.dtype);
+        Some(match input.dtype {
+            GpuDtype::Date => moved.cast(GpuDtype::Date, CastMode::NonStrict),
+            _ => moved,
+        })
+    }
+
     pub(crate) fn temporal(
         &mut self,
         node: Node,
@@ -671,6 +718,9 @@ impl ExprLowering<'_> {
         }
         if matches!(function, T::Round) {
             return self.truncate(node, inputs, true);
+        }
+        if matches!(function, T::OffsetBy) {
+            return self.offset_by(node, inputs);
         }
         if matches!(function, T::MonthStart | T::MonthEnd) {
             let input = self.single(inputs)?;

@@ -362,6 +362,10 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .month_start()]),
         ),
         (
+            "an offset by a month",
+            o().select([col("day").dt().offset_by(lit("1mo"))]),
+        ),
+        (
             "an interpolation of decimals",
             nested().select([col("d").interpolate(InterpolationMethod::Linear)]),
         ),

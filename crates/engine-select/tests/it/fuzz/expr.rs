@@ -245,6 +245,7 @@ pub enum Op {
     Truncate(String),
     MonthStart,
     MonthEnd,
+    OffsetBy(String),
     RoundTime(String),
     CastTimeUnit(TimeUnit),
     /// `dt.combine`: a date or datetime's date with a time (the second input).
@@ -556,6 +557,7 @@ impl E {
             Op::Truncate(every) => case!(i, s; [x]; every = every; x.dt().truncate(lit(every))),
             Op::MonthStart => case!(i, s; [x]; ; x.dt().month_start()),
             Op::MonthEnd => case!(i, s; [x]; ; x.dt().month_end()),
+            Op::OffsetBy(by) => case!(i, s; [x]; by = by; x.dt().offset_by(lit(by))),
             Op::RoundTime(every) => case!(i, s; [x]; every = every; x.dt().round(lit(every))),
             Op::CastTimeUnit(u) => case!(i, s; [x]; u = u; x.dt().cast_time_unit(u)),
             Op::Combine(u) => case!(i, s; [x, t]; u = u; x.dt().combine(t, u)),

@@ -49,11 +49,18 @@ impl Grammar<'_> {
                 let op = if self.chance(0.6) { Op::Add } else { Op::Sub };
                 E::new(op, vec![self.value(ty, d), self.value(Ty::Duration, d)])
             }
-            // The first or last day of the month (a timestamp's time kept).
-            (Ty::Date | Ty::Datetime, 2) if self.chance(0.25) => {
-                let op = match self.chance(0.5) {
-                    true => Op::MonthStart,
-                    false => Op::MonthEnd,
+            // The first or last day of the month (a timestamp's time kept),
+            // an offset by a duration (of months now and then).
+            (Ty::Date | Ty::Datetime, 2) if self.chance(0.3) => {
+                let op = match self.rng.random_range(0..3) {
+                    0 => Op::MonthStart,
+                    1 => Op::MonthEnd,
+                    _ => Op::OffsetBy(
+                        (*["1d", "-2h", "3w", "90m", "-1d12h", "1mo", "1ns", "-7us"]
+                            .choose(self.rng)
+                            .unwrap())
+                        .into(),
+                    ),
                 };
                 E::new(op, vec![self.value(ty, d)])
             }

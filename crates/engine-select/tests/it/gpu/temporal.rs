@@ -1013,3 +1013,72 @@ fn first_and_last_days_of_months_match_the_cpu() {
         ),
     );
 }
+
+#[test]
+fn offsets_by_durations_of_fixed_length_match_the_cpu() {
+    // Dates (as microsecond timestamps, rounded down to a day: before 1970
+    // too), timestamps of every unit, timestamps in UTC and in a zone of
+    // daylight saving time (by hours: their instants), negative offsets.
+    let ticks = [
+        Some(1_700_000_000_123_456_789i64),
+        Some(-1_234_567_890_123),
+        None,
+        Some(0),
+        Some(-1),
+    ];
+    let zone = |name: &str| TimeZone::opt_try_new(Some(name)).unwrap().unwrap();
+    let frame =
+        df!("t" => ticks, "d" => [Some(19_782i32), Some(-1), None, Some(0), Some(-719_162)])
+            .unwrap()
+            .lazy()
+            .with_columns([
+                col("d").cast(DataType::Date).alias("date"),
+                col("t")
+                    .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+                    .alias("ns"),
+                (col("t") / lit(1_000i64))
+                    .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+                    .alias("us"),
+                (col("t") / lit(1_000_000i64))
+                    .cast(DataType::Datetime(
+                        TimeUnit::Milliseconds,
+                        Some(zone("UTC")),
+                    ))
+                    .alias("utc"),
+                (col("t") / lit(1_000i64))
+                    .cast(DataType::Datetime(
+                        TimeUnit::Microseconds,
+                        Some(zone("Europe/Amsterdam")),
+                    ))
+                    .alias("amsterdam"),
+            ]);
+    let offset = |column: &str, by: &str| {
+        col(column)
+            .dt()
+            .offset_by(lit(by))
+            .alias(format!("{column} by {by}"))
+    };
+    assert_gpu_eq(
+        "offsets of fixed length",
+        frame.clone().select([
+            offset("date", "1d"),
+            offset("date", "-12h"),
+            offset("date", "2w3d"),
+            offset("ns", "1d2h3m4s5ms6us7ns"),
+            offset("ns", "-1ns"),
+            offset("us", "-3w"),
+            offset("utc", "1d"),
+            offset("amsterdam", "-90m"),
+            offset("amsterdam", "25h"),
+        ]),
+    );
+    // Months, and days where a zone's days differ in length, fall back.
+    assert_cpu_answer_with_reason(
+        frame.clone().select([offset("us", "1mo")]),
+        "dt.offset_by of datetime[us] by \"1mo\"",
+    );
+    assert_cpu_answer_with_reason(
+        frame.select([offset("amsterdam", "1d")]),
+        "not of fixed length",
+    );
+}

@@ -320,3 +320,27 @@ fn texts_picked_per_list_keep_the_empty_lists() {
         .with_columns([col("b").list().agg(element().max()).alias("x0")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A gather by indices sorted (`x.gather(i).sort_by(..)`): the device sorts
+/// within groups, the frame one group, and computes a gather over the
+/// whole frame only, so the executor refused at run time a plan it had
+/// accepted (an internal error, fell back). Found by the fuzzer (debug
+/// seed 377, case 178): refused in ir-lower now, with its reason.
+#[test]
+fn a_gather_inside_a_sort_is_refused_before_the_run() {
+    let df = df!(
+        "a" => [Some("ab"), None, Some("c")],
+        "d" => [Some(1i64), Some(2), None],
+    )
+    .unwrap();
+    let lf = df.lazy().with_columns([col("d")
+        .gather(col("a").str().len_chars(), true)
+        .sort_by(
+            [col("a")],
+            SortMultipleOptions::default()
+                .with_nulls_last(true)
+                .with_maintain_order(true),
+        )
+        .alias("x2")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
