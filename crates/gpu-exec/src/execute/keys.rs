@@ -15,12 +15,12 @@ pub(crate) fn word_dtype(dtype: GpuDtype) -> GpuDtype {
 }
 
 /// `expr` as a key the sorts and groups take: small integers widened to
-/// i64 (which keeps their order and equality).
+/// i64 (which keeps their order and equality; the type is ir-lower's
+/// `widened_key_type`).
 pub(crate) fn widened_key(expr: &GpuExpr) -> GpuExpr {
-    if small_integer(expr.dtype) {
-        cast_to(expr, GpuDtype::Int64)
-    } else {
-        expr.clone()
+    match ir_lower::support::widened_key_type(expr.dtype) {
+        wide if wide != expr.dtype => cast_to(expr, wide),
+        _ => expr.clone(),
     }
 }
 

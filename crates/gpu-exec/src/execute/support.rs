@@ -91,7 +91,7 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         // Read on the host by whoever runs the plan (engine-select reads
         // every file scan with Polars' reader before the device starts).
         PlanNode::FileScan { .. } => {}
-        // (The keys' types are decided in ir-lower: `ir_lower::keys`.)
+        // (The keys' types are decided in ir-lower: `ir_lower::support`.)
         PlanNode::Sort { keys, .. } => {
             for key in keys {
                 if !computable_key(&key.expr) {
@@ -115,18 +115,13 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         PlanNode::Join {
             left_on,
             right_on,
-            coalesce,
             predicate,
             ..
         } => {
-            // Keys are columns or row-wise expressions (computed first);
-            // coalesced ones are (casts of) columns.
-            // (Small integers as i64: see `widened_key`.)
-            let key_fits = |key: &GpuExpr| {
-                computable_key(key)
-                    && !key.has_window()
-                    && (!*coalesce || key_column(&widened_key(key)).is_ok())
-            };
+            // Keys are columns or row-wise expressions (computed first).
+            // (Their types and pairs, and which coalesce, are decided in
+            // ir-lower: `ir_lower::support`.)
+            let key_fits = |key: &GpuExpr| computable_key(key) && !key.has_window();
             if let Some(key) = left_on.iter().chain(right_on).find(|key| !key_fits(key)) {
                 reasons.push(not_yet(format_args!("a join on `{key}`")));
             }
