@@ -40,6 +40,17 @@ fn nested() -> LazyFrame {
 fn refused() -> Vec<(&'static str, LazyFrame)> {
     let o = orders;
     let status = || col("status").str();
+    // The days as timestamps put in Amsterdam's zone.
+    let in_amsterdam = |ambiguous: Expr, non_existent: NonExistent| {
+        col("day")
+            .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+            .dt()
+            .replace_time_zone(
+                TimeZone::opt_try_new(Some("Europe/Amsterdam")).unwrap(),
+                ambiguous,
+                non_existent,
+            )
+    };
     vec![
         // Functions and expressions.
         (
@@ -318,25 +329,11 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         (
             "a time zone replaced, ambiguous times resolved by a column",
-            o().select([col("day")
-                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
-                .dt()
-                .replace_time_zone(
-                    TimeZone::opt_try_new(Some("Europe/Amsterdam")).unwrap(),
-                    col("status"),
-                    NonExistent::Raise,
-                )]),
+            o().select([in_amsterdam(col("status"), NonExistent::Raise)]),
         ),
         (
             "a timestamp truncated in a time zone",
-            o().select([col("day")
-                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
-                .dt()
-                .replace_time_zone(
-                    TimeZone::opt_try_new(Some("Europe/Amsterdam")).unwrap(),
-                    lit("earliest"),
-                    NonExistent::Null,
-                )
+            o().select([in_amsterdam(lit("earliest"), NonExistent::Null)
                 .dt()
                 .truncate(lit("1d"))]),
         ),
@@ -350,14 +347,7 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         (
             "the first day of the month in a time zone",
-            o().select([col("day")
-                .cast(DataType::Datetime(TimeUnit::Microseconds, None))
-                .dt()
-                .replace_time_zone(
-                    TimeZone::opt_try_new(Some("Europe/Amsterdam")).unwrap(),
-                    lit("earliest"),
-                    NonExistent::Null,
-                )
+            o().select([in_amsterdam(lit("earliest"), NonExistent::Null)
                 .dt()
                 .month_start()]),
         ),
