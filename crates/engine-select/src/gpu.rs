@@ -140,16 +140,23 @@ pub(crate) fn attempt(
             None
         }
     };
+    // Whether the plan may still run in parts (the executor's refusals of a
+    // lowered plan are bugs, but its other parts may run).
+    let only_unsupported = reasons.iter().all(|r| r.kind == FallbackKind::Unsupported);
+    // Support is decided in ir-lower: a plan that lowers is one the
+    // executor runs. Its last check finding more is a bug of ours.
     if let Some(plan) = &plan {
         reasons.extend(gpu_exec::unsupported(plan).into_iter().map(|refusal| {
             reason(
-                FallbackKind::Unsupported,
+                FallbackKind::Internal,
                 Some(refusal.subject),
-                refusal.reason,
+                format!(
+                    "gpu-exec refused a plan it had accepted: {}",
+                    refusal.reason
+                ),
             )
         }));
     }
-    let only_unsupported = reasons.iter().all(|r| r.kind == FallbackKind::Unsupported);
     if gpu.retry_without_cse
         && !reasons.is_empty()
         && only_unsupported
@@ -494,7 +501,10 @@ pub fn explain_gpu(lf: polars::prelude::LazyFrame) -> Result<String, EngineError
                 return Ok(gpu.to_string());
             }
             for message in missing {
-                text.push_str(&format!("cannot run on the GPU: {message}\n"));
+                text.push_str(&format!(
+                    "cannot run on the GPU (a bug: the executor refused a plan that lowered): \
+                     {message}\n"
+                ));
             }
         }
         Err(refusals) => {

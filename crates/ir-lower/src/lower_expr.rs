@@ -622,18 +622,37 @@ impl ExprLowering<'_> {
                     None => None,
                 };
                 let function = function?;
+                // The executor groups rows by keys it computes row by row
+                // (no window or aggregation inside) of types it groups by.
+                let order_key = order_by.as_ref().map(|order| order.key.as_ref());
+                for key in partition_by.iter().chain(order_key) {
+                    let why = if key.has_window() {
+                        "a window inside".to_string()
+                    } else if key.has_aggregation() {
+                        "an aggregation inside".to_string()
+                    } else if !crate::support::group_key(key.dtype) {
+                        format!("of {}", key.dtype)
+                    } else {
+                        continue;
+                    };
+                    return self.refuse(
+                        node,
+                        format!(
+                            "a window partitioned or ordered by `{key}` ({why}) is not supported \
+                             on the GPU"
+                        ),
+                    );
+                }
+                if function.has_window() {
+                    return self.refuse(
+                        node,
+                        "a window inside the window's function is not supported on the GPU",
+                    );
+                }
                 if let Some(sort) = function.sort_of_reordered() {
                     return self.refuse(node, per_group_sort_of_reordered(&sort));
                 }
-                let in_own_order = |e: &GpuExpr| {
-                    matches!(
-                        e.kind,
-                        ExprKind::Rank { .. }
-                            | ExprKind::Distinct { .. }
-                            | ExprKind::SortedBy { .. }
-                    )
-                };
-                if order_by.is_some() && function.any(&in_own_order) {
+                if order_by.is_some() && function.any(&crate::support::reads_in_own_order) {
                     return self.refuse(
                         node,
                         "a rank, distinctness test or sort in the ordered window (`order_by`) \
@@ -654,6 +673,17 @@ impl ExprLowering<'_> {
                     && order_by.as_ref().is_none_or(|order| plain(&order.key))
                 {
                     return Some(*function);
+                }
+                // (The executor makes text of windows from the rows' values.)
+                if function.dtype == GpuDtype::String
+                    && matches!(function.kind, ExprKind::Literal(_))
+                {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "a window of the text literal `{function}` is not supported on the GPU"
+                        ),
+                    );
                 }
                 ExprKind::Window {
                     function,
@@ -801,7 +831,9 @@ impl ExprLowering<'_> {
     ///   inside an aggregation: the device makes text over the whole frame,
     ///   not group by group;
     /// - a function of the rows in order (a shift, a fill, a running value,
-    ///   a rank, a sort, `is_in` of a column) of a window's values.
+    ///   a rank, a sort, `is_in` of a column) of aggregated values or of a
+    ///   window's values: the executor computes such functions of the
+    ///   frame's columns, before aggregations and windows.
     fn without_unrun_nesting(&mut self, node: Node, lowered: GpuExpr) -> Lowered {
         let gathers = |e: &GpuExpr| matches!(e.kind, ExprKind::Gather { .. });
         let gather_inside = |e: &GpuExpr| match &e.kind {
@@ -817,11 +849,21 @@ impl ExprLowering<'_> {
                 "a gather by indices inside an aggregation or a sort is not supported on the GPU",
             );
         }
-        if lowered.any(&text_of_other_rows_inside) {
+        if lowered.any(&crate::support::text_of_other_rows_inside) {
             return self.refuse(
                 node,
                 "text made of aggregations or of other rows (a shift, a running value, a sort, \
                  a slice, `gather_every`) inside an aggregation is not supported on the GPU",
+            );
+        }
+        let of_aggregation = |e: &GpuExpr| {
+            e.reads_other_rows() && e.children().into_iter().any(GpuExpr::has_aggregation)
+        };
+        if lowered.any(&of_aggregation) {
+            return self.refuse(
+                node,
+                "a function of the rows in order (a shift, a fill, a running value, a rank, a \
+                 sort, `is_in` of a column) of aggregated values is not supported on the GPU",
             );
         }
         let of_window =
@@ -847,27 +889,4 @@ impl ExprLowering<'_> {
         }
         self.inputs(inputs)?.try_into().ok()
     }
-}
-
-/// Whether `e` is an aggregation of text made of aggregations or of other
-/// rows (see [`ExprLowering::without_unrun_nesting`]): of the values a
-/// first or last row of a filter keeps, of the values and the filter of a
-/// list made per group, else of its whole input (not of a sort's row at a
-/// place: its values are gathered).
-fn text_of_other_rows_inside(e: &GpuExpr) -> bool {
-    let ExprKind::Agg { op, input } = &e.kind else {
-        return false;
-    };
-    let per_group_text = |part: &GpuExpr| {
-        part.dtype == GpuDtype::String
-            && (part.has_aggregation() || part.has_part_reading_other_rows())
-    };
-    let parts: Vec<&GpuExpr> = match (op, &input.kind) {
-        // (Each group's row at a place of a sort: the values are gathered.)
-        (AggOp::First | AggOp::Last | AggOp::Get { .. }, ExprKind::SortedBy { .. }) => Vec::new(),
-        (AggOp::First | AggOp::Last, ExprKind::Where { input: values, .. }) => vec![values],
-        (AggOp::Implode, ExprKind::Where { input: values, by }) => vec![values, by],
-        _ => vec![input],
-    };
-    parts.into_iter().any(|part| part.any(&per_group_text))
 }

@@ -10,7 +10,7 @@
 //! reads the same classes from here.
 
 use crate::dtype::GpuDtype;
-use crate::expr::{AggOp, ExprKind, GpuExpr};
+use crate::expr::{AggOp, CastMode, ExprKind, GpuExpr, ListFunction, NamedExpr, Scalar};
 use crate::plan::{JoinKind, PlanNode};
 
 /// Whether `dtype` is an 8- or 16-bit integer type.
@@ -75,6 +75,256 @@ pub fn sort_key(dtype: GpuDtype) -> bool {
         || matches!(dtype, GpuDtype::String | GpuDtype::Boolean | GpuDtype::Null)
 }
 
+/// Types whose least or greatest value's place (`arg_min`, `arg_max`) the
+/// kernels find, compared as 64-bit words: numbers, booleans, temporal
+/// values by their integers, decimals.
+pub fn arg_extreme_input(dtype: GpuDtype) -> bool {
+    dtype.is_numeric()
+        || dtype.is_temporal()
+        || matches!(dtype, GpuDtype::Boolean | GpuDtype::Decimal(..))
+}
+
+/// Whether the per-group kernels take the aggregation `op` of values of
+/// type `input`, giving `output` (Polars' type for it), once
+/// [`widened_aggregation`] has widened what they take as a wider type.
+/// (The first or last row of a filter or in a sort's order, of any type,
+/// and lists of values, are taken by their own kernels.)
+pub fn aggregation_types(op: &AggOp, input: GpuDtype, output: GpuDtype) -> bool {
+    let aggregable = matches!(
+        input,
+        GpuDtype::Int32 | GpuDtype::Int64 | GpuDtype::UInt32 | GpuDtype::UInt64 | GpuDtype::Float64
+    );
+    match op {
+        // Polars counts the true values of booleans, as u32.
+        AggOp::Sum if input == GpuDtype::Boolean => output == GpuDtype::UInt32,
+        AggOp::Implode => false,
+        // Of any type: each group's first or last row, gathered.
+        AggOp::First | AggOp::Last | AggOp::Item { .. } | AggOp::Get { .. } => output == input,
+        // Temporals as their integers; text, booleans and small integers by
+        // sorting each group.
+        AggOp::Min { .. } | AggOp::Max { .. } if !input.is_float() => {
+            output == input
+                && (aggregable || input.is_temporal() || group_key(widened_key_type(input)))
+        }
+        // Durations as their integers.
+        AggOp::Sum | AggOp::Min { .. } | AggOp::Max { .. } => {
+            (aggregable || matches!(input, GpuDtype::Duration(_))) && output == input
+        }
+        AggOp::Mean => aggregable && output == GpuDtype::Float64,
+        // Over i64 (u64 for u64), as Polars multiplies.
+        AggOp::Product => {
+            (input.is_integer() || input == GpuDtype::Boolean)
+                && matches!(output, GpuDtype::Int64 | GpuDtype::UInt64)
+        }
+        AggOp::Count { .. } => output == GpuDtype::UInt32,
+        AggOp::NUnique => groupable(input) && output == GpuDtype::UInt32,
+        AggOp::Join { .. } => input == GpuDtype::String && output == GpuDtype::String,
+        AggOp::ArgMin | AggOp::ArgMax => arg_extreme_input(input) && output == GpuDtype::UInt32,
+        // Read as floats: small integers and booleans too.
+        AggOp::Std { .. } | AggOp::Var { .. } | AggOp::Median => {
+            (aggregable || small_integer(input) || input == GpuDtype::Boolean)
+                && output == GpuDtype::Float64
+        }
+        AggOp::Quantile { quantile, .. } => {
+            (aggregable || small_integer(input) || input == GpuDtype::Boolean)
+                && output == GpuDtype::Float64
+                && (0.0..=1.0).contains(quantile)
+        }
+    }
+}
+
+/// An aggregation of a type the per-group kernels do not take, as one of a
+/// wider type that gives the same answer, and the type to cast its result
+/// back to (`None`: it already has the aggregation's type): sums, means and
+/// distinct counts of small integers over i64 (Polars sums them as i64),
+/// means and distinct counts of booleans over integers, and distinct
+/// counts of f32 over f64; minima and maxima of small integers over i64, of
+/// booleans over u32 and of f32 over f64 (exact both ways); spreads of f32
+/// over f64 (as Polars computes them), cast back.
+pub fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)> {
+    let ExprKind::Agg { op, input } = &expr.kind else {
+        return None;
+    };
+    let small = small_integer(input.dtype);
+    let boolean = input.dtype == GpuDtype::Boolean;
+    let (wide, back) = match op {
+        AggOp::Sum | AggOp::Mean if small => (GpuDtype::Int64, None),
+        AggOp::Product if input.dtype != expr.dtype => (expr.dtype, None),
+        AggOp::Mean if boolean => (GpuDtype::UInt32, None),
+        AggOp::NUnique if small => (GpuDtype::Int64, None),
+        AggOp::NUnique if boolean => (GpuDtype::UInt32, None),
+        // Widened exactly; grouped as f64 is (NaNs one value, -0.0 with 0.0).
+        AggOp::NUnique if input.dtype == GpuDtype::Float32 => (GpuDtype::Float64, None),
+        // Polars' spreads of f32 are computed in f64 and cast back.
+        AggOp::Min { .. } | AggOp::Max { .. } | AggOp::Std { .. } | AggOp::Var { .. }
+            if input.dtype == GpuDtype::Float32 =>
+        {
+            (GpuDtype::Float64, Some(GpuDtype::Float32))
+        }
+        AggOp::Min { .. } | AggOp::Max { .. } if small => (GpuDtype::Int64, Some(input.dtype)),
+        AggOp::Min { .. } | AggOp::Max { .. } if boolean => {
+            (GpuDtype::UInt32, Some(GpuDtype::Boolean))
+        }
+        _ => return None,
+    };
+    // (A filter's values widened inside it: the rows kept stay in sight.)
+    let wide_input = match &input.kind {
+        ExprKind::Where { input: kept, by } => GpuExpr {
+            kind: ExprKind::Where {
+                input: Box::new(kept.as_ref().clone().cast(wide, CastMode::NonStrict)),
+                by: by.clone(),
+            },
+            dtype: wide,
+        },
+        _ => input.as_ref().clone().cast(wide, CastMode::NonStrict),
+    };
+    let aggregated = wide_input.aggregated(op.clone(), back.map_or(expr.dtype, |_| wide));
+    Some((aggregated, back))
+}
+
+/// Whether the per-group kernels do not take the aggregation `e` by the
+/// types of its values and result (see [`aggregation_types`]; a filter's
+/// rows other than its first or last are aggregated as the values with
+/// nulls where the filter does not keep them, of the same type).
+fn misfit_aggregation(e: &GpuExpr) -> bool {
+    let widened = widened_aggregation(e).map(|(wide, _)| wide);
+    let e = widened.as_ref().unwrap_or(e);
+    let ExprKind::Agg { op, input } = &e.kind else {
+        return false;
+    };
+    match (op, &input.kind) {
+        (AggOp::Implode, _) => false,
+        // The first or last row in a sort's order, or the one at a place.
+        (AggOp::First | AggOp::Last | AggOp::Get { .. }, ExprKind::SortedBy { input, .. }) => {
+            e.dtype != input.dtype
+        }
+        (_, ExprKind::SortedBy { .. }) => true,
+        (AggOp::First | AggOp::Last, ExprKind::Where { .. }) => false,
+        _ => !aggregation_types(op, input.dtype, e.dtype),
+    }
+}
+
+/// The first part of `e` (its lists' own expressions included: those of
+/// `list.eval`, `list.agg`, a list's slice) for which `f` holds.
+fn find_deep<'e>(e: &'e GpuExpr, f: &impl Fn(&GpuExpr) -> bool) -> Option<&'e GpuExpr> {
+    if f(e) {
+        return Some(e);
+    }
+    if let ExprKind::List { function, .. } = &e.kind
+        && let ListFunction::Eval(inner)
+        | ListFunction::Agg(inner)
+        | ListFunction::Keep { by: inner, .. } = function
+        && let Some(found) = find_deep(inner, f)
+    {
+        return Some(found);
+    }
+    e.children()
+        .into_iter()
+        .find_map(|child| find_deep(child, f))
+}
+
+/// Whether a select gives one row: no expression reads a column outside
+/// an aggregation, so every one is one value (aggregations, literals, what
+/// functions make of them), as Polars holds them; else, as in Polars, they
+/// are repeated on every row, beside the row-wise expressions. One row
+/// also of an empty frame: Polars' `select([lit(1)])` is one row there too.
+pub fn aggregating_select(exprs: &[NamedExpr]) -> bool {
+    !exprs.is_empty() && exprs.iter().all(|named| !reads_rows(&named.expr))
+}
+
+/// Whether `expr` reads a column outside an aggregation (or the imploded
+/// column of an `is_in`), or the rows' places, or is a window (of a value
+/// for each row, whatever its partition).
+pub fn reads_rows(expr: &GpuExpr) -> bool {
+    let row_wise = strip_aggregations(expr);
+    row_wise.any(&|e| {
+        e.is_places() || matches!(e.kind, ExprKind::Column { .. } | ExprKind::Window { .. })
+    })
+}
+
+/// `expr` with every aggregation replaced by a null literal: what it reads
+/// row by row.
+fn strip_aggregations(expr: &GpuExpr) -> GpuExpr {
+    let mut out = expr.clone();
+    fn walk(expr: &mut GpuExpr) {
+        if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
+            expr.kind = ExprKind::Literal(Scalar::Null);
+            return;
+        }
+        // The column an `is_in` looks in is imploded: one value.
+        if let ExprKind::IsInColumn { other, .. } = &mut expr.kind {
+            other.kind = ExprKind::Literal(Scalar::Null);
+        }
+        for child in expr.children_mut() {
+            walk(child);
+        }
+    }
+    walk(&mut out);
+    out
+}
+
+/// Why the executor cannot compute the row-wise expressions of `node` (a
+/// with_columns, a filter, a select of a value per row): a part other
+/// kernels compute from text (a parse, a comparison, a length, a match)
+/// of text aggregated over the whole frame or in a window. (It computes
+/// such parts from the frame's columns before the aggregations.)
+fn row_wise_refusal(node: &PlanNode) -> Option<String> {
+    let exprs = match node {
+        PlanNode::Select { exprs, .. } if aggregating_select(exprs) => return None,
+        PlanNode::Select { .. } | PlanNode::WithColumns { .. } | PlanNode::Filter { .. } => {
+            node.exprs()
+        }
+        _ => return None,
+    };
+    let of_aggregated_text = |e: &GpuExpr| {
+        e.dtype != GpuDtype::String
+            && !matches!(
+                e.kind,
+                ExprKind::Agg { .. } | ExprKind::Len | ExprKind::Window { .. }
+            )
+            && e.children()
+                .into_iter()
+                .any(|child| child.dtype == GpuDtype::String && child.has_aggregation())
+    };
+    let found = exprs.iter().find_map(|e| e.find(&of_aggregated_text))?;
+    Some(format!(
+        "`{found}`: a function of aggregated text outside an aggregation is not supported on the \
+         GPU"
+    ))
+}
+
+/// Whether `e` is an aggregation of text made of aggregations or of other
+/// rows (text is made over the whole frame, not group by group): of the values a
+/// first or last row of a filter keeps, of the values and the filter of a
+/// list made per group, else of its whole input (not of a sort's row at a
+/// place: its values are gathered).
+pub fn text_of_other_rows_inside(e: &GpuExpr) -> bool {
+    let ExprKind::Agg { op, input } = &e.kind else {
+        return false;
+    };
+    let per_group_text = |part: &GpuExpr| {
+        part.dtype == GpuDtype::String
+            && (part.has_aggregation() || part.has_part_reading_other_rows())
+    };
+    let parts: Vec<&GpuExpr> = match (op, &input.kind) {
+        // (Each group's row at a place of a sort: the values are gathered.)
+        (AggOp::First | AggOp::Last | AggOp::Get { .. }, ExprKind::SortedBy { .. }) => Vec::new(),
+        (AggOp::First | AggOp::Last, ExprKind::Where { input: values, .. }) => vec![values],
+        (AggOp::Implode, ExprKind::Where { input: values, by }) => vec![values, by],
+        _ => vec![input],
+    };
+    parts.into_iter().any(|part| part.any(&per_group_text))
+}
+
+/// Whether `e` orders rows by their own values (a rank, a distinctness
+/// test, a sort), which an ordered window (`order_by`) does not take.
+pub fn reads_in_own_order(e: &GpuExpr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Rank { .. } | ExprKind::Distinct { .. } | ExprKind::SortedBy { .. }
+    )
+}
+
 /// `dtype` as a join's key words hold it: small integers as i64.
 pub fn widened_key_type(dtype: GpuDtype) -> GpuDtype {
     if small_integer(dtype) {
@@ -107,11 +357,14 @@ pub fn join_key(dtypes: &[GpuDtype]) -> Option<usize> {
 /// terms; `None` where it can. (Whether it computes the keys that are
 /// expressions is the expressions' own check.)
 pub(crate) fn refusal(node: &PlanNode) -> Option<String> {
-    key_refusal(node).or_else(|| aggregation_refusal(node))
+    key_refusal(node)
+        .or_else(|| aggregation_refusal(node))
+        .or_else(|| row_wise_refusal(node))
 }
 
 /// Why the executor's kernels do not take an aggregation of `node`: a sum
-/// or mean of f32.
+/// or mean of f32, or an aggregation of values or into a type they do not
+/// take.
 fn aggregation_refusal(node: &PlanNode) -> Option<String> {
     let added_in_f32 = |e: &GpuExpr| {
         matches!(
@@ -122,13 +375,22 @@ fn aggregation_refusal(node: &PlanNode) -> Option<String> {
             }
         ) && e.dtype == GpuDtype::Float32
     };
-    let found = node
-        .exprs()
-        .into_iter()
-        .find_map(|e| e.find(&added_in_f32))?;
+    let exprs = node.exprs();
+    if let Some(found) = exprs.iter().find_map(|e| e.find(&added_in_f32)) {
+        return Some(format!(
+            "`{found}`: a sum or mean of f32 is not supported on the GPU (Polars adds f32 values \
+             in f32, the device in f64)"
+        ));
+    }
+    let found = exprs
+        .iter()
+        .find_map(|e| find_deep(e, &misfit_aggregation))?;
+    let ExprKind::Agg { op, input } = &found.kind else {
+        return None;
+    };
     Some(format!(
-        "`{found}`: a sum or mean of f32 is not supported on the GPU (Polars adds f32 values in \
-         f32, the device in f64)"
+        "`{found}`: {op} of {} is not supported on the GPU",
+        input.dtype
     ))
 }
 

@@ -1,11 +1,12 @@
-//! What the executor runs, checked over a whole plan before it starts (to move into ir-lower: support is decided once).
+//! The executor's last check over a whole plan before it starts: what it cannot compute (ir-lower decides support, so what this finds is a bug, an internal error).
 
 use super::*;
-pub(crate) use ir_lower::support::{comparable, group_key, groupable, hashable, small_integer};
+pub(crate) use ir_lower::support::{comparable, group_key, hashable};
 
-/// Every part of `plan` the executor cannot run yet, each with its plan
-/// node (empty: it can, once its file scans are read on the host into
-/// in-memory frames, as engine-select does).
+/// Every part of `plan` the executor cannot run, each with its plan node
+/// (empty: it can, once its file scans are read on the host into
+/// in-memory frames, as engine-select does). For a plan ir-lower lowered,
+/// anything here is a bug: engine-select reports it as an internal error.
 pub fn unsupported(plan: &GpuPlan) -> Vec<Refusal> {
     let mut refusals = Vec::new();
     check_tree(&plan.root, &mut refusals);
@@ -267,14 +268,7 @@ pub(crate) fn partition_supported(
             return Err(format!("a window partitioned or ordered by `{key}`"));
         }
     }
-    if order_by.is_some()
-        && function.any(&|e| {
-            matches!(
-                e.kind,
-                ExprKind::Rank { .. } | ExprKind::Distinct { .. } | ExprKind::SortedBy { .. }
-            )
-        })
-    {
+    if order_by.is_some() && function.any(&ir_lower::support::reads_in_own_order) {
         return Err(format!(
             "a rank, distinctness test or sort in the ordered window of `{function}`"
         ));
@@ -513,12 +507,6 @@ fn list_function_supported(function: &ListFunction) -> Result<(), String> {
     }
 }
 
-/// Whether `e` is text made of values repeated per group or of other rows
-/// within each group: text is made over the whole frame.
-fn per_group_text(e: &GpuExpr) -> bool {
-    e.dtype == GpuDtype::String && (e.has_aggregation() || e.has_part_reading_other_rows())
-}
-
 /// Whether the executor lists `input` per group (`expr`, its implode):
 /// its values, and a filter's rows, computed as in the group.
 fn implode_supported(expr: &GpuExpr, input: &GpuExpr) -> Result<(), String> {
@@ -529,13 +517,21 @@ fn implode_supported(expr: &GpuExpr, input: &GpuExpr) -> Result<(), String> {
     if !matches!(expr.dtype, GpuDtype::List(of) if of.values() == values.dtype) {
         return Err(format!("`{expr}` as {}", expr.dtype));
     }
+    per_group_text_made(expr)?;
     for part in std::iter::once(values).chain(kept) {
-        if part.any(&per_group_text) {
-            return Err(format!(
-                "text made of aggregations or of other rows (`{part}`) inside an aggregation"
-            ));
-        }
         evaluable(part)?;
+    }
+    Ok(())
+}
+
+/// Whether the aggregation `expr` reads text made of aggregations or of
+/// other rows, which is made over the whole frame, not per group (see
+/// ir-lower's `text_of_other_rows_inside`).
+fn per_group_text_made(expr: &GpuExpr) -> Result<(), String> {
+    if ir_lower::support::text_of_other_rows_inside(expr) {
+        return Err(format!(
+            "text made of aggregations or of other rows inside the aggregation `{expr}`"
+        ));
     }
     Ok(())
 }
@@ -583,76 +579,15 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
         if by.dtype != GpuDtype::Boolean {
             return Err(format!("a filter by `{by}`"));
         }
-        if kept.any(&per_group_text) {
-            return Err(format!(
-                "text made of aggregations or of other rows (`{kept}`) inside an aggregation"
-            ));
-        }
+        per_group_text_made(expr)?;
         evaluable(by)?;
         return evaluable(kept);
     }
     // Aggregations inside are per group, repeated on the group's rows;
     // shifts, fills and `cum_sum`s are within the group, in the rows' order.
     evaluable(input)?;
-    if input.any(&per_group_text) {
-        return Err(format!(
-            "text made of aggregations or of other rows (`{input}`) inside an aggregation"
-        ));
-    }
-    let aggregable = matches!(
-        input.dtype,
-        GpuDtype::Int32 | GpuDtype::Int64 | GpuDtype::UInt32 | GpuDtype::UInt64 | GpuDtype::Float64
-    );
-    let fits = match op {
-        // Polars counts the true values of booleans, as u32.
-        AggOp::Sum if input.dtype == GpuDtype::Boolean => expr.dtype == GpuDtype::UInt32,
-        // (Decided above.)
-        AggOp::Implode => false,
-        // Of any type: each group's first or last row, gathered.
-        AggOp::First | AggOp::Last | AggOp::Item { .. } | AggOp::Get { .. } => {
-            expr.dtype == input.dtype
-        }
-        // Temporals as their integers; text, booleans and small integers by
-        // sorting each group.
-        AggOp::Min { .. } | AggOp::Max { .. } if !input.dtype.is_float() => {
-            expr.dtype == input.dtype
-                && (aggregable || input.dtype.is_temporal() || group_key(widened_key(input).dtype))
-        }
-        // Durations as their integers.
-        AggOp::Sum | AggOp::Min { .. } | AggOp::Max { .. } => {
-            (aggregable || matches!(input.dtype, GpuDtype::Duration(_)))
-                && expr.dtype == input.dtype
-        }
-        AggOp::Mean => aggregable && expr.dtype == GpuDtype::Float64,
-        // Over i64 (u64 for u64), as Polars multiplies.
-        AggOp::Product => {
-            (input.dtype.is_integer() || input.dtype == GpuDtype::Boolean)
-                && matches!(expr.dtype, GpuDtype::Int64 | GpuDtype::UInt64)
-        }
-        AggOp::Count { .. } => expr.dtype == GpuDtype::UInt32,
-        AggOp::NUnique => groupable(input.dtype) && expr.dtype == GpuDtype::UInt32,
-        AggOp::Join { .. } => input.dtype == GpuDtype::String && expr.dtype == GpuDtype::String,
-        // Compared as 64-bit words: temporals by their integers.
-        AggOp::ArgMin | AggOp::ArgMax => {
-            (aggregable
-                || small_integer(input.dtype)
-                || input.dtype.is_temporal()
-                || matches!(input.dtype, GpuDtype::Decimal(..))
-                || matches!(input.dtype, GpuDtype::Boolean | GpuDtype::Float32))
-                && expr.dtype == GpuDtype::UInt32
-        }
-        // Read as floats: small integers and booleans too.
-        AggOp::Std { .. } | AggOp::Var { .. } | AggOp::Median => {
-            (aggregable || small_integer(input.dtype) || input.dtype == GpuDtype::Boolean)
-                && expr.dtype == GpuDtype::Float64
-        }
-        AggOp::Quantile { quantile, method } => {
-            (aggregable || small_integer(input.dtype) || input.dtype == GpuDtype::Boolean)
-                && expr.dtype == GpuDtype::Float64
-                && (0.0..=1.0).contains(quantile)
-                && QuantileMethod::from_name(method).is_some()
-        }
-    };
+    per_group_text_made(expr)?;
+    let fits = ir_lower::support::aggregation_types(op, input.dtype, expr.dtype);
     if fits {
         Ok(())
     } else {

@@ -240,9 +240,16 @@ impl ExprLowering<'_> {
                     input = as_texts(input);
                 }
                 let literal = |e: &GpuExpr| matches!(e.kind, ExprKind::Literal(_));
-                let column = matches!(input.kind, ExprKind::Column { .. });
-                if !(literal(&lower) && literal(&upper)) || categorical || !column {
-                    // Bounds of the rows, a computed input (or a
+                // What the predicate kernels test: a column of a type they
+                // compare, between literals.
+                let kernels_test = literal(&lower)
+                    && literal(&upper)
+                    && !categorical
+                    && matches!(input.kind, ExprKind::Column { .. })
+                    && crate::support::comparable(input.dtype);
+                if !kernels_test {
+                    // Bounds of the rows, a computed input, a type the
+                    // predicate kernels do not compare (text, a
                     // categorical's texts): the two comparisons, and
                     // Kleene's and of them, as Polars answers (null and
                     // false is false). (The predicate kernels test columns
@@ -286,6 +293,35 @@ impl ExprLowering<'_> {
                     if input.dtype != other.dtype {
                         return self
                             .refuse(node, format!("is_in of {} in {}", input.dtype, other.dtype));
+                    }
+                    // (Polars answers one value; the executor looks up
+                    // each row's value.)
+                    let per_row = |e: &GpuExpr| {
+                        matches!(
+                            e.kind,
+                            ExprKind::Column {
+                                held: Held::PerRow,
+                                ..
+                            }
+                        )
+                    };
+                    if other.has_aggregation() || other.has_window() {
+                        return self.refuse(
+                            node,
+                            format!(
+                                "is_in of a column in aggregated values (`implode({other})`) is \
+                                 not supported on the GPU"
+                            ),
+                        );
+                    }
+                    if input.has_aggregation() || !input.any(&per_row) {
+                        return self.refuse(
+                            node,
+                            format!(
+                                "is_in of one value (`{input}`) in a column is not supported on \
+                                 the GPU"
+                            ),
+                        );
                     }
                     return Some(GpuExpr {
                         kind: ExprKind::IsInColumn {

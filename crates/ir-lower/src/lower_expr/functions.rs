@@ -33,6 +33,7 @@ pub(crate) fn binary_op(op: Operator) -> BinaryOp {
 pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
     let zoned = |dtype| matches!(dtype, GpuDtype::ZonedDatetime(..));
     let decimal = |dtype| matches!(dtype, GpuDtype::Decimal(..));
+    let instant = |dtype| matches!(dtype, GpuDtype::Date | GpuDtype::Datetime(_));
     if zoned(from) || zoned(to) {
         // The instant kept: to and from integers, to another unit or zone.
         return from.is_integer() && zoned(to) || zoned(from) && (to.is_integer() || zoned(to));
@@ -48,7 +49,9 @@ pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
             && (to.is_numeric() || to == GpuDtype::Boolean)
         || from.is_temporal() && to.is_integer()
         || from.is_integer() && to.is_temporal()
-        || from.is_temporal() && to.is_temporal()
+        // Units converted between instants (dates, datetimes) or between
+        // durations; Polars raises between the two.
+        || from.is_temporal() && to.is_temporal() && instant(from) == instant(to)
         || (from.is_numeric() || from == GpuDtype::Boolean) && to == GpuDtype::String
         || from == GpuDtype::String && (to.is_integer() || to.is_float())
         || matches!(from, GpuDtype::Date | GpuDtype::Datetime(_)) && to == GpuDtype::String
@@ -635,9 +638,16 @@ impl ExprLowering<'_> {
                 } else {
                     AggOp::ArgMax
                 };
+                let input = self.single(inputs)?;
+                if !crate::support::arg_extreme_input(input.dtype) {
+                    return self.refuse(
+                        node,
+                        format!("{op} of {} is not supported on the GPU", input.dtype),
+                    );
+                }
                 ExprKind::Agg {
                     op,
-                    input: Box::new(self.single(inputs)?),
+                    input: Box::new(input),
                 }
             }
             F::Shift => {

@@ -150,26 +150,38 @@ impl ExprLowering<'_> {
             };
         }
         if raises && let Some(any_match) = any_match {
-            return Some(unmatched_raise(chosen, input, any_match));
+            // With one new value, Polars finds the rows to replace by a
+            // membership test of the old values, which leaves null rows
+            // unmatched (and raises on them) unless every old value is null.
+            let null = |value: &Scalar| matches!(value, Scalar::Null);
+            let nulls_unmatched = new.len() == 1 && old.iter().any(null) && !old.iter().all(null);
+            return Some(unmatched_raise(chosen, input, any_match, nulls_unmatched));
         }
         Some(chosen)
     }
 }
 
-/// `chosen`, unless a valid row of `input` matches no old value
-/// (`any_match` false there), where Polars' `replace_strict` raises (see
-/// [`raising_where`]).
-fn unmatched_raise(chosen: GpuExpr, input: GpuExpr, any_match: GpuExpr) -> GpuExpr {
+/// `chosen`, unless a valid row of `input` (any row, with
+/// `nulls_unmatched`) matches no old value (`any_match` false there),
+/// where Polars' `replace_strict` raises (see [`raising_where`]).
+fn unmatched_raise(
+    chosen: GpuExpr,
+    input: GpuExpr,
+    any_match: GpuExpr,
+    nulls_unmatched: bool,
+) -> GpuExpr {
     let boolean = GpuDtype::Boolean;
     let matched = any_match.fill_null(GpuExpr::literal(Scalar::Boolean(false), boolean));
-    let unmatched = input.is_not_null().binary(
-        BinaryOp::And,
-        GpuExpr {
-            kind: ExprKind::Not(Box::new(matched)),
-            dtype: boolean,
-        },
-        boolean,
-    );
+    let not_matched = GpuExpr {
+        kind: ExprKind::Not(Box::new(matched)),
+        dtype: boolean,
+    };
+    let unmatched = match nulls_unmatched {
+        true => input.is_null().binary(BinaryOp::Or, not_matched, boolean),
+        false => input
+            .is_not_null()
+            .binary(BinaryOp::And, not_matched, boolean),
+    };
     let check = raising_where(unmatched);
     let checked = check.binary(
         BinaryOp::Eq,

@@ -37,6 +37,13 @@ impl ExprLowering<'_> {
             return self.refuse(node, format!("no field {name:?} in {}", input.dtype));
         };
         let dtype = self.dtype(node)?;
+        if dtype.is_nested() {
+            // (The executor copies fields of flat types.)
+            return self.refuse(
+                node,
+                format!("the field {name:?} of {dtype} is not supported on the GPU"),
+            );
+        }
         Some(GpuExpr {
             kind: ExprKind::StructField {
                 field,

@@ -394,6 +394,41 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 )
                 .unwrap()]),
         ),
+        (
+            "an arg_max of text per group",
+            o().group_by([col("id")]).agg([col("status").arg_max()]),
+        ),
+        ("a product of floats", o().select([col("amount").product()])),
+        (
+            "a cast of dates to durations",
+            o().select([col("day").cast(DataType::Duration(TimeUnit::Milliseconds))]),
+        ),
+        (
+            "is_in of a literal in a column",
+            o().select([lit(1i64).is_in(col("id").implode(false), false)]),
+        ),
+        (
+            "is_in of a column in an aggregation",
+            o().select([col("amount").is_in(col("amount").mean().implode(false), false)]),
+        ),
+        (
+            "a window of a text literal",
+            o().select([lit("x").over([col("status")]).unwrap()]),
+        ),
+        (
+            "a window keyed by an aggregation",
+            o().select([col("amount").over([col("qty").sum()]).unwrap()]),
+        ),
+        (
+            "a window keyed by a window",
+            o().select([col("amount")
+                .over([col("qty").cum_sum(false).over([col("status")]).unwrap()])
+                .unwrap()]),
+        ),
+        (
+            "a length of aggregated text beside the rows",
+            o().with_columns([col("status").min().str().len_bytes().alias("n")]),
+        ),
         // Plans.
         (
             "a join on a text and a boolean",

@@ -138,43 +138,7 @@ pub(crate) fn some_valid(count: GpuExpr) -> GpuExpr {
     count.binary(BinaryOp::Gt, zero, GpuDtype::Boolean)
 }
 
-/// An aggregation of a type the per-group kernels do not take, as one of a
-/// wider type that gives the same answer, and the type to cast its result
-/// back to (`None`: it already has the aggregation's type): sums, means and
-/// distinct counts of small integers over i64 (Polars sums them as i64),
-/// means and distinct counts of booleans over integers, and distinct
-/// counts of f32 over f64; minima and maxima of small integers over i64, of
-/// booleans over u32 and of f32 over f64 (exact both ways); spreads of f32
-/// over f64 (as Polars computes them), cast back.
-pub(crate) fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)> {
-    let ExprKind::Agg { op, input } = &expr.kind else {
-        return None;
-    };
-    let small = small_integer(input.dtype);
-    let boolean = input.dtype == GpuDtype::Boolean;
-    let (wide, back) = match op {
-        AggOp::Sum | AggOp::Mean if small => (GpuDtype::Int64, None),
-        AggOp::Product if input.dtype != expr.dtype => (expr.dtype, None),
-        AggOp::Mean if boolean => (GpuDtype::UInt32, None),
-        AggOp::NUnique if small => (GpuDtype::Int64, None),
-        AggOp::NUnique if boolean => (GpuDtype::UInt32, None),
-        // Widened exactly; grouped as f64 is (NaNs one value, -0.0 with 0.0).
-        AggOp::NUnique if input.dtype == GpuDtype::Float32 => (GpuDtype::Float64, None),
-        // Polars' spreads of f32 are computed in f64 and cast back.
-        AggOp::Min { .. } | AggOp::Max { .. } | AggOp::Std { .. } | AggOp::Var { .. }
-            if input.dtype == GpuDtype::Float32 =>
-        {
-            (GpuDtype::Float64, Some(GpuDtype::Float32))
-        }
-        AggOp::Min { .. } | AggOp::Max { .. } if small => (GpuDtype::Int64, Some(input.dtype)),
-        AggOp::Min { .. } | AggOp::Max { .. } if boolean => {
-            (GpuDtype::UInt32, Some(GpuDtype::Boolean))
-        }
-        _ => return None,
-    };
-    let aggregated = cast_to(input, wide).aggregated(op.clone(), back.map_or(expr.dtype, |_| wide));
-    Some((aggregated, back))
-}
+pub(crate) use ir_lower::support::widened_aggregation;
 
 impl Executor<'_> {
     /// An aggregation, or an elementwise expression of aggregations, per

@@ -2,21 +2,7 @@
 
 use super::*;
 
-/// Whether a select gives one row: no expression reads a column outside
-/// an aggregation, so every one is one value (aggregations, literals, what
-/// functions make of them), as Polars holds them; else, as in Polars, they
-/// are repeated on every row, beside the row-wise expressions. One row
-/// also of an empty frame: Polars' `select([lit(1)])` is one row there too.
-pub(crate) fn aggregating_select(exprs: &[NamedExpr]) -> bool {
-    !exprs.is_empty() && exprs.iter().all(|named| !reads_rows(&named.expr))
-}
-
-/// Whether `expr` reads a column outside an aggregation (or the imploded
-/// column of an `is_in`), or the rows' places.
-pub(crate) fn reads_rows(expr: &GpuExpr) -> bool {
-    let row_wise = strip_aggregations(expr);
-    !reads_only_below(&row_wise, 0) || row_wise.any(&GpuExpr::is_places)
-}
+pub(crate) use ir_lower::support::{aggregating_select, reads_rows};
 
 /// The columns of `input` that Polars holds at one row: those a with_columns
 /// without broadcasting (Polars' common subexpressions) computes by
@@ -192,27 +178,6 @@ pub(crate) fn select_exprs<'e>(
     } else {
         Err("a select of literals beside common subexpressions".into())
     }
-}
-
-/// `expr` with every aggregation replaced by a null literal: what it reads
-/// row by row.
-pub(crate) fn strip_aggregations(expr: &GpuExpr) -> GpuExpr {
-    let mut out = expr.clone();
-    fn walk(expr: &mut GpuExpr) {
-        if matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
-            expr.kind = ExprKind::Literal(Scalar::Null);
-            return;
-        }
-        // The column an `is_in` looks in is imploded: one value.
-        if let ExprKind::IsInColumn { other, .. } = &mut expr.kind {
-            other.kind = ExprKind::Literal(Scalar::Null);
-        }
-        for child in expr.children_mut() {
-            walk(child);
-        }
-    }
-    walk(&mut out);
-    out
 }
 
 /// A select of only `unique(column)`: the column and whether the values keep

@@ -8,6 +8,7 @@ use crate::gpu::assert_gpu_eq;
 mod common_subexpressions;
 mod constants;
 mod floats;
+mod late_refusals;
 mod mixed_plans;
 mod per_group;
 mod types;

@@ -1,0 +1,232 @@
+//! Plans the executor refused at its last check after ir-lower had lowered them (internal errors since support is decided in ir-lower), each a test that failed before its fix.
+//!
+//! Each was found by the debug fuzzer once such a refusal counted as an
+//! internal error (a fallback of kind `Internal`, which `assert_same_as_cpu`
+//! fails on); each is now refused in ir-lower with its reason, or run.
+
+use polars::prelude::*;
+
+use super::{CLOSE, ORDERED};
+use crate::fuzz::assert_same_as_cpu;
+
+/// A window of a text literal (`lit("ab").over(..)`): the executor makes
+/// the text of windows from the rows' values. Seeds 394 (case 57) and 398
+/// (case 75).
+#[test]
+fn windows_of_text_literals_are_refused_in_ir_lower() {
+    let df = df!("a" => [Some(2i64), None, Some(2)], "s" => ["x", "ab", "b"]).unwrap();
+    let lf = df
+        .clone()
+        .lazy()
+        .select([lit("2024-01-15").over([col("a")]).unwrap().alias("x")]);
+    assert_same_as_cpu(lf, ORDERED);
+    let lf = df
+        .lazy()
+        .filter(lit("ab").over([col("s")]).unwrap().gt_eq(col("s")));
+    assert_same_as_cpu(lf, ORDERED);
+}
+
+/// A window partitioned by a literal alone in a select: a value on every
+/// row (one partition of all rows), which the executor took for a select
+/// of one values, one row. Seed 396, case 198.
+#[test]
+fn a_window_by_a_literal_is_a_value_per_row() {
+    let df = df!("a" => [Some(" 9"), Some("10"), None]).unwrap();
+    let lf = df.lazy().select([col("a")
+        .max()
+        .over([lit(Scalar::from(3007i32)).cast(DataType::Date)])
+        .unwrap()
+        .alias("x")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
+
+/// A function other kernels compute from text (a parse, a comparison) of
+/// text aggregated over the whole frame, outside an aggregation: the
+/// executor computes such parts from the frame's columns, before the
+/// aggregations. Seed 408, case 102.
+#[test]
+fn functions_of_aggregated_text_beside_rows_are_refused_in_ir_lower() {
+    let df = df!("c" => [Some("20240101"), Some("\nb"), None]).unwrap();
+    let to_date = StrptimeOptions {
+        format: Some("%Y%m%d".into()),
+        strict: false,
+        ..Default::default()
+    };
+    let lf = df
+        .clone()
+        .lazy()
+        .with_columns([col("c").min().str().to_date(to_date).alias("a")]);
+    assert_same_as_cpu(lf, ORDERED);
+    let lf = df
+        .lazy()
+        .with_columns([col("c").max().eq(lit("20240101")).alias("a")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
+
+/// A membership test of a column in aggregated values
+/// (`is_in(col("c"), implode(mean(col("c"))))`), and of one value in a
+/// column (`is_in(0, implode(col("a")))`, one value in Polars). Seed 397,
+/// case 28, and the older regression of one-value memberships.
+#[test]
+fn memberships_in_aggregations_or_of_one_value_are_refused_in_ir_lower() {
+    let df =
+        df!("c" => [Some(1.0f64), Some(2.0), None], "a" => [Some(0i64), None, Some(3)]).unwrap();
+    let lf = df.clone().lazy().select([col("c")
+        .is_in(col("c").mean().implode(false), false)
+        .alias("x")]);
+    assert_same_as_cpu(lf, ORDERED);
+    let lf = df
+        .lazy()
+        .select([lit(0i64).is_in(col("a").implode(false), true).alias("x")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
+
+/// A variance of every other f32 value (`gather_every`): the widening of
+/// f32 to f64 hid the rows kept from the executor, which keeps them in
+/// sight to leave groups of no valid value to Polars. Now widened inside
+/// the filter, it runs. Seed 398, case 28.
+#[test]
+fn spreads_of_every_nth_f32_are_widened_inside_the_filter() {
+    let df = df!(
+        "k" => [1i64, 1, 2, 2, 2],
+        "c" => [Some(1.5f32), Some(-2.0), None, Some(4.0), Some(0.25)],
+    )
+    .unwrap();
+    let lf = df.lazy().group_by_stable([col("k")]).agg([
+        col("c").gather_every(2, 0).var(0).alias("v"),
+        col("c").gather_every(2, 1).std(1).alias("s"),
+    ]);
+    assert_same_as_cpu(lf, CLOSE);
+}
+
+/// Aggregations of types the kernels do not take, refused in ir-lower:
+/// `arg_max` of text (found as a late refusal by an older regression), a
+/// cast of dates to durations (Polars raises), and an aggregation other
+/// than a first or last row of a sort's rows.
+#[test]
+fn aggregations_and_casts_of_types_the_kernels_do_not_take_are_refused_in_ir_lower() {
+    let df = df!(
+        "g" => [1i64, 1, 2],
+        "s" => [Some("b"), Some("a"), None],
+        "a" => [Some(3i64), None, Some(1)],
+        "f" => [0.5f64, -1.0, 2.0],
+    )
+    .unwrap();
+    let lf = df
+        .clone()
+        .lazy()
+        .group_by_stable([col("g")])
+        .agg([col("s").arg_max().alias("x")]);
+    assert_same_as_cpu(lf, ORDERED);
+    let lf = df
+        .clone()
+        .lazy()
+        .with_columns([(col("a").cum_count(false) - lit(1u32))
+            .sort_by(
+                [col("f")],
+                SortMultipleOptions::default().with_nulls_last(true),
+            )
+            .max()
+            .alias("x")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
+
+/// `replace_strict` by one new value, of old values with a null among
+/// others, without a default: Polars finds the rows by a membership test,
+/// which leaves null rows unmatched, and raises on them (the device
+/// replaced them). Seed 409, case 176.
+#[test]
+fn replace_strict_by_one_value_raises_on_null_rows_where_polars_does() {
+    let df = df!("x" => [Some(0i64), None]).unwrap();
+    let old = || lit(Series::new("".into(), [None::<i64>, Some(0i64)]));
+    let new = || lit(Series::new("".into(), [Some(1i64)]));
+    let lf = df.clone().lazy().with_columns([col("x")
+        .replace_strict(old(), new(), None::<Expr>, None::<DataType>)
+        .alias("y")]);
+    assert_same_as_cpu(lf, ORDERED);
+    let lf = df.lazy().with_columns([col("x")
+        .fill_null(lit(0i64))
+        .replace_strict(old(), new(), None::<Expr>, None::<DataType>)
+        .alias("y")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
+
+/// A window partitioned by a key with a window inside
+/// (`col("a").over([col("a").rolling_max(2).over([3])])`): the executor
+/// computes keys row by row. Seed 402, case 279.
+#[test]
+fn windows_keyed_by_windows_are_refused_in_ir_lower() {
+    let df = df!("a" => [Some(1u16), None, Some(1)], "g" => [1i64, 2, 1]).unwrap();
+    let rolling = RollingOptionsFixedWindow {
+        window_size: 2,
+        min_periods: 0,
+        ..Default::default()
+    };
+    let key = col("a")
+        .rolling_max(rolling)
+        .over([lit(Scalar::from(3u8))])
+        .unwrap();
+    let lf = df
+        .clone()
+        .lazy()
+        .with_columns([col("a").over([key]).unwrap().alias("x")]);
+    assert_same_as_cpu(lf, ORDERED);
+    let lf = df
+        .lazy()
+        .with_columns([col("a").over([col("g").sum()]).unwrap().alias("x")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
+
+/// `is_between` of a text column by literal bounds (the predicate kernels
+/// compare numbers between literals): the two comparisons. Seed 436, case
+/// 195.
+#[test]
+fn text_between_literals_is_two_comparisons() {
+    let df = df!("a" => [Some("20"), Some("b"), None, Some("x y"), Some("a")]).unwrap();
+    for closed in [
+        ClosedInterval::None,
+        ClosedInterval::Both,
+        ClosedInterval::Left,
+        ClosedInterval::Right,
+    ] {
+        let lf = df
+            .clone()
+            .lazy()
+            .with_columns([col("a").is_between(lit("a"), lit("x y"), closed).alias("x")]);
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
+
+/// A function of the rows in order of values with an aggregation inside
+/// (`is_first_distinct` of a `shift_and_fill` by `sum(b)`, a running sum
+/// of values less their mean): the executor computes such functions of the
+/// frame's columns, before the aggregations. Seed 437, case 291.
+#[test]
+fn row_order_functions_of_aggregated_values_are_refused_in_ir_lower() {
+    let df = df!("b" => [None, Some(1.5f64), Some(1.5)], "g" => [1i64, 1, 2]).unwrap();
+    let lf = df.clone().lazy().filter(
+        col("b")
+            .shift_and_fill(lit(-3i64), col("b").sum())
+            .is_first_distinct(),
+    );
+    assert_same_as_cpu(lf, CLOSE);
+    let lf = df.lazy().with_columns([(col("b") - col("b").mean())
+        .cum_sum(false)
+        .over([col("g")])
+        .unwrap()
+        .alias("x")]);
+    assert_same_as_cpu(lf, CLOSE);
+}
+
+/// A struct's field that is a list (`struct.field` of a struct of a list):
+/// the executor copies fields of flat types. Seed 458, case 25.
+#[test]
+fn struct_fields_of_lists_are_refused_in_ir_lower() {
+    let df = df!("f" => [Some(17i64), Some(3), None]).unwrap();
+    let lf = df
+        .lazy()
+        .select([concat_list([col("f")]).unwrap().alias("l")])
+        .with_columns([as_struct(vec![col("l")]).alias("s")])
+        .with_columns([col("s").struct_().field_by_name("l").alias("x")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
