@@ -910,6 +910,27 @@ impl GpuExpr {
         }
     }
 
+    /// `f` of `self`, an aggregation's input; of the rows kept, where a
+    /// filter keeps them (the filter stays the input of the aggregation).
+    pub fn within_filter(self, f: impl Fn(GpuExpr) -> GpuExpr) -> GpuExpr {
+        match self.kind {
+            ExprKind::Where { input, by } => {
+                let kept = f(*input);
+                GpuExpr {
+                    dtype: kept.dtype,
+                    kind: ExprKind::Where {
+                        input: Box::new(kept),
+                        by,
+                    },
+                }
+            }
+            kind => f(GpuExpr {
+                kind,
+                dtype: self.dtype,
+            }),
+        }
+    }
+
     /// `self` cast to `dtype` (nothing to do when it already is).
     pub fn cast(self, dtype: GpuDtype, mode: CastMode) -> GpuExpr {
         if self.dtype == dtype {

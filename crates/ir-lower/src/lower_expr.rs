@@ -224,6 +224,16 @@ impl ExprLowering<'_> {
         if let Some(folded) = self.folded(node) {
             return folded;
         }
+        // (Per group, only of values computed per group: a column Polars
+        // holds at one row is read row by row there.)
+        if let AExpr::Agg(agg) = self.arena.get(node)
+            && let input = agg.get_input().first()
+            && (polars_plan::plans::is_scalar_ae(input, self.arena)
+                || !self.per_group && self.one_value(input))
+            && let Some(lowered) = self.aggregation_of_one_value(node, &agg.clone())
+        {
+            return lowered;
+        }
         if let Some((reason, whole_plan)) = self.of_one_value(node) {
             self.refusals.push(Refusal {
                 subject: self.notation(node),

@@ -168,16 +168,10 @@ pub fn widened_aggregation(expr: &GpuExpr) -> Option<(GpuExpr, Option<GpuDtype>)
         _ => return None,
     };
     // (A filter's values widened inside it: the rows kept stay in sight.)
-    let wide_input = match &input.kind {
-        ExprKind::Where { input: kept, by } => GpuExpr {
-            kind: ExprKind::Where {
-                input: Box::new(kept.as_ref().clone().cast(wide, CastMode::NonStrict)),
-                by: by.clone(),
-            },
-            dtype: wide,
-        },
-        _ => input.as_ref().clone().cast(wide, CastMode::NonStrict),
-    };
+    let wide_input = input
+        .as_ref()
+        .clone()
+        .within_filter(|x| x.cast(wide, CastMode::NonStrict));
     let aggregated = wide_input.aggregated(op.clone(), back.map_or(expr.dtype, |_| wide));
     Some((aggregated, back))
 }
@@ -396,6 +390,32 @@ fn aggregation_refusal(node: &PlanNode) -> Option<String> {
 
 /// Why the executor cannot take `node`'s keys; `None` where it can.
 fn key_refusal(node: &PlanNode) -> Option<String> {
+    computed_key_refusal(node).or_else(|| key_type_refusal(node))
+}
+
+/// Why the executor cannot compute a key of `node` (a sort, a group-by, a
+/// join): it computes keys row by row, before any aggregation, and a
+/// join's before any window.
+fn computed_key_refusal(node: &PlanNode) -> Option<String> {
+    let (keys, what): (Vec<&GpuExpr>, &str) = match node {
+        PlanNode::Sort { keys, .. } => (keys.iter().map(|key| &key.expr).collect(), "sorting"),
+        PlanNode::GroupBy { keys, .. } => (keys.iter().map(|key| &key.expr).collect(), "grouping"),
+        PlanNode::Join {
+            left_on, right_on, ..
+        } => (left_on.iter().chain(right_on).collect(), "joining"),
+        _ => return None,
+    };
+    let join = matches!(node, PlanNode::Join { .. });
+    let key = keys
+        .into_iter()
+        .find(|key| key.has_aggregation() || (join && key.has_window()))?;
+    Some(format!(
+        "{what} by `{key}` (an aggregation or a window inside) is not supported on the GPU"
+    ))
+}
+
+/// Why the executor cannot take the types of `node`'s keys; `None` where it can.
+fn key_type_refusal(node: &PlanNode) -> Option<String> {
     match node {
         PlanNode::Sort { keys, .. } => {
             keys.iter()

@@ -25,6 +25,7 @@ mod joins;
 mod lists;
 mod neighbours;
 mod null_type;
+mod one_value;
 mod operators;
 mod partitioned;
 mod replace;

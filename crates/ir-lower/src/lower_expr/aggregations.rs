@@ -56,6 +56,12 @@ pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, 
     }
 }
 
+/// Whether `dtype` holds durations or timestamps (not zoned) as i64 ticks,
+/// whose mean and median Polars takes of the ticks.
+fn ticks(dtype: GpuDtype) -> bool {
+    matches!(dtype, GpuDtype::Duration(_) | GpuDtype::Datetime(_))
+}
+
 pub(crate) fn quantile_method_name(method: QuantileMethod) -> &'static str {
     match method {
         QuantileMethod::Nearest => "nearest",
@@ -150,6 +156,9 @@ impl ExprLowering<'_> {
         if op == AggOp::Median && dtype == GpuDtype::Float32 {
             return self.refuse(node, MIDDLE_OF_F32);
         }
+        if matches!(op, AggOp::Mean | AggOp::Median) && ticks(dtype) {
+            return self.temporal_moment(node, op, input, dtype);
+        }
         if let AggOp::Item { .. } = op {
             // Of the input as it is (a filter, sort or slice of it is
             // refused as an expression).
@@ -160,6 +169,95 @@ impl ExprLowering<'_> {
             });
         }
         self.aggregation_of(node, op, input, dtype)
+    }
+
+    /// `agg` of one value that Polars computes (an aggregation, `len()`:
+    /// `x.sum().max()`), as Polars takes it of a column of that one value
+    /// (not as the executor would, of it repeated on every row): the value
+    /// itself for extremes, first and last, means and medians
+    /// (as floats where they give floats); a sum of it, 0 where it is null;
+    /// counts of 1 or 0. `None` for the other aggregations (refused by the
+    /// caller) and for values of other types.
+    pub(crate) fn aggregation_of_one_value(
+        &mut self,
+        node: Node,
+        agg: &IRAggExpr,
+    ) -> Option<Lowered> {
+        let input = agg.get_input().first();
+        let of = self.polars_dtype(input)?;
+        let flat = !of.is_nested() && !of.is_object();
+        let number = of.is_primitive_numeric() || of.is_bool();
+        let picks = matches!(
+            agg,
+            IRAggExpr::Min { .. }
+                | IRAggExpr::Max { .. }
+                | IRAggExpr::First(_)
+                | IRAggExpr::Last(_)
+        );
+        let moment = matches!(agg, IRAggExpr::Mean(_) | IRAggExpr::Median(_));
+        let counts = matches!(agg, IRAggExpr::Count { .. } | IRAggExpr::NUnique(_));
+        let summed = matches!(agg, IRAggExpr::Sum(_));
+        let handled = (picks && flat)
+            || (moment && (number || of.is_duration()))
+            || (summed && (number || of.is_duration()))
+            || (counts && flat);
+        if !handled {
+            return None;
+        }
+        let dtype = match self.dtype(node) {
+            Some(dtype) => dtype,
+            None => return Some(None),
+        };
+        let Some(value) = self.expr(input) else {
+            return Some(None);
+        };
+        let count = GpuDtype::UInt32;
+        let lowered = match agg {
+            IRAggExpr::Count {
+                include_nulls: false,
+                ..
+            } => value.is_not_null().cast(count, CastMode::NonStrict),
+            IRAggExpr::Count { .. } | IRAggExpr::NUnique(_) => {
+                GpuExpr::literal(Scalar::UInt(1), count)
+            }
+            IRAggExpr::Sum(_) => {
+                let zero = match dtype {
+                    GpuDtype::Duration(_) => Scalar::Duration(0),
+                    _ if dtype.is_float() => Scalar::Float(0.0),
+                    _ if dtype.is_unsigned() => Scalar::UInt(0),
+                    _ => Scalar::Int(0),
+                };
+                value
+                    .cast(dtype, CastMode::NonStrict)
+                    .fill_null(GpuExpr::literal(zero, dtype))
+            }
+            _ => value.cast(dtype, CastMode::NonStrict),
+        };
+        Some(Some(lowered))
+    }
+
+    /// `op` (a mean or a median) of the durations or timestamps at `input`,
+    /// of `dtype`, as Polars takes it: of their integers, as a float, cast
+    /// back toward zero; beyond i64, per group null (Polars casts), of a
+    /// whole column the greatest i64 (Polars converts with Rust's `as`).
+    fn temporal_moment(&mut self, node: Node, op: AggOp, input: Node, dtype: GpuDtype) -> Lowered {
+        let (float, int) = (GpuDtype::Float64, GpuDtype::Int64);
+        let mut moment = self.aggregation_of(node, op, input, float)?;
+        if let ExprKind::Agg { input, .. } = &mut moment.kind {
+            let values = std::mem::replace(input.as_mut(), GpuExpr::literal(Scalar::Null, int));
+            **input = values.within_filter(|x| x.cast(int, CastMode::NonStrict));
+        }
+        let ticks = moment.clone().cast(int, CastMode::NonStrict);
+        let ticks = match self.per_group {
+            true => ticks,
+            false => {
+                let beyond = GpuExpr::literal(Scalar::Float(9_223_372_036_854_775_808.0), float);
+                let greatest = GpuExpr::literal(Scalar::Int(i64::MAX), int);
+                let over = moment.binary(BinaryOp::GtEq, beyond, GpuDtype::Boolean);
+                over.then(greatest, ticks, int)
+            }
+        };
+        Some(ticks.cast(dtype, CastMode::NonStrict))
     }
 
     /// `op` of the expression at `input`, of `dtype`: of a filter
@@ -403,10 +501,14 @@ impl ExprLowering<'_> {
                 if matches!(op, AggOp::First | AggOp::Last | AggOp::Implode)
                     || input.dtype == GpuDtype::Float64
                     || (op == AggOp::Mean
-                        && matches!(
-                            input.dtype,
-                            GpuDtype::Int32 | GpuDtype::Int64 | GpuDtype::UInt32 | GpuDtype::UInt64
-                        )) =>
+                        && (ticks(input.dtype)
+                            || matches!(
+                                input.dtype,
+                                GpuDtype::Int32
+                                    | GpuDtype::Int64
+                                    | GpuDtype::UInt32
+                                    | GpuDtype::UInt64
+                            ))) =>
             {
                 let kept = GpuExpr {
                     dtype: input.dtype,

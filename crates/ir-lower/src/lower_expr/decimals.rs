@@ -176,7 +176,7 @@ fn sum_of_decimals(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
             .cast(int64, CastMode::Physical)
             .binary(op, half(), int64)
     };
-    let part_of = |input: GpuExpr, op: BinaryOp| within_filter(input, |x| split(x, op));
+    let part_of = |input: GpuExpr, op: BinaryOp| input.within_filter(|x| split(x, op));
     let part = |op: BinaryOp| {
         part_of(input.clone(), op)
             .aggregated(AggOp::Sum, int64)
@@ -190,27 +190,6 @@ fn sum_of_decimals(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
         .cast(dtype, CastMode::Physical)
 }
 
-/// `f` of an aggregation's input; of the rows kept, where a filter keeps
-/// them (the filter stays the input of the aggregation).
-fn within_filter(input: GpuExpr, f: impl Fn(GpuExpr) -> GpuExpr) -> GpuExpr {
-    match input.kind {
-        ExprKind::Where { input, by } => {
-            let kept = f(*input);
-            GpuExpr {
-                dtype: kept.dtype,
-                kind: ExprKind::Where {
-                    input: Box::new(kept),
-                    by,
-                },
-            }
-        }
-        kind => f(GpuExpr {
-            kind,
-            dtype: input.dtype,
-        }),
-    }
-}
-
 /// `op` (a mean, median or quantile) of the decimals `input` (of `scale`),
 /// a float, as Polars takes it: per group, of the values cast to floats;
 /// of a whole column, of the scaled integers (as floats) divided by
@@ -218,10 +197,13 @@ fn within_filter(input: GpuExpr, f: impl Fn(GpuExpr) -> GpuExpr) -> GpuExpr {
 fn moment_of_decimals(op: AggOp, input: GpuExpr, scale: u8, per_group: bool) -> GpuExpr {
     let float = GpuDtype::Float64;
     if per_group {
-        return within_filter(input, |x| x.cast(float, CastMode::NonStrict)).aggregated(op, float);
+        return input
+            .within_filter(|x| x.cast(float, CastMode::NonStrict))
+            .aggregated(op, float);
     }
     let divisor = 10_i128.pow(scale.into()) as f64;
-    within_filter(input, |x| x.cast(GpuDtype::Int64, CastMode::Physical))
+    input
+        .within_filter(|x| x.cast(GpuDtype::Int64, CastMode::Physical))
         .aggregated(op, float)
         .binary(
             BinaryOp::TrueDivide,
@@ -259,10 +241,9 @@ fn rewritten(expr: GpuExpr, per_group: bool) -> GpuExpr {
                 };
                 moment_of_decimals(op, *input, scale, per_group)
             }
-            AggOp::Std { .. } | AggOp::Var { .. } => {
-                within_filter(*input, |x| x.cast(GpuDtype::Float64, CastMode::NonStrict))
-                    .aggregated(op, dtype)
-            }
+            AggOp::Std { .. } | AggOp::Var { .. } => input
+                .within_filter(|x| x.cast(GpuDtype::Float64, CastMode::NonStrict))
+                .aggregated(op, dtype),
             op => input.aggregated(op, dtype),
         },
         // 0 - x, checked: a negated i64::MIN is no i64.

@@ -400,6 +400,10 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         ("a product of floats", o().select([col("amount").product()])),
         (
+            "a spread of one value",
+            o().select([col("amount").max().std(1)]),
+        ),
+        (
             "a cast of dates to durations",
             o().select([col("day").cast(DataType::Duration(TimeUnit::Milliseconds))]),
         ),

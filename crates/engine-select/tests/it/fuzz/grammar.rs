@@ -930,6 +930,10 @@ impl Grammar<'_> {
                 1 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), Ty::Str),
                 _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Str),
             },
+            // Of their ticks, cast back toward zero.
+            Ty::Duration | Ty::Datetime if self.chance(0.25) => {
+                (*[Agg::Mean, Agg::Median].choose(self.rng).unwrap(), ty)
+            }
             Ty::Duration | Ty::Decimal if self.chance(0.3) => (Agg::Sum, ty),
             _ => match self.rng.random_range(0..3) {
                 0 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), ty),

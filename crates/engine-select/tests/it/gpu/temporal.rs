@@ -1082,3 +1082,59 @@ fn offsets_by_durations_of_fixed_length_match_the_cpu() {
         "not of fixed length",
     );
 }
+
+#[test]
+fn means_and_medians_of_durations_and_timestamps_match_the_cpu() {
+    // Polars takes them of the ticks as floats, cast back toward zero
+    // (`v` holds values whose mean is not whole, negative ones too).
+    let frame = groups().with_columns([
+        col("v")
+            .cast(DataType::Duration(TimeUnit::Microseconds))
+            .alias("d"),
+        col("v")
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+            .alias("t"),
+    ]);
+    assert_gpu_eq(
+        "means and medians of durations and timestamps per group",
+        frame.clone().group_by_stable([col("g")]).agg([
+            col("d").mean().alias("mean d"),
+            col("d").median().alias("median d"),
+            col("t").mean().alias("mean t"),
+            col("t").median().alias("median t"),
+            col("d")
+                .filter(col("x").gt(lit(0.5)))
+                .mean()
+                .alias("mean of kept"),
+        ]),
+    );
+    assert_gpu_eq(
+        "over windows and the whole frame",
+        frame.clone().select([
+            col("d").mean().over([col("h")]).unwrap().alias("by h"),
+            col("t").median().alias("median t"),
+            col("d").mean().alias("mean d"),
+        ]),
+    );
+    // Beyond i64 (the mean of values near i64::MAX rounds to 2^63): per
+    // group Polars casts it (null), over the whole frame it saturates.
+    let big = df!(
+        "g" => [1i64, 1, 2],
+        "v" => [i64::MAX, i64::MAX - 1, 5],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("v")
+        .cast(DataType::Duration(TimeUnit::Nanoseconds))
+        .alias("d")]);
+    assert_gpu_eq(
+        "means beyond i64 per group",
+        big.clone()
+            .group_by_stable([col("g")])
+            .agg([col("d").mean()]),
+    );
+    assert_gpu_eq(
+        "means beyond i64 of the frame",
+        big.select([col("d").mean(), col("d").median().alias("m")]),
+    );
+}

@@ -230,3 +230,25 @@ fn struct_fields_of_lists_are_refused_in_ir_lower() {
         .with_columns([col("s").struct_().field_by_name("l").alias("x")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A group-by key with an aggregation inside (a `shift_and_fill` by
+/// `min(x1)`): the executor computes keys row by row, before any
+/// aggregation. Seed 559, case 210.
+#[test]
+fn keys_with_aggregations_inside_are_refused_in_ir_lower() {
+    let df = df!("b" => [None::<i16>, Some(3), Some(3)]).unwrap();
+    let lf = df
+        .clone()
+        .lazy()
+        .with_columns([len().alias("x1")])
+        .group_by_stable([col("x1")
+            .shift_and_fill(lit(1i64), col("x1").min())
+            .alias("k")])
+        .agg([]);
+    assert_same_as_cpu(lf, ORDERED);
+    let lf = df.lazy().sort_by_exprs(
+        [col("b").fill_null(col("b").max())],
+        SortMultipleOptions::default().with_maintain_order(true),
+    );
+    assert_same_as_cpu(lf, ORDERED);
+}
