@@ -1,13 +1,17 @@
-//! What the executor runs, decided once over each lowered node: the types of the keys it sorts, groups and joins by, and of the aggregations its kernels take.
+//! What the executor runs, decided once over each lowered node: the keys it sorts, groups and joins by, the aggregations its kernels take, and the rules both layers read.
 //!
 //! The executor's kernels take keys by their physical words: hash joins
 //! integers and the types held as them, group-bys and distinct rows those
 //! and texts, floats, booleans and small integers (widened), sorts
-//! numbers, texts, booleans and categoricals (by their texts' ranks). Its
-//! sums and means add in f64, so those of f32 (which Polars adds in f32)
-//! are not its. [`refusal`] checks a lowered node against those classes,
-//! so that a plan ir-lower accepts is one the executor takes; the executor
-//! reads the same classes from here.
+//! numbers, texts, booleans and categoricals (by their texts' ranks); it
+//! computes keys row by row, before any aggregation. Its per-group
+//! kernels take aggregations of some value and result types
+//! ([`aggregation_types`]), others once widened ([`widened_aggregation`]);
+//! its sums and means add in f64, so those of f32 (which Polars adds in
+//! f32) are not its. `refusal` checks a lowered node against those
+//! rules, so that a plan ir-lower accepts is one the executor takes (its
+//! last check finding more is a bug); the executor reads the same rules
+//! from here, and which selects give one row ([`aggregating_select`]).
 
 use crate::dtype::GpuDtype;
 use crate::expr::{AggOp, CastMode, ExprKind, GpuExpr, ListFunction, NamedExpr, Scalar};
