@@ -552,6 +552,7 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
     if let AggOp::Implode = op {
         return implode_supported(expr, input);
     }
+    per_group_text_made(expr)?;
     if let ExprKind::SortedBy {
         input: sorted,
         order,
@@ -579,14 +580,12 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
         if by.dtype != GpuDtype::Boolean {
             return Err(format!("a filter by `{by}`"));
         }
-        per_group_text_made(expr)?;
         evaluable(by)?;
         return evaluable(kept);
     }
     // Aggregations inside are per group, repeated on the group's rows;
     // shifts, fills and `cum_sum`s are within the group, in the rows' order.
     evaluable(input)?;
-    per_group_text_made(expr)?;
     let fits = ir_lower::support::aggregation_types(op, input.dtype, expr.dtype);
     if fits {
         Ok(())

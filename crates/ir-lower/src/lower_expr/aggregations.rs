@@ -194,13 +194,12 @@ impl ExprLowering<'_> {
                 | IRAggExpr::First(_)
                 | IRAggExpr::Last(_)
         );
-        let moment = matches!(agg, IRAggExpr::Mean(_) | IRAggExpr::Median(_));
+        let of_numbers = matches!(
+            agg,
+            IRAggExpr::Mean(_) | IRAggExpr::Median(_) | IRAggExpr::Sum(_)
+        );
         let counts = matches!(agg, IRAggExpr::Count { .. } | IRAggExpr::NUnique(_));
-        let summed = matches!(agg, IRAggExpr::Sum(_));
-        let handled = (picks && flat)
-            || (moment && (number || of.is_duration()))
-            || (summed && (number || of.is_duration()))
-            || (counts && flat);
+        let handled = ((picks || counts) && flat) || (of_numbers && (number || of.is_duration()));
         if !handled {
             return None;
         }
