@@ -41,6 +41,8 @@ enum Op : u32 {
                               // words each): to the first day of its block of months
     OP_DECIMAL = 22,          // step (enum DecimalStep), its words: decimal arithmetic
                               // (decimal.cuh); flags rows an i64 cannot answer
+    OP_ADD_MONTHS = 23,       // months, ticks per day (two words each): an I64 timestamp
+                              // moved by whole months
 };
 
 // Parts of a date or timestamp: the proleptic Gregorian calendar, ISO
@@ -519,6 +521,28 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                         i64 start_year = 1970 + floor_div(first, 12);
                         i64 start_month = first - floor_div(first, 12) * 12 + 1;
                         s.bits = wrap(static_cast<u64>(days_from_civil(start_year, start_month, 1) * per_day), t);
+                        break;
+                    }
+                    case OP_ADD_MONTHS: {
+                        // Polars' dt.offset_by of whole months (its add_month):
+                        // the same time of day and day of the month, the day
+                        // clamped to the last of the month it lands in;
+                        // wrapping where the ticks leave i64.
+                        i64 months = static_cast<i64>(program[pc] | static_cast<u64>(program[pc + 1]) << 32);
+                        i64 per_day = static_cast<i64>(program[pc + 2] | static_cast<u64>(program[pc + 3]) << 32);
+                        pc += 4;
+                        Slot& s = stack[top - 1];
+                        i64 v = static_cast<i64>(s.bits);
+                        i64 days = floor_div(v, per_day);
+                        i64 time = v - days * per_day;
+                        i64 year, month, day;
+                        civil(days, &year, &month, &day);
+                        i64 total = year * 12 + (month - 1) + months;
+                        i64 to_year = floor_div(total, 12);
+                        i64 to_month = total - to_year * 12 + 1;
+                        i64 last = days_in_month(to_year, to_month);
+                        i64 to_days = days_from_civil(to_year, to_month, day < last ? day : last);
+                        s.bits = static_cast<u64>(to_days) * static_cast<u64>(per_day) + static_cast<u64>(time);
                         break;
                     }
                     case OP_FUNCTION: {

@@ -369,6 +369,13 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                 }
             }
         }
+        ExprKind::OffsetMonths { input, months } => {
+            let GpuDtype::Datetime(unit) = input.dtype else {
+                return Err(format!("an offset by months of {}", input.dtype));
+            };
+            emit(input, out)?;
+            step(out.program.add_months(*months, unit.per_day()))
+        }
         ExprKind::Unary { function, input } => {
             emit(input, out)?;
             step(

@@ -126,6 +126,7 @@ const OP_CLIP: u32 = 19;
 const OP_FUNCTION: u32 = 20;
 const OP_TRUNCATE_MONTHS: u32 = 21;
 const OP_DECIMAL: u32 = 22;
+const OP_ADD_MONTHS: u32 = 23;
 
 /// A step of Polars' decimal arithmetic on scaled integers held as i64 (see
 /// kernels/cuda/include/decimal.cuh; the kernel's numbering). Each raises the
@@ -406,6 +407,27 @@ impl ExprProgram {
             (units_per_day >> 32) as u32,
         ]);
         self.push(ty)
+    }
+
+    /// An I64 timestamp of `units_per_day` ticks a day moved by `months`
+    /// whole months (back where negative) as Polars' `dt.offset_by` moves
+    /// it: the same time of day and day of the month, the day clamped to
+    /// the last of the month it lands in; wrapping beyond i64.
+    pub fn add_months(&mut self, months: i64, units_per_day: i64) -> Result<(), RuntimeError> {
+        if units_per_day <= 0 {
+            return Err(invalid(format!(
+                "an offset by months of {units_per_day} units a day"
+            )));
+        }
+        self.pop(Some(ValueType::I64))?;
+        self.words.extend([
+            OP_ADD_MONTHS,
+            months as u32,
+            (months >> 32) as u32,
+            units_per_day as u32,
+            (units_per_day >> 32) as u32,
+        ]);
+        self.push(ValueType::I64)
     }
 
     /// The unary function of numbers numbered `function` in the kernel's

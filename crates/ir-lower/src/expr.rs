@@ -516,6 +516,14 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         every: Truncation,
     },
+    /// `dt.offset_by` of whole months, of a timestamp of no zone: the same
+    /// time of day and day of the month `months` months later (earlier
+    /// where negative), the day clamped to the last of the month it lands
+    /// in, as Polars' `add_month` moves it.
+    OffsetMonths {
+        input: Box<GpuExpr>,
+        months: i64,
+    },
     /// The values `periods` rows earlier (later, for a negative count); null
     /// where there is no such row. Depends on the order of the rows.
     Shift {
@@ -770,6 +778,7 @@ macro_rules! children {
             | ExprKind::Rank { input, .. }
             | ExprKind::Distinct { input, .. }
             | ExprKind::Truncate { input, .. }
+            | ExprKind::OffsetMonths { input, .. }
             | ExprKind::LocalTime { input, .. }
             | ExprKind::Localized { input, .. }
             | ExprKind::Fill { input, .. }

@@ -24,6 +24,7 @@ use crate::refusal::Refusal;
 mod dynamic;
 mod join_order;
 mod rolling;
+mod unpivot;
 mod value_counts;
 
 use join_order::unordered_join;
@@ -1074,6 +1075,7 @@ impl<'a> PlanLowering<'a> {
                         schema,
                     })
                 }
+                FunctionIR::Unpivot { args, .. } => self.unpivot(node, *input, args),
                 FunctionIR::FastCount { .. } | FunctionIR::Opaque { .. } => {
                     let input = *input;
                     self.node(input);

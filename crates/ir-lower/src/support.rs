@@ -203,22 +203,29 @@ fn misfit_aggregation(e: &GpuExpr) -> bool {
 }
 
 /// The first part of `e` (its lists' own expressions included: those of
-/// `list.eval`, `list.agg`, a list's slice) for which `f` holds.
-fn find_deep<'e>(e: &'e GpuExpr, f: &impl Fn(&GpuExpr) -> bool) -> Option<&'e GpuExpr> {
+/// `list.eval`, a list's filter or slice and, with `aggregations`,
+/// `list.agg`) for which `f` holds.
+fn find_deep<'e>(
+    e: &'e GpuExpr,
+    aggregations: bool,
+    f: &impl Fn(&GpuExpr) -> bool,
+) -> Option<&'e GpuExpr> {
     if f(e) {
         return Some(e);
     }
     if let ExprKind::List { function, .. } = &e.kind
-        && let ListFunction::Eval(inner)
-        | ListFunction::Agg(inner)
-        | ListFunction::Keep { by: inner, .. } = function
-        && let Some(found) = find_deep(inner, f)
+        && let Some(inner) = match function {
+            ListFunction::Eval(inner) | ListFunction::Keep { by: inner, .. } => Some(inner),
+            ListFunction::Agg(inner) if aggregations => Some(inner),
+            _ => None,
+        }
+        && let Some(found) = find_deep(inner, aggregations, f)
     {
         return Some(found);
     }
     e.children()
         .into_iter()
-        .find_map(|child| find_deep(child, f))
+        .find_map(|child| find_deep(child, aggregations, f))
 }
 
 /// Whether a select gives one row: no expression reads a column outside
@@ -264,8 +271,9 @@ fn strip_aggregations(expr: &GpuExpr) -> GpuExpr {
 /// Why the executor cannot compute the row-wise expressions of `node` (a
 /// with_columns, a filter, a select of a value per row): a part other
 /// kernels compute from text (a parse, a comparison, a length, a match)
-/// of text aggregated over the whole frame or in a window. (It computes
-/// such parts from the frame's columns before the aggregations.)
+/// of text aggregated over the whole frame or in a window, or within a
+/// list by `list.eval` or a list's filter. (It computes such parts from the
+/// frame's columns before the aggregations.)
 fn row_wise_refusal(node: &PlanNode) -> Option<String> {
     let exprs = match node {
         PlanNode::Select { exprs, .. } if aggregating_select(exprs) => return None,
@@ -284,7 +292,9 @@ fn row_wise_refusal(node: &PlanNode) -> Option<String> {
                 .into_iter()
                 .any(|child| child.dtype == GpuDtype::String && child.has_aggregation())
     };
-    let found = exprs.iter().find_map(|e| e.find(&of_aggregated_text))?;
+    let found = exprs
+        .iter()
+        .find_map(|e| find_deep(e, false, &of_aggregated_text))?;
     Some(format!(
         "`{found}`: a function of aggregated text outside an aggregation is not supported on the \
          GPU"
@@ -382,7 +392,7 @@ fn aggregation_refusal(node: &PlanNode) -> Option<String> {
     }
     let found = exprs
         .iter()
-        .find_map(|e| find_deep(e, &misfit_aggregation))?;
+        .find_map(|e| find_deep(e, true, &misfit_aggregation))?;
     let ExprKind::Agg { op, input } = &found.kind else {
         return None;
     };

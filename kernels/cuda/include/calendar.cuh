@@ -37,3 +37,12 @@ __device__ __forceinline__ i64 days_from_civil(i64 year, i64 month, i64 day) {
     i64 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     return era * 146097 + doe - 719468;
 }
+
+// The number of days of a month (1 to 12) of a year.
+__device__ __forceinline__ i64 days_in_month(i64 year, i64 month) {
+    if (month == 2) {
+        return is_leap(year) ? 29 : 28;
+    }
+    // 31, 30, 31, 30, 31, 30, 31 from January, again from August.
+    return 31 - ((month - 1) % 7) % 2;
+}

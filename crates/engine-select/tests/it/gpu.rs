@@ -3,7 +3,7 @@
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
 //! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `null_type`, `strings`,
 //! `temporal`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
-//! partitioned executor).
+//! partitioned executor), `unpivot`.
 
 use engine_select::{
     DeviceKind, Engine, EngineError, ExecutedBy, FallbackKind, GpuEngine, LazyFrameExt,
@@ -34,6 +34,7 @@ mod row_order;
 mod strings;
 mod structs;
 mod temporal;
+mod unpivot;
 mod whole_frame;
 mod windows;
 mod zones;

@@ -343,6 +343,9 @@ impl fmt::Display for GpuExpr {
                 f.write_str(")")
             }
             ExprKind::Truncate { input, every } => write!(f, "dt.truncate({input}, {every:?})"),
+            ExprKind::OffsetMonths { input, months } => {
+                write!(f, "dt.offset_by({input}, {months}mo)")
+            }
             ExprKind::Localized {
                 input,
                 zone,

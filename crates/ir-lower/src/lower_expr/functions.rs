@@ -40,14 +40,15 @@ pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
     }
     if from == GpuDtype::Time || to == GpuDtype::Time {
         return from == to
-            || from == GpuDtype::Time && (to.is_integer() || matches!(to, GpuDtype::Duration(_)))
+            || from == GpuDtype::Time
+                && (to.is_integer() || to.is_float() || matches!(to, GpuDtype::Duration(_)))
             || to == GpuDtype::Time
                 && (from.is_integer() || matches!(from, GpuDtype::Datetime(_)));
     }
     from == to
         || (from.is_numeric() || from == GpuDtype::Boolean)
             && (to.is_numeric() || to == GpuDtype::Boolean)
-        || from.is_temporal() && to.is_integer()
+        || from.is_temporal() && (to.is_integer() || to.is_float())
         || from.is_integer() && to.is_temporal()
         // Units converted between instants (dates, datetimes) or between
         // durations; Polars raises between the two.

@@ -7,7 +7,7 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `agg` of values, explodes them, tests them for nulls, counts \
                                 them, picks the first or last per group and takes `list.len`, \
                                 `list.get` (`first`, `last`), `list.sum`, `list.mean`, \
-                                `list.median`, `list.min`, \
+                                `list.median`, `list.std`, `list.var`, `list.min`, \
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, \
                                 `list.contains`, `list.sort`, `list.slice` (`head`, `tail`), \
                                 `list.eval` and `list.agg` of them, and makes them by \
@@ -71,6 +71,15 @@ impl ExprLowering<'_> {
             IRListFunction::Median => (ListFunction::Aggregate(AggOp::Median), |values| {
                 values.is_integer() || values.is_float()
             }),
+            // Each list's spread as a group's (of f32 in f64, cast back).
+            IRListFunction::Std(ddof) => (
+                ListFunction::Aggregate(AggOp::Std { ddof: *ddof }),
+                |values| values.is_integer() || values.is_float(),
+            ),
+            IRListFunction::Var(ddof) => (
+                ListFunction::Aggregate(AggOp::Var { ddof: *ddof }),
+                |values| values.is_integer() || values.is_float(),
+            ),
             IRListFunction::Min | IRListFunction::Max => {
                 let propagate_nans = false;
                 let op = if matches!(function, IRListFunction::Min) {

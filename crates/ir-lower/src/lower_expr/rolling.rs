@@ -241,6 +241,12 @@ pub(crate) fn window_ticks(dtype: GpuDtype, duration: &Duration) -> Option<i64> 
     if duration.months() != 0 {
         return None;
     }
+    fixed_ticks(dtype, duration)
+}
+
+/// The ticks of `duration` but its months (weeks, days and the rest), as
+/// [`window_ticks`] counts them.
+pub(crate) fn fixed_ticks(dtype: GpuDtype, duration: &Duration) -> Option<i64> {
     let sign = if duration.negative() { -1 } else { 1 };
     let per_day = match dtype {
         GpuDtype::Int64 | GpuDtype::Int32 | GpuDtype::UInt32 => {

@@ -659,11 +659,12 @@ impl ExprLowering<'_> {
         })
     }
 
-    /// Polars' `dt.offset_by` by a literal duration of fixed length (no
-    /// months; in a time zone other than UTC, no days or weeks either):
-    /// the duration's ticks added to the timestamps, wrapping, as Polars'
-    /// fast path adds them (to a zoned timestamp's instant); dates as
-    /// microsecond timestamps, the result rounded down to a day.
+    /// Polars' `dt.offset_by` by a literal duration (in a time zone other
+    /// than UTC, of no months, days or weeks), added as Polars adds it: its
+    /// months first, the day clamped to the last of the month it lands in
+    /// ([`ExprKind::OffsetMonths`]), then its fixed length in ticks,
+    /// wrapping (to a zoned timestamp's instant); dates as microsecond
+    /// timestamps, the result rounded down to a day.
     fn offset_by(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
         let input = self.boxed(inputs.first()?.node());
         let text = inputs.get(1).and_then(|by| self.literal_str(by.node()));
@@ -679,26 +680,49 @@ impl ExprLowering<'_> {
             GpuDtype::Datetime(_) | GpuDtype::ZonedDatetime(..) => Some(input.as_ref().clone()),
             _ => None,
         };
+        // Months in the wall-clock time of no zone or UTC's; beyond a
+        // million years, Polars' calendar panics.
+        let months = duration.as_ref().and_then(|duration| {
+            let months = duration.months();
+            let local = match value.as_ref()?.dtype {
+                GpuDtype::Datetime(_) => true,
+                GpuDtype::ZonedDatetime(_, zone) => zone.is_utc(),
+                _ => false,
+            };
+            (months == 0 || local && months <= 12_000_000).then_some(if duration.negative() {
+                -months
+            } else {
+                months
+            })
+        });
         let ticks = (value.as_ref().zip(duration))
-            .and_then(|(value, duration)| window_ticks(value.dtype, &duration));
-        let (Some(value), Some(ticks)) = (value, ticks) else {
+            .and_then(|(value, duration)| fixed_ticks(value.dtype, &duration));
+        let (Some(value), Some(months), Some(ticks)) = (value, months, ticks) else {
             return self.refuse(
                 node,
                 format!(
-                    "dt.offset_by of {} by {text:?} is not supported on the GPU (months, and \
-                     days in a time zone other than UTC, are not of fixed length)",
+                    "dt.offset_by of {} by {text:?} is not supported on the GPU (in a time \
+                     zone other than UTC, months and days are not of fixed length)",
                     input.dtype
                 ),
             );
         };
         let int64 = GpuDtype::Int64;
-        let moved = instant(value.clone())
-            .cast(int64, CastMode::NonStrict)
-            .binary(
-                BinaryOp::Plus,
-                GpuExpr::literal(Scalar::Int(ticks), int64),
-                int64,
-            );
+        let mut moved = instant(value.clone());
+        if months != 0 {
+            moved = GpuExpr {
+                dtype: moved.dtype,
+                kind: ExprKind::OffsetMonths {
+                    input: Box::new(moved),
+                    months,
+                },
+            };
+        }
+        let moved = moved.cast(int64, CastMode::NonStrict).binary(
+            BinaryOp::Plus,
+            GpuExpr::literal(Scalar::Int(ticks), int64),
+            int64,
+        );
         let moved = reinterpreted(moved, value.dtype);
         Some(match input.dtype {
             GpuDtype::Date => moved.cast(GpuDtype::Date, CastMode::NonStrict),

@@ -200,8 +200,8 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         // Lists, structs, decimals.
         (
-            "a list's deviation",
-            nested().select([col("l").list().std(1)]),
+            "a list's values shifted",
+            nested().select([col("l").list().shift(lit(1))]),
         ),
         (
             "a list evaluated into its distinct values",
@@ -352,8 +352,10 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .month_start()]),
         ),
         (
-            "an offset by a month",
-            o().select([col("day").dt().offset_by(lit("1mo"))]),
+            "an offset by a month in Amsterdam",
+            o().select([in_amsterdam(lit("earliest"), NonExistent::Null)
+                .dt()
+                .offset_by(lit("1mo"))]),
         ),
         (
             "an interpolation of decimals",
@@ -434,6 +436,16 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().with_columns([col("status").min().str().len_bytes().alias("n")]),
         ),
         // Plans.
+        (
+            "an unpivot of a duration and a text",
+            o().with_columns([(col("day") - col("day")).alias("gap")])
+                .unpivot(UnpivotArgsDSL {
+                    on: Some(by_name(["gap", "status"], true, false)),
+                    index: by_name(["id"], true, false),
+                    variable_name: None,
+                    value_name: None,
+                }),
+        ),
         (
             "a join on a text and a boolean",
             o().with_columns([col("amount").gt(lit(1.0)).alias("big")])

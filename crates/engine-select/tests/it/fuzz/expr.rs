@@ -142,6 +142,9 @@ pub enum Op {
     ListMean,
     /// `list.median()`.
     ListMedian,
+    /// `list.std(ddof)`, `list.var(ddof)`.
+    ListStd(u8),
+    ListVar(u8),
     /// `list.arg_min()`, `list.arg_max()`.
     ListArgMin,
     ListArgMax,
@@ -413,6 +416,8 @@ impl E {
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
             Op::ListMean => case!(i, s; [x]; ; x.list().mean()),
             Op::ListMedian => case!(i, s; [x]; ; x.list().median()),
+            Op::ListStd(ddof) => case!(i, s; [x]; ddof = ddof; x.list().std(ddof)),
+            Op::ListVar(ddof) => case!(i, s; [x]; ddof = ddof; x.list().var(ddof)),
             Op::ListArgMin => case!(i, s; [x]; ; x.list().arg_min()),
             Op::ListArgMax => case!(i, s; [x]; ; x.list().arg_max()),
             Op::ListSlice(o, n) => case!(i, s; [x]; o = o, n = n; x.list().slice(lit(o), lit(n))),

@@ -215,10 +215,21 @@ impl Grammar<'_> {
                     .unwrap()
                     .clone(),
             ),
+            // (Temporals as their physical values: days, ticks, nanoseconds.)
             Ty::Float => (
-                *[Ty::Int, Ty::UInt, Ty::Str, Ty::Bool, Ty::Decimal]
-                    .choose(self.rng)
-                    .unwrap(),
+                *[
+                    Ty::Int,
+                    Ty::UInt,
+                    Ty::Str,
+                    Ty::Bool,
+                    Ty::Decimal,
+                    Ty::Date,
+                    Ty::Datetime,
+                    Ty::Duration,
+                    Ty::Time,
+                ]
+                .choose(self.rng)
+                .unwrap(),
                 if self.chance(0.8) {
                     DataType::Float64
                 } else {

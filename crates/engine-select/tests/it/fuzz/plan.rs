@@ -75,6 +75,15 @@ pub enum Plan {
     Explode(Box<Plan>, Vec<String>, (bool, bool)),
     /// The struct column named so unnested.
     Unnest(Box<Plan>, String),
+    /// Wide to long: the columns `on` (every other column where `None`)
+    /// one after another as values, beside the `index` columns, under the
+    /// names (variable, value).
+    Unpivot {
+        input: Box<Plan>,
+        on: Option<Vec<String>>,
+        index: Vec<String>,
+        names: (String, String),
+    },
 }
 
 fn exprs(es: &[E]) -> Vec<Expr> {
@@ -238,6 +247,19 @@ impl Plan {
             Plan::Unnest(input, name) => input
                 .build(tables)
                 .unnest(by_name([name.as_str()], true, false), None),
+            Plan::Unpivot {
+                input,
+                on,
+                index,
+                names: (variable, value),
+            } => input.build(tables).unpivot(UnpivotArgsDSL {
+                on: on
+                    .as_ref()
+                    .map(|on| by_name(on.iter().map(String::as_str), true, false)),
+                index: by_name(index.iter().map(String::as_str), true, false),
+                variable_name: Some(variable.as_str().into()),
+                value_name: Some(value.as_str().into()),
+            }),
             Plan::Explode(input, names, (empty_as_null, keep_nulls)) => {
                 input.build(tables).explode(
                     by_name(names.iter().map(String::as_str), true, false),
@@ -404,6 +426,21 @@ impl Plan {
                 "{}\n        .unnest(by_name([{name:?}], true, false), None)",
                 input.code()
             ),
+            Plan::Unpivot {
+                input,
+                on,
+                index,
+                names: (variable, value),
+            } => format!(
+                "{}\n        .unpivot(UnpivotArgsDSL {{ on: {}, index: by_name({index:?}, true, \
+                 false), variable_name: Some({variable:?}.into()), value_name: \
+                 Some({value:?}.into()) }})",
+                input.code(),
+                match on {
+                    Some(on) => format!("Some(by_name({on:?}, true, false))"),
+                    None => "None".into(),
+                }
+            ),
             Plan::Explode(input, names, (empty_as_null, keep_nulls)) => format!(
                 "{}\n        .explode(by_name({names:?}, true, false), ExplodeOptions \
                  {{ empty_as_null: {empty_as_null}, keep_nulls: {keep_nulls} }})",
@@ -436,6 +473,7 @@ impl Plan {
             | Plan::DropNulls(input, _)
             | Plan::Explode(input, ..)
             | Plan::Unnest(input, _)
+            | Plan::Unpivot { input, .. }
             | Plan::Reverse(input) => input.ordered(),
             Plan::Sort {
                 input,
@@ -487,6 +525,7 @@ impl Plan {
             | Plan::Reverse(input)
             | Plan::Explode(input, ..)
             | Plan::Unnest(input, _)
+            | Plan::Unpivot { input, .. }
             | Plan::Sort { input, .. }
             | Plan::GroupBy { input, .. }
             | Plan::GroupByDynamic { input, .. }
@@ -549,6 +588,8 @@ impl Case {
                     matches!(
                         n.op,
                         Op::Agg(Agg::Sum | Agg::Mean | Agg::Std(_) | Agg::Var(_))
+                            | Op::ListStd(_)
+                            | Op::ListVar(_)
                     )
                 })
             }),

@@ -194,6 +194,30 @@ fn random_op(
         let name = fresh_name(fresh, &schema, "x");
         return Some(Plan::WithColumns(input, vec![made.alias(&name)]));
     }
+    // Wide to long: a few columns as values (all the others, sometimes)
+    // beside a few index columns.
+    if rng.random_bool(0.03) {
+        let index = rng.random_range(0..=2.min(schema.len()));
+        let index: Vec<String> = schema
+            .sample(rng, index)
+            .map(|(name, _)| name.clone())
+            .collect();
+        let on = rng.random_bool(0.7).then(|| {
+            let n = rng.random_range(1..=3.min(schema.len()));
+            schema
+                .sample(rng, n)
+                .map(|(name, _)| name.clone())
+                .collect()
+        });
+        let variable = fresh_name(fresh, &schema, "x");
+        let value = fresh_name(fresh, &schema, "x");
+        return Some(Plan::Unpivot {
+            input,
+            on,
+            index,
+            names: (variable, value),
+        });
+    }
     if rng.random_bool(0.03) {
         let n = rng.random_range(1..=3.min(schema.len()));
         let fields = schema
@@ -494,10 +518,17 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             Op::ListGet(index, rng.random_bool(0.9))
         }
         3 if any || values.is_integer() || values.is_float() || values.is_bool() => {
-            [Op::ListSum, Op::ListMean, Op::ListMedian]
-                .choose(rng)
-                .unwrap()
-                .clone()
+            let ddof = rng.random_range(0..3);
+            [
+                Op::ListSum,
+                Op::ListMean,
+                Op::ListMedian,
+                Op::ListStd(ddof),
+                Op::ListVar(ddof),
+            ]
+            .choose(rng)
+            .unwrap()
+            .clone()
         }
         4 if any || reduced => [Op::ListMin, Op::ListMax, Op::ListArgMin, Op::ListArgMax]
             .choose(rng)

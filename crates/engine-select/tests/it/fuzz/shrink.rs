@@ -315,6 +315,36 @@ fn plan_variants(plan: &Plan) -> Vec<Plan> {
                 });
             }
         }
+        Plan::Unpivot {
+            input,
+            on,
+            index,
+            names,
+        } => {
+            // One index column fewer, or one value column fewer.
+            for i in 0..index.len() {
+                let mut index = index.clone();
+                index.remove(i);
+                out.push(Plan::Unpivot {
+                    input: input.clone(),
+                    on: on.clone(),
+                    index,
+                    names: names.clone(),
+                });
+            }
+            for i in 0..on.as_ref().map_or(0, Vec::len) {
+                let mut on = on.clone().unwrap();
+                if on.len() > 1 {
+                    on.remove(i);
+                    out.push(Plan::Unpivot {
+                        input: input.clone(),
+                        on: Some(on),
+                        index: index.clone(),
+                        names: names.clone(),
+                    });
+                }
+            }
+        }
         Plan::Union(inputs) if inputs.len() > 2 => {
             for i in 0..inputs.len() {
                 let mut fewer = inputs.clone();
@@ -348,6 +378,7 @@ fn with_input(plan: &Plan, i: usize, input: Plan) -> Plan {
         | Plan::Reverse(x)
         | Plan::Explode(x, ..)
         | Plan::Unnest(x, _)
+        | Plan::Unpivot { input: x, .. }
         | Plan::Sort { input: x, .. }
         | Plan::GroupBy { input: x, .. }
         | Plan::GroupByDynamic { input: x, .. }

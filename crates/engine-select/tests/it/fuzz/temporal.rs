@@ -56,9 +56,12 @@ impl Grammar<'_> {
                     0 => Op::MonthStart,
                     1 => Op::MonthEnd,
                     _ => Op::OffsetBy(
-                        (*["1d", "-2h", "3w", "90m", "-1d12h", "1mo", "1ns", "-7us"]
-                            .choose(self.rng)
-                            .unwrap())
+                        (*[
+                            "1d", "-2h", "3w", "90m", "-1d12h", "1mo", "1ns", "-7us", "-1mo",
+                            "13mo", "1y", "-1q", "1mo2d", "-2y3mo1h",
+                        ]
+                        .choose(self.rng)
+                        .unwrap())
                         .into(),
                     ),
                 };

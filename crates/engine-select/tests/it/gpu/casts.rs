@@ -1,4 +1,4 @@
-//! Casts on the device: between numbers and temporals, text parsed as numbers, floats written as text.
+//! Casts on the device: between numbers and temporals (temporals to floats too), text parsed as numbers, floats written as text.
 
 use super::*;
 
@@ -189,6 +189,46 @@ fn every_cast_the_device_runs_or_refuses_gives_the_cpus_answer() {
         table().select([col("i").strict_cast(DataType::Int8)]),
         "values that do not fit in `strict_cast(col(\"i\") -> i8)`",
     );
+}
+
+#[test]
+fn temporals_cast_to_floats_as_their_physical_values() {
+    // Days, ticks of the extremes (rounded to f32 from i64 directly), and
+    // nanoseconds since midnight, in every mode.
+    let frame = df!(
+        "d" => [Some(19_000i32), None, Some(-3)],
+        "t" => [Some(86_399_999_999_999i64), Some(0), None],
+        "u" => [Some(i64::MAX), Some(-1_234_567_890_123_456_789), Some(1)],
+    )
+    .unwrap()
+    .lazy()
+    .select([
+        col("d").cast(DataType::Date).alias("date"),
+        col("t").cast(DataType::Time).alias("time"),
+        col("u")
+            .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+            .alias("timestamp"),
+        col("u")
+            .cast(DataType::Duration(TimeUnit::Milliseconds))
+            .alias("duration"),
+    ])
+    .collect()
+    .unwrap()
+    .lazy();
+    let mut casts = Vec::new();
+    for column in ["date", "time", "timestamp", "duration"] {
+        for to in [DataType::Float64, DataType::Float32] {
+            for mode in [
+                CastOptions::NonStrict,
+                CastOptions::Strict,
+                CastOptions::Overflowing,
+            ] {
+                let name = format!("{column} to {to} ({mode:?})");
+                casts.push(col(column).cast_with_options(to.clone(), mode).alias(name));
+            }
+        }
+    }
+    assert_gpu_eq("temporals to floats", frame.select(casts));
 }
 
 /// Polars' integer types, signed then unsigned, narrowest first.

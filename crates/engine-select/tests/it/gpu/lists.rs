@@ -910,6 +910,40 @@ fn sums_and_means_of_lists_of_floats_follow_polars_order() {
 }
 
 #[test]
+fn spreads_of_lists_match_the_cpu() {
+    for nulls in [false, true] {
+        let lists = float_groups(nulls)
+            .with_columns([
+                (col("i") / lit(1_000_000_007i64)).alias("small"),
+                (col("i") % lit(100i64)).cast(DataType::Int8).alias("i8"),
+            ])
+            .group_by_stable([col("g")])
+            .agg([
+                col("f"),
+                col("f32"),
+                col("small"),
+                col("i8"),
+                col("u"),
+                col("f").filter(col("f").gt(lit(1e9))).alias("few"),
+            ]);
+        // (Summed in another order than Polars': within 1e-9.)
+        assert_gpu_close(
+            &format!("standard deviations and variances of each group's list, nulls {nulls}"),
+            lists.select([
+                col("g"),
+                col("f").list().std(1).alias("f"),
+                col("f32").list().std(0).alias("f32"),
+                col("f32").list().var(1).alias("f32 var"),
+                col("small").list().var(1).alias("i64"),
+                col("i8").list().std(2).alias("i8"),
+                col("u").list().var(0).alias("u64"),
+                col("few").list().std(1).alias("of few, some empty"),
+            ]),
+        );
+    }
+}
+
+#[test]
 fn medians_of_lists_match_the_cpu() {
     for nulls in [false, true] {
         let lists = float_groups(nulls)

@@ -1015,7 +1015,7 @@ fn first_and_last_days_of_months_match_the_cpu() {
 }
 
 #[test]
-fn offsets_by_durations_of_fixed_length_match_the_cpu() {
+fn offsets_by_durations_match_the_cpu() {
     // Dates (as microsecond timestamps, rounded down to a day: before 1970
     // too), timestamps of every unit, timestamps in UTC and in a zone of
     // daylight saving time (by hours: their instants), negative offsets.
@@ -1072,14 +1072,47 @@ fn offsets_by_durations_of_fixed_length_match_the_cpu() {
             offset("amsterdam", "25h"),
         ]),
     );
-    // Months, and days where a zone's days differ in length, fall back.
+    // Months first (the day clamped to the month's last: leap days, the
+    // 31st), then the rest; before 1970 and backwards too.
+    let ends = df!("d" => [19_753i32, 19_782, 19_813, -1, 19_600, -719_162, -25_000])
+        .unwrap()
+        .lazy()
+        .with_columns([col("d").cast(DataType::Date).alias("date")]);
+    let ends = ends.with_columns([(col("date")
+        .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+        + lit(Duration::parse("13h14m15s16ms")))
+    .alias("ms")]);
+    assert_gpu_eq(
+        "offsets by months",
+        ends.select([
+            offset("date", "1mo"),
+            offset("date", "-1mo"),
+            offset("date", "1y"),
+            offset("date", "-13mo"),
+            offset("date", "1q2d"),
+            offset("date", "-2y1mo12h"),
+            offset("ms", "1mo"),
+            offset("ms", "11mo1d1ms"),
+            offset("ms", "-1mo"),
+            offset("ms", "-4y"),
+        ]),
+    );
+    assert_gpu_eq(
+        "offsets by months of every unit, in UTC",
+        frame.clone().select([
+            offset("ns", "1mo"),
+            offset("us", "-25mo"),
+            offset("utc", "2mo1d"),
+        ]),
+    );
+    // Months and days where a zone's days differ in length fall back.
     assert_cpu_answer_with_reason(
-        frame.clone().select([offset("us", "1mo")]),
-        "dt.offset_by of datetime[us] by \"1mo\"",
+        frame.clone().select([offset("amsterdam", "1mo")]),
+        "dt.offset_by of datetime[us, Europe/Amsterdam] by \"1mo\"",
     );
     assert_cpu_answer_with_reason(
         frame.select([offset("amsterdam", "1d")]),
-        "not of fixed length",
+        "months and days are not of fixed length",
     );
 }
 

@@ -509,7 +509,11 @@ impl Executor<'_> {
             // Polars takes per group as lists or of groups it takes as slices.
             let what = "the place of an extreme of a group with no valid value (Polars \
                         gives 0 or null, by its path)";
-            if !whole && input.taken_as_lists_per_group() {
+            // (A computed input's column may be one Polars made whole of
+            // nulls, which it marks sorted: of groups it takes as slices, a
+            // group-by's with a slice among them, it then gives 0.)
+            let computed = !matches!(input.kind, ExprKind::Column { .. });
+            if !whole && (input.taken_as_lists_per_group() || computed) {
                 self.check_no_valid_value(frame, input, sorted_rows, starts, whole, what)?;
             } else if !whole && self.one_key_groups.get() {
                 let groups = (sorted_rows, starts);

@@ -252,3 +252,27 @@ fn keys_with_aggregations_inside_are_refused_in_ir_lower() {
     );
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A list's filter by a comparison of its texts with their least
+/// (`list.eval(element().filter(element().gt(element().min())))`): the
+/// executor compares texts with aggregated text row by row in no list
+/// either. Seed 696, case 32 (an empty frame).
+#[test]
+fn list_filters_by_aggregated_text_are_refused_in_ir_lower() {
+    let texts = Series::new(
+        "c".into(),
+        [
+            Some(Series::new("".into(), ["b", "a", "c"])),
+            None,
+            Some(Series::new("".into(), Vec::<&str>::new())),
+        ],
+    );
+    let df = DataFrame::new(3, vec![texts.into_column()]).unwrap();
+    for df in [df.clone(), df.head(Some(0))] {
+        let lf = df.lazy().with_columns([col("c")
+            .list()
+            .eval(element().filter(element().gt(element().min())))
+            .alias("x2")]);
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}

@@ -344,3 +344,26 @@ fn a_gather_inside_a_sort_is_refused_before_the_run() {
         .alias("x2")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// `arg_min` per group of a computed column all of nulls (a decimal
+/// quotient) in a group-by with a slice: Polars made the column whole of
+/// nulls, marked sorted, and of the sliced groups gave each group's first
+/// place, 0; the device gave null. Found by the fuzzer (debug seed 686,
+/// case 224): a group with no valid value of a computed input now leaves
+/// the query to Polars.
+#[test]
+fn the_place_of_an_extreme_of_computed_nulls_is_polars_own() {
+    let df = df!(
+        "b" => [None::<i64>, None, None, None, None, None],
+        "c" => [-4i64, i64::MIN, -2, 2, 5, -4],
+    )
+    .unwrap();
+    let lf = df
+        .lazy()
+        .group_by_stable([col("c")])
+        .agg([(col("b") / lit(-1i64).cast(DataType::Decimal(3, 2)))
+            .arg_min()
+            .alias("x3")])
+        .slice(-4, 11);
+    assert_same_as_cpu(lf, ORDERED);
+}
