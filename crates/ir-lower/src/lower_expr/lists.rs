@@ -8,7 +8,8 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 them, picks the first or last per group and takes `list.len`, \
                                 `list.get` (`first`, `last`), `list.sum`, `list.mean`, \
                                 `list.median`, `list.std`, `list.var`, `list.min`, \
-                                `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, \
+                                `list.max`, `list.arg_min`, `list.arg_max`, `list.shift`, \
+                                `list.diff`, `list.join`, \
                                 `list.contains`, `list.sort`, `list.slice` (`head`, `tail`), \
                                 `list.eval` and `list.agg` of them, and makes them by \
                                 `concat_list` of values and of texts by `str.split` and \
@@ -39,6 +40,9 @@ impl ExprLowering<'_> {
     ) -> Lowered {
         if let IRListFunction::Concat = function {
             return self.concat_list(node, inputs);
+        }
+        if let IRListFunction::Shift | IRListFunction::Diff { .. } = function {
+            return self.list_in_order(node, inputs, function);
         }
         let literal = |lowering: &Self| lowering.literal_value(inputs.get(1)?.node());
         // The type of `contains`' item, where it is one.
@@ -246,6 +250,62 @@ impl ExprLowering<'_> {
             },
             dtype,
         })
+    }
+
+    /// `list.shift` by a literal count and `list.diff` (of numbers, nulls
+    /// where there is no value `n` places before, Polars' `ignore`): each
+    /// list's values shifted or their differences, as `list.eval` of
+    /// `element().shift(n)` and `element().diff(n)` takes them.
+    fn list_in_order(
+        &mut self,
+        node: Node,
+        inputs: &[ExprIR],
+        function: &IRListFunction,
+    ) -> Lowered {
+        let lists = self.expr(inputs.first()?.node());
+        let n = match function {
+            IRListFunction::Diff {
+                n,
+                null_behavior: NullBehavior::Ignore,
+            } => Some(*n),
+            IRListFunction::Shift => inputs
+                .get(1)
+                .and_then(|periods| self.literal_periods(periods.node())),
+            _ => None,
+        };
+        let (lists, dtype) = (lists?, self.dtype(node)?);
+        let (GpuDtype::List(of), GpuDtype::List(out), Some(n)) = (lists.dtype, dtype, n) else {
+            return self.refuse(
+                node,
+                format!(
+                    "{function} of {} by other than a literal count, or with \
+                     null_behavior=\"drop\", is not supported on the GPU yet",
+                    lists.dtype
+                ),
+            );
+        };
+        let element = GpuExpr::column(
+            0,
+            polars_plan::constants::get_pl_element_name().to_string(),
+            of.values(),
+        );
+        let numbers = |dtype: GpuDtype| dtype.is_integer() || dtype.is_float();
+        let evaluated = match function {
+            IRListFunction::Shift if !of.values().is_nested() => element.shifted(n),
+            IRListFunction::Diff { .. } if numbers(of.values()) && numbers(out.values()) => {
+                difference(element.cast(out.values(), CastMode::NonStrict), n)
+            }
+            _ => {
+                return self.refuse(
+                    node,
+                    format!(
+                        "{function} of {} is not supported on the GPU yet",
+                        lists.dtype
+                    ),
+                );
+            }
+        };
+        self.list_function_of(node, ListFunction::Eval(Box::new(evaluated)), lists, dtype)
     }
 
     /// `list.eval(evaluation)` of the lists `expr`: the evaluation lowered

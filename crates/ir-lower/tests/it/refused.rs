@@ -21,11 +21,11 @@ fn unsupported_dtypes_are_named() {
         concat_list([col("id"), col("id")])
             .unwrap()
             .list()
-            .shift(lit(1))
+            .diff(1, polars::series::ops::NullBehavior::Drop)
             .alias("pair"),
     ]);
     expect![[r#"
-        refused: col("id").list.concat([col("id")]).list.shift([dyn int: 1]): function list.shift is not supported on the GPU yet (the GPU holds list columns, makes them by `implode` and by `agg` of values, explodes them, tests them for nulls, counts them, picks the first or last per group and takes `list.len`, `list.get` (`first`, `last`), `list.sum`, `list.mean`, `list.median`, `list.std`, `list.var`, `list.min`, `list.max`, `list.arg_min`, `list.arg_max`, `list.join`, `list.contains`, `list.sort`, `list.slice` (`head`, `tail`), `list.eval` and `list.agg` of them, and makes them by `concat_list` of values and of texts by `str.split` and `str.extract_all`)
+        refused: col("id").list.concat([col("id")]).list.diff(): list.diff of list[i64] by other than a literal count, or with null_behavior="drop", is not supported on the GPU yet
     "#]].assert_eq(&explain(lists));
     // A decimal construct the GPU lacks is named with its types.
     let decimals = || col("amount").cast(DataType::Decimal(10, 2));

@@ -145,6 +145,9 @@ pub enum Op {
     /// `list.std(ddof)`, `list.var(ddof)`.
     ListStd(u8),
     ListVar(u8),
+    /// `list.shift(lit(n))`, `list.diff(n, ignore)`.
+    ListShift(i64),
+    ListDiff(i64),
     /// `list.arg_min()`, `list.arg_max()`.
     ListArgMin,
     ListArgMax,
@@ -418,6 +421,10 @@ impl E {
             Op::ListMedian => case!(i, s; [x]; ; x.list().median()),
             Op::ListStd(ddof) => case!(i, s; [x]; ddof = ddof; x.list().std(ddof)),
             Op::ListVar(ddof) => case!(i, s; [x]; ddof = ddof; x.list().var(ddof)),
+            Op::ListShift(n) => case!(i, s; [x]; n = n; x.list().shift(lit(n))),
+            Op::ListDiff(n) => {
+                case!(i, s; [x]; n = n; x.list().diff(n, polars::series::ops::NullBehavior::Ignore))
+            }
             Op::ListArgMin => case!(i, s; [x]; ; x.list().arg_min()),
             Op::ListArgMax => case!(i, s; [x]; ; x.list().arg_max()),
             Op::ListSlice(o, n) => case!(i, s; [x]; o = o, n = n; x.list().slice(lit(o), lit(n))),

@@ -499,6 +499,20 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             return list;
         }
     }
+    // Each list's values shifted (any), or their differences (numbers).
+    if rng.random_bool(0.1) {
+        let n = rng.random_range(-3..4);
+        let numbers = values.is_integer() || values.is_float();
+        let op = if (any || numbers) && rng.random_bool(0.5) {
+            Op::ListDiff(n)
+        } else {
+            Op::ListShift(n)
+        };
+        list = E::new(op, vec![list]);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
     if rng.random_bool(0.15) {
         let slice = match rng.random_range(0..3) {
             0 => Op::ListHead(rng.random_range(0..4)),

@@ -910,6 +910,58 @@ fn sums_and_means_of_lists_of_floats_follow_polars_order() {
 }
 
 #[test]
+fn shifts_and_differences_of_lists_match_the_cpu() {
+    // Of every list (empty, null, of nulls, of i64's extreme: differences
+    // wrap), texts and dates shifted too, by counts beyond the lengths; of
+    // u8 (made by Polars), differences in i16.
+    let frame = list_frame()
+        .with_columns([col("li")
+            .cast(DataType::List(Box::new(DataType::UInt8)))
+            .alias("lu")])
+        .collect()
+        .unwrap()
+        .lazy();
+    let shifted = |column: &str, n: i64| {
+        col(column)
+            .list()
+            .shift(lit(n))
+            .alias(format!("{column} shift {n}"))
+    };
+    let differences = |column: &str, n: i64| {
+        col(column)
+            .list()
+            .diff(n, NullBehavior::Ignore)
+            .alias(format!("{column} diff {n}"))
+    };
+    assert_gpu_eq(
+        "shifts and differences of lists",
+        frame.clone().select([
+            shifted("li", 1),
+            shifted("li", -2),
+            shifted("li", 0),
+            shifted("ls", 1),
+            shifted("ld", -1),
+            shifted("lf", 5),
+            differences("li", 1),
+            differences("li", -1),
+            differences("li", 2),
+            differences("lf", 1),
+            differences("lu", 1),
+        ]),
+    );
+    // Differences of dates (durations) and dropping the first values fall back.
+    assert_cpu_answer_with_reason(
+        frame.clone().select([differences("ld", 1)]),
+        "list.diff of list[date]",
+    );
+    assert_cpu_answer_with_reason(
+        // (By 0: Polars' debug build panics on a list shorter than the count.)
+        frame.select([col("li").list().diff(0, NullBehavior::Drop)]),
+        "with null_behavior=\"drop\"",
+    );
+}
+
+#[test]
 fn spreads_of_lists_match_the_cpu() {
     for nulls in [false, true] {
         let lists = float_groups(nulls)
