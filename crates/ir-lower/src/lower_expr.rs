@@ -367,6 +367,21 @@ impl ExprLowering<'_> {
                             right.dtype
                         ),
                     );
+                } else if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor)
+                    && planned != left.dtype
+                {
+                    // (`any_horizontal` of a boolean literal and `len()`:
+                    // Polars' optimiser makes `1:u32 | len()`, typed bool,
+                    // which its engine computes bitwise, as u32.)
+                    return self.refuse(
+                        node,
+                        format!(
+                            "{} {} {} typed {planned} in Polars' plan is not supported on the GPU",
+                            left.dtype,
+                            op.symbol(),
+                            right.dtype
+                        ),
+                    );
                 } else {
                     ExprKind::Binary { op, left, right }
                 }

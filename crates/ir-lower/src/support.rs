@@ -342,6 +342,16 @@ pub fn widened_key_type(dtype: GpuDtype) -> GpuDtype {
     }
 }
 
+/// `dtype` as a join's key words hold it: small integers as i64 (as
+/// [`widened_key_type`]), booleans as u32 (0 and 1), so that a boolean key
+/// is compared beside another as integers are.
+pub fn widened_join_key_type(dtype: GpuDtype) -> GpuDtype {
+    match dtype {
+        GpuDtype::Boolean => GpuDtype::UInt32,
+        other => widened_key_type(other),
+    }
+}
+
 /// Which of a join's keys (widened) is hashed: the first of a hashable
 /// type, else the first text, else the first float or boolean (compared as
 /// its words); the other pairs are compared on the candidate pairs.
@@ -509,7 +519,9 @@ fn join_refusal(node: &PlanNode) -> Option<String> {
             return Some("a join of unequal numbers of keys is not supported on the GPU".into());
         }
         let widened = |keys: &[GpuExpr]| -> Vec<GpuDtype> {
-            keys.iter().map(|key| widened_key_type(key.dtype)).collect()
+            keys.iter()
+                .map(|key| widened_join_key_type(key.dtype))
+                .collect()
         };
         let (left_types, right_types) = (widened(left_on), widened(right_on));
         let Some(hashed) = join_key(&left_types) else {

@@ -24,9 +24,18 @@ pub(crate) fn widened_key(expr: &GpuExpr) -> GpuExpr {
     }
 }
 
-/// Each key as [`widened_key`] makes it.
-pub(crate) fn widened_keys(keys: &[GpuExpr]) -> Vec<GpuExpr> {
-    keys.iter().map(widened_key).collect()
+/// `expr` as a join key: as [`widened_key`] makes it, booleans as u32 (the
+/// type is ir-lower's `widened_join_key_type`).
+pub(crate) fn widened_join_key(expr: &GpuExpr) -> GpuExpr {
+    match ir_lower::support::widened_join_key_type(expr.dtype) {
+        wide if wide != expr.dtype => cast_to(expr, wide),
+        _ => expr.clone(),
+    }
+}
+
+/// Each join key as [`widened_join_key`] makes it.
+pub(crate) fn widened_join_keys(keys: &[GpuExpr]) -> Vec<GpuExpr> {
+    keys.iter().map(widened_join_key).collect()
 }
 
 /// A sort or group key as the radix sort takes it.

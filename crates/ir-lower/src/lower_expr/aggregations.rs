@@ -481,7 +481,8 @@ impl ExprLowering<'_> {
     /// An aggregation of `input.filter(by)`: of the input with null where
     /// `by` is not true, for the aggregations that skip nulls (the number of
     /// rows kept, for `len`); `first` and `last` of the rows kept; n_unique,
-    /// which counts null, is refused.
+    /// which counts null, as that of the input with null where `by` is not
+    /// true, less that null where no row kept holds one.
     pub(crate) fn aggregation_of_filter(
         &mut self,
         node: Node,
@@ -490,8 +491,30 @@ impl ExprLowering<'_> {
         dtype: GpuDtype,
     ) -> Lowered {
         let (op, input) = match op {
+            AggOp::NUnique if dtype == GpuDtype::UInt32 => {
+                let (boolean, count) = (GpuDtype::Boolean, GpuDtype::UInt32);
+                let kept = by.fill_null(GpuExpr::literal(Scalar::Boolean(false), boolean));
+                let null = GpuExpr::literal(Scalar::Null, input.dtype);
+                let values = kept.clone().then(input.clone(), null, input.dtype);
+                // Whether any row of `rows` is true, as 1 or 0.
+                let any = |rows: GpuExpr| {
+                    let zero = GpuExpr::literal(Scalar::UInt(0), count);
+                    rows.cast(count, CastMode::NonStrict)
+                        .aggregated(AggOp::Sum, count)
+                        .binary(BinaryOp::Gt, zero, boolean)
+                        .cast(count, CastMode::NonStrict)
+                };
+                let kept_null = any(kept.binary(BinaryOp::And, input.is_null(), boolean));
+                let some_null = any(values.clone().is_null());
+                return Some(
+                    values
+                        .aggregated(AggOp::NUnique, count)
+                        .binary(BinaryOp::Minus, some_null, count)
+                        .binary(BinaryOp::Plus, kept_null, count),
+                );
+            }
             AggOp::NUnique => {
-                return self.refuse(node, format!("{op} of a filtered expression"));
+                return self.refuse(node, format!("{op} of a filtered expression as {dtype}"));
             }
             // The rows kept themselves: first and last pick among them,
             // implode lists them, and Polars sums (and so averages) the kept

@@ -449,12 +449,12 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 }),
         ),
         (
-            "a join on a text and a boolean",
-            o().with_columns([col("amount").gt(lit(1.0)).alias("big")])
+            "a join on a text and an f32",
+            o().with_columns([col("amount").cast(DataType::Float32).alias("a32")])
                 .join(
-                    o().with_columns([col("amount").gt(lit(1.0)).alias("big")]),
-                    [col("status"), col("big")],
-                    [col("status"), col("big")],
+                    o().with_columns([col("amount").cast(DataType::Float32).alias("a32")]),
+                    [col("status"), col("a32")],
+                    [col("status"), col("a32")],
                     JoinArgs::new(JoinType::Inner),
                 ),
         ),

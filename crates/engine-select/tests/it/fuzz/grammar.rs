@@ -390,7 +390,13 @@ impl Grammar<'_> {
                     .clone();
                 E::new(op, vec![self.value(ty, d)])
             }
-            5 => E::new(Op::Neg, vec![self.value(ty, d)]),
+            5 if self.chance(0.5) => E::new(Op::Neg, vec![self.value(ty, d)]),
+            // Bitwise: `&`, `|`, `^` of two integers, `!` of one.
+            5 if self.chance(0.25) => E::new(Op::Not, vec![self.value(ty, d)]),
+            5 => {
+                let op = [Op::And, Op::Or, Op::Xor].choose(self.rng).unwrap().clone();
+                E::new(op, vec![self.value(ty, d), self.value(ty, d)])
+            }
             6 => {
                 let op = [Op::LenBytes, Op::LenChars]
                     .choose(self.rng)

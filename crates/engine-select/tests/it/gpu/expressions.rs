@@ -840,3 +840,34 @@ fn is_between_bounds_of_the_rows_match_the_cpu() {
         );
     }
 }
+
+#[test]
+fn bitwise_operators_of_integers_match_the_cpu() {
+    // `&`, `|`, `^` and `!` of signed and unsigned integers (nulls, the
+    // extremes), and with a literal.
+    let frame = df!(
+        "i" => [Some(5i32), None, Some(-3), Some(12), Some(i32::MIN)],
+        "j" => [Some(3i32), Some(1), None, Some(-1), Some(7)],
+        "u" => [Some(5u8), Some(255), None, Some(0), Some(128)],
+        "v" => [Some(9u8), Some(1), Some(2), None, Some(127)],
+        "w" => [Some(u64::MAX), Some(1), Some(2), None, Some(1 << 63)],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "bitwise operators",
+        frame.select([
+            col("i").and(col("j")).alias("i & j"),
+            col("i").or(col("j")).alias("i | j"),
+            col("i").xor(col("j")).alias("i ^ j"),
+            col("i").not().alias("!i"),
+            col("u").and(col("v")).alias("u & v"),
+            col("u").or(col("v")).alias("u | v"),
+            col("u").xor(col("v")).alias("u ^ v"),
+            col("u").not().alias("!u"),
+            col("w").xor(lit(6u64)).alias("w ^ 6"),
+            col("w").not().alias("!w"),
+            col("i").and(lit(6i32)).alias("i & 6"),
+        ]),
+    );
+}

@@ -228,8 +228,21 @@ fn joins_on_float_and_boolean_keys_match_the_cpu() {
     );
     assert_joins_eq(
         "a boolean and a float key",
-        (left, &["b", "f"]),
-        (right, &["b", "f"]),
+        (left.clone(), &["b", "f"]),
+        (right.clone(), &["b", "f"]),
+    );
+    // A boolean beside a key that is hashed: compared as 0 and 1.
+    let parity =
+        |lf: LazyFrame, column: &str| lf.with_columns([(col(column) % lit(2i64)).alias("p")]);
+    assert_joins_eq(
+        "a float and a boolean key",
+        (left.clone(), &["f", "b"]),
+        (right.clone(), &["f", "b"]),
+    );
+    assert_joins_eq(
+        "an integer and a boolean key",
+        (parity(left, "v"), &["p", "b"]),
+        (parity(right, "w"), &["p", "b"]),
     );
 }
 

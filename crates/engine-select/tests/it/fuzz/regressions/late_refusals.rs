@@ -276,3 +276,18 @@ fn list_filters_by_aggregated_text_are_refused_in_ir_lower() {
         assert_same_as_cpu(lf, ORDERED);
     }
 }
+
+/// `any_horizontal` of a boolean literal and `len()`, which Polars'
+/// optimiser makes `1:u32 | len()` typed bool: the executor found the
+/// bitwise `|` of u32 giving no boolean. Seed 785, case 94.
+#[test]
+fn logical_operators_of_integers_typed_bool_are_refused_in_ir_lower() {
+    let df = df!("f" => [None::<u16>, Some(3)]).unwrap();
+    let lf = df.lazy().with_columns([any_horizontal([
+        lit(9160i32).cast(DataType::Date).is_not_null(),
+        len(),
+    ])
+    .unwrap()
+    .alias("x0")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
