@@ -343,11 +343,12 @@ pub fn widened_key_type(dtype: GpuDtype) -> GpuDtype {
 }
 
 /// `dtype` as a join's key words hold it: small integers as i64 (as
-/// [`widened_key_type`]), booleans as u32 (0 and 1), so that a boolean key
-/// is compared beside another as integers are.
+/// [`widened_key_type`]), booleans as u32 (0 and 1) and f32 as f64 (exact),
+/// so that such a key is compared beside another as integers and f64 are.
 pub fn widened_join_key_type(dtype: GpuDtype) -> GpuDtype {
     match dtype {
         GpuDtype::Boolean => GpuDtype::UInt32,
+        GpuDtype::Float32 => GpuDtype::Float64,
         other => widened_key_type(other),
     }
 }

@@ -449,14 +449,13 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 }),
         ),
         (
-            "a join on a text and an f32",
-            o().with_columns([col("amount").cast(DataType::Float32).alias("a32")])
-                .join(
-                    o().with_columns([col("amount").cast(DataType::Float32).alias("a32")]),
-                    [col("status"), col("a32")],
-                    [col("status"), col("a32")],
-                    JoinArgs::new(JoinType::Inner),
-                ),
+            "a join on a text and a list",
+            nested().join(
+                nested(),
+                [col("t"), col("li")],
+                [col("t"), col("li")],
+                JoinArgs::new(JoinType::Inner),
+            ),
         ),
         (
             "a coalescing join on keys of i16 and i8",

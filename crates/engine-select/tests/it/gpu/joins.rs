@@ -231,13 +231,19 @@ fn joins_on_float_and_boolean_keys_match_the_cpu() {
         (left.clone(), &["b", "f"]),
         (right.clone(), &["b", "f"]),
     );
-    // A boolean beside a key that is hashed: compared as 0 and 1.
+    // A boolean beside a key that is hashed: compared as 0 and 1; an f32
+    // as f64.
     let parity =
         |lf: LazyFrame, column: &str| lf.with_columns([(col(column) % lit(2i64)).alias("p")]);
     assert_joins_eq(
         "a float and a boolean key",
         (left.clone(), &["f", "b"]),
         (right.clone(), &["f", "b"]),
+    );
+    assert_joins_eq(
+        "a boolean and an f32 key",
+        (left.clone(), &["b", "g"]),
+        (right.clone(), &["b", "g"]),
     );
     assert_joins_eq(
         "an integer and a boolean key",
