@@ -884,6 +884,13 @@ impl GpuExpr {
         }
     }
 
+    /// `self`, of the Null type, as nulls of `dtype`: one a row (not one
+    /// literal value, which the frame would repeat), as Polars casts them.
+    pub fn nulls_as(self, dtype: GpuDtype) -> GpuExpr {
+        let null = GpuExpr::literal(Scalar::Null, dtype);
+        self.is_null().then(null.clone(), null, dtype)
+    }
+
     /// `self` shifted by `periods` rows (Polars' `shift`), of its type.
     pub fn shifted(self, periods: i64) -> GpuExpr {
         GpuExpr {

@@ -410,11 +410,8 @@ impl ExprLowering<'_> {
                         dtype: to,
                     });
                 };
-                // Values of the Null type: nulls of `to`, one a row (not
-                // one literal value, which the frame would repeat).
                 if input.dtype == GpuDtype::Null && to != GpuDtype::Null {
-                    let null = GpuExpr::literal(Scalar::Null, to);
-                    return Some(input.is_null().then(null.clone(), null, to));
+                    return Some(input.nulls_as(to));
                 }
                 if !cast_supported(input.dtype, to) {
                     return self.refuse(

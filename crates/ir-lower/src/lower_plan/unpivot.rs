@@ -51,7 +51,7 @@ impl PlanLowering<'_> {
                 );
                 continue;
             };
-            if !crate::lower_expr::cast_supported(from, value) {
+            if from != GpuDtype::Null && !crate::lower_expr::cast_supported(from, value) {
                 refused = true;
                 self.refuse(
                     node,
@@ -83,10 +83,10 @@ impl PlanLowering<'_> {
         };
         let value = |expr: GpuExpr| NamedExpr {
             name: args.value_name.to_string(),
-            expr: if expr.dtype == value {
-                expr
-            } else {
-                expr.cast(value, CastMode::NonStrict)
+            expr: match expr.dtype {
+                dtype if dtype == value => expr,
+                GpuDtype::Null => expr.nulls_as(value),
+                _ => expr.cast(value, CastMode::NonStrict),
             },
         };
         if on.is_empty() {

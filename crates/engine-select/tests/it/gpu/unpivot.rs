@@ -71,6 +71,13 @@ fn unpivots_match_the_cpu() {
                 .unpivot(args(Some(&["day", "ratio", "at"]), &["id"])),
         ),
         (
+            "a column of the Null type beside integers (nulls of i64)",
+            frame
+                .clone()
+                .with_columns([lit(NULL).alias("none")])
+                .unpivot(args(Some(&["none", "wide"]), &["id"])),
+        ),
+        (
             "booleans with integers",
             frame.clone().unpivot(args(Some(&["flag", "q1"]), &["id"])),
         ),
