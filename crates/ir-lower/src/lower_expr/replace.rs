@@ -72,6 +72,26 @@ impl ExprLowering<'_> {
             (true, Some(default)) => Some(self.expr(default.node())?),
             (true, None) => Some(GpuExpr::literal(Scalar::Null, dtype)),
         };
+        // A constant input with a default that reads rows (or a group's
+        // aggregation): Polars raises on their lengths; the device would
+        // repeat the constant.
+        let reads = |e: &GpuExpr| {
+            e.any(&|part| {
+                matches!(
+                    part.kind,
+                    ExprKind::Column { .. } | ExprKind::Agg { .. } | ExprKind::Len
+                )
+            })
+        };
+        if !reads(&input) && default.as_ref().is_some_and(reads) {
+            return self.refuse(
+                node,
+                format!(
+                    "{name} of a constant with a default of other length (Polars raises) is not \
+                     supported on the GPU"
+                ),
+            );
+        }
         if !strict && dtype != from {
             return self.refuse(node, format!("{name} of {from} into {dtype}"));
         }

@@ -131,10 +131,12 @@ impl Compare {
     }
 }
 
-/// One cell of a row: a float, or anything else as text.
+/// One cell of a row: a float, a struct's fields (compared as cells, so
+/// that their floats are as close as a column's), or anything else as text.
 #[derive(Debug, Clone, PartialEq)]
 enum Cell {
     Float(f64),
+    Fields(Vec<Cell>),
     Other(String),
 }
 
@@ -148,6 +150,13 @@ impl Cell {
             Cell::Float(x) if *x == 0.0 && zeros_alike => "0".into(),
             Cell::Float(x) if rounded => format!("{:.8e}", if *x == 0.0 { 0.0 } else { *x }),
             Cell::Float(x) => format!("{x:?}/{:016x}", x.to_bits()),
+            Cell::Fields(fields) => {
+                let fields: Vec<String> = fields
+                    .iter()
+                    .map(|field| field.text(rounded, zeros_alike))
+                    .collect();
+                format!("{{{}}}", fields.join(", "))
+            }
             Cell::Other(text) => text.clone(),
         }
     }
@@ -167,6 +176,12 @@ impl Cell {
             }
             (Cell::Float(a), Cell::Float(b)) => {
                 a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }
+            (Cell::Fields(a), Cell::Fields(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|(a, b)| a.matches(b, close, zeros_alike, within))
             }
             // Such a float made text (`cast(String)`): its digits are as
             // close as its bits.
@@ -199,6 +214,28 @@ fn list_text(list: &Series, ordered: bool) -> String {
     format!("[{}]", items.join(", "))
 }
 
+/// A value as a cell.
+fn cell(value: AnyValue, ordered: bool) -> Cell {
+    match value {
+        AnyValue::Float64(x) => Cell::Float(x),
+        AnyValue::Float32(x) => Cell::Float(x.into()),
+        // As numbers: Polars' display panics on some (far years).
+        AnyValue::Date(days) => Cell::Other(format!("Date({days})")),
+        AnyValue::Datetime(v, unit, _) => Cell::Other(format!("Datetime({v}, {unit})")),
+        AnyValue::Duration(v, unit) => Cell::Other(format!("Duration({v}, {unit})")),
+        AnyValue::List(list) => Cell::Other(list_text(&list, ordered)),
+        // By its fields' values (a struct's value shows the whole array it
+        // is a row of).
+        value @ AnyValue::Struct(..) => Cell::Fields(
+            value
+                ._iter_struct_av()
+                .map(|field| cell(field, ordered))
+                .collect(),
+        ),
+        other => Cell::Other(format!("{other:?}")),
+    }
+}
+
 fn cells(df: &DataFrame, ordered: bool) -> Vec<Vec<Cell>> {
     let columns: Vec<Vec<Cell>> = df
         .columns()
@@ -206,21 +243,7 @@ fn cells(df: &DataFrame, ordered: bool) -> Vec<Vec<Cell>> {
         .map(|c| {
             let s = c.as_materialized_series();
             (0..s.len())
-                .map(|i| match s.get(i).unwrap() {
-                    AnyValue::Float64(x) => Cell::Float(x),
-                    AnyValue::Float32(x) => Cell::Float(x.into()),
-                    // As numbers: Polars' display panics on some (far years).
-                    AnyValue::Date(days) => Cell::Other(format!("Date({days})")),
-                    AnyValue::Datetime(v, unit, _) => Cell::Other(format!("Datetime({v}, {unit})")),
-                    AnyValue::Duration(v, unit) => Cell::Other(format!("Duration({v}, {unit})")),
-                    AnyValue::List(list) => Cell::Other(list_text(&list, ordered)),
-                    // By its fields' values (a struct's value shows the
-                    // whole array it is a row of).
-                    value @ AnyValue::Struct(..) => {
-                        Cell::Other(format!("{:?}", value.into_static()))
-                    }
-                    other => Cell::Other(format!("{other:?}")),
-                })
+                .map(|i| cell(s.get(i).unwrap(), ordered))
                 .collect()
         })
         .collect();

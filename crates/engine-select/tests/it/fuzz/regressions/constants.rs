@@ -385,3 +385,22 @@ fn clips_of_a_literal_by_every_rows_bounds_are_polars_own() {
     assert_same_as_cpu(union().with_columns([clipped.clone()]), ORDERED);
     assert_same_as_cpu(union().with_columns([clipped.log1p()]), ORDERED);
 }
+
+/// `replace_strict` of a literal with a default of another length (`len()`
+/// per group): Polars raises on their lengths, where the device repeated
+/// the literal. Found by the fuzzer (seed 883, case 293): refused in
+/// ir-lower now, so that Polars raises its error.
+#[test]
+fn replace_strict_of_a_constant_with_a_default_of_rows_is_polars_error() {
+    let df = df!("c" => [Some(f64::NAN), Some(-6.0)]).unwrap();
+    let lf = df.lazy().group_by_stable([col("c")]).agg([lit(3i64)
+        .replace_strict(
+            lit(Series::new("".into(), [0i64])),
+            lit(Series::new("".into(), [-2i64])),
+            Some(len()),
+            None::<DataType>,
+        )
+        .sum()
+        .alias("x4")]);
+    assert_same_as_cpu(lf, CLOSE);
+}

@@ -238,3 +238,25 @@ fn a_float_key_of_both_zeros_in_a_frame_polars_may_partition_is_polars_own() {
     let lf = t0.lazy().group_by_stable([col("d")]).agg([]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A group's mean of one -0.0 (Polars takes a group of one row's value
+/// itself; the device's sum from 0.0 gives 0.0), inside a struct: the
+/// oracle compared a struct's fields as text, where the same column alone
+/// is compared as close floats. Found by the fuzzer (seed 880, case 170):
+/// the oracle compares a struct's fields as cells now.
+#[test]
+fn floats_inside_structs_are_as_close_as_columns() {
+    let df = df!("a" => [0.0f64], "c" => [3i64]).unwrap();
+    let lf = df
+        .lazy()
+        .group_by([col("a")])
+        .agg([(-col("a")).mean().alias("x5"), col("c").alias("x6")])
+        .with_columns([as_struct(vec![col("x5"), col("x6")]).alias("x9")]);
+    assert_same_as_cpu(
+        lf,
+        crate::fuzz::Compare {
+            ordered: false,
+            ..CLOSE
+        },
+    );
+}
