@@ -379,10 +379,33 @@ impl ExprLowering<'_> {
                 ExprKind::Negate(Box::new(input))
             }
             F::FillNull => {
+                // Both sides cast to their supertype, the result's (Polars'
+                // plan may leave a side of another type: a value filled by
+                // the column itself after a `shift_and_fill` widened it).
                 let [input, value] = self.exactly::<2>(node, inputs)?;
+                let dtype = self.dtype(node)?;
+                let fits = |side: &GpuExpr| {
+                    side.dtype == dtype
+                        || side.dtype == GpuDtype::Null
+                        || cast_supported(side.dtype, dtype)
+                };
+                if !fits(&input) || !fits(&value) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "fill_null of {} by {} as {dtype} is not supported on the GPU",
+                            input.dtype, value.dtype
+                        ),
+                    );
+                }
+                let typed = |side: GpuExpr| match side.dtype {
+                    found if found == dtype => side,
+                    GpuDtype::Null => side.nulls_as(dtype),
+                    _ => side.cast(dtype, CastMode::NonStrict),
+                };
                 ExprKind::FillNull {
-                    input: Box::new(input),
-                    value: Box::new(value),
+                    input: Box::new(typed(input)),
+                    value: Box::new(typed(value)),
                 }
             }
             F::Round { decimals, mode } => {

@@ -291,3 +291,18 @@ fn logical_operators_of_integers_typed_bool_are_refused_in_ir_lower() {
     .alias("x0")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// `fill_null` of a `shift_and_fill` of u8 by its sum (i64, so the shift
+/// is i64) with the u8 column itself: Polars' plan leaves the fill value
+/// u8, which the executor's program found beside an i64. Seed 913, case
+/// 208: both sides are cast to the result's type now, as Polars casts them.
+#[test]
+fn fill_null_by_a_value_of_another_type_is_cast_to_the_result() {
+    let df = df!("b" => [Some(8u8), None, Some(3)], "c" => [None::<i64>, Some(1), None]).unwrap();
+    let lf = df.lazy().group_by_stable([col("c")]).agg([col("b")
+        .shift_and_fill(lit(-3i64), col("b").sum())
+        .fill_null(col("b"))
+        .sum()
+        .alias("x0")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
