@@ -53,6 +53,11 @@ enum DatePart : u32 {
     P_HOUR, P_MINUTE, P_SECOND, P_MILLISECOND, P_MICROSECOND, P_NANOSECOND,
 };
 
+// The 64-bit operand a program holds in two words, low first.
+__device__ __forceinline__ u64 program_word64(const u32* words) {
+    return words[0] | static_cast<u64>(words[1]) << 32;
+}
+
 // ISO weekday of a day count, Monday 1 (1970-01-01 was a Thursday).
 __device__ __forceinline__ i64 iso_weekday(i64 days) {
     i64 r = days + 3;
@@ -508,8 +513,8 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                         // block of `months` months (counted from January 1970)
                         // holding the day.
                         u32 t = program[pc++];
-                        i64 months = static_cast<i64>(program[pc] | static_cast<u64>(program[pc + 1]) << 32);
-                        i64 per_day = static_cast<i64>(program[pc + 2] | static_cast<u64>(program[pc + 3]) << 32);
+                        i64 months = static_cast<i64>(program_word64(program + pc));
+                        i64 per_day = static_cast<i64>(program_word64(program + pc + 2));
                         pc += 4;
                         Slot& s = stack[top - 1];
                         i64 v = t == T_I32 ? static_cast<i64>(static_cast<i32>(s.bits))
@@ -528,8 +533,8 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                         // the same time of day and day of the month, the day
                         // clamped to the last of the month it lands in;
                         // wrapping where the ticks leave i64.
-                        i64 months = static_cast<i64>(program[pc] | static_cast<u64>(program[pc + 1]) << 32);
-                        i64 per_day = static_cast<i64>(program[pc + 2] | static_cast<u64>(program[pc + 3]) << 32);
+                        i64 months = static_cast<i64>(program_word64(program + pc));
+                        i64 per_day = static_cast<i64>(program_word64(program + pc + 2));
                         pc += 4;
                         Slot& s = stack[top - 1];
                         i64 v = static_cast<i64>(s.bits);
@@ -614,7 +619,7 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                                                                           up, precision, &s.valid, &overflow));
                             }
                         } else if (step == D_TO_FLOAT) {
-                            u64 divisor_bits = program[pc] | static_cast<u64>(program[pc + 1]) << 32;
+                            u64 divisor_bits = program_word64(program + pc);
                             u32 out_t = program[pc + 2];
                             pc += 3;
                             double divisor;
@@ -624,8 +629,8 @@ extern "C" __global__ void eval_expression(const u32* program, u32 program_len,
                             s.bits = from_double(v, out_t);
                         } else {  // D_FROM_FLOAT
                             u32 from = program[pc];
-                            u64 multiplier_bits = program[pc + 1] | static_cast<u64>(program[pc + 2]) << 32;
-                            u64 limit_bits = program[pc + 3] | static_cast<u64>(program[pc + 4]) << 32;
+                            u64 multiplier_bits = program_word64(program + pc + 1);
+                            u64 limit_bits = program_word64(program + pc + 3);
                             pc += 5;
                             double multiplier, limit;
                             memcpy(&multiplier, &multiplier_bits, 8);

@@ -891,6 +891,17 @@ impl GpuExpr {
         self.is_null().then(null.clone(), null, dtype)
     }
 
+    /// `self` as `dtype` as Polars casts it to a supertype: as it is where
+    /// it has that type, nulls of it where of the Null type
+    /// ([`Self::nulls_as`]), else cast not strictly.
+    pub fn cast_or_nulls(self, dtype: GpuDtype) -> GpuExpr {
+        match self.dtype {
+            found if found == dtype => self,
+            GpuDtype::Null => self.nulls_as(dtype),
+            _ => self.cast(dtype, CastMode::NonStrict),
+        }
+    }
+
     /// `self` shifted by `periods` rows (Polars' `shift`), of its type.
     pub fn shifted(self, periods: i64) -> GpuExpr {
         GpuExpr {

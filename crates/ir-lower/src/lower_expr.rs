@@ -51,7 +51,7 @@ use aggregations::*;
 pub(crate) use aggregations::{KeptRows, filtered_parts};
 use boolean::*;
 use categorical::*;
-pub(crate) use functions::cast_supported;
+pub(crate) use functions::cast_or_nulls_supported;
 use functions::*;
 use lists::LISTS_ON_THE_GPU;
 pub(crate) use literals::is_constant;

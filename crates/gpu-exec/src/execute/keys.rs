@@ -18,18 +18,21 @@ pub(crate) fn word_dtype(dtype: GpuDtype) -> GpuDtype {
 /// i64 (which keeps their order and equality; the type is ir-lower's
 /// `widened_key_type`).
 pub(crate) fn widened_key(expr: &GpuExpr) -> GpuExpr {
-    match ir_lower::support::widened_key_type(expr.dtype) {
-        wide if wide != expr.dtype => cast_to(expr, wide),
-        _ => expr.clone(),
-    }
+    widened_to(expr, ir_lower::support::widened_key_type(expr.dtype))
 }
 
-/// `expr` as a join key: as [`widened_key`] makes it, booleans as u32 (the
-/// type is ir-lower's `widened_join_key_type`).
+/// `expr` as a join key: as [`widened_key`] makes it, booleans as u32 and
+/// f32 as f64 (the type is ir-lower's `widened_join_key_type`).
 pub(crate) fn widened_join_key(expr: &GpuExpr) -> GpuExpr {
-    match ir_lower::support::widened_join_key_type(expr.dtype) {
-        wide if wide != expr.dtype => cast_to(expr, wide),
-        _ => expr.clone(),
+    widened_to(expr, ir_lower::support::widened_join_key_type(expr.dtype))
+}
+
+/// `expr` cast to `wide`, where that is another type.
+fn widened_to(expr: &GpuExpr, wide: GpuDtype) -> GpuExpr {
+    if wide == expr.dtype {
+        expr.clone()
+    } else {
+        cast_to(expr, wide)
     }
 }
 

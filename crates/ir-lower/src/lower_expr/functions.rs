@@ -62,6 +62,11 @@ pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
         || (from.is_numeric() || from == GpuDtype::String) && decimal(to)
 }
 
+/// Whether [`GpuExpr::cast_or_nulls`] takes `from` to `to` on the GPU.
+pub(crate) fn cast_or_nulls_supported(from: GpuDtype, to: GpuDtype) -> bool {
+    from == GpuDtype::Null || cast_supported(from, to)
+}
+
 /// Polars' `min_horizontal`, `max_horizontal`, `sum_horizontal` and
 /// `mean_horizontal` of `inputs` (of one type), giving `dtype`, as row-wise
 /// expressions: min and max (of integers and temporals) fold left to right,
@@ -384,11 +389,7 @@ impl ExprLowering<'_> {
                 // the column itself after a `shift_and_fill` widened it).
                 let [input, value] = self.exactly::<2>(node, inputs)?;
                 let dtype = self.dtype(node)?;
-                let fits = |side: &GpuExpr| {
-                    side.dtype == dtype
-                        || side.dtype == GpuDtype::Null
-                        || cast_supported(side.dtype, dtype)
-                };
+                let fits = |side: &GpuExpr| cast_or_nulls_supported(side.dtype, dtype);
                 if !fits(&input) || !fits(&value) {
                     return self.refuse(
                         node,
@@ -398,14 +399,9 @@ impl ExprLowering<'_> {
                         ),
                     );
                 }
-                let typed = |side: GpuExpr| match side.dtype {
-                    found if found == dtype => side,
-                    GpuDtype::Null => side.nulls_as(dtype),
-                    _ => side.cast(dtype, CastMode::NonStrict),
-                };
                 ExprKind::FillNull {
-                    input: Box::new(typed(input)),
-                    value: Box::new(typed(value)),
+                    input: Box::new(input.cast_or_nulls(dtype)),
+                    value: Box::new(value.cast_or_nulls(dtype)),
                 }
             }
             F::Round { decimals, mode } => {

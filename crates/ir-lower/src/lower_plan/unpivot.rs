@@ -1,7 +1,7 @@
 //! Polars' `unpivot` (wide to long) as plain nodes: one select per value column over the input, shared, and their union.
 
 use super::*;
-use crate::expr::{CastMode, Scalar};
+use crate::expr::Scalar;
 
 impl PlanLowering<'_> {
     /// An unpivot of `input_node` (Polars' `FunctionIR::Unpivot`), as Polars
@@ -51,7 +51,7 @@ impl PlanLowering<'_> {
                 );
                 continue;
             };
-            if from != GpuDtype::Null && !crate::lower_expr::cast_supported(from, value) {
+            if !crate::lower_expr::cast_or_nulls_supported(from, value) {
                 refused = true;
                 self.refuse(
                     node,
@@ -83,11 +83,7 @@ impl PlanLowering<'_> {
         };
         let value = |expr: GpuExpr| NamedExpr {
             name: args.value_name.to_string(),
-            expr: match expr.dtype {
-                dtype if dtype == value => expr,
-                GpuDtype::Null => expr.nulls_as(value),
-                _ => expr.cast(value, CastMode::NonStrict),
-            },
+            expr: expr.cast_or_nulls(value),
         };
         if on.is_empty() {
             // Polars gives no rows: the index columns, no names, and values

@@ -100,7 +100,8 @@ impl Executor<'_> {
         };
         // The two sides on two streams.
         let (left_frame, right_frame) = (self.run(left)?, self.run_beside(right)?);
-        // Small integers hashed and compared as i64, booleans as u32.
+        // Small integers hashed and compared as i64, booleans as u32, f32
+        // as f64.
         let (left_on, right_on) = (&widened_join_keys(left_on), &widened_join_keys(right_on));
         // Keys that are expressions are computed into frames of their own.
         let computed;
