@@ -27,6 +27,11 @@ pub struct PdshArgs {
     /// Also write the generated tables to DIR/<table>.parquet.
     #[arg(long, value_name = "DIR")]
     pub parquet: Option<std::path::PathBuf>,
+    /// Run the queries over scans of the Parquet files written to
+    /// `--parquet`'s DIR, not over the tables in memory (the partitioned
+    /// executor reads a large scan a range of rows at a time).
+    #[arg(long, requires = "parquet")]
+    pub scan: bool,
     /// Hold money, discounts and taxes as TPC-H's Decimal(15, 2) instead
     /// of f64.
     #[arg(long)]
@@ -76,10 +81,15 @@ pub fn run(args: &PdshArgs) -> ExitCode {
         }
     }
     say!(
-        "PDS-H at scale factor {}{} ({} lineitem rows, generated in {:.1?}), engine {}\n",
+        "PDS-H at scale factor {}{}{} ({} lineitem rows, generated in {:.1?}), engine {}\n",
         args.scale,
         if args.decimals {
             ", money as decimals"
+        } else {
+            ""
+        },
+        if args.scan {
+            ", scanned from Parquet files"
         } else {
             ""
         },
@@ -94,7 +104,11 @@ pub fn run(args: &PdshArgs) -> ExitCode {
     let mut failed = 0;
     for number in numbers {
         say!("== q{number}");
-        let query = match pdsh::query(number, &tables) {
+        let query = match &args.parquet {
+            Some(dir) if args.scan => pdsh::query_parquet(number, dir),
+            _ => pdsh::query(number, &tables),
+        };
+        let query = match query {
             Ok(query) => query,
             Err(e) => {
                 failed += 1;

@@ -10,6 +10,7 @@ use crate::devices::{self, EMULATED_DEVICES, context};
 use crate::engine::{DeviceKind, Executor, ResolvedGpu};
 use crate::error::EngineError;
 use crate::report::{ExecutedBy, FallbackKind, FallbackReason};
+use crate::scans;
 use gpu_runtime::memory::LimitResource;
 
 /// What the GPU engine did with a plan.
@@ -118,8 +119,27 @@ pub(crate) fn attempt(
     if let Some(fault) = devices::fault(gpu.device_kind, gpu.device) {
         reasons.push(runtime_reason(fault));
     }
+    // File scans are read on the host now, but large ones the partitioned
+    // executor reads in ranges of rows as it goes.
+    let mut scan_reader = None;
     if reasons.is_empty() {
-        read_scans_on_host(root, lp_arena, expr_arena)?;
+        let mut left = Vec::new();
+        if gpu.executor != Executor::InMemory && scans::any_partitionable(root, lp_arena) {
+            let budget = match gpu.device_memory_limit {
+                Some(limit) => Some(limit),
+                None => context(gpu.device_kind, gpu.device, gpu.memory_resource)
+                    .ok()
+                    .map(|(_, budget)| budget),
+            };
+            if let Some(budget) = budget {
+                let options = exec_options(gpu, budget, None);
+                left = scans::left_to_partitions(root, lp_arena, expr_arena, &options);
+            }
+        }
+        scans::read_on_host(root, lp_arena, expr_arena, &left)?;
+        if !left.is_empty() {
+            scan_reader = Some(scans::PolarsScanReader::new(lp_arena, expr_arena) as _);
+        }
     }
     // Whether a refusal keeps every part of the plan on the CPU.
     let mut whole_plan_refused = false;
@@ -191,15 +211,7 @@ pub(crate) fn attempt(
     if let Some(limit) = gpu.device_memory_limit {
         context.memory = std::sync::Arc::new(LimitResource::new(context.memory, limit));
     }
-    let options = gpu_exec::ExecOptions {
-        executor: match gpu.executor {
-            Executor::InMemory => gpu_exec::ExecutorChoice::InMemory,
-            Executor::Partitioned => gpu_exec::ExecutorChoice::Partitioned,
-            Executor::Auto => gpu_exec::ExecutorChoice::Auto,
-        },
-        memory_budget: gpu.device_memory_limit.unwrap_or(budget),
-        partition_rows: gpu.partition_rows,
-    };
+    let options = exec_options(gpu, budget, scan_reader);
     // All subplans run before any replaces its part of the plan: a failure
     // leaves the plan whole for the CPU.
     let mut frames = Vec::with_capacity(subplans.len());
@@ -239,6 +251,25 @@ pub(crate) fn attempt(
     Ok(Attempt::Mixed(executed_by, reasons, partitioned))
 }
 
+/// How the executor runs plans for `gpu`, on a device whose budget is
+/// `budget` bytes (unless the user set a limit).
+fn exec_options(
+    gpu: &ResolvedGpu,
+    budget: u64,
+    scan_reader: Option<std::sync::Arc<dyn gpu_exec::ScanReader>>,
+) -> gpu_exec::ExecOptions {
+    gpu_exec::ExecOptions {
+        executor: match gpu.executor {
+            Executor::InMemory => gpu_exec::ExecutorChoice::InMemory,
+            Executor::Partitioned => gpu_exec::ExecutorChoice::Partitioned,
+            Executor::Auto => gpu_exec::ExecutorChoice::Auto,
+        },
+        memory_budget: gpu.device_memory_limit.unwrap_or(budget),
+        partition_rows: gpu.partition_rows,
+        scan_reader,
+    }
+}
+
 /// What the partitioned executor did over subplans, put together: the
 /// device runs of all, the smallest partitions.
 fn combined(
@@ -252,6 +283,7 @@ fn combined(
             smaller_after_out_of_memory: a
                 .smaller_after_out_of_memory
                 .max(b.smaller_after_out_of_memory),
+            file_partitions: a.file_partitions + b.file_partitions,
         }),
         (a, b) => a.or(b),
     }
@@ -431,46 +463,6 @@ fn computes(node: &ir_lower::PlanNode) -> bool {
         PlanNode::SimpleProjection { input, .. } | PlanNode::Cache { input, .. } => computes(input),
         _ => true,
     }
-}
-
-/// Reads every file scan of the plan on the host with Polars' own reader
-/// (its projection, predicate and slice pushdowns kept) and puts the result
-/// in the plan as an in-memory frame, so the device runs everything above
-/// it: the simplest mixed plan, the CPU below the GPU. Should the device
-/// then not run the plan, Polars' engine goes on from the frames read, so no
-/// file is read twice. Returns the number of scans read.
-fn read_scans_on_host(
-    root: Node,
-    lp_arena: &mut Arena<IR>,
-    expr_arena: &mut Arena<AExpr>,
-) -> Result<usize, EngineError> {
-    let mut pending = vec![root];
-    let mut seen = std::collections::HashSet::new();
-    let mut scans = Vec::new();
-    while let Some(node) = pending.pop() {
-        if !seen.insert(node) {
-            continue;
-        }
-        let ir = lp_arena.get(node);
-        if matches!(ir, IR::Scan { .. }) {
-            scans.push(node);
-        } else {
-            ir.copy_inputs(&mut pending);
-        }
-    }
-    for &node in &scans {
-        let started = std::time::Instant::now();
-        let mut reader = polars_mem_engine::create_physical_plan(
-            node,
-            lp_arena,
-            expr_arena,
-            polars::lazy::frame::BUILD_STREAMING_EXECUTOR,
-        )?;
-        let df = reader.execute(&mut polars_expr::state::ExecutionState::new())?;
-        tracing::debug!(rows = df.height(), elapsed = ?started.elapsed(), "read a scan on the host");
-        put_frame(lp_arena, node, df);
-    }
-    Ok(scans.len())
 }
 
 /// Puts `df` in Polars' plan in place of `node` (and of all below it).

@@ -26,6 +26,7 @@ mod engine;
 mod error;
 mod gpu;
 mod report;
+mod scans;
 
 pub use collect::{LazyFrameExt, collect_all_with, collect_all_with_report};
 pub use engine::{DeviceKind, Engine, Executor, GpuEngine, MemoryResource, parse_byte_size};

@@ -168,6 +168,9 @@ impl fmt::Display for CollectReport {
                 "\npartitioned: {} device runs, partitions of up to {} rows",
                 run.device_runs, run.rows_per_partition
             )?;
+            if run.file_partitions > 0 {
+                write!(f, ", {} of them read from files", run.file_partitions)?;
+            }
             if run.smaller_after_out_of_memory > 0 {
                 write!(
                     f,

@@ -614,7 +614,7 @@ impl Executor<'_> {
             PlanNode::Cache { input, id, .. } => self.cached(input, id),
             PlanNode::FileScan { .. } => Err(ExecError::Unsupported(
                 "a file scan: read it on the host into an in-memory frame before the plan \
-                 runs (engine-select does)"
+                 runs (`execute_with` does, through its `ScanReader`)"
                     .into(),
             )),
         }

@@ -67,7 +67,13 @@ impl<'a> PlanLowering<'a> {
     /// failed, so that every refusal is found).
     pub fn node(&mut self, node: Node) -> Lowered {
         let lowered = self.node_inner(node)?;
-        match crate::support::refusal(&lowered) {
+        // The nodes a lowering makes below its own (a select of the lists
+        // an explode takes, a union's selects) are checked too; its inputs,
+        // lowered by this, pass again.
+        fn refusal(node: &PlanNode) -> Option<String> {
+            crate::support::refusal(node).or_else(|| node.inputs().into_iter().find_map(refusal))
+        }
+        match refusal(&lowered) {
             Some(why) => self.refuse(node, why),
             None => Some(lowered),
         }
@@ -1114,6 +1120,7 @@ impl<'a> PlanLowering<'a> {
                     output_schema: output_schema.clone(),
                     scan_type: scan_type.clone(),
                     unified_scan_args: unified_scan_args.clone(),
+                    node,
                 };
                 let schema = self.output_schema(node)?;
                 Some(PlanNode::FileScan { scan, schema })

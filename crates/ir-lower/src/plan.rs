@@ -7,6 +7,8 @@ use polars_core::prelude::{DataFrame, SchemaRef};
 use polars_plan::dsl::{Expr, FileScanIR, ScanSources, UnifiedScanArgs};
 use polars_plan::plans::FileInfo;
 use polars_plan::plans::hive::HivePartitionsDf;
+use polars_utils::arena::Node;
+use polars_utils::slice_enum::Slice;
 
 use crate::dtype::GpuDtype;
 use crate::expr::{GpuExpr, NamedExpr};
@@ -93,6 +95,30 @@ pub struct HostScan {
     pub scan_type: Box<FileScanIR>,
     /// Projection, pre-slice (applied before the predicate), row index and the rest.
     pub unified_scan_args: Box<UnifiedScanArgs>,
+    /// Its node in Polars' plan, for a reader that holds that plan and
+    /// reads the scan a range of rows at a time.
+    pub node: Node,
+}
+
+impl HostScan {
+    /// The rows of its files the scan reads, before its predicate (its
+    /// pre-slice applied), where Polars knows them exactly: a Parquet scan
+    /// of one file, of no slice from the end. A range of them may be read
+    /// alone (as the scan's pre-slice), for a partition of the scan.
+    pub fn rows(&self) -> Option<std::ops::Range<usize>> {
+        if self.format != FileFormat::Parquet {
+            return None;
+        }
+        let known = self.file_info.row_estimation.0?;
+        match self.unified_scan_args.pre_slice {
+            None => Some(0..known),
+            Some(Slice::Positive { offset, len }) => {
+                let start = offset.min(known);
+                Some(start..start + len.min(known - start))
+            }
+            Some(Slice::Negative { .. }) => None,
+        }
+    }
 }
 
 /// A physical operator of a GPU plan. Each node knows its output columns.

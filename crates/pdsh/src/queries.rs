@@ -1,5 +1,7 @@
 //! The 22 PDS-H queries as Polars lazy frames, following the Polars versions of the definitions.
 
+use std::path::Path;
+
 use chrono::NaiveDate;
 use polars::prelude::*;
 
@@ -10,63 +12,119 @@ pub const QUERY_COUNT: usize = 22;
 
 /// Query `number` (1 to 22) over `tables`.
 pub fn query(number: usize, tables: &Tables) -> PolarsResult<LazyFrame> {
-    let t = Lazy(tables);
+    let [
+        customer,
+        lineitem,
+        nation,
+        orders,
+        part,
+        partsupp,
+        region,
+        supplier,
+    ] = tables.named().map(|(_, df)| df.clone().lazy());
+    over(
+        number,
+        &Lazy {
+            customer,
+            lineitem,
+            nation,
+            orders,
+            part,
+            partsupp,
+            region,
+            supplier,
+        },
+    )
+}
+
+/// Query `number` (1 to 22) over scans of the tables' Parquet files in
+/// `dir` (`<name>.parquet`, as [`Tables::write_parquet`] writes them).
+pub fn query_parquet(number: usize, dir: &Path) -> PolarsResult<LazyFrame> {
+    let scan = |name: &str| {
+        let path = dir.join(format!("{name}.parquet"));
+        LazyFrame::scan_parquet(path.to_string_lossy().as_ref().into(), Default::default())
+    };
+    over(
+        number,
+        &Lazy {
+            customer: scan("customer")?,
+            lineitem: scan("lineitem")?,
+            nation: scan("nation")?,
+            orders: scan("orders")?,
+            part: scan("part")?,
+            partsupp: scan("partsupp")?,
+            region: scan("region")?,
+            supplier: scan("supplier")?,
+        },
+    )
+}
+
+fn over(number: usize, t: &Lazy) -> PolarsResult<LazyFrame> {
     Ok(match number {
-        1 => q1(&t),
-        2 => q2(&t),
-        3 => q3(&t),
-        4 => q4(&t),
-        5 => q5(&t),
-        6 => q6(&t),
-        7 => q7(&t)?,
-        8 => q8(&t),
-        9 => q9(&t),
-        10 => q10(&t),
-        11 => q11(&t),
-        12 => q12(&t),
-        13 => q13(&t),
-        14 => q14(&t),
-        15 => q15(&t),
-        16 => q16(&t),
-        17 => q17(&t),
-        18 => q18(&t),
-        19 => q19(&t),
-        20 => q20(&t),
-        21 => q21(&t),
-        22 => q22(&t),
+        1 => q1(t),
+        2 => q2(t),
+        3 => q3(t),
+        4 => q4(t),
+        5 => q5(t),
+        6 => q6(t),
+        7 => q7(t)?,
+        8 => q8(t),
+        9 => q9(t),
+        10 => q10(t),
+        11 => q11(t),
+        12 => q12(t),
+        13 => q13(t),
+        14 => q14(t),
+        15 => q15(t),
+        16 => q16(t),
+        17 => q17(t),
+        18 => q18(t),
+        19 => q19(t),
+        20 => q20(t),
+        21 => q21(t),
+        22 => q22(t),
         other => polars_bail!(
             InvalidOperation: "PDS-H has queries 1 to {QUERY_COUNT}, not {other}"
         ),
     })
 }
 
-/// The tables as lazy frames.
-struct Lazy<'a>(&'a Tables);
+/// The tables as lazy frames (in memory or scans of files).
+struct Lazy {
+    customer: LazyFrame,
+    lineitem: LazyFrame,
+    nation: LazyFrame,
+    orders: LazyFrame,
+    part: LazyFrame,
+    partsupp: LazyFrame,
+    region: LazyFrame,
+    supplier: LazyFrame,
+}
 
-impl Lazy<'_> {
+impl Lazy {
     fn customer(&self) -> LazyFrame {
-        self.0.customer.clone().lazy()
+        self.customer.clone()
     }
     fn lineitem(&self) -> LazyFrame {
-        self.0.lineitem.clone().lazy()
+        self.lineitem.clone()
     }
     fn nation(&self) -> LazyFrame {
-        self.0.nation.clone().lazy()
+        self.nation.clone()
     }
     fn orders(&self) -> LazyFrame {
-        self.0.orders.clone().lazy()
+        self.orders.clone()
     }
     fn part(&self) -> LazyFrame {
-        self.0.part.clone().lazy()
+        self.part.clone()
     }
     fn partsupp(&self) -> LazyFrame {
-        self.0.partsupp.clone().lazy()
+        self.partsupp.clone()
     }
     fn region(&self) -> LazyFrame {
-        self.0.region.clone().lazy()
+        self.region.clone()
     }
     fn supplier(&self) -> LazyFrame {
-        self.0.supplier.clone().lazy()
+        self.supplier.clone()
     }
 }
 

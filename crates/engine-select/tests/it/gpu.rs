@@ -3,7 +3,8 @@
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
 //! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `null_type`, `strings`,
 //! `temporal`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
-//! partitioned executor), `unpivot`.
+//! partitioned executor), `partitioned_scans` (Parquet scans it reads in
+//! ranges of rows), `unpivot`.
 
 use engine_select::{
     DeviceKind, Engine, EngineError, ExecutedBy, FallbackKind, GpuEngine, LazyFrameExt,
@@ -28,6 +29,7 @@ mod null_type;
 mod one_value;
 mod operators;
 mod partitioned;
+mod partitioned_scans;
 mod replace;
 mod rolling;
 mod row_order;

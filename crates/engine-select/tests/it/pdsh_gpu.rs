@@ -97,6 +97,55 @@ fn pdsh_with_an_eighth_of_the_tables_bytes_runs_partitioned() {
     assert_eq!(out_of_memory, OUT_OF_MEMORY_AT_AN_EIGHTH);
 }
 
+/// The 22 queries over scans of the tables' Parquet files, with the
+/// device's memory limited to an eighth of the tables' bytes: the
+/// automatic executor leaves the large scans in the plan, and the
+/// partitioned executor reads them a range of rows at a time. Every query
+/// on the device (fallback disabled), every answer the CPU's reading the
+/// same files.
+#[test]
+fn pdsh_from_parquet_files_reads_the_large_scans_in_ranges_of_rows() {
+    let tables = Tables::generate(0.005, false).unwrap();
+    let dir = std::env::temp_dir().join(format!("pdsh-parquet-{}", std::process::id()));
+    tables.write_parquet(&dir).unwrap();
+    let bytes: usize = tables
+        .named()
+        .iter()
+        .map(|(_, df)| df.estimated_size())
+        .sum();
+    let limited = crate::under_test()
+        .with_device_memory_limit(bytes as u64 / 8)
+        .with_raise_on_fail(true);
+    let mut reading_ranges = Vec::new();
+    for number in 1..=QUERY_COUNT {
+        let lf = pdsh::query_parquet(number, &dir).unwrap();
+        let expected = lf.clone().collect().unwrap();
+        let (actual, report) = lf
+            .collect_with_report(&Engine::Gpu(limited.clone()))
+            .unwrap_or_else(|e| panic!("q{number}: {e}"));
+        let within = crate::frames::frames_differ_within(&expected, &actual, 0.010_000_1);
+        assert_eq!(within, None, "q{number}: {report}");
+        assert_eq!(
+            report.executed_by,
+            crate::under_test_executed_by(),
+            "q{number}"
+        );
+        if report
+            .partitioned
+            .is_some_and(|run| run.file_partitions > 0)
+        {
+            reading_ranges.push(number);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // The queries that read a scan in ranges (the others read theirs whole:
+    // small tables, or a scan a node takes whole). This list only grows.
+    assert_eq!(
+        reading_ranges,
+        [1, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 15, 17, 18, 19, 20, 21]
+    );
+}
+
 /// The 22 queries over the tables with money as `Decimal(15, 2)` (TPC-H's
 /// types): every query on the device, every answer the CPU's (decimal sums
 /// exact; means, and money cast to floats, as Polars computes them); and

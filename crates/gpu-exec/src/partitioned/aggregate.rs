@@ -28,21 +28,28 @@ impl Partitioned<'_> {
         if !(runs(&plans.partial) && runs(&plans.merge) && runs(&plans.finish)) {
             return self.bucketed(node);
         }
-        let parts = match self.input_parts(node, input)? {
+        let mut parts = match self.input_stream(node, input)? {
             ControlFlow::Continue(parts) => parts,
             ControlFlow::Break(done) => return Ok(done),
         };
         // A partition of no rows adds nothing (and a group-by of no groups
         // is Polars' own where it aggregates literals): the node runs over
-        // no rows only where every partition is empty.
-        let empty = parts[0].clear();
-        let parts: Vec<DataFrame> = parts.into_iter().filter(|p| p.height() > 0).collect();
-        if parts.is_empty() {
-            return self.on_device(over(node, vec![empty])).map(Data::Whole);
-        }
-        let mut partials = Vec::with_capacity(parts.len());
-        for part in parts {
+        // no rows only where every partition is empty. (Each partition is
+        // aggregated as it comes: of a file scan, the host holds one.)
+        let (mut empty, mut partials) = (None, Vec::new());
+        while let Some(part) = self.next_part(&mut parts) {
+            let part = part?;
+            if part.height() == 0 {
+                empty.get_or_insert(part);
+                continue;
+            }
             partials.push(self.on_device(over(&plans.partial, vec![part]))?);
+        }
+        if partials.is_empty() {
+            let empty = empty.ok_or_else(|| {
+                ExecError::Unsupported("a group-by's input of no partitions".into())
+            })?;
+            return self.on_device(over(node, vec![empty])).map(Data::Whole);
         }
         let total: usize = partials.iter().map(DataFrame::height).sum();
         let merged = if total > self.rows {

@@ -15,7 +15,8 @@
 //! device runs wait on the host (the partitions of a node are brought back
 //! as they are made), so the device holds one partition's work at a time.
 //! A node that needs its whole input gets it put together on the host, and
-//! runs in memory as before.
+//! runs in memory as before. A large file scan left in the plan is read in
+//! ranges of its rows, one ahead of the device (`scans`).
 //!
 //! Every result equals the in-memory executor's, order included, but for
 //! sums and means of floats merged from partial sums (added in another
@@ -45,10 +46,13 @@ mod aggregate;
 mod buckets;
 mod join;
 mod rows;
+mod scans;
 mod sort;
 mod top_k;
 
 use join::JoinSide;
+pub use scans::ScanReader;
+use scans::{Reader, ScanParts};
 
 /// Which executor runs a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -65,7 +69,7 @@ pub enum ExecutorChoice {
 }
 
 /// How to run a plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct ExecOptions {
     pub executor: ExecutorChoice,
     /// Bytes of device memory the plan may use, which sizes the partitions.
@@ -73,6 +77,43 @@ pub struct ExecOptions {
     /// Rows per partition of large inputs; `None`: from the budget (an
     /// eighth of it for the widest input's rows).
     pub partition_rows: Option<usize>,
+    /// Reads the plan's file scans on the host (none: the plan holds none).
+    pub scan_reader: Option<Arc<dyn ScanReader>>,
+}
+
+impl std::fmt::Debug for ExecOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecOptions")
+            .field("executor", &self.executor)
+            .field("memory_budget", &self.memory_budget)
+            .field("partition_rows", &self.partition_rows)
+            .field("scan_reader", &self.scan_reader.is_some())
+            .finish()
+    }
+}
+
+impl ExecOptions {
+    /// Whether the partitioned executor, run with these options, reads the
+    /// file scan `node` in ranges of its rows rather than whole (where it
+    /// may be cut there): a Parquet scan of one file larger than a
+    /// partition. engine-select leaves such scans in the plan for it.
+    pub fn reads_in_partitions(&self, node: &PlanNode) -> bool {
+        let PlanNode::FileScan { scan, schema } = node else {
+            return false;
+        };
+        if self.executor == ExecutorChoice::InMemory {
+            return false;
+        }
+        let Some(rows) = scan.rows() else {
+            return false;
+        };
+        match self.partition_rows {
+            Some(partition) => rows.len() > partition,
+            None => {
+                scans::estimated_scan_bytes(scan, schema) > self.memory_budget / PARTITION_SHARE
+            }
+        }
+    }
 }
 
 /// What a partitioned run did.
@@ -84,6 +125,9 @@ pub struct PartitionedRun {
     pub rows_per_partition: usize,
     /// Times the partitions were made smaller after the device ran out of memory.
     pub smaller_after_out_of_memory: usize,
+    /// Partitions read from files (ranges of a file's rows, each read on
+    /// the host while the device ran the one before).
+    pub file_partitions: usize,
 }
 
 /// Share of the memory budget one partition of an input may take.
@@ -98,23 +142,37 @@ pub fn execute_with(
     ctx: &ExecContext,
     options: &ExecOptions,
 ) -> Result<(DataFrame, Option<PartitionedRun>), ExecError> {
-    crate::execute::lists_read_whole(plan)?;
-    let partitioned = || {
+    let reader = &options.scan_reader;
+    let partitioned = |plan: &GpuPlan| {
         let rows = options
             .partition_rows
             .unwrap_or_else(|| rows_for_budget(&plan.root, options.memory_budget));
-        execute_partitioned(plan, ctx, rows, 0).map(|(df, run)| (df, Some(run)))
+        execute_partitioned(plan, ctx, reader, rows, 0).map(|(df, run)| (df, Some(run)))
+    };
+    // In memory, file scans are read whole first.
+    let whole = |plan: &GpuPlan| -> Result<GpuPlan, ExecError> {
+        let root = scans::read_whole(plan.root.clone(), reader)?;
+        let plan = GpuPlan { root };
+        crate::execute::lists_read_whole(&plan)?;
+        Ok(plan)
     };
     match options.executor {
-        ExecutorChoice::InMemory => execute(plan, ctx).map(|df| (df, None)),
-        ExecutorChoice::Partitioned => partitioned(),
-        ExecutorChoice::Auto if input_bytes(&plan.root) > options.memory_budget / 2 => {
-            partitioned()
+        ExecutorChoice::InMemory => execute(&whole(plan)?, ctx).map(|df| (df, None)),
+        ExecutorChoice::Partitioned => {
+            crate::execute::lists_read_whole(plan)?;
+            partitioned(plan)
         }
-        ExecutorChoice::Auto => match execute(plan, ctx) {
-            Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => partitioned(),
-            other => other.map(|df| (df, None)),
-        },
+        ExecutorChoice::Auto if input_bytes(&plan.root) > options.memory_budget / 2 => {
+            crate::execute::lists_read_whole(plan)?;
+            partitioned(plan)
+        }
+        ExecutorChoice::Auto => {
+            let plan = whole(plan)?;
+            match execute(&plan, ctx) {
+                Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => partitioned(&plan),
+                other => other.map(|df| (df, None)),
+            }
+        }
     }
 }
 
@@ -124,14 +182,17 @@ pub fn execute_with(
 fn execute_partitioned(
     plan: &GpuPlan,
     ctx: &ExecContext,
+    reader: &Reader,
     rows: usize,
     smaller: usize,
 ) -> Result<(DataFrame, PartitionedRun), ExecError> {
     let rows = rows.max(1);
     let mut executor = Partitioned {
         ctx,
+        reader,
         rows,
         device_runs: 0,
+        file_partitions: 0,
         caches: HashMap::new(),
     };
     let result = executor
@@ -144,22 +205,25 @@ fn execute_partitioned(
                 device_runs: executor.device_runs,
                 rows_per_partition: rows,
                 smaller_after_out_of_memory: smaller,
+                file_partitions: executor.file_partitions,
             },
         )),
         Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. }))
             if smaller < SMALLER_TRIES && rows > 1 =>
         {
             drop(executor);
-            execute_partitioned(plan, ctx, rows / 4, smaller + 1)
+            execute_partitioned(plan, ctx, reader, rows / 4, smaller + 1)
         }
         Err(e) => Err(e),
     }
 }
 
-/// Bytes of the in-memory inputs of the plan under `node` (the columns it reads).
+/// Bytes of the inputs of the plan under `node` (the columns it reads; of
+/// a file scan, about).
 fn input_bytes(node: &PlanNode) -> u64 {
     let own = match node {
         PlanNode::DataFrameScan { df, projection, .. } => projected_bytes(df, projection),
+        PlanNode::FileScan { scan, schema } => scans::estimated_scan_bytes(scan, schema),
         _ => 0,
     };
     own + node.inputs().into_iter().map(input_bytes).sum::<u64>()
@@ -179,16 +243,39 @@ fn rows_for_budget(root: &PlanNode, budget: u64) -> usize {
     let mut widest = 1u64;
     let mut pending = vec![root];
     while let Some(node) = pending.pop() {
-        if let PlanNode::DataFrameScan { df, projection, .. } = node
-            && df.height() > 0
-        {
-            widest = widest.max(projected_bytes(df, projection).div_ceil(df.height() as u64));
+        match node {
+            PlanNode::DataFrameScan { df, projection, .. } if df.height() > 0 => {
+                widest = widest.max(projected_bytes(df, projection).div_ceil(df.height() as u64));
+            }
+            PlanNode::FileScan { schema, .. } => {
+                widest = widest.max(scans::estimated_row_bytes(schema));
+            }
+            _ => {}
         }
         pending.extend(node.inputs());
     }
     usize::try_from(budget / PARTITION_SHARE / widest)
         .unwrap_or(usize::MAX)
         .max(1)
+}
+
+/// A node's partitions, made as they are taken (at least one, maybe of
+/// no rows): the host holds one at a time where they are read from a file
+/// and run through chains of row-wise nodes.
+pub(crate) enum Stream {
+    /// Partitions already made.
+    Parts(std::vec::IntoIter<DataFrame>),
+    /// A file scan's partitions, read one ahead.
+    Scan(ScanParts),
+    /// A chain of row-wise nodes (`top` and `depth` nodes below it) over
+    /// each partition of `source`, a row index in it numbering on from
+    /// `rows_before`.
+    Chain {
+        top: Box<PlanNode>,
+        depth: usize,
+        source: Box<Stream>,
+        rows_before: u64,
+    },
 }
 
 /// A node's result on the host: whole, or in partitions (in order; at
@@ -238,9 +325,12 @@ impl Data {
 /// The partitioned executor's state over one plan.
 pub(crate) struct Partitioned<'a> {
     ctx: &'a ExecContext,
+    /// Reads the plan's file scans.
+    reader: &'a Reader,
     /// Rows per partition of large inputs.
     rows: usize,
     device_runs: usize,
+    file_partitions: usize,
     /// Results of shared subplans, by id.
     caches: HashMap<String, Data>,
 }
@@ -254,6 +344,14 @@ impl Partitioned<'_> {
         match (node, node.partitioning()) {
             (PlanNode::DataFrameScan { df, projection, .. }, _) => {
                 Ok(Data::Parts(self.cut(df, projection)?))
+            }
+            // (A chain of row-wise nodes takes its partitions one by one
+            // instead: `Partitioned::chain`.)
+            (PlanNode::FileScan { .. }, _) => {
+                let parts = self.file_parts(node).ok_or_else(|| {
+                    ExecError::Unsupported("a file scan of rows not known".into())
+                })?;
+                Ok(Data::Parts(parts.collect::<Result<_, _>>()?))
             }
             (PlanNode::Cache { input, id, .. }, _) => {
                 if let Some(data) = self.caches.get(id) {
@@ -295,6 +393,9 @@ impl Partitioned<'_> {
     fn splits(&self, node: &PlanNode) -> bool {
         match node {
             PlanNode::DataFrameScan { df, .. } => df.height() > self.rows,
+            PlanNode::FileScan { scan, .. } => {
+                self.reader.is_some() && scan.rows().is_some_and(|rows| rows.len() > self.rows)
+            }
             _ => node.inputs().into_iter().any(|input| self.splits(input)),
         }
     }
@@ -314,9 +415,26 @@ impl Partitioned<'_> {
             .into_parts())
     }
 
-    /// `node` run whole on the device, by the in-memory executor.
+    /// The partitions of the file scan `node`, read as they are taken
+    /// (`None`: not a file scan read in partitions).
+    fn file_parts(&mut self, node: &PlanNode) -> Option<ScanParts> {
+        let PlanNode::FileScan { scan, .. } = node else {
+            return None;
+        };
+        let parts = ScanParts::new(self.reader, scan, self.rows)?;
+        self.file_partitions += parts.len();
+        Some(parts)
+    }
+
+    /// `node` run whole on the device, by the in-memory executor (its file
+    /// scans read whole first).
     fn on_device(&mut self, node: PlanNode) -> Result<DataFrame, ExecError> {
         self.device_runs += 1;
+        let node = if scans::has_file_scan(&node) {
+            scans::read_whole(node, self.reader)?
+        } else {
+            node
+        };
         execute(&GpuPlan { root: node }, self.ctx)
     }
 
@@ -328,17 +446,88 @@ impl Partitioned<'_> {
         node: &PlanNode,
         input: &PlanNode,
     ) -> Result<ControlFlow<Data, Vec<DataFrame>>, ExecError> {
+        Ok(match self.input_stream(node, input)? {
+            ControlFlow::Continue(stream) => ControlFlow::Continue(self.all_parts(stream)?),
+            ControlFlow::Break(done) => ControlFlow::Break(done),
+        })
+    }
+
+    /// As [`Partitioned::input_parts`], the partitions made as they are
+    /// taken (a file scan's read, a chain of row-wise nodes run over each).
+    fn input_stream(
+        &mut self,
+        node: &PlanNode,
+        input: &PlanNode,
+    ) -> Result<ControlFlow<Data, Stream>, ExecError> {
         if !cut_allowed(node, input) {
             return Ok(ControlFlow::Break(Data::Whole(
                 self.on_device(node.clone())?,
             )));
         }
-        Ok(match self.run(input)? {
-            Data::Whole(df) => {
+        Ok(match self.stream(input)? {
+            ControlFlow::Break(df) => {
                 ControlFlow::Break(Data::Whole(self.on_device(over(node, vec![df]))?))
             }
-            Data::Parts(parts) => ControlFlow::Continue(parts),
+            ControlFlow::Continue(stream) => ControlFlow::Continue(stream),
         })
+    }
+
+    /// `node`'s result as partitions made as they are taken, or (`Break`)
+    /// whole where it came whole.
+    fn stream(&mut self, node: &PlanNode) -> Result<ControlFlow<DataFrame, Stream>, ExecError> {
+        if self.splits(node) {
+            if let Some(parts) = self.file_parts(node) {
+                return Ok(ControlFlow::Continue(Stream::Scan(parts)));
+            }
+            if matches!(
+                node.partitioning(),
+                Partitioning::RowWise | Partitioning::Numbered
+            ) {
+                return self.chain_stream(node);
+            }
+        }
+        Ok(match self.run(node)? {
+            Data::Whole(df) => ControlFlow::Break(df),
+            Data::Parts(parts) => ControlFlow::Continue(Stream::Parts(parts.into_iter())),
+        })
+    }
+
+    /// The next partition of `stream` (`None`: no more).
+    fn next_part(&mut self, stream: &mut Stream) -> Option<Result<DataFrame, ExecError>> {
+        match stream {
+            Stream::Parts(parts) => parts.next().map(Ok),
+            Stream::Scan(parts) => parts.next(),
+            Stream::Chain {
+                top,
+                depth,
+                source,
+                rows_before,
+            } => {
+                let part = match self.next_part(source)? {
+                    Ok(part) => part,
+                    Err(e) => return Some(Err(e)),
+                };
+                let height = part.height() as u64;
+                let ran = rows::chain_over(top, *depth, part, *rows_before)
+                    .and_then(|plan| self.on_device(plan));
+                *rows_before += height;
+                Some(ran)
+            }
+        }
+    }
+
+    /// Every partition of `stream`, in order (at least one).
+    fn all_parts(&mut self, mut stream: Stream) -> Result<Vec<DataFrame>, ExecError> {
+        let mut parts = Vec::new();
+        while let Some(part) = self.next_part(&mut stream) {
+            parts.push(part?);
+        }
+        match parts.is_empty() {
+            true => Err(ExecError::Unsupported(
+                "a node's result of no partitions".into(),
+            )),
+            false => Ok(parts),
+        }
     }
 
     /// `node` over its inputs put together whole (where the plan may be

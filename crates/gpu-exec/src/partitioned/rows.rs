@@ -1,8 +1,10 @@
 //! Partitions row by row: chains of row-wise nodes (a row index numbering on), unions, slices.
 
+use std::ops::ControlFlow;
+
 use ir_lower::{Partitioning, PlanNode};
 
-use super::{Data, Partitioned, cut_allowed, over, slice_data};
+use super::{Data, Partitioned, Stream, cut_allowed, over, slice_data};
 use crate::error::ExecError;
 
 impl Partitioned<'_> {
@@ -10,6 +12,19 @@ impl Partitioned<'_> {
     /// the chain over each partition of the input below it, in one device
     /// run each.
     pub(super) fn chain(&mut self, top: &PlanNode) -> Result<Data, ExecError> {
+        match self.chain_stream(top)? {
+            ControlFlow::Break(df) => Ok(Data::Whole(df)),
+            ControlFlow::Continue(stream) => self.all_parts(stream).map(Data::Parts),
+        }
+    }
+
+    /// The chain from `top` down as partitions run as they are taken (its
+    /// input's too: a file scan's read), or (`Break`) its result whole
+    /// where it runs whole.
+    pub(super) fn chain_stream(
+        &mut self,
+        top: &PlanNode,
+    ) -> Result<ControlFlow<polars::prelude::DataFrame, Stream>, ExecError> {
         let mut depth = 0;
         let mut bottom = top;
         while bottom.partitioning() == Partitioning::RowWise {
@@ -27,24 +42,22 @@ impl Partitioned<'_> {
         }
         let source = bottom.inputs()[0];
         if !cut_allowed(bottom, source) {
-            return self.on_device(top.clone()).map(Data::Whole);
+            return self.on_device(top.clone()).map(ControlFlow::Break);
         }
-        let parts = match self.run(source)? {
-            Data::Whole(df) => {
+        let source = match self.stream(source)? {
+            ControlFlow::Break(df) => {
                 return self
                     .on_device(chain_over(top, depth, df, 0)?)
-                    .map(Data::Whole);
+                    .map(ControlFlow::Break);
             }
-            Data::Parts(parts) => parts,
+            ControlFlow::Continue(stream) => stream,
         };
-        let mut rows_before = 0u64;
-        let mut out = Vec::with_capacity(parts.len());
-        for part in parts {
-            let height = part.height() as u64;
-            out.push(self.on_device(chain_over(top, depth, part, rows_before)?)?);
-            rows_before += height;
-        }
-        Ok(Data::Parts(out))
+        Ok(ControlFlow::Continue(Stream::Chain {
+            top: Box::new(top.clone()),
+            depth,
+            source: Box::new(source),
+            rows_before: 0,
+        }))
     }
 
     /// A union without a slice: each input's partitions in turn, named as
@@ -86,7 +99,7 @@ impl Partitioned<'_> {
 /// The chain of `depth` nodes below `top` (and `top`) over `part` in place
 /// of the input of its last node; a row index there numbers on from
 /// `rows_before`.
-fn chain_over(
+pub(super) fn chain_over(
     top: &PlanNode,
     depth: usize,
     part: polars::prelude::DataFrame,

@@ -21,7 +21,7 @@ impl Partitioned<'_> {
         else {
             return self.on_whole_inputs(node);
         };
-        let parts = match self.input_parts(node, input)? {
+        let mut parts = match self.input_stream(node, input)? {
             ControlFlow::Continue(parts) => parts,
             ControlFlow::Break(done) => return Ok(done),
         };
@@ -30,9 +30,9 @@ impl Partitioned<'_> {
         if let PlanNode::Sort { slice, .. } = &mut of_each {
             *slice = Some((0, first));
         }
-        let mut candidates = Vec::with_capacity(parts.len());
-        for part in parts {
-            candidates.push(self.on_device(over(&of_each, vec![part]))?);
+        let mut candidates = Vec::new();
+        while let Some(part) = self.next_part(&mut parts) {
+            candidates.push(self.on_device(over(&of_each, vec![part?]))?);
         }
         let candidates = Data::Parts(candidates).whole()?;
         self.on_device(over(node, vec![candidates]))

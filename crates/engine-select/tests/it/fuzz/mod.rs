@@ -35,7 +35,7 @@ mod ty;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use polars::prelude::LazyFrame;
+use polars::prelude::{DataFrame, LazyFrame, ParquetWriter};
 use rand::SeedableRng;
 
 pub use oracle::{Compare, Failure, Ran, Verdict};
@@ -53,6 +53,35 @@ pub fn assert_same_as_cpu(lf: LazyFrame, how: Compare) {
         Verdict::Same(_) | Verdict::Skipped(_) => {}
         Verdict::Failed(failure) => panic!("{}: {}", failure.kind(), failure.detail()),
     }
+}
+
+/// `df` as a scan of a Parquet file of it (in row groups of 4 rows, so
+/// that ranges of rows start and end inside them), written once per
+/// process and content into the temporary folder.
+pub fn parquet(df: &DataFrame) -> LazyFrame {
+    use std::hash::{Hash, Hasher};
+    let mut df = df.clone();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    format!("{:?}", df.schema()).hash(&mut hasher);
+    for column in df.columns() {
+        format!(
+            "{:?}",
+            column.as_materialized_series().iter().collect::<Vec<_>>()
+        )
+        .hash(&mut hasher);
+    }
+    let folder = std::env::temp_dir().join(format!("gpu-fuzz-{}", std::process::id()));
+    let path = folder.join(format!("{:016x}.parquet", hasher.finish()));
+    if !path.exists() {
+        std::fs::create_dir_all(&folder).unwrap();
+        let written = folder.join(format!("{:?}.part", std::thread::current().id()));
+        ParquetWriter::new(std::fs::File::create(&written).unwrap())
+            .with_row_group_size(Some(4))
+            .finish(&mut df)
+            .unwrap();
+        std::fs::rename(&written, &path).unwrap();
+    }
+    LazyFrame::scan_parquet(path.to_str().unwrap().into(), Default::default()).unwrap()
 }
 
 fn setting(name: &str, default: u64) -> u64 {

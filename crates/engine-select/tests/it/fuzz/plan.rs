@@ -114,10 +114,10 @@ fn columns_of(names: &Option<Vec<String>>) -> Option<Vec<Expr>> {
 }
 
 impl Plan {
-    /// The query over `tables`.
-    pub fn build(&self, tables: &[DataFrame]) -> LazyFrame {
+    /// The query over `tables` (each read as in memory or from a file).
+    pub fn build(&self, tables: &[LazyFrame]) -> LazyFrame {
         match self {
-            Plan::Scan(n) => tables[*n].clone().lazy(),
+            Plan::Scan(n) => tables[*n].clone(),
             Plan::Filter(input, p) => input.build(tables).filter(p.build()),
             Plan::Select(input, es) => input.build(tables).select(exprs(es)),
             Plan::WithColumns(input, es) => input.build(tables).with_columns(exprs(es)),
@@ -568,6 +568,9 @@ pub struct Case {
     pub plan: Plan,
     /// Rows per partition where the GPU engine runs it partitioned.
     pub partition_rows: Option<usize>,
+    /// Whether the tables are read from Parquet files (which the
+    /// partitioned executor reads in ranges of rows), not from memory.
+    pub from_files: bool,
 }
 
 impl Case {
@@ -576,7 +579,11 @@ impl Case {
     }
 
     pub fn lazy(&self) -> LazyFrame {
-        self.plan.build(&self.frames())
+        let tables: Vec<LazyFrame> = match self.from_files {
+            true => self.frames().iter().map(super::parquet).collect(),
+            false => self.frames().into_iter().map(DataFrame::lazy).collect(),
+        };
+        self.plan.build(&tables)
     }
 
     /// How its result is compared with Polars'.
@@ -607,11 +614,19 @@ impl Case {
             .filter(|(n, _)| used.contains(n))
             .map(|(n, t)| format!("    {}", t.code(&format!("t{n}"))))
             .collect();
+        let mut plan = self.plan.code();
+        if self.from_files {
+            for n in used {
+                plan = plan.replace(
+                    &format!("t{n}.clone().lazy()"),
+                    &format!("crate::fuzz::parquet(&t{n})"),
+                );
+            }
+        }
         format!(
-            "/// {note}\n#[test]\nfn {name}() {{\n{}\n    let lf = {};\n    \
+            "/// {note}\n#[test]\nfn {name}() {{\n{}\n    let lf = {plan};\n    \
              crate::fuzz::assert_same_as_cpu(lf, crate::fuzz::{:?});\n}}\n",
             tables.join("\n"),
-            self.plan.code(),
             self.compare()
         )
     }

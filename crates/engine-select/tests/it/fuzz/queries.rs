@@ -13,7 +13,8 @@ use super::table::{random_height, random_schema, random_table};
 /// The schema of `plan`, as Polars resolves it, or `None` where Polars rejects the plan.
 pub fn schema_of(plan: &Plan, frames: &[DataFrame]) -> Option<Vec<(String, DataType)>> {
     // (Polars' type coercion panics on a few plans: those are rejected too.)
-    let schema = super::oracle::quietly(|| plan.build(frames).collect_schema())
+    let tables: Vec<LazyFrame> = frames.iter().cloned().map(DataFrame::lazy).collect();
+    let schema = super::oracle::quietly(|| plan.build(&tables).collect_schema())
         .ok()?
         .ok()?;
     Some(
@@ -70,10 +71,13 @@ pub fn random_case(rng: &mut Rng) -> Case {
     let partition_rows = rng
         .random_bool(0.25)
         .then(|| *[1, 2, 3, 5, 8].choose(rng).unwrap());
+    // Half of those read their tables from Parquet files, in ranges of rows.
+    let from_files = partition_rows.is_some() && rng.random_bool(0.5);
     Case {
         tables,
         plan,
         partition_rows,
+        from_files,
     }
 }
 

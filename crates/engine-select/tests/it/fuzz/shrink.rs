@@ -34,13 +34,19 @@ fn candidates(case: &Case) -> Vec<Case> {
         .map(|plan| Case {
             tables: case.tables.clone(),
             plan,
-            partition_rows: case.partition_rows,
+            ..case.clone()
         })
         .collect();
-    // In memory, where it fails partitioned.
+    // In memory, where it fails partitioned; from memory, where it fails from files.
     if case.partition_rows.is_some() {
         out.push(Case {
             partition_rows: None,
+            ..case.clone()
+        });
+    }
+    if case.from_files {
+        out.push(Case {
+            from_files: false,
             ..case.clone()
         });
     }
@@ -54,8 +60,7 @@ fn candidates(case: &Case) -> Vec<Case> {
             tables[n] = smaller;
             out.push(Case {
                 tables,
-                plan: case.plan.clone(),
-                partition_rows: case.partition_rows,
+                ..case.clone()
             });
         }
     }

@@ -8,7 +8,7 @@ use crate::assert_frames_close;
 
 /// 60 rows with keys of several types (nulls, -0.0 and 0.0, NaN, texts)
 /// and values, in an order that puts each key's rows in many partitions.
-fn table() -> LazyFrame {
+pub(super) fn table() -> LazyFrame {
     let n = 60;
     let ints: Vec<Option<i64>> = (0..n)
         .map(|i| (i % 7 != 3).then_some((i * 37 % 11) as i64 - 4))
@@ -57,7 +57,7 @@ fn right() -> LazyFrame {
 }
 
 /// The partitioned engine on the device under test, in partitions of `rows` rows.
-fn partitioned(rows: usize) -> Engine {
+pub(super) fn partitioned(rows: usize) -> Engine {
     Engine::Gpu(
         under_test()
             .with_raise_on_fail(true)
@@ -834,7 +834,7 @@ proptest! {
 }
 
 /// A frame of `rows` rows of two i64 columns.
-fn large(rows: i64) -> LazyFrame {
+pub(super) fn large(rows: i64) -> LazyFrame {
     df!(
         "a" => (0..rows).collect::<Vec<_>>(),
         "b" => (0..rows).map(|i| i % 1000).collect::<Vec<_>>(),

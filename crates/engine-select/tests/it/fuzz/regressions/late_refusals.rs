@@ -306,3 +306,22 @@ fn fill_null_by_a_value_of_another_type_is_cast_to_the_result() {
         .alias("x0")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A text function of an aggregation under an exploded select (seed 960
+/// case 51): the select the explode takes was not checked as other selects
+/// are (every node a lowering makes is now).
+#[test]
+fn text_of_an_aggregation_in_an_exploded_select() {
+    let t0 = DataFrame::new(1, vec![Column::new("b".into(), [None::<&str>])]).unwrap();
+    let lf = t0
+        .lazy()
+        .select([(col("b") + col("b").max().str().strip_prefix(lit("a")))
+            .str()
+            .extract_all(lit("\\d"))
+            .explode(ExplodeOptions {
+                empty_as_null: true,
+                keep_nulls: true,
+            })
+            .alias("x0")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
