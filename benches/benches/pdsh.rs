@@ -4,14 +4,17 @@
 //! device check (which runs this binary without cargo) set them alike:
 //! `PDSH_SCALE` (scale factor, default 0.01), `PDSH_QUERIES` (e.g. `1,3,18`;
 //! default all), `PDSH_DECIMALS` (set: money as `Decimal(15, 2)`, TPC-H's
-//! types, instead of f64), and the engines, device and output folder of
+//! types, instead of f64), `PDSH_PARQUET` (a folder: the tables written
+//! there as Parquet files, and each query over scans of them, read in
+//! ranges of rows by the partitioned executor where large), and the
+//! engines, device and output folder of
 //! `benches::side_by_side::Common`. Criterion's own options
 //! (`--measurement-time`, `--sample-size`, a filter) follow `--`. Each query
-//! is timed from the tables in host memory to the result in host memory:
-//! uploads and downloads count.
+//! is timed from the tables in host memory (or their files) to the result
+//! in host memory: uploads and downloads (and reads) count.
 
 use benches::side_by_side::{Common, Suite, run_suite, setting};
-use pdsh::{QUERY_COUNT, Tables, query};
+use pdsh::{QUERY_COUNT, Tables, query, query_parquet};
 
 fn main() {
     if let Err(message) = run() {
@@ -58,23 +61,38 @@ fn run() -> Result<(), String> {
             .map(|(_, df)| df.estimated_size() as u64)
             .sum(),
     );
+    let parquet = setting("PDSH_PARQUET").map(std::path::PathBuf::from);
+    if let Some(dir) = &parquet {
+        tables
+            .write_parquet(dir)
+            .map_err(|e| format!("writing the tables to {}: {e}", dir.display()))?;
+    }
     let cases = queries
         .iter()
         .map(|&n| {
-            let lf = query(n, &tables).map_err(|e| format!("q{n}: {e}"))?;
-            Ok((format!("q{n}"), lf))
+            let lf = match &parquet {
+                Some(dir) => query_parquet(n, dir),
+                None => query(n, &tables),
+            };
+            Ok((format!("q{n}"), lf.map_err(|e| format!("q{n}: {e}"))?))
         })
         .collect::<Result<Vec<_>, String>>()?;
     let suite = Suite {
         group: "pdsh",
         what: "query",
-        title: match decimals {
-            true => format!("PDS-H at scale factor {scale}, money as decimals"),
-            false => format!("PDS-H at scale factor {scale}"),
-        },
+        title: format!(
+            "PDS-H at scale factor {scale}{}{}",
+            if decimals { ", money as decimals" } else { "" },
+            if parquet.is_some() {
+                ", scanned from Parquet files"
+            } else {
+                ""
+            }
+        ),
         settings: serde_json::json!({
             "scale_factor": scale,
             "decimals": decimals,
+            "parquet": parquet.is_some(),
             "engines": common.engines,
             "executor": common.executor.map(|e| e.to_string()),
             "device_memory_limit": common.device_memory_limit,

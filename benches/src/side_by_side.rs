@@ -410,9 +410,13 @@ pub fn engine(name: &str, common: &Common) -> Result<Engine, String> {
 }
 
 /// What ran a case, as the table shows it: the engine, and the device
-/// runs of a partitioned run.
+/// runs of a partitioned run (and its partitions read from files).
 fn ran_on(report: &engine_select::CollectReport) -> String {
     match &report.partitioned {
+        Some(run) if run.file_partitions > 0 => format!(
+            "{} (partitioned: {} device runs, {} partitions read from files)",
+            report.executed_by, run.device_runs, run.file_partitions
+        ),
         Some(run) => format!(
             "{} (partitioned: {} device runs)",
             report.executed_by, run.device_runs

@@ -97,7 +97,8 @@ pub fn run(root: &Path, args: &DeviceCheckArgs) -> Result<(), String> {
          against the copy bandwidth, the allocator benchmark, the operator and PDS-H benchmarks \
          (cpu and gpu side by side; PDSH_RUNS=3 times PDS-H by a plain clock, for scale factor \
          10; PDSH_NO_PREFETCH=1 adds a GPU run without uploads ahead, PDSH_LIMITS=1 one with \
-         the device's memory at a quarter and a sixteenth of the tables), a profiled run of \
+         the device's memory at a quarter and a sixteenth of the tables, PDSH_SCANS=1 the same \
+         over scans of the tables' Parquet files), a profiled run of \
          PROFILE_QUERIES and, where Nsight Compute is installed, the primitives' kernels under \
          ncu (NCU_KERNELS, NCU_LAUNCHES), within DEVICE_CHECK_SECONDS (default 470), \
          prints a summary table last, and writes the results into the folder given after every \
@@ -268,6 +269,14 @@ fi
 if [ -n "${PDSH_LIMITS:-}" ]; then
     BENCH_OUT="$work/bench-limits" PDSH_SCALE=$scale BENCH_RUNS=${PDSH_RUNS:-} \
         BENCH_ENGINES=cpu,gpu,gpu@1/4,gpu@1/16 step bench.pdsh.limits 300 \
+        "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
+fi
+# PDSH_SCANS=1: PDS-H over scans of the tables' Parquet files, limited as
+# above: large scans read in ranges of rows (docs/partitioned.md).
+if [ -n "${PDSH_SCANS:-}" ]; then
+    BENCH_OUT="$work/bench-scans" PDSH_SCALE=$scale BENCH_RUNS=${PDSH_RUNS:-} \
+        PDSH_PARQUET="$work/pdsh-parquet" BENCH_ENGINES=cpu,gpu,gpu@1/4,gpu@1/16 \
+        step bench.pdsh.scans 300 \
         "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
 fi
 # Where the GPU's time goes in some queries: each plan node's time

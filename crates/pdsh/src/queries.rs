@@ -12,29 +12,12 @@ pub const QUERY_COUNT: usize = 22;
 
 /// Query `number` (1 to 22) over `tables`.
 pub fn query(number: usize, tables: &Tables) -> PolarsResult<LazyFrame> {
-    let [
-        customer,
-        lineitem,
-        nation,
-        orders,
-        part,
-        partsupp,
-        region,
-        supplier,
-    ] = tables.named().map(|(_, df)| df.clone().lazy());
-    over(
-        number,
-        &Lazy {
-            customer,
-            lineitem,
-            nation,
-            orders,
-            part,
-            partsupp,
-            region,
-            supplier,
-        },
-    )
+    let named = tables.named();
+    let table = |name: &str| match named.iter().find(|(n, _)| *n == name) {
+        Some((_, df)) => Ok((*df).clone().lazy()),
+        None => polars_bail!(ComputeError: "PDS-H has no table {name}"),
+    };
+    over(number, &Lazy::of(table)?)
 }
 
 /// Query `number` (1 to 22) over scans of the tables' Parquet files in
@@ -44,19 +27,7 @@ pub fn query_parquet(number: usize, dir: &Path) -> PolarsResult<LazyFrame> {
         let path = dir.join(format!("{name}.parquet"));
         LazyFrame::scan_parquet(path.to_string_lossy().as_ref().into(), Default::default())
     };
-    over(
-        number,
-        &Lazy {
-            customer: scan("customer")?,
-            lineitem: scan("lineitem")?,
-            nation: scan("nation")?,
-            orders: scan("orders")?,
-            part: scan("part")?,
-            partsupp: scan("partsupp")?,
-            region: scan("region")?,
-            supplier: scan("supplier")?,
-        },
-    )
+    over(number, &Lazy::of(scan)?)
 }
 
 fn over(number: usize, t: &Lazy) -> PolarsResult<LazyFrame> {
@@ -102,6 +73,20 @@ struct Lazy {
 }
 
 impl Lazy {
+    /// Each table as `table` gives it by its name.
+    fn of(table: impl Fn(&str) -> PolarsResult<LazyFrame>) -> PolarsResult<Lazy> {
+        Ok(Lazy {
+            customer: table("customer")?,
+            lineitem: table("lineitem")?,
+            nation: table("nation")?,
+            orders: table("orders")?,
+            part: table("part")?,
+            partsupp: table("partsupp")?,
+            region: table("region")?,
+            supplier: table("supplier")?,
+        })
+    }
+
     fn customer(&self) -> LazyFrame {
         self.customer.clone()
     }

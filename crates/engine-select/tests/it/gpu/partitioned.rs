@@ -1,6 +1,6 @@
 //! The partitioned executor: answers equal to Polars' in partitions of a few rows, and queries larger than the memory limit.
 
-use engine_select::Executor;
+use engine_select::{CollectReport, Executor};
 use proptest::prelude::*;
 
 use super::*;
@@ -82,6 +82,19 @@ fn assert_partitioned_close(name: &str, lf: LazyFrame) {
 }
 
 fn assert_partitioned(name: &str, lf: LazyFrame, close: bool) {
+    assert_partitioned_in(name, lf, close, &[1, 3, 7, 1000], |_, _| {});
+}
+
+/// `lf` partitioned (fallback disabled) in partitions of each of `sizes`
+/// rows: the in-memory executor's answer exactly (or, `close`, floats
+/// within a relative 1e-9), and Polars'; `check` sees each run.
+pub(super) fn assert_partitioned_in(
+    name: &str,
+    lf: LazyFrame,
+    close: bool,
+    sizes: &[usize],
+    check: impl Fn(&str, &CollectReport),
+) {
     let in_memory = Engine::Gpu(
         under_test()
             .with_raise_on_fail(true)
@@ -93,16 +106,17 @@ fn assert_partitioned(name: &str, lf: LazyFrame, close: bool) {
         .unwrap_or_else(|e| panic!("{name} in memory: {e}"));
     assert!(report.partitioned.is_none(), "{name}: {report}");
     assert_frames_close(&lf.clone().collect().unwrap(), &expected, name);
-    for rows in [1, 3, 7, 1000] {
+    for &rows in sizes {
+        let context = format!("{name} in partitions of {rows}");
         let (actual, report) = lf
             .clone()
             .collect_with_report(&partitioned(rows))
-            .unwrap_or_else(|e| panic!("{name} in partitions of {rows}: {e}"));
-        assert_eq!(report.executed_by, under_test_executed_by(), "{name}");
+            .unwrap_or_else(|e| panic!("{context}: {e}"));
+        assert_eq!(report.executed_by, under_test_executed_by(), "{context}");
         let run = report.partitioned.expect("the partitioned executor ran");
-        assert_eq!(run.rows_per_partition, rows, "{name}");
-        assert_eq!(expected.schema(), actual.schema(), "{name}: dtypes");
-        let context = format!("{name} in partitions of {rows}");
+        assert_eq!(run.rows_per_partition, rows, "{context}");
+        check(&context, &report);
+        assert_eq!(expected.schema(), actual.schema(), "{context}: dtypes");
         if close {
             assert_frames_close(&expected, &actual, &context);
         } else {

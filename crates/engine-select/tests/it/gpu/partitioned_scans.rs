@@ -2,9 +2,8 @@
 
 use engine_select::Executor;
 
-use super::partitioned::{large, partitioned, table};
+use super::partitioned::{assert_partitioned_in, large, table};
 use super::*;
-use crate::assert_frames_close;
 
 /// A folder of this test's own, removed when dropped.
 struct Folder(std::path::PathBuf);
@@ -35,45 +34,18 @@ impl Drop for Folder {
 }
 
 /// `lf` (over a scan of a file of 60 rows) partitioned in partitions of 1,
-/// 7, 25 and 1,000 rows (fallback disabled): the in-memory executor's
-/// answer exactly (or, `close`, floats within a relative 1e-9: sums added
-/// per partition), and Polars'. Partitions of fewer rows than the scan
-/// reads read the file in ranges, a partition each; 1,000 reads it whole.
+/// 7, 25 and 1,000 rows, as `assert_partitioned_in` checks it. Partitions
+/// of fewer rows than the scan reads read the file in ranges, a partition
+/// each; 1,000 reads it whole.
 fn assert_scanned(name: &str, lf: LazyFrame, close: bool) {
-    let in_memory = Engine::Gpu(
-        under_test()
-            .with_raise_on_fail(true)
-            .with_executor(Executor::InMemory),
-    );
-    let (expected, report) = lf
-        .clone()
-        .collect_with_report(&in_memory)
-        .unwrap_or_else(|e| panic!("{name} in memory: {e}"));
-    assert!(report.partitioned.is_none(), "{name}: {report}");
-    assert_frames_close(&lf.clone().collect().unwrap(), &expected, name);
-    for rows in [1, 7, 25, 1000] {
-        let context = format!("{name} in partitions of {rows}");
-        let (actual, report) = lf
-            .clone()
-            .collect_with_report(&partitioned(rows))
-            .unwrap_or_else(|e| panic!("{context}: {e}"));
-        assert_eq!(report.executed_by, under_test_executed_by(), "{context}");
-        let run = report.partitioned.expect("the partitioned executor ran");
-        match rows {
+    assert_partitioned_in(name, lf, close, &[1, 7, 25, 1000], |context, report| {
+        let run = report.partitioned.expect("partitioned");
+        match run.rows_per_partition {
             1 => assert!(run.file_partitions > 1, "{context}: {report}"),
             1000 => assert_eq!(run.file_partitions, 0, "{context}: {report}"),
             _ => {}
         }
-        assert_eq!(expected.schema(), actual.schema(), "{context}: dtypes");
-        if close {
-            assert_frames_close(&expected, &actual, &context);
-        } else {
-            assert!(
-                expected.equals_missing(&actual),
-                "{context}\nexpected {expected}\nactual {actual}"
-            );
-        }
-    }
+    });
 }
 
 #[test]
