@@ -345,8 +345,9 @@ impl Partitioned<'_> {
             (PlanNode::DataFrameScan { df, projection, .. }, _) => {
                 Ok(Data::Parts(self.cut(df, projection)?))
             }
-            // (A chain of row-wise nodes takes its partitions one by one
-            // instead: `Partitioned::chain`.)
+            // (Where a chain of row-wise nodes, a partial aggregation or a
+            // top-k takes the scan, `Partitioned::stream` hands its
+            // partitions out one by one instead.)
             (PlanNode::FileScan { .. }, _) => {
                 let parts = self.file_parts(node).ok_or_else(|| {
                     ExecError::Unsupported("a file scan of rows not known".into())

@@ -5,11 +5,11 @@
 //! Polars knows: [`HostScan::rows`]) in the plan for the partitioned
 //! executor. That reads it through a [`ScanReader`] — Polars' own reader,
 //! with the scan's predicate, projection and row index, over one range of
-//! the file's rows at a time (the scan's pre-slice) — so the host never
-//! holds the whole file where a chain of row-wise nodes takes the scan: the
-//! next range is read on a host thread while the device runs the current
-//! one. A node that takes the scan whole, or an in-memory run, reads it
-//! whole first.
+//! the file's rows at a time (the scan's pre-slice), the next range read
+//! on a host thread while the device runs the current one. Where a chain
+//! of row-wise nodes, a partial aggregation or a top-k takes the scan, the
+//! host never holds the whole file (`Stream` in the module above). A node
+//! that takes the scan whole, or an in-memory run, reads it whole first.
 
 use std::ops::Range;
 use std::sync::Arc;
