@@ -116,6 +116,25 @@ fn start(
     })
 }
 
+/// `f` of device `ordinal` of `kind`, started on first use with that first
+/// request's `memory_resource` (a device a sticky error left unusable: its error).
+fn with_started<T>(
+    kind: DeviceKind,
+    ordinal: usize,
+    memory_resource: MemoryResource,
+    f: impl FnOnce(&Started) -> Result<T, RuntimeError>,
+) -> Result<T, RuntimeError> {
+    let mut devices = devices()?;
+    let slot = match devices.entry((kind == DeviceKind::Cuda, ordinal)) {
+        Entry::Occupied(slot) => slot.into_mut(),
+        Entry::Vacant(slot) => slot.insert(Slot::Started(start(kind, ordinal, memory_resource)?)),
+    };
+    match slot {
+        Slot::Started(started) => f(started),
+        Slot::Faulted { error, .. } => Err(error.clone()),
+    }
+}
+
 /// An execution context (three new streams, the device's memory resource)
 /// on device `ordinal` of `kind`, and the bytes of device memory a query
 /// may use there unless told otherwise. The device and its memory resource
@@ -125,22 +144,25 @@ pub(crate) fn context(
     ordinal: usize,
     memory_resource: MemoryResource,
 ) -> Result<(ExecContext, u64), RuntimeError> {
-    let mut devices = devices()?;
-    let slot = match devices.entry((kind == DeviceKind::Cuda, ordinal)) {
-        Entry::Occupied(slot) => slot.into_mut(),
-        Entry::Vacant(slot) => slot.insert(Slot::Started(start(kind, ordinal, memory_resource)?)),
-    };
-    let started = match slot {
-        Slot::Started(started) => started,
-        Slot::Faulted { error, .. } => return Err(error.clone()),
-    };
-    let context = ExecContext {
-        memory: started.memory.clone() as Arc<dyn DeviceMemory>,
-        stream: started.device.create_stream()?,
-        side_stream: Some(started.device.create_stream()?),
-        copy_stream: Some(started.device.create_stream()?),
-    };
-    Ok((context, started.budget))
+    with_started(kind, ordinal, memory_resource, |started| {
+        let context = ExecContext {
+            memory: started.memory.clone() as Arc<dyn DeviceMemory>,
+            stream: started.device.create_stream()?,
+            side_stream: Some(started.device.create_stream()?),
+            copy_stream: Some(started.device.create_stream()?),
+        };
+        Ok((context, started.budget))
+    })
+}
+
+/// The bytes of device memory a query may use on device `ordinal` of
+/// `kind` unless told otherwise (as [`context`] gives, without streams).
+pub(crate) fn budget(
+    kind: DeviceKind,
+    ordinal: usize,
+    memory_resource: MemoryResource,
+) -> Result<u64, RuntimeError> {
+    with_started(kind, ordinal, memory_resource, |started| Ok(started.budget))
 }
 
 /// The sticky error that left device `ordinal` of `kind` unusable, if any.

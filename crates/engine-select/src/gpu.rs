@@ -123,19 +123,13 @@ pub(crate) fn attempt(
     // executor reads in ranges of rows as it goes.
     let mut scan_reader = None;
     if reasons.is_empty() {
-        let mut left = Vec::new();
-        if gpu.executor != Executor::InMemory && scans::any_partitionable(root, lp_arena) {
-            let budget = match gpu.device_memory_limit {
-                Some(limit) => Some(limit),
-                None => context(gpu.device_kind, gpu.device, gpu.memory_resource)
-                    .ok()
-                    .map(|(_, budget)| budget),
-            };
-            if let Some(budget) = budget {
-                let options = exec_options(gpu, budget, None);
-                left = scans::left_to_partitions(root, lp_arena, expr_arena, &options);
-            }
-        }
+        let left = match gpu.executor {
+            Executor::InMemory => Vec::new(),
+            _ => scans::left_to_partitions(root, lp_arena, expr_arena, || {
+                let budget = devices::budget(gpu.device_kind, gpu.device, gpu.memory_resource);
+                budget.ok().map(|budget| exec_options(gpu, budget, None))
+            }),
+        };
         scans::read_on_host(root, lp_arena, expr_arena, &left)?;
         if !left.is_empty() {
             scan_reader = Some(scans::PolarsScanReader::new(lp_arena, expr_arena) as _);

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use gpu_exec::{ExecOptions, ScanReader};
 use ir_lower::{HostScan, PlanNode};
 use polars::prelude::{DataFrame, PolarsResult};
-use polars_plan::dsl::FileScanIR;
 use polars_plan::plans::{AExpr, IR};
 use polars_utils::arena::{Arena, Node};
 use polars_utils::slice_enum::Slice;
@@ -34,48 +33,52 @@ fn scans(root: Node, lp_arena: &Arena<IR>) -> Vec<Node> {
 }
 
 /// The file scans under `root` that the plan leaves to the partitioned
-/// executor, run with `options` (its reader aside), to read in ranges of
-/// their rows: those it reads so ([`ExecOptions::reads_in_partitions`]),
-/// where the whole plan lowers and the executor takes it. Any other plan
-/// has its scans read whole, as before.
+/// executor to read in ranges of their rows: where the whole plan lowers
+/// and the executor takes it, those it reads so, run with the options
+/// `options` gives ([`ExecOptions::reads_in_partitions`]; asked only where
+/// some scan's rows are known, [`HostScan::rows`]). Any other plan has its
+/// scans read whole, as before.
 pub(crate) fn left_to_partitions(
     root: Node,
     lp_arena: &Arena<IR>,
     expr_arena: &Arena<AExpr>,
-    options: &ExecOptions,
+    options: impl FnOnce() -> Option<ExecOptions>,
 ) -> Vec<Node> {
+    if scans(root, lp_arena).is_empty() {
+        return Vec::new();
+    }
     let Ok(plan) = ir_lower::lower_plan(root, lp_arena, expr_arena) else {
         return Vec::new();
     };
     if !gpu_exec::unsupported(&plan).is_empty() {
         return Vec::new();
     }
-    let mut left = Vec::new();
+    let mut known = Vec::new();
     let mut pending = vec![&plan.root];
     while let Some(node) = pending.pop() {
+        if let PlanNode::FileScan { scan, .. } = node
+            && scan.rows().is_some()
+        {
+            known.push(node);
+        }
+        pending.extend(node.inputs());
+    }
+    if known.is_empty() {
+        return Vec::new();
+    }
+    let Some(options) = options() else {
+        return Vec::new();
+    };
+    let mut left = Vec::new();
+    for node in known {
         if let PlanNode::FileScan { scan, .. } = node
             && options.reads_in_partitions(node)
             && !left.contains(&scan.node)
         {
             left.push(scan.node);
         }
-        pending.extend(node.inputs());
     }
     left
-}
-
-/// Whether a scan under `root` may be read in partitions at all: a Parquet
-/// scan whose rows Polars knows (see [`HostScan::rows`]).
-pub(crate) fn any_partitionable(root: Node, lp_arena: &Arena<IR>) -> bool {
-    scans(root, lp_arena).into_iter().any(|node| {
-        matches!(
-            lp_arena.get(node),
-            IR::Scan { scan_type, file_info, unified_scan_args, .. }
-                if matches!(scan_type.as_ref(), FileScanIR::Parquet { .. })
-                    && file_info.row_estimation.0.is_some()
-                    && !matches!(unified_scan_args.pre_slice, Some(Slice::Negative { .. }))
-        )
-    })
 }
 
 /// Reads every file scan of the plan but those `left` on the host with

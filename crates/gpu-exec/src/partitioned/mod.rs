@@ -144,6 +144,7 @@ pub fn execute_with(
 ) -> Result<(DataFrame, Option<PartitionedRun>), ExecError> {
     let reader = &options.scan_reader;
     let partitioned = |plan: &GpuPlan| {
+        crate::execute::lists_read_whole(plan)?;
         let rows = options
             .partition_rows
             .unwrap_or_else(|| rows_for_budget(&plan.root, options.memory_budget));
@@ -158,12 +159,8 @@ pub fn execute_with(
     };
     match options.executor {
         ExecutorChoice::InMemory => execute(&whole(plan)?, ctx).map(|df| (df, None)),
-        ExecutorChoice::Partitioned => {
-            crate::execute::lists_read_whole(plan)?;
-            partitioned(plan)
-        }
+        ExecutorChoice::Partitioned => partitioned(plan),
         ExecutorChoice::Auto if input_bytes(&plan.root) > options.memory_budget / 2 => {
-            crate::execute::lists_read_whole(plan)?;
             partitioned(plan)
         }
         ExecutorChoice::Auto => {
@@ -431,11 +428,7 @@ impl Partitioned<'_> {
     /// scans read whole first).
     fn on_device(&mut self, node: PlanNode) -> Result<DataFrame, ExecError> {
         self.device_runs += 1;
-        let node = if scans::has_file_scan(&node) {
-            scans::read_whole(node, self.reader)?
-        } else {
-            node
-        };
+        let node = scans::read_whole(node, self.reader)?;
         execute(&GpuPlan { root: node }, self.ctx)
     }
 

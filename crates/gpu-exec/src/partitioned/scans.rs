@@ -79,11 +79,6 @@ fn replace_scans(node: &mut PlanNode, reader: &Reader) -> Result<(), ExecError> 
     Ok(())
 }
 
-/// Whether a file scan is below `node`.
-pub(crate) fn has_file_scan(node: &PlanNode) -> bool {
-    matches!(node, PlanNode::FileScan { .. }) || node.inputs().into_iter().any(has_file_scan)
-}
-
 fn read(
     reader: &Reader,
     scan: &HostScan,
@@ -118,10 +113,10 @@ impl ScanParts {
     /// rows), `rows` rows each; `None` where its rows are not known or
     /// there is no reader.
     pub(crate) fn new(reader: &Reader, scan: &HostScan, rows: usize) -> Option<ScanParts> {
-        let (reader, all) = (reader.clone()?, scan.rows()?);
+        let (reader, all, rows) = (reader.clone()?, scan.rows()?, rows.max(1));
         let mut ranges: Vec<Range<usize>> = (all.start..all.end.max(all.start + 1))
-            .step_by(rows.max(1))
-            .map(|start| start..(start + rows.max(1)).min(all.end))
+            .step_by(rows)
+            .map(|start| start..(start + rows).min(all.end))
             .collect();
         ranges.reverse();
         Some(ScanParts {
