@@ -272,7 +272,7 @@ if [ -n "${PDSH_LIMITS:-}" ]; then
         "$work/bin/bench.pdsh" --bench --warm-up-time 0.5 --measurement-time 2 --sample-size 10
 fi
 # PDSH_SCANS=1: PDS-H over scans of the tables' Parquet files, limited as
-# above: large scans read in ranges of rows (docs/partitioned.md).
+# above: large scans read in partitions (docs/partitioned.md).
 if [ -n "${PDSH_SCANS:-}" ]; then
     BENCH_OUT="$work/bench-scans" PDSH_SCALE=$scale BENCH_RUNS=${PDSH_RUNS:-} \
         PDSH_PARQUET="$work/pdsh-parquet" BENCH_ENGINES=cpu,gpu,gpu@1/4,gpu@1/16 \

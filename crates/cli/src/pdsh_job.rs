@@ -29,7 +29,7 @@ pub struct PdshArgs {
     pub parquet: Option<std::path::PathBuf>,
     /// Run the queries over scans of the Parquet files written to
     /// `--parquet`'s DIR, not over the tables in memory (the partitioned
-    /// executor reads a large scan a range of rows at a time).
+    /// executor reads a large scan a partition at a time).
     #[arg(long, requires = "parquet")]
     pub scan: bool,
     /// Hold money, discounts and taxes as TPC-H's Decimal(15, 2) instead

@@ -120,7 +120,7 @@ pub(crate) fn attempt(
         reasons.push(runtime_reason(fault));
     }
     // File scans are read on the host now, but large ones the partitioned
-    // executor reads in ranges of rows as it goes.
+    // executor reads in partitions as it goes.
     let mut scan_reader = None;
     if reasons.is_empty() {
         let left = match gpu.executor {

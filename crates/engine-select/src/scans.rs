@@ -1,14 +1,17 @@
-//! File scans of a GPU collect: read on the host by Polars' reader before the plan runs, or — large Parquet scans the partitioned executor takes — left in the plan and read a range of rows at a time.
+//! File scans of a GPU collect: read on the host by Polars' reader before the plan runs, or — large scans the partitioned executor takes — left in the plan and read in partitions as Polars' streaming engine makes them.
 
-use std::ops::Range;
+use std::num::NonZeroUsize;
 use std::sync::Arc;
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::thread::JoinHandle;
 
-use gpu_exec::{ExecOptions, ScanReader};
+use gpu_exec::{ExecOptions, ScanReader, ScanStream};
 use ir_lower::{HostScan, PlanNode};
-use polars::prelude::{DataFrame, PolarsResult};
+use polars::prelude::{DataFrame, PolarsResult, SchemaRef, polars_err};
 use polars_plan::plans::{AExpr, IR};
+use polars_plan::prelude::PlanCallback;
+use polars_plan::prelude::sink::{CallbackSinkType, SinkTypeIR};
 use polars_utils::arena::{Arena, Node};
-use polars_utils::slice_enum::Slice;
 
 use crate::error::EngineError;
 use crate::gpu::put_frame;
@@ -33,19 +36,23 @@ fn scans(root: Node, lp_arena: &Arena<IR>) -> Vec<Node> {
 }
 
 /// The file scans under `root` that the plan leaves to the partitioned
-/// executor to read in ranges of their rows: where the whole plan lowers
-/// and the executor takes it, those it reads so, run with the options
-/// `options` gives ([`ExecOptions::reads_in_partitions`]; asked only where
-/// some scan's rows are known, [`HostScan::rows`]). Any other plan has its
-/// scans read whole, as before.
+/// executor to read in partitions: where the whole plan lowers and the
+/// executor takes it, those it reads so, run with the options `options`
+/// gives ([`ExecOptions::reads_in_partitions`]; asked only where Polars
+/// counts or estimates some scan's rows, [`HostScan::estimated_rows`]).
+/// Any other plan has its scans read whole, as before.
 pub(crate) fn left_to_partitions(
     root: Node,
-    lp_arena: &Arena<IR>,
+    lp_arena: &mut Arena<IR>,
     expr_arena: &Arena<AExpr>,
     options: impl FnOnce() -> Option<ExecOptions>,
 ) -> Vec<Node> {
-    if scans(root, lp_arena).is_empty() {
+    let scans = scans(root, lp_arena);
+    if scans.is_empty() {
         return Vec::new();
+    }
+    for &scan in &scans {
+        estimate_rows(scan, lp_arena);
     }
     let Ok(plan) = ir_lower::lower_plan(root, lp_arena, expr_arena) else {
         return Vec::new();
@@ -57,7 +64,7 @@ pub(crate) fn left_to_partitions(
     let mut pending = vec![&plan.root];
     while let Some(node) = pending.pop() {
         if let PlanNode::FileScan { scan, .. } = node
-            && scan.rows().is_some()
+            && scan.estimated_rows().is_some()
         {
             known.push(node);
         }
@@ -79,6 +86,41 @@ pub(crate) fn left_to_partitions(
         }
     }
     left
+}
+
+/// Bytes a row of a CSV file takes, about, for each of its columns.
+const CSV_BYTES_PER_VALUE: u64 = 8;
+
+/// Gives the scan `node`, where Polars has no estimate of its rows (a CSV
+/// scan of a schema the user gave, which Polars reads nothing of before
+/// running), one from the bytes of its files on disk: a row of
+/// [`CSV_BYTES_PER_VALUE`] bytes a column, so that it is sized as about
+/// the bytes of its files.
+fn estimate_rows(node: Node, lp_arena: &mut Arena<IR>) {
+    let IR::Scan {
+        sources, file_info, ..
+    } = lp_arena.get_mut(node)
+    else {
+        return;
+    };
+    if file_info.row_estimation != (None, usize::MAX) || sources.is_cloud_url() {
+        return;
+    }
+    let Some(paths) = sources.as_paths() else {
+        return;
+    };
+    let mut bytes = 0u64;
+    for path in paths {
+        match std::fs::metadata(path.as_std_path()) {
+            Ok(metadata) => bytes += metadata.len(),
+            Err(_) => return,
+        }
+    }
+    let row_bytes = CSV_BYTES_PER_VALUE * file_info.schema.len().max(1) as u64;
+    file_info.row_estimation = (
+        None,
+        usize::try_from(bytes / row_bytes).unwrap_or(usize::MAX),
+    );
 }
 
 /// Reads every file scan of the plan but those `left` on the host with
@@ -137,23 +179,92 @@ impl PolarsScanReader {
 }
 
 impl ScanReader for PolarsScanReader {
-    fn read(&self, scan: &HostScan, rows: Option<Range<usize>>) -> PolarsResult<DataFrame> {
+    fn read(&self, scan: &HostScan) -> PolarsResult<DataFrame> {
         // (A copy of the plan each read: building the reader changes it, and
         // reads run on several threads.)
         let (mut lp_arena, mut expr_arena) = (self.lp_arena.clone(), self.expr_arena.clone());
-        if let Some(rows) = rows {
-            let mut ir = lp_arena.get(scan.node).clone();
-            if let IR::Scan {
-                unified_scan_args, ..
-            } = &mut ir
-            {
-                unified_scan_args.pre_slice = Some(Slice::Positive {
-                    offset: rows.start,
-                    len: rows.len(),
-                });
-            }
-            lp_arena.replace(scan.node, ir);
-        }
         read_scan(scan.node, &mut lp_arena, &mut expr_arena)
+    }
+
+    fn stream(&self, scan: &HostScan, rows: usize) -> PolarsResult<ScanStream> {
+        let (mut lp_arena, mut expr_arena) = (self.lp_arena.clone(), self.expr_arena.clone());
+        let schema = lp_arena.get(scan.node).schema(&lp_arena).into_owned();
+        // One partition waits here while the reader makes the next.
+        let (send, parts) = sync_channel(1);
+        let failed = send.clone();
+        let sink = lp_arena.add(IR::Sink {
+            input: scan.node,
+            payload: SinkTypeIR::Callback(CallbackSinkType {
+                // Stops the reader once the partitions are no longer taken.
+                function: PlanCallback::new(move |df| Ok(send.send(Ok(df)).is_err())),
+                maintain_order: true,
+                chunk_size: NonZeroUsize::new(rows),
+            }),
+        });
+        let reading = std::thread::spawn(move || {
+            let build = polars::lazy::frame::BUILD_STREAMING_EXECUTOR.ok_or_else(
+                || polars_err!(ComputeError: "Polars' streaming engine is not built in"),
+            );
+            let read = build.and_then(|build| {
+                build(sink, &mut lp_arena, &mut expr_arena)?
+                    .execute(&mut polars_expr::state::ExecutionState::new())
+            });
+            if let Err(e) = read {
+                failed.send(Err(e)).ok();
+            }
+        });
+        Ok(Box::new(ScanPartitions {
+            parts: Some(parts),
+            reading: Some(reading),
+            schema,
+            given: 0,
+        }))
+    }
+}
+
+/// A scan's partitions as Polars' streaming engine, running on a thread of
+/// its own, hands them over ([`PolarsScanReader::stream`]).
+struct ScanPartitions {
+    parts: Option<Receiver<PolarsResult<DataFrame>>>,
+    reading: Option<JoinHandle<()>>,
+    /// The scan's columns, for a result of no rows.
+    schema: SchemaRef,
+    given: usize,
+}
+
+impl Iterator for ScanPartitions {
+    type Item = PolarsResult<DataFrame>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Ok(part) = self.parts.as_ref()?.recv() {
+            self.given += 1;
+            return Some(part);
+        }
+        // Every sender is gone: the read has ended, or panicked.
+        self.parts = None;
+        let panicked = self
+            .reading
+            .take()
+            .is_some_and(|reading| reading.join().is_err());
+        if panicked {
+            return Some(Err(
+                polars_err!(ComputeError: "Polars' reader panicked reading a file scan"),
+            ));
+        }
+        // At least one partition, maybe of no rows.
+        (self.given == 0).then(|| {
+            self.given += 1;
+            Ok(DataFrame::empty_with_schema(&self.schema))
+        })
+    }
+}
+
+impl Drop for ScanPartitions {
+    fn drop(&mut self) {
+        // Partitions no longer taken stop the reader, which is waited for.
+        self.parts = None;
+        if let Some(reading) = self.reading.take() {
+            let _ = reading.join();
+        }
     }
 }

@@ -19,4 +19,6 @@ mod prefetch;
 pub use column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 pub use error::ExecError;
 pub use execute::{PREFETCH_VAR, PROFILE_VAR, execute, one_value_columns, unsupported};
-pub use partitioned::{ExecOptions, ExecutorChoice, PartitionedRun, ScanReader, execute_with};
+pub use partitioned::{
+    ExecOptions, ExecutorChoice, PartitionedRun, ScanReader, ScanStream, execute_with,
+};

@@ -23,6 +23,7 @@ use crate::refusal::Refusal;
 
 mod dynamic;
 mod join_order;
+mod one_value;
 mod rolling;
 mod unpivot;
 mod value_counts;
@@ -109,111 +110,6 @@ impl<'a> PlanLowering<'a> {
         }
     }
 
-    /// The columns of `input` that Polars holds at one row (and repeats
-    /// where a frame's length is needed): those a with_columns without
-    /// broadcasting (Polars' common subexpressions) computes as one value.
-    /// A function of the rows in order over one (a running sum, a shift,
-    /// `is_duplicated`, an aggregation) reads that one value in Polars.
-    fn one_row_columns(&self, input: Node) -> Vec<PlSmallStr> {
-        match self.lp_arena.get(input) {
-            IR::HStack { exprs, options, .. } if !options.should_broadcast => {
-                self.one_value_outputs(exprs).into_iter().cloned().collect()
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    /// The names of the columns that `exprs` (a select's, a with_columns')
-    /// make of one value (a literal, an aggregation).
-    fn one_value_outputs<'e>(&self, exprs: &'e [ExprIR]) -> Vec<&'e PlSmallStr> {
-        exprs
-            .iter()
-            .filter(|e| is_scalar_ae(e.node(), self.expr_arena))
-            .map(|e| e.output_name())
-            .collect()
-    }
-
-    /// The columns of the plan node `node` that Polars holds as scalar
-    /// columns (one value repeated): those a select or a broadcasting
-    /// with_columns makes of one value (a literal, an aggregation) or copies
-    /// from such a column, those a with_columns keeps as they are, through
-    /// projections; and a group-by's aggregations of literals alone.
-    fn scalar_columns(&self, node: Node) -> Vec<PlSmallStr> {
-        // A copy of a scalar column (`col(x).alias(y)`) is one too.
-        let of_one_value = |e: &ExprIR, below: &[PlSmallStr]| {
-            is_scalar_ae(e.node(), self.expr_arena)
-                || matches!(self.expr_arena.get(e.node()), AExpr::Column(name) if below.contains(name))
-        };
-        match self.lp_arena.get(node) {
-            IR::SimpleProjection { input, columns } => {
-                let below = self.scalar_columns(*input);
-                columns
-                    .iter_names()
-                    .filter(|name| below.contains(name))
-                    .cloned()
-                    .collect()
-            }
-            IR::Select { expr, input, .. } => {
-                let below = self.scalar_columns(*input);
-                expr.iter()
-                    .filter(|e| of_one_value(e, &below))
-                    .map(|e| e.output_name().clone())
-                    .collect()
-            }
-            IR::HStack {
-                exprs,
-                input,
-                options,
-                ..
-            } if options.should_broadcast => {
-                let below = self.scalar_columns(*input);
-                let mut scalar: Vec<PlSmallStr> = below
-                    .iter()
-                    .filter(|name| !exprs.iter().any(|e| e.output_name() == *name))
-                    .cloned()
-                    .collect();
-                scalar.extend(
-                    exprs
-                        .iter()
-                        .filter(|e| of_one_value(e, &below))
-                        .map(|e| e.output_name().clone()),
-                );
-                scalar
-            }
-            IR::GroupBy { aggs, .. } => aggs
-                .iter()
-                .filter(|e| is_constant(e.node(), self.expr_arena))
-                .map(|e| e.output_name().clone())
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// Whether every column `exprs` read is one Polars holds as a scalar
-    /// column in `input` ([`Self::scalar_columns`]): `lit(5) != col(x)` over
-    /// it is one row in Polars, `col(x) + 1` every row. (A with_columns of
-    /// common subexpressions, which does not broadcast, the executor takes
-    /// as Polars does.)
-    fn reads_only_repeated_values(&self, exprs: &[ExprIR], input: Node) -> bool {
-        use polars_plan::plans::ArenaExprIter;
-        let made = self.scalar_columns(input);
-        if made.is_empty() {
-            return false;
-        }
-        let mut reads = false;
-        for e in exprs {
-            for (_, part) in self.expr_arena.iter(e.node()) {
-                if let AExpr::Column(name) = part {
-                    if !made.contains(name) {
-                        return false;
-                    }
-                    reads = true;
-                }
-            }
-        }
-        reads
-    }
-
     /// Lowers expressions over the columns of the plan node `input`.
     fn exprs(&mut self, exprs: &[ExprIR], input: Node) -> Option<Vec<GpuExpr>> {
         let schema = self.schema_of(input);
@@ -230,28 +126,6 @@ impl<'a> PlanLowering<'a> {
         let mut lowering = self.expr_lowering(schema, one_row);
         let lowered: Vec<Option<GpuExpr>> = exprs.iter().map(|e| lowering.expr(e.node())).collect();
         lowered.into_iter().collect()
-    }
-
-    /// Refuses each key of `keys` that Polars holds as one value (a
-    /// literal, an aggregation): Polars raises for a sort key of another
-    /// length than the frame's, and broadcasts such group or join keys in
-    /// ways of its own. Whether any was refused.
-    fn keys_of_one_value(&mut self, keys: &[ExprIR], what: &str) -> bool {
-        let mut refused = false;
-        for key in keys {
-            if is_scalar_ae(key.node(), self.expr_arena) {
-                refused = true;
-                let subject =
-                    polars_plan::plans::ExprIRDisplay::display_node(key.node(), self.expr_arena)
-                        .to_string();
-                self.refusals.push(Refusal {
-                    subject,
-                    reason: format!("a {what} key of one value is not supported on the GPU"),
-                    whole_plan: false,
-                });
-            }
-        }
-        refused
     }
 
     /// Lowers named expressions over the columns of the plan node `input`.
@@ -764,7 +638,9 @@ impl<'a> PlanLowering<'a> {
                 } else {
                     keys.clone()
                 };
-                if self.keys_of_one_value(&of_one_value, "group-by") {
+                if self.keys_of_one_value(&of_one_value, "group-by")
+                    | self.temporal_means_of_one_value(aggs, input_node)
+                {
                     return None;
                 }
                 let (keys_ir, aggs_ir) = (keys, aggs);

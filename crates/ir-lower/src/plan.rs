@@ -96,28 +96,27 @@ pub struct HostScan {
     /// Projection, pre-slice (applied before the predicate), row index and the rest.
     pub unified_scan_args: Box<UnifiedScanArgs>,
     /// Its node in Polars' plan, for a reader that holds that plan and
-    /// reads the scan a range of rows at a time.
+    /// reads the scan in partitions.
     pub node: Node,
 }
 
 impl HostScan {
-    /// The rows of its files the scan reads, before its predicate (its
-    /// pre-slice applied), where Polars knows them exactly: a Parquet scan
-    /// of one file, of no slice from the end. A range of them may be read
-    /// alone (as the scan's pre-slice), for a partition of the scan.
-    pub fn rows(&self) -> Option<std::ops::Range<usize>> {
-        if self.format != FileFormat::Parquet {
-            return None;
-        }
-        let known = self.file_info.row_estimation.0?;
-        match self.unified_scan_args.pre_slice {
-            None => Some(0..known),
-            Some(Slice::Positive { offset, len }) => {
-                let start = offset.min(known);
-                Some(start..start + len.min(known - start))
-            }
-            Some(Slice::Negative { .. }) => None,
-        }
+    /// About how many rows of its files the scan reads, before its
+    /// predicate (its pre-slice applied): Polars' count where it knows it
+    /// (a Parquet scan of one file), else its estimate (of several files,
+    /// from the first; of a CSV file, from its size); `None` where Polars
+    /// has none. Sizes the scan before it is read.
+    pub fn estimated_rows(&self) -> Option<usize> {
+        let rows = match self.file_info.row_estimation {
+            (Some(known), _) => known,
+            (None, usize::MAX) => return None,
+            (None, estimate) => estimate,
+        };
+        Some(match self.unified_scan_args.pre_slice {
+            None => rows,
+            Some(Slice::Positive { offset, len }) => len.min(rows.saturating_sub(offset)),
+            Some(Slice::Negative { len, .. }) => len.min(rows),
+        })
     }
 }
 

@@ -100,11 +100,11 @@ fn pdsh_with_an_eighth_of_the_tables_bytes_runs_partitioned() {
 /// The 22 queries over scans of the tables' Parquet files, with the
 /// device's memory limited to an eighth of the tables' bytes: the
 /// automatic executor leaves the large scans in the plan, and the
-/// partitioned executor reads them a range of rows at a time. Every query
+/// partitioned executor reads them in partitions. Every query
 /// on the device (fallback disabled), every answer the CPU's reading the
 /// same files.
 #[test]
-fn pdsh_from_parquet_files_reads_the_large_scans_in_ranges_of_rows() {
+fn pdsh_from_parquet_files_reads_the_large_scans_in_partitions() {
     let tables = Tables::generate(0.005, false).unwrap();
     let dir = std::env::temp_dir().join(format!("pdsh-parquet-{}", std::process::id()));
     tables.write_parquet(&dir).unwrap();
@@ -116,7 +116,7 @@ fn pdsh_from_parquet_files_reads_the_large_scans_in_ranges_of_rows() {
     let limited = crate::under_test()
         .with_device_memory_limit(bytes as u64 / 8)
         .with_raise_on_fail(true);
-    let mut reading_ranges = Vec::new();
+    let mut reading_partitions = Vec::new();
     for number in 1..=QUERY_COUNT {
         let lf = pdsh::query_parquet(number, &dir).unwrap();
         let expected = lf.clone().collect().unwrap();
@@ -134,14 +134,14 @@ fn pdsh_from_parquet_files_reads_the_large_scans_in_ranges_of_rows() {
             .partitioned
             .is_some_and(|run| run.file_partitions > 0)
         {
-            reading_ranges.push(number);
+            reading_partitions.push(number);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    // The queries that read a scan in ranges (the others read theirs whole:
+    // The queries that read a scan in partitions (the others read theirs whole:
     // small tables, or a scan a node takes whole). This list only grows.
     assert_eq!(
-        reading_ranges,
+        reading_partitions,
         [1, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 15, 17, 18, 19, 20, 21]
     );
 }

@@ -16,7 +16,7 @@
 //! as they are made), so the device holds one partition's work at a time.
 //! A node that needs its whole input gets it put together on the host, and
 //! runs in memory as before. A large file scan left in the plan is read in
-//! ranges of its rows, one ahead of the device (`scans`).
+//! partitions by Polars' reader, which reads on ahead of the device (`scans`).
 //!
 //! Every result equals the in-memory executor's, order included, but for
 //! sums and means of floats merged from partial sums (added in another
@@ -51,8 +51,8 @@ mod sort;
 mod top_k;
 
 use join::JoinSide;
-pub use scans::ScanReader;
 use scans::{Reader, ScanParts};
+pub use scans::{ScanReader, ScanStream};
 
 /// Which executor runs a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -94,9 +94,10 @@ impl std::fmt::Debug for ExecOptions {
 
 impl ExecOptions {
     /// Whether the partitioned executor, run with these options, reads the
-    /// file scan `node` in ranges of its rows rather than whole (where it
-    /// may be cut there): a Parquet scan of one file larger than a
-    /// partition. engine-select leaves such scans in the plan for it.
+    /// file scan `node` in partitions rather than whole (where it may be
+    /// cut there): a scan larger than a partition, by the rows Polars
+    /// counts or estimates. engine-select leaves such scans in the plan
+    /// for it.
     pub fn reads_in_partitions(&self, node: &PlanNode) -> bool {
         let PlanNode::FileScan { scan, schema } = node else {
             return false;
@@ -104,11 +105,11 @@ impl ExecOptions {
         if self.executor == ExecutorChoice::InMemory {
             return false;
         }
-        let Some(rows) = scan.rows() else {
+        let Some(rows) = scan.estimated_rows() else {
             return false;
         };
         match self.partition_rows {
-            Some(partition) => rows.len() > partition,
+            Some(partition) => rows > partition,
             None => {
                 scans::estimated_scan_bytes(scan, schema) > self.memory_budget / PARTITION_SHARE
             }
@@ -125,8 +126,8 @@ pub struct PartitionedRun {
     pub rows_per_partition: usize,
     /// Times the partitions were made smaller after the device ran out of memory.
     pub smaller_after_out_of_memory: usize,
-    /// Partitions read from files (ranges of a file's rows, each read on
-    /// the host while the device ran the one before).
+    /// Partitions read from files (each read on the host while the device
+    /// ran the ones before).
     pub file_partitions: usize,
 }
 
@@ -345,11 +346,9 @@ impl Partitioned<'_> {
             // (Where a chain of row-wise nodes, a partial aggregation or a
             // top-k takes the scan, `Partitioned::stream` hands its
             // partitions out one by one instead.)
-            (PlanNode::FileScan { .. }, _) => {
-                let parts = self.file_parts(node).ok_or_else(|| {
-                    ExecError::Unsupported("a file scan of rows not known".into())
-                })?;
-                Ok(Data::Parts(parts.collect::<Result<_, _>>()?))
+            (PlanNode::FileScan { scan, .. }, _) => {
+                let parts = ScanParts::new(self.reader, scan, self.rows)?;
+                Ok(Data::Parts(self.all_parts(Stream::Scan(parts))?))
             }
             (PlanNode::Cache { input, id, .. }, _) => {
                 if let Some(data) = self.caches.get(id) {
@@ -392,7 +391,7 @@ impl Partitioned<'_> {
         match node {
             PlanNode::DataFrameScan { df, .. } => df.height() > self.rows,
             PlanNode::FileScan { scan, .. } => {
-                self.reader.is_some() && scan.rows().is_some_and(|rows| rows.len() > self.rows)
+                self.reader.is_some() && scan.estimated_rows().is_some_and(|rows| rows > self.rows)
             }
             _ => node.inputs().into_iter().any(|input| self.splits(input)),
         }
@@ -411,17 +410,6 @@ impl Partitioned<'_> {
         Ok(self
             .parted(DataFrame::new(df.height(), columns)?)
             .into_parts())
-    }
-
-    /// The partitions of the file scan `node`, read as they are taken
-    /// (`None`: not a file scan read in partitions).
-    fn file_parts(&mut self, node: &PlanNode) -> Option<ScanParts> {
-        let PlanNode::FileScan { scan, .. } = node else {
-            return None;
-        };
-        let parts = ScanParts::new(self.reader, scan, self.rows)?;
-        self.file_partitions += parts.len();
-        Some(parts)
     }
 
     /// `node` run whole on the device, by the in-memory executor (its file
@@ -470,7 +458,8 @@ impl Partitioned<'_> {
     /// whole where it came whole.
     fn stream(&mut self, node: &PlanNode) -> Result<ControlFlow<DataFrame, Stream>, ExecError> {
         if self.splits(node) {
-            if let Some(parts) = self.file_parts(node) {
+            if let PlanNode::FileScan { scan, .. } = node {
+                let parts = ScanParts::new(self.reader, scan, self.rows)?;
                 return Ok(ControlFlow::Continue(Stream::Scan(parts)));
             }
             if matches!(
@@ -490,7 +479,11 @@ impl Partitioned<'_> {
     fn next_part(&mut self, stream: &mut Stream) -> Option<Result<DataFrame, ExecError>> {
         match stream {
             Stream::Parts(parts) => parts.next().map(Ok),
-            Stream::Scan(parts) => parts.next(),
+            Stream::Scan(parts) => {
+                let part = parts.next()?;
+                self.file_partitions += 1;
+                Some(part)
+            }
             Stream::Chain {
                 top,
                 depth,

@@ -408,6 +408,13 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([col("amount").max().std(1)]),
         ),
         (
+            "a median per group of a datetime of a frame of one row",
+            o().slice(0, 1)
+                .with_columns([col("day").cast(DataType::Datetime(TimeUnit::Nanoseconds, None))])
+                .group_by([col("id")])
+                .agg([col("day").median()]),
+        ),
+        (
             "a cast of dates to durations",
             o().select([col("day").cast(DataType::Duration(TimeUnit::Milliseconds))]),
         ),

@@ -35,7 +35,10 @@ mod ty;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use polars::prelude::{DataFrame, LazyFrame, ParquetWriter};
+use polars::prelude::{
+    CsvWriter, DataFrame, DataType, IntoLazy, LazyCsvReader, LazyFileListReader, LazyFrame,
+    ParquetWriter, SerWriter,
+};
 use rand::SeedableRng;
 
 pub use oracle::{Compare, Failure, Ran, Verdict};
@@ -55,12 +58,46 @@ pub fn assert_same_as_cpu(lf: LazyFrame, how: Compare) {
     }
 }
 
-/// `df` as a scan of a Parquet file of it (in row groups of 4 rows, so
-/// that ranges of rows start and end inside them), written once per
-/// process and content into the temporary folder.
-pub fn parquet(df: &DataFrame) -> LazyFrame {
+/// Where a case's tables are read from: memory, or files of them that
+/// the partitioned executor reads in partitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Files {
+    Memory,
+    /// A Parquet file each ([`parquet`]).
+    Parquet,
+    /// Three Parquet files each ([`parquet_files`]).
+    SeveralParquet,
+    /// A CSV file each, where its types can be written so ([`csv`]).
+    Csv,
+}
+
+impl Files {
+    /// `df` as this reads it.
+    pub fn scan(self, df: &DataFrame) -> LazyFrame {
+        match self {
+            Files::Memory => df.clone().lazy(),
+            Files::Parquet => parquet(df),
+            Files::SeveralParquet => parquet_files(df),
+            Files::Csv if csv_writes(df) => csv(df),
+            Files::Csv => parquet(df),
+        }
+    }
+
+    /// The code of [`Files::scan`] of the table `name`, in a printed test.
+    pub fn code(self, name: &str) -> String {
+        match self {
+            Files::Memory => format!("{name}.clone().lazy()"),
+            Files::Parquet => format!("crate::fuzz::parquet(&{name})"),
+            Files::SeveralParquet => format!("crate::fuzz::parquet_files(&{name})"),
+            Files::Csv => format!("crate::fuzz::Files::Csv.scan(&{name})"),
+        }
+    }
+}
+
+/// A folder named by the schema and the values of `df`, in the temporary
+/// folder, and whether it is written already.
+fn content_folder(df: &DataFrame, kind: &str) -> (std::path::PathBuf, bool) {
     use std::hash::{Hash, Hasher};
-    let mut df = df.clone();
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     format!("{:?}", df.schema()).hash(&mut hasher);
     for column in df.columns() {
@@ -70,18 +107,87 @@ pub fn parquet(df: &DataFrame) -> LazyFrame {
         )
         .hash(&mut hasher);
     }
-    let folder = std::env::temp_dir().join(format!("gpu-fuzz-{}", std::process::id()));
-    let path = folder.join(format!("{:016x}.parquet", hasher.finish()));
-    if !path.exists() {
-        std::fs::create_dir_all(&folder).unwrap();
-        let written = folder.join(format!("{:?}.part", std::thread::current().id()));
-        ParquetWriter::new(std::fs::File::create(&written).unwrap())
-            .with_row_group_size(Some(4))
-            .finish(&mut df)
-            .unwrap();
-        std::fs::rename(&written, &path).unwrap();
+    let parent = std::env::temp_dir().join(format!("gpu-fuzz-{}", std::process::id()));
+    let folder = parent.join(format!("{kind}-{:016x}", hasher.finish()));
+    let written = folder.exists();
+    (folder, written)
+}
+
+/// Writes the files of a content folder (`write` into a folder of this
+/// thread's, moved into place when whole).
+fn write_folder(folder: &std::path::Path, write: impl FnOnce(&std::path::Path)) {
+    let parent = folder.parent().unwrap();
+    let part = parent.join(format!("{:?}.part", std::thread::current().id()));
+    let _ = std::fs::remove_dir_all(&part);
+    std::fs::create_dir_all(&part).unwrap();
+    write(&part);
+    if std::fs::rename(&part, folder).is_err() {
+        // (Another thread wrote the same content first.)
+        let _ = std::fs::remove_dir_all(&part);
     }
+}
+
+fn write_parquet(path: &std::path::Path, df: &DataFrame) {
+    ParquetWriter::new(std::fs::File::create(path).unwrap())
+        .with_row_group_size(Some(4))
+        .finish(&mut df.clone())
+        .unwrap();
+}
+
+/// `df` as a scan of a Parquet file of it (in row groups of 4 rows, so
+/// that partitions start and end inside them), written once per process
+/// and content into the temporary folder.
+pub fn parquet(df: &DataFrame) -> LazyFrame {
+    let (folder, written) = content_folder(df, "parquet");
+    if !written {
+        write_folder(&folder, |to| write_parquet(&to.join("0.parquet"), df));
+    }
+    let path = folder.join("0.parquet");
     LazyFrame::scan_parquet(path.to_str().unwrap().into(), Default::default()).unwrap()
+}
+
+/// `df` as a scan of three Parquet files of its rows in turn (as
+/// [`parquet`] writes each), by a glob.
+pub fn parquet_files(df: &DataFrame) -> LazyFrame {
+    let (folder, written) = content_folder(df, "parquet-files");
+    if !written {
+        write_folder(&folder, |to| {
+            let rows = df.height().div_ceil(3);
+            for file in 0..3 {
+                let part = df.slice((file * rows) as i64, rows);
+                write_parquet(&to.join(format!("{file}.parquet")), &part);
+            }
+        });
+    }
+    let glob = folder.join("*.parquet");
+    LazyFrame::scan_parquet(glob.to_str().unwrap().into(), Default::default()).unwrap()
+}
+
+/// Whether every column of `df` is of a type a CSV file holds and Polars
+/// reads back by its schema (numbers, booleans, texts, dates).
+pub fn csv_writes(df: &DataFrame) -> bool {
+    df.width() > 0
+        && df.dtypes().iter().all(|dtype| {
+            dtype.is_primitive_numeric()
+                || matches!(dtype, DataType::Boolean | DataType::String | DataType::Date)
+        })
+}
+
+/// `df` as a scan of a CSV file of it, read by its schema.
+pub fn csv(df: &DataFrame) -> LazyFrame {
+    let (folder, written) = content_folder(df, "csv");
+    if !written {
+        write_folder(&folder, |to| {
+            CsvWriter::new(std::fs::File::create(to.join("0.csv")).unwrap())
+                .finish(&mut df.clone())
+                .unwrap();
+        });
+    }
+    let path = folder.join("0.csv");
+    LazyCsvReader::new(path.to_str().unwrap().into())
+        .with_schema(Some(df.schema().clone()))
+        .finish()
+        .unwrap()
 }
 
 fn setting(name: &str, default: u64) -> u64 {

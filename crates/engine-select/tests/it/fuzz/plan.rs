@@ -568,9 +568,9 @@ pub struct Case {
     pub plan: Plan,
     /// Rows per partition where the GPU engine runs it partitioned.
     pub partition_rows: Option<usize>,
-    /// Whether the tables are read from Parquet files (which the
-    /// partitioned executor reads in ranges of rows), not from memory.
-    pub from_files: bool,
+    /// Where the tables are read from: memory, or files (which the
+    /// partitioned executor reads in partitions).
+    pub files: super::Files,
 }
 
 impl Case {
@@ -579,10 +579,7 @@ impl Case {
     }
 
     pub fn lazy(&self) -> LazyFrame {
-        let tables: Vec<LazyFrame> = match self.from_files {
-            true => self.frames().iter().map(super::parquet).collect(),
-            false => self.frames().into_iter().map(DataFrame::lazy).collect(),
-        };
+        let tables: Vec<LazyFrame> = self.frames().iter().map(|df| self.files.scan(df)).collect();
         self.plan.build(&tables)
     }
 
@@ -615,13 +612,9 @@ impl Case {
             .map(|(n, t)| format!("    {}", t.code(&format!("t{n}"))))
             .collect();
         let mut plan = self.plan.code();
-        if self.from_files {
-            for n in used {
-                plan = plan.replace(
-                    &format!("t{n}.clone().lazy()"),
-                    &format!("crate::fuzz::parquet(&t{n})"),
-                );
-            }
+        for n in used {
+            let name = format!("t{n}");
+            plan = plan.replace(&super::Files::Memory.code(&name), &self.files.code(&name));
         }
         format!(
             "/// {note}\n#[test]\nfn {name}() {{\n{}\n    let lf = {plan};\n    \

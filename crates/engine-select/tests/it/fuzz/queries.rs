@@ -4,11 +4,11 @@ use polars::prelude::*;
 use rand::RngExt;
 use rand::seq::IndexedRandom;
 
-use super::Rng;
 use super::expr::{E, Lit, Op};
 use super::grammar::{Context, Grammar, Ty};
 use super::plan::{Case, Plan};
 use super::table::{random_height, random_schema, random_table};
+use super::{Files, Rng};
 
 /// The schema of `plan`, as Polars resolves it, or `None` where Polars rejects the plan.
 pub fn schema_of(plan: &Plan, frames: &[DataFrame]) -> Option<Vec<(String, DataType)>> {
@@ -71,13 +71,24 @@ pub fn random_case(rng: &mut Rng) -> Case {
     let partition_rows = rng
         .random_bool(0.25)
         .then(|| *[1, 2, 3, 5, 8].choose(rng).unwrap());
-    // Half of those read their tables from Parquet files, in ranges of rows.
-    let from_files = partition_rows.is_some() && rng.random_bool(0.5);
+    // Half of those read their tables from files, in partitions: a Parquet
+    // file each, or (a quarter each) three Parquet files or a CSV file.
+    let files = match partition_rows.is_some() && rng.random_bool(0.5) {
+        false => Files::Memory,
+        true => *[
+            Files::Parquet,
+            Files::Parquet,
+            Files::SeveralParquet,
+            Files::Csv,
+        ]
+        .choose(rng)
+        .unwrap(),
+    };
     Case {
         tables,
         plan,
         partition_rows,
-        from_files,
+        files,
     }
 }
 

@@ -1,5 +1,6 @@
 //! Shrinking a failing case: fewer operations, smaller expressions, fewer rows and columns, plainer values, while it still fails the same way.
 
+use super::Files;
 use super::expr::{E, Op};
 use super::plan::{Case, Plan};
 use super::table::Table;
@@ -44,9 +45,9 @@ fn candidates(case: &Case) -> Vec<Case> {
             ..case.clone()
         });
     }
-    if case.from_files {
+    if case.files != Files::Memory {
         out.push(Case {
-            from_files: false,
+            files: Files::Memory,
             ..case.clone()
         });
     }

@@ -1,4 +1,4 @@
-//! Parquet scans the partitioned executor reads in ranges of rows (not whole on the host first): answers equal to Polars' reading the same file.
+//! File scans the partitioned executor reads in partitions (not whole on the host first) — Parquet files, one or several, and CSV files — answers equal to Polars' reading the same files.
 
 use engine_select::Executor;
 
@@ -19,12 +19,44 @@ impl Folder {
     /// `row_group` rows, and scanned.
     fn parquet(&self, name: &str, lf: LazyFrame, row_group: usize) -> LazyFrame {
         let path = self.0.join(format!("{name}.parquet"));
-        ParquetWriter::new(std::fs::File::create(&path).unwrap())
-            .with_row_group_size(Some(row_group))
-            .finish(&mut lf.collect().unwrap())
-            .unwrap();
+        write_parquet(&path, &mut lf.collect().unwrap(), row_group);
         LazyFrame::scan_parquet(path.to_str().unwrap().into(), Default::default()).unwrap()
     }
+
+    /// `lf` written as `files` Parquet files here (its rows in turn, in
+    /// row groups of 8 rows), and scanned together by a glob.
+    fn parquet_files(&self, name: &str, lf: LazyFrame, files: usize) -> LazyFrame {
+        let df = lf.collect().unwrap();
+        let folder = self.0.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        let rows = df.height().div_ceil(files);
+        for file in 0..files {
+            let mut part = df.slice((file * rows) as i64, rows);
+            write_parquet(&folder.join(format!("{file}.parquet")), &mut part, 8);
+        }
+        let glob = folder.join("*.parquet");
+        LazyFrame::scan_parquet(glob.to_str().unwrap().into(), Default::default()).unwrap()
+    }
+
+    /// `lf` written as a CSV file here, and scanned with its schema.
+    fn csv(&self, name: &str, lf: LazyFrame) -> LazyFrame {
+        let mut df = lf.collect().unwrap();
+        let path = self.0.join(format!("{name}.csv"));
+        CsvWriter::new(std::fs::File::create(&path).unwrap())
+            .finish(&mut df)
+            .unwrap();
+        LazyCsvReader::new(path.to_str().unwrap().into())
+            .with_schema(Some(df.schema().clone()))
+            .finish()
+            .unwrap()
+    }
+}
+
+fn write_parquet(path: &std::path::Path, df: &mut DataFrame, row_group: usize) {
+    ParquetWriter::new(std::fs::File::create(path).unwrap())
+        .with_row_group_size(Some(row_group))
+        .finish(df)
+        .unwrap();
 }
 
 impl Drop for Folder {
@@ -33,27 +65,25 @@ impl Drop for Folder {
     }
 }
 
-/// `lf` (over a scan of a file of 60 rows) partitioned in partitions of 1,
+/// `lf` (over a scan of files of 60 rows) partitioned in partitions of 1,
 /// 7, 25 and 1,000 rows, as `assert_partitioned_in` checks it. Partitions
-/// of fewer rows than the scan reads read the file in ranges, a partition
-/// each; 1,000 reads it whole.
-fn assert_scanned(name: &str, lf: LazyFrame, close: bool) {
+/// of fewer rows than the scan reads read the files in partitions (where
+/// Polars `counted` the rows; an estimate may take a slice of few rows for
+/// one of none); 1,000 reads them whole.
+fn assert_scanned(name: &str, lf: LazyFrame, close: bool, counted: bool) {
     assert_partitioned_in(name, lf, close, &[1, 7, 25, 1000], |context, report| {
         let run = report.partitioned.expect("partitioned");
         match run.rows_per_partition {
-            1 => assert!(run.file_partitions > 1, "{context}: {report}"),
+            1 if counted => assert!(run.file_partitions > 1, "{context}: {report}"),
             1000 => assert_eq!(run.file_partitions, 0, "{context}: {report}"),
             _ => {}
         }
     });
 }
 
-#[test]
-fn parquet_scans_read_in_ranges_of_rows_match_the_cpu() {
-    let folder = Folder::new("partitioned-scans");
-    // Row groups of 16 rows: ranges start and end inside them.
-    let scan = folder.parquet("table", table(), 16);
-    let right = folder.parquet("right", super::partitioned::table().slice(0, 6), 4);
+/// Queries over `scan` (of `table()`) and `right` (of its first 6 rows),
+/// each checked by `assert_scanned`.
+fn assert_scans(scan: LazyFrame, right: LazyFrame, counted: bool) {
     let stably = SortMultipleOptions::default().with_maintain_order(true);
     let exact: Vec<(&str, LazyFrame)> = vec![
         ("the whole file", scan.clone()),
@@ -81,6 +111,7 @@ fn parquet_scans_read_in_ranges_of_rows_match_the_cpu() {
             scan.clone().slice(13, 31).select([col("k"), col("t")]),
         ),
         ("a slice past the file's end", scan.clone().slice(50, 20)),
+        ("a slice from the end", scan.clone().tail(17)),
         (
             "a head after a filter",
             scan.clone().filter(col("k").is_not_null()).slice(0, 9),
@@ -126,21 +157,74 @@ fn parquet_scans_read_in_ranges_of_rows_match_the_cpu() {
         ),
     ];
     for (name, lf) in exact {
-        assert_scanned(name, lf, false);
+        assert_scanned(name, lf, false, counted);
     }
     assert_scanned(
         "a group-by of sums aggregated per partition",
         scan.group_by_stable([col("s")])
             .agg([col("v").sum(), col("k").count(), col("d").max()]),
         true,
+        counted,
     );
+}
+
+#[test]
+fn parquet_scans_read_in_partitions_match_the_cpu() {
+    let folder = Folder::new("partitioned-scans");
+    // Row groups of 16 rows: partitions start and end inside them.
+    let scan = folder.parquet("table", table(), 16);
+    let right = folder.parquet("right", table().slice(0, 6), 4);
+    assert_scans(scan, right, true);
+}
+
+#[test]
+fn scans_of_several_parquet_files_read_in_partitions_match_the_cpu() {
+    let folder = Folder::new("partitioned-scans-of-files");
+    let scan = folder.parquet_files("table", table(), 3);
+    let right = folder.parquet_files("right", table().slice(0, 6), 2);
+    // (Polars counts the rows of the first file, and estimates the others
+    // as many.)
+    assert_scans(scan, right, true);
+    // Each row's file, and a row index over the files, read with the scan.
+    let glob = folder.0.join("table").join("*.parquet");
+    let args = ScanArgsParquet {
+        include_file_paths: Some("file".into()),
+        row_index: Some(RowIndex {
+            name: "i".into(),
+            offset: 3,
+        }),
+        ..Default::default()
+    };
+    let scan = LazyFrame::scan_parquet(glob.to_str().unwrap().into(), args).unwrap();
+    let lf = scan.filter(col("k").gt(lit(0))).select([
+        col("i"),
+        col("k"),
+        col("file").str().len_bytes(),
+    ]);
+    assert_scanned("file paths and a row index", lf, false, true);
+}
+
+#[test]
+fn csv_scans_read_in_partitions_match_the_cpu() {
+    let folder = Folder::new("partitioned-csv-scans");
+    let scan = folder.csv("table", table());
+    let right = folder.csv("right", table().slice(0, 6));
+    // Polars knows nothing of a CSV file of a given schema before reading
+    // it: its rows are estimated from its bytes, and all of them read a
+    // row at a time in partitions of one row.
+    let (_, report) = scan
+        .clone()
+        .collect_with_report(&super::partitioned::partitioned(1))
+        .unwrap();
+    assert_eq!(report.partitioned.unwrap().file_partitions, 60, "{report}");
+    assert_scans(scan, right, false);
 }
 
 #[test]
 fn a_file_larger_than_the_memory_limit_is_read_in_partitions() {
     // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB: the
     // automatic choice leaves the scan to the partitioned executor, which
-    // reads it a range of rows at a time.
+    // reads it a partition at a time.
     let folder = Folder::new("large-scan");
     let scan = folder.parquet("large", large(200_000), 50_000);
     let lf = scan
@@ -182,4 +266,79 @@ fn an_in_memory_run_reads_its_scans_whole() {
         assert!(report.partitioned.is_none(), "{report}");
         assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
     }
+}
+
+#[test]
+fn a_file_that_fails_to_read_half_way_gives_polars_error() {
+    // A CSV file of 3,000 rows whose row 2,000 is not an integer: the
+    // partitions before it are read and run, then the read fails, the
+    // reader stops, and the query gives Polars' own error (Polars' engine
+    // raises it where fallback is allowed; the GPU engine names it as
+    // invalid data where it is not).
+    let folder = Folder::new("failing-scan");
+    let path = folder.0.join("bad.csv");
+    let mut text = String::from("a,b\n");
+    for i in 0..3000 {
+        match i {
+            2000 => text.push_str("x,1\n"),
+            _ => text.push_str(&format!("{i},{}\n", i % 7)),
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let schema = Schema::from_iter([
+        Field::new("a".into(), DataType::Int64),
+        Field::new("b".into(), DataType::Int64),
+    ]);
+    let lf = LazyCsvReader::new(path.to_str().unwrap().into())
+        .with_schema(Some(Arc::new(schema)))
+        .finish()
+        .unwrap()
+        .group_by_stable([col("b")])
+        .agg([col("a").sum()]);
+    let cpu = lf.clone().collect().unwrap_err().to_string();
+    let strict = lf
+        .clone()
+        .collect_with(&super::partitioned::partitioned(100))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        strict.contains("invalid data: reading a file scan"),
+        "{strict}"
+    );
+    assert!(strict.contains(&cpu), "{strict}");
+    let fallback = under_test()
+        .with_executor(Executor::Partitioned)
+        .with_partition_rows(100);
+    let answer = lf.collect_with(&Engine::Gpu(fallback)).unwrap_err();
+    assert_eq!(answer.to_string(), cpu);
+}
+
+#[test]
+fn a_read_left_part_way_stops_the_reader() {
+    // Partitions of 50,000 rows under a limit of 64 KiB: the first
+    // partition runs out of device memory, the partitions are made
+    // smaller twice, each time the read left part-way (the reader stops
+    // and is waited for), and the query falls back with the reason.
+    let folder = Folder::new("read-left-part-way");
+    let scan = folder.parquet("large", large(200_000), 50_000);
+    let lf = scan
+        .with_columns([(col("a") * lit(3)).alias("c")])
+        .group_by_stable([col("b")])
+        .agg([col("c").sum()]);
+    let expected = lf.clone().collect().unwrap();
+    let engine = Engine::Gpu(
+        under_test()
+            .with_executor(Executor::Partitioned)
+            .with_partition_rows(50_000)
+            .with_device_memory_limit(64 << 10),
+    );
+    let (answer, report) = lf.collect_with_report(&engine).unwrap();
+    assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
+    assert!(
+        report
+            .fallback_reasons
+            .iter()
+            .any(|r| r.kind == FallbackKind::OutOfMemory),
+        "{report}"
+    );
 }

@@ -367,3 +367,49 @@ fn the_place_of_an_extreme_of_computed_nulls_is_polars_own() {
         .slice(-4, 11);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A group-by's median of a datetime of a frame of one row (seed 1083,
+/// case 218: wrong answer): Polars holds the frame's columns as scalars
+/// and gives the value itself, exactly; the device's median went through
+/// f64, which rounds nanoseconds past 2^53. Refused there now; a frame of
+/// more rows, or of one row Polars holds as a series (after a filter),
+/// runs on the device (Polars' median goes through f64 there too).
+#[test]
+fn fuzz_seed_1083_case_218() {
+    let big = 225636010649048932i64;
+    let frame = |values: Vec<i64>| {
+        let keys = vec![true; values.len()];
+        DataFrame::new(
+            values.len(),
+            vec![
+                Column::new("a".into(), keys),
+                Column::new("b".into(), values)
+                    .cast(&DataType::Datetime(TimeUnit::Nanoseconds, None))
+                    .unwrap(),
+            ],
+        )
+        .unwrap()
+    };
+    let aggs = [
+        col("b").median().alias("median"),
+        col("b").mean().alias("mean"),
+        (col("b") - col("b").min()).median().alias("spread"),
+    ];
+    let one = frame(vec![big]).lazy();
+    let lf = one.clone().group_by_stable([col("a")]).agg(aggs.clone());
+    assert_same_as_cpu(lf, ORDERED);
+    let lf = crate::fuzz::parquet(&frame(vec![big]))
+        .group_by_stable([col("a")])
+        .agg(aggs.clone());
+    assert_same_as_cpu(lf, ORDERED);
+    // (Runs on the device.)
+    let filtered = frame(vec![big, 3])
+        .lazy()
+        .filter(col("b").dt().timestamp(TimeUnit::Nanoseconds).gt(lit(5)));
+    for lf in [filtered, frame(vec![big, big + 4, big + 100]).lazy()] {
+        let lf = lf.group_by_stable([col("a")]).agg(aggs.clone());
+        let strict = engine_select::Engine::Gpu(crate::under_test().with_raise_on_fail(true));
+        let answer = engine_select::LazyFrameExt::collect_with(lf.clone(), &strict).unwrap();
+        assert!(answer.equals_missing(&lf.collect().unwrap()));
+    }
+}
