@@ -56,6 +56,14 @@ fn right() -> LazyFrame {
     .lazy()
 }
 
+/// Whether the query fell back for lack of device memory.
+pub(super) fn fell_back_out_of_memory(report: &CollectReport) -> bool {
+    report
+        .fallback_reasons
+        .iter()
+        .any(|r| r.kind == FallbackKind::OutOfMemory)
+}
+
 /// The partitioned engine on the device under test, in partitions of `rows` rows.
 pub(super) fn partitioned(rows: usize) -> Engine {
     Engine::Gpu(
@@ -870,13 +878,7 @@ fn a_query_larger_than_the_memory_limit_runs_partitioned() {
     let in_memory = Engine::Gpu(limited.clone().with_executor(Executor::InMemory));
     let (answer, report) = lf.clone().collect_with_report(&in_memory).unwrap();
     assert!(expected.equals_missing(&answer));
-    assert!(
-        report
-            .fallback_reasons
-            .iter()
-            .any(|r| r.kind == FallbackKind::OutOfMemory),
-        "{report}"
-    );
+    assert!(fell_back_out_of_memory(&report), "{report}");
     // The automatic choice runs it partitioned, on the device.
     for executor in [Executor::Auto, Executor::Partitioned] {
         let engine = Engine::Gpu(

@@ -335,10 +335,7 @@ fn a_read_left_part_way_stops_the_reader() {
     let (answer, report) = lf.collect_with_report(&engine).unwrap();
     assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
     assert!(
-        report
-            .fallback_reasons
-            .iter()
-            .any(|r| r.kind == FallbackKind::OutOfMemory),
+        super::partitioned::fell_back_out_of_memory(&report),
         "{report}"
     );
 }
