@@ -6,6 +6,8 @@ use ir_lower::{GpuDtype, JoinKind, JoinOrder, OutputColumn, OutputSchema, PlanNo
 use polars::prelude::{Column, DataFrame, SortMultipleOptions};
 
 use super::buckets::ROW;
+use std::ops::ControlFlow;
+
 use super::{Data, Partitioned, cut_allowed, over, slice_data};
 use crate::error::ExecError;
 
@@ -23,7 +25,8 @@ pub(super) enum JoinSide {
 impl Partitioned<'_> {
     /// A join with its `partitioned` input in partitions, then its slice.
     /// Where the other input fits a partition (or the join is a cross
-    /// join): each partition joined with the whole other input, the
+    /// join): each partition joined with the whole other input as it comes
+    /// (as a file scan is read, as a chain of row-wise nodes makes it), the
     /// results in order (the rows of each partition's join follow its
     /// rows, as over the whole). Else (and always for a full join): both
     /// inputs in buckets by a hash of their keys (rows of equal keys in
@@ -49,20 +52,12 @@ impl Partitioned<'_> {
         if !cut_allowed(node, left) || !cut_allowed(node, right) {
             return self.on_device(node.clone()).map(Data::Whole);
         }
-        let left_data = self.run(left)?;
-        let right_data = self.run(right)?;
         let numbered = [left, right].iter().any(|input| {
             input
                 .schema()
                 .iter()
                 .any(|c| [ROW, ROW_RIGHT].contains(&&*c.name))
         });
-        // (An input may come whole and still be large: a node run whole.)
-        let other_large = match partitioned {
-            JoinSide::Left => right_data.height() > self.rows,
-            JoinSide::Right => left_data.height() > self.rows,
-            JoinSide::Both => left_data.height().max(right_data.height()) > self.rows,
-        };
         // A join keeping an order goes by buckets where its rows can be
         // put back in that order: numbered in both inputs, each output row
         // carries its rows' numbers (see `join_buckets`).
@@ -75,51 +70,69 @@ impl Partitioned<'_> {
                 JoinSide::Right => matches!(kind, JoinKind::Inner | JoinKind::Right),
                 JoinSide::Both => *kind == JoinKind::Full,
             };
-        let hashed = !numbered
-            && *kind != JoinKind::Cross
-            && other_large
-            && (*order == JoinOrder::None || put_back);
+        // Whether the join goes by buckets, where the input it does not
+        // take in partitions (either, for `Both`) is `large`. (An input may
+        // come whole and still be large: a node run whole.)
+        let hashed = |large: bool| {
+            !numbered
+                && *kind != JoinKind::Cross
+                && large
+                && (*order == JoinOrder::None || put_back)
+        };
         // Whose rows' order comes first where the rows are put back.
         let first = match order {
             JoinOrder::Left | JoinOrder::LeftRight => JoinSide::Left,
             _ => JoinSide::Right,
         };
+        let put_back = put_back.then_some(first);
         let mut unsliced = node.clone();
         if let PlanNode::Join { slice, .. } = &mut unsliced {
             *slice = None;
         }
-        let out = if hashed {
-            let put_back = put_back.then_some(first);
-            self.join_buckets(node, &unsliced, left_data, right_data, put_back)?
-        } else {
-            let (parts, whole) = match partitioned {
-                JoinSide::Left => (left_data, right_data),
-                JoinSide::Right => (right_data, left_data),
-                // A full join of small inputs, or of inputs that may not go to buckets.
-                JoinSide::Both => (Data::Whole(left_data.whole()?), right_data),
-            };
-            let whole = whole.whole()?;
-            let pair = |part: DataFrame| match partitioned {
-                JoinSide::Right => vec![whole.clone(), part],
-                _ => vec![part, whole.clone()],
-            };
-            match parts {
-                Data::Whole(part) => {
-                    return self.on_device(over(node, pair(part))).map(Data::Whole);
+        let (parted, other) = match partitioned {
+            JoinSide::Left => (left, right),
+            JoinSide::Right => (right, left),
+            JoinSide::Both => {
+                let (left_data, right_data) = (self.run(left)?, self.run(right)?);
+                if !hashed(left_data.height().max(right_data.height()) > self.rows) {
+                    // A full join of small inputs, or of inputs that may
+                    // not go to buckets: whole.
+                    let inputs = vec![left_data.whole()?, right_data.whole()?];
+                    return self.on_device(over(node, inputs)).map(Data::Whole);
                 }
-                Data::Parts(parts) => {
-                    let mut out = Vec::with_capacity(parts.len());
-                    for part in parts {
-                        out.push(self.on_device(over(&unsliced, pair(part)))?);
-                    }
-                    out
-                }
+                let out = self.join_buckets(node, &unsliced, left_data, right_data, put_back)?;
+                return sliced_parts(out, *slice);
             }
         };
-        match slice {
-            Some((offset, len)) => slice_data(Data::Parts(out), *offset, *len),
-            None => Ok(Data::Parts(out)),
+        // The other input first: its size decides how the join goes.
+        let other_data = self.run(other)?;
+        if hashed(other_data.height() > self.rows) {
+            let parted_data = self.run(parted)?;
+            let (left_data, right_data) = match partitioned {
+                JoinSide::Right => (other_data, parted_data),
+                _ => (parted_data, other_data),
+            };
+            let out = self.join_buckets(node, &unsliced, left_data, right_data, put_back)?;
+            return sliced_parts(out, *slice);
         }
+        // Each partition joined with the whole other input as it comes
+        // (a file scan's as it is read).
+        let whole = other_data.whole()?;
+        let pair = |part: DataFrame| match partitioned {
+            JoinSide::Right => vec![whole.clone(), part],
+            _ => vec![part, whole.clone()],
+        };
+        let mut parts = match self.stream(parted)? {
+            ControlFlow::Break(part) => {
+                return self.on_device(over(node, pair(part))).map(Data::Whole);
+            }
+            ControlFlow::Continue(parts) => parts,
+        };
+        let mut out = Vec::new();
+        while let Some(part) = self.next_part(&mut parts) {
+            out.push(self.on_device(over(&unsliced, pair(part?)))?);
+        }
+        sliced_parts(out, *slice)
     }
 
     /// The results of `unsliced` (the join `node` without its slice) over
@@ -271,4 +284,17 @@ fn numbered_join(
         }
     }
     join
+}
+
+/// A join's results, in partitions, cut to its `slice`.
+fn sliced_parts(out: Vec<DataFrame>, slice: Option<(i64, usize)>) -> Result<Data, ExecError> {
+    if out.is_empty() {
+        return Err(ExecError::Unsupported(
+            "a partitioned join of no partitions".into(),
+        ));
+    }
+    match slice {
+        Some((offset, len)) => slice_data(Data::Parts(out), offset, len),
+        None => Ok(Data::Parts(out)),
+    }
 }

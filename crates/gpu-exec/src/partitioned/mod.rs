@@ -343,9 +343,10 @@ impl Partitioned<'_> {
             (PlanNode::DataFrameScan { df, projection, .. }, _) => {
                 Ok(Data::Parts(self.cut(df, projection)?))
             }
-            // (Where a chain of row-wise nodes, a partial aggregation or a
-            // top-k takes the scan, `Partitioned::stream` hands its
-            // partitions out one by one instead.)
+            // (Where a chain of row-wise nodes, a partial aggregation, a
+            // top-k or a join of each partition takes the scan,
+            // `Partitioned::stream` hands its partitions out one by one
+            // instead.)
             (PlanNode::FileScan { scan, .. }, _) => {
                 let parts = ScanParts::new(self.reader, scan, self.rows)?;
                 Ok(Data::Parts(self.all_parts(Stream::Scan(parts))?))

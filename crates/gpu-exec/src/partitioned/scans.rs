@@ -9,8 +9,9 @@
 //! files, its result handed on in partitions of a set number of rows, the
 //! reader going on with the next ones on host threads while the device
 //! runs the current one. Where a chain of row-wise nodes, a partial
-//! aggregation or a top-k takes the scan, the host never holds the whole
-//! result (`Stream` in the module above). A node that takes the scan
+//! aggregation, a top-k or a join of each partition with the whole other
+//! input takes the scan, the host never holds the whole result (`Stream`
+//! in the module above). A node that takes the scan
 //! whole, or an in-memory run, reads it whole first.
 
 use std::sync::Arc;

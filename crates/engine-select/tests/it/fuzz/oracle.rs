@@ -116,7 +116,8 @@ pub struct Compare {
     /// Whether the query holds float aggregations whose last bits
     /// docs/operations.md documents as Polars' own (per-group sums, means,
     /// variances): floats then compare within a relative 1e-9, and -0.0
-    /// equals 0.0.
+    /// equals 0.0; timestamps and durations (means and medians through
+    /// f64, cast back) within the documented bound on their ticks.
     pub floats_close: bool,
     /// Where the GPU engine runs the query partitioned: rows per partition.
     pub partition_rows: Option<usize>,
@@ -131,13 +132,23 @@ impl Compare {
     }
 }
 
-/// One cell of a row: a float, a struct's fields (compared as cells, so
-/// that their floats are as close as a column's), or anything else as text.
+/// One cell of a row: a float, a timestamp's or duration's ticks (with
+/// its type's name), a struct's fields (compared as cells, so that their
+/// floats are as close as a column's), or anything else as text.
 #[derive(Debug, Clone, PartialEq)]
 enum Cell {
     Float(f64),
+    Ticks(i64, String),
     Fields(Vec<Cell>),
     Other(String),
+}
+
+/// How far apart close values may be: floats, and the ticks of timestamps
+/// and durations.
+#[derive(Debug, Clone, Copy, Default)]
+struct Bounds {
+    floats: f64,
+    ticks: f64,
 }
 
 impl Cell {
@@ -150,6 +161,8 @@ impl Cell {
             Cell::Float(x) if *x == 0.0 && zeros_alike => "0".into(),
             Cell::Float(x) if rounded => format!("{:.8e}", if *x == 0.0 { 0.0 } else { *x }),
             Cell::Float(x) => format!("{x:?}/{:016x}", x.to_bits()),
+            Cell::Ticks(ticks, kind) if rounded => format!("{kind}({:.8e})", *ticks as f64),
+            Cell::Ticks(ticks, kind) => format!("{kind}({ticks})"),
             Cell::Fields(fields) => {
                 let fields: Vec<String> = fields
                     .iter()
@@ -161,10 +174,13 @@ impl Cell {
         }
     }
 
-    fn matches(&self, other: &Cell, close: bool, zeros_alike: bool, within: f64) -> bool {
+    fn matches(&self, other: &Cell, close: bool, zeros_alike: bool, within: Bounds) -> bool {
         match (self, other) {
             (Cell::Float(a), Cell::Float(b)) if zeros_alike && *a == 0.0 && *b == 0.0 => true,
-            (Cell::Float(a), Cell::Float(b)) if close && (a - b).abs() <= within => true,
+            (Cell::Float(a), Cell::Float(b)) if close && (a - b).abs() <= within.floats => true,
+            (Cell::Ticks(a, x), Cell::Ticks(b, y)) => {
+                x == y && (a == b || (close && (*a as f64 - *b as f64).abs() <= within.ticks))
+            }
             // (Where the values overflow, docs/operations.md's bound is infinite: an
             // infinity or NaN may stand for another.)
             (Cell::Float(a), Cell::Float(b)) if close => {
@@ -221,8 +237,8 @@ fn cell(value: AnyValue, ordered: bool) -> Cell {
         AnyValue::Float32(x) => Cell::Float(x.into()),
         // As numbers: Polars' display panics on some (far years).
         AnyValue::Date(days) => Cell::Other(format!("Date({days})")),
-        AnyValue::Datetime(v, unit, _) => Cell::Other(format!("Datetime({v}, {unit})")),
-        AnyValue::Duration(v, unit) => Cell::Other(format!("Duration({v}, {unit})")),
+        AnyValue::Datetime(v, unit, _) => Cell::Ticks(v, format!("Datetime({unit})")),
+        AnyValue::Duration(v, unit) => Cell::Ticks(v, format!("Duration({unit})")),
         AnyValue::List(list) => Cell::Other(list_text(&list, ordered)),
         // By its fields' values (a struct's value shows the whole array it
         // is a row of).
@@ -275,15 +291,15 @@ pub fn show(df: &DataFrame) -> String {
 
 /// Why `actual` is not `expected`, if it is not.
 pub fn difference(expected: &DataFrame, actual: &DataFrame, how: Compare) -> Option<String> {
-    difference_within(expected, actual, how, 0.0)
+    difference_within(expected, actual, how, Bounds::default())
 }
 
-/// As [`difference`], close floats also equal within `within` of each other.
+/// As [`difference`], close values also equal within `within` of each other.
 fn difference_within(
     expected: &DataFrame,
     actual: &DataFrame,
     how: Compare,
-    within: f64,
+    within: Bounds,
 ) -> Option<String> {
     if expected.schema() != actual.schema() {
         return Some(format!(
@@ -431,40 +447,68 @@ fn optimiser_drops_an_order(lf: &LazyFrame) -> bool {
 /// docs/operations.md's bound on float aggregations in Polars' own order,
 /// for `lf`'s inputs: for n values, a sum within (n + 1)·2⁻⁵²·Σ|x| and a
 /// variance within (n + 1)·2⁻⁵⁰·Σx² / (n − ddof), taken over every number
-/// of its input frames (n their rows, |x| at most their largest finite
-/// magnitude), so that terms that cancel (`i64::MIN + 3 + i64::MAX`) may
-/// differ by as much as the bound says.
-fn documented_bound(lf: &LazyFrame) -> f64 {
+/// of its input frames and files (n their rows, |x| at most their largest
+/// finite magnitude), so that terms that cancel (`i64::MIN + 3 + i64::MAX`)
+/// may differ by as much as the bound says; and for timestamps and
+/// durations (whose means and medians go through f64, cast back), a mean
+/// within (n + 1)·2⁻⁵²·max|x| ticks (Polars adds each chunk of a column
+/// apart, so the last bits of its sums depend on how its input came).
+fn documented_bound(lf: &LazyFrame) -> Bounds {
     use polars_plan::plans::IR;
     let Ok(plan) = lf.clone().to_alp() else {
-        return 0.0;
+        return Bounds::default();
     };
-    let (mut rows, mut largest) = (0usize, 0f64);
+    let (mut rows, mut largest, mut ticks) = (0usize, 0f64, 0f64);
     let mut pending = vec![plan.lp_top];
     while let Some(node) = pending.pop() {
         let ir = plan.lp_arena.get(node);
         pending.extend(ir.inputs());
-        let IR::DataFrameScan { df, .. } = ir else {
-            continue;
+        let df = match ir {
+            IR::DataFrameScan { df, .. } => df.as_ref().clone(),
+            IR::Scan { .. } => {
+                let (mut lp_arena, mut expr_arena) =
+                    (plan.lp_arena.clone(), plan.expr_arena.clone());
+                let read = polars_mem_engine::create_physical_plan(
+                    node,
+                    &mut lp_arena,
+                    &mut expr_arena,
+                    polars::lazy::frame::BUILD_STREAMING_EXECUTOR,
+                )
+                .and_then(|mut reader| {
+                    reader.execute(&mut polars_expr::state::ExecutionState::new())
+                });
+                match read {
+                    Ok(df) => df,
+                    Err(_) => continue,
+                }
+            }
+            _ => continue,
         };
         rows += df.height();
         for column in df.columns() {
-            if !column.dtype().is_primitive_numeric() {
+            let temporal = matches!(column.dtype(), DataType::Datetime(..) | DataType::Duration(_));
+            if !column.dtype().is_primitive_numeric() && !temporal {
                 continue;
             }
-            let Ok(values) = column.cast(&DataType::Float64) else {
+            let Ok(values) = column.to_physical_repr().cast(&DataType::Float64) else {
                 continue;
             };
             let Ok(values) = values.f64().cloned() else {
                 continue;
             };
             for x in values.iter().flatten().filter(|x| x.is_finite()) {
-                largest = largest.max(x.abs());
+                match temporal {
+                    true => ticks = ticks.max(x.abs()),
+                    false => largest = largest.max(x.abs()),
+                }
             }
         }
     }
     let n = rows as f64;
-    (n + 1.0) * n * 2f64.powi(-50) * largest.max(largest * largest)
+    Bounds {
+        floats: (n + 1.0) * n * 2f64.powi(-50) * largest.max(largest * largest),
+        ticks: (n + 1.0) * 2f64.powi(-52) * ticks,
+    }
 }
 
 /// Runs `lf` on both engines and judges the GPU engine's outcome.
@@ -546,7 +590,7 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
             let within = if how.floats_close {
                 documented_bound(lf)
             } else {
-                0.0
+                Bounds::default()
             };
             let differs = match quietly(|| difference_within(&expected, &actual, how, within)) {
                 Ok(differs) => differs,
