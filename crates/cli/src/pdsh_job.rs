@@ -12,6 +12,7 @@ use crate::options::EngineOptions;
 /// reports, for each, the engine that produced the result, why the GPU did
 /// not (if it did not), the rows and the time.
 #[derive(Debug, Clone, clap::Args)]
+#[command(group(clap::ArgGroup::new("files").args(["parquet", "csv"])))]
 pub struct PdshArgs {
     #[command(flatten)]
     pub engine: EngineOptions,
@@ -27,10 +28,13 @@ pub struct PdshArgs {
     /// Also write the generated tables to DIR/<table>.parquet.
     #[arg(long, value_name = "DIR")]
     pub parquet: Option<std::path::PathBuf>,
-    /// Run the queries over scans of the Parquet files written to
-    /// `--parquet`'s DIR, not over the tables in memory (the partitioned
+    /// Also write the generated tables to DIR/<table>.csv (money as f64).
+    #[arg(long, value_name = "DIR", conflicts_with = "decimals")]
+    pub csv: Option<std::path::PathBuf>,
+    /// Run the queries over scans of the files written to `--parquet`'s
+    /// or `--csv`'s DIR, not over the tables in memory (the partitioned
     /// executor reads a large scan a partition at a time).
-    #[arg(long, requires = "parquet")]
+    #[arg(long, requires = "files")]
     pub scan: bool,
     /// Hold money, discounts and taxes as TPC-H's Decimal(15, 2) instead
     /// of f64.
@@ -68,8 +72,13 @@ pub fn run(args: &PdshArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Some(dir) = &args.parquet {
-        match tables.write_parquet(dir) {
+    let files = match (&args.parquet, &args.csv) {
+        (Some(dir), _) => Some((dir, "Parquet", tables.write_parquet(dir))),
+        (_, Some(dir)) => Some((dir, "CSV", tables.write_csv(dir))),
+        _ => None,
+    };
+    if let Some((dir, _, written)) = &files {
+        match written {
             Ok(paths) => say!("wrote {} tables to {}", paths.len(), dir.display()),
             Err(e) => {
                 eprintln!(
@@ -88,10 +97,9 @@ pub fn run(args: &PdshArgs) -> ExitCode {
         } else {
             ""
         },
-        if args.scan {
-            ", scanned from Parquet files"
-        } else {
-            ""
+        match files {
+            Some((_, format, _)) if args.scan => format!(", scanned from {format} files"),
+            _ => String::new(),
         },
         tables.lineitem.height(),
         started.elapsed(),
@@ -104,8 +112,9 @@ pub fn run(args: &PdshArgs) -> ExitCode {
     let mut failed = 0;
     for number in numbers {
         say!("== q{number}");
-        let query = match &args.parquet {
-            Some(dir) if args.scan => pdsh::query_parquet(number, dir),
+        let query = match (&args.parquet, &args.csv) {
+            (Some(dir), _) if args.scan => pdsh::query_parquet(number, dir),
+            (_, Some(dir)) if args.scan => pdsh::query_csv(number, dir),
             _ => pdsh::query(number, &tables),
         };
         let query = match query {

@@ -188,6 +188,34 @@ fn parquet_writes_every_table() {
 }
 
 #[test]
+fn csv_files_are_written_and_scanned_in_partitions() {
+    let dir = std::env::temp_dir().join(format!("polars-gpu-cli-csv-{}", std::process::id()));
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let args = [
+        "--engine",
+        "emulated",
+        "--query",
+        "1",
+        "--csv",
+        &dir_arg,
+        "--scan",
+        "--executor",
+        "partitioned",
+        "--device-memory-limit",
+        "1MiB",
+        "--raise-on-fail",
+    ];
+    let output = run(&args, &[]);
+    let text = text(&output);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("wrote 8 tables to"), "{text}");
+    assert!(text.contains("scanned from CSV files"), "{text}");
+    assert!(text.contains("read from files"), "{text}");
+    assert!(dir.join("lineitem.csv").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn the_partitioned_executor_runs_under_a_memory_limit() {
     let args = [
         "--engine",

@@ -12,5 +12,5 @@ pub mod answers;
 mod queries;
 mod tables;
 
-pub use queries::{QUERY_COUNT, query, query_parquet};
+pub use queries::{QUERY_COUNT, query, query_csv, query_parquet};
 pub use tables::Tables;

@@ -176,15 +176,32 @@ impl Tables {
     /// written to a temporary name first and renamed when complete, so a
     /// failure never leaves a half-written file under a table's name.
     pub fn write_parquet(&self, dir: &Path) -> PolarsResult<Vec<PathBuf>> {
+        self.write_each(dir, "parquet", |file, df| {
+            ParquetWriter::new(file).finish(df).map(|_| ())
+        })
+    }
+
+    /// Writes each table to `<dir>/<name>.csv` (with a header), as
+    /// [`Tables::write_parquet`] writes Parquet files; [`crate::query_csv`]
+    /// scans them by the tables' schemas.
+    pub fn write_csv(&self, dir: &Path) -> PolarsResult<Vec<PathBuf>> {
+        self.write_each(dir, "csv", |file, df| CsvWriter::new(file).finish(df))
+    }
+
+    fn write_each(
+        &self,
+        dir: &Path,
+        extension: &str,
+        write: impl Fn(std::fs::File, &mut DataFrame) -> PolarsResult<()>,
+    ) -> PolarsResult<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
         self.named()
             .into_iter()
             .map(|(name, df)| {
-                let path = dir.join(format!("{name}.parquet"));
-                let partial = dir.join(format!(".{name}.parquet.partial"));
+                let path = dir.join(format!("{name}.{extension}"));
+                let partial = dir.join(format!(".{name}.{extension}.partial"));
                 let file = std::fs::File::create(&partial)?;
-                let written = ParquetWriter::new(file).finish(&mut df.clone());
-                if let Err(e) = written {
+                if let Err(e) = write(file, &mut df.clone()) {
                     let _ = std::fs::remove_file(&partial);
                     return Err(e);
                 }

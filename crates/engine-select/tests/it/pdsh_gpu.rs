@@ -2,6 +2,7 @@
 
 use engine_select::{Engine, FallbackKind, LazyFrameExt};
 use pdsh::{QUERY_COUNT, Tables, query};
+use polars::prelude::{LazyFrame, PolarsResult};
 
 use crate::assert_frames_close;
 
@@ -100,14 +101,44 @@ fn pdsh_with_an_eighth_of_the_tables_bytes_runs_partitioned() {
 /// The 22 queries over scans of the tables' Parquet files, with the
 /// device's memory limited to an eighth of the tables' bytes: the
 /// automatic executor leaves the large scans in the plan, and the
-/// partitioned executor reads them in partitions. Every query
-/// on the device (fallback disabled), every answer the CPU's reading the
-/// same files.
+/// partitioned executor reads them in partitions. Every query on the
+/// device (fallback disabled), every answer the CPU's reading the same
+/// files.
 #[test]
 fn pdsh_from_parquet_files_reads_the_large_scans_in_partitions() {
+    let reading = from_files("parquet", Tables::write_parquet, pdsh::query_parquet);
+    // The queries that read a scan in partitions (the others read theirs
+    // whole: small tables, or a scan a node takes whole). This list only
+    // grows.
+    assert_eq!(
+        reading,
+        [1, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 15, 17, 18, 19, 20, 21]
+    );
+}
+
+/// As [`pdsh_from_parquet_files_reads_the_large_scans_in_partitions`],
+/// over the tables' CSV files (read by the tables' schemas, which Polars
+/// reads nothing of before running: engine-select sizes them by their
+/// bytes).
+#[test]
+fn pdsh_from_csv_files_reads_the_large_scans_in_partitions() {
+    let reading = from_files("csv", Tables::write_csv, pdsh::query_csv);
+    // (Sized by their bytes, more of the smaller tables' files read in
+    // partitions than of Parquet files.) This list only grows.
+    assert_eq!(reading, (1..=21).collect::<Vec<_>>());
+}
+
+/// The 22 queries over the tables written by `write` (at scale factor
+/// 0.005) and scanned by `query`, under an eighth of the tables' bytes, as
+/// the tests above check them: the queries that read a scan in partitions.
+fn from_files(
+    format: &str,
+    write: fn(&Tables, &std::path::Path) -> PolarsResult<Vec<std::path::PathBuf>>,
+    query: fn(usize, &std::path::Path) -> PolarsResult<LazyFrame>,
+) -> Vec<usize> {
     let tables = Tables::generate(0.005, false).unwrap();
-    let dir = std::env::temp_dir().join(format!("pdsh-parquet-{}", std::process::id()));
-    tables.write_parquet(&dir).unwrap();
+    let dir = std::env::temp_dir().join(format!("pdsh-{format}-{}", std::process::id()));
+    write(&tables, &dir).unwrap();
     let bytes: usize = tables
         .named()
         .iter()
@@ -118,17 +149,17 @@ fn pdsh_from_parquet_files_reads_the_large_scans_in_partitions() {
         .with_raise_on_fail(true);
     let mut reading_partitions = Vec::new();
     for number in 1..=QUERY_COUNT {
-        let lf = pdsh::query_parquet(number, &dir).unwrap();
+        let lf = query(number, &dir).unwrap();
         let expected = lf.clone().collect().unwrap();
         let (actual, report) = lf
             .collect_with_report(&Engine::Gpu(limited.clone()))
-            .unwrap_or_else(|e| panic!("q{number}: {e}"));
+            .unwrap_or_else(|e| panic!("q{number} from {format}: {e}"));
         let within = crate::frames::frames_differ_within(&expected, &actual, 0.010_000_1);
-        assert_eq!(within, None, "q{number}: {report}");
+        assert_eq!(within, None, "q{number} from {format}: {report}");
         assert_eq!(
             report.executed_by,
             crate::under_test_executed_by(),
-            "q{number}"
+            "q{number} from {format}"
         );
         if report
             .partitioned
@@ -138,12 +169,7 @@ fn pdsh_from_parquet_files_reads_the_large_scans_in_partitions() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    // The queries that read a scan in partitions (the others read theirs whole:
-    // small tables, or a scan a node takes whole). This list only grows.
-    assert_eq!(
-        reading_partitions,
-        [1, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 15, 17, 18, 19, 20, 21]
-    );
+    reading_partitions
 }
 
 /// The 22 queries over the tables with money as `Decimal(15, 2)` (TPC-H's

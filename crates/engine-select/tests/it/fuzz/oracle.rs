@@ -486,7 +486,10 @@ fn documented_bound(lf: &LazyFrame) -> Bounds {
         };
         rows += df.height();
         for column in df.columns() {
-            let temporal = matches!(column.dtype(), DataType::Datetime(..) | DataType::Duration(_));
+            let temporal = matches!(
+                column.dtype(),
+                DataType::Datetime(..) | DataType::Duration(_)
+            );
             if !column.dtype().is_primitive_numeric() && !temporal {
                 continue;
             }
