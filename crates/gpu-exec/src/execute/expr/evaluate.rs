@@ -48,19 +48,41 @@ pub(crate) fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExp
             || zone_part_supported(expr))
             && reads_only_below(expr, width)
         {
-            let index = first + hoisted.len();
-            let column = GpuExpr::column(index, format!("__part_{}", hoisted.len()), expr.dtype);
-            hoisted.push(std::mem::replace(expr, column));
+            hoist(expr, first, hoisted);
             return;
         }
+        // A program deeper than the kernel's stack: its children that run
+        // as programs of their own (not columns or literals, which take one
+        // place of the stack as they are) become parts.
+        let too_deep = compile(expr, None).is_err_and(|why| gpu_runtime::expr::too_deep(&why));
         for child in expr.children_mut() {
-            walk(child, first, width, hoisted);
+            if too_deep && deep_part(child, width) {
+                hoist(child, first, hoisted);
+            } else {
+                walk(child, first, width, hoisted);
+            }
         }
+    }
+    fn hoist(expr: &mut GpuExpr, first: usize, hoisted: &mut Vec<GpuExpr>) {
+        let index = first + hoisted.len();
+        let column = GpuExpr::column(index, format!("__part_{}", hoisted.len()), expr.dtype);
+        hoisted.push(std::mem::replace(expr, column));
     }
     let mut outer = expr.clone();
     let mut hoisted = Vec::new();
     walk(&mut outer, first, width, &mut hoisted);
     (outer, hoisted)
+}
+
+/// Whether `expr`, a part of a program deeper than the kernel's stack,
+/// runs as a program of its own (of the first `width` columns): not a
+/// column or a literal, not text, not reading group lengths.
+fn deep_part(expr: &GpuExpr, width: usize) -> bool {
+    !matches!(expr.kind, ExprKind::Column { .. } | ExprKind::Literal(_))
+        && expr.dtype != GpuDtype::String
+        && !reads_group_lengths(expr)
+        && reads_only_below(expr, width)
+        && compile(expr, None).is_ok()
 }
 
 /// Whether every column `expr` reads is one of the first `width`.
@@ -452,6 +474,10 @@ impl Executor<'_> {
                 Values::U32(values),
                 Some(validity),
             ));
+        }
+        if deep_part(part, frame.columns.len()) {
+            // (A part of a program too deep for the kernel's stack.)
+            return self.evaluate_in_groups(frame, part, "", groups);
         }
         let (bits, validity) = match self.predicate(frame, part)? {
             Mask::Owned(bits, validity) => (bits, validity),

@@ -6,7 +6,7 @@
 
 use polars::prelude::*;
 
-use super::{CLOSE, ORDERED};
+use super::{CLOSE, ORDERED, UNORDERED};
 use crate::fuzz::assert_same_as_cpu;
 
 /// A window of a text literal (`lit("ab").over(..)`): the executor makes
@@ -324,4 +324,45 @@ fn text_of_an_aggregation_in_an_exploded_select() {
             })
             .alias("x0")]);
     assert_same_as_cpu(lf, ORDERED);
+}
+
+/// Two `replace`s of four values each, nested (seed 1143, case 263: an
+/// internal error): a program of the fused evaluator deeper than its
+/// kernel's stack, which the executor's last check refused. The parts of
+/// such a program that run as programs of their own now run first, each
+/// a column of the rest. Also over a frame of rows, in a select and per
+/// group.
+#[test]
+fn fuzz_seed_1143_case_263() {
+    let list = |values: [Option<i64>; 4]| lit(Series::new("".into(), values));
+    let replaced = |e: Expr| {
+        e.replace(
+            list([Some(4), Some(-3), None, Some(-2)]),
+            list([None, Some(3), Some(0), None]),
+        )
+        .replace(
+            list([Some(-1), Some(1), Some(-2), Some(0)]),
+            list([Some(0), Some(0), Some(0), Some(5)]),
+        )
+    };
+    let t0 = df!("b" => [None::<i16>]).unwrap();
+    let lf = t0
+        .lazy()
+        .group_by([lit(1i64).alias("k0")])
+        .agg([replaced(col("b")).alias("x2")]);
+    assert_same_as_cpu(lf, UNORDERED);
+    let values: Vec<Option<i16>> = (-5..6).map(|v| (v != 2).then_some(v)).collect();
+    let t1 = df!("b" => values, "g" => (0..11).map(|i| i % 3).collect::<Vec<i64>>()).unwrap();
+    let deeper = |e: Expr| replaced(e) * lit(2i16) - lit(1i16);
+    let strict = engine_select::Engine::Gpu(crate::under_test().with_raise_on_fail(true));
+    for lf in [
+        t1.clone().lazy().select([deeper(col("b")).alias("x")]),
+        t1.clone()
+            .lazy()
+            .group_by_stable([col("g")])
+            .agg([deeper(col("b")).sum().alias("x")]),
+    ] {
+        let answer = engine_select::LazyFrameExt::collect_with(lf.clone(), &strict).unwrap();
+        assert!(answer.equals_missing(&lf.collect().unwrap()), "{answer}");
+    }
 }
