@@ -8,12 +8,12 @@ use polars::prelude::{Column, DataFrame, SortMultipleOptions};
 use super::buckets::ROW;
 use std::ops::ControlFlow;
 
-use super::{Data, Partitioned, cut_allowed, over, slice_data};
+use super::{Data, Partitioned, Stream, cut_allowed, over, slice_data};
 use crate::error::ExecError;
 
 /// Which input of a join goes in partitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum JoinSide {
+pub(crate) enum JoinSide {
     /// The left one (`Partitioning::LeftPartitioned`).
     Left,
     /// The right one (`Partitioning::RightPartitioned`).
@@ -38,6 +38,42 @@ impl Partitioned<'_> {
         node: &PlanNode,
         partitioned: JoinSide,
     ) -> Result<Data, ExecError> {
+        let slice = match node {
+            PlanNode::Join { slice, .. } => *slice,
+            _ => None,
+        };
+        match self.joined(node, partitioned)? {
+            ControlFlow::Break(data) => Ok(data),
+            ControlFlow::Continue(parts) => sliced_parts(self.all_parts(parts)?, slice),
+        }
+    }
+
+    /// As [`Partitioned::join`] (of a join without a slice, whose rows the
+    /// nodes above may take as they come), the partitions of a join of
+    /// each partition with the whole other input as they are made, or
+    /// (`Break`) the result whole where it came whole.
+    pub(super) fn join_stream(
+        &mut self,
+        node: &PlanNode,
+        partitioned: JoinSide,
+    ) -> Result<ControlFlow<DataFrame, Stream>, ExecError> {
+        Ok(match self.joined(node, partitioned)? {
+            ControlFlow::Break(Data::Whole(df)) => ControlFlow::Break(df),
+            ControlFlow::Break(Data::Parts(parts)) => {
+                ControlFlow::Continue(Stream::Parts(parts.into_iter()))
+            }
+            ControlFlow::Continue(parts) => ControlFlow::Continue(parts),
+        })
+    }
+
+    /// The join `node`'s result (`Break`: whole, or by buckets, its slice
+    /// taken), or the stream of its partitions joined one by one with the
+    /// whole other input (its slice left to the caller).
+    fn joined(
+        &mut self,
+        node: &PlanNode,
+        partitioned: JoinSide,
+    ) -> Result<ControlFlow<Data, Stream>, ExecError> {
         let PlanNode::Join {
             left,
             right,
@@ -47,10 +83,11 @@ impl Partitioned<'_> {
             ..
         } = node
         else {
-            return self.on_whole_inputs(node);
+            return self.on_whole_inputs(node).map(ControlFlow::Break);
         };
         if !cut_allowed(node, left) || !cut_allowed(node, right) {
-            return self.on_device(node.clone()).map(Data::Whole);
+            let whole = self.on_device(node.clone())?;
+            return Ok(ControlFlow::Break(Data::Whole(whole)));
         }
         let numbered = [left, right].iter().any(|input| {
             input
@@ -98,10 +135,11 @@ impl Partitioned<'_> {
                     // A full join of small inputs, or of inputs that may
                     // not go to buckets: whole.
                     let inputs = vec![left_data.whole()?, right_data.whole()?];
-                    return self.on_device(over(node, inputs)).map(Data::Whole);
+                    let whole = self.on_device(over(node, inputs))?;
+                    return Ok(ControlFlow::Break(Data::Whole(whole)));
                 }
                 let out = self.join_buckets(node, &unsliced, left_data, right_data, put_back)?;
-                return sliced_parts(out, *slice);
+                return sliced_parts(out, *slice).map(ControlFlow::Break);
             }
         };
         // The other input first: its size decides how the join goes.
@@ -113,26 +151,26 @@ impl Partitioned<'_> {
                 _ => (parted_data, other_data),
             };
             let out = self.join_buckets(node, &unsliced, left_data, right_data, put_back)?;
-            return sliced_parts(out, *slice);
+            return sliced_parts(out, *slice).map(ControlFlow::Break);
         }
         // Each partition joined with the whole other input as it comes
         // (a file scan's as it is read).
-        let whole = other_data.whole()?;
-        let pair = |part: DataFrame| match partitioned {
-            JoinSide::Right => vec![whole.clone(), part],
-            _ => vec![part, whole.clone()],
-        };
-        let mut parts = match self.stream(parted)? {
+        let other = other_data.whole()?;
+        Ok(match self.stream(parted)? {
             ControlFlow::Break(part) => {
-                return self.on_device(over(node, pair(part))).map(Data::Whole);
+                let inputs = match partitioned {
+                    JoinSide::Right => vec![other, part],
+                    _ => vec![part, other],
+                };
+                ControlFlow::Break(Data::Whole(self.on_device(over(node, inputs))?))
             }
-            ControlFlow::Continue(parts) => parts,
-        };
-        let mut out = Vec::new();
-        while let Some(part) = self.next_part(&mut parts) {
-            out.push(self.on_device(over(&unsliced, pair(part?)))?);
-        }
-        sliced_parts(out, *slice)
+            ControlFlow::Continue(parts) => ControlFlow::Continue(Stream::Join {
+                join: Box::new(unsliced),
+                other,
+                side: partitioned,
+                source: Box::new(parts),
+            }),
+        })
     }
 
     /// The results of `unsliced` (the join `node` without its slice) over

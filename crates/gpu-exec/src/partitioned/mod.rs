@@ -259,7 +259,7 @@ fn rows_for_budget(root: &PlanNode, budget: u64) -> usize {
 
 /// A node's partitions, made as they are taken (at least one, maybe of
 /// no rows): the host holds one at a time where they are read from a file
-/// and run through chains of row-wise nodes.
+/// and run through chains of row-wise nodes and joins with a whole input.
 pub(crate) enum Stream {
     /// Partitions already made.
     Parts(std::vec::IntoIter<DataFrame>),
@@ -273,6 +273,14 @@ pub(crate) enum Stream {
         depth: usize,
         source: Box<Stream>,
         rows_before: u64,
+    },
+    /// The join `join` (without a slice) of each partition of `source`
+    /// with the whole `other` input, on the side `side` says.
+    Join {
+        join: Box<PlanNode>,
+        other: DataFrame,
+        side: JoinSide,
+        source: Box<Stream>,
     },
 }
 
@@ -463,11 +471,18 @@ impl Partitioned<'_> {
                 let parts = ScanParts::new(self.reader, scan, self.rows)?;
                 return Ok(ControlFlow::Continue(Stream::Scan(parts)));
             }
-            if matches!(
-                node.partitioning(),
-                Partitioning::RowWise | Partitioning::Numbered
-            ) {
-                return self.chain_stream(node);
+            match (node, node.partitioning()) {
+                (_, Partitioning::RowWise | Partitioning::Numbered) => {
+                    return self.chain_stream(node);
+                }
+                // (A join's slice needs all its rows.)
+                (PlanNode::Join { slice: None, .. }, Partitioning::LeftPartitioned) => {
+                    return self.join_stream(node, JoinSide::Left);
+                }
+                (PlanNode::Join { slice: None, .. }, Partitioning::RightPartitioned) => {
+                    return self.join_stream(node, JoinSide::Right);
+                }
+                _ => {}
             }
         }
         Ok(match self.run(node)? {
@@ -500,6 +515,22 @@ impl Partitioned<'_> {
                     .and_then(|plan| self.on_device(plan));
                 *rows_before += height;
                 Some(ran)
+            }
+            Stream::Join {
+                join,
+                other,
+                side,
+                source,
+            } => {
+                let part = match self.next_part(source)? {
+                    Ok(part) => part,
+                    Err(e) => return Some(Err(e)),
+                };
+                let inputs = match side {
+                    JoinSide::Right => vec![other.clone(), part],
+                    _ => vec![part, other.clone()],
+                };
+                Some(self.on_device(over(join, inputs)))
             }
         }
     }

@@ -135,7 +135,7 @@ fn assert_scans(scan: LazyFrame, right: LazyFrame, counted: bool) {
         (
             "a join of two scans, in the left's order",
             scan.clone().join(
-                right.select([col("k"), col("t").alias("name")]),
+                right.clone().select([col("k"), col("t").alias("name")]),
                 [col("k")],
                 [col("k")],
                 JoinArgs {
@@ -161,8 +161,28 @@ fn assert_scans(scan: LazyFrame, right: LazyFrame, counted: bool) {
     }
     assert_scanned(
         "a group-by of sums aggregated per partition",
-        scan.group_by_stable([col("s")])
-            .agg([col("v").sum(), col("k").count(), col("d").max()]),
+        scan.clone().group_by_stable([col("s")]).agg([
+            col("v").sum(),
+            col("k").count(),
+            col("d").max(),
+        ]),
+        true,
+        counted,
+    );
+    assert_scanned(
+        "a join's partitions aggregated as they come",
+        scan.filter(col("k").is_not_null())
+            .join(
+                right.select([col("k"), col("v").alias("rv")]),
+                [col("k")],
+                [col("k")],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::Left,
+                    ..JoinArgs::new(JoinType::Inner)
+                },
+            )
+            .group_by_stable([col("s")])
+            .agg([col("rv").sum(), col("k").count()]),
         true,
         counted,
     );
