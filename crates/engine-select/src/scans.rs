@@ -88,14 +88,14 @@ pub(crate) fn left_to_partitions(
     left
 }
 
-/// Bytes a row of a CSV file takes, about, for each of its columns.
-const CSV_BYTES_PER_VALUE: u64 = 8;
+/// Bytes a value takes in a file, about (a CSV field and its separator).
+const FILE_BYTES_PER_VALUE: u64 = 8;
 
-/// Gives the scan `node`, where Polars has no estimate of its rows (a CSV
-/// scan of a schema the user gave, which Polars reads nothing of before
-/// running), one from the bytes of its files on disk: a row of
-/// [`CSV_BYTES_PER_VALUE`] bytes a column, so that it is sized as about
-/// the bytes of its files.
+/// Gives the scan `node`, where Polars has no estimate of its rows (a scan
+/// of a schema the user gave, such as a CSV scan's, of which Polars reads
+/// nothing before running), one from the bytes of its files on disk: a row
+/// of [`FILE_BYTES_PER_VALUE`] bytes a column, so that it is sized as
+/// about the bytes of its files.
 fn estimate_rows(node: Node, lp_arena: &mut Arena<IR>) {
     let IR::Scan {
         sources, file_info, ..
@@ -116,7 +116,7 @@ fn estimate_rows(node: Node, lp_arena: &mut Arena<IR>) {
             Err(_) => return,
         }
     }
-    let row_bytes = CSV_BYTES_PER_VALUE * file_info.schema.len().max(1) as u64;
+    let row_bytes = FILE_BYTES_PER_VALUE * file_info.schema.len().max(1) as u64;
     file_info.row_estimation = (
         None,
         usize::try_from(bytes / row_bytes).unwrap_or(usize::MAX),

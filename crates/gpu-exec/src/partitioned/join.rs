@@ -1,13 +1,12 @@
 //! Joins over partitions: one input in partitions against the whole other, or both inputs in buckets by their keys.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use ir_lower::{GpuDtype, JoinKind, JoinOrder, OutputColumn, OutputSchema, PlanNode};
 use polars::prelude::{Column, DataFrame, SortMultipleOptions};
 
 use super::buckets::ROW;
-use std::ops::ControlFlow;
-
 use super::{Data, Partitioned, Stream, cut_allowed, over, slice_data};
 use crate::error::ExecError;
 
