@@ -201,7 +201,12 @@ impl ScanReader for PolarsScanReader {
                 chunk_size: NonZeroUsize::new(rows),
             }),
         });
-        let reading = std::thread::spawn(move || {
+        // (Polars builds and runs the query recursively, deep for wide plans
+        // and nested types, on the thread that executes it.)
+        let reading = std::thread::Builder::new()
+            .name("polars-gpu-scan".into())
+            .stack_size(READER_STACK_BYTES);
+        let reading = reading.spawn(move || {
             let build = polars::lazy::frame::BUILD_STREAMING_EXECUTOR.ok_or_else(
                 || polars_err!(ComputeError: "Polars' streaming engine is not built in"),
             );
@@ -212,7 +217,7 @@ impl ScanReader for PolarsScanReader {
             if let Err(e) = read {
                 failed.send(Err(e)).ok();
             }
-        });
+        })?;
         Ok(Box::new(ScanPartitions {
             parts: Some(parts),
             reading: Some(reading),
@@ -221,6 +226,9 @@ impl ScanReader for PolarsScanReader {
         }))
     }
 }
+
+/// The stack of the thread that reads a scan in partitions.
+const READER_STACK_BYTES: usize = 64 << 20;
 
 /// A scan's partitions as Polars' streaming engine, running on a thread of
 /// its own, hands them over ([`PolarsScanReader::stream`]).

@@ -52,9 +52,8 @@ pub(crate) fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExp
             return;
         }
         // A program deeper than the kernel's stack: its children that run
-        // on their own (not columns or literals, which take one place of
-        // the stack as they are) become parts, each split again where it
-        // is too deep itself.
+        // as programs of their own (not columns or literals, which take one
+        // place of the stack as they are) become parts.
         let too_deep = compile(expr, None).is_err_and(|why| gpu_runtime::expr::too_deep(&why));
         for child in expr.children_mut() {
             if too_deep && deep_part(child, width) {
@@ -76,18 +75,14 @@ pub(crate) fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExp
 }
 
 /// Whether `expr`, a part of a program deeper than the kernel's stack,
-/// runs on its own first (of the first `width` columns): not a column or
-/// a literal, not text or nested, no aggregation, not reading group
-/// lengths, and evaluable (as a program, or split again where it is too
-/// deep itself).
+/// runs as a program of its own (of the first `width` columns): not a
+/// column or a literal, not text, not reading group lengths.
 fn deep_part(expr: &GpuExpr, width: usize) -> bool {
     !matches!(expr.kind, ExprKind::Column { .. } | ExprKind::Literal(_))
         && expr.dtype != GpuDtype::String
-        && !expr.dtype.is_nested()
-        && !expr.has_aggregation()
         && !reads_group_lengths(expr)
         && reads_only_below(expr, width)
-        && evaluable(expr).is_ok()
+        && compile(expr, None).is_ok()
 }
 
 /// Whether every column `expr` reads is one of the first `width`.
