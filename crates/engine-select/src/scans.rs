@@ -222,7 +222,7 @@ impl ScanReader for PolarsScanReader {
             parts: Some(parts),
             reading: Some(reading),
             schema,
-            given: 0,
+            any: false,
         }))
     }
 }
@@ -237,7 +237,8 @@ struct ScanPartitions {
     reading: Option<JoinHandle<()>>,
     /// The scan's columns, for a result of no rows.
     schema: SchemaRef,
-    given: usize,
+    /// Whether a partition was handed over.
+    any: bool,
 }
 
 impl Iterator for ScanPartitions {
@@ -245,7 +246,7 @@ impl Iterator for ScanPartitions {
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Ok(part) = self.parts.as_ref()?.recv() {
-            self.given += 1;
+            self.any = true;
             return Some(part);
         }
         // Every sender is gone: the read has ended, or panicked.
@@ -260,8 +261,8 @@ impl Iterator for ScanPartitions {
             ));
         }
         // At least one partition, maybe of no rows.
-        (self.given == 0).then(|| {
-            self.given += 1;
+        (!self.any).then(|| {
+            self.any = true;
             Ok(DataFrame::empty_with_schema(&self.schema))
         })
     }

@@ -213,15 +213,12 @@ fn reads_only(node: Node, held: &[PlSmallStr], arena: &Arena<AExpr>) -> bool {
 /// Whether the expression `node` reads any column, where it reads only
 /// those of `held` (`None` where it reads another).
 fn reads_within(node: Node, held: &[PlSmallStr], arena: &Arena<AExpr>) -> Option<bool> {
-    use polars_plan::plans::ArenaExprIter;
     let mut reads = false;
-    for (_, part) in arena.iter(node) {
-        if let AExpr::Column(name) = part {
-            if !held.contains(name) {
-                return None;
-            }
-            reads = true;
+    for name in polars_plan::utils::aexpr_to_leaf_names_iter(node, arena) {
+        if !held.contains(name) {
+            return None;
         }
+        reads = true;
     }
     Some(reads)
 }
