@@ -188,6 +188,7 @@ fn on_the_cpu_after_mixed(
         executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
         fallback_reasons: reasons,
         partitioned: None,
+        spilled: Default::default(),
     };
     Ok((df, report))
 }
@@ -204,7 +205,7 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
     let mut decision: Option<Result<Option<ExecutedBy>, EngineError>> = None;
     let mut reasons = Vec::new();
     let mut without_cse = false;
-    let mut partitioned = None;
+    let mut ran = gpu_exec::ExecRun::default();
     let on_the_cpu = lf.clone();
     let run = std::panic::AssertUnwindSafe(|| {
         lf._collect_post_opt(|root, lp_arena, expr_arena, _| {
@@ -230,13 +231,13 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
                 Ok(gpu::Attempt::Ran(df, executed_by, run)) => {
                     // The GPU's result replaces the plan: Polars just hands it back.
                     gpu::put_frame(lp_arena, root, df);
-                    partitioned = run;
+                    ran = run;
                     Ok(Some(executed_by))
                 }
                 Ok(gpu::Attempt::Mixed(executed_by, why, run)) => {
                     // The plan now holds the device's results: Polars runs the rest.
                     reasons = why;
-                    partitioned = run;
+                    ran = run;
                     Ok(Some(executed_by))
                 }
                 Ok(gpu::Attempt::FellBack(why)) => {
@@ -312,7 +313,8 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
             CollectReport {
                 executed_by,
                 fallback_reasons: reasons,
-                partitioned,
+                partitioned: ran.partitioned,
+                spilled: ran.spilled,
             },
         )),
         Some(Ok(None)) if reasons.is_empty() => Err(EngineError::Internal(
@@ -341,6 +343,7 @@ fn collect_hooked(lf: LazyFrame, resolved: &ResolvedGpu) -> Result<Hooked, Engin
                     executed_by: ExecutedBy::Cpu(CpuEngine::InMemory),
                     fallback_reasons: reasons,
                     partitioned: None,
+                    spilled: Default::default(),
                 },
             ))
         }

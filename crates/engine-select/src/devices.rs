@@ -150,6 +150,7 @@ pub(crate) fn context(
             stream: started.device.create_stream()?,
             side_stream: Some(started.device.create_stream()?),
             copy_stream: Some(started.device.create_stream()?),
+            spill_kept: false,
         };
         Ok((context, started.budget))
     })

@@ -225,6 +225,7 @@ pub struct GpuEngine {
     executor: Executor,
     device_memory_limit: Option<u64>,
     partition_rows: Option<usize>,
+    spill_kept_results: bool,
 }
 
 /// A [`GpuEngine`] with its environment applied and validated.
@@ -237,6 +238,7 @@ pub(crate) struct ResolvedGpu {
     pub executor: Executor,
     pub device_memory_limit: Option<u64>,
     pub partition_rows: Option<usize>,
+    pub spill_kept_results: bool,
     /// Whether a plan whose common subexpressions the device cannot run is
     /// tried again without them (see `collect_gpu`).
     pub retry_without_cse: bool,
@@ -308,6 +310,15 @@ impl GpuEngine {
     /// tests and tuning).
     pub fn with_partition_rows(mut self, rows: usize) -> Self {
         self.partition_rows = Some(rows);
+        self
+    }
+
+    /// Moves every result the executor keeps for later (a join's left side
+    /// while its right side runs, a shared subplan's between its uses) to
+    /// host memory at once and back when used, not only when device memory
+    /// runs short: slower, for tests (the fuzzer runs some cases so).
+    pub fn with_spill_kept_results(mut self, spill: bool) -> Self {
+        self.spill_kept_results = spill;
         self
     }
 
@@ -405,6 +416,7 @@ impl GpuEngine {
             executor: self.executor,
             device_memory_limit: self.device_memory_limit,
             partition_rows: self.partition_rows,
+            spill_kept_results: self.spill_kept_results,
             retry_without_cse: true,
         })
     }

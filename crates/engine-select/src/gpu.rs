@@ -1,6 +1,6 @@
 //! The GPU path of a collect: start the device lazily, lower the plan, and run it or say why not.
 
-use gpu_exec::{ExecError, PartitionedRun};
+use gpu_exec::{ExecError, ExecRun};
 use gpu_runtime::RuntimeError;
 use polars::prelude::DataFrame;
 use polars_plan::plans::{AExpr, ArenaLpIter, IR};
@@ -17,10 +17,10 @@ use gpu_runtime::memory::LimitResource;
 pub(crate) enum Attempt {
     /// It ran the plan: the result, where, and what the partitioned
     /// executor did, if it ran.
-    Ran(DataFrame, ExecutedBy, Option<PartitionedRun>),
+    Ran(DataFrame, ExecutedBy, ExecRun),
     /// It ran the parts it can and put their results in the plan in their
     /// place; Polars' engine runs the rest, for these reasons.
-    Mixed(ExecutedBy, Vec<FallbackReason>, Option<PartitionedRun>),
+    Mixed(ExecutedBy, Vec<FallbackReason>, ExecRun),
     /// It could not: every reason.
     FellBack(Vec<FallbackReason>),
     /// It cannot run the plan whole, which holds Polars' common
@@ -205,14 +205,15 @@ pub(crate) fn attempt(
     if let Some(limit) = gpu.device_memory_limit {
         context.memory = std::sync::Arc::new(LimitResource::new(context.memory, limit));
     }
+    context.spill_kept = gpu.spill_kept_results;
     let options = exec_options(gpu, budget, scan_reader);
     // All subplans run before any replaces its part of the plan: a failure
     // leaves the plan whole for the CPU.
     let mut frames = Vec::with_capacity(subplans.len());
-    let mut partitioned: Option<PartitionedRun> = None;
+    let mut ran_so_far = ExecRun::default();
     for (node, plan) in &subplans {
         let ran = run(plan, &context, &options, gpu).map(|(df, run)| {
-            partitioned = combined(partitioned, run);
+            ran_so_far = ran_so_far.combined(run);
             df
         });
         match ran {
@@ -232,7 +233,7 @@ pub(crate) fn attempt(
     }
     if whole && let Some((_, df)) = frames.pop() {
         let executed_by = ExecutedBy::Gpu { device, emulated };
-        return Ok(Attempt::Ran(df, executed_by, partitioned));
+        return Ok(Attempt::Ran(df, executed_by, ran_so_far));
     }
     for (node, df) in frames {
         put_frame(lp_arena, node, df);
@@ -242,7 +243,7 @@ pub(crate) fn attempt(
         emulated,
         subplans: subplans.len(),
     };
-    Ok(Attempt::Mixed(executed_by, reasons, partitioned))
+    Ok(Attempt::Mixed(executed_by, reasons, ran_so_far))
 }
 
 /// How the executor runs plans for `gpu`, on a device whose budget is
@@ -264,25 +265,6 @@ fn exec_options(
     }
 }
 
-/// What the partitioned executor did over subplans, put together: the
-/// device runs of all, the smallest partitions.
-fn combined(
-    before: Option<PartitionedRun>,
-    this: Option<PartitionedRun>,
-) -> Option<PartitionedRun> {
-    match (before, this) {
-        (Some(a), Some(b)) => Some(PartitionedRun {
-            device_runs: a.device_runs + b.device_runs,
-            rows_per_partition: a.rows_per_partition.min(b.rows_per_partition),
-            smaller_after_out_of_memory: a
-                .smaller_after_out_of_memory
-                .max(b.smaller_after_out_of_memory),
-            file_partitions: a.file_partitions + b.file_partitions,
-        }),
-        (a, b) => a.or(b),
-    }
-}
-
 /// Runs `plan` on the device: its result, or the reason to fall back (out
 /// of memory, a driver failure, data the query rejects: Polars then raises
 /// its own error; data whose answer depends on what only Polars knows; or a
@@ -293,7 +275,7 @@ fn run(
     context: &gpu_exec::ExecContext,
     options: &gpu_exec::ExecOptions,
     gpu: &ResolvedGpu,
-) -> Result<(DataFrame, Option<PartitionedRun>), FallbackReason> {
+) -> Result<(DataFrame, ExecRun), FallbackReason> {
     gpu_exec::execute_with(plan, context, options).map_err(|e| match e {
         ExecError::Runtime(e) => device_failure(e, gpu),
         ExecError::InvalidData(message) => reason(

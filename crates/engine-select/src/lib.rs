@@ -32,5 +32,5 @@ pub use collect::{LazyFrameExt, collect_all_with, collect_all_with_report};
 pub use engine::{DeviceKind, Engine, Executor, GpuEngine, MemoryResource, parse_byte_size};
 pub use error::EngineError;
 pub use gpu::explain_gpu;
-pub use gpu_exec::PartitionedRun;
+pub use gpu_exec::{PartitionedRun, Spilled};
 pub use report::{CollectReport, CpuEngine, ExecutedBy, FallbackKind, FallbackReason};

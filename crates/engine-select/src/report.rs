@@ -142,6 +142,11 @@ pub struct CollectReport {
     /// device's part of a mixed plan); `None` where the in-memory executor
     /// did.
     pub partitioned: Option<gpu_exec::PartitionedRun>,
+    /// What the spill manager moved to host memory while device memory ran
+    /// short (results kept for later: shared subplans' between their uses,
+    /// a join's left side while its right side ran); zero where it moved
+    /// nothing.
+    pub spilled: gpu_exec::Spilled,
 }
 
 impl CollectReport {
@@ -150,6 +155,7 @@ impl CollectReport {
             executed_by: ExecutedBy::Cpu(engine),
             fallback_reasons: Vec::new(),
             partitioned: None,
+            spilled: Default::default(),
         }
     }
 
@@ -178,6 +184,13 @@ impl fmt::Display for CollectReport {
                     run.smaller_after_out_of_memory
                 )?;
             }
+        }
+        if self.spilled.frames > 0 {
+            write!(
+                f,
+                "\nspilled: {} results ({} bytes) to host memory while device memory ran short",
+                self.spilled.frames, self.spilled.bytes
+            )?;
         }
         if self.fell_back() {
             write!(

@@ -16,7 +16,7 @@ use gpu_runtime::ops::{
     Comparison, DeviceStrings, DfaTables, GatheredLists, JoinIndices, JoinKind as DeviceJoin,
     Logic, Multipliable, Ops, PARSE_YEAR, Pattern, StringMatch,
 };
-use gpu_runtime::{Event, RuntimeError, Stream, WorkCounts};
+use gpu_runtime::{Event, RuntimeError, WorkCounts};
 use ir_lower::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, ExprKind, FormatPart, GpuDtype, GpuExpr,
     GpuPlan, Held, JoinKind, JoinOrder, Keep, ListFunction, NamedExpr, OutputSchema, PlanNode,
@@ -26,6 +26,7 @@ use polars::prelude::DataFrame;
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::column::{Child, DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::{GroupShape, compile, reads_group_lengths};
@@ -41,6 +42,7 @@ mod frames;
 mod groups;
 mod keys;
 mod node;
+mod spill;
 mod support;
 
 pub(crate) use expr::cast_to;
@@ -49,6 +51,8 @@ use frames::*;
 use groups::*;
 use keys::*;
 use node::*;
+pub use spill::Spilled;
+use spill::{Kept, SpillStore};
 pub use support::unsupported;
 use support::*;
 
@@ -86,30 +90,46 @@ pub(crate) fn lists_read_whole(plan: &GpuPlan) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// [`execute`], also giving how many in-memory inputs were uploaded ahead
-/// of their use (see `ExecContext::copy_stream`).
-fn execute_counting(plan: &GpuPlan, ctx: &ExecContext) -> Result<(DataFrame, usize), ExecError> {
-    let (df, (), uploaded_ahead) = run_plan(plan, ctx, |_, frame| {
+/// [`execute`], also giving what else the run did.
+pub(crate) fn execute_counting(
+    plan: &GpuPlan,
+    ctx: &ExecContext,
+) -> Result<(DataFrame, RunCounts), ExecError> {
+    let (df, (), counts) = run_plan(plan, ctx, |_, frame| {
         Ok((held_as_polars_holds(frame.to_dataframe()?, &plan.root)?, ()))
     })?;
-    Ok((df, uploaded_ahead))
+    Ok((df, counts))
+}
+
+/// What a run of a plan did besides its result.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RunCounts {
+    /// In-memory inputs uploaded ahead of their use (see
+    /// `ExecContext::copy_stream`; the profile prints it, tests read it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) uploaded_ahead: usize,
+    /// What the spill manager moved to host memory.
+    pub(crate) spilled: Spilled,
 }
 
 /// Runs `plan` on the device and hands its result to `finish` (with an
 /// executor over the same context), which brings it back: the frame
-/// `finish` makes, what else it gives, and how many in-memory inputs were
-/// uploaded ahead of their use. The checks the operators left for the end
-/// fail the run once `finish` has its frame on the host.
+/// `finish` makes, what else it gives, and what else the run did. The
+/// checks the operators left for the end fail the run once `finish` has
+/// its frame on the host. Everything the run allocates goes through its
+/// spill manager (`spill`).
 pub(crate) fn run_plan<T>(
     plan: &GpuPlan,
     ctx: &ExecContext,
     finish: impl FnOnce(&Executor<'_>, DeviceFrame) -> Result<(DataFrame, T), ExecError>,
-) -> Result<(DataFrame, T, usize), ExecError> {
+) -> Result<(DataFrame, T, RunCounts), ExecError> {
     let reasons = unsupported(plan);
     if !reasons.is_empty() {
         let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
         return Err(ExecError::Unsupported(reasons.join("; ")));
     }
+    let (store, ctx) = SpillStore::over(ctx);
+    let ctx = &ctx;
     let mut uses = HashMap::new();
     count_cache_uses(&plan.root, &mut uses);
     let profiling = std::env::var(PROFILE_VAR).is_ok_and(|v| !matches!(v.trim(), "" | "0"));
@@ -117,6 +137,7 @@ pub(crate) fn run_plan<T>(
         RefCell::new(Shared {
             uses: uses.clone(),
             frames: HashMap::new(),
+            spill: store.clone(),
             checks: Vec::new(),
             profile: profiling.then(Profile::default),
         })
@@ -135,6 +156,7 @@ pub(crate) fn run_plan<T>(
                 stream: copy_stream.clone(),
                 side_stream: None,
                 copy_stream: None,
+                spill_kept: ctx.spill_kept,
             };
             let ahead = std::thread::scope(|s| {
                 s.spawn(|| {
@@ -160,6 +182,7 @@ pub(crate) fn run_plan<T>(
                 // executor reaches it (what it held of the first try is
                 // freed first).
                 Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => {
+                    store.clear();
                     shared = fresh();
                     run(&shared, None).map(|frame| (frame, 0))
                 }
@@ -170,12 +193,19 @@ pub(crate) fn run_plan<T>(
     }?;
     let started = std::time::Instant::now();
     let (df, extra) = finish(&Executor::new(ctx, &shared, None), frame)?;
+    let spilled = store.spilled();
     if let Some(profile) = &shared.borrow().profile {
         eprintln!("{}", profile.render(started.elapsed(), df.height()));
         eprintln!(
             "{uploaded_ahead} of {} in-memory inputs uploaded ahead of their use",
             scans.len()
         );
+        if spilled.frames > 0 {
+            eprintln!(
+                "{} kept results ({} bytes) spilled to host memory, {} bytes brought back",
+                spilled.frames, spilled.bytes, spilled.restored_bytes
+            );
+        }
     }
     // The result is on the host, so every launch has finished.
     for (flag, what, failure) in &shared.borrow().checks {
@@ -183,7 +213,11 @@ pub(crate) fn run_plan<T>(
             return Err(failure(what.clone()));
         }
     }
-    Ok((df, extra, uploaded_ahead))
+    let counts = RunCounts {
+        uploaded_ahead,
+        spilled,
+    };
+    Ok((df, extra, counts))
 }
 
 /// Whether Polars holds a column of `node`'s output as one value (a
@@ -379,9 +413,12 @@ fn count_cache_uses(node: &PlanNode, uses: &mut HashMap<String, usize>) {
 struct Shared {
     /// Uses of each shared subplan (cache) not served yet.
     uses: HashMap<String, usize>,
-    /// Results of shared subplans, with the stream that made them, until
-    /// their last use.
-    frames: HashMap<String, (DeviceFrame, Stream)>,
+    /// Results of shared subplans, kept in the spill manager until their
+    /// last use.
+    frames: HashMap<String, Kept>,
+    /// The spill manager: frames kept for later, spilled to host memory
+    /// when device memory runs short.
+    spill: Arc<SpillStore>,
     /// The failure flag of every launch that checks values (strict casts),
     /// with what it checks and the error a raised flag gives (invalid data,
     /// or values the device cannot answer for as Polars would); read once
@@ -653,23 +690,24 @@ impl Executor<'_> {
     }
 
     /// The frames of independent inputs (of a union or an hconcat), in
-    /// order: the first on this stream, the others on the side stream.
+    /// order: the first on this stream, the others on the side stream;
+    /// each kept in the spill manager while the next ones run.
     fn run_each(&self, inputs: &[PlanNode]) -> Result<Vec<DeviceFrame>, ExecError> {
-        inputs
-            .iter()
-            .enumerate()
-            .map(|(i, input)| {
-                if i == 0 {
-                    self.run(input)
-                } else {
-                    self.run_beside(input)
-                }
-            })
-            .collect()
+        let mut kept = Vec::with_capacity(inputs.len());
+        for (i, input) in inputs.iter().enumerate() {
+            let frame = if i == 0 {
+                self.run(input)?
+            } else {
+                self.run_beside(input)?
+            };
+            kept.push(self.keep(frame));
+        }
+        kept.into_iter().map(|kept| self.take_kept(kept)).collect()
     }
 
-    /// A shared subplan's result: run on its first use and kept on the
-    /// device; each later use gets a copy, the last one the kept frame.
+    /// A shared subplan's result: run on its first use and kept (in the
+    /// spill manager); each later use gets a copy, the last one the kept
+    /// frame.
     fn cached(&self, input: &PlanNode, id: &str) -> Result<DeviceFrame, ExecError> {
         let (left, kept) = {
             let mut shared = self.shared.borrow_mut();
@@ -679,34 +717,33 @@ impl Executor<'_> {
             });
             (left, shared.frames.remove(id))
         };
-        let Some((mut frame, made_on)) = kept else {
-            let frame = self.run(input)?;
-            if left == 0 {
-                return Ok(frame);
-            }
-            let copy = self.copy_frame(&frame)?;
-            self.shared
-                .borrow_mut()
-                .frames
-                .insert(id.to_owned(), (frame, self.ctx.stream.clone()));
-            return Ok(copy);
+        let frame = match kept {
+            None => self.run(input)?,
+            Some(kept) => self.take_kept(kept)?,
         };
         if left == 0 {
-            for column in &mut frame.columns {
-                column.move_to_stream(&self.ctx.stream, None)?;
-            }
             return Ok(frame);
         }
-        // Read on this stream after the frame was made on its own, and
-        // freed on its own only after this read.
-        self.ctx.stream.wait_for(&made_on)?;
         let copy = self.copy_frame(&frame)?;
-        made_on.wait_for(&self.ctx.stream)?;
-        self.shared
-            .borrow_mut()
-            .frames
-            .insert(id.to_owned(), (frame, made_on));
+        let kept = self.keep(frame);
+        self.shared.borrow_mut().frames.insert(id.to_owned(), kept);
         Ok(copy)
+    }
+
+    /// Keeps `frame` for later in the spill manager.
+    pub(crate) fn keep(&self, frame: DeviceFrame) -> Kept {
+        self.shared.borrow().spill.keep(frame)
+    }
+
+    /// A frame kept for later, on this executor's stream (uploaded again
+    /// there where it was spilled).
+    pub(crate) fn take_kept(&self, kept: Kept) -> Result<DeviceFrame, ExecError> {
+        let store = self.shared.borrow().spill.clone();
+        let mut frame = store.take(kept, self.ctx)?;
+        for column in &mut frame.columns {
+            column.move_to_stream(&self.ctx.stream, None)?;
+        }
+        Ok(frame)
     }
 
     /// A copy of `frame` on this executor's stream.
@@ -737,7 +774,7 @@ impl Executor<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
@@ -754,21 +791,26 @@ mod tests {
 
     /// A context on `device` with `memory`, a side stream, and a copy
     /// stream when asked.
-    fn context(device: &Device, memory: Arc<dyn MemoryResource>, copy_stream: bool) -> ExecContext {
+    pub(super) fn context(
+        device: &Device,
+        memory: Arc<dyn MemoryResource>,
+        copy_stream: bool,
+    ) -> ExecContext {
         ExecContext {
             memory,
             stream: device.create_stream().unwrap(),
             side_stream: Some(device.create_stream().unwrap()),
             copy_stream: copy_stream.then(|| device.create_stream().unwrap()),
+            spill_kept: false,
         }
     }
 
-    fn pool(device: &Arc<Device>) -> Arc<dyn MemoryResource> {
+    pub(super) fn pool(device: &Arc<Device>) -> Arc<dyn MemoryResource> {
         Arc::new(PoolResource::new(device.clone(), PoolOptions::default()).unwrap())
     }
 
     /// The output of a frame of two columns, an Int64 `k` and `second`.
-    fn k_and(second: (&str, GpuDtype)) -> OutputSchema {
+    pub(super) fn k_and(second: (&str, GpuDtype)) -> OutputSchema {
         [("k", GpuDtype::Int64), second]
             .into_iter()
             .map(|(name, dtype)| OutputColumn {
@@ -779,7 +821,7 @@ mod tests {
     }
 
     /// A scan of both columns of `df`.
-    fn scan(df: &DataFrame, schema: &OutputSchema) -> PlanNode {
+    pub(super) fn scan(df: &DataFrame, schema: &OutputSchema) -> PlanNode {
         PlanNode::DataFrameScan {
             df: Arc::new(df.clone()),
             projection: vec![0, 1],
@@ -816,7 +858,8 @@ mod tests {
         // there; without a copy stream, by the executor.
         for (copy_stream, ahead) in [(true, 3), (false, 0)] {
             let context = context(&device, pool(&device), copy_stream);
-            let (df, uploaded_ahead) = execute_counting(&plan, &context).unwrap();
+            let (df, counts) = execute_counting(&plan, &context).unwrap();
+            let uploaded_ahead = counts.uploaded_ahead;
             assert!(df.equals_missing(&expected), "{df}\n{expected}");
             assert_eq!(uploaded_ahead, ahead, "copy stream: {copy_stream}");
         }

@@ -18,7 +18,7 @@ mod prefetch;
 
 pub use column::{DeviceColumn, DeviceFrame, ExecContext, Values};
 pub use error::ExecError;
-pub use execute::{PREFETCH_VAR, PROFILE_VAR, execute, one_value_columns, unsupported};
+pub use execute::{PREFETCH_VAR, PROFILE_VAR, Spilled, execute, one_value_columns, unsupported};
 pub use partitioned::{
-    ExecOptions, ExecutorChoice, PartitionedRun, ScanReader, ScanStream, execute_with,
+    ExecOptions, ExecRun, ExecutorChoice, PartitionedRun, ScanReader, ScanStream, execute_with,
 };

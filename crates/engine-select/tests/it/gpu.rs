@@ -3,8 +3,9 @@
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
 //! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `null_type`, `strings`,
 //! `temporal`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
-//! partitioned executor), `partitioned_scans` (Parquet scans it reads in
-//! ranges of rows), `unpivot`.
+//! partitioned executor), `partitioned_scans` (file scans it reads in
+//! partitions), `spilling` (results kept for later moved to host memory),
+//! `unpivot`.
 
 use engine_select::{
     DeviceKind, Engine, EngineError, ExecutedBy, FallbackKind, GpuEngine, LazyFrameExt,
@@ -33,6 +34,7 @@ mod partitioned_scans;
 mod replace;
 mod rolling;
 mod row_order;
+mod spilling;
 mod strings;
 mod structs;
 mod temporal;

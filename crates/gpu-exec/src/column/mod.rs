@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use crate::error::ExecError;
 
 pub(crate) mod lists;
+pub(crate) mod spilled;
 mod structs;
 
 /// Where device work goes: a stream and the memory resource to allocate from.
@@ -36,6 +37,10 @@ pub struct ExecContext {
     /// to `stream` through an event (see `PREFETCH_VAR`). `None`: inputs
     /// upload when the executor reaches them.
     pub copy_stream: Option<Stream>,
+    /// Moves every frame the executor keeps for later to host memory at
+    /// once (tests: spilling on every query); `false`: only when device
+    /// memory runs short (see `execute/spill.rs`).
+    pub spill_kept: bool,
 }
 
 impl ExecContext {
@@ -48,6 +53,7 @@ impl ExecContext {
             stream: side,
             side_stream: Some(self.stream.clone()),
             copy_stream: self.copy_stream.clone(),
+            spill_kept: self.spill_kept,
         })
     }
 }
@@ -714,6 +720,7 @@ mod tests {
             stream: device.create_stream().unwrap(),
             side_stream: None,
             copy_stream: None,
+            spill_kept: false,
         };
         let values: Vec<Option<String>> = (0..150_000)
             .map(|i| (i % 5 != 0).then(|| "ü".repeat(i % 17)))

@@ -39,7 +39,7 @@ use polars::prelude::DataFrame;
 
 use crate::column::ExecContext;
 use crate::error::ExecError;
-use crate::execute::{execute, held_as_polars_holds, holds_one_value};
+use crate::execute::{Spilled, execute_counting, held_as_polars_holds, holds_one_value};
 use gpu_runtime::RuntimeError;
 
 mod aggregate;
@@ -131,25 +131,65 @@ pub struct PartitionedRun {
     pub file_partitions: usize,
 }
 
+/// What a run of a plan did besides its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ExecRun {
+    /// What the partitioned executor did, where it ran (`None`: in memory).
+    pub partitioned: Option<PartitionedRun>,
+    /// What the spill manager moved to host memory, over every device run.
+    pub spilled: Spilled,
+}
+
+impl ExecRun {
+    /// Two runs (of two subplans) put together: the device runs and
+    /// partitions of both, the smallest partitions, the spills of both.
+    pub fn combined(self, other: ExecRun) -> ExecRun {
+        let partitioned = match (self.partitioned, other.partitioned) {
+            (Some(a), Some(b)) => Some(PartitionedRun {
+                device_runs: a.device_runs + b.device_runs,
+                rows_per_partition: a.rows_per_partition.min(b.rows_per_partition),
+                smaller_after_out_of_memory: a
+                    .smaller_after_out_of_memory
+                    .max(b.smaller_after_out_of_memory),
+                file_partitions: a.file_partitions + b.file_partitions,
+            }),
+            (a, b) => a.or(b),
+        };
+        ExecRun {
+            partitioned,
+            spilled: self.spilled.plus(other.spilled),
+        }
+    }
+}
+
 /// Share of the memory budget one partition of an input may take.
 const PARTITION_SHARE: u64 = 8;
 /// Times a partitioned run that runs out of memory tries partitions four times smaller.
 const SMALLER_TRIES: usize = 2;
 
 /// Runs `plan` with the executor `options` choose: the result, and what
-/// the partitioned executor did where it ran (`None`: in memory).
+/// the run did (the partitioned executor, where it ran; the spill manager).
 pub fn execute_with(
     plan: &GpuPlan,
     ctx: &ExecContext,
     options: &ExecOptions,
-) -> Result<(DataFrame, Option<PartitionedRun>), ExecError> {
+) -> Result<(DataFrame, ExecRun), ExecError> {
     let reader = &options.scan_reader;
     let partitioned = |plan: &GpuPlan| {
         crate::execute::lists_read_whole(plan)?;
         let rows = options
             .partition_rows
             .unwrap_or_else(|| rows_for_budget(&plan.root, options.memory_budget));
-        execute_partitioned(plan, ctx, reader, rows, 0).map(|(df, run)| (df, Some(run)))
+        execute_partitioned(plan, ctx, reader, rows, 0)
+    };
+    let in_memory = |plan: &GpuPlan| {
+        execute_counting(plan, ctx).map(|(df, counts)| {
+            let run = ExecRun {
+                partitioned: None,
+                spilled: counts.spilled,
+            };
+            (df, run)
+        })
     };
     // In memory, file scans are read whole first.
     let whole = |plan: &GpuPlan| -> Result<GpuPlan, ExecError> {
@@ -159,16 +199,16 @@ pub fn execute_with(
         Ok(plan)
     };
     match options.executor {
-        ExecutorChoice::InMemory => execute(&whole(plan)?, ctx).map(|df| (df, None)),
+        ExecutorChoice::InMemory => in_memory(&whole(plan)?),
         ExecutorChoice::Partitioned => partitioned(plan),
         ExecutorChoice::Auto if input_bytes(&plan.root) > options.memory_budget / 2 => {
             partitioned(plan)
         }
         ExecutorChoice::Auto => {
             let plan = whole(plan)?;
-            match execute(&plan, ctx) {
+            match in_memory(&plan) {
                 Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => partitioned(&plan),
-                other => other.map(|df| (df, None)),
+                other => other,
             }
         }
     }
@@ -183,7 +223,7 @@ fn execute_partitioned(
     reader: &Reader,
     rows: usize,
     smaller: usize,
-) -> Result<(DataFrame, PartitionedRun), ExecError> {
+) -> Result<(DataFrame, ExecRun), ExecError> {
     let rows = rows.max(1);
     let mut executor = Partitioned {
         ctx,
@@ -191,6 +231,7 @@ fn execute_partitioned(
         rows,
         device_runs: 0,
         file_partitions: 0,
+        spilled: Spilled::default(),
         caches: HashMap::new(),
     };
     let result = executor
@@ -199,11 +240,14 @@ fn execute_partitioned(
     match result {
         Ok(df) => Ok((
             df,
-            PartitionedRun {
-                device_runs: executor.device_runs,
-                rows_per_partition: rows,
-                smaller_after_out_of_memory: smaller,
-                file_partitions: executor.file_partitions,
+            ExecRun {
+                partitioned: Some(PartitionedRun {
+                    device_runs: executor.device_runs,
+                    rows_per_partition: rows,
+                    smaller_after_out_of_memory: smaller,
+                    file_partitions: executor.file_partitions,
+                }),
+                spilled: executor.spilled,
             },
         )),
         Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. }))
@@ -337,6 +381,8 @@ pub(crate) struct Partitioned<'a> {
     rows: usize,
     device_runs: usize,
     file_partitions: usize,
+    /// What the device runs' spill managers moved to host memory.
+    spilled: Spilled,
     /// Results of shared subplans, by id.
     caches: HashMap<String, Data>,
 }
@@ -425,8 +471,13 @@ impl Partitioned<'_> {
     /// scans read whole first).
     fn on_device(&mut self, node: PlanNode) -> Result<DataFrame, ExecError> {
         self.device_runs += 1;
-        let node = scans::read_whole(node, self.reader)?;
-        execute(&GpuPlan { root: node }, self.ctx)
+        let plan = GpuPlan {
+            root: scans::read_whole(node, self.reader)?,
+        };
+        crate::execute::lists_read_whole(&plan)?;
+        let (df, counts) = execute_counting(&plan, self.ctx)?;
+        self.spilled = self.spilled.plus(counts.spilled);
+        Ok(df)
     }
 
     /// The partitions of `input`, `node`'s one input, to run `node` over;

@@ -23,5 +23,6 @@ pub fn context() -> ExecContext {
         stream,
         side_stream: None,
         copy_stream: None,
+        spill_kept: false,
     }
 }

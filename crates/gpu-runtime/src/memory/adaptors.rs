@@ -1,7 +1,8 @@
-//! Memory resource adaptors: statistics (current and peak bytes, counts) and a byte limit.
+//! Memory resource adaptors: statistics (current and peak bytes, counts), a byte limit, and spilling on out of memory.
 
-use std::sync::Arc;
+use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use crate::error::RuntimeError;
 use crate::memory::{DevicePtr, MemoryResource, aligned};
@@ -118,6 +119,57 @@ impl MemoryResource for LimitResource {
     unsafe fn deallocate(&self, ptr: DevicePtr, bytes: u64, stream: &Stream) {
         let size = aligned(bytes).unwrap_or(bytes);
         self.used.fetch_sub(size, Ordering::AcqRel);
+        // SAFETY: forwarded from the caller's guarantee; `ptr` came from `inner`.
+        unsafe { self.inner.deallocate(ptr, bytes, stream) }
+    }
+}
+
+/// Frees device memory on request, by moving what it holds to host memory
+/// (gpu-exec's spill manager: results kept for later).
+pub trait Spiller: Send + Sync + fmt::Debug {
+    /// Frees at least `wanted` bytes if it can: the bytes freed (0: it
+    /// could free nothing more now).
+    fn spill(&self, wanted: u64) -> u64;
+}
+
+/// Allocates from another resource; an allocation that fails for lack of
+/// memory asks the spiller to free some, then tries again, for as long as
+/// it frees any. The spiller is held weakly: what it holds keeps buffers of
+/// this resource alive, which keep this resource alive.
+#[derive(Debug)]
+pub struct SpillResource {
+    inner: Arc<dyn MemoryResource>,
+    spiller: Weak<dyn Spiller>,
+}
+
+impl SpillResource {
+    pub fn new(inner: Arc<dyn MemoryResource>, spiller: Weak<dyn Spiller>) -> Self {
+        SpillResource { inner, spiller }
+    }
+}
+
+impl MemoryResource for SpillResource {
+    fn allocate(&self, bytes: u64, stream: &Stream) -> Result<DevicePtr, RuntimeError> {
+        loop {
+            match self.inner.allocate(bytes, stream) {
+                Err(RuntimeError::OutOfMemory {
+                    requested,
+                    available,
+                }) => {
+                    let freed = self.spiller.upgrade().map_or(0, |s| s.spill(bytes));
+                    if freed == 0 {
+                        return Err(RuntimeError::OutOfMemory {
+                            requested,
+                            available,
+                        });
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+
+    unsafe fn deallocate(&self, ptr: DevicePtr, bytes: u64, stream: &Stream) {
         // SAFETY: forwarded from the caller's guarantee; `ptr` came from `inner`.
         unsafe { self.inner.deallocate(ptr, bytes, stream) }
     }

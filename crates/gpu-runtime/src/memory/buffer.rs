@@ -15,7 +15,7 @@ use crate::stream::{Event, Stream};
 /// # Safety
 /// Implement only for types with no padding, no pointers and no invalid bit
 /// patterns.
-pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
+pub unsafe trait DeviceCopy: Copy + Send + Sync + fmt::Debug + 'static {}
 
 macro_rules! device_copy {
     ($($t:ty),*) => {

@@ -4,7 +4,8 @@
 //! on a stream may be reused by later work on that stream at once, and by
 //! another stream only after that stream waits for the first one. Resources
 //! stack: [`PoolResource`] sub-allocates chunks from a device,
-//! [`StatisticsResource`] counts, [`LimitResource`] caps. [`DeviceBuffer`]
+//! [`StatisticsResource`] counts, [`LimitResource`] caps, [`SpillResource`]
+//! asks a [`Spiller`] to free memory when an allocation fails. [`DeviceBuffer`]
 //! owns an allocation and frees it in stream order when dropped.
 
 mod adaptors;
@@ -15,10 +16,13 @@ mod values;
 use std::fmt;
 use std::sync::Arc;
 
-pub use adaptors::{LimitResource, MemoryStatistics, StatisticsResource};
+pub use adaptors::{LimitResource, MemoryStatistics, SpillResource, Spiller, StatisticsResource};
 pub use buffer::{DeviceBuffer, DeviceCopy, POISON_BYTE};
 pub use pool::{PoolOptions, PoolResource};
-pub use values::{Child, Values};
+pub use values::{
+    Child, ChildIn, HostValues, MoveBuffer, OnDevice, OnHost, Storage, ToDevice, ToHost, Values,
+    ValuesIn,
+};
 
 use crate::emulated::EmulatedDevice;
 use crate::error::RuntimeError;

@@ -472,3 +472,127 @@ fn pool_stays_bounded_while_queries_on_two_threads_drop_their_streams() {
         pool.reserved_bytes() >> 20
     );
 }
+
+/// Holds buffers allocated through a spill adaptor and drops them (as if
+/// moved to host memory) when asked to spill.
+#[derive(Debug, Default)]
+struct DroppingSpiller {
+    held: std::sync::Mutex<Vec<DeviceBuffer<u8>>>,
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+impl gpu_runtime::memory::Spiller for DroppingSpiller {
+    fn spill(&self, wanted: u64) -> u64 {
+        self.asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut held = self.held.lock().unwrap();
+        let mut freed = 0;
+        while freed < wanted
+            && let Some(buffer) = held.pop()
+        {
+            freed += buffer.len() as u64;
+        }
+        freed
+    }
+}
+
+#[test]
+fn spill_adaptor_frees_through_its_spiller_and_tries_again() {
+    use gpu_runtime::memory::{SpillResource, Spiller};
+    let pool: Arc<dyn MemoryResource> =
+        Arc::new(PoolResource::new(device(), PoolOptions::default()).unwrap());
+    let limit: Arc<dyn MemoryResource> = Arc::new(LimitResource::new(pool, 1 << 20));
+    let spiller = Arc::new(DroppingSpiller::default());
+    let weak: std::sync::Weak<dyn Spiller> = Arc::downgrade(&(spiller.clone() as Arc<dyn Spiller>));
+    let spilling: Arc<dyn MemoryResource> = Arc::new(SpillResource::new(limit.clone(), weak));
+    let stream = stream();
+    for _ in 0..3 {
+        let buffer = DeviceBuffer::<u8>::zeroed(256 << 10, spilling.clone(), &stream).unwrap();
+        spiller.held.lock().unwrap().push(buffer);
+    }
+    // 768 KiB held: 512 more fit only once the spiller frees one.
+    let big = DeviceBuffer::<u8>::zeroed(512 << 10, spilling.clone(), &stream).unwrap();
+    assert_eq!(spiller.held.lock().unwrap().len(), 1);
+    assert_eq!(spiller.asked.load(std::sync::atomic::Ordering::Relaxed), 1);
+    // More than the limit frees everything it can, then fails as out of memory.
+    match DeviceBuffer::<u8>::zeroed(2 << 20, spilling.clone(), &stream) {
+        Err(RuntimeError::OutOfMemory { requested, .. }) => assert_eq!(requested, 2 << 20),
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    assert!(spiller.held.lock().unwrap().is_empty());
+    drop(big);
+    // Without its spiller (dropped), the adaptor only forwards.
+    drop(spiller);
+    let fits = DeviceBuffer::<u8>::zeroed(1 << 20, spilling.clone(), &stream).unwrap();
+    assert!(matches!(
+        DeviceBuffer::<u8>::zeroed(1, spilling.clone(), &stream),
+        Err(RuntimeError::OutOfMemory { .. })
+    ));
+    drop(fits);
+}
+
+#[test]
+fn values_move_to_host_and_back_exactly() {
+    use gpu_runtime::memory::{Child, HostValues, ToDevice, ToHost, Values};
+    let resource: Arc<dyn MemoryResource> = Arc::new(DeviceResource::new(device()));
+    let stream = stream();
+    let up = |values: &[i64]| DeviceBuffer::from_host(values, resource.clone(), &stream).unwrap();
+    // Lists of texts (with a null text) and a struct of a boolean field.
+    let texts = Child {
+        len: 3,
+        values: Values::Str {
+            offsets: up(&[0, 2, 2, 5]),
+            bytes: DeviceBuffer::from_host(b"abcde", resource.clone(), &stream).unwrap(),
+        },
+        validity: Some(DeviceBuffer::from_host(&[0b101u32], resource.clone(), &stream).unwrap()),
+    };
+    let lists = Values::List {
+        offsets: up(&[0, 1, 3]),
+        child: Box::new(texts),
+    };
+    let fields = Values::Struct {
+        fields: vec![Child {
+            len: 2,
+            values: Values::Bits(
+                DeviceBuffer::from_host(&[0b10u32], resource.clone(), &stream).unwrap(),
+            ),
+            validity: None,
+        }],
+    };
+    let mut to_host = ToHost::default();
+    let host: Vec<HostValues> = vec![
+        lists.moved(&mut to_host).unwrap(),
+        fields.moved(&mut to_host).unwrap(),
+    ];
+    assert_eq!(to_host.bytes, 3 * 8 + 4 * 8 + 5 + 4 + 4);
+    let HostValues::List { offsets, child } = &host[0] else {
+        panic!("lists came back as {:?}", host[0]);
+    };
+    assert_eq!(offsets, &[0, 1, 3]);
+    assert!(matches!(&child.values, HostValues::Str { bytes, .. } if bytes == b"abcde"));
+    let mut to_device = ToDevice {
+        resource: &resource,
+        stream: &stream,
+        bytes: 0,
+    };
+    let back: Vec<Values> = host
+        .into_iter()
+        .map(|values| values.moved(&mut to_device).unwrap())
+        .collect();
+    assert_eq!(to_device.bytes, to_host.bytes);
+    let mut back = back.into_iter();
+    let Some(Values::List { offsets, child }) = back.next() else {
+        panic!("not lists");
+    };
+    assert_eq!(offsets.to_host().unwrap(), [0, 1, 3]);
+    let Values::Str { offsets, bytes } = child.values else {
+        panic!("not texts");
+    };
+    assert_eq!(offsets.to_host().unwrap(), [0, 2, 2, 5]);
+    assert_eq!(bytes.to_host().unwrap(), b"abcde");
+    assert_eq!(child.validity.unwrap().to_host().unwrap(), [0b101]);
+    let Some(Values::Struct { fields }) = back.next() else {
+        panic!("not a struct");
+    };
+    assert!(matches!(&fields[0].values, Values::Bits(bits) if bits.to_host().unwrap() == [0b10]));
+}

@@ -121,6 +121,9 @@ pub struct Compare {
     pub floats_close: bool,
     /// Where the GPU engine runs the query partitioned: rows per partition.
     pub partition_rows: Option<usize>,
+    /// Whether every result the executor keeps for later goes to host
+    /// memory and back (`GpuEngine::with_spill_kept_results`).
+    pub spill_kept: bool,
 }
 
 impl Compare {
@@ -575,7 +578,7 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
             .with_partition_rows(rows),
         None => under_test(),
     };
-    let engine = Engine::Gpu(engine);
+    let engine = Engine::Gpu(engine.with_spill_kept_results(how.spill_kept));
     let actual = match quietly(|| lf.clone().collect_with_report(&engine)) {
         // Polars' own panic, which the GPU engine's fallback passes on as
         // the CPU engine does, where Polars panics on some runs only (the

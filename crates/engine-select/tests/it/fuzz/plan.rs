@@ -571,6 +571,9 @@ pub struct Case {
     /// Where the tables are read from: memory, or files (which the
     /// partitioned executor reads in partitions).
     pub files: super::Files,
+    /// Whether every result the executor keeps for later goes to host
+    /// memory and back.
+    pub spill_kept: bool,
 }
 
 impl Case {
@@ -598,6 +601,7 @@ impl Case {
                 })
             }),
             partition_rows: self.partition_rows,
+            spill_kept: self.spill_kept,
         }
     }
 

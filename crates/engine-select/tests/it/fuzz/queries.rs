@@ -84,11 +84,16 @@ pub fn random_case(rng: &mut Rng) -> Case {
         .choose(rng)
         .unwrap(),
     };
+    // One case in four moves every result the executor keeps for later
+    // (a join's left side, a union's earlier inputs, a shared subplan's
+    // result) to host memory and back.
+    let spill_kept = rng.random_bool(0.25);
     Case {
         tables,
         plan,
         partition_rows,
         files,
+        spill_kept,
     }
 }
 

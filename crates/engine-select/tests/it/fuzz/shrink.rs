@@ -45,6 +45,12 @@ fn candidates(case: &Case) -> Vec<Case> {
             ..case.clone()
         });
     }
+    if case.spill_kept {
+        out.push(Case {
+            spill_kept: false,
+            ..case.clone()
+        });
+    }
     if case.files != Files::Memory {
         out.push(Case {
             files: Files::Memory,

@@ -613,6 +613,7 @@ fn sums_of_dates_datetimes_and_durations_of_differing_units_match_the_cpu() {
             ordered: true,
             floats_close: false,
             partition_rows: None,
+            spill_kept: false,
         },
     );
     assert_gpu_eq(

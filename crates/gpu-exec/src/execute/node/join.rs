@@ -98,8 +98,11 @@ impl Executor<'_> {
                 node.header()
             )));
         };
-        // The two sides on two streams.
-        let (left_frame, right_frame) = (self.run(left)?, self.run_beside(right)?);
+        // The two sides on two streams, the left one kept in the spill
+        // manager while the right one runs.
+        let left_frame = self.keep(self.run(left)?);
+        let right_frame = self.run_beside(right)?;
+        let left_frame = self.take_kept(left_frame)?;
         // Small integers hashed and compared as i64, booleans as u32, f32
         // as f64.
         let (left_on, right_on) = (&widened_join_keys(left_on), &widened_join_keys(right_on));

@@ -296,6 +296,7 @@ fn divisions_by_a_group_bys_literal_aggregations_through_projections_are_by_scal
             ordered: false,
             floats_close: false,
             partition_rows: None,
+            spill_kept: false,
         },
     );
 }

@@ -17,12 +17,14 @@ const ORDERED: Compare = Compare {
     ordered: true,
     floats_close: false,
     partition_rows: None,
+    spill_kept: false,
 };
 
 const UNORDERED: Compare = Compare {
     ordered: false,
     floats_close: false,
     partition_rows: None,
+    spill_kept: false,
 };
 
 /// In order, floats within docs/operations.md's bound.
@@ -30,6 +32,7 @@ const CLOSE: Compare = Compare {
     ordered: true,
     floats_close: true,
     partition_rows: None,
+    spill_kept: false,
 };
 
 fn ints(name: &str, values: &[Option<i64>]) -> Column {
