@@ -132,7 +132,7 @@ pub(crate) fn run_plan<T>(
     let ctx = &ctx;
     let mut uses = HashMap::new();
     count_cache_uses(&plan.root, &mut uses);
-    let profiling = std::env::var(PROFILE_VAR).is_ok_and(|v| !matches!(v.trim(), "" | "0"));
+    let profiling = profiling();
     let fresh = || {
         RefCell::new(Shared {
             uses: uses.clone(),
@@ -353,6 +353,11 @@ fn of_literals_only(expr: &GpuExpr) -> bool {
 /// reaches them, instead of ahead of their use on a copy stream while the
 /// executor computes (the default, where the context has a copy stream).
 pub const PREFETCH_VAR: &str = "POLARS_GPU_PREFETCH";
+
+/// Whether `POLARS_GPU_PROFILE` asks for profiles.
+pub(crate) fn profiling() -> bool {
+    std::env::var(PROFILE_VAR).is_ok_and(|v| !matches!(v.trim(), "" | "0"))
+}
 
 fn prefetching() -> bool {
     std::env::var(PREFETCH_VAR).map_or(true, |v| v.trim() != "0")

@@ -45,12 +45,14 @@ use gpu_runtime::RuntimeError;
 mod aggregate;
 mod buckets;
 mod join;
+mod profile;
 mod rows;
 mod scans;
 mod sort;
 mod top_k;
 
 use join::JoinSide;
+use profile::PartitionProfile;
 use scans::{Reader, ScanParts};
 pub use scans::{ScanReader, ScanStream};
 
@@ -233,10 +235,14 @@ fn execute_partitioned(
         file_partitions: 0,
         spilled: Spilled::default(),
         caches: HashMap::new(),
+        profile: crate::execute::profiling().then(PartitionProfile::default),
     };
     let result = executor
         .run(&plan.root)
         .and_then(|data| held_as_polars_holds(data.whole()?, &plan.root));
+    if let Some(profile) = &executor.profile {
+        eprintln!("{}", profile.render());
+    }
     match result {
         Ok(df) => Ok((
             df,
@@ -385,11 +391,26 @@ pub(crate) struct Partitioned<'a> {
     spilled: Spilled,
     /// Results of shared subplans, by id.
     caches: HashMap<String, Data>,
+    /// Each node's partitions, when `POLARS_GPU_PROFILE` asks for them.
+    profile: Option<PartitionProfile>,
 }
 
 impl Partitioned<'_> {
     /// `node`'s result, in partitions where it has a large input below it.
     fn run(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let Some(profile) = &mut self.profile else {
+            return self.run_node(node);
+        };
+        let started = profile.start(node, self.device_runs);
+        let data = self.run_node(node);
+        if let Some(profile) = &mut self.profile {
+            profile.end(started, data.as_ref().ok(), self.device_runs);
+        }
+        data
+    }
+
+    /// [`Partitioned::run`] without the profile.
+    fn run_node(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         if !self.splits(node) {
             return self.on_device(node.clone()).map(Data::Whole);
         }
