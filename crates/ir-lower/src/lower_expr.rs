@@ -285,6 +285,24 @@ impl ExprLowering<'_> {
                     Err(decided) => return decided,
                 };
                 if matches!(op, BinaryOp::EqMissing | BinaryOp::NotEqMissing) {
+                    // Operands of two types (a key of one type compared with
+                    // a literal of the other's, after Polars pushed a filter
+                    // to the other side of a join): refused as below.
+                    if left.dtype != right.dtype
+                        && ![&left, &right].iter().any(|side| {
+                            matches!(side.dtype, GpuDtype::Decimal(..) | GpuDtype::Null)
+                        })
+                    {
+                        return self.refuse(
+                            node,
+                            format!(
+                                "{} {} {} (operands of two types) is not supported on the GPU",
+                                left.dtype,
+                                op.symbol(),
+                                right.dtype
+                            ),
+                        );
+                    }
                     return Some(null_aware_equality(left, right, op == BinaryOp::EqMissing));
                 }
                 // Timestamps of two zones (or of a zone and none): Polars

@@ -366,3 +366,24 @@ fn fuzz_seed_1143_case_263() {
         assert!(answer.equals_missing(&lf.collect().unwrap()), "{answer}");
     }
 }
+
+/// A null-aware inequality Polars pushes through a coalescing join to the
+/// other side, where the key has another type than the literal
+/// (`col("s"):i32 != -1:i16`): the evaluator computes operands of one
+/// type, so it is refused as other comparisons of two types are. Seed 1264
+/// (case 34).
+#[test]
+fn null_aware_comparisons_of_two_types_are_refused_in_ir_lower() {
+    let t0 = df!("d" => [Some(i16::MAX), None::<i16>]).unwrap();
+    let t1 = df!("s" => [Some(i32::MAX)]).unwrap();
+    let args = JoinArgs {
+        nulls_equal: true,
+        maintain_order: MaintainOrderJoin::None,
+        ..JoinArgs::new(JoinType::Inner)
+    };
+    let lf = t0
+        .lazy()
+        .join(t1.lazy(), [col("d")], [col("s")], args)
+        .filter(lit(-1i64).neq_missing(col("d")));
+    assert_same_as_cpu(lf, UNORDERED);
+}
