@@ -61,7 +61,35 @@ use support::*;
 /// the host with Polars' reader).
 pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError> {
     lists_read_whole(plan)?;
-    execute_counting(plan, ctx).map(|(df, _)| df)
+    execute_counting(plan, ctx, None).map(|(df, _)| df)
+}
+
+/// An in-memory input kept on the device across runs of plans that scan
+/// it (a join's whole other input, joined with each partition of the
+/// first): each scan of it (all its columns) gets a copy on the device
+/// instead of an upload.
+pub(crate) struct Resident {
+    df: Arc<DataFrame>,
+    frame: DeviceFrame,
+    /// Recorded after its upload.
+    made: Event,
+    /// Scans that copied it.
+    copies: std::sync::atomic::AtomicUsize,
+}
+
+impl Resident {
+    /// `df` uploaded on `ctx`'s stream.
+    pub(crate) fn upload(df: Arc<DataFrame>, ctx: &ExecContext) -> Result<Resident, ExecError> {
+        let frame = DeviceFrame::from_dataframe(&df, None, ctx)?;
+        let made = Event::new();
+        made.record(&ctx.stream)?;
+        Ok(Resident {
+            df,
+            frame,
+            made,
+            copies: Default::default(),
+        })
+    }
 }
 
 /// Where `plan` sums lists in Polars' order (see
@@ -90,12 +118,14 @@ pub(crate) fn lists_read_whole(plan: &GpuPlan) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// [`execute`], also giving what else the run did.
+/// [`execute`], also giving what else the run did; the scans of
+/// `resident`'s frame copy it on the device.
 pub(crate) fn execute_counting(
     plan: &GpuPlan,
     ctx: &ExecContext,
+    resident: Option<&Resident>,
 ) -> Result<(DataFrame, RunCounts), ExecError> {
-    let (df, (), counts) = run_plan(plan, ctx, |_, frame| {
+    let (df, (), counts) = run_plan(plan, ctx, resident, |_, frame| {
         Ok((held_as_polars_holds(frame.to_dataframe()?, &plan.root)?, ()))
     })?;
     Ok((df, counts))
@@ -121,6 +151,7 @@ pub(crate) struct RunCounts {
 pub(crate) fn run_plan<T>(
     plan: &GpuPlan,
     ctx: &ExecContext,
+    resident: Option<&Resident>,
     finish: impl FnOnce(&Executor<'_>, DeviceFrame) -> Result<(DataFrame, T), ExecError>,
 ) -> Result<(DataFrame, T, RunCounts), ExecError> {
     let reasons = unsupported(plan);
@@ -143,9 +174,13 @@ pub(crate) fn run_plan<T>(
         })
     };
     let run = |shared: &RefCell<Shared>, uploads: Option<&Uploads>| {
-        Executor::new(ctx, shared, uploads).run(&plan.root)
+        Executor::new(ctx, shared, uploads, resident).run(&plan.root)
     };
-    let scans = scans_in_order(&plan.root);
+    // (A resident input is copied on the device, not uploaded.)
+    let scans: Vec<_> = scans_in_order(&plan.root)
+        .into_iter()
+        .filter(|(_, df, _)| !resident.is_some_and(|r| std::ptr::eq(*df, &*r.df)))
+        .collect();
     let copy_stream = ctx.copy_stream.as_ref().filter(|_| scans.len() > 1);
     let mut shared = fresh();
     let (frame, uploaded_ahead) = match copy_stream {
@@ -192,7 +227,7 @@ pub(crate) fn run_plan<T>(
         _ => run(&shared, None).map(|frame| (frame, 0)),
     }?;
     let started = std::time::Instant::now();
-    let (df, extra) = finish(&Executor::new(ctx, &shared, None), frame)?;
+    let (df, extra) = finish(&Executor::new(ctx, &shared, None, None), frame)?;
     let spilled = store.spilled();
     if let Some(profile) = &shared.borrow().profile {
         eprintln!("{}", profile.render(started.elapsed(), df.height()));
@@ -508,6 +543,8 @@ pub(crate) struct Executor<'a> {
     shared: &'a RefCell<Shared>,
     /// The plan's in-memory inputs, uploaded ahead, when they are.
     uploads: Option<&'a Uploads>,
+    /// An input already on the device, when there is one.
+    resident: Option<&'a Resident>,
     /// Whether the groups being aggregated are those of one key (a
     /// group-by's or a window's): Polars takes the groups of a key it holds
     /// marked sorted as slices of rows, on paths of their own (see
@@ -520,11 +557,13 @@ impl<'a> Executor<'a> {
         ctx: &'a ExecContext,
         shared: &'a RefCell<Shared>,
         uploads: Option<&'a Uploads>,
+        resident: Option<&'a Resident>,
     ) -> Self {
         Executor {
             ctx,
             shared,
             uploads,
+            resident,
             one_key_groups: Cell::new(false),
         }
     }
@@ -662,13 +701,29 @@ impl Executor<'_> {
         }
     }
 
-    /// An in-memory frame `df` (the scan `node`), uploaded ahead or now.
+    /// An in-memory frame `df` (the scan `node`), uploaded ahead or now,
+    /// or copied on the device where it is resident.
     fn scan(
         &self,
         node: &PlanNode,
         df: &DataFrame,
         projection: &[usize],
     ) -> Result<DeviceFrame, ExecError> {
+        if let Some(resident) = self.resident
+            && std::ptr::eq(df, &*resident.df)
+            && projection
+                .iter()
+                .copied()
+                .eq(0..resident.frame.columns.len())
+        {
+            // Read on this stream after its upload; freed on its own, once
+            // the runs that read it have ended.
+            resident.made.wait_on(&self.ctx.stream)?;
+            resident
+                .copies
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return self.copy_frame(&resident.frame);
+        }
         match self
             .uploads
             .and_then(|uploads| uploads.take(scan_key(node)))
@@ -768,6 +823,7 @@ impl Executor<'_> {
             ctx: &side,
             shared: self.shared,
             uploads: self.uploads,
+            resident: self.resident,
             one_key_groups: Cell::new(false),
         }
         .run(node)?;
@@ -863,11 +919,74 @@ pub(super) mod tests {
         // there; without a copy stream, by the executor.
         for (copy_stream, ahead) in [(true, 3), (false, 0)] {
             let context = context(&device, pool(&device), copy_stream);
-            let (df, counts) = execute_counting(&plan, &context).unwrap();
+            let (df, counts) = execute_counting(&plan, &context, None).unwrap();
             let uploaded_ahead = counts.uploaded_ahead;
             assert!(df.equals_missing(&expected), "{df}\n{expected}");
             assert_eq!(uploaded_ahead, ahead, "copy stream: {copy_stream}");
         }
+    }
+
+    #[test]
+    fn a_resident_input_is_copied_on_the_device_by_every_run_that_scans_it() {
+        // Two partitions, each joined (as the partitioned executor joins
+        // them) with one small input kept on the device: the join's right
+        // side runs on the side stream, so its copy waits for the upload
+        // made on the executor's stream.
+        use super::Resident;
+        use ir_lower::{JoinKind, JoinOrder};
+        use polars::prelude::SortMultipleOptions;
+        let device = Arc::new(Device::under_test(1 << 30).expect("the device under test"));
+        let context = context(&device, pool(&device), true);
+        let other = Arc::new(df!("k" => [1i64, 3, 5, 7], "w" => [10i64, 30, 50, 70]).unwrap());
+        let resident = Resident::upload(other.clone(), &context).unwrap();
+        let schema = k_and(("v", GpuDtype::Int64));
+        let other_schema = k_and(("w", GpuDtype::Int64));
+        let mut joined = schema.clone();
+        joined.push(OutputColumn {
+            name: "w".into(),
+            dtype: GpuDtype::Int64,
+        });
+        let parts = [
+            df!("k" => [1i64, 2, 3], "v" => [4i64, 5, 6]).unwrap(),
+            df!("k" => [5i64, 6, 7, 7], "v" => [7i64, 8, 9, 10]).unwrap(),
+        ];
+        let answers = [
+            df!("k" => [1i64, 3], "v" => [4i64, 6], "w" => [10i64, 30]).unwrap(),
+            df!("k" => [5i64, 7, 7], "v" => [7i64, 9, 10], "w" => [50i64, 70, 70]).unwrap(),
+        ];
+        for (part, expected) in parts.into_iter().zip(answers) {
+            let plan = GpuPlan {
+                root: PlanNode::Join {
+                    left: Box::new(scan(&part, &schema)),
+                    right: Box::new(PlanNode::DataFrameScan {
+                        df: other.clone(),
+                        projection: vec![0, 1],
+                        schema: other_schema.clone(),
+                    }),
+                    left_on: vec![GpuExpr::column(0, "k", GpuDtype::Int64)],
+                    right_on: vec![GpuExpr::column(0, "k", GpuDtype::Int64)],
+                    kind: JoinKind::Inner,
+                    nulls_equal: false,
+                    coalesce: true,
+                    suffix: "_right".into(),
+                    predicate: None,
+                    order: JoinOrder::None,
+                    slice: None,
+                    unique: (false, false),
+                    schema: joined.clone(),
+                },
+            };
+            let (df, _) = execute_counting(&plan, &context, Some(&resident)).unwrap();
+            let sorted = |df: DataFrame| df.sort(["k", "v"], SortMultipleOptions::default());
+            assert!(
+                sorted(df.clone())
+                    .unwrap()
+                    .equals_missing(&sorted(expected).unwrap()),
+                "{df}"
+            );
+        }
+        let copies = resident.copies.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(copies, 2);
     }
 
     #[test]
@@ -914,12 +1033,13 @@ pub(super) mod tests {
         // The most the plan holds with each input uploaded when reached:
         // the limit.
         let counted = Arc::new(StatisticsResource::new(pool(&device)));
-        let (df, _) = execute_counting(&plan, &context(&device, counted.clone(), false)).unwrap();
+        let (df, _) =
+            execute_counting(&plan, &context(&device, counted.clone(), false), None).unwrap();
         assert!(df.equals_missing(&expected), "{df}\n{expected}");
         let limit = counted.statistics().peak_bytes;
         for _ in 0..3 {
             let limited = Arc::new(LimitResource::new(pool(&device), limit));
-            let (df, _) = execute_counting(&plan, &context(&device, limited, true)).unwrap();
+            let (df, _) = execute_counting(&plan, &context(&device, limited, true), None).unwrap();
             assert!(df.equals_missing(&expected), "{df}\n{expected}");
         }
     }

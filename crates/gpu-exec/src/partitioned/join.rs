@@ -9,6 +9,7 @@ use polars::prelude::{Column, DataFrame, SortMultipleOptions};
 use super::buckets::ROW;
 use super::{Data, Partitioned, Stream, cut_allowed, over, slice_data};
 use crate::error::ExecError;
+use crate::execute::Resident;
 
 /// Which input of a join goes in partitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,12 +164,19 @@ impl Partitioned<'_> {
                 };
                 ControlFlow::Break(Data::Whole(self.on_device(over(node, inputs))?))
             }
-            ControlFlow::Continue(parts) => ControlFlow::Continue(Stream::Join {
-                join: Box::new(unsliced),
-                other,
-                side: partitioned,
-                source: Box::new(parts),
-            }),
+            ControlFlow::Continue(parts) => {
+                // Uploaded once for every partition's run (where it cannot
+                // be, each run uploads it).
+                let other = Arc::new(other);
+                let resident = Resident::upload(other.clone(), self.ctx).ok();
+                ControlFlow::Continue(Stream::Join {
+                    join: Box::new(unsliced),
+                    other,
+                    resident,
+                    side: partitioned,
+                    source: Box::new(parts),
+                })
+            }
         })
     }
 

@@ -39,7 +39,7 @@ use polars::prelude::DataFrame;
 
 use crate::column::ExecContext;
 use crate::error::ExecError;
-use crate::execute::{Spilled, execute_counting, held_as_polars_holds, holds_one_value};
+use crate::execute::{Resident, Spilled, execute_counting, held_as_polars_holds, holds_one_value};
 use gpu_runtime::RuntimeError;
 
 mod aggregate;
@@ -185,7 +185,7 @@ pub fn execute_with(
         execute_partitioned(plan, ctx, reader, rows, 0)
     };
     let in_memory = |plan: &GpuPlan| {
-        execute_counting(plan, ctx).map(|(df, counts)| {
+        execute_counting(plan, ctx, None).map(|(df, counts)| {
             let run = ExecRun {
                 partitioned: None,
                 spilled: counts.spilled,
@@ -325,10 +325,14 @@ pub(crate) enum Stream {
         rows_before: u64,
     },
     /// The join `join` (without a slice) of each partition of `source`
-    /// with the whole `other` input, on the side `side` says.
+    /// with the whole `other` input, on the side `side` says; `other`
+    /// stays on the device from one partition's run to the next
+    /// (`resident`; `None` where it could not be uploaded, and each run
+    /// uploads it).
     Join {
         join: Box<PlanNode>,
-        other: DataFrame,
+        other: Arc<DataFrame>,
+        resident: Option<Resident>,
         side: JoinSide,
         source: Box<Stream>,
     },
@@ -491,12 +495,22 @@ impl Partitioned<'_> {
     /// `node` run whole on the device, by the in-memory executor (its file
     /// scans read whole first).
     fn on_device(&mut self, node: PlanNode) -> Result<DataFrame, ExecError> {
+        self.on_device_with(node, None)
+    }
+
+    /// [`Partitioned::on_device`], the scans of `resident`'s frame copying
+    /// it on the device.
+    fn on_device_with(
+        &mut self,
+        node: PlanNode,
+        resident: Option<&Resident>,
+    ) -> Result<DataFrame, ExecError> {
         self.device_runs += 1;
         let plan = GpuPlan {
             root: scans::read_whole(node, self.reader)?,
         };
         crate::execute::lists_read_whole(&plan)?;
-        let (df, counts) = execute_counting(&plan, self.ctx)?;
+        let (df, counts) = execute_counting(&plan, self.ctx, resident)?;
         self.spilled = self.spilled.plus(counts.spilled);
         Ok(df)
     }
@@ -591,18 +605,19 @@ impl Partitioned<'_> {
             Stream::Join {
                 join,
                 other,
+                resident,
                 side,
                 source,
             } => {
                 let part = match self.next_part(source)? {
-                    Ok(part) => part,
+                    Ok(part) => Arc::new(part),
                     Err(e) => return Some(Err(e)),
                 };
                 let inputs = match side {
                     JoinSide::Right => vec![other.clone(), part],
                     _ => vec![part, other.clone()],
                 };
-                Some(self.on_device(over(join, inputs)))
+                Some(self.on_device_with(over_shared(join, inputs), resident.as_ref()))
             }
         }
     }
@@ -655,9 +670,18 @@ fn cut_allowed(parent: &PlanNode, input: &PlanNode) -> bool {
 
 /// `node` with its inputs replaced by in-memory frames of their results.
 fn over(node: &PlanNode, inputs: Vec<DataFrame>) -> PlanNode {
+    over_shared(node, inputs.into_iter().map(Arc::new).collect())
+}
+
+/// [`over`] of frames shared with others.
+fn over_shared(node: &PlanNode, inputs: Vec<Arc<DataFrame>>) -> PlanNode {
     let mut node = node.clone();
     for (slot, df) in node.inputs_mut().into_iter().zip(inputs) {
-        *slot = scan(df, slot.schema().clone());
+        *slot = PlanNode::DataFrameScan {
+            projection: (0..df.width()).collect(),
+            df,
+            schema: slot.schema().clone(),
+        };
     }
     node
 }
