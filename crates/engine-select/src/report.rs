@@ -177,6 +177,9 @@ impl fmt::Display for CollectReport {
             if run.file_partitions > 0 {
                 write!(f, ", {} of them read from files", run.file_partitions)?;
             }
+            if run.uploaded_ahead > 0 {
+                write!(f, ", {} uploaded ahead of their run", run.uploaded_ahead)?;
+            }
             if run.smaller_after_out_of_memory > 0 {
                 write!(
                     f,

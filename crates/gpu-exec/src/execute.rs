@@ -61,34 +61,52 @@ use support::*;
 /// the host with Polars' reader).
 pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError> {
     lists_read_whole(plan)?;
-    execute_counting(plan, ctx, None).map(|(df, _)| df)
+    execute_counting(plan, ctx, &[]).map(|(df, _)| df)
 }
 
-/// An in-memory input kept on the device across runs of plans that scan
-/// it (a join's whole other input, joined with each partition of the
-/// first): each scan of it (all its columns) gets a copy on the device
-/// instead of an upload.
+/// An in-memory input already on the device when a plan that scans it
+/// runs: a join's whole other input, kept from one partition's run to the
+/// next (`shared`: each scan of it, all its columns, copies it on the
+/// device), or a partition uploaded on the copy stream while the run
+/// before it computed (the first scan takes it).
 pub(crate) struct Resident {
     df: Arc<DataFrame>,
-    frame: DeviceFrame,
+    /// `None` once taken.
+    frame: std::sync::Mutex<Option<DeviceFrame>>,
     /// Recorded after its upload.
     made: Event,
-    /// Scans that copied it.
-    copies: std::sync::atomic::AtomicUsize,
+    shared: bool,
+    /// Scans that copied or took it.
+    uses: std::sync::atomic::AtomicUsize,
 }
 
 impl Resident {
     /// `df` uploaded on `ctx`'s stream.
-    pub(crate) fn upload(df: Arc<DataFrame>, ctx: &ExecContext) -> Result<Resident, ExecError> {
+    pub(crate) fn upload(
+        df: Arc<DataFrame>,
+        ctx: &ExecContext,
+        shared: bool,
+    ) -> Result<Resident, ExecError> {
         let frame = DeviceFrame::from_dataframe(&df, None, ctx)?;
         let made = Event::new();
         made.record(&ctx.stream)?;
         Ok(Resident {
             df,
-            frame,
+            frame: std::sync::Mutex::new(Some(frame)),
             made,
-            copies: Default::default(),
+            shared,
+            uses: Default::default(),
         })
+    }
+
+    /// Whether it is `df` (the scan of all its `projection`'s columns).
+    fn is(&self, df: &DataFrame, projection: &[usize]) -> bool {
+        std::ptr::eq(df, &*self.df) && projection.iter().copied().eq(0..df.width())
+    }
+
+    /// Scans that copied or took it.
+    pub(crate) fn uses(&self) -> usize {
+        self.uses.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -118,12 +136,12 @@ pub(crate) fn lists_read_whole(plan: &GpuPlan) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// [`execute`], also giving what else the run did; the scans of
-/// `resident`'s frame copy it on the device.
+/// [`execute`], also giving what else the run did; the scans of the
+/// `resident` frames read them on the device.
 pub(crate) fn execute_counting(
     plan: &GpuPlan,
     ctx: &ExecContext,
-    resident: Option<&Resident>,
+    resident: &[&Resident],
 ) -> Result<(DataFrame, RunCounts), ExecError> {
     let (df, (), counts) = run_plan(plan, ctx, resident, |_, frame| {
         Ok((held_as_polars_holds(frame.to_dataframe()?, &plan.root)?, ()))
@@ -151,7 +169,7 @@ pub(crate) struct RunCounts {
 pub(crate) fn run_plan<T>(
     plan: &GpuPlan,
     ctx: &ExecContext,
-    resident: Option<&Resident>,
+    resident: &[&Resident],
     finish: impl FnOnce(&Executor<'_>, DeviceFrame) -> Result<(DataFrame, T), ExecError>,
 ) -> Result<(DataFrame, T, RunCounts), ExecError> {
     let reasons = unsupported(plan);
@@ -176,10 +194,10 @@ pub(crate) fn run_plan<T>(
     let run = |shared: &RefCell<Shared>, uploads: Option<&Uploads>| {
         Executor::new(ctx, shared, uploads, resident).run(&plan.root)
     };
-    // (A resident input is copied on the device, not uploaded.)
+    // (A resident input is on the device already.)
     let scans: Vec<_> = scans_in_order(&plan.root)
         .into_iter()
-        .filter(|(_, df, _)| !resident.is_some_and(|r| std::ptr::eq(*df, &*r.df)))
+        .filter(|(_, df, projection)| !resident.iter().any(|r| r.is(df, projection)))
         .collect();
     let copy_stream = ctx.copy_stream.as_ref().filter(|_| scans.len() > 1);
     let mut shared = fresh();
@@ -227,7 +245,7 @@ pub(crate) fn run_plan<T>(
         _ => run(&shared, None).map(|frame| (frame, 0)),
     }?;
     let started = std::time::Instant::now();
-    let (df, extra) = finish(&Executor::new(ctx, &shared, None, None), frame)?;
+    let (df, extra) = finish(&Executor::new(ctx, &shared, None, &[]), frame)?;
     let spilled = store.spilled();
     if let Some(profile) = &shared.borrow().profile {
         eprintln!("{}", profile.render(started.elapsed(), df.height()));
@@ -394,7 +412,7 @@ pub(crate) fn profiling() -> bool {
     std::env::var(PROFILE_VAR).is_ok_and(|v| !matches!(v.trim(), "" | "0"))
 }
 
-fn prefetching() -> bool {
+pub(crate) fn prefetching() -> bool {
     std::env::var(PREFETCH_VAR).map_or(true, |v| v.trim() != "0")
 }
 
@@ -543,8 +561,8 @@ pub(crate) struct Executor<'a> {
     shared: &'a RefCell<Shared>,
     /// The plan's in-memory inputs, uploaded ahead, when they are.
     uploads: Option<&'a Uploads>,
-    /// An input already on the device, when there is one.
-    resident: Option<&'a Resident>,
+    /// Inputs already on the device.
+    resident: &'a [&'a Resident],
     /// Whether the groups being aggregated are those of one key (a
     /// group-by's or a window's): Polars takes the groups of a key it holds
     /// marked sorted as slices of rows, on paths of their own (see
@@ -557,7 +575,7 @@ impl<'a> Executor<'a> {
         ctx: &'a ExecContext,
         shared: &'a RefCell<Shared>,
         uploads: Option<&'a Uploads>,
-        resident: Option<&'a Resident>,
+        resident: &'a [&'a Resident],
     ) -> Self {
         Executor {
             ctx,
@@ -709,20 +727,31 @@ impl Executor<'_> {
         df: &DataFrame,
         projection: &[usize],
     ) -> Result<DeviceFrame, ExecError> {
-        if let Some(resident) = self.resident
-            && std::ptr::eq(df, &*resident.df)
-            && projection
-                .iter()
-                .copied()
-                .eq(0..resident.frame.columns.len())
-        {
-            // Read on this stream after its upload; freed on its own, once
-            // the runs that read it have ended.
-            resident.made.wait_on(&self.ctx.stream)?;
-            resident
-                .copies
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            return self.copy_frame(&resident.frame);
+        if let Some(resident) = self.resident.iter().find(|r| r.is(df, projection)) {
+            let mut held = resident
+                .frame
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if resident.shared
+                && let Some(frame) = held.as_ref()
+            {
+                // Read on this stream after its upload; freed on its own,
+                // once the runs that read it have ended.
+                resident.made.wait_on(&self.ctx.stream)?;
+                resident
+                    .uses
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return self.copy_frame(frame);
+            }
+            if let Some(mut frame) = held.take() {
+                resident
+                    .uses
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                for column in &mut frame.columns {
+                    column.move_to_stream(&self.ctx.stream, Some(&resident.made))?;
+                }
+                return Ok(frame);
+            }
         }
         match self
             .uploads
@@ -919,7 +948,7 @@ pub(super) mod tests {
         // there; without a copy stream, by the executor.
         for (copy_stream, ahead) in [(true, 3), (false, 0)] {
             let context = context(&device, pool(&device), copy_stream);
-            let (df, counts) = execute_counting(&plan, &context, None).unwrap();
+            let (df, counts) = execute_counting(&plan, &context, &[]).unwrap();
             let uploaded_ahead = counts.uploaded_ahead;
             assert!(df.equals_missing(&expected), "{df}\n{expected}");
             assert_eq!(uploaded_ahead, ahead, "copy stream: {copy_stream}");
@@ -938,7 +967,7 @@ pub(super) mod tests {
         let device = Arc::new(Device::under_test(1 << 30).expect("the device under test"));
         let context = context(&device, pool(&device), true);
         let other = Arc::new(df!("k" => [1i64, 3, 5, 7], "w" => [10i64, 30, 50, 70]).unwrap());
-        let resident = Resident::upload(other.clone(), &context).unwrap();
+        let resident = Resident::upload(other.clone(), &context, true).unwrap();
         let schema = k_and(("v", GpuDtype::Int64));
         let other_schema = k_and(("w", GpuDtype::Int64));
         let mut joined = schema.clone();
@@ -976,7 +1005,7 @@ pub(super) mod tests {
                     schema: joined.clone(),
                 },
             };
-            let (df, _) = execute_counting(&plan, &context, Some(&resident)).unwrap();
+            let (df, _) = execute_counting(&plan, &context, &[&resident]).unwrap();
             let sorted = |df: DataFrame| df.sort(["k", "v"], SortMultipleOptions::default());
             assert!(
                 sorted(df.clone())
@@ -985,8 +1014,7 @@ pub(super) mod tests {
                 "{df}"
             );
         }
-        let copies = resident.copies.load(std::sync::atomic::Ordering::Relaxed);
-        assert_eq!(copies, 2);
+        assert_eq!(resident.uses(), 2);
     }
 
     #[test]
@@ -1034,12 +1062,12 @@ pub(super) mod tests {
         // the limit.
         let counted = Arc::new(StatisticsResource::new(pool(&device)));
         let (df, _) =
-            execute_counting(&plan, &context(&device, counted.clone(), false), None).unwrap();
+            execute_counting(&plan, &context(&device, counted.clone(), false), &[]).unwrap();
         assert!(df.equals_missing(&expected), "{df}\n{expected}");
         let limit = counted.statistics().peak_bytes;
         for _ in 0..3 {
             let limited = Arc::new(LimitResource::new(pool(&device), limit));
-            let (df, _) = execute_counting(&plan, &context(&device, limited, true), None).unwrap();
+            let (df, _) = execute_counting(&plan, &context(&device, limited, true), &[]).unwrap();
             assert!(df.equals_missing(&expected), "{df}\n{expected}");
         }
     }

@@ -247,21 +247,20 @@ mod tests {
             .unwrap();
         let counted = Arc::new(StatisticsResource::new(pool(&device)));
         let (df, counts) =
-            execute_counting(&plan, &context(&device, counted.clone(), false), None).unwrap();
+            execute_counting(&plan, &context(&device, counted.clone(), false), &[]).unwrap();
         assert!(df.equals_missing(&expected), "{df}\n{expected}");
         assert_eq!(counts.spilled, super::Spilled::default());
         let small_bytes = 40_000 * 16;
         let limit = counted.statistics().peak_bytes - small_bytes / 2;
         let limited = Arc::new(LimitResource::new(pool(&device), limit));
-        let (df, counts) =
-            execute_counting(&plan, &context(&device, limited, false), None).unwrap();
+        let (df, counts) = execute_counting(&plan, &context(&device, limited, false), &[]).unwrap();
         assert!(df.equals_missing(&expected), "{df}\n{expected}");
         assert_eq!(counts.spilled.frames, 1);
         assert_eq!(counts.spilled.bytes, small_bytes);
         assert_eq!(counts.spilled.restored_bytes, small_bytes);
         // Below what the sort needs on its own, spilling cannot help.
         let limited = Arc::new(LimitResource::new(pool(&device), limit / 4));
-        match execute_counting(&plan, &context(&device, limited, false), None) {
+        match execute_counting(&plan, &context(&device, limited, false), &[]) {
             Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => {}
             other => panic!("expected out of memory, got {:?}", other.map(|(df, _)| df)),
         }

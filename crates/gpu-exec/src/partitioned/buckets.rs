@@ -124,7 +124,7 @@ impl Partitioned<'_> {
                 root: scan(part, schema.clone()),
             };
             self.device_runs += 1;
-            let (df, starts, counts) = run_plan(&plan, self.ctx, None, |executor, frame| {
+            let (df, starts, counts) = run_plan(&plan, self.ctx, &[], |executor, frame| {
                 executor.to_buckets(frame, keys, first_row, buckets)
             })?;
             self.spilled = self.spilled.plus(counts.spilled);

@@ -168,13 +168,14 @@ impl Partitioned<'_> {
                 // Uploaded once for every partition's run (where it cannot
                 // be, each run uploads it).
                 let other = Arc::new(other);
-                let resident = Resident::upload(other.clone(), self.ctx).ok();
+                let resident = Resident::upload(other.clone(), self.ctx, true).ok();
                 ControlFlow::Continue(Stream::Join {
                     join: Box::new(unsliced),
                     other,
                     resident,
                     side: partitioned,
                     source: Box::new(parts),
+                    ahead: None,
                 })
             }
         })

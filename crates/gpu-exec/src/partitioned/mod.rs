@@ -131,6 +131,9 @@ pub struct PartitionedRun {
     /// Partitions read from files (each read on the host while the device
     /// ran the ones before).
     pub file_partitions: usize,
+    /// Partitions uploaded on the copy stream while the device ran the
+    /// partition before them.
+    pub uploaded_ahead: usize,
 }
 
 /// What a run of a plan did besides its result.
@@ -154,6 +157,7 @@ impl ExecRun {
                     .smaller_after_out_of_memory
                     .max(b.smaller_after_out_of_memory),
                 file_partitions: a.file_partitions + b.file_partitions,
+                uploaded_ahead: a.uploaded_ahead + b.uploaded_ahead,
             }),
             (a, b) => a.or(b),
         };
@@ -185,7 +189,7 @@ pub fn execute_with(
         execute_partitioned(plan, ctx, reader, rows, 0)
     };
     let in_memory = |plan: &GpuPlan| {
-        execute_counting(plan, ctx, None).map(|(df, counts)| {
+        execute_counting(plan, ctx, &[]).map(|(df, counts)| {
             let run = ExecRun {
                 partitioned: None,
                 spilled: counts.spilled,
@@ -233,6 +237,7 @@ fn execute_partitioned(
         rows,
         device_runs: 0,
         file_partitions: 0,
+        uploaded_ahead: 0,
         spilled: Spilled::default(),
         caches: HashMap::new(),
         profile: crate::execute::profiling().then(PartitionProfile::default),
@@ -252,6 +257,7 @@ fn execute_partitioned(
                     rows_per_partition: rows,
                     smaller_after_out_of_memory: smaller,
                     file_partitions: executor.file_partitions,
+                    uploaded_ahead: executor.uploaded_ahead,
                 }),
                 spilled: executor.spilled,
             },
@@ -317,12 +323,13 @@ pub(crate) enum Stream {
     Scan(ScanParts),
     /// A chain of row-wise nodes (`top` and `depth` nodes below it) over
     /// each partition of `source`, a row index in it numbering on from
-    /// `rows_before`.
+    /// `rows_before`; the next partition taken `ahead`.
     Chain {
         top: Box<PlanNode>,
         depth: usize,
         source: Box<Stream>,
         rows_before: u64,
+        ahead: Option<Result<Ahead, ExecError>>,
     },
     /// The join `join` (without a slice) of each partition of `source`
     /// with the whole `other` input, on the side `side` says; `other`
@@ -335,7 +342,16 @@ pub(crate) enum Stream {
         resident: Option<Resident>,
         side: JoinSide,
         source: Box<Stream>,
+        ahead: Option<Result<Ahead, ExecError>>,
     },
+}
+
+/// A partition of a stream's source taken before its turn, and uploaded
+/// on the copy stream while the device ran the partition before it
+/// (`frame`; `None` where it was not).
+pub(crate) struct Ahead {
+    part: Arc<DataFrame>,
+    frame: Option<Resident>,
 }
 
 /// A node's result on the host: whole, or in partitions (in order; at
@@ -391,6 +407,7 @@ pub(crate) struct Partitioned<'a> {
     rows: usize,
     device_runs: usize,
     file_partitions: usize,
+    uploaded_ahead: usize,
     /// What the device runs' spill managers moved to host memory.
     spilled: Spilled,
     /// Results of shared subplans, by id.
@@ -495,15 +512,15 @@ impl Partitioned<'_> {
     /// `node` run whole on the device, by the in-memory executor (its file
     /// scans read whole first).
     fn on_device(&mut self, node: PlanNode) -> Result<DataFrame, ExecError> {
-        self.on_device_with(node, None)
+        self.on_device_with(node, &[])
     }
 
-    /// [`Partitioned::on_device`], the scans of `resident`'s frame copying
-    /// it on the device.
+    /// [`Partitioned::on_device`], the scans of the `resident` frames
+    /// reading them on the device.
     fn on_device_with(
         &mut self,
         node: PlanNode,
-        resident: Option<&Resident>,
+        resident: &[&Resident],
     ) -> Result<DataFrame, ExecError> {
         self.device_runs += 1;
         let plan = GpuPlan {
@@ -591,15 +608,20 @@ impl Partitioned<'_> {
                 depth,
                 source,
                 rows_before,
+                ahead,
             } => {
-                let part = match self.next_part(source)? {
-                    Ok(part) => part,
+                let current = match self.take_next(source, ahead)? {
+                    Ok(current) => current,
                     Err(e) => return Some(Err(e)),
                 };
-                let height = part.height() as u64;
-                let ran = rows::chain_over(top, *depth, part, *rows_before)
-                    .and_then(|plan| self.on_device(plan));
+                let height = current.part.height() as u64;
+                let plan = match rows::chain_over(top, *depth, current.part.clone(), *rows_before) {
+                    Ok(plan) => plan,
+                    Err(e) => return Some(Err(e)),
+                };
                 *rows_before += height;
+                let (ran, next) = self.run_ahead(plan, &current, None, source);
+                *ahead = next;
                 Some(ran)
             }
             Stream::Join {
@@ -608,18 +630,98 @@ impl Partitioned<'_> {
                 resident,
                 side,
                 source,
+                ahead,
             } => {
-                let part = match self.next_part(source)? {
-                    Ok(part) => Arc::new(part),
+                let current = match self.take_next(source, ahead)? {
+                    Ok(current) => current,
                     Err(e) => return Some(Err(e)),
                 };
                 let inputs = match side {
-                    JoinSide::Right => vec![other.clone(), part],
-                    _ => vec![part, other.clone()],
+                    JoinSide::Right => vec![other.clone(), current.part.clone()],
+                    _ => vec![current.part.clone(), other.clone()],
                 };
-                Some(self.on_device_with(over_shared(join, inputs), resident.as_ref()))
+                let plan = over_shared(join, inputs);
+                let (ran, next) = self.run_ahead(plan, &current, resident.as_ref(), source);
+                *ahead = next;
+                Some(ran)
             }
         }
+    }
+
+    /// The partition of `source` after those taken: the one taken
+    /// `ahead`, or the source's next.
+    fn take_next(
+        &mut self,
+        source: &mut Stream,
+        ahead: &mut Option<Result<Ahead, ExecError>>,
+    ) -> Option<Result<Ahead, ExecError>> {
+        match ahead.take() {
+            Some(next) => Some(next),
+            None => self.next_part(source).map(|part| {
+                part.map(|df| Ahead {
+                    part: Arc::new(df),
+                    frame: None,
+                })
+            }),
+        }
+    }
+
+    /// `plan` run on the device over `current` (its frame uploaded ahead,
+    /// where it was) and `also` (an input kept on the device), while the
+    /// next partition of `source` is taken now and uploaded on the copy
+    /// stream (where there is one and `POLARS_GPU_PREFETCH` allows): the
+    /// result, and that partition (`None`: no more). A run that runs out
+    /// of memory beside the upload runs again without it.
+    fn run_ahead(
+        &mut self,
+        plan: PlanNode,
+        current: &Ahead,
+        also: Option<&Resident>,
+        source: &mut Stream,
+    ) -> (
+        Result<DataFrame, ExecError>,
+        Option<Result<Ahead, ExecError>>,
+    ) {
+        let next = self.next_part(source).map(|part| part.map(Arc::new));
+        let ctx = self.ctx;
+        let copy = ctx
+            .copy_stream
+            .as_ref()
+            .filter(|_| crate::execute::prefetching());
+        let resident: Vec<&Resident> = current.frame.iter().chain(also).collect();
+        let (mut ran, frame) = std::thread::scope(|s| {
+            let upload = match (&next, copy) {
+                (Some(Ok(df)), Some(copy)) => {
+                    let df = df.clone();
+                    Some(s.spawn(move || {
+                        let copy_ctx = ExecContext {
+                            memory: ctx.memory.clone(),
+                            stream: copy.clone(),
+                            side_stream: None,
+                            copy_stream: None,
+                            spill_kept: ctx.spill_kept,
+                        };
+                        Resident::upload(df, &copy_ctx, false).ok()
+                    }))
+                }
+                _ => None,
+            };
+            let ran = self.on_device_with(plan.clone(), &resident);
+            (ran, upload.and_then(|upload| upload.join().ok().flatten()))
+        });
+        if current.frame.as_ref().is_some_and(|frame| frame.uses() > 0) {
+            self.uploaded_ahead += 1;
+        }
+        if matches!(
+            ran,
+            Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. }))
+        ) && frame.is_some()
+        {
+            drop(frame);
+            ran = self.on_device_with(plan, &resident);
+            return (ran, next.map(|n| n.map(|part| Ahead { part, frame: None })));
+        }
+        (ran, next.map(|n| n.map(|part| Ahead { part, frame })))
     }
 
     /// Every partition of `stream`, in order (at least one).

@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use ir_lower::{Partitioning, PlanNode};
 
-use super::{Data, Partitioned, Stream, cut_allowed, over, slice_data};
+use super::{Data, Partitioned, Stream, cut_allowed, over_shared, slice_data};
 use crate::error::ExecError;
 
 impl Partitioned<'_> {
@@ -47,7 +47,7 @@ impl Partitioned<'_> {
         let source = match self.stream(source)? {
             ControlFlow::Break(df) => {
                 return self
-                    .on_device(chain_over(top, depth, df, 0)?)
+                    .on_device(chain_over(top, depth, std::sync::Arc::new(df), 0)?)
                     .map(ControlFlow::Break);
             }
             ControlFlow::Continue(stream) => stream,
@@ -57,6 +57,7 @@ impl Partitioned<'_> {
             depth,
             source: Box::new(source),
             rows_before: 0,
+            ahead: None,
         }))
     }
 
@@ -102,7 +103,7 @@ impl Partitioned<'_> {
 pub(super) fn chain_over(
     top: &PlanNode,
     depth: usize,
-    part: polars::prelude::DataFrame,
+    part: std::sync::Arc<polars::prelude::DataFrame>,
     rows_before: u64,
 ) -> Result<PlanNode, ExecError> {
     let mut chain = top.clone();
@@ -119,6 +120,6 @@ pub(super) fn chain_over(
             ExecError::InvalidData("a row index past the largest u32 (2^32 - 1)".into())
         })?;
     }
-    *bottom = over(bottom, vec![part]);
+    *bottom = over_shared(bottom, vec![part]);
     Ok(chain)
 }

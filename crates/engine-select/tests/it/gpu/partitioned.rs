@@ -990,3 +990,38 @@ fn a_limit_too_small_for_any_partition_says_so() {
         other => panic!("expected out of memory, got {:?}", other.map(|(_, r)| r)),
     }
 }
+
+#[test]
+fn partitions_upload_on_the_copy_stream_while_the_one_before_runs() {
+    // A chain of row-wise nodes over ten partitions, and a join of each
+    // with a whole small input (kept on the device): every partition but
+    // the first is uploaded while the device runs the one before, and the
+    // answers are Polars'.
+    let lf = large(100)
+        .filter(col("b").gt(lit(3)))
+        .with_columns([(col("a") * lit(2)).alias("c")]);
+    let small = df!("b" => [4i32, 50, 99], "name" => ["four", "fifty", "ninety-nine"])
+        .unwrap()
+        .lazy();
+    let joined = large(100).join(
+        small,
+        [col("b")],
+        [col("b")],
+        JoinArgs {
+            maintain_order: MaintainOrderJoin::Left,
+            ..JoinArgs::new(JoinType::Left)
+        },
+    );
+    for lf in [lf, joined] {
+        let expected = lf.clone().collect().unwrap();
+        let (answer, report) = lf.collect_with_report(&partitioned(10)).unwrap();
+        assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
+        let run = report.partitioned.expect("partitioned");
+        assert!(run.device_runs >= 10, "{report}");
+        assert_eq!(run.uploaded_ahead, 9, "{report}");
+        assert!(
+            report.to_string().contains("uploaded ahead of their run"),
+            "{report}"
+        );
+    }
+}
