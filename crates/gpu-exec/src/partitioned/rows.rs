@@ -81,7 +81,9 @@ impl Partitioned<'_> {
         Ok(Data::Parts(out))
     }
 
-    /// A slice (of a positive offset) of the rows in order.
+    /// A slice of the rows in order: of a positive offset, the input's
+    /// partitions taken as they come until the slice's last row (no more
+    /// are made: a file scan stops reading); from the end, of all of them.
     pub(super) fn sliced(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         let PlanNode::Slice {
             input, offset, len, ..
@@ -92,8 +94,38 @@ impl Partitioned<'_> {
         if !cut_allowed(node, input) {
             return self.on_device(node.clone()).map(Data::Whole);
         }
-        let data = self.run(input)?;
-        slice_data(data, *offset, *len)
+        let Ok(mut skip) = usize::try_from(*offset) else {
+            let data = self.run(input)?;
+            return slice_data(data, *offset, *len);
+        };
+        let mut stream = match self.stream(input)? {
+            ControlFlow::Break(df) => return Ok(Data::Whole(df.slice(*offset, *len))),
+            ControlFlow::Continue(stream) => stream,
+        };
+        let (mut left, mut out, mut empty) = (*len, Vec::new(), None);
+        // (One partition at least, for the columns of a slice of no rows.)
+        while left > 0 || empty.is_none() {
+            let Some(part) = self.next_part(&mut stream) else {
+                break;
+            };
+            let part = part?;
+            empty.get_or_insert_with(|| part.clear());
+            if skip >= part.height() {
+                skip -= part.height();
+                continue;
+            }
+            let taken = part.slice(skip as i64, left);
+            left -= taken.height();
+            skip = 0;
+            out.push(taken);
+        }
+        match (out.is_empty(), empty) {
+            (false, _) => Ok(Data::Parts(out)),
+            (true, Some(empty)) => Ok(Data::Parts(vec![empty])),
+            (true, None) => Err(ExecError::Unsupported(
+                "a node's result of no partitions".into(),
+            )),
+        }
     }
 }
 

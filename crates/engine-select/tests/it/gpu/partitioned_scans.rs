@@ -2,7 +2,7 @@
 
 use engine_select::Executor;
 
-use super::partitioned::{assert_partitioned_in, large, table};
+use super::partitioned::{assert_partitioned_in, large, partitioned, table};
 use super::*;
 
 /// A folder of this test's own, removed when dropped.
@@ -358,4 +358,27 @@ fn a_read_left_part_way_stops_the_reader() {
         super::partitioned::fell_back_out_of_memory(&report),
         "{report}"
     );
+}
+
+#[test]
+fn a_head_stops_reading_once_it_has_its_rows() {
+    // 100,000 rows in partitions of 1,000: a filter then a head of 10 rows
+    // (and one from an offset) takes the first partitions only; the
+    // reader stops there.
+    let folder = Folder::new("head-stops-reading");
+    let scan = folder.parquet("large", large(100_000), 1_000);
+    let engine = partitioned(1_000);
+    for (offset, len) in [(0, 10), (2_500, 7)] {
+        let lf = scan
+            .clone()
+            .filter(col("b").lt(lit(500)))
+            .with_columns([(col("a") * lit(3)).alias("c")])
+            .slice(offset, len);
+        let expected = lf.clone().collect().unwrap();
+        let (answer, report) = lf.collect_with_report(&engine).unwrap();
+        assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
+        let run = report.partitioned.expect("partitioned");
+        assert!(run.file_partitions >= 1, "{report}");
+        assert!(run.file_partitions <= 8, "{report}");
+    }
 }
