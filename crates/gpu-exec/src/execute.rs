@@ -32,6 +32,7 @@ use crate::column::{Child, DeviceColumn, DeviceFrame, ExecContext, Values};
 use crate::compile::{GroupShape, compile, reads_group_lengths};
 use crate::error::ExecError;
 use crate::prefetch::Prefetch;
+pub(crate) use crate::prefetch::Resident;
 use gpu_runtime::ops::{
     AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, RankPlace, SegmentPick,
     Side, StringsRef, Word64,
@@ -62,52 +63,6 @@ use support::*;
 pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError> {
     lists_read_whole(plan)?;
     execute_counting(plan, ctx, &[]).map(|(df, _)| df)
-}
-
-/// An in-memory input already on the device when a plan that scans it
-/// runs: a join's whole other input, kept from one partition's run to the
-/// next (`shared`: each scan of it, all its columns, copies it on the
-/// device), or a partition uploaded on the copy stream while the run
-/// before it computed (the first scan takes it).
-pub(crate) struct Resident {
-    df: Arc<DataFrame>,
-    /// `None` once taken.
-    frame: std::sync::Mutex<Option<DeviceFrame>>,
-    /// Recorded after its upload.
-    made: Event,
-    shared: bool,
-    /// Scans that copied or took it.
-    uses: std::sync::atomic::AtomicUsize,
-}
-
-impl Resident {
-    /// `df` uploaded on `ctx`'s stream.
-    pub(crate) fn upload(
-        df: Arc<DataFrame>,
-        ctx: &ExecContext,
-        shared: bool,
-    ) -> Result<Resident, ExecError> {
-        let frame = DeviceFrame::from_dataframe(&df, None, ctx)?;
-        let made = Event::new();
-        made.record(&ctx.stream)?;
-        Ok(Resident {
-            df,
-            frame: std::sync::Mutex::new(Some(frame)),
-            made,
-            shared,
-            uses: Default::default(),
-        })
-    }
-
-    /// Whether it is `df` (the scan of all its `projection`'s columns).
-    fn is(&self, df: &DataFrame, projection: &[usize]) -> bool {
-        std::ptr::eq(df, &*self.df) && projection.iter().copied().eq(0..df.width())
-    }
-
-    /// Scans that copied or took it.
-    pub(crate) fn uses(&self) -> usize {
-        self.uses.load(std::sync::atomic::Ordering::Relaxed)
-    }
 }
 
 /// Where `plan` sums lists in Polars' order (see

@@ -1,4 +1,4 @@
-//! Inputs made ahead of their use: a host thread uploads a plan's in-memory scans on a copy stream while the executor computes.
+//! Inputs made ahead of their use: a host thread uploads a plan's in-memory scans on a copy stream while the executor computes; inputs already on the device when a plan starts.
 //!
 //! The executor asks for its inputs one at a time, in an order known before
 //! it starts (the plan's scans, depth first). [`Prefetch`] is the hand-over
@@ -13,7 +13,13 @@
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use gpu_runtime::Event;
+use polars::prelude::DataFrame;
+
+use crate::column::{DeviceFrame, ExecContext};
+use crate::error::ExecError;
 
 /// Where one input stands.
 enum Slot<T> {
@@ -156,6 +162,52 @@ impl<T> Prefetch<T> {
     pub(crate) fn stop(&self) {
         self.lock().stopped = true;
         self.changed.notify_all();
+    }
+}
+
+/// An in-memory input already on the device when a plan that scans it
+/// runs: a join's whole other input, kept from one partition's run to the
+/// next (`shared`: each scan of it, all its columns, copies it on the
+/// device), or a partition uploaded on the copy stream while the run
+/// before it computed (the first scan takes it).
+pub(crate) struct Resident {
+    pub(crate) df: Arc<DataFrame>,
+    /// `None` once taken.
+    pub(crate) frame: std::sync::Mutex<Option<DeviceFrame>>,
+    /// Recorded after its upload.
+    pub(crate) made: Event,
+    pub(crate) shared: bool,
+    /// Scans that copied or took it.
+    pub(crate) uses: std::sync::atomic::AtomicUsize,
+}
+
+impl Resident {
+    /// `df` uploaded on `ctx`'s stream.
+    pub(crate) fn upload(
+        df: Arc<DataFrame>,
+        ctx: &ExecContext,
+        shared: bool,
+    ) -> Result<Resident, ExecError> {
+        let frame = DeviceFrame::from_dataframe(&df, None, ctx)?;
+        let made = Event::new();
+        made.record(&ctx.stream)?;
+        Ok(Resident {
+            df,
+            frame: std::sync::Mutex::new(Some(frame)),
+            made,
+            shared,
+            uses: Default::default(),
+        })
+    }
+
+    /// Whether it is `df` (the scan of all its `projection`'s columns).
+    pub(crate) fn is(&self, df: &DataFrame, projection: &[usize]) -> bool {
+        std::ptr::eq(df, &*self.df) && projection.iter().copied().eq(0..df.width())
+    }
+
+    /// Scans that copied or took it.
+    pub(crate) fn uses(&self) -> usize {
+        self.uses.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
