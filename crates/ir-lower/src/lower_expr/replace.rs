@@ -141,6 +141,20 @@ impl ExprLowering<'_> {
                 );
             }
         };
+        // No old values: every row takes the default; one the input's
+        // rows decide (a constant default stays one value per row of the
+        // input, as Polars gives it, not one row).
+        let otherwise = match old.is_empty() && reads(&input) && !reads(&otherwise) {
+            true => GpuExpr {
+                kind: ExprKind::Ternary {
+                    predicate: Box::new(input.clone().is_null()),
+                    truthy: Box::new(otherwise.clone()),
+                    falsy: Box::new(otherwise),
+                },
+                dtype,
+            },
+            false => otherwise,
+        };
         let mut chosen = otherwise;
         let mut any_match: Option<GpuExpr> = None;
         for (j, value) in old.iter().enumerate().rev() {

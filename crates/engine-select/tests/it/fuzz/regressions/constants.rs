@@ -405,3 +405,22 @@ fn replace_strict_of_a_constant_with_a_default_of_rows_is_polars_error() {
         .alias("x4")]);
     assert_same_as_cpu(lf, CLOSE);
 }
+
+/// `replace_strict` of no old values with a constant default: every row
+/// takes the default, one per row of the input, not one row. Seed 1356
+/// (case 10).
+#[test]
+fn replace_strict_of_no_old_values_gives_the_default_on_every_row() {
+    let t0 = df!("f" => [Some(5i64), Some(57), None]).unwrap();
+    let empty = || lit(Series::new("".into(), Vec::<i64>::new()));
+    let default = lit(Scalar::from(39_600_000_000_000i64)).cast(DataType::Time);
+    let lf = t0.lazy().select([
+        col("f")
+            .replace_strict(empty(), empty(), Some(default), None::<DataType>)
+            .alias("x0"),
+        col("f")
+            .replace_strict(empty(), empty(), Some(lit(7i64)), None::<DataType>)
+            .alias("x1"),
+    ]);
+    assert_same_as_cpu(lf, ORDERED);
+}
