@@ -51,6 +51,7 @@ use expr::*;
 use frames::*;
 use groups::*;
 use keys::*;
+pub(crate) use node::typed_null_over_no_groups;
 use node::*;
 pub use spill::Spilled;
 use spill::{Kept, SpillStore};
@@ -69,20 +70,33 @@ pub fn execute(plan: &GpuPlan, ctx: &ExecContext) -> Result<DataFrame, ExecError
 /// `PlanNode::reads_values_outside_lists`), that no in-memory input holds a
 /// list column whose nulls Polars finds only outside the lists its rows
 /// keep (a sliced frame): its answer then follows them, and the device,
-/// which holds only the values the lists span, goes to Polars.
+/// which holds only the values the lists span, goes to Polars; nor one in
+/// chunks of which some hold nulls in their lists and some none (read
+/// from several files), which Polars may sum chunk by chunk.
 pub(crate) fn lists_read_whole(plan: &GpuPlan) -> Result<(), ExecError> {
     if !plan.root.reads_values_outside_lists() {
         return Ok(());
     }
     for (_, df, projection) in scans_in_order(&plan.root) {
         for &i in projection {
-            if let Some(column) = df.columns().get(i)
-                && let Ok(lists) = column.list()
-                && crate::column::lists::hides_nulls(lists)
-            {
+            let Some(column) = df.columns().get(i) else {
+                continue;
+            };
+            let Ok(lists) = column.list() else {
+                continue;
+            };
+            if crate::column::lists::hides_nulls(lists) {
                 return Err(ExecError::DependsOnPolars(format!(
                     "list column {:?} is a slice of lists whose nulls lie outside the rows it \
                      keeps, which Polars' sums and means of lists of floats read",
+                    column.name()
+                )));
+            }
+            if crate::column::lists::chunks_differ_in_nulls(lists) {
+                return Err(ExecError::DependsOnPolars(format!(
+                    "list column {:?} comes in chunks (from several files, say) of which some \
+                     hold nulls in their lists and some none: Polars may sum and average the \
+                     lists of floats of each chunk by its own",
                     column.name()
                 )));
             }

@@ -57,6 +57,20 @@ pub(super) fn series(
     })
 }
 
+/// Whether some chunks of `lists` hold a null in their child and others
+/// none: Polars may sum each chunk's lists by its own nulls (a column read
+/// from several files), where the device takes the column whole.
+pub(crate) fn chunks_differ_in_nulls(lists: &ListChunked) -> bool {
+    let (mut with, mut without) = (false, false);
+    for array in lists.downcast_iter().filter(|array| !array.is_empty()) {
+        match array.values().null_count() > 0 {
+            true => with = true,
+            false => without = true,
+        }
+    }
+    with && without
+}
+
 /// Whether Polars finds a null in the child of `lists` (in any chunk, also
 /// outside the rows a slice kept: polars-ops' `has_inner_nulls`) where the
 /// values its lists span, which the device holds, have none.

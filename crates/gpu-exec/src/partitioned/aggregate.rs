@@ -1,13 +1,13 @@
 //! Group-bys whose aggregations add up, over partitions: each partition aggregated, the partial results merged, then finished.
 
-use ir_lower::{GpuPlan, PlanNode};
+use ir_lower::{GpuPlan, PartialAggregation, PlanNode};
 use polars::prelude::DataFrame;
 
 use std::ops::ControlFlow;
 
 use super::{Data, Partitioned, over, sliced_result};
 use crate::error::ExecError;
-use crate::execute::unsupported;
+use crate::execute::{typed_null_over_no_groups, unsupported};
 
 impl Partitioned<'_> {
     /// A group-by of aggregations that add up (sums, counts, lengths,
@@ -37,6 +37,33 @@ impl Partitioned<'_> {
         // no rows only where every partition is empty. (Each partition is
         // aggregated as it comes: of a file scan, the host holds one.)
         let (mut empty, mut partials) = (None, Vec::new());
+        let PlanNode::GroupBy { aggs, .. } = &plans.partial else {
+            return Err(ExecError::Unsupported(
+                "a partial aggregation that is no group-by".into(),
+            ));
+        };
+        if !aggs.iter().any(|agg| typed_null_over_no_groups(&agg.expr)) {
+            // Without such aggregations, each partition is aggregated in
+            // the device run that makes it (a chain's), and where all are
+            // empty the merge and the finish run over an empty partial
+            // result, whose groups are none as the node's would be.
+            let mut parts = parts.then_each(&plans.partial);
+            while let Some(partial) = self.next_part(&mut parts) {
+                let partial = partial?;
+                if partial.height() == 0 {
+                    empty.get_or_insert(partial);
+                    continue;
+                }
+                partials.push(partial);
+            }
+            partials.extend(empty.filter(|_| partials.is_empty()));
+            if partials.is_empty() {
+                return Err(ExecError::Unsupported(
+                    "a group-by's input of no partitions".into(),
+                ));
+            }
+            return self.merged(&plans, partials, *slice);
+        }
         while let Some(part) = self.next_part(&mut parts) {
             let part = part?;
             if part.height() == 0 {
@@ -51,6 +78,17 @@ impl Partitioned<'_> {
             })?;
             return self.on_device(over(node, vec![empty])).map(Data::Whole);
         }
+        self.merged(&plans, partials, *slice)
+    }
+
+    /// A group-by from the `partials` of its partitions: merged by the
+    /// keys, finished and sliced.
+    fn merged(
+        &mut self,
+        plans: &PartialAggregation,
+        partials: Vec<DataFrame>,
+        slice: Option<(i64, usize)>,
+    ) -> Result<Data, ExecError> {
         let total: usize = partials.iter().map(DataFrame::height).sum();
         let merged = if total > self.rows {
             let PlanNode::GroupBy { keys, .. } = &plans.merge else {
@@ -63,6 +101,6 @@ impl Partitioned<'_> {
             self.on_device(over(&plans.merge, vec![partials]))?
         };
         let finished = self.on_device(over(&plans.finish, vec![merged]))?;
-        Ok(self.parted(sliced_result(finished, *slice, true)?))
+        Ok(self.parted(sliced_result(finished, slice, true)?))
     }
 }

@@ -346,6 +346,44 @@ pub(crate) enum Stream {
     },
 }
 
+impl Stream {
+    /// `node` (of one input) over each partition of this stream: in the
+    /// same device run as the chain of row-wise nodes that makes it, where
+    /// one does (its result goes on to `node` on the device, not to the
+    /// host and back).
+    pub(crate) fn then_each(self, node: &PlanNode) -> Stream {
+        let on_top = |input: PlanNode| {
+            let mut node = node.clone();
+            if let Some(slot) = node.inputs_mut().into_iter().next() {
+                *slot = input;
+            }
+            Box::new(node)
+        };
+        match self {
+            Stream::Chain {
+                top,
+                depth,
+                source,
+                rows_before,
+                ahead,
+            } => Stream::Chain {
+                top: on_top(*top),
+                depth: depth + 1,
+                source,
+                rows_before,
+                ahead,
+            },
+            other => Stream::Chain {
+                top: Box::new(node.clone()),
+                depth: 0,
+                source: Box::new(other),
+                rows_before: 0,
+                ahead: None,
+            },
+        }
+    }
+}
+
 /// A partition of a stream's source taken before its turn, and uploaded
 /// on the copy stream while the device ran the partition before it
 /// (`frame`; `None` where it was not).

@@ -21,7 +21,7 @@ impl Partitioned<'_> {
         else {
             return self.on_whole_inputs(node);
         };
-        let mut parts = match self.input_stream(node, input)? {
+        let parts = match self.input_stream(node, input)? {
             ControlFlow::Continue(parts) => parts,
             ControlFlow::Break(done) => return Ok(done),
         };
@@ -30,9 +30,11 @@ impl Partitioned<'_> {
         if let PlanNode::Sort { slice, .. } = &mut of_each {
             *slice = Some((0, first));
         }
+        // Each partition's first rows, in the device run that makes it.
+        let mut parts = parts.then_each(&of_each);
         let mut candidates = Vec::new();
         while let Some(part) = self.next_part(&mut parts) {
-            candidates.push(self.on_device(over(&of_each, vec![part?]))?);
+            candidates.push(part?);
         }
         let candidates = Data::Parts(candidates).whole()?;
         self.on_device(over(node, vec![candidates]))

@@ -120,7 +120,7 @@ impl Executor<'_> {
 /// Whether Polars, aggregating `expr` over no groups, takes a literal part
 /// of it as a null of no type where the device keeps its type: `expr` of
 /// literals alone, or holding a literal beside temporal values.
-fn typed_null_over_no_groups(expr: &GpuExpr) -> bool {
+pub(crate) fn typed_null_over_no_groups(expr: &GpuExpr) -> bool {
     let literal = expr.any(&|e| matches!(e.kind, ExprKind::Literal(_)));
     of_literals_only(expr) || (literal && expr.any(&|e| e.dtype.is_temporal()))
 }

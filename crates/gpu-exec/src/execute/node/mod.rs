@@ -16,5 +16,6 @@ mod union;
 mod unnest;
 mod with_columns;
 
+pub(crate) use group_by::typed_null_over_no_groups;
 pub(crate) use join::*;
 pub(crate) use select::*;

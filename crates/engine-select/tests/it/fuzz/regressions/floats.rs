@@ -290,3 +290,22 @@ fn fuzz_seed_1092_case_275() {
     let lf = crate::fuzz::parquet_files(&t0).with_columns([col("e").mean().alias("x0")]);
     assert_same_as_cpu(lf, CLOSE);
 }
+
+/// Sums of lists of floats over a list column read from several files,
+/// one file's lists holding a null and another's none: Polars sums each
+/// file's lists by its own nulls (`[-0.0]` sums to -0.0 where its chunk
+/// holds no null), the device took the column whole; such a column goes
+/// to Polars now. Seed 1373 (case 136).
+#[test]
+fn list_sums_over_chunks_that_differ_in_nulls_are_polars_own() {
+    let lists = Series::new(
+        "a".into(),
+        [
+            Some(Series::new("".into(), [None::<f64>])),
+            Some(Series::new("".into(), [Some(-0.0f64)])),
+        ],
+    );
+    let t0 = DataFrame::new(2, vec![lists.into_column()]).unwrap();
+    let lf = crate::fuzz::parquet_files(&t0).with_columns([col("a").list().sum().alias("x3")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
