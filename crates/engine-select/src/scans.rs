@@ -57,7 +57,10 @@ pub(crate) fn left_to_partitions(
     let Ok(plan) = ir_lower::lower_plan(root, lp_arena, expr_arena) else {
         return Vec::new();
     };
-    if !gpu_exec::unsupported(&plan).is_empty() {
+    // Sums and means of lists of floats follow the nulls of each chunk
+    // Polars reads (docs/operations.md): partitions of a scan would be
+    // chunks of their own, so such a plan reads its scans whole.
+    if !gpu_exec::unsupported(&plan).is_empty() || plan.root.reads_values_outside_lists() {
         return Vec::new();
     }
     let mut known = Vec::new();

@@ -382,3 +382,35 @@ fn a_head_stops_reading_once_it_has_its_rows() {
         assert!(run.file_partitions <= 8, "{report}");
     }
 }
+
+#[test]
+fn list_float_sums_read_their_scans_whole() {
+    // Sums of lists of floats follow the nulls of each chunk Polars reads;
+    // partitions of the scan would be chunks of their own: the scan is
+    // read whole, then cut, and the answer is Polars'.
+    let folder = Folder::new("list-sums-read-whole");
+    let lists: Vec<Option<Vec<Option<f64>>>> = (0..40)
+        .map(|i| match i % 5 {
+            0 => Some(vec![None]),
+            1 => Some(vec![Some(-0.0)]),
+            2 => None,
+            k => Some(vec![Some(k as f64 * 0.5), Some(-0.0)]),
+        })
+        .collect();
+    let column = Series::new(
+        "a".into(),
+        lists
+            .into_iter()
+            .map(|list| list.map(|values| Series::new("".into(), values)))
+            .collect::<Vec<_>>(),
+    );
+    let df = DataFrame::new(40, vec![column.into_column()]).unwrap();
+    let scan = folder.parquet("lists", df.lazy(), 8);
+    let lf = scan.with_columns([col("a").list().sum().alias("s")]);
+    let expected = lf.clone().collect().unwrap();
+    let (answer, report) = lf.collect_with_report(&partitioned(7)).unwrap();
+    assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
+    if let Some(run) = report.partitioned {
+        assert_eq!(run.file_partitions, 0, "{report}");
+    }
+}
