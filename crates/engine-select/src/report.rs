@@ -142,9 +142,10 @@ pub struct CollectReport {
     /// device's part of a mixed plan); `None` where the in-memory executor
     /// did.
     pub partitioned: Option<gpu_exec::PartitionedRun>,
-    /// What the spill manager moved to host memory while device memory ran
-    /// short (results kept for later: shared subplans' between their uses,
-    /// a join's left side while its right side ran); zero where it moved
+    /// What the spill manager moved to host memory (results kept for
+    /// later: shared subplans' between their uses, a join's left side while
+    /// its right side ran) when device memory ran short, or all of them
+    /// with `GpuEngine::with_spill_kept_results`; zero where it moved
     /// nothing.
     pub spilled: gpu_exec::Spilled,
 }
@@ -191,7 +192,7 @@ impl fmt::Display for CollectReport {
         if self.spilled.frames > 0 {
             write!(
                 f,
-                "\nspilled: {} results ({} bytes) to host memory while device memory ran short",
+                "\nspilled: {} results ({} bytes) to host memory",
                 self.spilled.frames, self.spilled.bytes
             )?;
         }
