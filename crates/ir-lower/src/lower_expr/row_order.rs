@@ -199,6 +199,22 @@ impl ExprLowering<'_> {
         if let GpuDtype::Categorical(_) = dtype {
             return self.refuse(node, format!("shift_and_fill of {dtype} is Polars' own"));
         }
+        // A decimal filled with a literal other than zero: Polars takes the
+        // fill's whole value as the scaled integer (1.000 fills 0.001 at
+        // scale 3: `AnyValue::extract` of the decimal).
+        if dtype.decimal_scale().is_some()
+            && let Some(fill) = &fill
+            && !fill.is_null()
+            && !matches!(fill, AnyValue::Decimal(0, ..))
+        {
+            return self.refuse(
+                node,
+                format!(
+                    "shift_and_fill of {dtype} with the fill value {fill} (Polars fills its whole \
+                     value as the scaled integer) is not supported on the GPU"
+                ),
+            );
+        }
         let value = match fill {
             Some(fill) => {
                 let value = match (dtype, &fill) {

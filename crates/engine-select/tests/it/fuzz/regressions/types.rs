@@ -262,3 +262,17 @@ fn a_filter_by_nulls_of_the_null_type_is_polars_error() {
         .select([col("b").filter(lit(NULL)).min().alias("x2")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// `shift_and_fill` of a decimal of scale 3 with the fill 1: Polars fills
+/// the fill's whole value as the scaled integer (`AnyValue::extract`: 1
+/// fills 0.001), the device filled 1.000; refused in ir-lower now. Seed
+/// 1416 (case 52).
+#[test]
+fn decimal_shift_and_fill_by_a_literal_other_than_zero_is_polars_own() {
+    let t0 = df!("a" => [Some(-0.0f64)]).unwrap();
+    let lf = t0.lazy().group_by([col("a")]).agg([col("a")
+        .cast(DataType::Decimal(18, 3))
+        .shift_and_fill(lit(1i64), lit(1i64).cast(DataType::Decimal(3, 0)))
+        .alias("x2")]);
+    assert_same_as_cpu(lf, UNORDERED);
+}
