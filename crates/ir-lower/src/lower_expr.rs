@@ -136,6 +136,24 @@ impl ExprLowering<'_> {
         None
     }
 
+    /// Refuses `left op right` of operands of two types: the evaluator
+    /// computes operands of one type.
+    fn refuse_two_types(
+        &mut self,
+        node: Node,
+        left: &GpuExpr,
+        op: BinaryOp,
+        right: &GpuExpr,
+    ) -> Lowered {
+        let why = format!(
+            "{} {} {} (operands of two types) is not supported on the GPU",
+            left.dtype,
+            op.symbol(),
+            right.dtype
+        );
+        self.refuse(node, why)
+    }
+
     fn dtype(&mut self, node: Node) -> Option<GpuDtype> {
         let context = ToFieldContext::new(self.arena, self.schema);
         // Dynamic literals ("dyn int") take the type Polars gives them when
@@ -293,15 +311,7 @@ impl ExprLowering<'_> {
                             matches!(side.dtype, GpuDtype::Decimal(..) | GpuDtype::Null)
                         })
                     {
-                        return self.refuse(
-                            node,
-                            format!(
-                                "{} {} {} (operands of two types) is not supported on the GPU",
-                                left.dtype,
-                                op.symbol(),
-                                right.dtype
-                            ),
-                        );
+                        return self.refuse_two_types(node, &left, op, &right);
                     }
                     return Some(null_aware_equality(left, right, op == BinaryOp::EqMissing));
                 }
@@ -376,15 +386,7 @@ impl ExprLowering<'_> {
                 {
                     // The evaluator computes operands of one type (decimals
                     // of two scales aside).
-                    return self.refuse(
-                        node,
-                        format!(
-                            "{} {} {} (operands of two types) is not supported on the GPU",
-                            left.dtype,
-                            op.symbol(),
-                            right.dtype
-                        ),
-                    );
+                    return self.refuse_two_types(node, &left, op, &right);
                 } else if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor)
                     && planned != left.dtype
                 {

@@ -838,29 +838,67 @@ fn scan(df: DataFrame, schema: OutputSchema) -> PlanNode {
 /// The rows `offset..offset + len` of `data` (from the end for a negative
 /// offset, as Polars slices).
 fn slice_data(data: Data, offset: i64, len: usize) -> Result<Data, ExecError> {
-    let parts = match data {
-        Data::Parts(parts) if offset >= 0 => parts,
-        data => return Ok(Data::Whole(data.whole()?.slice(offset, len))),
+    let (parts, skip) = match (data, usize::try_from(offset)) {
+        (Data::Parts(parts), Ok(skip)) => (parts, skip),
+        (data, _) => return Ok(Data::Whole(data.whole()?.slice(offset, len))),
     };
-    let (mut skip, mut left) = (offset as usize, len);
-    let mut out = Vec::new();
-    for part in &parts {
-        if left == 0 {
+    let mut slicer = Slicer::new(skip, len);
+    for part in parts {
+        if !slicer.wants_more() {
             break;
         }
-        if skip >= part.height() {
-            skip -= part.height();
-            continue;
+        slicer.take(part);
+    }
+    slicer.finish()
+}
+
+/// A slice of a positive offset over partitions taken in order.
+pub(crate) struct Slicer {
+    /// Rows still to pass over, then to keep.
+    skip: usize,
+    left: usize,
+    out: Vec<DataFrame>,
+    /// The first partition, cleared: the columns of a slice of no rows.
+    empty: Option<DataFrame>,
+}
+
+impl Slicer {
+    pub(crate) fn new(skip: usize, len: usize) -> Slicer {
+        Slicer {
+            skip,
+            left: len,
+            out: Vec::new(),
+            empty: None,
         }
-        let taken = part.slice(skip as i64, left);
-        left -= taken.height();
-        skip = 0;
-        out.push(taken);
     }
-    if out.is_empty() {
-        out.push(parts[0].clear());
+
+    /// Whether another partition may hold rows of the slice (or none was
+    /// taken yet).
+    pub(crate) fn wants_more(&self) -> bool {
+        self.left > 0 || self.empty.is_none()
     }
-    Ok(Data::Parts(out))
+
+    /// The slice's rows of the next partition.
+    pub(crate) fn take(&mut self, part: DataFrame) {
+        self.empty.get_or_insert_with(|| part.clear());
+        if self.skip >= part.height() {
+            self.skip -= part.height();
+            return;
+        }
+        let taken = part.slice(self.skip as i64, self.left);
+        self.left -= taken.height();
+        self.skip = 0;
+        self.out.push(taken);
+    }
+
+    /// The slice, in partitions (at least one).
+    pub(crate) fn finish(self) -> Result<Data, ExecError> {
+        match (self.out.is_empty(), self.empty) {
+            (false, _) => Ok(Data::Parts(self.out)),
+            (true, Some(empty)) => Ok(Data::Parts(vec![empty])),
+            (true, None) => Err(ExecError::Unsupported("a slice of no partitions".into())),
+        }
+    }
 }
 
 /// A group-by's or distinct's result (`df`, its groups in order) cut to

@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 
 use ir_lower::{Partitioning, PlanNode};
 
-use super::{Data, Partitioned, Stream, cut_allowed, over_shared, slice_data};
+use super::{Data, Partitioned, Slicer, Stream, cut_allowed, over_shared, slice_data};
 use crate::error::ExecError;
 
 impl Partitioned<'_> {
@@ -94,7 +94,7 @@ impl Partitioned<'_> {
         if !cut_allowed(node, input) {
             return self.on_device(node.clone()).map(Data::Whole);
         }
-        let Ok(mut skip) = usize::try_from(*offset) else {
+        let Ok(skip) = usize::try_from(*offset) else {
             let data = self.run(input)?;
             return slice_data(data, *offset, *len);
         };
@@ -102,30 +102,14 @@ impl Partitioned<'_> {
             ControlFlow::Break(df) => return Ok(Data::Whole(df.slice(*offset, *len))),
             ControlFlow::Continue(stream) => stream,
         };
-        let (mut left, mut out, mut empty) = (*len, Vec::new(), None);
-        // (One partition at least, for the columns of a slice of no rows.)
-        while left > 0 || empty.is_none() {
+        let mut slicer = Slicer::new(skip, *len);
+        while slicer.wants_more() {
             let Some(part) = self.next_part(&mut stream) else {
                 break;
             };
-            let part = part?;
-            empty.get_or_insert_with(|| part.clear());
-            if skip >= part.height() {
-                skip -= part.height();
-                continue;
-            }
-            let taken = part.slice(skip as i64, left);
-            left -= taken.height();
-            skip = 0;
-            out.push(taken);
+            slicer.take(part?);
         }
-        match (out.is_empty(), empty) {
-            (false, _) => Ok(Data::Parts(out)),
-            (true, Some(empty)) => Ok(Data::Parts(vec![empty])),
-            (true, None) => Err(ExecError::Unsupported(
-                "a node's result of no partitions".into(),
-            )),
-        }
+        slicer.finish()
     }
 }
 
