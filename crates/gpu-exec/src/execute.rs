@@ -696,40 +696,17 @@ impl Executor<'_> {
         df: &DataFrame,
         projection: &[usize],
     ) -> Result<DeviceFrame, ExecError> {
-        if let Some(resident) = self.resident.iter().find(|r| r.is(df, projection)) {
-            let mut held = resident
-                .frame
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if resident.shared
-                && let Some(frame) = held.as_ref()
-            {
-                // Read on this stream after its upload; freed on its own,
-                // once the runs that read it have ended.
-                resident.made.wait_on(&self.ctx.stream)?;
-                resident
-                    .uses
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                return self.copy_frame(frame);
-            }
-            if let Some(mut frame) = held.take() {
-                resident
-                    .uses
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                for column in &mut frame.columns {
-                    column.move_to_stream(&self.ctx.stream, Some(&resident.made))?;
-                }
-                return Ok(frame);
-            }
+        if let Some(resident) = self.resident.iter().find(|r| r.is(df, projection))
+            && let Some(frame) = resident.read(&self.ctx.stream, |frame| self.copy_frame(frame))
+        {
+            return frame;
         }
         match self
             .uploads
             .and_then(|uploads| uploads.take(scan_key(node)))
         {
             Some((mut frame, made)) => {
-                for column in &mut frame.columns {
-                    column.move_to_stream(&self.ctx.stream, Some(&made))?;
-                }
+                frame.move_to_stream(&self.ctx.stream, Some(&made))?;
                 Ok(frame)
             }
             None => DeviceFrame::from_dataframe(df, Some(projection), self.ctx),
@@ -798,9 +775,7 @@ impl Executor<'_> {
     pub(crate) fn take_kept(&self, kept: Kept) -> Result<DeviceFrame, ExecError> {
         let store = self.shared.borrow().spill.clone();
         let mut frame = store.take(kept, self.ctx)?;
-        for column in &mut frame.columns {
-            column.move_to_stream(&self.ctx.stream, None)?;
-        }
+        frame.move_to_stream(&self.ctx.stream, None)?;
         Ok(frame)
     }
 
@@ -825,9 +800,7 @@ impl Executor<'_> {
             one_key_groups: Cell::new(false),
         }
         .run(node)?;
-        for column in &mut frame.columns {
-            column.move_to_stream(&self.ctx.stream, None)?;
-        }
+        frame.move_to_stream(&self.ctx.stream, None)?;
         Ok(frame)
     }
 }

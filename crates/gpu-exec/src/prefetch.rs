@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use gpu_runtime::Event;
+use gpu_runtime::{Event, Stream};
 use polars::prelude::DataFrame;
 
 use crate::column::{DeviceFrame, ExecContext};
@@ -171,14 +171,14 @@ impl<T> Prefetch<T> {
 /// device), or a partition uploaded on the copy stream while the run
 /// before it computed (the first scan takes it).
 pub(crate) struct Resident {
-    pub(crate) df: Arc<DataFrame>,
+    df: Arc<DataFrame>,
     /// `None` once taken.
-    pub(crate) frame: std::sync::Mutex<Option<DeviceFrame>>,
+    frame: std::sync::Mutex<Option<DeviceFrame>>,
     /// Recorded after its upload.
-    pub(crate) made: Event,
-    pub(crate) shared: bool,
+    made: Event,
+    shared: bool,
     /// Scans that copied or took it.
-    pub(crate) uses: std::sync::atomic::AtomicUsize,
+    uses: std::sync::atomic::AtomicUsize,
 }
 
 impl Resident {
@@ -203,6 +203,39 @@ impl Resident {
     /// Whether it is `df` (the scan of all its `projection`'s columns).
     pub(crate) fn is(&self, df: &DataFrame, projection: &[usize]) -> bool {
         std::ptr::eq(df, &*self.df) && projection.iter().copied().eq(0..df.width())
+    }
+
+    /// The frame for a scan on `stream`, after its upload: shared, a copy
+    /// made there by `copy` (the frame is freed on its own stream, once
+    /// the runs that read it have ended); else the frame itself, handed to
+    /// `stream`. `None` once taken.
+    pub(crate) fn read(
+        &self,
+        stream: &Stream,
+        copy: impl FnOnce(&DeviceFrame) -> Result<DeviceFrame, ExecError>,
+    ) -> Option<Result<DeviceFrame, ExecError>> {
+        let mut held = self
+            .frame
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let read = match self.shared {
+            true => {
+                let frame = held.as_ref()?;
+                self.made
+                    .wait_on(stream)
+                    .map_err(ExecError::from)
+                    .and_then(|()| copy(frame))
+            }
+            false => {
+                let mut frame = held.take()?;
+                frame
+                    .move_to_stream(stream, Some(&self.made))
+                    .map(|()| frame)
+                    .map_err(ExecError::from)
+            }
+        };
+        self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(read)
     }
 
     /// Scans that copied or took it.

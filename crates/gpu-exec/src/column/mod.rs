@@ -628,6 +628,20 @@ pub struct DeviceFrame {
 }
 
 impl DeviceFrame {
+    /// Hands every column to `stream` (see [`DeviceColumn::move_to_stream`]).
+    pub(crate) fn move_to_stream(
+        &mut self,
+        stream: &Stream,
+        ready: Option<&Event>,
+    ) -> Result<(), RuntimeError> {
+        for column in &mut self.columns {
+            column.move_to_stream(stream, ready)?;
+        }
+        Ok(())
+    }
+}
+
+impl DeviceFrame {
     /// Copies the columns of `df` at `projection` (all when `None`) to the device.
     pub fn from_dataframe(
         df: &DataFrame,

@@ -351,35 +351,22 @@ impl Stream {
     /// same device run as the chain of row-wise nodes that makes it, where
     /// one does (its result goes on to `node` on the device, not to the
     /// host and back).
-    pub(crate) fn then_each(self, node: &PlanNode) -> Stream {
-        let on_top = |input: PlanNode| {
-            let mut node = node.clone();
-            if let Some(slot) = node.inputs_mut().into_iter().next() {
-                *slot = input;
+    pub(crate) fn then_each(mut self, node: &PlanNode) -> Stream {
+        if let Stream::Chain { top, depth, .. } = &mut self {
+            // `node` becomes the chain's top, over the old one.
+            let below = std::mem::replace(top.as_mut(), node.clone());
+            if let Some(slot) = top.inputs_mut().into_iter().next() {
+                *slot = below;
             }
-            Box::new(node)
-        };
-        match self {
-            Stream::Chain {
-                top,
-                depth,
-                source,
-                rows_before,
-                ahead,
-            } => Stream::Chain {
-                top: on_top(*top),
-                depth: depth + 1,
-                source,
-                rows_before,
-                ahead,
-            },
-            other => Stream::Chain {
-                top: Box::new(node.clone()),
-                depth: 0,
-                source: Box::new(other),
-                rows_before: 0,
-                ahead: None,
-            },
+            *depth += 1;
+            return self;
+        }
+        Stream::Chain {
+            top: Box::new(node.clone()),
+            depth: 0,
+            source: Box::new(self),
+            rows_before: 0,
+            ahead: None,
         }
     }
 }
@@ -750,15 +737,18 @@ impl Partitioned<'_> {
         if current.frame.as_ref().is_some_and(|frame| frame.uses() > 0) {
             self.uploaded_ahead += 1;
         }
-        if matches!(
+        let out_of_memory = matches!(
             ran,
             Err(ExecError::Runtime(RuntimeError::OutOfMemory { .. }))
-        ) && frame.is_some()
-        {
-            drop(frame);
-            ran = self.on_device_with(plan, &resident);
-            return (ran, next.map(|n| n.map(|part| Ahead { part, frame: None })));
-        }
+        );
+        let frame = match frame {
+            Some(frame) if out_of_memory => {
+                drop(frame);
+                ran = self.on_device_with(plan, &resident);
+                None
+            }
+            frame => frame,
+        };
         (ran, next.map(|n| n.map(|part| Ahead { part, frame })))
     }
 
@@ -817,20 +807,21 @@ fn over(node: &PlanNode, inputs: Vec<DataFrame>) -> PlanNode {
 fn over_shared(node: &PlanNode, inputs: Vec<Arc<DataFrame>>) -> PlanNode {
     let mut node = node.clone();
     for (slot, df) in node.inputs_mut().into_iter().zip(inputs) {
-        *slot = PlanNode::DataFrameScan {
-            projection: (0..df.width()).collect(),
-            df,
-            schema: slot.schema().clone(),
-        };
+        *slot = shared_scan(df, slot.schema().clone());
     }
     node
 }
 
 /// An in-memory frame (all its columns) as a plan's input of `schema`.
 fn scan(df: DataFrame, schema: OutputSchema) -> PlanNode {
+    shared_scan(Arc::new(df), schema)
+}
+
+/// [`scan`] of a frame shared with others.
+fn shared_scan(df: Arc<DataFrame>, schema: OutputSchema) -> PlanNode {
     PlanNode::DataFrameScan {
         projection: (0..df.width()).collect(),
-        df: Arc::new(df),
+        df,
         schema,
     }
 }

@@ -145,14 +145,10 @@ impl ExprLowering<'_> {
         // rows decide (a constant default stays one value per row of the
         // input, as Polars gives it, not one row).
         let otherwise = match old.is_empty() && reads(&input) && !reads(&otherwise) {
-            true => GpuExpr {
-                kind: ExprKind::Ternary {
-                    predicate: Box::new(input.clone().is_null()),
-                    truthy: Box::new(otherwise.clone()),
-                    falsy: Box::new(otherwise),
-                },
-                dtype,
-            },
+            true => input
+                .clone()
+                .is_null()
+                .then(otherwise.clone(), otherwise, dtype),
             false => otherwise,
         };
         let mut chosen = otherwise;
