@@ -22,6 +22,7 @@ use crate::plan::{
 use crate::refusal::Refusal;
 
 mod dynamic;
+mod explode_windows;
 mod join_order;
 mod one_value;
 mod rolling;
@@ -448,6 +449,9 @@ impl<'a> PlanLowering<'a> {
                 {
                     let values = values.node();
                     return self.select_of_unique_counts(node, input_node, only, values);
+                }
+                if let Some(windows) = self.explode_windows(expr) {
+                    return self.select_of_explode_windows(node, input_node, expr, windows);
                 }
                 if let Some(parts) = self.filtered_columns(expr) {
                     return self.select_of_filtered(node, input_node, expr, parts);

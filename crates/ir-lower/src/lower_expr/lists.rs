@@ -475,6 +475,12 @@ impl ExprLowering<'_> {
     /// keeps.
     pub(crate) fn implode(&mut self, node: Node, input: Node) -> Lowered {
         let dtype = self.dtype(node)?;
+        self.implode_as(node, input, dtype)
+    }
+
+    /// [`Self::implode`] of `input` into lists of type `dtype`, refused
+    /// (where it is) as `node`.
+    pub(crate) fn implode_as(&mut self, node: Node, input: Node, dtype: GpuDtype) -> Lowered {
         let imploded = match self.arena.get(input) {
             // The distinct values in the order they first come (of each
             // group): the rows where each first comes. Per group Polars

@@ -260,6 +260,38 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .unwrap()]),
         ),
         (
+            "a window exploded beside a column",
+            o().select([
+                col("status"),
+                col("amount")
+                    .over_with_options(Some([col("status")]), None, WindowMapping::Explode)
+                    .unwrap(),
+            ]),
+        ),
+        (
+            "windows exploded that may not line up",
+            o().select([
+                col("amount")
+                    .over_with_options(Some([col("status")]), None, WindowMapping::Explode)
+                    .unwrap(),
+                col("qty")
+                    .head(Some(2))
+                    .over_with_options(Some([col("status")]), None, WindowMapping::Explode)
+                    .unwrap(),
+            ]),
+        ),
+        (
+            "windows exploded over different partitions",
+            o().select([
+                col("amount")
+                    .over_with_options(Some([col("status")]), None, WindowMapping::Explode)
+                    .unwrap(),
+                col("qty")
+                    .over_with_options(Some([col("amount")]), None, WindowMapping::Explode)
+                    .unwrap(),
+            ]),
+        ),
+        (
             "a slice of the groups of a group-by in no order",
             o().group_by([col("status")])
                 .agg([col("amount").sum()])

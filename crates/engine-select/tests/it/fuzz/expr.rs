@@ -302,6 +302,9 @@ pub enum Op {
     OverOrdered(bool, bool),
     /// A window mapped by `join`: each row its partition's values as a list.
     OverJoined,
+    /// A window mapped by `explode`: each partition's values in turn (a
+    /// select of such windows alone).
+    OverExploded,
     /// The first input at the indices of the second (`gather`), null
     /// outside the frame or not.
     Gather(bool),
@@ -362,7 +365,9 @@ impl E {
     pub fn one_value(&self) -> bool {
         match &self.op {
             Op::Lit(_) | Op::Len | Op::Agg(_) => true,
-            Op::Col(_) | Op::Over | Op::OverOrdered(..) | Op::OverJoined => false,
+            Op::Col(_) | Op::Over | Op::OverOrdered(..) | Op::OverJoined | Op::OverExploded => {
+                false
+            }
             _ => !self.args.is_empty() && self.args.iter().all(E::one_value),
         }
     }
@@ -654,6 +659,8 @@ impl E {
             Op::Over => case!(i, s; [x; xs]; ; x.over(xs).unwrap()),
             Op::OverJoined => case!(i, s; [x; xs]; ;
                 x.over_with_options(Some(xs), None, WindowMapping::Join).unwrap()),
+            Op::OverExploded => case!(i, s; [x; xs]; ;
+                x.over_with_options(Some(xs), None, WindowMapping::Explode).unwrap()),
             Op::OverOrdered(d, nl) => case!(i, s; [x, k; xs]; d = d, nl = nl;
                 x.over_with_options(Some(xs), Some((vec![k],
                     SortOptions::default().with_order_descending(d).with_nulls_last(nl))),

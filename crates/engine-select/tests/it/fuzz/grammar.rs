@@ -990,6 +990,38 @@ impl Grammar<'_> {
         E::new(Op::Over, args)
     }
 
+    /// The expressions of a select of windows mapped by `explode` (of rows
+    /// in a defined order: their partitions come in order of first
+    /// appearance), over the same keys and giving as many values per
+    /// partition: aggregations, values of every row, or the same head of
+    /// such values.
+    pub fn exploded_windows(&mut self, depth: u32) -> Vec<E> {
+        let keys = self.keys(2);
+        let shape = self.rng.random_range(0..3);
+        let head = self.rng.random_range(0..4);
+        let n = self.rng.random_range(1..4);
+        let saved = self.context;
+        self.context = Context::Groups;
+        let windows = (0..n)
+            .map(|_| {
+                let ty = self.any_ty();
+                let f = self.window_body(ty, |g| match shape {
+                    0 => g.scalar(ty, depth),
+                    _ => g.value(ty, depth),
+                });
+                let f = match shape {
+                    2 => E::new(Op::Head(head), vec![f]),
+                    _ => f,
+                };
+                let mut args = vec![f];
+                args.extend(keys.iter().cloned());
+                E::new(Op::OverExploded, args)
+            })
+            .collect();
+        self.context = saved;
+        windows
+    }
+
     /// The function of a window, drawn by `draw`. Polars' window of a sort
     /// of an aggregation gathers out of bounds (its debug build asserts;
     /// in release the fuzzer's process crashed: seeds 20098 and 21012):

@@ -288,6 +288,11 @@ fn random_op(
             let exploded = E::new(Op::Explode, vec![lists]);
             Plan::Select(input, named(vec![exploded], fresh, &schema, "x"))
         }
+        // Windows mapped by explode.
+        18..=31 if g.ordered && g.rng.random_bool(0.04) => {
+            let windows = g.exploded_windows(depth);
+            Plan::Select(input, named(windows, fresh, &schema, "x"))
+        }
         18..=31 => {
             let n = g.rng.random_range(1..5);
             let es = (0..n).map(|_| g.projection(depth)).collect();

@@ -158,7 +158,7 @@ pub fn expr_variants(e: &E) -> Vec<E> {
         | Op::AllHorizontal
         | Op::AnyHorizontal
         | Op::ConcatList => (0, 1),
-        Op::Over | Op::OverJoined => (1, 2),
+        Op::Over | Op::OverJoined | Op::OverExploded => (1, 2),
         Op::OverOrdered(..) => (2, 3),
         _ => (usize::MAX, usize::MAX),
     };

@@ -1,4 +1,4 @@
-//! Window expressions (`over`) on the device: mapped to the rows, and by `join` (a list of the group's values on each row).
+//! Window expressions (`over`) on the device: mapped to the rows, by `join` (a list of the group's values on each row) and by `explode` (each partition's values in turn).
 
 use super::*;
 
@@ -186,6 +186,118 @@ fn windows_mapped_by_join_give_each_row_its_groups_list() {
             lf,
             "a window with mapping_strategy=\"join\" of one value per group, or ordered,",
         );
+    }
+}
+
+#[test]
+fn windows_mapped_by_explode_give_each_partitions_values_in_turn() {
+    let frame = small_groups();
+    let exploded = |e: Expr, by: Vec<Expr>| {
+        e.over_with_options(Some(by), None, WindowMapping::Explode)
+            .unwrap()
+    };
+    let descending = SortMultipleOptions::default()
+        .with_order_descending(true)
+        .with_maintain_order(true);
+    for (name, lf) in [
+        (
+            "a column's values partition by partition (a null key's too)",
+            frame
+                .clone()
+                .select([exploded(col("x"), vec![col("g")]).alias("w")]),
+        ),
+        (
+            "each partition's three greatest (the user guide's top-k) and first texts",
+            frame.clone().select([
+                exploded(
+                    col("g")
+                        .sort_by([col("x")], descending.clone())
+                        .head(Some(3)),
+                    vec![col("h")],
+                ),
+                exploded(
+                    col("x")
+                        .sort_by([col("x")], descending.clone())
+                        .head(Some(3)),
+                    vec![col("h")],
+                ),
+                exploded(col("s").head(Some(3)), vec![col("h")]).alias("first_s"),
+            ]),
+        ),
+        (
+            "values computed within partitions of two keys, named as a key",
+            frame.clone().select([
+                exploded(col("x").cum_sum(false), vec![col("g"), col("h")]).alias("running"),
+                exploded(col("x").shift(lit(1)) * lit(2), vec![col("g"), col("h")]).alias("g"),
+            ]),
+        ),
+        (
+            "one value per partition",
+            frame.clone().select([
+                exploded(col("x").sum(), vec![col("h")]).alias("total"),
+                exploded(col("s").max(), vec![col("h")]).alias("last"),
+            ]),
+        ),
+        (
+            "the values a filter keeps (an empty result one null row)",
+            frame.clone().select([
+                exploded(col("x").filter(col("x").gt(lit(3))), vec![col("g")]).alias("w"),
+            ]),
+        ),
+        (
+            "a slice from the end, of floats",
+            frame.clone().select([exploded(
+                col("x").cast(DataType::Float64).slice(lit(-2), lit(2)),
+                vec![col("g")],
+            )
+            .alias("w")]),
+        ),
+        (
+            "an empty frame",
+            frame
+                .clone()
+                .filter(col("x").gt(lit(100)))
+                .select([exploded(col("x"), vec![col("g")]).alias("w")]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // Windows whose values per partition may not line up, ordered ones,
+    // and explodes beside other columns stay with Polars.
+    for (lf, reason) in [
+        (
+            frame.clone().select([
+                exploded(col("x").sum(), vec![col("g")]).alias("a"),
+                exploded(col("x").head(Some(1)), vec![col("g")]).alias("b"),
+            ]),
+            "windows mapped by explode that may give different numbers of values",
+        ),
+        (
+            frame.clone().select([
+                exploded(col("x"), vec![col("g")]).alias("a"),
+                exploded(col("x"), vec![col("h")]).alias("b"),
+            ]),
+            "windows mapped by explode over different partitions",
+        ),
+        (
+            frame.clone().select([col("x")
+                .over_with_options(
+                    Some([col("g")]),
+                    Some(([col("x")], Default::default())),
+                    WindowMapping::Explode,
+                )
+                .unwrap()
+                .alias("w")]),
+            "a window mapped by explode with an order",
+        ),
+        (
+            frame
+                .clone()
+                .select([col("g"), exploded(col("x"), vec![col("g")]).alias("w")]),
+            "a window with mapping_strategy=\"explode\" beside other expressions",
+        ),
+    ] {
+        assert_cpu_answer_with_reason(lf, reason);
     }
 }
 

@@ -1,0 +1,284 @@
+//! Windows mapped by `explode` (`over(.., mapping_strategy="explode")`) as plain nodes: a group-by of the partitions in order of first appearance, each window's values per partition as a list, the lists exploded.
+
+use polars_core::prelude::AnyValue;
+use polars_plan::dsl::WindowMapping;
+
+use super::*;
+use crate::dtype::ListOf;
+
+/// How many values a window's function gives for each partition, where the
+/// expression alone tells: the windows of one select must agree, so that
+/// their values line up row by row as Polars' do.
+#[derive(PartialEq)]
+enum PerPartition {
+    /// One value (an aggregation): a row per partition.
+    One,
+    /// As many values as the partition has rows.
+    Rows,
+    /// The values a literal slice (`head(3)`, `slice(1, 2)`) keeps of as
+    /// many as the partition's rows.
+    Slice(AnyValue<'static>, AnyValue<'static>),
+}
+
+/// One window of the select: its function and partition keys, and whether
+/// it has an order.
+pub(super) struct ExplodeWindow {
+    function: Node,
+    partition_by: Vec<Node>,
+    ordered: bool,
+}
+
+impl PlanLowering<'_> {
+    /// The windows of a select whose every expression is a window mapped by
+    /// `explode`; `None` for any other select.
+    pub(super) fn explode_windows(&self, exprs: &[ExprIR]) -> Option<Vec<ExplodeWindow>> {
+        exprs
+            .iter()
+            .map(|e| match self.expr_arena.get(e.node()) {
+                AExpr::Over {
+                    function,
+                    partition_by,
+                    order_by,
+                    mapping: WindowMapping::Explode,
+                } => Some(ExplodeWindow {
+                    function: *function,
+                    partition_by: partition_by.clone(),
+                    ordered: order_by.is_some(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A select of windows mapped by `explode` (`exprs`, whose windows are
+    /// `windows`) over `input_node`, as Polars computes it: the partitions
+    /// in order of first appearance (null keys one partition), each
+    /// window's function computed within each partition as a group-by's
+    /// aggregations are, and its values one after another, partition by
+    /// partition (an empty result one null row). On the GPU a group-by in
+    /// order of first appearance of the functions' values as lists, the
+    /// lists exploded (aggregations, one value per partition, taken as they
+    /// are), the keys dropped. Several windows must be partitioned alike and
+    /// give as many values per partition, which the expressions show
+    /// (aggregations; as many as the rows; the same literal slice of as
+    /// many): Polars lines their values up by place whatever their counts.
+    pub(super) fn select_of_explode_windows(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        exprs: &[ExprIR],
+        windows: Vec<ExplodeWindow>,
+    ) -> Lowered {
+        if windows.iter().any(|window| window.ordered) {
+            return self.refuse(
+                node,
+                "a window mapped by explode with an order (`order_by`) is not supported on the \
+                 GPU",
+            );
+        }
+        let shapes: Vec<Option<PerPartition>> = windows
+            .iter()
+            .map(|window| self.per_partition(window.function))
+            .collect();
+        let alike = shapes
+            .iter()
+            .all(|shape| shape.is_some() && *shape == shapes[0]);
+        if windows.len() > 1 && !alike {
+            return self.refuse(
+                node,
+                "windows mapped by explode that may give different numbers of values per \
+                 partition (Polars lines them up by place) are not supported on the GPU",
+            );
+        }
+        let one = shapes[0] == Some(PerPartition::One);
+        let output = self.output_schema(node);
+        // The keys, named apart from the outputs.
+        let names: Vec<&str> = exprs.iter().map(|e| e.output_name().as_str()).collect();
+        let key_name = |at: usize| {
+            let mut name = format!("__gpu_partition_{at}");
+            while names.contains(&name.as_str()) {
+                name.push('_');
+            }
+            name
+        };
+        let named_keys = |partition_by: &[Node]| -> Vec<ExprIR> {
+            partition_by
+                .iter()
+                .enumerate()
+                .map(|(at, &key)| ExprIR::new(key, OutputName::Alias(key_name(at).into())))
+                .collect()
+        };
+        let key_irs = named_keys(&windows[0].partition_by);
+        if self.keys_of_one_value(&key_irs, "window") {
+            return None;
+        }
+        let input = self.node(input_node);
+        let keys = self.named_exprs(&key_irs, input_node)?;
+        for window in &windows[1..] {
+            let others = self.named_exprs(&named_keys(&window.partition_by), input_node)?;
+            let same = |(a, b): (&NamedExpr, &NamedExpr)| a.expr == b.expr;
+            if others.len() != keys.len() || !keys.iter().zip(&others).all(same) {
+                return self.refuse(
+                    node,
+                    "windows mapped by explode over different partitions are not supported on \
+                     the GPU",
+                );
+            }
+        }
+        for key in &keys {
+            let why = if key.expr.has_window() {
+                "a window inside".to_string()
+            } else if !crate::support::group_key(key.expr.dtype) {
+                format!("of {}", key.expr.dtype)
+            } else {
+                continue;
+            };
+            return self.refuse(
+                node,
+                format!(
+                    "a window mapped by explode partitioned by `{}` ({why}) is not supported on \
+                     the GPU",
+                    key.expr
+                ),
+            );
+        }
+        let output = output?;
+        if !one && let Some(column) = output.iter().find(|column| !listable(column.dtype)) {
+            return self.refuse(
+                node,
+                format!(
+                    "a window mapped by explode of {} ({}) is not supported on the GPU",
+                    column.name, column.dtype
+                ),
+            );
+        }
+        let schema = self.schema_of(input_node);
+        let one_row = self.one_row_columns(input_node);
+        let mut lowering = self.expr_lowering(&schema, one_row);
+        lowering.per_group = true;
+        let aggs: Vec<Option<NamedExpr>> = windows
+            .iter()
+            .zip(exprs)
+            .zip(&output)
+            .map(|((window, e), column)| {
+                let expr = match one {
+                    true => lowering.expr(window.function)?,
+                    false => {
+                        let lists = GpuDtype::List(ListOf::of(column.dtype));
+                        lowering.implode_as(e.node(), window.function, lists)?
+                    }
+                };
+                Some(NamedExpr {
+                    name: column.name.clone(),
+                    expr,
+                })
+            })
+            .collect();
+        let aggs = aggs.into_iter().collect::<Option<Vec<_>>>();
+        if one {
+            let agg_irs: Vec<ExprIR> = windows
+                .iter()
+                .zip(exprs)
+                .map(|(window, e)| ExprIR::new(window.function, e.output_name_inner().clone()))
+                .collect();
+            if self.temporal_means_of_one_value(&agg_irs, input_node) {
+                return None;
+            }
+        }
+        let (input, aggs) = (input?, aggs?);
+        for agg in &aggs {
+            if let Some(sort) = agg.expr.sort_of_reordered() {
+                return self.refuse(node, per_group_sort_of_reordered(&sort));
+            }
+            if one && !(agg.expr.has_aggregation() && agg.expr.reads_a_column()) {
+                return self.refuse(
+                    node,
+                    format!(
+                        "a window mapped by explode of `{}` (one value, not an aggregation of \
+                         the partition's rows) is not supported on the GPU",
+                        agg.expr
+                    ),
+                );
+            }
+        }
+        if one {
+            self.types_agree(node, &aggs, &output)?;
+        }
+        let by = keys.iter().map(|key| (key.name.clone(), key.expr.dtype));
+        if self.list_key(node, by, "window") {
+            return None;
+        }
+        let column = |named: &NamedExpr| OutputColumn {
+            name: named.name.clone(),
+            dtype: named.expr.dtype,
+        };
+        let key_columns: Vec<OutputColumn> = keys.iter().map(column).collect();
+        let values = key_columns.len()..key_columns.len() + aggs.len();
+        let grouped = PlanNode::GroupBy {
+            input: Box::new(input),
+            schema: key_columns
+                .iter()
+                .cloned()
+                .chain(aggs.iter().map(column))
+                .collect(),
+            keys,
+            aggs,
+            maintain_order: true,
+            slice: None,
+            // (A window's keys are not in its result.)
+            polars_partitions_from: None,
+        };
+        let rows = match one {
+            true => grouped,
+            false => PlanNode::Explode {
+                input: Box::new(grouped),
+                columns: values.clone().collect(),
+                empty_as_null: true,
+                keep_nulls: true,
+                schema: key_columns
+                    .into_iter()
+                    .chain(output.iter().cloned())
+                    .collect(),
+            },
+        };
+        Some(PlanNode::SimpleProjection {
+            input: Box::new(rows),
+            columns: values.collect(),
+            schema: output,
+        })
+    }
+
+    /// How many values `function` gives per partition, where the
+    /// expression tells.
+    fn per_partition(&mut self, function: Node) -> Option<PerPartition> {
+        if is_scalar_ae(function, self.expr_arena) {
+            return Some(PerPartition::One);
+        }
+        if is_length_preserving_ae(function, self.expr_arena) {
+            return Some(PerPartition::Rows);
+        }
+        let AExpr::Slice {
+            input,
+            offset,
+            length,
+        } = self.expr_arena.get(function)
+        else {
+            return None;
+        };
+        if !is_length_preserving_ae(*input, self.expr_arena) {
+            return None;
+        }
+        let (offset, length) = (*offset, *length);
+        let schema = Schema::default();
+        let lowering = self.expr_lowering(&schema, Vec::new());
+        Some(PerPartition::Slice(
+            lowering.constant(offset)?,
+            lowering.constant(length)?,
+        ))
+    }
+}
+
+/// Whether values of `dtype` make a list column on the GPU.
+fn listable(dtype: GpuDtype) -> bool {
+    !dtype.is_nested() && !matches!(dtype, GpuDtype::Categorical(_))
+}
