@@ -38,6 +38,7 @@ mod spilling;
 mod strings;
 mod structs;
 mod temporal;
+mod time_windows;
 mod unpivot;
 mod whole_frame;
 mod windows;

@@ -1,9 +1,9 @@
-//! Polars' `group_by_dynamic` of time windows as a plain group-by: each row's window the truncation of its time, a check that the times are sorted and valid (else Polars raises), and the group-by by the windows in order.
+//! Polars' `group_by_dynamic` of time windows as a plain group-by: each row's window the truncation of its time, a check that the times are sorted and valid (else Polars raises), and the group-by by the keys and windows in order; the order Polars gives the keys of time windows (also a rolling group-by's).
 
 use polars::prelude::{ClosedWindow, DynamicGroupOptions, Label, StartBy};
 
 use super::*;
-use crate::expr::{AggOp, CastMode, Scalar, Truncation};
+use crate::expr::{AggOp, CastMode, Scalar, StringOp, Truncation};
 use crate::lower_expr::{raising_where, truncation};
 
 impl PlanLowering<'_> {
@@ -11,9 +11,11 @@ impl PlanLowering<'_> {
     /// windows as long as they are apart (`period` = `every`), from the
     /// time's truncation moved by a fixed `offset`, closed on the left or
     /// the right, labelled by their start, their end or their first time,
-    /// no boundary columns, no `group_by` keys, on a date or timestamp
-    /// column: the windows as a column the group-by takes (in order: the
-    /// times are sorted), named as the time column. A time's window starts
+    /// no boundary columns, on a date or timestamp column, within the rows
+    /// of each `group_by` key (integers, booleans, temporal values, texts):
+    /// the windows as a column the group-by takes after the keys (in order:
+    /// the times are sorted, within each key's rows), named as the time
+    /// column. A time's window starts
     /// at the truncation of the time less the offset (less one tick, for
     /// windows closed on the right), plus the offset: the window Polars
     /// finds for it (the first window of data; empty windows are not
@@ -26,8 +28,7 @@ impl PlanLowering<'_> {
         dynamic: &DynamicGroupOptions,
     ) -> Lowered {
         let fixed = |d: &polars::prelude::Duration| d.months() == 0;
-        let plain = keys.is_empty()
-            && dynamic.every == dynamic.period
+        let plain = dynamic.every == dynamic.period
             && !dynamic.every.negative()
             && !dynamic.every.is_zero()
             && (dynamic.offset.is_zero() || (fixed(&dynamic.every) && fixed(&dynamic.offset)))
@@ -40,12 +41,16 @@ impl PlanLowering<'_> {
         if !plain {
             return self.refuse(
                 node,
-                "group_by_dynamic with `group_by` keys, a period other than `every`, an \
-                 offset of months or by months, boundaries, windows closed on both sides or \
-                 neither, or a start other than the window's is not supported on the GPU",
+                "group_by_dynamic with a period other than `every`, an offset of months or by \
+                 months, boundaries, windows closed on both sides or neither, or a start other \
+                 than the window's is not supported on the GPU",
             );
         }
+        if self.keys_of_one_value(keys, "group_by_dynamic") {
+            return None;
+        }
         let input = self.node(input_node);
+        let keys = self.named_exprs(keys, input_node);
         let input_schema = self.schema_of(input_node);
         let name = dynamic.index_column.as_str();
         let index = self.positions(node, &input_schema, &[name])?[0];
@@ -60,7 +65,9 @@ impl PlanLowering<'_> {
             );
         };
         let aggs = self.named_exprs_in(aggs, input_node, true);
-        let (input, aggs) = (input?, aggs?);
+        let (input, keys, aggs) = (input?, keys?, aggs?);
+        let keyed = KeyedRows::of(&keys);
+        let input = self.keyed(node, input, &keys, "a group_by_dynamic")?;
         let time = GpuExpr::column(index, name.to_string(), dtype);
         // Ticks of the type (days of dates) in a duration of no months.
         let per_day = match dtype {
@@ -130,7 +137,7 @@ impl PlanLowering<'_> {
             }
             _ => window,
         };
-        let check = sorted_check(time);
+        let check = keyed.sorted_check(time.clone());
         let width = input.schema().len();
         let mut with_window = input.schema().clone();
         for (name, dtype) in [("__gpu_window", dtype), ("__gpu_sorted", GpuDtype::UInt8)] {
@@ -154,10 +161,13 @@ impl PlanLowering<'_> {
             broadcast: true,
             schema: with_window,
         };
-        let keys = vec![NamedExpr {
+        // The user's keys, then the windows.
+        let time_at = keys.len();
+        let mut keys = keys;
+        keys.push(NamedExpr {
             name: name.to_string(),
             expr: GpuExpr::column(width, name.to_string(), dtype),
-        }];
+        });
         let schema = self.output_schema(node)?;
         self.types_agree(node, &keys, &schema)?;
         self.types_agree(node, &aggs, &schema)?;
@@ -196,21 +206,17 @@ impl PlanLowering<'_> {
             schema: grouped_schema.clone(),
         };
         let last = grouped_schema.len() - 1;
-        let exprs = std::iter::once(NamedExpr {
-            name: name.to_string(),
-            expr: GpuExpr::column(last, first, dtype),
-        })
-        .chain(
-            schema
-                .iter()
-                .enumerate()
-                .skip(1)
-                .map(|(i, column)| NamedExpr {
-                    name: column.name.clone(),
-                    expr: GpuExpr::column(i, column.name.clone(), column.dtype),
-                }),
-        )
-        .collect();
+        let exprs = schema
+            .iter()
+            .enumerate()
+            .map(|(i, column)| NamedExpr {
+                name: column.name.clone(),
+                expr: match i == time_at {
+                    true => GpuExpr::column(last, first, dtype),
+                    false => GpuExpr::column(i, column.name.clone(), column.dtype),
+                },
+            })
+            .collect();
         Some(PlanNode::Select {
             input: Box::new(grouped),
             exprs,
@@ -219,14 +225,150 @@ impl PlanLowering<'_> {
     }
 }
 
-/// A check that `time` is sorted and holds no null, as Polars' time windows
-/// need (it raises otherwise; see [`raising_where`]).
-pub(super) fn sorted_check(time: GpuExpr) -> GpuExpr {
-    let boolean = GpuDtype::Boolean;
-    let previous = time.clone().shifted(1);
-    raising_where(time.clone().is_null().binary(
-        BinaryOp::Or,
-        time.binary(BinaryOp::Lt, previous, boolean),
-        boolean,
-    ))
+/// The `group_by` keys of a rolling group-by or a `group_by_dynamic`,
+/// whose windows Polars takes within each key's rows.
+pub(super) struct KeyedRows {
+    keys: Vec<GpuExpr>,
+}
+
+impl KeyedRows {
+    pub(super) fn of(keys: &[NamedExpr]) -> KeyedRows {
+        KeyedRows {
+            keys: keys.iter().map(|key| key.expr.clone()).collect(),
+        }
+    }
+
+    /// `expr` computed within each key's rows (as it is, without keys).
+    pub(super) fn within(&self, expr: GpuExpr) -> GpuExpr {
+        if self.keys.is_empty() {
+            return expr;
+        }
+        GpuExpr {
+            dtype: expr.dtype,
+            kind: ExprKind::Window {
+                function: Box::new(expr),
+                partition_by: self.keys.clone(),
+                order_by: None,
+            },
+        }
+    }
+
+    /// A check that `time` is sorted within each key's rows and holds no
+    /// null, as Polars' time windows need (it raises otherwise; see
+    /// [`raising_where`]).
+    pub(super) fn sorted_check(&self, time: GpuExpr) -> GpuExpr {
+        let boolean = GpuDtype::Boolean;
+        let previous = self.within(time.clone().shifted(1));
+        raising_where(time.clone().is_null().binary(
+            BinaryOp::Or,
+            time.binary(BinaryOp::Lt, previous, boolean),
+            boolean,
+        ))
+    }
+}
+
+impl PlanLowering<'_> {
+    /// `input` with the rows of each of `keys` together, in the order Polars
+    /// puts them (its sort of their row encoding, stable: see
+    /// [`encoded_order`]); `input` itself without keys. `what` (a rolling
+    /// group-by, ...) names the refusal of keys of other types.
+    pub(super) fn keyed(
+        &mut self,
+        node: Node,
+        input: PlanNode,
+        keys: &[NamedExpr],
+        what: &str,
+    ) -> Lowered {
+        if keys.is_empty() {
+            return Some(input);
+        }
+        let mut order = Vec::new();
+        for key in keys {
+            let Some(sort_keys) = encoded_order(&key.expr) else {
+                return self.refuse(
+                    node,
+                    format!(
+                        "{what} by `{}` ({}) is not supported on the GPU",
+                        key.expr, key.expr.dtype
+                    ),
+                );
+            };
+            order.extend(sort_keys);
+        }
+        let schema = input.schema().clone();
+        Some(PlanNode::Sort {
+            input: Box::new(input),
+            keys: order,
+            stable: true,
+            slice: None,
+            schema,
+        })
+    }
+}
+
+/// The sort keys that order rows by `key` as Polars orders the keys of a
+/// rolling group-by or a `group_by_dynamic`: by their unordered row encoding (polars-row), compared
+/// byte by byte. Integers, booleans and temporal values encode in their
+/// order, null first; a text as a byte of its length where that is below
+/// 254, else 0xFE and its length in four little-endian bytes (a null as
+/// 0xFF), then its bytes: by that head read as a number, then by the text.
+/// `None` for other types (floats,
+/// whose zeros and NaNs Polars makes canonical; categoricals, by code;
+/// decimals).
+pub(super) fn encoded_order(key: &GpuExpr) -> Option<Vec<SortKey>> {
+    let ascending = |expr: GpuExpr, nulls_last: bool| SortKey {
+        expr,
+        descending: false,
+        nulls_last,
+    };
+    let dtype = key.dtype;
+    let in_order = dtype.is_integer()
+        || dtype == GpuDtype::Boolean
+        || matches!(
+            dtype,
+            GpuDtype::Date
+                | GpuDtype::Datetime(_)
+                | GpuDtype::ZonedDatetime(..)
+                | GpuDtype::Duration(_)
+                | GpuDtype::Time
+        );
+    if in_order {
+        return Some(vec![ascending(key.clone(), false)]);
+    }
+    if dtype != GpuDtype::String {
+        return None;
+    }
+    let word = GpuDtype::UInt64;
+    let number = |value: u64| GpuExpr::literal(Scalar::UInt(value), word);
+    let length = GpuExpr {
+        kind: ExprKind::String {
+            op: StringOp::LenBytes,
+            input: Box::new(key.clone()),
+        },
+        dtype: GpuDtype::UInt32,
+    }
+    .cast(word, CastMode::NonStrict);
+    // Byte `at` of the length, moved to byte `3 - at`.
+    let byte = |at: u32| {
+        let low = length
+            .clone()
+            .binary(BinaryOp::FloorDivide, number(1 << (8 * at)), word)
+            .binary(BinaryOp::Modulus, number(256), word);
+        low.binary(BinaryOp::Multiply, number(1 << (8 * (3 - at))), word)
+    };
+    let swapped = (1..4).fold(byte(0), |sum, at| {
+        sum.binary(BinaryOp::Plus, byte(at), word)
+    });
+    // The head as a number of five bytes: the first, then the four after
+    // it (none for a short text).
+    let short = length
+        .clone()
+        .binary(BinaryOp::Lt, number(254), GpuDtype::Boolean);
+    let head = short.then(
+        length.binary(BinaryOp::Multiply, number(1 << 32), word),
+        number(254 << 32).binary(BinaryOp::Plus, swapped, word),
+        word,
+    );
+    // (A null text's head is null: last, as 0xFF is.)
+    Some(vec![ascending(head, true), ascending(key.clone(), false)])
 }

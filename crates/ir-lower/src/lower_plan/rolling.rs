@@ -1,8 +1,8 @@
-//! Polars' rolling group-by (`rolling(index_column, period, offset)`) as a select of windows by times: one row per input row, its index and each aggregation over the rows of its window, as the `rolling_*_by` functions compute them; a check that the times are sorted and valid (else Polars raises).
+//! Polars' rolling group-by (`rolling(index_column, period, offset, group_by)`) as a select of windows by times: one row per input row (with keys, each key's rows together, ordered as Polars orders them), its keys, index and each aggregation over the rows of its window, as the `rolling_*_by` functions compute them; a check that the times are sorted and valid (else Polars raises).
 
 use polars::prelude::{ClosedWindow, RollingGroupOptions};
 
-use super::dynamic::sorted_check;
+use super::dynamic::KeyedRows;
 use super::*;
 use crate::expr::{AggOp, CastMode, Closed, RollingFunction, RollingWindow};
 use crate::lower_expr::{rolling_input, times_of, window_ticks};
@@ -12,7 +12,8 @@ impl PlanLowering<'_> {
     /// row's window the rows whose time (of the index column: dates,
     /// timestamps, integers but u64) lies in the `period` from its own plus
     /// the `offset` (by default `-period`: the period before it), closed as
-    /// asked, with no `group_by` keys. Polars aggregates such overlapping
+    /// asked, within the rows of each `group_by` key (integers, booleans,
+    /// temporal values, texts). Polars aggregates such overlapping
     /// windows with its rolling windows' kernels, so each aggregation is
     /// the matching window by times (see [`rolled`]): the results are
     /// Polars' to the bit.
@@ -23,13 +24,11 @@ impl PlanLowering<'_> {
         (keys, aggs): (&[ExprIR], &[ExprIR]),
         rolling: &RollingGroupOptions,
     ) -> Lowered {
-        if !keys.is_empty() {
-            return self.refuse(
-                node,
-                "rolling group-bys with `group_by` keys are not supported on the GPU",
-            );
+        if self.keys_of_one_value(keys, "rolling group-by") {
+            return None;
         }
         let input = self.node(input_node);
+        let keys = self.named_exprs(keys, input_node);
         let input_schema = self.schema_of(input_node);
         let name = rolling.index_column.as_str();
         let index = self.positions(node, &input_schema, &[name])?[0];
@@ -48,7 +47,9 @@ impl PlanLowering<'_> {
             );
         };
         let aggs = self.named_exprs_in(aggs, input_node, true);
-        let (input, aggs) = (input?, aggs?);
+        let (input, keys, aggs) = (input?, keys?, aggs?);
+        let keyed = KeyedRows::of(&keys);
+        let input = self.keyed(node, input, &keys, "a rolling group-by")?;
         let window = RollingWindow::Times {
             by: Box::new(by),
             period,
@@ -61,16 +62,17 @@ impl PlanLowering<'_> {
                 ClosedWindow::None => Closed::None,
             },
         };
-        let mut exprs = vec![NamedExpr {
+        let mut exprs = keys.clone();
+        exprs.push(NamedExpr {
             name: name.to_string(),
             expr: time.clone(),
-        }];
+        });
         let mut refused = false;
         for agg in aggs {
             match rolled(&agg.expr, &window) {
                 Ok(expr) => exprs.push(NamedExpr {
                     name: agg.name,
-                    expr,
+                    expr: keyed.within(expr),
                 }),
                 Err(why) => {
                     self.refuse(node, why);
@@ -92,7 +94,7 @@ impl PlanLowering<'_> {
             input: Box::new(input),
             exprs: vec![NamedExpr {
                 name: "__gpu_sorted".into(),
-                expr: sorted_check(time),
+                expr: keyed.sorted_check(time),
             }],
             broadcast: true,
             schema: checked_schema,

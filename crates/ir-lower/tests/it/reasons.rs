@@ -121,11 +121,11 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .agg([col("amount").median(), col("qty").sum()]),
         ),
         (
-            "a rolling group-by with keys",
+            "a rolling group-by by float keys",
             o().sort(["day"], Default::default())
                 .rolling(
                     col("day"),
-                    [col("status")],
+                    [col("amount")],
                     RollingGroupOptions {
                         index_column: "day".into(),
                         period: Duration::parse("2d"),

@@ -34,10 +34,12 @@ pub enum Plan {
     /// the first time and the last: extreme times would take it years).
     /// With `rolling`, a rolling group-by instead: each row's window the
     /// `every` before its time, or moved by `offset` where it is not
-    /// zero (the labels unused).
+    /// zero (the labels unused). Within the rows of each of `keys` (columns
+    /// of the input) where there are some.
     GroupByDynamic {
         input: Box<Plan>,
         index: String,
+        keys: Vec<String>,
         rolling: bool,
         every: &'static str,
         /// The windows' offset, which sides they are closed on, and their labels.
@@ -151,6 +153,7 @@ impl Plan {
             Plan::GroupByDynamic {
                 input,
                 index,
+                keys,
                 rolling,
                 every,
                 offset,
@@ -158,6 +161,7 @@ impl Plan {
                 label,
                 aggs,
             } => {
+                let keys: Vec<Expr> = keys.iter().map(|k| col(k.as_str())).collect();
                 let sorted = input
                     .build(tables)
                     .filter(col(index.as_str()).dt().year().is_between(
@@ -177,13 +181,13 @@ impl Plan {
                         closed_window: *closed,
                     };
                     return sorted
-                        .rolling(col(index.as_str()), [] as [Expr; 0], options)
+                        .rolling(col(index.as_str()), keys, options)
                         .agg(exprs(aggs));
                 }
                 sorted
                     .group_by_dynamic(
                         col(index.as_str()),
-                        [] as [Expr; 0],
+                        keys,
                         DynamicGroupOptions {
                             every: Duration::parse(every),
                             period: Duration::parse(every),
@@ -322,6 +326,7 @@ impl Plan {
             Plan::GroupByDynamic {
                 input,
                 index,
+                keys,
                 rolling: true,
                 every,
                 offset,
@@ -332,17 +337,19 @@ impl Plan {
                 "{}\n        .filter(col({index:?}).dt().year().is_between(lit(1900), lit(2100), \
                  ClosedInterval::Both))\
                  \n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
-                 \n        .rolling(col({index:?}), [] as [Expr; 0], \
+                 \n        .rolling(col({index:?}), {}, \
                  RollingGroupOptions {{ index_column: {index:?}.into(), \
                  period: Duration::parse({every:?}), offset: Duration::parse({:?}), \
                  closed_window: ClosedWindow::{closed:?} }})\n        .agg({})",
                 input.code(),
+                keys_code(keys),
                 rolling_offset(every, offset),
                 exprs_code(aggs)
             ),
             Plan::GroupByDynamic {
                 input,
                 index,
+                keys,
                 every,
                 offset,
                 closed,
@@ -353,12 +360,13 @@ impl Plan {
                 "{}\n        .filter(col({index:?}).dt().year().is_between(lit(1900), lit(2100), \
                  ClosedInterval::Both))\
                  \n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
-                 \n        .group_by_dynamic(col({index:?}), [] as [Expr; 0], \
+                 \n        .group_by_dynamic(col({index:?}), {}, \
                  DynamicGroupOptions {{ every: Duration::parse({every:?}), \
                  period: Duration::parse({every:?}), offset: Duration::parse({offset:?}), \
                  closed_window: ClosedWindow::{closed:?}, label: Label::{label:?}, \
                  ..Default::default() }})\n        .agg({})",
                 input.code(),
+                keys_code(keys),
                 exprs_code(aggs)
             ),
             Plan::Join {
@@ -635,5 +643,16 @@ fn rolling_offset(every: &str, offset: &str) -> String {
     match offset {
         "0ns" => format!("-{every}"),
         _ => offset.to_string(),
+    }
+}
+
+/// The code of the key columns `keys` of a time-window group-by.
+fn keys_code(keys: &[String]) -> String {
+    match keys.is_empty() {
+        true => "[] as [Expr; 0]".to_string(),
+        false => {
+            let cols: Vec<String> = keys.iter().map(|k| format!("col({k:?})")).collect();
+            format!("[{}]", cols.join(", "))
+        }
     }
 }

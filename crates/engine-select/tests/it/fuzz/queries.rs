@@ -385,9 +385,26 @@ fn random_op(
             let label = *[Label::Left, Label::Right, Label::DataPoint]
                 .choose(g.rng)
                 .unwrap();
+            // Within the rows of a key or two now and then.
+            let keys = match g.rng.random_bool(0.5) {
+                true => {
+                    let n = g.rng.random_range(1..3);
+                    let others: Vec<&String> = schema
+                        .iter()
+                        .map(|(name, _)| name)
+                        .filter(|name| **name != index)
+                        .collect();
+                    others
+                        .sample(g.rng, n)
+                        .map(|name| (*name).clone())
+                        .collect()
+                }
+                false => Vec::new(),
+            };
             Plan::GroupByDynamic {
                 input,
                 index,
+                keys,
                 rolling,
                 every,
                 offset,

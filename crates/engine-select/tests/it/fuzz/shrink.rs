@@ -262,7 +262,14 @@ fn plan_variants(plan: &Plan) -> Vec<Plan> {
                 });
             }
         }
-        Plan::GroupByDynamic { aggs, .. } => {
+        Plan::GroupByDynamic { aggs, keys, .. } => {
+            if !keys.is_empty() {
+                let mut keyless = plan.clone();
+                if let Plan::GroupByDynamic { keys, .. } = &mut keyless {
+                    keys.clear();
+                }
+                out.push(keyless);
+            }
             for v in list_variants(aggs, 1) {
                 let mut smaller = plan.clone();
                 if let Plan::GroupByDynamic { aggs, .. } = &mut smaller {

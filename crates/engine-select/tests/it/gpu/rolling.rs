@@ -611,6 +611,130 @@ fn rolling_group_bys_match_the_cpu() {
     );
 }
 
+/// Texts whose row encoding orders them otherwise than their lengths do
+/// (of 1 byte, and of 255, 256, 257, 511 and 512: a length above 253 as
+/// 0xFE and four little-endian bytes), empty and null, by the group `g` (0
+/// to 4) and the sign of `i`.
+fn texts_by_group() -> Expr {
+    let repeated = |n: usize| lit("ab".repeat(n).chars().take(n).collect::<String>());
+    let text = when(col("i").lt(lit(0)).and(col("g").eq(lit(0))))
+        .then(repeated(1))
+        .when(col("g").eq(lit(0)))
+        .then(repeated(256))
+        .when(col("g").eq(lit(1)))
+        .then(repeated(255))
+        .when(col("g").eq(lit(2)).and(col("i").lt(lit(0))))
+        .then(repeated(512))
+        .when(col("g").eq(lit(2)))
+        .then(repeated(511))
+        .when(col("g").eq(lit(3)))
+        .then(lit(""))
+        .when(col("i").is_null())
+        .then(repeated(257))
+        .otherwise(lit(NULL).cast(DataType::String));
+    text.alias("text")
+}
+
+#[test]
+fn rolling_group_bys_by_keys_match_the_cpu() {
+    // Times sorted within each key's rows (Polars raises otherwise), and
+    // not over the whole frame where sorted by key first.
+    let stably = SortMultipleOptions::default().with_maintain_order(true);
+    let frame = || {
+        timed(300, 7)
+            .filter(col("t").is_not_null())
+            .sort(["t"], stably.clone())
+            .with_columns([
+                texts_by_group(),
+                when(col("g").eq(lit(4)))
+                    .then(lit(NULL).cast(DataType::Int64))
+                    .otherwise(col("g"))
+                    .alias("g"),
+            ])
+    };
+    let aggs = || {
+        [
+            col("x").sum().alias("x sum"),
+            col("i").min().alias("i min"),
+            col("x").first().alias("x first"),
+            len().alias("rows"),
+        ]
+    };
+    let keyed = |keys: Vec<Expr>, closed: ClosedWindow| {
+        frame()
+            .rolling(col("t"), keys, rolling_groups("t", "5h", closed))
+            .agg(aggs())
+    };
+    for (name, lf) in [
+        (
+            "by an integer with nulls",
+            keyed(vec![col("g")], ClosedWindow::Right),
+        ),
+        (
+            "by texts of many lengths, empty and null",
+            keyed(vec![col("text")], ClosedWindow::Both),
+        ),
+        (
+            "by a boolean and an integer",
+            keyed(vec![col("b"), col("g")], ClosedWindow::Left),
+        ),
+        (
+            "by a text and a computed key",
+            keyed(
+                vec![col("text"), (col("i") % lit(3)).alias("r")],
+                ClosedWindow::None,
+            ),
+        ),
+        (
+            "by dates, rows sorted by key and time",
+            frame()
+                .sort(["d", "t"], stably.clone())
+                .rolling(
+                    col("t"),
+                    [col("d")],
+                    rolling_groups("t", "1d", ClosedWindow::Right),
+                )
+                .agg(aggs()),
+        ),
+        (
+            "by integers within texts, by integer times",
+            frame()
+                .select([col("k").cast(DataType::Int32), col("i"), col("text")])
+                .sort(["text", "k"], stably.clone())
+                .rolling(
+                    col("k"),
+                    [col("text")],
+                    rolling_groups("k", "4i", ClosedWindow::Both),
+                )
+                .agg([col("i").sum(), col("i").max().alias("most")]),
+        ),
+        (
+            "an empty frame",
+            frame()
+                .filter(col("i").gt(lit(10_000)))
+                .rolling(
+                    col("t"),
+                    [col("text")],
+                    rolling_groups("t", "5h", ClosedWindow::Right),
+                )
+                .agg(aggs()),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // Polars' own error: times out of order within a key's rows.
+    assert_cpu_error(
+        frame()
+            .sort(["i"], stably.clone())
+            .rolling(
+                col("t"),
+                [col("g")],
+                rolling_groups("t", "3h", ClosedWindow::Right),
+            )
+            .agg([col("x").sum()]),
+    );
+}
+
 #[test]
 fn rolling_group_bys_the_device_does_not_run_fall_back_with_their_reasons() {
     let frame = || {
@@ -643,11 +767,11 @@ fn rolling_group_bys_the_device_does_not_run_fall_back_with_their_reasons() {
         frame()
             .rolling(
                 col("t"),
-                [col("g")],
+                [col("x")],
                 rolling_groups("t", "3h", ClosedWindow::Right),
             )
-            .agg([col("x").sum()]),
-        "rolling group-bys with `group_by` keys",
+            .agg([col("i").sum()]),
+        "a rolling group-by by `col(\"x\")` (f64)",
     );
     // Polars' own error: times out of order.
     assert_cpu_error(

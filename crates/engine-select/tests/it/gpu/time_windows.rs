@@ -1,0 +1,210 @@
+//! Time windows of `group_by_dynamic` on the device, without and with `group_by` keys.
+
+use super::*;
+
+#[test]
+fn group_by_dynamic_windows_match_the_cpu_or_leave_polars_its_error() {
+    let day = 86_400_000i64;
+    let times = [0, 1, 2, 9, 10, 40, 41, 75, 200, 201].map(|d| d * day + d * 3_600_000);
+    let values = [
+        Some(1i64),
+        None,
+        Some(3),
+        Some(-4),
+        Some(5),
+        Some(6),
+        None,
+        Some(8),
+        Some(9),
+        Some(10),
+    ];
+    let frame = df!(
+        "t" => times,
+        "v" => values,
+        "s" => ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("t").cast(DataType::Datetime(TimeUnit::Milliseconds, None)),
+        col("t")
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+            .cast(DataType::Date)
+            .alias("d"),
+    ]);
+    let windows = |every: &str| DynamicGroupOptions {
+        every: Duration::parse(every),
+        period: Duration::parse(every),
+        offset: Duration::parse("0ns"),
+        ..Default::default()
+    };
+    let aggs = || {
+        [
+            col("v").sum().alias("sum"),
+            col("v").max().alias("max"),
+            col("s").first().alias("first s"),
+            col("t").last().alias("last t"),
+            len().alias("n"),
+        ]
+    };
+    for (name, index, every) in [
+        ("timestamps by day", "t", "1d"),
+        ("timestamps by 10 days", "t", "10d"),
+        ("timestamps by 6 hours", "t", "6h"),
+        ("timestamps by week", "t", "1w"),
+        ("timestamps by month", "t", "1mo"),
+        ("dates by 3 days", "d", "3d"),
+        ("dates by quarter", "d", "3mo"),
+    ] {
+        let lf = frame
+            .clone()
+            .group_by_dynamic(col(index), [] as [Expr; 0], windows(every))
+            .agg(aggs());
+        assert_gpu_eq(name, lf);
+    }
+    // Windows closed on the right, labelled by their ends or their first
+    // times, moved by an offset (times on the windows' bounds included:
+    // the times fall on whole days and hours).
+    for (index, every, offset) in [
+        ("t", "1d", "0ns"),
+        ("t", "10d", "2d"),
+        ("t", "6h", "-1h"),
+        ("t", "1w", "3d"),
+        ("t", "1mo", "0ns"),
+        ("d", "3d", "1d"),
+        ("d", "1w", "-2d"),
+        ("d", "3mo", "0ns"),
+    ] {
+        for closed in [ClosedWindow::Left, ClosedWindow::Right] {
+            for label in [Label::Left, Label::Right, Label::DataPoint] {
+                let months = every.ends_with("mo");
+                if months && label == Label::Right {
+                    continue;
+                }
+                let options = DynamicGroupOptions {
+                    offset: Duration::parse(offset),
+                    closed_window: closed,
+                    label,
+                    ..windows(every)
+                };
+                let name = format!("{index} every {every} offset {offset}, {closed:?}, {label:?}");
+                let lf = frame
+                    .clone()
+                    .group_by_dynamic(col(index), [] as [Expr; 0], options)
+                    .agg(aggs());
+                assert_gpu_eq(&name, lf);
+            }
+        }
+    }
+    // By months, windows labelled by their ends, or moved by an offset,
+    // stay with Polars (months are not added on the device).
+    for (offset, label) in [("0ns", Label::Right), ("1d", Label::Left)] {
+        let options = DynamicGroupOptions {
+            offset: Duration::parse(offset),
+            label,
+            ..windows("1mo")
+        };
+        let lf = frame
+            .clone()
+            .group_by_dynamic(col("t"), [] as [Expr; 0], options)
+            .agg([col("v").sum()]);
+        assert_cpu_answer_with_reason(lf, "group_by_dynamic");
+    }
+    // Times out of order, or a null time: Polars raises, and so does the
+    // engine.
+    for lf in [
+        frame.clone().reverse(),
+        frame.clone().with_columns([when(col("v").is_null())
+            .then(lit(NULL))
+            .otherwise(col("t"))
+            .alias("t")]),
+    ] {
+        assert_cpu_error(
+            lf.group_by_dynamic(col("t"), [] as [Expr; 0], windows("1d"))
+                .agg([col("v").sum()]),
+        );
+    }
+    // Windows of a period other than `every` stay with Polars.
+    let overlapping = DynamicGroupOptions {
+        period: Duration::parse("2d"),
+        ..windows("1d")
+    };
+    assert_cpu_answer_with_reason(
+        frame
+            .group_by_dynamic(col("t"), [] as [Expr; 0], overlapping)
+            .agg([col("v").sum()]),
+        "group_by_dynamic with a period other than `every`",
+    );
+}
+
+#[test]
+fn group_by_dynamic_windows_by_keys_match_the_cpu() {
+    // Times sorted within each key's rows, not over the frame; keys of
+    // integers (a null among them) and texts (whose row encoding Polars
+    // sorts them by: a short text's length first).
+    let hours = [5i64, 30, 2, 49, 50, 7, 8, 100, 3, 26, 27, 75];
+    let keys = [1i64, 1, 2, 1, 1, 3, 3, 1, 4, 4, 4, 2];
+    let frame = df!(
+        "h" => hours,
+        "g" => keys.map(|k| (k != 4).then_some(k)),
+        "s" => keys.map(|k| ["", "bb", "a", "ccc", "d"][k as usize]),
+        "v" => [Some(1i64), None, Some(3), Some(-4), Some(5), Some(6), None, Some(8), Some(9), Some(10), Some(11), Some(12)],
+    )
+    .unwrap()
+    .lazy()
+    .sort(["g"], SortMultipleOptions::default().with_maintain_order(true))
+    .with_columns([(col("h") * lit(3_600_000i64))
+        .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+        .alias("t")]);
+    let windows = |every: &str, label: Label, closed: ClosedWindow| DynamicGroupOptions {
+        every: Duration::parse(every),
+        period: Duration::parse(every),
+        offset: Duration::parse("0ns"),
+        label,
+        closed_window: closed,
+        ..Default::default()
+    };
+    let aggs = || {
+        [
+            col("v").sum().alias("sum"),
+            col("h").first().alias("first h"),
+            len(),
+        ]
+    };
+    for (keys, every, label, closed) in [
+        (vec![col("g")], "1d", Label::Left, ClosedWindow::Left),
+        (vec![col("s")], "12h", Label::Right, ClosedWindow::Right),
+        (
+            vec![col("s"), col("g")],
+            "1d",
+            Label::DataPoint,
+            ClosedWindow::Left,
+        ),
+        (
+            vec![(col("g") * lit(10)).alias("tens")],
+            "2d",
+            Label::Left,
+            ClosedWindow::Right,
+        ),
+    ] {
+        let name = format!("by {keys:?} every {every}, {label:?}, {closed:?}");
+        let lf = frame
+            .clone()
+            .group_by_dynamic(col("t"), keys, windows(every, label, closed))
+            .agg(aggs());
+        assert_gpu_eq(&name, lf);
+    }
+    // Times out of order within a key's rows: Polars raises, and so does
+    // the engine.
+    assert_cpu_error(
+        frame
+            .clone()
+            .sort(["v"], Default::default())
+            .group_by_dynamic(
+                col("t"),
+                [col("s")],
+                windows("1d", Label::Left, ClosedWindow::Left),
+            )
+            .agg(aggs()),
+    );
+}
