@@ -310,18 +310,49 @@ pub fn text_of_other_rows_inside(e: &GpuExpr) -> bool {
     let ExprKind::Agg { op, input } = &e.kind else {
         return false;
     };
-    let per_group_text = |part: &GpuExpr| {
-        part.dtype == GpuDtype::String
-            && (part.has_aggregation() || part.has_part_reading_other_rows())
-    };
     let parts: Vec<&GpuExpr> = match (op, &input.kind) {
         // (Each group's row at a place of a sort: the values are gathered.)
         (AggOp::First | AggOp::Last | AggOp::Get { .. }, ExprKind::SortedBy { .. }) => Vec::new(),
         (AggOp::First | AggOp::Last, ExprKind::Where { input: values, .. }) => vec![values],
+        // (A list of a text column's values moved within each group: they
+        // are gathered group by group.)
+        (AggOp::Implode, ExprKind::Where { input: values, by }) if text_moved_in_groups(values) => {
+            vec![by]
+        }
         (AggOp::Implode, ExprKind::Where { input: values, by }) => vec![values, by],
+        (AggOp::Implode, _) if text_moved_in_groups(input) => Vec::new(),
         _ => vec![input],
     };
-    parts.into_iter().any(|part| part.any(&per_group_text))
+    parts.into_iter().any(per_group_text)
+}
+
+/// Whether `part` is text made of aggregations or of other rows.
+pub fn per_group_text(part: &GpuExpr) -> bool {
+    part.any(&|e| {
+        e.dtype == GpuDtype::String && (e.has_aggregation() || e.has_part_reading_other_rows())
+    })
+}
+
+/// Whether `e` is a text column's values moved within each group as a
+/// whole: shifted, reversed, or sorted by keys made row by row (no text
+/// made of other rows among them), which the executor gathers group by
+/// group.
+pub fn text_moved_in_groups(e: &GpuExpr) -> bool {
+    let column = |input: &GpuExpr| {
+        input.dtype == GpuDtype::String && matches!(input.kind, ExprKind::Column { .. })
+    };
+    match &e.kind {
+        ExprKind::Shift { input, .. } | ExprKind::Reverse(input) => column(input),
+        ExprKind::SortedBy { input, order, .. } => {
+            column(input)
+                && order.iter().all(|order| {
+                    !per_group_text(&order.key)
+                        && !order.key.has_aggregation()
+                        && !order.key.has_part_reading_other_rows()
+                })
+        }
+        _ => false,
+    }
 }
 
 /// Whether `e` orders rows by their own values (a rank, a distinctness

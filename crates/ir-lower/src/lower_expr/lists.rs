@@ -548,14 +548,13 @@ impl ExprLowering<'_> {
                  parse is not supported on the GPU yet",
             );
         }
-        let per_group_text = |e: &GpuExpr| {
-            e.dtype == GpuDtype::String && (e.has_aggregation() || e.has_part_reading_other_rows())
-        };
-        if values.any(&per_group_text) {
+        let moved = crate::support::text_moved_in_groups(values);
+        if !moved && crate::support::per_group_text(values) {
             return self.refuse(
                 input,
-                "a list result of texts made within each group (shifted, sorted, aggregated) is \
-                 not supported on the GPU yet",
+                "a list result of texts made within each group of other rows or of aggregations \
+                 (beyond a text column shifted, reversed or sorted) is not supported on the GPU \
+                 yet",
             );
         }
         if !values.any(&|e| matches!(e.kind, ExprKind::Column { .. })) {

@@ -107,11 +107,15 @@ fn three_unsupported_pieces_are_all_reported() {
 fn group_by_lists_of_distinct_values_or_texts_made_per_group_are_refused() {
     expect![[r#"
         refused: col("amount").unique(): a list result of the distinct floats of each group is not supported on the GPU yet
-        refused: col("status").shift([dyn int: 1]): a list result of texts made within each group (shifted, sorted, aggregated) is not supported on the GPU yet
+        refused: col("status").shift([dyn int: 1]).str.to_uppercase(): a list result of texts made within each group of other rows or of aggregations (beyond a text column shifted, reversed or sorted) is not supported on the GPU yet
     "#]]
     .assert_eq(&explain(orders().group_by([col("status")]).agg([
         col("amount").unique().alias("unique"),
-        col("status").shift(lit(1)).alias("previous"),
+        col("status")
+            .shift(lit(1))
+            .str()
+            .to_uppercase()
+            .alias("previous"),
         col("amount").sort(Default::default()).alias("sorted"),
         col("qty").cum_sum(false).alias("running"),
     ])));

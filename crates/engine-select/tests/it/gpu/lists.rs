@@ -653,6 +653,22 @@ fn lists_are_made_by_implode_and_by_agg_of_values() {
                 .select([col("h"), col("x").implode(true).alias("all x")]),
         ),
         (
+            "texts moved within each group: shifted, reversed, sorted by another column",
+            numbers.clone().group_by_stable([col("g")]).agg([
+                col("s").shift(lit(1)).alias("shifted"),
+                col("s").shift(lit(-2)).alias("back"),
+                col("s").reverse().alias("reversed"),
+                col("s")
+                    .sort_by(
+                        [col("v")],
+                        SortMultipleOptions::default()
+                            .with_order_descending(true)
+                            .with_maintain_order(true),
+                    )
+                    .alias("by v"),
+            ]),
+        ),
+        (
             "then exploded back",
             in_order(numbers.clone().group_by([col("g")]).agg([col("s")]))
                 .explode(by_name(["s"], true, false), polars_explode()),
@@ -792,9 +808,11 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
             "`unique` of a whole column (Polars sorts them)",
         ),
         (
-            groups()
-                .group_by_stable([col("g")])
-                .agg([col("s").shift(lit(1))]),
+            groups().group_by_stable([col("g")]).agg([concat_str(
+                [col("s").shift(lit(1)), col("s")],
+                "-",
+                false,
+            )]),
             "a list result of texts made within each group",
         ),
     ] {

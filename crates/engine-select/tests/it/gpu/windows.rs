@@ -207,10 +207,10 @@ fn windows_mapped_by_explode_give_each_partitions_values_in_turn() {
                 .select([exploded(col("x"), vec![col("g")]).alias("w")]),
         ),
         (
-            "each partition's three greatest (the user guide's top-k) and first texts",
+            "each partition's three greatest (the user guide's top-k), first and last texts",
             frame.clone().select([
                 exploded(
-                    col("g")
+                    col("s")
                         .sort_by([col("x")], descending.clone())
                         .head(Some(3)),
                     vec![col("h")],
@@ -222,6 +222,7 @@ fn windows_mapped_by_explode_give_each_partitions_values_in_turn() {
                     vec![col("h")],
                 ),
                 exploded(col("s").head(Some(3)), vec![col("h")]).alias("first_s"),
+                exploded(col("s").reverse().head(Some(3)), vec![col("h")]).alias("last_s"),
             ]),
         ),
         (
