@@ -334,15 +334,17 @@ pub fn per_group_text(part: &GpuExpr) -> bool {
 }
 
 /// Whether `e` is a text column's values moved within each group as a
-/// whole: shifted, reversed, or sorted by keys made row by row (no text
-/// made of other rows among them), which the executor gathers group by
-/// group.
+/// whole: shifted, reversed, filled forward or backward, or sorted by keys
+/// made row by row (no text made of other rows among them), which the
+/// executor gathers group by group.
 pub fn text_moved_in_groups(e: &GpuExpr) -> bool {
     let column = |input: &GpuExpr| {
         input.dtype == GpuDtype::String && matches!(input.kind, ExprKind::Column { .. })
     };
     match &e.kind {
-        ExprKind::Shift { input, .. } | ExprKind::Reverse(input) => column(input),
+        ExprKind::Shift { input, .. } | ExprKind::Reverse(input) | ExprKind::Fill { input, .. } => {
+            column(input)
+        }
         ExprKind::SortedBy { input, order, .. } => {
             column(input)
                 && order.iter().all(|order| {

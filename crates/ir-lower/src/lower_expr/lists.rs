@@ -553,7 +553,7 @@ impl ExprLowering<'_> {
             return self.refuse(
                 input,
                 "a list result of texts made within each group of other rows or of aggregations \
-                 (beyond a text column shifted, reversed or sorted) is not supported on the GPU \
+                 (beyond a text column shifted, reversed, filled or sorted) is not supported on the GPU \
                  yet",
             );
         }

@@ -653,11 +653,17 @@ fn lists_are_made_by_implode_and_by_agg_of_values() {
                 .select([col("h"), col("x").implode(true).alias("all x")]),
         ),
         (
-            "texts moved within each group: shifted, reversed, sorted by another column",
+            "texts moved within each group: shifted, reversed, filled, sorted by another column",
             numbers.clone().group_by_stable([col("g")]).agg([
                 col("s").shift(lit(1)).alias("shifted"),
                 col("s").shift(lit(-2)).alias("back"),
                 col("s").reverse().alias("reversed"),
+                col("s")
+                    .fill_null_with_strategy(FillNullStrategy::Forward(None))
+                    .alias("filled"),
+                col("s")
+                    .fill_null_with_strategy(FillNullStrategy::Backward(Some(1)))
+                    .alias("filled back"),
                 col("s")
                     .sort_by(
                         [col("v")],
