@@ -10,6 +10,7 @@ use super::buckets::ROW;
 use super::{Data, Partitioned, Stream, cut_allowed, over, slice_data};
 use crate::error::ExecError;
 use crate::execute::Resident;
+use gpu_runtime::RuntimeError;
 
 /// Which input of a join goes in partitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,7 +251,7 @@ impl Partitioned<'_> {
                     }
                 }
             }
-            out.push(self.on_device(over(&each, vec![l, r]))?);
+            out.extend(self.join_pair(&each, *kind, l, r)?);
         }
         if out.is_empty() {
             // No bucket joined: the join of no rows, for its columns.
@@ -275,6 +276,56 @@ impl Partitioned<'_> {
             }
         }
         Ok(self.parted(joined).into_parts())
+    }
+}
+
+impl Partitioned<'_> {
+    /// The join `each` (of kind `kind`) of one pair of buckets, `l` and
+    /// `r`. Where the device runs out of memory (a key too frequent for
+    /// one bucket: every bucket holds all the rows of its keys), the
+    /// larger of the sides the join's kind lets go in slices is joined a
+    /// half at a time, and so on while a half still runs out: left rows of
+    /// inner, left, semi and anti joins and right rows of inner and right
+    /// joins meet every row of the other side in each slice, so the slices'
+    /// results together are the pair's (in the order of the slices; a join
+    /// keeping an order puts them back in it after). A full join's rows
+    /// matching nothing need both sides whole: it is not split.
+    fn join_pair(
+        &mut self,
+        each: &PlanNode,
+        kind: JoinKind,
+        l: DataFrame,
+        r: DataFrame,
+    ) -> Result<Vec<DataFrame>, ExecError> {
+        let error = match self.on_device(over(each, vec![l.clone(), r.clone()])) {
+            Err(error @ ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => error,
+            done => return done.map(|df| vec![df]),
+        };
+        let left = matches!(
+            kind,
+            JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
+        ) && l.height() > 1;
+        let right = matches!(kind, JoinKind::Inner | JoinKind::Right) && r.height() > 1;
+        let split_left = match (left, right) {
+            (true, true) => l.height() >= r.height(),
+            (left, right) if left || right => left,
+            _ => return Err(error),
+        };
+        let halves = |df: &DataFrame| {
+            let half = df.height() / 2;
+            [df.slice(0, half), df.slice(half as i64, df.height() - half)]
+        };
+        let mut out = Vec::new();
+        if split_left {
+            for half in halves(&l) {
+                out.extend(self.join_pair(each, kind, half, r.clone())?);
+            }
+        } else {
+            for half in halves(&r) {
+                out.extend(self.join_pair(each, kind, l.clone(), half)?);
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -970,6 +970,65 @@ fn joins_larger_than_the_memory_limit_run_by_buckets() {
 }
 
 #[test]
+fn joins_of_a_key_too_frequent_for_one_bucket_split_the_bucket() {
+    // 60,000 of 100,000 rows (1.4 MB of the 2.4 with the key) hold one
+    // key, which every bucket keeps whole, under a limit of 1 MiB: the
+    // bucket of that key
+    // is joined a slice of its rows at a time, on the side the join's kind
+    // lets go in slices (left rows of inner, left, semi and anti joins,
+    // right rows of inner and right joins). The other side's rows of the
+    // key: three.
+    let skewed = || {
+        large(100_000).with_columns([when(col("a").lt(lit(60_000)))
+            .then(lit(7i64))
+            .otherwise(col("a"))
+            .alias("k")])
+    };
+    let other = || {
+        large(75_000).select([
+            when(col("a").lt(lit(3)))
+                .then(lit(7i64))
+                .otherwise(col("a") + lit(100_000))
+                .alias("k"),
+            col("b").alias("c"),
+        ])
+    };
+    let ordered = |how: JoinType, maintain_order| JoinArgs {
+        maintain_order,
+        ..JoinArgs::new(how)
+    };
+    let cases = [
+        (skewed(), other(), JoinArgs::new(JoinType::Inner)),
+        (
+            skewed(),
+            other(),
+            ordered(JoinType::Left, MaintainOrderJoin::Left),
+        ),
+        (
+            skewed(),
+            other(),
+            ordered(JoinType::Anti, MaintainOrderJoin::Left),
+        ),
+        (
+            other(),
+            skewed(),
+            ordered(JoinType::Right, MaintainOrderJoin::Right),
+        ),
+    ];
+    for (left, right, args) in cases {
+        let lf = left.join(right, [col("k")], [col("k")], args.clone());
+        let mut expected = lf.clone().collect().unwrap();
+        let mut answer = run_in_a_mebibyte(lf);
+        if args.maintain_order == MaintainOrderJoin::None {
+            let by = expected.get_column_names_owned();
+            expected = expected.sort(by.clone(), Default::default()).unwrap();
+            answer = answer.sort(by, Default::default()).unwrap();
+        }
+        assert!(expected.equals_missing(&answer), "{:?}", args.how);
+    }
+}
+
+#[test]
 fn a_limit_too_small_for_any_partition_says_so() {
     let lf = large(10_000).with_columns([(col("a") * lit(3)).alias("c")]);
     let tiny = under_test()
