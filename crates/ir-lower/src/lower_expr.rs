@@ -619,9 +619,8 @@ impl ExprLowering<'_> {
                                  group, or ordered, is not supported on the GPU"
                         }
                         false => {
-                            "a window with mapping_strategy=\"explode\" beside other \
-                                  expressions, inside one or in with_columns is not supported \
-                                  on the GPU"
+                            "a window with mapping_strategy=\"explode\" inside an \
+                                  expression or in with_columns is not supported on the GPU"
                         }
                     };
                     return self.refuse(node, why);

@@ -451,7 +451,7 @@ impl<'a> PlanLowering<'a> {
                     return self.select_of_unique_counts(node, input_node, only, values);
                 }
                 if let Some(windows) = self.explode_windows(expr) {
-                    return self.select_of_explode_windows(node, input_node, expr, windows);
+                    return self.select_with_explode_windows(node, input_node, expr, windows);
                 }
                 if let Some(parts) = self.filtered_columns(expr) {
                     return self.select_of_filtered(node, input_node, expr, parts);

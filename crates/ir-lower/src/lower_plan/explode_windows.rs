@@ -29,29 +29,127 @@ pub(super) struct ExplodeWindow {
 }
 
 impl PlanLowering<'_> {
-    /// The windows of a select whose every expression is a window mapped by
-    /// `explode`; `None` for any other select.
-    pub(super) fn explode_windows(&self, exprs: &[ExprIR]) -> Option<Vec<ExplodeWindow>> {
-        exprs
+    /// The places among `exprs` of the windows mapped by `explode`, and the
+    /// windows; `None` where there is none.
+    pub(super) fn explode_windows(
+        &self,
+        exprs: &[ExprIR],
+    ) -> Option<(Vec<usize>, Vec<ExplodeWindow>)> {
+        let (at, windows): (Vec<usize>, Vec<ExplodeWindow>) = exprs
             .iter()
-            .map(|e| match self.expr_arena.get(e.node()) {
+            .enumerate()
+            .filter_map(|(at, e)| match self.expr_arena.get(e.node()) {
                 AExpr::Over {
                     function,
                     partition_by,
                     order_by,
                     mapping: WindowMapping::Explode,
-                } => Some(ExplodeWindow {
-                    function: *function,
-                    partition_by: partition_by.clone(),
-                    ordered: order_by.is_some(),
-                }),
+                } => Some((
+                    at,
+                    ExplodeWindow {
+                        function: *function,
+                        partition_by: partition_by.clone(),
+                        ordered: order_by.is_some(),
+                    },
+                )),
                 _ => None,
             })
-            .collect()
+            .unzip();
+        (!at.is_empty()).then_some((at, windows))
     }
 
-    /// A select of windows mapped by `explode` (`exprs`, whose windows are
-    /// `windows`) over `input_node`, as Polars computes it: the partitions
+    /// A select (`exprs` over `input_node`) of windows mapped by `explode`
+    /// (at the places `at`, `windows`) and other expressions. The windows
+    /// as [`Self::exploded_windows`] computes them; the others beside them,
+    /// place by place (Polars' select puts columns of equal lengths side by
+    /// side), where the windows give a value per row of their partition
+    /// and the others a value per row: the input shared, the others'
+    /// select and the windows' side by side, in the select's order. (A
+    /// frame sorted by the partition keys lines the two up.)
+    pub(super) fn select_with_explode_windows(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        exprs: &[ExprIR],
+        (at, windows): (Vec<usize>, Vec<ExplodeWindow>),
+    ) -> Lowered {
+        let output = self.output_schema(node);
+        let input = self.node(input_node);
+        if at.len() == exprs.len() {
+            let (input, output) = (input?, output?);
+            return self.exploded_windows(node, (input_node, input), exprs, windows, output);
+        }
+        let rows_each = windows
+            .iter()
+            .all(|window| self.per_partition(window.function) == Some(PerPartition::Rows));
+        let others: Vec<ExprIR> = (0..exprs.len())
+            .filter(|i| !at.contains(i))
+            .map(|i| exprs[i].clone())
+            .collect();
+        let row_wise = others.iter().all(|e| {
+            is_length_preserving_ae(e.node(), self.expr_arena)
+                && !is_scalar_ae(e.node(), self.expr_arena)
+        });
+        if !(rows_each && row_wise) {
+            return self.refuse(
+                node,
+                "a window with mapping_strategy=\"explode\" beside other expressions, but \
+                 windows of a value per row beside expressions of a value per row, is not \
+                 supported on the GPU",
+            );
+        }
+        let named = self.named_exprs(&others, input_node);
+        let (input, output, named) = (input?, output?, named?);
+        let columns = |places: &[usize]| -> OutputSchema {
+            places.iter().map(|&i| output[i].clone()).collect()
+        };
+        let other_places: Vec<usize> = (0..exprs.len()).filter(|i| !at.contains(i)).collect();
+        let other_schema = columns(&other_places);
+        self.types_agree(node, &named, &other_schema)?;
+        let shared = PlanNode::Cache {
+            schema: input.schema().clone(),
+            input: Box::new(input),
+            id: format!("explode windows {}", node.0),
+        };
+        let window_exprs: Vec<ExprIR> = at.iter().map(|&i| exprs[i].clone()).collect();
+        let exploded = self.exploded_windows(
+            node,
+            (input_node, shared.clone()),
+            &window_exprs,
+            windows,
+            columns(&at),
+        )?;
+        let others_plan = PlanNode::Select {
+            input: Box::new(shared),
+            exprs: named,
+            schema: other_schema.clone(),
+        };
+        let side_by_side: OutputSchema = other_schema
+            .into_iter()
+            .chain(exploded.schema().iter().cloned())
+            .collect();
+        // Each output's column among the two inputs' side by side.
+        let place = |i: usize| match at.iter().position(|&w| w == i) {
+            Some(w) => other_places.len() + w,
+            None => other_places.iter().position(|&o| o == i).unwrap_or(0),
+        };
+        Some(PlanNode::SimpleProjection {
+            schema: (0..exprs.len())
+                .map(|i| side_by_side[place(i)].clone())
+                .collect(),
+            columns: (0..exprs.len()).map(place).collect(),
+            input: Box::new(PlanNode::HConcat {
+                inputs: vec![others_plan, exploded],
+                strict: true,
+                broadcast_unit_length: false,
+                schema: side_by_side,
+            }),
+        })
+    }
+
+    /// Windows mapped by `explode` (`exprs`, whose windows are `windows`,
+    /// giving the columns `output`) over `input` (the plan of
+    /// `input_node`), as Polars computes them: the partitions
     /// in order of first appearance (null keys one partition), each
     /// window's function computed within each partition as a group-by's
     /// aggregations are, and its values one after another, partition by
@@ -62,12 +160,13 @@ impl PlanLowering<'_> {
     /// give as many values per partition, which the expressions show
     /// (aggregations; as many as the rows; the same literal slice of as
     /// many): Polars lines their values up by place whatever their counts.
-    pub(super) fn select_of_explode_windows(
+    fn exploded_windows(
         &mut self,
         node: Node,
-        input_node: Node,
+        (input_node, input): (Node, PlanNode),
         exprs: &[ExprIR],
         windows: Vec<ExplodeWindow>,
+        mut output: OutputSchema,
     ) -> Lowered {
         if windows.iter().any(|window| window.ordered) {
             return self.refuse(
@@ -91,7 +190,6 @@ impl PlanLowering<'_> {
             );
         }
         let one = shapes[0] == Some(PerPartition::One);
-        let output = self.output_schema(node);
         // The keys, named apart from the outputs.
         let names: Vec<&str> = exprs.iter().map(|e| e.output_name().as_str()).collect();
         let key_name = |at: usize| {
@@ -112,7 +210,6 @@ impl PlanLowering<'_> {
         if self.keys_of_one_value(&key_irs, "window") {
             return None;
         }
-        let input = self.node(input_node);
         let keys = self.named_exprs(&key_irs, input_node)?;
         for window in &windows[1..] {
             let others = self.named_exprs(&named_keys(&window.partition_by), input_node)?;
@@ -142,7 +239,6 @@ impl PlanLowering<'_> {
                 ),
             );
         }
-        let output = output?;
         if !one && let Some(column) = output.iter().find(|column| !listable(column.dtype)) {
             return self.refuse(
                 node,
@@ -185,8 +281,30 @@ impl PlanLowering<'_> {
                 return None;
             }
         }
-        let (input, aggs) = (input?, aggs?);
-        for agg in &aggs {
+        let mut aggs = aggs?;
+        for (agg, column) in aggs.iter_mut().zip(output.iter_mut()) {
+            // Polars' plan may type the window otherwise than its values (a
+            // fill of another type): at the root, whose frame goes to
+            // Polars as it is, the values' type, as Polars' engine gives.
+            let values = match &agg.expr.kind {
+                ExprKind::Agg { input, .. } if !one => input.dtype,
+                _ => agg.expr.dtype,
+            };
+            if values != column.dtype {
+                if self.root != Some(node) || !listable(values) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "column {:?} is {} in Polars' plan but its window gives {values}",
+                            column.name, column.dtype
+                        ),
+                    );
+                }
+                column.dtype = values;
+                if !one {
+                    agg.expr.dtype = GpuDtype::List(ListOf::of(values));
+                }
+            }
             if let Some(sort) = agg.expr.sort_of_reordered() {
                 return self.refuse(node, per_group_sort_of_reordered(&sort));
             }
@@ -200,9 +318,6 @@ impl PlanLowering<'_> {
                     ),
                 );
             }
-        }
-        if one {
-            self.types_agree(node, &aggs, &output)?;
         }
         let by = keys.iter().map(|key| (key.name.clone(), key.expr.dtype));
         if self.list_key(node, by, "window") {

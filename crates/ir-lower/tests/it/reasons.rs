@@ -260,9 +260,16 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .unwrap()]),
         ),
         (
-            "a window exploded beside a column",
+            "a window exploded inside an expression",
+            o().select([col("amount")
+                .over_with_options(Some([col("status")]), None, WindowMapping::Explode)
+                .unwrap()
+                + lit(1.0)]),
+        ),
+        (
+            "a window exploded beside a column's length",
             o().select([
-                col("status"),
+                col("status").len(),
                 col("amount")
                     .over_with_options(Some([col("status")]), None, WindowMapping::Explode)
                     .unwrap(),

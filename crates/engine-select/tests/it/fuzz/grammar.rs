@@ -993,8 +993,8 @@ impl Grammar<'_> {
     /// The expressions of a select of windows mapped by `explode` (of rows
     /// in a defined order: their partitions come in order of first
     /// appearance), over the same keys and giving as many values per
-    /// partition: aggregations, values of every row, or the same head of
-    /// such values.
+    /// partition: aggregations, values of every row (now and then beside a
+    /// column of the frame), or the same head of such values.
     pub fn exploded_windows(&mut self, depth: u32) -> Vec<E> {
         let keys = self.keys(2);
         let shape = self.rng.random_range(0..3);
@@ -1002,7 +1002,7 @@ impl Grammar<'_> {
         let n = self.rng.random_range(1..4);
         let saved = self.context;
         self.context = Context::Groups;
-        let windows = (0..n)
+        let mut windows: Vec<E> = (0..n)
             .map(|_| {
                 let ty = self.any_ty();
                 let f = self.window_body(ty, |g| match shape {
@@ -1019,6 +1019,13 @@ impl Grammar<'_> {
             })
             .collect();
         self.context = saved;
+        // Windows of a value per row beside a column of the frame now and
+        // then (Polars puts them side by side).
+        if shape == 1 && self.chance(0.4) {
+            let (name, _) = self.schema.choose(self.rng).unwrap().clone();
+            let at = self.rng.random_range(0..=windows.len());
+            windows.insert(at, E::col(&name));
+        }
         windows
     }
 

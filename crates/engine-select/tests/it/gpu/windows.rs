@@ -260,11 +260,26 @@ fn windows_mapped_by_explode_give_each_partitions_values_in_turn() {
                 .filter(col("x").gt(lit(100)))
                 .select([exploded(col("x"), vec![col("g")]).alias("w")]),
         ),
+        (
+            "beside columns of the frame sorted by the partition (Polars' own test's query)",
+            frame.clone().sort(["h"], Default::default()).select([
+                col("h"),
+                exploded(col("x").shift(lit(1)), vec![col("h")]).alias("shifted"),
+                // (A fill of another type: f64, as Polars' engine gives.)
+                exploded(
+                    col("x").shift_and_fill(lit(1), lit(-1.5f32)),
+                    vec![col("h")],
+                )
+                .alias("filled"),
+                (col("x") * lit(2)).alias("twice"),
+            ]),
+        ),
     ] {
         assert_gpu_eq(name, lf);
     }
     // Windows whose values per partition may not line up, ordered ones,
-    // and explodes beside other columns stay with Polars.
+    // explodes beside columns of other lengths or inside expressions stay
+    // with Polars.
     for (lf, reason) in [
         (
             frame.clone().select([
@@ -292,10 +307,25 @@ fn windows_mapped_by_explode_give_each_partitions_values_in_turn() {
             "a window mapped by explode with an order",
         ),
         (
+            frame.clone().select([
+                col("g").first(),
+                exploded(col("x"), vec![col("g")]).alias("w"),
+            ]),
+            "a window with mapping_strategy=\"explode\" beside other expressions",
+        ),
+        (
+            frame.clone().select([
+                col("x").head(Some(3)),
+                exploded(col("x").head(Some(1)), vec![col("g")]).alias("w"),
+            ]),
+            "a window with mapping_strategy=\"explode\" beside other expressions",
+        ),
+        (
             frame
                 .clone()
-                .select([col("g"), exploded(col("x"), vec![col("g")]).alias("w")]),
-            "a window with mapping_strategy=\"explode\" beside other expressions",
+                .with_columns([exploded(col("x"), vec![col("g")]).alias("w")]),
+            "a window with mapping_strategy=\"explode\" inside an expression or in \
+             with_columns",
         ),
     ] {
         assert_cpu_answer_with_reason(lf, reason);
