@@ -492,7 +492,15 @@ impl ExprLowering<'_> {
                 function: IRFunctionExpr::Unique(stable),
                 ..
             } if *stable || self.per_group => {
-                let values = self.expr(values.first()?.node())?;
+                // Of the valid values alone (`drop_nulls().unique()`): the
+                // rows where each first comes that are valid (whether a
+                // row is kept is a function of its value).
+                let values = values.first()?.node();
+                let (values, valid_only) = match filtered_parts(self.arena, values) {
+                    Some((inner, KeptRows::NotNull)) => (inner, true),
+                    _ => (values, false),
+                };
+                let values = self.expr(values)?;
                 if values.dtype.is_float() {
                     return self.refuse(
                         input,
@@ -500,13 +508,17 @@ impl ExprLowering<'_> {
                          the GPU yet",
                     );
                 }
-                let first = GpuExpr {
+                let mut first = GpuExpr {
                     kind: ExprKind::Distinct {
                         input: Box::new(values.clone()),
                         test: DistinctTest::FirstDistinct,
                     },
                     dtype: GpuDtype::Boolean,
                 };
+                if valid_only {
+                    let valid = values.clone().is_not_null();
+                    first = first.binary(BinaryOp::And, valid, GpuDtype::Boolean);
+                }
                 let kept = GpuExpr {
                     dtype: values.dtype,
                     kind: ExprKind::Where {

@@ -54,12 +54,26 @@ impl PlanLowering<'_> {
         let input_schema = self.schema_of(input_node);
         let name = dynamic.index_column.as_str();
         let index = self.positions(node, &input_schema, &[name])?[0];
-        let dtype = GpuDtype::from_polars(input_schema.get_at_index(index)?.1).ok()?;
-        let Some(every) = truncation(&dynamic.every, dtype, false) else {
+        let stored = GpuDtype::from_polars(input_schema.get_at_index(index)?.1).ok()?;
+        // Integers (i32, i64) as Polars takes them: as timestamps of
+        // nanoseconds, by durations of integers (`"2i"`); times by
+        // durations of time (else Polars raises).
+        let integer = matches!(stored, GpuDtype::Int32 | GpuDtype::Int64);
+        let durations = [&dynamic.every, &dynamic.period, &dynamic.offset];
+        let matching = durations.iter().all(|d| match integer {
+            true => d.parsed_int || d.is_zero(),
+            false => !d.parsed_int,
+        });
+        let dtype = match integer {
+            true => GpuDtype::Datetime(crate::TimeUnit::Nanoseconds),
+            false => stored,
+        };
+        let every = truncation(&dynamic.every, dtype, false).filter(|_| matching);
+        let Some(every) = every else {
             return self.refuse(
                 node,
                 format!(
-                    "group_by_dynamic of {dtype} every {} is not supported on the GPU",
+                    "group_by_dynamic of {stored} every {} is not supported on the GPU",
                     dynamic.every
                 ),
             );
@@ -68,7 +82,14 @@ impl PlanLowering<'_> {
         let (input, keys, aggs) = (input?, keys?, aggs?);
         let keyed = KeyedRows::of(&keys);
         let input = self.keyed(node, input, &keys, "a group_by_dynamic")?;
-        let time = GpuExpr::column(index, name.to_string(), dtype);
+        let stored_time = GpuExpr::column(index, name.to_string(), stored);
+        let time = match integer {
+            true => stored_time
+                .clone()
+                .cast(GpuDtype::Int64, CastMode::NonStrict)
+                .cast(dtype, CastMode::NonStrict),
+            false => stored_time.clone(),
+        };
         // Ticks of the type (days of dates) in a duration of no months.
         let per_day = match dtype {
             GpuDtype::Datetime(unit) => unit.per_day(),
@@ -127,7 +148,7 @@ impl PlanLowering<'_> {
                     return self.refuse(
                         node,
                         format!(
-                            "group_by_dynamic of {dtype} every {} labelled by the windows' ends \
+                            "group_by_dynamic of {stored} every {} labelled by the windows' ends \
                              is not supported on the GPU",
                             dynamic.every
                         ),
@@ -137,10 +158,17 @@ impl PlanLowering<'_> {
             }
             _ => window,
         };
-        let check = keyed.sorted_check(time.clone());
+        // (Integers back from the timestamps.)
+        let window = match integer {
+            true => window
+                .cast(GpuDtype::Int64, CastMode::NonStrict)
+                .cast(stored, CastMode::NonStrict),
+            false => window,
+        };
+        let check = keyed.sorted_check(stored_time.clone());
         let width = input.schema().len();
         let mut with_window = input.schema().clone();
-        for (name, dtype) in [("__gpu_window", dtype), ("__gpu_sorted", GpuDtype::UInt8)] {
+        for (name, dtype) in [("__gpu_window", stored), ("__gpu_sorted", GpuDtype::UInt8)] {
             with_window.push(OutputColumn {
                 name: name.to_string(),
                 dtype,
@@ -166,7 +194,7 @@ impl PlanLowering<'_> {
         let mut keys = keys;
         keys.push(NamedExpr {
             name: name.to_string(),
-            expr: GpuExpr::column(width, name.to_string(), dtype),
+            expr: GpuExpr::column(width, name.to_string(), stored),
         });
         let schema = self.output_schema(node)?;
         self.types_agree(node, &keys, &schema)?;
@@ -189,12 +217,12 @@ impl PlanLowering<'_> {
         let mut grouped_schema = schema.clone();
         grouped_schema.push(OutputColumn {
             name: first.into(),
-            dtype,
+            dtype: stored,
         });
         let mut grouped_aggs = aggs;
         grouped_aggs.push(NamedExpr {
             name: first.into(),
-            expr: GpuExpr::column(index, name.to_string(), dtype).aggregated(AggOp::First, dtype),
+            expr: stored_time.aggregated(AggOp::First, stored),
         });
         let grouped = PlanNode::GroupBy {
             polars_partitions_from: None,
@@ -212,7 +240,7 @@ impl PlanLowering<'_> {
             .map(|(i, column)| NamedExpr {
                 name: column.name.clone(),
                 expr: match i == time_at {
-                    true => GpuExpr::column(last, first, dtype),
+                    true => GpuExpr::column(last, first, stored),
                     false => GpuExpr::column(i, column.name.clone(), column.dtype),
                 },
             })

@@ -28,10 +28,9 @@ pub enum Plan {
         aggs: Vec<E>,
         stable: bool,
     },
-    /// `group_by_dynamic` by the date or timestamp column `index`, in
-    /// windows of `every` (its defaults otherwise), after a sort by it, of
-    /// the rows of years 1900 to 2100 (Polars walks every window between
-    /// the first time and the last: extreme times would take it years).
+    /// `group_by_dynamic` by the date, timestamp or integer column `index`,
+    /// in windows of `every` (its defaults otherwise), after a sort by it,
+    /// of the rows [`window_filter`] keeps.
     /// With `rolling`, a rolling group-by instead: each row's window the
     /// `every` before its time, or moved by `offset` where it is not
     /// zero (the labels unused). Within the rows of each of `keys` (columns
@@ -164,11 +163,7 @@ impl Plan {
                 let keys: Vec<Expr> = keys.iter().map(|k| col(k.as_str())).collect();
                 let sorted = input
                     .build(tables)
-                    .filter(col(index.as_str()).dt().year().is_between(
-                        lit(1900),
-                        lit(2100),
-                        ClosedInterval::Both,
-                    ))
+                    .filter(window_filter(index, every).0)
                     .sort(
                         [index.as_str()],
                         SortMultipleOptions::default().with_maintain_order(true),
@@ -334,14 +329,14 @@ impl Plan {
                 aggs,
                 ..
             } => format!(
-                "{}\n        .filter(col({index:?}).dt().year().is_between(lit(1900), lit(2100), \
-                 ClosedInterval::Both))\
+                "{}\n        .filter({})\
                  \n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
                  \n        .rolling(col({index:?}), {}, \
                  RollingGroupOptions {{ index_column: {index:?}.into(), \
                  period: Duration::parse({every:?}), offset: Duration::parse({:?}), \
                  closed_window: ClosedWindow::{closed:?} }})\n        .agg({})",
                 input.code(),
+                window_filter(index, every).1,
                 keys_code(keys),
                 rolling_offset(every, offset),
                 exprs_code(aggs)
@@ -357,8 +352,7 @@ impl Plan {
                 aggs,
                 ..
             } => format!(
-                "{}\n        .filter(col({index:?}).dt().year().is_between(lit(1900), lit(2100), \
-                 ClosedInterval::Both))\
+                "{}\n        .filter({})\
                  \n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
                  \n        .group_by_dynamic(col({index:?}), {}, \
                  DynamicGroupOptions {{ every: Duration::parse({every:?}), \
@@ -366,6 +360,7 @@ impl Plan {
                  closed_window: ClosedWindow::{closed:?}, label: Label::{label:?}, \
                  ..Default::default() }})\n        .agg({})",
                 input.code(),
+                window_filter(index, every).1,
                 keys_code(keys),
                 exprs_code(aggs)
             ),
@@ -641,7 +636,7 @@ impl Case {
 /// the drawn `offset` is zero, else that offset.
 fn rolling_offset(every: &str, offset: &str) -> String {
     match offset {
-        "0ns" => format!("-{every}"),
+        "0ns" | "0i" => format!("-{every}"),
         _ => offset.to_string(),
     }
 }
@@ -654,5 +649,29 @@ fn keys_code(keys: &[String]) -> String {
             let cols: Vec<String> = keys.iter().map(|k| format!("col({k:?})")).collect();
             format!("[{}]", cols.join(", "))
         }
+    }
+}
+
+/// The rows a time-window group-by by `index` in windows of `every` keeps
+/// (Polars walks every window between the first time and the last:
+/// extreme times would take it years), and its code: of a date or
+/// timestamp index the years 1900 to 2100, of an integer one (windows of
+/// `"2i"`) -100,000 to 100,000.
+fn window_filter(index: &str, every: &str) -> (Expr, String) {
+    match every.ends_with('i') {
+        true => (
+            col(index).is_between(lit(-100_000), lit(100_000), ClosedInterval::Both),
+            format!("col({index:?}).is_between(lit(-100_000), lit(100_000), ClosedInterval::Both)"),
+        ),
+        false => (
+            col(index)
+                .dt()
+                .year()
+                .is_between(lit(1900), lit(2100), ClosedInterval::Both),
+            format!(
+                "col({index:?}).dt().year().is_between(lit(1900), lit(2100), \
+                 ClosedInterval::Both)"
+            ),
+        ),
     }
 }

@@ -341,13 +341,20 @@ fn random_op(
                 maintain_order: g.rng.random_bool(0.6),
             }
         }
-        // Time windows of a date or timestamp column (sorted by it first).
+        // Time windows of a date, timestamp or integer column (sorted by it
+        // first).
         58..=72
             if g.rng.random_bool(0.3)
                 && let Some(index) = schema
                     .iter()
                     .filter(|(_, dtype)| {
-                        matches!(dtype, DataType::Date | DataType::Datetime(_, None))
+                        matches!(
+                            dtype,
+                            DataType::Date
+                                | DataType::Datetime(_, None)
+                                | DataType::Int32
+                                | DataType::Int64
+                        )
                     })
                     .map(|(name, _)| name.clone())
                     .collect::<Vec<_>>()
@@ -363,12 +370,20 @@ fn random_op(
                 .into_iter()
                 .map(|a| a.alias(&fresh_name(fresh, &taken, "x")))
                 .collect();
-            let every = *["1d", "3d", "12h", "1w", "1mo", "1y"]
-                .choose(g.rng)
-                .unwrap();
-            let offset = *["0ns", "0ns", "1d", "-6h", "2d", "1mo"]
-                .choose(g.rng)
-                .unwrap();
+            // Windows of integers ("3i") of an integer index.
+            let integer = matches!(
+                schema.iter().find(|(name, _)| *name == index),
+                Some((_, DataType::Int32 | DataType::Int64))
+            );
+            let (everies, offsets): (&[&str], &[&str]) = match integer {
+                true => (&["2i", "3i", "7i", "50i"], &["0i", "0i", "1i", "-2i"]),
+                false => (
+                    &["1d", "3d", "12h", "1w", "1mo", "1y"],
+                    &["0ns", "0ns", "1d", "-6h", "2d", "1mo"],
+                ),
+            };
+            let every = *everies.choose(g.rng).unwrap();
+            let offset = *offsets.choose(g.rng).unwrap();
             // A rolling group-by now and then (windows closed on either
             // side, or neither, too).
             let rolling = g.rng.random_bool(0.4);

@@ -675,6 +675,13 @@ fn lists_are_made_by_implode_and_by_agg_of_values() {
             ]),
         ),
         (
+            "the distinct valid values of each group, in order of first appearance",
+            numbers.clone().group_by_stable([col("g")]).agg([
+                col("v").drop_nulls().unique().alias("valid v"),
+                col("s").drop_nulls().unique_stable().alias("valid s"),
+            ]),
+        ),
+        (
             "then exploded back",
             in_order(numbers.clone().group_by([col("g")]).agg([col("s")]))
                 .explode(by_name(["s"], true, false), polars_explode()),

@@ -208,3 +208,63 @@ fn group_by_dynamic_windows_by_keys_match_the_cpu() {
             .agg(aggs()),
     );
 }
+
+#[test]
+fn group_by_dynamic_windows_of_integers_match_the_cpu() {
+    // An index of integers (i32 and i64, negative too), in windows of
+    // integer durations ("3i"), as Polars takes them: timestamps of
+    // nanoseconds.
+    let index = [-7i64, -5, -4, -1, 0, 0, 2, 3, 8, 9, 15, 16];
+    let frame = df!(
+        "i" => index,
+        "v" => [Some(1i64), None, Some(3), Some(-4), Some(5), Some(6), None, Some(8), Some(9), Some(10), Some(11), Some(12)],
+        "g" => [1i64, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("i").cast(DataType::Int32).alias("i32")]);
+    let aggs = || [col("v").sum().alias("sum"), len()];
+    for index in ["i", "i32"] {
+        for (every, offset) in [("3i", "0i"), ("2i", "1i"), ("5i", "-2i")] {
+            for label in [Label::Left, Label::Right, Label::DataPoint] {
+                for closed in [ClosedWindow::Left, ClosedWindow::Right] {
+                    let options = DynamicGroupOptions {
+                        every: Duration::parse(every),
+                        period: Duration::parse(every),
+                        offset: Duration::parse(offset),
+                        label,
+                        closed_window: closed,
+                        ..Default::default()
+                    };
+                    let name =
+                        format!("{index} every {every} offset {offset}, {label:?}, {closed:?}");
+                    let lf = frame
+                        .clone()
+                        .group_by_dynamic(col(index), [col("g")], options)
+                        .agg(aggs());
+                    assert_gpu_eq(&name, lf);
+                }
+            }
+        }
+    }
+    // Durations of the other kind (of time for integers, of integers for
+    // timestamps): Polars raises, and so does the engine.
+    let of = |every: &str| DynamicGroupOptions {
+        every: Duration::parse(every),
+        period: Duration::parse(every),
+        offset: Duration::parse("0ns"),
+        ..Default::default()
+    };
+    assert_cpu_error(
+        frame
+            .clone()
+            .group_by_dynamic(col("i"), [] as [Expr; 0], of("2d"))
+            .agg(aggs()),
+    );
+    assert_cpu_error(
+        frame
+            .with_columns([col("i").cast(DataType::Datetime(TimeUnit::Milliseconds, None))])
+            .group_by_dynamic(col("i"), [] as [Expr; 0], of("2i"))
+            .agg(aggs()),
+    );
+}
