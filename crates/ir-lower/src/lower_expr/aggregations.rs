@@ -311,7 +311,20 @@ impl ExprLowering<'_> {
             }
             return self.aggregation_of_filter(node, op, (values, kept), dtype);
         }
-        let input = self.boxed(input)?;
+        let mut input = self.boxed(input)?;
+        if input.any(&|e| matches!(e.kind, ExprKind::Unique { .. })) {
+            match without_unique(&op, self.per_group, &input) {
+                Some(values) => *input = values,
+                None => {
+                    return self.refuse(
+                        node,
+                        "`unique` inside an aggregation (but a group's first distinct value, \
+                         the first or last of its distinct values sorted, or their count) is \
+                         not supported on the GPU",
+                    );
+                }
+            }
+        }
         Some(GpuExpr {
             kind: ExprKind::Agg { op, input },
             dtype,
@@ -633,4 +646,50 @@ impl ExprLowering<'_> {
             _ => none(rows),
         })
     }
+}
+
+/// `input`, the input of the aggregation `op` holding a `unique`, without
+/// it, where the aggregation gives the same value over the values with
+/// their duplicates: a group's first distinct value (per group Polars
+/// keeps the order of first appearance) is its first value; the first or
+/// last of the distinct values sorted, the first or last of the values
+/// sorted; the count of distinct values, that of the values. Not of floats
+/// (which of two equal zeros, or NaNs, is kept is Polars' own). `None`
+/// for any other.
+fn without_unique(op: &AggOp, per_group: bool, input: &GpuExpr) -> Option<GpuExpr> {
+    let distinct = |e: &GpuExpr| match &e.kind {
+        ExprKind::Unique { input, .. } if !input.dtype.is_float() => Some(input.as_ref().clone()),
+        _ => None,
+    };
+    let values = match (op, &input.kind) {
+        (AggOp::First, ExprKind::Unique { .. }) if per_group => distinct(input)?,
+        (AggOp::NUnique, ExprKind::Unique { .. }) => distinct(input)?,
+        (
+            AggOp::First | AggOp::Last,
+            ExprKind::SortedBy {
+                input: sorted,
+                order,
+                ties_in_row_order,
+            },
+        ) if order.iter().all(|order| order.key == *sorted) => {
+            let values = distinct(sorted)?;
+            let order = order
+                .iter()
+                .map(|order| RowOrder {
+                    key: Box::new(values.clone()),
+                    ..order.clone()
+                })
+                .collect();
+            GpuExpr {
+                dtype: input.dtype,
+                kind: ExprKind::SortedBy {
+                    input: Box::new(values),
+                    order,
+                    ties_in_row_order: *ties_in_row_order,
+                },
+            }
+        }
+        _ => return None,
+    };
+    (!values.any(&|e| matches!(e.kind, ExprKind::Unique { .. }))).then_some(values)
 }

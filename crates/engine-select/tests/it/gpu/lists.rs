@@ -692,6 +692,44 @@ fn lists_are_made_by_implode_and_by_agg_of_values() {
 }
 
 #[test]
+fn distinct_values_inside_aggregations_match_the_cpu() {
+    // A group's first distinct value (in order of first appearance), the
+    // first and last of its distinct values sorted, their count: as of the
+    // values themselves.
+    let frame = groups();
+    assert_gpu_eq(
+        "distinct values of each group aggregated",
+        frame.group_by_stable([col("g")]).agg([
+            col("v").unique().first().alias("first v"),
+            col("s").unique_stable().first().alias("first s"),
+            col("v")
+                .unique()
+                .sort(Default::default())
+                .first()
+                .alias("least v"),
+            col("s")
+                .unique()
+                .sort(SortOptions::default().with_order_descending(true))
+                .last()
+                .alias("least s"),
+            col("v").unique().n_unique().alias("distinct v"),
+        ]),
+    );
+    // Others (the last of the distinct values in order of first
+    // appearance, of floats) stay with Polars.
+    for lf in [
+        groups()
+            .group_by_stable([col("g")])
+            .agg([col("v").unique().last()]),
+        groups()
+            .group_by_stable([col("g")])
+            .agg([col("x").unique().first()]),
+    ] {
+        assert_cpu_answer_with_reason(lf, "`unique` inside an aggregation");
+    }
+}
+
+#[test]
 fn explode_repeats_each_row_for_each_value() {
     let frame = list_frame();
     let options = |empty_as_null, keep_nulls| ExplodeOptions {
