@@ -433,6 +433,21 @@ impl ExprLowering<'_> {
                 if input.dtype == GpuDtype::Null && to != GpuDtype::Null {
                     return Some(input.nulls_as(to));
                 }
+                // Floats to dates, timestamps and durations as Polars casts
+                // them: to their ticks' integer type (in the cast's mode),
+                // then the ticks taken as the type's.
+                let ticks = match to {
+                    GpuDtype::Date => Some(GpuDtype::Int32),
+                    GpuDtype::Datetime(_) | GpuDtype::Duration(_) => Some(GpuDtype::Int64),
+                    _ => None,
+                };
+                if let Some(ticks) = ticks.filter(|_| input.dtype.is_float())
+                    && cast_supported(input.dtype, ticks)
+                    && cast_supported(ticks, to)
+                {
+                    let ticked = input.cast(ticks, mode);
+                    return Some(ticked.cast(to, CastMode::NonStrict));
+                }
                 if !cast_supported(input.dtype, to) {
                     return self.refuse(
                         node,

@@ -397,9 +397,10 @@ impl ExprLowering<'_> {
     }
 
     /// The bounds (offset, length nodes) of the slices in `node` where
-    /// every column it reads (and every length) is read through a slice of
-    /// the same literal bounds, under elementwise functions only, with no
-    /// aggregation: the slice of the whole expression. `None` otherwise
+    /// every column it reads is read through a slice of the same literal
+    /// bounds, under elementwise functions only (aggregations and lengths
+    /// beside them, one value each, aside): the slice of the whole
+    /// expression. `None` otherwise
     /// (no slice, or slices Polars takes otherwise).
     fn common_slice(&self, node: Node) -> Option<(Node, Node)> {
         let mut bounds: Option<(Node, Node)> = None;
@@ -434,8 +435,11 @@ impl ExprLowering<'_> {
                         return None;
                     }
                 }
-                AExpr::Literal(_) => {}
-                AExpr::Column(_) | AExpr::Len | AExpr::Agg(_) => return None,
+                // (An aggregation beside a slice is one value, in every row
+                // the slice keeps: `(x.slice(-1, 1) - x.first()).last()`,
+                // Polars' optimiser's form of `(x - x.first()).last()`.)
+                AExpr::Literal(_) | AExpr::Len | AExpr::Agg(_) => {}
+                AExpr::Column(_) => return None,
                 AExpr::BinaryExpr { left, right, .. } => pending.extend([*left, *right]),
                 AExpr::Cast { expr, .. } => pending.push(*expr),
                 AExpr::Ternary {

@@ -257,9 +257,13 @@ impl Grammar<'_> {
                 *[Ty::Int, Ty::Float].choose(self.rng).unwrap(),
                 DataType::Boolean,
             ),
+            // (Floats as ticks, now and then.)
+            Ty::Datetime if self.chance(0.2) => (Ty::Float, DataType::Datetime(self.unit(), None)),
             Ty::Datetime => (Ty::Date, DataType::Datetime(self.unit(), None)),
+            Ty::Date if self.chance(0.2) => (Ty::Float, DataType::Date),
             Ty::Date => (Ty::Datetime, DataType::Date),
             Ty::Duration if self.chance(0.2) => (Ty::Time, DataType::Duration(self.unit())),
+            Ty::Duration if self.chance(0.2) => (Ty::Float, DataType::Duration(self.unit())),
             Ty::Duration => (Ty::Int, DataType::Duration(self.unit())),
             // From datetimes only: an integer beyond a day is no time of day.
             Ty::Time => (Ty::Datetime, DataType::Time),

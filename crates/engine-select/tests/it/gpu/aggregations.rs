@@ -1029,6 +1029,13 @@ fn aggregations_of_slices_moved_onto_columns_match_the_cpu() {
                 .min()
                 .alias("slice min"),
             (col("i") * col("i")).head(Some(2)).len().alias("head len"),
+            // (`.last()` moved onto one operand, the other an aggregation.)
+            (col("i") - col("i").first())
+                .last()
+                .alias("last less first"),
+            (col("c").tail(Some(2)) + col("c").max() + len().cast(DataType::Float64))
+                .sum()
+                .alias("tail plus max"),
         ]
     };
     assert_gpu_eq(

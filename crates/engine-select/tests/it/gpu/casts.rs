@@ -231,6 +231,57 @@ fn temporals_cast_to_floats_as_their_physical_values() {
     assert_gpu_eq("temporals to floats", frame.select(casts));
 }
 
+#[test]
+fn floats_cast_to_temporals_as_their_ticks() {
+    // Fractions (toward zero), negatives, NaN, infinities and values past
+    // i64 and i32, to timestamps, dates and durations: the ticks as Polars
+    // casts the floats to their integer type (null where they do not fit,
+    // or Polars' error in the strict mode).
+    let values = [
+        Some(1.5e9f64),
+        Some(-2.75),
+        None,
+        Some(f64::NAN),
+        Some(f64::INFINITY),
+        Some(-1e19),
+        Some(3e9),
+        Some(-0.0),
+    ];
+    let frame = df!("f" => values)
+        .unwrap()
+        .lazy()
+        .with_columns([col("f").cast(DataType::Float32).alias("g")]);
+    let targets = [
+        DataType::Datetime(TimeUnit::Nanoseconds, None),
+        DataType::Datetime(TimeUnit::Milliseconds, None),
+        DataType::Date,
+        DataType::Duration(TimeUnit::Microseconds),
+    ];
+    let mut casts = Vec::new();
+    for column in ["f", "g"] {
+        for to in &targets {
+            for mode in [CastOptions::NonStrict, CastOptions::Overflowing] {
+                let name = format!("{column} to {to} ({mode:?})");
+                casts.push(col(column).cast_with_options(to.clone(), mode).alias(name));
+            }
+        }
+    }
+    assert_gpu_eq("floats to temporals", frame.clone().select(casts));
+    // Strictly, of values that fit: the same; of one that does not,
+    // Polars' error.
+    let fitting = frame.clone().filter(col("f").abs().lt(lit(1e9)));
+    assert_gpu_eq(
+        "floats to temporals, strictly",
+        fitting.select(
+            targets
+                .iter()
+                .map(|to| col("f").strict_cast(to.clone()).alias(to.to_string()))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    assert_cpu_error(frame.select([col("f").strict_cast(DataType::Date)]));
+}
+
 /// Polars' integer types, signed then unsigned, narrowest first.
 fn integer_types() -> [DataType; 8] {
     [
