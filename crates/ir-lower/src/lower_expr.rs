@@ -103,6 +103,10 @@ pub(crate) struct ExprLowering<'a> {
     /// through slices of these bounds (see `aggregation_of`): such slices
     /// lower to their input, the aggregation keeping the rows by place.
     pub unsliced: Option<(Node, Node)>,
+    /// While lowering an aggregation's input whose columns are all read
+    /// through one filter (see `aggregation_of`): the filter lowers to its
+    /// input, the aggregation keeping the rows it keeps.
+    pub unfiltered: bool,
 }
 
 type Lowered = Option<GpuExpr>;
@@ -584,6 +588,10 @@ impl ExprLowering<'_> {
                     "gather inside an expression (but `get` at a literal place, and over the \
                      whole frame by indices as long as it) is not supported on the GPU",
                 );
+            }
+            AExpr::Filter { input, .. } if self.unfiltered => {
+                let input = *input;
+                return self.expr(input);
             }
             AExpr::Filter { .. } => {
                 return self.refuse(

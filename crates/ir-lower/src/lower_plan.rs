@@ -108,6 +108,7 @@ impl<'a> PlanLowering<'a> {
             refusals: &mut self.refusals,
             per_group: false,
             unsliced: None,
+            unfiltered: false,
         }
     }
 

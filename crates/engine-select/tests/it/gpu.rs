@@ -23,6 +23,7 @@ mod categoricals;
 mod decimals;
 mod devices;
 mod expressions;
+mod filtered;
 mod joins;
 mod lists;
 mod neighbours;

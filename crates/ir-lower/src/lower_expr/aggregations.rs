@@ -280,6 +280,18 @@ impl ExprLowering<'_> {
             let kept = self.kept_by_place(node, (offset, length));
             return self.aggregation_of_filter(node, op, (values?, kept?), dtype);
         }
+        // Likewise a filter inside an elementwise expression that every
+        // column of it reads through (`(x.filter(p) * 2).mean()`): the rows
+        // the filter keeps.
+        if filtered_parts(self.arena, input).is_none()
+            && let Some(by) = self.common_filter(input)
+        {
+            let outer = std::mem::replace(&mut self.unfiltered, true);
+            let values = self.expr(input);
+            self.unfiltered = outer;
+            let kept = self.expr(by);
+            return self.aggregation_of_filter(node, op, (values?, kept?), dtype);
+        }
         if let Some(parts) = filtered_parts(self.arena, input) {
             // A variance of every n-th value, or of a filter by a literal:
             // where a group keeps no valid value Polars gives 0.0 on this
@@ -454,6 +466,57 @@ impl ExprLowering<'_> {
             }
         }
         bounds
+    }
+
+    /// The predicate of the one filter in `node` where every column it
+    /// reads is read through that filter, under elementwise functions only
+    /// (aggregations and lengths beside it, one value each, aside), the
+    /// filter's input and predicate of every row (not themselves filtered,
+    /// sliced or aggregated; not a literal predicate, whose spreads Polars
+    /// takes its own way): the filter of the whole expression. `None`
+    /// otherwise.
+    fn common_filter(&self, node: Node) -> Option<Node> {
+        let mut by_node: Option<Node> = None;
+        let mut pending = vec![node];
+        while let Some(at) = pending.pop() {
+            match self.arena.get(at) {
+                AExpr::Filter { input, by } => {
+                    if by_node.is_some() {
+                        return None;
+                    }
+                    let of_every_row = |n: Node| {
+                        polars_plan::plans::is_length_preserving_ae(n, self.arena)
+                            && !self.arena.iter(n).any(|(_, e)| {
+                                matches!(
+                                    e,
+                                    AExpr::Filter { .. }
+                                        | AExpr::Slice { .. }
+                                        | AExpr::Agg(_)
+                                        | AExpr::Len
+                                )
+                            })
+                    };
+                    let literal = matches!(self.arena.get(*by), AExpr::Literal(_));
+                    if literal || !of_every_row(*input) || !of_every_row(*by) {
+                        return None;
+                    }
+                    by_node = Some(*by);
+                }
+                AExpr::Literal(_) | AExpr::Len | AExpr::Agg(_) => {}
+                AExpr::BinaryExpr { left, right, .. } => pending.extend([*left, *right]),
+                AExpr::Cast { expr, .. } => pending.push(*expr),
+                AExpr::Ternary {
+                    predicate,
+                    truthy,
+                    falsy,
+                } => pending.extend([*predicate, *truthy, *falsy]),
+                AExpr::Function { input, options, .. } if options.is_elementwise() => {
+                    pending.extend(input.iter().map(ExprIR::node));
+                }
+                _ => return None,
+            }
+        }
+        by_node
     }
 
     /// Whether each row's place p (from 0, in the frame or in its group)

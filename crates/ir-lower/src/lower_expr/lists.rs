@@ -340,6 +340,7 @@ impl ExprLowering<'_> {
             refusals: &mut *self.refusals,
             per_group: true,
             unsliced: None,
+            unfiltered: false,
         };
         // A filter of the values themselves (`element().filter(..)`,
         // `element().drop_nulls()`, `element().head(2)`): each list's values

@@ -854,7 +854,15 @@ impl Grammar<'_> {
         match self.rng.random_range(0..12) {
             0 => {
                 let p = self.value(Ty::Bool, d.saturating_sub(1));
-                E::new(Op::Filter, vec![x, p])
+                let filtered = E::new(Op::Filter, vec![x, p]);
+                // Now and then under an elementwise function of numbers,
+                // beside a literal (`(x.filter(p) * 2)`).
+                if ty.numeric() && self.chance(0.3) {
+                    let op = self.arithmetic();
+                    let other = self.literal(ty);
+                    return E::new(op, vec![filtered, other]);
+                }
+                filtered
             }
             1 if self.ordered => {
                 let n = self.rng.random_range(0..4);

@@ -999,55 +999,6 @@ fn products_of_integers_match_the_cpu() {
     assert_cpu_answer_with_reason(floats.select([col("f").product()]), "product of f64");
 }
 
-/// Aggregations of slices of elementwise expressions, which Polars'
-/// optimiser moves onto the columns (`(1.5 % col("c")).head(3)` becomes
-/// `1.5 % col("c").slice(0, 3)`): the rows kept by place, per group and
-/// over the frame.
-#[test]
-fn aggregations_of_slices_moved_onto_columns_match_the_cpu() {
-    let frame = || {
-        df!(
-            "g" => ["a", "b", "a", "a", "b", "c", "a", "b"],
-            "c" => [Some(2.0f64), Some(-1.5), None, Some(4.0), Some(0.5), Some(3.0), Some(-2.0), Some(8.0)],
-            "i" => [Some(1i64), Some(2), Some(3), None, Some(5), Some(6), Some(7), Some(8)],
-        )
-        .unwrap()
-        .lazy()
-    };
-    let aggregations = || {
-        [
-            (lit(1.5) % col("c"))
-                .head(Some(3))
-                .max()
-                .alias("mod head max"),
-            (col("c") * lit(2.0) + col("i").cast(DataType::Float64))
-                .tail(Some(2))
-                .sum()
-                .alias("tail sum"),
-            (col("i") - lit(1i64))
-                .slice(lit(1i64), lit(2u64))
-                .min()
-                .alias("slice min"),
-            (col("i") * col("i")).head(Some(2)).len().alias("head len"),
-            // (`.last()` moved onto one operand, the other an aggregation.)
-            (col("i") - col("i").first())
-                .last()
-                .alias("last less first"),
-            (col("c").tail(Some(2)) + col("c").max() + len().cast(DataType::Float64))
-                .sum()
-                .alias("tail plus max"),
-        ]
-    };
-    assert_gpu_eq(
-        "aggregations of moved slices per group",
-        frame().group_by_stable([col("g")]).agg(aggregations()),
-    );
-    assert_gpu_eq(
-        "aggregations of moved slices over the frame",
-        frame().select(aggregations()),
-    );
-}
-
 /// Group-bys with constant keys beside keys of every row: Polars repeats a
 /// constant on every row, so it is one value in every group; on a frame of
 /// no rows, no group. (All keys constant stays with Polars: one group even
