@@ -266,9 +266,10 @@ impl KeyedRows {
         }
     }
 
-    /// `expr` computed within each key's rows (as it is, without keys).
+    /// `expr` computed within each key's rows (as it is without keys, or
+    /// where it reads no other row than its own: a literal, say).
     pub(super) fn within(&self, expr: GpuExpr) -> GpuExpr {
-        if self.keys.is_empty() {
+        if self.keys.is_empty() || !expr.any(&GpuExpr::reads_other_rows) {
             return expr;
         }
         GpuExpr {

@@ -70,6 +70,23 @@ impl PlanLowering<'_> {
         let mut refused = false;
         for agg in aggs {
             match rolled(&agg.expr, &window) {
+                // (Text made of windows within each key's rows: the
+                // executor's windows make no text of other rows.)
+                Ok(expr)
+                    if !keys.is_empty()
+                        && expr.dtype == GpuDtype::String
+                        && expr.any(&GpuExpr::reads_other_rows) =>
+                {
+                    self.refuse(
+                        node,
+                        format!(
+                            "`{}` (text of windows) in a rolling group-by with keys is not \
+                             supported on the GPU",
+                            agg.expr
+                        ),
+                    );
+                    refused = true;
+                }
                 Ok(expr) => exprs.push(NamedExpr {
                     name: agg.name,
                     expr: keyed.within(expr),

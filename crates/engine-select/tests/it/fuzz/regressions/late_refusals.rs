@@ -387,3 +387,27 @@ fn null_aware_comparisons_of_two_types_are_refused_in_ir_lower() {
         .filter(lit(-1i64).neq_missing(col("d")));
     assert_same_as_cpu(lf, UNORDERED);
 }
+
+/// A rolling group-by with keys of a literal text: the rolled aggregations
+/// are taken within each key's rows (a window), and the literal went into
+/// such a window too, which the executor does not make of text (an internal
+/// error). A value of no other row than its own is the same in any window.
+/// Found by the fuzzer (seed 1630, case 146).
+#[test]
+fn literals_of_rolling_group_bys_with_keys_are_no_windows() {
+    let frame = df!("t" => [-1i64, 5, 7], "k" => [1i64, 2, 1])
+        .unwrap()
+        .lazy();
+    let options = RollingGroupOptions {
+        index_column: "t".into(),
+        period: Duration::parse("50i"),
+        offset: Duration::parse("-50i"),
+        closed_window: ClosedWindow::Left,
+    };
+    let lf = frame.rolling(col("t"), [col("k")], options).agg([
+        lit("x y").alias("text"),
+        lit(3i64).alias("three"),
+        len(),
+    ]);
+    assert_same_as_cpu(lf, ORDERED);
+}
