@@ -324,7 +324,9 @@ impl ExprLowering<'_> {
             return self.aggregation_of_filter(node, op, (values, kept), dtype);
         }
         let mut input = self.boxed(input)?;
-        if input.any(&|e| matches!(e.kind, ExprKind::Unique { .. })) {
+        // (`implode` refuses what it does not list, with its own reasons.)
+        let implode = matches!(op, AggOp::Implode);
+        if !implode && input.any(&|e| matches!(e.kind, ExprKind::Unique { .. })) {
             match without_unique(&op, self.per_group, &input) {
                 Some(values) => *input = values,
                 None => {
