@@ -582,11 +582,24 @@ impl ExprLowering<'_> {
                     null_on_oob,
                 }
             }
+            // `x.get(k.arg_max())` (or `arg_min`): the value at the first
+            // place of k's extreme, where k equals its extreme (k not a
+            // float: Polars' arg_max and max take NaNs their own ways).
+            AExpr::Gather {
+                expr,
+                idx,
+                returns_scalar: true,
+                ..
+            } if let Some((by, maximum)) = self.arg_extreme_of(*idx) => {
+                let expr = *expr;
+                return self.value_at_extreme(node, expr, by, maximum);
+            }
             AExpr::Gather { .. } => {
                 return self.refuse(
                     node,
-                    "gather inside an expression (but `get` at a literal place, and over the \
-                     whole frame by indices as long as it) is not supported on the GPU",
+                    "gather inside an expression (but `get` at a literal place or at \
+                     `arg_max`/`arg_min`, and over the whole frame by indices as long as it) is \
+                     not supported on the GPU",
                 );
             }
             AExpr::Filter { input, .. } if self.unfiltered => {

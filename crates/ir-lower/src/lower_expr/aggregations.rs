@@ -470,6 +470,76 @@ impl ExprLowering<'_> {
         bounds
     }
 
+    /// Of `k.arg_max()` (or `k.arg_min()`) at `idx`: k's node and whether
+    /// it is the greatest that is sought; `None` for any other.
+    pub(crate) fn arg_extreme_of(&self, idx: Node) -> Option<(Node, bool)> {
+        let AExpr::Function {
+            input, function, ..
+        } = self.arena.get(idx)
+        else {
+            return None;
+        };
+        let maximum = match function {
+            IRFunctionExpr::ArgMax => true,
+            IRFunctionExpr::ArgMin => false,
+            _ => return None,
+        };
+        match input.as_slice() {
+            [by] => Some((by.node(), maximum)),
+            _ => None,
+        }
+    }
+
+    /// `expr.get(by.arg_max())` (`maximum`, else `arg_min`) at `node`: the
+    /// first value of `expr` where `by` equals its greatest (least) valid
+    /// value, null where `by` has none (Polars' `get` of a null place), as
+    /// Polars' first place of the extreme. Of `by` not a float.
+    pub(crate) fn value_at_extreme(
+        &mut self,
+        node: Node,
+        expr: Node,
+        by: Node,
+        maximum: bool,
+    ) -> Lowered {
+        if self.one_value(expr) || self.one_value(by) {
+            return self.refuse(
+                node,
+                "`get` at the place of an extreme of a literal or an aggregation is not \
+                 supported on the GPU",
+            );
+        }
+        let dtype = self.dtype(node)?;
+        let (values, key) = (self.expr(expr), self.expr(by));
+        let (values, key) = (values?, key?);
+        if key.dtype.is_float() || !crate::support::arg_extreme_input(key.dtype) {
+            return self.refuse(
+                node,
+                format!(
+                    "`get` at the place of an extreme of {} is not supported on the GPU",
+                    key.dtype
+                ),
+            );
+        }
+        let op = match maximum {
+            true => AggOp::Max {
+                propagate_nans: false,
+            },
+            false => AggOp::Min {
+                propagate_nans: false,
+            },
+        };
+        let extreme = key.clone().aggregated(op, key.dtype);
+        let at = key.binary(BinaryOp::Eq, extreme, GpuDtype::Boolean);
+        let kept = GpuExpr {
+            dtype: values.dtype,
+            kind: ExprKind::Where {
+                input: Box::new(values),
+                by: Box::new(at),
+            },
+        };
+        Some(kept.aggregated(AggOp::First, dtype))
+    }
+
     /// The predicate of the one filter in `node` where every column it
     /// reads is read through that filter, under elementwise functions only
     /// (aggregations and lengths beside it, one value each, aside), the

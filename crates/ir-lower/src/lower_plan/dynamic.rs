@@ -11,7 +11,9 @@ impl PlanLowering<'_> {
     /// windows as long as they are apart (`period` = `every`), from the
     /// time's truncation moved by a fixed `offset`, closed on the left or
     /// the right, labelled by their start, their end or their first time,
-    /// no boundary columns, on a date or timestamp column, within the rows
+    /// no boundary columns, on a date or timestamp column (or one of i32 or
+    /// i64, by durations of integers, as timestamps of nanoseconds as
+    /// Polars takes it), within the rows
     /// of each `group_by` key (integers, booleans, temporal values, texts):
     /// the windows as a column the group-by takes after the keys (in order:
     /// the times are sorted, within each key's rows), named as the time

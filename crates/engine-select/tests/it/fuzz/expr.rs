@@ -308,6 +308,9 @@ pub enum Op {
     /// The first input at the indices of the second (`gather`), null
     /// outside the frame or not.
     Gather(bool),
+    /// The first input at the place of the second's greatest value (its
+    /// least, with `false`): `x.get(k.arg_max())`.
+    GetAtExtreme(bool),
     /// Kept where the second input is true.
     Filter,
     Head(usize),
@@ -364,7 +367,7 @@ impl E {
     /// aggregation, `len()`, or elementwise functions of those).
     pub fn one_value(&self) -> bool {
         match &self.op {
-            Op::Lit(_) | Op::Len | Op::Agg(_) => true,
+            Op::Lit(_) | Op::Len | Op::Agg(_) | Op::GetAtExtreme(_) => true,
             Op::Col(_) | Op::Over | Op::OverOrdered(..) | Op::OverJoined | Op::OverExploded => {
                 false
             }
@@ -667,6 +670,8 @@ impl E {
                     WindowMapping::GroupsToRows).unwrap()),
             Op::Filter => case!(i, s; [x, p]; ; x.filter(p)),
             Op::Gather(null) => case!(i, s; [x, idx]; null = null; x.gather(idx, null)),
+            Op::GetAtExtreme(true) => case!(i, s; [x, k]; ; x.get(k.arg_max(), false)),
+            Op::GetAtExtreme(false) => case!(i, s; [x, k]; ; x.get(k.arg_min(), false)),
             Op::Head(n) => case!(i, s; [x]; n = n; x.head(Some(n))),
             Op::Tail(n) => case!(i, s; [x]; n = n; x.tail(Some(n))),
             Op::Slice(o, n) => case!(i, s; [x]; o = o, n = n; x.slice(lit(o), lit(n as u64))),

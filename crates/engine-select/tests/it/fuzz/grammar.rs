@@ -997,6 +997,15 @@ impl Grammar<'_> {
     pub fn aggregation(&mut self, depth: u32) -> E {
         let ty = self.any_ty();
         match self.rng.random_range(0..20) {
+            // The value at the place of another's extreme.
+            7 if self.chance(0.2) => {
+                let x = self.value(ty, depth);
+                let key_ty = *[Ty::Int, Ty::UInt, Ty::Str, Ty::Date, Ty::Float]
+                    .choose(self.rng)
+                    .unwrap();
+                let k = self.value(key_ty, depth);
+                E::new(Op::GetAtExtreme(self.chance(0.5)), vec![x, k])
+            }
             // A group's distinct values aggregated: the first, the last,
             // their count, the first or last of them sorted.
             6 if self.chance(0.2) => {
@@ -1131,8 +1140,10 @@ fn unary_functions(dtype: GpuDtype) -> impl Iterator<Item = Op> {
 fn sorts_an_aggregation(e: &E) -> bool {
     e.nodes().iter().any(|n| {
         matches!(n.op, Op::Sort(..))
-            && n.args
-                .iter()
-                .any(|a| a.nodes().iter().any(|m| matches!(m.op, Op::Agg(_))))
+            && n.args.iter().any(|a| {
+                a.nodes()
+                    .iter()
+                    .any(|m| matches!(m.op, Op::Agg(_) | Op::GetAtExtreme(_)))
+            })
     })
 }

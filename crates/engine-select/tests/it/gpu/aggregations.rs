@@ -1124,3 +1124,44 @@ fn spreads_of_f32_are_computed_in_f64_as_polars_does() {
         ]),
     );
 }
+
+/// The value at the place of a group's extreme (`x.get(k.arg_max())`, the
+/// first place where it is reached; null where `k` has no valid value), of
+/// numbers and texts, per group and over the frame. By floats it stays with
+/// Polars.
+#[test]
+fn values_at_the_place_of_an_extreme_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => ["a", "b", "a", "a", "b", "c", "a", "b"],
+            "k" => [Some(3i64), None, Some(7), Some(7), None, Some(1), Some(-2), None],
+            "s" => [Some("p"), Some("q"), None, Some("r"), Some("s"), Some("t"), Some("u"), Some("v")],
+            "f" => [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let at_extremes = || {
+        [
+            col("s").get(col("k").arg_max(), false).alias("s at max"),
+            col("f").get(col("k").arg_min(), false).alias("f at min"),
+            (col("k") * lit(2))
+                .get(col("k").arg_max(), false)
+                .alias("twice k at max"),
+        ]
+    };
+    assert_gpu_eq(
+        "values at extremes per group",
+        frame().group_by_stable([col("g")]).agg(at_extremes()),
+    );
+    assert_gpu_eq(
+        "values at extremes over the frame",
+        frame().select(at_extremes()),
+    );
+    assert_cpu_answer_with_reason(
+        frame()
+            .group_by_stable([col("g")])
+            .agg([col("s").get(col("f").arg_max(), false)]),
+        "`get` at the place of an extreme of f64",
+    );
+}
