@@ -392,8 +392,44 @@ impl ExprLowering<'_> {
                     Err(why) => return self.refuse(node, why),
                 }
             }
-            S::Format { .. }
-            | S::SplitExact { .. }
+            S::Format { format, insertions } => {
+                // Polars' `format`: the literal pieces and the values (cast
+                // to text) one after another, null where any value is.
+                let (format, insertions) = (format.to_string(), insertions.clone());
+                let rest = self.inputs(&inputs[1..]);
+                let values: Vec<GpuExpr> = std::iter::once(*input?).chain(rest?).collect();
+                let text = |piece: &str| {
+                    GpuExpr::literal(Scalar::String(piece.to_string()), GpuDtype::String)
+                };
+                let mut pieces = Vec::with_capacity(2 * values.len() + 1);
+                let mut from = 0;
+                for (value, &at) in values.into_iter().zip(insertions.iter()) {
+                    pieces.push(text(format.get(from..at)?));
+                    pieces.push(match value.dtype {
+                        GpuDtype::String => value,
+                        dtype if crate::lower_expr::cast_supported(dtype, GpuDtype::String) => {
+                            value.cast(GpuDtype::String, CastMode::NonStrict)
+                        }
+                        dtype => {
+                            return self.refuse(
+                                node,
+                                format!("format of {dtype} is not supported on the GPU"),
+                            );
+                        }
+                    });
+                    from = at;
+                }
+                pieces.push(text(format.get(from..)?));
+                return Some(GpuExpr {
+                    kind: ExprKind::ConcatStr {
+                        inputs: pieces,
+                        separator: String::new(),
+                        ignore_nulls: false,
+                    },
+                    dtype: GpuDtype::String,
+                });
+            }
+            S::SplitExact { .. }
             | S::SplitN(_)
             | S::Strptime { .. }
             | S::SplitRegex { .. }

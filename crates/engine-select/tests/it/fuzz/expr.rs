@@ -217,6 +217,9 @@ pub enum Op {
     PadEnd(u32, char),
     Zfill(u32),
     ConcatStr(String, bool),
+    /// Polars' `format` of the inputs by a format string of as many
+    /// placeholders.
+    Format(String),
     CountMatches(String, bool),
     Find(String, bool),
     Extract(String, usize),
@@ -545,6 +548,7 @@ impl E {
             Op::Zfill(n) => case!(i, s; [x]; n = n; x.str().zfill(lit(n))),
             Op::ConcatStr(sep, ignore) => case!(i, s; [; xs]; sep = sep, ignore = ignore;
                 concat_str(xs, &sep, ignore)),
+            Op::Format(f) => case!(i, s; [; xs]; f = f; format_str(&f, &xs).unwrap()),
             Op::CountMatches(p, literal) => case!(i, s; [x]; p = p, literal = literal;
                 x.str().count_matches(lit(p), literal)),
             Op::Find(p, true) => case!(i, s; [x]; p = p; x.str().find_literal(lit(p))),

@@ -800,7 +800,7 @@ impl Grammar<'_> {
                 let sep = (*["", "-", ", "].choose(self.rng).unwrap()).into();
                 let ignore = self.chance(0.3);
                 let n = self.rng.random_range(1..4);
-                let parts = (0..n)
+                let parts: Vec<E> = (0..n)
                     .map(|_| {
                         let ty = if self.chance(0.7) {
                             Ty::Str
@@ -810,6 +810,17 @@ impl Grammar<'_> {
                         self.value(ty, d)
                     })
                     .collect();
+                if self.chance(0.3) {
+                    // Polars' `format` of the same parts, with literal text
+                    // (braces escaped too) around each.
+                    let mut f = String::new();
+                    for _ in 0..parts.len() {
+                        f.push_str(["", "<", ": ", "{{x}}"].choose(self.rng).unwrap());
+                        f.push_str("{}");
+                    }
+                    f.push_str(["", ">", " ok"].choose(self.rng).unwrap());
+                    return E::new(Op::Format(f), parts);
+                }
                 E::new(Op::ConcatStr(sep, ignore), parts)
             }
             8 => E::new(Op::Add, vec![x(self), x(self)]),

@@ -881,3 +881,33 @@ fn splits_into_structs_match_the_cpu() {
             .field_by_name("field_1")]),
     );
 }
+
+#[test]
+fn formats_of_values_match_the_cpu() {
+    // Texts, integers, floats, booleans and dates put in literal text (a
+    // null value makes the row null), placeholders in order or by index,
+    // braces escaped, an aggregation among the values.
+    let frame = df!(
+        "s" => [Some("ab"), None, Some(""), Some("ΣΑΣ")],
+        "i" => [Some(1i64), Some(-20), None, Some(300)],
+        "f" => [Some(1.5f64), Some(-0.0), Some(f64::NAN), Some(1e21)],
+        "b" => [Some(true), Some(false), Some(true), None],
+        "d" => [Some(19000i32), Some(-1), Some(0), Some(20000)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("d").cast(DataType::Date)]);
+    let formats = [
+        format_str("{} is {}", &[col("s"), col("i")])
+            .unwrap()
+            .alias("in order"),
+        format_str("{{{1}}}-{0}: {1}", &[col("f"), col("d")])
+            .unwrap()
+            .alias("by index"),
+        format_str("{}", &[col("b")]).unwrap().alias("alone"),
+        format_str("{} of max {}", &[col("s"), col("i").max()])
+            .unwrap()
+            .alias("beside a maximum"),
+    ];
+    assert_gpu_eq("formats", frame.select(formats));
+}
