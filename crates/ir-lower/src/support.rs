@@ -335,7 +335,7 @@ pub fn per_group_text(part: &GpuExpr) -> bool {
 
 /// Whether `e` is a text column's values moved within each group as a
 /// whole: shifted, reversed, filled forward or backward, or sorted by keys
-/// made row by row (no text made of other rows among them), which the
+/// made row by row (no aggregation, nothing of other rows), which the
 /// executor gathers group by group.
 pub fn text_moved_in_groups(e: &GpuExpr) -> bool {
     let column = |input: &GpuExpr| {
@@ -348,9 +348,7 @@ pub fn text_moved_in_groups(e: &GpuExpr) -> bool {
         ExprKind::SortedBy { input, order, .. } => {
             column(input)
                 && order.iter().all(|order| {
-                    !per_group_text(&order.key)
-                        && !order.key.has_aggregation()
-                        && !order.key.has_part_reading_other_rows()
+                    !order.key.has_aggregation() && !order.key.has_part_reading_other_rows()
                 })
         }
         _ => false,

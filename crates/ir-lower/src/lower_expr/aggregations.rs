@@ -418,42 +418,57 @@ impl ExprLowering<'_> {
     /// (no slice, or slices Polars takes otherwise).
     fn common_slice(&self, node: Node) -> Option<(Node, Node)> {
         let mut bounds: Option<(Node, Node)> = None;
-        let mut pending = vec![node];
-        while let Some(at) = pending.pop() {
-            match self.arena.get(at) {
-                AExpr::Slice {
-                    input,
-                    offset,
-                    length,
-                } => {
-                    // Its input any expression of rows that does not itself
-                    // read through slices (the slice of a whole column, or
-                    // of an expression of columns).
-                    let value = |n: Node| self.constant(n);
-                    match bounds {
-                        None => bounds = Some((*offset, *length)),
-                        Some((o, l)) => {
-                            let same = value(o).is_some()
-                                && value(o) == value(*offset)
-                                && value(l).is_some()
-                                && value(l) == value(*length);
-                            if !same {
-                                return None;
-                            }
-                        }
-                    }
-                    let nested = self.arena.iter(*input).any(|(_, e)| {
-                        matches!(e, AExpr::Slice { .. } | AExpr::Agg(_) | AExpr::Len)
-                    });
-                    if nested || !polars_plan::plans::is_length_preserving_ae(*input, self.arena) {
+        self.through_elementwise(node, |e| {
+            // Its input any expression of rows that does not itself read
+            // through slices (the slice of a whole column, or of an
+            // expression of columns); columns read otherwise end it.
+            let AExpr::Slice {
+                input,
+                offset,
+                length,
+            } = e
+            else {
+                return None;
+            };
+            let value = |n: Node| self.constant(n);
+            match bounds {
+                None => bounds = Some((*offset, *length)),
+                Some((o, l)) => {
+                    let same = value(o).is_some()
+                        && value(o) == value(*offset)
+                        && value(l).is_some()
+                        && value(l) == value(*length);
+                    if !same {
                         return None;
                     }
                 }
-                // (An aggregation beside a slice is one value, in every row
-                // the slice keeps: `(x.slice(-1, 1) - x.first()).last()`,
-                // Polars' optimiser's form of `(x - x.first()).last()`.)
+            }
+            let nested = self
+                .arena
+                .iter(*input)
+                .any(|(_, e)| matches!(e, AExpr::Slice { .. } | AExpr::Agg(_) | AExpr::Len));
+            (!nested && polars_plan::plans::is_length_preserving_ae(*input, self.arena))
+                .then_some(())
+        })?;
+        bounds
+    }
+
+    /// Walks `node` down through elementwise functions (binary operators,
+    /// casts, ternaries, elementwise functions) and past what is one value
+    /// beside them (literals; aggregations and lengths: `(x.slice(-1, 1) -
+    /// x.first()).last()`, Polars' optimiser's form of `(x -
+    /// x.first()).last()`, is one value in every row the slice keeps),
+    /// handing every other node to `visit`; `None` where `visit` gives
+    /// none.
+    fn through_elementwise(
+        &self,
+        node: Node,
+        mut visit: impl FnMut(&AExpr) -> Option<()>,
+    ) -> Option<()> {
+        let mut pending = vec![node];
+        while let Some(at) = pending.pop() {
+            match self.arena.get(at) {
                 AExpr::Literal(_) | AExpr::Len | AExpr::Agg(_) => {}
-                AExpr::Column(_) => return None,
                 AExpr::BinaryExpr { left, right, .. } => pending.extend([*left, *right]),
                 AExpr::Cast { expr, .. } => pending.push(*expr),
                 AExpr::Ternary {
@@ -464,10 +479,10 @@ impl ExprLowering<'_> {
                 AExpr::Function { input, options, .. } if options.is_elementwise() => {
                     pending.extend(input.iter().map(ExprIR::node));
                 }
-                _ => return None,
+                other => visit(other)?,
             }
         }
-        bounds
+        Some(())
     }
 
     /// Of `k.arg_max()` (or `k.arg_min()`) at `idx`: k's node and whether
@@ -549,45 +564,26 @@ impl ExprLowering<'_> {
     /// otherwise.
     fn common_filter(&self, node: Node) -> Option<Node> {
         let mut by_node: Option<Node> = None;
-        let mut pending = vec![node];
-        while let Some(at) = pending.pop() {
-            match self.arena.get(at) {
-                AExpr::Filter { input, by } => {
-                    if by_node.is_some() {
-                        return None;
-                    }
-                    let of_every_row = |n: Node| {
-                        polars_plan::plans::is_length_preserving_ae(n, self.arena)
-                            && !self.arena.iter(n).any(|(_, e)| {
-                                matches!(
-                                    e,
-                                    AExpr::Filter { .. }
-                                        | AExpr::Slice { .. }
-                                        | AExpr::Agg(_)
-                                        | AExpr::Len
-                                )
-                            })
-                    };
-                    let literal = matches!(self.arena.get(*by), AExpr::Literal(_));
-                    if literal || !of_every_row(*input) || !of_every_row(*by) {
-                        return None;
-                    }
-                    by_node = Some(*by);
-                }
-                AExpr::Literal(_) | AExpr::Len | AExpr::Agg(_) => {}
-                AExpr::BinaryExpr { left, right, .. } => pending.extend([*left, *right]),
-                AExpr::Cast { expr, .. } => pending.push(*expr),
-                AExpr::Ternary {
-                    predicate,
-                    truthy,
-                    falsy,
-                } => pending.extend([*predicate, *truthy, *falsy]),
-                AExpr::Function { input, options, .. } if options.is_elementwise() => {
-                    pending.extend(input.iter().map(ExprIR::node));
-                }
-                _ => return None,
+        let of_every_row = |n: Node| {
+            polars_plan::plans::is_length_preserving_ae(n, self.arena)
+                && !self.arena.iter(n).any(|(_, e)| {
+                    matches!(
+                        e,
+                        AExpr::Filter { .. } | AExpr::Slice { .. } | AExpr::Agg(_) | AExpr::Len
+                    )
+                })
+        };
+        self.through_elementwise(node, |e| {
+            let AExpr::Filter { input, by } = e else {
+                return None;
+            };
+            let literal = matches!(self.arena.get(*by), AExpr::Literal(_));
+            if by_node.is_some() || literal || !of_every_row(*input) || !of_every_row(*by) {
+                return None;
             }
-        }
+            by_node = Some(*by);
+            Some(())
+        })?;
         by_node
     }
 

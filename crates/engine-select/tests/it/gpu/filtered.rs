@@ -2,21 +2,39 @@
 
 use super::*;
 
+/// Groups (`g`) of floats (`c`) and integers (`i`), a null in each.
+fn frame() -> LazyFrame {
+    df!(
+        "g" => ["a", "b", "a", "a", "b", "c", "a", "b"],
+        "c" => [Some(2.0f64), Some(-1.5), None, Some(4.0), Some(0.5), Some(3.0), Some(-2.0), Some(8.0)],
+        "i" => [Some(1i64), Some(2), Some(3), None, Some(5), Some(6), Some(7), Some(8)],
+    )
+    .unwrap()
+    .lazy()
+}
+
+/// The `aggregations` of [`frame`] per group and over the whole frame, each
+/// as on the CPU.
+fn assert_per_group_and_over_the_frame<const N: usize>(
+    what: &str,
+    aggregations: impl Fn() -> [Expr; N],
+) {
+    assert_gpu_eq(
+        &format!("{what} per group"),
+        frame().group_by_stable([col("g")]).agg(aggregations()),
+    );
+    assert_gpu_eq(
+        &format!("{what} over the frame"),
+        frame().select(aggregations()),
+    );
+}
+
 /// Aggregations of slices of elementwise expressions, which Polars'
 /// optimiser moves onto the columns (`(1.5 % col("c")).head(3)` becomes
 /// `1.5 % col("c").slice(0, 3)`): the rows kept by place, per group and
 /// over the frame.
 #[test]
 fn aggregations_of_slices_moved_onto_columns_match_the_cpu() {
-    let frame = || {
-        df!(
-            "g" => ["a", "b", "a", "a", "b", "c", "a", "b"],
-            "c" => [Some(2.0f64), Some(-1.5), None, Some(4.0), Some(0.5), Some(3.0), Some(-2.0), Some(8.0)],
-            "i" => [Some(1i64), Some(2), Some(3), None, Some(5), Some(6), Some(7), Some(8)],
-        )
-        .unwrap()
-        .lazy()
-    };
     let aggregations = || {
         [
             (lit(1.5) % col("c"))
@@ -41,14 +59,7 @@ fn aggregations_of_slices_moved_onto_columns_match_the_cpu() {
                 .alias("tail plus max"),
         ]
     };
-    assert_gpu_eq(
-        "aggregations of moved slices per group",
-        frame().group_by_stable([col("g")]).agg(aggregations()),
-    );
-    assert_gpu_eq(
-        "aggregations of moved slices over the frame",
-        frame().select(aggregations()),
-    );
+    assert_per_group_and_over_the_frame("aggregations of moved slices", aggregations);
 }
 
 /// Aggregations of an elementwise expression whose columns are read through
@@ -57,15 +68,6 @@ fn aggregations_of_slices_moved_onto_columns_match_the_cpu() {
 /// count).
 #[test]
 fn aggregations_of_filters_inside_expressions_match_the_cpu() {
-    let frame = || {
-        df!(
-            "g" => ["a", "b", "a", "a", "b", "c", "a", "b"],
-            "c" => [Some(2.0f64), Some(-1.5), None, Some(4.0), Some(0.5), Some(3.0), Some(-2.0), Some(8.0)],
-            "i" => [Some(1i64), Some(2), Some(3), None, Some(5), Some(6), Some(7), Some(8)],
-        )
-        .unwrap()
-        .lazy()
-    };
     let aggregations = || {
         [
             (col("i").filter(col("i").gt(lit(2))) * lit(2))
@@ -85,12 +87,5 @@ fn aggregations_of_filters_inside_expressions_match_the_cpu() {
                 .alias("max"),
         ]
     };
-    assert_gpu_eq(
-        "aggregations of filters inside expressions per group",
-        frame().group_by_stable([col("g")]).agg(aggregations()),
-    );
-    assert_gpu_eq(
-        "aggregations of filters inside expressions over the frame",
-        frame().select(aggregations()),
-    );
+    assert_per_group_and_over_the_frame("aggregations of filters inside expressions", aggregations);
 }
