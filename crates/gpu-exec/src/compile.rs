@@ -542,6 +542,11 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
                     step(out.program.strict(ty))
                 }
                 CastMode::Wrapping => step(out.program.cast_wrapping(from, ty)),
+                // A categorical's codes (Polars' `to_physical`), which fit
+                // the code type of its categories.
+                CastMode::Physical if matches!(input.dtype, GpuDtype::Categorical(_)) => {
+                    step(out.program.cast_wrapping(from, ty))
+                }
                 CastMode::Physical => Err(format!("a physical cast from {from:?} to {ty:?}")),
             }
         }

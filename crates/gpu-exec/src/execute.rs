@@ -250,46 +250,72 @@ pub(crate) fn holds_one_value(node: &PlanNode) -> bool {
     !scalar_columns(node).is_empty()
 }
 
-/// The column of `node`'s output that Polars flags sorted, and whether
-/// descending: the first key column of a sort, a row index, also under
-/// projections that pass it on as it is (Polars hands on the same column,
-/// flag and all).
-fn sorted_column(node: &PlanNode) -> Option<(String, bool)> {
-    match node {
-        PlanNode::RowIndex { name, .. } => Some((name.clone(), false)),
-        PlanNode::Sort { keys, .. } => {
-            let first = keys.first()?;
-            let ExprKind::Column { index, .. } = first.expr.kind else {
-                return None;
-            };
-            let name = node.schema().get(index)?.name.clone();
-            Some((name, first.descending))
-        }
-        PlanNode::SimpleProjection { input, schema, .. } => {
-            let (name, descending) = sorted_column(input)?;
-            schema
-                .iter()
-                .any(|c| c.name == name)
-                .then_some((name, descending))
-        }
-        PlanNode::Select { input, exprs, .. } => {
-            let (name, descending) = sorted_column(input)?;
-            exprs.iter().find_map(|named| match &named.expr.kind {
-                ExprKind::Column { name: read, .. } if *read == name => {
-                    Some((named.name.clone(), descending))
-                }
+/// The columns of `node`'s output that Polars flags sorted, and whether
+/// descending: the first key column of a sort, a row index, a select's or
+/// with_columns' `set_sorted` (the device checked the claim), also under
+/// projections that pass them on as they are (Polars hands on the same
+/// column, flag and all).
+fn sorted_columns(node: &PlanNode) -> Vec<(String, bool)> {
+    let claimed = |exprs: &[NamedExpr]| -> Vec<(String, bool)> {
+        exprs
+            .iter()
+            .filter_map(|named| match &named.expr.kind {
+                ExprKind::SetSorted { descending, .. } => Some((named.name.clone(), *descending)),
                 _ => None,
             })
+            .collect()
+    };
+    match node {
+        PlanNode::RowIndex { name, .. } => vec![(name.clone(), false)],
+        PlanNode::Sort { keys, .. } => {
+            let Some(first) = keys.first() else {
+                return vec![];
+            };
+            let ExprKind::Column { index, .. } = first.expr.kind else {
+                return vec![];
+            };
+            let Some(column) = node.schema().get(index) else {
+                return vec![];
+            };
+            vec![(column.name.clone(), first.descending)]
         }
-        _ => None,
+        PlanNode::SimpleProjection { input, schema, .. } => sorted_columns(input)
+            .into_iter()
+            .filter(|(name, _)| schema.iter().any(|c| c.name == *name))
+            .collect(),
+        PlanNode::Select { input, exprs, .. } => {
+            let below = sorted_columns(input);
+            let mut sorted: Vec<_> = exprs
+                .iter()
+                .filter_map(|named| match &named.expr.kind {
+                    ExprKind::Column { name: read, .. } => below
+                        .iter()
+                        .find(|(name, _)| name == read)
+                        .map(|&(_, descending)| (named.name.clone(), descending)),
+                    _ => None,
+                })
+                .collect();
+            sorted.extend(claimed(exprs));
+            sorted
+        }
+        PlanNode::WithColumns { input, exprs, .. } => {
+            let mut sorted: Vec<_> = sorted_columns(input)
+                .into_iter()
+                .filter(|(name, _)| !exprs.iter().any(|named| named.name == *name))
+                .collect();
+            sorted.extend(claimed(exprs));
+            sorted
+        }
+        _ => vec![],
     }
 }
 
 /// `df`, the result of `root`, held as Polars' engine holds its own result
 /// of that node: the columns of one value repeated on every row as
 /// `Column::Scalar` (a select's or with_columns' expressions of one value
-/// beside per-row ones), the column [`sorted_column`] names (a sort's
-/// first key, a row index, also through projections) marked sorted.
+/// beside per-row ones), the columns [`sorted_columns`] names (a sort's
+/// first key, a row index, `set_sorted`, also through projections) marked
+/// sorted.
 /// Polars' engine, running the rest of a mixed plan, treats such columns
 /// apart (so mixed plans take no subplan that makes columns of one value
 /// at all).
@@ -297,11 +323,13 @@ pub(crate) fn held_as_polars_holds(
     mut df: DataFrame,
     root: &PlanNode,
 ) -> Result<DataFrame, ExecError> {
-    // Polars marks the first key column of a sort as sorted, and its
-    // engine then takes paths of its own (groups as slices) over it.
-    if let Some((name, descending)) = sorted_column(root)
-        && df.column(&name).is_ok()
-    {
+    // Polars marks the first key column of a sort as sorted (and a
+    // column it was told is), and its engine then takes paths of its own
+    // (groups as slices) over it.
+    for (name, descending) in sorted_columns(root) {
+        if df.column(&name).is_err() {
+            continue;
+        }
         let flag = if descending {
             polars::series::IsSorted::Descending
         } else {

@@ -551,6 +551,17 @@ pub enum ExprKind {
         indices: Box<GpuExpr>,
         null_on_oob: bool,
     },
+    /// The input, claimed sorted (Polars' `set_sorted`, which marks the
+    /// values so, and whose engine then takes paths that hold only for
+    /// values so ordered): `descending` or ascending, nulls all at one end
+    /// (the claimed one, where `nulls_last` says). The executor checks the
+    /// claim and leaves values that break it to Polars. Reads every row;
+    /// never per group.
+    SetSorted {
+        input: Box<GpuExpr>,
+        descending: bool,
+        nulls_last: Option<bool>,
+    },
     /// The input at the rows where `by` is true (Polars' `filter`), only as
     /// the input of an aggregation: `first` or `last` (the first, last, such
     /// row's value, null where there is none), `sum` or `mean` (of the
@@ -775,6 +786,7 @@ macro_rules! children {
             | ExprKind::Strftime { input, .. }
             | ExprKind::Shift { input, .. }
             | ExprKind::Reverse(input)
+            | ExprKind::SetSorted { input, .. }
             | ExprKind::Rank { input, .. }
             | ExprKind::Distinct { input, .. }
             | ExprKind::Truncate { input, .. }
@@ -1034,7 +1046,7 @@ impl GpuExpr {
     }
 
     /// Whether this expression reads other rows than its own (`shift`,
-    /// `reverse`, forward and backward fills, `cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `rolling_*`, `ewm_*`, `rank`,
+    /// `reverse`, `set_sorted`'s check, forward and backward fills, `cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `rolling_*`, `ewm_*`, `rank`,
     /// the distinctness tests, sorts, `gather`): per group it reads the
     /// group's rows, not the frame's.
     pub fn reads_other_rows(&self) -> bool {
@@ -1043,6 +1055,7 @@ impl GpuExpr {
             ExprKind::Shift { .. }
                 | ExprKind::Reverse(_)
                 | ExprKind::Gather { .. }
+                | ExprKind::SetSorted { .. }
                 | ExprKind::Fill { .. }
                 | ExprKind::CumSum(_)
                 | ExprKind::CumProd(_)

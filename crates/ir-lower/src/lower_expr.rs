@@ -472,11 +472,14 @@ impl ExprLowering<'_> {
                 falsy,
             } => {
                 let (p, t, f) = (*predicate, *truthy, *falsy);
-                let (p, t, f) = (self.boxed(p), self.boxed(t), self.boxed(f));
+                let (predicate, truthy, falsy) = (self.boxed(p), self.boxed(t), self.boxed(f));
+                // A dynamic literal branch takes the result's type, as Polars
+                // materialises it (`then(i64::MIN).otherwise(-2)`: -2 as i64).
+                let dtype = self.dtype(node)?;
                 ExprKind::Ternary {
-                    predicate: p?,
-                    truthy: t?,
-                    falsy: f?,
+                    predicate: predicate?,
+                    truthy: self.dynamic_literal_as(t, truthy?, dtype),
+                    falsy: self.dynamic_literal_as(f, falsy?, dtype),
                 }
             }
             AExpr::Agg(agg) => {
@@ -900,7 +903,8 @@ impl ExprLowering<'_> {
     }
 
     /// `lowered` unless it nests parts in a way the executor does not run:
-    /// - a `gather` by indices inside an aggregation (one lowering built
+    /// - a `gather` by indices or a `set_sorted` (whose claim the device
+    ///   checks over the frame) inside an aggregation (one lowering built
     ///   too: `all`, `any`) or a sort's values or keys: Polars takes an
     ///   aggregation's input per group (of the whole frame too), and the
     ///   device sorts within groups (the frame one group), whose indices
@@ -914,7 +918,8 @@ impl ExprLowering<'_> {
     ///   window's values: the executor computes such functions of the
     ///   frame's columns, before aggregations and windows.
     fn without_unrun_nesting(&mut self, node: Node, lowered: GpuExpr) -> Lowered {
-        let gathers = |e: &GpuExpr| matches!(e.kind, ExprKind::Gather { .. });
+        let gathers =
+            |e: &GpuExpr| matches!(e.kind, ExprKind::Gather { .. } | ExprKind::SetSorted { .. });
         let gather_inside = |e: &GpuExpr| match &e.kind {
             ExprKind::Agg { input, .. } => input.any(&gathers),
             ExprKind::SortedBy { input, order, .. } => {
@@ -925,7 +930,8 @@ impl ExprLowering<'_> {
         if lowered.any(&gather_inside) {
             return self.refuse(
                 node,
-                "a gather by indices inside an aggregation or a sort is not supported on the GPU",
+                "a gather by indices or `set_sorted` inside an aggregation or a sort is not \
+                 supported on the GPU",
             );
         }
         if lowered.any(&crate::support::text_of_other_rows_inside) {

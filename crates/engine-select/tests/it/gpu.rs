@@ -35,6 +35,7 @@ mod partitioned_scans;
 mod replace;
 mod rolling;
 mod row_order;
+mod sorted_claims;
 mod spilling;
 mod strings;
 mod structs;

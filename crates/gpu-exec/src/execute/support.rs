@@ -286,6 +286,7 @@ pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
     let (ExprKind::Shift { input, .. }
     | ExprKind::Reverse(input)
     | ExprKind::Gather { input, .. }
+    | ExprKind::SetSorted { input, .. }
     | ExprKind::Fill { input, .. }
     | ExprKind::CumSum(input)
     | ExprKind::CumProd(input)
@@ -391,6 +392,7 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
         ExprKind::Shift { .. }
         | ExprKind::Reverse(_)
         | ExprKind::Gather { .. }
+        | ExprKind::SetSorted { .. }
         | ExprKind::Fill { .. }
         | ExprKind::SortedBy { .. } => row_order_part_supported(expr),
         // A shift or fill of text within groups, or an aggregation of text

@@ -316,6 +316,17 @@ impl fmt::Display for GpuExpr {
             ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
             ExprKind::Reverse(input) => write!(f, "reverse({input})"),
             ExprKind::Gather { input, indices, .. } => write!(f, "{input}.gather({indices})"),
+            ExprKind::SetSorted {
+                input,
+                descending,
+                nulls_last,
+            } => {
+                write!(f, "{input}.set_sorted(descending={descending}")?;
+                if let Some(nulls_last) = nulls_last {
+                    write!(f, ", nulls_last={nulls_last}")?;
+                }
+                write!(f, ")")
+            }
             ExprKind::Rank {
                 input,
                 method,

@@ -39,6 +39,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         ExprKind::Window { function, .. } => vec![function],
         ExprKind::SortedBy { input, .. }
         | ExprKind::Gather { input, .. }
+        | ExprKind::SetSorted { input, .. }
         | ExprKind::Where { input, .. } => vec![input],
         ExprKind::Ternary { truthy, falsy, .. } => vec![truthy, falsy],
         _ => expr.children(),
@@ -55,6 +56,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         | ExprKind::Shift { .. }
         | ExprKind::Reverse(_)
         | ExprKind::Gather { .. }
+        | ExprKind::SetSorted { .. }
         | ExprKind::Where { .. }
         | ExprKind::SortedBy { .. }
         | ExprKind::Fill { .. }

@@ -682,6 +682,9 @@ impl ExprLowering<'_> {
                 }
             }
             F::ShiftAndFill => return self.shift_and_fill(node, inputs),
+            F::ToPhysical => return self.physical(node, inputs),
+            F::RLEID => return self.rle_id(node, inputs),
+            F::SetSortedFlag(sorted) => return self.set_sorted(node, inputs, *sorted),
             F::Reverse => ExprKind::Reverse(Box::new(self.single(inputs)?)),
             F::Diff(NullBehavior::Ignore) => {
                 let [input, n] = [inputs.first()?.node(), inputs.get(1)?.node()];
@@ -980,9 +983,6 @@ impl ExprLowering<'_> {
             | F::RoundSF { .. }
             | F::ConcatExpr { .. }
             | F::RLE
-            | F::RLEID
-            | F::ToPhysical
-            | F::SetSortedFlag { .. }
             | F::FoldHorizontal { .. }
             | F::ReduceHorizontal { .. }
             | F::CumReduceHorizontal { .. }
@@ -999,5 +999,31 @@ impl ExprLowering<'_> {
         };
         let dtype = self.dtype(node)?;
         Some(GpuExpr { kind, dtype })
+    }
+
+    /// Polars' `to_physical`: the values as Polars holds them. Numbers,
+    /// booleans and text are their own; temporal values their ticks (a
+    /// cast to the integer type, which keeps them); categoricals and enums
+    /// their codes (a physical cast to Polars' code type). Decimals (i128)
+    /// and nested types of other physical types are refused.
+    fn physical(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let input = self.single(inputs)?;
+        let dtype = self.dtype(node)?;
+        if dtype == input.dtype {
+            return Some(input);
+        }
+        let mode = match input.dtype {
+            GpuDtype::Categorical(_) if dtype.is_unsigned() => CastMode::Physical,
+            from if from.is_temporal() && dtype.is_integer() && cast_supported(from, dtype) => {
+                CastMode::NonStrict
+            }
+            from => {
+                return self.refuse(
+                    node,
+                    format!("to_physical of {from} is not supported on the GPU"),
+                );
+            }
+        };
+        Some(input.cast(dtype, mode))
     }
 }

@@ -252,6 +252,32 @@ impl ExprLowering<'_> {
         })
     }
 
+    /// `lowered`, the lowering of `node`, as a literal of `dtype` where
+    /// `node` is a dynamic literal (`lit(-2)`) of another type that holds
+    /// its value; else as it is.
+    pub(crate) fn dynamic_literal_as(
+        &self,
+        node: Node,
+        lowered: Box<GpuExpr>,
+        dtype: GpuDtype,
+    ) -> Box<GpuExpr> {
+        if lowered.dtype == dtype
+            || !matches!(self.arena.get(node), AExpr::Literal(LiteralValue::Dyn(_)))
+        {
+            return lowered;
+        }
+        match self
+            .literal_value(node)
+            .and_then(|value| extracted(&value, dtype))
+        {
+            Some(scalar) => Box::new(GpuExpr {
+                kind: ExprKind::Literal(scalar),
+                dtype,
+            }),
+            None => lowered,
+        }
+    }
+
     pub(crate) fn literal_value(&self, node: Node) -> Option<AnyValue<'static>> {
         match self.arena.get(node) {
             AExpr::Literal(value) => value.to_any_value().map(|v| v.into_static()),

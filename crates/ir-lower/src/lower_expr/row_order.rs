@@ -1,4 +1,4 @@
-//! Row-order functions: sorts, shifts, fills, running sums from the end, changes in percent, interpolation of nulls, and row places (`int_range` of a group's length).
+//! Row-order functions: sorts, shifts, fills, `set_sorted`, `rle_id`, running sums from the end, changes in percent, interpolation of nulls, and row places (`int_range` of a group's length).
 
 use super::*;
 
@@ -461,5 +461,101 @@ impl ExprLowering<'_> {
                 .checked_sub(self.literal_i64(*right)?),
             _ => None,
         }
+    }
+
+    /// Polars' `set_sorted`: the input, whose values Polars' engine then
+    /// takes as sorted so; the executor checks the claim (see
+    /// [`ExprKind::SetSorted`]). A claim of no order, and values of one
+    /// row or of no order but nulls, are the input itself. Over the whole
+    /// frame only, and of types whose order the device compares as Polars'
+    /// engine does.
+    pub(super) fn set_sorted(
+        &mut self,
+        node: Node,
+        inputs: &[ExprIR],
+        sorted: polars_plan::plans::AExprSorted,
+    ) -> Lowered {
+        let of = inputs.first()?.node();
+        let input = self.expr(of)?;
+        let Some(descending) = sorted.descending else {
+            return Some(input);
+        };
+        if self.one_value(of) || input.dtype == GpuDtype::Null {
+            return Some(input);
+        }
+        if self.per_group {
+            return self.refuse(
+                node,
+                "set_sorted within groups (in a group-by's aggregation or a window) is not \
+                 supported on the GPU",
+            );
+        }
+        let ordered = input.dtype.is_integer()
+            || input.dtype.is_temporal()
+            || matches!(
+                input.dtype,
+                GpuDtype::Boolean | GpuDtype::String | GpuDtype::Decimal(..)
+            );
+        if !ordered {
+            let why = match input.dtype.is_float() {
+                true => " (Polars' paths for sorted floats take NaN and -0.0 their own ways)",
+                false => "",
+            };
+            return self.refuse(
+                node,
+                format!(
+                    "set_sorted of {} is not supported on the GPU{why}",
+                    input.dtype
+                ),
+            );
+        }
+        Some(GpuExpr {
+            dtype: input.dtype,
+            kind: ExprKind::SetSorted {
+                input: Box::new(input),
+                descending,
+                nulls_last: sorted.nulls_last,
+            },
+        })
+    }
+
+    /// Polars' `rle_id`: each row's run of equal values, numbered from 0
+    /// (u32), a new run where a value differs from the one before it as
+    /// `ne_missing` compares them (a null equal to a null): the running
+    /// count of such changes after the first row (in the frame, or within
+    /// each group).
+    pub(super) fn rle_id(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let input = self.single(inputs)?;
+        let compared = input.dtype.is_numeric()
+            || input.dtype.is_temporal()
+            || matches!(
+                input.dtype,
+                GpuDtype::Boolean
+                    | GpuDtype::String
+                    | GpuDtype::Categorical(_)
+                    | GpuDtype::Decimal(..)
+            );
+        if !compared {
+            return self.refuse(
+                node,
+                format!("rle_id of {} is not supported on the GPU", input.dtype),
+            );
+        }
+        let boolean = GpuDtype::Boolean;
+        let before = |e: GpuExpr| GpuExpr {
+            dtype: e.dtype,
+            kind: ExprKind::Shift {
+                input: Box::new(e),
+                periods: 1,
+            },
+        };
+        // Every row but the first has a row before it.
+        let not_first = before(input.clone().is_null()).is_not_null();
+        let changes = super::boolean::null_aware_equality(input.clone(), before(input), false)
+            .binary(BinaryOp::And, not_first, boolean);
+        Some(GpuExpr {
+            kind: ExprKind::CumSum(Box::new(changes)),
+            dtype: self.dtype(node)?,
+        })
     }
 }

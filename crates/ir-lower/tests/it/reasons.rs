@@ -36,6 +36,14 @@ fn nested() -> LazyFrame {
     ])
 }
 
+/// A claim of values sorted ascending (`set_sorted`).
+fn ascending() -> polars_plan::plans::AExprSorted {
+    polars_plan::plans::AExprSorted {
+        descending: Some(false),
+        nulls_last: None,
+    }
+}
+
 /// Each query the GPU refuses, named by what it tries.
 fn refused() -> Vec<(&'static str, LazyFrame)> {
     let o = orders;
@@ -58,6 +66,19 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([col("day").cum_prod(false)]),
         ),
         ("an exponential (libm's)", o().select([col("amount").exp()])),
+        (
+            "values claimed sorted: floats",
+            o().with_columns([col("amount").set_sorted_flag(ascending())]),
+        ),
+        (
+            "values claimed sorted per group",
+            o().group_by([col("status")])
+                .agg([col("qty").set_sorted_flag(ascending()).max()]),
+        ),
+        (
+            "decimals as Polars holds them (i128)",
+            o().select([col("qty").cast(DataType::Decimal(10, 2)).to_physical()]),
+        ),
         (
             "replace of decimals",
             o().select([col("qty").cast(DataType::Decimal(10, 2)).replace(

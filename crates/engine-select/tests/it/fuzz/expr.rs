@@ -181,6 +181,8 @@ pub enum Op {
     FillBackward(Option<u32>),
     FillNan,
     Cast(DataType, bool),
+    /// `to_physical()`: ticks of temporals, codes of categoricals.
+    ToPhysical,
     /// `when(x).then(y).otherwise(z)`.
     When,
     Coalesce,
@@ -299,6 +301,10 @@ pub enum Op {
     /// Sorted by the second input.
     SortBy(bool, bool),
     ArgSort(bool, bool),
+    /// `set_sorted`, descending or not, nulls last, first or unknown.
+    SetSorted(bool, Option<bool>),
+    /// `rle_id()`: each row's run of equal values.
+    RleId,
     /// A window over the other inputs (the partitions).
     Over,
     /// A window ordered by the second input, over the partitions after it.
@@ -496,6 +502,7 @@ impl E {
             Op::FillNan => case!(i, s; [x, v]; ; x.fill_nan(v)),
             Op::Cast(t, true) => case!(i, s; [x]; t = t; x.strict_cast(t)),
             Op::Cast(t, false) => case!(i, s; [x]; t = t; x.cast(t)),
+            Op::ToPhysical => case!(i, s; [x]; ; x.to_physical()),
             Op::When => case!(i, s; [c, t, o]; ; when(c).then(t).otherwise(o)),
             Op::Coalesce => case!(i, s; [; xs]; ; coalesce(&xs)),
             Op::SumHorizontal(n) => {
@@ -663,6 +670,10 @@ impl E {
                 x.sort_by([k], SortMultipleOptions::default()
                     .with_order_descending(d).with_nulls_last(nl).with_maintain_order(true))),
             Op::ArgSort(d, nl) => case!(i, s; [x]; d = d, nl = nl; x.arg_sort(d, nl)),
+            Op::RleId => case!(i, s; [x]; ; x.rle_id()),
+            Op::SetSorted(d, nl) => case!(i, s; [x]; d = d, nl = nl;
+                x.set_sorted_flag(polars_plan::plans::AExprSorted {
+                    descending: Some(d), nulls_last: nl })),
             Op::Over => case!(i, s; [x; xs]; ; x.over(xs).unwrap()),
             Op::OverJoined => case!(i, s; [x; xs]; ;
                 x.over_with_options(Some(xs), None, WindowMapping::Join).unwrap()),

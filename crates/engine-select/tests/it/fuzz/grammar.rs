@@ -184,6 +184,18 @@ impl Grammar<'_> {
 
     /// A value of class `ty` converted from another class, if one converts.
     fn cast_to(&mut self, ty: Ty, depth: u32) -> Option<E> {
+        // Now and then Polars' `to_physical`: temporals' ticks, codes.
+        let physical_of = match ty {
+            Ty::Int => [Ty::Date, Ty::Datetime, Ty::Duration, Ty::Time, Ty::Zoned].choose(self.rng),
+            Ty::UInt => Some(&Ty::Cat),
+            _ => None,
+        };
+        if let Some(&from) = physical_of
+            && self.chance(0.1)
+        {
+            let input = self.cast_input(from, depth)?;
+            return Some(E::new(Op::ToPhysical, vec![input]));
+        }
         let (from, to): (Ty, DataType) = match ty {
             Ty::Int => (
                 *[
@@ -286,14 +298,19 @@ impl Grammar<'_> {
                 (Ty::Zoned, DataType::Datetime(self.unit(), zone))
             }
         };
-        let input = if depth == 0 {
+        let input = self.cast_input(from, depth)?;
+        let strict = self.chance(0.15);
+        Some(E::new(Op::Cast(to, strict), vec![input]))
+    }
+
+    /// The input of a conversion from class `from`: a column at depth 0.
+    fn cast_input(&mut self, from: Ty, depth: u32) -> Option<E> {
+        Some(if depth == 0 {
             let columns = self.columns_of(from);
             E::col(columns.choose(self.rng)?)
         } else {
             self.value(from, depth - 1)
-        };
-        let strict = self.chance(0.15);
-        Some(E::new(Op::Cast(to, strict), vec![input]))
+        })
     }
 
     /// A row-wise value of class `ty`, at most `depth` operations deep.

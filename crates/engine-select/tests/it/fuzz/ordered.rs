@@ -1,4 +1,4 @@
-//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, exponentially weighted functions, diffs, changes in percent, interpolations, places in groups, ranks, distinctness tests, sorts.
+//! The fuzzer's productions of functions that read the rows in order: shifts, fills, gathers, cumulative functions, rolling windows, exponentially weighted functions, diffs, changes in percent, interpolations, places in groups, ranks, runs of equal values, distinctness tests, sorts, `set_sorted`.
 
 use polars::prelude::*;
 use rand::RngExt;
@@ -174,7 +174,9 @@ impl Grammar<'_> {
             (Ty::UInt, 7) => {
                 let from = self.any_ty();
                 let x = self.value(from, d);
-                if self.chance(0.5) {
+                if self.chance(0.3) {
+                    E::new(Op::RleId, vec![x])
+                } else if self.chance(0.5) {
                     E::new(Op::CumCount(reverse), vec![x])
                 } else {
                     E::new(Op::ArgSort(self.chance(0.5), self.chance(0.5)), vec![x])
@@ -187,6 +189,22 @@ impl Grammar<'_> {
                     .clone();
                 let from = self.any_ty();
                 E::new(op, vec![self.value(from, d)])
+            }
+            // Values claimed sorted: mostly sorted as claimed (the device
+            // runs them), now and then not (Polars answers).
+            (_, 7) if self.context != Context::Groups && self.chance(0.35) => {
+                let (desc, nulls_last) = (self.chance(0.5), self.chance(0.5));
+                let mut x = self.value(ty, d);
+                if self.chance(0.7) {
+                    x = E::new(Op::Sort(desc, nulls_last), vec![x]);
+                }
+                let claim = match self.rng.random_range(0..4) {
+                    0 => Some(!nulls_last),
+                    1 | 2 => None,
+                    _ => Some(nulls_last),
+                };
+                let desc = desc != self.chance(0.1);
+                E::new(Op::SetSorted(desc, claim), vec![x])
             }
             (_, 7) => {
                 let (desc, nulls_last) = (self.chance(0.5), self.chance(0.5));

@@ -1,4 +1,4 @@
-//! Casts on the device: between numbers and temporals (temporals to floats too), text parsed as numbers, floats written as text.
+//! Casts on the device: between numbers and temporals (temporals to floats too), text parsed as numbers, floats written as text, `to_physical`.
 
 use super::*;
 
@@ -229,6 +229,60 @@ fn temporals_cast_to_floats_as_their_physical_values() {
         }
     }
     assert_gpu_eq("temporals to floats", frame.select(casts));
+}
+
+#[test]
+fn to_physical_gives_the_values_as_polars_holds_them() {
+    // Temporal values as their ticks, categoricals and enums (of u8 codes)
+    // as their codes, the others as they are; a zoned timestamp too.
+    let categorical = DataType::from_categories(Categories::global());
+    let enumeration = DataType::from_frozen_categories(FrozenCategories::new(["z", "y"]).unwrap());
+    let frame = df!(
+        "d" => [Some(19_000i32), None, Some(-3)],
+        "t" => [Some(86_399_999_999_999i64), Some(0), None],
+        "u" => [Some(i64::MAX), Some(-1_234_567_890_123_456_789), None],
+        "s" => [Some("y"), None, Some("z")],
+        "f" => [Some(1.5f32), None, Some(-0.0)],
+    )
+    .unwrap()
+    .lazy()
+    .select([
+        col("d").cast(DataType::Date).alias("date"),
+        col("t").cast(DataType::Time).alias("time"),
+        col("u")
+            .cast(DataType::Datetime(TimeUnit::Microseconds, None))
+            .alias("timestamp"),
+        col("u")
+            .cast(DataType::Datetime(
+                TimeUnit::Milliseconds,
+                TimeZone::opt_try_new(Some("Europe/Amsterdam")).unwrap(),
+            ))
+            .alias("zoned"),
+        col("u")
+            .cast(DataType::Duration(TimeUnit::Nanoseconds))
+            .alias("duration"),
+        col("s").cast(categorical).alias("categorical"),
+        col("s").cast(enumeration).alias("enum"),
+        col("s"),
+        col("f"),
+        col("d").gt(lit(0)).alias("b"),
+    ])
+    .collect()
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "to_physical of every kind of column",
+        frame
+            .clone()
+            .select([all().as_expr().to_physical().name().suffix(" physical")]),
+    );
+    assert_gpu_eq(
+        "to_physical inside expressions",
+        frame.select([
+            (col("date").to_physical() + lit(1)).alias("day after"),
+            col("enum").to_physical().max().alias("largest code"),
+        ]),
+    );
 }
 
 #[test]

@@ -1069,3 +1069,41 @@ fn running_products_match_the_cpu() {
         ]),
     );
 }
+
+#[test]
+fn rle_id_numbers_runs_of_equal_values_as_polars_does() {
+    // Runs of numbers, NaN and zeros of both signs, nulls (equal to each
+    // other), texts, booleans and categoricals; over the frame, within
+    // windows and per group.
+    let frame = df!(
+        "g" => [1i64, 1, 2, 1, 2, 2, 1, 2, 1, 1],
+        "i" => [Some(3i64), Some(3), None, None, Some(3), Some(1), Some(1), None, Some(3), Some(3)],
+        "f" => [Some(f64::NAN), Some(f64::NAN), Some(0.0), Some(-0.0), None, None, Some(1.5), Some(1.5), Some(0.0), Some(f64::NAN)],
+        "s" => [Some("a"), Some("a"), Some("b"), None, None, Some("b"), Some(""), Some(""), Some("a"), None],
+        "b" => [Some(true), Some(true), Some(false), None, Some(false), Some(false), None, None, Some(true), Some(true)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("s")
+        .cast(DataType::from_categories(Categories::global()))
+        .alias("c")]);
+    let runs = |suffix: &str| {
+        ["i", "f", "s", "b", "c"].map(|name| col(name).rle_id().alias(format!("{name}{suffix}")))
+    };
+    // (Per group, text shifted inside an aggregation falls back.)
+    let [i, f, _, b, c] = runs(" last");
+    assert_gpu_eq("runs over the frame", frame.clone().select(runs("")));
+    assert_gpu_eq(
+        "runs within windows",
+        frame
+            .clone()
+            .select(runs(" in g").map(|run| run.over([col("g")]).unwrap())),
+    );
+    assert_gpu_eq(
+        "runs per group",
+        frame
+            .clone()
+            .group_by_stable([col("g")])
+            .agg([i, f, b, c].map(|run| run.max())),
+    );
+}

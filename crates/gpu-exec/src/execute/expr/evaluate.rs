@@ -365,6 +365,9 @@ impl Executor<'_> {
         if let ExprKind::Gather { .. } = part.kind {
             return self.gathered(frame, part, "", groups);
         }
+        if let ExprKind::SetSorted { .. } = part.kind {
+            return self.claimed_sorted(frame, part, "", groups);
+        }
         if let ExprKind::Fill { .. } = part.kind {
             return self.filled(frame, part, "", groups);
         }

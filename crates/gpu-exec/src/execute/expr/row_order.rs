@@ -1,4 +1,4 @@
-//! Row-order functions: shifts, cumulative functions, fills, sorts, ranks, first and last picks, distinctness.
+//! Row-order functions: shifts, `set_sorted`'s check, cumulative functions, fills, sorts, ranks, first and last picks, distinctness.
 
 use super::*;
 
@@ -116,6 +116,82 @@ impl Executor<'_> {
             .fill_null(none);
         let rows = self.evaluate_i64(frame, &rows)?;
         self.gather_column(column, &rows)
+    }
+
+    /// Polars' `set_sorted(input)` over the whole frame: the input's values
+    /// as they are (evaluated, or made for text), and a check read once the
+    /// result is on the host that sends the query to Polars where they
+    /// break the claim: a value out of the claimed order after the one
+    /// before it, nulls in more than one run or not at both ends, or at
+    /// the other end than claimed. (Polars' engine trusts the claim and
+    /// takes paths that hold only for values so ordered.)
+    pub(crate) fn claimed_sorted(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ExprKind::SetSorted {
+            input,
+            descending,
+            nulls_last,
+        } = &expr.kind
+        else {
+            return Err(ExecError::Unsupported(format!(
+                "`{expr}` is not set_sorted"
+            )));
+        };
+        if groups.is_some() {
+            return Err(ExecError::Unsupported(format!("`{expr}` per group")));
+        }
+        let values = match input.dtype {
+            GpuDtype::String => self.make_strings(frame, input, name, None)?,
+            _ => self.evaluate(frame, input, name)?,
+        };
+        let boolean = GpuDtype::Boolean;
+        let before = |e: GpuExpr| GpuExpr {
+            dtype: e.dtype,
+            kind: ExprKind::Shift {
+                input: Box::new(e),
+                periods: 1,
+            },
+        };
+        let value = (**input).clone();
+        let (null, valid) = (value.clone().is_null(), value.clone().is_not_null());
+        let against = if *descending {
+            BinaryOp::Gt
+        } else {
+            BinaryOp::Lt
+        };
+        let out_of_order = value.clone().binary(against, before(value), boolean);
+        // A run of nulls begins or ends at a row (null at the first row).
+        let turns = null
+            .clone()
+            .binary(BinaryOp::NotEq, before(null.clone()), boolean);
+        let no = GpuExpr::literal(Scalar::Boolean(false), boolean);
+        let turns_so_far = GpuExpr {
+            kind: ExprKind::CumSum(Box::new(turns.fill_null(no))),
+            dtype: GpuDtype::UInt32,
+        };
+        let two = GpuExpr::literal(Scalar::UInt(2), GpuDtype::UInt32);
+        let mut broken = out_of_order.binary(
+            BinaryOp::Or,
+            turns_so_far.binary(BinaryOp::GtEq, two, boolean),
+            boolean,
+        );
+        if let Some(nulls_last) = nulls_last {
+            // A null after a value (claimed first), or a value after a null.
+            let (from, to) = match nulls_last {
+                true => (before(null), valid),
+                false => (before(valid), null),
+            };
+            let wrong_end = from.binary(BinaryOp::And, to, boolean);
+            broken = broken.binary(BinaryOp::Or, wrong_end, boolean);
+        }
+        let what = format!("`{expr}`: the values are not sorted as claimed");
+        self.check_any_later(frame, broken, what, ExecError::DependsOnPolars)?;
+        Ok(values)
     }
 
     /// For every sorted position p, in a group from `start` to `end`

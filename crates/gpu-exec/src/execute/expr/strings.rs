@@ -160,6 +160,7 @@ impl Executor<'_> {
                 self.shifted(frame, expr, name, groups)?
             }
             ExprKind::Gather { .. } => self.gathered(frame, expr, name, groups)?,
+            ExprKind::SetSorted { .. } => self.claimed_sorted(frame, expr, name, groups)?,
             ExprKind::Fill { .. } => self.filled(frame, expr, name, groups)?,
             ExprKind::SortedBy { .. } => self.sorted_part(frame, expr, name, groups)?,
             ExprKind::List { function, input } => {

@@ -411,3 +411,28 @@ fn literals_of_rolling_group_bys_with_keys_are_no_windows() {
     ]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// `when/then/otherwise` of two dynamic literals of different widths
+/// (`then(i64::MIN).otherwise(-2)`): Polars materialises both as the
+/// result's type (i64); ir-lower took -2 as an i32, which the evaluator
+/// does not mix with an i64 (an internal error, as a select's value, a
+/// group key and a sort key). Found by the fuzzer (seed 1743, case 190).
+#[test]
+fn dynamic_literal_branches_take_the_result_type() {
+    let frame = df!("d" => [Some(true), Some(false), None]).unwrap().lazy();
+    let key = || {
+        when(col("d"))
+            .then(lit(i64::MIN))
+            .otherwise(lit(-2i64))
+            .alias("k0")
+    };
+    assert_same_as_cpu(frame.clone().select([key()]), ORDERED);
+    assert_same_as_cpu(frame.clone().group_by([key()]).agg([len()]), UNORDERED);
+    assert_same_as_cpu(
+        frame.sort_by_exprs(
+            [key()],
+            SortMultipleOptions::default().with_maintain_order(true),
+        ),
+        ORDERED,
+    );
+}
