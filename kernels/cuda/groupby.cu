@@ -52,7 +52,9 @@ __device__ __forceinline__ void set_valid(u32* validity, u64 g, bool valid) {
     }
 }
 
-// Sum of the valid values (0 for none), wrapping in the output type.
+// Sum of the valid values (0 for none), wrapping in the output type. A
+// group of one row sums to its value, as Polars' group-by takes it (so a
+// lone -0.0 stays -0.0; from 0 it would be 0.0).
 template <typename T, typename A>
 __device__ __forceinline__ void segment_sum(const T* values, const u32* validity,
                                             const u64* starts, u64 groups, u64 n, A* out) {
@@ -60,6 +62,10 @@ __device__ __forceinline__ void segment_sum(const T* values, const u32* validity
         u64 begin, end;
         segment(starts, groups, n, g, &begin, &end);
         A sum = A(0);
+        if (end - begin == 1 && is_valid(validity, begin)) {
+            out[g] = static_cast<A>(values[begin]);
+            continue;
+        }
         for (u64 i = begin; i < end; ++i) {
             if (is_valid(validity, i)) sum = static_cast<A>(sum + static_cast<A>(values[i]));
         }
@@ -99,7 +105,8 @@ __device__ __forceinline__ double valid_sum(const T* values, const u32* validity
     return sum;
 }
 
-// Mean of the valid values as a double; null for none.
+// Mean of the valid values as a double; null for none. A group of one row
+// has its value as its mean (Polars' group-by: a lone -0.0 stays -0.0).
 template <typename T>
 __device__ __forceinline__ void segment_mean(const T* values, const u32* validity,
                                              const u64* starts, u64 groups, u64 n, double* out,
@@ -108,6 +115,7 @@ __device__ __forceinline__ void segment_mean(const T* values, const u32* validit
         u64 begin, end, count;
         segment(starts, groups, n, g, &begin, &end);
         double sum = valid_sum(values, validity, begin, end, &count);
+        if (end - begin == 1 && count == 1) sum = static_cast<double>(values[begin]);
         out[g] = count == 0 ? 0.0 : sum / static_cast<double>(count);
         set_valid(out_validity, g, count != 0);
     }

@@ -54,7 +54,8 @@ fn emulated() -> GpuEngine {
 
 /// Runs `lf` on the CPU and, with fallback disabled (so a fallback can never
 /// pass as a GPU result), on the emulated device; both must agree on dtypes,
-/// nulls, values and row order (floats bit for bit: filters move values).
+/// nulls, values and row order (floats bit for bit, -0.0 apart from 0.0:
+/// filters move values).
 pub fn assert_gpu_eq(name: &str, lf: LazyFrame) {
     let expected = lf.clone().collect().unwrap();
     let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
@@ -67,6 +68,15 @@ pub fn assert_gpu_eq(name: &str, lf: LazyFrame) {
         expected.equals_missing(&actual),
         "{name}\nexpected {expected}\nactual {actual}"
     );
+    let exactly = crate::fuzz::oracle::Compare {
+        ordered: true,
+        floats_close: false,
+        partition_rows: None,
+        spill_kept: false,
+    };
+    if let Some(why) = crate::fuzz::oracle::difference(&expected, &actual, exactly) {
+        panic!("{name}: {why}");
+    }
 }
 
 /// Runs `lf` through the GPU engine, fallback allowed: the CPU's answer,

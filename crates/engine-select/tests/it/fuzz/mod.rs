@@ -22,7 +22,7 @@ pub mod code;
 mod decimals;
 mod expr;
 mod grammar;
-mod oracle;
+pub(crate) mod oracle;
 mod ordered;
 mod plan;
 mod queries;

@@ -206,6 +206,48 @@ fn segment_variances_follow_polars_formulas() {
     }
 }
 
+/// A group of one row sums and averages to its value, -0.0 kept (Polars'
+/// group-by takes it so); a sum of more rows starts from 0.0 (so -0.0 and
+/// -0.0 sum to 0.0, as Polars' Kahan sum from zero gives), and a null's
+/// sum is 0.0, its mean null.
+#[test]
+fn one_row_groups_keep_their_value_and_its_sign() {
+    let device = device();
+    let ops = device.ops();
+    let values = [-0.0f64, -0.0, -0.0, 0.0, -0.0, 0.0, 2.5];
+    let valid = [true, true, true, false, true, true, true];
+    let starts = [0i64, 1, 3, 4, 6];
+    let d_values = device.upload(&values);
+    let d_valid = device.upload(&bitmap(&valid));
+    let d_starts = device.upload(&starts);
+    let sums = ops
+        .segment_sum(&d_values, Some(&d_valid), &d_starts)
+        .unwrap()
+        .to_host()
+        .unwrap();
+    let (means, mean_valid) = ops
+        .segment_mean(&d_values, Some(&d_valid), &d_starts)
+        .unwrap();
+    let means = means.to_host().unwrap();
+    let mean_valid = flags(&mean_valid.to_host().unwrap(), starts.len());
+    // Groups: [-0.0], [-0.0, -0.0], [null], [-0.0, 0.0], [2.5].
+    let expected_sums = [-0.0f64, 0.0, 0.0, 0.0, 2.5];
+    let expected_means = [Some(-0.0f64), Some(0.0), None, Some(0.0), Some(2.5)];
+    for g in 0..starts.len() {
+        assert_eq!(
+            sums[g].to_bits(),
+            expected_sums[g].to_bits(),
+            "sum of group {g}"
+        );
+        let mean = mean_valid[g].then_some(means[g]);
+        assert_eq!(
+            mean.map(f64::to_bits),
+            expected_means[g].map(f64::to_bits),
+            "mean of group {g}"
+        );
+    }
+}
+
 /// Groups of every awkward size around a chunk (`CHUNK_ROWS`), and two of
 /// tens of thousands of rows, so that the groups are reduced in chunks.
 fn large_groups() -> Vec<usize> {

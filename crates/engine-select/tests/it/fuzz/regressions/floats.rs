@@ -309,3 +309,40 @@ fn list_sums_over_chunks_that_differ_in_nulls_are_polars_own() {
     let lf = crate::fuzz::parquet_files(&t0).with_columns([col("a").list().sum().alias("x3")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A group of one row sums and averages to its value in Polars' group-by
+/// (a fast path), so a lone -0.0 stays -0.0; the device added it to 0.0
+/// (0.0). Groups of more rows start from 0.0 as Polars' Kahan sum does.
+/// Found by the fuzzer (seed 1757, case 181: `list.eval(element() -
+/// element().mean())` of a list holding -0.0, its mean per list).
+#[test]
+fn sums_and_means_of_one_row_groups_keep_the_sign_of_zero() {
+    let frame = df!(
+        "g" => [1i64, 2, 2, 3, 4, 4],
+        "x" => [Some(-0.0f64), Some(-0.0), Some(-0.0), None, Some(-0.0), None],
+    )
+    .unwrap()
+    .lazy();
+    assert_gpu_eq(
+        "per group",
+        frame
+            .clone()
+            .group_by_stable([col("g")])
+            .agg([col("x").sum().alias("sum"), col("x").mean().alias("mean")]),
+    );
+    assert_gpu_eq(
+        "within windows",
+        frame.clone().select([
+            col("x").sum().over([col("g")]).unwrap().alias("sum"),
+            col("x").mean().over([col("g")]).unwrap().alias("mean"),
+        ]),
+    );
+    let lists = frame
+        .group_by_stable([col("g")])
+        .agg([col("x")])
+        .select([col("x")
+            .list()
+            .eval(element() - element().mean())
+            .alias("centred")]);
+    assert_same_as_cpu(lists, ORDERED);
+}
