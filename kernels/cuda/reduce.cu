@@ -93,8 +93,9 @@ REDUCE(max, MaxOp, u64, u64, u64)
 REDUCE(max, MaxOp, double, double, f64)
 
 // Polars' sum of a float column of one chunk (polars-compute's `float_sum`),
-// exactly: the first n % 128 values are summed in order from -0.0; the rest,
-// in blocks of 128, each summed in 16 lanes (lane j takes values j, j + 16,
+// exactly, in the values' type (f64, or f32 as Polars sums f32 columns):
+// the first n % 128 values are summed in order from -0.0; the rest, in
+// blocks of 128, each summed in 16 lanes (lane j takes values j, j + 16,
 // ..., from 0.0; nulls add 0.0) then folded 16 to 8 to 4 and added as
 // (l0 + l2) + (l1 + l3); the block sums are added pairwise, the lower half
 // (floor) first; the total is that pairwise sum (0.0 without blocks) plus
@@ -104,20 +105,21 @@ REDUCE(max, MaxOp, double, double, f64)
 // Each block's sum: the 16 threads of a half warp take one block (lane j of
 // the block is thread j). Both half warps of a warp loop together, as the
 // shuffles need the whole warp.
-extern "C" __global__ void pairwise_sum_blocks_f64(const double* in, const u32* validity,
-                                                   u64 head, u64 blocks, double* sums) {
+template <typename F>
+__device__ __forceinline__ void pairwise_sum_blocks(const F* in, const u32* validity, u64 head,
+                                                    u64 blocks, F* sums) {
     const u64 lane = threadIdx.x & 15;
     const u64 half = global_index() / 16;
     const u64 warp_first = (global_index() & ~static_cast<u64>(31)) / 16;
     const u64 stride = global_stride() / 16;
     for (u64 first = warp_first; first < blocks; first += stride) {
         const u64 block = first + (half - warp_first);
-        double sum = 0.0;
+        F sum = F(0);
         if (block < blocks) {
             const u64 base = head + block * 128 + lane;
             for (u64 c = 0; c < 8; ++c) {
                 const u64 i = base + 16 * c;
-                sum = sum + (is_valid(validity, i) ? in[i] : 0.0);
+                sum = sum + (is_valid(validity, i) ? in[i] : F(0));
             }
         }
         sum = sum + __shfl_down_sync(FULL_MASK, sum, 8);
@@ -127,7 +129,6 @@ extern "C" __global__ void pairwise_sum_blocks_f64(const double* in, const u32* 
         if (lane == 0 && block < blocks) sums[block] = sum;
     }
 }
-EMU_KERNEL(pairwise_sum_blocks_f64)
 
 // One level of the pairwise tree over `blocks` block sums. Node k of level
 // `depth` covers the blocks found by halving [0, blocks) `depth` times (the
@@ -135,8 +136,9 @@ EMU_KERNEL(pairwise_sum_blocks_f64)
 // significant: a node of one block is that block's sum, a node of more the
 // sum of its two children in `below` (the level under it); a node of none
 // is never read.
-extern "C" __global__ void pairwise_sum_level_f64(const double* sums, u64 blocks, u32 depth,
-                                                  const double* below, double* out) {
+template <typename F>
+__device__ __forceinline__ void pairwise_sum_level(const F* sums, u64 blocks, u32 depth,
+                                                   const F* below, F* out) {
     const u64 nodes = static_cast<u64>(1) << depth;
     for (u64 k = global_index(); k < nodes; k += global_stride()) {
         u64 low = 0, high = blocks;
@@ -154,19 +156,39 @@ extern "C" __global__ void pairwise_sum_level_f64(const double* sums, u64 blocks
         } else if (size > 1) {
             out[k] = below[2 * k] + below[2 * k + 1];
         } else {
-            out[k] = 0.0;
+            out[k] = F(0);
         }
     }
 }
-EMU_KERNEL(pairwise_sum_level_f64)
 
 // The total (one thread): the pairwise sum of the blocks, `root`, plus the
 // first `head` values summed in order.
-extern "C" __global__ void pairwise_sum_total_f64(const double* in, const u32* validity, u64 head,
-                                                  u64 blocks, const double* root, double* out) {
+template <typename F>
+__device__ __forceinline__ void pairwise_sum_total(const F* in, const u32* validity, u64 head,
+                                                   u64 blocks, const F* root, F* out) {
     if (global_index() != 0) return;
-    double rest = -0.0;
-    for (u64 i = 0; i < head; ++i) rest = rest + (is_valid(validity, i) ? in[i] : 0.0);
-    out[0] = (blocks > 0 ? root[0] : 0.0) + rest;
+    F rest = -F(0);
+    for (u64 i = 0; i < head; ++i) rest = rest + (is_valid(validity, i) ? in[i] : F(0));
+    out[0] = (blocks > 0 ? root[0] : F(0)) + rest;
 }
-EMU_KERNEL(pairwise_sum_total_f64)
+
+#define PAIRWISE_SUM(F, suffix)                                                                 \
+    extern "C" __global__ void pairwise_sum_blocks_##suffix(const F* in, const u32* validity,   \
+                                                            u64 head, u64 blocks, F* sums) {    \
+        pairwise_sum_blocks<F>(in, validity, head, blocks, sums);                               \
+    }                                                                                           \
+    EMU_KERNEL(pairwise_sum_blocks_##suffix)                                                    \
+    extern "C" __global__ void pairwise_sum_level_##suffix(const F* sums, u64 blocks,           \
+                                                           u32 depth, const F* below, F* out) { \
+        pairwise_sum_level<F>(sums, blocks, depth, below, out);                                 \
+    }                                                                                           \
+    EMU_KERNEL(pairwise_sum_level_##suffix)                                                     \
+    extern "C" __global__ void pairwise_sum_total_##suffix(const F* in, const u32* validity,    \
+                                                           u64 head, u64 blocks, const F* root, \
+                                                           F* out) {                            \
+        pairwise_sum_total<F>(in, validity, head, blocks, root, out);                           \
+    }                                                                                           \
+    EMU_KERNEL(pairwise_sum_total_##suffix)
+
+PAIRWISE_SUM(double, f64)
+PAIRWISE_SUM(float, f32)

@@ -198,6 +198,7 @@ library! {
         reduce_min_i32, reduce_min_i64, reduce_min_u32, reduce_min_u64, reduce_min_f64,
         reduce_max_i32, reduce_max_i64, reduce_max_u32, reduce_max_u64, reduce_max_f64,
         pairwise_sum_blocks_f64, pairwise_sum_level_f64, pairwise_sum_total_f64,
+        pairwise_sum_blocks_f32, pairwise_sum_level_f32, pairwise_sum_total_f32,
     }
     ROLLING = "rolling" {
         window_sums_f64, window_sums_f32, window_sums_f32_in_f64, window_sums_u64, window_extremes,

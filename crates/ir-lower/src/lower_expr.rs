@@ -48,7 +48,7 @@ mod structs;
 mod temporal;
 
 use aggregations::*;
-pub(crate) use aggregations::{KeptRows, filtered_parts};
+pub(crate) use aggregations::{KeptRows, filtered_parts, mean_of_f32};
 use boolean::*;
 use categorical::*;
 pub(crate) use functions::cast_or_nulls_supported;

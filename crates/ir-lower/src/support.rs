@@ -202,6 +202,41 @@ fn misfit_aggregation(e: &GpuExpr) -> bool {
     }
 }
 
+/// The first aggregation of `e` (its lists' own expressions included) the
+/// executor's kernels do not take ([`misfit_aggregation`]), where a sum of
+/// f32 is one only per group (inside a window or a list, or where
+/// `per_group`) or of a filter: the whole frame's sum of f32 is Polars'
+/// pairwise one in f32, of a filter one of Polars' own order.
+fn misfit_in(e: &GpuExpr, per_group: bool) -> Option<&GpuExpr> {
+    let sum_of_f32 = match &e.kind {
+        ExprKind::Agg {
+            op: AggOp::Sum,
+            input,
+        } if input.dtype == GpuDtype::Float32 && e.dtype == input.dtype => Some(input),
+        _ => None,
+    };
+    let filtered = |input: &GpuExpr| input.any(&|e| matches!(e.kind, ExprKind::Where { .. }));
+    let misfit = match sum_of_f32 {
+        Some(input) => per_group || filtered(input),
+        None => misfit_aggregation(e),
+    };
+    if misfit {
+        return Some(e);
+    }
+    if let ExprKind::List { function, .. } = &e.kind
+        && let ListFunction::Eval(inner)
+        | ListFunction::Keep { by: inner, .. }
+        | ListFunction::Agg(inner) = function
+        && let Some(found) = misfit_in(inner, true)
+    {
+        return Some(found);
+    }
+    let per_group = per_group || matches!(e.kind, ExprKind::Window { .. });
+    e.children()
+        .into_iter()
+        .find_map(|child| misfit_in(child, per_group))
+}
+
 /// The first part of `e` (its lists' own expressions included: those of
 /// `list.eval`, a list's filter or slice and, with `aggregations`,
 /// `list.agg`) for which `f` holds.
@@ -413,31 +448,23 @@ pub(crate) fn refusal(node: &PlanNode) -> Option<String> {
 }
 
 /// Why the executor's kernels do not take an aggregation of `node`: a sum
-/// or mean of f32, or an aggregation of values or into a type they do not
-/// take.
+/// of f32 per group (over a whole frame the device adds f32 as Polars
+/// does), or an aggregation of values or into a type they do not take.
 fn aggregation_refusal(node: &PlanNode) -> Option<String> {
-    let added_in_f32 = |e: &GpuExpr| {
-        matches!(
-            e.kind,
-            ExprKind::Agg {
-                op: AggOp::Sum | AggOp::Mean,
-                ..
-            }
-        ) && e.dtype == GpuDtype::Float32
-    };
-    let exprs = node.exprs();
-    if let Some(found) = exprs.iter().find_map(|e| e.find(&added_in_f32)) {
-        return Some(format!(
-            "`{found}`: a sum or mean of f32 is not supported on the GPU (Polars adds f32 values \
-             in f32, the device in f64)"
-        ));
-    }
-    let found = exprs
+    let whole_frame = matches!(node, PlanNode::Select { .. } | PlanNode::WithColumns { .. });
+    let found = node
+        .exprs()
         .iter()
-        .find_map(|e| find_deep(e, true, &misfit_aggregation))?;
+        .find_map(|e| misfit_in(e, !whole_frame))?;
     let ExprKind::Agg { op, input } = &found.kind else {
         return None;
     };
+    if *op == AggOp::Sum && input.dtype == GpuDtype::Float32 {
+        return Some(format!(
+            "`{found}`: a sum of f32 per group or of a filter is not supported on the GPU \
+             (Polars adds such f32 values in f32, in an order of its own)"
+        ));
+    }
     Some(format!(
         "`{found}`: {op} of {} is not supported on the GPU",
         input.dtype

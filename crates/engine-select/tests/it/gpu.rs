@@ -195,7 +195,7 @@ fn small_groups() -> LazyFrame {
 }
 
 /// A xorshift generator: reproducible pseudo-random words.
-fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
     move || {
         state ^= state << 13;
         state ^= state >> 7;

@@ -588,7 +588,11 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
     // Aggregations inside are per group, repeated on the group's rows;
     // shifts, fills and `cum_sum`s are within the group, in the rows' order.
     evaluable(input)?;
-    let fits = ir_lower::support::aggregation_types(op, input.dtype, expr.dtype);
+    // (A sum of f32 in f32 is a whole frame's, Polars' pairwise one: ir-lower
+    // refuses it per group.)
+    let single = GpuDtype::Float32;
+    let fits = ir_lower::support::aggregation_types(op, input.dtype, expr.dtype)
+        || (*op == AggOp::Sum && input.dtype == single && expr.dtype == single);
     if fits {
         Ok(())
     } else {

@@ -67,7 +67,7 @@ pub use hash::*;
 pub use lists::*;
 pub use matches::*;
 pub use predicate::*;
-use reduce::*;
+pub use reduce::*;
 pub use rolling::*;
 pub use scan::*;
 pub use sort::*;

@@ -6,22 +6,46 @@ use super::*;
 /// each, which one block then reduces.
 pub(super) const REDUCE_BLOCKS: u32 = 1024;
 
+/// Float types Polars sums pairwise in their own type (f64, f32): the
+/// kernels of the block sums, of a level of the tree, and of the total.
+pub trait PairwiseSum: DeviceCopy {
+    const KERNELS: [Kernel; 3];
+}
+
+impl PairwiseSum for f64 {
+    const KERNELS: [Kernel; 3] = [
+        ids::pairwise_sum_blocks_f64,
+        ids::pairwise_sum_level_f64,
+        ids::pairwise_sum_total_f64,
+    ];
+}
+
+impl PairwiseSum for f32 {
+    const KERNELS: [Kernel; 3] = [
+        ids::pairwise_sum_blocks_f32,
+        ids::pairwise_sum_level_f32,
+        ids::pairwise_sum_total_f32,
+    ];
+}
+
 impl Ops<'_> {
-    /// Polars' sum of a whole float column of one chunk, bit for bit
-    /// (polars-compute's `float_sum`; nulls add 0.0): the first n % 128
-    /// values in order, the rest in blocks of 128 summed in 16 lanes, the
-    /// blocks' sums pairwise (see `kernels/cuda/reduce.cu`). One value.
-    pub fn pairwise_sum(
+    /// Polars' sum of a whole float column of one chunk, bit for bit, in
+    /// the values' type (polars-compute's `float_sum`; nulls add 0.0): the
+    /// first n % 128 values in order, the rest in blocks of 128 summed in
+    /// 16 lanes, the blocks' sums pairwise (see `kernels/cuda/reduce.cu`).
+    /// One value.
+    pub fn pairwise_sum<T: PairwiseSum>(
         &self,
-        values: &DeviceBuffer<f64>,
+        values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
-    ) -> Result<DeviceBuffer<f64>, RuntimeError> {
+    ) -> Result<DeviceBuffer<T>, RuntimeError> {
         const BLOCK_VALUES: usize = 128;
+        let [blocks_kernel, level_kernel, total_kernel] = T::KERNELS;
         let n = values.len();
         check_bitmap(validity, n, "validity")?;
         let head = n % BLOCK_VALUES;
         let blocks = n / BLOCK_VALUES;
-        let sums = self.zeroed::<f64>(blocks.max(1))?;
+        let sums = self.zeroed::<T>(blocks.max(1))?;
         if blocks > 0 {
             // Sixteen threads a block.
             let args = KernelArgs::new()
@@ -30,17 +54,13 @@ impl Ops<'_> {
                 .arg(head as u64)
                 .arg(blocks as u64)
                 .buffer(&sums);
-            self.launch(
-                ids::pairwise_sum_blocks_f64,
-                Self::linear(blocks * 16),
-                args,
-            )?;
+            self.launch(blocks_kernel, Self::linear(blocks * 16), args)?;
         }
         // The tree's levels, the deepest first: at depth `depth` every node
         // holds at most one block.
         let depth = blocks.max(1).next_power_of_two().trailing_zeros();
         let nodes = 1usize << depth;
-        let (mut below, mut level) = (self.zeroed::<f64>(nodes)?, self.zeroed::<f64>(nodes)?);
+        let (mut below, mut level) = (self.zeroed::<T>(nodes)?, self.zeroed::<T>(nodes)?);
         for d in (0..=depth).rev() {
             let args = KernelArgs::new()
                 .buffer(&sums)
@@ -48,10 +68,10 @@ impl Ops<'_> {
                 .arg(d)
                 .buffer(&below)
                 .buffer(&level);
-            self.launch(ids::pairwise_sum_level_f64, Self::linear(1 << d), args)?;
+            self.launch(level_kernel, Self::linear(1 << d), args)?;
             std::mem::swap(&mut below, &mut level);
         }
-        let out = self.zeroed::<f64>(1)?;
+        let out = self.zeroed::<T>(1)?;
         let args = KernelArgs::new()
             .buffer(values)
             .arg(ptr(validity))
@@ -59,11 +79,7 @@ impl Ops<'_> {
             .arg(blocks as u64)
             .buffer(&below)
             .buffer(&out);
-        self.launch(
-            ids::pairwise_sum_total_f64,
-            LaunchConfig::linear(1, 32, 1),
-            args,
-        )?;
+        self.launch(total_kernel, LaunchConfig::linear(1, 32, 1), args)?;
         Ok(out)
     }
 

@@ -94,6 +94,63 @@ pub(crate) fn agg_name(agg: &IRAggExpr) -> &'static str {
     }
 }
 
+/// `mean`, a mean of f32 lowered as of f64, with its values (also those a
+/// filter keeps) widened to f64: Polars' mean of f32 in f64.
+fn mean_of_widened(mean: GpuExpr) -> GpuExpr {
+    let widened = |e: Box<GpuExpr>| Box::new(e.cast(GpuDtype::Float64, CastMode::NonStrict));
+    match mean.kind {
+        ExprKind::Agg {
+            op: AggOp::Mean,
+            input,
+        } => {
+            let input = match input.kind {
+                ExprKind::Where { input, by } => Box::new(GpuExpr {
+                    dtype: GpuDtype::Float64,
+                    kind: ExprKind::Where {
+                        input: widened(input),
+                        by,
+                    },
+                }),
+                _ => widened(input),
+            };
+            GpuExpr {
+                kind: ExprKind::Agg {
+                    op: AggOp::Mean,
+                    input,
+                },
+                dtype: mean.dtype,
+            }
+        }
+        kind => GpuExpr {
+            kind,
+            dtype: mean.dtype,
+        },
+    }
+}
+
+/// The values of `expr` where it is a mean of f32 lowered as of f64 (see
+/// [`mean_of_widened`]): `cast(mean(cast(values, f64)), f32)`.
+pub(crate) fn mean_of_f32(expr: &GpuExpr) -> Option<&GpuExpr> {
+    let ExprKind::Cast { input: mean, .. } = &expr.kind else {
+        return None;
+    };
+    let ExprKind::Agg {
+        op: AggOp::Mean,
+        input: widened,
+    } = &mean.kind
+    else {
+        return None;
+    };
+    match &widened.kind {
+        ExprKind::Cast { input: values, .. }
+            if values.dtype == GpuDtype::Float32 && expr.dtype == GpuDtype::Float32 =>
+        {
+            Some(values)
+        }
+        _ => None,
+    }
+}
+
 /// Why a median or quantile of f32 stays with Polars, which interpolates
 /// it in f32.
 pub(crate) const MIDDLE_OF_F32: &str =
@@ -158,6 +215,12 @@ impl ExprLowering<'_> {
         }
         if matches!(op, AggOp::Mean | AggOp::Median) && ticks(dtype) {
             return self.temporal_moment(node, op, input, dtype);
+        }
+        if op == AggOp::Mean && dtype == GpuDtype::Float32 {
+            // Polars takes a mean of f32 in f64 (its sum of the values
+            // widened, by the count), then rounds it to f32.
+            let mean = self.aggregation_of(node, op, input, GpuDtype::Float64)?;
+            return Some(mean_of_widened(mean).cast(dtype, CastMode::NonStrict));
         }
         if let AggOp::Item { .. } = op {
             // Of the input as it is (a filter, sort or slice of it is
@@ -666,10 +729,12 @@ impl ExprLowering<'_> {
             }
             // The rows kept themselves: first and last pick among them,
             // implode lists them, and Polars sums (and so averages) the kept
-            // values of floats (and of integers, for means) in its own order.
+            // values of floats (and of integers, for means) in its own order
+            // (a sum of f32 of a filter ir-lower's support then refuses).
             AggOp::First | AggOp::Last | AggOp::Sum | AggOp::Mean | AggOp::Implode
                 if matches!(op, AggOp::First | AggOp::Last | AggOp::Implode)
                     || input.dtype == GpuDtype::Float64
+                    || (op == AggOp::Sum && input.dtype == GpuDtype::Float32)
                     || (op == AggOp::Mean
                         && (ticks(input.dtype)
                             || matches!(

@@ -120,6 +120,27 @@ pub(crate) fn held_exactly(value: &Scalar, dtype: GpuDtype) -> Option<Scalar> {
 /// (`left != right`); never null. A literal side is known null or not, so
 /// against a value the answer is Kleene's `left is not null and left ==
 /// value` (`left is null or left != value`), against null a null test.
+/// Whether integer type `wide` holds every value of integer type `narrow`.
+fn holds_every(wide: GpuDtype, narrow: GpuDtype) -> bool {
+    let range = |dtype: GpuDtype| -> Option<(i128, i128)> {
+        Some(match dtype {
+            GpuDtype::Int8 => (i8::MIN.into(), i8::MAX.into()),
+            GpuDtype::Int16 => (i16::MIN.into(), i16::MAX.into()),
+            GpuDtype::Int32 => (i32::MIN.into(), i32::MAX.into()),
+            GpuDtype::Int64 => (i64::MIN.into(), i64::MAX.into()),
+            GpuDtype::UInt8 => (0, u8::MAX.into()),
+            GpuDtype::UInt16 => (0, u16::MAX.into()),
+            GpuDtype::UInt32 => (0, u32::MAX.into()),
+            GpuDtype::UInt64 => (0, u64::MAX.into()),
+            _ => return None,
+        })
+    };
+    match (range(wide), range(narrow)) {
+        (Some((low, high)), Some((from, to))) => low <= from && to <= high,
+        _ => false,
+    }
+}
+
 pub(crate) fn null_aware_equality(left: GpuExpr, right: GpuExpr, equal: bool) -> GpuExpr {
     let boolean = GpuDtype::Boolean;
     let known_null = |e: &GpuExpr| match &e.kind {
@@ -239,6 +260,25 @@ impl ExprLowering<'_> {
                     }
                     input = as_texts(input);
                 }
+                // Integers between bounds of a wider integer type (Polars
+                // compares in their supertype: a u32 column between i64
+                // literals): the input widened.
+                if lower.dtype == upper.dtype
+                    && input.dtype != lower.dtype
+                    && holds_every(lower.dtype, input.dtype)
+                {
+                    input = input.cast(lower.dtype, CastMode::NonStrict);
+                }
+                if !categorical && (lower.dtype != input.dtype || upper.dtype != input.dtype) {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "is_between of {} with bounds of {} and {} is not supported on the \
+                             GPU",
+                            input.dtype, lower.dtype, upper.dtype
+                        ),
+                    );
+                }
                 let literal = |e: &GpuExpr| matches!(e.kind, ExprKind::Literal(_));
                 // What the predicate kernels test: a column of a type they
                 // compare, between literals.
@@ -254,15 +294,6 @@ impl ExprLowering<'_> {
                     // Kleene's and of them, as Polars answers (null and
                     // false is false). (The predicate kernels test columns
                     // between literals.)
-                    if lower.dtype != input.dtype || upper.dtype != input.dtype {
-                        return self.refuse(
-                            node,
-                            format!(
-                                "is_between of {} with bounds of {} and {}",
-                                input.dtype, lower.dtype, upper.dtype
-                            ),
-                        );
-                    }
                     let (low, high) = match closed {
                         Closed::Both => (BinaryOp::GtEq, BinaryOp::LtEq),
                         Closed::Left => (BinaryOp::GtEq, BinaryOp::Lt),

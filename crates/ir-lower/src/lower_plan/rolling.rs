@@ -5,7 +5,7 @@ use polars::prelude::{ClosedWindow, RollingGroupOptions};
 use super::dynamic::KeyedRows;
 use super::*;
 use crate::expr::{AggOp, CastMode, Closed, RollingFunction, RollingWindow};
-use crate::lower_expr::{rolling_input, times_of, window_ticks};
+use crate::lower_expr::{mean_of_f32, rolling_input, times_of, window_ticks};
 
 impl PlanLowering<'_> {
     /// A rolling group-by (`rolling`) of `aggs` over `input_node`: each
@@ -147,6 +147,18 @@ fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
             .binary(BinaryOp::Or, of.clone().is_not_null(), GpuDtype::Boolean)
             .cast(expr.dtype, CastMode::NonStrict)
     };
+    // A mean of f32 (lowered as of f64): Polars' mean windows sum f32 in
+    // f64 themselves.
+    if let Some(values) = mean_of_f32(expr) {
+        let mean = GpuExpr {
+            kind: ExprKind::Agg {
+                op: AggOp::Mean,
+                input: Box::new(values.clone()),
+            },
+            dtype: expr.dtype,
+        };
+        return rolled(&mean, window);
+    }
     match &expr.kind {
         ExprKind::Len => {
             let RollingWindow::Times { by, .. } = window else {

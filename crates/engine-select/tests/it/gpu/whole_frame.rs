@@ -1,4 +1,4 @@
-//! Aggregations of whole frames on the device: sums in Polars' order, extremes, empty frames, common subexpressions.
+//! Aggregations of whole frames on the device: sums in Polars' order (of f32 in f32), extremes, empty frames, common subexpressions.
 
 use super::*;
 
@@ -74,7 +74,9 @@ fn whole_frame_float_sums_and_means_follow_polars_order_bit_for_bit() {
                 (!(nulls && x.is_multiple_of(7))).then_some((f, i))
             };
             let (f, i): (Vec<_>, Vec<_>) = (0..n).map(|_| value().unzip()).unzip();
-            let lf = df!("f" => f, "i" => i).unwrap().lazy();
+            // The same values as f32, summed in f32 (and averaged in f64).
+            let g: Vec<Option<f32>> = f.iter().map(|f| f.map(|f| f as f32)).collect();
+            let lf = df!("f" => f, "i" => i, "g" => g).unwrap().lazy();
             assert_gpu_eq(
                 &format!("sums and means of {n} rows, nulls {nulls}"),
                 lf.clone().select([
@@ -82,12 +84,17 @@ fn whole_frame_float_sums_and_means_follow_polars_order_bit_for_bit() {
                     col("f").mean().alias("f mean"),
                     col("i").mean().alias("i mean"),
                     (col("f").sum() / col("f").mean()).alias("ratio"),
+                    col("g").sum().alias("g sum"),
+                    col("g").mean().alias("g mean"),
                 ]),
             );
             assert_gpu_eq(
                 &format!("whole-frame sums in row-wise expressions of {n} rows, nulls {nulls}"),
-                lf.clone()
-                    .with_columns([(col("f") - col("f").mean()).alias("centred")]),
+                lf.clone().with_columns([
+                    (col("f") - col("f").mean()).alias("centred"),
+                    (col("g") - col("g").mean()).alias("g centred"),
+                    (col("g") / col("g").sum()).alias("g share"),
+                ]),
             );
             // Of a filter inside the aggregation: Polars sums the values kept.
             let kept = || col("f").gt(lit(-20_000.0));
@@ -97,6 +104,8 @@ fn whole_frame_float_sums_and_means_follow_polars_order_bit_for_bit() {
                     col("f").filter(kept()).sum().alias("f sum"),
                     col("f").filter(kept()).mean().alias("f mean"),
                     col("i").filter(kept()).mean().alias("i mean"),
+                    col("g").filter(kept()).mean().alias("g mean"),
+                    col("g").filter(kept()).max().alias("g max"),
                 ]),
             );
         }
@@ -298,5 +307,51 @@ fn aggregations_of_an_empty_frame_give_one_row_as_on_the_cpu() {
     ];
     for (name, expr) in cases {
         assert_gpu_eq(name, empty.clone().select([expr]));
+    }
+}
+
+#[test]
+fn means_of_f32_are_taken_in_f64_per_group_too_and_sums_per_group_fall_back() {
+    // Polars takes a mean of f32 in f64 and rounds it to f32: per group,
+    // in windows and of a filter alike (a group of one row its value).
+    let mut next = xorshift(11);
+    let n = 2_000;
+    let g: Vec<Option<f32>> = (0..n)
+        .map(|_| {
+            let x = next();
+            (!x.is_multiple_of(9)).then(|| (x % 100_003) as f32 / 3.7 - 9_000.0)
+        })
+        .collect();
+    let k: Vec<i64> = (0..n).map(|_| (next() % 37) as i64).collect();
+    let lf = df!("g" => g, "k" => k).unwrap().lazy();
+    assert_gpu_eq(
+        "means of f32 per group",
+        lf.clone().group_by_stable([col("k")]).agg([
+            col("g").mean().alias("mean"),
+            col("g")
+                .filter(col("g").gt(lit(0.0)))
+                .mean()
+                .alias("mean of positives"),
+        ]),
+    );
+    assert_gpu_eq(
+        "means of f32 within windows",
+        lf.clone()
+            .select([col("g").mean().over([col("k")]).unwrap().alias("mean")]),
+    );
+    // (Polars' own sums of f32 per group vary from run to run: its threads
+    // add partial sums in their own order.)
+    for lf in [
+        lf.clone().group_by_stable([col("k")]).agg([col("g").sum()]),
+        lf.select([col("g").filter(col("g").gt(lit(0.0))).sum()]),
+    ] {
+        let (_, report) = lf.collect_with_report(&Engine::Gpu(under_test())).unwrap();
+        assert!(
+            report
+                .fallback_reasons
+                .iter()
+                .any(|r| r.message.contains("a sum of f32 per group or of a filter")),
+            "{report}"
+        );
     }
 }

@@ -185,12 +185,14 @@ impl Executor<'_> {
         rows: &DeviceBuffer<i64>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<DeviceColumn, ExecError> {
-        let float = GpuDtype::Float64;
+        let (float, single) = (GpuDtype::Float64, GpuDtype::Float32);
+        // Sums of f64, and of f32 in f32; means of f64 and integers in f64
+        // (ir-lower widens f32 for its means, as Polars takes them).
         let pairwise = match &expr.kind {
             ExprKind::Agg {
                 op: AggOp::Sum,
                 input,
-            } => input.dtype == float && expr.dtype == float,
+            } => [float, single].contains(&input.dtype) && expr.dtype == input.dtype,
             ExprKind::Agg {
                 op: AggOp::Mean,
                 input,
@@ -205,17 +207,16 @@ impl Executor<'_> {
         }
         let ops = self.ops();
         let whole = Some((rows, starts));
-        // A column of f64 is summed in place; other values are evaluated
+        // A column of floats is summed in place; other values are evaluated
         // (of a filter: only the values it keeps, as Polars sums the
         // filtered column) and made f64 first.
         let (evaluated, made);
+        let as_they_are = input.dtype.is_float();
         let (values, validity, n) = match column_as_is(frame, input, op) {
-            Some(column) if input.dtype == float => {
-                (column.values(), column.validity(), column.len())
-            }
+            Some(column) if as_they_are => (column.values(), column.validity(), column.len()),
             _ => {
                 evaluated = self.evaluated_for_whole(frame, input, whole)?;
-                let column = if input.dtype == float {
+                let column = if as_they_are {
                     &evaluated.columns[0]
                 } else {
                     made = self.evaluate(
@@ -228,16 +229,12 @@ impl Executor<'_> {
                 (column.values(), column.validity(), evaluated.height)
             }
         };
-        let Values::F64(values) = values else {
-            return Err(ExecError::Unsupported(format!("`{input}` as f64")));
+        let (sum, dtype) = match values {
+            Values::F64(values) => (Values::F64(ops.pairwise_sum(values, validity)?), float),
+            Values::F32(values) => (Values::F32(ops.pairwise_sum(values, validity)?), single),
+            _ => return Err(ExecError::Unsupported(format!("`{input}` as floats"))),
         };
-        let sum = DeviceColumn::from_parts(
-            "".into(),
-            float,
-            1,
-            Values::F64(ops.pairwise_sum(values, validity)?),
-            None,
-        );
+        let sum = DeviceColumn::from_parts("".into(), dtype, 1, sum, None);
         if *op == AggOp::Sum {
             return Ok(sum);
         }

@@ -92,26 +92,34 @@ fn float_sums_match_within_rounding() {
 }
 
 /// Polars' float sum of one chunk (polars-compute's `float_sum`, without
-/// SIMD): the reference the pairwise sum must equal bit for bit.
-pub(super) fn polars_float_sum(values: &[f64], valid: &[bool]) -> f64 {
-    let value = |i: usize| if valid[i] { values[i] } else { 0.0 };
+/// SIMD), in the values' type: the reference the pairwise sum must equal
+/// bit for bit.
+pub(super) fn polars_float_sum<F>(values: &[F], valid: &[bool]) -> F
+where
+    F: Copy + Default + std::ops::Add<Output = F> + std::iter::Sum,
+{
+    let value = |i: usize| if valid[i] { values[i] } else { F::default() };
     let block = |first: usize| {
-        let mut lanes = [0.0f64; 16];
+        let mut lanes = [F::default(); 16];
         for chunk in 0..8 {
             for (j, lane) in lanes.iter_mut().enumerate() {
-                *lane += value(first + 16 * chunk + j);
+                *lane = *lane + value(first + 16 * chunk + j);
             }
         }
         let mut width = 16;
         while width > 4 {
             for j in 0..width / 2 {
-                lanes[j] += lanes[width / 2 + j];
+                lanes[j] = lanes[j] + lanes[width / 2 + j];
             }
             width /= 2;
         }
         (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
     };
-    fn pairwise(first: usize, blocks: usize, block: &dyn Fn(usize) -> f64) -> f64 {
+    fn pairwise<F: Copy + std::ops::Add<Output = F>>(
+        first: usize,
+        blocks: usize,
+        block: &dyn Fn(usize) -> F,
+    ) -> F {
         if blocks == 1 {
             return block(first);
         }
@@ -120,10 +128,10 @@ pub(super) fn polars_float_sum(values: &[f64], valid: &[bool]) -> f64 {
     }
     let head = values.len() % 128;
     let main = match values.len() / 128 {
-        0 => 0.0,
+        0 => F::default(),
         blocks => pairwise(head, blocks, &block),
     };
-    let rest: f64 = (0..head).map(value).sum();
+    let rest: F = (0..head).map(value).sum();
     main + rest
 }
 
@@ -145,6 +153,15 @@ fn pairwise_sums_equal_polars_float_sum_bit_for_bit() {
                 _ => (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..9)),
             })
             .collect();
+        // The same values as f32 (the extremes as f32's), summed in f32.
+        let floats: Vec<f32> = values
+            .iter()
+            .map(|&x| match x {
+                1e300 => 3e38,
+                -1e300 => -3e38,
+                x => x as f32,
+            })
+            .collect();
         for nulls in [false, true] {
             let valid: Vec<bool> = (0..n).map(|_| !nulls || rng.u8(..5) != 0).collect();
             let bits = nulls.then(|| device.upload(&bitmap(&valid)));
@@ -158,6 +175,17 @@ fn pairwise_sums_equal_polars_float_sum_bit_for_bit() {
                 sum.to_bits(),
                 expected.to_bits(),
                 "n = {n}, nulls {nulls}: {sum} vs {expected}"
+            );
+            let sum = ops
+                .pairwise_sum(&device.upload(&floats), bits.as_ref())
+                .unwrap()
+                .to_host()
+                .unwrap()[0];
+            let expected = polars_float_sum(&floats, &valid);
+            assert_eq!(
+                sum.to_bits(),
+                expected.to_bits(),
+                "f32, n = {n}, nulls {nulls}: {sum} vs {expected}"
             );
         }
     }

@@ -436,3 +436,33 @@ fn dynamic_literal_branches_take_the_result_type() {
         ORDERED,
     );
 }
+
+/// `is_between` of a u32 column with bounds Polars plans as i64 (a filter
+/// pushed through a join onto the other side's key): Polars compares in
+/// the supertype; ir-lower passed the bounds of another type to the
+/// predicate kernels, which take one type (an internal error). The input
+/// is now widened where the bounds' type holds its values, else refused.
+/// Found by the fuzzer (seed 1790, case 67).
+#[test]
+fn is_between_of_narrower_integers_widens_the_input() {
+    let frame = df!("q" => [Some(4u32), None, Some(200_000), Some(0)])
+        .unwrap()
+        .lazy();
+    let between = |lower: Expr, upper: Expr| {
+        frame
+            .clone()
+            .filter(col("q").is_between(lower, upper, ClosedInterval::Both))
+    };
+    assert_same_as_cpu(between(lit(-100_000i64), lit(100_000i64)), ORDERED);
+    assert_same_as_cpu(between(lit(-1i64), lit(4i64)), ORDERED);
+    let t0 = df!("a" => [0i64, 1, 4]).unwrap().lazy();
+    let joined = t0
+        .join(
+            frame,
+            [col("a")],
+            [col("q")],
+            JoinArgs::new(JoinType::Inner),
+        )
+        .filter(col("a").is_between(lit(-100_000), lit(100_000), ClosedInterval::Both));
+    assert_same_as_cpu(joined, UNORDERED);
+}
