@@ -87,6 +87,33 @@ pub(crate) fn per_group_sort_of_reordered(sort: &str) -> String {
     )
 }
 
+/// The key and order of `idx` where it is `key.arg_sort(..)` (of one key):
+/// the order of a stable `sort_by`, as gathering by it sorts.
+pub(crate) fn arg_sort_of(arena: &Arena<AExpr>, idx: Node) -> Option<(Node, SortMultipleOptions)> {
+    let AExpr::Function {
+        input,
+        function:
+            IRFunctionExpr::ArgSort {
+                descending,
+                nulls_last,
+            },
+        ..
+    } = arena.get(idx)
+    else {
+        return None;
+    };
+    let [key] = input.as_slice() else {
+        return None;
+    };
+    let options = SortMultipleOptions {
+        descending: vec![*descending],
+        nulls_last: vec![*nulls_last],
+        maintain_order: true,
+        ..Default::default()
+    };
+    Some((key.node(), options))
+}
+
 /// Lowers the expressions of one plan node against that node's input schema.
 pub(crate) struct ExprLowering<'a> {
     pub arena: &'a Arena<AExpr>,
@@ -554,6 +581,17 @@ impl ExprLowering<'_> {
                     dtype,
                 };
                 return Some(got);
+            }
+            // `x.gather(y.arg_sort(..))`: x in y's order, stably (Polars'
+            // `arg_sort` is stable), as `x.sort_by(y)` keeps ties.
+            AExpr::Gather {
+                expr,
+                idx,
+                returns_scalar: false,
+                ..
+            } if let Some((key, options)) = arg_sort_of(self.arena, *idx) => {
+                let values = self.boxed(*expr);
+                return self.sorted_by_nodes(node, values, &[key], &options);
             }
             // `gather` by indices as long as the frame (over the whole
             // frame: per group Polars takes each group's indices as a list).

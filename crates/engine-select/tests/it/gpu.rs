@@ -24,6 +24,7 @@ mod decimals;
 mod devices;
 mod expressions;
 mod filtered;
+mod gathers;
 mod joins;
 mod lists;
 mod neighbours;

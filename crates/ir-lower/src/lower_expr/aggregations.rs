@@ -331,6 +331,27 @@ impl ExprLowering<'_> {
         input: Node,
         dtype: GpuDtype,
     ) -> Lowered {
+        // Values gathered by a slice of another's `arg_sort`
+        // (`x.gather(y.arg_sort().head(2))`): x sorted by y, the rows kept
+        // by their places in that order.
+        if let AExpr::Gather {
+            expr: values,
+            idx,
+            returns_scalar: false,
+            ..
+        } = self.arena.get(input)
+            && let AExpr::Slice {
+                input: indices,
+                offset,
+                length,
+            } = self.arena.get(*idx)
+            && let Some((key, options)) = crate::lower_expr::arg_sort_of(self.arena, *indices)
+        {
+            let (values, bounds) = (self.boxed(*values), (*offset, *length));
+            let sorted = self.sorted_by_nodes(input, values, &[key], &options);
+            let kept = self.kept_by_place(node, bounds);
+            return self.aggregation_of_filter(node, op, (sorted?, kept?), dtype);
+        }
         // Polars' optimiser moves a slice of an elementwise expression
         // onto its columns (`(1.5 % col("c")).head(3)` becomes
         // `1.5 % col("c").slice(0, 3)`): the same rows, kept by place.

@@ -16,6 +16,7 @@ use super::Rng;
 use super::code::List;
 use super::expr::{Agg, E, Lit, Op, Part};
 
+mod casts;
 mod windows;
 pub use super::ty::{ALL, Ty};
 
@@ -180,137 +181,6 @@ impl Grammar<'_> {
             return e;
         }
         self.literal(ty)
-    }
-
-    /// A value of class `ty` converted from another class, if one converts.
-    fn cast_to(&mut self, ty: Ty, depth: u32) -> Option<E> {
-        // Now and then Polars' `to_physical`: temporals' ticks, codes.
-        let physical_of = match ty {
-            Ty::Int => [Ty::Date, Ty::Datetime, Ty::Duration, Ty::Time, Ty::Zoned].choose(self.rng),
-            Ty::UInt => Some(&Ty::Cat),
-            _ => None,
-        };
-        if let Some(&from) = physical_of
-            && self.chance(0.1)
-        {
-            let input = self.cast_input(from, depth)?;
-            return Some(E::new(Op::ToPhysical, vec![input]));
-        }
-        let (from, to): (Ty, DataType) = match ty {
-            Ty::Int => (
-                *[
-                    Ty::Float,
-                    Ty::Bool,
-                    Ty::Str,
-                    Ty::UInt,
-                    Ty::Date,
-                    Ty::Time,
-                    Ty::Zoned,
-                    Ty::Decimal,
-                ]
-                .choose(self.rng)
-                .unwrap(),
-                [
-                    DataType::Int64,
-                    DataType::Int32,
-                    DataType::Int8,
-                    DataType::Int16,
-                ]
-                .choose(self.rng)
-                .unwrap()
-                .clone(),
-            ),
-            Ty::UInt => (
-                *[Ty::Int, Ty::Float, Ty::Bool, Ty::Str]
-                    .choose(self.rng)
-                    .unwrap(),
-                [DataType::UInt32, DataType::UInt8, DataType::UInt64]
-                    .choose(self.rng)
-                    .unwrap()
-                    .clone(),
-            ),
-            // (Temporals as their physical values: days, ticks, nanoseconds.)
-            Ty::Float => (
-                *[
-                    Ty::Int,
-                    Ty::UInt,
-                    Ty::Str,
-                    Ty::Bool,
-                    Ty::Decimal,
-                    Ty::Date,
-                    Ty::Datetime,
-                    Ty::Duration,
-                    Ty::Time,
-                ]
-                .choose(self.rng)
-                .unwrap(),
-                if self.chance(0.8) {
-                    DataType::Float64
-                } else {
-                    DataType::Float32
-                },
-            ),
-            Ty::Str => (
-                *[
-                    Ty::Int,
-                    Ty::Float,
-                    Ty::Date,
-                    Ty::Datetime,
-                    Ty::Bool,
-                    Ty::UInt,
-                    Ty::Cat,
-                    Ty::Decimal,
-                ]
-                .choose(self.rng)
-                .unwrap(),
-                DataType::String,
-            ),
-            Ty::Bool => (
-                *[Ty::Int, Ty::Float].choose(self.rng).unwrap(),
-                DataType::Boolean,
-            ),
-            // (Floats as ticks, now and then.)
-            Ty::Datetime if self.chance(0.2) => (Ty::Float, DataType::Datetime(self.unit(), None)),
-            Ty::Datetime => (Ty::Date, DataType::Datetime(self.unit(), None)),
-            Ty::Date if self.chance(0.2) => (Ty::Float, DataType::Date),
-            Ty::Date => (Ty::Datetime, DataType::Date),
-            Ty::Duration if self.chance(0.2) => (Ty::Time, DataType::Duration(self.unit())),
-            Ty::Duration if self.chance(0.2) => (Ty::Float, DataType::Duration(self.unit())),
-            Ty::Duration => (Ty::Int, DataType::Duration(self.unit())),
-            // From datetimes only: an integer beyond a day is no time of day.
-            Ty::Time => (Ty::Datetime, DataType::Time),
-            // Texts made categories (Polars adds them to the categories)
-            // or an enum's values (null, or Polars' error when strict,
-            // where the enum lacks them).
-            Ty::Cat if self.chance(0.2) => (Ty::Str, super::table::enumeration()),
-            Ty::Cat => (Ty::Str, super::table::categorical()),
-            Ty::Decimal => (
-                *[Ty::Int, Ty::UInt, Ty::Float, Ty::Decimal, Ty::Str]
-                    .choose(self.rng)
-                    .unwrap(),
-                self.decimal_type(),
-            ),
-            // Another unit (or zone), the instant kept.
-            Ty::Zoned => {
-                let DataType::Datetime(_, zone) = self.zoned_type() else {
-                    unreachable!("a zoned type")
-                };
-                (Ty::Zoned, DataType::Datetime(self.unit(), zone))
-            }
-        };
-        let input = self.cast_input(from, depth)?;
-        let strict = self.chance(0.15);
-        Some(E::new(Op::Cast(to, strict), vec![input]))
-    }
-
-    /// The input of a conversion from class `from`: a column at depth 0.
-    fn cast_input(&mut self, from: Ty, depth: u32) -> Option<E> {
-        Some(if depth == 0 {
-            let columns = self.columns_of(from);
-            E::col(columns.choose(self.rng)?)
-        } else {
-            self.value(from, depth - 1)
-        })
     }
 
     /// A row-wise value of class `ty`, at most `depth` operations deep.
@@ -906,6 +776,18 @@ impl Grammar<'_> {
             4 if self.ordered => {
                 let (n, offset) = (self.rng.random_range(1..4), self.rng.random_range(0..3));
                 E::new(Op::GatherEvery(n, offset), vec![x])
+            }
+            // Gathered by another value's `arg_sort` (a stable sort by it),
+            // now and then sliced.
+            5 if self.ordered => {
+                let key_ty = self.any_ty();
+                let key = self.value(key_ty, d.saturating_sub(1));
+                let arg_sort = Op::ArgSort(self.chance(0.5), self.chance(0.5));
+                let mut order = E::new(arg_sort, vec![key]);
+                if self.chance(0.6) {
+                    order = E::new(Op::Head(self.rng.random_range(0..4)), vec![order]);
+                }
+                E::new(Op::Gather(true), vec![x, order])
             }
             _ => x,
         }

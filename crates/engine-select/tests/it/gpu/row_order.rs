@@ -1,4 +1,4 @@
-//! Row-order functions on the device: shifts, fills, cumulative and running functions, ranks, reverses, sorts inside expressions, gathers by indices.
+//! Row-order functions on the device: shifts, fills, cumulative and running functions, ranks, runs of equal values, reverses, sorts inside expressions.
 
 use super::*;
 
@@ -923,59 +923,6 @@ fn sorts_parses_formats_and_memberships_of_no_rows_and_one_row_match_the_cpu() {
             assert_gpu_eq(&format!("{rows} rows, query {k}"), query);
         }
     }
-}
-
-#[test]
-fn gathers_by_indices_match_the_cpu_or_leave_polars_its_error() {
-    let frame = df!(
-        "i" => [Some(3i64), Some(-1), None, Some(0), Some(2)],
-        "u" => [Some(1u32), Some(0), Some(4), None, Some(2)],
-        "x" => [Some(1.5f64), None, Some(3.0), Some(4.0), Some(5.0)],
-        "s" => [Some("p"), Some("q"), None, Some("r"), Some("s")],
-    )
-    .unwrap()
-    .lazy();
-    for (name, lf) in [
-        (
-            "by a column of indices, from either end, null indices null",
-            frame.clone().select([
-                col("x").gather(col("i"), false).alias("x"),
-                col("s").gather(col("i"), false).alias("s"),
-                col("i"),
-            ]),
-        ),
-        (
-            "by unsigned indices, texts made of the values",
-            frame.clone().with_columns([
-                col("x").gather(col("u"), false).alias("x at u"),
-                (col("s").gather(col("u"), false) + lit("!")).alias("s at u!"),
-            ]),
-        ),
-        (
-            "by computed indices, outside the frame null with null_on_oob",
-            frame.clone().select([
-                (col("x").gather(col("u").cast(DataType::Int64) - lit(5i64), true) * lit(2.0))
-                    .alias("x"),
-                col("s").gather(col("i") * lit(3i64), true).alias("s"),
-            ]),
-        ),
-    ] {
-        assert_gpu_eq(name, lf);
-    }
-    // Outside the frame without null_on_oob: Polars raises, and so does the
-    // engine.
-    assert_cpu_error(
-        frame
-            .clone()
-            .select([col("x").gather(col("i") * lit(3i64), false)]),
-    );
-    // Per group Polars takes each group's indices: left to it.
-    assert_cpu_answer_with_reason(
-        frame
-            .group_by_stable([col("s")])
-            .agg([col("x").gather(col("u") * lit(0u32), true)]),
-        "gather inside an expression",
-    );
 }
 
 #[test]

@@ -122,8 +122,8 @@ impl Executor<'_> {
     /// as they are (evaluated, or made for text), and a check read once the
     /// result is on the host that sends the query to Polars where they
     /// break the claim: a value out of the claimed order after the one
-    /// before it, nulls in more than one run or not at both ends, or at
-    /// the other end than claimed. (Polars' engine trusts the claim and
+    /// before it, nulls in more than one run (so not all at one end), or
+    /// at the other end than claimed. (Polars' engine trusts the claim and
     /// takes paths that hold only for values so ordered.)
     pub(crate) fn claimed_sorted(
         &self,
@@ -181,7 +181,8 @@ impl Executor<'_> {
             boolean,
         );
         if let Some(nulls_last) = nulls_last {
-            // A null after a value (claimed first), or a value after a null.
+            // Claimed last: a value after a null; claimed first: a null
+            // after a value.
             let (from, to) = match nulls_last {
                 true => (before(null), valid),
                 false => (before(valid), null),

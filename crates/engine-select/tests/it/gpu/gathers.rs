@@ -1,0 +1,98 @@
+//! Gathers on the device: by indices as long as the frame, and by another column's `arg_sort` (a stable sort by it), per group too, sliced.
+
+use super::*;
+
+#[test]
+fn gathers_by_indices_match_the_cpu_or_leave_polars_its_error() {
+    let frame = df!(
+        "i" => [Some(3i64), Some(-1), None, Some(0), Some(2)],
+        "u" => [Some(1u32), Some(0), Some(4), None, Some(2)],
+        "x" => [Some(1.5f64), None, Some(3.0), Some(4.0), Some(5.0)],
+        "s" => [Some("p"), Some("q"), None, Some("r"), Some("s")],
+    )
+    .unwrap()
+    .lazy();
+    for (name, lf) in [
+        (
+            "by a column of indices, from either end, null indices null",
+            frame.clone().select([
+                col("x").gather(col("i"), false).alias("x"),
+                col("s").gather(col("i"), false).alias("s"),
+                col("i"),
+            ]),
+        ),
+        (
+            "by unsigned indices, texts made of the values",
+            frame.clone().with_columns([
+                col("x").gather(col("u"), false).alias("x at u"),
+                (col("s").gather(col("u"), false) + lit("!")).alias("s at u!"),
+            ]),
+        ),
+        (
+            "by computed indices, outside the frame null with null_on_oob",
+            frame.clone().select([
+                (col("x").gather(col("u").cast(DataType::Int64) - lit(5i64), true) * lit(2.0))
+                    .alias("x"),
+                col("s").gather(col("i") * lit(3i64), true).alias("s"),
+            ]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // Outside the frame without null_on_oob: Polars raises, and so does the
+    // engine.
+    assert_cpu_error(
+        frame
+            .clone()
+            .select([col("x").gather(col("i") * lit(3i64), false)]),
+    );
+    // Per group Polars takes each group's indices: left to it.
+    assert_cpu_answer_with_reason(
+        frame
+            .group_by_stable([col("s")])
+            .agg([col("x").gather(col("u") * lit(0u32), true)]),
+        "gather inside an expression",
+    );
+}
+
+#[test]
+fn gathers_by_arg_sort_sort_stably_per_group_and_whole_frame() {
+    // Ties, nulls in the values and the keys, both directions and null
+    // places; whole, sliced (`head`, `tail`, a slice) and aggregated.
+    let frame = df!(
+        "g" => [1i64, 2, 1, 1, 2, 2, 1, 3],
+        "x" => [Some(10i64), Some(20), None, Some(40), Some(50), Some(60), Some(70), Some(80)],
+        "y" => [Some(3i64), None, Some(1), Some(3), Some(2), Some(2), None, Some(0)],
+        "s" => ["a", "b", "c", "d", "e", "f", "g", "h"],
+    )
+    .unwrap()
+    .lazy();
+    for (descending, nulls_last) in [(false, false), (true, false), (false, true), (true, true)] {
+        let order = || col("y").arg_sort(descending, nulls_last);
+        let name = format!("descending {descending}, nulls last {nulls_last}");
+        assert_gpu_eq(
+            &format!("per group, {name}"),
+            frame.clone().group_by_stable([col("g")]).agg([
+                col("x").gather(order(), false).alias("all"),
+                col("x")
+                    .gather(order().head(Some(2)), false)
+                    .alias("first two"),
+                col("x").gather(order().tail(Some(1)), false).alias("last"),
+                col("s")
+                    .gather(order().slice(lit(1), lit(2)), false)
+                    .alias("texts"),
+                col("x")
+                    .gather(order().head(Some(2)), false)
+                    .sum()
+                    .alias("sum of two"),
+            ]),
+        );
+        assert_gpu_eq(
+            &format!("whole frame, {name}"),
+            frame.clone().select([
+                col("x").gather(order(), false),
+                col("s").gather(order(), false),
+            ]),
+        );
+    }
+}
