@@ -583,13 +583,17 @@ impl ExprLowering<'_> {
                 return Some(got);
             }
             // `x.gather(y.arg_sort(..))`: x in y's order, stably (Polars'
-            // `arg_sort` is stable), as `x.sort_by(y)` keeps ties.
+            // `arg_sort` is stable), as `x.sort_by(y)` keeps ties; x and y
+            // of a value per row (of one value, Polars gathers its own way).
             AExpr::Gather {
                 expr,
                 idx,
                 returns_scalar: false,
                 ..
-            } if let Some((key, options)) = arg_sort_of(self.arena, *idx) => {
+            } if let Some((key, options)) = arg_sort_of(self.arena, *idx)
+                && !self.one_value(key)
+                && !self.one_value(*expr) =>
+            {
                 let values = self.boxed(*expr);
                 return self.sorted_by_nodes(node, values, &[key], &options);
             }

@@ -346,6 +346,8 @@ impl ExprLowering<'_> {
                 length,
             } = self.arena.get(*idx)
             && let Some((key, options)) = crate::lower_expr::arg_sort_of(self.arena, *indices)
+            && !self.one_value(key)
+            && !self.one_value(*values)
         {
             let (values, bounds) = (self.boxed(*values), (*offset, *length));
             let sorted = self.sorted_by_nodes(input, values, &[key], &options);

@@ -96,3 +96,25 @@ fn gathers_by_arg_sort_sort_stably_per_group_and_whole_frame() {
         );
     }
 }
+
+/// Found by the fuzzer (seeds 1804, 1827 and 1832, in this session's
+/// builds before it landed).
+#[test]
+fn gathers_by_arg_sort_of_one_value_stay_with_polars() {
+    // The arg_sort of a literal is one index (the group's first value);
+    // a literal gathered by a column's arg_sort reads past its one value.
+    let frame = df!("g" => [1i64, 1, 2], "x" => [3i64, 1, 2], "y" => [2i64, 1, 0])
+        .unwrap()
+        .lazy();
+    let lf = frame
+        .clone()
+        .group_by_stable([col("g")])
+        .agg([col("x").gather(lit("a").arg_sort(false, true), true).min()]);
+    let expected = lf.clone().collect().unwrap();
+    let (actual, _) = lf.collect_with_report(&Engine::Gpu(under_test())).unwrap();
+    assert!(expected.equals_missing(&actual), "{expected}\n{actual}");
+    let lf = frame.select([lit(5i64).gather(col("y").arg_sort(false, false), true)]);
+    let expected = lf.clone().collect().unwrap();
+    let (actual, _) = lf.collect_with_report(&Engine::Gpu(under_test())).unwrap();
+    assert!(expected.equals_missing(&actual), "{expected}\n{actual}");
+}
