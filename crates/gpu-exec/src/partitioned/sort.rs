@@ -11,6 +11,14 @@
 //! partitions (each piece already sorted), is sorted on the device; the
 //! ranges, one after the other, are the stable sort of the whole input:
 //! rows of equal keys share a range and keep the order of the input.
+//!
+//! A stable sort also puts each splitter a second time after the
+//! partition's rows: a row of keys equal to a splitter's lands between its
+//! two copies, so the rows of each splitter's keys are a range of their
+//! own, already in order (every piece sorted stably, the pieces in the
+//! input's order), which no device run sorts again. A key too frequent
+//! for one range (many splitters of it, nulls of a column mostly null)
+//! so never has to fit the device at once.
 
 use std::ops::ControlFlow;
 
@@ -59,12 +67,24 @@ impl Partitioned<'_> {
         } else {
             let empty = parts[0].clear();
             let splitters = self.splitters(&unsliced, &parts, total, ranges)?;
+            let stable = matches!(node, PlanNode::Sort { stable: true, .. });
             let mut pieces = Vec::with_capacity(parts.len());
+            let mut bounds = Vec::new();
             for part in parts {
-                pieces.push(self.sorted_in_ranges(&unsliced, in_schema, &splitters, part)?);
+                let (cut, marks) =
+                    self.sorted_in_ranges(&unsliced, in_schema, &splitters, stable, part)?;
+                pieces.push(cut);
+                bounds = marks;
             }
+            // A range from a splitter's first copy to a second copy holds
+            // rows of that splitter's keys alone, already in order.
+            let equal_keys = |range: usize| {
+                range > 0
+                    && bounds.get(range - 1) == Some(&Mark::Before)
+                    && bounds.get(range) == Some(&Mark::After)
+            };
             let mut out = Vec::new();
-            for range in 0..splitters.height() + 1 {
+            for range in 0..bounds.len() + 1 {
                 let mut rows: Option<DataFrame> = None;
                 for piece in pieces.iter_mut() {
                     let piece = std::mem::take(&mut piece[range]);
@@ -77,7 +97,10 @@ impl Partitioned<'_> {
                 }
                 if let Some(mut rows) = rows.filter(|rows| rows.height() > 0) {
                     rows.rechunk_mut_par();
-                    out.push(self.on_device(over(&unsliced, vec![rows]))?);
+                    match equal_keys(range) {
+                        true => out.push(rows),
+                        false => out.push(self.on_device(over(&unsliced, vec![rows]))?),
+                    }
                 }
             }
             if out.is_empty() {
@@ -141,27 +164,33 @@ impl Partitioned<'_> {
     }
 
     /// `part` (of `schema`) sorted by `unsliced` on the device with the
-    /// `splitters` before its rows: its rows in that order, cut into one
-    /// piece per range (the rows before the first splitter, between each
-    /// two, after the last).
+    /// `splitters` before its rows (and, for a `stable` sort, again after
+    /// them): its rows in that order, cut into one piece per range (the
+    /// rows before the first splitter, between each two, after the last),
+    /// and the splitters' copies that bound the ranges, in order (the same
+    /// for every partition: they are ordered by their keys alone).
     fn sorted_in_ranges(
         &mut self,
         unsliced: &PlanNode,
         schema: &OutputSchema,
         splitters: &DataFrame,
+        stable: bool,
         part: DataFrame,
-    ) -> Result<Vec<DataFrame>, ExecError> {
-        let marked = |df: &DataFrame, splitter: bool| {
-            let mark = Column::new(SPLITTER.into(), vec![splitter; df.height()]);
+    ) -> Result<(Vec<DataFrame>, Vec<Mark>), ExecError> {
+        let marked = |df: &DataFrame, mark: Mark| {
+            let mark = Column::new(SPLITTER.into(), vec![mark as u8; df.height()]);
             df.hstack(&[mark])
         };
-        let mut rows = marked(splitters, true)?;
-        rows.vstack_mut_owned(marked(&part, false)?)?;
+        let mut rows = marked(splitters, Mark::Before)?;
+        rows.vstack_mut_owned(marked(&part, Mark::Row)?)?;
+        if stable {
+            rows.vstack_mut_owned(marked(splitters, Mark::After)?)?;
+        }
         rows.rechunk_mut_par();
         let mut marked_schema = schema.clone();
         marked_schema.push(OutputColumn {
             name: SPLITTER.into(),
-            dtype: GpuDtype::Boolean,
+            dtype: GpuDtype::UInt8,
         });
         let mut node = unsliced.clone();
         if let PlanNode::Sort { input, schema, .. } = &mut node {
@@ -170,25 +199,39 @@ impl Partitioned<'_> {
         }
         let mut sorted = self.on_device(node)?;
         let marks = sorted.drop_in_place(SPLITTER)?;
-        let marks = marks.bool()?;
-        let mut pieces = Vec::with_capacity(splitters.height() + 1);
+        let marks = marks.u8()?;
+        let copies = splitters.height() * if stable { 2 } else { 1 };
+        let mut pieces = Vec::with_capacity(copies + 1);
+        let mut bounds = Vec::with_capacity(copies);
         let mut start = 0;
-        for (row, splitter) in marks.iter().enumerate() {
-            if splitter == Some(true) {
-                pieces.push(sorted.slice(start as i64, row - start));
-                start = row + 1;
-            }
+        for (row, mark) in marks.iter().enumerate() {
+            let mark = match mark {
+                Some(m) if m == Mark::Before as u8 => Mark::Before,
+                Some(m) if m == Mark::After as u8 => Mark::After,
+                _ => continue,
+            };
+            pieces.push(sorted.slice(start as i64, row - start));
+            bounds.push(mark);
+            start = row + 1;
         }
         pieces.push(sorted.slice(start as i64, sorted.height() - start));
-        if pieces.len() != splitters.height() + 1 {
+        if bounds.len() != copies {
             return Err(ExecError::Unsupported(format!(
-                "a sorted partition with {} of its {} splitters",
-                pieces.len() - 1,
-                splitters.height()
+                "a sorted partition with {} of its {copies} splitters",
+                bounds.len(),
             )));
         }
-        Ok(pieces)
+        Ok((pieces, bounds))
     }
+}
+
+/// What a row sorted with a partition is: one of the partition's, or a
+/// splitter's copy put before or after them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    Row = 0,
+    Before = 1,
+    After = 2,
 }
 
 /// A row number as Polars indexes rows.
