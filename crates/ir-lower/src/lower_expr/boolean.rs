@@ -60,18 +60,25 @@ pub(crate) fn membership(input: GpuExpr, values: &[Scalar], nulls_equal: bool) -
     }
 }
 
+/// The least and the greatest value of integer type `dtype`.
+fn integer_range(dtype: GpuDtype) -> Option<(i128, i128)> {
+    Some(match dtype {
+        GpuDtype::Int8 => (i8::MIN.into(), i8::MAX.into()),
+        GpuDtype::Int16 => (i16::MIN.into(), i16::MAX.into()),
+        GpuDtype::Int32 => (i32::MIN.into(), i32::MAX.into()),
+        GpuDtype::Int64 => (i64::MIN.into(), i64::MAX.into()),
+        GpuDtype::UInt8 => (0, u8::MAX.into()),
+        GpuDtype::UInt16 => (0, u16::MAX.into()),
+        GpuDtype::UInt32 => (0, u32::MAX.into()),
+        GpuDtype::UInt64 => (0, u64::MAX.into()),
+        _ => return None,
+    })
+}
+
 /// `value` as a value of `dtype`, if `dtype` holds it exactly.
 pub(crate) fn held_exactly(value: &Scalar, dtype: GpuDtype) -> Option<Scalar> {
     let integer = |v: i128| -> Option<Scalar> {
         let (min, max): (i128, i128) = match dtype {
-            GpuDtype::Int8 => (i8::MIN.into(), i8::MAX.into()),
-            GpuDtype::Int16 => (i16::MIN.into(), i16::MAX.into()),
-            GpuDtype::Int32 => (i32::MIN.into(), i32::MAX.into()),
-            GpuDtype::Int64 => (i64::MIN.into(), i64::MAX.into()),
-            GpuDtype::UInt8 => (0, u8::MAX.into()),
-            GpuDtype::UInt16 => (0, u16::MAX.into()),
-            GpuDtype::UInt32 => (0, u32::MAX.into()),
-            GpuDtype::UInt64 => (0, u64::MAX.into()),
             GpuDtype::Float64 => {
                 let f = v as f64;
                 return (f as i128 == v).then_some(Scalar::Float(f));
@@ -80,7 +87,7 @@ pub(crate) fn held_exactly(value: &Scalar, dtype: GpuDtype) -> Option<Scalar> {
                 let f = v as f32;
                 return (f as i128 == v).then_some(Scalar::Float(f.into()));
             }
-            _ => return None,
+            _ => integer_range(dtype)?,
         };
         if !(min..=max).contains(&v) {
             return None;
@@ -122,20 +129,7 @@ pub(crate) fn held_exactly(value: &Scalar, dtype: GpuDtype) -> Option<Scalar> {
 /// value` (`left is null or left != value`), against null a null test.
 /// Whether integer type `wide` holds every value of integer type `narrow`.
 fn holds_every(wide: GpuDtype, narrow: GpuDtype) -> bool {
-    let range = |dtype: GpuDtype| -> Option<(i128, i128)> {
-        Some(match dtype {
-            GpuDtype::Int8 => (i8::MIN.into(), i8::MAX.into()),
-            GpuDtype::Int16 => (i16::MIN.into(), i16::MAX.into()),
-            GpuDtype::Int32 => (i32::MIN.into(), i32::MAX.into()),
-            GpuDtype::Int64 => (i64::MIN.into(), i64::MAX.into()),
-            GpuDtype::UInt8 => (0, u8::MAX.into()),
-            GpuDtype::UInt16 => (0, u16::MAX.into()),
-            GpuDtype::UInt32 => (0, u32::MAX.into()),
-            GpuDtype::UInt64 => (0, u64::MAX.into()),
-            _ => return None,
-        })
-    };
-    match (range(wide), range(narrow)) {
+    match (integer_range(wide), integer_range(narrow)) {
         (Some((low, high)), Some((from, to))) => low <= from && to <= high,
         _ => false,
     }

@@ -542,16 +542,9 @@ impl ExprLowering<'_> {
             );
         }
         let boolean = GpuDtype::Boolean;
-        let before = |e: GpuExpr| GpuExpr {
-            dtype: e.dtype,
-            kind: ExprKind::Shift {
-                input: Box::new(e),
-                periods: 1,
-            },
-        };
         // Every row but the first has a row before it.
-        let not_first = before(input.clone().is_null()).is_not_null();
-        let changes = super::boolean::null_aware_equality(input.clone(), before(input), false)
+        let not_first = input.clone().is_null().shifted(1).is_not_null();
+        let changes = super::boolean::null_aware_equality(input.clone(), input.shifted(1), false)
             .binary(BinaryOp::And, not_first, boolean);
         Some(GpuExpr {
             kind: ExprKind::CumSum(Box::new(changes)),

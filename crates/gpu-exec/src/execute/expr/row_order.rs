@@ -150,13 +150,7 @@ impl Executor<'_> {
             _ => self.evaluate(frame, input, name)?,
         };
         let boolean = GpuDtype::Boolean;
-        let before = |e: GpuExpr| GpuExpr {
-            dtype: e.dtype,
-            kind: ExprKind::Shift {
-                input: Box::new(e),
-                periods: 1,
-            },
-        };
+        let before = |e: GpuExpr| e.shifted(1);
         let value = (**input).clone();
         let (null, valid) = (value.clone().is_null(), value.clone().is_not_null());
         let against = if *descending {
