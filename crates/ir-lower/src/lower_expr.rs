@@ -503,10 +503,26 @@ impl ExprLowering<'_> {
                 // A dynamic literal branch takes the result's type, as Polars
                 // materialises it (`then(i64::MIN).otherwise(-2)`: -2 as i64).
                 let dtype = self.dtype(node)?;
+                let truthy = self.dynamic_literal_as(t, truthy?, dtype);
+                let falsy = self.dynamic_literal_as(f, falsy?, dtype);
+                // Dynamic literals of two types the result's does not hold
+                // both of (`then(-4).otherwise(2**40)` planned as i32):
+                // Polars takes the wider at run time.
+                let null = GpuDtype::Null;
+                if truthy.dtype != falsy.dtype && truthy.dtype != null && falsy.dtype != null {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "when/then/otherwise of {} and {} as {dtype} is not supported on the \
+                             GPU",
+                            truthy.dtype, falsy.dtype
+                        ),
+                    );
+                }
                 ExprKind::Ternary {
                     predicate: predicate?,
-                    truthy: self.dynamic_literal_as(t, truthy?, dtype),
-                    falsy: self.dynamic_literal_as(f, falsy?, dtype),
+                    truthy,
+                    falsy,
                 }
             }
             AExpr::Agg(agg) => {

@@ -191,6 +191,40 @@ impl PlanLowering<'_> {
             broadcast: true,
             schema: with_window,
         };
+        // With keys, Polars holds the windows as slices of rows or by
+        // index by its own bookkeeping, and answers a window of no valid
+        // value by that path (a place of an extreme 0 or null, and so the
+        // value at it; a spread 0.0 or null), which the device cannot
+        // follow.
+        let extreme = |e: &GpuExpr| {
+            matches!(
+                e.kind,
+                ExprKind::Agg {
+                    op: AggOp::Min { .. } | AggOp::Max { .. },
+                    ..
+                }
+            )
+        };
+        let by_path = |e: &GpuExpr| match &e.kind {
+            ExprKind::Agg {
+                op: AggOp::ArgMin | AggOp::ArgMax | AggOp::Std { .. } | AggOp::Var { .. },
+                ..
+            } => true,
+            // A value at the place of an extreme (`x.get(k.arg_min())`).
+            ExprKind::Where { by, .. } => by.any(&extreme),
+            _ => false,
+        };
+        if !keys.is_empty()
+            && let Some(found) = aggs.iter().find_map(|agg| agg.expr.find(&by_path))
+        {
+            return self.refuse(
+                node,
+                format!(
+                    "`{found}` in a group_by_dynamic with keys is not supported on the GPU (of a \
+                     window with no valid value Polars answers by how it holds the windows)"
+                ),
+            );
+        }
         // The user's keys, then the windows.
         let time_at = keys.len();
         let mut keys = keys;

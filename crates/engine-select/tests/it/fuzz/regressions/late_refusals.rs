@@ -466,3 +466,26 @@ fn is_between_of_narrower_integers_widens_the_input() {
         .filter(col("a").is_between(lit(-100_000), lit(100_000), ClosedInterval::Both));
     assert_same_as_cpu(joined, UNORDERED);
 }
+
+/// `when/then/otherwise` of dynamic integer literals that Polars plans as
+/// i32 although one needs i64 (`then(-4).otherwise(2**40)`): Polars takes
+/// the wider at run time; the lowering kept both types, which the
+/// evaluator does not mix (an internal error). Refused now. Found by the
+/// fuzzer (seed 1883, case 85).
+#[test]
+fn dynamic_literal_branches_of_two_widths_the_plan_does_not_hold() {
+    let frame = df!("b" => [Some(0.0f32), Some(2.0), None]).unwrap().lazy();
+    let branches = || {
+        when(col("b").cast(DataType::Boolean))
+            .then(lit(-4i64))
+            .otherwise(lit(1_099_511_627_776i64))
+    };
+    assert_same_as_cpu(
+        frame
+            .clone()
+            .group_by([col("b")])
+            .agg([(col("b") / branches()).alias("x1")]),
+        UNORDERED,
+    );
+    assert_same_as_cpu(frame.select([branches().alias("x")]), ORDERED);
+}

@@ -413,3 +413,61 @@ fn fuzz_seed_1083_case_218() {
         assert!(answer.equals_missing(&lf.collect().unwrap()));
     }
 }
+
+/// The place of an extreme of a time window with no valid value, in a
+/// `group_by_dynamic` with keys: Polars gives null where it holds the
+/// windows by index, 0 where it holds them as slices, by its own
+/// bookkeeping of the keys (and `x.get(k.arg_min())` then the window's
+/// first value); the device gave null. Such places and spreads with keys
+/// are refused now. Found by the fuzzer (seeds 1881 and 1903).
+#[test]
+fn places_of_extremes_in_time_windows_with_keys_stay_with_polars() {
+    let options = |closed_window, label| DynamicGroupOptions {
+        every: Duration::parse("7i"),
+        period: Duration::parse("7i"),
+        offset: Duration::parse("0i"),
+        closed_window,
+        label,
+        ..Default::default()
+    };
+    let frame = df!(
+        "c" => [5i32, 1],
+        "e" => [None, Some(2i64)],
+        "a" => [32_400_000_000_000i64, 54_000_000_000_000],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("a").cast(DataType::Time)]);
+    let lf = frame
+        .sort(
+            ["c"],
+            SortMultipleOptions::default().with_maintain_order(true),
+        )
+        .group_by_dynamic(
+            col("c"),
+            [col("e"), col("a")],
+            options(ClosedWindow::Left, Label::Left),
+        )
+        .agg([col("e").arg_max().alias("x1")]);
+    assert_same_as_cpu(lf, ORDERED);
+    let frame = df!(
+        "d" => [-3i64, 4],
+        "x1" => [None, Some(5u8)],
+        "f" => [Some(8058i32), None],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("f").cast(DataType::Date)]);
+    let lf = frame
+        .sort(
+            ["d"],
+            SortMultipleOptions::default().with_maintain_order(true),
+        )
+        .group_by_dynamic(
+            col("d"),
+            [col("f"), col("x1")],
+            options(ClosedWindow::Right, Label::Right),
+        )
+        .agg([col("d").get(col("f").arg_min(), false).alias("x4")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
