@@ -505,11 +505,13 @@ impl ExprLowering<'_> {
                 let dtype = self.dtype(node)?;
                 let truthy = self.dynamic_literal_as(t, truthy?, dtype);
                 let falsy = self.dynamic_literal_as(f, falsy?, dtype);
-                // Dynamic literals of two types the result's does not hold
-                // both of (`then(-4).otherwise(2**40)` planned as i32):
+                // Dynamic literals of two number types the result's does not
+                // hold both of (`then(-4).otherwise(2**40)` planned as i32):
                 // Polars takes the wider at run time.
-                let null = GpuDtype::Null;
-                if truthy.dtype != falsy.dtype && truthy.dtype != null && falsy.dtype != null {
+                if truthy.dtype != falsy.dtype
+                    && truthy.dtype.is_numeric()
+                    && falsy.dtype.is_numeric()
+                {
                     return self.refuse(
                         node,
                         format!(
