@@ -202,50 +202,37 @@ fn misfit_aggregation(e: &GpuExpr) -> bool {
     }
 }
 
-/// The first aggregation of `e` (its lists' own expressions included) the
-/// executor's kernels do not take ([`misfit_aggregation`]), where a sum of
-/// f32 is one only per group (inside a window or a list, or where
-/// `per_group`) or of a filter: the whole frame's sum of f32 is Polars'
-/// pairwise one in f32, of a filter one of Polars' own order.
-fn misfit_in(e: &GpuExpr, per_group: bool) -> Option<&GpuExpr> {
-    let sum_of_f32 = match &e.kind {
-        ExprKind::Agg {
-            op: AggOp::Sum,
-            input,
-        } if input.dtype == GpuDtype::Float32 && e.dtype == input.dtype => Some(input),
-        _ => None,
-    };
-    let filtered = |input: &GpuExpr| input.any(&|e| matches!(e.kind, ExprKind::Where { .. }));
-    let misfit = match sum_of_f32 {
-        Some(input) => per_group || filtered(input),
-        None => misfit_aggregation(e),
-    };
-    if misfit {
-        return Some(e);
+/// Whether the executor's kernels do not take the aggregation `e`
+/// ([`misfit_aggregation`]), where a sum of f32 ([`sum_in_f32`]) is one
+/// only `per_group` or of a filter: the whole frame's sum of f32 is
+/// Polars' pairwise one in f32, of a filter one of Polars' own order.
+fn misfit(e: &GpuExpr, per_group: bool) -> bool {
+    match &e.kind {
+        ExprKind::Agg { op, input } if sum_in_f32(op, input.dtype, e.dtype) => {
+            per_group || input.any(&|part| matches!(part.kind, ExprKind::Where { .. }))
+        }
+        _ => misfit_aggregation(e),
     }
-    if let ExprKind::List { function, .. } = &e.kind
-        && let ListFunction::Eval(inner)
-        | ListFunction::Keep { by: inner, .. }
-        | ListFunction::Agg(inner) = function
-        && let Some(found) = misfit_in(inner, true)
-    {
-        return Some(found);
-    }
-    let per_group = per_group || matches!(e.kind, ExprKind::Window { .. });
-    e.children()
-        .into_iter()
-        .find_map(|child| misfit_in(child, per_group))
+}
+
+/// Whether `op` is a sum of f32 in f32: over a whole frame, Polars'
+/// pairwise sum (`Ops::pairwise_sum`); per group no kernel takes it.
+pub fn sum_in_f32(op: &AggOp, input: GpuDtype, output: GpuDtype) -> bool {
+    *op == AggOp::Sum && input == GpuDtype::Float32 && output == GpuDtype::Float32
 }
 
 /// The first part of `e` (its lists' own expressions included: those of
 /// `list.eval`, a list's filter or slice and, with `aggregations`,
-/// `list.agg`) for which `f` holds.
+/// `list.agg`) for which `f` holds, told whether the part is computed per
+/// group: inside a window or a list's own expression, or anywhere where
+/// `per_group`.
 fn find_deep<'e>(
     e: &'e GpuExpr,
     aggregations: bool,
-    f: &impl Fn(&GpuExpr) -> bool,
+    per_group: bool,
+    f: &impl Fn(&GpuExpr, bool) -> bool,
 ) -> Option<&'e GpuExpr> {
-    if f(e) {
+    if f(e, per_group) {
         return Some(e);
     }
     if let ExprKind::List { function, .. } = &e.kind
@@ -254,13 +241,14 @@ fn find_deep<'e>(
             ListFunction::Agg(inner) if aggregations => Some(inner),
             _ => None,
         }
-        && let Some(found) = find_deep(inner, aggregations, f)
+        && let Some(found) = find_deep(inner, aggregations, true, f)
     {
         return Some(found);
     }
+    let per_group = per_group || matches!(e.kind, ExprKind::Window { .. });
     e.children()
         .into_iter()
-        .find_map(|child| find_deep(child, aggregations, f))
+        .find_map(|child| find_deep(child, aggregations, per_group, f))
 }
 
 /// Whether a select gives one row: no expression reads a column outside
@@ -329,7 +317,7 @@ fn row_wise_refusal(node: &PlanNode) -> Option<String> {
     };
     let found = exprs
         .iter()
-        .find_map(|e| find_deep(e, false, &of_aggregated_text))?;
+        .find_map(|e| find_deep(e, false, false, &|e, _| of_aggregated_text(e)))?;
     Some(format!(
         "`{found}`: a function of aggregated text outside an aggregation is not supported on the \
          GPU"
@@ -455,11 +443,11 @@ fn aggregation_refusal(node: &PlanNode) -> Option<String> {
     let found = node
         .exprs()
         .iter()
-        .find_map(|e| misfit_in(e, !whole_frame))?;
+        .find_map(|e| find_deep(e, true, !whole_frame, &misfit))?;
     let ExprKind::Agg { op, input } = &found.kind else {
         return None;
     };
-    if *op == AggOp::Sum && input.dtype == GpuDtype::Float32 {
+    if sum_in_f32(op, input.dtype, found.dtype) {
         return Some(format!(
             "`{found}`: a sum of f32 per group or of a filter is not supported on the GPU \
              (Polars adds such f32 values in f32, in an order of its own)"

@@ -590,9 +590,8 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
     evaluable(input)?;
     // (A sum of f32 in f32 is a whole frame's, Polars' pairwise one: ir-lower
     // refuses it per group.)
-    let single = GpuDtype::Float32;
     let fits = ir_lower::support::aggregation_types(op, input.dtype, expr.dtype)
-        || (*op == AggOp::Sum && input.dtype == single && expr.dtype == single);
+        || ir_lower::support::sum_in_f32(op, input.dtype, expr.dtype);
     if fits {
         Ok(())
     } else {
