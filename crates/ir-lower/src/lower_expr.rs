@@ -48,7 +48,7 @@ mod structs;
 mod temporal;
 
 use aggregations::*;
-pub(crate) use aggregations::{KeptRows, filtered_parts, mean_of_f32};
+pub(crate) use aggregations::{Inside, KeptRows, filtered_parts, mean_of_f32};
 use boolean::*;
 use categorical::*;
 pub(crate) use functions::cast_or_nulls_supported;
@@ -134,6 +134,11 @@ pub(crate) struct ExprLowering<'a> {
     /// through one filter (see `aggregation_of`): the filter lowers to its
     /// input, the aggregation keeping the rows it keeps.
     pub unfiltered: bool,
+    /// While lowering an expression whose filter (or slice) lies under
+    /// functions of the rows in order that skip nulls (see
+    /// `ExprLowering::through_filter`): the filter's node and its values
+    /// with null where it does not keep the row, which it lowers to.
+    pub nulled: Option<(Node, GpuExpr)>,
 }
 
 type Lowered = Option<GpuExpr>;
@@ -225,6 +230,11 @@ impl ExprLowering<'_> {
     /// children failed adds no refusal of its own, so each reason is reported
     /// once, at the innermost construct.
     pub fn expr(&mut self, node: Node) -> Lowered {
+        if let Some((at, nulled)) = &self.nulled
+            && *at == node
+        {
+            return Some(nulled.clone());
+        }
         let lowered = self.expr_of_any_values(node)?;
         let lowered = self.without_nested_values(node, lowered)?;
         let lowered = self.with_decimals_checked(node, lowered)?;

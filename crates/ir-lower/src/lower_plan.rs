@@ -13,7 +13,7 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::GpuDtype;
 use crate::expr::{BinaryOp, ExprKind, GpuExpr, NamedExpr};
 use crate::lower_expr::{
-    ExprLowering, KeptRows, filtered_parts, is_constant, per_group_sort_of_reordered,
+    ExprLowering, Inside, KeptRows, filtered_parts, is_constant, per_group_sort_of_reordered,
 };
 use crate::plan::{
     FileFormat, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema,
@@ -23,6 +23,7 @@ use crate::refusal::Refusal;
 
 mod dynamic;
 mod explode_windows;
+mod filtered;
 mod join_order;
 mod one_value;
 mod rolling;
@@ -109,6 +110,7 @@ impl<'a> PlanLowering<'a> {
             per_group: false,
             unsliced: None,
             unfiltered: false,
+            nulled: None,
         }
     }
 
@@ -150,29 +152,6 @@ impl<'a> PlanLowering<'a> {
         lowering.all_named(exprs)
     }
 
-    /// Of a select whose every expression filters (`filter`, `drop_nulls`,
-    /// `drop_nans`, slices) values as long as the frame by a predicate as
-    /// long as the frame, or is a scalar (an aggregation, a literal: Polars
-    /// repeats it on every row kept), with one filter at least: each
-    /// filter's parts, `None` for a scalar; `None` for any other select.
-    fn filtered_columns(&self, exprs: &[ExprIR]) -> Option<Vec<Option<(Node, KeptRows)>>> {
-        let whole = |node| is_length_preserving_ae(node, self.expr_arena);
-        exprs
-            .iter()
-            .map(|e| {
-                let Some((values, rows)) = filtered_parts(self.expr_arena, e.node()) else {
-                    return is_scalar_ae(e.node(), self.expr_arena).then_some(None);
-                };
-                let by_whole = match rows {
-                    KeptRows::By(by) => whole(by),
-                    _ => true,
-                };
-                (whole(values) && by_whole).then_some(Some((values, rows)))
-            })
-            .collect::<Option<Vec<_>>>()
-            .filter(|parts| parts.iter().any(Option::is_some))
-    }
-
     /// A select of one exploded expression (`select(col("x").explode())`,
     /// `select(col("t").str.split(" ").explode())`): the lists computed by a
     /// select, then the explode node, with the expression's options.
@@ -207,85 +186,6 @@ impl<'a> PlanLowering<'a> {
             empty_as_null: options.empty_as_null,
             keep_nulls: options.keep_nulls,
             schema: self.output_schema(node)?,
-        })
-    }
-
-    /// A select of filtered expressions ([`PlanLowering::filtered_columns`])
-    /// that all keep the same rows: the values (scalars repeated on every
-    /// row) and the rows kept computed over the whole frame (values may read
-    /// other rows: a filter applies to their results), then the filter,
-    /// then the values alone.
-    fn select_of_filtered(
-        &mut self,
-        node: Node,
-        input_node: Node,
-        exprs: &[ExprIR],
-        parts: Vec<Option<(Node, KeptRows)>>,
-    ) -> Lowered {
-        let input = self.node(input_node);
-        let input_schema = self.schema_of(input_node);
-        let one_row = self.one_row_columns(input_node);
-        let mut lowering = self.expr_lowering(&input_schema, one_row);
-        let lowered: Vec<Option<(GpuExpr, Option<GpuExpr>)>> = exprs
-            .iter()
-            .zip(parts)
-            .map(|(e, parts)| match parts {
-                Some(parts) => {
-                    let (values, kept) = lowering.filtered(e.node(), parts)?;
-                    Some((values, Some(kept)))
-                }
-                None => Some((lowering.expr(e.node())?, None)),
-            })
-            .collect();
-        let lowered: Vec<(GpuExpr, Option<GpuExpr>)> =
-            lowered.into_iter().collect::<Option<_>>()?;
-        let input = input?;
-        let mut filters = lowered.iter().filter_map(|(_, kept)| kept.as_ref());
-        let kept = filters.next()?.clone();
-        if filters.any(|other| *other != kept) {
-            return self.refuse(node, "filters inside expressions that keep different rows");
-        }
-        if kept.dtype != GpuDtype::Boolean {
-            return self.refuse(node, "the filter predicate is not boolean");
-        }
-        let schema = self.output_schema(node)?;
-        let n = schema.len();
-        // The rows kept, in a column of a name no output has.
-        let mut name = String::from("__gpu_kept");
-        while schema.iter().any(|column| column.name == name) {
-            name.push('_');
-        }
-        let mut inner = schema.clone();
-        inner.push(OutputColumn {
-            name: name.clone(),
-            dtype: GpuDtype::Boolean,
-        });
-        let mut named: Vec<NamedExpr> = exprs
-            .iter()
-            .zip(lowered)
-            .map(|(e, (values, _))| NamedExpr {
-                name: e.output_name().to_string(),
-                expr: values,
-            })
-            .collect();
-        named.push(NamedExpr {
-            name: name.clone(),
-            expr: kept,
-        });
-        let select = PlanNode::Select {
-            input: Box::new(input),
-            exprs: named,
-            schema: inner.clone(),
-        };
-        let filter = PlanNode::Filter {
-            input: Box::new(select),
-            predicate: GpuExpr::column(n, name, GpuDtype::Boolean),
-            schema: inner,
-        };
-        Some(PlanNode::SimpleProjection {
-            input: Box::new(filter),
-            columns: (0..n).collect(),
-            schema,
         })
     }
 
@@ -454,7 +354,7 @@ impl<'a> PlanLowering<'a> {
                 if let Some(windows) = self.explode_windows(expr) {
                     return self.select_with_explode_windows(node, input_node, expr, windows);
                 }
-                if let Some(parts) = self.filtered_columns(expr) {
+                if let Some(parts) = self.filtered_columns(expr, input_node) {
                     return self.select_of_filtered(node, input_node, expr, parts);
                 }
                 let input = self.node(input_node);

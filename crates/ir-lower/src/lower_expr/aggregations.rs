@@ -17,6 +17,17 @@ pub(crate) enum KeptRows {
     Every { n: usize, offset: usize },
 }
 
+/// Where an expression reads its columns through one filter or slice
+/// ([`ExprLowering::filter_inside`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Inside {
+    /// Under elementwise functions only: the rows it keeps.
+    Elementwise(KeptRows),
+    /// Under functions of the rows in order that skip nulls (`cum_sum`,
+    /// `cum_max`, `forward_fill`, ...): the filter's node and its parts.
+    SkippingNulls(Node, (Node, KeptRows)),
+}
+
 /// Of `values.filter(by)`, `values.drop_nulls()`, `values.drop_nans()`,
 /// `values.slice(offset, length)` or `values.gather_every(n, offset)` at
 /// `node`: the values' node and which of their rows are kept; `None` for any
@@ -354,29 +365,13 @@ impl ExprLowering<'_> {
             let kept = self.kept_by_place(node, bounds);
             return self.aggregation_of_filter(node, op, (sorted?, kept?), dtype);
         }
-        // Polars' optimiser moves a slice of an elementwise expression
-        // onto its columns (`(1.5 % col("c")).head(3)` becomes
-        // `1.5 % col("c").slice(0, 3)`): the same rows, kept by place.
+        // A slice or a filter inside an elementwise expression
+        // (`(x.filter(p) * 2).mean()`): the rows it keeps.
         if filtered_parts(self.arena, input).is_none()
-            && let Some((offset, length)) = self.common_slice(input)
+            && let Some(rows) = self.filter_inside(input)
         {
-            let outer = self.unsliced.replace((offset, length));
-            let values = self.expr(input);
-            self.unsliced = outer;
-            let kept = self.kept_by_place(node, (offset, length));
-            return self.aggregation_of_filter(node, op, (values?, kept?), dtype);
-        }
-        // Likewise a filter inside an elementwise expression that every
-        // column of it reads through (`(x.filter(p) * 2).mean()`): the rows
-        // the filter keeps.
-        if filtered_parts(self.arena, input).is_none()
-            && let Some(by) = self.common_filter(input)
-        {
-            let outer = std::mem::replace(&mut self.unfiltered, true);
-            let values = self.expr(input);
-            self.unfiltered = outer;
-            let kept = self.expr(by);
-            return self.aggregation_of_filter(node, op, (values?, kept?), dtype);
+            let (values, kept) = self.through_filter(input, rows)?;
+            return self.aggregation_of_filter(node, op, (values, kept), dtype);
         }
         if let Some(parts) = filtered_parts(self.arena, input) {
             // A variance of every n-th value, or of a filter by a literal:
@@ -429,6 +424,107 @@ impl ExprLowering<'_> {
             kind: ExprKind::Agg { op, input },
             dtype,
         })
+    }
+
+    /// Of an expression at `node` that keeps the rows of one filter or
+    /// slice it reads its columns through: where ([`Inside`]); `None` for
+    /// any other expression. (Polars' optimiser moves a slice of an
+    /// elementwise expression onto its columns: `(1.5 % col("c")).head(3)`
+    /// becomes `1.5 % col("c").slice(0, 3)`.)
+    pub(crate) fn filter_inside(&self, node: Node) -> Option<Inside> {
+        if let Some((offset, length)) = self.common_slice(node) {
+            return Some(Inside::Elementwise(KeptRows::Slice { offset, length }));
+        }
+        if let Some(by) = self.common_filter(node) {
+            return Some(Inside::Elementwise(KeptRows::By(by)));
+        }
+        // Functions of the rows in order that skip nulls, one over the
+        // other, over the filter.
+        let mut at = node;
+        loop {
+            if at != node
+                && let Some(parts) = filtered_parts(self.arena, at)
+            {
+                // (Of values and a predicate of every row.)
+                let whole = |n: Node| polars_plan::plans::is_length_preserving_ae(n, self.arena);
+                let by_whole = match parts.1 {
+                    KeptRows::By(by) => whole(by),
+                    _ => true,
+                };
+                return (whole(parts.0) && by_whole).then_some(Inside::SkippingNulls(at, parts));
+            }
+            let AExpr::Function {
+                input, function, ..
+            } = self.arena.get(at)
+            else {
+                return None;
+            };
+            let skips_nulls = matches!(
+                function,
+                IRFunctionExpr::CumSum { .. }
+                    | IRFunctionExpr::CumProd { .. }
+                    | IRFunctionExpr::CumMin { .. }
+                    | IRFunctionExpr::CumMax { .. }
+                    | IRFunctionExpr::CumCount { .. }
+                    | IRFunctionExpr::FillNullWithStrategy(
+                        FillNullStrategy::Forward(None) | FillNullStrategy::Backward(None)
+                    )
+            );
+            match input.as_slice() {
+                [one] if skips_nulls => at = one.node(),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The expression at `node`, whose filter or slice keeps rows as
+    /// `inside` says ([`Self::filter_inside`]), computed over every row,
+    /// and a boolean per row, true where the filter keeps it: at each kept
+    /// row the value the expression has there after the filter.
+    pub(crate) fn through_filter(
+        &mut self,
+        node: Node,
+        inside: Inside,
+    ) -> Option<(GpuExpr, GpuExpr)> {
+        let (values, kept) = match inside {
+            // Elementwise functions give each row the value they give it
+            // alone (aggregations and lengths beside them are of every
+            // row in Polars too).
+            Inside::Elementwise(KeptRows::Slice { offset, length }) => {
+                let outer = self.unsliced.replace((offset, length));
+                let values = self.expr(node);
+                self.unsliced = outer;
+                (values, self.kept_by_place(node, (offset, length)))
+            }
+            Inside::Elementwise(KeptRows::By(by)) => {
+                let outer = std::mem::replace(&mut self.unfiltered, true);
+                let values = self.expr(node);
+                self.unfiltered = outer;
+                (values, self.expr(by))
+            }
+            // Running sums, products, extremes, counts and fills skip a
+            // null as a row the filter drops: of the values with null
+            // where it drops them, the same at every kept row.
+            Inside::SkippingNulls(filter, parts) => {
+                let (values, kept) = self.filtered(filter, parts)?;
+                let null = GpuExpr::literal(Scalar::Null, values.dtype);
+                let dtype = values.dtype;
+                let nulled = kept.clone().then(values, null, dtype);
+                let outer = self.nulled.replace((filter, nulled));
+                let values = self.expr(node);
+                self.nulled = outer;
+                (values, Some(kept))
+            }
+            // (Not made by `filter_inside`.)
+            Inside::Elementwise(_) => {
+                self.refuse(
+                    node,
+                    "filter inside an expression is not supported on the GPU",
+                );
+                return None;
+            }
+        };
+        Some((values?, kept?))
     }
 
     /// The values of [`filtered_parts`] and a boolean per row

@@ -341,6 +341,7 @@ impl ExprLowering<'_> {
             per_group: true,
             unsliced: None,
             unfiltered: false,
+            nulled: None,
         };
         // A filter of the values themselves (`element().filter(..)`,
         // `element().drop_nulls()`, `element().head(2)`): each list's values

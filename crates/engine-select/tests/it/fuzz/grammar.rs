@@ -771,6 +771,16 @@ impl Grammar<'_> {
                 };
                 E::new(op, vec![x])
             }
+            2 if self.ordered && self.chance(0.3) => {
+                // A running function that skips nulls over the rows kept.
+                let p = self.value(Ty::Bool, d.saturating_sub(1));
+                let filtered = match self.rng.random_range(0..3) {
+                    0 => E::new(Op::DropNulls, vec![x]),
+                    1 => E::new(Op::Head(self.rng.random_range(0..4)), vec![x]),
+                    _ => E::new(Op::Filter, vec![x, p]),
+                };
+                self.running_skipping_nulls(ty, filtered)
+            }
             2 => E::new(Op::DropNulls, vec![x]),
             3 if ty == Ty::Float => E::new(Op::DropNans, vec![x]),
             4 if self.ordered => {
@@ -978,6 +988,41 @@ impl Grammar<'_> {
             }
             _ => self.scalar(ty, depth),
         }
+    }
+
+    /// Expressions of a select that keep the same rows: one filter or slice
+    /// at their root, under an elementwise function beside a literal, or
+    /// under a running function that skips nulls; now and then an
+    /// aggregation, repeated on each row kept.
+    pub fn filtered_alike(&mut self, depth: u32) -> Vec<E> {
+        let p = self.value(Ty::Bool, depth.saturating_sub(1));
+        let (n, offset) = (self.rng.random_range(0..5), self.rng.random_range(-3..3));
+        let sliced = self.ordered && self.chance(0.3);
+        let count = self.rng.random_range(1..4);
+        let mut es: Vec<E> = (0..count)
+            .map(|_| {
+                let ty = self.any_ty();
+                let x = self.value(ty, depth);
+                let kept = match sliced {
+                    true => E::new(Op::Slice(offset, n), vec![x]),
+                    false => E::new(Op::Filter, vec![x, p.clone()]),
+                };
+                match self.rng.random_range(0..4) {
+                    0 if ty.numeric() => {
+                        let op = self.arithmetic();
+                        let other = self.literal(ty);
+                        E::new(op, vec![kept, other])
+                    }
+                    1 if self.ordered => self.running_skipping_nulls(ty, kept),
+                    _ => kept,
+                }
+            })
+            .collect();
+        if self.chance(0.3) {
+            let ty = self.any_ty();
+            es.push(self.scalar(ty, depth));
+        }
+        es
     }
 
     /// An expression of `ty` for a select or with_columns.

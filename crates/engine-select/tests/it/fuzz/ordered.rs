@@ -219,4 +219,21 @@ impl Grammar<'_> {
             _ => E::new(Op::Shift(n), vec![self.value(ty, d)]),
         }
     }
+
+    /// `x` (of class `ty`) under a function of the rows in order that skips
+    /// nulls, of the same class: a running sum, product, extreme or count,
+    /// or a fill forward or backward without a limit.
+    pub(super) fn running_skipping_nulls(&mut self, ty: Ty, x: E) -> E {
+        let reverse = self.chance(0.3);
+        let op = match (ty, self.rng.random_range(0..6)) {
+            (Ty::Int | Ty::Float | Ty::Decimal, 0) => Op::CumSum(reverse),
+            (Ty::Int | Ty::Float | Ty::Decimal, 1) => Op::CumProd(reverse),
+            (Ty::Int | Ty::Float | Ty::Decimal, 2) => Op::CumMax(reverse),
+            (Ty::Int | Ty::Float | Ty::Decimal, 3) => Op::CumMin(reverse),
+            (Ty::UInt, 4) => Op::CumCount(reverse),
+            (_, 4) => Op::FillBackward(None),
+            _ => Op::FillForward(None),
+        };
+        E::new(op, vec![x])
+    }
 }

@@ -288,6 +288,12 @@ fn random_op(
             let exploded = E::new(Op::Explode, vec![lists]);
             Plan::Select(input, named(vec![exploded], fresh, &schema, "x"))
         }
+        // Expressions that keep the same rows (a filter or a slice inside
+        // them), and aggregations repeated on every row kept.
+        18..=31 if g.rng.random_bool(0.06) => {
+            let es = g.filtered_alike(depth);
+            Plan::Select(input, named(es, fresh, &schema, "x"))
+        }
         // Windows mapped by explode.
         18..=31 if g.ordered && g.rng.random_bool(0.04) => {
             let windows = g.exploded_windows(depth);

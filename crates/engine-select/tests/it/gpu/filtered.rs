@@ -1,13 +1,14 @@
-//! Aggregations of values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions.
+//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, aggregated or in a select of the rows kept.
 
 use super::*;
 
-/// Groups (`g`) of floats (`c`) and integers (`i`), a null in each.
+/// Groups (`g`) of floats (`c`, zeros of both signs among them) and
+/// integers (`i`), a null in each.
 fn frame() -> LazyFrame {
     df!(
-        "g" => ["a", "b", "a", "a", "b", "c", "a", "b"],
-        "c" => [Some(2.0f64), Some(-1.5), None, Some(4.0), Some(0.5), Some(3.0), Some(-2.0), Some(8.0)],
-        "i" => [Some(1i64), Some(2), Some(3), None, Some(5), Some(6), Some(7), Some(8)],
+        "g" => ["a", "b", "a", "a", "b", "c", "a", "b", "c", "a"],
+        "c" => [Some(2.0f64), Some(-1.5), None, Some(4.0), Some(0.5), Some(3.0), Some(-2.0), Some(8.0), Some(-0.0), Some(-0.0)],
+        "i" => [Some(1i64), Some(2), Some(3), None, Some(5), Some(6), Some(7), Some(8), Some(0), None],
     )
     .unwrap()
     .lazy()
@@ -88,4 +89,108 @@ fn aggregations_of_filters_inside_expressions_match_the_cpu() {
         ]
     };
     assert_per_group_and_over_the_frame("aggregations of filters inside expressions", aggregations);
+}
+
+/// Running functions that skip nulls (sums, products, extremes, counts,
+/// fills without a limit) of the rows a filter, `drop_nulls` or a slice
+/// keeps (`x.filter(p).cum_sum()`): each kept row's value as over the kept
+/// rows alone, as lists per group and their aggregations, per group and
+/// over the frame.
+#[test]
+fn running_functions_of_filtered_rows_match_the_cpu() {
+    let kept = || col("i").gt(lit(2)).or(col("c").lt(lit(0.0)));
+    let running = || {
+        [
+            col("i").filter(kept()).cum_sum(false).alias("sums"),
+            col("c")
+                .filter(kept())
+                .cum_sum(true)
+                .alias("float sums reversed"),
+            col("c").drop_nulls().cum_max(false).alias("running max"),
+            col("i")
+                .head(Some(3))
+                .cum_prod(false)
+                .alias("products of a head"),
+            col("i").filter(kept()).cum_count(false).alias("counts"),
+            col("c")
+                .filter(kept())
+                .fill_null_with_strategy(FillNullStrategy::Forward(None))
+                .alias("filled"),
+            col("i")
+                .filter(kept())
+                .cum_min(true)
+                .cum_sum(false)
+                .alias("sums of minima"),
+        ]
+    };
+    assert_gpu_eq(
+        "running functions of filtered rows, in lists per group",
+        frame().group_by_stable([col("g")]).agg(running()),
+    );
+    assert_gpu_eq(
+        "running functions of filtered rows, in lists over the frame",
+        frame().select(running().map(|e| e.implode(true))),
+    );
+    let aggregated = || {
+        let [sums, floats, max, products, counts, filled, minima] = running();
+        [
+            sums.last(),
+            floats.first(),
+            max.max(),
+            products.sum(),
+            counts.last(),
+            filled.last(),
+            minima.sum(),
+        ]
+    };
+    assert_per_group_and_over_the_frame("aggregations of running functions", aggregated);
+}
+
+/// A select whose expressions keep the same rows, through a filter or a
+/// slice under elementwise functions (`x.filter(p) * 2`, beside a whole
+/// frame's aggregation and the frame's length, which Polars takes of every
+/// row) or under running functions that skip nulls, and aggregations
+/// repeated on each row kept.
+#[test]
+fn selects_of_filters_under_functions_keep_the_rows_of_their_predicate() {
+    let kept = || col("c").gt(lit(0.0));
+    let cases = [
+        (
+            "under elementwise functions",
+            frame().select([
+                (col("i").filter(kept()) * lit(2)).alias("twice"),
+                (col("c").filter(kept()) - col("c").sum()).alias("less the sum"),
+                (col("i").filter(kept()) + len().cast(DataType::Int64)).alias("plus rows"),
+                col("g").filter(kept()),
+            ]),
+        ),
+        (
+            "under running functions",
+            frame().select([
+                col("c").filter(kept()).cum_sum(false).alias("sums"),
+                col("i").filter(kept()).cum_max(true).alias("maxima"),
+                col("i").max().alias("greatest"),
+            ]),
+        ),
+        (
+            "slices under functions",
+            frame().select([
+                (col("c").slice(lit(2i64), lit(5u64)) / lit(4.0)).alias("quarters"),
+                col("i")
+                    .slice(lit(2i64), lit(5u64))
+                    .cum_count(false)
+                    .alias("counts"),
+            ]),
+        ),
+        (
+            "keeping no row",
+            frame().select([
+                (col("c").filter(col("i").gt(lit(100))) * lit(2.0)).alias("none"),
+                col("i").min(),
+            ]),
+        ),
+    ];
+    for (name, query) in cases {
+        assert_gpu_eq(name, query);
+    }
 }
