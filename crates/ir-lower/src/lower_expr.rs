@@ -671,8 +671,9 @@ impl ExprLowering<'_> {
                 return self.refuse(
                     node,
                     "gather inside an expression (but `get` at a literal place or at \
-                     `arg_max`/`arg_min`, and over the whole frame by indices as long as it) is \
-                     not supported on the GPU",
+                     `arg_max`/`arg_min`, at literal places as a group's list or a select's \
+                     rows, and over the whole frame by indices as long as it) is not supported \
+                     on the GPU",
                 );
             }
             AExpr::Filter { input, .. } if self.unfiltered => {

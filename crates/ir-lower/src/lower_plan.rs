@@ -354,6 +354,9 @@ impl<'a> PlanLowering<'a> {
                 if let Some(windows) = self.explode_windows(expr) {
                     return self.select_with_explode_windows(node, input_node, expr, windows);
                 }
+                if let Some(gathers) = self.gathered_columns(expr, input_node) {
+                    return self.select_of_gathers(node, input_node, expr, gathers);
+                }
                 if let Some(parts) = self.filtered_columns(expr, input_node) {
                     return self.select_of_filtered(node, input_node, expr, parts);
                 }

@@ -469,6 +469,92 @@ impl ExprLowering<'_> {
         })
     }
 
+    /// Of `values.gather(places)` at `node` by a literal list of integer
+    /// places (`gather([2, 0, -1])`, no null among them): the values' node,
+    /// the places, and whether a place outside the values gives null
+    /// (`null_on_oob`; else Polars raises). `None` for any other node.
+    pub(crate) fn gather_at_places(&self, node: Node) -> Option<(Node, Vec<i64>, bool)> {
+        let AExpr::Gather {
+            expr,
+            idx,
+            returns_scalar: false,
+            null_on_oob,
+        } = self.arena.get(node)
+        else {
+            return None;
+        };
+        let (places, dtype) = self.literal_list(*idx)?;
+        if !dtype.is_integer() {
+            return None;
+        }
+        let places = places
+            .iter()
+            .map(|place| match place {
+                Scalar::Int(place) => Some(*place),
+                Scalar::UInt(place) => i64::try_from(*place).ok(),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        Some((*expr, places, *null_on_oob))
+    }
+
+    /// Polars' `gather` at literal places ([`Self::gather_at_places`]) of
+    /// each group's values (of the whole frame's, where a select explodes
+    /// it), as a list of type `dtype`: the value at each place as `get`
+    /// takes it (counted from the end where negative; outside the values
+    /// null with `null_on_oob` over the frame, else the query goes to
+    /// Polars, which raises, per group with `null_on_oob` too).
+    pub(crate) fn gathered_list(
+        &mut self,
+        node: Node,
+        (values, places, null_on_oob): (Node, Vec<i64>, bool),
+        dtype: GpuDtype,
+    ) -> Lowered {
+        /// The most places a gather runs on the GPU at (a `get` each).
+        const MOST_PLACES: usize = 64;
+        if self.one_value(values) {
+            // Polars takes one value (a list of one) per group.
+            return self.refuse(
+                node,
+                "`gather` of a literal or an aggregation is not supported on the GPU",
+            );
+        }
+        if places.is_empty() || places.len() > MOST_PLACES {
+            return self.refuse(
+                node,
+                format!(
+                    "`gather` at {} literal places is not supported on the GPU (1 to \
+                     {MOST_PLACES} are)",
+                    places.len()
+                ),
+            );
+        }
+        // Per group Polars raises at a place outside a group with
+        // `null_on_oob` too.
+        let null_on_oob = null_on_oob && !self.per_group;
+        let values = self.expr(values)?;
+        if dtype != GpuDtype::List(crate::dtype::ListOf::of(values.dtype)) {
+            return self.refuse(
+                node,
+                format!(
+                    "`gather` of {} into {dtype} is not supported on the GPU",
+                    values.dtype
+                ),
+            );
+        }
+        let got = places
+            .into_iter()
+            .map(|index| {
+                let op = AggOp::Get { index, null_on_oob };
+                values.clone().aggregated(op, values.dtype)
+            })
+            .collect();
+        Some(GpuExpr {
+            kind: ExprKind::ConcatList(got),
+            dtype,
+        })
+    }
+
     /// `implode` of `input` (a group-by's aggregation of values it leaves
     /// unaggregated is one): each group's values (of a select, the
     /// column's) as one list in row order, computed as in the group (its
@@ -483,6 +569,9 @@ impl ExprLowering<'_> {
     /// [`Self::implode`] of `input` into lists of type `dtype`, refused
     /// (where it is) as `node`.
     pub(crate) fn implode_as(&mut self, node: Node, input: Node, dtype: GpuDtype) -> Lowered {
+        if let Some(gather) = self.gather_at_places(input) {
+            return self.gathered_list(input, gather, dtype);
+        }
         let imploded = match self.arena.get(input) {
             // The distinct values in the order they first come (of each
             // group): the rows where each first comes. Per group Polars

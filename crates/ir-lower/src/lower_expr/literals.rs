@@ -343,8 +343,8 @@ impl ExprLowering<'_> {
         }
     }
 
-    /// The values of a literal list (a Series literal or a list scalar).
-    /// The values of a literal list, and their type.
+    /// The values of a literal list (a Series literal or a list scalar),
+    /// and their type.
     pub(crate) fn literal_list(&self, node: Node) -> Option<(Vec<Scalar>, GpuDtype)> {
         let series: Series = match self.arena.get(node) {
             AExpr::Literal(LiteralValue::Series(series)) => (**series).clone(),

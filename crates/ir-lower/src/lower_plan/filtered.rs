@@ -1,4 +1,4 @@
-//! A select whose expressions filter or slice their rows alike (`select(col("x").filter(p), col("y").sum())`): the values over the whole frame, then a filter.
+//! A select whose expressions keep or pick rows alike: filters and slices (`select(col("x").filter(p), col("y").sum())`: the values over the whole frame, then a filter) and gathers at literal places (the values at each place in a list, exploded).
 
 use super::*;
 
@@ -132,6 +132,95 @@ impl PlanLowering<'_> {
         Some(PlanNode::SimpleProjection {
             input: Box::new(filter),
             columns: (0..n).collect(),
+            schema,
+        })
+    }
+
+    /// Of a select whose every expression gathers values as long as the
+    /// frame at the same literal places (`select(col("x").gather([2, 0]),
+    /// col("y").gather([2, 0]))`), or is a scalar (repeated on every row
+    /// picked), with one gather at least: each expression's gather
+    /// ([`ExprLowering::gather_at_places`]), `None` for a scalar; `None` for
+    /// any other select.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn gathered_columns(
+        &mut self,
+        exprs: &[ExprIR],
+        input_node: Node,
+    ) -> Option<Vec<Option<(Node, Vec<i64>, bool)>>> {
+        let arena = self.expr_arena;
+        let schema = self.schema_of(input_node);
+        let one_row = self.one_row_columns(input_node);
+        let lowering = self.expr_lowering(&schema, one_row);
+        let mut places: Option<Vec<i64>> = None;
+        exprs
+            .iter()
+            .map(|e| {
+                let Some(gather) = lowering.gather_at_places(e.node()) else {
+                    return is_scalar_ae(e.node(), arena).then_some(None);
+                };
+                let same = places.get_or_insert_with(|| gather.1.clone()) == &gather.1;
+                (same && is_length_preserving_ae(gather.0, arena)).then_some(Some(gather))
+            })
+            .collect::<Option<Vec<_>>>()
+            .filter(|gathers| gathers.iter().any(Option::is_some))
+    }
+
+    /// A select of gathers at the same literal places
+    /// ([`PlanLowering::gathered_columns`]): each gather's values at the
+    /// places in a list (`get` of each place), scalars as they are, then
+    /// the lists exploded, the scalars repeated on every row.
+    pub(super) fn select_of_gathers(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        exprs: &[ExprIR],
+        gathers: Vec<Option<(Node, Vec<i64>, bool)>>,
+    ) -> Lowered {
+        let input = self.node(input_node);
+        let schema = self.output_schema(node)?;
+        let input_schema = self.schema_of(input_node);
+        let one_row = self.one_row_columns(input_node);
+        let mut lowering = self.expr_lowering(&input_schema, one_row);
+        let lowered: Vec<Option<NamedExpr>> = exprs
+            .iter()
+            .zip(gathers.iter().cloned())
+            .zip(&schema)
+            .map(|((e, gather), column)| {
+                let expr = match gather {
+                    Some(gather) => {
+                        let listed = GpuDtype::List(crate::dtype::ListOf::of(column.dtype));
+                        lowering.gathered_list(e.node(), gather, listed)?
+                    }
+                    None => lowering.expr(e.node())?,
+                };
+                Some(NamedExpr {
+                    name: column.name.clone(),
+                    expr,
+                })
+            })
+            .collect();
+        let exprs: Vec<NamedExpr> = lowered.into_iter().collect::<Option<_>>()?;
+        let input = input?;
+        let inner = exprs
+            .iter()
+            .map(|named| OutputColumn {
+                name: named.name.clone(),
+                dtype: named.expr.dtype,
+            })
+            .collect();
+        let select = PlanNode::Select {
+            input: Box::new(input),
+            exprs,
+            schema: inner,
+        };
+        Some(PlanNode::Explode {
+            input: Box::new(select),
+            columns: (0..gathers.len())
+                .filter(|&at| gathers[at].is_some())
+                .collect(),
+            empty_as_null: false,
+            keep_nulls: true,
             schema,
         })
     }

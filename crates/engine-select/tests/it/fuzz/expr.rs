@@ -317,6 +317,9 @@ pub enum Op {
     /// The first input at the indices of the second (`gather`), null
     /// outside the frame or not.
     Gather(bool),
+    /// The input at literal places (from the end where negative), null
+    /// outside the values or not: `gather([2, 0, -1])`.
+    GatherAt(Vec<i64>, bool),
     /// The first input at the place of the second's greatest value (its
     /// least, with `false`): `x.get(k.arg_max())`.
     GetAtExtreme(bool),
@@ -685,6 +688,8 @@ impl E {
                     WindowMapping::GroupsToRows).unwrap()),
             Op::Filter => case!(i, s; [x, p]; ; x.filter(p)),
             Op::Gather(null) => case!(i, s; [x, idx]; null = null; x.gather(idx, null)),
+            Op::GatherAt(places, null) => case!(i, s; [x]; places = places, null = null;
+                x.gather(lit(Series::new("".into(), places)), null)),
             Op::GetAtExtreme(true) => case!(i, s; [x, k]; ; x.get(k.arg_max(), false)),
             Op::GetAtExtreme(false) => case!(i, s; [x, k]; ; x.get(k.arg_min(), false)),
             Op::Head(n) => case!(i, s; [x]; n = n; x.head(Some(n))),

@@ -963,7 +963,12 @@ impl Grammar<'_> {
             // keeps, or the distinct ones, too).
             3 if self.ordered && self.chance(0.3) => {
                 let mut x = self.maybe_filtered(ty, depth);
-                if self.chance(0.15) {
+                if self.chance(0.1) {
+                    // The values at literal places.
+                    let null_on_oob = self.chance(0.5);
+                    let at = Op::GatherAt(self.places(), null_on_oob);
+                    x = E::new(at, vec![self.value(ty, depth)]);
+                } else if self.chance(0.15) {
                     x = E::new(Op::Unique(self.chance(0.8)), vec![x]);
                 }
                 if self.chance(0.5) {
@@ -992,17 +997,24 @@ impl Grammar<'_> {
 
     /// Expressions of a select that keep the same rows: one filter or slice
     /// at their root, under an elementwise function beside a literal, or
-    /// under a running function that skips nulls; now and then an
-    /// aggregation, repeated on each row kept.
+    /// under a running function that skips nulls, or gathers at the same
+    /// literal places; now and then an aggregation, repeated on each row
+    /// kept.
     pub fn filtered_alike(&mut self, depth: u32) -> Vec<E> {
         let p = self.value(Ty::Bool, depth.saturating_sub(1));
         let (n, offset) = (self.rng.random_range(0..5), self.rng.random_range(-3..3));
         let sliced = self.ordered && self.chance(0.3);
+        let places = (self.ordered && self.chance(0.3)).then(|| self.places());
         let count = self.rng.random_range(1..4);
         let mut es: Vec<E> = (0..count)
             .map(|_| {
                 let ty = self.any_ty();
                 let x = self.value(ty, depth);
+                if let Some(places) = &places {
+                    // Gathers at the same literal places.
+                    let at = Op::GatherAt(places.clone(), self.chance(0.5));
+                    return E::new(at, vec![x]);
+                }
                 let kept = match sliced {
                     true => E::new(Op::Slice(offset, n), vec![x]),
                     false => E::new(Op::Filter, vec![x, p.clone()]),
@@ -1023,6 +1035,13 @@ impl Grammar<'_> {
             es.push(self.scalar(ty, depth));
         }
         es
+    }
+
+    /// Literal places for `gather`: one to four, from either end, some
+    /// past the small frames' ends.
+    fn places(&mut self) -> Vec<i64> {
+        let n = self.rng.random_range(1..5);
+        (0..n).map(|_| self.rng.random_range(-4..6)).collect()
     }
 
     /// An expression of `ty` for a select or with_columns.

@@ -118,3 +118,63 @@ fn gathers_by_arg_sort_of_one_value_stay_with_polars() {
     let (actual, _) = lf.collect_with_report(&Engine::Gpu(under_test())).unwrap();
     assert!(expected.equals_missing(&actual), "{expected}\n{actual}");
 }
+
+/// `gather` at literal places (`gather([2, 0, -1])`): the values at each
+/// place, from the end where negative, repeated places too; per group each
+/// group's list, over the frame the rows (aggregations beside repeated);
+/// outside the values null with `null_on_oob` over the frame, else (per
+/// group always) Polars' error.
+#[test]
+fn gathers_at_literal_places_match_the_cpu_or_leave_polars_its_error() {
+    let frame = || {
+        df!(
+            "g" => ["a", "b", "a", "a", "b", "c", "a"],
+            "x" => [Some(1.5f64), None, Some(-0.0), Some(4.0), Some(5.0), Some(6.5), None],
+            "s" => [Some("p"), Some("q"), None, Some("r"), Some("s"), Some("t"), Some("u")],
+            "i" => [1i32, 2, 3, 4, 5, 6, 7],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let places = |places: &[i64]| lit(Series::new("".into(), places));
+    let g = || frame().group_by_stable([col("g")]);
+    for (name, lf) in [
+        (
+            "per group, inside the smallest group",
+            g().agg([
+                col("x").gather(places(&[0, -1]), false),
+                col("s").gather(places(&[-1, 0, 0]), false),
+                col("i").sum(),
+            ]),
+        ),
+        (
+            "per group, unsigned places, null_on_oob",
+            g().agg([
+                col("x").gather(places(&[0]), true),
+                (col("i") * lit(2)).gather(lit(Series::new("".into(), [0u32, 0])), true),
+            ]),
+        ),
+        (
+            "over the frame, aggregations beside",
+            frame().select([
+                col("s").gather(places(&[3, 0, -2, 3]), false),
+                (col("x") + lit(1.0)).gather(places(&[3, 0, -2, 3]), false),
+                col("i").sum().alias("sum"),
+            ]),
+        ),
+        (
+            "over the frame, outside null",
+            frame().select([col("i").gather(places(&[9, -9, 1]), true)]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    for null_on_oob in [false, true] {
+        assert_cpu_error(
+            frame()
+                .group_by_stable([col("g")])
+                .agg([col("x").gather(places(&[2]), null_on_oob)]),
+        );
+    }
+    assert_cpu_error(frame().select([col("x").gather(places(&[7]), false)]));
+}
