@@ -1,7 +1,7 @@
-//! Polars' `value_counts` and `unique_counts` as plain nodes: a group-by of the values in order of first appearance and their counts, sorted (stably) when asked, and the struct of the two.
+//! Polars' `value_counts` and `unique_counts` as plain nodes: a group-by of the values in order of first appearance and their counts (as fractions of the rows when normalized), sorted (stably) when asked, and the struct of the two.
 
 use super::*;
-use crate::expr::{ExprKind, NamedExpr};
+use crate::expr::{AggOp, CastMode, ExprKind, NamedExpr};
 use crate::plan::SortKey;
 
 impl PlanLowering<'_> {
@@ -12,10 +12,9 @@ impl PlanLowering<'_> {
     /// (ties in that order: Polars' sort of one column is stable) when
     /// `sort`, as a struct column of the two. Without `sort` Polars gives
     /// the groups in an order of its own (that of its hash table); the
-    /// device gives them in order of first appearance. Counts normalized to
-    /// fractions of the rows are refused (Polars divides each by the rows,
-    /// which the device's division of a column by a whole-frame value does
-    /// not reproduce to the last bit).
+    /// device gives them in order of first appearance. With `normalize`,
+    /// each number as a fraction of the rows (f64; see
+    /// [`PlanLowering::normalized_counts`]).
     pub(super) fn select_of_value_counts(
         &mut self,
         node: Node,
@@ -24,12 +23,6 @@ impl PlanLowering<'_> {
         values: Node,
         (sort, name, normalize): (bool, &str, bool),
     ) -> Lowered {
-        if normalize {
-            return self.refuse(
-                node,
-                "value_counts with normalize=True is not supported on the GPU yet",
-            );
-        }
         let values_name = match self.schema_of(node).get_at_index(0) {
             Some((_, DataType::Struct(fields))) => fields.first()?.name().to_string(),
             _ => return self.refuse(node, "value_counts that does not give a struct"),
@@ -40,8 +33,11 @@ impl PlanLowering<'_> {
         }
         let names = (values_name.as_str(), name);
         let mut counts = self.counts(node, input_node, values, names, "value_counts")?;
+        if normalize {
+            counts = normalized_counts(counts, node)?;
+        }
         let columns = counts.schema().clone();
-        let count = GpuDtype::UInt32;
+        let count = columns.get(1)?.dtype;
         if sort {
             counts = PlanNode::Sort {
                 input: Box::new(counts),
@@ -153,4 +149,80 @@ impl PlanLowering<'_> {
             ],
         })
     }
+}
+
+/// `counts` (each distinct value and its number of rows, u32) with each
+/// number a fraction of all the rows, f64, as Polars' `value_counts(normalize=True)`
+/// divides it (`count as f64 / rows as f64`, row by row: the rows, the sum
+/// of the counts, are joined to every group as a column, so that the
+/// division is not the one by a scalar, which Polars' arithmetic takes by
+/// the reciprocal). `node` names the shared counts.
+fn normalized_counts(counts: PlanNode, node: Node) -> Option<PlanNode> {
+    let columns = counts.schema().clone();
+    let (values, count) = (columns.first()?.clone(), columns.get(1)?.clone());
+    let (wide, float) = (GpuDtype::UInt64, GpuDtype::Float64);
+    let shared = PlanNode::Cache {
+        schema: columns.clone(),
+        input: Box::new(counts),
+        id: format!("value_counts {}", node.0),
+    };
+    let mut rows_name = String::from("__gpu_rows");
+    while columns.iter().any(|column| column.name == rows_name) {
+        rows_name.push('_');
+    }
+    let rows_column = OutputColumn {
+        name: rows_name.clone(),
+        dtype: wide,
+    };
+    let rows = PlanNode::Select {
+        input: Box::new(shared.clone()),
+        exprs: vec![NamedExpr {
+            name: rows_name.clone(),
+            expr: GpuExpr::column(1, count.name.clone(), count.dtype)
+                .cast(wide, CastMode::NonStrict)
+                .aggregated(AggOp::Sum, wide),
+        }],
+        schema: vec![rows_column.clone()],
+    };
+    let mut joined_schema = columns.clone();
+    joined_schema.push(rows_column);
+    let joined = PlanNode::Join {
+        left: Box::new(shared),
+        right: Box::new(rows),
+        left_on: Vec::new(),
+        right_on: Vec::new(),
+        kind: JoinKind::Cross,
+        nulls_equal: false,
+        coalesce: false,
+        suffix: "_right".into(),
+        predicate: None,
+        order: JoinOrder::Left,
+        slice: None,
+        unique: (false, false),
+        schema: joined_schema,
+    };
+    let as_float = |e: GpuExpr| e.cast(float, CastMode::NonStrict);
+    let fraction = as_float(GpuExpr::column(1, count.name.clone(), count.dtype)).binary(
+        BinaryOp::TrueDivide,
+        as_float(GpuExpr::column(2, rows_name, wide)),
+        float,
+    );
+    let fraction_column = OutputColumn {
+        name: count.name.clone(),
+        dtype: float,
+    };
+    Some(PlanNode::Select {
+        input: Box::new(joined),
+        exprs: vec![
+            NamedExpr {
+                name: values.name.clone(),
+                expr: GpuExpr::column(0, values.name.clone(), values.dtype),
+            },
+            NamedExpr {
+                name: count.name,
+                expr: fraction,
+            },
+        ],
+        schema: vec![values, fraction_column],
+    })
 }

@@ -258,10 +258,6 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         // Aggregations, windows, group-bys.
         (
-            "counts normalized",
-            o().select([col("status").value_counts(true, false, "n", true)]),
-        ),
-        (
             "value_counts beside a column",
             o().select([
                 col("status").value_counts(true, false, "n", false),

@@ -242,9 +242,9 @@ pub enum Op {
     SplitExact(String, usize, bool),
     /// `str.splitn(p, n)`: a struct of texts.
     SplitN(String, usize),
-    /// `value_counts(sort, ..)` (counts named "count"): a struct per
-    /// distinct value, as the only expression of a select.
-    ValueCounts(bool),
+    /// `value_counts(sort, .., normalize)` (counts named "count"): a struct
+    /// per distinct value, as the only expression of a select.
+    ValueCounts(bool, bool),
     /// `peak_max()`, `peak_min()`.
     PeakMax,
     PeakMin,
@@ -583,8 +583,9 @@ impl E {
             Op::UniqueCounts => case!(i, s; [x]; ; x.unique_counts()),
             Op::PeakMax => case!(i, s; [x]; ; x.peak_max()),
             Op::PeakMin => case!(i, s; [x]; ; x.peak_min()),
-            Op::ValueCounts(sort) => {
-                case!(i, s; [x]; sort = sort; x.value_counts(sort, false, "count", false))
+            Op::ValueCounts(sort, normalize) => {
+                case!(i, s; [x]; sort = sort, normalize = normalize;
+                x.value_counts(sort, false, "count", normalize))
             }
             Op::Part(p) => part(*p, i, s),
             Op::ToString(f) => case!(i, s; [x]; f = f; x.dt().to_string(&f)),

@@ -460,11 +460,11 @@ impl Plan {
             // Polars gives unsorted counts in its hash table's order.
             Plan::Select(input, es) => {
                 let unsorted_counts = |e: &E| match &e.op {
-                    Op::ValueCounts(sort) => !sort,
+                    Op::ValueCounts(sort, _) => !sort,
                     Op::Alias(_) => e
                         .args
                         .first()
-                        .is_some_and(|x| matches!(x.op, Op::ValueCounts(false))),
+                        .is_some_and(|x| matches!(x.op, Op::ValueCounts(false, _))),
                     _ => false,
                 };
                 input.ordered() && !es.iter().any(unsorted_counts)

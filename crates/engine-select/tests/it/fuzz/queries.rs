@@ -266,7 +266,7 @@ fn random_op(
             let op = if g.rng.random_bool(0.3) {
                 Op::UniqueCounts
             } else {
-                Op::ValueCounts(g.rng.random_bool(0.7))
+                Op::ValueCounts(g.rng.random_bool(0.7), g.rng.random_bool(0.3))
             };
             let counted = E::new(op, vec![values]);
             Plan::Select(input, named(vec![counted], fresh, &schema, "x"))

@@ -848,9 +848,21 @@ fn value_counts_and_unique_counts_match_the_cpu() {
             .unwrap()
     };
     assert!(in_order(expected).equals_missing(&in_order(actual)));
-    assert_cpu_answer_with_reason(
-        frame().select([col("i").value_counts(true, false, "count", true)]),
-        "normalize=True",
+    // Normalized: each count divided by the rows, as Polars divides it.
+    let normalized = |name: &str| col(name).value_counts(true, false, "part", true);
+    for name in ["i", "s", "f", "b"] {
+        assert_gpu_eq(
+            &format!("value_counts of {name}, normalized"),
+            frame().select([normalized(name)]),
+        );
+        assert_gpu_eq(
+            &format!("value_counts of {name} of seven rows, normalized"),
+            frame().slice(1, 7).select([normalized(name)]),
+        );
+    }
+    assert_gpu_eq(
+        "value_counts of no rows, normalized",
+        frame().filter(lit(false)).select([normalized("s")]),
     );
     // Counts named as the values: Polars raises its error.
     assert_cpu_error(frame().select([col("i").value_counts(true, false, "i", false)]));
