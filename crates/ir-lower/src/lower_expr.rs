@@ -235,6 +235,20 @@ impl ExprLowering<'_> {
         {
             return Some(nulled.clone());
         }
+        // An aggregation beside a filter or slice being lowered through
+        // (`x.filter(p) + x.filter(q).shift(1).last()`) takes its own
+        // rows: the filters and slices inside it are its own.
+        let through = self.unfiltered || self.unsliced.is_some() || self.nulled.is_some();
+        if through && matches!(self.arena.get(node), AExpr::Agg(_)) {
+            let outer = (
+                std::mem::take(&mut self.unfiltered),
+                self.unsliced.take(),
+                self.nulled.take(),
+            );
+            let lowered = self.expr(node);
+            (self.unfiltered, self.unsliced, self.nulled) = outer;
+            return lowered;
+        }
         let lowered = self.expr_of_any_values(node)?;
         let lowered = self.without_nested_values(node, lowered)?;
         let lowered = self.with_decimals_checked(node, lowered)?;

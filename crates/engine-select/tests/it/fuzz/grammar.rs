@@ -754,10 +754,14 @@ impl Grammar<'_> {
                 let p = self.value(Ty::Bool, d.saturating_sub(1));
                 let filtered = E::new(Op::Filter, vec![x, p]);
                 // Now and then under an elementwise function of numbers,
-                // beside a literal (`(x.filter(p) * 2)`).
+                // beside a literal (`(x.filter(p) * 2)`) or an aggregation
+                // of rows of its own (`x.filter(p) - x.filter(q).max()`).
                 if ty.numeric() && self.chance(0.3) {
                     let op = self.arithmetic();
-                    let other = self.literal(ty);
+                    let other = match self.chance(0.7) {
+                        true => self.literal(ty),
+                        false => self.scalar(ty, d.saturating_sub(1)),
+                    };
                     return E::new(op, vec![filtered, other]);
                 }
                 filtered
@@ -1022,7 +1026,10 @@ impl Grammar<'_> {
                 match self.rng.random_range(0..4) {
                     0 if ty.numeric() => {
                         let op = self.arithmetic();
-                        let other = self.literal(ty);
+                        let other = match self.chance(0.7) {
+                            true => self.literal(ty),
+                            false => self.scalar(ty, depth.saturating_sub(1)),
+                        };
                         E::new(op, vec![kept, other])
                     }
                     1 if self.ordered => self.running_skipping_nulls(ty, kept),

@@ -194,3 +194,33 @@ fn selects_of_filters_under_functions_keep_the_rows_of_their_predicate() {
         assert_gpu_eq(name, query);
     }
 }
+
+/// An aggregation beside a filter or slice that an expression reads its
+/// columns through takes its own rows: its own filter kept (on the
+/// device), or a filter under a function that reads other rows
+/// (`x.filter(q).shift(1).last()`) left to Polars, never read as the
+/// unfiltered values.
+#[test]
+fn aggregations_beside_a_filter_take_their_own_rows() {
+    let (p, q) = (|| col("i").gt(lit(2)), || col("i").lt(lit(7)));
+    assert_per_group_and_over_the_frame("a filtered maximum beside a filter", || {
+        [(col("i").filter(p()) + col("i").filter(q()).max())
+            .sum()
+            .alias("sum")]
+    });
+    assert_gpu_eq(
+        "a filtered maximum beside a filter, in a select",
+        frame().select([(col("i").filter(p()) - col("i").filter(q()).max()).alias("less")]),
+    );
+    let shifted = || col("i").filter(q()).shift(lit(1)).last();
+    for query in [
+        frame().select([(col("i").filter(p()) + shifted()).alias("plus")]),
+        frame().select([(col("i").filter(p()) + shifted()).sum().alias("sum")]),
+        frame()
+            .group_by_stable([col("g")])
+            .agg([(col("i").filter(p()) + shifted()).sum().alias("sum")]),
+        frame().select([(col("i").filter(p()).cum_sum(false) + shifted()).alias("sums")]),
+    ] {
+        assert_cpu_answer_with_reason(query, "filter inside an expression");
+    }
+}
