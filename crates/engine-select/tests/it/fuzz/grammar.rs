@@ -17,6 +17,7 @@ use super::code::List;
 use super::expr::{Agg, E, Lit, Op, Part};
 
 mod casts;
+mod filtered;
 mod windows;
 pub use super::ty::{ALL, Ty};
 
@@ -744,69 +745,6 @@ impl Grammar<'_> {
         }
     }
 
-    /// Values of class `ty`, sometimes through a filter or a slice (as an
-    /// aggregation or a list per group reads them).
-    fn maybe_filtered(&mut self, ty: Ty, d: u32) -> E {
-        let x = self.value(ty, d);
-        // A filter, or a slice, inside the aggregation.
-        match self.rng.random_range(0..12) {
-            0 => {
-                let p = self.value(Ty::Bool, d.saturating_sub(1));
-                let filtered = E::new(Op::Filter, vec![x, p]);
-                // Now and then under an elementwise function of numbers,
-                // beside a literal (`(x.filter(p) * 2)`) or an aggregation
-                // of rows of its own (`x.filter(p) - x.filter(q).max()`).
-                if ty.numeric() && self.chance(0.3) {
-                    let op = self.arithmetic();
-                    let other = match self.chance(0.7) {
-                        true => self.literal(ty),
-                        false => self.scalar(ty, d.saturating_sub(1)),
-                    };
-                    return E::new(op, vec![filtered, other]);
-                }
-                filtered
-            }
-            1 if self.ordered => {
-                let n = self.rng.random_range(0..4);
-                let op = match self.rng.random_range(0..3) {
-                    0 => Op::Head(n),
-                    1 => Op::Tail(n),
-                    _ => Op::Slice(self.rng.random_range(-2..3), n),
-                };
-                E::new(op, vec![x])
-            }
-            2 if self.ordered && self.chance(0.3) => {
-                // A running function that skips nulls over the rows kept.
-                let p = self.value(Ty::Bool, d.saturating_sub(1));
-                let filtered = match self.rng.random_range(0..3) {
-                    0 => E::new(Op::DropNulls, vec![x]),
-                    1 => E::new(Op::Head(self.rng.random_range(0..4)), vec![x]),
-                    _ => E::new(Op::Filter, vec![x, p]),
-                };
-                self.running_skipping_nulls(ty, filtered)
-            }
-            2 => E::new(Op::DropNulls, vec![x]),
-            3 if ty == Ty::Float => E::new(Op::DropNans, vec![x]),
-            4 if self.ordered => {
-                let (n, offset) = (self.rng.random_range(1..4), self.rng.random_range(0..3));
-                E::new(Op::GatherEvery(n, offset), vec![x])
-            }
-            // Gathered by another value's `arg_sort` (a stable sort by it),
-            // now and then sliced.
-            5 if self.ordered => {
-                let key_ty = self.any_ty();
-                let key = self.value(key_ty, d.saturating_sub(1));
-                let arg_sort = Op::ArgSort(self.chance(0.5), self.chance(0.5));
-                let mut order = E::new(arg_sort, vec![key]);
-                if self.chance(0.6) {
-                    order = E::new(Op::Head(self.rng.random_range(0..4)), vec![order]);
-                }
-                E::new(Op::Gather(true), vec![x, order])
-            }
-            _ => x,
-        }
-    }
-
     /// An aggregation of class `ty`: one value for the frame (broadcast
     /// where rows are wanted) or per group.
     pub fn scalar(&mut self, ty: Ty, d: u32) -> E {
@@ -997,58 +935,6 @@ impl Grammar<'_> {
             }
             _ => self.scalar(ty, depth),
         }
-    }
-
-    /// Expressions of a select that keep the same rows: one filter or slice
-    /// at their root, under an elementwise function beside a literal, or
-    /// under a running function that skips nulls, or gathers at the same
-    /// literal places; now and then an aggregation, repeated on each row
-    /// kept.
-    pub fn filtered_alike(&mut self, depth: u32) -> Vec<E> {
-        let p = self.value(Ty::Bool, depth.saturating_sub(1));
-        let (n, offset) = (self.rng.random_range(0..5), self.rng.random_range(-3..3));
-        let sliced = self.ordered && self.chance(0.3);
-        let places = (self.ordered && self.chance(0.3)).then(|| self.places());
-        let count = self.rng.random_range(1..4);
-        let mut es: Vec<E> = (0..count)
-            .map(|_| {
-                let ty = self.any_ty();
-                let x = self.value(ty, depth);
-                if let Some(places) = &places {
-                    // Gathers at the same literal places.
-                    let at = Op::GatherAt(places.clone(), self.chance(0.5));
-                    return E::new(at, vec![x]);
-                }
-                let kept = match sliced {
-                    true => E::new(Op::Slice(offset, n), vec![x]),
-                    false => E::new(Op::Filter, vec![x, p.clone()]),
-                };
-                match self.rng.random_range(0..4) {
-                    0 if ty.numeric() => {
-                        let op = self.arithmetic();
-                        let other = match self.chance(0.7) {
-                            true => self.literal(ty),
-                            false => self.scalar(ty, depth.saturating_sub(1)),
-                        };
-                        E::new(op, vec![kept, other])
-                    }
-                    1 if self.ordered => self.running_skipping_nulls(ty, kept),
-                    _ => kept,
-                }
-            })
-            .collect();
-        if self.chance(0.3) {
-            let ty = self.any_ty();
-            es.push(self.scalar(ty, depth));
-        }
-        es
-    }
-
-    /// Literal places for `gather`: one to four, from either end, some
-    /// past the small frames' ends.
-    fn places(&mut self) -> Vec<i64> {
-        let n = self.rng.random_range(1..5);
-        (0..n).map(|_| self.rng.random_range(-4..6)).collect()
     }
 
     /// An expression of `ty` for a select or with_columns.
