@@ -12,16 +12,45 @@ pub(super) enum Part {
     /// running ones that skip nulls (`col("x").filter(p).cum_sum()`): where
     /// (see `ExprLowering::through_filter`).
     Inside(Inside),
+    /// Any other functions (`shift`, `diff`, `rank`, ...) of one filter or
+    /// slice, with literals beside (`col("x").filter(p).shift(1) * 2`): the
+    /// filter's node and its parts; the functions run over the rows kept.
+    After(Node, (Node, KeptRows)),
     /// One value (an aggregation, a literal), repeated on every row kept.
     Scalar,
+}
+
+/// Of an expression at `node` that reads its columns through one filter or
+/// slice under any functions, with nothing but constants beside it: the
+/// filter's node and parts (of values and a predicate of every row).
+/// `None` for any other expression, and for a filter at the root.
+fn filter_under(arena: &Arena<AExpr>, node: Node) -> Option<(Node, (Node, KeptRows))> {
+    let whole = |node| is_length_preserving_ae(node, arena);
+    let mut at = node;
+    loop {
+        if let Some((values, rows)) = filtered_parts(arena, at) {
+            let by_whole = match rows {
+                KeptRows::By(by) => whole(by),
+                _ => true,
+            };
+            return (at != node && whole(values) && by_whole).then_some((at, (values, rows)));
+        }
+        let mut children = Vec::new();
+        arena.get(at).children_rev(&mut children);
+        let mut reading = children.into_iter().filter(|&c| !is_constant(c, arena));
+        match (reading.next(), reading.next()) {
+            (Some(next), None) => at = next,
+            _ => return None,
+        }
+    }
 }
 
 impl PlanLowering<'_> {
     /// Of a select over `input_node` whose every expression filters
     /// (`filter`, `drop_nulls`, `drop_nans`, slices, `gather_every`) values
     /// as long as the frame by a predicate as long as the frame, or reads
-    /// its columns through one such filter or slice under elementwise or
-    /// running functions, or is a scalar (an aggregation, a literal: Polars repeats
+    /// its columns through one such filter or slice under other functions,
+    /// or is a scalar (an aggregation, a literal: Polars repeats
     /// it on every row kept), with one filter at least: each expression's
     /// [`Part`]; `None` for any other select.
     pub(super) fn filtered_columns(
@@ -41,7 +70,11 @@ impl PlanLowering<'_> {
                     if is_scalar_ae(e.node(), arena) {
                         return Some(Part::Scalar);
                     }
-                    return lowering.filter_inside(e.node()).map(Part::Inside);
+                    if let Some(inside) = lowering.filter_inside(e.node()) {
+                        return Some(Part::Inside(inside));
+                    }
+                    let (filter, parts) = filter_under(arena, e.node())?;
+                    return Some(Part::After(filter, parts));
                 };
                 let by_whole = match rows {
                     KeptRows::By(by) => whole(by),
@@ -69,25 +102,37 @@ impl PlanLowering<'_> {
         let input_schema = self.schema_of(input_node);
         let one_row = self.one_row_columns(input_node);
         let mut lowering = self.expr_lowering(&input_schema, one_row);
-        let lowered: Vec<Option<(GpuExpr, Option<GpuExpr>)>> = exprs
+        // Each expression's values over the whole frame, the rows it keeps
+        // and, of one whose functions run after the filter, those.
+        type Lowered3 = (GpuExpr, Option<GpuExpr>, Option<GpuExpr>);
+        let lowered: Vec<Option<Lowered3>> = exprs
             .iter()
             .zip(parts)
-            .map(|(e, part)| match part {
+            .enumerate()
+            .map(|(at, (e, part))| match part {
                 Part::Filtered(parts) => {
                     let (values, kept) = lowering.filtered(e.node(), parts)?;
-                    Some((values, Some(kept)))
+                    Some((values, Some(kept), None))
                 }
                 Part::Inside(inside) => {
                     let (values, kept) = lowering.through_filter(e.node(), inside)?;
-                    Some((values, Some(kept)))
+                    Some((values, Some(kept), None))
                 }
-                Part::Scalar => Some((lowering.expr(e.node())?, None)),
+                Part::After(filter, parts) => {
+                    let (values, kept) = lowering.filtered(filter, parts)?;
+                    let name = e.output_name().to_string();
+                    let kept_values = GpuExpr::column(at, name, values.dtype);
+                    let outer = lowering.nulled.replace((filter, kept_values));
+                    let after = lowering.expr(e.node());
+                    lowering.nulled = outer;
+                    Some((values, Some(kept), Some(after?)))
+                }
+                Part::Scalar => Some((lowering.expr(e.node())?, None, None)),
             })
             .collect();
-        let lowered: Vec<(GpuExpr, Option<GpuExpr>)> =
-            lowered.into_iter().collect::<Option<_>>()?;
+        let lowered: Vec<Lowered3> = lowered.into_iter().collect::<Option<_>>()?;
         let input = input?;
-        let mut filters = lowered.iter().filter_map(|(_, kept)| kept.as_ref());
+        let mut filters = lowered.iter().filter_map(|(_, kept, _)| kept.as_ref());
         let kept = filters.next()?.clone();
         if filters.any(|other| *other != kept) {
             return self.refuse(node, "filters inside expressions that keep different rows");
@@ -102,23 +147,26 @@ impl PlanLowering<'_> {
         while schema.iter().any(|column| column.name == name) {
             name.push('_');
         }
-        let mut inner = schema.clone();
-        inner.push(OutputColumn {
-            name: name.clone(),
-            dtype: GpuDtype::Boolean,
-        });
-        let mut named: Vec<NamedExpr> = exprs
-            .iter()
-            .zip(lowered)
-            .map(|(e, (values, _))| NamedExpr {
+        let mut named: Vec<NamedExpr> = Vec::with_capacity(n + 1);
+        let mut after: Vec<Option<GpuExpr>> = Vec::with_capacity(n);
+        for (e, (values, _, then)) in exprs.iter().zip(lowered) {
+            named.push(NamedExpr {
                 name: e.output_name().to_string(),
                 expr: values,
-            })
-            .collect();
+            });
+            after.push(then);
+        }
         named.push(NamedExpr {
             name: name.clone(),
             expr: kept,
         });
+        let inner: OutputSchema = named
+            .iter()
+            .map(|named| OutputColumn {
+                name: named.name.clone(),
+                dtype: named.expr.dtype,
+            })
+            .collect();
         let select = PlanNode::Select {
             input: Box::new(input),
             exprs: named,
@@ -127,11 +175,29 @@ impl PlanLowering<'_> {
         let filter = PlanNode::Filter {
             input: Box::new(select),
             predicate: GpuExpr::column(n, name, GpuDtype::Boolean),
-            schema: inner,
+            schema: inner.clone(),
         };
-        Some(PlanNode::SimpleProjection {
+        if after.iter().all(Option::is_none) {
+            return Some(PlanNode::SimpleProjection {
+                input: Box::new(filter),
+                columns: (0..n).collect(),
+                schema,
+            });
+        }
+        // The functions that run after the filter, over the rows kept.
+        let exprs = after
+            .into_iter()
+            .zip(&inner)
+            .enumerate()
+            .map(|(at, (then, column))| NamedExpr {
+                name: column.name.clone(),
+                expr: then
+                    .unwrap_or_else(|| GpuExpr::column(at, column.name.clone(), column.dtype)),
+            })
+            .collect();
+        Some(PlanNode::Select {
             input: Box::new(filter),
-            columns: (0..n).collect(),
+            exprs,
             schema,
         })
     }

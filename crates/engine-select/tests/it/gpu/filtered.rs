@@ -149,8 +149,9 @@ fn running_functions_of_filtered_rows_match_the_cpu() {
 /// A select whose expressions keep the same rows, through a filter or a
 /// slice under elementwise functions (`x.filter(p) * 2`, beside a whole
 /// frame's aggregation and the frame's length, which Polars takes of every
-/// row) or under running functions that skip nulls, and aggregations
-/// repeated on each row kept.
+/// row), under running functions that skip nulls or under any functions of
+/// the rows kept (`x.filter(p).shift(1)`, run after the filter), and
+/// aggregations repeated on each row kept.
 #[test]
 fn selects_of_filters_under_functions_keep_the_rows_of_their_predicate() {
     let kept = || col("c").gt(lit(0.0));
@@ -181,6 +182,33 @@ fn selects_of_filters_under_functions_keep_the_rows_of_their_predicate() {
                     .cum_count(false)
                     .alias("counts"),
             ]),
+        ),
+        (
+            "under functions of the rows kept in their order",
+            frame().select([
+                col("i").filter(kept()).shift(lit(1)).alias("before"),
+                col("c")
+                    .filter(kept())
+                    .diff(lit(1), Default::default())
+                    .alias("change"),
+                (col("i").filter(kept()).reverse() * lit(2)).alias("reversed"),
+                col("g").filter(kept()),
+                col("c").sum(),
+            ]),
+        ),
+        (
+            "ranks of the valid values, a slice shifted",
+            frame().select([
+                col("c")
+                    .drop_nulls()
+                    .rank(RankOptions::default(), None)
+                    .alias("rank"),
+                col("i").drop_nulls().sum(),
+            ]),
+        ),
+        (
+            "a slice shifted back",
+            frame().select([(col("i").head(Some(4)).shift(lit(-1)) * lit(2)).alias("next")]),
         ),
         (
             "keeping no row",

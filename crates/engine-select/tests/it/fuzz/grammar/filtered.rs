@@ -68,7 +68,8 @@ impl Grammar<'_> {
 
     /// Expressions of a select that keep the same rows: one filter or slice
     /// at their root, under an elementwise function beside a literal, or
-    /// under a running function that skips nulls, or gathers at the same
+    /// under a running function that skips nulls or another function of
+    /// the rows in order (`shift`, `diff`, `reverse`), or gathers at the same
     /// literal places; now and then an aggregation, repeated on each row
     /// kept.
     pub fn filtered_alike(&mut self, depth: u32) -> Vec<E> {
@@ -90,7 +91,7 @@ impl Grammar<'_> {
                     true => E::new(Op::Slice(offset, n), vec![x]),
                     false => E::new(Op::Filter, vec![x, p.clone()]),
                 };
-                match self.rng.random_range(0..4) {
+                match self.rng.random_range(0..5) {
                     0 if ty.numeric() => {
                         let op = self.arithmetic();
                         let other = match self.chance(0.7) {
@@ -100,6 +101,16 @@ impl Grammar<'_> {
                         E::new(op, vec![kept, other])
                     }
                     1 if self.ordered => self.running_skipping_nulls(ty, kept),
+                    // Functions of the rows kept, in their order.
+                    2 if self.ordered => {
+                        let n = *[1i64, -1, 2].choose(self.rng).unwrap();
+                        let op = match (ty, self.rng.random_range(0..3)) {
+                            (Ty::Int | Ty::Float, 0) => Op::Diff(n),
+                            (_, 1) => Op::Reverse,
+                            _ => Op::Shift(n),
+                        };
+                        E::new(op, vec![kept])
+                    }
                     _ => kept,
                 }
             })
