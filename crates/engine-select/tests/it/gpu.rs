@@ -26,6 +26,7 @@ mod expressions;
 mod filtered;
 mod gathers;
 mod joins;
+mod list_literals;
 mod lists;
 mod neighbours;
 mod null_type;

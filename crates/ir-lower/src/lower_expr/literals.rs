@@ -214,6 +214,9 @@ impl ExprLowering<'_> {
 
     pub(crate) fn literal(&mut self, node: Node, value: &LiteralValue) -> Lowered {
         let scalar = match value {
+            LiteralValue::Scalar(scalar) if let AnyValue::List(values) = scalar.value() => {
+                return self.list_literal(node, values);
+            }
             LiteralValue::Scalar(scalar) => match any_value_to_scalar(scalar.value()) {
                 Ok(scalar) => scalar,
                 Err(reason) => return self.refuse(node, reason),
@@ -250,6 +253,42 @@ impl ExprLowering<'_> {
             kind: ExprKind::Literal(scalar),
             dtype,
         })
+    }
+
+    /// A list literal (`lit([1, 2])`, one list, repeated on every row):
+    /// the list of its values' literals (`concat_list`), of one to 64
+    /// values of a type lists hold.
+    fn list_literal(&mut self, node: Node, values: &Series) -> Lowered {
+        /// The most values a list literal runs on the GPU with.
+        const MOST_VALUES: usize = 64;
+        let dtype = self.dtype(node)?;
+        let GpuDtype::List(of) = dtype else {
+            return self.refuse(node, format!("a list literal of type {dtype}"));
+        };
+        if values.is_empty() || values.len() > MOST_VALUES {
+            return self.refuse(
+                node,
+                format!(
+                    "a list literal of {} values is not supported on the GPU (1 to {MOST_VALUES} \
+                     are)",
+                    values.len()
+                ),
+            );
+        }
+        let literals: Result<Vec<GpuExpr>, String> = values
+            .iter()
+            .map(|value| {
+                let scalar = any_value_to_scalar(&value)?;
+                Ok(GpuExpr::literal(scalar, of.values()))
+            })
+            .collect();
+        match literals {
+            Ok(literals) => Some(GpuExpr {
+                kind: ExprKind::ConcatList(literals),
+                dtype,
+            }),
+            Err(reason) => self.refuse(node, reason),
+        }
     }
 
     /// `lowered`, the lowering of `node`, as a literal of `dtype` where

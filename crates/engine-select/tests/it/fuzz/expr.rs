@@ -194,6 +194,8 @@ pub enum Op {
     AllHorizontal,
     AnyHorizontal,
     IsIn(List, bool),
+    /// A list literal (`lit([1, 2])`): one list, repeated on every row.
+    ListLit(List),
     /// `replace` of the old values by the new ones.
     ReplaceValues(List, List),
     /// `replace_strict` of the old values by the new ones, the default the
@@ -524,6 +526,8 @@ impl E {
             Op::AnyHorizontal => case!(i, s; [; xs]; ; any_horizontal(&xs).unwrap()),
             Op::IsIn(list, ne) => case!(i, s; [x]; values = list.series(), ne = ne;
                 x.is_in(lit(values).implode(false), ne)),
+            Op::ListLit(list) => case!(i, s; []; values = list.series();
+                lit(Scalar::new(DataType::List(Box::new(values.dtype().clone())), AnyValue::List(values)))),
             Op::ReplaceValues(old, new) => case!(i, s; [x]; o = old.series(), n = new.series();
                 x.replace(lit(o), lit(n))),
             Op::ReplaceStrict(old, new) if self.args.len() == 1 => {

@@ -955,7 +955,11 @@ impl Grammar<'_> {
             return E::new(Op::OverJoined, args);
         }
         if self.chance(0.02) {
-            // A list per row of values of one type.
+            // A list per row of values of one type, or a list literal.
+            if matches!(ty, Ty::Int | Ty::Float | Ty::Str) && self.chance(0.3) {
+                let list = self.list(ty);
+                return E::leaf(Op::ListLit(list));
+            }
             let n = self.rng.random_range(1..4);
             let values = (0..n).map(|_| self.value(ty, depth)).collect();
             return E::new(Op::ConcatList, values);
