@@ -15,6 +15,10 @@ pub(crate) enum KeptRows {
     Slice { offset: Node, length: Node },
     /// Every `n`-th from `offset` (`gather_every`).
     Every { n: usize, offset: usize },
+    /// The first row of each distinct value, given by its place
+    /// (`arg_unique`): the values kept are the rows' places (u32, in the
+    /// frame or in the group), not the input's.
+    FirstOfEach,
 }
 
 /// Where an expression reads its columns through one filter or slice
@@ -29,7 +33,8 @@ pub(crate) enum Inside {
 }
 
 /// Of `values.filter(by)`, `values.drop_nulls()`, `values.drop_nans()`,
-/// `values.slice(offset, length)` or `values.gather_every(n, offset)` at
+/// `values.slice(offset, length)`, `values.gather_every(n, offset)` or
+/// `values.arg_unique()` at
 /// `node`: the values' node and which of their rows are kept; `None` for any
 /// other expression.
 pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, KeptRows)> {
@@ -56,6 +61,7 @@ pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, 
                     n: *n,
                     offset: *offset,
                 },
+                IRFunctionExpr::ArgUnique => KeptRows::FirstOfEach,
                 _ => return None,
             };
             let [values] = input.as_slice() else {
@@ -561,6 +567,7 @@ impl ExprLowering<'_> {
                 )
             }
             KeptRows::NotNull => lowered.clone().map(GpuExpr::is_not_null),
+            KeptRows::FirstOfEach => return self.first_of_each(node, lowered?),
             // Per group Polars tests the value it stores under a null as if
             // it were valid (a null of `mean_horizontal` is dropped, one of
             // a column kept): not ours to know.
@@ -590,6 +597,27 @@ impl ExprLowering<'_> {
             }),
         };
         Some((lowered?, kept?))
+    }
+
+    /// Of `values.arg_unique()` at `node` ([`KeptRows::FirstOfEach`]): the
+    /// rows' places (u32, from 0, in the frame or the group) and whether
+    /// each row is where its value first comes (null a value too).
+    fn first_of_each(&mut self, node: Node, values: GpuExpr) -> Option<(GpuExpr, GpuExpr)> {
+        if values.dtype.is_float() {
+            // (Polars' equality of floats there is its own.)
+            self.refuse(node, "arg_unique of floats is not supported on the GPU");
+            return None;
+        }
+        let first = GpuExpr {
+            kind: ExprKind::Distinct {
+                input: Box::new(values),
+                test: DistinctTest::FirstDistinct,
+            },
+            dtype: GpuDtype::Boolean,
+        };
+        let one = GpuExpr::literal(Scalar::UInt(1), GpuDtype::UInt32);
+        let places = places_from_one().binary(BinaryOp::Minus, one, GpuDtype::UInt32);
+        Some((places, first))
     }
 
     /// The bounds (offset, length nodes) of the slices in `node` where

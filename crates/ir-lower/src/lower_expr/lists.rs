@@ -660,7 +660,12 @@ impl ExprLowering<'_> {
                  yet",
             );
         }
-        if !values.any(&|e| matches!(e.kind, ExprKind::Column { .. })) {
+        // (The places `arg_unique` lists are no literals: rows of a column.)
+        let places = matches!(
+            filtered_parts(self.arena, input),
+            Some((_, KeptRows::FirstOfEach))
+        );
+        if !places && !values.any(&|e| matches!(e.kind, ExprKind::Column { .. })) {
             return self.refuse(input, "a list of literals is not supported on the GPU yet");
         }
         Some(imploded)

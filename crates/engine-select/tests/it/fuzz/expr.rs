@@ -333,6 +333,8 @@ pub enum Op {
     DropNulls,
     DropNans,
     GatherEvery(usize, usize),
+    /// The places where each value first comes (`arg_unique`).
+    ArgUnique,
     Explode,
     Alias(String),
 }
@@ -703,6 +705,7 @@ impl E {
             Op::DropNulls => case!(i, s; [x]; ; x.drop_nulls()),
             Op::DropNans => case!(i, s; [x]; ; x.drop_nans()),
             Op::GatherEvery(n, o) => case!(i, s; [x]; n = n, o = o; x.gather_every(n, o)),
+            Op::ArgUnique => case!(i, s; [x]; ; x.arg_unique()),
             Op::Explode => {
                 case!(i, s; [x]; ; x.explode(ExplodeOptions { empty_as_null: true, keep_nulls: true }))
             }

@@ -252,3 +252,55 @@ fn aggregations_beside_a_filter_take_their_own_rows() {
         assert_cpu_answer_with_reason(query, "filter inside an expression");
     }
 }
+
+/// `arg_unique`: the places (u32, in the frame or the group) of the rows
+/// where each value first comes, null a value too, as the rows that
+/// `is_first_distinct` keeps: in a select beside others kept alike, per
+/// group as lists and inside aggregations, and under functions; of floats
+/// it stays with Polars.
+#[test]
+fn places_of_first_values_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => ["a", "a", "b", "b", "b", "c", "a", "a"],
+            "i" => [Some(10i64), Some(11), None, Some(13), None, Some(15), Some(10), None],
+            "s" => ["p", "q", "r", "p", "q", "r", "s", "p"],
+        )
+        .unwrap()
+        .lazy()
+    };
+    for (name, query) in [
+        ("over the frame", frame().select([col("i").arg_unique()])),
+        (
+            "beside the rows kept alike and a sum",
+            frame().select([
+                col("s").arg_unique().alias("at"),
+                col("g").filter(col("s").is_first_distinct()),
+                col("i").sum(),
+            ]),
+        ),
+        (
+            "per group, as lists",
+            frame()
+                .group_by_stable([col("g")])
+                .agg([col("i").arg_unique(), col("s").arg_unique().alias("s at")]),
+        ),
+        (
+            "per group, aggregated",
+            frame().group_by_stable([col("g")]).agg([
+                col("i").arg_unique().len().alias("distinct"),
+                col("s").arg_unique().last().alias("last first"),
+            ]),
+        ),
+        (
+            "shifted",
+            frame().select([col("s").arg_unique().shift(lit(1))]),
+        ),
+    ] {
+        assert_gpu_eq(name, query);
+    }
+    assert_cpu_answer_with_reason(
+        frame().select([col("i").cast(DataType::Float64).arg_unique()]),
+        "arg_unique of floats",
+    );
+}

@@ -45,6 +45,13 @@ impl Grammar<'_> {
                 self.running_skipping_nulls(ty, filtered)
             }
             2 => E::new(Op::DropNulls, vec![x]),
+            // The places where each value of another first comes.
+            3 if ty == Ty::UInt && self.ordered && self.chance(0.3) => {
+                let of = *[Ty::Int, Ty::Str, Ty::Bool, Ty::Date, Ty::Cat]
+                    .choose(self.rng)
+                    .unwrap();
+                E::new(Op::ArgUnique, vec![self.value(of, d)])
+            }
             3 if ty == Ty::Float => E::new(Op::DropNans, vec![x]),
             4 if self.ordered => {
                 let (n, offset) = (self.rng.random_range(1..4), self.rng.random_range(0..3));
