@@ -281,13 +281,13 @@ impl GpuDtype {
                 GpuDtype::Decimal(*precision as u8, *scale as u8)
             }
             DataType::List(values) => match GpuDtype::from_polars(values)? {
-                GpuDtype::List(_) | GpuDtype::Categorical(_) | GpuDtype::Struct(_) => {
+                values if values.listable() => GpuDtype::List(ListOf::of(values)),
+                _ => {
                     return Err(format!(
                         "dtype {dtype} (lists of lists, of structs or of categoricals) is not \
                          supported on the GPU yet"
                     ));
                 }
-                values => GpuDtype::List(ListOf::of(values)),
             },
             DataType::Struct(fields) => {
                 let mut typed = Vec::with_capacity(fields.len());
@@ -342,6 +342,15 @@ impl GpuDtype {
             },
             _ => None,
         }
+    }
+
+    /// Whether the GPU holds lists of values of this type (not of lists,
+    /// categoricals or structs).
+    pub fn listable(self) -> bool {
+        !matches!(
+            self,
+            GpuDtype::List(_) | GpuDtype::Categorical(_) | GpuDtype::Struct(_)
+        )
     }
 
     /// Whether this is a floating-point type.

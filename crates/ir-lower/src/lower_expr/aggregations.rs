@@ -716,9 +716,11 @@ impl ExprLowering<'_> {
     }
 
     /// `expr.get(by.arg_max())` (`maximum`, else `arg_min`) at `node`: the
-    /// first value of `expr` where `by` equals its greatest (least) valid
-    /// value, null where `by` has none (Polars' `get` of a null place), as
-    /// Polars' first place of the extreme. Of `by` not a float.
+    /// value of `expr` at the place of `by`'s greatest (least) valid value,
+    /// null where `by` has none (Polars' `get` of a null place); where the
+    /// extreme is held more than once, Polars' place is the first or, where
+    /// it knows `by` sorted, the last, so the executor's `arg_max` leaves
+    /// such data to Polars. Of `by` not a float.
     pub(crate) fn value_at_extreme(
         &mut self,
         node: Node,
@@ -745,16 +747,18 @@ impl ExprLowering<'_> {
                 ),
             );
         }
+        // The row at the place `arg_max` (`arg_min`) gives, which takes
+        // equal extremes as Polars does or leaves them to it (Polars takes
+        // the last of them where it knows the values sorted).
         let op = match maximum {
-            true => AggOp::Max {
-                propagate_nans: false,
-            },
-            false => AggOp::Min {
-                propagate_nans: false,
-            },
+            true => AggOp::ArgMax,
+            false => AggOp::ArgMin,
         };
-        let extreme = key.clone().aggregated(op, key.dtype);
-        let at = key.binary(BinaryOp::Eq, extreme, GpuDtype::Boolean);
+        let int64 = GpuDtype::Int64;
+        let place = key
+            .aggregated(op, GpuDtype::UInt32)
+            .cast(int64, CastMode::NonStrict);
+        let at = place_from_zero().binary(BinaryOp::Eq, place, GpuDtype::Boolean);
         let kept = GpuExpr {
             dtype: values.dtype,
             kind: ExprKind::Where {

@@ -533,11 +533,13 @@ impl ExprLowering<'_> {
         // `null_on_oob` too.
         let null_on_oob = null_on_oob && !self.per_group;
         let values = self.expr(values)?;
-        if dtype != GpuDtype::List(crate::dtype::ListOf::of(values.dtype)) {
+        let listed = GpuDtype::List(crate::dtype::ListOf::of(values.dtype));
+        if !values.dtype.listable() || dtype != listed {
+            // (Each group's values, or the frame's, are listed first.)
             return self.refuse(
                 node,
                 format!(
-                    "`gather` of {} into {dtype} is not supported on the GPU",
+                    "`gather` at literal places of {} (as {dtype}) is not supported on the GPU",
                     values.dtype
                 ),
             );

@@ -1125,16 +1125,17 @@ fn spreads_of_f32_are_computed_in_f64_as_polars_does() {
     );
 }
 
-/// The value at the place of a group's extreme (`x.get(k.arg_max())`, the
-/// first place where it is reached; null where `k` has no valid value), of
-/// numbers and texts, per group and over the frame. By floats it stays with
-/// Polars.
+/// The value at the place of a group's extreme (`x.get(k.arg_max())`; null
+/// where `k` has no valid value), of numbers and texts, per group and over
+/// the frame. By floats, and where the extreme is reached more than once
+/// (Polars takes the first place, or the last where it knows `k` sorted),
+/// it stays with Polars.
 #[test]
 fn values_at_the_place_of_an_extreme_match_the_cpu() {
     let frame = || {
         df!(
             "g" => ["a", "b", "a", "a", "b", "c", "a", "b"],
-            "k" => [Some(3i64), None, Some(7), Some(7), None, Some(1), Some(-2), None],
+            "k" => [Some(3i64), None, Some(7), Some(5), None, Some(1), Some(-2), None],
             "s" => [Some("p"), Some("q"), None, Some("r"), Some("s"), Some("t"), Some("u"), Some("v")],
             "f" => [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
         )
@@ -1164,4 +1165,19 @@ fn values_at_the_place_of_an_extreme_match_the_cpu() {
             .agg([col("s").get(col("f").arg_max(), false)]),
         "`get` at the place of an extreme of f64",
     );
+    // The greatest reached twice: Polars takes the first place, or the last
+    // where it knows the values sorted (fuzz seed 2194: of a date cast from
+    // the sorted index of a group_by_dynamic).
+    let tied = || frame().with_columns([col("k").fill_null(lit(7i64))]);
+    for sorted in [false, true] {
+        let tied = match sorted {
+            true => tied().sort(["k"], Default::default()),
+            false => tied(),
+        };
+        assert_cpu_answer_with_reason(
+            tied.group_by_stable([col("g")])
+                .agg([col("s").get(col("k").arg_max(), false)]),
+            "holds its greatest value more than once",
+        );
+    }
 }

@@ -177,4 +177,11 @@ fn gathers_at_literal_places_match_the_cpu_or_leave_polars_its_error() {
         );
     }
     assert_cpu_error(frame().select([col("x").gather(places(&[7]), false)]));
+    // Categoricals, which the GPU does not hold in lists, stay with Polars
+    // (fuzz seed 2193, before this landed: an internal error).
+    let categorical = DataType::from_categories(Categories::global());
+    assert_cpu_answer_with_reason(
+        frame().select([col("s").cast(categorical).gather(places(&[-1, 0]), true)]),
+        "`gather` at literal places of cat",
+    );
 }

@@ -471,3 +471,42 @@ fn places_of_extremes_in_time_windows_with_keys_stay_with_polars() {
         .agg([col("d").get(col("f").arg_min(), false).alias("x4")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// The value at the place of an extreme reached twice in a time window, of
+/// a date cast from the window's sorted index: Polars' `arg_max` takes the
+/// last place of a value it knows sorted (here NaN, the second row), the
+/// device took the first (null). Values at extremes reached more than once
+/// are left to Polars now, as places of extremes were. Found by the fuzzer
+/// (seed 2194, case 2).
+#[test]
+fn values_at_extremes_reached_twice_stay_with_polars() {
+    let frame = DataFrame::new(
+        2,
+        vec![
+            Column::new("a".into(), [None::<f64>, Some(f64::NAN)]),
+            Column::new("c".into(), [Some(-200448000000i64), Some(-200399408885i64)])
+                .cast(&DataType::Datetime(TimeUnit::Milliseconds, None))
+                .unwrap(),
+        ],
+    )
+    .unwrap();
+    let options = DynamicGroupOptions {
+        every: Duration::parse("3d"),
+        period: Duration::parse("3d"),
+        offset: Duration::parse("0ns"),
+        closed_window: ClosedWindow::Right,
+        label: Label::DataPoint,
+        ..Default::default()
+    };
+    let lf = frame
+        .lazy()
+        .sort(
+            ["c"],
+            SortMultipleOptions::default().with_maintain_order(true),
+        )
+        .group_by_dynamic(col("c"), [] as [Expr; 0], options)
+        .agg([col("a")
+            .get(col("c").cast(DataType::Date).arg_max(), false)
+            .alias("x0")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
