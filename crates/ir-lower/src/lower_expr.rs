@@ -48,11 +48,12 @@ mod structs;
 mod temporal;
 
 use aggregations::*;
-pub(crate) use aggregations::{Inside, KeptRows, filtered_parts, mean_of_f32};
+pub(crate) use aggregations::{Inside, KeptRows, filtered_parts, mean_of_f32, of_every_row};
 use boolean::*;
 use categorical::*;
 pub(crate) use functions::cast_or_nulls_supported;
 use functions::*;
+pub(crate) use lists::AtPlaces;
 use lists::LISTS_ON_THE_GPU;
 pub(crate) use literals::is_constant;
 use literals::*;

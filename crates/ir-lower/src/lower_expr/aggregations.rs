@@ -73,6 +73,18 @@ pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, 
     }
 }
 
+/// Whether a filter's parts ([`filtered_parts`]) are values and, of a
+/// `filter`, a predicate, of every row (no aggregation or change of length
+/// in them).
+pub(crate) fn of_every_row(arena: &Arena<AExpr>, (values, rows): (Node, KeptRows)) -> bool {
+    let whole = |node| polars_plan::plans::is_length_preserving_ae(node, arena);
+    let by_whole = match rows {
+        KeptRows::By(by) => whole(by),
+        _ => true,
+    };
+    whole(values) && by_whole
+}
+
 /// Whether `dtype` holds durations or timestamps (not zoned) as i64 ticks,
 /// whose mean and median Polars takes of the ticks.
 fn ticks(dtype: GpuDtype) -> bool {
@@ -451,13 +463,7 @@ impl ExprLowering<'_> {
             if at != node
                 && let Some(parts) = filtered_parts(self.arena, at)
             {
-                // (Of values and a predicate of every row.)
-                let whole = |n: Node| polars_plan::plans::is_length_preserving_ae(n, self.arena);
-                let by_whole = match parts.1 {
-                    KeptRows::By(by) => whole(by),
-                    _ => true,
-                };
-                return (whole(parts.0) && by_whole).then_some(Inside::SkippingNulls(at, parts));
+                return of_every_row(self.arena, parts).then_some(Inside::SkippingNulls(at, parts));
             }
             let AExpr::Function {
                 input, function, ..

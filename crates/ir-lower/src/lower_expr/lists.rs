@@ -2,6 +2,10 @@
 
 use super::*;
 
+/// A `gather` at literal places ([`ExprLowering::gather_at_places`]): the
+/// values' node, the places, and whether a place outside gives null.
+pub(crate) type AtPlaces = (Node, Vec<i64>, bool);
+
 /// What the GPU does with lists, for the reasons that refuse the rest.
 pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implode` and by \
                                 `agg` of values, explodes them, tests them for nulls, counts \
@@ -473,7 +477,7 @@ impl ExprLowering<'_> {
     /// places (`gather([2, 0, -1])`, no null among them): the values' node,
     /// the places, and whether a place outside the values gives null
     /// (`null_on_oob`; else Polars raises). `None` for any other node.
-    pub(crate) fn gather_at_places(&self, node: Node) -> Option<(Node, Vec<i64>, bool)> {
+    pub(crate) fn gather_at_places(&self, node: Node) -> Option<AtPlaces> {
         let AExpr::Gather {
             expr,
             idx,
@@ -507,7 +511,7 @@ impl ExprLowering<'_> {
     pub(crate) fn gathered_list(
         &mut self,
         node: Node,
-        (values, places, null_on_oob): (Node, Vec<i64>, bool),
+        (values, places, null_on_oob): AtPlaces,
         dtype: GpuDtype,
     ) -> Lowered {
         /// The most places a gather runs on the GPU at (a `get` each).

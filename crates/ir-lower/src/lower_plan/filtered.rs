@@ -20,20 +20,31 @@ pub(super) enum Part {
     Scalar,
 }
 
+/// A select of `exprs` over `input`, its columns named and typed as they are.
+fn select_of(input: PlanNode, exprs: Vec<NamedExpr>) -> PlanNode {
+    let schema = exprs
+        .iter()
+        .map(|named| OutputColumn {
+            name: named.name.clone(),
+            dtype: named.expr.dtype,
+        })
+        .collect();
+    PlanNode::Select {
+        input: Box::new(input),
+        exprs,
+        schema,
+    }
+}
+
 /// Of an expression at `node` that reads its columns through one filter or
 /// slice under any functions, with nothing but constants beside it: the
 /// filter's node and parts (of values and a predicate of every row).
 /// `None` for any other expression, and for a filter at the root.
 fn filter_under(arena: &Arena<AExpr>, node: Node) -> Option<(Node, (Node, KeptRows))> {
-    let whole = |node| is_length_preserving_ae(node, arena);
     let mut at = node;
     loop {
-        if let Some((values, rows)) = filtered_parts(arena, at) {
-            let by_whole = match rows {
-                KeptRows::By(by) => whole(by),
-                _ => true,
-            };
-            return (at != node && whole(values) && by_whole).then_some((at, (values, rows)));
+        if let Some(parts) = filtered_parts(arena, at) {
+            return (at != node && of_every_row(arena, parts)).then_some((at, parts));
         }
         let mut children = Vec::new();
         arena.get(at).children_rev(&mut children);
@@ -59,14 +70,13 @@ impl PlanLowering<'_> {
         input_node: Node,
     ) -> Option<Vec<Part>> {
         let arena = self.expr_arena;
-        let whole = |node| is_length_preserving_ae(node, arena);
         let schema = self.schema_of(input_node);
         let one_row = self.one_row_columns(input_node);
         let lowering = self.expr_lowering(&schema, one_row);
         exprs
             .iter()
             .map(|e| {
-                let Some((values, rows)) = filtered_parts(arena, e.node()) else {
+                let Some(parts) = filtered_parts(arena, e.node()) else {
                     if is_scalar_ae(e.node(), arena) {
                         return Some(Part::Scalar);
                     }
@@ -76,11 +86,7 @@ impl PlanLowering<'_> {
                     let (filter, parts) = filter_under(arena, e.node())?;
                     return Some(Part::After(filter, parts));
                 };
-                let by_whole = match rows {
-                    KeptRows::By(by) => whole(by),
-                    _ => true,
-                };
-                (whole(values) && by_whole).then_some(Part::Filtered((values, rows)))
+                of_every_row(arena, parts).then_some(Part::Filtered(parts))
             })
             .collect::<Option<Vec<_>>>()
             .filter(|parts| parts.iter().any(|part| !matches!(part, Part::Scalar)))
@@ -90,7 +96,8 @@ impl PlanLowering<'_> {
     /// that all keep the same rows: the values (scalars repeated on every
     /// row) and the rows kept computed over the whole frame (values may read
     /// other rows: a filter applies to their results), then the filter,
-    /// then the values alone.
+    /// then the values alone, or, of expressions whose functions run after
+    /// the filter ([`Part::After`]), those functions over the rows kept.
     pub(super) fn select_of_filtered(
         &mut self,
         node: Node,
@@ -160,18 +167,8 @@ impl PlanLowering<'_> {
             name: name.clone(),
             expr: kept,
         });
-        let inner: OutputSchema = named
-            .iter()
-            .map(|named| OutputColumn {
-                name: named.name.clone(),
-                dtype: named.expr.dtype,
-            })
-            .collect();
-        let select = PlanNode::Select {
-            input: Box::new(input),
-            exprs: named,
-            schema: inner.clone(),
-        };
+        let select = select_of(input, named);
+        let inner = select.schema().clone();
         let filter = PlanNode::Filter {
             input: Box::new(select),
             predicate: GpuExpr::column(n, name, GpuDtype::Boolean),
@@ -208,12 +205,11 @@ impl PlanLowering<'_> {
     /// picked), with one gather at least: each expression's gather
     /// ([`ExprLowering::gather_at_places`]), `None` for a scalar; `None` for
     /// any other select.
-    #[allow(clippy::type_complexity)]
     pub(super) fn gathered_columns(
         &mut self,
         exprs: &[ExprIR],
         input_node: Node,
-    ) -> Option<Vec<Option<(Node, Vec<i64>, bool)>>> {
+    ) -> Option<Vec<Option<AtPlaces>>> {
         let arena = self.expr_arena;
         let schema = self.schema_of(input_node);
         let one_row = self.one_row_columns(input_node);
@@ -241,7 +237,7 @@ impl PlanLowering<'_> {
         node: Node,
         input_node: Node,
         exprs: &[ExprIR],
-        gathers: Vec<Option<(Node, Vec<i64>, bool)>>,
+        gathers: Vec<Option<AtPlaces>>,
     ) -> Lowered {
         let input = self.node(input_node);
         let schema = self.output_schema(node)?;
@@ -268,18 +264,7 @@ impl PlanLowering<'_> {
             .collect();
         let exprs: Vec<NamedExpr> = lowered.into_iter().collect::<Option<_>>()?;
         let input = input?;
-        let inner = exprs
-            .iter()
-            .map(|named| OutputColumn {
-                name: named.name.clone(),
-                dtype: named.expr.dtype,
-            })
-            .collect();
-        let select = PlanNode::Select {
-            input: Box::new(input),
-            exprs,
-            schema: inner,
-        };
+        let select = select_of(input, exprs);
         Some(PlanNode::Explode {
             input: Box::new(select),
             columns: (0..gathers.len())
