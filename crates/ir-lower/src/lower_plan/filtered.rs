@@ -37,7 +37,8 @@ fn select_of(input: PlanNode, exprs: Vec<NamedExpr>) -> PlanNode {
 }
 
 /// Of an expression at `node` that reads its columns through one filter or
-/// slice under any functions, with nothing but constants beside it: the
+/// slice under functions that keep its length, with nothing but constants
+/// beside it: the
 /// filter's node and parts (of values and a predicate of every row).
 /// `None` for any other expression, and for a filter at the root.
 fn filter_under(arena: &Arena<AExpr>, node: Node) -> Option<(Node, (Node, KeptRows))> {
@@ -45,6 +46,19 @@ fn filter_under(arena: &Arena<AExpr>, node: Node) -> Option<(Node, (Node, KeptRo
     loop {
         if let Some(parts) = filtered_parts(arena, at) {
             return (at != node && of_every_row(arena, parts)).then_some((at, parts));
+        }
+        // Through functions that keep the length of their input (not
+        // aggregations or windows, whose length is the frame's or one).
+        let keeps_length = match arena.get(at) {
+            AExpr::Function { options, .. } => options.is_length_preserving(),
+            AExpr::BinaryExpr { .. }
+            | AExpr::Cast { .. }
+            | AExpr::Ternary { .. }
+            | AExpr::Sort { .. } => true,
+            _ => false,
+        };
+        if !keeps_length {
+            return None;
         }
         let mut children = Vec::new();
         arena.get(at).children_rev(&mut children);

@@ -211,6 +211,18 @@ fn selects_of_filters_under_functions_keep_the_rows_of_their_predicate() {
             frame().select([(col("i").head(Some(4)).shift(lit(-1)) * lit(2)).alias("next")]),
         ),
         (
+            // A window of an aggregation of a filter is as long as the
+            // frame, not as the rows kept (fuzz seed 2321, before this
+            // landed: no row).
+            "a window of an aggregation of every other row",
+            frame().select([col("i")
+                .gather_every(2, 2)
+                .min()
+                .over(vec![lit(-2.0f64)])
+                .unwrap()
+                .alias("window")]),
+        ),
+        (
             "keeping no row",
             frame().select([
                 (col("c").filter(col("i").gt(lit(100))) * lit(2.0)).alias("none"),
