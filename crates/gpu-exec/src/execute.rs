@@ -703,10 +703,10 @@ impl Executor<'_> {
             PlanNode::Distinct { .. } => self.distinct(node),
             PlanNode::HConcat {
                 inputs,
-                strict,
+                heights,
                 broadcast_unit_length,
                 schema,
-            } => self.hconcat(inputs, strict, broadcast_unit_length, schema),
+            } => self.hconcat(inputs, *heights, broadcast_unit_length, schema),
             PlanNode::Cache { input, id, .. } => self.cached(input, id),
             PlanNode::FileScan { .. } => Err(ExecError::Unsupported(
                 "a file scan: read it on the host into an in-memory frame before the plan \

@@ -41,7 +41,7 @@ pub use expr::{
 pub use lower_plan::node_notation;
 pub use partition::{PartialAggregation, Partitioning};
 pub use plan::{
-    FileFormat, GpuPlan, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema,
+    FileFormat, GpuPlan, Heights, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema,
     POLARS_PARTITIONED_ROWS, PlanNode, SortKey,
 };
 pub use refusal::Refusal;

@@ -17,7 +17,7 @@ use crate::lower_expr::{
     per_group_sort_of_reordered,
 };
 use crate::plan::{
-    FileFormat, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema,
+    FileFormat, Heights, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema,
     POLARS_PARTITIONED_ROWS, PlanNode, SortKey,
 };
 use crate::refusal::Refusal;
@@ -771,7 +771,10 @@ impl<'a> PlanLowering<'a> {
                 let schema = self.output_schema(node)?;
                 Some(PlanNode::HConcat {
                     inputs,
-                    strict: options.strict,
+                    heights: match options.strict {
+                        true => Heights::Error,
+                        false => Heights::Padded,
+                    },
                     broadcast_unit_length: options.broadcast_unit_length,
                     schema,
                 })

@@ -72,6 +72,19 @@ pub enum JoinOrder {
     RightLeft,
 }
 
+/// What a horizontal concatenation ([`PlanNode::HConcat`]) makes of inputs
+/// of different heights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heights {
+    /// The shorter ones padded (or broadcast).
+    Padded,
+    /// Polars' error (`strict`).
+    Error,
+    /// The query left to Polars, whose answer there is its own (a select's
+    /// columns of one row broadcast, or its error).
+    ToPolars,
+}
+
 /// The file format of a scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileFormat {
@@ -256,11 +269,11 @@ pub enum PlanNode {
         schema: OutputSchema,
     },
     /// Inputs side by side. Shorter inputs are padded with nulls, or, with
-    /// `broadcast_unit_length`, a one-row input repeats; `strict` makes
-    /// different heights an error.
+    /// `broadcast_unit_length`, a one-row input repeats; `heights` may make
+    /// different heights an error instead.
     HConcat {
         inputs: Vec<PlanNode>,
-        strict: bool,
+        heights: Heights,
         broadcast_unit_length: bool,
         schema: OutputSchema,
     },
@@ -565,13 +578,17 @@ impl PlanNode {
             }
             PlanNode::HConcat {
                 inputs,
-                strict,
+                heights,
                 broadcast_unit_length,
                 ..
             } => format!(
                 "HConcat inputs={}{}{}",
                 inputs.len(),
-                if *strict { " strict" } else { "" },
+                match heights {
+                    Heights::Padded => "",
+                    Heights::Error => " strict",
+                    Heights::ToPolars => " equal_heights",
+                },
                 if *broadcast_unit_length {
                     " broadcast_unit_length"
                 } else {

@@ -140,7 +140,7 @@ impl PlanLowering<'_> {
             columns: (0..exprs.len()).map(place).collect(),
             input: Box::new(PlanNode::HConcat {
                 inputs: vec![others_plan, exploded],
-                strict: true,
+                heights: Heights::Error,
                 broadcast_unit_length: false,
                 schema: side_by_side,
             }),

@@ -106,12 +106,15 @@ impl PlanLowering<'_> {
             .filter(|parts| parts.iter().any(|part| !matches!(part, Part::Scalar)))
     }
 
-    /// A select of filtered expressions ([`PlanLowering::filtered_columns`])
-    /// that all keep the same rows: the values (scalars repeated on every
-    /// row) and the rows kept computed over the whole frame (values may read
-    /// other rows: a filter applies to their results), then the filter,
-    /// then the values alone, or, of expressions whose functions run after
-    /// the filter ([`Part::After`]), those functions over the rows kept.
+    /// A select of filtered expressions ([`PlanLowering::filtered_columns`]):
+    /// the values (scalars repeated on every row) and the rows kept computed
+    /// over the whole frame (values may read other rows: a filter applies
+    /// to their results), then the filter, then the values alone, or, of
+    /// expressions whose functions run after the filter ([`Part::After`]),
+    /// those functions over the rows kept. Expressions that keep different
+    /// rows (`select(x.head(3), y.tail(3))`) each have their filter, side by
+    /// side; where they keep different numbers of rows the query goes to
+    /// Polars.
     pub(super) fn select_of_filtered(
         &mut self,
         node: Node,
@@ -153,22 +156,36 @@ impl PlanLowering<'_> {
             .collect();
         let lowered: Vec<Lowered3> = lowered.into_iter().collect::<Option<_>>()?;
         let input = input?;
-        let mut filters = lowered.iter().filter_map(|(_, kept, _)| kept.as_ref());
-        let kept = filters.next()?.clone();
-        if filters.any(|other| *other != kept) {
-            return self.refuse(node, "filters inside expressions that keep different rows");
-        }
-        if kept.dtype != GpuDtype::Boolean {
+        // The distinct sets of rows kept, in order, and each expression's
+        // (a scalar's the first: it is repeated on every row kept).
+        let mut kept_sets: Vec<GpuExpr> = Vec::new();
+        let set_of: Vec<usize> = lowered
+            .iter()
+            .map(|(_, kept, _)| match kept {
+                None => 0,
+                Some(kept) => kept_sets.iter().position(|k| k == kept).unwrap_or_else(|| {
+                    kept_sets.push(kept.clone());
+                    kept_sets.len() - 1
+                }),
+            })
+            .collect();
+        if kept_sets.iter().any(|kept| kept.dtype != GpuDtype::Boolean) {
             return self.refuse(node, "the filter predicate is not boolean");
         }
         let schema = self.output_schema(node)?;
         let n = schema.len();
-        // The rows kept, in a column of a name no output has.
-        let mut name = String::from("__gpu_kept");
-        while schema.iter().any(|column| column.name == name) {
-            name.push('_');
-        }
-        let mut named: Vec<NamedExpr> = Vec::with_capacity(n + 1);
+        // The rows kept, each set in a column of a name no output has.
+        let kept_name = |set: usize| {
+            let mut name = match set {
+                0 => String::from("__gpu_kept"),
+                _ => format!("__gpu_kept_{set}"),
+            };
+            while schema.iter().any(|column| column.name == name) {
+                name.push('_');
+            }
+            name
+        };
+        let mut named: Vec<NamedExpr> = Vec::with_capacity(n + kept_sets.len());
         let mut after: Vec<Option<GpuExpr>> = Vec::with_capacity(n);
         for (e, (values, _, then)) in exprs.iter().zip(lowered) {
             named.push(NamedExpr {
@@ -177,38 +194,74 @@ impl PlanLowering<'_> {
             });
             after.push(then);
         }
-        named.push(NamedExpr {
-            name: name.clone(),
-            expr: kept,
-        });
-        let select = select_of(input, named);
-        let inner = select.schema().clone();
-        let filter = PlanNode::Filter {
-            input: Box::new(select),
-            predicate: GpuExpr::column(n, name, GpuDtype::Boolean),
-            schema: inner.clone(),
-        };
-        if after.iter().all(Option::is_none) {
-            return Some(PlanNode::SimpleProjection {
-                input: Box::new(filter),
-                columns: (0..n).collect(),
-                schema,
+        for (set, kept) in kept_sets.iter().enumerate() {
+            named.push(NamedExpr {
+                name: kept_name(set),
+                expr: kept.clone(),
             });
         }
-        // The functions that run after the filter, over the rows kept.
-        let exprs = after
-            .into_iter()
-            .zip(&inner)
-            .enumerate()
-            .map(|(at, (then, column))| NamedExpr {
-                name: column.name.clone(),
-                expr: then
-                    .unwrap_or_else(|| GpuExpr::column(at, column.name.clone(), column.dtype)),
-            })
-            .collect();
-        Some(PlanNode::Select {
-            input: Box::new(filter),
-            exprs,
+        let select = select_of(input, named);
+        let inner = select.schema().clone();
+        let shared = match kept_sets.len() {
+            1 => select,
+            _ => PlanNode::Cache {
+                schema: inner.clone(),
+                input: Box::new(select),
+                id: format!("filtered {}", node.0),
+            },
+        };
+        // Each set's filter, then its expressions' values, or the functions
+        // that run after it over the rows kept; the sets side by side.
+        let mut sets = Vec::with_capacity(kept_sets.len());
+        let mut places = vec![0; n];
+        let mut side_by_side: OutputSchema = Vec::with_capacity(n);
+        for set in 0..kept_sets.len() {
+            let filter = PlanNode::Filter {
+                input: Box::new(shared.clone()),
+                predicate: GpuExpr::column(n + set, kept_name(set), GpuDtype::Boolean),
+                schema: inner.clone(),
+            };
+            let members: Vec<usize> = (0..n).filter(|&i| set_of[i] == set).collect();
+            let columns: OutputSchema = members.iter().map(|&i| schema[i].clone()).collect();
+            for &i in &members {
+                places[i] = side_by_side.len();
+                side_by_side.push(schema[i].clone());
+            }
+            sets.push(match members.iter().all(|&i| after[i].is_none()) {
+                true => PlanNode::SimpleProjection {
+                    input: Box::new(filter),
+                    columns: members,
+                    schema: columns,
+                },
+                false => PlanNode::Select {
+                    input: Box::new(filter),
+                    exprs: members
+                        .iter()
+                        .map(|&i| NamedExpr {
+                            name: inner[i].name.clone(),
+                            expr: after[i].take().unwrap_or_else(|| {
+                                GpuExpr::column(i, inner[i].name.clone(), inner[i].dtype)
+                            }),
+                        })
+                        .collect(),
+                    schema: columns,
+                },
+            });
+        }
+        if sets.len() == 1 {
+            return sets.pop();
+        }
+        // Polars compares the sets' lengths (a set of one row it repeats):
+        // where they differ, the query is its own.
+        let together = PlanNode::HConcat {
+            inputs: sets,
+            heights: Heights::ToPolars,
+            broadcast_unit_length: false,
+            schema: side_by_side,
+        };
+        Some(PlanNode::SimpleProjection {
+            input: Box::new(together),
+            columns: places,
             schema,
         })
     }

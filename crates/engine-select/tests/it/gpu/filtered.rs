@@ -316,3 +316,41 @@ fn places_of_first_values_match_the_cpu() {
         "arg_unique of floats",
     );
 }
+
+/// A select of filters and slices that keep different rows (`select(
+/// x.head(3), y.tail(3))`): each set of rows its own filter, side by side,
+/// where they keep as many rows; where they keep different numbers of rows
+/// Polars answers (here, its error).
+#[test]
+fn selects_of_filters_keeping_different_rows_match_the_cpu() {
+    let cases = [
+        (
+            "a head and a tail",
+            frame().select([col("i").head(Some(3)), col("g").tail(Some(3)).alias("tail")]),
+        ),
+        (
+            "slices and filters of as many rows, a shift and a sum beside",
+            frame().select([
+                col("c").filter(col("i").gt(lit(6))).alias("high"),
+                col("g").filter(col("i").lt(lit(2))).alias("low"),
+                col("i")
+                    .slice(lit(1i64), lit(2u64))
+                    .shift(lit(1))
+                    .alias("shifted"),
+                col("c").sum(),
+            ]),
+        ),
+        (
+            "heads of no rows",
+            frame()
+                .filter(lit(false))
+                .select([col("i").head(Some(3)), col("g").tail(Some(3)).alias("tail")]),
+        ),
+    ];
+    for (name, query) in cases {
+        assert_gpu_eq(name, query);
+    }
+    assert_cpu_error(
+        frame().select([col("i").filter(col("i").gt(lit(6))), col("g").head(Some(3))]),
+    );
+}

@@ -1,13 +1,14 @@
 //! The horizontal concat operator.
 
 use super::*;
+use ir_lower::Heights;
 
 impl Executor<'_> {
     /// A horizontal concatenation of `inputs`.
     pub(crate) fn hconcat(
         &self,
         inputs: &[PlanNode],
-        strict: &bool,
+        heights: Heights,
         broadcast_unit_length: &bool,
         schema: &OutputSchema,
     ) -> Result<DeviceFrame, ExecError> {
@@ -20,7 +21,14 @@ impl Executor<'_> {
                 columns.extend(frame.columns);
                 continue;
             }
-            if *strict {
+            if heights == Heights::ToPolars {
+                return Err(ExecError::DependsOnPolars(format!(
+                    "columns of {} and {height} rows side by side (Polars broadcasts one of \
+                     one row, or raises)",
+                    frame.height
+                )));
+            }
+            if heights == Heights::Error {
                 // Polars' own error for this query.
                 return Err(ExecError::Polars(
                     polars::prelude::PolarsError::ShapeMismatch(

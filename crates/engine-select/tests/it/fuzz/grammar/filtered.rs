@@ -73,7 +73,8 @@ impl Grammar<'_> {
         }
     }
 
-    /// Expressions of a select that keep the same rows: one filter or slice
+    /// Expressions of a select that keep the same rows (now and then rows of
+    /// their own: heads, tails, a filter): one filter or slice
     /// at their root, under an elementwise function beside a literal, or
     /// under a running function that skips nulls or another function of
     /// the rows in order (`shift`, `diff`, `reverse`), or gathers at the same
@@ -83,6 +84,7 @@ impl Grammar<'_> {
         let p = self.value(Ty::Bool, depth.saturating_sub(1));
         let (n, offset) = (self.rng.random_range(0..5), self.rng.random_range(-3..3));
         let sliced = self.ordered && self.chance(0.3);
+        let mixed = self.ordered && self.chance(0.2);
         let places = (self.ordered && self.chance(0.3)).then(|| self.places());
         let count = self.rng.random_range(1..4);
         let mut es: Vec<E> = (0..count)
@@ -94,9 +96,17 @@ impl Grammar<'_> {
                     let at = Op::GatherAt(places.clone(), self.chance(0.5));
                     return E::new(at, vec![x]);
                 }
-                let kept = match sliced {
-                    true => E::new(Op::Slice(offset, n), vec![x]),
-                    false => E::new(Op::Filter, vec![x, p.clone()]),
+                // Now and then each its own rows: a head or a tail of as
+                // many, or the filter (lengths Polars compares).
+                let own = match mixed {
+                    true => self.rng.random_range(0..4),
+                    false => 3,
+                };
+                let kept = match (own, sliced) {
+                    (0, _) => E::new(Op::Head(n), vec![x]),
+                    (1, _) => E::new(Op::Tail(n), vec![x]),
+                    (2, _) | (_, false) => E::new(Op::Filter, vec![x, p.clone()]),
+                    (_, true) => E::new(Op::Slice(offset, n), vec![x]),
                 };
                 match self.rng.random_range(0..5) {
                     0 if ty.numeric() => {
