@@ -326,7 +326,8 @@ fn row_wise_refusal(node: &PlanNode) -> Option<String> {
 
 /// Whether `e` is an aggregation of text made of aggregations or of other
 /// rows (text is made over the whole frame, not group by group): of the values a
-/// first or last row of a filter keeps, of the values and the filter of a
+/// first or last row of a filter keeps (and of aggregations in its
+/// predicate), of the values and the filter of a
 /// list made per group, else of its whole input (not of a sort's row at a
 /// place: its values are gathered).
 pub fn text_of_other_rows_inside(e: &GpuExpr) -> bool {
@@ -336,7 +337,15 @@ pub fn text_of_other_rows_inside(e: &GpuExpr) -> bool {
     let parts: Vec<&GpuExpr> = match (op, &input.kind) {
         // (Each group's row at a place of a sort: the values are gathered.)
         (AggOp::First | AggOp::Last | AggOp::Get { .. }, ExprKind::SortedBy { .. }) => Vec::new(),
-        (AggOp::First | AggOp::Last, ExprKind::Where { input: values, .. }) => vec![values],
+        // (A predicate's text made of aggregations, too: fuzz seed 2427,
+        // `x.filter(t.str.join(", ").str.starts_with("a")).last()`.)
+        (AggOp::First | AggOp::Last, ExprKind::Where { input: values, by }) => {
+            let aggregated_text = |e: &GpuExpr| e.dtype == GpuDtype::String && e.has_aggregation();
+            if by.any(&aggregated_text) {
+                return true;
+            }
+            vec![values]
+        }
         // (A list of a text column's values moved within each group: they
         // are gathered group by group.)
         (AggOp::Implode, ExprKind::Where { input: values, by }) if text_moved_in_groups(values) => {

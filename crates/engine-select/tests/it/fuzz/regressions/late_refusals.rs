@@ -489,3 +489,32 @@ fn dynamic_literal_branches_of_two_widths_the_plan_does_not_hold() {
     );
     assert_same_as_cpu(frame.select([branches().alias("x")]), ORDERED);
 }
+
+/// The last value of a filter per group whose predicate is a function of
+/// text aggregated in the group (`x.filter(t.str.join(", ").str.starts_with(
+/// "[ab]")).last()`): ir-lower let it through, the executor's last check
+/// refused it (an internal error). Refused in ir-lower now. Found by the
+/// fuzzer (seed 2427, case 271).
+#[test]
+fn filters_by_functions_of_aggregated_text_per_group_are_refused_in_ir_lower() {
+    let frame = df!(
+        "a" => [Some(0.0f64), Some(1.0)],
+        "d" => [None::<&str>, Some("b")],
+    )
+    .unwrap()
+    .lazy();
+    let lf = frame
+        .with_columns([lit(328i32).cast(DataType::Date).alias("x1")])
+        .group_by_stable([col("x1")])
+        .agg([col("a")
+            .filter(
+                col("d")
+                    .str()
+                    .join(", ", true)
+                    .str()
+                    .starts_with(lit("[ab]")),
+            )
+            .last()
+            .alias("x6")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
