@@ -80,8 +80,8 @@ pub enum Heights {
     Padded,
     /// Polars' error (`strict`).
     Error,
-    /// The query left to Polars, whose answer there is its own (a select's
-    /// columns of one row broadcast, or its error).
+    /// The query left to Polars, whose answer there is its own (a select
+    /// whose expressions keep different numbers of rows: its error).
     ToPolars,
 }
 

@@ -251,8 +251,8 @@ impl PlanLowering<'_> {
         if sets.len() == 1 {
             return sets.pop();
         }
-        // Polars compares the sets' lengths (a set of one row it repeats):
-        // where they differ, the query is its own.
+        // Polars compares the sets' lengths: where they differ, the query
+        // is its own (it raises).
         let together = PlanNode::HConcat {
             inputs: sets,
             heights: Heights::ToPolars,

@@ -23,8 +23,8 @@ impl Executor<'_> {
             }
             if heights == Heights::ToPolars {
                 return Err(ExecError::DependsOnPolars(format!(
-                    "columns of {} and {height} rows side by side (Polars broadcasts one of \
-                     one row, or raises)",
+                    "expressions of a select that keep {} and {height} rows (Polars compares \
+                     the lengths)",
                     frame.height
                 )));
             }
