@@ -770,6 +770,19 @@ impl ExprLowering<'_> {
                         ),
                     );
                 }
+                // Polars holds a window of a constant as one value, which
+                // its arithmetic takes by its scalar kernels (fuzz seed 2677:
+                // `lit(0.0).over(c) - a` is -0.0 where `a` is 0.0).
+                if is_constant(function, self.arena) {
+                    let constant = self.notation(function);
+                    return self.refuse(
+                        node,
+                        format!(
+                            "a window of the constant `{constant}` (Polars holds it as one value) \
+                             is not supported on the GPU"
+                        ),
+                    );
+                }
                 let outer = std::mem::replace(&mut self.per_group, true);
                 let function = match joined {
                     true => self.implode(node, function).map(Box::new),
@@ -841,17 +854,6 @@ impl ExprLowering<'_> {
                     && order_by.as_ref().is_none_or(|order| plain(&order.key))
                 {
                     return Some(*function);
-                }
-                // (The executor makes text of windows from the rows' values.)
-                if function.dtype == GpuDtype::String
-                    && matches!(function.kind, ExprKind::Literal(_))
-                {
-                    return self.refuse(
-                        node,
-                        format!(
-                            "a window of the text literal `{function}` is not supported on the GPU"
-                        ),
-                    );
                 }
                 ExprKind::Window {
                     function,
@@ -1003,7 +1005,7 @@ impl ExprLowering<'_> {
     ///   a rank, a sort, `is_in` of a column) of aggregated values or of a
     ///   window's values: the executor computes such functions of the
     ///   frame's columns, before aggregations and windows.
-    fn without_unrun_nesting(&mut self, node: Node, lowered: GpuExpr) -> Lowered {
+    pub(crate) fn without_unrun_nesting(&mut self, node: Node, lowered: GpuExpr) -> Lowered {
         let gathers =
             |e: &GpuExpr| matches!(e.kind, ExprKind::Gather { .. } | ExprKind::SetSorted { .. });
         let gather_inside = |e: &GpuExpr| match &e.kind {

@@ -306,6 +306,12 @@ fn row_wise_refusal(node: &PlanNode) -> Option<String> {
         _ => return None,
     };
     let of_aggregated_text = |e: &GpuExpr| {
+        // (A zone's local times, too: fuzz seed 2686,
+        // `min(t).dt.convert_time_zone(..).dt.hour()` beside columns.)
+        let zone = matches!(
+            e.kind,
+            ExprKind::LocalTime { .. } | ExprKind::Localized { .. }
+        );
         e.dtype != GpuDtype::String
             && !matches!(
                 e.kind,
@@ -313,14 +319,14 @@ fn row_wise_refusal(node: &PlanNode) -> Option<String> {
             )
             && e.children()
                 .into_iter()
-                .any(|child| child.dtype == GpuDtype::String && child.has_aggregation())
+                .any(|child| (child.dtype == GpuDtype::String || zone) && child.has_aggregation())
     };
     let found = exprs
         .iter()
         .find_map(|e| find_deep(e, false, false, &|e, _| of_aggregated_text(e)))?;
     Some(format!(
-        "`{found}`: a function of aggregated text outside an aggregation is not supported on the \
-         GPU"
+        "`{found}`: a function of aggregated text or local times outside an aggregation is not \
+         supported on the GPU"
     ))
 }
 

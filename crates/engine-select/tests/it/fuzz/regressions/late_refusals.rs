@@ -543,3 +543,52 @@ fn unpivots_of_nulls_into_nested_values_are_refused_in_ir_lower() {
         ORDERED,
     );
 }
+
+/// A window of a constant (`lit(0.0).over(c)`), which Polars holds as one
+/// value and subtracts from by its scalar kernel (`0.0 - a` is `-a`, -0.0
+/// where `a` is 0.0), and the hour of a whole column's minimum converted to
+/// a time zone beside a column (a part the executor computes from columns
+/// before aggregations): a wrong answer and an internal error. Refused in
+/// ir-lower now. Found by the fuzzer (seeds 2677 and 2686).
+#[test]
+fn windows_of_constants_and_zones_of_aggregations_are_refused_in_ir_lower() {
+    let frame = df!(
+        "a" => [Some(0.0f64), Some(1e300), None],
+        "c" => [Some("19"), Some("3."), Some("aB")],
+        "b" => [Some(473_061_578_627i64), Some(5), None],
+    )
+    .unwrap()
+    .lazy();
+    assert_same_as_cpu(
+        frame
+            .clone()
+            .with_columns([(lit(0.0f64).over(vec![col("c")]).unwrap() - col("a")).alias("x0")]),
+        ORDERED,
+    );
+    let zone = crate::fuzz::table::time_zone("Australia/Lord_Howe");
+    assert_same_as_cpu(
+        frame.clone().select([
+            col("b")
+                .min()
+                .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+                .dt()
+                .convert_time_zone(zone)
+                .dt()
+                .hour()
+                .alias("x0"),
+            col("c"),
+        ]),
+        ORDERED,
+    );
+    // And gathers at literal places of a gather by indices (an internal
+    // error, seed 2686 too).
+    let timestamps =
+        frame.select([col("b").cast(DataType::Datetime(TimeUnit::Milliseconds, None))]);
+    assert_same_as_cpu(
+        timestamps.select([col("b")
+            .gather(col("b").dt().minute(), true)
+            .gather(lit(Series::new("".into(), [5i64, 1])), true)
+            .alias("x1")]),
+        ORDERED,
+    );
+}
