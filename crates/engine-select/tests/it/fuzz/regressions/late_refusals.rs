@@ -549,7 +549,7 @@ fn unpivots_of_nulls_into_nested_values_are_refused_in_ir_lower() {
 /// where `a` is 0.0), and the hour of a whole column's minimum converted to
 /// a time zone beside a column (a part the executor computes from columns
 /// before aggregations): a wrong answer and an internal error. Refused in
-/// ir-lower now. Found by the fuzzer (seeds 2677 and 2686).
+/// ir-lower now. Found by the fuzzer (seeds 2677, 2686 and 2746).
 #[test]
 fn windows_of_constants_and_zones_of_aggregations_are_refused_in_ir_lower() {
     let frame = df!(
@@ -580,8 +580,16 @@ fn windows_of_constants_and_zones_of_aggregations_are_refused_in_ir_lower() {
         ]),
         ORDERED,
     );
-    // And gathers at literal places of a gather by indices (an internal
-    // error, seed 2686 too).
+    // And gathers at literal places of a gather by indices, or of text
+    // shifted (internal errors, seeds 2686 and 2746 in this session's
+    // builds).
+    assert_same_as_cpu(
+        frame.clone().select([col("c")
+            .shift(lit(0i64))
+            .gather(lit(Series::new("".into(), [5i64, 5])), true)
+            .alias("x2")]),
+        ORDERED,
+    );
     let timestamps =
         frame.select([col("b").cast(DataType::Datetime(TimeUnit::Milliseconds, None))]);
     assert_same_as_cpu(
