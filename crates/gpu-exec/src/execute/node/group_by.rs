@@ -71,8 +71,8 @@ impl Executor<'_> {
         // null).
         if starts.is_empty() && aggs.iter().any(|agg| typed_null_over_no_groups(&agg.expr)) {
             return Err(ExecError::DependsOnPolars(
-                "a group-by of no groups with an aggregation of literals, or of temporal \
-                 values and literals (Polars types the literals null there)"
+                "a group-by of no groups with an aggregation of literals, of temporal values \
+                 and literals, or of values in another's order (Polars types them null there)"
                     .into(),
             ));
         }
@@ -117,10 +117,15 @@ impl Executor<'_> {
     }
 }
 
-/// Whether Polars, aggregating `expr` over no groups, takes a literal part
-/// of it as a null of no type where the device keeps its type: `expr` of
-/// literals alone, or holding a literal beside temporal values.
+/// Whether Polars, aggregating `expr` over no groups, takes a part of it as
+/// a null of no type where the device keeps its type: `expr` of literals
+/// alone, holding a literal beside temporal values, or of values gathered
+/// in another's order.
 pub(crate) fn typed_null_over_no_groups(expr: &GpuExpr) -> bool {
     let literal = expr.any(&|e| matches!(e.kind, ExprKind::Literal(_)));
-    of_literals_only(expr) || (literal && expr.any(&|e| e.dtype.is_temporal()))
+    // (Values gathered in another's order, `x.gather(k.arg_sort().head(2))`:
+    // Polars types them null over no groups too, and raises where `not`
+    // meets them; fuzz seed 2799.)
+    let gathered = expr.any(&|e| matches!(e.kind, ExprKind::SortedBy { .. }));
+    of_literals_only(expr) || gathered || (literal && expr.any(&|e| e.dtype.is_temporal()))
 }

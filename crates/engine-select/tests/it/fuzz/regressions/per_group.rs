@@ -510,3 +510,32 @@ fn values_at_extremes_reached_twice_stay_with_polars() {
             .alias("x0")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A group-by of no groups (a filter keeps no row) of `not` of the sum of
+/// values gathered in another's order (`x.gather(k.arg_sort().head(2))`):
+/// Polars types that sum null over no groups and raises at `not`, the
+/// device answered with no rows. Such aggregations over no groups go to
+/// Polars now. Found by the fuzzer (seed 2799, case 285).
+#[test]
+fn gathers_in_another_order_over_no_groups_stay_with_polars() {
+    let frame = df!(
+        "a" => [None::<i64>, Some(3)],
+        "b" => [None::<f64>, Some(0.0)],
+        "c" => ["0", "1"],
+    )
+    .unwrap()
+    .lazy();
+    let gathered = || {
+        col("a")
+            .gather(col("b").arg_sort(false, false).head(Some(2)), true)
+            .sum()
+    };
+    for aggregation in [gathered().not(), gathered()] {
+        let lf = frame
+            .clone()
+            .filter(col("b").cast(DataType::Boolean))
+            .group_by_stable([col("c")])
+            .agg([aggregation.alias("x1")]);
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
