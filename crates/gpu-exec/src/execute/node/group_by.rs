@@ -119,13 +119,23 @@ impl Executor<'_> {
 
 /// Whether Polars, aggregating `expr` over no groups, takes a part of it as
 /// a null of no type where the device keeps its type: `expr` of literals
-/// alone, holding a literal beside temporal values, or of values gathered
-/// in another's order.
+/// alone, holding a literal beside temporal values, or of values in
+/// another's order aggregated otherwise than by picking one.
 pub(crate) fn typed_null_over_no_groups(expr: &GpuExpr) -> bool {
     let literal = expr.any(&|e| matches!(e.kind, ExprKind::Literal(_)));
-    // (Values gathered in another's order, `x.gather(k.arg_sort().head(2))`:
-    // Polars types them null over no groups too, and raises where `not`
-    // meets them; fuzz seed 2799.)
-    let gathered = expr.any(&|e| matches!(e.kind, ExprKind::SortedBy { .. }));
+    // (Values in another's order aggregated otherwise than by picking one,
+    // `x.gather(k.arg_sort().head(2)).sum()`: Polars types them null over
+    // no groups too, and raises where `not` meets them; fuzz seed 2799. Of
+    // `x.sort_by(k).first()` it keeps their type.)
+    let (mut sorted, mut picked) = (0, 0);
+    expr.visit(&mut |e| match &e.kind {
+        ExprKind::SortedBy { .. } => sorted += 1,
+        ExprKind::Agg {
+            op: AggOp::First | AggOp::Last | AggOp::Get { .. },
+            input,
+        } if matches!(input.kind, ExprKind::SortedBy { .. }) => picked += 1,
+        _ => {}
+    });
+    let gathered = sorted > picked;
     of_literals_only(expr) || gathered || (literal && expr.any(&|e| e.dtype.is_temporal()))
 }

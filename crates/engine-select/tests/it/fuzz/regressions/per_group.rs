@@ -530,7 +530,8 @@ fn gathers_in_another_order_over_no_groups_stay_with_polars() {
             .gather(col("b").arg_sort(false, false).head(Some(2)), true)
             .sum()
     };
-    for aggregation in [gathered().not(), gathered()] {
+    let whole = || col("a").gather(col("b").arg_sort(false, false), true).sum();
+    for aggregation in [gathered().not(), gathered(), whole().not(), whole()] {
         let lf = frame
             .clone()
             .filter(col("b").cast(DataType::Boolean))
