@@ -48,7 +48,9 @@ mod structs;
 mod temporal;
 
 use aggregations::*;
-pub(crate) use aggregations::{Inside, KeptRows, filtered_parts, mean_of_f32, of_every_row};
+pub(crate) use aggregations::{
+    Inside, KeptRows, filter_below, filtered_parts, mean_of_f32, of_every_row,
+};
 use boolean::*;
 use categorical::*;
 pub(crate) use functions::cast_or_nulls_supported;

@@ -13,8 +13,8 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::GpuDtype;
 use crate::expr::{BinaryOp, ExprKind, GpuExpr, NamedExpr};
 use crate::lower_expr::{
-    AtPlaces, ExprLowering, Inside, KeptRows, filtered_parts, is_constant, of_every_row,
-    per_group_sort_of_reordered,
+    AtPlaces, ExprLowering, Inside, KeptRows, filter_below, filtered_parts, is_constant,
+    of_every_row, per_group_sort_of_reordered,
 };
 use crate::plan::{
     FileFormat, Heights, HostScan, JoinKind, JoinOrder, Keep, OutputColumn, OutputSchema,

@@ -85,6 +85,34 @@ pub(crate) fn of_every_row(arena: &Arena<AExpr>, (values, rows): (Node, KeptRows
     whole(values) && by_whole
 }
 
+/// Of an expression at `node` that reads its columns through one filter or
+/// slice ([`filtered_parts`], of every row) under nodes that `through`
+/// lets pass, with nothing but constants beside them: the filter's node
+/// and parts. `None` for any other expression, and for a filter at the
+/// root.
+pub(crate) fn filter_below(
+    arena: &Arena<AExpr>,
+    node: Node,
+    through: impl Fn(&AExpr) -> bool,
+) -> Option<(Node, (Node, KeptRows))> {
+    let mut at = node;
+    loop {
+        if let Some(parts) = filtered_parts(arena, at) {
+            return (at != node && of_every_row(arena, parts)).then_some((at, parts));
+        }
+        if !through(arena.get(at)) {
+            return None;
+        }
+        let mut children = Vec::new();
+        arena.get(at).children_rev(&mut children);
+        let mut reading = children.into_iter().filter(|&c| !is_constant(c, arena));
+        match (reading.next(), reading.next()) {
+            (Some(next), None) => at = next,
+            _ => return None,
+        }
+    }
+}
+
 /// Whether `dtype` holds durations or timestamps (not zoned) as i64 ticks,
 /// whose mean and median Polars takes of the ticks.
 fn ticks(dtype: GpuDtype) -> bool {
@@ -458,35 +486,24 @@ impl ExprLowering<'_> {
         }
         // Functions of the rows in order that skip nulls, one over the
         // other, over the filter.
-        let mut at = node;
-        loop {
-            if at != node
-                && let Some(parts) = filtered_parts(self.arena, at)
-            {
-                return of_every_row(self.arena, parts).then_some(Inside::SkippingNulls(at, parts));
-            }
-            let AExpr::Function {
-                input, function, ..
-            } = self.arena.get(at)
-            else {
-                return None;
-            };
-            let skips_nulls = matches!(
-                function,
-                IRFunctionExpr::CumSum { .. }
-                    | IRFunctionExpr::CumProd { .. }
-                    | IRFunctionExpr::CumMin { .. }
-                    | IRFunctionExpr::CumMax { .. }
-                    | IRFunctionExpr::CumCount { .. }
-                    | IRFunctionExpr::FillNullWithStrategy(
-                        FillNullStrategy::Forward(None) | FillNullStrategy::Backward(None)
-                    )
-            );
-            match input.as_slice() {
-                [one] if skips_nulls => at = one.node(),
-                _ => return None,
-            }
-        }
+        let skips_nulls = |e: &AExpr| {
+            matches!(
+                e,
+                AExpr::Function {
+                    function: IRFunctionExpr::CumSum { .. }
+                        | IRFunctionExpr::CumProd { .. }
+                        | IRFunctionExpr::CumMin { .. }
+                        | IRFunctionExpr::CumMax { .. }
+                        | IRFunctionExpr::CumCount { .. }
+                        | IRFunctionExpr::FillNullWithStrategy(
+                            FillNullStrategy::Forward(None) | FillNullStrategy::Backward(None)
+                        ),
+                    ..
+                }
+            )
+        };
+        let (filter, parts) = filter_below(self.arena, node, skips_nulls)?;
+        Some(Inside::SkippingNulls(filter, parts))
     }
 
     /// The expression at `node`, whose filter or slice keeps rows as

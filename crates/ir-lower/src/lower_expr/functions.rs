@@ -66,8 +66,7 @@ pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
 pub(crate) fn cast_or_nulls_supported(from: GpuDtype, to: GpuDtype) -> bool {
     // (The evaluator makes no null list or struct of nothing: fuzz seed
     // 2567, an unpivot of a struct column and one of the Null type.)
-    let nested = matches!(to, GpuDtype::List(_) | GpuDtype::Struct(_));
-    (from == GpuDtype::Null && !nested) || cast_supported(from, to)
+    (from == GpuDtype::Null && !to.is_nested()) || cast_supported(from, to)
 }
 
 /// Polars' `min_horizontal`, `max_horizontal`, `sum_horizontal` and

@@ -210,7 +210,9 @@ impl PlanLowering<'_> {
                 op: AggOp::ArgMin | AggOp::ArgMax | AggOp::Std { .. } | AggOp::Var { .. },
                 ..
             } => true,
-            // A value at the place of an extreme (`x.get(k.arg_min())`).
+            // The first value where a key is its extreme (`x.filter(k ==
+            // k.min()).first()`; `x.get(k.arg_min())` lowers through
+            // `arg_min`, above).
             ExprKind::Where { by, .. } => by.any(&extreme),
             _ => false,
         };

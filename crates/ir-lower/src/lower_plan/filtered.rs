@@ -37,37 +37,20 @@ fn select_of(input: PlanNode, exprs: Vec<NamedExpr>) -> PlanNode {
 }
 
 /// Of an expression at `node` that reads its columns through one filter or
-/// slice under functions that keep its length, with nothing but constants
-/// beside it: the
-/// filter's node and parts (of values and a predicate of every row).
-/// `None` for any other expression, and for a filter at the root.
+/// slice under functions that keep its length ([`filter_below`]): the
+/// filter's node and parts.
 fn filter_under(arena: &Arena<AExpr>, node: Node) -> Option<(Node, (Node, KeptRows))> {
-    let mut at = node;
-    loop {
-        if let Some(parts) = filtered_parts(arena, at) {
-            return (at != node && of_every_row(arena, parts)).then_some((at, parts));
-        }
-        // Through functions that keep the length of their input (not
-        // aggregations or windows, whose length is the frame's or one).
-        let keeps_length = match arena.get(at) {
-            AExpr::Function { options, .. } => options.is_length_preserving(),
-            AExpr::BinaryExpr { .. }
-            | AExpr::Cast { .. }
-            | AExpr::Ternary { .. }
-            | AExpr::Sort { .. } => true,
-            _ => false,
-        };
-        if !keeps_length {
-            return None;
-        }
-        let mut children = Vec::new();
-        arena.get(at).children_rev(&mut children);
-        let mut reading = children.into_iter().filter(|&c| !is_constant(c, arena));
-        match (reading.next(), reading.next()) {
-            (Some(next), None) => at = next,
-            _ => return None,
-        }
-    }
+    // Not through aggregations or windows, whose length is the frame's or
+    // one.
+    let keeps_length = |e: &AExpr| match e {
+        AExpr::Function { options, .. } => options.is_length_preserving(),
+        AExpr::BinaryExpr { .. }
+        | AExpr::Cast { .. }
+        | AExpr::Ternary { .. }
+        | AExpr::Sort { .. } => true,
+        _ => false,
+    };
+    filter_below(arena, node, keeps_length)
 }
 
 impl PlanLowering<'_> {

@@ -21,24 +21,27 @@ impl Executor<'_> {
                 columns.extend(frame.columns);
                 continue;
             }
-            if heights == Heights::ToPolars {
-                return Err(ExecError::DependsOnPolars(format!(
-                    "expressions of a select that keep {} and {height} rows (Polars compares \
-                     the lengths)",
-                    frame.height
-                )));
-            }
-            if heights == Heights::Error {
+            match heights {
+                Heights::ToPolars => {
+                    return Err(ExecError::DependsOnPolars(format!(
+                        "expressions of a select that keep {} and {height} rows (Polars \
+                         compares the lengths)",
+                        frame.height
+                    )));
+                }
                 // Polars' own error for this query.
-                return Err(ExecError::Polars(
-                    polars::prelude::PolarsError::ShapeMismatch(
-                        format!(
-                            "cannot concat horizontally frames of {} and {height} rows",
-                            frame.height
-                        )
-                        .into(),
-                    ),
-                ));
+                Heights::Error => {
+                    return Err(ExecError::Polars(
+                        polars::prelude::PolarsError::ShapeMismatch(
+                            format!(
+                                "cannot concat horizontally frames of {} and {height} rows",
+                                frame.height
+                            )
+                            .into(),
+                        ),
+                    ));
+                }
+                Heights::Padded => {}
             }
             // Gathers past the end give nulls; index 0 repeats the one row.
             let rows = if *broadcast_unit_length && frame.height == 1 {
