@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// The most values a list the lowering builds of parts of its own holds
+/// (a `concat_list` of a `get` per literal place, or of a list literal's
+/// values).
+pub(crate) const MOST_LISTED: usize = 64;
+
 /// A `gather` at literal places ([`ExprLowering::gather_at_places`]): the
 /// values' node, the places, and whether a place outside gives null.
 pub(crate) type AtPlaces = (Node, Vec<i64>, bool);
@@ -514,8 +519,6 @@ impl ExprLowering<'_> {
         (values, places, null_on_oob): AtPlaces,
         dtype: GpuDtype,
     ) -> Lowered {
-        /// The most places a gather runs on the GPU at (a `get` each).
-        const MOST_PLACES: usize = 64;
         if self.one_value(values) {
             // Polars takes one value (a list of one) per group.
             return self.refuse(
@@ -523,12 +526,12 @@ impl ExprLowering<'_> {
                 "`gather` of a literal or an aggregation is not supported on the GPU",
             );
         }
-        if places.is_empty() || places.len() > MOST_PLACES {
+        if places.is_empty() || places.len() > MOST_LISTED {
             return self.refuse(
                 node,
                 format!(
                     "`gather` at {} literal places is not supported on the GPU (1 to \
-                     {MOST_PLACES} are)",
+                     {MOST_LISTED} are)",
                     places.len()
                 ),
             );

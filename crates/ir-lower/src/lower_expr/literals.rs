@@ -259,17 +259,16 @@ impl ExprLowering<'_> {
     /// the list of its values' literals (`concat_list`), of one to 64
     /// values of a type lists hold.
     fn list_literal(&mut self, node: Node, values: &Series) -> Lowered {
-        /// The most values a list literal runs on the GPU with.
-        const MOST_VALUES: usize = 64;
+        use super::lists::MOST_LISTED;
         let dtype = self.dtype(node)?;
         let GpuDtype::List(of) = dtype else {
             return self.refuse(node, format!("a list literal of type {dtype}"));
         };
-        if values.is_empty() || values.len() > MOST_VALUES {
+        if values.is_empty() || values.len() > MOST_LISTED {
             return self.refuse(
                 node,
                 format!(
-                    "a list literal of {} values is not supported on the GPU (1 to {MOST_VALUES} \
+                    "a list literal of {} values is not supported on the GPU (1 to {MOST_LISTED} \
                      are)",
                     values.len()
                 ),
