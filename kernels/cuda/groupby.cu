@@ -73,18 +73,20 @@ __device__ __forceinline__ void segment_sum(const T* values, const u32* validity
     }
 }
 
-// Product of the valid values (1 for none), wrapping in the 64-bit type
-// (multiplied as unsigned: the same bits for signed values, without the
-// undefined overflow of signed C++ arithmetic).
-template <typename T>
+// Product of the valid values (1 for none), multiplied in W: integers
+// wrapping in the 64-bit type (W unsigned: the same bits for signed values,
+// without the undefined overflow of signed C++ arithmetic); floats in their
+// own type, one thread a group from its first value to its last, as
+// Polars' loop rounds.
+template <typename T, typename W>
 __device__ __forceinline__ void segment_product(const T* values, const u32* validity,
                                                 const u64* starts, u64 groups, u64 n, T* out) {
     for (u64 g = global_index(); g < groups; g += global_stride()) {
         u64 begin, end;
         segment(starts, groups, n, g, &begin, &end);
-        u64 product = 1;
+        W product = W(1);
         for (u64 i = begin; i < end; ++i) {
-            if (is_valid(validity, i)) product *= static_cast<u64>(values[i]);
+            if (is_valid(validity, i)) product = product * static_cast<W>(values[i]);
         }
         out[g] = static_cast<T>(product);
     }
@@ -221,16 +223,18 @@ EMU_KERNEL(segment_count)
     }                                                                                         \
     EMU_KERNEL(segment_last_##suffix)
 
-#define SEGMENT_PRODUCT(T, suffix)                                                          \
+#define SEGMENT_PRODUCT(T, W, suffix)                                                       \
     extern "C" __global__ void segment_product_##suffix(const T* values, const u32* validity, \
                                                         const u64* starts, u64 groups, u64 n, \
                                                         T* out) {                             \
-        segment_product<T>(values, validity, starts, groups, n, out);                        \
+        segment_product<T, W>(values, validity, starts, groups, n, out);                     \
     }                                                                                         \
     EMU_KERNEL(segment_product_##suffix)
 
-SEGMENT_PRODUCT(i64, i64)
-SEGMENT_PRODUCT(u64, u64)
+SEGMENT_PRODUCT(i64, u64, i64)
+SEGMENT_PRODUCT(u64, u64, u64)
+SEGMENT_PRODUCT(double, double, f64)
+SEGMENT_PRODUCT(float, float, f32)
 SEGMENT_SUM(i32, i32, i32)
 SEGMENT_SUM(i64, i64, i64)
 SEGMENT_SUM(u32, u32, u32)

@@ -165,7 +165,7 @@ library! {
     }
     GROUPBY = "groupby" {
         group_flags_i32, group_flags_i64, group_flags_u32, group_flags_u64, segment_count,
-        segment_product_i64, segment_product_u64, segment_sum_i32, segment_sum_i64, segment_sum_u32, segment_sum_u64, segment_sum_f64,
+        segment_product_i64, segment_product_u64, segment_product_f64, segment_product_f32, segment_sum_i32, segment_sum_i64, segment_sum_u32, segment_sum_u64, segment_sum_f64,
         segment_mean_i32, segment_min_i32, segment_max_i32, segment_first_i32, segment_last_i32,
         segment_mean_i64, segment_min_i64, segment_max_i64, segment_first_i64, segment_last_i64,
         segment_mean_u32, segment_min_u32, segment_max_u32, segment_first_u32, segment_last_u32,

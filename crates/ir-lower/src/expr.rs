@@ -111,8 +111,9 @@ impl BinaryOp {
 #[derive(Debug, Clone, PartialEq)]
 pub enum AggOp {
     Sum,
-    /// Product of the valid values (1 for none) of integers, as i64 (u64
-    /// for u64), wrapping.
+    /// Product of the valid values (1 for none): of integers as i64 (u64
+    /// for u64), wrapping; of floats in their type, multiplied in the
+    /// rows' order.
     Product,
     Mean,
     /// Minimum; NaN wins when `propagate_nans`, else NaN is ignored.

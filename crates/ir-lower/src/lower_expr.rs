@@ -893,6 +893,24 @@ impl ExprLowering<'_> {
             .ok()
     }
 
+    /// The supertype Polars' arithmetic casts numbers `a` and `b` (of
+    /// differing types, or booleans) to before adding them, where the GPU
+    /// has it and casts both to it: `None` for other types (decimals, which
+    /// Polars rescales, nulls and anything not a number).
+    pub(crate) fn supertype(&self, a: Node, b: Node) -> Option<GpuDtype> {
+        let [a, b] = [a, b].map(|node| self.polars_dtype(node));
+        let (a, b) = (a?, b?);
+        let number = |dtype: &DataType| dtype.is_primitive_numeric() || dtype.is_bool();
+        if !(number(&a) && number(&b)) {
+            return None;
+        }
+        let supertype = polars_core::utils::try_get_supertype(&a, &b).ok()?;
+        let supertype = GpuDtype::from_polars(&supertype).ok()?;
+        let [a, b] = [a, b].map(|dtype| GpuDtype::from_polars(&dtype));
+        let (a, b) = (a.ok()?, b.ok()?);
+        (cast_supported(a, supertype) && cast_supported(b, supertype)).then_some(supertype)
+    }
+
     /// Why `node` cannot run where it takes one value that is not a
     /// constant (an aggregation, `len()`): Polars applies an aggregation or
     /// a function that reads other rows (a shift, a running sum, a sort) to

@@ -115,7 +115,9 @@ pub fn aggregation_types(op: &AggOp, input: GpuDtype, output: GpuDtype) -> bool 
             (aggregable || matches!(input, GpuDtype::Duration(_))) && output == input
         }
         AggOp::Mean => aggregable && output == GpuDtype::Float64,
-        // Over i64 (u64 for u64), as Polars multiplies.
+        // Over i64 (u64 for u64), as Polars multiplies; floats in their
+        // own type.
+        AggOp::Product if input.is_float() => output == input,
         AggOp::Product => {
             (input.is_integer() || input == GpuDtype::Boolean)
                 && matches!(output, GpuDtype::Int64 | GpuDtype::UInt64)

@@ -2,7 +2,7 @@
 //!
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
 //! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `null_type`, `strings`,
-//! `temporal`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
+//! `products`, `temporal`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
 //! partitioned executor), `partitioned_scans` (file scans it reads in
 //! partitions), `spilling` (results kept for later moved to host memory),
 //! `unpivot`.
@@ -34,6 +34,7 @@ mod one_value;
 mod operators;
 mod partitioned;
 mod partitioned_scans;
+mod products;
 mod replace;
 mod rolling;
 mod row_order;

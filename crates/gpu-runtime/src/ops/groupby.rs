@@ -73,17 +73,33 @@ pub trait Aggregable: Gather {
 }
 
 /// Element types a group's product is taken in: 64-bit integers (Polars
-/// multiplies smaller integers as i64), wrapping.
+/// multiplies smaller integers as i64), wrapping, and floats, in order.
 pub trait Multipliable: DeviceCopy {
     const PRODUCT: Kernel;
+    /// Whether the product depends on the order of the factors (floats
+    /// round at every step): then each group is multiplied by one thread
+    /// from its first value to its last, never in chunks.
+    const IN_ORDER: bool;
 }
 
 impl Multipliable for i64 {
     const PRODUCT: Kernel = ids::segment_product_i64;
+    const IN_ORDER: bool = false;
 }
 
 impl Multipliable for u64 {
     const PRODUCT: Kernel = ids::segment_product_u64;
+    const IN_ORDER: bool = false;
+}
+
+impl Multipliable for f64 {
+    const PRODUCT: Kernel = ids::segment_product_f64;
+    const IN_ORDER: bool = true;
+}
+
+impl Multipliable for f32 {
+    const PRODUCT: Kernel = ids::segment_product_f32;
+    const IN_ORDER: bool = true;
 }
 
 /// Per-group aggregations that keep the value type.
@@ -362,14 +378,20 @@ impl Ops<'_> {
         self.segments_in_chunks(T::SUM, values, validity, starts)
     }
 
-    /// Each group's product of its valid values (1 for none), wrapping:
-    /// the same in any order, so large groups are multiplied in chunks.
+    /// Each group's product of its valid values (1 for none): of integers
+    /// wrapping, the same in any order, so large groups are multiplied in
+    /// chunks; of floats in the values' order, as Polars' loop multiplies
+    /// (a group's values by one thread).
     pub fn segment_product<T: Multipliable>(
         &self,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
         starts: &DeviceBuffer<i64>,
     ) -> Result<DeviceBuffer<T>, RuntimeError> {
+        if T::IN_ORDER {
+            Self::check_segments(values, validity)?;
+            return self.segment_values(T::PRODUCT, values, validity, starts);
+        }
         self.segments_in_chunks(T::PRODUCT, values, validity, starts)
     }
 

@@ -900,8 +900,22 @@ impl ExprLowering<'_> {
             | F::SumHorizontal { .. }
             | F::MeanHorizontal { .. } => {
                 let dtype = self.dtype(node)?;
-                let inputs = self.inputs(inputs)?;
-                return match horizontal(function, inputs, dtype) {
+                let mut lowered = self.inputs(inputs)?;
+                if let (F::MeanHorizontal { .. }, [a, b]) = (function, &mut lowered[..]) {
+                    // Polars' plan casts the inputs of the other folds to
+                    // one type, not a mean's: it adds its two numbers in
+                    // their supertype, as `+` does.
+                    if a.dtype != b.dtype {
+                        let supertype = self.supertype(inputs[0].node(), inputs[1].node());
+                        let Some(supertype) = supertype else {
+                            return self.refuse(node, format!("{function} of differing types"));
+                        };
+                        for input in [a, b] {
+                            *input = input.clone().cast(supertype, CastMode::NonStrict);
+                        }
+                    }
+                }
+                return match horizontal(function, lowered, dtype) {
                     Ok(expr) => Some(expr),
                     Err(why) => self.refuse(node, why),
                 };
@@ -934,11 +948,11 @@ impl ExprLowering<'_> {
             F::Product => {
                 let (dtype, input) = (self.dtype(node)?, inputs.first()?.node());
                 // (Of a filter too, `x.filter(p).product()`: of the rows kept.)
+                // Integers wrap alike in any order; floats are multiplied
+                // in the rows' order, as Polars' loop rounds.
                 let product = self.aggregation_of(node, AggOp::Product, input, dtype);
-                // Integers wrap alike in any order; floats would round in
-                // another order than Polars' loop.
                 let input = self.dtype(input)?;
-                if !(input.is_integer() || input == GpuDtype::Boolean) {
+                if !(input.is_integer() || input.is_float() || input == GpuDtype::Boolean) {
                     return self.refuse(
                         node,
                         format!("product of {input} is not supported on the GPU"),

@@ -458,7 +458,6 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             "an arg_max of text per group",
             o().group_by([col("id")]).agg([col("status").arg_max()]),
         ),
-        ("a product of floats", o().select([col("amount").product()])),
         (
             "a spread of one value",
             o().select([col("amount").max().std(1)]),

@@ -449,10 +449,17 @@ impl Grammar<'_> {
                 ];
                 self.horizontal(&ops, Ty::Float, d)
             }
-            13 => {
+            13 if self.chance(0.5) => {
                 let mean = [Op::MeanHorizontal(true), Op::MeanHorizontal(false)];
                 let from = *[Ty::Int, Ty::UInt].choose(self.rng).unwrap();
                 self.horizontal(&mean, from, d)
+            }
+            13 => {
+                // Of two numbers of any classes (added in their supertype).
+                let op = Op::MeanHorizontal(self.chance(0.5));
+                let classes = [Ty::Int, Ty::UInt, Ty::Float, Ty::Bool];
+                let [a, b] = [0, 1].map(|_| *classes.choose(self.rng).unwrap());
+                E::new(op, vec![self.value(a, d), self.value(b, d)])
             }
             _ => self.leaf(Ty::Float),
         }
@@ -792,6 +799,8 @@ impl Grammar<'_> {
                     *[Agg::First, Agg::Last].choose(self.rng).unwrap(),
                     Ty::Float,
                 ),
+                // Multiplied in the rows' order.
+                9 if ordered && self.chance(0.5) => (Agg::Product, Ty::Float),
                 _ => (Agg::Mean, Ty::Float),
             },
             Ty::Int | Ty::UInt => match self.rng.random_range(0..10) {

@@ -15,8 +15,8 @@
 //! the seed), `FUZZ_THREADS` (1), `FUZZ_SHRINK` (runs spent shrinking a
 //! failure, 300; 0 prints it unshrunk), `FUZZ_SHOW=1` (print every case),
 //! `FUZZ_SUMMARY` (a file to append the summary line to), `FUZZ_REASONS=1`
-//! (print every fallback reason of the cases that answered, to read the
-//! reasons users meet).
+//! (print every fallback reason of the cases that answered, with its
+//! subject, to read the reasons users meet).
 
 pub mod code;
 mod decimals;

@@ -628,7 +628,8 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
             }
             if std::env::var("FUZZ_REASONS").is_ok() {
                 for r in &report.fallback_reasons {
-                    eprintln!("REASON {:?} {}", r.kind, r.message);
+                    let at = r.subject.as_deref().unwrap_or("-");
+                    eprintln!("REASON {:?} {} @ {at}", r.kind, r.message);
                 }
             }
             let internal = report

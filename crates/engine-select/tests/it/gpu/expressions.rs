@@ -362,7 +362,12 @@ fn horizontal_sums_means_minima_and_maxima_match_the_cpu() {
             );
         }
     }
-    for names in ["a b c", "x y", "u", "f g", "h k", "p q", "a", "f", "h"] {
+    // (Two of differing types: added in their supertype.)
+    let differing = ["a x", "a f", "x h", "u a", "h f", "p a", "y k", "u f"];
+    for names in ["a b c", "x y", "u", "f g", "h k", "p q", "a", "f", "h"]
+        .into_iter()
+        .chain(differing)
+    {
         for ignore_nulls in [true, false] {
             exprs.push(
                 polars::lazy::dsl::mean_horizontal(cols(names), ignore_nulls)
@@ -406,7 +411,7 @@ fn horizontal_sums_means_minima_and_maxima_match_the_cpu() {
             "more than two float inputs",
         ),
         (
-            polars::lazy::dsl::mean_horizontal(cols("a x"), true),
+            polars::lazy::dsl::mean_horizontal(cols("a x f"), true),
             "differing types",
         ),
     ] {

@@ -596,11 +596,14 @@ impl Executor<'_> {
         let validity = evaluated.validity();
         if let AggOp::Product = op {
             // (Smaller integers and booleans were widened to i64 above.) A
-            // whole frame's rows are in row order: multiplied where they are.
+            // whole frame's rows are in row order: multiplied where they are
+            // (floats in that order, each group's in its rows' order).
             let rows = (!whole).then_some(sorted_rows);
             let products = match evaluated.values() {
                 Values::I64(v) => Values::I64(group_products(&ops, v, validity, rows, starts)?),
                 Values::U64(v) => Values::U64(group_products(&ops, v, validity, rows, starts)?),
+                Values::F64(v) => Values::F64(group_products(&ops, v, validity, rows, starts)?),
+                Values::F32(v) => Values::F32(group_products(&ops, v, validity, rows, starts)?),
                 _ => {
                     return Err(ExecError::Unsupported(not_yet(format_args!(
                         "the product of `{input}`"

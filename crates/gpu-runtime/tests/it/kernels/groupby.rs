@@ -338,9 +338,35 @@ fn aggregations_of_large_groups_match_a_serial_reference() {
         .unwrap()
         .to_host()
         .unwrap();
+    // Floats near one (the products of large groups neither overflow nor
+    // vanish), multiplied in order: bit for bit the sequential loop's.
+    let factors: Vec<f64> = floats.iter().map(|x| 1.0 + x * 1e-6).collect();
+    let narrow: Vec<f32> = factors.iter().map(|&x| x as f32).collect();
+    let float_products = ops
+        .segment_product(&device.upload(&factors), Some(&d_valid), &d_starts)
+        .unwrap()
+        .to_host()
+        .unwrap();
+    let f32_products = ops
+        .segment_product(&device.upload(&narrow), Some(&d_valid), &d_starts)
+        .unwrap()
+        .to_host()
+        .unwrap();
 
     for (g, rows) in segments(&starts, n).enumerate() {
         let rows: Vec<usize> = rows.filter(|&i| valid[i]).collect();
+        let float_product = rows.iter().fold(1.0f64, |p, &i| p * factors[i]);
+        assert_eq!(
+            float_products[g].to_bits(),
+            float_product.to_bits(),
+            "f64 product of group {g}"
+        );
+        let f32_product = rows.iter().fold(1.0f32, |p, &i| p * narrow[i]);
+        assert_eq!(
+            f32_products[g].to_bits(),
+            f32_product.to_bits(),
+            "f32 product of group {g}"
+        );
         let sum = rows.iter().fold(0i64, |s, &i| s.wrapping_add(ints[i]));
         assert_eq!(sums[g], sum, "sum of group {g}");
         let product = rows.iter().fold(1i64, |p, &i| p.wrapping_mul(odd[i]));
