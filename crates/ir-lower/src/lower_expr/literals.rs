@@ -203,6 +203,10 @@ impl ExprLowering<'_> {
                     .map(|v| v.into_static())
                     .map_err(|e| e.to_string())
             });
+        // A list (`lit("a b").str.split(" ")`): a list literal of its values.
+        if let Ok(AnyValue::List(values)) = &value {
+            return Some(self.list_literal(node, values));
+        }
         Some(match value.and_then(|value| any_value_to_scalar(&value)) {
             Ok(scalar) => Some(GpuExpr {
                 kind: ExprKind::Literal(scalar),

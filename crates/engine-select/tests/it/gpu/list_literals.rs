@@ -68,3 +68,48 @@ fn list_literals_match_the_cpu() {
         "a list literal of 0 values",
     );
 }
+
+/// Functions of literals that make a list (`lit("a b").str.split(" ")`),
+/// which Polars computes into one list value: list literals of their values,
+/// on every row, read by list functions and exploded; an empty list stays
+/// with Polars.
+#[test]
+fn lists_made_of_literals_match_the_cpu() {
+    let frame = || {
+        df!("x" => [Some("p q"), None, Some("r")])
+            .unwrap()
+            .lazy()
+    };
+    let split = || lit("a b  c").str().split(lit(" "));
+    let found = || lit("x1 y22 z").str().extract_all(lit(r"\d+"));
+    for (name, query) in [
+        (
+            "beside the columns",
+            frame().with_columns([split().alias("split"), found().alias("found")]),
+        ),
+        (
+            "read by list functions",
+            frame().with_columns([
+                split().list().len().alias("n"),
+                split().list().get(lit(1), true).alias("second"),
+                split().list().join(lit("-"), true).alias("joined"),
+            ]),
+        ),
+        (
+            "exploded",
+            frame().select([split().explode(super::lists::polars_explode()).alias("e")]),
+        ),
+        (
+            "per group",
+            frame()
+                .group_by_stable([col("x")])
+                .agg([found().alias("found")]),
+        ),
+    ] {
+        assert_gpu_eq(name, query);
+    }
+    assert_cpu_answer_with_reason(
+        frame().with_columns([lit("").str().extract_all(lit("a")).alias("none")]),
+        "a list literal of 0 values",
+    );
+}
