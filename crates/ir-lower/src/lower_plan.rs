@@ -28,6 +28,7 @@ mod filtered;
 mod join_order;
 mod one_value;
 mod rolling;
+mod series_literals;
 mod unpivot;
 mod value_counts;
 
@@ -309,6 +310,10 @@ impl<'a> PlanLowering<'a> {
             }
             IR::Select { input, expr, .. } => {
                 let input_node = *input;
+                let series = self.series_at_root(expr);
+                if !series.is_empty() {
+                    return self.with_series_columns(node, input_node, expr, series, false);
+                }
                 if let [only] = expr.as_slice()
                     && let AExpr::Explode {
                         expr: lists,
@@ -387,6 +392,10 @@ impl<'a> PlanLowering<'a> {
                 ..
             } => {
                 let input_node = *input;
+                let series = self.series_at_root(exprs);
+                if !series.is_empty() {
+                    return self.with_series_columns(node, input_node, exprs, series, true);
+                }
                 let input = self.node(input_node);
                 let exprs = self.named_exprs(exprs, input_node);
                 let (input, exprs) = (input?, exprs?);

@@ -2,7 +2,7 @@
 //!
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
 //! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `null_type`, `strings`,
-//! `products`, `temporal`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
+//! `products`, `series_literals`, `temporal`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
 //! partitioned executor), `partitioned_scans` (file scans it reads in
 //! partitions), `spilling` (results kept for later moved to host memory),
 //! `unpivot`.
@@ -38,6 +38,7 @@ mod products;
 mod replace;
 mod rolling;
 mod row_order;
+mod series_literals;
 mod sorted_claims;
 mod spilling;
 mod strings;

@@ -245,7 +245,9 @@ impl ExprLowering<'_> {
             LiteralValue::Series(_) => {
                 return self.refuse(
                     node,
-                    "a list literal is supported only as the list of is_in",
+                    "a Series literal inside an expression (but as a whole column of a select \
+                     or with_columns, or the values of is_in or replace) is not supported on \
+                     the GPU",
                 );
             }
             LiteralValue::Range(_) => {

@@ -463,6 +463,10 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([col("amount").max().std(1)]),
         ),
         (
+            "a Series literal inside an expression",
+            o().select([col("amount") + lit(Series::new("s".into(), [1.0f64, 2.0, 3.0]))]),
+        ),
+        (
             "a median per group of a datetime of a frame of one row",
             o().slice(0, 1)
                 .with_columns([col("day").cast(DataType::Datetime(TimeUnit::Nanoseconds, None))])

@@ -196,6 +196,8 @@ pub enum Op {
     IsIn(List, bool),
     /// A list literal (`lit([1, 2])`): one list, repeated on every row.
     ListLit(List),
+    /// A Series literal (`lit(series)`): a column of its own values.
+    SeriesLit(List),
     /// `replace` of the old values by the new ones.
     ReplaceValues(List, List),
     /// `replace_strict` of the old values by the new ones, the default the
@@ -530,6 +532,7 @@ impl E {
                 x.is_in(lit(values).implode(false), ne)),
             Op::ListLit(list) => case!(i, s; []; values = list.series();
                 lit(Scalar::new(DataType::List(Box::new(values.dtype().clone())), AnyValue::List(values)))),
+            Op::SeriesLit(list) => case!(i, s; []; values = list.series(); lit(values)),
             Op::ReplaceValues(old, new) => case!(i, s; [x]; o = old.series(), n = new.series();
                 x.replace(lit(o), lit(n))),
             Op::ReplaceStrict(old, new) if self.args.len() == 1 => {

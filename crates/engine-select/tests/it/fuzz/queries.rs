@@ -4,6 +4,7 @@ use polars::prelude::*;
 use rand::RngExt;
 use rand::seq::IndexedRandom;
 
+use super::code::List;
 use super::expr::{E, Lit, Op};
 use super::grammar::{Context, Grammar, Ty};
 use super::plan::{Case, Plan};
@@ -247,6 +248,33 @@ fn random_op(
         let made = E::new(Op::AsStruct, fields);
         let name = fresh_name(fresh, &schema, "x");
         return Some(Plan::WithColumns(input, vec![made.alias(&name)]));
+    }
+    if ordered && rng.random_bool(0.03) {
+        // A Series as long as the frame (now and then a row off, which
+        // Polars raises on), as a new column or in place of one.
+        let tables: Vec<LazyFrame> = frames.iter().cloned().map(DataFrame::lazy).collect();
+        let collected = super::oracle::quietly(|| plan.build(&tables).collect());
+        if let Ok(Ok(df)) = collected {
+            let n = match rng.random_range(0..8) {
+                0 => df.height() + 1,
+                1 => df.height().saturating_sub(1),
+                _ => df.height(),
+            };
+            let values = series_values(rng, n);
+            let name = match rng.random_bool(0.3) {
+                true => schema.choose(rng).unwrap().0.clone(),
+                false => fresh_name(fresh, &schema, "x"),
+            };
+            let made = E::leaf(Op::SeriesLit(values)).alias(&name);
+            return Some(match rng.random_bool(0.7) {
+                true => Plan::WithColumns(input, vec![made]),
+                false => {
+                    let kept = schema.choose(rng).unwrap().0.clone();
+                    let kept = (kept != name).then(|| E::col(&kept));
+                    Plan::Select(input, kept.into_iter().chain([made]).collect())
+                }
+            });
+        }
     }
     let mut g = Grammar {
         rng,
@@ -698,4 +726,26 @@ fn join(
         nulls_equal,
         maintain_order,
     })
+}
+
+/// `n` values of a Series literal: integers, floats or texts, some null.
+fn series_values(rng: &mut Rng, n: usize) -> List {
+    let null = |rng: &mut Rng| rng.random_bool(0.15);
+    match rng.random_range(0..3) {
+        0 => List::Int(
+            (0..n)
+                .map(|_| (!null(rng)).then(|| rng.random_range(-5..5)))
+                .collect(),
+        ),
+        1 => List::Float(
+            (0..n)
+                .map(|_| (!null(rng)).then(|| *[0.0, -0.0, 1.5, f64::NAN].choose(rng).unwrap()))
+                .collect(),
+        ),
+        _ => List::Str(
+            (0..n)
+                .map(|_| (!null(rng)).then(|| (*["a", "", "É"].choose(rng).unwrap()).into()))
+                .collect(),
+        ),
+    }
 }

@@ -75,11 +75,7 @@ fn list_literals_match_the_cpu() {
 /// with Polars.
 #[test]
 fn lists_made_of_literals_match_the_cpu() {
-    let frame = || {
-        df!("x" => [Some("p q"), None, Some("r")])
-            .unwrap()
-            .lazy()
-    };
+    let frame = || df!("x" => [Some("p q"), None, Some("r")]).unwrap().lazy();
     let split = || lit("a b  c").str().split(lit(" "));
     let found = || lit("x1 y22 z").str().extract_all(lit(r"\d+"));
     for (name, query) in [

@@ -24,8 +24,8 @@ impl Executor<'_> {
             match heights {
                 Heights::ToPolars => {
                     return Err(ExecError::DependsOnPolars(format!(
-                        "expressions of a select that keep {} and {height} rows (Polars \
-                         compares the lengths)",
+                        "columns of a select of {} and {height} rows (Polars compares the \
+                         lengths)",
                         frame.height
                     )));
                 }
