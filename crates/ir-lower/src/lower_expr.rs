@@ -946,8 +946,9 @@ impl ExprLowering<'_> {
                 let first = input.first()?.node();
                 // Of a filter of one value too (`min(x).drop_nulls().product()`).
                 let values = filtered_parts(self.arena, first).map_or(first, |(values, _)| values);
-                // (Ranges take one value by design: see `int_range`.)
-                let range = matches!(function, IRFunctionExpr::Range(_));
+                // (Ranges and repeats take one value by design: see
+                // `int_range` and `repeat`.)
+                let range = matches!(function, IRFunctionExpr::Range(_) | IRFunctionExpr::Repeat);
                 if !options.is_elementwise() && !range && one_value(values) {
                     return refused("a function of the rows in order over one value", values);
                 }

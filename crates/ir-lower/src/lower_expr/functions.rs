@@ -705,6 +705,7 @@ impl ExprLowering<'_> {
             F::Range(IRRangeFunction::IntRange { step, .. }) => {
                 return self.int_range(node, inputs, *step);
             }
+            F::Repeat => return self.repeat(node, inputs),
             F::PctChange => {
                 let [input, n] = [inputs.first()?.node(), inputs.get(1)?.node()];
                 let input = self.expr(input)?;
@@ -992,7 +993,6 @@ impl ExprLowering<'_> {
             | F::ArgWhere
             | F::Rechunk
             | F::ArgUnique
-            | F::Repeat
             | F::AsList
             | F::ValueCounts { .. }
             | F::UniqueCounts

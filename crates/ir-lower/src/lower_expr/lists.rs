@@ -674,7 +674,9 @@ impl ExprLowering<'_> {
             filtered_parts(self.arena, input),
             Some((_, KeptRows::FirstOfEach))
         );
-        if !places && !values.any(&|e| matches!(e.kind, ExprKind::Column { .. })) {
+        // (Nor are the rows' places, `int_range(0, len())`, `repeat(v, len())`.)
+        let rows = values.any(&|e| e.is_places() || matches!(e.kind, ExprKind::Column { .. }));
+        if !places && !rows {
             return self.refuse(input, "a list of literals is not supported on the GPU yet");
         }
         Some(imploded)

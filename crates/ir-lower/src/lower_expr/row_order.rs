@@ -437,6 +437,34 @@ impl ExprLowering<'_> {
         )
     }
 
+    /// Polars' `repeat(value, n)` where `value` is a literal and `n` the
+    /// length (of the frame, or of a window's or an aggregation's group):
+    /// the value on every row, as the node's type (a column of the
+    /// frame's height though it reads none, as `int_range` of the rows
+    /// is). Other counts, which make a column of their own length, fall
+    /// back.
+    pub(super) fn repeat(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let [value, n] = [inputs.first()?.node(), inputs.get(1)?.node()];
+        if self.beyond_length(n) != Some(0) {
+            return self.refuse(
+                node,
+                "repeat other than as many times as there are rows (repeat(value, len())) is \
+                 not supported on the GPU",
+            );
+        }
+        let value = self.expr(value)?;
+        if !matches!(value.kind, ExprKind::Literal(_)) {
+            return self.refuse(node, "repeat of a value that is not a literal");
+        }
+        let dtype = self.dtype(node)?;
+        if value.dtype != dtype && !cast_supported(value.dtype, dtype) {
+            return self.refuse(node, format!("repeat of {} as {dtype}", value.dtype));
+        }
+        let value = value.cast(dtype, CastMode::NonStrict);
+        let null = GpuExpr::literal(Scalar::Null, dtype);
+        Some(places_from_one().is_not_null().then(value, null, dtype))
+    }
+
     /// `n` where `node` is the length (`len()`) plus the literal `n` (or
     /// less `-n`), or casts of that.
     fn beyond_length(&self, node: Node) -> Option<i64> {

@@ -281,6 +281,8 @@ pub enum Op {
     Interpolate(InterpolationMethod),
     /// `int_range(s, len() + s)`: each row's place in its group from `s`.
     IntRange(i64),
+    /// `repeat(value, len())`: the value on every row of its group.
+    RepeatLen,
     Reverse,
     CumSum(bool),
     CumMax(bool),
@@ -625,6 +627,7 @@ impl E {
             }
             Op::PctChange(n) => case!(i, s; [x]; n = n; x.pct_change(lit(n))),
             Op::Interpolate(m) => case!(i, s; [x]; m = m; x.interpolate(m)),
+            Op::RepeatLen => case!(i, s; [x]; ; repeat(x, len())),
             Op::IntRange(n) => case!(i, s; []; n = n;
                 int_range(lit(n), len() + lit(n), 1, DataType::Int64)),
             Op::Reverse => case!(i, s; [x]; ; x.reverse()),

@@ -14,6 +14,11 @@ impl Grammar<'_> {
         let reverse = self.chance(0.3);
         match (ty, self.rng.random_range(0..9)) {
             (_, 0) => E::new(Op::Shift(n), vec![self.value(ty, d)]),
+            // A literal on every row of its group or frame (`repeat(v, len())`).
+            (_, 6) if self.chance(0.15) => {
+                let value = self.literal(ty);
+                E::new(Op::RepeatLen, vec![value])
+            }
             // Each row's place in its group or frame (`int_range(s, len() + s)`).
             (Ty::Int, 6) if self.context == Context::Groups || self.chance(0.5) => E::new(
                 Op::IntRange(*[0i64, 1, -2].choose(self.rng).unwrap()),

@@ -1,4 +1,4 @@
-//! Functions of each row's neighbours and place on the device: peaks, changes in percent, interpolation of nulls, and `int_range`'s numbers of rows (of a frame, a window's or a group's).
+//! Functions of each row's neighbours and place on the device: peaks, changes in percent, interpolation of nulls, and `int_range`'s numbers of rows and `repeat`'s literal on every row (of a frame, a window's or a group's).
 
 use super::*;
 
@@ -141,6 +141,52 @@ fn int_ranges_numbering_rows_match_the_cpu() {
     assert_cpu_answer_with_reason(
         groups().select([int_range(lit(0), len(), 2, DataType::Int64).alias("i")]),
         "int_range other than of the rows",
+    );
+}
+
+/// `repeat(value, len())`: a literal on every row of the frame, of a
+/// window's partition or of a group (as a list, or aggregated), of no rows
+/// too; repeats of another count make a column of their own length and
+/// stay with Polars.
+#[test]
+fn repeats_as_many_as_the_rows_match_the_cpu() {
+    let each = |value: Expr| repeat(value, len());
+    assert_gpu_eq(
+        "beside the columns",
+        groups().with_columns([
+            each(lit(7)).alias("seven"),
+            each(lit("a")).alias("a"),
+            each(lit(-0.0)).alias("zero"),
+            each(lit(NULL).cast(DataType::Int64)).alias("none"),
+        ]),
+    );
+    assert_gpu_eq(
+        "alone in a select",
+        groups().select([each(lit(true)).alias("t")]),
+    );
+    assert_gpu_eq(
+        "in windows and arithmetic",
+        groups().select([
+            (each(lit(2i64)).cum_sum(false).over([col("g")]).unwrap() * col("v")).alias("w"),
+        ]),
+    );
+    assert_gpu_eq(
+        "per group",
+        groups().group_by_stable([col("g")]).agg([
+            each(lit(1.5)).sum().alias("sum"),
+            each(lit(4i64)).alias("list"),
+            int_range(lit(0), len(), 1, DataType::Int64).alias("places"),
+        ]),
+    );
+    assert_gpu_eq(
+        "of no rows",
+        groups()
+            .filter(col("v").gt(lit(1e300)))
+            .with_columns([each(lit(3)).alias("three")]),
+    );
+    assert_cpu_answer_with_reason(
+        groups().select([repeat(lit(7), lit(3)).alias("r")]),
+        "repeat other than as many times as there are rows",
     );
 }
 
