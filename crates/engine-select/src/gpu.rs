@@ -217,13 +217,22 @@ pub(crate) fn attempt(
             df
         });
         match ran {
-            // Polars holds a column of one row as a scalar column where it
-            // computed it, as a series where it read it, and its group-bys
-            // answer by which (`arg_max` of an empty slice: null or 0): a
-            // frame of one row cannot stand in for its own.
-            Ok(df) if !whole && df.height() == 1 => {
-                let why = "a part of a mixed plan gave one row, whose columns Polars holds as \
-                           scalars or not by how it made them, and answers by it";
+            // Polars holds a column of one row, or of none, as a scalar
+            // column where it computed it, as a series where it read it,
+            // and its group-bys answer by which (`arg_max` of an empty
+            // slice: null or 0; the aggregations of a rolling group-by of
+            // no rows typed null or as their values, fuzz seed 2948): a
+            // frame of one row or none cannot stand in for its own.
+            Ok(df) if !whole && df.height() <= 1 => {
+                let rows = if df.height() == 0 {
+                    "no rows"
+                } else {
+                    "one row"
+                };
+                let why = format!(
+                    "a part of a mixed plan gave {rows}, whose columns Polars holds as scalars \
+                     or not by how it made them, and answers by it"
+                );
                 let why = reason(FallbackKind::Unsupported, None, why);
                 return Ok(Attempt::FellBack(vec![why]));
             }

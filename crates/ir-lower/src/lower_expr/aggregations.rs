@@ -19,6 +19,16 @@ pub(crate) enum KeptRows {
     /// (`arg_unique`): the values kept are the rows' places (u32, in the
     /// frame or in the group), not the input's.
     FirstOfEach,
+    /// The places of the rows where the input, a boolean, is true
+    /// (`arg_where`): as `FirstOfEach`, the values kept are the places.
+    PlacesWhere,
+}
+
+impl KeptRows {
+    /// Whether the values kept are the rows' places (u32), not the input's.
+    pub(crate) fn keeps_places(self) -> bool {
+        matches!(self, KeptRows::FirstOfEach | KeptRows::PlacesWhere)
+    }
 }
 
 /// Where an expression reads its columns through one filter or slice
@@ -33,8 +43,8 @@ pub(crate) enum Inside {
 }
 
 /// Of `values.filter(by)`, `values.drop_nulls()`, `values.drop_nans()`,
-/// `values.slice(offset, length)`, `values.gather_every(n, offset)` or
-/// `values.arg_unique()` at
+/// `values.slice(offset, length)`, `values.gather_every(n, offset)`,
+/// `values.arg_unique()` or `arg_where(values)` at
 /// `node`: the values' node and which of their rows are kept; `None` for any
 /// other expression.
 pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, KeptRows)> {
@@ -62,6 +72,7 @@ pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, 
                     offset: *offset,
                 },
                 IRFunctionExpr::ArgUnique => KeptRows::FirstOfEach,
+                IRFunctionExpr::ArgWhere => KeptRows::PlacesWhere,
                 _ => return None,
             };
             let [values] = input.as_slice() else {
@@ -111,6 +122,13 @@ pub(crate) fn filter_below(
             _ => return None,
         }
     }
+}
+
+/// Each row's place (u32, from 0, in the frame or in its group), as
+/// `arg_unique` and `arg_where` give them.
+fn places_from_zero_u32() -> GpuExpr {
+    let one = GpuExpr::literal(Scalar::UInt(1), GpuDtype::UInt32);
+    places_from_one().binary(BinaryOp::Minus, one, GpuDtype::UInt32)
 }
 
 /// Whether `dtype` holds durations or timestamps (not zoned) as i64 ticks,
@@ -591,6 +609,14 @@ impl ExprLowering<'_> {
             }
             KeptRows::NotNull => lowered.clone().map(GpuExpr::is_not_null),
             KeptRows::FirstOfEach => return self.first_of_each(node, lowered?),
+            KeptRows::PlacesWhere => {
+                let condition = lowered?;
+                if condition.dtype != GpuDtype::Boolean {
+                    self.refuse(node, format!("arg_where of {}", condition.dtype));
+                    return None;
+                }
+                return Some((places_from_zero_u32(), condition));
+            }
             // Per group Polars tests the value it stores under a null as if
             // it were valid (a null of `mean_horizontal` is dropped, one of
             // a column kept): not ours to know.
@@ -638,9 +664,7 @@ impl ExprLowering<'_> {
             },
             dtype: GpuDtype::Boolean,
         };
-        let one = GpuExpr::literal(Scalar::UInt(1), GpuDtype::UInt32);
-        let places = places_from_one().binary(BinaryOp::Minus, one, GpuDtype::UInt32);
-        Some((places, first))
+        Some((places_from_zero_u32(), first))
     }
 
     /// The bounds (offset, length nodes) of the slices in `node` where

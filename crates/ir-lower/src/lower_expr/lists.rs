@@ -669,11 +669,9 @@ impl ExprLowering<'_> {
                  yet",
             );
         }
-        // (The places `arg_unique` lists are no literals: rows of a column.)
-        let places = matches!(
-            filtered_parts(self.arena, input),
-            Some((_, KeptRows::FirstOfEach))
-        );
+        // (The places `arg_unique` and `arg_where` list are no literals:
+        // rows of a column.)
+        let places = filtered_parts(self.arena, input).is_some_and(|(_, rows)| rows.keeps_places());
         // (Nor are the rows' places, `int_range(0, len())`, `repeat(v, len())`.)
         let rows = values.any(&|e| e.is_places() || matches!(e.kind, ExprKind::Column { .. }));
         if !places && !rows {

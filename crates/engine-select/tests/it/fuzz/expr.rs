@@ -339,6 +339,8 @@ pub enum Op {
     GatherEvery(usize, usize),
     /// The places where each value first comes (`arg_unique`).
     ArgUnique,
+    /// `arg_where(x)`: the places where `x` is true.
+    ArgWhere,
     Explode,
     Alias(String),
 }
@@ -712,6 +714,7 @@ impl E {
             Op::DropNans => case!(i, s; [x]; ; x.drop_nans()),
             Op::GatherEvery(n, o) => case!(i, s; [x]; n = n, o = o; x.gather_every(n, o)),
             Op::ArgUnique => case!(i, s; [x]; ; x.arg_unique()),
+            Op::ArgWhere => case!(i, s; [x]; ; arg_where(x)),
             Op::Explode => {
                 case!(i, s; [x]; ; x.explode(ExplodeOptions { empty_as_null: true, keep_nulls: true }))
             }

@@ -317,6 +317,53 @@ fn places_of_first_values_match_the_cpu() {
     );
 }
 
+/// `arg_where`: the places (u32, in the frame or the group) of the rows
+/// where a condition is true (not null), as a filter keeps them: over the
+/// frame, beside rows kept alike, per group as lists and inside
+/// aggregations, and under functions.
+#[test]
+fn places_where_a_condition_holds_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => ["a", "a", "b", "b", "b", "c", "a", "a"],
+            "i" => [Some(10i64), Some(11), None, Some(13), None, Some(15), Some(10), None],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let big = || col("i").gt(lit(10));
+    for (name, query) in [
+        ("over the frame", frame().select([arg_where(big())])),
+        (
+            "beside the rows kept alike and a sum",
+            frame().select([
+                arg_where(big()).alias("at"),
+                col("g").filter(big()),
+                col("i").sum(),
+            ]),
+        ),
+        (
+            "per group, as lists",
+            frame()
+                .group_by_stable([col("g")])
+                .agg([arg_where(big()).alias("at")]),
+        ),
+        (
+            "per group, aggregated",
+            frame().group_by_stable([col("g")]).agg([
+                arg_where(big()).len().alias("n"),
+                arg_where(col("i").is_null()).first().alias("first null"),
+            ]),
+        ),
+        (
+            "shifted, of none",
+            frame().select([arg_where(lit(false).and(big())).shift(lit(1)).alias("none")]),
+        ),
+    ] {
+        assert_gpu_eq(name, query);
+    }
+}
+
 /// A select of filters and slices that keep different rows (`select(
 /// x.head(3), y.tail(3))`): each set of rows its own filter, side by side,
 /// where they keep as many rows; where they keep different numbers of rows

@@ -52,6 +52,10 @@ impl Grammar<'_> {
                     .unwrap();
                 E::new(Op::ArgUnique, vec![self.value(of, d)])
             }
+            // The places where a condition holds.
+            3 if ty == Ty::UInt && self.chance(0.3) => {
+                E::new(Op::ArgWhere, vec![self.value(Ty::Bool, d)])
+            }
             3 if ty == Ty::Float => E::new(Op::DropNans, vec![x]),
             4 if self.ordered => {
                 let (n, offset) = (self.rng.random_range(1..4), self.rng.random_range(0..3));

@@ -93,6 +93,53 @@ fn parts_of_mixed_plans_of_one_row_stay_with_polars() {
     assert_same_as_cpu(lf, UNORDERED);
 }
 
+/// A part of a mixed plan that gives no rows stays with Polars too: its
+/// rolling group-by of no rows types an aggregation null or as its values
+/// by whether it holds the empty index column as a scalar column (where it
+/// made it) or a series. Found by the fuzzer (seed 2948, case 176).
+#[test]
+fn parts_of_mixed_plans_of_no_rows_stay_with_polars() {
+    let t0 = DataFrame::new(
+        2,
+        vec![Column::new("a".into(), [Some(i32::MIN), Some(-2i32)])],
+    )
+    .unwrap();
+    let dynamic = DynamicGroupOptions {
+        every: Duration::parse("50i"),
+        period: Duration::parse("50i"),
+        offset: Duration::parse("1i"),
+        closed_window: ClosedWindow::Right,
+        label: Label::Left,
+        ..Default::default()
+    };
+    let rolling = RollingGroupOptions {
+        index_column: "a".into(),
+        period: Duration::parse("2i"),
+        offset: Duration::parse("-2i"),
+        closed_window: ClosedWindow::Left,
+    };
+    let sorted = SortMultipleOptions::default().with_maintain_order(true);
+    let small = || col("a").is_between(lit(-100_000), lit(100_000), ClosedInterval::Both);
+    let lf = t0
+        .lazy()
+        .filter(lit(false))
+        .filter(small())
+        .sort(["a"], sorted.clone())
+        .group_by_dynamic(col("a"), [] as [Expr; 0], dynamic)
+        .agg([lit("日本").alias("x1")])
+        .filter(small())
+        .sort(["a"], sorted)
+        .rolling(col("a"), [] as [Expr; 0], rolling)
+        .agg([
+            col("a")
+                .fill_null_with_strategy(FillNullStrategy::Backward(None))
+                .product()
+                .alias("x3"),
+            col("x1").alias("x4"),
+        ]);
+    assert_same_as_cpu(lf, ORDERED);
+}
+
 /// An `arg_max` or `arg_min` Polars computes over a frame from the device
 /// stays with Polars: it takes the last of tied extremes where it knows the
 /// values sorted (two filters of one row each, stacked), and the device's
