@@ -955,10 +955,16 @@ impl ExprLowering<'_> {
                 // Polars gives such a function the length of its first
                 // input, where the executor repeats that value on every row
                 // (`lit(0).clip(col("a"), ...)` is one value in Polars).
+                // (Durations and datetimes made of parts take the longest
+                // part's length too.)
                 let horizontal = matches!(
                     function,
                     IRFunctionExpr::Coalesce
                         | IRFunctionExpr::StringExpr(IRStringFunction::ConcatHorizontal { .. })
+                        | IRFunctionExpr::TemporalExpr(
+                            IRTemporalFunction::Duration(_)
+                                | IRTemporalFunction::DatetimeFunction { .. }
+                        )
                 );
                 let per_row = input[1..].iter().any(|i| !one_value(i.node()));
                 if !horizontal && one_value(first) && per_row {

@@ -384,7 +384,7 @@ pub(crate) fn interpolated(input: GpuExpr, nearest: bool, dtype: GpuDtype) -> Op
 
 /// `a / b` of integers (`b` positive) divided toward zero, as Rust divides:
 /// the floor division, one more where a negative `a` leaves a remainder.
-fn toward_zero(a: GpuExpr, b: GpuExpr) -> GpuExpr {
+pub(super) fn toward_zero(a: GpuExpr, b: GpuExpr) -> GpuExpr {
     let dtype = a.dtype;
     let zero = GpuExpr::literal(Scalar::Int(0), dtype);
     let floor = a.clone().binary(BinaryOp::FloorDivide, b.clone(), dtype);

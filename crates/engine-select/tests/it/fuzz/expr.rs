@@ -263,6 +263,9 @@ pub enum Op {
     OffsetBy(String),
     RoundTime(String),
     CastTimeUnit(TimeUnit),
+    /// `duration(..)` in a unit, of the inputs as the parts at these
+    /// places (0 weeks to 7 nanoseconds), the others zero.
+    DurationOf(TimeUnit, Vec<usize>),
     /// `dt.combine`: a date or datetime's date with a time (the second input).
     Combine(TimeUnit),
     /// `dt.convert_time_zone` to the zone named.
@@ -608,6 +611,8 @@ impl E {
             Op::OffsetBy(by) => case!(i, s; [x]; by = by; x.dt().offset_by(lit(by))),
             Op::RoundTime(every) => case!(i, s; [x]; every = every; x.dt().round(lit(every))),
             Op::CastTimeUnit(u) => case!(i, s; [x]; u = u; x.dt().cast_time_unit(u)),
+            Op::DurationOf(u, at) => case!(i, s; [; xs]; u = u, at = at;
+                crate::fuzz::expr::duration_of(u, &at, xs)),
             Op::Combine(u) => case!(i, s; [x, t]; u = u; x.dt().combine(t, u)),
             Op::ConvertTimeZone(z) => case!(i, s; [x]; z = z;
                 x.dt().convert_time_zone(crate::fuzz::table::time_zone(&z))),
@@ -790,4 +795,27 @@ fn part(p: Part, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
         Part::Date => case!(i, s; [x]; ; x.dt().date()),
         Part::Time => case!(i, s; [x]; ; x.dt().time()),
     }
+}
+
+/// `duration(..)` in `unit` of `parts` at the places `at` (0 weeks to 7
+/// nanoseconds), the other parts zero.
+pub fn duration_of(unit: TimeUnit, at: &[usize], parts: Vec<Expr>) -> Expr {
+    let mut args = DurationArgs {
+        time_unit: unit,
+        ..Default::default()
+    };
+    for (&at, part) in at.iter().zip(parts) {
+        let slot = match at {
+            0 => &mut args.weeks,
+            1 => &mut args.days,
+            2 => &mut args.hours,
+            3 => &mut args.minutes,
+            4 => &mut args.seconds,
+            5 => &mut args.milliseconds,
+            6 => &mut args.microseconds,
+            _ => &mut args.nanoseconds,
+        };
+        *slot = part;
+    }
+    duration(args)
 }

@@ -103,10 +103,18 @@ impl Grammar<'_> {
                 let op = if self.chance(0.5) { Op::Add } else { Op::Sub };
                 E::new(op, vec![self.value(ty, d), self.value(ty, d)])
             }
-            (Ty::Duration, 3) => E::new(
+            (Ty::Duration, 3) if self.chance(0.5) => E::new(
                 Op::Sub,
                 vec![self.value(Ty::Time, d), self.value(Ty::Time, d)],
             ),
+            // Made of one or two integer parts.
+            (Ty::Duration, 3) => {
+                let n = self.rng.random_range(1..=2);
+                let mut at: Vec<usize> = (0..n).map(|_| self.rng.random_range(0..8)).collect();
+                at.dedup();
+                let parts = at.iter().map(|_| self.value(Ty::Int, d)).collect();
+                E::new(Op::DurationOf(self.unit(), at), parts)
+            }
             (Ty::Datetime, 5) => {
                 let from = *[Ty::Date, Ty::Datetime].choose(self.rng).unwrap();
                 let unit = self.unit();

@@ -1036,3 +1036,60 @@ fn means_and_medians_of_durations_and_timestamps_match_the_cpu() {
         big.select([col("d").mean(), col("d").median().alias("m")]),
     );
 }
+
+/// Durations made of parts (`duration(days = col("n"), ...)`), of integer
+/// columns and literals, in each unit: the ticks of each part added,
+/// wrapping (the finer parts divided toward zero), null where a part is;
+/// added to dates and timestamps; parts of floats stay with Polars.
+#[test]
+fn durations_made_of_parts_match_the_cpu() {
+    let frame = df!(
+        "n" => [Some(3i32), None, Some(-2), Some(0), Some(400), Some(i32::MAX)],
+        "big" => [Some(7i64), Some(-1), None, Some(i64::MAX / 1_000), Some(-5_000_001), Some(1)],
+        "day" => [Some(19_000i32), Some(0), Some(-1), None, Some(20_000), Some(5)],
+        "f" => [1.5f64, 2.0, -0.5, 0.0, 3.25, 1.0],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("day").cast(DataType::Date)]);
+    let mut exprs = vec![];
+    for unit in [
+        TimeUnit::Milliseconds,
+        TimeUnit::Microseconds,
+        TimeUnit::Nanoseconds,
+    ] {
+        let parts = || DurationArgs {
+            time_unit: unit,
+            ..Default::default()
+        };
+        exprs.extend([
+            duration(parts().with_days(col("n"))).alias(format!("days {unit}")),
+            duration(
+                parts()
+                    .with_weeks(col("n"))
+                    .with_hours(lit(2))
+                    .with_nanoseconds(col("big")),
+            )
+            .alias(format!("weeks and nanoseconds {unit}")),
+            duration(
+                parts()
+                    .with_minutes(col("big"))
+                    .with_microseconds(col("big"))
+                    .with_milliseconds(col("n")),
+            )
+            .alias(format!("minutes and finer {unit}")),
+            duration(
+                parts()
+                    .with_seconds(col("big"))
+                    .with_days(lit(NULL).cast(DataType::Int64)),
+            )
+            .alias(format!("a null part {unit}")),
+        ]);
+    }
+    exprs.push((col("day") + duration(DurationArgs::new().with_days(col("n")))).alias("later"));
+    assert_gpu_eq("durations of parts", frame.clone().select(exprs));
+    assert_cpu_answer_with_reason(
+        frame.select([duration(DurationArgs::new().with_hours(col("f")))]),
+        "duration of parts that are not integers",
+    );
+}
