@@ -101,7 +101,10 @@ impl ExprLowering<'_> {
                     AggOp::Max { propagate_nans }
                 };
                 (ListFunction::Aggregate(op), |values| {
-                    values.is_integer() || values.is_temporal() || is_decimal(values)
+                    values.is_integer()
+                        || values.is_float()
+                        || values.is_temporal()
+                        || is_decimal(values)
                 })
             }
             IRListFunction::Join(ignore_nulls) => {
@@ -201,8 +204,6 @@ impl ExprLowering<'_> {
             );
         };
         if !takes(of.values()) || contains_type.is_some_and(|item| item != of.values()) {
-            // (Floats' extremes: which of -0.0 and 0.0 is a list's extreme
-            // follows Polars' order of its own.)
             return self.refuse(
                 node,
                 format!(

@@ -635,6 +635,8 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             .unwrap()
             .clone()
         }
+        // (Extremes of floats too: their places not.)
+        4 if values.is_float() && !any => [Op::ListMin, Op::ListMax].choose(rng).unwrap().clone(),
         4 if any || reduced => [Op::ListMin, Op::ListMax, Op::ListArgMin, Op::ListArgMax]
             .choose(rng)
             .unwrap()
