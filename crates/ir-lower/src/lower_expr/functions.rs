@@ -181,7 +181,7 @@ pub(crate) fn horizontal(
             let sum = inputs
                 .iter()
                 .cloned()
-                .map(addend)
+                .map(|input| row_by_row(addend(input), &inputs, sum_dtype))
                 .reduce(|sum, next| sum.binary(BinaryOp::Plus, next, sum_dtype))
                 .expect("one input at least");
             if !mean {
@@ -211,6 +211,27 @@ pub(crate) fn horizontal(
         }
         _ => Err(format!("{function} is not a horizontal aggregation")),
     }
+}
+
+/// `addend`, an input of a horizontal sum of `inputs` (of floats), read
+/// row by row: Polars adds a fold's column inputs materialized, a column it
+/// holds as one value (a literal a with_columns below made) too, where its
+/// `+` of such a column goes by its scalar kernel (`x + 0.0` keeps -0.0;
+/// fuzz seed 3001). A choice between the addend and itself by a test of
+/// every input reads as many values as the inputs do, so the executor adds
+/// it row by row wherever an input has a value per row. Literals stay
+/// literals (Polars broadcasts them by its scalar kernel too); integers
+/// add alike either way.
+fn row_by_row(addend: GpuExpr, inputs: &[GpuExpr], dtype: GpuDtype) -> GpuExpr {
+    if !dtype.is_float() || !addend.reads_a_column() {
+        return addend;
+    }
+    let every = inputs
+        .iter()
+        .map(|input| input.clone().is_null())
+        .reduce(|all, next| all.binary(BinaryOp::And, next, GpuDtype::Boolean))
+        .expect("one input at least");
+    every.then(addend.clone(), addend, dtype)
 }
 
 /// `base.pow(exponent)` (a literal) where Polars computes it exactly, as it

@@ -1,4 +1,4 @@
-//! Wrong answers of float results the fuzzer found (horizontal means, spreads of one value that is not finite, sums whose terms cancel, means of timestamps of several chunks): each a test that failed before its fix.
+//! Wrong answers of float results the fuzzer found (horizontal means and sums, spreads of one value that is not finite, sums whose terms cancel, means of timestamps of several chunks): each a test that failed before its fix.
 
 use polars::prelude::*;
 
@@ -26,6 +26,40 @@ fn horizontal_means_divide_row_by_row() {
         let lf = df.clone().lazy().select([
             mean(vec![col("a"), col("a").abs(), col("a")]).alias("x0"),
             mean(vec![col("d"), col("d"), col("d").shift(lit(-1i64))]).alias("x1"),
+        ]);
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
+
+/// Horizontal sums and means of floats add a column Polars holds as one
+/// value (a literal a with_columns made) row by row, as Polars adds the
+/// fold's materialized inputs: -0.0 + 0.0 is 0.0 there, where Polars' `+`
+/// of such a column by its scalar kernel keeps -0.0. Found by the fuzzer
+/// (seed 3001, case 96, a mean of a float and an integer of the session's
+/// builds; the sum of two floats was older).
+#[test]
+fn horizontal_folds_add_columns_of_one_value_row_by_row() {
+    let df = DataFrame::new(
+        2,
+        vec![Column::new("b".into(), [None::<f64>, Some(-0.0f64)])],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([lit(0.5f64).alias("x0"), lit(0.0f64).alias("zero")]);
+    for ignore_nulls in [false, true] {
+        let lf = df.clone().with_columns([
+            polars::lazy::dsl::mean_horizontal(
+                [col("b"), col("x0").strict_cast(DataType::UInt64)],
+                ignore_nulls,
+            )
+            .unwrap()
+            .alias("mean"),
+            polars::lazy::dsl::sum_horizontal([col("b"), col("zero")], ignore_nulls)
+                .unwrap()
+                .alias("sum"),
+            polars::lazy::dsl::sum_horizontal([col("zero"), col("b")], ignore_nulls)
+                .unwrap()
+                .alias("sum swapped"),
         ]);
         assert_same_as_cpu(lf, ORDERED);
     }
