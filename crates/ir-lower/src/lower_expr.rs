@@ -46,6 +46,7 @@ mod row_order;
 mod strings;
 mod structs;
 mod temporal;
+mod temporal_parts;
 
 use aggregations::*;
 pub(crate) use aggregations::{
@@ -65,8 +66,6 @@ use structs::STRUCTS_ON_THE_GPU;
 pub(crate) use temporal::truncation;
 use temporal::*;
 
-/// Why a sort of reordered values or keys (see
-/// [`GpuExpr::sort_of_reordered`]) per group stays with Polars.
 /// Where Polars raises on the data (`condition` true, not null): a strict
 /// cast of -1 to u8 there, 0 elsewhere (u8), which the executor refuses
 /// as data it cannot run, sending the query to Polars, which raises its
@@ -83,6 +82,21 @@ pub(crate) fn raising_where(condition: GpuExpr) -> GpuExpr {
         .cast(GpuDtype::UInt8, CastMode::Strict)
 }
 
+/// `value`, where the executor first checks that no row holds `raises`
+/// (true, not null): where one does, the query goes to Polars, which
+/// raises its error there ([`raising_where`]).
+pub(crate) fn raising_unless(value: GpuExpr, raises: GpuExpr) -> GpuExpr {
+    let checked = raising_where(raises).binary(
+        BinaryOp::Eq,
+        GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt8),
+        GpuDtype::Boolean,
+    );
+    let dtype = value.dtype;
+    checked.then(value.clone(), value, dtype)
+}
+
+/// Why a sort of reordered values or keys (see
+/// [`GpuExpr::sort_of_reordered`]) per group stays with Polars.
 pub(crate) fn per_group_sort_of_reordered(sort: &str) -> String {
     format!(
         "`{sort}` per group sorts values or keys reordered first, which Polars pairs \

@@ -212,12 +212,5 @@ fn unmatched_raise(
             .is_not_null()
             .binary(BinaryOp::And, not_matched, boolean),
     };
-    let check = raising_where(unmatched);
-    let checked = check.binary(
-        BinaryOp::Eq,
-        GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt8),
-        boolean,
-    );
-    let dtype = chosen.dtype;
-    checked.then(chosen.clone(), chosen, dtype)
+    raising_unless(chosen, unmatched)
 }

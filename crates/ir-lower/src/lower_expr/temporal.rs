@@ -749,6 +749,16 @@ impl ExprLowering<'_> {
         if let T::Duration(unit) = function {
             return self.duration(node, inputs, (*unit).into());
         }
+        if let T::DatetimeFunction {
+            time_unit,
+            time_zone,
+        } = function
+        {
+            if time_zone.is_some() {
+                return self.refuse(node, "datetime made of parts in a time zone");
+            }
+            return self.datetime_of_parts(node, inputs, (*time_unit).into());
+        }
         if matches!(function, T::MonthStart | T::MonthEnd) {
             let input = self.single(inputs)?;
             let from = input.dtype;
@@ -975,49 +985,5 @@ impl ExprLowering<'_> {
             dtype,
         };
         Some(within_calendar(&input, value))
-    }
-
-    /// Polars' `duration(weeks, days, hours, minutes, seconds,
-    /// milliseconds, microseconds, nanoseconds)` in `unit`, of integer
-    /// parts (Polars' plan casts them to i64): the ticks of each part
-    /// added, wrapping, as Polars adds them (the parts finer than `unit`
-    /// divided toward zero, the coarser multiplied), as a duration; a null
-    /// part makes the duration null. Parts of floats fall back.
-    fn duration(&mut self, node: Node, inputs: &[ExprIR], unit: TimeUnit) -> Lowered {
-        let parts = self.inputs(inputs)?;
-        if parts.len() != 8 || parts.iter().any(|part| part.dtype != GpuDtype::Int64) {
-            return self.refuse(node, "duration of parts that are not integers");
-        }
-        let dtype = self.dtype(node)?;
-        let int = |v: i64| GpuExpr::literal(Scalar::Int(v), GpuDtype::Int64);
-        let per_second = unit.per_day() / 86_400;
-        // Each part's ticks of `unit` (weeks to nanoseconds).
-        let ticks = [
-            per_second * 604_800,
-            per_second * 86_400,
-            per_second * 3_600,
-            per_second * 60,
-            per_second,
-        ];
-        let fine = [1_000i64, 1_000_000, 1_000_000_000];
-        let mut sum: Option<GpuExpr> = None;
-        for (i, part) in parts.into_iter().enumerate() {
-            let part = match i {
-                0..5 => part.binary(BinaryOp::Multiply, int(ticks[i]), GpuDtype::Int64),
-                // Milliseconds to nanoseconds: a multiple of the unit's
-                // ticks, or so many ticks of a finer part in one.
-                _ if per_second >= fine[i - 5] => part.binary(
-                    BinaryOp::Multiply,
-                    int(per_second / fine[i - 5]),
-                    GpuDtype::Int64,
-                ),
-                _ => super::row_order::toward_zero(part, int(fine[i - 5] / per_second)),
-            };
-            sum = Some(match sum {
-                None => part,
-                Some(sum) => sum.binary(BinaryOp::Plus, part, GpuDtype::Int64),
-            });
-        }
-        Some(reinterpreted(sum?, dtype))
     }
 }

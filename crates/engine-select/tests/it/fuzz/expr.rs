@@ -263,6 +263,9 @@ pub enum Op {
     OffsetBy(String),
     RoundTime(String),
     CastTimeUnit(TimeUnit),
+    /// `datetime(year, month, day)` in a unit, of three integers brought
+    /// near valid dates (now and then past a month's last day).
+    DatetimeOf(TimeUnit),
     /// `duration(..)` in a unit, of the inputs as the parts at these
     /// places (0 weeks to 7 nanoseconds), the others zero.
     DurationOf(TimeUnit, Vec<usize>),
@@ -611,6 +614,9 @@ impl E {
             Op::OffsetBy(by) => case!(i, s; [x]; by = by; x.dt().offset_by(lit(by))),
             Op::RoundTime(every) => case!(i, s; [x]; every = every; x.dt().round(lit(every))),
             Op::CastTimeUnit(u) => case!(i, s; [x]; u = u; x.dt().cast_time_unit(u)),
+            Op::DatetimeOf(u) => case!(i, s; [y, m, d]; u = u;
+                datetime(DatetimeArgs::new(y % lit(200) + lit(1900), (m % lit(12)).abs() + lit(1),
+                    (d % lit(31)).abs() + lit(1)).with_time_unit(u))),
             Op::DurationOf(u, at) => case!(i, s; [; xs]; u = u, at = at;
                 crate::fuzz::expr::duration_of(u, &at, xs)),
             Op::Combine(u) => case!(i, s; [x, t]; u = u; x.dt().combine(t, u)),

@@ -115,6 +115,11 @@ impl Grammar<'_> {
                 let parts = at.iter().map(|_| self.value(Ty::Int, d)).collect();
                 E::new(Op::DurationOf(self.unit(), at), parts)
             }
+            // Made of a year, a month and a day.
+            (Ty::Datetime, 5) if self.chance(0.3) => {
+                let parts = (0..3).map(|_| self.value(Ty::Int, d)).collect();
+                E::new(Op::DatetimeOf(self.unit()), parts)
+            }
             (Ty::Datetime, 5) => {
                 let from = *[Ty::Date, Ty::Datetime].choose(self.rng).unwrap();
                 let unit = self.unit();

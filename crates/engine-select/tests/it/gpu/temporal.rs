@@ -1093,3 +1093,62 @@ fn durations_made_of_parts_match_the_cpu() {
         "duration of parts that are not integers",
     );
 }
+
+/// Datetimes made of parts (`datetime(year, month, day, ...)`, and their
+/// dates, Polars' `date(..)`), of integer columns and literals, in each
+/// unit: leap days, years before the common era and far ahead, a part too
+/// large for Polars' cast (null), null parts; parts that make no date or
+/// time send the query to Polars, which raises.
+#[test]
+fn datetimes_made_of_parts_match_the_cpu() {
+    let frame = df!(
+        "y" => [Some(2000i32), Some(1900), Some(-44), Some(1), Some(9999), None, Some(1970), Some(2024)],
+        "m" => [Some(2i64), Some(3), Some(3), Some(1), Some(12), Some(5), Some(300), Some(1)],
+        "d" => [Some(29u8), Some(1), Some(15), Some(1), Some(31), Some(5), Some(1), None],
+        "h" => [Some(23i16), Some(0), Some(12), Some(0), Some(23), Some(1), Some(2), Some(3)],
+        "us" => [Some(999_999i64), Some(0), Some(1), Some(500_000), Some(123_456), Some(0), Some(0), Some(7)],
+    )
+    .unwrap()
+    .lazy();
+    let parts = |unit: TimeUnit| {
+        DatetimeArgs::new(col("y"), col("m"), col("d"))
+            .with_hms(col("h"), lit(59), lit(58))
+            .with_microsecond(col("us"))
+            .with_time_unit(unit)
+    };
+    let mut exprs = vec![];
+    for unit in [TimeUnit::Milliseconds, TimeUnit::Microseconds] {
+        exprs.push(datetime(parts(unit)).alias(format!("at {unit}")));
+    }
+    exprs.extend([
+        datetime(DatetimeArgs::new(
+            lit(2024),
+            col("m").clip(lit(1), lit(12)),
+            lit(10),
+        ))
+        .alias("literal year"),
+        datetime(DatetimeArgs::new(col("y"), col("m"), col("d")))
+            .dt()
+            .date()
+            .alias("date"),
+    ]);
+    assert_gpu_eq("datetimes of parts", frame.clone().select(exprs));
+    assert_gpu_eq(
+        "in nanoseconds",
+        frame
+            .clone()
+            .filter(col("y").gt(lit(1900)).and(col("y").lt(lit(2200))))
+            .select([datetime(parts(TimeUnit::Nanoseconds)).alias("ns")]),
+    );
+    // (A thirteenth month, the 29th of February of a common year, the 31st
+    // of April: the year read from the rows, so that the parts are no
+    // literals Polars would fold.)
+    for (y, m, d) in [(2024, 13, 1), (1900, 2, 29), (2023, 4, 31)] {
+        let year = col("h").cast(DataType::Int32) * lit(0) + lit(y);
+        assert_cpu_error(
+            frame
+                .clone()
+                .select([datetime(DatetimeArgs::new(year, lit(m), lit(d)))]),
+        );
+    }
+}
