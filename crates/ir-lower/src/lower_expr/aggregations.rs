@@ -373,25 +373,37 @@ impl ExprLowering<'_> {
         Some(Some(lowered))
     }
 
-    /// `op` (a mean or a median) of the durations or timestamps at `input`,
-    /// of `dtype`, as Polars takes it: of their integers, as a float, cast
-    /// back toward zero; beyond i64, per group null (Polars casts), of a
-    /// whole column the greatest i64 (Polars converts with Rust's `as`).
+    /// `op` (a mean or a median) of the durations, timestamps or dates at
+    /// `input`, of `dtype`, as Polars takes it: of their integers (a date's
+    /// days), as a float (of dates, times the microseconds of a day: a
+    /// timestamp in microseconds), cast back toward zero; beyond i64, per
+    /// group null (Polars casts), of a whole column the greatest or least
+    /// i64 (Polars converts with Rust's `as`).
     fn temporal_moment(&mut self, node: Node, op: AggOp, input: Node, dtype: GpuDtype) -> Lowered {
         let (float, int) = (GpuDtype::Float64, GpuDtype::Int64);
+        let dates = self.dtype(input)? == GpuDtype::Date;
         let mut moment = self.aggregation_of(node, op, input, float)?;
         if let ExprKind::Agg { input, .. } = &mut moment.kind {
             let values = std::mem::replace(input.as_mut(), GpuExpr::literal(Scalar::Null, int));
             **input = values.within_filter(|x| x.cast(int, CastMode::NonStrict));
+        }
+        if dates {
+            let per_day = GpuExpr::literal(Scalar::Float(86_400_000_000.0), float);
+            moment = moment.binary(BinaryOp::Multiply, per_day, float);
         }
         let ticks = moment.clone().cast(int, CastMode::NonStrict);
         let ticks = match self.per_group {
             true => ticks,
             false => {
                 let beyond = GpuExpr::literal(Scalar::Float(9_223_372_036_854_775_808.0), float);
+                let below = GpuExpr::literal(Scalar::Float(-9_223_372_036_854_775_808.0), float);
                 let greatest = GpuExpr::literal(Scalar::Int(i64::MAX), int);
-                let over = moment.binary(BinaryOp::GtEq, beyond, GpuDtype::Boolean);
-                over.then(greatest, ticks, int)
+                let least = GpuExpr::literal(Scalar::Int(i64::MIN), int);
+                let over = moment
+                    .clone()
+                    .binary(BinaryOp::GtEq, beyond, GpuDtype::Boolean);
+                let under = moment.binary(BinaryOp::Lt, below, GpuDtype::Boolean);
+                over.then(greatest, under.then(least, ticks, int), int)
             }
         };
         Some(ticks.cast(dtype, CastMode::NonStrict))

@@ -832,9 +832,14 @@ impl Grammar<'_> {
                 1 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), Ty::Str),
                 _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Str),
             },
-            // Of their ticks, cast back toward zero.
+            // Of their ticks, cast back toward zero (timestamps of dates
+            // too: their days in microseconds).
             Ty::Duration | Ty::Datetime if self.chance(0.25) => {
-                (*[Agg::Mean, Agg::Median].choose(self.rng).unwrap(), ty)
+                let from = match ty {
+                    Ty::Datetime if self.chance(0.4) => Ty::Date,
+                    _ => ty,
+                };
+                (*[Agg::Mean, Agg::Median].choose(self.rng).unwrap(), from)
             }
             Ty::Duration | Ty::Decimal if self.chance(0.3) => (Agg::Sum, ty),
             _ => match self.rng.random_range(0..3) {

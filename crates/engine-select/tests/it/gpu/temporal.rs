@@ -1035,6 +1035,37 @@ fn means_and_medians_of_durations_and_timestamps_match_the_cpu() {
         "means beyond i64 of the frame",
         big.select([col("d").mean(), col("d").median().alias("m")]),
     );
+    // Of dates: their days' moment times a day's microseconds, a
+    // timestamp (µs); far dates beyond i64 there, null per group and
+    // saturated over the frame (fuzz seed 3006: the days were taken as
+    // microseconds).
+    let dates = df!(
+        "g" => [1i64, 1, 2, 2, 2, 3, 3, 4],
+        "day" => [Some(9070i32), Some(9071), Some(-3), None, Some(4), Some(i32::MAX), Some(i32::MAX - 2), Some(i32::MIN)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("day").cast(DataType::Date)]);
+    assert_gpu_eq(
+        "means and medians of dates per group",
+        dates.clone().group_by_stable([col("g")]).agg([
+            col("day").mean().alias("mean"),
+            col("day").median().alias("median"),
+        ]),
+    );
+    for (name, (offset, len)) in [
+        ("near", (0, 5)),
+        ("far ahead", (5, 2)),
+        ("far back", (7, 1)),
+    ] {
+        assert_gpu_eq(
+            &format!("means and medians of dates, {name}, of the frame"),
+            dates.clone().slice(offset, len).select([
+                col("day").mean().alias("mean"),
+                col("day").median().alias("median"),
+            ]),
+        );
+    }
 }
 
 /// Durations made of parts (`duration(days = col("n"), ...)`), of integer
