@@ -198,6 +198,8 @@ pub enum Op {
     ListLit(List),
     /// A Series literal (`lit(series)`): a column of its own values.
     SeriesLit(List),
+    /// `int_range(start, end)` of literals: a column of its own length.
+    RangeLit(i64, i64),
     /// `replace` of the old values by the new ones.
     ReplaceValues(List, List),
     /// `replace_strict` of the old values by the new ones, the default the
@@ -543,6 +545,8 @@ impl E {
             Op::ListLit(list) => case!(i, s; []; values = list.series();
                 lit(Scalar::new(DataType::List(Box::new(values.dtype().clone())), AnyValue::List(values)))),
             Op::SeriesLit(list) => case!(i, s; []; values = list.series(); lit(values)),
+            Op::RangeLit(a, b) => case!(i, s; []; a = a, b = b;
+                int_range(lit(a), lit(b), 1, DataType::Int64)),
             Op::ReplaceValues(old, new) => case!(i, s; [x]; o = old.series(), n = new.series();
                 x.replace(lit(o), lit(n))),
             Op::ReplaceStrict(old, new) if self.args.len() == 1 => {

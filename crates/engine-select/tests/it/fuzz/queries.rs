@@ -250,8 +250,9 @@ fn random_op(
         return Some(Plan::WithColumns(input, vec![made.alias(&name)]));
     }
     if ordered && rng.random_bool(0.03) {
-        // A Series as long as the frame (now and then a row off, which
-        // Polars raises on), as a new column or in place of one.
+        // A Series or a range as long as the frame (now and then a row
+        // off, which Polars raises on), as a new column or in place of
+        // one, or alone in a select.
         let tables: Vec<LazyFrame> = frames.iter().cloned().map(DataFrame::lazy).collect();
         let collected = super::oracle::quietly(|| plan.build(&tables).collect());
         if let Ok(Ok(df)) = collected {
@@ -260,17 +261,24 @@ fn random_op(
                 1 => df.height().saturating_sub(1),
                 _ => df.height(),
             };
-            let values = series_values(rng, n);
+            let values = match rng.random_bool(0.3) {
+                // (A constant of as many values: a range.)
+                true => {
+                    let start = rng.random_range(-3..3);
+                    Op::RangeLit(start, start + n as i64)
+                }
+                false => Op::SeriesLit(series_values(rng, n)),
+            };
             let name = match rng.random_bool(0.3) {
                 true => schema.choose(rng).unwrap().0.clone(),
                 false => fresh_name(fresh, &schema, "x"),
             };
-            let made = E::leaf(Op::SeriesLit(values)).alias(&name);
+            let made = E::leaf(values).alias(&name);
             return Some(match rng.random_bool(0.7) {
                 true => Plan::WithColumns(input, vec![made]),
                 false => {
                     let kept = schema.choose(rng).unwrap().0.clone();
-                    let kept = (kept != name).then(|| E::col(&kept));
+                    let kept = (kept != name && rng.random_bool(0.7)).then(|| E::col(&kept));
                     Plan::Select(input, kept.into_iter().chain([made]).collect())
                 }
             });

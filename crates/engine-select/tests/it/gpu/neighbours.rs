@@ -146,8 +146,8 @@ fn int_ranges_numbering_rows_match_the_cpu() {
 
 /// `repeat(value, len())`: a literal on every row of the frame, of a
 /// window's partition or of a group (as a list, or aggregated), of no rows
-/// too; repeats of another count make a column of their own length and
-/// stay with Polars.
+/// too; repeats of a count read from the rows stay with Polars (of a
+/// literal count they are Series literals: see `series_literals`).
 #[test]
 fn repeats_as_many_as_the_rows_match_the_cpu() {
     let each = |value: Expr| repeat(value, len());
@@ -185,7 +185,7 @@ fn repeats_as_many_as_the_rows_match_the_cpu() {
             .with_columns([each(lit(3)).alias("three")]),
     );
     assert_cpu_answer_with_reason(
-        groups().select([repeat(lit(7), lit(3)).alias("r")]),
+        groups().select([repeat(lit(7), col("v").count()).alias("r")]),
         "repeat other than as many times as there are rows",
     );
 }

@@ -1,4 +1,4 @@
-//! Series literals as columns on the device (`with_columns(lit(series))`, Python's `with_columns(pl.Series(..))`): new and replaced columns, beside other expressions, in selects; lengths that differ from the frame's stay with Polars.
+//! Series literals as columns on the device (`with_columns(lit(series))`, Python's `with_columns(pl.Series(..))`, and constants of more than one value such as `int_range(0, 5)`): new and replaced columns, beside other expressions, in selects, alone; lengths that differ from the frame's stay with Polars.
 
 use super::*;
 
@@ -66,6 +66,37 @@ fn series_literals_as_long_as_the_frame_are_its_columns() {
     }
 }
 
+/// Constants of more than one value (`int_range(0, 5)`, `repeat(7, 4)`),
+/// which Polars computes into a column, are Series literals too; a select
+/// of nothing else is as long as they are, whatever its input.
+#[test]
+fn constant_columns_are_series_literals() {
+    let range = |end: i64| int_range(lit(0), lit(end), 1, DataType::Int64);
+    for (name, query) in [
+        (
+            "a range as long as the frame",
+            frame().with_columns([range(4).alias("r")]),
+        ),
+        (
+            "a repeat beside a column",
+            frame().select([col("x"), repeat(lit(7), lit(4)).alias("sevens")]),
+        ),
+        (
+            "ranges alone, longer than the frame",
+            frame().select([
+                range(6).alias("r"),
+                (int_range(lit(10), lit(22), 2, DataType::Int32) * lit(2)).alias("even"),
+            ]),
+        ),
+        (
+            "a Series alone, shorter than the frame",
+            frame().select([series("z", [Some(1i64), None])]),
+        ),
+    ] {
+        assert_gpu_eq(name, query);
+    }
+}
+
 #[test]
 fn series_literals_of_another_length_are_polars_own() {
     // Polars raises on a Series longer or shorter than the frame, even of
@@ -76,4 +107,7 @@ fn series_literals_of_another_length_are_polars_own() {
     let one = series("z", [Some(5i64)]);
     let two = series("w", [Some(5i64), Some(6)]);
     assert_cpu_error(frame().select([one, two]));
+    assert_cpu_error(
+        frame().with_columns([int_range(lit(0), lit(9), 1, DataType::Int64).alias("r")]),
+    );
 }
