@@ -14,18 +14,25 @@ pub(crate) fn is_constant(node: Node, arena: &Arena<AExpr>) -> bool {
             options.is_elementwise() || options.flags.returns_scalar()
         }
         AExpr::Sort { .. } | AExpr::SortBy { .. } | AExpr::Gather { .. } => false,
-        other => !matches!(
-            other,
-            AExpr::Column(_)
-                | AExpr::Len
-                | AExpr::Element
-                | AExpr::Over { .. }
-                | AExpr::AnonymousFunction { .. }
-                | AExpr::AnonymousAgg { .. }
-                | AExpr::Eval { .. }
-                | AExpr::StructEval { .. }
-        ),
+        other => !reads_the_frame(other),
     })
+}
+
+/// Whether the expression node `e` reads the frame it is evaluated over: a
+/// column, its length, a list's element, a window, a user's function or an
+/// evaluation within lists or structs.
+pub(crate) fn reads_the_frame(e: &AExpr) -> bool {
+    matches!(
+        e,
+        AExpr::Column(_)
+            | AExpr::Len
+            | AExpr::Element
+            | AExpr::Over { .. }
+            | AExpr::AnonymousFunction { .. }
+            | AExpr::AnonymousAgg { .. }
+            | AExpr::Eval { .. }
+            | AExpr::StructEval { .. }
+    )
 }
 
 /// `value` as a number or temporal of `dtype`, as Polars' `AnyValue::extract`

@@ -1,6 +1,7 @@
-//! Selects and with_columns of Series literals (`with_columns(lit(series))`, Python's `with_columns(pl.Series(..))`): the Series as a frame of its own beside the input, read as columns.
+//! Selects and with_columns of Series literals (`with_columns(lit(series))`, Python's `with_columns(pl.Series(..))`) and of constants of more than one value (`int_range(0, 5)`): their values as a frame of its own beside the input, read as columns.
 
 use super::*;
+use crate::lower_expr::reads_the_frame;
 use crate::plan::{Heights, OutputColumn};
 use polars_core::prelude::{DataFrame, IntoColumn, Series};
 use polars_plan::plans::LiteralValue;
@@ -32,19 +33,7 @@ impl PlanLowering<'_> {
     fn constant_column(&self, node: Node) -> Option<Series> {
         use polars_plan::plans::{ArenaExprIter, is_scalar_ae, node_to_expr};
         let arena = self.expr_arena;
-        let reads = arena.iter(node).any(|(_, e)| {
-            matches!(
-                e,
-                AExpr::Column(_)
-                    | AExpr::Len
-                    | AExpr::Element
-                    | AExpr::Over { .. }
-                    | AExpr::AnonymousFunction { .. }
-                    | AExpr::AnonymousAgg { .. }
-                    | AExpr::Eval { .. }
-                    | AExpr::StructEval { .. }
-            )
-        });
+        let reads = arena.iter(node).any(|(_, e)| reads_the_frame(e));
         if reads || is_scalar_ae(node, arena) || matches!(arena.get(node), AExpr::Literal(_)) {
             return None;
         }
@@ -165,7 +154,7 @@ impl PlanLowering<'_> {
         }
         let height = series.first().map_or(0, |(_, values)| values.len());
         if series.iter().any(|(_, values)| values.len() != height) {
-            return self.refuse(node, "Series literals of differing lengths");
+            return self.refuse(node, "Series literals of differing lengths (Polars raises)");
         }
         let df = match DataFrame::new(height, columns) {
             Ok(df) => df,
