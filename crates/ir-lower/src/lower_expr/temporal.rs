@@ -331,8 +331,9 @@ pub(crate) fn calendar(input: GpuExpr, function: &IRTemporalFunction) -> GpuExpr
 /// A strptime `format` as fixed-width fields and literal bytes, where the
 /// device parses it: `%Y`, `%m`, `%d` (and `%F`, their ISO form) once each,
 /// for a timestamp (`datetime`) also `%H` and `%M` once each and `%S` at
-/// most once (`%T` is `%H:%M:%S`), `%%` for '%', any other text as itself.
-/// `None` for any other specifier or field count.
+/// most once (`%T` is `%H:%M:%S`), or no time field at all (midnight, as
+/// Polars' parser gives a date alone), `%%` for '%', any other text as
+/// itself. `None` for any other specifier or field count.
 pub(crate) fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPart>> {
     let mut bytes = format.bytes();
     while let Some(byte) = bytes.next() {
@@ -344,11 +345,13 @@ pub(crate) fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPar
     let count = |field| parts.iter().filter(|&&part| part == field).count();
     let date = [FormatPart::Year, FormatPart::Month, FormatPart::Day];
     let time = [FormatPart::Hour, FormatPart::Minute];
+    let timeless = time.iter().all(|&field| count(field) == 0) && count(FormatPart::Second) == 0;
     let fits = date.iter().all(|&field| count(field) == 1)
         && if datetime {
-            time.iter().all(|&field| count(field) == 1) && count(FormatPart::Second) <= 1
+            timeless
+                || time.iter().all(|&field| count(field) == 1) && count(FormatPart::Second) <= 1
         } else {
-            time.iter().all(|&field| count(field) == 0) && count(FormatPart::Second) == 0
+            timeless
         };
     fits.then_some(parts)
 }

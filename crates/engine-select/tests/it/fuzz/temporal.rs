@@ -84,7 +84,7 @@ impl Grammar<'_> {
             }
             (Ty::Date, 4) => E::new(Op::Part(Part::Date), vec![self.value(Ty::Datetime, d)]),
             (Ty::Datetime, 3) => {
-                let f = (*["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"]
+                let f = (*["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d"]
                     .choose(self.rng)
                     .unwrap())
                 .into();

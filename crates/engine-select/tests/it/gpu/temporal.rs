@@ -366,6 +366,13 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
                 .str()
                 .to_datetime(None, None, format("%Y-%m-%dT%H:%M", true), lit("raise"))
                 .alias("no seconds"),
+            // A date alone: midnight, as Polars' parser gives it.
+            col("s")
+                .str()
+                .slice(lit(0), lit(10))
+                .str()
+                .to_datetime(None, None, format("%Y-%m-%d", true), lit("raise"))
+                .alias("no time"),
         ]),
     );
     let inferred_stamps = |unit| {
