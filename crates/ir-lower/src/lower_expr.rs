@@ -520,6 +520,21 @@ impl ExprLowering<'_> {
                     let ticked = input.cast(ticks, mode);
                     return Some(ticked.cast(to, CastMode::NonStrict));
                 }
+                // Text to dates as Polars casts it (chrono's parse of
+                // `YYYY-MM-DD`): `str.to_date`'s parser, whose texts of any
+                // other form (or no date) send the query to Polars.
+                if (input.dtype, to) == (GpuDtype::String, GpuDtype::Date)
+                    && let Some(format) = parse_format("%Y-%m-%d", false)
+                {
+                    return Some(GpuExpr {
+                        kind: ExprKind::ParseTemporal {
+                            input,
+                            format,
+                            inferred: false,
+                        },
+                        dtype: to,
+                    });
+                }
                 if !cast_supported(input.dtype, to) {
                     return self.refuse(
                         node,

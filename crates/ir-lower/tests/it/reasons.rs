@@ -351,8 +351,8 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().group_by([col("status")]).agg([col("amount").unique()]),
         ),
         (
-            "a text cast to a date of no format",
-            o().select([col("status").cast(DataType::Date)]),
+            "a text cast to a timestamp",
+            o().select([col("status").cast(DataType::Datetime(TimeUnit::Microseconds, None))]),
         ),
         (
             "a list's product",

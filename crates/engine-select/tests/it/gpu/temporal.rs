@@ -245,6 +245,23 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
     ];
     let to_date = |strict| col("s").str().to_date(format("%Y-%m-%d", strict));
     assert_gpu_eq(
+        "texts cast to dates",
+        dates(&canonical).select([
+            col("s").cast(DataType::Date).alias("cast"),
+            col("s").strict_cast(DataType::Date).alias("strict"),
+        ]),
+    );
+    for texts in [
+        &[Some("2024-1-5")][..],
+        &[Some("2023-02-29")],
+        &[Some(" 2024-01-05")],
+    ] {
+        assert_cpu_answer_with_reason(
+            dates(texts).select([col("s").cast(DataType::Date)]),
+            "not of the form",
+        );
+    }
+    assert_gpu_eq(
         "dates parsed on the device",
         dates(&canonical).select([
             to_date(true).alias("date"),

@@ -94,6 +94,8 @@ impl Grammar<'_> {
             Ty::Datetime if self.chance(0.2) => (Ty::Float, DataType::Datetime(self.unit(), None)),
             Ty::Datetime => (Ty::Date, DataType::Datetime(self.unit(), None)),
             Ty::Date if self.chance(0.2) => (Ty::Float, DataType::Date),
+            // Texts of dates (`YYYY-MM-DD`, or not) as Polars' cast parses them.
+            Ty::Date if self.chance(0.2) => (Ty::Str, DataType::Date),
             Ty::Date => (Ty::Datetime, DataType::Date),
             Ty::Duration if self.chance(0.2) => (Ty::Time, DataType::Duration(self.unit())),
             Ty::Duration if self.chance(0.2) => (Ty::Float, DataType::Duration(self.unit())),
