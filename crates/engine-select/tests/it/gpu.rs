@@ -2,7 +2,7 @@
 //!
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
 //! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `float_lists`, `null_type`, `strings`,
-//! `products`, `series_literals`, `temporal`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
+//! `products`, `series_literals`, `temporal`, `temporal_parts`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
 //! partitioned executor), `partitioned_scans` (file scans it reads in
 //! partitions), `spilling` (results kept for later moved to host memory),
 //! `unpivot`.
@@ -45,6 +45,7 @@ mod spilling;
 mod strings;
 mod structs;
 mod temporal;
+mod temporal_parts;
 mod time_windows;
 mod unpivot;
 mod whole_frame;
