@@ -466,6 +466,40 @@ fn divides_by_one_value_after_a_filter(lf: &LazyFrame) -> bool {
     false
 }
 
+/// Whether `lf` groups by a window partitioned by literals alone over an
+/// input Polars' optimiser left without columns
+/// (`group_by([int_range(0, len()).over([lit(1)])]).agg([])`): Polars then
+/// computes the window over one row, not the frame's (or, for `len()`,
+/// reads memory it did not write: seed 3178 case 26), where the GPU engine
+/// computes it over every row, as Polars' select does.
+fn windows_over_literals_of_no_columns(lf: &LazyFrame) -> bool {
+    use polars_plan::plans::{AExpr, ArenaExprIter, IR};
+    let Ok(Ok(plan)) = quietly(|| lf.clone().to_alp_optimized()) else {
+        return false;
+    };
+    let (arena, exprs) = (&plan.lp_arena, &plan.expr_arena);
+    let over_literals = |root| {
+        exprs.iter(root).any(|(_, e)| match e {
+            AExpr::Over { partition_by, .. } => partition_by
+                .iter()
+                .all(|key| matches!(exprs.get(*key), AExpr::Literal(_))),
+            _ => false,
+        })
+    };
+    let mut stack = vec![plan.lp_top];
+    while let Some(node) = stack.pop() {
+        let ir = arena.get(node);
+        if let IR::GroupBy { input, keys, .. } = ir
+            && arena.get(*input).schema(arena).is_empty()
+            && keys.iter().any(|key| over_literals(key.node()))
+        {
+            return true;
+        }
+        stack.extend(ir.inputs());
+    }
+    false
+}
+
 /// Whether Polars' optimiser drops an order `lf` asks for (a
 /// `maintain_order` of a distinct, a group-by or a join) where it judges a
 /// later step not to read it, though one does (a stable group-by over a
@@ -668,6 +702,12 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
                 }
                 if slices_unordered_rows(lf) {
                     return Verdict::Skipped("Polars' plan slices rows it left in no order");
+                }
+                if windows_over_literals_of_no_columns(lf) {
+                    return Verdict::Skipped(
+                        "Polars computes a window over literals in a group-by key of no columns \
+                         over one row",
+                    );
                 }
                 if how.ordered && optimiser_drops_an_order(lf) {
                     return Verdict::Skipped("Polars' optimiser drops an order a later step reads");

@@ -540,3 +540,33 @@ fn gathers_in_another_order_over_no_groups_stay_with_polars() {
         assert_same_as_cpu(lf, ORDERED);
     }
 }
+
+/// A group-by by a window partitioned by literals alone, over an input
+/// Polars' optimiser leaves without columns, groups by the window over
+/// every row, as Polars' select computes it; Polars' group-by computes it
+/// over one row there, and the oracle skips such a case. Found by the
+/// fuzzer (seed 3178, case 26).
+#[test]
+fn windows_over_literals_in_keys_of_no_columns_span_every_row() {
+    let t0 = df!("b" => [Some(4i32), Some(1), Some(3)]).unwrap().lazy();
+    let key = || {
+        int_range(lit(-2i64), len() + lit(-2i64), 1, DataType::Int64)
+            .over([lit(-2.0f64)])
+            .unwrap()
+            .alias("k0")
+    };
+    let grouped = t0.clone().group_by_stable([key()]).agg([]);
+    let strict = engine_select::Engine::Gpu(crate::under_test().with_raise_on_fail(true));
+    let (actual, _) =
+        engine_select::LazyFrameExt::collect_with_report(grouped.clone(), &strict).unwrap();
+    let expected = t0
+        .select([key()])
+        .unique_stable(None, UniqueKeepStrategy::First)
+        .collect()
+        .unwrap();
+    assert!(
+        expected.equals_missing(&actual),
+        "expected {expected}\nactual {actual}"
+    );
+    assert_same_as_cpu(grouped, ORDERED);
+}
