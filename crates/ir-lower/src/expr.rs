@@ -641,6 +641,17 @@ pub enum ExprKind {
         other: Box<GpuExpr>,
         nulls_equal: bool,
     },
+    /// Whether each row's `item` is among the values of its row's list in
+    /// `lists` (Polars' `item.is_in(lists)` and `lists.list.contains(item)`
+    /// of a list and an item per row; one item, a literal, is every row's),
+    /// of the list's values' type: null where the list is null, and where
+    /// the item is, unless `nulls_equal` (a null item is then in a list
+    /// holding a null). Floats compare as in [`ExprKind::IsInColumn`].
+    InLists {
+        item: Box<GpuExpr>,
+        lists: Box<GpuExpr>,
+        nulls_equal: bool,
+    },
     IsBetween {
         input: Box<GpuExpr>,
         lower: Box<GpuExpr>,
@@ -814,6 +825,7 @@ macro_rules! children {
             } => vec![predicate, truthy, falsy],
             ExprKind::FillNull { input, value } => vec![input, value],
             ExprKind::IsInColumn { input, other, .. } => vec![input, other],
+            ExprKind::InLists { item, lists, .. } => vec![item, lists],
             ExprKind::MatchesRow { input, pattern, .. } => vec![input, pattern],
             ExprKind::IsBetween {
                 input,

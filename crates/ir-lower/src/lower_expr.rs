@@ -995,8 +995,20 @@ impl ExprLowering<'_> {
                                 | IRTemporalFunction::DatetimeFunction { .. }
                         )
                 );
+                // (`is_in` of one item in a list per row, and `list.contains`
+                // of items per row in one list, give a value per row.)
+                let list_of = |i: usize| {
+                    input.get(i).is_some_and(|i| {
+                        matches!(self.polars_dtype(i.node()), Some(DataType::List(_)))
+                    })
+                };
+                let membership = match function {
+                    IRFunctionExpr::Boolean(IRBooleanFunction::IsIn { .. }) => list_of(1),
+                    IRFunctionExpr::ListExpr(IRListFunction::Contains { .. }) => list_of(0),
+                    _ => false,
+                };
                 let per_row = input[1..].iter().any(|i| !one_value(i.node()));
-                if !horizontal && one_value(first) && per_row {
+                if !horizontal && !membership && one_value(first) && per_row {
                     // Polars' answer depends on whether its engine holds
                     // the columns below as one value: no mixed plan either.
                     let (reason, _) =

@@ -493,6 +493,13 @@ pub(crate) fn nested_part(expr: &GpuExpr) -> bool {
             list_function_supported(function).is_ok() && evaluable(input).is_ok()
         }
         ExprKind::StructField { input, .. } => evaluable(input).is_ok(),
+        ExprKind::InLists { item, lists, .. } => {
+            evaluable(lists).is_ok()
+                && match item.dtype {
+                    GpuDtype::String => string_valued(item).is_ok(),
+                    _ => evaluable(item).is_ok(),
+                }
+        }
         _ => false,
     }
 }

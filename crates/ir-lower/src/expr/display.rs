@@ -431,6 +431,14 @@ impl fmt::Display for GpuExpr {
                 let nulls = if *nulls_equal { ", nulls_equal" } else { "" };
                 write!(f, "is_in({input}, implode({other}){nulls})")
             }
+            ExprKind::InLists {
+                item,
+                lists,
+                nulls_equal,
+            } => {
+                let nulls = if *nulls_equal { ", nulls_equal" } else { "" };
+                write!(f, "is_in({item}, {lists}{nulls})")
+            }
             ExprKind::MatchesRow {
                 how,
                 input,

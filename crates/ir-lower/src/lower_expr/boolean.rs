@@ -357,42 +357,21 @@ impl ExprLowering<'_> {
                         dtype: GpuDtype::Boolean,
                     });
                 }
-                let Some((values, list_dtype)) = values else {
+                let Some(values) = values else {
+                    // A list per row (one item, a literal, in each).
+                    let lists = self.expr(inputs[1].node());
+                    if let Some(lists) = lists
+                        && let GpuDtype::List(_) = lists.dtype
+                    {
+                        return self.in_lists(node, *input?, lists, nulls_equal);
+                    }
                     return self.refuse(
                         node,
-                        "is_in needs a literal list or an imploded column on the GPU",
+                        "is_in needs a literal list, an imploded column or a list column on the \
+                         GPU",
                     );
                 };
-                let input = input?;
-                if let GpuDtype::Categorical(dictionary) = input.dtype {
-                    // Texts (or the same dictionary's values) by their codes.
-                    let same = list_dtype == input.dtype;
-                    let codes = match list_dtype {
-                        GpuDtype::String => codes_of(dictionary, &values),
-                        _ if same => Some(values.clone()),
-                        _ => None,
-                    };
-                    return match codes {
-                        Some(codes) => Some(membership(*input, &codes, nulls_equal)),
-                        // A categorical's texts among the texts.
-                        None if list_dtype == GpuDtype::String && !dictionary.is_enum() => {
-                            Some(membership(as_texts(*input), &values, nulls_equal))
-                        }
-                        None => self.refuse(
-                            node,
-                            format!("is_in of {} in a list of {list_dtype}", input.dtype),
-                        ),
-                    };
-                }
-                if (input.dtype.is_temporal() && list_dtype != input.dtype)
-                    || input.dtype.decimal_scale() != list_dtype.decimal_scale()
-                {
-                    return self.refuse(
-                        node,
-                        format!("is_in of {} in a list of {list_dtype}", input.dtype),
-                    );
-                }
-                return Some(membership(*input, &values, nulls_equal));
+                return self.is_in_literal(node, *input?, values, nulls_equal);
             }
             B::AllHorizontal | B::AnyHorizontal => {
                 // Kleene and (or) of booleans, left to right.
@@ -443,5 +422,48 @@ impl ExprLowering<'_> {
         };
         let dtype = self.dtype(node)?;
         Some(GpuExpr { kind, dtype })
+    }
+}
+
+impl ExprLowering<'_> {
+    /// `input.is_in(values)` of a literal list of `list_dtype` (`node`):
+    /// a categorical's codes or texts among the values' (see
+    /// [`membership`]).
+    pub(crate) fn is_in_literal(
+        &mut self,
+        node: Node,
+        input: GpuExpr,
+        (values, list_dtype): (Vec<Scalar>, GpuDtype),
+        nulls_equal: bool,
+    ) -> Lowered {
+        if let GpuDtype::Categorical(dictionary) = input.dtype {
+            // Texts (or the same dictionary's values) by their codes.
+            let same = list_dtype == input.dtype;
+            let codes = match list_dtype {
+                GpuDtype::String => codes_of(dictionary, &values),
+                _ if same => Some(values.clone()),
+                _ => None,
+            };
+            return match codes {
+                Some(codes) => Some(membership(input, &codes, nulls_equal)),
+                // A categorical's texts among the texts.
+                None if list_dtype == GpuDtype::String && !dictionary.is_enum() => {
+                    Some(membership(as_texts(input), &values, nulls_equal))
+                }
+                None => self.refuse(
+                    node,
+                    format!("is_in of {} in a list of {list_dtype}", input.dtype),
+                ),
+            };
+        }
+        if (input.dtype.is_temporal() && list_dtype != input.dtype)
+            || input.dtype.decimal_scale() != list_dtype.decimal_scale()
+        {
+            return self.refuse(
+                node,
+                format!("is_in of {} in a list of {list_dtype}", input.dtype),
+            );
+        }
+        Some(membership(input, &values, nulls_equal))
     }
 }

@@ -68,6 +68,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         | ExprKind::Clip { .. }
         | ExprKind::IsBetween { .. }
         | ExprKind::IsInColumn { .. }
+        | ExprKind::InLists { .. }
         | ExprKind::IsIn { .. }
         | ExprKind::Negate(_)
         | ExprKind::Abs(_)

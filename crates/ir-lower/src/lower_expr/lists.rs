@@ -19,7 +19,7 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `list.median`, `list.std`, `list.var`, `list.min`, \
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.shift`, \
                                 `list.diff`, `list.join`, \
-                                `list.contains`, `list.sort`, `list.slice` (`head`, `tail`), \
+                                `list.contains` (and `is_in` of lists), `list.sort`, `list.slice` (`head`, `tail`), \
                                 `list.eval` and `list.agg` of them, and makes them by \
                                 `concat_list` of values and of texts by `str.split` and \
                                 `str.extract_all`";
@@ -166,8 +166,22 @@ impl ExprLowering<'_> {
                     |_| true,
                 )
             }
-            IRListFunction::Contains { .. } => {
+            IRListFunction::Contains { nulls_equal } => {
                 let item = inputs.get(1).and_then(|item| self.expr(item.node()));
+                if let Some(values) = self.literal_list(inputs[0].node())
+                    && let Some(item) = item.clone()
+                {
+                    // One list (a literal) and items per row: Polars'
+                    // `item.is_in(list)`.
+                    return self.is_in_literal(node, item, values, *nulls_equal);
+                }
+                if let Some(item) = item.clone()
+                    && !matches!(item.kind, ExprKind::Literal(_))
+                {
+                    // An item per row.
+                    let lists = self.expr(inputs[0].node())?;
+                    return self.in_lists(node, item, lists, *nulls_equal);
+                }
                 let Some(GpuExpr {
                     kind: ExprKind::Literal(item),
                     dtype,
@@ -219,6 +233,52 @@ impl ExprLowering<'_> {
             return Some(median.cast(dtype, CastMode::NonStrict));
         }
         self.list_function_of(node, function, input, dtype)
+    }
+
+    /// Whether `item` is in its row's list of `lists` (`node`: Polars'
+    /// `item.is_in(lists)`, or `lists.list.contains(item)`), for an item of
+    /// the lists' values' type that the GPU compares as join keys (not
+    /// categoricals), neither of them aggregated nor a window.
+    pub(crate) fn in_lists(
+        &mut self,
+        node: Node,
+        item: GpuExpr,
+        lists: GpuExpr,
+        nulls_equal: bool,
+    ) -> Lowered {
+        let GpuDtype::List(of) = lists.dtype else {
+            return self.refuse(node, format!("is_in of {} in {}", item.dtype, lists.dtype));
+        };
+        let keyed = crate::support::group_key(crate::support::widened_key_type(item.dtype));
+        if item.dtype != of.values() || !keyed || matches!(item.dtype, GpuDtype::Categorical(_)) {
+            return self.refuse(
+                node,
+                format!(
+                    "is_in of {} in {} is not supported on the GPU",
+                    item.dtype, lists.dtype
+                ),
+            );
+        }
+        if [&item, &lists]
+            .iter()
+            .any(|e| e.has_aggregation() || e.has_window())
+        {
+            return self.refuse(
+                node,
+                format!(
+                    "is_in of `{item}` in `{lists}` (an aggregation or a window) is not \
+                     supported on the GPU"
+                ),
+            );
+        }
+        Some(GpuExpr {
+            kind: ExprKind::InLists {
+                item: Box::new(item),
+                lists: Box::new(lists),
+                nulls_equal,
+            },
+            dtype: GpuDtype::Boolean,
+        })
     }
 
     /// `function` of the lists `input`, of `dtype`: of a list column, or of

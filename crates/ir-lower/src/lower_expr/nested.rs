@@ -7,8 +7,8 @@ impl ExprLowering<'_> {
     /// structs where the GPU does not: they are read as columns; lists are
     /// made by `implode` (also of each row's window group, a window mapped by
     /// `join`) and `str.split`, taken by the functions of
-    /// [`ListFunction`] and tested for nulls (by their lengths, null exactly
-    /// where they are); structs are built by `pl.struct` and read by
+    /// [`ListFunction`] and by `is_in`, and tested for nulls (by their
+    /// lengths, null exactly where they are); structs are built by `pl.struct` and read by
     /// `struct.field`; both are counted and picked first or last per group.
     /// Any other expression of them or giving them is refused.
     pub(crate) fn without_nested_values(&mut self, node: Node, mut expr: GpuExpr) -> Lowered {
@@ -18,6 +18,7 @@ impl ExprLowering<'_> {
             ExprKind::Column { .. } | ExprKind::List { .. } | ExprKind::StructField { .. } => true,
             ExprKind::String { op, input } if op.makes_lists() => !nested(input),
             ExprKind::ConcatList(inputs) => !inputs.iter().any(nested),
+            ExprKind::InLists { item, .. } => !nested(item),
             ExprKind::MakeStruct(fields) => !fields
                 .iter()
                 .any(|f| matches!(f.dtype, GpuDtype::Struct(_))),

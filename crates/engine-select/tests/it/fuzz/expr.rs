@@ -155,6 +155,9 @@ pub enum Op {
     ListJoin(&'static str, bool),
     /// `list.contains(item, nulls_equal)`: the item its second input.
     ListContains(bool),
+    /// `item.is_in(list, nulls_equal)`: the item its first input, a list
+    /// per row its second.
+    IsInLists(bool),
     /// `concat_list` of the inputs (values of one type).
     ConcatList,
     /// `list.agg` of one of a few aggregations of `element()`: 0 distinct
@@ -494,6 +497,10 @@ impl E {
             Op::ListContains(nulls_equal) => {
                 case!(i, s; [x, item]; nulls_equal = nulls_equal;
                     x.list().contains(item, nulls_equal))
+            }
+            Op::IsInLists(nulls_equal) => {
+                case!(i, s; [item, x]; nulls_equal = nulls_equal;
+                    item.is_in(x, nulls_equal))
             }
             Op::StructField(name) => {
                 case!(i, s; [x]; name = name; x.struct_().field_by_name(&name))

@@ -570,8 +570,27 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
     if let Some(item) = item
         && rng.random_bool(0.15)
     {
-        let contains = Op::ListContains(rng.random_bool(0.3));
-        return E::new(contains, vec![list, E::lit(item)]);
+        let nulls_equal = rng.random_bool(0.3);
+        return match rng.random_bool(0.7) {
+            true => E::new(Op::ListContains(nulls_equal), vec![list, E::lit(item)]),
+            // One item in every row's list.
+            false => E::new(Op::IsInLists(nulls_equal), vec![E::lit(item), list]),
+        };
+    }
+    if rng.random_bool(0.1) {
+        // An item per row (a value of the list, or null where it has no
+        // such place) in the list, or in its last values.
+        let index = *[0i64, 1, -1, 5].choose(rng).unwrap();
+        let item = E::new(Op::ListGet(index, true), vec![list.clone()]);
+        let searched = match rng.random_bool(0.5) {
+            true => E::new(Op::ListTail(rng.random_range(0..3)), vec![list]),
+            false => list,
+        };
+        let nulls_equal = rng.random_bool(0.3);
+        return match rng.random_bool(0.5) {
+            true => E::new(Op::ListContains(nulls_equal), vec![searched, item]),
+            false => E::new(Op::IsInLists(nulls_equal), vec![item, searched]),
+        };
     }
     // Lists sorted (not of floats, but sometimes) or sliced, as they are
     // or measured.

@@ -971,3 +971,88 @@ fn filters_of_each_lists_values_match_the_cpu() {
             .explode(by_name(["first two"], true, false), polars_explode()),
     );
 }
+
+#[test]
+fn membership_of_an_item_per_row_in_its_row_list_runs_on_the_device() {
+    let frame = list_frame();
+    let both = |e: fn(bool) -> Expr| [e(false).alias("nulls apart"), e(true).alias("nulls equal")];
+    let cases = [
+        (
+            "is_in of a column in a list column",
+            frame
+                .clone()
+                .select(both(|ne| col("k").is_in(col("li"), ne))),
+        ),
+        (
+            "list.contains of a column",
+            frame
+                .clone()
+                .select(both(|ne| col("li").list().contains(col("k"), ne))),
+        ),
+        (
+            "is_in of a literal in a list column",
+            frame
+                .clone()
+                .select(both(|ne| lit(5i64).is_in(col("li"), ne))),
+        ),
+        (
+            "is_in of a null literal in a list column",
+            frame.clone().select(both(|ne| {
+                lit(NULL).cast(DataType::Int64).is_in(col("li"), ne)
+            })),
+        ),
+        (
+            "is_in of texts, each list's second, in lists sliced",
+            frame.clone().select(both(|ne| {
+                col("ls")
+                    .list()
+                    .get(lit(1), true)
+                    .is_in(col("ls").list().tail(lit(2)), ne)
+            })),
+        ),
+        (
+            "is_in of NaN and of 0.0 in lists holding -0.0 and NaN",
+            frame.clone().select([
+                lit(f64::NAN).is_in(col("lf"), false).alias("NaN"),
+                lit(0.0).is_in(col("lf"), true).alias("0.0"),
+                col("lf")
+                    .list()
+                    .last()
+                    .is_in(col("lf"), false)
+                    .alias("last"),
+            ]),
+        ),
+        (
+            "dates and booleans",
+            frame.clone().select([
+                col("ld")
+                    .list()
+                    .last()
+                    .is_in(col("ld").list().head(lit(1)), false)
+                    .alias("dates"),
+                lit(false)
+                    .is_in(concat_list([col("b"), col("b")]).unwrap(), true)
+                    .alias("booleans"),
+            ]),
+        ),
+        (
+            "list.contains of a column in one literal list",
+            frame.clone().select(both(|ne| {
+                lit(Series::new("".into(), [Some(1i64), None, Some(3)]))
+                    .implode(false)
+                    .list()
+                    .contains(col("k"), ne)
+            })),
+        ),
+        (
+            "a filter by membership",
+            frame
+                .clone()
+                .filter(col("k").is_in(col("li"), true).not())
+                .select([col("k"), col("li")]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_gpu_eq(name, lf);
+    }
+}

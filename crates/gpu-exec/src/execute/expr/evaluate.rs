@@ -410,6 +410,9 @@ impl Executor<'_> {
         if let ExprKind::IsInColumn { .. } = part.kind {
             return self.membership(frame, part, groups);
         }
+        if let ExprKind::InLists { .. } = part.kind {
+            return self.in_lists(frame, part, groups);
+        }
         if let ExprKind::LocalTime { input, zone } = &part.kind {
             return self.local_times(frame, (input, *zone), groups);
         }

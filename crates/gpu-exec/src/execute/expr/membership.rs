@@ -1,4 +1,4 @@
-//! Membership (`is_in`) of values in another column.
+//! Membership (`is_in`) of values in another column, and of each row's item in its row's list.
 
 use super::*;
 
@@ -71,6 +71,83 @@ impl Executor<'_> {
                 Some(copy)
             }
             _ => None,
+        };
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Boolean,
+            n,
+            Values::Bits(bits),
+            validity,
+        ))
+    }
+
+    /// Polars' `item.is_in(lists)` (`lists.list.contains(item)`) of an
+    /// item and a list per row (`expr`, an `InLists`) over `frame`, each
+    /// computed as it is in `groups`: a semi join of the items with the
+    /// lists' values on (row, value), the value as the codes both sides
+    /// group into (so that floats and nulls compare as Polars' `is_in`
+    /// does); null where the list is null, and where the item is unless
+    /// nulls are equal.
+    pub(crate) fn in_lists(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ExprKind::InLists {
+            item,
+            lists,
+            nulls_equal,
+        } = &expr.kind
+        else {
+            return Err(ExecError::Unsupported(format!("`{expr}` is not is_in")));
+        };
+        let ops = self.ops();
+        let n = frame.height;
+        let items = self.evaluate_in_groups(frame, item, "", groups)?;
+        let lists = self.evaluate_in_groups(frame, lists, "", groups)?;
+        let dtype = lists.dtype;
+        let (Values::List { offsets, child }, lists_validity) = lists.into_parts() else {
+            return Err(ExecError::Unsupported(format!("`{expr}` of no lists")));
+        };
+        let GpuDtype::List(of) = dtype else {
+            return Err(ExecError::Unsupported(format!("`{expr}` of {dtype}")));
+        };
+        let values = DeviceColumn::from_child("".into(), of.values(), *child);
+        // Each value's list (the offsets start at 0 and end at the values'
+        // number: an empty list is no value's).
+        let list_of = ops.widen(&ops.segment_ids(&offsets, values.len())?)?;
+        let (item_codes, value_codes) = self.key_codes(&items, &values, *nulls_equal)?;
+        let id = |ids: DeviceBuffer<i64>, len: usize| {
+            DeviceColumn::from_parts("".into(), GpuDtype::Int64, len, Values::I64(ids), None)
+        };
+        let left = DeviceFrame {
+            columns: vec![id(ops.iota(n, 0)?, n), item_codes],
+            height: n,
+        };
+        let right_height = values.len();
+        let right = DeviceFrame {
+            columns: vec![id(list_of, right_height), value_codes],
+            height: right_height,
+        };
+        // (The row first: the join hashes it, and compares the codes of
+        // each row's own values alone.)
+        let on = [
+            column_ref(0, GpuDtype::Int64),
+            column_ref(1, GpuDtype::Int64),
+        ];
+        let kept = self.key_join(&left, &right, &[(0, 0), (1, 1)], &on, JoinKind::Semi, false)?;
+        let scattered = DeviceBuffer::<i64>::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
+        let bits =
+            DeviceBuffer::<u32>::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
+        ops.scatter(&kept.left, None, &kept.left, &scattered, &bits)?;
+        let (_, item_validity) = items.into_parts();
+        let item_validity = item_validity.filter(|_| !nulls_equal);
+        let validity = match (lists_validity, item_validity) {
+            (Some(lists), Some(items)) => {
+                Some(ops.kleene((&lists, None), (&items, None), n, Logic::And)?.0)
+            }
+            (lists, items) => lists.or(items),
         };
         Ok(DeviceColumn::from_parts(
             "".into(),
