@@ -492,15 +492,6 @@ extern "C" __global__ void variance_of_squares(const double* squares, const u32*
 }
 EMU_KERNEL(variance_of_squares)
 
-enum QuantileMethod : u32 {
-    NEAREST = 0,
-    LOWER = 1,
-    HIGHER = 2,
-    MIDPOINT = 3,
-    LINEAR = 4,
-    EQUIPROBABLE = 5
-};
-
 // The quantile `q` of each group's valid values, as Polars computes it
 // (`quantile_idx`: the place counts the nulls, sorted first, so an
 // interpolation's proportion is rounded as Polars rounds it). The values of

@@ -1,4 +1,4 @@
-// Rolling windows by a count of rows (Polars' rolling_sum, rolling_mean, rolling_min, rolling_max, rolling_var, rolling_std) and exponentially weighted means, variances and deviations, restarted in each group.
+// Rolling windows by a count of rows (Polars' rolling_sum, rolling_mean, rolling_min, rolling_max, rolling_var, rolling_std, rolling_quantile) and exponentially weighted means, variances and deviations, restarted in each group.
 #include "kernel_common.cuh"
 
 // Every kernel here reads groups as the running kernels of scan.cu do: group
@@ -300,6 +300,97 @@ extern "C" __global__ void window_extremes(const u64* words, const u32* validity
     }
 }
 EMU_KERNEL(window_extremes)
+
+// Whether float `a` at position `pa` ranks before `b` at `pb` in a rolling
+// quantile's window: Polars' total order (NaN after every number, both
+// zeros alike), equal values by position.
+template <typename T>
+__device__ __forceinline__ bool ranks_before(T a, u64 pa, T b, u64 pb) {
+    const bool a_nan = a != a, b_nan = b != b;
+    if (a_nan != b_nan) return b_nan;
+    if (!a_nan && a != b) return a < b;
+    return pa < pb;
+}
+
+// Polars' rolling_quantile (rolling_median) of floats: for the row at every
+// position, the valid values of its window ranked (see ranks_before), and
+// of `count` of them the value at the place `method` finds for `q` as
+// Polars' rolling quantile does ((count - 1) q, rounded, floored or ceiled;
+// Linear and Midpoint combine the values at its floor and ceiling in T);
+// null where the window holds fewer than `min_periods` valid values, or
+// none. One thread per position, ranking each valid value of its window
+// against the others (time quadratic in the window's size).
+template <typename T>
+__device__ void window_quantiles(const T* values, const u32* validity, const i64* rows,
+                                 const i64* starts, u64 n_rows, u64 n_groups, u64 window,
+                                 u64 min_periods, u32 center, const i64* bounds, double q,
+                                 u32 method, T* out, u32* out_validity) {
+    for (u64 p = global_index(); p < n_rows; p += global_stride()) {
+        const u64 g = last_at_or_before(starts, n_groups, static_cast<i64>(p));
+        const u64 first = static_cast<u64>(starts[g]);
+        const u64 len = group_end(starts, g, n_groups, n_rows) - first;
+        const u64 row = static_cast<u64>(rows[p]);
+        u64 start, end;
+        if (!window_at(bounds, first, p - first, len, window, center, min_periods, &start,
+                       &end)) {
+            continue;
+        }
+        u64 count = 0;
+        for (u64 i = start; i < end; ++i) {
+            if (is_valid(validity, static_cast<u64>(rows[first + i]))) count += 1;
+        }
+        if (count == 0 || count < min_periods) continue;
+        const double at = (static_cast<double>(count) - 1.0) * q;
+        u64 idx, top;
+        if (method == NEAREST) {
+            idx = top = static_cast<u64>(round(at));
+        } else if (method == EQUIPROBABLE) {
+            const double place = ceil(static_cast<double>(count) * q) - 1.0;
+            idx = top = place > 0.0 ? static_cast<u64>(place) : 0;
+        } else if (method == HIGHER) {
+            idx = top = static_cast<u64>(ceil(at));
+        } else {
+            idx = static_cast<u64>(floor(at));
+            top = method == LOWER ? idx : static_cast<u64>(ceil(at));
+        }
+        if (idx > count - 1) idx = count - 1;
+        if (top > count - 1) top = count - 1;
+        T lower = T(0), upper = T(0);
+        for (u64 i = start; i < end; ++i) {
+            const u64 r = static_cast<u64>(rows[first + i]);
+            if (!is_valid(validity, r)) continue;
+            u64 rank = 0;
+            for (u64 j = start; j < end; ++j) {
+                const u64 s = static_cast<u64>(rows[first + j]);
+                if (is_valid(validity, s) && ranks_before(values[s], j, values[r], i)) rank += 1;
+            }
+            if (rank == idx) lower = values[r];
+            if (rank == top) upper = values[r];
+        }
+        T result = lower;
+        if (top != idx && method == MIDPOINT) {
+            result = (lower + upper) / static_cast<T>(2);
+        } else if (top != idx && method == LINEAR) {
+            const T proportion = static_cast<T>(at - static_cast<double>(idx));
+            result = proportion * (upper - lower) + lower;
+        }
+        out[row] = result;
+        set_valid(out_validity, row);
+    }
+}
+
+#define WINDOW_QUANTILES(T, suffix)                                                                \
+    extern "C" __global__ void window_quantiles_##suffix(                                          \
+        const T* values, const u32* validity, const i64* rows, const i64* starts, u64 n_rows,     \
+        u64 n_groups, u64 window, u64 min_periods, u32 center, const i64* bounds, double q,       \
+        u32 method, T* out, u32* out_validity) {                                                  \
+        window_quantiles<T>(values, validity, rows, starts, n_rows, n_groups, window,             \
+                            min_periods, center, bounds, q, method, out, out_validity);           \
+    }                                                                                             \
+    EMU_KERNEL(window_quantiles_##suffix)
+
+WINDOW_QUANTILES(double, f64)
+WINDOW_QUANTILES(float, f32)
 
 // The first (or, `last`, the last) row of each position's window, as rows
 // to gather: -1 where the window is empty or skipped (see window_at). One

@@ -202,6 +202,7 @@ library! {
     }
     ROLLING = "rolling" {
         window_sums_f64, window_sums_f32, window_sums_f32_in_f64, window_sums_u64, window_extremes,
+        window_quantiles_f64, window_quantiles_f32,
         window_variances_f64, window_variances_f32, ewm_means_f64, ewm_means_f32, ewm_spreads_f64,
         ewm_spreads_f32, time_windows, window_ends,
     }

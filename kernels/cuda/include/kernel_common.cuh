@@ -153,6 +153,17 @@ __device__ __forceinline__ A block_reduce(A value) {
     return result;
 }
 
+// Polars' quantile methods, as gpu-runtime's `QuantileMethod` numbers them
+// (the group-by's segment_quantile and the rolling window_quantiles).
+enum QuantileMethod : u32 {
+    NEAREST = 0,
+    LOWER = 1,
+    HIGHER = 2,
+    MIDPOINT = 3,
+    LINEAR = 4,
+    EQUIPROBABLE = 5
+};
+
 // Inclusive scan of `value` over the calling block (block size a multiple of
 // 32); also gives the block total.
 template <typename A>

@@ -1,4 +1,4 @@
-//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, variances, minima and maxima by a count of rows or by times, and exponentially weighted means, variances and deviations, restarted in each group.
+//! Operations of the rolling-window kernels (`kernels/cuda/rolling.cu`): Polars' rolling sums, means, variances, minima, maxima and quantiles by a count of rows or by times, and exponentially weighted means, variances and deviations, restarted in each group.
 
 use super::*;
 
@@ -97,6 +97,13 @@ pub trait WindowVariance: DeviceCopy {
 }
 
 kernel_for!(WindowVariance: f64 => window_variances_f64, f32 => window_variances_f32);
+
+/// Float types with a kernel of window quantiles (each in its own type).
+pub trait WindowQuantile: DeviceCopy {
+    const KERNEL: Kernel;
+}
+
+kernel_for!(WindowQuantile: f64 => window_quantiles_f64, f32 => window_quantiles_f32);
 
 /// Float types with a kernel of exponentially weighted means.
 pub trait EwmMean: DeviceCopy {
@@ -200,6 +207,49 @@ impl Ops<'_> {
                 .buffer(&front)
                 .buffer(&back)
         })
+    }
+
+    /// Polars' `rolling_quantile` (`rolling_median`: `q` 0.5, linear) of
+    /// floats at `q` by `method`, restarted in each group (as
+    /// [`Ops::window_sums`]): one thread per row ranks the valid values of
+    /// its window in Polars' total order (NaN last, both zeros alike, equal
+    /// values by place) and takes the value at the place Polars' rolling
+    /// quantile finds, or combines the two around it (linear, midpoint) in
+    /// the values' type; null where the window holds fewer than
+    /// `min_periods` valid values, or none. Quadratic in the window's size.
+    pub fn window_quantiles<'w, T: WindowQuantile>(
+        &self,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        window: impl Into<Windows<'w>>,
+        (q, method): (f64, QuantileMethod),
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        let window = window.into();
+        let n = values.len();
+        check_rows(n, validity, rows)?;
+        window.check(n)?;
+        check((0.0..=1.0).contains(&q), || format!("the quantile {q}"))?;
+        let out = self.zeroed::<T>(n)?;
+        let out_validity = self.zeroed::<u32>(words(n))?;
+        if n == 0 || starts.is_empty() {
+            return Ok((out, out_validity));
+        }
+        let args = KernelArgs::new()
+            .buffer(values)
+            .arg(ptr(validity))
+            .buffer(rows)
+            .buffer(starts)
+            .arg(n as u64)
+            .arg(starts.len() as u64);
+        let args = window
+            .args(args)
+            .arg(q)
+            .arg(method as u32)
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(T::KERNEL, Self::linear(n), args)?;
+        Ok((out, out_validity))
     }
 
     /// Polars' `ewm_mean` of floats by `ewm`, restarted in each group (as

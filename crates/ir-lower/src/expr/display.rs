@@ -237,15 +237,19 @@ impl fmt::Display for GpuExpr {
                 function,
                 window,
             } => {
-                let (name, ddof) = match function {
+                let (name, parameters) = match function {
                     RollingFunction::Sum => ("rolling_sum", None),
                     RollingFunction::Mean => ("rolling_mean", None),
                     RollingFunction::Min => ("rolling_min", None),
                     RollingFunction::Max => ("rolling_max", None),
                     RollingFunction::First => ("rolling_first", None),
                     RollingFunction::Last => ("rolling_last", None),
-                    RollingFunction::Var { ddof } => ("rolling_var", Some(ddof)),
-                    RollingFunction::Std { ddof } => ("rolling_std", Some(ddof)),
+                    RollingFunction::Var { ddof } => ("rolling_var", Some(format!("ddof={ddof}"))),
+                    RollingFunction::Std { ddof } => ("rolling_std", Some(format!("ddof={ddof}"))),
+                    RollingFunction::Quantile { quantile, method } => (
+                        "rolling_quantile",
+                        Some(format!("quantile={quantile}, method={method}")),
+                    ),
                 };
                 match window {
                     RollingWindow::Rows {
@@ -281,8 +285,8 @@ impl fmt::Display for GpuExpr {
                         }
                     }
                 }
-                if let Some(ddof) = ddof {
-                    write!(f, ", ddof={ddof}")?;
+                if let Some(parameters) = parameters {
+                    write!(f, ", {parameters}")?;
                 }
                 write!(f, ")")
             }

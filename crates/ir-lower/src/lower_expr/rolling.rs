@@ -1,4 +1,4 @@
-//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and by times (their `_by` forms), and exponentially weighted means, variances and deviations (`ewm_mean`, `ewm_var`, `ewm_std`).
+//! Rolling windows by a count of rows (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`, `rolling_quantile`, `rolling_median`) and by times (their `_by` forms), and exponentially weighted means, variances and deviations (`ewm_mean`, `ewm_var`, `ewm_std`).
 
 use polars::prelude::{ClosedWindow, Duration, RollingOptionsDynamicWindow};
 use polars_core::prelude::{RollingFnParams, RollingOptionsFixedWindow, RollingVarParams};
@@ -42,8 +42,26 @@ impl ExprLowering<'_> {
                 }
             }
             IRRollingFunction::Quantile => {
-                let what = "rolling_quantile (and rolling_median) is not supported on the GPU";
-                return self.refuse(node, what);
+                let Some(RollingFnParams::Quantile(params)) = &options.fn_params else {
+                    return self.refuse(node, "rolling_quantile without its quantile");
+                };
+                if !(0.0..=1.0).contains(&params.prob) {
+                    return self.refuse(
+                        node,
+                        format!("rolling_quantile at {} (Polars raises)", params.prob),
+                    );
+                }
+                if options.min_periods == 0 {
+                    return self.refuse(
+                        node,
+                        "rolling_quantile with min_periods=0 is not supported on the GPU",
+                    );
+                }
+                let function = RollingFunction::Quantile {
+                    quantile: params.prob,
+                    method: quantile_method_name(params.method),
+                };
+                (function, "rolling_quantile")
             }
             other => return self.refuse(node, format!("{other} is not supported on the GPU")),
         };
@@ -288,6 +306,10 @@ pub(crate) fn rolling_input(
         RollingFunction::Sum => ((plain && (from.is_integer() || from.is_float()))
             || from == GpuDtype::Boolean)
             .then_some(dtype),
+        // (Of numbers alone: Polars' rolling quantile of booleans is its own.)
+        RollingFunction::Quantile { .. } => (plain && (from.is_integer() || from.is_float()))
+            .then_some(dtype)
+            .filter(|dtype| dtype.is_float()),
         RollingFunction::Mean | RollingFunction::Var { .. } | RollingFunction::Std { .. } => {
             ((plain && (from.is_integer() || from.is_float())) || from == GpuDtype::Boolean)
                 .then_some(dtype)

@@ -87,9 +87,12 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             )]),
         ),
         (
-            "a rolling median, and weighted rolling sums",
+            "a rolling median of no least count, and weighted rolling sums",
             o().select([
-                col("amount").rolling_median(RollingOptionsFixedWindow::default()),
+                col("amount").rolling_median(RollingOptionsFixedWindow {
+                    min_periods: 0,
+                    ..Default::default()
+                }),
                 col("amount")
                     .rolling_sum(RollingOptionsFixedWindow {
                         window_size: 2,

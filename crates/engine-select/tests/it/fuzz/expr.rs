@@ -304,6 +304,9 @@ pub enum Op {
     /// `rolling_var` or `rolling_std` (by the name's suffix) by a window of
     /// rows: size, min_periods, center.
     Rolling(&'static str, usize, usize, bool),
+    /// `rolling_quantile(method, quantile, ..)` by a window of rows: size,
+    /// min_periods, center.
+    RollingQuantile(QuantileMethod, f64, usize, usize, bool),
     /// Their `_by` forms by the times of the second input, in windows of a
     /// duration (Polars' text): size, min_periods, closed.
     RollingBy(&'static str, &'static str, usize, ClosedWindow),
@@ -681,6 +684,15 @@ impl E {
                     _ => case!(i, s; [x]; o = options; x.rolling_max(o)),
                 };
                 (e, source)
+            }
+            Op::RollingQuantile(method, q, w, m, c) => {
+                let options = RollingOptionsFixedWindow {
+                    window_size: *w,
+                    min_periods: *m,
+                    center: *c,
+                    ..Default::default()
+                };
+                case!(i, s; [x]; m = method, q = q, o = options; x.rolling_quantile(m, q, o))
             }
             Op::RollingBy(f, size, m, closed) => {
                 let options = RollingOptionsDynamicWindow {

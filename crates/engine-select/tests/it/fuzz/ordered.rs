@@ -25,8 +25,8 @@ impl Grammar<'_> {
                 vec![],
             ),
             // Rolling windows of rows: sums keep signed integers and floats
-            // (booleans summed as u32), means, variances and deviations
-            // make floats of numbers,
+            // (booleans summed as u32), means, variances, deviations and
+            // quantiles make floats of numbers,
             // minima and maxima keep every type they take.
             (
                 Ty::Int
@@ -59,6 +59,25 @@ impl Grammar<'_> {
                         let from = *[Ty::Float, Ty::Float, Ty::Int].choose(self.rng).unwrap();
                         let function = *["mean", "var", "std"].choose(self.rng).unwrap();
                         return E::new(Op::Ewm(function, options), vec![self.value(from, d)]);
+                    }
+                    // Rolling quantiles (of integers as floats).
+                    (Ty::Float, 1) if self.chance(0.2) => {
+                        let method = *[
+                            QuantileMethod::Nearest,
+                            QuantileMethod::Lower,
+                            QuantileMethod::Higher,
+                            QuantileMethod::Midpoint,
+                            QuantileMethod::Linear,
+                            QuantileMethod::Equiprobable,
+                        ]
+                        .choose(self.rng)
+                        .unwrap();
+                        let q = *[0.0, 0.1, 0.25, 0.5, 0.75, 1.0].choose(self.rng).unwrap();
+                        let from = *[Ty::Int, Ty::UInt, Ty::Float, Ty::Float]
+                            .choose(self.rng)
+                            .unwrap();
+                        let op = Op::RollingQuantile(method, q, size, min_periods, center);
+                        return E::new(op, vec![self.value(from, d)]);
                     }
                     (Ty::Float, 1) => {
                         let from = [Ty::Int, Ty::UInt, Ty::Float, Ty::Bool];

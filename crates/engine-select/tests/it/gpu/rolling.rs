@@ -1,4 +1,4 @@
-//! Rolling windows by a count of rows on the device (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`) and exponentially weighted means and spreads, over frames and within windows' groups, and what falls back.
+//! Rolling windows by a count of rows on the device (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std`, `rolling_quantile`, `rolling_median`) and exponentially weighted means and spreads, over frames and within windows' groups, and what falls back.
 
 use super::*;
 
@@ -277,9 +277,9 @@ fn rolling_functions_the_device_does_not_run_fall_back_with_their_reasons() {
         groups().select([col("x").rolling_quantile(
             QuantileMethod::Linear,
             0.5,
-            window(2, 1, false),
+            window(2, 0, false),
         )]),
-        "rolling_quantile (and rolling_median) is not supported on the GPU",
+        "rolling_quantile with min_periods=0 is not supported on the GPU",
     );
     // A group-by's lists of rolled values.
     let listed = groups()
@@ -779,5 +779,88 @@ fn rolling_group_bys_the_device_does_not_run_fall_back_with_their_reasons() {
             .filter(col("t").is_not_null())
             .rolling(col("t"), [], rolling_groups("t", "3h", ClosedWindow::Right))
             .agg([col("x").sum()]),
+    );
+}
+
+/// Numbers for rolling quantiles: nulls, NaN, infinities, a huge value,
+/// repeats, and one zero (both zeros leave the query to Polars), in two
+/// groups.
+fn quantile_frame() -> LazyFrame {
+    df!(
+        "x" => [Some(1.5), None, Some(f64::NAN), Some(-2.0), Some(0.0), Some(f64::INFINITY),
+            Some(3.25), None, Some(-1e300), Some(7.0), Some(1.5), Some(f64::NEG_INFINITY)],
+        "i" => [Some(5i64), Some(3), None, Some(-7), Some(5), Some(0), Some(100), Some(-3), None,
+            Some(8), Some(1), Some(2)],
+        "g" => [1i64, 2, 1, 1, 2, 2, 1, 2, 1, 1, 2, 1],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("x").cast(DataType::Float32).alias("x32"),
+        col("i").cast(DataType::Int32).alias("i32"),
+    ])
+}
+
+#[test]
+fn rolling_quantiles_and_medians_match_the_cpu() {
+    use QuantileMethod::*;
+    let methods = [Nearest, Lower, Higher, Midpoint, Linear, Equiprobable];
+    let quantiles = [0.0, 0.1, 0.25, 0.5, 0.7, 0.9, 1.0];
+    for column in ["x", "x32", "i", "i32"] {
+        let mut exprs = Vec::new();
+        for &(size, min, center) in WINDOWS {
+            let options = window(size, min.max(1), center);
+            let name = format!("{size}/{min}{}", if center { " c" } else { "" });
+            for (k, method) in methods.into_iter().enumerate() {
+                for q in [quantiles[k], quantiles[(k + 3) % quantiles.len()]] {
+                    exprs.push(
+                        col(column)
+                            .rolling_quantile(method, q, options.clone())
+                            .alias(format!("{name} {method:?} {q}")),
+                    );
+                }
+            }
+            exprs.push(
+                col(column)
+                    .rolling_median(options)
+                    .alias(format!("{name} median")),
+            );
+        }
+        assert_gpu_eq(
+            &format!("rolling quantiles of {column}"),
+            quantile_frame().select(exprs),
+        );
+    }
+    assert_gpu_eq(
+        "rolling medians within groups, beside the values",
+        quantile_frame().select([
+            col("x"),
+            col("x")
+                .rolling_median(window(3, 1, false))
+                .over([col("g")])
+                .unwrap()
+                .alias("x median"),
+            col("i")
+                .rolling_quantile(Higher, 0.8, window(4, 2, true))
+                .over([col("g")])
+                .unwrap()
+                .alias("i q80"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a rolling median of no rows",
+        quantile_frame()
+            .filter(col("i").gt(lit(1000)))
+            .select([col("x").rolling_median(window(3, 1, false))]),
+    );
+    // Which zero Polars gives of -0.0 and 0.0 is its own.
+    assert_cpu_answer_with_reason(
+        quantile_frame()
+            .with_columns([when(col("i").eq(lit(3)))
+                .then(lit(-0.0))
+                .otherwise(col("x"))
+                .alias("x")])
+            .select([col("x").rolling_median(window(4, 1, false))]),
+        "holding -0.0 and 0.0",
     );
 }

@@ -1,4 +1,4 @@
-//! Rolling windows by a count of rows or by times (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std` and their `_by` forms) and exponentially weighted functions (`ewm_mean`, `ewm_var`, `ewm_std`): over the frame, or restarted in each group of a window.
+//! Rolling windows by a count of rows or by times (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std` and their `_by` forms; `rolling_quantile` and `rolling_median` by rows) and exponentially weighted functions (`ewm_mean`, `ewm_var`, `ewm_std`): over the frame, or restarted in each group of a window.
 
 use gpu_runtime::ops::{Ewm, RowWindow, TimeWindow, Windows};
 use ir_lower::{Closed, EwmFunction, EwmOptions, RollingFunction, RollingWindow};
@@ -154,9 +154,16 @@ impl Executor<'_> {
         } else {
             cast_to(input, word_dtype(input.dtype))
         };
-        let (values, validity) = self
-            .evaluate_in_groups(frame, &taken, "", groups)?
-            .into_parts();
+        let taken_values = self.evaluate_in_groups(frame, &taken, "", groups)?;
+        if let RollingFunction::Quantile { .. } = function {
+            // Polars ranks -0.0 and 0.0 alike, in an order of its own.
+            let values = self.gather_column(&taken_values, &ops.iota(frame.height, 0)?)?;
+            let (negative, positive) = self.signed_zeros(values, &ops.iota(1, 0)?)?;
+            let what = "a rolling quantile of floats holding -0.0 and 0.0 (Polars ranks them \
+                        alike, in an order of its own)";
+            self.check_both_zeros(negative, positive, None, what)?;
+        }
+        let (values, validity) = taken_values.into_parts();
         let validity = validity.as_ref();
         let results = match function {
             RollingFunction::Sum => of_kinds!(values, [F64, F32, I64, U64], |v| {
@@ -169,6 +176,12 @@ impl Executor<'_> {
                 let root = matches!(function, RollingFunction::Std { .. });
                 of_kinds!(values, [F64, F32], |v| {
                     ops.window_variances(&v, validity, order, window, (ddof, root))?
+                })
+            }
+            RollingFunction::Quantile { quantile, method } => {
+                let method = QuantileMethod::from_name(method).ok_or_else(unsupported)?;
+                of_kinds!(values, [F64, F32], |v| {
+                    ops.window_quantiles(&v, validity, order, window, (quantile, method))?
                 })
             }
             RollingFunction::Min

@@ -1,6 +1,6 @@
-//! Rolling windows by a count of rows or by times (sums, means, variances, minima, maxima) and exponentially weighted means, restarted in each group: against Rust references of Polars' windows, to the bit.
+//! Rolling windows by a count of rows or by times (sums, means, variances, minima, maxima, quantiles) and exponentially weighted means, restarted in each group: against Rust references of Polars' windows, to the bit.
 
-use gpu_runtime::ops::{Ewm, RowWindow, TimeWindow, Windows};
+use gpu_runtime::ops::{Ewm, QuantileMethod, RowWindow, TimeWindow, Windows};
 
 use super::scan::shuffled_groups;
 use super::{SIZES, bitmap, device};
@@ -785,5 +785,160 @@ fn windows_by_times_are_polars_windows_and_sums_walk_them_to_the_bit() {
                 }
             }
         }
+    }
+}
+
+/// Polars' rolling quantile (its quantile filter) of the valid values of
+/// one window, sorted (NaN last, equal values by place), in f64 or f32 as
+/// `T`: the place `method` finds for `q`, and Linear and Midpoint
+/// combining the values around it in `T`.
+fn rolling_quantile_reference<T>(sorted: &[T], q: f64, method: QuantileMethod) -> T
+where
+    T: Copy
+        + std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+        + std::ops::Div<Output = T>
+        + From<u8>,
+    f64: Narrowed<T>,
+{
+    let count = sorted.len();
+    let at = (count as f64 - 1.0) * q;
+    let last = count - 1;
+    match method {
+        QuantileMethod::Nearest => sorted[(at.round() as usize).min(last)],
+        QuantileMethod::Lower => sorted[(at.floor() as usize).min(last)],
+        QuantileMethod::Higher => sorted[(at.ceil() as usize).min(last)],
+        QuantileMethod::Equiprobable => sorted[((count as f64 * q).ceil() - 1.0).max(0.0) as usize],
+        QuantileMethod::Midpoint | QuantileMethod::Linear => {
+            let (idx, top) = ((at.floor() as usize).min(last), at.ceil() as usize);
+            let (lower, upper) = (sorted[idx], sorted[top]);
+            if idx == top {
+                lower
+            } else if method == QuantileMethod::Midpoint {
+                (lower + upper) / T::from(2)
+            } else {
+                (at - idx as f64).narrowed() * (upper - lower) + lower
+            }
+        }
+    }
+}
+
+/// An f64 as `T` (Polars' `NumCast` of a proportion).
+trait Narrowed<T> {
+    fn narrowed(self) -> T;
+}
+
+impl Narrowed<f64> for f64 {
+    fn narrowed(self) -> f64 {
+        self
+    }
+}
+
+impl Narrowed<f32> for f64 {
+    fn narrowed(self) -> f32 {
+        self as f32
+    }
+}
+
+#[test]
+fn window_quantiles_are_polars_to_the_bit() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(61);
+    let methods = [
+        QuantileMethod::Nearest,
+        QuantileMethod::Lower,
+        QuantileMethod::Higher,
+        QuantileMethod::Midpoint,
+        QuantileMethod::Linear,
+        QuantileMethod::Equiprobable,
+    ];
+    for &n in SIZES {
+        // Ties, both zeros, NaN and infinities among the values.
+        let picks = [
+            0.0,
+            -0.0,
+            1.5,
+            -2.0,
+            f64::NAN,
+            7.25,
+            f64::INFINITY,
+            1e-3,
+            -1e300,
+        ];
+        let values: Vec<f64> = (0..n).map(|_| picks[rng.usize(..picks.len())]).collect();
+        let narrow: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..4) != 0).collect();
+        let (rows, starts, ends) = shuffled_groups(&mut rng, n);
+        let mut window = windows(&mut rng);
+        window.min_periods = window.min_periods.max(1);
+        let method = methods[rng.usize(..methods.len())];
+        let q = [0.0, 0.1, 0.25, 0.5, 0.7, 1.0][rng.usize(..6)];
+        let (d_valid, d_rows, d_starts) = (
+            device.upload(&bitmap(&valid)),
+            device.upload(&rows),
+            device.upload(&starts),
+        );
+        let groups = (&d_rows, &d_starts);
+        let (wide, wide_valid) = ops
+            .window_quantiles(
+                &device.upload(&values),
+                Some(&d_valid),
+                groups,
+                window,
+                (q, method),
+            )
+            .unwrap();
+        let (slim, slim_valid) = ops
+            .window_quantiles(
+                &device.upload(&narrow),
+                Some(&d_valid),
+                groups,
+                window,
+                (q, method),
+            )
+            .unwrap();
+        let (wide, wide_valid) = (wide.to_host().unwrap(), wide_valid.to_host().unwrap());
+        let (slim, slim_valid) = (slim.to_host().unwrap(), slim_valid.to_host().unwrap());
+        let is_set = |bits: &[u32], i: usize| bits[i / 32] >> (i % 32) & 1 == 1;
+        for (g, &start) in starts.iter().enumerate() {
+            let group = &rows[start as usize..ends[g]];
+            for i in 0..group.len() {
+                let (first, last) = window_of(i, group.len(), window);
+                let mut in_window: Vec<usize> = group[first..last]
+                    .iter()
+                    .map(|&r| r as usize)
+                    .filter(|&r| valid[r])
+                    .collect();
+                // (Stable: equal values keep their places.)
+                in_window.sort_by(|&a, &b| total_order(values[a], values[b]));
+                let row = group[i] as usize;
+                let what = format!("n={n} {window:?} {method:?} {q} group {g} position {i}");
+                let enough = !in_window.is_empty() && in_window.len() as u64 >= window.min_periods;
+                assert_eq!(is_set(&wide_valid, row), enough, "{what}");
+                assert_eq!(is_set(&slim_valid, row), enough, "{what}");
+                if !enough {
+                    continue;
+                }
+                let sorted: Vec<f64> = in_window.iter().map(|&r| values[r]).collect();
+                let expected = rolling_quantile_reference(&sorted, q, method);
+                assert_eq!(wide[row].to_bits(), expected.to_bits(), "{what}");
+                let sorted: Vec<f32> = in_window.iter().map(|&r| narrow[r]).collect();
+                let expected = rolling_quantile_reference(&sorted, q, method);
+                assert_eq!(slim[row].to_bits(), expected.to_bits(), "{what} (f32)");
+            }
+        }
+    }
+}
+
+/// Polars' total order of a rolling quantile's floats: NaN after every
+/// number, both zeros alike.
+fn total_order(a: f64, b: f64) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap(),
     }
 }

@@ -1,0 +1,93 @@
+//! The rolling functions (`rolling_*`, `ewm_*`) and their windows: of rows, or of times.
+
+use super::GpuExpr;
+
+/// What Polars' `rolling_*` functions (and its rolling group-bys' windows)
+/// compute over each row's window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RollingFunction {
+    Sum,
+    Mean,
+    Min,
+    Max,
+    /// The value of the window's first row (null included; null for an
+    /// empty window): a rolling group-by's `first`.
+    First,
+    /// The value of the window's last row: a rolling group-by's `last`.
+    Last,
+    /// The variance with `ddof` degrees of freedom taken away.
+    Var {
+        ddof: u8,
+    },
+    /// The standard deviation: the variance's square root, in its type.
+    Std {
+        ddof: u8,
+    },
+    /// The quantile of the window's valid values (`rolling_quantile`;
+    /// `rolling_median` is 0.5, linear), as Polars' rolling quantile places
+    /// and interpolates it, in the values' type.
+    Quantile {
+        /// The probability, in [0, 1].
+        quantile: f64,
+        /// Polars' method name: nearest, lower, higher, midpoint, linear, equiprobable.
+        method: &'static str,
+    },
+}
+
+/// The windows of Polars' `rolling_*` functions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RollingWindow {
+    /// By a count of rows (`rolling_*`): the `size` rows ending at each row
+    /// (or, `center`, around it, more after than before when `size` is
+    /// even), cut at the ends of the frame (or of the group); a result
+    /// where the window holds at least `min_periods` valid values.
+    Rows {
+        size: u64,
+        min_periods: u64,
+        center: bool,
+    },
+    /// By times (`rolling_*_by`, rolling group-bys): the rows taken in
+    /// order of their time (`by`, i64 ticks; stably), each row's window
+    /// the rows whose time lies in `(t + offset, t + offset + period]` for
+    /// its own time `t` (closed on the sides `closed` says; `rolling_*_by`
+    /// look back: `offset` is `-period`); a result where the window holds
+    /// at least `min_periods` rows, and as many valid values. A row of a
+    /// null time is in no window, and null.
+    Times {
+        by: Box<GpuExpr>,
+        period: i64,
+        offset: i64,
+        min_periods: u64,
+        closed: Closed,
+    },
+}
+
+/// What Polars' exponentially weighted functions compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EwmFunction {
+    Mean,
+    Var,
+    Std,
+}
+
+/// Polars' `ewm_*` options: the smoothing factor, whether weights are
+/// adjusted for the start, whether variances stay biased, the least count
+/// of values for a result (at least 1), and whether nulls leave the
+/// weights alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EwmOptions {
+    pub alpha: f64,
+    pub adjust: bool,
+    pub bias: bool,
+    pub min_periods: u64,
+    pub ignore_nulls: bool,
+}
+
+/// Which bounds of a range belong to it (`is_between`'s, a time window's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closed {
+    Both,
+    Left,
+    Right,
+    None,
+}
