@@ -65,6 +65,19 @@ pub fn group_key(dtype: GpuDtype) -> bool {
         )
 }
 
+/// The fields of `expr`, a struct made of values the GPU groups by
+/// (`pl.struct(a, b)`): rows equal in every field are equal structs (it
+/// is never null). `None` for any other expression.
+pub fn struct_of_keys(expr: &GpuExpr) -> Option<&[GpuExpr]> {
+    let ExprKind::MakeStruct(fields) = &expr.kind else {
+        return None;
+    };
+    fields
+        .iter()
+        .all(|field| !field.dtype.is_nested() && group_key(widened_key_type(field.dtype)))
+        .then_some(fields.as_slice())
+}
+
 /// Types the radix sort orders (enums by code, categoricals by their
 /// texts' ranks, as Polars orders them).
 pub fn sortable(dtype: GpuDtype) -> bool {
@@ -123,7 +136,10 @@ pub fn aggregation_types(op: &AggOp, input: GpuDtype, output: GpuDtype) -> bool 
                 && matches!(output, GpuDtype::Int64 | GpuDtype::UInt64)
         }
         AggOp::Count { .. } => output == GpuDtype::UInt32,
-        AggOp::NUnique => groupable(input) && output == GpuDtype::UInt32,
+        // (Of structs, of keys alone: see `struct_of_keys`.)
+        AggOp::NUnique => {
+            (groupable(input) || matches!(input, GpuDtype::Struct(_))) && output == GpuDtype::UInt32
+        }
         AggOp::Join { .. } => input == GpuDtype::String && output == GpuDtype::String,
         AggOp::ArgMin | AggOp::ArgMax => arg_extreme_input(input) && output == GpuDtype::UInt32,
         // Read as floats: small integers and booleans too.

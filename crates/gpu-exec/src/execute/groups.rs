@@ -113,7 +113,13 @@ impl Executor<'_> {
         input: &GpuExpr,
         groups: InGroups<'_>,
     ) -> Result<(DeviceFrame, Vec<GpuExpr>), ExecError> {
-        let mut keyed = self.computed_in_groups(frame, [&widened_key(input)], groups)?;
+        let mut keyed = match ir_lower::support::struct_of_keys(input) {
+            Some(fields) => DeviceFrame {
+                columns: vec![self.struct_codes(frame, fields, groups)?],
+                height: frame.height,
+            },
+            None => self.computed_in_groups(frame, [&widened_key(input)], groups)?,
+        };
         if let Some((rows, starts)) = groups {
             keyed.columns.insert(0, self.group_column(rows, starts)?);
         }
@@ -124,6 +130,34 @@ impl Executor<'_> {
             .map(|(index, column)| column_ref(index, column.dtype))
             .collect();
         Ok((keyed, keys))
+    }
+
+    /// A code per row of `frame` for the struct of `fields` (each computed
+    /// within `groups`): rows equal in every field, as grouping counts them
+    /// equal (nulls alike), share a code, the number of their group.
+    pub(crate) fn struct_codes(
+        &self,
+        frame: &DeviceFrame,
+        fields: &[GpuExpr],
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let fields: Vec<GpuExpr> = fields.iter().map(widened_key).collect();
+        let computed = self.computed_in_groups(frame, &fields, groups)?;
+        let keys: Vec<GpuExpr> = computed
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(index, column)| column_ref(index, column.dtype))
+            .collect();
+        let equal = self.groups(&computed, &keys.iter().collect::<Vec<_>>())?;
+        let codes = self.group_of_rows(&equal.sorted_rows, &equal.starts)?;
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Int64,
+            frame.height,
+            Values::I64(codes),
+            None,
+        ))
     }
 
     pub(crate) fn one_group(

@@ -19,6 +19,13 @@ impl ExprLowering<'_> {
             ExprKind::String { op, input } if op.makes_lists() => !nested(input),
             ExprKind::ConcatList(inputs) => !inputs.iter().any(nested),
             ExprKind::InLists { item, .. } => !nested(item),
+            // Distinct structs of keys, tested or counted (their fields
+            // grouped together).
+            ExprKind::Distinct { input, .. }
+            | ExprKind::Agg {
+                op: AggOp::NUnique,
+                input,
+            } => !nested(input) || crate::support::struct_of_keys(input).is_some(),
             ExprKind::MakeStruct(fields) => !fields
                 .iter()
                 .any(|f| matches!(f.dtype, GpuDtype::Struct(_))),

@@ -247,6 +247,22 @@ fn random_op(
             .collect();
         let made = E::new(Op::AsStruct, fields);
         let name = fresh_name(fresh, &schema, "x");
+        // The struct, or its rows tested for repeats (by their place too,
+        // in a defined order), or its distinct rows counted.
+        let tests: &[Op] = match ordered {
+            true => &[
+                Op::IsDuplicated,
+                Op::IsUnique,
+                Op::IsFirstDistinct,
+                Op::IsLastDistinct,
+            ],
+            false => &[Op::IsDuplicated, Op::IsUnique],
+        };
+        let made = match rng.random_range(0..4) {
+            0 => E::new(tests.choose(rng).unwrap().clone(), vec![made]),
+            1 => E::new(Op::Agg(super::expr::Agg::NUnique), vec![made]),
+            _ => made,
+        };
         return Some(Plan::WithColumns(input, vec![made.alias(&name)]));
     }
     if ordered && rng.random_bool(0.03) {

@@ -1,4 +1,4 @@
-//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, unnested; what else structs meet stays with Polars, with its reason.
+//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, unnested, structs of keys tested for repeats and counted; what else structs meet stays with Polars, with its reason.
 
 use super::*;
 
@@ -95,6 +95,71 @@ fn structs_move_with_their_rows_and_are_read_and_built() {
                 col("pair").last().alias("last"),
                 col("pair").count().alias("count"),
             ]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+}
+
+#[test]
+fn structs_of_keys_are_tested_for_repeats_and_counted() {
+    // Keys of several types: nulls, both zeros and NaN among the floats.
+    let frame = df!(
+        "g" => [Some(1i64), Some(2), None, Some(1), Some(2), Some(1), None, Some(1)],
+        "h" => [Some("a"), Some("b"), Some("a"), Some("a"), None, Some("b"), Some("a"), Some("a")],
+        "f" => [Some(0.0), Some(-0.0), Some(f64::NAN), Some(-0.0), Some(f64::NAN), None,
+            Some(f64::NAN), Some(0.0)],
+        "d" => [Some(true), None, Some(false), Some(true), None, Some(true), Some(false), Some(true)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("g").cast(DataType::Int16).alias("small")]);
+    let keys = || as_struct(vec![col("g"), col("h")]);
+    let floats = || as_struct(vec![col("f"), col("h"), col("d")]);
+    let small = || as_struct(vec![col("small"), col("f").cast(DataType::Float32)]);
+    for (name, lf) in [
+        (
+            "repeats of structs",
+            frame.clone().select([
+                keys().is_duplicated().alias("duplicated"),
+                keys().is_unique().alias("unique"),
+                floats().is_first_distinct().alias("first"),
+                floats().is_last_distinct().alias("last"),
+                small().is_duplicated().alias("small"),
+            ]),
+        ),
+        (
+            "distinct structs counted",
+            frame.clone().select([
+                keys().n_unique().alias("keys"),
+                floats().n_unique().alias("floats"),
+                small().n_unique().alias("small"),
+            ]),
+        ),
+        (
+            "per group and in windows",
+            frame.clone().group_by_stable([col("d")]).agg([
+                keys().n_unique(),
+                floats().is_duplicated().sum().alias("repeats"),
+            ]),
+        ),
+        (
+            "in a window and a filter",
+            frame
+                .clone()
+                .with_columns([floats()
+                    .is_first_distinct()
+                    .over([col("g")])
+                    .unwrap()
+                    .alias("w")])
+                .filter(keys().is_unique()),
+        ),
+        (
+            "of no rows",
+            frame
+                .clone()
+                .filter(col("g").gt(lit(9)))
+                .select([keys().n_unique(), floats().is_duplicated().alias("x")]),
         ),
     ] {
         assert_gpu_eq(name, lf);

@@ -549,6 +549,13 @@ impl Executor<'_> {
         } else {
             input.as_ref()
         };
+        if let (AggOp::NUnique, Some(fields)) = (op, ir_lower::support::struct_of_keys(input)) {
+            // Distinct structs: distinct codes of their fields together.
+            let codes = self.struct_codes(frame, fields, Some((sorted_rows, starts)))?;
+            let code = column_ref(0, GpuDtype::Int64);
+            let counts = self.count_distinct(&codes, &code, sorted_rows, starts)?;
+            return Ok(column(Values::U32(counts), None));
+        }
         // Aggregations inside the input are this aggregation's groups'.
         let as_is = column_as_is(frame, input, op);
         let mut owned = None;
