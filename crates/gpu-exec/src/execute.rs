@@ -50,6 +50,7 @@ pub(crate) use expr::cast_to;
 use expr::*;
 use frames::*;
 use groups::*;
+pub(crate) use keys::struct_fields;
 use keys::*;
 pub(crate) use node::typed_null_over_no_groups;
 use node::*;

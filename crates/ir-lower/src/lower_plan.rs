@@ -248,15 +248,20 @@ impl<'a> PlanLowering<'a> {
     }
 
     /// Whether one of `keys` (of a sort, a group-by, a join, a distinct) is
-    /// a list or a struct, refusing `node` if so: they are never keys on
-    /// the GPU.
+    /// a list or a struct, refusing `node` if so: they are no keys on the
+    /// GPU, but structs of keys grouping rows (of a group-by, a distinct:
+    /// see [`crate::support::struct_key`]).
     fn list_key(
         &mut self,
         node: Node,
         mut keys: impl Iterator<Item = (String, GpuDtype)>,
         what: &str,
     ) -> bool {
-        let Some((key, dtype)) = keys.find(|(_, dtype)| dtype.is_nested()) else {
+        let grouping = matches!(what, "group-by" | "distinct");
+        let refused = |dtype: &GpuDtype| {
+            dtype.is_nested() && !(grouping && crate::support::struct_key(*dtype))
+        };
+        let Some((key, dtype)) = keys.find(|(_, dtype)| refused(dtype)) else {
             return false;
         };
         self.refuse(

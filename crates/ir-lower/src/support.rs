@@ -65,6 +65,18 @@ pub fn group_key(dtype: GpuDtype) -> bool {
         )
 }
 
+/// Whether rows are grouped by structs of `dtype` on the GPU: structs of
+/// fields of types it groups by (not nested), their rows equal where every
+/// field is (a null struct apart from a struct of null fields).
+pub fn struct_key(dtype: GpuDtype) -> bool {
+    let GpuDtype::Struct(of) = dtype else {
+        return false;
+    };
+    of.fields()
+        .iter()
+        .all(|(_, field)| !field.is_nested() && group_key(widened_key_type(*field)))
+}
+
 /// The fields of `expr`, a struct made of values the GPU groups by
 /// (`pl.struct(a, b)`): rows equal in every field are equal structs (it
 /// is never null). `None` for any other expression.
@@ -531,22 +543,22 @@ fn key_type_refusal(node: &PlanNode) -> Option<String> {
                     )
                 })
         }
-        PlanNode::GroupBy { keys, .. } => {
-            keys.iter()
-                .find(|key| !group_key(key.expr.dtype))
-                .map(|key| {
-                    format!(
-                        "grouping by {} is not supported on the GPU",
-                        typed_key(&key.expr)
-                    )
-                })
-        }
+        PlanNode::GroupBy { keys, .. } => keys
+            .iter()
+            .find(|key| !(group_key(key.expr.dtype) || struct_key(key.expr.dtype)))
+            .map(|key| {
+                format!(
+                    "grouping by {} is not supported on the GPU",
+                    typed_key(&key.expr)
+                )
+            }),
         PlanNode::Distinct { schema, subset, .. } => {
             let mut columns = (0..schema.len()).filter(|&i| match subset {
                 Some(subset) => subset.contains(&i),
                 None => true,
             });
-            columns.find(|&i| !group_key(schema[i].dtype)).map(|i| {
+            let keyed = |dtype| group_key(dtype) || struct_key(dtype);
+            columns.find(|&i| !keyed(schema[i].dtype)).map(|i| {
                 format!(
                     "distinct rows by `{}` ({}) are not supported on the GPU",
                     schema[i].name, schema[i].dtype

@@ -52,6 +52,20 @@ pub(crate) enum KeyWords<'a> {
     Words(Vec<DeviceBuffer<u64>>, Option<&'a DeviceBuffer<u32>>),
 }
 
+/// The fields of `expr`, structs of `of`, each read by `struct.field`.
+pub(crate) fn struct_fields(expr: &GpuExpr, of: ir_lower::StructOf) -> Vec<GpuExpr> {
+    (of.fields().into_iter().enumerate())
+        .map(|(field, (name, dtype))| GpuExpr {
+            kind: ExprKind::StructField {
+                field,
+                name,
+                input: Box::new(expr.clone()),
+            },
+            dtype,
+        })
+        .collect()
+}
+
 impl Executor<'_> {
     /// The keys (columns of `frame`) as the radix sort and the marking of
     /// groups take them.
@@ -139,6 +153,21 @@ impl Executor<'_> {
             return Ok(Some(words));
         }
         let column = column_at(frame, column_index(expr)?)?;
+        if let GpuDtype::Struct(of) = expr.dtype {
+            // A struct of keys: a code per row, equal where every field is
+            // (see `struct_codes`); null where the struct is, a group apart
+            // from a struct of null fields, as Polars' row encoding has it.
+            let codes = self.struct_codes(frame, &struct_fields(expr, of), None)?;
+            let codes = DeviceFrame {
+                height: codes.len(),
+                columns: vec![codes],
+            };
+            let words = column_ref(0, GpuDtype::Int64).cast(GpuDtype::UInt64, CastMode::Wrapping);
+            let Values::U64(words) = self.evaluate(&codes, &words, "")?.into_parts().0 else {
+                return Err(ExecError::Unsupported(format!("the codes of `{expr}`")));
+            };
+            return Ok(Some(KeyWords::Words(vec![words], column.validity())));
+        }
         let words = match column.values() {
             Values::Bits(_) | Values::U8(_) | Values::U16(_) => cast_to(expr, GpuDtype::UInt64),
             Values::I8(_) | Values::I16(_) => {

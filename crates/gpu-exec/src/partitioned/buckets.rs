@@ -220,7 +220,16 @@ impl Executor<'_> {
         let ops = self.ops();
         let n = frame.height;
         let hashes = ops.partition_hashes(n)?;
-        for key in keys {
+        // A struct key by its fields: equal structs, equal fields (a null
+        // struct's fields are null).
+        let keys: Vec<GpuExpr> = keys
+            .iter()
+            .flat_map(|key| match key.dtype {
+                GpuDtype::Struct(of) => crate::execute::struct_fields(key, of),
+                _ => vec![key.clone()],
+            })
+            .collect();
+        for key in &keys {
             if key.dtype == GpuDtype::String {
                 let column = self.evaluate(&frame, key, "")?;
                 let (Values::Str { offsets, bytes }, validity) = column.into_parts() else {

@@ -487,7 +487,20 @@ fn random_op(
             }
         }
         58..=72 => {
-            let keys = g.keys(2);
+            let mut keys = g.keys(2);
+            // Keys as one struct now and then, or beside a struct column.
+            let structs: Vec<&String> = schema
+                .iter()
+                .filter(|(_, dtype)| matches!(dtype, DataType::Struct(_)))
+                .map(|(name, _)| name)
+                .collect();
+            if g.rng.random_bool(0.08) {
+                keys = vec![E::new(Op::AsStruct, keys)];
+            } else if let Some(name) = structs.choose(g.rng)
+                && g.rng.random_bool(0.5)
+            {
+                keys.push(E::col(name));
+            }
             let keys = named(keys, fresh, &schema, "k");
             g.context = Context::Groups;
             let n = g.rng.random_range(1..5);

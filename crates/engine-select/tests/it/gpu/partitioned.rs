@@ -311,6 +311,20 @@ fn lists_and_structs_over_partitions_match_the_cpu() {
                 ]),
         ),
         (
+            "grouped, made distinct and tested for repeats by structs of keys",
+            table()
+                .with_columns([as_struct(vec![col("s"), col("k")]).alias("key")])
+                .group_by_stable([col("key")])
+                .agg([
+                    col("v").sum().alias("sum"),
+                    col("t").n_unique().alias("texts"),
+                    as_struct(vec![col("t"), col("d")])
+                        .n_unique()
+                        .alias("pairs"),
+                ])
+                .unique_stable(Some(cols(["key"])), UniqueKeepStrategy::First),
+        ),
+        (
             "each row's window group's values (a window mapped by join)",
             table().with_columns([col("k")
                 .over_with_options(Some([col("s")]), None, WindowMapping::Join)

@@ -1,4 +1,4 @@
-//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, unnested, structs of keys tested for repeats and counted; what else structs meet stays with Polars, with its reason.
+//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, unnested, structs of keys tested for repeats and counted, rows grouped and made distinct by structs of keys; what else structs meet stays with Polars, with its reason.
 
 use super::*;
 
@@ -167,6 +167,67 @@ fn structs_of_keys_are_tested_for_repeats_and_counted() {
 }
 
 #[test]
+fn rows_are_grouped_and_made_distinct_by_structs_of_keys() {
+    // The struct column without its -0.0 (see below); null structs apart
+    // from structs of null fields. (Made by Polars, as the input.)
+    let frame = struct_frame()
+        .with_columns([when(col("k").eq(lit(1)).and(col("v").is_null()))
+            .then(lit(Null {}))
+            .otherwise(col("pair"))
+            .alias("pair")])
+        .with_columns([as_struct(vec![col("k"), col("s")]).alias("made")])
+        .collect()
+        .unwrap()
+        .lazy();
+    for (name, lf) in [
+        (
+            "grouped by a struct column",
+            frame
+                .clone()
+                .group_by_stable([col("pair")])
+                .agg([len(), col("v").sum()]),
+        ),
+        (
+            "grouped by a struct made, and another key",
+            frame
+                .clone()
+                .group_by_stable([as_struct(vec![col("s"), col("k")]).alias("key"), col("k")])
+                .agg([col("v").max()]),
+        ),
+        (
+            "grouped in no order, then sorted by the sums",
+            frame
+                .clone()
+                .group_by([col("made")])
+                .agg([col("v").sum(), col("k").first()])
+                .sort(["v", "k"], Default::default()),
+        ),
+        (
+            "distinct by a struct column, first, last and alone",
+            frame
+                .clone()
+                .unique_stable(Some(cols(["pair"])), UniqueKeepStrategy::First)
+                .with_row_index("i", None)
+                .join(
+                    frame
+                        .clone()
+                        .unique_stable(Some(cols(["made"])), UniqueKeepStrategy::Last)
+                        .with_row_index("i", None),
+                    [col("i")],
+                    [col("i")],
+                    JoinArgs::new(JoinType::Full),
+                ),
+        ),
+        (
+            "distinct rows holding structs",
+            frame.clone().unique_stable(None, UniqueKeepStrategy::None),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+}
+
+#[test]
 fn what_structs_meet_beyond_that_stays_with_polars() {
     let frame = struct_frame();
     for (lf, reason) in [
@@ -179,8 +240,24 @@ fn what_structs_meet_beyond_that_stays_with_polars() {
             "a sort by `col(\"pair\")`",
         ),
         (
+            frame
+                .clone()
+                .with_columns([as_struct(vec![col("k"), col("v").implode(false)]).alias("nested")])
+                .group_by_stable([col("nested")])
+                .agg([len()]),
+            "a group-by by `nested`",
+        ),
+        (
+            frame
+                .clone()
+                .with_columns([as_struct(vec![col("k"), col("v").implode(false)]).alias("nested")])
+                .unique_stable(Some(cols(["nested"])), UniqueKeepStrategy::First),
+            "a distinct by `nested`",
+        ),
+        (
+            // Which row's struct shows a group of -0.0 and 0.0 is Polars'.
             frame.clone().group_by_stable([col("pair")]).agg([len()]),
-            "a group-by by `pair`",
+            "a struct key holding -0.0 in a float field",
         ),
         (
             frame

@@ -39,6 +39,20 @@ impl Executor<'_> {
             ));
             frame.columns.push(column);
         }
+        // Of a struct key, which row's struct shows a group holding -0.0 in
+        // a float field is as Polars' hash path takes its rows.
+        let float_fields: Vec<GpuExpr> = key_exprs
+            .iter()
+            .filter_map(|key| match key.dtype {
+                GpuDtype::Struct(of) => Some(struct_fields(key, of)),
+                _ => None,
+            })
+            .flatten()
+            .filter(|field| field.dtype.is_float())
+            .collect();
+        let what = "a struct key holding -0.0 in a float field (the group shows a row's struct \
+                    as Polars' hash path takes its rows)";
+        self.check_negative_zero_keys(&frame, &float_fields, what)?;
         if key_exprs.len() > 1 {
             let what = "a float key of -0.0 in a group-by on several keys (Polars' key is 0.0 \
                         or -0.0 by the hash path it takes for the frame's size)";
