@@ -495,6 +495,12 @@ pub(crate) fn nested_part(expr: &GpuExpr) -> bool {
             list_function_supported(function).is_ok() && evaluable(input).is_ok()
         }
         ExprKind::StructField { input, .. } => evaluable(input).is_ok(),
+        // Structs tested for nulls.
+        ExprKind::IsNull(input) | ExprKind::IsNotNull(input)
+            if matches!(input.dtype, GpuDtype::Struct(_)) =>
+        {
+            evaluable(input).is_ok()
+        }
         ExprKind::InLists { item, lists, .. } => {
             evaluable(lists).is_ok()
                 && match item.dtype {

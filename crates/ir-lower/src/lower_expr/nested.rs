@@ -8,8 +8,11 @@ impl ExprLowering<'_> {
     /// made by `implode` (also of each row's window group, a window mapped by
     /// `join`) and `str.split`, taken by the functions of
     /// [`ListFunction`] and by `is_in`, and tested for nulls (by their
-    /// lengths, null exactly where they are); structs are built by `pl.struct` and read by
-    /// `struct.field`; both are counted and picked first or last per group.
+    /// lengths, null exactly where they are); structs are built by
+    /// `pl.struct`, read by `struct.field` and tested for nulls, and
+    /// structs of keys tested for repeats and counted distinct (see
+    /// [`crate::support::struct_of_keys`]); both are counted and picked
+    /// first or last per group.
     /// Any other expression of them or giving them is refused.
     pub(crate) fn without_nested_values(&mut self, node: Node, mut expr: GpuExpr) -> Lowered {
         let nested = |e: &GpuExpr| e.dtype.is_nested();
@@ -48,6 +51,16 @@ impl ExprLowering<'_> {
                 op: AggOp::First | AggOp::Last | AggOp::Count { .. },
                 input,
             } if nested_column(input) => true,
+            // Structs by their own validity (a struct made is never null).
+            ExprKind::IsNull(input) | ExprKind::IsNotNull(input)
+                if matches!(input.dtype, GpuDtype::Struct(_))
+                    && matches!(
+                        input.kind,
+                        ExprKind::Column { .. } | ExprKind::MakeStruct(_)
+                    ) =>
+            {
+                true
+            }
             ExprKind::IsNull(input) | ExprKind::IsNotNull(input)
                 if nested_column(input) && matches!(input.dtype, GpuDtype::List(_)) =>
             {

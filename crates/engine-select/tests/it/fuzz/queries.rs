@@ -172,7 +172,8 @@ fn random_op(
             Plan::WithColumns(input, functions)
         });
     }
-    // Structs unnested, their fields read; or built of columns.
+    // Structs unnested, their fields read, tested for nulls; or built of
+    // columns.
     let structs: Vec<(String, Vec<String>)> = schema
         .iter()
         .filter_map(|(name, dtype)| match dtype {
@@ -190,7 +191,11 @@ fn random_op(
             Plan::Unnest(input, name)
         } else {
             let field = fields.choose(rng).unwrap().clone();
-            let read = E::new(Op::StructField(field), vec![E::col(&name)]);
+            let read = match rng.random_bool(0.2) {
+                // Or tested for nulls.
+                true => E::new(Op::IsNull, vec![E::col(&name)]),
+                false => E::new(Op::StructField(field), vec![E::col(&name)]),
+            };
             let fresh = fresh_name(fresh, &schema, "x");
             Plan::WithColumns(input, vec![read.alias(&fresh)])
         });

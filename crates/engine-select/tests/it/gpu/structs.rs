@@ -96,6 +96,22 @@ fn structs_move_with_their_rows_and_are_read_and_built() {
                 col("pair").count().alias("count"),
             ]),
         ),
+        (
+            "tested for nulls, made ones too",
+            frame.clone().select([
+                col("pair").is_null().alias("null"),
+                col("pair").is_not_null().alias("not null"),
+                as_struct(vec![col("k")]).is_null().alias("made"),
+            ]),
+        ),
+        (
+            "filtered by their nulls, in groups",
+            frame
+                .clone()
+                .filter(col("pair").is_not_null())
+                .group_by_stable([col("k")])
+                .agg([col("pair").is_null().sum().alias("nulls"), len()]),
+        ),
     ] {
         assert_gpu_eq(name, lf);
     }
@@ -199,8 +215,8 @@ fn rows_are_grouped_and_made_distinct_by_structs_of_keys() {
             frame
                 .clone()
                 .group_by([col("made")])
-                .agg([col("v").sum(), col("k").first()])
-                .sort(["v", "k"], Default::default()),
+                .agg([col("v").sum(), col("k").first(), col("s").first()])
+                .sort(["v", "k", "s"], Default::default()),
         ),
         (
             "distinct by a struct column, first, last and alone",
@@ -232,7 +248,7 @@ fn what_structs_meet_beyond_that_stays_with_polars() {
     let frame = struct_frame();
     for (lf, reason) in [
         (
-            frame.clone().select([col("pair").is_null()]),
+            frame.clone().select([col("pair").eq(col("pair"))]),
             "this operation on structs is not supported on the GPU yet",
         ),
         (

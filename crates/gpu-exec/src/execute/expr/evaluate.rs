@@ -437,6 +437,12 @@ impl Executor<'_> {
         if let ExprKind::StructField { field, input, .. } = &part.kind {
             return self.struct_field(frame, input, *field, part.dtype);
         }
+        if let ExprKind::IsNull(input) | ExprKind::IsNotNull(input) = &part.kind
+            && let GpuDtype::Struct(_) = input.dtype
+        {
+            let is_null = matches!(part.kind, ExprKind::IsNull(_));
+            return self.struct_nulls(frame, input, is_null, groups);
+        }
         if let ExprKind::Window {
             function,
             partition_by,

@@ -1,4 +1,4 @@
-//! Structs in expressions: `pl.struct` of expressions, and `struct.field` of a struct.
+//! Structs in expressions: `pl.struct` of expressions, `struct.field` of a struct, and structs tested for nulls.
 
 use super::*;
 
@@ -58,5 +58,44 @@ impl Executor<'_> {
             Values::Struct { fields },
             None,
         ))
+    }
+
+    /// Whether each struct of `input` (over `frame`, within each group of
+    /// `groups`) is null (`is_null`) or not: its own validity, never null.
+    pub(crate) fn struct_nulls(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        is_null: bool,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let boolean = GpuDtype::Boolean;
+        let structs = self.evaluate_in_groups(frame, input, "", groups)?;
+        let n = structs.len();
+        let (_, validity) = structs.into_parts();
+        let Some(validity) = validity else {
+            // No null struct.
+            let answer = GpuExpr::literal(Scalar::Boolean(!is_null), boolean);
+            return self.evaluate(frame, &answer, "");
+        };
+        let valid = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                boolean,
+                n,
+                Values::Bits(validity),
+                None,
+            )],
+            height: n,
+        };
+        let valid_test = column_ref(0, boolean);
+        let test = match is_null {
+            true => GpuExpr {
+                kind: ExprKind::Not(Box::new(valid_test)),
+                dtype: boolean,
+            },
+            false => valid_test,
+        };
+        self.evaluate(&valid, &test, "")
     }
 }
