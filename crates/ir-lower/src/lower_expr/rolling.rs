@@ -8,6 +8,12 @@ use polars_plan::plans::{IRRollingFunction, IRRollingFunctionBy};
 use super::*;
 use crate::expr::{Closed, EwmFunction, EwmOptions, RollingFunction, RollingWindow};
 
+/// The most rows of a rolling quantile's window on the GPU: one thread
+/// ranks each value of a row's window against the others, a time growing
+/// with the window's square, where Polars' sorted window takes a
+/// logarithm.
+const MOST_RANKED: usize = 512;
+
 /// The `ddof` of a variance's parameters (Polars' default 1).
 fn ddof_of(params: &Option<RollingFnParams>) -> u8 {
     match params {
@@ -49,6 +55,16 @@ impl ExprLowering<'_> {
                     return self.refuse(
                         node,
                         format!("rolling_quantile at {} (Polars raises)", params.prob),
+                    );
+                }
+                if options.window_size > MOST_RANKED {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "rolling_quantile of windows over {MOST_RANKED} rows is not \
+                             supported on the GPU (it ranks each window's values against each \
+                             other)"
+                        ),
                     );
                 }
                 if options.min_periods == 0 {

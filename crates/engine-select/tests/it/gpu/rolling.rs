@@ -281,6 +281,10 @@ fn rolling_functions_the_device_does_not_run_fall_back_with_their_reasons() {
         )]),
         "rolling_quantile with min_periods=0 is not supported on the GPU",
     );
+    assert_cpu_answer_with_reason(
+        groups().select([col("x").rolling_median(window(513, 1, false))]),
+        "rolling_quantile of windows over 512 rows",
+    );
     // A group-by's lists of rolled values.
     let listed = groups()
         .group_by([col("h")])
