@@ -577,6 +577,17 @@ impl ExprLowering<'_> {
                         ),
                     );
                 }
+                // A categorical (or enum) branch beside texts: Polars' plan
+                // types the choice as text, its engine gives the categorical
+                // (what reads it then raises or orders by the categories).
+                let categorical = |e: &GpuExpr| matches!(e.dtype, GpuDtype::Categorical(_));
+                if dtype == GpuDtype::String && (categorical(&truthy) || categorical(&falsy)) {
+                    return self.refuse(
+                        node,
+                        "when/then/otherwise of a categorical and texts (Polars' plan types it \
+                         as texts, its engine gives the categorical) is not supported on the GPU",
+                    );
+                }
                 ExprKind::Ternary {
                     predicate: predicate?,
                     truthy,

@@ -412,6 +412,17 @@ impl ExprLowering<'_> {
                 // the column itself after a `shift_and_fill` widened it).
                 let [input, value] = self.exactly::<2>(node, inputs)?;
                 let dtype = self.dtype(node)?;
+                // A categorical side typed as text by the plan: Polars' engine
+                // keeps the categorical (what reads it then raises or orders
+                // by the categories).
+                let categorical = |e: &GpuExpr| matches!(e.dtype, GpuDtype::Categorical(_));
+                if dtype == GpuDtype::String && (categorical(&input) || categorical(&value)) {
+                    return self.refuse(
+                        node,
+                        "fill_null of a categorical and texts (Polars' plan types it as texts, \
+                         its engine gives the categorical) is not supported on the GPU",
+                    );
+                }
                 let fits = |side: &GpuExpr| cast_or_nulls_supported(side.dtype, dtype);
                 if !fits(&input) || !fits(&value) {
                     return self.refuse(

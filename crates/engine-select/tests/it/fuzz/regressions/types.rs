@@ -276,3 +276,23 @@ fn decimal_shift_and_fill_by_a_literal_other_than_zero_is_polars_own() {
         .alias("x2")]);
     assert_same_as_cpu(lf, UNORDERED);
 }
+
+/// An enum filled with a text where the plan types the fill as text: Polars'
+/// engine keeps the enum, and `coalesce` of it and a text then raises; the
+/// device cast the enum to text and answered. Such fills (and choices) of
+/// a categorical and texts are left to Polars. Found by the fuzzer (seed
+/// 3409, case 25).
+#[test]
+fn a_fill_of_an_enum_by_texts_is_polars_own() {
+    let t0 = df!("e" => [None::<i64>, Some(1)]).unwrap().lazy();
+    let choice = || {
+        when(col("e").is_null())
+            .then(col("x0").strict_cast(enumeration()))
+            .otherwise(lit("a"))
+    };
+    let lf = t0.with_columns([lit("").alias("x0")]).with_columns([
+        coalesce(&[choice().fill_null(lit("")), col("x0")]).alias("x5"),
+        choice().alias("x6"),
+    ]);
+    assert_same_as_cpu(lf, ORDERED);
+}
