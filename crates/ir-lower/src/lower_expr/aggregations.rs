@@ -89,8 +89,10 @@ pub(crate) fn filtered_parts(arena: &Arena<AExpr>, node: Node) -> Option<(Node, 
 /// in them).
 pub(crate) fn of_every_row(arena: &Arena<AExpr>, (values, rows): (Node, KeptRows)) -> bool {
     let whole = |node| polars_plan::plans::is_length_preserving_ae(node, arena);
+    // (A literal predicate, Polars' mask of one value, keeps every row or
+    // none.)
     let by_whole = match rows {
-        KeptRows::By(by) => whole(by),
+        KeptRows::By(by) => whole(by) || matches!(arena.get(by), AExpr::Literal(_)),
         _ => true,
     };
     whole(values) && by_whole

@@ -1,4 +1,4 @@
-//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, aggregated or in a select of the rows kept.
+//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, aggregated or in a select of the rows kept; filters by a literal.
 
 use super::*;
 
@@ -400,4 +400,34 @@ fn selects_of_filters_keeping_different_rows_match_the_cpu() {
     assert_cpu_error(
         frame().select([col("i").filter(col("i").gt(lit(6))), col("g").head(Some(3))]),
     );
+}
+
+/// Filters by a literal (Polars' mask of one value): every row kept, or
+/// none, in a select, under functions, aggregated per group and over the
+/// frame, listed per group.
+#[test]
+fn filters_by_a_literal_keep_every_row_or_none() {
+    assert_per_group_and_over_the_frame("aggregations of literal filters", || {
+        [
+            col("i").filter(lit(true)).sum().alias("all"),
+            col("c").filter(lit(false)).max().alias("none"),
+            col("i").filter(lit(false)).count().alias("counted"),
+        ]
+    });
+    for (name, lf) in [
+        ("kept", frame().select([col("i").filter(lit(true))])),
+        ("dropped", frame().select([col("c").filter(lit(false))])),
+        (
+            "under functions",
+            frame().select([col("c").filter(lit(true)) * lit(2.0)]),
+        ),
+        (
+            "listed per group",
+            frame()
+                .group_by_stable([col("g")])
+                .agg([col("i").filter(lit(true)), col("c").filter(lit(false))]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
 }
