@@ -249,15 +249,15 @@ impl<'a> PlanLowering<'a> {
 
     /// Whether one of `keys` (of a sort, a group-by, a join, a distinct) is
     /// a list or a struct, refusing `node` if so: they are no keys on the
-    /// GPU, but structs of keys grouping rows (of a group-by, a distinct:
-    /// see [`crate::support::struct_key`]).
+    /// GPU, but structs of keys grouping or ordering rows (of a group-by, a
+    /// distinct, a sort: see [`crate::support::struct_key`]).
     fn list_key(
         &mut self,
         node: Node,
         mut keys: impl Iterator<Item = (String, GpuDtype)>,
         what: &str,
     ) -> bool {
-        let grouping = matches!(what, "group-by" | "distinct");
+        let grouping = matches!(what, "group-by" | "distinct" | "sort");
         let refused = |dtype: &GpuDtype| {
             dtype.is_nested() && !(grouping && crate::support::struct_key(*dtype))
         };
@@ -484,10 +484,10 @@ impl<'a> PlanLowering<'a> {
                 let keys = exprs
                     .into_iter()
                     .enumerate()
-                    .map(|(i, expr)| SortKey {
-                        expr,
-                        descending: pick(&sort_options.descending, i),
-                        nulls_last: pick(&sort_options.nulls_last, i),
+                    .flat_map(|(i, expr)| {
+                        let descending = pick(&sort_options.descending, i);
+                        let nulls_last = pick(&sort_options.nulls_last, i);
+                        struct_sort_keys(expr, descending, nulls_last)
                     })
                     .collect();
                 let slice = slice
@@ -990,4 +990,41 @@ fn collect_conjuncts(arena: &Arena<AExpr>, node: Node, out: &mut Vec<Node>) {
         } => {}
         _ => out.push(node),
     }
+}
+
+/// The keys a sort by `expr` takes (with `descending` and `nulls_last`):
+/// `expr` itself, or of a struct the order Polars' row encoding gives
+/// structs: null structs first or last (`nulls_last`), then each field in
+/// turn in the struct's direction, its nulls taken as the least values
+/// (first ascending, last descending).
+fn struct_sort_keys(expr: GpuExpr, descending: bool, nulls_last: bool) -> Vec<SortKey> {
+    let GpuDtype::Struct(of) = expr.dtype else {
+        return vec![SortKey {
+            expr,
+            descending,
+            nulls_last,
+        }];
+    };
+    let null = SortKey {
+        expr: expr.clone().is_null(),
+        descending: !nulls_last,
+        nulls_last: false,
+    };
+    let fields = of
+        .fields()
+        .into_iter()
+        .enumerate()
+        .map(|(field, (name, dtype))| SortKey {
+            expr: GpuExpr {
+                kind: ExprKind::StructField {
+                    field,
+                    name,
+                    input: Box::new(expr.clone()),
+                },
+                dtype,
+            },
+            descending,
+            nulls_last: descending,
+        });
+    std::iter::once(null).chain(fields).collect()
 }

@@ -362,8 +362,13 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             nested().select([col("li").list().eval(element().product())]),
         ),
         (
-            "a struct as a sort key",
-            nested().sort(["s"], SortMultipleOptions::default()),
+            "a struct as a join key",
+            nested().join(
+                nested().select([col("s"), col("k").alias("other")]),
+                [col("s")],
+                [col("s")],
+                JoinArgs::new(JoinType::Inner),
+            ),
         ),
         (
             "an entropy per group",

@@ -394,6 +394,16 @@ fn random_op(
                     }
                 })
                 .collect();
+            // A struct column among the keys now and then.
+            let mut by = by;
+            if let Some((name, _)) = schema
+                .iter()
+                .find(|(_, dtype)| matches!(dtype, DataType::Struct(_)))
+                && g.rng.random_bool(0.4)
+            {
+                by.insert(0, E::col(name));
+            }
+            let n = by.len();
             let descending = (0..n).map(|_| g.rng.random_bool(0.4)).collect();
             let nulls_last = (0..n).map(|_| g.rng.random_bool(0.5)).collect();
             Plan::Sort {

@@ -1,4 +1,4 @@
-//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, unnested, structs of keys tested for repeats and counted, rows grouped and made distinct by structs of keys; what else structs meet stays with Polars, with its reason.
+//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, unnested, structs of keys tested for repeats and counted, rows grouped, made distinct and sorted by structs of keys; what else structs meet stays with Polars, with its reason.
 
 use super::*;
 
@@ -183,7 +183,7 @@ fn structs_of_keys_are_tested_for_repeats_and_counted() {
 }
 
 #[test]
-fn rows_are_grouped_and_made_distinct_by_structs_of_keys() {
+fn rows_are_grouped_made_distinct_and_sorted_by_structs_of_keys() {
     // The struct column without its -0.0 (see below); null structs apart
     // from structs of null fields. (Made by Polars, as the input.)
     let frame = struct_frame()
@@ -235,6 +235,34 @@ fn rows_are_grouped_and_made_distinct_by_structs_of_keys() {
                 ),
         ),
         (
+            "sorted by a struct column and a struct made, every direction",
+            frame
+                .clone()
+                .sort(
+                    ["pair", "made"],
+                    SortMultipleOptions::default()
+                        .with_order_descending_multi([false, true])
+                        .with_nulls_last_multi([true, false])
+                        .with_maintain_order(true),
+                )
+                .with_row_index("i", None)
+                .join(
+                    frame
+                        .clone()
+                        .sort(
+                            ["pair"],
+                            SortMultipleOptions::default()
+                                .with_order_descending(true)
+                                .with_nulls_last(true)
+                                .with_maintain_order(true),
+                        )
+                        .with_row_index("i", None),
+                    [col("i")],
+                    [col("i")],
+                    JoinArgs::new(JoinType::Inner),
+                ),
+        ),
+        (
             "distinct rows holding structs",
             frame.clone().unique_stable(None, UniqueKeepStrategy::None),
         ),
@@ -252,8 +280,13 @@ fn what_structs_meet_beyond_that_stays_with_polars() {
             "this operation on structs is not supported on the GPU yet",
         ),
         (
-            frame.clone().sort(["pair"], SortMultipleOptions::default()),
-            "a sort by `col(\"pair\")`",
+            frame.clone().join(
+                frame.clone().select([col("pair"), col("k").alias("other")]),
+                [col("pair")],
+                [col("pair")],
+                JoinArgs::new(JoinType::Inner),
+            ),
+            "a join by `col(\"pair\")`",
         ),
         (
             frame
