@@ -14,6 +14,12 @@ use engine_select::{DeviceKind, ExecutedBy, GpuEngine};
 use gpu_runtime::{RuntimeError, TestDevice, Unavailable};
 use polars::prelude::*;
 
+/// Every quantile method.
+pub const QUANTILE_METHODS: [QuantileMethod; 6] = {
+    use QuantileMethod::*;
+    [Nearest, Lower, Higher, Midpoint, Linear, Equiprobable]
+};
+
 /// Orders and customers with nulls in keys and values, NaN and empty strings.
 pub fn orders() -> LazyFrame {
     df!(

@@ -226,30 +226,10 @@ impl Ops<'_> {
         (q, method): (f64, QuantileMethod),
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
         let window = window.into();
-        let n = values.len();
-        check_rows(n, validity, rows)?;
-        window.check(n)?;
+        window.check(values.len())?;
         check((0.0..=1.0).contains(&q), || format!("the quantile {q}"))?;
-        let out = self.zeroed::<T>(n)?;
-        let out_validity = self.zeroed::<u32>(words(n))?;
-        if n == 0 || starts.is_empty() {
-            return Ok((out, out_validity));
-        }
-        let args = KernelArgs::new()
-            .buffer(values)
-            .arg(ptr(validity))
-            .buffer(rows)
-            .buffer(starts)
-            .arg(n as u64)
-            .arg(starts.len() as u64);
-        let args = window
-            .args(args)
-            .arg(q)
-            .arg(method as u32)
-            .buffer(&out)
-            .buffer(&out_validity);
-        self.launch(T::KERNEL, Self::linear(n), args)?;
-        Ok((out, out_validity))
+        let params = |args| window.args(args).arg(q).arg(method as u32);
+        self.walk(T::KERNEL, values, validity, (rows, starts), params, true)
     }
 
     /// Polars' `ewm_mean` of floats by `ewm`, restarted in each group (as
@@ -295,17 +275,31 @@ impl Ops<'_> {
     }
 
     /// Launches `kernel` of this family that walks each group with one
-    /// thread: its parameters are `values`, their validity, the rows in
+    /// thread (see [`Ops::walk`]).
+    fn group_walk<T: DeviceCopy>(
+        &self,
+        kernel: Kernel,
+        values: &DeviceBuffer<T>,
+        validity: Option<&DeviceBuffer<u32>>,
+        groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        params: impl FnOnce(KernelArgs) -> KernelArgs,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
+        self.walk(kernel, values, validity, groups, params, false)
+    }
+
+    /// Launches `kernel` of this family, one thread per group (or, `per_row`,
+    /// per row): its parameters are `values`, their validity, the rows in
     /// group order, the groups' starts and both counts, then its own
     /// (`params`), then the results and their validity (zeroed: null
     /// unless the kernel sets it).
-    fn group_walk<T: DeviceCopy>(
+    fn walk<T: DeviceCopy>(
         &self,
         kernel: Kernel,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
         (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
         params: impl FnOnce(KernelArgs) -> KernelArgs,
+        per_row: bool,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
         let n = values.len();
         check_rows(n, validity, rows)?;
@@ -322,7 +316,8 @@ impl Ops<'_> {
             .arg(n as u64)
             .arg(starts.len() as u64);
         let args = params(args).buffer(&out).buffer(&out_validity);
-        self.launch(kernel, Self::linear(starts.len()), args)?;
+        let threads = if per_row { n } else { starts.len() };
+        self.launch(kernel, Self::linear(threads), args)?;
         Ok((out, out_validity))
     }
 

@@ -779,16 +779,7 @@ impl Grammar<'_> {
                     *[Ty::Float, Ty::Int, Ty::Decimal].choose(self.rng).unwrap(),
                 ),
                 4 => {
-                    let method = *[
-                        QuantileMethod::Nearest,
-                        QuantileMethod::Lower,
-                        QuantileMethod::Higher,
-                        QuantileMethod::Midpoint,
-                        QuantileMethod::Linear,
-                        QuantileMethod::Equiprobable,
-                    ]
-                    .choose(self.rng)
-                    .unwrap();
+                    let method = *crate::QUANTILE_METHODS.choose(self.rng).unwrap();
                     let q = *[0.0, 0.25, 0.5, 0.9, 1.0].choose(self.rng).unwrap();
                     let from = *[Ty::Float, Ty::Decimal].choose(self.rng).unwrap();
                     (Agg::Quantile(q, method), from)

@@ -62,16 +62,7 @@ impl Grammar<'_> {
                     }
                     // Rolling quantiles (of integers as floats).
                     (Ty::Float, 1) if self.chance(0.2) => {
-                        let method = *[
-                            QuantileMethod::Nearest,
-                            QuantileMethod::Lower,
-                            QuantileMethod::Higher,
-                            QuantileMethod::Midpoint,
-                            QuantileMethod::Linear,
-                            QuantileMethod::Equiprobable,
-                        ]
-                        .choose(self.rng)
-                        .unwrap();
+                        let method = *crate::QUANTILE_METHODS.choose(self.rng).unwrap();
                         let q = *[0.0, 0.1, 0.25, 0.5, 0.75, 1.0].choose(self.rng).unwrap();
                         let from = *[Ty::Int, Ty::UInt, Ty::Float, Ty::Float]
                             .choose(self.rng)

@@ -14,17 +14,7 @@ fn spreads_and_quantiles_match_the_cpu() {
             col("x").median().alias("median x"),
             (col("v").median() * lit(2.0)).alias("twice median"),
         ];
-        for (i, method) in [
-            QuantileMethod::Nearest,
-            QuantileMethod::Lower,
-            QuantileMethod::Higher,
-            QuantileMethod::Midpoint,
-            QuantileMethod::Linear,
-            QuantileMethod::Equiprobable,
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (i, method) in crate::QUANTILE_METHODS.into_iter().enumerate() {
             for (j, q) in [0.0, 0.1, 0.5, 0.75, 1.0].into_iter().enumerate() {
                 aggs.push(
                     col(if j % 2 == 0 { "v" } else { "x" })

@@ -807,8 +807,7 @@ fn quantile_frame() -> LazyFrame {
 
 #[test]
 fn rolling_quantiles_and_medians_match_the_cpu() {
-    use QuantileMethod::*;
-    let methods = [Nearest, Lower, Higher, Midpoint, Linear, Equiprobable];
+    let methods = crate::QUANTILE_METHODS;
     let quantiles = [0.0, 0.1, 0.25, 0.5, 0.7, 0.9, 1.0];
     for column in ["x", "x32", "i", "i32"] {
         let mut exprs = Vec::new();
@@ -845,7 +844,7 @@ fn rolling_quantiles_and_medians_match_the_cpu() {
                 .unwrap()
                 .alias("x median"),
             col("i")
-                .rolling_quantile(Higher, 0.8, window(4, 2, true))
+                .rolling_quantile(QuantileMethod::Higher, 0.8, window(4, 2, true))
                 .over([col("g")])
                 .unwrap()
                 .alias("i q80"),

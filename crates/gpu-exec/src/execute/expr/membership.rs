@@ -56,10 +56,7 @@ impl Executor<'_> {
             JoinKind::Semi,
             *nulls_equal,
         )?;
-        let scattered = DeviceBuffer::<i64>::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
-        let bits =
-            DeviceBuffer::<u32>::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
-        ops.scatter(&kept.left, None, &kept.left, &scattered, &bits)?;
+        let bits = self.rows_marked(&kept.left, n)?;
         let validity = match column_at(&sides, 0)?.validity() {
             Some(valid) if !nulls_equal => {
                 let copy = DeviceBuffer::<u32>::zeroed(
@@ -72,13 +69,7 @@ impl Executor<'_> {
             }
             _ => None,
         };
-        Ok(DeviceColumn::from_parts(
-            "".into(),
-            GpuDtype::Boolean,
-            n,
-            Values::Bits(bits),
-            validity,
-        ))
+        Ok(booleans(n, bits, validity))
     }
 
     /// Polars' `item.is_in(lists)` (`lists.list.contains(item)`) of an
@@ -137,10 +128,7 @@ impl Executor<'_> {
             column_ref(1, GpuDtype::Int64),
         ];
         let kept = self.key_join(&left, &right, &[(0, 0), (1, 1)], &on, JoinKind::Semi, false)?;
-        let scattered = DeviceBuffer::<i64>::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
-        let bits =
-            DeviceBuffer::<u32>::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
-        ops.scatter(&kept.left, None, &kept.left, &scattered, &bits)?;
+        let bits = self.rows_marked(&kept.left, n)?;
         let (_, item_validity) = items.into_parts();
         let item_validity = item_validity.filter(|_| !nulls_equal);
         let validity = match (lists_validity, item_validity) {
@@ -149,12 +137,35 @@ impl Executor<'_> {
             }
             (lists, items) => lists.or(items),
         };
-        Ok(DeviceColumn::from_parts(
-            "".into(),
-            GpuDtype::Boolean,
-            n,
-            Values::Bits(bits),
-            validity,
-        ))
+        Ok(booleans(n, bits, validity))
     }
+
+    /// A bitmap of `n` rows, set at the rows of `kept` (a semi join's left
+    /// rows), by a scatter's validity.
+    fn rows_marked(
+        &self,
+        kept: &DeviceBuffer<i64>,
+        n: usize,
+    ) -> Result<DeviceBuffer<u32>, ExecError> {
+        let (memory, stream) = (self.ctx.memory.clone(), &self.ctx.stream);
+        let scattered = DeviceBuffer::<i64>::zeroed(n, memory.clone(), stream)?;
+        let bits = DeviceBuffer::<u32>::zeroed(n.div_ceil(32), memory, stream)?;
+        self.ops().scatter(kept, None, kept, &scattered, &bits)?;
+        Ok(bits)
+    }
+}
+
+/// A boolean column of `n` rows: `bits`, null where `validity` says.
+fn booleans(
+    n: usize,
+    bits: DeviceBuffer<u32>,
+    validity: Option<DeviceBuffer<u32>>,
+) -> DeviceColumn {
+    DeviceColumn::from_parts(
+        "".into(),
+        GpuDtype::Boolean,
+        n,
+        Values::Bits(bits),
+        validity,
+    )
 }

@@ -109,14 +109,7 @@ fn segment_quantiles_follow_polars_formulas() {
             device.upload(&values),
             device.upload(&bitmap(&valid)),
         );
-        for method in [
-            QuantileMethod::Nearest,
-            QuantileMethod::Lower,
-            QuantileMethod::Higher,
-            QuantileMethod::Midpoint,
-            QuantileMethod::Linear,
-            QuantileMethod::Equiprobable,
-        ] {
+        for method in super::QUANTILE_METHODS {
             for q in [0.0, 0.1, 0.25, 0.5, 0.9, 1.0] {
                 let (out, out_valid) = ops
                     .segment_quantile(&d_values, Some(&d_valid), &d_starts, q, method)

@@ -31,6 +31,12 @@ pub const SIZES: &[usize] = &[0, 1, 31, 32, 33, 255, 256, 257, 1000, 4099, 100_0
 
 pub const BLOCK: u32 = 256;
 
+/// Every quantile method, as the kernels number them.
+pub const QUANTILE_METHODS: [gpu_runtime::ops::QuantileMethod; 6] = {
+    use gpu_runtime::ops::QuantileMethod::*;
+    [Nearest, Lower, Higher, Midpoint, Linear, Equiprobable]
+};
+
 #[derive(Debug)]
 pub struct Device {
     pub memory: Arc<dyn MemoryResource>,

@@ -846,14 +846,7 @@ fn window_quantiles_are_polars_to_the_bit() {
     let device = device();
     let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(61);
-    let methods = [
-        QuantileMethod::Nearest,
-        QuantileMethod::Lower,
-        QuantileMethod::Higher,
-        QuantileMethod::Midpoint,
-        QuantileMethod::Linear,
-        QuantileMethod::Equiprobable,
-    ];
+    let methods = super::QUANTILE_METHODS;
     for &n in SIZES {
         // Ties, both zeros, NaN and infinities among the values.
         let picks = [
