@@ -570,3 +570,44 @@ fn windows_over_literals_in_keys_of_no_columns_span_every_row() {
     );
     assert_same_as_cpu(grouped, ORDERED);
 }
+
+/// The largest index of a `group_by_dynamic` by keys: Polars flags the
+/// index column sorted, though it is sorted within each key only, and its
+/// `max` takes the last value; the device takes the largest, and the
+/// oracle skips such a case. Found by the fuzzer (seed 3457, case 38).
+#[test]
+fn the_index_of_a_keyed_dynamic_group_by_is_read_by_its_values() {
+    let t2 = df!(
+        "c" => [Some(0u32), Some(2u32), None],
+        "e" => [2i64, -2, 4],
+        "f" => [Some("ΣΑ"), None, Some("a")],
+    )
+    .unwrap();
+    let options = DynamicGroupOptions {
+        every: Duration::parse("7i"),
+        period: Duration::parse("7i"),
+        offset: Duration::parse("-2i"),
+        closed_window: ClosedWindow::Right,
+        label: Label::DataPoint,
+        ..Default::default()
+    };
+    let grouped = t2
+        .lazy()
+        .sort(
+            ["e"],
+            SortMultipleOptions::default().with_maintain_order(true),
+        )
+        .group_by_dynamic(col("e"), [col("f"), col("c")], options)
+        .agg([len()]);
+    let index = grouped.clone().collect().unwrap();
+    let largest = (index.column("e").unwrap().as_materialized_series().iter())
+        .filter_map(|value| value.extract::<i64>())
+        .max();
+    let lf = grouped.select([col("e").max().alias("x4")]);
+    let strict = engine_select::Engine::Gpu(crate::under_test().with_raise_on_fail(true));
+    let (actual, _) =
+        engine_select::LazyFrameExt::collect_with_report(lf.clone(), &strict).unwrap();
+    let got = actual.column("x4").unwrap().i64().unwrap().get(0);
+    assert_eq!(got, largest);
+    assert_same_as_cpu(lf, ORDERED);
+}
