@@ -156,6 +156,10 @@ pub(crate) struct ExprLowering<'a> {
     /// `ExprLowering::through_filter`): the filter's node and its values
     /// with null where it does not keep the row, which it lowers to.
     pub nulled: Option<(Node, GpuExpr)>,
+    /// A node that lowers to a column of the frame the expression runs
+    /// over, wherever it stands (an `explode` a group-by exploded first:
+    /// see `PlanLowering::group_by_of_explode`).
+    pub substituted: Option<(Node, GpuExpr)>,
 }
 
 type Lowered = Option<GpuExpr>;
@@ -247,7 +251,7 @@ impl ExprLowering<'_> {
     /// children failed adds no refusal of its own, so each reason is reported
     /// once, at the innermost construct.
     pub fn expr(&mut self, node: Node) -> Lowered {
-        if let Some((at, nulled)) = &self.nulled
+        if let Some((at, nulled)) = self.nulled.as_ref().or(self.substituted.as_ref())
             && *at == node
         {
             return Some(nulled.clone());

@@ -24,6 +24,7 @@ use crate::refusal::Refusal;
 
 mod dynamic;
 mod explode_windows;
+mod exploded_groups;
 mod filtered;
 mod join_order;
 mod one_value;
@@ -113,6 +114,7 @@ impl<'a> PlanLowering<'a> {
             unsliced: None,
             unfiltered: false,
             nulled: None,
+            substituted: None,
         }
     }
 
@@ -525,6 +527,15 @@ impl<'a> PlanLowering<'a> {
                     && apply.is_none()
                 {
                     return self.rolling_group_by(node, input_node, (keys, aggs), rolling);
+                }
+                if apply.is_none()
+                    && !options.is_dynamic()
+                    && !options.is_rolling()
+                    && (options.slice.is_none() || *maintain_order)
+                    && let Some(exploded) = self.explode_of_aggregations(aggs)
+                {
+                    let how = (*maintain_order, options.slice);
+                    return self.group_by_of_explode(node, input_node, keys, aggs, exploded, how);
                 }
                 let input = self.node(input_node);
                 if apply.is_some() {

@@ -412,6 +412,7 @@ impl ExprLowering<'_> {
             unsliced: None,
             unfiltered: false,
             nulled: None,
+            substituted: None,
         };
         // A filter of the values themselves (`element().filter(..)`,
         // `element().drop_nulls()`, `element().head(2)`): each list's values

@@ -519,7 +519,37 @@ fn random_op(
             let keys = named(keys, fresh, &schema, "k");
             g.context = Context::Groups;
             let n = g.rng.random_range(1..5);
-            let aggs: Vec<E> = (0..n).map(|_| g.aggregation(depth)).collect();
+            let mut aggs: Vec<E> = (0..n).map(|_| g.aggregation(depth)).collect();
+            // Now and then every aggregation of one exploded list (a list
+            // column's, or texts split): the values listed, counted,
+            // distinct, first.
+            let lists: Vec<E> = schema
+                .iter()
+                .filter_map(|(name, dtype)| match dtype {
+                    DataType::List(_) => Some(E::col(name)),
+                    DataType::String => {
+                        let p: String = (*[" ", "a", ""].choose(g.rng).unwrap()).into();
+                        Some(E::new(Op::Split(p, false), vec![E::col(name)]))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if let Some(lists) = lists.choose(g.rng)
+                && g.rng.random_bool(0.08)
+            {
+                use super::expr::Agg;
+                let exploded = || E::new(Op::Explode, vec![lists.clone()]);
+                let n = g.rng.random_range(1..4);
+                aggs = (0..n)
+                    .map(|_| match g.rng.random_range(0..5) {
+                        0 => exploded(),
+                        1 => E::new(Op::Agg(Agg::Count), vec![exploded()]),
+                        2 => E::new(Op::Agg(Agg::NUnique), vec![exploded()]),
+                        3 => E::new(Op::Agg(Agg::First), vec![exploded()]),
+                        _ => E::new(Op::Agg(Agg::NullCount), vec![exploded()]),
+                    })
+                    .collect();
+            }
             let key_names: Vec<(String, DataType)> = keys
                 .iter()
                 .filter_map(|k| match &k.op {

@@ -1,0 +1,166 @@
+//! A group-by whose aggregations read the input only through one exploded list expression (`group_by(k).agg(col("tags").explode())`, `...explode().n_unique()`): the keys and the lists computed by a select, exploded, then grouped.
+
+use polars_core::prelude::ExplodeOptions;
+use polars_plan::plans::ExprIRDisplay;
+
+use super::*;
+
+/// The name of the exploded lists' column, other than every key's.
+fn exploded_name(keys: &[NamedExpr]) -> String {
+    let mut name = String::from("__exploded");
+    while keys.iter().any(|key| key.name == name) {
+        name.push('_');
+    }
+    name
+}
+
+impl PlanLowering<'_> {
+    /// Of a group-by's `aggs`: where each reads the input's columns only
+    /// through one `explode` (Polars' default options: an empty or null
+    /// list one null row, so that every row, and every group, stays) and
+    /// all explode the same list expression, the list expression's node
+    /// and, for each aggregation, its explode's node. `None` otherwise.
+    pub(super) fn explode_of_aggregations(&self, aggs: &[ExprIR]) -> Option<(Node, Vec<Node>)> {
+        let arena = self.expr_arena;
+        let notation = |node: Node| ExprIRDisplay::display_node(node, arena).to_string();
+        let mut lists: Option<(Node, String)> = None;
+        let mut explodes = Vec::with_capacity(aggs.len());
+        for agg in aggs {
+            let mut found = None;
+            let mut pending = vec![agg.node()];
+            while let Some(at) = pending.pop() {
+                match arena.get(at) {
+                    AExpr::Explode {
+                        expr,
+                        options:
+                            ExplodeOptions {
+                                empty_as_null: true,
+                                keep_nulls: true,
+                            },
+                    } => {
+                        if found.replace(at).is_some() {
+                            return None;
+                        }
+                        let written = notation(*expr);
+                        match &lists {
+                            Some((_, seen)) if *seen != written => return None,
+                            Some(_) => {}
+                            None => lists = Some((*expr, written)),
+                        }
+                    }
+                    // Anything else reading rows of the input (`len()`
+                    // counts the group's rows, which the explode changes).
+                    AExpr::Explode { .. } | AExpr::Column(_) | AExpr::Len => return None,
+                    e => e.children_rev(&mut pending),
+                }
+            }
+            explodes.push(found?);
+        }
+        let (lists, _) = lists?;
+        Some((lists, explodes))
+    }
+
+    /// A group-by (`node`) of `keys` whose `aggs` read the input through the
+    /// explodes of one list expression (see
+    /// [`PlanLowering::explode_of_aggregations`]): a select of the keys and
+    /// the lists, an explode of the lists (each row's values in turn, one
+    /// null row for an empty or null list), then the group-by, each
+    /// aggregation reading the exploded column where it read the explode.
+    pub(super) fn group_by_of_explode(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        keys: &[ExprIR],
+        aggs: &[ExprIR],
+        (lists, explodes): (Node, Vec<Node>),
+        (maintain_order, slice): (bool, Option<(i64, usize)>),
+    ) -> Lowered {
+        let input = self.node(input_node);
+        if self.keys_of_one_value(keys, "group-by") {
+            return None;
+        }
+        let keys = self.named_exprs(keys, input_node);
+        let listed = ExprIR::new(lists, OutputName::Alias("lists".into()));
+        let lists = self.exprs(std::slice::from_ref(&listed), input_node);
+        let (input, keys, lists) = (input?, keys?, lists?);
+        let lists = lists.into_iter().next()?;
+        let GpuDtype::List(of) = lists.dtype else {
+            return self.refuse(
+                node,
+                format!(
+                    "an explode of {} (not a list) is not supported on the GPU",
+                    lists.dtype
+                ),
+            );
+        };
+        let by = keys.iter().map(|key| (key.name.clone(), key.expr.dtype));
+        if self.list_key(node, by, "group-by") {
+            return None;
+        }
+        let name = exploded_name(&keys);
+        let k = keys.len();
+        let column = |name: &str, dtype| OutputColumn {
+            name: name.to_string(),
+            dtype,
+        };
+        let mut selected: Vec<OutputColumn> = keys
+            .iter()
+            .map(|key| column(&key.name, key.expr.dtype))
+            .collect();
+        selected.push(column(&name, lists.dtype));
+        let mut exploded = selected.clone();
+        exploded[k] = column(&name, of.values());
+        let mut exprs = keys.clone();
+        exprs.push(NamedExpr {
+            name: name.clone(),
+            expr: lists,
+        });
+        let select = PlanNode::Select {
+            input: Box::new(input),
+            exprs,
+            schema: selected,
+        };
+        let explode = PlanNode::Explode {
+            input: Box::new(select),
+            columns: vec![k],
+            empty_as_null: true,
+            keep_nulls: true,
+            schema: exploded,
+        };
+        // The aggregations over the exploded frame: each explode is its
+        // column (the input's schema types the nodes above it).
+        let schema = self.schema_of(input_node);
+        let one_row = self.one_row_columns(input_node);
+        let mut lowering = self.expr_lowering(&schema, one_row);
+        lowering.per_group = true;
+        let values = GpuExpr::column(k, name, of.values());
+        let aggs: Option<Vec<NamedExpr>> = aggs
+            .iter()
+            .zip(explodes)
+            .map(|(agg, explode)| {
+                lowering.substituted = Some((explode, values.clone()));
+                lowering.named(agg)
+            })
+            .collect();
+        let aggs = aggs?;
+        let keys = keys
+            .iter()
+            .enumerate()
+            .map(|(index, key)| NamedExpr {
+                name: key.name.clone(),
+                expr: GpuExpr::column(index, key.name.clone(), key.expr.dtype),
+            })
+            .collect();
+        let schema = self.output_schema(node)?;
+        self.types_agree(node, &aggs, &schema)?;
+        Some(PlanNode::GroupBy {
+            input: Box::new(explode),
+            keys,
+            aggs,
+            maintain_order,
+            slice,
+            polars_partitions_from: None,
+            schema,
+        })
+    }
+}
