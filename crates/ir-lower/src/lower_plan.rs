@@ -251,15 +251,16 @@ impl<'a> PlanLowering<'a> {
 
     /// Whether one of `keys` (of a sort, a group-by, a join, a distinct) is
     /// a list or a struct, refusing `node` if so: they are no keys on the
-    /// GPU, but structs of keys grouping or ordering rows (of a group-by, a
-    /// distinct, a sort: see [`crate::support::struct_key`]).
+    /// GPU, but structs of keys grouping, ordering or matching rows (of a
+    /// group-by, a distinct, a sort, a join: see
+    /// [`crate::support::struct_key`]).
     fn list_key(
         &mut self,
         node: Node,
         mut keys: impl Iterator<Item = (String, GpuDtype)>,
         what: &str,
     ) -> bool {
-        let grouping = matches!(what, "group-by" | "distinct" | "sort");
+        let grouping = matches!(what, "group-by" | "distinct" | "sort" | "join");
         let refused = |dtype: &GpuDtype| {
             dtype.is_nested() && !(grouping && crate::support::struct_key(*dtype))
         };

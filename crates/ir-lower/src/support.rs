@@ -616,7 +616,16 @@ fn join_refusal(node: &PlanNode) -> Option<String> {
                 .collect()
         };
         let (left_types, right_types) = (widened(left_on), widened(right_on));
-        let Some(hashed) = join_key(&left_types) else {
+        // Structs of keys match by codes of their fields (every key then by
+        // codes); a right or full join would merge them, which the
+        // executor does not.
+        let structs = left_types.iter().any(|dtype| struct_key(*dtype));
+        if structs && matches!(kind, JoinKind::Right | JoinKind::Full) {
+            return Some(format!(
+                "a {kind:?} join on structs is not supported on the GPU"
+            ));
+        }
+        let Some(hashed) = join_key(&left_types).or(structs.then_some(0)) else {
             let types: Vec<String> = left_on.iter().map(|key| key.dtype.to_string()).collect();
             return Some(format!(
                 "a join on keys of type {} is not supported on the GPU",
@@ -655,13 +664,13 @@ fn join_refusal(node: &PlanNode) -> Option<String> {
                     typed_key(r)
                 ));
             }
-            if !(comparable(lt) || lt == GpuDtype::String || i == hashed) {
+            if !(comparable(lt) || lt == GpuDtype::String || i == hashed || structs) {
                 return Some(format!(
                     "a join on {} besides another key is not supported on the GPU",
                     typed_key(l)
                 ));
             }
-            if *nulls_equal && !group_key(lt) {
+            if *nulls_equal && !(group_key(lt) || struct_key(lt)) {
                 return Some(format!(
                     "a join on {} with nulls equal is not supported on the GPU",
                     typed_key(l)

@@ -362,12 +362,12 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             nested().select([col("li").list().eval(element().product())]),
         ),
         (
-            "a struct as a join key",
+            "a struct as a full join's key",
             nested().join(
                 nested().select([col("s"), col("k").alias("other")]),
                 [col("s")],
                 [col("s")],
-                JoinArgs::new(JoinType::Inner),
+                JoinArgs::new(JoinType::Full),
             ),
         ),
         (

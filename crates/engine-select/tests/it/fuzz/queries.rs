@@ -820,6 +820,17 @@ fn join(
         left_on.push(le);
         right_on.push(re);
     }
+    if left_on.len() == 2 && rng.random_bool(0.15) {
+        // Both pairs as one struct of keys on each side (fields named
+        // alike).
+        let pack = |keys: Vec<E>| {
+            let fields = (keys.into_iter().enumerate())
+                .map(|(i, key)| key.alias(&format!("f{i}")))
+                .collect();
+            vec![E::new(Op::AsStruct, fields)]
+        };
+        (left_on, right_on) = (pack(left_on), pack(right_on));
+    }
     Some(Plan::Join {
         left,
         right: Box::new(right),

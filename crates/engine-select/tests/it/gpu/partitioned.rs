@@ -325,6 +325,23 @@ fn lists_and_structs_over_partitions_match_the_cpu() {
                 .unique_stable(Some(cols(["key"])), UniqueKeepStrategy::First),
         ),
         (
+            "joined on a struct of keys",
+            table()
+                .with_columns([as_struct(vec![col("s"), col("k")]).alias("key")])
+                .join(
+                    table().slice(2, 20).select([
+                        as_struct(vec![col("s"), col("k")]).alias("key"),
+                        col("v").alias("w"),
+                    ]),
+                    [col("key")],
+                    [col("key")],
+                    JoinArgs {
+                        maintain_order: MaintainOrderJoin::Left,
+                        ..JoinArgs::new(JoinType::Left)
+                    },
+                ),
+        ),
+        (
             "each row's window group's values (a window mapped by join)",
             table().with_columns([col("k")
                 .over_with_options(Some([col("s")]), None, WindowMapping::Join)

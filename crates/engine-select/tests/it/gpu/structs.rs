@@ -1,4 +1,4 @@
-//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, unnested, structs of keys tested for repeats and counted, rows grouped, made distinct and sorted by structs of keys; what else structs meet stays with Polars, with its reason.
+//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, unnested, structs of keys tested for repeats and counted, rows grouped, made distinct, sorted and joined by structs of keys; what else structs meet stays with Polars, with its reason.
 
 use super::*;
 
@@ -183,7 +183,7 @@ fn structs_of_keys_are_tested_for_repeats_and_counted() {
 }
 
 #[test]
-fn rows_are_grouped_made_distinct_and_sorted_by_structs_of_keys() {
+fn rows_are_grouped_made_distinct_sorted_and_joined_by_structs_of_keys() {
     // The struct column without its -0.0 (see below); null structs apart
     // from structs of null fields. (Made by Polars, as the input.)
     let frame = struct_frame()
@@ -263,6 +263,44 @@ fn rows_are_grouped_made_distinct_and_sorted_by_structs_of_keys() {
                 ),
         ),
         (
+            "joined on a struct column and on a struct made, nulls apart and equal",
+            frame
+                .clone()
+                .join(
+                    frame.clone().select([col("pair"), col("v").alias("w")]),
+                    [col("pair")],
+                    [col("pair")],
+                    JoinArgs::new(JoinType::Left),
+                )
+                .join(
+                    frame
+                        .clone()
+                        .select([col("k"), col("s"), col("v").alias("u")]),
+                    [as_struct(vec![col("k"), col("s")])],
+                    [as_struct(vec![col("k"), col("s")])],
+                    JoinArgs {
+                        nulls_equal: true,
+                        ..JoinArgs::new(JoinType::Inner)
+                    },
+                )
+                .sort(["v", "w", "u"], Default::default()),
+        ),
+        (
+            "rows with a match on a struct, and without",
+            frame
+                .clone()
+                .join(
+                    frame
+                        .clone()
+                        .filter(col("v").gt(lit(0)))
+                        .select([col("made")]),
+                    [col("made")],
+                    [col("made")],
+                    JoinArgs::new(JoinType::Semi),
+                )
+                .sort(["v"], Default::default()),
+        ),
+        (
             "distinct rows holding structs",
             frame.clone().unique_stable(None, UniqueKeepStrategy::None),
         ),
@@ -284,9 +322,9 @@ fn what_structs_meet_beyond_that_stays_with_polars() {
                 frame.clone().select([col("pair"), col("k").alias("other")]),
                 [col("pair")],
                 [col("pair")],
-                JoinArgs::new(JoinType::Inner),
+                JoinArgs::new(JoinType::Full),
             ),
-            "a join by `col(\"pair\")`",
+            "a Full join on structs",
         ),
         (
             frame

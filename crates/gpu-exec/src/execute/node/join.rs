@@ -293,13 +293,18 @@ impl Executor<'_> {
         kind: JoinKind,
         nulls_equal: bool,
     ) -> Result<JoinIndices, ExecError> {
-        if nulls_equal && key_pairs.len() > 1 {
-            // Every key as codes in which null is one more value: then a
-            // plain join on the codes matches nulls with nulls.
+        let structs = left_on
+            .iter()
+            .any(|key| matches!(key.dtype, GpuDtype::Struct(_)));
+        if (nulls_equal && key_pairs.len() > 1) || structs {
+            // Every key as codes, in which null is one more value where
+            // nulls are equal: then a plain join on the codes matches them.
+            // (Of structs too, nulls equal or not: equal codes where every
+            // field is; a null struct's code null unless nulls are equal.)
             let (mut left_codes, mut right_codes) = (Vec::new(), Vec::new());
             for &(l, r) in key_pairs {
-                let (a, b) =
-                    self.key_codes(column_at(left_frame, l)?, column_at(right_frame, r)?, true)?;
+                let (left, right) = (column_at(left_frame, l)?, column_at(right_frame, r)?);
+                let (a, b) = self.key_codes(left, right, nulls_equal)?;
                 left_codes.push(a);
                 right_codes.push(b);
             }
