@@ -356,8 +356,22 @@ impl ExprLowering<'_> {
                 include_nulls: false,
                 ..
             } => value.is_not_null().cast(count, CastMode::NonStrict),
+            // One, but of a value that may raise (a strict cast) computed
+            // all the same, as Polars computes it (seed 3525).
             IRAggExpr::Count { .. } | IRAggExpr::NUnique(_) => {
-                GpuExpr::literal(Scalar::UInt(1), count)
+                let one = GpuExpr::literal(Scalar::UInt(1), count);
+                match value.kind {
+                    ExprKind::Literal(_) => one,
+                    _ => value
+                        .is_null()
+                        .cast(count, CastMode::NonStrict)
+                        .binary(
+                            BinaryOp::Multiply,
+                            GpuExpr::literal(Scalar::UInt(0), count),
+                            count,
+                        )
+                        .binary(BinaryOp::Plus, one, count),
+                }
             }
             IRAggExpr::Sum(_) => {
                 let zero = match dtype {

@@ -296,3 +296,24 @@ fn a_fill_of_an_enum_by_texts_is_polars_own() {
     ]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// The distinct count of one value whose strict cast fails (a date beyond
+/// nanoseconds): Polars raises; the device counted 1 without computing the
+/// value. Found by the fuzzer (seed 3525, case 196).
+#[test]
+fn a_count_of_one_value_computes_the_value() {
+    let t0 = df!("c" => [-719162i32])
+        .unwrap()
+        .lazy()
+        .with_columns([col("c").cast(DataType::Date)]);
+    let ns = || col("c").strict_cast(DataType::Datetime(TimeUnit::Nanoseconds, None));
+    for lf in [
+        t0.clone()
+            .group_by_stable([lit(922190400000000i64).alias("k0")])
+            .agg([ns().min().n_unique().alias("x2")]),
+        t0.clone().select([ns().max().n_unique().alias("x2")]),
+        t0.select([ns().first().len().alias("x2")]),
+    ] {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
