@@ -178,6 +178,9 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
                 GpuDtype::String => string_valued(field),
                 _ => evaluable(field),
             }),
+            ExprKind::Cast { input, .. } if matches!(input.dtype, GpuDtype::Struct(_)) => {
+                evaluable(input)
+            }
             _ => Err(format!("the values of `{expr}`")),
         };
     }

@@ -17,11 +17,14 @@ impl ExprLowering<'_> {
     pub(crate) fn without_nested_values(&mut self, node: Node, mut expr: GpuExpr) -> Lowered {
         let nested = |e: &GpuExpr| e.dtype.is_nested();
         let nested_column = |e: &GpuExpr| nested(e) && matches!(e.kind, ExprKind::Column { .. });
+        let renamed = super::structs::is_renamed_struct(&expr);
         let held = match &mut expr.kind {
             ExprKind::Column { .. } | ExprKind::List { .. } | ExprKind::StructField { .. } => true,
             ExprKind::String { op, input } if op.makes_lists() => !nested(input),
             ExprKind::ConcatList(inputs) => !inputs.iter().any(nested),
             ExprKind::InLists { item, .. } => !nested(item),
+            // Struct fields renamed: the same values.
+            ExprKind::Cast { .. } if renamed => true,
             // Distinct structs of keys, tested or counted (their fields
             // grouped together).
             ExprKind::Distinct { input, .. }

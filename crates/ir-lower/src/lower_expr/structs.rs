@@ -1,12 +1,14 @@
-//! Lowering of structs: `pl.struct` of expressions and `struct.field` of a struct.
+//! Lowering of structs: `pl.struct` of expressions, `struct.field` of a struct, and its fields renamed.
 
 use super::*;
 
 /// What the GPU does with structs, for the reasons that refuse the rest.
 pub(crate) const STRUCTS_ON_THE_GPU: &str = "the GPU holds struct columns, builds them by \
                                              `pl.struct`, unnests them, reads their fields by \
-                                             `struct.field`, counts them and picks the first \
-                                             or last per group";
+                                             `struct.field`, renames them, tests them for \
+                                             nulls, counts them, picks the first or last per \
+                                             group, and groups, sorts and joins rows by \
+                                             structs of keys";
 
 impl ExprLowering<'_> {
     /// A function of the `struct` namespace: `struct.field` (by name).
@@ -16,6 +18,12 @@ impl ExprLowering<'_> {
         inputs: &[ExprIR],
         function: &IRStructFunction,
     ) -> Lowered {
+        if let IRStructFunction::RenameFields(_)
+        | IRStructFunction::PrefixFields(_)
+        | IRStructFunction::SuffixFields(_) = function
+        {
+            return self.renamed_fields(node, inputs);
+        }
         let IRStructFunction::FieldByName(name) = function else {
             return self.refuse(
                 node,
@@ -54,6 +62,29 @@ impl ExprLowering<'_> {
         })
     }
 
+    /// `struct.rename_fields` (`prefix_fields`, `suffix_fields`) of the
+    /// struct at `inputs`: the same struct under the names of Polars' plan,
+    /// its nulls kept (a cast the executor takes as a new name for the
+    /// same values, see `is_renamed_struct`).
+    fn renamed_fields(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let input = self.single(inputs)?;
+        let dtype = self.dtype(node)?;
+        let renamed = GpuExpr {
+            kind: ExprKind::Cast {
+                input: Box::new(input),
+                mode: CastMode::NonStrict,
+            },
+            dtype,
+        };
+        if !is_renamed_struct(&renamed) {
+            return self.refuse(
+                node,
+                format!("struct fields renamed as {dtype} is not supported on the GPU"),
+            );
+        }
+        Some(renamed)
+    }
+
     /// `pl.struct` of `inputs`: a struct of one field per input.
     pub(crate) fn make_struct(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
         let fields = self.inputs(inputs)?;
@@ -63,4 +94,19 @@ impl ExprLowering<'_> {
             dtype,
         })
     }
+}
+
+/// Whether `expr` is a cast of structs to structs of the same field types
+/// in the same order, their names alone other: the same values.
+pub fn is_renamed_struct(expr: &GpuExpr) -> bool {
+    let ExprKind::Cast { input, .. } = &expr.kind else {
+        return false;
+    };
+    let (GpuDtype::Struct(from), GpuDtype::Struct(to)) = (input.dtype, expr.dtype) else {
+        return false;
+    };
+    let types = |of: crate::dtype::StructOf| -> Vec<GpuDtype> {
+        of.fields().into_iter().map(|(_, dtype)| dtype).collect()
+    };
+    types(from) == types(to)
 }

@@ -242,6 +242,8 @@ pub enum Op {
     StructField(String),
     /// `pl.struct` of the inputs.
     AsStruct,
+    /// `struct.rename_fields` to these names.
+    RenameFields(Vec<String>),
     /// `str.split` (`str.split_inclusive` when `true`): a list of texts.
     Split(String, bool),
     /// `str.extract_all` of a pattern: a list of texts.
@@ -507,6 +509,9 @@ impl E {
             }
             Op::StructField(name) => {
                 case!(i, s; [x]; name = name; x.struct_().field_by_name(&name))
+            }
+            Op::RenameFields(names) => {
+                case!(i, s; [x]; names = names; x.struct_().rename_fields(names))
             }
             Op::AsStruct => {
                 let code = format!("as_struct(vec![{}])", s.join(", "));

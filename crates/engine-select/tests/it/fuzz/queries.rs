@@ -172,8 +172,8 @@ fn random_op(
             Plan::WithColumns(input, functions)
         });
     }
-    // Structs unnested, their fields read, tested for nulls; or built of
-    // columns.
+    // Structs unnested, their fields read or renamed, tested for nulls; or
+    // built of columns.
     let structs: Vec<(String, Vec<String>)> = schema
         .iter()
         .filter_map(|(name, dtype)| match dtype {
@@ -191,10 +191,14 @@ fn random_op(
             Plan::Unnest(input, name)
         } else {
             let field = fields.choose(rng).unwrap().clone();
-            let read = match rng.random_bool(0.2) {
-                // Or tested for nulls.
-                true => E::new(Op::IsNull, vec![E::col(&name)]),
-                false => E::new(Op::StructField(field), vec![E::col(&name)]),
+            let read = match rng.random_range(0..10) {
+                // Or tested for nulls, or its fields renamed.
+                0 | 1 => E::new(Op::IsNull, vec![E::col(&name)]),
+                2 => {
+                    let names = (0..fields.len()).map(|i| format!("r{i}")).collect();
+                    E::new(Op::RenameFields(names), vec![E::col(&name)])
+                }
+                _ => E::new(Op::StructField(field), vec![E::col(&name)]),
             };
             let fresh = fresh_name(fresh, &schema, "x");
             Plan::WithColumns(input, vec![read.alias(&fresh)])
