@@ -143,6 +143,9 @@ impl PlanLowering<'_> {
             })
             .collect();
         let aggs = aggs?;
+        let schema = self.output_schema(node)?;
+        self.types_agree(node, &keys, &schema)?;
+        self.types_agree(node, &aggs, &schema)?;
         let keys = keys
             .iter()
             .enumerate()
@@ -151,8 +154,6 @@ impl PlanLowering<'_> {
                 expr: GpuExpr::column(index, key.name.clone(), key.expr.dtype),
             })
             .collect();
-        let schema = self.output_schema(node)?;
-        self.types_agree(node, &aggs, &schema)?;
         Some(PlanNode::GroupBy {
             input: Box::new(explode),
             keys,
