@@ -72,9 +72,13 @@ pub fn struct_key(dtype: GpuDtype) -> bool {
     let GpuDtype::Struct(of) = dtype else {
         return false;
     };
-    of.fields()
-        .iter()
-        .all(|(_, field)| !field.is_nested() && group_key(widened_key_type(*field)))
+    of.fields().iter().all(|(_, field)| key_field(*field))
+}
+
+/// Whether a struct's field of `dtype` is a key the GPU groups by (not
+/// nested).
+fn key_field(dtype: GpuDtype) -> bool {
+    !dtype.is_nested() && group_key(widened_key_type(dtype))
 }
 
 /// The fields of `expr`, a struct made of values the GPU groups by
@@ -86,7 +90,7 @@ pub fn struct_of_keys(expr: &GpuExpr) -> Option<&[GpuExpr]> {
     };
     fields
         .iter()
-        .all(|field| !field.dtype.is_nested() && group_key(widened_key_type(field.dtype)))
+        .all(|field| key_field(field.dtype))
         .then_some(fields.as_slice())
 }
 
