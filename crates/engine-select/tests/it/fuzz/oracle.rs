@@ -472,22 +472,10 @@ fn divides_by_one_value_after_a_filter(lf: &LazyFrame) -> bool {
 /// 3457 case 38), where the device reads the values.
 fn keyed_dynamic_group_by(lf: &LazyFrame) -> bool {
     use polars_plan::plans::IR;
-    let Ok(Ok(plan)) = quietly(|| lf.clone().to_alp_optimized()) else {
-        return false;
-    };
-    let arena = &plan.lp_arena;
-    let mut stack = vec![plan.lp_top];
-    while let Some(node) = stack.pop() {
-        let ir = arena.get(node);
-        if let IR::GroupBy { keys, options, .. } = ir
-            && options.dynamic.is_some()
-            && !keys.is_empty()
-        {
-            return true;
-        }
-        stack.extend(ir.inputs());
-    }
-    false
+    any_plan_node(lf, |ir, _, _| {
+        matches!(ir, IR::GroupBy { keys, options, .. }
+            if options.dynamic.is_some() && !keys.is_empty())
+    })
 }
 
 /// Whether `lf` groups by a window partitioned by literals alone over an
@@ -498,25 +486,38 @@ fn keyed_dynamic_group_by(lf: &LazyFrame) -> bool {
 /// computes it over every row, as Polars' select does.
 fn windows_over_literals_of_no_columns(lf: &LazyFrame) -> bool {
     use polars_plan::plans::{AExpr, ArenaExprIter, IR};
+    any_plan_node(lf, |ir, arena, exprs| {
+        let over_literals = |root| {
+            exprs.iter(root).any(|(_, e)| match e {
+                AExpr::Over { partition_by, .. } => partition_by
+                    .iter()
+                    .all(|key| matches!(exprs.get(*key), AExpr::Literal(_))),
+                _ => false,
+            })
+        };
+        matches!(ir, IR::GroupBy { input, keys, .. }
+            if arena.get(*input).schema(arena).is_empty()
+                && keys.iter().any(|key| over_literals(key.node())))
+    })
+}
+
+/// Whether a node of `lf`'s optimised plan is one `found` says.
+fn any_plan_node(
+    lf: &LazyFrame,
+    found: impl Fn(
+        &polars_plan::plans::IR,
+        &polars_utils::arena::Arena<polars_plan::plans::IR>,
+        &polars_utils::arena::Arena<polars_plan::plans::AExpr>,
+    ) -> bool,
+) -> bool {
     let Ok(Ok(plan)) = quietly(|| lf.clone().to_alp_optimized()) else {
         return false;
     };
     let (arena, exprs) = (&plan.lp_arena, &plan.expr_arena);
-    let over_literals = |root| {
-        exprs.iter(root).any(|(_, e)| match e {
-            AExpr::Over { partition_by, .. } => partition_by
-                .iter()
-                .all(|key| matches!(exprs.get(*key), AExpr::Literal(_))),
-            _ => false,
-        })
-    };
     let mut stack = vec![plan.lp_top];
     while let Some(node) = stack.pop() {
         let ir = arena.get(node);
-        if let IR::GroupBy { input, keys, .. } = ir
-            && arena.get(*input).schema(arena).is_empty()
-            && keys.iter().any(|key| over_literals(key.node()))
-        {
+        if found(ir, arena, exprs) {
             return true;
         }
         stack.extend(ir.inputs());
