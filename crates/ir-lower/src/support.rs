@@ -621,14 +621,8 @@ fn join_refusal(node: &PlanNode) -> Option<String> {
         };
         let (left_types, right_types) = (widened(left_on), widened(right_on));
         // Structs of keys match by codes of their fields (every key then by
-        // codes); a right or full join would merge them, which the
-        // executor does not.
+        // codes).
         let structs = left_types.iter().any(|dtype| struct_key(*dtype));
-        if structs && matches!(kind, JoinKind::Right | JoinKind::Full) {
-            return Some(format!(
-                "a {kind:?} join on structs is not supported on the GPU"
-            ));
-        }
         let Some(hashed) = join_key(&left_types).or(structs.then_some(0)) else {
             let types: Vec<String> = left_on.iter().map(|key| key.dtype.to_string()).collect();
             return Some(format!(

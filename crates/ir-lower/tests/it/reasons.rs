@@ -362,13 +362,17 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             nested().select([col("li").list().eval(element().product())]),
         ),
         (
-            "a struct as a full join's key",
-            nested().join(
-                nested().select([col("s"), col("k").alias("other")]),
-                [col("s")],
-                [col("s")],
-                JoinArgs::new(JoinType::Full),
-            ),
+            "a struct holding a list as a join's key",
+            nested()
+                .with_columns([as_struct(vec![col("k"), col("li")]).alias("sl")])
+                .join(
+                    nested()
+                        .with_columns([as_struct(vec![col("k"), col("li")]).alias("sl")])
+                        .select([col("sl"), col("k").alias("other")]),
+                    [col("sl")],
+                    [col("sl")],
+                    JoinArgs::new(JoinType::Inner),
+                ),
         ),
         (
             "an entropy per group",

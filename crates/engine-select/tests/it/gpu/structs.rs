@@ -297,6 +297,27 @@ fn rows_are_grouped_made_distinct_sorted_and_joined_by_structs_of_keys() {
                 .sort(["v", "w", "u"], Default::default()),
         ),
         (
+            "joined in full on a struct, its keys merged, and on the right",
+            frame
+                .clone()
+                .join(
+                    frame
+                        .clone()
+                        .select([col("made"), col("v").alias("w")])
+                        .slice(2, 10),
+                    [col("made")],
+                    [col("made")],
+                    JoinArgs::new(JoinType::Full).with_coalesce(JoinCoalesce::CoalesceColumns),
+                )
+                .join(
+                    frame.clone().select([col("pair"), col("k").alias("u")]),
+                    [col("pair")],
+                    [col("pair")],
+                    JoinArgs::new(JoinType::Right),
+                )
+                .sort(["v", "w", "u"], Default::default()),
+        ),
+        (
             "rows with a match on a struct, and without",
             frame
                 .clone()
@@ -327,15 +348,6 @@ fn what_structs_meet_beyond_that_stays_with_polars() {
         (
             frame.clone().select([col("pair").eq(col("pair"))]),
             "this operation on structs is not supported on the GPU yet",
-        ),
-        (
-            frame.clone().join(
-                frame.clone().select([col("pair"), col("k").alias("other")]),
-                [col("pair")],
-                [col("pair")],
-                JoinArgs::new(JoinType::Full),
-            ),
-            "a Full join on structs",
         ),
         (
             frame

@@ -548,6 +548,9 @@ impl Executor<'_> {
             let strings = self.ops().string_coalesce(&parts, height)?;
             return Ok(strings_column(&first.name, strings));
         }
+        if let GpuDtype::Struct(_) = dtype {
+            return self.coalesce_structs(first, second, height);
+        }
         let column = |index| Box::new(column_ref(index, dtype));
         let expr = GpuExpr {
             kind: ExprKind::FillNull {
@@ -561,6 +564,52 @@ impl Executor<'_> {
             height,
         };
         self.evaluate(&frame, &expr, "")
+    }
+
+    /// [`Executor::coalesce_columns`] of structs: both stacked, each row
+    /// gathered from `first` where its struct is valid, else from `second`.
+    fn coalesce_structs(
+        &self,
+        first: DeviceColumn,
+        second: DeviceColumn,
+        height: usize,
+    ) -> Result<DeviceColumn, ExecError> {
+        let (dtype, int64, boolean) = (first.dtype, GpuDtype::Int64, GpuDtype::Boolean);
+        let valid = match first.validity() {
+            None => return Ok(first),
+            Some(valid) => {
+                let copy = DeviceBuffer::<u32>::zeroed(
+                    height.div_ceil(32),
+                    self.ctx.memory.clone(),
+                    &self.ctx.stream,
+                )?;
+                self.ops().bitmap_append(Some(valid), height, &copy, 0)?;
+                copy
+            }
+        };
+        let rows = DeviceFrame {
+            columns: vec![
+                DeviceColumn::from_parts("".into(), boolean, height, Values::Bits(valid), None),
+                DeviceColumn::from_parts(
+                    "".into(),
+                    int64,
+                    height,
+                    Values::I64(self.ops().iota(height, 0)?),
+                    None,
+                ),
+            ],
+            height,
+        };
+        let row = column_ref(1, int64);
+        let second_row = row.clone().binary(
+            BinaryOp::Plus,
+            GpuExpr::literal(Scalar::Int(height as i64), int64),
+            int64,
+        );
+        let source = column_ref(0, boolean).then(row, second_row, int64);
+        let sources = self.evaluate_i64(&rows, &source)?;
+        let stacked = self.concat_column(&[&first, &second], &first.name, dtype, 2 * height)?;
+        self.gather_column(&stacked, &sources)
     }
 
     /// Keeps the pairs of an inner join on `key_pairs[hashed]` whose other
