@@ -41,6 +41,19 @@ pub(crate) fn take_columns<'a>(
 }
 
 impl Executor<'_> {
+    /// A copy of the first `n` bits of `bits` (a validity), that can be
+    /// handed on while the column it came from is kept.
+    pub(crate) fn copied_bits(
+        &self,
+        bits: &DeviceBuffer<u32>,
+        n: usize,
+    ) -> Result<DeviceBuffer<u32>, ExecError> {
+        let copy =
+            DeviceBuffer::<u32>::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
+        self.ops().bitmap_append(Some(bits), n, &copy, 0)?;
+        Ok(copy)
+    }
+
     pub(crate) fn gather_frame(
         &self,
         frame: &DeviceFrame,

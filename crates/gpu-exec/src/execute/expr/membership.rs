@@ -22,7 +22,6 @@ impl Executor<'_> {
         else {
             return Err(ExecError::Unsupported(format!("`{expr}` is not is_in")));
         };
-        let ops = self.ops();
         let n = frame.height;
         // Both sides evaluated as they are in groups (a shift of `other`
         // within each group, as Polars shifts it there), in one frame that
@@ -58,15 +57,7 @@ impl Executor<'_> {
         )?;
         let bits = self.rows_marked(&kept.left, n)?;
         let validity = match column_at(&sides, 0)?.validity() {
-            Some(valid) if !nulls_equal => {
-                let copy = DeviceBuffer::<u32>::zeroed(
-                    n.div_ceil(32),
-                    self.ctx.memory.clone(),
-                    &self.ctx.stream,
-                )?;
-                ops.bitmap_append(Some(valid), n, &copy, 0)?;
-                Some(copy)
-            }
+            Some(valid) if !nulls_equal => Some(self.copied_bits(valid, n)?),
             _ => None,
         };
         Ok(booleans(n, bits, validity))

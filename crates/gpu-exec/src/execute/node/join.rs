@@ -577,15 +577,7 @@ impl Executor<'_> {
         let (dtype, int64, boolean) = (first.dtype, GpuDtype::Int64, GpuDtype::Boolean);
         let valid = match first.validity() {
             None => return Ok(first),
-            Some(valid) => {
-                let copy = DeviceBuffer::<u32>::zeroed(
-                    height.div_ceil(32),
-                    self.ctx.memory.clone(),
-                    &self.ctx.stream,
-                )?;
-                self.ops().bitmap_append(Some(valid), height, &copy, 0)?;
-                copy
-            }
+            Some(valid) => self.copied_bits(valid, height)?,
         };
         let rows = DeviceFrame {
             columns: vec![
