@@ -478,6 +478,19 @@ impl ExprLowering<'_> {
                             right.dtype
                         ),
                     );
+                } else if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor)
+                    && left.dtype.is_float()
+                {
+                    // (The evaluator's `&`, `|` and `^` are of booleans
+                    // and integers.)
+                    return self.refuse(
+                        node,
+                        format!(
+                            "`{}` of {} is not supported on the GPU",
+                            op.symbol(),
+                            left.dtype
+                        ),
+                    );
                 } else {
                     ExprKind::Binary { op, left, right }
                 }

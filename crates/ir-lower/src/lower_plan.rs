@@ -430,18 +430,20 @@ impl<'a> PlanLowering<'a> {
                 let mut lowering = self.expr_lowering(&input_schema, one_row);
                 let lowered: Vec<Option<GpuExpr>> =
                     conjuncts.iter().map(|c| lowering.expr(*c)).collect();
-                let predicate = lowered
-                    .into_iter()
-                    .collect::<Option<Vec<GpuExpr>>>()?
-                    .into_iter()
-                    .reduce(|left, right| GpuExpr {
-                        kind: ExprKind::Binary {
-                            op: BinaryOp::And,
-                            left: Box::new(left),
-                            right: Box::new(right),
-                        },
-                        dtype: GpuDtype::Boolean,
-                    })?;
+                let lowered = lowered.into_iter().collect::<Option<Vec<GpuExpr>>>()?;
+                // (Split at every `&`, which Polars' optimiser also writes
+                // between floats: `all_horizontal` of `len()` and a float.)
+                if lowered.iter().any(|c| c.dtype != GpuDtype::Boolean) {
+                    return self.refuse(node, "the filter predicate is not boolean");
+                }
+                let predicate = lowered.into_iter().reduce(|left, right| GpuExpr {
+                    kind: ExprKind::Binary {
+                        op: BinaryOp::And,
+                        left: Box::new(left),
+                        right: Box::new(right),
+                    },
+                    dtype: GpuDtype::Boolean,
+                })?;
                 if predicate.dtype != GpuDtype::Boolean {
                     return self.refuse(node, "the filter predicate is not boolean");
                 }

@@ -501,6 +501,47 @@ fn windows_over_literals_of_no_columns(lf: &LazyFrame) -> bool {
     })
 }
 
+/// Whether `lf` tests membership of items in a list per row
+/// (`is_in` of a list column, `list.contains`) over rows a filter kept.
+/// Polars' filter splits a frame among its threads and may keep a run of
+/// rows as a slice of a list array; its membership test then takes the
+/// lists' offsets from the rechunked column but their values from each
+/// chunk's whole buffer, so it reads the lists of other rows (seed 3690
+/// case 237), where the device reads each row's own.
+fn lists_per_row_tested_after_a_filter(lf: &LazyFrame) -> bool {
+    use polars_plan::plans::IRListFunction;
+    use polars_plan::plans::{AExpr, ArenaExprIter, IR, IRBooleanFunction, IRFunctionExpr};
+    any_plan_node(lf, |ir, arena, exprs| {
+        let tests_lists = |root| {
+            exprs.iter(root).any(|(_, e)| {
+                matches!(
+                    e,
+                    AExpr::Function {
+                        function: IRFunctionExpr::Boolean(IRBooleanFunction::IsIn { .. })
+                            | IRFunctionExpr::ListExpr(IRListFunction::Contains { .. }),
+                        ..
+                    }
+                )
+            })
+        };
+        let (input, projected) = match ir {
+            IR::Select { input, expr, .. } => (*input, expr.as_slice()),
+            IR::HStack { input, exprs, .. } => (*input, exprs.as_slice()),
+            _ => return false,
+        };
+        projected.iter().any(|e| tests_lists(e.node())) && {
+            let mut stack = vec![input];
+            let mut filtered = false;
+            while let Some(node) = stack.pop() {
+                let ir = arena.get(node);
+                filtered |= matches!(ir, IR::Filter { .. });
+                stack.extend(ir.inputs());
+            }
+            filtered
+        }
+    })
+}
+
 /// Whether a node of `lf`'s optimised plan is one `found` says.
 fn any_plan_node(
     lf: &LazyFrame,
@@ -738,6 +779,12 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
                     return Verdict::Skipped(
                         "Polars computes a window over literals in a group-by key of no columns \
                          over one row",
+                    );
+                }
+                if lists_per_row_tested_after_a_filter(lf) {
+                    return Verdict::Skipped(
+                        "Polars' membership test in lists per row reads other rows' lists in a \
+                         filter's slices",
                     );
                 }
                 if how.ordered && optimiser_drops_an_order(lf) {

@@ -600,3 +600,16 @@ fn windows_of_constants_and_zones_of_aggregations_are_refused_in_ir_lower() {
         ORDERED,
     );
 }
+
+/// A filter by `all_horizontal` of a count and a float (`&` of floats,
+/// which Polars' optimiser makes of it): ir-lower took the predicate's
+/// `&` as of booleans. Seed 3690 (case 45).
+#[test]
+fn filters_by_bitwise_ands_of_floats_are_refused_in_ir_lower() {
+    let df = df!("e" => [None::<f64>, Some(1.5), Some(0.0)]).unwrap();
+    let lf = df
+        .clone()
+        .lazy()
+        .filter(all_horizontal([len(), col("e")]).unwrap());
+    assert_same_as_cpu(lf, ORDERED);
+}
