@@ -230,7 +230,7 @@ fn execute_partitioned(
     rows: usize,
     smaller: usize,
 ) -> Result<(DataFrame, ExecRun), ExecError> {
-    let rows = rows.max(1);
+    let rows = rows.max(FEWEST_PARTITION_ROWS);
     let mut executor = Partitioned {
         ctx,
         reader,
@@ -495,15 +495,23 @@ impl Partitioned<'_> {
     }
 
     /// `df`, a node's result, in partitions where it is larger than one,
-    /// so that the nodes above take it partition by partition too.
+    /// so that the nodes above take it partition by partition too (a last
+    /// partition of one row joined to the one before: see
+    /// [`FEWEST_PARTITION_ROWS`]).
     fn parted(&self, df: DataFrame) -> Data {
         if df.height() <= self.rows {
             return Data::Whole(df);
         }
+        let mut starts: Vec<usize> = (0..df.height()).step_by(self.rows).collect();
+        if df.height() - starts[starts.len() - 1] == 1 {
+            starts.pop();
+        }
+        let ends = starts.iter().skip(1).copied().chain([df.height()]);
         Data::Parts(
-            (0..df.height())
-                .step_by(self.rows)
-                .map(|start| df.slice(start as i64, self.rows))
+            starts
+                .iter()
+                .zip(ends)
+                .map(|(&start, end)| df.slice(start as i64, end - start))
                 .collect(),
         )
     }
@@ -787,6 +795,14 @@ impl Partitioned<'_> {
 /// key over rows in an order Polars leaves its own (the group of -0.0 and
 /// 0.0 shows its first row's zero, which the executor leaves to Polars
 /// there).
+/// The fewest rows of a partition of a larger input (and so of a
+/// partition at all): two. Polars' arithmetic of floats with one value (a
+/// literal, an aggregation) goes by its scalar kernel (a division by the
+/// reciprocal, an addition of zero that keeps -0.0) over a frame of more
+/// than one row, and row by row over a frame of one; a partition of one
+/// row of a larger frame must not take the second path.
+pub(crate) const FEWEST_PARTITION_ROWS: usize = 2;
+
 fn cut_allowed(parent: &PlanNode, input: &PlanNode) -> bool {
     let float_key_of_unordered_rows = match parent {
         PlanNode::GroupBy { keys, .. } => {

@@ -100,9 +100,12 @@ fn read_failed(e: polars::prelude::PolarsError) -> ExecError {
     ExecError::InvalidData(format!("reading a file scan: {e}"))
 }
 
-/// A file scan's partitions, read in order by the reader.
+/// A file scan's partitions, read in order by the reader; a partition of
+/// one row is joined to its neighbour (see [`super::FEWEST_PARTITION_ROWS`]).
 pub(crate) struct ScanParts {
     stream: ScanStream,
+    /// The partition read after the last one handed out, to hand out next.
+    ahead: Option<DataFrame>,
 }
 
 impl ScanParts {
@@ -115,7 +118,14 @@ impl ScanParts {
         let stream = reader_of(reader)?
             .stream(scan, rows.max(1))
             .map_err(read_failed)?;
-        Ok(ScanParts { stream })
+        Ok(ScanParts {
+            stream,
+            ahead: None,
+        })
+    }
+
+    fn read(&mut self) -> Option<Result<DataFrame, ExecError>> {
+        Some(self.stream.next()?.map_err(read_failed))
     }
 }
 
@@ -123,6 +133,26 @@ impl Iterator for ScanParts {
     type Item = Result<DataFrame, ExecError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        Some(self.stream.next()?.map_err(read_failed))
+        let mut part = match self.ahead.take() {
+            Some(part) => part,
+            None => match self.read()? {
+                Ok(part) => part,
+                Err(e) => return Some(Err(e)),
+            },
+        };
+        loop {
+            let next = match self.read() {
+                None => return Some(Ok(part)),
+                Some(Err(e)) => return Some(Err(e)),
+                Some(Ok(next)) => next,
+            };
+            if part.height() > 1 && next.height() != 1 {
+                self.ahead = Some(next);
+                return Some(Ok(part));
+            }
+            if let Err(e) = part.vstack_mut_owned(next) {
+                return Some(Err(read_failed(e)));
+            }
+        }
     }
 }

@@ -74,8 +74,8 @@ pub(super) fn partitioned(rows: usize) -> Engine {
     )
 }
 
-/// `lf` partitioned (fallback disabled) in partitions of 1, 3, 7 and
-/// 1,000 rows: the in-memory executor's answer exactly (dtypes, nulls,
+/// `lf` partitioned (fallback disabled) in partitions of 2 (the fewest a
+/// partition holds), 3, 7 and 1,000 rows: the in-memory executor's answer exactly (dtypes, nulls,
 /// values, order), and so Polars' (floats within a relative 1e-9, as its
 /// float sums add in an order of its own: docs/operations.md).
 fn assert_partitioned_eq(name: &str, lf: LazyFrame) {
@@ -90,7 +90,7 @@ fn assert_partitioned_close(name: &str, lf: LazyFrame) {
 }
 
 fn assert_partitioned(name: &str, lf: LazyFrame, close: bool) {
-    assert_partitioned_in(name, lf, close, &[1, 3, 7, 1000], |_, _| {});
+    assert_partitioned_in(name, lf, close, &[2, 3, 7, 1000], |_, _| {});
 }
 
 /// `lf` partitioned (fallback disabled) in partitions of each of `sizes`

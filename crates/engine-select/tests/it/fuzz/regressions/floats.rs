@@ -1,8 +1,8 @@
-//! Wrong answers of float results the fuzzer found (horizontal means and sums, spreads of one value that is not finite, sums whose terms cancel, means of timestamps of several chunks): each a test that failed before its fix.
+//! Wrong answers of float results the fuzzer found (horizontal means and sums, spreads of one value that is not finite, sums whose terms cancel, means of timestamps of several chunks, divisions by one value in partitions of one row): each a test that failed before its fix.
 
 use polars::prelude::*;
 
-use super::{CLOSE, ORDERED};
+use super::{CLOSE, Compare, ORDERED};
 use crate::fuzz::assert_same_as_cpu;
 use crate::gpu::assert_gpu_eq;
 
@@ -379,4 +379,41 @@ fn sums_and_means_of_one_row_groups_keep_the_sign_of_zero() {
             .eval(element() - element().mean())
             .alias("centred")]);
     assert_same_as_cpu(lists, ORDERED);
+}
+
+/// A division of floats by a literal over partitions of one row: Polars
+/// divides a frame of more than one row by the literal's reciprocal, and a
+/// frame of one row exactly; a partition of one row of a larger frame
+/// divided exactly (1.5 / 5 is 0.3 exactly, 0.30000000000000004 by the
+/// reciprocal). Partitions now hold two rows at least, a last one of one
+/// row joined to the one before. Seed 3974 (case 99).
+#[test]
+fn divisions_by_one_value_over_partitions_of_one_row_go_by_the_reciprocal() {
+    let df = df!("b" => [Some(1.5f64), Some(1.0 / 3.0), None, Some(0.7), Some(-0.0)]).unwrap();
+    for rows in [1, 2, 4] {
+        for height in [3, 5] {
+            // In memory, and from a Parquet file read in partitions.
+            let part = df.slice(0, height);
+            for lf in [part.clone().lazy(), crate::fuzz::parquet(&part)] {
+                let lf = lf.with_columns([
+                    (col("b") / lit(5i64)).alias("x0"),
+                    (col("b") + lit(0.0)).alias("x1"),
+                ]);
+                let how = Compare {
+                    partition_rows: Some(rows),
+                    ..ORDERED
+                };
+                let verdict = crate::fuzz::oracle::judge(&lf, how);
+                assert!(
+                    matches!(verdict, crate::fuzz::oracle::Verdict::Same(_)),
+                    "{rows} rows a partition, {height} rows: {}",
+                    match verdict {
+                        crate::fuzz::oracle::Verdict::Failed(failure) =>
+                            failure.detail().to_string(),
+                        _ => "skipped".into(),
+                    }
+                );
+            }
+        }
+    }
 }
