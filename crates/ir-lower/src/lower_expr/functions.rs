@@ -738,6 +738,7 @@ impl ExprLowering<'_> {
                 return self.int_range(node, inputs, *step);
             }
             F::Repeat => return self.repeat(node, inputs),
+            F::IndexOf => return self.index_of(node, inputs),
             F::PctChange => {
                 let [input, n] = [inputs.first()?.node(), inputs.get(1)?.node()];
                 let input = self.expr(input)?;

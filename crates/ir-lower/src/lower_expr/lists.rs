@@ -19,7 +19,8 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `list.median`, `list.std`, `list.var`, `list.min`, \
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.shift`, \
                                 `list.diff`, `list.join`, \
-                                `list.contains` (and `is_in` of lists), `list.sort`, `list.slice` (`head`, `tail`), \
+                                `list.contains` (and `is_in` of lists), `list.count_matches`, \
+                                `list.drop_nulls`, `list.sort`, `list.slice` (`head`, `tail`), \
                                 `list.eval` and `list.agg` of them, and makes them by \
                                 `concat_list` of values and of texts by `str.split` and \
                                 `str.extract_all`";
@@ -52,6 +53,9 @@ impl ExprLowering<'_> {
         }
         if let IRListFunction::Shift | IRListFunction::Diff { .. } = function {
             return self.list_in_order(node, inputs, function);
+        }
+        if let IRListFunction::DropNulls | IRListFunction::CountMatches = function {
+            return self.list_of_values(node, inputs, function);
         }
         let literal = |lowering: &Self| lowering.literal_value(inputs.get(1)?.node());
         // The type of `contains`' item, where it is one.
@@ -376,6 +380,76 @@ impl ExprLowering<'_> {
             }
         };
         self.list_function_of(node, ListFunction::Eval(Box::new(evaluated)), lists, dtype)
+    }
+
+    /// `list.drop_nulls()` (each list's valid values, in order) and
+    /// `list.count_matches(value)` of a literal value (how many of each
+    /// list's values equal it, as Polars' `eq_missing` has it: NaN equals
+    /// NaN, a null value counts the nulls; u32, null where the list is),
+    /// as a keep and an aggregation of each list's values.
+    fn list_of_values(
+        &mut self,
+        node: Node,
+        inputs: &[ExprIR],
+        function: &IRListFunction,
+    ) -> Lowered {
+        let lists = self.expr(inputs.first()?.node())?;
+        let dtype = self.dtype(node)?;
+        let values = match lists.dtype {
+            GpuDtype::List(of) if !of.values().is_nested() => of.values(),
+            _ => {
+                return self.refuse(
+                    node,
+                    format!(
+                        "{function} of {} is not supported on the GPU yet",
+                        lists.dtype
+                    ),
+                );
+            }
+        };
+        let element = GpuExpr::column(
+            0,
+            polars_plan::constants::get_pl_element_name().to_string(),
+            values,
+        );
+        if let IRListFunction::DropNulls = function {
+            let kept = ListFunction::Keep {
+                what: "drop_nulls",
+                by: Box::new(element.is_not_null()),
+            };
+            return self.list_function_of(node, kept, lists, dtype);
+        }
+        let value = match self
+            .constant(inputs.get(1)?.node())
+            .map(|v| any_value_to_scalar(&v))
+        {
+            Some(Ok(value)) => value,
+            _ => {
+                return self.refuse(
+                    node,
+                    "list.count_matches of a value that is not a literal is not supported on \
+                     the GPU yet",
+                );
+            }
+        };
+        let compared = values.is_numeric()
+            || values.is_temporal()
+            || matches!(values, GpuDtype::String | GpuDtype::Boolean);
+        let uint32 = GpuDtype::UInt32;
+        if !compared || dtype != uint32 {
+            return self.refuse(
+                node,
+                format!(
+                    "{function} of {} is not supported on the GPU yet",
+                    lists.dtype
+                ),
+            );
+        }
+        let found = super::boolean::membership(element, &[value], true);
+        let count = found
+            .cast(uint32, CastMode::NonStrict)
+            .aggregated(AggOp::Sum, uint32);
+        self.list_function_of(node, ListFunction::Agg(Box::new(count)), lists, dtype)
     }
 
     /// `list.eval(evaluation)` of the lists `expr`: the evaluation lowered

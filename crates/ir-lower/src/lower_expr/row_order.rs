@@ -410,6 +410,56 @@ impl ExprLowering<'_> {
     /// a literal, `end` the length (of the frame, or of a window's or an
     /// aggregation's group) plus that literal, `step` 1 — each row's place
     /// from `start`, as the range's type. Other ranges fall back.
+    /// Polars' `index_of(value)` of a literal value: the place (from 0)
+    /// of the first row holding it, equal as Polars' total equality has it
+    /// (NaN to NaN, -0.0 to 0.0; a null value finds the first null), null
+    /// where no row does; per group, the place in the group. The first
+    /// place of the rows where the value is found.
+    pub(super) fn index_of(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let [input, value] = [inputs.first()?.node(), inputs.get(1)?.node()];
+        let input = self.expr(input)?;
+        let dtype = self.dtype(node)?;
+        let value = if self.is_null_literal(value) {
+            Scalar::Null
+        } else {
+            match self.constant(value).map(|v| any_value_to_scalar(&v)) {
+                Some(Ok(value)) => value,
+                _ => {
+                    return self.refuse(
+                        node,
+                        "index_of of a value that is not a literal is not supported on the GPU",
+                    );
+                }
+            }
+        };
+        let typed = input.dtype.is_numeric()
+            || input.dtype.is_temporal()
+            || matches!(input.dtype, GpuDtype::String | GpuDtype::Boolean);
+        if !typed || !dtype.is_integer() {
+            return self.refuse(
+                node,
+                format!("index_of of {} is not supported on the GPU", input.dtype),
+            );
+        }
+        let found = super::boolean::membership(input, &[value], true);
+        let uint32 = GpuDtype::UInt32;
+        let place = places_from_one()
+            .binary(
+                BinaryOp::Minus,
+                GpuExpr::literal(Scalar::UInt(1), uint32),
+                uint32,
+            )
+            .cast(dtype, CastMode::NonStrict);
+        let kept = GpuExpr {
+            kind: ExprKind::Where {
+                input: Box::new(place),
+                by: Box::new(found),
+            },
+            dtype,
+        };
+        Some(kept.aggregated(AggOp::First, dtype))
+    }
+
     pub(super) fn int_range(&mut self, node: Node, inputs: &[ExprIR], step: i64) -> Lowered {
         let [start, end] = [inputs.first()?.node(), inputs.get(1)?.node()];
         let start = self.literal_i64(start);

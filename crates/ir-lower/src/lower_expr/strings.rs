@@ -429,6 +429,17 @@ impl ExprLowering<'_> {
                     dtype: GpuDtype::String,
                 });
             }
+            S::ContainsAny {
+                ascii_case_insensitive,
+            } => {
+                let input = *input?;
+                return self.contains_any(
+                    node,
+                    input,
+                    inputs.get(1)?.node(),
+                    *ascii_case_insensitive,
+                );
+            }
             S::SplitExact { .. }
             | S::SplitN(_)
             | S::Strptime { .. }
@@ -453,6 +464,70 @@ impl ExprLowering<'_> {
         let kind = ExprKind::String { op, input: input? };
         let dtype = self.dtype(node)?;
         Some(GpuExpr { kind, dtype })
+    }
+
+    /// Polars' `str.contains_any(patterns)` of a literal list of texts:
+    /// whether any pattern occurs in the text (null patterns skipped; an
+    /// empty one occurs in every text, an empty list in none), as a choice
+    /// of literal texts, or, with `ascii_case_insensitive`, a regular
+    /// expression matching each ASCII letter in either case and every other
+    /// character as itself (Polars' Aho-Corasick search folds ASCII only).
+    fn contains_any(
+        &mut self,
+        node: Node,
+        input: GpuExpr,
+        patterns: Node,
+        ascii_case_insensitive: bool,
+    ) -> Lowered {
+        let Some((patterns, GpuDtype::String)) = self.literal_list(patterns) else {
+            return self.refuse(
+                node,
+                "str.contains_any needs a literal list of texts on the GPU",
+            );
+        };
+        if input.dtype != GpuDtype::String {
+            return self.refuse(node, format!("str.contains_any of {}", input.dtype));
+        }
+        let patterns: Vec<String> = patterns
+            .into_iter()
+            .filter_map(|pattern| match pattern {
+                Scalar::String(text) => Some(text),
+                _ => None,
+            })
+            .collect();
+        let boolean = GpuDtype::Boolean;
+        let op = if patterns.is_empty() {
+            let never = GpuExpr::literal(Scalar::Boolean(false), boolean);
+            let null = GpuExpr::literal(Scalar::Null, boolean);
+            return Some(input.is_null().then(null, never, boolean));
+        } else if patterns.iter().any(String::is_empty) {
+            StringOp::Contains(String::new())
+        } else if !ascii_case_insensitive {
+            StringOp::ContainsPattern(patterns.into_iter().map(|text| vec![text]).collect())
+        } else {
+            let either_case = |text: &str| -> String {
+                text.chars()
+                    .map(|c| match c {
+                        c if c.is_ascii_alphabetic() => {
+                            format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase())
+                        }
+                        c => regex_syntax::escape(c.encode_utf8(&mut [0; 4])),
+                    })
+                    .collect()
+            };
+            let alternatives: Vec<String> = patterns.iter().map(|text| either_case(text)).collect();
+            match RegexDfa::cached(&alternatives.join("|"), false) {
+                Ok(dfa) => StringOp::ContainsRegex(dfa),
+                Err(why) => return self.refuse(node, why),
+            }
+        };
+        Some(GpuExpr {
+            kind: ExprKind::String {
+                op,
+                input: Box::new(input),
+            },
+            dtype: boolean,
+        })
     }
 
     /// `str.split_exact(by, n)` (`fields` = n + 1 of the pieces by place,

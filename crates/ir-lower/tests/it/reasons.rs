@@ -67,6 +67,31 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         ("an exponential (libm's)", o().select([col("amount").exp()])),
         (
+            "a bitwise and of floats",
+            o().select([col("amount").and(col("amount"))]),
+        ),
+        (
+            "a filter by `&` of floats (all_horizontal of a count and a float)",
+            o().filter(all_horizontal([len(), col("amount")]).unwrap()),
+        ),
+        (
+            "the place of a value that is not a literal",
+            o().select([col("qty").index_of(col("qty").max())]),
+        ),
+        (
+            "the most frequent values",
+            o().select([col("qty").mode(true)]),
+        ),
+        (
+            "replacements of many patterns",
+            o().select([status().replace_many(
+                lit(Series::new("".into(), ["a"])).implode(false),
+                lit(Series::new("".into(), ["b"])).implode(false),
+                false,
+                false,
+            )]),
+        ),
+        (
             "values claimed sorted: floats",
             o().with_columns([col("amount").set_sorted_flag(ascending())]),
         ),

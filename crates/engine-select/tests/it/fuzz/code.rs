@@ -189,6 +189,40 @@ impl Code for DataType {
     }
 }
 
+/// A literal value `index_of` looks for: null, or of the input's class.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Needle {
+    Null,
+    Int(i64),
+    Float(f64),
+    Str(&'static str),
+    Bool(bool),
+}
+
+impl From<Needle> for Expr {
+    fn from(needle: Needle) -> Expr {
+        match needle {
+            Needle::Null => lit(NULL),
+            Needle::Int(v) => lit(v),
+            Needle::Float(v) => lit(v),
+            Needle::Str(v) => lit(v),
+            Needle::Bool(v) => lit(v),
+        }
+    }
+}
+
+impl Code for Needle {
+    fn code(&self) -> String {
+        match self {
+            Needle::Null => "lit(NULL)".into(),
+            Needle::Int(v) => format!("lit({})", v.code()),
+            Needle::Float(v) => format!("lit({})", v.code()),
+            Needle::Str(v) => format!("lit({})", v.code()),
+            Needle::Bool(v) => format!("lit({})", v.code()),
+        }
+    }
+}
+
 /// A literal list for `is_in`, of one type.
 #[derive(Debug, Clone, PartialEq)]
 pub enum List {

@@ -3,7 +3,7 @@
 use ir_lower::UnaryFunction;
 use polars::prelude::*;
 
-use super::code::{List, case};
+use super::code::{List, Needle, case};
 
 /// An expression: an operation over input expressions.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,6 +62,8 @@ pub enum Agg {
     Get(i64, bool),
     /// A list of the values: `implode`.
     Implode,
+    /// The place of the first row holding a value (`index_of`).
+    IndexOf(Needle),
 }
 
 /// Date and time parts and measures.
@@ -155,6 +157,10 @@ pub enum Op {
     ListJoin(&'static str, bool),
     /// `list.contains(item, nulls_equal)`: the item its second input.
     ListContains(bool),
+    /// `list.count_matches(item)`: the item its second input.
+    ListCountMatches,
+    /// `list.drop_nulls()`.
+    ListDropNulls,
     /// `item.is_in(list, nulls_equal)`: the item its first input, a list
     /// per row its second.
     IsInLists(bool),
@@ -228,6 +234,9 @@ pub enum Op {
     PadEnd(u32, char),
     Zfill(u32),
     ConcatStr(String, bool),
+    /// `str.contains_any` of a literal list of texts, ASCII case
+    /// insensitive or not.
+    ContainsAny(List, bool),
     /// Polars' `format` of the inputs by a format string of as many
     /// placeholders.
     Format(String),
@@ -503,6 +512,8 @@ impl E {
                 case!(i, s; [x, item]; nulls_equal = nulls_equal;
                     x.list().contains(item, nulls_equal))
             }
+            Op::ListCountMatches => case!(i, s; [x, item]; ; x.list().count_matches(item)),
+            Op::ListDropNulls => case!(i, s; [x]; ; x.list().drop_nulls()),
             Op::IsInLists(nulls_equal) => {
                 case!(i, s; [item, x]; nulls_equal = nulls_equal;
                     item.is_in(x, nulls_equal))
@@ -597,6 +608,8 @@ impl E {
             Op::ConcatStr(sep, ignore) => case!(i, s; [; xs]; sep = sep, ignore = ignore;
                 concat_str(xs, &sep, ignore)),
             Op::Format(f) => case!(i, s; [; xs]; f = f; format_str(&f, &xs).unwrap()),
+            Op::ContainsAny(list, ci) => case!(i, s; [x]; v = list.series(), ci = ci;
+                x.str().contains_any(lit(v).implode(false), ci)),
             Op::CountMatches(p, literal) => case!(i, s; [x]; p = p, literal = literal;
                 x.str().count_matches(lit(p), literal)),
             Op::Find(p, true) => case!(i, s; [x]; p = p; x.str().find_literal(lit(p))),
@@ -803,6 +816,7 @@ fn aggregation(a: Agg, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
         Agg::Join(sep, n) => case!(i, s; [x]; sep = sep, n = n; x.str().join(sep, n)),
         Agg::Item(empty) => case!(i, s; [x]; empty = empty; x.item(empty)),
         Agg::Get(at, null) => case!(i, s; [x]; at = at, null = null; x.get(lit(at), null)),
+        Agg::IndexOf(needle) => case!(i, s; [x]; needle = needle; x.index_of(needle)),
         Agg::Implode => case!(i, s; [x]; ; x.implode(true)),
     }
 }

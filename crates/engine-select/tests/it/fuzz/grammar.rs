@@ -13,7 +13,7 @@ use rand::RngExt;
 use rand::seq::IndexedRandom;
 
 use super::Rng;
-use super::code::List;
+use super::code::{List, Needle};
 use super::expr::{Agg, E, Lit, Op, Part};
 
 mod casts;
@@ -564,10 +564,11 @@ impl Grammar<'_> {
             }
             13 | 14 => {
                 let p = self.pattern();
-                let op = match self.rng.random_range(0..4) {
+                let op = match self.rng.random_range(0..5) {
                     0 => Op::Contains(p, true),
                     1 => Op::Contains(p, false),
                     2 => Op::StartsWith(p),
+                    3 => Op::ContainsAny(self.list(Ty::Str), self.chance(0.3)),
                     _ => Op::EndsWith(p),
                 };
                 E::new(op, vec![self.value(Ty::Str, d)])
@@ -807,6 +808,22 @@ impl Grammar<'_> {
                         .unwrap(),
                 ),
                 7 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), ty),
+                // A place (u32) of a literal of the input's class.
+                8 if ordered && ty == Ty::UInt => {
+                    let from = *[Ty::Int, Ty::Float, Ty::Str, Ty::Bool]
+                        .choose(self.rng)
+                        .unwrap();
+                    let needle = match from {
+                        _ if self.chance(0.15) => Needle::Null,
+                        Ty::Int => Needle::Int(self.rng.random_range(-2..4)),
+                        Ty::Float => Needle::Float(
+                            *[0.0, -0.0, f64::NAN, 1.0, 0.5].choose(self.rng).unwrap(),
+                        ),
+                        Ty::Str => Needle::Str(["a", "", "É", "ab"].choose(self.rng).unwrap()),
+                        _ => Needle::Bool(self.chance(0.5)),
+                    };
+                    (Agg::IndexOf(needle), from)
+                }
                 _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), ty),
             },
             Ty::Bool => match self.rng.random_range(0..4) {

@@ -69,6 +69,9 @@ pub enum Plan {
     /// The inputs' columns side by side (`concat_lf_horizontal`), shorter
     /// inputs padded with nulls.
     HConcat(Vec<Plan>),
+    /// `concat_lf_diagonal`: the inputs' rows stacked, each input's
+    /// missing columns null (to supertypes).
+    Diagonal(Vec<Plan>),
     DropNulls(Box<Plan>, Option<Vec<String>>),
     Reverse(Box<Plan>),
     /// The list columns named so exploded together: (empty_as_null,
@@ -232,6 +235,14 @@ impl Plan {
             Plan::Union(inputs) => concat(
                 inputs.iter().map(|p| p.build(tables)).collect::<Vec<_>>(),
                 UnionArgs::default(),
+            )
+            .unwrap(),
+            Plan::Diagonal(inputs) => concat_lf_diagonal(
+                inputs.iter().map(|p| p.build(tables)).collect::<Vec<_>>(),
+                UnionArgs {
+                    to_supertypes: true,
+                    ..Default::default()
+                },
             )
             .unwrap(),
             Plan::HConcat(inputs) => concat_lf_horizontal(
@@ -412,6 +423,13 @@ impl Plan {
                     items.join(", ")
                 )
             }
+            Plan::Diagonal(inputs) => {
+                let items: Vec<String> = inputs.iter().map(Plan::code).collect();
+                format!(
+                    "concat_lf_diagonal([{}], UnionArgs {{ to_supertypes: true, ..Default::default() }}).unwrap()",
+                    items.join(", ")
+                )
+            }
             Plan::HConcat(inputs) => {
                 let items: Vec<String> = inputs.iter().map(Plan::code).collect();
                 format!(
@@ -511,7 +529,9 @@ impl Plan {
                 };
                 kept && left.ordered() && right.ordered()
             }
-            Plan::Union(inputs) | Plan::HConcat(inputs) => inputs.iter().all(Plan::ordered),
+            Plan::Union(inputs) | Plan::HConcat(inputs) | Plan::Diagonal(inputs) => {
+                inputs.iter().all(Plan::ordered)
+            }
         }
     }
 
@@ -534,7 +554,9 @@ impl Plan {
             | Plan::GroupByDynamic { input, .. }
             | Plan::Unique { input, .. } => vec![input],
             Plan::Join { left, right, .. } => vec![left, right],
-            Plan::Union(inputs) | Plan::HConcat(inputs) => inputs.iter().collect(),
+            Plan::Union(inputs) | Plan::HConcat(inputs) | Plan::Diagonal(inputs) => {
+                inputs.iter().collect()
+            }
         }
     }
 

@@ -617,6 +617,12 @@ fn random_op(
             Plan::WithRowIndex(input, name, g.rng.random_range(0..3))
         }
         93 => Plan::Union(vec![(*input).clone(), *input]),
+        // Stacked over a part of the other table (of other names, mostly,
+        // and types to unite), each side's missing columns null.
+        94 if g.rng.random_bool(0.4) => {
+            let part = Plan::Slice(Box::new(Plan::Scan(1)), 0, g.rng.random_range(0..4));
+            Plan::Diagonal(vec![*input, part])
+        }
         // Rows paired by place: in a defined order only. The join table's
         // columns (of other names, mostly) beside the input's.
         94 if ordered => Plan::HConcat(vec![*input, Plan::Scan(1)]),
@@ -645,6 +651,18 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
         values if values.is_integer() => Some(Lit::Int(rng.random_range(-2..5))),
         _ => None,
     };
+    if rng.random_bool(0.05) {
+        // How many of each list's values equal a literal (null, NaN and
+        // zeros of either sign among them).
+        let item = match values {
+            _ if rng.random_bool(0.2) => Some(Lit::Null),
+            DataType::Float64 => Some(Lit::Float(*[f64::NAN, 0.0, -0.0, 1.5].choose(rng).unwrap())),
+            _ => item.clone(),
+        };
+        if let Some(item) = item {
+            return E::new(Op::ListCountMatches, vec![list, E::lit(item)]);
+        }
+    }
     if let Some(item) = item
         && rng.random_bool(0.15)
     {
@@ -705,6 +723,12 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             Op::ListShift(n)
         };
         list = E::new(op, vec![list]);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
+    if rng.random_bool(0.08) {
+        list = E::new(Op::ListDropNulls, vec![list]);
         if rng.random_bool(0.5) {
             return list;
         }

@@ -409,7 +409,7 @@ fn with_input(plan: &Plan, i: usize, input: Plan) -> Plan {
                 *right = boxed(input);
             }
         }
-        Plan::Union(inputs) | Plan::HConcat(inputs) => inputs[i] = input,
+        Plan::Union(inputs) | Plan::HConcat(inputs) | Plan::Diagonal(inputs) => inputs[i] = input,
     }
     plan
 }

@@ -1,4 +1,4 @@
-//! Gathers on the device: by indices as long as the frame, and by another column's `arg_sort` (a stable sort by it), per group too, sliced.
+//! Gathers on the device: by indices as long as the frame, and by another column's `arg_sort` (a stable sort by it), per group too, sliced; and the place of a value (`index_of`).
 
 use super::*;
 
@@ -183,5 +183,82 @@ fn gathers_at_literal_places_match_the_cpu_or_leave_polars_its_error() {
     assert_cpu_answer_with_reason(
         frame().select([col("s").cast(categorical).gather(places(&[-1, 0]), true)]),
         "`gather` at literal places of cat",
+    );
+}
+
+#[test]
+fn index_of_a_literal_finds_the_first_place_as_the_cpu_does() {
+    let frame = df!(
+        "g" => [1i64, 2, 1, 2, 1, 2, 3],
+        "i" => [Some(3i64), None, Some(-1), Some(3), None, Some(7), Some(3)],
+        "u8" => [Some(1u8), Some(0), Some(4), None, Some(2), Some(4), Some(0)],
+        "x" => [Some(1.5f64), Some(f64::NAN), Some(-0.0), Some(4.0), None, Some(0.0), Some(f64::NAN)],
+        "f" => [Some(1.5f32), None, Some(0.0), Some(4.0), Some(f32::NAN), Some(0.0), Some(2.5)],
+        "s" => [Some("p"), Some("q"), None, Some("r"), Some("q"), Some(""), Some("p")],
+        "b" => [Some(true), Some(false), None, Some(true), Some(false), None, Some(true)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("i").cast(DataType::Date).alias("d")]);
+    let found = || {
+        [
+            col("i").index_of(lit(3i64)).alias("i 3"),
+            col("i").index_of(lit(NULL)).alias("i null"),
+            col("i").index_of(lit(42i64)).alias("i absent"),
+            col("u8").index_of(lit(4u8)).alias("u8 4"),
+            col("x").index_of(lit(f64::NAN)).alias("x NaN"),
+            col("x").index_of(lit(0.0f64)).alias("x 0.0 finds -0.0"),
+            col("x").index_of(lit(-0.0f64)).alias("x -0.0"),
+            col("x").index_of(lit(NULL)).alias("x null"),
+            col("f")
+                .index_of(lit(2.5f32).cast(DataType::Float32))
+                .alias("f 2.5"),
+            col("f")
+                .index_of(lit(f32::NAN).cast(DataType::Float32))
+                .alias("f NaN"),
+            col("s").index_of(lit("q")).alias("s q"),
+            col("s").index_of(lit("")).alias("s empty"),
+            col("s").index_of(lit(NULL)).alias("s null"),
+            col("b").index_of(lit(false)).alias("b false"),
+            col("d").index_of(lit(NULL)).alias("d null"),
+            (col("i") * lit(2))
+                .index_of(lit(6i64))
+                .alias("of an expression"),
+        ]
+    };
+    for (name, lf) in [
+        ("over the frame", frame.clone().select(found())),
+        (
+            "per group",
+            frame.clone().group_by_stable([col("g")]).agg(found()),
+        ),
+        (
+            "over no rows",
+            frame.clone().filter(col("g").gt(lit(9))).select(found()),
+        ),
+        (
+            "after a filter, with other columns",
+            frame
+                .clone()
+                .filter(col("g").neq(lit(2)))
+                .select([col("s").index_of(lit("p")).alias("p"), col("x").sum()]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+}
+
+#[test]
+fn index_of_a_value_not_a_literal_stays_with_polars() {
+    let frame = df!("i" => [3i64, 1, 2]).unwrap().lazy();
+    let lf = frame.select([col("i").index_of(col("i").max())]);
+    let engine = Engine::Gpu(under_test());
+    let (actual, report) = lf.clone().collect_with_report(&engine).unwrap();
+    assert!(lf.collect().unwrap().equals_missing(&actual));
+    assert!(
+        report.fallback_reasons.iter().any(|r| r
+            .message
+            .contains("index_of of a value that is not a literal")),
+        "{report}"
     );
 }

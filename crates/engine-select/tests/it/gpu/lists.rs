@@ -1,4 +1,4 @@
-//! Lists on the device: list columns held, gathered (filters, sorts, joins, slices), stacked by unions, made by `implode` and by `agg` of values, exploded and measured by `list.len`; what else lists meet stays with Polars, with its reason.
+//! Lists on the device: list columns held, gathered (filters, sorts, joins, slices), stacked by unions, made by `implode` and by `agg` of values, exploded, measured by `list.len`, their nulls dropped and their matches counted; what else lists meet stays with Polars, with its reason.
 
 use super::*;
 
@@ -969,6 +969,44 @@ fn filters_of_each_lists_values_match_the_cpu() {
                     .alias("first two"),
             ])
             .explode(by_name(["first two"], true, false), polars_explode()),
+    );
+}
+
+#[test]
+fn list_drop_nulls_and_count_matches_match_the_cpu() {
+    let frame = list_frame();
+    assert_gpu_eq(
+        "each list's valid values, and how many equal a value",
+        frame.clone().select([
+            col("li").list().drop_nulls().alias("li valid"),
+            col("ls").list().drop_nulls().alias("ls valid"),
+            col("lf").list().drop_nulls().alias("lf valid (NaN kept)"),
+            col("li").list().count_matches(lit(5i64)).alias("fives"),
+            col("li").list().count_matches(lit(NULL)).alias("nulls"),
+            col("lf").list().count_matches(lit(f64::NAN)).alias("NaN"),
+            col("lf")
+                .list()
+                .count_matches(lit(0.0f64))
+                .alias("zeros, -0.0 too"),
+            col("ls").list().count_matches(lit("")).alias("empty texts"),
+            col("ld")
+                .list()
+                .count_matches(lit(0i32).cast(DataType::Date))
+                .alias("epochs"),
+        ]),
+    );
+    assert_gpu_eq(
+        "then measured, per group",
+        frame.group_by_stable([col("k")]).agg([
+            col("li")
+                .list()
+                .drop_nulls()
+                .list()
+                .len()
+                .sum()
+                .alias("valid"),
+            col("ls").list().count_matches(lit("z")).max().alias("z"),
+        ]),
     );
 }
 

@@ -242,6 +242,32 @@ fn unions_match_the_cpu() {
                 .agg([col("i").sum(), len()])
                 .sort(["s"], Default::default()),
         ),
+        (
+            "a diagonal union: each part's missing columns null, in the first's order",
+            concat_lf_diagonal(
+                [
+                    rows(5, 1, 7).select([col("i"), col("s")]),
+                    rows(4, 2, 0).select([(col("i") * lit(2)).alias("j"), col("i")]),
+                    rows(3, 1, 1).select([col("s").alias("t"), col("s")]),
+                ],
+                UnionArgs::default(),
+            )
+            .unwrap(),
+        ),
+        (
+            "a diagonal union to supertypes",
+            concat_lf_diagonal(
+                [
+                    rows(5, 1, 7).select([col("i").cast(DataType::Int32)]),
+                    rows(4, 2, 0).select([col("i").cast(DataType::Float64), col("s")]),
+                ],
+                UnionArgs {
+                    to_supertypes: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        ),
     ];
     for (name, lf) in cases {
         assert_gpu_eq(name, lf);

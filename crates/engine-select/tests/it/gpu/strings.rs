@@ -911,3 +911,50 @@ fn formats_of_values_match_the_cpu() {
     ];
     assert_gpu_eq("formats", frame.select(formats));
 }
+
+#[test]
+fn contains_any_of_literal_patterns_matches_the_cpu() {
+    let frame = df!(
+        "g" => [1i64, 2, 1, 2, 1, 2],
+        "s" => [Some("Hello World"), None, Some("foo.bar"), Some(""), Some("ÉCOLE école"), Some("KELVIN \u{212A} ſ")],
+    )
+    .unwrap()
+    .lazy();
+    let patterns =
+        |texts: &[Option<&str>]| lit(Series::new("".into(), texts.to_vec())).implode(false);
+    let any = |texts: &[Option<&str>], insensitive: bool| {
+        col("s").str().contains_any(patterns(texts), insensitive)
+    };
+    for (name, lf) in [
+        (
+            "case sensitive",
+            frame.clone().select([
+                any(&[Some("World"), Some("oo")], false).alias("two"),
+                any(&[Some(".")], false).alias("a dot, literally"),
+                any(&[Some("world")], false).alias("case"),
+                any(&[Some("école"), None], false).alias("a null pattern skipped"),
+                any(&[Some("zzz"), Some("")], false).alias("an empty pattern"),
+                any(&[], false).alias("no pattern"),
+            ]),
+        ),
+        (
+            "ASCII case insensitive",
+            frame.clone().select([
+                any(&[Some("WORLD"), Some("xyz")], true).alias("ascii"),
+                any(&[Some("école")], true).alias("not beyond ASCII"),
+                any(&[Some("k"), Some("S")], true).alias("no Unicode folds"),
+                any(&[Some("o.B")], true).alias("punctuation"),
+            ]),
+        ),
+        (
+            "as a filter, per group",
+            frame
+                .clone()
+                .filter(any(&[Some("o")], false))
+                .group_by_stable([col("g")])
+                .agg([any(&[Some("l")], true).sum().alias("n")]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+}
