@@ -1,7 +1,7 @@
-//! Polars' `value_counts` and `unique_counts` as plain nodes: a group-by of the values in order of first appearance and their counts (as fractions of the rows when normalized), sorted (stably) when asked, and the struct of the two.
+//! Polars' `value_counts`, `unique_counts` and `mode` as plain nodes: a group-by of the values in order of first appearance and their counts (as fractions of the rows when normalized), sorted (stably) when asked, and the struct of the two; or the values of the largest counts.
 
 use super::*;
-use crate::expr::{AggOp, CastMode, ExprKind, NamedExpr};
+use crate::expr::{AggOp, BinaryOp, CastMode, ExprKind, NamedExpr};
 use crate::plan::SortKey;
 
 impl PlanLowering<'_> {
@@ -90,6 +90,46 @@ impl PlanLowering<'_> {
             exprs: vec![NamedExpr {
                 name: name.clone(),
                 expr: GpuExpr::column(1, name, GpuDtype::UInt32),
+            }],
+            schema,
+        })
+    }
+
+    /// A select of one `mode` (`select(col("x").mode(..))`) of `values`
+    /// over `input_node`: the values of the most rows (null a value too),
+    /// in order of first appearance, as Polars gives them keeping the
+    /// order (`maintain_order`); without, Polars gives them in an order of
+    /// its own (that of its hash table), the device in order of first
+    /// appearance still.
+    pub(super) fn select_of_mode(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        only: &ExprIR,
+        values: Node,
+    ) -> Lowered {
+        let names = ("__gpu_values", "__gpu_count");
+        let counts = self.counts(node, input_node, values, names, "mode")?;
+        let columns = counts.schema().clone();
+        let (value, count) = (columns.first()?.clone(), columns.get(1)?.clone());
+        let counted = GpuExpr::column(1, count.name.clone(), count.dtype);
+        let most = counted.clone().aggregated(
+            AggOp::Max {
+                propagate_nans: false,
+            },
+            count.dtype,
+        );
+        let largest = PlanNode::Filter {
+            input: Box::new(counts),
+            predicate: counted.binary(BinaryOp::Eq, most, GpuDtype::Boolean),
+            schema: columns,
+        };
+        let schema = self.output_schema(node)?;
+        Some(PlanNode::Select {
+            input: Box::new(largest),
+            exprs: vec![NamedExpr {
+                name: only.output_name().to_string(),
+                expr: GpuExpr::column(0, value.name, value.dtype),
             }],
             schema,
         })

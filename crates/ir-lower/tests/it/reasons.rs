@@ -79,8 +79,8 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([col("qty").index_of(col("qty").max())]),
         ),
         (
-            "the most frequent values",
-            o().select([col("qty").mode(true)]),
+            "the most frequent values per group",
+            o().group_by([col("status")]).agg([col("qty").mode(true)]),
         ),
         (
             "replacements of many patterns",

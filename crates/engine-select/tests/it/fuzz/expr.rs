@@ -271,6 +271,9 @@ pub enum Op {
     /// `unique_counts()`: each distinct value's number of rows, in order of
     /// first appearance, as the only expression of a select.
     UniqueCounts,
+    /// `mode(maintain_order)`: the values of the most rows, as the only
+    /// expression of a select.
+    Mode(bool),
     Part(Part),
     ToString(String),
     Truncate(String),
@@ -632,6 +635,7 @@ impl E {
             }
             Op::SplitN(p, n) => case!(i, s; [x]; p = p, n = n; x.str().splitn(lit(p), n)),
             Op::UniqueCounts => case!(i, s; [x]; ; x.unique_counts()),
+            Op::Mode(in_order) => case!(i, s; [x]; in_order = in_order; x.mode(in_order)),
             Op::PeakMax => case!(i, s; [x]; ; x.peak_max()),
             Op::PeakMin => case!(i, s; [x]; ; x.peak_min()),
             Op::ValueCounts(sort, normalize) => {

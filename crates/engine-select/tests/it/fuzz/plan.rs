@@ -475,15 +475,13 @@ impl Plan {
     pub fn ordered(&self) -> bool {
         match self {
             Plan::Scan(_) => true,
-            // Polars gives unsorted counts in its hash table's order.
+            // Polars gives unsorted counts, and modes not kept in order, in
+            // its hash table's order.
             Plan::Select(input, es) => {
+                let hashed = |op: &Op| matches!(op, Op::ValueCounts(false, _) | Op::Mode(false));
                 let unsorted_counts = |e: &E| match &e.op {
-                    Op::ValueCounts(sort, _) => !sort,
-                    Op::Alias(_) => e
-                        .args
-                        .first()
-                        .is_some_and(|x| matches!(x.op, Op::ValueCounts(false, _))),
-                    _ => false,
+                    Op::Alias(_) => e.args.first().is_some_and(|x| hashed(&x.op)),
+                    op => hashed(op),
                 };
                 input.ordered() && !es.iter().any(unsorted_counts)
             }

@@ -324,10 +324,10 @@ fn random_op(
                 .column_named(ty)
                 .filter(|_| g.rng.random_bool(0.7))
                 .map_or_else(|| g.value(ty, 1), |c| E::col(&c));
-            let op = if g.rng.random_bool(0.3) {
-                Op::UniqueCounts
-            } else {
-                Op::ValueCounts(g.rng.random_bool(0.7), g.rng.random_bool(0.3))
+            let op = match g.rng.random_range(0..10) {
+                0..=2 => Op::UniqueCounts,
+                3 | 4 => Op::Mode(g.rng.random_bool(0.6)),
+                _ => Op::ValueCounts(g.rng.random_bool(0.7), g.rng.random_bool(0.3)),
             };
             let counted = E::new(op, vec![values]);
             Plan::Select(input, named(vec![counted], fresh, &schema, "x"))

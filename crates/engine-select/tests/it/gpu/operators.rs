@@ -893,3 +893,52 @@ fn value_counts_and_unique_counts_match_the_cpu() {
     // Counts named as the values: Polars raises its error.
     assert_cpu_error(frame().select([col("i").value_counts(true, false, "i", false)]));
 }
+
+#[test]
+fn modes_match_the_cpu() {
+    let frame = || {
+        df!(
+            "i" => [Some(3i32), None, Some(1), Some(3), None, Some(1), Some(2), None],
+            "s" => [Some("b"), Some("a"), None, Some("b"), Some("ü"), Some("a"), Some("b"), None],
+            "f" => [0.5f64, -0.0, 0.0, f64::NAN, 0.5, f64::NAN, 1.5, -1.0],
+            "b" => [Some(true), None, Some(false), Some(true), Some(true), None, Some(false), Some(true)],
+        )
+        .unwrap()
+        .lazy()
+    };
+    // Kept in order: the values of the most rows as they first come (null
+    // a value; -0.0 and 0.0 one value, shown as it first comes).
+    for name in ["i", "s", "f", "b"] {
+        assert_gpu_eq(
+            &format!("mode of {name}, in order"),
+            frame().select([col(name).mode(true)]),
+        );
+        assert_gpu_eq(
+            &format!("mode of {name} of five rows, in order"),
+            frame().slice(2, 5).select([col(name).mode(true)]),
+        );
+    }
+    assert_gpu_eq(
+        "mode of an expression of a filtered frame",
+        frame()
+            .filter(col("b"))
+            .select([(col("i") * lit(2)).alias("twice").mode(true)]),
+    );
+    assert_gpu_eq(
+        "mode of no rows",
+        frame().filter(lit(false)).select([col("s").mode(true)]),
+    );
+    // Not kept in order, Polars gives the values in its hash table's
+    // order, the device in order of first appearance: the same rows.
+    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
+    for name in ["i", "s", "f"] {
+        let unordered = frame().select([col(name).mode(false)]);
+        let sorted = |frame: DataFrame| frame.lazy().sort([name], Default::default()).collect();
+        let expected = sorted(unordered.clone().collect().unwrap()).unwrap();
+        let (actual, _) = unordered.collect_with_report(&engine).unwrap();
+        assert!(
+            expected.equals_missing(&sorted(actual).unwrap()),
+            "mode of {name}"
+        );
+    }
+}
