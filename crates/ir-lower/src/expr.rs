@@ -618,6 +618,13 @@ pub enum ExprKind {
     },
     /// A struct of one field per input (Polars' `pl.struct`), never null.
     MakeStruct(Vec<GpuExpr>),
+    /// A struct of one field per expression of `fields`, null where
+    /// `input` (a struct) is: Polars' `struct.with_fields` of `input`
+    /// (its fields kept, replaced or added, as `fields` has them).
+    WithFields {
+        input: Box<GpuExpr>,
+        fields: Vec<GpuExpr>,
+    },
     /// A list per row of the inputs' values in order (Polars' `concat_list`
     /// of values of one type, not lists), nulls kept; never null.
     ConcatList(Vec<GpuExpr>),
@@ -684,6 +691,9 @@ macro_rules! children {
             } => std::iter::once($($borrow)+ **function)
                 .chain(partition_by)
                 .chain(order_by.into_iter().map(|order| $($borrow)+ *order.key))
+                .collect(),
+            ExprKind::WithFields { input, fields } => std::iter::once($($borrow)+ **input)
+                .chain(fields)
                 .collect(),
             ExprKind::ConcatStr { inputs, .. }
             | ExprKind::MakeStruct(inputs)

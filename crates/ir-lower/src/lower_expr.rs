@@ -160,6 +160,9 @@ pub(crate) struct ExprLowering<'a> {
     /// over, wherever it stands (an `explode` a group-by exploded first:
     /// see `PlanLowering::group_by_of_explode`).
     pub substituted: Option<(Node, GpuExpr)>,
+    /// While lowering the expressions of a `struct.with_fields`: the
+    /// struct whose fields `pl.field(name)` reads.
+    pub fields_of: Option<GpuExpr>,
 }
 
 type Lowered = Option<GpuExpr>;
@@ -634,9 +637,7 @@ impl ExprLowering<'_> {
             AExpr::Explode { .. } => {
                 return self.refuse(node, "explode is not supported on the GPU");
             }
-            AExpr::StructField(_) => {
-                return self.refuse(node, "struct fields are not supported on the GPU");
-            }
+            AExpr::StructField(name) => return self.field_of_with_fields(node, name),
             AExpr::Sort { expr, options } => {
                 let (expr, options) = (*expr, *options);
                 if options.limit.is_some() {
@@ -774,7 +775,11 @@ impl ExprLowering<'_> {
                 let aggregated = matches!(variant, polars_plan::dsl::EvalVariant::ListAgg);
                 return self.list_eval(node, expr, evaluation, aggregated);
             }
-            AExpr::Eval { .. } | AExpr::StructEval { .. } => {
+            AExpr::StructEval { expr, evaluation } => {
+                let (expr, evaluation) = (*expr, evaluation.clone());
+                return self.with_fields(node, expr, &evaluation);
+            }
+            AExpr::Eval { .. } => {
                 return self.refuse(
                     node,
                     "array and struct evaluation are not supported on the GPU",

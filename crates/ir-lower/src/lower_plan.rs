@@ -115,6 +115,7 @@ impl<'a> PlanLowering<'a> {
             unfiltered: false,
             nulled: None,
             substituted: None,
+            fields_of: None,
         }
     }
 

@@ -178,6 +178,13 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
                 GpuDtype::String => string_valued(field),
                 _ => evaluable(field),
             }),
+            ExprKind::WithFields { input, fields } => {
+                evaluable(input)?;
+                fields.iter().try_for_each(|field| match field.dtype {
+                    GpuDtype::String => string_valued(field),
+                    _ => evaluable(field),
+                })
+            }
             ExprKind::Cast { input, .. } if matches!(input.dtype, GpuDtype::Struct(_)) => {
                 evaluable(input)
             }

@@ -501,6 +501,10 @@ impl fmt::Display for GpuExpr {
                 let inputs: Vec<String> = inputs.iter().map(ToString::to_string).collect();
                 write!(f, "struct({})", inputs.join(", "))
             }
+            ExprKind::WithFields { input, fields } => {
+                let fields: Vec<String> = fields.iter().map(ToString::to_string).collect();
+                write!(f, "struct.with_fields({input}, {})", fields.join(", "))
+            }
             ExprKind::ConcatList(inputs) => {
                 let inputs: Vec<String> = inputs.iter().map(ToString::to_string).collect();
                 write!(f, "concat_list({})", inputs.join(", "))

@@ -50,7 +50,8 @@ fn refused(expr: &GpuExpr) -> Option<String> {
         ExprKind::IsNull(_)
         | ExprKind::IsNotNull(_)
         | ExprKind::StructField { .. }
-        | ExprKind::MakeStruct(_) => true,
+        | ExprKind::MakeStruct(_)
+        | ExprKind::WithFields { .. } => true,
         ExprKind::Column { .. }
         | ExprKind::Literal(_)
         | ExprKind::Shift { .. }

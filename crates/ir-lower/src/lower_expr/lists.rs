@@ -487,6 +487,7 @@ impl ExprLowering<'_> {
             unfiltered: false,
             nulled: None,
             substituted: None,
+            fields_of: None,
         };
         // A filter of the values themselves (`element().filter(..)`,
         // `element().drop_nulls()`, `element().head(2)`): each list's values

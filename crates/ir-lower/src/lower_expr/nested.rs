@@ -35,6 +35,15 @@ impl ExprLowering<'_> {
             ExprKind::MakeStruct(fields) => !fields
                 .iter()
                 .any(|f| matches!(f.dtype, GpuDtype::Struct(_))),
+            // Of a struct column or one made, into fields not structs.
+            ExprKind::WithFields { input, fields } => {
+                matches!(
+                    input.kind,
+                    ExprKind::Column { .. } | ExprKind::MakeStruct(_)
+                ) && !fields
+                    .iter()
+                    .any(|f| matches!(f.dtype, GpuDtype::Struct(_)))
+            }
             ExprKind::Agg {
                 op: AggOp::Implode, ..
             } => true,

@@ -1,11 +1,13 @@
-//! Lowering of structs: `pl.struct` of expressions, `struct.field` of a struct, and its fields renamed.
+//! Lowering of structs: `pl.struct` of expressions, `struct.field` of a struct, its fields renamed, replaced, added (`struct.with_fields`) and dropped.
 
 use super::*;
 
 /// What the GPU does with structs, for the reasons that refuse the rest.
 pub(crate) const STRUCTS_ON_THE_GPU: &str = "the GPU holds struct columns, builds them by \
                                              `pl.struct`, unnests them, reads their fields by \
-                                             `struct.field`, renames them, tests them for \
+                                             `struct.field`, renames them, replaces, adds and \
+                                             drops fields (`struct.with_fields`, \
+                                             `struct.drop`), tests them for \
                                              nulls, counts them, picks the first or last per \
                                              group, and groups, sorts and joins rows by \
                                              structs of keys";
@@ -23,6 +25,9 @@ impl ExprLowering<'_> {
         | IRStructFunction::SuffixFields(_) = function
         {
             return self.renamed_fields(node, inputs);
+        }
+        if let IRStructFunction::DropFields(..) = function {
+            return self.dropped_fields(node, inputs);
         }
         let IRStructFunction::FieldByName(name) = function else {
             return self.refuse(
@@ -85,6 +90,117 @@ impl ExprLowering<'_> {
         Some(renamed)
     }
 
+    /// `struct.with_fields(evaluation)` of the struct `expr`: the struct's
+    /// fields in order, each replaced by the expression of its name, then
+    /// the expressions of other names as new fields (two of one name:
+    /// Polars raises);
+    /// null where the struct is. The expressions read the struct's fields
+    /// by `pl.field(name)` and the frame's columns.
+    pub(crate) fn with_fields(&mut self, node: Node, expr: Node, evaluation: &[ExprIR]) -> Lowered {
+        let input = self.expr(expr)?;
+        let dtype = self.dtype(node)?;
+        let (GpuDtype::Struct(_), GpuDtype::Struct(out)) = (input.dtype, dtype) else {
+            return self.refuse(
+                node,
+                format!("struct.with_fields of {} into {dtype}", input.dtype),
+            );
+        };
+        // The expressions see the frame's columns and, after them, the
+        // struct (as Polars' planner gives them it).
+        let mut schema = self.schema.clone();
+        schema.insert(
+            polars_plan::constants::get_pl_structfields_name(),
+            self.polars_dtype(expr)?,
+        );
+        let mut inner = ExprLowering {
+            arena: self.arena,
+            schema: &schema,
+            one_row: self.one_row.clone(),
+            refusals: &mut *self.refusals,
+            per_group: self.per_group,
+            unsliced: self.unsliced,
+            unfiltered: self.unfiltered,
+            nulled: self.nulled.clone(),
+            substituted: self.substituted.clone(),
+            fields_of: Some(input.clone()),
+        };
+        let evaluated: Vec<GpuExpr> = evaluation
+            .iter()
+            .map(|e| inner.expr(e.node()))
+            .collect::<Option<_>>()?;
+        let mut fields = Vec::new();
+        for (name, field_dtype) in out.fields() {
+            let given = evaluation
+                .iter()
+                .zip(&evaluated)
+                .find(|(e, _)| e.output_name() == name.as_str());
+            let field = match given {
+                Some((_, field)) => field.clone(),
+                None => field_of(&input, &name)?,
+            };
+            if field.dtype != field_dtype || field.has_aggregation() {
+                return self.refuse(
+                    node,
+                    format!(
+                        "struct.with_fields of `{field}` as the field {name:?} of {dtype} is not \
+                         supported on the GPU"
+                    ),
+                );
+            }
+            fields.push(field);
+        }
+        Some(GpuExpr {
+            kind: ExprKind::WithFields {
+                input: Box::new(input),
+                fields,
+            },
+            dtype,
+        })
+    }
+
+    /// `struct.drop(names)`: the struct of the other fields (of the plan's
+    /// type, in order), null where the struct is.
+    fn dropped_fields(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let input = self.single(inputs)?;
+        let dtype = self.dtype(node)?;
+        let kept = match dtype {
+            GpuDtype::Struct(out) => out
+                .fields()
+                .iter()
+                .map(|(name, _)| field_of(&input, name))
+                .collect::<Option<Vec<_>>>(),
+            _ => None,
+        };
+        let Some(fields) = kept.filter(|fields| !fields.is_empty()) else {
+            return self.refuse(
+                node,
+                format!(
+                    "struct.drop of {} into {dtype} is not supported on the GPU",
+                    input.dtype
+                ),
+            );
+        };
+        Some(GpuExpr {
+            kind: ExprKind::WithFields {
+                input: Box::new(input),
+                fields,
+            },
+            dtype,
+        })
+    }
+
+    /// `pl.field(name)` inside `struct.with_fields`: that field of the
+    /// struct.
+    pub(crate) fn field_of_with_fields(&mut self, node: Node, name: &PlSmallStr) -> Lowered {
+        let Some(input) = self.fields_of.clone() else {
+            return self.refuse(node, "pl.field outside struct.with_fields");
+        };
+        match field_of(&input, name) {
+            Some(field) => Some(field),
+            None => self.refuse(node, format!("no field {name:?} in {}", input.dtype)),
+        }
+    }
+
     /// `pl.struct` of `inputs`: a struct of one field per input.
     pub(crate) fn make_struct(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
         let fields = self.inputs(inputs)?;
@@ -94,6 +210,27 @@ impl ExprLowering<'_> {
             dtype,
         })
     }
+}
+
+/// The field `name` of the struct `input` (`struct.field`); `None` where
+/// it has none.
+fn field_of(input: &GpuExpr, name: &str) -> Option<GpuExpr> {
+    let GpuDtype::Struct(of) = input.dtype else {
+        return None;
+    };
+    let (field, (_, dtype)) = of
+        .fields()
+        .into_iter()
+        .enumerate()
+        .find(|(_, (field, _))| field == name)?;
+    Some(GpuExpr {
+        kind: ExprKind::StructField {
+            field,
+            name: name.to_string(),
+            input: Box::new(input.clone()),
+        },
+        dtype,
+    })
 }
 
 /// Whether `expr` is a cast of structs to structs of the same field types

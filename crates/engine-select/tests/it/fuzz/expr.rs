@@ -253,6 +253,13 @@ pub enum Op {
     AsStruct,
     /// `struct.rename_fields` to these names.
     RenameFields(Vec<String>),
+    /// `struct.with_fields` of the first input by the others (named).
+    WithFields,
+    /// `struct.drop` of these fields (strictly).
+    DropFields(Vec<String>),
+    /// `pl.field(name)`: a field of the struct `struct.with_fields`
+    /// evaluates over.
+    Field(String),
     /// `str.split` (`str.split_inclusive` when `true`): a list of texts.
     Split(String, bool),
     /// `str.extract_all` of a pattern: a list of texts.
@@ -530,6 +537,22 @@ impl E {
             Op::AsStruct => {
                 let code = format!("as_struct(vec![{}])", s.join(", "));
                 (as_struct(i), code)
+            }
+            Op::WithFields => {
+                let code = format!(
+                    "{}.struct_().with_fields(vec![{}])",
+                    s[0],
+                    s[1..].join(", ")
+                );
+                let mut i = i.into_iter();
+                let x = i.next().expect("a struct");
+                (x.struct_().with_fields(i.collect()), code)
+            }
+            Op::DropFields(names) => {
+                case!(i, s; [x]; names = names; x.struct_().drop(names, true))
+            }
+            Op::Field(name) => {
+                case!(i, s; []; name = name; Expr::Field([PlSmallStr::from(&*name)].into()))
             }
             Op::ConcatList => {
                 let code = format!("concat_list(vec![{}]).unwrap()", s.join(", "));

@@ -198,6 +198,22 @@ fn random_op(
                     let names = (0..fields.len()).map(|i| format!("r{i}")).collect();
                     E::new(Op::RenameFields(names), vec![E::col(&name)])
                 }
+                5 => E::new(Op::DropFields(vec![field]), vec![E::col(&name)]),
+                // Or a field added (a test of a field) and one replaced
+                // (by another's values), the struct kept or read.
+                3 | 4 => {
+                    let other = fields.choose(rng).unwrap().clone();
+                    let tested = E::new(Op::IsNull, vec![E::leaf(Op::Field(other.clone()))]);
+                    let mut args = vec![E::col(&name), tested.alias("w0")];
+                    if rng.random_bool(0.5) {
+                        args.push(E::leaf(Op::Field(other)).alias(&field));
+                    }
+                    let with = E::new(Op::WithFields, args);
+                    match rng.random_bool(0.5) {
+                        true => with,
+                        false => E::new(Op::StructField(field), vec![with]),
+                    }
+                }
                 _ => E::new(Op::StructField(field), vec![E::col(&name)]),
             };
             let fresh = fresh_name(fresh, &schema, "x");

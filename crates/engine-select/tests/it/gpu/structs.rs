@@ -1,4 +1,4 @@
-//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, unnested, structs of keys tested for repeats and counted, rows grouped, made distinct, sorted and joined by structs of keys; what else structs meet stays with Polars, with its reason.
+//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, replaced, added and dropped (`struct.with_fields`, `struct.drop`), unnested, structs of keys tested for repeats and counted, rows grouped, made distinct, sorted and joined by structs of keys; what else structs meet stays with Polars, with its reason.
 
 use super::*;
 
@@ -377,5 +377,68 @@ fn what_structs_meet_beyond_that_stays_with_polars() {
         ),
     ] {
         assert_cpu_answer_with_reason(lf, reason);
+    }
+}
+
+/// Python's `pl.field(name)`: a field of the struct `struct.with_fields` evaluates over.
+fn pl_field(name: &str) -> Expr {
+    Expr::Field([PlSmallStr::from(name)].into())
+}
+
+#[test]
+fn with_fields_and_drop_replace_add_and_drop_fields_as_the_cpu_does() {
+    let frame = struct_frame();
+    let pair = || col("pair").struct_();
+    for (name, lf) in [
+        (
+            "a field replaced, one added from a column, null structs kept",
+            frame.clone().select([pair()
+                .with_fields(vec![
+                    (pl_field("a") * lit(2)).alias("a"),
+                    col("v").alias("v"),
+                ])
+                .alias("pair")]),
+        ),
+        (
+            "fields of fields, then read and unnested",
+            frame
+                .clone()
+                .with_columns([pair()
+                    .with_fields(vec![
+                        (pl_field("c") + pl_field("a").cast(DataType::Float64)).alias("sum"),
+                        pl_field("b").str().to_uppercase().alias("b"),
+                    ])
+                    .alias("more")])
+                .with_columns([col("more").struct_().field_by_name("sum").alias("sum")])
+                .unnest(by_name(["more"], true, false), Some("more.".into())),
+        ),
+        (
+            "of a struct made, filtered",
+            frame
+                .clone()
+                .filter(col("k").is_not_null())
+                .select([as_struct(vec![col("k"), col("s")])
+                    .struct_()
+                    .with_fields(vec![pl_field("k").cum_sum(false).alias("k")])
+                    .alias("made")]),
+        ),
+        (
+            "fields dropped, null structs kept",
+            frame.clone().select([
+                pair().drop(["a"], true).alias("bc"),
+                pair().drop(["c", "b"], false).alias("a"),
+            ]),
+        ),
+        (
+            "a field replaced, read back and summed per group",
+            frame.clone().group_by_stable([col("k")]).agg([pair()
+                .with_fields(vec![pl_field("a").fill_null(lit(0)).alias("a")])
+                .struct_()
+                .field_by_name("a")
+                .sum()
+                .alias("a")]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
     }
 }

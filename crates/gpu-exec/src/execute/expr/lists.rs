@@ -120,6 +120,9 @@ impl Executor<'_> {
                 DeviceColumn::from_parts("".into(), expr.dtype, frame.height, lists, Some(validity))
             }
             ExprKind::MakeStruct(fields) => self.made_struct(frame, fields, expr.dtype, groups)?,
+            ExprKind::WithFields { input, fields } => {
+                self.with_fields(frame, input, fields, expr.dtype, groups)?
+            }
             // A struct's fields renamed: its values under the new type.
             ExprKind::Cast { input, .. } if matches!(input.dtype, GpuDtype::Struct(_)) => {
                 let mut renamed = self.nested_valued(frame, input, name, groups)?;

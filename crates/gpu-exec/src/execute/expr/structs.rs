@@ -60,6 +60,31 @@ impl Executor<'_> {
         ))
     }
 
+    /// Polars' `struct.with_fields`: the struct of `fields` (over `frame`,
+    /// within each group of `groups`), null where the struct `input` is.
+    pub(crate) fn with_fields(
+        &self,
+        frame: &DeviceFrame,
+        input: &GpuExpr,
+        fields: &[GpuExpr],
+        dtype: GpuDtype,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        let made = self.made_struct(frame, fields, dtype, groups)?;
+        let (_, validity) = self
+            .evaluate_in_groups(frame, input, "", groups)?
+            .into_parts();
+        let n = made.len();
+        let (values, _) = made.into_parts();
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            dtype,
+            n,
+            values,
+            validity,
+        ))
+    }
+
     /// Whether each struct of `input` (over `frame`, within each group of
     /// `groups`) is null (`is_null`) or not: its own validity, never null.
     pub(crate) fn struct_nulls(
