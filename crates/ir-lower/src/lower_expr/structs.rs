@@ -92,10 +92,11 @@ impl ExprLowering<'_> {
 
     /// `struct.with_fields(evaluation)` of the struct `expr`: the struct's
     /// fields in order, each replaced by the expression of its name, then
-    /// the expressions of other names as new fields (two of one name:
-    /// Polars raises);
-    /// null where the struct is. The expressions read the struct's fields
-    /// by `pl.field(name)` and the frame's columns.
+    /// the expressions of other names as new fields (two expressions of
+    /// one name: Polars raises), null where the struct is. The
+    /// expressions read the struct's fields by `pl.field(name)` and the
+    /// frame's columns. Fields of lists or structs stay with Polars (the
+    /// executor copies fields of flat types).
     pub(crate) fn with_fields(&mut self, node: Node, expr: Node, evaluation: &[ExprIR]) -> Lowered {
         let input = self.expr(expr)?;
         let dtype = self.dtype(node)?;
@@ -136,9 +137,14 @@ impl ExprLowering<'_> {
                 .find(|(e, _)| e.output_name() == name.as_str());
             let field = match given {
                 Some((_, field)) => field.clone(),
-                None => field_of(&input, &name)?,
+                None => match field_of(&input, &name) {
+                    Some(field) => field,
+                    None => {
+                        return self.refuse(node, format!("no field {name:?} in {}", input.dtype));
+                    }
+                },
             };
-            if field.dtype != field_dtype || field.has_aggregation() {
+            if field.dtype != field_dtype || field_dtype.is_nested() || field.has_aggregation() {
                 return self.refuse(
                     node,
                     format!(
@@ -159,7 +165,8 @@ impl ExprLowering<'_> {
     }
 
     /// `struct.drop(names)`: the struct of the other fields (of the plan's
-    /// type, in order), null where the struct is.
+    /// type, in order), null where the struct is (fields of lists or
+    /// structs kept stay with Polars).
     fn dropped_fields(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
         let input = self.single(inputs)?;
         let dtype = self.dtype(node)?;
@@ -167,7 +174,7 @@ impl ExprLowering<'_> {
             GpuDtype::Struct(out) => out
                 .fields()
                 .iter()
-                .map(|(name, _)| field_of(&input, name))
+                .map(|(name, dtype)| field_of(&input, name).filter(|_| !dtype.is_nested()))
                 .collect::<Option<Vec<_>>>(),
             _ => None,
         };

@@ -383,6 +383,15 @@ fn what_structs_meet_beyond_that_stays_with_polars() {
                 .with_fields(vec![col("v").max().alias("most")])]),
             "as the field \"most\"",
         ),
+        (
+            // A field of lists kept: the executor copies flat fields.
+            frame
+                .clone()
+                .select([as_struct(vec![col("k"), col("s").str().split(lit(""))])
+                    .struct_()
+                    .with_fields(vec![col("v").alias("v")])]),
+            "as the field \"s\"",
+        ),
     ] {
         assert_cpu_answer_with_reason(lf, reason);
     }
