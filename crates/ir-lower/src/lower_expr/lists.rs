@@ -222,13 +222,7 @@ impl ExprLowering<'_> {
             );
         };
         if !takes(of.values()) || contains_type.is_some_and(|item| item != of.values()) {
-            return self.refuse(
-                node,
-                format!(
-                    "{function} of {} is not supported on the GPU yet",
-                    input.dtype
-                ),
-            );
+            return self.refuse_list_function(node, &function, input.dtype);
         }
         let dtype = self.dtype(node)?;
         if function == ListFunction::Aggregate(AggOp::Median) && dtype == GpuDtype::Float32 {
@@ -370,16 +364,23 @@ impl ExprLowering<'_> {
                 difference(element.cast(out.values(), CastMode::NonStrict), n)
             }
             _ => {
-                return self.refuse(
-                    node,
-                    format!(
-                        "{function} of {} is not supported on the GPU yet",
-                        lists.dtype
-                    ),
-                );
+                return self.refuse_list_function(node, function, lists.dtype);
             }
         };
         self.list_function_of(node, ListFunction::Eval(Box::new(evaluated)), lists, dtype)
+    }
+
+    /// The refusal of a list function `function` of lists of `dtype`.
+    fn refuse_list_function(
+        &mut self,
+        node: Node,
+        function: &dyn std::fmt::Display,
+        dtype: GpuDtype,
+    ) -> Lowered {
+        self.refuse(
+            node,
+            format!("{function} of {dtype} is not supported on the GPU yet"),
+        )
     }
 
     /// `list.drop_nulls()` (each list's valid values, in order) and
@@ -398,13 +399,7 @@ impl ExprLowering<'_> {
         let values = match lists.dtype {
             GpuDtype::List(of) if !of.values().is_nested() => of.values(),
             _ => {
-                return self.refuse(
-                    node,
-                    format!(
-                        "{function} of {} is not supported on the GPU yet",
-                        lists.dtype
-                    ),
-                );
+                return self.refuse_list_function(node, function, lists.dtype);
             }
         };
         let element = GpuExpr::column(
@@ -437,13 +432,7 @@ impl ExprLowering<'_> {
             || matches!(values, GpuDtype::String | GpuDtype::Boolean);
         let uint32 = GpuDtype::UInt32;
         if !compared || dtype != uint32 {
-            return self.refuse(
-                node,
-                format!(
-                    "{function} of {} is not supported on the GPU yet",
-                    lists.dtype
-                ),
-            );
+            return self.refuse_list_function(node, function, lists.dtype);
         }
         let found = super::boolean::membership(element, &[value], true);
         let count = found
