@@ -849,6 +849,13 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
         (Err(_), Ok((actual, _))) if streaming_gives(&actual) => {
             Verdict::Skipped("Polars raises; its streaming engine gives this answer")
         }
+        // The GPU engine fell back wholly: Polars' in-memory engine
+        // answered where it raised on the oracle's run (a slice of the
+        // groups of a group-by in no order keeps groups of its hash order,
+        // an `item` of two values among them or not: seed 4322 case 287).
+        (Err(_), Ok((_, report))) if matches!(report.executed_by, ExecutedBy::Cpu(_)) => {
+            Verdict::Skipped("Polars' own engine answered on its run, where it raised on ours")
+        }
         (Err(e), Ok((actual, report))) => {
             Verdict::Failed(Failure::AnsweredWherePolarsRaises(format!(
                 "Polars raises: {e}\nthe GPU engine gave {}\n{report}",
