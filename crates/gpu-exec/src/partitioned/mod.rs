@@ -788,13 +788,6 @@ impl Partitioned<'_> {
     }
 }
 
-/// Whether the plan may be cut between `parent` and its `input`: a frame
-/// of the input's result stands for the input there. Not where Polars
-/// holds some column of it as one value (the operators above read such
-/// columns through the plan below them), nor below a group-by by one float
-/// key over rows in an order Polars leaves its own (the group of -0.0 and
-/// 0.0 shows its first row's zero, which the executor leaves to Polars
-/// there).
 /// The fewest rows of a partition of a larger input (and so of a
 /// partition at all): two. Polars' arithmetic of floats with one value (a
 /// literal, an aggregation) goes by its scalar kernel (a division by the
@@ -803,6 +796,13 @@ impl Partitioned<'_> {
 /// row of a larger frame must not take the second path.
 pub(crate) const FEWEST_PARTITION_ROWS: usize = 2;
 
+/// Whether the plan may be cut between `parent` and its `input`: a frame
+/// of the input's result stands for the input there. Not where Polars
+/// holds some column of it as one value (the operators above read such
+/// columns through the plan below them), nor below a group-by by one float
+/// key over rows in an order Polars leaves its own (the group of -0.0 and
+/// 0.0 shows its first row's zero, which the executor leaves to Polars
+/// there).
 fn cut_allowed(parent: &PlanNode, input: &PlanNode) -> bool {
     let float_key_of_unordered_rows = match parent {
         PlanNode::GroupBy { keys, .. } => {

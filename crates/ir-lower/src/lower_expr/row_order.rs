@@ -406,10 +406,6 @@ fn int(value: i64) -> GpuExpr {
 }
 
 impl ExprLowering<'_> {
-    /// Polars' `int_range(start, end, step)` where it numbers rows: `start`
-    /// a literal, `end` the length (of the frame, or of a window's or an
-    /// aggregation's group) plus that literal, `step` 1 — each row's place
-    /// from `start`, as the range's type. Other ranges fall back.
     /// Polars' `index_of(value)` of a literal value: the place (from 0)
     /// of the first row holding it, equal as Polars' total equality has it
     /// (NaN to NaN, -0.0 to 0.0; a null value finds the first null), null
@@ -460,6 +456,10 @@ impl ExprLowering<'_> {
         Some(kept.aggregated(AggOp::First, dtype))
     }
 
+    /// Polars' `int_range(start, end, step)` where it numbers rows: `start`
+    /// a literal, `end` the length (of the frame, or of a window's or an
+    /// aggregation's group) plus that literal, `step` 1 — each row's place
+    /// from `start`, as the range's type. Other ranges fall back.
     pub(super) fn int_range(&mut self, node: Node, inputs: &[ExprIR], step: i64) -> Lowered {
         let [start, end] = [inputs.first()?.node(), inputs.get(1)?.node()];
         let start = self.literal_i64(start);
