@@ -509,19 +509,33 @@ fn windows_over_literals_of_no_columns(lf: &LazyFrame) -> bool {
 /// chunk's whole buffer, so it reads the lists of other rows (seed 3690
 /// case 237), where the device reads each row's own.
 fn lists_per_row_tested_after_a_filter(lf: &LazyFrame) -> bool {
-    use polars_plan::plans::IRListFunction;
-    use polars_plan::plans::{AExpr, ArenaExprIter, IR, IRBooleanFunction, IRFunctionExpr};
+    use polars_plan::plans::{
+        AExpr, ArenaExprIter, IR, IRAggExpr, IRBooleanFunction, IRFunctionExpr, IRListFunction,
+    };
     any_plan_node(lf, |ir, arena, exprs| {
-        let tests_lists = |root| {
-            exprs.iter(root).any(|(_, e)| {
-                matches!(
-                    e,
-                    AExpr::Function {
-                        function: IRFunctionExpr::Boolean(IRBooleanFunction::IsIn { .. })
-                            | IRFunctionExpr::ListExpr(IRListFunction::Contains { .. }),
-                        ..
-                    }
+        // (`is_in` of a literal list or of a column imploded is another
+        // path.)
+        let per_row = |lists: Option<polars_utils::arena::Node>| {
+            lists.is_some_and(|lists| {
+                !matches!(
+                    exprs.get(lists),
+                    AExpr::Literal(_) | AExpr::Agg(IRAggExpr::Implode { .. })
                 )
+            })
+        };
+        let tests_lists = |root| {
+            exprs.iter(root).any(|(_, e)| match e {
+                AExpr::Function {
+                    function: IRFunctionExpr::Boolean(IRBooleanFunction::IsIn { .. }),
+                    input,
+                    ..
+                } => per_row(input.get(1).map(|e| e.node())),
+                AExpr::Function {
+                    function: IRFunctionExpr::ListExpr(IRListFunction::Contains { .. }),
+                    input,
+                    ..
+                } => per_row(input.first().map(|e| e.node())),
+                _ => false,
             })
         };
         let (input, projected) = match ir {

@@ -172,8 +172,8 @@ fn random_op(
             Plan::WithColumns(input, functions)
         });
     }
-    // Structs unnested, their fields read or renamed, tested for nulls; or
-    // built of columns.
+    // Structs unnested, their fields read, renamed, replaced, added or
+    // dropped, tested for nulls; or built of columns.
     let structs: Vec<(String, Vec<String>)> = schema
         .iter()
         .filter_map(|(name, dtype)| match dtype {
@@ -198,7 +198,6 @@ fn random_op(
                     let names = (0..fields.len()).map(|i| format!("r{i}")).collect();
                     E::new(Op::RenameFields(names), vec![E::col(&name)])
                 }
-                5 => E::new(Op::DropFields(vec![field]), vec![E::col(&name)]),
                 // Or a field added (a test of a field) and one replaced
                 // (by another's values), the struct kept or read.
                 3 | 4 => {
@@ -214,6 +213,8 @@ fn random_op(
                         false => E::new(Op::StructField(field), vec![with]),
                     }
                 }
+                // Or a field dropped.
+                5 => E::new(Op::DropFields(vec![field]), vec![E::col(&name)]),
                 _ => E::new(Op::StructField(field), vec![E::col(&name)]),
             };
             let fresh = fresh_name(fresh, &schema, "x");
