@@ -619,8 +619,9 @@ pub enum ExprKind {
     /// A struct of one field per input (Polars' `pl.struct`), never null.
     MakeStruct(Vec<GpuExpr>),
     /// A struct of one field per expression of `fields`, null where
-    /// `input` (a struct) is: Polars' `struct.with_fields` of `input`
-    /// (its fields kept, replaced or added, as `fields` has them).
+    /// `input` (a struct column) is: Polars' `struct.with_fields` and
+    /// `struct.drop` of `input` (its fields kept, replaced, added or
+    /// dropped, as `fields` has them). Of a struct made, a `MakeStruct`.
     WithFields {
         input: Box<GpuExpr>,
         fields: Vec<GpuExpr>,

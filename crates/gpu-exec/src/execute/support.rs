@@ -138,6 +138,14 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
     }
 }
 
+/// Whether the executor computes every field of a struct it builds.
+fn fields_evaluable(fields: &[GpuExpr]) -> Result<(), String> {
+    fields.iter().try_for_each(|field| match field.dtype {
+        GpuDtype::String => string_valued(field),
+        _ => evaluable(field),
+    })
+}
+
 /// Whether [`Executor::evaluate`] runs `expr`: the evaluator alone, or
 /// after the predicate kernels computed the boolean parts it cannot run
 /// (string comparisons and matches, `is_in` of strings).
@@ -174,17 +182,11 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
                 GpuDtype::String => string_valued(input),
                 _ => evaluable(input),
             }),
-            ExprKind::MakeStruct(fields) => fields.iter().try_for_each(|field| match field.dtype {
-                GpuDtype::String => string_valued(field),
-                _ => evaluable(field),
-            }),
-            ExprKind::WithFields { input, fields } => {
-                evaluable(input)?;
-                fields.iter().try_for_each(|field| match field.dtype {
-                    GpuDtype::String => string_valued(field),
-                    _ => evaluable(field),
-                })
-            }
+            ExprKind::MakeStruct(fields) => fields_evaluable(fields),
+            ExprKind::WithFields { input, fields } => match input.kind {
+                ExprKind::Column { .. } => fields_evaluable(fields),
+                _ => Err(format!("`{expr}` of a struct that is not a column")),
+            },
             ExprKind::Cast { input, .. } if matches!(input.dtype, GpuDtype::Struct(_)) => {
                 evaluable(input)
             }

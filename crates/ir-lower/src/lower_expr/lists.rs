@@ -31,6 +31,16 @@ fn is_decimal(values: GpuDtype) -> bool {
     matches!(values, GpuDtype::Decimal(..))
 }
 
+/// Each list's values, of type `values`, as `element()` reads them within
+/// the list (column 0 of the values alone).
+fn element(values: GpuDtype) -> GpuExpr {
+    GpuExpr::column(
+        0,
+        polars_plan::constants::get_pl_element_name().to_string(),
+        values,
+    )
+}
+
 /// Whether `e` gives other values than one per value of its input: a
 /// filter, `unique`, a gather.
 fn keeps_other_values(e: &GpuExpr) -> bool {
@@ -352,11 +362,7 @@ impl ExprLowering<'_> {
                 ),
             );
         };
-        let element = GpuExpr::column(
-            0,
-            polars_plan::constants::get_pl_element_name().to_string(),
-            of.values(),
-        );
+        let element = element(of.values());
         let numbers = |dtype: GpuDtype| dtype.is_integer() || dtype.is_float();
         let evaluated = match function {
             IRListFunction::Shift if !of.values().is_nested() => element.shifted(n),
@@ -402,11 +408,7 @@ impl ExprLowering<'_> {
                 return self.refuse_list_function(node, function, lists.dtype);
             }
         };
-        let element = GpuExpr::column(
-            0,
-            polars_plan::constants::get_pl_element_name().to_string(),
-            values,
-        );
+        let element = element(values);
         if let IRListFunction::DropNulls = function {
             let kept = ListFunction::Keep {
                 what: "drop_nulls",

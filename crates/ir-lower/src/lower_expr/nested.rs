@@ -18,6 +18,11 @@ impl ExprLowering<'_> {
         let nested = |e: &GpuExpr| e.dtype.is_nested();
         let nested_column = |e: &GpuExpr| nested(e) && matches!(e.kind, ExprKind::Column { .. });
         let renamed = super::structs::is_renamed_struct(&expr);
+        let flat = |fields: &[GpuExpr]| {
+            !fields
+                .iter()
+                .any(|f| matches!(f.dtype, GpuDtype::Struct(_)))
+        };
         let held = match &mut expr.kind {
             ExprKind::Column { .. } | ExprKind::List { .. } | ExprKind::StructField { .. } => true,
             ExprKind::String { op, input } if op.makes_lists() => !nested(input),
@@ -32,17 +37,10 @@ impl ExprLowering<'_> {
                 op: AggOp::NUnique,
                 input,
             } => !nested(input) || crate::support::struct_of_keys(input).is_some(),
-            ExprKind::MakeStruct(fields) => !fields
-                .iter()
-                .any(|f| matches!(f.dtype, GpuDtype::Struct(_))),
-            // Of a struct column or one made, into fields not structs.
+            ExprKind::MakeStruct(fields) => flat(fields),
+            // Of a struct column, into fields not structs.
             ExprKind::WithFields { input, fields } => {
-                matches!(
-                    input.kind,
-                    ExprKind::Column { .. } | ExprKind::MakeStruct(_)
-                ) && !fields
-                    .iter()
-                    .any(|f| matches!(f.dtype, GpuDtype::Struct(_)))
+                matches!(input.kind, ExprKind::Column { .. }) && flat(fields)
             }
             ExprKind::Agg {
                 op: AggOp::Implode, ..

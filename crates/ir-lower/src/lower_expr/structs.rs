@@ -155,13 +155,7 @@ impl ExprLowering<'_> {
             }
             fields.push(field);
         }
-        Some(GpuExpr {
-            kind: ExprKind::WithFields {
-                input: Box::new(input),
-                fields,
-            },
-            dtype,
-        })
+        Some(rebuilt(input, fields, dtype))
     }
 
     /// `struct.drop(names)`: the struct of the other fields (of the plan's
@@ -187,13 +181,7 @@ impl ExprLowering<'_> {
                 ),
             );
         };
-        Some(GpuExpr {
-            kind: ExprKind::WithFields {
-                input: Box::new(input),
-                fields,
-            },
-            dtype,
-        })
+        Some(rebuilt(input, fields, dtype))
     }
 
     /// `pl.field(name)` inside `struct.with_fields`: that field of the
@@ -217,6 +205,19 @@ impl ExprLowering<'_> {
             dtype,
         })
     }
+}
+
+/// The struct `input` rebuilt of `fields` (of `dtype`): null where
+/// `input` is, which a struct made (`pl.struct`) never is.
+fn rebuilt(input: GpuExpr, fields: Vec<GpuExpr>, dtype: GpuDtype) -> GpuExpr {
+    let kind = match input.kind {
+        ExprKind::MakeStruct(_) => ExprKind::MakeStruct(fields),
+        _ => ExprKind::WithFields {
+            input: Box::new(input),
+            fields,
+        },
+    };
+    GpuExpr { kind, dtype }
 }
 
 /// The field `name` of the struct `input` (`struct.field`); `None` where

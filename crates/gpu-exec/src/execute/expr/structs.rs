@@ -60,8 +60,9 @@ impl Executor<'_> {
         ))
     }
 
-    /// Polars' `struct.with_fields`: the struct of `fields` (over `frame`,
-    /// within each group of `groups`), null where the struct `input` is.
+    /// Polars' `struct.with_fields` (and `struct.drop`): the struct of
+    /// `fields` (over `frame`, within each group of `groups`), null where
+    /// the struct column `input` is (a copy of its validity).
     pub(crate) fn with_fields(
         &self,
         frame: &DeviceFrame,
@@ -70,10 +71,11 @@ impl Executor<'_> {
         dtype: GpuDtype,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
+        let validity = match column_at(frame, column_index(input)?)?.validity() {
+            Some(valid) => Some(self.copied_bits(valid, frame.height)?),
+            None => None,
+        };
         let made = self.made_struct(frame, fields, dtype, groups)?;
-        let (_, validity) = self
-            .evaluate_in_groups(frame, input, "", groups)?
-            .into_parts();
         let n = made.len();
         let (values, _) = made.into_parts();
         Ok(DeviceColumn::from_parts(
