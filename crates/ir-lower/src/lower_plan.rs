@@ -442,8 +442,9 @@ impl<'a> PlanLowering<'a> {
                 let lowered: Vec<Option<GpuExpr>> =
                     conjuncts.iter().map(|c| lowering.expr(*c)).collect();
                 let lowered = lowered.into_iter().collect::<Option<Vec<GpuExpr>>>()?;
-                // (Split at every `&`, which Polars' optimiser also writes
-                // between floats: `all_horizontal` of `len()` and a float.)
+                // Each conjunct boolean (split at every `&`, which Polars'
+                // optimiser also writes between floats: `all_horizontal` of
+                // `len()` and a float), and so their `and`.
                 if lowered.iter().any(|c| c.dtype != GpuDtype::Boolean) {
                     return self.refuse(node, "the filter predicate is not boolean");
                 }
@@ -455,9 +456,6 @@ impl<'a> PlanLowering<'a> {
                     },
                     dtype: GpuDtype::Boolean,
                 })?;
-                if predicate.dtype != GpuDtype::Boolean {
-                    return self.refuse(node, "the filter predicate is not boolean");
-                }
                 let input = input?;
                 let schema = self.output_schema(node)?;
                 Some(PlanNode::Filter {
