@@ -202,6 +202,59 @@ pub(crate) fn reads_group_lengths(expr: &GpuExpr) -> bool {
     found
 }
 
+/// Whether `expr` computes otherwise over a frame of one row than over a
+/// part of a larger frame: a binary operation with a value of one row
+/// that Polars' scalar kernels compute in their own way ([`scalar_kernel`])
+/// where the value makes a difference: adding or subtracting a literal
+/// zero, dividing by a literal other than a power of two (whose reciprocal
+/// is exact), or any value of one row that is not a literal. (The
+/// partitioned executor keeps such expressions from frames of one row
+/// that are parts of larger ones.)
+pub(crate) fn reads_one_row_scalars(expr: &GpuExpr) -> bool {
+    let mut found = false;
+    expr.visit(&mut |e| {
+        let ExprKind::Binary { op, left, right } = &e.kind else {
+            return;
+        };
+        let Some(operands) = value_type(left.dtype) else {
+            return;
+        };
+        let scalar = scalar_operand(left, right, None);
+        let (Some(side), Some((kernel, _))) = (scalar.side, scalar_kernel(*op, operands, scalar))
+        else {
+            return;
+        };
+        let value = match side {
+            Side::Left => left,
+            Side::Right => right,
+        };
+        let literal = match &value.kind {
+            ExprKind::Literal(Scalar::Null) => return,
+            ExprKind::Literal(Scalar::Float(v)) => Some(*v),
+            ExprKind::Literal(Scalar::Int(v)) => Some(*v as f64),
+            ExprKind::Literal(Scalar::UInt(v)) => Some(*v as f64),
+            _ => None,
+        };
+        found |= match (kernel, literal) {
+            (_, None) => true,
+            (
+                ExprBinary::ScalarAdd | ExprBinary::ScalarSub | ExprBinary::ScalarFromSub,
+                Some(v),
+            ) => v == 0.0,
+            (_, Some(v)) => !exact_reciprocal(v),
+        };
+    });
+    found
+}
+
+/// Whether `v` is a power of two whose reciprocal is a normal number of
+/// either float type (so that multiplying by it divides exactly).
+fn exact_reciprocal(v: f64) -> bool {
+    const MANTISSA: u64 = (1 << 52) - 1;
+    let v = v.abs();
+    v.is_normal() && v.to_bits() & MANTISSA == 0 && (2f64.powi(-125)..=2f64.powi(125)).contains(&v)
+}
+
 /// How many values Polars holds for `expr`: literals once, columns as
 /// marked, and other expressions as the most of their inputs.
 fn held(expr: &GpuExpr) -> Held {

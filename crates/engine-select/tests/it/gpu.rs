@@ -29,6 +29,7 @@ mod gathers;
 mod joins;
 mod list_literals;
 mod lists;
+mod memory_limits;
 mod neighbours;
 mod null_type;
 mod one_value;
@@ -58,6 +59,15 @@ fn emulated() -> GpuEngine {
     GpuEngine::new().with_device_kind(DeviceKind::Emulated)
 }
 
+/// Frames compared as the engines' answers must agree exactly: rows in
+/// order, floats bit for bit (-0.0 apart from 0.0).
+pub(crate) const EXACTLY: crate::fuzz::oracle::Compare = crate::fuzz::oracle::Compare {
+    ordered: true,
+    floats_close: false,
+    partition_rows: None,
+    spill_kept: false,
+};
+
 /// Runs `lf` on the CPU and, with fallback disabled (so a fallback can never
 /// pass as a GPU result), on the emulated device; both must agree on dtypes,
 /// nulls, values and row order (floats bit for bit, -0.0 apart from 0.0:
@@ -74,13 +84,7 @@ pub fn assert_gpu_eq(name: &str, lf: LazyFrame) {
         expected.equals_missing(&actual),
         "{name}\nexpected {expected}\nactual {actual}"
     );
-    let exactly = crate::fuzz::oracle::Compare {
-        ordered: true,
-        floats_close: false,
-        partition_rows: None,
-        spill_kept: false,
-    };
-    if let Some(why) = crate::fuzz::oracle::difference(&expected, &actual, exactly) {
+    if let Some(why) = crate::fuzz::oracle::difference(&expected, &actual, EXACTLY) {
         panic!("{name}: {why}");
     }
 }

@@ -77,12 +77,12 @@ impl Partitioned<'_> {
             dtype: GpuDtype::Int64,
         });
         let each_bucket = bucket_node(node, numbered);
+        // (A bucket of one row joins another: the node's expressions see
+        // parts of its input of two rows at least, as in partitions.)
+        let rows = self.bucket_rows(parts, in_schema, keys, buckets)?;
+        let rows = Data::Parts(rows.into_iter().flatten().collect()).coalesced()?;
         let mut results = Vec::new();
-        for rows in self
-            .bucket_rows(parts, in_schema, keys, buckets)?
-            .into_iter()
-            .flatten()
-        {
+        for rows in rows.into_parts() {
             results.push(self.on_device(over(&each_bucket, vec![rows]))?);
         }
         let mut merged = Data::Parts(results).whole()?;

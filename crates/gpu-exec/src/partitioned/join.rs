@@ -111,8 +111,12 @@ impl Partitioned<'_> {
         // Whether the join goes by buckets, where the input it does not
         // take in partitions (either, for `Both`) is `large`. (An input may
         // come whole and still be large: a node run whole.)
+        // (Not where a bucket of one row would compute the keys otherwise
+        // than the whole input: see `rows::reads_one_row_scalars`.)
+        let keys_read_scalars = super::rows::reads_one_row_scalars(node);
         let hashed = |large: bool| {
             !numbered
+                && !keys_read_scalars
                 && *kind != JoinKind::Cross
                 && large
                 && (*order == JoinOrder::None || put_back)
@@ -170,14 +174,16 @@ impl Partitioned<'_> {
                 // be, each run uploads it).
                 let other = Arc::new(other);
                 let resident = Resident::upload(other.clone(), self.ctx, true).ok();
-                ControlFlow::Continue(Stream::Join {
+                // (A partition's join may give a row or none.)
+                let joined = Stream::Join {
                     join: Box::new(unsliced),
                     other,
                     resident,
                     side: partitioned,
                     source: Box::new(parts),
                     ahead: None,
-                })
+                };
+                ControlFlow::Continue(joined.coalesced())
             }
         })
     }

@@ -331,6 +331,15 @@ pub(crate) enum Stream {
         rows_before: u64,
         ahead: Option<Result<Ahead, ExecError>>,
     },
+    /// The partitions of `source` put together where one holds fewer
+    /// than [`FEWEST_PARTITION_ROWS`] rows (see [`coalesce`]); `pending`
+    /// is the last one taken, held until the next shows whether to join
+    /// them. For sources whose partitions may be small: chains with a
+    /// filter, joins of each partition with a whole input.
+    Coalesced {
+        source: Box<Stream>,
+        pending: Option<DataFrame>,
+    },
     /// The join `join` (without a slice) of each partition of `source`
     /// with the whole `other` input, on the side `side` says; `other`
     /// stays on the device from one partition's run to the next
@@ -351,8 +360,16 @@ impl Stream {
     /// same device run as the chain of row-wise nodes that makes it, where
     /// one does (its result goes on to `node` on the device, not to the
     /// host and back).
+    /// (Not where `node` computes otherwise over a frame of one row and
+    /// the chain has a filter: its partitions are put together first.)
     pub(crate) fn then_each(mut self, node: &PlanNode) -> Stream {
-        if let Stream::Chain { top, depth, .. } = &mut self {
+        let chain = match &mut self {
+            Stream::Coalesced { source, .. } => source.as_mut(),
+            stream => stream,
+        };
+        if let Stream::Chain { top, depth, .. } = chain
+            && !(rows::reads_one_row_scalars(node) && rows::filters(top, *depth))
+        {
             // `node` becomes the chain's top, over the old one.
             let below = std::mem::replace(top.as_mut(), node.clone());
             if let Some(slot) = top.inputs_mut().into_iter().next() {
@@ -361,12 +378,32 @@ impl Stream {
             *depth += 1;
             return self;
         }
-        Stream::Chain {
-            top: Box::new(node.clone()),
-            depth: 0,
-            source: Box::new(self),
+        Stream::chain(node.clone(), 0, self)
+    }
+
+    /// A chain of row-wise nodes (`top` and `depth` nodes below it) over
+    /// each partition of `source`, its partitions put together where a
+    /// filter may leave them small.
+    pub(crate) fn chain(top: PlanNode, depth: usize, source: Stream) -> Stream {
+        let filters = rows::filters(&top, depth);
+        let chain = Stream::Chain {
+            top: Box::new(top),
+            depth,
+            source: Box::new(source),
             rows_before: 0,
             ahead: None,
+        };
+        match filters {
+            true => chain.coalesced(),
+            false => chain,
+        }
+    }
+
+    /// This stream's partitions put together where one is small.
+    pub(crate) fn coalesced(self) -> Stream {
+        Stream::Coalesced {
+            source: Box::new(self),
+            pending: None,
         }
     }
 }
@@ -402,6 +439,22 @@ impl Data {
             Data::Whole(df) => vec![df],
             Data::Parts(parts) => parts,
         }
+    }
+
+    /// Its partitions put together where one holds fewer than
+    /// [`FEWEST_PARTITION_ROWS`] rows (see [`coalesce`]).
+    pub(crate) fn coalesced(self) -> Result<Data, ExecError> {
+        let parts = match self {
+            Data::Parts(parts) if parts.iter().any(|p| p.height() < FEWEST_PARTITION_ROWS) => parts,
+            data => return Ok(data),
+        };
+        let mut pending = None;
+        let mut out = Vec::with_capacity(parts.len());
+        for part in parts {
+            out.extend(coalesce(&mut pending, part)?);
+        }
+        out.extend(pending.map(one_chunk));
+        Ok(Data::Parts(out))
     }
 
     /// The rows of every partition, one after another, in one frame of one chunk.
@@ -443,12 +496,14 @@ pub(crate) struct Partitioned<'a> {
 
 impl Partitioned<'_> {
     /// `node`'s result, in partitions where it has a large input below it.
+    /// Its partitions hold [`FEWEST_PARTITION_ROWS`] rows each at least,
+    /// but where one holds all the rows ([`Data::coalesced`]).
     fn run(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         let Some(profile) = &mut self.profile else {
-            return self.run_node(node);
+            return self.run_node(node)?.coalesced();
         };
         let started = profile.start(node, self.device_runs);
-        let data = self.run_node(node);
+        let data = self.run_node(node).and_then(Data::coalesced);
         if let Some(profile) = &mut self.profile {
             profile.end(started, data.as_ref().ok(), self.device_runs);
         }
@@ -636,6 +691,17 @@ impl Partitioned<'_> {
                 self.file_partitions += 1;
                 Some(part)
             }
+            Stream::Coalesced { source, pending } => loop {
+                match self.next_part(source) {
+                    None => return pending.take().map(one_chunk).map(Ok),
+                    Some(Err(e)) => return Some(Err(e)),
+                    Some(Ok(part)) => match coalesce(pending, part) {
+                        Ok(Some(done)) => return Some(Ok(done)),
+                        Ok(None) => {}
+                        Err(e) => return Some(Err(e)),
+                    },
+                }
+            },
             Stream::Chain {
                 top,
                 depth,
@@ -793,8 +859,40 @@ impl Partitioned<'_> {
 /// literal, an aggregation) goes by its scalar kernel (a division by the
 /// reciprocal, an addition of zero that keeps -0.0) over a frame of more
 /// than one row, and row by row over a frame of one; a partition of one
-/// row of a larger frame must not take the second path.
+/// row of a larger frame must not take the second path. Partitions that
+/// nodes make join their neighbours where smaller ([`coalesce`]), and a
+/// chain is cut above a filter where a node above computes so
+/// (`rows::reads_one_row_scalars`).
 pub(crate) const FEWEST_PARTITION_ROWS: usize = 2;
+
+/// Takes `part`, the partition after `pending` (the one before, held):
+/// gives back `pending` where both hold [`FEWEST_PARTITION_ROWS`] rows at
+/// least (`part` is held in turn), else joins `part` to it. So a partition
+/// of fewer rows joins its neighbour, and one is only left alone where it
+/// holds all the rows (see [`FEWEST_PARTITION_ROWS`]: filters and joins
+/// may leave partitions of one row).
+pub(crate) fn coalesce(
+    pending: &mut Option<DataFrame>,
+    part: DataFrame,
+) -> Result<Option<DataFrame>, ExecError> {
+    let Some(mut held) = pending.take() else {
+        *pending = Some(part);
+        return Ok(None);
+    };
+    if held.height() < FEWEST_PARTITION_ROWS || part.height() < FEWEST_PARTITION_ROWS {
+        held.vstack_mut_owned(part)?;
+        *pending = Some(held);
+        return Ok(None);
+    }
+    *pending = Some(part);
+    Ok(Some(one_chunk(held)))
+}
+
+/// `df` in one chunk (as a partition is uploaded).
+fn one_chunk(mut df: DataFrame) -> DataFrame {
+    df.rechunk_mut_par();
+    df
+}
 
 /// Whether the plan may be cut between `parent` and its `input`: a frame
 /// of the input's result stands for the input there. Not where Polars

@@ -27,18 +27,24 @@ impl Partitioned<'_> {
     ) -> Result<ControlFlow<polars::prelude::DataFrame, Stream>, ExecError> {
         let mut depth = 0;
         let mut bottom = top;
+        let mut reads_scalars = reads_one_row_scalars(top);
         while bottom.partitioning() == Partitioning::RowWise {
             let input = bottom.inputs()[0];
             let chained = matches!(
                 input.partitioning(),
                 Partitioning::RowWise | Partitioning::Numbered
             );
-            // (Nodes of one chain run in one plan: no cut between them.)
-            if !chained || !self.splits(input) {
+            // (Nodes of one chain run in one plan: no cut between them.
+            // Nor a filter below a node computing otherwise over a frame
+            // of one row, which a filter may leave of a partition: the
+            // filter's partitions are put together first.)
+            let filter = matches!(input, PlanNode::Filter { .. });
+            if !chained || !self.splits(input) || (filter && reads_scalars) {
                 break;
             }
             bottom = input;
             depth += 1;
+            reads_scalars |= reads_one_row_scalars(bottom);
         }
         let source = bottom.inputs()[0];
         if !cut_allowed(bottom, source) {
@@ -52,13 +58,11 @@ impl Partitioned<'_> {
             }
             ControlFlow::Continue(stream) => stream,
         };
-        Ok(ControlFlow::Continue(Stream::Chain {
-            top: Box::new(top.clone()),
+        Ok(ControlFlow::Continue(Stream::chain(
+            top.clone(),
             depth,
-            source: Box::new(source),
-            rows_before: 0,
-            ahead: None,
-        }))
+            source,
+        )))
     }
 
     /// A union without a slice: each input's partitions in turn, named as
@@ -138,4 +142,29 @@ pub(super) fn chain_over(
     }
     *bottom = over_shared(bottom, vec![part]);
     Ok(chain)
+}
+
+/// Whether a node of the chain of `depth` nodes below `top` (or `top`) is a
+/// filter.
+pub(super) fn filters(top: &PlanNode, depth: usize) -> bool {
+    let mut node = top;
+    for _ in 0..=depth {
+        if matches!(node, PlanNode::Filter { .. }) {
+            return true;
+        }
+        match node.inputs().first() {
+            Some(input) => node = input,
+            None => break,
+        }
+    }
+    false
+}
+
+/// Whether `node` evaluates an expression that computes otherwise over a
+/// frame of one row than over a part of a larger frame (Polars' scalar
+/// kernels: `compile::reads_one_row_scalars`).
+pub(super) fn reads_one_row_scalars(node: &PlanNode) -> bool {
+    node.exprs()
+        .into_iter()
+        .any(crate::compile::reads_one_row_scalars)
 }

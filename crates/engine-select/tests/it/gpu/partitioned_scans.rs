@@ -2,7 +2,8 @@
 
 use engine_select::Executor;
 
-use super::partitioned::{assert_partitioned_in, large, partitioned, table};
+use super::memory_limits::large;
+use super::partitioned::{assert_partitioned_in, partitioned, table};
 use super::*;
 
 /// A folder of this test's own, removed when dropped.
