@@ -228,6 +228,24 @@ pub(crate) fn mean_of_f32(expr: &GpuExpr) -> Option<&GpuExpr> {
     }
 }
 
+/// Whether `op` of values of `dtype` is the same in any order of the
+/// values (so that sorting them first changes nothing): counts; extremes,
+/// sums, products, medians and quantiles of other values than floats
+/// (floats add and round in the order they come, and which of -0.0 and
+/// 0.0 an extreme or a median gives depends on it).
+fn order_free(op: &AggOp, dtype: GpuDtype) -> bool {
+    match op {
+        AggOp::Count { .. } | AggOp::NUnique => true,
+        AggOp::Min { .. }
+        | AggOp::Max { .. }
+        | AggOp::Sum
+        | AggOp::Product
+        | AggOp::Median
+        | AggOp::Quantile { .. } => !dtype.is_float(),
+        _ => false,
+    }
+}
+
 /// Why a median or quantile of f32 stays with Polars, which interpolates
 /// it in f32.
 pub(crate) const MIDDLE_OF_F32: &str =
@@ -300,9 +318,13 @@ impl ExprLowering<'_> {
             return Some(mean_of_widened(mean).cast(dtype, CastMode::NonStrict));
         }
         if let AggOp::Item { .. } = op {
-            // Of the input as it is (a filter, sort or slice of it is
-            // refused as an expression).
-            let input = self.boxed(input)?;
+            // Of the input as it is (a filter or slice of it is refused as
+            // an expression; a sort of the one row it must have changes
+            // nothing).
+            let mut input = self.boxed(input)?;
+            if let ExprKind::SortedBy { input: values, .. } = &input.kind {
+                input = values.clone();
+            }
             return Some(GpuExpr {
                 kind: ExprKind::Agg { op, input },
                 dtype,
@@ -499,6 +521,26 @@ impl ExprLowering<'_> {
         let mut input = self.boxed(input)?;
         // (`implode` refuses what it does not list, with its own reasons.)
         let implode = matches!(op, AggOp::Implode);
+        if !implode && let ExprKind::SortedBy { input: values, .. } = &input.kind {
+            // The first, last or n-th value in the sorted order are picked
+            // in it; an aggregation the order does not change is taken of
+            // the values as they come.
+            let picks = matches!(op, AggOp::First | AggOp::Last | AggOp::Get { .. });
+            if !picks && !order_free(&op, values.dtype) {
+                return self.refuse(
+                    node,
+                    format!(
+                        "`{op}` of values in a sorted order (a gather by `arg_sort`, `sort`, \
+                         `sort_by`) is not supported on the GPU (but their first, last or n-th \
+                         value, and counts, extremes, sums and medians of other values than \
+                         floats)"
+                    ),
+                );
+            }
+            if !picks {
+                input = values.clone();
+            }
+        }
         if !implode && input.any(&|e| matches!(e.kind, ExprKind::Unique { .. })) {
             match without_unique(&op, self.per_group, &input) {
                 Some(values) => *input = values,

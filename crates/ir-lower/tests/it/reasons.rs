@@ -585,6 +585,12 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             ),
         ),
         (
+            "a float sum of values gathered by another's arg_sort",
+            o().select([col("amount")
+                .gather(col("qty").arg_sort(false, false), true)
+                .sum()]),
+        ),
+        (
             "a list sum after a slice",
             concat([nested(), nested()], UnionArgs::default())
                 .unwrap()

@@ -613,3 +613,46 @@ fn filters_by_bitwise_ands_of_floats_are_refused_in_ir_lower() {
         .filter(all_horizontal([len(), col("e")]).unwrap());
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A sum of values gathered by another column's `arg_sort` (which Polars'
+/// optimiser leaves, unlike a `sort_by` under a sum): ir-lower made it a
+/// sum of a sort, which the executor does not run. Floats add in the
+/// sorted order, so it stays with Polars; an aggregation the order does
+/// not change (a sum of integers, a count) runs of the values as they
+/// come. Seed 4345 (case 172).
+#[test]
+fn aggregations_of_values_in_a_sorted_order_are_decided_in_ir_lower() {
+    let t0 = DataFrame::new(
+        1,
+        vec![
+            Column::new("b".into(), [None::<f32>]),
+            Column::new("c".into(), [Some(2932896i32)])
+                .cast(&DataType::Date)
+                .unwrap(),
+        ],
+    )
+    .unwrap();
+    let by_c = || col("c").arg_sort(false, false);
+    assert_same_as_cpu(
+        t0.lazy()
+            .select([col("b").gather(by_c(), true).sum().alias("x1")]),
+        ORDERED,
+    );
+    let df = df!(
+        "b" => [Some(3i64), None, Some(5), Some(1), Some(2)],
+        "f" => [Some(3.5f64), None, Some(-0.0), Some(0.0), Some(2.0)],
+        "c" => [5i32, 4, 3, 2, 1],
+    )
+    .unwrap()
+    .lazy();
+    for (name, agg) in [
+        ("sum", col("b").gather(by_c(), true).sum()),
+        ("n_unique", col("f").gather(by_c(), true).n_unique()),
+        ("median", col("b").gather(by_c(), true).median()),
+        ("first", col("f").gather(by_c(), true).first()),
+    ] {
+        let lf = df.clone().select([agg]);
+        assert_same_as_cpu(lf.clone(), ORDERED);
+        crate::gpu::assert_gpu_eq(name, lf);
+    }
+}
