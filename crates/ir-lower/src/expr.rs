@@ -626,6 +626,18 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         fields: Vec<GpuExpr>,
     },
+    /// `input`, where `polars_own` (a boolean of each row) holds at no row;
+    /// where it holds at one, Polars' answer depends on what the GPU does
+    /// not see (how Polars holds its input in chunks), and the query is
+    /// Polars' own, for the reason `why`. Evaluated over a whole frame only
+    /// (never per group).
+    PolarsOwnWhere {
+        input: Box<GpuExpr>,
+        polars_own: Box<GpuExpr>,
+        why: String,
+        /// The expression as Polars writes it (what its display shows).
+        shown: String,
+    },
     /// A list per row of the inputs' values in order (Polars' `concat_list`
     /// of values of one type, not lists), nulls kept; never null.
     ConcatList(Vec<GpuExpr>),
@@ -703,6 +715,7 @@ macro_rules! children {
             }
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
+            ExprKind::PolarsOwnWhere { input, polars_own, .. } => vec![input, polars_own],
             ExprKind::Where { input, by }
             | ExprKind::Rolling {
                 input,
@@ -966,6 +979,13 @@ impl GpuExpr {
             },
             dtype,
         }
+    }
+
+    /// Whether a part of this expression is computed by Polars by each
+    /// chunk of its input, so that the GPU checks whether its answer is
+    /// Polars' own over the whole frame ([`ExprKind::PolarsOwnWhere`]).
+    pub fn by_chunks(&self) -> bool {
+        self.any(&|e| matches!(e.kind, ExprKind::PolarsOwnWhere { .. }))
     }
 
     /// Whether this expression, or any part of it, aggregates.

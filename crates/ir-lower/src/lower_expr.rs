@@ -37,6 +37,7 @@ mod boolean;
 mod categorical;
 mod decimals;
 mod functions;
+mod horizontal;
 mod lists;
 mod literals;
 mod nested;
@@ -56,6 +57,7 @@ use boolean::*;
 use categorical::*;
 pub(crate) use functions::cast_or_nulls_supported;
 use functions::*;
+use horizontal::*;
 pub(crate) use lists::AtPlaces;
 use lists::LISTS_ON_THE_GPU;
 use literals::*;
@@ -873,6 +875,8 @@ impl ExprLowering<'_> {
                 for key in partition_by.iter().chain(order_key) {
                     let why = if key.has_window() {
                         "a window inside".to_string()
+                    } else if key.by_chunks() {
+                        crate::support::BY_CHUNKS.to_string()
                     } else if key.has_aggregation() {
                         "an aggregation inside".to_string()
                     } else if !crate::support::group_key(key.dtype) {

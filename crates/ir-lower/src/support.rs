@@ -230,6 +230,11 @@ fn misfit_aggregation(e: &GpuExpr) -> bool {
         (AggOp::First | AggOp::Last | AggOp::Get { .. }, ExprKind::SortedBy { input, .. }) => {
             e.dtype != input.dtype
         }
+        // An aggregation the order does not change: of the values as they
+        // come.
+        (op, ExprKind::SortedBy { input: values, .. }) if order_free(op, values.dtype) => {
+            misfit_aggregation(&values.as_ref().clone().aggregated(op.clone(), e.dtype))
+        }
         (_, ExprKind::SortedBy { .. }) => true,
         (AggOp::First | AggOp::Last, ExprKind::Where { .. }) => false,
         _ => !aggregation_types(op, input.dtype, e.dtype),
@@ -508,6 +513,28 @@ fn aggregation_refusal(node: &PlanNode) -> Option<String> {
     ))
 }
 
+/// Whether `op` of values of `dtype` is the same in any order of the
+/// values (so that sorting them first changes nothing): counts, `item` (of
+/// one row); extremes, sums, products, medians and quantiles of other
+/// values than floats (floats add and round in the order they come, and
+/// which of -0.0 and 0.0 an extreme or a median gives depends on it).
+pub fn order_free(op: &AggOp, dtype: GpuDtype) -> bool {
+    match op {
+        AggOp::Count { .. } | AggOp::NUnique | AggOp::Item { .. } => true,
+        AggOp::Min { .. }
+        | AggOp::Max { .. }
+        | AggOp::Sum
+        | AggOp::Product
+        | AggOp::Median
+        | AggOp::Quantile { .. } => !dtype.is_float(),
+        _ => false,
+    }
+}
+
+/// Why a key the executor computes may not be one Polars computes by each
+/// chunk of its input ([`GpuExpr::by_chunks`]).
+pub(crate) const BY_CHUNKS: &str = "which Polars computes by each chunk of its input";
+
 /// Why the executor cannot take `node`'s keys; `None` where it can.
 fn key_refusal(node: &PlanNode) -> Option<String> {
     computed_key_refusal(node).or_else(|| key_type_refusal(node))
@@ -529,8 +556,12 @@ fn computed_key_refusal(node: &PlanNode) -> Option<String> {
     let key = keys
         .into_iter()
         .find(|key| key.has_aggregation() || (join && key.has_window()))?;
+    let inside = match key.by_chunks() {
+        true => BY_CHUNKS,
+        false => "an aggregation or a window inside",
+    };
     Some(format!(
-        "{what} by `{key}` (an aggregation or a window inside) is not supported on the GPU"
+        "{what} by `{key}` ({inside}) is not supported on the GPU"
     ))
 }
 

@@ -150,6 +150,12 @@ fn fields_evaluable(fields: &[GpuExpr]) -> Result<(), String> {
 /// after the predicate kernels computed the boolean parts it cannot run
 /// (string comparisons and matches, `is_in` of strings).
 pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
+    if let Some((checked, checks)) = without_polars_own(expr) {
+        for (polars_own, _) in &checks {
+            evaluable(polars_own)?;
+        }
+        return evaluable(&checked);
+    }
     if expr.dtype.is_nested() {
         // A copy of a list or struct column, texts split, a struct made,
         // values imploded (per window group too).
@@ -588,6 +594,13 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
         ..
     } = &input.kind
     {
+        // An aggregation the order does not change, of the values as they
+        // come (see `Executor::aggregate`).
+        if ir_lower::support::order_free(op, sorted.dtype) {
+            return single_aggregation_supported(
+                &sorted.as_ref().clone().aggregated(op.clone(), expr.dtype),
+            );
+        }
         // The first or last row in the key's order (or the one at a
         // place), of any type.
         if !matches!(op, AggOp::First | AggOp::Last | AggOp::Get { .. })

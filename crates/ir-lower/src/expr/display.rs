@@ -509,6 +509,7 @@ impl fmt::Display for GpuExpr {
                 let inputs: Vec<String> = inputs.iter().map(ToString::to_string).collect();
                 write!(f, "concat_list({})", inputs.join(", "))
             }
+            ExprKind::PolarsOwnWhere { shown, .. } => f.write_str(shown),
             ExprKind::Temporal { part, input } => write!(f, "{part}({input})"),
             ExprKind::Agg { op, input } => write!(f, "{op}({input})"),
             ExprKind::Len => f.write_str("len()"),

@@ -228,24 +228,6 @@ pub(crate) fn mean_of_f32(expr: &GpuExpr) -> Option<&GpuExpr> {
     }
 }
 
-/// Whether `op` of values of `dtype` is the same in any order of the
-/// values (so that sorting them first changes nothing): counts; extremes,
-/// sums, products, medians and quantiles of other values than floats
-/// (floats add and round in the order they come, and which of -0.0 and
-/// 0.0 an extreme or a median gives depends on it).
-fn order_free(op: &AggOp, dtype: GpuDtype) -> bool {
-    match op {
-        AggOp::Count { .. } | AggOp::NUnique => true,
-        AggOp::Min { .. }
-        | AggOp::Max { .. }
-        | AggOp::Sum
-        | AggOp::Product
-        | AggOp::Median
-        | AggOp::Quantile { .. } => !dtype.is_float(),
-        _ => false,
-    }
-}
-
 /// Why a median or quantile of f32 stays with Polars, which interpolates
 /// it in f32.
 pub(crate) const MIDDLE_OF_F32: &str =
@@ -320,11 +302,8 @@ impl ExprLowering<'_> {
         if let AggOp::Item { .. } = op {
             // Of the input as it is (a filter or slice of it is refused as
             // an expression; a sort of the one row it must have changes
-            // nothing).
-            let mut input = self.boxed(input)?;
-            if let ExprKind::SortedBy { input: values, .. } = &input.kind {
-                input = values.clone();
-            }
+            // nothing: the executor takes it of the values as they come).
+            let input = self.boxed(input)?;
             return Some(GpuExpr {
                 kind: ExprKind::Agg { op, input },
                 dtype,
@@ -524,9 +503,11 @@ impl ExprLowering<'_> {
         if !implode && let ExprKind::SortedBy { input: values, .. } = &input.kind {
             // The first, last or n-th value in the sorted order are picked
             // in it; an aggregation the order does not change is taken of
-            // the values as they come.
+            // the values as they come (by the executor: over no groups,
+            // Polars types such an aggregation null, see gpu-exec's
+            // `typed_null_over_no_groups`).
             let picks = matches!(op, AggOp::First | AggOp::Last | AggOp::Get { .. });
-            if !picks && !order_free(&op, values.dtype) {
+            if !picks && !crate::support::order_free(&op, values.dtype) {
                 return self.refuse(
                     node,
                     format!(
@@ -536,9 +517,6 @@ impl ExprLowering<'_> {
                          floats)"
                     ),
                 );
-            }
-            if !picks {
-                input = values.clone();
             }
         }
         if !implode && input.any(&|e| matches!(e.kind, ExprKind::Unique { .. })) {

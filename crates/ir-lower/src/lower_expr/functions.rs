@@ -1,4 +1,4 @@
-//! Functions of Polars' `FunctionExpr`: dispatch to the families, arithmetic functions, horizontal folds, casts.
+//! Functions of Polars' `FunctionExpr`: dispatch to the families, arithmetic functions, casts.
 
 use super::*;
 
@@ -67,171 +67,6 @@ pub(crate) fn cast_or_nulls_supported(from: GpuDtype, to: GpuDtype) -> bool {
     // (The evaluator makes no null list or struct of nothing: fuzz seed
     // 2567, an unpivot of a struct column and one of the Null type.)
     (from == GpuDtype::Null && !to.is_nested()) || cast_supported(from, to)
-}
-
-/// Polars' `min_horizontal`, `max_horizontal`, `sum_horizontal` and
-/// `mean_horizontal` of `inputs` (of one type), giving `dtype`, as row-wise
-/// expressions: min and max (of integers and temporals) fold left to right,
-/// each step a clip by the next input, which a null does not clip and which
-/// fills a null; sums fold
-/// with `+` (wrapping integers; booleans counted as `u32`), nulls as zero
-/// when they are ignored; a mean is the sum, as a float, over the number of
-/// valid inputs (null where there are none).
-pub(crate) fn horizontal(
-    function: &IRFunctionExpr,
-    inputs: Vec<GpuExpr>,
-    dtype: GpuDtype,
-) -> Result<GpuExpr, String> {
-    use IRFunctionExpr as F;
-    let Some(first) = inputs.first() else {
-        return Err(format!("{function} of no inputs"));
-    };
-    let input_dtype = first.dtype;
-    if inputs.iter().any(|input| input.dtype != input_dtype) {
-        return Err(format!("{function} of differing types"));
-    }
-    let zero = |dtype: GpuDtype| {
-        let value = match dtype {
-            _ if dtype.is_float() => Scalar::Float(0.0),
-            _ if dtype.is_unsigned() => Scalar::UInt(0),
-            _ => Scalar::Int(0),
-        };
-        GpuExpr::literal(value, dtype)
-    };
-    let null = |dtype| GpuExpr::literal(Scalar::Null, dtype);
-    match function {
-        F::MinHorizontal | F::MaxHorizontal if inputs.len() == 1 && dtype == input_dtype => {
-            // One input is itself.
-            Ok(inputs.into_iter().next().expect("one input"))
-        }
-        F::MinHorizontal | F::MaxHorizontal => {
-            let ordered = input_dtype.is_integer()
-                || input_dtype.is_temporal()
-                || matches!(input_dtype, GpuDtype::Decimal(..));
-            if !ordered || dtype != input_dtype {
-                // Polars compares floats as IEEE numbers where neither input
-                // has nulls and in total order elsewhere, in an order of its
-                // own: with NaN the answer depends on both.
-                return Err(format!("{function} of {input_dtype}"));
-            }
-            let min = matches!(function, F::MinHorizontal);
-            let mut inputs = inputs.into_iter();
-            let mut folded = inputs.next().expect("one input at least");
-            for next in inputs {
-                // The larger (smaller) so far clipped by the next input,
-                // which a null does not clip and which fills a null. (Equal
-                // integers are the same whichever is taken.)
-                let (lower, upper) = if min {
-                    (null(dtype), next.clone())
-                } else {
-                    (next.clone(), null(dtype))
-                };
-                folded = GpuExpr {
-                    kind: ExprKind::Clip {
-                        input: Box::new(folded),
-                        lower: Box::new(lower),
-                        upper: Box::new(upper),
-                    },
-                    dtype,
-                }
-                .fill_null(next);
-            }
-            Ok(folded)
-        }
-        F::SumHorizontal { ignore_nulls } | F::MeanHorizontal { ignore_nulls } => {
-            let mean = matches!(function, F::MeanHorizontal { .. });
-            if input_dtype.decimal_scale().is_some() {
-                return Err(format!(
-                    "{function} of {input_dtype} is not supported on the GPU (Polars' plan types \
-                     the sum as its inputs, its engine gives precision 38)"
-                ));
-            }
-            if !(input_dtype.is_numeric() || input_dtype == GpuDtype::Boolean) {
-                return Err(format!(
-                    "{function} of {input_dtype} is not supported on the GPU"
-                ));
-            }
-            if input_dtype.is_float() && inputs.len() > 2 {
-                // Polars adds the columns pairwise in an order of its own.
-                return Err(format!(
-                    "{function} of more than two float inputs is not supported on the GPU \
-                     (Polars adds them pairwise in an order of its own)"
-                ));
-            }
-            let sum_dtype = if input_dtype == GpuDtype::Boolean {
-                GpuDtype::UInt32
-            } else {
-                input_dtype
-            };
-            if mean && inputs.len() == 1 {
-                return Ok(inputs
-                    .into_iter()
-                    .next()
-                    .expect("one input")
-                    .cast(dtype, CastMode::NonStrict));
-            }
-            let addend = |input: GpuExpr| {
-                let input = input.cast(sum_dtype, CastMode::NonStrict);
-                if *ignore_nulls {
-                    input.fill_null(zero(sum_dtype))
-                } else {
-                    input
-                }
-            };
-            let sum = inputs
-                .iter()
-                .cloned()
-                .map(|input| row_by_row(addend(input), &inputs, sum_dtype))
-                .reduce(|sum, next| sum.binary(BinaryOp::Plus, next, sum_dtype))
-                .expect("one input at least");
-            if !mean {
-                return if dtype == sum_dtype {
-                    Ok(sum)
-                } else {
-                    Err(format!("{function} of {input_dtype} as {dtype}"))
-                };
-            }
-            // Divided by each row's count of valid inputs, a value of every
-            // row as Polars divides (not a constant, which Polars' scalar
-            // kernel and the executor take by the reciprocal); a null input
-            // makes the sum null unless nulls are ignored.
-            let one = GpuExpr::literal(Scalar::Float(1.0), dtype);
-            let count = inputs
-                .into_iter()
-                .map(|input| input.is_not_null().then(one.clone(), zero(dtype), dtype))
-                .reduce(|count, next| count.binary(BinaryOp::Plus, next, dtype))
-                .expect("one input at least");
-            let none = count
-                .clone()
-                .binary(BinaryOp::Eq, zero(dtype), GpuDtype::Boolean);
-            let count = none.then(null(dtype), count, dtype);
-            Ok(sum
-                .cast(dtype, CastMode::NonStrict)
-                .binary(BinaryOp::TrueDivide, count, dtype))
-        }
-        _ => Err(format!("{function} is not a horizontal aggregation")),
-    }
-}
-
-/// `addend`, an input of a horizontal sum of `inputs` (of floats), read
-/// row by row: Polars adds a fold's column inputs materialized, a column it
-/// holds as one value (a literal a with_columns below made) too, where its
-/// `+` of such a column goes by its scalar kernel (`x + 0.0` keeps -0.0;
-/// fuzz seed 3001). A choice between the addend and itself by a test of
-/// every input reads as many values as the inputs do, so the executor adds
-/// it row by row wherever an input has a value per row. Literals stay
-/// literals (Polars broadcasts them by its scalar kernel too); integers
-/// add alike either way.
-fn row_by_row(addend: GpuExpr, inputs: &[GpuExpr], dtype: GpuDtype) -> GpuExpr {
-    if !dtype.is_float() || !addend.reads_a_column() {
-        return addend;
-    }
-    let every = inputs
-        .iter()
-        .map(|input| input.clone().is_null())
-        .reduce(|all, next| all.binary(BinaryOp::And, next, GpuDtype::Boolean))
-        .expect("one input at least");
-    every.then(addend.clone(), addend, dtype)
 }
 
 /// `base.pow(exponent)` (a literal) where Polars computes it exactly, as it
@@ -948,6 +783,14 @@ impl ExprLowering<'_> {
                             *input = input.clone().cast(supertype, CastMode::NonStrict);
                         }
                     }
+                }
+                if let (F::MinHorizontal | F::MaxHorizontal, [l, r]) = (function, &lowered[..])
+                    && dtype.is_float()
+                    && l.dtype == dtype
+                    && r.dtype == dtype
+                {
+                    let min = matches!(function, F::MinHorizontal);
+                    return self.float_extreme_of_two(node, inputs, min, (l.clone(), r.clone()));
                 }
                 return match horizontal(function, lowered, dtype) {
                     Ok(expr) => Some(expr),

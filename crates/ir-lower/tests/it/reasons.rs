@@ -280,6 +280,34 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             nested().select([col("d").cum_sum(false)]),
         ),
         (
+            "a horizontal maximum of three floats",
+            o().select([polars::lazy::dsl::max_horizontal([
+                col("amount"),
+                col("amount") * lit(2.0),
+                col("amount") + lit(1.0),
+            ])
+            .unwrap()]),
+        ),
+        (
+            "a horizontal minimum of two floats per group",
+            o().group_by([col("status")])
+                .agg([polars::lazy::dsl::min_horizontal([
+                    col("amount"),
+                    col("amount") * lit(2.0),
+                ])
+                .unwrap()]),
+        ),
+        (
+            "a sort by a horizontal maximum of two floats",
+            o().sort_by_exprs(
+                [
+                    polars::lazy::dsl::max_horizontal([col("amount"), col("amount") * lit(2.0)])
+                        .unwrap(),
+                ],
+                SortMultipleOptions::default(),
+            ),
+        ),
+        (
             "a horizontal sum of decimals",
             nested()
                 .select([polars::lazy::dsl::sum_horizontal([col("d"), col("d")], true).unwrap()]),

@@ -376,7 +376,11 @@ fn horizontal_sums_means_minima_and_maxima_match_the_cpu() {
             );
         }
     }
-    for names in ["a b c", "x y", "u b", "d e", "a x", "a", "f"] {
+    // (Of two floats: with a null in either column, by Polars' total
+    // order, NaN greatest.)
+    for names in [
+        "a b c", "x y", "u b", "d e", "a x", "a", "f", "f g", "g f", "g a",
+    ] {
         exprs.push(
             polars::lazy::dsl::min_horizontal(cols(names))
                 .unwrap()
@@ -397,10 +401,85 @@ fn horizontal_sums_means_minima_and_maxima_match_the_cpu() {
                 .gt(lit(3i64)),
         ),
     );
+    // Of two floats where neither column holds a null: as IEEE numbers (a
+    // NaN loses on either side, the right value is taken); with a
+    // literal, by the total order.
+    let pairs = df!(
+        "l" => [f64::NAN, 1.0, -0.0, 0.0, f64::NAN, 2.5, -1.0],
+        "r" => [1.0, f64::NAN, 0.0, -0.0, f64::NAN, -2.5, f64::INFINITY],
+    )
+    .unwrap()
+    .lazy();
+    let mut extremes = vec![];
+    for (l, r) in [("l", "r"), ("r", "l")] {
+        let two = || [col(l), col(r)];
+        extremes.push(
+            polars::lazy::dsl::min_horizontal(two())
+                .unwrap()
+                .alias(format!("min {l} {r}")),
+        );
+        extremes.push(
+            polars::lazy::dsl::max_horizontal(two())
+                .unwrap()
+                .alias(format!("max {l} {r}")),
+        );
+    }
+    for value in [f64::NAN, 0.0, -0.0, 1.0] {
+        let with = || [col("l"), lit(value)];
+        extremes.push(
+            polars::lazy::dsl::min_horizontal(with())
+                .unwrap()
+                .alias(format!("min l {value:?}")),
+        );
+        extremes.push(
+            polars::lazy::dsl::max_horizontal(with())
+                .unwrap()
+                .alias(format!("max l {value:?}")),
+        );
+    }
+    assert_gpu_eq(
+        "extremes of two floats without nulls",
+        pairs.clone().select(extremes.clone()),
+    );
+    // With a null in a column, Polars goes by the total order in the
+    // chunks holding one and as IEEE numbers in the others: where a NaN
+    // meets a value, the answer is Polars' own.
+    let with_null = |pairs: LazyFrame| {
+        let null = pairs
+            .clone()
+            .slice(0, 1)
+            .select([col("l"), lit(NULL).cast(DataType::Float64).alias("r")]);
+        concat([pairs, null], UnionArgs::default()).unwrap()
+    };
+    assert_gpu_eq(
+        "extremes of two floats without NaN, a null in the last row",
+        with_null(
+            pairs
+                .clone()
+                .filter(col("l").is_not_nan().and(col("r").is_not_nan())),
+        )
+        .select(extremes.clone()),
+    );
+    assert_cpu_answer_with_reason(
+        with_null(pairs.clone()).select(extremes),
+        "Polars compares NaN by whether each chunk of its input holds a null",
+    );
+    assert_gpu_eq(
+        "an extreme of two floats in a filter",
+        pairs.filter(
+            polars::lazy::dsl::max_horizontal([col("l"), col("r")])
+                .unwrap()
+                .gt(lit(0.5)),
+        ),
+    );
     for (expr, reason) in [
         (
-            polars::lazy::dsl::min_horizontal(cols("f g")),
-            "min_horizontal of f64",
+            polars::lazy::dsl::min_horizontal(cols("f g f")),
+            "min_horizontal of more than two floats",
+        ),
+        (
+            polars::lazy::dsl::max_horizontal([col("f"), col("g").max()]),
+            "max_horizontal of floats with an aggregation",
         ),
         (
             polars::lazy::dsl::max_horizontal(cols("p q")),

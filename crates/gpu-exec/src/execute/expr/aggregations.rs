@@ -458,6 +458,15 @@ impl Executor<'_> {
             }
             return Ok(result);
         }
+        // An aggregation the order does not change (ir-lower leaves no
+        // other but picks) of values in another's order: of the values as
+        // they come.
+        if let ExprKind::SortedBy { input: values, .. } = &input.kind
+            && ir_lower::support::order_free(op, values.dtype)
+        {
+            let unsorted = values.as_ref().clone().aggregated(op.clone(), expr.dtype);
+            return self.aggregate(frame, &unsorted, sorted_rows, starts, whole);
+        }
         if let AggOp::Item { allow_empty } = op {
             return self.item(frame, expr, *allow_empty, sorted_rows, starts);
         }

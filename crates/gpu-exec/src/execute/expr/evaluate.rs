@@ -21,6 +21,44 @@ pub(crate) fn integer_bounds(dtype: GpuDtype) -> Option<(i64, u64)> {
     })
 }
 
+/// `expr` with each `PolarsOwnWhere` in it replaced by its input, and
+/// their checks (where Polars' answer is its own, and why); `None` where it
+/// has none.
+pub(crate) fn without_polars_own(expr: &GpuExpr) -> Option<(GpuExpr, Vec<(GpuExpr, String)>)> {
+    fn strip(expr: &mut GpuExpr, checks: &mut Vec<(GpuExpr, String)>) {
+        while let ExprKind::PolarsOwnWhere {
+            input,
+            polars_own,
+            why,
+            ..
+        } = &mut expr.kind
+        {
+            checks.push((
+                std::mem::replace(
+                    polars_own.as_mut(),
+                    GpuExpr::literal(Scalar::Null, GpuDtype::Boolean),
+                ),
+                std::mem::take(why),
+            ));
+            let input = std::mem::replace(
+                input.as_mut(),
+                GpuExpr::literal(Scalar::Null, GpuDtype::Null),
+            );
+            *expr = input;
+        }
+        for child in expr.children_mut() {
+            strip(child, checks);
+        }
+    }
+    if !expr.any(&|e| matches!(e.kind, ExprKind::PolarsOwnWhere { .. })) {
+        return None;
+    }
+    let mut stripped = expr.clone();
+    let mut checks = Vec::new();
+    strip(&mut stripped, &mut checks);
+    Some((stripped, checks))
+}
+
 /// Column `index` (of a frame made for the purpose), unnamed, of `dtype`.
 pub(crate) fn column_ref(index: usize, dtype: GpuDtype) -> GpuExpr {
     GpuExpr::column(index, String::new(), dtype)
@@ -124,6 +162,31 @@ pub(crate) fn is_literal(expr: &GpuExpr) -> bool {
 }
 
 impl Executor<'_> {
+    /// Fails the run as Polars' own (`why`) where `polars_own`, a boolean of
+    /// each row of `frame`, holds at a row.
+    fn check_polars_own(
+        &self,
+        frame: &DeviceFrame,
+        polars_own: &GpuExpr,
+        why: &str,
+    ) -> Result<(), ExecError> {
+        if frame.height == 0 {
+            return Ok(());
+        }
+        let count = polars_own
+            .clone()
+            .cast(GpuDtype::Int64, CastMode::NonStrict)
+            .aggregated(AggOp::Sum, GpuDtype::Int64);
+        let column = self.evaluate(frame, &count, "")?;
+        let Values::I64(counts) = column.values() else {
+            return Err(ExecError::Unsupported(format!("a count of `{polars_own}`")));
+        };
+        match counts.to_host_range(0, 1)?.first() {
+            Some(&found) if found > 0 => Err(ExecError::DependsOnPolars(why.to_string())),
+            _ => Ok(()),
+        }
+    }
+
     /// Evaluates an elementwise expression over `frame` with the fused
     /// evaluator: one launch, one new column.
     pub(crate) fn evaluate(
@@ -147,6 +210,15 @@ impl Executor<'_> {
     ) -> Result<DeviceColumn, ExecError> {
         let unsupported =
             |why: String| ExecError::Unsupported(not_yet(format_args!("`{expr}` ({why})")));
+        if let Some((checked, checks)) = without_polars_own(expr) {
+            // (Of the whole frame's rows, also where they are grouped for
+            // an aggregation of the whole frame: ir-lower makes none per
+            // group.)
+            for (polars_own, why) in &checks {
+                self.check_polars_own(frame, polars_own, why)?;
+            }
+            return self.evaluate_in_groups(frame, &checked, name, groups);
+        }
         if expr.dtype.is_nested() {
             return self.nested_valued(frame, expr, name, groups);
         }

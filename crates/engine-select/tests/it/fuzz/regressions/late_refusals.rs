@@ -651,8 +651,15 @@ fn aggregations_of_values_in_a_sorted_order_are_decided_in_ir_lower() {
         ("median", col("b").gather(by_c(), true).median()),
         ("first", col("f").gather(by_c(), true).first()),
     ] {
-        let lf = df.clone().select([agg]);
+        let lf = df.clone().select([agg.clone()]);
         assert_same_as_cpu(lf.clone(), ORDERED);
         crate::gpu::assert_gpu_eq(name, lf);
+        let per_group = df
+            .clone()
+            .group_by_stable([(col("c") % lit(2)).alias("k")])
+            .agg([agg.clone()]);
+        crate::gpu::assert_gpu_eq(&format!("{name} per group"), per_group);
+        let window = df.clone().select([agg.over([col("c") % lit(2)]).unwrap()]);
+        crate::gpu::assert_gpu_eq(&format!("{name} in a window"), window);
     }
 }
