@@ -177,7 +177,8 @@ fn random_op(
     let structs: Vec<(String, Vec<String>)> = schema
         .iter()
         .filter_map(|(name, dtype)| match dtype {
-            DataType::Struct(fields) => Some((
+            // (A struct of no fields has none to read.)
+            DataType::Struct(fields) if !fields.is_empty() => Some((
                 name.clone(),
                 fields.iter().map(|f| f.name().to_string()).collect(),
             )),
