@@ -11,7 +11,9 @@ impl PlanLowering<'_> {
     /// windows as long as they are apart (`period` = `every`), from the
     /// time's truncation moved by a fixed `offset`, closed on the left or
     /// the right, labelled by their start, their end or their first time,
-    /// no boundary columns, on a date or timestamp column (or one of i32 or
+    /// with or without boundary columns (each window's start, and its start
+    /// plus the period: not by months, not of dates), on a date or
+    /// timestamp column (or one of i32 or
     /// i64, by durations of integers, as timestamps of nanoseconds as
     /// Polars takes it), within the rows
     /// of each `group_by` key (integers, booleans, temporal values, texts):
@@ -38,14 +40,14 @@ impl PlanLowering<'_> {
                 dynamic.closed_window,
                 ClosedWindow::Left | ClosedWindow::Right
             )
-            && !dynamic.include_boundaries
+            && (!dynamic.include_boundaries || fixed(&dynamic.every))
             && dynamic.start_by == StartBy::WindowBound;
         if !plain {
             return self.refuse(
                 node,
                 "group_by_dynamic with a period other than `every`, an offset of months or by \
-                 months, boundaries, windows closed on both sides or neither, or a start other \
-                 than the window's is not supported on the GPU",
+                 months, boundaries of windows of months, windows closed on both sides or \
+                 neither, or a start other than the window's is not supported on the GPU",
             );
         }
         if self.keys_of_one_value(keys, "group_by_dynamic") {
@@ -80,6 +82,13 @@ impl PlanLowering<'_> {
                 ),
             );
         };
+        if dynamic.include_boundaries && stored == GpuDtype::Date {
+            return self.refuse(
+                node,
+                "group_by_dynamic of dates with boundaries is not supported on the GPU (Polars' \
+                 plan types the boundaries as dates, its engine gives timestamps)",
+            );
+        }
         let aggs = self.named_exprs_in(aggs, input_node, true);
         let (input, keys, aggs) = (input?, keys?, aggs?);
         let keyed = KeyedRows::of(&keys);
@@ -143,6 +152,7 @@ impl PlanLowering<'_> {
             dtype,
         };
         let window = moved(truncated, offset);
+        let start = window.clone();
         // Labelled by its end: as one-to-one with the windows as their starts.
         let window = match dynamic.label {
             Label::Right => {
@@ -170,24 +180,25 @@ impl PlanLowering<'_> {
         let check = keyed.sorted_check(stored_time.clone());
         let width = input.schema().len();
         let mut with_window = input.schema().clone();
-        for (name, dtype) in [("__gpu_window", stored), ("__gpu_sorted", GpuDtype::UInt8)] {
+        let mut exprs = Vec::new();
+        let start_name = "__gpu_start";
+        let mut columns = vec![("__gpu_window", window), ("__gpu_sorted", check)];
+        if dynamic.include_boundaries {
+            columns.push((start_name, start));
+        }
+        for (name, expr) in columns {
             with_window.push(OutputColumn {
                 name: name.to_string(),
-                dtype,
+                dtype: expr.dtype,
+            });
+            exprs.push(NamedExpr {
+                name: name.into(),
+                expr,
             });
         }
         let windows = PlanNode::WithColumns {
             input: Box::new(input),
-            exprs: vec![
-                NamedExpr {
-                    name: "__gpu_window".into(),
-                    expr: window,
-                },
-                NamedExpr {
-                    name: "__gpu_sorted".into(),
-                    expr: check,
-                },
-            ],
+            exprs,
             broadcast: true,
             schema: with_window,
         };
@@ -235,9 +246,17 @@ impl PlanLowering<'_> {
             expr: GpuExpr::column(width, name.to_string(), stored),
         });
         let schema = self.output_schema(node)?;
-        self.types_agree(node, &keys, &schema)?;
-        self.types_agree(node, &aggs, &schema)?;
-        if dynamic.label != Label::DataPoint {
+        // Polars' columns but the windows' boundaries: the group-by's.
+        let bounds = ["_lower_boundary", "_upper_boundary"];
+        let is_bound = |name: &str| dynamic.include_boundaries && bounds.contains(&name);
+        let mut grouped_schema: OutputSchema = schema
+            .iter()
+            .filter(|c| !is_bound(&c.name))
+            .cloned()
+            .collect();
+        self.types_agree(node, &keys, &grouped_schema)?;
+        self.types_agree(node, &aggs, &grouped_schema)?;
+        if dynamic.label != Label::DataPoint && !dynamic.include_boundaries {
             return Some(PlanNode::GroupBy {
                 // (Polars runs time windows its own way.)
                 polars_partitions_from: None,
@@ -250,18 +269,28 @@ impl PlanLowering<'_> {
             });
         }
         // Labelled by each window's first time: that time taken per window,
-        // then put in the window's place.
+        // then put in the window's place. With boundaries: each window's
+        // start taken per window, and its end the start and the period.
         let first = "__gpu_first_time";
-        let mut grouped_schema = schema.clone();
-        grouped_schema.push(OutputColumn {
-            name: first.into(),
-            dtype: stored,
-        });
         let mut grouped_aggs = aggs;
-        grouped_aggs.push(NamedExpr {
-            name: first.into(),
-            expr: stored_time.aggregated(AggOp::First, stored),
-        });
+        let mut extra = Vec::new();
+        if dynamic.label == Label::DataPoint {
+            extra.push((first, stored_time.aggregated(AggOp::First, stored)));
+        }
+        if dynamic.include_boundaries {
+            let start = GpuExpr::column(width + 2, start_name.to_string(), dtype);
+            extra.push((start_name, start.aggregated(AggOp::First, dtype)));
+        }
+        for (name, expr) in extra {
+            grouped_schema.push(OutputColumn {
+                name: name.into(),
+                dtype: expr.dtype,
+            });
+            grouped_aggs.push(NamedExpr {
+                name: name.into(),
+                expr,
+            });
+        }
         let grouped = PlanNode::GroupBy {
             polars_partitions_from: None,
             input: Box::new(windows),
@@ -271,18 +300,37 @@ impl PlanLowering<'_> {
             slice: None,
             schema: grouped_schema.clone(),
         };
-        let last = grouped_schema.len() - 1;
-        let exprs = schema
-            .iter()
-            .enumerate()
-            .map(|(i, column)| NamedExpr {
+        let at = |name: &str| grouped_schema.iter().position(|c| c.name == name);
+        // (With boundaries, `every` and so `period` hold no months.)
+        let period = match dynamic.include_boundaries {
+            true => ticks(&dynamic.period).unwrap_or(0),
+            false => 0,
+        };
+        let mut exprs = Vec::with_capacity(schema.len());
+        for column in schema.iter() {
+            let name = column.name.as_str();
+            let expr = if is_bound(name) {
+                let start = GpuExpr::column(at(start_name)?, start_name.to_string(), dtype);
+                let bound = match name == bounds[0] {
+                    true => start,
+                    false => moved(start, period),
+                };
+                // (A date's boundaries are timestamps, an integer's integers.)
+                match integer {
+                    true => bound.cast(GpuDtype::Int64, CastMode::NonStrict),
+                    false => bound,
+                }
+                .cast(column.dtype, CastMode::NonStrict)
+            } else if dynamic.label == Label::DataPoint && name == grouped_schema[time_at].name {
+                GpuExpr::column(at(first)?, first, stored)
+            } else {
+                GpuExpr::column(at(name)?, name.to_string(), column.dtype)
+            };
+            exprs.push(NamedExpr {
                 name: column.name.clone(),
-                expr: match i == time_at {
-                    true => GpuExpr::column(last, first, stored),
-                    false => GpuExpr::column(i, column.name.clone(), column.dtype),
-                },
-            })
-            .collect();
+                expr,
+            });
+        }
         Some(PlanNode::Select {
             input: Box::new(grouped),
             exprs,

@@ -45,6 +45,8 @@ pub enum Plan {
         offset: &'static str,
         closed: ClosedWindow,
         label: Label,
+        /// Whether each window's boundaries are columns of the result.
+        boundaries: bool,
         aggs: Vec<E>,
     },
     Join {
@@ -161,6 +163,7 @@ impl Plan {
                 offset,
                 closed,
                 label,
+                boundaries,
                 aggs,
             } => {
                 let keys: Vec<Expr> = keys.iter().map(|k| col(k.as_str())).collect();
@@ -192,6 +195,7 @@ impl Plan {
                             offset: Duration::parse(offset),
                             closed_window: *closed,
                             label: *label,
+                            include_boundaries: *boundaries,
                             ..Default::default()
                         },
                     )
@@ -360,6 +364,7 @@ impl Plan {
                 offset,
                 closed,
                 label,
+                boundaries,
                 aggs,
                 ..
             } => format!(
@@ -369,7 +374,7 @@ impl Plan {
                  DynamicGroupOptions {{ every: Duration::parse({every:?}), \
                  period: Duration::parse({every:?}), offset: Duration::parse({offset:?}), \
                  closed_window: ClosedWindow::{closed:?}, label: Label::{label:?}, \
-                 ..Default::default() }})\n        .agg({})",
+                 include_boundaries: {boundaries}, ..Default::default() }})\n        .agg({})",
                 input.code(),
                 window_filter(index, every).1,
                 keys_code(keys),

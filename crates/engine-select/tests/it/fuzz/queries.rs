@@ -511,6 +511,8 @@ fn random_op(
                 }
                 false => Vec::new(),
             };
+            // Each window's boundaries as columns now and then.
+            let boundaries = !rolling && g.rng.random_bool(0.25);
             Plan::GroupByDynamic {
                 input,
                 index,
@@ -520,6 +522,7 @@ fn random_op(
                 offset,
                 closed,
                 label,
+                boundaries,
                 aggs,
             }
         }

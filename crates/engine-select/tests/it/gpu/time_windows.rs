@@ -268,3 +268,69 @@ fn group_by_dynamic_windows_of_integers_match_the_cpu() {
             .agg(aggs()),
     );
 }
+
+#[test]
+fn group_by_dynamic_boundaries_match_the_cpu() {
+    // `include_boundaries`: each window's start and end (its start and
+    // the period) before the time column, of the time's type (integers of
+    // integers).
+    let day = 86_400_000i64;
+    let times = [0, 1, 2, 9, 10, 40, 41, 75].map(|d| d * day + d * 3_600_000);
+    let frame = df!(
+        "t" => times,
+        "v" => [Some(1i64), None, Some(3), Some(-4), Some(5), Some(6), None, Some(8)],
+        "k" => [1i32, 1, 2, 2, 1, 1, 2, 1],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("t").alias("i"),
+        col("t").cast(DataType::Datetime(TimeUnit::Milliseconds, None)),
+    ]);
+    let options = |every: &str, offset: &str, label, closed| DynamicGroupOptions {
+        every: Duration::parse(every),
+        period: Duration::parse(every),
+        offset: Duration::parse(offset),
+        label,
+        closed_window: closed,
+        include_boundaries: true,
+        ..Default::default()
+    };
+    for (index, every, offset) in [
+        ("t", "3d", "0ns"),
+        ("t", "6h", "-1h"),
+        ("t", "1w", "2d"),
+        ("i", "259200000i", "0i"),
+    ] {
+        for label in [Label::Left, Label::Right, Label::DataPoint] {
+            for closed in [ClosedWindow::Left, ClosedWindow::Right] {
+                for keys in [vec![], vec![col("k")]] {
+                    let name = format!(
+                        "{index} every {every} offset {offset}, {label:?}, {closed:?}, {} keys",
+                        keys.len()
+                    );
+                    let lf = frame
+                        .clone()
+                        .group_by_dynamic(col(index), keys, options(every, offset, label, closed))
+                        .agg([col("v").sum().alias("sum"), len().alias("n")]);
+                    assert_gpu_eq(&name, lf);
+                }
+            }
+        }
+    }
+    // By months (an end months on) and of dates (Polars' plan types the
+    // boundaries as dates, its engine as timestamps), they stay with
+    // Polars.
+    let dates = frame.with_columns([col("t").cast(DataType::Date).alias("d")]);
+    for (index, every, reason) in [
+        ("t", "1mo", "boundaries of windows of months"),
+        ("d", "3d", "group_by_dynamic of dates with boundaries"),
+    ] {
+        let options = options(every, "0ns", Label::Left, ClosedWindow::Left);
+        let lf = dates
+            .clone()
+            .group_by_dynamic(col(index), [] as [Expr; 0], options)
+            .agg([col("v").sum()]);
+        assert_cpu_answer_with_reason(lf, reason);
+    }
+}
