@@ -410,32 +410,23 @@ fn horizontal_sums_means_minima_and_maxima_match_the_cpu() {
     )
     .unwrap()
     .lazy();
+    // Both extremes of two inputs, named by `name`.
+    let both = |inputs: [Expr; 2], name: String| {
+        [
+            polars::lazy::dsl::min_horizontal(inputs.clone())
+                .unwrap()
+                .alias(format!("min {name}")),
+            polars::lazy::dsl::max_horizontal(inputs)
+                .unwrap()
+                .alias(format!("max {name}")),
+        ]
+    };
     let mut extremes = vec![];
     for (l, r) in [("l", "r"), ("r", "l")] {
-        let two = || [col(l), col(r)];
-        extremes.push(
-            polars::lazy::dsl::min_horizontal(two())
-                .unwrap()
-                .alias(format!("min {l} {r}")),
-        );
-        extremes.push(
-            polars::lazy::dsl::max_horizontal(two())
-                .unwrap()
-                .alias(format!("max {l} {r}")),
-        );
+        extremes.extend(both([col(l), col(r)], format!("{l} {r}")));
     }
     for value in [f64::NAN, 0.0, -0.0, 1.0] {
-        let with = || [col("l"), lit(value)];
-        extremes.push(
-            polars::lazy::dsl::min_horizontal(with())
-                .unwrap()
-                .alias(format!("min l {value:?}")),
-        );
-        extremes.push(
-            polars::lazy::dsl::max_horizontal(with())
-                .unwrap()
-                .alias(format!("max l {value:?}")),
-        );
+        extremes.extend(both([col("l"), lit(value)], format!("l {value:?}")));
     }
     assert_gpu_eq(
         "extremes of two floats without nulls",

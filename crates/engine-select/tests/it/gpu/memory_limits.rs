@@ -61,6 +61,13 @@ fn run_in_a_mebibyte(lf: LazyFrame) -> DataFrame {
     answer
 }
 
+/// `lf` run as [`run_in_a_mebibyte`] does gives Polars' answer.
+fn assert_cpu_answer_in_a_mebibyte(lf: LazyFrame) {
+    let expected = lf.clone().collect().unwrap();
+    let answer = run_in_a_mebibyte(lf);
+    assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
+}
+
 /// The join `lf` (of `args`) run as [`run_in_a_mebibyte`] does gives the
 /// CPU's answer, in the same order where the join keeps one.
 fn assert_join_in_a_mebibyte(lf: LazyFrame, args: &JoinArgs) {
@@ -88,9 +95,7 @@ fn a_sort_larger_than_the_memory_limit_runs_by_ranges() {
             .slice(-1_000, 600),
     ];
     for lf in cases {
-        let expected = lf.clone().collect().unwrap();
-        let answer = run_in_a_mebibyte(lf);
-        assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
+        assert_cpu_answer_in_a_mebibyte(lf);
     }
 }
 
@@ -113,9 +118,7 @@ fn sorts_of_a_key_too_frequent_for_one_range_keep_its_rows_in_order() {
         skewed(lit(NULL).cast(DataType::Int64)).sort(["k"], stable.clone().with_nulls_last(true)),
     ];
     for lf in cases {
-        let expected = lf.clone().collect().unwrap();
-        let answer = run_in_a_mebibyte(lf);
-        assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
+        assert_cpu_answer_in_a_mebibyte(lf);
     }
 }
 
