@@ -330,16 +330,20 @@ impl ExprLowering<'_> {
                             }
                         )
                     };
+                    // (Named as the user wrote them.)
+                    let written = |at: usize| self.notation(inputs[at].node());
                     if other.has_aggregation() || other.has_window() {
+                        let other = written(1);
                         return self.refuse(
                             node,
                             format!(
-                                "is_in of a column in aggregated values (`implode({other})`) is \
-                                 not supported on the GPU"
+                                "is_in of a column in aggregated values (`{other}`) is not \
+                                 supported on the GPU"
                             ),
                         );
                     }
                     if input.has_aggregation() || !input.any(&per_row) {
+                        let input = written(0);
                         return self.refuse(
                             node,
                             format!(

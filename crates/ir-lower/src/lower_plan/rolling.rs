@@ -46,6 +46,14 @@ impl PlanLowering<'_> {
                 ),
             );
         };
+        // Each aggregation as the user wrote it, for the reasons.
+        let written: Vec<String> = aggs
+            .iter()
+            .map(|agg| {
+                polars_plan::plans::ExprIRDisplay::display_node(agg.node(), self.expr_arena)
+                    .to_string()
+            })
+            .collect();
         let aggs = self.named_exprs_in(aggs, input_node, true);
         let (input, keys, aggs) = (input?, keys?, aggs?);
         let keyed = KeyedRows::of(&keys);
@@ -68,7 +76,7 @@ impl PlanLowering<'_> {
             expr: time.clone(),
         });
         let mut refused = false;
-        for agg in aggs {
+        for (agg, written) in aggs.into_iter().zip(written) {
             match rolled(&agg.expr, &window) {
                 // (Text made of windows within each key's rows: the
                 // executor's windows make no text of other rows.)
@@ -80,9 +88,8 @@ impl PlanLowering<'_> {
                     self.refuse(
                         node,
                         format!(
-                            "`{}` (text of windows) in a rolling group-by with keys is not \
-                             supported on the GPU",
-                            agg.expr
+                            "`{written}` (text of windows) in a rolling group-by with keys is \
+                             not supported on the GPU"
                         ),
                     );
                     refused = true;
@@ -91,8 +98,11 @@ impl PlanLowering<'_> {
                     name: agg.name,
                     expr: keyed.within(expr),
                 }),
-                Err(why) => {
-                    self.refuse(node, why);
+                Err(()) => {
+                    self.refuse(
+                        node,
+                        format!("`{written}` in a rolling group-by is not supported on the GPU"),
+                    );
                     refused = true;
                 }
             }
@@ -128,8 +138,9 @@ impl PlanLowering<'_> {
 /// of such), as the same over each row's `window`: sums, means, minima and
 /// maxima (NaN propagating, as Polars' window kernels take them), variances,
 /// counts of values (`len()` too), first and last values, of row-wise
-/// values; an error naming what else it holds.
-fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
+/// values; an error where it holds anything else (the caller names the
+/// aggregation as the user wrote it).
+fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, ()> {
     let roll = |input: GpuExpr, function| GpuExpr {
         kind: ExprKind::Rolling {
             input: Box::new(input),
@@ -138,7 +149,6 @@ fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
         },
         dtype: expr.dtype,
     };
-    let unsupported = || format!("`{expr}` in a rolling group-by is not supported on the GPU");
     // True at every row of `of` (null or not), as the expression's type: a
     // count of rows.
     let every_row = |of: &GpuExpr| {
@@ -162,7 +172,7 @@ fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
     match &expr.kind {
         ExprKind::Len => {
             let RollingWindow::Times { by, .. } = window else {
-                return Err(unsupported());
+                return Err(());
             };
             Ok(roll(every_row(by), RollingFunction::Sum))
         }
@@ -197,11 +207,11 @@ fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
                 }
                 // (Polars takes a standard deviation as the variance's
                 // `powf(0.5)`, not its square root.)
-                _ => return Err(unsupported()),
+                _ => return Err(()),
             };
             let taken = rolling_input(function, input.dtype, expr.dtype)
                 .filter(|_| row_wise)
-                .ok_or_else(unsupported)?;
+                .ok_or(())?;
             let input = match taken == input.dtype {
                 true => input.as_ref().clone(),
                 false => input.as_ref().clone().cast(taken, CastMode::NonStrict),
@@ -210,11 +220,11 @@ fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, String> {
         }
         // Values left as they are (a list per window), and what reads
         // other rows than its own (within each window, in Polars).
-        ExprKind::Column { .. } | ExprKind::Window { .. } => Err(unsupported()),
+        ExprKind::Column { .. } | ExprKind::Window { .. } => Err(()),
         _ if expr.reads_other_rows()
             || matches!(expr.kind, ExprKind::Where { .. } | ExprKind::Unique { .. }) =>
         {
-            Err(unsupported())
+            Err(())
         }
         _ => {
             let mut rolled_expr = expr.clone();

@@ -170,6 +170,21 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .agg([col("amount").median(), col("qty").sum()]),
         ),
         (
+            "a rolling group-by's sum of a head",
+            o().sort(["day"], Default::default())
+                .rolling(
+                    col("day"),
+                    [],
+                    RollingGroupOptions {
+                        index_column: "day".into(),
+                        period: Duration::parse("2d"),
+                        offset: Duration::parse("-2d"),
+                        closed_window: ClosedWindow::Right,
+                    },
+                )
+                .agg([col("amount").head(Some(2)).sum()]),
+        ),
+        (
             "a rolling group-by by float keys",
             o().sort(["day"], Default::default())
                 .rolling(
@@ -639,6 +654,12 @@ const INTERNAL: &[&str] = &[
     "expression program",
     "Some(",
     "None)",
+    // Literals typed as the engine types them (`1:u32`), and the running
+    // counts slices lower to.
+    ":bool",
+    ":u32",
+    ":i64",
+    "cum_sum(true",
 ];
 
 #[test]
