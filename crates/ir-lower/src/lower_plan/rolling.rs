@@ -46,6 +46,7 @@ impl PlanLowering<'_> {
                 ),
             );
         };
+        let regrouped: Vec<bool> = aggs.iter().map(|agg| self.regroups(agg.node())).collect();
         // Each aggregation as the user wrote it, for the reasons.
         let written: Vec<String> = aggs
             .iter()
@@ -76,7 +77,24 @@ impl PlanLowering<'_> {
             expr: time.clone(),
         });
         let mut refused = false;
-        for (agg, written) in aggs.into_iter().zip(written) {
+        for ((agg, written), regrouped) in aggs.into_iter().zip(written).zip(regrouped) {
+            // Polars aggregates each window of an aggregation over rows a
+            // filter, slice, gather or sort keeps by its own per-group path,
+            // not by its windows' kernels: of floats, a maximum ignoring
+            // NaN, sums and spreads in another order.
+            let of_floats = |e: &GpuExpr| matches!(&e.kind, ExprKind::Agg { input, .. } if input.dtype.is_float());
+            if regrouped && agg.expr.any(&of_floats) {
+                self.refuse(
+                    node,
+                    format!(
+                        "`{written}` in a rolling group-by (an aggregation of floats a filter, \
+                         slice, gather or sort keeps: Polars aggregates each window by its own \
+                         path there) is not supported on the GPU"
+                    ),
+                );
+                refused = true;
+                continue;
+            }
             match rolled(&agg.expr, &window) {
                 // (Text made of windows within each key's rows: the
                 // executor's windows make no text of other rows.)
@@ -130,6 +148,29 @@ impl PlanLowering<'_> {
             input: Box::new(checked),
             exprs,
             schema,
+        })
+    }
+}
+
+impl PlanLowering<'_> {
+    /// Whether the expression at `node` keeps or reorders its groups' rows
+    /// before it aggregates them (a filter, slice, gather or sort, `drop_nulls`,
+    /// `drop_nans`), so that Polars no longer takes its groups as windows.
+    fn regroups(&self, node: Node) -> bool {
+        use polars_plan::plans::{ArenaExprIter, IRFunctionExpr};
+        self.expr_arena.iter(node).any(|(_, e)| {
+            matches!(
+                e,
+                AExpr::Filter { .. }
+                    | AExpr::Slice { .. }
+                    | AExpr::Gather { .. }
+                    | AExpr::Sort { .. }
+                    | AExpr::SortBy { .. }
+                    | AExpr::Function {
+                        function: IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans,
+                        ..
+                    }
+            )
         })
     }
 }

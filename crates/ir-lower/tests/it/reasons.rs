@@ -185,6 +185,21 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .agg([col("amount").head(Some(2)).sum()]),
         ),
         (
+            "a rolling group-by's maximum of filtered floats",
+            o().sort(["day"], Default::default())
+                .rolling(
+                    col("day"),
+                    [],
+                    RollingGroupOptions {
+                        index_column: "day".into(),
+                        period: Duration::parse("2d"),
+                        offset: Duration::parse("-2d"),
+                        closed_window: ClosedWindow::Right,
+                    },
+                )
+                .agg([col("amount").filter(col("qty").gt(lit(1))).max()]),
+        ),
+        (
             "a rolling group-by by float keys",
             o().sort(["day"], Default::default())
                 .rolling(

@@ -1,4 +1,4 @@
-//! Wrong answers of float results the fuzzer found (horizontal means and sums, spreads of one value that is not finite, sums whose terms cancel, means of timestamps of several chunks, divisions by one value in partitions of one row): each a test that failed before its fix.
+//! Wrong answers of float results the fuzzer found (horizontal means and sums, spreads of one value that is not finite, sums whose terms cancel, means of timestamps of several chunks, divisions by one value in partitions of one row, rolling aggregations of filtered floats): each a test that failed before its fix.
 
 use polars::prelude::*;
 
@@ -416,4 +416,49 @@ fn divisions_by_one_value_over_partitions_of_one_row_go_by_the_reciprocal() {
             }
         }
     }
+}
+
+/// A rolling group-by's maximum of the floats a filter keeps: Polars
+/// aggregates each window of such rows by its per-group path (NaN
+/// ignored), not by its windows' kernels (NaN propagating), which the
+/// device's windows followed (NaN where Polars gave -2.0). Such
+/// aggregations of floats go to Polars; of plain columns they run.
+/// Found by the fuzzer (seed 4573, case 96).
+#[test]
+fn rolling_aggregations_of_filtered_floats_stay_with_polars() {
+    let t0 = df!(
+        "a" => [-6.0f64, 1e300, 0.0, 0.0],
+        "b" => [f64::NAN, -2.0, 0.0, 0.0],
+        "c" => [-2i64, 4, -3, -2],
+    )
+    .unwrap();
+    let options = RollingGroupOptions {
+        index_column: "c".into(),
+        period: Duration::parse("7i"),
+        offset: Duration::parse("1i"),
+        closed_window: ClosedWindow::Left,
+    };
+    let rolling = |agg: Expr| {
+        t0.clone()
+            .lazy()
+            .sort(
+                ["c"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            )
+            .rolling(col("c"), [] as [Expr; 0], options.clone())
+            .agg([agg.alias("x0")])
+    };
+    let kept = || col("b").filter(col("a").strict_cast(DataType::Boolean));
+    for agg in [kept().max(), kept().min(), kept().var(1)] {
+        assert_same_as_cpu(rolling(agg), ORDERED);
+    }
+    assert_gpu_eq("a plain maximum", rolling(col("b").max()));
+    assert_gpu_eq(
+        "a maximum of the integers a filter keeps",
+        rolling(
+            col("c")
+                .filter(col("a").strict_cast(DataType::Boolean))
+                .max(),
+        ),
+    );
 }
