@@ -626,14 +626,16 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         fields: Vec<GpuExpr>,
     },
-    /// `input`, where `polars_own` (a boolean of each row) holds at no row;
-    /// where it holds at one, Polars' answer depends on what the GPU does
-    /// not see (how Polars holds its input in chunks), and the query is
+    /// `input`, where `polars_own` (a boolean of each row) holds at no row
+    /// (and, with `no_rows`, the frame has rows); where it holds at one,
+    /// Polars' answer depends on what the GPU does not see (how Polars
+    /// holds its input in chunks; how it answers no rows), and the query is
     /// Polars' own, for the reason `why`. Evaluated over a whole frame only
-    /// (never per group).
+    /// (never per group, never a partition of one).
     PolarsOwnWhere {
         input: Box<GpuExpr>,
         polars_own: Box<GpuExpr>,
+        no_rows: bool,
         why: String,
         /// The expression as Polars writes it (what its display shows).
         shown: String,

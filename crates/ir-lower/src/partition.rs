@@ -188,6 +188,7 @@ impl GpuExpr {
                         | ExprKind::Where { .. }
                         | ExprKind::Unique { .. }
                         | ExprKind::ParseTemporal { inferred: true, .. }
+                        | ExprKind::PolarsOwnWhere { no_rows: true, .. }
                 )
         })
     }

@@ -151,8 +151,8 @@ fn fields_evaluable(fields: &[GpuExpr]) -> Result<(), String> {
 /// (string comparisons and matches, `is_in` of strings).
 pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
     if let Some((checked, checks)) = without_polars_own(expr) {
-        for (polars_own, _) in &checks {
-            evaluable(polars_own)?;
+        for check in &checks {
+            evaluable(&check.test)?;
         }
         return evaluable(&checked);
     }

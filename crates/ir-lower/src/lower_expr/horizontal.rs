@@ -278,6 +278,7 @@ impl ExprLowering<'_> {
             kind: ExprKind::PolarsOwnWhere {
                 input: Box::new(left.then(l, r, dtype)),
                 polars_own: Box::new(polars_own),
+                no_rows: false,
                 why: format!(
                     "{name} of floats with NaN beside a value where a column holds a null: \
                      Polars compares NaN by whether each chunk of its input holds a null"

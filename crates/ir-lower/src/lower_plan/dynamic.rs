@@ -316,11 +316,28 @@ impl PlanLowering<'_> {
                     false => moved(start, period),
                 };
                 // (A date's boundaries are timestamps, an integer's integers.)
-                match integer {
+                let bound = match integer {
                     true => bound.cast(GpuDtype::Int64, CastMode::NonStrict),
                     false => bound,
                 }
-                .cast(column.dtype, CastMode::NonStrict)
+                .cast(column.dtype, CastMode::NonStrict);
+                // Over no rows, Polars gives no boundary columns (and so
+                // raises where a node above reads them): its own answer.
+                GpuExpr {
+                    dtype: bound.dtype,
+                    kind: ExprKind::PolarsOwnWhere {
+                        input: Box::new(bound),
+                        polars_own: Box::new(GpuExpr::literal(
+                            Scalar::Boolean(false),
+                            GpuDtype::Boolean,
+                        )),
+                        no_rows: true,
+                        why: "a group_by_dynamic with boundaries over no rows: Polars gives no \
+                              boundary columns there"
+                            .into(),
+                        shown: name.to_string(),
+                    },
+                }
             } else if dynamic.label == Label::DataPoint && name == grouped_schema[time_at].name {
                 GpuExpr::column(at(first)?, first, stored)
             } else {

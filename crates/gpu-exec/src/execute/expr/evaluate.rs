@@ -21,29 +21,33 @@ pub(crate) fn integer_bounds(dtype: GpuDtype) -> Option<(i64, u64)> {
     })
 }
 
+/// A check of a `PolarsOwnWhere`: where `test` holds at a row (or, with
+/// `no_rows`, the frame has none), the answer is Polars' own, for `why`.
+pub(crate) struct PolarsOwnCheck {
+    pub(crate) test: GpuExpr,
+    pub(crate) no_rows: bool,
+    pub(crate) why: String,
+}
+
 /// `expr` with each `PolarsOwnWhere` in it replaced by its input, and
-/// their checks (where Polars' answer is its own, and why); `None` where it
-/// has none.
-pub(crate) fn without_polars_own(expr: &GpuExpr) -> Option<(GpuExpr, Vec<(GpuExpr, String)>)> {
-    fn strip(expr: &mut GpuExpr, checks: &mut Vec<(GpuExpr, String)>) {
+/// their checks; `None` where it has none.
+pub(crate) fn without_polars_own(expr: &GpuExpr) -> Option<(GpuExpr, Vec<PolarsOwnCheck>)> {
+    fn strip(expr: &mut GpuExpr, checks: &mut Vec<PolarsOwnCheck>) {
         while let ExprKind::PolarsOwnWhere {
             input,
             polars_own,
+            no_rows,
             why,
             ..
         } = &mut expr.kind
         {
-            checks.push((
-                std::mem::replace(
-                    polars_own.as_mut(),
-                    GpuExpr::literal(Scalar::Null, GpuDtype::Boolean),
-                ),
-                std::mem::take(why),
-            ));
-            let input = std::mem::replace(
-                input.as_mut(),
-                GpuExpr::literal(Scalar::Null, GpuDtype::Null),
-            );
+            let nothing = |dtype| GpuExpr::literal(Scalar::Null, dtype);
+            checks.push(PolarsOwnCheck {
+                test: std::mem::replace(polars_own.as_mut(), nothing(GpuDtype::Boolean)),
+                no_rows: *no_rows,
+                why: std::mem::take(why),
+            });
+            let input = std::mem::replace(input.as_mut(), nothing(GpuDtype::Null));
             *expr = input;
         }
         for child in expr.children_mut() {
@@ -162,27 +166,35 @@ pub(crate) fn is_literal(expr: &GpuExpr) -> bool {
 }
 
 impl Executor<'_> {
-    /// Fails the run as Polars' own (`why`) where `polars_own`, a boolean of
-    /// each row of `frame`, holds at a row.
+    /// Fails the run as Polars' own (for `check.why`) where `check.test`, a
+    /// boolean of each row of `frame`, holds at a row, or where `frame`
+    /// has no rows and the check says so.
     fn check_polars_own(
         &self,
         frame: &DeviceFrame,
-        polars_own: &GpuExpr,
-        why: &str,
+        check: &PolarsOwnCheck,
     ) -> Result<(), ExecError> {
+        let polars_own = || ExecError::DependsOnPolars(check.why.clone());
         if frame.height == 0 {
-            return Ok(());
+            return match check.no_rows {
+                true => Err(polars_own()),
+                false => Ok(()),
+            };
         }
-        let count = polars_own
+        let count = check
+            .test
             .clone()
             .cast(GpuDtype::Int64, CastMode::NonStrict)
             .aggregated(AggOp::Sum, GpuDtype::Int64);
         let column = self.evaluate(frame, &count, "")?;
         let Values::I64(counts) = column.values() else {
-            return Err(ExecError::Unsupported(format!("a count of `{polars_own}`")));
+            return Err(ExecError::Unsupported(format!(
+                "a count of `{}`",
+                check.test
+            )));
         };
         match counts.to_host_range(0, 1)?.first() {
-            Some(&found) if found > 0 => Err(ExecError::DependsOnPolars(why.to_string())),
+            Some(&found) if found > 0 => Err(polars_own()),
             _ => Ok(()),
         }
     }
@@ -214,8 +226,8 @@ impl Executor<'_> {
             // (Of the whole frame's rows, also where they are grouped for
             // an aggregation of the whole frame: ir-lower makes none per
             // group.)
-            for (polars_own, why) in &checks {
-                self.check_polars_own(frame, polars_own, why)?;
+            for check in &checks {
+                self.check_polars_own(frame, check)?;
             }
             return self.evaluate_in_groups(frame, &checked, name, groups);
         }

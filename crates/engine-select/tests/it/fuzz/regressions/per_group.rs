@@ -611,3 +611,44 @@ fn the_index_of_a_keyed_dynamic_group_by_is_read_by_its_values() {
     assert_eq!(got, largest);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A `group_by_dynamic` with boundaries over no rows (a filter keeps
+/// none): Polars gives no boundary columns there, and raises where a node
+/// above reads them; the device gave an empty frame with them. Over no
+/// rows such windows are Polars' own now. Found by the fuzzer (seed 4618,
+/// case 278).
+#[test]
+fn time_windows_with_boundaries_over_no_rows_are_polars_own() {
+    let t0 = df!(
+        "a" => [None::<i32>, Some(5)],
+        "d" => [Some(i16::MIN), Some(3)],
+        "e" => [None::<&str>, Some("x")],
+    )
+    .unwrap();
+    let options = DynamicGroupOptions {
+        every: Duration::parse("7i"),
+        period: Duration::parse("7i"),
+        offset: Duration::parse("0i"),
+        closed_window: ClosedWindow::Right,
+        label: Label::Right,
+        include_boundaries: true,
+        ..Default::default()
+    };
+    for kept in [lit(false), col("a").is_not_null()] {
+        let windows = t0
+            .clone()
+            .lazy()
+            .filter(kept)
+            .sort(
+                ["a"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            )
+            .group_by_dynamic(col("a"), [col("e"), col("d")], options.clone())
+            .agg([col("e").alias("x0")]);
+        assert_same_as_cpu(windows.clone(), ORDERED);
+        assert_same_as_cpu(
+            windows.with_columns([col("e").alias("_upper_boundary")]),
+            ORDERED,
+        );
+    }
+}
