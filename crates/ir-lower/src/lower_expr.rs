@@ -959,12 +959,18 @@ impl ExprLowering<'_> {
             .ok()
     }
 
-    /// The supertype Polars' arithmetic casts numbers `a` and `b` (of
-    /// differing types, or booleans) to before adding them, where the GPU
-    /// has it and casts both to it: `None` for other types (decimals, which
+    /// The supertype Polars' arithmetic casts the columns of `a` and `b`
+    /// (numbers of differing types, or booleans) to before adding them,
+    /// where the GPU has it and casts both to it: of the types their values
+    /// take once Polars' engine makes them columns (a dynamic literal as
+    /// its own type, `1.0` as f64, not as the other side's), as a
+    /// horizontal mean adds them. `None` for other types (decimals, which
     /// Polars rescales, nulls and anything not a number).
-    pub(crate) fn supertype(&self, a: Node, b: Node) -> Option<GpuDtype> {
-        let [a, b] = [a, b].map(|node| self.polars_dtype(node));
+    pub(crate) fn materialized_supertype(&self, a: Node, b: Node) -> Option<GpuDtype> {
+        let [a, b] = [a, b].map(|node| {
+            self.polars_dtype(node)
+                .and_then(|dtype| dtype.materialize_unknown(true).ok())
+        });
         let (a, b) = (a?, b?);
         let number = |dtype: &DataType| dtype.is_primitive_numeric() || dtype.is_bool();
         if !(number(&a) && number(&b)) {

@@ -772,13 +772,29 @@ impl ExprLowering<'_> {
                 let mut lowered = self.inputs(inputs)?;
                 if let (F::MeanHorizontal { .. }, [a, b]) = (function, &mut lowered[..]) {
                     // Polars' plan casts the inputs of the other folds to
-                    // one type, not a mean's: it adds its two numbers in
-                    // their supertype, as `+` does.
+                    // one type, not a mean's: it adds its two columns in
+                    // their supertype, as `+` of two columns does (a
+                    // literal made a column of its own type first: f32 and
+                    // `1.0` add in f64; seed 4624).
                     if a.dtype != b.dtype {
-                        let supertype = self.supertype(inputs[0].node(), inputs[1].node());
+                        let supertype =
+                            self.materialized_supertype(inputs[0].node(), inputs[1].node());
                         let Some(supertype) = supertype else {
                             return self.refuse(node, format!("{function} of differing types"));
                         };
+                        if supertype.is_float() && supertype != dtype {
+                            // (f32 and `1.0`: the plan says f32, the engine
+                            // gives f64.)
+                            return self.refuse(
+                                node,
+                                format!(
+                                    "{function} of {} and {} is not supported on the GPU \
+                                     (Polars' plan types it {dtype}, its engine gives \
+                                     {supertype})",
+                                    a.dtype, b.dtype
+                                ),
+                            );
+                        }
                         for input in [a, b] {
                             *input = input.clone().cast(supertype, CastMode::NonStrict);
                         }

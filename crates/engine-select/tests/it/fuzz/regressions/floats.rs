@@ -462,3 +462,34 @@ fn rolling_aggregations_of_filtered_floats_stay_with_polars() {
         ),
     );
 }
+
+/// A horizontal mean of an f32 column and a float literal: Polars makes
+/// the literal a column of f64 and adds the two in f64 (2147483648 - 1
+/// is 2147483647 there, not 2147483648 as in f32), though its plan types
+/// the mean f32 (the literal adapting); the device added in f32. Such a
+/// mean now falls back; of two columns of f32 and f64 it runs, in f64.
+/// Found by the fuzzer (seed 4624, case 98).
+#[test]
+fn horizontal_means_add_a_float_literal_as_a_column_of_f64() {
+    let t0 = df!(
+        "c" => [Some(i32::MAX), None, Some(7)],
+        "f" => [Some(-1.0f64), Some(2.5), None],
+    )
+    .unwrap();
+    let mean = |other: Expr| {
+        polars::lazy::dsl::mean_horizontal([col("c").cast(DataType::Float32), other], true).unwrap()
+    };
+    for lf in [
+        t0.clone()
+            .lazy()
+            .with_columns([coalesce(&[mean(lit(-1.0f64)), col("c")]).alias("x3")]),
+        t0.clone().lazy().select([mean(lit(-1.0f64)).alias("m")]),
+        t0.clone().lazy().select([mean(lit(3i32)).alias("m")]),
+    ] {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+    assert_gpu_eq(
+        "a horizontal mean of f32 and f64 columns",
+        t0.lazy().select([mean(col("f")).alias("m")]),
+    );
+}
