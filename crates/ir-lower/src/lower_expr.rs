@@ -165,6 +165,10 @@ pub(crate) struct ExprLowering<'a> {
     /// While lowering the expressions of a `struct.with_fields`: the
     /// struct whose fields `pl.field(name)` reads.
     pub fields_of: Option<GpuExpr>,
+    /// The columns of `schema` Polars holds as scalar columns (one value
+    /// repeated), where known (`None`: not known here): its kernels of two
+    /// columns take other paths for them (see `float_extreme_of_two`).
+    pub scalar_columns: Option<Vec<PlSmallStr>>,
 }
 
 type Lowered = Option<GpuExpr>;

@@ -98,6 +98,16 @@ impl<'a> PlanLowering<'a> {
         self.lp_arena.get(node).schema(self.lp_arena).into_owned()
     }
 
+    /// Lowers expressions over the columns of the plan node `input` (of
+    /// `schema`): Polars holds some at one row, some as scalar columns.
+    fn expr_lowering_over<'s>(&'s mut self, schema: &'s Schema, input: Node) -> ExprLowering<'s> {
+        let one_row = self.one_row_columns(input);
+        let scalar_columns = self.scalar_columns_in(input, true);
+        let mut lowering = self.expr_lowering(schema, one_row);
+        lowering.scalar_columns = Some(scalar_columns);
+        lowering
+    }
+
     /// Lowers expressions over the columns `schema` names, of which Polars
     /// holds those named in `one_row` at one row.
     fn expr_lowering<'s>(
@@ -116,14 +126,16 @@ impl<'a> PlanLowering<'a> {
             nulled: None,
             substituted: None,
             fields_of: None,
+            scalar_columns: None,
         }
     }
 
     /// Lowers expressions over the columns of the plan node `input`.
     fn exprs(&mut self, exprs: &[ExprIR], input: Node) -> Option<Vec<GpuExpr>> {
         let schema = self.schema_of(input);
-        let one_row = self.one_row_columns(input);
-        self.exprs_over(exprs, &schema, one_row)
+        let mut lowering = self.expr_lowering_over(&schema, input);
+        let lowered: Vec<Option<GpuExpr>> = exprs.iter().map(|e| lowering.expr(e.node())).collect();
+        lowered.into_iter().collect()
     }
 
     fn exprs_over(
@@ -151,8 +163,7 @@ impl<'a> PlanLowering<'a> {
         per_group: bool,
     ) -> Option<Vec<NamedExpr>> {
         let schema = self.schema_of(input);
-        let one_row = self.one_row_columns(input);
-        let mut lowering = self.expr_lowering(&schema, one_row);
+        let mut lowering = self.expr_lowering_over(&schema, input);
         lowering.per_group = per_group;
         lowering.all_named(exprs)
     }
@@ -437,8 +448,7 @@ impl<'a> PlanLowering<'a> {
                     return input;
                 }
                 let input_schema = self.schema_of(input_node);
-                let one_row = self.one_row_columns(input_node);
-                let mut lowering = self.expr_lowering(&input_schema, one_row);
+                let mut lowering = self.expr_lowering_over(&input_schema, input_node);
                 let lowered: Vec<Option<GpuExpr>> =
                     conjuncts.iter().map(|c| lowering.expr(*c)).collect();
                 let lowered = lowered.into_iter().collect::<Option<Vec<GpuExpr>>>()?;

@@ -184,8 +184,9 @@ impl ExprLowering<'_> {
     /// numbers (false with a NaN on either side), else `r`; where either
     /// column holds a null anywhere, by Polars' total order (NaN greatest,
     /// -0.0 equal to 0.0), `r` where `l` is null and `l` where `r` is.
-    /// Equal values (-0.0 and 0.0 too) give `r`; with a literal, Polars
-    /// always goes by the total order. Polars decides by each chunk of its
+    /// Equal values (-0.0 and 0.0 too) give `r`; with a literal or a
+    /// column Polars holds as one value, Polars always goes by the total
+    /// order. Polars decides by each chunk of its
     /// input, which the GPU does not see: where a column holds a null and a
     /// row of two values a NaN, the run leaves the query to Polars. Whether a column holds a
     /// null is an aggregation of the whole frame: per group (in a group-by,
@@ -214,10 +215,31 @@ impl ExprLowering<'_> {
                 ),
             );
         }
-        // A literal is a column of one row there, which Polars always
-        // compares by its total order.
-        let literal = |e: &GpuExpr| matches!(e.kind, ExprKind::Literal(_));
-        let by_total_only = literal(&l) || literal(&r);
+        // A literal, or a column Polars holds as a scalar column (one
+        // value repeated, as a with_columns of an aggregation below makes
+        // it), is no plain series there, which Polars always compares by
+        // its total order (seed 4654).
+        let Some(scalar_columns) = &self.scalar_columns else {
+            return self.refuse(
+                node,
+                format!(
+                    "{name} of floats here is not supported on the GPU (Polars compares NaN by \
+                     whether it holds an input as one value, not known here)"
+                ),
+            );
+        };
+        let held_once = |e: &GpuExpr| {
+            let mut columns = 0;
+            let mut scalar = true;
+            e.visit(&mut |part| {
+                if let ExprKind::Column { name, .. } = &part.kind {
+                    columns += 1;
+                    scalar &= scalar_columns.iter().any(|s| s.as_str() == name);
+                }
+            });
+            matches!(e.kind, ExprKind::Literal(_)) || (columns > 0 && scalar)
+        };
+        let by_total_only = held_once(&l) || held_once(&r);
         if !by_total_only && inputs.iter().any(|input| self.one_value(input.node())) {
             return self.refuse(
                 node,

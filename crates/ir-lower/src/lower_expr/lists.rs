@@ -479,6 +479,7 @@ impl ExprLowering<'_> {
             nulled: None,
             substituted: None,
             fields_of: None,
+            scalar_columns: None,
         };
         // A filter of the values themselves (`element().filter(..)`,
         // `element().drop_nulls()`, `element().head(2)`): each list's values

@@ -124,6 +124,7 @@ impl ExprLowering<'_> {
             nulled: self.nulled.clone(),
             substituted: self.substituted.clone(),
             fields_of: Some(input.clone()),
+            scalar_columns: self.scalar_columns.clone(),
         };
         let evaluated: Vec<GpuExpr> = evaluation
             .iter()

@@ -249,8 +249,7 @@ impl PlanLowering<'_> {
             );
         }
         let schema = self.schema_of(input_node);
-        let one_row = self.one_row_columns(input_node);
-        let mut lowering = self.expr_lowering(&schema, one_row);
+        let mut lowering = self.expr_lowering_over(&schema, input_node);
         lowering.per_group = true;
         let aggs: Vec<Option<NamedExpr>> = windows
             .iter()

@@ -130,8 +130,7 @@ impl PlanLowering<'_> {
         // The aggregations over the exploded frame: each explode is its
         // column (the input's schema types the nodes above it).
         let schema = self.schema_of(input_node);
-        let one_row = self.one_row_columns(input_node);
-        let mut lowering = self.expr_lowering(&schema, one_row);
+        let mut lowering = self.expr_lowering_over(&schema, input_node);
         lowering.per_group = true;
         let values = GpuExpr::column(k, name, of.values());
         let aggs: Option<Vec<NamedExpr>> = aggs

@@ -68,8 +68,7 @@ impl PlanLowering<'_> {
     ) -> Option<Vec<Part>> {
         let arena = self.expr_arena;
         let schema = self.schema_of(input_node);
-        let one_row = self.one_row_columns(input_node);
-        let lowering = self.expr_lowering(&schema, one_row);
+        let lowering = self.expr_lowering_over(&schema, input_node);
         exprs
             .iter()
             .map(|e| {
@@ -107,8 +106,7 @@ impl PlanLowering<'_> {
     ) -> Lowered {
         let input = self.node(input_node);
         let input_schema = self.schema_of(input_node);
-        let one_row = self.one_row_columns(input_node);
-        let mut lowering = self.expr_lowering(&input_schema, one_row);
+        let mut lowering = self.expr_lowering_over(&input_schema, input_node);
         // Each expression's values over the whole frame, the rows it keeps
         // and, of one whose functions run after the filter, those.
         type Lowered3 = (GpuExpr, Option<GpuExpr>, Option<GpuExpr>);
@@ -262,8 +260,7 @@ impl PlanLowering<'_> {
     ) -> Option<Vec<Option<AtPlaces>>> {
         let arena = self.expr_arena;
         let schema = self.schema_of(input_node);
-        let one_row = self.one_row_columns(input_node);
-        let lowering = self.expr_lowering(&schema, one_row);
+        let lowering = self.expr_lowering_over(&schema, input_node);
         let mut places: Option<Vec<i64>> = None;
         exprs
             .iter()
@@ -292,8 +289,7 @@ impl PlanLowering<'_> {
         let input = self.node(input_node);
         let schema = self.output_schema(node)?;
         let input_schema = self.schema_of(input_node);
-        let one_row = self.one_row_columns(input_node);
-        let mut lowering = self.expr_lowering(&input_schema, one_row);
+        let mut lowering = self.expr_lowering_over(&input_schema, input_node);
         let lowered: Vec<Option<NamedExpr>> = exprs
             .iter()
             .zip(gathers.iter().cloned())

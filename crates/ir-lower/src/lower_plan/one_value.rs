@@ -46,7 +46,7 @@ impl PlanLowering<'_> {
     /// [`Self::scalar_columns`], and with `frames` those of in-memory
     /// frames too (Polars holds the columns of a frame of one row it
     /// sliced or read as scalars), through filters, slices and sorts.
-    fn scalar_columns_in(&self, node: Node, frames: bool) -> Vec<PlSmallStr> {
+    pub(super) fn scalar_columns_in(&self, node: Node, frames: bool) -> Vec<PlSmallStr> {
         // A copy of a scalar column (`col(x).alias(y)`) is one too; with
         // `frames`, so is any elementwise function of such columns (Polars'
         // kernels keep a scalar column's one value).

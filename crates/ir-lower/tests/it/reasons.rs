@@ -48,6 +48,21 @@ fn ascending() -> polars_plan::plans::AExprSorted {
 fn refused() -> Vec<(&'static str, LazyFrame)> {
     let o = orders;
     let status = || col("status").str();
+    // A rolling group-by of the orders over the two days up to each.
+    let by_days = |aggs: Vec<Expr>| {
+        o().sort(["day"], Default::default())
+            .rolling(
+                col("day"),
+                [],
+                RollingGroupOptions {
+                    index_column: "day".into(),
+                    period: Duration::parse("2d"),
+                    offset: Duration::parse("-2d"),
+                    closed_window: ClosedWindow::Right,
+                },
+            )
+            .agg(aggs)
+    };
     // The days as timestamps put in Amsterdam's zone.
     let in_amsterdam = |ambiguous: Expr, non_existent: NonExistent| {
         col("day")
@@ -156,48 +171,15 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         (
             "a rolling group-by's medians",
-            o().sort(["day"], Default::default())
-                .rolling(
-                    col("day"),
-                    [],
-                    RollingGroupOptions {
-                        index_column: "day".into(),
-                        period: Duration::parse("2d"),
-                        offset: Duration::parse("-2d"),
-                        closed_window: ClosedWindow::Right,
-                    },
-                )
-                .agg([col("amount").median(), col("qty").sum()]),
+            by_days(vec![col("amount").median(), col("qty").sum()]),
         ),
         (
             "a rolling group-by's sum of a head",
-            o().sort(["day"], Default::default())
-                .rolling(
-                    col("day"),
-                    [],
-                    RollingGroupOptions {
-                        index_column: "day".into(),
-                        period: Duration::parse("2d"),
-                        offset: Duration::parse("-2d"),
-                        closed_window: ClosedWindow::Right,
-                    },
-                )
-                .agg([col("amount").head(Some(2)).sum()]),
+            by_days(vec![col("amount").head(Some(2)).sum()]),
         ),
         (
             "a rolling group-by's maximum of filtered floats",
-            o().sort(["day"], Default::default())
-                .rolling(
-                    col("day"),
-                    [],
-                    RollingGroupOptions {
-                        index_column: "day".into(),
-                        period: Duration::parse("2d"),
-                        offset: Duration::parse("-2d"),
-                        closed_window: ClosedWindow::Right,
-                    },
-                )
-                .agg([col("amount").filter(col("qty").gt(lit(1))).max()]),
+            by_days(vec![col("amount").filter(col("qty").gt(lit(1))).max()]),
         ),
         (
             "a rolling group-by by float keys",

@@ -493,3 +493,39 @@ fn horizontal_means_add_a_float_literal_as_a_column_of_f64() {
         t0.lazy().select([mean(col("f")).alias("m")]),
     );
 }
+
+/// `max_horizontal` of a float column and a column a with_columns made of
+/// an aggregation (a variance, NaN here): Polars holds the latter as a
+/// scalar column and compares the two by its total order (NaN greatest)
+/// though neither holds a null, where the device compared them as IEEE
+/// numbers (NaN losing). Found by the fuzzer (seed 4654, case 32).
+#[test]
+fn horizontal_extremes_of_a_column_of_one_value_go_by_the_total_order() {
+    let t0 = df!(
+        "c" => [Some(0.0f64), Some(f64::NEG_INFINITY), Some(2.5)],
+        "d" => [Some(1.0f64), Some(f64::NAN), Some(-1.0)],
+    )
+    .unwrap();
+    let frames = [
+        t0.clone().lazy().slice(0, 2),
+        t0.clone().lazy().slice(2, 1),
+        t0.clone().lazy(),
+    ];
+    for frame in frames {
+        let with_one_value = frame.with_columns([col("c").var(1).alias("x1")]);
+        for extreme in [
+            polars::lazy::dsl::max_horizontal([col("x1"), col("c")]).unwrap(),
+            polars::lazy::dsl::min_horizontal([col("c"), col("x1")]).unwrap(),
+            polars::lazy::dsl::max_horizontal([col("c"), col("d")]).unwrap(),
+        ] {
+            let lf = with_one_value.clone().with_columns([extreme.alias("x3")]);
+            assert_same_as_cpu(
+                lf,
+                Compare {
+                    floats_close: true,
+                    ..ORDERED
+                },
+            );
+        }
+    }
+}
