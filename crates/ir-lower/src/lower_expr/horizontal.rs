@@ -186,13 +186,13 @@ impl ExprLowering<'_> {
     /// -0.0 equal to 0.0), `r` where `l` is null and `l` where `r` is.
     /// Equal values (-0.0 and 0.0 too) give `r`; with a literal or a
     /// column Polars holds as one value, Polars always goes by the total
-    /// order. Polars decides by each chunk of its
-    /// input, which the GPU does not see: where a column holds a null and a
-    /// row of two values a NaN, the run leaves the query to Polars. Whether a column holds a
-    /// null is an aggregation of the whole frame: per group (in a group-by,
-    /// a window) and over rows an aggregation keeps (Polars' columns are
-    /// then the group's, the kept rows'), it falls back; so does an input
-    /// of an aggregation (Polars' path then depends on its length).
+    /// order. Polars decides by each chunk of its input, which the GPU does
+    /// not see: where a column holds a null and a row of two values a NaN,
+    /// the run leaves the query to Polars. Whether a column holds a null is
+    /// an aggregation of the whole frame: per group (in a group-by, a
+    /// window) and over rows an aggregation keeps (Polars' columns are then
+    /// the group's, the kept rows'), it falls back; so does an input of an
+    /// aggregation (Polars' path then depends on its length).
     pub(super) fn float_extreme_of_two(
         &mut self,
         node: Node,
