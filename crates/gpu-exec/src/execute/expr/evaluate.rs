@@ -181,6 +181,11 @@ impl Executor<'_> {
                 false => Ok(()),
             };
         }
+        // (A test that cannot hold, as of the no-rows checks alone, needs
+        // no count and no read back.)
+        if matches!(check.test.kind, ExprKind::Literal(Scalar::Boolean(false))) {
+            return Ok(());
+        }
         let count = check
             .test
             .clone()
