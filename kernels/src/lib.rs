@@ -144,6 +144,9 @@ macro_rules! library {
 }
 
 library! {
+    ASOF = "asof" {
+        asof_search_i64, asof_search_u64,
+    }
     BITMAP = "bitmap" {
         bitmap_and, bitmap_or, bitmap_popcount, bitmap_to_bool, bool_to_bitmap, bitmap_append,
     }

@@ -695,6 +695,7 @@ impl Executor<'_> {
                 input, keys, slice, ..
             } => self.sort(input, keys, slice),
             PlanNode::Join { .. } => self.join(node),
+            PlanNode::AsofJoin { .. } => self.asof_join(node),
             PlanNode::GroupBy { .. } => self.group_by(node),
             PlanNode::Union {
                 inputs,

@@ -22,6 +22,7 @@ use crate::plan::{
 };
 use crate::refusal::Refusal;
 
+mod asof_join;
 mod dynamic;
 mod explode_windows;
 mod exploded_groups;
@@ -660,6 +661,10 @@ impl<'a> PlanLowering<'a> {
                 ..
             } => {
                 let (left_node, right_node) = (*input_left, *input_right);
+                if let JoinType::AsOf(asof) = &options.args.how {
+                    let (nodes, keys) = ((left_node, right_node), (&left_on[..], &right_on[..]));
+                    return self.asof_join(node, nodes, keys, &options.args, asof);
+                }
                 let left = self.node(left_node);
                 let right = self.node(right_node);
                 let one_value = self.keys_of_one_value(left_on, "join")

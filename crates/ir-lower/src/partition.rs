@@ -112,6 +112,9 @@ impl PlanNode {
                 Whole("a group-by by keys reading other rows than their own")
             }
             PlanNode::Distinct { .. } => Bucketed,
+            // Each left row's match depends on the whole right key, and
+            // Polars' on the left keys before it.
+            PlanNode::AsofJoin { .. } => Whole("a join_asof"),
             PlanNode::Join {
                 kind,
                 order,

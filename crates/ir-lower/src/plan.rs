@@ -61,6 +61,19 @@ pub enum JoinKind {
     Cross,
 }
 
+/// Which right row an as-of join matches to a left key (Polars'
+/// `AsofStrategy`), among right keys in ascending order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AsofStrategy {
+    /// The last right row whose key is at most the left key.
+    Backward,
+    /// The first right row whose key is at least the left key.
+    Forward,
+    /// The nearer of those (the later one where both are as near; of a
+    /// run of equal keys, its last row).
+    Nearest,
+}
+
 /// Which input's row order a join keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JoinOrder {
@@ -253,6 +266,34 @@ pub enum PlanNode {
         unique: (bool, bool),
         schema: OutputSchema,
     },
+    /// Polars' `join_asof`: every left row, in order, with the columns of
+    /// the right row its key matches (nulls where none does; see
+    /// [`AsofStrategy`]), among the right rows of its group where it is
+    /// by groups.
+    AsofJoin {
+        left: Box<PlanNode>,
+        right: Box<PlanNode>,
+        /// The key columns, of one integer or temporal type.
+        left_on: GpuExpr,
+        right_on: GpuExpr,
+        /// Polars' `by`: a column of each side whose equal values make a
+        /// group (a null one matches nothing).
+        by: Option<(GpuExpr, GpuExpr)>,
+        strategy: AsofStrategy,
+        /// Whether a right key equal to the left key matches.
+        allow_eq: bool,
+        /// The largest distance between the keys a match may have (Polars'
+        /// `tolerance`, as an absolute value in the keys' unit).
+        tolerance: Option<u64>,
+        /// Whether Polars checks that both keys are sorted, raising where
+        /// not (without it Polars' scans read unsorted keys as they come).
+        check_sortedness: bool,
+        /// The right columns the output leaves out: the right `by` column,
+        /// and the right key where the keys are coalesced and named alike.
+        drop_right: Vec<usize>,
+        slice: Option<(i64, usize)>,
+        schema: OutputSchema,
+    },
     Distinct {
         input: Box<PlanNode>,
         /// Positions of the columns that define duplicates; all when `None`.
@@ -304,7 +345,9 @@ macro_rules! inputs {
             | PlanNode::GroupBy { input, .. }
             | PlanNode::Distinct { input, .. }
             | PlanNode::Cache { input, .. } => vec![input],
-            PlanNode::Join { left, right, .. } => vec![left, right],
+            PlanNode::Join { left, right, .. } | PlanNode::AsofJoin { left, right, .. } => {
+                vec![left, right]
+            }
             PlanNode::Union { inputs, .. } | PlanNode::HConcat { inputs, .. } => {
                 inputs.into_iter().collect()
             }
@@ -329,6 +372,7 @@ impl PlanNode {
             | PlanNode::Sort { schema, .. }
             | PlanNode::GroupBy { schema, .. }
             | PlanNode::Join { schema, .. }
+            | PlanNode::AsofJoin { schema, .. }
             | PlanNode::Distinct { schema, .. }
             | PlanNode::Union { schema, .. }
             | PlanNode::HConcat { schema, .. }
@@ -384,6 +428,15 @@ impl PlanNode {
                 predicate,
                 ..
             } => left_on.iter().chain(right_on).chain(predicate).collect(),
+            PlanNode::AsofJoin {
+                left_on,
+                right_on,
+                by,
+                ..
+            } => {
+                let by = by.iter().flat_map(|(l, r)| [l, r]);
+                [left_on, right_on].into_iter().chain(by).collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -553,6 +606,38 @@ impl PlanNode {
                     .as_ref()
                     .map(|p| format!(" predicate={p}"))
                     .unwrap_or_default(),
+                slice_note(slice)
+            ),
+            PlanNode::AsofJoin {
+                left_on,
+                right_on,
+                by,
+                strategy,
+                allow_eq,
+                tolerance,
+                check_sortedness,
+                drop_right,
+                slice,
+                ..
+            } => format!(
+                "AsofJoin {strategy:?} left_on={left_on} right_on={right_on}{}{}{}{}{}{}",
+                by.as_ref()
+                    .map(|(l, r)| format!(" by=({l}, {r})"))
+                    .unwrap_or_default(),
+                if *allow_eq { " allow_eq" } else { "" },
+                tolerance
+                    .map(|t| format!(" tolerance={t}"))
+                    .unwrap_or_default(),
+                if *check_sortedness {
+                    " check_sortedness"
+                } else {
+                    ""
+                },
+                if drop_right.is_empty() {
+                    String::new()
+                } else {
+                    format!(" drop_right={drop_right:?}")
+                },
                 slice_note(slice)
             ),
             PlanNode::Distinct {

@@ -18,6 +18,7 @@ use polars_core::series::ops::NullBehavior;
 use crate::{orders, under_test, under_test_executed_by};
 
 mod aggregations;
+mod asof_joins;
 mod casts;
 mod categoricals;
 mod decimals;

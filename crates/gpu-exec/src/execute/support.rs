@@ -49,7 +49,8 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
         | PlanNode::RowIndex { .. }
         | PlanNode::Explode { .. }
         | PlanNode::Unnest { .. }
-        | PlanNode::HConcat { .. } => {}
+        | PlanNode::HConcat { .. }
+        | PlanNode::AsofJoin { .. } => {}
         PlanNode::Select { input, exprs, .. }
             if aggregating_select(exprs)
                 || !matches!(select_exprs(exprs, input), Ok(Cow::Borrowed(_))) =>

@@ -6,7 +6,7 @@
 //! bit i of word i / 32) with optional validity bitmaps of the same layout.
 //!
 //! One module per kernel family, named as its source in `kernels/cuda/` and
-//! its tests in `tests/it/kernels/`: `bitmap`, `elementwise`, `expr`,
+//! its tests in `tests/it/kernels/`: `asof`, `bitmap`, `elementwise`, `expr`,
 //! `gather`, `groupby`, `hash`, `lists`, `matches`, `partition`, `predicate`, `reduce`,
 //! `rolling`, `scan`, `sort`, `strings`, `zones`; and `faults`, a kernel that faults on purpose, tested in a
 //! process of its own (`tests/sticky.rs`). This module holds what they share: [`Ops`], its launch and
@@ -42,6 +42,7 @@ macro_rules! kernel_for {
     };
 }
 
+mod asof;
 mod bitmap;
 mod elementwise;
 mod expr;
@@ -60,6 +61,7 @@ mod sort;
 mod strings;
 mod zones;
 
+pub use asof::*;
 pub use expr::*;
 pub use gather::*;
 pub use groupby::*;

@@ -44,6 +44,17 @@ fn ascending() -> polars_plan::plans::AExprSorted {
     }
 }
 
+/// Polars' `join_asof` (backward, sortedness checked) as `change` leaves it.
+fn asof(change: impl FnOnce(&mut AsOfOptions)) -> JoinArgs {
+    let mut options = AsOfOptions {
+        allow_eq: true,
+        check_sortedness: true,
+        ..Default::default()
+    };
+    change(&mut options);
+    JoinArgs::new(JoinType::AsOf(Box::new(options)))
+}
+
 /// Each query the GPU refuses, named by what it tries.
 fn refused() -> Vec<(&'static str, LazyFrame)> {
     let o = orders;
@@ -636,6 +647,47 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .unwrap()
                 .slice(1, 2)
                 .select([col("l").list().sum()]),
+        ),
+        (
+            "a join_asof by several columns",
+            o().join(
+                o(),
+                [col("id")],
+                [col("id")],
+                asof(|options| {
+                    options.left_by = Some(vec!["status".into(), "qty".into()]);
+                    options.right_by = Some(vec!["status".into(), "qty".into()]);
+                }),
+            ),
+        ),
+        (
+            "a join_asof by float groups",
+            o().join(
+                o(),
+                [col("id")],
+                [col("id")],
+                asof(|options| {
+                    options.left_by = Some(vec!["amount".into()]);
+                    options.right_by = Some(vec!["amount".into()]);
+                }),
+            ),
+        ),
+        (
+            "a join_asof on float keys",
+            o().join(o(), [col("amount")], [col("amount")], asof(|_| {})),
+        ),
+        (
+            "a join_asof on a key computed",
+            o().join(o(), [col("id") * lit(2i64)], [col("id")], asof(|_| {})),
+        ),
+        (
+            "a join_asof with a tolerance beyond the keys' type",
+            o().join(
+                o(),
+                [col("qty")],
+                [col("qty")],
+                asof(|options| options.tolerance = Some(Scalar::from(i64::MAX))),
+            ),
         ),
     ]
 }

@@ -103,6 +103,38 @@ impl Code for JoinType {
             JoinType::Semi => "Semi",
             JoinType::Anti => "Anti",
             JoinType::Cross => "Cross",
+            JoinType::AsOf(options) => {
+                let scalar = |t: &Scalar| match t.value().extract::<i64>() {
+                    Some(t) => format!("Scalar::from({t}i64)"),
+                    None => format!("/* {t:?} */"),
+                };
+                let names = |by: &Option<Vec<PlSmallStr>>| match by {
+                    None => "None".to_string(),
+                    Some(names) => format!("Some(vec![{}])", {
+                        let names: Vec<String> =
+                            names.iter().map(|n| format!("{n:?}.into()")).collect();
+                        names.join(", ")
+                    }),
+                };
+                return format!(
+                    "JoinType::AsOf(Box::new(AsOfOptions {{ strategy: AsofStrategy::{:?}, \
+                     tolerance: {}, tolerance_str: {}, left_by: {}, right_by: {}, \
+                     allow_eq: {}, check_sortedness: {} }}))",
+                    options.strategy,
+                    options
+                        .tolerance
+                        .as_ref()
+                        .map_or("None".into(), |t| format!("Some({})", scalar(t))),
+                    options
+                        .tolerance_str
+                        .as_ref()
+                        .map_or("None".into(), |t| format!("Some({t:?}.into())")),
+                    names(&options.left_by),
+                    names(&options.right_by),
+                    options.allow_eq,
+                    options.check_sortedness
+                );
+            }
         };
         format!("JoinType::{variant}")
     }

@@ -526,6 +526,8 @@ impl Plan {
                 // unread: only the orders led by the left rows are kept
                 // whole, the right join's by its right rows.)
                 let kept = match how {
+                    // Every left row in order, each with its match.
+                    JoinType::AsOf(_) => true,
                     JoinType::Right => *maintain_order == M::RightLeft,
                     JoinType::Full => *maintain_order == M::LeftRight,
                     _ => matches!(maintain_order, M::Left | M::LeftRight),

@@ -822,6 +822,12 @@ fn join(
         Plan::Scan(1)
     };
     let right_schema = schema_of(&right, frames)?;
+    if rng.random_bool(0.15)
+        && left.ordered()
+        && let Some(asof) = asof_join(rng, &left, left_schema, &right, &right_schema)
+    {
+        return Some(asof);
+    }
     let maintain_order = *[
         MaintainOrderJoin::None,
         MaintainOrderJoin::None,
@@ -888,6 +894,98 @@ fn join(
         how,
         nulls_equal,
         maintain_order,
+    })
+}
+
+/// A `join_asof` of `left` with `right` on a pair of their columns of one
+/// integer or temporal type, each side sorted by its key first (nulls
+/// first, or now and then last or not sorted at all: Polars then raises or
+/// reads the keys as they come, and the GPU leaves it to Polars): any
+/// strategy, exact matches or not, a tolerance (in the keys' unit, or a
+/// duration) or none, Polars' check of the keys' order or not, now and
+/// then by groups of another pair of columns.
+fn asof_join(
+    rng: &mut Rng,
+    left: &Plan,
+    left_schema: &[(String, DataType)],
+    right: &Plan,
+    right_schema: &[(String, DataType)],
+) -> Option<Plan> {
+    // Now and then the left side with itself (which has such pairs).
+    let (right, right_schema) = match rng.random_bool(0.3) {
+        true => (left, left_schema),
+        false => (right, right_schema),
+    };
+    let keyable = |dtype: &DataType| dtype.is_integer() || dtype.is_temporal();
+    let pairs: Vec<(String, String, DataType)> = left_schema
+        .iter()
+        .filter(|(_, dtype)| keyable(dtype))
+        .flat_map(|(l, lt)| {
+            (right_schema.iter())
+                .filter(move |(_, rt)| rt == lt)
+                .map(move |(r, _)| (l.clone(), r.clone(), lt.clone()))
+        })
+        .collect();
+    let (l, r, dtype) = pairs.choose(rng)?.clone();
+    let mut sorted = |input: &Plan, key: &str| match rng.random_range(0..10) {
+        0 => input.clone(),
+        n => Plan::Sort {
+            input: Box::new(input.clone()),
+            by: vec![E::col(key)],
+            descending: vec![false],
+            nulls_last: vec![n == 1],
+            maintain_order: true,
+        },
+    };
+    let (left, right) = (sorted(left, &l), sorted(right, &r));
+    let strategy = *[
+        AsofStrategy::Backward,
+        AsofStrategy::Forward,
+        AsofStrategy::Nearest,
+    ]
+    .choose(rng)
+    .unwrap();
+    let (mut tolerance, mut tolerance_str) = (None, None);
+    if rng.random_bool(0.4) {
+        if dtype.is_temporal() && rng.random_bool(0.5) {
+            tolerance_str = Some((*["1d", "3h", "1w"].choose(rng).unwrap()).into());
+        } else {
+            tolerance = Some(Scalar::from(rng.random_range(-2..4i64)));
+        }
+    }
+    // Now and then by groups: a pair of other columns of one integer,
+    // temporal or text type.
+    let groupable = |dtype: &DataType| keyable(dtype) || dtype.is_string();
+    let right_key = r.as_str();
+    let by_pairs: Vec<(String, String)> = (left_schema.iter())
+        .filter(|(name, dtype)| *name != l && groupable(dtype))
+        .flat_map(|(lb, lt)| {
+            (right_schema.iter())
+                .filter(move |(name, rt)| name != right_key && rt == lt)
+                .map(|(rb, _)| (lb.clone(), rb.clone()))
+        })
+        .collect();
+    let (left_by, right_by) = match by_pairs.choose(rng) {
+        Some((lb, rb)) if rng.random_bool(0.4) => (Some(vec![lb.into()]), Some(vec![rb.into()])),
+        _ => (None, None),
+    };
+    let options = AsOfOptions {
+        strategy,
+        tolerance,
+        tolerance_str,
+        left_by,
+        right_by,
+        allow_eq: rng.random_bool(0.7),
+        check_sortedness: rng.random_bool(0.6),
+    };
+    Some(Plan::Join {
+        left: Box::new(left),
+        right: Box::new(right),
+        left_on: vec![E::col(&l)],
+        right_on: vec![E::col(&r)],
+        how: JoinType::AsOf(Box::new(options)),
+        nulls_equal: false,
+        maintain_order: MaintainOrderJoin::None,
     })
 }
 

@@ -12,6 +12,49 @@ pub(crate) enum PickOrder<'a> {
     Keys(&'a [(&'a GpuExpr, bool, bool)], Option<&'a GpuExpr>),
 }
 
+/// True at a row where the values of `value` break an order, ascending
+/// (or `descending`): a value out of that order after the one before it,
+/// nulls in more than one run (so not all at one end), or at the other end
+/// than `nulls_last` says (at either, where `None`).
+pub(crate) fn order_broken(value: &GpuExpr, descending: bool, nulls_last: Option<bool>) -> GpuExpr {
+    let boolean = GpuDtype::Boolean;
+    let before = |e: GpuExpr| e.shifted(1);
+    let (null, valid) = (value.clone().is_null(), value.clone().is_not_null());
+    let against = if descending {
+        BinaryOp::Gt
+    } else {
+        BinaryOp::Lt
+    };
+    let out_of_order = value
+        .clone()
+        .binary(against, before(value.clone()), boolean);
+    // A run of nulls begins or ends at a row (null at the first row).
+    let turns = null
+        .clone()
+        .binary(BinaryOp::NotEq, before(null.clone()), boolean);
+    let no = GpuExpr::literal(Scalar::Boolean(false), boolean);
+    let turns_so_far = GpuExpr {
+        kind: ExprKind::CumSum(Box::new(turns.fill_null(no))),
+        dtype: GpuDtype::UInt32,
+    };
+    let two = GpuExpr::literal(Scalar::UInt(2), GpuDtype::UInt32);
+    let mut broken = out_of_order.binary(
+        BinaryOp::Or,
+        turns_so_far.binary(BinaryOp::GtEq, two, boolean),
+        boolean,
+    );
+    if let Some(nulls_last) = nulls_last {
+        // Last: a value after a null; first: a null after a value.
+        let (from, to) = match nulls_last {
+            true => (before(null), valid),
+            false => (before(valid), null),
+        };
+        let wrong_end = from.binary(BinaryOp::And, to, boolean);
+        broken = broken.binary(BinaryOp::Or, wrong_end, boolean);
+    }
+    broken
+}
+
 impl Executor<'_> {
     /// `shift(input, periods)` over `frame`: the input (a column, else
     /// evaluated or made) gathered from `periods` rows earlier, null where
@@ -149,41 +192,7 @@ impl Executor<'_> {
             GpuDtype::String => self.make_strings(frame, input, name, None)?,
             _ => self.evaluate(frame, input, name)?,
         };
-        let boolean = GpuDtype::Boolean;
-        let before = |e: GpuExpr| e.shifted(1);
-        let value = (**input).clone();
-        let (null, valid) = (value.clone().is_null(), value.clone().is_not_null());
-        let against = if *descending {
-            BinaryOp::Gt
-        } else {
-            BinaryOp::Lt
-        };
-        let out_of_order = value.clone().binary(against, before(value), boolean);
-        // A run of nulls begins or ends at a row (null at the first row).
-        let turns = null
-            .clone()
-            .binary(BinaryOp::NotEq, before(null.clone()), boolean);
-        let no = GpuExpr::literal(Scalar::Boolean(false), boolean);
-        let turns_so_far = GpuExpr {
-            kind: ExprKind::CumSum(Box::new(turns.fill_null(no))),
-            dtype: GpuDtype::UInt32,
-        };
-        let two = GpuExpr::literal(Scalar::UInt(2), GpuDtype::UInt32);
-        let mut broken = out_of_order.binary(
-            BinaryOp::Or,
-            turns_so_far.binary(BinaryOp::GtEq, two, boolean),
-            boolean,
-        );
-        if let Some(nulls_last) = nulls_last {
-            // Claimed last: a value after a null; claimed first: a null
-            // after a value.
-            let (from, to) = match nulls_last {
-                true => (before(null), valid),
-                false => (before(valid), null),
-            };
-            let wrong_end = from.binary(BinaryOp::And, to, boolean);
-            broken = broken.binary(BinaryOp::Or, wrong_end, boolean);
-        }
+        let broken = order_broken(input, *descending, *nulls_last);
         let what = format!("`{expr}`: the values are not sorted as claimed");
         self.check_any_later(frame, broken, what, ExecError::DependsOnPolars)?;
         Ok(values)

@@ -2,6 +2,7 @@
 
 use super::*;
 
+mod asof_join;
 mod distinct;
 mod explode;
 mod filter;

@@ -1,5 +1,6 @@
 //! Each kernel of the kernels crate against a plain Rust reference on the device under test, at awkward sizes, outputs poisoned first.
 
+mod asof;
 mod bitmap;
 mod elementwise;
 mod emulator;

@@ -1,0 +1,264 @@
+//! `join_asof` on the device: backward, forward and nearest matches of sorted keys, exact matches allowed or not, within a tolerance, by groups; Polars' answer or error where the keys are not sorted.
+
+use super::*;
+
+/// Polars' `join_asof` arguments (without `by` groups; see [`by`]).
+fn asof(
+    strategy: AsofStrategy,
+    allow_eq: bool,
+    tolerance: Option<Scalar>,
+    check_sortedness: bool,
+) -> JoinArgs {
+    JoinArgs::new(JoinType::AsOf(Box::new(AsOfOptions {
+        strategy,
+        tolerance,
+        tolerance_str: None,
+        left_by: None,
+        right_by: None,
+        allow_eq,
+        check_sortedness,
+    })))
+}
+
+const STRATEGIES: [AsofStrategy; 3] = [
+    AsofStrategy::Backward,
+    AsofStrategy::Forward,
+    AsofStrategy::Nearest,
+];
+
+/// Left and right frames keyed by `t`, ascending with nulls first and
+/// runs of equal keys; both have a column `v` (the right one suffixed).
+fn sides() -> (LazyFrame, LazyFrame) {
+    let left = df!(
+        "t" => [None, None, Some(1i64), Some(2), Some(2), Some(4), Some(7), Some(10), Some(15), Some(20), Some(31)],
+        "v" => [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20],
+    )
+    .unwrap()
+    .lazy();
+    let right = df!(
+        "t" => [None, Some(0i64), Some(2), Some(2), Some(3), Some(7), Some(7), Some(12), Some(30)],
+        "v" => [Some(-1i32), Some(0), None, Some(2), Some(3), Some(4), Some(5), Some(6), Some(7)],
+        "s" => [Some("n"), Some("a"), Some("b"), None, Some("d"), Some("e"), Some("f"), Some("g"), Some("h")],
+    )
+    .unwrap()
+    .lazy();
+    (left, right)
+}
+
+#[test]
+fn join_asof_matches_polars_for_every_strategy_and_tolerance() {
+    let (left, right) = sides();
+    for strategy in STRATEGIES {
+        for allow_eq in [true, false] {
+            for tolerance in [None, Some(0i64), Some(2), Some(-3)] {
+                let args = asof(strategy, allow_eq, tolerance.map(Scalar::from), true);
+                let lf = left
+                    .clone()
+                    .join(right.clone(), [col("t")], [col("t")], args);
+                let name = format!("{strategy:?} allow_eq={allow_eq} tolerance={tolerance:?}");
+                assert_gpu_eq(&name, lf);
+            }
+        }
+    }
+}
+
+#[test]
+fn join_asof_on_keys_of_every_integer_and_temporal_type() {
+    let (left, right) = sides();
+    let day = 86_400_000i64;
+    let types = [
+        DataType::Int8,
+        DataType::Int16,
+        DataType::Int32,
+        DataType::UInt8,
+        DataType::UInt16,
+        DataType::UInt32,
+        DataType::UInt64,
+        DataType::Date,
+        DataType::Duration(TimeUnit::Milliseconds),
+        DataType::Time,
+    ];
+    for dtype in types {
+        for strategy in STRATEGIES {
+            let key = || col("t").cast(dtype.clone());
+            let (l, r) = (
+                left.clone().with_column(key()),
+                right.clone().with_column(key()),
+            );
+            let args = asof(strategy, true, Some(Scalar::from(2i32)), true);
+            let lf = l.join(r, [col("t")], [col("t")], args);
+            assert_gpu_eq(&format!("{dtype} {strategy:?}"), lf);
+        }
+    }
+    // Timestamps within a tolerance given as a duration ("2d": Polars
+    // takes it in the keys' unit).
+    let stamp = || (col("t") * lit(day)).cast(DataType::Datetime(TimeUnit::Milliseconds, None));
+    for strategy in STRATEGIES {
+        let mut args = asof(strategy, true, None, true);
+        if let JoinType::AsOf(options) = &mut args.how {
+            options.tolerance_str = Some("2d".into());
+        }
+        let lf = (left.clone().with_column(stamp())).join(
+            right.clone().with_column(stamp()),
+            [col("t")],
+            [col("t")],
+            args,
+        );
+        assert_gpu_eq(&format!("timestamps {strategy:?}"), lf);
+    }
+}
+
+#[test]
+fn join_asof_keeps_both_keys_of_other_names_and_takes_slices_and_empty_sides() {
+    let (left, right) = sides();
+    let renamed = right.clone().rename(["t"], ["u"], true);
+    for strategy in STRATEGIES {
+        let args = || asof(strategy, true, None, true);
+        let lf = (left.clone()).join(renamed.clone(), [col("t")], [col("u")], args());
+        assert_gpu_eq(&format!("{strategy:?} of other names"), lf);
+        let lf = (left.clone())
+            .join(right.clone(), [col("t")], [col("t")], args())
+            .slice(3, 4);
+        assert_gpu_eq(&format!("{strategy:?} sliced"), lf);
+        let none = |lf: LazyFrame| lf.filter(col("t").gt(lit(100i64)));
+        let lf = none(left.clone()).join(right.clone(), [col("t")], [col("t")], args());
+        assert_gpu_eq(&format!("{strategy:?} of no left rows"), lf);
+        let lf = (left.clone()).join(none(right.clone()), [col("t")], [col("t")], args());
+        assert_gpu_eq(&format!("{strategy:?} of no right rows"), lf);
+        // Nulls last on both sides, where Polars reads the keys unchecked.
+        let last = |lf: LazyFrame| {
+            lf.sort(
+                ["t"],
+                SortMultipleOptions::default()
+                    .with_nulls_last(true)
+                    .with_maintain_order(true),
+            )
+        };
+        let unchecked = asof(strategy, false, None, false);
+        let lf = last(left.clone()).join(last(right.clone()), [col("t")], [col("t")], unchecked);
+        assert_gpu_eq(&format!("{strategy:?} of nulls last"), lf);
+    }
+}
+
+#[test]
+fn join_asof_of_unsorted_keys_leaves_polars_its_error_or_its_answer() {
+    let (left, right) = sides();
+    let reversed = right.clone().reverse();
+    for strategy in STRATEGIES {
+        // Polars checks the keys sorted and raises; the device checks too.
+        let checked = asof(strategy, true, None, true);
+        let lf = (left.clone()).join(reversed.clone(), [col("t")], [col("t")], checked);
+        assert_cpu_error(lf);
+        // Unchecked, Polars' scans read the keys as they come.
+        let unchecked = || asof(strategy, true, None, false);
+        let lf = (left.clone()).join(reversed.clone(), [col("t")], [col("t")], unchecked());
+        assert_cpu_answer_with_reason(lf, "the right key `col(\"t\")` is not sorted");
+        let lf = (left.clone().reverse()).join(right.clone(), [col("t")], [col("t")], unchecked());
+        assert_cpu_answer_with_reason(lf, "the left key `col(\"t\")` is not sorted");
+    }
+}
+
+/// `args` by the groups of the columns named.
+fn by(mut args: JoinArgs, left: &[&str], right: &[&str]) -> JoinArgs {
+    if let JoinType::AsOf(options) = &mut args.how {
+        options.left_by = Some(left.iter().map(|&name| name.into()).collect());
+        options.right_by = Some(right.iter().map(|&name| name.into()).collect());
+    }
+    args
+}
+
+/// Sides keyed by `t` within groups `g` (texts, a null group on each side;
+/// `k` and `q` the same groups as integers):
+/// the left keys ascending throughout, the right ones within each group
+/// only, nulls first in each.
+fn grouped_sides() -> (LazyFrame, LazyFrame) {
+    let left = df!(
+        "t" => [None, Some(1i64), Some(2), Some(2), Some(4), Some(6), Some(7), Some(10), Some(15), Some(20), Some(31)],
+        "g" => [Some("a"), Some("b"), Some("a"), Some("b"), None, Some("a"), Some("c"), Some("b"), Some("a"), Some("b"), Some("a")],
+        "k" => [Some(1i16), Some(2), Some(1), Some(2), None, Some(1), Some(3), Some(2), Some(1), Some(2), Some(1)],
+        "v" => [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20],
+    )
+    .unwrap()
+    .lazy();
+    let right = df!(
+        "t" => [Some(5i64), None, Some(0), Some(2), Some(12), Some(2), Some(7), Some(30), Some(7), Some(3)],
+        "g" => [Some("b"), Some("a"), Some("a"), Some("a"), Some("b"), None, Some("a"), Some("b"), Some("a"), None],
+        "q" => [Some(2i16), Some(1), Some(1), Some(1), Some(2), None, Some(1), Some(2), Some(1), None],
+        "v" => [Some(-1i32), Some(0), None, Some(2), Some(3), Some(4), Some(5), Some(6), Some(7), Some(8)],
+    )
+    .unwrap()
+    .lazy();
+    (left, right)
+}
+
+#[test]
+fn join_asof_by_groups_matches_polars_within_each_group() {
+    let (left, right) = grouped_sides();
+    for strategy in STRATEGIES {
+        for allow_eq in [true, false] {
+            for tolerance in [None, Some(1i64)] {
+                let args = asof(strategy, allow_eq, tolerance.map(Scalar::from), true);
+                let lf = (left.clone()).join(
+                    right.clone(),
+                    [col("t")],
+                    [col("t")],
+                    by(args, &["g"], &["g"]),
+                );
+                let name = format!("{strategy:?} by g allow_eq={allow_eq} tolerance={tolerance:?}");
+                assert_gpu_eq(&name, lf);
+            }
+        }
+        // By integers of other names (the right ones dropped), sliced.
+        let args = asof(strategy, true, None, false);
+        let lf = (left.clone())
+            .join(
+                right.clone(),
+                [col("t")],
+                [col("t")],
+                by(args, &["k"], &["q"]),
+            )
+            .slice(2, 6);
+        assert_gpu_eq(&format!("{strategy:?} by integers, sliced"), lf);
+        // No rows on one side.
+        let none = |lf: LazyFrame| lf.filter(col("t").gt(lit(100i64)));
+        let args = || by(asof(strategy, true, None, true), &["g"], &["g"]);
+        let lf = none(left.clone()).join(right.clone(), [col("t")], [col("t")], args());
+        assert_gpu_eq(&format!("{strategy:?} by g of no left rows"), lf);
+        let lf = (left.clone()).join(none(right.clone()), [col("t")], [col("t")], args());
+        assert_gpu_eq(&format!("{strategy:?} by g of no right rows"), lf);
+    }
+    // Not sorted within a group: Polars reads the keys as they come.
+    let lf = (left.clone()).join(
+        right.clone().reverse(),
+        [col("t")],
+        [col("t")],
+        by(
+            asof(AsofStrategy::Backward, true, None, true),
+            &["g"],
+            &["g"],
+        ),
+    );
+    assert_cpu_answer_with_reason(lf, "is not sorted within its groups");
+}
+
+#[test]
+fn join_asof_by_several_columns_or_of_float_keys_falls_back_with_its_reason() {
+    let (left, right) = sides();
+    let args = asof(AsofStrategy::Backward, true, None, false);
+    let with_w = |lf: LazyFrame| lf.with_column(col("v").alias("w"));
+    let lf = with_w(left.clone()).join(
+        with_w(right.clone()),
+        [col("t")],
+        [col("t")],
+        by(args, &["v", "w"], &["v", "w"]),
+    );
+    assert_cpu_answer_with_reason(lf, "a join_asof by several columns (`by`)");
+    let float = || col("t").cast(DataType::Float64);
+    let lf = (left.with_column(float())).join(
+        right.with_column(float()),
+        [col("t")],
+        [col("t")],
+        asof(AsofStrategy::Backward, true, None, true),
+    );
+    assert_cpu_answer_with_reason(lf, "keys that are not integers or temporal values");
+}

@@ -1,0 +1,207 @@
+//! The as-of join operator: each left row with the right row its sorted key matches (Polars' `join_asof`, by groups too).
+
+use gpu_runtime::ops::{AsofGroups, AsofMatch, AsofStrategy as DeviceStrategy};
+use ir_lower::AsofStrategy;
+
+use super::*;
+
+impl Executor<'_> {
+    /// A `join_asof` (`node`): the left frame, in order, with the right
+    /// columns (but those dropped) gathered from the row each left key
+    /// matches (see [`gpu_runtime::ops::Ops::asof_search`]), of its group
+    /// by groups, nulls where none does. Both keys must be sorted as Polars
+    /// reads them: ascending, nulls first where Polars checks
+    /// (`check_sortedness`), else in one run at either end; by groups,
+    /// within each group, nulls first. Where they are not the query goes
+    /// to Polars, which raises its error or answers from keys as they come.
+    pub(crate) fn asof_join(&self, node: &PlanNode) -> Result<DeviceFrame, ExecError> {
+        let PlanNode::AsofJoin {
+            left,
+            right,
+            left_on,
+            right_on,
+            by,
+            strategy,
+            allow_eq,
+            tolerance,
+            check_sortedness,
+            drop_right,
+            slice,
+            schema,
+        } = node
+        else {
+            return Err(ExecError::Unsupported(format!(
+                "`{}` is not an as-of join",
+                node.header()
+            )));
+        };
+        let left_frame = self.keep(self.run(left)?);
+        let right_frame = self.run_beside(right)?;
+        let left_frame = self.take_kept(left_frame)?;
+        // Both keys as the search's 64-bit integers.
+        let wide = word_dtype(left_on.dtype);
+        let keys = |frame, key: &GpuExpr| self.computed_frame(frame, [&cast_to(key, wide)]);
+        let (left_keys, right_keys) = (keys(&left_frame, left_on)?, keys(&right_frame, right_on)?);
+        let how = AsofMatch {
+            strategy: match strategy {
+                AsofStrategy::Backward => DeviceStrategy::Backward,
+                AsofStrategy::Forward => DeviceStrategy::Forward,
+                AsofStrategy::Nearest => DeviceStrategy::Nearest,
+            },
+            allow_eq: *allow_eq,
+            tolerance: *tolerance,
+        };
+        let rows = match by {
+            None => {
+                // Nulls first where Polars checks, else at either end.
+                let nulls_last = check_sortedness.then_some(false);
+                let sides = [
+                    ("left", &left_keys, left_on),
+                    ("right", &right_keys, right_on),
+                ];
+                for (side, keys, key) in sides {
+                    let broken = order_broken(&column_ref(0, wide), false, nulls_last);
+                    let what = format!("join_asof: the {side} key `{key}` is not sorted");
+                    self.check_any_later(keys, broken, what, ExecError::DependsOnPolars)?;
+                }
+                self.asof_search(
+                    column_at(&left_keys, 0)?,
+                    column_at(&right_keys, 0)?,
+                    None,
+                    how,
+                )?
+            }
+            Some((left_by, right_by)) => {
+                let (left_groups, right_groups) = self.key_codes(
+                    column_at(&left_frame, column_index(left_by)?)?,
+                    column_at(&right_frame, column_index(right_by)?)?,
+                    false,
+                )?;
+                let (left_groups, right_groups) = (
+                    self.group_numbers(left_groups)?,
+                    self.group_numbers(right_groups)?,
+                );
+                // Each side's rows in the order of their groups, stably,
+                // checked sorted within each.
+                let left_key = column_at(&left_keys, 0)?;
+                self.in_groups_checked(&left_groups, left_key, "left", left_on)?;
+                let right_key = column_at(&right_keys, 0)?;
+                let (right_in_order, right_order) =
+                    self.in_groups_checked(&right_groups, right_key, "right", right_on)?;
+                let groups = AsofGroups {
+                    left: i64_values(column_at(&left_groups, 0)?)?,
+                    right: i64_values(column_at(&right_in_order, 0)?)?,
+                    right_rows: &right_order,
+                };
+                let right_key = column_at(&right_in_order, 1)?;
+                self.asof_search(left_key, right_key, Some(groups), how)?
+            }
+        };
+        let mut out = left_frame;
+        for (i, column) in right_frame.columns.iter().enumerate() {
+            if !drop_right.contains(&i) {
+                out.columns.push(self.gather_column(column, &rows)?);
+            }
+        }
+        for (column, output) in out.columns.iter_mut().zip(schema) {
+            column.name = output.name.as_str().into();
+        }
+        match slice {
+            Some(slice) => self.slice_frame(&out, *slice),
+            None => Ok(out),
+        }
+    }
+
+    /// [`gpu_runtime::ops::Ops::asof_search`] of two key columns of one
+    /// 64-bit integer type.
+    fn asof_search(
+        &self,
+        left: &DeviceColumn,
+        right: &DeviceColumn,
+        groups: Option<AsofGroups<'_>>,
+        how: AsofMatch,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let ops = self.ops();
+        let (lv, rv) = (left.validity(), right.validity());
+        Ok(match (left.values(), right.values()) {
+            (Values::I64(l), Values::I64(r)) => ops.asof_search((l, lv), (r, rv), groups, how)?,
+            (Values::U64(l), Values::U64(r)) => ops.asof_search((l, lv), (r, rv), groups, how)?,
+            _ => {
+                return Err(ExecError::Unsupported(format!(
+                    "join_asof on keys of {}",
+                    left.dtype
+                )));
+            }
+        })
+    }
+
+    /// Group codes (see [`Executor::key_codes`]) as the search takes them,
+    /// a frame of them: -1 for a null group.
+    fn group_numbers(&self, codes: DeviceColumn) -> Result<DeviceFrame, ExecError> {
+        let height = codes.len();
+        let frame = DeviceFrame {
+            columns: vec![codes],
+            height,
+        };
+        let none = GpuExpr::literal(Scalar::Int(-1), GpuDtype::Int64);
+        let filled = column_ref(0, GpuDtype::Int64).fill_null(none);
+        self.computed_frame(&frame, [&filled])
+    }
+
+    /// One side's rows in the order of their groups (`groups`, a frame of
+    /// them), stably, and a frame of its groups and `keys` in that order,
+    /// checked (once the result is on the host) that each group's keys (of
+    /// a group that is not null) are ascending with their nulls first, as
+    /// Polars' scans of each group read them (where not, the query goes to
+    /// Polars, which reads them as they come).
+    fn in_groups_checked(
+        &self,
+        groups: &DeviceFrame,
+        keys: &DeviceColumn,
+        side: &str,
+        key: &GpuExpr,
+    ) -> Result<(DeviceFrame, DeviceBuffer<i64>), ExecError> {
+        let group = column_ref(0, GpuDtype::Int64);
+        let order = self.groups(groups, &[&group])?.sorted_rows;
+        let frame = DeviceFrame {
+            columns: vec![
+                self.gather_column(column_at(groups, 0)?, &order)?,
+                self.gather_column(keys, &order)?,
+            ],
+            height: order.len(),
+        };
+        let boolean = GpuDtype::Boolean;
+        let value = column_ref(1, keys.dtype);
+        let zero = GpuExpr::literal(Scalar::Int(0), GpuDtype::Int64);
+        let same_group = (group.clone())
+            .binary(BinaryOp::Eq, group.clone().shifted(1), boolean)
+            .binary(
+                BinaryOp::And,
+                group.binary(BinaryOp::GtEq, zero, boolean),
+                boolean,
+            );
+        let before = value.clone().shifted(1);
+        let out_of_order = value.clone().binary(BinaryOp::Lt, before.clone(), boolean);
+        let null_after_value =
+            (value.is_null()).binary(BinaryOp::And, before.is_not_null(), boolean);
+        let broken = same_group.binary(
+            BinaryOp::And,
+            out_of_order.binary(BinaryOp::Or, null_after_value, boolean),
+            boolean,
+        );
+        let what = format!("join_asof: the {side} key `{key}` is not sorted within its groups");
+        self.check_any_later(&frame, broken, what, ExecError::DependsOnPolars)?;
+        Ok((frame, order))
+    }
+}
+
+/// The values of a column of i64.
+fn i64_values(column: &DeviceColumn) -> Result<&DeviceBuffer<i64>, ExecError> {
+    match column.values() {
+        Values::I64(values) => Ok(values),
+        _ => Err(ExecError::Unsupported(format!(
+            "groups of {} as i64",
+            column.dtype
+        ))),
+    }
+}

@@ -1,0 +1,205 @@
+//! Polars' `join_asof` as a node of its own: each left row with the right row its sorted key matches (of its group, by groups), backward, forward or nearest.
+
+use polars_core::prelude::AnyValue;
+use polars_ops::frame::{AsOfOptions, AsofStrategy as PolarsStrategy, JoinArgs};
+use polars_plan::plans::ExprIRDisplay;
+
+use super::*;
+use crate::plan::AsofStrategy;
+
+/// The type Polars searches keys of `dtype` as (narrow integers as i32,
+/// temporal values as their integers), whose range its tolerance must fit:
+/// its least and greatest values.
+fn native_range(dtype: GpuDtype) -> Option<(i128, i128)> {
+    Some(match dtype {
+        GpuDtype::Int8
+        | GpuDtype::Int16
+        | GpuDtype::Int32
+        | GpuDtype::UInt8
+        | GpuDtype::UInt16
+        | GpuDtype::Date => (i32::MIN.into(), i32::MAX.into()),
+        GpuDtype::UInt32 => (0, u32::MAX.into()),
+        GpuDtype::UInt64 => (0, u64::MAX.into()),
+        GpuDtype::Int64
+        | GpuDtype::Datetime(_)
+        | GpuDtype::ZonedDatetime(..)
+        | GpuDtype::Duration(_)
+        | GpuDtype::Time => (i64::MIN.into(), i64::MAX.into()),
+        _ => return None,
+    })
+}
+
+impl PlanLowering<'_> {
+    /// A `join_asof` (`node`) of `left_node` with `right_node` on one key
+    /// column of each (`left_on`, `right_on`), as Polars runs it: every
+    /// left row with the right row its key matches by `asof`'s strategy
+    /// among the right keys in ascending order (see [`AsofStrategy`]), of
+    /// its group where `asof` has `by` groups, the right columns null where
+    /// none does. The GPU checks that the keys are sorted as Polars reads
+    /// them (else Polars answers, or raises its error).
+    pub(super) fn asof_join(
+        &mut self,
+        node: Node,
+        (left_node, right_node): (Node, Node),
+        (left_on, right_on): (&[ExprIR], &[ExprIR]),
+        args: &JoinArgs,
+        asof: &AsOfOptions,
+    ) -> Lowered {
+        let left = self.node(left_node);
+        let right = self.node(right_node);
+        if args.validation != JoinValidation::ManyToMany {
+            return self.refuse(
+                node,
+                format!("join validation {} of a join_asof", args.validation),
+            );
+        }
+        let (Some(left_ir), Some(right_ir), 1, 1) = (
+            left_on.first(),
+            right_on.first(),
+            left_on.len(),
+            right_on.len(),
+        ) else {
+            return self.refuse(node, "a join_asof on several keys");
+        };
+        let shown = |key: &ExprIR| ExprIRDisplay::display_node(key.node(), self.expr_arena);
+        let (left_shown, right_shown) = (shown(left_ir).to_string(), shown(right_ir).to_string());
+        let left_on = self.exprs(left_on, left_node);
+        let right_on = self.exprs(right_on, right_node);
+        let (mut left_on, mut right_on) = (left_on?, right_on?);
+        let (left_on, right_on) = (left_on.pop()?, right_on.pop()?);
+        for (key, shown) in [(&left_on, &left_shown), (&right_on, &right_shown)] {
+            if !matches!(key.kind, ExprKind::Column { .. }) {
+                return self.refuse(
+                    node,
+                    format!(
+                        "a join_asof on `{shown}`: keys that are not columns are not supported \
+                         on the GPU yet"
+                    ),
+                );
+            }
+        }
+        let dtype = left_on.dtype;
+        let Some((least, greatest)) = native_range(dtype).filter(|_| right_on.dtype == dtype)
+        else {
+            return self.refuse(
+                node,
+                format!(
+                    "a join_asof on `{left_shown}` ({dtype}) and `{right_shown}` ({}): keys that \
+                     are not integers or temporal values of one type are not supported on the \
+                     GPU yet",
+                    right_on.dtype
+                ),
+            );
+        };
+        let strategy = match asof.strategy {
+            PolarsStrategy::Backward => AsofStrategy::Backward,
+            PolarsStrategy::Forward => AsofStrategy::Forward,
+            PolarsStrategy::Nearest => AsofStrategy::Nearest,
+        };
+        let tolerance = match &asof.tolerance {
+            None => None,
+            Some(tolerance) => {
+                let value = tolerance.value();
+                let fits = match value {
+                    AnyValue::Float32(_) | AnyValue::Float64(_) => None,
+                    value => value.extract::<i128>(),
+                };
+                match fits.filter(|t| (least..=greatest).contains(t)) {
+                    Some(t) => Some(t.unsigned_abs() as u64),
+                    None => {
+                        return self.refuse(
+                            node,
+                            format!(
+                                "a join_asof on `{left_shown}` ({dtype}) with the tolerance {value}: \
+                                 a tolerance that is not an integer of the keys' range is not \
+                                 supported on the GPU"
+                            ),
+                        );
+                    }
+                }
+            }
+        };
+        let (left_schema, right_schema) = (self.schema_of(left_node), self.schema_of(right_node));
+        let by = match (&asof.left_by, &asof.right_by) {
+            (None, None) => None,
+            (Some(l), Some(r)) => {
+                Some(self.asof_groups(node, (l, r), (&left_schema, &right_schema))?)
+            }
+            _ => return self.refuse(node, "a join_asof by groups of one side only"),
+        };
+        let right_name = right_ir.output_name();
+        let mut drop_right: Vec<usize> = asof
+            .right_by
+            .iter()
+            .flatten()
+            .filter_map(|name| right_schema.index_of(name))
+            .collect();
+        if args.should_coalesce() && left_ir.output_name() == right_name {
+            drop_right.extend(right_schema.index_of(right_name));
+        }
+        drop_right.sort_unstable();
+        drop_right.dedup();
+        let schema = self.output_schema(node)?;
+        let kept = left_schema.len() + right_schema.len() - drop_right.len();
+        if schema.len() != kept {
+            return self.refuse(
+                node,
+                "a join_asof whose columns are not its inputs' is not supported on the GPU",
+            );
+        }
+        Some(PlanNode::AsofJoin {
+            left: Box::new(left?),
+            right: Box::new(right?),
+            left_on,
+            right_on,
+            by,
+            strategy,
+            allow_eq: asof.allow_eq,
+            tolerance,
+            check_sortedness: asof.check_sortedness,
+            drop_right,
+            slice: args.slice,
+            schema,
+        })
+    }
+
+    /// The `by` columns of a `join_asof` (`node`): one of each side, of one
+    /// type whose equal values the GPU groups as Polars matches them
+    /// (integers, temporal values, texts; Polars raises for booleans, and
+    /// matches floats by their bits).
+    fn asof_groups(
+        &mut self,
+        node: Node,
+        (left_by, right_by): (&[PlSmallStr], &[PlSmallStr]),
+        (left_schema, right_schema): (&Schema, &Schema),
+    ) -> Option<(GpuExpr, GpuExpr)> {
+        let ([l], [r]) = (left_by, right_by) else {
+            self.refuse(
+                node,
+                "a join_asof by several columns (`by`) is not supported on the GPU yet",
+            );
+            return None;
+        };
+        let column = |schema: &Schema, name: &PlSmallStr| {
+            let (index, _, dtype) = schema.get_full(name)?;
+            let dtype = GpuDtype::from_polars(dtype).ok()?;
+            Some(GpuExpr::column(index, name.to_string(), dtype))
+        };
+        let groupable = |dtype: GpuDtype| {
+            dtype.is_integer() || dtype.is_temporal() || dtype == GpuDtype::String
+        };
+        match (column(left_schema, l), column(right_schema, r)) {
+            (Some(l), Some(r)) if l.dtype == r.dtype && groupable(l.dtype) => Some((l, r)),
+            _ => {
+                self.refuse(
+                    node,
+                    format!(
+                        "a join_asof by `col({l:?})` and `col({r:?})`: groups of other than one \
+                         integer, temporal or text type are not supported on the GPU yet"
+                    ),
+                );
+                None
+            }
+        }
+    }
+}
