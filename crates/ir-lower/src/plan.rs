@@ -273,7 +273,8 @@ pub enum PlanNode {
     AsofJoin {
         left: Box<PlanNode>,
         right: Box<PlanNode>,
-        /// The key columns, of one integer or temporal type.
+        /// The key columns, of one integer, temporal or float type (floats
+        /// backward or forward, without a tolerance).
         left_on: GpuExpr,
         right_on: GpuExpr,
         /// Polars' `by`: a column of each side whose equal values make a

@@ -7,9 +7,9 @@ use polars_plan::plans::ExprIRDisplay;
 use super::*;
 use crate::plan::AsofStrategy;
 
-/// The type Polars searches keys of `dtype` as (narrow integers as i32,
-/// temporal values as their integers), whose range its tolerance must fit:
-/// its least and greatest values.
+/// The integer type Polars searches keys of `dtype` as (narrow integers as
+/// i32, temporal values as their integers), whose range its tolerance must
+/// fit: its least and greatest values.
 fn native_range(dtype: GpuDtype) -> Option<(i128, i128)> {
     Some(match dtype {
         GpuDtype::Int8
@@ -79,26 +79,38 @@ impl PlanLowering<'_> {
             }
         }
         let dtype = left_on.dtype;
-        let Some((least, greatest)) = native_range(dtype).filter(|_| right_on.dtype == dtype)
-        else {
+        let range = native_range(dtype);
+        if right_on.dtype != dtype || (range.is_none() && !dtype.is_float()) {
             return self.refuse(
                 node,
                 format!(
                     "a join_asof on `{left_shown}` ({dtype}) and `{right_shown}` ({}): keys that \
-                     are not integers or temporal values of one type are not supported on the \
-                     GPU yet",
+                     are not integers, temporal values or floats of one type are not supported \
+                     on the GPU yet",
                     right_on.dtype
                 ),
             );
-        };
+        }
         let strategy = match asof.strategy {
             PolarsStrategy::Backward => AsofStrategy::Backward,
             PolarsStrategy::Forward => AsofStrategy::Forward,
             PolarsStrategy::Nearest => AsofStrategy::Nearest,
         };
-        let tolerance = match &asof.tolerance {
-            None => None,
-            Some(tolerance) => {
+        // Floats are searched by their total order (Polars' comparisons of
+        // the backward and forward scans), which measures no distance.
+        if dtype.is_float() && (strategy == AsofStrategy::Nearest || asof.tolerance.is_some()) {
+            return self.refuse(
+                node,
+                format!(
+                    "a join_asof on `{left_shown}` ({dtype}) by the nearest key or within a \
+                     tolerance: float keys are supported on the GPU backward and forward \
+                     without a tolerance"
+                ),
+            );
+        }
+        let tolerance = match (&asof.tolerance, range) {
+            (None, _) | (_, None) => None,
+            (Some(tolerance), Some((least, greatest))) => {
                 let value = tolerance.value();
                 let fits = match value {
                     AnyValue::Float32(_) | AnyValue::Float64(_) => None,

@@ -673,8 +673,17 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             ),
         ),
         (
-            "a join_asof on float keys",
-            o().join(o(), [col("amount")], [col("amount")], asof(|_| {})),
+            "a join_asof on float keys by the nearest",
+            o().join(
+                o(),
+                [col("amount")],
+                [col("amount")],
+                asof(|options| options.strategy = AsofStrategy::Nearest),
+            ),
+        ),
+        (
+            "a join_asof on text keys",
+            o().join(o(), [col("status")], [col("status")], asof(|_| {})),
         ),
         (
             "a join_asof on a key computed",

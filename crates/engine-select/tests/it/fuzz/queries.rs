@@ -898,7 +898,7 @@ fn join(
 }
 
 /// A `join_asof` of `left` with `right` on a pair of their columns of one
-/// integer or temporal type, each side sorted by its key first (nulls
+/// integer, float or temporal type, each side sorted by its key first (nulls
 /// first, or now and then last or not sorted at all: Polars then raises or
 /// reads the keys as they come, and the GPU leaves it to Polars): any
 /// strategy, exact matches or not, a tolerance (in the keys' unit, or a
@@ -916,7 +916,7 @@ fn asof_join(
         true => (left, left_schema),
         false => (right, right_schema),
     };
-    let keyable = |dtype: &DataType| dtype.is_integer() || dtype.is_temporal();
+    let keyable = |dtype: &DataType| dtype.is_primitive_numeric() || dtype.is_temporal();
     let pairs: Vec<(String, String, DataType)> = left_schema
         .iter()
         .filter(|(_, dtype)| keyable(dtype))
@@ -955,7 +955,8 @@ fn asof_join(
     }
     // Now and then by groups: a pair of other columns of one integer,
     // temporal or text type.
-    let groupable = |dtype: &DataType| keyable(dtype) || dtype.is_string();
+    let groupable =
+        |dtype: &DataType| dtype.is_integer() || dtype.is_temporal() || dtype.is_string();
     let right_key = r.as_str();
     let by_pairs: Vec<(String, String)> = (left_schema.iter())
         .filter(|(name, dtype)| *name != l && groupable(dtype))

@@ -254,11 +254,53 @@ fn join_asof_by_several_columns_or_of_float_keys_falls_back_with_its_reason() {
     );
     assert_cpu_answer_with_reason(lf, "a join_asof by several columns (`by`)");
     let float = || col("t").cast(DataType::Float64);
-    let lf = (left.with_column(float())).join(
-        right.with_column(float()),
+    let lf = (left.clone().with_column(float())).join(
+        right.clone().with_column(float()),
         [col("t")],
         [col("t")],
-        asof(AsofStrategy::Backward, true, None, true),
+        asof(AsofStrategy::Nearest, true, None, true),
     );
-    assert_cpu_answer_with_reason(lf, "keys that are not integers or temporal values");
+    assert_cpu_answer_with_reason(
+        lf,
+        "float keys are supported on the GPU backward and forward",
+    );
+    let text = || col("t").cast(DataType::String);
+    let lf = (left.with_column(text())).join(
+        right.with_column(text()),
+        [col("t")],
+        [col("t")],
+        asof(AsofStrategy::Backward, true, None, false),
+    );
+    assert_cpu_answer_with_reason(lf, "keys that are not integers, temporal values or floats");
+}
+
+#[test]
+fn join_asof_on_float_keys_compares_them_in_polars_total_order() {
+    // Nulls first, -0.0 beside 0.0, NaN last (Polars' order of floats).
+    let left = df!(
+        "x" => [None, Some(-1.5f64), Some(-0.0), Some(0.0), Some(0.5), Some(2.0), Some(f64::NAN), Some(f64::NAN)],
+        "v" => [1, 2, 3, 4, 5, 6, 7, 8],
+    )
+    .unwrap()
+    .lazy();
+    let right = df!(
+        "x" => [None, Some(-2.0f64), Some(0.0), Some(-0.0), Some(1.0), Some(f64::NAN)],
+        "w" => ["n", "a", "b", "c", "d", "e"],
+    )
+    .unwrap()
+    .lazy();
+    for dtype in [DataType::Float64, DataType::Float32] {
+        for strategy in [AsofStrategy::Backward, AsofStrategy::Forward] {
+            for allow_eq in [true, false] {
+                let key = || col("x").cast(dtype.clone());
+                let lf = (left.clone().with_column(key())).join(
+                    right.clone().with_column(key()),
+                    [col("x")],
+                    [col("x")],
+                    asof(strategy, allow_eq, None, true),
+                );
+                assert_gpu_eq(&format!("{dtype} {strategy:?} allow_eq={allow_eq}"), lf);
+            }
+        }
+    }
 }

@@ -38,9 +38,21 @@ impl Executor<'_> {
         let left_frame = self.keep(self.run(left)?);
         let right_frame = self.run_beside(right)?;
         let left_frame = self.take_kept(left_frame)?;
-        // Both keys as the search's 64-bit integers.
-        let wide = word_dtype(left_on.dtype);
-        let keys = |frame, key: &GpuExpr| self.computed_frame(frame, [&cast_to(key, wide)]);
+        // Both keys as the search's 64-bit integers: floats as their
+        // total-order keys (NaN greatest, -0.0 equal to 0.0), as Polars'
+        // scans and its check of their order compare them.
+        let float = left_on.dtype.is_float();
+        let wide = match float {
+            true => GpuDtype::UInt64,
+            false => word_dtype(left_on.dtype),
+        };
+        let keys = |frame: &DeviceFrame, key: &GpuExpr| match float {
+            true => Ok(DeviceFrame {
+                columns: vec![self.hashable_key(frame, column_index(key)?)?],
+                height: frame.height,
+            }),
+            false => self.computed_frame(frame, [&cast_to(key, wide)]),
+        };
         let (left_keys, right_keys) = (keys(&left_frame, left_on)?, keys(&right_frame, right_on)?);
         let how = AsofMatch {
             strategy: match strategy {
