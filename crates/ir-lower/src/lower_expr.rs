@@ -53,6 +53,7 @@ use aggregations::*;
 pub(crate) use aggregations::{
     Inside, KeptRows, filter_below, filtered_parts, mean_of_f32, of_every_row,
 };
+pub(crate) use boolean::integer_range;
 use boolean::*;
 use categorical::*;
 pub(crate) use functions::cast_or_nulls_supported;

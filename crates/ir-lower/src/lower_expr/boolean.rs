@@ -61,7 +61,7 @@ pub(crate) fn membership(input: GpuExpr, values: &[Scalar], nulls_equal: bool) -
 }
 
 /// The least and the greatest value of integer type `dtype`.
-fn integer_range(dtype: GpuDtype) -> Option<(i128, i128)> {
+pub(crate) fn integer_range(dtype: GpuDtype) -> Option<(i128, i128)> {
     Some(match dtype {
         GpuDtype::Int8 => (i8::MIN.into(), i8::MAX.into()),
         GpuDtype::Int16 => (i16::MIN.into(), i16::MAX.into()),

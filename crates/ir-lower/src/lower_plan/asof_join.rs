@@ -5,28 +5,24 @@ use polars_ops::frame::{AsOfOptions, AsofStrategy as PolarsStrategy, JoinArgs};
 use polars_plan::plans::ExprIRDisplay;
 
 use super::*;
+use crate::lower_expr::integer_range;
 use crate::plan::AsofStrategy;
 
-/// The integer type Polars searches keys of `dtype` as (narrow integers as
-/// i32, temporal values as their integers), whose range its tolerance must
-/// fit: its least and greatest values.
+/// The range (least and greatest value) of the integer type Polars
+/// searches keys of `dtype` as (narrow integers as i32, temporal values as
+/// their integers), which its tolerance must fit.
 fn native_range(dtype: GpuDtype) -> Option<(i128, i128)> {
-    Some(match dtype {
-        GpuDtype::Int8
-        | GpuDtype::Int16
-        | GpuDtype::Int32
-        | GpuDtype::UInt8
-        | GpuDtype::UInt16
-        | GpuDtype::Date => (i32::MIN.into(), i32::MAX.into()),
-        GpuDtype::UInt32 => (0, u32::MAX.into()),
-        GpuDtype::UInt64 => (0, u64::MAX.into()),
-        GpuDtype::Int64
-        | GpuDtype::Datetime(_)
+    let native = match dtype {
+        GpuDtype::Int8 | GpuDtype::Int16 | GpuDtype::UInt8 | GpuDtype::UInt16 | GpuDtype::Date => {
+            GpuDtype::Int32
+        }
+        GpuDtype::Datetime(_)
         | GpuDtype::ZonedDatetime(..)
         | GpuDtype::Duration(_)
-        | GpuDtype::Time => (i64::MIN.into(), i64::MAX.into()),
-        _ => return None,
-    })
+        | GpuDtype::Time => GpuDtype::Int64,
+        other => other,
+    };
+    integer_range(native)
 }
 
 impl PlanLowering<'_> {

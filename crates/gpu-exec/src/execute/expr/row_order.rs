@@ -18,41 +18,48 @@ pub(crate) enum PickOrder<'a> {
 /// than `nulls_last` says (at either, where `None`).
 pub(crate) fn order_broken(value: &GpuExpr, descending: bool, nulls_last: Option<bool>) -> GpuExpr {
     let boolean = GpuDtype::Boolean;
-    let before = |e: GpuExpr| e.shifted(1);
-    let (null, valid) = (value.clone().is_null(), value.clone().is_not_null());
-    let against = if descending {
-        BinaryOp::Gt
-    } else {
-        BinaryOp::Lt
-    };
-    let out_of_order = value
-        .clone()
-        .binary(against, before(value.clone()), boolean);
+    let null = value.clone().is_null();
     // A run of nulls begins or ends at a row (null at the first row).
     let turns = null
         .clone()
-        .binary(BinaryOp::NotEq, before(null.clone()), boolean);
+        .binary(BinaryOp::NotEq, null.shifted(1), boolean);
     let no = GpuExpr::literal(Scalar::Boolean(false), boolean);
     let turns_so_far = GpuExpr {
         kind: ExprKind::CumSum(Box::new(turns.fill_null(no))),
         dtype: GpuDtype::UInt32,
     };
     let two = GpuExpr::literal(Scalar::UInt(2), GpuDtype::UInt32);
-    let mut broken = out_of_order.binary(
+    let mut broken = out_of_order(value, descending).binary(
         BinaryOp::Or,
         turns_so_far.binary(BinaryOp::GtEq, two, boolean),
         boolean,
     );
     if let Some(nulls_last) = nulls_last {
-        // Last: a value after a null; first: a null after a value.
-        let (from, to) = match nulls_last {
-            true => (before(null), valid),
-            false => (before(valid), null),
-        };
-        let wrong_end = from.binary(BinaryOp::And, to, boolean);
-        broken = broken.binary(BinaryOp::Or, wrong_end, boolean);
+        broken = broken.binary(BinaryOp::Or, null_at_wrong_end(value, nulls_last), boolean);
     }
     broken
+}
+
+/// True at a row whose value is out of order (ascending, or `descending`)
+/// after the one before it.
+pub(crate) fn out_of_order(value: &GpuExpr, descending: bool) -> GpuExpr {
+    let against = if descending {
+        BinaryOp::Gt
+    } else {
+        BinaryOp::Lt
+    };
+    (value.clone()).binary(against, value.clone().shifted(1), GpuDtype::Boolean)
+}
+
+/// True at a row that shows nulls at the other end than `nulls_last` says:
+/// a value after a null (nulls last), a null after a value (nulls first).
+pub(crate) fn null_at_wrong_end(value: &GpuExpr, nulls_last: bool) -> GpuExpr {
+    let (null, valid) = (value.clone().is_null(), value.clone().is_not_null());
+    let (from, to) = match nulls_last {
+        true => (null.shifted(1), valid),
+        false => (valid.shifted(1), null),
+    };
+    from.binary(BinaryOp::And, to, GpuDtype::Boolean)
 }
 
 impl Executor<'_> {

@@ -192,15 +192,12 @@ impl Executor<'_> {
                 group.binary(BinaryOp::GtEq, zero, boolean),
                 boolean,
             );
-        let before = value.clone().shifted(1);
-        let out_of_order = value.clone().binary(BinaryOp::Lt, before.clone(), boolean);
-        let null_after_value =
-            (value.is_null()).binary(BinaryOp::And, before.is_not_null(), boolean);
-        let broken = same_group.binary(
-            BinaryOp::And,
-            out_of_order.binary(BinaryOp::Or, null_after_value, boolean),
+        let unsorted = out_of_order(&value, false).binary(
+            BinaryOp::Or,
+            null_at_wrong_end(&value, false),
             boolean,
         );
+        let broken = same_group.binary(BinaryOp::And, unsorted, boolean);
         let what = format!("join_asof: the {side} key `{key}` is not sorted within its groups");
         self.check_any_later(&frame, broken, what, ExecError::DependsOnPolars)?;
         Ok((frame, order))
