@@ -643,6 +643,15 @@ pub enum ExprKind {
     /// A list per row of the inputs' values in order (Polars' `concat_list`
     /// of values of one type, not lists), nulls kept; never null.
     ConcatList(Vec<GpuExpr>),
+    /// A list per row of the integers from `start` up to `end` (not
+    /// included) by `step` (Polars' `int_ranges`, as i64): empty where
+    /// `step` does not lead from `start` towards `end`; null where `start`
+    /// or `end` is.
+    IntRanges {
+        start: Box<GpuExpr>,
+        end: Box<GpuExpr>,
+        step: i64,
+    },
     Temporal {
         part: TemporalPart,
         input: Box<GpuExpr>,
@@ -717,6 +726,7 @@ macro_rules! children {
             }
             ExprKind::Column { .. } | ExprKind::Literal(_) | ExprKind::Len => vec![],
             ExprKind::Binary { left, right, .. } => vec![left, right],
+            ExprKind::IntRanges { start, end, .. } => vec![start, end],
             ExprKind::PolarsOwnWhere { input, polars_own, .. } => vec![input, polars_own],
             ExprKind::Where { input, by }
             | ExprKind::Rolling {

@@ -1032,11 +1032,12 @@ impl ExprLowering<'_> {
                 // Polars gives such a function the length of its first
                 // input, where the executor repeats that value on every row
                 // (`lit(0).clip(col("a"), ...)` is one value in Polars).
-                // (Durations and datetimes made of parts take the longest
-                // part's length too.)
+                // (Durations and datetimes made of parts, and integer
+                // ranges, take the longest input's length too.)
                 let horizontal = matches!(
                     function,
                     IRFunctionExpr::Coalesce
+                        | IRFunctionExpr::Range(IRRangeFunction::IntRanges { .. })
                         | IRFunctionExpr::StringExpr(IRStringFunction::ConcatHorizontal { .. })
                         | IRFunctionExpr::TemporalExpr(
                             IRTemporalFunction::Duration(_)

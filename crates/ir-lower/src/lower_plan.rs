@@ -31,6 +31,7 @@ mod join_order;
 mod one_value;
 mod rolling;
 mod series_literals;
+mod sliding_windows;
 mod unpivot;
 mod value_counts;
 

@@ -189,6 +189,10 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
                 GpuDtype::String => string_valued(input),
                 _ => evaluable(input),
             }),
+            ExprKind::IntRanges { start, end, .. } => {
+                evaluable(start)?;
+                evaluable(end)
+            }
             ExprKind::MakeStruct(fields) => fields_evaluable(fields),
             ExprKind::WithFields { input, fields } => match input.kind {
                 ExprKind::Column { .. } => fields_evaluable(fields),

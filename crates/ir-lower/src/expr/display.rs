@@ -509,6 +509,9 @@ impl fmt::Display for GpuExpr {
                 let inputs: Vec<String> = inputs.iter().map(ToString::to_string).collect();
                 write!(f, "concat_list({})", inputs.join(", "))
             }
+            ExprKind::IntRanges { start, end, step } => {
+                write!(f, "int_ranges({start}, {end}, {step})")
+            }
             ExprKind::PolarsOwnWhere { shown, .. } => f.write_str(shown),
             ExprKind::Temporal { part, input } => write!(f, "{part}({input})"),
             ExprKind::Agg { op, input } => write!(f, "{op}({input})"),

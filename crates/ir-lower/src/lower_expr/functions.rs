@@ -572,6 +572,7 @@ impl ExprLowering<'_> {
             F::Range(IRRangeFunction::IntRange { step, .. }) => {
                 return self.int_range(node, inputs, *step);
             }
+            F::Range(IRRangeFunction::IntRanges { .. }) => return self.int_ranges(node, inputs),
             F::Repeat => return self.repeat(node, inputs),
             F::IndexOf => return self.index_of(node, inputs),
             F::PctChange => {

@@ -310,14 +310,15 @@ impl ExprLowering<'_> {
                     | ListFunction::Eval(_),
                 ..
             } | ExprKind::ConcatList(_)
+                | ExprKind::IntRanges { .. }
         );
         if !computed && !matches!(input.kind, ExprKind::Column { .. }) {
             return self.refuse(
                 node,
                 format!(
                     "{function} of a list computed in the expression is not supported on the \
-                     GPU yet (of a list column, of texts split, of lists sorted, sliced, \
-                     evaluated or concatenated, it is)"
+                     GPU yet (of a list column, of texts split, of integer ranges, of lists \
+                     sorted, sliced, evaluated or concatenated, it is)"
                 ),
             );
         }
@@ -603,6 +604,55 @@ impl ExprLowering<'_> {
         }
         Some(GpuExpr {
             kind: ExprKind::ConcatList(values),
+            dtype,
+        })
+    }
+
+    /// Polars' `int_ranges(start, end, step)` (as i64; `step` a literal
+    /// other than zero): each row's integers from its `start` up to its
+    /// `end`. Of the rows of a frame (not inside an aggregation or a window,
+    /// where Polars makes a list per row of each group; not of two single
+    /// values, which make one row).
+    pub(super) fn int_ranges(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
+        let [start, end, step] = [0, 1, 2].map(|at| inputs.get(at).map(ExprIR::node));
+        let (start, end, step) = (start?, end?, step?);
+        let dtype = self.dtype(node)?;
+        let int64 = GpuDtype::Int64;
+        if dtype != GpuDtype::List(crate::dtype::ListOf::of(int64)) {
+            return self.refuse(node, format!("int_ranges into {dtype}"));
+        }
+        let Some(step) = self.literal_i64(step).filter(|&step| step != 0) else {
+            return self.refuse(
+                node,
+                "int_ranges by a step that is not a literal integer other than 0 is not \
+                 supported on the GPU",
+            );
+        };
+        if self.per_group {
+            return self.refuse(
+                node,
+                "int_ranges inside an aggregation or a window is not supported on the GPU",
+            );
+        }
+        if self.one_value(start) && self.one_value(end) {
+            return self.refuse(
+                node,
+                "int_ranges of a single start and end (one list) is not supported on the GPU",
+            );
+        }
+        let (start, end) = (self.expr(start)?, self.expr(end)?);
+        if start.dtype != int64 || end.dtype != int64 {
+            return self.refuse(
+                node,
+                format!("int_ranges from {} to {}", start.dtype, end.dtype),
+            );
+        }
+        Some(GpuExpr {
+            kind: ExprKind::IntRanges {
+                start: Box::new(start),
+                end: Box::new(end),
+                step,
+            },
             dtype,
         })
     }

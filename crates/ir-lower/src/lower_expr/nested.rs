@@ -27,6 +27,7 @@ impl ExprLowering<'_> {
             ExprKind::Column { .. } | ExprKind::List { .. } | ExprKind::StructField { .. } => true,
             ExprKind::String { op, input } if op.makes_lists() => !nested(input),
             ExprKind::ConcatList(inputs) => !inputs.iter().any(nested),
+            ExprKind::IntRanges { start, end, .. } => !nested(start) && !nested(end),
             ExprKind::InLists { item, .. } => !nested(item),
             // Struct fields renamed: the same values.
             ExprKind::Cast { .. } if renamed => true,

@@ -1,7 +1,9 @@
-//! Polars' `group_by_dynamic` of time windows as a plain group-by: each row's window the truncation of its time, a check that the times are sorted and valid (else Polars raises), and the group-by by the keys and windows in order; the order Polars gives the keys of time windows (also a rolling group-by's).
+//! Polars' `group_by_dynamic` of time windows that tile the times as a plain group-by (of other windows see `sliding_windows`): each row's window the truncation of its time, a check that the times are sorted and valid (else Polars raises), and the group-by by the keys and windows in order; the order Polars gives the keys of time windows (also a rolling group-by's).
 
 use polars::prelude::{ClosedWindow, DynamicGroupOptions, Label, StartBy};
+use polars_plan::plans::ExprIRDisplay;
 
+use super::sliding_windows::SlidingWindows;
 use super::*;
 use crate::expr::{AggOp, CastMode, Scalar, StringOp, Truncation};
 use crate::lower_expr::{raising_where, truncation};
@@ -23,7 +25,9 @@ impl PlanLowering<'_> {
     /// at the truncation of the time less the offset (less one tick, for
     /// windows closed on the right), plus the offset: the window Polars
     /// finds for it (the first window of data; empty windows are not
-    /// given).
+    /// given). Windows of other periods (of no months), closed on both
+    /// sides or neither, or from the first time (`start_by="datapoint"`)
+    /// run as [`Self::sliding_windows`] says.
     pub(super) fn dynamic_group_by(
         &mut self,
         node: Node,
@@ -32,9 +36,9 @@ impl PlanLowering<'_> {
         dynamic: &DynamicGroupOptions,
     ) -> Lowered {
         let fixed = |d: &polars::prelude::Duration| d.months() == 0;
-        let plain = dynamic.every == dynamic.period
-            && !dynamic.every.negative()
-            && !dynamic.every.is_zero()
+        let forward = |d: &polars::prelude::Duration| !d.negative() && !d.is_zero();
+        let tiled = dynamic.every == dynamic.period
+            && forward(&dynamic.every)
             && (dynamic.offset.is_zero() || (fixed(&dynamic.every) && fixed(&dynamic.offset)))
             && matches!(
                 dynamic.closed_window,
@@ -42,13 +46,26 @@ impl PlanLowering<'_> {
             )
             && (!dynamic.include_boundaries || fixed(&dynamic.every))
             && dynamic.start_by == StartBy::WindowBound;
-        if !plain {
-            return self.refuse(
-                node,
-                "group_by_dynamic with a period other than `every`, an offset of months or by \
-                 months, boundaries of windows of months, windows closed on both sides or \
-                 neither, or a start other than the window's is not supported on the GPU",
-            );
+        // Windows of any period, from the first time's window or the first
+        // time itself: see `sliding_windows`.
+        let sliding = [&dynamic.every, &dynamic.period, &dynamic.offset]
+            .into_iter()
+            .all(fixed)
+            && forward(&dynamic.every)
+            && forward(&dynamic.period)
+            && matches!(dynamic.start_by, StartBy::WindowBound | StartBy::DataPoint);
+        if !tiled && !sliding {
+            let why = if !matches!(dynamic.start_by, StartBy::WindowBound | StartBy::DataPoint) {
+                "group_by_dynamic with windows started by a weekday is not supported on the GPU"
+            } else if !forward(&dynamic.every) || !forward(&dynamic.period) {
+                "group_by_dynamic with a period or `every` not above zero is not supported on \
+                 the GPU"
+            } else {
+                "group_by_dynamic by months (or with an offset of months) of a period other than \
+                 `every`, closed on both sides or neither, started by the first time, or with \
+                 boundaries, is not supported on the GPU"
+            };
+            return self.refuse(node, why);
         }
         if self.keys_of_one_value(keys, "group_by_dynamic") {
             return None;
@@ -89,10 +106,55 @@ impl PlanLowering<'_> {
                  plan types the boundaries as dates, its engine gives timestamps)",
             );
         }
+        let polars_aggs = aggs;
         let aggs = self.named_exprs_in(aggs, input_node, true);
         let (input, keys, aggs) = (input?, keys?, aggs?);
+        // The first aggregation holding a part `found` finds, as the user
+        // wrote it.
+        let arena = self.expr_arena;
+        let shown = |found: &dyn Fn(&GpuExpr) -> bool| {
+            let at = aggs.iter().position(|agg| agg.expr.any(&found))?;
+            let agg = polars_aggs.get(at)?.node();
+            Some(ExprIRDisplay::display_node(agg, arena).to_string())
+        };
         let keyed = KeyedRows::of(&keys);
         let input = self.keyed(node, input, &keys, "a group_by_dynamic")?;
+        // With keys, Polars holds the windows as slices of rows or by
+        // index by its own bookkeeping, and answers a window of no valid
+        // value by that path (a place of an extreme 0 or null, and so the
+        // value at it; a spread 0.0 or null), which the device cannot
+        // follow.
+        let extreme = |e: &GpuExpr| {
+            matches!(
+                e.kind,
+                ExprKind::Agg {
+                    op: AggOp::Min { .. } | AggOp::Max { .. },
+                    ..
+                }
+            )
+        };
+        let by_path = |e: &GpuExpr| match &e.kind {
+            ExprKind::Agg {
+                op: AggOp::ArgMin | AggOp::ArgMax | AggOp::Std { .. } | AggOp::Var { .. },
+                ..
+            } => true,
+            // The first value where a key is its extreme (`x.filter(k ==
+            // k.min()).first()`; `x.get(k.arg_min())` lowers through
+            // `arg_min`, above).
+            ExprKind::Where { by, .. } => by.any(&extreme),
+            _ => false,
+        };
+        if !keys.is_empty()
+            && let Some(found) = shown(&by_path)
+        {
+            return self.refuse(
+                node,
+                format!(
+                    "`{found}` in a group_by_dynamic with keys is not supported on the GPU (of a \
+                     window with no valid value Polars answers by how it holds the windows)"
+                ),
+            );
+        }
         let stored_time = GpuExpr::column(index, name.to_string(), stored);
         let time = match integer {
             true => stored_time
@@ -144,6 +206,28 @@ impl PlanLowering<'_> {
                 )
                 .cast(dtype, CastMode::NonStrict)
         };
+        if !tiled {
+            let (Some(every_ticks), Some(period)) = (ticks(&dynamic.every), ticks(&dynamic.period))
+            else {
+                return self.refuse(
+                    node,
+                    format!(
+                        "group_by_dynamic of {stored} every {} in windows of {} is not supported \
+                         on the GPU",
+                        dynamic.every, dynamic.period
+                    ),
+                );
+            };
+            let windows = SlidingWindows {
+                every: (every, every_ticks),
+                period,
+                offset,
+                time: (stored_time, time, integer),
+                keyed,
+            };
+            let rolled = shown(&super::sliding_windows::rolled);
+            return self.sliding_windows(node, (input, keys, aggs), dynamic, (windows, rolled));
+        }
         let truncated = GpuExpr {
             kind: ExprKind::Truncate {
                 input: Box::new(moved(time.clone(), -offset - i64::from(closed_right))),
@@ -202,42 +286,6 @@ impl PlanLowering<'_> {
             broadcast: true,
             schema: with_window,
         };
-        // With keys, Polars holds the windows as slices of rows or by
-        // index by its own bookkeeping, and answers a window of no valid
-        // value by that path (a place of an extreme 0 or null, and so the
-        // value at it; a spread 0.0 or null), which the device cannot
-        // follow.
-        let extreme = |e: &GpuExpr| {
-            matches!(
-                e.kind,
-                ExprKind::Agg {
-                    op: AggOp::Min { .. } | AggOp::Max { .. },
-                    ..
-                }
-            )
-        };
-        let by_path = |e: &GpuExpr| match &e.kind {
-            ExprKind::Agg {
-                op: AggOp::ArgMin | AggOp::ArgMax | AggOp::Std { .. } | AggOp::Var { .. },
-                ..
-            } => true,
-            // The first value where a key is its extreme (`x.filter(k ==
-            // k.min()).first()`; `x.get(k.arg_min())` lowers through
-            // `arg_min`, above).
-            ExprKind::Where { by, .. } => by.any(&extreme),
-            _ => false,
-        };
-        if !keys.is_empty()
-            && let Some(found) = aggs.iter().find_map(|agg| agg.expr.find(&by_path))
-        {
-            return self.refuse(
-                node,
-                format!(
-                    "`{found}` in a group_by_dynamic with keys is not supported on the GPU (of a \
-                     window with no valid value Polars answers by how it holds the windows)"
-                ),
-            );
-        }
         // The user's keys, then the windows.
         let time_at = keys.len();
         let mut keys = keys;
@@ -321,23 +369,7 @@ impl PlanLowering<'_> {
                     false => bound,
                 }
                 .cast(column.dtype, CastMode::NonStrict);
-                // Over no rows, Polars gives no boundary columns (and so
-                // raises where a node above reads them): its own answer.
-                GpuExpr {
-                    dtype: bound.dtype,
-                    kind: ExprKind::PolarsOwnWhere {
-                        input: Box::new(bound),
-                        polars_own: Box::new(GpuExpr::literal(
-                            Scalar::Boolean(false),
-                            GpuDtype::Boolean,
-                        )),
-                        no_rows: true,
-                        why: "a group_by_dynamic with boundaries over no rows: Polars gives no \
-                              boundary columns there"
-                            .into(),
-                        shown: name.to_string(),
-                    },
-                }
+                super::sliding_windows::without_rows(bound, name)
             } else if dynamic.label == Label::DataPoint && name == grouped_schema[time_at].name {
                 GpuExpr::column(at(first)?, first, stored)
             } else {
@@ -372,7 +404,8 @@ impl KeyedRows {
     /// `expr` computed within each key's rows (as it is without keys, or
     /// where it reads no other row than its own: a literal, say).
     pub(super) fn within(&self, expr: GpuExpr) -> GpuExpr {
-        if self.keys.is_empty() || !expr.any(&GpuExpr::reads_other_rows) {
+        let per_key = |e: &GpuExpr| e.reads_other_rows() || matches!(e.kind, ExprKind::Agg { .. });
+        if self.keys.is_empty() || !expr.any(&per_key) {
             return expr;
         }
         GpuExpr {

@@ -690,6 +690,53 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().join(o(), [col("id") * lit(2i64)], [col("id")], asof(|_| {})),
         ),
         (
+            "a mean over overlapping time windows",
+            o().group_by_dynamic(
+                col("day"),
+                [] as [Expr; 0],
+                DynamicGroupOptions {
+                    every: Duration::parse("1d"),
+                    period: Duration::parse("3d"),
+                    offset: Duration::parse("0ns"),
+                    ..Default::default()
+                },
+            )
+            .agg([col("amount").mean().alias("mean")]),
+        ),
+        (
+            "time windows started by a weekday",
+            o().group_by_dynamic(
+                col("day"),
+                [] as [Expr; 0],
+                DynamicGroupOptions {
+                    every: Duration::parse("1w"),
+                    period: Duration::parse("1w"),
+                    offset: Duration::parse("0ns"),
+                    start_by: StartBy::Monday,
+                    ..Default::default()
+                },
+            )
+            .agg([len()]),
+        ),
+        (
+            "integer ranges by a step of a column",
+            o().select([int_ranges(
+                col("id"),
+                col("qty"),
+                col("id"),
+                DataType::Int64,
+            )]),
+        ),
+        (
+            "integer ranges of a single start and end",
+            o().select([int_ranges(
+                col("id").min(),
+                col("qty").max(),
+                lit(1),
+                DataType::Int64,
+            )]),
+        ),
+        (
             "a join_asof with a tolerance beyond the keys' type",
             o().join(
                 o(),

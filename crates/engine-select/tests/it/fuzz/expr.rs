@@ -134,6 +134,8 @@ pub enum Op {
     Log1p,
     /// `list.len()` of a list column.
     ListLen,
+    /// `int_ranges(start, end, lit(step))` of two integers (as i64).
+    IntRanges(i64),
     /// `list.get(lit(index), null_on_oob)` of a list column.
     ListGet(i64, bool),
     /// `list.sum()`, `list.min()`, `list.max()` of a list column.
@@ -477,6 +479,9 @@ impl E {
             Op::Exp => case!(i, s; [x]; ; x.exp()),
             Op::Log1p => case!(i, s; [x]; ; x.log1p()),
             Op::ListLen => case!(i, s; [x]; ; x.list().len()),
+            Op::IntRanges(step) => {
+                case!(i, s; [a, b]; step = step; int_ranges(a, b, lit(step), DataType::Int64))
+            }
             Op::ListGet(index, null_on_oob) => {
                 case!(i, s; [x]; index = index, null_on_oob = null_on_oob;
                     x.list().get(lit(index), null_on_oob))

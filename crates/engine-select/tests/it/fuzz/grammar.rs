@@ -982,6 +982,23 @@ impl Grammar<'_> {
                 let list = self.list(ty);
                 return E::leaf(Op::ListLit(list));
             }
+            if matches!(ty, Ty::Int) && self.chance(0.3) {
+                // The integers between two of each row's (kept small: the
+                // remainders of a division), by a step either way;
+                // sometimes exploded back into rows (in the expression,
+                // which stays with Polars).
+                let small = |g: &mut Self| {
+                    let x = g.value(Ty::Int, depth);
+                    let by = E::lit(Lit::Int(g.rng.random_range(3..12)));
+                    E::new(Op::Rem, vec![x, by])
+                };
+                let step = *[1, 1, 2, -1, -3].choose(self.rng).unwrap();
+                let ranges = E::new(Op::IntRanges(step), vec![small(self), small(self)]);
+                return match self.chance(0.2) {
+                    true => E::new(Op::ListLen, vec![ranges]),
+                    false => ranges,
+                };
+            }
             let n = self.rng.random_range(1..4);
             let values = (0..n).map(|_| self.value(ty, depth)).collect();
             return E::new(Op::ConcatList, values);

@@ -41,6 +41,10 @@ pub enum Plan {
         keys: Vec<String>,
         rolling: bool,
         every: &'static str,
+        /// How long each window lasts (unused by a rolling group-by), and
+        /// where the first starts.
+        period: &'static str,
+        start_by: StartBy,
         /// The windows' offset, which sides they are closed on, and their labels.
         offset: &'static str,
         closed: ClosedWindow,
@@ -160,6 +164,8 @@ impl Plan {
                 keys,
                 rolling,
                 every,
+                period,
+                start_by,
                 offset,
                 closed,
                 label,
@@ -191,11 +197,12 @@ impl Plan {
                         keys,
                         DynamicGroupOptions {
                             every: Duration::parse(every),
-                            period: Duration::parse(every),
+                            period: Duration::parse(period),
                             offset: Duration::parse(offset),
                             closed_window: *closed,
                             label: *label,
                             include_boundaries: *boundaries,
+                            start_by: *start_by,
                             ..Default::default()
                         },
                     )
@@ -361,6 +368,8 @@ impl Plan {
                 index,
                 keys,
                 every,
+                period,
+                start_by,
                 offset,
                 closed,
                 label,
@@ -372,9 +381,10 @@ impl Plan {
                  \n        .sort([{index:?}], SortMultipleOptions::default().with_maintain_order(true))\
                  \n        .group_by_dynamic(col({index:?}), {}, \
                  DynamicGroupOptions {{ every: Duration::parse({every:?}), \
-                 period: Duration::parse({every:?}), offset: Duration::parse({offset:?}), \
+                 period: Duration::parse({period:?}), offset: Duration::parse({offset:?}), \
                  closed_window: ClosedWindow::{closed:?}, label: Label::{label:?}, \
-                 include_boundaries: {boundaries}, ..Default::default() }})\n        .agg({})",
+                 include_boundaries: {boundaries}, start_by: StartBy::{start_by:?}, \
+                 ..Default::default() }})\n        .agg({})",
                 input.code(),
                 window_filter(index, every).1,
                 keys_code(keys),

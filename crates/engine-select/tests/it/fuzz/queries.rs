@@ -470,14 +470,30 @@ fn random_op(
                 schema.iter().find(|(name, _)| *name == index),
                 Some((_, DataType::Int32 | DataType::Int64))
             );
-            let (everies, offsets): (&[&str], &[&str]) = match integer {
-                true => (&["2i", "3i", "7i", "50i"], &["0i", "0i", "1i", "-2i"]),
+            let (everies, offsets, periods): (&[&str], &[&str], &[&str]) = match integer {
+                true => (
+                    &["2i", "3i", "7i", "50i"],
+                    &["0i", "0i", "1i", "-2i"],
+                    &["1i", "5i", "20i"],
+                ),
                 false => (
                     &["1d", "3d", "12h", "1w", "1mo", "1y"],
                     &["0ns", "0ns", "1d", "-6h", "2d", "1mo"],
+                    &["6h", "2d", "36h", "10d", "2mo"],
                 ),
             };
             let every = *everies.choose(g.rng).unwrap();
+            // Windows of another period now and then (overlapping or with
+            // gaps), started by the first time or a weekday too.
+            let period = match g.rng.random_bool(0.35) {
+                true => *periods.choose(g.rng).unwrap(),
+                false => every,
+            };
+            let start_by = match g.rng.random_range(0..10) {
+                0 | 1 => StartBy::DataPoint,
+                2 => StartBy::Monday,
+                _ => StartBy::WindowBound,
+            };
             let offset = *offsets.choose(g.rng).unwrap();
             // A rolling group-by now and then (windows closed on either
             // side, or neither, too).
@@ -489,7 +505,12 @@ fn random_op(
                     ClosedWindow::Both,
                     ClosedWindow::None,
                 ],
-                false => &[ClosedWindow::Left, ClosedWindow::Right, ClosedWindow::Both],
+                false => &[
+                    ClosedWindow::Left,
+                    ClosedWindow::Right,
+                    ClosedWindow::Both,
+                    ClosedWindow::None,
+                ],
             };
             let closed = *closings.choose(g.rng).unwrap();
             let label = *[Label::Left, Label::Right, Label::DataPoint]
@@ -519,6 +540,8 @@ fn random_op(
                 keys,
                 rolling,
                 every,
+                period,
+                start_by,
                 offset,
                 closed,
                 label,

@@ -1137,3 +1137,55 @@ fn group_bys_of_one_exploded_list_explode_first() {
         "explode is not supported on the GPU",
     );
 }
+
+#[test]
+fn int_ranges_make_a_list_per_row() {
+    // Starts and ends of each row (nulls, starts past their ends, i32 cast
+    // to i64 as Polars casts them), steps up and down, one of them a
+    // single value; then measured, summed and exploded.
+    let frame = df!(
+        "a" => [Some(0i64), Some(3), None, Some(-5), Some(7), Some(2)],
+        "b" => [Some(4i32), Some(3), Some(1), None, Some(-2), Some(12)],
+    )
+    .unwrap()
+    .lazy();
+    let ranges =
+        |start: Expr, end: Expr, step: i64| int_ranges(start, end, lit(step), DataType::Int64);
+    assert_gpu_eq(
+        "int_ranges by steps",
+        frame.clone().with_columns([
+            ranges(col("a"), col("b"), 1).alias("up"),
+            ranges(col("a"), col("b"), 3).alias("by 3"),
+            ranges(col("b"), col("a"), -2).alias("down by 2"),
+            ranges(lit(1), col("b"), 1).alias("from 1"),
+            ranges(col("a"), col("a").max(), 4).alias("to the greatest"),
+        ]),
+    );
+    assert_gpu_eq(
+        "int_ranges measured, summed and exploded",
+        frame
+            .clone()
+            .with_columns([
+                ranges(col("a"), col("b"), 2).list().len().alias("n"),
+                ranges(col("a"), col("b"), 2).list().sum().alias("sum"),
+                ranges(col("b"), col("a"), -1).alias("r"),
+            ])
+            .explode(by_name(["r"], true, false), polars_explode()),
+    );
+    // A step of a column, and a range per row inside an aggregation: Polars'.
+    assert_cpu_answer_with_reason(
+        frame.clone().select([int_ranges(
+            col("a"),
+            col("b"),
+            col("a") + lit(100),
+            DataType::Int64,
+        )]),
+        "int_ranges by a step that is not a literal",
+    );
+    assert_cpu_answer_with_reason(
+        frame
+            .group_by_stable([col("b")])
+            .agg([ranges(col("a"), lit(3), 1).list().len().sum()]),
+        "int_ranges inside an aggregation",
+    );
+}

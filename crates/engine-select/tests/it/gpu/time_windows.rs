@@ -124,17 +124,6 @@ fn group_by_dynamic_windows_match_the_cpu_or_leave_polars_its_error() {
                 .agg([col("v").sum()]),
         );
     }
-    // Windows of a period other than `every` stay with Polars.
-    let overlapping = DynamicGroupOptions {
-        period: Duration::parse("2d"),
-        ..windows("1d")
-    };
-    assert_cpu_answer_with_reason(
-        frame
-            .group_by_dynamic(col("t"), [] as [Expr; 0], overlapping)
-            .agg([col("v").sum()]),
-        "group_by_dynamic with a period other than `every`",
-    );
 }
 
 #[test]
@@ -323,7 +312,7 @@ fn group_by_dynamic_boundaries_match_the_cpu() {
     // Polars.
     let dates = frame.with_columns([col("t").cast(DataType::Date).alias("d")]);
     for (index, every, reason) in [
-        ("t", "1mo", "boundaries of windows of months"),
+        ("t", "1mo", "group_by_dynamic by months"),
         ("d", "3d", "group_by_dynamic of dates with boundaries"),
     ] {
         let options = options(every, "0ns", Label::Left, ClosedWindow::Left);
@@ -332,5 +321,149 @@ fn group_by_dynamic_boundaries_match_the_cpu() {
             .group_by_dynamic(col(index), [] as [Expr; 0], options)
             .agg([col("v").sum()]);
         assert_cpu_answer_with_reason(lf, reason);
+    }
+}
+
+#[test]
+fn group_by_dynamic_windows_of_any_period_match_the_cpu() {
+    // Windows longer than `every` (overlapping) and shorter (gaps between
+    // them), closed on either side, both or neither, from the first
+    // time's window or from the first time itself, moved by offsets
+    // (beyond `every` too), labelled every way, with boundaries, with and
+    // without keys; times on the windows' bounds and between them.
+    let hour = 3_600_000i64;
+    let hours = [0i64, 1, 2, 6, 24, 25, 49, 50, 51, 120, 121, 300];
+    let frame = df!(
+        "t" => hours.map(|h| h * hour + 30 * 60_000 * (h % 2)),
+        "v" => [Some(1i64), None, Some(3), Some(-4), Some(5), Some(6), None, Some(8), Some(9), Some(10), Some(11), Some(12)],
+        "f" => [0.1f64, 0.2, 0.3, -0.0, 1e300, 1.5, f64::NAN, 2.5, 0.7, 0.9, -1.25, 3.0],
+        "s" => ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"],
+        "k" => [1i64, 2, 1, 1, 2, 2, 1, 2, 1, 1, 2, 1],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("t").alias("i"),
+        col("t").cast(DataType::Datetime(TimeUnit::Milliseconds, None)),
+    ])
+    .with_columns([col("t").cast(DataType::Date).alias("d")]);
+    let kept = || {
+        vec![
+            len().alias("n"),
+            col("v").count().alias("count"),
+            col("s").first().alias("first s"),
+            col("v").last().alias("last v"),
+            col("s").max().alias("max s"),
+            col("v").n_unique().alias("distinct v"),
+        ]
+    };
+    let summed = || {
+        [
+            col("f").sum().alias("sum f"),
+            col("v").mean().alias("mean v"),
+        ]
+    };
+    let closings = [
+        ClosedWindow::Left,
+        ClosedWindow::Right,
+        ClosedWindow::Both,
+        ClosedWindow::None,
+    ];
+    let labels = [Label::Left, Label::Right, Label::DataPoint];
+    for (case, (index, every, period, offset)) in [
+        ("t", "1d", "2d", "0ns"),
+        ("t", "1d", "1d", "0ns"),
+        ("t", "2d", "1d", "0ns"),
+        ("t", "6h", "1d", "-3h"),
+        ("t", "1d", "36h", "1h"),
+        ("t", "1d", "5h", "-50h"),
+        ("t", "1w", "3d", "0ns"),
+        ("d", "2d", "5d", "0ns"),
+        ("d", "3d", "1d", "-1d"),
+        ("i", "7200000i", "10800000i", "0i"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (turn, closed) in closings.into_iter().enumerate() {
+            // As Polars tells overlapping windows.
+            let span = |d: &str| Duration::parse(d).duration_ns();
+            let overlapping = span(period) > span(every)
+                || span(period) == span(every) && closed == ClosedWindow::Both;
+            for start_by in [StartBy::WindowBound, StartBy::DataPoint] {
+                // Each label in turn, with keys where windows end them.
+                let label = labels[(case + turn) % 3];
+                let keys = match label {
+                    Label::Right => vec![col("k")],
+                    _ => vec![],
+                };
+                let options = DynamicGroupOptions {
+                    every: Duration::parse(every),
+                    period: Duration::parse(period),
+                    offset: Duration::parse(offset),
+                    closed_window: closed,
+                    label,
+                    start_by,
+                    include_boundaries: index == "t" && start_by == StartBy::DataPoint,
+                    ..Default::default()
+                };
+                let mut aggs = kept();
+                if !overlapping {
+                    aggs.extend(summed());
+                }
+                let name = format!(
+                    "{index} every {every} period {period} offset {offset}, {closed:?}, \
+                     {start_by:?}, {label:?}, {} keys",
+                    keys.len()
+                );
+                let lf = frame
+                    .clone()
+                    .group_by_dynamic(col(index), keys, options)
+                    .agg(aggs);
+                assert_gpu_eq(&name, lf);
+            }
+        }
+    }
+    // Sums, means and extremes of numbers over overlapping windows Polars
+    // takes with its rolling kernels: they stay with Polars.
+    let overlapping = DynamicGroupOptions {
+        every: Duration::parse("1d"),
+        period: Duration::parse("2d"),
+        offset: Duration::parse("0ns"),
+        ..Default::default()
+    };
+    assert_cpu_answer_with_reason(
+        frame
+            .clone()
+            .group_by_dynamic(col("t"), [] as [Expr; 0], overlapping.clone())
+            .agg([col("f").mean()]),
+        "in a group_by_dynamic of overlapping windows",
+    );
+    // Windows by months of another period, or started by a weekday, stay
+    // with Polars.
+    for (options, reason) in [
+        (
+            DynamicGroupOptions {
+                every: Duration::parse("1mo"),
+                period: Duration::parse("2mo"),
+                ..overlapping.clone()
+            },
+            "group_by_dynamic by months",
+        ),
+        (
+            DynamicGroupOptions {
+                start_by: StartBy::Monday,
+                ..overlapping
+            },
+            "windows started by a weekday",
+        ),
+    ] {
+        assert_cpu_answer_with_reason(
+            frame
+                .clone()
+                .group_by_dynamic(col("t"), [] as [Expr; 0], options)
+                .agg([len()]),
+            reason,
+        );
     }
 }

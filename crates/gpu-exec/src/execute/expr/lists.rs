@@ -135,6 +135,9 @@ impl Executor<'_> {
             ExprKind::List { function, input } => {
                 self.list_function(frame, function, input, expr.dtype)?
             }
+            ExprKind::IntRanges { start, end, step } if groups.is_none() => {
+                self.int_ranges(frame, (start, end, *step), expr.dtype)?
+            }
             // Each row's window group's list (a window mapped by `join`).
             ExprKind::Window {
                 function,
@@ -226,6 +229,99 @@ impl Executor<'_> {
             child: Box::new(child),
         };
         Ok(DeviceColumn::from_parts("".into(), dtype, n, lists, None))
+    }
+
+    /// Polars' `int_ranges(start, end, step)` over `frame` (see
+    /// [`ExprKind::IntRanges`]): each row's list as long as the steps from
+    /// its start short of its end, null where either is; its values the
+    /// start and the steps from it.
+    fn int_ranges(
+        &self,
+        frame: &DeviceFrame,
+        (start, end, step): (&GpuExpr, &GpuExpr, i64),
+        dtype: GpuDtype,
+    ) -> Result<DeviceColumn, ExecError> {
+        let int64 = GpuDtype::Int64;
+        let int = |v: i64| GpuExpr::literal(Scalar::Int(v), int64);
+        let n = frame.height;
+        // The distance to go, and the start on every row (`end - end +
+        // start`, where one of them is a single value), both null where
+        // either is.
+        let (from, to) = match step > 0 {
+            true => (start, end),
+            false => (end, start),
+        };
+        let distance = to.clone().binary(BinaryOp::Minus, from.clone(), int64);
+        let starts = end
+            .clone()
+            .binary(BinaryOp::Minus, end.clone(), int64)
+            .binary(BinaryOp::Plus, start.clone(), int64);
+        let bounds = DeviceFrame {
+            columns: vec![
+                self.evaluate(frame, &distance, "")?,
+                self.evaluate(frame, &starts, "")?,
+            ],
+            height: n,
+        };
+        // Each list's length: the steps short of the distance (none where
+        // it is not ahead, or null).
+        let ahead = column_ref(0, int64).fill_null(int(0));
+        let length = ahead
+            .clone()
+            .binary(BinaryOp::Gt, int(0), GpuDtype::Boolean)
+            .then(
+                ahead
+                    .binary(BinaryOp::Minus, int(1), int64)
+                    .binary(
+                        BinaryOp::FloorDivide,
+                        int(step.unsigned_abs() as i64),
+                        int64,
+                    )
+                    .binary(BinaryOp::Plus, int(1), int64),
+                int(0),
+                int64,
+            );
+        let ops = self.ops();
+        let lengths = self.evaluate_i64(&bounds, &length)?;
+        // One more zero, so that the exclusive scan ends with the total.
+        let memory = self.ctx.memory.clone();
+        let counted = DeviceBuffer::zeroed(n + 1, memory, &self.ctx.stream)?;
+        counted.copy_from_device(0, &lengths)?;
+        let offsets = ops.exclusive_scan_i64(&counted)?;
+        let valid = self.evaluate(&bounds, &column_ref(0, int64).is_not_null(), "")?;
+        let Values::Bits(validity) = valid.into_parts().0 else {
+            return Err(ExecError::Unsupported("the validity of int_ranges".into()));
+        };
+        // Each value: its list's start and its place in the list times
+        // the step.
+        let rows = ops.explode_lists(&offsets, None, false, false)?;
+        let first = ops.gather(&offsets, None, &rows.parents)?.0;
+        let total = rows.values.len();
+        let column = |values| DeviceColumn::from_parts("".into(), int64, total, values, None);
+        let places = DeviceFrame {
+            columns: vec![
+                self.gather_column(&bounds.columns[1], &rows.parents)?,
+                column(Values::I64(first)),
+                column(Values::I64(rows.values)),
+            ],
+            height: total,
+        };
+        let value = column_ref(2, int64)
+            .binary(BinaryOp::Minus, column_ref(1, int64), int64)
+            .binary(BinaryOp::Multiply, int(step), int64)
+            .binary(BinaryOp::Plus, column_ref(0, int64), int64);
+        let child = self.evaluate(&places, &value, "")?.into_child();
+        let lists = Values::List {
+            offsets,
+            child: Box::new(child),
+        };
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            dtype,
+            n,
+            lists,
+            Some(validity),
+        ))
     }
 
     /// A function of each list of `input`, a list column of `frame`, of

@@ -1,0 +1,306 @@
+//! Polars' `group_by_dynamic` of windows of any period (longer than `every`: overlapping; shorter: with gaps), closed on either side, both or neither, from the first time's window or from the first time itself: each row repeated for each window it lies in (an explode of `int_ranges` of its windows' numbers), then a group-by of the keys and windows in order.
+
+use polars::prelude::{ClosedWindow, DynamicGroupOptions, Label, StartBy};
+
+use super::dynamic::KeyedRows;
+use super::*;
+use crate::expr::{AggOp, CastMode, Scalar, Truncation};
+
+/// What `sliding_windows` needs of a `group_by_dynamic` besides its
+/// options: `every` (as the truncation of times and in ticks of the time's
+/// type: days of dates), the `period` and `offset` in ticks, the time column
+/// (as stored, as a temporal value, whether it is an integer Polars takes
+/// as timestamps of nanoseconds) and the `group_by` keys.
+pub(super) struct SlidingWindows {
+    pub every: (Truncation, i64),
+    pub period: i64,
+    pub offset: i64,
+    pub time: (GpuExpr, GpuExpr, bool),
+    pub keyed: KeyedRows,
+}
+
+impl PlanLowering<'_> {
+    /// A `group_by_dynamic` (`dynamic`) of `aggs` by `keys` over `input`
+    /// (its rows of each key together, in Polars' order of the keys) in
+    /// windows of any period, as Polars finds them within each key's rows
+    /// (polars-time's `group_by_windows`): the first window starts at the
+    /// first time (`start_by="datapoint"`), or at the truncation of the
+    /// first time by `every` moved by the offset, and then back by as many
+    /// `every` as keep the first time from lying before it; window `k`
+    /// starts `k` times `every` later and lasts the period (closed as
+    /// `dynamic` says), and the windows holding rows are the groups, in
+    /// order. Each row lies in the windows from the first starting after
+    /// its time less the period to the last starting before its time (at
+    /// or before, by the closing): the rows repeated for each of those
+    /// (an explode of their numbers), then grouped by the keys and the
+    /// window's number in order of appearance (ascending: the times are
+    /// sorted within each key's rows, checked, else Polars raises), each
+    /// window's rows in their order. Labels and boundaries are computed
+    /// from the number. Overlapping windows (`period` longer than `every`,
+    /// or as long and closed on both sides) Polars aggregates with its
+    /// rolling kernels where they are of numbers (sums, means, extremes,
+    /// spreads, quantiles: the last bits of floats, a window of nulls'
+    /// answer are theirs; [`rolled`]): those fall back, `rolled` the first
+    /// aggregation holding one, as the user wrote it.
+    pub(super) fn sliding_windows(
+        &mut self,
+        node: Node,
+        (input, keys, aggs): (PlanNode, Vec<NamedExpr>, Vec<NamedExpr>),
+        dynamic: &DynamicGroupOptions,
+        (windows, rolled): (SlidingWindows, Option<String>),
+    ) -> Lowered {
+        let SlidingWindows {
+            every: (truncation, every),
+            period,
+            offset,
+            time: (stored_time, time, integer),
+            keyed,
+        } = windows;
+        let closed = dynamic.closed_window;
+        let overlapping = match closed {
+            ClosedWindow::Both => period >= every,
+            _ => period > every,
+        };
+        if overlapping && let Some(found) = rolled {
+            return self.refuse(
+                node,
+                format!(
+                    "`{found}` in a group_by_dynamic of overlapping windows (a period of {} \
+                     every {}) is not supported on the GPU (Polars aggregates such windows by \
+                     its rolling kernels)",
+                    dynamic.period, dynamic.every
+                ),
+            );
+        }
+        let int64 = GpuDtype::Int64;
+        let int = |value: i64| GpuExpr::literal(Scalar::Int(value), int64);
+        let ticks = |e: GpuExpr| e.cast(int64, CastMode::NonStrict);
+        let plus = |a: GpuExpr, b: GpuExpr| a.binary(BinaryOp::Plus, b, int64);
+        let minus = |a: GpuExpr, b: GpuExpr| a.binary(BinaryOp::Minus, b, int64);
+        let times = |a: GpuExpr, b: i64| a.binary(BinaryOp::Multiply, int(b), int64);
+        let over = |a: GpuExpr, b: i64| a.binary(BinaryOp::FloorDivide, int(b), int64);
+        let dtype = time.dtype;
+        let first = keyed.within(time.clone().aggregated(AggOp::First, dtype));
+        // Windows closed on the left hold a time at their start.
+        let at_start = matches!(closed, ClosedWindow::Left | ClosedWindow::Both);
+        let at_end = matches!(closed, ClosedWindow::Right | ClosedWindow::Both);
+        let origin = match dynamic.start_by {
+            StartBy::DataPoint => ticks(first),
+            _ => {
+                let truncated = GpuExpr {
+                    kind: ExprKind::Truncate {
+                        input: Box::new(first.clone()),
+                        every: truncation,
+                    },
+                    dtype,
+                };
+                let start = plus(ticks(truncated), int(offset));
+                // How far the start lies beyond the first time (beyond the
+                // tick before it, for windows open on the left): moved
+                // back by whole `every`s past it.
+                let gap = minus(start.clone(), ticks(first));
+                let gap = match at_start {
+                    true => gap,
+                    false => plus(gap, int(1)),
+                };
+                let back = times(plus(over(minus(gap.clone(), int(1)), every), int(1)), every);
+                gap.binary(BinaryOp::Gt, int(0), GpuDtype::Boolean).then(
+                    minus(start.clone(), back),
+                    start,
+                    int64,
+                )
+            }
+        };
+        // Each row's first window's start (its key's), and the check of
+        // the times' order; then the windows holding the row: from `low`
+        // to `high`, by their numbers from the first.
+        let width = input.schema().len();
+        let (origin_name, windows_name) = ("__gpu_origin", "__gpu_window");
+        let check = keyed.sorted_check(stored_time.clone());
+        let with_origin = with_columns(input, [(origin_name, origin), ("__gpu_sorted", check)]);
+        let origin = GpuExpr::column(width, origin_name.to_string(), int64);
+        let since = minus(ticks(time.clone()), origin.clone());
+        let high = match at_start {
+            true => over(since.clone(), every),
+            false => over(minus(since.clone(), int(1)), every),
+        };
+        let low = match at_end {
+            // The least k with k·every ≥ since - period.
+            true => times(over(minus(int(period), since), every), -1),
+            // The least k with k·every > since - period.
+            false => plus(over(minus(since, int(period)), every), int(1)),
+        };
+        let low = low
+            .clone()
+            .binary(BinaryOp::Lt, int(0), GpuDtype::Boolean)
+            .then(int(0), low, int64);
+        let numbers = GpuExpr {
+            kind: ExprKind::IntRanges {
+                start: Box::new(low),
+                end: Box::new(plus(high, int(1))),
+                step: 1,
+            },
+            dtype: GpuDtype::List(crate::dtype::ListOf::of(int64)),
+        };
+        let with_windows = with_columns(with_origin, [(windows_name, numbers)]);
+        let at_windows = width + 2;
+        let mut exploded_schema = with_windows.schema().clone();
+        exploded_schema[at_windows].dtype = int64;
+        let exploded = PlanNode::Explode {
+            input: Box::new(with_windows),
+            columns: vec![at_windows],
+            empty_as_null: false,
+            keep_nulls: false,
+            schema: exploded_schema,
+        };
+        // The user's keys, then the windows' numbers; the user's
+        // aggregations, then each window's origin (and first time).
+        let (stored, name) = (stored_time.dtype, dynamic.index_column.as_str());
+        let mut grouped_keys = keys;
+        grouped_keys.push(NamedExpr {
+            name: windows_name.into(),
+            expr: GpuExpr::column(at_windows, windows_name.to_string(), int64),
+        });
+        let first_name = "__gpu_first_time";
+        let mut grouped_aggs = aggs;
+        grouped_aggs.push(NamedExpr {
+            name: origin_name.into(),
+            expr: origin.aggregated(AggOp::First, int64),
+        });
+        if dynamic.label == Label::DataPoint {
+            grouped_aggs.push(NamedExpr {
+                name: first_name.into(),
+                expr: stored_time.aggregated(AggOp::First, stored),
+            });
+        }
+        let schema = self.output_schema(node)?;
+        self.types_agree(node, &grouped_keys, &schema)?;
+        self.types_agree(node, &grouped_aggs, &schema)?;
+        let grouped_schema: OutputSchema = grouped_keys
+            .iter()
+            .chain(&grouped_aggs)
+            .map(|column| OutputColumn {
+                name: column.name.to_string(),
+                dtype: column.expr.dtype,
+            })
+            .collect();
+        let bounds = ["_lower_boundary", "_upper_boundary"];
+        let is_bound = |name: &str| dynamic.include_boundaries && bounds.contains(&name);
+        let grouped = PlanNode::GroupBy {
+            // (Polars runs time windows its own way.)
+            polars_partitions_from: None,
+            input: Box::new(exploded),
+            keys: grouped_keys,
+            aggs: grouped_aggs,
+            maintain_order: true,
+            slice: None,
+            schema: grouped_schema.clone(),
+        };
+        let at = |name: &str| grouped_schema.iter().position(|c| c.name == name);
+        let number = GpuExpr::column(at(windows_name)?, windows_name.to_string(), int64);
+        let origin = GpuExpr::column(at(origin_name)?, origin_name.to_string(), int64);
+        let start = plus(origin, times(number, every));
+        let end = plus(start.clone(), int(period));
+        // Ticks as the time's type (integers as themselves).
+        let as_time = |ticks: GpuExpr, to: GpuDtype| match integer {
+            true => ticks.cast(to, CastMode::NonStrict),
+            false => ticks
+                .cast(dtype, CastMode::NonStrict)
+                .cast(to, CastMode::NonStrict),
+        };
+        let mut exprs = Vec::with_capacity(schema.len());
+        for column in schema.iter() {
+            let shown = column.name.as_str();
+            let expr = if is_bound(shown) {
+                let bound = match shown == bounds[0] {
+                    true => start.clone(),
+                    false => end.clone(),
+                };
+                without_rows(as_time(bound, column.dtype), shown)
+            } else if shown == name {
+                match dynamic.label {
+                    Label::Left => as_time(start.clone(), stored),
+                    Label::Right => as_time(end.clone(), stored),
+                    Label::DataPoint => GpuExpr::column(at(first_name)?, first_name, stored),
+                }
+            } else {
+                let at = at(shown)?;
+                GpuExpr::column(at, shown.to_string(), grouped_schema[at].dtype)
+            };
+            exprs.push(NamedExpr {
+                name: column.name.clone(),
+                expr,
+            });
+        }
+        Some(PlanNode::Select {
+            input: Box::new(grouped),
+            exprs,
+            schema,
+        })
+    }
+}
+
+/// `input` with the columns `exprs` (names and expressions) after its own.
+fn with_columns<const N: usize>(input: PlanNode, exprs: [(&str, GpuExpr); N]) -> PlanNode {
+    let mut schema = input.schema().clone();
+    let exprs = exprs
+        .into_iter()
+        .map(|(name, expr)| {
+            schema.push(OutputColumn {
+                name: name.to_string(),
+                dtype: expr.dtype,
+            });
+            NamedExpr {
+                name: name.into(),
+                expr,
+            }
+        })
+        .collect();
+    PlanNode::WithColumns {
+        input: Box::new(input),
+        exprs,
+        broadcast: true,
+        schema,
+    }
+}
+
+/// A window's boundary `bound` (the column `shown`): over no rows, Polars
+/// gives no boundary columns (and so raises where a node above reads them),
+/// its own answer.
+pub(super) fn without_rows(bound: GpuExpr, shown: &str) -> GpuExpr {
+    GpuExpr {
+        dtype: bound.dtype,
+        kind: ExprKind::PolarsOwnWhere {
+            input: Box::new(bound),
+            polars_own: Box::new(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean)),
+            no_rows: true,
+            why: "a group_by_dynamic with boundaries over no rows: Polars gives no boundary \
+                  columns there"
+                .into(),
+            shown: shown.to_string(),
+        },
+    }
+}
+
+/// Whether `e` is an aggregation Polars takes by its rolling kernels over
+/// overlapping windows: of numbers (temporal values too), sums, means,
+/// extremes and their places, spreads, medians and quantiles.
+pub(super) fn rolled(e: &GpuExpr) -> bool {
+    match &e.kind {
+        ExprKind::Agg { op, input } => match op {
+            AggOp::Min { .. } | AggOp::Max { .. } => {
+                !matches!(input.dtype, GpuDtype::String | GpuDtype::Boolean)
+            }
+            AggOp::Sum
+            | AggOp::Mean
+            | AggOp::Median
+            | AggOp::Quantile { .. }
+            | AggOp::Std { .. }
+            | AggOp::Var { .. }
+            | AggOp::ArgMin
+            | AggOp::ArgMax => true,
+            _ => false,
+        },
+        _ => false,
+    }
+}
