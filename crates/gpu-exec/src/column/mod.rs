@@ -119,6 +119,22 @@ impl DeviceColumn {
         }
     }
 
+    /// A list column of type `dtype`, unnamed: each list's values from
+    /// its offset to the next in `child`, null where `validity` says.
+    pub(crate) fn listed(
+        dtype: GpuDtype,
+        offsets: DeviceBuffer<i64>,
+        child: Child,
+        validity: Option<DeviceBuffer<u32>>,
+    ) -> Self {
+        let len = offsets.len().saturating_sub(1);
+        let values = Values::List {
+            offsets,
+            child: Box::new(child),
+        };
+        DeviceColumn::from_parts("".into(), dtype, len, values, validity)
+    }
+
     /// Hands the column to `stream` (see `DeviceBuffer::move_to_stream`),
     /// or, given `ready` (recorded on the column's stream after its last
     /// use there), after that event only (`DeviceBuffer::move_to_stream_after`).

@@ -354,10 +354,9 @@ impl PlanLowering<'_> {
             true => ticks(&dynamic.period).unwrap_or(0),
             false => 0,
         };
-        let mut exprs = Vec::with_capacity(schema.len());
-        for column in schema.iter() {
+        super::sliding_windows::selected(grouped, schema, |column| {
             let name = column.name.as_str();
-            let expr = if is_bound(name) {
+            Some(if is_bound(name) {
                 let start = GpuExpr::column(at(start_name)?, start_name.to_string(), dtype);
                 let bound = match name == bounds[0] {
                     true => start,
@@ -374,16 +373,7 @@ impl PlanLowering<'_> {
                 GpuExpr::column(at(first)?, first, stored)
             } else {
                 GpuExpr::column(at(name)?, name.to_string(), column.dtype)
-            };
-            exprs.push(NamedExpr {
-                name: column.name.clone(),
-                expr,
-            });
-        }
-        Some(PlanNode::Select {
-            input: Box::new(grouped),
-            exprs,
-            schema,
+            })
         })
     }
 }

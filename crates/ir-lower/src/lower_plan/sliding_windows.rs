@@ -208,10 +208,9 @@ impl PlanLowering<'_> {
                 .cast(dtype, CastMode::NonStrict)
                 .cast(to, CastMode::NonStrict),
         };
-        let mut exprs = Vec::with_capacity(schema.len());
-        for column in schema.iter() {
+        selected(grouped, schema, |column| {
             let shown = column.name.as_str();
-            let expr = if is_bound(shown) {
+            Some(if is_bound(shown) {
                 let bound = match shown == bounds[0] {
                     true => start.clone(),
                     false => end.clone(),
@@ -226,18 +225,32 @@ impl PlanLowering<'_> {
             } else {
                 let at = at(shown)?;
                 GpuExpr::column(at, shown.to_string(), grouped_schema[at].dtype)
-            };
-            exprs.push(NamedExpr {
-                name: column.name.clone(),
-                expr,
-            });
-        }
-        Some(PlanNode::Select {
-            input: Box::new(grouped),
-            exprs,
-            schema,
+            })
         })
     }
+}
+
+/// A select of `schema`'s columns over `input`, each the expression
+/// `column` gives it (`None` if any gives none).
+pub(super) fn selected(
+    input: PlanNode,
+    schema: OutputSchema,
+    mut column: impl FnMut(&OutputColumn) -> Option<GpuExpr>,
+) -> Lowered {
+    let exprs = schema
+        .iter()
+        .map(|c| {
+            Some(NamedExpr {
+                name: c.name.clone(),
+                expr: column(c)?,
+            })
+        })
+        .collect::<Option<_>>()?;
+    Some(PlanNode::Select {
+        input: Box::new(input),
+        exprs,
+        schema,
+    })
 }
 
 /// `input` with the columns `exprs` (names and expressions) after its own.

@@ -57,17 +57,7 @@ impl Executor<'_> {
             values,
             validity: Some(validity),
         };
-        let lists = Values::List {
-            offsets,
-            child: Box::new(child),
-        };
-        Ok(DeviceColumn::from_parts(
-            "".into(),
-            dtype,
-            starts.len(),
-            lists,
-            None,
-        ))
+        Ok(DeviceColumn::listed(dtype, offsets, child, None))
     }
 
     /// A list- or struct-valued expression over `frame`, row by row (within
@@ -113,11 +103,7 @@ impl Executor<'_> {
                     },
                     validity: Some(piece_validity),
                 };
-                let lists = Values::List {
-                    offsets,
-                    child: Box::new(child),
-                };
-                DeviceColumn::from_parts("".into(), expr.dtype, frame.height, lists, Some(validity))
+                DeviceColumn::listed(expr.dtype, offsets, child, Some(validity))
             }
             ExprKind::MakeStruct(fields) => self.made_struct(frame, fields, expr.dtype, groups)?,
             ExprKind::WithFields { input, fields } => {
@@ -224,11 +210,7 @@ impl Executor<'_> {
             &places(n + 1)?,
             &i.binary(BinaryOp::Multiply, int(k), int64),
         )?;
-        let lists = Values::List {
-            offsets,
-            child: Box::new(child),
-        };
-        Ok(DeviceColumn::from_parts("".into(), dtype, n, lists, None))
+        Ok(DeviceColumn::listed(dtype, offsets, child, None))
     }
 
     /// Polars' `int_ranges(start, end, step)` over `frame` (see
@@ -311,17 +293,7 @@ impl Executor<'_> {
             .binary(BinaryOp::Multiply, int(step), int64)
             .binary(BinaryOp::Plus, column_ref(0, int64), int64);
         let child = self.evaluate(&places, &value, "")?.into_child();
-        let lists = Values::List {
-            offsets,
-            child: Box::new(child),
-        };
-        Ok(DeviceColumn::from_parts(
-            "".into(),
-            dtype,
-            n,
-            lists,
-            Some(validity),
-        ))
+        Ok(DeviceColumn::listed(dtype, offsets, child, Some(validity)))
     }
 
     /// A function of each list of `input`, a list column of `frame`, of
@@ -379,15 +351,11 @@ impl Executor<'_> {
             let results = self.evaluate_in_groups(&child_frame()?, &evaluation, "", groups)?;
             let (offsets, _) = ops.gather(offsets, None, &ops.iota(offsets.len(), 0)?)?;
             let (_, lists_validity) = ops.list_lengths(&offsets, lists.validity())?;
-            let lists = Values::List {
-                offsets,
-                child: Box::new(results.into_child()),
-            };
-            Ok(DeviceColumn::from_parts(
-                "".into(),
+            let child = results.into_child();
+            Ok(DeviceColumn::listed(
                 dtype,
-                frame.height,
-                lists,
+                offsets,
+                child,
                 Some(lists_validity),
             ))
         };
