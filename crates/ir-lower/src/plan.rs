@@ -277,9 +277,10 @@ pub enum PlanNode {
         /// backward or forward, without a tolerance).
         left_on: GpuExpr,
         right_on: GpuExpr,
-        /// Polars' `by`: a column of each side whose equal values make a
-        /// group (a null one matches nothing).
-        by: Option<(GpuExpr, GpuExpr)>,
+        /// Polars' `by`: pairs of columns (one of each side, of one type)
+        /// whose equal values make a group (a row with a null among them
+        /// matches nothing); none without groups.
+        by: Vec<(GpuExpr, GpuExpr)>,
         strategy: AsofStrategy,
         /// Whether a right key equal to the left key matches.
         allow_eq: bool,
@@ -622,9 +623,9 @@ impl PlanNode {
                 ..
             } => format!(
                 "AsofJoin {strategy:?} left_on={left_on} right_on={right_on}{}{}{}{}{}{}",
-                by.as_ref()
+                by.iter()
                     .map(|(l, r)| format!(" by=({l}, {r})"))
-                    .unwrap_or_default(),
+                    .collect::<String>(),
                 if *allow_eq { " allow_eq" } else { "" },
                 tolerance
                     .map(|t| format!(" tolerance={t}"))

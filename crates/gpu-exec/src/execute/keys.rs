@@ -366,29 +366,58 @@ impl Executor<'_> {
         right: &DeviceColumn,
         nulls_equal: bool,
     ) -> Result<(DeviceColumn, DeviceColumn), ExecError> {
+        self.row_codes(&[(left, right)], nulls_equal)
+    }
+
+    /// [`Executor::key_codes`] of rows of several key columns (`pairs`, a
+    /// left and a right column of one type each): equal where every key
+    /// is; null where any key is, unless `nulls_equal`.
+    pub(crate) fn row_codes(
+        &self,
+        pairs: &[(&DeviceColumn, &DeviceColumn)],
+        nulls_equal: bool,
+    ) -> Result<(DeviceColumn, DeviceColumn), ExecError> {
         let ops = self.ops();
-        let (n_left, n) = (left.len(), left.len() + right.len());
-        let both = self.concat_column(&[left, right], "", left.dtype, n)?;
-        let key = column_ref(0, left.dtype);
-        let frame = DeviceFrame {
-            columns: vec![both],
-            height: n,
+        let Some((first, _)) = pairs.first() else {
+            return Err(ExecError::Unsupported("codes of no key".into()));
         };
+        let (n_left, n) = (first.len(), first.len() + pairs[0].1.len());
+        let columns = pairs
+            .iter()
+            .map(|(left, right)| self.concat_column(&[left, right], "", left.dtype, n))
+            .collect::<Result<Vec<_>, _>>()?;
+        let keys: Vec<GpuExpr> = (columns.iter().enumerate())
+            .map(|(i, column)| column_ref(i, column.dtype))
+            .collect();
+        let frame = DeviceFrame { columns, height: n };
+        let keys: Vec<&GpuExpr> = keys.iter().collect();
         let Groups {
             sorted_rows,
             starts,
             ..
-        } = self.groups(&frame, &[&key])?;
+        } = self.groups(&frame, &keys)?;
         let group_of_position = ops.widen(&ops.segment_ids(&starts, n)?)?;
         let codes = DeviceBuffer::zeroed(n, self.ctx.memory.clone(), &self.ctx.stream)?;
         let scratch =
             DeviceBuffer::zeroed(n.div_ceil(32), self.ctx.memory.clone(), &self.ctx.stream)?;
         ops.scatter(&group_of_position, None, &sorted_rows, &codes, &scratch)?;
-        // The keys' validity, so that null keys match nothing.
-        let validity = if nulls_equal {
-            None
-        } else {
-            frame.columns[0].validity()
+        // The keys' validity, so that null keys match nothing (of rows of
+        // several, valid where every key is).
+        let every_valid;
+        let validity = match (nulls_equal, &frame.columns[..]) {
+            (true, _) => None,
+            (false, [only]) => only.validity(),
+            (false, _) => {
+                let valid = (keys.iter())
+                    .map(|key| (*key).clone().is_not_null())
+                    .reduce(|a, b| a.binary(BinaryOp::And, b, GpuDtype::Boolean));
+                let valid = valid.ok_or_else(|| ExecError::Unsupported("no key".into()))?;
+                let Values::Bits(bits) = self.evaluate(&frame, &valid, "")?.into_parts().0 else {
+                    return Err(ExecError::Unsupported("the validity of keys".into()));
+                };
+                every_valid = bits;
+                Some(&every_valid)
+            }
         };
         let part = |start: usize, len: usize| -> Result<DeviceColumn, ExecError> {
             let rows = ops.iota(len, start as i64)?;

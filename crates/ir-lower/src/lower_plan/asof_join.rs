@@ -129,10 +129,8 @@ impl PlanLowering<'_> {
         };
         let (left_schema, right_schema) = (self.schema_of(left_node), self.schema_of(right_node));
         let by = match (&asof.left_by, &asof.right_by) {
-            (None, None) => None,
-            (Some(l), Some(r)) => {
-                Some(self.asof_groups(node, (l, r), (&left_schema, &right_schema))?)
-            }
+            (None, None) => Vec::new(),
+            (Some(l), Some(r)) => self.asof_groups(node, (l, r), (&left_schema, &right_schema))?,
             _ => return self.refuse(node, "a join_asof by groups of one side only"),
         };
         let right_name = right_ir.output_name();
@@ -171,43 +169,57 @@ impl PlanLowering<'_> {
         })
     }
 
-    /// The `by` columns of a `join_asof` (`node`): one of each side, of one
-    /// type whose equal values the GPU groups as Polars matches them
-    /// (integers, temporal values, texts; Polars raises for booleans, and
-    /// matches floats by their bits).
+    /// The `by` columns of a `join_asof` (`node`): pairs of one of each
+    /// side, of one type whose equal values the GPU groups as Polars
+    /// matches them (integers, temporal values, texts, floats, equal by
+    /// their total order as Polars' hashes of them take them: -0.0 as 0.0,
+    /// every NaN alike; booleans among several, which Polars encodes as
+    /// rows, where one alone it does not join by).
     fn asof_groups(
         &mut self,
         node: Node,
         (left_by, right_by): (&[PlSmallStr], &[PlSmallStr]),
         (left_schema, right_schema): (&Schema, &Schema),
-    ) -> Option<(GpuExpr, GpuExpr)> {
-        let ([l], [r]) = (left_by, right_by) else {
+    ) -> Option<Vec<(GpuExpr, GpuExpr)>> {
+        if left_by.len() != right_by.len() || left_by.is_empty() {
             self.refuse(
                 node,
-                "a join_asof by several columns (`by`) is not supported on the GPU yet",
+                "a join_asof by different numbers of columns on each side",
             );
             return None;
-        };
+        }
         let column = |schema: &Schema, name: &PlSmallStr| {
             let (index, _, dtype) = schema.get_full(name)?;
             let dtype = GpuDtype::from_polars(dtype).ok()?;
             Some(GpuExpr::column(index, name.to_string(), dtype))
         };
+        let several = left_by.len() > 1;
         let groupable = |dtype: GpuDtype| {
-            dtype.is_integer() || dtype.is_temporal() || dtype == GpuDtype::String
+            dtype.is_integer()
+                || dtype.is_temporal()
+                || dtype.is_float()
+                || dtype == GpuDtype::String
+                || (several && dtype == GpuDtype::Boolean)
         };
-        match (column(left_schema, l), column(right_schema, r)) {
-            (Some(l), Some(r)) if l.dtype == r.dtype && groupable(l.dtype) => Some((l, r)),
-            _ => {
-                self.refuse(
-                    node,
-                    format!(
-                        "a join_asof by `col({l:?})` and `col({r:?})`: groups of other than one \
-                         integer, temporal or text type are not supported on the GPU yet"
-                    ),
-                );
-                None
+        let mut pairs = Vec::with_capacity(left_by.len());
+        for (l, r) in left_by.iter().zip(right_by) {
+            match (column(left_schema, l), column(right_schema, r)) {
+                (Some(l), Some(r)) if l.dtype == r.dtype && groupable(l.dtype) => {
+                    pairs.push((l, r))
+                }
+                _ => {
+                    self.refuse(
+                        node,
+                        format!(
+                            "a join_asof by `col({l:?})` and `col({r:?})`: groups of other than \
+                             one integer, temporal, float or text type (or booleans among \
+                             several) are not supported on the GPU yet"
+                        ),
+                    );
+                    return None;
+                }
             }
         }
+        Some(pairs)
     }
 }

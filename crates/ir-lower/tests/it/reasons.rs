@@ -649,28 +649,17 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .select([col("l").list().sum()]),
         ),
         (
-            "a join_asof by several columns",
-            o().join(
-                o(),
-                [col("id")],
-                [col("id")],
-                asof(|options| {
-                    options.left_by = Some(vec!["status".into(), "qty".into()]);
-                    options.right_by = Some(vec!["status".into(), "qty".into()]);
-                }),
-            ),
-        ),
-        (
-            "a join_asof by float groups",
-            o().join(
-                o(),
-                [col("id")],
-                [col("id")],
-                asof(|options| {
-                    options.left_by = Some(vec!["amount".into()]);
-                    options.right_by = Some(vec!["amount".into()]);
-                }),
-            ),
+            "a join_asof by a text and decimals",
+            o().with_columns([col("qty").cast(DataType::Decimal(10, 2)).alias("dec")])
+                .join(
+                    o().with_columns([col("qty").cast(DataType::Decimal(10, 2)).alias("dec")]),
+                    [col("id")],
+                    [col("id")],
+                    asof(|options| {
+                        options.left_by = Some(vec!["status".into(), "dec".into()]);
+                        options.right_by = Some(vec!["status".into(), "dec".into()]);
+                    }),
+                ),
         ),
         (
             "a join_asof on float keys by the nearest",

@@ -2,7 +2,7 @@
 
 use polars::prelude::*;
 use rand::RngExt;
-use rand::seq::IndexedRandom;
+use rand::seq::{IndexedRandom, SliceRandom};
 
 use super::code::List;
 use super::expr::{E, Lit, Op};
@@ -926,7 +926,7 @@ fn join(
 /// reads the keys as they come, and the GPU leaves it to Polars): any
 /// strategy, exact matches or not, a tolerance (in the keys' unit, or a
 /// duration) or none, Polars' check of the keys' order or not, now and
-/// then by groups of another pair of columns.
+/// then by groups of one to three other pairs of columns.
 fn asof_join(
     rng: &mut Rng,
     left: &Plan,
@@ -976,12 +976,18 @@ fn asof_join(
             tolerance = Some(Scalar::from(rng.random_range(-2..4i64)));
         }
     }
-    // Now and then by groups: a pair of other columns of one integer,
-    // temporal or text type.
-    let groupable =
-        |dtype: &DataType| dtype.is_integer() || dtype.is_temporal() || dtype.is_string();
+    // Now and then by groups: one to three pairs of other columns of one
+    // integer, temporal, float, text or boolean type (a boolean alone
+    // Polars refuses to join by), each column in one pair at most.
+    let groupable = |dtype: &DataType| {
+        dtype.is_integer()
+            || dtype.is_temporal()
+            || dtype.is_float()
+            || dtype.is_string()
+            || dtype.is_bool()
+    };
     let right_key = r.as_str();
-    let by_pairs: Vec<(String, String)> = (left_schema.iter())
+    let mut by_pairs: Vec<(String, String)> = (left_schema.iter())
         .filter(|(name, dtype)| *name != l && groupable(dtype))
         .flat_map(|(lb, lt)| {
             (right_schema.iter())
@@ -989,9 +995,22 @@ fn asof_join(
                 .map(|(rb, _)| (lb.clone(), rb.clone()))
         })
         .collect();
-    let (left_by, right_by) = match by_pairs.choose(rng) {
-        Some((lb, rb)) if rng.random_bool(0.4) => (Some(vec![lb.into()]), Some(vec![rb.into()])),
-        _ => (None, None),
+    by_pairs.shuffle(rng);
+    let wanted = match rng.random_bool(0.4) {
+        true => *[1, 1, 2, 3].choose(rng).unwrap(),
+        false => 0,
+    };
+    let (mut left_by, mut right_by): (Vec<PlSmallStr>, Vec<PlSmallStr>) = (vec![], vec![]);
+    for (lb, rb) in by_pairs {
+        let (lb, rb) = (PlSmallStr::from(lb), PlSmallStr::from(rb));
+        if left_by.len() < wanted && !left_by.contains(&lb) && !right_by.contains(&rb) {
+            left_by.push(lb);
+            right_by.push(rb);
+        }
+    }
+    let (left_by, right_by) = match left_by.is_empty() {
+        true => (None, None),
+        false => (Some(left_by), Some(right_by)),
     };
     let options = AsOfOptions {
         strategy,

@@ -9,7 +9,9 @@ impl Executor<'_> {
     /// A `join_asof` (`node`): the left frame, in order, with the right
     /// columns (but those dropped) gathered from the row each left key
     /// matches (see [`gpu_runtime::ops::Ops::asof_search`]), of its group
-    /// by groups, nulls where none does. Both keys must be sorted as Polars
+    /// by groups (rows of the `by` columns' values, as
+    /// [`Executor::row_codes`] numbers them; a row with a null among them
+    /// matches nothing), nulls where none does. Both keys must be sorted as Polars
     /// reads them: ascending, nulls first where Polars checks
     /// (`check_sortedness`), else in one run at either end; by groups,
     /// within each group, nulls first. Where they are not the query goes
@@ -63,8 +65,8 @@ impl Executor<'_> {
             allow_eq: *allow_eq,
             tolerance: *tolerance,
         };
-        let rows = match by {
-            None => {
+        let rows = match by.as_slice() {
+            [] => {
                 // Nulls first where Polars checks, else at either end.
                 let nulls_last = check_sortedness.then_some(false);
                 let sides = [
@@ -83,12 +85,17 @@ impl Executor<'_> {
                     how,
                 )?
             }
-            Some((left_by, right_by)) => {
-                let (left_groups, right_groups) = self.key_codes(
-                    column_at(&left_frame, column_index(left_by)?)?,
-                    column_at(&right_frame, column_index(right_by)?)?,
-                    false,
-                )?;
+            by => {
+                let pairs = by
+                    .iter()
+                    .map(|(left_by, right_by)| {
+                        Ok((
+                            column_at(&left_frame, column_index(left_by)?)?,
+                            column_at(&right_frame, column_index(right_by)?)?,
+                        ))
+                    })
+                    .collect::<Result<Vec<_>, ExecError>>()?;
+                let (left_groups, right_groups) = self.row_codes(&pairs, false)?;
                 let (left_groups, right_groups) = (
                     self.group_numbers(left_groups)?,
                     self.group_numbers(right_groups)?,
