@@ -27,7 +27,7 @@ impl PlanLowering<'_> {
     /// finds for it (the first window of data; empty windows are not
     /// given). Windows of other periods (of no months), closed on both
     /// sides or neither, or from the first time (`start_by="datapoint"`)
-    /// run as [`Self::sliding_windows`] says.
+    /// or a weekday run as [`Self::sliding_windows`] says.
     pub(super) fn dynamic_group_by(
         &mut self,
         node: Node,
@@ -46,24 +46,21 @@ impl PlanLowering<'_> {
             )
             && (!dynamic.include_boundaries || fixed(&dynamic.every))
             && dynamic.start_by == StartBy::WindowBound;
-        // Windows of any period, from the first time's window or the first
-        // time itself: see `sliding_windows`.
+        // Windows of any period, from the first time's window, the first
+        // time itself or a weekday: see `sliding_windows`.
         let sliding = [&dynamic.every, &dynamic.period, &dynamic.offset]
             .into_iter()
             .all(fixed)
             && forward(&dynamic.every)
-            && forward(&dynamic.period)
-            && matches!(dynamic.start_by, StartBy::WindowBound | StartBy::DataPoint);
+            && forward(&dynamic.period);
         if !tiled && !sliding {
-            let why = if !matches!(dynamic.start_by, StartBy::WindowBound | StartBy::DataPoint) {
-                "group_by_dynamic with windows started by a weekday is not supported on the GPU"
-            } else if !forward(&dynamic.every) || !forward(&dynamic.period) {
+            let why = if !forward(&dynamic.every) || !forward(&dynamic.period) {
                 "group_by_dynamic with a period or `every` not above zero is not supported on \
                  the GPU"
             } else {
                 "group_by_dynamic by months (or with an offset of months) of a period other than \
-                 `every`, closed on both sides or neither, started by the first time, or with \
-                 boundaries, is not supported on the GPU"
+                 `every`, closed on both sides or neither, started by the first time or a \
+                 weekday, or with boundaries, is not supported on the GPU"
             };
             return self.refuse(node, why);
         }

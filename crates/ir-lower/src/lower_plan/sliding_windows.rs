@@ -1,4 +1,4 @@
-//! Polars' `group_by_dynamic` of windows of any period (longer than `every`: overlapping; shorter: with gaps), closed on either side, both or neither, from the first time's window or from the first time itself: each row repeated for each window it lies in (an explode of `int_ranges` of its windows' numbers), then a group-by of the keys and windows in order.
+//! Polars' `group_by_dynamic` of windows of any period (longer than `every`: overlapping; shorter: with gaps), closed on either side, both or neither, from the first time's window, from the first time itself or from a weekday: each row repeated for each window it lies in (an explode of `int_ranges` of its windows' numbers), then a group-by of the keys and windows in order.
 
 use polars::prelude::{ClosedWindow, DynamicGroupOptions, Label, StartBy};
 
@@ -25,7 +25,9 @@ impl PlanLowering<'_> {
     /// windows of any period, as Polars finds them within each key's rows
     /// (polars-time's `group_by_windows`): the first window starts at the
     /// first time (`start_by="datapoint"`), or at the truncation of the
-    /// first time by `every` moved by the offset, and then back by as many
+    /// first time by `every` (by a week, and as many days as the weekday
+    /// is after Monday, for a start by a weekday) moved by the offset, and
+    /// then back by as many
     /// `every` as keep the first time from lying before it; window `k`
     /// starts `k` times `every` later and lasts the period (closed as
     /// `dynamic` says), and the windows holding rows are the groups, in
@@ -84,6 +86,28 @@ impl PlanLowering<'_> {
         // Windows closed on the left hold a time at their start.
         let at_start = matches!(closed, ClosedWindow::Left | ClosedWindow::Both);
         let at_end = matches!(closed, ClosedWindow::Right | ClosedWindow::Both);
+        // From a weekday: the first time's week's Monday (its truncation
+        // by a week) and as many days.
+        let (truncation, days) = match dynamic.start_by.weekday() {
+            Some(day) => {
+                let per_day = match (dtype, integer) {
+                    (GpuDtype::Date, _) => 1,
+                    (GpuDtype::Datetime(unit), false) => unit.per_day(),
+                    _ => {
+                        return self.refuse(
+                            node,
+                            format!(
+                                "group_by_dynamic of {} with windows started by a weekday is \
+                                 not supported on the GPU",
+                                stored_time.dtype
+                            ),
+                        );
+                    }
+                };
+                (Truncation::Weeks(1), i64::from(day) * per_day)
+            }
+            None => (truncation, 0),
+        };
         let origin = match dynamic.start_by {
             StartBy::DataPoint => ticks(first),
             _ => {
@@ -94,7 +118,7 @@ impl PlanLowering<'_> {
                     },
                     dtype,
                 };
-                let start = plus(ticks(truncated), int(offset));
+                let start = plus(ticks(truncated), int(days + offset));
                 // How far the start lies beyond the first time (beyond the
                 // tick before it, for windows open on the left): moved
                 // back by whole `every`s past it.

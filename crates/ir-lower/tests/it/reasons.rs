@@ -693,14 +693,14 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             .agg([col("amount").mean().alias("mean")]),
         ),
         (
-            "time windows started by a weekday",
+            "windows of integers started by a weekday",
             o().group_by_dynamic(
-                col("day"),
+                col("id"),
                 [] as [Expr; 0],
                 DynamicGroupOptions {
-                    every: Duration::parse("1w"),
-                    period: Duration::parse("1w"),
-                    offset: Duration::parse("0ns"),
+                    every: Duration::parse("2i"),
+                    period: Duration::parse("3i"),
+                    offset: Duration::parse("0i"),
                     start_by: StartBy::Monday,
                     ..Default::default()
                 },
