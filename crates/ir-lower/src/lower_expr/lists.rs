@@ -621,11 +621,13 @@ impl ExprLowering<'_> {
         if dtype != GpuDtype::List(crate::dtype::ListOf::of(int64)) {
             return self.refuse(node, format!("int_ranges into {dtype}"));
         }
-        let Some(step) = self.literal_i64(step).filter(|&step| step != 0) else {
+        // (A step of i64::MIN has no magnitude in i64.)
+        let stepped = |&step: &i64| step != 0 && step != i64::MIN;
+        let Some(step) = self.literal_i64(step).filter(stepped) else {
             return self.refuse(
                 node,
-                "int_ranges by a step that is not a literal integer other than 0 is not \
-                 supported on the GPU",
+                "int_ranges by a step that is not a literal integer other than 0 (and -2^63) \
+                 is not supported on the GPU",
             );
         };
         if self.per_group {
