@@ -667,15 +667,22 @@ impl ExprLowering<'_> {
             }
             // Per group Polars tests the value it stores under a null as if
             // it were valid (a null of `mean_horizontal` is dropped, one of
-            // a column kept): not ours to know.
+            // a column kept): not ours to know, nor, in a mixed plan, the
+            // values the device stores under the nulls of the columns it
+            // hands Polars (`(a % a)` of a null is NaN under it in Polars'
+            // own columns): the whole query is Polars'.
             KeptRows::NotNan
                 if self.per_group && lowered.as_ref().is_some_and(|v| v.dtype.is_float()) =>
             {
-                self.refuse(
-                    node,
-                    "drop_nans of floats per group (in a group-by or a window): Polars keeps or \
-                     drops each null there by the value it stores under the null",
-                )
+                self.refusals.push(Refusal {
+                    subject: self.notation(node),
+                    reason: "drop_nans of floats per group (in a group-by or a window): Polars \
+                             keeps or drops each null there by the value it stores under the \
+                             null"
+                        .into(),
+                    whole_plan: true,
+                });
+                None
             }
             // Those not NaN (nulls are kept; only floats hold NaN).
             KeptRows::NotNan => lowered.as_ref().map(|values| {

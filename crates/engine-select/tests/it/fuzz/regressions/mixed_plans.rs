@@ -275,3 +275,19 @@ fn row_indices_from_the_device_are_flagged_sorted() {
         .agg([col("e").std(0).alias("x1")]);
     assert_same_as_cpu(lf, UNORDERED);
 }
+
+/// `drop_nans` of floats per group reads the value Polars stores under
+/// each null (`a % a` of a null is NaN there, so the null is dropped): a
+/// mixed plan would hand Polars the device's values under the nulls of
+/// the select below, so the whole query is Polars'. Found by the fuzzer
+/// (seed 4761, case 186).
+#[test]
+fn drop_nans_per_group_leaves_the_whole_query_to_polars() {
+    let df = df!("a" => [None::<f64>, Some(2.0), Some(5.0)]).unwrap();
+    let lf = df
+        .lazy()
+        .select([(col("a") % col("a")).alias("x0")])
+        .group_by([col("x0")])
+        .agg([col("x0").drop_nans().alias("x4")]);
+    assert_same_as_cpu(lf, UNORDERED);
+}
