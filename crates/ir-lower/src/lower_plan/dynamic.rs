@@ -391,8 +391,16 @@ impl KeyedRows {
     /// `expr` computed within each key's rows (as it is without keys, or
     /// where it reads no other row than its own: a literal, say).
     pub(super) fn within(&self, expr: GpuExpr) -> GpuExpr {
-        let per_key = |e: &GpuExpr| e.reads_other_rows() || matches!(e.kind, ExprKind::Agg { .. });
-        if self.keys.is_empty() || !expr.any(&per_key) {
+        match expr.any(&GpuExpr::reads_other_rows) {
+            true => self.per_key(expr),
+            false => expr,
+        }
+    }
+
+    /// `expr` (an aggregation, say) of each key's rows, on every row (of
+    /// the whole frame without keys).
+    pub(super) fn per_key(&self, expr: GpuExpr) -> GpuExpr {
+        if self.keys.is_empty() {
             return expr;
         }
         GpuExpr {

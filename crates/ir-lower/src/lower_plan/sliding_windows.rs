@@ -82,7 +82,7 @@ impl PlanLowering<'_> {
         let times = |a: GpuExpr, b: i64| a.binary(BinaryOp::Multiply, int(b), int64);
         let over = |a: GpuExpr, b: i64| a.binary(BinaryOp::FloorDivide, int(b), int64);
         let dtype = time.dtype;
-        let first = keyed.within(time.clone().aggregated(AggOp::First, dtype));
+        let first = keyed.per_key(time.clone().aggregated(AggOp::First, dtype));
         // Windows closed on the left hold a time at their start.
         let at_start = matches!(closed, ClosedWindow::Left | ClosedWindow::Both);
         let at_end = matches!(closed, ClosedWindow::Right | ClosedWindow::Both);
