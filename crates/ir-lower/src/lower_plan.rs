@@ -540,11 +540,24 @@ impl<'a> PlanLowering<'a> {
                 ..
             } => {
                 let input_node = *input;
+                // (A slice Polars pushed into the windows takes the same
+                // windows' rows after: each window is aggregated alone, but
+                // where Polars' rolling kernels walk overlapping ones, which
+                // fall back.)
                 if let Some(dynamic) = &options.dynamic
-                    && options.slice.is_none()
                     && apply.is_none()
                 {
-                    return self.dynamic_group_by(node, input_node, (keys, aggs), dynamic);
+                    let windows = self.dynamic_group_by(node, input_node, (keys, aggs), dynamic)?;
+                    let Some((offset, len)) = options.slice else {
+                        return Some(windows);
+                    };
+                    let schema = windows.schema().clone();
+                    return Some(PlanNode::Slice {
+                        input: Box::new(windows),
+                        offset,
+                        len,
+                        schema,
+                    });
                 }
                 if let Some(rolling) = &options.rolling
                     && options.slice.is_none()
@@ -568,11 +581,12 @@ impl<'a> PlanLowering<'a> {
                         "group-by with a user function (map_groups) runs on the CPU only",
                     );
                 }
-                if options.is_dynamic() || options.is_rolling() {
+                if options.is_rolling() {
+                    // (Polars' rolling kernels walk only the windows the
+                    // slice keeps, from a fresh state.)
                     return self.refuse(
                         node,
-                        "a slice of a group_by_dynamic or of a rolling group-by is not supported \
-                         on the GPU",
+                        "a slice of a rolling group-by is not supported on the GPU",
                     );
                 }
                 if options.slice.is_some() && !*maintain_order {

@@ -3,7 +3,7 @@
 use polars::prelude::{ClosedWindow, DynamicGroupOptions, Label, StartBy};
 use polars_plan::plans::ExprIRDisplay;
 
-use super::sliding_windows::SlidingWindows;
+use super::sliding_windows::{SlidingWindows, written};
 use super::*;
 use crate::expr::{AggOp, CastMode, Scalar, StringOp, Truncation};
 use crate::lower_expr::{raising_where, truncation};
@@ -92,7 +92,7 @@ impl PlanLowering<'_> {
                 node,
                 format!(
                     "group_by_dynamic of {stored} every {} is not supported on the GPU",
-                    dynamic.every
+                    written(&dynamic.every)
                 ),
             );
         };
@@ -211,7 +211,8 @@ impl PlanLowering<'_> {
                     format!(
                         "group_by_dynamic of {stored} every {} in windows of {} is not supported \
                          on the GPU",
-                        dynamic.every, dynamic.period
+                        written(&dynamic.every),
+                        written(&dynamic.period)
                     ),
                 );
             };

@@ -70,7 +70,8 @@ impl PlanLowering<'_> {
                     "`{found}` in a group_by_dynamic of overlapping windows (a period of {} \
                      every {}) is not supported on the GPU (Polars aggregates such windows by \
                      its rolling kernels)",
-                    dynamic.period, dynamic.every
+                    written(&dynamic.period),
+                    written(&dynamic.every)
                 ),
             );
         }
@@ -339,5 +340,14 @@ pub(super) fn rolled(e: &GpuExpr) -> bool {
             _ => false,
         },
         _ => false,
+    }
+}
+
+/// A duration as the user wrote it (Polars shows one of integers, `"5i"`,
+/// as nanoseconds).
+pub(super) fn written(duration: &polars::prelude::Duration) -> String {
+    match duration.parsed_int {
+        true => format!("{}i", duration.duration_ns()),
+        false => duration.to_string(),
     }
 }

@@ -429,6 +429,23 @@ fn group_by_dynamic_windows_of_any_period_match_the_cpu() {
             }
         }
     }
+    // Slices Polars pushes into the windows (from the end too), of tiling
+    // and of overlapping windows.
+    for (every, period, offset, len) in [("1d", "1d", 1, 3), ("1d", "2d", -2, 5)] {
+        let options = DynamicGroupOptions {
+            every: Duration::parse(every),
+            period: Duration::parse(period),
+            offset: Duration::parse("0ns"),
+            include_boundaries: true,
+            ..Default::default()
+        };
+        let lf = frame
+            .clone()
+            .group_by_dynamic(col("t"), [col("k")], options)
+            .agg(kept())
+            .slice(offset, len);
+        assert_gpu_eq(&format!("every {every} period {period}, sliced"), lf);
+    }
     // Sums, means and extremes of numbers over overlapping windows Polars
     // takes with its rolling kernels: they stay with Polars.
     let overlapping = DynamicGroupOptions {
