@@ -378,10 +378,10 @@ impl Executor<'_> {
         nulls_equal: bool,
     ) -> Result<(DeviceColumn, DeviceColumn), ExecError> {
         let ops = self.ops();
-        let Some((first, _)) = pairs.first() else {
+        let Some((first_left, first_right)) = pairs.first() else {
             return Err(ExecError::Unsupported("codes of no key".into()));
         };
-        let (n_left, n) = (first.len(), first.len() + pairs[0].1.len());
+        let (n_left, n) = (first_left.len(), first_left.len() + first_right.len());
         let columns = pairs
             .iter()
             .map(|(left, right)| self.concat_column(&[left, right], "", left.dtype, n))

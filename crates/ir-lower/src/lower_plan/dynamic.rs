@@ -261,29 +261,12 @@ impl PlanLowering<'_> {
         };
         let check = keyed.sorted_check(stored_time.clone());
         let width = input.schema().len();
-        let mut with_window = input.schema().clone();
-        let mut exprs = Vec::new();
         let start_name = "__gpu_start";
         let mut columns = vec![("__gpu_window", window), ("__gpu_sorted", check)];
         if dynamic.include_boundaries {
             columns.push((start_name, start));
         }
-        for (name, expr) in columns {
-            with_window.push(OutputColumn {
-                name: name.to_string(),
-                dtype: expr.dtype,
-            });
-            exprs.push(NamedExpr {
-                name: name.into(),
-                expr,
-            });
-        }
-        let windows = PlanNode::WithColumns {
-            input: Box::new(input),
-            exprs,
-            broadcast: true,
-            schema: with_window,
-        };
+        let windows = super::sliding_windows::with_columns(input, columns);
         // The user's keys, then the windows.
         let time_at = keys.len();
         let mut keys = keys;

@@ -279,7 +279,10 @@ pub(super) fn selected(
 }
 
 /// `input` with the columns `exprs` (names and expressions) after its own.
-fn with_columns<const N: usize>(input: PlanNode, exprs: [(&str, GpuExpr); N]) -> PlanNode {
+pub(super) fn with_columns<'n>(
+    input: PlanNode,
+    exprs: impl IntoIterator<Item = (&'n str, GpuExpr)>,
+) -> PlanNode {
     let mut schema = input.schema().clone();
     let exprs = exprs
         .into_iter()

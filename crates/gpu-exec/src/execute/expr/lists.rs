@@ -42,11 +42,7 @@ impl Executor<'_> {
                 let positions = ops.filter_indices(kept, None, n)?;
                 kept_rows = ops.gather(sorted_rows, None, &positions)?.0;
                 let counts = ops.widen(&ops.segment_count(Some(kept), starts, n)?)?;
-                // One more zero, so that the exclusive scan ends with the total.
-                let memory = self.ctx.memory.clone();
-                let counted = DeviceBuffer::zeroed(counts.len() + 1, memory, &self.ctx.stream)?;
-                counted.copy_from_device(0, &counts)?;
-                offsets = ops.exclusive_scan_i64(&counted)?;
+                offsets = self.offsets_of(&counts)?;
                 &kept_rows
             }
         };
@@ -264,16 +260,11 @@ impl Executor<'_> {
                 int64,
             );
         let ops = self.ops();
-        let lengths = self.evaluate_i64(&bounds, &length)?;
-        // One more zero, so that the exclusive scan ends with the total.
-        let memory = self.ctx.memory.clone();
-        let counted = DeviceBuffer::zeroed(n + 1, memory, &self.ctx.stream)?;
-        counted.copy_from_device(0, &lengths)?;
-        let offsets = ops.exclusive_scan_i64(&counted)?;
-        let valid = self.evaluate(&bounds, &column_ref(0, int64).is_not_null(), "")?;
-        let Values::Bits(validity) = valid.into_parts().0 else {
-            return Err(ExecError::Unsupported("the validity of int_ranges".into()));
-        };
+        let offsets = self.offsets_of(&self.evaluate_i64(&bounds, &length)?)?;
+        // (The lists are null where the distance is.)
+        let [distance, starts] = <[DeviceColumn; 2]>::try_from(bounds.columns)
+            .map_err(|_| ExecError::Unsupported("the bounds of int_ranges".into()))?;
+        let validity = distance.into_parts().1;
         // Each value: its list's start and its place in the list times
         // the step.
         let rows = ops.explode_lists(&offsets, None, false, false)?;
@@ -282,7 +273,7 @@ impl Executor<'_> {
         let column = |values| DeviceColumn::from_parts("".into(), int64, total, values, None);
         let places = DeviceFrame {
             columns: vec![
-                self.gather_column(&bounds.columns[1], &rows.parents)?,
+                self.gather_column(&starts, &rows.parents)?,
                 column(Values::I64(first)),
                 column(Values::I64(rows.values)),
             ],
@@ -293,7 +284,16 @@ impl Executor<'_> {
             .binary(BinaryOp::Multiply, int(step), int64)
             .binary(BinaryOp::Plus, column_ref(0, int64), int64);
         let child = self.evaluate(&places, &value, "")?.into_child();
-        Ok(DeviceColumn::listed(dtype, offsets, child, Some(validity)))
+        Ok(DeviceColumn::listed(dtype, offsets, child, validity))
+    }
+
+    /// Lists' offsets from their lengths (`counts`): an exclusive scan of
+    /// the counts and one more zero, so that it ends with the total.
+    fn offsets_of(&self, counts: &DeviceBuffer<i64>) -> Result<DeviceBuffer<i64>, ExecError> {
+        let memory = self.ctx.memory.clone();
+        let counted = DeviceBuffer::zeroed(counts.len() + 1, memory, &self.ctx.stream)?;
+        counted.copy_from_device(0, counts)?;
+        Ok(self.ops().exclusive_scan_i64(&counted)?)
     }
 
     /// A function of each list of `input`, a list column of `frame`, of
