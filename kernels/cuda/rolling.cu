@@ -5,7 +5,11 @@
 // g's rows are rows[starts[g]] .. rows[starts[g + 1] - 1] (the last group
 // ends at n_rows), in the order the windows run over; the result of the
 // row at position p is written at rows[p], and its validity bit set in
-// `out_validity` (zeroed before).
+// `out_validity` (zeroed before). Listed windows (`listed`, given bounds
+// only) are a list of their own, not one per row: a group is then a run of
+// windows (starts[g] the first window's number, n_rows their count), each
+// window's bounds are positions in all of `rows` (not relative to the
+// group), and its result is written at its number.
 
 // The window of the row at position i of a group of `len` rows, as Polars'
 // fixed windows find it: the `window` rows ending at it, or (`center`)
@@ -40,6 +44,11 @@ __device__ __forceinline__ bool window_at(const i64* bounds, u64 first, u64 i, u
     *start = static_cast<u64>(bounds[2 * (first + i)]);
     *end = static_cast<u64>(bounds[2 * (first + i) + 1]);
     return *start <= *end && *end - *start >= min_periods;
+}
+
+// Where the result of the window at position (listed: of number) w goes.
+__device__ __forceinline__ u64 result_at(const i64* rows, u64 w, u32 listed) {
+    return listed != 0 ? w : static_cast<u64>(rows[w]);
 }
 
 // The first of the positions [low, high) (rows sorted by time, null times
@@ -183,11 +192,13 @@ template <typename T, typename Sum>
 __device__ __forceinline__ void window_sums(const T* values, const u32* validity, const i64* rows,
                                             const i64* starts, u64 n_rows, u64 n_groups,
                                             u64 window, u64 min_periods, u32 center,
-                                            const i64* bounds, u32 mean, T* out,
+                                            const i64* bounds, u32 listed, u32 mean, T* out,
                                             u32* out_validity) {
     for (u64 g = global_index(); g < n_groups; g += global_stride()) {
         const u64 first = static_cast<u64>(starts[g]);
         const u64 len = group_end(starts, g, n_groups, n_rows) - first;
+        // Where the group's rows begin in `rows`.
+        const u64 base = listed != 0 ? 0 : first;
         Sum state;
         state.reset();
         u64 start = 0, end = 0, nulls = 0;
@@ -204,7 +215,7 @@ __device__ __forceinline__ void window_sums(const T* values, const u32* validity
                 end = next_start;
             }
             for (u64 p = start; p < next_start; ++p) {
-                const u64 row = static_cast<u64>(rows[first + p]);
+                const u64 row = static_cast<u64>(rows[base + p]);
                 if (is_valid(validity, row)) {
                     state.take(values[row]);
                 } else {
@@ -212,7 +223,7 @@ __device__ __forceinline__ void window_sums(const T* values, const u32* validity
                 }
             }
             for (u64 p = end; p < next_end; ++p) {
-                const u64 row = static_cast<u64>(rows[first + p]);
+                const u64 row = static_cast<u64>(rows[base + p]);
                 if (is_valid(validity, row)) {
                     state.add(values[row]);
                 } else {
@@ -222,7 +233,7 @@ __device__ __forceinline__ void window_sums(const T* values, const u32* validity
             start = next_start;
             end = next_end;
             const u64 count = end - start - nulls;
-            const u64 row = static_cast<u64>(rows[first + i]);
+            const u64 row = result_at(rows, first + i, listed);
             T result = state.value();
             if (mean != 0) result = count == 0 ? T(0) : result / static_cast<T>(count);
             out[row] = result;
@@ -234,10 +245,10 @@ __device__ __forceinline__ void window_sums(const T* values, const u32* validity
 #define WINDOW_SUMS(T, SUM, suffix)                                                           \
     extern "C" __global__ void window_sums_##suffix(                                          \
         const T* values, const u32* validity, const i64* rows, const i64* starts, u64 n_rows, \
-        u64 n_groups, u64 window, u64 min_periods, u32 center, const i64* bounds, u32 mean,  \
-        T* out, u32* out_validity) {                                                          \
+        u64 n_groups, u64 window, u64 min_periods, u32 center, const i64* bounds, u32 listed, \
+        u32 mean, T* out, u32* out_validity) {                                                \
         window_sums<T, SUM>(values, validity, rows, starts, n_rows, n_groups, window,         \
-                            min_periods, center, bounds, mean, out, out_validity);            \
+                            min_periods, center, bounds, listed, mean, out, out_validity);    \
     }                                                                                         \
     EMU_KERNEL(window_sums_##suffix)
 
@@ -277,15 +288,15 @@ __device__ __forceinline__ bool better(u64 a, u64 b, u32 kind, u32 minimum) {
 extern "C" __global__ void window_extremes(const u64* words, const u32* validity, u32 kind,
                                            u32 minimum, const i64* rows, const i64* starts,
                                            u64 n_rows, u64 n_groups, u64 window, u64 min_periods,
-                                           u32 center, const i64* bounds, i64* out) {
+                                           u32 center, const i64* bounds, u32 listed, i64* out) {
     for (u64 p = global_index(); p < n_rows; p += global_stride()) {
-        const u64 g = last_at_or_before(starts, n_groups, static_cast<i64>(p));
-        const u64 first = static_cast<u64>(starts[g]);
+        const u64 g = listed != 0 ? 0 : last_at_or_before(starts, n_groups, static_cast<i64>(p));
+        const u64 first = listed != 0 ? 0 : static_cast<u64>(starts[g]);
         const u64 len = group_end(starts, g, n_groups, n_rows) - first;
         u64 start, end;
         if (!window_at(bounds, first, p - first, len, window, center, min_periods, &start,
                        &end)) {
-            out[rows[p]] = -1;
+            out[result_at(rows, p, listed)] = -1;
             continue;
         }
         u64 count = 0;
@@ -296,7 +307,7 @@ extern "C" __global__ void window_extremes(const u64* words, const u32* validity
             count += 1;
             if (best < 0 || better(words[row], words[best], kind, minimum)) best = row;
         }
-        out[rows[p]] = count >= min_periods ? best : -1;
+        out[result_at(rows, p, listed)] = count >= min_periods ? best : -1;
     }
 }
 EMU_KERNEL(window_extremes)
@@ -323,13 +334,13 @@ __device__ __forceinline__ bool ranks_before(T a, u64 pa, T b, u64 pb) {
 template <typename T>
 __device__ void window_quantiles(const T* values, const u32* validity, const i64* rows,
                                  const i64* starts, u64 n_rows, u64 n_groups, u64 window,
-                                 u64 min_periods, u32 center, const i64* bounds, double q,
-                                 u32 method, T* out, u32* out_validity) {
+                                 u64 min_periods, u32 center, const i64* bounds, u32 listed,
+                                 double q, u32 method, T* out, u32* out_validity) {
     for (u64 p = global_index(); p < n_rows; p += global_stride()) {
-        const u64 g = last_at_or_before(starts, n_groups, static_cast<i64>(p));
-        const u64 first = static_cast<u64>(starts[g]);
+        const u64 g = listed != 0 ? 0 : last_at_or_before(starts, n_groups, static_cast<i64>(p));
+        const u64 first = listed != 0 ? 0 : static_cast<u64>(starts[g]);
         const u64 len = group_end(starts, g, n_groups, n_rows) - first;
-        const u64 row = static_cast<u64>(rows[p]);
+        const u64 row = result_at(rows, p, listed);
         u64 start, end;
         if (!window_at(bounds, first, p - first, len, window, center, min_periods, &start,
                        &end)) {
@@ -382,10 +393,10 @@ __device__ void window_quantiles(const T* values, const u32* validity, const i64
 #define WINDOW_QUANTILES(T, suffix)                                                                \
     extern "C" __global__ void window_quantiles_##suffix(                                          \
         const T* values, const u32* validity, const i64* rows, const i64* starts, u64 n_rows,     \
-        u64 n_groups, u64 window, u64 min_periods, u32 center, const i64* bounds, double q,       \
-        u32 method, T* out, u32* out_validity) {                                                  \
+        u64 n_groups, u64 window, u64 min_periods, u32 center, const i64* bounds, u32 listed,     \
+        double q, u32 method, T* out, u32* out_validity) {                                        \
         window_quantiles<T>(values, validity, rows, starts, n_rows, n_groups, window,             \
-                            min_periods, center, bounds, q, method, out, out_validity);           \
+                            min_periods, center, bounds, listed, q, method, out, out_validity);   \
     }                                                                                             \
     EMU_KERNEL(window_quantiles_##suffix)
 
@@ -398,16 +409,16 @@ WINDOW_QUANTILES(float, f32)
 // windows, null values included.)
 extern "C" __global__ void window_ends(const i64* rows, const i64* starts, u64 n_rows,
                                        u64 n_groups, u64 window, u64 min_periods, u32 center,
-                                       const i64* bounds, u32 last, i64* out) {
+                                       const i64* bounds, u32 listed, u32 last, i64* out) {
     for (u64 p = global_index(); p < n_rows; p += global_stride()) {
-        const u64 g = last_at_or_before(starts, n_groups, static_cast<i64>(p));
-        const u64 first = static_cast<u64>(starts[g]);
+        const u64 g = listed != 0 ? 0 : last_at_or_before(starts, n_groups, static_cast<i64>(p));
+        const u64 first = listed != 0 ? 0 : static_cast<u64>(starts[g]);
         const u64 len = group_end(starts, g, n_groups, n_rows) - first;
         u64 start, end;
         const bool some =
             window_at(bounds, first, p - first, len, window, center, min_periods, &start, &end) &&
             end > start;
-        out[rows[p]] = !some ? -1 : rows[first + (last != 0 ? end - 1 : start)];
+        out[result_at(rows, p, listed)] = !some ? -1 : rows[first + (last != 0 ? end - 1 : start)];
     }
 }
 EMU_KERNEL(window_ends)
@@ -461,14 +472,19 @@ template <typename T>
 __device__ __forceinline__ void window_variances(const T* values, const u32* validity,
                                                  const i64* rows, const i64* starts, u64 n_rows,
                                                  u64 n_groups, u64 window, u64 min_periods,
-                                                 u32 center, const i64* bounds, u32 ddof,
-                                                 u32 root, double* front,
+                                                 u32 center, const i64* bounds, u32 listed,
+                                                 u32 ddof, u32 root, double* front,
                                                  double* back, T* out, u32* out_validity) {
     for (u64 g = global_index(); g < n_groups; g += global_stride()) {
         const u64 first = static_cast<u64>(starts[g]);
         const u64 len = group_end(starts, g, n_groups, n_rows) - first;
-        Moments* fronts = reinterpret_cast<Moments*>(front) + first;
-        double* backs = back + first;
+        if (len == 0) continue;
+        // Where the group's rows begin in `rows`, and its stacks (listed:
+        // at its first window's first row, the runs' rows being apart).
+        const u64 base = listed != 0 ? 0 : first;
+        const u64 scratch = listed != 0 ? static_cast<u64>(bounds[2 * first]) : first;
+        Moments* fronts = reinterpret_cast<Moments*>(front) + scratch;
+        double* backs = back + scratch;
         Moments agg_back = {0.0, 0.0, 0.0};
         u64 front_len = 0, back_len = 0, non_finite = 0;
         u64 start = 0, end = 0, nulls = 0;
@@ -488,7 +504,7 @@ __device__ __forceinline__ void window_variances(const T* values, const u32* val
                 end = next_start;
             }
             for (u64 p = start; p < next_start; ++p) {
-                const u64 row = static_cast<u64>(rows[first + p]);
+                const u64 row = static_cast<u64>(rows[base + p]);
                 if (!is_valid(validity, row)) {
                     nulls -= 1;
                     continue;
@@ -507,7 +523,7 @@ __device__ __forceinline__ void window_variances(const T* values, const u32* val
                 if (!isfinite(values[row])) non_finite -= 1;
             }
             for (u64 p = end; p < next_end; ++p) {
-                const u64 row = static_cast<u64>(rows[first + p]);
+                const u64 row = static_cast<u64>(rows[base + p]);
                 if (!is_valid(validity, row)) {
                     nulls += 1;
                     continue;
@@ -527,7 +543,7 @@ __device__ __forceinline__ void window_variances(const T* values, const u32* val
             end = next_end;
             Moments state = agg_back;
             if (front_len > 0) combine_moments(&state, &fronts[front_len - 1]);
-            const u64 row = static_cast<u64>(rows[first + i]);
+            const u64 row = result_at(rows, first + i, listed);
             const double d = static_cast<double>(ddof);
             if (state.weight <= d) {
                 out[row] = T(0);
@@ -546,10 +562,10 @@ __device__ __forceinline__ void window_variances(const T* values, const u32* val
 #define WINDOW_VARIANCES(T, suffix)                                                            \
     extern "C" __global__ void window_variances_##suffix(                                      \
         const T* values, const u32* validity, const i64* rows, const i64* starts, u64 n_rows,  \
-        u64 n_groups, u64 window, u64 min_periods, u32 center, const i64* bounds, u32 ddof,    \
-        u32 root, double* front, double* back, T* out, u32* out_validity) {                    \
+        u64 n_groups, u64 window, u64 min_periods, u32 center, const i64* bounds, u32 listed,  \
+        u32 ddof, u32 root, double* front, double* back, T* out, u32* out_validity) {          \
         window_variances<T>(values, validity, rows, starts, n_rows, n_groups, window,          \
-                            min_periods, center, bounds, ddof, root, front, back, out,         \
+                            min_periods, center, bounds, listed, ddof, root, front, back, out, \
                             out_validity);                                                     \
     }                                                                                          \
     EMU_KERNEL(window_variances_##suffix)

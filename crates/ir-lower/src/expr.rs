@@ -731,7 +731,7 @@ macro_rules! children {
             ExprKind::Where { input, by }
             | ExprKind::Rolling {
                 input,
-                window: RollingWindow::Times { by, .. },
+                window: RollingWindow::Times { by, .. } | RollingWindow::Slices { place: by },
                 ..
             } => vec![input, by],
             ExprKind::Gather { input, indices, .. } => vec![input, indices],

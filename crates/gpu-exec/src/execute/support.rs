@@ -342,7 +342,8 @@ pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
         return Err(format!("a shift or fill of aggregated values (`{expr}`)"));
     }
     if let ExprKind::Rolling {
-        window: ir_lower::RollingWindow::Times { by, .. },
+        window:
+            ir_lower::RollingWindow::Times { by, .. } | ir_lower::RollingWindow::Slices { place: by },
         ..
     } = &expr.kind
     {

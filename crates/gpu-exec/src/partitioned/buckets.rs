@@ -45,7 +45,22 @@ impl Partitioned<'_> {
                 .collect(),
             _ => return self.on_whole_inputs(node),
         };
-        if in_schema.iter().any(|c| c.name == ROW) {
+        // (Windows walked from group to group, `RollingWindow::Slices`,
+        // are walked over all the groups at once.)
+        let walks = |e: &GpuExpr| {
+            matches!(
+                e.kind,
+                ir_lower::ExprKind::Rolling {
+                    window: ir_lower::RollingWindow::Slices { .. },
+                    ..
+                }
+            )
+        };
+        let walked = match node {
+            PlanNode::GroupBy { aggs, .. } => aggs.iter().any(|agg| agg.expr.any(&walks)),
+            _ => false,
+        };
+        if walked || in_schema.iter().any(|c| c.name == ROW) {
             return self.on_device(node.clone()).map(Data::Whole);
         }
         let parts = match self.input_parts(node, input)? {

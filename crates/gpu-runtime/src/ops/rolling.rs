@@ -16,13 +16,26 @@ pub struct RowWindow {
 /// The windows of the rolling kernels: by a count of rows, or given for
 /// each position of the groups' order (Polars' windows by times, see
 /// [`Ops::time_windows`]), with the least count of rows (and of valid
-/// values) a window needs for a result.
+/// values) a window needs for a result; or listed, as many as they are
+/// (Polars' overlapping groups of a `group_by_dynamic`, which it
+/// aggregates by its rolling kernels).
 #[derive(Debug, Clone, Copy)]
 pub enum Windows<'b> {
     Rows(RowWindow),
     Given {
         bounds: &'b DeviceBuffer<i64>,
         min_periods: u64,
+    },
+    /// Windows of their own: window w holds the positions
+    /// `[bounds[2w], bounds[2w + 1])` of all the rows (not of a group's),
+    /// and its result is the w-th. The groups the kernels take are then
+    /// runs of windows, each walked by one thread as Polars walks them all
+    /// (the starts their first windows' numbers), and apart: a run starts
+    /// at or after the end of the window before it (where Polars' windows
+    /// start afresh); each run's windows' rows follow the run's first
+    /// window's first row.
+    Listed {
+        bounds: &'b DeviceBuffer<i64>,
     },
 }
 
@@ -41,21 +54,42 @@ impl Windows<'_> {
                 .arg(window.size)
                 .arg(window.min_periods)
                 .arg(u32::from(window.center))
-                .arg(DevicePtr::NULL),
+                .arg(DevicePtr::NULL)
+                .arg(0u32),
             Windows::Given {
                 bounds,
                 min_periods,
-            } => args.arg(0u64).arg(min_periods).arg(0u32).buffer(bounds),
+            } => args
+                .arg(0u64)
+                .arg(min_periods)
+                .arg(0u32)
+                .buffer(bounds)
+                .arg(0u32),
+            Windows::Listed { bounds } => {
+                args.arg(0u64).arg(0u64).arg(0u32).buffer(bounds).arg(1u32)
+            }
         }
     }
 
-    /// That a window of rows holds some, and that given windows are two
-    /// bounds for each of `n` positions.
+    /// How many results the windows give over `n` rows: one per row, or
+    /// one per listed window.
+    fn results(self, n: usize) -> usize {
+        match self {
+            Windows::Listed { bounds } => bounds.len() / 2,
+            _ => n,
+        }
+    }
+
+    /// That a window of rows holds some, that given windows are two bounds
+    /// for each of `n` positions, and that listed ones are two bounds each.
     fn check(self, n: usize) -> Result<(), RuntimeError> {
         match self {
             Windows::Rows(window) => check(window.size > 0, || "a window of no rows".into()),
             Windows::Given { bounds, .. } => check(bounds.len() == 2 * n, || {
                 format!("{} window bounds for {n} rows", bounds.len())
+            }),
+            Windows::Listed { bounds } => check(bounds.len() % 2 == 0, || {
+                format!("{} bounds of listed windows", bounds.len())
             }),
         }
     }
@@ -139,7 +173,7 @@ impl Ops<'_> {
     /// Polars' window does (floats by Kahan's compensated sums, leaving
     /// values taken away before entering ones are added), so every sum is
     /// Polars' to the bit; integers as words wrapping around. The sums at
-    /// their rows, and their validity.
+    /// their rows (of listed windows: one per window), and their validity.
     pub fn window_sums<'w, T: WindowSum>(
         &self,
         values: &DeviceBuffer<T>,
@@ -172,10 +206,15 @@ impl Ops<'_> {
         window: Windows<'_>,
         mean: bool,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
-        window.check(values.len())?;
-        self.group_walk(kernel, values, validity, groups, |args| {
-            window.args(args).arg(u32::from(mean))
-        })
+        let params = |args: KernelArgs| args.arg(u32::from(mean));
+        self.walk(
+            kernel,
+            values,
+            validity,
+            groups,
+            (Some(window), false),
+            params,
+        )
     }
 
     /// Polars' `rolling_var` (or `rolling_std`, `root`) of floats with
@@ -194,19 +233,24 @@ impl Ops<'_> {
         window: impl Into<Windows<'w>>,
         (ddof, root): (u8, bool),
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
-        let window = window.into();
-        let n = values.len();
-        window.check(n)?;
+        // (The stacks at the rows' positions.)
+        let n = groups.0.len();
         let front = self.output::<f64>(3 * n)?;
         let back = self.output::<f64>(n)?;
-        self.group_walk(T::KERNEL, values, validity, groups, |args| {
-            window
-                .args(args)
-                .arg(u32::from(ddof))
+        let params = |args: KernelArgs| {
+            args.arg(u32::from(ddof))
                 .arg(u32::from(root))
                 .buffer(&front)
                 .buffer(&back)
-        })
+        };
+        self.walk(
+            T::KERNEL,
+            values,
+            validity,
+            groups,
+            (Some(window.into()), false),
+            params,
+        )
     }
 
     /// Polars' `rolling_quantile` (`rolling_median`: `q` 0.5, linear) of
@@ -225,11 +269,10 @@ impl Ops<'_> {
         window: impl Into<Windows<'w>>,
         (q, method): (f64, QuantileMethod),
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
-        let window = window.into();
-        window.check(values.len())?;
         check((0.0..=1.0).contains(&q), || format!("the quantile {q}"))?;
-        let params = |args| window.args(args).arg(q).arg(method as u32);
-        self.walk(T::KERNEL, values, validity, (rows, starts), params, true)
+        let params = |args: KernelArgs| args.arg(q).arg(method as u32);
+        let window = (Some(window.into()), true);
+        self.walk(T::KERNEL, values, validity, (rows, starts), window, params)
     }
 
     /// Polars' `ewm_mean` of floats by `ewm`, restarted in each group (as
@@ -284,28 +327,30 @@ impl Ops<'_> {
         groups: (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
         params: impl FnOnce(KernelArgs) -> KernelArgs,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
-        self.walk(kernel, values, validity, groups, params, false)
+        self.walk(kernel, values, validity, groups, (None, false), params)
     }
 
     /// Launches `kernel` of this family, one thread per group (or, `per_row`,
-    /// per row): its parameters are `values`, their validity, the rows in
-    /// group order, the groups' starts and both counts, then its own
-    /// (`params`), then the results and their validity (zeroed: null
-    /// unless the kernel sets it).
+    /// per row, or per listed window): its parameters are `values`, their
+    /// validity, the rows in group order, the groups' starts and both
+    /// counts (of listed windows: the windows'), then `window`'s, then its
+    /// own (`params`), then the results and their validity (zeroed: null
+    /// unless the kernel sets it), one per row or per listed window.
     fn walk<T: DeviceCopy>(
         &self,
         kernel: Kernel,
         values: &DeviceBuffer<T>,
         validity: Option<&DeviceBuffer<u32>>,
         (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+        (window, per_row): (Option<Windows<'_>>, bool),
         params: impl FnOnce(KernelArgs) -> KernelArgs,
-        per_row: bool,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
         let n = values.len();
-        check_rows(n, validity, rows)?;
-        let out = self.zeroed::<T>(n)?;
-        let out_validity = self.zeroed::<u32>(words(n))?;
-        if n == 0 || starts.is_empty() {
+        let results = window.map_or(n, |window| window.results(n));
+        check_rows(n, validity, rows, window)?;
+        let out = self.zeroed::<T>(results)?;
+        let out_validity = self.zeroed::<u32>(words(results))?;
+        if results == 0 || starts.is_empty() {
             return Ok((out, out_validity));
         }
         let args = KernelArgs::new()
@@ -313,10 +358,14 @@ impl Ops<'_> {
             .arg(ptr(validity))
             .buffer(rows)
             .buffer(starts)
-            .arg(n as u64)
+            .arg(results as u64)
             .arg(starts.len() as u64);
+        let args = match window {
+            Some(window) => window.args(args),
+            None => args,
+        };
         let args = params(args).buffer(&out).buffer(&out_validity);
-        let threads = if per_row { n } else { starts.len() };
+        let threads = if per_row { results } else { starts.len() };
         self.launch(kernel, Self::linear(threads), args)?;
         Ok((out, out_validity))
     }
@@ -337,10 +386,10 @@ impl Ops<'_> {
     ) -> Result<DeviceBuffer<i64>, RuntimeError> {
         let window = window.into();
         let n = values.len();
-        check_rows(n, validity, rows)?;
-        window.check(n)?;
-        let out = self.output::<i64>(n)?;
-        if n == 0 || starts.is_empty() {
+        check_rows(n, validity, rows, Some(window))?;
+        let results = window.results(n);
+        let out = self.output::<i64>(results)?;
+        if results == 0 || starts.is_empty() {
             return Ok(out);
         }
         let args = KernelArgs::new()
@@ -350,10 +399,10 @@ impl Ops<'_> {
             .arg(u32::from(minimum))
             .buffer(rows)
             .buffer(starts)
-            .arg(n as u64)
+            .arg(results as u64)
             .arg(starts.len() as u64);
         let args = window.args(args).buffer(&out);
-        self.launch(ids::window_extremes, Self::linear(n), args)?;
+        self.launch(ids::window_extremes, Self::linear(results), args)?;
         Ok(out)
     }
 
@@ -369,17 +418,18 @@ impl Ops<'_> {
         let window = window.into();
         let n = rows.len();
         window.check(n)?;
-        let out = self.output::<i64>(n)?;
-        if n == 0 || starts.is_empty() {
+        let results = window.results(n);
+        let out = self.output::<i64>(results)?;
+        if results == 0 || starts.is_empty() {
             return Ok(out);
         }
         let args = KernelArgs::new()
             .buffer(rows)
             .buffer(starts)
-            .arg(n as u64)
+            .arg(results as u64)
             .arg(starts.len() as u64);
         let args = window.args(args).arg(u32::from(last)).buffer(&out);
-        self.launch(ids::window_ends, Self::linear(n), args)?;
+        self.launch(ids::window_ends, Self::linear(results), args)?;
         Ok(out)
     }
 
@@ -397,7 +447,7 @@ impl Ops<'_> {
         window: TimeWindow,
     ) -> Result<DeviceBuffer<i64>, RuntimeError> {
         let n = times.len();
-        check_rows(n, validity, rows)?;
+        check_rows(n, validity, rows, None)?;
         let out = self.output::<i64>(2 * n)?;
         if n == 0 || starts.is_empty() {
             return Ok(out);
@@ -420,13 +470,21 @@ impl Ops<'_> {
 }
 
 /// That `rows` and `validity` are of `n` values.
+/// That `validity` is of `n` values, and that there are as many `rows`
+/// (of listed windows: any number, of those values) and, given, windows
+/// for them (see [`Windows::check`]).
 fn check_rows(
     n: usize,
     validity: Option<&DeviceBuffer<u32>>,
     rows: &DeviceBuffer<i64>,
+    window: Option<Windows<'_>>,
 ) -> Result<(), RuntimeError> {
     check_bitmap(validity, n, "validity")?;
-    check(rows.len() == n, || {
+    if let Some(window) = window {
+        window.check(rows.len())?;
+    }
+    let listed = matches!(window, Some(Windows::Listed { .. }));
+    check(listed || rows.len() == n, || {
         format!("{} rows for {n} values", rows.len())
     })
 }

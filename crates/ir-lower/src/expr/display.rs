@@ -284,6 +284,9 @@ impl fmt::Display for GpuExpr {
                             write!(f, ", offset={offset} ticks")?;
                         }
                     }
+                    RollingWindow::Slices { place } => {
+                        write!(f, "{input}.{name}_over_slices({place}")?;
+                    }
                 }
                 if let Some(parameters) = parameters {
                     write!(f, ", {parameters}")?;

@@ -60,6 +60,17 @@ pub enum RollingWindow {
         min_periods: u64,
         closed: Closed,
     },
+    /// Polars' overlapping groups of a `group_by_dynamic` (its windows of a
+    /// period longer than `every`), which it aggregates by its rolling
+    /// kernels: each row's window is its group, and the groups are windows
+    /// of the rows in one walk, group after group, as Polars walks them
+    /// (a window's values leaving and entering, so float sums and moments
+    /// are its to the bit). `place` numbers the rows the windows slice
+    /// (the frame's rows repeat them, each a run of rows of one place, the
+    /// places increasing down the frame); a group's rows are its window's.
+    /// Of fewer than two groups Polars aggregates them as any group: the
+    /// executor leaves one such group to Polars.
+    Slices { place: Box<GpuExpr> },
 }
 
 /// What Polars' exponentially weighted functions compute.

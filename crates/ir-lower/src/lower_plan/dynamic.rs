@@ -223,8 +223,12 @@ impl PlanLowering<'_> {
                 time: (stored_time, time, integer),
                 keyed,
             };
-            let rolled = shown(&super::sliding_windows::rolled);
-            return self.sliding_windows(node, (input, keys, aggs), dynamic, (windows, rolled));
+            return self.sliding_windows(
+                node,
+                (input, keys, aggs),
+                dynamic,
+                (windows, polars_aggs),
+            );
         }
         let truncated = GpuExpr {
             kind: ExprKind::Truncate {

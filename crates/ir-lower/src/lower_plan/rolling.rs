@@ -156,7 +156,7 @@ impl PlanLowering<'_> {
     /// Whether the expression at `node` keeps or reorders its groups' rows
     /// before it aggregates them (a filter, slice, gather or sort, `drop_nulls`,
     /// `drop_nans`), so that Polars no longer takes its groups as windows.
-    fn regroups(&self, node: Node) -> bool {
+    pub(super) fn regroups(&self, node: Node) -> bool {
         use polars_plan::plans::{ArenaExprIter, IRFunctionExpr};
         self.expr_arena.iter(node).any(|(_, e)| {
             matches!(
@@ -176,12 +176,13 @@ impl PlanLowering<'_> {
 }
 
 /// `expr`, an aggregation of a rolling group-by's groups (or an expression
-/// of such), as the same over each row's `window`: sums, means, minima and
+/// of such; or of a `group_by_dynamic`'s overlapping groups, `window` the
+/// groups themselves), as the same over each row's `window`: sums, means, minima and
 /// maxima (NaN propagating, as Polars' window kernels take them), variances,
 /// counts of values (`len()` too), first and last values, of row-wise
 /// values; an error where it holds anything else (the caller names the
 /// aggregation as the user wrote it).
-fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, ()> {
+pub(super) fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, ()> {
     let roll = |input: GpuExpr, function| GpuExpr {
         kind: ExprKind::Rolling {
             input: Box::new(input),
@@ -212,7 +213,8 @@ fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, ()> {
     }
     match &expr.kind {
         ExprKind::Len => {
-            let RollingWindow::Times { by, .. } = window else {
+            let (RollingWindow::Times { by, .. } | RollingWindow::Slices { place: by }) = window
+            else {
                 return Err(());
             };
             Ok(roll(every_row(by), RollingFunction::Sum))

@@ -2,9 +2,11 @@
 
 use polars::prelude::{ClosedWindow, DynamicGroupOptions, Label, StartBy};
 
+use polars_plan::plans::ExprIRDisplay;
+
 use super::dynamic::KeyedRows;
 use super::*;
-use crate::expr::{AggOp, CastMode, Scalar, Truncation};
+use crate::expr::{AggOp, CastMode, RollingWindow, Scalar, Truncation};
 
 /// What `sliding_windows` needs of a `group_by_dynamic` besides its
 /// options: `every` (as the truncation of times and in ticks of the time's
@@ -41,15 +43,19 @@ impl PlanLowering<'_> {
     /// from the number. Overlapping windows (`period` longer than `every`,
     /// or as long and closed on both sides) Polars aggregates with its
     /// rolling kernels where they are of numbers (sums, means, extremes,
-    /// spreads, quantiles: the last bits of floats, a window of nulls'
-    /// answer are theirs; [`rolled`]): those fall back, `rolled` the first
-    /// aggregation holding one, as the user wrote it.
+    /// spreads, quantiles; [`walked`]), walking from window to window:
+    /// such aggregations are the same walk over the groups (see
+    /// [`RollingWindow::Slices`], the rows numbered by their place among
+    /// those in some window), each group's result taken once; those the
+    /// walk does not cover (standard deviations, quantiles, places of
+    /// extremes, of rows a filter, slice, gather or sort keeps) fall back,
+    /// as the user wrote them (`polars_aggs`).
     pub(super) fn sliding_windows(
         &mut self,
         node: Node,
-        (input, keys, aggs): (PlanNode, Vec<NamedExpr>, Vec<NamedExpr>),
+        (input, keys, mut aggs): (PlanNode, Vec<NamedExpr>, Vec<NamedExpr>),
         dynamic: &DynamicGroupOptions,
-        (windows, rolled): (SlidingWindows, Option<String>),
+        (windows, polars_aggs): (SlidingWindows, &[ExprIR]),
     ) -> Lowered {
         let SlidingWindows {
             every: (truncation, every),
@@ -63,13 +69,37 @@ impl PlanLowering<'_> {
             ClosedWindow::Both => period >= every,
             _ => period > every,
         };
-        if overlapping && let Some(found) = rolled {
+        let width = input.schema().len();
+        // The rows' places, after the windows' first start, the check of
+        // the times and the windows' numbers.
+        let (place_name, place_at) = ("__gpu_place", width + 3);
+        let mut walks = false;
+        for (agg, polars_agg) in aggs.iter_mut().zip(polars_aggs) {
+            if !overlapping || !agg.expr.any(&walked) {
+                continue;
+            }
+            let place = GpuExpr::column(place_at, place_name.to_string(), GpuDtype::Int64);
+            let window = RollingWindow::Slices {
+                place: Box::new(place),
+            };
+            let found = ExprIRDisplay::display_node(polars_agg.node(), self.expr_arena);
+            let why = match self.regroups(polars_agg.node()) {
+                true => " of rows a filter, slice, gather or sort keeps",
+                false => match super::rolling::rolled(&agg.expr, &window) {
+                    Ok(rolled) => {
+                        agg.expr = rolled.aggregated(AggOp::First, agg.expr.dtype);
+                        walks = true;
+                        continue;
+                    }
+                    Err(()) => "",
+                },
+            };
             return self.refuse(
                 node,
                 format!(
-                    "`{found}` in a group_by_dynamic of overlapping windows (a period of {} \
-                     every {}) is not supported on the GPU (Polars aggregates such windows by \
-                     its rolling kernels)",
+                    "`{found}`{why} in a group_by_dynamic of overlapping windows (a period of \
+                     {} every {}) is not supported on the GPU (Polars aggregates such windows \
+                     by its rolling kernels)",
                     written(&dynamic.period),
                     written(&dynamic.every)
                 ),
@@ -139,7 +169,6 @@ impl PlanLowering<'_> {
         // Each row's first window's start (its key's), and the check of
         // the times' order; then the windows holding the row: from `low`
         // to `high`, by their numbers from the first.
-        let width = input.schema().len();
         let (origin_name, windows_name) = ("__gpu_origin", "__gpu_window");
         let check = keyed.sorted_check(stored_time.clone());
         let with_origin = with_columns(input, [(origin_name, origin), ("__gpu_sorted", check)]);
@@ -159,6 +188,10 @@ impl PlanLowering<'_> {
             .clone()
             .binary(BinaryOp::Lt, int(0), GpuDtype::Boolean)
             .then(int(0), low, int64);
+        // (A row in no window, past its key's last or in a gap, has none.)
+        let in_some = low
+            .clone()
+            .binary(BinaryOp::LtEq, high.clone(), GpuDtype::Boolean);
         let numbers = GpuExpr {
             kind: ExprKind::IntRanges {
                 start: Box::new(low),
@@ -167,7 +200,16 @@ impl PlanLowering<'_> {
             },
             dtype: GpuDtype::List(crate::dtype::ListOf::of(int64)),
         };
-        let with_windows = with_columns(with_origin, [(windows_name, numbers)]);
+        let mut columns = vec![(windows_name, numbers)];
+        if walks {
+            // The place of each row among those in some window.
+            let counted = GpuExpr {
+                kind: ExprKind::CumSum(Box::new(in_some.cast(int64, CastMode::NonStrict))),
+                dtype: int64,
+            };
+            columns.push((place_name, minus(counted, int(1))));
+        }
+        let with_windows = with_columns(with_origin, columns);
         let at_windows = width + 2;
         let mut exploded_schema = with_windows.schema().clone();
         exploded_schema[at_windows].dtype = int64;
@@ -324,16 +366,15 @@ pub(super) fn without_rows(bound: GpuExpr, shown: &str) -> GpuExpr {
 }
 
 /// Whether `e` is an aggregation Polars takes by its rolling kernels over
-/// overlapping windows: of numbers (temporal values too), sums, means,
-/// extremes and their places, spreads, medians and quantiles.
-pub(super) fn rolled(e: &GpuExpr) -> bool {
+/// overlapping windows whose answer is the walk's: of numbers (temporal
+/// values too), means, places of extremes, spreads, medians and
+/// quantiles; sums, minima and maxima of floats (of other numbers the walk
+/// gives what any sum or extreme does).
+pub(super) fn walked(e: &GpuExpr) -> bool {
     match &e.kind {
         ExprKind::Agg { op, input } => match op {
-            AggOp::Min { .. } | AggOp::Max { .. } => {
-                !matches!(input.dtype, GpuDtype::String | GpuDtype::Boolean)
-            }
-            AggOp::Sum
-            | AggOp::Mean
+            AggOp::Min { .. } | AggOp::Max { .. } | AggOp::Sum => input.dtype.is_float(),
+            AggOp::Mean
             | AggOp::Median
             | AggOp::Quantile { .. }
             | AggOp::Std { .. }

@@ -59,6 +59,17 @@ fn asof(change: impl FnOnce(&mut AsOfOptions)) -> JoinArgs {
 fn refused() -> Vec<(&'static str, LazyFrame)> {
     let o = orders;
     let status = || col("status").str();
+    // Windows of three days every day (overlapping) over the orders.
+    let three_days = |aggs: Vec<Expr>| {
+        let options = DynamicGroupOptions {
+            every: Duration::parse("1d"),
+            period: Duration::parse("3d"),
+            offset: Duration::parse("0ns"),
+            ..Default::default()
+        };
+        o().group_by_dynamic(col("day"), [] as [Expr; 0], options)
+            .agg(aggs)
+    };
     // A rolling group-by of the orders over the two days up to each.
     let by_days = |aggs: Vec<Expr>| {
         o().sort(["day"], Default::default())
@@ -679,18 +690,17 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().join(o(), [col("id") * lit(2i64)], [col("id")], asof(|_| {})),
         ),
         (
-            "a mean over overlapping time windows",
-            o().group_by_dynamic(
-                col("day"),
-                [] as [Expr; 0],
-                DynamicGroupOptions {
-                    every: Duration::parse("1d"),
-                    period: Duration::parse("3d"),
-                    offset: Duration::parse("0ns"),
-                    ..Default::default()
-                },
-            )
-            .agg([col("amount").mean().alias("mean")]),
+            "a deviation over overlapping time windows",
+            three_days(vec![col("amount").std(1).alias("std")]),
+        ),
+        (
+            "a sum of filtered values over overlapping time windows",
+            three_days(vec![
+                col("amount")
+                    .filter(col("amount").gt(lit(0.0)))
+                    .sum()
+                    .alias("sum"),
+            ]),
         ),
         (
             "windows of integers started by a weekday",

@@ -357,10 +357,18 @@ fn group_by_dynamic_windows_of_any_period_match_the_cpu() {
             col("v").n_unique().alias("distinct v"),
         ]
     };
+    // Of overlapping windows, as Polars' rolling kernels walk them from
+    // window to window (float sums and moments to the bit; NaN, -0.0).
     let summed = || {
         [
             col("f").sum().alias("sum f"),
             col("v").mean().alias("mean v"),
+            col("f").mean().alias("mean f"),
+            col("f").min().alias("min f"),
+            col("f").max().alias("max f"),
+            col("v").sum().alias("sum v"),
+            col("f").cast(DataType::Float32).mean().alias("mean f32"),
+            ((col("f") * lit(2.0)).sum() / len().cast(DataType::Float64)).alias("expression"),
         ]
     };
     let closings = [
@@ -413,8 +421,12 @@ fn group_by_dynamic_windows_of_any_period_match_the_cpu() {
                     ..Default::default()
                 };
                 let mut aggs = kept();
-                if !overlapping {
-                    aggs.extend(summed());
+                aggs.extend(summed());
+                if overlapping && keys.is_empty() {
+                    // Walked too. (With keys, and of windows apart, Polars
+                    // answers a window of no valid value or one infinite
+                    // by its own path.)
+                    aggs.push(col("f").var(1).alias("var f"));
                 }
                 let name = format!(
                     "{index} every {every} period {period} offset {offset}, {closed:?}, \
@@ -446,20 +458,48 @@ fn group_by_dynamic_windows_of_any_period_match_the_cpu() {
             .slice(offset, len);
         assert_gpu_eq(&format!("every {every} period {period}, sliced"), lf);
     }
-    // Sums, means and extremes of numbers over overlapping windows Polars
-    // takes with its rolling kernels: they stay with Polars.
+    // Standard deviations over overlapping windows (Polars takes the
+    // variance's `powf(0.5)`) and quantiles stay with Polars; so does one
+    // window alone, which Polars aggregates as any group.
     let overlapping = DynamicGroupOptions {
         every: Duration::parse("1d"),
         period: Duration::parse("2d"),
         offset: Duration::parse("0ns"),
         ..Default::default()
     };
+    for agg in [col("f").std(1), col("f").median()] {
+        assert_cpu_answer_with_reason(
+            frame
+                .clone()
+                .group_by_dynamic(col("t"), [] as [Expr; 0], overlapping.clone())
+                .agg([agg]),
+            "in a group_by_dynamic of overlapping windows",
+        );
+    }
+    // No rows, no windows.
+    assert_gpu_eq(
+        "overlapping windows of no rows",
+        frame
+            .clone()
+            .filter(col("v").gt(lit(100)))
+            .group_by_dynamic(col("t"), [] as [Expr; 0], overlapping.clone())
+            .agg([
+                col("f").mean(),
+                col("v").var(1).alias("var"),
+                col("s").max(),
+            ]),
+    );
+    let alone = DynamicGroupOptions {
+        start_by: StartBy::DataPoint,
+        ..overlapping.clone()
+    };
     assert_cpu_answer_with_reason(
         frame
             .clone()
-            .group_by_dynamic(col("t"), [] as [Expr; 0], overlapping.clone())
+            .limit(1)
+            .group_by_dynamic(col("t"), [] as [Expr; 0], alone)
             .agg([col("f").mean()]),
-        "in a group_by_dynamic of overlapping windows",
+        "with one window",
     );
     // Windows by months of another period stay with Polars.
     let months = DynamicGroupOptions {

@@ -30,7 +30,8 @@ impl Executor<'_> {
     /// first and last values (a rolling group-by's) likewise gathered.
     /// Windows by times walk each group's rows in order of time (stably,
     /// as Polars sorts them), each row's window found by
-    /// [`Ops::time_windows`].
+    /// [`Ops::time_windows`]; windows that are the groups themselves see
+    /// [`Executor::rolling_over_slices`].
     pub(crate) fn rolling(
         &self,
         frame: &DeviceFrame,
@@ -67,6 +68,12 @@ impl Executor<'_> {
                     closed_right: matches!(closed, Closed::Right | Closed::Both),
                 };
                 (by, window, *min_periods)
+            }
+            RollingWindow::Slices { place } => {
+                let groups = groups.ok_or_else(|| {
+                    ExecError::Unsupported(format!("`{input}` over slices of no groups"))
+                })?;
+                return self.rolling_over_slices(frame, (input, function, place), dtype, groups);
             }
         };
         let times = self.evaluate_in_groups(frame, by, "", groups)?;
@@ -114,8 +121,122 @@ impl Executor<'_> {
         Ok(ops.gather(rows, None, &sorted.sorted_rows)?.0)
     }
 
+    /// [`Executor::rolling`] over a `group_by_dynamic`'s overlapping groups
+    /// (`groups`, the windows in order, each window's rows in order; see
+    /// [`RollingWindow::Slices`]): the rows the windows slice are the first
+    /// of each run of one `place` down the frame, each window the span of
+    /// those from its first row's to its last's, and the windows are walked
+    /// as listed windows (see [`Windows::Listed`]), in runs apart (a window
+    /// starting at or after the end of the one before starts one, as
+    /// Polars' walk starts afresh there); each row takes its window's
+    /// result. One group Polars aggregates as any group: that leaves the
+    /// query to Polars.
+    fn rolling_over_slices(
+        &self,
+        frame: &DeviceFrame,
+        (input, function, place): (&GpuExpr, RollingFunction, &GpuExpr),
+        dtype: GpuDtype,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let (int64, boolean) = (GpuDtype::Int64, GpuDtype::Boolean);
+        let windows = starts.len();
+        if windows == 1 {
+            return Err(ExecError::DependsOnPolars(
+                "a group_by_dynamic of overlapping windows with one window (Polars aggregates \
+                 it as any group, not by its rolling kernels)"
+                    .into(),
+            ));
+        }
+        let previous = |e: &GpuExpr| GpuExpr {
+            kind: ExprKind::Shift {
+                input: Box::new(e.clone()),
+                periods: 1,
+            },
+            dtype: e.dtype,
+        };
+        let or_true = GpuExpr::literal(Scalar::Boolean(true), boolean);
+        let bits = |column: DeviceColumn| match column.into_parts() {
+            (Values::Bits(bits), validity) => Ok((bits, validity)),
+            _ => Err(ExecError::Unsupported("runs of places".into())),
+        };
+        // The first row of each run of one place, and each row's run.
+        let new_place = place
+            .clone()
+            .binary(BinaryOp::NotEq, previous(place), boolean)
+            .fill_null(or_true.clone());
+        let (starts_run, valid) = bits(self.evaluate(frame, &new_place, "")?)?;
+        let sliced_rows = ops.filter_indices(&starts_run, valid.as_ref(), frame.height)?;
+        let run_of = GpuExpr {
+            kind: ExprKind::CumSum(Box::new(new_place.cast(int64, CastMode::NonStrict))),
+            dtype: int64,
+        }
+        .binary(
+            BinaryOp::Minus,
+            GpuExpr::literal(Scalar::Int(1), int64),
+            int64,
+        );
+        let run_of = self.evaluate_i64(frame, &run_of)?;
+        // Each window's span: from its first row's run to its last's.
+        let span_end = |index: i64| -> Result<DeviceBuffer<i64>, ExecError> {
+            let (rows, _) = self.rows_at_place(rows, starts, index)?;
+            Ok(ops.gather(&run_of, None, &rows)?.0)
+        };
+        let column =
+            |values| DeviceColumn::from_parts("".into(), int64, windows, Values::I64(values), None);
+        let spans = DeviceFrame {
+            columns: vec![
+                column(span_end(0)?),
+                column(span_end(-1)?),
+                column(ops.iota(windows, 0)?),
+            ],
+            height: windows,
+        };
+        let (low, last, number) = (
+            column_ref(0, int64),
+            column_ref(1, int64),
+            column_ref(2, int64),
+        );
+        let int = |value: i64| GpuExpr::literal(Scalar::Int(value), int64);
+        let high = last.binary(BinaryOp::Plus, int(1), int64);
+        // The runs of windows: one starts where a window starts at or
+        // after the end of the one before.
+        let afresh = low
+            .clone()
+            .binary(BinaryOp::GtEq, previous(&high), boolean)
+            .fill_null(or_true);
+        let (afresh, valid) = bits(self.evaluate(&spans, &afresh, "")?)?;
+        let runs = ops.filter_indices(&afresh, valid.as_ref(), windows)?;
+        // The bounds, two for each window.
+        let bounds = DeviceBuffer::zeroed(2 * windows, self.ctx.memory.clone(), &self.ctx.stream)?;
+        let scratch = DeviceBuffer::zeroed(
+            (2 * windows).div_ceil(32),
+            self.ctx.memory.clone(),
+            &self.ctx.stream,
+        )?;
+        for (side, bound) in [(0, low), (1, high)] {
+            let at = number
+                .clone()
+                .binary(BinaryOp::Multiply, int(2), int64)
+                .binary(BinaryOp::Plus, int(side), int64);
+            let (bound, at) = (
+                self.evaluate_i64(&spans, &bound)?,
+                self.evaluate_i64(&spans, &at)?,
+            );
+            ops.scatter(&bound, None, &at, &bounds, &scratch)?;
+        }
+        let listed = Windows::Listed { bounds: &bounds };
+        let results = self.rolling_in_order(
+            frame,
+            (input, function, listed),
+            dtype,
+            (Some((rows, starts)), (&sliced_rows, &runs)),
+        )?;
+        self.gather_column(&results, &self.group_of_rows(rows, starts)?)
+    }
+
     /// [`Executor::rolling`] with the rows in group order (`order`: those
-    /// of `groups`, or the frame's).
+    /// of `groups`, or the frame's); of listed windows, one result for each.
     fn rolling_in_order(
         &self,
         frame: &DeviceFrame,
@@ -190,14 +311,18 @@ impl Executor<'_> {
             | RollingFunction::Last => None,
         };
         let (values, validity) = results.ok_or_else(unsupported)?;
+        let height = match window {
+            Windows::Listed { bounds } => bounds.len() / 2,
+            _ => frame.height,
+        };
         let results =
-            DeviceColumn::from_parts("".into(), taken.dtype, frame.height, values, Some(validity));
+            DeviceColumn::from_parts("".into(), taken.dtype, height, values, Some(validity));
         if taken.dtype == dtype {
             return Ok(results);
         }
         let sums = DeviceFrame {
             columns: vec![results],
-            height: frame.height,
+            height,
         };
         // Integer sums wrapped to the result's type.
         let wrapped = GpuExpr {

@@ -21,25 +21,27 @@ fn window_of(i: usize, len: usize, window: RowWindow) -> (usize, usize) {
 /// group's windows in order, with the valid counts.
 fn float_sums(values: &[f64], valid: &[bool], group: &[i64], window: RowWindow) -> Vec<(f64, u64)> {
     let window = |i| Some(window_of(i, group.len(), window));
-    float_sums_in(values, valid, group, &window)
+    float_sums_in(values, valid, group, group.len(), &window)
         .into_iter()
         .map(Option::unwrap)
         .collect()
 }
 
-/// [`float_sums`] in the windows `window_at` gives each position (None
-/// where the walk skips one, as Polars' windows by times do).
+/// [`float_sums`] in the `count` windows `window_at` gives (one per
+/// position, or listed; None where the walk skips one, as Polars' windows
+/// by times do).
 fn float_sums_in(
     values: &[f64],
     valid: &[bool],
     group: &[i64],
+    count: usize,
     window_at: &dyn Fn(usize) -> Option<(usize, usize)>,
 ) -> Vec<Option<(f64, u64)>> {
     let (mut sum, mut err_add, mut err_sub) = (0f64, 0f64, 0f64);
     let (mut non_finite, mut pos, mut neg) = (0i64, 0i64, 0i64);
     let (mut start, mut end, mut nulls) = (0, 0, 0u64);
     let mut out = Vec::new();
-    for i in 0..group.len() {
+    for i in 0..count {
         let Some((next_start, next_end)) = window_at(i) else {
             out.push(None);
             continue;
@@ -343,12 +345,25 @@ fn variances(
     window: RowWindow,
     ddof: u8,
 ) -> Vec<(Option<f64>, u64)> {
+    let window = |i| window_of(i, group.len(), window);
+    variances_in(values, valid, group, (group.len(), &window), ddof)
+}
+
+/// [`variances`] in the `count` windows `window_at` gives (one per
+/// position, or listed).
+fn variances_in(
+    values: &[f64],
+    valid: &[bool],
+    group: &[i64],
+    (count, window_at): (usize, &dyn Fn(usize) -> (usize, usize)),
+    ddof: u8,
+) -> Vec<(Option<f64>, u64)> {
     let (mut front, mut back): (Vec<Moments>, Vec<f64>) = (Vec::new(), Vec::new());
     let (mut agg_back, mut non_finite) = (Moments::default(), 0);
     let (mut start, mut end, mut nulls) = (0, 0, 0u64);
     let mut out = Vec::new();
-    for i in 0..group.len() {
-        let (next_start, next_end) = window_of(i, group.len(), window);
+    for i in 0..count {
+        let (next_start, next_end) = window_at(i);
         if next_start >= end {
             (front, back, agg_back, non_finite, nulls) = (vec![], vec![], Moments::default(), 0, 0);
             (start, end) = (next_start, next_start);
@@ -761,7 +776,7 @@ fn windows_by_times_are_polars_windows_and_sums_walk_them_to_the_bit() {
                 let (start, end) = window_of(i);
                 (start <= end && (end - start) as u64 >= min_periods).then_some((start, end))
             };
-            let reference = float_sums_in(&values, &valid, group, &walked);
+            let reference = float_sums_in(&values, &valid, group, group.len(), &walked);
             for (i, expected) in reference.into_iter().enumerate() {
                 let p = start as usize + i;
                 let what = format!("n={n} {window:?} {min_periods} group {g} position {i}");
@@ -933,5 +948,117 @@ fn total_order(a: f64, b: f64) -> std::cmp::Ordering {
         (true, false) => std::cmp::Ordering::Greater,
         (false, true) => std::cmp::Ordering::Less,
         _ => a.partial_cmp(&b).unwrap(),
+    }
+}
+
+/// Windows of their own (a `group_by_dynamic`'s overlapping groups, which
+/// Polars aggregates by its rolling kernels): monotone windows of rows in
+/// some order, in runs apart, each run walked by one thread; the sums,
+/// means and variances those of one walk over them all, as Polars' is, to
+/// the bit; the extremes the earliest best rows; the ends the windows'.
+#[test]
+fn listed_windows_are_walked_as_polars_walks_overlapping_groups() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(101);
+    for &n in SIZES {
+        let values: Vec<f64> = (0..n)
+            .map(|_| match rng.u8(..60) {
+                0 => f64::INFINITY,
+                1 => f64::NAN,
+                _ => 1e6 + (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..8)),
+            })
+            .collect();
+        let ints: Vec<i64> = (0..n).map(|_| rng.i64(-3..3)).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
+        let mut rows: Vec<i64> = (0..n as i64).collect();
+        rng.shuffle(&mut rows);
+        // Windows moving forward, overlapping, now and then past a gap.
+        let (mut windows, mut runs) = (Vec::new(), Vec::new());
+        let (mut lo, mut hi) = (0, 0);
+        loop {
+            lo += rng.usize(0..3);
+            if rng.u8(..8) == 0 {
+                lo = hi + rng.usize(0..3);
+            }
+            if lo >= n {
+                break;
+            }
+            hi = n.min(hi.max(lo + 1) + rng.usize(0..4));
+            if windows.last().is_none_or(|&(_, end)| lo >= end) {
+                runs.push(windows.len() as i64);
+            }
+            windows.push((lo, hi));
+        }
+        let bounds: Vec<i64> = windows
+            .iter()
+            .flat_map(|&(lo, hi)| [lo as i64, hi as i64])
+            .collect();
+        let d_bounds = device.upload(&bounds);
+        let listed = Windows::Listed { bounds: &d_bounds };
+        let (d_rows, d_runs) = (device.upload(&rows), device.upload(&runs));
+        let groups = (&d_rows, &d_runs);
+        let d_valid = device.upload(&bitmap(&valid));
+        let d_values = device.upload(&values);
+        let host = |(v, bits): (
+            gpu_runtime::memory::DeviceBuffer<f64>,
+            gpu_runtime::memory::DeviceBuffer<u32>,
+        )| { (v.to_host().unwrap(), bits.to_host().unwrap()) };
+        let (sums, sums_valid) = host(
+            ops.window_sums(&d_values, Some(&d_valid), groups, listed)
+                .unwrap(),
+        );
+        let (means, means_valid) = host(
+            ops.window_means(&d_values, Some(&d_valid), groups, listed)
+                .unwrap(),
+        );
+        let ddof = rng.u8(0..3);
+        let (vars, vars_valid) = host(
+            ops.window_variances(&d_values, Some(&d_valid), groups, listed, (ddof, false))
+                .unwrap(),
+        );
+        let d_ints = device.upload(&ints);
+        let minima = ops
+            .window_extremes(&d_ints, Some(&d_valid), groups, listed, true)
+            .unwrap();
+        let firsts = ops.window_ends(groups, listed, false).unwrap();
+        let lasts = ops.window_ends(groups, listed, true).unwrap();
+        let (minima, firsts, lasts) = (
+            minima.to_host().unwrap(),
+            firsts.to_host().unwrap(),
+            lasts.to_host().unwrap(),
+        );
+        let count = windows.len();
+        assert_eq!(
+            (sums.len(), minima.len(), firsts.len()),
+            (count, count, count),
+            "n={n}"
+        );
+        let sums_expected = float_sums_in(&values, &valid, &rows, count, &|w| Some(windows[w]));
+        let vars_expected = variances_in(&values, &valid, &rows, (count, &|w| windows[w]), ddof);
+        let is = |bits: &[u32], at: usize| bits[at / 32] >> (at % 32) & 1 == 1;
+        for (w, &(lo, hi)) in windows.iter().enumerate() {
+            let what = format!("n={n} window {w} of {count}: {lo}..{hi}");
+            let (sum, valid_count) = sums_expected[w].unwrap();
+            assert!(is(&sums_valid, w), "{what}");
+            assert_eq!(sums[w].to_bits(), sum.to_bits(), "{what}");
+            assert_eq!(is(&means_valid, w), valid_count > 0, "{what}");
+            if valid_count > 0 {
+                let mean = sum / valid_count as f64;
+                assert_eq!(means[w].to_bits(), mean.to_bits(), "{what}");
+            }
+            let (var, _) = vars_expected[w];
+            assert_eq!(is(&vars_valid, w), var.is_some(), "{what}");
+            if let Some(var) = var {
+                assert_eq!(vars[w].to_bits(), var.to_bits(), "{what}");
+            }
+            let least = rows[lo..hi]
+                .iter()
+                .filter(|&&r| valid[r as usize])
+                .min_by_key(|&&r| ints[r as usize])
+                .map_or(-1, |&r| r);
+            assert_eq!(minima[w], least, "{what}");
+            assert_eq!((firsts[w], lasts[w]), (rows[lo], rows[hi - 1]), "{what}");
+        }
     }
 }
