@@ -179,6 +179,7 @@ impl PlanLowering<'_> {
 /// of such; or of a `group_by_dynamic`'s overlapping groups, `window` the
 /// groups themselves), as the same over each row's `window`: sums, means, minima and
 /// maxima (NaN propagating, as Polars' window kernels take them), variances,
+/// medians and quantiles (of numbers, as Polars' rolling quantile places them),
 /// counts of values (`len()` too), first and last values, of row-wise
 /// values; an error where it holds anything else (the caller names the
 /// aggregation as the user wrote it).
@@ -235,6 +236,14 @@ pub(super) fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, 
                     propagate_nans: false,
                 } => RollingFunction::Max,
                 AggOp::Var { ddof } => RollingFunction::Var { ddof: *ddof },
+                AggOp::Median => RollingFunction::Quantile {
+                    quantile: 0.5,
+                    method: "linear",
+                },
+                AggOp::Quantile { quantile, method } => RollingFunction::Quantile {
+                    quantile: *quantile,
+                    method,
+                },
                 AggOp::First => RollingFunction::First,
                 AggOp::Last => RollingFunction::Last,
                 AggOp::Count { include_nulls } if row_wise => {

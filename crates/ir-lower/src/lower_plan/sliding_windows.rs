@@ -47,8 +47,8 @@ impl PlanLowering<'_> {
     /// such aggregations are the same walk over the groups (see
     /// [`RollingWindow::Slices`], the rows numbered by their place among
     /// those in some window), each group's result taken once; those the
-    /// walk does not cover (standard deviations, quantiles, places of
-    /// extremes, of rows a filter, slice, gather or sort keeps) fall back,
+    /// walk does not cover (standard deviations, places of extremes, of
+    /// rows a filter, slice, gather or sort keeps) fall back,
     /// as the user wrote them (`polars_aggs`).
     pub(super) fn sliding_windows(
         &mut self,

@@ -192,8 +192,8 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             ]),
         ),
         (
-            "a rolling group-by's medians",
-            by_days(vec![col("amount").median(), col("qty").sum()]),
+            "a rolling group-by's places of extremes",
+            by_days(vec![col("amount").arg_max(), col("qty").sum()]),
         ),
         (
             "a rolling group-by's sum of a head",

@@ -367,6 +367,10 @@ fn group_by_dynamic_windows_of_any_period_match_the_cpu() {
             col("f").min().alias("min f"),
             col("f").max().alias("max f"),
             col("v").sum().alias("sum v"),
+            col("v").median().alias("median v"),
+            col("v")
+                .quantile(lit(0.7), QuantileMethod::Linear)
+                .alias("quantile v"),
             col("f").cast(DataType::Float32).mean().alias("mean f32"),
             ((col("f") * lit(2.0)).sum() / len().cast(DataType::Float64)).alias("expression"),
         ]
@@ -459,7 +463,7 @@ fn group_by_dynamic_windows_of_any_period_match_the_cpu() {
         assert_gpu_eq(&format!("every {every} period {period}, sliced"), lf);
     }
     // Standard deviations over overlapping windows (Polars takes the
-    // variance's `powf(0.5)`) and quantiles stay with Polars; so does one
+    // variance's `powf(0.5)`) and places of extremes stay with Polars; so does one
     // window alone, which Polars aggregates as any group.
     let overlapping = DynamicGroupOptions {
         every: Duration::parse("1d"),
@@ -467,7 +471,7 @@ fn group_by_dynamic_windows_of_any_period_match_the_cpu() {
         offset: Duration::parse("0ns"),
         ..Default::default()
     };
-    for agg in [col("f").std(1), col("f").median()] {
+    for agg in [col("f").std(1), col("f").arg_min()] {
         assert_cpu_answer_with_reason(
             frame
                 .clone()
