@@ -34,9 +34,9 @@ use polars_utils::arena::{Arena, Node};
 pub use dtype::{Dictionary, GpuDtype, ListOf, StructOf, TimeUnit, Zone};
 pub use expr::{
     AggOp, AmbiguousTime, BinaryOp, CastMode, Closed, DistinctTest, EwmFunction, EwmOptions,
-    ExprKind, FloatCheck, FormatPart, GpuExpr, Held, ListFunction, NamedExpr, PadSide, RankMethod,
-    RollingFunction, RollingWindow, Rounding, RowMatch, RowOrder, Scalar, StringOp, TemporalPart,
-    TextPattern, Truncation, UnaryFunction,
+    ExprKind, FloatCheck, FormatPart, GpuExpr, Held, ListFunction, MOST_RANKED, NamedExpr, PadSide,
+    RankMethod, RollingFunction, RollingWindow, Rounding, RowMatch, RowOrder, Scalar, StringOp,
+    TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 pub use lower_plan::node_notation;
 pub use partition::{PartialAggregation, Partitioning};

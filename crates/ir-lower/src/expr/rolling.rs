@@ -2,6 +2,13 @@
 
 use super::GpuExpr;
 
+/// The most rows a rolling quantile's window may hold on the device: one
+/// thread ranks each value of a row's window against the others, a time
+/// growing with the window's square, where Polars' sorted window takes a
+/// logarithm. Windows of a count of rows are refused past it; windows by
+/// times or of groups, found at run time, leave the query to Polars.
+pub const MOST_RANKED: usize = 512;
+
 /// What Polars' `rolling_*` functions (and its rolling group-bys' windows)
 /// compute over each row's window.
 #[derive(Debug, Clone, Copy, PartialEq)]

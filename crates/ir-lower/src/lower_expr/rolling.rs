@@ -6,13 +6,7 @@ use polars_ops::series::EWMOptions;
 use polars_plan::plans::{IRRollingFunction, IRRollingFunctionBy};
 
 use super::*;
-use crate::expr::{Closed, EwmFunction, EwmOptions, RollingFunction, RollingWindow};
-
-/// The most rows of a rolling quantile's window on the GPU: one thread
-/// ranks each value of a row's window against the others, a time growing
-/// with the window's square, where Polars' sorted window takes a
-/// logarithm.
-const MOST_RANKED: usize = 512;
+use crate::expr::{Closed, EwmFunction, EwmOptions, MOST_RANKED, RollingFunction, RollingWindow};
 
 /// The `ddof` of a variance's parameters (Polars' default 1).
 fn ddof_of(params: &Option<RollingFnParams>) -> u8 {
@@ -108,7 +102,9 @@ impl ExprLowering<'_> {
     /// Polars' `rolling_*_by(by, window_size, min_periods, closed)` of the
     /// first input by the times of the second (dates, timestamps of no
     /// zone or of UTC, or integers but u64): sums, means, minima, maxima,
-    /// variances and standard deviations, in windows of a fixed duration
+    /// variances, standard deviations and quantiles (of a least count of
+    /// one; windows wider than [`MOST_RANKED`] rows leave the query to
+    /// Polars at run time), in windows of a fixed duration
     /// (no months; of nanoseconds alone for other zones), as
     /// [`ExprLowering::rolling`] casts their input.
     pub(super) fn rolling_by(
@@ -128,9 +124,26 @@ impl ExprLowering<'_> {
             F::VarBy => (RollingFunction::Var { ddof }, "rolling_var_by"),
             F::StdBy => (RollingFunction::Std { ddof }, "rolling_std_by"),
             F::QuantileBy => {
-                let what =
-                    "rolling_quantile_by (and rolling_median_by) is not supported on the GPU";
-                return self.refuse(node, what);
+                let Some(RollingFnParams::Quantile(params)) = &options.fn_params else {
+                    return self.refuse(node, "rolling_quantile_by without its quantile");
+                };
+                if !(0.0..=1.0).contains(&params.prob) {
+                    return self.refuse(
+                        node,
+                        format!("rolling_quantile_by at {} (Polars raises)", params.prob),
+                    );
+                }
+                if options.min_periods == 0 {
+                    return self.refuse(
+                        node,
+                        "rolling_quantile_by with min_periods=0 is not supported on the GPU",
+                    );
+                }
+                let function = RollingFunction::Quantile {
+                    quantile: params.prob,
+                    method: quantile_method_name(params.method),
+                };
+                (function, "rolling_quantile_by")
             }
             other => return self.refuse(node, format!("{other} is not supported on the GPU")),
         };

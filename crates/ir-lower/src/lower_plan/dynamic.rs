@@ -67,6 +67,24 @@ impl PlanLowering<'_> {
         if self.keys_of_one_value(keys, "group_by_dynamic") {
             return None;
         }
+        // Boundaries named as another column of the result: Polars raises
+        // (a duplicate column).
+        let bounds = ["_lower_boundary", "_upper_boundary"];
+        let clash = keys
+            .iter()
+            .chain(aggs)
+            .map(|e| e.output_name().as_str())
+            .chain([dynamic.index_column.as_str()])
+            .find(|name| bounds.contains(name));
+        if let Some(name) = clash.filter(|_| dynamic.include_boundaries) {
+            return self.refuse(
+                node,
+                format!(
+                    "group_by_dynamic with boundaries and a column named `{name}` (Polars raises: \
+                     a duplicate column)"
+                ),
+            );
+        }
         let input = self.node(input_node);
         let keys = self.named_exprs(keys, input_node);
         let input_schema = self.schema_of(input_node);

@@ -690,6 +690,21 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().join(o(), [col("id") * lit(2i64)], [col("id")], asof(|_| {})),
         ),
         (
+            "time windows' boundaries named as a column of the result",
+            o().group_by_dynamic(
+                col("day"),
+                [] as [Expr; 0],
+                DynamicGroupOptions {
+                    every: Duration::parse("1d"),
+                    period: Duration::parse("1d"),
+                    offset: Duration::parse("0ns"),
+                    include_boundaries: true,
+                    ..Default::default()
+                },
+            )
+            .agg([col("amount").sum().alias("_upper_boundary")]),
+        ),
+        (
             "a deviation over overlapping time windows",
             three_days(vec![col("amount").std(1).alias("std")]),
         ),

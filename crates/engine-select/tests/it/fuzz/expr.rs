@@ -333,6 +333,9 @@ pub enum Op {
     /// Their `_by` forms by the times of the second input, in windows of a
     /// duration (Polars' text): size, min_periods, closed.
     RollingBy(&'static str, &'static str, usize, ClosedWindow),
+    /// `rolling_quantile_by(by, method, quantile, ..)` by the times of the
+    /// second input: size, min_periods, closed.
+    RollingQuantileBy(QuantileMethod, f64, &'static str, usize, ClosedWindow),
     /// `ewm_mean`, `ewm_var` or `ewm_std` (by the name's suffix).
     Ewm(&'static str, EWMOptions),
     Rank(RankMethod, bool),
@@ -743,6 +746,16 @@ impl E {
                     ..Default::default()
                 };
                 case!(i, s; [x]; m = method, q = q, o = options; x.rolling_quantile(m, q, o))
+            }
+            Op::RollingQuantileBy(method, q, size, m, closed) => {
+                let options = RollingOptionsDynamicWindow {
+                    window_size: Duration::parse(size),
+                    min_periods: *m,
+                    closed_window: *closed,
+                    fn_params: None,
+                };
+                case!(i, s; [x, t]; m = method, q = q, o = options;
+                    x.rolling_quantile_by(t, m, q, o))
             }
             Op::RollingBy(f, size, m, closed) => {
                 let options = RollingOptionsDynamicWindow {

@@ -67,6 +67,12 @@ impl Grammar<'_> {
                         let from = *[Ty::Int, Ty::UInt, Ty::Float, Ty::Float]
                             .choose(self.rng)
                             .unwrap();
+                        if self.chance(0.3) {
+                            // By times (min_periods 0 now and then).
+                            let (by, size, closed) = self.by_times();
+                            let op = Op::RollingQuantileBy(method, q, size, min_periods, closed);
+                            return E::new(op, vec![self.value(from, d), self.leaf(by)]);
+                        }
                         let op = Op::RollingQuantile(method, q, size, min_periods, center);
                         return E::new(op, vec![self.value(from, d)]);
                     }
@@ -79,24 +85,7 @@ impl Grammar<'_> {
                     _ => ("max", ty),
                 };
                 if self.chance(0.3) {
-                    // By times: of timestamps, dates or integers, in windows
-                    // of their kind (now and then of another, which Polars
-                    // rejects).
-                    let by = *[Ty::Datetime, Ty::Date, Ty::Int].choose(self.rng).unwrap();
-                    let sizes: &[&'static str] = match (by, self.chance(0.05)) {
-                        (Ty::Int, false) | (_, true) => &["1i", "2i", "5i"],
-                        (Ty::Date, false) => &["1d", "3d", "1w"],
-                        _ => &["1h", "3h", "1d", "2d12h", "90m"],
-                    };
-                    let size = *sizes.choose(self.rng).unwrap();
-                    let closed = *[
-                        ClosedWindow::Right,
-                        ClosedWindow::Left,
-                        ClosedWindow::Both,
-                        ClosedWindow::None,
-                    ]
-                    .choose(self.rng)
-                    .unwrap();
+                    let (by, size, closed) = self.by_times();
                     return E::new(
                         Op::RollingBy(function, size, min_periods, closed),
                         vec![self.value(from, d), self.leaf(by)],
@@ -233,6 +222,29 @@ impl Grammar<'_> {
             }
             _ => E::new(Op::Shift(n), vec![self.value(ty, d)]),
         }
+    }
+
+    /// Windows by times for the `_by` rolling functions: of timestamps,
+    /// dates or integers, in windows of their kind (now and then of
+    /// another, which Polars rejects), closed on either side, both or
+    /// neither.
+    fn by_times(&mut self) -> (Ty, &'static str, ClosedWindow) {
+        let by = *[Ty::Datetime, Ty::Date, Ty::Int].choose(self.rng).unwrap();
+        let sizes: &[&'static str] = match (by, self.chance(0.05)) {
+            (Ty::Int, false) | (_, true) => &["1i", "2i", "5i"],
+            (Ty::Date, false) => &["1d", "3d", "1w"],
+            _ => &["1h", "3h", "1d", "2d12h", "90m"],
+        };
+        let size = *sizes.choose(self.rng).unwrap();
+        let closed = *[
+            ClosedWindow::Right,
+            ClosedWindow::Left,
+            ClosedWindow::Both,
+            ClosedWindow::None,
+        ]
+        .choose(self.rng)
+        .unwrap();
+        (by, size, closed)
     }
 
     /// `x` (of class `ty`) under a function of the rows in order that skips

@@ -470,6 +470,39 @@ fn rolling_windows_by_times_match_the_cpu() {
                 .alias("greatest variance")])
             .sort(["g"], Default::default()),
     );
+    // Quantiles and medians by times (of integers: floats holding both
+    // zeros Polars ranks in an order of its own).
+    let quantiles: Vec<Expr> = [
+        (QuantileMethod::Linear, 0.5, "3h", 1, ClosedWindow::Right),
+        (QuantileMethod::Nearest, 0.3, "1d", 2, ClosedWindow::Left),
+        (QuantileMethod::Lower, 0.9, "90m", 1, ClosedWindow::Both),
+        (QuantileMethod::Higher, 0.1, "5h", 3, ClosedWindow::None),
+        (QuantileMethod::Midpoint, 0.5, "2h", 1, ClosedWindow::Right),
+        (
+            QuantileMethod::Equiprobable,
+            0.7,
+            "1d",
+            1,
+            ClosedWindow::Right,
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, (method, q, size, min_periods, closed))| {
+        col("i")
+            .rolling_quantile_by(col("t"), method, q, by_times(size, min_periods, closed))
+            .alias(format!("quantile {i}"))
+    })
+    .chain([col("i")
+        .rolling_median_by(col("k"), by_times("9i", 1, ClosedWindow::Right))
+        .over([col("g")])
+        .unwrap()
+        .alias("median by g")])
+    .collect();
+    assert_gpu_eq(
+        "rolling quantiles by times",
+        frame.clone().select(quantiles),
+    );
     assert_gpu_eq(
         "rolling windows by times of an empty frame",
         frame
@@ -486,9 +519,16 @@ fn rolling_windows_by_times_the_device_does_not_run_fall_back_with_their_reasons
             col("t"),
             QuantileMethod::Linear,
             0.5,
-            by_times("2h", 1, ClosedWindow::Right),
+            by_times("2h", 0, ClosedWindow::Right),
         )]),
-        "rolling_quantile_by (and rolling_median_by) is not supported on the GPU",
+        "rolling_quantile_by with min_periods=0 is not supported on the GPU",
+    );
+    // A window wider than the device ranks.
+    assert_cpu_answer_with_reason(
+        timed(700, 3).select([
+            col("i").rolling_median_by(col("t"), by_times("1000w", 1, ClosedWindow::Right))
+        ]),
+        "a rolling quantile of a window of",
     );
     assert_cpu_answer_with_reason(
         frame()

@@ -1,7 +1,7 @@
 //! Rolling windows by a count of rows or by times (`rolling_sum`, `rolling_mean`, `rolling_min`, `rolling_max`, `rolling_var`, `rolling_std` and their `_by` forms; `rolling_quantile` and `rolling_median` by rows) and exponentially weighted functions (`ewm_mean`, `ewm_var`, `ewm_std`): over the frame, or restarted in each group of a window.
 
 use gpu_runtime::ops::{Ewm, RowWindow, TimeWindow, Windows};
-use ir_lower::{Closed, EwmFunction, EwmOptions, RollingFunction, RollingWindow};
+use ir_lower::{Closed, EwmFunction, EwmOptions, MOST_RANKED, RollingFunction, RollingWindow};
 
 use super::*;
 
@@ -283,6 +283,7 @@ impl Executor<'_> {
             let what = "a rolling quantile of floats holding -0.0 and 0.0 (Polars ranks them \
                         alike, in an order of its own)";
             self.check_both_zeros(negative, positive, None, what)?;
+            self.check_ranked_windows(window)?;
         }
         let (values, validity) = taken_values.into_parts();
         let validity = validity.as_ref();
@@ -333,6 +334,70 @@ impl Executor<'_> {
             dtype,
         };
         self.evaluate(&sums, &wrapped, "")
+    }
+
+    /// Leaves the query to Polars where a window by times or of groups
+    /// holds more than [`MOST_RANKED`] rows: the rolling quantile ranks
+    /// each window's values against each other (windows of a count of rows
+    /// ir-lower keeps within it).
+    fn check_ranked_windows(&self, window: Windows<'_>) -> Result<(), ExecError> {
+        let (Windows::Given { bounds, .. } | Windows::Listed { bounds }) = window else {
+            return Ok(());
+        };
+        let ops = self.ops();
+        let (count, int64) = (bounds.len() / 2, GpuDtype::Int64);
+        if count == 0 {
+            return Ok(());
+        }
+        let numbers = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                int64,
+                count,
+                Values::I64(ops.iota(count, 0)?),
+                None,
+            )],
+            height: count,
+        };
+        let mut sides = Vec::with_capacity(2);
+        for side in [0, 1] {
+            let at = column_ref(0, int64)
+                .binary(
+                    BinaryOp::Multiply,
+                    GpuExpr::literal(Scalar::Int(2), int64),
+                    int64,
+                )
+                .binary(
+                    BinaryOp::Plus,
+                    GpuExpr::literal(Scalar::Int(side), int64),
+                    int64,
+                );
+            let at = self.evaluate_i64(&numbers, &at)?;
+            let (bound, _) = ops.gather(bounds, None, &at)?;
+            sides.push(DeviceColumn::from_parts(
+                "".into(),
+                int64,
+                count,
+                Values::I64(bound),
+                None,
+            ));
+        }
+        let ends = DeviceFrame {
+            columns: sides,
+            height: count,
+        };
+        let width = column_ref(1, int64).binary(BinaryOp::Minus, column_ref(0, int64), int64);
+        let widths = self.evaluate_i64(&ends, &width)?;
+        let widest = ops.reduce_extreme(&widths, None, true)?.to_host()?;
+        match widest.first() {
+            Some(&widest) if widest > MOST_RANKED as i64 => {
+                Err(ExecError::DependsOnPolars(format!(
+                    "a rolling quantile of a window of {widest} rows (the device ranks each \
+                 window's values against each other, up to {MOST_RANKED} rows)"
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Polars' `ewm_mean`, `ewm_var` or `ewm_std` (`function`) of floats

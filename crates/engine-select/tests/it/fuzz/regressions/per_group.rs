@@ -652,3 +652,25 @@ fn time_windows_with_boundaries_over_no_rows_are_polars_own() {
         );
     }
 }
+
+/// Boundaries of a `group_by_dynamic` by a column named `_lower_boundary`
+/// (the boundaries of an earlier one): Polars raises (a duplicate column);
+/// the device gave one such column (seed 9121 case 105).
+#[test]
+fn group_by_dynamic_boundaries_named_as_its_index_leave_polars_its_error() {
+    let options = |every: &str| DynamicGroupOptions {
+        every: Duration::parse(every),
+        period: Duration::parse("20i"),
+        offset: Duration::parse("0i"),
+        include_boundaries: true,
+        ..Default::default()
+    };
+    let lf = df!("x1" => [-4i64])
+        .unwrap()
+        .lazy()
+        .group_by_dynamic(col("x1"), [] as [Expr; 0], options("2i"))
+        .agg([col("x1").alias("x5")])
+        .group_by_dynamic(col("_lower_boundary"), [] as [Expr; 0], options("7i"))
+        .agg([col("x1").alias("x6")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
