@@ -1,7 +1,6 @@
 //! Polars' `group_by_dynamic` of windows of any period (longer than `every`: overlapping; shorter: with gaps), closed on either side, both or neither, from the first time's window, from the first time itself or from a weekday: each row repeated for each window it lies in (an explode of `int_ranges` of its windows' numbers), then a group-by of the keys and windows in order.
 
 use polars::prelude::{ClosedWindow, DynamicGroupOptions, Label, StartBy};
-
 use polars_plan::plans::ExprIRDisplay;
 
 use super::dynamic::KeyedRows;
@@ -46,7 +45,8 @@ impl PlanLowering<'_> {
     /// spreads, quantiles; [`walked`]), walking from window to window:
     /// such aggregations are the same walk over the groups (see
     /// [`RollingWindow::Slices`], the rows numbered by their place among
-    /// those in some window), each group's result taken once; those the
+    /// those in some window), each group's result taken once, beside the
+    /// aggregations Polars does not walk ([`walked_in`]); those the
     /// walk does not cover (standard deviations, places of extremes, of
     /// rows a filter, slice, gather or sort keeps) fall back,
     /// as the user wrote them (`polars_aggs`).
@@ -85,9 +85,9 @@ impl PlanLowering<'_> {
             let found = ExprIRDisplay::display_node(polars_agg.node(), self.expr_arena);
             let why = match self.regroups(polars_agg.node()) {
                 true => " of rows a filter, slice, gather or sort keeps",
-                false => match super::rolling::rolled(&agg.expr, &window) {
+                false => match walked_in(&agg.expr, &window) {
                     Ok(rolled) => {
-                        agg.expr = rolled.aggregated(AggOp::First, agg.expr.dtype);
+                        agg.expr = rolled;
                         walks = true;
                         continue;
                     }
@@ -363,6 +363,25 @@ pub(super) fn without_rows(bound: GpuExpr, shown: &str) -> GpuExpr {
             shown: shown.to_string(),
         },
     }
+}
+
+/// `expr`, an aggregation of a `group_by_dynamic`'s overlapping groups (or
+/// an expression of such), with each aggregation Polars walks ([`walked`];
+/// a mean of f32, summed in f64 by Polars' window, whole) as the same walk
+/// over the groups (`window`), each group's first, and the others as they
+/// are; an error where a walked one is not one the walk covers.
+fn walked_in(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, ()> {
+    if walked(expr) || crate::lower_expr::mean_of_f32(expr).is_some() {
+        let rolled = super::rolling::rolled(expr, window)?;
+        return Ok(rolled.aggregated(AggOp::First, expr.dtype));
+    }
+    let mut walked_expr = expr.clone();
+    if !matches!(expr.kind, ExprKind::Agg { .. }) {
+        for (child, original) in walked_expr.children_mut().into_iter().zip(expr.children()) {
+            *child = walked_in(original, window)?;
+        }
+    }
+    Ok(walked_expr)
 }
 
 /// Whether `e` is an aggregation Polars takes by its rolling kernels over

@@ -373,6 +373,8 @@ fn group_by_dynamic_windows_of_any_period_match_the_cpu() {
                 .alias("quantile v"),
             col("f").cast(DataType::Float32).mean().alias("mean f32"),
             ((col("f") * lit(2.0)).sum() / len().cast(DataType::Float64)).alias("expression"),
+            // (A product Polars takes as any group's beside a walked sum.)
+            (col("f").product() - col("f").sum()).alias("mixed"),
         ]
     };
     let closings = [
