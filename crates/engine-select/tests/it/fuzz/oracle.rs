@@ -699,10 +699,15 @@ pub fn judge(lf: &LazyFrame, how: Compare) -> Verdict {
     // unresolved by a window of a dynamic literal, a `shift_and_fill` of
     // another time unit): the GPU engine gives the planned schema.
     if let Ok(df) = &expected {
+        // (Polars' result may name two columns alike, whose schema panics:
+        // a group_by_dynamic over no rows, exploded after a join.)
+        let Ok(schema) = quietly(|| df.schema().clone()) else {
+            return Verdict::Skipped("Polars' result names two columns alike");
+        };
         let planned = quietly(|| lf.clone().collect_schema())
             .ok()
             .and_then(Result::ok);
-        if planned.is_some_and(|planned| *planned != **df.schema()) {
+        if planned.is_some_and(|planned| *planned != *schema) {
             return Verdict::Skipped("Polars' result is not of the schema it planned");
         }
     }
