@@ -8,6 +8,32 @@ use polars_plan::plans::{IRRollingFunction, IRRollingFunctionBy};
 use super::*;
 use crate::expr::{Closed, EwmFunction, EwmOptions, MOST_RANKED, RollingFunction, RollingWindow};
 
+/// Polars' rolling quantile (`name`: by rows or by times) at the quantile
+/// and by the method of `params`, with a least count of `min_periods`: the
+/// function, or why the device leaves it to Polars (no quantile, one
+/// outside [0, 1], which Polars rejects, or a least count of none).
+fn quantile_of(
+    params: &Option<RollingFnParams>,
+    min_periods: usize,
+    name: &str,
+) -> Result<RollingFunction, String> {
+    let Some(RollingFnParams::Quantile(params)) = params else {
+        return Err(format!("{name} without its quantile"));
+    };
+    if !(0.0..=1.0).contains(&params.prob) {
+        return Err(format!("{name} at {} (Polars raises)", params.prob));
+    }
+    if min_periods == 0 {
+        return Err(format!(
+            "{name} with min_periods=0 is not supported on the GPU"
+        ));
+    }
+    Ok(RollingFunction::Quantile {
+        quantile: params.prob,
+        method: quantile_method_name(params.method),
+    })
+}
+
 /// The `ddof` of a variance's parameters (Polars' default 1).
 fn ddof_of(params: &Option<RollingFnParams>) -> u8 {
     match params {
@@ -42,15 +68,11 @@ impl ExprLowering<'_> {
                 }
             }
             IRRollingFunction::Quantile => {
-                let Some(RollingFnParams::Quantile(params)) = &options.fn_params else {
-                    return self.refuse(node, "rolling_quantile without its quantile");
+                let name = "rolling_quantile";
+                let function = match quantile_of(&options.fn_params, options.min_periods, name) {
+                    Ok(function) => function,
+                    Err(why) => return self.refuse(node, why),
                 };
-                if !(0.0..=1.0).contains(&params.prob) {
-                    return self.refuse(
-                        node,
-                        format!("rolling_quantile at {} (Polars raises)", params.prob),
-                    );
-                }
                 if options.window_size > MOST_RANKED {
                     return self.refuse(
                         node,
@@ -61,17 +83,7 @@ impl ExprLowering<'_> {
                         ),
                     );
                 }
-                if options.min_periods == 0 {
-                    return self.refuse(
-                        node,
-                        "rolling_quantile with min_periods=0 is not supported on the GPU",
-                    );
-                }
-                let function = RollingFunction::Quantile {
-                    quantile: params.prob,
-                    method: quantile_method_name(params.method),
-                };
-                (function, "rolling_quantile")
+                (function, name)
             }
             other => return self.refuse(node, format!("{other} is not supported on the GPU")),
         };
@@ -124,26 +136,11 @@ impl ExprLowering<'_> {
             F::VarBy => (RollingFunction::Var { ddof }, "rolling_var_by"),
             F::StdBy => (RollingFunction::Std { ddof }, "rolling_std_by"),
             F::QuantileBy => {
-                let Some(RollingFnParams::Quantile(params)) = &options.fn_params else {
-                    return self.refuse(node, "rolling_quantile_by without its quantile");
-                };
-                if !(0.0..=1.0).contains(&params.prob) {
-                    return self.refuse(
-                        node,
-                        format!("rolling_quantile_by at {} (Polars raises)", params.prob),
-                    );
+                let name = "rolling_quantile_by";
+                match quantile_of(&options.fn_params, options.min_periods, name) {
+                    Ok(function) => (function, name),
+                    Err(why) => return self.refuse(node, why),
                 }
-                if options.min_periods == 0 {
-                    return self.refuse(
-                        node,
-                        "rolling_quantile_by with min_periods=0 is not supported on the GPU",
-                    );
-                }
-                let function = RollingFunction::Quantile {
-                    quantile: params.prob,
-                    method: quantile_method_name(params.method),
-                };
-                (function, "rolling_quantile_by")
             }
             other => return self.refuse(node, format!("{other} is not supported on the GPU")),
         };
