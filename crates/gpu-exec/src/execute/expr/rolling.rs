@@ -148,13 +148,6 @@ impl Executor<'_> {
                     .into(),
             ));
         }
-        let previous = |e: &GpuExpr| GpuExpr {
-            kind: ExprKind::Shift {
-                input: Box::new(e.clone()),
-                periods: 1,
-            },
-            dtype: e.dtype,
-        };
         let or_true = GpuExpr::literal(Scalar::Boolean(true), boolean);
         let bits = |column: DeviceColumn| match column.into_parts() {
             (Values::Bits(bits), validity) => Ok((bits, validity)),
@@ -163,7 +156,7 @@ impl Executor<'_> {
         // The first row of each run of one place, and each row's run.
         let new_place = place
             .clone()
-            .binary(BinaryOp::NotEq, previous(place), boolean)
+            .binary(BinaryOp::NotEq, place.clone().shifted(1), boolean)
             .fill_null(or_true.clone());
         let (starts_run, valid) = bits(self.evaluate(frame, &new_place, "")?)?;
         let sliced_rows = ops.filter_indices(&starts_run, valid.as_ref(), frame.height)?;
@@ -185,25 +178,17 @@ impl Executor<'_> {
         let column =
             |values| DeviceColumn::from_parts("".into(), int64, windows, Values::I64(values), None);
         let spans = DeviceFrame {
-            columns: vec![
-                column(span_end(0)?),
-                column(span_end(-1)?),
-                column(ops.iota(windows, 0)?),
-            ],
+            columns: vec![column(span_end(0)?), column(span_end(-1)?)],
             height: windows,
         };
-        let (low, last, number) = (
-            column_ref(0, int64),
-            column_ref(1, int64),
-            column_ref(2, int64),
-        );
-        let int = |value: i64| GpuExpr::literal(Scalar::Int(value), int64);
-        let high = last.binary(BinaryOp::Plus, int(1), int64);
+        let (low, last) = (column_ref(0, int64), column_ref(1, int64));
+        let one = GpuExpr::literal(Scalar::Int(1), int64);
+        let high = last.binary(BinaryOp::Plus, one, int64);
         // The runs of windows: one starts where a window starts at or
         // after the end of the one before.
         let afresh = low
             .clone()
-            .binary(BinaryOp::GtEq, previous(&high), boolean)
+            .binary(BinaryOp::GtEq, high.clone().shifted(1), boolean)
             .fill_null(or_true);
         let (afresh, valid) = bits(self.evaluate(&spans, &afresh, "")?)?;
         let runs = ops.filter_indices(&afresh, valid.as_ref(), windows)?;
@@ -215,15 +200,14 @@ impl Executor<'_> {
             &self.ctx.stream,
         )?;
         for (side, bound) in [(0, low), (1, high)] {
-            let at = number
-                .clone()
-                .binary(BinaryOp::Multiply, int(2), int64)
-                .binary(BinaryOp::Plus, int(side), int64);
-            let (bound, at) = (
-                self.evaluate_i64(&spans, &bound)?,
-                self.evaluate_i64(&spans, &at)?,
-            );
-            ops.scatter(&bound, None, &at, &bounds, &scratch)?;
+            let bound = self.evaluate_i64(&spans, &bound)?;
+            ops.scatter(
+                &bound,
+                None,
+                &self.bound_places(windows, side)?,
+                &bounds,
+                &scratch,
+            )?;
         }
         let listed = Windows::Listed { bounds: &bounds };
         let results = self.rolling_in_order(
@@ -336,6 +320,28 @@ impl Executor<'_> {
         self.evaluate(&sums, &wrapped, "")
     }
 
+    /// Where each of `count` windows' start (`side` 0) or end (1) lies
+    /// among bounds two for each window ([`Windows::Given`],
+    /// [`Windows::Listed`]): at 2w + side.
+    fn bound_places(&self, count: usize, side: i64) -> Result<DeviceBuffer<i64>, ExecError> {
+        let int64 = GpuDtype::Int64;
+        let numbers = DeviceFrame {
+            columns: vec![DeviceColumn::from_parts(
+                "".into(),
+                int64,
+                count,
+                Values::I64(self.ops().iota(count, 0)?),
+                None,
+            )],
+            height: count,
+        };
+        let int = |value: i64| GpuExpr::literal(Scalar::Int(value), int64);
+        let place = column_ref(0, int64)
+            .binary(BinaryOp::Multiply, int(2), int64)
+            .binary(BinaryOp::Plus, int(side), int64);
+        self.evaluate_i64(&numbers, &place)
+    }
+
     /// Leaves the query to Polars where a window by times or of groups
     /// holds more than [`MOST_RANKED`] rows: the rolling quantile ranks
     /// each window's values against each other (windows of a count of rows
@@ -349,31 +355,9 @@ impl Executor<'_> {
         if count == 0 {
             return Ok(());
         }
-        let numbers = DeviceFrame {
-            columns: vec![DeviceColumn::from_parts(
-                "".into(),
-                int64,
-                count,
-                Values::I64(ops.iota(count, 0)?),
-                None,
-            )],
-            height: count,
-        };
         let mut sides = Vec::with_capacity(2);
         for side in [0, 1] {
-            let at = column_ref(0, int64)
-                .binary(
-                    BinaryOp::Multiply,
-                    GpuExpr::literal(Scalar::Int(2), int64),
-                    int64,
-                )
-                .binary(
-                    BinaryOp::Plus,
-                    GpuExpr::literal(Scalar::Int(side), int64),
-                    int64,
-                );
-            let at = self.evaluate_i64(&numbers, &at)?;
-            let (bound, _) = ops.gather(bounds, None, &at)?;
+            let (bound, _) = ops.gather(bounds, None, &self.bound_places(count, side)?)?;
             sides.push(DeviceColumn::from_parts(
                 "".into(),
                 int64,
