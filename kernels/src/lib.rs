@@ -145,7 +145,7 @@ macro_rules! library {
 
 library! {
     ASOF = "asof" {
-        asof_search_i64, asof_search_u64,
+        asof_search_i64, asof_search_u64, asof_search_f32, asof_search_f64,
     }
     BITMAP = "bitmap" {
         bitmap_and, bitmap_or, bitmap_popcount, bitmap_to_bool, bool_to_bitmap, bitmap_append,

@@ -41,8 +41,8 @@ pub use expr::{
 pub use lower_plan::node_notation;
 pub use partition::{PartialAggregation, Partitioning};
 pub use plan::{
-    AsofStrategy, FileFormat, GpuPlan, Heights, HostScan, JoinKind, JoinOrder, Keep, OutputColumn,
-    OutputSchema, POLARS_PARTITIONED_ROWS, PlanNode, SortKey,
+    AsofStrategy, AsofTolerance, FileFormat, GpuPlan, Heights, HostScan, JoinKind, JoinOrder, Keep,
+    OutputColumn, OutputSchema, POLARS_PARTITIONED_ROWS, PlanNode, SortKey,
 };
 pub use refusal::Refusal;
 pub use regex::{GroupDfas, RegexDfa, group_spans_match};

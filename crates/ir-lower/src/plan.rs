@@ -74,6 +74,25 @@ pub enum AsofStrategy {
     Nearest,
 }
 
+/// The largest distance between the keys of an as-of match (Polars'
+/// `tolerance`, as an absolute value in the keys' unit): an integer for
+/// integer and temporal keys, a float of the keys' type for float keys (an
+/// f32's held exactly), which a NaN distance never is within.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AsofTolerance {
+    Integer(u64),
+    Float(f64),
+}
+
+impl std::fmt::Display for AsofTolerance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AsofTolerance::Integer(t) => write!(f, "{t}"),
+            AsofTolerance::Float(t) => write!(f, "{t:?}"),
+        }
+    }
+}
+
 /// Which input's row order a join keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JoinOrder {
@@ -273,8 +292,7 @@ pub enum PlanNode {
     AsofJoin {
         left: Box<PlanNode>,
         right: Box<PlanNode>,
-        /// The key columns, of one integer, temporal or float type (floats
-        /// backward or forward, without a tolerance).
+        /// The key columns, of one integer, temporal or float type.
         left_on: GpuExpr,
         right_on: GpuExpr,
         /// Polars' `by`: pairs of columns (one of each side, of one type)
@@ -284,9 +302,8 @@ pub enum PlanNode {
         strategy: AsofStrategy,
         /// Whether a right key equal to the left key matches.
         allow_eq: bool,
-        /// The largest distance between the keys a match may have (Polars'
-        /// `tolerance`, as an absolute value in the keys' unit).
-        tolerance: Option<u64>,
+        /// The largest distance between the keys a match may have.
+        tolerance: Option<AsofTolerance>,
         /// Whether Polars checks that both keys are sorted, raising where
         /// not (without it Polars' scans read unsorted keys as they come).
         check_sortedness: bool,

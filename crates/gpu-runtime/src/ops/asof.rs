@@ -17,20 +17,41 @@ pub enum AsofStrategy {
 /// How an as-of join matches: its strategy, whether a right key equal to
 /// the left one matches (`allow_eq`), and the largest distance between the
 /// two keys a match may have (Polars' `tolerance`, as an absolute value).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AsofMatch {
     pub strategy: AsofStrategy,
     pub allow_eq: bool,
-    pub tolerance: Option<u64>,
+    pub tolerance: Option<AsofTolerance>,
+}
+
+/// The largest distance an as-of match may have, in the keys' terms:
+/// integer keys' as an integer, float keys' as a float of their type (an
+/// f32's held exactly in the f64), as Polars' `abs_diff` of two keys of
+/// that type measures it (a NaN distance is within no tolerance).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AsofTolerance {
+    Integer(u64),
+    Float(f64),
 }
 
 /// Key types the as-of search takes (narrower integers and temporal
-/// values widened to these first).
+/// values widened to these first), and whether they are floats.
 pub trait AsofKey: DeviceCopy {
     const KERNEL: Kernel;
+    const FLOAT: bool;
 }
 
-kernel_for!(AsofKey: i64 => asof_search_i64, u64 => asof_search_u64);
+macro_rules! asof_key {
+    ($($t:ty => $kernel:ident, $float:expr);*) => {
+        $(impl AsofKey for $t {
+            const KERNEL: Kernel = ids::$kernel;
+            const FLOAT: bool = $float;
+        })*
+    };
+}
+
+asof_key!(i64 => asof_search_i64, false; u64 => asof_search_u64, false;
+    f32 => asof_search_f32, true; f64 => asof_search_f64, true);
 
 /// The groups of an as-of join by groups (Polars' `by`): each left row's
 /// group number (-1 for a null group, which matches nothing), and the
@@ -58,7 +79,10 @@ impl Ops<'_> {
     /// the left key where there is one (but not where no key is above it and
     /// nulls end the right keys: so Polars' scan misses it), else the nearer
     /// of the last row below the left key and the last row of the first key
-    /// above it, the latter where both are as near.
+    /// above it, the latter where both are as near. Float keys are ordered
+    /// by their total order (NaN above every number, -0.0 equal to 0.0);
+    /// nearest reads them as Polars' scan does, which no comparison with a
+    /// NaN satisfies (see `asof.cu`).
     pub fn asof_search<K: AsofKey>(
         &self,
         (left, left_validity): (&DeviceBuffer<K>, Option<&DeviceBuffer<u32>>),
@@ -78,6 +102,17 @@ impl Ops<'_> {
                 format!("{right:?} right groups and rows for {n_right} rows")
             })?;
         }
+        let tolerance = match how.tolerance {
+            None => 0,
+            Some(AsofTolerance::Integer(t)) if !K::FLOAT => t,
+            Some(AsofTolerance::Float(t)) if K::FLOAT => t.to_bits(),
+            Some(other) => {
+                return Err(RuntimeError::InvalidArgument(format!(
+                    "a tolerance {other:?} for keys of {}",
+                    std::any::type_name::<K>()
+                )));
+            }
+        };
         let out = self.output::<i64>(n_left)?;
         let args = KernelArgs::new()
             .buffer(left)
@@ -92,7 +127,7 @@ impl Ops<'_> {
             .arg(how.strategy as u32)
             .arg(u32::from(how.allow_eq))
             .arg(u32::from(how.tolerance.is_some()))
-            .arg(how.tolerance.unwrap_or(0))
+            .arg(tolerance)
             .buffer(&out);
         self.launch(K::KERNEL, Self::linear(n_left), args)?;
         Ok(out)

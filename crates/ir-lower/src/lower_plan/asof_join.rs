@@ -6,7 +6,7 @@ use polars_plan::plans::ExprIRDisplay;
 
 use super::*;
 use crate::lower_expr::integer_range;
-use crate::plan::AsofStrategy;
+use crate::plan::{AsofStrategy, AsofTolerance};
 
 /// The range (least and greatest value) of the integer type Polars
 /// searches keys of `dtype` as (narrow integers as i32, temporal values as
@@ -23,6 +23,40 @@ fn native_range(dtype: GpuDtype) -> Option<(i128, i128)> {
         other => other,
     };
     integer_range(native)
+}
+
+/// The tolerance of a `join_asof` on keys of `dtype` as Polars takes it
+/// (its absolute value in the keys' native type): for floats, the value as
+/// a float of their type (Polars' `extract`; NaN within no distance); for
+/// integers, one that fits their `range` (else none: the GPU leaves it).
+fn tolerance_of(
+    dtype: GpuDtype,
+    value: &AnyValue<'_>,
+    range: Option<(i128, i128)>,
+) -> Option<AsofTolerance> {
+    // Polars' `abs_diff` of the tolerance and zero (of a NaN, a NaN).
+    match dtype {
+        GpuDtype::Float32 => {
+            let t = value.extract::<f32>()?;
+            Some(AsofTolerance::Float(f64::from(if t > 0.0 {
+                t
+            } else {
+                0.0 - t
+            })))
+        }
+        GpuDtype::Float64 => {
+            let t = value.extract::<f64>()?;
+            Some(AsofTolerance::Float(if t > 0.0 { t } else { 0.0 - t }))
+        }
+        _ => {
+            // (A float truncated toward zero, as Polars casts it.)
+            let (least, greatest) = range?;
+            let t = value.extract::<i128>()?;
+            (least..=greatest)
+                .contains(&t)
+                .then(|| AsofTolerance::Integer(t.unsigned_abs() as u64))
+        }
+    }
 }
 
 impl PlanLowering<'_> {
@@ -92,35 +126,19 @@ impl PlanLowering<'_> {
             PolarsStrategy::Forward => AsofStrategy::Forward,
             PolarsStrategy::Nearest => AsofStrategy::Nearest,
         };
-        // Floats are searched by their total order (Polars' comparisons of
-        // the backward and forward scans), which measures no distance.
-        if dtype.is_float() && (strategy == AsofStrategy::Nearest || asof.tolerance.is_some()) {
-            return self.refuse(
-                node,
-                format!(
-                    "a join_asof on `{left_shown}` ({dtype}) by the nearest key or within a \
-                     tolerance: float keys are supported on the GPU backward and forward \
-                     without a tolerance"
-                ),
-            );
-        }
-        let tolerance = match (&asof.tolerance, range) {
-            (None, _) | (_, None) => None,
-            (Some(tolerance), Some((least, greatest))) => {
+        let tolerance = match &asof.tolerance {
+            None => None,
+            Some(tolerance) => {
                 let value = tolerance.value();
-                let fits = match value {
-                    AnyValue::Float32(_) | AnyValue::Float64(_) => None,
-                    value => value.extract::<i128>(),
-                };
-                match fits.filter(|t| (least..=greatest).contains(t)) {
-                    Some(t) => Some(t.unsigned_abs() as u64),
+                match tolerance_of(dtype, value, range) {
+                    Some(t) => Some(t),
                     None => {
                         return self.refuse(
                             node,
                             format!(
                                 "a join_asof on `{left_shown}` ({dtype}) with the tolerance {value}: \
-                                 a tolerance that is not an integer of the keys' range is not \
-                                 supported on the GPU"
+                                 a tolerance that is not a number of the keys' type and range is \
+                                 not supported on the GPU"
                             ),
                         );
                     }

@@ -673,12 +673,18 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 ),
         ),
         (
-            "a join_asof on float keys by the nearest",
+            "a join_asof on float keys within a tolerance that is no number",
             o().join(
                 o(),
                 [col("amount")],
                 [col("amount")],
-                asof(|options| options.strategy = AsofStrategy::Nearest),
+                asof(|options| {
+                    options.strategy = AsofStrategy::Nearest;
+                    options.tolerance = Some(Scalar::new(
+                        DataType::String,
+                        AnyValue::StringOwned("near".into()),
+                    ));
+                }),
             ),
         ),
         (

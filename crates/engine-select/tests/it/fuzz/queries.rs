@@ -924,9 +924,10 @@ fn join(
 /// integer, float or temporal type, each side sorted by its key first (nulls
 /// first, or now and then last or not sorted at all: Polars then raises or
 /// reads the keys as they come, and the GPU leaves it to Polars): any
-/// strategy, exact matches or not, a tolerance (in the keys' unit, or a
-/// duration) or none, Polars' check of the keys' order or not, now and
-/// then by groups of one to three other pairs of columns.
+/// strategy, exact matches or not, a tolerance (in the keys' unit, a
+/// fraction, mostly for float keys, or a duration) or none, Polars' check
+/// of the keys' order or not, now and then by groups of one to three other
+/// pairs of columns.
 fn asof_join(
     rng: &mut Rng,
     left: &Plan,
@@ -972,6 +973,9 @@ fn asof_join(
     if rng.random_bool(0.4) {
         if dtype.is_temporal() && rng.random_bool(0.5) {
             tolerance_str = Some((*["1d", "3h", "1w"].choose(rng).unwrap()).into());
+        } else if rng.random_bool(if dtype.is_float() { 0.6 } else { 0.15 }) {
+            let fractions = [0.5f64, 1.25, -0.75, 0.0, -0.0, f64::NAN, f64::INFINITY];
+            tolerance = Some(Scalar::from(*fractions.choose(rng).unwrap()));
         } else {
             tolerance = Some(Scalar::from(rng.random_range(-2..4i64)));
         }

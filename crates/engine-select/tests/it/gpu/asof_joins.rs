@@ -1,4 +1,4 @@
-//! `join_asof` on the device: backward, forward and nearest matches of sorted keys, exact matches allowed or not, within a tolerance, by groups; Polars' answer or error where the keys are not sorted.
+//! `join_asof` on the device: backward, forward and nearest matches of sorted keys (integer, temporal, float), exact matches allowed or not, within a tolerance, by groups; Polars' answer or error where the keys are not sorted.
 
 use super::*;
 
@@ -50,8 +50,17 @@ fn join_asof_matches_polars_for_every_strategy_and_tolerance() {
     let (left, right) = sides();
     for strategy in STRATEGIES {
         for allow_eq in [true, false] {
-            for tolerance in [None, Some(0i64), Some(2), Some(-3)] {
-                let args = asof(strategy, allow_eq, tolerance.map(Scalar::from), true);
+            // (A fraction Polars truncates toward zero.)
+            let tolerances = [
+                None,
+                Some(Scalar::from(0i64)),
+                Some(Scalar::from(2i64)),
+                Some(Scalar::from(-3i64)),
+                Some(Scalar::from(2.7f64)),
+                Some(Scalar::from(-1.5f64)),
+            ];
+            for tolerance in tolerances {
+                let args = asof(strategy, allow_eq, tolerance.clone(), true);
                 let lf = left
                     .clone()
                     .join(right.clone(), [col("t")], [col("t")], args);
@@ -289,19 +298,8 @@ fn join_asof_by_several_columns_and_by_floats_matches_polars() {
 }
 
 #[test]
-fn join_asof_of_float_keys_by_the_nearest_falls_back_with_its_reason() {
+fn join_asof_on_text_keys_falls_back_with_its_reason() {
     let (left, right) = sides();
-    let float = || col("t").cast(DataType::Float64);
-    let lf = (left.clone().with_column(float())).join(
-        right.clone().with_column(float()),
-        [col("t")],
-        [col("t")],
-        asof(AsofStrategy::Nearest, true, None, true),
-    );
-    assert_cpu_answer_with_reason(
-        lf,
-        "float keys are supported on the GPU backward and forward",
-    );
     let text = || col("t").cast(DataType::String);
     let lf = (left.with_column(text())).join(
         right.with_column(text()),
@@ -314,30 +312,66 @@ fn join_asof_of_float_keys_by_the_nearest_falls_back_with_its_reason() {
 
 #[test]
 fn join_asof_on_float_keys_compares_them_in_polars_total_order() {
-    // Nulls first, -0.0 beside 0.0, NaN last (Polars' order of floats).
+    // Nulls first, -0.0 beside 0.0, NaN last (Polars' order of floats);
+    // right sides ending in a NaN, in a null (which Polars does not check
+    // sorted), in an infinity.
     let left = df!(
-        "x" => [None, Some(-1.5f64), Some(-0.0), Some(0.0), Some(0.5), Some(2.0), Some(f64::NAN), Some(f64::NAN)],
-        "v" => [1, 2, 3, 4, 5, 6, 7, 8],
+        "x" => [None, Some(-1.5f64), Some(-0.0), Some(0.0), Some(0.5), Some(1.0), Some(2.0), Some(f64::INFINITY), Some(f64::NAN), Some(f64::NAN)],
+        "v" => [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
     )
     .unwrap()
     .lazy();
-    let right = df!(
-        "x" => [None, Some(-2.0f64), Some(0.0), Some(-0.0), Some(1.0), Some(f64::NAN)],
-        "w" => ["n", "a", "b", "c", "d", "e"],
-    )
-    .unwrap()
-    .lazy();
-    for dtype in [DataType::Float64, DataType::Float32] {
-        for strategy in [AsofStrategy::Backward, AsofStrategy::Forward] {
-            for allow_eq in [true, false] {
-                let key = || col("x").cast(dtype.clone());
-                let lf = (left.clone().with_column(key())).join(
-                    right.clone().with_column(key()),
-                    [col("x")],
-                    [col("x")],
-                    asof(strategy, allow_eq, None, true),
-                );
-                assert_gpu_eq(&format!("{dtype} {strategy:?} allow_eq={allow_eq}"), lf);
+    let rights = [
+        (
+            df!(
+                "x" => [None, Some(-2.0f64), Some(0.0), Some(-0.0), Some(1.0), Some(f64::NAN)],
+                "w" => ["n", "a", "b", "c", "d", "e"],
+            ),
+            true,
+        ),
+        (
+            df!(
+                "x" => [Some(-2.0f64), Some(0.0), Some(0.75), Some(1.0), Some(1.0), None],
+                "w" => ["a", "b", "c", "d", "e", "n"],
+            ),
+            false,
+        ),
+        (
+            df!(
+                "x" => [Some(f64::NEG_INFINITY), Some(0.25), Some(1.0), Some(f64::INFINITY)],
+                "w" => ["a", "b", "c", "d"],
+            ),
+            true,
+        ),
+    ];
+    let tolerances = [
+        None,
+        Some(Scalar::from(0.5f64)),
+        Some(Scalar::from(1i64)),
+        Some(Scalar::from(-0.25f64)),
+        Some(Scalar::from(f64::NAN)),
+        Some(Scalar::from(f64::INFINITY)),
+    ];
+    for (i, (right, checked)) in rights.into_iter().enumerate() {
+        let right = right.unwrap().lazy();
+        for dtype in [DataType::Float64, DataType::Float32] {
+            for strategy in STRATEGIES {
+                for allow_eq in [true, false] {
+                    for tolerance in &tolerances {
+                        let key = || col("x").cast(dtype.clone());
+                        let lf = (left.clone().with_column(key())).join(
+                            right.clone().with_column(key()),
+                            [col("x")],
+                            [col("x")],
+                            asof(strategy, allow_eq, tolerance.clone(), checked),
+                        );
+                        let name = format!(
+                            "right {i} {dtype} {strategy:?} allow_eq={allow_eq} \
+                             tolerance={tolerance:?}"
+                        );
+                        assert_gpu_eq(&name, lf);
+                    }
+                }
             }
         }
     }

@@ -1,7 +1,9 @@
 //! The as-of join operator: each left row with the right row its sorted key matches (Polars' `join_asof`, by groups too).
 
-use gpu_runtime::ops::{AsofGroups, AsofMatch, AsofStrategy as DeviceStrategy};
-use ir_lower::AsofStrategy;
+use gpu_runtime::ops::{
+    AsofGroups, AsofMatch, AsofStrategy as DeviceStrategy, AsofTolerance as DeviceTolerance,
+};
+use ir_lower::{AsofStrategy, AsofTolerance};
 
 use super::*;
 
@@ -40,9 +42,10 @@ impl Executor<'_> {
         let left_frame = self.keep(self.run(left)?);
         let right_frame = self.run_beside(right)?;
         let left_frame = self.take_kept(left_frame)?;
-        // Both keys as the search's 64-bit integers: floats as their
-        // total-order keys (NaN greatest, -0.0 equal to 0.0), as Polars'
-        // scans and its check of their order compare them.
+        // Both keys as the search reads them: integers and temporal values
+        // as 64-bit integers; floats as they are (their total order, NaN
+        // greatest, -0.0 equal to 0.0), checked sorted by their total-order
+        // keys, as Polars' scans and its check of their order compare them.
         let float = left_on.dtype.is_float();
         let wide = match float {
             true => GpuDtype::UInt64,
@@ -56,6 +59,8 @@ impl Executor<'_> {
             false => self.computed_frame(frame, [&cast_to(key, wide)]),
         };
         let (left_keys, right_keys) = (keys(&left_frame, left_on)?, keys(&right_frame, right_on)?);
+        let searched = |frame, keys, key| searched(float, frame, keys, key);
+        let left_key = searched(&left_frame, &left_keys, left_on)?;
         let how = AsofMatch {
             strategy: match strategy {
                 AsofStrategy::Backward => DeviceStrategy::Backward,
@@ -63,7 +68,10 @@ impl Executor<'_> {
                 AsofStrategy::Nearest => DeviceStrategy::Nearest,
             },
             allow_eq: *allow_eq,
-            tolerance: *tolerance,
+            tolerance: tolerance.map(|t| match t {
+                AsofTolerance::Integer(t) => DeviceTolerance::Integer(t),
+                AsofTolerance::Float(t) => DeviceTolerance::Float(t),
+            }),
         };
         let rows = match by.as_slice() {
             [] => {
@@ -78,12 +86,8 @@ impl Executor<'_> {
                     let what = format!("join_asof: the {side} key `{key}` is not sorted");
                     self.check_any_later(keys, broken, what, ExecError::DependsOnPolars)?;
                 }
-                self.asof_search(
-                    column_at(&left_keys, 0)?,
-                    column_at(&right_keys, 0)?,
-                    None,
-                    how,
-                )?
+                let right_key = searched(&right_frame, &right_keys, right_on)?;
+                self.asof_search(left_key, right_key, None, how)?
             }
             by => {
                 let pairs = by
@@ -102,17 +106,25 @@ impl Executor<'_> {
                 );
                 // Each side's rows in the order of their groups, stably,
                 // checked sorted within each.
-                let left_key = column_at(&left_keys, 0)?;
-                self.in_groups_checked(&left_groups, left_key, "left", left_on)?;
-                let right_key = column_at(&right_keys, 0)?;
-                let (right_in_order, right_order) =
-                    self.in_groups_checked(&right_groups, right_key, "right", right_on)?;
+                self.in_groups_checked(&left_groups, column_at(&left_keys, 0)?, "left", left_on)?;
+                let (right_in_order, right_order) = self.in_groups_checked(
+                    &right_groups,
+                    column_at(&right_keys, 0)?,
+                    "right",
+                    right_on,
+                )?;
                 let groups = AsofGroups {
                     left: i64_values(column_at(&left_groups, 0)?)?,
                     right: i64_values(column_at(&right_in_order, 0)?)?,
                     right_rows: &right_order,
                 };
-                let right_key = column_at(&right_in_order, 1)?;
+                let right_key = match float {
+                    true => &self.gather_column(
+                        searched(&right_frame, &right_keys, right_on)?,
+                        &right_order,
+                    )?,
+                    false => column_at(&right_in_order, 1)?,
+                };
                 self.asof_search(left_key, right_key, Some(groups), how)?
             }
         };
@@ -132,7 +144,7 @@ impl Executor<'_> {
     }
 
     /// [`gpu_runtime::ops::Ops::asof_search`] of two key columns of one
-    /// 64-bit integer type.
+    /// 64-bit integer or float type.
     fn asof_search(
         &self,
         left: &DeviceColumn,
@@ -145,6 +157,8 @@ impl Executor<'_> {
         Ok(match (left.values(), right.values()) {
             (Values::I64(l), Values::I64(r)) => ops.asof_search((l, lv), (r, rv), groups, how)?,
             (Values::U64(l), Values::U64(r)) => ops.asof_search((l, lv), (r, rv), groups, how)?,
+            (Values::F32(l), Values::F32(r)) => ops.asof_search((l, lv), (r, rv), groups, how)?,
+            (Values::F64(l), Values::F64(r)) => ops.asof_search((l, lv), (r, rv), groups, how)?,
             _ => {
                 return Err(ExecError::Unsupported(format!(
                     "join_asof on keys of {}",
@@ -208,6 +222,20 @@ impl Executor<'_> {
         let what = format!("join_asof: the {side} key `{key}` is not sorted within its groups");
         self.check_any_later(&frame, broken, what, ExecError::DependsOnPolars)?;
         Ok((frame, order))
+    }
+}
+
+/// The column a side's as-of search reads: its key column of `frame` where
+/// the keys are floats, else its `keys` (widened to 64 bits).
+fn searched<'a>(
+    float: bool,
+    frame: &'a DeviceFrame,
+    keys: &'a DeviceFrame,
+    key: &GpuExpr,
+) -> Result<&'a DeviceColumn, ExecError> {
+    match float {
+        true => column_at(frame, column_index(key)?),
+        false => column_at(keys, 0),
     }
 }
 
