@@ -28,6 +28,7 @@ mod filtered;
 mod float_lists;
 mod gathers;
 mod joins;
+mod list_filters;
 mod list_literals;
 mod lists;
 mod memory_limits;

@@ -449,8 +449,8 @@ impl ExprLowering<'_> {
     /// group), where it gives one value per value (elementwise, or reading
     /// the list's other values in order: ranks, running sums, shifts,
     /// sorts, aggregations broadcast), or a filter of the values themselves
-    /// (a filter, `drop_nulls`, a slice: the values each list keeps);
-    /// filters inside expressions, `unique`, one value per list and
+    /// (a filter, `drop_nulls`, a slice, `unique`: the values each list
+    /// keeps); filters inside expressions, one value per list and
     /// evaluations of other columns stay with Polars.
     pub(crate) fn list_eval(
         &mut self,
@@ -484,9 +484,27 @@ impl ExprLowering<'_> {
         };
         // A filter of the values themselves (`element().filter(..)`,
         // `element().drop_nulls()`, `element().head(2)`): each list's values
-        // it keeps, in order, as `list.slice` keeps them.
-        if !aggregated && let Some(parts) = filtered_parts(self.arena, evaluation) {
-            let (values, kept) = inner.filtered(evaluation, parts)?;
+        // it keeps, in order, as `list.slice` keeps them; their distinct
+        // values (`element().unique()`, Python's `list.unique()`), in the
+        // order they first come in the list, as Polars keeps them per group.
+        let unique_of = match self.arena.get(evaluation) {
+            AExpr::Function {
+                input,
+                function: IRFunctionExpr::Unique(_),
+                ..
+            } => input.first().map(|values| values.node()),
+            _ => None,
+        };
+        let kept_values = match (aggregated, unique_of) {
+            (true, _) => None,
+            (false, Some(values)) => {
+                Some(("eval(unique)", inner.first_distinct(evaluation, values)))
+            }
+            (false, None) => filtered_parts(self.arena, evaluation)
+                .map(|parts| ("eval(filter)", inner.filtered(evaluation, parts))),
+        };
+        if let Some((what, lowered)) = kept_values {
+            let (values, kept) = lowered?;
             if !matches!(values.kind, ExprKind::Column { index: 0, .. })
                 || of.values().is_nested()
                 || kept.any(&keeps_other_values)
@@ -502,7 +520,7 @@ impl ExprLowering<'_> {
                 return self.refuse(node, format!("list.eval of a filter into {dtype}"));
             }
             let kept = ListFunction::Keep {
-                what: "eval(filter)",
+                what,
                 by: Box::new(kept),
             };
             return self.list_function_of(node, kept, lists, dtype);
@@ -518,8 +536,8 @@ impl ExprLowering<'_> {
         if !one_per_value || of.values().is_nested() {
             return self.refuse(
                 node,
-                "list.eval of a filter inside an expression, `unique`, or one value per list is \
-                 not supported on the GPU yet",
+                "list.eval of a filter or `unique` inside an expression, or of one value per \
+                 list, is not supported on the GPU yet",
             );
         }
         let dtype = self.dtype(node)?;
@@ -745,6 +763,39 @@ impl ExprLowering<'_> {
         })
     }
 
+    /// Of `unique` (at `node`) of `values` within each group (or list),
+    /// where Polars keeps the distinct values in the order they first come:
+    /// the values, and whether each row is where its value first comes (of
+    /// the valid values alone after `drop_nulls`: whether a row is kept is
+    /// a function of its value). Of floats Polars' equality is its own.
+    fn first_distinct(&mut self, node: Node, values: Node) -> Option<(GpuExpr, GpuExpr)> {
+        let (values, valid_only) = match filtered_parts(self.arena, values) {
+            Some((inner, KeptRows::NotNull)) => (inner, true),
+            _ => (values, false),
+        };
+        let values = self.expr(values)?;
+        if values.dtype.is_float() {
+            self.refuse(
+                node,
+                "a list of the distinct floats of each group or list is not supported on the GPU \
+                 yet",
+            );
+            return None;
+        }
+        let mut first = GpuExpr {
+            kind: ExprKind::Distinct {
+                input: Box::new(values.clone()),
+                test: DistinctTest::FirstDistinct,
+            },
+            dtype: GpuDtype::Boolean,
+        };
+        if valid_only {
+            let valid = values.clone().is_not_null();
+            first = first.binary(BinaryOp::And, valid, GpuDtype::Boolean);
+        }
+        Some((values, first))
+    }
+
     /// `implode` of `input` (a group-by's aggregation of values it leaves
     /// unaggregated is one): each group's values (of a select, the
     /// column's) as one list in row order, computed as in the group (its
@@ -773,33 +824,7 @@ impl ExprLowering<'_> {
                 function: IRFunctionExpr::Unique(stable),
                 ..
             } if *stable || self.per_group => {
-                // Of the valid values alone (`drop_nulls().unique()`): the
-                // rows where each first comes that are valid (whether a
-                // row is kept is a function of its value).
-                let values = values.first()?.node();
-                let (values, valid_only) = match filtered_parts(self.arena, values) {
-                    Some((inner, KeptRows::NotNull)) => (inner, true),
-                    _ => (values, false),
-                };
-                let values = self.expr(values)?;
-                if values.dtype.is_float() {
-                    return self.refuse(
-                        input,
-                        "a list result of the distinct floats of each group is not supported on \
-                         the GPU yet",
-                    );
-                }
-                let mut first = GpuExpr {
-                    kind: ExprKind::Distinct {
-                        input: Box::new(values.clone()),
-                        test: DistinctTest::FirstDistinct,
-                    },
-                    dtype: GpuDtype::Boolean,
-                };
-                if valid_only {
-                    let valid = values.clone().is_not_null();
-                    first = first.binary(BinaryOp::And, valid, GpuDtype::Boolean);
-                }
+                let (values, first) = self.first_distinct(input, values.first()?.node())?;
                 let kept = GpuExpr {
                     dtype: values.dtype,
                     kind: ExprKind::Where {

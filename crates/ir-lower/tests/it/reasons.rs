@@ -289,8 +289,8 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .diff(1, polars::series::ops::NullBehavior::Drop)]),
         ),
         (
-            "a list evaluated into its distinct values",
-            nested().select([col("li").list().eval(element().unique())]),
+            "a list of floats evaluated into its distinct values",
+            nested().select([col("l").list().eval(element().unique())]),
         ),
         (
             "a list's item by a column",

@@ -106,7 +106,7 @@ fn three_unsupported_pieces_are_all_reported() {
 #[test]
 fn group_by_lists_of_distinct_values_or_texts_made_per_group_are_refused() {
     expect![[r#"
-        refused: col("amount").unique(): a list result of the distinct floats of each group is not supported on the GPU yet
+        refused: col("amount").unique(): a list of the distinct floats of each group or list is not supported on the GPU yet
         refused: col("status").shift([dyn int: 1]).str.to_uppercase(): a list result of texts made within each group of other rows or of aggregations (beyond a text column shifted, reversed, filled or sorted) is not supported on the GPU yet
     "#]]
     .assert_eq(&explain(orders().group_by([col("status")]).agg([

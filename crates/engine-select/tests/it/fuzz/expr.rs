@@ -173,7 +173,9 @@ pub enum Op {
     ListAgg(u8),
     /// `list.eval` of one of a few expressions of `element()`: 0 shifted,
     /// 1 null tests, 2 sorted descending, 3 ranked, 4 running sums,
-    /// 5 doubled, 6 less the list's mean.
+    /// 5 doubled, 6 less the list's mean, 7 nulls dropped, 8 kept above
+    /// the least, 9 distinct (`unique`), 10 distinct in order
+    /// (`unique_stable`), 11 distinct valid values.
     ListEval(u8),
     /// `list.sort(descending, nulls_last)`.
     ListSort(bool, bool),
@@ -519,8 +521,13 @@ impl E {
             Op::ListEval(5) => case!(i, s; [x]; ; x.list().eval(element() * lit(2))),
             Op::ListEval(6) => case!(i, s; [x]; ; x.list().eval(element() - element().mean())),
             Op::ListEval(7) => case!(i, s; [x]; ; x.list().eval(element().drop_nulls())),
-            Op::ListEval(_) => {
+            Op::ListEval(8) => {
                 case!(i, s; [x]; ; x.list().eval(element().filter(element().gt(element().min()))))
+            }
+            Op::ListEval(9) => case!(i, s; [x]; ; x.list().eval(element().unique())),
+            Op::ListEval(10) => case!(i, s; [x]; ; x.list().eval(element().unique_stable())),
+            Op::ListEval(_) => {
+                case!(i, s; [x]; ; x.list().eval(element().drop_nulls().unique()))
             }
             Op::ListSort(d, nl) => case!(i, s; [x]; d = d, nl = nl;
                 x.list().sort(SortOptions::default().with_order_descending(d).with_nulls_last(nl))),

@@ -924,55 +924,6 @@ fn shifts_and_differences_of_lists_match_the_cpu() {
 }
 
 #[test]
-fn filters_of_each_lists_values_match_the_cpu() {
-    let frame = list_frame();
-    assert_gpu_eq(
-        "list.eval of filters and drops of nulls",
-        frame.clone().select([
-            col("li")
-                .list()
-                .eval(element().filter(element().gt(lit(1i64))))
-                .alias("above one"),
-            col("li")
-                .list()
-                .eval(element().drop_nulls())
-                .alias("without nulls"),
-            col("ls")
-                .list()
-                .eval(element().filter(element().str().len_chars().eq(lit(1u32))))
-                .alias("one letter"),
-            col("ld")
-                .list()
-                .eval(element().filter(element().gt(element().min())))
-                .alias("above the least"),
-            col("li")
-                .list()
-                .eval(element().filter(element().is_null()))
-                .list()
-                .len()
-                .alias("nulls"),
-        ]),
-    );
-    assert_gpu_eq(
-        "the values kept, then their least, their first two and rows of them",
-        frame
-            .select([
-                col("li")
-                    .list()
-                    .eval(element().drop_nulls())
-                    .list()
-                    .min()
-                    .alias("least"),
-                col("li")
-                    .list()
-                    .eval(element().head(Some(2)))
-                    .alias("first two"),
-            ])
-            .explode(by_name(["first two"], true, false), polars_explode()),
-    );
-}
-
-#[test]
 fn list_drop_nulls_and_count_matches_match_the_cpu() {
     let frame = list_frame();
     assert_gpu_eq(

@@ -1,0 +1,158 @@
+//! Each list's values filtered on the device: `list.eval` of filters, drops of nulls, heads and distinct values (Python's `list.unique`), in each list's order; the distinct floats stay with Polars, with the reason.
+
+use super::lists::{list_frame, polars_explode};
+use super::*;
+
+#[test]
+fn filters_of_each_lists_values_match_the_cpu() {
+    let frame = list_frame();
+    assert_gpu_eq(
+        "list.eval of filters and drops of nulls",
+        frame.clone().select([
+            col("li")
+                .list()
+                .eval(element().filter(element().gt(lit(1i64))))
+                .alias("above one"),
+            col("li")
+                .list()
+                .eval(element().drop_nulls())
+                .alias("without nulls"),
+            col("ls")
+                .list()
+                .eval(element().filter(element().str().len_chars().eq(lit(1u32))))
+                .alias("one letter"),
+            col("ld")
+                .list()
+                .eval(element().filter(element().gt(element().min())))
+                .alias("above the least"),
+            col("li")
+                .list()
+                .eval(element().filter(element().is_null()))
+                .list()
+                .len()
+                .alias("nulls"),
+        ]),
+    );
+    assert_gpu_eq(
+        "the values kept, then their least, their first two and rows of them",
+        frame
+            .select([
+                col("li")
+                    .list()
+                    .eval(element().drop_nulls())
+                    .list()
+                    .min()
+                    .alias("least"),
+                col("li")
+                    .list()
+                    .eval(element().head(Some(2)))
+                    .alias("first two"),
+            ])
+            .explode(by_name(["first two"], true, false), polars_explode()),
+    );
+}
+
+#[test]
+fn distinct_values_of_each_list_match_the_cpu() {
+    // Repeated values and nulls in no order, empty and null lists.
+    let ints = Series::new(
+        "li".into(),
+        [
+            Some(Series::new(
+                "".into(),
+                [Some(3i64), Some(1), Some(3), None, Some(1), None],
+            )),
+            Some(Series::new_empty("".into(), &DataType::Int64)),
+            None,
+            Some(Series::new("".into(), [Some(2i64), Some(2), Some(2)])),
+            Some(Series::new("".into(), [None::<i64>, None])),
+            Some(Series::new(
+                "".into(),
+                [Some(-1i64), Some(i64::MIN), Some(-1)],
+            )),
+        ],
+    );
+    let texts = Series::new(
+        "ls".into(),
+        [
+            Some(Series::new(
+                "".into(),
+                [Some("b"), Some("a"), Some("b"), None, None],
+            )),
+            Some(Series::new("".into(), [Some(""), Some("")])),
+            None,
+            Some(Series::new("".into(), [Some("ü"), Some("u"), Some("ü")])),
+            Some(Series::new_empty("".into(), &DataType::String)),
+            Some(Series::new("".into(), [Some("z")])),
+        ],
+    );
+    let flags = Series::new(
+        "lb".into(),
+        [
+            Some(Series::new(
+                "".into(),
+                [Some(true), Some(false), Some(true), None],
+            )),
+            None,
+            Some(Series::new("".into(), [Some(false), Some(false)])),
+            Some(Series::new_empty("".into(), &DataType::Boolean)),
+            Some(Series::new("".into(), [None::<bool>, Some(true), None])),
+            Some(Series::new("".into(), [Some(true)])),
+        ],
+    );
+    let days = Series::new(
+        "ld".into(),
+        [
+            Some(Series::new(
+                "".into(),
+                [Some(19000i32), None, Some(-3), Some(19000), None],
+            )),
+            None,
+            Some(Series::new_empty("".into(), &DataType::Int32)),
+            Some(Series::new("".into(), [Some(0i32), Some(0)])),
+            Some(Series::new("".into(), [Some(1i32), Some(2), Some(1)])),
+            Some(Series::new("".into(), [None::<i32>])),
+        ],
+    )
+    .cast(&DataType::List(Box::new(DataType::Date)))
+    .unwrap();
+    let frame =
+        DataFrame::new_infer_height(vec![ints.into(), texts.into(), flags.into(), days.into()])
+            .unwrap()
+            .lazy();
+    let mut distinct = Vec::new();
+    for name in ["li", "ls", "lb", "ld"] {
+        let lists = || col(name).list();
+        distinct.extend([
+            lists()
+                .eval(element().unique())
+                .alias(format!("{name} unique")),
+            (lists().eval(element().unique_stable())).alias(format!("{name} unique_stable")),
+            (lists().eval(element().drop_nulls().unique())).alias(format!("{name} valid unique")),
+            (lists().eval(element().unique()).list().len()).alias(format!("{name} distinct")),
+        ]);
+    }
+    assert_gpu_eq(
+        "each list's distinct values",
+        frame.clone().select(distinct),
+    );
+    assert_gpu_eq(
+        "each list's distinct values, then their least, exploded",
+        frame
+            .select([
+                col("li")
+                    .list()
+                    .eval(element().unique())
+                    .list()
+                    .max()
+                    .alias("most"),
+                col("ls").list().eval(element().unique()).alias("texts"),
+            ])
+            .explode(by_name(["texts"], true, false), polars_explode()),
+    );
+    // Floats: Polars' equality of them there is its own.
+    assert_cpu_answer_with_reason(
+        list_frame().select([col("lf").list().eval(element().unique())]),
+        "the distinct floats of each group or list",
+    );
+}
