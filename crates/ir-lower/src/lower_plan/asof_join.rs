@@ -189,10 +189,11 @@ impl PlanLowering<'_> {
 
     /// The `by` columns of a `join_asof` (`node`): pairs of one of each
     /// side, of one type whose equal values the GPU groups as Polars
-    /// matches them (integers, temporal values, texts, floats, equal by
-    /// their total order as Polars' hashes of them take them: -0.0 as 0.0,
-    /// every NaN alike; booleans among several, which Polars encodes as
-    /// rows, where one alone it does not join by).
+    /// matches them (integers, temporal values, texts, categoricals and
+    /// enums by code, decimals, floats, equal by their total order as
+    /// Polars' hashes of them take them: -0.0 as 0.0, every NaN alike;
+    /// booleans among several, which Polars encodes as rows, where one
+    /// alone it does not join by).
     fn asof_groups(
         &mut self,
         node: Node,
@@ -216,7 +217,10 @@ impl PlanLowering<'_> {
             dtype.is_integer()
                 || dtype.is_temporal()
                 || dtype.is_float()
-                || dtype == GpuDtype::String
+                || matches!(
+                    dtype,
+                    GpuDtype::String | GpuDtype::Categorical(_) | GpuDtype::Decimal(..)
+                )
                 || (several && dtype == GpuDtype::Boolean)
         };
         let mut pairs = Vec::with_capacity(left_by.len());
@@ -230,8 +234,8 @@ impl PlanLowering<'_> {
                         node,
                         format!(
                             "a join_asof by `col({l:?})` and `col({r:?})`: groups of other than \
-                             one integer, temporal, float or text type (or booleans among \
-                             several) are not supported on the GPU yet"
+                             one integer, temporal, float, text, categorical or decimal type \
+                             (or booleans among several) are not supported on the GPU yet"
                         ),
                     );
                     return None;

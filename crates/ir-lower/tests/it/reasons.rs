@@ -660,15 +660,15 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .select([col("l").list().sum()]),
         ),
         (
-            "a join_asof by a text and decimals",
-            o().with_columns([col("qty").cast(DataType::Decimal(10, 2)).alias("dec")])
+            "a join_asof by booleans alone",
+            o().with_columns([col("qty").gt(lit(3)).alias("big")])
                 .join(
-                    o().with_columns([col("qty").cast(DataType::Decimal(10, 2)).alias("dec")]),
+                    o().with_columns([col("qty").gt(lit(3)).alias("big")]),
                     [col("id")],
                     [col("id")],
                     asof(|options| {
-                        options.left_by = Some(vec!["status".into(), "dec".into()]);
-                        options.right_by = Some(vec!["status".into(), "dec".into()]);
+                        options.left_by = Some(vec!["big".into()]);
+                        options.right_by = Some(vec!["big".into()]);
                     }),
                 ),
         ),

@@ -981,14 +981,18 @@ fn asof_join(
         }
     }
     // Now and then by groups: one to three pairs of other columns of one
-    // integer, temporal, float, text or boolean type (a boolean alone
-    // Polars refuses to join by), each column in one pair at most.
+    // integer, temporal, float, text, categorical, decimal or boolean type
+    // (a boolean alone Polars refuses to join by), each column in one pair
+    // at most.
     let groupable = |dtype: &DataType| {
         dtype.is_integer()
             || dtype.is_temporal()
             || dtype.is_float()
             || dtype.is_string()
             || dtype.is_bool()
+            || dtype.is_categorical()
+            || dtype.is_enum()
+            || dtype.is_decimal()
     };
     let right_key = r.as_str();
     let mut by_pairs: Vec<(String, String)> = (left_schema.iter())

@@ -1,4 +1,4 @@
-//! `join_asof` on the device: backward, forward and nearest matches of sorted keys (integer, temporal, float), exact matches allowed or not, within a tolerance, by groups; Polars' answer or error where the keys are not sorted.
+//! `join_asof` on the device: backward, forward and nearest matches of sorted keys (integer, temporal, float), exact matches allowed or not, within a tolerance, by groups (of numbers, texts, categoricals, decimals); Polars' answer or error where the keys are not sorted.
 
 use super::*;
 
@@ -286,6 +286,45 @@ fn join_asof_by_several_columns_and_by_floats_matches_polars() {
             (&["f"][..], &["f"][..]),
         ] {
             let args = asof(strategy, true, None, false);
+            let lf = (left.clone()).join(
+                right.clone(),
+                [col("t")],
+                [col("t")],
+                by(args, left_by, right_by),
+            );
+            assert_gpu_eq(&format!("{strategy:?} by {left_by:?}, {right_by:?}"), lf);
+        }
+    }
+}
+
+#[test]
+fn join_asof_by_categoricals_enums_and_decimals_matches_polars() {
+    // The groups `g` as a categorical (the global categories, cast on the
+    // CPU on each side, so each side adds its texts in its own order) and
+    // as an enum, `k`/`q` as decimals: equal by code, by value.
+    let (left, right) = grouped_sides();
+    let categorical = DataType::from_categories(Categories::global());
+    let enumeration =
+        DataType::from_frozen_categories(FrozenCategories::new(["c", "b", "a"]).unwrap());
+    let typed = |lf: LazyFrame, number: &str| {
+        lf.with_columns([
+            col("g").cast(categorical.clone()).alias("gc"),
+            col("g").cast(enumeration.clone()).alias("ge"),
+            col(number).cast(DataType::Decimal(10, 2)).alias("d"),
+        ])
+        .collect()
+        .unwrap()
+        .lazy()
+    };
+    let (left, right) = (typed(left, "k"), typed(right, "q"));
+    for strategy in STRATEGIES {
+        for (left_by, right_by) in [
+            (&["gc"][..], &["gc"][..]),
+            (&["ge"][..], &["ge"][..]),
+            (&["d"][..], &["d"][..]),
+            (&["gc", "d"][..], &["gc", "d"][..]),
+        ] {
+            let args = asof(strategy, true, Some(Scalar::from(3i64)), false);
             let lf = (left.clone()).join(
                 right.clone(),
                 [col("t")],
