@@ -661,16 +661,15 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         (
             "a join_asof by booleans alone",
-            o().with_columns([col("qty").gt(lit(3)).alias("big")])
-                .join(
-                    o().with_columns([col("qty").gt(lit(3)).alias("big")]),
-                    [col("id")],
-                    [col("id")],
-                    asof(|options| {
-                        options.left_by = Some(vec!["big".into()]);
-                        options.right_by = Some(vec!["big".into()]);
-                    }),
-                ),
+            o().with_columns([col("qty").gt(lit(3)).alias("big")]).join(
+                o().with_columns([col("qty").gt(lit(3)).alias("big")]),
+                [col("id")],
+                [col("id")],
+                asof(|options| {
+                    options.left_by = Some(vec!["big".into()]);
+                    options.right_by = Some(vec!["big".into()]);
+                }),
+            ),
         ),
         (
             "a join_asof on float keys within a tolerance that is no number",

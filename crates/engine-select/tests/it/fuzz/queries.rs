@@ -5,7 +5,7 @@ use rand::RngExt;
 use rand::seq::{IndexedRandom, SliceRandom};
 
 use super::code::List;
-use super::expr::{E, Lit, Op};
+use super::expr::{Agg, E, Lit, Op};
 use super::grammar::{Context, Grammar, Ty};
 use super::plan::{Case, Plan};
 use super::table::{random_height, random_schema, random_table};
@@ -922,8 +922,9 @@ fn join(
 
 /// A `join_asof` of `left` with `right` on a pair of their columns of one
 /// integer, float or temporal type, each side sorted by its key first (nulls
-/// first, or now and then last or not sorted at all: Polars then raises or
-/// reads the keys as they come, and the GPU leaves it to Polars): any
+/// first, or now and then last, among the values, or not sorted at all:
+/// Polars then raises or reads the keys as they come, and the GPU runs
+/// what its scans read alike, else leaves it to Polars): any
 /// strategy, exact matches or not, a tolerance (in the keys' unit, a
 /// fraction, mostly for float keys, or a duration) or none, Polars' check
 /// of the keys' order or not, now and then by groups of one to three other
@@ -951,11 +952,19 @@ fn asof_join(
         })
         .collect();
     let (l, r, dtype) = pairs.choose(rng)?.clone();
-    let mut sorted = |input: &Plan, key: &str| match rng.random_range(0..10) {
+    let mut sorted = |input: &Plan, key: &str| match rng.random_range(0..12) {
         0 => input.clone(),
         n => Plan::Sort {
             input: Box::new(input.clone()),
-            by: vec![E::col(key)],
+            // Now and then the nulls among the values, as the first value
+            // (a stable sort by the key, nulls as that value).
+            by: vec![match n {
+                2 => {
+                    let first = E::new(Op::Agg(Agg::First), vec![E::col(key)]);
+                    E::new(Op::FillNull, vec![E::col(key), first])
+                }
+                _ => E::col(key),
+            }],
             descending: vec![false],
             nulls_last: vec![n == 1],
             maintain_order: true,

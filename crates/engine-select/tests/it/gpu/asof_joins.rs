@@ -167,6 +167,64 @@ fn join_asof_of_unsorted_keys_leaves_polars_its_error_or_its_answer() {
     }
 }
 
+#[test]
+fn join_asof_takes_left_nulls_anywhere_and_right_nulls_at_either_end_where_polars_does() {
+    // Unchecked, a left key's nulls anywhere (Polars' scans pass them by);
+    // by groups (where Polars checks nothing), a left group's nulls
+    // anywhere and a right group's at either end of it.
+    let left = df!(
+        "t" => [Some(1i64), None, Some(2), Some(4), None, Some(7), Some(10), None],
+        "g" => ["a", "b", "a", "b", "a", "b", "a", "b"],
+        "v" => [1, 2, 3, 4, 5, 6, 7, 8],
+    )
+    .unwrap()
+    .lazy();
+    let right = df!(
+        "t" => [Some(0i64), Some(2), Some(6), None, None, None, Some(3), Some(5), Some(9)],
+        "g" => ["a", "a", "a", "a", "b", "b", "b", "b", "b"],
+        "w" => [10, 11, 12, 13, 14, 15, 16, 17, 18],
+    )
+    .unwrap()
+    .lazy();
+    for strategy in STRATEGIES {
+        for allow_eq in [true, false] {
+            let unchecked = || asof(strategy, allow_eq, Some(Scalar::from(3i64)), false);
+            let ungrouped = right.clone().filter(col("g").eq(lit("a")));
+            let lf = (left.clone()).join(ungrouped, [col("t")], [col("t")], unchecked());
+            assert_gpu_eq(&format!("{strategy:?} allow_eq={allow_eq}, left nulls"), lf);
+            let lf = (left.clone()).join(
+                right.clone(),
+                [col("t")],
+                [col("t")],
+                by(unchecked(), &["g"], &["g"]),
+            );
+            assert_gpu_eq(&format!("{strategy:?} allow_eq={allow_eq} by g"), lf);
+        }
+    }
+    // A right group's null between its keys: Polars reads them as they come.
+    let inside = df!(
+        "t" => [Some(0i64), None, Some(2), Some(3)],
+        "g" => ["a", "a", "a", "b"],
+        "w" => [10, 11, 12, 13],
+    )
+    .unwrap()
+    .lazy();
+    let lf = left.join(
+        inside,
+        [col("t")],
+        [col("t")],
+        by(
+            asof(AsofStrategy::Nearest, true, None, false),
+            &["g"],
+            &["g"],
+        ),
+    );
+    assert_cpu_answer_with_reason(
+        lf,
+        "the right key `col(\"t\")` is not sorted within its groups",
+    );
+}
+
 /// `args` by the groups of the columns named.
 fn by(mut args: JoinArgs, left: &[&str], right: &[&str]) -> JoinArgs {
     if let JoinType::AsOf(options) = &mut args.how {

@@ -51,6 +51,76 @@ pub(crate) fn out_of_order(value: &GpuExpr, descending: bool) -> GpuExpr {
     (value.clone()).binary(against, value.clone().shifted(1), GpuDtype::Boolean)
 }
 
+/// True at a valid row whose value is below the last valid value before
+/// it (values ascending apart from nulls, which may lie anywhere); where
+/// `group` is given (rows in the order of their groups), only of a valid
+/// value before it in the row's own group.
+pub(crate) fn valid_out_of_order(value: &GpuExpr, group: Option<&GpuExpr>) -> GpuExpr {
+    let boolean = GpuDtype::Boolean;
+    let last_valid = |of: &GpuExpr| {
+        let filled = GpuExpr {
+            dtype: of.dtype,
+            kind: ExprKind::Fill {
+                input: Box::new(of.clone()),
+                forward: true,
+                limit: None,
+            },
+        };
+        filled.shifted(1)
+    };
+    let below = value
+        .clone()
+        .binary(BinaryOp::Lt, last_valid(value), boolean);
+    match group {
+        None => below,
+        Some(group) => {
+            let same = group.clone().binary(
+                BinaryOp::Eq,
+                last_valid(&group_of_valid(value, group)),
+                boolean,
+            );
+            below.binary(BinaryOp::And, same, boolean)
+        }
+    }
+}
+
+/// True at a valid row that follows a null of its group (rows in the order
+/// of their groups) after a valid row of that group: nulls inside a group's
+/// values, not in one run at one of its ends.
+pub(crate) fn null_inside_group(value: &GpuExpr, group: &GpuExpr) -> GpuExpr {
+    let boolean = GpuDtype::Boolean;
+    let same_as_before = |of: GpuExpr| group.clone().binary(BinaryOp::Eq, of, boolean);
+    let after_null = value.clone().shifted(1).is_null().binary(
+        BinaryOp::And,
+        same_as_before(group.clone().shifted(1)),
+        boolean,
+    );
+    let filled = GpuExpr {
+        dtype: group.dtype,
+        kind: ExprKind::Fill {
+            input: Box::new(group_of_valid(value, group)),
+            forward: true,
+            limit: None,
+        },
+    };
+    let valid_before = same_as_before(filled.shifted(1));
+    (value.clone().is_not_null())
+        .binary(BinaryOp::And, after_null, boolean)
+        .binary(BinaryOp::And, valid_before, boolean)
+}
+
+/// `group` where `value` is valid, else null.
+fn group_of_valid(value: &GpuExpr, group: &GpuExpr) -> GpuExpr {
+    GpuExpr {
+        dtype: group.dtype,
+        kind: ExprKind::Ternary {
+            predicate: Box::new(value.clone().is_not_null()),
+            truthy: Box::new(group.clone()),
+            falsy: Box::new(GpuExpr::literal(Scalar::Null, group.dtype)),
+        },
+    }
+}
+
 /// True at a row that shows nulls at the other end than `nulls_last` says:
 /// a value after a null (nulls last), a null after a value (nulls first).
 pub(crate) fn null_at_wrong_end(value: &GpuExpr, nulls_last: bool) -> GpuExpr {

@@ -15,9 +15,10 @@ impl Executor<'_> {
     /// [`Executor::row_codes`] numbers them; a row with a null among them
     /// matches nothing), nulls where none does. Both keys must be sorted as Polars
     /// reads them: ascending, nulls first where Polars checks
-    /// (`check_sortedness`), else in one run at either end; by groups,
-    /// within each group, nulls first. Where they are not the query goes
-    /// to Polars, which raises its error or answers from keys as they come.
+    /// (`check_sortedness`), else the right key's in one run at either end
+    /// and the left key's anywhere; by groups, so within each group. Where
+    /// they are not the query goes to Polars, which raises its error or
+    /// answers from keys as they come.
     pub(crate) fn asof_join(&self, node: &PlanNode) -> Result<DeviceFrame, ExecError> {
         let PlanNode::AsofJoin {
             left,
@@ -75,14 +76,20 @@ impl Executor<'_> {
         };
         let rows = match by.as_slice() {
             [] => {
-                // Nulls first where Polars checks, else at either end.
+                // Nulls first where Polars checks; else the right key's at
+                // either end, the left key's anywhere (the scans pass a null
+                // left key by).
                 let nulls_last = check_sortedness.then_some(false);
                 let sides = [
                     ("left", &left_keys, left_on),
                     ("right", &right_keys, right_on),
                 ];
                 for (side, keys, key) in sides {
-                    let broken = order_broken(&column_ref(0, wide), false, nulls_last);
+                    let value = column_ref(0, wide);
+                    let broken = match (side, check_sortedness) {
+                        ("left", false) => valid_out_of_order(&value, None),
+                        _ => order_broken(&value, false, nulls_last),
+                    };
                     let what = format!("join_asof: the {side} key `{key}` is not sorted");
                     self.check_any_later(keys, broken, what, ExecError::DependsOnPolars)?;
                 }
@@ -184,9 +191,10 @@ impl Executor<'_> {
     /// One side's rows in the order of their groups (`groups`, a frame of
     /// them), stably, and a frame of its groups and `keys` in that order,
     /// checked (once the result is on the host) that each group's keys (of
-    /// a group that is not null) are ascending with their nulls first, as
-    /// Polars' scans of each group read them (where not, the query goes to
-    /// Polars, which reads them as they come).
+    /// a group that is not null) are ascending apart from their nulls, and
+    /// on the right side with those in one run at one end, as Polars' scans
+    /// of each group read them (where not, the query goes to Polars, which
+    /// reads them as they come; it checks no order by groups).
     fn in_groups_checked(
         &self,
         groups: &DeviceFrame,
@@ -206,19 +214,13 @@ impl Executor<'_> {
         let boolean = GpuDtype::Boolean;
         let value = column_ref(1, keys.dtype);
         let zero = GpuExpr::literal(Scalar::Int(0), GpuDtype::Int64);
-        let same_group = (group.clone())
-            .binary(BinaryOp::Eq, group.clone().shifted(1), boolean)
-            .binary(
-                BinaryOp::And,
-                group.binary(BinaryOp::GtEq, zero, boolean),
-                boolean,
-            );
-        let unsorted = out_of_order(&value, false).binary(
-            BinaryOp::Or,
-            null_at_wrong_end(&value, false),
-            boolean,
-        );
-        let broken = same_group.binary(BinaryOp::And, unsorted, boolean);
+        let mut unsorted = valid_out_of_order(&value, Some(&group));
+        if side == "right" {
+            let inside = null_inside_group(&value, &group);
+            unsorted = unsorted.binary(BinaryOp::Or, inside, boolean);
+        }
+        let broken =
+            (group.binary(BinaryOp::GtEq, zero, boolean)).binary(BinaryOp::And, unsorted, boolean);
         let what = format!("join_asof: the {side} key `{key}` is not sorted within its groups");
         self.check_any_later(&frame, broken, what, ExecError::DependsOnPolars)?;
         Ok((frame, order))
