@@ -97,13 +97,15 @@ impl PlanLowering<'_> {
         let right_on = self.exprs(right_on, right_node);
         let (mut left_on, mut right_on) = (left_on?, right_on?);
         let (left_on, right_on) = (left_on.pop()?, right_on.pop()?);
+        // A key may be an expression of its side's rows (`col("t") * 2`),
+        // which Polars computes and searches, adding no column.
         for (key, shown) in [(&left_on, &left_shown), (&right_on, &right_shown)] {
-            if !matches!(key.kind, ExprKind::Column { .. }) {
+            if !key.is_row_wise() || !key.reads_a_column() {
                 return self.refuse(
                     node,
                     format!(
-                        "a join_asof on `{shown}`: keys that are not columns are not supported \
-                         on the GPU yet"
+                        "a join_asof on `{shown}`: keys that are not functions of each row's \
+                         values are not supported on the GPU"
                     ),
                 );
             }

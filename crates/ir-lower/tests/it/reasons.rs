@@ -691,10 +691,6 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().join(o(), [col("status")], [col("status")], asof(|_| {})),
         ),
         (
-            "a join_asof on a key computed",
-            o().join(o(), [col("id") * lit(2i64)], [col("id")], asof(|_| {})),
-        ),
-        (
             "time windows' boundaries named as a column of the result",
             o().group_by_dynamic(
                 col("day"),

@@ -928,7 +928,7 @@ fn join(
 /// strategy, exact matches or not, a tolerance (in the keys' unit, a
 /// fraction, mostly for float keys, or a duration) or none, Polars' check
 /// of the keys' order or not, now and then by groups of one to three other
-/// pairs of columns.
+/// pairs of columns, now and then on keys computed (each plus one).
 fn asof_join(
     rng: &mut Rng,
     left: &Plan,
@@ -1029,6 +1029,13 @@ fn asof_join(
         true => (None, None),
         false => (Some(left_by), Some(right_by)),
     };
+    // Now and then keys computed, each side's plus one (its order kept,
+    // but where an integer wraps).
+    let computed = dtype.is_primitive_numeric() && rng.random_bool(0.2);
+    let key = |name: &str| match computed {
+        true => E::new(Op::Add, vec![E::col(name), E::lit(Lit::Int(1))]),
+        false => E::col(name),
+    };
     let options = AsOfOptions {
         strategy,
         tolerance,
@@ -1041,8 +1048,8 @@ fn asof_join(
     Some(Plan::Join {
         left: Box::new(left),
         right: Box::new(right),
-        left_on: vec![E::col(&l)],
-        right_on: vec![E::col(&r)],
+        left_on: vec![key(&l)],
+        right_on: vec![key(&r)],
         how: JoinType::AsOf(Box::new(options)),
         nulls_equal: false,
         maintain_order: MaintainOrderJoin::None,

@@ -1,4 +1,4 @@
-//! `join_asof` on the device: backward, forward and nearest matches of sorted keys (integer, temporal, float), exact matches allowed or not, within a tolerance, by groups (of numbers, texts, categoricals, decimals); Polars' answer or error where the keys are not sorted.
+//! `join_asof` on the device: backward, forward and nearest matches of sorted keys (integer, temporal, float; columns or expressions of each side's rows), exact matches allowed or not, within a tolerance, by groups (of numbers, texts, categoricals, decimals); Polars' answer or error where the keys are not sorted.
 
 use super::*;
 
@@ -147,6 +147,46 @@ fn join_asof_keeps_both_keys_of_other_names_and_takes_slices_and_empty_sides() {
         let lf = last(left.clone()).join(last(right.clone()), [col("t")], [col("t")], unchecked);
         assert_gpu_eq(&format!("{strategy:?} of nulls last"), lf);
     }
+}
+
+#[test]
+fn join_asof_on_expressions_of_each_sides_rows_matches_polars() {
+    // Keys computed (Polars adds no column for them; keys named alike
+    // drop the right column of that name): integers, floats, temporal
+    // values, of other names too.
+    let (left, right) = sides();
+    let day = 86_400_000i64;
+    let stamp = |of: Expr| (of * lit(day)).cast(DataType::Datetime(TimeUnit::Milliseconds, None));
+    let keys = [
+        (col("t") * lit(2i64), col("t") + lit(3i64)),
+        (
+            col("t").cast(DataType::Float64) * lit(0.5),
+            col("t").cast(DataType::Float64) / lit(2.0),
+        ),
+        (stamp(col("t")), stamp(col("t") - lit(1i64))),
+        (
+            col("v").cast(DataType::Int32),
+            col("t").cast(DataType::Int32) * lit(3i32),
+        ),
+    ];
+    for (i, (left_on, right_on)) in keys.into_iter().enumerate() {
+        for strategy in STRATEGIES {
+            let args = asof(strategy, true, None, true);
+            let lf =
+                (left.clone()).join(right.clone(), [left_on.clone()], [right_on.clone()], args);
+            assert_gpu_eq(&format!("keys {i} {strategy:?}"), lf);
+        }
+    }
+    // By groups too.
+    let (left, right) = grouped_sides();
+    let args = by(
+        asof(AsofStrategy::Nearest, true, None, false),
+        &["g"],
+        &["g"],
+    );
+    let ten = || col("t") * lit(10i64);
+    let lf = left.join(right, [ten()], [ten()], args);
+    assert_gpu_eq("keys computed, by g", lf);
 }
 
 #[test]

@@ -43,25 +43,36 @@ impl Executor<'_> {
         let left_frame = self.keep(self.run(left)?);
         let right_frame = self.run_beside(right)?;
         let left_frame = self.take_kept(left_frame)?;
-        // Both keys as the search reads them: integers and temporal values
-        // as 64-bit integers; floats as they are (their total order, NaN
-        // greatest, -0.0 equal to 0.0), checked sorted by their total-order
-        // keys, as Polars' scans and its check of their order compare them.
+        // Both keys (columns or expressions of their side's rows) as the
+        // search reads them: integers and temporal values as 64-bit
+        // integers; floats as they are (their total order, NaN greatest,
+        // -0.0 equal to 0.0), checked sorted by their total-order keys, as
+        // Polars' scans and its check of their order compare them.
         let float = left_on.dtype.is_float();
         let wide = match float {
             true => GpuDtype::UInt64,
             false => word_dtype(left_on.dtype),
         };
-        let keys = |frame: &DeviceFrame, key: &GpuExpr| match float {
-            true => Ok(DeviceFrame {
-                columns: vec![self.hashable_key(frame, column_index(key)?)?],
-                height: frame.height,
-            }),
-            false => self.computed_frame(frame, [&cast_to(key, wide)]),
+        let keys = |frame: &DeviceFrame, key: &GpuExpr| -> Result<SideKeys, ExecError> {
+            Ok(match float {
+                true => {
+                    let values = self.computed_frame(frame, [key])?;
+                    SideKeys {
+                        checked: DeviceFrame {
+                            columns: vec![self.hashable_key(&values, 0)?],
+                            height: frame.height,
+                        },
+                        floats: Some(values),
+                    }
+                }
+                false => SideKeys {
+                    checked: self.computed_frame(frame, [&cast_to(key, wide)])?,
+                    floats: None,
+                },
+            })
         };
         let (left_keys, right_keys) = (keys(&left_frame, left_on)?, keys(&right_frame, right_on)?);
-        let searched = |frame, keys, key| searched(float, frame, keys, key);
-        let left_key = searched(&left_frame, &left_keys, left_on)?;
+        let left_key = left_keys.searched()?;
         let how = AsofMatch {
             strategy: match strategy {
                 AsofStrategy::Backward => DeviceStrategy::Backward,
@@ -85,6 +96,7 @@ impl Executor<'_> {
                     ("right", &right_keys, right_on),
                 ];
                 for (side, keys, key) in sides {
+                    let keys = &keys.checked;
                     let value = column_ref(0, wide);
                     let broken = match (side, check_sortedness) {
                         ("left", false) => valid_out_of_order(&value, None),
@@ -93,8 +105,7 @@ impl Executor<'_> {
                     let what = format!("join_asof: the {side} key `{key}` is not sorted");
                     self.check_any_later(keys, broken, what, ExecError::DependsOnPolars)?;
                 }
-                let right_key = searched(&right_frame, &right_keys, right_on)?;
-                self.asof_search(left_key, right_key, None, how)?
+                self.asof_search(left_key, right_keys.searched()?, None, how)?
             }
             by => {
                 let pairs = by
@@ -113,10 +124,11 @@ impl Executor<'_> {
                 );
                 // Each side's rows in the order of their groups, stably,
                 // checked sorted within each.
-                self.in_groups_checked(&left_groups, column_at(&left_keys, 0)?, "left", left_on)?;
+                let left_checked = column_at(&left_keys.checked, 0)?;
+                self.in_groups_checked(&left_groups, left_checked, "left", left_on)?;
                 let (right_in_order, right_order) = self.in_groups_checked(
                     &right_groups,
-                    column_at(&right_keys, 0)?,
+                    column_at(&right_keys.checked, 0)?,
                     "right",
                     right_on,
                 )?;
@@ -125,12 +137,9 @@ impl Executor<'_> {
                     right: i64_values(column_at(&right_in_order, 0)?)?,
                     right_rows: &right_order,
                 };
-                let right_key = match float {
-                    true => &self.gather_column(
-                        searched(&right_frame, &right_keys, right_on)?,
-                        &right_order,
-                    )?,
-                    false => column_at(&right_in_order, 1)?,
+                let right_key = match &right_keys.floats {
+                    Some(_) => &self.gather_column(right_keys.searched()?, &right_order)?,
+                    None => column_at(&right_in_order, 1)?,
                 };
                 self.asof_search(left_key, right_key, Some(groups), how)?
             }
@@ -227,17 +236,18 @@ impl Executor<'_> {
     }
 }
 
-/// The column a side's as-of search reads: its key column of `frame` where
-/// the keys are floats, else its `keys` (widened to 64 bits).
-fn searched<'a>(
-    float: bool,
-    frame: &'a DeviceFrame,
-    keys: &'a DeviceFrame,
-    key: &GpuExpr,
-) -> Result<&'a DeviceColumn, ExecError> {
-    match float {
-        true => column_at(frame, column_index(key)?),
-        false => column_at(keys, 0),
+/// One side's keys of an as-of join: as checked sorted (64-bit integers:
+/// integers and temporal values widened, floats' total-order keys), and
+/// float keys as they are.
+struct SideKeys {
+    checked: DeviceFrame,
+    floats: Option<DeviceFrame>,
+}
+
+impl SideKeys {
+    /// The column the search reads: the floats, else the checked keys.
+    fn searched(&self) -> Result<&DeviceColumn, ExecError> {
+        column_at(self.floats.as_ref().unwrap_or(&self.checked), 0)
     }
 }
 
