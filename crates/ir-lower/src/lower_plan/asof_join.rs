@@ -10,9 +10,11 @@ use crate::plan::{AsofStrategy, AsofTolerance};
 
 /// The range (least and greatest value) of the integer type Polars
 /// searches keys of `dtype` as (narrow integers as i32, temporal values as
-/// their integers), which its tolerance must fit.
+/// their integers, decimals as their scaled i128), which its tolerance must
+/// fit.
 fn native_range(dtype: GpuDtype) -> Option<(i128, i128)> {
     let native = match dtype {
+        GpuDtype::Decimal(..) => return Some((i128::MIN, i128::MAX)),
         GpuDtype::Int8 | GpuDtype::Int16 | GpuDtype::UInt8 | GpuDtype::UInt16 | GpuDtype::Date => {
             GpuDtype::Int32
         }
@@ -49,12 +51,14 @@ fn tolerance_of(
             Some(AsofTolerance::Float(if t > 0.0 { t } else { 0.0 - t }))
         }
         _ => {
-            // (A float truncated toward zero, as Polars casts it.)
+            // (A float truncated toward zero, as Polars casts it; of
+            // decimals, in units of their scale, as Polars takes it. The
+            // device's keys are 64-bit: a larger tolerance takes every
+            // distance, as u64::MAX does.)
             let (least, greatest) = range?;
             let t = value.extract::<i128>()?;
-            (least..=greatest)
-                .contains(&t)
-                .then(|| AsofTolerance::Integer(t.unsigned_abs() as u64))
+            let t = (least..=greatest).contains(&t).then_some(t)?.unsigned_abs();
+            Some(AsofTolerance::Integer(u64::try_from(t).unwrap_or(u64::MAX)))
         }
     }
 }
@@ -117,8 +121,8 @@ impl PlanLowering<'_> {
                 node,
                 format!(
                     "a join_asof on `{left_shown}` ({dtype}) and `{right_shown}` ({}): keys that \
-                     are not integers, temporal values or floats of one type are not supported \
-                     on the GPU yet",
+                     are not integers, temporal values, decimals or floats of one type are not \
+                     supported on the GPU yet",
                     right_on.dtype
                 ),
             );

@@ -921,7 +921,7 @@ fn join(
 }
 
 /// A `join_asof` of `left` with `right` on a pair of their columns of one
-/// integer, float or temporal type, each side sorted by its key first (nulls
+/// integer, float, decimal or temporal type, each side sorted by its key first (nulls
 /// first, or now and then last, among the values, or not sorted at all:
 /// Polars then raises or reads the keys as they come, and the GPU runs
 /// what its scans read alike, else leaves it to Polars): any
@@ -941,7 +941,9 @@ fn asof_join(
         true => (left, left_schema),
         false => (right, right_schema),
     };
-    let keyable = |dtype: &DataType| dtype.is_primitive_numeric() || dtype.is_temporal();
+    let keyable = |dtype: &DataType| {
+        dtype.is_primitive_numeric() || dtype.is_temporal() || dtype.is_decimal()
+    };
     let pairs: Vec<(String, String, DataType)> = left_schema
         .iter()
         .filter(|(_, dtype)| keyable(dtype))

@@ -1,4 +1,4 @@
-//! `join_asof` on the device: backward, forward and nearest matches of sorted keys (integer, temporal, float; columns or expressions of each side's rows), exact matches allowed or not, within a tolerance, by groups (of numbers, texts, categoricals, decimals); Polars' answer or error where the keys are not sorted.
+//! `join_asof` on the device: backward, forward and nearest matches of sorted keys (integer, temporal, decimal, float; columns or expressions of each side's rows), exact matches allowed or not, within a tolerance, by groups (of numbers, texts, categoricals, decimals); Polars' answer or error where the keys are not sorted.
 
 use super::*;
 
@@ -72,7 +72,7 @@ fn join_asof_matches_polars_for_every_strategy_and_tolerance() {
 }
 
 #[test]
-fn join_asof_on_keys_of_every_integer_and_temporal_type() {
+fn join_asof_on_keys_of_every_integer_temporal_and_decimal_type() {
     let (left, right) = sides();
     let day = 86_400_000i64;
     let types = [
@@ -97,6 +97,21 @@ fn join_asof_on_keys_of_every_integer_and_temporal_type() {
             let args = asof(strategy, true, Some(Scalar::from(2i32)), true);
             let lf = l.join(r, [col("t")], [col("t")], args);
             assert_gpu_eq(&format!("{dtype} {strategy:?}"), lf);
+        }
+    }
+    // Decimals: by their scaled integers, a tolerance in units of their
+    // scale (Polars' i128 of it: 150 is 1.50 at scale 2, 2.7 is 2).
+    for strategy in STRATEGIES {
+        for tolerance in [None, Some(Scalar::from(150i64)), Some(Scalar::from(2.7f64))] {
+            let key =
+                || (col("t").cast(DataType::Float64) / lit(4.0)).cast(DataType::Decimal(12, 2));
+            let (l, r) = (
+                left.clone().with_column(key()),
+                right.clone().with_column(key()),
+            );
+            let args = asof(strategy, true, tolerance.clone(), true);
+            let lf = l.join(r, [col("t")], [col("t")], args);
+            assert_gpu_eq(&format!("decimals {strategy:?} {tolerance:?}"), lf);
         }
     }
     // Timestamps within a tolerance given as a duration ("2d": Polars
@@ -444,7 +459,10 @@ fn join_asof_on_text_keys_falls_back_with_its_reason() {
         [col("t")],
         asof(AsofStrategy::Backward, true, None, false),
     );
-    assert_cpu_answer_with_reason(lf, "keys that are not integers, temporal values or floats");
+    assert_cpu_answer_with_reason(
+        lf,
+        "keys that are not integers, temporal values, decimals or floats",
+    );
 }
 
 #[test]

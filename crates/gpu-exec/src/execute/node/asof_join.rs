@@ -45,9 +45,11 @@ impl Executor<'_> {
         let left_frame = self.take_kept(left_frame)?;
         // Both keys (columns or expressions of their side's rows) as the
         // search reads them: integers and temporal values as 64-bit
-        // integers; floats as they are (their total order, NaN greatest,
-        // -0.0 equal to 0.0), checked sorted by their total-order keys, as
-        // Polars' scans and its check of their order compare them.
+        // integers, decimals as their scaled ones (`cast_to` of them to i64
+        // is physical; one scale on both sides); floats
+        // as they are (their total order, NaN greatest, -0.0 equal to 0.0),
+        // checked sorted by their total-order keys, as Polars' scans and its
+        // check of their order compare them.
         let float = left_on.dtype.is_float();
         let wide = match float {
             true => GpuDtype::UInt64,
