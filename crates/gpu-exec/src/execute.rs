@@ -255,7 +255,7 @@ pub(crate) fn holds_one_value(node: &PlanNode) -> bool {
 /// descending: the first key column of a sort, a row index, a select's or
 /// with_columns' `set_sorted` (the device checked the claim), also under
 /// projections that pass them on as they are (Polars hands on the same
-/// column, flag and all).
+/// column, flag and all), filters and slices (which keep the flag).
 fn sorted_columns(node: &PlanNode) -> Vec<(String, bool)> {
     let claimed = |exprs: &[NamedExpr]| -> Vec<(String, bool)> {
         exprs
@@ -280,6 +280,8 @@ fn sorted_columns(node: &PlanNode) -> Vec<(String, bool)> {
             };
             vec![(column.name.clone(), first.descending)]
         }
+        // Polars' filters and slices keep a column's sorted flag.
+        PlanNode::Filter { input, .. } | PlanNode::Slice { input, .. } => sorted_columns(input),
         PlanNode::SimpleProjection { input, schema, .. } => sorted_columns(input)
             .into_iter()
             .filter(|(name, _)| schema.iter().any(|c| c.name == *name))

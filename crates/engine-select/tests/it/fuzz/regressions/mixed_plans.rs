@@ -291,3 +291,38 @@ fn drop_nans_per_group_leaves_the_whole_query_to_polars() {
         .agg([col("x0").drop_nans().alias("x4")]);
     assert_same_as_cpu(lf, UNORDERED);
 }
+
+/// A sort's first key keeps Polars' sorted flag through a filter (and a
+/// slice), and Polars' group-by by it then takes groups as slices, whose
+/// variance of a group of no valid value is 0.0 (null by other groups): a
+/// frame from the device carries the flag as Polars' own would. Found by
+/// the fuzzer (seed 20036, case 2).
+#[test]
+fn sorted_keys_keep_their_flag_through_filters_and_slices_from_the_device() {
+    let t0 = df!(
+        "a" => [Some(1u16), Some(4u16), Some(2)],
+        "b" => [Some(0u32), None, Some(3)],
+        "c" => [None::<f64>, None, None],
+        "e" => [None::<u8>, Some(1), None],
+    )
+    .unwrap();
+    let sorted = || {
+        t0.clone().lazy().sort_by_exprs(
+            [col("a")],
+            SortMultipleOptions::default()
+                .with_order_descending(true)
+                .with_maintain_order(true),
+        )
+    };
+    let grouped = |lf: LazyFrame| {
+        lf.group_by([col("a")]).agg([
+            col("c").std(0u8).alias("x1"),
+            col("b").null_count().product().alias("x2"),
+        ])
+    };
+    assert_same_as_cpu(
+        grouped(sorted().filter(col("e").is_duplicated())),
+        UNORDERED,
+    );
+    assert_same_as_cpu(grouped(sorted().slice(1, 2)), UNORDERED);
+}
