@@ -391,14 +391,26 @@ fn join_asof_by_several_columns_and_by_floats_matches_polars() {
         (col("t") % lit(3i64)).eq(lit(0)).alias("even"),
     ]);
     let left = floats(left, "k");
+    let pairs: [(&[&str], &[&str]); 4] = [
+        (&["g", "k"], &["g", "q"]),
+        (&["k", "even"], &["q", "even"]),
+        (&["g", "f", "even"], &["g", "f", "even"]),
+        (&["f"], &["f"]),
+    ];
+    assert_by_groups_match(&left, &right, &pairs, None);
+}
+
+/// Every strategy of `left` and `right` on `t` by each pair of `by`
+/// columns, within `tolerance`, against Polars.
+fn assert_by_groups_match(
+    left: &LazyFrame,
+    right: &LazyFrame,
+    pairs: &[(&[&str], &[&str])],
+    tolerance: Option<Scalar>,
+) {
     for strategy in STRATEGIES {
-        for (left_by, right_by) in [
-            (&["g", "k"][..], &["g", "q"][..]),
-            (&["k", "even"][..], &["q", "even"][..]),
-            (&["g", "f", "even"][..], &["g", "f", "even"][..]),
-            (&["f"][..], &["f"][..]),
-        ] {
-            let args = asof(strategy, true, None, false);
+        for (left_by, right_by) in pairs {
+            let args = asof(strategy, true, tolerance.clone(), false);
             let lf = (left.clone()).join(
                 right.clone(),
                 [col("t")],
@@ -430,23 +442,13 @@ fn join_asof_by_categoricals_enums_and_decimals_matches_polars() {
         .lazy()
     };
     let (left, right) = (typed(left, "k"), typed(right, "q"));
-    for strategy in STRATEGIES {
-        for (left_by, right_by) in [
-            (&["gc"][..], &["gc"][..]),
-            (&["ge"][..], &["ge"][..]),
-            (&["d"][..], &["d"][..]),
-            (&["gc", "d"][..], &["gc", "d"][..]),
-        ] {
-            let args = asof(strategy, true, Some(Scalar::from(3i64)), false);
-            let lf = (left.clone()).join(
-                right.clone(),
-                [col("t")],
-                [col("t")],
-                by(args, left_by, right_by),
-            );
-            assert_gpu_eq(&format!("{strategy:?} by {left_by:?}, {right_by:?}"), lf);
-        }
-    }
+    let pairs: [(&[&str], &[&str]); 4] = [
+        (&["gc"], &["gc"]),
+        (&["ge"], &["ge"]),
+        (&["d"], &["d"]),
+        (&["gc", "d"], &["gc", "d"]),
+    ];
+    assert_by_groups_match(&left, &right, &pairs, Some(Scalar::from(3i64)));
 }
 
 #[test]
