@@ -116,13 +116,16 @@ impl PlanLowering<'_> {
         }
         let dtype = left_on.dtype;
         let range = native_range(dtype);
-        if right_on.dtype != dtype || (range.is_none() && !dtype.is_float()) {
+        // Texts (by their bytes) and booleans Polars searches by their
+        // order alone: backward and forward, without a tolerance.
+        let ordered_only = matches!(dtype, GpuDtype::String | GpuDtype::Boolean);
+        if right_on.dtype != dtype || (range.is_none() && !dtype.is_float() && !ordered_only) {
             return self.refuse(
                 node,
                 format!(
                     "a join_asof on `{left_shown}` ({dtype}) and `{right_shown}` ({}): keys that \
-                     are not integers, temporal values, decimals or floats of one type are not \
-                     supported on the GPU yet",
+                     are not integers, temporal values, decimals, floats, texts or booleans of \
+                     one type are not supported on the GPU yet",
                     right_on.dtype
                 ),
             );
@@ -132,6 +135,16 @@ impl PlanLowering<'_> {
             PolarsStrategy::Forward => AsofStrategy::Forward,
             PolarsStrategy::Nearest => AsofStrategy::Nearest,
         };
+        if ordered_only && (strategy == AsofStrategy::Nearest || asof.tolerance.is_some()) {
+            return self.refuse(
+                node,
+                format!(
+                    "a join_asof on `{left_shown}` ({dtype}) by the nearest key or within a \
+                     tolerance: Polars measures no distance between texts or booleans (it \
+                     raises its error)"
+                ),
+            );
+        }
         let tolerance = match &asof.tolerance {
             None => None,
             Some(tolerance) => {

@@ -687,8 +687,13 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             ),
         ),
         (
-            "a join_asof on text keys",
-            o().join(o(), [col("status")], [col("status")], asof(|_| {})),
+            "a join_asof on text keys by the nearest",
+            o().join(
+                o(),
+                [col("status")],
+                [col("status")],
+                asof(|options| options.strategy = AsofStrategy::Nearest),
+            ),
         ),
         (
             "time windows' boundaries named as a column of the result",

@@ -921,7 +921,7 @@ fn join(
 }
 
 /// A `join_asof` of `left` with `right` on a pair of their columns of one
-/// integer, float, decimal or temporal type, each side sorted by its key first (nulls
+/// integer, float, decimal, temporal, text or boolean type, each side sorted by its key first (nulls
 /// first, or now and then last, among the values, or not sorted at all:
 /// Polars then raises or reads the keys as they come, and the GPU runs
 /// what its scans read alike, else leaves it to Polars): any
@@ -942,7 +942,11 @@ fn asof_join(
         false => (right, right_schema),
     };
     let keyable = |dtype: &DataType| {
-        dtype.is_primitive_numeric() || dtype.is_temporal() || dtype.is_decimal()
+        dtype.is_primitive_numeric()
+            || dtype.is_temporal()
+            || dtype.is_decimal()
+            || dtype.is_string()
+            || dtype.is_bool()
     };
     let pairs: Vec<(String, String, DataType)> = left_schema
         .iter()

@@ -452,19 +452,48 @@ fn join_asof_by_categoricals_enums_and_decimals_matches_polars() {
 }
 
 #[test]
-fn join_asof_on_text_keys_falls_back_with_its_reason() {
-    let (left, right) = sides();
-    let text = || col("t").cast(DataType::String);
-    let lf = (left.with_column(text())).join(
-        right.with_column(text()),
-        [col("t")],
-        [col("t")],
-        asof(AsofStrategy::Backward, true, None, false),
+fn join_asof_on_text_and_boolean_keys_matches_polars_backward_and_forward() {
+    // Texts by their bytes (an empty text, a prefix, non-ASCII letters),
+    // ranked among both sides' texts; booleans false before true. By the
+    // nearest key, or within a tolerance, Polars raises its error.
+    let left = df!(
+        "s" => [None, Some(""), Some("a"), Some("ab"), Some("b"), Some("z"), Some("é")],
+        "v" => [1, 2, 3, 4, 5, 6, 7],
+    )
+    .unwrap()
+    .lazy();
+    let right = df!(
+        "s" => [None, Some("a"), Some("a"), Some("abc"), Some("ba"), Some("é")],
+        "w" => [10, 11, 12, 13, 14, 15],
+    )
+    .unwrap()
+    .lazy();
+    let flags = |lf: LazyFrame| lf.with_column(col("s").str().len_bytes().gt(lit(1u32)).alias("b"));
+    let (left_flags, right_flags) = (
+        flags(left.clone()).sort(["b"], Default::default()),
+        flags(right.clone()).sort(["b"], Default::default()),
     );
-    assert_cpu_answer_with_reason(
-        lf,
-        "keys that are not integers, temporal values, decimals or floats",
-    );
+    for strategy in [AsofStrategy::Backward, AsofStrategy::Forward] {
+        for allow_eq in [true, false] {
+            let args = || asof(strategy, allow_eq, None, true);
+            let lf = (left.clone()).join(right.clone(), [col("s")], [col("s")], args());
+            assert_gpu_eq(&format!("texts {strategy:?} allow_eq={allow_eq}"), lf);
+            let lf = (left_flags.clone()).join(right_flags.clone(), [col("b")], [col("b")], args());
+            assert_gpu_eq(&format!("booleans {strategy:?} allow_eq={allow_eq}"), lf);
+        }
+    }
+    for args in [
+        asof(AsofStrategy::Nearest, true, None, true),
+        asof(AsofStrategy::Backward, true, Some(Scalar::from(1i64)), true),
+    ] {
+        let lf = (left.clone()).join(right.clone(), [col("s")], [col("s")], args);
+        assert_cpu_error(lf);
+    }
+    // Of a list, Polars' error too.
+    let lists = |lf: LazyFrame| lf.with_column(col("s").str().split(lit(" ")));
+    let args = asof(AsofStrategy::Backward, true, None, false);
+    let lf = lists(left).join(lists(right), [col("s")], [col("s")], args);
+    assert_cpu_error(lf);
 }
 
 #[test]

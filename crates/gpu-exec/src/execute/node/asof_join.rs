@@ -44,8 +44,8 @@ impl Executor<'_> {
         let right_frame = self.run_beside(right)?;
         let left_frame = self.take_kept(left_frame)?;
         // Both keys (columns or expressions of their side's rows) as the
-        // search reads them: integers and temporal values as 64-bit
-        // integers, decimals as their scaled ones (`cast_to` of them to i64
+        // search reads them: integers, booleans and temporal values as
+        // 64-bit integers, texts as their ranks (below), decimals as their scaled ones (`cast_to` of them to i64
         // is physical; one scale on both sides); floats
         // as they are (their total order, NaN greatest, -0.0 equal to 0.0),
         // checked sorted by their total-order keys, as Polars' scans and its
@@ -73,7 +73,27 @@ impl Executor<'_> {
                 },
             })
         };
-        let (left_keys, right_keys) = (keys(&left_frame, left_on)?, keys(&right_frame, right_on)?);
+        let (left_keys, right_keys) = match left_on.dtype {
+            // Texts as their ranks among both sides' texts (one sort of
+            // them all, by their bytes, as Polars' scans compare them).
+            GpuDtype::String => {
+                let (mut left_owned, mut right_owned) = (None, None);
+                let texts = (
+                    self.column_in_groups(&left_frame, left_on, "", &mut left_owned, None)?,
+                    self.column_in_groups(&right_frame, right_on, "", &mut right_owned, None)?,
+                );
+                let (left_codes, right_codes) = self.row_codes(&[texts], false)?;
+                let ranks = |codes: DeviceColumn| SideKeys {
+                    checked: DeviceFrame {
+                        height: codes.len(),
+                        columns: vec![codes],
+                    },
+                    floats: None,
+                };
+                (ranks(left_codes), ranks(right_codes))
+            }
+            _ => (keys(&left_frame, left_on)?, keys(&right_frame, right_on)?),
+        };
         let left_key = left_keys.searched()?;
         let how = AsofMatch {
             strategy: match strategy {
