@@ -360,6 +360,8 @@ fn gpu_subtrees(
 ///   (which ir-lower refuses, but an outer refusal may hide): Polars
 ///   answers by how its input is held in chunks (it clips a literal by
 ///   the first bound of each chunk);
+/// - a cast to an enum: of values outside it, Polars raises or gives nulls
+///   by how its input is held in chunks;
 /// - a select or with_columns making a column of one value (a literal, an
 ///   aggregation): Polars holds it as a scalar column or repeats it, by its
 ///   input, and the functions of the rows in order over it answer by which
@@ -382,11 +384,20 @@ fn cpu_part_refusal(
         let ir = lp_arena.get(node);
         for expr in ir.exprs() {
             let found = expr_arena.iter(expr.node()).find_map(|(place, e)| {
-                let AExpr::Function {
-                    function, input, ..
-                } = e
-                else {
-                    return None;
+                let (function, input) = match e {
+                    AExpr::Cast {
+                        dtype: polars::prelude::DataType::Enum(..),
+                        ..
+                    } => {
+                        let why = "a cast to an enum over a frame from the device, which \
+                                   Polars answers for values outside the enum by how its \
+                                   input is held in chunks (an error, or nulls)";
+                        return Some((notation(place), why));
+                    }
+                    AExpr::Function {
+                        function, input, ..
+                    } => (function, input),
+                    _ => return None,
                 };
                 let why = match function {
                     IRFunctionExpr::ArgMin | IRFunctionExpr::ArgMax => {

@@ -326,3 +326,24 @@ fn sorted_keys_keep_their_flag_through_filters_and_slices_from_the_device() {
     );
     assert_same_as_cpu(grouped(sorted().slice(1, 2)), UNORDERED);
 }
+
+/// A cast of texts to an enum over a frame from the device stays with
+/// Polars as a whole query: of a text outside the enum, Polars' cast raises
+/// over its own union (two chunks) but gives null over one chunk, as a
+/// frame from the device comes. Found by the fuzzer (seed 4867, case 125).
+#[test]
+fn casts_to_enums_over_frames_from_the_device_leave_the_query_to_polars() {
+    let frame = |f: &[&str]| df!("f" => f, "n" => vec![1i64; f.len()]).unwrap().lazy();
+    let union = || {
+        concat([frame(&["a", "zz"]), frame(&["b"])], UnionArgs::default())
+            .unwrap()
+            .filter(col("n").gt(lit(0)))
+    };
+    let categories = FrozenCategories::new(["a", "b"]).unwrap();
+    let cast = col("f").cast(DataType::from_frozen_categories(categories));
+    let lf = union().with_columns([cast
+        .is_between(col("f"), col("f"), ClosedInterval::Left)
+        .alias("x")]);
+    assert!(lf.clone().collect().is_err(), "Polars raises here");
+    assert_same_as_cpu(lf, ORDERED);
+}
