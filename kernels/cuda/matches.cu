@@ -1,7 +1,8 @@
 // Matches of patterns in strings: their number, the first one's place, all
-// of them, the first match itself, and a capture group of it (see pattern.cuh for the
-// patterns: literal bytes or the tables of a DFA). Strings are UTF-8; a
-// match begins at a character boundary.
+// of them, the first match itself, a capture group of it, and replacements
+// that put groups in (see pattern.cuh for the patterns: literal bytes or the
+// tables of a DFA). Strings are UTF-8; a match begins at a character
+// boundary.
 #include "kernel_common.cuh"
 #include "pattern.cuh"
 
@@ -248,3 +249,73 @@ extern "C" __global__ void string_group_ranges(const i64* offsets, const unsigne
     }
 }
 EMU_KERNEL(string_group_ranges)
+
+// Polars' str.replace of a regular expression by a value that puts capture
+// groups in (ir-lower's ReplaceGroups): in each valid row, the first `limit`
+// matches (leftmost, not overlapping, as for_each_match gives them), each
+// replaced by the template's pieces: piece j is `pieces[2j], pieces[2j + 1]`,
+// the template's bytes [a, b) where a >= 0, the whole match where a == -1,
+// and where a == -2 - g, group g of `groups` (its parts P, G S, G and S at
+// 4g to 4g + 3, found in the match as string_group_ranges finds one). Where
+// a match parses more than one way, `ambiguous` is set to 1 (the row's text
+// is then not given). Unless `write`, writes each row's length (0 for null)
+// to `lengths`; with it, writes the text from out_offsets[i].
+extern "C" __global__ void string_replace_groups(
+    const i64* offsets, const unsigned char* bytes, const u32* validity, u64 n,
+    const unsigned char* pattern, u64 pattern_len, const unsigned char* classes,
+    const u32* transitions, const unsigned char* flags, const u32* starts_after, u32 stride,
+    const unsigned char* group_classes, const u32* group_transitions,
+    const unsigned char* group_flags, const u32* group_starts, u32 group_stride,
+    const unsigned char* texts, const i64* pieces, u64 piece_count, u64 limit, u32* ambiguous,
+    u32 write, i64* lengths, const i64* out_offsets, unsigned char* out_bytes) {
+    const Pattern searched{pattern, pattern_len, {classes, transitions, flags, starts_after, stride}};
+    const Dfa groups{group_classes, group_transitions, group_flags, group_starts, group_stride};
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (!is_valid(validity, i)) {
+            if (write == 0) lengths[i] = 0;
+            continue;
+        }
+        i64 begin = offsets[i], end = offsets[i + 1];
+        unsigned char* out = write != 0 && out_bytes != nullptr ? out_bytes + out_offsets[i] : nullptr;
+        i64 written = 0;
+        auto put = [&](const unsigned char* from, i64 count) {
+            if (out != nullptr) {
+                for (i64 b = 0; b < count; ++b) out[written + b] = from[b];
+            }
+            written += count;
+        };
+        // The bytes before `kept` are written (or replaced).
+        i64 kept = begin;
+        u64 replaced = 0;
+        if (limit > 0) {
+            for_each_match(searched, bytes, begin, end, [&](i64 s, i64 e) {
+                put(bytes + kept, s - kept);
+                for (u64 j = 0; j < piece_count; ++j) {
+                    i64 a = pieces[2 * j], b = pieces[2 * j + 1];
+                    if (a >= 0) {
+                        put(texts + a, b - a);
+                    } else if (a == -1) {
+                        put(bytes + s, e - s);
+                    } else {
+                        u32 g = static_cast<u32>(-2 - a);
+                        i64 p = one_split(groups, 4 * g, 4 * g + 1, bytes, begin, s, e, end);
+                        i64 q = p < 0 ? -1
+                                      : one_split(groups, 4 * g + 2, 4 * g + 3, bytes, begin, p,
+                                                  e, end);
+                        if (q < 0) {
+                            atomicOr(ambiguous, 1u);
+                        } else {
+                            put(bytes + p, q - p);
+                        }
+                    }
+                }
+                kept = e;
+                ++replaced;
+                return replaced < limit;
+            });
+        }
+        put(bytes + kept, end - kept);
+        if (write == 0) lengths[i] = written;
+    }
+}
+EMU_KERNEL(string_replace_groups)

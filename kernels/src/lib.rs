@@ -224,6 +224,7 @@ library! {
     }
     MATCHES = "matches" {
         string_matches, string_match_pieces, string_match_ranges, string_group_ranges,
+        string_replace_groups,
     }
     STRINGS = "strings" {
         string_slice_ranges, string_copy_ranges, string_offsets_append, string_lengths,

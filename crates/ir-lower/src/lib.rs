@@ -36,7 +36,7 @@ pub use expr::{
     AggOp, AmbiguousTime, BinaryOp, CastMode, Closed, DistinctTest, EwmFunction, EwmOptions,
     ExprKind, FloatCheck, FormatPart, GpuExpr, Held, ListFunction, MOST_RANKED, NamedExpr, PadSide,
     RankMethod, RollingFunction, RollingWindow, Rounding, RowMatch, RowOrder, Scalar, StringOp,
-    TemporalPart, TextPattern, Truncation, UnaryFunction,
+    TemplatePiece, TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 pub use lower_plan::node_notation;
 pub use partition::{PartialAggregation, Partitioning};

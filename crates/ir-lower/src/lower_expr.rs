@@ -27,10 +27,10 @@ use crate::dtype::{Dictionary, GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, CastMode, Closed, DistinctTest, EwmFunction, ExprKind, FloatCheck, FormatPart,
     GpuExpr, Held, ListFunction, NamedExpr, PadSide, RankMethod, Rounding, RowMatch, RowOrder,
-    Scalar, StringOp, TemporalPart, TextPattern, Truncation, UnaryFunction,
+    Scalar, StringOp, TemplatePiece, TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 use crate::refusal::Refusal;
-use crate::regex::{GroupDfas, RegexDfa, group_spans_match};
+use crate::regex::{GroupDfas, RegexDfa, group_spans_match, replacement_pieces};
 
 mod aggregations;
 mod boolean;

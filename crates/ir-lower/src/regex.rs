@@ -36,7 +36,7 @@ pub const MAX_ENTRIES: usize = 1 << 18;
 
 mod captures;
 
-pub use captures::GroupDfas;
+pub use captures::{GroupDfas, replacement_pieces};
 
 /// The search a [`RegexDfa`] is built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -412,6 +412,7 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::Replace { .. }
                 | StringOp::Extract(_)
                 | StringOp::ExtractGroup { .. }
+                | StringOp::ReplaceGroups { .. }
                 | StringOp::Pad { .. },
             input,
         } => string_valued(input),

@@ -1,4 +1,4 @@
-//! Operations of the matching kernels (`kernels/cuda/matches.cu`): the matches of a literal or a DFA in strings, counted, found, extracted, and a capture group of them.
+//! Operations of the matching kernels (`kernels/cuda/matches.cu`): the matches of a literal or a DFA in strings, counted, found, extracted, a capture group of them, and replacements that put groups in.
 
 use super::*;
 
@@ -29,6 +29,18 @@ pub enum Pattern<'a> {
     Anchored(DfaTables<'a>),
 }
 
+/// A piece of a replacement that puts each match's capture groups in
+/// ([`Ops::string_replace_groups`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplacementPiece<'a> {
+    /// This text as it is.
+    Text(&'a str),
+    /// The whole match.
+    Match,
+    /// The group whose DFAs are the `i`th four of the groups' tables.
+    Group(usize),
+}
+
 /// A DFA's tables on the device.
 pub(super) struct DfaBuffers {
     pub(super) classes: DeviceBuffer<u8>,
@@ -50,21 +62,29 @@ impl PatternBuffers {
     /// the strings: the literal and its length, then the DFA's tables (null
     /// for a literal) and its number of classes.
     pub(super) fn args(&self, args: KernelArgs) -> KernelArgs {
-        let args = args.buffer(&self.text).arg(self.text_len);
-        match &self.dfa {
-            Some(dfa) => args
-                .buffer(&dfa.classes)
-                .buffer(&dfa.transitions)
-                .buffer(&dfa.flags)
-                .buffer(&dfa.starts)
-                .arg(dfa.stride),
-            None => args
-                .arg(DevicePtr::NULL)
-                .arg(DevicePtr::NULL)
-                .arg(DevicePtr::NULL)
-                .arg(DevicePtr::NULL)
-                .arg(0u32),
-        }
+        dfa_args(
+            self.dfa.as_ref(),
+            args.buffer(&self.text).arg(self.text_len),
+        )
+    }
+}
+
+/// A DFA's arguments, as the matching kernels take them: its tables and
+/// its number of classes, or nulls and 0 where there is none.
+fn dfa_args(dfa: Option<&DfaBuffers>, args: KernelArgs) -> KernelArgs {
+    match dfa {
+        Some(dfa) => args
+            .buffer(&dfa.classes)
+            .buffer(&dfa.transitions)
+            .buffer(&dfa.flags)
+            .buffer(&dfa.starts)
+            .arg(dfa.stride),
+        None => args
+            .arg(DevicePtr::NULL)
+            .arg(DevicePtr::NULL)
+            .arg(DevicePtr::NULL)
+            .arg(DevicePtr::NULL)
+            .arg(0u32),
     }
 }
 
@@ -191,19 +211,87 @@ impl Ops<'_> {
         // One extra zero length, as `copy_ranges` takes them.
         let lengths = self.zeroed::<i64>(n + 1)?;
         let found = self.zeroed::<u32>(words(n))?;
-        let args = pattern
-            .args(string_args((offsets, bytes, validity), n))
-            .buffer(&parts.classes)
-            .buffer(&parts.transitions)
-            .buffer(&parts.flags)
-            .buffer(&parts.starts)
-            .arg(parts.stride)
+        let args = pattern.args(string_args((offsets, bytes, validity), n));
+        let args = dfa_args(Some(&parts), args)
             .buffer(&starts)
             .buffer(&lengths)
             .buffer(&found)
             .buffer(ambiguous);
         self.launch(ids::string_group_ranges, Self::linear(n), args)?;
         self.copy_ranges(bytes, Some(&found), &starts, &lengths)
+    }
+
+    /// Polars' `str.replace` of a regular expression by a value that puts
+    /// capture groups in: in each valid row, the first `limit` matches of
+    /// `pattern` (all when `None`; leftmost, not overlapping, as
+    /// [`Ops::string_replace`] takes them) each replaced by `template`'s
+    /// pieces, a group's found in the match as
+    /// [`Ops::string_extract_group`] finds it. `groups` holds four DFAs per
+    /// group (what comes before it, it and what follows, it, what follows
+    /// it), joined (ir-lower's `GroupDfas`); `None` where the template names
+    /// no group. Null rows stay null. Where a match
+    /// parses more than one way, `ambiguous` is set to 1 and that row's
+    /// value is not given.
+    pub fn string_replace_groups(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        (pattern, groups): (DfaTables<'_>, Option<DfaTables<'_>>),
+        template: &[ReplacementPiece<'_>],
+        limit: Option<u64>,
+        ambiguous: &DeviceBuffer<u32>,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        check(!ambiguous.is_empty(), || {
+            "the ambiguity flag is empty".into()
+        })?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        let pattern = self.pattern_buffers(Pattern::Anchored(pattern))?;
+        let count = groups.map_or(0, |groups| groups.starts.len() / (4 * 257));
+        let groups = match groups {
+            Some(tables) => {
+                check(tables.starts.len() == 4 * 257 * count && count > 0, || {
+                    format!(
+                        "the groups' DFAs have {} start states, not four groups' of 257",
+                        tables.starts.len()
+                    )
+                })?;
+                Some(self.dfa_buffers(tables, 4 * count)?)
+            }
+            None => None,
+        };
+        // The template's texts one after another, and each piece as a pair:
+        // a text's bytes [a, b); -1 for the whole match; -2 - i for group i.
+        let (mut texts, mut pieces) = (Vec::new(), Vec::with_capacity(2 * template.len()));
+        for piece in template {
+            match *piece {
+                ReplacementPiece::Text(text) => {
+                    pieces.extend([texts.len() as i64, (texts.len() + text.len()) as i64]);
+                    texts.extend_from_slice(text.as_bytes());
+                }
+                ReplacementPiece::Match => pieces.extend([-1, 0]),
+                ReplacementPiece::Group(i) => {
+                    check(i < count, || {
+                        format!("group {i} of a replacement that has {count} groups")
+                    })?;
+                    pieces.extend([-2 - i as i64, 0]);
+                }
+            }
+        }
+        // Neither buffer may be empty.
+        texts.push(0);
+        pieces.extend([0, 0]);
+        let upload_texts = DeviceBuffer::from_host(&texts, self.memory.clone(), self.stream)?;
+        let upload_pieces = DeviceBuffer::from_host(&pieces, self.memory.clone(), self.stream)?;
+        self.two_pass_strings(ids::string_replace_groups, n, validity, || {
+            let args = pattern.args(string_args((offsets, bytes, validity), n));
+            dfa_args(groups.as_ref(), args)
+                .buffer(&upload_texts)
+                .buffer(&upload_pieces)
+                .arg(template.len() as u64)
+                .arg(limit.unwrap_or(u64::MAX))
+                .buffer(ambiguous)
+        })
     }
 
     /// `pattern` on the device, checked (a DFA's tables must name only

@@ -110,6 +110,28 @@ impl fmt::Display for StringOp {
                 Some(limit) => write!(f, "str.replace({pattern}, {value:?}, n={limit})"),
                 None => write!(f, "str.replace_all({pattern}, {value:?})"),
             },
+            StringOp::ReplaceGroups {
+                dfas,
+                template,
+                limit,
+                ..
+            } => {
+                let pattern = dfas.whole.pattern();
+                let value: String = template
+                    .iter()
+                    .map(|piece| match piece {
+                        TemplatePiece::Text(text) => text.replace('$', "$$"),
+                        TemplatePiece::Match => "${0}".into(),
+                        TemplatePiece::Group(n) => format!("${{{n}}}"),
+                    })
+                    .collect();
+                match limit {
+                    Some(limit) => {
+                        write!(f, "str.replace(regex({pattern:?}), {value:?}, n={limit})")
+                    }
+                    None => write!(f, "str.replace_all(regex({pattern:?}), {value:?})"),
+                }
+            }
             StringOp::Split {
                 separator,
                 inclusive,

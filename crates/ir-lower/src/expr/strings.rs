@@ -174,6 +174,18 @@ impl FormatPart {
     }
 }
 
+/// A piece of a replacement that puts capture groups in
+/// ([`StringOp::ReplaceGroups`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplatePiece {
+    /// This text as it is.
+    Text(String),
+    /// The whole match (`$0`).
+    Match,
+    /// Capture group `n`, one of the replacement's `groups`.
+    Group(usize),
+}
+
 /// A string function.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StringOp {
@@ -228,6 +240,20 @@ pub enum StringOp {
     Replace {
         pattern: TextPattern,
         value: String,
+        limit: Option<u64>,
+    },
+    /// The first `limit` (all when `None`) matches of a regular expression
+    /// (`dfas.whole`), leftmost and not overlapping, each replaced by
+    /// `template` with its capture groups put in (Polars' `str.replace` of
+    /// a regex by a value with `$1`, `${name}`, `$0`, as the `regex` crate
+    /// expands it). Each group lies in the pattern's top-level sequence
+    /// (see [`GroupDfas`]); where a match parses more than one way, the
+    /// query goes to Polars.
+    ReplaceGroups {
+        /// The DFAs of the groups `groups` names, in its order.
+        dfas: GroupDfas,
+        groups: Vec<usize>,
+        template: Vec<TemplatePiece>,
         limit: Option<u64>,
     },
     /// The characters of `set` (white space, as Rust's `char::is_whitespace`,

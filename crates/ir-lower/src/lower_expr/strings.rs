@@ -12,6 +12,41 @@ pub(crate) fn text_pattern(pattern: String, literal: bool) -> Result<TextPattern
     Ok(TextPattern::Regex(RegexDfa::cached(&pattern, true)?))
 }
 
+/// The replacement of the first `limit` matches of the regular expression
+/// `pattern` by `value` with its capture groups expanded, as the `regex`
+/// crate expands them: a plain replacement where `value` names no group
+/// the pattern has (`$$`), else one that puts groups in; or why the GPU
+/// cannot find a group it names.
+fn replace_groups(pattern: &str, value: &str, limit: Option<u64>) -> Result<StringOp, String> {
+    let template = replacement_pieces(pattern, value)?;
+    let mut groups = Vec::new();
+    for piece in &template {
+        if let TemplatePiece::Group(n) = piece
+            && !groups.contains(n)
+        {
+            groups.push(*n);
+        }
+    }
+    let plain = match &template[..] {
+        [] => Some(String::new()),
+        [TemplatePiece::Text(text)] => Some(text.clone()),
+        _ => None,
+    };
+    if let Some(value) = plain {
+        return Ok(StringOp::Replace {
+            pattern: TextPattern::Regex(RegexDfa::cached(pattern, true)?),
+            value,
+            limit,
+        });
+    }
+    Ok(StringOp::ReplaceGroups {
+        dfas: GroupDfas::for_groups(pattern, &groups)?,
+        groups,
+        template,
+        limit,
+    })
+}
+
 /// Whether Polars matches `pattern` as literal text: when asked to, or when
 /// it has no ASCII punctuation (so no metacharacter: a regular expression
 /// that matches exactly its own text).
@@ -275,18 +310,25 @@ impl ExprLowering<'_> {
                         return self.refuse(node, "str.replace of a regex with n > 1");
                     }
                 };
-                if matches!(pattern, TextPattern::Regex(_)) && value.contains('$') {
+                match &pattern {
                     // The regex crate expands `$1`, `${name}` and `$$` in it.
-                    return self.refuse(
-                        node,
-                        "str.replace of a regex by a value with `$` (capture groups) is not \
-                         supported on the GPU",
-                    );
-                }
-                StringOp::Replace {
-                    pattern,
-                    value,
-                    limit,
+                    TextPattern::Regex(dfa) if value.contains('$') => {
+                        match replace_groups(dfa.pattern(), &value, limit) {
+                            Ok(op) => op,
+                            Err(why) => {
+                                let subject = format!(
+                                    "str.replace of {:?} by {value:?} (capture groups)",
+                                    dfa.pattern()
+                                );
+                                return self.refuse(node, format!("{subject}: {why}"));
+                            }
+                        }
+                    }
+                    _ => StringOp::Replace {
+                        pattern,
+                        value,
+                        limit,
+                    },
                 }
             }
             S::PadStart { .. } | S::PadEnd { .. } | S::ZFill => {

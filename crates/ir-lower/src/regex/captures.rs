@@ -21,11 +21,12 @@ use std::sync::Arc;
 use regex_syntax::hir::{Hir, HirKind};
 
 use super::{RegexDfa, Search};
+use crate::expr::TemplatePiece;
 
-/// The DFAs that find capture group `group` of a pattern: the whole
-/// pattern's ([`RegexDfa::anchored`]), and the four parts `P`, `G S`, `G`
-/// and `S` (see the module's documentation) joined into one table
-/// ([`RegexDfa::joined`], parts 0 to 3 in that order).
+/// The DFAs that find capture groups of a pattern: the whole pattern's
+/// ([`RegexDfa::anchored`]), and for each group the four parts `P`, `G S`,
+/// `G` and `S` (see the module's documentation), all joined into one table
+/// ([`RegexDfa::joined`]: group i's parts are 4i to 4i + 3, in that order).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupDfas {
     pub whole: Arc<RegexDfa>,
@@ -37,32 +38,102 @@ impl GroupDfas {
     /// cannot find it: a group inside a repetition or a choice, or a part
     /// without a DFA the GPU runs.
     pub fn new(pattern: &str, group: usize) -> Result<GroupDfas, String> {
+        GroupDfas::for_groups(pattern, &[group])
+    }
+
+    /// The DFAs of capture groups `groups` of `pattern` (each at least 1),
+    /// their parts joined in that order, or why the GPU cannot find one.
+    pub fn for_groups(pattern: &str, groups: &[usize]) -> Result<GroupDfas, String> {
         let hir = regex_automata::util::syntax::parse(pattern)
             .map_err(|e| format!("the regular expression {pattern:?}: {e}"))?;
-        let Some((before, inside, after)) = u32::try_from(group)
-            .ok()
-            .and_then(|group| split_at_group(&hir, group))
-        else {
-            return Err(
-                "only a group of the pattern's sequence (not inside a repetition or a choice) \
-                 runs on the GPU"
-                    .into(),
-            );
-        };
-        let group_and_after = [vec![inside.clone()], after.clone()].concat();
         let part =
             |hirs: Vec<Hir>| RegexDfa::cached_for(&Hir::concat(hirs).to_string(), Search::EveryEnd);
-        let parts = [
-            part(before)?,
-            part(group_and_after)?,
-            part(vec![inside])?,
-            part(after)?,
-        ];
+        let mut parts = Vec::with_capacity(4 * groups.len());
+        for &group in groups {
+            let Some((before, inside, after)) = u32::try_from(group)
+                .ok()
+                .and_then(|group| split_at_group(&hir, group))
+            else {
+                let which = match groups.len() {
+                    1 => String::new(),
+                    _ => format!(", and group {group} is not one"),
+                };
+                return Err(format!(
+                    "only a group of the pattern's sequence (not inside a repetition or a \
+                     choice) runs on the GPU{which}"
+                ));
+            };
+            let group_and_after = [vec![inside.clone()], after.clone()].concat();
+            parts.extend([
+                part(before)?,
+                part(group_and_after)?,
+                part(vec![inside])?,
+                part(after)?,
+            ]);
+        }
         let parts: Vec<&RegexDfa> = parts.iter().map(AsRef::as_ref).collect();
         Ok(GroupDfas {
             whole: RegexDfa::cached(pattern, true)?,
             parts: Arc::new(RegexDfa::joined(&parts)),
         })
+    }
+}
+
+/// `value` as the `regex` crate expands it where it replaces a match of
+/// `pattern` (Polars' `str.replace` of a regular expression): its texts
+/// (`$$` as `$`, a `$` naming nothing as itself), the whole match (`$0`)
+/// and capture groups (`$1`, `${1}`, `$name`, `${name}`); a group the
+/// pattern lacks, by number or by name, puts nothing in.
+pub fn replacement_pieces(pattern: &str, value: &str) -> Result<Vec<TemplatePiece>, String> {
+    let hir = regex_automata::util::syntax::parse(pattern)
+        .map_err(|e| format!("the regular expression {pattern:?}: {e}"))?;
+    let count = hir.properties().explicit_captures_len();
+    let mut names = Vec::new();
+    capture_names(&hir, &mut names);
+    let (mut pieces, mut expanded, mut taken) = (Vec::new(), String::new(), 0);
+    regex_automata::util::interpolate::string(
+        value,
+        |index, expanded| {
+            if index > count {
+                return;
+            }
+            if expanded.len() > taken {
+                pieces.push(TemplatePiece::Text(expanded[taken..].to_string()));
+                taken = expanded.len();
+            }
+            pieces.push(match index {
+                0 => TemplatePiece::Match,
+                n => TemplatePiece::Group(n),
+            });
+        },
+        |name| {
+            names
+                .iter()
+                .find(|(known, _)| known.as_str() == name)
+                .map(|&(_, index)| index)
+        },
+        &mut expanded,
+    );
+    if expanded.len() > taken {
+        pieces.push(TemplatePiece::Text(expanded[taken..].to_string()));
+    }
+    Ok(pieces)
+}
+
+/// The named capture groups of `hir`, with their numbers.
+fn capture_names(hir: &Hir, names: &mut Vec<(String, usize)>) {
+    match hir.kind() {
+        HirKind::Capture(capture) => {
+            if let Some(name) = &capture.name {
+                names.push((name.to_string(), capture.index as usize));
+            }
+            capture_names(&capture.sub, names);
+        }
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => {
+            parts.iter().for_each(|part| capture_names(part, names));
+        }
+        HirKind::Repetition(repetition) => capture_names(&repetition.sub, names),
+        HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) | HirKind::Look(_) => {}
     }
 }
 
@@ -178,6 +249,7 @@ fn split_at_group(hir: &Hir, group: u32) -> Option<(Vec<Hir>, Hir, Vec<Hir>)> {
 #[cfg(test)]
 mod tests {
     use super::GroupDfas;
+    use crate::expr::TemplatePiece;
 
     /// Patterns with groups in sequences, some of which parse a text more
     /// than one way, with look-arounds and Unicode classes.
@@ -244,6 +316,44 @@ mod tests {
                 ambiguous * 4 < texts.len(),
                 "{pattern:?} {group}: {ambiguous} ambiguous"
             );
+        }
+    }
+
+    /// The pieces of a replacement, each match's groups put in, give what
+    /// the `regex` crate's `replace` gives (Polars' `str.replace`).
+    #[test]
+    fn replacement_pieces_expand_as_the_regex_crate() {
+        let values = [
+            "$1", "${1}x", "$1x", "$0$0", "$$1", "$", "a$", "$2-$1", "$name", "${name}!", "$9",
+            "${nope}", "$ 1", "${1", "$_", "é$1é", "$01", "${0}",
+        ];
+        let texts = texts();
+        for pattern in [r"(\w+)-(\d+)", r"(?<name>\d)(\s*)", r"(a)b", "x"] {
+            let regex = regex::Regex::new(pattern).unwrap();
+            for value in values {
+                let pieces = super::replacement_pieces(pattern, value).unwrap();
+                for text in texts.iter().take(600) {
+                    let expected = regex.replace(text, value);
+                    let actual = match regex.captures(text) {
+                        None => text.clone(),
+                        Some(captures) => {
+                            let whole = captures.get(0).unwrap();
+                            let mut out = text[..whole.start()].to_string();
+                            for piece in &pieces {
+                                match piece {
+                                    TemplatePiece::Text(t) => out.push_str(t),
+                                    TemplatePiece::Match => out.push_str(whole.as_str()),
+                                    TemplatePiece::Group(n) => {
+                                        out.push_str(captures.get(*n).map_or("", |m| m.as_str()))
+                                    }
+                                }
+                            }
+                            out + &text[whole.end()..]
+                        }
+                    };
+                    assert_eq!(actual, expected, "{pattern:?} by {value:?} in {text:?}");
+                }
+            }
         }
     }
 

@@ -99,7 +99,7 @@ fn three_unsupported_pieces_are_all_reported() {
     expect![[r#"
         refused: col("amount").sum().over([col("status")]): a window with mapping_strategy="join" of one value per group, or ordered, is not supported on the GPU
         refused: col("amount").exp(): function exp is not supported on the GPU (Polars takes it from libm, which a GPU's exp may not match to the last bit)
-        refused: col("status").str.replace(["(o)+", "$1"]): str.replace of a regex by a value with `$` (capture groups) is not supported on the GPU
+        refused: col("status").str.replace(["(o)+", "$1"]): str.replace of "(o)+" by "$1" (capture groups): only a group of the pattern's sequence (not inside a repetition or a choice) runs on the GPU
     "#]].assert_eq(&text);
 }
 

@@ -670,6 +670,25 @@ impl Grammar<'_> {
                 let op = [Op::Upper, Op::Lower].choose(self.rng).unwrap().clone();
                 E::new(op, vec![x(self)])
             }
+            3 if self.chance(0.3) => {
+                // Capture groups put in (taken literally, `$` stays).
+                let p = *[
+                    "(a)(b)",
+                    "(\\w)(\\w*)",
+                    "(a+)",
+                    "(?<x>\\d)",
+                    "(\\w+)(\\d+)",
+                    "(a)+",
+                    "a(.)",
+                ]
+                .choose(self.rng)
+                .unwrap();
+                let v = *["$1", "$2$1", "<$0>", "${x}-$1", "$$", "$1x", "$9"]
+                    .choose(self.rng)
+                    .unwrap();
+                let (literal, all) = (self.chance(0.2), self.chance(0.5));
+                E::new(Op::Replace(p.into(), v.into(), literal, all), vec![x(self)])
+            }
             3 => {
                 let (p, literal) = (self.pattern(), self.chance(0.5));
                 let v = (*["", "-", "xy", "é"].choose(self.rng).unwrap()).into();

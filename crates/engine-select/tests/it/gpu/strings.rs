@@ -439,11 +439,41 @@ fn replacements_match_the_cpu() {
                 .alias("emoji"),
         ]),
     );
+    assert_gpu_eq(
+        "replacements of regular expressions that put capture groups in",
+        frame.clone().select([
+            s().replace(lit("(a)(n)"), lit("$2$1"), false)
+                .alias("first an swapped"),
+            s().replace_all(lit("(a)(n)"), lit("$2$1"), false)
+                .alias("every an swapped"),
+            s().replace_all(lit(r"(?<v>[aeiou€])(\w)"), lit("${v}_$2[$0]$$"), false)
+                .alias("named, whole and a dollar"),
+            s().replace(lit(r"(\w+) (\w+)"), lit("$2 $1"), false)
+                .alias("two words swapped"),
+            s().replace_n(lit("(a+)"), lit("<$1x${1}x>"), false, 0)
+                .alias("n = 0, a name that is no group"),
+            s().replace_all(lit("(x?)"), lit("<$1>"), false)
+                .alias("empty matches"),
+            s().replace_all(lit("a(€+)"), lit("$9$$"), false)
+                .alias("a group the pattern lacks"),
+            s().replace_all(lit("😀(.)"), lit("$0$1"), false)
+                .alias("a character after an emoji"),
+        ]),
+    );
     assert_cpu_answer_with_reason(
         frame
             .clone()
-            .select([s().replace_all(lit("(a)n"), lit("$1"), false)]),
-        "by a value with `$`",
+            .select([s().replace_all(lit("(a)+n"), lit("$1"), false)]),
+        "only a group of the pattern's sequence",
+    );
+    // `\w+` takes digits too: `ab12` parses as `ab1` and `2` (the crate's
+    // greedy choice) or `ab` and `12`.
+    let digits = df!("s" => ["ab12", "x9"]).unwrap().lazy();
+    assert_cpu_answer_with_reason(
+        digits.select([col("s")
+            .str()
+            .replace(lit(r"(\w+)(\d+)"), lit("$2-$1"), false)]),
+        "parses more than one way",
     );
     assert_gpu_eq(
         "replacements of regular expressions that match empty text",

@@ -1,6 +1,8 @@
 //! Text-valued expressions: casts to text, concatenation, replacement, case mapping, joins of texts.
 
 use super::*;
+use gpu_runtime::ops::ReplacementPiece;
+use ir_lower::TemplatePiece;
 
 /// A text column named `name` of `strings`.
 pub(crate) fn strings_column(name: &str, strings: DeviceStrings) -> DeviceColumn {
@@ -210,6 +212,7 @@ impl Executor<'_> {
                     | StringOp::Replace { .. }
                     | StringOp::Extract(_)
                     | StringOp::ExtractGroup { .. }
+                    | StringOp::ReplaceGroups { .. }
                     | StringOp::Pad { .. }),
                 input,
             } => {
@@ -249,6 +252,43 @@ impl Executor<'_> {
                         let what = format!(
                             "texts whose match of {:?} parses more than one way, so that the \
                              GPU cannot tell which text group {group} captures, in `{expr}`",
+                            dfas.whole.pattern()
+                        );
+                        self.check_later(ambiguous, what, ExecError::DependsOnPolars);
+                        strings
+                    }
+                    StringOp::ReplaceGroups {
+                        dfas,
+                        groups,
+                        template,
+                        limit,
+                    } => {
+                        let ambiguous = DeviceBuffer::<u32>::zeroed(
+                            1,
+                            self.ctx.memory.clone(),
+                            &self.ctx.stream,
+                        )?;
+                        let template: Vec<ReplacementPiece> = template
+                            .iter()
+                            .map(|piece| match piece {
+                                TemplatePiece::Text(text) => ReplacementPiece::Text(text),
+                                TemplatePiece::Match => ReplacementPiece::Match,
+                                TemplatePiece::Group(n) => ReplacementPiece::Group(
+                                    groups.iter().position(|g| g == n).unwrap_or(usize::MAX),
+                                ),
+                            })
+                            .collect();
+                        let group_tables = (!groups.is_empty()).then(|| dfa_tables(&dfas.parts));
+                        let strings = ops.string_replace_groups(
+                            (offsets, bytes, validity),
+                            (dfa_tables(&dfas.whole), group_tables),
+                            &template,
+                            *limit,
+                            &ambiguous,
+                        )?;
+                        let what = format!(
+                            "texts whose match of {:?} parses more than one way, so that the \
+                             GPU cannot tell which texts its groups capture, in `{expr}`",
                             dfas.whole.pattern()
                         );
                         self.check_later(ambiguous, what, ExecError::DependsOnPolars);

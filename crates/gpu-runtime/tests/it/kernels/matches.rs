@@ -1,6 +1,6 @@
-//! The matching kernels (`matches.cu`): matches of a literal or a DFA counted, found, listed, replaced and extracted, a capture group of them too, against Rust references.
+//! The matching kernels (`matches.cu`): matches of a literal or a DFA counted, found, listed, replaced and extracted, a capture group of them too, and replacements that put groups in, against Rust references.
 
-use gpu_runtime::ops::{DfaTables, Pattern};
+use gpu_runtime::ops::{DfaTables, Pattern, ReplacementPiece};
 
 use super::strings::{texts_of, where_valid};
 use super::{SIZES, bitmap, classes_of_a_and_b, device, flags, texts_of_pieces};
@@ -169,10 +169,12 @@ fn every_end_of_nothing() -> (Vec<u32>, Vec<u8>) {
     (transitions, vec![MATCHED_AT_END, MATCHED, DEAD])
 }
 
-/// Four DFAs of three classes joined as ir-lower's `RegexDfa::joined`
-/// joins them: classes and start states one part after the other, states
-/// numbered on.
-fn joined(parts: [(Vec<u32>, Vec<u8>); 4]) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u32>) {
+/// DFAs of three classes (four per group) joined as ir-lower's
+/// `RegexDfa::joined` joins them: classes and start states one part after
+/// the other, states numbered on.
+fn joined<const N: usize>(
+    parts: [(Vec<u32>, Vec<u8>); N],
+) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u32>) {
     let (mut classes, mut transitions, mut state_flags, mut starts) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (part_transitions, part_flags) in parts {
@@ -267,6 +269,116 @@ fn capture_groups_of_the_first_match() {
         .unwrap_err();
     assert!(
         error.to_string().contains("1028 start states, not 257"),
+        "{error}"
+    );
+}
+
+/// `(a)(b+)`'s matches replaced by `<$2|$0|$1>`: the groups (given in the
+/// order 2, 1) and the whole match put in, for the first match, for every
+/// one and for none.
+#[test]
+fn replacements_put_capture_groups_in() {
+    let device = device();
+    let ops = device.ops();
+    let (classes, transitions, state_flags, starts) = ab_plus();
+    let whole = DfaTables {
+        classes: &classes,
+        transitions: &transitions,
+        flags: &state_flags,
+        starts: &starts,
+    };
+    let ab_plus_every_end = (transitions.clone(), state_flags.clone());
+    // Group 2's parts (P, G S, G, S), then group 1's.
+    let (group_classes, group_transitions, group_flags, group_starts) = joined([
+        every_end_of_a(),
+        every_end_of_b_plus(),
+        every_end_of_b_plus(),
+        every_end_of_nothing(),
+        every_end_of_nothing(),
+        ab_plus_every_end,
+        every_end_of_a(),
+        every_end_of_b_plus(),
+    ]);
+    let groups = DfaTables {
+        classes: &group_classes,
+        transitions: &group_transitions,
+        flags: &group_flags,
+        starts: &group_starts,
+    };
+    let template = [
+        ReplacementPiece::Text("<"),
+        ReplacementPiece::Group(0),
+        ReplacementPiece::Text("|"),
+        ReplacementPiece::Match,
+        ReplacementPiece::Text("|é"),
+        ReplacementPiece::Group(1),
+        ReplacementPiece::Text(">"),
+    ];
+    let pieces = ["a", "b", "ab", "abb", "ba", "é", "x", ""];
+    let mut rng = fastrand::Rng::with_seed(41);
+    for &n in &SIZES[..9] {
+        let (rows, valid) = texts_of_pieces(&mut rng, n, &pieces, 7);
+        let (doff, dbytes, dvalid) = device.upload_texts(&rows, &valid);
+        for limit in [Some(1), None, Some(0)] {
+            let ambiguous = device.upload(&[0u32]);
+            let strings = (&doff, &dbytes, Some(&dvalid));
+            let out = ops
+                .string_replace_groups(strings, (whole, Some(groups)), &template, limit, &ambiguous)
+                .unwrap();
+            assert_eq!(ambiguous.to_host().unwrap(), [0], "n = {n}");
+            let expected: Vec<Option<String>> = rows
+                .iter()
+                .zip(&valid)
+                .map(|(text, &valid)| {
+                    valid.then(|| {
+                        let (mut replaced, mut kept) = (String::new(), 0);
+                        let matches = ab_plus_matches(text);
+                        for &(start, end) in matches
+                            .iter()
+                            .take(limit.unwrap_or(usize::MAX as u64) as usize)
+                        {
+                            replaced.push_str(&text[kept..start]);
+                            let (a, b) = (&text[start..start + 1], &text[start + 1..end]);
+                            replaced.push_str(&format!("<{b}|{}|é{a}>", &text[start..end]));
+                            kept = end;
+                        }
+                        replaced + &text[kept..]
+                    })
+                })
+                .collect();
+            let found = flags(&out.validity.to_host().unwrap(), n);
+            let texts = texts_of(&out);
+            let actual: Vec<Option<String>> =
+                (0..n).map(|i| found[i].then(|| texts[i].clone())).collect();
+            assert_eq!(actual, expected, "limit {limit:?}, n = {n}");
+        }
+    }
+    // Only the whole match, without groups; a group the tables lack.
+    let strings = (&device.upload(&[0i64, 4]), &device.upload(b"xabb"), None);
+    let flag = device.upload(&[0u32]);
+    let out = ops
+        .string_replace_groups(
+            strings,
+            (whole, None),
+            &[ReplacementPiece::Match; 2],
+            None,
+            &flag,
+        )
+        .unwrap();
+    assert_eq!(texts_of(&out), ["xabbabb"]);
+    let error = ops
+        .string_replace_groups(
+            strings,
+            (whole, None),
+            &[ReplacementPiece::Group(0)],
+            None,
+            &flag,
+        )
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("group 0 of a replacement that has 0 groups"),
         "{error}"
     );
 }
