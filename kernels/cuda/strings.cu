@@ -11,10 +11,48 @@
 #include "format_float.cuh"
 #include "pattern.cuh"
 
-// Polars' str.slice(offset, length), counted in characters: a negative
-// offset counts from the end, and when it reaches before the start the
-// length shrinks by the characters missing; `length` u64 max means to the
-// end; nothing of the last `drop_last` characters is kept (`str.head(-k)`).
+// Polars' str.slice(offset, length) of the string bytes[begin, end),
+// counted in characters: a negative offset counts from the end, and when it
+// reaches before the start the length shrinks by the characters missing;
+// `length` u64 max means to the end; nothing of the last `drop_last`
+// characters is kept (`str.head(-k)`). Gives the byte range [*from, *to).
+__device__ __forceinline__ void slice_range(const unsigned char* bytes, i64 begin, i64 end,
+                                            i64 offset, u64 length, u64 drop_last, i64* from,
+                                            i64* to) {
+    u64 chars = 0;
+    for (i64 k = begin; k < end; ++k) chars += starts_char(bytes[k]) ? 1 : 0;
+    u64 first = 0, count = length;
+    if (offset >= 0) {
+        first = static_cast<u64>(offset) < chars ? static_cast<u64>(offset) : chars;
+    } else {
+        // Unsigned negation: exact for every negative i64.
+        u64 back = 0ull - static_cast<u64>(offset);
+        if (back <= chars) {
+            first = chars - back;
+        } else {
+            u64 missing = back - chars;
+            count = count > missing ? count - missing : 0;
+        }
+    }
+    u64 last = chars - first < count ? chars : first + count;
+    u64 stop = drop_last < chars ? chars - drop_last : 0;
+    if (last > stop) last = stop;
+    if (first > last) first = last;
+    *from = end;
+    *to = end;
+    u64 c = 0;
+    for (i64 k = begin; k < end; ++k) {
+        if (!starts_char(bytes[k])) continue;
+        if (c == first) *from = k;
+        if (c == last) {
+            *to = k;
+            break;
+        }
+        ++c;
+    }
+}
+
+// Polars' str.slice(offset, length) of each string (see slice_range).
 // Writes each row's byte range; a null row gets length 0.
 extern "C" __global__ void string_slice_ranges(const i64* offsets, const unsigned char* bytes,
                                                const u32* validity, u64 n, i64 offset,
@@ -25,41 +63,68 @@ extern "C" __global__ void string_slice_ranges(const i64* offsets, const unsigne
         starts[i] = begin;
         lengths[i] = 0;
         if (!is_valid(validity, i)) continue;
-        u64 chars = 0;
-        for (i64 k = begin; k < end; ++k) chars += starts_char(bytes[k]) ? 1 : 0;
-        u64 first = 0, count = length;
-        if (offset >= 0) {
-            first = static_cast<u64>(offset) < chars ? static_cast<u64>(offset) : chars;
-        } else {
-            // Unsigned negation: exact for every negative i64.
-            u64 back = 0ull - static_cast<u64>(offset);
-            if (back <= chars) {
-                first = chars - back;
-            } else {
-                u64 missing = back - chars;
-                count = count > missing ? count - missing : 0;
-            }
-        }
-        u64 last = chars - first < count ? chars : first + count;
-        u64 stop = drop_last < chars ? chars - drop_last : 0;
-        if (last > stop) last = stop;
-        if (first > last) first = last;
-        i64 from = end, to = end;
-        u64 c = 0;
-        for (i64 k = begin; k < end; ++k) {
-            if (!starts_char(bytes[k])) continue;
-            if (c == first) from = k;
-            if (c == last) {
-                to = k;
-                break;
-            }
-            ++c;
-        }
+        i64 from, to;
+        slice_range(bytes, begin, end, offset, length, drop_last, &from, &to);
         starts[i] = from;
         lengths[i] = to - from;
     }
 }
 EMU_KERNEL(string_slice_ranges)
+
+// Polars' str.slice (`how` 0), str.head (1) and str.tail (2) by each row's
+// `by` (the offset, or the count n) and, for a slice, `by_length` (u64 max:
+// to the end): head(n) is slice(0, n), or all but the last -n characters;
+// tail(n) the last n (none for 0), or from character -n on. Writes each
+// row's byte range and `out_validity`: null where the string or `by` is
+// (a null row gets length 0).
+extern "C" __global__ void string_slice_rows(const i64* offsets, const unsigned char* bytes,
+                                             const u32* validity, u64 n, u32 how, const i64* by,
+                                             const u32* by_validity, const u64* by_length,
+                                             i64* starts, i64* lengths, u32* out_validity) {
+    const u64 ALL = ~0ull;
+    unsigned int lane = threadIdx.x % 32;
+    for (u64 i = global_index(); i - lane < n; i += global_stride()) {
+        bool valid = false;
+        if (i < n) {
+            i64 begin = offsets[i], end = offsets[i + 1];
+            starts[i] = begin;
+            lengths[i] = 0;
+            valid = is_valid(validity, i) && is_valid(by_validity, i);
+            if (valid) {
+                i64 b = by[i], offset = 0;
+                u64 length = ALL, drop_last = 0;
+                // -b as unsigned: exact for every negative i64.
+                u64 minus_b = 0ull - static_cast<u64>(b);
+                if (how == 0) {
+                    offset = b;
+                    length = by_length[i];
+                } else if (how == 1) {
+                    if (b >= 0) {
+                        length = static_cast<u64>(b);
+                    } else {
+                        drop_last = minus_b;
+                    }
+                } else if (b > 0) {
+                    offset = -b;
+                } else if (b == 0) {
+                    length = 0;
+                } else {
+                    // From character -b on (past any string's end when -b
+                    // is beyond i64).
+                    offset = minus_b > 0x7fffffffffffffffull ? 0x7fffffffffffffffll
+                                                             : static_cast<i64>(minus_b);
+                }
+                i64 from, to;
+                slice_range(bytes, begin, end, offset, length, drop_last, &from, &to);
+                starts[i] = from;
+                lengths[i] = to - from;
+            }
+        }
+        u32 bits = __ballot_sync(FULL_MASK, valid);
+        if (lane == 0) out_validity[i / 32] = bits;
+    }
+}
+EMU_KERNEL(string_slice_rows)
 
 // out_bytes[out_offsets[i]..out_offsets[i + 1]] = bytes from starts[i].
 extern "C" __global__ void string_copy_ranges(const unsigned char* bytes, const i64* starts,

@@ -227,7 +227,8 @@ library! {
         string_replace_groups,
     }
     STRINGS = "strings" {
-        string_slice_ranges, string_copy_ranges, string_offsets_append, string_lengths,
+        string_slice_ranges, string_slice_rows, string_copy_ranges, string_offsets_append,
+        string_lengths,
         string_split_counts, string_split_ranges,
         string_map_chars,
         string_concat_lengths, string_concat_write, string_strip_ranges, string_replace,

@@ -604,6 +604,15 @@ pub enum ExprKind {
         op: StringOp,
         input: Box<GpuExpr>,
     },
+    /// Polars' `str.slice`, `str.head` or `str.tail` by expressions: each
+    /// text's characters by its row's `by` (an i64 offset or count; null
+    /// gives null) and, for a slice, `length` (u64; `u64::MAX`: to the end).
+    SliceRows {
+        how: SliceBy,
+        input: Box<GpuExpr>,
+        by: Box<GpuExpr>,
+        length: Option<Box<GpuExpr>>,
+    },
     /// A function of each list of `input`, a list column.
     List {
         function: ListFunction,
@@ -735,6 +744,11 @@ macro_rules! children {
                 ..
             } => vec![input, by],
             ExprKind::Gather { input, indices, .. } => vec![input, indices],
+            ExprKind::SliceRows { input, by, length, .. } => [input, by]
+                .into_iter()
+                .chain(length)
+                .map(|e| $($borrow)+ **e)
+                .collect(),
             ExprKind::SortedBy { input, order, .. } => std::iter::once($($borrow)+ **input)
                 .chain(order.into_iter().map(|order| $($borrow)+ *order.key))
                 .collect(),

@@ -35,8 +35,8 @@ pub use dtype::{Dictionary, GpuDtype, ListOf, StructOf, TimeUnit, Zone};
 pub use expr::{
     AggOp, AmbiguousTime, BinaryOp, CastMode, Closed, DistinctTest, EwmFunction, EwmOptions,
     ExprKind, FloatCheck, FormatPart, GpuExpr, Held, ListFunction, MOST_RANKED, NamedExpr, PadSide,
-    RankMethod, RollingFunction, RollingWindow, Rounding, RowMatch, RowOrder, Scalar, StringOp,
-    TemplatePiece, TemporalPart, TextPattern, Truncation, UnaryFunction,
+    RankMethod, RollingFunction, RollingWindow, Rounding, RowMatch, RowOrder, Scalar, SliceBy,
+    StringOp, TemplatePiece, TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 pub use lower_plan::node_notation;
 pub use partition::{PartialAggregation, Partitioning};

@@ -416,6 +416,13 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::Pad { .. },
             input,
         } => string_valued(input),
+        ExprKind::SliceRows {
+            input, by, length, ..
+        } => {
+            string_valued(input)?;
+            evaluable(by)?;
+            length.as_deref().map_or(Ok(()), evaluable)
+        }
         ExprKind::Shift { .. }
         | ExprKind::Reverse(_)
         | ExprKind::Gather { .. }

@@ -192,13 +192,7 @@ impl Ops<'_> {
         parts: DfaTables<'_>,
         ambiguous: &DeviceBuffer<u32>,
     ) -> Result<DeviceStrings, RuntimeError> {
-        check(!offsets.is_empty(), || "string offsets are empty".into())?;
-        check(!ambiguous.is_empty(), || {
-            "the ambiguity flag is empty".into()
-        })?;
-        let n = offsets.len() - 1;
-        check_bitmap(validity, n, "validity")?;
-        let pattern = self.pattern_buffers(Pattern::Anchored(pattern))?;
+        let (n, pattern) = self.group_search((offsets, bytes, validity), pattern, ambiguous)?;
         check(parts.starts.len() == 4 * 257, || {
             format!(
                 "four anchored DFAs have {} start states, not {}",
@@ -240,13 +234,7 @@ impl Ops<'_> {
         limit: Option<u64>,
         ambiguous: &DeviceBuffer<u32>,
     ) -> Result<DeviceStrings, RuntimeError> {
-        check(!offsets.is_empty(), || "string offsets are empty".into())?;
-        check(!ambiguous.is_empty(), || {
-            "the ambiguity flag is empty".into()
-        })?;
-        let n = offsets.len() - 1;
-        check_bitmap(validity, n, "validity")?;
-        let pattern = self.pattern_buffers(Pattern::Anchored(pattern))?;
+        let (n, pattern) = self.group_search((offsets, bytes, validity), pattern, ambiguous)?;
         let count = groups.map_or(0, |groups| groups.starts.len() / (4 * 257));
         let groups = match groups {
             Some(tables) => {
@@ -292,6 +280,23 @@ impl Ops<'_> {
                 .arg(limit.unwrap_or(u64::MAX))
                 .buffer(ambiguous)
         })
+    }
+
+    /// What the searches for capture groups check and share: the number
+    /// of strings, and the anchored DFA of the whole pattern on the device.
+    fn group_search(
+        &self,
+        (offsets, _, validity): StringsRef<'_>,
+        pattern: DfaTables<'_>,
+        ambiguous: &DeviceBuffer<u32>,
+    ) -> Result<(usize, PatternBuffers), RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        check(!ambiguous.is_empty(), || {
+            "the ambiguity flag is empty".into()
+        })?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        Ok((n, self.pattern_buffers(Pattern::Anchored(pattern))?))
     }
 
     /// `pattern` on the device, checked (a DFA's tables must name only

@@ -39,6 +39,14 @@ pub(super) fn string_args((offsets, bytes, validity): StringsRef<'_>, n: usize) 
         .arg(n as u64)
 }
 
+/// Which text slice [`Ops::string_slice_rows`] takes of each row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SliceRows {
+    Slice = 0,
+    Head = 1,
+    Tail = 2,
+}
+
 /// Strings on the device: `offsets` (one more than the strings), UTF-8 `bytes`, validity.
 #[derive(Debug)]
 pub struct DeviceStrings {
@@ -128,6 +136,45 @@ impl Ops<'_> {
             .buffer(&lengths);
         self.launch(ids::string_slice_ranges, Self::linear(n), args)?;
         self.copy_ranges(bytes, validity, &starts, &lengths)
+    }
+
+    /// Polars' `str.slice`, `str.head` and `str.tail` by each row's `by`
+    /// (the offset, or the count n; a null gives null) and, for a slice,
+    /// `length` (`u64::MAX`: to the end; required for a slice, not read
+    /// otherwise), in characters as [`Ops::string_slice`] counts them.
+    pub fn string_slice_rows(
+        &self,
+        (offsets, bytes, validity): StringsRef<'_>,
+        how: SliceRows,
+        (by, by_validity): (&DeviceBuffer<i64>, Option<&DeviceBuffer<u32>>),
+        length: Option<&DeviceBuffer<u64>>,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        check_bitmap(by_validity, n, "the slices' validity")?;
+        check(by.len() == n, || {
+            format!("{} slice bounds for {n} strings", by.len())
+        })?;
+        check(
+            length.is_none_or(|length| length.len() == n)
+                && (length.is_some() || how != SliceRows::Slice),
+            || format!("a slice of {n} strings without as many lengths"),
+        )?;
+        let starts = self.zeroed::<i64>(n)?;
+        // One extra zero length, as `copy_ranges` takes them.
+        let lengths = self.zeroed::<i64>(n + 1)?;
+        let valid = self.zeroed::<u32>(words(n))?;
+        let args = string_args((offsets, bytes, validity), n)
+            .arg(how as u32)
+            .buffer(by)
+            .arg(ptr(by_validity))
+            .arg(ptr(length))
+            .buffer(&starts)
+            .buffer(&lengths)
+            .buffer(&valid);
+        self.launch(ids::string_slice_rows, Self::linear(n), args)?;
+        self.copy_ranges(bytes, Some(&valid), &starts, &lengths)
     }
 
     /// Polars' `str.strip_chars` (`Side::Both`), `strip_chars_start` and

@@ -518,6 +518,15 @@ impl fmt::Display for GpuExpr {
                 write!(f, "unique({input}{order})")
             }
             ExprKind::String { op, input } => write!(f, "{op}({input})"),
+            ExprKind::SliceRows {
+                how,
+                input,
+                by,
+                length,
+            } => match length {
+                Some(length) => write!(f, "{input}.{}({by}, {length})", how.name()),
+                None => write!(f, "{input}.{}({by})", how.name()),
+            },
             ExprKind::List { function, input } => write!(f, "{function}({input})"),
             ExprKind::StructField { name, input, .. } => {
                 write!(f, "struct.field({input}, {name:?})")

@@ -174,6 +174,31 @@ impl FormatPart {
     }
 }
 
+/// Which of Polars' text slices [`ExprKind::SliceRows`] takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SliceBy {
+    /// `str.slice(offset, length)`: from the offset's character (negative:
+    /// from the end), `length` of them.
+    Slice,
+    /// `str.head(n)`: the first n characters (negative: all but the last
+    /// -n).
+    Head,
+    /// `str.tail(n)`: the last n characters (negative: all but the first
+    /// -n).
+    Tail,
+}
+
+impl SliceBy {
+    /// The function's name in Polars.
+    pub fn name(self) -> &'static str {
+        match self {
+            SliceBy::Slice => "str.slice",
+            SliceBy::Head => "str.head",
+            SliceBy::Tail => "str.tail",
+        }
+    }
+}
+
 /// A piece of a replacement that puts capture groups in
 /// ([`StringOp::ReplaceGroups`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -247,7 +247,7 @@ impl ExprLowering<'_> {
                 let length = self.literal_optional_u64(inputs[2].node());
                 match (offset, length) {
                     (Some(offset), Some(length)) => StringOp::Slice { offset, length },
-                    _ => return self.refuse(node, "str.slice needs literal bounds on the GPU"),
+                    _ => return self.slice_rows(node, SliceBy::Slice, input, &inputs[1..3]),
                 }
             }
             S::ConcatHorizontal {
@@ -375,8 +375,11 @@ impl ExprLowering<'_> {
                 // As slices: the first n characters, or the last n; a
                 // negative count: all but the last (first) -n.
                 let Some(count) = self.literal_i64(inputs[1].node()) else {
-                    return self
-                        .refuse(node, format!("{function} needs a literal count on the GPU"));
+                    let how = match function {
+                        S::Head => SliceBy::Head,
+                        _ => SliceBy::Tail,
+                    };
+                    return self.slice_rows(node, how, input, &inputs[1..2]);
                 };
                 match (function, count) {
                     (S::Head, count) if count >= 0 => StringOp::Slice {
@@ -723,6 +726,58 @@ impl ExprLowering<'_> {
         };
         let has = string(test, input.clone(), GpuDtype::Boolean);
         Some(has.then(string(stripped, input.clone(), text), input, text))
+    }
+
+    /// `str.slice` (by an offset and a length), `str.head` or `str.tail`
+    /// (by a count) of `input` where a bound is not a literal: by each
+    /// row's. As Polars takes them, an offset is cast to i64 (null where it
+    /// does not fit, which gives null), a count to i64 and a length to u64
+    /// strictly (where one does not fit, or a length is negative, Polars
+    /// raises), a null length is to the end; bounds of integers only.
+    fn slice_rows(
+        &mut self,
+        node: Node,
+        how: SliceBy,
+        input: Option<Box<GpuExpr>>,
+        bounds: &[ExprIR],
+    ) -> Lowered {
+        let bounds = self.inputs(bounds);
+        let (input, bounds) = (input?, bounds?);
+        if let Some(other) = bounds
+            .iter()
+            .find(|b| !b.dtype.is_integer() && b.dtype != GpuDtype::Null)
+        {
+            let why = format!(
+                "{} by bounds of {} is not supported on the GPU (only integers)",
+                how.name(),
+                other.dtype
+            );
+            return self.refuse(node, why);
+        }
+        let as_type = |bound: GpuExpr, dtype: GpuDtype, mode: CastMode| match bound.dtype {
+            GpuDtype::Null => bound.nulls_as(dtype),
+            held if held == dtype => bound,
+            _ => bound.cast(dtype, mode),
+        };
+        let mut bounds = bounds.into_iter();
+        let by = bounds.next()?;
+        let by = match how {
+            SliceBy::Slice => as_type(by, GpuDtype::Int64, CastMode::NonStrict),
+            SliceBy::Head | SliceBy::Tail => as_type(by, GpuDtype::Int64, CastMode::Strict),
+        };
+        let length = bounds.next().map(|length| {
+            let to_end = GpuExpr::literal(Scalar::UInt(u64::MAX), GpuDtype::UInt64);
+            Box::new(as_type(length, GpuDtype::UInt64, CastMode::Strict).fill_null(to_end))
+        });
+        Some(GpuExpr {
+            kind: ExprKind::SliceRows {
+                how,
+                input,
+                by: Box::new(by),
+                length,
+            },
+            dtype: GpuDtype::String,
+        })
     }
 }
 

@@ -250,6 +250,10 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([status().replace(lit("(o)+"), lit("$1$1"), false)]),
         ),
         (
+            "a slice by float bounds",
+            o().select([status().slice(col("amount"), lit(2u64))]),
+        ),
+        (
             "a group in a repetition",
             o().select([status().extract(lit(r"(\w)+"), 1)]),
         ),

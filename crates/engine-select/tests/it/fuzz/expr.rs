@@ -229,6 +229,12 @@ pub enum Op {
     StrSlice(i64, Option<u64>),
     StrHead(i64),
     StrTail(i64),
+    /// `str.slice` by each row's offset (the second argument) and length
+    /// (the third, or none: to the end).
+    StrSliceBy,
+    /// `str.head` and `str.tail` by each row's count (the second argument).
+    StrHeadBy,
+    StrTailBy,
     Upper,
     Lower,
     Replace(String, String, bool, bool),
@@ -632,6 +638,11 @@ impl E {
             Op::EndsWith(p) => case!(i, s; [x]; p = p; x.str().ends_with(lit(p))),
             Op::StrSlice(o, n) => case!(i, s; [x]; o = o, n = n;
                 x.str().slice(lit(o), n.map_or(lit(NULL), lit))),
+            Op::StrSliceBy if self.args.len() == 2 => case!(i, s; [x, o]; ;
+                x.str().slice(o, lit(NULL))),
+            Op::StrSliceBy => case!(i, s; [x, o, n]; ; x.str().slice(o, n)),
+            Op::StrHeadBy => case!(i, s; [x, n]; ; x.str().head(n)),
+            Op::StrTailBy => case!(i, s; [x, n]; ; x.str().tail(n)),
             Op::StrHead(n) => case!(i, s; [x]; n = n; x.str().head(lit(n))),
             Op::StrTail(n) => case!(i, s; [x]; n = n; x.str().tail(lit(n))),
             Op::Upper => case!(i, s; [x]; ; x.str().to_uppercase()),

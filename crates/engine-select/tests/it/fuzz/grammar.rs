@@ -650,6 +650,17 @@ impl Grammar<'_> {
     fn text(&mut self, d: u32) -> E {
         let x = |g: &mut Self| g.value(Ty::Str, d);
         match self.rng.random_range(0..20) {
+            0 | 1 if self.chance(0.3) => {
+                // Bounds of each row's.
+                let (text, by) = (x(self), self.value(Ty::Int, d));
+                let (op, length) = match self.rng.random_range(0..4) {
+                    0 => (Op::StrHeadBy, None),
+                    1 => (Op::StrTailBy, None),
+                    2 => (Op::StrSliceBy, None),
+                    _ => (Op::StrSliceBy, Some(self.value(Ty::Int, d))),
+                };
+                E::new(op, [text, by].into_iter().chain(length).collect())
+            }
             0 => {
                 let (o, n) = (
                     self.rng.random_range(-3..4),

@@ -78,6 +78,69 @@ fn string_slices_match_the_cpu() {
     }
 }
 
+/// `str.slice`, `head` and `tail` by each row's bounds: offsets from
+/// either end, past either end, counts of every sign, null bounds, bounds
+/// of other integer types and of expressions, beside a literal bound.
+#[test]
+fn slices_by_each_rows_bounds_match_the_cpu() {
+    let texts = [
+        Some("+13-555"),
+        Some(""),
+        None,
+        Some("ünïcode 中文 😀"),
+        Some("ab"),
+        Some("exactly"),
+        Some("\n\n"),
+        Some("xyz"),
+    ];
+    let frame = df!(
+        "s" => texts,
+        "o" => [Some(1i64), Some(-2), Some(0), Some(-100), None, Some(100), Some(-7), Some(-3)],
+        "l" => [Some(2u32), None, Some(0), Some(200), Some(1), Some(3), Some(1), Some(u32::MAX)],
+        "n" => [Some(2i16), Some(-1), None, Some(-3), Some(0), Some(-100), Some(100), Some(i16::MIN)],
+        // Not i64::MIN, which Polars negates (a panic in its debug build).
+        "m" => [i64::MIN + 1, i64::MAX, -1, 3, 0, -7, 7, i64::MIN + 1],
+    )
+    .unwrap()
+    .lazy();
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "slices by each row's offsets and lengths",
+        frame.clone().select([
+            s().slice(col("o"), col("l")).alias("both"),
+            s().slice(col("o"), lit(NULL)).alias("to the end"),
+            s().slice(lit(1), col("l")).alias("a literal offset"),
+            s().slice(col("n"), lit(2u64)).alias("an i16 offset"),
+            s().slice(col("m"), col("l")).alias("extreme offsets"),
+            s().slice(col("o") * lit(2), col("n").abs().cast(DataType::UInt8))
+                .alias("computed"),
+            s().head(col("n")).alias("head"),
+            s().tail(col("n")).alias("tail"),
+            s().head(col("m")).alias("head of extremes"),
+            s().tail(col("m")).alias("tail of extremes"),
+            s().to_uppercase()
+                .str()
+                .tail(col("o"))
+                .str()
+                .len_chars()
+                .alias("length of the tail of a computed text"),
+        ]),
+    );
+    assert_gpu_eq(
+        "slices per group",
+        frame
+            .clone()
+            .group_by_stable([col("l").is_null()])
+            .agg([s().head(col("n")).alias("heads")]),
+    );
+    // Polars casts a length strictly: a negative one raises.
+    assert_cpu_error(frame.clone().select([s().slice(col("o"), col("n"))]));
+    assert_cpu_answer_with_reason(
+        frame.select([s().slice(col("o").cast(DataType::Float64), lit(1u64))]),
+        "str.slice by bounds of f64 is not supported",
+    );
+}
+
 #[test]
 fn case_changes_map_every_character_as_polars_does() {
     let texts = df!(

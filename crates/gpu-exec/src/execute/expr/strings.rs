@@ -1,8 +1,8 @@
 //! Text-valued expressions: casts to text, concatenation, replacement, case mapping, joins of texts.
 
 use super::*;
-use gpu_runtime::ops::ReplacementPiece;
-use ir_lower::TemplatePiece;
+use gpu_runtime::ops::{ReplacementPiece, SliceRows};
+use ir_lower::{SliceBy, TemplatePiece};
 
 /// A text column named `name` of `strings`.
 pub(crate) fn strings_column(name: &str, strings: DeviceStrings) -> DeviceColumn {
@@ -336,6 +336,40 @@ impl Executor<'_> {
                     }
                 };
                 strings_column(name, strings)
+            }
+            ExprKind::SliceRows {
+                how,
+                input,
+                by,
+                length,
+            } => {
+                let (mut owned, mut owned_by, mut owned_length) = (None, None, None);
+                let strings = self.strings_of(frame, input, &mut owned, groups)?;
+                let by = self.column_in_groups(frame, by, "", &mut owned_by, groups)?;
+                let Values::I64(by_values) = by.values() else {
+                    return Err(ExecError::Unsupported(format!("`{expr}`: bounds not i64")));
+                };
+                let length = match length {
+                    Some(length) => {
+                        let column =
+                            self.column_in_groups(frame, length, "", &mut owned_length, groups)?;
+                        match column.values() {
+                            Values::U64(values) => Some(values),
+                            _ => {
+                                let why = format!("`{expr}`: lengths not u64");
+                                return Err(ExecError::Unsupported(why));
+                            }
+                        }
+                    }
+                    None => None,
+                };
+                let how = match how {
+                    SliceBy::Slice => SliceRows::Slice,
+                    SliceBy::Head => SliceRows::Head,
+                    SliceBy::Tail => SliceRows::Tail,
+                };
+                let by = (by_values, by.validity());
+                strings_column(name, ops.string_slice_rows(strings, how, by, length)?)
             }
             ExprKind::ConcatStr {
                 inputs,

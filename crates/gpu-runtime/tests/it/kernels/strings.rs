@@ -1,9 +1,9 @@
-//! String slicing, row-wise concatenation (concat_str), comparisons, lengths, padding, matches and replacements, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows; texts as numbers and back in `numbers`.
+//! String slicing (by literal bounds and by each row's), row-wise concatenation (concat_str), comparisons, lengths, padding, matches and replacements, concatenation of strings and bitmaps, device-to-device copies, and group numbers of sorted rows; texts as numbers and back in `numbers`.
 
 use std::sync::Arc;
 
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource, PoolOptions, PoolResource};
-use gpu_runtime::ops::{Comparison, ConcatPart, DeviceStrings, Ops};
+use gpu_runtime::ops::{Comparison, ConcatPart, DeviceStrings, Ops, SliceRows};
 use gpu_runtime::{Device, Stream};
 
 use super::{SIZES, bitmap, device, flags, offsets_of};
@@ -121,6 +121,102 @@ fn string_slice_matches_the_character_reference() {
             assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
         }
     }
+}
+
+/// Polars' `str.head(n)` (`head`) or `str.tail(n)` of `s`, in characters.
+fn head_tail_reference(s: &str, n: i64, head: bool) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let count = chars.len();
+    let k = usize::try_from(n.unsigned_abs())
+        .unwrap_or(usize::MAX)
+        .min(count);
+    let (start, end) = match (head, n >= 0) {
+        (true, true) => (0, k),
+        (true, false) => (0, count - k),
+        (false, true) => (count - k, count),
+        (false, false) => (k, count),
+    };
+    chars[start..end].iter().collect()
+}
+
+/// Slices, heads and tails by each row's bounds (a null bound gives
+/// null) against the references.
+#[test]
+fn slices_by_each_rows_bounds_match_the_references() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(43);
+    let bounds = [
+        0i64,
+        1,
+        2,
+        -1,
+        -3,
+        5,
+        -20,
+        40,
+        i64::MAX,
+        i64::MIN,
+        i64::MIN + 1,
+    ];
+    let lengths = [0u64, 1, 3, 7, u64::MAX];
+    for &n in SIZES {
+        let strings = random_strings(&mut rng, n);
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
+        let by: Vec<i64> = (0..n).map(|_| bounds[rng.usize(..bounds.len())]).collect();
+        let by_valid: Vec<bool> = (0..n).map(|_| rng.u8(..5) != 0).collect();
+        let length: Vec<u64> = (0..n)
+            .map(|_| lengths[rng.usize(..lengths.len())])
+            .collect();
+        let (offsets, bytes) = offsets_of(&strings);
+        let (d_offsets, d_bytes, d_valid) = (
+            device.upload(&offsets),
+            device.upload(&bytes),
+            device.upload(&bitmap(&valid)),
+        );
+        let (d_by, d_by_valid, d_length) = (
+            device.upload(&by),
+            device.upload(&bitmap(&by_valid)),
+            device.upload(&length),
+        );
+        for how in [SliceRows::Slice, SliceRows::Head, SliceRows::Tail] {
+            let out = ops
+                .string_slice_rows(
+                    (&d_offsets, &d_bytes, Some(&d_valid)),
+                    how,
+                    (&d_by, Some(&d_by_valid)),
+                    Some(&d_length),
+                )
+                .unwrap();
+            let both: Vec<bool> = valid.iter().zip(&by_valid).map(|(a, b)| *a && *b).collect();
+            assert_eq!(flags(&out.validity.to_host().unwrap(), n), both, "n = {n}");
+            let expected: Vec<String> = (0..n)
+                .map(|i| match (both[i], how) {
+                    (false, _) => String::new(),
+                    (true, SliceRows::Slice) => {
+                        let length = Some(length[i]).filter(|&l| l != u64::MAX);
+                        slice_reference(&strings[i], (by[i], length), 0)
+                    }
+                    (true, SliceRows::Head) => head_tail_reference(&strings[i], by[i], true),
+                    (true, SliceRows::Tail) => head_tail_reference(&strings[i], by[i], false),
+                })
+                .collect();
+            assert_eq!(texts_of(&out), expected, "n = {n}, {how:?}");
+        }
+    }
+    let strings = (&device.upload(&[0i64, 1]), &device.upload(b"a"), None);
+    let error = ops
+        .string_slice_rows(
+            strings,
+            SliceRows::Slice,
+            (&device.upload(&[1i64]), None),
+            None,
+        )
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("without as many lengths"),
+        "{error}"
+    );
 }
 
 #[test]
