@@ -153,7 +153,8 @@ impl ExprLowering<'_> {
                 })
             }
             // As Polars sorts each list (a value's ties are alike; of
-            // floats, -0.0 and 0.0 are not).
+            // floats, -0.0 and 0.0 are not: a list holding both leaves the
+            // query to Polars at run time, as sorts of floats do).
             IRListFunction::Sort(options) => (
                 ListFunction::Sort {
                     descending: options.descending,
@@ -161,6 +162,7 @@ impl ExprLowering<'_> {
                 },
                 |values| {
                     values.is_integer()
+                        || values.is_float()
                         || values.is_temporal()
                         || is_decimal(values)
                         || matches!(values, GpuDtype::Boolean | GpuDtype::String)

@@ -250,3 +250,57 @@ fn extremes_of_lists_of_floats_match_the_cpu() {
         ]),
     );
 }
+
+/// `list.sort` of floats, as Polars sorts each list (NaN the greatest,
+/// nulls first or last, descending too), f64 and f32, empty and null
+/// lists; a list holding both -0.0 and 0.0 (whose order is Polars' own)
+/// leaves the query to Polars.
+#[test]
+fn sorts_of_lists_of_floats_match_the_cpu() {
+    let value = |i: usize| match i % 9 {
+        0 => Some(f64::NAN),
+        1 => Some(-0.0),
+        2 => None,
+        3 => Some(f64::INFINITY),
+        4 => Some(f64::NEG_INFINITY),
+        _ => Some(((i * 37) % 23) as f64 - 11.5),
+    };
+    let n = 400;
+    let lists = df!(
+        "g" => (0..n).map(|i| (i % 13) as i32 + i32::from(i > 300)).collect::<Vec<_>>(),
+        "v" => (0..n).map(value).collect::<Vec<_>>(),
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("v").cast(DataType::Float32).alias("v32")])
+    .group_by_stable([col("g")])
+    .agg([
+        col("v"),
+        col("v32"),
+        col("v").filter(col("g").gt(lit(12))).alias("few"),
+    ]);
+    let sorted = |c: &str, descending: bool, nulls_last: bool| {
+        let options = SortOptions::default()
+            .with_order_descending(descending)
+            .with_nulls_last(nulls_last);
+        col(c)
+            .list()
+            .sort(options)
+            .alias(format!("{c} {descending} {nulls_last}"))
+    };
+    let mut exprs = vec![];
+    for c in ["v", "v32", "few"] {
+        for (descending, nulls_last) in [(false, false), (true, false), (false, true), (true, true)]
+        {
+            exprs.push(sorted(c, descending, nulls_last));
+        }
+    }
+    assert_gpu_eq("sorts of lists of floats", lists.clone().select(exprs));
+    let both_zeros = df!("g" => [1, 1, 1, 2], "v" => [0.0f64, 1.0, -0.0, 0.0])
+        .unwrap()
+        .lazy()
+        .group_by_stable([col("g")])
+        .agg([col("v")])
+        .select([col("v").list().sort(SortOptions::default())]);
+    assert_cpu_answer_with_reason(both_zeros, "holding -0.0 and 0.0");
+}
