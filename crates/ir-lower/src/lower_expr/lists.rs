@@ -149,7 +149,10 @@ impl ExprLowering<'_> {
                     _ => AggOp::ArgMax,
                 };
                 (ListFunction::Aggregate(op), |values| {
-                    values.is_integer() || values.is_temporal() || is_decimal(values)
+                    values.is_integer()
+                        || values.is_float()
+                        || values.is_temporal()
+                        || is_decimal(values)
                 })
             }
             // As Polars sorts each list (a value's ties are alike; of

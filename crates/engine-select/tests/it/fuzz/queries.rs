@@ -808,12 +808,13 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             .unwrap()
             .clone()
         }
-        // (Extremes of floats too: their places not.)
-        4 if values.is_float() && !any => [Op::ListMin, Op::ListMax].choose(rng).unwrap().clone(),
-        4 if any || reduced => [Op::ListMin, Op::ListMax, Op::ListArgMin, Op::ListArgMax]
-            .choose(rng)
-            .unwrap()
-            .clone(),
+        // (Extremes of floats too, and their places.)
+        4 if any || reduced || values.is_float() => {
+            [Op::ListMin, Op::ListMax, Op::ListArgMin, Op::ListArgMax]
+                .choose(rng)
+                .unwrap()
+                .clone()
+        }
         5 if any || values.is_string() => {
             let separator = *["", ", ", "-"].choose(rng).unwrap();
             Op::ListJoin(separator, rng.random_bool(0.5))

@@ -304,3 +304,42 @@ fn sorts_of_lists_of_floats_match_the_cpu() {
         .select([col("v").list().sort(SortOptions::default())]);
     assert_cpu_answer_with_reason(both_zeros, "holding -0.0 and 0.0");
 }
+
+/// `list.arg_min` and `list.arg_max` of floats: NaN only where every
+/// valid value is; a list holding its extreme twice (-0.0 and 0.0 too)
+/// leaves the query to Polars.
+#[test]
+fn places_of_extremes_of_lists_of_floats_match_the_cpu() {
+    let lists = df!(
+        "g" => [1, 1, 1, 2, 3, 4, 4, 5, 6, 6, 6, 7, 7],
+        "v" => [Some(1.5f64), Some(f64::NAN), Some(-2.0), Some(f64::NAN), None, Some(f64::INFINITY),
+                None, Some(-0.0), Some(3.0), Some(f64::NEG_INFINITY), Some(7.25), Some(f64::NAN),
+                Some(4.0)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("v").cast(DataType::Float32).alias("v32")])
+    .group_by_stable([col("g")])
+    .agg([
+        col("v"),
+        col("v32"),
+        col("v").filter(col("g").gt(lit(9))).alias("empty"),
+    ]);
+    assert_gpu_eq(
+        "places of extremes",
+        lists.select([
+            col("v").list().arg_min().alias("min"),
+            col("v").list().arg_max().alias("max"),
+            col("v32").list().arg_min().alias("min32"),
+            col("v32").list().arg_max().alias("max32"),
+            col("empty").list().arg_max().alias("empty"),
+        ]),
+    );
+    let twice = df!("g" => [1, 1, 1], "v" => [0.0f64, 1.0, -0.0])
+        .unwrap()
+        .lazy()
+        .group_by_stable([col("g")])
+        .agg([col("v")])
+        .select([col("v").list().arg_min()]);
+    assert_cpu_answer_with_reason(twice, "holds its least value more than once");
+}
