@@ -696,12 +696,7 @@ impl ExprLowering<'_> {
         let affix = self.literal_str(inputs.get(1)?.node());
         let input = input?;
         let Some(affix) = affix else {
-            let name = if prefix {
-                "strip_prefix"
-            } else {
-                "strip_suffix"
-            };
-            return self.refuse(node, format!("str.{name} needs a literal text on the GPU"));
+            return self.strip_affix_of_rows(node, input, &inputs[1], prefix);
         };
         let chars = affix.chars().count() as u64;
         let text = GpuDtype::String;
@@ -726,6 +721,80 @@ impl ExprLowering<'_> {
         };
         let has = string(test, input.clone(), GpuDtype::Boolean);
         Some(has.then(string(stripped, input.clone(), text), input, text))
+    }
+
+    /// `str.strip_prefix` (`prefix`) or `str.strip_suffix` of each row's
+    /// text `affix`: where the text starts (ends) with it, its characters
+    /// after (before) it, a slice by its length in characters; else the
+    /// text; null where either is.
+    fn strip_affix_of_rows(
+        &mut self,
+        node: Node,
+        input: GpuExpr,
+        affix: &ExprIR,
+        prefix: bool,
+    ) -> Lowered {
+        let affix = self.expr(affix.node())?;
+        let name = if prefix {
+            "strip_prefix"
+        } else {
+            "strip_suffix"
+        };
+        if affix.dtype != GpuDtype::String {
+            let why = format!(
+                "str.{name} of a {} affix is not supported on the GPU",
+                affix.dtype
+            );
+            return self.refuse(node, why);
+        }
+        let (text, int) = (GpuDtype::String, GpuDtype::Int64);
+        let chars = |of: &GpuExpr| {
+            let length = GpuExpr {
+                kind: ExprKind::String {
+                    op: StringOp::LenChars,
+                    input: Box::new(of.clone()),
+                },
+                dtype: GpuDtype::UInt32,
+            };
+            length.cast(int, CastMode::NonStrict)
+        };
+        let to_end = || GpuExpr::literal(Scalar::UInt(u64::MAX), GpuDtype::UInt64);
+        // Where the affix is null, the test holds and the slice is null.
+        let (how, by, length) = if prefix {
+            (RowMatch::StartsWith, chars(&affix), to_end())
+        } else {
+            // (Negative where the text does not end with the affix: not read.)
+            let kept = chars(&input).binary(BinaryOp::Minus, chars(&affix), int);
+            let length = kept
+                .cast(GpuDtype::UInt64, CastMode::NonStrict)
+                .fill_null(to_end());
+            let null = GpuExpr::literal(Scalar::Null, int);
+            let zero = GpuExpr::literal(Scalar::Int(0), int);
+            (
+                RowMatch::EndsWith,
+                affix.clone().is_null().then(null, zero, int),
+                length,
+            )
+        };
+        let has = GpuExpr {
+            kind: ExprKind::MatchesRow {
+                how,
+                input: Box::new(input.clone()),
+                pattern: Box::new(affix),
+            },
+            dtype: GpuDtype::Boolean,
+        };
+        let stripped = GpuExpr {
+            kind: ExprKind::SliceRows {
+                how: SliceBy::Slice,
+                input: Box::new(input.clone()),
+                by: Box::new(by),
+                length: Some(Box::new(length)),
+            },
+            dtype: text,
+        };
+        let yes = GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean);
+        Some(has.fill_null(yes).then(stripped, input, text))
     }
 
     /// `str.slice` (by an offset and a length), `str.head` or `str.tail`

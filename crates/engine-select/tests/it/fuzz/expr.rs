@@ -240,6 +240,9 @@ pub enum Op {
     Replace(String, String, bool, bool),
     StripChars(Option<String>),
     StripPrefix(String),
+    /// `str.strip_prefix` and `str.strip_suffix` of the second argument.
+    StripPrefixBy,
+    StripSuffixBy,
     PadStart(u32, char),
     PadEnd(u32, char),
     Zfill(u32),
@@ -654,6 +657,8 @@ impl E {
             Op::StripChars(None) => case!(i, s; [x]; ; x.str().strip_chars(lit(NULL))),
             Op::StripChars(Some(c)) => case!(i, s; [x]; c = c; x.str().strip_chars(lit(c))),
             Op::StripPrefix(p) => case!(i, s; [x]; p = p; x.str().strip_prefix(lit(p))),
+            Op::StripPrefixBy => case!(i, s; [x, a]; ; x.str().strip_prefix(a)),
+            Op::StripSuffixBy => case!(i, s; [x, a]; ; x.str().strip_suffix(a)),
             Op::PadStart(n, c) => case!(i, s; [x]; n = n, c = c; x.str().pad_start(lit(n), c)),
             Op::PadEnd(n, c) => case!(i, s; [x]; n = n, c = c; x.str().pad_end(lit(n), c)),
             Op::Zfill(n) => case!(i, s; [x]; n = n; x.str().zfill(lit(n))),

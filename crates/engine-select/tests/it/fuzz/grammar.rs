@@ -750,6 +750,14 @@ impl Grammar<'_> {
                 E::new(Op::ConcatStr(sep, ignore), parts)
             }
             8 => E::new(Op::Add, vec![x(self), x(self)]),
+            9 if self.chance(0.3) => {
+                // Each row's affix, a text of its own.
+                let op = match self.chance(0.5) {
+                    true => Op::StripPrefixBy,
+                    false => Op::StripSuffixBy,
+                };
+                E::new(op, vec![x(self), x(self)])
+            }
             9 => {
                 let p = (*["a", "é", "ab"].choose(self.rng).unwrap()).into();
                 E::new(Op::StripPrefix(p), vec![x(self)])

@@ -447,9 +447,36 @@ fn strips_heads_and_tails_of_strings_match_the_cpu() {
         );
     }
     assert_gpu_eq("strip, head and tail", frame.clone().select(exprs));
-    assert_cpu_answer_with_reason(
-        frame.select([col("s").str().strip_prefix(col("s"))]),
-        "str.strip_prefix needs a literal text",
+    // Affixes of each row's: the text itself, a part of it, other texts,
+    // empty and null ones.
+    let affixes = [
+        Some("  pad"),
+        Some("\n"),
+        Some("xy"),
+        Some(""),
+        Some("x"),
+        None,
+        Some("€"),
+        Some(""),
+        Some("😀"),
+    ];
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "strip_prefix and strip_suffix of each row's affix",
+        frame
+            .with_column(lit(Series::new("a".into(), affixes)).alias("a"))
+            .select([
+                s().strip_prefix(col("a")).alias("prefix"),
+                s().strip_suffix(col("a")).alias("suffix"),
+                s().strip_prefix(col("s")).alias("prefix itself"),
+                s().strip_suffix(col("s")).alias("suffix itself"),
+                s().strip_suffix(s().tail(lit(2)))
+                    .alias("suffix of its tail"),
+                s().strip_prefix(col("a").str().to_uppercase())
+                    .str()
+                    .len_chars()
+                    .alias("length after a computed prefix"),
+            ]),
     );
 }
 
