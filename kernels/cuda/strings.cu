@@ -822,21 +822,26 @@ extern "C" __global__ void string_parse_dates(const i64* offsets, const unsigned
 EMU_KERNEL(string_parse_dates)
 
 // Polars' pad_start (side 0) and pad_end (side 1): `fill` (its UTF-8 bytes)
-// added before (after) a string of fewer than `length` characters until it
-// has that many; zfill (side 2): '0's after a leading '+' or '-' until the
-// string has `length` bytes. Unless `write`, writes each row's length in
+// added before (after) a string of fewer than `length` characters (each
+// row's `row_lengths[i]` where given) until it has that many; zfill (side
+// 2): '0's after a leading '+' or '-' until the string has `length` bytes.
+// A length past 2^32 (beyond any text Polars holds) counts as 2^32, so that
+// the lengths never overflow. Unless `write`, writes each row's length in
 // bytes (0 for null) to `lengths`; with it, writes the new bytes from
 // out_offsets[i].
 extern "C" __global__ void string_pad(const i64* offsets, const unsigned char* bytes,
                                       const u32* validity, u64 n, u64 length,
-                                      const unsigned char* fill, u64 fill_len, u32 side,
-                                      u32 write, i64* lengths, const i64* out_offsets,
-                                      unsigned char* out_bytes) {
+                                      const u64* row_lengths, const unsigned char* fill,
+                                      u64 fill_len, u32 side, u32 write, i64* lengths,
+                                      const i64* out_offsets, unsigned char* out_bytes) {
+    const u64 MOST = 1ull << 32;
     for (u64 i = global_index(); i < n; i += global_stride()) {
         if (!is_valid(validity, i)) {
             if (write == 0) lengths[i] = 0;
             continue;
         }
+        u64 target = row_lengths != nullptr ? row_lengths[i] : length;
+        if (target > MOST) target = MOST;
         i64 begin = offsets[i], end = offsets[i + 1];
         u64 size = static_cast<u64>(end - begin);
         u64 have = size;
@@ -844,7 +849,7 @@ extern "C" __global__ void string_pad(const i64* offsets, const unsigned char* b
             have = 0;
             for (i64 k = begin; k < end; ++k) have += starts_char(bytes[k]) ? 1 : 0;
         }
-        u64 padding = length > have ? length - have : 0;
+        u64 padding = target > have ? target - have : 0;
         u64 pad_bytes = side == 2 ? padding : padding * fill_len;
         if (write == 0) {
             lengths[i] = static_cast<i64>(size + pad_bytes);

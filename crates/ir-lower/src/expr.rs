@@ -606,9 +606,10 @@ pub enum ExprKind {
     },
     /// Polars' `str.slice`, `str.head` or `str.tail` by expressions: each
     /// text's characters by its row's `by` (an i64 offset or count; null
-    /// gives null) and, for a slice, `length` (u64; `u64::MAX`: to the end).
-    SliceRows {
-        how: SliceBy,
+    /// gives null) and, for a slice, `length` (u64; `u64::MAX`: to the end);
+    /// or a padding to its row's `by` (u64, not null).
+    StringByRows {
+        how: ByRows,
         input: Box<GpuExpr>,
         by: Box<GpuExpr>,
         length: Option<Box<GpuExpr>>,
@@ -744,7 +745,7 @@ macro_rules! children {
                 ..
             } => vec![input, by],
             ExprKind::Gather { input, indices, .. } => vec![input, indices],
-            ExprKind::SliceRows { input, by, length, .. } => [input, by]
+            ExprKind::StringByRows { input, by, length, .. } => [input, by]
                 .into_iter()
                 .chain(length)
                 .map(|e| $($borrow)+ **e)

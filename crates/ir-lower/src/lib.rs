@@ -33,10 +33,10 @@ use polars_utils::arena::{Arena, Node};
 
 pub use dtype::{Dictionary, GpuDtype, ListOf, StructOf, TimeUnit, Zone};
 pub use expr::{
-    AggOp, AmbiguousTime, BinaryOp, CastMode, Closed, DistinctTest, EwmFunction, EwmOptions,
-    ExprKind, FloatCheck, FormatPart, GpuExpr, Held, ListFunction, MOST_RANKED, NamedExpr, PadSide,
-    RankMethod, RollingFunction, RollingWindow, Rounding, RowMatch, RowOrder, Scalar, SliceBy,
-    StringOp, TemplatePiece, TemporalPart, TextPattern, Truncation, UnaryFunction,
+    AggOp, AmbiguousTime, BinaryOp, ByRows, CastMode, Closed, DistinctTest, EwmFunction,
+    EwmOptions, ExprKind, FloatCheck, FormatPart, GpuExpr, Held, ListFunction, MOST_RANKED,
+    NamedExpr, PadSide, RankMethod, RollingFunction, RollingWindow, Rounding, RowMatch, RowOrder,
+    Scalar, StringOp, TemplatePiece, TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 pub use lower_plan::node_notation;
 pub use partition::{PartialAggregation, Partitioning};

@@ -416,7 +416,7 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::Pad { .. },
             input,
         } => string_valued(input),
-        ExprKind::SliceRows {
+        ExprKind::StringByRows {
             input, by, length, ..
         } => {
             string_valued(input)?;

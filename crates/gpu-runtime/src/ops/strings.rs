@@ -47,6 +47,13 @@ pub enum SliceRows {
     Tail = 2,
 }
 
+/// The length [`Ops::string_pad`] pads to: one for all rows, or each row's.
+#[derive(Debug, Clone, Copy)]
+pub enum PadTo<'a> {
+    Length(u64),
+    Rows(&'a DeviceBuffer<u64>),
+}
+
 /// Strings on the device: `offsets` (one more than the strings), UTF-8 `bytes`, validity.
 #[derive(Debug)]
 pub struct DeviceStrings {
@@ -242,11 +249,12 @@ impl Ops<'_> {
 
     /// Polars' `pad_start` and `pad_end` (`side` 0 and 1) to `length`
     /// characters with `fill`, and `zfill` (`side` 2) to `length` bytes with
-    /// zeros after a leading sign.
+    /// zeros after a leading sign; `length` one for all rows or each row's
+    /// (a length past 2^32 counts as 2^32).
     pub fn string_pad(
         &self,
         (offsets, bytes, validity): StringsRef<'_>,
-        length: u64,
+        length: PadTo<'_>,
         fill: char,
         side: u32,
     ) -> Result<DeviceStrings, RuntimeError> {
@@ -254,12 +262,22 @@ impl Ops<'_> {
         check(side <= 2, || format!("no padding side {side}"))?;
         let n = offsets.len() - 1;
         check_bitmap(validity, n, "validity")?;
+        let (length, row_lengths) = match length {
+            PadTo::Length(length) => (length, None),
+            PadTo::Rows(lengths) => {
+                check(lengths.len() == n, || {
+                    format!("{} lengths to pad {n} strings to", lengths.len())
+                })?;
+                (0, Some(lengths))
+            }
+        };
         let mut encoded = [0u8; 4];
         let fill = fill.encode_utf8(&mut encoded).as_bytes();
         let d_fill = DeviceBuffer::from_host(fill, self.memory.clone(), self.stream)?;
         self.two_pass_strings(ids::string_pad, n, validity, || {
             string_args((offsets, bytes, validity), n)
                 .arg(length)
+                .arg(ptr(row_lengths))
                 .buffer(&d_fill)
                 .arg(fill.len() as u64)
                 .arg(side)

@@ -518,7 +518,7 @@ impl fmt::Display for GpuExpr {
                 write!(f, "unique({input}{order})")
             }
             ExprKind::String { op, input } => write!(f, "{op}({input})"),
-            ExprKind::SliceRows {
+            ExprKind::StringByRows {
                 how,
                 input,
                 by,

@@ -174,9 +174,10 @@ impl FormatPart {
     }
 }
 
-/// Which of Polars' text slices [`ExprKind::SliceRows`] takes.
+/// Which of Polars' text functions [`ExprKind::StringByRows`] takes by each
+/// row's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SliceBy {
+pub enum ByRows {
     /// `str.slice(offset, length)`: from the offset's character (negative:
     /// from the end), `length` of them.
     Slice,
@@ -186,15 +187,29 @@ pub enum SliceBy {
     /// `str.tail(n)`: the last n characters (negative: all but the first
     /// -n).
     Tail,
+    /// `str.pad_start`, `str.pad_end` or `str.zfill` to a length (see
+    /// [`StringOp::Pad`]).
+    Pad { fill: char, side: PadSide },
 }
 
-impl SliceBy {
+impl ByRows {
     /// The function's name in Polars.
     pub fn name(self) -> &'static str {
         match self {
-            SliceBy::Slice => "str.slice",
-            SliceBy::Head => "str.head",
-            SliceBy::Tail => "str.tail",
+            ByRows::Slice => "str.slice",
+            ByRows::Head => "str.head",
+            ByRows::Tail => "str.tail",
+            ByRows::Pad {
+                side: PadSide::Start,
+                ..
+            } => "str.pad_start",
+            ByRows::Pad {
+                side: PadSide::End, ..
+            } => "str.pad_end",
+            ByRows::Pad {
+                side: PadSide::Zeros,
+                ..
+            } => "str.zfill",
         }
     }
 }

@@ -247,7 +247,7 @@ impl ExprLowering<'_> {
                 let length = self.literal_optional_u64(inputs[2].node());
                 match (offset, length) {
                     (Some(offset), Some(length)) => StringOp::Slice { offset, length },
-                    _ => return self.slice_rows(node, SliceBy::Slice, input, &inputs[1..3]),
+                    _ => return self.slice_rows(node, ByRows::Slice, input, &inputs[1..3]),
                 }
             }
             S::ConcatHorizontal {
@@ -346,10 +346,7 @@ impl ExprLowering<'_> {
                     .literal_i64(length_node)
                     .and_then(|l| u64::try_from(l).ok());
                 let Some(length) = length else {
-                    return self.refuse(
-                        node,
-                        format!("{function} to a length that is not a literal"),
-                    );
+                    return self.pad_rows(node, ByRows::Pad { fill, side }, input, &inputs[1]);
                 };
                 StringOp::Pad { length, fill, side }
             }
@@ -376,8 +373,8 @@ impl ExprLowering<'_> {
                 // negative count: all but the last (first) -n.
                 let Some(count) = self.literal_i64(inputs[1].node()) else {
                     let how = match function {
-                        S::Head => SliceBy::Head,
-                        _ => SliceBy::Tail,
+                        S::Head => ByRows::Head,
+                        _ => ByRows::Tail,
                     };
                     return self.slice_rows(node, how, input, &inputs[1..2]);
                 };
@@ -785,8 +782,8 @@ impl ExprLowering<'_> {
             dtype: GpuDtype::Boolean,
         };
         let stripped = GpuExpr {
-            kind: ExprKind::SliceRows {
-                how: SliceBy::Slice,
+            kind: ExprKind::StringByRows {
+                how: ByRows::Slice,
                 input: Box::new(input.clone()),
                 by: Box::new(by),
                 length: Some(Box::new(length)),
@@ -795,6 +792,43 @@ impl ExprLowering<'_> {
         };
         let yes = GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean);
         Some(has.fill_null(yes).then(stripped, input, text))
+    }
+
+    /// A padding (`how`) of `input` to each row's `length` (Polars' plan
+    /// casts it to u64 strictly): null where the length is.
+    fn pad_rows(
+        &mut self,
+        node: Node,
+        how: ByRows,
+        input: Option<Box<GpuExpr>>,
+        length: &ExprIR,
+    ) -> Lowered {
+        let length = self.expr(length.node());
+        let (input, length) = (input?, length?);
+        let (text, u64) = (GpuDtype::String, GpuDtype::UInt64);
+        let length = match length.dtype {
+            dtype if dtype == u64 => length,
+            dtype if dtype.is_integer() => length.cast(u64, CastMode::Strict),
+            dtype => {
+                let why = format!(
+                    "{} to a length of {dtype} is not supported on the GPU",
+                    how.name()
+                );
+                return self.refuse(node, why);
+            }
+        };
+        let zero = GpuExpr::literal(Scalar::UInt(0), u64);
+        let padded = GpuExpr {
+            kind: ExprKind::StringByRows {
+                how,
+                input,
+                by: Box::new(length.clone().fill_null(zero)),
+                length: None,
+            },
+            dtype: text,
+        };
+        let null = GpuExpr::literal(Scalar::Null, text);
+        Some(length.is_null().then(null, padded, text))
     }
 
     /// `str.slice` (by an offset and a length), `str.head` or `str.tail`
@@ -806,7 +840,7 @@ impl ExprLowering<'_> {
     fn slice_rows(
         &mut self,
         node: Node,
-        how: SliceBy,
+        how: ByRows,
         input: Option<Box<GpuExpr>>,
         bounds: &[ExprIR],
     ) -> Lowered {
@@ -831,15 +865,15 @@ impl ExprLowering<'_> {
         let mut bounds = bounds.into_iter();
         let by = bounds.next()?;
         let by = match how {
-            SliceBy::Slice => as_type(by, GpuDtype::Int64, CastMode::NonStrict),
-            SliceBy::Head | SliceBy::Tail => as_type(by, GpuDtype::Int64, CastMode::Strict),
+            ByRows::Slice => as_type(by, GpuDtype::Int64, CastMode::NonStrict),
+            _ => as_type(by, GpuDtype::Int64, CastMode::Strict),
         };
         let length = bounds.next().map(|length| {
             let to_end = GpuExpr::literal(Scalar::UInt(u64::MAX), GpuDtype::UInt64);
             Box::new(as_type(length, GpuDtype::UInt64, CastMode::Strict).fill_null(to_end))
         });
         Some(GpuExpr {
-            kind: ExprKind::SliceRows {
+            kind: ExprKind::StringByRows {
                 how,
                 input,
                 by: Box::new(by),

@@ -246,6 +246,9 @@ pub enum Op {
     PadStart(u32, char),
     PadEnd(u32, char),
     Zfill(u32),
+    /// `pad_start` (0), `pad_end` (1) or `zfill` (2) to each row's length:
+    /// the second argument's remainder by 7, made non-negative.
+    PadBy(u32, char),
     ConcatStr(String, bool),
     /// `str.contains_any` of a literal list of texts, ASCII case
     /// insensitive or not.
@@ -662,6 +665,11 @@ impl E {
             Op::PadStart(n, c) => case!(i, s; [x]; n = n, c = c; x.str().pad_start(lit(n), c)),
             Op::PadEnd(n, c) => case!(i, s; [x]; n = n, c = c; x.str().pad_end(lit(n), c)),
             Op::Zfill(n) => case!(i, s; [x]; n = n; x.str().zfill(lit(n))),
+            Op::PadBy(0, c) => case!(i, s; [x, n]; c = c;
+                x.str().pad_start((n % lit(7)).abs(), c)),
+            Op::PadBy(1, c) => case!(i, s; [x, n]; c = c;
+                x.str().pad_end((n % lit(7)).abs(), c)),
+            Op::PadBy(_, _) => case!(i, s; [x, n]; ; x.str().zfill((n % lit(7)).abs())),
             Op::ConcatStr(sep, ignore) => case!(i, s; [; xs]; sep = sep, ignore = ignore;
                 concat_str(xs, &sep, ignore)),
             Op::Format(f) => case!(i, s; [; xs]; f = f; format_str(&f, &xs).unwrap()),

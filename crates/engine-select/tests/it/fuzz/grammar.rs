@@ -712,6 +712,13 @@ impl Grammar<'_> {
                     .then(|| (*["a", " ", "ab", "é"].choose(self.rng).unwrap()).into());
                 E::new(Op::StripChars(chars), vec![x(self)])
             }
+            5 if self.chance(0.3) => {
+                // Each row's length (an integer's remainder by 7, made
+                // non-negative).
+                let c = *['*', ' ', 'é'].choose(self.rng).unwrap();
+                let side = self.rng.random_range(0..3);
+                E::new(Op::PadBy(side, c), vec![x(self), self.value(Ty::Int, d)])
+            }
             5 => {
                 let n = self.rng.random_range(0..6);
                 let c = *['*', ' ', 'é'].choose(self.rng).unwrap();

@@ -141,6 +141,37 @@ fn slices_by_each_rows_bounds_match_the_cpu() {
     );
 }
 
+/// `pad_start`, `pad_end` and `zfill` to each row's length (null where
+/// the length is; of any integer type, cast strictly: a negative one
+/// leaves Polars to raise).
+#[test]
+fn paddings_to_each_rows_length_match_the_cpu() {
+    let frame = df!(
+        "s" => [Some("ab"), Some("-12"), None, Some("ünï"), Some(""), Some("+7"), Some("😀x")],
+        "n" => [Some(5u32), Some(6), Some(3), None, Some(0), Some(4), Some(1)],
+        "i" => [3i16, 7, 1, 2, 4, 9, -1],
+    )
+    .unwrap()
+    .lazy();
+    let s = || col("s").str();
+    assert_gpu_eq(
+        "paddings to each row's length",
+        frame.clone().select([
+            s().pad_start(col("n"), '*').alias("start"),
+            s().pad_end(col("n"), 'é').alias("end"),
+            s().zfill(col("n")).alias("zfill"),
+            s().pad_start(col("n") * lit(2u32), '😀').alias("computed"),
+            s().to_uppercase()
+                .str()
+                .zfill(col("n"))
+                .str()
+                .len_bytes()
+                .alias("length of a computed zfill"),
+        ]),
+    );
+    assert_cpu_error(frame.select([s().pad_end(col("i"), '-')]));
+}
+
 #[test]
 fn case_changes_map_every_character_as_polars_does() {
     let texts = df!(

@@ -1,8 +1,8 @@
 //! Text-valued expressions: casts to text, concatenation, replacement, case mapping, joins of texts.
 
 use super::*;
-use gpu_runtime::ops::{ReplacementPiece, SliceRows};
-use ir_lower::{SliceBy, TemplatePiece};
+use gpu_runtime::ops::{PadTo, ReplacementPiece, SliceRows};
+use ir_lower::{ByRows, TemplatePiece};
 
 /// A text column named `name` of `strings`.
 pub(crate) fn strings_column(name: &str, strings: DeviceStrings) -> DeviceColumn {
@@ -303,7 +303,8 @@ impl Executor<'_> {
                         ops.string_strip(offsets, bytes, validity, set.as_deref(), side)?
                     }
                     StringOp::Pad { length, fill, side } => {
-                        ops.string_pad((offsets, bytes, validity), *length, *fill, *side as u32)?
+                        let length = PadTo::Length(*length);
+                        ops.string_pad((offsets, bytes, validity), length, *fill, *side as u32)?
                     }
                     _ => {
                         let upload = |values: &[u32]| {
@@ -337,7 +338,7 @@ impl Executor<'_> {
                 };
                 strings_column(name, strings)
             }
-            ExprKind::SliceRows {
+            ExprKind::StringByRows {
                 how,
                 input,
                 by,
@@ -346,30 +347,48 @@ impl Executor<'_> {
                 let (mut owned, mut owned_by, mut owned_length) = (None, None, None);
                 let strings = self.strings_of(frame, input, &mut owned, groups)?;
                 let by = self.column_in_groups(frame, by, "", &mut owned_by, groups)?;
-                let Values::I64(by_values) = by.values() else {
-                    return Err(ExecError::Unsupported(format!("`{expr}`: bounds not i64")));
-                };
-                let length = match length {
-                    Some(length) => {
-                        let column =
-                            self.column_in_groups(frame, length, "", &mut owned_length, groups)?;
-                        match column.values() {
-                            Values::U64(values) => Some(values),
-                            _ => {
-                                let why = format!("`{expr}`: lengths not u64");
-                                return Err(ExecError::Unsupported(why));
-                            }
-                        }
+                fn u64s<'c>(
+                    column: &'c DeviceColumn,
+                    expr: &GpuExpr,
+                ) -> Result<&'c DeviceBuffer<u64>, ExecError> {
+                    match column.values() {
+                        Values::U64(values) => Ok(values),
+                        _ => Err(ExecError::Unsupported(format!("`{expr}`: lengths not u64"))),
                     }
-                    None => None,
+                }
+                let strings = match how {
+                    ByRows::Pad { fill, side } => {
+                        let lengths = PadTo::Rows(u64s(by, expr)?);
+                        ops.string_pad(strings, lengths, *fill, *side as u32)?
+                    }
+                    ByRows::Slice | ByRows::Head | ByRows::Tail => {
+                        let Values::I64(by_values) = by.values() else {
+                            let why = format!("`{expr}`: bounds not i64");
+                            return Err(ExecError::Unsupported(why));
+                        };
+                        let length = match length {
+                            Some(length) => Some(u64s(
+                                self.column_in_groups(
+                                    frame,
+                                    length,
+                                    "",
+                                    &mut owned_length,
+                                    groups,
+                                )?,
+                                expr,
+                            )?),
+                            None => None,
+                        };
+                        let how = match how {
+                            ByRows::Slice => SliceRows::Slice,
+                            ByRows::Head => SliceRows::Head,
+                            _ => SliceRows::Tail,
+                        };
+                        let by = (by_values, by.validity());
+                        ops.string_slice_rows(strings, how, by, length)?
+                    }
                 };
-                let how = match how {
-                    SliceBy::Slice => SliceRows::Slice,
-                    SliceBy::Head => SliceRows::Head,
-                    SliceBy::Tail => SliceRows::Tail,
-                };
-                let by = (by_values, by.validity());
-                strings_column(name, ops.string_slice_rows(strings, how, by, length)?)
+                strings_column(name, strings)
             }
             ExprKind::ConcatStr {
                 inputs,

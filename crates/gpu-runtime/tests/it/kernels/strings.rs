@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource, PoolOptions, PoolResource};
-use gpu_runtime::ops::{Comparison, ConcatPart, DeviceStrings, Ops, SliceRows};
+use gpu_runtime::ops::{Comparison, ConcatPart, DeviceStrings, Ops, PadTo, SliceRows};
 use gpu_runtime::{Device, Stream};
 
 use super::{SIZES, bitmap, device, flags, offsets_of};
@@ -640,7 +640,12 @@ fn padding_matches_polars_rules() {
             (15, '0', 2),
         ] {
             let out = ops
-                .string_pad((&d_offsets, &d_bytes, Some(&d_valid)), length, fill, side)
+                .string_pad(
+                    (&d_offsets, &d_bytes, Some(&d_valid)),
+                    PadTo::Length(length),
+                    fill,
+                    side,
+                )
                 .unwrap();
             let got = texts_of(&out);
             let expected = where_valid(&strings, &valid, |s| {
@@ -648,6 +653,22 @@ fn padding_matches_polars_rules() {
             });
             assert_eq!(got, expected, "n = {n}, {length} {fill:?} {side}");
             assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
+        }
+        // Each row's length.
+        let lengths: Vec<u64> = (0..n).map(|_| rng.u64(..14)).collect();
+        let d_lengths = device.upload(&lengths);
+        for (fill, side) in [('é', 0), ('*', 1), ('0', 2)] {
+            let strings_ref = (&d_offsets, &d_bytes, Some(&d_valid));
+            let out = ops
+                .string_pad(strings_ref, PadTo::Rows(&d_lengths), fill, side)
+                .unwrap();
+            let expected: Vec<String> = (0..n)
+                .map(|i| match valid[i] {
+                    true => pad_reference(&strings[i], lengths[i] as usize, fill, side),
+                    false => String::new(),
+                })
+                .collect();
+            assert_eq!(texts_of(&out), expected, "n = {n}, rows {fill:?} {side}");
         }
     }
 }
