@@ -154,6 +154,22 @@ impl ExprLowering<'_> {
                 dtype: GpuDtype::String,
             });
         }
+        if let S::ToDecimal { scale } = function {
+            // Polars' non-strict cast to `Decimal(38, scale)`.
+            let input = self.boxed(inputs.first()?.node())?;
+            let to = match u8::try_from(*scale) {
+                Ok(scale) if scale <= 38 => GpuDtype::Decimal(38, scale),
+                _ => return self.refuse(node, format!("str.to_decimal to scale {scale}")),
+            };
+            if !cast_supported(input.dtype, to) {
+                let why = format!(
+                    "str.to_decimal of {} is not supported on the GPU",
+                    input.dtype
+                );
+                return self.refuse(node, why);
+            }
+            return Some(input.cast(to, CastMode::NonStrict));
+        }
         let row_match = match function {
             S::StartsWith => Some(RowMatch::StartsWith),
             S::EndsWith => Some(RowMatch::EndsWith),

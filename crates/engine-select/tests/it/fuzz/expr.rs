@@ -246,6 +246,8 @@ pub enum Op {
     PadStart(u32, char),
     PadEnd(u32, char),
     Zfill(u32),
+    /// `str.to_decimal` at this scale.
+    ToDecimal(usize),
     /// `pad_start` (0), `pad_end` (1) or `zfill` (2) to each row's length:
     /// the second argument's remainder by 7, made non-negative.
     PadBy(u32, char),
@@ -665,6 +667,7 @@ impl E {
             Op::PadStart(n, c) => case!(i, s; [x]; n = n, c = c; x.str().pad_start(lit(n), c)),
             Op::PadEnd(n, c) => case!(i, s; [x]; n = n, c = c; x.str().pad_end(lit(n), c)),
             Op::Zfill(n) => case!(i, s; [x]; n = n; x.str().zfill(lit(n))),
+            Op::ToDecimal(scale) => case!(i, s; [x]; scale = scale; x.str().to_decimal(scale)),
             Op::PadBy(0, c) => case!(i, s; [x, n]; c = c;
                 x.str().pad_start((n % lit(7)).abs(), c)),
             Op::PadBy(1, c) => case!(i, s; [x, n]; c = c;

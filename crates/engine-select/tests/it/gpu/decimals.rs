@@ -561,11 +561,20 @@ fn texts_cast_to_decimals_parse_round_and_check_as_polars() {
         DataType::Decimal(38, 1),
         DataType::Decimal(3, 3),
     ];
-    let exprs: Vec<Expr> = casts
+    let mut exprs: Vec<Expr> = casts
         .iter()
         .enumerate()
         .map(|(i, dtype)| col("t").cast(dtype.clone()).alias(format!("d{i}")))
         .collect();
+    // `str.to_decimal(scale)`: a non-strict cast to `Decimal(38, scale)`.
+    for scale in [0, 2, 5] {
+        exprs.push(
+            col("t")
+                .str()
+                .to_decimal(scale)
+                .alias(format!("to_decimal {scale}")),
+        );
+    }
     assert_gpu_eq("texts as decimals", frame.clone().select(exprs));
     // A strict cast of a text that is no decimal: Polars raises.
     let engine = Engine::Gpu(under_test());

@@ -122,6 +122,12 @@ impl Grammar<'_> {
             }
         };
         let input = self.cast_input(from, depth)?;
+        if let (Ty::Str, DataType::Decimal(_, scale)) = (from, &to)
+            && self.chance(0.3)
+        {
+            // `str.to_decimal`: to precision 38 at the scale.
+            return Some(E::new(Op::ToDecimal(*scale), vec![input]));
+        }
         let strict = self.chance(0.15);
         Some(E::new(Op::Cast(to, strict), vec![input]))
     }
