@@ -422,7 +422,7 @@ pub(crate) fn total_of_duration(
 
 /// The truncation of values of `dtype` (a date or a timestamp) by `every`,
 /// as Polars truncates them (its fast path: days and smaller units
-/// together; weeks and months only where not rounding; a date by whole
+/// together; weeks; months only where not rounding; a date by whole
 /// days), or `None`.
 pub(crate) fn truncation(
     every: &polars::prelude::Duration,
@@ -451,7 +451,7 @@ pub(crate) fn truncation(
             };
             Truncation::Fixed(days.checked_mul(per_day)?.checked_add(units)?)
         }
-        (0, weeks, 0, 0) if !round => Truncation::Weeks(weeks),
+        (0, weeks, 0, 0) => Truncation::Weeks(weeks),
         (months, 0, 0, 0) if !round => Truncation::Months(months),
         _ => return None,
     })
@@ -464,8 +464,8 @@ impl ExprLowering<'_> {
     /// done here (sub-day truncation of dates). With `round`, `dt.round` of
     /// a timestamp by a duration of days and smaller units: the truncation
     /// of the timestamp plus half of `every`; of a date by whole days, the
-    /// same of its millisecond timestamp, as Polars rounds it (weeks,
-    /// months and dates by parts of days are refused).
+    /// same of its millisecond timestamp, as Polars rounds it; by whole
+    /// weeks, both so (months and dates by parts of days are refused).
     pub(crate) fn truncate(&mut self, node: Node, inputs: &[ExprIR], round: bool) -> Lowered {
         let function = if round { "dt.round" } else { "dt.truncate" };
         let input = self.boxed(inputs.first()?.node());
@@ -535,6 +535,37 @@ impl ExprLowering<'_> {
                         every: Truncation::Fixed(every_ms),
                     },
                     dtype: ms,
+                };
+                return Some(rounded.cast(dtype, CastMode::NonStrict));
+            }
+            // Polars' window rounds by weeks as it does by other fixed
+            // lengths (a date as its millisecond timestamp): half of them
+            // added, then the truncation to the week (from a Monday).
+            Truncation::Weeks(weeks) if round && weeks > 0 => {
+                let unit = match input.dtype {
+                    GpuDtype::Datetime(unit) => unit,
+                    _ => TimeUnit::Milliseconds,
+                };
+                let half = weeks.checked_mul(7 * unit.per_day()).map(|every| every / 2);
+                let Some(half) = half else {
+                    return self.refuse(node, format!("{function} by {text:?}"));
+                };
+                let (held, int64) = (GpuDtype::Datetime(unit), GpuDtype::Int64);
+                let shifted = input
+                    .cast(held, CastMode::NonStrict)
+                    .cast(int64, CastMode::Wrapping)
+                    .binary(
+                        BinaryOp::Plus,
+                        GpuExpr::literal(Scalar::Int(half), int64),
+                        int64,
+                    )
+                    .cast(held, CastMode::Wrapping);
+                let rounded = GpuExpr {
+                    kind: ExprKind::Truncate {
+                        input: Box::new(shifted),
+                        every: Truncation::Weeks(weeks),
+                    },
+                    dtype: held,
                 };
                 return Some(rounded.cast(dtype, CastMode::NonStrict));
             }

@@ -8,7 +8,7 @@ use super::expr::{E, Op, Part};
 use super::grammar::{Grammar, Ty};
 
 /// Durations of truncation and rounding.
-const EVERY: &[&str] = &["1d", "2h", "1mo", "1y", "1w", "15m", "3d", "1q"];
+const EVERY: &[&str] = &["1d", "2h", "1mo", "1y", "1w", "15m", "3d", "1q", "2w"];
 
 impl Grammar<'_> {
     /// The zone of the schema's first zoned timestamps, in their unit (a

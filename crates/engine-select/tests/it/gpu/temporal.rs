@@ -567,10 +567,12 @@ fn rounding_timestamps_to_durations_matches_the_cpu() {
             round("ns", "1us"),
         ]),
     );
-    assert_cpu_answer_with_reason(
-        frame().select([round("us", "1w")]),
-        "dt.round of datetime[us] by \"1w\"",
+    assert_gpu_eq(
+        "timestamps rounded to weeks",
+        frame().select([round("us", "1w"), round("ms", "2w"), round("ns", "1w")]),
     );
+    // Weeks and days together: Polars raises.
+    assert_cpu_error(frame().select([round("us", "1w1d")]));
     // Dates by whole days, either side of 1970, ties too.
     let days: Vec<Option<i32>> = (-40..40).map(|d| (d % 9 != 0).then_some(d * 3)).collect();
     let dates = || {
@@ -586,6 +588,8 @@ fn rounding_timestamps_to_durations_matches_the_cpu() {
             round("d", "2d"),
             round("d", "5d"),
             round("d", "7d"),
+            round("d", "1w"),
+            round("d", "3w"),
         ]),
     );
     assert_cpu_answer_with_reason(
