@@ -13,15 +13,17 @@ pub enum ListFunction {
     /// `null_on_oob`, Polars raises. `list.first()` and `list.last()` are
     /// places 0 and -1, null where outside.
     Get { index: i64, null_on_oob: bool },
-    /// The list's values aggregated as one group: `list.sum` (integers and
-    /// booleans), `list.min` and `list.max` (integers and temporals),
-    /// `list.join` (texts), with the group's semantics (a sum of no values
-    /// 0, an extreme of none null, a join of none the empty text).
+    /// The list's values aggregated as one group (`list.sum`, `list.min`,
+    /// `list.max`, their places, `list.join`, … of the value types
+    /// `lower_expr/lists.rs` allows each), with the group's semantics (a
+    /// sum of no values 0, an extreme of none null, a join of none the
+    /// empty text).
     Aggregate(AggOp),
     /// Whether a list holds a value equal to this literal (not null, of
     /// the values' type): false of an empty list.
     Contains(Scalar),
-    /// Each list's values sorted (not floats), nulls first or last.
+    /// Each list's values sorted, nulls first or last (of floats, a list
+    /// holding both -0.0 and 0.0 leaves the query to Polars).
     Sort { descending: bool, nulls_last: bool },
     /// `list.agg` of an aggregation of the values (column 0 of a frame of
     /// their own, each list a group of it, as a group-by takes a group):
