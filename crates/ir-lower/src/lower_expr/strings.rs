@@ -860,6 +860,29 @@ impl ExprLowering<'_> {
         input: Option<Box<GpuExpr>>,
         bounds: &[ExprIR],
     ) -> Lowered {
+        // A count or a length of one value Polars casts strictly once,
+        // whatever the rows (none too): a literal's cast is checked here;
+        // another's stays with Polars.
+        for (i, bound) in bounds.iter().enumerate() {
+            let strict = (how == ByRows::Slice) == (i == 1);
+            if !strict || !polars_plan::plans::is_scalar_ae(bound.node(), self.arena) {
+                continue;
+            }
+            let fits = match self.literal_value(bound.node()) {
+                Some(AnyValue::Null) => true,
+                Some(value) if i == 1 => value.extract::<u64>().is_some(),
+                Some(value) => value.extract::<i64>().is_some(),
+                None => false,
+            };
+            if !fits {
+                let why = format!(
+                    "{} by a count or length of one value that Polars' strict cast fails on, or \
+                     that is not a literal (Polars casts it once, whatever the rows)",
+                    how.name()
+                );
+                return self.refuse(node, why);
+            }
+        }
         let bounds = self.inputs(bounds);
         let (input, bounds) = (input?, bounds?);
         if let Some(other) = bounds

@@ -424,3 +424,35 @@ fn replace_strict_of_no_old_values_gives_the_default_on_every_row() {
     ]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A text sliced by each row's offset and a literal negative length: Polars
+/// casts the length strictly once and raises, whatever the rows (none here,
+/// after a join that matches nothing); the device cast it on each row, of
+/// which there were none. Found by the fuzzer (seed 22206, case 10).
+#[test]
+fn a_literal_length_polars_cannot_cast_raises_over_no_rows() {
+    let t0 = df!(
+        "b" => [None::<u64>],
+        "d" => ["20"],
+        "e" => [4u16],
+    )
+    .unwrap();
+    let lf = t0
+        .clone()
+        .lazy()
+        .join(
+            t0.lazy(),
+            [col("e")],
+            [col("b")],
+            JoinArgs::new(JoinType::Inner),
+        )
+        .group_by_stable([col("d")])
+        .agg([len().alias("x4")])
+        .group_by_stable([lit(4i64).alias("k6")])
+        .agg([col("x4")
+            .cast(DataType::String)
+            .str()
+            .slice(lit(-2i64), lit(Scalar::from(-2i32)))
+            .alias("x9")]);
+    assert_same_as_cpu(lf, UNORDERED);
+}
