@@ -340,18 +340,32 @@ __device__ __forceinline__ bool is_white_space(u32 c) {
 // Polars' str.strip_chars (and _start, _end): each valid row's byte range
 // once the characters in `set` (`set_len` code points; white space instead
 // when `white_space`) are removed from its start (sides & 1) and its end
-// (sides & 2). A null row gets length 0.
+// (sides & 2); where `set_offsets` is given, the characters of the row's
+// own text (of `set_bytes`, `set_validity`) instead, white space where it
+// is null. A null row gets length 0.
 extern "C" __global__ void string_strip_ranges(const i64* offsets, const unsigned char* bytes,
                                                const u32* validity, u64 n, const u32* set,
                                                u32 set_len, u32 white_space, u32 sides,
-                                               i64* starts, i64* lengths) {
+                                               const i64* set_offsets,
+                                               const unsigned char* set_bytes,
+                                               const u32* set_validity, i64* starts,
+                                               i64* lengths) {
     for (u64 i = global_index(); i < n; i += global_stride()) {
         i64 begin = offsets[i], end = offsets[i + 1];
         starts[i] = begin;
         lengths[i] = 0;
         if (!is_valid(validity, i)) continue;
+        bool by_row = set_offsets != nullptr;
+        bool white = by_row ? !is_valid(set_validity, i) : white_space != 0;
         auto strip = [&](u32 c) {
-            if (white_space) return is_white_space(c);
+            if (white) return is_white_space(c);
+            if (by_row) {
+                u32 width;
+                for (i64 k = set_offsets[i]; k < set_offsets[i + 1]; k += width) {
+                    if (decode_utf8(set_bytes, k, &width) == c) return true;
+                }
+                return false;
+            }
             for (u32 j = 0; j < set_len; ++j) {
                 if (set[j] == c) return true;
             }

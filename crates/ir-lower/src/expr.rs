@@ -607,7 +607,8 @@ pub enum ExprKind {
     /// Polars' `str.slice`, `str.head` or `str.tail` by expressions: each
     /// text's characters by its row's `by` (an i64 offset or count; null
     /// gives null) and, for a slice, `length` (u64; `u64::MAX`: to the end);
-    /// or a padding to its row's `by` (u64, not null).
+    /// or a padding to its row's `by` (u64, not null); or a strip of the
+    /// characters of its row's `by` (a text).
     StringByRows {
         how: ByRows,
         input: Box<GpuExpr>,

@@ -420,7 +420,10 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             input, by, length, ..
         } => {
             string_valued(input)?;
-            evaluable(by)?;
+            match by.dtype {
+                GpuDtype::String => string_valued(by)?,
+                _ => evaluable(by)?,
+            }
             length.as_deref().map_or(Ok(()), evaluable)
         }
         ExprKind::Shift { .. }

@@ -47,6 +47,15 @@ pub enum SliceRows {
     Tail = 2,
 }
 
+/// What [`Ops::string_strip`] strips: white space, these characters, or
+/// each row's own (the characters of each row's text here).
+#[derive(Debug, Clone, Copy)]
+pub enum StripSet<'a> {
+    WhiteSpace,
+    Chars(&'a [char]),
+    Rows(StringsRef<'a>),
+}
+
 /// The length [`Ops::string_pad`] pads to: one for all rows, or each row's.
 #[derive(Debug, Clone, Copy)]
 pub enum PadTo<'a> {
@@ -187,19 +196,29 @@ impl Ops<'_> {
     /// Polars' `str.strip_chars` (`Side::Both`), `strip_chars_start` and
     /// `strip_chars_end` of valid rows: the characters of `set` removed
     /// from the ends, or white space (Rust's `char::is_whitespace`) when
-    /// `set` is `None`.
+    /// `set` is `None`; with `StripSet::Rows`, each row's own characters
+    /// (white space where that text is null).
     pub fn string_strip(
         &self,
-        offsets: &DeviceBuffer<i64>,
-        bytes: &DeviceBuffer<u8>,
-        validity: Option<&DeviceBuffer<u32>>,
-        set: Option<&[char]>,
+        (offsets, bytes, validity): StringsRef<'_>,
+        set: StripSet<'_>,
         sides: Side,
     ) -> Result<DeviceStrings, RuntimeError> {
         check(!offsets.is_empty(), || "string offsets are empty".into())?;
         let n = offsets.len() - 1;
         check_bitmap(validity, n, "validity")?;
-        let code_points: Vec<u32> = set
+        let (chars, rows) = match set {
+            StripSet::WhiteSpace => (None, None),
+            StripSet::Chars(chars) => (Some(chars), None),
+            StripSet::Rows(rows) => {
+                check(rows.0.len() == offsets.len(), || {
+                    format!("{} sets to strip {n} strings by", rows.0.len() - 1)
+                })?;
+                check_bitmap(rows.2, n, "the sets' validity")?;
+                (None, Some(rows))
+            }
+        };
+        let code_points: Vec<u32> = chars
             .unwrap_or_default()
             .iter()
             .map(|&c| u32::from(c))
@@ -211,8 +230,11 @@ impl Ops<'_> {
         let args = string_args((offsets, bytes, validity), n)
             .buffer(&code_points)
             .arg(code_points.len() as u32)
-            .arg(u32::from(set.is_none()))
+            .arg(u32::from(matches!(set, StripSet::WhiteSpace)))
             .arg(sides as u32)
+            .arg(ptr(rows.map(|rows| rows.0)))
+            .arg(ptr(rows.map(|rows| rows.1)))
+            .arg(ptr(rows.and_then(|rows| rows.2)))
             .buffer(&starts)
             .buffer(&lengths);
         self.launch(ids::string_strip_ranges, Self::linear(n), args)?;

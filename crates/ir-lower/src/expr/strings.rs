@@ -190,6 +190,9 @@ pub enum ByRows {
     /// `str.pad_start`, `str.pad_end` or `str.zfill` to a length (see
     /// [`StringOp::Pad`]).
     Pad { fill: char, side: PadSide },
+    /// `str.strip_chars` (`_start`, `_end`) of the characters of a text
+    /// (white space where it is null; see [`StringOp::Strip`]).
+    Strip { start: bool, end: bool },
 }
 
 impl ByRows {
@@ -210,6 +213,15 @@ impl ByRows {
                 side: PadSide::Zeros,
                 ..
             } => "str.zfill",
+            ByRows::Strip {
+                start: true,
+                end: false,
+            } => "str.strip_chars_start",
+            ByRows::Strip {
+                start: false,
+                end: true,
+            } => "str.strip_chars_end",
+            ByRows::Strip { .. } => "str.strip_chars",
         }
     }
 }

@@ -367,22 +367,22 @@ impl ExprLowering<'_> {
                 StringOp::Pad { length, fill, side }
             }
             S::StripChars | S::StripCharsStart | S::StripCharsEnd => {
+                let (start, end) = (
+                    !matches!(function, S::StripCharsEnd),
+                    !matches!(function, S::StripCharsStart),
+                );
                 // A null pattern (of any type) strips white space.
                 let set = match self.is_null_literal(inputs[1].node()) {
                     true => None,
                     false => match self.literal_str(inputs[1].node()) {
                         Some(text) => Some(text.chars().collect()),
                         None => {
-                            return self
-                                .refuse(node, format!("{function} needs a literal on the GPU"));
+                            let how = ByRows::Strip { start, end };
+                            return self.strip_rows(node, how, input, &inputs[1]);
                         }
                     },
                 };
-                StringOp::Strip {
-                    set,
-                    start: !matches!(function, S::StripCharsEnd),
-                    end: !matches!(function, S::StripCharsStart),
-                }
+                StringOp::Strip { set, start, end }
             }
             S::Head | S::Tail => {
                 // As slices: the first n characters, or the last n; a
@@ -808,6 +808,36 @@ impl ExprLowering<'_> {
         };
         let yes = GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean);
         Some(has.fill_null(yes).then(stripped, input, text))
+    }
+
+    /// A strip (`how`) of `input` by the characters of each row's text
+    /// `set` (white space where it is null, as Polars strips).
+    fn strip_rows(
+        &mut self,
+        node: Node,
+        how: ByRows,
+        input: Option<Box<GpuExpr>>,
+        set: &ExprIR,
+    ) -> Lowered {
+        let set = self.expr(set.node());
+        let (input, set) = (input?, set?);
+        if set.dtype != GpuDtype::String {
+            let why = format!(
+                "{} of the characters of a {} is not supported on the GPU",
+                how.name(),
+                set.dtype
+            );
+            return self.refuse(node, why);
+        }
+        Some(GpuExpr {
+            kind: ExprKind::StringByRows {
+                how,
+                input,
+                by: Box::new(set),
+                length: None,
+            },
+            dtype: GpuDtype::String,
+        })
     }
 
     /// A padding (`how`) of `input` to each row's `length` (Polars' plan

@@ -480,8 +480,8 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([repeat(lit(1), col("qty").max())]),
         ),
         (
-            "text stripped of the characters of a column",
-            o().select([status().strip_chars(col("status"))]),
+            "the place of each row's text in a text",
+            o().select([status().find_literal(col("status"))]),
         ),
         (
             "a regex of each row",

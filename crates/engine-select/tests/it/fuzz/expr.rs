@@ -246,6 +246,9 @@ pub enum Op {
     PadStart(u32, char),
     PadEnd(u32, char),
     Zfill(u32),
+    /// `str.strip_chars` (0), `_start` (1) or `_end` (2) of the second
+    /// argument's characters.
+    StripCharsBy(u32),
     /// `str.to_decimal` at this scale.
     ToDecimal(usize),
     /// `pad_start` (0), `pad_end` (1) or `zfill` (2) to each row's length:
@@ -659,6 +662,9 @@ impl E {
                 x.str().replace(lit(p), lit(v), literal)),
             Op::Replace(p, v, literal, true) => case!(i, s; [x]; p = p, v = v, literal = literal;
                 x.str().replace_all(lit(p), lit(v), literal)),
+            Op::StripCharsBy(0) => case!(i, s; [x, c]; ; x.str().strip_chars(c)),
+            Op::StripCharsBy(1) => case!(i, s; [x, c]; ; x.str().strip_chars_start(c)),
+            Op::StripCharsBy(_) => case!(i, s; [x, c]; ; x.str().strip_chars_end(c)),
             Op::StripChars(None) => case!(i, s; [x]; ; x.str().strip_chars(lit(NULL))),
             Op::StripChars(Some(c)) => case!(i, s; [x]; c = c; x.str().strip_chars(lit(c))),
             Op::StripPrefix(p) => case!(i, s; [x]; p = p; x.str().strip_prefix(lit(p))),

@@ -706,6 +706,12 @@ impl Grammar<'_> {
                 let all = self.chance(0.5);
                 E::new(Op::Replace(p, v, literal, all), vec![x(self)])
             }
+            4 if self.chance(0.3) => {
+                // The characters of each row's text (of both ends, the
+                // start or the end).
+                let side = self.rng.random_range(0..3);
+                E::new(Op::StripCharsBy(side), vec![x(self), x(self)])
+            }
             4 => {
                 let chars = self
                     .chance(0.5)

@@ -313,9 +313,9 @@ fn padding_text_literals_and_dates_as_text_match_the_cpu() {
             lit(NULL).cast(DataType::String).alias("null text"),
         ]),
     );
-    assert_cpu_answer_with_reason(
-        frame().select([s().zfill(col("s").str().len_chars())]),
-        "zfill to a length that is not a literal",
+    assert_gpu_eq(
+        "zfill to a length of the text's own",
+        frame().select([s().zfill(col("s").str().len_chars() * lit(2u32))]),
     );
 }
 
@@ -507,6 +507,12 @@ fn strips_heads_and_tails_of_strings_match_the_cpu() {
                     .str()
                     .len_chars()
                     .alias("length after a computed prefix"),
+                s().strip_chars(col("a"))
+                    .alias("strip the affix's characters"),
+                s().strip_chars_start(col("a"))
+                    .alias("strip them at the start"),
+                s().strip_chars_end(col("a").str().head(lit(1)))
+                    .alias("strip a computed set"),
             ]),
     );
 }

@@ -1,7 +1,7 @@
 //! Text-valued expressions: casts to text, concatenation, replacement, case mapping, joins of texts.
 
 use super::*;
-use gpu_runtime::ops::{PadTo, ReplacementPiece, SliceRows};
+use gpu_runtime::ops::{PadTo, ReplacementPiece, SliceRows, StripSet};
 use ir_lower::{ByRows, TemplatePiece};
 
 /// A text column named `name` of `strings`.
@@ -19,6 +19,15 @@ pub(crate) fn strings_column(name: &str, strings: DeviceStrings) -> DeviceColumn
         Values::Str { offsets, bytes },
         Some(validity),
     )
+}
+
+/// The ends a strip takes characters from.
+fn strip_side(start: bool, end: bool) -> Side {
+    match (start, end) {
+        (true, false) => Side::Start,
+        (false, true) => Side::End,
+        _ => Side::Both,
+    }
 }
 
 /// The tables of a regular expression's DFA, as the kernels take them.
@@ -295,12 +304,12 @@ impl Executor<'_> {
                         strings
                     }
                     StringOp::Strip { set, start, end } => {
-                        let side = match (start, end) {
-                            (true, false) => Side::Start,
-                            (false, true) => Side::End,
-                            _ => Side::Both,
+                        let side = strip_side(*start, *end);
+                        let set = match set {
+                            Some(chars) => StripSet::Chars(chars),
+                            None => StripSet::WhiteSpace,
                         };
-                        ops.string_strip(offsets, bytes, validity, set.as_deref(), side)?
+                        ops.string_strip((offsets, bytes, validity), set, side)?
                     }
                     StringOp::Pad { length, fill, side } => {
                         let length = PadTo::Length(*length);
@@ -346,7 +355,6 @@ impl Executor<'_> {
             } => {
                 let (mut owned, mut owned_by, mut owned_length) = (None, None, None);
                 let strings = self.strings_of(frame, input, &mut owned, groups)?;
-                let by = self.column_in_groups(frame, by, "", &mut owned_by, groups)?;
                 fn u64s<'c>(
                     column: &'c DeviceColumn,
                     expr: &GpuExpr,
@@ -357,11 +365,18 @@ impl Executor<'_> {
                     }
                 }
                 let strings = match how {
+                    ByRows::Strip { start, end } => {
+                        let mut owned_set = None;
+                        let sets = self.strings_of(frame, by, &mut owned_set, groups)?;
+                        ops.string_strip(strings, StripSet::Rows(sets), strip_side(*start, *end))?
+                    }
                     ByRows::Pad { fill, side } => {
+                        let by = self.column_in_groups(frame, by, "", &mut owned_by, groups)?;
                         let lengths = PadTo::Rows(u64s(by, expr)?);
                         ops.string_pad(strings, lengths, *fill, *side as u32)?
                     }
                     ByRows::Slice | ByRows::Head | ByRows::Tail => {
+                        let by = self.column_in_groups(frame, by, "", &mut owned_by, groups)?;
                         let Values::I64(by_values) = by.values() else {
                             let why = format!("`{expr}`: bounds not i64");
                             return Err(ExecError::Unsupported(why));

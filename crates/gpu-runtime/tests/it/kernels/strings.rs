@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use gpu_runtime::memory::{DeviceBuffer, DeviceCopy, MemoryResource, PoolOptions, PoolResource};
-use gpu_runtime::ops::{Comparison, ConcatPart, DeviceStrings, Ops, PadTo, SliceRows};
+use gpu_runtime::ops::{
+    Comparison, ConcatPart, DeviceStrings, Ops, PadTo, Side, SliceRows, StripSet,
+};
 use gpu_runtime::{Device, Stream};
 
 use super::{SIZES, bitmap, device, flags, offsets_of};
@@ -217,6 +219,77 @@ fn slices_by_each_rows_bounds_match_the_references() {
         error.to_string().contains("without as many lengths"),
         "{error}"
     );
+}
+
+/// Strips of literal sets, of white space and of each row's own set (white
+/// space where it is null) against Rust's `trim_matches`, as Polars strips.
+#[test]
+fn strips_match_rusts_trims() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(47);
+    let sets = ["", "a", "é😀", " x", "\u{3000}", "ab€"];
+    for &n in SIZES {
+        let mut strings = random_strings(&mut rng, n);
+        for s in strings.iter_mut().step_by(2) {
+            let around = sets[rng.usize(..sets.len())];
+            *s = format!("{around} {s}{around}\t");
+        }
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
+        let row_sets: Vec<String> = (0..n)
+            .map(|_| sets[rng.usize(..sets.len())].to_string())
+            .collect();
+        let set_valid: Vec<bool> = (0..n).map(|_| rng.u8(..4) != 0).collect();
+        let (offsets, bytes) = offsets_of(&strings);
+        let (set_offsets, set_bytes) = offsets_of(&row_sets);
+        let (d_offsets, d_bytes, d_valid) = (
+            device.upload(&offsets),
+            device.upload(&bytes),
+            device.upload(&bitmap(&valid)),
+        );
+        let (d_set_offsets, d_set_bytes, d_set_valid) = (
+            device.upload(&set_offsets),
+            device.upload(&set_bytes),
+            device.upload(&bitmap(&set_valid)),
+        );
+        let literal: Vec<char> = "é x".chars().collect();
+        for side in [Side::Both, Side::Start, Side::End] {
+            let trim = |s: &str, strip: &dyn Fn(char) -> bool| -> String {
+                match side {
+                    Side::Both => s.trim_matches(strip),
+                    Side::Start => s.trim_start_matches(strip),
+                    Side::End => s.trim_end_matches(strip),
+                }
+                .to_string()
+            };
+            let strings_ref = (&d_offsets, &d_bytes, Some(&d_valid));
+            let sets_ref = (&d_set_offsets, &d_set_bytes, Some(&d_set_valid));
+            for (set, expected) in [
+                (
+                    StripSet::WhiteSpace,
+                    where_valid(&strings, &valid, |s| trim(s, &char::is_whitespace)),
+                ),
+                (
+                    StripSet::Chars(&literal),
+                    where_valid(&strings, &valid, |s| trim(s, &|c| literal.contains(&c))),
+                ),
+                (
+                    StripSet::Rows(sets_ref),
+                    (0..n)
+                        .map(|i| match (valid[i], set_valid[i]) {
+                            (false, _) => String::new(),
+                            (true, false) => trim(&strings[i], &char::is_whitespace),
+                            (true, true) => trim(&strings[i], &|c| row_sets[i].contains(c)),
+                        })
+                        .collect(),
+                ),
+            ] {
+                let out = ops.string_strip(strings_ref, set, side).unwrap();
+                assert_eq!(texts_of(&out), expected, "n = {n}, {set:?} {side:?}");
+                assert_eq!(flags(&out.validity.to_host().unwrap(), n), valid, "n = {n}");
+            }
+        }
+    }
 }
 
 #[test]
