@@ -193,8 +193,8 @@ library! {
     }
     PREDICATE = "predicate" {
         compare_i32, compare_i64, compare_u32, compare_u64, compare_f64, kleene, bits_not,
-        filter_flags, string_match, string_match_rows, string_match_sequence, string_match_dfa,
-        string_compare,
+        filter_flags, string_match, string_match_rows, string_find_rows, string_match_sequence,
+        string_match_dfa, string_compare,
     }
     REDUCE = "reduce" {
         reduce_sum_i32, reduce_sum_i64, reduce_sum_u32, reduce_sum_u64, reduce_sum_f64,

@@ -581,7 +581,8 @@ pub enum ExprKind {
     },
     /// Whether each text starts with, ends with or contains the text in the
     /// same row of `pattern` (Polars' `str.starts_with`, `str.ends_with` and
-    /// `str.contains(literal=True)` of an expression): null where either is
+    /// `str.contains(literal=True)` of an expression), or where it first
+    /// holds it (`str.find(literal=True)`, a u32): null where either is
     /// null.
     MatchesRow {
         how: RowMatch,
@@ -702,6 +703,9 @@ pub enum RowMatch {
     StartsWith,
     EndsWith,
     Contains,
+    /// The byte offset of the pattern's first occurrence (u32; null where
+    /// there is none).
+    Find,
 }
 
 /// An order of rows by a key: of a window's rows within each partition, or

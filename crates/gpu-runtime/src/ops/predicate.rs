@@ -1,4 +1,4 @@
-//! Operations of the predicate kernels (`kernels/cuda/predicate.cu`): comparisons, Kleene logic and text matches as bitmaps.
+//! Operations of the predicate kernels (`kernels/cuda/predicate.cu`): comparisons, Kleene logic and text matches as bitmaps, and the places of each row's text.
 
 use super::*;
 
@@ -128,6 +128,41 @@ impl Ops<'_> {
         how: StringMatch,
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
         self.string_pairs(ids::string_match_rows, a, b, false, how as u32)
+    }
+
+    /// Polars' `str.find(literal=True)` of the string in the same row of
+    /// `b` in each string of `a`: the byte offset of its first occurrence
+    /// (0 of an empty pattern), and validity (null where either is null or
+    /// there is none).
+    pub fn string_find_rows(
+        &self,
+        (a_offsets, a_bytes, a_valid): StringsRef<'_>,
+        (b_offsets, b_bytes, b_valid): StringsRef<'_>,
+    ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
+        check(!a_offsets.is_empty(), || "string offsets are empty".into())?;
+        let n = a_offsets.len() - 1;
+        check(b_offsets.len() == n + 1, || {
+            format!(
+                "{} patterns to find in {n} strings",
+                b_offsets.len().max(1) - 1
+            )
+        })?;
+        check_bitmap(a_valid, n, "validity")?;
+        check_bitmap(b_valid, n, "validity")?;
+        let values = self.zeroed::<u32>(n)?;
+        let valid = self.zeroed::<u32>(words(n))?;
+        let args = KernelArgs::new()
+            .buffer(a_offsets)
+            .buffer(a_bytes)
+            .arg(ptr(a_valid))
+            .buffer(b_offsets)
+            .buffer(b_bytes)
+            .arg(ptr(b_valid))
+            .arg(n as u64)
+            .buffer(&values)
+            .buffer(&valid);
+        self.launch(ids::string_find_rows, Self::linear(n), args)?;
+        Ok((values, valid))
     }
 
     /// Two string columns compared row by row in Rust's `str` order (bytes,

@@ -477,6 +477,7 @@ impl fmt::Display for GpuExpr {
                     RowMatch::StartsWith => "starts_with",
                     RowMatch::EndsWith => "ends_with",
                     RowMatch::Contains => "contains",
+                    RowMatch::Find => "find",
                 };
                 write!(f, "{input}.str.{how}({pattern})")
             }

@@ -174,6 +174,7 @@ impl ExprLowering<'_> {
             S::StartsWith => Some(RowMatch::StartsWith),
             S::EndsWith => Some(RowMatch::EndsWith),
             S::Contains { literal: true, .. } => Some(RowMatch::Contains),
+            S::Find { literal: true, .. } => Some(RowMatch::Find),
             _ => None,
         };
         if let (Some(how), [input, pattern]) = (row_match, inputs)
@@ -186,13 +187,17 @@ impl ExprLowering<'_> {
             if pattern.dtype != GpuDtype::String {
                 return self.refuse(node, format!("{function} of a {} pattern", pattern.dtype));
             }
+            let dtype = match how {
+                RowMatch::Find => GpuDtype::UInt32,
+                _ => GpuDtype::Boolean,
+            };
             return Some(GpuExpr {
                 kind: ExprKind::MatchesRow {
                     how,
                     input,
                     pattern,
                 },
-                dtype: GpuDtype::Boolean,
+                dtype,
             });
         }
         let input = self.boxed(inputs[0].node());

@@ -480,8 +480,8 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([repeat(lit(1), col("qty").max())]),
         ),
         (
-            "the place of each row's text in a text",
-            o().select([status().find_literal(col("status"))]),
+            "the place of each row's regular expression in a text",
+            o().select([status().find(col("status"), false)]),
         ),
         (
             "a regex of each row",

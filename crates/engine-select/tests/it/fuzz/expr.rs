@@ -263,6 +263,8 @@ pub enum Op {
     Format(String),
     CountMatches(String, bool),
     Find(String, bool),
+    /// `str.find_literal` of the second argument's text.
+    FindBy,
     Extract(String, usize),
     ToDate(Option<String>),
     ToDatetime(String, TimeUnit),
@@ -687,6 +689,7 @@ impl E {
             Op::CountMatches(p, literal) => case!(i, s; [x]; p = p, literal = literal;
                 x.str().count_matches(lit(p), literal)),
             Op::Find(p, true) => case!(i, s; [x]; p = p; x.str().find_literal(lit(p))),
+            Op::FindBy => case!(i, s; [x, p]; ; x.str().find_literal(p)),
             Op::Find(p, false) => case!(i, s; [x]; p = p; x.str().find(lit(p), false)),
             Op::Extract(p, g) => case!(i, s; [x]; p = p, g = g; x.str().extract(lit(p), g)),
             Op::ToDate(f) => case!(i, s; [x]; f = f;

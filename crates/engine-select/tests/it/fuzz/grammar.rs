@@ -298,6 +298,11 @@ impl Grammar<'_> {
                     .clone();
                 E::new(op, vec![self.value(Ty::Str, d)])
             }
+            7 if self.chance(0.2) => {
+                // Each row's text found in another.
+                let (x, p) = (self.value(Ty::Str, d), self.value(Ty::Str, d));
+                E::new(Op::FindBy, vec![x, p])
+            }
             7 => {
                 let p = self.pattern();
                 let literal = self.chance(0.5);

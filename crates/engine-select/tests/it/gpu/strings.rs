@@ -882,6 +882,25 @@ fn texts_matched_against_patterns_of_their_rows_match_the_cpu() {
         "a filter by a pattern per row",
         frame().filter(s().ends_with(col("p")).or(s().starts_with(col("p")))),
     );
+    assert_gpu_eq(
+        "the place of each row's pattern",
+        frame().select([
+            s().find_literal(col("p")).alias("find"),
+            (s().find_literal(col("p")) + lit(1u32)).alias("find + 1"),
+            s().to_uppercase()
+                .str()
+                .find_literal(col("p").str().to_uppercase())
+                .alias("made"),
+            s().find_literal(col("p")).max().alias("the greatest place"),
+        ]),
+    );
+    assert_gpu_eq(
+        "places of each row's pattern per group",
+        frame().group_by_stable([col("s").is_null()]).agg([
+            s().find_literal(col("p")).sum().alias("sum"),
+            col("p").count(),
+        ]),
+    );
     // A regular expression per row: Polars compiles each one.
     assert_cpu_answer_with_reason(
         frame().select([s().contains(col("p"), false)]),

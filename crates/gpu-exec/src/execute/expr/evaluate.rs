@@ -549,6 +549,22 @@ impl Executor<'_> {
             let made = self.computed_in_groups(frame, texts, groups)?;
             return self.part_column(&made, &predicate, None);
         }
+        if let ExprKind::MatchesRow { input, pattern, .. } = &part.kind
+            && is_text_measure(part)
+        {
+            // Where each row's pattern first occurs in its text.
+            let (mut owned_texts, mut owned_patterns) = (None, None);
+            let texts = self.strings_of(frame, input, &mut owned_texts, groups)?;
+            let patterns = self.strings_of(frame, pattern, &mut owned_patterns, groups)?;
+            let (values, validity) = self.ops().string_find_rows(texts, patterns)?;
+            return Ok(DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::UInt32,
+                frame.height,
+                Values::U32(values),
+                Some(validity),
+            ));
+        }
         if let ExprKind::String { op, input } = &part.kind
             && is_text_measure(part)
         {

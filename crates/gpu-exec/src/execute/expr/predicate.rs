@@ -2,10 +2,22 @@
 
 use super::*;
 
-/// Whether `expr` is the byte or character length of a text column, or the
-/// number or first offset of matches of a literal text in it (a part the
-/// string kernels compute for the evaluator).
+/// Whether `expr` is the byte or character length of a text column, the
+/// number or first offset of matches of a literal text in it, or the first
+/// offset of each row's text in it (a part the string kernels compute for
+/// the evaluator).
 pub(crate) fn is_text_measure(expr: &GpuExpr) -> bool {
+    if let ExprKind::MatchesRow {
+        how: RowMatch::Find,
+        input,
+        pattern,
+    } = &expr.kind
+    {
+        // Where each row's pattern first occurs in its text.
+        return [input, pattern]
+            .iter()
+            .all(|text| text.dtype == GpuDtype::String && string_valued(text).is_ok());
+    }
     matches!(
         &expr.kind,
         ExprKind::String {
@@ -248,6 +260,10 @@ impl Executor<'_> {
                     RowMatch::StartsWith => StringMatch::StartsWith,
                     RowMatch::EndsWith => StringMatch::EndsWith,
                     RowMatch::Contains => StringMatch::Contains,
+                    RowMatch::Find => {
+                        let why = format!("`{expr}` is a place, not a predicate");
+                        return Err(ExecError::Unsupported(why));
+                    }
                 };
                 let (mut a, mut b) = (None, None);
                 let texts = self.strings_of(frame, input, &mut a, None)?;

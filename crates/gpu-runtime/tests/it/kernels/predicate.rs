@@ -1,4 +1,4 @@
-//! Predicate kernels and the safe operations over them: comparisons, Kleene logic, filters, gathers of bits and strings.
+//! Predicate kernels and the safe operations over them: comparisons, Kleene logic, filters, gathers of bits and strings, places of each row's text.
 
 use gpu_runtime::memory::DeviceBuffer;
 use gpu_runtime::ops::{Comparison, DfaTables, Logic};
@@ -494,5 +494,40 @@ fn string_matching_by_a_dfa_refuses_tables_that_lead_nowhere() {
     for (dfa, why) in cases {
         let error = ops.string_match_dfa(strings, dfa.tables()).unwrap_err();
         assert!(error.to_string().contains(why), "{why}: {error}");
+    }
+}
+
+/// The place of each row's pattern in its text, against Rust's `str::find`
+/// (an empty pattern at 0), null where either is null or there is none.
+#[test]
+fn places_of_each_rows_pattern_match_rusts_find() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(53);
+    let pieces = ["a", "b", "ab", "é", "😀", "", "ba"];
+    for &n in SIZES {
+        let (texts, texts_valid) = texts_of_pieces(&mut rng, n, &pieces, 8);
+        let (patterns, patterns_valid) = texts_of_pieces(&mut rng, n, &pieces, 3);
+        let (t_offsets, t_bytes, t_valid) = device.upload_texts(&texts, &texts_valid);
+        let (p_offsets, p_bytes, p_valid) = device.upload_texts(&patterns, &patterns_valid);
+        let (values, valid) = ops
+            .string_find_rows(
+                (&t_offsets, &t_bytes, Some(&t_valid)),
+                (&p_offsets, &p_bytes, Some(&p_valid)),
+            )
+            .unwrap();
+        let expected: Vec<Option<u32>> = (0..n)
+            .map(|i| {
+                let both = texts_valid[i] && patterns_valid[i];
+                both.then(|| texts[i].find(patterns[i].as_str()).map(|at| at as u32))
+                    .flatten()
+            })
+            .collect();
+        let (values, valid) = (
+            values.to_host().unwrap(),
+            flags(&valid.to_host().unwrap(), n),
+        );
+        let actual: Vec<Option<u32>> = (0..n).map(|i| valid[i].then_some(values[i])).collect();
+        assert_eq!(actual, expected, "n = {n}");
     }
 }
