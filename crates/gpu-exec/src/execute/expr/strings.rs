@@ -1,4 +1,4 @@
-//! Text-valued expressions: casts to text, concatenation, replacement, case mapping, joins of texts.
+//! Text-valued expressions: casts to text, concatenation, replacement, case mapping, slices, paddings and strips (by literals or each row's), joins of texts.
 
 use super::*;
 use gpu_runtime::ops::{PadTo, ReplacementPiece, SliceRows, StripSet};
@@ -19,6 +19,14 @@ pub(crate) fn strings_column(name: &str, strings: DeviceStrings) -> DeviceColumn
         Values::Str { offsets, bytes },
         Some(validity),
     )
+}
+
+/// The u64 values of `column`, lengths of `expr`.
+fn u64s<'c>(column: &'c DeviceColumn, expr: &GpuExpr) -> Result<&'c DeviceBuffer<u64>, ExecError> {
+    match column.values() {
+        Values::U64(values) => Ok(values),
+        _ => Err(ExecError::Unsupported(format!("`{expr}`: lengths not u64"))),
+    }
 }
 
 /// The ends a strip takes characters from.
@@ -355,15 +363,6 @@ impl Executor<'_> {
             } => {
                 let (mut owned, mut owned_by, mut owned_length) = (None, None, None);
                 let strings = self.strings_of(frame, input, &mut owned, groups)?;
-                fn u64s<'c>(
-                    column: &'c DeviceColumn,
-                    expr: &GpuExpr,
-                ) -> Result<&'c DeviceBuffer<u64>, ExecError> {
-                    match column.values() {
-                        Values::U64(values) => Ok(values),
-                        _ => Err(ExecError::Unsupported(format!("`{expr}`: lengths not u64"))),
-                    }
-                }
                 let strings = match how {
                     ByRows::Strip { start, end } => {
                         let mut owned_set = None;
