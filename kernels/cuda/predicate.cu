@@ -216,24 +216,28 @@ extern "C" __global__ void string_match_rows(const i64* a_offsets, const unsigne
 }
 EMU_KERNEL(string_match_rows)
 
-// Polars' str.find(literal=True) of the pattern in the same row of `b`: the
-// byte offset of its first occurrence in the string of `a` (Rust's
-// `str::find`: 0 for an empty pattern). Null where either is null or there
-// is none.
+// Polars' str.find(literal=True) of the pattern in the same row of `b` (its
+// only row when `b_scalar`): the byte offset of its first occurrence in the
+// string of `a` (Rust's `str::find`: 0 for an empty pattern), one u32 a row
+// in `out` (`mode` is unused: the kernels of pairs of strings share their
+// arguments). Null where either is null or there is none.
 extern "C" __global__ void string_find_rows(const i64* a_offsets, const unsigned char* a_bytes,
                                             const u32* a_valid, const i64* b_offsets,
                                             const unsigned char* b_bytes, const u32* b_valid,
-                                            u64 n, u32* out, u32* out_valid) {
+                                            u32 b_scalar, u64 n, u32 mode, u32* out,
+                                            u32* out_valid) {
+    (void)mode;
     unsigned int lane = threadIdx.x % 32;
     for (u64 i = global_index(); i - lane < n; i += global_stride()) {
         bool valid = false;
         if (i < n) {
             out[i] = 0;
-            if (is_valid(a_valid, i) && is_valid(b_valid, i)) {
+            u64 j = b_scalar ? 0 : i;
+            if (is_valid(a_valid, i) && is_valid(b_valid, j)) {
                 u64 a_start = static_cast<u64>(a_offsets[i]);
-                u64 b_start = static_cast<u64>(b_offsets[i]);
+                u64 b_start = static_cast<u64>(b_offsets[j]);
                 u64 a_len = static_cast<u64>(a_offsets[i + 1]) - a_start;
-                u64 b_len = static_cast<u64>(b_offsets[i + 1]) - b_start;
+                u64 b_len = static_cast<u64>(b_offsets[j + 1]) - b_start;
                 u64 at = find_bytes(a_bytes + a_start, a_len, 0, b_bytes + b_start, b_len);
                 valid = at <= a_len;
                 if (valid) out[i] = static_cast<u32>(at);

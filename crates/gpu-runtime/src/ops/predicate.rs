@@ -127,7 +127,7 @@ impl Ops<'_> {
         b: StringsRef<'_>,
         how: StringMatch,
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
-        self.string_pairs(ids::string_match_rows, a, b, false, how as u32)
+        self.string_pairs(ids::string_match_rows, a, b, (false, how as u32), false)
     }
 
     /// Polars' `str.find(literal=True)` of the string in the same row of
@@ -136,33 +136,10 @@ impl Ops<'_> {
     /// there is none).
     pub fn string_find_rows(
         &self,
-        (a_offsets, a_bytes, a_valid): StringsRef<'_>,
-        (b_offsets, b_bytes, b_valid): StringsRef<'_>,
+        a: StringsRef<'_>,
+        b: StringsRef<'_>,
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
-        check(!a_offsets.is_empty(), || "string offsets are empty".into())?;
-        let n = a_offsets.len() - 1;
-        check(b_offsets.len() == n + 1, || {
-            format!(
-                "{} patterns to find in {n} strings",
-                b_offsets.len().max(1) - 1
-            )
-        })?;
-        check_bitmap(a_valid, n, "validity")?;
-        check_bitmap(b_valid, n, "validity")?;
-        let values = self.zeroed::<u32>(n)?;
-        let valid = self.zeroed::<u32>(words(n))?;
-        let args = KernelArgs::new()
-            .buffer(a_offsets)
-            .buffer(a_bytes)
-            .arg(ptr(a_valid))
-            .buffer(b_offsets)
-            .buffer(b_bytes)
-            .arg(ptr(b_valid))
-            .arg(n as u64)
-            .buffer(&values)
-            .buffer(&valid);
-        self.launch(ids::string_find_rows, Self::linear(n), args)?;
-        Ok((values, valid))
+        self.string_pairs(ids::string_find_rows, a, b, (false, 0), true)
     }
 
     /// Two string columns compared row by row in Rust's `str` order (bytes,
@@ -179,21 +156,22 @@ impl Ops<'_> {
             ids::string_compare,
             (a_offsets, a_bytes, a_valid),
             (b_offsets, b_bytes, b_valid),
-            b_scalar,
-            op as u32,
+            (b_scalar, op as u32),
+            false,
         )
     }
 
     /// Launches `kernel` over the rows of `a` with those of `b` (its only row
     /// when `b_scalar`), as the kernels of pairs of strings take them: both,
-    /// `b_scalar`, the count, `mode`, then bits and validity out.
+    /// `b_scalar`, the count, `mode`, then bits (a u32 per row where
+    /// `per_row`) and validity out.
     pub(super) fn string_pairs(
         &self,
         kernel: Kernel,
         (a_offsets, a_bytes, a_valid): StringsRef<'_>,
         (b_offsets, b_bytes, b_valid): StringsRef<'_>,
-        b_scalar: bool,
-        mode: u32,
+        (b_scalar, mode): (bool, u32),
+        per_row: bool,
     ) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), RuntimeError> {
         check(!a_offsets.is_empty() && !b_offsets.is_empty(), || {
             "string offsets are empty".into()
@@ -205,7 +183,7 @@ impl Ops<'_> {
         })?;
         check_bitmap(a_valid, n, "validity")?;
         check_bitmap(b_valid, b_rows, "validity")?;
-        let bits = self.zeroed::<u32>(words(n))?;
+        let bits = self.zeroed::<u32>(if per_row { n } else { words(n) })?;
         let valid = self.zeroed::<u32>(words(n))?;
         let args = KernelArgs::new()
             .buffer(a_offsets)

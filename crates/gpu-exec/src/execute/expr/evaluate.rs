@@ -549,39 +549,36 @@ impl Executor<'_> {
             let made = self.computed_in_groups(frame, texts, groups)?;
             return self.part_column(&made, &predicate, None);
         }
-        if let ExprKind::MatchesRow { input, pattern, .. } = &part.kind
-            && is_text_measure(part)
-        {
-            // Where each row's pattern first occurs in its text.
-            let (mut owned_texts, mut owned_patterns) = (None, None);
-            let texts = self.strings_of(frame, input, &mut owned_texts, groups)?;
-            let patterns = self.strings_of(frame, pattern, &mut owned_patterns, groups)?;
-            let (values, validity) = self.ops().string_find_rows(texts, patterns)?;
-            return Ok(DeviceColumn::from_parts(
-                "".into(),
-                GpuDtype::UInt32,
-                frame.height,
-                Values::U32(values),
-                Some(validity),
-            ));
-        }
-        if let ExprKind::String { op, input } = &part.kind
-            && is_text_measure(part)
-        {
-            let mut owned = None;
-            let strings = self.strings_of(frame, input, &mut owned, groups)?;
-            let (offsets, bytes, validity) = strings;
+        if is_text_measure(part) {
             let ops = self.ops();
-            let (values, validity) = match op {
-                StringOp::CountMatches(pattern) => {
-                    ops.string_matches(strings, device_pattern(pattern), false)?
+            let (mut owned, mut owned_patterns) = (None, None);
+            let (values, validity) = match &part.kind {
+                // Where each row's pattern first occurs in its text.
+                ExprKind::MatchesRow { input, pattern, .. } => {
+                    let texts = self.strings_of(frame, input, &mut owned, groups)?;
+                    let patterns = self.strings_of(frame, pattern, &mut owned_patterns, groups)?;
+                    ops.string_find_rows(texts, patterns)?
                 }
-                StringOp::Find(pattern) => {
-                    ops.string_matches(strings, device_pattern(pattern), true)?
+                ExprKind::String { op, input } => {
+                    let strings = self.strings_of(frame, input, &mut owned, groups)?;
+                    let (offsets, bytes, validity) = strings;
+                    match op {
+                        StringOp::CountMatches(pattern) => {
+                            ops.string_matches(strings, device_pattern(pattern), false)?
+                        }
+                        StringOp::Find(pattern) => {
+                            ops.string_matches(strings, device_pattern(pattern), true)?
+                        }
+                        _ => {
+                            let chars = *op == StringOp::LenChars;
+                            ops.string_lengths(offsets, bytes, validity, chars)?
+                        }
+                    }
                 }
                 _ => {
-                    let chars = *op == StringOp::LenChars;
-                    ops.string_lengths(offsets, bytes, validity, chars)?
+                    return Err(ExecError::Unsupported(format!(
+                        "`{part}` as a text measure"
+                    )));
                 }
             };
             return Ok(DeviceColumn::from_parts(
