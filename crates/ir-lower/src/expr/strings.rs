@@ -226,6 +226,27 @@ impl ByRows {
     }
 }
 
+impl GpuExpr {
+    /// Polars' `how` of the texts `input` by each row's `by` (and
+    /// `length`, for a slice): see [`ExprKind::StringByRows`].
+    pub fn by_rows(
+        how: ByRows,
+        input: Box<GpuExpr>,
+        by: GpuExpr,
+        length: Option<GpuExpr>,
+    ) -> GpuExpr {
+        GpuExpr {
+            kind: ExprKind::StringByRows {
+                how,
+                input,
+                by: Box::new(by),
+                length: length.map(Box::new),
+            },
+            dtype: GpuDtype::String,
+        }
+    }
+}
+
 /// A piece of a replacement that puts capture groups in
 /// ([`StringOp::ReplaceGroups`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -802,15 +802,7 @@ impl ExprLowering<'_> {
             },
             dtype: GpuDtype::Boolean,
         };
-        let stripped = GpuExpr {
-            kind: ExprKind::StringByRows {
-                how: ByRows::Slice,
-                input: Box::new(input.clone()),
-                by: Box::new(by),
-                length: Some(Box::new(length)),
-            },
-            dtype: text,
-        };
+        let stripped = GpuExpr::by_rows(ByRows::Slice, Box::new(input.clone()), by, Some(length));
         let yes = GpuExpr::literal(Scalar::Boolean(true), GpuDtype::Boolean);
         Some(has.fill_null(yes).then(stripped, input, text))
     }
@@ -834,15 +826,7 @@ impl ExprLowering<'_> {
             );
             return self.refuse(node, why);
         }
-        Some(GpuExpr {
-            kind: ExprKind::StringByRows {
-                how,
-                input,
-                by: Box::new(set),
-                length: None,
-            },
-            dtype: GpuDtype::String,
-        })
+        Some(GpuExpr::by_rows(how, input, set, None))
     }
 
     /// A padding (`how`) of `input` to each row's `length` (Polars' plan
@@ -869,15 +853,7 @@ impl ExprLowering<'_> {
             }
         };
         let zero = GpuExpr::literal(Scalar::UInt(0), u64);
-        let padded = GpuExpr {
-            kind: ExprKind::StringByRows {
-                how,
-                input,
-                by: Box::new(length.clone().fill_null(zero)),
-                length: None,
-            },
-            dtype: text,
-        };
+        let padded = GpuExpr::by_rows(how, input, length.clone().fill_null(zero), None);
         let null = GpuExpr::literal(Scalar::Null, text);
         Some(length.is_null().then(null, padded, text))
     }
@@ -944,17 +920,9 @@ impl ExprLowering<'_> {
         };
         let length = bounds.next().map(|length| {
             let to_end = GpuExpr::literal(Scalar::UInt(u64::MAX), GpuDtype::UInt64);
-            Box::new(as_type(length, GpuDtype::UInt64, CastMode::Strict).fill_null(to_end))
+            as_type(length, GpuDtype::UInt64, CastMode::Strict).fill_null(to_end)
         });
-        Some(GpuExpr {
-            kind: ExprKind::StringByRows {
-                how,
-                input,
-                by: Box::new(by),
-                length,
-            },
-            dtype: GpuDtype::String,
-        })
+        Some(GpuExpr::by_rows(how, input, by, length))
     }
 }
 

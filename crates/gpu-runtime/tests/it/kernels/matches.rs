@@ -12,7 +12,7 @@ const MATCHED_AT_END: u8 = 4;
 /// The anchored DFA of `ab+` (a match ends before the byte that follows it,
 /// as the host's DFAs report): classes `a` 1, `b` 2, others 0; one start
 /// state whatever precedes.
-fn ab_plus() -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u32>) {
+fn ab_plus() -> Tables {
     // 0 start, 1 after `a`, 2 in `b+`, 3 in `b+` past a match, 4 a match
     // ended (nothing more), 5 dead.
     let transitions = [
@@ -33,6 +33,19 @@ fn ab_plus() -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u32>) {
         DEAD,
     ];
     (classes_of_a_and_b(), transitions, flags, vec![0; 257])
+}
+
+/// A DFA's tables (classes, transitions, flags, start states), as the
+/// kernels take them.
+type Tables = (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u32>);
+
+fn tables((classes, transitions, flags, starts): &Tables) -> DfaTables<'_> {
+    DfaTables {
+        classes,
+        transitions,
+        flags,
+        starts,
+    }
 }
 
 /// The matches of `ab+` in `text`, leftmost and not overlapping.
@@ -58,13 +71,8 @@ fn ab_plus_matches(text: &str) -> Vec<(usize, usize)> {
 fn counts_finds_and_replacements_of_a_literal_or_a_dfa() {
     let device = device();
     let ops = device.ops();
-    let (classes, transitions, state_flags, starts) = ab_plus();
-    let dfa = Pattern::Anchored(DfaTables {
-        classes: &classes,
-        transitions: &transitions,
-        flags: &state_flags,
-        starts: &starts,
-    });
+    let ab_plus = ab_plus();
+    let dfa = Pattern::Anchored(tables(&ab_plus));
     let pieces = ["a", "b", "ab", "abb", "ba", "é", "x", ""];
     let mut rng = fastrand::Rng::with_seed(31);
     for &n in &SIZES[..9] {
@@ -134,7 +142,7 @@ fn counts_finds_and_replacements_of_a_literal_or_a_dfa() {
     }
     // An anchored DFA has a start state for each byte and the text's start.
     let short = Pattern::Anchored(DfaTables {
-        starts: &starts[..1],
+        starts: &ab_plus.3[..1],
         ..match dfa {
             Pattern::Anchored(tables) => tables,
             Pattern::Literal(_) => unreachable!(),
@@ -172,9 +180,7 @@ fn every_end_of_nothing() -> (Vec<u32>, Vec<u8>) {
 /// DFAs of three classes (four per group) joined as ir-lower's
 /// `RegexDfa::joined` joins them: classes and start states one part after
 /// the other, states numbered on.
-fn joined<const N: usize>(
-    parts: [(Vec<u32>, Vec<u8>); N],
-) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u32>) {
+fn joined<const N: usize>(parts: [(Vec<u32>, Vec<u8>); N]) -> Tables {
     let (mut classes, mut transitions, mut state_flags, mut starts) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (part_transitions, part_flags) in parts {
@@ -191,16 +197,11 @@ fn joined<const N: usize>(
 fn capture_groups_of_the_first_match() {
     let device = device();
     let ops = device.ops();
-    let (classes, transitions, state_flags, starts) = ab_plus();
-    let whole = DfaTables {
-        classes: &classes,
-        transitions: &transitions,
-        flags: &state_flags,
-        starts: &starts,
-    };
+    let ab_plus = ab_plus();
+    let whole = tables(&ab_plus);
     // `(a)(b+)`: group 1 splits it as (nothing, `a`, `b+`), group 2 as
     // (`a`, `b+`, nothing); the parts are P, G S, G, S.
-    let ab_plus_every_end = (transitions.clone(), state_flags.clone());
+    let ab_plus_every_end = (ab_plus.1.clone(), ab_plus.2.clone());
     let groups = [
         (
             1,
@@ -226,13 +227,8 @@ fn capture_groups_of_the_first_match() {
     for &n in &SIZES[..9] {
         let (rows, valid) = texts_of_pieces(&mut rng, n, &pieces, 7);
         let (doff, dbytes, dvalid) = device.upload_texts(&rows, &valid);
-        for (group, (classes, transitions, state_flags, starts)) in &groups {
-            let parts = DfaTables {
-                classes,
-                transitions,
-                flags: state_flags,
-                starts,
-            };
+        for (group, parts) in &groups {
+            let parts = tables(parts);
             let ambiguous = device.upload(&[0u32]);
             let strings = (&doff, &dbytes, Some(&dvalid));
             let out = ops
@@ -260,7 +256,7 @@ fn capture_groups_of_the_first_match() {
         }
     }
     let wrong = DfaTables {
-        starts: &starts,
+        starts: &ab_plus.3,
         ..whole
     };
     let strings = (&device.upload(&[0i64, 1]), &device.upload(b"a"), None);
@@ -280,16 +276,11 @@ fn capture_groups_of_the_first_match() {
 fn replacements_put_capture_groups_in() {
     let device = device();
     let ops = device.ops();
-    let (classes, transitions, state_flags, starts) = ab_plus();
-    let whole = DfaTables {
-        classes: &classes,
-        transitions: &transitions,
-        flags: &state_flags,
-        starts: &starts,
-    };
-    let ab_plus_every_end = (transitions.clone(), state_flags.clone());
+    let ab_plus = ab_plus();
+    let whole = tables(&ab_plus);
+    let ab_plus_every_end = (ab_plus.1.clone(), ab_plus.2.clone());
     // Group 2's parts (P, G S, G, S), then group 1's.
-    let (group_classes, group_transitions, group_flags, group_starts) = joined([
+    let groups = joined([
         every_end_of_a(),
         every_end_of_b_plus(),
         every_end_of_b_plus(),
@@ -299,12 +290,7 @@ fn replacements_put_capture_groups_in() {
         every_end_of_a(),
         every_end_of_b_plus(),
     ]);
-    let groups = DfaTables {
-        classes: &group_classes,
-        transitions: &group_transitions,
-        flags: &group_flags,
-        starts: &group_starts,
-    };
+    let groups = tables(&groups);
     let template = [
         ReplacementPiece::Text("<"),
         ReplacementPiece::Group(0),
