@@ -277,7 +277,9 @@ fn find_deep<'e>(
     if let ExprKind::List { function, .. } = &e.kind
         && let Some(inner) = match function {
             ListFunction::Eval(inner) | ListFunction::Keep { by: inner, .. } => Some(inner),
-            ListFunction::Agg(inner) if aggregations => Some(inner),
+            ListFunction::Agg {
+                aggregation: inner, ..
+            } if aggregations => Some(inner),
             _ => None,
         }
         && let Some(found) = find_deep(inner, aggregations, true, f)

@@ -553,7 +553,9 @@ pub(crate) fn nested_part(expr: &GpuExpr) -> bool {
 fn list_function_supported(function: &ListFunction) -> Result<(), String> {
     match function {
         ListFunction::Eval(expr)
-        | ListFunction::Agg(expr)
+        | ListFunction::Agg {
+            aggregation: expr, ..
+        }
         | ListFunction::Keep { by: expr, .. } => evaluable(expr),
         _ => Ok(()),
     }

@@ -211,6 +211,12 @@ impl fmt::Display for GpuExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             // As Polars names a column (its position is the plan's business).
+            // (A list's values in `list.eval`, as Polars writes them.)
+            ExprKind::Column { name, .. }
+                if *name == polars_plan::constants::get_pl_element_name() =>
+            {
+                f.write_str("element()")
+            }
             ExprKind::Column {
                 name,
                 held: Held::PerRow,

@@ -27,8 +27,12 @@ pub enum ListFunction {
     Sort { descending: bool, nulls_last: bool },
     /// `list.agg` of an aggregation of the values (column 0 of a frame of
     /// their own, each list a group of it, as a group-by takes a group):
-    /// one value per list, null of a null list.
-    Agg(Box<GpuExpr>),
+    /// one value per list, null of a null list; `listed`, as `list.eval`
+    /// of an aggregation gives it: each such value as a list of one.
+    Agg {
+        aggregation: Box<GpuExpr>,
+        listed: bool,
+    },
     /// `list.eval` of an expression of the values (column 0 of a frame of
     /// their own, each list a group of it, as a group-by's aggregation
     /// takes a group) giving one value per value: each list's results.
@@ -57,7 +61,14 @@ impl fmt::Display for ListFunction {
             ListFunction::Contains(item) => write!(f, "list.contains({item})"),
             ListFunction::Keep { what, .. } => write!(f, "list.{what}"),
             ListFunction::Eval(evaluation) => write!(f, "list.eval[{evaluation}]"),
-            ListFunction::Agg(aggregation) => write!(f, "list.agg[{aggregation}]"),
+            ListFunction::Agg {
+                aggregation,
+                listed: false,
+            } => write!(f, "list.agg[{aggregation}]"),
+            ListFunction::Agg {
+                aggregation,
+                listed: true,
+            } => write!(f, "list.eval[{aggregation}]"),
             ListFunction::Sort {
                 descending,
                 nulls_last,

@@ -113,7 +113,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
                         op,
                         AggOp::Min { .. } | AggOp::Max { .. } | AggOp::ArgMin | AggOp::ArgMax
                     ),
-                    ListFunction::Agg(_) | ListFunction::Eval(_) => false,
+                    ListFunction::Agg { .. } | ListFunction::Eval(_) => false,
                 }
         }
         ExprKind::ConcatList(_) => same_scale,

@@ -312,7 +312,8 @@ impl ExprLowering<'_> {
             ExprKind::List {
                 function: ListFunction::Sort { .. }
                     | ListFunction::Keep { .. }
-                    | ListFunction::Eval(_),
+                    | ListFunction::Eval(_)
+                    | ListFunction::Agg { listed: true, .. },
                 ..
             } | ExprKind::ConcatList(_)
                 | ExprKind::IntRanges { .. }
@@ -446,7 +447,11 @@ impl ExprLowering<'_> {
         let count = found
             .cast(uint32, CastMode::NonStrict)
             .aggregated(AggOp::Sum, uint32);
-        self.list_function_of(node, ListFunction::Agg(Box::new(count)), lists, dtype)
+        let count = ListFunction::Agg {
+            aggregation: Box::new(count),
+            listed: false,
+        };
+        self.list_function_of(node, count, lists, dtype)
     }
 
     /// `list.eval(evaluation)` of the lists `expr`: the evaluation lowered
@@ -455,7 +460,8 @@ impl ExprLowering<'_> {
     /// the list's other values in order: ranks, running sums, shifts,
     /// sorts, aggregations broadcast), or a filter of the values themselves
     /// (a filter, `drop_nulls`, a slice, `unique`: the values each list
-    /// keeps); filters inside expressions, one value per list and
+    /// keeps), or one value per list (an aggregation: `list.agg` gives it,
+    /// `list.eval` a list of it); filters inside expressions and
     /// evaluations of other columns stay with Polars.
     pub(crate) fn list_eval(
         &mut self,
@@ -531,18 +537,24 @@ impl ExprLowering<'_> {
             return self.list_function_of(node, kept, lists, dtype);
         }
         let evaluated = inner.expr(evaluation)?;
-        let scalar = polars_plan::plans::is_scalar_ae(evaluation, self.arena);
-        if aggregated {
-            return self.list_agg(node, lists, evaluated, scalar);
+        // One value per list (an aggregation of the values): `list.agg`
+        // gives it as it is, `list.eval` as a list of one.
+        if polars_plan::plans::is_scalar_ae(evaluation, self.arena) {
+            return self.list_agg(node, lists, evaluated, !aggregated);
         }
-        let one_per_value = !scalar
-            && !evaluated.any(&keeps_other_values)
+        if aggregated {
+            return self.refuse(
+                node,
+                "list.agg of other than one value per list is not supported on the GPU",
+            );
+        }
+        let one_per_value = !evaluated.any(&keeps_other_values)
             && !matches!(evaluated.kind, ExprKind::Agg { .. } | ExprKind::Len);
         if !one_per_value || of.values().is_nested() {
             return self.refuse(
                 node,
-                "list.eval of a filter or `unique` inside an expression, or of one value per \
-                 list, is not supported on the GPU yet",
+                "list.eval of a filter or `unique` inside an expression is not supported on the \
+                 GPU yet",
             );
         }
         let dtype = self.dtype(node)?;
@@ -555,14 +567,15 @@ impl ExprLowering<'_> {
     /// `list.agg(aggregation)` of `lists` (Python's `list.n_unique`,
     /// `list.any`, `list.all` are such): one value of each list's values,
     /// an expression of aggregations as a group-by aggregates a group;
-    /// `item`, `get`, lists, sums, means and spreads of floats (added in
-    /// Polars' order of its own) and other evaluations stay with Polars.
+    /// `listed`, `list.eval` of it: each value a list of one. `item`,
+    /// `get`, lists, sums, means and spreads of floats (added in Polars'
+    /// order of its own) stay with Polars.
     fn list_agg(
         &mut self,
         node: Node,
         lists: GpuExpr,
         aggregation: GpuExpr,
-        scalar: bool,
+        listed: bool,
     ) -> Lowered {
         let floats_added = aggregation.any(&|e| {
             matches!(
@@ -589,18 +602,38 @@ impl ExprLowering<'_> {
                 }
             )
         });
-        if !scalar || picks || floats_added {
+        let name = if listed { "list.eval" } else { "list.agg" };
+        // (Of a literal alone, Polars repeats it for each value.)
+        let aggregates =
+            aggregation.any(&|e| matches!(e.kind, ExprKind::Agg { .. } | ExprKind::Len));
+        if !aggregates {
             return self.refuse(
                 node,
-                "list.agg of other than aggregations (of `item`, `get` and lists, and of sums, \
-                 means and spreads of floats, too) is not supported on the GPU yet",
+                format!("{name} of a literal is not supported on the GPU (Polars repeats it)"),
+            );
+        }
+        if picks || floats_added {
+            return self.refuse(
+                node,
+                format!(
+                    "{name} of `item`, `get` or lists, or of sums, means and spreads of floats, \
+                     is not supported on the GPU yet"
+                ),
             );
         }
         let dtype = self.dtype(node)?;
-        if dtype != aggregation.dtype {
-            return self.refuse(node, format!("list.agg into {dtype}"));
+        let expected = match listed {
+            true => GpuDtype::List(crate::dtype::ListOf::of(aggregation.dtype)),
+            false => aggregation.dtype,
+        };
+        if dtype != expected || listed && aggregation.dtype.is_nested() {
+            return self.refuse(node, format!("{name} into {dtype}"));
         }
-        self.list_function_of(node, ListFunction::Agg(Box::new(aggregation)), lists, dtype)
+        let aggregation = ListFunction::Agg {
+            aggregation: Box::new(aggregation),
+            listed,
+        };
+        self.list_function_of(node, aggregation, lists, dtype)
     }
 
     /// `concat_list` of `inputs`, values of one type (not lists, not
@@ -683,7 +716,8 @@ impl ExprLowering<'_> {
     }
 
     /// Of `values.gather(places)` at `node` by a literal list of integer
-    /// places (`gather([2, 0, -1])`, no null among them): the values' node,
+    /// places (`gather([2, 0, -1])`, no null among them) or one literal
+    /// place (`gather(0)`, a list of one place): the values' node,
     /// the places, and whether a place outside the values gives null
     /// (`null_on_oob`; else Polars raises). `None` for any other node.
     pub(crate) fn gather_at_places(&self, node: Node) -> Option<AtPlaces> {
@@ -696,18 +730,23 @@ impl ExprLowering<'_> {
         else {
             return None;
         };
-        let (places, dtype) = self.literal_list(*idx)?;
-        if !dtype.is_integer() {
-            return None;
-        }
-        let places = places
-            .iter()
-            .map(|place| match place {
-                Scalar::Int(place) => Some(*place),
-                Scalar::UInt(place) => i64::try_from(*place).ok(),
-                _ => None,
-            })
-            .collect::<Option<_>>()?;
+        // (One place, `gather(0)`, Polars takes as a list of one.)
+        let places = match self.literal_list(*idx) {
+            Some((places, dtype)) if dtype.is_integer() => places
+                .iter()
+                .map(|place| match place {
+                    Scalar::Int(place) => Some(*place),
+                    Scalar::UInt(place) => i64::try_from(*place).ok(),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?,
+            Some(_) => return None,
+            None => vec![
+                self.constant(*idx)
+                    .filter(|place| place.dtype().is_integer())
+                    .and_then(|place| place.extract::<i64>())?,
+            ],
+        };
         Some((*expr, places, *null_on_oob))
     }
 

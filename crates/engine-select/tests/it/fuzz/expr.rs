@@ -175,7 +175,8 @@ pub enum Op {
     /// 1 null tests, 2 sorted descending, 3 ranked, 4 running sums,
     /// 5 doubled, 6 less the list's mean, 7 nulls dropped, 8 kept above
     /// the least, 9 distinct (`unique`), 10 distinct in order
-    /// (`unique_stable`), 11 distinct valid values.
+    /// (`unique_stable`), 11 distinct valid values; aggregations, each a
+    /// list of one: 12 greatest, 13 greatest less least, 14 first, 15 sum.
     ListEval(u8),
     /// `list.sort(descending, nulls_last)`.
     ListSort(bool, bool),
@@ -387,6 +388,8 @@ pub enum Op {
     /// The input at literal places (from the end where negative), null
     /// outside the values or not: `gather([2, 0, -1])`.
     GatherAt(Vec<i64>, bool),
+    /// The input at one literal place, as a list of one: `gather(2)`.
+    GatherOne(i64, bool),
     /// The first input at the place of the second's greatest value (its
     /// least, with `false`): `x.get(k.arg_max())`.
     GetAtExtreme(bool),
@@ -545,9 +548,15 @@ impl E {
             }
             Op::ListEval(9) => case!(i, s; [x]; ; x.list().eval(element().unique())),
             Op::ListEval(10) => case!(i, s; [x]; ; x.list().eval(element().unique_stable())),
-            Op::ListEval(_) => {
+            Op::ListEval(11) => {
                 case!(i, s; [x]; ; x.list().eval(element().drop_nulls().unique()))
             }
+            Op::ListEval(12) => case!(i, s; [x]; ; x.list().eval(element().max())),
+            Op::ListEval(13) => {
+                case!(i, s; [x]; ; x.list().eval(element().max() - element().min()))
+            }
+            Op::ListEval(14) => case!(i, s; [x]; ; x.list().eval(element().first())),
+            Op::ListEval(_) => case!(i, s; [x]; ; x.list().eval(element().sum())),
             Op::ListSort(d, nl) => case!(i, s; [x]; d = d, nl = nl;
                 x.list().sort(SortOptions::default().with_order_descending(d).with_nulls_last(nl))),
             Op::Unique(true) => case!(i, s; [x]; ; x.unique_stable()),
@@ -845,6 +854,8 @@ impl E {
             Op::Gather(null) => case!(i, s; [x, idx]; null = null; x.gather(idx, null)),
             Op::GatherAt(places, null) => case!(i, s; [x]; places = places, null = null;
                 x.gather(lit(Series::new("".into(), places)), null)),
+            Op::GatherOne(place, null) => case!(i, s; [x]; place = place, null = null;
+                x.gather(lit(place), null)),
             Op::GetAtExtreme(true) => case!(i, s; [x, k]; ; x.get(k.arg_max(), false)),
             Op::GetAtExtreme(false) => case!(i, s; [x, k]; ; x.get(k.arg_min(), false)),
             Op::Head(n) => case!(i, s; [x]; n = n; x.head(Some(n))),

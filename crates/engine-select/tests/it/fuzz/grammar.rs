@@ -986,7 +986,8 @@ impl Grammar<'_> {
                 if self.chance(0.1) {
                     // The values at literal places.
                     let null_on_oob = self.chance(0.5);
-                    let at = Op::GatherAt(self.places(), null_on_oob);
+                    let places = self.places();
+                    let at = self.gather_at(places, null_on_oob);
                     x = E::new(at, vec![self.value(ty, depth)]);
                 } else if self.chance(0.15) {
                     x = E::new(Op::Unique(self.chance(0.8)), vec![x]);

@@ -744,13 +744,14 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
     }
     if rng.random_bool(0.1) {
         // Evaluated within each list: any values shifted, tested, sorted,
-        // their nulls dropped, their distinct values; numbers ranked,
-        // summed, doubled, centred, kept above the least.
+        // their nulls dropped, their distinct values, their greatest and
+        // first (as lists of one); numbers ranked, summed, doubled,
+        // centred, kept above the least, their spread and sum.
         let numeric = values.is_integer() || values.is_float();
         let kind = if numeric || any {
-            rng.random_range(0..12)
+            rng.random_range(0..16)
         } else {
-            *[0, 1, 2, 7, 9, 10, 11].choose(rng).unwrap()
+            *[0, 1, 2, 7, 9, 10, 11, 12, 14].choose(rng).unwrap()
         };
         list = E::new(Op::ListEval(kind), vec![list]);
         if rng.random_bool(0.5) {

@@ -119,7 +119,8 @@ fn gathers_by_arg_sort_of_one_value_stay_with_polars() {
     assert!(expected.equals_missing(&actual), "{expected}\n{actual}");
 }
 
-/// `gather` at literal places (`gather([2, 0, -1])`): the values at each
+/// `gather` at literal places (`gather([2, 0, -1])`, or one: `gather(0)`,
+/// a list of one place): the values at each
 /// place, from the end where negative, repeated places too; per group each
 /// group's list, over the frame the rows (aggregations beside repeated);
 /// outside the values null with `null_on_oob` over the frame, else (per
@@ -166,6 +167,28 @@ fn gathers_at_literal_places_match_the_cpu_or_leave_polars_its_error() {
             "over the frame, outside null",
             frame().select([col("i").gather(places(&[9, -9, 1]), true)]),
         ),
+        // One place, not a list: Polars takes it as a list of one.
+        (
+            "per group, one place",
+            g().agg([
+                col("x").gather(lit(0), false).alias("first"),
+                col("s").gather(lit(-1i64), false).alias("last"),
+                col("i").gather(lit(0u32), true).alias("first, unsigned"),
+            ]),
+        ),
+        (
+            "over the frame, one place",
+            frame().select([
+                col("s").gather(lit(-2), false),
+                col("x").gather(lit(-2), false),
+            ]),
+        ),
+        (
+            "over no rows, one place outside, null",
+            frame()
+                .filter(col("i").gt(lit(9)))
+                .select([col("i").gather(lit(0), true)]),
+        ),
     ] {
         assert_gpu_eq(name, lf);
     }
@@ -177,6 +200,12 @@ fn gathers_at_literal_places_match_the_cpu_or_leave_polars_its_error() {
         );
     }
     assert_cpu_error(frame().select([col("x").gather(places(&[7]), false)]));
+    assert_cpu_error(frame().select([col("x").gather(lit(7), false)]));
+    assert_cpu_error(
+        frame()
+            .group_by_stable([col("g")])
+            .agg([col("x").gather(lit(2), true)]),
+    );
     // Categoricals, which the GPU does not hold in lists, stay with Polars
     // (fuzz seed 2193, before this landed: an internal error).
     let categorical = DataType::from_categories(Categories::global());

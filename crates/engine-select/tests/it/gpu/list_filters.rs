@@ -1,4 +1,4 @@
-//! Each list's values filtered on the device: `list.eval` of filters, drops of nulls, heads and distinct values (Python's `list.unique`), in each list's order; the distinct floats stay with Polars, with the reason.
+//! `list.eval` on the device beyond values one by one: each list's values filtered (filters, drops of nulls, heads and distinct values, Python's `list.unique`, in each list's order) and aggregated as lists of one; distinct floats and float sums stay with Polars, with the reason.
 
 use super::lists::{list_frame, polars_explode};
 use super::*;
@@ -154,5 +154,74 @@ fn distinct_values_of_each_list_match_the_cpu() {
     assert_cpu_answer_with_reason(
         list_frame().select([col("lf").list().eval(element().unique())]),
         "the distinct floats of each group or list",
+    );
+}
+
+#[test]
+fn aggregations_of_each_list_are_lists_of_one() {
+    let frame = list_frame();
+    assert_gpu_eq(
+        "list.eval of aggregations (an empty list's sum [0], its extreme [null]; a null list null)",
+        frame.clone().select([
+            col("li").list().eval(element().sum()).alias("sum"),
+            col("li").list().eval(element().max()).alias("greatest"),
+            col("li").list().eval(element().first()).alias("first"),
+            col("li").list().eval(element().mean()).alias("mean"),
+            col("li").list().eval(len()).alias("length"),
+            col("li").list().eval(element().null_count()).alias("nulls"),
+            col("ls")
+                .list()
+                .eval(element().n_unique())
+                .alias("distinct texts"),
+            col("ls").list().eval(element().min()).alias("least text"),
+            col("ld").list().eval(element().max()).alias("latest"),
+            // (Not of i64::MAX: a debug build of Polars checks overflow.)
+            col("li")
+                .list()
+                .head(lit(2))
+                .list()
+                .eval(element().product())
+                .alias("product"),
+            col("lf")
+                .list()
+                .eval(element().product())
+                .alias("float product"),
+            col("b").alias("kept beside"),
+        ]),
+    );
+    assert_gpu_eq(
+        "of expressions of aggregations, then measured and exploded",
+        frame
+            .clone()
+            .select([
+                col("li")
+                    .list()
+                    .eval(element().max() - element().min())
+                    .alias("spread"),
+                col("li")
+                    .list()
+                    .eval(element().count() * lit(2u32))
+                    .list()
+                    .len()
+                    .alias("one each"),
+            ])
+            .explode(by_name(["spread"], true, false), polars_explode()),
+    );
+    assert_gpu_eq(
+        "filtered rows, per group",
+        frame
+            .filter(col("k").is_not_null())
+            .group_by_stable([col("k")])
+            .agg([col("li")
+                .list()
+                .eval(element().max())
+                .list()
+                .first()
+                .max()
+                .alias("greatest")]),
+    );
+    assert_cpu_answer_with_reason(
+        list_frame().select([col("lf").list().eval(element().sum())]),
+        "list.eval of `item`, `get` or lists, or of sums, means and spreads of floats",
     );
 }

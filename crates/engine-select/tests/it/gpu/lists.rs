@@ -833,7 +833,7 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
             frame
                 .clone()
                 .select([col("ls").list().agg(element().get(lit(0), true))]),
-            "list.agg of other than aggregations",
+            "list.agg of `item`, `get` or lists",
         ),
         (
             frame.clone().select([col("li").shift(lit(1))]),

@@ -418,7 +418,10 @@ impl Executor<'_> {
             ListFunction::Aggregate(op) => {
                 (values.aggregated(op.clone(), dtype), column_ref(0, dtype))
             }
-            ListFunction::Agg(aggregation) => (aggregation.as_ref().clone(), column_ref(0, dtype)),
+            ListFunction::Agg { aggregation, .. } => {
+                let dtype = aggregation.dtype;
+                (aggregation.as_ref().clone(), column_ref(0, dtype))
+            }
         };
         // Sums and means of floats (means of 64-bit integers too) in the
         // order Polars adds each list's values.
@@ -452,12 +455,44 @@ impl Executor<'_> {
             columns: vec![value, lengths()?],
             height: frame.height,
         };
-        let null = GpuExpr::literal(Scalar::Null, dtype);
+        let value_dtype = of_aggregate.dtype;
+        let null = GpuExpr::literal(Scalar::Null, value_dtype);
         let of_valid_lists =
             column_ref(1, GpuDtype::UInt32)
                 .is_not_null()
-                .then(of_aggregate, null, dtype);
-        self.evaluate(&both, &of_valid_lists, "")
+                .then(of_aggregate, null, value_dtype);
+        let value = self.evaluate(&both, &of_valid_lists, "")?;
+        match function {
+            ListFunction::Agg { listed: true, .. } => {
+                let (_, valid) = ops.list_lengths(offsets, lists.validity())?;
+                self.lists_of_one(value, valid, dtype)
+            }
+            _ => Ok(value),
+        }
+    }
+
+    /// Each row's `value` as a list of one (`dtype`), as `list.eval` of an
+    /// aggregation gives it; null and empty where `valid` (the lists'
+    /// validity) is not set.
+    fn lists_of_one(
+        &self,
+        value: DeviceColumn,
+        valid: DeviceBuffer<u32>,
+        dtype: GpuDtype,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let n = value.len();
+        let rows = ops.iota(n, 0)?;
+        let counts = ops.widen(&ops.segment_count(Some(&valid), &rows, n)?)?;
+        let offsets = self.offsets_of(&counts)?;
+        let kept = ops.filter_indices(&valid, None, n)?;
+        let (values, validity) = self.gather_values(value.values(), value.validity(), n, &kept)?;
+        let child = Child {
+            len: kept.len(),
+            values,
+            validity: Some(validity),
+        };
+        Ok(DeviceColumn::listed(dtype, offsets, child, Some(valid)))
     }
 }
 

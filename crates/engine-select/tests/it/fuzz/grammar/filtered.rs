@@ -97,8 +97,8 @@ impl Grammar<'_> {
                 let x = self.value(ty, depth);
                 if let Some(places) = &places {
                     // Gathers at the same literal places.
-                    let at = Op::GatherAt(places.clone(), self.chance(0.5));
-                    return E::new(at, vec![x]);
+                    let null_on_oob = self.chance(0.5);
+                    return E::new(self.gather_at(places.clone(), null_on_oob), vec![x]);
                 }
                 // Now and then each its own rows: a head or a tail of as
                 // many, or the filter (lengths Polars compares).
@@ -148,5 +148,14 @@ impl Grammar<'_> {
     pub(super) fn places(&mut self) -> Vec<i64> {
         let n = self.rng.random_range(1..5);
         (0..n).map(|_| self.rng.random_range(-4..6)).collect()
+    }
+
+    /// A gather at `places`: of one place, now and then that place alone
+    /// (`gather(0)`, which Polars takes as a list of one).
+    pub(super) fn gather_at(&mut self, places: Vec<i64>, null_on_oob: bool) -> Op {
+        match places[..] {
+            [place] if self.chance(0.5) => Op::GatherOne(place, null_on_oob),
+            _ => Op::GatherAt(places, null_on_oob),
+        }
     }
 }
