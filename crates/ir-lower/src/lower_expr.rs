@@ -49,6 +49,7 @@ mod strings;
 mod structs;
 mod temporal;
 mod temporal_parts;
+mod wide_integers;
 
 use aggregations::*;
 pub(crate) use aggregations::{
@@ -366,8 +367,16 @@ impl ExprLowering<'_> {
             }
             AExpr::BinaryExpr { left, op, right } => {
                 let (left, right, op) = (*left, *right, *op);
-                let (left, right) = (self.boxed(left), self.boxed(right));
                 let op = binary_op(op);
+                let compares = op.is_comparison()
+                    || matches!(op, BinaryOp::EqMissing | BinaryOp::NotEqMissing);
+                if compares
+                    && let (Some(a), Some(b)) =
+                        (self.cast_to_i128_of(left), self.cast_to_i128_of(right))
+                {
+                    return self.wide_comparison(node, op, (a, b));
+                }
+                let (left, right) = (self.boxed(left), self.boxed(right));
                 let (left, right) = (left?, right?);
                 // A dynamic integer literal beyond the integer type Polars
                 // plans for the result (`lit(i64::MAX) / col(i32)`): Polars'

@@ -140,6 +140,27 @@ impl<'a> PlanLowering<'a> {
         lowered.into_iter().collect()
     }
 
+    /// A join's keys over the columns of `input`; a key Polars casts to
+    /// i128 (a u64 joined with a signed integer) as
+    /// [`ExprLowering::wide_join_key`] gives it.
+    fn join_keys(
+        &mut self,
+        keys: &[ExprIR],
+        input: Node,
+        nulls_equal: bool,
+    ) -> Option<Vec<GpuExpr>> {
+        let schema = self.schema_of(input);
+        let mut lowering = self.expr_lowering_over(&schema, input);
+        let lowered: Vec<Option<GpuExpr>> = keys
+            .iter()
+            .map(|key| match lowering.cast_to_i128_of(key.node()) {
+                Some(integer) => lowering.wide_join_key(key.node(), integer, nulls_equal),
+                None => lowering.expr(key.node()),
+            })
+            .collect();
+        lowered.into_iter().collect()
+    }
+
     fn exprs_over(
         &mut self,
         exprs: &[ExprIR],
@@ -687,9 +708,9 @@ impl<'a> PlanLowering<'a> {
                 if one_value {
                     return None;
                 }
-                let left_on = self.exprs(left_on, left_node);
-                let right_on = self.exprs(right_on, right_node);
                 let args = &options.args;
+                let left_on = self.join_keys(left_on, left_node, args.nulls_equal);
+                let right_on = self.join_keys(right_on, right_node, args.nulls_equal);
                 let kind = match args.how {
                     JoinType::Inner => JoinKind::Inner,
                     JoinType::Left => JoinKind::Left,

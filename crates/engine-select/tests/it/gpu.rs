@@ -52,6 +52,7 @@ mod temporal_parts;
 mod time_windows;
 mod unpivot;
 mod whole_frame;
+mod wide_integers;
 mod windows;
 mod zones;
 

@@ -653,25 +653,6 @@ fn right_full_and_cross_joins_keeping_an_order_run_on_the_device() {
     }
 }
 
-/// Polars joins i64 keys with u64 keys by casting both to i128 (and hashes
-/// their bits as u128: the workspace enables both types, without which its
-/// own engine panics): the CPU answers, saying the device holds no i128.
-#[test]
-fn joins_of_i64_with_u64_keys_answer_on_the_cpu() {
-    let left = df!("k" => [Some(1i64), Some(-2), None, Some(3)], "x" => [1i32, 2, 3, 4])
-        .unwrap()
-        .lazy();
-    let right = df!("k" => [Some(1u64), Some(3), Some(u64::MAX)], "y" => [5i32, 6, 7])
-        .unwrap()
-        .lazy();
-    for how in [JoinType::Inner, JoinType::Left] {
-        let lf = left
-            .clone()
-            .join(right.clone(), [col("k")], [col("k")], JoinArgs::new(how));
-        assert_cpu_answer_with_reason(lf, "i128");
-    }
-}
-
 /// A left frame whose keys repeat, some matching nothing in
 /// [`repeating_right`], one null.
 fn repeating_left() -> LazyFrame {

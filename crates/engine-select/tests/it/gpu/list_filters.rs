@@ -220,6 +220,19 @@ fn aggregations_of_each_list_are_lists_of_one() {
                 .max()
                 .alias("greatest")]),
     );
+    // (Before, `list.agg` of a literal gave one value per list.)
+    for (lf, reason) in [
+        (
+            list_frame().select([col("li").list().agg(lit(1i64))]),
+            "list.agg of a literal",
+        ),
+        (
+            list_frame().select([col("ls").list().eval(lit("x"))]),
+            "list.eval of a literal",
+        ),
+    ] {
+        assert_cpu_answer_with_reason(lf, reason);
+    }
     assert_cpu_answer_with_reason(
         list_frame().select([col("lf").list().eval(element().sum())]),
         "list.eval of `item`, `get` or lists, or of sums, means and spreads of floats",
