@@ -278,6 +278,9 @@ impl ExprLowering<'_> {
             }
         };
         let dtype = self.dtype(node)?;
+        if let Some(null) = self.null_per_group(&op, input, dtype) {
+            return Some(null);
+        }
         let picks_a_value = matches!(
             op,
             AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last | AggOp::Item { .. }
@@ -310,6 +313,26 @@ impl ExprLowering<'_> {
             });
         }
         self.aggregation_of(node, op, input, dtype)
+    }
+
+    /// Per group, Polars' null for a mean, median or spread of a text
+    /// column, and for a spread of a date or timestamp column (over the
+    /// whole frame it raises): a null of `dtype` per group. `None` for
+    /// any other aggregation.
+    fn null_per_group(&self, op: &AggOp, input: Node, dtype: GpuDtype) -> Option<GpuExpr> {
+        let spread = matches!(op, AggOp::Std { .. } | AggOp::Var { .. });
+        let moment = spread || matches!(op, AggOp::Mean | AggOp::Median);
+        if !self.per_group || !moment || !matches!(self.arena.get(input), AExpr::Column(_)) {
+            return None;
+        }
+        let of = self.polars_dtype(input)?;
+        let null = match of {
+            DataType::String => true,
+            DataType::Date | DataType::Datetime(_, None) => spread,
+            _ => false,
+        };
+        let typed_alike = GpuDtype::from_polars(&of).ok() == Some(dtype);
+        (null && typed_alike).then(|| GpuExpr::literal(Scalar::Null, dtype))
     }
 
     /// `agg` of one value that Polars computes (an aggregation, `len()`:
@@ -496,6 +519,11 @@ impl ExprLowering<'_> {
                 });
             }
             return self.aggregation_of_filter(node, op, (values, kept), dtype);
+        }
+        // Other functions of a filter's rows (`x.filter(p).shift(1)`): of
+        // each group's kept values as a list.
+        if let Some(lowered) = self.of_kept_lists(node, &op, input, dtype) {
+            return lowered;
         }
         let mut input = self.boxed(input)?;
         // (`implode` refuses what it does not list, with its own reasons.)

@@ -50,6 +50,38 @@ fn keeps_other_values(e: &GpuExpr) -> bool {
     )
 }
 
+/// The columns of a list's values as `element()` reads them (the only
+/// one, of `values`).
+pub(crate) fn elements_schema(values: DataType) -> Schema {
+    let mut schema = Schema::default();
+    schema.insert(polars_plan::constants::get_pl_element_name(), values);
+    schema
+}
+
+/// A lowering of expressions of each list's values (`schema`: see
+/// [`elements_schema`]), each list a group, with `substituted` (a node
+/// that stands for the values) where given.
+pub(crate) fn over_elements<'s>(
+    arena: &'s Arena<AExpr>,
+    refusals: &'s mut Vec<Refusal>,
+    schema: &'s Schema,
+    substituted: Option<(Node, GpuExpr)>,
+) -> ExprLowering<'s> {
+    ExprLowering {
+        arena,
+        schema,
+        one_row: Vec::new(),
+        refusals,
+        per_group: true,
+        unsliced: None,
+        unfiltered: false,
+        nulled: None,
+        substituted,
+        fields_of: None,
+        scalar_columns: None,
+    }
+}
+
 impl ExprLowering<'_> {
     /// A function of the `list` namespace, of a list column.
     pub(crate) fn list(
@@ -477,22 +509,8 @@ impl ExprLowering<'_> {
         let Some(DataType::List(values)) = self.polars_dtype(expr) else {
             return self.refuse(node, "list.eval of values that are not a list");
         };
-        let values = *values;
-        let mut schema = Schema::default();
-        schema.insert(polars_plan::constants::get_pl_element_name(), values);
-        let mut inner = ExprLowering {
-            arena: self.arena,
-            schema: &schema,
-            one_row: Vec::new(),
-            refusals: &mut *self.refusals,
-            per_group: true,
-            unsliced: None,
-            unfiltered: false,
-            nulled: None,
-            substituted: None,
-            fields_of: None,
-            scalar_columns: None,
-        };
+        let schema = elements_schema(*values);
+        let mut inner = over_elements(self.arena, &mut *self.refusals, &schema, None);
         // A filter of the values themselves (`element().filter(..)`,
         // `element().drop_nulls()`, `element().head(2)`): each list's values
         // it keeps, in order, as `list.slice` keeps them; their distinct
@@ -577,6 +595,19 @@ impl ExprLowering<'_> {
         aggregation: GpuExpr,
         listed: bool,
     ) -> Lowered {
+        let name = if listed { "list.eval" } else { "list.agg" };
+        let (function, dtype) = self.list_agg_of(node, aggregation, (listed, name))?;
+        self.list_function_of(node, function, lists, dtype)
+    }
+
+    /// [`Self::list_agg`]'s function of each list, and its type, or why not
+    /// (the construct called `name` in the reasons).
+    pub(crate) fn list_agg_of(
+        &mut self,
+        node: Node,
+        aggregation: GpuExpr,
+        (listed, name): (bool, &str),
+    ) -> Option<(ListFunction, GpuDtype)> {
         let floats_added = aggregation.any(&|e| {
             matches!(
                 &e.kind,
@@ -602,24 +633,25 @@ impl ExprLowering<'_> {
                 }
             )
         });
-        let name = if listed { "list.eval" } else { "list.agg" };
         // (Of a literal alone, Polars repeats it for each value.)
         let aggregates =
             aggregation.any(&|e| matches!(e.kind, ExprKind::Agg { .. } | ExprKind::Len));
         if !aggregates {
-            return self.refuse(
+            self.refuse(
                 node,
                 format!("{name} of a literal is not supported on the GPU (Polars repeats it)"),
             );
+            return None;
         }
         if picks || floats_added {
-            return self.refuse(
+            self.refuse(
                 node,
                 format!(
-                    "{name} of `item`, `get` or lists, or of sums, means and spreads of floats, \
-                     is not supported on the GPU yet"
+                    "{name} is not supported on the GPU yet where it takes `item`, `get` or \
+                     lists, or sums, means or spreads of floats"
                 ),
             );
+            return None;
         }
         let dtype = self.dtype(node)?;
         let expected = match listed {
@@ -627,13 +659,14 @@ impl ExprLowering<'_> {
             false => aggregation.dtype,
         };
         if dtype != expected || listed && aggregation.dtype.is_nested() {
-            return self.refuse(node, format!("{name} into {dtype}"));
+            self.refuse(node, format!("{name} into {dtype}"));
+            return None;
         }
         let aggregation = ListFunction::Agg {
             aggregation: Box::new(aggregation),
             listed,
         };
-        self.list_function_of(node, aggregation, lists, dtype)
+        Some((aggregation, dtype))
     }
 
     /// `concat_list` of `inputs`, values of one type (not lists, not
@@ -880,6 +913,10 @@ impl ExprLowering<'_> {
             }
             _ => self.aggregation_of(node, AggOp::Implode, input, dtype)?,
         };
+        // (Functions of a filter's kept values: their lists, made whole.)
+        if super::kept_lists::is_kept_list(&imploded) {
+            return Some(imploded);
+        }
         let ExprKind::Agg { input: listed, .. } = &imploded.kind else {
             return self.refuse(input, format!("`{imploded}` is not an implode"));
         };

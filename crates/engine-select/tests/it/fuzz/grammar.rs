@@ -894,6 +894,14 @@ impl Grammar<'_> {
                     Ty::Str,
                 ),
                 1 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), Ty::Str),
+                // A mean, median or spread of texts: null per group (Polars
+                // raises over the frame).
+                2 if self.chance(0.2) => (
+                    *[Agg::Mean, Agg::Median, Agg::Std(1)]
+                        .choose(self.rng)
+                        .unwrap(),
+                    Ty::Str,
+                ),
                 _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Str),
             },
             // Of their ticks, cast back toward zero (timestamps of dates

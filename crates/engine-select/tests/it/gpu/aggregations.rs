@@ -1104,3 +1104,39 @@ fn values_at_the_place_of_an_extreme_match_the_cpu() {
         );
     }
 }
+
+/// `group_by(..).mean()` and the like over every column: per group Polars
+/// gives null for a mean, median or spread of a text column and for a
+/// spread of a timestamp column (over the whole frame it raises); in a
+/// window such a null stays with Polars.
+#[test]
+fn means_and_spreads_of_texts_are_null_per_group() {
+    let frame = || {
+        df!(
+            "g" => [Some("a"), Some("b"), Some("a"), None, Some("b")],
+            "s" => [Some("x"), None, Some("yz"), Some(""), Some("w")],
+            "i" => [Some(1i64), Some(2), None, Some(4), Some(5)],
+            "ts" => [Some(0i64), Some(3_600_000), None, Some(7_200_000), Some(60_000)],
+        )
+        .unwrap()
+        .lazy()
+        .with_column(col("ts").cast(DataType::Datetime(TimeUnit::Milliseconds, None)))
+    };
+    let every = || all().exclude_cols(["g"]).as_expr();
+    for (name, aggregation) in [
+        ("mean", every().mean()),
+        ("median", every().median()),
+        ("std", every().std(1)),
+        ("var", every().var(0)),
+    ] {
+        assert_gpu_eq(
+            &format!("{name} of every column per group"),
+            frame().group_by_stable([col("g")]).agg([aggregation]),
+        );
+    }
+    assert_cpu_answer_with_reason(
+        frame().select([col("s").mean().over([col("g")]).unwrap()]),
+        "(null per group)",
+    );
+    assert_cpu_error(frame().select([col("s").mean()]));
+}

@@ -1,4 +1,4 @@
-//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, aggregated or in a select of the rows kept; filters by a literal.
+//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, aggregated or in a select of the rows kept; other functions of the rows kept per group; filters by a literal.
 
 use super::*;
 
@@ -146,6 +146,93 @@ fn running_functions_of_filtered_rows_match_the_cpu() {
     assert_per_group_and_over_the_frame("aggregations of running functions", aggregated);
 }
 
+/// Other functions of the rows a filter, slice or `drop_nulls` keeps per
+/// group (`x.filter(p).shift(1)`, `x.drop_nulls().diff().sum()`): each
+/// group's kept values listed, the functions computed within each list.
+#[test]
+fn functions_of_filtered_rows_per_group_match_the_cpu() {
+    let kept = || col("i").gt(lit(2)).or(col("c").lt(lit(0.0)));
+    let g = || frame().group_by_stable([col("g")]);
+    assert_gpu_eq(
+        "lists per group",
+        g().agg([
+            col("i").filter(kept()).shift(lit(1)).alias("shifted"),
+            col("c")
+                .filter(kept())
+                .rank(Default::default(), None)
+                .alias("ranks"),
+            col("i")
+                .drop_nulls()
+                .diff(lit(1), Default::default())
+                .alias("differences"),
+            (col("i").head(Some(3)).shift(lit(-1)) * lit(2)).alias("shifted head, doubled"),
+            col("i").filter(kept()).reverse().alias("reversed"),
+            col("c")
+                .filter(kept())
+                .sort(SortOptions::default().with_order_descending(true))
+                .alias("sorted"),
+        ]),
+    );
+    assert_gpu_eq(
+        "aggregated per group",
+        g().agg([
+            col("i")
+                .filter(kept())
+                .diff(lit(1), Default::default())
+                .sum()
+                .alias("sum of differences"),
+            col("i")
+                .filter(kept())
+                .shift(lit(1))
+                .max()
+                .alias("greatest shifted"),
+            col("c")
+                .drop_nulls()
+                .shift(lit(1))
+                .count()
+                .alias("valid after a shift"),
+            col("i")
+                .filter(kept())
+                .shift(lit(1))
+                .n_unique()
+                .alias("distinct shifted"),
+            col("c")
+                .filter(kept())
+                .sort(Default::default())
+                .last()
+                .alias("last sorted"),
+        ]),
+    );
+    assert_gpu_eq(
+        "no rows",
+        frame()
+            .filter(col("i").gt(lit(100)))
+            .group_by([col("g")])
+            .agg([col("i").filter(kept()).shift(lit(1))]),
+    );
+    // Floats added, and windows, stay with Polars.
+    for (lf, reason) in [
+        (
+            g().agg([col("c")
+                .filter(kept())
+                .diff(lit(1), Default::default())
+                .sum()]),
+            "sums, means or spreads of floats",
+        ),
+        (
+            frame().select([col("i")
+                .filter(kept())
+                .shift(lit(1))
+                .sum()
+                .over([col("g")])
+                .unwrap()]),
+            "a function of the rows a filter keeps",
+        ),
+    ] {
+        assert_cpu_answer_with_reason(lf, reason);
+    }
+}
+
 /// A select whose expressions keep the same rows, through a filter or a
 /// slice under elementwise functions (`x.filter(p) * 2`, beside a whole
 /// frame's aggregation and the frame's length, which Polars takes of every
@@ -256,13 +343,18 @@ fn aggregations_beside_a_filter_take_their_own_rows() {
     for query in [
         frame().select([(col("i").filter(p()) + shifted()).alias("plus")]),
         frame().select([(col("i").filter(p()) + shifted()).sum().alias("sum")]),
-        frame()
-            .group_by_stable([col("g")])
-            .agg([(col("i").filter(p()) + shifted()).sum().alias("sum")]),
         frame().select([(col("i").filter(p()).cum_sum(false) + shifted()).alias("sums")]),
     ] {
         assert_cpu_answer_with_reason(query, "filter inside an expression");
     }
+    // (Per group the shift of the filter's rows is a list of them, here
+    // inside another aggregation.)
+    assert_cpu_answer_with_reason(
+        frame()
+            .group_by_stable([col("g")])
+            .agg([(col("i").filter(p()) + shifted()).sum().alias("sum")]),
+        "a function of the rows a filter keeps (but running sums",
+    );
 }
 
 /// `arg_unique`: the places (u32, in the frame or the group) of the rows

@@ -35,14 +35,18 @@ impl Grammar<'_> {
                 E::new(op, vec![x])
             }
             2 if self.ordered && self.chance(0.3) => {
-                // A running function that skips nulls over the rows kept.
+                // A running function that skips nulls, or another function
+                // of the rows in order, over the rows kept.
                 let p = self.value(Ty::Bool, d.saturating_sub(1));
                 let filtered = match self.rng.random_range(0..3) {
                     0 => E::new(Op::DropNulls, vec![x]),
                     1 => E::new(Op::Head(self.rng.random_range(0..4)), vec![x]),
                     _ => E::new(Op::Filter, vec![x, p]),
                 };
-                self.running_skipping_nulls(ty, filtered)
+                match self.chance(0.5) {
+                    true => self.running_skipping_nulls(ty, filtered),
+                    false => self.in_order_of_kept(ty, filtered),
+                }
             }
             2 => E::new(Op::DropNulls, vec![x]),
             // The places where each value of another first comes.
@@ -122,16 +126,7 @@ impl Grammar<'_> {
                         E::new(op, vec![kept, other])
                     }
                     1 if self.ordered => self.running_skipping_nulls(ty, kept),
-                    // Functions of the rows kept, in their order.
-                    2 if self.ordered => {
-                        let n = *[1i64, -1, 2].choose(self.rng).unwrap();
-                        let op = match (ty, self.rng.random_range(0..3)) {
-                            (Ty::Int | Ty::Float, 0) => Op::Diff(n),
-                            (_, 1) => Op::Reverse,
-                            _ => Op::Shift(n),
-                        };
-                        E::new(op, vec![kept])
-                    }
+                    2 if self.ordered => self.in_order_of_kept(ty, kept),
                     _ => kept,
                 }
             })
@@ -141,6 +136,18 @@ impl Grammar<'_> {
             es.push(self.scalar(ty, depth));
         }
         es
+    }
+
+    /// A function of the rows `kept` (of `ty`) in their order: a shift, a
+    /// difference (of numbers), a reversal.
+    fn in_order_of_kept(&mut self, ty: Ty, kept: E) -> E {
+        let n = *[1i64, -1, 2].choose(self.rng).unwrap();
+        let op = match (ty, self.rng.random_range(0..3)) {
+            (Ty::Int | Ty::Float, 0) => Op::Diff(n),
+            (_, 1) => Op::Reverse,
+            _ => Op::Shift(n),
+        };
+        E::new(op, vec![kept])
     }
 
     /// Literal places for `gather`: one to four, from either end, some

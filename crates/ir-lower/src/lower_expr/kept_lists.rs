@@ -1,0 +1,127 @@
+//! Functions of the rows a filter keeps, inside aggregations (`x.filter(p).shift(1)`, `x.filter(p).diff().sum()` in `agg`): each group's kept values listed, then the function of each list, as `list.eval` and `list.agg` compute it.
+
+use super::aggregations::filter_below;
+use super::lists::over_elements;
+use super::*;
+
+/// Whether `e` is a function of the lists of each group's kept values that
+/// [`ExprLowering::of_kept_lists`] makes.
+pub(crate) fn is_kept_list(e: &GpuExpr) -> bool {
+    matches!(
+        &e.kind,
+        ExprKind::List { input, .. }
+            if matches!(input.kind, ExprKind::Agg { op: AggOp::Implode, .. })
+    )
+}
+
+impl ExprLowering<'_> {
+    /// Of `op` (at `node`, of type `dtype`) of `input` per group, where
+    /// `input` reads its columns through one filter or slice under
+    /// functions of the values (with constants beside them): each group's
+    /// values the filter keeps as a list ([`AggOp::Implode`] of them), and
+    /// of it, for an implode, `list.eval` of the functions (their values
+    /// in a list per group, as Polars lists them), else `list.agg` of the
+    /// aggregation of them. `None` where `input` is not such.
+    pub(crate) fn of_kept_lists(
+        &mut self,
+        node: Node,
+        op: &AggOp,
+        input: Node,
+        dtype: GpuDtype,
+    ) -> Option<Lowered> {
+        // (Not within the lists' own lowering, where the filter stands
+        // for their values.)
+        // (Per group only: over the whole frame a select takes the rows
+        // kept, and the executor computes no list beside rows.)
+        if !self.per_group || self.substituted.is_some() {
+            return None;
+        }
+        let through = |e: &AExpr| {
+            matches!(
+                e,
+                AExpr::Function { .. }
+                    | AExpr::Cast { .. }
+                    | AExpr::BinaryExpr { .. }
+                    | AExpr::Ternary { .. }
+                    | AExpr::Sort { .. }
+            )
+        };
+        let (filter, parts) = filter_below(self.arena, input, through)?;
+        Some(self.kept_lists(node, op, (input, filter, parts), dtype))
+    }
+
+    fn kept_lists(
+        &mut self,
+        node: Node,
+        op: &AggOp,
+        (input, filter, parts): (Node, Node, (Node, KeptRows)),
+        dtype: GpuDtype,
+    ) -> Lowered {
+        let (values, kept) = self.filtered(filter, parts)?;
+        if !values.dtype.listable() {
+            return self.refuse(
+                node,
+                format!("a function of the {} values a filter keeps", values.dtype),
+            );
+        }
+        let listed = GpuDtype::List(crate::dtype::ListOf::of(values.dtype));
+        let lists = GpuExpr {
+            dtype: values.dtype,
+            kind: ExprKind::Where {
+                input: Box::new(values.clone()),
+                by: Box::new(kept),
+            },
+        }
+        .aggregated(AggOp::Implode, listed);
+        // The functions of each group's kept values, the filter standing
+        // for them (`element()`, column 0 of the values alone; the types
+        // resolved over the frame's columns, which nothing else reads).
+        let schema = self.schema;
+        let element = GpuExpr::column(
+            0,
+            polars_plan::constants::get_pl_element_name().to_string(),
+            values.dtype,
+        );
+        let arena = self.arena;
+        let mut inner = over_elements(arena, &mut *self.refusals, schema, Some((filter, element)));
+        let function = match op {
+            AggOp::Implode => {
+                let evaluated = inner.expr(input)?;
+                let one_per_value = !evaluated.any(&|e| {
+                    matches!(
+                        e.kind,
+                        ExprKind::Where { .. }
+                            | ExprKind::Unique { .. }
+                            | ExprKind::Gather { .. }
+                            | ExprKind::Agg { .. }
+                            | ExprKind::Len
+                    )
+                });
+                if !one_per_value
+                    || dtype != GpuDtype::List(crate::dtype::ListOf::of(evaluated.dtype))
+                {
+                    return self.refuse(
+                        node,
+                        format!(
+                            "a list of `{evaluated}` of the values a filter keeps (as {dtype}) is \
+                             not supported on the GPU"
+                        ),
+                    );
+                }
+                ListFunction::Eval(Box::new(evaluated))
+            }
+            _ => {
+                let aggregation = inner.expr(node)?;
+                let name = "an aggregation of a function of the rows a filter keeps";
+                self.list_agg_of(node, aggregation, (false, name))?.0
+            }
+        };
+        Some(GpuExpr {
+            kind: ExprKind::List {
+                function,
+                input: Box::new(lists),
+            },
+            dtype,
+        })
+    }
+}
