@@ -1,7 +1,7 @@
 //! Functions of the rows a filter keeps, inside aggregations (`x.filter(p).shift(1)`, `x.filter(p).diff().sum()` in `agg`): each group's kept values listed, then the function of each list, as `list.eval` and `list.agg` compute it.
 
 use super::aggregations::filter_below;
-use super::lists::over_elements;
+use super::lists::{element, one_per_value, over_elements};
 use super::*;
 
 /// Whether `e` is a function of the lists of each group's kept values that
@@ -29,10 +29,10 @@ impl ExprLowering<'_> {
         input: Node,
         dtype: GpuDtype,
     ) -> Option<Lowered> {
-        // (Not within the lists' own lowering, where the filter stands
-        // for their values.)
-        // (Per group only: over the whole frame a select takes the rows
-        // kept, and the executor computes no list beside rows.)
+        // Per group only (over the whole frame a select takes the rows
+        // kept, and the executor computes no list beside rows), and not
+        // within the lists' own lowering, where the filter stands for
+        // their values.
         if !self.per_group || self.substituted.is_some() {
             return None;
         }
@@ -58,46 +58,36 @@ impl ExprLowering<'_> {
         dtype: GpuDtype,
     ) -> Lowered {
         let (values, kept) = self.filtered(filter, parts)?;
-        if !values.dtype.listable() {
+        let of = values.dtype;
+        if !of.listable() {
             return self.refuse(
                 node,
-                format!("a function of the {} values a filter keeps", values.dtype),
+                format!("a function of the {of} values a filter keeps"),
             );
         }
-        let listed = GpuDtype::List(crate::dtype::ListOf::of(values.dtype));
         let lists = GpuExpr {
-            dtype: values.dtype,
+            dtype: of,
             kind: ExprKind::Where {
-                input: Box::new(values.clone()),
+                input: Box::new(values),
                 by: Box::new(kept),
             },
         }
-        .aggregated(AggOp::Implode, listed);
+        .aggregated(AggOp::Implode, GpuDtype::List(crate::dtype::ListOf::of(of)));
         // The functions of each group's kept values, the filter standing
         // for them (`element()`, column 0 of the values alone; the types
         // resolved over the frame's columns, which nothing else reads).
         let schema = self.schema;
-        let element = GpuExpr::column(
-            0,
-            polars_plan::constants::get_pl_element_name().to_string(),
-            values.dtype,
-        );
         let arena = self.arena;
-        let mut inner = over_elements(arena, &mut *self.refusals, schema, Some((filter, element)));
+        let mut inner = over_elements(
+            arena,
+            &mut *self.refusals,
+            schema,
+            Some((filter, element(of))),
+        );
         let function = match op {
             AggOp::Implode => {
                 let evaluated = inner.expr(input)?;
-                let one_per_value = !evaluated.any(&|e| {
-                    matches!(
-                        e.kind,
-                        ExprKind::Where { .. }
-                            | ExprKind::Unique { .. }
-                            | ExprKind::Gather { .. }
-                            | ExprKind::Agg { .. }
-                            | ExprKind::Len
-                    )
-                });
-                if !one_per_value
+                if !one_per_value(&evaluated)
                     || dtype != GpuDtype::List(crate::dtype::ListOf::of(evaluated.dtype))
                 {
                     return self.refuse(

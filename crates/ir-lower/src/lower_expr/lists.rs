@@ -33,7 +33,7 @@ fn is_decimal(values: GpuDtype) -> bool {
 
 /// Each list's values, of type `values`, as `element()` reads them within
 /// the list (column 0 of the values alone).
-fn element(values: GpuDtype) -> GpuExpr {
+pub(crate) fn element(values: GpuDtype) -> GpuExpr {
     GpuExpr::column(
         0,
         polars_plan::constants::get_pl_element_name().to_string(),
@@ -80,6 +80,13 @@ pub(crate) fn over_elements<'s>(
         fields_of: None,
         scalar_columns: None,
     }
+}
+
+/// Whether `e`, evaluated over a list's values, gives one value per value
+/// (no filter, `unique` or gather; not an aggregation alone, which gives
+/// one value per list).
+pub(crate) fn one_per_value(e: &GpuExpr) -> bool {
+    !e.any(&keeps_other_values) && !matches!(e.kind, ExprKind::Agg { .. } | ExprKind::Len)
 }
 
 impl ExprLowering<'_> {
@@ -566,9 +573,7 @@ impl ExprLowering<'_> {
                 "list.agg of other than one value per list is not supported on the GPU",
             );
         }
-        let one_per_value = !evaluated.any(&keeps_other_values)
-            && !matches!(evaluated.kind, ExprKind::Agg { .. } | ExprKind::Len);
-        if !one_per_value || of.values().is_nested() {
+        if !one_per_value(&evaluated) || of.values().is_nested() {
             return self.refuse(
                 node,
                 "list.eval of a filter or `unique` inside an expression is not supported on the \
