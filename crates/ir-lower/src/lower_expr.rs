@@ -887,7 +887,7 @@ impl ExprLowering<'_> {
                     );
                 }
                 if let Some(function) = &function
-                    && function.any(&kept_lists::is_kept_list)
+                    && function.any(&crate::support::kept_list)
                 {
                     return self.refuse(
                         node,
@@ -1057,14 +1057,9 @@ impl ExprLowering<'_> {
         }
         // A function of a filter's rows as its group's list (see
         // `kept_lists`) is a value per group, not one per row.
-        let kept_list_inside = |e: &GpuExpr| matches!(&e.kind, ExprKind::Agg { input, .. } if input.any(&kept_lists::is_kept_list));
+        let kept_list_inside = |e: &GpuExpr| matches!(&e.kind, ExprKind::Agg { input, .. } if input.any(&crate::support::kept_list));
         if lowered.any(&kept_list_inside) {
-            return self.refuse(
-                node,
-                "a function of the rows a filter keeps (but running sums, counts, extremes and \
-                 fills) inside another aggregation or beside values of each row is not supported \
-                 on the GPU",
-            );
+            return self.refuse(node, crate::support::KEPT_LIST_BESIDE_ROWS);
         }
         if lowered.any(&crate::support::text_of_other_rows_inside) {
             return self.refuse(

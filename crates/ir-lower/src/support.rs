@@ -292,6 +292,24 @@ fn find_deep<'e>(
         .find_map(|child| find_deep(child, aggregations, per_group, f))
 }
 
+/// Why a [`kept_list`] inside another aggregation, or beside values of
+/// each row, stays with Polars.
+pub(crate) const KEPT_LIST_BESIDE_ROWS: &str = "a function of the rows a filter keeps (but \
+     running sums, counts, extremes and fills), aggregated, inside another aggregation or beside \
+     values of each row is not supported on the GPU";
+
+/// Whether `e` is a function of each group's (or the frame's) list of the
+/// values a filter keeps, as ir-lower lowers `x.filter(p).shift(1)` inside
+/// an aggregation (`lower_expr/kept_lists.rs`): one value per group, not
+/// per row.
+pub fn kept_list(e: &GpuExpr) -> bool {
+    matches!(
+        &e.kind,
+        ExprKind::List { input, .. }
+            if matches!(input.kind, ExprKind::Agg { op: AggOp::Implode, .. })
+    )
+}
+
 /// Whether a select gives one row: no expression reads a column outside
 /// an aggregation, so every one is one value (aggregations, literals, what
 /// functions make of them), as Polars holds them; else, as in Polars, they
@@ -346,6 +364,12 @@ fn row_wise_refusal(node: &PlanNode) -> Option<String> {
         }
         _ => return None,
     };
+    if exprs
+        .iter()
+        .any(|e| find_deep(e, false, false, &|e, _| kept_list(e)).is_some())
+    {
+        return Some(KEPT_LIST_BESIDE_ROWS.into());
+    }
     let of_aggregated_text = |e: &GpuExpr| {
         // (A zone's local times, too: fuzz seed 2686,
         // `min(t).dt.convert_time_zone(..).dt.hour()` beside columns.)

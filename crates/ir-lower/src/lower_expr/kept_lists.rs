@@ -4,16 +4,6 @@ use super::aggregations::filter_below;
 use super::lists::{element, one_per_value, over_elements};
 use super::*;
 
-/// Whether `e` is a function of the lists of each group's kept values that
-/// [`ExprLowering::of_kept_lists`] makes.
-pub(crate) fn is_kept_list(e: &GpuExpr) -> bool {
-    matches!(
-        &e.kind,
-        ExprKind::List { input, .. }
-            if matches!(input.kind, ExprKind::Agg { op: AggOp::Implode, .. })
-    )
-}
-
 impl ExprLowering<'_> {
     /// Of `op` (at `node`, of type `dtype`) of `input` per group, where
     /// `input` reads its columns through one filter or slice under
@@ -29,11 +19,10 @@ impl ExprLowering<'_> {
         input: Node,
         dtype: GpuDtype,
     ) -> Option<Lowered> {
-        // Per group only (over the whole frame a select takes the rows
-        // kept, and the executor computes no list beside rows), and not
-        // within the lists' own lowering, where the filter stands for
-        // their values.
-        if !self.per_group || self.substituted.is_some() {
+        // Not within the lists' own lowering, where the filter stands for
+        // their values. (Over the whole frame such a value beside the rows
+        // is refused with the plan: see `support::kept_list`.)
+        if self.substituted.is_some() {
             return None;
         }
         let through = |e: &AExpr| {

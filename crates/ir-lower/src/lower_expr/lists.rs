@@ -919,7 +919,7 @@ impl ExprLowering<'_> {
             _ => self.aggregation_of(node, AggOp::Implode, input, dtype)?,
         };
         // (Functions of a filter's kept values: their lists, made whole.)
-        if super::kept_lists::is_kept_list(&imploded) {
+        if crate::support::kept_list(&imploded) {
             return Some(imploded);
         }
         let ExprKind::Agg { input: listed, .. } = &imploded.kind else {

@@ -148,7 +148,8 @@ fn running_functions_of_filtered_rows_match_the_cpu() {
 
 /// Other functions of the rows a filter, slice or `drop_nulls` keeps per
 /// group (`x.filter(p).shift(1)`, `x.drop_nulls().diff().sum()`): each
-/// group's kept values listed, the functions computed within each list.
+/// group's kept values listed, the functions computed within each list;
+/// over the whole frame, aggregated, of its one list.
 #[test]
 fn functions_of_filtered_rows_per_group_match_the_cpu() {
     let kept = || col("i").gt(lit(2)).or(col("c").lt(lit(0.0)));
@@ -210,7 +211,24 @@ fn functions_of_filtered_rows_per_group_match_the_cpu() {
             .group_by([col("g")])
             .agg([col("i").filter(kept()).shift(lit(1))]),
     );
-    // Floats added, and windows, stay with Polars.
+    assert_gpu_eq(
+        "aggregated over the whole frame",
+        frame().select([
+            col("i")
+                .filter(kept())
+                .diff(lit(1), Default::default())
+                .max()
+                .alias("greatest difference"),
+            col("i")
+                .drop_nulls()
+                .shift(lit(1))
+                .sum()
+                .alias("sum shifted"),
+            col("c").max(),
+        ]),
+    );
+    // Floats added, windows, and such a value beside each row's stay with
+    // Polars.
     for (lf, reason) in [
         (
             g().agg([col("c")
@@ -227,6 +245,14 @@ fn functions_of_filtered_rows_per_group_match_the_cpu() {
                 .over([col("g")])
                 .unwrap()]),
             "a function of the rows a filter keeps",
+        ),
+        (
+            frame().with_columns([col("i")
+                .filter(kept())
+                .shift(lit(1))
+                .sum()
+                .alias("sum shifted")]),
+            "inside another aggregation or beside values of each row",
         ),
     ] {
         assert_cpu_answer_with_reason(lf, reason);
@@ -340,20 +366,20 @@ fn aggregations_beside_a_filter_take_their_own_rows() {
         frame().select([(col("i").filter(p()) - col("i").filter(q()).max()).alias("less")]),
     );
     let shifted = || col("i").filter(q()).shift(lit(1)).last();
+    // (The shift of the filter's rows is a function of their list, one per
+    // group or for the frame, here beside each row's value.)
     for query in [
         frame().select([(col("i").filter(p()) + shifted()).alias("plus")]),
         frame().select([(col("i").filter(p()) + shifted()).sum().alias("sum")]),
-        frame().select([(col("i").filter(p()).cum_sum(false) + shifted()).alias("sums")]),
-    ] {
-        assert_cpu_answer_with_reason(query, "filter inside an expression");
-    }
-    // (Per group the shift of the filter's rows is a list of them, here
-    // inside another aggregation.)
-    assert_cpu_answer_with_reason(
         frame()
             .group_by_stable([col("g")])
             .agg([(col("i").filter(p()) + shifted()).sum().alias("sum")]),
-        "a function of the rows a filter keeps (but running sums",
+    ] {
+        assert_cpu_answer_with_reason(query, "inside another aggregation or beside values");
+    }
+    assert_cpu_answer_with_reason(
+        frame().select([(col("i").filter(p()).cum_sum(false) + shifted()).alias("sums")]),
+        "filter inside an expression",
     );
 }
 
