@@ -134,9 +134,20 @@ impl<'a> PlanLowering<'a> {
 
     /// Lowers expressions over the columns of the plan node `input`.
     fn exprs(&mut self, exprs: &[ExprIR], input: Node) -> Option<Vec<GpuExpr>> {
+        self.each_lowered(exprs, input, |lowering, e| lowering.expr(e.node()))
+    }
+
+    /// Each of `exprs` lowered by `lower` over the columns of `input`
+    /// (every one, so that every refusal is found), if all lowered.
+    fn each_lowered(
+        &mut self,
+        exprs: &[ExprIR],
+        input: Node,
+        mut lower: impl FnMut(&mut ExprLowering<'_>, &ExprIR) -> Option<GpuExpr>,
+    ) -> Option<Vec<GpuExpr>> {
         let schema = self.schema_of(input);
         let mut lowering = self.expr_lowering_over(&schema, input);
-        let lowered: Vec<Option<GpuExpr>> = exprs.iter().map(|e| lowering.expr(e.node())).collect();
+        let lowered: Vec<Option<GpuExpr>> = exprs.iter().map(|e| lower(&mut lowering, e)).collect();
         lowered.into_iter().collect()
     }
 
@@ -149,16 +160,12 @@ impl<'a> PlanLowering<'a> {
         input: Node,
         nulls_equal: bool,
     ) -> Option<Vec<GpuExpr>> {
-        let schema = self.schema_of(input);
-        let mut lowering = self.expr_lowering_over(&schema, input);
-        let lowered: Vec<Option<GpuExpr>> = keys
-            .iter()
-            .map(|key| match lowering.cast_to_i128_of(key.node()) {
+        self.each_lowered(keys, input, |lowering, key| {
+            match lowering.cast_to_i128_of(key.node()) {
                 Some(integer) => lowering.wide_join_key(key.node(), integer, nulls_equal),
                 None => lowering.expr(key.node()),
-            })
-            .collect();
-        lowered.into_iter().collect()
+            }
+        })
     }
 
     fn exprs_over(

@@ -316,9 +316,10 @@ impl ExprLowering<'_> {
     }
 
     /// Per group, Polars' null for a mean, median or spread of a text
-    /// column, and for a spread of a date or timestamp column (over the
-    /// whole frame it raises): a null of `dtype` per group. `None` for
-    /// any other aggregation.
+    /// column, and for a spread of a timestamp column (over the whole
+    /// frame it raises): a null of `dtype` per group. `None` for any other
+    /// aggregation (a date's spread too: Polars' plan types it as a
+    /// timestamp, its result as a date).
     fn null_per_group(&self, op: &AggOp, input: Node, dtype: GpuDtype) -> Option<GpuExpr> {
         let spread = matches!(op, AggOp::Std { .. } | AggOp::Var { .. });
         let moment = spread || matches!(op, AggOp::Mean | AggOp::Median);
@@ -328,7 +329,7 @@ impl ExprLowering<'_> {
         let of = self.polars_dtype(input)?;
         let null = match of {
             DataType::String => true,
-            DataType::Date | DataType::Datetime(_, None) => spread,
+            DataType::Datetime(_, None) => spread,
             _ => false,
         };
         let typed_alike = GpuDtype::from_polars(&of).ok() == Some(dtype);
