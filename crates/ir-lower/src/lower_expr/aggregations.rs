@@ -423,7 +423,15 @@ impl ExprLowering<'_> {
     fn temporal_moment(&mut self, node: Node, op: AggOp, input: Node, dtype: GpuDtype) -> Lowered {
         let (float, int) = (GpuDtype::Float64, GpuDtype::Int64);
         let dates = self.dtype(input)? == GpuDtype::Date;
-        let mut moment = self.aggregation_of(node, op, input, float)?;
+        let mut moment = self.aggregation_of(node, op.clone(), input, float)?;
+        // (Of a function of a filter's rows, a list's moment of ticks the
+        // list machinery does not take: fuzz seed 23007 case 134.)
+        if crate::support::kept_list(&moment) {
+            return self.refuse(
+                node,
+                format!("{op} of temporal values a filter keeps, through other functions"),
+            );
+        }
         if let ExprKind::Agg { input, .. } = &mut moment.kind {
             let values = std::mem::replace(input.as_mut(), GpuExpr::literal(Scalar::Null, int));
             **input = values.within_filter(|x| x.cast(int, CastMode::NonStrict));
@@ -529,13 +537,39 @@ impl ExprLowering<'_> {
         let mut input = self.boxed(input)?;
         // (`implode` refuses what it does not list, with its own reasons.)
         let implode = matches!(op, AggOp::Implode);
-        if !implode && let ExprKind::SortedBy { input: values, .. } = &input.kind {
+        if !implode
+            && let ExprKind::SortedBy {
+                input: values,
+                order,
+                ..
+            } = &input.kind
+        {
             // The first, last or n-th value in the sorted order are picked
             // in it; an aggregation the order does not change is taken of
             // the values as they come (by the executor: over no groups,
             // Polars types such an aggregation null, see gpu-exec's
-            // `typed_null_over_no_groups`).
+            // `typed_null_over_no_groups`), its keys unread: where Polars
+            // may raise computing them (a strict cast, fuzz seed 23007 case
+            // 69), the query stays with Polars.
             let picks = matches!(op, AggOp::First | AggOp::Last | AggOp::Get { .. });
+            let strict = |e: &GpuExpr| {
+                matches!(
+                    e.kind,
+                    ExprKind::Cast {
+                        mode: CastMode::Strict,
+                        ..
+                    }
+                )
+            };
+            if !picks && order.iter().any(|order| order.key.any(&strict)) {
+                return self.refuse(
+                    node,
+                    format!(
+                        "`{op}` of values sorted by a key Polars may raise on (a strict cast) is \
+                         not supported on the GPU"
+                    ),
+                );
+            }
             if !picks && !crate::support::order_free(&op, values.dtype) {
                 return self.refuse(
                     node,

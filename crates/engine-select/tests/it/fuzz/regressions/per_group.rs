@@ -674,3 +674,37 @@ fn group_by_dynamic_boundaries_named_as_its_index_leave_polars_its_error() {
         .agg([col("x1").alias("x6")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A sum of `arg_sort`'s places per group reads no key, but Polars computes
+/// the key and raises on its strict cast (a clip's bound that does not
+/// fit): the query stays with Polars. Found by the fuzzer (seed 23007,
+/// case 69; older than the build that found it).
+#[test]
+fn order_free_aggregations_of_sorts_by_keys_that_raise_stay_with_polars() {
+    let t0 = df!("c" => [Some(u16::MAX)], "f" => [None::<u8>]).unwrap();
+    let lf = t0.lazy().group_by([col("f")]).agg([col("f")
+        .clip(col("c"), col("f"))
+        .arg_sort(true, true)
+        .sum()
+        .alias("x2")]);
+    assert_same_as_cpu(lf, UNORDERED);
+}
+
+/// A median of timestamps through a function of a filter's rows per group
+/// (`x.drop_nulls().shift(-1).median()`): the list of the kept values took
+/// the median of their ticks read as floats (an internal error). Found by
+/// the fuzzer (seed 23007, case 134, in a build drawing mostly such
+/// functions).
+#[test]
+fn medians_of_timestamps_through_functions_of_a_filters_rows_stay_with_polars() {
+    let t0 = df!("x0" => [Some(56_438_063_515_416_132i64), None, Some(5)])
+        .unwrap()
+        .lazy()
+        .with_column(col("x0").cast(DataType::Datetime(TimeUnit::Nanoseconds, None)));
+    let lf = t0.group_by_stable([col("x0")]).agg([col("x0")
+        .drop_nulls()
+        .shift(lit(-1i64))
+        .median()
+        .alias("x1")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
