@@ -1,4 +1,4 @@
-//! Where Polars holds an expression as one value (a literal, an aggregation, columns it holds at one row) and what of it the device cannot run: functions of the rows in order and aggregations over such a value, functions of one value with arguments of every row.
+//! Where Polars holds an expression as one value (a literal, an aggregation, columns it holds at one row): what of it the device cannot run (functions of the rows in order and aggregations over such a value, functions of one value with arguments of every row), and the aggregations of one value it runs as Polars takes them.
 
 use super::*;
 
@@ -120,5 +120,83 @@ impl ExprLowering<'_> {
             }
         }
         reads_one_row
+    }
+
+    /// `agg` of one value that Polars computes (an aggregation, `len()`:
+    /// `x.sum().max()`), as Polars takes it of a column of that one value
+    /// (not as the executor would, of it repeated on every row): the value
+    /// itself for extremes, first and last, means and medians
+    /// (as floats where they give floats); a sum of it, 0 where it is null;
+    /// counts of 1 or 0. `None` for the other aggregations (refused by the
+    /// caller) and for values of other types.
+    pub(crate) fn aggregation_of_one_value(
+        &mut self,
+        node: Node,
+        agg: &IRAggExpr,
+    ) -> Option<Lowered> {
+        let input = agg.get_input().first();
+        let of = self.polars_dtype(input)?;
+        let flat = !of.is_nested() && !of.is_object();
+        let number = of.is_primitive_numeric() || of.is_bool();
+        let picks = matches!(
+            agg,
+            IRAggExpr::Min { .. }
+                | IRAggExpr::Max { .. }
+                | IRAggExpr::First(_)
+                | IRAggExpr::Last(_)
+        );
+        let of_numbers = matches!(
+            agg,
+            IRAggExpr::Mean(_) | IRAggExpr::Median(_) | IRAggExpr::Sum(_)
+        );
+        let counts = matches!(agg, IRAggExpr::Count { .. } | IRAggExpr::NUnique(_));
+        let handled = ((picks || counts) && flat) || (of_numbers && (number || of.is_duration()));
+        if !handled {
+            return None;
+        }
+        let dtype = match self.dtype(node) {
+            Some(dtype) => dtype,
+            None => return Some(None),
+        };
+        let Some(value) = self.expr(input) else {
+            return Some(None);
+        };
+        let count = GpuDtype::UInt32;
+        let lowered = match agg {
+            IRAggExpr::Count {
+                include_nulls: false,
+                ..
+            } => value.is_not_null().cast(count, CastMode::NonStrict),
+            // One, but of a value that may raise (a strict cast) computed
+            // all the same, as Polars computes it (seed 3525).
+            IRAggExpr::Count { .. } | IRAggExpr::NUnique(_) => {
+                let one = GpuExpr::literal(Scalar::UInt(1), count);
+                match value.kind {
+                    ExprKind::Literal(_) => one,
+                    _ => value
+                        .is_null()
+                        .cast(count, CastMode::NonStrict)
+                        .binary(
+                            BinaryOp::Multiply,
+                            GpuExpr::literal(Scalar::UInt(0), count),
+                            count,
+                        )
+                        .binary(BinaryOp::Plus, one, count),
+                }
+            }
+            IRAggExpr::Sum(_) => {
+                let zero = match dtype {
+                    GpuDtype::Duration(_) => Scalar::Duration(0),
+                    _ if dtype.is_float() => Scalar::Float(0.0),
+                    _ if dtype.is_unsigned() => Scalar::UInt(0),
+                    _ => Scalar::Int(0),
+                };
+                value
+                    .cast(dtype, CastMode::NonStrict)
+                    .fill_null(GpuExpr::literal(zero, dtype))
+            }
+            _ => value.cast(dtype, CastMode::NonStrict),
+        };
+        Some(Some(lowered))
     }
 }
