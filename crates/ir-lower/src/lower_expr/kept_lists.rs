@@ -79,11 +79,12 @@ impl ExprLowering<'_> {
                 if !one_per_value(&evaluated)
                     || dtype != GpuDtype::List(crate::dtype::ListOf::of(evaluated.dtype))
                 {
+                    let written = self.notation(input);
                     return self.refuse(
                         node,
                         format!(
-                            "a list of `{evaluated}` of the values a filter keeps (as {dtype}) is \
-                             not supported on the GPU"
+                            "`{written}` as a list per group (of {dtype}) is not supported on \
+                             the GPU"
                         ),
                     );
                 }

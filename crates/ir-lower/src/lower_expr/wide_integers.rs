@@ -1,5 +1,6 @@
 //! Comparisons and join keys of a u64 with a signed integer, which Polars casts both to i128 (their common type): computed in 64 bits, a u64 beyond i64 greater than every signed value.
 
+use super::boolean::null_aware_equality;
 use super::*;
 
 /// The largest u64 that is also an i64.
@@ -46,51 +47,40 @@ impl ExprLowering<'_> {
                 ),
             );
         }
-        // The u64's side and whether it is the left one.
-        let (big, big_left) = match unsigned(&left) {
-            true => (left.clone(), true),
-            false => (right.clone(), false),
-        };
-        let other = if big_left {
-            right.clone()
+        // The u64's side (the greater where beyond i64) and the other.
+        let big_left = unsigned(&left);
+        let (big, other) = if big_left {
+            (&left, &right)
         } else {
-            left.clone()
+            (&right, &left)
         };
-        let beyond = big.binary(
+        let beyond = big.clone().binary(
             BinaryOp::Gt,
             GpuExpr::literal(I64_MAX, GpuDtype::UInt64),
             boolean,
         );
+        let other_valid = other.clone().is_not_null();
         let as_i64 = |side: GpuExpr| side.cast(int64, CastMode::NonStrict);
         let (left, right) = (as_i64(left), as_i64(right));
-        let (within, answer) = match op {
-            BinaryOp::EqMissing => (
-                super::boolean::null_aware_equality(left, right, true),
-                false,
-            ),
-            BinaryOp::NotEqMissing => (
-                super::boolean::null_aware_equality(left, right, false),
-                true,
-            ),
+        let answer = |value: bool| GpuExpr::literal(Scalar::Boolean(value), boolean);
+        let (within, beyond_answer) = match op {
+            BinaryOp::EqMissing => (null_aware_equality(left, right, true), answer(false)),
+            BinaryOp::NotEqMissing => (null_aware_equality(left, right, false), answer(true)),
             _ => {
-                // The u64 is the greater one.
-                let answer = match op {
+                let greater = match op {
                     BinaryOp::Eq => false,
                     BinaryOp::NotEq => true,
                     BinaryOp::Gt | BinaryOp::GtEq => big_left,
                     BinaryOp::Lt | BinaryOp::LtEq => !big_left,
                     _ => return self.refuse(node, format!("{op:?} of i128")),
                 };
-                let compared = left.binary(op, right, boolean);
-                let null = GpuExpr::literal(Scalar::Null, boolean);
-                let answer = GpuExpr::literal(Scalar::Boolean(answer), boolean);
                 // (Beside a null, null.)
-                let answer = other.is_not_null().then(answer, null, boolean);
-                return Some(beyond.then(answer, compared, boolean));
+                let null = GpuExpr::literal(Scalar::Null, boolean);
+                let beyond_answer = other_valid.then(answer(greater), null, boolean);
+                (left.binary(op, right, boolean), beyond_answer)
             }
         };
-        let answer = GpuExpr::literal(Scalar::Boolean(answer), boolean);
-        Some(beyond.then(answer, within, boolean))
+        Some(beyond.then(beyond_answer, within, boolean))
     }
 
     /// A join key Polars casts to i128 (a u64 joined with a signed
