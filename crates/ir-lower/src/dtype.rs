@@ -250,6 +250,11 @@ pub enum GpuDtype {
 }
 
 impl GpuDtype {
+    /// Lists of `values`.
+    pub fn list_of(values: GpuDtype) -> GpuDtype {
+        GpuDtype::List(ListOf::of(values))
+    }
+
     /// The GPU type for a Polars type, or why there is none.
     pub fn from_polars(dtype: &DataType) -> Result<GpuDtype, String> {
         Ok(match dtype {
@@ -281,7 +286,7 @@ impl GpuDtype {
                 GpuDtype::Decimal(*precision as u8, *scale as u8)
             }
             DataType::List(values) => match GpuDtype::from_polars(values)? {
-                values if values.listable() => GpuDtype::List(ListOf::of(values)),
+                values if values.listable() => GpuDtype::list_of(values),
                 _ => {
                     return Err(format!(
                         "dtype {dtype} (lists of lists, of structs or of categoricals) is not \

@@ -61,7 +61,7 @@ impl ExprLowering<'_> {
                 by: Box::new(kept),
             },
         }
-        .aggregated(AggOp::Implode, GpuDtype::List(crate::dtype::ListOf::of(of)));
+        .aggregated(AggOp::Implode, GpuDtype::list_of(of));
         // The functions of each group's kept values, the filter standing
         // for them (`element()`, column 0 of the values alone; the types
         // resolved over the frame's columns, which nothing else reads).
@@ -76,9 +76,7 @@ impl ExprLowering<'_> {
         let function = match op {
             AggOp::Implode => {
                 let evaluated = inner.expr(input)?;
-                if !one_per_value(&evaluated)
-                    || dtype != GpuDtype::List(crate::dtype::ListOf::of(evaluated.dtype))
-                {
+                if !one_per_value(&evaluated) || dtype != GpuDtype::list_of(evaluated.dtype) {
                     let written = self.notation(input);
                     return self.refuse(
                         node,

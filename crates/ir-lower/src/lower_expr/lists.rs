@@ -581,7 +581,7 @@ impl ExprLowering<'_> {
             );
         }
         let dtype = self.dtype(node)?;
-        if dtype != GpuDtype::List(crate::dtype::ListOf::of(evaluated.dtype)) {
+        if dtype != GpuDtype::list_of(evaluated.dtype) {
             return self.refuse(node, format!("list.eval into {dtype}"));
         }
         self.list_function_of(node, ListFunction::Eval(Box::new(evaluated)), lists, dtype)
@@ -660,7 +660,7 @@ impl ExprLowering<'_> {
         }
         let dtype = self.dtype(node)?;
         let expected = match listed {
-            true => GpuDtype::List(crate::dtype::ListOf::of(aggregation.dtype)),
+            true => GpuDtype::list_of(aggregation.dtype),
             false => aggregation.dtype,
         };
         if dtype != expected || listed && aggregation.dtype.is_nested() {
@@ -686,7 +686,7 @@ impl ExprLowering<'_> {
         }
         let values = self.inputs(inputs)?;
         let dtype = self.dtype(node)?;
-        let of_values = |e: &GpuExpr| GpuDtype::List(crate::dtype::ListOf::of(e.dtype)) == dtype;
+        let of_values = |e: &GpuExpr| GpuDtype::list_of(e.dtype) == dtype;
         if values.is_empty() || !values.iter().all(of_values) {
             return self.refuse(
                 node,
@@ -712,7 +712,7 @@ impl ExprLowering<'_> {
         let (start, end, step) = (start?, end?, step?);
         let dtype = self.dtype(node)?;
         let int64 = GpuDtype::Int64;
-        if dtype != GpuDtype::List(crate::dtype::ListOf::of(int64)) {
+        if dtype != GpuDtype::list_of(int64) {
             return self.refuse(node, format!("int_ranges into {dtype}"));
         }
         // (A step of i64::MIN has no magnitude in i64.)
@@ -821,7 +821,7 @@ impl ExprLowering<'_> {
         // `null_on_oob` too.
         let null_on_oob = null_on_oob && !self.per_group;
         let values = self.expr(values)?;
-        let listed = GpuDtype::List(crate::dtype::ListOf::of(values.dtype));
+        let listed = GpuDtype::list_of(values.dtype);
         if !values.dtype.listable() || dtype != listed {
             // (Each group's values, or the frame's, are listed first.)
             return self.refuse(

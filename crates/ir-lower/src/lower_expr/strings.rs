@@ -657,7 +657,7 @@ impl ExprLowering<'_> {
                 },
                 input: Box::new(input),
             },
-            dtype: GpuDtype::List(crate::ListOf::of(text)),
+            dtype: GpuDtype::list_of(text),
         };
         let of_pieces = |function, dtype| GpuExpr {
             kind: ExprKind::List {

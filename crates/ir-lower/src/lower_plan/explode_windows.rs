@@ -4,7 +4,6 @@ use polars_core::prelude::AnyValue;
 use polars_plan::dsl::WindowMapping;
 
 use super::*;
-use crate::dtype::ListOf;
 
 /// How many values a window's function gives for each partition, where the
 /// expression alone tells: the windows of one select must agree, so that
@@ -259,7 +258,7 @@ impl PlanLowering<'_> {
                 let expr = match one {
                     true => lowering.expr(window.function)?,
                     false => {
-                        let lists = GpuDtype::List(ListOf::of(column.dtype));
+                        let lists = GpuDtype::list_of(column.dtype);
                         lowering.implode_as(e.node(), window.function, lists)?
                     }
                 };
@@ -301,7 +300,7 @@ impl PlanLowering<'_> {
                 }
                 column.dtype = values;
                 if !one {
-                    agg.expr.dtype = GpuDtype::List(ListOf::of(values));
+                    agg.expr.dtype = GpuDtype::list_of(values);
                 }
             }
             if let Some(sort) = agg.expr.sort_of_reordered() {

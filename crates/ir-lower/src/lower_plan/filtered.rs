@@ -297,7 +297,7 @@ impl PlanLowering<'_> {
             .map(|((e, gather), column)| {
                 let expr = match gather {
                     Some(gather) => {
-                        let listed = GpuDtype::List(crate::dtype::ListOf::of(column.dtype));
+                        let listed = GpuDtype::list_of(column.dtype);
                         let list = lowering.gathered_list(e.node(), gather, listed)?;
                         // (As every expression lowered is checked: no gather
                         // by indices inside the `get`s, fuzz seed 2686.)

@@ -198,7 +198,7 @@ impl PlanLowering<'_> {
                 end: Box::new(plus(high, int(1))),
                 step: 1,
             },
-            dtype: GpuDtype::List(crate::dtype::ListOf::of(int64)),
+            dtype: GpuDtype::list_of(int64),
         };
         let mut columns = vec![(windows_name, numbers)];
         if walks {
