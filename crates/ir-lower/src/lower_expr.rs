@@ -33,6 +33,7 @@ use crate::expr::{
 use crate::refusal::Refusal;
 use crate::regex::{GroupDfas, RegexDfa, group_spans_match, replacement_pieces};
 
+mod aggregating_functions;
 mod aggregations;
 mod boolean;
 mod categorical;

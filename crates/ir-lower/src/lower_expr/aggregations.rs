@@ -453,7 +453,8 @@ impl ExprLowering<'_> {
         }
         // Other functions of a filter's rows (`x.filter(p).shift(1)`): of
         // each group's kept values as a list.
-        if let Some(lowered) = self.of_kept_lists(node, &op, input, dtype) {
+        if let Some(lowered) = self.of_kept_lists(node, matches!(op, AggOp::Implode), input, dtype)
+        {
             return lowered;
         }
         let mut input = self.boxed(input)?;
@@ -1018,70 +1019,6 @@ impl ExprLowering<'_> {
                 input: Box::new(input),
             },
             dtype,
-        })
-    }
-
-    /// `any`, `all` (Kleene unless `ignore_nulls`), `has_nulls` and
-    /// `is_empty` (of the valid values, with `ignore_nulls`), per group or
-    /// of the column: from the numbers of rows, valid values and true values.
-    pub(crate) fn boolean_aggregation(
-        &mut self,
-        node: Node,
-        input: GpuExpr,
-        function: &IRBooleanFunction,
-    ) -> Lowered {
-        use IRBooleanFunction as B;
-        if matches!(function, B::Any { .. } | B::All { .. }) && input.dtype != GpuDtype::Boolean {
-            return self.refuse(
-                node,
-                format!("{function} of {} is not supported on the GPU", input.dtype),
-            );
-        }
-        let (boolean, count) = (GpuDtype::Boolean, GpuDtype::UInt32);
-        let aggregated = |op, input: GpuExpr| GpuExpr {
-            kind: ExprKind::Agg {
-                op,
-                input: Box::new(input),
-            },
-            dtype: count,
-        };
-        let rows = aggregated(
-            AggOp::Count {
-                include_nulls: true,
-            },
-            input.clone(),
-        );
-        let valid = aggregated(
-            AggOp::Count {
-                include_nulls: false,
-            },
-            input.clone(),
-        );
-        let minus = |a: GpuExpr, b: GpuExpr| a.binary(BinaryOp::Minus, b, count);
-        let zero = || GpuExpr::literal(Scalar::UInt(0), count);
-        let some = |n: GpuExpr| n.binary(BinaryOp::Gt, zero(), boolean);
-        let none = |n: GpuExpr| n.binary(BinaryOp::Eq, zero(), boolean);
-        let truth = |v: bool| GpuExpr::literal(Scalar::Boolean(v), boolean);
-        let nulls = || minus(rows.clone(), valid.clone());
-        let trues = || aggregated(AggOp::Sum, input.clone());
-        // Kleene: the deciding value if any row has it, else null if a row
-        // is null, else the other value.
-        let kleene = |decided: GpuExpr, value: bool| {
-            let unknown = some(nulls()).then(
-                GpuExpr::literal(Scalar::Null, boolean),
-                truth(!value),
-                boolean,
-            );
-            decided.then(truth(value), unknown, boolean)
-        };
-        Some(match function {
-            B::Any { ignore_nulls: true } => some(trues()),
-            B::Any { .. } => kleene(some(trues()), true),
-            B::All { ignore_nulls: true } => none(minus(valid.clone(), trues())),
-            B::All { .. } => kleene(some(minus(valid.clone(), trues())), false),
-            B::HasNulls => some(nulls()),
-            B::IsEmpty { ignore_nulls: true } => none(valid),
-            _ => none(rows),
         })
     }
 }

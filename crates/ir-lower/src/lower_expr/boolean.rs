@@ -405,8 +405,10 @@ impl ExprLowering<'_> {
                 return Some(folded);
             }
             B::Any { .. } | B::All { .. } | B::IsEmpty { .. } | B::HasNulls => {
-                let input = self.single(inputs)?;
-                return self.boolean_aggregation(node, input, function);
+                let [input] = inputs else {
+                    return self.refuse(node, format!("{function} of several inputs"));
+                };
+                return self.boolean_aggregation(node, input.node(), function);
             }
             B::IsSorted { .. } => {
                 return self.refuse(

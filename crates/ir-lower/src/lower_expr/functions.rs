@@ -527,6 +527,14 @@ impl ExprLowering<'_> {
                 } else {
                     AggOp::ArgMax
                 };
+                // Of a filter's or a slice's rows, the place among them:
+                // of each group's kept values as a list.
+                let dtype = self.dtype(node)?;
+                if let [kept] = inputs
+                    && let Some(lowered) = self.of_kept_lists_or_filter(node, kept.node(), dtype)
+                {
+                    return lowered;
+                }
                 let input = self.single(inputs)?;
                 if !crate::support::arg_extreme_input(input.dtype) {
                     return self.refuse(
@@ -618,20 +626,10 @@ impl ExprLowering<'_> {
                 }
             }
             F::NullCount => {
-                // The rows less the valid ones, both counted as Polars counts.
-                let input = self.single(inputs)?;
-                let dtype = self.dtype(node)?;
-                if dtype != GpuDtype::UInt32 {
-                    return self.refuse(node, format!("null_count as {dtype}"));
-                }
-                let count = |include_nulls| GpuExpr {
-                    kind: ExprKind::Agg {
-                        op: AggOp::Count { include_nulls },
-                        input: Box::new(input.clone()),
-                    },
-                    dtype,
+                let [input] = inputs else {
+                    return self.refuse(node, "null_count of several inputs");
                 };
-                return Some(count(true).binary(BinaryOp::Minus, count(false), dtype));
+                return self.null_count(node, input.node());
             }
             F::MinBy | F::MaxBy => {
                 // The input at the first row where `by` is least (greatest),
@@ -855,19 +853,10 @@ impl ExprLowering<'_> {
                 return product;
             }
             F::Quantile { method } => {
-                let method = quantile_method_name(*method);
-                let [input, quantile] = [inputs[0].node(), inputs[1].node()];
-                let input = self.boxed(input);
-                let Some(quantile) = self.literal_f64(quantile) else {
-                    return self.refuse(node, "the quantile must be a literal number");
+                let [input, quantile] = inputs else {
+                    return self.refuse(node, "quantile without one input and one quantile");
                 };
-                if self.dtype(node)? == GpuDtype::Float32 {
-                    return self.refuse(node, MIDDLE_OF_F32);
-                }
-                ExprKind::Agg {
-                    op: AggOp::Quantile { quantile, method },
-                    input: input?,
-                }
+                return self.quantile(node, (input.node(), quantile.node()), *method);
             }
             // Rust takes these from the platform's libm, which is correctly
             // rounded in nearly all cases only: a GPU's may differ in the

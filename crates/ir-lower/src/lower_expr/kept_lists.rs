@@ -1,13 +1,14 @@
 //! Functions of the rows a filter keeps, inside aggregations (`x.filter(p).shift(1)`, `x.filter(p).diff().sum()` in `agg`): each group's kept values listed, then the function of each list, as `list.eval` and `list.agg` compute it.
 
-use super::aggregations::filter_below;
+use super::aggregations::{filter_below, filtered_parts, of_every_row};
 use super::lists::{element, one_per_value, over_elements};
 use super::*;
 
 impl ExprLowering<'_> {
-    /// Of `op` (at `node`, of type `dtype`) of `input` per group, where
-    /// `input` reads its columns through one filter or slice under
-    /// functions of the values (with constants beside them): each group's
+    /// Of the aggregation at `node` (of type `dtype`; an `implode` or not)
+    /// of `input` per group, where `input` reads its columns through one
+    /// filter or slice under functions of the values (with constants
+    /// beside them): each group's
     /// values the filter keeps as a list ([`AggOp::Implode`] of them), and
     /// of it, for an implode, `list.eval` of the functions (their values
     /// in a list per group, as Polars lists them), else `list.agg` of the
@@ -15,7 +16,7 @@ impl ExprLowering<'_> {
     pub(crate) fn of_kept_lists(
         &mut self,
         node: Node,
-        op: &AggOp,
+        implode: bool,
         input: Node,
         dtype: GpuDtype,
     ) -> Option<Lowered> {
@@ -36,13 +37,33 @@ impl ExprLowering<'_> {
             )
         };
         let (filter, parts) = filter_below(self.arena, input, through)?;
-        Some(self.kept_lists(node, op, (input, filter, parts), dtype))
+        Some(self.kept_lists(node, implode, (input, filter, parts), dtype))
+    }
+
+    /// As [`Self::of_kept_lists`] of an aggregation (not an implode),
+    /// where `input` may also be the filter or slice itself
+    /// (`x.filter(p).quantile(q)`).
+    pub(crate) fn of_kept_lists_or_filter(
+        &mut self,
+        node: Node,
+        input: Node,
+        dtype: GpuDtype,
+    ) -> Option<Lowered> {
+        if self.substituted.is_some() {
+            return None;
+        }
+        if let Some(parts) = filtered_parts(self.arena, input)
+            && of_every_row(self.arena, parts)
+        {
+            return Some(self.kept_lists(node, false, (input, input, parts), dtype));
+        }
+        self.of_kept_lists(node, false, input, dtype)
     }
 
     fn kept_lists(
         &mut self,
         node: Node,
-        op: &AggOp,
+        implode: bool,
         (input, filter, parts): (Node, Node, (Node, KeptRows)),
         dtype: GpuDtype,
     ) -> Lowered {
@@ -73,8 +94,8 @@ impl ExprLowering<'_> {
             schema,
             Some((filter, element(of))),
         );
-        let function = match op {
-            AggOp::Implode => {
+        let function = match implode {
+            true => {
                 let evaluated = inner.expr(input)?;
                 if !one_per_value(&evaluated) || dtype != GpuDtype::list_of(evaluated.dtype) {
                     let written = self.notation(input);
@@ -88,7 +109,7 @@ impl ExprLowering<'_> {
                 }
                 ListFunction::Eval(Box::new(evaluated))
             }
-            _ => {
+            false => {
                 let aggregation = inner.expr(node)?;
                 let name = "an aggregation of a function of the rows a filter keeps";
                 self.list_agg_of(node, aggregation, (false, name))?.0

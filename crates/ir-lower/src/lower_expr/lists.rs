@@ -653,7 +653,7 @@ impl ExprLowering<'_> {
                 node,
                 format!(
                     "{name} is not supported on the GPU yet where it takes `item`, `get` or \
-                     lists, or sums, means or spreads of floats"
+                     lists, or sums, means, spreads, medians or quantiles of floats"
                 ),
             );
             return None;

@@ -51,6 +51,10 @@ pub enum Agg {
     Product,
     Any(bool),
     All(bool),
+    /// Whether any value is null.
+    HasNulls,
+    /// Whether there is no value (no valid value, ignoring nulls).
+    IsEmpty(bool),
     ArgMin,
     ArgMax,
     Quantile(f64, QuantileMethod),
@@ -909,6 +913,8 @@ fn aggregation(a: Agg, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
         Agg::Product => case!(i, s; [x]; ; x.product()),
         Agg::Any(n) => case!(i, s; [x]; n = n; x.any(n)),
         Agg::All(n) => case!(i, s; [x]; n = n; x.all(n)),
+        Agg::HasNulls => case!(i, s; [x]; ; x.has_nulls()),
+        Agg::IsEmpty(n) => case!(i, s; [x]; n = n; x.is_empty(n)),
         Agg::ArgMin => case!(i, s; [x]; ; x.arg_min()),
         Agg::ArgMax => case!(i, s; [x]; ; x.arg_max()),
         Agg::Quantile(q, m) => case!(i, s; [x]; q = q, m = m; x.quantile(lit(q), m)),

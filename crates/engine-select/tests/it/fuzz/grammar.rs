@@ -838,7 +838,7 @@ impl Grammar<'_> {
                 4 => {
                     let method = *crate::QUANTILE_METHODS.choose(self.rng).unwrap();
                     let q = *[0.0, 0.25, 0.5, 0.9, 1.0].choose(self.rng).unwrap();
-                    let from = *[Ty::Float, Ty::Decimal].choose(self.rng).unwrap();
+                    let from = *[Ty::Float, Ty::Decimal, Ty::Int].choose(self.rng).unwrap();
                     (Agg::Quantile(q, method), from)
                 }
                 5 => (Agg::Sum, Ty::Float),
@@ -882,9 +882,11 @@ impl Grammar<'_> {
                 }
                 _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), ty),
             },
-            Ty::Bool => match self.rng.random_range(0..4) {
+            Ty::Bool => match self.rng.random_range(0..5) {
                 0 => (Agg::Any(self.chance(0.5)), Ty::Bool),
                 1 => (Agg::All(self.chance(0.5)), Ty::Bool),
+                3 if self.chance(0.5) => (Agg::HasNulls, self.any_ty()),
+                3 => (Agg::IsEmpty(self.chance(0.5)), self.any_ty()),
                 2 if ordered => (*[Agg::First, Agg::Last].choose(self.rng).unwrap(), Ty::Bool),
                 _ => (*[Agg::Min, Agg::Max].choose(self.rng).unwrap(), Ty::Bool),
             },

@@ -1,4 +1,4 @@
-//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, aggregated or in a select of the rows kept; other functions of the rows kept per group; filters by a literal.
+//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, aggregated or in a select of the rows kept; other functions of the rows kept per group; functions that aggregate (`all`, `null_count`, `quantile`) of the rows kept; filters by a literal.
 
 use super::*;
 
@@ -235,7 +235,7 @@ fn functions_of_filtered_rows_per_group_match_the_cpu() {
                 .filter(kept())
                 .diff(lit(1), Default::default())
                 .sum()]),
-            "sums, means or spreads of floats",
+            "sums, means, spreads, medians or quantiles of floats",
         ),
         (
             frame().select([col("i")
@@ -257,6 +257,97 @@ fn functions_of_filtered_rows_per_group_match_the_cpu() {
     ] {
         assert_cpu_answer_with_reason(lf, reason);
     }
+}
+
+/// The functions Polars plans as functions that aggregate (`any`, `all`,
+/// `has_nulls`, `is_empty`, `null_count`, `quantile`, `arg_min`) of a
+/// filter's or a slice's rows, directly, through elementwise functions and
+/// through other functions of the rows kept (`x.filter(p).shift(1).all()`),
+/// per group, over the whole frame and (but quantiles and places) in
+/// windows. A quantile is taken of each group's kept values as a list:
+/// Polars places it counting the values' nulls, which the rows dropped
+/// must not add to; so is a place among the kept rows.
+#[test]
+fn functions_that_aggregate_take_the_rows_a_filter_keeps() {
+    let kept = || col("i").gt(lit(2)).or(col("c").lt(lit(0.0)));
+    let positive = || col("c").gt(lit(0.0));
+    let nearest = QuantileMethod::Nearest;
+    let direct = || {
+        [
+            positive().filter(kept()).all(false).alias("all"),
+            positive().filter(kept()).any(true).alias("any"),
+            col("c").filter(kept()).has_nulls().alias("has nulls"),
+            col("i").filter(kept()).is_empty(true).alias("empty"),
+            col("i").filter(kept()).null_count().alias("nulls"),
+            col("i")
+                .head(Some(2))
+                .null_count()
+                .alias("nulls of the head"),
+            (col("i").filter(kept()) * lit(3))
+                .quantile(lit(0.4), QuantileMethod::Linear)
+                .alias("quantile of thrice"),
+            col("i")
+                .drop_nulls()
+                .quantile(lit(0.5), QuantileMethod::Midpoint)
+                .alias("midpoint"),
+        ]
+    };
+    assert_per_group_and_over_the_frame("of the kept rows", direct);
+    // (Quantiles, of lists of the kept values, stay with Polars in
+    // windows.)
+    assert_gpu_eq(
+        "of the kept rows in windows",
+        frame().select(
+            direct()[..6]
+                .iter()
+                .map(|e| e.clone().over([col("g")]).unwrap())
+                .collect::<Vec<_>>(),
+        ),
+    );
+    assert_per_group_and_over_the_frame("of functions of the kept rows", || {
+        [
+            positive()
+                .filter(kept())
+                .shift(lit(1))
+                .all(false)
+                .alias("all shifted"),
+            col("i")
+                .drop_nulls()
+                .diff(lit(1), Default::default())
+                .gt(lit(0))
+                .any(true)
+                .alias("any rise"),
+            col("i")
+                .head(Some(3))
+                .is_not_null()
+                .shift(lit(2))
+                .all(true)
+                .alias("all of the head"),
+            col("i")
+                .filter(kept())
+                .shift(lit(1))
+                .null_count()
+                .alias("nulls shifted"),
+            col("i")
+                .filter(kept())
+                .diff(lit(1), Default::default())
+                .quantile(lit(0.5), nearest)
+                .alias("median rise"),
+            col("i")
+                .filter(kept())
+                .arg_min()
+                .alias("place of the least"),
+            col("c")
+                .drop_nulls()
+                .arg_max()
+                .alias("place of the greatest"),
+            col("i")
+                .head(Some(3))
+                .shift(lit(1))
+                .arg_max()
+                .alias("place of the greatest shifted"),
+        ]
+    });
 }
 
 /// A select whose expressions keep the same rows, through a filter or a
