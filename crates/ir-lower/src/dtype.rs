@@ -349,13 +349,17 @@ impl GpuDtype {
         }
     }
 
-    /// Whether the GPU holds lists of values of this type (not of lists,
-    /// categoricals or structs).
+    /// Whether the GPU holds lists of values of this type (not of lists or
+    /// categoricals; of structs whose fields it would list).
     pub fn listable(self) -> bool {
-        !matches!(
-            self,
-            GpuDtype::List(_) | GpuDtype::Categorical(_) | GpuDtype::Struct(_)
-        )
+        match self {
+            GpuDtype::List(_) | GpuDtype::Categorical(_) => false,
+            GpuDtype::Struct(of) => of
+                .fields()
+                .iter()
+                .all(|(_, field)| !field.is_nested() && field.listable()),
+            _ => true,
+        }
     }
 
     /// Whether this is a floating-point type.

@@ -602,6 +602,10 @@ fn random_dtype(rng: &mut Rng) -> DataType {
                 DataType::Date,
                 DataType::Duration(unit),
                 DataType::Decimal(10, 2),
+                DataType::Struct(vec![
+                    Field::new("n".into(), DataType::Int64),
+                    Field::new("t".into(), DataType::String),
+                ]),
             ];
             DataType::List(Box::new(values.choose(rng).unwrap().clone()))
         }
