@@ -289,8 +289,8 @@ impl GpuDtype {
                 values if values.listable() => GpuDtype::list_of(values),
                 _ => {
                     return Err(format!(
-                        "dtype {dtype} (lists of lists, of structs or of categoricals) is not \
-                         supported on the GPU yet"
+                        "dtype {dtype} (lists of categoricals, lists nested more than two deep, \
+                         lists of structs of lists or structs) is not supported on the GPU yet"
                     ));
                 }
             },
@@ -349,11 +349,13 @@ impl GpuDtype {
         }
     }
 
-    /// Whether the GPU holds lists of values of this type (not of lists or
-    /// categoricals; of structs whose fields it would list).
+    /// Whether the GPU holds lists of values of this type: not of
+    /// categoricals; of lists of values it would list that are not nested,
+    /// of structs of fields likewise.
     pub fn listable(self) -> bool {
         match self {
-            GpuDtype::List(_) | GpuDtype::Categorical(_) => false,
+            GpuDtype::List(of) => !of.values().is_nested() && of.values().listable(),
+            GpuDtype::Categorical(_) => false,
             GpuDtype::Struct(of) => of
                 .fields()
                 .iter()

@@ -33,6 +33,7 @@ mod list_literals;
 mod lists;
 mod memory_limits;
 mod neighbours;
+mod nested_lists;
 mod null_type;
 mod one_value;
 mod operators;

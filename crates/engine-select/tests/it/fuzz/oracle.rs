@@ -224,8 +224,15 @@ impl Cell {
 /// A list's elements as text, in order, or sorted where the rows (and so
 /// the lists made of them) have no defined order.
 fn list_text(list: &Series, ordered: bool) -> String {
+    // Each item as a cell: a struct by its fields' values alone, a list
+    // by its items (not by the arrays Polars' values point into).
     let mut items: Vec<String> = (0..list.len())
-        .map(|i| format!("{:?}", list.get(i).unwrap()))
+        .map(|i| match list.get(i).unwrap() {
+            value @ (AnyValue::Struct(..) | AnyValue::List(_)) => {
+                format!("{:?}", cell(value, ordered))
+            }
+            value => format!("{value:?}"),
+        })
         .collect();
     if !ordered {
         items.sort();

@@ -598,9 +598,9 @@ fn random_op(
                     })
                     .collect();
             }
-            // Now and then structs listed per group in the rows' order: a
-            // struct column's, or ones built of plain columns
-            // (`agg(pl.struct(..))`).
+            // Now and then structs or lists listed per group in the rows'
+            // order: a struct or list column's, or structs built of plain
+            // columns (`agg(pl.struct(..))`).
             if g.ordered && g.rng.random_bool(0.1) {
                 let plain: Vec<&String> = schema
                     .iter()
@@ -609,7 +609,12 @@ fn random_op(
                     .collect();
                 let n = g.rng.random_range(1..=plain.len().clamp(1, 3));
                 let fields: Vec<E> = plain.sample(g.rng, n).map(|name| E::col(name)).collect();
-                let listed = match structs.choose(g.rng) {
+                let nested: Vec<&String> = schema
+                    .iter()
+                    .filter(|(_, dtype)| dtype.is_nested())
+                    .map(|(name, _)| name)
+                    .collect();
+                let listed = match nested.choose(g.rng) {
                     Some(name) if fields.is_empty() || g.rng.random_bool(0.5) => E::col(name),
                     _ if !fields.is_empty() => E::new(Op::AsStruct, fields),
                     _ => E::leaf(Op::Len),

@@ -606,6 +606,7 @@ fn random_dtype(rng: &mut Rng) -> DataType {
                     Field::new("n".into(), DataType::Int64),
                     Field::new("t".into(), DataType::String),
                 ]),
+                DataType::List(Box::new(DataType::Int32)),
             ];
             DataType::List(Box::new(values.choose(rng).unwrap().clone()))
         }

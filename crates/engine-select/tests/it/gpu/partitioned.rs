@@ -286,6 +286,24 @@ fn lists_and_structs_over_partitions_match_the_cpu() {
                 .unnest(by_name(["made"], true, false), Some("_".into())),
         ),
         (
+            "lists of lists and of structs made, stacked and exploded",
+            concat(
+                [
+                    table().group_by_stable([col("s")]).agg([
+                        col("t").str().split(lit("")).alias("letters"),
+                        as_struct(vec![col("t"), col("k")]).alias("pairs"),
+                    ]),
+                    table().slice(2, 5).group_by_stable([col("s")]).agg([
+                        col("t").str().split(lit("")).alias("letters"),
+                        as_struct(vec![col("t"), col("k")]).alias("pairs"),
+                    ]),
+                ],
+                UnionArgs::default(),
+            )
+            .unwrap()
+            .explode(by_name(["letters", "pairs"], true, false), explode),
+        ),
+        (
             "lists measured and exploded under a union",
             concat(
                 [lists.clone(), lists.clone().slice(1, 2)],

@@ -1,10 +1,10 @@
-//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, replaced, added and dropped (`struct.with_fields`, `struct.drop`), unnested, structs of keys tested for repeats and counted, rows grouped, made distinct, sorted and joined by structs of keys; lists of structs made, moved, picked and exploded; what else structs meet stays with Polars, with its reason.
+//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, replaced, added and dropped (`struct.with_fields`, `struct.drop`), unnested, structs of keys tested for repeats and counted, rows grouped, made distinct, sorted and joined by structs of keys; what else structs meet stays with Polars, with its reason.
 
 use super::*;
 
 /// A frame with a struct column (null structs among them, null fields
 /// inside) and the columns to build more.
-fn struct_frame() -> LazyFrame {
+pub(super) fn struct_frame() -> LazyFrame {
     let df = df!(
         "k" => [Some(2i64), Some(1), Some(2), None, Some(1), Some(3)],
         "v" => [Some(10i32), None, Some(-3), Some(7), Some(0), Some(1)],
@@ -339,116 +339,6 @@ fn rows_are_grouped_made_distinct_sorted_and_joined_by_structs_of_keys() {
     ] {
         assert_gpu_eq(name, lf);
     }
-}
-
-/// Lists of structs: a group's structs listed (`agg(col("pair"))`,
-/// `agg(pl.struct(..))`, of a filter's rows too), over the whole frame
-/// (`implode`), moved with their rows, counted, picked (`list.get`,
-/// `first`, `last`, `head`), exploded and unnested; as inputs, from
-/// Polars' list columns (null lists, empty lists and null structs among
-/// them) and back.
-#[test]
-fn lists_of_structs_are_made_moved_picked_and_exploded() {
-    let frame = struct_frame();
-    let built = || as_struct(vec![col("v"), col("s")]);
-    let listed = frame.clone().group_by_stable([col("k")]).agg([
-        col("pair"),
-        built().alias("built"),
-        built().filter(col("v").gt(lit(0))).alias("kept"),
-        col("pair").head(Some(2)).alias("first two"),
-    ]);
-    assert_gpu_eq("structs listed per group", listed.clone());
-    assert_gpu_eq(
-        "structs listed over the frame",
-        frame.clone().select([
-            col("pair").implode(false),
-            built().implode(false).alias("built"),
-        ]),
-    );
-    assert_gpu_eq(
-        "lists of structs picked and counted",
-        listed.clone().select([
-            col("k"),
-            col("pair").list().len().alias("len"),
-            col("pair").list().first().alias("first"),
-            col("built").list().get(lit(1), true).alias("second"),
-            col("built").list().last().struct_().field_by_name("s"),
-            col("kept").list().head(lit(1)).alias("head"),
-            col("pair").is_null().alias("null list"),
-        ]),
-    );
-    assert_gpu_eq(
-        "lists of structs moved with their rows",
-        listed
-            .clone()
-            .filter(col("k").neq(lit(2)))
-            .sort(
-                ["k"],
-                SortMultipleOptions::default().with_order_descending(true),
-            )
-            .join(
-                frame.clone().select([col("k"), col("v")]),
-                [col("k")],
-                [col("k")],
-                JoinArgs {
-                    maintain_order: MaintainOrderJoin::Left,
-                    ..JoinArgs::new(JoinType::Left)
-                },
-            ),
-    );
-    let explode = ExplodeOptions {
-        empty_as_null: true,
-        keep_nulls: true,
-    };
-    assert_gpu_eq(
-        "lists of structs exploded and unnested",
-        listed
-            .clone()
-            .select([col("k"), col("built")])
-            .explode(by_name(["built"], true, false), explode)
-            .unnest(by_name(["built"], true, false), None),
-    );
-    // From Polars' list columns and back: null and empty lists, a null
-    // struct and null fields, a list column sliced.
-    let fields = df!(
-        "p" => [Some(1i64), None, Some(3), Some(4), Some(5)],
-        "q" => [Some("x"), Some("y"), None, Some(""), Some("zz")],
-    )
-    .unwrap()
-    .lazy()
-    .select([when(col("p").eq(lit(4)))
-        .then(lit(Null {}))
-        .otherwise(as_struct(vec![col("p"), col("q")]))
-        .alias("pq")])
-    .collect()
-    .unwrap()
-    .column("pq")
-    .unwrap()
-    .as_materialized_series()
-    .clone();
-    let lists = Series::new(
-        "l".into(),
-        [
-            Some(fields.slice(0, 2)),
-            None,
-            Some(fields.slice(2, 3)),
-            Some(fields.slice(0, 0)),
-        ],
-    );
-    let mut input = df!("n" => [1i32, 2, 3, 4]).unwrap();
-    input.with_column(lists.into()).unwrap();
-    let input = || input.clone().lazy();
-    assert_gpu_eq("lists of structs as inputs", input());
-    assert_gpu_eq("lists of structs sliced", input().slice(1, 2));
-    assert_gpu_eq(
-        "lists of structs of inputs picked and exploded",
-        input()
-            .with_columns([
-                col("l").list().len().alias("len"),
-                col("l").list().first().struct_().field_by_name("q"),
-            ])
-            .explode(by_name(["l"], true, false), explode),
-    );
 }
 
 #[test]
