@@ -58,7 +58,10 @@ pub fn lower_plan(
     lowering.root = Some(root);
     let root = match lowering.node(root) {
         Some(root) if lowering.refusals.is_empty() => root,
-        _ => return Err(refusal::distinct(lowering.refusals)),
+        _ => {
+            let refusals = refusal::written_out(lowering.refusals, root, lp_arena, expr_arena);
+            return Err(refusal::distinct(refusals));
+        }
     };
     let sum = root.find_expr(&GpuExpr::sums_lists_in_polars_order);
     if let Some(sum) = sum.filter(|_| root.slices_rows()) {

@@ -2,6 +2,10 @@
 
 use std::fmt;
 
+use polars_plan::constants::CSE_REPLACED;
+use polars_plan::plans::{AExpr, ArenaLpIter, ExprIRDisplay, IR};
+use polars_utils::arena::{Arena, Node};
+
 /// One construct of a plan that cannot run on the GPU.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
@@ -37,4 +41,47 @@ pub(crate) fn distinct(refusals: Vec<Refusal>) -> Vec<Refusal> {
         }
     }
     kept
+}
+
+/// `refusals` with the columns Polars' optimiser adds for common
+/// subexpressions (`col("__POLARS_CSER_0x…")`, computed once by a select
+/// under `root`) written as the expressions they stand for, so that each
+/// construct reads as the user wrote it.
+pub(crate) fn written_out(
+    mut refusals: Vec<Refusal>,
+    root: Node,
+    lp_arena: &Arena<IR>,
+    expr_arena: &Arena<AExpr>,
+) -> Vec<Refusal> {
+    let mut columns = Vec::new();
+    for (_, ir) in lp_arena.iter(root) {
+        let exprs = match ir {
+            IR::Select { expr, .. } => expr,
+            IR::HStack { exprs, .. } => exprs,
+            _ => continue,
+        };
+        for e in exprs.iter() {
+            let name = e.output_name();
+            if name.starts_with(CSE_REPLACED) {
+                let written = ExprIRDisplay::display_node(e.node(), expr_arena).to_string();
+                columns.push((format!("col(\"{name}\")"), written));
+            }
+        }
+    }
+    // A common subexpression may hold another: until none is left.
+    let write_out = |text: &mut String| {
+        for _ in 0..=columns.len() {
+            if !text.contains(CSE_REPLACED) {
+                break;
+            }
+            for (column, expr) in &columns {
+                *text = text.replace(column.as_str(), expr);
+            }
+        }
+    };
+    for refusal in &mut refusals {
+        write_out(&mut refusal.subject);
+        write_out(&mut refusal.reason);
+    }
+    refusals
 }

@@ -757,6 +757,18 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             )]),
         ),
         (
+            // (Polars computes `(amount * 2 + 1).abs()` once, as a column
+            // of its own: the reason writes it out.)
+            "a refused function of a common subexpression",
+            o().select([
+                (col("amount") * lit(2.0) + lit(1.0))
+                    .abs()
+                    .pow(lit(-1.0))
+                    .alias("a"),
+                ((col("amount") * lit(2.0) + lit(1.0)).abs() * lit(3.0)).alias("b"),
+            ]),
+        ),
+        (
             "a join_asof with a tolerance beyond the keys' type",
             o().join(
                 o(),
