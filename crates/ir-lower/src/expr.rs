@@ -393,10 +393,11 @@ pub enum ExprKind {
         function: EwmFunction,
         options: EwmOptions,
     },
-    /// `str.to_date` or `str.to_datetime` (exact, no time zone) with a
-    /// format of fixed-width numeric fields and literal text (`%Y-%m-%d`,
-    /// `%d/%m/%Y %H:%M`): the date or timestamp (of the expression's type) a
-    /// text of that form names. The executor runs texts of exactly that form
+    /// `str.to_date`, `str.to_datetime` (exact, no time zone) or
+    /// `str.to_time` with a format of fixed-width numeric fields and
+    /// literal text (`%Y-%m-%d`, `%d/%m/%Y %H:%M`, `%H:%M`): the date,
+    /// timestamp or time of day (of the expression's type) a text of that
+    /// form names. The executor runs texts of exactly that form
     /// (four-digit years, two-digit other fields) and leaves a column with
     /// any other text to Polars.
     ParseTemporal {

@@ -69,6 +69,7 @@ use lists::LISTS_ON_THE_GPU;
 use literals::*;
 pub(crate) use literals::{is_constant, reads_the_frame};
 pub(crate) use rolling::{fixed_ticks, rolling_input, times_of, window_ticks};
+pub(crate) use row_order::run_ids;
 use row_order::*;
 use structs::STRUCTS_ON_THE_GPU;
 pub(crate) use temporal::truncation;

@@ -409,6 +409,16 @@ impl<'a> PlanLowering<'a> {
                 if let [only] = expr.as_slice()
                     && let AExpr::Function {
                         input: values,
+                        function: IRFunctionExpr::RLE,
+                        ..
+                    } = self.expr_arena.get(only.node())
+                    && let [values] = values.as_slice()
+                {
+                    return self.select_of_runs(node, input_node, only, values.node());
+                }
+                if let [only] = expr.as_slice()
+                    && let AExpr::Function {
+                        input: values,
                         function: IRFunctionExpr::UniqueCounts,
                         ..
                     } = self.expr_arena.get(only.node())

@@ -604,29 +604,36 @@ impl ExprLowering<'_> {
     /// each group).
     pub(super) fn rle_id(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
         let input = self.single(inputs)?;
-        let compared = input.dtype.is_numeric()
-            || input.dtype.is_temporal()
-            || matches!(
-                input.dtype,
-                GpuDtype::Boolean
-                    | GpuDtype::String
-                    | GpuDtype::Categorical(_)
-                    | GpuDtype::Decimal(..)
-            );
-        if !compared {
-            return self.refuse(
-                node,
-                format!("rle_id of {} is not supported on the GPU", input.dtype),
-            );
+        match run_ids(input, self.dtype(node)?) {
+            Ok(ids) => Some(ids),
+            Err(why) => self.refuse(node, why),
         }
-        let boolean = GpuDtype::Boolean;
-        // Every row but the first has a row before it.
-        let not_first = input.clone().is_null().shifted(1).is_not_null();
-        let changes = super::boolean::null_aware_equality(input.clone(), input.shifted(1), false)
-            .binary(BinaryOp::And, not_first, boolean);
-        Some(GpuExpr {
-            kind: ExprKind::CumSum(Box::new(changes)),
-            dtype: self.dtype(node)?,
-        })
     }
+}
+
+/// Polars' `rle_id` of `input` (of type `dtype`, u32; see
+/// [`ExprLowering::rle_id`]), or why the device does not compare such
+/// values.
+pub(crate) fn run_ids(input: GpuExpr, dtype: GpuDtype) -> Result<GpuExpr, String> {
+    let compared = input.dtype.is_numeric()
+        || input.dtype.is_temporal()
+        || matches!(
+            input.dtype,
+            GpuDtype::Boolean | GpuDtype::String | GpuDtype::Categorical(_) | GpuDtype::Decimal(..)
+        );
+    if !compared {
+        return Err(format!(
+            "rle_id of {} is not supported on the GPU",
+            input.dtype
+        ));
+    }
+    let boolean = GpuDtype::Boolean;
+    // Every row but the first has a row before it.
+    let not_first = input.clone().is_null().shifted(1).is_not_null();
+    let changes = super::boolean::null_aware_equality(input.clone(), input.shifted(1), false)
+        .binary(BinaryOp::And, not_first, boolean);
+    Ok(GpuExpr {
+        kind: ExprKind::CumSum(Box::new(changes)),
+        dtype,
+    })
 }

@@ -119,6 +119,10 @@ impl ExprLowering<'_> {
                 // YYYY-MM-DD HH:MM:SS reads the same instant from it.
                 (DataType::Date, None) => parse_format("%Y-%m-%d", false),
                 (DataType::Datetime(_, None), None) => parse_format("%Y-%m-%d %H:%M:%S", true),
+                // (A time of day: of HH:MM:SS, Polars' inferred formats
+                // read the same time.)
+                (DataType::Time, Some(format)) => parse_time_format(format),
+                (DataType::Time, None) => parse_time_format("%H:%M:%S"),
                 _ => None,
             }
         {

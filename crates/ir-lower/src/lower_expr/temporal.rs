@@ -335,13 +335,7 @@ pub(crate) fn calendar(input: GpuExpr, function: &IRTemporalFunction) -> GpuExpr
 /// Polars' parser gives a date alone), `%%` for '%', any other text as
 /// itself. `None` for any other specifier or field count.
 pub(crate) fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPart>> {
-    let mut bytes = format.bytes();
-    while let Some(byte) = bytes.next() {
-        if byte == b'%' && !b"YmdHMSFT%".contains(&bytes.next()?) {
-            return None;
-        }
-    }
-    let parts = FormatPart::parse(format)?;
+    let parts = parts_of(format, b"YmdHMSFT%")?;
     let count = |field| parts.iter().filter(|&&part| part == field).count();
     let date = [FormatPart::Year, FormatPart::Month, FormatPart::Day];
     let time = [FormatPart::Hour, FormatPart::Minute];
@@ -354,6 +348,29 @@ pub(crate) fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPar
             timeless
         };
     fits.then_some(parts)
+}
+
+/// The parts of a chrono `format` of a time of day (`str.to_time`) that
+/// the device parses: an hour and a minute, a second at most, no date.
+pub(crate) fn parse_time_format(format: &str) -> Option<Vec<FormatPart>> {
+    let parts = parts_of(format, b"HMST%")?;
+    let count = |field| parts.iter().filter(|&&part| part == field).count();
+    let fits = count(FormatPart::Hour) == 1
+        && count(FormatPart::Minute) == 1
+        && count(FormatPart::Second) <= 1;
+    fits.then_some(parts)
+}
+
+/// The parts of a chrono `format` whose specifiers are all among
+/// `specifiers`; `None` for any other.
+fn parts_of(format: &str, specifiers: &[u8]) -> Option<Vec<FormatPart>> {
+    let mut bytes = format.bytes();
+    while let Some(byte) = bytes.next() {
+        if byte == b'%' && !specifiers.contains(&bytes.next()?) {
+            return None;
+        }
+    }
+    FormatPart::parse(format)
 }
 
 /// Polars' `dt.total_*` of a duration `input`, in units of `nanos_per`

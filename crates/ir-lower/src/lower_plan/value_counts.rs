@@ -1,4 +1,4 @@
-//! Polars' `value_counts`, `unique_counts` and `mode` as plain nodes: a group-by of the values in order of first appearance and their counts (as fractions of the rows when normalized), sorted (stably) when asked, and the struct of the two; or the values of the largest counts.
+//! Polars' `value_counts`, `unique_counts`, `mode` and `rle` as plain nodes: a group-by of the values in order of first appearance and their counts (as fractions of the rows when normalized), sorted (stably) when asked, and the struct of the two; or the values of the largest counts; or a group-by of the runs of equal values in order.
 
 use super::*;
 use crate::expr::{AggOp, BinaryOp, CastMode, ExprKind, NamedExpr};
@@ -135,6 +135,89 @@ impl PlanLowering<'_> {
         })
     }
 
+    /// A select of one `rle` (`select(col("x").rle())`) of `values` over
+    /// `input_node`: each run of equal values in turn (a null equal to a
+    /// null, as `rle_id` numbers them), as a struct of its number of rows
+    /// (`len`, u32) and its first value (`value`): a group-by of the runs'
+    /// numbers in order.
+    pub(super) fn select_of_runs(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        only: &ExprIR,
+        values: Node,
+    ) -> Lowered {
+        let (input, value) = self.input_and_values(input_node, values, "value", "rle")?;
+        let (count, dtype) = (GpuDtype::UInt32, value.expr.dtype);
+        if dtype.is_float() {
+            // (Polars' `rle` compares floats by their total order, -0.0
+            // equal to 0.0, which `rle_id`'s comparison may not share.)
+            return self.refuse(node, format!("rle of {dtype} is not supported on the GPU"));
+        }
+        let runs = match crate::lower_expr::run_ids(value.expr.clone(), count) {
+            Ok(runs) => runs,
+            Err(why) => return self.refuse(node, why),
+        };
+        let named = |name: &str, expr| NamedExpr {
+            name: name.into(),
+            expr,
+        };
+        let first = value.expr.aggregated(AggOp::First, dtype);
+        let len = GpuExpr {
+            kind: ExprKind::Len,
+            dtype: count,
+        };
+        let column = |name: &str, dtype| OutputColumn {
+            name: name.into(),
+            dtype,
+        };
+        let grouped = PlanNode::GroupBy {
+            polars_partitions_from: None,
+            input: Box::new(input),
+            keys: vec![named("__gpu_run", runs)],
+            aggs: vec![named("len", len), named("value", first)],
+            maintain_order: true,
+            slice: None,
+            schema: vec![
+                column("__gpu_run", count),
+                column("len", count),
+                column("value", dtype),
+            ],
+        };
+        let schema = self.output_schema(node)?;
+        let made = GpuExpr {
+            kind: ExprKind::MakeStruct(vec![
+                GpuExpr::column(1, "len", count),
+                GpuExpr::column(2, "value", dtype),
+            ]),
+            dtype: schema.first()?.dtype,
+        };
+        Some(PlanNode::Select {
+            input: Box::new(grouped),
+            exprs: vec![named(only.output_name(), made)],
+            schema,
+        })
+    }
+
+    /// The plan at `input_node` lowered, and the expression at `values`
+    /// over it named `name` (not of one value, which `what` would group
+    /// by: see `keys_of_one_value`).
+    fn input_and_values(
+        &mut self,
+        input_node: Node,
+        values: Node,
+        name: &str,
+        what: &str,
+    ) -> Option<(PlanNode, NamedExpr)> {
+        let input = self.node(input_node);
+        let valued = ExprIR::new(values, OutputName::Alias(name.into()));
+        if self.keys_of_one_value(std::slice::from_ref(&valued), what) {
+            return None;
+        }
+        let values = self.named_exprs(std::slice::from_ref(&valued), input_node);
+        Some((input?, values?.pop()?))
+    }
+
     /// The group-by of `values` over `input_node`, groups in order of first
     /// appearance: each distinct value (named `values_name`) and its number
     /// of rows (u32, named `count_name`); `what` counts them, for refusals.
@@ -146,14 +229,9 @@ impl PlanLowering<'_> {
         (values_name, count_name): (&str, &str),
         what: &str,
     ) -> Option<PlanNode> {
-        let input = self.node(input_node);
-        let valued = ExprIR::new(values, OutputName::Alias(values_name.into()));
-        if self.keys_of_one_value(std::slice::from_ref(&valued), what) {
-            return None;
-        }
-        let keys = self.named_exprs(std::slice::from_ref(&valued), input_node);
-        let (input, keys) = (input?, keys?);
-        let key_dtype = keys.first()?.expr.dtype;
+        let (input, key) = self.input_and_values(input_node, values, values_name, what)?;
+        let key_dtype = key.expr.dtype;
+        let keys = vec![key];
         if self.list_key(
             node,
             [(values_name.to_string(), key_dtype)].into_iter(),

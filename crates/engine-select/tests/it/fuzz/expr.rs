@@ -272,6 +272,8 @@ pub enum Op {
     FindBy,
     Extract(String, usize),
     ToDate(Option<String>),
+    /// `str.to_time` (not strict), by a format or inferred.
+    ToTime(Option<String>),
     ToDatetime(String, TimeUnit),
     /// `unique_stable()` (`unique()` when `false`).
     Unique(bool),
@@ -306,6 +308,8 @@ pub enum Op {
     /// `unique_counts()`: each distinct value's number of rows, in order of
     /// first appearance, as the only expression of a select.
     UniqueCounts,
+    /// `rle`: each run of equal values' length and value, as a struct.
+    Rle,
     /// `mode(maintain_order)`: the values of the most rows, as the only
     /// expression of a select.
     Mode(bool),
@@ -707,6 +711,8 @@ impl E {
             Op::Extract(p, g) => case!(i, s; [x]; p = p, g = g; x.str().extract(lit(p), g)),
             Op::ToDate(f) => case!(i, s; [x]; f = f;
                 x.str().to_date(StrptimeOptions { format: f.map(Into::into), strict: false, ..Default::default() })),
+            Op::ToTime(f) => case!(i, s; [x]; f = f;
+                x.str().to_time(StrptimeOptions { format: f.map(Into::into), strict: false, ..Default::default() })),
             Op::ToDatetime(f, u) => case!(i, s; [x]; f = f, u = u;
                 x.str().to_datetime(Some(u), None,
                     StrptimeOptions { format: Some(f.into()), strict: false, ..Default::default() },
@@ -722,6 +728,7 @@ impl E {
             }
             Op::SplitN(p, n) => case!(i, s; [x]; p = p, n = n; x.str().splitn(lit(p), n)),
             Op::UniqueCounts => case!(i, s; [x]; ; x.unique_counts()),
+            Op::Rle => case!(i, s; [x]; ; x.rle()),
             Op::Mode(in_order) => case!(i, s; [x]; in_order = in_order; x.mode(in_order)),
             Op::PeakMax => case!(i, s; [x]; ; x.peak_max()),
             Op::PeakMin => case!(i, s; [x]; ; x.peak_min()),

@@ -343,6 +343,8 @@ fn random_op(
                 .filter(|_| g.rng.random_bool(0.7))
                 .map_or_else(|| g.value(ty, 1), |c| E::col(&c));
             let op = match g.rng.random_range(0..10) {
+                // Runs of equal values in the rows' order.
+                0 if g.ordered => Op::Rle,
                 0..=2 => Op::UniqueCounts,
                 3 | 4 => Op::Mode(g.rng.random_bool(0.6)),
                 _ => Op::ValueCounts(g.rng.random_bool(0.7), g.rng.random_bool(0.3)),

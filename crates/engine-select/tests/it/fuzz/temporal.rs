@@ -130,6 +130,13 @@ impl Grammar<'_> {
             }
             (Ty::Time, 0..=2) => E::new(Op::Part(Part::Time), vec![self.value(Ty::Datetime, d)]),
             (Ty::Time, 3) => E::new(Op::Part(Part::Time), vec![self.value(Ty::Zoned, d)]),
+            // Texts parsed as times of day, by a format or inferred.
+            (Ty::Time, 4) => {
+                let f = self
+                    .chance(0.7)
+                    .then(|| (*["%H:%M:%S", "%H:%M", "%T"].choose(self.rng).unwrap()).into());
+                E::new(Op::ToTime(f), vec![self.value(Ty::Str, d)])
+            }
             (Ty::Date, 5) => E::new(Op::Part(Part::Date), vec![self.value(Ty::Zoned, d)]),
             (Ty::Duration, 5) => E::new(
                 Op::Sub,

@@ -942,3 +942,43 @@ fn modes_match_the_cpu() {
         );
     }
 }
+
+/// `rle`: each run of equal values in turn (a null equal to a null) as a
+/// struct of its length and its value, of every type the device compares
+/// but floats (which stay with Polars), of no rows too.
+#[test]
+fn runs_of_equal_values_match_the_cpu() {
+    let frame = || {
+        df!(
+            "i" => [Some(3i32), Some(3), None, None, Some(1), Some(3), Some(3), Some(3)],
+            "s" => [Some("b"), Some("b"), Some("b"), None, Some("ü"), None, Some("b"), Some("a")],
+            "b" => [Some(true), None, None, Some(true), Some(true), Some(false), Some(false), Some(true)],
+            "f" => [0.5f64, -0.0, 0.0, f64::NAN, f64::NAN, 0.5, 1.5, -1.0],
+        )
+        .unwrap()
+        .lazy()
+    };
+    for name in ["i", "s", "b"] {
+        assert_gpu_eq(
+            &format!("runs of {name}"),
+            frame().select([col(name).rle()]),
+        );
+        assert_gpu_eq(
+            &format!("runs of {name}, unnested"),
+            frame()
+                .select([col(name).rle()])
+                .unnest(by_name([name], true, false), None),
+        );
+    }
+    assert_gpu_eq(
+        "runs of an expression of a filtered frame",
+        frame()
+            .filter(col("b").is_not_null())
+            .select([(col("i") * lit(2)).alias("twice").rle()]),
+    );
+    assert_gpu_eq(
+        "runs of no rows",
+        frame().filter(lit(false)).select([col("s").rle()]),
+    );
+    assert_cpu_answer_with_reason(frame().select([col("f").rle()]), "rle of f64");
+}

@@ -222,6 +222,54 @@ fn truncation_of_dates_and_timestamps_matches_the_cpu() {
     assert_cpu_error(frame.select([col("us").dt().truncate(lit("1mo1d"))]));
 }
 
+/// `str.to_time` of a format of hours, minutes and seconds (two digits
+/// each) and literal text: the times of day texts of exactly that form
+/// name, the others (one digit, 24:00, a leap second, a fraction) left
+/// to Polars' parser.
+#[test]
+fn texts_of_times_of_day_parse_as_times_on_the_device() {
+    let frame = |texts: &[Option<&str>]| df!("s" => texts.to_vec()).unwrap().lazy();
+    let to_time = |format: Option<&str>, strict| {
+        col("s").str().to_time(StrptimeOptions {
+            format: format.map(Into::into),
+            strict,
+            ..Default::default()
+        })
+    };
+    let seconds = [Some("00:00:00"), None, Some("23:59:59"), Some("12:05:09")];
+    assert_gpu_eq(
+        "times with seconds",
+        frame(&seconds).select([
+            to_time(Some("%H:%M:%S"), true).alias("strict"),
+            to_time(Some("%T"), false).alias("lenient"),
+            to_time(None, true).alias("inferred"),
+            to_time(Some("%H:%M:%S"), true)
+                .dt()
+                .minute()
+                .alias("minute"),
+        ]),
+    );
+    assert_gpu_eq(
+        "times of hours and minutes",
+        frame(&[Some("07h30"), Some("23h00")]).select([to_time(Some("%Hh%M"), true)]),
+    );
+    for (texts, format) in [
+        (&[Some("7:30"), Some("07:30")][..], "%H:%M"),
+        (&[Some("24:00")], "%H:%M"),
+        (&[Some("23:59:60")], "%H:%M:%S"),
+        (&[Some("12:00:00.5")], "%H:%M:%S"),
+    ] {
+        assert_cpu_answer_with_reason(
+            frame(texts).select([to_time(Some(format), false)]),
+            "not of the form",
+        );
+    }
+    assert_cpu_answer_with_reason(
+        frame(&seconds).select([to_time(Some("%H:%M:%S%.3f"), true)]),
+        "strptime",
+    );
+}
+
 #[test]
 fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
     let dates = |texts: &[Option<&str>]| {

@@ -202,6 +202,13 @@ impl Executor<'_> {
                     ops.string_parse_timestamps(strings, &program, per_second, &failed)?;
                 (Values::I64(ticks), validity)
             }
+            // A time of day: a timestamp in nanoseconds on 1970-01-01 (the
+            // format names no date).
+            GpuDtype::Time => {
+                let (nanoseconds, validity) =
+                    ops.string_parse_timestamps(strings, &program, 1_000_000_000, &failed)?;
+                (Values::I64(nanoseconds), validity)
+            }
             other => {
                 return Err(ExecError::Unsupported(format!("`{expr}` as {other}")));
             }
