@@ -21,14 +21,21 @@ impl<'a> ExprLowering<'a> {
         dtype: GpuDtype,
         build: impl FnOnce(&mut Self, Aggregate<'_, 'a>) -> Lowered,
     ) -> Lowered {
-        let kept_directly =
-            filtered_parts(self.arena, input).is_some() || self.filter_inside(input).is_some();
-        if !kept_directly && let Some(lowered) = self.of_kept_lists(node, false, input, dtype) {
+        if !self.keeps_rows_directly(input)
+            && let Some(lowered) = self.of_kept_lists(node, false, input, dtype)
+        {
             return lowered;
         }
         build(self, &|this, op, dtype| {
             this.aggregation_of(node, op, input, dtype)
         })
+    }
+
+    /// Whether the expression at `input` is a filter or a slice, or an
+    /// elementwise function or a running function that skips nulls of
+    /// one, whose kept rows `aggregation_of` takes.
+    fn keeps_rows_directly(&self, input: Node) -> bool {
+        filtered_parts(self.arena, input).is_some() || self.filter_inside(input).is_some()
     }
 
     /// `any`, `all` (Kleene unless `ignore_nulls`), `has_nulls` and
@@ -131,9 +138,7 @@ impl<'a> ExprLowering<'a> {
         if let Some(lowered) = self.of_kept_lists_or_filter(node, input, dtype) {
             return lowered;
         }
-        let kept_directly =
-            filtered_parts(self.arena, input).is_some() || self.filter_inside(input).is_some();
-        if kept_directly && self.substituted.is_none() {
+        if self.keeps_rows_directly(input) && self.substituted.is_none() {
             return self.refuse(
                 node,
                 "a quantile of the rows a filter or slice keeps, read through several columns \

@@ -16,7 +16,7 @@
 //! failure, 300; 0 prints it unshrunk), `FUZZ_SHOW=1` (print every case),
 //! `FUZZ_SUMMARY` (a file to append the summary line to), `FUZZ_REASONS=1`
 //! (print every fallback reason of the cases that answered, with its
-//! subject, to read the reasons users meet).
+//! subject, to read the reasons users meet, and why each skipped case was).
 
 pub mod code;
 mod decimals;
@@ -300,6 +300,11 @@ fn random_queries_match_the_cpu() {
                             println!("case {index}:\n{}", case.test_code("case", "shown"));
                         }
                         let verdict = oracle::judge(&case.lazy(), case.compare());
+                        if let Verdict::Skipped(why) = &verdict
+                            && std::env::var("FUZZ_REASONS").is_ok()
+                        {
+                            eprintln!("SKIPPED case {index}: {why}");
+                        }
                         summary.lock().unwrap().add(&verdict);
                         if let Verdict::Failed(failure) = verdict {
                             let text = report(seed, index, case, &failure);
