@@ -152,9 +152,27 @@ fn refused(expr: &GpuExpr) -> Option<String> {
 fn what(expr: &GpuExpr, same_scale: bool) -> String {
     let children = expr.children();
     let of = children.first().map_or(expr.dtype, |input| input.dtype);
+    let values = match of {
+        GpuDtype::List(values) => values.values(),
+        other => other,
+    };
     match &expr.kind {
         _ if !same_scale => "an operation on decimals of different scales".into(),
         ExprKind::Agg { op, .. } => format!("{op} of {of}"),
+        // (Named as written, not by the program of each list.)
+        ExprKind::List {
+            function: ListFunction::Agg { .. },
+            ..
+        } => format!(
+            "an aggregation of each list of {values} (`list.agg`, `list.eval` of an aggregation, or \
+             of the rows a filter keeps per group)"
+        ),
+        ExprKind::List {
+            function: ListFunction::Eval(_),
+            ..
+        } => format!(
+            "`list.eval` of lists of {values} (or a function of the rows a filter keeps per group)"
+        ),
         ExprKind::List { function, .. } => format!("{function} of {of}"),
         ExprKind::Cast { input, .. } => format!("a cast from {} to {}", input.dtype, expr.dtype),
         ExprKind::Binary { op, left, right } => {

@@ -757,6 +757,12 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             )]),
         ),
         (
+            "a sum of a function of the decimals a filter keeps per group",
+            nested()
+                .group_by([col("t")])
+                .agg([col("d").filter(col("k").gt(lit(1))).shift(lit(1)).sum()]),
+        ),
+        (
             // (Polars computes `(amount * 2 + 1).abs()` once, as a column
             // of its own: the reason writes it out.)
             "a refused function of a common subexpression",
