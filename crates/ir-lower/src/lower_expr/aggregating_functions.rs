@@ -7,6 +7,18 @@ use super::*;
 /// [`ExprLowering::aggregation_of`] lowers it.
 type Aggregate<'f, 'a> = &'f dyn Fn(&mut ExprLowering<'a>, AggOp, GpuDtype) -> Lowered;
 
+/// The numbers of rows and of valid values (u32) of the function's input,
+/// as Polars counts them.
+fn rows_and_valid<'a>(
+    this: &mut ExprLowering<'a>,
+    aggregate: Aggregate<'_, 'a>,
+) -> Option<(GpuExpr, GpuExpr)> {
+    let counted = |include_nulls| AggOp::Count { include_nulls };
+    let rows = aggregate(this, counted(true), GpuDtype::UInt32)?;
+    let valid = aggregate(this, counted(false), GpuDtype::UInt32)?;
+    Some((rows, valid))
+}
+
 impl<'a> ExprLowering<'a> {
     /// The function at `node` (of type `dtype`) of the expression at
     /// `input`, which `build` makes of aggregations of it: of a filter's
@@ -59,9 +71,7 @@ impl<'a> ExprLowering<'a> {
         }
         let (boolean, count) = (GpuDtype::Boolean, GpuDtype::UInt32);
         self.of_aggregations(node, input, boolean, |this, aggregate| {
-            let counted = |include_nulls| AggOp::Count { include_nulls };
-            let rows = aggregate(this, counted(true), count)?;
-            let valid = aggregate(this, counted(false), count)?;
+            let (rows, valid) = rows_and_valid(this, aggregate)?;
             let trues = |this: &mut Self| aggregate(this, AggOp::Sum, count);
             let minus = |a: GpuExpr, b: GpuExpr| a.binary(BinaryOp::Minus, b, count);
             let zero = || GpuExpr::literal(Scalar::UInt(0), count);
@@ -99,20 +109,7 @@ impl<'a> ExprLowering<'a> {
             return self.refuse(node, format!("null_count as {dtype}"));
         }
         self.of_aggregations(node, input, dtype, |this, aggregate| {
-            let rows = aggregate(
-                this,
-                AggOp::Count {
-                    include_nulls: true,
-                },
-                dtype,
-            )?;
-            let valid = aggregate(
-                this,
-                AggOp::Count {
-                    include_nulls: false,
-                },
-                dtype,
-            )?;
+            let (rows, valid) = rows_and_valid(this, aggregate)?;
             Some(rows.binary(BinaryOp::Minus, valid, dtype))
         })
     }

@@ -451,15 +451,14 @@ impl ExprLowering<'_> {
             }
             return self.aggregation_of_filter(node, op, (values, kept), dtype);
         }
+        let implode = matches!(op, AggOp::Implode);
         // Other functions of a filter's rows (`x.filter(p).shift(1)`): of
         // each group's kept values as a list.
-        if let Some(lowered) = self.of_kept_lists(node, matches!(op, AggOp::Implode), input, dtype)
-        {
+        if let Some(lowered) = self.of_kept_lists(node, implode, input, dtype) {
             return lowered;
         }
         let mut input = self.boxed(input)?;
         // (`implode` refuses what it does not list, with its own reasons.)
-        let implode = matches!(op, AggOp::Implode);
         if !implode
             && let ExprKind::SortedBy {
                 input: values,

@@ -8,10 +8,10 @@ impl ExprLowering<'_> {
     /// Of the aggregation at `node` (of type `dtype`; an `implode` or not)
     /// of `input` per group, where `input` reads its columns through one
     /// filter or slice under functions of the values (with constants
-    /// beside them): each group's
-    /// values the filter keeps as a list ([`AggOp::Implode`] of them), and
-    /// of it, for an implode, `list.eval` of the functions (their values
-    /// in a list per group, as Polars lists them), else `list.agg` of the
+    /// beside them): each group's values the filter keeps as a list
+    /// ([`AggOp::Implode`] of them), and of it, for an implode,
+    /// `list.eval` of the functions (their values in a list per group, as
+    /// Polars lists them), else `list.agg` of the
     /// aggregation of them. `None` where `input` is not such.
     pub(crate) fn of_kept_lists(
         &mut self,

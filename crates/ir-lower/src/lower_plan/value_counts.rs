@@ -51,22 +51,13 @@ impl PlanLowering<'_> {
                 schema: columns.clone(),
             };
         }
-        let schema = self.output_schema(node)?;
-        let dtype = schema.first()?.dtype;
-        let made = GpuExpr {
+        let values = columns.first()?.dtype;
+        self.select_of_one(node, counts, only, |dtype| GpuExpr {
             kind: ExprKind::MakeStruct(vec![
-                GpuExpr::column(0, values_name, columns.first()?.dtype),
+                GpuExpr::column(0, values_name, values),
                 GpuExpr::column(1, name.to_string(), count),
             ]),
             dtype,
-        };
-        Some(PlanNode::Select {
-            input: Box::new(counts),
-            exprs: vec![NamedExpr {
-                name: only.output_name().to_string(),
-                expr: made,
-            }],
-            schema,
         })
     }
 
@@ -84,14 +75,8 @@ impl PlanLowering<'_> {
         let name = only.output_name().to_string();
         let names = ("__gpu_values", name.as_str());
         let counts = self.counts(node, input_node, values, names, "unique_counts")?;
-        let schema = self.output_schema(node)?;
-        Some(PlanNode::Select {
-            input: Box::new(counts),
-            exprs: vec![NamedExpr {
-                name: name.clone(),
-                expr: GpuExpr::column(1, name, GpuDtype::UInt32),
-            }],
-            schema,
+        self.select_of_one(node, counts, only, |_| {
+            GpuExpr::column(1, name, GpuDtype::UInt32)
         })
     }
 
@@ -124,14 +109,8 @@ impl PlanLowering<'_> {
             predicate: counted.binary(BinaryOp::Eq, most, GpuDtype::Boolean),
             schema: columns,
         };
-        let schema = self.output_schema(node)?;
-        Some(PlanNode::Select {
-            input: Box::new(largest),
-            exprs: vec![NamedExpr {
-                name: only.output_name().to_string(),
-                expr: GpuExpr::column(0, value.name, value.dtype),
-            }],
-            schema,
+        self.select_of_one(node, largest, only, |_| {
+            GpuExpr::column(0, value.name, value.dtype)
         })
     }
 
@@ -184,17 +163,32 @@ impl PlanLowering<'_> {
                 column("value", dtype),
             ],
         };
-        let schema = self.output_schema(node)?;
-        let made = GpuExpr {
+        self.select_of_one(node, grouped, only, |runs| GpuExpr {
             kind: ExprKind::MakeStruct(vec![
                 GpuExpr::column(1, "len", count),
                 GpuExpr::column(2, "value", dtype),
             ]),
-            dtype: schema.first()?.dtype,
-        };
+            dtype: runs,
+        })
+    }
+
+    /// The select at `node` of its one expression `only` over `input`: the
+    /// expression `made` makes of the output column's type.
+    fn select_of_one(
+        &mut self,
+        node: Node,
+        input: PlanNode,
+        only: &ExprIR,
+        made: impl FnOnce(GpuDtype) -> GpuExpr,
+    ) -> Lowered {
+        let schema = self.output_schema(node)?;
+        let expr = made(schema.first()?.dtype);
         Some(PlanNode::Select {
-            input: Box::new(grouped),
-            exprs: vec![named(only.output_name(), made)],
+            input: Box::new(input),
+            exprs: vec![NamedExpr {
+                name: only.output_name().to_string(),
+                expr,
+            }],
             schema,
         })
     }

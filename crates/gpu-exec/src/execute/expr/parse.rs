@@ -196,18 +196,17 @@ impl Executor<'_> {
                 let (days, validity) = ops.string_parse_dates(strings, &program, &failed)?;
                 (Values::I32(days), validity)
             }
-            GpuDtype::Datetime(unit) => {
+            // (A time of day: a timestamp in nanoseconds on 1970-01-01, the
+            // format naming no date.)
+            GpuDtype::Datetime(_) | GpuDtype::Time => {
+                let unit = match expr.dtype {
+                    GpuDtype::Datetime(unit) => unit,
+                    _ => ir_lower::TimeUnit::Nanoseconds,
+                };
                 let per_second = (unit.per_day() / 86_400) as u64;
                 let (ticks, validity) =
                     ops.string_parse_timestamps(strings, &program, per_second, &failed)?;
                 (Values::I64(ticks), validity)
-            }
-            // A time of day: a timestamp in nanoseconds on 1970-01-01 (the
-            // format names no date).
-            GpuDtype::Time => {
-                let (nanoseconds, validity) =
-                    ops.string_parse_timestamps(strings, &program, 1_000_000_000, &failed)?;
-                (Values::I64(nanoseconds), validity)
             }
             other => {
                 return Err(ExecError::Unsupported(format!("`{expr}` as {other}")));
