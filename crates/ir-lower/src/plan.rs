@@ -295,6 +295,9 @@ pub enum PlanNode {
         /// The key columns, of one integer, temporal or float type.
         left_on: GpuExpr,
         right_on: GpuExpr,
+        /// The keys (left, right) as Polars writes them, for the reasons
+        /// a run gives where they are not sorted.
+        keys_written: [String; 2],
         /// Polars' `by`: pairs of columns (one of each side, of one type)
         /// whose equal values make a group (a row with a null among them
         /// matches nothing); none without groups.

@@ -195,6 +195,7 @@ impl PlanLowering<'_> {
             right: Box::new(right?),
             left_on,
             right_on,
+            keys_written: [left_shown, right_shown],
             by,
             strategy,
             allow_eq: asof.allow_eq,

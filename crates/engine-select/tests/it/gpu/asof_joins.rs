@@ -220,6 +220,11 @@ fn join_asof_of_unsorted_keys_leaves_polars_its_error_or_its_answer() {
         let lf = (left.clone().reverse()).join(right.clone(), [col("t")], [col("t")], unchecked());
         assert_cpu_answer_with_reason(lf, "the left key `col(\"t\")` is not sorted");
     }
+    // A key computed from its side's rows is named as Polars writes it.
+    let negated = || col("t") * lit(-1i64);
+    let unchecked = asof(AsofStrategy::Backward, true, None, false);
+    let lf = left.join(right, [negated()], [negated()], unchecked);
+    assert_cpu_answer_with_reason(lf, "the left key `col(\"t\") * -1` is not sorted");
 }
 
 #[test]

@@ -25,6 +25,7 @@ impl Executor<'_> {
             right,
             left_on,
             right_on,
+            keys_written: [left_written, right_written],
             by,
             strategy,
             allow_eq,
@@ -114,8 +115,8 @@ impl Executor<'_> {
                 // left key by).
                 let nulls_last = check_sortedness.then_some(false);
                 let sides = [
-                    ("left", &left_keys, left_on),
-                    ("right", &right_keys, right_on),
+                    ("left", &left_keys, left_written),
+                    ("right", &right_keys, right_written),
                 ];
                 for (side, keys, key) in sides {
                     let keys = &keys.checked;
@@ -147,12 +148,12 @@ impl Executor<'_> {
                 // Each side's rows in the order of their groups, stably,
                 // checked sorted within each.
                 let left_checked = column_at(&left_keys.checked, 0)?;
-                self.in_groups_checked(&left_groups, left_checked, "left", left_on)?;
+                self.in_groups_checked(&left_groups, left_checked, "left", left_written)?;
                 let (right_in_order, right_order) = self.in_groups_checked(
                     &right_groups,
                     column_at(&right_keys.checked, 0)?,
                     "right",
-                    right_on,
+                    right_written,
                 )?;
                 let groups = AsofGroups {
                     left: i64_values(column_at(&left_groups, 0)?)?,
@@ -231,7 +232,7 @@ impl Executor<'_> {
         groups: &DeviceFrame,
         keys: &DeviceColumn,
         side: &str,
-        key: &GpuExpr,
+        key: &str,
     ) -> Result<(DeviceFrame, DeviceBuffer<i64>), ExecError> {
         let group = column_ref(0, GpuDtype::Int64);
         let order = self.groups(groups, &[&group])?.sorted_rows;
