@@ -8,6 +8,7 @@ use crate::regex::{GroupDfas, RegexDfa};
 
 mod display;
 mod lists;
+mod moves;
 mod rolling;
 mod strings;
 mod unary;

@@ -201,6 +201,7 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
             ExprKind::Cast { input, .. } if matches!(input.dtype, GpuDtype::Struct(_)) => {
                 evaluable(input)
             }
+            _ if let Some(supported) = moves_supported(expr) => supported,
             _ => Err(format!("the values of `{expr}`")),
         };
     }
@@ -297,6 +298,23 @@ pub(crate) fn partition_supported(
         ));
     }
     Ok(())
+}
+
+/// Whether the executor computes `expr` where it moves its input's values
+/// whole to other rows, of any type (see [`GpuExpr::moved_rows`]): over
+/// the frame, or within each window group; `None` where it does not move
+/// values.
+fn moves_supported(expr: &GpuExpr) -> Option<Result<(), String>> {
+    expr.moved_rows()?;
+    Some(match &expr.kind {
+        ExprKind::Window {
+            function,
+            partition_by,
+            order_by,
+        } => partition_supported(partition_by, order_by.as_ref(), function)
+            .and_then(|()| row_order_part_supported(function)),
+        _ => row_order_part_supported(expr),
+    })
 }
 
 /// Whether the executor computes `expr`, a part that depends on the order
@@ -426,32 +444,16 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             }
             length.as_deref().map_or(Ok(()), evaluable)
         }
-        ExprKind::Shift { .. }
-        | ExprKind::Reverse(_)
-        | ExprKind::Gather { .. }
-        | ExprKind::SetSorted { .. }
-        | ExprKind::Fill { .. }
-        | ExprKind::SortedBy { .. } => row_order_part_supported(expr),
-        // A shift or fill of text within groups, or an aggregation of text
-        // per group, repeated on the group's rows.
+        ExprKind::SetSorted { .. } => row_order_part_supported(expr),
+        _ if let Some(supported) = moves_supported(expr) => supported,
+        // An aggregation of text per group, repeated on the group's rows.
         ExprKind::Window {
             function,
             partition_by,
             order_by,
-        } if matches!(
-            function.kind,
-            ExprKind::Shift { .. }
-                | ExprKind::Reverse(_)
-                | ExprKind::Fill { .. }
-                | ExprKind::SortedBy { .. }
-                | ExprKind::Agg { .. }
-        ) =>
-        {
+        } if matches!(function.kind, ExprKind::Agg { .. }) => {
             partition_supported(partition_by, order_by.as_ref(), function)?;
-            match function.kind {
-                ExprKind::Agg { .. } => single_aggregation_supported(function),
-                _ => row_order_part_supported(function),
-            }
+            single_aggregation_supported(function)
         }
         ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {
             string_valued(&distributed)

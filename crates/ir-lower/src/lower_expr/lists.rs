@@ -14,7 +14,9 @@ pub(crate) type AtPlaces = (Node, Vec<i64>, bool);
 /// What the GPU does with lists, for the reasons that refuse the rest.
 pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implode` and by \
                                 `agg` of values, explodes them, tests them for nulls, counts \
-                                them, picks the first or last per group and takes `list.len`, \
+                                them, picks the first or last per group, moves them to other \
+                                rows (`shift`, `reverse`, `gather`, `sort_by`, fills, of \
+                                window groups too) and takes `list.len`, \
                                 `list.get` (`first`, `last`), `list.sum`, `list.mean`, \
                                 `list.median`, `list.std`, `list.var`, `list.min`, \
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.shift`, \
@@ -335,7 +337,8 @@ impl ExprLowering<'_> {
 
     /// `function` of the lists `input`, of `dtype`: of a list column, or of
     /// lists computed in the expression the GPU makes (texts split, lists
-    /// sorted, sliced, evaluated or concatenated).
+    /// sorted, sliced, evaluated or concatenated, lists moved to other
+    /// rows).
     fn list_function_of(
         &mut self,
         node: Node,
@@ -356,14 +359,15 @@ impl ExprLowering<'_> {
                 ..
             } | ExprKind::ConcatList(_)
                 | ExprKind::IntRanges { .. }
-        );
+        ) || input.moved_rows().is_some();
         if !computed && !matches!(input.kind, ExprKind::Column { .. }) {
             return self.refuse(
                 node,
                 format!(
                     "{function} of a list computed in the expression is not supported on the \
                      GPU yet (of a list column, of texts split, of integer ranges, of lists \
-                     sorted, sliced, evaluated or concatenated, it is)"
+                     sorted, sliced, evaluated or concatenated, shifted, reversed, gathered, \
+                     filled or sorted by keys, it is)"
                 ),
             );
         }

@@ -13,6 +13,8 @@ impl ExprLowering<'_> {
     /// structs of keys tested for repeats and counted distinct (see
     /// [`crate::support::struct_of_keys`]); both are counted and picked
     /// first or last per group.
+    /// Lists and structs are also moved whole to other rows (see
+    /// [`GpuExpr::moved_rows`]).
     /// Any other expression of them or giving them is refused.
     pub(crate) fn without_nested_values(&mut self, node: Node, mut expr: GpuExpr) -> Lowered {
         let nested = |e: &GpuExpr| e.dtype.is_nested();
@@ -23,6 +25,7 @@ impl ExprLowering<'_> {
                 .iter()
                 .any(|f| matches!(f.dtype, GpuDtype::Struct(_)))
         };
+        let moved = (expr.moved_rows()).is_some_and(|(_, by)| !by.into_iter().any(nested));
         let held = match &mut expr.kind {
             ExprKind::Column { .. } | ExprKind::List { .. } | ExprKind::StructField { .. } => true,
             ExprKind::String { op, input } if op.makes_lists() => !nested(input),
@@ -62,6 +65,10 @@ impl ExprLowering<'_> {
                 op: AggOp::First | AggOp::Last | AggOp::Count { .. },
                 input,
             } if nested_column(input) => true,
+            // Moved whole to other rows: shifted, reversed, gathered,
+            // sorted by keys, filled from a neighbour (also within window
+            // groups), by indices and keys that are not nested.
+            _ if moved => true,
             // Structs by their own validity (a struct made is never null).
             ExprKind::IsNull(input) | ExprKind::IsNotNull(input)
                 if matches!(input.dtype, GpuDtype::Struct(_))

@@ -9,7 +9,9 @@ pub(crate) const STRUCTS_ON_THE_GPU: &str = "the GPU holds struct columns, build
                                              drops fields (`struct.with_fields`, \
                                              `struct.drop`), tests them for \
                                              nulls, counts them, picks the first or last per \
-                                             group, and groups, sorts and joins rows by \
+                                             group, moves them to other rows (`shift`, \
+                                             `reverse`, `gather`, `sort_by`, fills, of window \
+                                             groups too), and groups, sorts and joins rows by \
                                              structs of keys";
 
 impl ExprLowering<'_> {

@@ -18,8 +18,10 @@ use super::expr::{Agg, E, Lit, Op, Part};
 
 mod casts;
 mod filtered;
+mod moves;
 mod windows;
 pub use super::ty::{ALL, Ty};
+pub use moves::moved_nested;
 
 /// Where an expression is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -521,10 +521,10 @@ impl Executor<'_> {
             return self.distinctness(frame, input, *test, groups);
         }
         if let ExprKind::List { function, input } = &part.kind {
-            return self.list_function(frame, function, input, part.dtype);
+            return self.list_function(frame, function, input, part.dtype, groups);
         }
         if let ExprKind::StructField { field, input, .. } = &part.kind {
-            return self.struct_field(frame, input, *field, part.dtype);
+            return self.struct_field(frame, input, *field, part.dtype, groups);
         }
         if let ExprKind::IsNull(input) | ExprKind::IsNotNull(input) = &part.kind
             && let GpuDtype::Struct(_) = input.dtype

@@ -115,10 +115,25 @@ impl Executor<'_> {
                 self.concat_listed(frame, inputs, expr.dtype, groups)?
             }
             ExprKind::List { function, input } => {
-                self.list_function(frame, function, input, expr.dtype)?
+                self.list_function(frame, function, input, expr.dtype, groups)?
             }
             ExprKind::IntRanges { start, end, step } if groups.is_none() => {
                 self.int_ranges(frame, (start, end, *step), expr.dtype)?
+            }
+            // Moved whole to other rows (of each window group, too).
+            ExprKind::Shift { .. }
+            | ExprKind::Reverse(_)
+            | ExprKind::Gather { .. }
+            | ExprKind::Fill { .. }
+            | ExprKind::SortedBy { .. } => self.moved(frame, expr, name, groups)?,
+            ExprKind::Window {
+                function,
+                partition_by,
+                order_by,
+            } if function.moved_rows().is_some() => {
+                let groups = self.window_groups(frame, partition_by, order_by.as_ref())?;
+                let groups = Some((&groups.sorted_rows, &groups.starts));
+                self.nested_valued(frame, function, name, groups)?
             }
             // Each row's window group's list (a window mapped by `join`).
             ExprKind::Window {
@@ -296,17 +311,18 @@ impl Executor<'_> {
         Ok(self.ops().exclusive_scan_i64(&counted)?)
     }
 
-    /// A function of each list of `input`, a list column of `frame`, of
-    /// type `dtype`.
+    /// A function of each list of `input`, lists over `frame` (computed
+    /// within each group of `groups`, when given), of type `dtype`.
     pub(crate) fn list_function(
         &self,
         frame: &DeviceFrame,
         function: &ListFunction,
         input: &GpuExpr,
         dtype: GpuDtype,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let mut owned = None;
-        let lists = self.column_in_groups(frame, input, "", &mut owned, None)?;
+        let lists = self.column_in_groups(frame, input, "", &mut owned, groups)?;
         let (Values::List { offsets, child }, GpuDtype::List(of)) = (lists.values(), lists.dtype)
         else {
             return Err(ExecError::Unsupported(format!(

@@ -133,6 +133,30 @@ pub(crate) fn null_at_wrong_end(value: &GpuExpr, nulls_last: bool) -> GpuExpr {
 }
 
 impl Executor<'_> {
+    /// `expr`, a shift, a reverse, a gather, a fill or a sort by keys (of
+    /// values of any type: numbers, texts, lists, structs), over `frame`,
+    /// within each group of `groups` when given: its input's values moved
+    /// whole to other rows.
+    pub(crate) fn moved(
+        &self,
+        frame: &DeviceFrame,
+        expr: &GpuExpr,
+        name: &str,
+        groups: InGroups<'_>,
+    ) -> Result<DeviceColumn, ExecError> {
+        match expr.kind {
+            ExprKind::Shift { .. } | ExprKind::Reverse(_) => {
+                self.shifted(frame, expr, name, groups)
+            }
+            ExprKind::Gather { .. } => self.gathered(frame, expr, name, groups),
+            ExprKind::Fill { .. } => self.filled(frame, expr, name, groups),
+            ExprKind::SortedBy { .. } => self.sorted_part(frame, expr, name, groups),
+            _ => Err(ExecError::Unsupported(format!(
+                "`{expr}` does not move rows"
+            ))),
+        }
+    }
+
     /// `shift(input, periods)` over `frame`: the input (a column, else
     /// evaluated or made) gathered from `periods` rows earlier, null where
     /// that row does not exist; or `reverse(input)`: gathered from the rows

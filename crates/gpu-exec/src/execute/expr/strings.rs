@@ -175,18 +175,17 @@ impl Executor<'_> {
                 let column = column_at(frame, *index)?;
                 self.gather_column(column, &ops.iota(column.len(), 0)?)?
             }
-            ExprKind::Shift { .. } | ExprKind::Reverse(_) => {
-                self.shifted(frame, expr, name, groups)?
-            }
-            ExprKind::Gather { .. } => self.gathered(frame, expr, name, groups)?,
+            ExprKind::Shift { .. }
+            | ExprKind::Reverse(_)
+            | ExprKind::Gather { .. }
+            | ExprKind::Fill { .. }
+            | ExprKind::SortedBy { .. } => self.moved(frame, expr, name, groups)?,
             ExprKind::SetSorted { .. } => self.claimed_sorted(frame, expr, name, groups)?,
-            ExprKind::Fill { .. } => self.filled(frame, expr, name, groups)?,
-            ExprKind::SortedBy { .. } => self.sorted_part(frame, expr, name, groups)?,
             ExprKind::List { function, input } => {
-                self.list_function(frame, function, input, expr.dtype)?
+                self.list_function(frame, function, input, expr.dtype, groups)?
             }
             ExprKind::StructField { field, input, .. } => {
-                self.struct_field(frame, input, *field, expr.dtype)?
+                self.struct_field(frame, input, *field, expr.dtype, groups)?
             }
             // A window takes its own groups.
             ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {

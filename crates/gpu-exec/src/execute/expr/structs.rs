@@ -4,16 +4,17 @@ use super::*;
 
 impl Executor<'_> {
     /// Field `field` of each struct of `input` (a struct-valued expression
-    /// over `frame`): a copy of the field, null where the struct is.
+    /// over `frame`, within each group of `groups`): a copy of the field, null where the struct is.
     pub(crate) fn struct_field(
         &self,
         frame: &DeviceFrame,
         input: &GpuExpr,
         field: usize,
         dtype: GpuDtype,
+        groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
         let mut owned = None;
-        let structs = self.column_in_groups(frame, input, "", &mut owned, None)?;
+        let structs = self.column_in_groups(frame, input, "", &mut owned, groups)?;
         let Values::Struct { fields } = structs.values() else {
             return Err(ExecError::Unsupported(format!("the fields of `{input}`")));
         };
