@@ -70,6 +70,26 @@ impl Executor<'_> {
         })
     }
 
+    /// A boolean column of `n` rows, true where `validity` says a value is
+    /// (a copy of the bitmap, never null).
+    pub(crate) fn validity_as_booleans(
+        &self,
+        validity: &DeviceBuffer<u32>,
+        n: usize,
+    ) -> Result<DeviceColumn, ExecError> {
+        let memory = self.ctx.memory.clone();
+        let bits = DeviceBuffer::zeroed(validity.len(), memory, &self.ctx.stream)?;
+        bits.copy_from_device(0, validity)?;
+        let values = Values::Bits(bits);
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            GpuDtype::Boolean,
+            n,
+            values,
+            None,
+        ))
+    }
+
     pub(crate) fn gather_column(
         &self,
         column: &DeviceColumn,

@@ -202,6 +202,34 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
                 evaluable(input)
             }
             _ if let Some(supported) = moves_supported(expr) => supported,
+            // A null list or struct; a choice between lists or structs.
+            ExprKind::Literal(Scalar::Null) => Ok(()),
+            ExprKind::Ternary {
+                predicate,
+                truthy,
+                falsy,
+            } => [predicate, truthy, falsy]
+                .into_iter()
+                .try_for_each(|part| evaluable(part)),
+            ExprKind::FillNull { input, value } => {
+                evaluable(input)?;
+                evaluable(value)
+            }
+            // Such a choice within window groups.
+            ExprKind::Window {
+                function,
+                partition_by,
+                order_by,
+            } if function.is_choice() => {
+                partition_supported(partition_by, order_by.as_ref(), function)?;
+                evaluable(function)
+            }
+            // A column's first or last list or struct (of each group),
+            // repeated on its rows.
+            ExprKind::Agg {
+                op: AggOp::First | AggOp::Last,
+                ..
+            } => single_aggregation_supported(expr),
             _ => Err(format!("the values of `{expr}`")),
         };
     }
@@ -211,11 +239,15 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
     if expr.has_aggregation() {
         // Whole-column aggregations, broadcast to every row.
         // (Numbered above any input column, so no predicate part reads them.)
+        // (Those inside functions of lists or structs stay, computed with
+        // them as parts: below.)
         let (outer, leaves) = hoist_aggregations(expr, usize::MAX / 2, true)?;
         for leaf in &leaves {
             single_aggregation_supported(leaf)?;
         }
-        return evaluable(&outer);
+        if !leaves.is_empty() {
+            return evaluable(&outer);
+        }
     }
     let Err(why) = compile(expr, None) else {
         return Ok(());

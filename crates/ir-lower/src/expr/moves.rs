@@ -1,4 +1,4 @@
-//! Expressions that move their input's values whole to other rows: shifts, reverses, gathers, sorts by keys, fills.
+//! Expressions that move their input's values whole to other rows (shifts, reverses, gathers, sorts by keys, fills) or choose each row's value among others (`when/then/otherwise`, `fill_null`): of values of any type.
 
 use super::*;
 
@@ -29,5 +29,14 @@ impl GpuExpr {
             }
             _ => None,
         }
+    }
+
+    /// Whether this chooses each row's value among others row by row
+    /// (`when/then/otherwise`, `fill_null`), which takes values of any type.
+    pub fn is_choice(&self) -> bool {
+        matches!(
+            self.kind,
+            ExprKind::Ternary { .. } | ExprKind::FillNull { .. }
+        )
     }
 }

@@ -16,7 +16,8 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `agg` of values, explodes them, tests them for nulls, counts \
                                 them, picks the first or last per group, moves them to other \
                                 rows (`shift`, `reverse`, `gather`, `sort_by`, fills, of \
-                                window groups too) and takes `list.len`, \
+                                window groups too), chooses them row by row \
+                                (`when/then/otherwise`, `fill_null`) and takes `list.len`, \
                                 `list.get` (`first`, `last`), `list.sum`, `list.mean`, \
                                 `list.median`, `list.std`, `list.var`, `list.min`, \
                                 `list.max`, `list.arg_min`, `list.arg_max`, `list.shift`, \
@@ -338,7 +339,7 @@ impl ExprLowering<'_> {
     /// `function` of the lists `input`, of `dtype`: of a list column, or of
     /// lists computed in the expression the GPU makes (texts split, lists
     /// sorted, sliced, evaluated or concatenated, lists moved to other
-    /// rows).
+    /// rows or chosen row by row, a first or last list).
     fn list_function_of(
         &mut self,
         node: Node,
@@ -359,7 +360,15 @@ impl ExprLowering<'_> {
                 ..
             } | ExprKind::ConcatList(_)
                 | ExprKind::IntRanges { .. }
-        ) || input.moved_rows().is_some();
+        ) || input.moved_rows().is_some()
+            || input.is_choice()
+            || matches!(
+                input.kind,
+                ExprKind::Agg {
+                    op: AggOp::First | AggOp::Last,
+                    ..
+                }
+            );
         if !computed && !matches!(input.kind, ExprKind::Column { .. }) {
             return self.refuse(
                 node,
@@ -367,7 +376,8 @@ impl ExprLowering<'_> {
                     "{function} of a list computed in the expression is not supported on the \
                      GPU yet (of a list column, of texts split, of integer ranges, of lists \
                      sorted, sliced, evaluated or concatenated, shifted, reversed, gathered, \
-                     filled or sorted by keys, it is)"
+                     filled, sorted by keys or chosen by `when/then/otherwise` or \
+                     `fill_null`, a first or last list, it is)"
                 ),
             );
         }

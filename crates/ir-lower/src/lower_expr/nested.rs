@@ -69,18 +69,28 @@ impl ExprLowering<'_> {
             // sorted by keys, filled from a neighbour (also within window
             // groups), by indices and keys that are not nested.
             _ if moved => true,
+            // A null list or struct (`lit(None).cast(..)`), and a choice
+            // between lists or structs row by row (`when/then/otherwise`,
+            // `fill_null`), of values held (checked as they were lowered).
+            ExprKind::Literal(Scalar::Null) | ExprKind::FillNull { .. } => true,
+            ExprKind::Ternary { predicate, .. } => !nested(predicate),
+            // Such a choice within window groups (its moves and
+            // aggregations taken per group).
+            ExprKind::Window {
+                function,
+                partition_by,
+                order_by,
+            } if function.is_choice() => {
+                !partition_by.iter().any(nested) && !order_by.iter().any(|o| nested(&o.key))
+            }
             // Structs by their own validity (a struct made is never null).
             ExprKind::IsNull(input) | ExprKind::IsNotNull(input)
-                if matches!(input.dtype, GpuDtype::Struct(_))
-                    && matches!(
-                        input.kind,
-                        ExprKind::Column { .. } | ExprKind::MakeStruct(_)
-                    ) =>
+                if matches!(input.dtype, GpuDtype::Struct(_)) =>
             {
                 true
             }
             ExprKind::IsNull(input) | ExprKind::IsNotNull(input)
-                if nested_column(input) && matches!(input.dtype, GpuDtype::List(_)) =>
+                if matches!(input.dtype, GpuDtype::List(_)) =>
             {
                 let length = GpuExpr {
                     kind: ExprKind::List {

@@ -11,7 +11,9 @@ pub(crate) const STRUCTS_ON_THE_GPU: &str = "the GPU holds struct columns, build
                                              nulls, counts them, picks the first or last per \
                                              group, moves them to other rows (`shift`, \
                                              `reverse`, `gather`, `sort_by`, fills, of window \
-                                             groups too), and groups, sorts and joins rows by \
+                                             groups too), chooses them row by row \
+                                             (`when/then/otherwise`, `fill_null`), and groups, \
+                                             sorts and joins rows by \
                                              structs of keys";
 
 impl ExprLowering<'_> {

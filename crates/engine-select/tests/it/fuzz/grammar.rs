@@ -18,10 +18,10 @@ use super::expr::{Agg, E, Lit, Op, Part};
 
 mod casts;
 mod filtered;
-mod moves;
+mod nested;
 mod windows;
 pub use super::ty::{ALL, Ty};
-pub use moves::moved_nested;
+pub use nested::nested_moved_or_chosen;
 
 /// Where an expression is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use rand::seq::{IndexedRandom, SliceRandom};
 
 use super::code::List;
 use super::expr::{Agg, E, Lit, Op};
-use super::grammar::{Context, Grammar, Ty, moved_nested};
+use super::grammar::{Context, Grammar, Ty, nested_moved_or_chosen};
 use super::plan::{Case, Plan};
 use super::table::{random_height, random_schema, random_table};
 use super::{Files, Rng};
@@ -222,20 +222,21 @@ fn random_op(
             Plan::WithColumns(input, vec![read.alias(&fresh)])
         });
     }
-    // Lists and structs moved whole to other rows (in ordered plans).
+    // Lists and structs moved whole to other rows or chosen row by row
+    // (in ordered plans).
     let nested: Vec<&(String, DataType)> = schema.iter().filter(|(_, d)| d.is_nested()).collect();
     if let Some((name, dtype)) = nested.choose(rng).copied()
         && ordered
         && rng.random_bool(0.15)
     {
-        let plain: Vec<String> = schema
+        let plain: Vec<(String, DataType)> = schema
             .iter()
             .filter(|(_, dtype)| Ty::of(dtype).is_some())
-            .map(|(name, _)| name.clone())
+            .cloned()
             .collect();
-        let moved = moved_nested(rng, name, dtype, &plain);
+        let value = nested_moved_or_chosen(rng, name, dtype, &plain);
         let fresh = fresh_name(fresh, &schema, "x");
-        return Some(Plan::WithColumns(input, vec![moved.alias(&fresh)]));
+        return Some(Plan::WithColumns(input, vec![value.alias(&fresh)]));
     }
     let texts: Vec<String> = schema
         .iter()
@@ -632,12 +633,21 @@ fn random_op(
                     .map(|(name, _)| name)
                     .collect();
                 let listed = match nested.choose(g.rng) {
-                    // Now and then moved within each group first.
+                    // Now and then moved within each group first, or
+                    // chosen against a null by a test of a field.
                     Some(name) if g.rng.random_bool(0.3) => {
                         let shift = Op::Shift(g.rng.random_range(-2..=2));
-                        match g.rng.random_bool(0.5) {
-                            true => E::new(shift, vec![E::col(name)]),
-                            false => E::new(Op::Reverse, vec![E::col(name)]),
+                        match g.rng.random_range(0..3) {
+                            0 => E::new(shift, vec![E::col(name)]),
+                            1 => E::new(Op::Reverse, vec![E::col(name)]),
+                            _ => match fields.first() {
+                                Some(field) => {
+                                    let test = E::new(Op::IsNotNull, vec![field.clone()]);
+                                    let null = E::leaf(Op::Lit(Lit::Null));
+                                    E::new(Op::When, vec![test, E::col(name), null])
+                                }
+                                None => E::col(name),
+                            },
                         }
                     }
                     Some(name) if fields.is_empty() || g.rng.random_bool(0.5) => E::col(name),

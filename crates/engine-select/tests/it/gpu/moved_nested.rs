@@ -7,7 +7,7 @@ use super::*;
 /// A frame of list columns (null and empty lists, null values inside,
 /// texts, a sliced column) and a struct column (null structs, null
 /// fields) side by side, with a group key and a sort key.
-fn nested_frame() -> LazyFrame {
+pub(super) fn nested_frame() -> LazyFrame {
     let lists = list_frame().collect().unwrap();
     let structs = struct_frame()
         .select([col("pair"), col("v")])
@@ -189,5 +189,49 @@ fn what_moved_lists_and_structs_meet_reads_the_moved_rows() {
                     .alias("running"),
             ])
             .sort(["b"], Default::default()),
+    );
+}
+
+/// Polars' `reverse` of lists all null (a list column, or a struct's
+/// list field) gives their values the Null type, which `list.contains`
+/// then rejects: such a reverse leaves the query to Polars, its answer or
+/// its error; lists of which one is valid, or none at all, reverse on the
+/// device.
+#[test]
+fn reversed_lists_all_null_leave_polars_its_null_typed_answer() {
+    let lists = |valid: bool| {
+        let one = valid.then(|| Series::new("".into(), [true, false]));
+        let c = Series::new("c".into(), [None, one, None])
+            .cast(&DataType::List(Box::new(DataType::Boolean)))
+            .unwrap();
+        df!("k" => [1i64, 2, 1])
+            .unwrap()
+            .hstack(&[c.into()])
+            .unwrap()
+            .lazy()
+    };
+    let contains = |e: Expr| e.list().contains(lit(false), false).alias("x");
+    let reason = "of lists all null (Polars' reverse gives their values the Null type)";
+    assert_cpu_answer_with_reason(lists(false).select([col("c").reverse()]), reason);
+    assert_cpu_answer_with_reason(lists(false).reverse(), reason);
+    assert_cpu_error(lists(false).select([contains(col("c").reverse())]));
+    let field = as_struct(vec![col("c"), col("k")]).reverse();
+    let field = field.struct_().field_by_name("c");
+    assert_cpu_error(lists(false).select([contains(field)]));
+    assert_gpu_eq(
+        "one list valid",
+        lists(true).select([contains(col("c").reverse())]),
+    );
+    assert_gpu_eq(
+        "no rows",
+        lists(false)
+            .filter(lit(false))
+            .select([contains(col("c").reverse())]),
+    );
+    // Within window groups Polars keeps the type.
+    let over = col("c").reverse().over([col("k")]).unwrap();
+    assert_gpu_eq(
+        "within window groups",
+        lists(false).select([contains(over)]),
     );
 }

@@ -11,7 +11,9 @@ pub(crate) fn split_aggregations(expr: &GpuExpr) -> Result<(GpuExpr, Vec<GpuExpr
 
 /// `expr` with each aggregation in it replaced by a column, the i-th by
 /// column `first + i`, and the aggregations; with `keep_columns`, columns
-/// outside aggregations stay (the row-wise context: aggregations broadcast).
+/// outside aggregations stay (the row-wise context: aggregations broadcast),
+/// and so do functions of lists and structs (with the aggregations inside
+/// them: parts computed whole).
 pub(crate) fn hoist_aggregations(
     expr: &GpuExpr,
     first: usize,
@@ -22,8 +24,16 @@ pub(crate) fn hoist_aggregations(
         first: usize,
         keep_columns: bool,
         leaves: &mut Vec<GpuExpr>,
+        in_parts: &mut bool,
     ) -> Result<(), String> {
         match expr.kind {
+            // A function of a list or struct (or a struct's field) is a
+            // part computed first, with the aggregations inside it (see
+            // `hoist_parts`): `list.len(first(col("l")))`.
+            _ if keep_columns && nested_part(expr) => {
+                *in_parts |= expr.has_aggregation();
+                Ok(())
+            }
             ExprKind::Agg { .. } | ExprKind::Len => {
                 let index = leaves.len();
                 let result =
@@ -41,13 +51,14 @@ pub(crate) fn hoist_aggregations(
             _ => expr
                 .children_mut()
                 .into_iter()
-                .try_for_each(|child| walk(child, first, keep_columns, leaves)),
+                .try_for_each(|child| walk(child, first, keep_columns, leaves, in_parts)),
         }
     }
     let mut outer = expr.clone();
     let mut leaves = Vec::new();
-    walk(&mut outer, first, keep_columns, &mut leaves)?;
-    if leaves.is_empty() && keep_columns {
+    let mut in_parts = false;
+    walk(&mut outer, first, keep_columns, &mut leaves, &mut in_parts)?;
+    if leaves.is_empty() && keep_columns && !in_parts {
         return Err("no aggregation".into());
     }
     // Without columns, no leaf is a constant: one value per group (or for

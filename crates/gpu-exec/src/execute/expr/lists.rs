@@ -120,6 +120,11 @@ impl Executor<'_> {
             ExprKind::IntRanges { start, end, step } if groups.is_none() => {
                 self.int_ranges(frame, (start, end, *step), expr.dtype)?
             }
+            // A null list or struct; a choice between lists or structs.
+            ExprKind::Literal(Scalar::Null) => self.null_column(expr.dtype, frame.height)?,
+            ExprKind::Ternary { .. } | ExprKind::FillNull { .. } => {
+                self.nested_choice(frame, expr, groups)?
+            }
             // Moved whole to other rows (of each window group, too).
             ExprKind::Shift { .. }
             | ExprKind::Reverse(_)
@@ -130,7 +135,7 @@ impl Executor<'_> {
                 function,
                 partition_by,
                 order_by,
-            } if function.moved_rows().is_some() => {
+            } if function.moved_rows().is_some() || function.is_choice() => {
                 let groups = self.window_groups(frame, partition_by, order_by.as_ref())?;
                 let groups = Some((&groups.sorted_rows, &groups.starts));
                 self.nested_valued(frame, function, name, groups)?

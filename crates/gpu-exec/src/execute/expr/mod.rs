@@ -4,6 +4,7 @@ use super::*;
 
 mod aggregations;
 mod categorical;
+mod choices;
 mod evaluate;
 mod lists;
 mod membership;

@@ -199,9 +199,54 @@ impl Executor<'_> {
                 };
                 ops.iota(frame.height, start)?
             }
-            (None, None) => self.last_to_first(frame.height)?,
+            (None, None) => {
+                self.check_reversed_lists(column, &format!("`{expr}`"))?;
+                self.last_to_first(frame.height)?
+            }
         };
         self.gather_column(column, &rows)
+    }
+
+    /// Polars' `reverse` of a list column whose every list is null (of a
+    /// struct's list field too) gives lists of the Null type, which later
+    /// functions of lists reject: where `column` (reversed over the whole
+    /// frame, `what`) holds such lists, a check read once the result is on
+    /// the host sends the query to Polars.
+    fn check_reversed_lists(&self, column: &DeviceColumn, what: &str) -> Result<(), ExecError> {
+        let n = column.len();
+        let mut lists = Vec::new();
+        let mut levels = vec![(column.dtype, column.values(), column.validity())];
+        while let Some((dtype, values, validity)) = levels.pop() {
+            match (dtype, values) {
+                (GpuDtype::List(_), _) => lists.push(validity),
+                (GpuDtype::Struct(of), Values::Struct { fields }) => {
+                    for ((_, dtype), field) in of.fields().into_iter().zip(fields) {
+                        levels.push((dtype, &field.values, field.validity.as_ref()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // (Lists without a validity are all valid.)
+        for validity in lists.into_iter().flatten() {
+            let valid = DeviceFrame {
+                columns: vec![self.validity_as_booleans(validity, n)?],
+                height: n,
+            };
+            let none_valid = column_ref(0, GpuDtype::Boolean)
+                .cast(GpuDtype::UInt32, CastMode::NonStrict)
+                .aggregated(AggOp::Sum, GpuDtype::UInt32)
+                .binary(
+                    BinaryOp::Eq,
+                    GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt32),
+                    GpuDtype::Boolean,
+                );
+            let why = format!(
+                "{what} of lists all null (Polars' reverse gives their values the Null type)"
+            );
+            self.check_any_later(&valid, none_valid, why, ExecError::DependsOnPolars)?;
+        }
+        Ok(())
     }
 
     /// Polars' `gather(indices)` of `input` over the whole frame: each
