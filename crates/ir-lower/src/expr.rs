@@ -751,7 +751,11 @@ macro_rules! children {
                 window: RollingWindow::Times { by, .. } | RollingWindow::Slices { place: by },
                 ..
             } => vec![input, by],
-            ExprKind::Gather { input, indices, .. } => vec![input, indices],
+            ExprKind::Gather { input, indices, .. }
+            | ExprKind::List {
+                input,
+                function: ListFunction::GetAt { index: indices, .. },
+            } => vec![input, indices],
             ExprKind::StringByRows { input, by, length, .. } => [input, by]
                 .into_iter()
                 .chain(length)

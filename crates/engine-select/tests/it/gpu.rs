@@ -1,7 +1,7 @@
 //! GPU collects that really run, on the device under test (the emulated device unless `GPU_TEST_DEVICE` names a GPU), compared with Polars' CPU engine.
 //!
 //! Helpers here; the tests by family: `operators`, `joins`, `aggregations`
-//! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `float_lists`, `moved_nested`, `nested_choices`, `null_type`, `strings`,
+//! (per group), `whole_frame`, `expressions`, `casts`, `categoricals`, `decimals`, `float_lists`, `list_places`, `moved_nested`, `nested_choices`, `null_type`, `strings`,
 //! `products`, `series_literals`, `temporal`, `temporal_parts`, `row_order`, `neighbours`, `rolling`, `windows`, `devices`, `partitioned` (the
 //! partitioned executor), `partitioned_scans` (file scans it reads in
 //! partitions), `spilling` (results kept for later moved to host memory),
@@ -30,6 +30,7 @@ mod gathers;
 mod joins;
 mod list_filters;
 mod list_literals;
+mod list_places;
 mod lists;
 mod memory_limits;
 mod moved_nested;

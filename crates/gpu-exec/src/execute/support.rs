@@ -591,6 +591,8 @@ fn list_function_supported(function: &ListFunction) -> Result<(), String> {
             aggregation: expr, ..
         }
         | ListFunction::Keep { by: expr, .. } => evaluable(expr),
+        // (A place of each row, over the frame's rows.)
+        ListFunction::GetAt { index, .. } => evaluable(index),
         _ => Ok(()),
     }
 }

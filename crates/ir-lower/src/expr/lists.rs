@@ -13,6 +13,12 @@ pub enum ListFunction {
     /// `null_on_oob`, Polars raises. `list.first()` and `list.last()` are
     /// places 0 and -1, null where outside.
     Get { index: i64, null_on_oob: bool },
+    /// As `Get`, at each row's own place: `index`, an integer expression of
+    /// the row (as i64), a child of the list expression (null where null).
+    GetAt {
+        index: Box<GpuExpr>,
+        null_on_oob: bool,
+    },
     /// The list's values aggregated as one group (`list.sum`, `list.min`,
     /// `list.max`, their places, `list.join`, … of the value types
     /// `lower_expr/lists.rs` allows each), with the group's semantics (a
@@ -52,6 +58,9 @@ impl fmt::Display for ListFunction {
         match self {
             ListFunction::Len => f.write_str("list.len"),
             ListFunction::Get { index, null_on_oob } => {
+                write!(f, "list.get[{index}, null_on_oob={null_on_oob}]")
+            }
+            ListFunction::GetAt { index, null_on_oob } => {
                 write!(f, "list.get[{index}, null_on_oob={null_on_oob}]")
             }
             ListFunction::Aggregate(AggOp::Join { separator, .. }) => {

@@ -106,6 +106,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
                 && match function {
                     ListFunction::Len
                     | ListFunction::Get { .. }
+                    | ListFunction::GetAt { .. }
                     | ListFunction::Keep { .. }
                     | ListFunction::Sort { .. }
                     | ListFunction::Contains(_) => true,

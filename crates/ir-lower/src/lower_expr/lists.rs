@@ -116,15 +116,24 @@ impl ExprLowering<'_> {
         let (function, takes): (ListFunction, fn(GpuDtype) -> bool) = match function {
             IRListFunction::Length => (ListFunction::Len, |_| true),
             IRListFunction::Get(null_on_oob) => {
-                let Some(index) = literal(self).and_then(|index| index.extract::<i64>()) else {
-                    return self.refuse(
-                        node,
-                        "list.get of an index that is not a literal integer is not supported \
-                         on the GPU yet",
-                    );
-                };
                 let null_on_oob = *null_on_oob;
-                (ListFunction::Get { index, null_on_oob }, |_| true)
+                match literal(self) {
+                    Some(index) => {
+                        let Some(index) = index.extract::<i64>() else {
+                            return self.refuse(
+                                node,
+                                "list.get of a literal index that is not an integer",
+                            );
+                        };
+                        (ListFunction::Get { index, null_on_oob }, |_| true)
+                    }
+                    // Each row's own place.
+                    None => {
+                        let index = self.expr(inputs.get(1)?.node())?;
+                        let index = self.list_place(node, index)?;
+                        (ListFunction::GetAt { index, null_on_oob }, |_| true)
+                    }
+                }
             }
             // Floats (and, for means, 64-bit integers as f64) in the order
             // Polars adds each list (see `PlanNode::reads_values_outside_lists`);
@@ -288,6 +297,27 @@ impl ExprLowering<'_> {
             return Some(median.cast(dtype, CastMode::NonStrict));
         }
         self.list_function_of(node, function, input, dtype)
+    }
+
+    /// `index`, each row's place in its list for `list.get` (`node`), as
+    /// i64: an integer expression of the row, not an aggregation or a
+    /// window.
+    fn list_place(&mut self, node: Node, index: GpuExpr) -> Option<Box<GpuExpr>> {
+        if !index.dtype.is_integer() || index.has_aggregation() || index.has_window() {
+            self.refuse(
+                node,
+                format!(
+                    "list.get at a place that is an aggregation, a window or not an integer \
+                     ({}) is not supported on the GPU",
+                    index.dtype
+                ),
+            );
+            return None;
+        }
+        Some(Box::new(match index.dtype {
+            GpuDtype::Int64 => index,
+            _ => index.cast(GpuDtype::Int64, CastMode::NonStrict),
+        }))
     }
 
     /// Whether `item` is in its row's list of `lists` (`node`: Polars'

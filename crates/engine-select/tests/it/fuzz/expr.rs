@@ -142,6 +142,9 @@ pub enum Op {
     IntRanges(i64),
     /// `list.get(lit(index), null_on_oob)` of a list column.
     ListGet(i64, bool),
+    /// `list.get(index, null_on_oob)` at each row's place: the second
+    /// input, an integer expression.
+    ListGetBy(bool),
     /// `list.sum()`, `list.min()`, `list.max()` of a list column.
     ListSum,
     ListMin,
@@ -520,6 +523,9 @@ impl E {
             Op::ListGet(index, null_on_oob) => {
                 case!(i, s; [x]; index = index, null_on_oob = null_on_oob;
                     x.list().get(lit(index), null_on_oob))
+            }
+            Op::ListGetBy(null_on_oob) => {
+                case!(i, s; [x, at]; null_on_oob = null_on_oob; x.list().get(at, null_on_oob))
             }
             Op::ListSum => case!(i, s; [x]; ; x.list().sum()),
             Op::ListMean => case!(i, s; [x]; ; x.list().mean()),

@@ -850,9 +850,18 @@ fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
     let function = match rng.random_range(0..7) {
         6 => Op::ListAgg(rng.random_range(0..if any || reduced { 5 } else { 4 })),
         0 => Op::ListLen,
-        1 | 2 => {
+        1 => {
             let index = *[0i64, 1, 2, -1, -2, 5].choose(rng).unwrap();
             Op::ListGet(index, rng.random_bool(0.9))
+        }
+        // At each row's own place: the list's length less 1 to 3 (its
+        // last, or places before; from the end where negative).
+        2 => {
+            let len = E::new(Op::ListLen, vec![list.clone()]);
+            let len = E::new(Op::Cast(DataType::Int64, false), vec![len]);
+            let less = E::leaf(Op::Lit(Lit::Int(rng.random_range(1..4))));
+            let at = E::new(Op::Sub, vec![len, less]);
+            return E::new(Op::ListGetBy(rng.random_bool(0.9)), vec![list, at]);
         }
         3 if any || values.is_integer() || values.is_float() || values.is_bool() => {
             let ddof = rng.random_range(0..3);

@@ -307,6 +307,90 @@ impl Executor<'_> {
         Ok(DeviceColumn::listed(dtype, offsets, child, validity))
     }
 
+    /// Polars' `list.get` at each row's own place (`at`, i64: from the
+    /// list's end when negative) of `lists` (of `offsets`): the child rows
+    /// to gather (-1, a null, where the list or the place is null or the
+    /// list has no such place). Without `null_on_oob`, a valid list without
+    /// its row's place sends the query to Polars (`function` of `input`),
+    /// which raises, once the result is on the host.
+    fn list_places(
+        &self,
+        lists: &DeviceColumn,
+        offsets: &DeviceBuffer<i64>,
+        at: DeviceColumn,
+        null_on_oob: bool,
+        function: &ListFunction,
+        input: &GpuExpr,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
+        let ops = self.ops();
+        let n = lists.len();
+        let (int64, boolean) = (GpuDtype::Int64, GpuDtype::Boolean);
+        let bound = |from: i64| -> Result<DeviceColumn, ExecError> {
+            let (bounds, _) = ops.gather(offsets, None, &ops.iota(n, from)?)?;
+            Ok(DeviceColumn::from_parts(
+                "".into(),
+                int64,
+                n,
+                Values::I64(bounds),
+                None,
+            ))
+        };
+        let mut columns = vec![bound(0)?, bound(1)?, at];
+        let valid_list = match lists.validity() {
+            Some(validity) => {
+                columns.push(self.validity_as_booleans(validity, n)?);
+                column_ref(3, boolean)
+            }
+            None => GpuExpr::literal(Scalar::Boolean(true), boolean),
+        };
+        let places = DeviceFrame { columns, height: n };
+        let (start, end, at) = (
+            column_ref(0, int64),
+            column_ref(1, int64),
+            column_ref(2, int64),
+        );
+        let zero = GpuExpr::literal(Scalar::Int(0), int64);
+        let from_end = at.clone().binary(BinaryOp::Lt, zero, boolean);
+        let place = GpuExpr {
+            kind: ExprKind::Ternary {
+                predicate: Box::new(from_end),
+                truthy: Box::new(end.clone().binary(BinaryOp::Plus, at.clone(), int64)),
+                falsy: Box::new(start.clone().binary(BinaryOp::Plus, at.clone(), int64)),
+            },
+            dtype: int64,
+        };
+        let inside = (place.clone().binary(BinaryOp::GtEq, start, boolean)).binary(
+            BinaryOp::And,
+            place.clone().binary(BinaryOp::Lt, end, boolean),
+            boolean,
+        );
+        let no = GpuExpr::literal(Scalar::Boolean(false), boolean);
+        let none = GpuExpr::literal(Scalar::Int(-1), int64);
+        let not = |e: GpuExpr| GpuExpr {
+            kind: ExprKind::Not(Box::new(e)),
+            dtype: boolean,
+        };
+        let source = GpuExpr {
+            kind: ExprKind::Ternary {
+                predicate: Box::new(inside.clone().fill_null(no)),
+                truthy: Box::new(place),
+                falsy: Box::new(none.clone()),
+            },
+            dtype: int64,
+        };
+        let rows = self.evaluate_i64(&places, &source.fill_null(none))?;
+        if !null_on_oob {
+            let outside = (valid_list.binary(BinaryOp::And, at.is_not_null(), boolean)).binary(
+                BinaryOp::And,
+                not(inside),
+                boolean,
+            );
+            let what = format!("{function} of `{input}`: a list without its row's place");
+            self.check_any_later(&places, outside, what, ExecError::InvalidData)?;
+        }
+        Ok(rows)
+    }
+
     /// Lists' offsets from their lengths (`counts`): an exclusive scan of
     /// the counts and one more zero, so that it ends with the total.
     fn offsets_of(&self, counts: &DeviceBuffer<i64>) -> Result<DeviceBuffer<i64>, ExecError> {
@@ -422,6 +506,13 @@ impl Executor<'_> {
                     let what = format!("{function} of `{input}`: a list without that place");
                     self.check_later(outside, what, ExecError::InvalidData);
                 }
+                let (values, validity) =
+                    self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
+                return Ok(column(dtype, values, validity));
+            }
+            ListFunction::GetAt { index, null_on_oob } => {
+                let at = self.evaluate_in_groups(frame, index, "", groups)?;
+                let rows = self.list_places(lists, offsets, at, *null_on_oob, function, input)?;
                 let (values, validity) =
                     self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
                 return Ok(column(dtype, values, validity));

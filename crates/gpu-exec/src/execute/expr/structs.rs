@@ -4,7 +4,8 @@ use super::*;
 
 impl Executor<'_> {
     /// Field `field` of each struct of `input` (a struct-valued expression
-    /// over `frame`, within each group of `groups`): a copy of the field, null where the struct is.
+    /// over `frame`, within each group of `groups`): a copy of the field,
+    /// null where the struct is.
     pub(crate) fn struct_field(
         &self,
         frame: &DeviceFrame,
