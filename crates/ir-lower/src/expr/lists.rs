@@ -53,6 +53,27 @@ pub enum ListFunction {
     },
 }
 
+impl ListFunction {
+    /// The function as Polars' users write it (`list.get`, `list.std`,
+    /// `list.eval`), without the arguments the lowered plan shows.
+    pub fn name(&self) -> String {
+        let name = match self {
+            ListFunction::Agg { listed: false, .. } => "list.agg".to_string(),
+            ListFunction::Agg { listed: true, .. } | ListFunction::Eval(_) => {
+                "list.eval".to_string()
+            }
+            ListFunction::Aggregate(AggOp::Join { .. }) => "list.join".to_string(),
+            ListFunction::GetAt { .. } => "list.get".to_string(),
+            ListFunction::Contains(_) => "list.contains".to_string(),
+            other => other.to_string(),
+        };
+        match name.split_once('[') {
+            Some((name, _)) => name.to_string(),
+            None => name,
+        }
+    }
+}
+
 impl fmt::Display for ListFunction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -174,7 +174,7 @@ fn what(expr: &GpuExpr, same_scale: bool) -> String {
         } => format!(
             "`list.eval` of lists of {values} (or a function of the rows a filter keeps per group)"
         ),
-        ExprKind::List { function, .. } => format!("{function} of {of}"),
+        ExprKind::List { function, .. } => format!("{} of {of}", function.name()),
         ExprKind::Cast { input, .. } => format!("a cast from {} to {}", input.dtype, expr.dtype),
         ExprKind::Binary { op, left, right } => {
             format!("`{}` of {} and {}", op.symbol(), left.dtype, right.dtype)

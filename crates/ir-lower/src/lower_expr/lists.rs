@@ -284,11 +284,15 @@ impl ExprLowering<'_> {
         let GpuDtype::List(of) = input.dtype else {
             return self.refuse(
                 node,
-                format!("{function} of {} is not supported on the GPU", input.dtype),
+                format!(
+                    "{} of {} is not supported on the GPU",
+                    function.name(),
+                    input.dtype
+                ),
             );
         };
         if !takes(of.values()) || contains_type.is_some_and(|item| item != of.values()) {
-            return self.refuse_list_function(node, &function, input.dtype);
+            return self.refuse_list_function(node, &function.name(), input.dtype);
         }
         let dtype = self.dtype(node)?;
         if function == ListFunction::Aggregate(AggOp::Median) && dtype == GpuDtype::Float32 {
@@ -403,11 +407,12 @@ impl ExprLowering<'_> {
             return self.refuse(
                 node,
                 format!(
-                    "{function} of a list computed in the expression is not supported on the \
+                    "{} of a list computed in the expression is not supported on the \
                      GPU yet (of a list column, of texts split, of integer ranges, of lists \
                      sorted, sliced, evaluated or concatenated, shifted, reversed, gathered, \
                      filled, sorted by keys or chosen by `when/then/otherwise` or \
-                     `fill_null`, a first or last list, it is)"
+                     `fill_null`, a first or last list, it is)",
+                    function.name()
                 ),
             );
         }

@@ -297,6 +297,17 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             nested().select([col("l").list().eval(element().unique())]),
         ),
         (
+            "an item of a list made by a literal",
+            nested().select([(col("k") * lit(0i64))
+                .implode(false)
+                .list()
+                .get(lit(0), true)]),
+        ),
+        (
+            "the standard deviation of lists of decimals",
+            nested().select([concat_list([col("d"), col("d")]).unwrap().list().std(1)]),
+        ),
+        (
             "a list's item at an aggregation",
             nested().select([col("li").list().get(col("k").max(), true)]),
         ),
@@ -803,6 +814,9 @@ const INTERNAL: &[&str] = &[
     ":u32",
     ":i64",
     "cum_sum(true",
+    // A list function's arguments as the lowered plan shows them.
+    "null_on_oob=",
+    "[ddof=",
 ];
 
 #[test]

@@ -207,6 +207,6 @@ fn lists_of_lists_are_made_moved_picked_and_exploded() {
     );
     assert_cpu_answer_with_reason(
         listed.select([col("l").list().sort(Default::default())]),
-        "list.sort[descending=false, nulls_last=false] of list[list[i64]]",
+        "list.sort of list[list[i64]]",
     );
 }

@@ -399,7 +399,7 @@ fn what_structs_meet_beyond_that_stays_with_polars() {
                 .group_by_stable([col("k")])
                 .agg([col("pair")])
                 .select([col("pair").list().sort(Default::default())]),
-            "list.sort[descending=false, nulls_last=false] of list[struct[a: i64, b: str, c: f64]]",
+            "list.sort of list[struct[a: i64, b: str, c: f64]]",
         ),
     ] {
         assert_cpu_answer_with_reason(lf, reason);
