@@ -448,17 +448,16 @@ impl Executor<'_> {
         part: &GpuExpr,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
-        if let ExprKind::Shift { .. } | ExprKind::Reverse(_) = part.kind {
-            return self.shifted(frame, part, "", groups);
-        }
-        if let ExprKind::Gather { .. } = part.kind {
-            return self.gathered(frame, part, "", groups);
+        if let ExprKind::Shift { .. }
+        | ExprKind::Reverse(_)
+        | ExprKind::Gather { .. }
+        | ExprKind::Fill { .. }
+        | ExprKind::SortedBy { .. } = part.kind
+        {
+            return self.moved(frame, part, "", groups);
         }
         if let ExprKind::SetSorted { .. } = part.kind {
             return self.claimed_sorted(frame, part, "", groups);
-        }
-        if let ExprKind::Fill { .. } = part.kind {
-            return self.filled(frame, part, "", groups);
         }
         if let ExprKind::CumSum(input) = &part.kind {
             return self.cumulative_sum(frame, input, part.dtype, groups);
@@ -492,9 +491,6 @@ impl Executor<'_> {
         }
         if let ExprKind::Rank { .. } = part.kind {
             return self.ranked(frame, part, groups);
-        }
-        if let ExprKind::SortedBy { .. } = part.kind {
-            return self.sorted_part(frame, part, "", groups);
         }
         if let ExprKind::IsInColumn { .. } = part.kind {
             return self.membership(frame, part, groups);
