@@ -14,7 +14,9 @@ impl ExprLowering<'_> {
     /// [`crate::support::struct_of_keys`]); both are counted and picked
     /// first or last per group.
     /// Lists and structs are also moved whole to other rows (see
-    /// [`GpuExpr::moved_rows`]).
+    /// [`GpuExpr::moved_rows`]), chosen row by row (`when/then/otherwise`,
+    /// `fill_null`, also within window groups) and made null
+    /// (`lit(None).cast(..)`).
     /// Any other expression of them or giving them is refused.
     pub(crate) fn without_nested_values(&mut self, node: Node, mut expr: GpuExpr) -> Lowered {
         let nested = |e: &GpuExpr| e.dtype.is_nested();
