@@ -474,6 +474,9 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         indices: Box<GpuExpr>,
         null_on_oob: bool,
+        /// The gather as Polars writes it (for the error of an index
+        /// outside the frame).
+        shown: String,
     },
     /// The input, claimed sorted (Polars' `set_sorted`, which marks the
     /// values so, and whose engine then takes paths that hold only for
@@ -485,6 +488,9 @@ pub enum ExprKind {
         input: Box<GpuExpr>,
         descending: bool,
         nulls_last: Option<bool>,
+        /// The claim as Polars writes it (for the reason values that break
+        /// it give).
+        shown: String,
     },
     /// The input at the rows where `by` is true (Polars' `filter`), only as
     /// the input of an aggregation: `first` or `last` (the first, last, such
@@ -503,11 +509,12 @@ pub enum ExprKind {
     SortedBy {
         input: Box<GpuExpr>,
         order: Vec<RowOrder>,
-        /// Whether Polars keeps rows equal on every key in row order (a
-        /// stable sort: by one key, or with `maintain_order`). Else its
+        /// `None` where Polars keeps rows equal on every key in row order
+        /// (a stable sort: by one key, or with `maintain_order`). Else its
         /// unstable sort orders them its own way, and data with such rows
-        /// is left to Polars.
-        ties_in_row_order: bool,
+        /// is left to Polars, for a reason naming the sort as Polars writes
+        /// it (this text).
+        unstable: Option<String>,
     },
     /// A test of each row's value against the other rows' (never null).
     /// Reads every row.

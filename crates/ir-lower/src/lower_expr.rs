@@ -197,7 +197,7 @@ impl ExprLowering<'_> {
     }
 
     fn notation(&self, node: Node) -> String {
-        ExprIRDisplay::display_node(node, self.arena).to_string()
+        crate::refusal::sorts_written(&ExprIRDisplay::display_node(node, self.arena).to_string())
     }
 
     fn refuse(&mut self, node: Node, reason: impl Into<String>) -> Lowered {
@@ -749,6 +749,7 @@ impl ExprLowering<'_> {
                     input,
                     indices,
                     null_on_oob,
+                    shown: self.notation(node),
                 }
             }
             // `x.get(k.arg_max())` (or `arg_min`): the value at the first

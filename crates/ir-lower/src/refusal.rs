@@ -82,6 +82,98 @@ pub(crate) fn written_out(
     for refusal in &mut refusals {
         write_out(&mut refusal.subject);
         write_out(&mut refusal.reason);
+        refusal.subject = sorts_written(&refusal.subject);
+        refusal.reason = sorts_written(&refusal.reason);
     }
     refusals
+}
+
+/// `text` (Polars' display of expressions) with each `sort_by` written as
+/// users pass it: Polars shows `x.sort_by(by=[k], sort_option=
+/// SortMultipleOptions { descending: [true], .. })`, which becomes
+/// `x.sort_by([k], descending=true)`, naming only the options not at their
+/// defaults (`descending`, `nulls_last`, one flag or one per key;
+/// `maintain_order`).
+pub(crate) fn sorts_written(text: &str) -> String {
+    const OPTIONS: &str = ", sort_option=SortMultipleOptions { ";
+    let mut text = text.replace(".sort_by(by=", ".sort_by(");
+    while let Some(start) = text.find(OPTIONS) {
+        let Some(len) = text[start..].find(" }") else {
+            break;
+        };
+        let options = &text[start + OPTIONS.len()..start + len];
+        let field = |name: &str| {
+            let from = options.find(&format!("{name}: "))? + name.len() + 2;
+            let rest = &options[from..];
+            let end = match rest.starts_with('[') {
+                true => rest.find(']')? + 1,
+                false => rest.find(',').unwrap_or(rest.len()),
+            };
+            Some(&rest[..end])
+        };
+        let mut written = String::new();
+        for name in ["descending", "nulls_last"] {
+            match field(name) {
+                Some(flags) if flags.contains("true") => {
+                    let flags = match flags.contains(',') {
+                        true => flags,
+                        false => flags.trim_matches(['[', ']']),
+                    };
+                    written.push_str(&format!(", {name}={flags}"));
+                }
+                _ => {}
+            }
+        }
+        if field("maintain_order") == Some("true") {
+            written.push_str(", maintain_order=true");
+        }
+        text.replace_range(start..start + len + 2, &written);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sorts_written;
+
+    #[test]
+    fn sort_by_options_are_written_as_passed() {
+        let polars = |options: &str| {
+            format!(
+                "col(\"i\").sort_by(by=[col(\"t\"), col(\"u\")], sort_option=\
+                 SortMultipleOptions {{ {options} }}).first()"
+            )
+        };
+        let cases = [
+            (
+                "descending: [false], nulls_last: [false], multithreaded: true, \
+                 maintain_order: false, limit: None",
+                "col(\"i\").sort_by([col(\"t\"), col(\"u\")]).first()",
+            ),
+            (
+                "descending: [false, true], nulls_last: [true], multithreaded: true, \
+                 maintain_order: true, limit: Some(3)",
+                "col(\"i\").sort_by([col(\"t\"), col(\"u\")], descending=[false, true], \
+                 nulls_last=true, maintain_order=true).first()",
+            ),
+        ];
+        for (options, written) in cases {
+            assert_eq!(sorts_written(&polars(options)), written);
+        }
+        // Two sorts, one inside the other's keys.
+        let inner = polars(
+            "descending: [true], nulls_last: [false], multithreaded: true, \
+                            maintain_order: false, limit: None",
+        );
+        let outer = format!(
+            "col(\"x\").sort_by(by=[{inner}], sort_option=SortMultipleOptions {{ \
+             descending: [false], nulls_last: [false], multithreaded: true, \
+             maintain_order: true, limit: None }})"
+        );
+        assert_eq!(
+            sorts_written(&outer),
+            "col(\"x\").sort_by([col(\"i\").sort_by([col(\"t\"), col(\"u\")], \
+             descending=true).first()], maintain_order=true)"
+        );
+    }
 }

@@ -348,13 +348,14 @@ impl fmt::Display for GpuExpr {
                 }
                 write!(f, ")")
             }
-            ExprKind::Shift { input, periods } => write!(f, "shift({input}, {periods})"),
-            ExprKind::Reverse(input) => write!(f, "reverse({input})"),
+            ExprKind::Shift { input, periods } => write!(f, "{input}.shift({periods})"),
+            ExprKind::Reverse(input) => write!(f, "{input}.reverse()"),
             ExprKind::Gather { input, indices, .. } => write!(f, "{input}.gather({indices})"),
             ExprKind::SetSorted {
                 input,
                 descending,
                 nulls_last,
+                ..
             } => {
                 write!(f, "{input}.set_sorted(descending={descending}")?;
                 if let Some(nulls_last) = nulls_last {
@@ -375,7 +376,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::SortedBy {
                 input,
                 order,
-                ties_in_row_order,
+                unstable,
             } => {
                 write!(f, "sort_by({input}")?;
                 for order in order {
@@ -383,7 +384,7 @@ impl fmt::Display for GpuExpr {
                     let nulls = if order.nulls_last { ", nulls last" } else { "" };
                     write!(f, ", {}{descending}{nulls}", order.key)?;
                 }
-                if !ties_in_row_order {
+                if unstable.is_some() {
                     f.write_str(", unstable")?;
                 }
                 f.write_str(")")

@@ -1043,7 +1043,7 @@ fn without_unique(op: &AggOp, per_group: bool, input: &GpuExpr) -> Option<GpuExp
             ExprKind::SortedBy {
                 input: sorted,
                 order,
-                ties_in_row_order,
+                unstable,
             },
         ) if order.iter().all(|order| order.key == *sorted) => {
             let values = distinct(sorted)?;
@@ -1059,7 +1059,7 @@ fn without_unique(op: &AggOp, per_group: bool, input: &GpuExpr) -> Option<GpuExp
                 kind: ExprKind::SortedBy {
                     input: Box::new(values),
                     order,
-                    ties_in_row_order: *ties_in_row_order,
+                    unstable: unstable.clone(),
                 },
             }
         }

@@ -90,12 +90,12 @@ impl ExprLowering<'_> {
             return self.refuse(node, "a sort_by by no keys");
         }
         let dtype = self.dtype(node)?;
-        let ties_in_row_order = order.len() == 1 || options.maintain_order;
+        let stable = order.len() == 1 || options.maintain_order;
         Some(GpuExpr {
             kind: ExprKind::SortedBy {
                 input,
                 order,
-                ties_in_row_order,
+                unstable: (!stable).then(|| self.notation(node)),
             },
             dtype,
         })
@@ -593,6 +593,7 @@ impl ExprLowering<'_> {
                 input: Box::new(input),
                 descending,
                 nulls_last: sorted.nulls_last,
+                shown: self.notation(node),
             },
         })
     }

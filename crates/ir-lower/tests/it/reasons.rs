@@ -357,6 +357,15 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             ),
         ),
         (
+            "values sorted by two keys, one descending, claimed sorted per group",
+            o().group_by([col("status")]).agg([col("id")
+                .sort_by(
+                    [col("amount"), col("id")],
+                    SortMultipleOptions::default().with_order_descending_multi([true, false]),
+                )
+                .set_sorted_flag(ascending())]),
+        ),
+        (
             "a horizontal sum of decimals",
             nested()
                 .select([polars::lazy::dsl::sum_horizontal([col("d"), col("d")], true).unwrap()]),
@@ -808,6 +817,7 @@ const INTERNAL: &[&str] = &[
     "expression program",
     "Some(",
     "None)",
+    "SortMultipleOptions",
     // Literals typed as the engine types them (`1:u32`), and the running
     // counts slices lower to.
     ":bool",

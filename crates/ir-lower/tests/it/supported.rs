@@ -539,7 +539,7 @@ fn ranks_distinctness_tests_and_differences_lower() {
             col("qty").diff(lit(1), Default::default()).alias("diff"),
         ]),
         expect![[r#"
-            Select [rank(col("amount"), Average, descending) as "rank", is_first_distinct(col("customer")) as "first", (col("qty") - shift(col("qty"), 1)) as "diff"]  -> [rank: f64, first: bool, diff: i32]
+            Select [rank(col("amount"), Average, descending) as "rank", is_first_distinct(col("customer")) as "first", (col("qty") - col("qty").shift(1)) as "diff"]  -> [rank: f64, first: bool, diff: i32]
               DataFrameScan rows=3 columns=[2, 1, 3] of 6  -> [amount: f64, customer: i64, qty: i32]
         "#]],
     );

@@ -46,6 +46,14 @@ fn gathers_by_indices_match_the_cpu_or_leave_polars_its_error() {
             .clone()
             .select([col("x").gather(col("i") * lit(3i64), false)]),
     );
+    // With fallback disabled, the error names the gather as Polars writes it.
+    let error = raised_error(
+        frame
+            .clone()
+            .select([col("x").gather(col("i") * lit(3i64), false)]),
+    );
+    let written = r#"`col("x").gather(col("i") * 3)` has an index outside the frame"#;
+    assert!(error.contains(written), "{error}");
     // Per group Polars takes each group's indices: left to it.
     assert_cpu_answer_with_reason(
         frame

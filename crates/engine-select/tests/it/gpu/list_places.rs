@@ -91,6 +91,13 @@ fn list_get_at_places_within_groups_and_outside_lists() {
             .clone()
             .select([col("li").list().get(col("at"), false)]),
     );
+    let error = raised_error(
+        frame
+            .clone()
+            .select([col("li").list().get(col("at"), false)]),
+    );
+    let written = r#"list.get of `col("li")`: a list without its row's place"#;
+    assert!(error.contains(written), "{error}");
     // A place that is an aggregation stays with Polars, with its reason.
     assert_cpu_answer_with_reason(
         frame.select([col("li").list().get(col("at").max(), true)]),

@@ -464,6 +464,9 @@ fn list_functions_match_the_cpu() {
     }
     // A place a list lacks: Polars raises, and so does the engine.
     assert_cpu_error(frame.clone().select([col("li").list().get(lit(1), false)]));
+    let error = raised_error(frame.clone().select([col("li").list().get(lit(1), false)]));
+    let written = r#"list.get of `col("li")`: a list without that place"#;
+    assert!(error.contains(written), "{error}");
 }
 
 #[test]

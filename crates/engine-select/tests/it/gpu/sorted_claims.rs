@@ -96,6 +96,11 @@ fn set_sorted_of_values_not_sorted_as_claimed_leaves_them_to_polars() {
         assert_cpu_answer_with_reason(lf.clone().select([all().as_expr().max()]), reason);
         assert_cpu_answer_with_reason(lf, reason);
     }
+    // The reason names the claim as Polars writes it.
+    assert_cpu_answer_with_reason(
+        frame.with_columns([claimed(col("v") * lit(2), false, None).alias("twice")]),
+        r#"`((col("v") * 2)).set_sorted()`: the values are not sorted as claimed"#,
+    );
     // Nulls in the middle: every value in order, the nulls in two runs.
     let middle = df!("x" => [Some(1i64), None, Some(2), Some(3)])
         .unwrap()

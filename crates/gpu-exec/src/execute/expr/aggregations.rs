@@ -495,7 +495,7 @@ impl Executor<'_> {
             && let ExprKind::SortedBy {
                 input: values,
                 order,
-                ties_in_row_order,
+                unstable,
             } = &input.kind
         {
             let last = matches!(op, AggOp::Last);
@@ -505,7 +505,7 @@ impl Executor<'_> {
                 .iter()
                 .map(|order| (order.key.as_ref(), order.descending, order.nulls_last))
                 .collect();
-            let order = PickOrder::Keys(&keys, (!ties_in_row_order).then_some(input.as_ref()));
+            let order = PickOrder::Keys(&keys, unstable.as_deref());
             return self.pick_in_order(frame, values, order, last, sorted_rows, starts);
         }
         if let Some((wide, back)) = widened_aggregation(expr) {

@@ -385,7 +385,10 @@ impl Executor<'_> {
                 not(inside),
                 boolean,
             );
-            let what = format!("{function} of `{input}`: a list without its row's place");
+            let what = format!(
+                "{} of `{input}`: a list without its row's place",
+                function.name()
+            );
             self.check_any_later(&places, outside, what, ExecError::InvalidData)?;
         }
         Ok(rows)
@@ -493,7 +496,7 @@ impl Executor<'_> {
                     kind: ExprKind::SortedBy {
                         input: Box::new(values),
                         order: vec![order],
-                        ties_in_row_order: true,
+                        unstable: None,
                     },
                     dtype: of.values(),
                 });
@@ -503,7 +506,10 @@ impl Executor<'_> {
             ListFunction::Get { index, null_on_oob } => {
                 let (rows, outside) = ops.list_get_rows(offsets, lists.validity(), *index)?;
                 if !null_on_oob {
-                    let what = format!("{function} of `{input}`: a list without that place");
+                    let what = format!(
+                        "{} of `{input}`: a list without that place",
+                        function.name()
+                    );
                     self.check_later(outside, what, ExecError::InvalidData);
                 }
                 let (values, validity) =

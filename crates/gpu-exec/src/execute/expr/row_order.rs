@@ -4,12 +4,12 @@ use super::*;
 
 /// The order [`Executor::pick_in_order`] picks in: of the values
 /// themselves, or of keys (each with its direction and nulls' place), with
-/// the sort (`SortedBy`) whose unstable order leaves rows equal on every key
-/// to Polars, if it is one.
+/// the sort (`SortedBy`) as Polars writes it, if its unstable order leaves
+/// rows equal on every key to Polars.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum PickOrder<'a> {
     Values { descending: bool, nulls_last: bool },
-    Keys(&'a [(&'a GpuExpr, bool, bool)], Option<&'a GpuExpr>),
+    Keys(&'a [(&'a GpuExpr, bool, bool)], Option<&'a str>),
 }
 
 /// True at a row where the values of `value` break an order, ascending
@@ -265,6 +265,7 @@ impl Executor<'_> {
             input,
             indices,
             null_on_oob,
+            shown,
         } = &expr.kind
         else {
             return Err(ExecError::Unsupported(format!("`{expr}` is not a gather")));
@@ -293,7 +294,7 @@ impl Executor<'_> {
             boolean,
         );
         if !null_on_oob {
-            let what = format!("`{expr}` has an index outside the frame");
+            let what = format!("`{shown}` has an index outside the frame");
             self.check_any_later(frame, outside.clone(), what, ExecError::InvalidData)?;
         }
         // Null (gathered from -1) where the index is null or outside.
@@ -325,6 +326,7 @@ impl Executor<'_> {
             input,
             descending,
             nulls_last,
+            shown,
         } = &expr.kind
         else {
             return Err(ExecError::Unsupported(format!(
@@ -339,7 +341,7 @@ impl Executor<'_> {
             _ => self.evaluate(frame, input, name)?,
         };
         let broken = order_broken(input, *descending, *nulls_last);
-        let what = format!("`{expr}`: the values are not sorted as claimed");
+        let what = format!("`{shown}`: the values are not sorted as claimed");
         self.check_any_later(frame, broken, what, ExecError::DependsOnPolars)?;
         Ok(values)
     }
@@ -980,7 +982,7 @@ impl Executor<'_> {
         let ExprKind::SortedBy {
             input,
             order,
-            ties_in_row_order,
+            unstable,
         } = &expr.kind
         else {
             return Err(ExecError::Unsupported(format!("`{expr}` is not a sort")));
@@ -1008,7 +1010,7 @@ impl Executor<'_> {
             .iter()
             .map(|order| (order.key.as_ref(), order.descending, order.nulls_last))
             .collect();
-        let order = PickOrder::Keys(&keys, (!ties_in_row_order).then_some(expr));
+        let order = PickOrder::Keys(&keys, unstable.as_deref());
         let (values, sorted) = self.in_order(frame, values, order, rows, starts)?;
         // Both orders list the groups in the same places: position p is
         // the row rows[p] of the group, and takes the row sorted[p].
