@@ -178,7 +178,9 @@ fn all_row_wise(exprs: &[NamedExpr]) -> bool {
 impl GpuExpr {
     /// Whether each row's value is a function of that row alone: no
     /// aggregation, window, function of the rows in order, change of
-    /// length, or parse of texts by a format Polars infers from them.
+    /// length, parse of texts by a format Polars infers from them, or
+    /// slice of lists by each row's bounds (which Polars takes as single
+    /// values where the frame has one row).
     pub fn is_row_wise(&self) -> bool {
         !self.any(&|e| {
             e.reads_other_rows()
@@ -192,6 +194,12 @@ impl GpuExpr {
                         | ExprKind::Unique { .. }
                         | ExprKind::ParseTemporal { inferred: true, .. }
                         | ExprKind::PolarsOwnWhere { no_rows: true, .. }
+                        // (Of one row, Polars takes the bounds as single
+                        // values.)
+                        | ExprKind::List {
+                            function: crate::ListFunction::SliceAt { .. },
+                            ..
+                        }
                 )
         })
     }

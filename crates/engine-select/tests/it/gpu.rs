@@ -28,6 +28,7 @@ mod filtered;
 mod float_lists;
 mod gathers;
 mod joins;
+mod list_concat;
 mod list_filters;
 mod list_literals;
 mod list_places;

@@ -593,6 +593,10 @@ fn list_function_supported(function: &ListFunction) -> Result<(), String> {
         | ListFunction::Keep { by: expr, .. } => evaluable(expr),
         // (A place of each row, over the frame's rows.)
         ListFunction::GetAt { index, .. } => evaluable(index),
+        ListFunction::SliceAt { offset, length } => {
+            evaluable(offset)?;
+            evaluable(length)
+        }
         _ => Ok(()),
     }
 }

@@ -19,6 +19,17 @@ pub enum ListFunction {
         index: Box<GpuExpr>,
         null_on_oob: bool,
     },
+    /// Each list's values from `offset` on (counted from the list's end
+    /// where negative), `length` of them (all the rest where negative),
+    /// as far as the list goes: `list.slice` (`head`, `tail`) by bounds of
+    /// each row, i64 expressions of the row (children of the list
+    /// expression; a literal length -1 where Polars' is null), null where
+    /// either is null. Of a frame of one row, Polars takes the bounds as
+    /// single values: a null length the rest, a null offset its error.
+    SliceAt {
+        offset: Box<GpuExpr>,
+        length: Box<GpuExpr>,
+    },
     /// The list's values aggregated as one group (`list.sum`, `list.min`,
     /// `list.max`, their places, `list.join`, … of the value types
     /// `lower_expr/lists.rs` allows each), with the group's semantics (a
@@ -64,6 +75,7 @@ impl ListFunction {
             }
             ListFunction::Aggregate(AggOp::Join { .. }) => "list.join".to_string(),
             ListFunction::GetAt { .. } => "list.get".to_string(),
+            ListFunction::SliceAt { .. } => "list.slice".to_string(),
             ListFunction::Contains(_) => "list.contains".to_string(),
             other => other.to_string(),
         };
@@ -83,6 +95,9 @@ impl fmt::Display for ListFunction {
             }
             ListFunction::GetAt { index, null_on_oob } => {
                 write!(f, "list.get[{index}, null_on_oob={null_on_oob}]")
+            }
+            ListFunction::SliceAt { offset, length } => {
+                write!(f, "list.slice[{offset}, {length}]")
             }
             ListFunction::Aggregate(AggOp::Join { separator, .. }) => {
                 write!(f, "list.join({separator:?})")

@@ -107,6 +107,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
                     ListFunction::Len
                     | ListFunction::Get { .. }
                     | ListFunction::GetAt { .. }
+                    | ListFunction::SliceAt { .. }
                     | ListFunction::Keep { .. }
                     | ListFunction::Sort { .. }
                     | ListFunction::Contains(_) => true,

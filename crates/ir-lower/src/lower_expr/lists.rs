@@ -25,8 +25,8 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `list.contains` (and `is_in` of lists), `list.count_matches`, \
                                 `list.drop_nulls`, `list.sort`, `list.slice` (`head`, `tail`), \
                                 `list.eval` and `list.agg` of them, and makes them by \
-                                `concat_list` of values and of texts by `str.split` and \
-                                `str.extract_all`";
+                                `concat_list` of lists and values and of texts by \
+                                `str.split` and `str.extract_all`";
 
 /// Whether list values are decimals (ordered and compared by their scaled
 /// integers, of one scale within a list).
@@ -130,7 +130,7 @@ impl ExprLowering<'_> {
                     // Each row's own place.
                     None => {
                         let index = self.expr(inputs.get(1)?.node())?;
-                        let index = self.list_place(node, index)?;
+                        let index = self.row_integer(node, index, "list.get at a place")?;
                         (ListFunction::GetAt { index, null_on_oob }, |_| true)
                     }
                 }
@@ -227,14 +227,23 @@ impl ExprLowering<'_> {
                 let (Some(offset), Some(length)) = (inputs.get(1), inputs.get(2)) else {
                     return self.refuse(node, "list.slice without its bounds");
                 };
-                let by = self.kept_by_place(node, (offset.node(), length.node()))?;
-                (
-                    ListFunction::Keep {
-                        what: "slice",
-                        by: Box::new(by),
-                    },
-                    |_| true,
-                )
+                let (offset, length) = (offset.node(), length.node());
+                let literal_bounds = self.literal_i64(offset).is_some()
+                    && (self.constant(length)).is_some_and(|length| {
+                        length.is_null() || length.extract::<u64>().is_some()
+                    });
+                if !literal_bounds {
+                    (self.sliced_at(node, (offset, length))?, |_| true)
+                } else {
+                    let by = self.kept_by_place(node, (offset, length))?;
+                    (
+                        ListFunction::Keep {
+                            what: "slice",
+                            by: Box::new(by),
+                        },
+                        |_| true,
+                    )
+                }
             }
             IRListFunction::Contains { nulls_equal } => {
                 let item = inputs.get(1).and_then(|item| self.expr(item.node()));
@@ -303,25 +312,77 @@ impl ExprLowering<'_> {
         self.list_function_of(node, function, input, dtype)
     }
 
-    /// `index`, each row's place in its list for `list.get` (`node`), as
-    /// i64: an integer expression of the row, not an aggregation or a
-    /// window.
-    fn list_place(&mut self, node: Node, index: GpuExpr) -> Option<Box<GpuExpr>> {
+    /// A list function's integer argument of each row (`index`, `what`
+    /// for the refusal): as i64; not an aggregation or a window.
+    fn row_integer(&mut self, node: Node, index: GpuExpr, what: &str) -> Option<Box<GpuExpr>> {
         if !index.dtype.is_integer() || index.has_aggregation() || index.has_window() {
-            self.refuse(
-                node,
-                format!(
-                    "list.get at a place that is an aggregation, a window or not an integer \
-                     ({}) is not supported on the GPU",
+            // (Polars casts an argument of another type, by how it holds
+            // the column: one it holds as a single value, a column of
+            // nulls from a file say, it casts as a value, which can raise;
+            // so the whole query is Polars'.)
+            self.refusals.push(Refusal {
+                subject: self.notation(node),
+                reason: format!(
+                    "{what} that is an aggregation, a window or not an integer ({}) is not \
+                     supported on the GPU",
                     index.dtype
                 ),
-            );
+                whole_plan: !index.dtype.is_integer(),
+            });
             return None;
         }
         Some(Box::new(match index.dtype {
             GpuDtype::Int64 => index,
             _ => index.cast(GpuDtype::Int64, CastMode::NonStrict),
         }))
+    }
+
+    /// `list.slice` (`head`, `tail`) by `offset` and `length`, at least
+    /// one of them of each row (see [`ListFunction::SliceAt`]): a literal
+    /// offset an integer (Polars raises at a null one), a literal length
+    /// of null the rest (as a negative one is), as Polars takes them.
+    fn sliced_at(&mut self, node: Node, (offset, length): (Node, Node)) -> Option<ListFunction> {
+        let int64 = GpuDtype::Int64;
+        let bound = |lowering: &mut Self, at: Node, is_length: bool| {
+            if let Some(value) = lowering.constant(at) {
+                let integer = value.dtype().is_integer();
+                let value = match (is_length, value.extract::<i64>()) {
+                    (_, Some(v)) if integer => Some(v),
+                    // Null: the rest (as a negative length is).
+                    (true, None) if value.is_null() => Some(-1),
+                    _ => None,
+                };
+                let Some(value) = value else {
+                    lowering.refuse(
+                        node,
+                        "list.slice by a literal bound that is not an integer (or a null \
+                         offset) is not supported on the GPU",
+                    );
+                    return None;
+                };
+                return Some(Box::new(GpuExpr::literal(Scalar::Int(value), int64)));
+            }
+            let what = match is_length {
+                true => "list.slice by a length",
+                false => "list.slice from an offset",
+            };
+            if lowering.one_value(at) {
+                // (Polars takes one value for every list, not row by row.)
+                lowering.refuse(
+                    node,
+                    format!("{what} that is an aggregation is not supported on the GPU yet"),
+                );
+                return None;
+            }
+            let bound = lowering.expr(at)?;
+            lowering.row_integer(node, bound, what)
+        };
+        let offset = bound(self, offset, false);
+        let length = bound(self, length, true);
+        Some(ListFunction::SliceAt {
+            offset: offset?,
+            length: length?,
+        })
     }
 
     /// Whether `item` is in its row's list of `lists` (`node`: Polars'
@@ -389,6 +450,7 @@ impl ExprLowering<'_> {
             ExprKind::List {
                 function: ListFunction::Sort { .. }
                     | ListFunction::Keep { .. }
+                    | ListFunction::SliceAt { .. }
                     | ListFunction::Eval(_)
                     | ListFunction::Agg { listed: true, .. },
                 ..
@@ -723,24 +785,46 @@ impl ExprLowering<'_> {
         Some((aggregation, dtype))
     }
 
-    /// `concat_list` of `inputs`, values of one type (not lists, not
-    /// single values Polars repeats): each row's list of their values in
-    /// order.
+    /// `concat_list` of `inputs`, lists of one type and values of their
+    /// values' type (not single values Polars repeats): each row's lists
+    /// and values in order.
     fn concat_list(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
-        if inputs.iter().any(|input| self.one_value(input.node())) {
+        // (A literal value beside inputs of every row is each row's.)
+        let single = |lowering: &Self, input: &ExprIR| lowering.one_value(input.node());
+        let literal = |lowering: &Self, input: &ExprIR| {
+            (lowering.literal_value(input.node())).is_some_and(|value| !value.dtype().is_nested())
+        };
+        if inputs.iter().all(|i| single(self, i))
+            || inputs.iter().any(|i| single(self, i) && !literal(self, i))
+        {
             return self.refuse(
                 node,
-                "concat_list of a literal or an aggregation is not supported on the GPU yet",
+                "concat_list of an aggregation, of a literal list, or of literals only is not \
+                 supported on the GPU yet",
             );
         }
-        let values = self.inputs(inputs)?;
+        let mut values = self.inputs(inputs)?;
         let dtype = self.dtype(node)?;
-        let of_values = |e: &GpuExpr| GpuDtype::list_of(e.dtype) == dtype;
+        // Numbers as the lists' values' type (Polars casts each value to
+        // it, the types' supertype).
+        if let GpuDtype::List(of) = dtype {
+            let number = |d: GpuDtype| d.is_integer() || d.is_float();
+            for value in &mut values {
+                if !matches!(value.kind, ExprKind::Literal(Scalar::Null))
+                    && number(value.dtype)
+                    && number(of.values())
+                    && value.dtype != of.values()
+                {
+                    *value = value.clone().cast(of.values(), CastMode::NonStrict);
+                }
+            }
+        }
+        let of_values = |e: &GpuExpr| e.dtype == dtype || GpuDtype::list_of(e.dtype) == dtype;
         if values.is_empty() || !values.iter().all(of_values) {
             return self.refuse(
                 node,
                 format!(
-                    "concat_list into {dtype} of lists or of values of other types is not \
+                    "concat_list into {dtype} of lists or values of other types is not \
                      supported on the GPU yet"
                 ),
             );

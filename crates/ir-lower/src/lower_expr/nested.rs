@@ -28,10 +28,12 @@ impl ExprLowering<'_> {
                 .any(|f| matches!(f.dtype, GpuDtype::Struct(_)))
         };
         let moved = (expr.moved_rows()).is_some_and(|(_, by)| !by.into_iter().any(nested));
+        let dtype = expr.dtype;
         let held = match &mut expr.kind {
             ExprKind::Column { .. } | ExprKind::List { .. } | ExprKind::StructField { .. } => true,
             ExprKind::String { op, input } if op.makes_lists() => !nested(input),
-            ExprKind::ConcatList(inputs) => !inputs.iter().any(nested),
+            // Of values, and of lists of the result's type.
+            ExprKind::ConcatList(inputs) => inputs.iter().all(|i| !nested(i) || i.dtype == dtype),
             ExprKind::IntRanges { start, end, .. } => !nested(start) && !nested(end),
             ExprKind::InLists { item, .. } => !nested(item),
             // Struct fields renamed: the same values.

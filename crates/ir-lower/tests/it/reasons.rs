@@ -312,6 +312,18 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             nested().select([col("li").list().get(col("k").max(), true)]),
         ),
         (
+            "a list sliced from an aggregation",
+            nested().select([col("li").list().slice(col("k").min(), col("k"))]),
+        ),
+        (
+            "a list's head by a float length of each row",
+            nested().select([col("li").list().head(col("k").cast(DataType::Float64))]),
+        ),
+        (
+            "a list sliced by a literal float length",
+            nested().select([col("li").list().slice(col("k"), lit(1.5))]),
+        ),
+        (
             "a list evaluated into a literal (Polars repeats it)",
             nested().select([col("li").list().eval(lit(1i64))]),
         ),
@@ -504,8 +516,12 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([status().contains(col("status"), false)]),
         ),
         (
-            "lists of lists",
-            nested().select([concat_list([col("li"), col("li")]).unwrap()]),
+            "lists concatenated with an aggregation",
+            nested().select([concat_list([col("li"), col("k").max()]).unwrap()]),
+        ),
+        (
+            "lists of integers concatenated with lists of floats",
+            nested().select([concat_list([col("li"), col("l")]).unwrap()]),
         ),
         (
             "a time zone replaced, ambiguous times resolved by a column",

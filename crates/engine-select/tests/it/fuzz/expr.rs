@@ -192,6 +192,12 @@ pub enum Op {
     ListSlice(i64, i64),
     ListHead(i64),
     ListTail(i64),
+    /// `list.slice(offset, length)` by the second and third inputs,
+    /// `list.head(n)` and `list.tail(n)` by the second: integer expressions
+    /// (of each row, or literals).
+    ListSliceBy,
+    ListHeadBy,
+    ListTailBy,
     /// `pow` by a literal exponent.
     Pow(f64),
     /// Two bounds: `clip(lo, hi)`.
@@ -540,6 +546,9 @@ impl E {
             Op::ListArgMax => case!(i, s; [x]; ; x.list().arg_max()),
             Op::ListSlice(o, n) => case!(i, s; [x]; o = o, n = n; x.list().slice(lit(o), lit(n))),
             Op::ListHead(n) => case!(i, s; [x]; n = n; x.list().head(lit(n))),
+            Op::ListSliceBy => case!(i, s; [x, o, n]; ; x.list().slice(o, n)),
+            Op::ListHeadBy => case!(i, s; [x, n]; ; x.list().head(n)),
+            Op::ListTailBy => case!(i, s; [x, n]; ; x.list().tail(n)),
             Op::ListTail(n) => case!(i, s; [x]; n = n; x.list().tail(lit(n))),
             Op::ListAgg(0) => case!(i, s; [x]; ; x.list().agg(element().n_unique())),
             Op::ListAgg(1) => case!(i, s; [x]; ; x.list().agg(element().count())),

@@ -1,4 +1,4 @@
-//! `list.get` at each row's own place (an integer expression of the row): from the end where negative, null where the place or the list is null or outside it, Polars' error without `null_on_oob`; over the frame, within window groups and per group.
+//! `list.get` at each row's own place and `list.slice` (`head`, `tail`) by each row's bounds (integer expressions of the row): from the end where negative, null where the place, a bound or the list is null; `get` outside a list null or Polars' error without `null_on_oob`, a slice clamped to the list; over the frame, within window groups and per group.
 
 use super::lists::list_frame;
 use super::*;
@@ -102,5 +102,122 @@ fn list_get_at_places_within_groups_and_outside_lists() {
     assert_cpu_answer_with_reason(
         frame.select([col("li").list().get(col("at").max(), true)]),
         "list.get at a place that is an aggregation, a window or not an integer",
+    );
+}
+
+#[test]
+fn list_slices_by_each_rows_bounds_match_the_cpu() {
+    let frame = with_places().with_columns([lit(Series::new(
+        "length".into(),
+        [Some(2i32), None, Some(1), Some(-1), Some(0), Some(3)],
+    ))]);
+    for name in ["li", "ls", "lf", "ld"] {
+        let c = || col(name);
+        assert_gpu_eq(
+            name,
+            frame.clone().select([
+                c().list().slice(col("at"), col("length")).alias("both"),
+                c().list().slice(col("small"), lit(2i64)).alias("offset"),
+                c().list()
+                    .slice(lit(-2i64), col("unsigned"))
+                    .alias("length"),
+                // A literal length of null or below zero: the rest.
+                c().list()
+                    .slice(col("at"), lit(NULL).cast(DataType::Int64))
+                    .alias("null length"),
+                c().list().slice(lit(1i64), lit(-1i64)).alias("negative"),
+                c().list().head(col("unsigned")).alias("head"),
+                c().list().tail(col("unsigned")).alias("tail"),
+                c().list().tail(col("length")).alias("tail of signed"),
+            ]),
+        );
+    }
+    assert_gpu_eq(
+        "read after, in a filter, per group, of structs",
+        frame
+            .clone()
+            .with_columns([
+                col("li")
+                    .list()
+                    .head(col("unsigned"))
+                    .list()
+                    .sum()
+                    .alias("sum"),
+                col("ls").list().tail(col("length")).list().len().alias("n"),
+            ])
+            .filter(
+                col("li")
+                    .list()
+                    .slice(col("at"), col("length"))
+                    .list()
+                    .len()
+                    .gt(lit(0u32)),
+            )
+            .group_by_stable([col("b")])
+            .agg([
+                col("li").list().head(col("unsigned")).alias("heads"),
+                as_struct(vec![col("k"), col("at")]).alias("pairs"),
+                col("sum").sum(),
+            ])
+            .select([
+                col("heads"),
+                col("sum"),
+                col("pairs")
+                    .list()
+                    .head(col("heads").list().len())
+                    .alias("pairs"),
+            ]),
+    );
+    // A bound that is an aggregation stays with Polars, with its reason.
+    assert_cpu_answer_with_reason(
+        frame.select([col("li").list().slice(col("at").max(), col("length"))]),
+        "list.slice from an offset that is an aggregation",
+    );
+}
+
+#[test]
+fn list_slices_of_one_row_and_from_far_before_the_lists_match_the_cpu() {
+    // Of a frame of one row, Polars takes the bounds as single values: a
+    // null length takes the rest, a null offset is its error.
+    let one = || {
+        df!("k" => [2i64], "n" => [None::<i64>])
+            .unwrap()
+            .lazy()
+            .with_columns([concat_list([col("k"), col("k") * lit(3i64)])
+                .unwrap()
+                .alias("l")])
+    };
+    assert_gpu_eq(
+        "one row, a null length",
+        one().select([col("l").list().slice(col("k") - lit(3i64), col("n"))]),
+    );
+    assert_cpu_error(one().select([col("l").list().slice(col("n"), col("k"))]));
+    assert_cpu_error(one().select([col("l").list().tail(col("n"))]));
+    // Of more rows, none of them a list, or of no rows: Polars types the
+    // values Null.
+    let reason = "giving no list (Polars then types their values Null)";
+    let nulls = with_places().filter(col("li").is_null());
+    assert_cpu_answer_with_reason(
+        nulls.select([col("li").list().head(col("unsigned"))]),
+        reason,
+    );
+    let none = with_places().filter(col("k").gt(lit(10)));
+    assert_cpu_answer_with_reason(none.select([col("li").list().tail(col("k"))]), reason);
+    // From far before each list, the rest (Polars' length then
+    // usize::MAX) or a length that does not reach it.
+    let far = with_places().with_columns([lit(Series::new("far".into(), [i64::MIN + 1; 6]))]);
+    assert_gpu_eq(
+        "from far before",
+        far.select([
+            col("li").list().slice(col("far"), lit(-1i64)).alias("rest"),
+            col("li")
+                .list()
+                .slice(col("far"), lit(NULL).cast(DataType::Int64))
+                .alias("null length"),
+            col("li")
+                .list()
+                .slice(col("far"), lit(i64::MAX))
+                .alias("short of it"),
+        ]),
     );
 }

@@ -2,6 +2,16 @@
 
 use super::*;
 
+/// Lists made by counts (see [`Executor::counted_lists`]): their offsets
+/// and validity, and of each value its list (`rows`) and its place in it
+/// (`places`, i64 from 0).
+struct CountedLists {
+    offsets: DeviceBuffer<i64>,
+    validity: Option<DeviceBuffer<u32>>,
+    rows: DeviceBuffer<i64>,
+    places: DeviceColumn,
+}
+
 impl Executor<'_> {
     /// `input`'s values as one list per group (`sorted_rows` by group,
     /// each group's rows in row order, from `starts`), computed as in the
@@ -173,10 +183,10 @@ impl Executor<'_> {
         Ok(made)
     }
 
-    /// Polars' `concat_list` of `inputs` (k values of one type) over
-    /// `frame`: the inputs stacked one after another, each row's list the
-    /// k values at its row (child row i the stack's row (i % k)·n + i / k),
-    /// every list k long.
+    /// Polars' `concat_list` of `inputs` over `frame`: of k values of one
+    /// type, the inputs stacked one after another, each row's list the k
+    /// values at its row (child row i the stack's row (i % k)·n + i / k),
+    /// every list k long; with lists among them, see [`Self::lists_joined`].
     fn concat_listed(
         &self,
         frame: &DeviceFrame,
@@ -192,6 +202,9 @@ impl Executor<'_> {
             .iter()
             .map(|input| self.evaluate_in_groups(frame, input, "", groups))
             .collect::<Result<Vec<_>, _>>()?;
+        if inputs.iter().any(|input| input.dtype == dtype) {
+            return self.lists_joined(columns, dtype, n);
+        }
         let parts: Vec<&DeviceColumn> = columns.iter().collect();
         let stacked = self.concat_column(&parts, "", of.values(), n * k)?;
         let ops = self.ops();
@@ -229,6 +242,138 @@ impl Executor<'_> {
         Ok(DeviceColumn::listed(dtype, offsets, child, None))
     }
 
+    /// Polars' `concat_list` of `columns` (of `n` rows), lists of `dtype`
+    /// and values of its value type (each a list of one, a null value too):
+    /// each row's lists one after another, null where one of them is. The
+    /// inputs' values are stacked; each value of a row's list takes the
+    /// stacked value of the input whose span holds its place.
+    fn lists_joined(
+        &self,
+        columns: Vec<DeviceColumn>,
+        dtype: GpuDtype,
+        n: usize,
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let (int64, boolean) = (GpuDtype::Int64, GpuDtype::Boolean);
+        let of = match dtype {
+            GpuDtype::List(of) => of.values(),
+            _ => return Err(ExecError::Unsupported(format!("concat_list into {dtype}"))),
+        };
+        let i64_column = |len: usize, values: DeviceBuffer<i64>| {
+            DeviceColumn::from_parts("".into(), int64, len, Values::I64(values), None)
+        };
+        // Each input's offsets (a value's: 0, 1, … n), values and validity.
+        let (mut rows, mut children, mut valid) = (Vec::new(), Vec::new(), Vec::new());
+        for column in columns {
+            let listed = column.dtype == dtype;
+            let (offsets, child, validity) = match column.into_parts() {
+                (Values::List { offsets, child }, validity) if listed => (
+                    offsets,
+                    DeviceColumn::from_child("".into(), of, *child),
+                    validity,
+                ),
+                (values, validity) => {
+                    let value = DeviceColumn::from_parts("".into(), of, n, values, validity);
+                    (ops.iota(n + 1, 0)?, value, None)
+                }
+            };
+            rows.extend(self.list_bounds(&offsets, n)?);
+            if let Some(validity) = validity {
+                valid.push(self.validity_as_booleans(&validity, n)?);
+            }
+            children.push(child);
+        }
+        let k = children.len();
+        // Each input's span in the stack (from its offset past the inputs
+        // before it), and its length, per row.
+        let mut base = 0;
+        let mut spans = Vec::with_capacity(k);
+        for (i, child) in children.iter().enumerate() {
+            let int = GpuExpr::literal(Scalar::Int(base as i64), int64);
+            let (start, end) = (column_ref(2 * i, int64), column_ref(2 * i + 1, int64));
+            let length = end.binary(BinaryOp::Minus, start.clone(), int64);
+            spans.push((start.binary(BinaryOp::Plus, int, int64), length));
+            base += child.len();
+        }
+        let total = spans
+            .iter()
+            .map(|(_, length)| length.clone())
+            .reduce(|a, b| a.binary(BinaryOp::Plus, b, int64))
+            .ok_or_else(|| ExecError::Unsupported("concat_list of nothing".into()))?;
+        let all_valid = (0..valid.len())
+            .map(|v| column_ref(2 * k + v, boolean))
+            .reduce(|a, b| a.binary(BinaryOp::And, b, boolean));
+        let count = match all_valid {
+            Some(valid) => GpuExpr {
+                kind: ExprKind::Ternary {
+                    predicate: Box::new(valid),
+                    truthy: Box::new(total),
+                    falsy: Box::new(GpuExpr::literal(Scalar::Null, int64)),
+                },
+                dtype: int64,
+            },
+            None => total,
+        };
+        rows.extend(valid);
+        let rows = DeviceFrame {
+            columns: rows,
+            height: n,
+        };
+        let counted = self.counted_lists(&rows, count)?;
+        // Per value: its row's spans, its place in the row's list; it
+        // takes the first span its place falls in.
+        let len = counted.rows.len();
+        let mut columns = Vec::with_capacity(2 * k + 1);
+        for (start, length) in spans {
+            for per_row in [start, length] {
+                let per_row = self.evaluate_i64(&rows, &per_row)?;
+                let (values, _) = ops.gather(&per_row, None, &counted.rows)?;
+                columns.push(i64_column(len, values));
+            }
+        }
+        columns.push(counted.places);
+        let values = DeviceFrame {
+            columns,
+            height: len,
+        };
+        let place = column_ref(2 * k, int64);
+        let mut before = GpuExpr::literal(Scalar::Int(0), int64);
+        let mut pieces = Vec::with_capacity(k);
+        for i in 0..k {
+            let (start, length) = (column_ref(2 * i, int64), column_ref(2 * i + 1, int64));
+            let at = start.binary(
+                BinaryOp::Plus,
+                place.clone().binary(BinaryOp::Minus, before.clone(), int64),
+                int64,
+            );
+            before = before.binary(BinaryOp::Plus, length, int64);
+            pieces.push((before.clone(), at));
+        }
+        let last = pieces.pop().map(|(_, at)| at);
+        let mut source =
+            last.ok_or_else(|| ExecError::Unsupported("concat_list of nothing".into()))?;
+        for (after, at) in pieces.into_iter().rev() {
+            source = GpuExpr {
+                kind: ExprKind::Ternary {
+                    predicate: Box::new(place.clone().binary(BinaryOp::Lt, after, boolean)),
+                    truthy: Box::new(at),
+                    falsy: Box::new(source),
+                },
+                dtype: int64,
+            };
+        }
+        let source = self.evaluate_i64(&values, &source)?;
+        let parts: Vec<&DeviceColumn> = children.iter().collect();
+        let stacked = self.concat_column(&parts, "", of, base)?;
+        let child = self.gather_column(&stacked, &source)?.into_child();
+        Ok(DeviceColumn::listed(
+            dtype,
+            counted.offsets,
+            child,
+            counted.validity,
+        ))
+    }
+
     /// Polars' `int_ranges(start, end, step)` over `frame` (see
     /// [`ExprKind::IntRanges`]): each row's list as long as the steps from
     /// its start short of its end, null where either is; its values the
@@ -262,49 +407,48 @@ impl Executor<'_> {
             height: n,
         };
         // Each list's length: the steps short of the distance (none where
-        // it is not ahead, or null).
-        let ahead = column_ref(0, int64).fill_null(int(0));
-        let length = ahead
+        // it is not ahead; null where it is null).
+        let ahead = column_ref(0, int64);
+        let steps = ahead
             .clone()
-            .binary(BinaryOp::Gt, int(0), GpuDtype::Boolean)
-            .then(
-                ahead
-                    .binary(BinaryOp::Minus, int(1), int64)
-                    .binary(
-                        BinaryOp::FloorDivide,
-                        int(step.unsigned_abs() as i64),
-                        int64,
-                    )
-                    .binary(BinaryOp::Plus, int(1), int64),
-                int(0),
+            .binary(BinaryOp::Minus, int(1), int64)
+            .binary(
+                BinaryOp::FloorDivide,
+                int(step.unsigned_abs() as i64),
                 int64,
-            );
-        let ops = self.ops();
-        let offsets = self.offsets_of(&self.evaluate_i64(&bounds, &length)?)?;
-        // (The lists are null where the distance is.)
-        let [distance, starts] = <[DeviceColumn; 2]>::try_from(bounds.columns)
-            .map_err(|_| ExecError::Unsupported("the bounds of int_ranges".into()))?;
-        let validity = distance.into_parts().1;
+            )
+            .binary(BinaryOp::Plus, int(1), int64);
+        let length = GpuExpr {
+            kind: ExprKind::Ternary {
+                predicate: Box::new(ahead.clone().is_null()),
+                truthy: Box::new(GpuExpr::literal(Scalar::Null, int64)),
+                falsy: Box::new(ahead.binary(BinaryOp::Gt, int(0), GpuDtype::Boolean).then(
+                    steps,
+                    int(0),
+                    int64,
+                )),
+            },
+            dtype: int64,
+        };
+        let counted = self.counted_lists(&bounds, length)?;
         // Each value: its list's start and its place in the list times
         // the step.
-        let rows = ops.explode_lists(&offsets, None, false, false)?;
-        let first = ops.gather(&offsets, None, &rows.parents)?.0;
-        let total = rows.values.len();
-        let column = |values| DeviceColumn::from_parts("".into(), int64, total, values, None);
+        let starts = bounds.columns.into_iter().nth(1);
+        let starts = starts.ok_or_else(|| ExecError::Unsupported("int_ranges' starts".into()))?;
         let places = DeviceFrame {
-            columns: vec![
-                self.gather_column(&starts, &rows.parents)?,
-                column(Values::I64(first)),
-                column(Values::I64(rows.values)),
-            ],
-            height: total,
+            height: counted.rows.len(),
+            columns: vec![self.gather_column(&starts, &counted.rows)?, counted.places],
         };
-        let value = column_ref(2, int64)
-            .binary(BinaryOp::Minus, column_ref(1, int64), int64)
+        let value = column_ref(1, int64)
             .binary(BinaryOp::Multiply, int(step), int64)
             .binary(BinaryOp::Plus, column_ref(0, int64), int64);
         let child = self.evaluate(&places, &value, "")?.into_child();
-        Ok(DeviceColumn::listed(dtype, offsets, child, validity))
+        Ok(DeviceColumn::listed(
+            dtype,
+            counted.offsets,
+            child,
+            counted.validity,
+        ))
     }
 
     /// Polars' `list.get` at each row's own place (`at`, i64: from the
@@ -322,20 +466,10 @@ impl Executor<'_> {
         function: &ListFunction,
         input: &GpuExpr,
     ) -> Result<DeviceBuffer<i64>, ExecError> {
-        let ops = self.ops();
         let n = lists.len();
         let (int64, boolean) = (GpuDtype::Int64, GpuDtype::Boolean);
-        let bound = |from: i64| -> Result<DeviceColumn, ExecError> {
-            let (bounds, _) = ops.gather(offsets, None, &ops.iota(n, from)?)?;
-            Ok(DeviceColumn::from_parts(
-                "".into(),
-                int64,
-                n,
-                Values::I64(bounds),
-                None,
-            ))
-        };
-        let mut columns = vec![bound(0)?, bound(1)?, at];
+        let [starts, ends] = self.list_bounds(offsets, n)?;
+        let mut columns = vec![starts, ends, at];
         let valid_list = match lists.validity() {
             Some(validity) => {
                 columns.push(self.validity_as_booleans(validity, n)?);
@@ -392,6 +526,191 @@ impl Executor<'_> {
             self.check_any_later(&places, outside, what, ExecError::InvalidData)?;
         }
         Ok(rows)
+    }
+
+    /// Polars' `list.slice` of `lists` (of `offsets` into `child`) by each
+    /// row's bounds (i64 columns of its rows): each list's values from its
+    /// offset on (from the list's end where negative), as many as its
+    /// length says (all the rest where negative), clamped to the list; null
+    /// where the list, the offset or the length is. Of one row, Polars
+    /// takes the bounds as single values: a null length takes the rest, and
+    /// at a null offset it raises; of no rows or no list valid, it types the
+    /// values Null (the query goes to it for both; `input` names the lists).
+    fn sliced_lists(
+        &self,
+        lists: &DeviceColumn,
+        (offsets, child): (&DeviceBuffer<i64>, &Child),
+        (offset, length): (DeviceColumn, DeviceColumn),
+        (input, dtype): (&GpuExpr, GpuDtype),
+    ) -> Result<DeviceColumn, ExecError> {
+        let ops = self.ops();
+        let n = lists.len();
+        let (int64, boolean) = (GpuDtype::Int64, GpuDtype::Boolean);
+        let [starts, ends] = self.list_bounds(offsets, n)?;
+        let mut columns = vec![starts, ends, offset, length];
+        if let Some(validity) = lists.validity() {
+            columns.push(self.validity_as_booleans(validity, n)?);
+        }
+        let rows = DeviceFrame { columns, height: n };
+        let [first, end, offset, mut length] = [0, 1, 2, 3].map(|i| column_ref(i, int64));
+        let int = |v: i64| GpuExpr::literal(Scalar::Int(v), int64);
+        if n == 1 {
+            length = length.fill_null(int(-1));
+            let what = format!("list.slice of `{input}` from a null offset (of one row)");
+            self.check_any_later(
+                &rows,
+                offset.clone().is_null(),
+                what,
+                ExecError::InvalidData,
+            )?;
+        }
+        let pick = |predicate: GpuExpr, truthy: GpuExpr, falsy: GpuExpr| GpuExpr {
+            kind: ExprKind::Ternary {
+                predicate: Box::new(predicate),
+                truthy: Box::new(truthy),
+                falsy: Box::new(falsy),
+            },
+            dtype: int64,
+        };
+        let len = end.binary(BinaryOp::Minus, first.clone(), int64);
+        let clamped = |at: GpuExpr| {
+            let below = at.clone().binary(BinaryOp::Lt, int(0), boolean);
+            let above = at.clone().binary(BinaryOp::Gt, len.clone(), boolean);
+            pick(below, int(0), pick(above, len.clone(), at))
+        };
+        let from_end = offset.clone().binary(BinaryOp::Lt, int(0), boolean);
+        let start = pick(
+            from_end,
+            offset.clone().binary(BinaryOp::Plus, len.clone(), int64),
+            offset,
+        );
+        // A negative length takes all the rest (Polars' length is then
+        // usize::MAX), as does one past the list's end from a start within
+        // it (so the stop stays within i64: from a start before the list,
+        // it does).
+        let rest = length.clone().binary(BinaryOp::Lt, int(0), boolean).binary(
+            BinaryOp::Or,
+            (start.clone().binary(BinaryOp::GtEq, int(0), boolean)).binary(
+                BinaryOp::And,
+                length.clone().binary(
+                    BinaryOp::Gt,
+                    len.clone().binary(BinaryOp::Minus, start.clone(), int64),
+                    boolean,
+                ),
+                boolean,
+            ),
+            boolean,
+        );
+        let stop = pick(
+            rest,
+            len.clone(),
+            start.clone().binary(BinaryOp::Plus, length, int64),
+        );
+        let stop = clamped(stop);
+        let start = clamped(start);
+        // Each list's count, null where it, its offset or its length is.
+        let mut count = stop.binary(BinaryOp::Minus, start.clone(), int64);
+        if lists.validity().is_some() {
+            let null = GpuExpr::literal(Scalar::Null, int64);
+            count = GpuExpr {
+                kind: ExprKind::Ternary {
+                    predicate: Box::new(column_ref(4, boolean)),
+                    truthy: Box::new(count),
+                    falsy: Box::new(null),
+                },
+                dtype: int64,
+            };
+        }
+        // Each value kept: its list's first child row kept, and its place
+        // after it.
+        let firsts = self.evaluate_i64(&rows, &first.binary(BinaryOp::Plus, start, int64))?;
+        let counted = self.counted_lists(&rows, count)?;
+        // Polars makes the lists of more rows than one from each row's, and
+        // of none valid (or no rows) gives lists of values of the Null type.
+        let why = format!(
+            "list.slice of `{input}` by each row's bounds giving no list (Polars then types \
+             their values Null)"
+        );
+        match (&counted.validity, n) {
+            (_, 0) => return Err(ExecError::DependsOnPolars(why)),
+            (Some(validity), 2..) => self.check_some_valid(validity, n, why)?,
+            _ => {}
+        }
+        let (firsts, _) = ops.gather(&firsts, None, &counted.rows)?;
+        let len = counted.rows.len();
+        let places = DeviceFrame {
+            columns: vec![
+                DeviceColumn::from_parts("".into(), int64, len, Values::I64(firsts), None),
+                counted.places,
+            ],
+            height: len,
+        };
+        let source = column_ref(0, int64).binary(BinaryOp::Plus, column_ref(1, int64), int64);
+        let source = self.evaluate_i64(&places, &source)?;
+        let (values, value_validity) =
+            self.gather_values(&child.values, child.validity.as_ref(), child.len, &source)?;
+        let child = Child {
+            len,
+            values,
+            validity: Some(value_validity),
+        };
+        Ok(DeviceColumn::listed(
+            dtype,
+            counted.offsets,
+            child,
+            counted.validity,
+        ))
+    }
+
+    /// Each list's first and end offsets (`offsets` of `n` lists), as
+    /// columns of its rows.
+    fn list_bounds(
+        &self,
+        offsets: &DeviceBuffer<i64>,
+        n: usize,
+    ) -> Result<[DeviceColumn; 2], ExecError> {
+        let ops = self.ops();
+        let bound = |from: i64| -> Result<DeviceColumn, ExecError> {
+            let (bounds, _) = ops.gather(offsets, None, &ops.iota(n, from)?)?;
+            let values = Values::I64(bounds);
+            Ok(DeviceColumn::from_parts(
+                "".into(),
+                GpuDtype::Int64,
+                n,
+                values,
+                None,
+            ))
+        };
+        Ok([bound(0)?, bound(1)?])
+    }
+
+    /// Lists of `count` values for each row of `rows` (an i64 expression
+    /// of them; a null list where it is null): their offsets and validity,
+    /// and of each value its row and its place in its row's list.
+    fn counted_lists(&self, rows: &DeviceFrame, count: GpuExpr) -> Result<CountedLists, ExecError> {
+        let int64 = GpuDtype::Int64;
+        let validity = self.evaluate(rows, &count, "")?.into_parts().1;
+        let zero = GpuExpr::literal(Scalar::Int(0), int64);
+        let offsets = self.offsets_of(&self.evaluate_i64(rows, &count.fill_null(zero))?)?;
+        let ops = self.ops();
+        let values = ops.explode_lists(&offsets, None, false, false)?;
+        let (firsts, _) = ops.gather(&offsets, None, &values.parents)?;
+        let len = values.values.len();
+        let column = |values| DeviceColumn::from_parts("".into(), int64, len, values, None);
+        let frame = DeviceFrame {
+            columns: vec![
+                column(Values::I64(values.values)),
+                column(Values::I64(firsts)),
+            ],
+            height: len,
+        };
+        let place = column_ref(0, int64).binary(BinaryOp::Minus, column_ref(1, int64), int64);
+        Ok(CountedLists {
+            places: self.evaluate(&frame, &place, "")?,
+            offsets,
+            validity,
+            rows: values.parents,
+        })
     }
 
     /// Lists' offsets from their lengths (`counts`): an exclusive scan of
@@ -522,6 +841,12 @@ impl Executor<'_> {
                 let (values, validity) =
                     self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
                 return Ok(column(dtype, values, validity));
+            }
+            ListFunction::SliceAt { offset, length } => {
+                let offset = self.evaluate_in_groups(frame, offset, "", groups)?;
+                let length = self.evaluate_in_groups(frame, length, "", groups)?;
+                let bounds = (offset, length);
+                return self.sliced_lists(lists, (offsets, child), bounds, (input, dtype));
             }
             ListFunction::Contains(item) => {
                 let (boolean, count) = (GpuDtype::Boolean, GpuDtype::UInt32);

@@ -229,24 +229,36 @@ impl Executor<'_> {
         }
         // (Lists without a validity are all valid.)
         for validity in lists.into_iter().flatten() {
-            let valid = DeviceFrame {
-                columns: vec![self.validity_as_booleans(validity, n)?],
-                height: n,
-            };
-            let none_valid = column_ref(0, GpuDtype::Boolean)
-                .cast(GpuDtype::UInt32, CastMode::NonStrict)
-                .aggregated(AggOp::Sum, GpuDtype::UInt32)
-                .binary(
-                    BinaryOp::Eq,
-                    GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt32),
-                    GpuDtype::Boolean,
-                );
             let why = format!(
                 "{what} of lists all null (Polars' reverse gives their values the Null type)"
             );
-            self.check_any_later(&valid, none_valid, why, ExecError::DependsOnPolars)?;
+            self.check_some_valid(validity, n, why)?;
         }
         Ok(())
+    }
+
+    /// A check, read once the result is on the host, that sends the query
+    /// to Polars, for the reason `why`, where no row of `validity` (of `n`
+    /// rows, at least one) is valid.
+    pub(crate) fn check_some_valid(
+        &self,
+        validity: &DeviceBuffer<u32>,
+        n: usize,
+        why: String,
+    ) -> Result<(), ExecError> {
+        let valid = DeviceFrame {
+            columns: vec![self.validity_as_booleans(validity, n)?],
+            height: n,
+        };
+        let none_valid = column_ref(0, GpuDtype::Boolean)
+            .cast(GpuDtype::UInt32, CastMode::NonStrict)
+            .aggregated(AggOp::Sum, GpuDtype::UInt32)
+            .binary(
+                BinaryOp::Eq,
+                GpuExpr::literal(Scalar::UInt(0), GpuDtype::UInt32),
+                GpuDtype::Boolean,
+            );
+        self.check_any_later(&valid, none_valid, why, ExecError::DependsOnPolars)
     }
 
     /// Polars' `gather(indices)` of `input` over the whole frame: each

@@ -1,0 +1,207 @@
+//! The fuzzer's functions of list columns: lengths, places, aggregations, sorts, slices (by literals and by each row's bounds), concatenations, evaluations, shifts, searches.
+
+use polars::prelude::*;
+use rand::RngExt;
+use rand::seq::IndexedRandom;
+
+use super::Rng;
+use super::expr::{E, Op};
+
+/// A function of `list`, a list of `values`: mostly one the device runs
+/// for them, sometimes any (of other types: the reasons Polars keeps them).
+pub(super) fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
+    use super::expr::Lit;
+    let any = rng.random_bool(0.2);
+    let reduced = values.is_integer() || values.is_bool() || values.is_temporal();
+    let item = match values {
+        DataType::String => Some(Lit::Str((*["a", "", "é"].choose(rng).unwrap()).into())),
+        DataType::Boolean => Some(Lit::Bool(rng.random_bool(0.5))),
+        values if values.is_integer() => Some(Lit::Int(rng.random_range(-2..5))),
+        _ => None,
+    };
+    if rng.random_bool(0.05) {
+        // How many of each list's values equal a literal (null, NaN and
+        // zeros of either sign among them).
+        let item = match values {
+            _ if rng.random_bool(0.2) => Some(Lit::Null),
+            DataType::Float64 => Some(Lit::Float(*[f64::NAN, 0.0, -0.0, 1.5].choose(rng).unwrap())),
+            _ => item.clone(),
+        };
+        if let Some(item) = item {
+            return E::new(Op::ListCountMatches, vec![list, E::lit(item)]);
+        }
+    }
+    if let Some(item) = item.clone()
+        && rng.random_bool(0.15)
+    {
+        let nulls_equal = rng.random_bool(0.3);
+        return match rng.random_bool(0.7) {
+            true => E::new(Op::ListContains(nulls_equal), vec![list, E::lit(item)]),
+            // One item in every row's list.
+            false => E::new(Op::IsInLists(nulls_equal), vec![E::lit(item), list]),
+        };
+    }
+    if rng.random_bool(0.1) {
+        // An item per row (a value of the list, or null where it has no
+        // such place) in the list, or in its last values.
+        let index = *[0i64, 1, -1, 5].choose(rng).unwrap();
+        let item = E::new(Op::ListGet(index, true), vec![list.clone()]);
+        let searched = match rng.random_bool(0.5) {
+            true => E::new(Op::ListTail(rng.random_range(0..3)), vec![list]),
+            false => list,
+        };
+        let nulls_equal = rng.random_bool(0.3);
+        return match rng.random_bool(0.5) {
+            true => E::new(Op::ListContains(nulls_equal), vec![searched, item]),
+            false => E::new(Op::IsInLists(nulls_equal), vec![item, searched]),
+        };
+    }
+    // Lists sorted (of floats too: holding both zeros, Polars' own) or
+    // sliced, as they are or measured.
+    let mut list = list;
+    if rng.random_bool(0.15) {
+        let sort = Op::ListSort(rng.random_bool(0.5), rng.random_bool(0.5));
+        list = E::new(sort, vec![list]);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
+    if rng.random_bool(0.1) {
+        // Evaluated within each list: any values shifted, tested, sorted,
+        // their nulls dropped, their distinct values, their greatest and
+        // first (as lists of one); numbers ranked, summed, doubled,
+        // centred, kept above the least, their spread and sum.
+        let numeric = values.is_integer() || values.is_float();
+        let kind = if numeric || any {
+            rng.random_range(0..16)
+        } else {
+            *[0, 1, 2, 7, 9, 10, 11, 12, 14].choose(rng).unwrap()
+        };
+        list = E::new(Op::ListEval(kind), vec![list]);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
+    // Each list's values shifted (any), or their differences (numbers).
+    if rng.random_bool(0.1) {
+        let n = rng.random_range(-3..4);
+        let numbers = values.is_integer() || values.is_float();
+        let op = if (any || numbers) && rng.random_bool(0.5) {
+            Op::ListDiff(n)
+        } else {
+            Op::ListShift(n)
+        };
+        list = E::new(op, vec![list]);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
+    if rng.random_bool(0.08) {
+        list = E::new(Op::ListDropNulls, vec![list]);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
+    if rng.random_bool(0.15) {
+        let slice = match rng.random_range(0..3) {
+            0 => Op::ListHead(rng.random_range(0..4)),
+            1 => Op::ListTail(rng.random_range(0..4)),
+            _ => Op::ListSlice(rng.random_range(-3..3), rng.random_range(0..4)),
+        };
+        list = E::new(slice, vec![list]);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
+    if rng.random_bool(0.08) {
+        // Concatenated with itself (sorted now and then), its first value
+        // or a literal item, in any order.
+        let mut parts = vec![list.clone()];
+        for _ in 0..rng.random_range(1..3) {
+            parts.push(match rng.random_range(0..3) {
+                0 => E::new(Op::ListGet(0, true), vec![list.clone()]),
+                1 if let Some(item) = &item => E::lit(item.clone()),
+                _ if values.is_integer() && rng.random_bool(0.5) => {
+                    E::new(Op::ListSort(false, false), vec![list.clone()])
+                }
+                _ => list.clone(),
+            });
+        }
+        let first = rng.random_range(0..parts.len());
+        parts.rotate_left(first);
+        list = E::new(Op::ConcatList, parts);
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
+    if rng.random_bool(0.1) {
+        // Sliced by bounds of each row: the list's length less 0 to 3
+        // (below zero at short lists), its first value (of integers: null,
+        // negative, past the list), or a literal.
+        let bound = |rng: &mut Rng| match rng.random_range(0..4) {
+            0 if values.is_integer() => {
+                let first = E::new(Op::ListGet(0, true), vec![list.clone()]);
+                E::new(Op::Cast(DataType::Int64, false), vec![first])
+            }
+            1 => E::leaf(Op::Lit(Lit::Int(rng.random_range(-3..4)))),
+            _ => {
+                let len = E::new(Op::ListLen, vec![list.clone()]);
+                let len = E::new(Op::Cast(DataType::Int64, false), vec![len]);
+                let less = E::leaf(Op::Lit(Lit::Int(rng.random_range(0..4))));
+                E::new(Op::Sub, vec![len, less])
+            }
+        };
+        let sliced = match rng.random_range(0..3) {
+            0 => E::new(Op::ListSliceBy, vec![list.clone(), bound(rng), bound(rng)]),
+            1 => E::new(Op::ListHeadBy, vec![list.clone(), bound(rng)]),
+            _ => E::new(Op::ListTailBy, vec![list.clone(), bound(rng)]),
+        };
+        list = sliced;
+        if rng.random_bool(0.5) {
+            return list;
+        }
+    }
+    let function = match rng.random_range(0..7) {
+        6 => Op::ListAgg(rng.random_range(0..if any || reduced { 5 } else { 4 })),
+        0 => Op::ListLen,
+        1 => {
+            let index = *[0i64, 1, 2, -1, -2, 5].choose(rng).unwrap();
+            Op::ListGet(index, rng.random_bool(0.9))
+        }
+        // At each row's own place: the list's length less 1 to 3 (its
+        // last, or places before; from the end where negative).
+        2 => {
+            let len = E::new(Op::ListLen, vec![list.clone()]);
+            let len = E::new(Op::Cast(DataType::Int64, false), vec![len]);
+            let less = E::leaf(Op::Lit(Lit::Int(rng.random_range(1..4))));
+            let at = E::new(Op::Sub, vec![len, less]);
+            return E::new(Op::ListGetBy(rng.random_bool(0.9)), vec![list, at]);
+        }
+        3 if any || values.is_integer() || values.is_float() || values.is_bool() => {
+            let ddof = rng.random_range(0..3);
+            [
+                Op::ListSum,
+                Op::ListMean,
+                Op::ListMedian,
+                Op::ListStd(ddof),
+                Op::ListVar(ddof),
+            ]
+            .choose(rng)
+            .unwrap()
+            .clone()
+        }
+        // (Extremes of floats too, and their places.)
+        4 if any || reduced || values.is_float() => {
+            [Op::ListMin, Op::ListMax, Op::ListArgMin, Op::ListArgMax]
+                .choose(rng)
+                .unwrap()
+                .clone()
+        }
+        5 if any || values.is_string() => {
+            let separator = *["", ", ", "-"].choose(rng).unwrap();
+            Op::ListJoin(separator, rng.random_bool(0.5))
+        }
+        _ => Op::ListLen,
+    };
+    E::new(function, vec![list])
+}

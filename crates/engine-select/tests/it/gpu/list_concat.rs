@@ -1,0 +1,78 @@
+//! `concat_list` of lists and values on the device: each row's lists appended in order, values as lists of one (literals too, numbers cast to the lists' type), null where a list is; over the frame, per group, of lists of texts, dates, lists and structs, read after.
+
+use super::lists::list_frame;
+use super::*;
+
+#[test]
+fn lists_and_values_concatenated_match_the_cpu() {
+    let frame = list_frame();
+    assert_gpu_eq(
+        "lists with lists and values",
+        frame.clone().select([
+            concat_list([col("li"), col("li")]).unwrap().alias("twice"),
+            concat_list([
+                col("li"),
+                col("k"),
+                col("li").list().sort(Default::default()),
+            ])
+            .unwrap()
+            .alias("around a value"),
+            concat_list([col("k"), col("li")])
+                .unwrap()
+                .alias("value first"),
+            concat_list([col("ls"), col("ls"), lit("!")])
+                .unwrap()
+                .alias("texts and a literal"),
+            concat_list([col("ld"), col("ld")]).unwrap().alias("dates"),
+            // Numbers cast to the lists' type, literals and columns.
+            concat_list([col("li"), lit(7), col("k").cast(DataType::Int32)])
+                .unwrap()
+                .alias("cast"),
+            concat_list([col("lf"), col("k")]).unwrap().alias("floats"),
+        ]),
+    );
+    assert_gpu_eq(
+        "read after, per group, of sliced columns",
+        frame
+            .clone()
+            .filter(col("k").is_not_null())
+            .with_columns([concat_list([col("li"), col("k")])
+                .unwrap()
+                .list()
+                .sum()
+                .alias("sum")])
+            .group_by_stable([col("b")])
+            .agg([
+                concat_list([col("lf"), col("lf")]).unwrap().alias("lf"),
+                concat_list([col("li"), col("sum")]).unwrap().alias("li"),
+            ]),
+    );
+    assert_gpu_eq(
+        "lists of lists and of structs",
+        frame
+            .clone()
+            .group_by_stable([col("b")])
+            .agg([
+                col("li"),
+                as_struct(vec![col("k"), (col("k") * lit(2)).alias("twice")]).alias("pairs"),
+            ])
+            .select([
+                concat_list([col("li"), col("li")]).unwrap().alias("li"),
+                concat_list([col("pairs"), col("pairs").list().tail(lit(1))])
+                    .unwrap()
+                    .alias("pairs"),
+            ]),
+    );
+    assert_gpu_eq(
+        "of no rows",
+        frame
+            .clone()
+            .filter(col("k").gt(lit(10)))
+            .select([concat_list([col("li"), col("k")]).unwrap()]),
+    );
+    // An aggregation beside the lists stays with Polars, with its reason.
+    assert_cpu_answer_with_reason(
+        frame.select([concat_list([col("li"), col("k").max()]).unwrap()]),
+        "concat_list of an aggregation",
+    );
+}
