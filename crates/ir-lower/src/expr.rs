@@ -175,6 +175,13 @@ pub enum AggOp {
     /// order, nulls kept: Polars' `implode`, and a group-by's aggregation
     /// of values left unaggregated (`agg([col("x")])`).
     Implode,
+    /// The values of the most rows of each group (a null a value too) as a
+    /// list: Polars' `mode` in a group-by's aggregation, in order of first
+    /// appearance (`maintain_order`; without, Polars lists several in an
+    /// order of its own, and a group of more than one mode is left to it).
+    Mode {
+        maintain_order: bool,
+    },
     /// Quantile with a literal probability and an interpolation method.
     Quantile {
         /// The probability, in [0, 1].
@@ -869,6 +876,17 @@ impl AmbiguousTime {
             AmbiguousTime::Null => "null",
         }
     }
+}
+
+/// Whether `e` is a mode ([`AggOp::Mode`]).
+pub fn is_mode(e: &GpuExpr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Agg {
+            op: AggOp::Mode { .. },
+            ..
+        }
+    )
 }
 
 /// A GPU expression with its resolved result type.

@@ -890,6 +890,11 @@ impl ExprLowering<'_> {
                     );
                 }
                 if let Some(function) = &function
+                    && function.any(&crate::expr::is_mode)
+                {
+                    return self.refuse(node, "mode in a window is not supported on the GPU");
+                }
+                if let Some(function) = &function
                     && function.any(&crate::support::kept_list)
                 {
                     return self.refuse(

@@ -130,7 +130,7 @@ pub fn aggregation_types(op: &AggOp, input: GpuDtype, output: GpuDtype) -> bool 
     match op {
         // Polars counts the true values of booleans, as u32.
         AggOp::Sum if input == GpuDtype::Boolean => output == GpuDtype::UInt32,
-        AggOp::Implode => false,
+        AggOp::Implode | AggOp::Mode { .. } => false,
         // Of any type: each group's first or last row, gathered.
         AggOp::First | AggOp::Last | AggOp::Item { .. } | AggOp::Get { .. } => output == input,
         // Temporals as their integers; text, booleans and small integers by
@@ -225,7 +225,7 @@ fn misfit_aggregation(e: &GpuExpr) -> bool {
         return false;
     };
     match (op, &input.kind) {
-        (AggOp::Implode, _) => false,
+        (AggOp::Implode | AggOp::Mode { .. }, _) => false,
         // The first or last row in a sort's order, or the one at a place.
         (AggOp::First | AggOp::Last | AggOp::Get { .. }, ExprKind::SortedBy { input, .. }) => {
             e.dtype != input.dtype

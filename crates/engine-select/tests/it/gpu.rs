@@ -34,6 +34,7 @@ mod list_literals;
 mod list_places;
 mod lists;
 mod memory_limits;
+mod modes;
 mod moved_nested;
 mod neighbours;
 mod nested_choices;

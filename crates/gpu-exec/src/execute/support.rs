@@ -164,7 +164,7 @@ pub(crate) fn evaluable(expr: &GpuExpr) -> Result<(), String> {
             ExprKind::Column { .. } => Ok(()),
             ExprKind::String { op, input } if op.makes_lists() => string_valued(input),
             ExprKind::Agg {
-                op: AggOp::Implode,
+                op: AggOp::Implode | AggOp::Mode { .. },
                 input,
             } => implode_supported(expr, input),
             // A window mapped by `join`: its group's list on each row.
@@ -601,8 +601,8 @@ fn list_function_supported(function: &ListFunction) -> Result<(), String> {
     }
 }
 
-/// Whether the executor lists `input` per group (`expr`, its implode):
-/// its values, and a filter's rows, computed as in the group.
+/// Whether the executor lists `input` per group (`expr`, its implode or
+/// its modes): its values, and a filter's rows, computed as in the group.
 fn implode_supported(expr: &GpuExpr, input: &GpuExpr) -> Result<(), String> {
     let (values, kept) = match &input.kind {
         ExprKind::Where { input, by } => (input.as_ref(), Some(by.as_ref())),
@@ -643,7 +643,7 @@ pub(crate) fn single_aggregation_supported(expr: &GpuExpr) -> Result<(), String>
             Err("not a single aggregation".into())
         };
     };
-    if let AggOp::Implode = op {
+    if let AggOp::Implode | AggOp::Mode { .. } = op {
         return implode_supported(expr, input);
     }
     per_group_text_made(expr)?;

@@ -61,6 +61,12 @@ impl fmt::Display for AggOp {
             AggOp::Var { ddof } => write!(f, "var[ddof={ddof}]"),
             AggOp::Quantile { quantile, method } => write!(f, "quantile[{quantile}, {method}]"),
             AggOp::Implode => f.write_str("implode"),
+            AggOp::Mode {
+                maintain_order: true,
+            } => f.write_str("mode_stable"),
+            AggOp::Mode {
+                maintain_order: false,
+            } => f.write_str("mode"),
         }
     }
 }

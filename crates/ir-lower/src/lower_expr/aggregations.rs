@@ -1067,3 +1067,49 @@ fn without_unique(op: &AggOp, per_group: bool, input: &GpuExpr) -> Option<GpuExp
     };
     (!values.any(&|e| matches!(e.kind, ExprKind::Unique { .. }))).then_some(values)
 }
+
+/// Why a mode other than a group-by's aggregation or a select's one
+/// column stays with Polars.
+pub(crate) const MODE_ELSEWHERE: &str = "mode inside another expression or beside other columns \
+     is not supported on the GPU (a group-by's mode as its aggregation, and a select of one mode, \
+     are)";
+
+impl ExprLowering<'_> {
+    /// Polars' `mode` (`node`, of `inputs`) as a group-by's aggregation
+    /// ([`AggOp::Mode`], which Polars' plan lists by an `implode`): each
+    /// group's values of the most rows, as a list. Of values the GPU groups
+    /// rows by, but floats (which of two equal zeros Polars keeps, and how
+    /// it hashes NaN, are its own); not in a window (see the window's
+    /// lowering). A select of one mode over the frame is a plan of its own
+    /// (`lower_plan/value_counts.rs`).
+    pub(crate) fn modes(&mut self, node: Node, inputs: &[ExprIR], maintain_order: bool) -> Lowered {
+        if !self.per_group {
+            return self.refuse(node, MODE_ELSEWHERE);
+        }
+        let input = self.single(inputs)?;
+        let keyed = crate::support::group_key(crate::support::widened_key_type(input.dtype));
+        if !keyed || input.dtype.is_float() || input.dtype == GpuDtype::Null {
+            return self.refuse(
+                node,
+                format!(
+                    "mode of {} per group is not supported on the GPU",
+                    input.dtype
+                ),
+            );
+        }
+        if input.has_aggregation() || input.has_window() {
+            return self.refuse(
+                node,
+                "mode of an aggregation or a window per group is not supported on the GPU",
+            );
+        }
+        // (Polars' plan types the mode as its values; per group, a list of
+        // them.)
+        let dtype = self.dtype(node)?;
+        if dtype != input.dtype {
+            return self.refuse(node, format!("mode of {} into {dtype}", input.dtype));
+        }
+        let listed = GpuDtype::list_of(dtype);
+        Some(input.aggregated(AggOp::Mode { maintain_order }, listed))
+    }
+}

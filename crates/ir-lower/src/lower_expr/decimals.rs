@@ -137,7 +137,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
             | AggOp::Var { .. }
             | AggOp::ArgMin
             | AggOp::ArgMax => true,
-            AggOp::Implode => same_scale,
+            AggOp::Implode | AggOp::Mode { .. } => same_scale,
             _ => false,
         },
         _ => false,

@@ -561,6 +561,8 @@ impl ExprLowering<'_> {
             F::ShiftAndFill => return self.shift_and_fill(node, inputs),
             F::ToPhysical => return self.physical(node, inputs),
             F::RLEID => return self.rle_id(node, inputs),
+            // (A group-by's mode as its aggregation: see `implode_as`.)
+            F::Mode { .. } => return self.refuse(node, super::aggregations::MODE_ELSEWHERE),
             F::SetSortedFlag(sorted) => return self.set_sorted(node, inputs, *sorted),
             F::Reverse => ExprKind::Reverse(Box::new(self.single(inputs)?)),
             F::Diff(NullBehavior::Ignore) => {

@@ -1028,6 +1028,20 @@ impl ExprLowering<'_> {
         if let Some(gather) = self.gather_at_places(input) {
             return self.gathered_list(input, gather, dtype);
         }
+        // A group's modes, listed (as a group-by's aggregation).
+        if let AExpr::Function {
+            input: values,
+            function: IRFunctionExpr::Mode { maintain_order },
+            ..
+        } = self.arena.get(input)
+        {
+            let (values, stable) = (values.clone(), *maintain_order);
+            let modes = self.modes(input, &values, stable)?;
+            if modes.dtype != dtype {
+                return self.refuse(node, format!("`{modes}` as {dtype}"));
+            }
+            return Some(modes);
+        }
         let imploded = match self.arena.get(input) {
             // The distinct values in the order they first come (of each
             // group): the rows where each first comes. Per group Polars

@@ -51,7 +51,8 @@ impl ExprLowering<'_> {
                 matches!(input.kind, ExprKind::Column { .. }) && flat(fields)
             }
             ExprKind::Agg {
-                op: AggOp::Implode, ..
+                op: AggOp::Implode | AggOp::Mode { .. },
+                ..
             } => true,
             // A window mapped by `join`: its group's list on each row.
             ExprKind::Window { function, .. }

@@ -132,6 +132,12 @@ impl PlanLowering<'_> {
             let agg = polars_aggs.get(at)?.node();
             Some(ExprIRDisplay::display_node(agg, arena).to_string())
         };
+        if let Some(found) = shown(&crate::expr::is_mode) {
+            return self.refuse(
+                node,
+                format!("`{found}` in a group_by_dynamic is not supported on the GPU"),
+            );
+        }
         let keyed = KeyedRows::of(&keys);
         let input = self.keyed(node, input, &keys, "a group_by_dynamic")?;
         // With keys, Polars holds the windows as slices of rows or by

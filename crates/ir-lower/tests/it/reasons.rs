@@ -116,8 +116,9 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([col("qty").index_of(col("qty").max())]),
         ),
         (
-            "the most frequent values per group",
-            o().group_by([col("status")]).agg([col("qty").mode(true)]),
+            "the most frequent values and their sum per group",
+            o().group_by([col("status")])
+                .agg([col("qty").mode(true).sum()]),
         ),
         (
             "replacements of many patterns",
@@ -383,6 +384,18 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .select([polars::lazy::dsl::sum_horizontal([col("d"), col("d")], true).unwrap()]),
         ),
         // Aggregations, windows, group-bys.
+        (
+            "the modes of floats per group",
+            o().group_by([col("status")])
+                .agg([col("amount").mode(true)]),
+        ),
+        (
+            "the modes of a window",
+            o().select([col("qty")
+                .mode(true)
+                .over_with_options(Some([col("status")]), None, WindowMapping::Join)
+                .unwrap()]),
+        ),
         (
             "value_counts beside a column",
             o().select([

@@ -66,6 +66,8 @@ pub enum Agg {
     Get(i64, bool),
     /// A list of the values: `implode`.
     Implode,
+    /// The values of the most rows, as a list: `mode(maintain_order)`.
+    Mode(bool),
     /// The place of the first row holding a value (`index_of`).
     IndexOf(Needle),
 }
@@ -945,6 +947,7 @@ fn aggregation(a: Agg, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
         Agg::Get(at, null) => case!(i, s; [x]; at = at, null = null; x.get(lit(at), null)),
         Agg::IndexOf(needle) => case!(i, s; [x]; needle = needle; x.index_of(needle)),
         Agg::Implode => case!(i, s; [x]; ; x.implode(true)),
+        Agg::Mode(stable) => case!(i, s; [x]; stable = stable; x.mode(stable)),
     }
 }
 

@@ -992,7 +992,7 @@ impl Grammar<'_> {
                 )
             }
             // A list per group, in the rows' order (of values a filter
-            // keeps, or the distinct ones, too).
+            // keeps, or the distinct ones, too), or of its modes.
             3 if self.ordered && self.chance(0.3) => {
                 let mut x = self.maybe_filtered(ty, depth);
                 if self.chance(0.1) {
@@ -1004,7 +1004,11 @@ impl Grammar<'_> {
                 } else if self.chance(0.15) {
                     x = E::new(Op::Unique(self.chance(0.8)), vec![x]);
                 }
-                if self.chance(0.5) {
+                if self.chance(0.15) {
+                    // The values of the most rows (kept in order, or not).
+                    let x = self.value(ty, depth);
+                    E::new(Op::Agg(Agg::Mode(self.chance(0.6))), vec![x])
+                } else if self.chance(0.5) {
                     x
                 } else {
                     E::new(Op::Agg(Agg::Implode), vec![x])

@@ -456,6 +456,10 @@ impl Executor<'_> {
         if let AggOp::Implode = op {
             return self.imploded(frame, input, expr.dtype, sorted_rows, starts);
         }
+        if let AggOp::Mode { maintain_order } = op {
+            let how = (expr.dtype, *maintain_order);
+            return self.modes(frame, input, how, (sorted_rows, starts));
+        }
         if let Some(rewritten) = filter_as_nulls(expr) {
             let result = self.aggregate(frame, &rewritten, sorted_rows, starts, whole)?;
             if let (AggOp::Std { .. } | AggOp::Var { .. }, ExprKind::Agg { input: kept, .. }) =

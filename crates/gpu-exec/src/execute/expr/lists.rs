@@ -5,11 +5,11 @@ use super::*;
 /// Lists made by counts (see [`Executor::counted_lists`]): their offsets
 /// and validity, and of each value its list (`rows`) and its place in it
 /// (`places`, i64 from 0).
-struct CountedLists {
-    offsets: DeviceBuffer<i64>,
-    validity: Option<DeviceBuffer<u32>>,
-    rows: DeviceBuffer<i64>,
-    places: DeviceColumn,
+pub(crate) struct CountedLists {
+    pub(crate) offsets: DeviceBuffer<i64>,
+    pub(crate) validity: Option<DeviceBuffer<u32>>,
+    pub(crate) rows: DeviceBuffer<i64>,
+    pub(crate) places: DeviceColumn,
 }
 
 impl Executor<'_> {
@@ -687,7 +687,11 @@ impl Executor<'_> {
     /// Lists of `count` values for each row of `rows` (an i64 expression
     /// of them; a null list where it is null): their offsets and validity,
     /// and of each value its row and its place in its row's list.
-    fn counted_lists(&self, rows: &DeviceFrame, count: GpuExpr) -> Result<CountedLists, ExecError> {
+    pub(crate) fn counted_lists(
+        &self,
+        rows: &DeviceFrame,
+        count: GpuExpr,
+    ) -> Result<CountedLists, ExecError> {
         let int64 = GpuDtype::Int64;
         let validity = self.evaluate(rows, &count, "")?.into_parts().1;
         let zero = GpuExpr::literal(Scalar::Int(0), int64);

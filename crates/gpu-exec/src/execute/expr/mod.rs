@@ -8,6 +8,7 @@ mod choices;
 mod evaluate;
 mod lists;
 mod membership;
+mod modes;
 mod parse;
 mod predicate;
 mod rolling;

@@ -1,0 +1,95 @@
+//! `mode` per group on the device: each group's values of the most rows (a null a value too) as a list, in order of first appearance; without `maintain_order` where each group has one; floats, windows and modes inside expressions stay with Polars, with their reasons.
+
+use super::*;
+
+/// Groups with ties, nulls among the values and a null key.
+fn frame() -> LazyFrame {
+    df!(
+        "g" => [Some("a"), Some("a"), Some("a"), Some("a"), Some("b"), Some("b"), Some("b"), Some("c"), Some("c"), None],
+        "i" => [Some(1i64), Some(2), Some(2), Some(1), Some(5), None, None, Some(7), Some(8), Some(4)],
+        "s" => [Some("x"), Some("y"), Some("y"), Some("x"), Some("z"), None, Some("z"), Some("q"), Some("q"), Some("r")],
+        "u" => [Some(1u8), Some(1), Some(2), Some(3), Some(4), Some(4), Some(5), Some(6), Some(6), None],
+        "t" => [Some(true), Some(false), Some(true), None, Some(false), Some(false), Some(true), Some(true), None, None],
+        "f" => [1.0f64, 1.0, 2.0, 3.0, 4.0, 4.0, 5.0, 6.0, 6.0, 0.0],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([col("i").cast(DataType::Date).alias("d")])
+}
+
+#[test]
+fn modes_per_group_match_the_cpu() {
+    let stable = |name: &str| col(name).mode(true).alias(name);
+    assert_gpu_eq(
+        "in order of first appearance, ties and nulls",
+        frame().group_by_stable([col("g")]).agg([
+            stable("i"),
+            stable("s"),
+            stable("u"),
+            stable("t"),
+            stable("d"),
+        ]),
+    );
+    assert_gpu_eq(
+        "beside other aggregations, groups in no order, sorted after",
+        frame()
+            .group_by([col("g")])
+            .agg([stable("s"), col("i").sum().alias("sum"), col("u")])
+            .sort(["g"], Default::default()),
+    );
+    assert_gpu_eq(
+        "computed values, two keys",
+        frame()
+            .group_by_stable([col("g"), col("t")])
+            .agg([(col("i") % lit(2)).mode(true).alias("parity")]),
+    );
+    // Without maintain_order, where each group has one mode.
+    assert_gpu_eq(
+        "one mode each",
+        frame()
+            .filter(col("u").is_not_null())
+            .group_by_stable([col("g")])
+            .agg([col("u").mode(false)]),
+    );
+    assert_gpu_eq(
+        "of no rows",
+        frame()
+            .filter(col("i").gt(lit(100)))
+            .group_by_stable([col("g")])
+            .agg([stable("i")]),
+    );
+}
+
+#[test]
+fn modes_polars_answers_its_own_way_stay_with_it() {
+    // (Polars' own order, which may change from one run to the next: the
+    // reason alone is compared.)
+    let several = frame()
+        .group_by_stable([col("g")])
+        .agg([col("i").mode(false)]);
+    let (_, report) = several
+        .collect_with_report(&Engine::Gpu(under_test()))
+        .unwrap();
+    let why = "of a group with several modes, which Polars lists in an order of its own";
+    let reasons = &report.fallback_reasons;
+    assert!(reasons.iter().any(|r| r.message.contains(why)), "{report}");
+    assert_cpu_answer_with_reason(
+        frame()
+            .group_by_stable([col("g")])
+            .agg([col("f").mode(true)]),
+        "mode of f64 per group",
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([col("i")
+            .mode(true)
+            .over_with_options(Some([col("g")]), None, WindowMapping::Join)
+            .unwrap()]),
+        "mode in a window",
+    );
+    assert_cpu_answer_with_reason(
+        frame()
+            .group_by_stable([col("g")])
+            .agg([col("i").mode(true).first()]),
+        "mode inside another expression",
+    );
+}
