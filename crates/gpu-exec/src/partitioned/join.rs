@@ -96,6 +96,13 @@ impl Partitioned<'_> {
                 .iter()
                 .any(|c| [ROW, ROW_RIGHT].contains(&&*c.name))
         });
+        // Polars' engine gives a left join's rows in its left input's order
+        // where the query asks for no order too (a step after may read it:
+        // a group's first value): so do the buckets.
+        let order = match (order, kind) {
+            (JoinOrder::None, JoinKind::Left) => &JoinOrder::Left,
+            _ => order,
+        };
         // A join keeping an order goes by buckets where its rows can be
         // put back in that order: numbered in both inputs, each output row
         // carries its rows' numbers (see `join_buckets`).

@@ -655,6 +655,22 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
         ("semi join", join(JoinType::Semi)),
         ("anti join", join(JoinType::Anti)),
         ("left join with a slice", join(JoinType::Left).slice(3, 9)),
+        // In no order asked, a left join's rows in its left input's order
+        // still, as Polars' engine gives them (fuzz seed 5017, case 85: a
+        // group's first value after it).
+        (
+            "left join in no order, a group's first value",
+            table()
+                .join(
+                    other().with_row_index("key", None),
+                    [col("k")],
+                    [col("key").cast(DataType::Int64)],
+                    JoinArgs::new(JoinType::Left),
+                )
+                .group_by([col("t2")])
+                .agg([col("s").first(), col("t").last()])
+                .sort(["t2"], Default::default()),
+        ),
         (
             "cross join",
             table()
