@@ -1038,7 +1038,10 @@ impl ExprLowering<'_> {
             let (values, stable) = (values.clone(), *maintain_order);
             let modes = self.modes(input, &values, stable)?;
             if modes.dtype != dtype {
-                return self.refuse(node, format!("`{modes}` as {dtype}"));
+                return self.refuse(
+                    node,
+                    format!("the modes of a group as {dtype} are not supported on the GPU"),
+                );
             }
             return Some(modes);
         }

@@ -47,11 +47,12 @@ impl ExprLowering<'_> {
                 // Polars gives such a function the length of its first
                 // input, where the executor repeats that value on every row
                 // (`lit(0).clip(col("a"), ...)` is one value in Polars).
-                // (Durations and datetimes made of parts, and integer
-                // ranges, take the longest input's length too.)
+                // (Durations and datetimes made of parts, integer ranges and
+                // concatenated lists take the longest input's length too.)
                 let horizontal = matches!(
                     function,
                     IRFunctionExpr::Coalesce
+                        | IRFunctionExpr::ListExpr(IRListFunction::Concat)
                         | IRFunctionExpr::Range(IRRangeFunction::IntRanges { .. })
                         | IRFunctionExpr::StringExpr(IRStringFunction::ConcatHorizontal { .. })
                         | IRFunctionExpr::TemporalExpr(

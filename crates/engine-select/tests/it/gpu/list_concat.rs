@@ -29,6 +29,13 @@ fn lists_and_values_concatenated_match_the_cpu() {
                 .unwrap()
                 .alias("cast"),
             concat_list([col("lf"), col("k")]).unwrap().alias("floats"),
+            // A literal first (Polars repeats it on every row).
+            concat_list([lit(0), col("li")])
+                .unwrap()
+                .alias("literal first"),
+            concat_list([lit("<"), col("ls"), lit(">")])
+                .unwrap()
+                .alias("texts between literals"),
         ]),
     );
     assert_gpu_eq(
