@@ -590,6 +590,16 @@ pub enum ExprKind {
         lists: Box<GpuExpr>,
         nulls_equal: bool,
     },
+    /// Whether each row's lists of `left` and `right` (of one type) are
+    /// equal: as long, and equal value by value as Polars' total equality
+    /// has them (a null equal to a null, NaN to NaN, -0.0 to 0.0). Null
+    /// where either list is null, but with `missing` (Polars' `eq_missing`:
+    /// two null lists equal, a null one unequal to a valid one).
+    ListsEqual {
+        left: Box<GpuExpr>,
+        right: Box<GpuExpr>,
+        missing: bool,
+    },
     IsBetween {
         input: Box<GpuExpr>,
         lower: Box<GpuExpr>,
@@ -830,6 +840,7 @@ macro_rules! children {
             ExprKind::FillNull { input, value } => vec![input, value],
             ExprKind::IsInColumn { input, other, .. } => vec![input, other],
             ExprKind::InLists { item, lists, .. } => vec![item, lists],
+            ExprKind::ListsEqual { left, right, .. } => vec![left, right],
             ExprKind::MatchesRow { input, pattern, .. } => vec![input, pattern],
             ExprKind::IsBetween {
                 input,

@@ -380,8 +380,12 @@ impl ExprLowering<'_> {
                 {
                     return self.wide_comparison(node, op, (a, b));
                 }
+                let nodes = (left, right);
                 let (left, right) = (self.boxed(left), self.boxed(right));
                 let (left, right) = (left?, right?);
+                if compares && matches!(left.dtype, GpuDtype::List(_)) {
+                    return self.lists_compared(node, op, (*left, *right), nodes);
+                }
                 // A dynamic integer literal beyond the integer type Polars
                 // plans for the result (`lit(i64::MAX) / col(i32)`): Polars'
                 // plan says one type and its engine computes in another.

@@ -29,6 +29,7 @@ mod float_lists;
 mod gathers;
 mod joins;
 mod list_concat;
+mod list_equality;
 mod list_filters;
 mod list_literals;
 mod list_places;

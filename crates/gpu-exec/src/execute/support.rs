@@ -570,6 +570,9 @@ pub(crate) fn nested_part(expr: &GpuExpr) -> bool {
         {
             evaluable(input).is_ok()
         }
+        ExprKind::ListsEqual { left, right, .. } => {
+            evaluable(left).is_ok() && evaluable(right).is_ok()
+        }
         ExprKind::InLists { item, lists, .. } => {
             evaluable(lists).is_ok()
                 && match item.dtype {

@@ -473,6 +473,14 @@ impl fmt::Display for GpuExpr {
                 let nulls = if *nulls_equal { ", nulls_equal" } else { "" };
                 write!(f, "is_in({input}, implode({other}){nulls})")
             }
+            ExprKind::ListsEqual {
+                left,
+                right,
+                missing,
+            } => match missing {
+                true => write!(f, "{left}.eq_missing({right})"),
+                false => write!(f, "({left} == {right})"),
+            },
             ExprKind::InLists {
                 item,
                 lists,

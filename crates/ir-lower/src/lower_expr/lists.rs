@@ -13,8 +13,8 @@ pub(crate) type AtPlaces = (Node, Vec<i64>, bool);
 
 /// What the GPU does with lists, for the reasons that refuse the rest.
 pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implode` and by \
-                                `agg` of values, explodes them, tests them for nulls, counts \
-                                them, picks the first or last per group, moves them to other \
+                                `agg` of values, explodes them, tests them for nulls, compares \
+                                them (`==`, `!=`, `eq_missing`), counts them, picks the first or last per group, moves them to other \
                                 rows (`shift`, `reverse`, `gather`, `sort_by`, fills, of \
                                 window groups too), chooses them row by row \
                                 (`when/then/otherwise`, `fill_null`) and takes `list.len`, \
@@ -382,6 +382,70 @@ impl ExprLowering<'_> {
         Some(ListFunction::SliceAt {
             offset: offset?,
             length: length?,
+        })
+    }
+
+    /// `left op right` of lists (`nodes`, their nodes): their equality
+    /// ([`ExprKind::ListsEqual`]; `!=` its negation), of lists of one type
+    /// whose values the GPU compares as keys (not categoricals, not nested),
+    /// both of each row (not one value Polars compares with every row's).
+    pub(crate) fn lists_compared(
+        &mut self,
+        node: Node,
+        op: BinaryOp,
+        (left, right): (GpuExpr, GpuExpr),
+        nodes: (Node, Node),
+    ) -> Lowered {
+        let (equal, missing) = match op {
+            BinaryOp::Eq => (true, false),
+            BinaryOp::NotEq => (false, false),
+            BinaryOp::EqMissing => (true, true),
+            BinaryOp::NotEqMissing => (false, true),
+            _ => {
+                let op = op.symbol();
+                return self.refuse(node, format!("`{op}` of lists is not supported on the GPU"));
+            }
+        };
+        let GpuDtype::List(of) = left.dtype else {
+            return self.refuse(node, format!("`{}` of {}", op.symbol(), left.dtype));
+        };
+        let values = of.values();
+        let keyed = crate::support::group_key(crate::support::widened_key_type(values));
+        if right.dtype != left.dtype
+            || !keyed
+            || values.is_nested()
+            || matches!(values, GpuDtype::Categorical(_) | GpuDtype::Null)
+        {
+            return self.refuse(
+                node,
+                format!(
+                    "comparisons of {} with {} are not supported on the GPU",
+                    left.dtype, right.dtype
+                ),
+            );
+        }
+        if self.one_value(nodes.0) || self.one_value(nodes.1) {
+            return self.refuse(
+                node,
+                "a comparison of lists with one list (a literal or an aggregation) is not \
+                 supported on the GPU",
+            );
+        }
+        let boolean = GpuDtype::Boolean;
+        let same = GpuExpr {
+            kind: ExprKind::ListsEqual {
+                left: Box::new(left),
+                right: Box::new(right),
+                missing,
+            },
+            dtype: boolean,
+        };
+        Some(match equal {
+            true => same,
+            false => GpuExpr {
+                kind: ExprKind::Not(Box::new(same)),
+                dtype: boolean,
+            },
         })
     }
 

@@ -36,6 +36,8 @@ impl ExprLowering<'_> {
             ExprKind::ConcatList(inputs) => inputs.iter().all(|i| !nested(i) || i.dtype == dtype),
             ExprKind::IntRanges { start, end, .. } => !nested(start) && !nested(end),
             ExprKind::InLists { item, .. } => !nested(item),
+            // Lists of one type compared (checked as they were lowered).
+            ExprKind::ListsEqual { .. } => true,
             // Struct fields renamed: the same values.
             ExprKind::Cast { .. } if renamed => true,
             // Distinct structs of keys, tested or counted (their fields

@@ -313,6 +313,11 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             nested().select([col("li").list().get(col("k").max(), true)]),
         ),
         (
+            "lists compared with a first list",
+            nested().select([col("li").eq(col("li").first())]),
+        ),
+        ("lists ordered", nested().select([col("li").lt(col("li"))])),
+        (
             "a list sliced from an aggregation",
             nested().select([col("li").list().slice(col("k").min(), col("k"))]),
         ),

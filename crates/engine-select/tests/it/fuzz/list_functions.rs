@@ -113,6 +113,20 @@ pub(super) fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             return list;
         }
     }
+    if rng.random_bool(0.05) {
+        // Compared with itself shifted, sorted or sliced (`==`, `!=` and
+        // their `_missing` forms).
+        let other = match rng.random_range(0..3) {
+            0 => E::new(Op::Shift(rng.random_range(-2..3)), vec![list.clone()]),
+            1 => E::new(Op::ListSort(false, false), vec![list.clone()]),
+            _ => E::new(Op::ListHead(rng.random_range(0..3)), vec![list.clone()]),
+        };
+        let op = [Op::Eq, Op::NotEq, Op::EqMissing, Op::NotEqMissing]
+            .choose(rng)
+            .unwrap()
+            .clone();
+        return E::new(op, vec![list, other]);
+    }
     if rng.random_bool(0.08) {
         // Concatenated with itself (sorted now and then), its first value
         // or a literal item, in any order.

@@ -498,6 +498,9 @@ impl Executor<'_> {
         if let ExprKind::InLists { .. } = part.kind {
             return self.in_lists(frame, part, groups);
         }
+        if let ExprKind::ListsEqual { .. } = part.kind {
+            return self.lists_equal(frame, part, groups);
+        }
         if let ExprKind::LocalTime { input, zone } = &part.kind {
             return self.local_times(frame, (input, *zone), groups);
         }

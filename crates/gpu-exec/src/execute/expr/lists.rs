@@ -664,7 +664,7 @@ impl Executor<'_> {
 
     /// Each list's first and end offsets (`offsets` of `n` lists), as
     /// columns of its rows.
-    fn list_bounds(
+    pub(crate) fn list_bounds(
         &self,
         offsets: &DeviceBuffer<i64>,
         n: usize,
@@ -719,7 +719,10 @@ impl Executor<'_> {
 
     /// Lists' offsets from their lengths (`counts`): an exclusive scan of
     /// the counts and one more zero, so that it ends with the total.
-    fn offsets_of(&self, counts: &DeviceBuffer<i64>) -> Result<DeviceBuffer<i64>, ExecError> {
+    pub(crate) fn offsets_of(
+        &self,
+        counts: &DeviceBuffer<i64>,
+    ) -> Result<DeviceBuffer<i64>, ExecError> {
         let memory = self.ctx.memory.clone();
         let counted = DeviceBuffer::zeroed(counts.len() + 1, memory, &self.ctx.stream)?;
         counted.copy_from_device(0, counts)?;
