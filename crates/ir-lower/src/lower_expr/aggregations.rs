@@ -888,19 +888,27 @@ impl ExprLowering<'_> {
         by_node
     }
 
+    /// The literal bounds of a slice (`offset`, `length` nodes) as
+    /// [`Self::kept_by_place`] takes them: an integer offset, and a length
+    /// (all, when null; beyond i64, i64's greatest). `None` where they are
+    /// not such literals.
+    pub(crate) fn literal_slice_bounds(
+        &self,
+        (offset, length): (Node, Node),
+    ) -> Option<(i64, i64)> {
+        let offset = self.literal_i64(offset)?;
+        let length = match self.constant(length)? {
+            AnyValue::Null => i64::MAX,
+            value => value.extract::<u64>()?.min(i64::MAX as u64) as i64,
+        };
+        Some((offset, length))
+    }
+
     /// Whether each row's place p (from 0, in the frame or in its group)
     /// lies in Polars' slice of literal bounds: from `offset` (counted from
     /// the end when negative), `length` rows (all, when null).
-    pub(crate) fn kept_by_place(&mut self, node: Node, (offset, length): (Node, Node)) -> Lowered {
-        let (offset, length) = (self.literal_i64(offset), self.constant(length));
-        let length = match length {
-            Some(AnyValue::Null) => Some(i64::MAX),
-            Some(value) => value
-                .extract::<u64>()
-                .map(|v| v.min(i64::MAX as u64) as i64),
-            None => None,
-        };
-        let (Some(offset), Some(length)) = (offset, length) else {
+    pub(crate) fn kept_by_place(&mut self, node: Node, bounds: (Node, Node)) -> Lowered {
+        let Some((offset, length)) = self.literal_slice_bounds(bounds) else {
             return self.refuse(node, "a slice with bounds that are not literals");
         };
         let int64 = GpuDtype::Int64;

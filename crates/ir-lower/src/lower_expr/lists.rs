@@ -228,11 +228,7 @@ impl ExprLowering<'_> {
                     return self.refuse(node, "list.slice without its bounds");
                 };
                 let (offset, length) = (offset.node(), length.node());
-                let literal_bounds = self.literal_i64(offset).is_some()
-                    && (self.constant(length)).is_some_and(|length| {
-                        length.is_null() || length.extract::<u64>().is_some()
-                    });
-                if !literal_bounds {
+                if self.literal_slice_bounds((offset, length)).is_none() {
                     (self.sliced_at(node, (offset, length))?, |_| true)
                 } else {
                     let by = self.kept_by_place(node, (offset, length))?;
