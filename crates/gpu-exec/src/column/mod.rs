@@ -119,6 +119,13 @@ impl DeviceColumn {
         }
     }
 
+    /// An unnamed i64 column of `values`, none null: the row numbers,
+    /// places and offsets the executor computes along the way.
+    pub(crate) fn of_i64(values: DeviceBuffer<i64>) -> Self {
+        let len = values.len();
+        DeviceColumn::from_parts("".into(), GpuDtype::Int64, len, Values::I64(values), None)
+    }
+
     /// A list column of type `dtype`, unnamed: each list's values from
     /// its offset to the next in `child`, null where `validity` says.
     pub(crate) fn listed(

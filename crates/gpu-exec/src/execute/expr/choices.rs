@@ -42,10 +42,7 @@ impl Executor<'_> {
         let int64 = GpuDtype::Int64;
         let rows = self.ops().iota(n, 0)?;
         let places = DeviceFrame {
-            columns: vec![
-                take_first,
-                DeviceColumn::from_parts("".into(), int64, n, Values::I64(rows), None),
-            ],
+            columns: vec![take_first, DeviceColumn::of_i64(rows)],
             height: n,
         };
         let row = column_ref(1, int64);

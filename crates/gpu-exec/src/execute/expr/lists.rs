@@ -210,15 +210,8 @@ impl Executor<'_> {
         let ops = self.ops();
         let int64 = GpuDtype::Int64;
         let places = |len: usize| -> Result<DeviceFrame, ExecError> {
-            let iota = ops.iota(len, 0)?;
             Ok(DeviceFrame {
-                columns: vec![DeviceColumn::from_parts(
-                    "".into(),
-                    int64,
-                    len,
-                    Values::I64(iota),
-                    None,
-                )],
+                columns: vec![DeviceColumn::of_i64(ops.iota(len, 0)?)],
                 height: len,
             })
         };
@@ -258,9 +251,6 @@ impl Executor<'_> {
         let of = match dtype {
             GpuDtype::List(of) => of.values(),
             _ => return Err(ExecError::Unsupported(format!("concat_list into {dtype}"))),
-        };
-        let i64_column = |len: usize, values: DeviceBuffer<i64>| {
-            DeviceColumn::from_parts("".into(), int64, len, Values::I64(values), None)
         };
         // Each input's offsets (a value's: 0, 1, … n), values and validity.
         let (mut rows, mut children, mut valid) = (Vec::new(), Vec::new(), Vec::new());
@@ -328,7 +318,7 @@ impl Executor<'_> {
             for per_row in [start, length] {
                 let per_row = self.evaluate_i64(&rows, &per_row)?;
                 let (values, _) = ops.gather(&per_row, None, &counted.rows)?;
-                columns.push(i64_column(len, values));
+                columns.push(DeviceColumn::of_i64(values));
             }
         }
         columns.push(counted.places);
@@ -639,10 +629,7 @@ impl Executor<'_> {
         let (firsts, _) = ops.gather(&firsts, None, &counted.rows)?;
         let len = counted.rows.len();
         let places = DeviceFrame {
-            columns: vec![
-                DeviceColumn::from_parts("".into(), int64, len, Values::I64(firsts), None),
-                counted.places,
-            ],
+            columns: vec![DeviceColumn::of_i64(firsts), counted.places],
             height: len,
         };
         let source = column_ref(0, int64).binary(BinaryOp::Plus, column_ref(1, int64), int64);
@@ -672,14 +659,7 @@ impl Executor<'_> {
         let ops = self.ops();
         let bound = |from: i64| -> Result<DeviceColumn, ExecError> {
             let (bounds, _) = ops.gather(offsets, None, &ops.iota(n, from)?)?;
-            let values = Values::I64(bounds);
-            Ok(DeviceColumn::from_parts(
-                "".into(),
-                GpuDtype::Int64,
-                n,
-                values,
-                None,
-            ))
+            Ok(DeviceColumn::of_i64(bounds))
         };
         Ok([bound(0)?, bound(1)?])
     }
@@ -700,11 +680,10 @@ impl Executor<'_> {
         let values = ops.explode_lists(&offsets, None, false, false)?;
         let (firsts, _) = ops.gather(&offsets, None, &values.parents)?;
         let len = values.values.len();
-        let column = |values| DeviceColumn::from_parts("".into(), int64, len, values, None);
         let frame = DeviceFrame {
             columns: vec![
-                column(Values::I64(values.values)),
-                column(Values::I64(firsts)),
+                DeviceColumn::of_i64(values.values),
+                DeviceColumn::of_i64(firsts),
             ],
             height: len,
         };

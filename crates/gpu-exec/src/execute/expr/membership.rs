@@ -100,16 +100,13 @@ impl Executor<'_> {
         // number: an empty list is no value's).
         let list_of = ops.widen(&ops.segment_ids(&offsets, values.len())?)?;
         let (item_codes, value_codes) = self.key_codes(&items, &values, *nulls_equal)?;
-        let id = |ids: DeviceBuffer<i64>, len: usize| {
-            DeviceColumn::from_parts("".into(), GpuDtype::Int64, len, Values::I64(ids), None)
-        };
         let left = DeviceFrame {
-            columns: vec![id(ops.iota(n, 0)?, n), item_codes],
+            columns: vec![DeviceColumn::of_i64(ops.iota(n, 0)?), item_codes],
             height: n,
         };
         let right_height = values.len();
         let right = DeviceFrame {
-            columns: vec![id(list_of, right_height), value_codes],
+            columns: vec![DeviceColumn::of_i64(list_of), value_codes],
             height: right_height,
         };
         // (The row first: the join hashes it, and compares the codes of
@@ -154,9 +151,6 @@ impl Executor<'_> {
         let ops = self.ops();
         let n = frame.height;
         let (int64, boolean) = (GpuDtype::Int64, GpuDtype::Boolean);
-        let i64_column = |len: usize, values: DeviceBuffer<i64>| {
-            DeviceColumn::from_parts("".into(), int64, len, Values::I64(values), None)
-        };
         // Each side's lists' bounds and values, and whether it is valid.
         let (mut rows, mut children, mut valid) = (Vec::new(), Vec::new(), Vec::new());
         for side in [left, right] {
@@ -202,13 +196,12 @@ impl Executor<'_> {
         // The values of each pair of lists as long, side by side: their
         // codes, and whether they differ.
         let zero = GpuExpr::literal(Scalar::Int(0), int64);
-        let compared = as_long.clone().then(len, zero.clone(), int64);
+        let compared = as_long.clone().then(len, zero, int64);
         let counted = self.counted_lists(&rows, compared)?;
         let pairs = counted.rows.len();
         let per_value = |per_row: GpuExpr| -> Result<DeviceColumn, ExecError> {
             let per_row = self.evaluate_i64(&rows, &per_row)?;
-            Ok(i64_column(
-                pairs,
+            Ok(DeviceColumn::of_i64(
                 ops.gather(&per_row, None, &counted.rows)?.0,
             ))
         };
@@ -234,20 +227,13 @@ impl Executor<'_> {
         let running = self.offsets_of(&differ)?;
         let running_at = |from: i64| -> Result<DeviceColumn, ExecError> {
             let (bounds, _) = ops.gather(&counted.offsets, None, &ops.iota(n, from)?)?;
-            Ok(i64_column(n, ops.gather(&running, None, &bounds)?.0))
+            Ok(DeviceColumn::of_i64(ops.gather(&running, None, &bounds)?.0))
         };
-        let ends = DeviceFrame {
-            columns: vec![running_at(0)?, running_at(1)?],
-            height: n,
-        };
-        let same = self.evaluate(
-            &ends,
-            &column_ref(1, int64).binary(BinaryOp::Eq, column_ref(0, int64), boolean),
-            "",
-        )?;
+        let (before, after) = (running_at(0)?, running_at(1)?);
         let mut rows = rows;
-        rows.columns.push(same);
-        let same = column_ref(rows.columns.len() - 1, boolean);
+        rows.columns.extend([before, after]);
+        let at = |i: usize| column_ref(rows.columns.len() - 2 + i, int64);
+        let same = at(1).binary(BinaryOp::Eq, at(0), boolean);
         let equal = as_long.binary(BinaryOp::And, same, boolean);
         let result = match missing {
             // Two null lists equal; a null one unequal to a valid one.

@@ -19,9 +19,6 @@ impl Executor<'_> {
         let ops = self.ops();
         let (n, groups) = (sorted_rows.len(), starts.len());
         let (int64, count) = (GpuDtype::Int64, GpuDtype::UInt32);
-        let i64_column = |len: usize, values: DeviceBuffer<i64>| {
-            DeviceColumn::from_parts("".into(), int64, len, Values::I64(values), None)
-        };
         let mut owned = None;
         let values =
             self.column_in_groups(frame, input, "", &mut owned, Some((sorted_rows, starts)))?;
@@ -60,9 +57,9 @@ impl Executor<'_> {
             DeviceColumn::from_parts("".into(), count, npairs, Values::U32(pair_count), None);
         let mut pair_frame = DeviceFrame {
             columns: vec![
-                i64_column(npairs, group_of_pair),
+                DeviceColumn::of_i64(group_of_pair),
                 counted,
-                i64_column(npairs, pairs.first_rows),
+                DeviceColumn::of_i64(pairs.first_rows),
             ],
             height: npairs,
         };
@@ -147,7 +144,7 @@ impl Executor<'_> {
         let len = listed.rows.len();
         let places = DeviceFrame {
             columns: vec![
-                i64_column(len, ops.gather(&order.starts, None, &listed.rows)?.0),
+                DeviceColumn::of_i64(ops.gather(&order.starts, None, &listed.rows)?.0),
                 listed.places,
             ],
             height: len,

@@ -175,10 +175,11 @@ impl Executor<'_> {
             let (rows, _) = self.rows_at_place(rows, starts, index)?;
             Ok(ops.gather(&run_of, None, &rows)?.0)
         };
-        let column =
-            |values| DeviceColumn::from_parts("".into(), int64, windows, Values::I64(values), None);
         let spans = DeviceFrame {
-            columns: vec![column(span_end(0)?), column(span_end(-1)?)],
+            columns: vec![
+                DeviceColumn::of_i64(span_end(0)?),
+                DeviceColumn::of_i64(span_end(-1)?),
+            ],
             height: windows,
         };
         let (low, last) = (column_ref(0, int64), column_ref(1, int64));

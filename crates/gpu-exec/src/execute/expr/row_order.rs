@@ -368,17 +368,14 @@ impl Executor<'_> {
     ) -> Result<DeviceBuffer<i64>, ExecError> {
         let ops = self.ops();
         let (n, count) = (group_of.len(), starts.len());
-        let int64 = |values| {
-            DeviceColumn::from_parts("".into(), GpuDtype::Int64, n, Values::I64(values), None)
-        };
         let group = ops.widen(group_of)?;
         let bounds = self.group_bounds(starts, n)?;
         let (ends, _) = ops.gather(&bounds, None, &ops.iota(count, 1)?)?;
         let positions = DeviceFrame {
             columns: vec![
-                int64(ops.gather(starts, None, &group)?.0),
-                int64(ops.gather(&ends, None, &group)?.0),
-                int64(ops.iota(n, 0)?),
+                DeviceColumn::of_i64(ops.gather(starts, None, &group)?.0),
+                DeviceColumn::of_i64(ops.gather(&ends, None, &group)?.0),
+                DeviceColumn::of_i64(ops.iota(n, 0)?),
             ],
             height: n,
         };
