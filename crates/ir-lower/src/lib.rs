@@ -75,5 +75,15 @@ pub fn lower_plan(
             whole_plan: false,
         }]);
     }
+    if let Some(sum) = root.sums_lists_of_a_union() {
+        return Err(vec![Refusal {
+            subject: sum.to_string(),
+            reason: "a sum or mean of lists of floats from a union (`concat`) is not supported \
+                     on the GPU (Polars adds the lists of each input frame by themselves, in \
+                     one of two orders, by whether that frame's lists hold a null)"
+                .into(),
+            whole_plan: false,
+        }]);
+    }
     Ok(GpuPlan { root })
 }

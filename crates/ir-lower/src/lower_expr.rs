@@ -469,6 +469,24 @@ impl ExprLowering<'_> {
                         separator: String::new(),
                         ignore_nulls: false,
                     }
+                } else if arithmetic
+                    && [&left, &right]
+                        .iter()
+                        .any(|side| side.dtype == GpuDtype::String)
+                {
+                    // (Polars raises where it computes it: fuzz seed 23127,
+                    // case 94, `max(element()) - min(element())` of texts
+                    // in a list.eval over no rows.)
+                    return self.refuse(
+                        node,
+                        format!(
+                            "{} {} {} is not supported on the GPU (Polars adds texts, and \
+                             computes no other arithmetic of them)",
+                            left.dtype,
+                            op.symbol(),
+                            right.dtype
+                        ),
+                    );
                 } else if op == BinaryOp::Minus
                     && left.dtype == GpuDtype::Date
                     && right.dtype == GpuDtype::Date

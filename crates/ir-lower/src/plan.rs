@@ -481,6 +481,37 @@ impl PlanNode {
             .is_some()
     }
 
+    /// The first sum or mean of lists in Polars' order (see
+    /// [`GpuExpr::sums_lists_in_polars_order`]) that this node or one below
+    /// it takes of a frame made by a union of list columns (of floats or
+    /// 64-bit integers), below it: Polars keeps each input of a union as
+    /// chunks of its own and evaluates a with_columns, select or filter
+    /// over such a frame chunk by chunk, each chunk adding its lists in the
+    /// order its own nulls choose.
+    pub fn sums_lists_of_a_union(&self) -> Option<&GpuExpr> {
+        fn union_of_lists(node: &PlanNode) -> bool {
+            match node {
+                PlanNode::Union { schema, .. } => schema.iter().any(|column| {
+                    matches!(column.dtype, GpuDtype::List(of) if matches!(
+                        of.values(),
+                        GpuDtype::Float32 | GpuDtype::Float64 | GpuDtype::Int64 | GpuDtype::UInt64
+                    ))
+                }),
+                _ => node.inputs().into_iter().any(union_of_lists),
+            }
+        }
+        let here = self
+            .exprs()
+            .into_iter()
+            .find_map(|e| e.find(&GpuExpr::sums_lists_in_polars_order))
+            .filter(|_| self.inputs().into_iter().any(union_of_lists));
+        here.or_else(|| {
+            self.inputs()
+                .into_iter()
+                .find_map(PlanNode::sums_lists_of_a_union)
+        })
+    }
+
     /// Whether this node or one below it slices rows so that Polars keeps
     /// what a list column holds outside the rows kept (a slice of a frame,
     /// of a union or of distinct rows).

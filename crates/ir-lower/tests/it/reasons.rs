@@ -714,6 +714,19 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .select([col("l").list().sum()]),
         ),
         (
+            "a difference of texts in a list.eval",
+            o().select([concat_list([col("status")])
+                .unwrap()
+                .list()
+                .eval(element().max() - element().min())]),
+        ),
+        (
+            "a list mean of a union",
+            concat([nested(), nested()], UnionArgs::default())
+                .unwrap()
+                .with_columns([col("l").list().mean().alias("mean")]),
+        ),
+        (
             "a join_asof by booleans alone",
             o().with_columns([col("qty").gt(lit(3)).alias("big")]).join(
                 o().with_columns([col("qty").gt(lit(3)).alias("big")]),

@@ -107,6 +107,22 @@ fn sums_and_means_of_lists_of_floats_follow_polars_order() {
             .select([col("f").list().sum()]),
         "outside the rows a slice keeps",
     );
+    // Polars adds the lists of each input of a union by themselves: here
+    // [-0.0] from -0.0 (its frame holds no null), where the whole column,
+    // which holds one, would add it from 0.0 (fuzz seed 23117, case 199).
+    let one = |values: Vec<Option<f64>>| {
+        let lists = Series::new("l".into(), [Some(Series::new("".into(), values))]);
+        DataFrame::new(1, vec![lists.into()]).unwrap().lazy()
+    };
+    assert_cpu_answer_with_reason(
+        concat(
+            [one(vec![Some(-0.0)]), one(vec![None, None])],
+            UnionArgs::default(),
+        )
+        .unwrap()
+        .with_columns([col("l").list().mean().alias("mean")]),
+        "lists of floats from a union",
+    );
 }
 
 #[test]
@@ -141,6 +157,21 @@ fn spreads_of_lists_match_the_cpu() {
             ]),
         );
     }
+    // Finite values whose sum overflows: Polars' mean of the list is
+    // infinite, its spread NaN (fuzz seed 23122, case 185); a list with a
+    // value not finite beside them runs.
+    let lists = |values: Vec<f64>| {
+        let lists = Series::new("l".into(), [Some(Series::new("".into(), values))]);
+        DataFrame::new(1, vec![lists.into()]).unwrap().lazy()
+    };
+    assert_cpu_answer_with_reason(
+        lists(vec![f64::MAX, f64::MAX]).select([col("l").list().var(0)]),
+        "whose magnitudes add up past the largest float",
+    );
+    assert_gpu_eq(
+        "a spread of a list holding infinity",
+        lists(vec![f64::MAX, f64::MAX, f64::INFINITY]).select([col("l").list().std(1)]),
+    );
 }
 
 #[test]

@@ -845,6 +845,10 @@ impl Executor<'_> {
                 (counted, any)
             }
             ListFunction::Aggregate(op) => {
+                if matches!(op, AggOp::Std { .. } | AggOp::Var { .. }) && values.dtype.is_float() {
+                    let lists = (&rows, &starts);
+                    self.check_list_spreads_finite(&child_frame()?, &values, lists)?;
+                }
                 (values.aggregated(op.clone(), dtype), column_ref(0, dtype))
             }
             ListFunction::Agg { aggregation, .. } => {

@@ -1,6 +1,7 @@
 //! Checks of values whose answer is Polars' own: -0.0 beside 0.0, groups of no valid value or one not finite.
 
 use super::*;
+use ir_lower::FloatCheck;
 
 /// The magnitude (2^480) from which a float counts as not finite to the
 /// spreads' checks: the squares of deviations of such values, summed over
@@ -49,25 +50,7 @@ impl Executor<'_> {
             include_nulls: false,
         };
         let not_finite = if not_finite && input.dtype.is_float() {
-            // Infinite, NaN (no comparison holds), or so large that sums
-            // of values or of squared deviations may overflow, where
-            // Polars' paths differ (a sum that overflows makes its mean
-            // NaN, Welford's updates do not).
-            let magnitude = GpuExpr {
-                kind: ExprKind::Abs(Box::new(input.clone())),
-                dtype: input.dtype,
-            };
-            let small = magnitude.binary(
-                BinaryOp::Lt,
-                GpuExpr::literal(Scalar::Float(OVERFLOWING), input.dtype),
-                GpuDtype::Boolean,
-            );
-            GpuExpr {
-                kind: ExprKind::Not(Box::new(small)),
-                dtype: GpuDtype::Boolean,
-            }
-            .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
-            .cast(count, CastMode::NonStrict)
+            not_finite_value(input).cast(count, CastMode::NonStrict)
         } else {
             GpuExpr::literal(Scalar::UInt(0), count)
         };
@@ -90,6 +73,65 @@ impl Executor<'_> {
             ],
             height: starts.len(),
         })
+    }
+
+    /// Leaves a variance or standard deviation of lists of floats to
+    /// Polars where a list of `values` (column 0 of `child`, each list a
+    /// group of `lists`: sorted rows and starts) holds only finite values
+    /// whose magnitudes add up past the largest float: Polars' spread of a
+    /// list sums its values first (its mean infinite, its answer NaN),
+    /// where the device updates a mean value by value (fuzz seed 23122,
+    /// case 185: NaN against 0.0 for `[f64::MAX, f64::MAX]`). (Of a list
+    /// holding a value not finite, both give NaN or infinity alike.)
+    pub(crate) fn check_list_spreads_finite(
+        &self,
+        child: &DeviceFrame,
+        values: &GpuExpr,
+        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
+    ) -> Result<(), ExecError> {
+        let (float, count, boolean) = (GpuDtype::Float64, GpuDtype::UInt32, GpuDtype::Boolean);
+        let check = |check| GpuExpr {
+            kind: ExprKind::FloatCheck {
+                check,
+                input: Box::new(cast_to(values, float)),
+            },
+            dtype: boolean,
+        };
+        let magnitude = GpuExpr {
+            kind: ExprKind::Abs(Box::new(cast_to(values, float))),
+            dtype: float,
+        };
+        let not_finite = GpuExpr {
+            kind: ExprKind::Not(Box::new(check(FloatCheck::IsFinite))),
+            dtype: boolean,
+        };
+        let per_list = |e: GpuExpr| self.aggregate(child, &e, rows, starts, false);
+        let lists = DeviceFrame {
+            columns: vec![
+                per_list(magnitude.aggregated(AggOp::Sum, float))?,
+                per_list(cast_to(&not_finite, count).aggregated(AggOp::Sum, count))?,
+            ],
+            height: starts.len(),
+        };
+        let overflowing = GpuExpr {
+            kind: ExprKind::FloatCheck {
+                check: FloatCheck::IsInfinite,
+                input: Box::new(column_ref(0, float)),
+            },
+            dtype: boolean,
+        }
+        .binary(
+            BinaryOp::And,
+            column_ref(1, count).binary(
+                BinaryOp::Eq,
+                GpuExpr::literal(Scalar::UInt(0), count),
+                boolean,
+            ),
+            boolean,
+        );
+        let what = "a spread of a list of finite values whose magnitudes add up past the \
+                    largest float (Polars' sum of its values overflows, its answer NaN)";
+        self.check_any_later(&lists, overflowing, what.into(), ExecError::DependsOnPolars)
     }
 
     /// Leaves the query to Polars (`what` says why) where a group of
@@ -329,6 +371,28 @@ impl Executor<'_> {
 
 /// Over the counts of [`Executor::valid_counts`]: whether a group has no
 /// valid value or one not finite.
+/// Whether a float `input` is not finite to the spreads' checks:
+/// infinite, NaN (no comparison holds), or so large ([`OVERFLOWING`] or
+/// more) that sums of values or of squared deviations may overflow, where
+/// Polars' paths differ (a sum that overflows makes its mean NaN,
+/// Welford's updates do not); false where null.
+fn not_finite_value(input: &GpuExpr) -> GpuExpr {
+    let magnitude = GpuExpr {
+        kind: ExprKind::Abs(Box::new(input.clone())),
+        dtype: input.dtype,
+    };
+    let small = magnitude.binary(
+        BinaryOp::Lt,
+        GpuExpr::literal(Scalar::Float(OVERFLOWING), input.dtype),
+        GpuDtype::Boolean,
+    );
+    GpuExpr {
+        kind: ExprKind::Not(Box::new(small)),
+        dtype: GpuDtype::Boolean,
+    }
+    .fill_null(GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean))
+}
+
 fn unanswered() -> GpuExpr {
     let count = GpuDtype::UInt32;
     let zero = GpuExpr::literal(Scalar::UInt(0), count);
