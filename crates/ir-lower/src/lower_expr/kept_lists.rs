@@ -1,7 +1,7 @@
 //! Functions of the rows a filter keeps, inside aggregations (`x.filter(p).shift(1)`, `x.filter(p).diff().sum()` in `agg`): each group's kept values listed, then the function of each list, as `list.eval` and `list.agg` compute it.
 
 use super::aggregations::{filter_below, filtered_parts, of_every_row};
-use super::lists::{element, one_per_value, over_elements};
+use super::list_eval::{element, one_per_value, over_elements};
 use super::*;
 
 impl ExprLowering<'_> {

@@ -272,7 +272,7 @@ impl ExprLowering<'_> {
     /// the list of its values' literals (`concat_list`), of one to 64
     /// values of a type lists hold.
     fn list_literal(&mut self, node: Node, values: &Series) -> Lowered {
-        use super::lists::MOST_LISTED;
+        use super::made_lists::MOST_LISTED;
         let dtype = self.dtype(node)?;
         let GpuDtype::List(of) = dtype else {
             return self.refuse(node, format!("a list literal of type {dtype}"));
