@@ -295,17 +295,20 @@ impl<'a> PlanLowering<'a> {
     /// a list or a struct, refusing `node` if so: they are no keys on the
     /// GPU, but structs of keys grouping, ordering or matching rows (of a
     /// group-by, a distinct, a sort, a join: see
-    /// [`crate::support::struct_key`]).
-    fn list_key(
+    /// [`crate::support::struct_key`]), and lists of keys grouping or
+    /// matching them (see [`crate::support::list_key`]).
+    fn nested_key_refused(
         &mut self,
         node: Node,
         mut keys: impl Iterator<Item = (String, GpuDtype)>,
         what: &str,
     ) -> bool {
         let grouping = matches!(what, "group-by" | "distinct" | "sort" | "join");
-        let refused = |dtype: &GpuDtype| {
-            dtype.is_nested() && !(grouping && crate::support::struct_key(*dtype))
+        let keyed = |dtype: GpuDtype| match what {
+            "sort" => crate::support::struct_key(dtype),
+            _ => crate::support::nested_key(dtype),
         };
+        let refused = |dtype: &GpuDtype| dtype.is_nested() && !(grouping && keyed(*dtype));
         let Some((key, dtype)) = keys.find(|(_, dtype)| refused(dtype)) else {
             return false;
         };
@@ -542,7 +545,7 @@ impl<'a> PlanLowering<'a> {
                 };
                 let exprs = exprs?;
                 let keys = exprs.iter().map(|key| (key.to_string(), key.dtype));
-                if self.list_key(node, keys, "sort") {
+                if self.nested_key_refused(node, keys, "sort") {
                     return None;
                 }
                 let keys = exprs
@@ -688,7 +691,7 @@ impl<'a> PlanLowering<'a> {
                 }
                 let input = input?;
                 let by = keys.iter().map(|key| (key.name.clone(), key.expr.dtype));
-                if refused | self.list_key(node, by, "group-by") {
+                if refused | self.nested_key_refused(node, by, "group-by") {
                     return None;
                 }
                 let schema = self.output_schema(node)?;
@@ -798,7 +801,8 @@ impl<'a> PlanLowering<'a> {
                 let (left, right) = (left?, right?);
                 let (left_on, right_on) = (left_on?, right_on?);
                 let on = left_on.iter().chain(&right_on);
-                if self.list_key(node, on.map(|key| (key.to_string(), key.dtype)), "join") {
+                if self.nested_key_refused(node, on.map(|key| (key.to_string(), key.dtype)), "join")
+                {
                     return None;
                 }
                 // Decimal keys compare their scaled integers: of one scale.
@@ -856,7 +860,7 @@ impl<'a> PlanLowering<'a> {
                     .filter_map(|(_, (name, dtype))| {
                         Some((name.to_string(), GpuDtype::from_polars(dtype).ok()?))
                     });
-                if self.list_key(node, by, "distinct") {
+                if self.nested_key_refused(node, by, "distinct") {
                     return None;
                 }
                 let schema = self.output_schema(node)?;

@@ -101,6 +101,14 @@ impl PlanNode {
             PlanNode::Union { .. } => Whole("a union with a slice"),
             PlanNode::Slice { offset, .. } if *offset >= 0 => Sliced,
             PlanNode::Slice { .. } => Whole("a slice from the end"),
+            // (Lists as keys are coded per run, not hashed into buckets.)
+            PlanNode::GroupBy { keys, .. }
+                if keys
+                    .iter()
+                    .any(|key| matches!(key.expr.dtype, GpuDtype::List(_))) =>
+            {
+                Whole(LIST_KEYS)
+            }
             PlanNode::GroupBy { keys, .. } if all_row_wise(keys) => {
                 if self.partial_aggregation().is_some() {
                     Aggregated
@@ -110,6 +118,14 @@ impl PlanNode {
             }
             PlanNode::GroupBy { .. } => {
                 Whole("a group-by by keys reading other rows than their own")
+            }
+            PlanNode::Distinct { schema, subset, .. }
+                if schema.iter().enumerate().any(|(i, column)| {
+                    matches!(column.dtype, GpuDtype::List(_))
+                        && subset.as_ref().is_none_or(|subset| subset.contains(&i))
+                }) =>
+            {
+                Whole(LIST_KEYS)
             }
             PlanNode::Distinct { .. } => Bucketed,
             // Each left row's match depends on the whole right key, and
@@ -140,6 +156,11 @@ impl PlanNode {
                 );
                 if !row_wise {
                     Whole("a join by keys reading other rows than their own")
+                } else if left_on
+                    .iter()
+                    .any(|key| matches!(key.dtype, GpuDtype::List(_)))
+                {
+                    Whole(LIST_KEYS)
                 } else if matches!(kind, Inner | Left | Semi | Anti | Cross)
                     && keeps_left
                     && !left_unique
@@ -170,6 +191,11 @@ impl PlanNode {
         }
     }
 }
+
+/// Why a node keyed by lists runs whole: the executor codes lists per
+/// run (equal lists, equal codes within it), and hashes no list into a
+/// partition's bucket.
+const LIST_KEYS: &str = "a group-by, distinct or join by lists";
 
 fn all_row_wise(exprs: &[NamedExpr]) -> bool {
     exprs.iter().all(|named| named.expr.is_row_wise())

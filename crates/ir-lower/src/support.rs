@@ -75,6 +75,20 @@ pub fn struct_key(dtype: GpuDtype) -> bool {
     of.fields().iter().all(|(_, field)| key_field(*field))
 }
 
+/// Whether rows are grouped by lists of `dtype` on the GPU (also joined
+/// and made distinct by them, not sorted): lists of values of types it
+/// groups by (not nested), equal where their values are one by one.
+pub fn list_key(dtype: GpuDtype) -> bool {
+    matches!(dtype, GpuDtype::List(of) if key_field(of.values()))
+}
+
+/// Whether rows are grouped by keys of `dtype` that are structs or lists
+/// (see [`struct_key`] and [`list_key`]): by a code of each, equal where
+/// the keys are.
+pub fn nested_key(dtype: GpuDtype) -> bool {
+    struct_key(dtype) || list_key(dtype)
+}
+
 /// Whether a struct's field of `dtype` is a key the GPU groups by (not
 /// nested).
 fn key_field(dtype: GpuDtype) -> bool {
@@ -152,9 +166,11 @@ pub fn aggregation_types(op: &AggOp, input: GpuDtype, output: GpuDtype) -> bool 
                 && matches!(output, GpuDtype::Int64 | GpuDtype::UInt64)
         }
         AggOp::Count { .. } => output == GpuDtype::UInt32,
-        // (Of structs, of keys alone: see `struct_of_keys`.)
+        // (Of structs, of keys alone: see `struct_of_keys`; of lists of
+        // keys by their codes.)
         AggOp::NUnique => {
-            (groupable(input) || matches!(input, GpuDtype::Struct(_))) && output == GpuDtype::UInt32
+            (groupable(input) || matches!(input, GpuDtype::Struct(_)) || list_key(input))
+                && output == GpuDtype::UInt32
         }
         AggOp::Join { .. } => input == GpuDtype::String && output == GpuDtype::String,
         AggOp::ArgMin | AggOp::ArgMax => arg_extreme_input(input) && output == GpuDtype::UInt32,
@@ -606,7 +622,7 @@ fn key_type_refusal(node: &PlanNode) -> Option<String> {
         }
         PlanNode::GroupBy { keys, .. } => keys
             .iter()
-            .find(|key| !(group_key(key.expr.dtype) || struct_key(key.expr.dtype)))
+            .find(|key| !(group_key(key.expr.dtype) || nested_key(key.expr.dtype)))
             .map(|key| {
                 format!(
                     "grouping by {} is not supported on the GPU",
@@ -618,7 +634,7 @@ fn key_type_refusal(node: &PlanNode) -> Option<String> {
                 Some(subset) => subset.contains(&i),
                 None => true,
             });
-            let keyed = |dtype| group_key(dtype) || struct_key(dtype);
+            let keyed = |dtype| group_key(dtype) || nested_key(dtype);
             columns.find(|&i| !keyed(schema[i].dtype)).map(|i| {
                 format!(
                     "distinct rows by `{}` ({}) are not supported on the GPU",
@@ -677,9 +693,9 @@ fn join_refusal(node: &PlanNode) -> Option<String> {
                 .collect()
         };
         let (left_types, right_types) = (widened(left_on), widened(right_on));
-        // Structs of keys match by codes of their fields (every key then by
+        // Structs and lists of keys match by codes (every key then by
         // codes).
-        let structs = left_types.iter().any(|dtype| struct_key(*dtype));
+        let structs = left_types.iter().any(|dtype| nested_key(*dtype));
         let Some(hashed) = join_key(&left_types).or(structs.then_some(0)) else {
             let types: Vec<String> = left_on.iter().map(|key| key.dtype.to_string()).collect();
             return Some(format!(
@@ -725,7 +741,7 @@ fn join_refusal(node: &PlanNode) -> Option<String> {
                     typed_key(l)
                 ));
             }
-            if *nulls_equal && !(group_key(lt) || struct_key(lt)) {
+            if *nulls_equal && !(group_key(lt) || nested_key(lt)) {
                 return Some(format!(
                     "a join on {} with nulls equal is not supported on the GPU",
                     typed_key(l)

@@ -31,6 +31,7 @@ mod joins;
 mod list_concat;
 mod list_equality;
 mod list_filters;
+mod list_keys;
 mod list_literals;
 mod list_places;
 mod lists;

@@ -160,6 +160,164 @@ impl Executor<'_> {
         ))
     }
 
+    /// The values of the lists of `lists` (a list column), a frame of one
+    /// column (also the values a slice of lists keeps outside its rows).
+    pub(crate) fn list_values(&self, lists: &DeviceColumn) -> Result<DeviceFrame, ExecError> {
+        let (Values::List { child, .. }, GpuDtype::List(of)) = (lists.values(), lists.dtype) else {
+            return Err(ExecError::Unsupported(format!(
+                "the values of a {} column as lists",
+                lists.dtype
+            )));
+        };
+        let rows = self.ops().iota(child.len, 0)?;
+        let (values, validity) =
+            self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
+        let values =
+            DeviceColumn::from_parts("".into(), of.values(), child.len, values, Some(validity));
+        Ok(DeviceFrame {
+            columns: vec![values],
+            height: child.len,
+        })
+    }
+
+    /// A code per list of `lists` (a list column of values the GPU groups
+    /// by): lists equal value by value, as Polars' row encoding counts
+    /// them equal (nulls alike; floats as grouping counts them), share a
+    /// code, and an empty list has one of its own; the codes' validity is
+    /// the lists' (a null list's code is an empty one's). The values' codes
+    /// are paired, each pair of neighbours coded again (the last value of
+    /// an odd list with none), halving every list, until each is one code;
+    /// that and the list's length give its code.
+    pub(crate) fn list_codes(&self, lists: &DeviceColumn) -> Result<DeviceColumn, ExecError> {
+        let (Values::List { offsets, .. }, GpuDtype::List(_)) = (lists.values(), lists.dtype)
+        else {
+            return Err(ExecError::Unsupported(format!(
+                "codes of a {} column as lists",
+                lists.dtype
+            )));
+        };
+        let ops = self.ops();
+        let (n, int64) = (lists.len(), GpuDtype::Int64);
+        // Codes of the frame's rows, equal where its columns all are.
+        let codes_of = |frame: &DeviceFrame| -> Result<DeviceBuffer<i64>, ExecError> {
+            let keys: Vec<GpuExpr> = (frame.columns.iter().enumerate())
+                .map(|(i, column)| widened_key(&column_ref(i, column.dtype)))
+                .collect();
+            let computed = self.computed_in_groups(frame, &keys, None)?;
+            let keys: Vec<GpuExpr> = (computed.columns.iter().enumerate())
+                .map(|(i, column)| column_ref(i, column.dtype))
+                .collect();
+            let equal = self.groups(&computed, &keys.iter().collect::<Vec<_>>())?;
+            self.group_of_rows(&equal.sorted_rows, &equal.starts)
+        };
+        let mut codes = codes_of(&self.list_values(lists)?)?;
+        let [first, end] = self.list_bounds(offsets, n)?;
+        let mut bounds = DeviceFrame {
+            columns: vec![first, end],
+            height: n,
+        };
+        let (first, end) = (column_ref(0, int64), column_ref(1, int64));
+        let length = end.clone().binary(BinaryOp::Minus, first.clone(), int64);
+        let lengths = self.evaluate_i64(&bounds, &length)?;
+        let longest = ops.reduce_extreme(&lengths, None, true)?.to_host()?;
+        let mut longest = longest.first().copied().unwrap_or(0);
+        let literal = |value: i64| GpuExpr::literal(Scalar::Int(value), int64);
+        while longest > 1 {
+            // Each list's pairs: half its length, rounded up.
+            let half = length
+                .clone()
+                .binary(BinaryOp::Plus, literal(1), int64)
+                .binary(BinaryOp::FloorDivide, literal(2), int64);
+            let counted = self.counted_lists(&bounds, half)?;
+            let per_pair = |per_list: GpuExpr| -> Result<DeviceColumn, ExecError> {
+                let per_list = self.evaluate_i64(&bounds, &per_list)?;
+                Ok(DeviceColumn::of_i64(
+                    ops.gather(&per_list, None, &counted.rows)?.0,
+                ))
+            };
+            let pairs = DeviceFrame {
+                columns: vec![
+                    per_pair(first.clone())?,
+                    per_pair(end.clone())?,
+                    counted.places,
+                ],
+                height: counted.rows.len(),
+            };
+            // The pair's first value's place, and its second's (-1 past
+            // the list's end).
+            let at = first.clone().binary(
+                BinaryOp::Plus,
+                column_ref(2, int64).binary(BinaryOp::Multiply, literal(2), int64),
+                int64,
+            );
+            let next = at.clone().binary(BinaryOp::Plus, literal(1), int64);
+            let inside = next
+                .clone()
+                .binary(BinaryOp::Lt, end.clone(), GpuDtype::Boolean);
+            let code_at = |place: GpuExpr| -> Result<DeviceColumn, ExecError> {
+                let place = self.evaluate_i64(&pairs, &place)?;
+                let (code, valid) = ops.gather(&codes, None, &place)?;
+                let code = DeviceColumn::from_parts(
+                    "".into(),
+                    int64,
+                    place.len(),
+                    Values::I64(code),
+                    Some(valid),
+                );
+                let none = DeviceFrame {
+                    columns: vec![code],
+                    height: place.len(),
+                };
+                Ok(DeviceColumn::of_i64(self.evaluate_i64(
+                    &none,
+                    &column_ref(0, int64).fill_null(literal(-1)),
+                )?))
+            };
+            let pair = DeviceFrame {
+                columns: vec![
+                    code_at(at)?,
+                    code_at(inside.then(next, literal(-1), int64))?,
+                ],
+                height: pairs.height,
+            };
+            codes = codes_of(&pair)?;
+            let [first, end] = self.list_bounds(&counted.offsets, n)?;
+            bounds = DeviceFrame {
+                columns: vec![first, end],
+                height: n,
+            };
+            longest = (longest + 1) / 2;
+        }
+        // Each list's one code (-1 where it is empty) and its length.
+        let single = length
+            .clone()
+            .binary(BinaryOp::Gt, literal(0), GpuDtype::Boolean)
+            .then(first, literal(-1), int64);
+        let single = self.evaluate_i64(&bounds, &single)?;
+        let (code, valid) = ops.gather(&codes, None, &single)?;
+        let code = DeviceColumn::from_parts("".into(), int64, n, Values::I64(code), Some(valid));
+        let code = DeviceFrame {
+            columns: vec![code],
+            height: n,
+        };
+        let code = self.evaluate_i64(&code, &column_ref(0, int64).fill_null(literal(-1)))?;
+        let lengths_and_codes = DeviceFrame {
+            columns: vec![DeviceColumn::of_i64(lengths), DeviceColumn::of_i64(code)],
+            height: n,
+        };
+        let validity = match lists.validity() {
+            Some(valid) => Some(self.copied_bits(valid, n)?),
+            None => None,
+        };
+        Ok(DeviceColumn::from_parts(
+            "".into(),
+            int64,
+            n,
+            Values::I64(codes_of(&lengths_and_codes)?),
+            validity,
+        ))
+    }
+
     pub(crate) fn one_group(
         &self,
         height: usize,

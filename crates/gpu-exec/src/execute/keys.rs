@@ -153,11 +153,19 @@ impl Executor<'_> {
             return Ok(Some(words));
         }
         let column = column_at(frame, column_index(expr)?)?;
-        if let GpuDtype::Struct(of) = expr.dtype {
+        let nested = match expr.dtype {
             // A struct of keys: a code per row, equal where every field is
             // (see `struct_codes`); null where the struct is, a group apart
             // from a struct of null fields, as Polars' row encoding has it.
-            let codes = self.struct_codes(frame, &struct_fields(expr, of), None)?;
+            GpuDtype::Struct(of) => {
+                Some(self.struct_codes(frame, &struct_fields(expr, of), None)?)
+            }
+            // Lists of keys: a code per list, equal where the lists are
+            // value by value (see `list_codes`); null where the list is.
+            GpuDtype::List(_) => Some(self.list_codes(column)?),
+            _ => None,
+        };
+        if let Some(codes) = nested {
             let codes = DeviceFrame {
                 height: codes.len(),
                 columns: vec![codes],

@@ -408,10 +408,12 @@ pub(crate) fn row_order_part_supported(expr: &GpuExpr) -> Result<(), String> {
         }
         sort_keys_supported(order)?;
     }
-    let struct_of_keys = ir_lower::support::struct_of_keys(input).is_some();
+    // (Structs and lists of keys by their codes.)
+    let nested_keys = ir_lower::support::struct_of_keys(input).is_some()
+        || ir_lower::support::list_key(input.dtype);
     if matches!(expr.kind, ExprKind::Distinct { .. } | ExprKind::Rank { .. })
         && !group_key(widened_key(input).dtype)
-        && !(struct_of_keys && matches!(expr.kind, ExprKind::Distinct { .. }))
+        && !(nested_keys && matches!(expr.kind, ExprKind::Distinct { .. }))
     {
         return Err(format!("`{expr}` of {}", input.dtype));
     }

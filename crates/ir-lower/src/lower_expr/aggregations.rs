@@ -1000,6 +1000,27 @@ impl ExprLowering<'_> {
                 };
                 (op, kept)
             }
+            // (Polars computes the values over every row first: a strict
+            // cast there raises where one does not fit, which the rows
+            // counted alone would not see; fuzz seed 5066, case 68.)
+            AggOp::Count {
+                include_nulls: true,
+            } if input.any(&|e| {
+                matches!(
+                    e.kind,
+                    ExprKind::Cast {
+                        mode: CastMode::Strict,
+                        ..
+                    }
+                )
+            }) =>
+            {
+                return self.refuse(
+                    node,
+                    "the number of rows a filter keeps of values cast strictly is not supported \
+                     on the GPU (Polars casts every row first, and raises where one does not fit)",
+                );
+            }
             AggOp::Count {
                 include_nulls: true,
             } if dtype == GpuDtype::UInt32 => {

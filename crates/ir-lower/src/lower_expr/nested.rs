@@ -41,12 +41,16 @@ impl ExprLowering<'_> {
             // Struct fields renamed: the same values.
             ExprKind::Cast { .. } if renamed => true,
             // Distinct structs of keys, tested or counted (their fields
-            // grouped together).
+            // grouped together), and lists of keys (by codes of lists).
             ExprKind::Distinct { input, .. }
             | ExprKind::Agg {
                 op: AggOp::NUnique,
                 input,
-            } => !nested(input) || crate::support::struct_of_keys(input).is_some(),
+            } => {
+                !nested(input)
+                    || crate::support::struct_of_keys(input).is_some()
+                    || crate::support::list_key(input.dtype)
+            }
             ExprKind::MakeStruct(fields) => flat(fields),
             // Of a struct column, into fields not structs.
             ExprKind::WithFields { input, fields } => {

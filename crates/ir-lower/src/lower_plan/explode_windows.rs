@@ -318,7 +318,7 @@ impl PlanLowering<'_> {
             }
         }
         let by = keys.iter().map(|key| (key.name.clone(), key.expr.dtype));
-        if self.list_key(node, by, "window") {
+        if self.nested_key_refused(node, by, "window") {
             return None;
         }
         let column = |named: &NamedExpr| OutputColumn {

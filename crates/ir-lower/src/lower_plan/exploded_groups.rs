@@ -94,7 +94,7 @@ impl PlanLowering<'_> {
             );
         };
         let by = keys.iter().map(|key| (key.name.clone(), key.expr.dtype));
-        if self.list_key(node, by, "group-by") {
+        if self.nested_key_refused(node, by, "group-by") {
             return None;
         }
         let name = exploded_name(&keys);

@@ -226,7 +226,7 @@ impl PlanLowering<'_> {
         let (input, key) = self.input_and_values(input_node, values, values_name, what)?;
         let key_dtype = key.expr.dtype;
         let keys = vec![key];
-        if self.list_key(
+        if self.nested_key_refused(
             node,
             [(values_name.to_string(), key_dtype)].into_iter(),
             what,

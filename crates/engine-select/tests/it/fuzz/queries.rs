@@ -570,10 +570,11 @@ fn random_op(
         }
         58..=72 => {
             let mut keys = g.keys(2);
-            // Keys as one struct now and then, or beside a struct column.
+            // Keys as one struct now and then, or beside a struct or list
+            // column.
             let structs: Vec<&String> = schema
                 .iter()
-                .filter(|(_, dtype)| matches!(dtype, DataType::Struct(_)))
+                .filter(|(_, dtype)| matches!(dtype, DataType::Struct(_) | DataType::List(_)))
                 .map(|(name, _)| name)
                 .collect();
             if g.rng.random_bool(0.08) {
@@ -816,6 +817,26 @@ fn join(
         }
         left_on.push(le);
         right_on.push(re);
+    }
+    // Now and then a pair of list columns of one type besides (or, of a
+    // join with itself, instead of) the pairs drawn.
+    let list_pairs: Vec<(String, String)> = left_schema
+        .iter()
+        .filter(|(_, lt)| matches!(lt, DataType::List(_)))
+        .flat_map(|(l, lt)| {
+            (right_schema.iter())
+                .filter(move |(_, rt)| rt == lt)
+                .map(move |(r, _)| (l.clone(), r.clone()))
+        })
+        .collect();
+    if let Some((l, r)) = list_pairs.choose(rng)
+        && rng.random_bool(0.2)
+    {
+        if rng.random_bool(0.5) {
+            (left_on, right_on) = (Vec::new(), Vec::new());
+        }
+        left_on.push(E::col(l));
+        right_on.push(E::col(r));
     }
     if left_on.len() == 2 && rng.random_bool(0.15) {
         // Both pairs as one struct of keys on each side (fields named

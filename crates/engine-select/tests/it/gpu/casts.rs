@@ -605,3 +605,33 @@ fn floats_as_text_are_written_as_polars_writes_them() {
         ]),
     );
 }
+
+#[test]
+fn rows_a_filter_keeps_of_strict_casts_stay_with_polars() {
+    // Polars casts every row before the filter keeps some: a value that
+    // does not fit raises even where the filter drops it (fuzz seed 5066,
+    // case 68), which the rows counted alone would not see.
+    let frame = |a: f64| {
+        df!("a" => [a, 1.0], "b" => [0.0f64, 1.0], "g" => [1i64, 2])
+            .unwrap()
+            .lazy()
+    };
+    let kept = || {
+        col("a")
+            .strict_cast(DataType::Decimal(3, 0))
+            .filter(col("b").cast(DataType::Boolean))
+    };
+    for lf in [
+        frame(f64::NEG_INFINITY).select([kept().len()]),
+        frame(f64::NEG_INFINITY).filter(kept().is_empty(false)),
+        frame(1e9)
+            .group_by_stable([col("g")])
+            .agg([kept().null_count()]),
+    ] {
+        assert_cpu_error(lf);
+    }
+    assert_cpu_answer_with_reason(
+        frame(2.0).select([kept().len()]),
+        "the number of rows a filter keeps of values cast strictly",
+    );
+}

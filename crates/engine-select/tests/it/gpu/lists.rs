@@ -839,7 +839,7 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
             "list.agg is not supported on the GPU yet where it takes `item`",
         ),
         (
-            frame.clone().select([col("li").n_unique()]),
+            frame.clone().select([col("li").unique_stable()]),
             "this operation on lists is not supported on the GPU yet",
         ),
         (
@@ -849,13 +849,19 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
         (
             frame
                 .clone()
+                .group_by_stable([col("k")])
+                .agg([col("li")])
                 .group_by_stable([col("li")])
                 .agg([col("k").sum()]),
-            "a group-by by `li` (list[i64]) is not supported on the GPU yet",
+            "a group-by by `li` (list[list[i64]]) is not supported on the GPU yet",
         ),
         (
-            frame.clone().unique_stable(None, UniqueKeepStrategy::First),
-            "a distinct by `li` (list[i64]) is not supported on the GPU yet",
+            frame
+                .clone()
+                .group_by_stable([col("k")])
+                .agg([col("li")])
+                .unique_stable(None, UniqueKeepStrategy::First),
+            "a distinct by `li` (list[list[i64]]) is not supported on the GPU yet",
         ),
         (
             groups().select([col("v").unique().implode(true)]),

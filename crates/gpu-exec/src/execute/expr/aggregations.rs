@@ -580,6 +580,16 @@ impl Executor<'_> {
             let counts = self.count_distinct(&codes, &code, sorted_rows, starts)?;
             return Ok(column(Values::U32(counts), None));
         }
+        if let (AggOp::NUnique, GpuDtype::List(_)) = (op, input.dtype) {
+            // Distinct lists: distinct codes of lists (a null list one
+            // more value).
+            let groups = Some((sorted_rows, starts));
+            let lists = self.evaluate_in_groups(frame, input, "", groups)?;
+            let codes = self.list_codes(&lists)?;
+            let code = column_ref(0, GpuDtype::Int64);
+            let counts = self.count_distinct(&codes, &code, sorted_rows, starts)?;
+            return Ok(column(Values::U32(counts), None));
+        }
         // Aggregations inside the input are this aggregation's groups'.
         let as_is = column_as_is(frame, input, op);
         let mut owned = None;

@@ -741,16 +741,7 @@ impl Executor<'_> {
         // within each, or those a filter keeps.
         let rows = ops.iota(child.len, 0)?;
         let (starts, _) = ops.gather(offsets, None, &ops.iota(frame.height, 0)?)?;
-        let child_frame = || -> Result<DeviceFrame, ExecError> {
-            let (values, validity) =
-                self.gather_values(&child.values, child.validity.as_ref(), child.len, &rows)?;
-            let values =
-                DeviceColumn::from_parts("".into(), of.values(), child.len, values, Some(validity));
-            Ok(DeviceFrame {
-                columns: vec![values],
-                height: child.len,
-            })
-        };
+        let child_frame = || self.list_values(lists);
         // (Named as the list column, for the reasons the values give.)
         let name = match &input.kind {
             ExprKind::Column { name, .. } => name.clone(),

@@ -53,6 +53,17 @@ impl Executor<'_> {
         let what = "a struct key holding -0.0 in a float field (the group shows a row's struct \
                     as Polars' hash path takes its rows)";
         self.check_negative_zero_keys(&frame, &float_fields, what)?;
+        // Of a list key of floats likewise, its values.
+        for key in &key_exprs {
+            if let GpuDtype::List(of) = key.dtype
+                && of.values().is_float()
+            {
+                let values = self.list_values(column_at(&frame, column_index(key)?)?)?;
+                let what = "a list key holding -0.0 (the group shows a row's list as Polars' \
+                            hash path takes its rows)";
+                self.check_negative_zero_keys(&values, &[column_ref(0, of.values())], what)?;
+            }
+        }
         if key_exprs.len() > 1 {
             let what = "a float key of -0.0 in a group-by on several keys (Polars' key is 0.0 \
                         or -0.0 by the hash path it takes for the frame's size)";

@@ -293,14 +293,15 @@ impl Executor<'_> {
         kind: JoinKind,
         nulls_equal: bool,
     ) -> Result<JoinIndices, ExecError> {
-        let structs = left_on
+        let nested = left_on
             .iter()
-            .any(|key| matches!(key.dtype, GpuDtype::Struct(_)));
-        if (nulls_equal && key_pairs.len() > 1) || structs {
+            .any(|key| matches!(key.dtype, GpuDtype::Struct(_) | GpuDtype::List(_)));
+        if (nulls_equal && key_pairs.len() > 1) || nested {
             // Every key as codes, in which null is one more value where
             // nulls are equal: then a plain join on the codes matches them.
-            // (Of structs too, nulls equal or not: equal codes where every
-            // field is; a null struct's code null unless nulls are equal.)
+            // (Of structs and lists too, nulls equal or not: equal codes
+            // where every field or value is; a null struct's or list's code
+            // null unless nulls are equal.)
             let (mut left_codes, mut right_codes) = (Vec::new(), Vec::new());
             for &(l, r) in key_pairs {
                 let (left, right) = (column_at(left_frame, l)?, column_at(right_frame, r)?);
@@ -548,7 +549,7 @@ impl Executor<'_> {
             let strings = self.ops().string_coalesce(&parts, height)?;
             return Ok(strings_column(&first.name, strings));
         }
-        if let GpuDtype::Struct(_) = dtype {
+        if let GpuDtype::Struct(_) | GpuDtype::List(_) = dtype {
             return self.coalesce_structs(first, second, height);
         }
         let column = |index| Box::new(column_ref(index, dtype));
@@ -566,8 +567,9 @@ impl Executor<'_> {
         self.evaluate(&frame, &expr, "")
     }
 
-    /// [`Executor::coalesce_columns`] of structs: both stacked, each row
-    /// gathered from `first` where its struct is valid, else from `second`.
+    /// [`Executor::coalesce_columns`] of structs (or lists): both stacked,
+    /// each row gathered from `first` where its struct is valid, else from
+    /// `second`.
     fn coalesce_structs(
         &self,
         first: DeviceColumn,

@@ -1,4 +1,4 @@
-//! The fuzzer's lists and structs moved whole to other rows (shifts, reverses, gathers, sorts by keys, fills) or chosen row by row (`when/then/otherwise`, `fill_null`, `coalesce`), within window groups now and then, sometimes read after.
+//! The fuzzer's lists and structs moved whole to other rows (shifts, reverses, gathers, sorts by keys, fills) or chosen row by row (`when/then/otherwise`, `fill_null`, `coalesce`), within window groups now and then, sometimes read after or tested for repeats.
 
 use super::*;
 
@@ -6,7 +6,8 @@ use super::*;
 /// rows or chosen row by row against a null, itself moved, or its first
 /// or last value (by a boolean column of `plain` or a null test of one);
 /// now and then within the window groups of a `plain` column; now and
-/// then read after (a field, a list's length or first value, a null test).
+/// then read after (a field, a list's length or first value, a null test,
+/// a test for repeats, a count of distinct values).
 pub fn nested_moved_or_chosen(
     rng: &mut Rng,
     nested: &str,
@@ -25,6 +26,13 @@ pub fn nested_moved_or_chosen(
     if rng.random_bool(0.3) {
         value = match dtype {
             _ if rng.random_bool(0.2) => E::new(Op::IsNull, vec![value]),
+            // Tested for repeats or counted distinct (lists by codes).
+            _ if rng.random_bool(0.25) => match rng.random_range(0..4) {
+                0 => E::new(Op::IsDuplicated, vec![value]),
+                1 => E::new(Op::IsUnique, vec![value]),
+                2 => E::new(Op::IsFirstDistinct, vec![value]),
+                _ => E::new(Op::Agg(super::super::expr::Agg::NUnique), vec![value]),
+            },
             DataType::Struct(fields) if let Some(field) = fields.choose(&mut *rng) => {
                 E::new(Op::StructField(field.name().to_string()), vec![value])
             }
