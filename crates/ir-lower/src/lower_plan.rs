@@ -295,8 +295,8 @@ impl<'a> PlanLowering<'a> {
     /// a list or a struct, refusing `node` if so: they are no keys on the
     /// GPU, but structs of keys grouping, ordering or matching rows (of a
     /// group-by, a distinct, a sort, a join: see
-    /// [`crate::support::struct_key`]), and lists of keys grouping or
-    /// matching them (see [`crate::support::list_key`]).
+    /// [`crate::support::struct_key`]), and lists of keys grouping,
+    /// ordering or matching them (see [`crate::support::list_key`]).
     fn nested_key_refused(
         &mut self,
         node: Node,
@@ -305,7 +305,7 @@ impl<'a> PlanLowering<'a> {
     ) -> bool {
         let grouping = matches!(what, "group-by" | "distinct" | "sort" | "join");
         let keyed = |dtype: GpuDtype| match what {
-            "sort" => crate::support::struct_key(dtype),
+            "sort" => crate::support::struct_key(dtype) || crate::support::list_sort_key(dtype),
             _ => crate::support::nested_key(dtype),
         };
         let refused = |dtype: &GpuDtype| dtype.is_nested() && !(grouping && keyed(*dtype));

@@ -184,6 +184,13 @@ impl PlanNode {
                 slice: Some((offset, _)),
                 ..
             } if *offset >= 0 && keys.iter().all(|key| key.expr.is_row_wise()) => TopK,
+            PlanNode::Sort { keys, .. }
+                if keys
+                    .iter()
+                    .any(|key| matches!(key.expr.dtype, GpuDtype::List(_))) =>
+            {
+                Whole(LIST_KEYS)
+            }
             PlanNode::Sort { keys, .. } if keys.iter().all(|key| key.expr.is_row_wise()) => Ranged,
             PlanNode::Sort { .. } => Whole("a sort by keys reading other rows than their own"),
             PlanNode::HConcat { .. } => Whole("frames side by side"),
@@ -195,7 +202,7 @@ impl PlanNode {
 /// Why a node keyed by lists runs whole: the executor codes lists per
 /// run (equal lists, equal codes within it), and hashes no list into a
 /// partition's bucket.
-const LIST_KEYS: &str = "a group-by, distinct or join by lists";
+const LIST_KEYS: &str = "a group-by, distinct, join or sort by lists";
 
 fn all_row_wise(exprs: &[NamedExpr]) -> bool {
     exprs.iter().all(|named| named.expr.is_row_wise())

@@ -76,10 +76,21 @@ pub fn struct_key(dtype: GpuDtype) -> bool {
 }
 
 /// Whether rows are grouped by lists of `dtype` on the GPU (also joined
-/// and made distinct by them, not sorted): lists of values of types it
-/// groups by (not nested), equal where their values are one by one.
+/// and made distinct by them; sorted: see [`list_sort_key`]): lists of
+/// values of types it groups by (not nested), equal where their values
+/// are one by one.
 pub fn list_key(dtype: GpuDtype) -> bool {
     matches!(dtype, GpuDtype::List(of) if key_field(of.values()))
+}
+
+/// Whether rows are sorted by lists of `dtype` on the GPU: lists of keys
+/// (see [`list_key`]) of values ordered as Polars' row encoding orders
+/// them (not categoricals or enums, whose order it takes from their
+/// dictionary), compared value by value, a list before the longer ones it
+/// begins.
+pub fn list_sort_key(dtype: GpuDtype) -> bool {
+    matches!(dtype, GpuDtype::List(of)
+        if list_key(dtype) && !matches!(of.values(), GpuDtype::Categorical(_)))
 }
 
 /// Whether rows are grouped by keys of `dtype` that are structs or lists
@@ -610,16 +621,15 @@ fn computed_key_refusal(node: &PlanNode) -> Option<String> {
 /// Why the executor cannot take the types of `node`'s keys; `None` where it can.
 fn key_type_refusal(node: &PlanNode) -> Option<String> {
     match node {
-        PlanNode::Sort { keys, .. } => {
-            keys.iter()
-                .find(|key| !sort_key(key.expr.dtype))
-                .map(|key| {
-                    format!(
-                        "sorting by {} is not supported on the GPU",
-                        typed_key(&key.expr)
-                    )
-                })
-        }
+        PlanNode::Sort { keys, .. } => keys
+            .iter()
+            .find(|key| !(sort_key(key.expr.dtype) || list_sort_key(key.expr.dtype)))
+            .map(|key| {
+                format!(
+                    "sorting by {} is not supported on the GPU",
+                    typed_key(&key.expr)
+                )
+            }),
         PlanNode::GroupBy { keys, .. } => keys
             .iter()
             .find(|key| !(group_key(key.expr.dtype) || nested_key(key.expr.dtype)))

@@ -183,11 +183,14 @@ impl Executor<'_> {
     /// A code per list of `lists` (a list column of values the GPU groups
     /// by): lists equal value by value, as Polars' row encoding counts
     /// them equal (nulls alike; floats as grouping counts them), share a
-    /// code, and an empty list has one of its own; the codes' validity is
-    /// the lists' (a null list's code is an empty one's). The values' codes
-    /// are paired, each pair of neighbours coded again (the last value of
-    /// an odd list with none), halving every list, until each is one code;
-    /// that and the list's length give its code.
+    /// code; the codes' validity is the lists' (a null list's code is an
+    /// empty one's). The values' codes (in the values' order, nulls first)
+    /// are paired, each pair of neighbours coded again in the order of the
+    /// pairs (the last value of an odd list paired with an end before
+    /// every value), halving every list, until each is one code. So the
+    /// codes also order the lists as Polars' row encoding does: value by
+    /// value, a list before the longer ones it begins, an empty list
+    /// first.
     pub(crate) fn list_codes(&self, lists: &DeviceColumn) -> Result<DeviceColumn, ExecError> {
         let (Values::List { offsets, .. }, GpuDtype::List(_)) = (lists.values(), lists.dtype)
         else {
@@ -288,7 +291,8 @@ impl Executor<'_> {
             };
             longest = (longest + 1) / 2;
         }
-        // Each list's one code (-1 where it is empty) and its length.
+        // Each list's one code (-1, before every other, where it is
+        // empty), coded again from 0.
         let single = length
             .clone()
             .binary(BinaryOp::Gt, literal(0), GpuDtype::Boolean)
@@ -301,8 +305,8 @@ impl Executor<'_> {
             height: n,
         };
         let code = self.evaluate_i64(&code, &column_ref(0, int64).fill_null(literal(-1)))?;
-        let lengths_and_codes = DeviceFrame {
-            columns: vec![DeviceColumn::of_i64(lengths), DeviceColumn::of_i64(code)],
+        let codes = DeviceFrame {
+            columns: vec![DeviceColumn::of_i64(code)],
             height: n,
         };
         let validity = match lists.validity() {
@@ -313,7 +317,7 @@ impl Executor<'_> {
             "".into(),
             int64,
             n,
-            Values::I64(codes_of(&lengths_and_codes)?),
+            Values::I64(codes_of(&codes)?),
             validity,
         ))
     }

@@ -67,8 +67,11 @@ fn check_node(node: &PlanNode, reasons: &mut Vec<String>) {
                 }
             }
         }
+        // (Of lists and structs of keys, by their codes.)
         PlanNode::Select { exprs, .. }
-            if unique_of_column(exprs).is_some_and(|(key, _)| group_key(key.dtype)) => {}
+            if unique_of_column(exprs).is_some_and(|(key, _)| {
+                group_key(key.dtype) || ir_lower::support::nested_key(key.dtype)
+            }) => {}
         PlanNode::Select { exprs, .. } | PlanNode::WithColumns { exprs, .. } => {
             let mut seen = Vec::new();
             for named in exprs {

@@ -6,8 +6,9 @@ use super::*;
 /// What the GPU does with lists, for the reasons that refuse the rest.
 pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes them by `implode` and by \
                                 `agg` of values, explodes them, tests them for nulls, compares \
-                                them (`==`, `!=`, `eq_missing`), groups, joins and tells apart rows by \
-                                them (group-bys, joins, distinct rows, repeats, `n_unique`), counts them, picks the first or last per group, moves them to other \
+                                them (`==`, `!=`, `eq_missing`), groups, sorts, joins and tells apart rows \
+                                by them (group-bys, sorts, joins, distinct rows, repeats, \
+                                `n_unique`, `unique`), counts them, picks the first or last per group, moves them to other \
                                 rows (`shift`, `reverse`, `gather`, `sort_by`, fills, of \
                                 window groups too), chooses them row by row \
                                 (`when/then/otherwise`, `fill_null`) and takes `list.len`, \

@@ -51,6 +51,11 @@ impl ExprLowering<'_> {
                     || crate::support::struct_of_keys(input).is_some()
                     || crate::support::list_key(input.dtype)
             }
+            // The distinct lists or structs of keys of a column (rows
+            // grouped by their codes).
+            ExprKind::Unique { input, .. } if nested_column(input) => {
+                crate::support::nested_key(input.dtype)
+            }
             ExprKind::MakeStruct(fields) => flat(fields),
             // Of a struct column, into fields not structs.
             ExprKind::WithFields { input, fields } => {

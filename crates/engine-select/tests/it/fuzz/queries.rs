@@ -235,6 +235,14 @@ fn random_op(
             .filter(|(_, dtype)| Ty::of(dtype).is_some())
             .cloned()
             .collect();
+        // Now and then the column's distinct values alone (in order).
+        if rng.random_bool(0.1) {
+            let distinct = E::new(Op::Unique(true), vec![E::col(name)]);
+            return Some(Plan::Select(
+                input,
+                named(vec![distinct], fresh, &schema, "x"),
+            ));
+        }
         let value = nested_moved_or_chosen(rng, name, dtype, &plain);
         let fresh = fresh_name(fresh, &schema, "x");
         return Some(Plan::WithColumns(input, vec![value.alias(&fresh)]));
@@ -435,14 +443,17 @@ fn random_op(
                     }
                 })
                 .collect();
-            // A struct column among the keys now and then.
+            // A struct or list column among the keys now and then.
             let mut by = by;
-            if let Some((name, _)) = schema
+            let nested: Vec<&String> = schema
                 .iter()
-                .find(|(_, dtype)| matches!(dtype, DataType::Struct(_)))
+                .filter(|(_, dtype)| matches!(dtype, DataType::Struct(_) | DataType::List(_)))
+                .map(|(name, _)| name)
+                .collect();
+            if let Some(name) = nested.choose(g.rng)
                 && g.rng.random_bool(0.4)
             {
-                by.insert(0, E::col(name));
+                by.insert(g.rng.random_range(0..=by.len()), E::col(name));
             }
             let n = by.len();
             let descending = (0..n).map(|_| g.rng.random_bool(0.4)).collect();

@@ -127,6 +127,14 @@ fn distinct_rows_and_counts_by_lists_match_the_cpu() {
             .unique_stable(None, UniqueKeepStrategy::First),
     );
     assert_gpu_eq(
+        "the distinct lists of a column, in order",
+        frame.clone().select([col("s").unique_stable()]),
+    );
+    assert_gpu_eq(
+        "the distinct lists of floats of a column, in order",
+        frame.clone().select([col("k").unique_stable()]),
+    );
+    assert_gpu_eq(
         "distinct counts",
         frame
             .clone()
@@ -246,9 +254,52 @@ fn partitioned_group_bys_distincts_and_joins_by_lists_match_the_cpu() {
 }
 
 #[test]
-fn sorts_by_lists_stay_with_polars() {
-    assert_cpu_answer_with_reason(
-        keyed(20, 1).sort(["u"], Default::default()),
-        "a sort by `col(\"u\")` (list[u8]) is not supported on the GPU yet",
+fn sorts_by_lists_match_the_cpu() {
+    // Polars orders lists by its row encoding: value by value (nulls
+    // first within, NaN last, -0.0 as 0.0), a list before the longer ones
+    // it begins, an empty list first; descending the reverse, null lists
+    // where `nulls_last` puts them.
+    let frame = keyed(300, 17).with_row_index("r", None);
+    for (descending, nulls_last) in [(false, false), (true, false), (false, true), (true, true)] {
+        let options = SortMultipleOptions::default()
+            .with_order_descending(descending)
+            .with_nulls_last(nulls_last)
+            .with_maintain_order(true);
+        for key in ["k", "s", "b", "u"] {
+            assert_gpu_eq(
+                &format!("sorted by {key}, descending {descending}, nulls last {nulls_last}"),
+                frame.clone().sort([key], options.clone()),
+            );
+        }
+        assert_gpu_eq(
+            &format!("sorted by g then s, descending {descending}"),
+            frame.clone().sort(
+                ["g", "s"],
+                SortMultipleOptions::default()
+                    .with_order_descending_multi([false, descending])
+                    .with_nulls_last(nulls_last)
+                    .with_maintain_order(true),
+            ),
+        );
+    }
+    assert_gpu_eq(
+        "the first rows by k",
+        frame
+            .clone()
+            .sort(
+                ["k"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            )
+            .limit(20),
+    );
+    super::partitioned::assert_partitioned_in(
+        "sorted by s, partitioned",
+        frame.sort(
+            ["s"],
+            SortMultipleOptions::default().with_maintain_order(true),
+        ),
+        false,
+        &[2, 7],
+        |_, _| {},
     );
 }

@@ -839,12 +839,18 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
             "list.agg is not supported on the GPU yet where it takes `item`",
         ),
         (
-            frame.clone().select([col("li").unique_stable()]),
+            frame
+                .clone()
+                .select([col("k").sort_by([col("li")], Default::default())]),
             "this operation on lists is not supported on the GPU yet",
         ),
         (
-            frame.clone().sort(["li"], SortMultipleOptions::default()),
-            "a sort by `col(\"li\")` (list[i64]) is not supported on the GPU yet",
+            frame
+                .clone()
+                .group_by_stable([col("k")])
+                .agg([col("li")])
+                .sort(["li"], SortMultipleOptions::default()),
+            "a sort by `col(\"li\")` (list[list[i64]]) is not supported on the GPU yet",
         ),
         (
             frame

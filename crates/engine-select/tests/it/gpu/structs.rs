@@ -188,6 +188,13 @@ fn structs_of_keys_are_tested_for_repeats_and_counted() {
                 .filter(col("g").gt(lit(9)))
                 .select([keys().n_unique(), floats().is_duplicated().alias("x")]),
         ),
+        (
+            "the distinct structs of a column, in order",
+            frame
+                .clone()
+                .with_columns([keys().alias("s")])
+                .select([col("s").unique_stable()]),
+        ),
     ] {
         assert_gpu_eq(name, lf);
     }
