@@ -101,11 +101,13 @@ impl ExprLowering<'_> {
                 } else {
                     AggOp::Max { propagate_nans }
                 };
+                // (Booleans and texts as a group's extremes.)
                 (ListFunction::Aggregate(op), |values| {
                     values.is_integer()
                         || values.is_float()
                         || values.is_temporal()
                         || is_decimal(values)
+                        || matches!(values, GpuDtype::Boolean | GpuDtype::String)
                 })
             }
             IRListFunction::Join(ignore_nulls) => {

@@ -204,8 +204,8 @@ pub(super) fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             .unwrap()
             .clone()
         }
-        // (Extremes of floats too, and their places.)
-        4 if any || reduced || values.is_float() => {
+        // (Extremes of floats, booleans and texts too, and their places.)
+        4 if any || reduced || values.is_float() || values.is_bool() || values.is_string() => {
             [Op::ListMin, Op::ListMax, Op::ListArgMin, Op::ListArgMax]
                 .choose(rng)
                 .unwrap()

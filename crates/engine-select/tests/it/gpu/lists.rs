@@ -410,6 +410,21 @@ fn list_functions_match_the_cpu() {
             ]),
         ),
         (
+            "extremes of texts and booleans",
+            frame
+                .clone()
+                .with_columns([concat_list([col("b"), col("b").shift(lit(1))])
+                    .unwrap()
+                    .alias("lb")])
+                .select([
+                    col("ls").list().max().alias("max text"),
+                    col("ls").list().min().alias("min text"),
+                    col("lb").list().max().alias("max flag"),
+                    col("lb").list().min().alias("min flag"),
+                    col("lb").list().head(lit(0)).list().max().alias("of none"),
+                ]),
+        ),
+        (
             "texts joined",
             frame.clone().select([
                 col("ls")
