@@ -944,14 +944,16 @@ impl ExprLowering<'_> {
                 // The executor groups rows by keys it computes row by row
                 // (no window or aggregation inside) of types it groups by.
                 let order_key = order_by.as_ref().map(|order| order.key.as_ref());
-                for key in partition_by.iter().chain(order_key) {
+                for (i, key) in partition_by.iter().chain(order_key).enumerate() {
+                    // (Partitions by lists of keys, by their codes.)
+                    let list_key = i < partition_by.len() && crate::support::list_key(key.dtype);
                     let why = if key.has_window() {
                         "a window inside".to_string()
                     } else if key.by_chunks() {
                         crate::support::BY_CHUNKS.to_string()
                     } else if key.has_aggregation() {
                         "an aggregation inside".to_string()
-                    } else if !crate::support::group_key(key.dtype) {
+                    } else if !(crate::support::group_key(key.dtype) || list_key) {
                         format!("of {}", key.dtype)
                     } else {
                         continue;

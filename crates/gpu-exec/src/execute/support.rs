@@ -1,7 +1,7 @@
 //! The executor's last check over a whole plan before it starts: what it cannot compute (ir-lower decides support, so what this finds is a bug, an internal error).
 
 use super::*;
-pub(crate) use ir_lower::support::{comparable, group_key, hashable};
+pub(crate) use ir_lower::support::{comparable, group_key, hashable, list_sort_key};
 
 /// Every part of `plan` the executor cannot run, each with its plan node
 /// (empty: it can, once its file scans are read on the host into
@@ -303,7 +303,8 @@ pub(crate) fn window_supported(expr: &GpuExpr) -> Result<(), String> {
 pub(crate) fn sort_keys_supported(order: &[RowOrder]) -> Result<(), String> {
     for order in order {
         let key = order.key.as_ref();
-        if !computable_key(key) || key.has_window() || !group_key(widened_key(key).dtype) {
+        let keyed = group_key(widened_key(key).dtype) || list_sort_key(key.dtype);
+        if !computable_key(key) || key.has_window() || !keyed {
             return Err(format!("rows sorted by `{key}`"));
         }
     }
@@ -321,9 +322,12 @@ pub(crate) fn partition_supported(
     function: &GpuExpr,
 ) -> Result<(), String> {
     let order_key = order_by.map(|order| order.key.as_ref());
-    for key in partition_by.iter().chain(order_key) {
-        // (A window inside a key would be a window inside the window.)
-        if !computable_key(key) || key.has_window() || !group_key(key.dtype) {
+    for (i, key) in partition_by.iter().chain(order_key).enumerate() {
+        // (A window inside a key would be a window inside the window.
+        // Partitions by lists of keys, by their codes.)
+        let keyed = group_key(key.dtype)
+            || (i < partition_by.len() && ir_lower::support::list_key(key.dtype));
+        if !computable_key(key) || key.has_window() || !keyed {
             return Err(format!("a window partitioned or ordered by `{key}`"));
         }
     }

@@ -27,7 +27,13 @@ impl ExprLowering<'_> {
                 .iter()
                 .any(|f| matches!(f.dtype, GpuDtype::Struct(_)))
         };
-        let moved = (expr.moved_rows()).is_some_and(|(_, by)| !by.into_iter().any(nested));
+        // (Lists of keys sort and group rows by their codes; values sorted
+        // by several keys, of which a list, Polars' `sort_by` raises.)
+        let key = |e: &GpuExpr| !nested(e) || crate::support::list_sort_key(e.dtype);
+        let moved = (expr.moved_rows()).is_some_and(|(_, by)| match by.as_slice() {
+            [one] => key(one),
+            by => !by.iter().any(|e| nested(e)),
+        });
         let dtype = expr.dtype;
         let held = match &mut expr.kind {
             ExprKind::Column { .. } | ExprKind::List { .. } | ExprKind::StructField { .. } => true,
@@ -117,6 +123,23 @@ impl ExprLowering<'_> {
                 };
                 **input = length;
                 true
+            }
+            // A window of values partitioned by lists of keys (ordered by
+            // other keys).
+            ExprKind::Window {
+                function,
+                partition_by,
+                order_by,
+            } if !nested(function) && !dtype.is_nested() => {
+                partition_by.iter().all(key) && !order_by.iter().any(|o| nested(&o.key))
+            }
+            // Values sorted by one list of keys (by several, Polars'
+            // `sort_by` raises).
+            ExprKind::SortedBy { input, order, .. } if !nested(input) && !dtype.is_nested() => {
+                match order.as_slice() {
+                    [one] => key(&one.key),
+                    _ => !order.iter().any(|o| nested(&o.key)),
+                }
             }
             _ => !nested(&expr) && !expr.children().into_iter().any(nested),
         };

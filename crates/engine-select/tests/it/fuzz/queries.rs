@@ -235,6 +235,26 @@ fn random_op(
             .filter(|(_, dtype)| Ty::of(dtype).is_some())
             .cloned()
             .collect();
+        // Now and then a plain column's value in windows partitioned by a
+        // list column, or sorted by it.
+        if let (DataType::List(_), Some((value, _))) = (dtype, plain.choose(rng))
+            && rng.random_bool(0.15)
+        {
+            let (value, by) = (E::col(value), E::col(name));
+            let e = match rng.random_range(0..3) {
+                0 => E::new(
+                    Op::Over,
+                    vec![E::new(Op::Agg(super::expr::Agg::First), vec![value]), by],
+                ),
+                1 => E::new(Op::Over, vec![E::new(Op::Shift(1), vec![value]), by]),
+                _ => E::new(
+                    Op::SortBy(rng.random_bool(0.3), rng.random_bool(0.3)),
+                    vec![value, by],
+                ),
+            };
+            let fresh = fresh_name(fresh, &schema, "x");
+            return Some(Plan::WithColumns(input, vec![e.alias(&fresh)]));
+        }
         // Now and then the column's distinct values alone (in order).
         if rng.random_bool(0.1) {
             let distinct = E::new(Op::Unique(true), vec![E::col(name)]);

@@ -209,6 +209,53 @@ fn joins_on_lists_match_the_cpu() {
 }
 
 #[test]
+fn windows_and_sorts_by_lists_inside_expressions_match_the_cpu() {
+    let frame = keyed(200, 23).with_row_index("r", None);
+    assert_gpu_eq(
+        "windows partitioned by lists",
+        frame.clone().select([
+            col("v").sum().over([col("s")]).unwrap().alias("sum in s"),
+            col("r")
+                .first()
+                .over([col("u"), col("g")])
+                .unwrap()
+                .alias("first in u, g"),
+            col("v")
+                .rank(Default::default(), None)
+                .over([col("b")])
+                .unwrap()
+                .alias("rank in b"),
+            col("v")
+                .cum_sum(false)
+                .over([col("k")])
+                .unwrap()
+                .alias("running in k"),
+        ]),
+    );
+    assert_gpu_eq(
+        "values sorted by lists",
+        frame.clone().select([
+            col("r").sort_by(
+                [col("s")],
+                SortMultipleOptions::default().with_maintain_order(true),
+            ),
+            col("v")
+                .sort_by(
+                    [col("u")],
+                    SortMultipleOptions::default()
+                        .with_order_descending(true)
+                        .with_maintain_order(true),
+                )
+                .alias("v by u"),
+        ]),
+    );
+    // By several keys, of which a list, Polars' `sort_by` raises.
+    assert_cpu_error(
+        frame.select([col("v").sort_by([col("u"), col("r")], SortMultipleOptions::default())]),
+    );
+}
+
+#[test]
 fn partitioned_group_bys_distincts_and_joins_by_lists_match_the_cpu() {
     // (Group-bys, distincts and full joins by lists run whole: lists are
     // coded per run, and hashed into no partition's bucket; fuzz seed

@@ -854,10 +854,15 @@ fn what_lists_meet_beyond_that_stays_with_polars() {
             "list.agg is not supported on the GPU yet where it takes `item`",
         ),
         (
-            frame
-                .clone()
-                .select([col("k").sort_by([col("li")], Default::default())]),
-            "this operation on lists is not supported on the GPU yet",
+            frame.clone().select([col("k")
+                .cum_sum(false)
+                .over_with_options(
+                    Some([col("b")]),
+                    Some(([col("li")], SortOptions::default())),
+                    WindowMapping::GroupsToRows,
+                )
+                .unwrap()]),
+            "a window partitioned or ordered by `col(\"li\")` (of list[i64])",
         ),
         (
             frame
