@@ -600,6 +600,23 @@ impl ExprLowering<'_> {
                         dtype: to,
                     });
                 }
+                // Lists (of values, not nested) to lists of values of another
+                // type: each value cast, as `list.eval(element().cast(..))`.
+                if let (GpuDtype::List(from), GpuDtype::List(into)) = (input.dtype, to)
+                    && from != into
+                    && !from.values().is_nested()
+                    && !into.values().is_nested()
+                    && cast_supported(from.values(), into.values())
+                {
+                    let each = list_eval::element(from.values()).cast(into.values(), mode);
+                    return Some(GpuExpr {
+                        kind: ExprKind::List {
+                            function: ListFunction::Eval(Box::new(each)),
+                            input,
+                        },
+                        dtype: to,
+                    });
+                }
                 if !cast_supported(input.dtype, to) {
                     return self.refuse(
                         node,

@@ -635,3 +635,25 @@ fn rows_a_filter_keeps_of_strict_casts_stay_with_polars() {
         "the number of rows a filter keeps of values cast strictly",
     );
 }
+
+#[test]
+fn lists_cast_value_by_value() {
+    let lists = groups()
+        .with_columns([col("v").cast(DataType::Int8).alias("small")])
+        .group_by_stable([col("g")])
+        .agg([col("v"), col("small"), col("g").gt(lit(1)).alias("flags")]);
+    let list = |dtype: DataType| DataType::List(Box::new(dtype));
+    assert_gpu_eq(
+        "lists cast",
+        lists.clone().select([
+            col("v").cast(list(DataType::Float32)).alias("f32"),
+            col("v").cast(list(DataType::String)).alias("text"),
+            col("small")
+                .cast(list(DataType::UInt8))
+                .alias("u8, null where negative"),
+            col("flags").cast(list(DataType::Int64)).alias("flags"),
+            col("v").cast(list(DataType::Date)).alias("dates"),
+        ]),
+    );
+    assert_cpu_error(lists.select([col("small").strict_cast(list(DataType::UInt8))]));
+}
