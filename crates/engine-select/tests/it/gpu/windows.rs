@@ -362,3 +362,42 @@ fn row_wise_functions_over_windows_are_the_functions() {
         ]),
     );
 }
+
+#[test]
+fn casts_of_aggregations_chosen_in_windows_match_the_cpu() {
+    // A part of a choice that aggregates or reads other rows is the
+    // window's, through a cast of it (as text too: fuzz seed 5081, case
+    // 102, `shift_and_fill` of texts by `len()` in an ordered window).
+    let frame = groups();
+    let ordered = |e: Expr| {
+        e.over_with_options(
+            Some([col("g")]),
+            Some(([col("v")], SortOptions::default())),
+            WindowMapping::GroupsToRows,
+        )
+        .unwrap()
+    };
+    assert_gpu_eq(
+        "casts of aggregations in windows",
+        frame.select([
+            ordered(col("s").shift_and_fill(lit(1i64), len())).alias("filled by len"),
+            col("s")
+                .fill_null(col("v").count().cast(DataType::String))
+                .over([col("h")])
+                .unwrap()
+                .alias("filled by count"),
+            when(col("x").gt(lit(0.0)))
+                .then(col("v").max().cast(DataType::String))
+                .otherwise(col("s"))
+                .over([col("g")])
+                .unwrap()
+                .alias("max as text"),
+            when(col("x").gt(lit(0.0)))
+                .then(col("v").sum().cast(DataType::Float64))
+                .otherwise(col("x"))
+                .over([col("g")])
+                .unwrap()
+                .alias("sum as f64"),
+        ]),
+    );
+}

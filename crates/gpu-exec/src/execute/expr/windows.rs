@@ -33,22 +33,35 @@ pub(crate) fn window_distributed(expr: &GpuExpr) -> Option<GpuExpr> {
     let mut distributed = function.clone();
     for input in distributed.children_mut() {
         if input.has_aggregation() || input.has_part_reading_other_rows() {
-            let dtype = input.dtype;
-            let function = Box::new(std::mem::replace(
-                input,
-                GpuExpr::literal(Scalar::Null, dtype),
-            ));
-            *input = GpuExpr {
-                kind: ExprKind::Window {
-                    function,
-                    partition_by: partition_by.to_vec(),
-                    order_by: order_by.cloned(),
-                },
-                dtype,
-            };
+            windowed(input, partition_by, order_by);
         }
     }
     Some(distributed)
+}
+
+/// `input` (a part reading other rows or aggregating) as a window of
+/// `partition_by` and `order_by`; of a cast of such a part, the cast of
+/// the window (each row's value cast, as text too: fuzz seed 5081, case
+/// 102).
+fn windowed(input: &mut GpuExpr, partition_by: &[GpuExpr], order_by: Option<&RowOrder>) {
+    if let ExprKind::Cast { input: inner, .. } = &mut input.kind
+        && (inner.has_aggregation() || inner.has_part_reading_other_rows())
+    {
+        return windowed(inner, partition_by, order_by);
+    }
+    let dtype = input.dtype;
+    let function = Box::new(std::mem::replace(
+        input,
+        GpuExpr::literal(Scalar::Null, dtype),
+    ));
+    *input = GpuExpr {
+        kind: ExprKind::Window {
+            function,
+            partition_by: partition_by.to_vec(),
+            order_by: order_by.cloned(),
+        },
+        dtype,
+    };
 }
 
 impl Executor<'_> {
