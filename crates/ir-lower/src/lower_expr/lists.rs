@@ -146,7 +146,10 @@ impl ExprLowering<'_> {
             }
             // As Polars sorts each list (a value's ties are alike; of
             // floats, -0.0 and 0.0 are not: a list holding both leaves the
-            // query to Polars at run time, as sorts of floats do).
+            // query to Polars at run time, as sorts of floats do). Lists
+            // of lists by the inner lists' codes (as Polars' row encoding
+            // orders them; not of floats, whose equal lists of -0.0 and
+            // 0.0 Polars' unstable sort may swap).
             IRListFunction::Sort(options) => (
                 ListFunction::Sort {
                     descending: options.descending,
@@ -158,6 +161,8 @@ impl ExprLowering<'_> {
                         || values.is_temporal()
                         || is_decimal(values)
                         || matches!(values, GpuDtype::Boolean | GpuDtype::String)
+                        || matches!(values, GpuDtype::List(inner)
+                            if crate::support::list_sort_key(values) && !inner.values().is_float())
                 },
             ),
             // (`list.head` and `list.tail` are slices.)
@@ -520,7 +525,8 @@ impl ExprLowering<'_> {
         let element = element(of.values());
         let numbers = |dtype: GpuDtype| dtype.is_integer() || dtype.is_float();
         let evaluated = match function {
-            IRListFunction::Shift if !of.values().is_nested() => element.shifted(n),
+            // (Lists and structs shifted whole within each list.)
+            IRListFunction::Shift => element.shifted(n),
             IRListFunction::Diff { .. } if numbers(of.values()) && numbers(out.values()) => {
                 difference(element.cast(out.values(), CastMode::NonStrict), n)
             }
@@ -557,8 +563,11 @@ impl ExprLowering<'_> {
     ) -> Lowered {
         let lists = self.expr(inputs.first()?.node())?;
         let dtype = self.dtype(node)?;
+        // (Of lists of lists or structs too, for `drop_nulls`: those kept
+        // are moved whole.)
         let values = match lists.dtype {
             GpuDtype::List(of) if !of.values().is_nested() => of.values(),
+            GpuDtype::List(of) if matches!(function, IRListFunction::DropNulls) => of.values(),
             _ => {
                 return self.refuse_list_function(node, function, lists.dtype);
             }

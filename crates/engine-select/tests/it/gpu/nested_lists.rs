@@ -1,4 +1,4 @@
-//! Lists of lists and of structs on the device: made per group and over the frame, moved with their rows, counted, picked and exploded, uploaded from and downloaded to Polars' list columns; their other list functions stay with Polars, with their reason.
+//! Lists of lists and of structs on the device: made per group and over the frame, moved with their rows, counted, picked, shifted, sorted (lists of lists), their nulls dropped, exploded, uploaded from and downloaded to Polars' list columns; their other list functions stay with Polars, with their reason.
 
 use super::structs::struct_frame;
 use super::*;
@@ -32,6 +32,14 @@ fn lists_of_structs_are_made_moved_picked_and_exploded() {
         frame.clone().select([
             col("pair").implode(false),
             built().implode(false).alias("built"),
+        ]),
+    );
+    assert_gpu_eq(
+        "lists of structs shifted and their nulls dropped",
+        listed.clone().select([
+            col("k"),
+            col("pair").list().shift(lit(1)).alias("shifted"),
+            col("kept").list().drop_nulls().alias("valid"),
         ]),
     );
     assert_gpu_eq(
@@ -205,8 +213,24 @@ fn lists_of_lists_are_made_moved_picked_and_exploded() {
             .explode(by_name(["ll"], true, false), explode_options())
             .explode(by_name(["ll"], true, false), explode_options()),
     );
-    assert_cpu_answer_with_reason(
-        listed.select([col("l").list().sort(Default::default())]),
-        "list.sort of list[list[i64]]",
+    // Each list's lists sorted (as Polars' row encoding orders them),
+    // shifted and their nulls dropped, moved whole.
+    assert_gpu_eq(
+        "lists of lists sorted, shifted and their nulls dropped",
+        listed.clone().select([
+            col("k"),
+            col("l").list().sort(Default::default()).alias("sorted"),
+            col("l")
+                .list()
+                .sort(
+                    SortOptions::default()
+                        .with_order_descending(true)
+                        .with_nulls_last(true),
+                )
+                .alias("descending"),
+            col("l").list().shift(lit(1)).alias("shifted"),
+            col("split").list().shift(lit(-2)).alias("shifted back"),
+            col("l").list().drop_nulls().alias("valid"),
+        ]),
     );
 }
