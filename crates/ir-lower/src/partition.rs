@@ -102,11 +102,7 @@ impl PlanNode {
             PlanNode::Slice { offset, .. } if *offset >= 0 => Sliced,
             PlanNode::Slice { .. } => Whole("a slice from the end"),
             // (Lists as keys are coded per run, not hashed into buckets.)
-            PlanNode::GroupBy { keys, .. }
-                if keys
-                    .iter()
-                    .any(|key| matches!(key.expr.dtype, GpuDtype::List(_))) =>
-            {
+            PlanNode::GroupBy { keys, .. } if lists_among(keys.iter().map(|key| &key.expr)) => {
                 Whole(LIST_KEYS)
             }
             PlanNode::GroupBy { keys, .. } if all_row_wise(keys) => {
@@ -156,10 +152,7 @@ impl PlanNode {
                 );
                 if !row_wise {
                     Whole("a join by keys reading other rows than their own")
-                } else if left_on
-                    .iter()
-                    .any(|key| matches!(key.dtype, GpuDtype::List(_)))
-                {
+                } else if lists_among(left_on.iter()) {
                     Whole(LIST_KEYS)
                 } else if matches!(kind, Inner | Left | Semi | Anti | Cross)
                     && keeps_left
@@ -184,11 +177,7 @@ impl PlanNode {
                 slice: Some((offset, _)),
                 ..
             } if *offset >= 0 && keys.iter().all(|key| key.expr.is_row_wise()) => TopK,
-            PlanNode::Sort { keys, .. }
-                if keys
-                    .iter()
-                    .any(|key| matches!(key.expr.dtype, GpuDtype::List(_))) =>
-            {
+            PlanNode::Sort { keys, .. } if lists_among(keys.iter().map(|key| &key.expr)) => {
                 Whole(LIST_KEYS)
             }
             PlanNode::Sort { keys, .. } if keys.iter().all(|key| key.expr.is_row_wise()) => Ranged,
@@ -203,6 +192,11 @@ impl PlanNode {
 /// run (equal lists, equal codes within it), and hashes no list into a
 /// partition's bucket.
 const LIST_KEYS: &str = "a group-by, distinct, join or sort by lists";
+
+/// Whether one of `keys` is a list.
+fn lists_among<'k>(mut keys: impl Iterator<Item = &'k GpuExpr>) -> bool {
+    keys.any(|key| matches!(key.dtype, GpuDtype::List(_)))
+}
 
 fn all_row_wise(exprs: &[NamedExpr]) -> bool {
     exprs.iter().all(|named| named.expr.is_row_wise())
