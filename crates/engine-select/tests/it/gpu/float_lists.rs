@@ -114,15 +114,33 @@ fn sums_and_means_of_lists_of_floats_follow_polars_order() {
         let lists = Series::new("l".into(), [Some(Series::new("".into(), values))]);
         DataFrame::new(1, vec![lists.into()]).unwrap().lazy()
     };
-    assert_cpu_answer_with_reason(
+    let union = || {
         concat(
             [one(vec![Some(-0.0)]), one(vec![None, None])],
             UnionArgs::default(),
         )
         .unwrap()
-        .with_columns([col("l").list().mean().alias("mean")]),
-        "lists of floats from a union",
+        .with_columns([col("l").list().mean().alias("mean")])
+    };
+    assert_cpu_answer_with_reason(union(), "lists of floats from a union");
+    // The whole query: a union run on the device would give Polars' part
+    // above one frame of one chunk (fuzz seed 23191, case 196).
+    let (answer, report) = union()
+        .collect_with_report(&Engine::Gpu(under_test()))
+        .unwrap();
+    assert_eq!(
+        report.executed_by,
+        ExecutedBy::Cpu(engine_select::CpuEngine::InMemory),
+        "{report}"
     );
+    let mean = answer
+        .column("mean")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .get(0)
+        .unwrap();
+    assert!(mean == 0.0 && mean.is_sign_negative(), "{answer}");
 }
 
 #[test]
