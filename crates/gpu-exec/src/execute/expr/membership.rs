@@ -129,9 +129,10 @@ impl Executor<'_> {
     }
 
     /// Whether each row's two lists are equal ([`ExprKind::ListsEqual`]):
-    /// both valid, as long, and with no place where their values' codes
-    /// (as grouping counts values equal, a null equal to a null) differ;
-    /// with `missing`, two null lists equal too.
+    /// both valid and of one code (see [`Executor::list_codes`]: as long,
+    /// values equal as grouping counts them, a null equal to a null),
+    /// null where either is null; with `missing`, two null lists equal
+    /// and a null one unequal to a valid one.
     pub(crate) fn lists_equal(
         &self,
         frame: &DeviceFrame,
@@ -148,106 +149,25 @@ impl Executor<'_> {
                 "`{expr}` is no list equality"
             )));
         };
-        let ops = self.ops();
-        let n = frame.height;
+        let left = self.evaluate_in_groups(frame, left, "", groups)?;
+        let right = self.evaluate_in_groups(frame, right, "", groups)?;
+        // Both sides' lists coded together, null where a list is.
+        let (left, right) = self.key_codes(&left, &right, false)?;
         let (int64, boolean) = (GpuDtype::Int64, GpuDtype::Boolean);
-        // Each side's lists' bounds and values, and whether it is valid.
-        let (mut rows, mut children, mut valid) = (Vec::new(), Vec::new(), Vec::new());
-        for side in [left, right] {
-            let lists = self.evaluate_in_groups(frame, side, "", groups)?;
-            let dtype = lists.dtype;
-            let (Values::List { offsets, child }, validity) = lists.into_parts() else {
-                return Err(ExecError::Unsupported(format!("`{expr}` of no lists")));
-            };
-            let GpuDtype::List(of) = dtype else {
-                return Err(ExecError::Unsupported(format!("`{expr}` of {dtype}")));
-            };
-            rows.extend(self.list_bounds(&offsets, n)?);
-            children.push(DeviceColumn::from_child("".into(), of.values(), *child));
-            valid.push(validity);
-        }
-        let all = GpuExpr::literal(Scalar::Boolean(true), boolean);
-        let mut valid_of = Vec::new();
-        for validity in valid {
-            valid_of.push(match validity {
-                Some(validity) => {
-                    rows.push(self.validity_as_booleans(&validity, n)?);
-                    column_ref(rows.len() - 1, boolean)
-                }
-                None => all.clone(),
-            });
-        }
-        let rows = DeviceFrame {
-            columns: rows,
-            height: n,
-        };
-        let [first, end, right_first, right_end] = [0, 1, 2, 3].map(|i| column_ref(i, int64));
-        let (left_valid, right_valid) = (valid_of[0].clone(), valid_of[1].clone());
-        let len = end.binary(BinaryOp::Minus, first.clone(), int64);
-        let right_len = right_end.binary(BinaryOp::Minus, right_first.clone(), int64);
-        let both = left_valid
-            .clone()
-            .binary(BinaryOp::And, right_valid.clone(), boolean);
-        let as_long = both.clone().binary(
-            BinaryOp::And,
-            len.clone().binary(BinaryOp::Eq, right_len, boolean),
-            boolean,
-        );
-        // The values of each pair of lists as long, side by side: their
-        // codes, and whether they differ.
-        let zero = GpuExpr::literal(Scalar::Int(0), int64);
-        let compared = as_long.clone().then(len, zero, int64);
-        let counted = self.counted_lists(&rows, compared)?;
-        let pairs = counted.rows.len();
-        let per_value = |per_row: GpuExpr| -> Result<DeviceColumn, ExecError> {
-            let per_row = self.evaluate_i64(&rows, &per_row)?;
-            Ok(DeviceColumn::of_i64(
-                ops.gather(&per_row, None, &counted.rows)?.0,
-            ))
-        };
-        let places = DeviceFrame {
-            columns: vec![per_value(first)?, per_value(right_first)?, counted.places],
-            height: pairs,
-        };
-        let at = |side: usize| -> Result<DeviceBuffer<i64>, ExecError> {
-            let at = column_ref(side, int64).binary(BinaryOp::Plus, column_ref(2, int64), int64);
-            self.evaluate_i64(&places, &at)
-        };
-        let left_values = self.gather_column(&children[0], &at(0)?)?;
-        let right_values = self.gather_column(&children[1], &at(1)?)?;
-        let (left_codes, right_codes) = self.key_codes(&left_values, &right_values, true)?;
-        let codes = DeviceFrame {
-            columns: vec![left_codes, right_codes],
-            height: pairs,
-        };
-        let differ = column_ref(0, int64).binary(BinaryOp::NotEq, column_ref(1, int64), boolean);
-        let differ = self.evaluate_i64(&codes, &cast_to(&differ, int64))?;
-        // Each row's number of differing places: the running count at its
-        // lists' end less that at their start.
-        let running = self.offsets_of(&differ)?;
-        let running_at = |from: i64| -> Result<DeviceColumn, ExecError> {
-            let (bounds, _) = ops.gather(&counted.offsets, None, &ops.iota(n, from)?)?;
-            Ok(DeviceColumn::of_i64(ops.gather(&running, None, &bounds)?.0))
-        };
-        let (before, after) = (running_at(0)?, running_at(1)?);
-        let mut rows = rows;
-        rows.columns.extend([before, after]);
-        let at = |i: usize| column_ref(rows.columns.len() - 2 + i, int64);
-        let same = at(1).binary(BinaryOp::Eq, at(0), boolean);
-        let equal = as_long.binary(BinaryOp::And, same, boolean);
+        let (a, b) = (column_ref(0, int64), column_ref(1, int64));
+        let equal = a.clone().binary(BinaryOp::Eq, b.clone(), boolean);
         let result = match missing {
-            // Two null lists equal; a null one unequal to a valid one.
             true => {
-                let not = |e: GpuExpr| GpuExpr {
-                    kind: ExprKind::Not(Box::new(e)),
-                    dtype: boolean,
-                };
-                let both_null = not(left_valid).binary(BinaryOp::And, not(right_valid), boolean);
-                equal.binary(BinaryOp::Or, both_null, boolean)
+                let both_null = a.is_null().binary(BinaryOp::And, b.is_null(), boolean);
+                equal.fill_null(both_null)
             }
-            false => both.then(equal, GpuExpr::literal(Scalar::Null, boolean), boolean),
+            false => equal,
         };
-        self.evaluate(&rows, &result, "")
+        let codes = DeviceFrame {
+            columns: vec![left, right],
+            height: frame.height,
+        };
+        self.evaluate(&codes, &result, "")
     }
 
     /// A bitmap of `n` rows, set at the rows of `kept` (a semi join's left
