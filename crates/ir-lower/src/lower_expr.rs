@@ -1014,11 +1014,9 @@ impl ExprLowering<'_> {
                 {
                     return Some(*function);
                 }
-                ExprKind::Window {
-                    function,
-                    partition_by,
-                    order_by,
-                }
+                let mut window = (*function).over(partition_by, order_by);
+                window.dtype = self.dtype(node)?;
+                return Some(window);
             }
             AExpr::Slice { input, .. } if self.unsliced.is_some() => {
                 // (Bounds checked by `common_slice`.)

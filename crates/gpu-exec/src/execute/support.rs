@@ -496,9 +496,6 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
             partition_supported(partition_by, order_by.as_ref(), function)?;
             single_aggregation_supported(function)
         }
-        ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {
-            string_valued(&distributed)
-        }
         // An aggregation of text over the whole frame, repeated on every row.
         ExprKind::Agg { .. } => single_aggregation_supported(expr),
         ExprKind::Strftime { input, .. } => evaluable(input),

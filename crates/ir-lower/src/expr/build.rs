@@ -149,4 +149,55 @@ impl GpuExpr {
             dtype,
         }
     }
+
+    /// `self` over the windows of `partition_by`, each group's rows in the
+    /// order of `order_by` (Polars' `over`), of `self`'s type. Text made
+    /// row by row at its top (a `when/then`, `fill_null`, `concat_str` or
+    /// string operation) is that function of its inputs instead, each input
+    /// that aggregates or reads other rows a window of its own: `over` gives
+    /// each row the function of its own row's inputs, so the two agree, and
+    /// the executor makes text of a window's group only where the function
+    /// at the top aggregates or moves values.
+    pub fn over(self, partition_by: Vec<GpuExpr>, order_by: Option<RowOrder>) -> GpuExpr {
+        let distributes = self.dtype == GpuDtype::String
+            && matches!(
+                self.kind,
+                ExprKind::Ternary { .. }
+                    | ExprKind::FillNull { .. }
+                    | ExprKind::ConcatStr { .. }
+                    | ExprKind::String { .. }
+            );
+        if !distributes {
+            return GpuExpr {
+                dtype: self.dtype,
+                kind: ExprKind::Window {
+                    function: Box::new(self),
+                    partition_by,
+                    order_by,
+                },
+            };
+        }
+        let mut distributed = self;
+        for input in distributed.children_mut() {
+            input.windowed(&partition_by, order_by.as_ref());
+        }
+        distributed
+    }
+
+    /// `self` as a window of `partition_by` and `order_by` (see
+    /// [`Self::over`]) where it aggregates or reads other rows, else as it
+    /// is; of a cast of such a part, the cast of the window (each row's
+    /// value cast, as text too: fuzz seed 5081, case 102).
+    fn windowed(&mut self, partition_by: &[GpuExpr], order_by: Option<&RowOrder>) {
+        if !(self.has_aggregation() || self.has_part_reading_other_rows()) {
+            return;
+        }
+        if let ExprKind::Cast { input, .. } = &mut self.kind
+            && (input.has_aggregation() || input.has_part_reading_other_rows())
+        {
+            return input.windowed(partition_by, order_by);
+        }
+        let function = std::mem::replace(self, GpuExpr::literal(Scalar::Null, self.dtype));
+        *self = function.over(partition_by.to_vec(), order_by.cloned());
+    }
 }

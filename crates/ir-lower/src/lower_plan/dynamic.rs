@@ -415,14 +415,7 @@ impl KeyedRows {
         if self.keys.is_empty() {
             return expr;
         }
-        GpuExpr {
-            dtype: expr.dtype,
-            kind: ExprKind::Window {
-                function: Box::new(expr),
-                partition_by: self.keys.clone(),
-                order_by: None,
-            },
-        }
+        expr.over(self.keys.clone(), None)
     }
 
     /// A check that `time` is sorted within each key's rows and holds no

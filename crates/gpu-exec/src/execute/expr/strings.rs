@@ -187,10 +187,6 @@ impl Executor<'_> {
             ExprKind::StructField { field, input, .. } => {
                 self.struct_field(frame, input, *field, expr.dtype, groups)?
             }
-            // A window takes its own groups.
-            ExprKind::Window { .. } if let Some(distributed) = window_distributed(expr) => {
-                return self.make_strings(frame, &distributed, name, None);
-            }
             ExprKind::Window {
                 function,
                 partition_by,

@@ -14,56 +14,6 @@ pub(crate) fn window_parts(expr: &GpuExpr) -> Option<(&GpuExpr, &[GpuExpr], Opti
     }
 }
 
-/// A window of a text function that works row by row at its top (a
-/// `when/then`, `fill_null`, `concat_str` or string operation) as that
-/// function of its inputs, each input that aggregates or reads other rows
-/// in the same window: `over` gives each row the function of its own row's
-/// inputs, so the two agree. `None` for any other expression.
-pub(crate) fn window_distributed(expr: &GpuExpr) -> Option<GpuExpr> {
-    let (function, partition_by, order_by) = window_parts(expr)?;
-    if !matches!(
-        function.kind,
-        ExprKind::Ternary { .. }
-            | ExprKind::FillNull { .. }
-            | ExprKind::ConcatStr { .. }
-            | ExprKind::String { .. }
-    ) {
-        return None;
-    }
-    let mut distributed = function.clone();
-    for input in distributed.children_mut() {
-        if input.has_aggregation() || input.has_part_reading_other_rows() {
-            windowed(input, partition_by, order_by);
-        }
-    }
-    Some(distributed)
-}
-
-/// `input` (a part reading other rows or aggregating) as a window of
-/// `partition_by` and `order_by`; of a cast of such a part, the cast of
-/// the window (each row's value cast, as text too: fuzz seed 5081, case
-/// 102).
-fn windowed(input: &mut GpuExpr, partition_by: &[GpuExpr], order_by: Option<&RowOrder>) {
-    if let ExprKind::Cast { input: inner, .. } = &mut input.kind
-        && (inner.has_aggregation() || inner.has_part_reading_other_rows())
-    {
-        return windowed(inner, partition_by, order_by);
-    }
-    let dtype = input.dtype;
-    let function = Box::new(std::mem::replace(
-        input,
-        GpuExpr::literal(Scalar::Null, dtype),
-    ));
-    *input = GpuExpr {
-        kind: ExprKind::Window {
-            function,
-            partition_by: partition_by.to_vec(),
-            order_by: order_by.cloned(),
-        },
-        dtype,
-    };
-}
-
 impl Executor<'_> {
     /// The groups of a window's keys `partition_by` over `frame` (keys that
     /// are expressions computed first, into a frame of their own), each
