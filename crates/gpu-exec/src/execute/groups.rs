@@ -201,16 +201,27 @@ impl Executor<'_> {
         };
         let ops = self.ops();
         let (n, int64) = (lists.len(), GpuDtype::Int64);
-        // Codes of the frame's rows, equal where its columns all are.
+        // Codes of the frame's rows, equal where its columns all are (the
+        // columns widened first where the groups take a wider type: the
+        // pairs' codes, i64, are grouped as they are).
         let codes_of = |frame: &DeviceFrame| -> Result<DeviceBuffer<i64>, ExecError> {
             let keys: Vec<GpuExpr> = (frame.columns.iter().enumerate())
                 .map(|(i, column)| widened_key(&column_ref(i, column.dtype)))
                 .collect();
-            let computed = self.computed_in_groups(frame, &keys, None)?;
-            let keys: Vec<GpuExpr> = (computed.columns.iter().enumerate())
-                .map(|(i, column)| column_ref(i, column.dtype))
-                .collect();
-            let equal = self.groups(&computed, &keys.iter().collect::<Vec<_>>())?;
+            let widened = (keys.iter().zip(&frame.columns)).any(|(k, c)| k.dtype != c.dtype);
+            let computed;
+            let (keyed, keys) = match widened {
+                true => {
+                    computed = self.computed_in_groups(frame, &keys, None)?;
+                    let columns = computed.columns.iter().enumerate();
+                    let keys: Vec<GpuExpr> = columns
+                        .map(|(i, column)| column_ref(i, column.dtype))
+                        .collect();
+                    (&computed, keys)
+                }
+                false => (frame, keys),
+            };
+            let equal = self.groups(keyed, &keys.iter().collect::<Vec<_>>())?;
             self.group_of_rows(&equal.sorted_rows, &equal.starts)
         };
         let mut codes = codes_of(&self.list_values(lists)?)?;

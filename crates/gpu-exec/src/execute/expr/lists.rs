@@ -763,6 +763,9 @@ impl Executor<'_> {
                 Some(lists_validity),
             ))
         };
+        // The values as a frame, where a check before the aggregation made
+        // it already.
+        let mut values_frame = None;
         let (aggregated, of_aggregate) = match function {
             ListFunction::Keep { by, .. } => {
                 // The values kept, listed per list as `implode` lists a
@@ -838,7 +841,8 @@ impl Executor<'_> {
             ListFunction::Aggregate(op) => {
                 if matches!(op, AggOp::Std { .. } | AggOp::Var { .. }) && values.dtype.is_float() {
                     let lists = (&rows, &starts);
-                    self.check_list_spreads_finite(&child_frame()?, &values, lists)?;
+                    let checked = values_frame.insert(child_frame()?);
+                    self.check_list_spreads_finite(checked, &values, lists)?;
                 }
                 (values.aggregated(op.clone(), dtype), column_ref(0, dtype))
             }
@@ -873,7 +877,13 @@ impl Executor<'_> {
         };
         let value = match summed {
             Some((values, validity)) => column(dtype, values, validity),
-            None => self.aggregate_expr(&child_frame()?, &aggregated, (&rows, &starts), false)?,
+            None => {
+                let values_frame = match values_frame {
+                    Some(made) => made,
+                    None => child_frame()?,
+                };
+                self.aggregate_expr(&values_frame, &aggregated, (&rows, &starts), false)?
+            }
         };
         let both = DeviceFrame {
             columns: vec![value, lengths()?],
