@@ -8,7 +8,7 @@ const DECIMALS_ON_THE_GPU: &str = "decimals run held and moved with their rows, 
     abs, cast from and to numbers, decimals and text, rounded, tested by is_in, ranked, in \
     running extremes, and in sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, \
     first, last, counts, n_unique and lists (made, exploded, measured, indexed, sliced, sorted, \
-    searched, their extremes and their places)";
+    searched, summed, evaluated by list.eval and list.agg, their extremes and their places)";
 
 /// 2^32, where a sum of decimals splits their scaled integers.
 const HALF: i64 = 1 << 32;
@@ -99,6 +99,12 @@ fn refused(expr: &GpuExpr) -> Option<String> {
                 || input.dtype == GpuDtype::String && is_decimal(expr);
             *mode != CastMode::Wrapping && (number(input) && number(expr) || text)
         }
+        // Expressions of each list's values: checked (and rewritten) as
+        // they were lowered, over the values alone, whatever their scales.
+        ExprKind::List {
+            function: ListFunction::Agg { .. } | ListFunction::Eval(_),
+            ..
+        } => true,
         // Lists of decimals: moved, measured, indexed, sliced, sorted,
         // searched, their extremes taken.
         ExprKind::List { function, .. } => {
@@ -115,7 +121,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
                         op,
                         AggOp::Min { .. } | AggOp::Max { .. } | AggOp::ArgMin | AggOp::ArgMax
                     ),
-                    ListFunction::Agg { .. } | ListFunction::Eval(_) => false,
+                    ListFunction::Agg { .. } | ListFunction::Eval(_) => true,
                 }
         }
         ExprKind::ConcatList(_) => same_scale,
@@ -154,27 +160,9 @@ fn refused(expr: &GpuExpr) -> Option<String> {
 fn what(expr: &GpuExpr, same_scale: bool) -> String {
     let children = expr.children();
     let of = children.first().map_or(expr.dtype, |input| input.dtype);
-    let values = match of {
-        GpuDtype::List(values) => values.values(),
-        other => other,
-    };
     match &expr.kind {
         _ if !same_scale => "an operation on decimals of different scales".into(),
         ExprKind::Agg { op, .. } => format!("{op} of {of}"),
-        // (Named as written, not by the program of each list.)
-        ExprKind::List {
-            function: ListFunction::Agg { .. },
-            ..
-        } => format!(
-            "an aggregation of each list of {values} (`list.agg`, `list.eval` of an aggregation, or \
-             of the rows a filter keeps per group)"
-        ),
-        ExprKind::List {
-            function: ListFunction::Eval(_),
-            ..
-        } => format!(
-            "`list.eval` of lists of {values} (or a function of the rows a filter keeps per group)"
-        ),
         ExprKind::List { function, .. } => format!("{} of {of}", function.name()),
         ExprKind::Cast { input, .. } => format!("a cast from {} to {}", input.dtype, expr.dtype),
         ExprKind::Binary { op, left, right } => {
@@ -191,7 +179,7 @@ fn what(expr: &GpuExpr, same_scale: bool) -> String {
 /// fewer than 2^31 rows; the whole, quotient times 2^32 plus remainder, is
 /// then checked into i64 as decimal arithmetic is (a sum beyond goes to
 /// Polars).
-fn sum_of_decimals(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
+pub(super) fn sum_of_decimals(input: GpuExpr, dtype: GpuDtype) -> GpuExpr {
     let int64 = GpuDtype::Int64;
     let whole = GpuDtype::Decimal(38, 0);
     let half = || GpuExpr::literal(Scalar::Int(HALF), int64);

@@ -73,9 +73,13 @@ impl ExprLowering<'_> {
             }
             // Floats (and, for means, 64-bit integers as f64) in the order
             // Polars adds each list (see `PlanNode::reads_values_outside_lists`);
-            // integers of up to 32 bits as the group's mean adds them, exactly.
+            // integers of up to 32 bits as the group's mean adds them, exactly;
+            // decimals as a group's sum (see below).
             IRListFunction::Sum => (ListFunction::Aggregate(AggOp::Sum), |values| {
-                values.is_integer() || values.is_float() || values == GpuDtype::Boolean
+                values.is_integer()
+                    || values.is_float()
+                    || values == GpuDtype::Boolean
+                    || is_decimal(values)
             }),
             IRListFunction::Mean => (ListFunction::Aggregate(AggOp::Mean), |values| {
                 values.is_integer() || values.is_float()
@@ -243,6 +247,15 @@ impl ExprLowering<'_> {
             return self.refuse_list_function(node, &function.name(), input.dtype);
         }
         let dtype = self.dtype(node)?;
+        if function == ListFunction::Aggregate(AggOp::Sum) && is_decimal(of.values()) {
+            // Each list's sum as a group's, exactly (`list.agg(element().sum())`).
+            let sum = super::decimals::sum_of_decimals(element(of.values()), dtype);
+            let function = ListFunction::Agg {
+                aggregation: Box::new(sum),
+                listed: false,
+            };
+            return self.list_function_of(node, function, input, dtype);
+        }
         if function == ListFunction::Aggregate(AggOp::Median) && dtype == GpuDtype::Float32 {
             // Polars takes the median of f32 in f64, then as f32.
             let median = self.list_function_of(node, function, input, GpuDtype::Float64)?;

@@ -556,6 +556,7 @@ impl E {
             Op::ListAgg(1) => case!(i, s; [x]; ; x.list().agg(element().count())),
             Op::ListAgg(2) => case!(i, s; [x]; ; x.list().agg(element().null_count())),
             Op::ListAgg(3) => case!(i, s; [x]; ; x.list().agg(len())),
+            Op::ListAgg(5) => case!(i, s; [x]; ; x.list().agg(element().sum())),
             Op::ListAgg(_) => case!(i, s; [x]; ; x.list().agg(element().max())),
             Op::ListEval(0) => case!(i, s; [x]; ; x.list().eval(element().shift(lit(1)))),
             Op::ListEval(1) => case!(i, s; [x]; ; x.list().eval(element().is_null())),

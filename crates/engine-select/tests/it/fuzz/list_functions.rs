@@ -13,6 +13,8 @@ pub(super) fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
     use super::expr::Lit;
     let any = rng.random_bool(0.2);
     let reduced = values.is_integer() || values.is_bool() || values.is_temporal();
+    // (Decimals evaluated, aggregated and summed as numbers are.)
+    let numbers = values.is_integer() || values.is_float() || values.is_decimal();
     let item = match values {
         DataType::String => Some(Lit::Str((*["a", "", "é"].choose(rng).unwrap()).into())),
         DataType::Boolean => Some(Lit::Bool(rng.random_bool(0.5))),
@@ -71,8 +73,7 @@ pub(super) fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
         // their nulls dropped, their distinct values, their greatest and
         // first (as lists of one); numbers ranked, summed, doubled,
         // centred, kept above the least, their spread and sum.
-        let numeric = values.is_integer() || values.is_float();
-        let kind = if numeric || any {
+        let kind = if numbers || any {
             rng.random_range(0..16)
         } else {
             *[0, 1, 2, 7, 9, 10, 11, 12, 14].choose(rng).unwrap()
@@ -176,7 +177,11 @@ pub(super) fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
         }
     }
     let function = match rng.random_range(0..7) {
-        6 => Op::ListAgg(rng.random_range(0..if any || reduced { 5 } else { 4 })),
+        // (Sums of integers and decimals.)
+        6 if any || values.is_integer() || values.is_decimal() => {
+            Op::ListAgg(rng.random_range(0..6))
+        }
+        6 => Op::ListAgg(rng.random_range(0..if reduced { 5 } else { 4 })),
         0 => Op::ListLen,
         1 => {
             let index = *[0i64, 1, 2, -1, -2, 5].choose(rng).unwrap();
@@ -191,7 +196,7 @@ pub(super) fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
             let at = E::new(Op::Sub, vec![len, less]);
             return E::new(Op::ListGetBy(rng.random_bool(0.9)), vec![list, at]);
         }
-        3 if any || values.is_integer() || values.is_float() || values.is_bool() => {
+        3 if any || numbers || values.is_bool() => {
             let ddof = rng.random_range(0..3);
             [
                 Op::ListSum,

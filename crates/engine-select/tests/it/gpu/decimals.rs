@@ -497,6 +497,109 @@ fn lists_of_decimals_are_made_exploded_and_taken_apart() {
     );
 }
 
+/// Lists of decimals per group of `k`: prices at scale 2, rates at 4,
+/// whole numbers.
+fn decimal_lists() -> LazyFrame {
+    table()
+        .group_by([col("k")])
+        .agg([col("p"), col("r"), col("w")])
+        .sort(["k"], Default::default())
+}
+
+#[test]
+fn lists_of_decimals_are_evaluated_aggregated_and_summed() {
+    let element = || col("");
+    let lists = decimal_lists();
+    assert_gpu_eq(
+        "evaluated",
+        lists.clone().select([
+            col("k"),
+            col("p").list().eval(element() * lit(2)).alias("doubled"),
+            col("r").list().eval(element() * element()).alias("squared"),
+            col("p")
+                .list()
+                .eval(element() - element().min())
+                .alias("above the least"),
+            col("w")
+                .list()
+                .eval(element() - element().sum())
+                .alias("less the sum"),
+            col("p")
+                .list()
+                .eval(element().cast(DataType::Float64))
+                .alias("floats"),
+            col("r")
+                .list()
+                .eval(element().rank(RankOptions::default(), None))
+                .alias("ranks"),
+            col("p")
+                .list()
+                .eval(element().cum_max(false))
+                .alias("running max"),
+            col("w")
+                .list()
+                .eval(element().shift(lit(1)))
+                .alias("shifted"),
+            col("r").list().eval(element().gt(lit(0))).alias("positive"),
+            col("p")
+                .list()
+                .eval(element().filter(element().gt(lit(0))))
+                .alias("kept"),
+            col("w").list().eval(-element()).alias("negated"),
+        ]),
+    );
+    assert_gpu_eq(
+        "aggregated",
+        lists.clone().select([
+            col("k"),
+            col("p").list().agg(element().sum()).alias("agg sum"),
+            col("r").list().agg(element().max()).alias("agg max"),
+            col("w")
+                .list()
+                .agg(element().n_unique())
+                .alias("agg n_unique"),
+            col("r").list().eval(element().sum()).alias("eval sum"),
+            col("p").list().sum().alias("sum"),
+            col("r").list().sum().alias("rates' sum"),
+            col("w").list().sum().alias("wholes' sum"),
+        ]),
+    );
+    // Of a null list and an empty one (a filter keeping nothing).
+    let with_empty = lists.clone().with_columns([when(col("k").eq(lit(2)))
+        .then(lit(NULL).cast(DataType::List(Box::new(DataType::Decimal(18, 2)))))
+        .otherwise(
+            col("p")
+                .list()
+                .eval(element().filter(element().gt(lit(1000)))),
+        )
+        .alias("p")]);
+    assert_gpu_eq(
+        "null and empty lists",
+        with_empty.select([
+            col("p").list().sum().alias("sum"),
+            col("p").list().eval(element() * lit(3)).alias("tripled"),
+        ]),
+    );
+    // A product beyond 18 digits, and a sum beyond i64, are Polars'.
+    assert_cpu_answer_with_reason(
+        lists
+            .clone()
+            .select([col("p").list().eval(element() * element())]),
+        "left 18 digits",
+    );
+    let halves = [Some(5_000_000_000_000_000_000), Some(1)];
+    let big = DataFrame::new_infer_height(vec![decimals("x", &halves, 38, 0)])
+        .unwrap()
+        .lazy()
+        .select([concat_list([col("x"), col("x")]).unwrap().list().sum()]);
+    let expected = big.clone().collect().unwrap();
+    let (actual, report) = big.collect_with_report(&Engine::Gpu(under_test())).unwrap();
+    assert!(expected.equals_missing(&actual), "{actual}");
+    assert!(report.fell_back(), "{report}");
+    let reason = &report.fallback_reasons[0].message;
+    assert!(reason.contains("left 18 digits"), "{report}");
+}
+
 #[test]
 fn texts_cast_to_decimals_parse_round_and_check_as_polars() {
     let texts = [
