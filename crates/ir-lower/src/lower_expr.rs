@@ -211,6 +211,18 @@ impl ExprLowering<'_> {
         None
     }
 
+    /// Refuses `node` for the whole plan (see [`Refusal::whole_plan`]):
+    /// Polars' answer to it depends on how its own engine holds what comes
+    /// below, so no part of the query runs on the device.
+    fn refuse_whole(&mut self, node: Node, reason: impl Into<String>) -> Lowered {
+        self.refusals.push(Refusal {
+            subject: self.notation(node),
+            reason: reason.into(),
+            whole_plan: true,
+        });
+        None
+    }
+
     /// Refuses `left op right` of operands of two types: the evaluator
     /// computes operands of one type.
     fn refuse_two_types(

@@ -659,15 +659,11 @@ impl ExprLowering<'_> {
             KeptRows::NotNan
                 if self.per_group && lowered.as_ref().is_some_and(|v| v.dtype.is_float()) =>
             {
-                self.refusals.push(Refusal {
-                    subject: self.notation(node),
-                    reason: "drop_nans of floats per group (in a group-by or a window): Polars \
-                             keeps or drops each null there by the value it stores under the \
-                             null"
-                        .into(),
-                    whole_plan: true,
-                });
-                None
+                self.refuse_whole(
+                    node,
+                    "drop_nans of floats per group (in a group-by or a window): Polars keeps or \
+                     drops each null there by the value it stores under the null",
+                )
             }
             // Those not NaN (nulls are kept; only floats hold NaN).
             KeptRows::NotNan => lowered.as_ref().map(|values| {

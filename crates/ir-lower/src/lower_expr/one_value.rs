@@ -55,6 +55,8 @@ impl ExprLowering<'_> {
                         | IRFunctionExpr::ListExpr(IRListFunction::Concat)
                         | IRFunctionExpr::Range(IRRangeFunction::IntRanges { .. })
                         | IRFunctionExpr::StringExpr(IRStringFunction::ConcatHorizontal { .. })
+                        | IRFunctionExpr::MinHorizontal
+                        | IRFunctionExpr::MaxHorizontal
                         | IRFunctionExpr::TemporalExpr(
                             IRTemporalFunction::Duration(_)
                                 | IRTemporalFunction::DatetimeFunction { .. }

@@ -32,7 +32,7 @@ fn unsupported_dtypes_are_named() {
     let quotients =
         orders().select([decimals().floor_div(col("qty").cast(DataType::Decimal(5, 1)))]);
     expect![[r#"
-        refused: col("amount").cast(Decimal(10, 2)) // col("qty").cast(Decimal(5, 1)).cast(Decimal(10, 2)): `floordiv` of decimal[10,2] and decimal[10,2] is not supported on the GPU yet (decimals run held and moved with their rows, as sort, group-by and join keys, compared, added, subtracted, multiplied, divided, negated, in abs, cast from and to numbers, decimals and text, rounded, tested by is_in, ranked, in running extremes, and in sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, first, last, counts, n_unique and lists (made, exploded, measured, indexed, sliced, sorted, searched, their extremes and their places))
+        refused: col("amount").cast(Decimal(10, 2)) // col("qty").cast(Decimal(5, 1)).cast(Decimal(10, 2)): `floordiv` of decimal[10,2] and decimal[10,2] is not supported on the GPU yet (decimals run held and moved with their rows, as sort, group-by and join keys, compared, added, subtracted, multiplied, divided, negated, in abs, cast from and to numbers, decimals and text, rounded, tested by is_in, ranked, in running extremes, and in sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, first, last, counts, n_unique and lists (made, exploded, measured, indexed, sliced, sorted, searched, summed, evaluated by list.eval and list.agg, their extremes and their places))
     "#]].assert_eq(&explain(quotients));
     // Decimals run cast, summed and averaged; their running sums go to Polars.
     let decimal = orders().select([col("amount").cast(DataType::Decimal(10, 2)).cum_sum(false)]);

@@ -392,6 +392,22 @@ fn horizontal_sums_means_minima_and_maxima_match_the_cpu() {
                 .alias(format!("max {names}")),
         );
     }
+    // Of a literal and columns (`max_horizontal(lit(0), col("a"))`, a
+    // floor), the literal broadcast.
+    for (value, names) in [(lit(0i64), "a"), (lit(-1i64), "a b"), (lit(1.5), "f")] {
+        let mut inputs = vec![value];
+        inputs.extend(cols(names));
+        exprs.push(
+            polars::lazy::dsl::max_horizontal(inputs.clone())
+                .unwrap()
+                .alias(format!("max literal {names}")),
+        );
+        exprs.push(
+            polars::lazy::dsl::min_horizontal(inputs)
+                .unwrap()
+                .alias(format!("min literal {names}")),
+        );
+    }
     assert_gpu_eq("horizontal aggregations", frame().select(exprs));
     assert_gpu_eq(
         "a horizontal sum in a filter",
@@ -427,6 +443,8 @@ fn horizontal_sums_means_minima_and_maxima_match_the_cpu() {
     }
     for value in [f64::NAN, 0.0, -0.0, 1.0] {
         extremes.extend(both([col("l"), lit(value)], format!("l {value:?}")));
+        // (A literal first too: Polars broadcasts it as the other.)
+        extremes.extend(both([lit(value), col("l")], format!("{value:?} l")));
     }
     assert_gpu_eq(
         "extremes of two floats without nulls",

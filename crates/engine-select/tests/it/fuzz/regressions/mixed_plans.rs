@@ -347,3 +347,32 @@ fn casts_to_enums_over_frames_from_the_device_leave_the_query_to_polars() {
     assert!(lf.clone().collect().is_err(), "Polars raises here");
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A running sum of decimals (here within lists) stays with Polars as a
+/// whole query: its plan types the sums as their input, its engine gives
+/// precision 38 or not by how it holds the input, so a frame from the
+/// device (one chunk) changed the answer's type of a union of two frames.
+/// Found by the stress fuzzer (seed 23198, case 29).
+#[test]
+fn running_sums_of_decimals_leave_the_query_to_polars() {
+    let frame = |lists: Vec<Option<Series>>| {
+        let dtype = DataType::List(Box::new(DataType::Decimal(10, 2)));
+        let lists = Series::new("b".into(), lists).cast(&dtype).unwrap();
+        let n = lists.len();
+        DataFrame::new(
+            n,
+            vec![lists.into(), Column::new("c".into(), vec![true; n])],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let empty = Series::new_empty("".into(), &DataType::Decimal(10, 2));
+    let union = concat(
+        [frame(vec![None]), frame(vec![Some(empty)])],
+        UnionArgs::default(),
+    )
+    .unwrap()
+    .with_columns([col("b").alias("x0")])
+    .with_columns([col("b").list().eval(col("").cum_sum(false)).alias("x1")]);
+    assert_same_as_cpu(union, ORDERED);
+}
