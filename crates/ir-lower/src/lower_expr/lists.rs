@@ -24,6 +24,22 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
 
 /// Whether list values are decimals (ordered and compared by their scaled
 /// integers, of one scale within a list).
+/// Whether lists of structs of `values` sort within each list on the GPU:
+/// structs of keys (see [`crate::support::struct_key`]) by their codes, as
+/// Polars' row encoding orders them field by field; not of floats (equal
+/// structs of -0.0 and 0.0 Polars' unstable sort may swap) or
+/// categoricals (ordered by their dictionary).
+fn struct_sort_key(values: GpuDtype) -> bool {
+    let GpuDtype::Struct(of) = values else {
+        return false;
+    };
+    crate::support::struct_key(values)
+        && of
+            .fields()
+            .iter()
+            .all(|(_, field)| !field.is_float() && !matches!(field, GpuDtype::Categorical(_)))
+}
+
 fn is_decimal(values: GpuDtype) -> bool {
     matches!(values, GpuDtype::Decimal(..))
 }
@@ -167,6 +183,7 @@ impl ExprLowering<'_> {
                         || matches!(values, GpuDtype::Boolean | GpuDtype::String)
                         || matches!(values, GpuDtype::List(inner)
                             if crate::support::list_sort_key(values) && !inner.values().is_float())
+                        || struct_sort_key(values)
                 },
             ),
             // (`list.head` and `list.tail` are slices.)

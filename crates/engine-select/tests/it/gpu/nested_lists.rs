@@ -1,4 +1,4 @@
-//! Lists of lists and of structs on the device: made per group and over the frame, moved with their rows, counted, picked, shifted, sorted (lists of lists), their nulls dropped, exploded, uploaded from and downloaded to Polars' list columns; their other list functions stay with Polars, with their reason.
+//! Lists of lists and of structs on the device: made per group and over the frame, moved with their rows, counted, picked, shifted, sorted (lists of lists and of structs), their nulls dropped, exploded, uploaded from and downloaded to Polars' list columns; their other list functions stay with Polars, with their reason.
 
 use super::structs::struct_frame;
 use super::*;
@@ -232,5 +232,68 @@ fn lists_of_lists_are_made_moved_picked_and_exploded() {
             col("split").list().shift(lit(-2)).alias("shifted back"),
             col("l").list().drop_nulls().alias("valid"),
         ]),
+    );
+}
+
+/// Each list's structs sorted, as Polars' row encoding orders them: field
+/// by field, a null field first (last with `nulls_last`), a null struct
+/// apart, every field descending with `descending`; structs of floats or
+/// categoricals stay with Polars.
+#[test]
+fn lists_of_structs_are_sorted_within_each_list() {
+    let n = [
+        Some(3i64),
+        None,
+        Some(1),
+        Some(3),
+        Some(-2),
+        None,
+        Some(1),
+        Some(7),
+        Some(3),
+        Some(0),
+    ];
+    let t = [
+        Some("b"),
+        Some("a"),
+        None,
+        Some("a"),
+        Some("z"),
+        None,
+        Some(""),
+        Some("b"),
+        Some("b"),
+        Some("a"),
+    ];
+    let valid = [true, false, true, true, true, true, false, true, true, true];
+    let listed =
+        df!("n" => n, "t" => t, "valid" => valid, "g" => [1i64, 1, 1, 2, 2, 2, 2, 3, 3, 4])
+            .unwrap()
+            .lazy()
+            .with_columns([
+                when(col("valid"))
+                    .then(as_struct(vec![col("n"), col("t")]))
+                    .otherwise(lit(Null {}))
+                    .alias("s"),
+                as_struct(vec![col("n").cast(DataType::Float64)]).alias("floats"),
+            ])
+            .group_by_stable([col("g")])
+            .agg([col("s"), col("floats")]);
+    let mut sorted = vec![col("g")];
+    for (descending, nulls_last) in [(false, false), (true, false), (false, true), (true, true)] {
+        let options = SortOptions::default()
+            .with_order_descending(descending)
+            .with_nulls_last(nulls_last);
+        sorted.push(
+            col("s")
+                .list()
+                .sort(options)
+                .alias(format!("{descending} {nulls_last}")),
+        );
+    }
+    assert_gpu_eq("lists of structs sorted", listed.clone().select(sorted));
+    assert_cpu_answer_with_reason(
+        listed.select([col("floats").list().sort(Default::default())]),
+        "list.sort of list[struct[n: f64]]",
     );
 }
