@@ -8,7 +8,8 @@ const DECIMALS_ON_THE_GPU: &str = "decimals run held and moved with their rows, 
     abs, cast from and to numbers, decimals and text, rounded, tested by is_in, ranked, in \
     running extremes, and in sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, \
     first, last, counts, n_unique and lists (made, exploded, measured, indexed, sliced, sorted, \
-    searched, summed, evaluated by list.eval and list.agg, their extremes and their places)";
+    searched, counted, compared, summed, evaluated by list.eval and list.agg, their extremes and \
+    their places)";
 
 /// 2^32, where a sum of decimals splits their scaled integers.
 const HALF: i64 = 1 << 32;
@@ -124,7 +125,8 @@ fn refused(expr: &GpuExpr) -> Option<String> {
                     ListFunction::Agg { .. } | ListFunction::Eval(_) => true,
                 }
         }
-        ExprKind::ConcatList(_) => same_scale,
+        // (Lists compared value by value, of one scale.)
+        ExprKind::ConcatList(_) | ExprKind::ListsEqual { .. } => same_scale,
         ExprKind::Agg { op, .. } => match op {
             AggOp::Min { .. }
             | AggOp::Max { .. }

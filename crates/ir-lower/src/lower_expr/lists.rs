@@ -610,10 +610,24 @@ impl ExprLowering<'_> {
             };
             return self.list_function_of(node, kept, lists, dtype);
         }
-        let value = match self
-            .constant(inputs.get(1)?.node())
-            .map(|v| any_value_to_scalar(&v))
-        {
+        // (A decimal of the values' own type or a null: Polars rescales
+        // other numbers, as the scalar does not.)
+        let of_decimals_type = |v: &AnyValue<'static>| {
+            !is_decimal(values)
+                || v.is_null()
+                || GpuDtype::from_polars(&v.dtype()).is_ok_and(|dtype| dtype == values)
+        };
+        let constant = self.constant(inputs.get(1)?.node());
+        if let Some(other) = constant.as_ref().filter(|v| !of_decimals_type(v)) {
+            let why = format!(
+                "list.count_matches of a value of {} in {} (Polars casts it to the values' \
+                 type) is not supported on the GPU yet",
+                other.dtype(),
+                lists.dtype
+            );
+            return self.refuse(node, why);
+        }
+        let value = match constant.map(|v| any_value_to_scalar(&v)) {
             Some(Ok(value)) => value,
             _ => {
                 return self.refuse(
@@ -625,6 +639,7 @@ impl ExprLowering<'_> {
         };
         let compared = values.is_numeric()
             || values.is_temporal()
+            || is_decimal(values)
             || matches!(values, GpuDtype::String | GpuDtype::Boolean);
         let uint32 = GpuDtype::UInt32;
         if !compared || dtype != uint32 {

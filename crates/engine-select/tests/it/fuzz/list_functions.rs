@@ -25,12 +25,22 @@ pub(super) fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
         // How many of each list's values equal a literal (null, NaN and
         // zeros of either sign among them).
         let item = match values {
-            _ if rng.random_bool(0.2) => Some(Lit::Null),
-            DataType::Float64 => Some(Lit::Float(*[f64::NAN, 0.0, -0.0, 1.5].choose(rng).unwrap())),
-            _ => item.clone(),
+            _ if rng.random_bool(0.2) => Some(E::lit(Lit::Null)),
+            DataType::Float64 => Some(E::lit(Lit::Float(
+                *[f64::NAN, 0.0, -0.0, 1.5].choose(rng).unwrap(),
+            ))),
+            // (A decimal of the values' type; an integer Polars casts.)
+            DataType::Decimal(..) => {
+                let integer = E::lit(Lit::Int(rng.random_range(-2..5)));
+                Some(match rng.random_bool(0.8) {
+                    true => E::new(Op::Cast(values.clone(), false), vec![integer]),
+                    false => integer,
+                })
+            }
+            _ => item.clone().map(E::lit),
         };
         if let Some(item) = item {
-            return E::new(Op::ListCountMatches, vec![list, E::lit(item)]);
+            return E::new(Op::ListCountMatches, vec![list, item]);
         }
     }
     if let Some(item) = item.clone()

@@ -564,6 +564,33 @@ fn lists_of_decimals_are_evaluated_aggregated_and_summed() {
             col("w").list().sum().alias("wholes' sum"),
         ]),
     );
+    let price = |scaled: i128| {
+        lit(Scalar::new(
+            DataType::Decimal(18, 2),
+            AnyValue::Decimal(scaled, 18, 2),
+        ))
+    };
+    assert_gpu_eq(
+        "compared and counted",
+        lists.clone().select([
+            col("k"),
+            col("p").eq(col("p").shift(lit(1))).alias("=="),
+            col("p")
+                .neq_missing(col("p").shift(lit(1)))
+                .alias("ne_missing"),
+            col("p")
+                .eq(col("p").list().sort(SortOptions::default()))
+                .alias("sorted already"),
+            col("p").list().count_matches(price(1050)).alias("10.50s"),
+            col("p").list().count_matches(lit(NULL)).alias("nulls"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        lists
+            .clone()
+            .select([col("p").list().count_matches(lit(3))]),
+        "list.count_matches of a value of i32 in list[decimal[18,2]]",
+    );
     // Of a null list and an empty one (a filter keeping nothing).
     let with_empty = lists.clone().with_columns([when(col("k").eq(lit(2)))
         .then(lit(NULL).cast(DataType::List(Box::new(DataType::Decimal(18, 2)))))
