@@ -376,3 +376,35 @@ fn running_sums_of_decimals_leave_the_query_to_polars() {
     .with_columns([col("b").list().eval(col("").cum_sum(false)).alias("x1")]);
     assert_same_as_cpu(union, ORDERED);
 }
+
+/// A search of structs in lists of structs (`list.contains`, `is_in`)
+/// stays with Polars as a whole query: Polars' search panics over null
+/// lists of structs held in one chunk, as a frame from the device comes,
+/// where its own union of two chunks answers. Found by the stress fuzzer
+/// (seed 23203, case 140).
+#[test]
+fn searches_of_structs_in_lists_leave_the_query_to_polars() {
+    let frame = |a: Option<u64>| {
+        let fields = [
+            Series::new_empty("n".into(), &DataType::Int64),
+            Series::new_empty("t".into(), &DataType::String),
+        ];
+        let pairs = StructChunked::from_series("".into(), 0, fields.iter())
+            .unwrap()
+            .into_series();
+        let lists = Series::new("b".into(), [None::<Series>])
+            .cast(&DataType::List(Box::new(pairs.dtype().clone())))
+            .unwrap();
+        DataFrame::new(1, vec![Column::new("a".into(), [a]), lists.into()])
+            .unwrap()
+            .lazy()
+    };
+    let lf = concat([frame(Some(5)), frame(None)], UnionArgs::default())
+        .unwrap()
+        .with_columns([col("b").alias("x1")])
+        .with_columns([col("x1")
+            .list()
+            .contains(col("x1").list().get(lit(5i64), true), false)
+            .alias("x4")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
