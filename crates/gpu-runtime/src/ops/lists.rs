@@ -52,22 +52,36 @@ impl ListSummed for u64 {
     const MEAN: Kernel = ids::list_float_means_u64;
 }
 
+/// Which of Polars' two paths a list's float sum takes (see
+/// [`Ops::list_float_sums`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListSumPath {
+    /// By the child: each list's values in order where it holds no null,
+    /// else each list as a column of its own (Polars' `list.sum` and
+    /// `list.mean` of numbers).
+    ByNulls,
+    /// Each list as a column of its own whatever the child holds (Polars'
+    /// `list.mean` of decimals, by their scaled integers).
+    AsColumns,
+}
+
 impl Ops<'_> {
     /// Polars' `list.sum` (or, with `mean`, `list.mean`) of the lists
     /// `offsets` (one more than the lists, from 0) delimit in the child
     /// `values` (with `validity`), in the order Polars adds them: where the
-    /// child holds no null, each list's values in order from -0.0 (a mean
-    /// over the list's length, null for an empty list); else each list as
-    /// a column of its own (polars-compute's float sum: the first
-    /// `len % 128` values in order, blocks of 128 in 16 lanes, the blocks
-    /// pairwise; a sum 0.0 where no value is valid, a mean over the valid
-    /// values, null for none). The results and their validity (a null
-    /// list's result is the caller's to null).
+    /// child holds no null (and `path` goes by the nulls), each list's
+    /// values in order from -0.0 (a mean over the list's length, null for
+    /// an empty list); else each list as a column of its own
+    /// (polars-compute's float sum: the first `len % 128` values in order,
+    /// blocks of 128 in 16 lanes, the blocks pairwise; a sum 0.0 where no
+    /// value is valid, a mean over the valid values, null for none). The
+    /// results and their validity (a null list's result is the caller's to
+    /// null).
     pub fn list_float_sums<T: ListSummed>(
         &self,
         offsets: &DeviceBuffer<i64>,
         (values, validity): (&DeviceBuffer<T>, Option<&DeviceBuffer<u32>>),
-        mean: bool,
+        (mean, path): (bool, ListSumPath),
     ) -> Result<(DeviceBuffer<T::Out>, DeviceBuffer<u32>), RuntimeError> {
         check(!offsets.is_empty(), || "list offsets are empty".into())?;
         let n = offsets.len() - 1;
@@ -81,9 +95,18 @@ impl Ops<'_> {
                 ));
             }
         };
-        let valid_total = validity
-            .map(|bits| self.count_set(bits, values.len()))
-            .transpose()?;
+        // (The kernel takes the column path where the count of valid
+        // values is not the child's length: u64::MAX never is.)
+        let valid_total = match path {
+            ListSumPath::AsColumns => Some(DeviceBuffer::from_host(
+                &[u64::MAX],
+                self.memory.clone(),
+                self.stream,
+            )?),
+            ListSumPath::ByNulls => validity
+                .map(|bits| self.count_set(bits, values.len()))
+                .transpose()?,
+        };
         let out = self.zeroed::<T::Out>(n)?;
         let out_validity = self.zeroed::<u32>(words(n))?;
         let args = KernelArgs::new()

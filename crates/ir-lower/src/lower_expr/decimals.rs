@@ -8,8 +8,8 @@ const DECIMALS_ON_THE_GPU: &str = "decimals run held and moved with their rows, 
     abs, cast from and to numbers, decimals and text, rounded, tested by is_in, ranked, in \
     running extremes, and in sum, mean, median, quantile, std, var, min, max, arg_min, arg_max, \
     first, last, counts, n_unique and lists (made, exploded, measured, indexed, sliced, sorted, \
-    searched, counted, compared, summed, evaluated by list.eval and list.agg, their extremes and \
-    their places)";
+    searched, counted, compared, summed, averaged, their medians and spreads, evaluated by \
+    list.eval and list.agg, their extremes and their places)";
 
 /// 2^32, where a sum of decimals splits their scaled integers.
 const HALF: i64 = 1 << 32;
@@ -107,7 +107,7 @@ fn refused(expr: &GpuExpr) -> Option<String> {
             ..
         } => true,
         // Lists of decimals: moved, measured, indexed, sliced, sorted,
-        // searched, their extremes taken.
+        // searched, their extremes, means and medians taken.
         ExprKind::List { function, .. } => {
             same_scale
                 && match function {
@@ -118,6 +118,11 @@ fn refused(expr: &GpuExpr) -> Option<String> {
                     | ListFunction::Keep { .. }
                     | ListFunction::Sort { .. }
                     | ListFunction::Contains(_) => true,
+                    // (Of the scaled integers, a float: see the executor's
+                    // list functions.)
+                    ListFunction::Aggregate(AggOp::Mean | AggOp::Median) => {
+                        expr.dtype == GpuDtype::Float64
+                    }
                     ListFunction::Aggregate(op) => matches!(
                         op,
                         AggOp::Min { .. } | AggOp::Max { .. } | AggOp::ArgMin | AggOp::ArgMax

@@ -90,7 +90,9 @@ impl ExprLowering<'_> {
             // Floats (and, for means, 64-bit integers as f64) in the order
             // Polars adds each list (see `PlanNode::reads_values_outside_lists`);
             // integers of up to 32 bits as the group's mean adds them, exactly;
-            // decimals as a group's sum (see below).
+            // decimals' sums as a group's (see below), their means and medians
+            // of their scaled integers, over 10^scale (the executor's list
+            // functions).
             IRListFunction::Sum => (ListFunction::Aggregate(AggOp::Sum), |values| {
                 values.is_integer()
                     || values.is_float()
@@ -98,21 +100,22 @@ impl ExprLowering<'_> {
                     || is_decimal(values)
             }),
             IRListFunction::Mean => (ListFunction::Aggregate(AggOp::Mean), |values| {
-                values.is_integer() || values.is_float()
+                values.is_integer() || values.is_float() || is_decimal(values)
             }),
             // Each list's median as a group's (the middle values by
             // Polars' linear interpolation in f64).
             IRListFunction::Median => (ListFunction::Aggregate(AggOp::Median), |values| {
-                values.is_integer() || values.is_float()
+                values.is_integer() || values.is_float() || is_decimal(values)
             }),
-            // Each list's spread as a group's (of f32 in f64, cast back).
+            // Each list's spread as a group's (of f32 in f64, cast back; of
+            // decimals as floats: see `spread_of_decimals`).
             IRListFunction::Std(ddof) => (
                 ListFunction::Aggregate(AggOp::Std { ddof: *ddof }),
-                |values| values.is_integer() || values.is_float(),
+                |values| values.is_integer() || values.is_float() || is_decimal(values),
             ),
             IRListFunction::Var(ddof) => (
                 ListFunction::Aggregate(AggOp::Var { ddof: *ddof }),
-                |values| values.is_integer() || values.is_float(),
+                |values| values.is_integer() || values.is_float() || is_decimal(values),
             ),
             IRListFunction::Min | IRListFunction::Max => {
                 let propagate_nans = false;
@@ -273,12 +276,33 @@ impl ExprLowering<'_> {
             };
             return self.list_function_of(node, function, input, dtype);
         }
+        // (A decimal list's mean and median as the executor's list
+        // functions take them: of its scaled integers, as Polars does.)
+        if let ListFunction::Aggregate(op @ (AggOp::Std { .. } | AggOp::Var { .. })) = &function
+            && is_decimal(of.values())
+            && dtype == GpuDtype::Float64
+        {
+            return self.spread_of_decimals(node, op.clone(), input);
+        }
         if function == ListFunction::Aggregate(AggOp::Median) && dtype == GpuDtype::Float32 {
             // Polars takes the median of f32 in f64, then as f32.
             let median = self.list_function_of(node, function, input, GpuDtype::Float64)?;
             return Some(median.cast(dtype, CastMode::NonStrict));
         }
         self.list_function_of(node, function, input, dtype)
+    }
+
+    /// `op` (a spread) of each list of `lists`, of decimals, as Polars
+    /// takes it of a list's values: of the values cast to floats.
+    fn spread_of_decimals(&mut self, node: Node, op: AggOp, lists: GpuExpr) -> Lowered {
+        let GpuDtype::List(of) = lists.dtype else {
+            return self.refuse(node, "a spread of decimals not in lists");
+        };
+        let float = GpuDtype::Float64;
+        let cast = element(of.values()).cast(float, CastMode::NonStrict);
+        let cast = ListFunction::Eval(Box::new(cast));
+        let cast = self.list_function_of(node, cast, lists, GpuDtype::list_of(float))?;
+        self.list_function_of(node, ListFunction::Aggregate(op), cast, float)
     }
 
     /// A list function's integer argument of each row (`index`, `what`

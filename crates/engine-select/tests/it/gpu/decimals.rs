@@ -564,6 +564,52 @@ fn lists_of_decimals_are_evaluated_aggregated_and_summed() {
             col("w").list().sum().alias("wholes' sum"),
         ]),
     );
+    // Medians and means of the scaled integers divided by 10^scale, as
+    // Polars takes each list's; spreads of the values as floats (within
+    // 1e-9: Polars adds each list's values in an order of its own).
+    assert_gpu_eq(
+        "medians and means",
+        lists.clone().select([
+            col("k"),
+            col("p").list().mean().alias("p mean"),
+            col("r").list().drop_nulls().list().mean().alias("r mean"),
+            col("w").list().mean().alias("w mean"),
+            col("p").list().median().alias("p median"),
+            col("r").list().median().alias("r median"),
+            col("w").list().median().alias("w median"),
+        ]),
+    );
+    assert_gpu_close(
+        "spreads",
+        lists.clone().select([
+            col("k"),
+            col("p").list().std(1).alias("p std"),
+            col("r").list().var(0).alias("r var"),
+            col("w").list().std(0).alias("w std"),
+        ]),
+    );
+    // Means of long lists without nulls: Polars adds each decimal list as
+    // a column of its own (blocks of 128 pairwise), not in order as it
+    // adds lists of numbers without nulls.
+    let long: Vec<Option<i128>> = (0..600i128)
+        .map(|i| Some((i % 7 - 3) * 123_456_789_012_345_678 + i * 1_000_003))
+        .collect();
+    let long = DataFrame::new_infer_height(vec![
+        decimals("x", &long, 18, 3),
+        Column::new("k".into(), (0..600).map(|i| i % 2).collect::<Vec<i32>>()),
+    ])
+    .unwrap()
+    .lazy()
+    .group_by_stable([col("k")])
+    .agg([col("x")]);
+    assert_gpu_eq(
+        "means of long lists",
+        long.select([
+            col("x").list().mean(),
+            col("x").list().median().alias("median"),
+            col("x").list().sum().alias("sum"),
+        ]),
+    );
     let price = |scaled: i128| {
         lit(Scalar::new(
             DataType::Decimal(18, 2),

@@ -1,6 +1,7 @@
 //! Lists in expressions: `implode` (a group's values as one list; of each row's window group, for windows mapped by `join`), texts split, the functions of each list, and the dispatch of list- and struct-valued expressions.
 
 use super::*;
+use gpu_runtime::ops::ListSumPath;
 
 /// Lists made by counts (see [`Executor::counted_lists`]): their offsets
 /// and validity, and of each value its list (`rows`) and its place in it
@@ -764,8 +765,8 @@ impl Executor<'_> {
             ))
         };
         // The values as a frame, where a check before the aggregation made
-        // it already.
-        let mut values_frame = None;
+        // it already; the divisor of a decimal list's result (see below).
+        let (mut values_frame, mut divisor) = (None, None);
         let (aggregated, of_aggregate) = match function {
             ListFunction::Keep { by, .. } => {
                 // The values kept, listed per list as `implode` lists a
@@ -844,18 +845,41 @@ impl Executor<'_> {
                     let checked = values_frame.insert(child_frame()?);
                     self.check_list_spreads_finite(checked, &values, lists)?;
                 }
-                (values.aggregated(op.clone(), dtype), column_ref(0, dtype))
+                // A decimal list's mean and median: of its scaled integers
+                // (the mean in Polars' order below), divided by 10^scale as
+                // Polars divides each list's, row by row (by a column: the
+                // evaluator's scalar kernel would multiply by the
+                // reciprocal of a literal).
+                if let (AggOp::Mean | AggOp::Median, GpuDtype::Decimal(_, scale)) =
+                    (op, of.values())
+                {
+                    divisor = Some(10_i128.pow(scale.into()) as f64);
+                    let scaled = values.cast(GpuDtype::Int64, CastMode::Physical);
+                    let of_scaled = column_ref(0, dtype).binary(
+                        BinaryOp::TrueDivide,
+                        column_ref(2, dtype),
+                        dtype,
+                    );
+                    (scaled.aggregated(op.clone(), dtype), of_scaled)
+                } else {
+                    (values.aggregated(op.clone(), dtype), column_ref(0, dtype))
+                }
             }
             ListFunction::Agg { aggregation, .. } => {
                 let dtype = aggregation.dtype;
                 (aggregation.as_ref().clone(), column_ref(0, dtype))
             }
         };
-        // Sums and means of floats (means of 64-bit integers too) in the
-        // order Polars adds each list's values.
+        // Sums and means of floats (means of 64-bit integers and decimals
+        // too) in the order Polars adds each list's values (a decimal
+        // list's as a column of its own, whatever the child holds).
         let summed = match (function, &child.values) {
             (ListFunction::Aggregate(op @ (AggOp::Sum | AggOp::Mean)), values) => {
-                let mean = *op == AggOp::Mean;
+                let path = match of.values() {
+                    GpuDtype::Decimal(..) => ListSumPath::AsColumns,
+                    _ => ListSumPath::ByNulls,
+                };
+                let mean = (*op == AggOp::Mean, path);
                 let summed = (offsets, child.validity.as_ref());
                 match values {
                     Values::F64(values) => {
@@ -864,10 +888,10 @@ impl Executor<'_> {
                     Values::F32(values) => {
                         Some(float_sums(&ops, summed, values, mean, Values::F32)?)
                     }
-                    Values::I64(values) if mean => {
+                    Values::I64(values) if mean.0 => {
                         Some(float_sums(&ops, summed, values, mean, Values::F64)?)
                     }
-                    Values::U64(values) if mean => {
+                    Values::U64(values) if mean.0 => {
                         Some(float_sums(&ops, summed, values, mean, Values::F64)?)
                     }
                     _ => None,
@@ -885,10 +909,14 @@ impl Executor<'_> {
                 self.aggregate_expr(&values_frame, &aggregated, (&rows, &starts), false)?
             }
         };
-        let both = DeviceFrame {
+        let mut both = DeviceFrame {
             columns: vec![value, lengths()?],
             height: frame.height,
         };
+        if let Some(divisor) = divisor {
+            let divisor = GpuExpr::literal(Scalar::Float(divisor), GpuDtype::Float64);
+            both.columns.push(self.evaluate(frame, &divisor, "")?);
+        }
         let value_dtype = of_aggregate.dtype;
         let null = GpuExpr::literal(Scalar::Null, value_dtype);
         let of_valid_lists =
@@ -931,14 +959,14 @@ impl Executor<'_> {
 }
 
 /// Polars' `list.sum` (or, `mean`, `list.mean`) of the lists `offsets`
-/// delimit in `values` (with `validity`), in Polars' order
-/// ([`Ops::list_float_sums`]): the results (as `held` holds them) and their
-/// validity.
+/// delimit in `values` (with `validity`), in Polars' order by the path
+/// given ([`Ops::list_float_sums`]): the results (as `held` holds them) and
+/// their validity.
 fn float_sums<T: gpu_runtime::ops::ListSummed>(
     ops: &Ops<'_>,
     (offsets, validity): (&DeviceBuffer<i64>, Option<&DeviceBuffer<u32>>),
     values: &DeviceBuffer<T>,
-    mean: bool,
+    mean: (bool, ListSumPath),
     held: fn(DeviceBuffer<T::Out>) -> Values,
 ) -> Result<(Values, DeviceBuffer<u32>), ExecError> {
     let (sums, valid) = ops.list_float_sums(offsets, (values, validity), mean)?;

@@ -2,6 +2,7 @@
 
 use super::reduce::polars_float_sum;
 use super::{SIZES, bitmap, device, flags};
+use gpu_runtime::ops::ListSumPath;
 
 /// Random lists: `n` lengths (some 0, a few long), their offsets from 0,
 /// and validity.
@@ -152,8 +153,8 @@ fn a_list_get_reads_its_place_from_either_end() {
 }
 
 /// Lists of f64 summed and averaged in Polars' two orders: without nulls in
-/// the child, each list in order from -0.0; with them, each list's float
-/// sum (blocks of 128 pairwise), bit for bit.
+/// the child, each list in order from -0.0; with them (or where asked),
+/// each list's float sum (blocks of 128 pairwise), bit for bit.
 #[test]
 fn float_sums_and_means_of_lists_follow_polars_order() {
     let device = device();
@@ -195,17 +196,24 @@ fn float_sums_and_means_of_lists_follow_polars_order() {
         let bits = nulls.then(|| device.upload(&bitmap(&valid)));
         let d_offsets = device.upload(&offsets);
         let d_values = device.upload(&values);
-        for mean in [false, true] {
+        let paths = [ListSumPath::ByNulls, ListSumPath::AsColumns];
+        for (mean, path) in [false, true]
+            .into_iter()
+            .flat_map(|m| paths.map(|p| (m, p)))
+        {
             let (out, out_valid) = ops
-                .list_float_sums(&d_offsets, (&d_values, bits.as_ref()), mean)
+                .list_float_sums(&d_offsets, (&d_values, bits.as_ref()), (mean, path))
                 .unwrap();
+            // (Each list as a column of its own where asked, whatever the
+            // child holds.)
+            let as_columns = nulls || path == ListSumPath::AsColumns;
             let (out, out_valid) = (
                 out.to_host().unwrap(),
                 flags(&out_valid.to_host().unwrap(), lengths.len()),
             );
             for (i, &(begin, end)) in spans.iter().enumerate() {
                 let count = valid[begin..end].iter().filter(|&&v| v).count();
-                let expected = match (nulls, mean) {
+                let expected = match (as_columns, mean) {
                     (false, false) => Some(values[begin..end].iter().fold(-0.0, |s, v| s + v)),
                     (false, true) => (end > begin).then(|| {
                         values[begin..end].iter().fold(-0.0, |s, v| s + v) / (end - begin) as f64
@@ -224,7 +232,8 @@ fn float_sums_and_means_of_lists_follow_polars_order() {
                 assert_eq!(
                     actual.map(f64::to_bits),
                     expected.map(f64::to_bits),
-                    "list {i} of {} values, nulls {nulls}, mean {mean}: {actual:?} vs {expected:?}",
+                    "list {i} of {} values, nulls {nulls}, mean {mean}, {path:?}: {actual:?} vs \
+                     {expected:?}",
                     end - begin
                 );
             }
