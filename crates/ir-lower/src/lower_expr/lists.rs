@@ -582,10 +582,16 @@ impl ExprLowering<'_> {
         };
         let element = element(of.values());
         let numbers = |dtype: GpuDtype| dtype.is_integer() || dtype.is_float();
+        // (Of decimals of precision 38, differences of decimals, checked as
+        // they are; of others, Polars' plan types them as their input, its
+        // engine gives precision 38.)
+        let decimals = matches!(of.values(), GpuDtype::Decimal(38, _)) && out == of;
         let evaluated = match function {
             // (Lists and structs shifted whole within each list.)
             IRListFunction::Shift => element.shifted(n),
-            IRListFunction::Diff { .. } if numbers(of.values()) && numbers(out.values()) => {
+            IRListFunction::Diff { .. }
+                if numbers(of.values()) && numbers(out.values()) || decimals =>
+            {
                 difference(element.cast(out.values(), CastMode::NonStrict), n)
             }
             _ => {

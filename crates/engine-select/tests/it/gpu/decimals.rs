@@ -579,6 +579,30 @@ fn lists_of_decimals_are_evaluated_aggregated_and_summed() {
             col("w").list().median().alias("w median"),
         ]),
     );
+    // Differences within lists of precision 38 (of others, Polars' plan
+    // and engine disagree on the precision).
+    let wide = || DataType::List(Box::new(DataType::Decimal(38, 2)));
+    assert_gpu_eq(
+        "differences",
+        lists.clone().select([
+            col("p")
+                .cast(wide())
+                .list()
+                .diff(1, NullBehavior::Ignore)
+                .alias("diff"),
+            col("p")
+                .cast(wide())
+                .list()
+                .diff(-2, NullBehavior::Ignore)
+                .alias("diff back"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        lists
+            .clone()
+            .select([col("p").list().diff(1, NullBehavior::Ignore)]),
+        "list.diff of list[decimal[18,2]]",
+    );
     assert_gpu_close(
         "spreads",
         lists.clone().select([
