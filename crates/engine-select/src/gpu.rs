@@ -92,6 +92,35 @@ pub(crate) fn attempt(
     expr_arena: &mut Arena<AExpr>,
     gpu: &ResolvedGpu,
 ) -> Result<Attempt, EngineError> {
+    // Reasons raised at run time or by a mixed plan name the user's
+    // constructs as ir-lower's refusals do (Polars' common subexpressions
+    // written out).
+    let notation = ir_lower::Notation::of_plan(root, lp_arena, expr_arena);
+    let written = |reasons: Vec<FallbackReason>| -> Vec<FallbackReason> {
+        let write = |text: &str| notation.written(text);
+        (reasons.into_iter())
+            .map(|r| FallbackReason {
+                subject: r.subject.as_deref().map(write),
+                message: write(&r.message),
+                ..r
+            })
+            .collect()
+    };
+    Ok(match attempted(root, lp_arena, expr_arena, gpu)? {
+        Attempt::Mixed(by, reasons, run) => Attempt::Mixed(by, written(reasons), run),
+        Attempt::FellBack(reasons) => Attempt::FellBack(written(reasons)),
+        Attempt::WithoutCse(reasons) => Attempt::WithoutCse(written(reasons)),
+        ran @ Attempt::Ran(..) => ran,
+    })
+}
+
+/// [`attempt`], its reasons as the constructs' Polars display gives them.
+fn attempted(
+    root: Node,
+    lp_arena: &mut Arena<IR>,
+    expr_arena: &mut Arena<AExpr>,
+    gpu: &ResolvedGpu,
+) -> Result<Attempt, EngineError> {
     let mut reasons = Vec::new();
     match gpu.device_kind {
         DeviceKind::Cuda => {

@@ -43,47 +43,68 @@ pub(crate) fn distinct(refusals: Vec<Refusal>) -> Vec<Refusal> {
     kept
 }
 
-/// `refusals` with the columns Polars' optimiser adds for common
-/// subexpressions (`col("__POLARS_CSER_0x…")`, computed once by a select
-/// under `root`) written as the expressions they stand for, so that each
-/// construct reads as the user wrote it.
+/// How reasons name the user's constructs: Polars' display, with the
+/// columns its optimiser adds for common subexpressions
+/// (`col("__POLARS_CSER_0x…")`, computed once by a select of the plan)
+/// written as the expressions they stand for and each `sort_by` as users
+/// pass it ([`sorts_written`]), so that each construct reads as the user
+/// wrote it. Built once per plan; engine-select writes the reasons raised
+/// at run time and by mixed plans with it too.
+#[derive(Debug, Clone, Default)]
+pub struct Notation {
+    /// Each common subexpression's column, as Polars displays it, and the
+    /// expression it stands for.
+    columns: Vec<(String, String)>,
+}
+
+impl Notation {
+    /// The notation of the plan under `root`.
+    pub fn of_plan(root: Node, lp_arena: &Arena<IR>, expr_arena: &Arena<AExpr>) -> Notation {
+        let mut columns = Vec::new();
+        for (_, ir) in lp_arena.iter(root) {
+            let exprs = match ir {
+                IR::Select { expr, .. } => expr,
+                IR::HStack { exprs, .. } => exprs,
+                _ => continue,
+            };
+            for e in exprs.iter() {
+                let name = e.output_name();
+                if name.starts_with(CSE_REPLACED) {
+                    let written = ExprIRDisplay::display_node(e.node(), expr_arena).to_string();
+                    columns.push((format!("col(\"{name}\")"), written));
+                }
+            }
+        }
+        Notation { columns }
+    }
+
+    /// `text` (a subject or a reason) as users write its constructs.
+    pub fn written(&self, text: &str) -> String {
+        let mut text = text.to_string();
+        // A common subexpression may hold another: until none is left.
+        for _ in 0..=self.columns.len() {
+            if !text.contains(CSE_REPLACED) {
+                break;
+            }
+            for (column, expr) in &self.columns {
+                text = text.replace(column.as_str(), expr);
+            }
+        }
+        sorts_written(&text)
+    }
+}
+
+/// `refusals` with each subject and reason in the plan's [`Notation`].
 pub(crate) fn written_out(
     mut refusals: Vec<Refusal>,
     root: Node,
     lp_arena: &Arena<IR>,
     expr_arena: &Arena<AExpr>,
 ) -> Vec<Refusal> {
-    let mut columns = Vec::new();
-    for (_, ir) in lp_arena.iter(root) {
-        let exprs = match ir {
-            IR::Select { expr, .. } => expr,
-            IR::HStack { exprs, .. } => exprs,
-            _ => continue,
-        };
-        for e in exprs.iter() {
-            let name = e.output_name();
-            if name.starts_with(CSE_REPLACED) {
-                let written = ExprIRDisplay::display_node(e.node(), expr_arena).to_string();
-                columns.push((format!("col(\"{name}\")"), written));
-            }
-        }
-    }
-    // A common subexpression may hold another: until none is left.
-    let write_out = |text: &mut String| {
-        for _ in 0..=columns.len() {
-            if !text.contains(CSE_REPLACED) {
-                break;
-            }
-            for (column, expr) in &columns {
-                *text = text.replace(column.as_str(), expr);
-            }
-        }
-    };
+    let notation = Notation::of_plan(root, lp_arena, expr_arena);
     for refusal in &mut refusals {
-        write_out(&mut refusal.subject);
-        write_out(&mut refusal.reason);
-        refusal.subject = sorts_written(&refusal.subject);
-        refusal.reason = sorts_written(&refusal.reason);
+        refusal.subject = notation.written(&refusal.subject);
+        refusal.reason = notation.written(&refusal.reason);
     }
     refusals
 }

@@ -54,6 +54,18 @@ fn gathers_by_indices_match_the_cpu_or_leave_polars_its_error() {
     );
     let written = r#"`col("x").gather(col("i") * 3)` has an index outside the frame"#;
     assert!(error.contains(written), "{error}");
+    // Also where Polars computes the indices once, as a common
+    // subexpression of two gathers: the reason writes it out.
+    let error = raised_error(
+        frame.clone().select([
+            col("x").gather(col("i") * lit(3i64), false).alias("a"),
+            (col("x") * lit(2i64))
+                .gather(col("i") * lit(3i64), false)
+                .alias("b"),
+        ]),
+    );
+    assert!(error.contains(written), "{error}");
+    assert!(!error.contains("__POLARS_CSER"), "{error}");
     // Per group Polars takes each group's indices: left to it.
     assert_cpu_answer_with_reason(
         frame
