@@ -281,6 +281,9 @@ impl ExprLowering<'_> {
         if let Some(null) = self.null_per_group(&op, input, dtype) {
             return Some(null);
         }
+        if let Some(picked) = self.struct_picked(&op, input, dtype) {
+            return Some(picked);
+        }
         let picks_a_value = matches!(
             op,
             AggOp::Min { .. } | AggOp::Max { .. } | AggOp::First | AggOp::Last | AggOp::Item { .. }
@@ -313,6 +316,63 @@ impl ExprLowering<'_> {
             });
         }
         self.aggregation_of(node, op, input, dtype)
+    }
+
+    /// Per group (of a group-by or a window, never empty), the first or
+    /// last (`op`) of a struct made of values of each row (`pl.struct(a,
+    /// b)`, never null, of fields neither lists nor structs; Polars' plan
+    /// slices each field to its first or last row first): the struct of
+    /// each field's first or last, the same row's values. `None` for any
+    /// other aggregation, and in `list.eval` (whose lists may be empty:
+    /// Polars' pick is then a null struct).
+    fn struct_picked(&mut self, op: &AggOp, input: Node, dtype: GpuDtype) -> Option<GpuExpr> {
+        let element = polars_plan::constants::POLARS_ELEMENT;
+        let picked_row = match op {
+            AggOp::First => 0,
+            AggOp::Last => -1,
+            _ => return None,
+        };
+        let AExpr::Function {
+            function: IRFunctionExpr::AsStruct,
+            input: fields,
+            ..
+        } = self.arena.get(input)
+        else {
+            return None;
+        };
+        if !self.per_group || self.schema.contains(element) {
+            return None;
+        }
+        let fields: Vec<Node> = fields.iter().map(|field| field.node()).collect();
+        let per_row = |f: &GpuExpr| f.is_row_wise() && !f.has_aggregation() && !f.dtype.is_nested();
+        let mut picked = Vec::with_capacity(fields.len());
+        for field in fields {
+            // Each field's values over every row: read through the slices
+            // of the picked row where Polars' plan put them.
+            let sliced = self
+                .arena
+                .iter(field)
+                .any(|(_, e)| matches!(e, AExpr::Slice { .. }));
+            let value = match self.common_slice(field) {
+                Some(bounds) if self.literal_slice_bounds(bounds) == Some((picked_row, 1)) => {
+                    let outer = self.unsliced.replace(bounds);
+                    let value = self.expr(field);
+                    self.unsliced = outer;
+                    value?
+                }
+                _ if !sliced => self.expr(field)?,
+                _ => return None,
+            };
+            if !per_row(&value) {
+                return None;
+            }
+            let of = value.dtype;
+            picked.push(value.aggregated(op.clone(), of));
+        }
+        Some(GpuExpr {
+            kind: ExprKind::MakeStruct(picked),
+            dtype,
+        })
     }
 
     /// Per group, Polars' null for a mean, median or spread of a text

@@ -651,7 +651,7 @@ fn random_op(
             }
             // Now and then structs or lists listed per group in the rows'
             // order: a struct or list column's, or structs built of plain
-            // columns (`agg(pl.struct(..))`).
+            // columns (`agg(pl.struct(..))`, or its first or last).
             if g.ordered && g.rng.random_bool(0.1) {
                 let plain: Vec<&String> = schema
                     .iter()
@@ -684,7 +684,15 @@ fn random_op(
                         }
                     }
                     Some(name) if fields.is_empty() || g.rng.random_bool(0.5) => E::col(name),
-                    _ if !fields.is_empty() => E::new(Op::AsStruct, fields),
+                    // (Or such a struct's first or last per group.)
+                    _ if !fields.is_empty() => {
+                        let made = E::new(Op::AsStruct, fields);
+                        match g.rng.random_range(0..4) {
+                            0 => E::new(Op::Agg(Agg::First), vec![made]),
+                            1 => E::new(Op::Agg(Agg::Last), vec![made]),
+                            _ => made,
+                        }
+                    }
                     _ => E::leaf(Op::Len),
                 };
                 aggs.push(listed);

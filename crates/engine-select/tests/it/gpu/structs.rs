@@ -1,4 +1,4 @@
-//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, replaced, added and dropped (`struct.with_fields`, `struct.drop`), unnested, structs of keys tested for repeats and counted, rows grouped, made distinct, sorted and joined by structs of keys; what else structs meet stays with Polars, with its reason.
+//! Structs on the device: struct columns held and moved with their rows, built by `pl.struct`, their fields read, replaced, added and dropped (`struct.with_fields`, `struct.drop`), unnested, structs built per group picked first or last, structs of keys tested for repeats and counted, rows grouped, made distinct, sorted and joined by structs of keys; what else structs meet stays with Polars, with its reason.
 
 use super::*;
 
@@ -346,6 +346,36 @@ fn rows_are_grouped_made_distinct_sorted_and_joined_by_structs_of_keys() {
     ] {
         assert_gpu_eq(name, lf);
     }
+}
+
+/// The first or last of structs built per group (`pl.struct(a, b).last()`,
+/// which Polars' plan writes as the struct of each field's last row): the
+/// struct of the picked row's fields, per group; over the whole frame
+/// (whose rows may be none: a null struct) they stay with Polars.
+#[test]
+fn structs_built_per_group_are_picked_first_and_last() {
+    let frame = struct_frame();
+    let built = || as_struct(vec![col("v"), col("s"), (col("v") * lit(2)).alias("twice")]);
+    assert_gpu_eq(
+        "first and last per group",
+        frame.clone().group_by_stable([col("k")]).agg([
+            built().first().alias("first"),
+            built().last().alias("last"),
+            built().last().struct_().field_by_name("s").alias("last s"),
+        ]),
+    );
+    assert_gpu_eq(
+        "per group, groups in key order",
+        frame
+            .clone()
+            .group_by([col("k")])
+            .agg([built().last()])
+            .sort(["k"], SortMultipleOptions::default().with_nulls_last(true)),
+    );
+    assert_cpu_answer_with_reason(
+        frame.clone().select([built().last()]),
+        "this operation on structs",
+    );
 }
 
 #[test]
