@@ -372,6 +372,16 @@ fn structs_built_per_group_are_picked_first_and_last() {
             .agg([built().last()])
             .sort(["k"], SortMultipleOptions::default().with_nulls_last(true)),
     );
+    super::partitioned::assert_partitioned_in(
+        "first and last per group, in partitions",
+        frame
+            .clone()
+            .group_by_stable([col("k")])
+            .agg([built().first().alias("first"), built().last().alias("last")]),
+        false,
+        &[2, 3, 5],
+        |_, _| {},
+    );
     assert_cpu_answer_with_reason(
         frame.clone().select([built().last()]),
         "this operation on structs",
