@@ -165,6 +165,7 @@ impl ExprLowering<'_> {
                         || values.is_float()
                         || values.is_temporal()
                         || is_decimal(values)
+                        || values == GpuDtype::Boolean
                 })
             }
             // As Polars sorts each list (a value's ties are alike; of

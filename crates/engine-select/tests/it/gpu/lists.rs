@@ -410,7 +410,7 @@ fn list_functions_match_the_cpu() {
             ]),
         ),
         (
-            "extremes of texts and booleans",
+            "extremes of texts and booleans, and places of booleans'",
             frame
                 .clone()
                 .with_columns([concat_list([col("b"), col("b").shift(lit(1))])
@@ -422,6 +422,14 @@ fn list_functions_match_the_cpu() {
                     col("lb").list().max().alias("max flag"),
                     col("lb").list().min().alias("min flag"),
                     col("lb").list().head(lit(0)).list().max().alias("of none"),
+                    col("lb").list().arg_max().alias("place of max flag"),
+                    col("lb").list().arg_min().alias("place of min flag"),
+                    col("lb")
+                        .list()
+                        .head(lit(0))
+                        .list()
+                        .arg_max()
+                        .alias("place of none"),
                 ]),
         ),
         (
