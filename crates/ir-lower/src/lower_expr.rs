@@ -203,22 +203,21 @@ impl ExprLowering<'_> {
     }
 
     fn refuse(&mut self, node: Node, reason: impl Into<String>) -> Lowered {
-        self.refusals.push(Refusal {
-            subject: self.notation(node),
-            reason: reason.into(),
-            whole_plan: false,
-        });
-        None
+        self.refused(node, reason.into(), false)
     }
 
     /// Refuses `node` for the whole plan (see [`Refusal::whole_plan`]):
     /// Polars' answer to it depends on how its own engine holds what comes
     /// below, so no part of the query runs on the device.
     fn refuse_whole(&mut self, node: Node, reason: impl Into<String>) -> Lowered {
+        self.refused(node, reason.into(), true)
+    }
+
+    fn refused(&mut self, node: Node, reason: String, whole_plan: bool) -> Lowered {
         self.refusals.push(Refusal {
             subject: self.notation(node),
-            reason: reason.into(),
-            whole_plan: true,
+            reason,
+            whole_plan,
         });
         None
     }

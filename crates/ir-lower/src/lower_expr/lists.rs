@@ -314,15 +314,12 @@ impl ExprLowering<'_> {
             // the column: one it holds as a single value, a column of
             // nulls from a file say, it casts as a value, which can raise;
             // so the whole query is Polars'.)
-            self.refusals.push(Refusal {
-                subject: self.notation(node),
-                reason: format!(
-                    "{what} that is an aggregation, a window or not an integer ({}) is not \
-                     supported on the GPU",
-                    index.dtype
-                ),
-                whole_plan: !index.dtype.is_integer(),
-            });
+            let why = format!(
+                "{what} that is an aggregation, a window or not an integer ({}) is not supported \
+                 on the GPU",
+                index.dtype
+            );
+            self.refused(node, why, !index.dtype.is_integer());
             return None;
         }
         Some(Box::new(match index.dtype {
