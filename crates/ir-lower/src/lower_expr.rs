@@ -359,12 +359,7 @@ impl ExprLowering<'_> {
             return lowered;
         }
         if let Some((reason, whole_plan)) = self.of_one_value(node) {
-            self.refusals.push(Refusal {
-                subject: self.notation(node),
-                reason,
-                whole_plan,
-            });
-            return None;
+            return self.refused(node, reason, whole_plan);
         }
         let kind = match self.arena.get(node) {
             AExpr::Column(name) => match self.schema.get_full(name) {
