@@ -100,36 +100,32 @@ fn refused(expr: &GpuExpr) -> Option<String> {
                 || input.dtype == GpuDtype::String && is_decimal(expr);
             *mode != CastMode::Wrapping && (number(input) && number(expr) || text)
         }
-        // Expressions of each list's values: checked (and rewritten) as
-        // they were lowered, over the values alone, whatever their scales.
-        ExprKind::List {
-            function: ListFunction::Agg { .. } | ListFunction::Eval(_),
-            ..
-        } => true,
         // Lists of decimals: moved, measured, indexed, sliced, sorted,
-        // searched, their extremes, means and medians taken.
-        ExprKind::List { function, .. } => {
-            same_scale
-                && match function {
-                    ListFunction::Len
-                    | ListFunction::Get { .. }
-                    | ListFunction::GetAt { .. }
-                    | ListFunction::SliceAt { .. }
-                    | ListFunction::Keep { .. }
-                    | ListFunction::Sort { .. }
-                    | ListFunction::Contains(_) => true,
-                    // (Of the scaled integers, a float: see the executor's
-                    // list functions.)
-                    ListFunction::Aggregate(AggOp::Mean | AggOp::Median) => {
-                        expr.dtype == GpuDtype::Float64
-                    }
-                    ListFunction::Aggregate(op) => matches!(
+        // searched, their extremes, means and medians taken, of one scale;
+        // expressions of each list's values (checked and rewritten as they
+        // were lowered, over the values alone) whatever their scales.
+        ExprKind::List { function, .. } => match function {
+            ListFunction::Agg { .. } | ListFunction::Eval(_) => true,
+            ListFunction::Len
+            | ListFunction::Get { .. }
+            | ListFunction::GetAt { .. }
+            | ListFunction::SliceAt { .. }
+            | ListFunction::Keep { .. }
+            | ListFunction::Sort { .. }
+            | ListFunction::Contains(_) => same_scale,
+            // (Of the scaled integers, a float: see the executor's list
+            // functions.)
+            ListFunction::Aggregate(AggOp::Mean | AggOp::Median) => {
+                same_scale && expr.dtype == GpuDtype::Float64
+            }
+            ListFunction::Aggregate(op) => {
+                same_scale
+                    && matches!(
                         op,
                         AggOp::Min { .. } | AggOp::Max { .. } | AggOp::ArgMin | AggOp::ArgMax
-                    ),
-                    ListFunction::Agg { .. } | ListFunction::Eval(_) => true,
-                }
-        }
+                    )
+            }
+        },
         // (Lists compared value by value, of one scale.)
         ExprKind::ConcatList(_) | ExprKind::ListsEqual { .. } => same_scale,
         ExprKind::Agg { op, .. } => match op {

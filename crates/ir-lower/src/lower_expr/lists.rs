@@ -22,8 +22,6 @@ pub(crate) const LISTS_ON_THE_GPU: &str = "the GPU holds list columns, makes the
                                 `concat_list` of lists and values and of texts by \
                                 `str.split` and `str.extract_all`";
 
-/// Whether list values are decimals (ordered and compared by their scaled
-/// integers, of one scale within a list).
 /// Whether lists of structs of `values` sort within each list on the GPU:
 /// structs of keys (see [`crate::support::struct_key`]) by their codes, as
 /// Polars' row encoding orders them field by field; not of floats (equal
@@ -40,6 +38,8 @@ fn struct_sort_key(values: GpuDtype) -> bool {
             .all(|(_, field)| !field.is_float() && !matches!(field, GpuDtype::Categorical(_)))
 }
 
+/// Whether list values are decimals (ordered and compared by their scaled
+/// integers, of one scale within a list).
 fn is_decimal(values: GpuDtype) -> bool {
     matches!(values, GpuDtype::Decimal(..))
 }
@@ -277,8 +277,9 @@ impl ExprLowering<'_> {
             };
             return self.list_function_of(node, function, input, dtype);
         }
-        // (A decimal list's mean and median as the executor's list
-        // functions take them: of its scaled integers, as Polars does.)
+        // (A decimal list's spread is of its values as floats; its mean
+        // and median go to the executor as they are, which takes them of
+        // the scaled integers, as Polars does.)
         if let ListFunction::Aggregate(op @ (AggOp::Std { .. } | AggOp::Var { .. })) = &function
             && is_decimal(of.values())
             && dtype == GpuDtype::Float64
