@@ -402,10 +402,13 @@ impl ExprLowering<'_> {
             return self.refuse(node, format!("`{}` of {}", op.symbol(), left.dtype));
         };
         let values = of.values();
-        let keyed = crate::support::group_key(crate::support::widened_key_type(values));
+        // (Lists of structs of keys by the structs' codes, equal where
+        // every field is.)
+        let keyed = crate::support::group_key(crate::support::widened_key_type(values))
+            && !values.is_nested()
+            || crate::support::struct_key(values);
         if right.dtype != left.dtype
             || !keyed
-            || values.is_nested()
             || matches!(values, GpuDtype::Categorical(_) | GpuDtype::Null)
         {
             return self.refuse(
