@@ -614,10 +614,9 @@ impl ExprLowering<'_> {
                     && !into.values().is_nested()
                     && cast_supported(from.values(), into.values())
                 {
-                    let each = list_eval::element(from.values()).cast(into.values(), mode);
                     return Some(GpuExpr {
                         kind: ExprKind::List {
-                            function: ListFunction::Eval(Box::new(each)),
+                            function: list_eval::each_cast(from.values(), into.values(), mode),
                             input,
                         },
                         dtype: to,

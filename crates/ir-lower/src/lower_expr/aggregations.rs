@@ -349,10 +349,7 @@ impl ExprLowering<'_> {
         for field in fields {
             // Each field's values over every row: read through the slices
             // of the picked row where Polars' plan put them.
-            let sliced = self
-                .arena
-                .iter(field)
-                .any(|(_, e)| matches!(e, AExpr::Slice { .. }));
+            let sliced = |e: &AExpr| matches!(e, AExpr::Slice { .. });
             let value = match self.common_slice(field) {
                 Some(bounds) if self.literal_slice_bounds(bounds) == Some((picked_row, 1)) => {
                     let outer = self.unsliced.replace(bounds);
@@ -360,7 +357,7 @@ impl ExprLowering<'_> {
                     self.unsliced = outer;
                     value?
                 }
-                _ if !sliced => self.expr(field)?,
+                _ if !self.arena.iter(field).any(|(_, e)| sliced(e)) => self.expr(field)?,
                 _ => return None,
             };
             if !per_row(&value) {

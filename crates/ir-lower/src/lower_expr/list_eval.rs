@@ -12,6 +12,12 @@ pub(crate) fn element(values: GpuDtype) -> GpuExpr {
     )
 }
 
+/// The function of lists of `values` that casts each value to `into` in
+/// `mode`: `list.eval(element().cast(into))`, as Polars casts a list.
+pub(crate) fn each_cast(values: GpuDtype, into: GpuDtype, mode: CastMode) -> ListFunction {
+    ListFunction::Eval(Box::new(element(values).cast(into, mode)))
+}
+
 /// Whether `e` gives other values than one per value of its input: a
 /// filter, `unique`, a gather.
 fn keeps_other_values(e: &GpuExpr) -> bool {

@@ -301,8 +301,7 @@ impl ExprLowering<'_> {
             return self.refuse(node, "a spread of decimals not in lists");
         };
         let float = GpuDtype::Float64;
-        let cast = element(of.values()).cast(float, CastMode::NonStrict);
-        let cast = ListFunction::Eval(Box::new(cast));
+        let cast = super::list_eval::each_cast(of.values(), float, CastMode::NonStrict);
         let cast = self.list_function_of(node, cast, lists, GpuDtype::list_of(float))?;
         self.list_function_of(node, ListFunction::Aggregate(op), cast, float)
     }

@@ -89,7 +89,8 @@ impl ExprLowering<'_> {
             } if nested_column(input) => true,
             // Moved whole to other rows: shifted, reversed, gathered,
             // sorted by keys, filled from a neighbour (also within window
-            // groups), by indices and keys that are not nested.
+            // groups), by indices and keys that are not nested, or by one
+            // list of keys (values of any type sorted by it too).
             _ if moved => true,
             // A null list or struct (`lit(None).cast(..)`), and a choice
             // between lists or structs row by row (`when/then/otherwise`,
@@ -132,14 +133,6 @@ impl ExprLowering<'_> {
                 order_by,
             } if !nested(function) && !dtype.is_nested() => {
                 partition_by.iter().all(key) && !order_by.iter().any(|o| nested(&o.key))
-            }
-            // Values sorted by one list of keys (by several, Polars'
-            // `sort_by` raises).
-            ExprKind::SortedBy { input, order, .. } if !nested(input) && !dtype.is_nested() => {
-                match order.as_slice() {
-                    [one] => key(&one.key),
-                    _ => !order.iter().any(|o| nested(&o.key)),
-                }
             }
             _ => !nested(&expr) && !expr.children().into_iter().any(nested),
         };
