@@ -133,6 +133,32 @@ impl PlanLowering<'_> {
             // equal to 0.0, which `rle_id`'s comparison may not share.)
             return self.refuse(node, format!("rle of {dtype} is not supported on the GPU"));
         }
+        // The values made first, as a column: the group-by takes each run's
+        // first of them, and an aggregation's input made of other rows
+        // (`col("s").shift(2).rle()`: text shifted, a gather) is made per
+        // group, where the runs are the whole frame's (fuzz seed 5163).
+        let (input, value) = match value.expr.kind {
+            ExprKind::Column { .. } => (input, value),
+            _ => {
+                let schema = vec![OutputColumn {
+                    name: value.name.clone(),
+                    dtype,
+                }];
+                let made = PlanNode::Select {
+                    input: Box::new(input),
+                    exprs: vec![value.clone()],
+                    schema,
+                };
+                let column = GpuExpr::column(0, value.name.clone(), dtype);
+                (
+                    made,
+                    NamedExpr {
+                        expr: column,
+                        ..value
+                    },
+                )
+            }
+        };
         let runs = match crate::lower_expr::run_ids(value.expr.clone(), count) {
             Ok(runs) => runs,
             Err(why) => return self.refuse(node, why),

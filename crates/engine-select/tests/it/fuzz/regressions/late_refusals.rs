@@ -663,3 +663,38 @@ fn aggregations_of_values_in_a_sorted_order_are_decided_in_ir_lower() {
         crate::gpu::assert_gpu_eq(&format!("{name} in a window"), window);
     }
 }
+
+/// The runs (`rle`) of values made of other rows: the group-by of the runs
+/// took each run's first value of text shifted within the group, which the
+/// executor does not make (text made of other rows inside an aggregation);
+/// the values are now made first, as a column. Seed 5163 (case 241).
+#[test]
+fn runs_of_values_made_of_other_rows_are_made_first() {
+    let t0 = DataFrame::new(2, vec![Column::new("b".into(), [Some("ab"), Some("  ")])]).unwrap();
+    let lf = t0
+        .lazy()
+        .select([col("b").alias("x4")])
+        .select([col("x4").shift(lit(2i64)).rle().alias("x5")]);
+    assert_same_as_cpu(lf, ORDERED);
+    let df = df!(
+        "s" => [Some("a"), Some("a"), None, None, Some("b"), Some("a"), Some("a")],
+        "i" => [Some(1i64), Some(1), None, Some(2), Some(2), Some(2), Some(1)],
+    )
+    .unwrap()
+    .lazy();
+    let reversed = col("i").arg_sort(true, false);
+    for (name, values) in [
+        ("text shifted", col("s").shift(lit(1))),
+        (
+            "text filled back",
+            col("s").fill_null_with_strategy(FillNullStrategy::Backward(None)),
+        ),
+        ("text gathered", col("s").gather(reversed.clone(), false)),
+        ("integers gathered", col("i").gather(reversed, false)),
+        ("integers running", col("i").cum_sum(false)),
+    ] {
+        let lf = df.clone().select([values.rle().alias("runs")]);
+        assert_same_as_cpu(lf.clone(), ORDERED);
+        crate::gpu::assert_gpu_eq(name, lf);
+    }
+}
