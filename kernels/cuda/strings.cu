@@ -1034,6 +1034,18 @@ extern "C" __global__ void string_format_temporal(const i64* values, const u32* 
                 case 16: count += put_number(out, count, (weekday + 1) % 7, 1, '0'); break;
                 case 17: count += put_number(out, count, hour % 12 == 0 ? 12 : hour % 12, 2, '0'); break;
                 case 18: count += put_text(out, count, hour < 12 ? "AM" : "PM", 2); break;
+                case 19: {
+                    // chrono's `%.f`: a dot and the fewest of 3, 6 or 9
+                    // digits that hold the fraction; nothing for none.
+                    i64 nanos = fraction * (1000000000 / per_second);
+                    if (nanos == 0) break;
+                    u32 digits = nanos % 1000000 == 0 ? 3 : nanos % 1000 == 0 ? 6 : 9;
+                    i64 shown = digits == 3 ? nanos / 1000000 : digits == 6 ? nanos / 1000 : nanos;
+                    if (out) out[count] = '.';
+                    count += 1;
+                    count += put_number(out, count, static_cast<u64>(shown), digits, '0');
+                    break;
+                }
                 default: break;
             }
         }

@@ -578,6 +578,46 @@ fn emit(expr: &GpuExpr, out: &mut Compiled) -> Result<(), String> {
             }
             Ok(())
         }
+        // Integers to times of day, as Polars casts them: to i64 (in the
+        // cast's mode), then null outside a day's nanoseconds; a strict
+        // cast fails where a value becomes null.
+        ExprKind::Cast { input, mode }
+            if expr.dtype == GpuDtype::Time && input.dtype.is_integer() =>
+        {
+            const I64: ValueType = ValueType::I64;
+            let from = value_type_of(input)?;
+            let value = |out: &mut Compiled| -> Result<(), String> {
+                emit(input, out)?;
+                if ExprProgram::cast_keeps_values(from, I64) {
+                    step(out.program.cast(from, I64))
+                } else if *mode == CastMode::Wrapping {
+                    step(out.program.cast_wrapping(from, I64))
+                } else {
+                    step(out.program.cast_checked(from, I64))
+                }
+            };
+            let constant = |out: &mut Compiled, v: Option<i64>| {
+                step(out.program.constant(I64, v.map(|v| slot_of_int(v, I64))))
+            };
+            let strict = *mode == CastMode::Strict;
+            if strict {
+                emit(input, out)?;
+            }
+            value(out)?;
+            constant(out, Some(0))?;
+            step(out.program.binary(ExprBinary::GtEq, I64))?;
+            value(out)?;
+            constant(out, Some(TimeUnit::Nanoseconds.per_day()))?;
+            step(out.program.binary(ExprBinary::Lt, I64))?;
+            step(out.program.binary(ExprBinary::And, ValueType::Bool))?;
+            value(out)?;
+            constant(out, None)?;
+            step(out.program.ternary(I64))?;
+            if strict {
+                step(out.program.strict(ty))?;
+            }
+            Ok(())
+        }
         ExprKind::Cast { input, mode } => {
             let from = value_type_of(input)?;
             emit(input, out)?;

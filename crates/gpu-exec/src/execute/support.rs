@@ -506,6 +506,7 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                     GpuDtype::Boolean
                         | GpuDtype::Date
                         | GpuDtype::Datetime(_)
+                        | GpuDtype::Time
                         | GpuDtype::Categorical(_)
                         | GpuDtype::Decimal(..)
                 ) =>

@@ -306,12 +306,13 @@ impl Ops<'_> {
         })
     }
 
-    /// Dates or timestamps (no time zone) as text in a chrono format, as
-    /// Polars writes them: `values` are days (`per_day` 1) or ticks of
-    /// `per_day` to the day (a unit of whole seconds' fractions); `program`
-    /// is the format, one item a word as `string_format_temporal` in
+    /// Dates, timestamps (no time zone) or times of day (ticks of day 0) as
+    /// text in a chrono format, as Polars writes them: `values` are days
+    /// (`per_day` 1) or ticks of `per_day` to the day (a unit of whole
+    /// seconds' fractions); `program` is the format, one item a word as
+    /// `string_format_temporal` in
     /// `kernels/cuda/strings.cu` reads them (the code in the high 24 bits,
-    /// up to 18, its argument in the low 8).
+    /// up to 19, its argument in the low 8).
     pub fn string_format_temporal(
         &self,
         values: &DeviceBuffer<i64>,
@@ -325,7 +326,7 @@ impl Ops<'_> {
             per_day == 1 || (per_day % 86_400 == 0 && 1_000_000_000 % (per_day / 86_400) == 0),
             || format!("{per_day} ticks a day"),
         )?;
-        check(program.iter().all(|&item| item >> 8 <= 18), || {
+        check(program.iter().all(|&item| item >> 8 <= 19), || {
             "an unknown item in a format program".into()
         })?;
         // (An empty format still uploads one word, never read.)

@@ -18,6 +18,9 @@ pub enum FormatPart {
     /// The fraction of the second in this many digits (`%3f`; `%.3f` is a
     /// `.` before it).
     Fraction(u8),
+    /// `%.f`: a `.` and the fraction of the second in 3, 6 or 9 digits, the
+    /// fewest that hold it (chrono's); nothing where it is zero.
+    FractionAuto,
     /// `%y`: the year's last two digits (euclidean).
     YearMod100,
     /// `%j`: the day of the year, three digits.
@@ -41,7 +44,7 @@ pub enum FormatPart {
 impl FormatPart {
     /// The parts of a chrono format, for the specifiers listed above and
     /// `%F`, `%T`, `%D`, `%R`, `%%`, `%n`, `%t`, `%h`; `None` for any other
-    /// (padding modifiers, time zones, `%.f`, ...).
+    /// (padding modifiers, time zones, ...).
     pub fn parse(format: &str) -> Option<Vec<FormatPart>> {
         use FormatPart as P;
         let mut parts = Vec::new();
@@ -54,6 +57,10 @@ impl FormatPart {
                     parts.push(P::Byte(b'.'));
                     parts.push(P::Fraction(digits - b'0'));
                     (3, &[])
+                }
+                [b'.', b'f', ..] => {
+                    parts.push(P::FractionAuto);
+                    (2, &[])
                 }
                 [digits @ (b'3' | b'6' | b'9'), b'f', ..] => {
                     parts.push(P::Fraction(digits - b'0'));
@@ -107,7 +114,8 @@ impl FormatPart {
     /// The format of Polars' cast of a date or timestamp (of `dtype`) to
     /// text, which is also its `iso` format (`iso:strict`: `T` between the
     /// date and the time): `%F`, then for timestamps `%T` and the fraction
-    /// of the second in the unit's digits (`%.3f`, `%.6f`, `%.9f`).
+    /// of the second in the unit's digits (`%.3f`, `%.6f`, `%.9f`); the
+    /// `iso` format of a time of day, `%T%.f` (its cast is `%T`).
     pub fn iso(dtype: GpuDtype, strict: bool) -> Option<Vec<FormatPart>> {
         let date = "%F".to_string();
         let separator = if strict { 'T' } else { ' ' };
@@ -117,6 +125,7 @@ impl FormatPart {
                 let digits = (unit.per_day() / 86_400).ilog10();
                 format!("{date}{separator}%T%.{digits}f")
             }
+            GpuDtype::Time => "%T%.f".to_string(),
             _ => return None,
         };
         FormatPart::parse(&format)
@@ -130,6 +139,7 @@ impl FormatPart {
                 FormatPart::Byte(b'%') => text.extend_from_slice(b"%%"),
                 FormatPart::Byte(byte) => text.push(*byte),
                 FormatPart::Fraction(digits) => text.extend(format!("%{digits}f").bytes()),
+                FormatPart::FractionAuto => text.extend_from_slice(b"%.f"),
                 other => text.extend(other.specifier().bytes()),
             }
         }
@@ -156,7 +166,7 @@ impl FormatPart {
             FormatPart::WeekdayFromSunday => "%w",
             FormatPart::Hour12 => "%I",
             FormatPart::AmPm => "%p",
-            FormatPart::Byte(_) | FormatPart::Fraction(_) => "",
+            FormatPart::Byte(_) | FormatPart::Fraction(_) | FormatPart::FractionAuto => "",
         }
     }
 
@@ -168,6 +178,7 @@ impl FormatPart {
                 | FormatPart::Minute
                 | FormatPart::Second
                 | FormatPart::Fraction(_)
+                | FormatPart::FractionAuto
                 | FormatPart::Hour12
                 | FormatPart::AmPm
         )

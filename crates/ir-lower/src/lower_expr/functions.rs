@@ -27,8 +27,9 @@ pub(crate) fn binary_op(op: Operator) -> BinaryOp {
 
 /// Casts the GPU supports: among numeric types (and from Boolean), between
 /// temporal types and integers, and between temporal types; a time of day
-/// to integers and durations (its nanoseconds) and from integers and
-/// datetimes (their time of day, [`time_of_day`]), as Polars casts it; and
+/// to integers and durations (its nanoseconds), to text (chrono's `%T`) and
+/// from integers and datetimes (their time of day, [`time_of_day`]), as
+/// Polars casts it; and
 /// between decimals and numbers (not booleans), decimals and text.
 pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
     let zoned = |dtype| matches!(dtype, GpuDtype::ZonedDatetime(..));
@@ -41,7 +42,9 @@ pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
     if from == GpuDtype::Time || to == GpuDtype::Time {
         return from == to
             || from == GpuDtype::Time
-                && (to.is_integer() || to.is_float() || matches!(to, GpuDtype::Duration(_)))
+                && (to.is_integer()
+                    || to.is_float()
+                    || matches!(to, GpuDtype::Duration(_) | GpuDtype::String))
             || to == GpuDtype::Time
                 && (from.is_integer() || matches!(from, GpuDtype::Datetime(_)));
     }

@@ -918,14 +918,23 @@ impl ExprLowering<'_> {
                 let dtype = input.dtype;
                 let parts = match format.as_str() {
                     "iso" | "iso:strict" => FormatPart::iso(dtype, format == "iso:strict"),
-                    _ if matches!(dtype, GpuDtype::Date | GpuDtype::Datetime(_)) => {
+                    _ if matches!(
+                        dtype,
+                        GpuDtype::Date | GpuDtype::Datetime(_) | GpuDtype::Time
+                    ) =>
+                    {
                         FormatPart::parse(format)
                     }
                     _ => None,
                 };
-                // Dates have no time of day: Polars raises its error.
-                let parts = parts.filter(|parts| {
-                    dtype != GpuDtype::Date || !parts.iter().any(|part| part.of_time())
+                // Dates have no time of day: Polars raises its error; times
+                // of day have no date: Polars panics.
+                let parts = parts.filter(|parts| match dtype {
+                    GpuDtype::Date => !parts.iter().any(|part| part.of_time()),
+                    GpuDtype::Time => parts
+                        .iter()
+                        .all(|part| part.of_time() || matches!(part, FormatPart::Byte(_))),
+                    _ => true,
                 });
                 let Some(format) = parts else {
                     return self.refuse(
@@ -934,8 +943,8 @@ impl ExprLowering<'_> {
                             "dt.to_string of {dtype} with the format {format:?} is not \
                              supported on the GPU (it writes chrono's `%Y %m %d %H %M %S %y \
                              %j %e %b %h %B %a %A %u %w %I %p %F %T %D %R %% %n %t`, `%3f %6f \
-                             %9f`, `%.3f %.6f %.9f` and `iso`, without padding modifiers; no \
-                             time of day of a date)"
+                             %9f`, `%.3f %.6f %.9f %.f` and `iso`, without padding modifiers; no \
+                             time of day of a date, no date of a time of day)"
                         ),
                     );
                 };

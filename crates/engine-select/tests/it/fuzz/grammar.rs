@@ -56,8 +56,12 @@ const FORMATS: &[&str] = &[
     "%j %a",
     "%F %T",
     "%Y-%m-%d %H:%M %z",
+    "%F %T%.f",
     "iso",
 ];
+
+/// Formats of times of day (a date specifier there makes Polars panic).
+const TIME_FORMATS: &[&str] = &["%H:%M", "%T%.f", "%I:%M:%S %p", "%R|%3f", "iso"];
 
 impl Grammar<'_> {
     pub(super) fn chance(&mut self, p: f64) -> bool {
@@ -801,10 +805,15 @@ impl Grammar<'_> {
                 E::new(Op::Extract(p.into(), group), vec![x(self)])
             }
             11 => {
-                let from = *[Ty::Date, Ty::Datetime, Ty::Zoned]
+                let from = *[Ty::Date, Ty::Datetime, Ty::Zoned, Ty::Time]
                     .choose(self.rng)
                     .unwrap();
-                let f = (*FORMATS.choose(self.rng).unwrap()).into();
+                let formats = if from == Ty::Time {
+                    TIME_FORMATS
+                } else {
+                    FORMATS
+                };
+                let f = (*formats.choose(self.rng).unwrap()).into();
                 E::new(Op::ToString(f), vec![self.value(from, d)])
             }
             _ => self.leaf(Ty::Str),

@@ -129,7 +129,18 @@ impl Grammar<'_> {
                 )
             }
             (Ty::Time, 0..=2) => E::new(Op::Part(Part::Time), vec![self.value(Ty::Datetime, d)]),
-            (Ty::Time, 3) => E::new(Op::Part(Part::Time), vec![self.value(Ty::Zoned, d)]),
+            (Ty::Time, 3) if self.chance(0.5) => {
+                E::new(Op::Part(Part::Time), vec![self.value(Ty::Zoned, d)])
+            }
+            // Integers as nanoseconds of the day (null outside it, for
+            // Polars; a strict cast of a u64 past i64 raises).
+            (Ty::Time, 3) => {
+                let strict = self.chance(0.3);
+                E::new(
+                    Op::Cast(DataType::Time, strict),
+                    vec![self.value(Ty::Int, d)],
+                )
+            }
             // Texts parsed as times of day, by a format or inferred.
             (Ty::Time, 4) => {
                 let f = self

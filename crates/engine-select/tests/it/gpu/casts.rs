@@ -1,4 +1,4 @@
-//! Casts on the device: between numbers and temporals (temporals to floats too), text parsed as numbers, floats written as text, `to_physical`.
+//! Casts on the device: between numbers and temporals (temporals to floats too), text parsed as numbers, floats and times of day written as text, `to_physical`.
 
 use super::*;
 
@@ -656,4 +656,95 @@ fn lists_cast_value_by_value() {
         ]),
     );
     assert_cpu_error(lists.select([col("small").strict_cast(list(DataType::UInt8))]));
+}
+
+/// Times of day as text: cast (chrono's `%T`), and `dt.to_string` of the
+/// time-of-day specifiers and of `iso` (`%T%.f`); a date specifier, which
+/// a time of day has none of (Polars panics), stays with Polars.
+#[test]
+fn times_of_day_are_written_as_text() {
+    const DAY: i64 = 86_400_000_000_000;
+    let frame = df!(
+        "t" => [Some(0i64), Some(DAY - 1), None, Some(DAY / 2), Some(3_723_004_005_006), Some(999), Some(43_199_999_999_999)],
+    )
+    .unwrap()
+    .lazy()
+    .select([col("t").cast(DataType::Time)]);
+    let mut exprs = vec![col("t").cast(DataType::String).alias("cast")];
+    for (i, format) in [
+        "%H:%M",
+        "%I:%M:%S %p",
+        "%T%.3f",
+        "%R %9f",
+        "%H%M%S%6f",
+        "%%T%n%t«»",
+        "iso",
+        "iso:strict",
+        "",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        exprs.push(col("t").dt().to_string(format).alias(format!("{i}")));
+    }
+    assert_gpu_eq("times of day as text", frame.clone().select(exprs));
+    let per_group = frame
+        .clone()
+        .with_row_index("i", None)
+        .group_by_stable([(col("i") % lit(2)).alias("odd")])
+        .agg([col("t")
+            .cast(DataType::String)
+            .sort(Default::default())
+            .first()]);
+    assert_gpu_eq("times of day as text per group", per_group);
+    // (Polars panics there: no fallback is tried.)
+    let reason = raised_error(frame.clone().select([col("t").dt().to_string("%Y %H")]));
+    assert!(reason.contains("no date of a time of day"), "{reason}");
+}
+
+/// Integers cast to times of day: Polars casts them to i64 (a strict cast
+/// raising where a u64 does not fit), then nulls the values outside a
+/// day's nanoseconds, in every mode.
+#[test]
+fn integers_cast_to_times_of_day_are_null_outside_the_day() {
+    const DAY: i64 = 86_400_000_000_000;
+    let frame = df!(
+        "i" => [Some(0i64), Some(-1), Some(DAY - 1), Some(DAY), None, Some(i64::MIN), Some(i64::MAX), Some(7)],
+        "s" => [Some(0i32), Some(-1), Some(i32::MAX), None, Some(5), Some(i32::MIN), Some(1), Some(2)],
+        "u" => [Some(0u64), Some(u64::MAX), Some(DAY as u64 - 1), Some(1 << 63), None, Some(3), Some(DAY as u64), Some(9)],
+    )
+    .unwrap()
+    .lazy();
+    let mut exprs = vec![];
+    for column in ["i", "s", "u"] {
+        for mode in [CastOptions::NonStrict, CastOptions::Overflowing] {
+            let name = format!("{column} ({mode:?})");
+            exprs.push(
+                col(column)
+                    .cast_with_options(DataType::Time, mode)
+                    .alias(name),
+            );
+        }
+    }
+    exprs.push(col("i").cast(DataType::Time).dt().hour().alias("hour"));
+    assert_gpu_eq("integers as times of day", frame.clone().select(exprs));
+    // Strict: of values within the day, the values; else Polars raises.
+    let within =
+        frame
+            .clone()
+            .filter(col("i").is_between(lit(0), lit(DAY - 1), ClosedInterval::Both));
+    assert_gpu_eq(
+        "integers of the day as times of day, strictly",
+        within.select([
+            col("i").strict_cast(DataType::Time),
+            col("u").strict_cast(DataType::Time),
+        ]),
+    );
+    for column in ["i", "s", "u"] {
+        assert_cpu_error(
+            frame
+                .clone()
+                .select([col(column).strict_cast(DataType::Time)]),
+        );
+    }
 }

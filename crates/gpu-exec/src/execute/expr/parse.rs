@@ -16,6 +16,9 @@ impl Executor<'_> {
         let per_day = match input.dtype {
             GpuDtype::Date => 1,
             GpuDtype::Datetime(unit) => unit.per_day(),
+            // (Day 0's time of day: the format holds no date. Times lie
+            // within the day: Polars' casts to time null the others.)
+            GpuDtype::Time => ir_lower::TimeUnit::Nanoseconds.per_day(),
             other => {
                 return Err(ExecError::Unsupported(format!(
                     "`{input}` of {other} as text"
@@ -45,6 +48,7 @@ impl Executor<'_> {
                     FormatPart::WeekdayFromSunday => (16, 0),
                     FormatPart::Hour12 => (17, 0),
                     FormatPart::AmPm => (18, 0),
+                    FormatPart::FractionAuto => (19, 0),
                 };
                 (code << 8) | u32::from(argument)
             })

@@ -490,7 +490,7 @@ impl Executor<'_> {
     /// Polars casts them: decimal digits (of integers and booleans evaluated
     /// as 64-bit words), `true` and `false`, floats as zmij writes them, or
     /// chrono's `%Y-%m-%d` (with ` %H:%M:%S` and the fraction of the second
-    /// in the unit's digits for timestamps).
+    /// in the unit's digits for timestamps), `%T` for times of day.
     pub(crate) fn cast_as_text(
         &self,
         frame: &DeviceFrame,
@@ -498,7 +498,11 @@ impl Executor<'_> {
         name: &str,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
-        if let Some(format) = FormatPart::iso(input.dtype, false) {
+        let format = match input.dtype {
+            GpuDtype::Time => FormatPart::parse("%T"),
+            dtype => FormatPart::iso(dtype, false),
+        };
+        if let Some(format) = format {
             return self.formatted(frame, input, &format, name, groups);
         }
         if let GpuDtype::Categorical(dictionary) = input.dtype {

@@ -335,6 +335,15 @@ fn dates_and_timestamps_format_as_chrono_formats_them() {
         .concat()
     };
     let others_format = |digits: u8| format!("«%y|%j%e%b%B %a%A%u%w%I%p%{digits}f%%»");
+    // `%.f`: the fewest of 3, 6 or 9 digits, none for a whole second (of
+    // seconds always, of milliseconds 3 digits or none, ...).
+    let auto = [
+        &text("%")[..],
+        &[item(4, 0), item(19, 0)],
+        &text("|"),
+        &[item(6, 0), item(19, 0)],
+    ]
+    .concat();
     // (ticks a day, chrono's format, the program)
     let units: Vec<(i64, String, Vec<u32>)> = vec![
         (1, "%Y-%m-%d".into(), date.to_vec()),
@@ -352,6 +361,10 @@ fn dates_and_timestamps_format_as_chrono_formats_them() {
         ),
         (86_400_000_000_000, others_format(3), others(3)),
         (86_400_000, others_format(9), others(9)),
+        (86_400, "%%%H%.f|%S%.f".into(), auto.clone()),
+        (86_400_000, "%%%H%.f|%S%.f".into(), auto.clone()),
+        (86_400_000_000, "%%%H%.f|%S%.f".into(), auto.clone()),
+        (86_400_000_000_000, "%%%H%.f|%S%.f".into(), auto),
     ];
     for &n in SIZES {
         for (per_day, format, program) in &units {
@@ -374,7 +387,18 @@ fn dates_and_timestamps_format_as_chrono_formats_them() {
                     } else {
                         d
                     };
-                    d * per_day + if per_day > 1 { rng.i64(0..per_day) } else { 0 }
+                    // (Ticks of whole milliseconds and microseconds too.)
+                    let tick = match rng.u8(..3) {
+                        0 => (per_day / 86_400 / 1_000).max(1),
+                        1 => (per_day / 86_400 / 1_000_000).max(1),
+                        _ => 1,
+                    };
+                    let ticks = if per_day > 1 {
+                        rng.i64(0..per_day / tick) * tick
+                    } else {
+                        0
+                    };
+                    d * per_day + ticks
                 })
                 .collect();
             let valid: Vec<bool> = (0..n).map(|_| rng.u8(..6) != 0).collect();
