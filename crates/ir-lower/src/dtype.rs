@@ -289,8 +289,8 @@ impl GpuDtype {
                 values if values.listable() => GpuDtype::list_of(values),
                 _ => {
                     return Err(format!(
-                        "dtype {dtype} (lists of categoricals, lists nested more than two deep, \
-                         lists of structs of lists or structs) is not supported on the GPU yet"
+                        "dtype {dtype} (lists nested more than two deep, lists of structs of \
+                         lists or structs) is not supported on the GPU yet"
                     ));
                 }
             },
@@ -349,13 +349,12 @@ impl GpuDtype {
         }
     }
 
-    /// Whether the GPU holds lists of values of this type: not of
-    /// categoricals; of lists of values it would list that are not nested,
-    /// of structs of fields likewise.
+    /// Whether the GPU holds lists of values of this type: of lists of
+    /// values it would list that are not nested, of structs of fields
+    /// likewise, of any other (categoricals as their codes).
     pub fn listable(self) -> bool {
         match self {
             GpuDtype::List(of) => !of.values().is_nested() && of.values().listable(),
-            GpuDtype::Categorical(_) => false,
             GpuDtype::Struct(of) => of
                 .fields()
                 .iter()

@@ -609,6 +609,8 @@ fn random_dtype(rng: &mut Rng) -> DataType {
                     Field::new("t".into(), DataType::String),
                 ]),
                 DataType::List(Box::new(DataType::Int32)),
+                categorical(),
+                enumeration(),
             ];
             DataType::List(Box::new(values.choose(rng).unwrap().clone()))
         }

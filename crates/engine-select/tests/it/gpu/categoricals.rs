@@ -1,4 +1,4 @@
-//! Categoricals and enums on the device: equality with texts and values by code, membership, keys of group-bys, distinct rows and joins, an enum's order (its codes'), their texts, texts made categories; a categorical's comparisons of order stay with Polars.
+//! Categoricals and enums on the device: equality with texts and values by code, membership, keys of group-bys, distinct rows and joins, an enum's order (its codes'), their texts, texts made categories, lists of them; a categorical's comparisons of order stay with Polars.
 
 use super::*;
 
@@ -437,4 +437,127 @@ fn texts_made_categories_match_the_cpu() {
     // A strict cast of a text the enum lacks: Polars raises, and so does
     // the engine.
     assert_cpu_error(frame.select([col("s").strict_cast(enumeration)]));
+}
+
+/// Lists of categoricals and enums, as their codes: made per group and by
+/// `implode`, carried, exploded, measured and picked from, sliced, sorted
+/// within each list (a categorical by its texts: categories here made in
+/// another order than their texts'; an enum in its order), evaluated,
+/// keys of a group-by; their extremes (which Polars takes by code) and
+/// comparisons stay with Polars.
+#[test]
+fn lists_of_categoricals_and_enums_match_the_cpu() {
+    let enumeration = DataType::from_frozen_categories(
+        FrozenCategories::new(["lc-z", "lc-m", "lc-a", "lc-b"]).unwrap(),
+    );
+    let frame = df!(
+        "g" => [Some("lc-z"), Some("lc-m"), Some("lc-a"), None, Some("lc-m"), Some("lc-a"), Some("lc-z"), Some("lc-b")],
+        "k" => [1i64, 2, 1, 2, 3, 3, 1, 4],
+        "x" => [Some(1.5f64), None, Some(-0.5), Some(0.25), Some(3.0), Some(2.5), Some(0.0), Some(-3.25)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("g").cast(categorical_type()).alias("c"),
+        col("g").cast(enumeration).alias("e"),
+    ]);
+    let lists = || {
+        frame
+            .clone()
+            .group_by_stable([col("k")])
+            .agg([col("c"), col("e")])
+    };
+    let explode = ExplodeOptions {
+        empty_as_null: true,
+        keep_nulls: true,
+    };
+    let sorted = |descending, nulls_last| SortOptions {
+        descending,
+        nulls_last,
+        ..Default::default()
+    };
+    for (name, lf) in [
+        ("listed per group", lists()),
+        (
+            "distinct, valid, sorted and filtered per group",
+            frame.clone().group_by_stable([col("k")]).agg([
+                col("c").unique_stable().alias("u"),
+                col("e").drop_nulls().alias("d"),
+                col("c").sort(Default::default()).alias("s"),
+                col("e").filter(col("x").gt(lit(0.0))).alias("f"),
+                col("c").head(Some(2)).alias("h"),
+            ]),
+        ),
+        (
+            "imploded",
+            frame
+                .clone()
+                .select([col("c").implode(false), col("e").implode(false)]),
+        ),
+        (
+            "exploded",
+            lists().explode(by_name(["c", "e"], true, false), explode),
+        ),
+        (
+            "measured, picked and sliced",
+            lists().select([
+                col("c").list().len().alias("n"),
+                col("c").list().get(lit(0), true).alias("g"),
+                col("e").list().last().alias("l"),
+                col("c").list().get(col("k") - lit(2), true).alias("at"),
+                col("e").list().slice(lit(1), lit(2)).alias("s"),
+                col("c").list().drop_nulls().alias("d"),
+                col("e").list().shift(lit(1)).alias("sh"),
+            ]),
+        ),
+        (
+            "sorted within each list",
+            lists().select([
+                col("c").list().sort(sorted(false, false)).alias("c"),
+                col("c").list().sort(sorted(true, true)).alias("c desc"),
+                col("e").list().sort(sorted(false, true)).alias("e"),
+                col("e").list().sort(sorted(true, false)).alias("e desc"),
+            ]),
+        ),
+        (
+            "evaluated",
+            lists().select([
+                col("c")
+                    .list()
+                    .eval(col("").sort(Default::default()).first())
+                    .alias("least"),
+                col("c").list().eval(col("").eq(lit("lc-a"))).alias("is a"),
+                col("c")
+                    .list()
+                    .eval(col("").cast(DataType::String))
+                    .alias("texts"),
+                col("e")
+                    .list()
+                    .eval(col("").fill_null(lit("lc-b")))
+                    .alias("filled"),
+                col("c").list().agg(col("").n_unique()).alias("distinct"),
+            ]),
+        ),
+        (
+            "carried by a filter and a sort, and as keys",
+            lists().filter(col("k").gt(lit(1))).sort(
+                ["k"],
+                SortMultipleOptions::default().with_order_descending(true),
+            ),
+        ),
+        (
+            "keys of a group-by",
+            lists().group_by_stable([col("c")]).agg([col("k").sum()]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    assert_cpu_answer_with_reason(
+        lists().select([col("c").list().min()]),
+        "list.min of list[cat]",
+    );
+    assert_cpu_answer_with_reason(
+        lists().select([col("c").eq(col("c").shift(lit(1)))]),
+        "comparisons of list[cat]",
+    );
 }
