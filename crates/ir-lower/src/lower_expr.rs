@@ -495,6 +495,29 @@ impl ExprLowering<'_> {
                             right.dtype
                         ),
                     );
+                } else if left.dtype == GpuDtype::Boolean
+                    && right.dtype == GpuDtype::Boolean
+                    && !matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor)
+                    && arithmetic
+                {
+                    // Polars adds booleans as its plan types the sum (u32),
+                    // and raises on other arithmetic of them where it
+                    // computes it (a list.eval over no values does not).
+                    if op != BinaryOp::Plus || !planned.is_integer() {
+                        return self.refuse(
+                            node,
+                            format!(
+                                "`{}` of booleans (typed {planned}) is not supported on the GPU \
+                                 (Polars adds booleans, and computes no other arithmetic of them)",
+                                op.symbol()
+                            ),
+                        );
+                    }
+                    ExprKind::Binary {
+                        op,
+                        left: Box::new(left.cast(planned, CastMode::NonStrict)),
+                        right: Box::new(right.cast(planned, CastMode::NonStrict)),
+                    }
                 } else if op == BinaryOp::Minus
                     && left.dtype == GpuDtype::Date
                     && right.dtype == GpuDtype::Date

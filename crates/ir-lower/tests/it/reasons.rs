@@ -722,6 +722,10 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .eval(element().max() - element().min())]),
         ),
         (
+            "a difference of booleans",
+            o().select([col("qty").gt(lit(1)) - col("qty").lt(lit(3))]),
+        ),
+        (
             "the rows a filter keeps of a strict cast",
             o().select([col("amount")
                 .strict_cast(DataType::Decimal(3, 0))

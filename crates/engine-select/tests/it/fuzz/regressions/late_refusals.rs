@@ -698,3 +698,52 @@ fn runs_of_values_made_of_other_rows_are_made_first() {
         crate::gpu::assert_gpu_eq(name, lf);
     }
 }
+
+/// Arithmetic of booleans: Polars adds them as u32 (its plan's type), and
+/// raises on the rest where it computes them, but a `list.eval` over no
+/// values computes nothing; ir-lower took both, the executor computes no
+/// arithmetic of booleans. Stress seed 23252 (case 81).
+#[test]
+fn arithmetic_of_booleans_is_added_as_integers_or_refused() {
+    let t0 = DataFrame::new(
+        1,
+        vec![
+            Series::new("c".into(), Vec::<Option<Series>>::from([None]))
+                .cast(&DataType::List(Box::new(DataType::Boolean)))
+                .unwrap()
+                .into_column(),
+        ],
+    )
+    .unwrap();
+    let lf = t0.lazy().with_columns([col("c")
+        .list()
+        .eval(element().max() - element().min())
+        .alias("x4")]);
+    assert_same_as_cpu(lf, ORDERED);
+    let df = df!("b" => [Some(true), None, Some(false)], "k" => [1i64, 1, 2])
+        .unwrap()
+        .lazy();
+    let lists = df.clone().group_by_stable([col("k")]).agg([col("b")]);
+    for (name, lf) in [
+        (
+            "booleans added",
+            df.clone().select([
+                (col("b") + col("b")).alias("p"),
+                (col("b") + lit(true)).alias("q"),
+            ]),
+        ),
+        (
+            "booleans added per list",
+            lists.select([col("b").list().eval(element() + element())]),
+        ),
+    ] {
+        assert_same_as_cpu(lf.clone(), ORDERED);
+        crate::gpu::assert_gpu_eq(name, lf);
+    }
+    for lf in [
+        df.clone().select([col("b") - col("b")]),
+        df.select([col("b") * lit(true)]),
+    ] {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
