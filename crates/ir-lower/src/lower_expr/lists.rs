@@ -185,6 +185,9 @@ impl ExprLowering<'_> {
                         || values.is_temporal()
                         || is_decimal(values)
                         || matches!(values, GpuDtype::Boolean | GpuDtype::String)
+                        // (Categoricals by their texts, enums in their order,
+                        // as a column's sort takes them.)
+                        || matches!(values, GpuDtype::Categorical(_))
                         || matches!(values, GpuDtype::List(inner)
                             if crate::support::list_sort_key(values) && !inner.values().is_float())
                         || struct_sort_key(values)
@@ -264,37 +267,10 @@ impl ExprLowering<'_> {
                 ),
             );
         };
-        let dtype = self.dtype(node)?;
-        // Categoricals sorted within each list as the values of a column
-        // are (by their texts, or an enum's order): `list.eval` of the sort.
-        // (Polars takes a list's extremes of categoricals by their codes.)
-        if let (
-            GpuDtype::Categorical(_),
-            ListFunction::Sort {
-                descending,
-                nulls_last,
-            },
-        ) = (of.values(), &function)
-        {
-            let values = element(of.values());
-            let sorted = GpuExpr {
-                kind: ExprKind::SortedBy {
-                    input: Box::new(values.clone()),
-                    order: vec![RowOrder {
-                        key: Box::new(values),
-                        descending: *descending,
-                        nulls_last: *nulls_last,
-                    }],
-                    unstable: None,
-                },
-                dtype: of.values(),
-            };
-            let function = ListFunction::Eval(Box::new(sorted));
-            return self.list_function_of(node, function, input, dtype);
-        }
         if !takes(of.values()) || contains_type.is_some_and(|item| item != of.values()) {
             return self.refuse_list_function(node, &function.name(), input.dtype);
         }
+        let dtype = self.dtype(node)?;
         if function == ListFunction::Aggregate(AggOp::Sum) && is_decimal(of.values()) {
             // Each list's sum as a group's, exactly (`list.agg(element().sum())`).
             let sum = super::decimals::sum_of_decimals(element(of.values()), dtype);
