@@ -1042,6 +1042,20 @@ impl GpuExpr {
         )
     }
 
+    /// Whether this is `list.slice` by each row's bounds, which Polars takes
+    /// as single values over a frame of one row (a null length as the rest,
+    /// a null offset as an error): an answer of the frame's height, not of
+    /// each row alone.
+    pub fn slices_lists_by_rows(&self) -> bool {
+        matches!(
+            &self.kind,
+            ExprKind::List {
+                function: ListFunction::SliceAt { .. },
+                ..
+            }
+        )
+    }
+
     /// Whether `f` holds for this expression or any expression inside it.
     pub fn any(&self, f: &impl Fn(&GpuExpr) -> bool) -> bool {
         self.find(f).is_some()

@@ -88,5 +88,17 @@ pub fn lower_plan(
             whole_plan: true,
         }]);
     }
+    if let Some(slice) = root.slices_lists_of_a_union() {
+        return Err(vec![Refusal {
+            subject: slice.to_string(),
+            reason: "a list.slice by each row's bounds of lists from a union (`concat`) is not \
+                     supported on the GPU (Polars slices the lists of each input frame by \
+                     themselves, and those of a frame of one row by its bounds as single \
+                     values: a null length as the rest, a null offset as an error)"
+                .into(),
+            // (Whole, as above: stress seed 23257, case 29.)
+            whole_plan: true,
+        }]);
+    }
     Ok(GpuPlan { root })
 }

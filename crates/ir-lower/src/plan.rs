@@ -489,26 +489,56 @@ impl PlanNode {
     /// over such a frame chunk by chunk, each chunk adding its lists in the
     /// order its own nulls choose.
     pub fn sums_lists_of_a_union(&self) -> Option<&GpuExpr> {
-        fn union_of_lists(node: &PlanNode) -> bool {
+        let listed = |values| {
+            matches!(
+                values,
+                GpuDtype::Float32 | GpuDtype::Float64 | GpuDtype::Int64 | GpuDtype::UInt64
+            )
+        };
+        self.of_a_union(&GpuExpr::sums_lists_in_polars_order, &listed)
+    }
+
+    /// The first `list.slice` by each row's bounds (see
+    /// [`GpuExpr::slices_lists_by_rows`]) that this node or one below it
+    /// takes of a frame made by a union of list columns: Polars evaluates
+    /// it input by input (as [`Self::sums_lists_of_a_union`] says), and
+    /// over an input of one row takes the bounds as single values.
+    pub fn slices_lists_of_a_union(&self) -> Option<&GpuExpr> {
+        self.of_a_union(&GpuExpr::slices_lists_by_rows, &|_| true)
+    }
+
+    /// The first expression `found` holds for that this node or one below
+    /// it takes of a frame made by a union of lists of values `listed`
+    /// holds for, below it.
+    fn of_a_union(
+        &self,
+        found: &dyn Fn(&GpuExpr) -> bool,
+        listed: &dyn Fn(GpuDtype) -> bool,
+    ) -> Option<&GpuExpr> {
+        fn union_of_lists(node: &PlanNode, listed: &dyn Fn(GpuDtype) -> bool) -> bool {
             match node {
-                PlanNode::Union { schema, .. } => schema.iter().any(|column| {
-                    matches!(column.dtype, GpuDtype::List(of) if matches!(
-                        of.values(),
-                        GpuDtype::Float32 | GpuDtype::Float64 | GpuDtype::Int64 | GpuDtype::UInt64
-                    ))
-                }),
-                _ => node.inputs().into_iter().any(union_of_lists),
+                PlanNode::Union { schema, .. } => schema.iter().any(
+                    |column| matches!(column.dtype, GpuDtype::List(of) if listed(of.values())),
+                ),
+                _ => node
+                    .inputs()
+                    .into_iter()
+                    .any(|input| union_of_lists(input, listed)),
             }
         }
         let here = self
             .exprs()
             .into_iter()
-            .find_map(|e| e.find(&GpuExpr::sums_lists_in_polars_order))
-            .filter(|_| self.inputs().into_iter().any(union_of_lists));
+            .find_map(|e| e.find(&found))
+            .filter(|_| {
+                self.inputs()
+                    .into_iter()
+                    .any(|input| union_of_lists(input, listed))
+            });
         here.or_else(|| {
             self.inputs()
                 .into_iter()
-                .find_map(PlanNode::sums_lists_of_a_union)
+                .find_map(|input| input.of_a_union(found, listed))
         })
     }
 

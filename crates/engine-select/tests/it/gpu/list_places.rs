@@ -193,6 +193,33 @@ fn list_slices_of_one_row_and_from_far_before_the_lists_match_the_cpu() {
     );
     assert_cpu_error(one().select([col("l").list().slice(col("n"), col("k"))]));
     assert_cpu_error(one().select([col("l").list().tail(col("n"))]));
+    // A union's inputs Polars slices one by one, one of one row by its
+    // bounds as single values: the whole query stays with Polars (stress
+    // seed 23257, case 29: its error where the device took two rows).
+    let two = one().with_columns([lit(1i64).cast(DataType::Int64).alias("n")]);
+    let union = || concat([one(), two.clone()], UnionArgs::default()).unwrap();
+    for lf in [
+        union().select([col("l").list().slice(col("k") - lit(3i64), col("n"))]),
+        union().select([col("l").list().slice(col("n"), col("k"))]),
+    ] {
+        let reason = raised_error(lf.clone());
+        assert!(
+            reason.contains("list.slice by each row's bounds of lists from a union"),
+            "{reason}"
+        );
+        let expected = lf.clone().collect();
+        match lf.collect_with_report(&Engine::Gpu(under_test())) {
+            Ok((answer, report)) => {
+                assert_eq!(
+                    report.executed_by,
+                    ExecutedBy::Cpu(engine_select::CpuEngine::InMemory),
+                    "{report}"
+                );
+                assert!(answer.equals_missing(&expected.unwrap()));
+            }
+            Err(e) => assert_eq!(e.to_string(), expected.unwrap_err().to_string()),
+        }
+    }
     // Of more rows, none of them a list, or of no rows: Polars types the
     // values Null.
     let reason = "giving no list (Polars then types their values Null)";
