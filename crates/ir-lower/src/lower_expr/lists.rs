@@ -448,8 +448,9 @@ impl ExprLowering<'_> {
 
     /// Whether `item` is in its row's list of `lists` (`node`: Polars'
     /// `item.is_in(lists)`, or `lists.list.contains(item)`), for an item of
-    /// the lists' values' type that the GPU compares as join keys (not
-    /// categoricals), neither of them aggregated nor a window.
+    /// the lists' values' type that the GPU compares as join keys
+    /// (categoricals of one type by code), neither of them aggregated nor
+    /// a window.
     pub(crate) fn in_lists(
         &mut self,
         node: Node,
@@ -461,7 +462,7 @@ impl ExprLowering<'_> {
             return self.refuse(node, format!("is_in of {} in {}", item.dtype, lists.dtype));
         };
         let keyed = crate::support::group_key(crate::support::widened_key_type(item.dtype));
-        if item.dtype != of.values() || !keyed || matches!(item.dtype, GpuDtype::Categorical(_)) {
+        if item.dtype != of.values() || !keyed {
             let why = format!(
                 "is_in of {} in {} is not supported on the GPU",
                 item.dtype, lists.dtype

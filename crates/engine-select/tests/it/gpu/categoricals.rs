@@ -443,7 +443,7 @@ fn texts_made_categories_match_the_cpu() {
 /// `implode`, carried, exploded, measured and picked from, sliced, sorted
 /// within each list (a categorical by its texts: categories here made in
 /// another order than their texts'; an enum in its order), evaluated,
-/// keys of a group-by; their extremes (which Polars takes by code) and
+/// searched for an item per row (by code), keys of a group-by; their extremes (which Polars takes by code) and
 /// comparisons stay with Polars.
 #[test]
 fn lists_of_categoricals_and_enums_match_the_cpu() {
@@ -544,6 +544,23 @@ fn lists_of_categoricals_and_enums_match_the_cpu() {
                 ["k"],
                 SortMultipleOptions::default().with_order_descending(true),
             ),
+        ),
+        (
+            "an item per row in its list, by code",
+            lists()
+                .with_columns([col("c").list().last().alias("last")])
+                .select([
+                    col("last").is_in(col("c"), false).alias("in"),
+                    col("c")
+                        .list()
+                        .contains(col("c").list().first(), true)
+                        .alias("contains"),
+                    col("e")
+                        .list()
+                        .get(lit(1), true)
+                        .is_in(col("e"), true)
+                        .alias("enum in"),
+                ]),
         ),
         (
             "keys of a group-by",
