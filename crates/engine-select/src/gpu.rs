@@ -394,7 +394,11 @@ fn gpu_subtrees(
 /// - a select or with_columns making a column of one value (a literal, an
 ///   aggregation): Polars holds it as a scalar column or repeats it, by its
 ///   input, and the functions of the rows in order over it answer by which
-///   (`is_duplicated` of a literal beside a column).
+///   (`is_duplicated` of a literal beside a column);
+/// - a `list.slice` by each row's bounds, or a sum or mean of lists, over a
+///   frame from the device that a union made: Polars takes a union's
+///   inputs one by one there (see ir-lower's `slices_lists_of_a_union`),
+///   a frame from the device as one.
 fn cpu_part_refusal(
     root: Node,
     subtrees: &[(Node, ir_lower::GpuPlan)],
@@ -405,6 +409,7 @@ fn cpu_part_refusal(
         ArenaExprIter, ExprIRDisplay, IRFunctionExpr, IRStringFunction, is_scalar_ae,
     };
     let notation = |node: Node| ExprIRDisplay::display_node(node, expr_arena).to_string();
+    let of_a_union = subtrees.iter().any(|(_, plan)| holds_a_union(&plan.root));
     let mut pending = vec![root];
     while let Some(node) = pending.pop() {
         if subtrees.iter().any(|(subtree, _)| *subtree == node) {
@@ -414,6 +419,16 @@ fn cpu_part_refusal(
         for expr in ir.exprs() {
             let found = expr_arena.iter(expr.node()).find_map(|(place, e)| {
                 let (function, input) = match e {
+                    AExpr::Function {
+                        function: IRFunctionExpr::ListExpr(list),
+                        input,
+                        ..
+                    } if of_a_union && by_input_frame(list, input, expr_arena) => {
+                        let why = "a list.slice by each row's bounds, or a sum or mean of lists, \
+                                   over a frame from the device made by a union, which Polars \
+                                   takes input by input";
+                        return Some((notation(place), why));
+                    }
                     AExpr::Cast {
                         dtype: polars::prelude::DataType::Enum(..),
                         ..
@@ -470,6 +485,30 @@ fn cpu_part_refusal(
         ir.copy_inputs(&mut pending);
     }
     None
+}
+
+/// Whether the subplan under `node` holds a union.
+fn holds_a_union(node: &ir_lower::PlanNode) -> bool {
+    matches!(node, ir_lower::PlanNode::Union { .. }) || node.inputs().into_iter().any(holds_a_union)
+}
+
+/// Whether Polars answers the list function `list` of `input` by the frame
+/// it takes it of (each input of a union its own): a slice by bounds that
+/// are not literals, or a sum or mean.
+fn by_input_frame(
+    list: &polars_plan::plans::IRListFunction,
+    input: &[polars_plan::plans::expr_ir::ExprIR],
+    expr_arena: &Arena<AExpr>,
+) -> bool {
+    use polars_plan::plans::IRListFunction;
+    match list {
+        IRListFunction::Slice => input
+            .iter()
+            .skip(1)
+            .any(|bound| !matches!(expr_arena.get(bound.node()), AExpr::Literal(_))),
+        IRListFunction::Sum | IRListFunction::Mean => true,
+        _ => false,
+    }
 }
 
 /// Whether a select or with_columns anywhere in the subplan under `node`

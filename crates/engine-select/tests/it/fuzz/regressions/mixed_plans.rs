@@ -408,3 +408,44 @@ fn searches_of_structs_in_lists_leave_the_query_to_polars() {
             .alias("x4")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A `list.slice` by each row's bounds (here `list.tail(list.len())`) in
+/// the part Polars runs over a frame from the device made by a union:
+/// Polars slices a union's inputs one by one, an input of one row by its
+/// bounds as single values (a null one its error), the device's frame as
+/// one. The whole query is Polars'. Found by the stress fuzzer (seed
+/// 23268, case 240), the union on the device beside a refused search.
+#[test]
+fn list_slices_by_rows_over_a_union_from_the_device_leave_the_query_to_polars() {
+    let frame = |lists: Option<Series>, f: f64| {
+        let lists = Series::new("b".into(), [lists])
+            .cast(&DataType::List(Box::new(DataType::Int64)))
+            .unwrap();
+        DataFrame::new(1, vec![lists.into(), Column::new("f".into(), [f])])
+            .unwrap()
+            .lazy()
+    };
+    let union = || {
+        concat(
+            [
+                frame(None, 1.0),
+                frame(Some(Series::new("".into(), [1i64, 2])), 2.0),
+            ],
+            UnionArgs::default(),
+        )
+        .unwrap()
+    };
+    // (`exp` stays with Polars: the rest is a mixed plan.)
+    for tail in [
+        col("b")
+            .list()
+            .tail(col("b").list().len())
+            .list()
+            .agg(element().count()),
+        col("b").list().tail(col("b").list().len()),
+        col("b").list().sum(),
+    ] {
+        let lf = union().with_columns([tail.alias("x0"), col("f").exp().alias("e")]);
+        assert_same_as_cpu(lf, ORDERED);
+    }
+}
