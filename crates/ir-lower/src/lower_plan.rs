@@ -433,6 +433,9 @@ impl<'a> PlanLowering<'a> {
                 if let Some(windows) = self.explode_windows(expr) {
                     return self.select_with_explode_windows(node, input_node, expr, windows);
                 }
+                if let Some(lowered) = self.select_over_explode(node, input_node, expr) {
+                    return lowered;
+                }
                 if let Some(gathers) = self.gathered_columns(expr, input_node) {
                     return self.select_of_gathers(node, input_node, expr, gathers);
                 }

@@ -23,6 +23,7 @@ mod casts;
 mod categoricals;
 mod decimals;
 mod devices;
+mod exploded;
 mod expressions;
 mod filtered;
 mod float_lists;

@@ -1,4 +1,4 @@
-//! A group-by whose aggregations read the input only through one exploded list expression (`group_by(k).agg(col("tags").explode())`, `...explode().n_unique()`): the keys and the lists computed by a select, exploded, then grouped.
+//! A group-by whose aggregations, or a select whose expressions, read the input only through one exploded list expression (`group_by(k).agg(col("tags").explode())`, `...explode().n_unique()`, `select(col("t").str.split(" ").explode().str.len_chars())`): the keys and the lists computed by a select, exploded, then grouped or selected from.
 
 use polars_core::prelude::ExplodeOptions;
 use polars_plan::plans::ExprIRDisplay;
@@ -21,11 +21,21 @@ impl PlanLowering<'_> {
     /// all explode the same list expression, the list expression's node
     /// and, for each aggregation, its explode's node. `None` otherwise.
     pub(super) fn explode_of_aggregations(&self, aggs: &[ExprIR]) -> Option<(Node, Vec<Node>)> {
+        let (lists, explodes) = self.explode_of(aggs)?;
+        Some((lists, explodes.into_iter().collect::<Option<_>>()?))
+    }
+
+    /// Of a node's `exprs`: where each reads the input's columns only
+    /// through one `explode` (or reads none: a literal) and all explode
+    /// the same list expression (at least one), the list expression's node
+    /// and, for each expression, its explode's node (see
+    /// [`Self::explode_of_aggregations`]).
+    fn explode_of(&self, exprs: &[ExprIR]) -> Option<(Node, Vec<Option<Node>>)> {
         let arena = self.expr_arena;
         let notation = |node: Node| ExprIRDisplay::display_node(node, arena).to_string();
         let mut lists: Option<(Node, String)> = None;
-        let mut explodes = Vec::with_capacity(aggs.len());
-        for agg in aggs {
+        let mut explodes = Vec::with_capacity(exprs.len());
+        for agg in exprs {
             let mut found = None;
             let mut pending = vec![agg.node()];
             while let Some(at) = pending.pop() {
@@ -54,10 +64,97 @@ impl PlanLowering<'_> {
                     e => e.children_rev(&mut pending),
                 }
             }
-            explodes.push(found?);
+            explodes.push(found);
         }
         let (lists, _) = lists?;
         Some((lists, explodes))
+    }
+
+    /// A select (`node`) whose `exprs` read the input only through one
+    /// exploded list expression (see [`Self::explode_of`]), where not the
+    /// only expression (see `select_of_explode`): the select over the
+    /// exploded lists (see [`Self::over_explode`]). `None` (not refused)
+    /// where the expressions read the input otherwise.
+    pub(super) fn select_over_explode(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        exprs: &[ExprIR],
+    ) -> Option<Lowered> {
+        let exploded = self.over_explode(node, input_node, exprs)?;
+        Some(exploded.and_then(|(explode, exprs)| {
+            let schema = self.output_schema(node)?;
+            self.types_agree(node, &exprs, &schema)?;
+            Some(PlanNode::Select {
+                input: Box::new(explode),
+                exprs,
+                schema,
+            })
+        }))
+    }
+
+    /// Where `exprs` (of `node`) read the input only through one exploded
+    /// list expression (see [`Self::explode_of`]): a select of the lists
+    /// over `input_node`, their explode (each row's values in turn, one
+    /// null row for an empty or null list), and the expressions over it,
+    /// each reading the exploded column where it read the explode (`None`
+    /// inside where a part was refused). `None` where the expressions read
+    /// the input otherwise.
+    pub(super) fn over_explode(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        exprs: &[ExprIR],
+    ) -> Option<Option<(PlanNode, Vec<NamedExpr>)>> {
+        let (lists, explodes) = self.explode_of(exprs)?;
+        let input = self.node(input_node);
+        let name = "__exploded".to_string();
+        let listed = ExprIR::new(lists, OutputName::Alias(name.as_str().into()));
+        let lists = self.exprs(std::slice::from_ref(&listed), input_node);
+        let (Some(input), Some(lists)) = (input, lists) else {
+            return Some(None);
+        };
+        let lists = lists.into_iter().next()?;
+        let GpuDtype::List(of) = lists.dtype else {
+            let why = format!(
+                "an explode of {} (not a list) is not supported on the GPU",
+                lists.dtype
+            );
+            self.refuse(node, why);
+            return Some(None);
+        };
+        let column = |dtype| OutputColumn {
+            name: name.clone(),
+            dtype,
+        };
+        let select = PlanNode::Select {
+            input: Box::new(input),
+            exprs: vec![NamedExpr {
+                name: name.clone(),
+                expr: lists.clone(),
+            }],
+            schema: vec![column(lists.dtype)],
+        };
+        let explode = PlanNode::Explode {
+            input: Box::new(select),
+            columns: vec![0],
+            empty_as_null: true,
+            keep_nulls: true,
+            schema: vec![column(of.values())],
+        };
+        // The input's schema types the nodes above the explodes.
+        let schema = self.schema_of(input_node);
+        let mut lowering = self.expr_lowering_over(&schema, input_node);
+        let values = GpuExpr::column(0, name.clone(), of.values());
+        let exprs: Option<Vec<NamedExpr>> = exprs
+            .iter()
+            .zip(explodes)
+            .map(|(e, explode)| {
+                lowering.substituted = explode.map(|explode| (explode, values.clone()));
+                lowering.named(e)
+            })
+            .collect();
+        Some(exprs.map(|exprs| (explode, exprs)))
     }
 
     /// A group-by (`node`) of `keys` whose `aggs` read the input through the

@@ -126,7 +126,7 @@ impl PlanLowering<'_> {
         only: &ExprIR,
         values: Node,
     ) -> Lowered {
-        let (input, value) = self.input_and_values(input_node, values, "value", "rle")?;
+        let (input, value) = self.input_and_values(node, input_node, values, "value", "rle")?;
         let (count, dtype) = (GpuDtype::UInt32, value.expr.dtype);
         if dtype.is_float() {
             // (Polars' `rle` compares floats by their total order, -0.0
@@ -221,19 +221,28 @@ impl PlanLowering<'_> {
 
     /// The plan at `input_node` lowered, and the expression at `values`
     /// over it named `name` (not of one value, which `what` would group
-    /// by: see `keys_of_one_value`).
+    /// by: see `keys_of_one_value`); where `values` reads the input only
+    /// through one explode, the exploded lists and the values over them
+    /// (see `over_explode`).
     fn input_and_values(
         &mut self,
+        node: Node,
         input_node: Node,
         values: Node,
         name: &str,
         what: &str,
     ) -> Option<(PlanNode, NamedExpr)> {
-        let input = self.node(input_node);
         let valued = ExprIR::new(values, OutputName::Alias(name.into()));
         if self.keys_of_one_value(std::slice::from_ref(&valued), what) {
             return None;
         }
+        // Values read through one explode (`col("t").str.split(" ")
+        // .explode().value_counts()`): of the exploded lists.
+        if let Some(exploded) = self.over_explode(node, input_node, std::slice::from_ref(&valued)) {
+            let (explode, mut values) = exploded?;
+            return Some((explode, values.pop()?));
+        }
+        let input = self.node(input_node);
         let values = self.named_exprs(std::slice::from_ref(&valued), input_node);
         Some((input?, values?.pop()?))
     }
@@ -249,7 +258,7 @@ impl PlanLowering<'_> {
         (values_name, count_name): (&str, &str),
         what: &str,
     ) -> Option<PlanNode> {
-        let (input, key) = self.input_and_values(input_node, values, values_name, what)?;
+        let (input, key) = self.input_and_values(node, input_node, values, values_name, what)?;
         let key_dtype = key.expr.dtype;
         let keys = vec![key];
         if self.nested_key_refused(

@@ -411,8 +411,31 @@ fn random_op(
                     g.texts_listed(texts)
                 }
             };
-            let exploded = E::new(Op::Explode, vec![lists]);
-            Plan::Select(input, named(vec![exploded], fresh, &schema, "x"))
+            let exploded = || E::new(Op::Explode, vec![lists.clone()]);
+            // Now and then several expressions of the one explode (and
+            // literals), or the counts of its values: the lists exploded
+            // first.
+            use super::expr::{Agg, Lit};
+            let es = match g.rng.random_range(0..10) {
+                0 => {
+                    let op = Op::ValueCounts(g.rng.random_bool(0.7), g.rng.random_bool(0.3));
+                    vec![E::new(op, vec![exploded()])]
+                }
+                1..=4 => (0..g.rng.random_range(1..4))
+                    .map(|_| match g.rng.random_range(0..8) {
+                        0 => E::new(Op::Agg(Agg::Count), vec![exploded()]),
+                        1 => E::new(Op::Agg(Agg::NUnique), vec![exploded()]),
+                        2 => E::new(Op::Agg(Agg::First), vec![exploded()]),
+                        3 => E::new(Op::Agg(Agg::NullCount), vec![exploded()]),
+                        4 => E::new(Op::IsNull, vec![exploded()]),
+                        5 => E::new(Op::Shift(1), vec![exploded()]),
+                        6 => E::lit(Lit::Int(g.rng.random_range(-2..3))),
+                        _ => exploded(),
+                    })
+                    .collect(),
+                _ => vec![exploded()],
+            };
+            Plan::Select(input, named(es, fresh, &schema, "x"))
         }
         // Expressions that keep the same rows (a filter or a slice inside
         // them), and aggregations repeated on every row kept.

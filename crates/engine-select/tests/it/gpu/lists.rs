@@ -1090,49 +1090,6 @@ fn membership_of_an_item_per_row_in_its_row_list_runs_on_the_device() {
 }
 
 #[test]
-fn group_bys_of_one_exploded_list_explode_first() {
-    let frame = list_frame();
-    let exploded = |name: &str| col(name).explode(polars_explode());
-    let split = || col("ls").list().join(lit(" "), true).str().split(lit(" "));
-    for (name, lf) in [
-        (
-            "each group's values of its lists, counted, distinct, first",
-            frame.clone().group_by_stable([col("b")]).agg([
-                exploded("li").alias("values"),
-                exploded("li").count().alias("count"),
-                exploded("li").len().alias("len"),
-                exploded("li").n_unique().alias("distinct"),
-                exploded("li").first().alias("first"),
-            ]),
-        ),
-        (
-            "texts split, by a computed key, in no order",
-            frame
-                .clone()
-                .group_by([col("k").is_null().alias("no k")])
-                .agg([split().explode(polars_explode()).sort(Default::default())])
-                .sort(["no k"], Default::default()),
-        ),
-        (
-            "floats: their nulls counted, the largest",
-            frame.clone().group_by_stable([col("k")]).agg([
-                exploded("lf").null_count().alias("nulls"),
-                exploded("lf").max().alias("max"),
-            ]),
-        ),
-    ] {
-        assert_gpu_eq(name, lf);
-    }
-    // An aggregation reading another column beside the explode: Polars'.
-    assert_cpu_answer_with_reason(
-        frame
-            .group_by_stable([col("b")])
-            .agg([exploded("li"), col("k").sum()]),
-        "explode is not supported on the GPU",
-    );
-}
-
-#[test]
 fn int_ranges_make_a_list_per_row() {
     // Starts and ends of each row (nulls, starts past their ends, i32 cast
     // to i64 as Polars casts them), steps up and down, one of them a

@@ -1,0 +1,130 @@
+//! Lists exploded inside expressions: group-bys whose aggregations, and selects whose expressions, read the input only through one exploded list expression (`agg(col("tags").explode())`, `select(col("t").str.split(" ").explode().value_counts())`), which explode first.
+
+use super::lists::{list_frame, polars_explode};
+use super::*;
+
+#[test]
+fn group_bys_of_one_exploded_list_explode_first() {
+    let frame = list_frame();
+    let exploded = |name: &str| col(name).explode(polars_explode());
+    let split = || col("ls").list().join(lit(" "), true).str().split(lit(" "));
+    for (name, lf) in [
+        (
+            "each group's values of its lists, counted, distinct, first",
+            frame.clone().group_by_stable([col("b")]).agg([
+                exploded("li").alias("values"),
+                exploded("li").count().alias("count"),
+                exploded("li").len().alias("len"),
+                exploded("li").n_unique().alias("distinct"),
+                exploded("li").first().alias("first"),
+            ]),
+        ),
+        (
+            "texts split, by a computed key, in no order",
+            frame
+                .clone()
+                .group_by([col("k").is_null().alias("no k")])
+                .agg([split().explode(polars_explode()).sort(Default::default())])
+                .sort(["no k"], Default::default()),
+        ),
+        (
+            "floats: their nulls counted, the largest",
+            frame.clone().group_by_stable([col("k")]).agg([
+                exploded("lf").null_count().alias("nulls"),
+                exploded("lf").max().alias("max"),
+            ]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // An aggregation reading another column beside the explode: Polars'.
+    assert_cpu_answer_with_reason(
+        frame
+            .group_by_stable([col("b")])
+            .agg([exploded("li"), col("k").sum()]),
+        "explode is not supported on the GPU",
+    );
+}
+
+/// Selects reading the input only through one exploded list expression
+/// (beside literals): the lists exploded first, the select over them —
+/// functions of the values, aggregations, counts of each value (words
+/// counted); other columns, `len()` (the input's rows) or two different
+/// lists beside it stay with Polars.
+#[test]
+fn selects_of_one_exploded_list_explode_first() {
+    let frame = df!(
+        "t" => [Some("a b a"), Some("c"), None, Some(""), Some("d e a"), Some("b")],
+        "k" => [1i64, 2, 1, 2, 3, 1],
+    )
+    .unwrap()
+    .lazy();
+    let words = || col("t").str().split(lit(" ")).explode(polars_explode());
+    for (name, lf) in [
+        (
+            "words and a literal",
+            frame.clone().select([words(), lit(1i64).alias("one")]),
+        ),
+        (
+            "functions of the words",
+            frame.clone().select([
+                words().str().len_chars().alias("chars"),
+                words().str().to_uppercase().alias("upper"),
+                words().is_first_distinct().alias("first seen"),
+                words().shift(lit(1)).alias("before"),
+            ]),
+        ),
+        (
+            "aggregations of the words",
+            frame.clone().select([
+                words().count().alias("count"),
+                words().n_unique().alias("distinct"),
+                words().null_count().alias("nulls"),
+                words().sort(Default::default()).last().alias("greatest"),
+            ]),
+        ),
+        (
+            "words counted, most first",
+            frame
+                .clone()
+                .select([words().value_counts(true, false, "n", false)]),
+        ),
+        (
+            "words' distinct values in order",
+            frame.clone().select([words().unique_stable()]),
+        ),
+        (
+            "a list column's values beside their sum",
+            list_frame().select([
+                col("li").explode(polars_explode()).alias("value"),
+                col("li").explode(polars_explode()).sum().alias("sum"),
+            ]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // Beside another column, the input's rows or another list: Polars'.
+    for lf in [
+        frame.clone().select([words(), col("k")]),
+        frame.clone().select([words(), len()]),
+        frame.clone().select([
+            words(),
+            col("t").str().split(lit("a")).explode(polars_explode()),
+        ]),
+    ] {
+        let expected = lf.clone().collect();
+        match lf.collect_with_report(&Engine::Gpu(under_test())) {
+            Ok((answer, report)) => {
+                assert!(
+                    report
+                        .fallback_reasons
+                        .iter()
+                        .any(|r| r.message.contains("explode")),
+                    "{report}"
+                );
+                assert!(answer.equals_missing(&expected.unwrap()));
+            }
+            Err(e) => assert_eq!(e.to_string(), expected.unwrap_err().to_string()),
+        }
+    }
+}
