@@ -124,13 +124,17 @@ impl ExprLowering<'_> {
                 } else {
                     AggOp::Max { propagate_nans }
                 };
-                // (Booleans and texts as a group's extremes.)
+                // (Booleans and texts as a group's extremes; categoricals
+                // by their codes, below.)
                 (ListFunction::Aggregate(op), |values| {
                     values.is_integer()
                         || values.is_float()
                         || values.is_temporal()
                         || is_decimal(values)
-                        || matches!(values, GpuDtype::Boolean | GpuDtype::String)
+                        || matches!(
+                            values,
+                            GpuDtype::Boolean | GpuDtype::String | GpuDtype::Categorical(_)
+                        )
                 })
             }
             IRListFunction::Join(ignore_nulls) => {
@@ -271,6 +275,23 @@ impl ExprLowering<'_> {
             return self.refuse_list_function(node, &function.name(), input.dtype);
         }
         let dtype = self.dtype(node)?;
+        // A list's extremes of categoricals (and enums) Polars takes by
+        // their codes (a column's, and a group's, by their texts or the
+        // enum's order): of the codes, as the values' type again.
+        if let (ListFunction::Aggregate(op @ (AggOp::Min { .. } | AggOp::Max { .. })), true) =
+            (&function, matches!(of.values(), GpuDtype::Categorical(_)))
+        {
+            let codes = GpuDtype::UInt32;
+            let extreme = element(of.values())
+                .cast(codes, CastMode::Physical)
+                .aggregated(op.clone(), codes)
+                .cast(of.values(), CastMode::NonStrict);
+            let function = ListFunction::Agg {
+                aggregation: Box::new(extreme),
+                listed: false,
+            };
+            return self.list_function_of(node, function, input, dtype);
+        }
         if function == ListFunction::Aggregate(AggOp::Sum) && is_decimal(of.values()) {
             // Each list's sum as a group's, exactly (`list.agg(element().sum())`).
             let sum = super::decimals::sum_of_decimals(element(of.values()), dtype);

@@ -443,8 +443,9 @@ fn texts_made_categories_match_the_cpu() {
 /// `implode`, carried, exploded, measured and picked from, sliced, sorted
 /// within each list (a categorical by its texts: categories here made in
 /// another order than their texts'; an enum in its order), evaluated,
-/// searched for an item per row (by code), keys of a group-by; their extremes (which Polars takes by code) and
-/// comparisons stay with Polars.
+/// searched for an item per row (by code), their extremes taken (by code,
+/// as Polars takes a list's), keys of a group-by; comparisons stay with
+/// Polars.
 #[test]
 fn lists_of_categoricals_and_enums_match_the_cpu() {
     let enumeration = DataType::from_frozen_categories(
@@ -511,6 +512,15 @@ fn lists_of_categoricals_and_enums_match_the_cpu() {
             ]),
         ),
         (
+            "each list's extremes, by code (as Polars takes them of lists)",
+            lists().select([
+                col("c").list().min().alias("c min"),
+                col("c").list().max().alias("c max"),
+                col("e").list().min().alias("e min"),
+                col("e").list().max().alias("e max"),
+            ]),
+        ),
+        (
             "sorted within each list",
             lists().select([
                 col("c").list().sort(sorted(false, false)).alias("c"),
@@ -569,10 +579,6 @@ fn lists_of_categoricals_and_enums_match_the_cpu() {
     ] {
         assert_gpu_eq(name, lf);
     }
-    assert_cpu_answer_with_reason(
-        lists().select([col("c").list().min()]),
-        "list.min of list[cat]",
-    );
     assert_cpu_answer_with_reason(
         lists().select([col("c").eq(col("c").shift(lit(1)))]),
         "comparisons of list[cat]",
