@@ -244,11 +244,16 @@ impl ExprLowering<'_> {
                     );
                 };
                 contains_type = Some(dtype);
+                // (A categorical's item is a code of its dictionary, as
+                // Polars casts the literal to the values' type.)
                 (ListFunction::Contains(item), |values| {
                     values.is_integer()
                         || values.is_temporal()
                         || is_decimal(values)
-                        || matches!(values, GpuDtype::Boolean | GpuDtype::String)
+                        || matches!(
+                            values,
+                            GpuDtype::Boolean | GpuDtype::String | GpuDtype::Categorical(_)
+                        )
                 })
             }
             other => {

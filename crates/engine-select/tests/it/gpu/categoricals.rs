@@ -443,7 +443,7 @@ fn texts_made_categories_match_the_cpu() {
 /// `implode`, carried, exploded, measured and picked from, sliced, sorted
 /// within each list (a categorical by its texts: categories here made in
 /// another order than their texts'; an enum in its order), evaluated,
-/// searched for an item per row (by code), their extremes taken (by code,
+/// searched for a literal or an item per row (by code), their extremes taken (by code,
 /// as Polars takes a list's), keys of a group-by; comparisons stay with
 /// Polars.
 #[test]
@@ -570,6 +570,8 @@ fn lists_of_categoricals_and_enums_match_the_cpu() {
                         .get(lit(1), true)
                         .is_in(col("e"), true)
                         .alias("enum in"),
+                    col("c").list().contains(lit("lc-a"), true).alias("holds a"),
+                    col("e").list().contains(lit("lc-m"), true).alias("holds m"),
                 ]),
         ),
         (
