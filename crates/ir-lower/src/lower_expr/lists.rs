@@ -702,10 +702,31 @@ impl ExprLowering<'_> {
                 );
             }
         };
+        // (A categorical's text as its code, where its dictionary holds it
+        // as the plan is lowered: Polars casts it to the values' type.)
+        let value = match (values, &value) {
+            (GpuDtype::Categorical(dictionary), Scalar::String(_)) => {
+                match super::categorical::codes_of(dictionary, std::slice::from_ref(&value)) {
+                    Some(mut codes) => codes.pop()?,
+                    None => {
+                        let why = format!(
+                            "list.count_matches of {value}, not a category of {} as the plan \
+                             is lowered, is not supported on the GPU",
+                            lists.dtype
+                        );
+                        return self.refuse(node, why);
+                    }
+                }
+            }
+            _ => value,
+        };
         let compared = values.is_numeric()
             || values.is_temporal()
             || is_decimal(values)
-            || matches!(values, GpuDtype::String | GpuDtype::Boolean);
+            || matches!(
+                values,
+                GpuDtype::String | GpuDtype::Boolean | GpuDtype::Categorical(_)
+            );
         let uint32 = GpuDtype::UInt32;
         if !compared || dtype != uint32 {
             return self.refuse_list_function(node, function, lists.dtype);

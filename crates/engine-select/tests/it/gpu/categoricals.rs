@@ -443,7 +443,8 @@ fn texts_made_categories_match_the_cpu() {
 /// `implode`, carried, exploded, measured and picked from, sliced, sorted
 /// within each list (a categorical by its texts: categories here made in
 /// another order than their texts'; an enum in its order), evaluated,
-/// searched for a literal or an item per row (by code), their extremes taken (by code,
+/// searched for a literal or an item per row and a literal's matches
+/// counted (by code), their extremes taken (by code,
 /// as Polars takes a list's), keys of a group-by; comparisons stay with
 /// Polars.
 #[test]
@@ -572,6 +573,8 @@ fn lists_of_categoricals_and_enums_match_the_cpu() {
                         .alias("enum in"),
                     col("c").list().contains(lit("lc-a"), true).alias("holds a"),
                     col("e").list().contains(lit("lc-m"), true).alias("holds m"),
+                    col("c").list().count_matches(lit("lc-z")).alias("z count"),
+                    col("e").list().count_matches(lit("lc-a")).alias("a count"),
                 ]),
         ),
         (
