@@ -101,7 +101,9 @@ fn selects_of_one_exploded_list_explode_first() {
             ]),
         ),
     ] {
-        assert_gpu_eq(name, lf);
+        assert_gpu_eq(name, lf.clone());
+        // (In partitions too: the explode row-wise, the rest over them.)
+        super::partitioned::assert_partitioned_in(name, lf, false, &[2, 3], |_, _| {});
     }
     // Beside another column, the input's rows or another list: Polars'.
     for lf in [
