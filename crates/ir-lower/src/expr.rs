@@ -436,12 +436,17 @@ pub enum ExprKind {
     /// timestamp of a wall-clock time (`dt.replace_time_zone` to a zone
     /// other than UTC): the one such instant; of two (a time the clocks
     /// pass twice) as `ambiguous` says; of none (a time the clocks skip)
-    /// null, or Polars' error with `non_existent_raises`.
+    /// null, or Polars' error with `non_existent_raises`. With
+    /// `resolved_by_polars` (a truncation's local time made an instant
+    /// again), a time the clocks skip or pass twice is Polars' to resolve
+    /// (by the original instant's offset), not an error: the query goes
+    /// to it.
     Localized {
         input: Box<GpuExpr>,
         zone: crate::dtype::Zone,
         ambiguous: AmbiguousTime,
         non_existent_raises: bool,
+        resolved_by_polars: bool,
     },
     /// `dt.truncate`: the date or timestamp rounded down.
     Truncate {

@@ -404,6 +404,7 @@ impl fmt::Display for GpuExpr {
                 zone,
                 ambiguous,
                 non_existent_raises,
+                ..
             } => {
                 let non_existent = if *non_existent_raises {
                     "raise"

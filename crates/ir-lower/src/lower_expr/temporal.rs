@@ -500,6 +500,45 @@ impl ExprLowering<'_> {
             _ => return self.refuse(node, format!("{function} by {text:?}")),
         };
         let input = input?;
+        // A timestamp in a time zone Polars truncates as its local time
+        // there, made an instant of the zone again (a time the clocks skip
+        // or pass twice it resolves by the original's offset, RFC 5545: the
+        // query goes to it there; in UTC, the instant's truncation).
+        if let (GpuDtype::ZonedDatetime(unit, zone), false) = (input.dtype, round) {
+            let local = local_time(*input);
+            let plain = GpuDtype::Datetime(unit);
+            let every = truncation(&every, plain, false).filter(|_| local.dtype == plain);
+            let Some(every) = every else {
+                return self.refuse(
+                    node,
+                    format!(
+                        "{function} of {} by {text:?} is not supported on the GPU",
+                        local.dtype
+                    ),
+                );
+            };
+            let truncated = GpuExpr {
+                kind: ExprKind::Truncate {
+                    input: Box::new(local),
+                    every,
+                },
+                dtype: plain,
+            };
+            let dtype = self.dtype(node)?;
+            if zone.is_utc() {
+                return Some(reinterpreted(truncated, dtype));
+            }
+            return Some(GpuExpr {
+                kind: ExprKind::Localized {
+                    input: Box::new(truncated),
+                    zone,
+                    ambiguous: AmbiguousTime::Raise,
+                    non_existent_raises: true,
+                    resolved_by_polars: true,
+                },
+                dtype,
+            });
+        }
         if !matches!(input.dtype, GpuDtype::Date | GpuDtype::Datetime(_)) {
             return self.refuse(
                 node,
@@ -686,6 +725,7 @@ impl ExprLowering<'_> {
                             non_existent,
                             polars::prelude::NonExistent::Raise
                         ),
+                        resolved_by_polars: false,
                     },
                     dtype,
                 }));

@@ -185,9 +185,14 @@ impl Grammar<'_> {
                     vec![self.value(from, d)],
                 )
             }
-            (Ty::Zoned, 4) => {
+            (Ty::Zoned, 4) if self.chance(0.5) => {
                 let unit = self.unit();
                 E::new(Op::CastTimeUnit(unit), vec![self.value(ty, d)])
+            }
+            // Truncated as their local times, made instants again.
+            (Ty::Zoned, 4) => {
+                let every = (*EVERY.choose(self.rng).unwrap()).into();
+                E::new(Op::Truncate(every), vec![self.value(ty, d)])
             }
             _ => self.leaf(ty),
         }

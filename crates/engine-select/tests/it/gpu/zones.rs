@@ -351,3 +351,66 @@ fn wall_clock_times_made_instants_in_time_zones_match_the_cpu() {
         }
     }
 }
+
+/// Timestamps in a time zone truncated (`dt.truncate`) as Polars does: the
+/// local time there truncated, made an instant of the zone again (in UTC,
+/// the instant truncated); by days, weeks, months, quarters and years
+/// around the zones' changes, by hours and minutes away from them. A
+/// truncation to a local time the clocks skip or pass twice (an hour of
+/// New York's fall back) Polars resolves by the original instant's
+/// offset (a truncation to months there it raises on): the query is its.
+#[test]
+fn timestamps_in_time_zones_truncate_their_local_times() {
+    let zone = |name: &str| TimeZone::opt_try_new(Some(name)).unwrap().unwrap();
+    let ms = instants_around_zone_changes();
+    let frame = df!("ms" => ms).unwrap().lazy();
+    for (zone_name, unit) in [
+        ("Europe/Amsterdam", TimeUnit::Milliseconds),
+        ("America/New_York", TimeUnit::Microseconds),
+        ("Australia/Lord_Howe", TimeUnit::Nanoseconds),
+        ("UTC", TimeUnit::Milliseconds),
+    ] {
+        let per_ms = match unit {
+            TimeUnit::Milliseconds => 1,
+            TimeUnit::Microseconds => 1_000,
+            TimeUnit::Nanoseconds => 1_000_000,
+        };
+        let zoned = frame.clone().select([(col("ms") * lit(per_ms))
+            .cast(DataType::Datetime(unit, Some(zone(zone_name))))
+            .alias("t")]);
+        let truncated = |every: &str| col("t").dt().truncate(lit(every)).alias(every);
+        assert_gpu_eq(
+            &format!("truncations in {zone_name}"),
+            zoned.select(["1d", "2d", "1w", "1mo", "1q", "1y"].map(truncated)),
+        );
+    }
+    // By hours and minutes, New York's away from its changes.
+    let hours = df!("ms" => [Some(1_600_000_000_000i64), Some(1_650_000_123_456), None, Some(-86_400_000 * 365)])
+        .unwrap()
+        .lazy()
+        .select([col("ms")
+            .cast(DataType::Datetime(TimeUnit::Milliseconds, Some(zone("America/New_York"))))
+            .alias("t")]);
+    assert_gpu_eq(
+        "truncations by hours in New York",
+        hours.select([
+            col("t").dt().truncate(lit("1h")).alias("hour"),
+            col("t").dt().truncate(lit("15m")).alias("quarter"),
+        ]),
+    );
+    // New York's fall back: 01:00 local passes twice.
+    let fall_back = df!("ms" => [Some(1_636_264_800_000i64 + 1_800_000)])
+        .unwrap()
+        .lazy()
+        .select([col("ms")
+            .cast(DataType::Datetime(
+                TimeUnit::Milliseconds,
+                Some(zone("America/New_York")),
+            ))
+            .dt()
+            .truncate(lit("1h"))]);
+    assert_cpu_answer_with_reason(
+        fall_back,
+        "which Polars resolves by the original instant's offset",
+    );
+}

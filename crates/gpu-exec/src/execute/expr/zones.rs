@@ -157,7 +157,8 @@ impl Executor<'_> {
     /// The instants in a zone whose local times there are the plain
     /// timestamps of `part`'s input ([`ExprKind::Localized`]) over `frame`.
     /// A local time the clocks skip or pass twice, where that raises,
-    /// leaves the query to Polars, which raises its error.
+    /// leaves the query to Polars, which raises its error (or, for a
+    /// truncation's, resolves it its own way).
     pub(crate) fn localized(
         &self,
         frame: &DeviceFrame,
@@ -170,6 +171,7 @@ impl Executor<'_> {
                 zone,
                 ambiguous,
                 non_existent_raises,
+                resolved_by_polars,
             },
             GpuDtype::ZonedDatetime(unit, _),
         ) = (&part.kind, part.dtype)
@@ -204,10 +206,24 @@ impl Executor<'_> {
             ),
             ExecError::DependsOnPolars,
         );
+        let failure: fn(String) -> ExecError = match resolved_by_polars {
+            true => ExecError::DependsOnPolars,
+            false => ExecError::InvalidData,
+        };
+        let resolved = match resolved_by_polars {
+            true => {
+                " (a truncation's, which Polars resolves by the original instant's offset, or \
+                 raises on)"
+            }
+            false => "",
+        };
         self.check_later(
             out.failed,
-            format!("a local time the clocks in {zone} skip or pass twice, made an instant there"),
-            ExecError::InvalidData,
+            format!(
+                "a local time the clocks in {zone} skip or pass twice, made an instant \
+                 there{resolved}"
+            ),
+            failure,
         );
         Ok(DeviceColumn::from_parts(
             "".into(),
