@@ -705,6 +705,15 @@ impl ExprLowering<'_> {
         // (A categorical's text as its code, where its dictionary holds it
         // as the plan is lowered: Polars casts it to the values' type.)
         let value = match (values, &value) {
+            // (Polars raises: it compares no categorical with a null.)
+            (GpuDtype::Categorical(_), Scalar::Null) => {
+                let why = format!(
+                    "list.count_matches of a null in {} is not supported on the GPU (Polars \
+                     compares no categorical with a null)",
+                    lists.dtype
+                );
+                return self.refuse(node, why);
+            }
             (GpuDtype::Categorical(dictionary), Scalar::String(_)) => {
                 match super::categorical::codes_of(dictionary, std::slice::from_ref(&value)) {
                     Some(mut codes) => codes.pop()?,
