@@ -177,6 +177,15 @@ fn instants_around_zone_changes() -> Vec<Option<i64>> {
     instants
 }
 
+/// The ticks of `unit` in a millisecond.
+fn ticks_per_ms(unit: TimeUnit) -> i64 {
+    match unit {
+        TimeUnit::Milliseconds => 1,
+        TimeUnit::Microseconds => 1_000,
+        TimeUnit::Nanoseconds => 1_000_000,
+    }
+}
+
 #[test]
 fn local_times_in_time_zones_match_the_cpu() {
     let zone = |name: &str| TimeZone::opt_try_new(Some(name)).unwrap().unwrap();
@@ -191,11 +200,7 @@ fn local_times_in_time_zones_match_the_cpu() {
         ("Australia/Lord_Howe", TimeUnit::Nanoseconds),
         ("Asia/Kathmandu", TimeUnit::Milliseconds),
     ] {
-        let per_ms = match unit {
-            TimeUnit::Milliseconds => 1,
-            TimeUnit::Microseconds => 1_000,
-            TimeUnit::Nanoseconds => 1_000_000,
-        };
+        let per_ms = ticks_per_ms(unit);
         let zoned = frame.clone().with_columns([(col("ms") * lit(per_ms))
             .cast(DataType::Datetime(unit, Some(zone(zone_name))))
             .alias("t")]);
@@ -306,11 +311,7 @@ fn wall_clock_times_made_instants_in_time_zones_match_the_cpu() {
         ("Australia/Lord_Howe", TimeUnit::Nanoseconds, true, false),
         ("Asia/Kathmandu", TimeUnit::Milliseconds, false, true),
     ] {
-        let per_ms = match unit {
-            TimeUnit::Milliseconds => 1,
-            TimeUnit::Microseconds => 1_000,
-            TimeUnit::Nanoseconds => 1_000_000,
-        };
+        let per_ms = ticks_per_ms(unit);
         let naive = frame.clone().with_columns([(col("ms") * lit(per_ms))
             .cast(DataType::Datetime(unit, None))
             .alias("naive")]);
@@ -370,11 +371,7 @@ fn timestamps_in_time_zones_truncate_their_local_times() {
         ("Australia/Lord_Howe", TimeUnit::Nanoseconds),
         ("UTC", TimeUnit::Milliseconds),
     ] {
-        let per_ms = match unit {
-            TimeUnit::Milliseconds => 1,
-            TimeUnit::Microseconds => 1_000,
-            TimeUnit::Nanoseconds => 1_000_000,
-        };
+        let per_ms = ticks_per_ms(unit);
         let zoned = frame.clone().select([(col("ms") * lit(per_ms))
             .cast(DataType::Datetime(unit, Some(zone(zone_name))))
             .alias("t")]);
