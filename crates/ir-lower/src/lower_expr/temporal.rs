@@ -503,20 +503,46 @@ impl ExprLowering<'_> {
         // A timestamp in a time zone Polars truncates as its local time
         // there, made an instant of the zone again (a time the clocks skip
         // or pass twice it resolves by the original's offset, RFC 5545: the
-        // query goes to it there; in UTC, the instant's truncation).
-        if let (GpuDtype::ZonedDatetime(unit, zone), false) = (input.dtype, round) {
-            let local = local_time(*input);
+        // query goes to it there; in UTC, the instant's truncation); it
+        // rounds (by weeks, days and smaller units) as it truncates the
+        // instant plus half of `every`.
+        if let GpuDtype::ZonedDatetime(unit, zone) = input.dtype {
             let plain = GpuDtype::Datetime(unit);
-            let every = truncation(&every, plain, false).filter(|_| local.dtype == plain);
-            let Some(every) = every else {
+            let every = truncation(&every, plain, false);
+            let half = match (round, &every) {
+                (false, _) => Some(0),
+                (true, Some(Truncation::Fixed(units))) if *units >= 0 => Some(units / 2),
+                (true, Some(Truncation::Weeks(weeks))) if *weeks >= 0 => {
+                    weeks.checked_mul(7 * unit.per_day()).map(|units| units / 2)
+                }
+                _ => None,
+            };
+            let (Some(every), Some(half)) = (every, half) else {
                 return self.refuse(
                     node,
                     format!(
                         "{function} of {} by {text:?} is not supported on the GPU",
-                        local.dtype
+                        input.dtype
                     ),
                 );
             };
+            let zoned = input.dtype;
+            let shown = format!("{function} of {zoned} is not supported on the GPU");
+            let shifted = match half {
+                0 => *input,
+                half => {
+                    let int64 = GpuDtype::Int64;
+                    let half = GpuExpr::literal(Scalar::Int(half), int64);
+                    instant(*input)
+                        .cast(int64, CastMode::Wrapping)
+                        .binary(BinaryOp::Plus, half, int64)
+                        .cast(zoned, CastMode::Wrapping)
+                }
+            };
+            let local = local_time(shifted);
+            if local.dtype != plain {
+                return self.refuse(node, shown);
+            }
             let truncated = GpuExpr {
                 kind: ExprKind::Truncate {
                     input: Box::new(local),

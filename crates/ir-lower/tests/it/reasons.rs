@@ -549,10 +549,10 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([in_amsterdam(col("status"), NonExistent::Raise)]),
         ),
         (
-            "a timestamp rounded in a time zone",
+            "a timestamp rounded to months in a time zone",
             o().select([in_amsterdam(lit("earliest"), NonExistent::Null)
                 .dt()
-                .round(lit("1d"))]),
+                .round(lit("1mo"))]),
         ),
         (
             "a struct's field added of an aggregation",

@@ -189,10 +189,16 @@ impl Grammar<'_> {
                 let unit = self.unit();
                 E::new(Op::CastTimeUnit(unit), vec![self.value(ty, d)])
             }
-            // Truncated as their local times, made instants again.
+            // Truncated (or rounded) as their local times, made instants
+            // again.
             (Ty::Zoned, 4) => {
                 let every = (*EVERY.choose(self.rng).unwrap()).into();
-                E::new(Op::Truncate(every), vec![self.value(ty, d)])
+                let op = if self.chance(0.6) {
+                    Op::Truncate(every)
+                } else {
+                    Op::RoundTime(every)
+                };
+                E::new(op, vec![self.value(ty, d)])
             }
             _ => self.leaf(ty),
         }

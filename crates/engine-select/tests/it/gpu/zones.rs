@@ -355,7 +355,8 @@ fn wall_clock_times_made_instants_in_time_zones_match_the_cpu() {
 
 /// Timestamps in a time zone truncated (`dt.truncate`) as Polars does: the
 /// local time there truncated, made an instant of the zone again (in UTC,
-/// the instant truncated); by days, weeks, months, quarters and years
+/// the instant truncated), and rounded (`dt.round`: the instant plus half
+/// of the duration, truncated so); by days, weeks, months, quarters and years
 /// around the zones' changes, by hours and minutes away from them. A
 /// truncation to a local time the clocks skip or pass twice (an hour of
 /// New York's fall back) Polars resolves by the original instant's
@@ -376,10 +377,15 @@ fn timestamps_in_time_zones_truncate_their_local_times() {
             .cast(DataType::Datetime(unit, Some(zone(zone_name))))
             .alias("t")]);
         let truncated = |every: &str| col("t").dt().truncate(lit(every)).alias(every);
-        assert_gpu_eq(
-            &format!("truncations in {zone_name}"),
-            zoned.select(["1d", "2d", "1w", "1mo", "1q", "1y"].map(truncated)),
-        );
+        let rounded = |every: &str| {
+            let name = format!("round {every}");
+            col("t").dt().round(lit(every)).alias(name)
+        };
+        let mut exprs = ["1d", "2d", "1w", "1mo", "1q", "1y"]
+            .map(truncated)
+            .to_vec();
+        exprs.extend(["1d", "12h", "1w"].map(rounded));
+        assert_gpu_eq(&format!("truncations in {zone_name}"), zoned.select(exprs));
     }
     // By hours and minutes, New York's away from its changes.
     let hours = df!("ms" => [Some(1_600_000_000_000i64), Some(1_650_000_123_456), None, Some(-86_400_000 * 365)])
