@@ -509,10 +509,12 @@ impl ExprLowering<'_> {
         if let GpuDtype::ZonedDatetime(unit, zone) = input.dtype {
             let plain = GpuDtype::Datetime(unit);
             let every = truncation(&every, plain, false);
+            // (Not by a zero duration: Polars' window divides by it.)
             let half = match (round, &every) {
+                (_, Some(Truncation::Fixed(0) | Truncation::Weeks(0))) => None,
                 (false, _) => Some(0),
-                (true, Some(Truncation::Fixed(units))) if *units >= 0 => Some(units / 2),
-                (true, Some(Truncation::Weeks(weeks))) if *weeks >= 0 => {
+                (true, Some(Truncation::Fixed(units))) if *units > 0 => Some(units / 2),
+                (true, Some(Truncation::Weeks(weeks))) if *weeks > 0 => {
                     weeks.checked_mul(7 * unit.per_day()).map(|units| units / 2)
                 }
                 _ => None,
