@@ -235,6 +235,19 @@ impl<'a> PlanLowering<'a> {
         })
     }
 
+    /// The select at `node` of `exprs` over `input`, of Polars' output
+    /// schema for it (refused where the types disagree: see
+    /// [`Self::types_agree`]).
+    fn checked_select(&mut self, node: Node, input: PlanNode, exprs: Vec<NamedExpr>) -> Lowered {
+        let schema = self.output_schema(node)?;
+        self.types_agree(node, &exprs, &schema)?;
+        Some(PlanNode::Select {
+            input: Box::new(input),
+            exprs,
+            schema,
+        })
+    }
+
     /// Refuses `node` where a column it makes or passes on has another type
     /// in Polars' plan than its expression's: Polars' optimiser turns a
     /// right join into an inner one and renames the key column without the
@@ -452,14 +465,7 @@ impl<'a> PlanLowering<'a> {
                     );
                 }
                 let exprs = self.named_exprs(expr, input_node);
-                let (input, exprs) = (input?, exprs?);
-                let schema = self.output_schema(node)?;
-                self.types_agree(node, &exprs, &schema)?;
-                Some(PlanNode::Select {
-                    input: Box::new(input),
-                    exprs,
-                    schema,
-                })
+                self.checked_select(node, input?, exprs?)
             }
             IR::HStack {
                 input,

@@ -82,15 +82,7 @@ impl PlanLowering<'_> {
         exprs: &[ExprIR],
     ) -> Option<Lowered> {
         let exploded = self.over_explode(node, input_node, exprs)?;
-        Some(exploded.and_then(|(explode, exprs)| {
-            let schema = self.output_schema(node)?;
-            self.types_agree(node, &exprs, &schema)?;
-            Some(PlanNode::Select {
-                input: Box::new(explode),
-                exprs,
-                schema,
-            })
-        }))
+        Some(exploded.and_then(|(explode, exprs)| self.checked_select(node, explode, exprs)))
     }
 
     /// Where `exprs` (of `node`) read the input only through one exploded

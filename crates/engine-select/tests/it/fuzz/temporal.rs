@@ -43,6 +43,18 @@ impl Grammar<'_> {
         .unwrap()
     }
 
+    /// A value of `ty` truncated (or rounded, two times in five) by one
+    /// of [`EVERY`].
+    fn truncated_or_rounded(&mut self, ty: Ty, d: u32) -> E {
+        let every = (*EVERY.choose(self.rng).unwrap()).into();
+        let op = if self.chance(0.6) {
+            Op::Truncate(every)
+        } else {
+            Op::RoundTime(every)
+        };
+        E::new(op, vec![self.value(ty, d)])
+    }
+
     pub(super) fn temporal(&mut self, ty: Ty, d: u32) -> E {
         match (ty, self.rng.random_range(0..10)) {
             (Ty::Date | Ty::Datetime, 0 | 1) => {
@@ -67,15 +79,7 @@ impl Grammar<'_> {
                 };
                 E::new(op, vec![self.value(ty, d)])
             }
-            (Ty::Date | Ty::Datetime, 2) => {
-                let every = (*EVERY.choose(self.rng).unwrap()).into();
-                let op = if self.chance(0.6) {
-                    Op::Truncate(every)
-                } else {
-                    Op::RoundTime(every)
-                };
-                E::new(op, vec![self.value(ty, d)])
-            }
+            (Ty::Date | Ty::Datetime, 2) => self.truncated_or_rounded(ty, d),
             (Ty::Date, 3) => {
                 let f = self.chance(0.6).then(|| {
                     (*["%Y-%m-%d", "%d.%m.%Y", "%Y%m%d"].choose(self.rng).unwrap()).into()
@@ -191,15 +195,7 @@ impl Grammar<'_> {
             }
             // Truncated (or rounded) as their local times, made instants
             // again.
-            (Ty::Zoned, 4) => {
-                let every = (*EVERY.choose(self.rng).unwrap()).into();
-                let op = if self.chance(0.6) {
-                    Op::Truncate(every)
-                } else {
-                    Op::RoundTime(every)
-                };
-                E::new(op, vec![self.value(ty, d)])
-            }
+            (Ty::Zoned, 4) => self.truncated_or_rounded(ty, d),
             _ => self.leaf(ty),
         }
     }
