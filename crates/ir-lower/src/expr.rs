@@ -417,6 +417,11 @@ pub enum ExprKind {
         /// given): then its parse is no function of each row alone, and
         /// per group it takes the group's texts as a list.
         inferred: bool,
+        /// Whether Polars gives null for a text it reads no value from (a
+        /// parse or cast that is not strict, of a format given): the
+        /// executor then makes null the texts it knows neither of Polars'
+        /// parsers reads (see `Ops::string_parse_dates`).
+        lenient: bool,
     },
     /// `dt.to_string` (and the cast to text) of a date or timestamp in a
     /// chrono format, as its parts.

@@ -625,6 +625,7 @@ impl ExprLowering<'_> {
                             input,
                             format,
                             inferred: false,
+                            lenient: mode != CastMode::Strict,
                         },
                         dtype: to,
                     });

@@ -748,29 +748,35 @@ impl Ops<'_> {
     /// themselves, [`PARSE_YEAR`] for 4 digits and the other fields for 2)
     /// naming a date, as days since 1970-01-01, and the validity of those;
     /// any other valid text sets `failed` (the caller leaves the column to
-    /// Polars' parser).
+    /// Polars' parser), but with `lenient` (Polars' parse is not strict) a
+    /// text from which neither of Polars' parsers reads a value is null:
+    /// one that is empty, holds a byte that is no digit, sign, whitespace
+    /// (or byte past ASCII) or literal byte of the format, or is of the
+    /// form with a field out of range (but a second of 60, which chrono
+    /// takes as a leap second).
     pub fn string_parse_dates(
         &self,
         strings: StringsRef<'_>,
-        format: &[u32],
+        (format, lenient): (&[u32], bool),
         failed: &DeviceBuffer<u32>,
     ) -> Result<(DeviceBuffer<i32>, DeviceBuffer<u32>), RuntimeError> {
-        self.parse_formatted(strings, format, 0, failed)
+        self.parse_formatted(strings, (format, lenient), 0, failed)
     }
 
     /// Texts of exactly the form `format` gives naming a date and a time of
     /// day (missing time fields 0), as timestamps in units of
     /// `1 / per_second` s, and the validity of those; any other valid text,
-    /// or a timestamp past i64, sets `failed`.
+    /// or a timestamp past i64, sets `failed` (with `lenient`, the texts
+    /// [`Ops::string_parse_dates`] makes null are null).
     pub fn string_parse_timestamps(
         &self,
         strings: StringsRef<'_>,
-        format: &[u32],
+        (format, lenient): (&[u32], bool),
         per_second: u64,
         failed: &DeviceBuffer<u32>,
     ) -> Result<(DeviceBuffer<i64>, DeviceBuffer<u32>), RuntimeError> {
         check(per_second > 0, || "timestamps of no unit".into())?;
-        self.parse_formatted(strings, format, per_second, failed)
+        self.parse_formatted(strings, (format, lenient), per_second, failed)
     }
 
     /// The launch of `string_parse_dates` with its `format` program (bytes
@@ -778,7 +784,7 @@ impl Ops<'_> {
     pub(super) fn parse_formatted<T: DeviceCopy>(
         &self,
         strings: StringsRef<'_>,
-        format: &[u32],
+        (format, lenient): (&[u32], bool),
         per_second: u64,
         failed: &DeviceBuffer<u32>,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
@@ -794,6 +800,7 @@ impl Ops<'_> {
                 args.arg(per_second)
                     .buffer(&program)
                     .arg(format.len() as u32)
+                    .arg(u32::from(lenient))
             },
             Some(failed),
         )

@@ -252,6 +252,7 @@ impl fmt::Display for GpuExpr {
             ExprKind::ParseTemporal { input, format, .. } => {
                 let function = match self.dtype {
                     GpuDtype::Date => "to_date",
+                    GpuDtype::Time => "to_time",
                     _ => "to_datetime",
                 };
                 let text = FormatPart::text(format);

@@ -134,6 +134,7 @@ impl ExprLowering<'_> {
                     input,
                     format,
                     inferred,
+                    lenient: !options.strict && !inferred,
                 },
                 dtype,
             });

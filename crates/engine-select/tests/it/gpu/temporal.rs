@@ -225,8 +225,9 @@ fn truncation_of_dates_and_timestamps_matches_the_cpu() {
 
 /// `str.to_time` of a format of hours, minutes and seconds (two digits
 /// each) and literal text: the times of day texts of exactly that form
-/// name, the others (one digit, 24:00, a leap second, a fraction) left
-/// to Polars' parser.
+/// name; not strict, the texts no parser of Polars' reads (24:00, a
+/// fraction the format has not, words) null; the others (one digit, a leap
+/// second) left to Polars' parser.
 #[test]
 fn texts_of_times_of_day_parse_as_times_on_the_device() {
     let frame = |texts: &[Option<&str>]| df!("s" => texts.to_vec()).unwrap().lazy();
@@ -254,11 +255,27 @@ fn texts_of_times_of_day_parse_as_times_on_the_device() {
         "times of hours and minutes",
         frame(&[Some("07h30"), Some("23h00")]).select([to_time(Some("%Hh%M"), true)]),
     );
+    // Not strict, a time no parser of Polars' reads (a field out of range,
+    // a word, nothing) is null.
+    assert_gpu_eq(
+        "times no parser reads",
+        frame(&[
+            Some("24:00"),
+            Some("12:60"),
+            Some("noon"),
+            Some(""),
+            None,
+            Some("12:30"),
+        ])
+        .select([to_time(Some("%H:%M"), false)]),
+    );
+    assert_gpu_eq(
+        "a fraction no format reads",
+        frame(&[Some("12:00:00.5"), Some("12:00:00")]).select([to_time(Some("%H:%M:%S"), false)]),
+    );
     for (texts, format) in [
         (&[Some("7:30"), Some("07:30")][..], "%H:%M"),
-        (&[Some("24:00")], "%H:%M"),
         (&[Some("23:59:60")], "%H:%M:%S"),
-        (&[Some("12:00:00.5")], "%H:%M:%S"),
     ] {
         assert_cpu_answer_with_reason(
             frame(texts).select([to_time(Some(format), false)]),
@@ -300,11 +317,7 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
             col("s").strict_cast(DataType::Date).alias("strict"),
         ]),
     );
-    for texts in [
-        &[Some("2024-1-5")][..],
-        &[Some("2023-02-29")],
-        &[Some(" 2024-01-05")],
-    ] {
+    for texts in [&[Some("2024-1-5")][..], &[Some(" 2024-01-05")]] {
         assert_cpu_answer_with_reason(
             dates(texts).select([col("s").cast(DataType::Date)]),
             "not of the form",
@@ -326,16 +339,40 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
         "a filter by a parsed date",
         dates(&canonical).filter(to_date(true).gt(lit(3_652i32).cast(DataType::Date))),
     );
-    // Texts of other forms, or that are no dates: Polars' parser decides.
+    // Texts of other forms: Polars' parser decides.
     assert_cpu_answer_with_reason(
         dates(&[Some("2021-1-5"), Some("2021-01-05")]).select([to_date(true)]),
         "not of the form YYYY-MM-DD",
     );
     assert_cpu_answer_with_reason(
-        dates(&[Some("2021-02-30"), Some("x"), Some("2021-01-05")]).select([to_date(false)]),
-        "not of the form YYYY-MM-DD",
+        dates(&[Some("2021-1-5"), Some("x")]).select([to_date(false)]),
+        "not of the form YYYY-MM-DD in `col(\"s\").str.to_date(\"%Y-%m-%d\")`, which Polars' \
+         parser may read in another form",
     );
-    assert_cpu_error(dates(&[Some("2021-02-30"), Some("2021-01-05")]).select([to_date(true)]));
+    // Texts from which no parser of Polars' reads a value (words, empty
+    // texts, impossible dates, characters the format has not) are null
+    // where the parse or cast is not strict, on the device; where it is
+    // strict, Polars raises.
+    let junk = [
+        Some("2021-02-30"),
+        Some("x"),
+        Some(""),
+        Some("2021-13-01"),
+        None,
+        Some("2021-01-05"),
+        Some("2021-01-05x"),
+        Some("n/a"),
+        Some("2024-02-29"),
+    ];
+    assert_gpu_eq(
+        "texts no parser reads are null",
+        dates(&junk).select([
+            to_date(false).alias("parsed"),
+            col("s").cast(DataType::Date).alias("cast"),
+        ]),
+    );
+    assert_cpu_error(dates(&junk).select([to_date(true)]));
+    assert_cpu_error(dates(&junk).select([col("s").strict_cast(DataType::Date)]));
     // Other formats of fixed-width fields and literal text run too; a text
     // of another width leaves the column to Polars, and so does a format
     // with other specifiers.
@@ -469,14 +506,25 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
     );
     for texts in [
         &[Some("2021-01-05 1:02:03")][..],
-        &[Some("2021-01-05T01:02:03")],
-        &[Some("2021-01-05 24:00:00")],
+        &[Some("2021-01-05 23:59:60")],
     ] {
         assert_cpu_answer_with_reason(
             dates(texts).select([to_datetime(None, false)]),
             "not of the form YYYY-MM-DD HH:MM:SS",
         );
     }
+    assert_gpu_eq(
+        "timestamps no parser reads are null",
+        dates(&[
+            Some("2021-01-05T01:02:03"),
+            Some("2021-01-05 24:00:00"),
+            Some("2021-01-05 23:60:00"),
+            Some("2021-01-05 23:59:61"),
+            Some("2021-01-05 23:59:59"),
+            Some("tomorrow"),
+        ])
+        .select([to_datetime(None, false)]),
+    );
     // (Past i64 nanoseconds the device leaves the texts to Polars too, as
     // the kernel tests check; Polars' debug build panics on them.)
 }

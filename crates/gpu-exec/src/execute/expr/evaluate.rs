@@ -507,8 +507,14 @@ impl Executor<'_> {
         if let ExprKind::Localized { .. } = &part.kind {
             return self.localized(frame, part, groups);
         }
-        if let ExprKind::ParseTemporal { input, format, .. } = &part.kind {
-            return self.parsed_temporals(frame, (input, format), part, groups);
+        if let ExprKind::ParseTemporal {
+            input,
+            format,
+            lenient,
+            ..
+        } = &part.kind
+        {
+            return self.parsed_temporals(frame, (input, format, *lenient), part, groups);
         }
         if text_parse_supported(part) && matches!(part.dtype, GpuDtype::Categorical(_)) {
             return self.cast_as_categories(frame, part, groups);

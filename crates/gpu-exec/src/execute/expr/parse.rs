@@ -164,13 +164,16 @@ impl Executor<'_> {
 
     /// `str.to_date` or `str.to_datetime` in `format` of `input` over
     /// `frame` (`expr`, whose type says which): texts of exactly that form
-    /// (`YYYY-MM-DD` for `%Y-%m-%d`) parsed on the device; any other text
-    /// raises the launch's failure flag, so the query goes to Polars, whose
-    /// parser decides what it is (a value of another form, null, an error).
+    /// (`YYYY-MM-DD` for `%Y-%m-%d`) parsed on the device; where `lenient`
+    /// (Polars gives null for a text it reads no value from), the texts
+    /// from which neither of Polars' parsers reads a value are null; any
+    /// other text raises the launch's failure flag, so the query goes to
+    /// Polars, whose parser decides what it is (a value of another form,
+    /// null, an error).
     pub(crate) fn parsed_temporals(
         &self,
         frame: &DeviceFrame,
-        (input, format): (&GpuExpr, &[FormatPart]),
+        (input, format, lenient): (&GpuExpr, &[FormatPart], bool),
         expr: &GpuExpr,
         groups: InGroups<'_>,
     ) -> Result<DeviceColumn, ExecError> {
@@ -197,7 +200,8 @@ impl Executor<'_> {
             .unzip();
         let (values, validity) = match expr.dtype {
             GpuDtype::Date => {
-                let (days, validity) = ops.string_parse_dates(strings, &program, &failed)?;
+                let (days, validity) =
+                    ops.string_parse_dates(strings, (&program, lenient), &failed)?;
                 (Values::I32(days), validity)
             }
             // (A time of day: a timestamp in nanoseconds on 1970-01-01, the
@@ -209,15 +213,23 @@ impl Executor<'_> {
                 };
                 let per_second = (unit.per_day() / 86_400) as u64;
                 let (ticks, validity) =
-                    ops.string_parse_timestamps(strings, &program, per_second, &failed)?;
+                    ops.string_parse_timestamps(strings, (&program, lenient), per_second, &failed)?;
                 (Values::I64(ticks), validity)
             }
             other => {
                 return Err(ExecError::Unsupported(format!("`{expr}` as {other}")));
             }
         };
-        let what = format!("texts not of the form {form}, or not valid, in `{expr}`");
-        self.check_later(failed, what, ExecError::InvalidData);
+        if lenient {
+            let what = format!(
+                "texts not of the form {form} in `{expr}`, which Polars' parser may read in \
+                 another form"
+            );
+            self.check_later(failed, what, ExecError::DependsOnPolars);
+        } else {
+            let what = format!("texts not of the form {form}, or not valid, in `{expr}`");
+            self.check_later(failed, what, ExecError::InvalidData);
+        }
         Ok(DeviceColumn::from_parts(
             "".into(),
             expr.dtype,

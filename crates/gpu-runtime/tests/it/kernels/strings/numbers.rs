@@ -198,7 +198,7 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_others_set_the_flag() {
                     &device.upload(&bytes),
                     Some(&device.upload(&bitmap(&valid))),
                 ),
-                &parse_program("%Y-%m-%d"),
+                (&parse_program("%Y-%m-%d"), false),
                 &failed,
             )
             .unwrap();
@@ -226,6 +226,119 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_others_set_the_flag() {
             &expected,
             &valid,
             &format!("n = {n}"),
+        );
+    }
+}
+
+/// A lenient parse (Polars' that is not strict) makes null only texts from
+/// which chrono (Polars' parser behind its fixed-width one) reads no value,
+/// raises the flag for the other texts not of the form, and makes null the
+/// junk a column of dates holds (words, empty texts, impossible dates).
+#[test]
+fn lenient_parses_make_null_only_texts_no_parser_reads() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(48);
+    const ALPHABET: &[&str] = &[
+        "0", "1", "2", "3", "6", "9", "-", "+", ":", "/", " ", "\t", "T", "a", "é", "\u{3000}", ".",
+    ];
+    let formats = [
+        ("%Y-%m-%d", false),
+        ("%d/%m/%Y", false),
+        ("%Y-%m-%d %H:%M:%S", true),
+        ("%Y-%m-%dT%H:%M", true),
+    ];
+    // One text at a time: the flag is the launch's.
+    let parse = |text: &str, program: &[u32], timestamp: bool| {
+        let (offsets, bytes) = offsets_of(&[text.to_string()]);
+        let (offsets, bytes) = (device.upload(&offsets), device.upload(&bytes));
+        let failed = device.upload(&[0u32]);
+        let validity = if timestamp {
+            let parsed =
+                ops.string_parse_timestamps((&offsets, &bytes, None), (program, true), 1, &failed);
+            parsed.unwrap().1
+        } else {
+            ops.string_parse_dates((&offsets, &bytes, None), (program, true), &failed)
+                .unwrap()
+                .1
+        };
+        let valid = flags(&validity.to_host().unwrap(), 1)[0];
+        (valid, failed.to_host().unwrap()[0] != 0)
+    };
+    for (format, timestamp) in formats {
+        let program = parse_program(format);
+        let reads = |text: &str| {
+            if timestamp {
+                chrono::NaiveDateTime::parse_from_str(text, format).is_ok()
+            } else {
+                chrono::NaiveDate::parse_from_str(text, format).is_ok()
+            }
+        };
+        for _ in 0..200 {
+            // Texts of the form with a character or two replaced, of the
+            // form with fields out of range, and runs of the alphabet.
+            let (y, mo, d) = (rng.u32(..10000), rng.u32(..14), rng.u32(..33));
+            let (h, mi, s) = (rng.u32(..26), rng.u32(..62), rng.u32(..62));
+            let of_form = chrono::NaiveDate::from_ymd_opt(2000, 1, 1)
+                .unwrap()
+                .and_hms_opt(0, 0, 0)
+                .unwrap()
+                .format(format)
+                .to_string()
+                .replace("2000", &format!("{y:04}"))
+                .replacen("01", &format!("{mo:02}"), 1)
+                .replacen("01", &format!("{d:02}"), 1)
+                .replacen("00:00", &format!("{h:02}:{mi:02}"), 1)
+                .replacen(":00", &format!(":{s:02}"), 1);
+            let text = match rng.u8(..3) {
+                0 => of_form,
+                1 => {
+                    let mut chars: Vec<String> = of_form.chars().map(String::from).collect();
+                    for _ in 0..rng.usize(1..3) {
+                        let at = rng.usize(..chars.len());
+                        chars[at] = ALPHABET[rng.usize(..ALPHABET.len())].to_string();
+                    }
+                    chars.concat()
+                }
+                _ => (0..rng.usize(..12))
+                    .map(|_| ALPHABET[rng.usize(..ALPHABET.len())])
+                    .collect(),
+            };
+            let (valid, flagged) = parse(&text, &program, timestamp);
+            assert!(
+                valid || flagged || !reads(&text),
+                "{text:?} in {format:?}: null, but chrono reads it"
+            );
+            assert!(!(valid && flagged), "{text:?} in {format:?}");
+        }
+    }
+    for junk in [
+        "",
+        "n/a",
+        "hello",
+        "2024-01-05x",
+        "2024-13-01",
+        "2023-02-29",
+        "0000-00-00",
+    ] {
+        let program = parse_program("%Y-%m-%d");
+        assert_eq!(parse(junk, &program, false), (false, false), "{junk:?}");
+    }
+    // Texts chrono may read otherwise, and a leap second, raise the flag.
+    for other in [
+        "2024-1-5",
+        " 2024-01-05",
+        "+2024-01-05",
+        "2024-01-05 23:59:60",
+    ] {
+        let (program, timestamp) = match other.len() {
+            19 => (parse_program("%Y-%m-%d %H:%M:%S"), true),
+            _ => (parse_program("%Y-%m-%d"), false),
+        };
+        assert_eq!(
+            parse(other, &program, timestamp),
+            (false, true),
+            "{other:?}"
         );
     }
 }
@@ -275,7 +388,7 @@ fn texts_of_the_form_yyyy_mm_dd_hh_mm_ss_parse_as_timestamps() {
             let (values, validity) = ops
                 .string_parse_timestamps(
                     (&strings.0, &strings.1, Some(&strings.2)),
-                    &parse_program("%Y-%m-%d %H:%M:%S"),
+                    (&parse_program("%Y-%m-%d %H:%M:%S"), false),
                     per_second,
                     &failed,
                 )
