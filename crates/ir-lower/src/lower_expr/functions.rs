@@ -877,6 +877,19 @@ impl ExprLowering<'_> {
                     ),
                 );
             }
+            // (`sum_horizontal` and its kin are the device's.)
+            F::FoldHorizontal { .. }
+            | F::ReduceHorizontal { .. }
+            | F::CumReduceHorizontal { .. }
+            | F::CumFoldHorizontal { .. } => {
+                return self.refuse(
+                    node,
+                    format!(
+                        "{function} applies a user-defined function, which runs on the CPU only \
+                         (`sum_horizontal`, `min_horizontal` and their kin run on the GPU)"
+                    ),
+                );
+            }
             F::BinaryExpr { .. }
             | F::Categorical { .. }
             | F::ArgWhere
@@ -888,10 +901,6 @@ impl ExprLowering<'_> {
             | F::RoundSF { .. }
             | F::ConcatExpr { .. }
             | F::RLE
-            | F::FoldHorizontal { .. }
-            | F::ReduceHorizontal { .. }
-            | F::CumReduceHorizontal { .. }
-            | F::CumFoldHorizontal { .. }
             | F::GatherEvery { .. }
             | F::ExtendConstant
             | F::RowEncode { .. }

@@ -30,6 +30,15 @@ impl ExprLowering<'_> {
                     return refused("an aggregation over one value", values);
                 }
             }
+            // (A fold's own refusal says what it is: a user's function.)
+            AExpr::Function {
+                function:
+                    IRFunctionExpr::FoldHorizontal { .. }
+                    | IRFunctionExpr::ReduceHorizontal { .. }
+                    | IRFunctionExpr::CumReduceHorizontal { .. }
+                    | IRFunctionExpr::CumFoldHorizontal { .. },
+                ..
+            } => {}
             AExpr::Function {
                 input,
                 options,

@@ -104,6 +104,16 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
         ),
         ("an exponential (libm's)", o().select([col("amount").exp()])),
         (
+            "a fold of a literal start (a user's function)",
+            o().select([fold_exprs(
+                lit(0i64),
+                PlanCallback::new(|(a, b): (Series, Series)| &a + &b),
+                [col("qty"), col("qty")],
+                false,
+                None,
+            )]),
+        ),
+        (
             "a bitwise and of floats",
             o().select([col("amount").and(col("amount"))]),
         ),
