@@ -158,7 +158,8 @@ impl ExprLowering<'_> {
                     values == GpuDtype::String
                 })
             }
-            // The place of each list's first least (greatest) valid value.
+            // The place of each list's first least (greatest) valid value
+            // (of texts and categoricals, below).
             IRListFunction::ArgMin | IRListFunction::ArgMax => {
                 let op = match function {
                     IRListFunction::ArgMin => AggOp::ArgMin,
@@ -169,7 +170,10 @@ impl ExprLowering<'_> {
                         || values.is_float()
                         || values.is_temporal()
                         || is_decimal(values)
-                        || values == GpuDtype::Boolean
+                        || matches!(
+                            values,
+                            GpuDtype::Boolean | GpuDtype::String | GpuDtype::Categorical(_)
+                        )
                 })
             }
             // As Polars sorts each list (a value's ties are alike; of
@@ -293,6 +297,17 @@ impl ExprLowering<'_> {
                 .cast(of.values(), CastMode::NonStrict);
             let function = ListFunction::Agg {
                 aggregation: Box::new(extreme),
+                listed: false,
+            };
+            return self.list_function_of(node, function, input, dtype);
+        }
+        if let ListFunction::Aggregate(op @ (AggOp::ArgMin | AggOp::ArgMax)) = &function
+            && matches!(of.values(), GpuDtype::String | GpuDtype::Categorical(_))
+        {
+            let minimum = matches!(op, AggOp::ArgMin);
+            let places = places_of_extreme(of.values(), minimum);
+            let function = ListFunction::Agg {
+                aggregation: Box::new(places.cast(dtype, CastMode::NonStrict)),
                 listed: false,
             };
             return self.list_function_of(node, function, input, dtype);
@@ -750,4 +765,39 @@ impl ExprLowering<'_> {
         };
         self.list_function_of(node, count, lists, dtype)
     }
+}
+
+/// The place (i64) in its list of a list's least (`minimum`) or greatest
+/// text or categorical, as Polars' `list.arg_min`/`list.arg_max` takes it:
+/// texts and categoricals compared by their texts, the first least and the
+/// last greatest (Rust's `min_by` and `max_by` over the valid values);
+/// enums by their order (their codes), the first of either. An aggregation
+/// of the values as column 0, each list a group: the valid values' places
+/// in the values' stable order, the first (the least, the greatest enum) or
+/// the last (the greatest text), nulls out of the way; null where the list
+/// has no valid value.
+fn places_of_extreme(values: GpuDtype, minimum: bool) -> GpuExpr {
+    let int64 = GpuDtype::Int64;
+    let valid = element(values).is_not_null();
+    let places = valid.then(
+        place_from_zero(),
+        GpuExpr::literal(Scalar::Null, int64),
+        int64,
+    );
+    let enumeration = matches!(values, GpuDtype::Categorical(dictionary) if dictionary.is_enum());
+    let last = !minimum && !enumeration;
+    let descending = !minimum && enumeration;
+    let sorted = GpuExpr {
+        kind: ExprKind::SortedBy {
+            input: Box::new(places),
+            order: vec![RowOrder {
+                key: Box::new(element(values)),
+                descending,
+                nulls_last: !last,
+            }],
+            unstable: None,
+        },
+        dtype: int64,
+    };
+    sorted.aggregated(if last { AggOp::Last } else { AggOp::First }, int64)
 }

@@ -591,3 +591,66 @@ fn lists_of_categoricals_and_enums_match_the_cpu() {
         "comparisons of list[cat]",
     );
 }
+
+/// `list.arg_min` and `list.arg_max` of lists of texts and categoricals
+/// (by their texts, the first least and the last greatest, as Polars takes
+/// them) and of enums (by their order, the first of either): ties, nulls,
+/// lists of no valid value and empty lists, in lists made per group and
+/// in a column of lists.
+#[test]
+fn places_of_extremes_of_lists_of_texts_and_categoricals_match_the_cpu() {
+    let enumeration = DataType::from_frozen_categories(
+        FrozenCategories::new(["pe-z", "pe-m", "pe-a", "pe-b"]).unwrap(),
+    );
+    let frame = df!(
+        "g" => [Some("pe-z"), Some("pe-m"), Some("pe-a"), None, Some("pe-m"), Some("pe-a"), Some("pe-z"), Some("pe-b"), Some("pe-z"), None, Some("pe-a")],
+        "k" => [1i64, 2, 1, 2, 3, 3, 1, 5, 1, 6, 3],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("g").cast(categorical_type()).alias("c"),
+        col("g").cast(enumeration).alias("e"),
+    ]);
+    let lists = frame
+        .group_by_stable([col("k")])
+        .agg([col("g"), col("c"), col("e")]);
+    let places = |name: &str| {
+        [
+            col(name).list().arg_min().alias(format!("{name} arg_min")),
+            col(name).list().arg_max().alias(format!("{name} arg_max")),
+        ]
+    };
+    assert_gpu_eq(
+        "lists made per group",
+        lists
+            .clone()
+            .select([places("g"), places("c"), places("e")].concat()),
+    );
+    assert_gpu_eq(
+        "lists of nulls only",
+        lists.select([col("c")
+            .list()
+            .eval(element().filter(element().is_null()))
+            .list()
+            .arg_max()]),
+    );
+    let texts = Series::new(
+        "l".into(),
+        [
+            Some(Series::new("".into(), ["b", "a", "b", "a"])),
+            None,
+            Some(Series::new("".into(), Vec::<&str>::new())),
+            Some(Series::new("".into(), [None, Some("x"), Some("x")])),
+            Some(Series::new("".into(), [None::<&str>, None])),
+            Some(Series::new("".into(), ["é", "e", "z"])),
+        ],
+    );
+    assert_gpu_eq(
+        "a column of lists of texts",
+        DataFrame::new(6, vec![texts.into()])
+            .unwrap()
+            .lazy()
+            .select(places("l")),
+    );
+}
