@@ -1095,7 +1095,17 @@ impl ExprLowering<'_> {
                 );
             }
         };
-        let input = Box::new(self.local(inputs)?);
+        let input = self.single(inputs)?;
+        // Polars takes the weekday of a date, and of a timestamp without a
+        // zone or in UTC, by a closed formula of its days (no calendar
+        // bound); of others, through chrono's calendar.
+        let closed_formula = part == TemporalPart::Weekday
+            && match input.dtype {
+                GpuDtype::Date | GpuDtype::Datetime(_) => true,
+                GpuDtype::ZonedDatetime(_, zone) => zone.is_utc(),
+                _ => false,
+            };
+        let input = Box::new(local_time(input));
         let date = input.dtype == GpuDtype::Date && !part.of_time();
         let time = input.dtype == GpuDtype::Time && part.of_time();
         if !(date || time || matches!(input.dtype, GpuDtype::Datetime(_))) {
@@ -1112,6 +1122,9 @@ impl ExprLowering<'_> {
             },
             dtype,
         };
+        if closed_formula {
+            return Some(value);
+        }
         Some(within_calendar(&input, value))
     }
 }

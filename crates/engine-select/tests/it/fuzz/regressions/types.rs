@@ -317,3 +317,41 @@ fn a_count_of_one_value_computes_the_value() {
         assert_same_as_cpu(lf, ORDERED);
     }
 }
+
+/// The weekday of a timestamp past chrono's calendar (a UTC timestamp plus
+/// a duration of i64::MAX microseconds, wrapped): Polars takes the weekday
+/// of dates, and of timestamps without a zone or in UTC, by a closed
+/// formula of their days, a value where its other parts are null; the
+/// device made it null as those. Found by the fuzzer (seed 5357, case 108).
+#[test]
+fn weekdays_past_the_calendar_are_days_counted() {
+    let t0 = df!("b" => [Some(i64::MAX), Some(-i64::MAX), Some(0), None]).unwrap();
+    let instant = |zone: Option<&str>| {
+        lit(309852000000i64).cast(DataType::Datetime(
+            TimeUnit::Milliseconds,
+            zone.map(time_zone),
+        )) + col("b").strict_cast(DataType::Duration(TimeUnit::Microseconds))
+    };
+    let lf = t0
+        .clone()
+        .lazy()
+        .group_by([col("b")])
+        .agg([instant(Some("UTC")).dt().weekday().alias("x1")]);
+    assert_same_as_cpu(lf, UNORDERED);
+    let lf = t0.lazy().select([
+        instant(None).dt().weekday().alias("naive"),
+        col("b")
+            .cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+            .dt()
+            .weekday()
+            .alias("nanoseconds"),
+        (col("b") / lit(5_000_000_000i64))
+            .cast(DataType::Int32)
+            .cast(DataType::Date)
+            .dt()
+            .weekday()
+            .alias("date"),
+        instant(None).dt().year().alias("year"),
+    ]);
+    crate::gpu::assert_gpu_eq("weekdays past the calendar", lf);
+}
