@@ -220,16 +220,20 @@ impl Executor<'_> {
                 return Err(ExecError::Unsupported(format!("`{expr}` as {other}")));
             }
         };
-        if lenient {
-            let what = format!(
+        // (Of a strict parse, Polars raises on the texts it reads no value
+        // from; of an inferred format, it may infer another.)
+        let what = if lenient {
+            format!(
                 "texts not of the form {form} in `{expr}`, which Polars' parser may read in \
                  another form"
-            );
-            self.check_later(failed, what, ExecError::DependsOnPolars);
+            )
         } else {
-            let what = format!("texts not of the form {form}, or not valid, in `{expr}`");
-            self.check_later(failed, what, ExecError::InvalidData);
-        }
+            format!(
+                "texts not of the form {form}, or no date or time, in `{expr}`, which Polars' \
+                 parser may read in another form or raise on"
+            )
+        };
+        self.check_later(failed, what, ExecError::DependsOnPolars);
         Ok(DeviceColumn::from_parts(
             "".into(),
             expr.dtype,
