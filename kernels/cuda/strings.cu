@@ -758,6 +758,7 @@ __device__ __forceinline__ bool read_digits(const unsigned char* t, int count, i
 #define PARSE_HOUR 259u    // 2 digits, 00 to 23
 #define PARSE_MINUTE 260u  // 2 digits, 00 to 59
 #define PARSE_SECOND 261u  // 2 digits, 00 to 59
+#define PARSE_SPACE_OR_T 262u  // ' ' or 'T' (Polars' inferred formats read either)
 
 // What a parse made of a text (see parse_date_time).
 #define DATE_PARSED 0u     // the date (and time of day) it names
@@ -780,6 +781,11 @@ __device__ __forceinline__ u32 parse_date_time(const unsigned char* t, i64 len,
         u32 item = program[p];
         if (item < 256) {
             if (at >= len || t[at] != item) return DATE_UNDECIDED;
+            ++at;
+            continue;
+        }
+        if (item == PARSE_SPACE_OR_T) {
+            if (at >= len || (t[at] != ' ' && t[at] != 'T')) return DATE_UNDECIDED;
             ++at;
             continue;
         }
@@ -815,7 +821,9 @@ __device__ __forceinline__ bool unreadable(const unsigned char* t, i64 len, cons
         unsigned char c = t[k];
         bool consumed = (c >= '0' && c <= '9') || c == '+' || c == '-' || c == ' ' ||
                         (c >= '\t' && c <= '\r') || c >= 0x80;
-        for (u32 p = 0; !consumed && p < program_len; ++p) consumed = program[p] == c;
+        for (u32 p = 0; !consumed && p < program_len; ++p) {
+            consumed = program[p] == c || (program[p] == PARSE_SPACE_OR_T && c == 'T');
+        }
         if (!consumed) return true;
     }
     return false;

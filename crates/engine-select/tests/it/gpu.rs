@@ -45,6 +45,7 @@ mod nested_lists;
 mod null_type;
 mod one_value;
 mod operators;
+mod parsed_temporals;
 mod partitioned;
 mod partitioned_scans;
 mod products;

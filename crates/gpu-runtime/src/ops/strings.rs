@@ -4,7 +4,8 @@ use super::*;
 
 /// The first field of a parse format ([`Ops::string_parse_dates`]): the
 /// year, 4 digits; then the month, day, hour, minute and second (2 digits
-/// each) in that order, numbered on from it.
+/// each) in that order, numbered on from it, and last a space or a `T`
+/// (between a date and its time: Polars' inferred formats read either).
 pub const PARSE_YEAR: u32 = 256;
 
 /// What `string_map_chars` does to ASCII letters (the kernel's numbering).
@@ -789,7 +790,7 @@ impl Ops<'_> {
         failed: &DeviceBuffer<u32>,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
         check(!format.is_empty(), || "an empty parse format".into())?;
-        check(format.iter().all(|&item| item <= PARSE_YEAR + 5), || {
+        check(format.iter().all(|&item| item <= PARSE_YEAR + 6), || {
             "a parse format item out of range".into()
         })?;
         let program = DeviceBuffer::from_host(format, self.memory.clone(), self.stream)?;

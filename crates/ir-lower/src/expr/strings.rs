@@ -39,6 +39,10 @@ pub enum FormatPart {
     /// `%I`: the hour on a 12-hour clock; `%p`: `AM` or `PM`.
     Hour12,
     AmPm,
+    /// A space or a `T` between a date and its time of day, in a parse
+    /// only: Polars' inference of a timestamp's format (from its patterns
+    /// of Y-M-D dates and times) reads either.
+    SpaceOrT,
 }
 
 impl FormatPart {
@@ -166,6 +170,8 @@ impl FormatPart {
             FormatPart::WeekdayFromSunday => "%w",
             FormatPart::Hour12 => "%I",
             FormatPart::AmPm => "%p",
+            // (No chrono specifier: the notation of inferred formats.)
+            FormatPart::SpaceOrT => "[ T]",
             FormatPart::Byte(_) | FormatPart::Fraction(_) | FormatPart::FractionAuto => "",
         }
     }

@@ -115,10 +115,20 @@ impl ExprLowering<'_> {
                 // text of the form YYYY-MM-DD that is `%Y-%m-%d` (its other
                 // patterns of dates fail on it), so that a column of such
                 // texts only parses as that; the device flags any other.
-                // Every pattern it may infer from a text of the form
-                // YYYY-MM-DD HH:MM:SS reads the same instant from it.
+                // From a text of the form YYYY-MM-DD HH:MM:SS or
+                // YYYY-MM-DDTHH:MM:SS it infers its patterns of Y-M-D dates
+                // and times, which read the same instant from either form
+                // (each tried in turn on each text).
                 (DataType::Date, None) => parse_format("%Y-%m-%d", false),
-                (DataType::Datetime(_, None), None) => parse_format("%Y-%m-%d %H:%M:%S", true),
+                (DataType::Datetime(_, None), None) => {
+                    parse_format("%Y-%m-%d %H:%M:%S", true).map(|parts| {
+                        let space_or_t = |part| match part {
+                            FormatPart::Byte(b' ') => FormatPart::SpaceOrT,
+                            other => other,
+                        };
+                        parts.into_iter().map(space_or_t).collect()
+                    })
+                }
                 // (A time of day: of HH:MM:SS, Polars' inferred formats
                 // read the same time.)
                 (DataType::Time, Some(format)) => parse_time_format(format),

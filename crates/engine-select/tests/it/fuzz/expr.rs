@@ -285,7 +285,8 @@ pub enum Op {
     ToDate(Option<String>),
     /// `str.to_time` (not strict), by a format or inferred.
     ToTime(Option<String>),
-    ToDatetime(String, TimeUnit),
+    /// `str.to_datetime` (not strict), by a format or inferred.
+    ToDatetime(Option<String>, TimeUnit),
     /// `unique_stable()` (`unique()` when `false`).
     Unique(bool),
     /// `struct.field(name)` of a struct.
@@ -733,7 +734,7 @@ impl E {
                 x.str().to_time(StrptimeOptions { format: f.map(Into::into), strict: false, ..Default::default() })),
             Op::ToDatetime(f, u) => case!(i, s; [x]; f = f, u = u;
                 x.str().to_datetime(Some(u), None,
-                    StrptimeOptions { format: Some(f.into()), strict: false, ..Default::default() },
+                    StrptimeOptions { format: f.map(Into::into), strict: false, ..Default::default() },
                     lit("raise"))),
             Op::Split(p, false) => case!(i, s; [x]; p = p; x.str().split(lit(p))),
             Op::Split(p, true) => case!(i, s; [x]; p = p; x.str().split_inclusive(lit(p))),

@@ -88,10 +88,15 @@ impl Grammar<'_> {
             }
             (Ty::Date, 4) => E::new(Op::Part(Part::Date), vec![self.value(Ty::Datetime, d)]),
             (Ty::Datetime, 3) => {
-                let f = (*["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d"]
-                    .choose(self.rng)
-                    .unwrap())
-                .into();
+                let formats = [
+                    "%Y-%m-%d %H:%M:%S",
+                    "%Y-%m-%dT%H:%M:%S",
+                    "%Y-%m-%d %H:%M",
+                    "%Y-%m-%d",
+                ];
+                let f = self
+                    .chance(0.7)
+                    .then(|| (*formats.choose(self.rng).unwrap()).into());
                 let unit = self.unit();
                 E::new(Op::ToDatetime(f, unit), vec![self.value(Ty::Str, d)])
             }

@@ -30,6 +30,10 @@ impl Executor<'_> {
             .map(|part| {
                 let (code, argument) = match *part {
                     FormatPart::Byte(byte) => (0, byte),
+                    // (A parse's part only.)
+                    FormatPart::SpaceOrT => {
+                        return Err(ExecError::Unsupported(format!("`{part:?}` written")));
+                    }
                     FormatPart::Year => (1, 0),
                     FormatPart::Month => (2, 0),
                     FormatPart::Day => (3, 0),
@@ -50,9 +54,9 @@ impl Executor<'_> {
                     FormatPart::AmPm => (18, 0),
                     FormatPart::FractionAuto => (19, 0),
                 };
-                (code << 8) | u32::from(argument)
+                Ok((code << 8) | u32::from(argument))
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         // Day counts or ticks, as i64.
         let column =
             self.evaluate_in_groups(frame, &cast_to(input, GpuDtype::Int64), name, groups)?;
@@ -191,6 +195,7 @@ impl Executor<'_> {
                 FormatPart::Hour => Ok((PARSE_YEAR + 3, "HH".into())),
                 FormatPart::Minute => Ok((PARSE_YEAR + 4, "MM".into())),
                 FormatPart::Second => Ok((PARSE_YEAR + 5, "SS".into())),
+                FormatPart::SpaceOrT => Ok((PARSE_YEAR + 6, "[ T]".into())),
                 other => Err(ExecError::Unsupported(format!(
                     "parsing {other:?} in `{expr}`"
                 ))),

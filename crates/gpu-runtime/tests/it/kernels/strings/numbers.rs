@@ -148,7 +148,8 @@ fn assert_parsed<T: DeviceCopy + PartialEq + std::fmt::Debug>(
 }
 
 /// A chrono format of `%Y %m %d %H %M %S` and literal ASCII as the parse
-/// kernel's program.
+/// kernel's program (`%_`: a space or a `T`, as Polars' inferred formats
+/// read them).
 fn parse_program(format: &str) -> Vec<u32> {
     let mut program = Vec::new();
     let mut bytes = format.bytes();
@@ -158,7 +159,7 @@ fn parse_program(format: &str) -> Vec<u32> {
             continue;
         }
         let specifier = bytes.next();
-        let field = b"YmdHMS".iter().position(|&f| Some(f) == specifier);
+        let field = b"YmdHMS_".iter().position(|&f| Some(f) == specifier);
         program.push(gpu_runtime::ops::PARSE_YEAR + field.unwrap() as u32);
     }
     program
@@ -374,38 +375,45 @@ fn texts_of_the_form_yyyy_mm_dd_hh_mm_ss_parse_as_timestamps() {
             device.upload(&bytes),
             device.upload(&bitmap(&valid)),
         );
-        let canonical = |t: &str| {
-            t.len() == 19
-                && t.bytes().enumerate().all(|(i, b)| match i {
-                    4 | 7 => b == b'-',
-                    10 => b == b' ',
-                    13 | 16 => b == b':',
-                    _ => b.is_ascii_digit(),
-                })
-        };
-        for per_second in [1_000u64, 1_000_000, 1_000_000_000] {
-            let failed = device.upload(&[0u32]);
-            let (values, validity) = ops
-                .string_parse_timestamps(
-                    (&strings.0, &strings.1, Some(&strings.2)),
-                    (&parse_program("%Y-%m-%d %H:%M:%S"), false),
-                    per_second,
-                    &failed,
-                )
-                .unwrap();
-            let expected: Vec<Option<i64>> = texts
-                .iter()
-                .zip(&valid)
-                .map(|(t, &ok)| {
-                    let time = chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S").ok();
-                    let seconds = time
-                        .filter(|_| ok && canonical(t) && &t[17..] != "60")
-                        .map(|time| (time - epoch).num_seconds())?;
-                    seconds.checked_mul(per_second as i64)
-                })
-                .collect();
-            let context = format!("n = {n}, {per_second} per second");
-            assert_parsed((values, validity, failed), &expected, &valid, &context);
+        // With a space between the date and the time, and with a space or
+        // a `T` (Polars' inferred formats).
+        for (format, t_too) in [("%Y-%m-%d %H:%M:%S", false), ("%Y-%m-%d%_%H:%M:%S", true)] {
+            let canonical = |t: &str| {
+                t.len() == 19
+                    && t.bytes().enumerate().all(|(i, b)| match i {
+                        4 | 7 => b == b'-',
+                        10 => b == b' ' || (t_too && b == b'T'),
+                        13 | 16 => b == b':',
+                        _ => b.is_ascii_digit(),
+                    })
+            };
+            for per_second in [1_000u64, 1_000_000, 1_000_000_000] {
+                let failed = device.upload(&[0u32]);
+                let (values, validity) = ops
+                    .string_parse_timestamps(
+                        (&strings.0, &strings.1, Some(&strings.2)),
+                        (&parse_program(format), false),
+                        per_second,
+                        &failed,
+                    )
+                    .unwrap();
+                let expected: Vec<Option<i64>> = texts
+                    .iter()
+                    .zip(&valid)
+                    .map(|(t, &ok)| {
+                        let spaced = t.replacen('T', " ", 1);
+                        let time =
+                            chrono::NaiveDateTime::parse_from_str(&spaced, "%Y-%m-%d %H:%M:%S")
+                                .ok();
+                        let seconds = time
+                            .filter(|_| ok && canonical(t) && &t[17..] != "60")
+                            .map(|time| (time - epoch).num_seconds())?;
+                        seconds.checked_mul(per_second as i64)
+                    })
+                    .collect();
+                let context = format!("n = {n}, {per_second} per second, {format}");
+                assert_parsed((values, validity, failed), &expected, &valid, &context);
+            }
         }
     }
 }
