@@ -630,6 +630,25 @@ impl ExprLowering<'_> {
                         dtype: to,
                     });
                 }
+                // Text to timestamps as Polars casts it (chrono's parse in
+                // RFC 3339's format, `%Y-%m-%dT%H:%M:%S%.f%:z`, whose date
+                // and time of day it keeps however the rest parses): texts
+                // of the form YYYY-MM-DDTHH:MM:SS parsed; any other sends
+                // the query to Polars (texts with more after the time may
+                // still be read, so none is made null on the device).
+                if let (GpuDtype::String, GpuDtype::Datetime(_)) = (input.dtype, to)
+                    && let Some(format) = parse_format("%Y-%m-%dT%H:%M:%S", true)
+                {
+                    return Some(GpuExpr {
+                        kind: ExprKind::ParseTemporal {
+                            input,
+                            format,
+                            inferred: false,
+                            lenient: false,
+                        },
+                        dtype: to,
+                    });
+                }
                 // Lists (of values, not nested) to lists of values of another
                 // type: each value cast, as `list.eval(element().cast(..))`.
                 if let (GpuDtype::List(from), GpuDtype::List(into)) = (input.dtype, to)

@@ -508,8 +508,11 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().group_by([col("status")]).agg([col("amount").unique()]),
         ),
         (
-            "a text cast to a timestamp",
-            o().select([col("status").cast(DataType::Datetime(TimeUnit::Microseconds, None))]),
+            "a text cast to a timestamp in a zone",
+            o().select([col("status").cast(DataType::Datetime(
+                TimeUnit::Microseconds,
+                TimeZone::opt_try_new(Some("UTC")).unwrap(),
+            ))]),
         ),
         (
             "a struct holding a list as a join's key",

@@ -323,3 +323,43 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
     // (Past i64 nanoseconds the device leaves the texts to Polars too, as
     // the kernel tests check; Polars' debug build panics on them.)
 }
+
+/// Texts cast to timestamps as Polars casts them (chrono's parse in RFC
+/// 3339's format, keeping the date and time however the rest parses):
+/// texts of the form YYYY-MM-DDTHH:MM:SS on the device, in each unit and
+/// mode; any other text (a space before the time, an offset, a fraction,
+/// more after it) left to Polars, which may still read it.
+#[test]
+fn texts_cast_to_timestamps_parse_on_the_device() {
+    let frame = |texts: &[Option<&str>]| df!("s" => texts.to_vec()).unwrap().lazy();
+    let iso = [
+        Some("2024-02-29T23:59:59"),
+        None,
+        Some("1969-12-31T00:00:01"),
+        Some("1900-01-01T00:00:00"),
+    ];
+    let cast = |unit| col("s").cast(DataType::Datetime(unit, None));
+    assert_gpu_eq(
+        "texts cast to timestamps",
+        frame(&iso).select([
+            cast(TimeUnit::Milliseconds).alias("ms"),
+            cast(TimeUnit::Microseconds).alias("us"),
+            col("s")
+                .strict_cast(DataType::Datetime(TimeUnit::Nanoseconds, None))
+                .alias("ns"),
+        ]),
+    );
+    for text in [
+        "2024-02-29 23:59:59",
+        "2024-02-29T23:59:59Z",
+        "2024-02-29T23:59:59.5",
+        "2024-02-29T23:59:59 and more",
+        "2024-02-30T00:00:00",
+        "noon",
+    ] {
+        assert_cpu_answer_with_reason(
+            frame(&[Some(text)]).select([cast(TimeUnit::Microseconds)]),
+            "not of the form YYYY-MM-DDTHH:MM:SS",
+        );
+    }
+}

@@ -92,6 +92,9 @@ impl Grammar<'_> {
             ),
             // (Floats as ticks, now and then.)
             Ty::Datetime if self.chance(0.2) => (Ty::Float, DataType::Datetime(self.unit(), None)),
+            // Texts of timestamps (`YYYY-MM-DDTHH:MM:SS`, or not) as Polars'
+            // cast parses them.
+            Ty::Datetime if self.chance(0.2) => (Ty::Str, DataType::Datetime(self.unit(), None)),
             Ty::Datetime => (Ty::Date, DataType::Datetime(self.unit(), None)),
             Ty::Date if self.chance(0.2) => (Ty::Float, DataType::Date),
             // Texts of dates (`YYYY-MM-DD`, or not) as Polars' cast parses them.
