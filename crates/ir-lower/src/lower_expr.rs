@@ -614,37 +614,19 @@ impl ExprLowering<'_> {
                     let ticked = input.cast(ticks, mode);
                     return Some(ticked.cast(to, CastMode::NonStrict));
                 }
-                // Text to dates as Polars casts it (chrono's parse of
-                // `YYYY-MM-DD`): `str.to_date`'s parser, whose texts of any
-                // other form (or no date) send the query to Polars.
-                if (input.dtype, to) == (GpuDtype::String, GpuDtype::Date)
-                    && let Some(format) = parse_format("%Y-%m-%d", false)
+                // Text to dates and timestamps as Polars casts it.
+                if input.dtype == GpuDtype::String
+                    && let Some(format) = cast_parse_format(to)
                 {
+                    // (A text cast to a timestamp may be read whatever
+                    // follows its time: none is made null on the device.)
+                    let lenient = to == GpuDtype::Date && mode != CastMode::Strict;
                     return Some(GpuExpr {
                         kind: ExprKind::ParseTemporal {
                             input,
                             format,
                             inferred: false,
-                            lenient: mode != CastMode::Strict,
-                        },
-                        dtype: to,
-                    });
-                }
-                // Text to timestamps as Polars casts it (chrono's parse in
-                // RFC 3339's format, `%Y-%m-%dT%H:%M:%S%.f%:z`, whose date
-                // and time of day it keeps however the rest parses): texts
-                // of the form YYYY-MM-DDTHH:MM:SS parsed; any other sends
-                // the query to Polars (texts with more after the time may
-                // still be read, so none is made null on the device).
-                if let (GpuDtype::String, GpuDtype::Datetime(_)) = (input.dtype, to)
-                    && let Some(format) = parse_format("%Y-%m-%dT%H:%M:%S", true)
-                {
-                    return Some(GpuExpr {
-                        kind: ExprKind::ParseTemporal {
-                            input,
-                            format,
-                            inferred: false,
-                            lenient: false,
+                            lenient,
                         },
                         dtype: to,
                     });

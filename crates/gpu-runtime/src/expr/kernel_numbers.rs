@@ -7,8 +7,8 @@ use crate::ops::PARSE_YEAR;
 use kernels::c_enum;
 
 const EXPR_CU: &str = include_str!("../../../../kernels/cuda/expr.cu");
-const STRINGS_CU: &str = include_str!("../../../../kernels/cuda/strings.cu");
 const DECIMAL_CUH: &str = include_str!("../../../../kernels/cuda/include/decimal.cuh");
+const PARSE_DATE_CUH: &str = include_str!("../../../../kernels/cuda/include/parse_date.cuh");
 const EXPR_RS: &str = include_str!("../expr.rs");
 
 /// The Rust constants `const OP_*: u32 = N;` of the evaluator.
@@ -139,10 +139,10 @@ fn value_types_operators_parts_and_modes_are_the_kernels() {
 
 #[test]
 fn the_date_parsers_field_codes_are_the_kernels() {
-    let define = STRINGS_CU
+    let define = PARSE_DATE_CUH
         .lines()
         .find_map(|line| line.strip_prefix("#define PARSE_YEAR "))
-        .expect("strings.cu defines PARSE_YEAR");
+        .expect("parse_date.cuh defines PARSE_YEAR");
     let value: u32 = define
         .split_whitespace()
         .next()

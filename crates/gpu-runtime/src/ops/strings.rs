@@ -4,8 +4,11 @@ use super::*;
 
 /// The first field of a parse format ([`Ops::string_parse_dates`]): the
 /// year, 4 digits; then the month, day, hour, minute and second (2 digits
-/// each) in that order, numbered on from it, and last a space or a `T`
-/// (between a date and its time: Polars' inferred formats read either).
+/// each) in that order, numbered on from it, then a space or a `T`
+/// (between a date and its time: Polars' inferred formats read either)
+/// and last chrono's `%.f` (nothing, or a `.` and 1 to 9 digits of the
+/// second, which the timestamp takes truncated to its unit; more digits,
+/// which chrono skips, leave the text undecided).
 pub const PARSE_YEAR: u32 = 256;
 
 /// What `string_map_chars` does to ASCII letters (the kernel's numbering).
@@ -790,7 +793,7 @@ impl Ops<'_> {
         failed: &DeviceBuffer<u32>,
     ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>), RuntimeError> {
         check(!format.is_empty(), || "an empty parse format".into())?;
-        check(format.iter().all(|&item| item <= PARSE_YEAR + 6), || {
+        check(format.iter().all(|&item| item <= PARSE_YEAR + 7), || {
             "a parse format item out of range".into()
         })?;
         let program = DeviceBuffer::from_host(format, self.memory.clone(), self.stream)?;

@@ -116,19 +116,19 @@ impl ExprLowering<'_> {
                 // patterns of dates fail on it), so that a column of such
                 // texts only parses as that; the device flags any other.
                 // From a text of the form YYYY-MM-DD HH:MM:SS or
-                // YYYY-MM-DDTHH:MM:SS it infers its patterns of Y-M-D dates
-                // and times, which read the same instant from either form
-                // (each tried in turn on each text).
+                // YYYY-MM-DDTHH:MM:SS (with a fraction of the second or
+                // not) it infers its patterns of Y-M-D dates and times,
+                // which read the same instant from each such form (each
+                // tried in turn on each text; the fraction as chrono's `%.f`).
                 (DataType::Date, None) => parse_format("%Y-%m-%d", false),
-                (DataType::Datetime(_, None), None) => {
-                    parse_format("%Y-%m-%d %H:%M:%S", true).map(|parts| {
+                (DataType::Datetime(_, None), None) => parse_format("%Y-%m-%d %H:%M:%S%.f", true)
+                    .map(|parts| {
                         let space_or_t = |part| match part {
                             FormatPart::Byte(b' ') => FormatPart::SpaceOrT,
                             other => other,
                         };
                         parts.into_iter().map(space_or_t).collect()
-                    })
-                }
+                    }),
                 // (A time of day: of HH:MM:SS, Polars' inferred formats
                 // read the same time.)
                 (DataType::Time, Some(format)) => parse_time_format(format),

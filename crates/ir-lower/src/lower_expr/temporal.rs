@@ -331,11 +331,15 @@ pub(crate) fn calendar(input: GpuExpr, function: &IRTemporalFunction) -> GpuExpr
 /// A strptime `format` as fixed-width fields and literal bytes, where the
 /// device parses it: `%Y`, `%m`, `%d` (and `%F`, their ISO form) once each,
 /// for a timestamp (`datetime`) also `%H` and `%M` once each and `%S` at
-/// most once (`%T` is `%H:%M:%S`), or no time field at all (midnight, as
-/// Polars' parser gives a date alone), `%%` for '%', any other text as
-/// itself. `None` for any other specifier or field count.
+/// most once (`%T` is `%H:%M:%S`; `%.f` right after it), or no time field
+/// at all (midnight, as Polars' parser gives a date alone), `%%` for '%',
+/// any other text as itself. `None` for any other specifier or field
+/// count.
 pub(crate) fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPart>> {
-    let parts = parts_of(format, b"YmdHMSFT%")?;
+    let parts = parts_of(format, b"YmdHMSFT%.")?;
+    if !fraction_after_seconds(&parts) {
+        return None;
+    }
     let count = |field| parts.iter().filter(|&&part| part == field).count();
     let date = [FormatPart::Year, FormatPart::Month, FormatPart::Day];
     let time = [FormatPart::Hour, FormatPart::Minute];
@@ -350,10 +354,40 @@ pub(crate) fn parse_format(format: &str, datetime: bool) -> Option<Vec<FormatPar
     fits.then_some(parts)
 }
 
+/// The parse of Polars' cast of text to `to`: to dates chrono's parse of
+/// `YYYY-MM-DD` (`str.to_date`'s parser, whose texts of any other form, or
+/// no date, send the query to Polars); to timestamps without a zone
+/// chrono's parse in RFC 3339's format, `%Y-%m-%dT%H:%M:%S%.f%:z`, whose
+/// date and time of day Polars keeps however the rest parses: texts of the
+/// form YYYY-MM-DDTHH:MM:SS, with a fraction of the second or not (any
+/// other sends the query to Polars). `None` for other types.
+pub(crate) fn cast_parse_format(to: GpuDtype) -> Option<Vec<FormatPart>> {
+    match to {
+        GpuDtype::Date => parse_format("%Y-%m-%d", false),
+        GpuDtype::Datetime(_) => parse_format("%Y-%m-%dT%H:%M:%S%.f", true),
+        _ => None,
+    }
+}
+
+/// Whether the parts of a parse hold no fraction of a second but chrono's
+/// `%.f` right after the seconds (which the device parses as chrono does:
+/// nothing, or a `.` and its digits).
+fn fraction_after_seconds(parts: &[FormatPart]) -> bool {
+    parts.iter().enumerate().all(|(i, part)| match part {
+        FormatPart::Fraction(_) => false,
+        FormatPart::FractionAuto => i > 0 && parts[i - 1] == FormatPart::Second,
+        _ => true,
+    })
+}
+
 /// The parts of a chrono `format` of a time of day (`str.to_time`) that
-/// the device parses: an hour and a minute, a second at most, no date.
+/// the device parses: an hour and a minute, a second at most (and `%.f`
+/// after it), no date.
 pub(crate) fn parse_time_format(format: &str) -> Option<Vec<FormatPart>> {
-    let parts = parts_of(format, b"HMST%")?;
+    let parts = parts_of(format, b"HMST%.")?;
+    if !fraction_after_seconds(&parts) {
+        return None;
+    }
     let count = |field| parts.iter().filter(|&&part| part == field).count();
     let fits = count(FormatPart::Hour) == 1
         && count(FormatPart::Minute) == 1

@@ -91,6 +91,7 @@ impl Grammar<'_> {
                 let formats = [
                     "%Y-%m-%d %H:%M:%S",
                     "%Y-%m-%dT%H:%M:%S",
+                    "%Y-%m-%d %H:%M:%S%.f",
                     "%Y-%m-%d %H:%M",
                     "%Y-%m-%d",
                 ];

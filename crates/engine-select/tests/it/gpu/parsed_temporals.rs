@@ -269,16 +269,19 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
             inferred_stamps(Some(TimeUnit::Milliseconds)).alias("ms"),
         ]),
     );
-    // Of the form YYYY-MM-DDTHH:MM:SS too, even beside the other form:
-    // Polars infers its patterns of Y-M-D dates and times, which read
-    // either.
+    // Of the form YYYY-MM-DDTHH:MM:SS too, even beside the other form, and
+    // with fractions of the second (truncated to the unit): Polars infers
+    // its patterns of Y-M-D dates and times, which read each such form.
     assert_gpu_eq(
         "timestamps of an inferred format with a T",
         dates(&[
             Some("2021-01-05T01:02:03"),
             None,
             Some("2021-01-05 01:02:03"),
-            Some("1969-12-31T23:59:59"),
+            Some("1969-12-31T23:59:59.999999999"),
+            Some("1969-12-31 23:59:59.5"),
+            Some("2021-01-05T01:02:03.123456789"),
+            Some("2021-01-05 01:02:03.000001"),
         ])
         .select([
             inferred_stamps(None).alias("us"),
@@ -287,7 +290,7 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
     );
     for texts in [
         &[Some("2021-01-05T01:02")][..],
-        &[Some("2021-01-05 01:02:03.5")],
+        &[Some("2021-01-05 1:02:03")],
         &[Some("05/01/2021 01:02:03")],
     ] {
         assert_cpu_answer_with_reason(
@@ -295,6 +298,16 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
             "not of the form YYYY-MM-DD[ T]HH:MM:SS",
         );
     }
+    // (More than nine digits of a fraction: after a text of the other form,
+    // Polars' pattern of that form fails and its regular expression does
+    // not take the text, a null, and so its error here.)
+    assert_cpu_error(
+        dates(&[
+            Some("2021-01-05T01:02:03"),
+            Some("2021-01-05 01:02:03.1234567891"),
+        ])
+        .select([inferred_stamps(None)]),
+    );
     assert_gpu_eq(
         "nanosecond timestamps parsed on the device",
         dates(&stamps[..4]).select([to_datetime(Some(TimeUnit::Nanoseconds), true)]),
@@ -326,9 +339,10 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
 
 /// Texts cast to timestamps as Polars casts them (chrono's parse in RFC
 /// 3339's format, keeping the date and time however the rest parses):
-/// texts of the form YYYY-MM-DDTHH:MM:SS on the device, in each unit and
-/// mode; any other text (a space before the time, an offset, a fraction,
-/// more after it) left to Polars, which may still read it.
+/// texts of the form YYYY-MM-DDTHH:MM:SS, with a fraction of the second or
+/// not, on the device, in each unit and mode; any other text (a space
+/// before the time, an offset, more after it) left to Polars, which may
+/// still read it.
 #[test]
 fn texts_cast_to_timestamps_parse_on_the_device() {
     let frame = |texts: &[Option<&str>]| df!("s" => texts.to_vec()).unwrap().lazy();
@@ -337,6 +351,8 @@ fn texts_cast_to_timestamps_parse_on_the_device() {
         None,
         Some("1969-12-31T00:00:01"),
         Some("1900-01-01T00:00:00"),
+        Some("2024-02-29T23:59:59.5"),
+        Some("1969-12-31T23:59:59.000000001"),
     ];
     let cast = |unit| col("s").cast(DataType::Datetime(unit, None));
     assert_gpu_eq(
@@ -352,7 +368,7 @@ fn texts_cast_to_timestamps_parse_on_the_device() {
     for text in [
         "2024-02-29 23:59:59",
         "2024-02-29T23:59:59Z",
-        "2024-02-29T23:59:59.5",
+        "2024-02-29T23:59:59.",
         "2024-02-29T23:59:59 and more",
         "2024-02-30T00:00:00",
         "noon",
@@ -362,4 +378,59 @@ fn texts_cast_to_timestamps_parse_on_the_device() {
             "not of the form YYYY-MM-DDTHH:MM:SS",
         );
     }
+}
+
+/// Formats with chrono's `%.f` after the seconds (none, or a `.` and 1 to
+/// 9 digits, truncated to the unit): timestamps and times of day on the
+/// device, strict and not; a `.` without digits left to Polars; other
+/// fractions (`%.3f`) fall back.
+#[test]
+fn fractions_of_seconds_parse_on_the_device() {
+    let frame = |texts: &[Option<&str>]| df!("s" => texts.to_vec()).unwrap().lazy();
+    let options = |format: &str, strict| StrptimeOptions {
+        format: Some(format.into()),
+        strict,
+        ..Default::default()
+    };
+    let stamps = |unit, strict| {
+        col("s").str().to_datetime(
+            Some(unit),
+            None,
+            options("%Y-%m-%d %H:%M:%S%.f", strict),
+            lit("raise"),
+        )
+    };
+    let texts = [
+        Some("2024-01-05 10:00:00.123"),
+        Some("2024-01-05 10:00:00"),
+        None,
+        Some("1969-12-31 23:59:59.9999999"),
+        Some("2024-01-05 10:00:00.000001"),
+    ];
+    assert_gpu_eq(
+        "timestamps with fractions",
+        frame(&texts).select([
+            stamps(TimeUnit::Milliseconds, true).alias("ms"),
+            stamps(TimeUnit::Microseconds, false).alias("us"),
+            stamps(TimeUnit::Nanoseconds, true).alias("ns"),
+        ]),
+    );
+    assert_gpu_eq(
+        "times of day with fractions",
+        frame(&[Some("10:00:00.5"), Some("23:59:59"), Some("noon")])
+            .select([col("s").str().to_time(options("%H:%M:%S%.f", false))]),
+    );
+    assert_cpu_answer_with_reason(
+        frame(&[Some("2024-01-05 10:00:00.")]).select([stamps(TimeUnit::Microseconds, false)]),
+        "not of the form YYYY-MM-DD HH:MM:SS[.f]",
+    );
+    assert_cpu_answer_with_reason(
+        frame(&texts[..1]).select([col("s").str().to_datetime(
+            None,
+            None,
+            options("%Y-%m-%d %H:%M:%S%.3f", false),
+            lit("raise"),
+        )]),
+        "strptime",
+    );
 }

@@ -196,6 +196,7 @@ impl Executor<'_> {
                 FormatPart::Minute => Ok((PARSE_YEAR + 4, "MM".into())),
                 FormatPart::Second => Ok((PARSE_YEAR + 5, "SS".into())),
                 FormatPart::SpaceOrT => Ok((PARSE_YEAR + 6, "[ T]".into())),
+                FormatPart::FractionAuto => Ok((PARSE_YEAR + 7, "[.f]".into())),
                 other => Err(ExecError::Unsupported(format!(
                     "parsing {other:?} in `{expr}`"
                 ))),

@@ -149,7 +149,7 @@ fn assert_parsed<T: DeviceCopy + PartialEq + std::fmt::Debug>(
 
 /// A chrono format of `%Y %m %d %H %M %S` and literal ASCII as the parse
 /// kernel's program (`%_`: a space or a `T`, as Polars' inferred formats
-/// read them).
+/// read them; `%.f`: chrono's fraction of the second).
 fn parse_program(format: &str) -> Vec<u32> {
     let mut program = Vec::new();
     let mut bytes = format.bytes();
@@ -159,6 +159,11 @@ fn parse_program(format: &str) -> Vec<u32> {
             continue;
         }
         let specifier = bytes.next();
+        if specifier == Some(b'.') {
+            assert_eq!(bytes.next(), Some(b'f'));
+            program.push(gpu_runtime::ops::PARSE_YEAR + 7);
+            continue;
+        }
         let field = b"YmdHMS_".iter().position(|&f| Some(f) == specifier);
         program.push(gpu_runtime::ops::PARSE_YEAR + field.unwrap() as u32);
     }
@@ -248,6 +253,7 @@ fn lenient_parses_make_null_only_texts_no_parser_reads() {
         ("%d/%m/%Y", false),
         ("%Y-%m-%d %H:%M:%S", true),
         ("%Y-%m-%dT%H:%M", true),
+        ("%Y-%m-%d %H:%M:%S%.f", true),
     ];
     // One text at a time: the flag is the launch's.
     let parse = |text: &str, program: &[u32], timestamp: bool| {
@@ -341,6 +347,66 @@ fn lenient_parses_make_null_only_texts_no_parser_reads() {
             (false, true),
             "{other:?}"
         );
+    }
+}
+
+/// Timestamps with chrono's `%.f`: none, or a `.` and 1 to 9 digits, taken
+/// in each unit as chrono's timestamps take them (truncated, before 1970
+/// too); a `.` without digits, or more than 9, raises the flag.
+#[test]
+fn fractions_of_seconds_parse_as_chrono_reads_them() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(49);
+    for &n in SIZES {
+        let texts: Vec<String> = (0..n)
+            .map(|_| {
+                let (y, mo, d) = (rng.u32(1900..2100), rng.u32(1..13), rng.u32(1..29));
+                let (h, mi, s) = (rng.u32(..24), rng.u32(..60), rng.u32(..60));
+                let digits: String = (0..rng.usize(..12))
+                    .map(|_| char::from(b'0' + rng.u8(..10)))
+                    .collect();
+                let fraction = match rng.u8(..4) {
+                    0 => String::new(),
+                    _ => format!(".{digits}"),
+                };
+                format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}{fraction}")
+            })
+            .collect();
+        let (offsets, bytes) = offsets_of(&texts);
+        let strings = (device.upload(&offsets), device.upload(&bytes));
+        let format = "%Y-%m-%d %H:%M:%S%.f";
+        for per_second in [1_000u64, 1_000_000, 1_000_000_000] {
+            let failed = device.upload(&[0u32]);
+            let (values, validity) = ops
+                .string_parse_timestamps(
+                    (&strings.0, &strings.1, None),
+                    (&parse_program(format), false),
+                    per_second,
+                    &failed,
+                )
+                .unwrap();
+            let expected: Vec<Option<i64>> = texts
+                .iter()
+                .map(|t| {
+                    let digits = t.split_once('.').map_or(1, |(_, f)| f.len());
+                    let time = chrono::NaiveDateTime::parse_from_str(t, format).ok();
+                    let utc = time.filter(|_| (1..=9).contains(&digits))?.and_utc();
+                    match per_second {
+                        1_000 => Some(utc.timestamp_millis()),
+                        1_000_000 => Some(utc.timestamp_micros()),
+                        _ => utc.timestamp_nanos_opt(),
+                    }
+                })
+                .collect();
+            let context = format!("n = {n}, {per_second} per second");
+            assert_parsed(
+                (values, validity, failed),
+                &expected,
+                &vec![true; n],
+                &context,
+            );
+        }
     }
 }
 
