@@ -350,13 +350,33 @@ fn lenient_parses_make_null_only_texts_no_parser_reads() {
     }
 }
 
+/// The timestamps (values, validity, failure flag) of a strict parse of
+/// `strings` in the chrono `format` (see [`parse_program`]).
+fn parse_timestamps(
+    device: &super::super::Device,
+    strings: gpu_runtime::ops::StringsRef<'_>,
+    format: &str,
+    per_second: u64,
+) -> (DeviceBuffer<i64>, DeviceBuffer<u32>, DeviceBuffer<u32>) {
+    let failed = device.upload(&[0u32]);
+    let (values, validity) = device
+        .ops()
+        .string_parse_timestamps(
+            strings,
+            (&parse_program(format), false),
+            per_second,
+            &failed,
+        )
+        .unwrap();
+    (values, validity, failed)
+}
+
 /// Timestamps with chrono's `%.f`: none, or a `.` and 1 to 9 digits, taken
 /// in each unit as chrono's timestamps take them (truncated, before 1970
 /// too); a `.` without digits, or more than 9, raises the flag.
 #[test]
 fn fractions_of_seconds_parse_as_chrono_reads_them() {
     let device = device();
-    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(49);
     for &n in SIZES {
         let texts: Vec<String> = (0..n)
@@ -377,15 +397,8 @@ fn fractions_of_seconds_parse_as_chrono_reads_them() {
         let strings = (device.upload(&offsets), device.upload(&bytes));
         let format = "%Y-%m-%d %H:%M:%S%.f";
         for per_second in [1_000u64, 1_000_000, 1_000_000_000] {
-            let failed = device.upload(&[0u32]);
-            let (values, validity) = ops
-                .string_parse_timestamps(
-                    (&strings.0, &strings.1, None),
-                    (&parse_program(format), false),
-                    per_second,
-                    &failed,
-                )
-                .unwrap();
+            let parsed =
+                parse_timestamps(&device, (&strings.0, &strings.1, None), format, per_second);
             let expected: Vec<Option<i64>> = texts
                 .iter()
                 .map(|t| {
@@ -400,12 +413,7 @@ fn fractions_of_seconds_parse_as_chrono_reads_them() {
                 })
                 .collect();
             let context = format!("n = {n}, {per_second} per second");
-            assert_parsed(
-                (values, validity, failed),
-                &expected,
-                &vec![true; n],
-                &context,
-            );
+            assert_parsed(parsed, &expected, &vec![true; n], &context);
         }
     }
 }
@@ -413,7 +421,6 @@ fn fractions_of_seconds_parse_as_chrono_reads_them() {
 #[test]
 fn texts_of_the_form_yyyy_mm_dd_hh_mm_ss_parse_as_timestamps() {
     let device = device();
-    let ops = device.ops();
     let mut rng = fastrand::Rng::with_seed(47);
     let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1)
         .unwrap()
@@ -454,15 +461,8 @@ fn texts_of_the_form_yyyy_mm_dd_hh_mm_ss_parse_as_timestamps() {
                     })
             };
             for per_second in [1_000u64, 1_000_000, 1_000_000_000] {
-                let failed = device.upload(&[0u32]);
-                let (values, validity) = ops
-                    .string_parse_timestamps(
-                        (&strings.0, &strings.1, Some(&strings.2)),
-                        (&parse_program(format), false),
-                        per_second,
-                        &failed,
-                    )
-                    .unwrap();
+                let strings = (&strings.0, &strings.1, Some(&strings.2));
+                let parsed = parse_timestamps(&device, strings, format, per_second);
                 let expected: Vec<Option<i64>> = texts
                     .iter()
                     .zip(&valid)
@@ -478,7 +478,7 @@ fn texts_of_the_form_yyyy_mm_dd_hh_mm_ss_parse_as_timestamps() {
                     })
                     .collect();
                 let context = format!("n = {n}, {per_second} per second, {format}");
-                assert_parsed((values, validity, failed), &expected, &valid, &context);
+                assert_parsed(parsed, &expected, &valid, &context);
             }
         }
     }
