@@ -396,9 +396,10 @@ fn gpu_subtrees(
 ///   input, and the functions of the rows in order over it answer by which
 ///   (`is_duplicated` of a literal beside a column);
 /// - a `list.slice` by each row's bounds, or a sum or mean of lists, over a
-///   frame from the device that a union made: Polars takes a union's
-///   inputs one by one there (see ir-lower's `slices_lists_of_a_union`),
-///   a frame from the device as one.
+///   frame from the device that a union, a scan of several files or a
+///   frame of several chunks made: Polars takes their parts one by one
+///   there (see ir-lower's `PlanNode::of_parts`), a frame from the device
+///   as one.
 fn cpu_part_refusal(
     root: Node,
     subtrees: &[(Node, ir_lower::GpuPlan)],
@@ -409,7 +410,7 @@ fn cpu_part_refusal(
         ArenaExprIter, ExprIRDisplay, IRFunctionExpr, IRStringFunction, is_scalar_ae,
     };
     let notation = |node: Node| ExprIRDisplay::display_node(node, expr_arena).to_string();
-    let of_a_union = subtrees.iter().any(|(_, plan)| holds_a_union(&plan.root));
+    let of_parts = subtrees.iter().any(|(_, plan)| holds_parts(&plan.root));
     let mut pending = vec![root];
     while let Some(node) = pending.pop() {
         if subtrees.iter().any(|(subtree, _)| *subtree == node) {
@@ -423,10 +424,11 @@ fn cpu_part_refusal(
                         function: IRFunctionExpr::ListExpr(list),
                         input,
                         ..
-                    } if of_a_union && by_input_frame(list, input, expr_arena) => {
+                    } if of_parts && by_input_frame(list, input, expr_arena) => {
                         let why = "a list.slice by each row's bounds, or a sum or mean of lists, \
-                                   over a frame from the device made by a union, which Polars \
-                                   takes input by input";
+                                   over a frame from the device made by a union, a scan of \
+                                   several files or a frame of several chunks, which Polars \
+                                   takes part by part";
                         return Some((notation(place), why));
                     }
                     AExpr::Cast {
@@ -487,9 +489,11 @@ fn cpu_part_refusal(
     None
 }
 
-/// Whether the subplan under `node` holds a union.
-fn holds_a_union(node: &ir_lower::PlanNode) -> bool {
-    matches!(node, ir_lower::PlanNode::Union { .. }) || node.inputs().into_iter().any(holds_a_union)
+/// Whether the subplan under `node` holds a union or a scan of several
+/// files, whose parts Polars evaluates one by one
+/// ([`ir_lower::PlanNode::of_parts`]).
+fn holds_parts(node: &ir_lower::PlanNode) -> bool {
+    node.of_parts() || node.inputs().into_iter().any(holds_parts)
 }
 
 /// Whether Polars answers the list function `list` of `input` by the frame

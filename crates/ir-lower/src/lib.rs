@@ -78,9 +78,10 @@ pub fn lower_plan(
     if let Some(sum) = root.sums_lists_of_a_union() {
         return Err(vec![Refusal {
             subject: sum.to_string(),
-            reason: "a sum or mean of lists of floats from a union (`concat`) is not supported \
-                     on the GPU (Polars adds the lists of each input frame by themselves, in \
-                     one of two orders, by whether that frame's lists hold a null)"
+            reason: "a sum or mean of lists of floats from a union (`concat`), a scan of \
+                     several files or a frame of several chunks is not supported on the GPU \
+                     (Polars adds the lists of each part by themselves, in one of two orders, \
+                     by whether that part's lists hold a null)"
                 .into(),
             // (Whole: a union run on the device gives Polars' part above
             // one frame of one chunk, which it sums as one; fuzz seed
@@ -91,10 +92,11 @@ pub fn lower_plan(
     if let Some(slice) = root.slices_lists_of_a_union() {
         return Err(vec![Refusal {
             subject: slice.to_string(),
-            reason: "a list.slice by each row's bounds of lists from a union (`concat`) is not \
-                     supported on the GPU (Polars slices the lists of each input frame by \
-                     themselves, and those of a frame of one row by its bounds as single \
-                     values: a null length as the rest, a null offset as an error)"
+            reason: "a list.slice by each row's bounds of lists from a union (`concat`), a scan \
+                     of several files or a frame of several chunks is not supported on the GPU \
+                     (Polars slices the lists of each part by themselves, and those of a part of \
+                     one row by its bounds as single values: a null length as the rest, a null \
+                     offset as an error)"
                 .into(),
             // (Whole, as above: stress seed 23257, case 29.)
             whole_plan: true,

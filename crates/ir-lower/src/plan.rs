@@ -507,9 +507,25 @@ impl PlanNode {
         self.of_a_union(&GpuExpr::slices_lists_by_rows, &|_| true)
     }
 
+    /// Whether Polars evaluates the nodes above this one part by part (its
+    /// frame held as chunks of their own, which a with_columns, select or
+    /// filter takes chunk by chunk): a union (input by input), a scan of
+    /// several files (file by file), a frame in memory of several chunks
+    /// (as a scan of several files read on the host gives).
+    pub fn of_parts(&self) -> bool {
+        match self {
+            PlanNode::Union { .. } => true,
+            PlanNode::FileScan { scan, .. } => scan.sources.len() > 1,
+            PlanNode::DataFrameScan { df, .. } => {
+                df.columns().iter().any(|column| column.n_chunks() > 1)
+            }
+            _ => false,
+        }
+    }
+
     /// The first expression `found` holds for that this node or one below
-    /// it takes of a frame made by a union of lists of values `listed`
-    /// holds for, below it.
+    /// it takes of a frame made by a union (or a scan of several files, see
+    /// [`Self::of_parts`]) of lists of values `listed` holds for, below it.
     fn of_a_union(
         &self,
         found: &dyn Fn(&GpuExpr) -> bool,
@@ -517,9 +533,15 @@ impl PlanNode {
     ) -> Option<&GpuExpr> {
         fn union_of_lists(node: &PlanNode, listed: &dyn Fn(GpuDtype) -> bool) -> bool {
             match node {
-                PlanNode::Union { schema, .. } => schema.iter().any(
-                    |column| matches!(column.dtype, GpuDtype::List(of) if listed(of.values())),
-                ),
+                PlanNode::Union { schema, .. }
+                | PlanNode::FileScan { schema, .. }
+                | PlanNode::DataFrameScan { schema, .. }
+                    if node.of_parts() =>
+                {
+                    schema.iter().any(
+                        |column| matches!(column.dtype, GpuDtype::List(of) if listed(of.values())),
+                    )
+                }
                 _ => node
                     .inputs()
                     .into_iter()

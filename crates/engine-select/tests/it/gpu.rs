@@ -119,7 +119,7 @@ fn assert_cpu_answer_with_reason(lf: LazyFrame, reason: &str) {
 
 /// The error of `lf`, a query Polars rejects, through the GPU engine with
 /// fallback disabled (the engine's reason, which names the data at fault).
-fn raised_error(lf: LazyFrame) -> String {
+pub fn raised_error(lf: LazyFrame) -> String {
     let raising = Engine::Gpu(under_test().with_raise_on_fail(true));
     match lf.collect_with_report(&raising) {
         Err(e) => e.to_string(),

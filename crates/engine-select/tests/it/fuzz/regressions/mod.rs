@@ -1041,3 +1041,35 @@ fn orders_polars_optimiser_drops_are_its_own() {
     let lf = t0.lazy().join(distinct, [], [], args);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A `list.slice` by each row's bounds of lists from a scan of several
+/// files: Polars evaluates the files one by one, one of a row by its bounds
+/// as single values (a null offset its error); the device took the rows
+/// together and answered. So of a frame of several chunks. Found by the
+/// fuzzer (stress seed 23392, case 155).
+#[test]
+fn list_slices_by_rows_over_a_scan_of_several_files_stay_with_polars() {
+    let lists = Series::new(
+        "b".into(),
+        [
+            Some(Series::new("".into(), [Some(1i32), None, Some(2), Some(3)])),
+            Some(Series::new("".into(), [None::<i32>, Some(4)])),
+        ],
+    );
+    let t0 = DataFrame::new(2, vec![lists.into()]).unwrap();
+    let lf = crate::fuzz::parquet_files(&t0).with_columns([col("b")
+        .list()
+        .slice(col("b").list().get(lit(0i64), true), lit(1i64))
+        .alias("x1")]);
+    let reason = crate::gpu::raised_error(lf.clone());
+    assert!(reason.contains("a scan of several files"), "{reason}");
+    assert_same_as_cpu(lf, ORDERED);
+    // So over a frame in memory of several chunks, which Polars takes chunk
+    // by chunk.
+    let chunks = t0.slice(0, 1).vstack(&t0.slice(1, 1)).unwrap();
+    assert_eq!(chunks.first_col_n_chunks(), 2);
+    let slice = col("b")
+        .list()
+        .slice(col("b").list().get(lit(0i64), true), lit(1i64));
+    assert_same_as_cpu(chunks.lazy().with_columns([slice.alias("x1")]), ORDERED);
+}
