@@ -489,8 +489,8 @@ fn cpu_part_refusal(
     None
 }
 
-/// Whether the subplan under `node` holds a union or a scan of several
-/// files, whose parts Polars evaluates one by one
+/// Whether the subplan under `node` holds a union, a scan of several files
+/// or a frame of several chunks, whose parts Polars evaluates one by one
 /// ([`ir_lower::PlanNode::of_parts`]).
 fn holds_parts(node: &ir_lower::PlanNode) -> bool {
     node.of_parts() || node.inputs().into_iter().any(holds_parts)

@@ -524,8 +524,9 @@ impl PlanNode {
     }
 
     /// The first expression `found` holds for that this node or one below
-    /// it takes of a frame made by a union (or a scan of several files, see
-    /// [`Self::of_parts`]) of lists of values `listed` holds for, below it.
+    /// it takes of a frame made of parts (a union, a scan of several files,
+    /// a frame of several chunks: [`Self::of_parts`]) holding lists of
+    /// values `listed` holds for, below it.
     fn of_a_union(
         &self,
         found: &dyn Fn(&GpuExpr) -> bool,
