@@ -17,7 +17,7 @@ __device__ __forceinline__ bool read_digits(const unsigned char* t, int count, i
 }
 
 // Items of a parse format (`program`): a byte below 256 must be that byte;
-// the fields are fixed-width ASCII digits.
+// the fields are fixed-width ASCII digits; then a separator and a fraction.
 #define PARSE_YEAR 256u    // 4 digits
 #define PARSE_MONTH 257u   // 2 digits, 01 to 12
 #define PARSE_DAY 258u     // 2 digits, a day of the month
@@ -35,11 +35,11 @@ __device__ __forceinline__ bool read_digits(const unsigned char* t, int count, i
 // The text at `t` of `len` bytes, of exactly the form `program` gives,
 // naming a date (and a time of day; missing time fields are 0): days since
 // 1970-01-01, seconds into the day and nanoseconds into the second,
-// DATE_PARSED. A text of that form whose
-// fields name no date or time is DATE_NO_VALUE (Polars' fixed-width parser and
-// chrono's both refuse a month, day, hour or minute out of range and a
-// second past 60; chrono takes a second of 60 as a leap second, so that
-// one is DATE_UNDECIDED); any other text is DATE_UNDECIDED.
+// DATE_PARSED. A text of that form whose fields name no date or time is
+// DATE_NO_VALUE (Polars' fixed-width parser and chrono's both refuse a
+// month, day, hour or minute out of range and a second past 60; chrono
+// takes a second of 60 as a leap second, so that one is DATE_UNDECIDED);
+// any other text is DATE_UNDECIDED.
 __device__ __forceinline__ u32 parse_date_time(const unsigned char* t, i64 len,
                                                const u32* program, u32 program_len,
                                                i64* days, i64* seconds, i64* nanos) {
