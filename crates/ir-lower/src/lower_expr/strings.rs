@@ -518,9 +518,25 @@ impl ExprLowering<'_> {
                     *ascii_case_insensitive,
                 );
             }
+            S::Strptime(dtype, options) => {
+                let format = match &options.format {
+                    Some(format) => format!("the format {:?}", format.as_str()),
+                    None => "an inferred format".to_string(),
+                };
+                let exact = if options.exact { "" } else { ", not exact," };
+                return self.refuse(
+                    node,
+                    format!(
+                        "parsing text as {dtype} in {format}{exact} is not supported on the GPU \
+                         (it parses dates, timestamps without a zone and times of day, exactly, \
+                         in formats of `%Y %m %d %H %M %S`, `%F %T`, `%.f` after the seconds \
+                         and literal text, or inferred from texts of the form YYYY-MM-DD, \
+                         YYYY-MM-DD HH:MM:SS or HH:MM:SS)"
+                    ),
+                );
+            }
             S::SplitExact { .. }
             | S::SplitN(_)
-            | S::Strptime { .. }
             | S::SplitRegex { .. }
             | S::EscapeRegex
             | S::ToDecimal { .. } => {

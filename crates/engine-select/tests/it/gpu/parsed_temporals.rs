@@ -63,7 +63,7 @@ fn texts_of_times_of_day_parse_as_times_on_the_device() {
     }
     assert_cpu_answer_with_reason(
         frame(&seconds).select([to_time(Some("%H:%M:%S%.3f"), true)]),
-        "strptime",
+        "parsing text as",
     );
 }
 
@@ -179,7 +179,7 @@ fn texts_of_the_form_yyyy_mm_dd_parse_as_dates_and_timestamps_on_the_device() {
     );
     assert_cpu_answer_with_reason(
         dates(&[Some("05 Jan 2021")]).select([to_date_as("%d %b %Y", true)]),
-        "strptime",
+        "parsing text as",
     );
     // Without a format Polars infers one from the first text: `%Y-%m-%d`
     // for texts of that form, which the device parses; any other text
@@ -431,6 +431,6 @@ fn fractions_of_seconds_parse_on_the_device() {
             options("%Y-%m-%d %H:%M:%S%.3f", false),
             lit("raise"),
         )]),
-        "strptime",
+        "parsing text as",
     );
 }
