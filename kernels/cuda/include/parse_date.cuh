@@ -84,9 +84,7 @@ __device__ __forceinline__ u32 parse_date_time(const unsigned char* t, i64 len,
     }
     if (at != len) return DATE_UNDECIDED;
     i64 year = field[0], month = field[1], day = field[2];
-    const i64 month_days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (month < 1 || month > 12 || day < 1 ||
-        day > month_days[month - 1] + (month == 2 && is_leap(year) ? 1 : 0)) {
+    if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month)) {
         return DATE_NO_VALUE;
     }
     if (field[3] > 23 || field[4] > 59 || field[5] > 60) return DATE_NO_VALUE;

@@ -139,14 +139,34 @@ fn value_types_operators_parts_and_modes_are_the_kernels() {
 
 #[test]
 fn the_date_parsers_field_codes_are_the_kernels() {
-    let define = PARSE_DATE_CUH
+    // Every item of a parse program past the bytes, numbered on from
+    // PARSE_YEAR in this order (as `Ops::string_parse_dates` and the
+    // executor number them).
+    let items = [
+        "YEAR",
+        "MONTH",
+        "DAY",
+        "HOUR",
+        "MINUTE",
+        "SECOND",
+        "SPACE_OR_T",
+        "FRACTION",
+    ];
+    let defined: Vec<(&str, u32)> = PARSE_DATE_CUH
         .lines()
-        .find_map(|line| line.strip_prefix("#define PARSE_YEAR "))
-        .expect("parse_date.cuh defines PARSE_YEAR");
-    let value: u32 = define
-        .split_whitespace()
-        .next()
-        .and_then(|v| v.trim_end_matches('u').parse().ok())
-        .expect("a number");
-    assert_eq!(value, PARSE_YEAR);
+        .filter_map(|line| line.strip_prefix("#define PARSE_"))
+        .map(|define| {
+            let mut words = define.split_whitespace();
+            let name = words.next().expect("a name");
+            let value = words
+                .next()
+                .and_then(|v| v.trim_end_matches('u').parse().ok())
+                .expect("a number");
+            (name, value)
+        })
+        .collect();
+    let expected: Vec<(&str, u32)> = (items.iter().zip(PARSE_YEAR..))
+        .map(|(&name, value)| (name, value))
+        .collect();
+    assert_eq!(defined, expected);
 }

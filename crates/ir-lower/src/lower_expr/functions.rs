@@ -31,6 +31,18 @@ pub(crate) fn binary_op(op: Operator) -> BinaryOp {
 /// from integers and datetimes (their time of day, [`time_of_day`]), as
 /// Polars casts it; and
 /// between decimals and numbers (not booleans), decimals and text.
+/// Whether `function` applies a user-defined function to its inputs
+/// (`fold`, `reduce` and their running forms), which stays on the CPU.
+pub(crate) fn applies_user_function(function: &IRFunctionExpr) -> bool {
+    matches!(
+        function,
+        IRFunctionExpr::FoldHorizontal { .. }
+            | IRFunctionExpr::ReduceHorizontal { .. }
+            | IRFunctionExpr::CumReduceHorizontal { .. }
+            | IRFunctionExpr::CumFoldHorizontal { .. }
+    )
+}
+
 pub(crate) fn cast_supported(from: GpuDtype, to: GpuDtype) -> bool {
     let zoned = |dtype| matches!(dtype, GpuDtype::ZonedDatetime(..));
     let decimal = |dtype| matches!(dtype, GpuDtype::Decimal(..));
@@ -878,10 +890,7 @@ impl ExprLowering<'_> {
                 );
             }
             // (`sum_horizontal` and its kin are the device's.)
-            F::FoldHorizontal { .. }
-            | F::ReduceHorizontal { .. }
-            | F::CumReduceHorizontal { .. }
-            | F::CumFoldHorizontal { .. } => {
+            _ if applies_user_function(function) => {
                 return self.refuse(
                     node,
                     format!(

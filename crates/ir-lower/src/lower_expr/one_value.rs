@@ -31,14 +31,7 @@ impl ExprLowering<'_> {
                 }
             }
             // (A fold's own refusal says what it is: a user's function.)
-            AExpr::Function {
-                function:
-                    IRFunctionExpr::FoldHorizontal { .. }
-                    | IRFunctionExpr::ReduceHorizontal { .. }
-                    | IRFunctionExpr::CumReduceHorizontal { .. }
-                    | IRFunctionExpr::CumFoldHorizontal { .. },
-                ..
-            } => {}
+            AExpr::Function { function, .. } if applies_user_function(function) => {}
             AExpr::Function {
                 input,
                 options,
