@@ -35,6 +35,12 @@ pub enum Partitioning {
     /// partial results merged by the keys (in buckets where they are many),
     /// then finished.
     Aggregated,
+    /// A group-by counting the distinct values of one expression (see
+    /// [`PlanNode::distinct_counts`]): the distinct pairs of keys and
+    /// value as a group-by of aggregations that add up (none), then the
+    /// pairs counted per key the same way. A key of many rows needs no
+    /// bucket of them all.
+    Counted,
     /// Rows put in buckets by a hash of the keys (row-wise expressions), each bucket run whole:
     /// every row of a key is in one bucket, in the order of the input, so
     /// each group (each set of duplicates) sees the rows it would see over
@@ -108,6 +114,8 @@ impl PlanNode {
             PlanNode::GroupBy { keys, .. } if all_row_wise(keys) => {
                 if self.partial_aggregation().is_some() {
                     Aggregated
+                } else if self.distinct_counts().is_some() {
+                    Counted
                 } else {
                     Bucketed
                 }
@@ -410,11 +418,6 @@ impl PlanNode {
                     .map(|(expr, agg)| named(agg.name.clone(), expr)),
             )
             .collect();
-        let placeholder = |schema: OutputSchema| PlanNode::DataFrameScan {
-            df: Arc::new(DataFrame::empty()),
-            projection: Vec::new(),
-            schema,
-        };
         let partial = PlanNode::GroupBy {
             input: Box::new(placeholder(input.schema().clone())),
             keys: keys.clone(),
@@ -445,6 +448,115 @@ impl PlanNode {
             merge,
             finish,
         })
+    }
+}
+
+/// A group-by counting distinct values as two group-bys (each over a
+/// placeholder input of its schema, as [`PartialAggregation`]'s): `pairs`,
+/// by the keys and the value, of no aggregation (each distinct pair of
+/// the input once, in the order of its first row); and `counts`, by the
+/// keys over the pairs, of each pair counted (with the group-by's slice).
+#[derive(Debug, Clone)]
+pub struct DistinctCounts {
+    pub pairs: PlanNode,
+    pub counts: PlanNode,
+}
+
+/// The name of the value beside the keys in [`DistinctCounts::pairs`].
+const DISTINCT_VALUE: &str = "__polars_gpu_distinct_value";
+
+impl PlanNode {
+    /// A group-by whose every aggregation is `n_unique` of one row-wise
+    /// expression that reads a column, as [`DistinctCounts`]: a group's
+    /// distinct values are its pairs of keys and value (a null one of
+    /// them), and the pairs' groups come in the order of the groups'
+    /// first rows. Not where the keys or the value are floats (whose
+    /// zeros and NaNs Polars groups by paths of its own), nested,
+    /// categorical or null. `None` for other nodes.
+    pub fn distinct_counts(&self) -> Option<DistinctCounts> {
+        let PlanNode::GroupBy {
+            input,
+            keys,
+            aggs,
+            maintain_order,
+            slice,
+            schema,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let counted = |dtype: GpuDtype| {
+            crate::support::group_key(dtype)
+                && !dtype.is_float()
+                && !matches!(dtype, GpuDtype::Null | GpuDtype::Categorical(_))
+        };
+        let value = match &aggs.first()?.expr.kind {
+            ExprKind::Agg {
+                op: AggOp::NUnique,
+                input,
+            } => input.as_ref(),
+            _ => return None,
+        };
+        let same = |agg: &NamedExpr| {
+            matches!(&agg.expr.kind, ExprKind::Agg { op: AggOp::NUnique, input } if **input == *value)
+                && agg.expr.dtype == GpuDtype::UInt32
+        };
+        if !(aggs.iter().all(same)
+            && value.is_row_wise()
+            && value.reads_a_column()
+            && counted(value.dtype)
+            && keys.iter().all(|key| counted(key.expr.dtype)))
+        {
+            return None;
+        }
+        let mut pair_keys = keys.clone();
+        pair_keys.push(named(DISTINCT_VALUE.into(), value.clone()));
+        let pair_schema: OutputSchema = pair_keys
+            .iter()
+            .map(|key| OutputColumn {
+                name: key.name.clone(),
+                dtype: key.expr.dtype,
+            })
+            .collect();
+        let pairs = PlanNode::GroupBy {
+            input: Box::new(placeholder(input.schema().clone())),
+            keys: pair_keys,
+            aggs: Vec::new(),
+            maintain_order: true,
+            slice: None,
+            polars_partitions_from: None,
+            schema: pair_schema.clone(),
+        };
+        let count_keys = (pair_schema.iter().take(keys.len()).enumerate())
+            .map(|(j, c)| named(c.name.clone(), GpuExpr::column(j, c.name.clone(), c.dtype)))
+            .collect();
+        let count = GpuExpr {
+            kind: ExprKind::Len,
+            dtype: GpuDtype::UInt32,
+        };
+        let counts = PlanNode::GroupBy {
+            input: Box::new(placeholder(pair_schema)),
+            keys: count_keys,
+            aggs: (aggs.iter())
+                .map(|agg| named(agg.name.clone(), count.clone()))
+                .collect(),
+            maintain_order: *maintain_order,
+            slice: *slice,
+            polars_partitions_from: None,
+            schema: schema.clone(),
+        };
+        Some(DistinctCounts { pairs, counts })
+    }
+}
+
+/// An input of `schema` that stands for one the partitioned executor
+/// replaces (a partition, partial results, pairs).
+fn placeholder(schema: OutputSchema) -> PlanNode {
+    PlanNode::DataFrameScan {
+        df: Arc::new(DataFrame::empty()),
+        projection: Vec::new(),
+        schema,
     }
 }
 

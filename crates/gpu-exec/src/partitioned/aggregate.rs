@@ -5,9 +5,15 @@ use polars::prelude::DataFrame;
 
 use std::ops::ControlFlow;
 
-use super::{Data, Partitioned, over, sliced_result};
+use super::{Data, Partitioned, Stream, over, sliced_result};
 use crate::error::ExecError;
 use crate::execute::{typed_null_over_no_groups, unsupported};
+
+/// Whether the executor runs each of a partial aggregation's plans.
+fn runs(plans: &PartialAggregation) -> bool {
+    let runs = |plan: &PlanNode| unsupported(&GpuPlan { root: plan.clone() }).is_empty();
+    runs(&plans.partial) && runs(&plans.merge) && runs(&plans.finish)
+}
 
 impl Partitioned<'_> {
     /// A group-by of aggregations that add up (sums, counts, lengths,
@@ -24,14 +30,55 @@ impl Partitioned<'_> {
         else {
             return self.bucketed(node);
         };
-        let runs = |plan: &PlanNode| unsupported(&GpuPlan { root: plan.clone() }).is_empty();
-        if !(runs(&plans.partial) && runs(&plans.merge) && runs(&plans.finish)) {
+        if !runs(&plans) {
             return self.bucketed(node);
         }
-        let mut parts = match self.input_stream(node, input)? {
+        let parts = match self.input_stream(node, input)? {
             ControlFlow::Continue(parts) => parts,
             ControlFlow::Break(done) => return Ok(done),
         };
+        self.aggregated_over(node, &plans, parts, *slice)
+    }
+
+    /// A group-by counting the distinct values of one expression
+    /// (`PlanNode::distinct_counts`): the distinct pairs of keys and value,
+    /// aggregated over the partitions as group-bys that add up are (and
+    /// merged in buckets of pairs, not of keys: a key of many rows is in
+    /// many buckets), then the pairs counted per key the same way.
+    pub(super) fn counted(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let (Some(stages), PlanNode::GroupBy { input, .. }) = (node.distinct_counts(), node) else {
+            return self.bucketed(node);
+        };
+        let (Some(pair_plans), Some(count_plans)) = (
+            stages.pairs.partial_aggregation(),
+            stages.counts.partial_aggregation(),
+        ) else {
+            return self.bucketed(node);
+        };
+        if !(runs(&pair_plans) && runs(&count_plans)) {
+            return self.bucketed(node);
+        }
+        let parts = match self.input_stream(node, input)? {
+            ControlFlow::Continue(parts) => parts,
+            ControlFlow::Break(done) => return Ok(done),
+        };
+        let pairs = self.aggregated_over(&stages.pairs, &pair_plans, parts, None)?;
+        let pairs = Stream::Parts(pairs.into_parts().into_iter());
+        let PlanNode::GroupBy { slice, .. } = &stages.counts else {
+            return Err(ExecError::Unsupported("a count that is no group-by".into()));
+        };
+        self.aggregated_over(&stages.counts, &count_plans, pairs, *slice)
+    }
+
+    /// The group-by `node` (of the partial aggregation `plans`) over the
+    /// partitions `parts` of its input, sliced by `slice`.
+    fn aggregated_over(
+        &mut self,
+        node: &PlanNode,
+        plans: &PartialAggregation,
+        mut parts: Stream,
+        slice: Option<(i64, usize)>,
+    ) -> Result<Data, ExecError> {
         // A partition of no rows adds nothing (and a group-by of no groups
         // is Polars' own where it aggregates literals): the node runs over
         // no rows only where every partition is empty. (Each partition is
@@ -62,7 +109,7 @@ impl Partitioned<'_> {
                     "a group-by's input of no partitions".into(),
                 ));
             }
-            return self.merged(&plans, partials, *slice);
+            return self.merged(plans, partials, slice);
         }
         while let Some(part) = self.next_part(&mut parts) {
             let part = part?;
@@ -78,11 +125,12 @@ impl Partitioned<'_> {
             })?;
             return self.on_device(over(node, vec![empty])).map(Data::Whole);
         }
-        self.merged(&plans, partials, *slice)
+        self.merged(plans, partials, slice)
     }
 
     /// A group-by from the `partials` of its partitions: merged by the
-    /// keys, finished and sliced.
+    /// keys, finished and sliced. (The finish is row-wise: of the merged
+    /// groups partition by partition, where they are more than one.)
     fn merged(
         &mut self,
         plans: &PartialAggregation,
@@ -95,12 +143,16 @@ impl Partitioned<'_> {
                 return Err(ExecError::Unsupported("a merge that is no group-by".into()));
             };
             let keys: Vec<_> = keys.iter().map(|k| k.expr.clone()).collect();
-            self.buckets_over(&plans.merge, &keys, partials)?.whole()?
+            self.buckets_over(&plans.merge, &keys, partials)?
         } else {
             let partials = Data::Parts(partials).whole()?;
-            self.on_device(over(&plans.merge, vec![partials]))?
+            Data::Whole(self.on_device(over(&plans.merge, vec![partials]))?)
         };
-        let finished = self.on_device(over(&plans.finish, vec![merged]))?;
+        let mut finished = Vec::new();
+        for merged in merged.into_parts() {
+            finished.push(self.on_device(over(&plans.finish, vec![merged]))?);
+        }
+        let finished = Data::Parts(finished).whole()?;
         Ok(self.parted(sliced_result(finished, slice, true)?))
     }
 }

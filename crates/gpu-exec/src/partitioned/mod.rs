@@ -539,6 +539,7 @@ impl Partitioned<'_> {
             (_, Partitioning::Stacked) => self.stacked(node),
             (_, Partitioning::Sliced) => self.sliced(node),
             (_, Partitioning::Aggregated) => self.aggregated(node),
+            (_, Partitioning::Counted) => self.counted(node),
             (_, Partitioning::Bucketed) => self.bucketed(node),
             (_, Partitioning::LeftPartitioned) => self.join(node, JoinSide::Left),
             (_, Partitioning::RightPartitioned) => self.join(node, JoinSide::Right),

@@ -425,10 +425,12 @@ fn random_op(
                     .map(|_| match g.rng.random_range(0..8) {
                         0 => E::new(Op::Agg(Agg::Count), vec![exploded()]),
                         1 => E::new(Op::Agg(Agg::NUnique), vec![exploded()]),
-                        2 => E::new(Op::Agg(Agg::First), vec![exploded()]),
+                        // (The first value and a shift read the rows'
+                        // order: of inputs in one the query defines.)
+                        2 if g.ordered => E::new(Op::Agg(Agg::First), vec![exploded()]),
                         3 => E::new(Op::Agg(Agg::NullCount), vec![exploded()]),
                         4 => E::new(Op::IsNull, vec![exploded()]),
-                        5 => E::new(Op::Shift(1), vec![exploded()]),
+                        5 if g.ordered => E::new(Op::Shift(1), vec![exploded()]),
                         6 => E::lit(Lit::Int(g.rng.random_range(-2..3))),
                         _ => exploded(),
                     })
@@ -670,6 +672,18 @@ fn random_op(
                         3 => E::new(Op::Agg(Agg::First), vec![exploded()]),
                         _ => E::new(Op::Agg(Agg::NullCount), vec![exploded()]),
                     })
+                    .collect();
+            }
+            // Now and then every aggregation the count of distinct values
+            // of one column (which the partitioned executor runs as the
+            // distinct pairs of keys and value, counted per key).
+            if let Some((name, _)) = schema.choose(g.rng)
+                && g.rng.random_bool(0.06)
+            {
+                use super::expr::Agg;
+                let n = g.rng.random_range(1..3);
+                aggs = (0..n)
+                    .map(|_| E::new(Op::Agg(Agg::NUnique), vec![E::col(name)]))
                     .collect();
             }
             // Now and then structs or lists listed per group in the rows'

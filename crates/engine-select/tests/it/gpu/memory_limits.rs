@@ -206,6 +206,47 @@ fn joins_of_a_key_too_frequent_for_one_bucket_split_the_bucket() {
 }
 
 #[test]
+fn distinct_counts_of_keys_too_frequent_for_one_bucket_count_distinct_pairs() {
+    // 200,000 rows (3.2 MB) in two or three groups under a limit of 1 MiB:
+    // a bucket holding one key's rows would need the memory of a half or
+    // a third of the input; the distinct pairs of keys and value go to
+    // buckets by a hash of both, and are counted per key. Values of few
+    // distinct values and of all distinct ones, texts with nulls, several
+    // keys, a slice, and groups in no order.
+    let texts = || {
+        large(200_000).with_columns([when(col("b").lt(lit(10)))
+            .then(lit(NULL).cast(DataType::String))
+            .otherwise(col("b").cast(DataType::String))
+            .alias("t")])
+    };
+    let cases = [
+        large(200_000)
+            .group_by_stable([(col("a") % lit(2)).alias("k")])
+            .agg([
+                col("b").n_unique().alias("few"),
+                col("b").n_unique().alias("again"),
+            ]),
+        large(200_000)
+            .group_by_stable([(col("a") % lit(3)).alias("k")])
+            .agg([col("a").n_unique()]),
+        texts()
+            .group_by_stable([
+                (col("a") % lit(2)).alias("k"),
+                (col("b") % lit(2)).alias("m"),
+            ])
+            .agg([col("t").n_unique()])
+            .slice(1, 2),
+        texts()
+            .group_by([(col("a") % lit(2)).alias("k")])
+            .agg([(col("t") + lit("!")).n_unique()])
+            .sort(["k"], Default::default()),
+    ];
+    for lf in cases {
+        assert_cpu_answer_in_a_mebibyte(lf);
+    }
+}
+
+#[test]
 fn a_limit_too_small_for_any_partition_says_so() {
     let lf = large(10_000).with_columns([(col("a") * lit(3)).alias("c")]);
     let tiny = under_test()

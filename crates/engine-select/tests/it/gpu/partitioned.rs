@@ -547,6 +547,48 @@ fn group_bys_and_distincts_by_buckets_match_the_cpu() {
 }
 
 #[test]
+fn distinct_counts_count_the_distinct_pairs_of_keys_and_value() {
+    // Group-bys whose every aggregation is `n_unique` of one expression:
+    // the distinct pairs of keys and value (nulls among both), then the
+    // pairs per key, in the groups' order; by keys of several types, with
+    // a slice and in no order.
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "of an integer by an integer",
+            table()
+                .group_by_stable([col("k")])
+                .agg([col("c").n_unique()]),
+        ),
+        (
+            "of a text by a small integer and a date",
+            table()
+                .group_by_stable([col("s"), col("d")])
+                .agg([col("t").n_unique(), col("t").n_unique().alias("again")]),
+        ),
+        (
+            "of an expression by a text, sliced",
+            table()
+                .group_by_stable([col("t")])
+                .agg([(col("k") % lit(3)).n_unique()])
+                .slice(1, 3),
+        ),
+        (
+            "of a date by a boolean, in no order",
+            table()
+                .group_by([col("v").is_null()])
+                .agg([col("d").n_unique()])
+                .sort(["v"], Default::default()),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_partitioned_in(name, lf, false, &[2, 3, 7], |name, report| {
+            let run = report.partitioned.as_ref().expect("partitioned");
+            assert!(run.device_runs > 1, "{name}: {report}");
+        });
+    }
+}
+
+#[test]
 fn group_bys_of_aggregations_that_add_up_aggregate_each_partition() {
     let exact = || {
         [
