@@ -35,11 +35,12 @@ pub enum Partitioning {
     /// partial results merged by the keys (in buckets where they are many),
     /// then finished.
     Aggregated,
-    /// A group-by counting the distinct values of one expression (see
-    /// [`PlanNode::distinct_counts`]): the distinct pairs of keys and
-    /// value as a group-by of aggregations that add up (none), then the
-    /// pairs counted per key the same way. A key of many rows needs no
-    /// bucket of them all.
+    /// A group-by counting the distinct values of one expression beside
+    /// aggregations that add up (see [`PlanNode::distinct_counts`]): the
+    /// distinct pairs of keys and value, with the others' partial
+    /// results, as a group-by that adds up, then the pairs counted per key
+    /// and the partial results merged the same way. A key of many rows
+    /// needs no bucket of them all.
     Counted,
     /// Rows put in buckets by a hash of the keys (row-wise expressions), each bucket run whole:
     /// every row of a key is in one bucket, in the order of the input, so
@@ -453,9 +454,11 @@ impl PlanNode {
 
 /// A group-by counting distinct values as two group-bys (each over a
 /// placeholder input of its schema, as [`PartialAggregation`]'s): `pairs`,
-/// by the keys and the value, of no aggregation (each distinct pair of
-/// the input once, in the order of its first row); and `counts`, by the
-/// keys over the pairs, of each pair counted (with the group-by's slice).
+/// by the keys and the value, of the partial aggregations of the other
+/// aggregations (each distinct pair of the input once, in the order of
+/// its first row); and `counts`, by the keys over the pairs, of each
+/// key's pairs counted and the partial results merged and finished: the
+/// group-by's columns (with its slice).
 #[derive(Debug, Clone)]
 pub struct DistinctCounts {
     pub pairs: PlanNode,
@@ -466,13 +469,16 @@ pub struct DistinctCounts {
 const DISTINCT_VALUE: &str = "__polars_gpu_distinct_value";
 
 impl PlanNode {
-    /// A group-by whose every aggregation is `n_unique` of one row-wise
-    /// expression that reads a column, as [`DistinctCounts`]: a group's
-    /// distinct values are its pairs of keys and value (a null one of
-    /// them), and the pairs' groups come in the order of the groups'
-    /// first rows. Not where the keys or the value are floats (whose
-    /// zeros and NaNs Polars groups by paths of its own), nested,
-    /// categorical or null. `None` for other nodes.
+    /// A group-by of `n_unique` of one row-wise expression that reads a
+    /// column, beside aggregations that add up over partitions (see
+    /// [`PlanNode::partial_aggregation`]) but lasts, as [`DistinctCounts`]:
+    /// a group's distinct values are its pairs of keys and value (a null
+    /// one among them), the pairs' groups come in the order of the groups'
+    /// first rows, and a group's first row is its first pair's; the other
+    /// aggregations add up over its pairs as over partitions. Not where
+    /// the keys or the value are floats (whose zeros and NaNs Polars groups
+    /// by paths of its own), nested, categorical or null. `None` for other
+    /// nodes.
     pub fn distinct_counts(&self) -> Option<DistinctCounts> {
         let PlanNode::GroupBy {
             input,
@@ -491,62 +497,105 @@ impl PlanNode {
                 && !dtype.is_float()
                 && !matches!(dtype, GpuDtype::Null | GpuDtype::Categorical(_))
         };
-        let value = match &aggs.first()?.expr.kind {
+        let distinct_of = |expr: &GpuExpr| match &expr.kind {
             ExprKind::Agg {
                 op: AggOp::NUnique,
                 input,
-            } => input.as_ref(),
-            _ => return None,
+            } if expr.dtype == GpuDtype::UInt32 => Some(input.as_ref().clone()),
+            _ => None,
         };
-        let same = |agg: &NamedExpr| {
-            matches!(&agg.expr.kind, ExprKind::Agg { op: AggOp::NUnique, input } if **input == *value)
-                && agg.expr.dtype == GpuDtype::UInt32
-        };
-        if !(aggs.iter().all(same)
-            && value.is_row_wise()
+        let value = aggs.iter().find_map(|agg| distinct_of(&agg.expr))?;
+        if !(value.is_row_wise()
             && value.reads_a_column()
             && counted(value.dtype)
             && keys.iter().all(|key| counted(key.expr.dtype)))
         {
             return None;
         }
+        // The pairs' columns: the keys, the value, then the partial
+        // aggregations of the other aggregations.
+        let k = keys.len();
+        let (mut partial_aggs, mut merges) = (Vec::new(), Vec::new());
+        let count = GpuExpr {
+            kind: ExprKind::Len,
+            dtype: GpuDtype::UInt32,
+        };
+        let mut finishes = Vec::new();
+        for agg in aggs {
+            match distinct_of(&agg.expr) {
+                Some(of) if of == value => finishes.push(None),
+                Some(_) => return None,
+                None => finishes.push(Some(partial_parts(
+                    &agg.expr,
+                    k + 1,
+                    &mut partial_aggs,
+                    &mut merges,
+                )?)),
+            }
+        }
+        if merges.contains(&AggOp::Last) {
+            return None;
+        }
         let mut pair_keys = keys.clone();
-        pair_keys.push(named(DISTINCT_VALUE.into(), value.clone()));
+        pair_keys.push(named(DISTINCT_VALUE.into(), value));
         let pair_schema: OutputSchema = pair_keys
             .iter()
-            .map(|key| OutputColumn {
-                name: key.name.clone(),
-                dtype: key.expr.dtype,
+            .chain(&partial_aggs)
+            .map(|column| OutputColumn {
+                name: column.name.clone(),
+                dtype: column.expr.dtype,
             })
             .collect();
         let pairs = PlanNode::GroupBy {
             input: Box::new(placeholder(input.schema().clone())),
             keys: pair_keys,
-            aggs: Vec::new(),
+            aggs: partial_aggs,
             maintain_order: true,
             slice: None,
             polars_partitions_from: None,
             schema: pair_schema.clone(),
         };
-        let count_keys = (pair_schema.iter().take(keys.len()).enumerate())
+        let count_keys = (pair_schema.iter().take(k).enumerate())
             .map(|(j, c)| named(c.name.clone(), GpuExpr::column(j, c.name.clone(), c.dtype)))
             .collect();
-        let count = GpuExpr {
-            kind: ExprKind::Len,
-            dtype: GpuDtype::UInt32,
-        };
+        let count_aggs = (finishes.into_iter().zip(aggs))
+            .map(|(finish, agg)| {
+                let expr = match finish {
+                    Some(mut finish) => {
+                        merged_columns(&mut finish, k + 1, &merges);
+                        finish
+                    }
+                    None => count.clone(),
+                };
+                named(agg.name.clone(), expr)
+            })
+            .collect();
         let counts = PlanNode::GroupBy {
             input: Box::new(placeholder(pair_schema)),
             keys: count_keys,
-            aggs: (aggs.iter())
-                .map(|agg| named(agg.name.clone(), count.clone()))
-                .collect(),
+            aggs: count_aggs,
             maintain_order: *maintain_order,
             slice: *slice,
             polars_partitions_from: None,
             schema: schema.clone(),
         };
         Some(DistinctCounts { pairs, counts })
+    }
+}
+
+/// `finish` (a partial aggregation's finish, over columns of partial
+/// results from `first` on) with each such column aggregated as it merges
+/// (`merges`, by the column's place from `first`).
+fn merged_columns(finish: &mut GpuExpr, first: usize, merges: &[AggOp]) {
+    if let ExprKind::Column { index, .. } = &finish.kind
+        && let Some(merge) = index.checked_sub(first).and_then(|i| merges.get(i))
+    {
+        let dtype = finish.dtype;
+        *finish = finish.clone().aggregated(merge.clone(), dtype);
+        return;
+    }
+    for child in finish.children_mut() {
+        merged_columns(child, first, merges);
     }
 }
 

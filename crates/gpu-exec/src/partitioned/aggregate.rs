@@ -40,11 +40,13 @@ impl Partitioned<'_> {
         self.aggregated_over(node, &plans, parts, *slice)
     }
 
-    /// A group-by counting the distinct values of one expression
-    /// (`PlanNode::distinct_counts`): the distinct pairs of keys and value,
+    /// A group-by counting the distinct values of one expression beside
+    /// aggregations that add up (`PlanNode::distinct_counts`): the
+    /// distinct pairs of keys and value with the others' partial results,
     /// aggregated over the partitions as group-bys that add up are (and
     /// merged in buckets of pairs, not of keys: a key of many rows is in
-    /// many buckets), then the pairs counted per key the same way.
+    /// many buckets), then the pairs counted per key and the partial
+    /// results merged, the same way.
     pub(super) fn counted(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         let (Some(stages), PlanNode::GroupBy { input, .. }) = (node.distinct_counts(), node) else {
             return self.bucketed(node);

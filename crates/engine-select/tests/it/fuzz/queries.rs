@@ -674,16 +674,22 @@ fn random_op(
                     })
                     .collect();
             }
-            // Now and then every aggregation the count of distinct values
-            // of one column (which the partitioned executor runs as the
-            // distinct pairs of keys and value, counted per key).
+            // Now and then the counts of distinct values of one column, alone
+            // or beside a length and one other aggregation (which the
+            // partitioned executor runs as the distinct pairs of keys and
+            // value, counted per key, where the others add up).
             if let Some((name, _)) = schema.choose(g.rng)
                 && g.rng.random_bool(0.06)
             {
                 use super::expr::Agg;
                 let n = g.rng.random_range(1..3);
+                let others = match g.rng.random_bool(0.5) {
+                    true => vec![E::leaf(Op::Len), aggs[0].clone()],
+                    false => Vec::new(),
+                };
                 aggs = (0..n)
                     .map(|_| E::new(Op::Agg(Agg::NUnique), vec![E::col(name)]))
+                    .chain(others)
                     .collect();
             }
             // Now and then structs or lists listed per group in the rows'

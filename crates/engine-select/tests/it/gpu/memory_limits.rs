@@ -212,7 +212,7 @@ fn distinct_counts_of_keys_too_frequent_for_one_bucket_count_distinct_pairs() {
     // a third of the input; the distinct pairs of keys and value go to
     // buckets by a hash of both, and are counted per key. Values of few
     // distinct values and of all distinct ones, texts with nulls, several
-    // keys, a slice, and groups in no order.
+    // keys, a slice, groups in no order, and other aggregations beside.
     let texts = || {
         large(200_000).with_columns([when(col("b").lt(lit(10)))
             .then(lit(NULL).cast(DataType::String))
@@ -240,6 +240,17 @@ fn distinct_counts_of_keys_too_frequent_for_one_bucket_count_distinct_pairs() {
             .group_by([(col("a") % lit(2)).alias("k")])
             .agg([(col("t") + lit("!")).n_unique()])
             .sort(["k"], Default::default()),
+        // Beside aggregations that add up over the pairs.
+        large(200_000)
+            .group_by_stable([(col("a") % lit(2)).alias("k")])
+            .agg([
+                len(),
+                col("b").n_unique(),
+                col("a").sum().alias("sum"),
+                col("b").mean().alias("mean"),
+                (col("a").max() - col("a").min()).alias("range"),
+                col("a").first().alias("first"),
+            ]),
     ];
     for lf in cases {
         assert_cpu_answer_in_a_mebibyte(lf);

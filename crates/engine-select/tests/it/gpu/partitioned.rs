@@ -548,10 +548,11 @@ fn group_bys_and_distincts_by_buckets_match_the_cpu() {
 
 #[test]
 fn distinct_counts_count_the_distinct_pairs_of_keys_and_value() {
-    // Group-bys whose every aggregation is `n_unique` of one expression:
-    // the distinct pairs of keys and value (nulls among both), then the
-    // pairs per key, in the groups' order; by keys of several types, with
-    // a slice and in no order.
+    // Group-bys of `n_unique` of one expression: the distinct pairs of
+    // keys and value (nulls among both), then the pairs per key, in the
+    // groups' order; by keys of several types, with a slice, in no order,
+    // and beside aggregations that add up over the pairs (an expression
+    // of `n_unique`, which does not, runs by buckets).
     let cases: Vec<(&str, LazyFrame)> = vec![
         (
             "of an integer by an integer",
@@ -571,6 +572,25 @@ fn distinct_counts_count_the_distinct_pairs_of_keys_and_value() {
                 .group_by_stable([col("t")])
                 .agg([(col("k") % lit(3)).n_unique()])
                 .slice(1, 3),
+        ),
+        (
+            "beside aggregations that add up",
+            table().group_by_stable([col("t")]).agg([
+                col("k").n_unique(),
+                len(),
+                col("v").count().alias("count"),
+                col("k").sum().alias("sum"),
+                col("c").mean().alias("mean"),
+                col("d").min().alias("min"),
+                col("t").max().alias("max"),
+                col("v").first().alias("first"),
+            ]),
+        ),
+        (
+            "under an expression",
+            table()
+                .group_by_stable([col("t")])
+                .agg([(col("k").n_unique() * lit(2)).alias("twice")]),
         ),
         (
             "of a date by a boolean, in no order",
