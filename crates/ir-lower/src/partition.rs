@@ -279,25 +279,24 @@ fn merged_by(op: &AggOp, input: &GpuExpr) -> Option<AggOp> {
 
 /// The partial aggregations of one group-by aggregation, added to
 /// `partial_aggs` (named `__polars_gpu_partial_<j>`, `j` their column in
-/// the partial results, after the `k` keys) with how each merges, and the
+/// the partial results, after the `k` keys) with how each merges (an
+/// aggregation of the partial results, added to `merges`), and the
 /// expression that finishes it over the merged columns; `None` where it
 /// does not add up over partitions. An aggregation that adds up is one
 /// partial column; a mean of numbers two (the sum of the values as f64 and
-/// their count, divided at the end); an elementwise expression of such
+/// their count, divided at the end); a spread three (see
+/// [`spread_parts`]); an elementwise expression of such
 /// aggregations (Polars' sums of decimals, as ir-lower writes them) one per
 /// aggregation in it, the expression finished over them.
 fn partial_parts(
     expr: &GpuExpr,
     k: usize,
     partial_aggs: &mut Vec<NamedExpr>,
-    merges: &mut Vec<AggOp>,
+    merges: &mut Vec<GpuExpr>,
 ) -> Option<GpuExpr> {
-    let name = |j: usize| format!("__polars_gpu_partial_{j}");
     let mut partial = |agg: GpuExpr, merge: AggOp| {
-        let j = k + partial_aggs.len();
-        let column = GpuExpr::column(j, name(j), agg.dtype);
-        partial_aggs.push(named(name(j), agg));
-        merges.push(merge);
+        let column = partial_column(k, partial_aggs, agg);
+        merges.push(column.clone().aggregated(merge, column.dtype));
         column
     };
     match &expr.kind {
@@ -336,6 +335,24 @@ fn partial_parts(
             );
             Some(none.then(GpuExpr::literal(Scalar::Null, f64), mean, f64))
         }
+        ExprKind::Agg {
+            op: op @ (AggOp::Std { ddof } | AggOp::Var { ddof }),
+            input,
+        } if input.is_row_wise()
+            && input.reads_a_column()
+            && (input.dtype.is_integer() || input.dtype.is_float())
+            && expr.dtype == GpuDtype::Float64 =>
+        {
+            let std = matches!(op, AggOp::Std { .. });
+            Some(spread_parts(
+                expr,
+                input,
+                (*ddof, std),
+                k,
+                partial_aggs,
+                merges,
+            ))
+        }
         ExprKind::Agg { op, input } => {
             let merge = merged_by(op, input)?;
             Some(partial(expr.clone(), merge))
@@ -360,11 +377,145 @@ fn partial_parts(
     }
 }
 
+/// The column of the partial results that `agg`, added to `partial_aggs`,
+/// makes (named `__polars_gpu_partial_<j>`, `j` its place after the `k`
+/// keys).
+fn partial_column(k: usize, partial_aggs: &mut Vec<NamedExpr>, agg: GpuExpr) -> GpuExpr {
+    let j = k + partial_aggs.len();
+    let name = format!("__polars_gpu_partial_{j}");
+    let column = GpuExpr::column(j, name.clone(), agg.dtype);
+    partial_aggs.push(named(name, agg));
+    column
+}
+
+/// The partial aggregations of a group's variance (`ddof`), or its
+/// standard deviation (`std`), of `input` as f64, as [`partial_parts`]
+/// makes them: per partition the count of valid values, their mean and
+/// the sum of their squared deviations from it; merged by Chan's
+/// combination (the counts added, the mean of the means weighed by the
+/// counts, the sums of squares added to the counts times the squared
+/// distances of the partitions' means from it); finished as the sum of
+/// squares over the count less `ddof` (null for no more values than
+/// `ddof`), its square root for the deviation. A value not finite makes
+/// the spread NaN, as Polars' Welford's over the group's rows does (its
+/// hash path); but Polars may take the groups of one key as slices, whose
+/// spread of no valid value or of one not finite is 0.0, null or NaN by
+/// its path: for one key (`k` 1), such a group's answer is Polars' own (a
+/// `PolarsOwnWhere`), and so is a sum of squares that overflows.
+fn spread_parts(
+    expr: &GpuExpr,
+    input: &GpuExpr,
+    (ddof, std): (u8, bool),
+    k: usize,
+    partial_aggs: &mut Vec<NamedExpr>,
+    merges: &mut Vec<GpuExpr>,
+) -> GpuExpr {
+    use BinaryOp::{Eq, LtEq, Minus, Multiply, Or, Plus, TrueDivide};
+    let (f64, u32, boolean) = (GpuDtype::Float64, GpuDtype::UInt32, GpuDtype::Boolean);
+    let x = input.clone().cast(f64, CastMode::NonStrict);
+    let count = AggOp::Count {
+        include_nulls: false,
+    };
+    let mean = x.clone().aggregated(AggOp::Mean, f64);
+    let deviation = x.clone().binary(Minus, mean.clone(), f64);
+    let squares = (deviation.clone().binary(Multiply, deviation, f64)).aggregated(AggOp::Sum, f64);
+    let n = partial_column(k, partial_aggs, x.aggregated(count, u32));
+    let mean = partial_column(k, partial_aggs, mean);
+    let squares = partial_column(k, partial_aggs, squares);
+    let as_f64 = |e: GpuExpr| e.cast(f64, CastMode::NonStrict);
+    let null = GpuExpr::literal(Scalar::Null, f64);
+    let sum = |e: GpuExpr| {
+        let dtype = e.dtype;
+        e.aggregated(AggOp::Sum, dtype)
+    };
+    let total = sum(n.clone());
+    let none = |total: GpuExpr| total.binary(Eq, GpuExpr::literal(Scalar::UInt(0), u32), boolean);
+    let weighed = sum(as_f64(n.clone()).binary(Multiply, mean.clone(), f64));
+    let merged_mean = none(total.clone()).then(
+        null.clone(),
+        weighed.binary(TrueDivide, as_f64(total.clone()), f64),
+        f64,
+    );
+    let apart = mean.clone().binary(Minus, merged_mean.clone(), f64);
+    let between =
+        sum(as_f64(n.clone()).binary(Multiply, apart.clone().binary(Multiply, apart, f64), f64));
+    merges.push(total);
+    merges.push(merged_mean);
+    merges.push(sum(squares.clone()).binary(Plus, between, f64));
+    // The finish, over the merged columns.
+    let few = n.clone().binary(
+        LtEq,
+        GpuExpr::literal(Scalar::UInt(ddof.into()), u32),
+        boolean,
+    );
+    let denominator = as_f64(n.clone()).binary(
+        Minus,
+        GpuExpr::literal(Scalar::Float(ddof.into()), f64),
+        f64,
+    );
+    let variance = few.then(
+        null,
+        squares.clone().binary(TrueDivide, denominator, f64),
+        f64,
+    );
+    let spread = match std {
+        true => GpuExpr {
+            kind: ExprKind::Unary {
+                function: crate::expr::UnaryFunction::Sqrt,
+                input: Box::new(variance),
+            },
+            dtype: f64,
+        },
+        false => variance,
+    };
+    let finite = GpuExpr {
+        kind: ExprKind::FloatCheck {
+            check: crate::expr::FloatCheck::IsFinite,
+            input: Box::new(squares.clone()),
+        },
+        dtype: boolean,
+    };
+    let not_finite = GpuExpr {
+        kind: ExprKind::Not(Box::new(finite)),
+        dtype: boolean,
+    };
+    let overflows = GpuExpr {
+        kind: ExprKind::FloatCheck {
+            check: crate::expr::FloatCheck::IsInfinite,
+            input: Box::new(squares),
+        },
+        dtype: boolean,
+    };
+    let (polars_own, why) = match k {
+        1 => (
+            none(n).binary(Or, not_finite, boolean),
+            "a spread of a group with no valid value or one not finite (Polars gives 0.0, \
+             null or NaN, by its path)",
+        ),
+        _ => (
+            overflows,
+            "a spread of a group whose squared deviations overflow (Polars' running \
+             variance may not)",
+        ),
+    };
+    GpuExpr {
+        kind: ExprKind::PolarsOwnWhere {
+            input: Box::new(spread),
+            polars_own: Box::new(polars_own),
+            no_rows: false,
+            why: why.into(),
+            shown: expr.to_string(),
+        },
+        dtype: f64,
+    }
+}
+
 impl PlanNode {
     /// A group-by whose aggregations add up over partitions as its
     /// partial aggregation, merge and finish: every aggregation a sum (of
     /// numbers or booleans), a count, a length, a minimum or maximum, a
-    /// first or last value, or a mean of numbers (as a sum and a count), of
+    /// first or last value, a mean of numbers (as a sum and a count), or a
+    /// variance or standard deviation of numbers (see `spread_parts`), of
     /// a row-wise expression that reads a column, or an elementwise
     /// expression of those (see `partial_parts`). `None` for other nodes.
     pub fn partial_aggregation(&self) -> Option<PartialAggregation> {
@@ -405,10 +556,7 @@ impl PlanNode {
         let merge_aggs: Vec<NamedExpr> = merges
             .into_iter()
             .enumerate()
-            .map(|(i, op)| {
-                let c = &partial_schema[k + i];
-                named(c.name.clone(), column(k + i).aggregated(op, c.dtype))
-            })
+            .map(|(i, merge)| named(partial_schema[k + i].name.clone(), merge))
             .collect();
         let finish_exprs: Vec<NamedExpr> = (0..k)
             .map(|j| named(keys[j].name.clone(), column(j)))
@@ -505,6 +653,21 @@ impl PlanNode {
             _ => None,
         };
         let value = aggs.iter().find_map(|agg| distinct_of(&agg.expr))?;
+        // (A spread's partial results aggregate within the partition, which
+        // the pairs' partial aggregation does not take again; and it
+        // checks its groups by the number of keys.)
+        let spread = |e: &GpuExpr| {
+            matches!(
+                e.kind,
+                ExprKind::Agg {
+                    op: AggOp::Std { .. } | AggOp::Var { .. },
+                    ..
+                }
+            )
+        };
+        if aggs.iter().any(|agg| agg.expr.any(&spread)) {
+            return None;
+        }
         if !(value.is_row_wise()
             && value.reads_a_column()
             && counted(value.dtype)
@@ -533,7 +696,16 @@ impl PlanNode {
                 )?)),
             }
         }
-        if merges.contains(&AggOp::Last) {
+        let last = |e: &GpuExpr| {
+            matches!(
+                e.kind,
+                ExprKind::Agg {
+                    op: AggOp::Last,
+                    ..
+                }
+            )
+        };
+        if merges.iter().any(|merge| merge.any(&last)) {
             return None;
         }
         let mut pair_keys = keys.clone();
@@ -584,14 +756,14 @@ impl PlanNode {
 }
 
 /// `finish` (a partial aggregation's finish, over columns of partial
-/// results from `first` on) with each such column aggregated as it merges
-/// (`merges`, by the column's place from `first`).
-fn merged_columns(finish: &mut GpuExpr, first: usize, merges: &[AggOp]) {
+/// results from `first` on) with each such column as it merges (`merges`,
+/// by the column's place from `first`: aggregations of the partial
+/// results).
+fn merged_columns(finish: &mut GpuExpr, first: usize, merges: &[GpuExpr]) {
     if let ExprKind::Column { index, .. } = &finish.kind
         && let Some(merge) = index.checked_sub(first).and_then(|i| merges.get(i))
     {
-        let dtype = finish.dtype;
-        *finish = finish.clone().aggregated(merge.clone(), dtype);
+        *finish = merge.clone();
         return;
     }
     for child in finish.children_mut() {

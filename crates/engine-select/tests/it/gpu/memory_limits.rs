@@ -258,6 +258,25 @@ fn distinct_counts_of_keys_too_frequent_for_one_bucket_count_distinct_pairs() {
 }
 
 #[test]
+fn spreads_of_keys_too_frequent_for_one_bucket_merge_each_partitions_moments() {
+    // 200,000 rows in two groups under a limit of 1 MiB: each partition's
+    // count, mean and sum of squared deviations per key, merged (Chan's
+    // combination), within the bound docs/operations.md gives for spreads.
+    let lf = large(200_000)
+        .with_columns([(col("a").cast(DataType::Float64) * lit(0.001)).alias("x")])
+        .group_by_stable([(col("a") % lit(2)).alias("k")])
+        .agg([
+            col("b").std(1).alias("std"),
+            col("x").var(0).alias("var"),
+            col("x").mean().alias("mean"),
+            len(),
+        ]);
+    let expected = lf.clone().collect().unwrap();
+    let answer = run_in_a_mebibyte(lf);
+    crate::assert_frames_close(&expected, &answer, "spreads in a mebibyte");
+}
+
+#[test]
 fn a_limit_too_small_for_any_partition_says_so() {
     let lf = large(10_000).with_columns([(col("a") * lit(3)).alias("c")]);
     let tiny = under_test()
