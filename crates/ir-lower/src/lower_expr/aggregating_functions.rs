@@ -70,6 +70,21 @@ impl<'a> ExprLowering<'a> {
             );
         }
         let (boolean, count) = (GpuDtype::Boolean, GpuDtype::UInt32);
+        // A literal per group is empty as its group is (Polars takes it as
+        // many rows as the group has: a rolling window of none is empty,
+        // though the literal's count is one there).
+        // (Of a null, ignoring nulls, Polars panics.)
+        if self.per_group
+            && let B::IsEmpty { ignore_nulls } = function
+            && matches!(self.arena.get(input), AExpr::Literal(value) if !(value.is_null() && *ignore_nulls))
+        {
+            let length = GpuExpr {
+                kind: ExprKind::Len,
+                dtype: count,
+            };
+            let zero = GpuExpr::literal(Scalar::UInt(0), count);
+            return Some(length.binary(BinaryOp::Eq, zero, boolean));
+        }
         self.of_aggregations(node, input, boolean, |this, aggregate| {
             let (rows, valid) = rows_and_valid(this, aggregate)?;
             let trues = |this: &mut Self| aggregate(this, AggOp::Sum, count);

@@ -128,6 +128,21 @@ impl ExprLowering<'_> {
         if !polars_plan::plans::is_scalar_ae(node, self.arena) {
             return None;
         }
+        // Per group, `is_empty` of a literal is its group's (a rolling
+        // window of no row is empty): lowered as the group's length (see
+        // `boolean_aggregation`), not folded over groups of rows.
+        let is_empty = |e: &AExpr| {
+            matches!(
+                e,
+                AExpr::Function {
+                    function: IRFunctionExpr::Boolean(IRBooleanFunction::IsEmpty { .. }),
+                    ..
+                }
+            )
+        };
+        if self.per_group && self.arena.iter(node).any(|(_, e)| is_empty(e)) {
+            return None;
+        }
         // Over a frame of one row, as Polars meets it in a query (its
         // literal arithmetic panics on some values of no frame at all).
         let expr = polars_plan::plans::node_to_expr(node, self.arena);

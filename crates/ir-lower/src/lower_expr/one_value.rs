@@ -43,7 +43,15 @@ impl ExprLowering<'_> {
                 // (Ranges and repeats take one value by design: see
                 // `int_range` and `repeat`.)
                 let range = matches!(function, IRFunctionExpr::Range(_) | IRFunctionExpr::Repeat);
-                if !options.is_elementwise() && !range && one_value(values) {
+                // (Per group, `is_empty` of a literal is the group's: see
+                // `boolean_aggregation`.)
+                let group_empty = self.per_group
+                    && matches!(
+                        function,
+                        IRFunctionExpr::Boolean(IRBooleanFunction::IsEmpty { .. })
+                    )
+                    && matches!(self.arena.get(values), AExpr::Literal(_));
+                if !options.is_elementwise() && !range && !group_empty && one_value(values) {
                     return refused("a function of the rows in order over one value", values);
                 }
                 // Polars gives such a function the length of its first

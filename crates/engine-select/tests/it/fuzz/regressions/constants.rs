@@ -456,3 +456,56 @@ fn a_literal_length_polars_cannot_cast_raises_over_no_rows() {
             .alias("x9")]);
     assert_same_as_cpu(lf, UNORDERED);
 }
+
+/// Per group, Polars takes a literal as many rows as the group has for
+/// `is_empty` (though its count there is one): a rolling window of no row
+/// (closed on neither side, the row's own time left out) is empty. The
+/// device folded it over groups of rows (false). Found by the fuzzer
+/// (seed 5596, case 65).
+#[test]
+fn is_empty_of_a_literal_is_its_groups() {
+    let windows = |aggs: Vec<Expr>| {
+        df!("a" => [-2i64, 10, 11, 40])
+            .unwrap()
+            .lazy()
+            .sort(
+                ["a"],
+                SortMultipleOptions::default().with_maintain_order(true),
+            )
+            .rolling(
+                col("a"),
+                [] as [Expr; 0],
+                RollingGroupOptions {
+                    index_column: "a".into(),
+                    period: polars::prelude::Duration::parse("5i"),
+                    offset: polars::prelude::Duration::parse("-5i"),
+                    closed_window: ClosedWindow::None,
+                },
+            )
+            .agg(aggs)
+    };
+    crate::gpu::assert_gpu_eq(
+        "is_empty of a literal per rolling window",
+        windows(vec![
+            lit(834393600000000000i64).is_empty(false).alias("x0"),
+            lit("a").is_empty(true).alias("x1"),
+            lit(7i64).count().alias("x2"),
+            len().alias("x3"),
+        ]),
+    );
+    assert_same_as_cpu(
+        windows(vec![
+            lit(NULL).cast(DataType::Int64).is_empty(false).alias("x0"),
+        ]),
+        ORDERED,
+    );
+    // Over the frame, one value (not empty, even over no rows).
+    let none = df!("a" => [1i64])
+        .unwrap()
+        .lazy()
+        .filter(col("a").gt(lit(5)));
+    crate::gpu::assert_gpu_eq(
+        "is_empty of a literal over no rows",
+        none.select([lit(7i64).is_empty(false)]),
+    );
+}
