@@ -30,7 +30,8 @@ pub enum Partitioning {
     Stacked,
     /// The rows in order, cut to the slice (a slice of a positive offset).
     Sliced,
-    /// A group-by of aggregations that add up (see
+    /// A group-by of aggregations that add up, or a select of such
+    /// aggregations over the whole frame (see
     /// [`PlanNode::partial_aggregation`]): each partition aggregated, the
     /// partial results merged by the keys (in buckets where they are many),
     /// then finished.
@@ -92,6 +93,7 @@ impl PlanNode {
             {
                 RowWise
             }
+            PlanNode::Select { .. } if self.partial_aggregation().is_some() => Aggregated,
             PlanNode::Select { .. } => {
                 Whole("a select reading other rows than its own, or giving one row")
             }
@@ -517,8 +519,18 @@ impl PlanNode {
     /// first or last value, a mean of numbers (as a sum and a count), or a
     /// variance or standard deviation of numbers (see `spread_parts`), of
     /// a row-wise expression that reads a column, or an elementwise
-    /// expression of those (see `partial_parts`). `None` for other nodes.
+    /// expression of those (see `partial_parts`); or a select of such
+    /// aggregations over the whole frame (see `select_partials`). `None`
+    /// for other nodes.
     pub fn partial_aggregation(&self) -> Option<PartialAggregation> {
+        if let PlanNode::Select {
+            input,
+            exprs,
+            schema,
+        } = self
+        {
+            return select_partials(input, exprs, schema);
+        }
         let PlanNode::GroupBy {
             input,
             keys,
@@ -598,6 +610,72 @@ impl PlanNode {
             finish,
         })
     }
+}
+
+/// A select of aggregations over the whole frame that add up over
+/// partitions, as [`PlanNode::partial_aggregation`] splits a group-by (of
+/// no keys: each partition's partial results one row, merged whole). Not
+/// of firsts or lasts (a partition of no rows has none, and its partial
+/// result is a row all the same), nor of f32 (which Polars adds in f32 in
+/// an order of its own).
+fn select_partials(
+    input: &PlanNode,
+    exprs: &[NamedExpr],
+    schema: &OutputSchema,
+) -> Option<PartialAggregation> {
+    if exprs.is_empty() || !exprs.iter().all(|e| e.expr.has_aggregation()) {
+        return None;
+    }
+    let (mut partial_aggs, mut merges, mut finishes) = (Vec::new(), Vec::new(), Vec::new());
+    for named_expr in exprs {
+        finishes.push(partial_parts(
+            &named_expr.expr,
+            0,
+            &mut partial_aggs,
+            &mut merges,
+        )?);
+    }
+    let excluded = |e: &GpuExpr| match &e.kind {
+        ExprKind::Agg { op, input } => {
+            matches!(op, AggOp::First | AggOp::Last)
+                || e.dtype == GpuDtype::Float32
+                || input.dtype == GpuDtype::Float32
+        }
+        _ => false,
+    };
+    if partial_aggs.iter().any(|p| p.expr.any(&excluded)) {
+        return None;
+    }
+    let partial_schema: OutputSchema = partial_aggs
+        .iter()
+        .map(|e| OutputColumn {
+            name: e.name.clone(),
+            dtype: e.expr.dtype,
+        })
+        .collect();
+    let merge_exprs = (merges.into_iter().zip(&partial_schema))
+        .map(|(merge, column)| named(column.name.clone(), merge))
+        .collect();
+    let finish_exprs = (finishes.into_iter().zip(exprs))
+        .map(|(finish, named_expr)| named(named_expr.name.clone(), finish))
+        .collect();
+    Some(PartialAggregation {
+        partial: PlanNode::Select {
+            input: Box::new(placeholder(input.schema().clone())),
+            exprs: partial_aggs,
+            schema: partial_schema.clone(),
+        },
+        merge: PlanNode::Select {
+            input: Box::new(placeholder(partial_schema.clone())),
+            exprs: merge_exprs,
+            schema: partial_schema.clone(),
+        },
+        finish: PlanNode::Select {
+            input: Box::new(placeholder(partial_schema)),
+            exprs: finish_exprs,
+            schema: schema.clone(),
+        },
+    })
 }
 
 /// A group-by counting distinct values as two group-bys (each over a

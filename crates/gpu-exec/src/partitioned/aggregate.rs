@@ -17,17 +17,23 @@ fn runs(plans: &PartialAggregation) -> bool {
 
 impl Partitioned<'_> {
     /// A group-by of aggregations that add up (sums, counts, lengths,
-    /// extremes, firsts, lasts, means; see `PlanNode::partial_aggregation`):
-    /// each partition's partial aggregation on the device (its groups in
-    /// order of first appearance), the partial results merged by the keys
-    /// (in buckets where they are more than a partition), then finished
-    /// (means divided) and sliced. The groups come in the order of their
-    /// first rows. Sums and means of floats add in another order than the
-    /// in-memory executor's, within the bound docs/operations.md gives.
+    /// extremes, firsts, lasts, means, spreads; see
+    /// `PlanNode::partial_aggregation`): each partition's partial
+    /// aggregation on the device (its groups in order of first
+    /// appearance), the partial results merged by the keys (in buckets
+    /// where they are more than a partition), then finished (means
+    /// divided, spreads of the merged moments) and sliced. The groups come
+    /// in the order of their first rows. Sums, means and spreads of floats
+    /// add in another order than the in-memory executor's, within the
+    /// bound docs/operations.md gives.
     pub(super) fn aggregated(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
-        let (Some(plans), PlanNode::GroupBy { input, slice, .. }) =
-            (node.partial_aggregation(), node)
-        else {
+        let (input, slice) = match node {
+            PlanNode::GroupBy { input, slice, .. } => (input, *slice),
+            // (Aggregations over the whole frame.)
+            PlanNode::Select { input, .. } => (input, None),
+            _ => return self.bucketed(node),
+        };
+        let Some(plans) = node.partial_aggregation() else {
             return self.bucketed(node);
         };
         if !runs(&plans) {
@@ -37,7 +43,7 @@ impl Partitioned<'_> {
             ControlFlow::Continue(parts) => parts,
             ControlFlow::Break(done) => return Ok(done),
         };
-        self.aggregated_over(node, &plans, parts, *slice)
+        self.aggregated_over(node, &plans, parts, slice)
     }
 
     /// A group-by counting the distinct values of one expression beside
@@ -86,10 +92,13 @@ impl Partitioned<'_> {
         // no rows only where every partition is empty. (Each partition is
         // aggregated as it comes: of a file scan, the host holds one.)
         let (mut empty, mut partials) = (None, Vec::new());
-        let PlanNode::GroupBy { aggs, .. } = &plans.partial else {
-            return Err(ExecError::Unsupported(
-                "a partial aggregation that is no group-by".into(),
-            ));
+        let aggs = match &plans.partial {
+            PlanNode::GroupBy { aggs, .. } | PlanNode::Select { exprs: aggs, .. } => aggs,
+            _ => {
+                return Err(ExecError::Unsupported(
+                    "a partial aggregation that is no group-by or select".into(),
+                ));
+            }
         };
         if !aggs.iter().any(|agg| typed_null_over_no_groups(&agg.expr)) {
             // Without such aggregations, each partition is aggregated in
@@ -140,16 +149,15 @@ impl Partitioned<'_> {
         slice: Option<(i64, usize)>,
     ) -> Result<Data, ExecError> {
         let total: usize = partials.iter().map(DataFrame::height).sum();
-        let merged = if total > self.rows {
-            let PlanNode::GroupBy { keys, .. } = &plans.merge else {
-                return Err(ExecError::Unsupported("a merge that is no group-by".into()));
+        // (A select's partial results are a row a partition: merged whole.)
+        let merged =
+            if let (true, PlanNode::GroupBy { keys, .. }) = (total > self.rows, &plans.merge) {
+                let keys: Vec<_> = keys.iter().map(|k| k.expr.clone()).collect();
+                self.buckets_over(&plans.merge, &keys, partials)?
+            } else {
+                let partials = Data::Parts(partials).whole()?;
+                Data::Whole(self.on_device(over(&plans.merge, vec![partials]))?)
             };
-            let keys: Vec<_> = keys.iter().map(|k| k.expr.clone()).collect();
-            self.buckets_over(&plans.merge, &keys, partials)?
-        } else {
-            let partials = Data::Parts(partials).whole()?;
-            Data::Whole(self.on_device(over(&plans.merge, vec![partials]))?)
-        };
         let mut finished = Vec::new();
         for merged in merged.into_parts() {
             finished.push(self.on_device(over(&plans.finish, vec![merged]))?);

@@ -261,7 +261,9 @@ fn distinct_counts_of_keys_too_frequent_for_one_bucket_count_distinct_pairs() {
 fn spreads_of_keys_too_frequent_for_one_bucket_merge_each_partitions_moments() {
     // 200,000 rows in two groups under a limit of 1 MiB: each partition's
     // count, mean and sum of squared deviations per key, merged (Chan's
-    // combination), within the bound docs/operations.md gives for spreads.
+    // combination), within the bound docs/operations.md gives for spreads;
+    // then aggregations over the whole frame, a row of partial results a
+    // partition.
     let lf = large(200_000)
         .with_columns([(col("a").cast(DataType::Float64) * lit(0.001)).alias("x")])
         .group_by_stable([(col("a") % lit(2)).alias("k")])
@@ -274,6 +276,17 @@ fn spreads_of_keys_too_frequent_for_one_bucket_merge_each_partitions_moments() {
     let expected = lf.clone().collect().unwrap();
     let answer = run_in_a_mebibyte(lf);
     crate::assert_frames_close(&expected, &answer, "spreads in a mebibyte");
+    // And over the whole frame.
+    let lf = large(200_000).select([
+        col("a").sum().alias("sum"),
+        col("b").mean().alias("mean"),
+        col("a").std(1).alias("std"),
+        col("b").max().alias("max"),
+        len(),
+    ]);
+    let expected = lf.clone().collect().unwrap();
+    let answer = run_in_a_mebibyte(lf);
+    crate::assert_frames_close(&expected, &answer, "aggregations over the frame");
 }
 
 #[test]

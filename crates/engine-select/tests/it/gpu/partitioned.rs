@@ -703,6 +703,32 @@ fn group_bys_of_aggregations_that_add_up_aggregate_each_partition() {
         .group_by_stable([col("s"), col("d")])
         .agg([col("f").std(1).alias("std"), col("f").var(0).alias("var")]);
     assert_partitioned_close("spreads of NaN, infinities and nulls", odd);
+    // Over the whole frame: each partition's partial results a row,
+    // merged whole; over no rows too (sums 0, extremes, means and spreads
+    // null, counts 0).
+    let whole = |lf: LazyFrame| {
+        lf.select([
+            col("k").sum().alias("sum"),
+            col("s").sum().alias("small sum"),
+            col("v").mean().alias("mean"),
+            col("t").min().alias("min"),
+            col("d").max().alias("max"),
+            len().alias("len"),
+            col("v").count().alias("count"),
+            col("v").std(1).alias("std"),
+            col("k").var(0).alias("var"),
+            (col("c").sum() * lit(2u32)).alias("twice"),
+        ])
+    };
+    assert_partitioned_close("aggregations over the frame", whole(table()));
+    assert_partitioned_close(
+        "aggregations over a filter",
+        whole(table().filter(col("k").gt(lit(0)))),
+    );
+    assert_partitioned_close(
+        "aggregations over no rows",
+        whole(table().filter(col("k").gt(lit(100)))),
+    );
 }
 
 #[test]
