@@ -78,8 +78,9 @@ impl Partitioned<'_> {
         self.aggregated_over(&stages.counts, &count_plans, pairs, *slice)
     }
 
-    /// The group-by `node` (of the partial aggregation `plans`) over the
-    /// partitions `parts` of its input, sliced by `slice`.
+    /// The group-by or select of aggregations `node` (of the partial
+    /// aggregation `plans`) over the partitions `parts` of its input,
+    /// sliced by `slice`.
     fn aggregated_over(
         &mut self,
         node: &PlanNode,
