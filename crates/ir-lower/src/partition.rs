@@ -13,7 +13,7 @@ use polars_core::prelude::DataFrame;
 
 use crate::dtype::GpuDtype;
 use crate::expr::{AggOp, BinaryOp, CastMode, ExprKind, GpuExpr, NamedExpr, Scalar};
-use crate::plan::{JoinKind, JoinOrder, OutputColumn, OutputSchema, PlanNode};
+use crate::plan::{JoinKind, JoinOrder, OutputSchema, PlanNode};
 
 /// How a plan node runs over partitions of its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -552,10 +552,7 @@ impl PlanNode {
         let partial_schema: OutputSchema = keys
             .iter()
             .chain(&partial_aggs)
-            .map(|e| OutputColumn {
-                name: e.name.clone(),
-                dtype: e.expr.dtype,
-            })
+            .map(NamedExpr::output_column)
             .collect();
         let column = |j: usize| {
             let c = &partial_schema[j];
@@ -646,13 +643,7 @@ fn select_partials(
     if partial_aggs.iter().any(|p| p.expr.any(&excluded)) {
         return None;
     }
-    let partial_schema: OutputSchema = partial_aggs
-        .iter()
-        .map(|e| OutputColumn {
-            name: e.name.clone(),
-            dtype: e.expr.dtype,
-        })
-        .collect();
+    let partial_schema: OutputSchema = partial_aggs.iter().map(NamedExpr::output_column).collect();
     let merge_exprs = (merges.into_iter().zip(&partial_schema))
         .map(|(merge, column)| named(column.name.clone(), merge))
         .collect();
@@ -791,10 +782,7 @@ impl PlanNode {
         let pair_schema: OutputSchema = pair_keys
             .iter()
             .chain(&partial_aggs)
-            .map(|column| OutputColumn {
-                name: column.name.clone(),
-                dtype: column.expr.dtype,
-            })
+            .map(NamedExpr::output_column)
             .collect();
         let pairs = PlanNode::GroupBy {
             input: Box::new(placeholder(input.schema().clone())),

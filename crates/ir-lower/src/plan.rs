@@ -20,6 +20,17 @@ pub struct OutputColumn {
     pub dtype: GpuDtype,
 }
 
+impl NamedExpr {
+    /// The column this expression makes in a node's output: its name and
+    /// its type.
+    pub fn output_column(&self) -> OutputColumn {
+        OutputColumn {
+            name: self.name.clone(),
+            dtype: self.expr.dtype,
+        }
+    }
+}
+
 /// From how many rows Polars' in-memory engine may run a group-by of plain
 /// keys through its partitioned hash path (when a sample of the keys
 /// estimates at most 1,000 groups): 1,000 in Polars' release builds, 15 in

@@ -54,7 +54,8 @@ impl Partitioned<'_> {
     /// many buckets), then the pairs counted per key and the partial
     /// results merged, the same way.
     pub(super) fn counted(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
-        let (Some(stages), PlanNode::GroupBy { input, .. }) = (node.distinct_counts(), node) else {
+        let (Some(stages), PlanNode::GroupBy { input, slice, .. }) = (node.distinct_counts(), node)
+        else {
             return self.bucketed(node);
         };
         let (Some(pair_plans), Some(count_plans)) = (
@@ -72,9 +73,7 @@ impl Partitioned<'_> {
         };
         let pairs = self.aggregated_over(&stages.pairs, &pair_plans, parts, None)?;
         let pairs = Stream::Parts(pairs.into_parts().into_iter());
-        let PlanNode::GroupBy { slice, .. } = &stages.counts else {
-            return Err(ExecError::Unsupported("a count that is no group-by".into()));
-        };
+        // (The counts carry the group-by's slice.)
         self.aggregated_over(&stages.counts, &count_plans, pairs, *slice)
     }
 

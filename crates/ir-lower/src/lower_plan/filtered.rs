@@ -22,13 +22,7 @@ pub(super) enum Part {
 
 /// A select of `exprs` over `input`, its columns named and typed as they are.
 fn select_of(input: PlanNode, exprs: Vec<NamedExpr>) -> PlanNode {
-    let schema = exprs
-        .iter()
-        .map(|named| OutputColumn {
-            name: named.name.clone(),
-            dtype: named.expr.dtype,
-        })
-        .collect();
+    let schema = exprs.iter().map(NamedExpr::output_column).collect();
     PlanNode::Select {
         input: Box::new(input),
         exprs,

@@ -246,10 +246,7 @@ impl PlanLowering<'_> {
         let grouped_schema: OutputSchema = grouped_keys
             .iter()
             .chain(&grouped_aggs)
-            .map(|column| OutputColumn {
-                name: column.name.to_string(),
-                dtype: column.expr.dtype,
-            })
+            .map(NamedExpr::output_column)
             .collect();
         let bounds = ["_lower_boundary", "_upper_boundary"];
         let is_bound = |name: &str| dynamic.include_boundaries && bounds.contains(&name);

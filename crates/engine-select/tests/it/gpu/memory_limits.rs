@@ -68,6 +68,14 @@ fn assert_cpu_answer_in_a_mebibyte(lf: LazyFrame) {
     assert!(expected.equals_missing(&answer), "{expected}\n{answer}");
 }
 
+/// `lf` run as [`run_in_a_mebibyte`] does gives Polars' answer, floats
+/// within a relative 1e-9 (sums and spreads merged from partitions).
+fn assert_close_in_a_mebibyte(lf: LazyFrame, context: &str) {
+    let expected = lf.clone().collect().unwrap();
+    let answer = run_in_a_mebibyte(lf);
+    crate::assert_frames_close(&expected, &answer, context);
+}
+
 /// The join `lf` (of `args`) run as [`run_in_a_mebibyte`] does gives the
 /// CPU's answer, in the same order where the join keeps one.
 fn assert_join_in_a_mebibyte(lf: LazyFrame, args: &JoinArgs) {
@@ -273,9 +281,7 @@ fn spreads_of_keys_too_frequent_for_one_bucket_merge_each_partitions_moments() {
             col("x").mean().alias("mean"),
             len(),
         ]);
-    let expected = lf.clone().collect().unwrap();
-    let answer = run_in_a_mebibyte(lf);
-    crate::assert_frames_close(&expected, &answer, "spreads in a mebibyte");
+    assert_close_in_a_mebibyte(lf, "spreads in a mebibyte");
     // And over the whole frame.
     let lf = large(200_000).select([
         col("a").sum().alias("sum"),
@@ -284,9 +290,7 @@ fn spreads_of_keys_too_frequent_for_one_bucket_merge_each_partitions_moments() {
         col("b").max().alias("max"),
         len(),
     ]);
-    let expected = lf.clone().collect().unwrap();
-    let answer = run_in_a_mebibyte(lf);
-    crate::assert_frames_close(&expected, &answer, "aggregations over the frame");
+    assert_close_in_a_mebibyte(lf, "aggregations over the frame");
 }
 
 #[test]
