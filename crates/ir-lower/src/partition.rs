@@ -45,9 +45,11 @@ pub enum Partitioning {
     Counted,
     /// Rows put in buckets by a hash of the keys (row-wise expressions), each bucket run whole:
     /// every row of a key is in one bucket, in the order of the input, so
-    /// each group (each set of duplicates) sees the rows it would see over
-    /// the whole (a group-by, a distinct). The results are put back in the
-    /// order of their first rows.
+    /// each group (each set of duplicates, each window's partition) sees
+    /// the rows it would see over the whole (a group-by, a distinct, a
+    /// filter, select or with_columns of windows by common keys: see
+    /// [`PlanNode::window_keys`]). The results are put back in the order
+    /// of their first rows (of their rows, for windows).
     Bucketed,
     /// The left input in partitions, the right one whole (a join whose
     /// rows follow the left's, in an order the query leaves open or by the
@@ -87,6 +89,11 @@ impl PlanNode {
             }
             PlanNode::SimpleProjection { .. } => RowWise,
             PlanNode::Filter { predicate, .. } if predicate.is_row_wise() => RowWise,
+            PlanNode::Filter { .. } | PlanNode::Select { .. } | PlanNode::WithColumns { .. }
+                if self.window_keys().is_some() =>
+            {
+                Bucketed
+            }
             PlanNode::Filter { .. } => Whole("a filter reading other rows than its own"),
             PlanNode::Select { exprs, .. }
                 if all_row_wise(exprs) && exprs.iter().any(|e| e.expr.reads_a_column()) =>
@@ -213,6 +220,109 @@ fn all_row_wise(exprs: &[NamedExpr]) -> bool {
     exprs.iter().all(|named| named.expr.is_row_wise())
 }
 
+impl PlanNode {
+    /// The keys of a filter, a select of a value per row or a with_columns
+    /// that reads other rows than its own only in windows (`over`): keys
+    /// (reading a column) that every window is partitioned by, where
+    /// there are such. Each partition of every window then lies within one
+    /// group of these keys, so the node runs over buckets of them, each
+    /// row beside the rows of its windows' partitions, in the order of
+    /// the input. `None` where a part outside the windows reads other
+    /// rows, a window's keys or order do, a window holds windows or walks
+    /// groups of rows, a key is a list (hashed into no bucket), or the
+    /// windows share no key.
+    pub fn window_keys(&self) -> Option<Vec<GpuExpr>> {
+        let exprs: Vec<&GpuExpr> = match self {
+            PlanNode::Filter { predicate, .. } => vec![predicate],
+            PlanNode::Select { exprs, .. } if exprs.iter().any(|e| e.expr.reads_a_column()) => {
+                exprs.iter().map(|named| &named.expr).collect()
+            }
+            PlanNode::WithColumns {
+                exprs,
+                broadcast: true,
+                ..
+            } => exprs.iter().map(|named| &named.expr).collect(),
+            _ => return None,
+        };
+        let mut keys = None;
+        for expr in exprs {
+            if !row_wise_but_windows(expr, &mut keys) {
+                return None;
+            }
+        }
+        keys.filter(|keys: &Vec<GpuExpr>| !keys.is_empty() && !lists_among(keys.iter()))
+    }
+}
+
+/// Whether `expr` reads other rows than its own only in windows that
+/// [`PlanNode::window_keys`] takes, their keys kept in `keys` (those
+/// common to all the windows so far).
+fn row_wise_but_windows(expr: &GpuExpr, keys: &mut Option<Vec<GpuExpr>>) -> bool {
+    let ExprKind::Window {
+        function,
+        partition_by,
+        order_by,
+    } = &expr.kind
+    else {
+        return !reads_other_rows_itself(expr)
+            && expr
+                .children()
+                .into_iter()
+                .all(|child| row_wise_but_windows(child, keys));
+    };
+    let inside = |e: &GpuExpr| {
+        matches!(
+            e.kind,
+            ExprKind::Window { .. }
+                | ExprKind::Rolling {
+                    window: crate::RollingWindow::Slices { .. },
+                    ..
+                }
+        )
+    };
+    if function.any(&inside)
+        || !partition_by.iter().all(GpuExpr::is_row_wise)
+        || order_by
+            .as_ref()
+            .is_some_and(|order| !order.key.is_row_wise())
+    {
+        return false;
+    }
+    let these = partition_by.iter().filter(|key| key.reads_a_column());
+    *keys = Some(match keys.take() {
+        None => these.cloned().collect(),
+        Some(common) => common
+            .into_iter()
+            .filter(|key| partition_by.contains(key))
+            .collect(),
+    });
+    true
+}
+
+/// Whether `e` itself (not its parts) makes its rows' values of other
+/// rows: an aggregation, a window, a function of the rows in order, a
+/// change of length, or what [`GpuExpr::is_row_wise`] names besides.
+fn reads_other_rows_itself(e: &GpuExpr) -> bool {
+    e.reads_other_rows()
+        || e.sums_lists_in_polars_order()
+        || matches!(
+            e.kind,
+            ExprKind::Agg { .. }
+                | ExprKind::Len
+                | ExprKind::Window { .. }
+                | ExprKind::Where { .. }
+                | ExprKind::Unique { .. }
+                | ExprKind::ParseTemporal { inferred: true, .. }
+                | ExprKind::PolarsOwnWhere { no_rows: true, .. }
+                // (Of one row, Polars takes the bounds as single
+                // values.)
+                | ExprKind::List {
+                    function: crate::ListFunction::SliceAt { .. },
+                    ..
+                }
+        )
+}
+
 impl GpuExpr {
     /// Whether each row's value is a function of that row alone: no
     /// aggregation, window, function of the rows in order, change of
@@ -220,26 +330,7 @@ impl GpuExpr {
     /// slice of lists by each row's bounds (which Polars takes as single
     /// values where the frame has one row).
     pub fn is_row_wise(&self) -> bool {
-        !self.any(&|e| {
-            e.reads_other_rows()
-                || e.sums_lists_in_polars_order()
-                || matches!(
-                    e.kind,
-                    ExprKind::Agg { .. }
-                        | ExprKind::Len
-                        | ExprKind::Window { .. }
-                        | ExprKind::Where { .. }
-                        | ExprKind::Unique { .. }
-                        | ExprKind::ParseTemporal { inferred: true, .. }
-                        | ExprKind::PolarsOwnWhere { no_rows: true, .. }
-                        // (Of one row, Polars takes the bounds as single
-                        // values.)
-                        | ExprKind::List {
-                            function: crate::ListFunction::SliceAt { .. },
-                            ..
-                        }
-                )
-        })
+        !self.any(&reads_other_rows_itself)
     }
 
     /// Whether this expression reads an input column anywhere.

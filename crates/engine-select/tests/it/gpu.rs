@@ -48,6 +48,7 @@ mod operators;
 mod parsed_temporals;
 mod partitioned;
 mod partitioned_scans;
+mod partitioned_windows;
 mod products;
 mod replace;
 mod rolling;

@@ -1,4 +1,4 @@
-//! Group-by and distinct over partitions: rows to buckets by a hash of their keys, each bucket run whole.
+//! Group-by, distinct and windows over partitions: rows to buckets by a hash of their keys, each bucket run whole.
 //!
 //! Each partition goes to the device, gets a column numbering its rows in
 //! the order of the whole input, and comes back sorted by bucket (a hash
@@ -8,7 +8,9 @@
 //! row number of each group kept beside; the results, put together, are
 //! sorted by it: groups in the order of their first rows, as the
 //! in-memory executor gives them with `maintain_order` (and in some order
-//! without).
+//! without). A filter, select or with_columns of windows by common keys
+//! (`PlanNode::window_keys`) runs the same way, each row keeping its
+//! number: its rows come back in the order of the input.
 
 use std::sync::Arc;
 
@@ -31,7 +33,7 @@ pub(super) const ROW: &str = "__polars_gpu_partition_row";
 const MAX_BUCKETS: usize = 1 << 16;
 
 impl Partitioned<'_> {
-    /// A group-by or a distinct, bucket by bucket.
+    /// A group-by, a distinct, or a node of windows by common keys, bucket by bucket.
     pub(super) fn bucketed(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         let input = node.inputs()[0];
         let in_schema = input.schema();
@@ -43,7 +45,10 @@ impl Partitioned<'_> {
                 .into_iter()
                 .map(|i| GpuExpr::column(i, in_schema[i].name.clone(), in_schema[i].dtype))
                 .collect(),
-            _ => return self.on_whole_inputs(node),
+            _ => match node.window_keys() {
+                Some(keys) => keys,
+                None => return self.on_whole_inputs(node),
+            },
         };
         // (Windows walked from group to group, `RollingWindow::Slices`,
         // are walked over all the groups at once.)
@@ -70,8 +75,8 @@ impl Partitioned<'_> {
         self.buckets_over(node, &keys, parts)
     }
 
-    /// A group-by or distinct (`node`, by `keys`) over `parts` of its
-    /// input, bucket by bucket.
+    /// A group-by, distinct or node of windows (`node`, by `keys`) over
+    /// `parts` of its input, bucket by bucket.
     pub(super) fn buckets_over(
         &mut self,
         node: &PlanNode,
@@ -171,7 +176,8 @@ impl Partitioned<'_> {
 
 /// `node` as it runs over one bucket of rows of `numbered` columns (the
 /// input's, then [`ROW`]): without a slice or an order of its own, keeping
-/// [`ROW`] (a group's first; the row a distinct keeps) as its last column.
+/// [`ROW`] (a group's first; the row a distinct keeps; each row's, of
+/// windows) as its last column.
 fn bucket_node(node: &PlanNode, numbered: Vec<OutputColumn>) -> PlanNode {
     let mut node = node.clone();
     let row = OutputColumn {
@@ -206,6 +212,18 @@ fn bucket_node(node: &PlanNode, numbered: Vec<OutputColumn>) -> PlanNode {
                 *subset = Some((0..numbered.len() - 1).collect());
             }
             (*maintain_order, *slice) = (false, None);
+            schema.push(row);
+        }
+        // Windows: each row keeps its number (a with_columns and a filter
+        // keep the input's columns).
+        PlanNode::Select { exprs, schema, .. } => {
+            exprs.push(NamedExpr {
+                name: ROW.into(),
+                expr: GpuExpr::column(numbered.len() - 1, ROW, GpuDtype::Int64),
+            });
+            schema.push(row);
+        }
+        PlanNode::WithColumns { schema, .. } | PlanNode::Filter { schema, .. } => {
             schema.push(row);
         }
         _ => {}

@@ -830,13 +830,6 @@ fn joins_top_ks_and_whole_nodes_match_the_cpu() {
                 ),
         ),
         (
-            "a window over the whole input",
-            table().select([
-                col("k"),
-                col("v").sum().over([col("s")]).unwrap().alias("w"),
-            ]),
-        ),
-        (
             "inner join in no order, by buckets, then sorted",
             table()
                 .join(

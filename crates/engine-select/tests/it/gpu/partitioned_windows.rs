@@ -1,0 +1,158 @@
+//! Windows over partitions: a filter, select or with_columns of windows by common keys runs in buckets of those keys, its rows in the input's order.
+
+use super::partitioned::{assert_partitioned_in, table};
+use super::*;
+
+/// `lf` in partitions of 2, 3, 7 and 1,000 rows: the in-memory executor's
+/// answer and Polars', with more than one device run in partitions of 2
+/// where `bucketed` (rows to buckets, then the buckets) and one run of the
+/// node's whole input where not.
+fn assert_windows(name: &str, lf: LazyFrame, bucketed: bool) {
+    assert_partitioned_in(name, lf, false, &[2, 3, 7, 1000], |context, report| {
+        let runs = report.partitioned.expect("partitioned").device_runs;
+        if report.partitioned.unwrap().rows_per_partition == 2 {
+            assert_eq!(runs > 1, bucketed, "{context}: {runs} device runs");
+        }
+    });
+}
+
+#[test]
+fn windows_by_common_keys_run_in_buckets_in_the_input_order() {
+    let ordered = |e: Expr, by: Vec<Expr>| {
+        e.over_with_options(
+            Some(by),
+            Some((vec![col("v")], SortOptions::default())),
+            WindowMapping::GroupsToRows,
+        )
+        .unwrap()
+    };
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "with_columns of windows by an integer",
+            table().with_columns([
+                col("v").sum().over([col("k")]).unwrap().alias("sum"),
+                (col("v") - col("v").mean().over([col("k")]).unwrap()).alias("centred"),
+                col("c").max().over([col("k")]).unwrap().alias("max"),
+                len().over([col("k")]).unwrap().alias("len"),
+                col("t").first().over([col("k")]).unwrap().alias("first"),
+            ]),
+        ),
+        (
+            "a window by a text",
+            table().select([
+                col("c"),
+                col("c").sum().over([col("t")]).unwrap().alias("w"),
+            ]),
+        ),
+        (
+            // (A key of -0.0 in a window is Polars' own: its absolute value.)
+            "a window by a float (0.0, NaN)",
+            table().select([
+                col("c"),
+                col("c").min().over([col("f").abs()]).unwrap().alias("w"),
+            ]),
+        ),
+        (
+            "a window by a date",
+            table().select([
+                col("c"),
+                col("k").n_unique().over([col("d")]).unwrap().alias("w"),
+            ]),
+        ),
+        (
+            "windows of functions of the rows in order, ordered windows",
+            table().with_columns([
+                col("c")
+                    .cum_sum(false)
+                    .over([col("s")])
+                    .unwrap()
+                    .alias("cum"),
+                col("v")
+                    .shift(lit(1))
+                    .over([col("s")])
+                    .unwrap()
+                    .alias("shifted"),
+                ordered(col("c").cum_sum(false), vec![col("s")]).alias("cum by v"),
+                col("c")
+                    .rank(RankOptions::default(), None)
+                    .over([col("s")])
+                    .unwrap()
+                    .alias("rank"),
+            ]),
+        ),
+        (
+            "windows by several keys sharing one",
+            table().select([
+                col("k"),
+                col("c")
+                    .sum()
+                    .over([col("s"), col("t")])
+                    .unwrap()
+                    .alias("by s, t"),
+                col("c")
+                    .max()
+                    .over([col("t"), col("k")])
+                    .unwrap()
+                    .alias("by t, k"),
+                col("v").mean().over([col("t")]).unwrap().alias("by t"),
+            ]),
+        ),
+        (
+            "a filter by a window, then a row-wise chain",
+            table()
+                .filter(col("c").gt(col("c").mean().over([col("s")]).unwrap()))
+                .with_columns([(col("c") * lit(2u32)).alias("twice")]),
+        ),
+        (
+            "a window mapped by join (each row its partition's values)",
+            table().select([
+                col("s"),
+                col("c")
+                    .over_with_options(Some([col("s")]), None, WindowMapping::Join)
+                    .unwrap()
+                    .alias("cs"),
+            ]),
+        ),
+        (
+            "a window by a key of an expression, after a filter",
+            table()
+                .filter(col("c").neq(lit(3u32)))
+                .with_columns([col("v")
+                    .max()
+                    .over([col("c") % lit(4u32)])
+                    .unwrap()
+                    .alias("max by c % 4")]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_windows(name, lf, true);
+    }
+}
+
+#[test]
+fn windows_without_a_common_key_or_beside_other_rows_run_whole() {
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "windows by keys sharing none",
+            table().select([
+                col("c").sum().over([col("s")]).unwrap().alias("by s"),
+                col("c").sum().over([col("t")]).unwrap().alias("by t"),
+            ]),
+        ),
+        (
+            "a window beside an aggregation over the whole frame",
+            table()
+                .select([(col("c").sum().over([col("s")]).unwrap() - col("c").mean()).alias("d")]),
+        ),
+        (
+            "a window by a literal",
+            table().select([
+                col("k"),
+                col("c").sum().over([lit(1)]).unwrap().alias("all"),
+            ]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_windows(name, lf, false);
+    }
+}
