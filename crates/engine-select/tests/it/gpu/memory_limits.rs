@@ -1,4 +1,4 @@
-//! Queries larger than the device memory limit: run partitioned (by ranges, by buckets, a key too frequent split), uploads ahead, and a limit too small for any partition.
+//! Queries larger than the device memory limit: run partitioned (by ranges, by buckets, windows by buckets, a key too frequent split), uploads ahead, and a limit too small for any partition.
 
 use engine_select::Executor;
 
@@ -101,6 +101,40 @@ fn a_sort_larger_than_the_memory_limit_runs_by_ranges() {
             .with_columns([(col("a") % lit(7)).alias("c")])
             .sort_by_exprs([col("c"), col("b") * lit(-1)], stable)
             .slice(-1_000, 600),
+    ];
+    for lf in cases {
+        assert_cpu_answer_in_a_mebibyte(lf);
+    }
+}
+
+#[test]
+fn windows_larger_than_the_memory_limit_run_by_buckets_of_their_keys() {
+    // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB: windows by
+    // a key of 1,000 values (each in every partition), one beside a
+    // filter by another window of the same key and a second key.
+    let cases = [
+        large(200_000).with_columns([
+            col("a").sum().over([col("b")]).unwrap().alias("sum"),
+            col("a")
+                .cum_count(false)
+                .over([col("b")])
+                .unwrap()
+                .alias("nth"),
+        ]),
+        large(200_000)
+            .filter(
+                col("a").gt(col("a")
+                    .median()
+                    .over([col("b"), col("a") % lit(3)])
+                    .unwrap()),
+            )
+            .select([
+                col("b"),
+                col("a")
+                    .rank(RankOptions::default(), None)
+                    .over([col("b")])
+                    .unwrap(),
+            ]),
     ];
     for lf in cases {
         assert_cpu_answer_in_a_mebibyte(lf);
