@@ -39,7 +39,10 @@ pub use expr::{
     Scalar, StringOp, TemplatePiece, TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
 pub use lower_plan::node_notation;
-pub use partition::{DistinctCounts, PartialAggregation, Partitioning};
+pub use partition::{
+    DistinctCounts, PartialAggregation, Partitioning, QUANTILE_VALUE, RankedQuantile,
+    RankedQuantiles, RankedValues,
+};
 pub use plan::{
     AsofStrategy, AsofTolerance, FileFormat, GpuPlan, Heights, HostScan, JoinKind, JoinOrder, Keep,
     OutputColumn, OutputSchema, POLARS_PARTITIONED_ROWS, PlanNode, SortKey,

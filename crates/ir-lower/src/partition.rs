@@ -15,6 +15,9 @@ use crate::dtype::GpuDtype;
 use crate::expr::{AggOp, BinaryOp, CastMode, ExprKind, GpuExpr, NamedExpr, Scalar};
 use crate::plan::{JoinKind, JoinOrder, OutputSchema, PlanNode};
 
+mod quantiles;
+pub use quantiles::{QUANTILE_VALUE, RankedQuantile, RankedQuantiles, RankedValues};
+
 /// How a plan node runs over partitions of its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Partitioning {
@@ -43,6 +46,13 @@ pub enum Partitioning {
     /// and the partial results merged the same way. A key of many rows
     /// needs no bucket of them all.
     Counted,
+    /// A group-by of medians and quantiles beside aggregations that add
+    /// up, or a select of such over the whole frame (see
+    /// [`PlanNode::ranked_quantiles`]): each group's counts added up over
+    /// the partitions with the other aggregations, its valid values
+    /// sorted by keys and value by ranges, and its quantile read at its
+    /// ranks in that order. A key of many rows needs no bucket of them all.
+    Ranked,
     /// Rows put in buckets by a hash of the keys (row-wise expressions), each bucket run whole:
     /// every row of a key is in one bucket, in the order of the input, so
     /// each group (each set of duplicates, each window's partition) sees
@@ -101,6 +111,7 @@ impl PlanNode {
                 RowWise
             }
             PlanNode::Select { .. } if self.partial_aggregation().is_some() => Aggregated,
+            PlanNode::Select { .. } if self.ranked_quantiles().is_some() => Ranked,
             PlanNode::Select { .. } => {
                 Whole("a select reading other rows than its own, or giving one row")
             }
@@ -126,6 +137,8 @@ impl PlanNode {
                     Aggregated
                 } else if self.distinct_counts().is_some() {
                     Counted
+                } else if self.ranked_quantiles().is_some() {
+                    Ranked
                 } else {
                     Bucketed
                 }

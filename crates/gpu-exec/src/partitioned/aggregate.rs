@@ -10,7 +10,7 @@ use crate::error::ExecError;
 use crate::execute::{typed_null_over_no_groups, unsupported};
 
 /// Whether the executor runs each of a partial aggregation's plans.
-fn runs(plans: &PartialAggregation) -> bool {
+pub(super) fn runs(plans: &PartialAggregation) -> bool {
     let runs = |plan: &PlanNode| unsupported(&GpuPlan { root: plan.clone() }).is_empty();
     runs(&plans.partial) && runs(&plans.merge) && runs(&plans.finish)
 }
@@ -80,7 +80,7 @@ impl Partitioned<'_> {
     /// The group-by or select of aggregations `node` (of the partial
     /// aggregation `plans`) over the partitions `parts` of its input,
     /// sliced by `slice`.
-    fn aggregated_over(
+    pub(super) fn aggregated_over(
         &mut self,
         node: &PlanNode,
         plans: &PartialAggregation,

@@ -46,6 +46,7 @@ mod aggregate;
 mod buckets;
 mod join;
 mod profile;
+mod quantiles;
 mod rows;
 mod scans;
 mod sort;
@@ -540,6 +541,7 @@ impl Partitioned<'_> {
             (_, Partitioning::Sliced) => self.sliced(node),
             (_, Partitioning::Aggregated) => self.aggregated(node),
             (_, Partitioning::Counted) => self.counted(node),
+            (_, Partitioning::Ranked) => self.ranked(node),
             (_, Partitioning::Bucketed) => self.bucketed(node),
             (_, Partitioning::LeftPartitioned) => self.join(node, JoinSide::Left),
             (_, Partitioning::RightPartitioned) => self.join(node, JoinSide::Right),

@@ -58,21 +58,36 @@ impl Partitioned<'_> {
         if let PlanNode::Sort { slice, .. } = &mut unsliced {
             *slice = None;
         }
+        let sorted = self.ranges_over(&unsliced, parts)?;
+        match slice {
+            Some((offset, len)) => slice_data(sorted, *offset, *len),
+            None => Ok(sorted),
+        }
+    }
+
+    /// The sort `unsliced` (without a slice) of `parts` of its input, by
+    /// ranges: the sorted rows, a range a partition.
+    pub(super) fn ranges_over(
+        &mut self,
+        unsliced: &PlanNode,
+        parts: Vec<DataFrame>,
+    ) -> Result<Data, ExecError> {
+        let in_schema = unsliced.inputs()[0].schema();
         let total: usize = parts.iter().map(DataFrame::height).sum();
         // Ranges of half a partition on average, room for uneven ones.
         let ranges = total.div_ceil(self.rows.div_ceil(2)).clamp(1, MAX_RANGES);
         let sorted = if ranges == 1 {
             let whole = Data::Parts(parts).whole()?;
-            Data::Whole(self.on_device(over(&unsliced, vec![whole]))?)
+            Data::Whole(self.on_device(over(unsliced, vec![whole]))?)
         } else {
             let empty = parts[0].clear();
-            let splitters = self.splitters(&unsliced, &parts, total, ranges)?;
-            let stable = matches!(node, PlanNode::Sort { stable: true, .. });
+            let splitters = self.splitters(unsliced, &parts, total, ranges)?;
+            let stable = matches!(unsliced, PlanNode::Sort { stable: true, .. });
             let mut pieces = Vec::with_capacity(parts.len());
             let mut bounds = Vec::new();
             for part in parts {
                 let (cut, marks) =
-                    self.sorted_in_ranges(&unsliced, in_schema, &splitters, stable, part)?;
+                    self.sorted_in_ranges(unsliced, in_schema, &splitters, stable, part)?;
                 pieces.push(cut);
                 bounds = marks;
             }
@@ -99,19 +114,16 @@ impl Partitioned<'_> {
                     rows.rechunk_mut_par();
                     match equal_keys(range) {
                         true => out.push(rows),
-                        false => out.push(self.on_device(over(&unsliced, vec![rows]))?),
+                        false => out.push(self.on_device(over(unsliced, vec![rows]))?),
                     }
                 }
             }
             if out.is_empty() {
-                out.push(self.on_device(over(&unsliced, vec![empty]))?);
+                out.push(self.on_device(over(unsliced, vec![empty]))?);
             }
             Data::Parts(out)
         };
-        match slice {
-            Some((offset, len)) => slice_data(sorted, *offset, *len),
-            None => Ok(sorted),
-        }
+        Ok(sorted)
     }
 
     /// `ranges - 1` rows of the input (`parts`, `total` rows), in the

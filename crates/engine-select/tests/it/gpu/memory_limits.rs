@@ -1,4 +1,4 @@
-//! Queries larger than the device memory limit: run partitioned (by ranges, by buckets, windows by buckets, a key too frequent split), uploads ahead, and a limit too small for any partition.
+//! Queries larger than the device memory limit: run partitioned (by ranges, by buckets, windows by buckets, quantiles by ranks, a key too frequent split), uploads ahead, and a limit too small for any partition.
 
 use engine_select::Executor;
 
@@ -135,6 +135,32 @@ fn windows_larger_than_the_memory_limit_run_by_buckets_of_their_keys() {
                     .over([col("b")])
                     .unwrap(),
             ]),
+    ];
+    for lf in cases {
+        assert_cpu_answer_in_a_mebibyte(lf);
+    }
+}
+
+#[test]
+fn quantiles_of_keys_too_frequent_for_one_bucket_read_ranks_of_sorted_values() {
+    // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB: medians and
+    // quantiles by a key of two values, and over the whole frame, which
+    // no bucket of a key's rows would fit.
+    let cases = [
+        large(200_000).group_by_stable([col("a") % lit(2)]).agg([
+            col("b").median().alias("median"),
+            col("a")
+                .quantile(lit(0.9), QuantileMethod::Nearest)
+                .alias("nearest"),
+            col("a").sum().alias("sum"),
+            len(),
+        ]),
+        large(200_000).select([
+            col("a").median().alias("median"),
+            (col("b") * lit(-1))
+                .quantile(lit(0.3), QuantileMethod::Linear)
+                .alias("linear"),
+        ]),
     ];
     for lf in cases {
         assert_cpu_answer_in_a_mebibyte(lf);

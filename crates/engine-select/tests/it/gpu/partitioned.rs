@@ -1068,7 +1068,7 @@ proptest! {
     #[test]
     fn operators_over_partitions_match_the_in_memory_executor(
         df in (0usize..40).prop_flat_map(crate::properties::frame),
-        pick in 0usize..10,
+        pick in 0usize..12,
     ) {
         let lf = df.lazy();
         let small = col("i") % lit(1000i64);
@@ -1100,9 +1100,18 @@ proptest! {
             6 => lf.sort(["f", "s"], stable).slice(1, 5),
             7 => lf.slice(3, 10),
             8 => lf.sort(["g", "f", "s"], stable.with_nulls_last(true)),
-            _ => lf
+            9 => lf
                 .group_by_stable([col("f")])
                 .agg([col("f").count().alias("count"), col("s").max().alias("max")]),
+            10 => lf.with_columns([
+                small.clone().sum().over([col("g")]).unwrap().alias("sum"),
+                col("s").first().over([col("g"), col("s")]).unwrap().alias("first"),
+            ]),
+            _ => lf.group_by_stable([col("g")]).agg([
+                col("f").abs().median().alias("median"),
+                small.quantile(lit(0.3), QuantileMethod::Equiprobable).alias("q"),
+                len().alias("len"),
+            ]),
         };
         assert_partitioned_eq(&format!("pick {pick}"), query);
     }

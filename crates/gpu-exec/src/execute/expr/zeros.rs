@@ -279,6 +279,11 @@ impl Executor<'_> {
         }
     }
 
+    /// Why a quantile, minimum or maximum that is a zero of a group
+    /// holding both zeros is Polars' own.
+    pub(crate) const ZERO_PICKS: &'static str = "a quantile, minimum or maximum that is a zero \
+        of values holding -0.0 and 0.0 (which zero Polars picks is its own)";
+
     /// Why a sort of one float column holding -0.0 and 0.0 is Polars' own.
     pub(crate) const SORTED_ZEROS: &'static str = "a sort of one float column holding -0.0 and 0.0 \
         (Polars sorts its values, putting the zeros in an order of its own)";
@@ -357,8 +362,7 @@ impl Executor<'_> {
                 boolean,
             );
             results.columns.push(picked);
-            "a quantile, minimum or maximum that is a zero of values holding -0.0 and 0.0 \
-             (which zero Polars picks is its own)"
+            Self::ZERO_PICKS
         } else {
             what
         };
