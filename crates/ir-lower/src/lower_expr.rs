@@ -41,6 +41,7 @@ mod decimals;
 mod functions;
 mod horizontal;
 mod kept_lists;
+mod kept_rows;
 mod list_eval;
 mod lists;
 mod literals;
@@ -56,16 +57,15 @@ mod temporal;
 mod temporal_parts;
 mod wide_integers;
 
+pub(crate) use aggregations::mean_of_f32;
 use aggregations::*;
-pub(crate) use aggregations::{
-    Inside, KeptRows, filter_below, filtered_parts, mean_of_f32, of_every_row,
-};
 pub(crate) use boolean::integer_range;
 use boolean::*;
 use categorical::*;
 pub(crate) use functions::cast_or_nulls_supported;
 use functions::*;
 use horizontal::*;
+pub(crate) use kept_rows::{Inside, KeptRows, filter_below, filtered_parts, of_every_row};
 use lists::LISTS_ON_THE_GPU;
 use literals::*;
 pub(crate) use literals::{is_constant, reads_the_frame};

@@ -1,6 +1,6 @@
 //! Functions Polars plans as functions that aggregate (`any`, `all`, `has_nulls`, `is_empty`, `null_count`, `quantile`): built from aggregations of their input, so that a filter's or a slice's rows reach them as they reach `sum` (a quantile, of each group's kept values as a list).
 
-use super::aggregations::filtered_parts;
+use super::kept_rows::filtered_parts;
 use super::*;
 
 /// An aggregation of the function's input (`op`, of the type given), as

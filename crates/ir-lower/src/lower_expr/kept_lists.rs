@@ -1,6 +1,6 @@
 //! Functions of the rows a filter keeps, inside aggregations (`x.filter(p).shift(1)`, `x.filter(p).diff().sum()` in `agg`): each group's kept values listed, then the function of each list, as `list.eval` and `list.agg` compute it.
 
-use super::aggregations::{filter_below, filtered_parts, of_every_row};
+use super::kept_rows::{filter_below, filtered_parts, of_every_row};
 use super::list_eval::{element, one_per_value, over_elements};
 use super::*;
 

@@ -1,4 +1,4 @@
-//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, aggregated or in a select of the rows kept; other functions of the rows kept per group; functions that aggregate (`all`, `null_count`, `quantile`) of the rows kept; filters by a literal.
+//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, slices of a filter's rows, aggregated or in a select of the rows kept; other functions of the rows kept per group; functions that aggregate (`all`, `null_count`, `quantile`) of the rows kept; filters by a literal.
 
 use super::*;
 
@@ -89,6 +89,66 @@ fn aggregations_of_filters_inside_expressions_match_the_cpu() {
         ]
     };
     assert_per_group_and_over_the_frame("aggregations of filters inside expressions", aggregations);
+}
+
+/// Slices of the rows a filter keeps (`x.filter(p).head(2)`, a slice from
+/// a place), alone and under elementwise functions: the kept rows whose
+/// place among them lies in the slice, aggregated and as lists, per group
+/// and over the frame (a group keeping no row: null, 0 for a count).
+#[test]
+fn slices_of_filtered_rows_match_the_cpu() {
+    let positive = || col("c").gt(lit(0.0));
+    let aggregations = || {
+        [
+            col("i")
+                .filter(positive())
+                .head(Some(2))
+                .sum()
+                .alias("head sum"),
+            col("c")
+                .filter(col("i").gt(lit(1)))
+                .slice(lit(1i64), lit(2u64))
+                .mean()
+                .alias("slice mean"),
+            col("i")
+                .filter(positive())
+                .head(Some(2))
+                .last()
+                .alias("head last"),
+            (col("c").filter(col("i").is_null()).head(Some(3)) * lit(2.0))
+                .max()
+                .alias("head of none max"),
+            col("i")
+                .filter(col("i").gt(lit(100)))
+                .head(Some(2))
+                .count()
+                .alias("count of none"),
+            (col("i").filter(positive()).head(Some(3)) - col("i").min())
+                .sum()
+                .alias("elementwise sum"),
+        ]
+    };
+    assert_per_group_and_over_the_frame("slices of filtered rows", aggregations);
+    assert_gpu_eq(
+        "slices of filtered rows as lists per group",
+        frame().group_by_stable([col("g")]).agg([
+            col("i").filter(positive()).head(Some(1)).alias("head"),
+            col("c")
+                .filter(positive())
+                .slice(lit(1i64), lit(2u64))
+                .alias("slice"),
+        ]),
+    );
+    // From the end (`tail`) the kept rows would be counted first: Polars'.
+    let lf = frame()
+        .group_by_stable([col("g")])
+        .agg([col("i").filter(positive()).tail(Some(1)).sum()]);
+    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
+    let err = lf.collect_with(&engine).unwrap_err().to_string();
+    assert!(
+        err.contains("a slice from the end of a filter's rows"),
+        "{err}"
+    );
 }
 
 /// Running functions that skip nulls (sums, products, extremes, counts,
