@@ -503,22 +503,25 @@ impl ExprLowering<'_> {
 
     /// The rows of a slice (`bounds`; at `node`) of the rows a filter by
     /// `by` keeps: those it keeps whose place among them (from 0, in the
-    /// frame or in the group) lies in the slice. Not from the end
-    /// (`tail`: the rows kept would be counted first).
+    /// frame or in the group) lies in the slice (from the end, `tail`:
+    /// from the number of rows kept).
     fn kept_in_slice_of(&mut self, node: Node, by: GpuExpr, bounds: (Node, Node)) -> Lowered {
         let Some((offset, length)) = self.literal_slice_bounds(bounds) else {
             return self.refuse(node, "a slice with bounds that are not literals");
         };
-        if offset < 0 {
-            return self.refuse(
-                node,
-                "a slice from the end of a filter's rows inside an expression (`tail`) is not \
-                 supported on the GPU",
-            );
-        }
         let (int64, boolean) = (GpuDtype::Int64, GpuDtype::Boolean);
         let int = |v| GpuExpr::literal(Scalar::Int(v), int64);
         let kept = by.fill_null(GpuExpr::literal(Scalar::Boolean(false), boolean));
+        let offset = match offset < 0 {
+            true => {
+                let u32 = GpuDtype::UInt32;
+                (kept.clone().cast(u32, CastMode::NonStrict))
+                    .aggregated(AggOp::Sum, u32)
+                    .cast(int64, CastMode::NonStrict)
+                    .binary(BinaryOp::Plus, int(offset), int64)
+            }
+            false => int(offset),
+        };
         // Each kept row's place among the kept ones, from 0.
         let place = GpuExpr {
             kind: ExprKind::CumSum(Box::new(kept.clone())),
@@ -526,7 +529,7 @@ impl ExprLowering<'_> {
         }
         .cast(int64, CastMode::NonStrict)
         .binary(BinaryOp::Minus, int(1), int64);
-        let from_offset = place.binary(BinaryOp::Minus, int(offset), int64);
+        let from_offset = place.binary(BinaryOp::Minus, offset, int64);
         let in_slice = (from_offset.clone().binary(BinaryOp::GtEq, int(0), boolean)).binary(
             BinaryOp::And,
             from_offset.binary(BinaryOp::Lt, int(length), boolean),

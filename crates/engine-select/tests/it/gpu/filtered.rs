@@ -91,10 +91,11 @@ fn aggregations_of_filters_inside_expressions_match_the_cpu() {
     assert_per_group_and_over_the_frame("aggregations of filters inside expressions", aggregations);
 }
 
-/// Slices of the rows a filter keeps (`x.filter(p).head(2)`, a slice from
-/// a place), alone and under elementwise functions: the kept rows whose
-/// place among them lies in the slice, aggregated and as lists, per group
-/// and over the frame (a group keeping no row: null, 0 for a count).
+/// Slices of the rows a filter keeps (`x.filter(p).head(2)`, `tail`, a
+/// slice), alone and under elementwise functions: the kept rows whose
+/// place among them lies in the slice (from the end, from their number),
+/// aggregated and as lists, per group and over the frame (a group keeping
+/// no row: null, 0 for a count).
 #[test]
 fn slices_of_filtered_rows_match_the_cpu() {
     let positive = || col("c").gt(lit(0.0));
@@ -115,6 +116,16 @@ fn slices_of_filtered_rows_match_the_cpu() {
                 .head(Some(2))
                 .last()
                 .alias("head last"),
+            col("i")
+                .filter(positive())
+                .tail(Some(2))
+                .sum()
+                .alias("tail sum"),
+            col("c")
+                .filter(col("i").gt(lit(1)))
+                .slice(lit(-3i64), lit(2u64))
+                .first()
+                .alias("slice from the end, first"),
             (col("c").filter(col("i").is_null()).head(Some(3)) * lit(2.0))
                 .max()
                 .alias("head of none max"),
@@ -133,21 +144,15 @@ fn slices_of_filtered_rows_match_the_cpu() {
         "slices of filtered rows as lists per group",
         frame().group_by_stable([col("g")]).agg([
             col("i").filter(positive()).head(Some(1)).alias("head"),
+            col("i")
+                .filter(positive())
+                .tail(Some(5))
+                .alias("tail beyond"),
             col("c")
                 .filter(positive())
                 .slice(lit(1i64), lit(2u64))
                 .alias("slice"),
         ]),
-    );
-    // From the end (`tail`) the kept rows would be counted first: Polars'.
-    let lf = frame()
-        .group_by_stable([col("g")])
-        .agg([col("i").filter(positive()).tail(Some(1)).sum()]);
-    let engine = Engine::Gpu(under_test().with_raise_on_fail(true));
-    let err = lf.collect_with(&engine).unwrap_err().to_string();
-    assert!(
-        err.contains("a slice from the end of a filter's rows"),
-        "{err}"
     );
 }
 
