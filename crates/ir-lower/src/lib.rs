@@ -40,8 +40,8 @@ pub use expr::{
 };
 pub use lower_plan::node_notation;
 pub use partition::{
-    DistinctCounts, PartialAggregation, Partitioning, QUANTILE_VALUE, RankedQuantile,
-    RankedQuantiles, RankedValues,
+    DistinctCounts, FRAME_AGGREGATION, FrameAggregations, PartialAggregation, Partitioning,
+    QUANTILE_VALUE, RankedQuantile, RankedQuantiles, RankedValues,
 };
 pub use plan::{
     AsofStrategy, AsofTolerance, FileFormat, GpuPlan, Heights, HostScan, JoinKind, JoinOrder, Keep,

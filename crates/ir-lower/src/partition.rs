@@ -15,7 +15,9 @@ use crate::dtype::GpuDtype;
 use crate::expr::{AggOp, BinaryOp, CastMode, ExprKind, GpuExpr, NamedExpr, Scalar};
 use crate::plan::{JoinKind, JoinOrder, OutputSchema, PlanNode};
 
+mod frame_aggregations;
 mod quantiles;
+pub use frame_aggregations::{FRAME_AGGREGATION, FrameAggregations};
 pub use quantiles::{QUANTILE_VALUE, RankedQuantile, RankedQuantiles, RankedValues};
 
 /// How a plan node runs over partitions of its input.
@@ -53,6 +55,12 @@ pub enum Partitioning {
     /// sorted by keys and value by ranges, and its quantile read at its
     /// ranks in that order. A key of many rows needs no bucket of them all.
     Ranked,
+    /// A filter, select or with_columns of row-wise expressions beside
+    /// aggregations over the whole frame that add up (see
+    /// [`PlanNode::frame_aggregations`]): the aggregations first, merged
+    /// from every partition into one row, then each partition with that
+    /// row's values beside it, row-wise.
+    BesideAggregations,
     /// Rows put in buckets by a hash of the keys (row-wise expressions), each bucket run whole:
     /// every row of a key is in one bucket, in the order of the input, so
     /// each group (each set of duplicates, each window's partition) sees
@@ -103,6 +111,11 @@ impl PlanNode {
                 if self.window_keys().is_some() =>
             {
                 Bucketed
+            }
+            PlanNode::Filter { .. } | PlanNode::Select { .. } | PlanNode::WithColumns { .. }
+                if self.frame_aggregations().is_some() =>
+            {
+                BesideAggregations
             }
             PlanNode::Filter { .. } => Whole("a filter reading other rows than its own"),
             PlanNode::Select { exprs, .. }

@@ -43,6 +43,7 @@ use crate::execute::{Resident, Spilled, execute_counting, held_as_polars_holds, 
 use gpu_runtime::RuntimeError;
 
 mod aggregate;
+mod beside_aggregations;
 mod buckets;
 mod join;
 mod profile;
@@ -542,6 +543,7 @@ impl Partitioned<'_> {
             (_, Partitioning::Aggregated) => self.aggregated(node),
             (_, Partitioning::Counted) => self.counted(node),
             (_, Partitioning::Ranked) => self.ranked(node),
+            (_, Partitioning::BesideAggregations) => self.beside_aggregations(node),
             (_, Partitioning::Bucketed) => self.bucketed(node),
             (_, Partitioning::LeftPartitioned) => self.join(node, JoinSide::Left),
             (_, Partitioning::RightPartitioned) => self.join(node, JoinSide::Right),

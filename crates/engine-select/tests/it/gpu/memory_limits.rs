@@ -1,4 +1,4 @@
-//! Queries larger than the device memory limit: run partitioned (by ranges, by buckets, windows by buckets, quantiles by ranks, a key too frequent split), uploads ahead, and a limit too small for any partition.
+//! Queries larger than the device memory limit: run partitioned (by ranges, by buckets, windows by buckets, quantiles by ranks, rows beside aggregations, a key too frequent split), uploads ahead, and a limit too small for any partition.
 
 use engine_select::Executor;
 
@@ -161,6 +161,21 @@ fn quantiles_of_keys_too_frequent_for_one_bucket_read_ranks_of_sorted_values() {
                 .quantile(lit(0.3), QuantileMethod::Linear)
                 .alias("linear"),
         ]),
+    ];
+    for lf in cases {
+        assert_cpu_answer_in_a_mebibyte(lf);
+    }
+}
+
+#[test]
+fn rows_beside_aggregations_over_the_frame_larger_than_the_memory_limit_run_in_partitions() {
+    // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB: a column
+    // less its minimum, and the rows above a sum's share.
+    let cases = [
+        large(200_000).with_columns([(col("a") - col("a").min()).alias("from min")]),
+        large(200_000)
+            .filter(col("b").gt(col("b").sum() / len().cast(DataType::Int64)))
+            .select([col("a"), (col("b") * col("a").max()).alias("x")]),
     ];
     for lf in cases {
         assert_cpu_answer_in_a_mebibyte(lf);

@@ -93,6 +93,21 @@ fn assert_partitioned(name: &str, lf: LazyFrame, close: bool) {
     assert_partitioned_in(name, lf, close, &[2, 3, 7, 1000], |_, _| {});
 }
 
+/// `lf` in partitions of 2, 3, 7 and 1,000 rows (as
+/// [`assert_partitioned_in`]; floats within a relative 1e-9 where
+/// `close`), with more than one device run in partitions of 2 where
+/// `split` (the node in steps or in buckets) and one run of the node's
+/// whole input where not.
+pub(super) fn assert_partitioned_split(name: &str, lf: LazyFrame, close: bool, split: bool) {
+    assert_partitioned_in(name, lf, close, &[2, 3, 7, 1000], |context, report| {
+        let run = report.partitioned.expect("partitioned");
+        if run.rows_per_partition == 2 {
+            let runs = run.device_runs;
+            assert_eq!(runs > 1, split, "{context}: {runs} device runs");
+        }
+    });
+}
+
 /// `lf` partitioned (fallback disabled) in partitions of each of `sizes`
 /// rows: the in-memory executor's answer exactly (or, `close`, floats
 /// within a relative 1e-9), and Polars'; `check` sees each run.
@@ -1068,7 +1083,7 @@ proptest! {
     #[test]
     fn operators_over_partitions_match_the_in_memory_executor(
         df in (0usize..40).prop_flat_map(crate::properties::frame),
-        pick in 0usize..12,
+        pick in 0usize..13,
     ) {
         let lf = df.lazy();
         let small = col("i") % lit(1000i64);
@@ -1107,6 +1122,9 @@ proptest! {
                 small.clone().sum().over([col("g")]).unwrap().alias("sum"),
                 col("s").first().over([col("g"), col("s")]).unwrap().alias("first"),
             ]),
+            11 => lf
+                .filter(col("g").lt(col("g").max()))
+                .with_columns([(small.clone() - small.clone().min() + len().cast(DataType::Int64)).alias("x")]),
             _ => lf.group_by_stable([col("g")]).agg([
                 col("f").abs().median().alias("median"),
                 small.quantile(lit(0.3), QuantileMethod::Equiprobable).alias("q"),

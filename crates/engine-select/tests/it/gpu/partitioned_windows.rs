@@ -1,19 +1,12 @@
 //! Windows over partitions: a filter, select or with_columns of windows by common keys runs in buckets of those keys, its rows in the input's order.
 
-use super::partitioned::{assert_partitioned_in, table};
+use super::partitioned::{assert_partitioned_split, table};
 use super::*;
 
-/// `lf` in partitions of 2, 3, 7 and 1,000 rows: the in-memory executor's
-/// answer and Polars', with more than one device run in partitions of 2
-/// where `bucketed` (rows to buckets, then the buckets) and one run of the
-/// node's whole input where not.
+/// `lf` partitioned as the in-memory executor and Polars answer it, in
+/// buckets where `bucketed`, else whole.
 fn assert_windows(name: &str, lf: LazyFrame, bucketed: bool) {
-    assert_partitioned_in(name, lf, false, &[2, 3, 7, 1000], |context, report| {
-        let runs = report.partitioned.expect("partitioned").device_runs;
-        if report.partitioned.unwrap().rows_per_partition == 2 {
-            assert_eq!(runs > 1, bucketed, "{context}: {runs} device runs");
-        }
-    });
+    assert_partitioned_split(name, lf, false, bucketed);
 }
 
 #[test]

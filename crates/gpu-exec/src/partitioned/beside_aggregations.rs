@@ -1,0 +1,59 @@
+//! Row-wise expressions beside aggregations over the whole frame, over partitions: the aggregations merged into one row first, then each partition with that row's values beside it.
+
+use std::ops::ControlFlow;
+
+use ir_lower::{GpuPlan, PlanNode};
+
+use super::aggregate::runs;
+use super::{Data, Partitioned, Stream};
+use crate::error::ExecError;
+use crate::execute::unsupported;
+
+impl Partitioned<'_> {
+    /// A filter, select or with_columns whose expressions read other rows
+    /// only through aggregations over the whole frame that add up
+    /// (`Partitioning::BesideAggregations`): the aggregations over the
+    /// partitions of its input, merged into one row, then each partition
+    /// with the row's values as columns beside its own, the node's
+    /// expressions reading them there.
+    pub(super) fn beside_aggregations(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let Some(plan) = node.frame_aggregations() else {
+            return self.on_whole_inputs(node);
+        };
+        let Some(plans) = plan.aggregations.partial_aggregation() else {
+            return self.on_whole_inputs(node);
+        };
+        let rows_run = unsupported(&GpuPlan {
+            root: plan.rows.clone(),
+        })
+        .is_empty();
+        if !(runs(&plans) && rows_run) {
+            return self.on_whole_inputs(node);
+        }
+        let input = node.inputs()[0];
+        let parts = match self.input_parts(node, input)? {
+            ControlFlow::Continue(parts) => parts,
+            ControlFlow::Break(done) => return Ok(done),
+        };
+        let source = Stream::Parts(parts.clone().into_iter());
+        let row = self
+            .aggregated_over(&plan.aggregations, &plans, source, None)?
+            .whole()?;
+        if row.height() != 1 {
+            return Err(ExecError::Unsupported(format!(
+                "aggregations over the whole frame in {} rows",
+                row.height()
+            )));
+        }
+        let mut beside = Vec::with_capacity(parts.len());
+        for mut part in parts {
+            let height = part.height();
+            for column in row.columns() {
+                part.with_column(column.new_from_index(0, height))?;
+            }
+            beside.push(part);
+        }
+        let rows = Stream::chain(plan.rows, plan.depth, Stream::Parts(beside.into_iter()));
+        Ok(Data::Parts(self.all_parts(rows)?))
+    }
+}
