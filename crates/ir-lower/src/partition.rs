@@ -248,9 +248,11 @@ fn all_row_wise(exprs: &[NamedExpr]) -> bool {
 
 impl PlanNode {
     /// The keys of a filter, a select of a value per row or a with_columns
-    /// that reads other rows than its own only in windows (`over`): keys
-    /// (reading a column) that every window is partitioned by, where
-    /// there are such. Each partition of every window then lies within one
+    /// that reads other rows than its own only in windows (`over`) and
+    /// tests of distinctness (`is_duplicated`, `is_unique`,
+    /// `is_first_distinct`, `is_last_distinct`: each reads the rows of its
+    /// value, as a window by it would): keys (reading a column) that every
+    /// window is partitioned by, where there are such. Each partition of every window then lies within one
     /// group of these keys, so the node runs over buckets of them, each
     /// row beside the rows of its windows' partitions, in the order of
     /// the input. `None` where a part outside the windows reads other
@@ -281,9 +283,23 @@ impl PlanNode {
 }
 
 /// Whether `expr` reads other rows than its own only in windows that
-/// [`PlanNode::window_keys`] takes, their keys kept in `keys` (those
-/// common to all the windows so far).
+/// [`PlanNode::window_keys`] takes and tests of distinctness
+/// (`is_duplicated`, `is_first_distinct`, ...: windows by their value),
+/// their keys kept in `keys` (those common to all of them so far).
 fn row_wise_but_windows(expr: &GpuExpr, keys: &mut Option<Vec<GpuExpr>>) -> bool {
+    // A test of distinctness reads the rows of its value alone: a window
+    // partitioned by it.
+    if let ExprKind::Distinct { input, .. } = &expr.kind {
+        if !(input.is_row_wise() && input.reads_a_column()) {
+            return false;
+        }
+        let key = input.as_ref();
+        *keys = Some(match keys.take() {
+            None => vec![key.clone()],
+            Some(common) => common.into_iter().filter(|k| k == key).collect(),
+        });
+        return true;
+    }
     let ExprKind::Window {
         function,
         partition_by,

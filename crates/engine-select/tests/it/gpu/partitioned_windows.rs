@@ -1,4 +1,4 @@
-//! Windows over partitions: a filter, select or with_columns of windows by common keys runs in buckets of those keys, its rows in the input's order.
+//! Windows over partitions: a filter, select or with_columns of windows (and tests of distinctness) by common keys runs in buckets of those keys, its rows in the input's order.
 
 use super::partitioned::{assert_partitioned_split, table};
 use super::*;
@@ -116,6 +116,25 @@ fn windows_by_common_keys_run_in_buckets_in_the_input_order() {
                     .unwrap()
                     .alias("max by c % 4")]),
         ),
+        (
+            "tests of distinctness, each by its value's bucket",
+            table().filter(col("t").is_duplicated()).with_columns([
+                col("t").is_first_distinct().alias("first"),
+                col("t").is_last_distinct().alias("last"),
+            ]),
+        ),
+        (
+            "tests of distinctness of floats (-0.0 and 0.0, NaN)",
+            table().select([
+                col("f"),
+                col("f").is_unique().alias("unique"),
+                col("f").is_last_distinct().alias("last"),
+            ]),
+        ),
+        (
+            "a test of distinctness of an expression",
+            table().filter((col("c") % lit(5u32)).is_first_distinct()),
+        ),
     ];
     for (name, lf) in cases {
         assert_windows(name, lf, true);
@@ -136,6 +155,10 @@ fn windows_without_a_common_key_or_beside_other_rows_run_whole() {
             "a window beside an aggregation over the whole frame",
             table()
                 .select([(col("c").sum().over([col("s")]).unwrap() - col("c").mean()).alias("d")]),
+        ),
+        (
+            "tests of distinctness of two values",
+            table().filter(col("t").is_unique().or(col("k").is_duplicated())),
         ),
         (
             "a window by a literal",
