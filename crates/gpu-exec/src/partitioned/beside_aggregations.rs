@@ -4,30 +4,27 @@ use std::ops::ControlFlow;
 
 use ir_lower::{GpuPlan, PlanNode};
 
-use super::aggregate::runs;
-use super::{Data, Partitioned, Stream};
+use super::{Data, Partitioned, Stream, over};
 use crate::error::ExecError;
 use crate::execute::unsupported;
 
 impl Partitioned<'_> {
     /// A filter, select or with_columns whose expressions read other rows
-    /// only through aggregations over the whole frame that add up
+    /// only through aggregations over the whole frame
     /// (`Partitioning::BesideAggregations`): the aggregations over the
-    /// partitions of its input, merged into one row, then each partition
-    /// with the row's values as columns beside its own, the node's
-    /// expressions reading them there.
+    /// partitions of its input (as a select of them runs: partial
+    /// aggregations merged, quantiles by ranks), one row, then each
+    /// partition with the row's values as columns beside its own, the
+    /// node's expressions reading them there.
     pub(super) fn beside_aggregations(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         let Some(plan) = node.frame_aggregations() else {
-            return self.on_whole_inputs(node);
-        };
-        let Some(plans) = plan.aggregations.partial_aggregation() else {
             return self.on_whole_inputs(node);
         };
         let rows_run = unsupported(&GpuPlan {
             root: plan.rows.clone(),
         })
         .is_empty();
-        if !(runs(&plans) && rows_run) {
+        if !rows_run {
             return self.on_whole_inputs(node);
         }
         let input = node.inputs()[0];
@@ -35,10 +32,10 @@ impl Partitioned<'_> {
             ControlFlow::Continue(parts) => parts,
             ControlFlow::Break(done) => return Ok(done),
         };
-        let source = Stream::Parts(parts.clone().into_iter());
-        let row = self
-            .aggregated_over(&plan.aggregations, &plans, source, None)?
-            .whole()?;
+        // (The aggregations over the input put together, which the run
+        // cuts into partitions again: as a select of them runs.)
+        let input = Data::Parts(parts.clone()).whole()?;
+        let row = self.run(&over(&plan.aggregations, vec![input]))?.whole()?;
         if row.height() != 1 {
             return Err(ExecError::Unsupported(format!(
                 "aggregations over the whole frame in {} rows",

@@ -11,7 +11,7 @@
 use crate::expr::{ExprKind, GpuExpr, NamedExpr};
 use crate::plan::{OutputSchema, PlanNode};
 
-use super::{named, placeholder};
+use super::{Partitioning, named, placeholder};
 
 /// A node of row-wise expressions beside aggregations over the whole frame
 /// as two plans over placeholder inputs (see
@@ -20,7 +20,8 @@ use super::{named, placeholder};
 pub struct FrameAggregations {
     /// A select over the node's input of its aggregations (each once, in
     /// the order they come, named [`FRAME_AGGREGATION`] and their place),
-    /// of aggregations that add up over partitions.
+    /// which runs over partitions (`Partitioning::Aggregated` or
+    /// `Ranked`).
     pub aggregations: PlanNode,
     /// The node over its input with the aggregations' results beside, as
     /// its last columns (each row the one value): each aggregation read
@@ -37,8 +38,8 @@ pub const FRAME_AGGREGATION: &str = "__polars_gpu_frame_aggregation_";
 impl PlanNode {
     /// A filter, a select of a value per row or a with_columns whose
     /// expressions read other rows than their own only through
-    /// aggregations over the whole frame, which add up over partitions, as
-    /// [`FrameAggregations`]. `None` for other nodes, and where no
+    /// aggregations over the whole frame, whose select runs over
+    /// partitions, as [`FrameAggregations`]. `None` for other nodes, and where no
     /// aggregation is.
     pub fn frame_aggregations(&self) -> Option<FrameAggregations> {
         let (input, exprs): (&PlanNode, Vec<&GpuExpr>) = match self {
@@ -87,7 +88,13 @@ impl PlanNode {
             exprs: named_aggregations,
             schema: beside.clone(),
         };
-        aggregations.partial_aggregation()?;
+        // (Aggregations that add up, or medians and quantiles beside them.)
+        if !matches!(
+            aggregations.partitioning(),
+            Partitioning::Aggregated | Partitioning::Ranked
+        ) {
+            return None;
+        }
         let mut extended = in_schema.clone();
         extended.extend(beside);
         let extended_input = Box::new(placeholder(extended.clone()));

@@ -169,10 +169,13 @@ fn quantiles_of_keys_too_frequent_for_one_bucket_read_ranks_of_sorted_values() {
 
 #[test]
 fn rows_beside_aggregations_over_the_frame_larger_than_the_memory_limit_run_in_partitions() {
-    // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB: a column
-    // less its minimum, and the rows above a sum's share.
+    // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB: columns
+    // less their minimum and median, and the rows above a sum's share.
     let cases = [
-        large(200_000).with_columns([(col("a") - col("a").min()).alias("from min")]),
+        large(200_000).with_columns([
+            (col("a") - col("a").min()).alias("from min"),
+            (col("b").cast(DataType::Float64) - col("b").median()).alias("from median"),
+        ]),
         large(200_000)
             .filter(col("b").gt(col("b").sum() / len().cast(DataType::Int64)))
             .select([col("a"), (col("b") * col("a").max()).alias("x")]),

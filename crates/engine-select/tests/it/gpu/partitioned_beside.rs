@@ -38,6 +38,17 @@ fn rows_beside_aggregations_over_the_frame_run_in_partitions() {
             ]),
         ),
         (
+            "rows beside medians and quantiles (by ranks) and a sum",
+            table()
+                .filter(col("k").gt(col("k").quantile(lit(0.25), QuantileMethod::Lower)))
+                .with_columns([
+                    (col("v") - col("v").median()).alias("from median"),
+                    (col("c").cast(DataType::Float64) - col("c").median()
+                        + col("k").sum().cast(DataType::Float64))
+                    .alias("mixed"),
+                ]),
+        ),
+        (
             "a filter by the length and a sum of booleans",
             table().filter(
                 col("c")
