@@ -1083,7 +1083,7 @@ proptest! {
     #[test]
     fn operators_over_partitions_match_the_in_memory_executor(
         df in (0usize..40).prop_flat_map(crate::properties::frame),
-        pick in 0usize..13,
+        pick in 0usize..14,
     ) {
         let lf = df.lazy();
         let small = col("i") % lit(1000i64);
@@ -1122,6 +1122,9 @@ proptest! {
                 small.clone().sum().over([col("g")]).unwrap().alias("sum"),
                 col("s").first().over([col("g"), col("s")]).unwrap().alias("first"),
             ]),
+            12 => lf
+                .filter(col("f").is_duplicated())
+                .with_columns([col("f").is_last_distinct().alias("last"), col("s").is_unique().alias("u")]),
             11 => lf
                 .filter(col("g").lt(col("g").max()))
                 .with_columns([(small.clone() - small.clone().min() + len().cast(DataType::Int64)).alias("x")]),
