@@ -82,7 +82,9 @@ pub enum Partitioning {
     /// keeps it).
     RightPartitioned,
     /// Both inputs in buckets by a hash of their keys, the buckets joined
-    /// pair by pair (a full join; put back in the order it keeps, if any).
+    /// pair by pair (a full join, or a join validating that the keys of
+    /// the input whose order it keeps are unique: each bucket's checked;
+    /// put back in the order it keeps, if any).
     BothBucketed,
     /// A top-k of a stable sort: the k first of each partition, then the k
     /// first of those (ties stay in the order of the input).
@@ -205,7 +207,12 @@ impl PlanNode {
                     LeftPartitioned
                 } else if matches!(kind, Inner | Right) && keeps_right && !right_unique {
                     RightPartitioned
-                } else if *kind == Full {
+                } else if *kind == Full
+                    || (matches!(kind, Inner | Left | Semi | Anti) && keeps_left)
+                    || (matches!(kind, Inner | Right) && keeps_right)
+                {
+                    // (A join validating the side whose order it keeps: the
+                    // keys of each bucket of that side checked.)
                     BothBucketed
                 } else if (keeps_left && *left_unique) || (keeps_right && *right_unique) {
                     Whole(

@@ -50,6 +50,7 @@ mod partitioned;
 mod partitioned_beside;
 mod partitioned_quantiles;
 mod partitioned_scans;
+mod partitioned_validation;
 mod partitioned_windows;
 mod products;
 mod replace;

@@ -106,14 +106,28 @@ impl Partitioned<'_> {
         // A join keeping an order goes by buckets where its rows can be
         // put back in that order: numbered in both inputs, each output row
         // carries its rows' numbers (see `join_buckets`).
+        // Whose rows' order comes first where the rows are put back.
+        let first = match order {
+            JoinOrder::Left | JoinOrder::LeftRight => JoinSide::Left,
+            _ => JoinSide::Right,
+        };
+        let keeps_left_order = |kind: &JoinKind| {
+            matches!(
+                kind,
+                JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
+            )
+        };
+        let keeps_right_order = |kind: &JoinKind| matches!(kind, JoinKind::Inner | JoinKind::Right);
         let put_back = *order != JoinOrder::None
             && match partitioned {
-                JoinSide::Left => matches!(
-                    kind,
-                    JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
-                ),
-                JoinSide::Right => matches!(kind, JoinKind::Inner | JoinKind::Right),
-                JoinSide::Both => *kind == JoinKind::Full,
+                JoinSide::Left => keeps_left_order(kind),
+                JoinSide::Right => keeps_right_order(kind),
+                // (And a join validating the side whose order it keeps.)
+                JoinSide::Both => {
+                    *kind == JoinKind::Full
+                        || (first == JoinSide::Left && keeps_left_order(kind))
+                        || (first == JoinSide::Right && keeps_right_order(kind))
+                }
             };
         // Whether the join goes by buckets, where the input it does not
         // take in partitions (either, for `Both`) is `large`. (An input may
@@ -127,11 +141,6 @@ impl Partitioned<'_> {
                 && *kind != JoinKind::Cross
                 && large
                 && (*order == JoinOrder::None || put_back)
-        };
-        // Whose rows' order comes first where the rows are put back.
-        let first = match order {
-            JoinOrder::Left | JoinOrder::LeftRight => JoinSide::Left,
-            _ => JoinSide::Right,
         };
         let put_back = put_back.then_some(first);
         let mut unsliced = node.clone();
@@ -219,6 +228,7 @@ impl Partitioned<'_> {
             left_on,
             right_on,
             kind,
+            unique: (left_unique, right_unique),
             ..
         } = node
         else {
@@ -241,8 +251,11 @@ impl Partitioned<'_> {
             }
             None => unsliced.clone(),
         };
-        let keeps_left = matches!(kind, JoinKind::Left | JoinKind::Anti | JoinKind::Full);
-        let keeps_right = matches!(kind, JoinKind::Right | JoinKind::Full);
+        // (A bucket of the side that must be unique runs all the same: its
+        // keys are checked, as over the whole side.)
+        let keeps_left =
+            *left_unique || matches!(kind, JoinKind::Left | JoinKind::Anti | JoinKind::Full);
+        let keeps_right = *right_unique || matches!(kind, JoinKind::Right | JoinKind::Full);
         let mut out = Vec::new();
         for (l, r) in lefts.into_iter().zip(rights) {
             let (l, r) = match (l, r) {
@@ -314,11 +327,19 @@ impl Partitioned<'_> {
             Err(error @ ExecError::Runtime(RuntimeError::OutOfMemory { .. })) => error,
             done => return done.map(|df| vec![df]),
         };
+        // (Not the side that must be unique, whose halves would be checked
+        // apart.)
+        let (left_unique, right_unique) = match each {
+            PlanNode::Join { unique, .. } => *unique,
+            _ => (true, true),
+        };
         let left = matches!(
             kind,
             JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
-        ) && l.height() > 1;
-        let right = matches!(kind, JoinKind::Inner | JoinKind::Right) && r.height() > 1;
+        ) && l.height() > 1
+            && !left_unique;
+        let right =
+            matches!(kind, JoinKind::Inner | JoinKind::Right) && r.height() > 1 && !right_unique;
         let split_left = match (left, right) {
             (true, true) => l.height() >= r.height(),
             (left, right) if left || right => left,
