@@ -1,4 +1,4 @@
-//! Row-wise expressions beside aggregations over the whole frame, over partitions: the aggregations merged into one row first, then each partition with that row's values beside it.
+//! Row-wise expressions beside aggregations over the whole frame, over partitions: the aggregations into one row first, then each partition with that row's values beside it.
 
 use std::ops::ControlFlow;
 

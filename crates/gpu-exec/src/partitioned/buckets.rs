@@ -8,7 +8,8 @@
 //! row number of each group kept beside; the results, put together, are
 //! sorted by it: groups in the order of their first rows, as the
 //! in-memory executor gives them with `maintain_order` (and in some order
-//! without). A filter, select or with_columns of windows by common keys
+//! without). A filter, select or with_columns of windows (and tests of
+//! distinctness, windows by their value) by common keys
 //! (`PlanNode::window_keys`) runs the same way, each row keeping its
 //! number: its rows come back in the order of the input.
 
