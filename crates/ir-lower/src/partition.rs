@@ -56,9 +56,9 @@ pub enum Partitioning {
     /// ranks in that order. A key of many rows needs no bucket of them all.
     Ranked,
     /// A filter, select or with_columns of row-wise expressions beside
-    /// aggregations over the whole frame that add up (see
-    /// [`PlanNode::frame_aggregations`]): the aggregations first, merged
-    /// from every partition into one row, then each partition with that
+    /// aggregations over the whole frame whose select runs over
+    /// partitions (see [`PlanNode::frame_aggregations`]): the
+    /// aggregations first, into one row, then each partition with that
     /// row's values beside it, row-wise.
     BesideAggregations,
     /// Rows put in buckets by a hash of the keys (row-wise expressions), each bucket run whole:
@@ -259,13 +259,13 @@ impl PlanNode {
     /// tests of distinctness (`is_duplicated`, `is_unique`,
     /// `is_first_distinct`, `is_last_distinct`: each reads the rows of its
     /// value, as a window by it would): keys (reading a column) that every
-    /// window is partitioned by, where there are such. Each partition of every window then lies within one
-    /// group of these keys, so the node runs over buckets of them, each
-    /// row beside the rows of its windows' partitions, in the order of
-    /// the input. `None` where a part outside the windows reads other
-    /// rows, a window's keys or order do, a window holds windows or walks
-    /// groups of rows, a key is a list (hashed into no bucket), or the
-    /// windows share no key.
+    /// window is partitioned by, where there are such. Each partition of
+    /// every window then lies within one group of these keys, so the node
+    /// runs over buckets of them, each row beside the rows of its
+    /// windows' partitions, in the order of the input. `None` where a part
+    /// outside the windows reads other rows, a window's keys or order do,
+    /// a window holds windows or walks groups of rows, a key is a list
+    /// (hashed into no bucket), or the windows share no key.
     pub fn window_keys(&self) -> Option<Vec<GpuExpr>> {
         let exprs: Vec<&GpuExpr> = match self {
             PlanNode::Filter { predicate, .. } => vec![predicate],

@@ -103,14 +103,14 @@ impl Partitioned<'_> {
             (JoinOrder::None, JoinKind::Left) => &JoinOrder::Left,
             _ => order,
         };
-        // A join keeping an order goes by buckets where its rows can be
-        // put back in that order: numbered in both inputs, each output row
-        // carries its rows' numbers (see `join_buckets`).
         // Whose rows' order comes first where the rows are put back.
         let first = match order {
             JoinOrder::Left | JoinOrder::LeftRight => JoinSide::Left,
             _ => JoinSide::Right,
         };
+        // A join keeping an order goes by buckets where its rows can be
+        // put back in that order: numbered in both inputs, each output row
+        // carries its rows' numbers (see `join_buckets`).
         let keeps_left_order = |kind: &JoinKind| {
             matches!(
                 kind,
@@ -251,17 +251,18 @@ impl Partitioned<'_> {
             }
             None => unsliced.clone(),
         };
-        // (A bucket of the side that must be unique runs all the same: its
-        // keys are checked, as over the whole side.)
-        let keeps_left =
+        // Whether a bucket of one side's rows alone runs: where the join
+        // keeps them, and for the side that must be unique (its keys are
+        // checked, as over the whole side).
+        let left_alone =
             *left_unique || matches!(kind, JoinKind::Left | JoinKind::Anti | JoinKind::Full);
-        let keeps_right = *right_unique || matches!(kind, JoinKind::Right | JoinKind::Full);
+        let right_alone = *right_unique || matches!(kind, JoinKind::Right | JoinKind::Full);
         let mut out = Vec::new();
         for (l, r) in lefts.into_iter().zip(rights) {
             let (l, r) = match (l, r) {
                 (Some(l), Some(r)) => (l, r),
-                (Some(l), None) if keeps_left => (l, empty_right.clone()),
-                (None, Some(r)) if keeps_right => (empty_left.clone(), r),
+                (Some(l), None) if left_alone => (l, empty_right.clone()),
+                (None, Some(r)) if right_alone => (empty_left.clone(), r),
                 // Nothing of this bucket is in the join.
                 _ => continue,
             };
