@@ -751,10 +751,9 @@ impl PlanNode {
 
 /// A select of aggregations over the whole frame that add up over
 /// partitions, as [`PlanNode::partial_aggregation`] splits a group-by (of
-/// no keys: each partition's partial results one row, merged whole). Not
-/// of firsts or lasts (a partition of no rows has none, and its partial
-/// result is a row all the same), nor of f32 (which Polars adds in f32 in
-/// an order of its own).
+/// no keys: each partition's partial results one row, merged whole; firsts
+/// and lasts from the partitions that have rows). Not of f32 (which Polars
+/// adds in f32 in an order of its own).
 fn select_partials(
     input: &PlanNode,
     exprs: &[NamedExpr],
@@ -772,16 +771,56 @@ fn select_partials(
             &mut merges,
         )?);
     }
-    let excluded = |e: &GpuExpr| match &e.kind {
-        ExprKind::Agg { op, input } => {
-            matches!(op, AggOp::First | AggOp::Last)
-                || e.dtype == GpuDtype::Float32
-                || input.dtype == GpuDtype::Float32
+    let f32 = |e: &GpuExpr| match &e.kind {
+        ExprKind::Agg { input, .. } => {
+            e.dtype == GpuDtype::Float32 || input.dtype == GpuDtype::Float32
         }
         _ => false,
     };
-    if partial_aggs.iter().any(|p| p.expr.any(&excluded)) {
+    if partial_aggs.iter().any(|p| p.expr.any(&f32)) {
         return None;
+    }
+    // A partition of no rows gives a row of partial results all the same,
+    // whose first and last values are none of its: firsts and lasts merge
+    // from the partitions of rows alone (counted beside).
+    let pick = |e: &GpuExpr| {
+        matches!(
+            e.kind,
+            ExprKind::Agg {
+                op: AggOp::First | AggOp::Last,
+                ..
+            }
+        )
+    };
+    if partial_aggs.iter().any(|p| pick(&p.expr)) {
+        let (u32, boolean) = (GpuDtype::UInt32, GpuDtype::Boolean);
+        let len = GpuExpr {
+            kind: ExprKind::Len,
+            dtype: u32,
+        };
+        let rows = partial_column(0, &mut partial_aggs, len);
+        let some = (rows.clone()).binary(
+            BinaryOp::Gt,
+            GpuExpr::literal(Scalar::UInt(0), u32),
+            boolean,
+        );
+        for merge in merges.iter_mut() {
+            if let ExprKind::Agg {
+                op: op @ (AggOp::First | AggOp::Last),
+                input,
+            } = &mut merge.kind
+            {
+                let of_rows = GpuExpr {
+                    dtype: input.dtype,
+                    kind: ExprKind::Where {
+                        input: input.clone(),
+                        by: Box::new(some.clone()),
+                    },
+                };
+                *merge = of_rows.aggregated(op.clone(), merge.dtype);
+            }
+        }
+        merges.push(rows.aggregated(AggOp::Sum, u32));
     }
     let partial_schema: OutputSchema = partial_aggs.iter().map(NamedExpr::output_column).collect();
     let merge_exprs = (merges.into_iter().zip(&partial_schema))

@@ -719,8 +719,8 @@ fn group_bys_of_aggregations_that_add_up_aggregate_each_partition() {
         .agg([col("f").std(1).alias("std"), col("f").var(0).alias("var")]);
     assert_partitioned_close("spreads of NaN, infinities and nulls", odd);
     // Over the whole frame: each partition's partial results a row,
-    // merged whole; over no rows too (sums 0, extremes, means and spreads
-    // null, counts 0).
+    // merged whole; over no rows too (sums 0, extremes, means, spreads,
+    // firsts and lasts null, counts 0).
     let whole = |lf: LazyFrame| {
         lf.select([
             col("k").sum().alias("sum"),
@@ -733,6 +733,9 @@ fn group_bys_of_aggregations_that_add_up_aggregate_each_partition() {
             col("v").std(1).alias("std"),
             col("k").var(0).alias("var"),
             (col("c").sum() * lit(2u32)).alias("twice"),
+            col("t").first().alias("first"),
+            col("k").last().alias("last"),
+            (col("c").first() + col("c").last()).alias("first and last"),
         ])
     };
     assert_partitioned_close("aggregations over the frame", whole(table()));
@@ -743,6 +746,12 @@ fn group_bys_of_aggregations_that_add_up_aggregate_each_partition() {
     assert_partitioned_close(
         "aggregations over no rows",
         whole(table().filter(col("k").gt(lit(100)))),
+    );
+    // Firsts and lasts from the partitions of rows alone (a filter leaves
+    // partitions of none before and after them).
+    assert_partitioned_close(
+        "aggregations over a filter keeping rows in the middle",
+        whole(table().filter(col("c").gt(lit(15u32)))),
     );
 }
 

@@ -58,6 +58,14 @@ fn rows_beside_aggregations_over_the_frame_run_in_partitions() {
             ),
         ),
         (
+            "rows beside the first and last values (of the partitions of rows)",
+            table()
+                .filter(col("c").gt(lit(12u32)))
+                .with_columns([(col("k") - col("k").first()
+                    + col("s").last().cast(DataType::Int64))
+                .alias("x")]),
+        ),
+        (
             "aggregations after a filter",
             table().filter(col("s").neq(lit(0i16))).select([
                 col("d"),
@@ -74,8 +82,9 @@ fn rows_beside_aggregations_over_the_frame_run_in_partitions() {
 fn rows_beside_aggregations_that_do_not_add_up_run_whole() {
     let cases: Vec<(&str, LazyFrame)> = vec![
         (
-            "beside a first value",
-            table().with_columns([(col("k") - col("k").first()).alias("from first")]),
+            "beside a count of distinct values",
+            table()
+                .with_columns([(col("k") - col("k").n_unique().cast(DataType::Int64)).alias("d")]),
         ),
         (
             "beside a window",
