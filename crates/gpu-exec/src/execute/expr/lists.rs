@@ -866,6 +866,24 @@ impl Executor<'_> {
                 }
             }
             ListFunction::Agg { aggregation, .. } => {
+                // The place of an extreme of a list of no valid value:
+                // Polars, taking each list as a group, gives 0 or null by
+                // its path.
+                let place_of_extreme = aggregation.find(&|e| {
+                    matches!(
+                        e.kind,
+                        ExprKind::Agg {
+                            op: AggOp::ArgMin | AggOp::ArgMax,
+                            ..
+                        }
+                    )
+                });
+                if let Some(ExprKind::Agg { input, .. }) = place_of_extreme.map(|e| &e.kind) {
+                    let what = "the place of an extreme of a list of no valid value (Polars \
+                                gives 0 or null, by its path)";
+                    let checked = values_frame.insert(child_frame()?);
+                    self.check_no_valid_value(checked, input, &rows, &starts, false, what)?;
+                }
                 let dtype = aggregation.dtype;
                 (aggregation.as_ref().clone(), column_ref(0, dtype))
             }

@@ -656,6 +656,29 @@ fn aggregations_of_groups_without_a_valid_value_are_polars_own() {
     }
 }
 
+/// The place of an extreme of the rows `gather_every` keeps, each group's
+/// taken as a list: of a group keeping one null, Polars gives 0 here (fuzz
+/// seed 5774, case 265); the device leaves a list of no valid value to
+/// Polars.
+#[test]
+fn places_of_extremes_of_kept_rows_without_a_valid_value_are_polars_own() {
+    let t0 = DataFrame::new(
+        2,
+        vec![
+            Column::new("b".into(), [None::<i32>, Some(59i32)])
+                .cast(&DataType::Date)
+                .unwrap(),
+        ],
+    )
+    .unwrap();
+    let time = lit(Scalar::from(46800000000001i64)).cast(DataType::Time);
+    let lf = t0
+        .lazy()
+        .group_by_stable([time.alias("k3"), col("b")])
+        .agg([col("b").gather_every(3usize, 0usize).arg_min().alias("x5")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
+
 /// Polars' `sort` of floats is unstable: where -0.0 and 0.0 meet, the
 /// order is its own.
 #[test]
