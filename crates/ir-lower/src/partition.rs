@@ -300,11 +300,7 @@ fn row_wise_but_windows(expr: &GpuExpr, keys: &mut Option<Vec<GpuExpr>>) -> bool
         if !(input.is_row_wise() && input.reads_a_column()) {
             return false;
         }
-        let key = input.as_ref();
-        *keys = Some(match keys.take() {
-            None => vec![key.clone()],
-            Some(common) => common.into_iter().filter(|k| k == key).collect(),
-        });
+        keep_common(keys, vec![input.as_ref().clone()]);
         return true;
     }
     let ExprKind::Window {
@@ -338,14 +334,19 @@ fn row_wise_but_windows(expr: &GpuExpr, keys: &mut Option<Vec<GpuExpr>>) -> bool
         return false;
     }
     let these = partition_by.iter().filter(|key| key.reads_a_column());
+    keep_common(keys, these.cloned().collect());
+    true
+}
+
+/// `keys` (`None`: none seen yet) as those of them among `these` too.
+fn keep_common(keys: &mut Option<Vec<GpuExpr>>, these: Vec<GpuExpr>) {
     *keys = Some(match keys.take() {
-        None => these.cloned().collect(),
+        None => these,
         Some(common) => common
             .into_iter()
-            .filter(|key| partition_by.contains(key))
+            .filter(|key| these.contains(key))
             .collect(),
     });
-    true
 }
 
 /// Whether `e` itself (not its parts) makes its rows' values of other

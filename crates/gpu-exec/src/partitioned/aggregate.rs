@@ -11,8 +11,13 @@ use crate::execute::{typed_null_over_no_groups, unsupported};
 
 /// Whether the executor runs each of a partial aggregation's plans.
 pub(super) fn runs(plans: &PartialAggregation) -> bool {
-    let runs = |plan: &PlanNode| unsupported(&GpuPlan { root: plan.clone() }).is_empty();
-    runs(&plans.partial) && runs(&plans.merge) && runs(&plans.finish)
+    plan_runs(&plans.partial) && plan_runs(&plans.merge) && plan_runs(&plans.finish)
+}
+
+/// Whether the executor runs the plan of `root` (its last check finds
+/// nothing it cannot compute).
+pub(super) fn plan_runs(root: &PlanNode) -> bool {
+    unsupported(&GpuPlan { root: root.clone() }).is_empty()
 }
 
 impl Partitioned<'_> {

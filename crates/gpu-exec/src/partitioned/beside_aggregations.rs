@@ -2,11 +2,11 @@
 
 use std::ops::ControlFlow;
 
-use ir_lower::{GpuPlan, PlanNode};
+use ir_lower::PlanNode;
 
+use super::aggregate::plan_runs;
 use super::{Data, Partitioned, Stream, over};
 use crate::error::ExecError;
-use crate::execute::unsupported;
 
 impl Partitioned<'_> {
     /// A filter, select or with_columns whose expressions read other rows
@@ -20,11 +20,7 @@ impl Partitioned<'_> {
         let Some(plan) = node.frame_aggregations() else {
             return self.on_whole_inputs(node);
         };
-        let rows_run = unsupported(&GpuPlan {
-            root: plan.rows.clone(),
-        })
-        .is_empty();
-        if !rows_run {
+        if !plan_runs(&plan.rows) {
             return self.on_whole_inputs(node);
         }
         let input = node.inputs()[0];

@@ -12,7 +12,7 @@
 //! executor's kernel computes it (Polars' `quantile_idx` and
 //! interpolations).
 
-use ir_lower::{GpuPlan, PlanNode, QUANTILE_VALUE, RankedQuantile, RankedValues};
+use ir_lower::{PlanNode, QUANTILE_VALUE, RankedQuantile};
 use polars::prelude::{
     DataFrame, DataType, Float64Chunked, IdxSize, IntoColumn, NamedFrom, Series,
     SortMultipleOptions,
@@ -20,10 +20,10 @@ use polars::prelude::{
 
 use std::ops::ControlFlow;
 
-use super::aggregate::runs;
+use super::aggregate::{plan_runs, runs};
 use super::{Data, Partitioned, Stream, over, sliced_result};
 use crate::error::ExecError;
-use crate::execute::{Executor, unsupported};
+use crate::execute::Executor;
 use gpu_runtime::ops::QuantileMethod;
 
 /// The column numbering the groups in the order of their first rows.
@@ -45,7 +45,6 @@ impl Partitioned<'_> {
         let Some(plans) = ranked.counts.partial_aggregation() else {
             return self.bucketed(node);
         };
-        let plan_runs = |root: &PlanNode| unsupported(&GpuPlan { root: root.clone() }).is_empty();
         if !(runs(&plans)
             && (ranked.sorted.iter()).all(|v| plan_runs(&v.values) && plan_runs(&v.sort)))
         {
@@ -83,13 +82,22 @@ impl Partitioned<'_> {
             let values = self.all_parts(values)?;
             let sorted = self.ranges_over(&of.sort, values)?;
             let runs = SortedValues::new(sorted.into_parts())?;
-            let group = Groups {
-                counts: &counts,
+            let zeros = match &of.zeros {
+                Some((negative, positive)) => Some((
+                    u32_column(&counts, negative)?,
+                    u32_column(&counts, positive)?,
+                )),
+                None => None,
+            };
+            let groups = Groups {
+                rows: counts.height(),
                 lengths: &lengths,
                 order: &order,
+                valid: &u32_column(&counts, &of.count)?,
+                zeros: zeros.as_ref(),
             };
             for quantile in ranked.quantiles.iter().filter(|q| q.of == i) {
-                picked.push(picks(quantile, of, &group, &runs)?);
+                picked.push(picks(quantile, &groups, &runs)?);
             }
         }
         // The node's columns: the keys and other aggregations, and the
@@ -110,20 +118,22 @@ impl Partitioned<'_> {
     }
 }
 
-/// The groups of a [`RankedQuantiles`]' counts: `counts` (in the order of
-/// their first rows), their `lengths` (rows), and `order`: the groups in
-/// the order of their keys.
+/// The groups of a [`RankedQuantiles`]' counts, `rows` of them (in the
+/// order of their first rows): their `lengths` (rows), `order` (the groups
+/// in the order of their keys), and of the values one sort read, each
+/// group's `valid` ones and `zeros` of each sign (of floats).
 struct Groups<'a> {
-    counts: &'a DataFrame,
+    rows: usize,
     lengths: &'a [u32],
     order: &'a [usize],
+    valid: &'a [u32],
+    zeros: Option<&'a (Vec<u32>, Vec<u32>)>,
 }
 
 /// `quantile` of each group of `groups`, read in `runs` (the valid values
-/// of `of`, sorted), as a series named as the node's column.
+/// it reads, sorted), as a series named as the node's column.
 fn picks(
     quantile: &RankedQuantile,
-    of: &RankedValues,
     groups: &Groups,
     runs: &SortedValues,
 ) -> Result<Series, ExecError> {
@@ -131,18 +141,13 @@ fn picks(
         ExecError::Unsupported(format!("the quantile method {}", quantile.method))
     })?;
     let Groups {
-        counts,
+        rows,
         lengths,
         order,
+        valid,
+        zeros,
     } = *groups;
-    let valid = u32_column(counts, &of.count)?;
-    let zeros = match &of.zeros {
-        Some((negative, positive)) => {
-            Some((u32_column(counts, negative)?, u32_column(counts, positive)?))
-        }
-        None => None,
-    };
-    let mut out = vec![None; counts.height()];
+    let mut out = vec![None; rows];
     let mut start = 0usize;
     for &group in order {
         let count = valid[group] as usize;
@@ -152,7 +157,7 @@ fn picks(
                 ExecError::Unsupported("a group of more valid values than rows".into())
             })?;
         let value = pick(runs, start, count, nulls, quantile.quantile, method)?;
-        if let (Some(value), Some((negative, positive))) = (value, &zeros)
+        if let (Some(value), Some((negative, positive))) = (value, zeros)
             && value == 0.0
             && negative[group] > 0
             && positive[group] > 0

@@ -428,21 +428,16 @@ impl ExprLowering<'_> {
     /// otherwise.
     fn common_filter(&self, node: Node) -> Option<Node> {
         let mut by_node: Option<Node> = None;
-        let of_every_row = |n: Node| {
-            polars_plan::plans::is_length_preserving_ae(n, self.arena)
-                && !self.arena.iter(n).any(|(_, e)| {
-                    matches!(
-                        e,
-                        AExpr::Filter { .. } | AExpr::Slice { .. } | AExpr::Agg(_) | AExpr::Len
-                    )
-                })
-        };
         self.through_elementwise(node, |e| {
             let AExpr::Filter { input, by } = e else {
                 return None;
             };
             let literal = matches!(self.arena.get(*by), AExpr::Literal(_));
-            if by_node.is_some() || literal || !of_every_row(*input) || !of_every_row(*by) {
+            if by_node.is_some()
+                || literal
+                || !self.each_row_alone(*input)
+                || !self.each_row_alone(*by)
+            {
                 return None;
             }
             by_node = Some(*by);
@@ -474,16 +469,21 @@ impl ExprLowering<'_> {
         let AExpr::Filter { input, by } = self.arena.get(node) else {
             return None;
         };
-        let of_every_row = |n: Node| {
-            polars_plan::plans::is_length_preserving_ae(n, self.arena)
-                && !self.arena.iter(n).any(|(_, e)| {
-                    matches!(
-                        e,
-                        AExpr::Filter { .. } | AExpr::Slice { .. } | AExpr::Agg(_) | AExpr::Len
-                    )
-                })
-        };
-        (of_every_row(*input) && of_every_row(*by)).then_some((*input, *by))
+        (self.each_row_alone(*input) && self.each_row_alone(*by)).then_some((*input, *by))
+    }
+
+    /// Whether the expression at `n` gives a value of every row, not
+    /// itself filtered, sliced or aggregated (a filter's input and
+    /// predicate that [`Self::common_filter`] and
+    /// [`Self::filter_of_every_row`] take).
+    fn each_row_alone(&self, n: Node) -> bool {
+        polars_plan::plans::is_length_preserving_ae(n, self.arena)
+            && !self.arena.iter(n).any(|(_, e)| {
+                matches!(
+                    e,
+                    AExpr::Filter { .. } | AExpr::Slice { .. } | AExpr::Agg(_) | AExpr::Len
+                )
+            })
     }
 
     /// `input.filter(by).slice(offset, length)` (at `node`; `head`, a
