@@ -866,23 +866,26 @@ impl Executor<'_> {
                 }
             }
             ListFunction::Agg { aggregation, .. } => {
-                // The place of an extreme of a list of no valid value:
-                // Polars, taking each list as a group, gives 0 or null by
-                // its path.
-                let place_of_extreme = aggregation.find(&|e| {
-                    matches!(
-                        e.kind,
-                        ExprKind::Agg {
-                            op: AggOp::ArgMin | AggOp::ArgMax,
-                            ..
-                        }
-                    )
+                // The place of an extreme of a list of no valid value (of
+                // each such input): Polars, taking each list as a group,
+                // gives 0 or null by its path.
+                let mut places_of = Vec::new();
+                aggregation.visit(&mut |e| {
+                    if let ExprKind::Agg {
+                        op: AggOp::ArgMin | AggOp::ArgMax,
+                        input,
+                    } = &e.kind
+                    {
+                        places_of.push(input.as_ref().clone());
+                    }
                 });
-                if let Some(ExprKind::Agg { input, .. }) = place_of_extreme.map(|e| &e.kind) {
+                if !places_of.is_empty() {
                     let what = "the place of an extreme of a list of no valid value (Polars \
                                 gives 0 or null, by its path)";
                     let checked = values_frame.insert(child_frame()?);
-                    self.check_no_valid_value(checked, input, &rows, &starts, false, what)?;
+                    for input in &places_of {
+                        self.check_no_valid_value(checked, input, &rows, &starts, false, what)?;
+                    }
                 }
                 let dtype = aggregation.dtype;
                 (aggregation.as_ref().clone(), column_ref(0, dtype))

@@ -677,6 +677,20 @@ fn places_of_extremes_of_kept_rows_without_a_valid_value_are_polars_own() {
         .group_by_stable([time.alias("k3"), col("b")])
         .agg([col("b").gather_every(3usize, 0usize).arg_min().alias("x5")]);
     assert_same_as_cpu(lf, ORDERED);
+    // The same of a `list.agg` written by the user: a list of one null,
+    // whose `arg_min` Polars gives as 0 there.
+    let lists = df!("g" => [1i64, 2, 1])
+        .unwrap()
+        .lazy()
+        .with_columns([when(col("g").eq(lit(2)))
+            .then(concat_list([lit(NULL).cast(DataType::Int64)]).unwrap())
+            .otherwise(concat_list([col("g"), col("g")]).unwrap())
+            .alias("l")]);
+    let places = element().arg_min() + element().fill_null(lit(0i64)).arg_max();
+    assert_same_as_cpu(
+        lists.select([col("l").list().agg(places).alias("x")]),
+        ORDERED,
+    );
 }
 
 /// Polars' `sort` of floats is unstable: where -0.0 and 0.0 meet, the
