@@ -17,6 +17,7 @@ use crate::plan::{JoinKind, JoinOrder, OutputSchema, PlanNode};
 
 mod frame_aggregations;
 mod quantiles;
+mod window_steps;
 pub use frame_aggregations::{FRAME_AGGREGATION, FrameAggregations};
 pub use quantiles::{QUANTILE_VALUE, RankedQuantile, RankedQuantiles, RankedValues};
 
@@ -69,11 +70,20 @@ pub enum Partitioning {
     /// [`PlanNode::window_keys`]). The results are put back in the order
     /// of their first rows (of their rows, for windows).
     Bucketed,
+    /// A filter, select or with_columns whose expressions read other rows
+    /// only in windows (and tests of distinctness) of row-wise keys that
+    /// no one key is common to (see [`PlanNode::window_steps`]): each set
+    /// of windows sharing a key computed in a step of its own
+    /// ([`Partitioning::Bucketed`]), one after the other, then the node
+    /// reading their values from the steps' columns, row-wise.
+    Stepped,
     /// The left input in partitions, the right one whole (a join whose
     /// rows follow the left's, in an order the query leaves open or by the
     /// left rows first); both in buckets by a hash of their keys where the
     /// right one is large (the joined rows put back in the left's order
-    /// where the join keeps it).
+    /// where the join keeps it). For an as-of join without `by` groups,
+    /// each left partition behind the last row of a valid key before it,
+    /// so that the check of the left key's order spans the partitions.
     LeftPartitioned,
     /// The right input in partitions, the left one whole (a right or
     /// inner join whose rows follow the right's, in an order the query
@@ -84,7 +94,8 @@ pub enum Partitioning {
     /// Both inputs in buckets by a hash of their keys, the buckets joined
     /// pair by pair (a full join, or a join validating that the keys of
     /// the input whose order it keeps are unique: each bucket's checked;
-    /// put back in the order it keeps, if any).
+    /// put back in the order it keeps, if any; an as-of join by groups,
+    /// by its `by` columns, put back in the left's order).
     BothBucketed,
     /// A top-k of a stable sort: the k first of each partition, then the k
     /// first of those (ties stay in the order of the input).
@@ -119,6 +130,7 @@ impl PlanNode {
             {
                 BesideAggregations
             }
+            PlanNode::Filter { .. } if self.in_steps() => Stepped,
             PlanNode::Filter { .. } => Whole("a filter reading other rows than its own"),
             PlanNode::Select { exprs, .. }
                 if all_row_wise(exprs) && exprs.iter().any(|e| e.expr.reads_a_column()) =>
@@ -127,6 +139,7 @@ impl PlanNode {
             }
             PlanNode::Select { .. } if self.partial_aggregation().is_some() => Aggregated,
             PlanNode::Select { .. } if self.ranked_quantiles().is_some() => Ranked,
+            PlanNode::Select { .. } if self.in_steps() => Stepped,
             PlanNode::Select { .. } => {
                 Whole("a select reading other rows than its own, or giving one row")
             }
@@ -135,6 +148,7 @@ impl PlanNode {
                 broadcast: true,
                 ..
             } if all_row_wise(exprs) => RowWise,
+            PlanNode::WithColumns { .. } if self.in_steps() => Stepped,
             PlanNode::WithColumns { .. } => Whole("a with_columns reading other rows than its own"),
             PlanNode::RowIndex { .. } => Numbered,
             // Each row's lists become rows of their own.
@@ -170,9 +184,11 @@ impl PlanNode {
                 Whole(LIST_KEYS)
             }
             PlanNode::Distinct { .. } => Bucketed,
-            // Each left row's match depends on the whole right key, and
-            // Polars' on the left keys before it.
-            PlanNode::AsofJoin { .. } => Whole("a join_asof"),
+            // Each left row's match depends on the whole right key (of its
+            // group), and Polars' on the left keys before it: the executor
+            // checks them sorted, across partitions too.
+            PlanNode::AsofJoin { by, .. } if by.is_empty() => LeftPartitioned,
+            PlanNode::AsofJoin { .. } => BothBucketed,
             PlanNode::Join {
                 kind,
                 order,
@@ -294,26 +310,41 @@ impl PlanNode {
 /// (`is_duplicated`, `is_first_distinct`, ...: windows by their value),
 /// their keys kept in `keys` (those common to all of them so far).
 fn row_wise_but_windows(expr: &GpuExpr, keys: &mut Option<Vec<GpuExpr>>) -> bool {
-    // A test of distinctness reads the rows of its value alone: a window
-    // partitioned by it.
-    if let ExprKind::Distinct { input, .. } = &expr.kind {
-        if !(input.is_row_wise() && input.reads_a_column()) {
+    if matches!(
+        expr.kind,
+        ExprKind::Window { .. } | ExprKind::Distinct { .. }
+    ) {
+        let Some(these) = window_of_keys(expr) else {
             return false;
-        }
-        keep_common(keys, vec![input.as_ref().clone()]);
+        };
+        keep_common(keys, these);
         return true;
     }
-    let ExprKind::Window {
-        function,
-        partition_by,
-        order_by,
-    } = &expr.kind
-    else {
-        return !reads_other_rows_itself(expr)
-            && expr
-                .children()
-                .into_iter()
-                .all(|child| row_wise_but_windows(child, keys));
+    !reads_other_rows_itself(expr)
+        && expr
+            .children()
+            .into_iter()
+            .all(|child| row_wise_but_windows(child, keys))
+}
+
+/// The keys that partition the rows of `expr`, a window or a test of
+/// distinctness (which reads the rows of its value alone: a window
+/// partitioned by it), where buckets of them may compute it: its row-wise
+/// keys that read a column (none: a window of the whole frame). `None` for
+/// other expressions, and where its keys or its order read other rows, or
+/// it holds windows or walks groups of rows.
+fn window_of_keys(expr: &GpuExpr) -> Option<Vec<GpuExpr>> {
+    let (function, partition_by, order_by) = match &expr.kind {
+        ExprKind::Distinct { input, .. } => {
+            return (input.is_row_wise() && input.reads_a_column())
+                .then(|| vec![input.as_ref().clone()]);
+        }
+        ExprKind::Window {
+            function,
+            partition_by,
+            order_by,
+        } => (function, partition_by, order_by),
+        _ => return None,
     };
     let inside = |e: &GpuExpr| {
         matches!(
@@ -331,11 +362,10 @@ fn row_wise_but_windows(expr: &GpuExpr, keys: &mut Option<Vec<GpuExpr>>) -> bool
             .as_ref()
             .is_some_and(|order| !order.key.is_row_wise())
     {
-        return false;
+        return None;
     }
-    let these = partition_by.iter().filter(|key| key.reads_a_column());
-    keep_common(keys, these.cloned().collect());
-    true
+    let keys = partition_by.iter().filter(|key| key.reads_a_column());
+    Some(keys.cloned().collect())
 }
 
 /// `keys` (`None`: none seen yet) as those of them among `these` too.

@@ -47,6 +47,7 @@ mod one_value;
 mod operators;
 mod parsed_temporals;
 mod partitioned;
+mod partitioned_asof;
 mod partitioned_beside;
 mod partitioned_quantiles;
 mod partitioned_scans;

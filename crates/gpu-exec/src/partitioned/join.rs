@@ -419,7 +419,10 @@ fn numbered_join(
 }
 
 /// A join's results, in partitions, cut to its `slice`.
-fn sliced_parts(out: Vec<DataFrame>, slice: Option<(i64, usize)>) -> Result<Data, ExecError> {
+pub(super) fn sliced_parts(
+    out: Vec<DataFrame>,
+    slice: Option<(i64, usize)>,
+) -> Result<Data, ExecError> {
     if out.is_empty() {
         return Err(ExecError::Unsupported(
             "a partitioned join of no partitions".into(),

@@ -43,6 +43,7 @@ use crate::execute::{Resident, Spilled, execute_counting, held_as_polars_holds, 
 use gpu_runtime::RuntimeError;
 
 mod aggregate;
+mod asof_join;
 mod beside_aggregations;
 mod buckets;
 mod join;
@@ -52,6 +53,7 @@ mod rows;
 mod scans;
 mod sort;
 mod top_k;
+mod window_steps;
 
 use join::JoinSide;
 use profile::PartitionProfile;
@@ -545,6 +547,11 @@ impl Partitioned<'_> {
             (_, Partitioning::Ranked) => self.ranked(node),
             (_, Partitioning::BesideAggregations) => self.beside_aggregations(node),
             (_, Partitioning::Bucketed) => self.bucketed(node),
+            (_, Partitioning::Stepped) => self.stepped(node),
+            (
+                PlanNode::AsofJoin { .. },
+                Partitioning::LeftPartitioned | Partitioning::BothBucketed,
+            ) => self.asof_join(node),
             (_, Partitioning::LeftPartitioned) => self.join(node, JoinSide::Left),
             (_, Partitioning::RightPartitioned) => self.join(node, JoinSide::Right),
             (_, Partitioning::BothBucketed) => self.join(node, JoinSide::Both),

@@ -379,6 +379,17 @@ fn random_op(
         context: Context::Rows,
     };
     Some(match g.rng.random_range(0..100) {
+        // Windows by keys of their own (which the partitioned executor
+        // runs in steps where they share none).
+        0..=17 if g.rng.random_bool(0.12) => Plan::Filter(input, g.predicate_of_own_windows(depth)),
+        18..=31 if g.rng.random_bool(0.1) => {
+            let es = g.windows_by_own_keys(depth);
+            Plan::Select(input, named(es, fresh, &schema, "x"))
+        }
+        32..=49 if g.rng.random_bool(0.12) => {
+            let es = g.windows_by_own_keys(depth);
+            Plan::WithColumns(input, named(es, fresh, &schema, "x"))
+        }
         0..=17 => Plan::Filter(input, g.value(Ty::Bool, depth)),
         // The distinct values of one expression and their counts.
         18..=31 if g.rng.random_bool(0.05) => {

@@ -3,7 +3,7 @@
 use super::*;
 
 /// Polars' `join_asof` arguments (without `by` groups; see [`by`]).
-fn asof(
+pub(super) fn asof(
     strategy: AsofStrategy,
     allow_eq: bool,
     tolerance: Option<Scalar>,
@@ -20,7 +20,7 @@ fn asof(
     })))
 }
 
-const STRATEGIES: [AsofStrategy; 3] = [
+pub(super) const STRATEGIES: [AsofStrategy; 3] = [
     AsofStrategy::Backward,
     AsofStrategy::Forward,
     AsofStrategy::Nearest,
@@ -28,7 +28,7 @@ const STRATEGIES: [AsofStrategy; 3] = [
 
 /// Left and right frames keyed by `t`, ascending with nulls first and
 /// runs of equal keys; both have a column `v` (the right one suffixed).
-fn sides() -> (LazyFrame, LazyFrame) {
+pub(super) fn sides() -> (LazyFrame, LazyFrame) {
     let left = df!(
         "t" => [None, None, Some(1i64), Some(2), Some(2), Some(4), Some(7), Some(10), Some(15), Some(20), Some(31)],
         "v" => [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20],
@@ -286,7 +286,7 @@ fn join_asof_takes_left_nulls_anywhere_and_right_nulls_at_either_end_where_polar
 }
 
 /// `args` by the groups of the columns named.
-fn by(mut args: JoinArgs, left: &[&str], right: &[&str]) -> JoinArgs {
+pub(super) fn by(mut args: JoinArgs, left: &[&str], right: &[&str]) -> JoinArgs {
     if let JoinType::AsOf(options) = &mut args.how {
         options.left_by = Some(left.iter().map(|&name| name.into()).collect());
         options.right_by = Some(right.iter().map(|&name| name.into()).collect());
@@ -298,7 +298,7 @@ fn by(mut args: JoinArgs, left: &[&str], right: &[&str]) -> JoinArgs {
 /// `k` and `q` the same groups as integers):
 /// the left keys ascending throughout, the right ones within each group
 /// only, nulls first in each.
-fn grouped_sides() -> (LazyFrame, LazyFrame) {
+pub(super) fn grouped_sides() -> (LazyFrame, LazyFrame) {
     let left = df!(
         "t" => [None, Some(1i64), Some(2), Some(2), Some(4), Some(6), Some(7), Some(10), Some(15), Some(20), Some(31)],
         "g" => [Some("a"), Some("b"), Some("a"), Some("b"), None, Some("a"), Some("c"), Some("b"), Some("a"), Some("b"), Some("a")],

@@ -1,4 +1,4 @@
-//! Windows over partitions: a filter, select or with_columns of windows (and tests of distinctness) by common keys runs in buckets of those keys, its rows in the input's order.
+//! Windows over partitions: a filter, select or with_columns of windows (and tests of distinctness) by common keys runs in buckets of those keys, its rows in the input's order; of windows sharing no key, in steps by buckets of each.
 
 use super::partitioned::{assert_partitioned_split, table};
 use super::*;
@@ -142,7 +142,9 @@ fn windows_by_common_keys_run_in_buckets_in_the_input_order() {
 }
 
 #[test]
-fn windows_without_a_common_key_or_beside_other_rows_run_whole() {
+fn windows_without_a_common_key_run_in_steps_by_buckets_of_each() {
+    // Each set of windows sharing a key a with_columns of its own, by
+    // buckets of that key, then the node over their values, row-wise.
     let cases: Vec<(&str, LazyFrame)> = vec![
         (
             "windows by keys sharing none",
@@ -152,19 +154,84 @@ fn windows_without_a_common_key_or_beside_other_rows_run_whole() {
             ]),
         ),
         (
+            "tests of distinctness of two values",
+            table().filter(col("t").is_unique().or(col("k").is_duplicated())),
+        ),
+        (
+            "a with_columns replacing a column and adding others, of windows of three keys, two \
+             of them sharing one",
+            table().with_columns([
+                (col("v") - col("v").mean().over([col("k")]).unwrap()).alias("v"),
+                (col("c").max().over([col("s"), col("t")]).unwrap()
+                    - col("c").min().over([col("t")]).unwrap())
+                .alias("spread"),
+                col("v")
+                    .rank(RankOptions::default(), None)
+                    .over([col("s")])
+                    .unwrap()
+                    .alias("r"),
+                col("t").is_first_distinct().alias("first t"),
+            ]),
+        ),
+        (
+            "a filter by windows of two keys",
+            table().filter(
+                col("v")
+                    .gt(col("v").mean().over([col("s")]).unwrap())
+                    .and(col("c").lt_eq(col("c").max().over([col("d")]).unwrap())),
+            ),
+        ),
+        (
+            "an ordered window and a window of the same function by another key",
+            table().select([
+                col("k"),
+                col("c")
+                    .cum_sum(false)
+                    .over_with_options(
+                        Some(vec![col("s")]),
+                        Some((vec![col("v")], SortOptions::default())),
+                        WindowMapping::GroupsToRows,
+                    )
+                    .unwrap()
+                    .alias("running"),
+                (col("c").cast(DataType::Int64) - col("c").sum().over([col("k")]).unwrap())
+                    .alias("rest"),
+            ]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_windows(name, lf, true);
+    }
+}
+
+#[test]
+fn windows_beside_other_rows_or_of_the_whole_frame_run_whole() {
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
             "a window beside an aggregation over the whole frame",
             table()
                 .select([(col("c").sum().over([col("s")]).unwrap() - col("c").mean()).alias("d")]),
-        ),
-        (
-            "tests of distinctness of two values",
-            table().filter(col("t").is_unique().or(col("k").is_duplicated())),
         ),
         (
             "a window by a literal",
             table().select([
                 col("k"),
                 col("c").sum().over([lit(1)]).unwrap().alias("all"),
+            ]),
+        ),
+        (
+            "a window by a literal beside one by a column",
+            table().select([
+                col("c").sum().over([lit(1)]).unwrap().alias("all"),
+                col("c").sum().over([col("s")]).unwrap().alias("by s"),
+            ]),
+        ),
+        (
+            "a window beside a shift",
+            table().select([
+                col("c").shift(lit(1)).alias("before"),
+                col("c").sum().over([col("s")]).unwrap().alias("by s"),
+                col("c").sum().over([col("t")]).unwrap().alias("by t"),
             ]),
         ),
     ];

@@ -14,6 +14,67 @@ impl Grammar<'_> {
         E::new(Op::Over, args)
     }
 
+    /// Two or three windows, each by one or two columns of its own (of
+    /// types drawn): in one node they often share no key, which the
+    /// partitioned executor runs in steps, each set of windows sharing a
+    /// key in one; now and then a test of distinctness of a column (a
+    /// window by its value) beside them.
+    pub fn windows_by_own_keys(&mut self, depth: u32) -> Vec<E> {
+        let n = self.rng.random_range(2..4);
+        let mut windows = Vec::with_capacity(n + 1);
+        for _ in 0..n {
+            let ty = self.any_ty();
+            let saved = self.context;
+            self.context = Context::Groups;
+            let f = self.window_body(ty, |g| g.window_function(ty, depth));
+            self.context = saved;
+            let mut args = vec![f];
+            for _ in 0..self.rng.random_range(1..3) {
+                let ty = self.any_ty();
+                args.push(match self.column_named(ty) {
+                    Some(name) => E::col(&name),
+                    None => self.leaf(ty),
+                });
+            }
+            windows.push(E::new(Op::Over, args));
+        }
+        if self.chance(0.3) {
+            let ty = self.any_ty();
+            if let Some(name) = self.column_named(ty) {
+                let test = [
+                    Op::IsUnique,
+                    Op::IsDuplicated,
+                    Op::IsFirstDistinct,
+                    Op::IsLastDistinct,
+                ]
+                .choose(self.rng)
+                .unwrap()
+                .clone();
+                windows.push(E::new(test, vec![E::col(&name)]));
+            }
+        }
+        windows
+    }
+
+    /// A filter's predicate of [`Grammar::windows_by_own_keys`]: whether
+    /// the first is valid and the second null, or the third (or a test of
+    /// distinctness) holds where it is a boolean.
+    pub fn predicate_of_own_windows(&mut self, depth: u32) -> E {
+        let mut windows = self.windows_by_own_keys(depth).into_iter();
+        let (first, second) = (windows.next().unwrap(), windows.next().unwrap());
+        let both = E::new(
+            Op::And,
+            vec![
+                E::new(Op::IsNotNull, vec![first]),
+                E::new(Op::IsNull, vec![second]),
+            ],
+        );
+        match windows.next() {
+            Some(third) => E::new(Op::Or, vec![both, E::new(Op::IsNotNull, vec![third])]),
+            None => both,
+        }
+    }
+
     /// The expressions of a select of windows mapped by `explode` (of rows
     /// in a defined order: their partitions come in order of first
     /// appearance), over the same keys and giving as many values per
