@@ -17,7 +17,7 @@ use crate::plan::{JoinKind, JoinOrder, OutputSchema, PlanNode};
 
 mod frame_aggregations;
 mod quantiles;
-mod window_steps;
+mod steps;
 pub use frame_aggregations::{FRAME_AGGREGATION, FrameAggregations};
 pub use quantiles::{QUANTILE_VALUE, RankedQuantile, RankedQuantiles, RankedValues};
 
@@ -70,12 +70,14 @@ pub enum Partitioning {
     /// [`PlanNode::window_keys`]). The results are put back in the order
     /// of their first rows (of their rows, for windows).
     Bucketed,
-    /// A filter, select or with_columns whose expressions read other rows
-    /// only in windows (and tests of distinctness) of row-wise keys that
-    /// no one key is common to (see [`PlanNode::window_steps`]): each set
-    /// of windows sharing a key computed in a step of its own
-    /// ([`Partitioning::Bucketed`]), one after the other, then the node
-    /// reading their values from the steps' columns, row-wise.
+    /// In steps, each of which runs over partitions (see
+    /// [`PlanNode::steps`]): a filter, select or with_columns whose
+    /// expressions read other rows only in windows (and tests of
+    /// distinctness) of row-wise keys that no one key is common to, each
+    /// set of windows sharing a key computed in a step of its own
+    /// ([`Partitioning::Bucketed`]), then the node reading their values
+    /// from the steps' columns, row-wise; a sort or group-by by keys
+    /// reading other rows, the keys computed first.
     Stepped,
     /// The left input in partitions, the right one whole (a join whose
     /// rows follow the left's, in an order the query leaves open or by the
@@ -172,6 +174,7 @@ impl PlanNode {
                     Bucketed
                 }
             }
+            PlanNode::GroupBy { .. } if self.in_steps() => Stepped,
             PlanNode::GroupBy { .. } => {
                 Whole("a group-by by keys reading other rows than their own")
             }
@@ -248,6 +251,7 @@ impl PlanNode {
                 Whole(LIST_KEYS)
             }
             PlanNode::Sort { keys, .. } if keys.iter().all(|key| key.expr.is_row_wise()) => Ranged,
+            PlanNode::Sort { .. } if self.in_steps() => Stepped,
             PlanNode::Sort { .. } => Whole("a sort by keys reading other rows than their own"),
             PlanNode::HConcat { .. } => Whole("frames side by side"),
             PlanNode::Cache { .. } => Whole("a shared subplan"),

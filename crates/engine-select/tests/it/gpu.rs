@@ -49,6 +49,7 @@ mod parsed_temporals;
 mod partitioned;
 mod partitioned_asof;
 mod partitioned_beside;
+mod partitioned_keys;
 mod partitioned_quantiles;
 mod partitioned_scans;
 mod partitioned_validation;

@@ -52,8 +52,8 @@ mod quantiles;
 mod rows;
 mod scans;
 mod sort;
+mod steps;
 mod top_k;
-mod window_steps;
 
 use join::JoinSide;
 use profile::PartitionProfile;

@@ -511,6 +511,12 @@ fn random_op(
             {
                 by.insert(g.rng.random_range(0..=by.len()), E::col(name));
             }
+            // A window by keys of its own now and then (the partitioned
+            // executor computes such keys first).
+            if g.rng.random_bool(0.1) {
+                let window = g.windows_by_own_keys(1).swap_remove(0);
+                by.insert(g.rng.random_range(0..=by.len()), window);
+            }
             let n = by.len();
             let descending = (0..n).map(|_| g.rng.random_bool(0.4)).collect();
             let nulls_last = (0..n).map(|_| g.rng.random_bool(0.5)).collect();
@@ -637,6 +643,10 @@ fn random_op(
         }
         58..=72 => {
             let mut keys = g.keys(2);
+            if g.rng.random_bool(0.1) {
+                let window = g.windows_by_own_keys(1).swap_remove(0);
+                keys.push(window.alias(&fresh_name(fresh, &schema, "k")));
+            }
             // Keys as one struct now and then, or beside a struct or list
             // column.
             let structs: Vec<&String> = schema

@@ -1,29 +1,142 @@
-//! Windows of keys no one key is common to (`x.sum().over("a") - x.sum().over("b")`) over partitions: each set of windows sharing a key computed in a step of its own, by buckets, then the rest row-wise.
+//! Nodes over partitions in steps, each of which runs over partitions itself: windows sharing no key, sorts and group-bys by keys reading other rows.
 //!
-//! Where a filter's, select's or with_columns' expressions read other
-//! rows only in windows (and tests of distinctness, windows by their
-//! value) whose keys are row-wise, but no key is common to them all, no
-//! one hash of keys puts every window's partition in one bucket. The node
-//! then runs in steps: the windows, as with_columns of them one above the
-//! other, those of each step sharing a key (so that each step runs by
-//! buckets of its keys, its rows put back in the input's order), then the
-//! node with each window read from its step's column: row-wise.
+//! - Windows of keys no one key is common to (`x.sum().over("a") -
+//!   x.sum().over("b")`): where a filter's, select's or with_columns'
+//!   expressions read other rows only in windows (and tests of
+//!   distinctness, windows by their value) whose keys are row-wise, but
+//!   no key is common to them all, no one hash of keys puts every window's
+//!   partition in one bucket. The node then runs in steps: the windows, as
+//!   with_columns of them one above the other, those of each step sharing
+//!   a key (so that each step runs by buckets of its keys, its rows put
+//!   back in the input's order), then the node with each window read from
+//!   its step's column: row-wise.
+//! - Sorts and group-bys by keys reading other rows
+//!   (`sort_by(x.sum().over("g"))`, `group_by(x - x.mean())`): the keys
+//!   first, as a with_columns that runs over partitions (by buckets of
+//!   windows' keys, beside aggregations over the frame, or in steps), then
+//!   the node by their columns: by ranges, or by partial aggregations or
+//!   buckets.
 
 use crate::expr::{ExprKind, GpuExpr, NamedExpr};
-use crate::plan::{OutputColumn, OutputSchema, PlanNode};
+use crate::plan::{OutputColumn, OutputSchema, PlanNode, SortKey};
 
 use super::{Partitioning, named, placeholder, reads_other_rows_itself, window_of_keys};
 
-/// The start of the names of the columns the steps add (the window's
-/// place among the node's windows follows).
-pub const WINDOW_STEP: &str = "__polars_gpu_window_step_";
+/// The start of the names of the columns the steps add (the window's or
+/// key's place among the node's follows).
+pub const STEP: &str = "__polars_gpu_step_";
 
 impl PlanNode {
-    /// Whether this node runs in steps of windows sharing a key (see
-    /// [`PlanNode::window_steps`]).
+    /// Whether this node runs in steps (see [`PlanNode::steps`]).
     pub(super) fn in_steps(&self) -> bool {
         let input = placeholder(self.inputs()[0].schema().clone());
-        self.window_steps(input).is_some()
+        self.steps(input).is_some()
+    }
+
+    /// This node as steps over `input` (its input, or a placeholder of its
+    /// schema), each of which runs over partitions, giving its rows in its
+    /// order (see the module's comment): `None` where it does not run so.
+    pub fn steps(&self, input: PlanNode) -> Option<PlanNode> {
+        match self {
+            PlanNode::Sort { .. } | PlanNode::GroupBy { .. } => self.keys_first(input),
+            _ => self.window_steps(input),
+        }
+    }
+
+    /// A sort or group-by by keys some of which read other rows, as a
+    /// with_columns of those keys over `input` that runs over partitions
+    /// (not whole), then the node by their columns (which runs over
+    /// partitions: not whole), under a projection of the input's columns
+    /// for a sort. `None` for other nodes, and where the keys are row-wise
+    /// or a step would run whole.
+    fn keys_first(&self, input: PlanNode) -> Option<PlanNode> {
+        let keys: Vec<&GpuExpr> = match self {
+            PlanNode::Sort { keys, .. } => keys.iter().map(|key| &key.expr).collect(),
+            PlanNode::GroupBy { keys, .. } => keys.iter().map(|key| &key.expr).collect(),
+            _ => return None,
+        };
+        let in_schema = input.schema().clone();
+        let first = in_schema.len();
+        // Each key reading other rows computed first, read from its column.
+        let mut computed: Vec<NamedExpr> = Vec::new();
+        let read: Vec<GpuExpr> = keys
+            .iter()
+            .map(|&key| {
+                if key.is_row_wise() {
+                    return key.clone();
+                }
+                let name = format!("{STEP}{}", computed.len());
+                let column = GpuExpr::column(first + computed.len(), name.clone(), key.dtype);
+                computed.push(named(name, key.clone()));
+                column
+            })
+            .collect();
+        if computed.is_empty() {
+            return None;
+        }
+        let mut schema = in_schema.clone();
+        schema.extend(computed.iter().map(NamedExpr::output_column));
+        let with_keys = PlanNode::WithColumns {
+            input: Box::new(input),
+            exprs: computed,
+            broadcast: true,
+            schema: schema.clone(),
+        };
+        if matches!(with_keys.partitioning(), Partitioning::Whole(_)) {
+            return None;
+        }
+        let by_columns = match self {
+            PlanNode::Sort {
+                keys,
+                stable,
+                slice,
+                ..
+            } => {
+                let sort = PlanNode::Sort {
+                    input: Box::new(with_keys),
+                    keys: (keys.iter().zip(read))
+                        .map(|(key, expr)| SortKey {
+                            expr,
+                            descending: key.descending,
+                            nulls_last: key.nulls_last,
+                        })
+                        .collect(),
+                    stable: *stable,
+                    slice: *slice,
+                    schema,
+                };
+                PlanNode::SimpleProjection {
+                    input: Box::new(sort),
+                    columns: (0..first).collect(),
+                    schema: in_schema,
+                }
+            }
+            PlanNode::GroupBy {
+                keys,
+                aggs,
+                maintain_order,
+                slice,
+                polars_partitions_from,
+                schema,
+                ..
+            } => PlanNode::GroupBy {
+                input: Box::new(with_keys),
+                keys: (keys.iter().zip(read))
+                    .map(|(key, expr)| named(key.name.clone(), expr))
+                    .collect(),
+                aggs: aggs.clone(),
+                maintain_order: *maintain_order,
+                slice: *slice,
+                polars_partitions_from: *polars_partitions_from,
+                schema: schema.clone(),
+            },
+            _ => return None,
+        };
+        let node = match &by_columns {
+            PlanNode::SimpleProjection { input, .. } => input,
+            node => node,
+        };
+        (!matches!(node.partitioning(), Partitioning::Whole(_))).then_some(by_columns)
     }
 
     /// A filter, a select of a value per row or a with_columns whose
@@ -85,7 +198,7 @@ impl PlanNode {
         for (_, members) in &steps {
             let exprs: Vec<NamedExpr> = members
                 .iter()
-                .map(|&i| named(format!("{WINDOW_STEP}{i}"), windows[i].clone()))
+                .map(|&i| named(format!("{STEP}{i}"), windows[i].clone()))
                 .collect();
             schema.extend(exprs.iter().map(NamedExpr::output_column));
             added.extend(members);
@@ -186,7 +299,7 @@ fn with_windows(schema: &OutputSchema, first: usize, windows: &[OutputColumn]) -
 
 /// `expr` with each window in it (and test of distinctness) that a step
 /// takes read from a column beside the input's (the `i`-th of `windows`
-/// from column `first + i`, named [`WINDOW_STEP`] and `i`), added to
+/// from column `first + i`, named [`STEP`] and `i`), added to
 /// `windows` where new. `None` where another part reads other rows than
 /// its own.
 fn read_windows(expr: &GpuExpr, first: usize, windows: &mut Vec<GpuExpr>) -> Option<GpuExpr> {
@@ -202,11 +315,7 @@ fn read_windows(expr: &GpuExpr, first: usize, windows: &mut Vec<GpuExpr>) -> Opt
                 windows.len() - 1
             }
         };
-        return Some(GpuExpr::column(
-            first + i,
-            format!("{WINDOW_STEP}{i}"),
-            expr.dtype,
-        ));
+        return Some(GpuExpr::column(first + i, format!("{STEP}{i}"), expr.dtype));
     }
     if reads_other_rows_itself(expr) {
         return None;

@@ -1,0 +1,114 @@
+//! Sorts and group-bys by keys reading other rows over partitions: the keys first, as a with_columns that runs over partitions, then the node by their columns.
+
+use super::partitioned::{assert_partitioned_split, table};
+use super::*;
+
+/// `lf` partitioned as the in-memory executor and Polars answer it (sums
+/// of floats within a relative 1e-9: partial aggregations add them in
+/// another order), in steps where `stepped`, else whole.
+fn assert_keys(name: &str, lf: LazyFrame, stepped: bool) {
+    assert_partitioned_split(name, lf, true, stepped);
+}
+
+/// Sort options: descending and nulls last as given, stable.
+fn order(descending: Vec<bool>, nulls_last: Vec<bool>) -> SortMultipleOptions {
+    SortMultipleOptions::default()
+        .with_order_descending_multi(descending)
+        .with_nulls_last_multi(nulls_last)
+        .with_maintain_order(true)
+}
+
+#[test]
+fn sorts_by_keys_reading_other_rows_compute_the_keys_first() {
+    let total = || col("c").sum().over([col("s")]).unwrap();
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "by a window's value, descending",
+            table().sort_by_exprs([total()], order(vec![true], vec![false])),
+        ),
+        (
+            "by a window's value then a column, a head",
+            table()
+                .sort_by_exprs(
+                    [total(), col("k")],
+                    order(vec![false, true], vec![true, false]),
+                )
+                .slice(0, 7),
+        ),
+        (
+            "by windows sharing no key",
+            table().sort_by_exprs(
+                [
+                    col("v").max().over([col("t")]).unwrap(),
+                    col("c").min().over([col("d")]).unwrap(),
+                ],
+                order(vec![true, false], vec![false, true]),
+            ),
+        ),
+        (
+            "by a test of distinctness, a slice",
+            table()
+                .sort_by_exprs(
+                    [col("t").is_first_distinct()],
+                    order(vec![true], vec![false]),
+                )
+                .slice(3, 20),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_keys(name, lf, true);
+    }
+}
+
+#[test]
+fn group_bys_by_keys_reading_other_rows_compute_the_keys_first() {
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "by a window's value",
+            table()
+                .group_by_stable([col("c").max().over([col("s")]).unwrap().alias("top")])
+                .agg([len(), col("v").sum(), col("k").n_unique(), col("t").first()]),
+        ),
+        (
+            "by whether a value is above its window's mean, and a column",
+            table()
+                .group_by_stable([
+                    (col("v").gt(col("v").mean().over([col("t")]).unwrap())).alias("above"),
+                    col("s"),
+                ])
+                .agg([col("c").mean(), col("v").median(), col("t").implode(false)]),
+        ),
+        (
+            "by a test of distinctness, a slice",
+            table()
+                .group_by_stable([col("t").is_duplicated().alias("dup")])
+                .agg([col("c").max()])
+                .slice(0, 1),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_keys(name, lf, true);
+    }
+}
+
+#[test]
+fn sorts_and_group_bys_by_keys_whose_with_columns_runs_whole_run_whole() {
+    // A rank over the whole frame runs whole as a with_columns: the node
+    // gains nothing from a step.
+    let rank = || col("v").rank(RankOptions::default(), None);
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "a sort by a rank",
+            table().sort_by_exprs([rank()], order(vec![false], vec![true])),
+        ),
+        (
+            "a group-by by a shift",
+            table()
+                .group_by_stable([col("s").shift(lit(1)).alias("before")])
+                .agg([len()]),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_keys(name, lf, false);
+    }
+}
