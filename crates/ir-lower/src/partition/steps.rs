@@ -9,7 +9,8 @@
 //!   with_columns of them one above the other, those of each step sharing
 //!   a key (so that each step runs by buckets of its keys, its rows put
 //!   back in the input's order), then the node with each window read from
-//!   its step's column: row-wise.
+//!   its step's column: row-wise, or beside aggregations over the whole
+//!   frame (`x.sum().over("g") - x.mean()`: then one step may do).
 //! - Sorts and group-bys by keys reading other rows
 //!   (`sort_by(x.sum().over("g"))`, `group_by(x - x.mean())`): the keys
 //!   first, as a with_columns that runs over partitions (by buckets of
@@ -141,15 +142,17 @@ impl PlanNode {
 
     /// A filter, a select of a value per row or a with_columns whose
     /// expressions read other rows than their own only in windows (and
-    /// tests of distinctness) of row-wise keys reading a column, which
-    /// share no key, as steps over `input` (this node's input, or a
-    /// placeholder of its schema): a with_columns of each set of windows
-    /// sharing a key (`Partitioning::Bucketed`), one above the other, then
-    /// this node reading the windows' values from their columns (a filter
-    /// or with_columns under a projection of its own columns). `None` for
-    /// other nodes, and where one step would do (see
-    /// [`PlanNode::window_keys`]).
-    pub fn window_steps(&self, input: PlanNode) -> Option<PlanNode> {
+    /// tests of distinctness) of row-wise keys reading a column, and in
+    /// aggregations over the whole frame, as steps over `input` (this
+    /// node's input, or a placeholder of its schema): a with_columns of
+    /// each set of windows sharing a key (`Partitioning::Bucketed`), one
+    /// above the other, then this node reading the windows' values from
+    /// their columns (a filter or with_columns under a projection of its
+    /// own columns), row-wise or beside the aggregations
+    /// (`Partitioning::BesideAggregations`). `None` for other nodes, where
+    /// windows alone share a key (see [`PlanNode::window_keys`]), and
+    /// where the aggregations do not run over partitions.
+    fn window_steps(&self, input: PlanNode) -> Option<PlanNode> {
         let exprs: Vec<&GpuExpr> = match self {
             PlanNode::Filter { predicate, .. } => vec![predicate],
             PlanNode::Select { exprs, .. } if exprs.iter().any(|e| e.expr.reads_a_column()) => {
@@ -188,7 +191,10 @@ impl PlanNode {
                 None => steps.push((keys, vec![i])),
             }
         }
-        if steps.len() < 2 {
+        // (One step of windows alone: the node runs by buckets of their
+        // keys itself, see `PlanNode::window_keys`.)
+        let aggregated = rewritten.iter().any(GpuExpr::has_aggregation);
+        if steps.is_empty() || (steps.len() < 2 && !aggregated) {
             return None;
         }
         let mut below = input;
@@ -228,9 +234,6 @@ impl PlanNode {
                 expr
             })
             .collect();
-        if !rewritten.iter().all(GpuExpr::is_row_wise) {
-            return None;
-        }
         let renamed = |exprs: &[NamedExpr]| -> Vec<NamedExpr> {
             exprs
                 .iter()
@@ -239,7 +242,7 @@ impl PlanNode {
                 .collect()
         };
         let stepped = Box::new(below);
-        Some(match self {
+        let last = match self {
             PlanNode::Filter { .. } => PlanNode::SimpleProjection {
                 input: Box::new(PlanNode::Filter {
                     input: stepped,
@@ -283,7 +286,18 @@ impl PlanNode {
                 }
             }
             _ => return None,
-        })
+        };
+        // The node over the windows' columns runs row-wise, or beside
+        // aggregations over the whole frame.
+        let node = match &last {
+            PlanNode::SimpleProjection { input, .. } => input,
+            node => node,
+        };
+        matches!(
+            node.partitioning(),
+            Partitioning::RowWise | Partitioning::BesideAggregations
+        )
+        .then_some(last)
     }
 }
 
@@ -301,7 +315,8 @@ fn with_windows(schema: &OutputSchema, first: usize, windows: &[OutputColumn]) -
 /// takes read from a column beside the input's (the `i`-th of `windows`
 /// from column `first + i`, named [`STEP`] and `i`), added to
 /// `windows` where new. `None` where another part reads other rows than
-/// its own.
+/// its own, but an aggregation over the whole frame (which stays, of the
+/// windows' columns inside it).
 fn read_windows(expr: &GpuExpr, first: usize, windows: &mut Vec<GpuExpr>) -> Option<GpuExpr> {
     if matches!(
         expr.kind,
@@ -317,7 +332,9 @@ fn read_windows(expr: &GpuExpr, first: usize, windows: &mut Vec<GpuExpr>) -> Opt
         };
         return Some(GpuExpr::column(first + i, format!("{STEP}{i}"), expr.dtype));
     }
-    if reads_other_rows_itself(expr) {
+    // (Aggregations over the whole frame stay, of the windows' columns:
+    // the node over them runs beside them.)
+    if reads_other_rows_itself(expr) && !matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
         return None;
     }
     let mut outer = expr.clone();

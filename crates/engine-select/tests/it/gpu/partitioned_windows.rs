@@ -142,7 +142,7 @@ fn windows_by_common_keys_run_in_buckets_in_the_input_order() {
 }
 
 #[test]
-fn windows_without_a_common_key_run_in_steps_by_buckets_of_each() {
+fn windows_without_a_common_key_or_beside_aggregations_run_in_steps() {
     // Each set of windows sharing a key a with_columns of its own, by
     // buckets of that key, then the node over their values, row-wise.
     let cases: Vec<(&str, LazyFrame)> = vec![
@@ -198,6 +198,28 @@ fn windows_without_a_common_key_run_in_steps_by_buckets_of_each() {
                     .alias("rest"),
             ]),
         ),
+        (
+            "a window beside an aggregation over the whole frame",
+            table()
+                .select([(col("c").sum().over([col("s")]).unwrap() - col("c").mean()).alias("d")]),
+        ),
+        (
+            "a filter by windows and a median over the frame",
+            table().filter(
+                col("v")
+                    .gt(col("v").median())
+                    .and(col("c").lt(col("c").max().over([col("t")]).unwrap())),
+            ),
+        ),
+        (
+            "a with_columns of a share of a window's sum and a window's extreme above the least",
+            table().with_columns([
+                (col("v") / col("v").sum().over([col("s")]).unwrap()
+                    * col("v").count().cast(DataType::Float64))
+                .alias("share"),
+                (col("k").max().over([col("d")]).unwrap() - col("k").min()).alias("above"),
+            ]),
+        ),
     ];
     for (name, lf) in cases {
         assert_windows(name, lf, true);
@@ -208,9 +230,10 @@ fn windows_without_a_common_key_run_in_steps_by_buckets_of_each() {
 fn windows_beside_other_rows_or_of_the_whole_frame_run_whole() {
     let cases: Vec<(&str, LazyFrame)> = vec![
         (
-            "a window beside an aggregation over the whole frame",
-            table()
-                .select([(col("c").sum().over([col("s")]).unwrap() - col("c").mean()).alias("d")]),
+            "a window beside an aggregation that does not add up",
+            table().select([
+                (col("c").sum().over([col("s")]).unwrap() - col("c").n_unique()).alias("d"),
+            ]),
         ),
         (
             "a window by a literal",

@@ -17,8 +17,9 @@ impl Grammar<'_> {
     /// Two or three windows, each by one or two columns of its own (of
     /// types drawn): in one node they often share no key, which the
     /// partitioned executor runs in steps, each set of windows sharing a
-    /// key in one; now and then a test of distinctness of a column (a
-    /// window by its value) beside them.
+    /// key in one; now and then one of them beside an aggregation over
+    /// the whole frame, and a test of distinctness of a column (a window
+    /// by its value) beside them.
     pub fn windows_by_own_keys(&mut self, depth: u32) -> Vec<E> {
         let n = self.rng.random_range(2..4);
         let mut windows = Vec::with_capacity(n + 1);
@@ -37,6 +38,17 @@ impl Grammar<'_> {
                 });
             }
             windows.push(E::new(Op::Over, args));
+        }
+        // Now and then beside an aggregation over the whole frame (the
+        // partitioned executor runs the node over the windows' columns
+        // beside the aggregation's value).
+        if self.chance(0.3)
+            && let Some((name, _)) = self.schema.choose(self.rng).cloned()
+        {
+            let count = E::new(Op::Agg(Agg::Count), vec![E::col(&name)]);
+            let many = E::new(Op::Gt, vec![count, E::lit(Lit::Int(2))]);
+            let valid = E::new(Op::IsNotNull, vec![windows.swap_remove(0)]);
+            windows.insert(0, E::new(Op::And, vec![valid, many]));
         }
         if self.chance(0.3) {
             let ty = self.any_ty();
