@@ -32,7 +32,7 @@ pub enum Partitioning {
     /// As [`Partitioning::RowWise`], with each partition's rows numbered
     /// on from where the partitions before it ended (a row index).
     Numbered,
-    /// Each input's partitions in turn (a union without a slice).
+    /// Each input's partitions in turn, then the union's slice, if any.
     Stacked,
     /// The rows in order, cut to the slice (a slice of a positive offset).
     Sliced,
@@ -155,8 +155,7 @@ impl PlanNode {
             PlanNode::RowIndex { .. } => Numbered,
             // Each row's lists become rows of their own.
             PlanNode::Explode { .. } | PlanNode::Unnest { .. } => RowWise,
-            PlanNode::Union { slice: None, .. } => Stacked,
-            PlanNode::Union { .. } => Whole("a union with a slice"),
+            PlanNode::Union { .. } => Stacked,
             PlanNode::Slice { offset, .. } if *offset >= 0 => Sliced,
             PlanNode::Slice { .. } => Whole("a slice from the end"),
             // (Lists as keys are coded per run, not hashed into buckets.)

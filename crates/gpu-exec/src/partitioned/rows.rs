@@ -65,8 +65,8 @@ impl Partitioned<'_> {
         )))
     }
 
-    /// A union without a slice: each input's partitions in turn, named as
-    /// the union names its columns.
+    /// A union: each input's partitions in turn, named as the union names
+    /// its columns, then its slice (from the start or the end), if any.
     pub(super) fn stacked(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         let names: Vec<&str> = node.schema().iter().map(|c| c.name.as_str()).collect();
         let mut out = Vec::new();
@@ -82,7 +82,13 @@ impl Partitioned<'_> {
                 out.push(part);
             }
         }
-        Ok(Data::Parts(out))
+        match node {
+            PlanNode::Union {
+                slice: Some((offset, len)),
+                ..
+            } => slice_data(Data::Parts(out), *offset, *len),
+            _ => Ok(Data::Parts(out)),
+        }
     }
 
     /// A slice of the rows in order: of a positive offset, the input's

@@ -427,3 +427,68 @@ fn partitions_upload_on_the_copy_stream_while_the_one_before_runs() {
         );
     }
 }
+
+#[test]
+fn as_of_joins_larger_than_the_memory_limit_run_by_left_partitions_or_buckets() {
+    // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB, joined as
+    // of a key sorted throughout (the left's) against 2,000 rows: without
+    // groups each left partition against the whole right input; by
+    // groups of 1,000 values, both inputs in buckets of them.
+    let right = || {
+        df!(
+            "t" => (0..2_000i64).map(|i| i * 100).collect::<Vec<_>>(),
+            "g" => (0..2_000i64).map(|i| i % 1000).collect::<Vec<_>>(),
+            "w" => (0..2_000i64).map(|i| i * 7 % 13).collect::<Vec<_>>(),
+        )
+        .unwrap()
+        .lazy()
+    };
+    let args = |by: bool| {
+        let (left_by, right_by) = match by {
+            true => (Some(vec!["b".into()]), Some(vec!["g".into()])),
+            false => (None, None),
+        };
+        JoinArgs::new(JoinType::AsOf(Box::new(AsOfOptions {
+            strategy: AsofStrategy::Backward,
+            tolerance: None,
+            tolerance_str: None,
+            left_by,
+            right_by,
+            allow_eq: true,
+            check_sortedness: true,
+        })))
+    };
+    for by in [false, true] {
+        let lf = large(200_000).join(right(), [col("a")], [col("t")], args(by));
+        assert_cpu_answer_in_a_mebibyte(lf);
+    }
+}
+
+#[test]
+fn windows_of_several_keys_and_sorts_by_windows_larger_than_the_memory_limit_run_in_steps() {
+    // 200,000 rows of two i64 (3.2 MB) under a limit of 1 MiB: windows by
+    // keys sharing none (and one beside a mean over the frame), and a sort
+    // and a group-by by a window's value.
+    let by_other = || col("a") % lit(997);
+    let cases = [
+        large(200_000).with_columns([
+            (col("a").sum().over([col("b")]).unwrap() - col("a").max().over([by_other()]).unwrap())
+                .alias("d"),
+            (col("a").min().over([col("b")]).unwrap() - col("a").mean()).alias("m"),
+        ]),
+        large(200_000)
+            .sort_by_exprs(
+                [col("a").max().over([col("b")]).unwrap(), col("a")],
+                SortMultipleOptions::default()
+                    .with_order_descending_multi([true, false])
+                    .with_maintain_order(true),
+            )
+            .slice(0, 50),
+        large(200_000)
+            .group_by_stable([col("b").max().over([by_other()]).unwrap().alias("top")])
+            .agg([col("a").sum(), len()]),
+    ];
+    for lf in cases {
+        assert_cpu_answer_in_a_mebibyte(lf);
+    }
+}

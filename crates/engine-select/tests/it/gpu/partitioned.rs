@@ -189,6 +189,18 @@ fn row_wise_chains_row_indices_unions_and_slices_match_the_cpu() {
         ),
         ("a slice past the end", table().slice(55, 20)),
         (
+            "a union's slice",
+            concat([table(), table().slice(3, 10)], UnionArgs::default())
+                .unwrap()
+                .slice(52, 12),
+        ),
+        (
+            "a union's slice from the end",
+            concat([table().slice(3, 10), table()], UnionArgs::default())
+                .unwrap()
+                .slice(-15, 9),
+        ),
+        (
             "rolling windows and weighted means (across partitions)",
             table().filter(col("k").is_not_null()).select([
                 col("k").rolling_sum(RollingOptionsFixedWindow {
