@@ -36,6 +36,10 @@ pub enum Partitioning {
     Stacked,
     /// The rows in order, cut to the slice (a slice of a positive offset).
     Sliced,
+    /// Each input over partitions, then their columns side by side on the
+    /// host, where their heights match (frames side by side: `hconcat`);
+    /// else their results put together in memory.
+    SideBySide,
     /// A group-by of aggregations that add up, or a select of such
     /// aggregations over the whole frame (see
     /// [`PlanNode::partial_aggregation`]): each partition aggregated, the
@@ -252,7 +256,7 @@ impl PlanNode {
             PlanNode::Sort { keys, .. } if keys.iter().all(|key| key.expr.is_row_wise()) => Ranged,
             PlanNode::Sort { .. } if self.in_steps() => Stepped,
             PlanNode::Sort { .. } => Whole("a sort by keys reading other rows than their own"),
-            PlanNode::HConcat { .. } => Whole("frames side by side"),
+            PlanNode::HConcat { .. } => SideBySide,
             PlanNode::Cache { .. } => Whole("a shared subplan"),
         }
     }

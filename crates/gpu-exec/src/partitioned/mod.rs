@@ -542,6 +542,7 @@ impl Partitioned<'_> {
             (_, Partitioning::RowWise | Partitioning::Numbered) => self.chain(node),
             (_, Partitioning::Stacked) => self.stacked(node),
             (_, Partitioning::Sliced) => self.sliced(node),
+            (_, Partitioning::SideBySide) => self.side_by_side(node),
             (_, Partitioning::Aggregated) => self.aggregated(node),
             (_, Partitioning::Counted) => self.counted(node),
             (_, Partitioning::Ranked) => self.ranked(node),

@@ -1,10 +1,11 @@
-//! Partitions row by row: chains of row-wise nodes (a row index numbering on), unions, slices.
+//! Partitions row by row: chains of row-wise nodes (a row index numbering on), unions, slices, frames side by side.
 
 use std::ops::ControlFlow;
 
 use ir_lower::{Partitioning, PlanNode};
+use polars::prelude::{Column, DataFrame};
 
-use super::{Data, Partitioned, Slicer, Stream, cut_allowed, over_shared, slice_data};
+use super::{Data, Partitioned, Slicer, Stream, cut_allowed, over, over_shared, slice_data};
 use crate::error::ExecError;
 
 impl Partitioned<'_> {
@@ -89,6 +90,34 @@ impl Partitioned<'_> {
             } => slice_data(Data::Parts(out), *offset, *len),
             _ => Ok(Data::Parts(out)),
         }
+    }
+
+    /// Frames side by side (`hconcat`): each input over partitions, then,
+    /// where their heights match, their columns side by side on the host
+    /// (named as the node names them), in partitions for the nodes above;
+    /// else the node over their results in memory (which pads the shorter
+    /// ones, or repeats one of one row, or leaves the query to Polars).
+    pub(super) fn side_by_side(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+        let inputs = node.inputs();
+        if inputs.iter().any(|input| !cut_allowed(node, input)) {
+            return self.on_device(node.clone()).map(Data::Whole);
+        }
+        let mut frames = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            frames.push(self.run(input)?.whole()?);
+        }
+        let height = frames.first().map_or(0, DataFrame::height);
+        if frames.iter().any(|df| df.height() != height) {
+            return self.on_device(over(node, frames)).map(Data::Whole);
+        }
+        let mut columns: Vec<Column> = frames
+            .into_iter()
+            .flat_map(DataFrame::into_columns)
+            .collect();
+        for (column, output) in columns.iter_mut().zip(node.schema()) {
+            column.rename(output.name.as_str().into());
+        }
+        Ok(self.parted(DataFrame::new(height, columns)?))
     }
 
     /// A slice of the rows in order: of a positive offset, the input's

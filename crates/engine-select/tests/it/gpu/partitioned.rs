@@ -189,6 +189,29 @@ fn row_wise_chains_row_indices_unions_and_slices_match_the_cpu() {
         ),
         ("a slice past the end", table().slice(55, 20)),
         (
+            "frames side by side",
+            concat_lf_horizontal(
+                [
+                    table().select([col("k"), col("v")]),
+                    table().select([col("t"), (col("c") * lit(2u32)).alias("c2")]),
+                ],
+                HConcatOptions::default(),
+            )
+            .unwrap()
+            .filter(col("k").is_not_null()),
+        ),
+        (
+            "frames side by side of other heights (the shorter padded)",
+            concat_lf_horizontal(
+                [
+                    table().select([col("k")]),
+                    table().filter(col("s").gt(lit(0i16))).select([col("t")]),
+                ],
+                HConcatOptions::default(),
+            )
+            .unwrap(),
+        ),
+        (
             "a union's slice",
             concat([table(), table().slice(3, 10)], UnionArgs::default())
                 .unwrap()
