@@ -1,4 +1,4 @@
-//! Nodes over partitions in steps, each of which runs over partitions itself: windows sharing no key, sorts and group-bys by keys reading other rows.
+//! Nodes over partitions in steps, each of which runs over partitions itself: windows sharing no key or beside aggregations over the frame, sorts and group-bys by keys reading other rows.
 //!
 //! - Windows of keys no one key is common to (`x.sum().over("a") -
 //!   x.sum().over("b")`): where a filter's, select's or with_columns'
@@ -12,11 +12,10 @@
 //!   its step's column: row-wise, or beside aggregations over the whole
 //!   frame (`x.sum().over("g") - x.mean()`: then one step may do).
 //! - Sorts and group-bys by keys reading other rows
-//!   (`sort_by(x.sum().over("g"))`, `group_by(x - x.mean())`): the keys
-//!   first, as a with_columns that runs over partitions (by buckets of
-//!   windows' keys, beside aggregations over the frame, or in steps), then
-//!   the node by their columns: by ranges, or by partial aggregations or
-//!   buckets.
+//!   (`sort_by(x.sum().over("g"))`, `group_by(x > x.mean().over("g"))`):
+//!   the keys first, as a with_columns that runs over partitions (by
+//!   buckets of windows' keys, or in steps), then the node by their
+//!   columns: by ranges, or by partial aggregations or buckets.
 
 use crate::expr::{ExprKind, GpuExpr, NamedExpr};
 use crate::plan::{OutputColumn, OutputSchema, PlanNode, SortKey};
