@@ -61,6 +61,26 @@ pub(crate) struct PlanLowering<'a> {
 
 type Lowered = Option<PlanNode>;
 
+/// `node`, a sort or group-by by keys with an aggregation inside
+/// (`sort_by(x - x.mean())`, `group_by(x > x.median())`), as those keys
+/// computed first, by a with_columns (which takes aggregations over the
+/// whole frame, as Polars computes such keys), then the node by their
+/// columns (see [`PlanNode::keys_computed_first`]); any other node as it
+/// is.
+fn aggregated_keys_first(node: PlanNode) -> PlanNode {
+    let aggregated = |key: &GpuExpr| key.has_aggregation() && !key.by_chunks();
+    let keys: Vec<&GpuExpr> = match &node {
+        PlanNode::Sort { keys, .. } => keys.iter().map(|key| &key.expr).collect(),
+        PlanNode::GroupBy { keys, .. } => keys.iter().map(|key| &key.expr).collect(),
+        _ => return node,
+    };
+    if !keys.into_iter().any(aggregated) {
+        return node;
+    }
+    let input = node.inputs()[0].clone();
+    node.keys_computed_first(input, aggregated).unwrap_or(node)
+}
+
 impl<'a> PlanLowering<'a> {
     pub fn new(lp_arena: &'a Arena<IR>, expr_arena: &'a Arena<AExpr>) -> Self {
         PlanLowering {
@@ -74,7 +94,7 @@ impl<'a> PlanLowering<'a> {
     /// Lowers `node` and everything under it (every input, even after one
     /// failed, so that every refusal is found).
     pub fn node(&mut self, node: Node) -> Lowered {
-        let lowered = self.node_inner(node)?;
+        let lowered = aggregated_keys_first(self.node_inner(node)?);
         // The nodes a lowering makes below its own (a select of the lists
         // an explode takes, a union's selects) are checked too; its inputs,
         // lowered by this, pass again.

@@ -47,9 +47,29 @@ impl PlanNode {
     /// with_columns of those keys over `input` that runs over partitions
     /// (not whole), then the node by their columns (which runs over
     /// partitions: not whole), under a projection of the input's columns
-    /// for a sort. `None` for other nodes, and where the keys are row-wise
-    /// or a step would run whole.
+    /// for a sort (see [`PlanNode::keys_computed_first`]). `None` for other
+    /// nodes, and where the keys are row-wise or a step would run whole.
     fn keys_first(&self, input: PlanNode) -> Option<PlanNode> {
+        let stepped = self.keys_computed_first(input, |key| !key.is_row_wise())?;
+        let (by_columns, with_keys) = match &stepped {
+            PlanNode::SimpleProjection { input, .. } => (input.as_ref(), input.inputs()[0]),
+            node => (node, node.inputs()[0]),
+        };
+        let whole = |node: &PlanNode| matches!(node.partitioning(), Partitioning::Whole(_));
+        (!whole(with_keys) && !whole(by_columns)).then_some(stepped)
+    }
+
+    /// A sort or group-by whose keys `computed` picks computed first, as a
+    /// with_columns of them over `input` (each named [`STEP`] and its
+    /// place), then the node by their columns (the other keys as they
+    /// are), under a projection of the input's columns for a sort: the
+    /// same rows, groups and order. `None` for other nodes, and where
+    /// `computed` picks no key.
+    pub(crate) fn keys_computed_first(
+        &self,
+        input: PlanNode,
+        computed: impl Fn(&GpuExpr) -> bool,
+    ) -> Option<PlanNode> {
         let keys: Vec<&GpuExpr> = match self {
             PlanNode::Sort { keys, .. } => keys.iter().map(|key| &key.expr).collect(),
             PlanNode::GroupBy { keys, .. } => keys.iter().map(|key| &key.expr).collect(),
@@ -57,34 +77,31 @@ impl PlanNode {
         };
         let in_schema = input.schema().clone();
         let first = in_schema.len();
-        // Each key reading other rows computed first, read from its column.
-        let mut computed: Vec<NamedExpr> = Vec::new();
+        // Each key picked computed first, read from its column.
+        let mut first_computed: Vec<NamedExpr> = Vec::new();
         let read: Vec<GpuExpr> = keys
             .iter()
             .map(|&key| {
-                if key.is_row_wise() {
+                if !computed(key) {
                     return key.clone();
                 }
-                let name = format!("{STEP}{}", computed.len());
-                let column = GpuExpr::column(first + computed.len(), name.clone(), key.dtype);
-                computed.push(named(name, key.clone()));
-                column
+                let name = format!("{STEP}{}", first_computed.len());
+                let place = first + first_computed.len();
+                first_computed.push(named(name.clone(), key.clone()));
+                GpuExpr::column(place, name, key.dtype)
             })
             .collect();
-        if computed.is_empty() {
+        if first_computed.is_empty() {
             return None;
         }
         let mut schema = in_schema.clone();
-        schema.extend(computed.iter().map(NamedExpr::output_column));
+        schema.extend(first_computed.iter().map(NamedExpr::output_column));
         let with_keys = PlanNode::WithColumns {
             input: Box::new(input),
-            exprs: computed,
+            exprs: first_computed,
             broadcast: true,
             schema: schema.clone(),
         };
-        if matches!(with_keys.partitioning(), Partitioning::Whole(_)) {
-            return None;
-        }
         let by_columns = match self {
             PlanNode::Sort {
                 keys,
@@ -132,11 +149,7 @@ impl PlanNode {
             },
             _ => return None,
         };
-        let node = match &by_columns {
-            PlanNode::SimpleProjection { input, .. } => input,
-            node => node,
-        };
-        (!matches!(node.partitioning(), Partitioning::Whole(_))).then_some(by_columns)
+        Some(by_columns)
     }
 
     /// A filter, a select of a value per row or a with_columns whose

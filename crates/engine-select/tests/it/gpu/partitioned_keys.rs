@@ -1,4 +1,4 @@
-//! Sorts and group-bys by keys reading other rows over partitions: the keys first, as a with_columns that runs over partitions, then the node by their columns.
+//! Sorts and group-bys by keys reading other rows over partitions (and by keys with an aggregation inside, in memory too): the keys first, as a with_columns that runs over partitions, then the node by their columns.
 
 use super::partitioned::{assert_partitioned_split, table};
 use super::*;
@@ -34,6 +34,22 @@ fn sorts_by_keys_reading_other_rows_compute_the_keys_first() {
                     order(vec![false, true], vec![true, false]),
                 )
                 .slice(0, 7),
+        ),
+        (
+            "by a distance from the mean over the frame (its aggregation computed first)",
+            table().sort_by_exprs(
+                [(col("v") - col("v").mean()).abs(), col("c")],
+                order(vec![false, false], vec![true, true]),
+            ),
+        ),
+        (
+            "by a share of the frame's sum, a head",
+            table()
+                .sort_by_exprs(
+                    [col("c").cast(DataType::Float64) / col("c").sum().cast(DataType::Float64)],
+                    order(vec![true], vec![false]),
+                )
+                .slice(0, 9),
         ),
         (
             "by windows sharing no key",
@@ -77,6 +93,15 @@ fn group_bys_by_keys_reading_other_rows_compute_the_keys_first() {
                     col("s"),
                 ])
                 .agg([col("c").mean(), col("v").median(), col("t").implode(false)]),
+        ),
+        (
+            "by whether a value is above the mean and the median (aggregations computed first)",
+            table()
+                .group_by_stable([
+                    col("v").gt(col("v").mean()).alias("above mean"),
+                    col("c").gt(col("c").median()).alias("above median"),
+                ])
+                .agg([len(), col("v").sum(), col("t").first()]),
         ),
         (
             "by a test of distinctness, a slice",
