@@ -22,9 +22,15 @@ use crate::plan::{OutputColumn, OutputSchema, PlanNode, SortKey};
 
 use super::{Partitioning, named, placeholder, reads_other_rows_itself, window_of_keys};
 
-/// The start of the names of the columns the steps add (the window's or
-/// key's place among the node's follows).
-pub const STEP: &str = "__polars_gpu_step_";
+/// The start of the names of the columns of windows computed first (the
+/// column's place in the input's columns, counting on past the last, by
+/// the window's place among the node's, follows: a step below another,
+/// of a wider input, names its columns otherwise).
+pub const WINDOW_STEP: &str = "__polars_gpu_window_";
+
+/// The start of the names of the columns of keys computed first (numbered
+/// as [`WINDOW_STEP`]'s).
+pub const KEY_STEP: &str = "__polars_gpu_key_";
 
 impl PlanNode {
     /// Whether this node runs in steps (see [`PlanNode::steps`]).
@@ -60,7 +66,7 @@ impl PlanNode {
     }
 
     /// A sort or group-by whose keys `computed` picks computed first, as a
-    /// with_columns of them over `input` (each named [`STEP`] and its
+    /// with_columns of them over `input` (each named [`KEY_STEP`] and its
     /// place), then the node by their columns (the other keys as they
     /// are), under a projection of the input's columns for a sort: the
     /// same rows, groups and order. `None` for other nodes, and where
@@ -85,8 +91,8 @@ impl PlanNode {
                 if !computed(key) {
                     return key.clone();
                 }
-                let name = format!("{STEP}{}", first_computed.len());
                 let place = first + first_computed.len();
+                let name = format!("{KEY_STEP}{place}");
                 first_computed.push(named(name.clone(), key.clone()));
                 GpuExpr::column(place, name, key.dtype)
             })
@@ -216,7 +222,7 @@ impl PlanNode {
         for (_, members) in &steps {
             let exprs: Vec<NamedExpr> = members
                 .iter()
-                .map(|&i| named(format!("{STEP}{i}"), windows[i].clone()))
+                .map(|&i| named(format!("{WINDOW_STEP}{}", first + i), windows[i].clone()))
                 .collect();
             schema.extend(exprs.iter().map(NamedExpr::output_column));
             added.extend(members);
@@ -325,7 +331,7 @@ fn with_windows(schema: &OutputSchema, first: usize, windows: &[OutputColumn]) -
 
 /// `expr` with each window in it (and test of distinctness) that a step
 /// takes read from a column beside the input's (the `i`-th of `windows`
-/// from column `first + i`, named [`STEP`] and `i`), added to
+/// from column `first + i`, named [`WINDOW_STEP`] and `first + i`), added to
 /// `windows` where new. `None` where another part reads other rows than
 /// its own, but an aggregation over the whole frame (which stays, of the
 /// windows' columns inside it).
@@ -342,7 +348,8 @@ fn read_windows(expr: &GpuExpr, first: usize, windows: &mut Vec<GpuExpr>) -> Opt
                 windows.len() - 1
             }
         };
-        return Some(GpuExpr::column(first + i, format!("{STEP}{i}"), expr.dtype));
+        let name = format!("{WINDOW_STEP}{}", first + i);
+        return Some(GpuExpr::column(first + i, name, expr.dtype));
     }
     // (Aggregations over the whole frame stay, of the windows' columns:
     // the node over them runs beside them.)

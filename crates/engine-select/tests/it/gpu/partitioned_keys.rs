@@ -137,3 +137,48 @@ fn sorts_and_group_bys_by_keys_whose_with_columns_runs_whole_run_whole() {
         assert_keys(name, lf, false);
     }
 }
+
+#[test]
+fn keys_of_windows_and_aggregations_name_the_columns_of_each_step_apart() {
+    // The lowering computes a key with an aggregation inside first; over
+    // partitions, that with_columns computes its window first in turn:
+    // the two steps' columns are named apart (fuzz seeds 9522 and 9523,
+    // Polars refused a frame of two columns of one name).
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "a sort by a window plus a count over the frame",
+            table().sort_by_exprs(
+                [
+                    (col("c").max().over([col("s")]).unwrap() + col("c").count()),
+                    col("k"),
+                ],
+                order(vec![false, true], vec![true, false]),
+            ),
+        ),
+        (
+            "a group-by by a window and a count over the frame",
+            table()
+                .group_by_stable([col("t")
+                    .max()
+                    .over([col("t")])
+                    .unwrap()
+                    .is_not_null()
+                    .and(col("t").count().gt(lit(40u32)))
+                    .alias("kept")])
+                .agg([len(), col("c").sum()]),
+        ),
+        (
+            "a sort by a window beside a key of an aggregation",
+            table().sort_by_exprs(
+                [
+                    col("v").gt(col("v").mean()),
+                    col("c").shift(lit(1)).over([col("s")]).unwrap(),
+                ],
+                order(vec![false, false], vec![true, true]),
+            ),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_keys(name, lf, true);
+    }
+}
