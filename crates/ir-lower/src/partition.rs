@@ -277,6 +277,27 @@ fn all_row_wise(exprs: &[NamedExpr]) -> bool {
 }
 
 impl PlanNode {
+    /// The expressions of a filter (its predicate), a select of a value
+    /// per row (one of them reads a column) or a with_columns that fills
+    /// every row (not a temporary of Polars' common-subexpression
+    /// elimination, which keeps a value of one row one row): the nodes
+    /// whose rows are their input's, which windows by buckets, steps and
+    /// rows beside aggregations take apart. `None` for other nodes.
+    pub(crate) fn expressions_per_row(&self) -> Option<Vec<&GpuExpr>> {
+        Some(match self {
+            PlanNode::Filter { predicate, .. } => vec![predicate],
+            PlanNode::Select { exprs, .. } if exprs.iter().any(|e| e.expr.reads_a_column()) => {
+                exprs.iter().map(|named| &named.expr).collect()
+            }
+            PlanNode::WithColumns {
+                exprs,
+                broadcast: true,
+                ..
+            } => exprs.iter().map(|named| &named.expr).collect(),
+            _ => return None,
+        })
+    }
+
     /// The keys of a filter, a select of a value per row or a with_columns
     /// that reads other rows than its own only in windows (`over`) and
     /// tests of distinctness (`is_duplicated`, `is_unique`,
@@ -290,18 +311,7 @@ impl PlanNode {
     /// a window holds windows or walks groups of rows, a key is a list
     /// (hashed into no bucket), or the windows share no key.
     pub fn window_keys(&self) -> Option<Vec<GpuExpr>> {
-        let exprs: Vec<&GpuExpr> = match self {
-            PlanNode::Filter { predicate, .. } => vec![predicate],
-            PlanNode::Select { exprs, .. } if exprs.iter().any(|e| e.expr.reads_a_column()) => {
-                exprs.iter().map(|named| &named.expr).collect()
-            }
-            PlanNode::WithColumns {
-                exprs,
-                broadcast: true,
-                ..
-            } => exprs.iter().map(|named| &named.expr).collect(),
-            _ => return None,
-        };
+        let exprs = self.expressions_per_row()?;
         let mut keys = None;
         for expr in exprs {
             if !row_wise_but_windows(expr, &mut keys) {

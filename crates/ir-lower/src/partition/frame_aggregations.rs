@@ -42,21 +42,8 @@ impl PlanNode {
     /// partitions, as [`FrameAggregations`]. `None` for other nodes, and where no
     /// aggregation is.
     pub fn frame_aggregations(&self) -> Option<FrameAggregations> {
-        let (input, exprs): (&PlanNode, Vec<&GpuExpr>) = match self {
-            PlanNode::Filter {
-                input, predicate, ..
-            } => (input, vec![predicate]),
-            PlanNode::Select { input, exprs, .. } => {
-                (input, exprs.iter().map(|e| &e.expr).collect())
-            }
-            PlanNode::WithColumns {
-                input,
-                exprs,
-                broadcast: true,
-                ..
-            } => (input, exprs.iter().map(|e| &e.expr).collect()),
-            _ => return None,
-        };
+        let exprs = self.expressions_per_row()?;
+        let input = self.inputs()[0];
         let in_schema = input.schema();
         let first = in_schema.len();
         let mut aggregations = Vec::new();

@@ -171,18 +171,7 @@ impl PlanNode {
     /// windows alone share a key (see [`PlanNode::window_keys`]), and
     /// where the aggregations do not run over partitions.
     fn window_steps(&self, input: PlanNode) -> Option<PlanNode> {
-        let exprs: Vec<&GpuExpr> = match self {
-            PlanNode::Filter { predicate, .. } => vec![predicate],
-            PlanNode::Select { exprs, .. } if exprs.iter().any(|e| e.expr.reads_a_column()) => {
-                exprs.iter().map(|named| &named.expr).collect()
-            }
-            PlanNode::WithColumns {
-                exprs,
-                broadcast: true,
-                ..
-            } => exprs.iter().map(|named| &named.expr).collect(),
-            _ => return None,
-        };
+        let exprs = self.expressions_per_row()?;
         let in_schema = input.schema().clone();
         let first = in_schema.len();
         let mut windows = Vec::new();
