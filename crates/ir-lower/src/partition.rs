@@ -15,9 +15,11 @@ use crate::dtype::GpuDtype;
 use crate::expr::{AggOp, BinaryOp, CastMode, ExprKind, GpuExpr, NamedExpr, Scalar};
 use crate::plan::{JoinKind, JoinOrder, OutputSchema, PlanNode};
 
+mod behind;
 mod frame_aggregations;
 mod quantiles;
 mod steps;
+pub use behind::ROWS_IN_FRONT;
 pub use frame_aggregations::{FRAME_AGGREGATION, FrameAggregations};
 pub use quantiles::{QUANTILE_VALUE, RankedQuantile, RankedQuantiles, RankedValues};
 
@@ -60,6 +62,13 @@ pub enum Partitioning {
     /// sorted by keys and value by ranges, and its quantile read at its
     /// ranks in that order. A key of many rows needs no bucket of them all.
     Ranked,
+    /// A filter, select or with_columns of expressions reading, besides
+    /// their own row, only a bounded number of rows before it (`shift`,
+    /// `diff`, rolling minima of a count of rows: see
+    /// [`PlanNode::rows_behind`]): each partition behind that many last
+    /// rows of the input before it, the rows put in front dropped from its
+    /// result.
+    Behind,
     /// A filter, select or with_columns of row-wise expressions beside
     /// aggregations over the whole frame whose select runs over
     /// partitions (see [`PlanNode::frame_aggregations`]): the
@@ -136,6 +145,11 @@ impl PlanNode {
             {
                 BesideAggregations
             }
+            PlanNode::Filter { .. } | PlanNode::Select { .. } | PlanNode::WithColumns { .. }
+                if self.rows_behind().is_some() =>
+            {
+                Behind
+            }
             PlanNode::Filter { .. } if self.in_steps() => Stepped,
             PlanNode::Filter { .. } => Whole("a filter reading other rows than its own"),
             PlanNode::Select { exprs, .. }
@@ -150,10 +164,8 @@ impl PlanNode {
                 Whole("a select reading other rows than its own, or giving one row")
             }
             PlanNode::WithColumns {
-                exprs,
-                broadcast: true,
-                ..
-            } if all_row_wise(exprs) => RowWise,
+                exprs, broadcast, ..
+            } if fills_every_row(exprs, *broadcast) && all_row_wise(exprs) => RowWise,
             PlanNode::WithColumns { .. } if self.in_steps() => Stepped,
             PlanNode::WithColumns { .. } => Whole("a with_columns reading other rows than its own"),
             PlanNode::RowIndex { .. } => Numbered,
@@ -272,6 +284,18 @@ fn lists_among<'k>(mut keys: impl Iterator<Item = &'k GpuExpr>) -> bool {
     keys.any(|key| matches!(key.dtype, GpuDtype::List(_)))
 }
 
+/// Whether a with_columns of `exprs` fills every row: it `broadcast`s, or
+/// each expression reads a column and aggregates nothing outside windows,
+/// a value per row (a temporary of Polars' common-subexpression
+/// elimination, `(a + b)` of `(a + b) * 2` and `(a + b) * 3`, which keeps
+/// only a value of one row one row).
+fn fills_every_row(exprs: &[NamedExpr], broadcast: bool) -> bool {
+    broadcast
+        || exprs
+            .iter()
+            .all(|named| named.expr.reads_a_column() && !named.expr.has_aggregation())
+}
+
 fn all_row_wise(exprs: &[NamedExpr]) -> bool {
     exprs.iter().all(|named| named.expr.is_row_wise())
 }
@@ -279,8 +303,7 @@ fn all_row_wise(exprs: &[NamedExpr]) -> bool {
 impl PlanNode {
     /// The expressions of a filter (its predicate), a select of a value
     /// per row (one of them reads a column) or a with_columns that fills
-    /// every row (not a temporary of Polars' common-subexpression
-    /// elimination, which keeps a value of one row one row): the nodes
+    /// every row (see [`fills_every_row`]): the nodes
     /// whose rows are their input's, which windows by buckets, steps and
     /// rows beside aggregations take apart. `None` for other nodes.
     pub(crate) fn expressions_per_row(&self) -> Option<Vec<&GpuExpr>> {
@@ -290,10 +313,10 @@ impl PlanNode {
                 exprs.iter().map(|named| &named.expr).collect()
             }
             PlanNode::WithColumns {
-                exprs,
-                broadcast: true,
-                ..
-            } => exprs.iter().map(|named| &named.expr).collect(),
+                exprs, broadcast, ..
+            } if fills_every_row(exprs, *broadcast) => {
+                exprs.iter().map(|named| &named.expr).collect()
+            }
             _ => return None,
         })
     }

@@ -48,6 +48,7 @@ mod operators;
 mod parsed_temporals;
 mod partitioned;
 mod partitioned_asof;
+mod partitioned_behind;
 mod partitioned_beside;
 mod partitioned_keys;
 mod partitioned_quantiles;

@@ -44,6 +44,7 @@ use gpu_runtime::RuntimeError;
 
 mod aggregate;
 mod asof_join;
+mod behind;
 mod beside_aggregations;
 mod buckets;
 mod join;
@@ -546,6 +547,7 @@ impl Partitioned<'_> {
             (_, Partitioning::Aggregated) => self.aggregated(node),
             (_, Partitioning::Counted) => self.counted(node),
             (_, Partitioning::Ranked) => self.ranked(node),
+            (_, Partitioning::Behind) => self.behind(node),
             (_, Partitioning::BesideAggregations) => self.beside_aggregations(node),
             (_, Partitioning::Bucketed) => self.bucketed(node),
             (_, Partitioning::Stepped) => self.stepped(node),

@@ -16,6 +16,7 @@ use super::Rng;
 use super::code::{List, Needle};
 use super::expr::{Agg, E, Lit, Op, Part};
 
+mod behind;
 mod casts;
 mod filtered;
 mod nested;

@@ -62,6 +62,13 @@ fn sorts_by_keys_reading_other_rows_compute_the_keys_first() {
             ),
         ),
         (
+            "by a difference from the row before",
+            table().sort_by_exprs(
+                [col("c").diff(lit(1), NullBehavior::Ignore), col("k")],
+                order(vec![false, true], vec![true, false]),
+            ),
+        ),
+        (
             "by a test of distinctness, a slice",
             table()
                 .sort_by_exprs(
@@ -104,6 +111,12 @@ fn group_bys_by_keys_reading_other_rows_compute_the_keys_first() {
                 .agg([len(), col("v").sum(), col("t").first()]),
         ),
         (
+            "by the row before (its with_columns behind the rows before each partition)",
+            table()
+                .group_by_stable([col("s").shift(lit(1)).alias("before")])
+                .agg([len(), col("v").max()]),
+        ),
+        (
             "by a test of distinctness, a slice",
             table()
                 .group_by_stable([col("t").is_duplicated().alias("dup")])
@@ -118,8 +131,8 @@ fn group_bys_by_keys_reading_other_rows_compute_the_keys_first() {
 
 #[test]
 fn sorts_and_group_bys_by_keys_whose_with_columns_runs_whole_run_whole() {
-    // A rank over the whole frame runs whole as a with_columns: the node
-    // gains nothing from a step.
+    // A rank or a cumulative sum over the whole frame runs whole as a
+    // with_columns: the node gains nothing from a step.
     let rank = || col("v").rank(RankOptions::default(), None);
     let cases: Vec<(&str, LazyFrame)> = vec![
         (
@@ -127,9 +140,9 @@ fn sorts_and_group_bys_by_keys_whose_with_columns_runs_whole_run_whole() {
             table().sort_by_exprs([rank()], order(vec![false], vec![true])),
         ),
         (
-            "a group-by by a shift",
+            "a group-by by a cumulative sum",
             table()
-                .group_by_stable([col("s").shift(lit(1)).alias("before")])
+                .group_by_stable([col("c").cum_sum(false).alias("so far")])
                 .agg([len()]),
         ),
     ];

@@ -1,0 +1,82 @@
+//! The fuzzer's functions of a bounded number of rows before each row: shifts, diffs, changes in percent, rolling extremes and integer sums of rows, fills with a limit, nested and beside row-wise ones.
+
+use super::*;
+
+impl Grammar<'_> {
+    /// Two or three expressions each reading a few rows before its own
+    /// (`shift` by 0 to 3, `diff`, `pct_change`, rolling minima, maxima and
+    /// integer sums of windows of rows, forward fills with a limit, one
+    /// inside another now and then) of columns drawn, now and then in a
+    /// row-wise expression: a node of only such expressions runs over
+    /// partitions behind the last rows of the partitions before.
+    pub fn rows_behind(&mut self) -> Vec<E> {
+        let n = self.rng.random_range(2..4);
+        (0..n).map(|_| self.behind_expr()).collect()
+    }
+
+    /// A filter's predicate of [`Grammar::rows_behind`]: whether a first
+    /// such expression is null, or a second one holds where it is a
+    /// boolean, or is valid.
+    pub fn predicate_behind(&mut self) -> E {
+        let mut exprs = self.rows_behind().into_iter();
+        let (first, second) = (exprs.next().unwrap(), exprs.next().unwrap());
+        let first = E::new(Op::IsNull, vec![first]);
+        let second = E::new(Op::IsNotNull, vec![second]);
+        match self.rng.random_range(0..3) {
+            0 => E::new(Op::Or, vec![first, second]),
+            1 => E::new(Op::And, vec![E::new(Op::Not, vec![first]), second]),
+            _ => second,
+        }
+    }
+
+    /// One expression reading a bounded number of rows before its own.
+    fn behind_expr(&mut self) -> E {
+        let ty = *[
+            Ty::Int,
+            Ty::Int,
+            Ty::Float,
+            Ty::UInt,
+            Ty::Bool,
+            Ty::Date,
+            Ty::Str,
+        ]
+        .choose(self.rng)
+        .unwrap();
+        let column = match self.column_named(ty) {
+            Some(name) => E::col(&name),
+            None => self.leaf(ty),
+        };
+        let size = self.rng.random_range(1..5);
+        let min_periods = self.rng.random_range(0..=size);
+        let e = match (ty, self.rng.random_range(0..7)) {
+            (Ty::Int | Ty::Float | Ty::Date, 1) => {
+                E::new(Op::Diff(self.rng.random_range(0..3)), vec![column])
+            }
+            (Ty::Int | Ty::Float, 2) => E::new(Op::PctChange(1), vec![column]),
+            (Ty::Int | Ty::UInt | Ty::Float | Ty::Bool | Ty::Date, 3) => {
+                let function = *["min", "max"].choose(self.rng).unwrap();
+                E::new(
+                    Op::Rolling(function, size, min_periods, false),
+                    vec![column],
+                )
+            }
+            (Ty::Int, 4) => E::new(Op::Rolling("sum", size, min_periods, false), vec![column]),
+            (_, 5) => {
+                let limit = self.rng.random_range(0..3);
+                let shifted = E::new(Op::Shift(1), vec![column]);
+                E::new(Op::FillForward(Some(limit)), vec![shifted])
+            }
+            _ => E::new(Op::Shift(self.rng.random_range(0..4)), vec![column]),
+        };
+        // Now and then shifted again (the look-backs add up), or beside
+        // the column in a row-wise expression.
+        match self.rng.random_range(0..6) {
+            0 => E::new(Op::Shift(self.rng.random_range(1..3)), vec![e]),
+            1 if ty == Ty::Int => {
+                let other = self.value(Ty::Int, 1);
+                E::new(Op::Add, vec![e, other])
+            }
+            _ => e,
+        }
+    }
+}

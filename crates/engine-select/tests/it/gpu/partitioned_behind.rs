@@ -1,0 +1,183 @@
+//! Nodes reading a bounded number of rows before their own (`shift`, `diff`, `pct_change`, rolling windows of rows, fills with a limit) over partitions: each partition behind the last rows of the input before it.
+
+use engine_select::Executor;
+
+use super::partitioned::{assert_partitioned_in, assert_partitioned_split};
+use super::*;
+
+/// 23 rows: floats with nulls, NaN, zeros of both signs and infinities;
+/// integers with nulls; a group column.
+fn series() -> LazyFrame {
+    let x = [
+        Some(1.5f64),
+        None,
+        Some(-0.0),
+        Some(0.0),
+        Some(f64::NAN),
+        Some(3.0),
+        None,
+        None,
+        Some(-2.5),
+        Some(f64::INFINITY),
+        Some(7.0),
+        Some(7.0),
+        None,
+        Some(-1.0),
+        Some(2.0),
+        Some(0.5),
+        None,
+        Some(4.0),
+        Some(-3.0),
+        Some(9.0),
+        None,
+        Some(1.0),
+        Some(6.0),
+    ];
+    let n: Vec<Option<i64>> = (0..23i64)
+        .map(|i| (i % 5 != 3).then_some((i * 37) % 11 - 5))
+        .collect();
+    let g: Vec<i64> = (0..23i64).map(|i| i % 3).collect();
+    df!("x" => x, "n" => n, "g" => g).unwrap().lazy()
+}
+
+fn rows(window_size: usize, min_periods: usize) -> RollingOptionsFixedWindow {
+    RollingOptionsFixedWindow {
+        window_size,
+        min_periods,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn shifts_differences_and_rolling_extremes_run_behind_the_rows_before() {
+    let limited =
+        |e: Expr, limit| e.fill_null_with_strategy(FillNullStrategy::Forward(Some(limit)));
+    let exprs = vec![
+        col("x").shift(lit(1)).alias("x1"),
+        col("n").shift(lit(2)).alias("n2"),
+        col("n").diff(lit(1), NullBehavior::Ignore).alias("dn"),
+        col("x").diff(lit(2), NullBehavior::Ignore).alias("dx"),
+        col("n").pct_change(lit(1)).alias("pn"),
+        col("x").rolling_max(rows(3, 1)).alias("max3"),
+        col("n").rolling_min(rows(2, 2)).alias("min2"),
+        col("n").rolling_sum(rows(3, 1)).alias("sum3"),
+        col("n").rolling_median(rows(3, 2)).alias("median3"),
+        limited(col("n"), 1).alias("filled1"),
+        // Nested: the look-backs add up.
+        (col("x").shift(lit(1)) - col("x").shift(lit(1)).shift(lit(1))).alias("nested"),
+        (col("n").rolling_max(rows(2, 1)).shift(lit(1)) + col("g")).alias("max_then_shift"),
+    ];
+    let lf = series().with_columns(exprs.clone());
+    assert_partitioned_split("with_columns", lf, false, true);
+    let lf = series().select(exprs);
+    assert_partitioned_split("select", lf, false, true);
+}
+
+#[test]
+fn filters_by_rows_before_keep_only_their_partitions_rows() {
+    // The rows put in front are flagged and rejected, whatever the
+    // predicate says of them.
+    let predicates = [
+        col("x").diff(lit(1), NullBehavior::Ignore).gt(lit(0.0)),
+        col("n").shift(lit(1)).is_null(),
+        col("n").gt_eq(col("n").rolling_max(rows(3, 1))),
+        col("n")
+            .shift(lit(2))
+            .lt(col("n"))
+            .or(col("g").eq(lit(1i64))),
+    ];
+    for (i, predicate) in predicates.into_iter().enumerate() {
+        let lf = series().filter(predicate);
+        assert_partitioned_split(&format!("filter {i}"), lf, false, true);
+    }
+}
+
+#[test]
+fn rows_behind_chain_with_the_nodes_around_them() {
+    // A row-wise filter below (its partitions of any size), a select of
+    // them above, and a with_columns by them reading a shift's column.
+    let lf = series()
+        .filter(col("g").neq(lit(2i64)))
+        .with_columns([col("n").diff(lit(1), NullBehavior::Ignore).alias("d")])
+        .with_columns([col("d").shift(lit(1)).alias("d1")])
+        .select([col("d1") * lit(2i64), col("x")]);
+    assert_partitioned_split("chain", lf, false, true);
+    // Behind a union and a row index.
+    let lf = concat([series(), series()], UnionArgs::default())
+        .unwrap()
+        .with_row_index("i", None)
+        .with_columns([col("i").shift(lit(3)).alias("i3"), col("x").shift(lit(1))]);
+    assert_partitioned_split("union", lf, false, true);
+}
+
+#[test]
+fn look_backs_longer_than_a_partition_or_walking_from_the_start_run_whole() {
+    let whole_in_pairs = |name: &str, lf: LazyFrame| {
+        assert_partitioned_in(name, lf, false, &[2, 7], |context, report| {
+            let run = report.partitioned.expect("partitioned");
+            let runs = run.device_runs;
+            match run.rows_per_partition {
+                2 => assert_eq!(runs, 1, "{context}"),
+                _ => assert!(runs > 1, "{context}: {runs} device runs"),
+            }
+        });
+    };
+    // Five rows behind: more than a partition of 2, not of 7.
+    whole_in_pairs("shift(5)", series().with_columns([col("n").shift(lit(5))]));
+    whole_in_pairs(
+        "rolling_min of 6",
+        series().select([col("x").rolling_min(rows(6, 1))]),
+    );
+    // Polars' float rolling sums, means and spreads carry their state
+    // from the frame's start, and cumulative sums read every row before:
+    // whole in any partitions.
+    for (name, expr) in [
+        ("float rolling_sum", col("x").rolling_sum(rows(2, 1))),
+        ("rolling_mean", col("n").rolling_mean(rows(2, 1))),
+        ("rolling_std", col("x").rolling_std(rows(3, 1))),
+        ("cum_sum", col("n").cum_sum(false)),
+        ("shift ahead", col("x").shift(lit(-1))),
+        (
+            "centred",
+            col("n").rolling_max(RollingOptionsFixedWindow {
+                center: true,
+                ..rows(3, 1)
+            }),
+        ),
+    ] {
+        assert_partitioned_split(name, series().with_columns([expr]), false, false);
+    }
+}
+
+#[test]
+fn rows_behind_under_a_memory_limit_match_the_cpu() {
+    let n = 200_000i64;
+    let lf = df!(
+        "v" => (0..n).map(|i| (i * 7919) % 1000 - 500).collect::<Vec<_>>(),
+        "x" => (0..n).map(|i| ((i * 31) % 97) as f64 / 8.0).collect::<Vec<_>>(),
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("v").diff(lit(1), NullBehavior::Ignore).alias("d"),
+        col("x").rolling_max(rows(16, 1)).alias("m"),
+    ])
+    .filter(
+        col("d")
+            .gt(lit(0i64))
+            .and(col("v").shift(lit(3)).lt(col("v"))),
+    );
+    let engine = Engine::Gpu(
+        under_test()
+            .with_raise_on_fail(true)
+            .with_executor(Executor::Partitioned)
+            .with_device_memory_limit(1 << 20),
+    );
+    let (actual, report) = lf.clone().collect_with_report(&engine).unwrap();
+    let run = report.partitioned.expect("partitioned");
+    assert!(run.device_runs > 2, "{report}");
+    let expected = lf.collect().unwrap();
+    if let Some(why) = crate::fuzz::oracle::difference(&expected, &actual, EXACTLY) {
+        panic!("{why}");
+    }
+}
