@@ -19,7 +19,7 @@ mod behind;
 mod frame_aggregations;
 mod quantiles;
 mod steps;
-pub use behind::ROWS_IN_FRONT;
+pub use behind::{ROWS_IN_FRONT, RUNNING};
 pub use frame_aggregations::{FRAME_AGGREGATION, FrameAggregations};
 pub use quantiles::{QUANTILE_VALUE, RankedQuantile, RankedQuantiles, RankedValues};
 

@@ -1,4 +1,4 @@
-//! Nodes that read a bounded number of rows before each of their own (`shift`, `diff`, rolling windows of rows): each partition behind the last rows of the input before it.
+//! Nodes that read a bounded number of rows before each of their own (`shift`, `diff`, rolling windows of rows) or run from the first row (`cum_sum`, `cum_max`): each partition behind the last rows of the input before it, running on from the values the partitions before ended with.
 //!
 //! `x.shift(2)`, `x.diff()`, `x.pct_change()`, `x.rolling_max(5)` and
 //! `x.fill_null(strategy="forward", limit=3)` give each row a value of
@@ -11,11 +11,29 @@
 //! their count). Functions whose value is not one of the window's rows
 //! alone, where Polars' walk carries state from the frame's start (a float
 //! rolling sum's compensation, a mean's and a variance's moments), or that
-//! read rows after their own, or all rows before them (`cum_sum`, a fill
-//! without a limit), read more than a bounded number of rows.
+//! read rows after their own, read more than a bounded number of rows.
+//!
+//! Running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, from
+//! the first row; `cum_count`, a `cum_sum` of validity) carry one value
+//! from partition to partition: the one they had reached where the
+//! partition starts (with the rows put in front, where it starts there).
+//! Each partition's run folds it into the first valid value of the
+//! function's input (`carry + x`, `carry * x`, the larger of both), so
+//! that the function goes on from it in the order Polars' walk takes (a
+//! float sum bit for bit), and gives the function's values as a column of
+//! their own, whose last valid value before the next partition's start is
+//! the next carry ([`PlanNode::carried`]). In a select or a with_columns
+//! (a filter drops the rows whose values the next carry needs), of an
+//! input that reads no row before its own (`x.shift(1).cum_sum()` would
+//! run over the rows put in front without the rows before them; a running
+//! function inside a function of rows before, `x.cum_sum().shift(1)`,
+//! runs, as the carry is its value where the rows put in front start).
 
 use crate::dtype::GpuDtype;
-use crate::expr::{ExprKind, GpuExpr, RollingFunction, RollingWindow};
+use crate::expr::{
+    BinaryOp, CastMode, ExprKind, FloatCheck, GpuExpr, NamedExpr, RollingFunction, RollingWindow,
+    Scalar,
+};
 use crate::plan::PlanNode;
 
 use super::reads_other_rows_itself;
@@ -24,17 +42,69 @@ use super::reads_other_rows_itself;
 /// in front of it (true), which the filter drops.
 pub const ROWS_IN_FRONT: &str = "__polars_gpu_rows_in_front";
 
+/// The start of the names of the columns of running functions' values
+/// ([`PlanNode::carried`]; the function's place among the node's follows).
+pub const RUNNING: &str = "__polars_gpu_running_";
+
 impl PlanNode {
     /// How many rows before each of its own a filter, a select of a value
     /// per row or a with_columns that fills every row reads, at most,
     /// where that is bounded and more than none (see the module's
     /// comment); `None` for other nodes.
+    /// Where it holds running functions (see the module's comment), that
+    /// bound may be none; a filter holds none.
     pub fn rows_behind(&self) -> Option<u64> {
+        let exprs = self.expressions_per_row()?;
         let mut most = 0;
-        for expr in self.expressions_per_row()? {
+        for expr in &exprs {
             most = most.max(expr.rows_behind()?);
         }
-        (most > 0).then_some(most)
+        let running = exprs.iter().map(|e| running_count(e)).sum::<usize>();
+        let filter = matches!(self, PlanNode::Filter { .. });
+        match (most > 0 || running > 0) && !(filter && running > 0) {
+            true => Some(most),
+            false => None,
+        }
+    }
+
+    /// How many running functions this node's expressions hold (see the
+    /// module's comment).
+    pub fn running_functions(&self) -> usize {
+        self.expressions_per_row()
+            .map_or(0, |exprs| exprs.into_iter().map(running_count).sum())
+    }
+
+    /// This select or with_columns with each running function (in the
+    /// order [`PlanNode::running_functions`] counts them) going on from its
+    /// carried value (`carries`, `None` from the start: the first
+    /// partition, or no valid value yet), and a column of each one's
+    /// values after its own, named [`RUNNING`] and its place; `None` for
+    /// other nodes.
+    pub fn carried(&self, carries: &[Option<Scalar>]) -> Option<PlanNode> {
+        let mut node = self.clone();
+        let (exprs, schema) = match &mut node {
+            PlanNode::Select { exprs, schema, .. }
+            | PlanNode::WithColumns { exprs, schema, .. } => (exprs, schema),
+            _ => return None,
+        };
+        let mut values = Vec::with_capacity(carries.len());
+        for named in exprs.iter_mut() {
+            each_running(&mut named.expr, &mut |running| {
+                if let Some(Some(carry)) = carries.get(values.len()) {
+                    carry_into(running, carry.clone());
+                }
+                values.push(running.clone());
+            });
+        }
+        for (i, expr) in values.into_iter().enumerate() {
+            let named = NamedExpr {
+                name: format!("{RUNNING}{i}"),
+                expr,
+            };
+            schema.push(named.output_column());
+            exprs.push(named);
+        }
+        Some(node)
     }
 }
 
@@ -64,12 +134,19 @@ impl GpuExpr {
             } if input.reads_a_column() && walks_no_state(function, &self.dtype) => {
                 size.saturating_sub(1)
             }
+            _ if self.is_running() => 0,
             _ if reads_other_rows_itself(self) => return None,
             _ => 0,
         };
         let mut most = 0u64;
         for child in self.children() {
             most = most.max(child.rows_behind()?);
+        }
+        // (A running function's values on the rows put in front must be
+        // right for the functions of rows before above it: its input may
+        // read no row before its own, which those rows lack.)
+        if self.is_running() && most > 0 {
+            return None;
         }
         own.checked_add(most)
     }
@@ -90,4 +167,104 @@ fn walks_no_state(function: &RollingFunction, dtype: &GpuDtype) -> bool {
         RollingFunction::Sum => dtype.is_integer(),
         RollingFunction::Mean | RollingFunction::Var { .. } | RollingFunction::Std { .. } => false,
     }
+}
+
+impl GpuExpr {
+    /// Whether this is a running function that partitions carry a value
+    /// of (see the module's comment): a `cum_sum` of numbers (or booleans,
+    /// counted) or a `cum_prod` of i64, u64 or floats, from the first row,
+    /// or a `cum_max` or `cum_min` of integers or floats from the first
+    /// row, of an input reading a column.
+    fn is_running(&self) -> bool {
+        let numbers = (self.dtype.is_integer() || self.dtype.is_float())
+            && self.dtype.decimal_scale().is_none();
+        match &self.kind {
+            ExprKind::CumSum(input) | ExprKind::CumProd(input) => numbers && input.reads_a_column(),
+            ExprKind::CumExtreme {
+                input,
+                reverse: false,
+                ..
+            } => numbers && input.reads_a_column(),
+            _ => false,
+        }
+    }
+}
+
+/// The running functions in `expr` (see [`GpuExpr::is_running`]).
+fn running_count(expr: &GpuExpr) -> usize {
+    let mut count = 0;
+    expr.visit(&mut |e| count += usize::from(e.is_running()));
+    count
+}
+
+/// `f` of each running function in `expr`, the ones inside it first.
+fn each_running(expr: &mut GpuExpr, f: &mut impl FnMut(&mut GpuExpr)) {
+    for child in expr.children_mut() {
+        each_running(child, f);
+    }
+    if expr.is_running() {
+        f(expr);
+    }
+}
+
+/// The running function `running` going on from `carry`: `carry` folded
+/// into the first valid value of its input, as its walk would have folded
+/// it there after the rows before (the sum's or product's first step, the
+/// larger or smaller of both, the earlier on a tie, a NaN never over a
+/// number; a carried NaN of a float extreme is as none: the first number
+/// replaces it).
+fn carry_into(running: &mut GpuExpr, carry: Scalar) {
+    let dtype = running.dtype;
+    let (input, op) = match &mut running.kind {
+        ExprKind::CumSum(input) => (input, BinaryOp::Plus),
+        ExprKind::CumProd(input) => (input, BinaryOp::Multiply),
+        ExprKind::CumExtreme { input, minimum, .. } => {
+            (input, if *minimum { BinaryOp::Lt } else { BinaryOp::Gt })
+        }
+        _ => return,
+    };
+    if matches!(carry, Scalar::Float(f) if f.is_nan()) && matches!(op, BinaryOp::Lt | BinaryOp::Gt)
+    {
+        return;
+    }
+    let value = std::mem::replace(input.as_mut(), GpuExpr::literal(Scalar::Null, dtype))
+        .cast(dtype, CastMode::NonStrict);
+    let carry = GpuExpr::literal(carry, dtype);
+    let folded = match op {
+        BinaryOp::Lt | BinaryOp::Gt => {
+            let mut beats = value.clone().binary(op, carry.clone(), GpuDtype::Boolean);
+            if dtype.is_float() {
+                // (NaN, the largest in Polars' order, never replaces a
+                // number reached.)
+                let number = GpuExpr {
+                    kind: ExprKind::FloatCheck {
+                        check: FloatCheck::IsNotNan,
+                        input: Box::new(value.clone()),
+                    },
+                    dtype: GpuDtype::Boolean,
+                };
+                beats = beats.binary(BinaryOp::And, number, GpuDtype::Boolean);
+            }
+            beats.then(value.clone(), carry, dtype)
+        }
+        _ => carry.binary(op, value.clone(), dtype),
+    };
+    // The first valid value: valid, and the first so counted.
+    let valid = value.clone().is_not_null();
+    let counted = GpuExpr {
+        kind: ExprKind::CumSum(Box::new(
+            valid.clone().cast(GpuDtype::UInt32, CastMode::NonStrict),
+        )),
+        dtype: GpuDtype::UInt32,
+    };
+    let first = valid.binary(
+        BinaryOp::And,
+        counted.binary(
+            BinaryOp::Eq,
+            GpuExpr::literal(Scalar::UInt(1), GpuDtype::UInt32),
+            GpuDtype::Boolean,
+        ),
+        GpuDtype::Boolean,
+    );
+    **input = first.then(folded, value, dtype);
 }

@@ -1,4 +1,4 @@
-//! Nodes reading a bounded number of rows before their own (`shift`, `diff`, `pct_change`, rolling windows of rows, fills with a limit) over partitions: each partition behind the last rows of the input before it.
+//! Nodes reading a bounded number of rows before their own (`shift`, `diff`, `pct_change`, rolling windows of rows, fills with a limit) or running from the first row (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`) over partitions: each partition behind the last rows of the input before it, running on from the values the partitions before ended with.
 
 use engine_select::Executor;
 
@@ -6,7 +6,8 @@ use super::partitioned::{assert_partitioned_in, assert_partitioned_split};
 use super::*;
 
 /// 23 rows: floats with nulls, NaN, zeros of both signs and infinities;
-/// integers with nulls; a group column.
+/// integers with nulls; a group column; floats whose sums round
+/// otherwise in another order, nulls first; booleans.
 fn series() -> LazyFrame {
     let x = [
         Some(1.5f64),
@@ -37,7 +38,15 @@ fn series() -> LazyFrame {
         .map(|i| (i % 5 != 3).then_some((i * 37) % 11 - 5))
         .collect();
     let g: Vec<i64> = (0..23i64).map(|i| i % 3).collect();
-    df!("x" => x, "n" => n, "g" => g).unwrap().lazy()
+    let f: Vec<Option<f64>> = (0..23i64)
+        .map(|i| (i > 2 && i % 6 != 1).then(|| i as f64 * 0.1 + 1.0 / 3.0 - 1e15 * (i % 2) as f64))
+        .collect();
+    let b: Vec<Option<bool>> = (0..23i64)
+        .map(|i| (i % 4 != 2).then_some(i % 3 == 0))
+        .collect();
+    df!("x" => x, "n" => n, "g" => g, "f" => f, "b" => b)
+        .unwrap()
+        .lazy()
 }
 
 fn rows(window_size: usize, min_periods: usize) -> RollingOptionsFixedWindow {
@@ -111,7 +120,7 @@ fn rows_behind_chain_with_the_nodes_around_them() {
 }
 
 #[test]
-fn look_backs_longer_than_a_partition_or_walking_from_the_start_run_whole() {
+fn look_backs_longer_than_a_partition_or_reading_every_row_run_whole() {
     let whole_in_pairs = |name: &str, lf: LazyFrame| {
         assert_partitioned_in(name, lf, false, &[2, 7], |context, report| {
             let run = report.partitioned.expect("partitioned");
@@ -129,13 +138,15 @@ fn look_backs_longer_than_a_partition_or_walking_from_the_start_run_whole() {
         series().select([col("x").rolling_min(rows(6, 1))]),
     );
     // Polars' float rolling sums, means and spreads carry their state
-    // from the frame's start, and cumulative sums read every row before:
-    // whole in any partitions.
+    // from the frame's start, cumulative sums from the end read every row
+    // after: whole in any partitions.
     for (name, expr) in [
         ("float rolling_sum", col("x").rolling_sum(rows(2, 1))),
         ("rolling_mean", col("n").rolling_mean(rows(2, 1))),
         ("rolling_std", col("x").rolling_std(rows(3, 1))),
-        ("cum_sum", col("n").cum_sum(false)),
+        ("cum_sum from the end", col("n").cum_sum(true)),
+        // (The rows put in front would lack the rows before them.)
+        ("cum_sum of a shift", col("n").shift(lit(2)).cum_sum(false)),
         ("shift ahead", col("x").shift(lit(-1))),
         (
             "centred",
@@ -150,6 +161,54 @@ fn look_backs_longer_than_a_partition_or_walking_from_the_start_run_whole() {
 }
 
 #[test]
+fn running_functions_go_on_from_the_partitions_before() {
+    let exprs = vec![
+        col("n").cum_sum(false).alias("sum_n"),
+        // Floats in Polars' order, bit for bit; NaN and infinities.
+        col("f").cum_sum(false).alias("sum_f"),
+        col("x").cum_sum(false).alias("sum_x"),
+        col("b").cum_sum(false).alias("sum_b"),
+        col("n").cum_prod(false).alias("prod_n"),
+        col("n").cum_max(false).alias("max_n"),
+        col("n").cum_min(false).alias("min_n"),
+        // NaN only until a number comes; the first of equal zeros kept.
+        col("x").cum_max(false).alias("max_x"),
+        col("x").cum_min(false).alias("min_x"),
+        col("f").cum_count(false).alias("count_f"),
+        // Inside and around functions of rows before, and each other.
+        col("n").cum_sum(false).shift(lit(1)).alias("sum_before"),
+        (col("n").cum_max(false) - col("n").rolling_min(rows(3, 1))).alias("beside_rolling"),
+        col("n").cum_sum(false).cum_sum(false).alias("sum_of_sums"),
+        (col("f").cum_sum(false) / col("n").cum_count(false).cast(DataType::Float64))
+            .alias("running_mean"),
+    ];
+    let lf = series().with_columns(exprs.clone());
+    assert_partitioned_split("with_columns", lf, false, true);
+    let lf = series().select(exprs);
+    assert_partitioned_split("select", lf, false, true);
+    // Extremes of floats starting with NaN (NaN only until a number
+    // comes, across partitions too) and zeros of both signs (the first kept).
+    let nan = f64::NAN;
+    let y = [
+        nan, nan, nan, nan, -0.0, 0.0, nan, 0.0, -1.0, 5.0, nan, 3.0, -0.0,
+    ];
+    let y: Vec<Option<f64>> = y
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i != 2).then_some(*v))
+        .collect();
+    let lf = df!("y" => y).unwrap().lazy().with_columns([
+        col("y").cum_max(false).alias("max"),
+        col("y").cum_min(false).alias("min"),
+        col("y").cum_sum(false).alias("sum"),
+    ]);
+    assert_partitioned_split("floats from NaN", lf, false, true);
+    // A filter drops the rows whose values the next partition needs: whole.
+    let lf = series().filter(col("n").cum_sum(false).gt(lit(0i64)));
+    assert_partitioned_split("filter", lf, false, false);
+}
+
+#[test]
 fn rows_behind_under_a_memory_limit_match_the_cpu() {
     let n = 200_000i64;
     let lf = df!(
@@ -161,6 +220,7 @@ fn rows_behind_under_a_memory_limit_match_the_cpu() {
     .with_columns([
         col("v").diff(lit(1), NullBehavior::Ignore).alias("d"),
         col("x").rolling_max(rows(16, 1)).alias("m"),
+        col("x").cum_sum(false).alias("running"),
     ])
     .filter(
         col("d")

@@ -111,6 +111,12 @@ fn group_bys_by_keys_reading_other_rows_compute_the_keys_first() {
                 .agg([len(), col("v").sum(), col("t").first()]),
         ),
         (
+            "by a running sum (carried from partition to partition)",
+            table()
+                .group_by_stable([(col("c").cum_sum(false) % lit(7u32)).alias("so far")])
+                .agg([len(), col("v").min()]),
+        ),
+        (
             "by the row before (its with_columns behind the rows before each partition)",
             table()
                 .group_by_stable([col("s").shift(lit(1)).alias("before")])
@@ -131,7 +137,7 @@ fn group_bys_by_keys_reading_other_rows_compute_the_keys_first() {
 
 #[test]
 fn sorts_and_group_bys_by_keys_whose_with_columns_runs_whole_run_whole() {
-    // A rank or a cumulative sum over the whole frame runs whole as a
+    // A rank or a shift ahead over the whole frame runs whole as a
     // with_columns: the node gains nothing from a step.
     let rank = || col("v").rank(RankOptions::default(), None);
     let cases: Vec<(&str, LazyFrame)> = vec![
@@ -140,9 +146,9 @@ fn sorts_and_group_bys_by_keys_whose_with_columns_runs_whole_run_whole() {
             table().sort_by_exprs([rank()], order(vec![false], vec![true])),
         ),
         (
-            "a group-by by a cumulative sum",
+            "a group-by by the row after",
             table()
-                .group_by_stable([col("c").cum_sum(false).alias("so far")])
+                .group_by_stable([col("s").shift(lit(-1)).alias("after")])
                 .agg([len()]),
         ),
     ];

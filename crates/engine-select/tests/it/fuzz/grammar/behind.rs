@@ -1,4 +1,4 @@
-//! The fuzzer's functions of a bounded number of rows before each row: shifts, diffs, changes in percent, rolling extremes and integer sums of rows, fills with a limit, nested and beside row-wise ones.
+//! The fuzzer's functions of a bounded number of rows before each row (shifts, diffs, changes in percent, rolling extremes and integer sums of rows, fills with a limit) and running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`), nested and beside row-wise ones.
 
 use super::*;
 
@@ -6,9 +6,11 @@ impl Grammar<'_> {
     /// Two or three expressions each reading a few rows before its own
     /// (`shift` by 0 to 3, `diff`, `pct_change`, rolling minima, maxima and
     /// integer sums of windows of rows, forward fills with a limit, one
-    /// inside another now and then) of columns drawn, now and then in a
-    /// row-wise expression: a node of only such expressions runs over
-    /// partitions behind the last rows of the partitions before.
+    /// inside another now and then) or running from the first row
+    /// (`cum_sum`, ...), of columns drawn, now and then in a row-wise
+    /// expression: a node of only such expressions runs over partitions
+    /// behind the last rows of the partitions before, its running
+    /// functions going on from the values those ended with.
     pub fn rows_behind(&mut self) -> Vec<E> {
         let n = self.rng.random_range(2..4);
         (0..n).map(|_| self.behind_expr()).collect()
@@ -61,6 +63,16 @@ impl Grammar<'_> {
                 )
             }
             (Ty::Int, 4) => E::new(Op::Rolling("sum", size, min_periods, false), vec![column]),
+            (Ty::Int | Ty::UInt | Ty::Float | Ty::Bool, 4 | 6) if self.chance(0.6) => {
+                let op = match (ty, self.rng.random_range(0..5)) {
+                    (Ty::Int | Ty::Float, 1) => Op::CumProd(false),
+                    (Ty::Int | Ty::UInt | Ty::Float, 2) => Op::CumMax(false),
+                    (Ty::Int | Ty::UInt | Ty::Float, 3) => Op::CumMin(false),
+                    (_, 4) => Op::CumCount(false),
+                    _ => Op::CumSum(false),
+                };
+                E::new(op, vec![column])
+            }
             (_, 5) => {
                 let limit = self.rng.random_range(0..3);
                 let shifted = E::new(Op::Shift(1), vec![column]);
