@@ -113,30 +113,10 @@ impl GpuExpr {
     /// a row-wise expression, `None` where that is not bounded (see the
     /// module's comment).
     pub fn rows_behind(&self) -> Option<u64> {
-        let own = match &self.kind {
-            ExprKind::Shift { input, periods } if *periods >= 0 && input.reads_a_column() => {
-                periods.unsigned_abs()
-            }
-            ExprKind::Fill {
-                input,
-                forward: true,
-                limit: Some(limit),
-            } if input.reads_a_column() => *limit,
-            ExprKind::Rolling {
-                input,
-                function,
-                window:
-                    RollingWindow::Rows {
-                        size,
-                        center: false,
-                        ..
-                    },
-            } if input.reads_a_column() && walks_no_state(function, &self.dtype) => {
-                size.saturating_sub(1)
-            }
-            _ if self.is_running() => 0,
-            _ if reads_other_rows_itself(self) => return None,
-            _ => 0,
+        let own = match self.own_rows_behind() {
+            Some(own) => own,
+            None if reads_other_rows_itself(self) => return None,
+            None => 0,
         };
         let mut most = 0u64;
         for child in self.children() {
@@ -149,6 +129,37 @@ impl GpuExpr {
             return None;
         }
         own.checked_add(most)
+    }
+
+    /// How many rows before its own this expression itself (not its parts)
+    /// reads, where it is a function of a bounded number of rows before
+    /// each row or a running function (then none; see the module's
+    /// comment); `None` for other expressions.
+    pub(super) fn own_rows_behind(&self) -> Option<u64> {
+        match &self.kind {
+            ExprKind::Shift { input, periods } if *periods >= 0 && input.reads_a_column() => {
+                Some(periods.unsigned_abs())
+            }
+            ExprKind::Fill {
+                input,
+                forward: true,
+                limit: Some(limit),
+            } if input.reads_a_column() => Some(*limit),
+            ExprKind::Rolling {
+                input,
+                function,
+                window:
+                    RollingWindow::Rows {
+                        size,
+                        center: false,
+                        ..
+                    },
+            } if input.reads_a_column() && walks_no_state(function, &self.dtype) => {
+                Some(size.saturating_sub(1))
+            }
+            _ if self.is_running() => Some(0),
+            _ => None,
+        }
     }
 }
 

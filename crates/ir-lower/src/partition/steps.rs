@@ -1,4 +1,4 @@
-//! Nodes over partitions in steps, each of which runs over partitions itself: windows sharing no key or beside aggregations over the frame, sorts and group-bys by keys reading other rows.
+//! Nodes over partitions in steps, each of which runs over partitions itself: windows sharing no key or beside aggregations over the frame or functions of the rows before, sorts and group-bys by keys reading other rows.
 //!
 //! - Windows of keys no one key is common to (`x.sum().over("a") -
 //!   x.sum().over("b")`): where a filter's, select's or with_columns'
@@ -9,8 +9,11 @@
 //!   with_columns of them one above the other, those of each step sharing
 //!   a key (so that each step runs by buckets of its keys, its rows put
 //!   back in the input's order), then the node with each window read from
-//!   its step's column: row-wise, or beside aggregations over the whole
-//!   frame (`x.sum().over("g") - x.mean()`: then one step may do).
+//!   its step's column: row-wise, beside aggregations over the whole
+//!   frame (`x.sum().over("g") - x.mean()`: then one step may do), or
+//!   behind the rows before each partition (`x.sum().over("g") -
+//!   x.shift(1)`, a `cum_sum` beside a window: one step may do too; see
+//!   `behind.rs`).
 //! - Sorts and group-bys by keys reading other rows
 //!   (`sort_by(x.sum().over("g"))`, `group_by(x > x.mean().over("g"))`):
 //!   the keys first, as a with_columns that runs over partitions (by
@@ -166,8 +169,10 @@ impl PlanNode {
     /// each set of windows sharing a key (`Partitioning::Bucketed`), one
     /// above the other, then this node reading the windows' values from
     /// their columns (a filter or with_columns under a projection of its
-    /// own columns), row-wise or beside the aggregations
-    /// (`Partitioning::BesideAggregations`). `None` for other nodes, where
+    /// own columns), row-wise, beside the aggregations
+    /// (`Partitioning::BesideAggregations`) or behind the rows before each
+    /// partition (`Partitioning::Behind`: functions of a bounded number of
+    /// rows before each row, running functions). `None` for other nodes, where
     /// windows alone share a key (see [`PlanNode::window_keys`]), and
     /// where the aggregations do not run over partitions.
     fn window_steps(&self, input: PlanNode) -> Option<PlanNode> {
@@ -199,9 +204,11 @@ impl PlanNode {
             }
         }
         // (One step of windows alone: the node runs by buckets of their
-        // keys itself, see `PlanNode::window_keys`.)
+        // keys itself, see `PlanNode::window_keys`; not beside aggregations
+        // or functions of the rows in order.)
         let aggregated = rewritten.iter().any(GpuExpr::has_aggregation);
-        if steps.is_empty() || (steps.len() < 2 && !aggregated) {
+        let ordered = rewritten.iter().any(|e| !e.is_row_wise());
+        if steps.is_empty() || (steps.len() < 2 && !aggregated && !ordered) {
             return None;
         }
         let mut below = input;
@@ -294,15 +301,16 @@ impl PlanNode {
             }
             _ => return None,
         };
-        // The node over the windows' columns runs row-wise, or beside
-        // aggregations over the whole frame.
+        // The node over the windows' columns runs row-wise, beside
+        // aggregations over the whole frame, or behind the rows before each
+        // partition.
         let node = match &last {
             PlanNode::SimpleProjection { input, .. } => input,
             node => node,
         };
         matches!(
             node.partitioning(),
-            Partitioning::RowWise | Partitioning::BesideAggregations
+            Partitioning::RowWise | Partitioning::BesideAggregations | Partitioning::Behind
         )
         .then_some(last)
     }
@@ -341,8 +349,13 @@ fn read_windows(expr: &GpuExpr, first: usize, windows: &mut Vec<GpuExpr>) -> Opt
         return Some(GpuExpr::column(first + i, name, expr.dtype));
     }
     // (Aggregations over the whole frame stay, of the windows' columns:
-    // the node over them runs beside them.)
-    if reads_other_rows_itself(expr) && !matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len) {
+    // the node over them runs beside them; so do functions of a bounded
+    // number of rows before each row and running functions: the node over
+    // them runs behind the rows before each partition.)
+    if reads_other_rows_itself(expr)
+        && !matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len)
+        && expr.own_rows_behind().is_none()
+    {
         return None;
     }
     let mut outer = expr.clone();

@@ -250,9 +250,9 @@ fn windows_beside_other_rows_or_of_the_whole_frame_run_whole() {
             ]),
         ),
         (
-            "a window beside a shift",
+            "a window beside a shift ahead",
             table().select([
-                col("c").shift(lit(1)).alias("before"),
+                col("c").shift(lit(-1)).alias("after"),
                 col("c").sum().over([col("s")]).unwrap().alias("by s"),
                 col("c").sum().over([col("t")]).unwrap().alias("by t"),
             ]),
@@ -260,5 +260,40 @@ fn windows_beside_other_rows_or_of_the_whole_frame_run_whole() {
     ];
     for (name, lf) in cases {
         assert_windows(name, lf, false);
+    }
+}
+
+#[test]
+fn windows_beside_functions_of_rows_before_run_in_steps() {
+    // The windows first (by buckets of their keys), then the node over
+    // their columns behind the rows before each partition, its running
+    // functions carried on.
+    let by = |e: Expr, key: &str| e.over([col(key)]).unwrap();
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "a window beside a shift",
+            table().select([
+                col("c").shift(lit(1)).alias("before"),
+                by(col("c").sum(), "s").alias("by s"),
+                by(col("c").sum(), "t").alias("by t"),
+            ]),
+        ),
+        (
+            "windows beside a running sum, a running maximum and a difference",
+            table().with_columns([
+                (by(col("v").mean(), "s") - col("v").shift(lit(2))).alias("off"),
+                col("c").cum_sum(false).alias("so far"),
+                (by(col("k").max(), "s") - col("k").diff(lit(1), NullBehavior::Ignore))
+                    .alias("step"),
+                (by(col("c").min(), "t") + col("c").cum_max(false)).alias("highest"),
+            ]),
+        ),
+        (
+            "a filter by a shift against a window",
+            table().filter(col("k").shift(lit(1)).lt(by(col("k").mean(), "t"))),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_windows(name, lf, true);
     }
 }

@@ -11,9 +11,16 @@ impl Grammar<'_> {
     /// expression: a node of only such expressions runs over partitions
     /// behind the last rows of the partitions before, its running
     /// functions going on from the values those ended with.
+    /// Now and then a window by keys of its own beside them (the
+    /// partitioned executor computes it first, in a step of its own).
     pub fn rows_behind(&mut self) -> Vec<E> {
         let n = self.rng.random_range(2..4);
-        (0..n).map(|_| self.behind_expr()).collect()
+        let mut exprs: Vec<E> = (0..n).map(|_| self.behind_expr()).collect();
+        if self.chance(0.25) {
+            let window = self.windows_by_own_keys(1).swap_remove(0);
+            exprs.insert(1, window);
+        }
+        exprs
     }
 
     /// A filter's predicate of [`Grammar::rows_behind`]: whether a first
