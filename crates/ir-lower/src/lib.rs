@@ -41,7 +41,8 @@ pub use expr::{
 pub use lower_plan::node_notation;
 pub use partition::{
     DistinctCounts, FRAME_AGGREGATION, FrameAggregations, PartialAggregation, Partitioning,
-    QUANTILE_VALUE, ROWS_IN_FRONT, RUNNING, RankedQuantile, RankedQuantiles, RankedValues,
+    QUANTILE_VALUE, ROWS_AROUND, RUNNING, RankedQuantile, RankedQuantiles, RankedValues,
+    RowsAround,
 };
 pub use plan::{
     AsofStrategy, AsofTolerance, FileFormat, GpuPlan, Heights, HostScan, JoinKind, JoinOrder, Keep,

@@ -15,11 +15,11 @@ use crate::dtype::GpuDtype;
 use crate::expr::{AggOp, BinaryOp, CastMode, ExprKind, GpuExpr, NamedExpr, Scalar};
 use crate::plan::{JoinKind, JoinOrder, OutputSchema, PlanNode};
 
-mod behind;
+mod around;
 mod frame_aggregations;
 mod quantiles;
 mod steps;
-pub use behind::{ROWS_IN_FRONT, RUNNING};
+pub use around::{ROWS_AROUND, RUNNING, RowsAround};
 pub use frame_aggregations::{FRAME_AGGREGATION, FrameAggregations};
 pub use quantiles::{QUANTILE_VALUE, RankedQuantile, RankedQuantiles, RankedValues};
 
@@ -63,12 +63,14 @@ pub enum Partitioning {
     /// ranks in that order. A key of many rows needs no bucket of them all.
     Ranked,
     /// A filter, select or with_columns of expressions reading, besides
-    /// their own row, only a bounded number of rows before it (`shift`,
-    /// `diff`, rolling minima of a count of rows: see
-    /// [`PlanNode::rows_behind`]): each partition behind that many last
-    /// rows of the input before it, the rows put in front dropped from its
-    /// result.
-    Behind,
+    /// their own row, only a bounded number of rows before and after it
+    /// (`shift`, `diff`, rolling minima of a count of rows), or running
+    /// from the first row (`cum_sum`; see [`PlanNode::rows_around`]): each
+    /// partition between that many last rows of the input before it and
+    /// first rows after it, the rows put around it dropped from its
+    /// result, its running functions going on from the values reached
+    /// before it.
+    Around,
     /// A filter, select or with_columns of row-wise expressions beside
     /// aggregations over the whole frame whose select runs over
     /// partitions (see [`PlanNode::frame_aggregations`]): the
@@ -146,9 +148,9 @@ impl PlanNode {
                 BesideAggregations
             }
             PlanNode::Filter { .. } | PlanNode::Select { .. } | PlanNode::WithColumns { .. }
-                if self.rows_behind().is_some() =>
+                if self.rows_around().is_some() =>
             {
-                Behind
+                Around
             }
             PlanNode::Filter { .. } if self.in_steps() => Stepped,
             PlanNode::Filter { .. } => Whole("a filter reading other rows than its own"),

@@ -43,8 +43,8 @@ use crate::execute::{Resident, Spilled, execute_counting, held_as_polars_holds, 
 use gpu_runtime::RuntimeError;
 
 mod aggregate;
+mod around;
 mod asof_join;
-mod behind;
 mod beside_aggregations;
 mod buckets;
 mod join;
@@ -547,7 +547,7 @@ impl Partitioned<'_> {
             (_, Partitioning::Aggregated) => self.aggregated(node),
             (_, Partitioning::Counted) => self.counted(node),
             (_, Partitioning::Ranked) => self.ranked(node),
-            (_, Partitioning::Behind) => self.behind(node),
+            (_, Partitioning::Around) => self.around(node),
             (_, Partitioning::BesideAggregations) => self.beside_aggregations(node),
             (_, Partitioning::Bucketed) => self.bucketed(node),
             (_, Partitioning::Stepped) => self.stepped(node),

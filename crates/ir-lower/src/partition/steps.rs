@@ -11,9 +11,9 @@
 //!   back in the input's order), then the node with each window read from
 //!   its step's column: row-wise, beside aggregations over the whole
 //!   frame (`x.sum().over("g") - x.mean()`: then one step may do), or
-//!   behind the rows before each partition (`x.sum().over("g") -
+//!   between the rows around each partition (`x.sum().over("g") -
 //!   x.shift(1)`, a `cum_sum` beside a window: one step may do too; see
-//!   `behind.rs`).
+//!   `around.rs`).
 //! - Sorts and group-bys by keys reading other rows
 //!   (`sort_by(x.sum().over("g"))`, `group_by(x > x.mean().over("g"))`):
 //!   the keys first, as a with_columns that runs over partitions (by
@@ -170,9 +170,9 @@ impl PlanNode {
     /// above the other, then this node reading the windows' values from
     /// their columns (a filter or with_columns under a projection of its
     /// own columns), row-wise, beside the aggregations
-    /// (`Partitioning::BesideAggregations`) or behind the rows before each
-    /// partition (`Partitioning::Behind`: functions of a bounded number of
-    /// rows before each row, running functions). `None` for other nodes, where
+    /// (`Partitioning::BesideAggregations`) or between the rows around
+    /// each partition (`Partitioning::Around`: functions of a bounded
+    /// number of rows around each row, running functions). `None` for other nodes, where
     /// windows alone share a key (see [`PlanNode::window_keys`]), and
     /// where the aggregations do not run over partitions.
     fn window_steps(&self, input: PlanNode) -> Option<PlanNode> {
@@ -302,15 +302,15 @@ impl PlanNode {
             _ => return None,
         };
         // The node over the windows' columns runs row-wise, beside
-        // aggregations over the whole frame, or behind the rows before each
-        // partition.
+        // aggregations over the whole frame, or between the rows around
+        // each partition.
         let node = match &last {
             PlanNode::SimpleProjection { input, .. } => input,
             node => node,
         };
         matches!(
             node.partitioning(),
-            Partitioning::RowWise | Partitioning::BesideAggregations | Partitioning::Behind
+            Partitioning::RowWise | Partitioning::BesideAggregations | Partitioning::Around
         )
         .then_some(last)
     }
@@ -350,11 +350,11 @@ fn read_windows(expr: &GpuExpr, first: usize, windows: &mut Vec<GpuExpr>) -> Opt
     }
     // (Aggregations over the whole frame stay, of the windows' columns:
     // the node over them runs beside them; so do functions of a bounded
-    // number of rows before each row and running functions: the node over
-    // them runs behind the rows before each partition.)
+    // number of rows around each row and running functions: the node over
+    // them runs between the rows around each partition.)
     if reads_other_rows_itself(expr)
         && !matches!(expr.kind, ExprKind::Agg { .. } | ExprKind::Len)
-        && expr.own_rows_behind().is_none()
+        && expr.own_rows_around().is_none()
     {
         return None;
     }

@@ -16,7 +16,7 @@ use super::Rng;
 use super::code::{List, Needle};
 use super::expr::{Agg, E, Lit, Op, Part};
 
-mod behind;
+mod around;
 mod casts;
 mod filtered;
 mod nested;

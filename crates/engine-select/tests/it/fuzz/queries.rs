@@ -382,16 +382,16 @@ fn random_op(
         // Windows by keys of their own (which the partitioned executor
         // runs in steps where they share none).
         0..=17 if g.rng.random_bool(0.12) => Plan::Filter(input, g.predicate_of_own_windows(depth)),
-        // Functions of a few rows before each row alone (which the
-        // partitioned executor runs behind the rows before each
-        // partition), in plans of a defined order.
-        0..=17 if ordered && g.rng.random_bool(0.08) => Plan::Filter(input, g.predicate_behind()),
+        // Functions of a few rows around each row alone, and running
+        // functions (which the partitioned executor runs between the rows
+        // around each partition), in plans of a defined order.
+        0..=17 if ordered && g.rng.random_bool(0.08) => Plan::Filter(input, g.predicate_around()),
         18..=31 if ordered && g.rng.random_bool(0.08) => {
-            let es = g.rows_behind();
+            let es = g.rows_around();
             Plan::Select(input, named(es, fresh, &schema, "x"))
         }
         32..=49 if ordered && g.rng.random_bool(0.1) => {
-            let es = g.rows_behind();
+            let es = g.rows_around();
             Plan::WithColumns(input, named(es, fresh, &schema, "x"))
         }
         18..=31 if g.rng.random_bool(0.1) => {

@@ -250,9 +250,9 @@ fn windows_beside_other_rows_or_of_the_whole_frame_run_whole() {
             ]),
         ),
         (
-            "a window beside a shift ahead",
+            "a window beside a rank",
             table().select([
-                col("c").shift(lit(-1)).alias("after"),
+                col("c").rank(RankOptions::default(), None).alias("rank"),
                 col("c").sum().over([col("s")]).unwrap().alias("by s"),
                 col("c").sum().over([col("t")]).unwrap().alias("by t"),
             ]),
@@ -264,9 +264,9 @@ fn windows_beside_other_rows_or_of_the_whole_frame_run_whole() {
 }
 
 #[test]
-fn windows_beside_functions_of_rows_before_run_in_steps() {
+fn windows_beside_functions_of_rows_around_run_in_steps() {
     // The windows first (by buckets of their keys), then the node over
-    // their columns behind the rows before each partition, its running
+    // their columns between the rows around each partition, its running
     // functions carried on.
     let by = |e: Expr, key: &str| e.over([col(key)]).unwrap();
     let cases: Vec<(&str, LazyFrame)> = vec![
@@ -286,6 +286,13 @@ fn windows_beside_functions_of_rows_before_run_in_steps() {
                 (by(col("k").max(), "s") - col("k").diff(lit(1), NullBehavior::Ignore))
                     .alias("step"),
                 (by(col("c").min(), "t") + col("c").cum_max(false)).alias("highest"),
+            ]),
+        ),
+        (
+            "a window beside a shift ahead",
+            table().select([
+                col("c").shift(lit(-1)).alias("after"),
+                by(col("c").sum(), "s").alias("by s"),
             ]),
         ),
         (

@@ -1,37 +1,40 @@
-//! Nodes reading a bounded number of rows before their own (`shift`, `diff`, rolling windows of rows) or running from the first row (`cum_sum`, `cum_max`) over partitions: each partition behind the last rows of the input before it, running on from the values the partitions before ended with.
+//! Nodes reading a bounded number of rows around their own (`shift`, `diff`, rolling windows of rows, fills with a limit) or running from the first row (`cum_sum`, `cum_max`) over partitions: each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before ended with.
 
+use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use ir_lower::{GpuDtype, GpuExpr, OutputColumn, PlanNode, ROWS_IN_FRONT, RUNNING, Scalar};
+use ir_lower::{GpuDtype, GpuExpr, OutputColumn, PlanNode, ROWS_AROUND, RUNNING, Scalar};
 use polars::prelude::{AnyValue, BooleanChunked, Column, DataFrame, IntoColumn, NewChunkedArray};
 
 use super::aggregate::plan_runs;
-use super::{Data, Partitioned, shared_scan};
+use super::{Data, Partitioned, Stream, shared_scan};
 use crate::error::ExecError;
 
 impl Partitioned<'_> {
     /// A filter, select or with_columns whose expressions read, besides
-    /// their own row, at most `h` rows before it (`Partitioning::Behind`,
-    /// `PlanNode::rows_behind`): each partition of its input run behind
-    /// the last `h` rows of the input before it (of the partitions before,
-    /// where one is shorter), so that each of its rows sees the rows it
-    /// would see over the whole input; the rows put in front are dropped
-    /// from the result (a select's and with_columns' first rows; a
-    /// filter's by a column flagging them, which its predicate rejects).
-    /// Its running functions (`cum_sum`, ...) go on from the values they
-    /// had reached where each partition starts (`PlanNode::carried`: each
-    /// run gives their values as columns of their own, whose last valid
-    /// value before the next partition's start is carried to it). Whole
-    /// where `h` is more than a partition's rows.
-    pub(super) fn behind(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
+    /// their own row, at most `behind` rows before it and `ahead` rows
+    /// after it (`Partitioning::Around`, `PlanNode::rows_around`): each
+    /// partition of its input run between the last `behind` rows of the
+    /// input before it and the first `ahead` rows after it (of the
+    /// partitions before and after, where one is shorter), so that each of
+    /// its rows sees the rows it would see over the whole input; the rows
+    /// put around it are dropped from the result (a select's and
+    /// with_columns' first and last rows; a filter's by a column flagging
+    /// them, which its predicate rejects). Its running functions
+    /// (`cum_sum`, ...) go on from the values they had reached where each
+    /// partition starts (`PlanNode::carried`: each run gives their values
+    /// as columns of their own, whose last valid value before the next
+    /// partition's start is carried to it). Whole where either bound is
+    /// more than a partition's rows.
+    pub(super) fn around(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         let inputs = node.inputs();
-        let (Some(behind), [input]) = (node.rows_behind(), inputs.as_slice()) else {
+        let (Some(around), [input]) = (node.rows_around(), inputs.as_slice()) else {
             return self.on_whole_inputs(node);
         };
-        let behind = match usize::try_from(behind) {
-            Ok(behind) if behind <= self.rows => behind,
-            _ => return self.on_whole_inputs(node),
+        let within = |rows: u64| usize::try_from(rows).ok().filter(|&rows| rows <= self.rows);
+        let (Some(behind), Some(ahead)) = (within(around.behind), within(around.ahead)) else {
+            return self.on_whole_inputs(node);
         };
         let running = node.running_functions();
         let each = match node {
@@ -55,29 +58,46 @@ impl Partitioned<'_> {
             ControlFlow::Continue(stream) => stream,
             ControlFlow::Break(done) => return Ok(done),
         };
+        // The partitions taken to put after the one running, not run yet.
+        let mut waiting: VecDeque<DataFrame> = VecDeque::new();
         let mut carried: Option<DataFrame> = None;
         let mut carries: Vec<Option<Scalar>> = vec![None; running];
         let mut out = Vec::new();
-        while let Some(part) = self.next_part(&mut stream) {
-            let part = part?;
+        loop {
+            let part = match waiting.pop_front() {
+                Some(part) => part,
+                None => match self.next_part(&mut stream) {
+                    Some(part) => part?,
+                    None => break,
+                },
+            };
+            let after = self.rows_after(&mut stream, &mut waiting, ahead)?;
             let in_front = carried.as_ref().map_or(0, DataFrame::height);
+            let own = part.height();
             let mut rows = match carried.take() {
                 Some(mut rows) => {
                     rows.vstack_mut_owned(part)?;
-                    rows.rechunk_mut_par();
                     rows
                 }
                 None => part,
             };
-            let height = rows.height();
-            carried = Some(rows.slice(height.saturating_sub(behind) as i64, behind));
+            // (The next partition starts `behind` rows before this one's
+            // end, where there are so many.)
+            let next_start = rows.height().saturating_sub(behind);
+            carried = Some(rows.slice(next_start as i64, behind));
+            let put_after = after.as_ref().map_or(0, DataFrame::height);
+            if let Some(after) = after {
+                rows.vstack_mut_owned(after)?;
+            }
+            rows.rechunk_mut_par();
             let result = match &each {
                 PlanNode::Filter { .. } => {
-                    let flags = (0..height).map(|row| row < in_front);
-                    let flags = BooleanChunked::from_iter_values(ROWS_IN_FRONT.into(), flags);
+                    let flags =
+                        (0..rows.height()).map(|row| row < in_front || row >= in_front + own);
+                    let flags = BooleanChunked::from_iter_values(ROWS_AROUND.into(), flags);
                     rows.with_column(flags.into_column())?;
                     let mut kept = self.on_device(with_input(&each, rows))?;
-                    let _ = kept.drop_in_place(ROWS_IN_FRONT)?;
+                    let _ = kept.drop_in_place(ROWS_AROUND)?;
                     kept
                 }
                 _ => {
@@ -88,32 +108,68 @@ impl Partitioned<'_> {
                         })?,
                     };
                     let mut ran = self.on_device(with_input(&plan, rows))?;
-                    // (The next partition starts `behind` rows before this
-                    // one's end, where there are so many.)
-                    let next_start = height.saturating_sub(behind);
                     for (i, carry) in carries.iter_mut().enumerate() {
                         let values = ran.drop_in_place(&format!("{RUNNING}{i}"))?;
                         if let Some(value) = last_valid(&values, next_start)? {
                             *carry = Some(value);
                         }
                     }
-                    ran.slice(in_front as i64, ran.height().saturating_sub(in_front))
+                    if ran.height() != in_front + own + put_after {
+                        return Err(ExecError::Unsupported(format!(
+                            "a node of rows around its own giving {} rows of {}",
+                            ran.height(),
+                            in_front + own + put_after
+                        )));
+                    }
+                    ran.slice(in_front as i64, own)
                 }
             };
             out.push(result);
         }
         match out.is_empty() {
             true => Err(ExecError::Unsupported(
-                "a node reading rows behind its own over no partitions".into(),
+                "a node reading rows around its own over no partitions".into(),
             )),
             false => Ok(Data::Parts(out)),
         }
     }
+
+    /// The first `ahead` rows after the partition running (`None`: none):
+    /// of the partitions `waiting` already taken, then of those taken from
+    /// `stream` now (which wait in turn).
+    fn rows_after(
+        &mut self,
+        stream: &mut Stream,
+        waiting: &mut VecDeque<DataFrame>,
+        ahead: usize,
+    ) -> Result<Option<DataFrame>, ExecError> {
+        let mut after: Option<DataFrame> = None;
+        let mut taken = 0;
+        let mut next = 0;
+        while taken < ahead {
+            if next == waiting.len() {
+                match self.next_part(stream) {
+                    Some(part) => waiting.push_back(part?),
+                    None => break,
+                }
+            }
+            let rows = waiting[next].slice(0, ahead - taken);
+            taken += rows.height();
+            next += 1;
+            match &mut after {
+                Some(after) => {
+                    after.vstack_mut_owned(rows)?;
+                }
+                None => after = Some(rows),
+            }
+        }
+        Ok(after)
+    }
 }
 
 /// The filter `node` over its input's columns and a flag of the rows put
-/// in front last (a placeholder input of them), which its predicate
-/// rejects and it keeps (to be dropped).
+/// around the partition last (a placeholder input of them), which its
+/// predicate rejects and it keeps (to be dropped).
 fn flagged_filter(node: &PlanNode) -> PlanNode {
     let PlanNode::Filter {
         input,
@@ -124,18 +180,18 @@ fn flagged_filter(node: &PlanNode) -> PlanNode {
         return node.clone();
     };
     let flag = OutputColumn {
-        name: ROWS_IN_FRONT.into(),
+        name: ROWS_AROUND.into(),
         dtype: GpuDtype::Boolean,
     };
     let mut flagged_input = input.schema().clone();
     flagged_input.push(flag.clone());
     let mut flagged_output = schema.clone();
     flagged_output.push(flag);
-    let in_front = GpuExpr::column(flagged_input.len() - 1, ROWS_IN_FRONT, GpuDtype::Boolean);
+    let around = GpuExpr::column(flagged_input.len() - 1, ROWS_AROUND, GpuDtype::Boolean);
     let rejected = GpuExpr::literal(Scalar::Boolean(false), GpuDtype::Boolean);
     PlanNode::Filter {
         input: Box::new(shared_scan(Arc::new(DataFrame::empty()), flagged_input)),
-        predicate: in_front.then(rejected, predicate.clone(), GpuDtype::Boolean),
+        predicate: around.then(rejected, predicate.clone(), GpuDtype::Boolean),
         schema: flagged_output,
     }
 }

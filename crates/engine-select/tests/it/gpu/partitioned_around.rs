@@ -1,4 +1,4 @@
-//! Nodes reading a bounded number of rows before their own (`shift`, `diff`, `pct_change`, rolling windows of rows, fills with a limit) or running from the first row (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`) over partitions: each partition behind the last rows of the input before it, running on from the values the partitions before ended with.
+//! Nodes reading a bounded number of rows around their own (`shift` either way, `diff`, `pct_change`, rolling windows of rows, centred too, fills with a limit) or running from the first row (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`) over partitions: each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before ended with.
 
 use engine_select::Executor;
 
@@ -58,9 +58,13 @@ fn rows(window_size: usize, min_periods: usize) -> RollingOptionsFixedWindow {
 }
 
 #[test]
-fn shifts_differences_and_rolling_extremes_run_behind_the_rows_before() {
+fn shifts_differences_and_rolling_extremes_run_between_the_rows_around() {
     let limited =
         |e: Expr, limit| e.fill_null_with_strategy(FillNullStrategy::Forward(Some(limit)));
+    let centred = |size| RollingOptionsFixedWindow {
+        center: true,
+        ..rows(size, 1)
+    };
     let exprs = vec![
         col("x").shift(lit(1)).alias("x1"),
         col("n").shift(lit(2)).alias("n2"),
@@ -75,6 +79,19 @@ fn shifts_differences_and_rolling_extremes_run_behind_the_rows_before() {
         // Nested: the look-backs add up.
         (col("x").shift(lit(1)) - col("x").shift(lit(1)).shift(lit(1))).alias("nested"),
         (col("n").rolling_max(rows(2, 1)).shift(lit(1)) + col("g")).alias("max_then_shift"),
+        // Rows after: shifts ahead, differences with the rows after, fills
+        // backward with a limit, centred windows (of an even size too).
+        col("x").shift(lit(-1)).alias("x_next"),
+        col("n").shift(lit(-2)).alias("n_after_next"),
+        col("n")
+            .diff(lit(-1), NullBehavior::Ignore)
+            .alias("dn_next"),
+        col("n")
+            .fill_null_with_strategy(FillNullStrategy::Backward(Some(2)))
+            .alias("back2"),
+        col("n").rolling_max(centred(3)).alias("max_c3"),
+        col("x").rolling_min(centred(4)).alias("min_c4"),
+        (col("n").shift(lit(-1)) - col("n").shift(lit(2))).alias("both_ways"),
     ];
     let lf = series().with_columns(exprs.clone());
     assert_partitioned_split("with_columns", lf, false, true);
@@ -83,8 +100,8 @@ fn shifts_differences_and_rolling_extremes_run_behind_the_rows_before() {
 }
 
 #[test]
-fn filters_by_rows_before_keep_only_their_partitions_rows() {
-    // The rows put in front are flagged and rejected, whatever the
+fn filters_by_rows_around_keep_only_their_partitions_rows() {
+    // The rows put around are flagged and rejected, whatever the
     // predicate says of them.
     let predicates = [
         col("x").diff(lit(1), NullBehavior::Ignore).gt(lit(0.0)),
@@ -94,6 +111,11 @@ fn filters_by_rows_before_keep_only_their_partitions_rows() {
             .shift(lit(2))
             .lt(col("n"))
             .or(col("g").eq(lit(1i64))),
+        col("n").shift(lit(-1)).gt(col("n")),
+        col("x")
+            .shift(lit(-2))
+            .is_not_null()
+            .and(col("n").shift(lit(1)).is_null()),
     ];
     for (i, predicate) in predicates.into_iter().enumerate() {
         let lf = series().filter(predicate);
@@ -102,16 +124,19 @@ fn filters_by_rows_before_keep_only_their_partitions_rows() {
 }
 
 #[test]
-fn rows_behind_chain_with_the_nodes_around_them() {
+fn rows_around_chain_with_the_nodes_around_them() {
     // A row-wise filter below (its partitions of any size), a select of
     // them above, and a with_columns by them reading a shift's column.
     let lf = series()
         .filter(col("g").neq(lit(2i64)))
         .with_columns([col("n").diff(lit(1), NullBehavior::Ignore).alias("d")])
-        .with_columns([col("d").shift(lit(1)).alias("d1")])
-        .select([col("d1") * lit(2i64), col("x")]);
+        .with_columns([
+            col("d").shift(lit(1)).alias("d1"),
+            col("x").shift(lit(-1)).alias("x1"),
+        ])
+        .select([col("d1") * lit(2i64), col("x"), col("x1")]);
     assert_partitioned_split("chain", lf, false, true);
-    // Behind a union and a row index.
+    // Around a union and a row index.
     let lf = concat([series(), series()], UnionArgs::default())
         .unwrap()
         .with_row_index("i", None)
@@ -120,7 +145,7 @@ fn rows_behind_chain_with_the_nodes_around_them() {
 }
 
 #[test]
-fn look_backs_longer_than_a_partition_or_reading_every_row_run_whole() {
+fn rows_around_beyond_a_partition_or_every_row_run_whole() {
     let whole_in_pairs = |name: &str, lf: LazyFrame| {
         assert_partitioned_in(name, lf, false, &[2, 7], |context, report| {
             let run = report.partitioned.expect("partitioned");
@@ -131,8 +156,9 @@ fn look_backs_longer_than_a_partition_or_reading_every_row_run_whole() {
             }
         });
     };
-    // Five rows behind: more than a partition of 2, not of 7.
+    // Five rows behind or three ahead: more than a partition of 2, not of 7.
     whole_in_pairs("shift(5)", series().with_columns([col("n").shift(lit(5))]));
+    whole_in_pairs("shift(-3)", series().select([col("x").shift(lit(-3))]));
     whole_in_pairs(
         "rolling_min of 6",
         series().select([col("x").rolling_min(rows(6, 1))]),
@@ -147,13 +173,10 @@ fn look_backs_longer_than_a_partition_or_reading_every_row_run_whole() {
         ("cum_sum from the end", col("n").cum_sum(true)),
         // (The rows put in front would lack the rows before them.)
         ("cum_sum of a shift", col("n").shift(lit(2)).cum_sum(false)),
-        ("shift ahead", col("x").shift(lit(-1))),
+        ("rank", col("n").rank(RankOptions::default(), None)),
         (
-            "centred",
-            col("n").rolling_max(RollingOptionsFixedWindow {
-                center: true,
-                ..rows(3, 1)
-            }),
+            "a fill without a limit",
+            col("n").fill_null_with_strategy(FillNullStrategy::Backward(None)),
         ),
     ] {
         assert_partitioned_split(name, series().with_columns([expr]), false, false);
@@ -209,7 +232,7 @@ fn running_functions_go_on_from_the_partitions_before() {
 }
 
 #[test]
-fn rows_behind_under_a_memory_limit_match_the_cpu() {
+fn rows_around_under_a_memory_limit_match_the_cpu() {
     let n = 200_000i64;
     let lf = df!(
         "v" => (0..n).map(|i| (i * 7919) % 1000 - 500).collect::<Vec<_>>(),
@@ -221,6 +244,7 @@ fn rows_behind_under_a_memory_limit_match_the_cpu() {
         col("v").diff(lit(1), NullBehavior::Ignore).alias("d"),
         col("x").rolling_max(rows(16, 1)).alias("m"),
         col("x").cum_sum(false).alias("running"),
+        (col("v").shift(lit(-2)) - col("v")).alias("ahead"),
     ])
     .filter(
         col("d")

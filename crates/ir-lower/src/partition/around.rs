@@ -1,17 +1,21 @@
-//! Nodes that read a bounded number of rows before each of their own (`shift`, `diff`, rolling windows of rows) or run from the first row (`cum_sum`, `cum_max`): each partition behind the last rows of the input before it, running on from the values the partitions before ended with.
+//! Nodes that read a bounded number of rows around each of their own (`shift`, `diff`, rolling windows of rows, fills with a limit) or run from the first row (`cum_sum`, `cum_max`): each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before ended with.
 //!
 //! `x.shift(2)`, `x.diff()`, `x.pct_change()`, `x.rolling_max(5)` and
 //! `x.fill_null(strategy="forward", limit=3)` give each row a value of
-//! that row and of a fixed number of rows before it, `h`, alone. A filter,
-//! select or with_columns of such expressions (and row-wise ones) then runs
-//! over each partition with the last `h` rows of the input before it put
-//! in front: every row of the partition sees the rows it would see over the
-//! whole input, and the rows put in front are dropped from the result (a
-//! filter's by a column flagging them, a select's and with_columns' by
-//! their count). Functions whose value is not one of the window's rows
-//! alone, where Polars' walk carries state from the frame's start (a float
-//! rolling sum's compensation, a mean's and a variance's moments), or that
-//! read rows after their own, read more than a bounded number of rows.
+//! that row and of a fixed number of rows before it, `behind`, alone;
+//! `x.shift(-1)`, a backward fill with a limit and a centred rolling window
+//! read a fixed number of rows after it, `ahead`. A filter, select or
+//! with_columns of such expressions (and row-wise ones) then runs over
+//! each partition with the last `behind` rows of the input before it put
+//! in front and the first `ahead` rows after it put behind: every row of
+//! the partition sees the rows it would see over the whole input, and the
+//! rows put around it are dropped from the result (a filter's by a column
+//! flagging them, a select's and with_columns' by their count). Functions
+//! whose value is not one of the window's rows alone, where Polars' walk
+//! carries state from the frame's start (a float rolling sum's
+//! compensation, a mean's and a variance's moments), or that read every
+//! row (`rank`, a fill without a limit, a `cum_sum` from the end), read
+//! more than a bounded number of rows.
 //!
 //! Running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, from
 //! the first row; `cum_count`, a `cum_sum` of validity) carry one value
@@ -39,29 +43,56 @@ use crate::plan::PlanNode;
 use super::reads_other_rows_itself;
 
 /// The name of the column flagging, in a filter's partition, the rows put
-/// in front of it (true), which the filter drops.
-pub const ROWS_IN_FRONT: &str = "__polars_gpu_rows_in_front";
+/// around it (true), which the filter drops.
+pub const ROWS_AROUND: &str = "__polars_gpu_rows_around";
+
+/// How many rows before and after each of its own an expression or a node
+/// reads, at most (see the module's comment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RowsAround {
+    pub behind: u64,
+    pub ahead: u64,
+}
+
+impl RowsAround {
+    /// Both bounds at least as far as `other`'s.
+    fn widest(self, other: RowsAround) -> RowsAround {
+        RowsAround {
+            behind: self.behind.max(other.behind),
+            ahead: self.ahead.max(other.ahead),
+        }
+    }
+
+    /// Both bounds added up (a function of rows around others' values),
+    /// `None` past the largest u64.
+    fn plus(self, other: RowsAround) -> Option<RowsAround> {
+        Some(RowsAround {
+            behind: self.behind.checked_add(other.behind)?,
+            ahead: self.ahead.checked_add(other.ahead)?,
+        })
+    }
+}
 
 /// The start of the names of the columns of running functions' values
 /// ([`PlanNode::carried`]; the function's place among the node's follows).
 pub const RUNNING: &str = "__polars_gpu_running_";
 
 impl PlanNode {
-    /// How many rows before each of its own a filter, a select of a value
+    /// How many rows around each of its own a filter, a select of a value
     /// per row or a with_columns that fills every row reads, at most,
-    /// where that is bounded and more than none (see the module's
-    /// comment); `None` for other nodes.
-    /// Where it holds running functions (see the module's comment), that
-    /// bound may be none; a filter holds none.
-    pub fn rows_behind(&self) -> Option<u64> {
+    /// where that is bounded and more than none, or it holds running
+    /// functions (then it may be none; a filter holds none): see the
+    /// module's comment. `None` for other nodes.
+    pub fn rows_around(&self) -> Option<RowsAround> {
         let exprs = self.expressions_per_row()?;
-        let mut most = 0;
+        let mut most = RowsAround::default();
         for expr in &exprs {
-            most = most.max(expr.rows_behind()?);
+            most = most.widest(expr.rows_around()?);
         }
         let running = exprs.iter().map(|e| running_count(e)).sum::<usize>();
         let filter = matches!(self, PlanNode::Filter { .. });
-        match (most > 0 || running > 0) && !(filter && running > 0) {
+        let reads_around = most != RowsAround::default();
+        match (reads_around || running > 0) && !(filter && running > 0) {
             true => Some(most),
             false => None,
         }
@@ -109,57 +140,62 @@ impl PlanNode {
 }
 
 impl GpuExpr {
-    /// How many rows before its own each row's value reads, at most: 0 for
-    /// a row-wise expression, `None` where that is not bounded (see the
-    /// module's comment).
-    pub fn rows_behind(&self) -> Option<u64> {
-        let own = match self.own_rows_behind() {
+    /// How many rows before and after its own each row's value reads, at
+    /// most: none for a row-wise expression, `None` where that is not
+    /// bounded (see the module's comment).
+    pub fn rows_around(&self) -> Option<RowsAround> {
+        let own = match self.own_rows_around() {
             Some(own) => own,
             None if reads_other_rows_itself(self) => return None,
-            None => 0,
+            None => RowsAround::default(),
         };
-        let mut most = 0u64;
+        let mut most = RowsAround::default();
         for child in self.children() {
-            most = most.max(child.rows_behind()?);
+            most = most.widest(child.rows_around()?);
         }
         // (A running function's values on the rows put in front must be
         // right for the functions of rows before above it: its input may
         // read no row before its own, which those rows lack.)
-        if self.is_running() && most > 0 {
+        if self.is_running() && most.behind > 0 {
             return None;
         }
-        own.checked_add(most)
+        own.plus(most)
     }
 
-    /// How many rows before its own this expression itself (not its parts)
-    /// reads, where it is a function of a bounded number of rows before
+    /// How many rows around its own this expression itself (not its parts)
+    /// reads, where it is a function of a bounded number of rows around
     /// each row or a running function (then none; see the module's
     /// comment); `None` for other expressions.
-    pub(super) fn own_rows_behind(&self) -> Option<u64> {
-        match &self.kind {
-            ExprKind::Shift { input, periods } if *periods >= 0 && input.reads_a_column() => {
-                Some(periods.unsigned_abs())
-            }
+    pub(super) fn own_rows_around(&self) -> Option<RowsAround> {
+        let (behind, ahead) = match &self.kind {
+            ExprKind::Shift { input, periods } if input.reads_a_column() => match *periods >= 0 {
+                true => (periods.unsigned_abs(), 0),
+                false => (0, periods.unsigned_abs()),
+            },
             ExprKind::Fill {
                 input,
-                forward: true,
+                forward,
                 limit: Some(limit),
-            } if input.reads_a_column() => Some(*limit),
+            } if input.reads_a_column() => match forward {
+                true => (*limit, 0),
+                false => (0, *limit),
+            },
             ExprKind::Rolling {
                 input,
                 function,
-                window:
-                    RollingWindow::Rows {
-                        size,
-                        center: false,
-                        ..
-                    },
+                window: RollingWindow::Rows { size, center, .. },
             } if input.reads_a_column() && walks_no_state(function, &self.dtype) => {
-                Some(size.saturating_sub(1))
+                match center {
+                    // (Centred: more rows after than before where the
+                    // size is even; half of it either way bounds both.)
+                    true => (size / 2, size / 2),
+                    false => (size.saturating_sub(1), 0),
+                }
             }
-            _ if self.is_running() => Some(0),
-            _ => None,
-        }
+            _ if self.is_running() => (0, 0),
+            _ => return None,
+        };
+        Some(RowsAround { behind, ahead })
     }
 }
 

@@ -1,21 +1,22 @@
-//! The fuzzer's functions of a bounded number of rows before each row (shifts, diffs, changes in percent, rolling extremes and integer sums of rows, fills with a limit) and running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`), nested and beside row-wise ones.
+//! The fuzzer's functions of a bounded number of rows around each row (shifts either way, diffs, changes in percent, rolling extremes and integer sums of rows, centred too, fills with a limit) and running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`), nested and beside row-wise ones and windows.
 
 use super::*;
 
 impl Grammar<'_> {
-    /// Two or three expressions each reading a few rows before its own
-    /// (`shift` by 0 to 3, `diff`, `pct_change`, rolling minima, maxima and
-    /// integer sums of windows of rows, forward fills with a limit, one
-    /// inside another now and then) or running from the first row
-    /// (`cum_sum`, ...), of columns drawn, now and then in a row-wise
-    /// expression: a node of only such expressions runs over partitions
-    /// behind the last rows of the partitions before, its running
-    /// functions going on from the values those ended with.
+    /// Two or three expressions each reading a few rows around its own
+    /// (`shift` by -2 to 3, `diff`, `pct_change`, rolling minima, maxima
+    /// and integer sums of windows of rows, centred now and then, fills
+    /// with a limit, one inside another now and then) or running from the
+    /// first row (`cum_sum`, ...), of columns drawn, now and then in a
+    /// row-wise expression: a node of only such expressions runs over
+    /// partitions between the last rows of the partitions before and the
+    /// first of those after, its running functions going on from the
+    /// values those before ended with.
     /// Now and then a window by keys of its own beside them (the
     /// partitioned executor computes it first, in a step of its own).
-    pub fn rows_behind(&mut self) -> Vec<E> {
+    pub fn rows_around(&mut self) -> Vec<E> {
         let n = self.rng.random_range(2..4);
-        let mut exprs: Vec<E> = (0..n).map(|_| self.behind_expr()).collect();
+        let mut exprs: Vec<E> = (0..n).map(|_| self.around_expr()).collect();
         if self.chance(0.25) {
             let window = self.windows_by_own_keys(1).swap_remove(0);
             exprs.insert(1, window);
@@ -23,11 +24,11 @@ impl Grammar<'_> {
         exprs
     }
 
-    /// A filter's predicate of [`Grammar::rows_behind`]: whether a first
+    /// A filter's predicate of [`Grammar::rows_around`]: whether a first
     /// such expression is null, or a second one holds where it is a
     /// boolean, or is valid.
-    pub fn predicate_behind(&mut self) -> E {
-        let mut exprs = self.rows_behind().into_iter();
+    pub fn predicate_around(&mut self) -> E {
+        let mut exprs = self.rows_around().into_iter();
         let (first, second) = (exprs.next().unwrap(), exprs.next().unwrap());
         let first = E::new(Op::IsNull, vec![first]);
         let second = E::new(Op::IsNotNull, vec![second]);
@@ -38,8 +39,8 @@ impl Grammar<'_> {
         }
     }
 
-    /// One expression reading a bounded number of rows before its own.
-    fn behind_expr(&mut self) -> E {
+    /// One expression reading a bounded number of rows around its own.
+    fn around_expr(&mut self) -> E {
         let ty = *[
             Ty::Int,
             Ty::Int,
@@ -59,7 +60,7 @@ impl Grammar<'_> {
         let min_periods = self.rng.random_range(0..=size);
         let e = match (ty, self.rng.random_range(0..7)) {
             (Ty::Int | Ty::Float | Ty::Date, 1) => {
-                E::new(Op::Diff(self.rng.random_range(0..3)), vec![column])
+                E::new(Op::Diff(self.rng.random_range(-1..3)), vec![column])
             }
             (Ty::Int | Ty::Float, 2) => E::new(Op::PctChange(1), vec![column]),
             (Ty::Int | Ty::UInt | Ty::Float | Ty::Bool | Ty::Date, 3) => {
@@ -83,9 +84,12 @@ impl Grammar<'_> {
             (_, 5) => {
                 let limit = self.rng.random_range(0..3);
                 let shifted = E::new(Op::Shift(1), vec![column]);
-                E::new(Op::FillForward(Some(limit)), vec![shifted])
+                match self.chance(0.5) {
+                    true => E::new(Op::FillForward(Some(limit)), vec![shifted]),
+                    false => E::new(Op::FillBackward(Some(limit)), vec![shifted]),
+                }
             }
-            _ => E::new(Op::Shift(self.rng.random_range(0..4)), vec![column]),
+            _ => E::new(Op::Shift(self.rng.random_range(-2..4)), vec![column]),
         };
         // Now and then shifted again (the look-backs add up), or beside
         // the column in a row-wise expression.
