@@ -27,7 +27,8 @@
 //! float sum bit for bit), and gives the function's values as a column of
 //! their own, whose last valid value before the next partition's start is
 //! the next carry ([`PlanNode::carried`]). In a select or a with_columns
-//! (a filter drops the rows whose values the next carry needs), of an
+//! (a filter drops the rows whose values the next carry needs: it runs
+//! its predicate first, as a with_columns, in steps), of an
 //! input that reads no row before its own (`x.shift(1).cum_sum()` would
 //! run over the rows put in front without the rows before them; a running
 //! function inside a function of rows before, `x.cum_sum().shift(1)`,

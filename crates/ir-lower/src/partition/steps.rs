@@ -14,6 +14,9 @@
 //!   between the rows around each partition (`x.sum().over("g") -
 //!   x.shift(1)`, a `cum_sum` beside a window: one step may do too; see
 //!   `around.rs`).
+//! - Filters by running functions (`x.cum_sum() < 100`): the predicate
+//!   first, as a with_columns (whose partitions carry the functions on),
+//!   then the filter by its column.
 //! - Sorts and group-bys by keys reading other rows
 //!   (`sort_by(x.sum().over("g"))`, `group_by(x > x.mean().over("g"))`):
 //!   the keys first, as a with_columns that runs over partitions (by
@@ -48,8 +51,53 @@ impl PlanNode {
     pub fn steps(&self, input: PlanNode) -> Option<PlanNode> {
         match self {
             PlanNode::Sort { .. } | PlanNode::GroupBy { .. } => self.keys_first(input),
+            PlanNode::Filter { .. } => match self.window_steps(input.clone()) {
+                Some(steps) => Some(steps),
+                None => self.predicate_first(input),
+            },
             _ => self.window_steps(input),
         }
+    }
+
+    /// A filter whose predicate reads other rows, as a with_columns of the
+    /// predicate over `input` that runs over partitions (not whole: one
+    /// holding running functions, `x.cum_sum() < 100`, which a filter's
+    /// partitions may not carry on, see `around.rs`), then the filter by
+    /// its column, under a projection of the input's columns. `None` for
+    /// other nodes, a row-wise predicate, and where the with_columns
+    /// would run whole.
+    fn predicate_first(&self, input: PlanNode) -> Option<PlanNode> {
+        let PlanNode::Filter { predicate, .. } = self else {
+            return None;
+        };
+        if predicate.is_row_wise() {
+            return None;
+        }
+        let in_schema = input.schema().clone();
+        let first = in_schema.len();
+        let name = format!("{KEY_STEP}{first}");
+        let computed = named(name.clone(), predicate.clone());
+        let mut schema = in_schema.clone();
+        schema.push(computed.output_column());
+        let with_predicate = PlanNode::WithColumns {
+            input: Box::new(input),
+            exprs: vec![computed],
+            broadcast: true,
+            schema: schema.clone(),
+        };
+        if matches!(with_predicate.partitioning(), Partitioning::Whole(_)) {
+            return None;
+        }
+        let filter = PlanNode::Filter {
+            input: Box::new(with_predicate),
+            predicate: GpuExpr::column(first, name, predicate.dtype),
+            schema,
+        };
+        Some(PlanNode::SimpleProjection {
+            input: Box::new(filter),
+            columns: (0..first).collect(),
+            schema: in_schema,
+        })
     }
 
     /// A sort or group-by by keys some of which read other rows, as a

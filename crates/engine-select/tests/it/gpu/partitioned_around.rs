@@ -226,9 +226,17 @@ fn running_functions_go_on_from_the_partitions_before() {
         col("y").cum_sum(false).alias("sum"),
     ]);
     assert_partitioned_split("floats from NaN", lf, false, true);
-    // A filter drops the rows whose values the next partition needs: whole.
+    // A filter drops the rows whose values the next partition needs: its
+    // predicate first, as a with_columns, then the filter by its column.
     let lf = series().filter(col("n").cum_sum(false).gt(lit(0i64)));
-    assert_partitioned_split("filter", lf, false, false);
+    assert_partitioned_split("filter", lf, false, true);
+    let lf = series().filter(
+        col("f")
+            .cum_sum(false)
+            .lt(lit(2.0))
+            .and(col("x").shift(lit(-1)).is_not_null()),
+    );
+    assert_partitioned_split("filter by a running sum and the row after", lf, false, true);
 }
 
 #[test]
