@@ -1,7 +1,7 @@
-//! A group-by whose aggregations, or a select whose expressions, read the input only through one exploded list expression (`group_by(k).agg(col("tags").explode())`, `...explode().n_unique()`, `select(col("t").str.split(" ").explode().str.len_chars())`): the keys and the lists computed by a select, exploded, then grouped or selected from.
+//! A group-by whose aggregations, or a select whose expressions, read the input only through one exploded list expression (`group_by(k).agg(col("tags").explode())`, `...explode().n_unique()`, `select(col("t").str.split(" ").explode().str.len_chars())`): the keys and the lists computed by a select, exploded, then grouped or selected from; a select of one value each beside aggregations of the input (`select([l.explode().max(), len()])`) side by side with them.
 
 use polars_core::prelude::ExplodeOptions;
-use polars_plan::plans::ExprIRDisplay;
+use polars_plan::plans::{ArenaExprIter, ExprIRDisplay};
 
 use super::*;
 
@@ -81,8 +81,98 @@ impl PlanLowering<'_> {
         input_node: Node,
         exprs: &[ExprIR],
     ) -> Option<Lowered> {
-        let exploded = self.over_explode(node, input_node, exprs)?;
+        let Some(exploded) = self.over_explode(node, input_node, exprs) else {
+            return self.explode_beside_aggregations(node, input_node, exprs);
+        };
         Some(exploded.and_then(|(explode, exprs)| self.checked_select(node, explode, exprs)))
+    }
+
+    /// A select (`node`) of one value per expression, some reading the
+    /// input only through one exploded list expression, the others not
+    /// through any (`select([l.explode().max(), len()])`: the length is the
+    /// input's): the former over the exploded lists (see
+    /// [`Self::over_explode`]), the latter over the input, their rows side
+    /// by side, in the select's order. `None` (not refused) otherwise.
+    fn explode_beside_aggregations(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        exprs: &[ExprIR],
+    ) -> Option<Lowered> {
+        let arena = self.expr_arena;
+        if !exprs
+            .iter()
+            .all(|e| polars_plan::plans::is_scalar_ae(e.node(), arena))
+        {
+            return None;
+        }
+        let explodes = |e: &ExprIR| {
+            (arena.iter(e.node())).any(|(_, part)| matches!(part, AExpr::Explode { .. }))
+        };
+        let (exploded, beside): (Vec<usize>, Vec<usize>) =
+            (0..exprs.len()).partition(|&i| explodes(&exprs[i]));
+        if exploded.is_empty() || beside.is_empty() {
+            return None;
+        }
+        let of = |places: &[usize]| places.iter().map(|&i| exprs[i].clone()).collect::<Vec<_>>();
+        let (exploded_exprs, beside_exprs) = (of(&exploded), of(&beside));
+        self.explode_of(&exploded_exprs)?;
+        let schema = self.output_schema(node);
+        let over_explode = self.over_explode(node, input_node, &exploded_exprs)?;
+        let input = self.node(input_node);
+        let beside_lowered = self.exprs(&beside_exprs, input_node);
+        let (Some(schema), Some((explode, exploded_named)), Some(input), Some(beside_lowered)) =
+            (schema, over_explode, input, beside_lowered)
+        else {
+            return Some(None);
+        };
+        let columns = |places: &[usize]| places.iter().map(|&i| schema[i].clone()).collect();
+        let beside_named = beside
+            .iter()
+            .zip(beside_lowered)
+            .map(|(&i, expr)| NamedExpr {
+                name: schema[i].name.clone(),
+                expr,
+            })
+            .collect::<Vec<_>>();
+        if self
+            .types_agree(node, &exploded_named, &columns(&exploded))
+            .is_none()
+            || self
+                .types_agree(node, &beside_named, &columns(&beside))
+                .is_none()
+        {
+            return Some(None);
+        }
+        let of_explode = PlanNode::Select {
+            input: Box::new(explode),
+            exprs: exploded_named,
+            schema: columns(&exploded),
+        };
+        let of_input = PlanNode::Select {
+            input: Box::new(input),
+            exprs: beside_named,
+            schema: columns(&beside),
+        };
+        let side_by_side: OutputSchema = columns(&exploded)
+            .into_iter()
+            .chain(columns(&beside))
+            .collect();
+        // Each expression's column from where the side-by-side frame holds it.
+        let order: Vec<usize> = exploded.iter().chain(&beside).copied().collect();
+        let columns = (0..exprs.len())
+            .map(|i| order.iter().position(|&j| j == i))
+            .collect::<Option<Vec<usize>>>()?;
+        Some(Some(PlanNode::SimpleProjection {
+            input: Box::new(PlanNode::HConcat {
+                inputs: vec![of_explode, of_input],
+                heights: Heights::ToPolars,
+                broadcast_unit_length: false,
+                schema: side_by_side,
+            }),
+            columns,
+            schema,
+        }))
     }
 
     /// Where `exprs` (of `node`) read the input only through one exploded

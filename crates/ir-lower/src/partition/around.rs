@@ -47,6 +47,10 @@ use super::reads_other_rows_itself;
 /// around it (true), which the filter drops.
 pub const ROWS_AROUND: &str = "__polars_gpu_rows_around";
 
+/// The start of the names of the columns of running functions' values
+/// ([`PlanNode::carried`]; the function's place among the node's follows).
+pub const RUNNING: &str = "__polars_gpu_running_";
+
 /// How many rows before and after each of its own an expression or a node
 /// reads, at most (see the module's comment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -73,10 +77,6 @@ impl RowsAround {
         })
     }
 }
-
-/// The start of the names of the columns of running functions' values
-/// ([`PlanNode::carried`]; the function's place among the node's follows).
-pub const RUNNING: &str = "__polars_gpu_running_";
 
 impl PlanNode {
     /// How many rows around each of its own a filter, a select of a value

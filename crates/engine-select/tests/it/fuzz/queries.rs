@@ -458,6 +458,22 @@ fn random_op(
                         _ => exploded(),
                     })
                     .collect(),
+                // Aggregations of the explode beside the input's length
+                // and an aggregation of one of its columns (over the
+                // input's rows, side by side).
+                5 => {
+                    let mut es = vec![
+                        E::new(Op::Agg(Agg::NUnique), vec![exploded()]),
+                        E::leaf(Op::Len),
+                    ];
+                    if let Some((name, _)) = schema.choose(g.rng) {
+                        es.push(E::new(Op::Agg(Agg::Count), vec![E::col(name)]));
+                    }
+                    if g.rng.random_bool(0.5) {
+                        es.swap(0, 1);
+                    }
+                    es
+                }
                 _ => vec![exploded()],
             };
             Plan::Select(input, named(es, fresh, &schema, "x"))

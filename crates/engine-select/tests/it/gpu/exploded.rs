@@ -1,4 +1,4 @@
-//! Lists exploded inside expressions: group-bys whose aggregations, and selects whose expressions, read the input only through one exploded list expression (`agg(col("tags").explode())`, `select(col("t").str.split(" ").explode().value_counts())`), which explode first.
+//! Lists exploded inside expressions: group-bys whose aggregations, and selects whose expressions, read the input only through one exploded list expression (`agg(col("tags").explode())`, `select(col("t").str.split(" ").explode().value_counts())`), which explode first; selects of such aggregations beside aggregations of the input (`select([l.explode().max(), len()])`), side by side.
 
 use super::lists::{list_frame, polars_explode};
 use super::*;
@@ -92,6 +92,23 @@ fn selects_of_one_exploded_list_explode_first() {
         (
             "words' distinct values in order",
             frame.clone().select([words().unique_stable()]),
+        ),
+        (
+            "aggregations of the words beside the rows' count and an aggregation of the input",
+            frame.clone().select([
+                len().alias("rows"),
+                words().n_unique().alias("distinct"),
+                col("k").sum().alias("k sum"),
+                words().count().alias("words"),
+                col("t").null_count().alias("no text"),
+            ]),
+        ),
+        (
+            "a list column's largest value beside the rows' count",
+            list_frame().select([
+                col("li").explode(polars_explode()).max().alias("max"),
+                len(),
+            ]),
         ),
         (
             "a list column's values beside their sum",
