@@ -81,6 +81,54 @@ fn aggregated_keys_first(node: PlanNode) -> PlanNode {
     node.keys_computed_first(input, aggregated).unwrap_or(node)
 }
 
+/// `node`, a select of only the distinct values of a row-wise expression
+/// that is not a column (`select((x % 4).unique())`), as a select of the
+/// expression's values, then their distinct rows (in the order of their
+/// first rows where it keeps that order); any other node as it is. (The
+/// executor takes distinct values of a column alone.)
+fn distinct_values_as_rows(node: PlanNode) -> PlanNode {
+    let PlanNode::Select {
+        input,
+        exprs,
+        schema,
+    } = &node
+    else {
+        return node;
+    };
+    let [only] = exprs.as_slice() else {
+        return node;
+    };
+    let ExprKind::Unique {
+        input: values,
+        maintain_order,
+    } = &only.expr.kind
+    else {
+        return node;
+    };
+    if matches!(values.kind, ExprKind::Column { .. }) || !values.is_row_wise() {
+        return node;
+    }
+    let select = PlanNode::Select {
+        input: input.clone(),
+        exprs: vec![NamedExpr {
+            name: only.name.clone(),
+            expr: values.as_ref().clone(),
+        }],
+        schema: schema.clone(),
+    };
+    PlanNode::Distinct {
+        input: Box::new(select),
+        subset: None,
+        keep: match maintain_order {
+            true => Keep::First,
+            false => Keep::Any,
+        },
+        maintain_order: *maintain_order,
+        slice: None,
+        schema: schema.clone(),
+    }
+}
+
 impl<'a> PlanLowering<'a> {
     pub fn new(lp_arena: &'a Arena<IR>, expr_arena: &'a Arena<AExpr>) -> Self {
         PlanLowering {
@@ -94,7 +142,7 @@ impl<'a> PlanLowering<'a> {
     /// Lowers `node` and everything under it (every input, even after one
     /// failed, so that every refusal is found).
     pub fn node(&mut self, node: Node) -> Lowered {
-        let lowered = aggregated_keys_first(self.node_inner(node)?);
+        let lowered = distinct_values_as_rows(aggregated_keys_first(self.node_inner(node)?));
         // The nodes a lowering makes below its own (a select of the lists
         // an explode takes, a union's selects) are checked too; its inputs,
         // lowered by this, pass again.

@@ -50,6 +50,7 @@ mod partitioned;
 mod partitioned_around;
 mod partitioned_asof;
 mod partitioned_beside;
+mod partitioned_counts;
 mod partitioned_keys;
 mod partitioned_quantiles;
 mod partitioned_scans;

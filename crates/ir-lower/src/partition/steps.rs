@@ -1,4 +1,4 @@
-//! Nodes over partitions in steps, each of which runs over partitions itself: windows sharing no key or beside aggregations over the frame or functions of the rows before, sorts and group-bys by keys reading other rows.
+//! Nodes over partitions in steps, each of which runs over partitions itself: windows sharing no key or beside aggregations over the frame or functions of the rows around, counts of distinct values over the whole frame, filters by running functions, sorts and group-bys by keys reading other rows.
 //!
 //! - Windows of keys no one key is common to (`x.sum().over("a") -
 //!   x.sum().over("b")`): where a filter's, select's or with_columns'
@@ -14,6 +14,11 @@
 //!   between the rows around each partition (`x.sum().over("g") -
 //!   x.shift(1)`, a `cum_sum` beside a window: one step may do too; see
 //!   `around.rs`).
+//! - Selects of counts of distinct values over the whole frame
+//!   (`select([x.n_unique(), y.sum()])`): each count as the distinct
+//!   values (by buckets) and their number, the other aggregations as a
+//!   select of them, side by side; selects of a column's distinct values
+//!   (`select(x.unique())`) as the distinct rows of its values.
 //! - Filters by running functions (`x.cum_sum() < 100`): the predicate
 //!   first, as a with_columns (whose partitions carry the functions on),
 //!   then the filter by its column.
@@ -23,8 +28,9 @@
 //!   buckets of windows' keys, or in steps), then the node by their
 //!   columns: by ranges, or by partial aggregations or buckets.
 
-use crate::expr::{ExprKind, GpuExpr, NamedExpr};
-use crate::plan::{OutputColumn, OutputSchema, PlanNode, SortKey};
+use crate::dtype::GpuDtype;
+use crate::expr::{AggOp, ExprKind, GpuExpr, NamedExpr};
+use crate::plan::{Heights, Keep, OutputColumn, OutputSchema, PlanNode, SortKey};
 
 use super::{Partitioning, named, placeholder, reads_other_rows_itself, window_of_keys};
 
@@ -37,6 +43,10 @@ pub const WINDOW_STEP: &str = "__polars_gpu_window_";
 /// The start of the names of the columns of keys computed first (numbered
 /// as [`WINDOW_STEP`]'s).
 pub const KEY_STEP: &str = "__polars_gpu_key_";
+
+/// The name of the column of the values whose distinct ones a count over
+/// the whole frame counts ([`PlanNode::steps`] of such a select).
+const DISTINCT_VALUE: &str = "__polars_gpu_distinct_value";
 
 impl PlanNode {
     /// Whether this node runs in steps (see [`PlanNode::steps`]).
@@ -55,8 +65,155 @@ impl PlanNode {
                 Some(steps) => Some(steps),
                 None => self.predicate_first(input),
             },
+            PlanNode::Select { .. } => match self.window_steps(input.clone()) {
+                Some(steps) => Some(steps),
+                None => self
+                    .distinct_counts_apart(input.clone())
+                    .or_else(|| self.distinct_values(input)),
+            },
             _ => self.window_steps(input),
         }
+    }
+
+    /// A select of aggregations over the whole frame, some of which count
+    /// the distinct values of a row-wise expression reading a column
+    /// (`x.n_unique()`), the others adding up over partitions: each count
+    /// as a select of its expression's values, their distinct rows (by
+    /// buckets) and their number, the others as a select of them (partial
+    /// aggregations merged), the rows of all side by side (one each), in
+    /// the select's order. Not of floats (whose zeros and NaNs Polars
+    /// counts by paths of its own), nested, categorical or null values.
+    /// `None` for other nodes, and where a part would run whole.
+    fn distinct_counts_apart(&self, input: PlanNode) -> Option<PlanNode> {
+        let PlanNode::Select { exprs, schema, .. } = self else {
+            return None;
+        };
+        let counted = |value: &GpuExpr| {
+            value.is_row_wise()
+                && value.reads_a_column()
+                && crate::support::group_key(value.dtype)
+                && !value.dtype.is_float()
+                && !matches!(value.dtype, GpuDtype::Null | GpuDtype::Categorical(_))
+        };
+        let mut parts = Vec::new();
+        let mut order = Vec::new();
+        let mut others = (Vec::new(), Vec::new(), Vec::new());
+        for (i, named_expr) in exprs.iter().enumerate() {
+            let output = schema.get(i)?.clone();
+            match &named_expr.expr.kind {
+                ExprKind::Agg {
+                    op: AggOp::NUnique,
+                    input: value,
+                } if counted(value) && named_expr.expr.dtype == GpuDtype::UInt32 => {
+                    let values = named(DISTINCT_VALUE.into(), value.as_ref().clone());
+                    let values_schema = vec![values.output_column()];
+                    let select = PlanNode::Select {
+                        input: Box::new(input.clone()),
+                        exprs: vec![values],
+                        schema: values_schema.clone(),
+                    };
+                    let distinct = PlanNode::Distinct {
+                        input: Box::new(select),
+                        subset: None,
+                        keep: Keep::Any,
+                        maintain_order: false,
+                        slice: None,
+                        schema: values_schema,
+                    };
+                    let count = GpuExpr {
+                        kind: ExprKind::Len,
+                        dtype: GpuDtype::UInt32,
+                    };
+                    parts.push(PlanNode::Select {
+                        input: Box::new(distinct),
+                        exprs: vec![named(output.name.clone(), count)],
+                        schema: vec![output],
+                    });
+                    order.push(i);
+                }
+                _ => {
+                    others.0.push(named_expr.clone());
+                    others.1.push(output);
+                    others.2.push(i);
+                }
+            }
+        }
+        if parts.is_empty() {
+            return None;
+        }
+        let (other_exprs, other_schema, other_places) = others;
+        if !other_exprs.is_empty() {
+            parts.push(PlanNode::Select {
+                input: Box::new(input),
+                exprs: other_exprs,
+                schema: other_schema,
+            });
+            order.extend(other_places);
+        }
+        if parts
+            .iter()
+            .any(|part| matches!(part.partitioning(), Partitioning::Whole(_)))
+        {
+            return None;
+        }
+        let side_by_side: OutputSchema = parts
+            .iter()
+            .flat_map(|part| part.schema().iter().cloned())
+            .collect();
+        let columns = (0..exprs.len())
+            .map(|i| order.iter().position(|&j| j == i))
+            .collect::<Option<Vec<usize>>>()?;
+        Some(PlanNode::SimpleProjection {
+            input: Box::new(PlanNode::HConcat {
+                inputs: parts,
+                heights: Heights::ToPolars,
+                broadcast_unit_length: false,
+                schema: side_by_side,
+            }),
+            columns,
+            schema: schema.clone(),
+        })
+    }
+
+    /// A select of the distinct values of a column (`select(x.unique())`,
+    /// `unique_stable`), as a select of its values then their distinct
+    /// rows (by buckets; in the order of their first rows where it keeps
+    /// that order). `None` for other nodes. (The lowering makes the
+    /// distinct values of other expressions distinct rows already.)
+    fn distinct_values(&self, input: PlanNode) -> Option<PlanNode> {
+        let PlanNode::Select { exprs, schema, .. } = self else {
+            return None;
+        };
+        let ([only], [output]) = (exprs.as_slice(), schema.as_slice()) else {
+            return None;
+        };
+        let ExprKind::Unique {
+            input: values,
+            maintain_order,
+        } = &only.expr.kind
+        else {
+            return None;
+        };
+        if !matches!(values.kind, ExprKind::Column { .. }) {
+            return None;
+        }
+        let select = PlanNode::Select {
+            input: Box::new(input),
+            exprs: vec![named(output.name.clone(), values.as_ref().clone())],
+            schema: schema.clone(),
+        };
+        let distinct = PlanNode::Distinct {
+            input: Box::new(select),
+            subset: None,
+            keep: match maintain_order {
+                true => Keep::First,
+                false => Keep::Any,
+            },
+            maintain_order: *maintain_order,
+            slice: None,
+            schema: schema.clone(),
+        };
+        (distinct.partitioning() == Partitioning::Bucketed).then_some(distinct)
     }
 
     /// A filter whose predicate reads other rows, as a with_columns of the

@@ -128,6 +128,16 @@ fn group_bys_match_the_cpu() {
                 .sort(["x"], SortMultipleOptions::default()),
         ),
         ("distinct dates", table().select([col("d").unique_stable()])),
+        // (Of an expression: its values, then their distinct rows; before,
+        // an internal error.)
+        (
+            "distinct values of expressions",
+            table().select([(col("i") % lit(3i64)).unique_stable().alias("m")]),
+        ),
+        (
+            "distinct values of a float expression (NaNs one value, -0.0 and 0.0 one value)",
+            table().select([(col("f") * lit(2.0)).unique_stable().alias("twice")]),
+        ),
         (
             "distinct counts of whole columns (NaNs one value, -0.0 and 0.0 one value)",
             table().select([
