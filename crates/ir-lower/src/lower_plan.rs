@@ -29,6 +29,7 @@ mod exploded_groups;
 mod filtered;
 mod join_order;
 mod one_value;
+mod rewrites;
 mod rolling;
 mod series_literals;
 mod sliding_windows;
@@ -36,6 +37,7 @@ mod unpivot;
 mod value_counts;
 
 use join_order::unordered_join;
+use rewrites::{aggregated_keys_first, distinct_values_as_rows};
 
 /// The plan node `node` as Polars' `explain` writes it: its first line.
 pub fn node_notation(node: Node, lp_arena: &Arena<IR>, expr_arena: &Arena<AExpr>) -> String {
@@ -60,74 +62,6 @@ pub(crate) struct PlanLowering<'a> {
 }
 
 type Lowered = Option<PlanNode>;
-
-/// `node`, a sort or group-by by keys with an aggregation inside
-/// (`sort_by(x - x.mean())`, `group_by(x > x.median())`), as those keys
-/// computed first, by a with_columns (which takes aggregations over the
-/// whole frame, as Polars computes such keys), then the node by their
-/// columns (see [`PlanNode::keys_computed_first`]); any other node as it
-/// is.
-fn aggregated_keys_first(node: PlanNode) -> PlanNode {
-    let aggregated = |key: &GpuExpr| key.has_aggregation() && !key.by_chunks();
-    let keys: Vec<&GpuExpr> = match &node {
-        PlanNode::Sort { keys, .. } => keys.iter().map(|key| &key.expr).collect(),
-        PlanNode::GroupBy { keys, .. } => keys.iter().map(|key| &key.expr).collect(),
-        _ => return node,
-    };
-    if !keys.into_iter().any(aggregated) {
-        return node;
-    }
-    let input = node.inputs()[0].clone();
-    node.keys_computed_first(input, aggregated).unwrap_or(node)
-}
-
-/// `node`, a select of only the distinct values of a row-wise expression
-/// that is not a column (`select((x % 4).unique())`), as a select of the
-/// expression's values, then their distinct rows (in the order of their
-/// first rows where it keeps that order); any other node as it is. (The
-/// executor takes distinct values of a column alone.)
-fn distinct_values_as_rows(node: PlanNode) -> PlanNode {
-    let PlanNode::Select {
-        input,
-        exprs,
-        schema,
-    } = &node
-    else {
-        return node;
-    };
-    let [only] = exprs.as_slice() else {
-        return node;
-    };
-    let ExprKind::Unique {
-        input: values,
-        maintain_order,
-    } = &only.expr.kind
-    else {
-        return node;
-    };
-    if matches!(values.kind, ExprKind::Column { .. }) || !values.is_row_wise() {
-        return node;
-    }
-    let select = PlanNode::Select {
-        input: input.clone(),
-        exprs: vec![NamedExpr {
-            name: only.name.clone(),
-            expr: values.as_ref().clone(),
-        }],
-        schema: schema.clone(),
-    };
-    PlanNode::Distinct {
-        input: Box::new(select),
-        subset: None,
-        keep: match maintain_order {
-            true => Keep::First,
-            false => Keep::Any,
-        },
-        maintain_order: *maintain_order,
-        slice: None,
-        schema: schema.clone(),
-    }
-}
 
 impl<'a> PlanLowering<'a> {
     pub fn new(lp_arena: &'a Arena<IR>, expr_arena: &'a Arena<AExpr>) -> Self {
