@@ -3,8 +3,9 @@
 //! An aggregation over the whole frame is one value on every row. Where a
 //! filter's, select's or with_columns' expressions read other rows only
 //! through such aggregations, and those add up over partitions (see
-//! [`PlanNode::partial_aggregation`]), the node runs in two steps: the
-//! aggregations, merged from every partition into one row; then each
+//! [`PlanNode::partial_aggregation`]; or are medians and quantiles, or
+//! counts of distinct values, which run in steps), the node runs in two
+//! steps: the aggregations, merged from every partition into one row; then each
 //! partition with that row's values as columns of its own, the node's
 //! expressions reading them there: row-wise.
 
@@ -20,8 +21,8 @@ use super::{Partitioning, named, placeholder};
 pub struct FrameAggregations {
     /// A select over the node's input of its aggregations (each once, in
     /// the order they come, named [`FRAME_AGGREGATION`] and their place),
-    /// which runs over partitions (`Partitioning::Aggregated` or
-    /// `Ranked`).
+    /// which runs over partitions (`Partitioning::Aggregated`, `Ranked`,
+    /// or `Stepped`: counts of distinct values).
     pub aggregations: PlanNode,
     /// The node over its input with the aggregations' results beside, as
     /// its last columns (each row the one value): each aggregation read
@@ -75,10 +76,11 @@ impl PlanNode {
             exprs: named_aggregations,
             schema: beside.clone(),
         };
-        // (Aggregations that add up, or medians and quantiles beside them.)
+        // (Aggregations that add up, medians and quantiles beside them, or
+        // counts of distinct values in steps.)
         if !matches!(
             aggregations.partitioning(),
-            Partitioning::Aggregated | Partitioning::Ranked
+            Partitioning::Aggregated | Partitioning::Ranked | Partitioning::Stepped
         ) {
             return None;
         }

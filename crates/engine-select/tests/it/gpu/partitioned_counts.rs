@@ -68,3 +68,26 @@ fn distinct_values_of_an_expression_are_its_distinct_rows_by_buckets() {
         assert_partitioned_split(name, lf, true, true);
     }
 }
+
+#[test]
+fn rows_beside_counts_of_distinct_values_take_the_counts_first() {
+    let cases: Vec<(&str, LazyFrame)> = vec![
+        (
+            "a share of the distinct values",
+            table().with_columns([(col("c").cast(DataType::Float64)
+                / col("t").n_unique().cast(DataType::Float64))
+            .alias("share")]),
+        ),
+        (
+            "a filter by a count of distinct values and a mean",
+            table().filter(
+                col("k")
+                    .gt(col("k").n_unique().cast(DataType::Int64))
+                    .or(col("v").lt(col("v").mean())),
+            ),
+        ),
+    ];
+    for (name, lf) in cases {
+        assert_partitioned_split(name, lf, true, true);
+    }
+}
