@@ -38,6 +38,7 @@ pub use expr::{
     NamedExpr, PadSide, RankMethod, RollingFunction, RollingWindow, Rounding, RowMatch, RowOrder,
     Scalar, StringOp, TemplatePiece, TemporalPart, TextPattern, Truncation, UnaryFunction,
 };
+pub use lower_expr::any_value_to_scalar;
 pub use lower_plan::node_notation;
 pub use partition::{
     DistinctCounts, FRAME_AGGREGATION, FrameAggregations, PartialAggregation, Partitioning,

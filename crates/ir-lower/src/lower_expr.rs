@@ -67,6 +67,7 @@ use functions::*;
 use horizontal::*;
 pub(crate) use kept_rows::{Inside, KeptRows, filter_below, filtered_parts, of_every_row};
 use lists::LISTS_ON_THE_GPU;
+pub use literals::any_value_to_scalar;
 use literals::*;
 pub(crate) use literals::{is_constant, reads_the_frame};
 pub(crate) use made_lists::AtPlaces;

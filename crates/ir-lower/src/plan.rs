@@ -389,6 +389,35 @@ macro_rules! inputs {
 }
 
 impl PlanNode {
+    /// `parts`, of one row each, side by side, their columns put back in
+    /// the order of `schema` (the columns of a node of one row made in
+    /// parts): the parts' columns, one after another, are the node's
+    /// columns at the places `order` lists. `None` where `order` misses
+    /// one of `schema`'s places.
+    pub(crate) fn side_by_side(
+        parts: Vec<PlanNode>,
+        order: &[usize],
+        schema: OutputSchema,
+    ) -> Option<PlanNode> {
+        let side_by_side: OutputSchema = parts
+            .iter()
+            .flat_map(|part| part.schema().iter().cloned())
+            .collect();
+        let columns = (0..schema.len())
+            .map(|i| order.iter().position(|&j| j == i))
+            .collect::<Option<Vec<usize>>>()?;
+        Some(PlanNode::SimpleProjection {
+            input: Box::new(PlanNode::HConcat {
+                inputs: parts,
+                heights: Heights::ToPolars,
+                broadcast_unit_length: false,
+                schema: side_by_side,
+            }),
+            columns,
+            schema,
+        })
+    }
+
     /// The node's output columns.
     pub fn schema(&self) -> &OutputSchema {
         match self {

@@ -5,10 +5,10 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use ir_lower::{GpuDtype, GpuExpr, OutputColumn, PlanNode, ROWS_AROUND, RUNNING, Scalar};
-use polars::prelude::{AnyValue, BooleanChunked, Column, DataFrame, IntoColumn, NewChunkedArray};
+use polars::prelude::{BooleanChunked, Column, DataFrame, IntoColumn, NewChunkedArray};
 
 use super::aggregate::plan_runs;
-use super::{Data, Partitioned, Stream, shared_scan};
+use super::{Data, Partitioned, Stream, over, shared_scan};
 use crate::error::ExecError;
 
 impl Partitioned<'_> {
@@ -96,7 +96,7 @@ impl Partitioned<'_> {
                         (0..rows.height()).map(|row| row < in_front || row >= in_front + own);
                     let flags = BooleanChunked::from_iter_values(ROWS_AROUND.into(), flags);
                     rows.with_column(flags.into_column())?;
-                    let mut kept = self.on_device(with_input(&each, rows))?;
+                    let mut kept = self.on_device(over(&each, vec![rows]))?;
                     let _ = kept.drop_in_place(ROWS_AROUND)?;
                     kept
                 }
@@ -107,7 +107,7 @@ impl Partitioned<'_> {
                             ExecError::Unsupported("running functions of another node".into())
                         })?,
                     };
-                    let mut ran = self.on_device(with_input(&plan, rows))?;
+                    let mut ran = self.on_device(over(&plan, vec![rows]))?;
                     for (i, carry) in carries.iter_mut().enumerate() {
                         let values = ran.drop_in_place(&format!("{RUNNING}{i}"))?;
                         if let Some(value) = last_valid(&values, next_start)? {
@@ -196,16 +196,6 @@ fn flagged_filter(node: &PlanNode) -> PlanNode {
     }
 }
 
-/// `node` (of one input) over `rows` in place of its input.
-fn with_input(node: &PlanNode, rows: DataFrame) -> PlanNode {
-    let mut plan = node.clone();
-    if let Some(input) = plan.inputs_mut().into_iter().next() {
-        let schema = input.schema().clone();
-        *input = shared_scan(Arc::new(rows), schema);
-    }
-    plan
-}
-
 /// The select or with_columns `node` of `running` running functions as a
 /// partition after the first runs it: each carrying a value (a zero of its
 /// type).
@@ -242,21 +232,7 @@ fn last_valid(values: &Column, rows: usize) -> Result<Option<Scalar>, ExecError>
     else {
         return Ok(None);
     };
-    Ok(match values.get(row)? {
-        AnyValue::Float32(v) => Some(Scalar::Float(f64::from(v))),
-        AnyValue::Float64(v) => Some(Scalar::Float(v)),
-        AnyValue::UInt8(v) => Some(Scalar::UInt(u64::from(v))),
-        AnyValue::UInt16(v) => Some(Scalar::UInt(u64::from(v))),
-        AnyValue::UInt32(v) => Some(Scalar::UInt(u64::from(v))),
-        AnyValue::UInt64(v) => Some(Scalar::UInt(v)),
-        AnyValue::Int8(v) => Some(Scalar::Int(i64::from(v))),
-        AnyValue::Int16(v) => Some(Scalar::Int(i64::from(v))),
-        AnyValue::Int32(v) => Some(Scalar::Int(i64::from(v))),
-        AnyValue::Int64(v) => Some(Scalar::Int(v)),
-        other => {
-            return Err(ExecError::Unsupported(format!(
-                "a running function's value {other}"
-            )));
-        }
-    })
+    ir_lower::any_value_to_scalar(&values.get(row)?)
+        .map(Some)
+        .map_err(|why| ExecError::Unsupported(format!("a running function's value: {why}")))
 }

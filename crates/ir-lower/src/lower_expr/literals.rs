@@ -71,7 +71,10 @@ pub(crate) fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar>
     })
 }
 
-pub(crate) fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {
+/// A Polars value as a literal of the GPU plan (a category by its code, a
+/// decimal by its scaled integer); an error naming the value's type where
+/// the GPU holds none such.
+pub fn any_value_to_scalar(value: &AnyValue<'_>) -> Result<Scalar, String> {
     Ok(match value {
         AnyValue::Null => Scalar::Null,
         AnyValue::Boolean(v) => Scalar::Boolean(*v),

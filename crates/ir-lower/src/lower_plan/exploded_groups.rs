@@ -154,25 +154,8 @@ impl PlanLowering<'_> {
             exprs: beside_named,
             schema: columns(&beside),
         };
-        let side_by_side: OutputSchema = columns(&exploded)
-            .into_iter()
-            .chain(columns(&beside))
-            .collect();
-        // Each expression's column from where the side-by-side frame holds it.
         let order: Vec<usize> = exploded.iter().chain(&beside).copied().collect();
-        let columns = (0..exprs.len())
-            .map(|i| order.iter().position(|&j| j == i))
-            .collect::<Option<Vec<usize>>>()?;
-        Some(Some(PlanNode::SimpleProjection {
-            input: Box::new(PlanNode::HConcat {
-                inputs: vec![of_explode, of_input],
-                heights: Heights::ToPolars,
-                broadcast_unit_length: false,
-                schema: side_by_side,
-            }),
-            columns,
-            schema,
-        }))
+        PlanNode::side_by_side(vec![of_explode, of_input], &order, schema).map(Some)
     }
 
     /// Where `exprs` (of `node`) read the input only through one exploded

@@ -1,7 +1,7 @@
 //! Lowered nodes rewritten into plans the executor runs as they are: sort and group-by keys with an aggregation inside computed first, distinct values of an expression as distinct rows of its values.
 
-use crate::expr::{ExprKind, GpuExpr, NamedExpr};
-use crate::plan::{Keep, PlanNode};
+use crate::expr::{ExprKind, GpuExpr};
+use crate::plan::PlanNode;
 
 /// `node`, a sort or group-by by keys with an aggregation inside
 /// (`sort_by(x - x.mean())`, `group_by(x > x.median())`), as those keys
@@ -29,44 +29,14 @@ pub(super) fn aggregated_keys_first(node: PlanNode) -> PlanNode {
 /// first rows where it keeps that order); any other node as it is. (The
 /// executor takes distinct values of a column alone.)
 pub(super) fn distinct_values_as_rows(node: PlanNode) -> PlanNode {
-    let PlanNode::Select {
-        input,
-        exprs,
-        schema,
-    } = &node
-    else {
-        return node;
-    };
-    let [only] = exprs.as_slice() else {
-        return node;
-    };
-    let ExprKind::Unique {
-        input: values,
-        maintain_order,
-    } = &only.expr.kind
-    else {
-        return node;
-    };
-    if matches!(values.kind, ExprKind::Column { .. }) || !values.is_row_wise() {
-        return node;
-    }
-    let select = PlanNode::Select {
-        input: input.clone(),
-        exprs: vec![NamedExpr {
-            name: only.name.clone(),
-            expr: values.as_ref().clone(),
-        }],
-        schema: schema.clone(),
-    };
-    PlanNode::Distinct {
-        input: Box::new(select),
-        subset: None,
-        keep: match maintain_order {
-            true => Keep::First,
-            false => Keep::Any,
-        },
-        maintain_order: *maintain_order,
-        slice: None,
-        schema: schema.clone(),
+    match node.unique_selected() {
+        Some((values, maintain_order))
+            if !matches!(values.expr.kind, ExprKind::Column { .. })
+                && values.expr.is_row_wise() =>
+        {
+            let input = node.inputs()[0].clone();
+            PlanNode::distinct_rows_of(input, values, maintain_order)
+        }
+        _ => node,
     }
 }

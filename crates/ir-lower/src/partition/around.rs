@@ -90,7 +90,7 @@ impl PlanNode {
         for expr in &exprs {
             most = most.widest(expr.rows_around()?);
         }
-        let running = exprs.iter().map(|e| running_count(e)).sum::<usize>();
+        let running = self.running_functions();
         let filter = matches!(self, PlanNode::Filter { .. });
         let reads_around = most != RowsAround::default();
         match (reads_around || running > 0) && !(filter && running > 0) {

@@ -30,7 +30,7 @@
 
 use crate::dtype::GpuDtype;
 use crate::expr::{AggOp, ExprKind, GpuExpr, NamedExpr};
-use crate::plan::{Heights, Keep, OutputColumn, OutputSchema, PlanNode, SortKey};
+use crate::plan::{Keep, OutputColumn, OutputSchema, PlanNode, SortKey};
 
 use super::{Partitioning, named, placeholder, reads_other_rows_itself, window_of_keys};
 
@@ -106,20 +106,7 @@ impl PlanNode {
                     input: value,
                 } if counted(value) && named_expr.expr.dtype == GpuDtype::UInt32 => {
                     let values = named(DISTINCT_VALUE.into(), value.as_ref().clone());
-                    let values_schema = vec![values.output_column()];
-                    let select = PlanNode::Select {
-                        input: Box::new(input.clone()),
-                        exprs: vec![values],
-                        schema: values_schema.clone(),
-                    };
-                    let distinct = PlanNode::Distinct {
-                        input: Box::new(select),
-                        subset: None,
-                        keep: Keep::Any,
-                        maintain_order: false,
-                        slice: None,
-                        schema: values_schema,
-                    };
+                    let distinct = PlanNode::distinct_rows_of(input.clone(), values, false);
                     let count = GpuExpr {
                         kind: ExprKind::Len,
                         dtype: GpuDtype::UInt32,
@@ -156,31 +143,27 @@ impl PlanNode {
         {
             return None;
         }
-        let side_by_side: OutputSchema = parts
-            .iter()
-            .flat_map(|part| part.schema().iter().cloned())
-            .collect();
-        let columns = (0..exprs.len())
-            .map(|i| order.iter().position(|&j| j == i))
-            .collect::<Option<Vec<usize>>>()?;
-        Some(PlanNode::SimpleProjection {
-            input: Box::new(PlanNode::HConcat {
-                inputs: parts,
-                heights: Heights::ToPolars,
-                broadcast_unit_length: false,
-                schema: side_by_side,
-            }),
-            columns,
-            schema: schema.clone(),
-        })
+        PlanNode::side_by_side(parts, &order, schema.clone())
     }
 
     /// A select of the distinct values of a column (`select(x.unique())`,
     /// `unique_stable`), as a select of its values then their distinct
-    /// rows (by buckets; in the order of their first rows where it keeps
-    /// that order). `None` for other nodes. (The lowering makes the
-    /// distinct values of other expressions distinct rows already.)
+    /// rows (by buckets; see [`PlanNode::distinct_rows_of`]). `None` for
+    /// other nodes. (The lowering makes the distinct values of other
+    /// expressions distinct rows already.)
     fn distinct_values(&self, input: PlanNode) -> Option<PlanNode> {
+        let (values, maintain_order) = self.unique_selected()?;
+        if !matches!(values.expr.kind, ExprKind::Column { .. }) {
+            return None;
+        }
+        let distinct = PlanNode::distinct_rows_of(input, values, maintain_order);
+        (distinct.partitioning() == Partitioning::Bucketed).then_some(distinct)
+    }
+
+    /// Of a select of only the distinct values of an expression
+    /// (`select(x.unique())`): the expression, named as the select's
+    /// column, and whether they keep the order of their first rows.
+    pub(crate) fn unique_selected(&self) -> Option<(NamedExpr, bool)> {
         let PlanNode::Select { exprs, schema, .. } = self else {
             return None;
         };
@@ -194,26 +177,37 @@ impl PlanNode {
         else {
             return None;
         };
-        if !matches!(values.kind, ExprKind::Column { .. }) {
-            return None;
-        }
+        Some((
+            named(output.name.clone(), values.as_ref().clone()),
+            *maintain_order,
+        ))
+    }
+
+    /// A select of `values` over `input`, then its distinct rows: in the
+    /// order of their first rows where `maintain_order`, else any one of
+    /// each in any order.
+    pub(crate) fn distinct_rows_of(
+        input: PlanNode,
+        values: NamedExpr,
+        maintain_order: bool,
+    ) -> PlanNode {
+        let schema = vec![values.output_column()];
         let select = PlanNode::Select {
             input: Box::new(input),
-            exprs: vec![named(output.name.clone(), values.as_ref().clone())],
+            exprs: vec![values],
             schema: schema.clone(),
         };
-        let distinct = PlanNode::Distinct {
+        PlanNode::Distinct {
             input: Box::new(select),
             subset: None,
             keep: match maintain_order {
                 true => Keep::First,
                 false => Keep::Any,
             },
-            maintain_order: *maintain_order,
+            maintain_order,
             slice: None,
-            schema: schema.clone(),
-        };
-        (distinct.partitioning() == Partitioning::Bucketed).then_some(distinct)
+            schema,
+        }
     }
 
     /// A filter whose predicate reads other rows, as a with_columns of the
