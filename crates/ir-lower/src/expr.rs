@@ -8,12 +8,14 @@ use crate::regex::{GroupDfas, RegexDfa};
 
 mod build;
 mod display;
+mod host_math;
 mod lists;
 mod moves;
 mod rolling;
 mod strings;
 mod unary;
 
+pub use host_math::HostFunction;
 pub use lists::ListFunction;
 pub use rolling::*;
 pub use strings::*;
@@ -351,6 +353,13 @@ pub enum ExprKind {
     /// [`UnaryFunction`]).
     Unary {
         function: UnaryFunction,
+        input: Box<GpuExpr>,
+    },
+    /// A function of floats whose last bit is libm's, of the expression's
+    /// type (its input cast to it): computed on the host, between device
+    /// steps, as Polars' engine computes it (see [`HostFunction`]).
+    OnHost {
+        function: HostFunction,
         input: Box<GpuExpr>,
     },
     /// Polars' forward (backward) fill: each null takes the last valid
@@ -809,6 +818,7 @@ macro_rules! children {
             | ExprKind::Negate(input)
             | ExprKind::Abs(input)
             | ExprKind::Unary { input, .. }
+            | ExprKind::OnHost { input, .. }
             | ExprKind::CumSum(input)
             | ExprKind::CumProd(input)
             | ExprKind::CumExtreme { input, .. }
@@ -908,6 +918,18 @@ pub fn is_mode(e: &GpuExpr) -> bool {
             ..
         }
     )
+}
+
+/// Whether `e` is a mode ([`is_mode`]) or one value picked of a mode's
+/// list (`x.mode().first()`).
+pub fn is_mode_or_picked(e: &GpuExpr) -> bool {
+    match &e.kind {
+        ExprKind::List {
+            function: ListFunction::Get { .. },
+            input,
+        } => is_mode(input),
+        _ => is_mode(e),
+    }
 }
 
 /// A GPU expression with its resolved result type.

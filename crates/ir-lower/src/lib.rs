@@ -34,9 +34,10 @@ use polars_utils::arena::{Arena, Node};
 pub use dtype::{Dictionary, GpuDtype, ListOf, StructOf, TimeUnit, Zone};
 pub use expr::{
     AggOp, AmbiguousTime, BinaryOp, ByRows, CastMode, Closed, DistinctTest, EwmFunction,
-    EwmOptions, ExprKind, FloatCheck, FormatPart, GpuExpr, Held, ListFunction, MOST_RANKED,
-    NamedExpr, PadSide, RankMethod, RollingFunction, RollingWindow, Rounding, RowMatch, RowOrder,
-    Scalar, StringOp, TemplatePiece, TemporalPart, TextPattern, Truncation, UnaryFunction,
+    EwmOptions, ExprKind, FloatCheck, FormatPart, GpuExpr, Held, HostFunction, ListFunction,
+    MOST_RANKED, NamedExpr, PadSide, RankMethod, RollingFunction, RollingWindow, Rounding,
+    RowMatch, RowOrder, Scalar, StringOp, TemplatePiece, TemporalPart, TextPattern, Truncation,
+    UnaryFunction,
 };
 pub use lower_expr::any_value_to_scalar;
 pub use lower_plan::node_notation;

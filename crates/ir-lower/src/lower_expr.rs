@@ -26,9 +26,9 @@ use polars_utils::arena::{Arena, Node};
 use crate::dtype::{Dictionary, GpuDtype, TimeUnit};
 use crate::expr::{
     AggOp, BinaryOp, ByRows, CastMode, Closed, DistinctTest, EwmFunction, ExprKind, FloatCheck,
-    FormatPart, GpuExpr, Held, ListFunction, NamedExpr, PadSide, RankMethod, Rounding, RowMatch,
-    RowOrder, Scalar, StringOp, TemplatePiece, TemporalPart, TextPattern, Truncation,
-    UnaryFunction,
+    FormatPart, GpuExpr, Held, HostFunction, ListFunction, NamedExpr, PadSide, RankMethod,
+    Rounding, RowMatch, RowOrder, Scalar, StringOp, TemplatePiece, TemporalPart, TextPattern,
+    Truncation, UnaryFunction,
 };
 use crate::refusal::Refusal;
 use crate::regex::{GroupDfas, RegexDfa, group_spans_match, replacement_pieces};

@@ -677,13 +677,15 @@ impl<'a> PlanLowering<'a> {
                         refused = true;
                         self.refuse(node, per_group_sort_of_reordered(&sort));
                     }
-                    if !crate::expr::is_mode(&agg.expr) && agg.expr.any(&crate::expr::is_mode) {
+                    if !crate::expr::is_mode_or_picked(&agg.expr)
+                        && agg.expr.any(&crate::expr::is_mode)
+                    {
                         refused = true;
                         self.refuse(
                             node,
                             format!(
                                 "mode inside the aggregation {:?} is not supported on the GPU (a \
-                                 mode as a whole aggregation is)",
+                                 mode as a whole aggregation is, and its first or last value)",
                                 agg.name
                             ),
                         );

@@ -5,15 +5,15 @@ use engine_select::{
 };
 use polars::prelude::*;
 
-use crate::{driver_missing, orders};
+use crate::{driver_missing, on_the_cpu_only, orders};
 
 fn filtered() -> LazyFrame {
     orders().filter(col("amount").gt(lit(2.0)))
 }
 
-/// A query no device runs: an exponential (libm's).
+/// A query no device runs: a user-defined function.
 fn unrunnable() -> LazyFrame {
-    orders().select([col("amount").exp().alias("ordering")])
+    orders().select([on_the_cpu_only(col("amount")).alias("ordering")])
 }
 
 #[test]
@@ -41,7 +41,7 @@ fn fallback_reports_cpu_engine_and_every_reason() {
     assert!(
         unsupported
             .message
-            .contains("function exp is not supported"),
+            .contains("user-defined functions run on the CPU only"),
         "the reason must say what is missing: {unsupported}"
     );
 }
@@ -97,7 +97,10 @@ fn raise_on_fail_gives_an_error_with_every_reason() {
     };
     let text = err.to_string();
     assert!(text.contains("CPU fallback is disabled"), "{text}");
-    assert!(text.contains("function exp is not supported"), "{text}");
+    assert!(
+        text.contains("user-defined functions run on the CPU only"),
+        "{text}"
+    );
     match driver_missing() {
         Some(missing) => {
             assert_eq!(reasons.len(), 2, "{text}");
@@ -158,7 +161,7 @@ fn invalid_memory_configuration_is_an_error_even_with_fallback() {
 #[test]
 fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
     let lf = orders().select([
-        col("amount").exp().alias("ordering"),
+        on_the_cpu_only(col("amount")).alias("ordering"),
         col("qty").shift(col("qty").max()).alias("shifted"),
         col("id"),
     ]);
@@ -172,8 +175,8 @@ fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
     assert_eq!(
         unsupported,
         [
-            "unsupported: function exp is not supported on the GPU (Polars takes it from libm, \
-             which a GPU's exp may not match to the last bit) (at `col(\"amount\").exp()`)",
+            "unsupported: user-defined functions run on the CPU only (at \
+             `col(\"amount\").map()`)",
             "unsupported: shift by a count that is not a literal integer (at \
              `col(\"qty\").shift([col(\"qty\").max()])`)",
         ]

@@ -15,7 +15,7 @@ use polars::prelude::*;
 use polars_core::chunked_array::cast::CastOptions;
 use polars_core::series::ops::NullBehavior;
 
-use crate::{orders, under_test, under_test_executed_by};
+use crate::{on_the_cpu_only, orders, under_test, under_test_executed_by};
 
 mod aggregations;
 mod asof_joins;

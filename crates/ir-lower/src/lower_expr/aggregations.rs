@@ -147,6 +147,9 @@ impl ExprLowering<'_> {
             }
         };
         let dtype = self.dtype(node)?;
+        if let Some(picked) = self.first_or_last_mode(&op, input, dtype) {
+            return picked;
+        }
         if let Some(null) = self.null_per_group(&op, input, dtype) {
             return Some(null);
         }
@@ -185,6 +188,40 @@ impl ExprLowering<'_> {
             });
         }
         self.aggregation_of(node, op, input, dtype)
+    }
+
+    /// Per group, the first or last (`op`) of `input`, a mode
+    /// (`x.mode().first()`, the most frequent value): of the group's modes
+    /// as a list ([`AggOp::Mode`]), the value at place 0 or -1. `None` for
+    /// any other aggregation and over the whole frame.
+    fn first_or_last_mode(&mut self, op: &AggOp, input: Node, dtype: GpuDtype) -> Option<Lowered> {
+        let index = match op {
+            AggOp::First => 0,
+            AggOp::Last => -1,
+            _ => return None,
+        };
+        let AExpr::Function {
+            input: values,
+            function: IRFunctionExpr::Mode { maintain_order },
+            ..
+        } = self.arena.get(input)
+        else {
+            return None;
+        };
+        if !self.per_group {
+            return None;
+        }
+        let (values, stable) = (values.clone(), *maintain_order);
+        Some(self.modes(input, &values, stable).map(|modes| GpuExpr {
+            kind: ExprKind::List {
+                function: ListFunction::Get {
+                    index,
+                    null_on_oob: true,
+                },
+                input: Box::new(modes),
+            },
+            dtype,
+        }))
     }
 
     /// Per group (of a group-by or a window, never empty), the first or
@@ -476,7 +513,7 @@ impl ExprLowering<'_> {
     /// null where `by` has none (Polars' `get` of a null place); where the
     /// extreme is held more than once, Polars' place is the first or, where
     /// it knows `by` sorted, the last, so the executor's `arg_max` leaves
-    /// such data to Polars. Of `by` not a float.
+    /// such data to Polars.
     pub(crate) fn value_at_extreme(
         &mut self,
         node: Node,
@@ -494,7 +531,7 @@ impl ExprLowering<'_> {
         let dtype = self.dtype(node)?;
         let (values, key) = (self.expr(expr), self.expr(by));
         let (values, key) = (values?, key?);
-        if key.dtype.is_float() || !crate::support::arg_extreme_input(key.dtype) {
+        if !crate::support::arg_extreme_input(key.dtype) {
             return self.refuse(
                 node,
                 format!(

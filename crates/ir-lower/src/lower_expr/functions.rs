@@ -84,11 +84,13 @@ pub(crate) fn cast_or_nulls_supported(from: GpuDtype, to: GpuDtype) -> bool {
     (from == GpuDtype::Null && !to.is_nested()) || cast_supported(from, to)
 }
 
-/// `base.pow(exponent)` (a literal) where Polars computes it exactly, as it
-/// does: by repeated multiplication (whole exponents from 2 to 9 for floats,
-/// 2 to 10 for integers, which wrap), a square root (0.5), the base itself
-/// (1) or one (0, even of NaN); integers to a float power as floats. Other
-/// exponents go through `powf`, whose last bit a GPU's `pow` may not match.
+/// `base.pow(exponent)` (a literal) as Polars computes it: by repeated
+/// multiplication (whole exponents from 2 to 9 for floats, 2 to 10 for
+/// integers, which wrap), a square root (0.5), the base itself (1) or one
+/// (0, even of NaN); integers to a float power as floats. Other exponents
+/// of floats go through `powf`, whose last bit a GPU's `pow` may not match:
+/// the host computes them ([`HostFunction::Pow`]); of integers they stay
+/// with Polars.
 pub(crate) fn pow_exactly(
     base: GpuExpr,
     exponent: AnyValue<'_>,
@@ -99,10 +101,12 @@ pub(crate) fn pow_exactly(
     if exponent.is_null() {
         return Ok(literal(Scalar::Null));
     }
-    let value = if integer {
-        exponent.extract::<i64>().map(|e| e as f64)
-    } else {
-        exponent.extract::<f64>()
+    // (Polars casts the exponent to the base's type: of f32, the exponent
+    // it compares is the f32 nearest.)
+    let value = match dtype {
+        _ if integer => exponent.extract::<i64>().map(|e| e as f64),
+        GpuDtype::Float32 => exponent.extract::<f64>().map(|e| f64::from(e as f32)),
+        _ => exponent.extract::<f64>(),
     };
     let Some(value) = value else {
         return Err(format!("pow with the exponent {exponent}"));
@@ -135,9 +139,19 @@ pub(crate) fn pow_exactly(
         });
     }
     if !(whole && value > 1.0 && value <= most) {
-        return Err(format!(
-            "pow with the exponent {value} (Polars' powf, which the GPU's pow may not match to the last bit)"
-        ));
+        if integer {
+            return Err(format!(
+                "pow of integers with the exponent {value} is not supported on the GPU"
+            ));
+        }
+        // Polars' powf, whose last bit is libm's: on the host.
+        return Ok(GpuExpr {
+            kind: ExprKind::OnHost {
+                function: HostFunction::Pow { exponent: value },
+                input: Box::new(base),
+            },
+            dtype,
+        });
     }
     let mut product = base.clone();
     for _ in 1..value as usize {
@@ -325,6 +339,9 @@ impl ExprLowering<'_> {
                 let [base, exponent] = [inputs.first()?.node(), inputs.get(1)?.node()];
                 let base = self.expr(base)?;
                 let dtype = self.dtype(node)?;
+                if matches!(base.dtype, GpuDtype::Decimal(..)) {
+                    return self.refuse(node, "pow of decimals (Polars raises its error)");
+                }
                 // A literal, or a null cast to a type.
                 let exponent = match self.literal_value(exponent) {
                     Some(value) => value,
@@ -877,15 +894,17 @@ impl ExprLowering<'_> {
                 };
                 return self.quantile(node, (input.node(), quantile.node()), *method);
             }
-            // Rust takes these from the platform's libm, which is correctly
-            // rounded in nearly all cases only: a GPU's may differ in the
-            // last bit (see UnaryFunction for the functions that do not).
-            F::Exp | F::Log | F::Log1p | F::Entropy { .. } | F::Pow(IRPowFunction::Cbrt) => {
+            // Rust takes these from the platform's libm, whose last bit a
+            // GPU's may not match: the host computes them (`HostFunction`).
+            F::Exp | F::Log1p | F::Pow(IRPowFunction::Cbrt) | F::Log | F::Trigonometry(_) => {
+                return self.on_host(node, function, inputs);
+            }
+            F::Entropy { .. } => {
                 return self.refuse(
                     node,
                     format!(
-                        "function {function} is not supported on the GPU (Polars takes it from \
-                         libm, which a GPU's {function} may not match to the last bit)"
+                        "function {function} is not supported on the GPU (Polars takes its \
+                         logarithms from libm, which a GPU's may not match to the last bit)"
                     ),
                 );
             }
@@ -948,5 +967,59 @@ impl ExprLowering<'_> {
             }
         };
         Some(input.cast(dtype, mode))
+    }
+}
+
+impl ExprLowering<'_> {
+    /// `exp`, `log1p`, `cbrt`, `log(base)` or a trigonometric function
+    /// (`function`, of `inputs`) at `node`: computed on the host in the
+    /// type of Polars' result, its input cast to it first (as Polars casts
+    /// integers, and decimals where it takes them, to f64); `log`'s base a
+    /// literal number.
+    fn on_host(&mut self, node: Node, function: &IRFunctionExpr, inputs: &[ExprIR]) -> Lowered {
+        let function = match HostFunction::of_polars(function) {
+            Some(function) => function,
+            None => {
+                let [_, base] = inputs else {
+                    return self.refuse(node, "log without one input and one base");
+                };
+                let base = self
+                    .constant(base.node())
+                    .and_then(|base| base.extract::<f64>());
+                let Some(base) = base else {
+                    return self.refuse(
+                        node,
+                        "log by a base that is not a literal number is not supported on the GPU",
+                    );
+                };
+                HostFunction::Log { base }
+            }
+        };
+        let input = self.expr(inputs.first()?.node())?;
+        let dtype = self.dtype(node)?;
+        let decimal = matches!(input.dtype, GpuDtype::Decimal(..));
+        if decimal && !function.of_decimals() {
+            return self.refuse(
+                node,
+                format!("{} of decimals (Polars raises its error)", function.name()),
+            );
+        }
+        if !HostFunction::takes(dtype) || !(input.dtype.is_numeric() || decimal) {
+            return self.refuse(
+                node,
+                format!(
+                    "{} of {} into {dtype} is not supported on the GPU",
+                    function.name(),
+                    input.dtype
+                ),
+            );
+        }
+        Some(GpuExpr {
+            kind: ExprKind::OnHost {
+                function,
+                input: Box::new(input.cast(dtype, CastMode::NonStrict)),
+            },
+            dtype,
+        })
     }
 }

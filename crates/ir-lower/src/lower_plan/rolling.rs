@@ -4,7 +4,7 @@ use polars::prelude::{ClosedWindow, RollingGroupOptions};
 
 use super::dynamic::KeyedRows;
 use super::*;
-use crate::expr::{AggOp, CastMode, Closed, RollingFunction, RollingWindow};
+use crate::expr::{AggOp, CastMode, Closed, HostFunction, RollingFunction, RollingWindow};
 use crate::lower_expr::{mean_of_f32, rolling_input, times_of, window_ticks};
 
 impl PlanLowering<'_> {
@@ -178,7 +178,8 @@ impl PlanLowering<'_> {
 /// `expr`, an aggregation of a rolling group-by's groups (or an expression
 /// of such; or of a `group_by_dynamic`'s overlapping groups, `window` the
 /// groups themselves), as the same over each row's `window`: sums, means, minima and
-/// maxima (NaN propagating, as Polars' window kernels take them), variances,
+/// maxima (NaN propagating, as Polars' window kernels take them), variances
+/// and standard deviations (the variance's `powf(0.5)`, on the host),
 /// medians and quantiles (of numbers, as Polars' rolling quantile places them),
 /// counts of values (`len()` too), first and last values, of row-wise
 /// values; an error where it holds anything else (the caller names the
@@ -257,8 +258,24 @@ pub(super) fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, 
                     };
                     return Ok(roll(counted, RollingFunction::Sum));
                 }
-                // (Polars takes a standard deviation as the variance's
-                // `powf(0.5)`, not its square root.)
+                // Polars takes a standard deviation as the variance's
+                // `powf(0.5)`, not its square root: on the host.
+                AggOp::Std { ddof } => {
+                    let variance = GpuExpr {
+                        kind: ExprKind::Agg {
+                            op: AggOp::Var { ddof: *ddof },
+                            input: input.clone(),
+                        },
+                        dtype: expr.dtype,
+                    };
+                    return Ok(GpuExpr {
+                        kind: ExprKind::OnHost {
+                            function: HostFunction::Pow { exponent: 0.5 },
+                            input: Box::new(rolled(&variance, window)?),
+                        },
+                        dtype: expr.dtype,
+                    });
+                }
                 _ => return Err(()),
             };
             let taken = rolling_input(function, input.dtype, expr.dtype)

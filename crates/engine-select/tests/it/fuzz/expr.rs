@@ -1,6 +1,6 @@
 //! The fuzzer's expressions: a tree of operations that builds a Polars `Expr` and prints as Rust.
 
-use ir_lower::UnaryFunction;
+use ir_lower::{HostFunction, UnaryFunction};
 use polars::prelude::*;
 
 use super::code::{List, Needle, case};
@@ -135,9 +135,9 @@ pub enum Op {
     Round(u32, RoundMode),
     /// One of ir-lower's unary functions of numbers (`sqrt`, ...).
     Unary(UnaryFunction),
-    /// `exp` and `log1p`: libm's, which stay with Polars.
-    Exp,
-    Log1p,
+    /// One of ir-lower's functions whose last bit is libm's (`exp`, ...),
+    /// which the host computes.
+    OnHost(HostFunction),
     /// `list.len()` of a list column.
     ListLen,
     /// `int_ranges(start, end, lit(step))` of two integers (as i64).
@@ -523,8 +523,15 @@ impl E {
                 let (x, source) = (x.expect("an input"), source.expect("its source"));
                 (function.of(x), format!("{source}.{}()", function.name()))
             }
-            Op::Exp => case!(i, s; [x]; ; x.exp()),
-            Op::Log1p => case!(i, s; [x]; ; x.log1p()),
+            Op::OnHost(function) => {
+                let (x, source) = (i.into_iter().next(), s.into_iter().next());
+                let (x, source) = (x.expect("an input"), source.expect("its source"));
+                let call = match function {
+                    HostFunction::Log { base } => format!("{source}.log(lit({base:?}))"),
+                    other => format!("{source}.{}()", other.name()),
+                };
+                (function.of(x), call)
+            }
             Op::ListLen => case!(i, s; [x]; ; x.list().len()),
             Op::IntRanges(step) => {
                 case!(i, s; [a, b]; step = step; int_ranges(a, b, lit(step), DataType::Int64))

@@ -7,7 +7,7 @@
 //! again. Operations that read other rows (shifts, running sums, `first`)
 //! are drawn only where the rows have a defined order.
 
-use ir_lower::{GpuDtype, UnaryFunction};
+use ir_lower::{GpuDtype, HostFunction, UnaryFunction};
 use polars::prelude::*;
 use rand::RngExt;
 use rand::seq::IndexedRandom;
@@ -408,14 +408,20 @@ impl Grammar<'_> {
                 E::new(op, vec![self.value(Ty::Float, d), self.value(other, d)])
             }
             4 => {
-                let op = [Op::Abs, Op::Neg, Op::Floor, Op::Ceil, Op::Exp, Op::Log1p]
+                let op = [Op::Abs, Op::Neg, Op::Floor, Op::Ceil]
                     .into_iter()
                     .chain(unary_functions(GpuDtype::Float64))
+                    .chain(HostFunction::ALL.map(Op::OnHost))
                     .collect::<Vec<_>>()
                     .choose(self.rng)
                     .unwrap()
                     .clone();
-                E::new(op, vec![self.value(Ty::Float, d)])
+                // (Polars takes libm's functions of integers as of f64.)
+                let input = match op {
+                    Op::OnHost(_) if self.chance(0.3) => Ty::Int,
+                    _ => Ty::Float,
+                };
+                E::new(op, vec![self.value(input, d)])
             }
             5 => {
                 let mode = self.round_mode();
@@ -1015,9 +1021,17 @@ impl Grammar<'_> {
                     x = E::new(Op::Unique(self.chance(0.8)), vec![x]);
                 }
                 if self.chance(0.15) {
-                    // The values of the most rows (kept in order, or not).
+                    // The values of the most rows (kept in order, or not),
+                    // or the first or last of them.
                     let x = self.value(ty, depth);
-                    E::new(Op::Agg(Agg::Mode(self.chance(0.6))), vec![x])
+                    let modes = E::new(Op::Agg(Agg::Mode(self.chance(0.6))), vec![x]);
+                    match self.chance(0.4) {
+                        true => {
+                            let pick = *[Agg::First, Agg::Last].choose(self.rng).unwrap();
+                            E::new(Op::Agg(pick), vec![modes])
+                        }
+                        false => modes,
+                    }
                 } else if self.chance(0.5) {
                     x
                 } else {

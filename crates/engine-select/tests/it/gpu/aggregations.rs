@@ -1060,9 +1060,9 @@ fn spreads_of_f32_are_computed_in_f64_as_polars_does() {
 
 /// The value at the place of a group's extreme (`x.get(k.arg_max())`; null
 /// where `k` has no valid value), of numbers and texts, per group and over
-/// the frame. By floats, and where the extreme is reached more than once
-/// (Polars takes the first place, or the last where it knows `k` sorted),
-/// it stays with Polars.
+/// the frame, by integers and by floats (NaN and infinities among them).
+/// Where the extreme is reached more than once (Polars takes the first
+/// place, or the last where it knows `k` sorted), it stays with Polars.
 #[test]
 fn values_at_the_place_of_an_extreme_match_the_cpu() {
     let frame = || {
@@ -1092,11 +1092,27 @@ fn values_at_the_place_of_an_extreme_match_the_cpu() {
         "values at extremes over the frame",
         frame().select(at_extremes()),
     );
-    assert_cpu_answer_with_reason(
-        frame()
-            .group_by_stable([col("g")])
-            .agg([col("s").get(col("f").arg_max(), false)]),
-        "`get` at the place of an extreme of f64",
+    // By floats, NaN and infinities among them: the place Polars' own
+    // arg_max and arg_min give.
+    let by_floats = || {
+        [
+            col("s").get(col("f").arg_max(), false).alias("s at max"),
+            col("k").get(col("f").arg_min(), false).alias("k at min"),
+        ]
+    };
+    let floats = || {
+        frame().with_columns([lit(Series::new(
+            "f".into(),
+            [1.0f64, f64::NAN, 3.0, f64::NEG_INFINITY, 5.0, 6.0, 7.0, 8.0],
+        ))])
+    };
+    assert_gpu_eq(
+        "values at extremes of floats per group",
+        floats().group_by_stable([col("g")]).agg(by_floats()),
+    );
+    assert_gpu_eq(
+        "values at extremes of floats over the frame",
+        floats().select(by_floats()),
     );
     // The greatest reached twice: Polars takes the first place, or the last
     // where it knows the values sorted (fuzz seed 2194: of a date cast from

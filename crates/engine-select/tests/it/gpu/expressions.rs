@@ -1,7 +1,7 @@
 //! Elementwise expressions on the device: arithmetic, clips, horizontal folds, divisions by one value, powers, Kleene logic, memberships.
 
 use super::*;
-use ir_lower::{GpuDtype, UnaryFunction};
+use ir_lower::{GpuDtype, HostFunction, UnaryFunction};
 
 #[test]
 fn computed_expressions_match_the_cpu() {
@@ -687,9 +687,36 @@ fn powers_the_cpu_computes_exactly_run_on_the_device() {
         }
     }
     assert_gpu_eq("exact powers", frame.clone().select(exprs));
-    // powf itself stays on the CPU (its last bit is libm's), with the reason.
-    for exponent in [lit(2.5), lit(10.0), lit(-1.0)] {
-        assert_cpu_answer_with_reason(frame.clone().select([col("x").pow(exponent)]), "powf");
+    // Polars' powf (libm's last bit): computed on the host, of floats and
+    // of integers to a float power; integers to an integer power above 10
+    // stay with Polars (its wrapping loop).
+    let mut powf = Vec::new();
+    for (i, exponent) in [2.5f64, 10.0, -1.0, -0.5, 1e-3, 1.0 / 3.0]
+        .into_iter()
+        .enumerate()
+    {
+        powf.push(col("x").pow(lit(exponent)).alias(format!("x^{i}")));
+        powf.push(col("f").pow(lit(exponent)).alias(format!("f^{i}")));
+        // (A whole float exponent of integers is Polars' integer power.)
+        if exponent.fract() != 0.0 {
+            powf.push(col("i").pow(lit(exponent)).alias(format!("i^{i}")));
+        }
+    }
+    assert_gpu_eq("powers by powf", frame.clone().select(powf));
+    // (Small bases: Polars' debug build panics on powers that overflow.)
+    let small = df!("i" => [Some(2i64), None, Some(-3)]).unwrap().lazy();
+    assert_cpu_answer_with_reason(
+        small.clone().select([col("i").pow(lit(11))]),
+        "pow of integers with the exponent 11",
+    );
+    // Polars raises on powers of decimals, whatever the exponent: its error.
+    let decimals = || {
+        small
+            .clone()
+            .select([col("i").cast(DataType::Decimal(10, 2))])
+    };
+    for exponent in [lit(2), lit(2.5)] {
+        assert_cpu_error(decimals().select([col("i").pow(exponent)]));
     }
 }
 
@@ -738,20 +765,79 @@ fn unary_functions_match_the_cpu_on_every_numeric_type() {
     }
 }
 
-/// `exp`, `log` and `log1p` are libm's in Polars: a GPU's may differ in
-/// the last bit, so they stay on the CPU, saying so.
+/// The functions whose last bit is libm's (`exp`, `log`, `log1p`,
+/// `cbrt`, `powf`, the trigonometric functions), over every numeric type
+/// and decimals (where Polars takes them) with their edge values,
+/// inside other expressions, per group, in windows and in filters: on the
+/// device (applied on the host between device steps), equal to the CPU's to
+/// the last bit. A logarithm by a base that is not a literal stays with
+/// Polars, saying so.
 #[test]
-fn libm_functions_stay_on_the_cpu_with_the_reason() {
-    let frame = df!("x" => [Some(0.5f64), None, Some(-1.0), Some(f64::NAN), Some(1e300)])
+fn libm_functions_match_the_cpu_to_the_last_bit() {
+    let frame = || {
+        df!(
+            "g" => ["a", "b", "a", "b", "a", "b", "a", "b", "a", "b"],
+            "f64" => [Some(0.5f64), Some(-1.0), None, Some(f64::NAN), Some(f64::INFINITY), Some(f64::NEG_INFINITY), Some(-0.0), Some(1e-310), Some(709.5), Some(1e300)],
+            "f32" => [Some(0.5f32), Some(-1.0), None, Some(f32::NAN), Some(f32::INFINITY), Some(-0.0), Some(88.5), Some(1e-40), Some(3.0), Some(f32::MAX)],
+            "i64" => [Some(1i64), Some(-1), None, Some(0), Some(i64::MAX), Some(i64::MIN), Some(2), Some(700), Some(-750), Some(10)],
+            "u8" => [Some(1u8), Some(0), None, Some(u8::MAX), Some(2), Some(3), Some(4), Some(100), Some(200), Some(9)],
+            "i16" => [Some(1i16), Some(-1), None, Some(i16::MIN), Some(i16::MAX), Some(0), Some(9), Some(-9), Some(3), Some(300)],
+        )
         .unwrap()
-        .lazy();
-    let x = || col("x");
-    for (expr, name) in [
-        (x().exp(), "exp"),
-        (x().log(lit(std::f64::consts::E)), "log"),
-        (x().log1p(), "log1p"),
-    ] {
-        assert_cpu_answer_with_reason(frame.clone().select([expr]), &format!("a GPU's {name}"));
+        .lazy()
+        .with_columns([(col("i64") % lit(100_000i64))
+            .cast(DataType::Decimal(12, 3))
+            .alias("decimal")])
+    };
+    let columns = ["f64", "f32", "i64", "u8", "i16", "decimal"];
+    for function in HostFunction::ALL {
+        // (Polars raises on a power or a trigonometric function of
+        // decimals: below.)
+        let exprs: Vec<Expr> = columns
+            .iter()
+            .filter(|name| **name != "decimal" || function.of_decimals())
+            .map(|name| function.of(col(*name)).alias(*name))
+            .collect();
+        assert_gpu_eq(function.name(), frame().select(exprs));
+    }
+    let x = || col("f64");
+    assert_gpu_eq(
+        "logarithms of other bases, literals of other types",
+        frame().select([
+            x().log(lit(std::f64::consts::E)).alias("e"),
+            x().log(lit(2.0)).alias("2"),
+            x().log(lit(0.5)).alias("0.5"),
+            x().log(lit(10)).alias("10 as an integer"),
+            col("f32").log(lit(3.0)).alias("f32 by 3"),
+            col("i64").log(lit(2.0f32)).alias("i64 by an f32"),
+        ]),
+    );
+    assert_gpu_eq(
+        "inside expressions, per group, in windows and filters",
+        frame()
+            .filter(col("i64").exp().gt(lit(1.0)).or(col("i64").is_null()))
+            .group_by_stable([col("g")])
+            .agg([
+                (x().exp() * lit(2.0) + x().log1p()).sum().alias("sum"),
+                x().sum().cbrt().alias("of an aggregation"),
+                col("f32").exp().max().alias("f32"),
+            ]),
+    );
+    assert_gpu_eq(
+        "in windows and with_columns",
+        frame().with_columns([
+            x().log1p().sum().over([col("g")]).unwrap().alias("window"),
+            (col("i64").cbrt() - x().exp()).alias("row-wise"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([x().log(col("f32"))]),
+        "log by a base that is not a literal number",
+    );
+    for function in HostFunction::ALL {
+        if !function.of_decimals() {
+            assert_cpu_error(frame().select([function.of(col("decimal"))]));
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! `mode` per group on the device: each group's values of the most rows (a null a value too) as a list, in order of first appearance; without `maintain_order` where each group has one; floats, windows and modes inside expressions stay with Polars, with their reasons.
+//! `mode` per group on the device: each group's values of the most rows (a null a value too) as a list, in order of first appearance, and the first or last of them; without `maintain_order` where each group has one; floats, windows and modes inside other expressions stay with Polars, with their reasons.
 
 use super::*;
 
@@ -89,7 +89,49 @@ fn modes_polars_answers_its_own_way_stay_with_it() {
     assert_cpu_answer_with_reason(
         frame()
             .group_by_stable([col("g")])
-            .agg([col("i").mode(true).first()]),
-        "mode inside another expression",
+            .agg([(col("i").mode(true).first() + lit(1)).alias("i")]),
+        "mode inside the aggregation \"i\"",
+    );
+}
+
+/// A group's most frequent value (`x.mode().first()`, or `last()`): the
+/// first (last) of its modes in order of first appearance; without
+/// `maintain_order`, where each group has one mode.
+#[test]
+fn most_frequent_values_per_group_match_the_cpu() {
+    let picked = |name: &str, stable: bool| {
+        [
+            col(name)
+                .mode(stable)
+                .first()
+                .alias(format!("first {name}")),
+            col(name).mode(stable).last().alias(format!("last {name}")),
+        ]
+    };
+    assert_gpu_eq(
+        "first and last modes, ties and nulls",
+        frame().group_by_stable([col("g")]).agg(
+            ["i", "s", "u", "t", "d"]
+                .into_iter()
+                .flat_map(|name| picked(name, true))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    assert_gpu_eq(
+        "one mode each, beside other aggregations",
+        frame()
+            .filter(col("u").is_not_null())
+            .group_by_stable([col("g")])
+            .agg([
+                col("u").mode(false).first().alias("u"),
+                col("i").sum().alias("sum"),
+            ]),
+    );
+    assert_gpu_eq(
+        "of no rows",
+        frame()
+            .filter(col("i").gt(lit(100)))
+            .group_by_stable([col("g")])
+            .agg(picked("i", true)),
     );
 }

@@ -464,24 +464,30 @@ fn group_by_dynamic_windows_of_any_period_match_the_cpu() {
             .slice(offset, len);
         assert_gpu_eq(&format!("every {every} period {period}, sliced"), lf);
     }
-    // Standard deviations over overlapping windows (Polars takes the
-    // variance's `powf(0.5)`) and places of extremes stay with Polars; so does one
-    // window alone, which Polars aggregates as any group.
+    // Standard deviations over overlapping windows: Polars takes the
+    // variance's `powf(0.5)`, which the host computes. Places of extremes
+    // stay with Polars; so does one window alone, which Polars aggregates
+    // as any group.
     let overlapping = DynamicGroupOptions {
         every: Duration::parse("1d"),
         period: Duration::parse("2d"),
         offset: Duration::parse("0ns"),
         ..Default::default()
     };
-    for agg in [col("f").std(1), col("f").arg_min()] {
-        assert_cpu_answer_with_reason(
-            frame
-                .clone()
-                .group_by_dynamic(col("t"), [] as [Expr; 0], overlapping.clone())
-                .agg([agg]),
-            "in a group_by_dynamic of overlapping windows",
-        );
-    }
+    assert_gpu_eq(
+        "standard deviations over overlapping windows",
+        frame
+            .clone()
+            .group_by_dynamic(col("t"), [] as [Expr; 0], overlapping.clone())
+            .agg([col("f").std(1), col("v").std(0).alias("v")]),
+    );
+    assert_cpu_answer_with_reason(
+        frame
+            .clone()
+            .group_by_dynamic(col("t"), [] as [Expr; 0], overlapping.clone())
+            .agg([col("f").arg_min()]),
+        "in a group_by_dynamic of overlapping windows",
+    );
     // No rows, no windows.
     assert_gpu_eq(
         "overlapping windows of no rows",

@@ -87,7 +87,8 @@ pub(crate) fn hoist_parts(expr: &GpuExpr, first: usize, width: usize) -> (GpuExp
             || is_text_measure(expr)
             || nested_part(expr)
             || text_parse_supported(expr)
-            || zone_part_supported(expr))
+            || zone_part_supported(expr)
+            || host_part_supported(expr))
             && reads_only_below(expr, width)
         {
             hoist(expr, first, hoisted);
@@ -500,6 +501,9 @@ impl Executor<'_> {
         }
         if let ExprKind::ListsEqual { .. } = part.kind {
             return self.lists_equal(frame, part, groups);
+        }
+        if let ExprKind::OnHost { function, input } = &part.kind {
+            return self.on_host(frame, (*function, input), groups);
         }
         if let ExprKind::LocalTime { input, zone } = &part.kind {
             return self.local_times(frame, (input, *zone), groups);

@@ -6,6 +6,7 @@ mod aggregations;
 mod categorical;
 mod choices;
 mod evaluate;
+mod host_math;
 mod lists;
 mod membership;
 mod modes;
@@ -21,6 +22,7 @@ mod zones;
 
 pub(crate) use aggregations::*;
 pub(crate) use evaluate::*;
+pub(crate) use host_math::*;
 pub(crate) use predicate::*;
 pub(crate) use row_order::*;
 pub(crate) use strings::*;

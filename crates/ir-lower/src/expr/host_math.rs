@@ -1,0 +1,222 @@
+//! Functions of floats whose last bit is the platform's libm's (`exp`, `log`, `log1p`, `cbrt`, `pow`, the trigonometric functions): computed on the host between device steps, bit for bit as Polars' engine computes them.
+//!
+//! Rust takes these from the platform's libm, which rounds correctly in
+//! nearly all cases only: a GPU's (CUDA's own, within an ulp or two) may
+//! differ in the last bit. The executor downloads the input column, applies
+//! the very Rust function Polars applies ([`HostFunction::apply_f64`],
+//! [`HostFunction::apply_f32`]) and uploads the values, keeping the rest of
+//! the plan on the device. Adding one touches this file alone (and a line
+//! of `docs/operations.md`); lowering, notation, the executor, the parity
+//! test and the fuzzer's grammar read [`HostFunction::ALL`].
+
+use polars::prelude::{Expr, lit};
+use polars_plan::plans::{IRFunctionExpr, IRPowFunction, IRTrigonometricFunction as Trig};
+
+use crate::dtype::GpuDtype;
+
+/// `function` of `x`, a float of either width, by Rust's method of that
+/// width (`narrow` casts a literal base or exponent to it).
+macro_rules! applied {
+    ($function:expr, $x:expr, $narrow:expr) => {
+        match $function {
+            HostFunction::Exp => $x.exp(),
+            HostFunction::Log1p => $x.ln_1p(),
+            HostFunction::Cbrt => $x.cbrt(),
+            HostFunction::Log { base } => $x.log($narrow(base)),
+            HostFunction::Pow { exponent } => $x.powf($narrow(exponent)),
+            HostFunction::Sin => $x.sin(),
+            HostFunction::Cos => $x.cos(),
+            HostFunction::Tan => $x.tan(),
+            HostFunction::Cot => $x.tan().powi(-1),
+            HostFunction::ArcSin => $x.asin(),
+            HostFunction::ArcCos => $x.acos(),
+            HostFunction::ArcTan => $x.atan(),
+            HostFunction::Sinh => $x.sinh(),
+            HostFunction::Cosh => $x.cosh(),
+            HostFunction::Tanh => $x.tanh(),
+            HostFunction::ArcSinh => $x.asinh(),
+            HostFunction::ArcCosh => $x.acosh(),
+            HostFunction::ArcTanh => $x.atanh(),
+            HostFunction::Degrees => $x.to_degrees(),
+            HostFunction::Radians => $x.to_radians(),
+        }
+    };
+}
+
+/// A function of floats that the host computes (see the module).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HostFunction {
+    /// `exp`: e to the value.
+    Exp,
+    /// `log1p`: the natural logarithm of one plus the value.
+    Log1p,
+    /// `cbrt`: the cube root.
+    Cbrt,
+    /// `log(base)`: Rust's `x.log(base)`, `x.ln() / base.ln()` (the base
+    /// cast to the result's type first, as Polars casts it).
+    Log {
+        base: f64,
+    },
+    /// `pow(exponent)` of floats by a literal exponent Polars hands to
+    /// `powf` (the exponent cast to the result's type first, as Polars
+    /// casts it; the exponents it computes otherwise, by multiplication or
+    /// `sqrt`, are the evaluator's).
+    Pow {
+        exponent: f64,
+    },
+    /// `sin`, `cos`, `tan`, `cot` (`1 / tan`, as Polars takes it), their
+    /// inverses `arcsin`, `arccos`, `arctan`, the hyperbolic functions and
+    /// their inverses, `degrees` and `radians`: Rust's functions of the
+    /// same names.
+    Sin,
+    Cos,
+    Tan,
+    Cot,
+    ArcSin,
+    ArcCos,
+    ArcTan,
+    Sinh,
+    Cosh,
+    Tanh,
+    ArcSinh,
+    ArcCosh,
+    ArcTanh,
+    Degrees,
+    Radians,
+}
+
+impl HostFunction {
+    /// One of each function (the logarithm of base 10, the power 2.5), for
+    /// the parity test and the fuzzer's grammar.
+    pub const ALL: [HostFunction; 20] = [
+        HostFunction::Exp,
+        HostFunction::Log1p,
+        HostFunction::Cbrt,
+        HostFunction::Log { base: 10.0 },
+        HostFunction::Pow { exponent: 2.5 },
+        HostFunction::Sin,
+        HostFunction::Cos,
+        HostFunction::Tan,
+        HostFunction::Cot,
+        HostFunction::ArcSin,
+        HostFunction::ArcCos,
+        HostFunction::ArcTan,
+        HostFunction::Sinh,
+        HostFunction::Cosh,
+        HostFunction::Tanh,
+        HostFunction::ArcSinh,
+        HostFunction::ArcCosh,
+        HostFunction::ArcTanh,
+        HostFunction::Degrees,
+        HostFunction::Radians,
+    ];
+
+    /// Polars' name of the function: its method on an expression.
+    pub fn name(self) -> &'static str {
+        match self {
+            HostFunction::Exp => "exp",
+            HostFunction::Log1p => "log1p",
+            HostFunction::Cbrt => "cbrt",
+            HostFunction::Log { .. } => "log",
+            HostFunction::Pow { .. } => "pow",
+            HostFunction::Sin => "sin",
+            HostFunction::Cos => "cos",
+            HostFunction::Tan => "tan",
+            HostFunction::Cot => "cot",
+            HostFunction::ArcSin => "arcsin",
+            HostFunction::ArcCos => "arccos",
+            HostFunction::ArcTan => "arctan",
+            HostFunction::Sinh => "sinh",
+            HostFunction::Cosh => "cosh",
+            HostFunction::Tanh => "tanh",
+            HostFunction::ArcSinh => "arcsinh",
+            HostFunction::ArcCosh => "arccosh",
+            HostFunction::ArcTanh => "arctanh",
+            HostFunction::Degrees => "degrees",
+            HostFunction::Radians => "radians",
+        }
+    }
+
+    /// The function of one input Polars' optimized plan holds as
+    /// `function`, if any (`log`, of two, is lowered with its base).
+    pub fn of_polars(function: &IRFunctionExpr) -> Option<HostFunction> {
+        match function {
+            IRFunctionExpr::Exp => Some(HostFunction::Exp),
+            IRFunctionExpr::Log1p => Some(HostFunction::Log1p),
+            IRFunctionExpr::Pow(IRPowFunction::Cbrt) => Some(HostFunction::Cbrt),
+            IRFunctionExpr::Trigonometry(function) => Some(match function {
+                Trig::Sin => HostFunction::Sin,
+                Trig::Cos => HostFunction::Cos,
+                Trig::Tan => HostFunction::Tan,
+                Trig::Cot => HostFunction::Cot,
+                Trig::ArcSin => HostFunction::ArcSin,
+                Trig::ArcCos => HostFunction::ArcCos,
+                Trig::ArcTan => HostFunction::ArcTan,
+                Trig::Sinh => HostFunction::Sinh,
+                Trig::Cosh => HostFunction::Cosh,
+                Trig::Tanh => HostFunction::Tanh,
+                Trig::ArcSinh => HostFunction::ArcSinh,
+                Trig::ArcCosh => HostFunction::ArcCosh,
+                Trig::ArcTanh => HostFunction::ArcTanh,
+                Trig::Degrees => HostFunction::Degrees,
+                Trig::Radians => HostFunction::Radians,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Whether Polars takes decimals (as f64) for the function; it raises
+    /// on decimals for the others (its trigonometry takes numbers of its
+    /// primitive types only, its `pow` bases too).
+    pub fn of_decimals(self) -> bool {
+        matches!(
+            self,
+            HostFunction::Exp | HostFunction::Log1p | HostFunction::Cbrt | HostFunction::Log { .. }
+        )
+    }
+
+    /// Whether the host computes the function into `dtype`, the type of
+    /// Polars' result (its input is cast to it first, as Polars casts
+    /// integers and decimals to f64).
+    pub fn takes(dtype: GpuDtype) -> bool {
+        matches!(dtype, GpuDtype::Float32 | GpuDtype::Float64)
+    }
+
+    /// The function of an f64, as Polars' engine computes it.
+    pub fn apply_f64(self, x: f64) -> f64 {
+        applied!(self, x, |literal: f64| literal)
+    }
+
+    /// The function of an f32, as Polars' engine computes it (in f32, its
+    /// literal base or exponent cast to f32 first).
+    pub fn apply_f32(self, x: f32) -> f32 {
+        applied!(self, x, |literal: f64| literal as f32)
+    }
+
+    /// The function applied to `input` in Polars' DSL (for tests and the
+    /// fuzzer's grammar).
+    pub fn of(self, input: Expr) -> Expr {
+        match self {
+            HostFunction::Exp => input.exp(),
+            HostFunction::Log1p => input.log1p(),
+            HostFunction::Cbrt => input.cbrt(),
+            HostFunction::Log { base } => input.log(lit(base)),
+            HostFunction::Pow { exponent } => input.pow(lit(exponent)),
+            HostFunction::Sin => input.sin(),
+            HostFunction::Cos => input.cos(),
+            HostFunction::Tan => input.tan(),
+            HostFunction::Cot => input.cot(),
+            HostFunction::ArcSin => input.arcsin(),
+            HostFunction::ArcCos => input.arccos(),
+            HostFunction::ArcTan => input.arctan(),
+            HostFunction::Sinh => input.sinh(),
+            HostFunction::Cosh => input.cosh(),
+            HostFunction::Tanh => input.tanh(),
+            HostFunction::ArcSinh => input.arcsinh(),
+            HostFunction::ArcCosh => input.arccosh(),
+            HostFunction::ArcTanh => input.arctanh(),
+            HostFunction::Degrees => input.degrees(),
+            HostFunction::Radians => input.radians(),
+        }
+    }
+}
