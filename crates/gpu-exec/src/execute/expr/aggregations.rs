@@ -27,10 +27,11 @@ pub(crate) fn hoist_aggregations(
         in_parts: &mut bool,
     ) -> Result<(), String> {
         match expr.kind {
-            // A function of a list or struct (or a struct's field) is a
-            // part computed first, with the aggregations inside it (see
-            // `hoist_parts`): `list.len(first(col("l")))`.
-            _ if keep_columns && nested_part(expr) => {
+            // A function of a list or struct (or a struct's field), or one
+            // the host applies, is a part computed first, with the
+            // aggregations inside it (see `hoist_parts`):
+            // `list.len(first(col("l")))`, `exp(max(col("x")))`.
+            _ if keep_columns && (nested_part(expr) || host_part_supported(expr)) => {
                 *in_parts |= expr.has_aggregation();
                 Ok(())
             }

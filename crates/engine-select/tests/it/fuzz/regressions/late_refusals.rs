@@ -747,3 +747,52 @@ fn arithmetic_of_booleans_is_added_as_integers_or_refused() {
         assert_same_as_cpu(lf, ORDERED);
     }
 }
+
+/// A function the host applies of an aggregation broadcast to the rows
+/// (`cot(max(col("d")))` in a filter, of no rows): the executor hoisted the
+/// aggregation first and could not hoist the host's part reading it. Seed
+/// 6093 (case 145). Now the part is computed first, its aggregation inside.
+#[test]
+fn host_functions_of_broadcast_aggregations_run() {
+    let empty = DataFrame::new(
+        0,
+        vec![
+            Column::new("b".into(), Vec::<Option<i8>>::new()),
+            Column::new("d".into(), Vec::<Option<i32>>::new()),
+        ],
+    )
+    .unwrap()
+    .lazy();
+    let lf = empty.filter(col("b").neq_missing(col("d").max().cot()));
+    assert_same_as_cpu(lf, ORDERED);
+    let df = df!(
+        "g" => [1i64, 1, 2, 2, 2],
+        "x" => [Some(0.5f64), None, Some(-2.0), Some(3.25), Some(1.0)],
+    )
+    .unwrap()
+    .lazy();
+    let centred = || (col("x") - col("x").mean()).exp();
+    for (name, lf) in [
+        (
+            "with_columns",
+            df.clone()
+                .with_columns([centred().alias("c"), col("x").max().sin().alias("m")]),
+        ),
+        (
+            "filter",
+            df.clone().filter(centred().gt(col("x").min().exp())),
+        ),
+        (
+            "per group",
+            df.clone()
+                .group_by_stable([col("g")])
+                .agg([centred().sum().alias("c"), col("x").max().cos().alias("m")]),
+        ),
+        (
+            "in a window",
+            df.select([centred().over([col("g")]).unwrap().alias("w")]),
+        ),
+    ] {
+        crate::gpu::assert_gpu_eq(name, lf);
+    }
+}
