@@ -750,8 +750,9 @@ fn arithmetic_of_booleans_is_added_as_integers_or_refused() {
 
 /// A function the host applies of an aggregation broadcast to the rows
 /// (`cot(max(col("d")))` in a filter, of no rows): the executor hoisted the
-/// aggregation first and could not hoist the host's part reading it. Seed
-/// 6093 (case 145). Now the part is computed first, its aggregation inside.
+/// aggregation first and could not hoist the host's part reading it. Seeds
+/// 6093 (case 145) and 6097 (case 127, `first(col("b")).pow(-1.0)`). Now the
+/// part is computed first, its aggregation inside.
 #[test]
 fn host_functions_of_broadcast_aggregations_run() {
     let empty = DataFrame::new(
@@ -764,6 +765,9 @@ fn host_functions_of_broadcast_aggregations_run() {
     .unwrap()
     .lazy();
     let lf = empty.filter(col("b").neq_missing(col("d").max().cot()));
+    assert_same_as_cpu(lf, ORDERED);
+    let one = df!("b" => [Some(0.0f64)]).unwrap().lazy();
+    let lf = one.with_columns([col("b").first().pow(-1.0f64).alias("x1")]);
     assert_same_as_cpu(lf, ORDERED);
     let df = df!(
         "g" => [1i64, 1, 2, 2, 2],
