@@ -361,6 +361,9 @@ pub enum ExprKind {
     OnHost {
         function: HostFunction,
         input: Box<GpuExpr>,
+        /// The second input of a [binary](HostFunction::binary) function,
+        /// of the same type.
+        other: Option<Box<GpuExpr>>,
     },
     /// Polars' forward (backward) fill: each null takes the last valid
     /// value before it (the first after it), at most `limit` rows away (no
@@ -811,6 +814,10 @@ macro_rules! children {
                 .chain(length)
                 .map(|e| $($borrow)+ **e)
                 .collect(),
+            ExprKind::OnHost { input, other, .. } => std::iter::once(input)
+                .chain(other)
+                .map(|e| $($borrow)+ **e)
+                .collect(),
             ExprKind::SortedBy { input, order, .. } => std::iter::once($($borrow)+ **input)
                 .chain(order.into_iter().map(|order| $($borrow)+ *order.key))
                 .collect(),
@@ -818,7 +825,6 @@ macro_rules! children {
             | ExprKind::Negate(input)
             | ExprKind::Abs(input)
             | ExprKind::Unary { input, .. }
-            | ExprKind::OnHost { input, .. }
             | ExprKind::CumSum(input)
             | ExprKind::CumProd(input)
             | ExprKind::CumExtreme { input, .. }

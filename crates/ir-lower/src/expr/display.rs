@@ -246,12 +246,21 @@ impl fmt::Display for GpuExpr {
             ExprKind::OnHost {
                 function: HostFunction::Log { base },
                 input,
+                ..
             } => write!(f, "log({input}, {base:?})"),
             ExprKind::OnHost {
                 function: HostFunction::Pow { exponent },
                 input,
+                ..
             } => write!(f, "pow({input}, {exponent:?})"),
-            ExprKind::OnHost { function, input } => write!(f, "{}({input})", function.name()),
+            ExprKind::OnHost {
+                function,
+                input,
+                other: Some(other),
+            } => write!(f, "{}({input}, {other})", function.name()),
+            ExprKind::OnHost {
+                function, input, ..
+            } => write!(f, "{}({input})", function.name()),
             ExprKind::CumSum(input) => write!(f, "cum_sum({input})"),
             ExprKind::CumProd(input) => write!(f, "cum_prod({input})"),
             ExprKind::Strftime { input, format } => {

@@ -1,4 +1,4 @@
-//! Functions of floats whose last bit is the platform's libm's (`exp`, `log`, `log1p`, `cbrt`, `pow`, the trigonometric functions): computed on the host between device steps, bit for bit as Polars' engine computes them.
+//! Functions of floats whose last bit is the platform's libm's (`exp`, `log`, `log1p`, `cbrt`, `pow`, the trigonometric functions, `arctan2`): computed on the host between device steps, bit for bit as Polars' engine computes them.
 //!
 //! Rust takes these from the platform's libm, which rounds correctly in
 //! nearly all cases only: a GPU's (CUDA's own, within an ulp or two) may
@@ -14,10 +14,11 @@ use polars_plan::plans::{IRFunctionExpr, IRPowFunction, IRTrigonometricFunction 
 
 use crate::dtype::GpuDtype;
 
-/// `function` of `x`, a float of either width, by Rust's method of that
-/// width (`narrow` casts a literal base or exponent to it).
+/// `function` of `x` (and `other`, the second input of `arctan2`), floats
+/// of either width, by Rust's method of that width (`narrow` casts a
+/// literal base or exponent to it).
 macro_rules! applied {
-    ($function:expr, $x:expr, $narrow:expr) => {
+    ($function:expr, $x:expr, $other:expr, $narrow:expr) => {
         match $function {
             HostFunction::Exp => $x.exp(),
             HostFunction::Log1p => $x.ln_1p(),
@@ -39,6 +40,7 @@ macro_rules! applied {
             HostFunction::ArcTanh => $x.atanh(),
             HostFunction::Degrees => $x.to_degrees(),
             HostFunction::Radians => $x.to_radians(),
+            HostFunction::Arctan2 => $x.atan2($other),
         }
     };
 }
@@ -83,12 +85,16 @@ pub enum HostFunction {
     ArcTanh,
     Degrees,
     Radians,
+    /// `arctan2(y, x)` of the input (`y`) and a second expression (`x`,
+    /// the part's `other`), both cast to the result's type: null where
+    /// either is.
+    Arctan2,
 }
 
 impl HostFunction {
     /// One of each function (the logarithm of base 10, the power 2.5), for
     /// the parity test and the fuzzer's grammar.
-    pub const ALL: [HostFunction; 20] = [
+    pub const ALL: [HostFunction; 21] = [
         HostFunction::Exp,
         HostFunction::Log1p,
         HostFunction::Cbrt,
@@ -109,6 +115,7 @@ impl HostFunction {
         HostFunction::ArcTanh,
         HostFunction::Degrees,
         HostFunction::Radians,
+        HostFunction::Arctan2,
     ];
 
     /// Polars' name of the function: its method on an expression.
@@ -134,11 +141,12 @@ impl HostFunction {
             HostFunction::ArcTanh => "arctanh",
             HostFunction::Degrees => "degrees",
             HostFunction::Radians => "radians",
+            HostFunction::Arctan2 => "arctan2",
         }
     }
 
-    /// The function of one input Polars' optimized plan holds as
-    /// `function`, if any (`log`, of two, is lowered with its base).
+    /// The function Polars' optimized plan holds as `function`, if any
+    /// (`log` and `pow`, of a literal, are lowered with it).
     pub fn of_polars(function: &IRFunctionExpr) -> Option<HostFunction> {
         match function {
             IRFunctionExpr::Exp => Some(HostFunction::Exp),
@@ -161,17 +169,22 @@ impl HostFunction {
                 Trig::Degrees => HostFunction::Degrees,
                 Trig::Radians => HostFunction::Radians,
             }),
+            IRFunctionExpr::Atan2 => Some(HostFunction::Arctan2),
             _ => None,
         }
     }
 
     /// Whether Polars takes decimals (as f64) for the function; it raises
-    /// on decimals for the others (its trigonometry takes numbers of its
-    /// primitive types only, its `pow` bases too).
+    /// on decimals for the others (its trigonometry but `arctan2` takes
+    /// numbers of its primitive types only, its `pow` bases too).
     pub fn of_decimals(self) -> bool {
         matches!(
             self,
-            HostFunction::Exp | HostFunction::Log1p | HostFunction::Cbrt | HostFunction::Log { .. }
+            HostFunction::Exp
+                | HostFunction::Log1p
+                | HostFunction::Cbrt
+                | HostFunction::Log { .. }
+                | HostFunction::Arctan2
         )
     }
 
@@ -182,19 +195,27 @@ impl HostFunction {
         matches!(dtype, GpuDtype::Float32 | GpuDtype::Float64)
     }
 
-    /// The function of an f64, as Polars' engine computes it.
-    pub fn apply_f64(self, x: f64) -> f64 {
-        applied!(self, x, |literal: f64| literal)
+    /// Whether the function reads a second input (`arctan2`).
+    pub fn binary(self) -> bool {
+        self == HostFunction::Arctan2
     }
 
-    /// The function of an f32, as Polars' engine computes it (in f32, its
-    /// literal base or exponent cast to f32 first).
-    pub fn apply_f32(self, x: f32) -> f32 {
-        applied!(self, x, |literal: f64| literal as f32)
+    /// The function of an f64 (and `other`, read by the [binary] ones
+    /// alone), as Polars' engine computes it.
+    ///
+    /// [binary]: HostFunction::binary
+    pub fn apply_f64(self, x: f64, other: f64) -> f64 {
+        applied!(self, x, other, |literal: f64| literal)
+    }
+
+    /// The function of an f32 (and `other`), as Polars' engine computes it
+    /// (in f32, its literal base or exponent cast to f32 first).
+    pub fn apply_f32(self, x: f32, other: f32) -> f32 {
+        applied!(self, x, other, |literal: f64| literal as f32)
     }
 
     /// The function applied to `input` in Polars' DSL (for tests and the
-    /// fuzzer's grammar).
+    /// fuzzer's grammar; `arctan2` of the input and 1 less than it).
     pub fn of(self, input: Expr) -> Expr {
         match self {
             HostFunction::Exp => input.exp(),
@@ -217,6 +238,7 @@ impl HostFunction {
             HostFunction::ArcTanh => input.arctanh(),
             HostFunction::Degrees => input.degrees(),
             HostFunction::Radians => input.radians(),
+            HostFunction::Arctan2 => input.clone().arctan2(input - lit(1)),
         }
     }
 }

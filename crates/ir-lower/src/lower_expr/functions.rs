@@ -149,6 +149,7 @@ pub(crate) fn pow_exactly(
             kind: ExprKind::OnHost {
                 function: HostFunction::Pow { exponent: value },
                 input: Box::new(base),
+                other: None,
             },
             dtype,
         });
@@ -896,7 +897,12 @@ impl ExprLowering<'_> {
             }
             // Rust takes these from the platform's libm, whose last bit a
             // GPU's may not match: the host computes them (`HostFunction`).
-            F::Exp | F::Log1p | F::Pow(IRPowFunction::Cbrt) | F::Log | F::Trigonometry(_) => {
+            F::Exp
+            | F::Log1p
+            | F::Pow(IRPowFunction::Cbrt)
+            | F::Log
+            | F::Trigonometry(_)
+            | F::Atan2 => {
                 return self.on_host(node, function, inputs);
             }
             F::Entropy { .. } => {
@@ -971,11 +977,11 @@ impl ExprLowering<'_> {
 }
 
 impl ExprLowering<'_> {
-    /// `exp`, `log1p`, `cbrt`, `log(base)` or a trigonometric function
-    /// (`function`, of `inputs`) at `node`: computed on the host in the
-    /// type of Polars' result, its input cast to it first (as Polars casts
-    /// integers, and decimals where it takes them, to f64); `log`'s base a
-    /// literal number.
+    /// `exp`, `log1p`, `cbrt`, `log(base)`, a trigonometric function or
+    /// `arctan2` (`function`, of `inputs`) at `node`: computed on the host
+    /// in the type of Polars' result, its inputs cast to it first (as
+    /// Polars casts integers, and decimals where it takes them, to f64);
+    /// `log`'s base a literal number.
     fn on_host(&mut self, node: Node, function: &IRFunctionExpr, inputs: &[ExprIR]) -> Lowered {
         let function = match HostFunction::of_polars(function) {
             Some(function) => function,
@@ -995,29 +1001,41 @@ impl ExprLowering<'_> {
                 HostFunction::Log { base }
             }
         };
-        let input = self.expr(inputs.first()?.node())?;
+        let input = self.expr(inputs.first()?.node());
+        let other = match function.binary() {
+            true => Some(self.expr(inputs.get(1)?.node())),
+            false => None,
+        };
+        let (input, other) = match other {
+            Some(other) => (input?, Some(other?)),
+            None => (input?, None),
+        };
         let dtype = self.dtype(node)?;
-        let decimal = matches!(input.dtype, GpuDtype::Decimal(..));
-        if decimal && !function.of_decimals() {
-            return self.refuse(
-                node,
-                format!("{} of decimals (Polars raises its error)", function.name()),
-            );
+        for taken in std::iter::once(&input).chain(&other) {
+            let decimal = matches!(taken.dtype, GpuDtype::Decimal(..));
+            if decimal && !function.of_decimals() {
+                return self.refuse(
+                    node,
+                    format!("{} of decimals (Polars raises its error)", function.name()),
+                );
+            }
+            if !HostFunction::takes(dtype) || !(taken.dtype.is_numeric() || decimal) {
+                return self.refuse(
+                    node,
+                    format!(
+                        "{} of {} into {dtype} is not supported on the GPU",
+                        function.name(),
+                        taken.dtype
+                    ),
+                );
+            }
         }
-        if !HostFunction::takes(dtype) || !(input.dtype.is_numeric() || decimal) {
-            return self.refuse(
-                node,
-                format!(
-                    "{} of {} into {dtype} is not supported on the GPU",
-                    function.name(),
-                    input.dtype
-                ),
-            );
-        }
+        let cast = |e: GpuExpr| Box::new(e.cast(dtype, CastMode::NonStrict));
         Some(GpuExpr {
             kind: ExprKind::OnHost {
                 function,
-                input: Box::new(input.cast(dtype, CastMode::NonStrict)),
+                input: cast(input),
+                other: other.map(cast),
             },
             dtype,
         })

@@ -272,6 +272,7 @@ pub(super) fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, 
                         kind: ExprKind::OnHost {
                             function: HostFunction::Pow { exponent: 0.5 },
                             input: Box::new(rolled(&variance, window)?),
+                            other: None,
                         },
                         dtype: expr.dtype,
                     });

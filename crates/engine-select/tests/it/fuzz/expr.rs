@@ -528,6 +528,10 @@ impl E {
                 let (x, source) = (x.expect("an input"), source.expect("its source"));
                 let call = match function {
                     HostFunction::Log { base } => format!("{source}.log(lit({base:?}))"),
+                    HostFunction::Pow { exponent } => format!("{source}.pow(lit({exponent:?}))"),
+                    HostFunction::Arctan2 => {
+                        format!("{source}.clone().arctan2({source} - lit(1))")
+                    }
                     other => format!("{source}.{}()", other.name()),
                 };
                 (function.of(x), call)

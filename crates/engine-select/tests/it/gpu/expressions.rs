@@ -830,6 +830,17 @@ fn libm_functions_match_the_cpu_to_the_last_bit() {
             (col("i64").cbrt() - x().exp()).alias("row-wise"),
         ]),
     );
+    assert_gpu_eq(
+        "arctan2 of two columns (nulls in either), of other types, by a literal",
+        frame().select([
+            x().arctan2(col("i64")).alias("f64 by i64"),
+            col("f32").arctan2(x()).alias("f32 by f64"),
+            col("i16").arctan2(col("u8")).alias("i16 by u8"),
+            col("decimal")
+                .arctan2(lit(-2.5))
+                .alias("decimal by a literal"),
+        ]),
+    );
     assert_cpu_answer_with_reason(
         frame().select([x().log(col("f32"))]),
         "log by a base that is not a literal number",

@@ -502,8 +502,13 @@ impl Executor<'_> {
         if let ExprKind::ListsEqual { .. } = part.kind {
             return self.lists_equal(frame, part, groups);
         }
-        if let ExprKind::OnHost { function, input } = &part.kind {
-            return self.on_host(frame, (*function, input), groups);
+        if let ExprKind::OnHost {
+            function,
+            input,
+            other,
+        } = &part.kind
+        {
+            return self.on_host(frame, (*function, input, other.as_deref()), groups);
         }
         if let ExprKind::LocalTime { input, zone } = &part.kind {
             return self.local_times(frame, (input, *zone), groups);
