@@ -14,7 +14,8 @@ use polars_plan::plans::{IRFunctionExpr, IRPowFunction, IRTrigonometricFunction 
 
 use crate::dtype::GpuDtype;
 
-/// `function` of `x` (and `other`, the second input of `arctan2`), floats
+/// `function` of `x` (and `other`, the second input of `arctan2` and
+/// `log` by a base of the rows), floats
 /// of either width, by Rust's method of that width (`narrow` casts a
 /// literal base or exponent to it).
 macro_rules! applied {
@@ -24,6 +25,7 @@ macro_rules! applied {
             HostFunction::Log1p => $x.ln_1p(),
             HostFunction::Cbrt => $x.cbrt(),
             HostFunction::Log { base } => $x.log($narrow(base)),
+            HostFunction::LogBy => $x.log($other),
             HostFunction::Pow { exponent } => $x.powf($narrow(exponent)),
             HostFunction::Sin => $x.sin(),
             HostFunction::Cos => $x.cos(),
@@ -59,6 +61,9 @@ pub enum HostFunction {
     Log {
         base: f64,
     },
+    /// `log(base)` by a base of each row (the part's `other`), both cast
+    /// to the result's type: null where either is.
+    LogBy,
     /// `pow(exponent)` of floats by a literal exponent Polars hands to
     /// `powf` (the exponent cast to the result's type first, as Polars
     /// casts it; the exponents it computes otherwise, by multiplication or
@@ -94,11 +99,12 @@ pub enum HostFunction {
 impl HostFunction {
     /// One of each function (the logarithm of base 10, the power 2.5), for
     /// the parity test and the fuzzer's grammar.
-    pub const ALL: [HostFunction; 21] = [
+    pub const ALL: [HostFunction; 22] = [
         HostFunction::Exp,
         HostFunction::Log1p,
         HostFunction::Cbrt,
         HostFunction::Log { base: 10.0 },
+        HostFunction::LogBy,
         HostFunction::Pow { exponent: 2.5 },
         HostFunction::Sin,
         HostFunction::Cos,
@@ -124,7 +130,7 @@ impl HostFunction {
             HostFunction::Exp => "exp",
             HostFunction::Log1p => "log1p",
             HostFunction::Cbrt => "cbrt",
-            HostFunction::Log { .. } => "log",
+            HostFunction::Log { .. } | HostFunction::LogBy => "log",
             HostFunction::Pow { .. } => "pow",
             HostFunction::Sin => "sin",
             HostFunction::Cos => "cos",
@@ -184,6 +190,7 @@ impl HostFunction {
                 | HostFunction::Log1p
                 | HostFunction::Cbrt
                 | HostFunction::Log { .. }
+                | HostFunction::LogBy
                 | HostFunction::Arctan2
         )
     }
@@ -195,9 +202,10 @@ impl HostFunction {
         matches!(dtype, GpuDtype::Float32 | GpuDtype::Float64)
     }
 
-    /// Whether the function reads a second input (`arctan2`).
+    /// Whether the function reads a second input (`arctan2`, `log` by a
+    /// base of the rows).
     pub fn binary(self) -> bool {
-        self == HostFunction::Arctan2
+        matches!(self, HostFunction::Arctan2 | HostFunction::LogBy)
     }
 
     /// The function of an f64 (and `other`, read by the [binary] ones
@@ -215,13 +223,15 @@ impl HostFunction {
     }
 
     /// The function applied to `input` in Polars' DSL (for tests and the
-    /// fuzzer's grammar; `arctan2` of the input and 1 less than it).
+    /// fuzzer's grammar; `arctan2` of the input and 1 less than it, `log`
+    /// by 1 more than it).
     pub fn of(self, input: Expr) -> Expr {
         match self {
             HostFunction::Exp => input.exp(),
             HostFunction::Log1p => input.log1p(),
             HostFunction::Cbrt => input.cbrt(),
             HostFunction::Log { base } => input.log(lit(base)),
+            HostFunction::LogBy => input.clone().log(input + lit(1)),
             HostFunction::Pow { exponent } => input.pow(lit(exponent)),
             HostFunction::Sin => input.sin(),
             HostFunction::Cos => input.cos(),

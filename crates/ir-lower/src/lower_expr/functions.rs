@@ -981,24 +981,25 @@ impl ExprLowering<'_> {
     /// `arctan2` (`function`, of `inputs`) at `node`: computed on the host
     /// in the type of Polars' result, its inputs cast to it first (as
     /// Polars casts integers, and decimals where it takes them, to f64);
-    /// `log`'s base a literal number.
+    /// `log`'s base a literal number or a base of each row.
     fn on_host(&mut self, node: Node, function: &IRFunctionExpr, inputs: &[ExprIR]) -> Lowered {
         let function = match HostFunction::of_polars(function) {
             Some(function) => function,
+            // `log`: by a literal base, or by a base of each row.
             None => {
                 let [_, base] = inputs else {
                     return self.refuse(node, "log without one input and one base");
                 };
-                let base = self
-                    .constant(base.node())
-                    .and_then(|base| base.extract::<f64>());
-                let Some(base) = base else {
-                    return self.refuse(
-                        node,
-                        "log by a base that is not a literal number is not supported on the GPU",
-                    );
-                };
-                HostFunction::Log { base }
+                match self.constant(base.node()) {
+                    Some(base) => match base.extract::<f64>() {
+                        Some(base) => HostFunction::Log { base },
+                        None => {
+                            let why = format!("log by the base {base} is not supported on the GPU");
+                            return self.refuse(node, why);
+                        }
+                    },
+                    None => HostFunction::LogBy,
+                }
             }
         };
         let input = self.expr(inputs.first()?.node());

@@ -532,6 +532,7 @@ impl E {
                     HostFunction::Arctan2 => {
                         format!("{source}.clone().arctan2({source} - lit(1))")
                     }
+                    HostFunction::LogBy => format!("{source}.clone().log({source} + lit(1))"),
                     other => format!("{source}.{}()", other.name()),
                 };
                 (function.of(x), call)

@@ -770,8 +770,7 @@ fn unary_functions_match_the_cpu_on_every_numeric_type() {
 /// and decimals (where Polars takes them) with their edge values,
 /// inside other expressions, per group, in windows and in filters: on the
 /// device (applied on the host between device steps), equal to the CPU's to
-/// the last bit. A logarithm by a base that is not a literal stays with
-/// Polars, saying so.
+/// the last bit. A logarithm by a null base stays with Polars, saying so.
 #[test]
 fn libm_functions_match_the_cpu_to_the_last_bit() {
     let frame = || {
@@ -841,9 +840,18 @@ fn libm_functions_match_the_cpu_to_the_last_bit() {
                 .alias("decimal by a literal"),
         ]),
     );
+    assert_gpu_eq(
+        "logarithms by bases of the rows, of an aggregation",
+        frame().select([
+            x().log(col("f32")).alias("f64 by f32"),
+            col("i64").log(col("u8")).alias("i64 by u8"),
+            col("decimal").log(x()).alias("decimal by f64"),
+            x().log(x().max()).alias("by the greatest"),
+        ]),
+    );
     assert_cpu_answer_with_reason(
-        frame().select([x().log(col("f32"))]),
-        "log by a base that is not a literal number",
+        frame().select([x().log(lit(NULL).cast(DataType::Float64))]),
+        "log by the base null",
     );
     for function in HostFunction::ALL {
         if !function.of_decimals() {
