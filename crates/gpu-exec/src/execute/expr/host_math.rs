@@ -1,5 +1,6 @@
 //! Functions of floats whose last bit is libm's (`exp`, `log`, `log1p`, `cbrt`, `powf`, trigonometry): the inputs computed on the device, the function applied on the host as Polars applies it, the values uploaded back.
 
+use gpu_runtime::memory::DeviceCopy;
 use ir_lower::HostFunction;
 use rayon::prelude::*;
 
@@ -48,7 +49,6 @@ impl Executor<'_> {
             }
             None => (None, None),
         };
-        let (memory, stream) = (self.ctx.memory.clone(), &self.ctx.stream);
         let unsupported = || {
             ExecError::Unsupported(format!(
                 "{} of `{input}` ({})",
@@ -56,39 +56,24 @@ impl Executor<'_> {
                 input.dtype
             ))
         };
+        let (f64s, f32s) = (
+            |x, y| function.apply_f64(x, y),
+            |x, y| function.apply_f32(x, y),
+        );
         let values = match (values, others) {
-            (Values::F64(values), others) => {
-                let mut host = values.to_host()?;
-                let others = match others {
-                    Some(Values::F64(others)) => others.to_host()?,
-                    Some(_) => return Err(unsupported()),
-                    None => Vec::new(),
-                };
-                applied(&mut host, &others, |x, y| function.apply_f64(x, y));
-                Values::F64(DeviceBuffer::from_host(&host, memory, stream)?)
+            (Values::F64(values), None) => Values::F64(self.applied(&values, None, f64s)?),
+            (Values::F64(values), Some(Values::F64(others))) => {
+                Values::F64(self.applied(&values, Some(&others), f64s)?)
             }
-            (Values::F32(values), others) => {
-                let mut host = values.to_host()?;
-                let others = match others {
-                    Some(Values::F32(others)) => others.to_host()?,
-                    Some(_) => return Err(unsupported()),
-                    None => Vec::new(),
-                };
-                applied(&mut host, &others, |x, y| function.apply_f32(x, y));
-                Values::F32(DeviceBuffer::from_host(&host, memory, stream)?)
+            (Values::F32(values), None) => Values::F32(self.applied(&values, None, f32s)?),
+            (Values::F32(values), Some(Values::F32(others))) => {
+                Values::F32(self.applied(&values, Some(&others), f32s)?)
             }
             _ => return Err(unsupported()),
         };
+        // Valid where both inputs are: their bitmaps' words and-ed.
         let validity = match (validity, other_validity) {
-            (Some(left), Some(right)) => {
-                let (left, right) = (left.to_host()?, right.to_host()?);
-                let both: Vec<u32> = left.iter().zip(&right).map(|(l, r)| l & r).collect();
-                Some(DeviceBuffer::from_host(
-                    &both,
-                    self.ctx.memory.clone(),
-                    stream,
-                )?)
-            }
+            (Some(left), Some(right)) => Some(self.applied(&left, Some(&right), |l, r| l & r)?),
             (left, right) => left.or(right),
         };
         Ok(DeviceColumn::from_parts(
@@ -99,12 +84,30 @@ impl Executor<'_> {
             validity,
         ))
     }
+
+    /// `f` of each of `values` (and of `others` at its place), downloaded,
+    /// computed on host threads and uploaded.
+    fn applied<T: DeviceCopy + Default>(
+        &self,
+        values: &DeviceBuffer<T>,
+        others: Option<&DeviceBuffer<T>>,
+        f: impl Fn(T, T) -> T + Sync,
+    ) -> Result<DeviceBuffer<T>, ExecError> {
+        let mut host = values.to_host()?;
+        let others = match others {
+            Some(others) => others.to_host()?,
+            None => Vec::new(),
+        };
+        applied_on_host(&mut host, &others, f);
+        let memory = self.ctx.memory.clone();
+        Ok(DeviceBuffer::from_host(&host, memory, &self.ctx.stream)?)
+    }
 }
 
-/// `values` replaced by `f` of each and of the value of `others` at its
-/// place (of none, where `others` is empty: a function of one input), on
+/// `f` of each of `values` and of the value of `others` at its place (of
+/// the type's default where there are none: a function of one input), on
 /// host threads.
-fn applied<T: Copy + Default + Send + Sync>(
+fn applied_on_host<T: Copy + Default + Send + Sync>(
     values: &mut [T],
     others: &[T],
     f: impl Fn(T, T) -> T + Sync,
