@@ -475,9 +475,9 @@ impl ExprLowering<'_> {
                 None => {
                     return self.refuse(
                         node,
-                        "`unique` inside an aggregation (but a group's first distinct value, \
-                         the first or last of its distinct values sorted, or their count) is \
-                         not supported on the GPU",
+                        "`unique` inside an aggregation (but a group's first or last distinct \
+                         value, the first or last of its distinct values sorted, or their count) \
+                         is not supported on the GPU",
                     );
                 }
             }
@@ -681,7 +681,8 @@ impl ExprLowering<'_> {
 /// `input`, the input of the aggregation `op` holding a `unique`, without
 /// it, where the aggregation gives the same value over the values with
 /// their duplicates: a group's first distinct value (per group Polars
-/// keeps the order of first appearance) is its first value; the first or
+/// keeps the order of first appearance) is its first value, and its last
+/// the last value of the rows where a value first comes; the first or
 /// last of the distinct values sorted, the first or last of the values
 /// sorted; the count of distinct values, that of the values. Not of floats
 /// (which of two equal zeros, or NaNs, is kept is Polars' own). `None`
@@ -693,6 +694,25 @@ fn without_unique(op: &AggOp, per_group: bool, input: &GpuExpr) -> Option<GpuExp
     };
     let values = match (op, &input.kind) {
         (AggOp::First, ExprKind::Unique { .. }) if per_group => distinct(input)?,
+        // The last distinct value per group: of the rows where a value
+        // first comes, the last.
+        (AggOp::Last, ExprKind::Unique { .. }) if per_group => {
+            let values = distinct(input)?;
+            let first = GpuExpr {
+                kind: ExprKind::Distinct {
+                    input: Box::new(values.clone()),
+                    test: DistinctTest::FirstDistinct,
+                },
+                dtype: GpuDtype::Boolean,
+            };
+            GpuExpr {
+                dtype: values.dtype,
+                kind: ExprKind::Where {
+                    input: Box::new(values),
+                    by: Box::new(first),
+                },
+            }
+        }
         (AggOp::NUnique, ExprKind::Unique { .. }) => distinct(input)?,
         (
             AggOp::First | AggOp::Last,
