@@ -5,8 +5,8 @@ use polars_ops::frame::{JoinType, JoinValidation, MaintainOrderJoin};
 use polars_plan::dsl::{FileScanIR, JoinTypeOptionsIR, Operator};
 use polars_plan::plans::expr_ir::{ExprIR, OutputName};
 use polars_plan::plans::{
-    AExpr, FunctionIR, IR, IRFunctionExpr, IRPlanRef, can_pre_agg_exprs, is_length_preserving_ae,
-    is_scalar_ae, node_to_expr,
+    AExpr, FunctionIR, IR, IRAggExpr, IRFunctionExpr, IRPlanRef, can_pre_agg_exprs,
+    is_length_preserving_ae, is_scalar_ae, node_to_expr,
 };
 use polars_utils::arena::{Arena, Node};
 
@@ -423,6 +423,24 @@ impl<'a> PlanLowering<'a> {
                     && let [values] = values.as_slice()
                 {
                     return self.select_of_mode(node, input_node, only, values.node());
+                }
+                // Its first or last value: the most frequent.
+                if let [only] = expr.as_slice()
+                    && let AExpr::Agg(IRAggExpr::First(modes) | IRAggExpr::Last(modes)) =
+                        self.expr_arena.get(only.node())
+                    && let AExpr::Function {
+                        input: values,
+                        function: IRFunctionExpr::Mode { maintain_order },
+                        ..
+                    } = self.expr_arena.get(*modes)
+                    && let [values] = values.as_slice()
+                {
+                    let last = matches!(
+                        self.expr_arena.get(only.node()),
+                        AExpr::Agg(IRAggExpr::Last(_))
+                    );
+                    let how = (*maintain_order, last);
+                    return self.select_of_picked_mode(node, input_node, only, values.node(), how);
                 }
                 if let [only] = expr.as_slice()
                     && let AExpr::Function {

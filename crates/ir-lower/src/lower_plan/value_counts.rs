@@ -93,6 +93,71 @@ impl PlanLowering<'_> {
         only: &ExprIR,
         values: Node,
     ) -> Lowered {
+        let (largest, value) = self.modes_of(node, input_node, values)?;
+        self.select_of_one(node, largest, only, |_| value)
+    }
+
+    /// A select of one mode's first or last value (`last`):
+    /// `select(col("x").mode().first())`, the most frequent value: of the
+    /// modes (see [`Self::select_of_mode`]) in order of first appearance,
+    /// the first or last (null where there are no rows). Without
+    /// `maintain_order` Polars lists several modes in an order of its own:
+    /// where there are several, the query goes to Polars.
+    pub(super) fn select_of_picked_mode(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        only: &ExprIR,
+        values: Node,
+        (maintain_order, last): (bool, bool),
+    ) -> Lowered {
+        let (largest, value) = self.modes_of(node, input_node, values)?;
+        let dtype = value.dtype;
+        let op = match last {
+            true => AggOp::Last,
+            false => AggOp::First,
+        };
+        let picked = value.aggregated(op, dtype);
+        let expr = match maintain_order {
+            true => picked,
+            false => {
+                let modes = GpuExpr {
+                    kind: ExprKind::Len,
+                    dtype: GpuDtype::UInt32,
+                };
+                let one = GpuExpr::literal(crate::expr::Scalar::UInt(1), GpuDtype::UInt32);
+                GpuExpr {
+                    kind: ExprKind::PolarsOwnWhere {
+                        input: Box::new(picked),
+                        polars_own: Box::new(modes.binary(BinaryOp::Gt, one, GpuDtype::Boolean)),
+                        no_rows: false,
+                        why: "a pick of several modes, which Polars lists in an order of its \
+                              own"
+                        .into(),
+                        shown: crate::refusal::sorts_written(
+                            &polars_plan::plans::ExprIRDisplay::display_node(
+                                only.node(),
+                                self.expr_arena,
+                            )
+                            .to_string(),
+                        ),
+                    },
+                    dtype,
+                }
+            }
+        };
+        self.select_of_one(node, largest, only, |_| expr)
+    }
+
+    /// The modes of `values` over `input_node` (`node`'s): the rows of the
+    /// values' counts that are the largest, in order of first appearance,
+    /// and the value column over them.
+    fn modes_of(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        values: Node,
+    ) -> Option<(PlanNode, GpuExpr)> {
         let names = ("__gpu_values", "__gpu_count");
         let counts = self.counts(node, input_node, values, names, "mode")?;
         let columns = counts.schema().clone();
@@ -109,9 +174,7 @@ impl PlanLowering<'_> {
             predicate: counted.binary(BinaryOp::Eq, most, GpuDtype::Boolean),
             schema: columns,
         };
-        self.select_of_one(node, largest, only, |_| {
-            GpuExpr::column(0, value.name, value.dtype)
-        })
+        Some((largest, GpuExpr::column(0, value.name, value.dtype)))
     }
 
     /// A select of one `rle` (`select(col("x").rle())`) of `values` over

@@ -417,7 +417,12 @@ fn random_op(
                 3 | 4 => Op::Mode(g.rng.random_bool(0.6)),
                 _ => Op::ValueCounts(g.rng.random_bool(0.7), g.rng.random_bool(0.3)),
             };
-            let counted = E::new(op, vec![values]);
+            let mut counted = E::new(op, vec![values]);
+            if matches!(counted.op, Op::Mode(_)) && g.rng.random_bool(0.4) {
+                // The most frequent value (the first or last mode).
+                let pick = *[Agg::First, Agg::Last].choose(g.rng).unwrap();
+                counted = E::new(Op::Agg(pick), vec![counted]);
+            }
             Plan::Select(input, named(vec![counted], fresh, &schema, "x"))
         }
         // One exploded expression: a list column's, or texts split.

@@ -135,3 +135,40 @@ fn most_frequent_values_per_group_match_the_cpu() {
             .agg(picked("i", true)),
     );
 }
+
+/// The most frequent value over the frame (`select(x.mode().first())`, or
+/// `last()`): the first or last of the modes in order of first
+/// appearance, null of no rows; without `maintain_order`, where there are
+/// several modes, Polars' order is its own and the query goes to it.
+#[test]
+fn most_frequent_values_of_the_frame_match_the_cpu() {
+    for name in ["i", "s", "u", "t", "d"] {
+        assert_gpu_eq(
+            &format!("first mode of {name}"),
+            frame().select([col(name).mode(true).first()]),
+        );
+        assert_gpu_eq(
+            &format!("last mode of {name}"),
+            frame().select([col(name).mode(true).last()]),
+        );
+    }
+    assert_gpu_eq(
+        "one mode, without maintain_order",
+        frame()
+            .filter(col("g").eq(lit("b")))
+            .select([col("u").mode(false).first()]),
+    );
+    assert_gpu_eq(
+        "of no rows",
+        frame()
+            .filter(col("i").gt(lit(100)))
+            .select([col("i").mode(true).first()]),
+    );
+    let (_, report) = frame()
+        .select([col("i").mode(false).first()])
+        .collect_with_report(&Engine::Gpu(under_test()))
+        .unwrap();
+    let why = "a pick of several modes, which Polars lists in an order of its own";
+    let reasons = &report.fallback_reasons;
+    assert!(reasons.iter().any(|r| r.message.contains(why)), "{report}");
+}
