@@ -416,8 +416,10 @@ impl Grammar<'_> {
                     .choose(self.rng)
                     .unwrap()
                     .clone();
-                // (Polars takes libm's functions of integers as of f64.)
+                // (Polars takes libm's functions of integers as of f64,
+                // and of decimals where it takes them.)
                 let input = match op {
+                    Op::OnHost(f) if f.of_decimals() && self.chance(0.15) => Ty::Decimal,
                     Op::OnHost(_) if self.chance(0.3) => Ty::Int,
                     _ => Ty::Float,
                 };
