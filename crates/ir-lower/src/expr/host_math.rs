@@ -14,10 +14,9 @@ use polars_plan::plans::{IRFunctionExpr, IRPowFunction, IRTrigonometricFunction 
 
 use crate::dtype::GpuDtype;
 
-/// `function` of `x` (and `other`, the second input of `arctan2` and
-/// `log` by a base of the rows), floats
-/// of either width, by Rust's method of that width (`narrow` casts a
-/// literal base or exponent to it).
+/// `function` of `x` (and `other`, the second input of `arctan2` and of
+/// `log` by a base of the rows), floats of either width, by Rust's method
+/// of that width (`narrow` casts a literal base or exponent to it).
 macro_rules! applied {
     ($function:expr, $x:expr, $other:expr, $narrow:expr) => {
         match $function {
@@ -71,10 +70,10 @@ pub enum HostFunction {
     Pow {
         exponent: f64,
     },
-    /// `sin`, `cos`, `tan`, `cot` (`1 / tan`, as Polars takes it), their
-    /// inverses `arcsin`, `arccos`, `arctan`, the hyperbolic functions and
-    /// their inverses, `degrees` and `radians`: Rust's functions of the
-    /// same names.
+    /// `sin`, `cos`, `tan`, `cot` (`tan` to the power -1, as Polars takes
+    /// it), their inverses `arcsin`, `arccos`, `arctan`, the hyperbolic
+    /// functions and their inverses, `degrees` and `radians`: Rust's
+    /// functions of the same names.
     Sin,
     Cos,
     Tan,
