@@ -756,7 +756,7 @@ impl ExprLowering<'_> {
                 null_on_oob,
             } if let Some(index) = self
                 .constant(*idx)
-                .filter(|value| value.dtype().is_integer())
+                .filter(|value| value_dtype(value).is_some_and(|dtype| dtype.is_integer()))
                 .and_then(|value| value.extract::<i64>()) =>
             {
                 let (expr, null_on_oob) = (*expr, *null_on_oob);

@@ -762,9 +762,13 @@ impl ExprLowering<'_> {
                     );
                 }
                 for value in literals {
-                    let scalar = polars_core::scalar::Scalar::new(value.dtype(), value.clone());
+                    let scalar = value_dtype(&value)
+                        .map(|dtype| polars_core::scalar::Scalar::new(dtype, value.clone()));
                     let fits = input_type.as_ref().is_some_and(|to| {
-                        value.is_null() || scalar.cast_with_options(to, CastOptions::Strict).is_ok()
+                        value.is_null()
+                            || scalar.is_some_and(|scalar| {
+                                scalar.cast_with_options(to, CastOptions::Strict).is_ok()
+                            })
                     });
                     if !fits {
                         return self.refuse(

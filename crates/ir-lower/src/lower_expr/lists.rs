@@ -380,7 +380,7 @@ impl ExprLowering<'_> {
         let int64 = GpuDtype::Int64;
         let bound = |lowering: &mut Self, at: Node, is_length: bool| {
             if let Some(value) = lowering.constant(at) {
-                let integer = value.dtype().is_integer();
+                let integer = value_dtype(&value).is_some_and(|dtype| dtype.is_integer());
                 let value = match (is_length, value.extract::<i64>()) {
                     (_, Some(v)) if integer => Some(v),
                     // Null: the rest (as a negative length is).
@@ -695,7 +695,8 @@ impl ExprLowering<'_> {
         let of_decimals_type = |v: &AnyValue<'static>| {
             !is_decimal(values)
                 || v.is_null()
-                || GpuDtype::from_polars(&v.dtype()).is_ok_and(|dtype| dtype == values)
+                || value_dtype(v)
+                    .is_some_and(|v| GpuDtype::from_polars(&v).is_ok_and(|dtype| dtype == values))
         };
         let constant = self.constant(inputs.get(1)?.node());
         if let Some(other) = constant.as_ref().filter(|v| !of_decimals_type(v)) {

@@ -71,6 +71,18 @@ pub(crate) fn extracted(value: &AnyValue<'_>, dtype: GpuDtype) -> Option<Scalar>
     })
 }
 
+/// The type of a literal's value; `None` for a category's, of which
+/// Polars' `AnyValue::dtype` knows none (it panics).
+pub(crate) fn value_dtype(value: &AnyValue<'_>) -> Option<DataType> {
+    match value {
+        AnyValue::Categorical(..)
+        | AnyValue::CategoricalOwned(..)
+        | AnyValue::Enum(..)
+        | AnyValue::EnumOwned(..) => None,
+        value => Some(value.dtype()),
+    }
+}
+
 /// A Polars value as a literal of the GPU plan (a category by its code, a
 /// decimal by its scaled integer); an error naming the value's type where
 /// the GPU holds none such.
@@ -364,7 +376,7 @@ impl ExprLowering<'_> {
                 options,
             } => {
                 let value = self.constant(*expr)?;
-                let scalar = polars_core::scalar::Scalar::new(value.dtype(), value);
+                let scalar = polars_core::scalar::Scalar::new(value_dtype(&value)?, value);
                 let cast = scalar.cast_with_options(dtype, *options).ok()?;
                 Some(cast.value().clone().into_static())
             }

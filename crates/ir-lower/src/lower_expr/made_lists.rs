@@ -18,8 +18,14 @@ impl ExprLowering<'_> {
     pub(crate) fn concat_list(&mut self, node: Node, inputs: &[ExprIR]) -> Lowered {
         // (A literal value beside inputs of every row is each row's.)
         let single = |lowering: &Self, input: &ExprIR| lowering.one_value(input.node());
+        // (By the value's kind: Polars gives no type of a category's value.)
         let literal = |lowering: &Self, input: &ExprIR| {
-            (lowering.literal_value(input.node())).is_some_and(|value| !value.dtype().is_nested())
+            (lowering.literal_value(input.node())).is_some_and(|value| {
+                !matches!(
+                    value,
+                    AnyValue::List(_) | AnyValue::Array(..) | AnyValue::Struct(..)
+                ) && !matches!(value, AnyValue::StructOwned(_))
+            })
         };
         if inputs.iter().all(|i| single(self, i))
             || inputs.iter().any(|i| single(self, i) && !literal(self, i))
@@ -141,7 +147,7 @@ impl ExprLowering<'_> {
             Some(_) => return None,
             None => vec![
                 self.constant(*idx)
-                    .filter(|place| place.dtype().is_integer())
+                    .filter(|place| value_dtype(place).is_some_and(|dtype| dtype.is_integer()))
                     .and_then(|place| place.extract::<i64>())?,
             ],
         };

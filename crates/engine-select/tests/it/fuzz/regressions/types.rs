@@ -355,3 +355,22 @@ fn weekdays_past_the_calendar_are_days_counted() {
     ]);
     crate::gpu::assert_gpu_eq("weekdays past the calendar", lf);
 }
+
+/// A category literal beside a column in `concat_list`: the lowering asked
+/// Polars for the literal's type, which Polars' `AnyValue::dtype` does not
+/// know for a category (it panicked: an internal error). Now read by the
+/// value's kind. Found by the fuzzer (partitioned-stress seed 9901, case 1).
+#[test]
+fn category_literals_in_lists_are_no_internal_error() {
+    let t0 = df!("b" => [Some("A")]).unwrap();
+    let lf = t0
+        .lazy()
+        .select([col("b").alias("x0")])
+        .with_columns([concat_list(vec![
+            lit("").cast(crate::fuzz::table::categorical()),
+            col("x0"),
+        ])
+        .unwrap()
+        .alias("x3")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
