@@ -211,6 +211,12 @@ fn carried_later(node: &PlanNode, running: usize) -> Option<PlanNode> {
             Some(match dtype {
                 d if d.is_float() => Scalar::Float(0.0),
                 d if d.is_unsigned() => Scalar::UInt(0),
+                GpuDtype::Boolean => Scalar::Boolean(false),
+                GpuDtype::String => Scalar::String(String::new()),
+                GpuDtype::Date => Scalar::Date(0),
+                GpuDtype::Datetime(_) | GpuDtype::ZonedDatetime(..) => Scalar::Datetime(0),
+                GpuDtype::Duration(_) => Scalar::Duration(0),
+                GpuDtype::Time => Scalar::Time(0),
                 _ => Scalar::Int(0),
             })
         })

@@ -14,15 +14,16 @@
 //! whose value is not one of the window's rows alone, where Polars' walk
 //! carries state from the frame's start (a float rolling sum's
 //! compensation, a mean's and a variance's moments), or that read every
-//! row (`rank`, a fill without a limit, a `cum_sum` from the end), read
-//! more than a bounded number of rows.
+//! row (`rank`, a backward fill without a limit, a `cum_sum` from the
+//! end), read more than a bounded number of rows.
 //!
 //! Running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, from
-//! the first row; `cum_count`, a `cum_sum` of validity) carry one value
-//! from partition to partition: the one they had reached where the
-//! partition starts (with the rows put in front, where it starts there).
-//! Each partition's run folds it into the first valid value of the
-//! function's input (`carry + x`, `carry * x`, the larger of both), so
+//! the first row; `cum_count`, a `cum_sum` of validity; a forward fill
+//! without a limit) carry one value from partition to partition: the one
+//! they had reached where the partition starts (with the rows put in
+//! front, where it starts there). Each partition's run folds it into the
+//! first valid value of the function's input (`carry + x`, `carry * x`,
+//! the larger of both; a fill's carry fills its first row where null), so
 //! that the function goes on from it in the order Polars' walk takes (a
 //! float sum bit for bit), and gives the function's values as a column of
 //! their own, whose last valid value before the next partition's start is
@@ -221,8 +222,9 @@ impl GpuExpr {
     /// Whether this is a running function that partitions carry a value
     /// of (see the module's comment): a `cum_sum` of numbers (or booleans,
     /// counted) or a `cum_prod` of i64, u64 or floats, from the first row,
-    /// or a `cum_max` or `cum_min` of integers or floats from the first
-    /// row, of an input reading a column.
+    /// a `cum_max` or `cum_min` of integers or floats from the first row,
+    /// or a forward fill without a limit (of numbers, booleans, texts or
+    /// temporal values), of an input reading a column.
     fn is_running(&self) -> bool {
         let numbers = (self.dtype.is_integer() || self.dtype.is_float())
             && self.dtype.decimal_scale().is_none();
@@ -233,6 +235,15 @@ impl GpuExpr {
                 reverse: false,
                 ..
             } => numbers && input.reads_a_column(),
+            ExprKind::Fill {
+                input,
+                forward: true,
+                limit: None,
+            } => {
+                let plain = self.dtype.is_temporal()
+                    || matches!(self.dtype, GpuDtype::Boolean | GpuDtype::String);
+                (numbers || plain) && input.reads_a_column()
+            }
             _ => false,
         }
     }
@@ -263,6 +274,19 @@ fn each_running(expr: &mut GpuExpr, f: &mut impl FnMut(&mut GpuExpr)) {
 /// replaces it).
 fn carry_into(running: &mut GpuExpr, carry: Scalar) {
     let dtype = running.dtype;
+    if let ExprKind::Fill { input, .. } = &mut running.kind {
+        // A forward fill: the carry in the first row where it is null.
+        let value = std::mem::replace(input.as_mut(), GpuExpr::literal(Scalar::Null, dtype));
+        let every_row = value.clone().is_null().binary(
+            BinaryOp::Or,
+            value.clone().is_not_null(),
+            GpuDtype::Boolean,
+        );
+        let null_first =
+            first_of(every_row).binary(BinaryOp::And, value.clone().is_null(), GpuDtype::Boolean);
+        **input = null_first.then(GpuExpr::literal(carry, dtype), value, dtype);
+        return;
+    }
     let (input, op) = match &mut running.kind {
         ExprKind::CumSum(input) => (input, BinaryOp::Plus),
         ExprKind::CumProd(input) => (input, BinaryOp::Multiply),
@@ -297,15 +321,21 @@ fn carry_into(running: &mut GpuExpr, carry: Scalar) {
         }
         _ => carry.binary(op, value.clone(), dtype),
     };
-    // The first valid value: valid, and the first so counted.
-    let valid = value.clone().is_not_null();
+    // The first valid value.
+    let first = first_of(value.clone().is_not_null());
+    **input = first.then(folded, value, dtype);
+}
+
+/// Whether each row is the first where `test` (a boolean reading a
+/// column) holds: it holds, and counted from the first row it holds once.
+fn first_of(test: GpuExpr) -> GpuExpr {
     let counted = GpuExpr {
         kind: ExprKind::CumSum(Box::new(
-            valid.clone().cast(GpuDtype::UInt32, CastMode::NonStrict),
+            test.clone().cast(GpuDtype::UInt32, CastMode::NonStrict),
         )),
         dtype: GpuDtype::UInt32,
     };
-    let first = valid.binary(
+    test.binary(
         BinaryOp::And,
         counted.binary(
             BinaryOp::Eq,
@@ -313,6 +343,5 @@ fn carry_into(running: &mut GpuExpr, carry: Scalar) {
             GpuDtype::Boolean,
         ),
         GpuDtype::Boolean,
-    );
-    **input = first.then(folded, value, dtype);
+    )
 }

@@ -1,4 +1,4 @@
-//! Nodes reading a bounded number of rows around their own (`shift` either way, `diff`, `pct_change`, rolling windows of rows, centred too, fills with a limit) or running from the first row (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`) over partitions: each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before ended with.
+//! Nodes reading a bounded number of rows around their own (`shift` either way, `diff`, `pct_change`, rolling windows of rows, centred too, fills with a limit) or running from the first row (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`, forward fills without a limit) over partitions: each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before ended with.
 
 use engine_select::Executor;
 
@@ -97,6 +97,28 @@ fn shifts_differences_and_rolling_extremes_run_between_the_rows_around() {
     assert_partitioned_split("with_columns", lf, false, true);
     let lf = series().select(exprs);
     assert_partitioned_split("select", lf, false, true);
+    // Forward fills without a limit carry the last valid value, across
+    // partitions of nulls too (of numbers, booleans, texts, dates).
+    let filled = |e: Expr| e.fill_null_with_strategy(FillNullStrategy::Forward(None));
+    let mostly_null: Vec<Option<i64>> = (0..23i64)
+        .map(|i| [2, 9, 10, 17].contains(&i).then_some(i * 3 - 20))
+        .collect();
+    let lf = series()
+        .with_columns([
+            lit(Series::new("m".into(), mostly_null)),
+            col("n").cast(DataType::String).alias("s"),
+            col("n").cast(DataType::Date).alias("d"),
+        ])
+        .with_columns([
+            filled(col("m")).alias("fill_m"),
+            filled(col("x")).alias("fill_x"),
+            filled(col("b")).alias("fill_b"),
+            filled(col("s")).alias("fill_s"),
+            filled(col("d")).alias("fill_d"),
+            (filled(col("m")) + col("n").cum_sum(false)).alias("beside_sum"),
+            filled(col("m").shift(lit(-1))).alias("of_the_row_after"),
+        ]);
+    assert_partitioned_split("forward fills without a limit", lf, false, true);
 }
 
 #[test]
@@ -175,7 +197,7 @@ fn rows_around_beyond_a_partition_or_every_row_run_whole() {
         ("cum_sum of a shift", col("n").shift(lit(2)).cum_sum(false)),
         ("rank", col("n").rank(RankOptions::default(), None)),
         (
-            "a fill without a limit",
+            "a backward fill without a limit",
             col("n").fill_null_with_strategy(FillNullStrategy::Backward(None)),
         ),
     ] {
@@ -209,6 +231,28 @@ fn running_functions_go_on_from_the_partitions_before() {
     assert_partitioned_split("with_columns", lf, false, true);
     let lf = series().select(exprs);
     assert_partitioned_split("select", lf, false, true);
+    // Forward fills without a limit carry the last valid value, across
+    // partitions of nulls too (of numbers, booleans, texts, dates).
+    let filled = |e: Expr| e.fill_null_with_strategy(FillNullStrategy::Forward(None));
+    let mostly_null: Vec<Option<i64>> = (0..23i64)
+        .map(|i| [2, 9, 10, 17].contains(&i).then_some(i * 3 - 20))
+        .collect();
+    let lf = series()
+        .with_columns([
+            lit(Series::new("m".into(), mostly_null)),
+            col("n").cast(DataType::String).alias("s"),
+            col("n").cast(DataType::Date).alias("d"),
+        ])
+        .with_columns([
+            filled(col("m")).alias("fill_m"),
+            filled(col("x")).alias("fill_x"),
+            filled(col("b")).alias("fill_b"),
+            filled(col("s")).alias("fill_s"),
+            filled(col("d")).alias("fill_d"),
+            (filled(col("m")) + col("n").cum_sum(false)).alias("beside_sum"),
+            filled(col("m").shift(lit(-1))).alias("of_the_row_after"),
+        ]);
+    assert_partitioned_split("forward fills without a limit", lf, false, true);
     // Extremes of floats starting with NaN (NaN only until a number
     // comes, across partitions too) and zeros of both signs (the first kept).
     let nan = f64::NAN;

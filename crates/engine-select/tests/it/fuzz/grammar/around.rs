@@ -1,4 +1,4 @@
-//! The fuzzer's functions of a bounded number of rows around each row (shifts either way, diffs, changes in percent, rolling extremes and integer sums of rows, centred too, fills with a limit) and running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`), nested and beside row-wise ones and windows.
+//! The fuzzer's functions of a bounded number of rows around each row (shifts either way, diffs, changes in percent, rolling extremes and integer sums of rows, centred too, fills with a limit) and running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`, forward fills without a limit), nested and beside row-wise ones and windows.
 
 use super::*;
 
@@ -83,10 +83,12 @@ impl Grammar<'_> {
             }
             (_, 5) => {
                 let limit = self.rng.random_range(0..3);
-                let shifted = E::new(Op::Shift(1), vec![column]);
-                match self.chance(0.5) {
-                    true => E::new(Op::FillForward(Some(limit)), vec![shifted]),
-                    false => E::new(Op::FillBackward(Some(limit)), vec![shifted]),
+                let shifted = E::new(Op::Shift(1), vec![column.clone()]);
+                match self.rng.random_range(0..3) {
+                    0 => E::new(Op::FillForward(Some(limit)), vec![shifted]),
+                    1 => E::new(Op::FillBackward(Some(limit)), vec![shifted]),
+                    // A running fill: the last valid value carried on.
+                    _ => E::new(Op::FillForward(None), vec![column]),
                 }
             }
             _ => E::new(Op::Shift(self.rng.random_range(-2..4)), vec![column]),
