@@ -282,6 +282,39 @@ impl ExprLowering<'_> {
             }
             return Some(modes);
         }
+        // A group's distinct values sorted (`x.unique().sort()`): their
+        // list, sorted.
+        if self.per_group
+            && let AExpr::Sort {
+                expr: distinct,
+                options,
+            } = self.arena.get(input)
+            && let AExpr::Function {
+                input: values,
+                function: IRFunctionExpr::Unique(_),
+                ..
+            } = self.arena.get(*distinct)
+        {
+            let (distinct, options) = (*distinct, *options);
+            let (values, first) = self.first_distinct(distinct, values.first()?.node())?;
+            let kept = GpuExpr {
+                dtype: values.dtype,
+                kind: ExprKind::Where {
+                    input: Box::new(values),
+                    by: Box::new(first),
+                },
+            };
+            return Some(GpuExpr {
+                kind: ExprKind::List {
+                    function: ListFunction::Sort {
+                        descending: options.descending,
+                        nulls_last: options.nulls_last,
+                    },
+                    input: Box::new(kept.aggregated(AggOp::Implode, dtype)),
+                },
+                dtype,
+            });
+        }
         let imploded = match self.arena.get(input) {
             // The distinct values in the order they first come (of each
             // group): the rows where each first comes. Per group Polars

@@ -1021,6 +1021,10 @@ impl Grammar<'_> {
                     x = E::new(at, vec![self.value(ty, depth)]);
                 } else if self.chance(0.15) {
                     x = E::new(Op::Unique(self.chance(0.8)), vec![x]);
+                    if self.chance(0.3) {
+                        // Sorted.
+                        x = E::new(Op::Sort(self.chance(0.5), self.chance(0.5)), vec![x]);
+                    }
                 }
                 if self.chance(0.15) {
                     // The values of the most rows (kept in order, or not),

@@ -708,6 +708,20 @@ fn lists_are_made_by_implode_and_by_agg_of_values() {
             ]),
         ),
         (
+            "the distinct values of each group sorted, nulls first or last",
+            numbers.clone().group_by_stable([col("g")]).agg([
+                col("v").unique().sort(Default::default()).alias("v"),
+                col("s")
+                    .unique()
+                    .sort(
+                        SortOptions::default()
+                            .with_order_descending(true)
+                            .with_nulls_last(true),
+                    )
+                    .alias("s"),
+            ]),
+        ),
+        (
             "then exploded back",
             in_order(numbers.clone().group_by([col("g")]).agg([col("s")]))
                 .explode(by_name(["s"], true, false), polars_explode()),
