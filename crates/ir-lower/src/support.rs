@@ -397,6 +397,23 @@ fn row_wise_refusal(node: &PlanNode) -> Option<String> {
     {
         return Some(KEPT_LIST_BESIDE_ROWS.into());
     }
+    // (A select of them alone, but of floats, is distinct rows sorted:
+    // `lower_plan/rewrites.rs`.)
+    let sorted_distinct = |e: &GpuExpr, per_group: bool| {
+        !per_group
+            && matches!(&e.kind, ExprKind::SortedBy { input, .. }
+                if matches!(input.kind, ExprKind::Unique { .. }))
+    };
+    if exprs
+        .iter()
+        .any(|e| find_deep(e, false, false, &sorted_distinct).is_some())
+    {
+        return Some(
+            "`unique().sort()` over the whole frame (but alone in a select, of values other than \
+             floats) is not supported on the GPU"
+                .into(),
+        );
+    }
     let of_aggregated_text = |e: &GpuExpr| {
         // (A zone's local times, too: fuzz seed 2686,
         // `min(t).dt.convert_time_zone(..).dt.hour()` beside columns.)

@@ -103,6 +103,10 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([col("day").cum_prod(false)]),
         ),
         (
+            "distinct floats sorted over the frame",
+            o().select([col("amount").unique().sort(Default::default())]),
+        ),
+        (
             "a logarithm by a null base",
             o().select([col("amount").log(lit(NULL).cast(DataType::Float64))]),
         ),

@@ -490,10 +490,15 @@ impl Plan {
     pub fn ordered(&self) -> bool {
         match self {
             Plan::Scan(_) => true,
-            // Polars gives unsorted counts, and modes not kept in order, in
-            // its hash table's order.
+            // Polars gives unsorted counts, and modes and distinct values
+            // not kept in order, in its hash table's order.
             Plan::Select(input, es) => {
-                let hashed = |op: &Op| matches!(op, Op::ValueCounts(false, _) | Op::Mode(false));
+                let hashed = |op: &Op| {
+                    matches!(
+                        op,
+                        Op::ValueCounts(false, _) | Op::Mode(false) | Op::Unique(false)
+                    )
+                };
                 let unsorted_counts = |e: &E| match &e.op {
                     Op::Alias(_) => e.args.first().is_some_and(|x| hashed(&x.op)),
                     op => hashed(op),

@@ -403,7 +403,8 @@ fn random_op(
             Plan::WithColumns(input, named(es, fresh, &schema, "x"))
         }
         0..=17 => Plan::Filter(input, g.value(Ty::Bool, depth)),
-        // The distinct values of one expression and their counts.
+        // The distinct values of one expression (sorted now and then) and
+        // their counts.
         18..=31 if g.rng.random_bool(0.05) => {
             let ty = g.any_ty();
             let values = g
@@ -415,9 +416,15 @@ fn random_op(
                 0 if g.ordered => Op::Rle,
                 0..=2 => Op::UniqueCounts,
                 3 | 4 => Op::Mode(g.rng.random_bool(0.6)),
+                5 => Op::Unique(g.rng.random_bool(0.5)),
                 _ => Op::ValueCounts(g.rng.random_bool(0.7), g.rng.random_bool(0.3)),
             };
             let mut counted = E::new(op, vec![values]);
+            if matches!(counted.op, Op::Unique(_)) && g.rng.random_bool(0.5) {
+                // Sorted.
+                let sort = Op::Sort(g.rng.random_bool(0.5), g.rng.random_bool(0.5));
+                counted = E::new(sort, vec![counted]);
+            }
             if matches!(counted.op, Op::Mode(_)) && g.rng.random_bool(0.4) {
                 // The most frequent value (the first or last mode).
                 let pick = *[Agg::First, Agg::Last].choose(g.rng).unwrap();

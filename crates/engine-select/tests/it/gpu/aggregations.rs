@@ -128,6 +128,19 @@ fn group_bys_match_the_cpu() {
                 .sort(["x"], SortMultipleOptions::default()),
         ),
         ("distinct dates", table().select([col("d").unique_stable()])),
+        // Sorted: their distinct rows, sorted (before, an internal error).
+        (
+            "distinct values sorted",
+            groups().select([col("s").unique().sort(Default::default())]),
+        ),
+        (
+            "distinct values of an expression sorted descending, nulls last",
+            table().select([(col("i") % lit(3i64)).unique().sort(
+                SortOptions::default()
+                    .with_order_descending(true)
+                    .with_nulls_last(true),
+            )]),
+        ),
         // (Of an expression: its values, then their distinct rows; before,
         // an internal error.)
         (
