@@ -384,35 +384,55 @@ fn strip_aggregations(expr: &GpuExpr) -> GpuExpr {
 /// list by `list.eval` or a list's filter. (It computes such parts from the
 /// frame's columns before the aggregations.)
 fn row_wise_refusal(node: &PlanNode) -> Option<String> {
+    // Distinct values over the whole frame, where the executor takes them:
+    // a select of them alone (of a column; of an expression, rewritten to
+    // distinct rows, sorted too: `lower_plan/rewrites.rs`), their list
+    // (`implode`), or in an aggregation (first, last, count: without the
+    // `unique`); elsewhere (beside other columns, inside a row-wise
+    // function, sorted inside a list) they stay with Polars.
     let exprs = match node {
-        PlanNode::Select { exprs, .. } if aggregating_select(exprs) => return None,
         PlanNode::Select { .. } | PlanNode::WithColumns { .. } | PlanNode::Filter { .. } => {
             node.exprs()
         }
         _ => return None,
     };
+    let distinct = |e: &GpuExpr| matches!(e.kind, ExprKind::Unique { .. });
+    // (Of an expression, alone, the rewrite made distinct rows already.)
+    let alone = matches!(node, PlanNode::Select { .. })
+        && matches!(exprs.as_slice(), [e] if matches!(&e.kind,
+            ExprKind::Unique { input, .. } if matches!(input.kind, ExprKind::Column { .. })));
+    let sorted_distinct = |e: &GpuExpr, per_group: bool| {
+        !per_group && matches!(&e.kind, ExprKind::SortedBy { input, .. } if distinct(input))
+    };
+    let aggregating = matches!(node, PlanNode::Select { exprs, .. } if aggregating_select(exprs));
+    // Inside a row-wise function (an aggregation of them has its own
+    // checks: its list, or what the lowering took without the `unique`).
+    let inside = |e: &GpuExpr, per_group: bool| {
+        !per_group
+            && !matches!(e.kind, ExprKind::Agg { .. })
+            && e.children().into_iter().any(distinct)
+    };
+    let refused = |e: &GpuExpr| {
+        find_deep(e, false, false, &sorted_distinct).is_some()
+            || (!aggregating
+                && ((!alone && distinct(e)) || find_deep(e, false, false, &inside).is_some()))
+    };
+    if exprs.iter().any(|e| refused(e)) {
+        return Some(
+            "`unique` over the whole frame beside other columns or inside another expression \
+             (but alone in a select, sorted there but of floats, imploded, or the first, last \
+             or count of the distinct values) is not supported on the GPU"
+                .into(),
+        );
+    }
+    if aggregating {
+        return None;
+    }
     if exprs
         .iter()
         .any(|e| find_deep(e, false, false, &|e, _| kept_list(e)).is_some())
     {
         return Some(KEPT_LIST_BESIDE_ROWS.into());
-    }
-    // (A select of them alone, but of floats, is distinct rows sorted:
-    // `lower_plan/rewrites.rs`.)
-    let sorted_distinct = |e: &GpuExpr, per_group: bool| {
-        !per_group
-            && matches!(&e.kind, ExprKind::SortedBy { input, .. }
-                if matches!(input.kind, ExprKind::Unique { .. }))
-    };
-    if exprs
-        .iter()
-        .any(|e| find_deep(e, false, false, &sorted_distinct).is_some())
-    {
-        return Some(
-            "`unique().sort()` over the whole frame (but alone in a select, of values other than \
-             floats) is not supported on the GPU"
-                .into(),
-        );
     }
     let of_aggregated_text = |e: &GpuExpr| {
         // (A zone's local times, too: fuzz seed 2686,

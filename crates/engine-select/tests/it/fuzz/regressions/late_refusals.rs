@@ -800,3 +800,49 @@ fn host_functions_of_broadcast_aggregations_run() {
         crate::gpu::assert_gpu_eq(name, lf);
     }
 }
+
+/// Distinct values over the whole frame where the executor does not take
+/// them (two selects of them side by side, a membership in them, inside a
+/// rank, a reverse, of a sort; sorted, of floats): the executor refused
+/// them after ir-lower had accepted them (internal errors, fallen back),
+/// found by probing the kinds of queries users write. Now refused in
+/// ir-lower; `select(x.unique().sort())` runs (distinct rows sorted).
+#[test]
+fn distinct_values_elsewhere_over_the_frame_are_refused_in_ir_lower() {
+    let df = df!(
+        "g" => [Some("x"), Some("y"), None, Some("y"), Some("z"), Some("x")],
+        "a" => [Some(1i64), Some(2), None, Some(4), Some(5), Some(2)],
+        "f" => [Some(1.5f64), Some(-0.0), Some(0.0), None, Some(f64::NAN), Some(1.5)],
+    )
+    .unwrap()
+    .lazy();
+    for lf in [
+        df.clone().select([
+            col("g").unique_stable().alias("g"),
+            col("g").unique_stable().alias("h"),
+        ]),
+        df.clone()
+            .filter(col("a").is_in(col("a").unique_stable().implode(false), false)),
+        df.clone()
+            .select([col("a").unique_stable().rank(RankOptions::default(), None)]),
+        df.clone()
+            .select([col("a").sort(Default::default()).unique_stable()]),
+        df.clone().select([col("a").unique_stable().reverse()]),
+        df.clone()
+            .select([col("f").unique_stable().sort(Default::default())]),
+    ] {
+        assert_same_as_cpu(lf, ORDERED);
+    }
+    for lf in [
+        df.clone()
+            .select([col("g").unique().sort(Default::default())]),
+        df.select([(col("a") % lit(2)).unique().sort(
+            SortOptions::default()
+                .with_order_descending(true)
+                .with_nulls_last(true),
+        )]),
+    ] {
+        assert_same_as_cpu(lf.clone(), ORDERED);
+        crate::gpu::assert_gpu_eq("distinct values sorted", lf);
+    }
+}
