@@ -439,13 +439,15 @@ impl ExprLowering<'_> {
             // may raise computing them (a strict cast, fuzz seed 23007 case
             // 69), the query stays with Polars.
             let picks = matches!(op, AggOp::First | AggOp::Last | AggOp::Get { .. });
+            // (A strict parse of texts into temporal values too: fuzz seed
+            // 9919 case 117, a strict cast of text to a timestamp.)
             let strict = |e: &GpuExpr| {
                 matches!(
                     e.kind,
                     ExprKind::Cast {
                         mode: CastMode::Strict,
                         ..
-                    }
+                    } | ExprKind::ParseTemporal { lenient: false, .. }
                 )
             };
             if !picks && order.iter().any(|order| order.key.any(&strict)) {

@@ -688,6 +688,19 @@ fn order_free_aggregations_of_sorts_by_keys_that_raise_stay_with_polars() {
         .sum()
         .alias("x2")]);
     assert_same_as_cpu(lf, UNORDERED);
+    // A strict parse of texts as the key (a strict cast of text to a
+    // timestamp): Polars raises on a text that is none. Found by the
+    // fuzzer (partitioned-stress seed 9919, case 117).
+    let t0 = df!("a" => [Some("A")], "b" => [Some(false)]).unwrap();
+    let key = col("a")
+        .strict_cast(DataType::Datetime(TimeUnit::Microseconds, None))
+        .arg_sort(true, false);
+    let lf = t0.lazy().group_by_stable([col("b")]).agg([col("a")
+        .gt(lit("1"))
+        .gather(key, true)
+        .any(false)
+        .alias("x2")]);
+    assert_same_as_cpu(lf, ORDERED);
 }
 
 /// A median of timestamps through a function of a filter's rows per group
