@@ -17,9 +17,9 @@ use polars_ops::series::{ClosedInterval, RankMethod as PolarsRankMethod, RoundMo
 use polars_plan::dsl::{Operator, WindowMapping};
 use polars_plan::plans::expr_ir::ExprIR;
 use polars_plan::plans::{
-    AExpr, ArenaExprIter, ExprIRDisplay, IRAggExpr, IRBooleanFunction, IRFunctionExpr,
-    IRListFunction, IRPowFunction, IRRangeFunction, IRStringFunction, IRStructFunction,
-    IRTemporalFunction, LiteralValue, ToFieldContext,
+    AExpr, ArenaExprIter, IRAggExpr, IRBooleanFunction, IRFunctionExpr, IRListFunction,
+    IRPowFunction, IRRangeFunction, IRStringFunction, IRStructFunction, IRTemporalFunction,
+    LiteralValue, ToFieldContext,
 };
 use polars_utils::arena::{Arena, Node};
 
@@ -200,7 +200,7 @@ impl ExprLowering<'_> {
     }
 
     fn notation(&self, node: Node) -> String {
-        crate::refusal::sorts_written(&ExprIRDisplay::display_node(node, self.arena).to_string())
+        crate::refusal::written(node, self.arena)
     }
 
     fn refuse(&mut self, node: Node, reason: impl Into<String>) -> Lowered {

@@ -109,6 +109,12 @@ pub(crate) fn written_out(
     refusals
 }
 
+/// The expression at `node` as the user wrote it: Polars' notation, its
+/// sorts written out ([`sorts_written`]).
+pub(crate) fn written(node: Node, arena: &Arena<AExpr>) -> String {
+    sorts_written(&ExprIRDisplay::display_node(node, arena).to_string())
+}
+
 /// `text` (Polars' display of expressions) with each `sort_by` written as
 /// users pass it: Polars shows `x.sort_by(by=[k], sort_option=
 /// SortMultipleOptions { descending: [true], .. })`, which becomes

@@ -211,6 +211,21 @@ impl ExprLowering<'_> {
         })
     }
 
+    /// The distinct values of `values` (the input of the `unique` at
+    /// `node`) as a list of `dtype`: the rows where each first comes
+    /// ([`Self::first_distinct`]), imploded.
+    fn distinct_listed(&mut self, node: Node, values: Node, dtype: GpuDtype) -> Option<GpuExpr> {
+        let (values, first) = self.first_distinct(node, values)?;
+        let kept = GpuExpr {
+            dtype: values.dtype,
+            kind: ExprKind::Where {
+                input: Box::new(values),
+                by: Box::new(first),
+            },
+        };
+        Some(kept.aggregated(AggOp::Implode, dtype))
+    }
+
     /// Of `unique` (at `node`) of `values` within each group (or list),
     /// where Polars keeps the distinct values in the order they first come:
     /// the values, and whether each row is where its value first comes (of
@@ -296,21 +311,14 @@ impl ExprLowering<'_> {
             } = self.arena.get(*distinct)
         {
             let (distinct, options) = (*distinct, *options);
-            let (values, first) = self.first_distinct(distinct, values.first()?.node())?;
-            let kept = GpuExpr {
-                dtype: values.dtype,
-                kind: ExprKind::Where {
-                    input: Box::new(values),
-                    by: Box::new(first),
-                },
-            };
+            let listed = self.distinct_listed(distinct, values.first()?.node(), dtype)?;
             return Some(GpuExpr {
                 kind: ExprKind::List {
                     function: ListFunction::Sort {
                         descending: options.descending,
                         nulls_last: options.nulls_last,
                     },
-                    input: Box::new(kept.aggregated(AggOp::Implode, dtype)),
+                    input: Box::new(listed),
                 },
                 dtype,
             });
@@ -326,15 +334,7 @@ impl ExprLowering<'_> {
                 function: IRFunctionExpr::Unique(stable),
                 ..
             } if *stable || self.per_group => {
-                let (values, first) = self.first_distinct(input, values.first()?.node())?;
-                let kept = GpuExpr {
-                    dtype: values.dtype,
-                    kind: ExprKind::Where {
-                        input: Box::new(values),
-                        by: Box::new(first),
-                    },
-                };
-                kept.aggregated(AggOp::Implode, dtype)
+                self.distinct_listed(input, values.first()?.node(), dtype)?
             }
             _ => self.aggregation_of(node, AggOp::Implode, input, dtype)?,
         };

@@ -134,13 +134,7 @@ impl PlanLowering<'_> {
                         why: "a pick of several modes, which Polars lists in an order of its \
                               own"
                         .into(),
-                        shown: crate::refusal::sorts_written(
-                            &polars_plan::plans::ExprIRDisplay::display_node(
-                                only.node(),
-                                self.expr_arena,
-                            )
-                            .to_string(),
-                        ),
+                        shown: crate::refusal::written(only.node(), self.expr_arena),
                     },
                     dtype,
                 }

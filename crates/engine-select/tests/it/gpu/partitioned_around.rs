@@ -97,28 +97,6 @@ fn shifts_differences_and_rolling_extremes_run_between_the_rows_around() {
     assert_partitioned_split("with_columns", lf, false, true);
     let lf = series().select(exprs);
     assert_partitioned_split("select", lf, false, true);
-    // Forward fills without a limit carry the last valid value, across
-    // partitions of nulls too (of numbers, booleans, texts, dates).
-    let filled = |e: Expr| e.fill_null_with_strategy(FillNullStrategy::Forward(None));
-    let mostly_null: Vec<Option<i64>> = (0..23i64)
-        .map(|i| [2, 9, 10, 17].contains(&i).then_some(i * 3 - 20))
-        .collect();
-    let lf = series()
-        .with_columns([
-            lit(Series::new("m".into(), mostly_null)),
-            col("n").cast(DataType::String).alias("s"),
-            col("n").cast(DataType::Date).alias("d"),
-        ])
-        .with_columns([
-            filled(col("m")).alias("fill_m"),
-            filled(col("x")).alias("fill_x"),
-            filled(col("b")).alias("fill_b"),
-            filled(col("s")).alias("fill_s"),
-            filled(col("d")).alias("fill_d"),
-            (filled(col("m")) + col("n").cum_sum(false)).alias("beside_sum"),
-            filled(col("m").shift(lit(-1))).alias("of_the_row_after"),
-        ]);
-    assert_partitioned_split("forward fills without a limit", lf, false, true);
 }
 
 #[test]
