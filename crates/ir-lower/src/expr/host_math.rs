@@ -26,6 +26,7 @@ macro_rules! applied {
             HostFunction::Log { base } => $x.log($narrow(base)),
             HostFunction::LogBy => $x.log($other),
             HostFunction::Pow { exponent } => $x.powf($narrow(exponent)),
+            HostFunction::PowBy => $x.powf($other),
             HostFunction::Sin => $x.sin(),
             HostFunction::Cos => $x.cos(),
             HostFunction::Tan => $x.tan(),
@@ -70,6 +71,11 @@ pub enum HostFunction {
     Pow {
         exponent: f64,
     },
+    /// `pow` by an exponent of each row (the part's `other`; both inputs
+    /// row-wise, cast to the result's type, a float): Polars' `powf` of
+    /// each row, but over a frame of one row, where it takes the exponent
+    /// as one value and computes it as by a literal ([`HostFunction::apply_alone_f64`]).
+    PowBy,
     /// `sin`, `cos`, `tan`, `cot` (`tan` to the power -1, as Polars takes
     /// it), their inverses `arcsin`, `arccos`, `arctan`, the hyperbolic
     /// functions and their inverses, `degrees` and `radians`: Rust's
@@ -98,13 +104,14 @@ pub enum HostFunction {
 impl HostFunction {
     /// One of each function (the logarithm of base 10, the power 2.5), for
     /// the parity test and the fuzzer's grammar.
-    pub const ALL: [HostFunction; 22] = [
+    pub const ALL: [HostFunction; 23] = [
         HostFunction::Exp,
         HostFunction::Log1p,
         HostFunction::Cbrt,
         HostFunction::Log { base: 10.0 },
         HostFunction::LogBy,
         HostFunction::Pow { exponent: 2.5 },
+        HostFunction::PowBy,
         HostFunction::Sin,
         HostFunction::Cos,
         HostFunction::Tan,
@@ -130,7 +137,7 @@ impl HostFunction {
             HostFunction::Log1p => "log1p",
             HostFunction::Cbrt => "cbrt",
             HostFunction::Log { .. } | HostFunction::LogBy => "log",
-            HostFunction::Pow { .. } => "pow",
+            HostFunction::Pow { .. } | HostFunction::PowBy => "pow",
             HostFunction::Sin => "sin",
             HostFunction::Cos => "cos",
             HostFunction::Tan => "tan",
@@ -202,9 +209,12 @@ impl HostFunction {
     }
 
     /// Whether the function reads a second input (`arctan2`, `log` by a
-    /// base of the rows).
+    /// base of the rows, `pow` by an exponent of the rows).
     pub fn binary(self) -> bool {
-        matches!(self, HostFunction::Arctan2 | HostFunction::LogBy)
+        matches!(
+            self,
+            HostFunction::Arctan2 | HostFunction::LogBy | HostFunction::PowBy
+        )
     }
 
     /// The function of an f64 (and `other`, read by the [binary] ones
@@ -221,9 +231,29 @@ impl HostFunction {
         applied!(self, x, other, |literal: f64| literal as f32)
     }
 
+    /// The function of an f64 in a frame of one row, as Polars' engine
+    /// computes it there: [`HostFunction::apply_f64`]'s, but for `pow` by
+    /// an exponent of the row, which Polars takes as one value then (as it
+    /// takes a literal): the base itself for 1, its `sqrt` for 0.5, its
+    /// product with itself for the whole exponents from 2 to 9, else `powf`.
+    pub fn apply_alone_f64(self, x: f64, other: f64) -> f64 {
+        match self {
+            HostFunction::PowBy => power_of_one(x, other, f64::sqrt, f64::powf),
+            _ => self.apply_f64(x, other),
+        }
+    }
+
+    /// [`HostFunction::apply_alone_f64`] of an f32, in f32.
+    pub fn apply_alone_f32(self, x: f32, other: f32) -> f32 {
+        match self {
+            HostFunction::PowBy => power_of_one(x, other, f32::sqrt, f32::powf),
+            _ => self.apply_f32(x, other),
+        }
+    }
+
     /// The function applied to `input` in Polars' DSL (for tests and the
     /// fuzzer's grammar; `arctan2` of the input and 1 less than it, `log`
-    /// by 1 more than it).
+    /// by 1 more than it, `pow` by 0.5 less than it).
     pub fn of(self, input: Expr) -> Expr {
         match self {
             HostFunction::Exp => input.exp(),
@@ -232,6 +262,7 @@ impl HostFunction {
             HostFunction::Log { base } => input.log(lit(base)),
             HostFunction::LogBy => input.clone().log(input + lit(1)),
             HostFunction::Pow { exponent } => input.pow(lit(exponent)),
+            HostFunction::PowBy => input.clone().pow(input - lit(0.5)),
             HostFunction::Sin => input.sin(),
             HostFunction::Cos => input.cos(),
             HostFunction::Tan => input.tan(),
@@ -249,5 +280,26 @@ impl HostFunction {
             HostFunction::Radians => input.radians(),
             HostFunction::Arctan2 => input.clone().arctan2(input - lit(1)),
         }
+    }
+}
+
+/// `x` to the power `exponent` as Polars computes a power by one exponent
+/// of a float type (its literal path; see [`HostFunction::apply_alone_f64`]).
+fn power_of_one<T>(x: T, exponent: T, sqrt: fn(T) -> T, powf: fn(T, T) -> T) -> T
+where
+    T: Copy + Into<f64> + std::ops::Mul<Output = T>,
+{
+    let value: f64 = exponent.into();
+    match value {
+        1.0 => x,
+        0.5 => sqrt(x),
+        whole if whole.fract() == 0.0 && whole > 1.0 && whole < 10.0 => {
+            let mut product = x;
+            for _ in 1..whole as u8 {
+                product = product * x;
+            }
+            product
+        }
+        _ => powf(x, exponent),
     }
 }

@@ -343,14 +343,16 @@ impl ExprLowering<'_> {
                 if matches!(base.dtype, GpuDtype::Decimal(..)) {
                     return self.refuse(node, "pow of decimals (Polars raises its error)");
                 }
-                // A literal, or a null cast to a type.
+                // A literal, or a null cast to a type; else an exponent of
+                // each row.
                 let exponent = match self.literal_value(exponent) {
                     Some(value) => value,
-                    None => match self.expr(exponent)?.kind {
-                        ExprKind::Literal(Scalar::Null) => AnyValue::Null,
-                        _ => {
-                            return self.refuse(node, "pow with an exponent that is not a literal");
-                        }
+                    None => match self.expr(exponent)? {
+                        GpuExpr {
+                            kind: ExprKind::Literal(Scalar::Null),
+                            ..
+                        } => AnyValue::Null,
+                        exponent => return self.pow_by(node, base, exponent, dtype),
                     },
                 };
                 return match pow_exactly(base, exponent, dtype) {
@@ -981,6 +983,50 @@ impl ExprLowering<'_> {
 }
 
 impl ExprLowering<'_> {
+    /// `base` to the power `exponent`, an exponent of each row, at `node`
+    /// (of `dtype`, a float: Polars raises integers to integers in their
+    /// own type, which overflows, and raises on a negative exponent):
+    /// computed on the host ([`HostFunction::PowBy`]), both cast to
+    /// `dtype` as Polars casts them. Both inputs row-wise, the exponent
+    /// reading a column: Polars then takes the exponent as one value only
+    /// where the frame has one row, as the host does.
+    fn pow_by(&mut self, node: Node, base: GpuExpr, exponent: GpuExpr, dtype: GpuDtype) -> Lowered {
+        if !HostFunction::takes(dtype) {
+            return self.refuse(
+                node,
+                format!(
+                    "pow of {} by an exponent of {} that is not a literal is not supported on \
+                     the GPU",
+                    base.dtype, exponent.dtype
+                ),
+            );
+        }
+        for taken in [&base, &exponent] {
+            if !taken.dtype.is_numeric() || matches!(taken.dtype, GpuDtype::Decimal(..)) {
+                return self.refuse(
+                    node,
+                    format!("pow of {} (Polars raises its error)", taken.dtype),
+                );
+            }
+        }
+        if !(base.is_row_wise() && exponent.is_row_wise() && exponent.reads_a_column()) {
+            return self.refuse(
+                node,
+                "pow by an exponent that is not a literal nor a value of each row is not \
+                 supported on the GPU",
+            );
+        }
+        let cast = |e: GpuExpr| Box::new(e.cast(dtype, CastMode::NonStrict));
+        Some(GpuExpr {
+            kind: ExprKind::OnHost {
+                function: HostFunction::PowBy,
+                input: cast(base),
+                other: Some(cast(exponent)),
+            },
+            dtype,
+        })
+    }
+
     /// `exp`, `log1p`, `cbrt`, `log(base)`, a trigonometric function or
     /// `arctan2` (`function`, of `inputs`) at `node`: computed on the host
     /// in the type of Polars' result, its inputs cast to it first (as

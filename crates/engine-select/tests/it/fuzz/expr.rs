@@ -533,6 +533,7 @@ impl E {
                         format!("{source}.clone().arctan2({source} - lit(1))")
                     }
                     HostFunction::LogBy => format!("{source}.clone().log({source} + lit(1))"),
+                    HostFunction::PowBy => format!("{source}.clone().pow({source} - lit(0.5))"),
                     other => format!("{source}.{}()", other.name()),
                 };
                 (function.of(x), call)

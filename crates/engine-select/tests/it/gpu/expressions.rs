@@ -720,6 +720,90 @@ fn powers_the_cpu_computes_exactly_run_on_the_device() {
     }
 }
 
+/// `pow` by an exponent of each row: Polars' `powf` row by row, computed
+/// on the host, but over a frame of one row, where Polars takes the
+/// exponent as one value and computes as by a literal (the base for 1,
+/// `sqrt` for 0.5, products for the whole exponents 2 to 9).
+#[test]
+fn powers_by_exponents_of_the_rows_match_the_cpu() {
+    let exponents = [1.0, 0.5, 2.0, 3.0, 9.0, 10.0, 2.5, 0.0, -1.0, f64::NAN];
+    let bases = [
+        1.1,
+        -2.5,
+        -0.0,
+        f64::NEG_INFINITY,
+        3.7,
+        1e-3,
+        7.25,
+        0.1,
+        2.0,
+        1e300,
+    ];
+    let frame = || {
+        df!(
+            "x" => bases.map(Some),
+            "e" => exponents.map(Some),
+            "f" => bases.map(|b| Some(b as f32)),
+            "i" => [Some(2i64), Some(-3), None, Some(0), Some(5), Some(7), Some(-1), Some(4), Some(9), Some(1 << 40)],
+            "u" => [Some(3u8), Some(2), Some(1), Some(0), Some(255), Some(9), Some(4), None, Some(6), Some(8)],
+            "g" => [1i32, 2, 1, 2, 1, 2, 1, 2, 1, 2],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([col("e").cast(DataType::Float32).alias("e32")])
+    };
+    let powers = || {
+        [
+            col("x").pow(col("e")).alias("f64 by f64"),
+            col("f").pow(col("e32")).alias("f32 by f32"),
+            col("f").pow(col("e")).alias("f32 by f64"),
+            col("x").pow(col("i")).alias("f64 by i64"),
+            col("i").pow(col("e")).alias("i64 by f64"),
+            col("u").pow(col("e32")).alias("u8 by f32"),
+            (col("x") + lit(1.0))
+                .pow(col("e") * lit(2.0))
+                .alias("of expressions"),
+        ]
+    };
+    assert_gpu_eq("powers by columns", frame().select(powers()));
+    // Each row alone: Polars' path of one exponent.
+    for row in 0..bases.len() as i64 {
+        assert_gpu_eq(
+            &format!("powers by columns of row {row} alone"),
+            frame().slice(row, 1).select(powers()),
+        );
+    }
+    assert_gpu_eq(
+        "in filters, per group and in windows",
+        frame()
+            .filter(col("x").pow(col("e")).gt(lit(1.0)))
+            .group_by_stable([col("g")])
+            .agg([
+                col("x").pow(col("e")).sum().alias("sum"),
+                col("f").pow(col("e")).alias("list"),
+            ]),
+    );
+    assert_gpu_eq(
+        "in windows",
+        frame().with_columns([col("x")
+            .pow(col("e"))
+            .max()
+            .over([col("g")])
+            .unwrap()
+            .alias("window")]),
+    );
+    // Integers by integers (Polars' own loop, which overflows, and its error
+    // for a negative exponent) and exponents of other rows stay with Polars.
+    assert_cpu_answer_with_reason(
+        frame().slice(0, 2).select([col("u").pow(col("u"))]),
+        "pow of u8 by an exponent of u8",
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([col("x").pow(col("e").shift(lit(1)))]),
+        "pow by an exponent that is not a literal nor a value of each row",
+    );
+}
+
 /// Every unary function of numbers the evaluator computes, over every
 /// numeric type with its edge values: on the device where ir-lower says the
 /// function takes Polars' result type (equal to the CPU's to the last bit),

@@ -56,9 +56,18 @@ impl Executor<'_> {
                 input.dtype
             ))
         };
+        // (Over a frame of one row Polars takes a second input as one
+        // value: `pow` by it computes as by a literal.)
+        let alone = frame.height == 1;
         let (f64s, f32s) = (
-            |x, y| function.apply_f64(x, y),
-            |x, y| function.apply_f32(x, y),
+            |x, y| match alone {
+                true => function.apply_alone_f64(x, y),
+                false => function.apply_f64(x, y),
+            },
+            |x, y| match alone {
+                true => function.apply_alone_f32(x, y),
+                false => function.apply_f32(x, y),
+            },
         );
         let values = match (values, others) {
             (Values::F64(values), None) => Values::F64(self.applied(&values, None, f64s)?),
