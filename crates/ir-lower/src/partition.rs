@@ -69,13 +69,17 @@ pub enum Partitioning {
     /// partition between that many last rows of the input before it and
     /// first rows after it, the rows put around it dropped from its
     /// result, its running functions going on from the values reached
-    /// before it.
+    /// before it. Or a select or with_columns running from the last row
+    /// only (`cum_sum(reverse=True)`, a backward fill; see
+    /// [`PlanNode::running_from_the_end`]): the partitions from the last
+    /// to the first, each going on from the values reached after it.
     Around,
     /// A filter, select or with_columns of row-wise expressions beside
     /// aggregations over the whole frame whose select runs over
     /// partitions (see [`PlanNode::frame_aggregations`]): the
     /// aggregations first, into one row, then each partition with that
-    /// row's values beside it, row-wise.
+    /// row's values beside it, row-wise (or, a select or with_columns,
+    /// around each partition, as `Around`).
     BesideAggregations,
     /// Rows put in buckets by a hash of the keys (row-wise expressions), each bucket run whole:
     /// every row of a key is in one bucket, in the order of the input, so
@@ -148,7 +152,7 @@ impl PlanNode {
                 BesideAggregations
             }
             PlanNode::Filter { .. } | PlanNode::Select { .. } | PlanNode::WithColumns { .. }
-                if self.rows_around().is_some() =>
+                if self.rows_around().is_some() || self.running_from_the_end().is_some() =>
             {
                 Around
             }

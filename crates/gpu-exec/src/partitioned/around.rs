@@ -1,4 +1,4 @@
-//! Nodes reading a bounded number of rows around their own (`shift`, `diff`, rolling windows of rows, fills with a limit) or running from the first row (`cum_sum`, `cum_max`) over partitions: each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before ended with.
+//! Nodes reading a bounded number of rows around their own (`shift`, `diff`, rolling windows of rows, fills with a limit) or running from the first row (`cum_sum`, `cum_max`) over partitions: each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before ended with; nodes running from the last row, from the last partition to the first.
 
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -29,6 +29,13 @@ impl Partitioned<'_> {
     /// more than a partition's rows.
     pub(super) fn around(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         let inputs = node.inputs();
+        if let (None, Some(turned), [input]) = (
+            node.rows_around(),
+            node.running_from_the_end(),
+            inputs.as_slice(),
+        ) {
+            return self.from_the_end(node, &turned, input);
+        }
         let (Some(around), [input]) = (node.rows_around(), inputs.as_slice()) else {
             return self.on_whole_inputs(node);
         };
@@ -129,6 +136,57 @@ impl Partitioned<'_> {
         match out.is_empty() {
             true => Err(ExecError::Unsupported(
                 "a node reading rows around its own over no partitions".into(),
+            )),
+            false => Ok(Data::Parts(out)),
+        }
+    }
+
+    /// A select or with_columns running from the last row only
+    /// (`PlanNode::running_from_the_end`, `turned`: each such function the
+    /// reverse of its function from the first row over the reversed
+    /// input): its input's partitions run from the last to the first, each
+    /// function going on from the value the partitions after it reached
+    /// (the last valid value of its reversed run, carried to the partition
+    /// before), the results put back in order.
+    fn from_the_end(
+        &mut self,
+        node: &PlanNode,
+        turned: &PlanNode,
+        input: &PlanNode,
+    ) -> Result<Data, ExecError> {
+        let running = turned.running_functions();
+        let first = turned.carried(&vec![None; running]);
+        let later = carried_later(turned, running);
+        let (Some(first), Some(later)) = (first, later) else {
+            return self.on_whole_inputs(node);
+        };
+        if !plan_runs(&first) || !plan_runs(&later) {
+            return self.on_whole_inputs(node);
+        }
+        let parts = match self.input_parts(node, input)? {
+            ControlFlow::Continue(parts) => parts,
+            ControlFlow::Break(done) => return Ok(done),
+        };
+        let mut carries: Vec<Option<Scalar>> = vec![None; running];
+        let mut out = Vec::with_capacity(parts.len());
+        for part in parts.into_iter().rev() {
+            let own = part.height();
+            let plan = turned.carried(&carries).ok_or_else(|| {
+                ExecError::Unsupported("running functions of another node".into())
+            })?;
+            let mut ran = self.on_device(over(&plan, vec![part]))?;
+            for (i, carry) in carries.iter_mut().enumerate() {
+                let values = ran.drop_in_place(&format!("{RUNNING}{i}"))?;
+                if let Some(value) = last_valid(&values, own)? {
+                    *carry = Some(value);
+                }
+            }
+            out.push(ran);
+        }
+        out.reverse();
+        match out.is_empty() {
+            true => Err(ExecError::Unsupported(
+                "a node running from the last row over no partitions".into(),
             )),
             false => Ok(Data::Parts(out)),
         }

@@ -15,7 +15,9 @@ impl Partitioned<'_> {
     /// partitions of its input (as a select of them runs: partial
     /// aggregations merged, quantiles by ranks), one row, then each
     /// partition with the row's values as columns beside its own, the
-    /// node's expressions reading them there.
+    /// node's expressions reading them there (row-wise, or, where they
+    /// read rows around their own or run from the first row, as
+    /// [`Partitioned::around`] runs them).
     pub(super) fn beside_aggregations(&mut self, node: &PlanNode) -> Result<Data, ExecError> {
         let Some(plan) = node.frame_aggregations() else {
             return self.on_whole_inputs(node);
@@ -45,6 +47,12 @@ impl Partitioned<'_> {
                 part.with_column(column.new_from_index(0, height))?;
             }
             beside.push(part);
+        }
+        if plan.rows.rows_around().is_some() {
+            // Reading the rows around each row, or running from the first:
+            // around each partition of them (put together, cut again).
+            let rows = Data::Parts(beside).whole()?;
+            return self.around(&over(&plan.rows, vec![rows]));
         }
         let rows = Stream::chain(plan.rows, plan.depth, Stream::Parts(beside.into_iter()));
         Ok(Data::Parts(self.all_parts(rows)?))

@@ -1,4 +1,4 @@
-//! Nodes that read a bounded number of rows around each of their own (`shift`, `diff`, rolling windows of rows, fills with a limit) or run from the first row (`cum_sum`, `cum_max`): each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before ended with.
+//! Nodes that read a bounded number of rows around each of their own (`shift`, `diff`, rolling windows of rows, fills with a limit) or run from the first row (`cum_sum`, `cum_max`) or the last: each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before (or after) ended with.
 //!
 //! `x.shift(2)`, `x.diff()`, `x.pct_change()`, `x.rolling_max(5)` and
 //! `x.fill_null(strategy="forward", limit=3)` give each row a value of
@@ -14,8 +14,7 @@
 //! whose value is not one of the window's rows alone, where Polars' walk
 //! carries state from the frame's start (a float rolling sum's
 //! compensation, a mean's and a variance's moments), or that read every
-//! row (`rank`, a backward fill without a limit, a `cum_sum` from the
-//! end), read more than a bounded number of rows.
+//! row (`rank`), read more than a bounded number of rows.
 //!
 //! Running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, from
 //! the first row; `cum_count`, a `cum_sum` of validity; a forward fill
@@ -34,6 +33,13 @@
 //! run over the rows put in front without the rows before them; a running
 //! function inside a function of rows before, `x.cum_sum().shift(1)`,
 //! runs, as the carry is its value where the rows put in front start).
+//!
+//! Running functions from the last row (`cum_sum`, `cum_prod`, `cum_max`
+//! and `cum_min` with `reverse`, a backward fill without a limit) are each
+//! the reverse of its function from the first row over the reversed rows:
+//! a select or with_columns reading other rows only through such, written
+//! so ([`PlanNode::running_from_the_end`]), runs its partitions from the
+//! last to the first, each carrying on from the partitions after it.
 
 use crate::dtype::GpuDtype;
 use crate::expr::{
@@ -139,6 +145,93 @@ impl PlanNode {
         }
         Some(node)
     }
+}
+
+impl PlanNode {
+    /// This select or with_columns (filling every row) whose expressions
+    /// read other rows only through running functions from the last row
+    /// (`cum_sum`, `cum_prod`, `cum_max` or `cum_min` with `reverse`, a
+    /// backward fill without a limit) of row-wise inputs reading a column,
+    /// with each written as the reverse of its function from the first row
+    /// over the reversed input, which [`PlanNode::carried`] carries: the
+    /// partitions then run from the last to the first, each running on from
+    /// the value the partitions after it reached (see the module's
+    /// comment). `None` for other nodes.
+    pub fn running_from_the_end(&self) -> Option<PlanNode> {
+        if !matches!(self, PlanNode::Select { .. } | PlanNode::WithColumns { .. }) {
+            return None;
+        }
+        self.expressions_per_row()?;
+        let mut node = self.clone();
+        let exprs = match &mut node {
+            PlanNode::Select { exprs, .. } | PlanNode::WithColumns { exprs, .. } => exprs,
+            _ => return None,
+        };
+        let mut from_the_end = 0;
+        for named in exprs.iter_mut() {
+            if !turned_around(&mut named.expr, &mut from_the_end) {
+                return None;
+            }
+        }
+        // (Each of them, and no other, a running function the partitions
+        // carry: of the types those take.)
+        (from_the_end > 0 && node.running_functions() == from_the_end).then_some(node)
+    }
+}
+
+/// Whether `expr` reads other rows only through running functions from the
+/// last row of row-wise inputs reading a column; each such function
+/// written as the reverse of its function from the first row over the
+/// reversed input (counted in `count`).
+fn turned_around(expr: &mut GpuExpr, count: &mut usize) -> bool {
+    let dtype = expr.dtype;
+    let reversed = |e: GpuExpr| GpuExpr {
+        dtype: e.dtype,
+        kind: ExprKind::Reverse(Box::new(e)),
+    };
+    let per_row = |input: &GpuExpr| input.is_row_wise() && input.reads_a_column();
+    // (Floats' sums and products, and products of integers, are lowered
+    // as such reverses already: of Polars' own order.)
+    if let ExprKind::Reverse(outer) = &expr.kind
+        && let ExprKind::CumSum(running) | ExprKind::CumProd(running) = &outer.kind
+        && let ExprKind::Reverse(input) = &running.kind
+    {
+        *count += 1;
+        return per_row(input);
+    }
+    let forward = match &expr.kind {
+        ExprKind::CumExtreme {
+            input,
+            minimum,
+            reverse: true,
+        } if per_row(input) => ExprKind::CumExtreme {
+            input: Box::new(reversed(input.as_ref().clone())),
+            minimum: *minimum,
+            reverse: false,
+        },
+        ExprKind::Fill {
+            input,
+            forward: false,
+            limit: None,
+        } if per_row(input) => ExprKind::Fill {
+            input: Box::new(reversed(input.as_ref().clone())),
+            forward: true,
+            limit: None,
+        },
+        _ if reads_other_rows_itself(expr) => return false,
+        _ => {
+            return expr
+                .children_mut()
+                .into_iter()
+                .all(|child| turned_around(child, count));
+        }
+    };
+    *count += 1;
+    *expr = reversed(GpuExpr {
+        kind: forward,
+        dtype,
+    });
+    true
 }
 
 impl GpuExpr {

@@ -7,7 +7,11 @@
 //! counts of distinct values, which run in steps), the node runs in two
 //! steps: the aggregations, merged from every partition into one row; then each
 //! partition with that row's values as columns of its own, the node's
-//! expressions reading them there: row-wise.
+//! expressions reading them there: row-wise, or, in a select or
+//! with_columns, between the rows around each partition and running on
+//! from the partitions before (`x.cum_sum() / x.sum()`, and a `cum_sum`
+//! or `cum_count` from the end, which the lowering makes the whole
+//! frame's less the running one before each row; see `around.rs`).
 
 use crate::expr::{ExprKind, GpuExpr, NamedExpr};
 use crate::plan::{OutputSchema, PlanNode};
@@ -26,7 +30,9 @@ pub struct FrameAggregations {
     pub aggregations: PlanNode,
     /// The node over its input with the aggregations' results beside, as
     /// its last columns (each row the one value): each aggregation read
-    /// from its column, so row-wise; of the node's columns.
+    /// from its column, so row-wise, or (a select or with_columns) reading
+    /// the rows around each row or running from the first row, as
+    /// `Partitioning::Around` runs it; of the node's columns.
     pub rows: PlanNode,
     /// How many nodes `rows` is (a filter's is put under a projection of
     /// the input's columns).
@@ -57,11 +63,11 @@ impl PlanNode {
             e.any(&|part| matches!(part.kind, ExprKind::Column { index, .. } if index < first))
         };
         if aggregations.is_empty()
-            || !rewritten.iter().all(GpuExpr::is_row_wise)
             || (matches!(self, PlanNode::Select { .. }) && !rewritten.iter().any(reads_input))
         {
             return None;
         }
+        let row_wise = rewritten.iter().all(GpuExpr::is_row_wise);
         let named_aggregations: Vec<NamedExpr> = aggregations
             .iter()
             .enumerate()
@@ -128,6 +134,12 @@ impl PlanNode {
             ),
             _ => return None,
         };
+        // (Else a select or with_columns reading a bounded number of rows
+        // around its own, or running from the first row, beside them:
+        // `x.cum_sum() / x.sum()`, a `cum_sum` from the end of integers.)
+        if !row_wise && (depth > 0 || rows.rows_around().is_none()) {
+            return None;
+        }
         Some(FrameAggregations {
             aggregations,
             rows,

@@ -1,4 +1,4 @@
-//! Nodes reading a bounded number of rows around their own (`shift` either way, `diff`, `pct_change`, rolling windows of rows, centred too, fills with a limit) or running from the first row (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`, forward fills without a limit) over partitions: each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before ended with.
+//! Nodes reading a bounded number of rows around their own (`shift` either way, `diff`, `pct_change`, rolling windows of rows, centred too, fills with a limit) or running from the first row (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`, forward fills without a limit) or from the last over partitions: each partition between the last rows of the input before it and the first rows after it, running on from the values the partitions before (or after) ended with.
 
 use engine_select::Executor;
 
@@ -170,13 +170,19 @@ fn rows_around_beyond_a_partition_or_every_row_run_whole() {
         ("float rolling_sum", col("x").rolling_sum(rows(2, 1))),
         ("rolling_mean", col("n").rolling_mean(rows(2, 1))),
         ("rolling_std", col("x").rolling_std(rows(3, 1))),
-        ("cum_sum from the end", col("n").cum_sum(true)),
         // (The rows put in front would lack the rows before them.)
         ("cum_sum of a shift", col("n").shift(lit(2)).cum_sum(false)),
         ("rank", col("n").rank(RankOptions::default(), None)),
+        // (Running from the first row and from the last in one node.)
         (
-            "a backward fill without a limit",
-            col("n").fill_null_with_strategy(FillNullStrategy::Backward(None)),
+            "float cum_sum both ways",
+            col("x").cum_sum(false) + col("x").cum_sum(true),
+        ),
+        (
+            "a backward fill of a shift",
+            col("n")
+                .shift(lit(1))
+                .fill_null_with_strategy(FillNullStrategy::Backward(None)),
         ),
     ] {
         assert_partitioned_split(name, series().with_columns([expr]), false, false);
@@ -259,6 +265,59 @@ fn running_functions_go_on_from_the_partitions_before() {
             .and(col("x").shift(lit(-1)).is_not_null()),
     );
     assert_partitioned_split("filter by a running sum and the row after", lf, false, true);
+}
+
+#[test]
+fn running_functions_from_the_end_go_on_from_the_partitions_after() {
+    let backward = |e: Expr| e.fill_null_with_strategy(FillNullStrategy::Backward(None));
+    // Floats' sums and products, extremes and backward fills run from the
+    // last partition to the first; integers' sums and counts from the end
+    // are the whole frame's less the running ones before each row (beside
+    // aggregations over the frame).
+    let exprs = vec![
+        col("n").cum_sum(true).alias("sum_n"),
+        col("f").cum_sum(true).alias("sum_f"),
+        col("x").cum_sum(true).alias("sum_x"),
+        col("b").cum_sum(true).alias("sum_b"),
+        col("n").cum_prod(true).alias("prod_n"),
+        col("x").cum_prod(true).alias("prod_x"),
+        col("n").cum_max(true).alias("max_n"),
+        col("n").cum_min(true).alias("min_n"),
+        col("x").cum_max(true).alias("max_x"),
+        col("x").cum_min(true).alias("min_x"),
+        col("f").cum_count(true).alias("count_f"),
+        backward(col("x")).alias("fill_x"),
+        (backward(col("n")) * lit(2i64) - col("n").cum_max(true)).alias("of_two"),
+    ];
+    let lf = series().with_columns(exprs.clone());
+    assert_partitioned_split("with_columns", lf, false, true);
+    let lf = series().select(exprs);
+    assert_partitioned_split("select", lf, false, true);
+    // Backward fills across partitions of nulls (of numbers, booleans,
+    // texts, dates); running shares of a total.
+    let mostly_null: Vec<Option<i64>> = (0..23i64)
+        .map(|i| [2, 9, 10, 17].contains(&i).then_some(i * 3 - 20))
+        .collect();
+    let lf = series()
+        .with_columns([
+            lit(Series::new("m".into(), mostly_null)),
+            col("n").cast(DataType::String).alias("s"),
+            col("n").cast(DataType::Date).alias("d"),
+        ])
+        .with_columns([
+            backward(col("m")).alias("fill_m"),
+            backward(col("b")).alias("fill_b"),
+            backward(col("s")).alias("fill_s"),
+            backward(col("d")).alias("fill_d"),
+        ]);
+    assert_partitioned_split("backward fills", lf, false, true);
+    let lf = series().select([
+        (col("f").cum_sum(false) / col("f").sum()).alias("share"),
+        (col("n").cum_sum(false) - col("n").mean()).alias("from_the_mean"),
+        (col("n").cum_sum(false) + col("n").cum_sum(true)).alias("both_ways"),
+    ]);
+    // (The float sum over partitions adds the partitions' sums: close.)
+    assert_partitioned_split("running beside aggregations", lf, true, true);
 }
 
 #[test]
