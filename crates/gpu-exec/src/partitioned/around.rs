@@ -34,7 +34,7 @@ impl Partitioned<'_> {
             node.running_from_the_end(),
             inputs.as_slice(),
         ) {
-            return self.from_the_end(node, &turned, input);
+            return self.backward(node, &turned, input);
         }
         let (Some(around), [input]) = (node.rows_around(), inputs.as_slice()) else {
             return self.on_whole_inputs(node);
@@ -148,7 +148,7 @@ impl Partitioned<'_> {
     /// function going on from the value the partitions after it reached
     /// (the last valid value of its reversed run, carried to the partition
     /// before), the results put back in order.
-    fn from_the_end(
+    fn backward(
         &mut self,
         node: &PlanNode,
         turned: &PlanNode,
