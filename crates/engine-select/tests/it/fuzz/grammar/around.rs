@@ -1,4 +1,4 @@
-//! The fuzzer's functions of a bounded number of rows around each row (shifts either way, diffs, changes in percent, rolling extremes and integer sums of rows, centred too, fills with a limit) and running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`, forward fills without a limit), nested and beside row-wise ones and windows.
+//! The fuzzer's functions of a bounded number of rows around each row (shifts either way, diffs, changes in percent, rolling extremes and integer sums of rows, centred too, fills with a limit) and running functions (`cum_sum`, `cum_prod`, `cum_max`, `cum_min`, `cum_count`, forward fills without a limit, and all of them from the last row, backward fills), nested and beside row-wise ones and windows.
 
 use super::*;
 
@@ -14,9 +14,13 @@ impl Grammar<'_> {
     /// values those before ended with.
     /// Now and then a window by keys of its own beside them (the
     /// partitioned executor computes it first, in a step of its own).
+    /// Now and then running functions from the last row alone
+    /// (`reverse=True`, backward fills without a limit): the partitions
+    /// then run from the last to the first.
     pub fn rows_around(&mut self) -> Vec<E> {
         let n = self.rng.random_range(2..4);
-        let mut exprs: Vec<E> = (0..n).map(|_| self.around_expr()).collect();
+        let backward = self.chance(0.25);
+        let mut exprs: Vec<E> = (0..n).map(|_| self.around_expr(backward)).collect();
         if self.chance(0.25) {
             let window = self.windows_by_own_keys(1).swap_remove(0);
             exprs.insert(1, window);
@@ -39,8 +43,9 @@ impl Grammar<'_> {
         }
     }
 
-    /// One expression reading a bounded number of rows around its own.
-    fn around_expr(&mut self) -> E {
+    /// One expression reading a bounded number of rows around its own (or,
+    /// `backward`, a running function from the last row).
+    fn around_expr(&mut self, backward: bool) -> E {
         let ty = *[
             Ty::Int,
             Ty::Int,
@@ -59,6 +64,17 @@ impl Grammar<'_> {
         let size = self.rng.random_range(1..5);
         let min_periods = self.rng.random_range(0..=size);
         let e = match (ty, self.rng.random_range(0..7)) {
+            (Ty::Int | Ty::UInt | Ty::Float | Ty::Bool, _) if backward && self.chance(0.7) => {
+                let op = match (ty, self.rng.random_range(0..5)) {
+                    (Ty::Int | Ty::Float, 1) => Op::CumProd(true),
+                    (Ty::Int | Ty::UInt | Ty::Float, 2) => Op::CumMax(true),
+                    (Ty::Int | Ty::UInt | Ty::Float, 3) => Op::CumMin(true),
+                    (_, 4) => Op::CumCount(true),
+                    _ => Op::CumSum(true),
+                };
+                E::new(op, vec![column])
+            }
+            _ if backward => E::new(Op::FillBackward(None), vec![column]),
             (Ty::Int | Ty::Float | Ty::Date, 1) => {
                 E::new(Op::Diff(self.rng.random_range(-1..3)), vec![column])
             }
