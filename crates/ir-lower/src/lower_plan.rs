@@ -475,6 +475,9 @@ impl<'a> PlanLowering<'a> {
                 if let Some(parts) = self.filtered_columns(expr, input_node) {
                     return self.select_of_filtered(node, input_node, expr, parts);
                 }
+                if let Some(lowered) = self.select_of_distinct_kept(node, input_node, expr) {
+                    return lowered;
+                }
                 let input = self.node(input_node);
                 if self.reads_only_repeated_values(expr, input_node) {
                     return self.refuse(

@@ -1,4 +1,4 @@
-//! A select whose expressions keep or pick rows alike: filters and slices (`select(col("x").filter(p), col("y").sum())`: the values over the whole frame, then a filter) and gathers at literal places (the values at each place in a list, exploded).
+//! A select whose expressions keep or pick rows alike: filters and slices (`select(col("x").filter(p), col("y").sum())`: the values over the whole frame, then a filter; the distinct values kept, `select(x.drop_nulls().unique())`) and gathers at literal places (the values at each place in a list, exploded).
 
 use super::*;
 
@@ -239,6 +239,49 @@ impl PlanLowering<'_> {
             columns: places,
             schema,
         })
+    }
+
+    /// A select of only the distinct values of a filtered expression
+    /// (`select(x.drop_nulls().unique())`, `select(x.filter(p).unique())`):
+    /// the select of the filtered values ([`PlanLowering::select_of_filtered`]),
+    /// then their distinct rows (in the order of their first rows where
+    /// `unique` keeps it). `None` (not lowered here) for any other select;
+    /// `Some(None)` where it is refused.
+    pub(super) fn select_of_distinct_kept(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        exprs: &[ExprIR],
+    ) -> Option<Lowered> {
+        let [only] = exprs else {
+            return None;
+        };
+        let AExpr::Function {
+            input: values,
+            function: IRFunctionExpr::Unique(maintain_order),
+            ..
+        } = self.expr_arena.get(only.node())
+        else {
+            return None;
+        };
+        let ([values], maintain_order) = (values.as_slice(), *maintain_order) else {
+            return None;
+        };
+        filtered_parts(self.expr_arena, values.node())?;
+        let values = [ExprIR::new(values.node(), only.output_name_inner().clone())];
+        let parts = self.filtered_columns(&values, input_node)?;
+        let kept = self.select_of_filtered(node, input_node, &values, parts);
+        Some(kept.map(|kept| PlanNode::Distinct {
+            schema: kept.schema().clone(),
+            input: Box::new(kept),
+            subset: None,
+            keep: match maintain_order {
+                true => Keep::First,
+                false => Keep::Any,
+            },
+            maintain_order,
+            slice: None,
+        }))
     }
 
     /// Of a select whose every expression gathers values as long as the

@@ -419,6 +419,11 @@ fn random_op(
                 5 => Op::Unique(g.rng.random_bool(0.5)),
                 _ => Op::ValueCounts(g.rng.random_bool(0.7), g.rng.random_bool(0.3)),
             };
+            // (Of unique, now and then the values not null.)
+            let values = match op {
+                Op::Unique(_) if g.rng.random_bool(0.3) => E::new(Op::DropNulls, vec![values]),
+                _ => values,
+            };
             let mut counted = E::new(op, vec![values]);
             if matches!(counted.op, Op::Unique(_)) && g.rng.random_bool(0.5) {
                 // Sorted.

@@ -1,4 +1,4 @@
-//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, slices of a filter's rows, aggregated or in a select of the rows kept; other functions of the rows kept per group; functions that aggregate (`all`, `null_count`, `quantile`) of the rows kept; filters by a literal.
+//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, slices of a filter's rows, aggregated or in a select of the rows kept; other functions of the rows kept per group; functions that aggregate (`all`, `null_count`, `quantile`) of the rows kept; filters by a literal; the distinct values of the rows kept.
 
 use super::*;
 
@@ -700,6 +700,44 @@ fn filters_by_a_literal_keep_every_row_or_none() {
             frame()
                 .group_by_stable([col("g")])
                 .agg([col("i").filter(lit(true)), col("c").filter(lit(false))]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+}
+
+/// The distinct values of the rows a filter keeps (`drop_nulls().unique()`,
+/// `filter(p).unique()`): the select of the values kept, then their
+/// distinct rows, in the order of their first rows where `unique` keeps
+/// it (the zeros of floats one value, the first kept).
+#[test]
+fn distinct_values_of_the_rows_kept_match_the_cpu() {
+    for (name, lf) in [
+        (
+            "integers not null",
+            frame().select([col("i").drop_nulls().unique_stable()]),
+        ),
+        (
+            "floats not null",
+            frame().select([col("c").drop_nulls().unique_stable()]),
+        ),
+        (
+            "texts by a predicate",
+            frame().select([col("g")
+                .filter(col("i").gt(lit(2i64)))
+                .unique_stable()
+                .alias("kept")]),
+        ),
+        (
+            "an expression's values sliced",
+            frame().select([(col("i") % lit(3i64)).slice(2, 6).unique_stable()]),
+        ),
+        // (In an order of its own: sorted after, as Polars' is.)
+        (
+            "in no order, sorted",
+            frame()
+                .select([col("i").drop_nulls().unique()])
+                .sort(["i"], Default::default()),
         ),
     ] {
         assert_gpu_eq(name, lf);

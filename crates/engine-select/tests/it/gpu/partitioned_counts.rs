@@ -56,6 +56,10 @@ fn distinct_values_of_an_expression_are_its_distinct_rows_by_buckets() {
             "an expression's values in order",
             table().select([(col("k") % lit(4i64)).unique_stable().alias("m")]),
         ),
+        (
+            "texts kept in order",
+            table().select([col("t").drop_nulls().unique_stable()]),
+        ),
         // (In an order of its own: sorted after, as Polars' is.)
         (
             "floats in no order, sorted",
