@@ -475,7 +475,7 @@ impl<'a> PlanLowering<'a> {
                 if let Some(parts) = self.filtered_columns(expr, input_node) {
                     return self.select_of_filtered(node, input_node, expr, parts);
                 }
-                if let Some(lowered) = self.select_of_distinct_kept(node, input_node, expr) {
+                if let Some(lowered) = self.select_of_kept_then(node, input_node, expr) {
                     return lowered;
                 }
                 let input = self.node(input_node);

@@ -1,4 +1,4 @@
-//! A select whose expressions keep or pick rows alike: filters and slices (`select(col("x").filter(p), col("y").sum())`: the values over the whole frame, then a filter; the distinct values kept, `select(x.drop_nulls().unique())`) and gathers at literal places (the values at each place in a list, exploded).
+//! A select whose expressions keep or pick rows alike: filters and slices (`select(col("x").filter(p), col("y").sum())`: the values over the whole frame, then a filter; the distinct values kept, `select(x.drop_nulls().unique())`, or a slice of them) and gathers at literal places (the values at each place in a list, exploded).
 
 use super::*;
 
@@ -18,6 +18,15 @@ pub(super) enum Part {
     After(Node, (Node, KeptRows)),
     /// One value (an aggregation, a literal), repeated on every row kept.
     Scalar,
+}
+
+/// What a select does with the rows a filter keeps ([`PlanLowering::select_of_kept_then`]).
+enum Then {
+    /// Their distinct values (in the order of their first rows, with
+    /// `true`).
+    Distinct(bool),
+    /// The rows of a slice (offset, length) of them.
+    Slice(i64, usize),
 }
 
 /// A select of `exprs` over `input`, its columns named and typed as they are.
@@ -241,13 +250,14 @@ impl PlanLowering<'_> {
         })
     }
 
-    /// A select of only the distinct values of a filtered expression
-    /// (`select(x.drop_nulls().unique())`, `select(x.filter(p).unique())`):
-    /// the select of the filtered values ([`PlanLowering::select_of_filtered`]),
-    /// then their distinct rows (in the order of their first rows where
-    /// `unique` keeps it). `None` (not lowered here) for any other select;
+    /// A select of only the distinct values, or a literal slice, of a
+    /// filtered expression (`select(x.drop_nulls().unique())`,
+    /// `select(x.filter(p).head(3))`): the select of the filtered values
+    /// ([`PlanLowering::select_of_filtered`]), then their distinct rows (in
+    /// the order of their first rows where `unique` keeps it) or the slice
+    /// of its rows. `None` (not lowered here) for any other select;
     /// `Some(None)` where it is refused.
-    pub(super) fn select_of_distinct_kept(
+    pub(super) fn select_of_kept_then(
         &mut self,
         node: Node,
         input_node: Node,
@@ -256,31 +266,59 @@ impl PlanLowering<'_> {
         let [only] = exprs else {
             return None;
         };
-        let AExpr::Function {
-            input: values,
-            function: IRFunctionExpr::Unique(maintain_order),
-            ..
-        } = self.expr_arena.get(only.node())
-        else {
-            return None;
+        let literal = |at: Node| match self.expr_arena.get(at) {
+            AExpr::Literal(value) => value.to_any_value(),
+            _ => None,
         };
-        let ([values], maintain_order) = (values.as_slice(), *maintain_order) else {
-            return None;
+        // The values' node, and what is done with them after.
+        let (values, then) = match self.expr_arena.get(only.node()) {
+            AExpr::Function {
+                input,
+                function: IRFunctionExpr::Unique(maintain_order),
+                ..
+            } => match input.as_slice() {
+                [values] => (values.node(), Then::Distinct(*maintain_order)),
+                _ => return None,
+            },
+            AExpr::Slice {
+                input,
+                offset,
+                length,
+            } => {
+                let offset = literal(*offset)?.extract::<i64>()?;
+                let len = match literal(*length)? {
+                    polars_core::prelude::AnyValue::Null => usize::MAX,
+                    length => usize::try_from(length.extract::<u64>()?).ok()?,
+                };
+                (*input, Then::Slice(offset, len))
+            }
+            _ => return None,
         };
-        filtered_parts(self.expr_arena, values.node())?;
-        let values = [ExprIR::new(values.node(), only.output_name_inner().clone())];
+        filtered_parts(self.expr_arena, values)?;
+        let values = [ExprIR::new(values, only.output_name_inner().clone())];
         let parts = self.filtered_columns(&values, input_node)?;
         let kept = self.select_of_filtered(node, input_node, &values, parts);
-        Some(kept.map(|kept| PlanNode::Distinct {
-            schema: kept.schema().clone(),
-            input: Box::new(kept),
-            subset: None,
-            keep: match maintain_order {
-                true => Keep::First,
-                false => Keep::Any,
-            },
-            maintain_order,
-            slice: None,
+        Some(kept.map(|kept| {
+            let (schema, input) = (kept.schema().clone(), Box::new(kept));
+            match then {
+                Then::Distinct(maintain_order) => PlanNode::Distinct {
+                    schema,
+                    input,
+                    subset: None,
+                    keep: match maintain_order {
+                        true => Keep::First,
+                        false => Keep::Any,
+                    },
+                    maintain_order,
+                    slice: None,
+                },
+                Then::Slice(offset, len) => PlanNode::Slice {
+                    input,
+                    offset,
+                    len,
+                    schema,
+                },
+            }
         }))
     }
 

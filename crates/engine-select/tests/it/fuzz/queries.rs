@@ -430,6 +430,17 @@ fn random_op(
                 let sort = Op::Sort(g.rng.random_bool(0.5), g.rng.random_bool(0.5));
                 counted = E::new(sort, vec![counted]);
             }
+            if matches!(counted.op, Op::UniqueCounts) && g.rng.random_bool(0.2) {
+                // The first or last rows of the values not null instead.
+                let n = g.rng.random_range(0..4);
+                let op = match g.rng.random_range(0..3) {
+                    0 => Op::Head(n),
+                    1 => Op::Tail(n),
+                    _ => Op::Slice(-3, n),
+                };
+                let values = counted.args.swap_remove(0);
+                counted = E::new(op, vec![E::new(Op::DropNulls, vec![values])]);
+            }
             if matches!(counted.op, Op::Mode(_)) && g.rng.random_bool(0.4) {
                 // The most frequent value (the first or last mode).
                 let pick = *[Agg::First, Agg::Last].choose(g.rng).unwrap();

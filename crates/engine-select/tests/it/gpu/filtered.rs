@@ -1,4 +1,4 @@
-//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, slices of a filter's rows, aggregated or in a select of the rows kept; other functions of the rows kept per group; functions that aggregate (`all`, `null_count`, `quantile`) of the rows kept; filters by a literal; the distinct values of the rows kept.
+//! Values read through filters and slices inside expressions: slices Polars' optimiser moves onto the columns, filters under elementwise functions and under running functions that skip nulls, slices of a filter's rows, aggregated or in a select of the rows kept; other functions of the rows kept per group; functions that aggregate (`all`, `null_count`, `quantile`) of the rows kept; filters by a literal; the distinct values and slices of the rows kept.
 
 use super::*;
 
@@ -707,11 +707,12 @@ fn filters_by_a_literal_keep_every_row_or_none() {
 }
 
 /// The distinct values of the rows a filter keeps (`drop_nulls().unique()`,
-/// `filter(p).unique()`): the select of the values kept, then their
-/// distinct rows, in the order of their first rows where `unique` keeps
-/// it (the zeros of floats one value, the first kept).
+/// `filter(p).unique()`), or a slice of them (`drop_nulls().head(3)`): the
+/// select of the values kept, then their distinct rows, in the order of
+/// their first rows where `unique` keeps it (the zeros of floats one value,
+/// the first kept), or the slice.
 #[test]
-fn distinct_values_of_the_rows_kept_match_the_cpu() {
+fn distinct_values_and_slices_of_the_rows_kept_match_the_cpu() {
     for (name, lf) in [
         (
             "integers not null",
@@ -738,6 +739,31 @@ fn distinct_values_of_the_rows_kept_match_the_cpu() {
             frame()
                 .select([col("i").drop_nulls().unique()])
                 .sort(["i"], Default::default()),
+        ),
+        // Slices of them, from the start or the end, to the end, empty.
+        (
+            "the first values not null",
+            frame().select([col("c").drop_nulls().head(Some(3))]),
+        ),
+        (
+            "the last values not null",
+            frame().select([(col("i") * lit(2i64)).drop_nulls().tail(Some(2))]),
+        ),
+        (
+            "a slice of the rows kept",
+            frame().select([col("g").filter(col("c").gt(lit(0.0))).slice(1, 2)]),
+        ),
+        (
+            "a slice from past the start",
+            frame().select([col("i").filter(col("c").lt(lit(1.0))).slice(-20, 3)]),
+        ),
+        (
+            "a slice to the end",
+            frame().select([col("c").drop_nulls().slice(lit(2), lit(NULL)).alias("rest")]),
+        ),
+        (
+            "none",
+            frame().select([col("i").drop_nulls().head(Some(0))]),
         ),
     ] {
         assert_gpu_eq(name, lf);
