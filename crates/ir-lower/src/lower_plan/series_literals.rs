@@ -67,7 +67,11 @@ impl PlanLowering<'_> {
     ) -> Lowered {
         if !hstack && series.len() == exprs.len() {
             // Nothing of the input read: the Series alone, as long as they
-            // are (a select's length is its expressions').
+            // are (a select's length is its expressions'). Polars computes
+            // the input all the same, and raises where it does: the input
+            // must lower too (a plan the device may not run goes to Polars
+            // whole).
+            self.node(input_node)?;
             return self.series_alone(node, exprs, series);
         }
         let input = self.node(input_node);

@@ -509,3 +509,45 @@ fn is_empty_of_a_literal_is_its_groups() {
         none.select([lit(7i64).is_empty(false)]),
     );
 }
+
+/// Seed 6519 case 204: a select of literal Series alone (which reads none
+/// of its input's columns) over a select Polars raises on (`str.head` of a
+/// null literal in a window): Polars computes the input all the same and
+/// raises, the device answered with the Series. The input now lowers too:
+/// here it may not, so Polars runs the whole query (and raises); where it
+/// does, the Series select runs on the device.
+#[test]
+fn fuzz_seed_6519_case_204() {
+    let t0 = DataFrame::new(
+        1,
+        vec![
+            Column::new("a".into(), [Some("É")])
+                .cast(&crate::fuzz::table::enumeration())
+                .unwrap(),
+        ],
+    )
+    .unwrap();
+    let places = || lit(Series::new("".into(), vec![0i64, -3i64]));
+    let lf = t0
+        .clone()
+        .lazy()
+        .select([lit(NULL)
+            .str()
+            .head(lit(3i64))
+            .over(vec![col("a")])
+            .unwrap()
+            .alias("x2")])
+        .select([lit(Scalar::from(-1i32))
+            .cast(DataType::Date)
+            .gather(places(), true)
+            .alias("x6")])
+        .group_by_stable([col("x6")])
+        .agg([]);
+    assert_same_as_cpu(lf, ORDERED);
+    crate::gpu::assert_gpu_eq(
+        "a Series alone over a select the device runs",
+        t0.lazy()
+            .select([col("a").cast(DataType::String).alias("x2")])
+            .select([places().alias("x6")]),
+    );
+}
