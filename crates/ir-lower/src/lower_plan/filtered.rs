@@ -298,27 +298,14 @@ impl PlanLowering<'_> {
         let values = [ExprIR::new(values, only.output_name_inner().clone())];
         let parts = self.filtered_columns(&values, input_node)?;
         let kept = self.select_of_filtered(node, input_node, &values, parts);
-        Some(kept.map(|kept| {
-            let (schema, input) = (kept.schema().clone(), Box::new(kept));
-            match then {
-                Then::Distinct(maintain_order) => PlanNode::Distinct {
-                    schema,
-                    input,
-                    subset: None,
-                    keep: match maintain_order {
-                        true => Keep::First,
-                        false => Keep::Any,
-                    },
-                    maintain_order,
-                    slice: None,
-                },
-                Then::Slice(offset, len) => PlanNode::Slice {
-                    input,
-                    offset,
-                    len,
-                    schema,
-                },
-            }
+        Some(kept.map(|kept| match then {
+            Then::Distinct(maintain_order) => PlanNode::distinct_rows(kept, maintain_order),
+            Then::Slice(offset, len) => PlanNode::Slice {
+                schema: kept.schema().clone(),
+                input: Box::new(kept),
+                offset,
+                len,
+            },
         }))
     }
 

@@ -195,10 +195,17 @@ impl PlanNode {
         let select = PlanNode::Select {
             input: Box::new(input),
             exprs: vec![values],
-            schema: schema.clone(),
+            schema,
         };
+        PlanNode::distinct_rows(select, maintain_order)
+    }
+
+    /// The distinct rows of `input`: in the order of their first rows
+    /// where `maintain_order`, else any one of each in any order.
+    pub(crate) fn distinct_rows(input: PlanNode, maintain_order: bool) -> PlanNode {
         PlanNode::Distinct {
-            input: Box::new(select),
+            schema: input.schema().clone(),
+            input: Box::new(input),
             subset: None,
             keep: match maintain_order {
                 true => Keep::First,
@@ -206,7 +213,6 @@ impl PlanNode {
             },
             maintain_order,
             slice: None,
-            schema,
         }
     }
 

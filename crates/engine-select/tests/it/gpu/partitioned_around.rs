@@ -49,6 +49,19 @@ fn series() -> LazyFrame {
         .lazy()
 }
 
+/// [`series`] with integers mostly null (`m`: partitions of nulls only),
+/// and `n` as texts (`s`) and dates (`d`).
+fn sparse_texts_and_dates() -> LazyFrame {
+    let mostly_null: Vec<Option<i64>> = (0..23i64)
+        .map(|i| [2, 9, 10, 17].contains(&i).then_some(i * 3 - 20))
+        .collect();
+    series().with_columns([
+        lit(Series::new("m".into(), mostly_null)),
+        col("n").cast(DataType::String).alias("s"),
+        col("n").cast(DataType::Date).alias("d"),
+    ])
+}
+
 fn rows(window_size: usize, min_periods: usize) -> RollingOptionsFixedWindow {
     RollingOptionsFixedWindow {
         window_size,
@@ -218,24 +231,15 @@ fn running_functions_go_on_from_the_partitions_before() {
     // Forward fills without a limit carry the last valid value, across
     // partitions of nulls too (of numbers, booleans, texts, dates).
     let filled = |e: Expr| e.fill_null_with_strategy(FillNullStrategy::Forward(None));
-    let mostly_null: Vec<Option<i64>> = (0..23i64)
-        .map(|i| [2, 9, 10, 17].contains(&i).then_some(i * 3 - 20))
-        .collect();
-    let lf = series()
-        .with_columns([
-            lit(Series::new("m".into(), mostly_null)),
-            col("n").cast(DataType::String).alias("s"),
-            col("n").cast(DataType::Date).alias("d"),
-        ])
-        .with_columns([
-            filled(col("m")).alias("fill_m"),
-            filled(col("x")).alias("fill_x"),
-            filled(col("b")).alias("fill_b"),
-            filled(col("s")).alias("fill_s"),
-            filled(col("d")).alias("fill_d"),
-            (filled(col("m")) + col("n").cum_sum(false)).alias("beside_sum"),
-            filled(col("m").shift(lit(-1))).alias("of_the_row_after"),
-        ]);
+    let lf = sparse_texts_and_dates().with_columns([
+        filled(col("m")).alias("fill_m"),
+        filled(col("x")).alias("fill_x"),
+        filled(col("b")).alias("fill_b"),
+        filled(col("s")).alias("fill_s"),
+        filled(col("d")).alias("fill_d"),
+        (filled(col("m")) + col("n").cum_sum(false)).alias("beside_sum"),
+        filled(col("m").shift(lit(-1))).alias("of_the_row_after"),
+    ]);
     assert_partitioned_split("forward fills without a limit", lf, false, true);
     // Extremes of floats starting with NaN (NaN only until a number
     // comes, across partitions too) and zeros of both signs (the first kept).
@@ -295,21 +299,12 @@ fn running_functions_from_the_end_go_on_from_the_partitions_after() {
     assert_partitioned_split("select", lf, false, true);
     // Backward fills across partitions of nulls (of numbers, booleans,
     // texts, dates); running shares of a total.
-    let mostly_null: Vec<Option<i64>> = (0..23i64)
-        .map(|i| [2, 9, 10, 17].contains(&i).then_some(i * 3 - 20))
-        .collect();
-    let lf = series()
-        .with_columns([
-            lit(Series::new("m".into(), mostly_null)),
-            col("n").cast(DataType::String).alias("s"),
-            col("n").cast(DataType::Date).alias("d"),
-        ])
-        .with_columns([
-            backward(col("m")).alias("fill_m"),
-            backward(col("b")).alias("fill_b"),
-            backward(col("s")).alias("fill_s"),
-            backward(col("d")).alias("fill_d"),
-        ]);
+    let lf = sparse_texts_and_dates().with_columns([
+        backward(col("m")).alias("fill_m"),
+        backward(col("b")).alias("fill_b"),
+        backward(col("s")).alias("fill_s"),
+        backward(col("d")).alias("fill_d"),
+    ]);
     assert_partitioned_split("backward fills", lf, false, true);
     let lf = series().select([
         (col("f").cum_sum(false) / col("f").sum()).alias("share"),
