@@ -1,7 +1,12 @@
-//! Lowered nodes rewritten into plans the executor runs as they are: sort and group-by keys with an aggregation inside computed first, distinct values of an expression (sorted too) as distinct rows of its values.
+//! Lowered nodes rewritten into plans the executor runs as they are: sort and group-by keys with an aggregation inside computed first, windows inside a window's function computed first, distinct values of an expression (sorted too) as distinct rows of its values.
 
 use crate::expr::{ExprKind, GpuExpr, NamedExpr};
 use crate::plan::{PlanNode, SortKey};
+
+/// The start of the names of the columns of windows inside a window's
+/// function, computed first (their place among the input's columns,
+/// counting on past the last, follows).
+const INNER_WINDOW: &str = "__polars_gpu_inner_window_";
 
 /// `node`, a sort or group-by by keys with an aggregation inside
 /// (`sort_by(x - x.mean())`, `group_by(x > x.median())`), as those keys
@@ -90,4 +95,103 @@ fn sorted_distinct_values(node: &PlanNode) -> Option<PlanNode> {
         slice: None,
         schema: schema.clone(),
     })
+}
+
+/// `node`, a select, with_columns or filter whose expressions hold windows
+/// inside a window's function (which the lowering partitions by the outer
+/// window's keys too: `(x - x.mean().over("g")).max().over("k")` computes
+/// the inner one within each partition of `k`), as those inner windows
+/// computed first by a with_columns of columns of their own, then the node
+/// reading them there, their columns projected away; any other node as it
+/// is.
+pub(super) fn inner_windows_first(node: PlanNode) -> PlanNode {
+    let nested = |e: &GpuExpr| {
+        e.any(&|w| matches!(&w.kind, ExprKind::Window { function, .. } if function.has_window()))
+    };
+    let exprs: Vec<&GpuExpr> = match &node {
+        PlanNode::Select { exprs, .. } | PlanNode::WithColumns { exprs, .. } => {
+            exprs.iter().map(|named| &named.expr).collect()
+        }
+        PlanNode::Filter { predicate, .. } => vec![predicate],
+        _ => return node,
+    };
+    if !exprs.into_iter().any(nested) {
+        return node;
+    }
+    let in_schema = node.inputs()[0].schema().clone();
+    let first = in_schema.len();
+    let mut inner: Vec<GpuExpr> = Vec::new();
+    let name = |i: usize| format!("{INNER_WINDOW}{}", first + i);
+    let mut lift = |expr: &mut GpuExpr| {
+        expr.visit_mut(&mut |e| {
+            if let ExprKind::Window { function, .. } = &mut e.kind {
+                function.visit_mut(&mut |w| {
+                    if matches!(w.kind, ExprKind::Window { .. }) {
+                        let i = inner
+                            .iter()
+                            .position(|known| known == w)
+                            .unwrap_or_else(|| {
+                                inner.push(w.clone());
+                                inner.len() - 1
+                            });
+                        *w = GpuExpr::column(first + i, name(i), w.dtype);
+                    }
+                });
+            }
+        });
+    };
+    let mut node = node;
+    match &mut node {
+        PlanNode::Select { exprs, .. } | PlanNode::WithColumns { exprs, .. } => {
+            exprs.iter_mut().for_each(|named| lift(&mut named.expr));
+        }
+        PlanNode::Filter { predicate, .. } => lift(predicate),
+        _ => {}
+    }
+    let windows: Vec<NamedExpr> = (inner.into_iter().enumerate())
+        .map(|(i, expr)| NamedExpr {
+            name: name(i),
+            expr,
+        })
+        .collect();
+    let mut extended = in_schema.clone();
+    extended.extend(windows.iter().map(NamedExpr::output_column));
+    let input = node.inputs()[0].clone();
+    *node.inputs_mut()[0] = PlanNode::WithColumns {
+        input: Box::new(input),
+        exprs: windows,
+        broadcast: true,
+        schema: extended.clone(),
+    };
+    // (A select's columns are its expressions'; a filter's and a
+    // with_columns' the input's too: the windows' projected away.)
+    let (own, schema) = match &mut node {
+        PlanNode::Filter { schema, .. } => {
+            let own = std::mem::replace(schema, extended);
+            (own, schema.clone())
+        }
+        PlanNode::WithColumns { exprs, schema, .. } => {
+            let mut wider = extended;
+            for named in exprs.iter() {
+                match wider.iter().position(|column| column.name == named.name) {
+                    Some(at) => wider[at] = named.output_column(),
+                    None => wider.push(named.output_column()),
+                }
+            }
+            let own = std::mem::replace(schema, wider);
+            (own, schema.clone())
+        }
+        _ => return node,
+    };
+    let columns: Option<Vec<usize>> = (own.iter())
+        .map(|column| schema.iter().position(|c| c.name == column.name))
+        .collect();
+    match columns {
+        Some(columns) => PlanNode::SimpleProjection {
+            input: Box::new(node),
+            columns,
+            schema: own,
+        },
+        None => node,
+    }
 }

@@ -226,6 +226,16 @@ fn windows_without_a_common_key_or_beside_aggregations_run_in_steps() {
     }
 }
 
+/// Windows inside a window's function (partitioned by its keys too):
+/// computed first, by buckets of their keys, then the outer window by
+/// buckets of its own.
+#[test]
+fn windows_inside_windows_run_in_buckets() {
+    let inner = (col("v") - col("v").mean().over([col("t")]).unwrap()).abs();
+    let lf = table().with_columns([inner.max().over([col("k")]).unwrap().alias("spread")]);
+    assert_windows("a window inside a window", lf, true);
+}
+
 #[test]
 fn windows_beside_other_rows_or_of_the_whole_frame_run_whole() {
     let cases: Vec<(&str, LazyFrame)> = vec![

@@ -1,4 +1,4 @@
-//! Window expressions (`over`) on the device: mapped to the rows, by `join` (a list of the group's values on each row) and by `explode` (each partition's values in turn).
+//! Window expressions (`over`) on the device: mapped to the rows, by `join` (a list of the group's values on each row) and by `explode` (each partition's values in turn); windows inside windows.
 
 use super::*;
 
@@ -94,7 +94,12 @@ fn window_aggregations_over_partitions_match_the_cpu() {
                     .sum()
                     .over([col("g")])
                     .unwrap()
-                    .over([col("h")])
+                    .max()
+                    .over_with_options(
+                        Some([col("h")]),
+                        Some(([col("x")], SortOptions::default())),
+                        WindowMapping::GroupsToRows,
+                    )
                     .unwrap(),
             ],
             "a window inside the window",
@@ -400,4 +405,70 @@ fn casts_of_aggregations_chosen_in_windows_match_the_cpu() {
                 .alias("sum as f64"),
         ]),
     );
+}
+
+/// Windows inside a window's function, which Polars computes within each of
+/// the outer window's partitions: partitioned by its keys too, computed
+/// first. Ordered inner windows, keys of expressions and literals, several
+/// inside one, in filters; a window inside one inside another, and inner
+/// windows of an ordered outer one, stay with Polars.
+#[test]
+fn windows_inside_windows_match_the_cpu() {
+    let frame = || {
+        df!(
+            "g" => [Some("a"), Some("b"), None, Some("a"), Some("c"), Some("b"), None, Some("a"), Some("b")],
+            "k" => [Some(1i32), Some(1), Some(2), Some(2), Some(1), Some(1), Some(2), Some(1), None],
+            "x" => [Some(1.5f64), None, Some(-2.0), Some(4.0), Some(f64::NAN), Some(3.0), Some(0.5), Some(-1.0), Some(2.0)],
+            "i" => [Some(5i64), Some(-3), None, Some(7), Some(1), Some(2), Some(9), None, Some(4)],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let by = |e: Expr, key: &str| e.over([col(key)]).unwrap();
+    let ordered = by_order(col("x"));
+    assert_gpu_eq(
+        "windows inside windows",
+        frame().with_columns([
+            by((col("i") - by(col("i").mean(), "g")).abs().max(), "k").alias("spread"),
+            by(by(col("i").cum_sum(false), "g").sum(), "k").alias("running"),
+            by(
+                by(col("i").rank(RankOptions::default(), None), "g").max(),
+                "k",
+            )
+            .alias("rank"),
+            by(by(col("i").sum(), "g").first(), "g").alias("same keys"),
+            by(
+                (col("x") * by(col("i").mean(), "g") + by(col("x").min(), "k")).sum(),
+                "k",
+            )
+            .alias("two inside"),
+            by(ordered(col("i").cum_sum(false), "g").max(), "k").alias("ordered inside"),
+            by(col("i").sum().over([lit(1)]).unwrap().max(), "g").alias("by a literal"),
+            by(
+                (col("x") * col("i").mean().over([col("i") % lit(2i64)]).unwrap()).sum(),
+                "k",
+            )
+            .alias("keys of an expression"),
+        ]),
+    );
+    assert_gpu_eq(
+        "a filter by a window inside a window",
+        frame().filter(by((col("i") - by(col("i").mean(), "g")).max(), "k").gt(lit(1.0))),
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([by(by(by(col("i").sum(), "g").max(), "k").min(), "g")]),
+        "a window inside the window's function",
+    );
+}
+
+/// A window's expression `e` ordered by `order` within partitions by `key`.
+fn by_order(order: Expr) -> impl Fn(Expr, &str) -> Expr {
+    move |e: Expr, key: &str| {
+        e.over_with_options(
+            Some([col(key)]),
+            Some(([order.clone()], SortOptions::default())),
+            WindowMapping::GroupsToRows,
+        )
+        .unwrap()
+    }
 }

@@ -1,10 +1,23 @@
-//! The fuzzer's windows: aggregations and order-reading functions within partitions, ordered ones, and selects of windows mapped by explode.
+//! The fuzzer's windows: aggregations and order-reading functions within partitions, ordered ones, windows inside windows, and selects of windows mapped by explode.
 
 use super::*;
 
 impl Grammar<'_> {
     /// A window: an aggregation or an order-reading function within partitions.
+    /// Now and then (in depth) the first or the largest value of another
+    /// window inside it, which Polars computes within each of its
+    /// partitions.
     pub(super) fn window(&mut self, ty: Ty, d: u32) -> E {
+        if d > 0 && self.chance(0.08) {
+            let inner = self.window(ty, d - 1);
+            let agg = match ty {
+                Ty::Int | Ty::Float if self.chance(0.5) => Agg::Max,
+                _ => Agg::First,
+            };
+            let mut args = vec![E::new(Op::Agg(agg), vec![inner])];
+            args.extend(self.keys(2));
+            return E::new(Op::Over, args);
+        }
         let saved = self.context;
         self.context = Context::Groups;
         let f = self.window_body(ty, |g| g.window_function(ty, d));

@@ -1,0 +1,215 @@
+//! Windows (`over`): mapped to the rows or by `join`, ordered or not, with windows inside a window's function partitioned by its keys too.
+
+use polars_core::prelude::SortOptions;
+
+use super::*;
+
+impl ExprLowering<'_> {
+    /// `function` over partitions by `partition_by` (ordered by `order_by`,
+    /// mapped by `mapping`) at `node`.
+    pub(super) fn window(
+        &mut self,
+        node: Node,
+        function: Node,
+        partition_by: &[Node],
+        order_by: Option<(Node, SortOptions)>,
+        mapping: WindowMapping,
+    ) -> Lowered {
+        // Mapped by `join`: each row's group's values as a list (a
+        // function of one value per group, whose empty frame Polars
+        // gives lists, and an order, stay with Polars).
+        let joined = mapping == WindowMapping::Join;
+        if !(mapping == WindowMapping::GroupsToRows
+            || joined && order_by.is_none() && matches!(self.dtype(node)?, GpuDtype::List(_)))
+        {
+            let why = match joined {
+                true => {
+                    "a window with mapping_strategy=\"join\" of one value per \
+                         group, or ordered, is not supported on the GPU"
+                }
+                false => {
+                    "a window with mapping_strategy=\"explode\" inside an \
+                          expression or in with_columns is not supported on the GPU"
+                }
+            };
+            return self.refuse(node, why);
+        }
+        // A literal partition is one partition of every row (Polars
+        // makes `over(order_by=...)` so); other single values as keys
+        // Polars broadcasts, or (as an order) rejects.
+        let one_value = |key: &Node| self.one_value(*key);
+        let literal = |key: &Node| matches!(self.arena.get(*key), AExpr::Literal(_));
+        if let Some(key) = partition_by
+            .iter()
+            .filter(|key| !literal(key))
+            .chain(order_by.as_ref().map(|(key, _)| key))
+            .find(|key| one_value(key))
+        {
+            let key = self.notation(*key);
+            return self.refuse(
+                node,
+                format!(
+                    "a window partitioned or ordered by one value (`{key}`) is not \
+                     supported on the GPU"
+                ),
+            );
+        }
+        // Polars holds a window of a constant as one value, which
+        // its arithmetic takes by its scalar kernels (fuzz seed 2677:
+        // `lit(0.0).over(c) - a` is -0.0 where `a` is 0.0).
+        if is_constant(function, self.arena) {
+            let constant = self.notation(function);
+            return self.refuse(
+                node,
+                format!(
+                    "a window of the constant `{constant}` (Polars holds it as one value) \
+                     is not supported on the GPU"
+                ),
+            );
+        }
+        let outer = std::mem::replace(&mut self.per_group, true);
+        let function_node = function;
+        let function = match joined {
+            true => self.implode(node, function).map(Box::new),
+            false => self.boxed(function),
+        };
+        self.per_group = outer;
+        // (A group's null that Polars gives a text's mean, see
+        // `null_per_group`: a window of a constant.)
+        if let Some(function) = &function
+            && matches!(function.kind, ExprKind::Literal(_))
+        {
+            return self.refuse(
+                node,
+                format!(
+                    "a window of `{}` (null per group) is not supported on the GPU",
+                    self.notation(function_node)
+                ),
+            );
+        }
+        if let Some(function) = &function
+            && function.any(&crate::expr::is_mode)
+        {
+            return self.refuse(node, "mode in a window is not supported on the GPU");
+        }
+        if let Some(function) = &function
+            && function.any(&crate::support::kept_list)
+        {
+            return self.refuse(
+                node,
+                "a function of the rows a filter keeps (but running sums, counts, \
+                 extremes and fills) in a window is not supported on the GPU",
+            );
+        }
+        let keys: Vec<Lowered> = partition_by.iter().map(|&key| self.expr(key)).collect();
+        let order_by = order_by.map(|(key, options)| {
+            Some(RowOrder {
+                key: self.boxed(key)?,
+                descending: options.descending,
+                nulls_last: options.nulls_last,
+            })
+        });
+        let partition_by = keys.into_iter().collect::<Option<Vec<_>>>()?;
+        let order_by = match order_by {
+            Some(order) => Some(order?),
+            None => None,
+        };
+        let function = function?;
+        // The executor groups rows by keys it computes row by row
+        // (no window or aggregation inside) of types it groups by.
+        let order_key = order_by.as_ref().map(|order| order.key.as_ref());
+        for (i, key) in partition_by.iter().chain(order_key).enumerate() {
+            // (Partitions by lists of keys, by their codes.)
+            let list_key = i < partition_by.len() && crate::support::list_key(key.dtype);
+            let why = if key.has_window() {
+                "a window inside".to_string()
+            } else if key.by_chunks() {
+                crate::support::BY_CHUNKS.to_string()
+            } else if key.has_aggregation() {
+                "an aggregation inside".to_string()
+            } else if !(crate::support::group_key(key.dtype) || list_key) {
+                format!("of {}", key.dtype)
+            } else {
+                continue;
+            };
+            return self.refuse(
+                node,
+                format!(
+                    "a window partitioned or ordered by `{key}` ({why}) is not supported \
+                     on the GPU"
+                ),
+            );
+        }
+        // Polars computes a window inside the function within each
+        // of this window's partitions: a window partitioned by this
+        // one's keys too, computed over the frame (not ordered by
+        // this one, whose order would be the inner one's rows').
+        let mut function = function;
+        if function.has_window()
+            && (joined || order_by.is_some() || !within_partitions(&mut function, &partition_by))
+        {
+            return self.refuse(
+                node,
+                "a window inside the window's function (but one level deep, in \
+                 a window by keys reading a column, in no order, mapped to the \
+                 rows) is not supported on the GPU",
+            );
+        }
+        if let Some(sort) = function.sort_of_reordered() {
+            return self.refuse(node, per_group_sort_of_reordered(&sort));
+        }
+        if order_by.is_some() && function.any(&crate::support::reads_in_own_order) {
+            return self.refuse(
+                node,
+                "a rank, distinctness test or sort in the ordered window (`order_by`) \
+                 is not supported on the GPU",
+            );
+        }
+        // A function of each row's own values gives each row the
+        // same over any groups (where the keys are values as they
+        // are, which Polars groups without raising): the function.
+        let plain = |key: &GpuExpr| {
+            matches!(key.kind, ExprKind::Column { .. } | ExprKind::Literal(_))
+                && !key.dtype.is_nested()
+        };
+        if !joined
+            && function.is_row_wise()
+            && function.reads_a_column()
+            && partition_by.iter().all(plain)
+            && order_by.as_ref().is_none_or(|order| plain(&order.key))
+        {
+            return Some(*function);
+        }
+        let mut window = (*function).over(partition_by, order_by);
+        window.dtype = self.dtype(node)?;
+        Some(window)
+    }
+}
+
+/// Each window inside `function` (the function of a window by `keys`)
+/// partitioned by `keys` before its own, as Polars computes it within each
+/// of the outer window's partitions; false where one is inside another
+/// inside `function`, or where `keys` read no column.
+fn within_partitions(function: &mut GpuExpr, keys: &[GpuExpr]) -> bool {
+    if !keys
+        .iter()
+        .any(|key| key.any(&|e| matches!(e.kind, ExprKind::Column { .. })))
+    {
+        return false;
+    }
+    let mut fine = true;
+    function.visit_mut(&mut |e| {
+        if let ExprKind::Window {
+            function,
+            partition_by,
+            ..
+        } = &mut e.kind
+        {
+            fine &= !function.has_window();
+            let mut extended = keys.to_vec();
+            extended.append(partition_by);
+            *partition_by = extended;
+        }
+    });
+    fine
+}
