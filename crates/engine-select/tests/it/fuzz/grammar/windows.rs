@@ -4,12 +4,12 @@ use super::*;
 
 impl Grammar<'_> {
     /// A window: an aggregation or an order-reading function within partitions.
-    /// Now and then (in depth) the first or the largest value of another
-    /// window inside it, which Polars computes within each of its
+    /// Now and then the first or the largest value of another window
+    /// inside it, which Polars computes within each of its
     /// partitions.
     pub(super) fn window(&mut self, ty: Ty, d: u32) -> E {
-        if d > 0 && self.chance(0.08) {
-            let inner = self.window(ty, d - 1);
+        if self.chance(0.08) {
+            let inner = self.window(ty, d.saturating_sub(1));
             let agg = match ty {
                 Ty::Int | Ty::Float if self.chance(0.5) => Agg::Max,
                 _ => Agg::First,
@@ -32,7 +32,7 @@ impl Grammar<'_> {
     /// partitioned executor runs in steps, each set of windows sharing a
     /// key in one; now and then one of them beside an aggregation over
     /// the whole frame, and a test of distinctness of a column (a window
-    /// by its value) beside them.
+    /// by its value) beside them; now and then one inside another window.
     pub fn windows_by_own_keys(&mut self, depth: u32) -> Vec<E> {
         let n = self.rng.random_range(2..4);
         let mut windows = Vec::with_capacity(n + 1);
@@ -50,7 +50,17 @@ impl Grammar<'_> {
                     None => self.leaf(ty),
                 });
             }
-            windows.push(E::new(Op::Over, args));
+            let window = E::new(Op::Over, args);
+            // Now and then inside another window, by a column of its own.
+            let outer_ty = self.any_ty();
+            let window = match self.column_named(outer_ty) {
+                Some(name) if self.chance(0.15) => {
+                    let first = E::new(Op::Agg(Agg::First), vec![window]);
+                    E::new(Op::Over, vec![first, E::col(&name)])
+                }
+                _ => window,
+            };
+            windows.push(window);
         }
         // Now and then beside an aggregation over the whole frame (the
         // partitioned executor runs the node over the windows' columns
