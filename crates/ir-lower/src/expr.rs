@@ -16,6 +16,7 @@ mod strings;
 mod unary;
 
 pub use host_math::HostFunction;
+pub(crate) use host_math::PowerRule;
 pub use lists::ListFunction;
 pub use rolling::*;
 pub use strings::*;

@@ -108,19 +108,7 @@ impl Partitioned<'_> {
                     kept
                 }
                 _ => {
-                    let plan = match running {
-                        0 => each.clone(),
-                        _ => node.carried(&carries).ok_or_else(|| {
-                            ExecError::Unsupported("running functions of another node".into())
-                        })?,
-                    };
-                    let mut ran = self.on_device(over(&plan, vec![rows]))?;
-                    for (i, carry) in carries.iter_mut().enumerate() {
-                        let values = ran.drop_in_place(&format!("{RUNNING}{i}"))?;
-                        if let Some(value) = last_valid(&values, next_start)? {
-                            *carry = Some(value);
-                        }
-                    }
+                    let ran = self.run_carrying(node, &mut carries, rows, next_start)?;
                     if ran.height() != in_front + own + put_after {
                         return Err(ExecError::Unsupported(format!(
                             "a node of rows around its own giving {} rows of {}",
@@ -171,17 +159,7 @@ impl Partitioned<'_> {
         let mut out = Vec::with_capacity(parts.len());
         for part in parts.into_iter().rev() {
             let own = part.height();
-            let plan = turned.carried(&carries).ok_or_else(|| {
-                ExecError::Unsupported("running functions of another node".into())
-            })?;
-            let mut ran = self.on_device(over(&plan, vec![part]))?;
-            for (i, carry) in carries.iter_mut().enumerate() {
-                let values = ran.drop_in_place(&format!("{RUNNING}{i}"))?;
-                if let Some(value) = last_valid(&values, own)? {
-                    *carry = Some(value);
-                }
-            }
-            out.push(ran);
+            out.push(self.run_carrying(turned, &mut carries, part, own)?);
         }
         out.reverse();
         match out.is_empty() {
@@ -190,6 +168,33 @@ impl Partitioned<'_> {
             )),
             false => Ok(Data::Parts(out)),
         }
+    }
+
+    /// The select or with_columns `node` over `rows`, its running functions
+    /// going on from `carries` (the values reached before these rows, none
+    /// for the first), each carry then the last valid value its function
+    /// reached among the first `reached` rows (its own column, dropped).
+    fn run_carrying(
+        &mut self,
+        node: &PlanNode,
+        carries: &mut [Option<Scalar>],
+        rows: DataFrame,
+        reached: usize,
+    ) -> Result<DataFrame, ExecError> {
+        let plan = match carries.len() {
+            0 => node.clone(),
+            _ => node.carried(carries).ok_or_else(|| {
+                ExecError::Unsupported("running functions of another node".into())
+            })?,
+        };
+        let mut ran = self.on_device(over(&plan, vec![rows]))?;
+        for (i, carry) in carries.iter_mut().enumerate() {
+            let values = ran.drop_in_place(&format!("{RUNNING}{i}"))?;
+            if let Some(value) = last_valid(&values, reached)? {
+                *carry = Some(value);
+            }
+        }
+        Ok(ran)
     }
 
     /// The first `ahead` rows after the partition running (`None`: none):

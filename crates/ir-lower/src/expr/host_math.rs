@@ -283,23 +283,55 @@ impl HostFunction {
     }
 }
 
+/// How Polars computes a power by one exponent (a literal, or the exponent
+/// of a frame of one row): the base itself (1), one where the base is valid
+/// (0, even of NaN), its square root (0.5, floats), repeated products (whole
+/// exponents from 2 to 9 for floats, to 10 for integers, which wrap), or
+/// else `powf` (floats; integers there are Polars' own loop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PowerRule {
+    Itself,
+    One,
+    Sqrt,
+    /// The base multiplied by itself to this many factors.
+    Product(u8),
+    Powf,
+}
+
+impl PowerRule {
+    /// The rule of `exponent` for a base of integers or of floats.
+    pub(crate) fn of(exponent: f64, integer: bool) -> PowerRule {
+        let most = if integer { 10.0 } else { 9.0 };
+        match exponent {
+            1.0 => PowerRule::Itself,
+            0.0 => PowerRule::One,
+            0.5 if !integer => PowerRule::Sqrt,
+            whole if whole.fract() == 0.0 && whole > 1.0 && whole <= most => {
+                PowerRule::Product(whole as u8)
+            }
+            _ => PowerRule::Powf,
+        }
+    }
+}
+
 /// `x` to the power `exponent` as Polars computes a power by one exponent
-/// of a float type (its literal path; see [`HostFunction::apply_alone_f64`]).
+/// of a float type (its literal path, by [`PowerRule`]; see
+/// [`HostFunction::apply_alone_f64`]).
 fn power_of_one<T>(x: T, exponent: T, sqrt: fn(T) -> T, powf: fn(T, T) -> T) -> T
 where
     T: Copy + Into<f64> + std::ops::Mul<Output = T>,
 {
-    let value: f64 = exponent.into();
-    match value {
-        1.0 => x,
-        0.5 => sqrt(x),
-        whole if whole.fract() == 0.0 && whole > 1.0 && whole < 10.0 => {
+    match PowerRule::of(exponent.into(), false) {
+        PowerRule::Itself => x,
+        PowerRule::Sqrt => sqrt(x),
+        PowerRule::Product(factors) => {
             let mut product = x;
-            for _ in 1..whole as u8 {
+            for _ in 1..factors {
                 product = product * x;
             }
             product
         }
-        _ => powf(x, exponent),
+        // (Of one, `powf` is 1 for every base, NaN included, as Polars'.)
+        PowerRule::One | PowerRule::Powf => powf(x, exponent),
     }
 }

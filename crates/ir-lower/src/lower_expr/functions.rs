@@ -1,6 +1,7 @@
 //! Functions of Polars' `FunctionExpr`: dispatch to the families, arithmetic functions, casts.
 
 use super::*;
+use crate::expr::PowerRule;
 
 pub(crate) fn binary_op(op: Operator) -> BinaryOp {
     match op {
@@ -116,49 +117,43 @@ pub(crate) fn pow_exactly(
     } else {
         base.cast(dtype, CastMode::NonStrict)
     };
-    let whole = value.fract() == 0.0;
-    let most = if integer { 10.0 } else { 9.0 };
-    if value == 1.0 {
-        return Ok(base);
-    }
-    if value == 0.0 {
-        let one = literal(match dtype {
-            _ if dtype.is_unsigned() => Scalar::UInt(1),
-            _ if integer => Scalar::Int(1),
-            _ => Scalar::Float(1.0),
-        });
-        return Ok(base.is_not_null().then(one, literal(Scalar::Null), dtype));
-    }
-    if value == 0.5 && !integer {
-        return Ok(GpuExpr {
+    match PowerRule::of(value, integer) {
+        PowerRule::Itself => Ok(base),
+        PowerRule::One => {
+            let one = literal(match dtype {
+                _ if dtype.is_unsigned() => Scalar::UInt(1),
+                _ if integer => Scalar::Int(1),
+                _ => Scalar::Float(1.0),
+            });
+            Ok(base.is_not_null().then(one, literal(Scalar::Null), dtype))
+        }
+        PowerRule::Sqrt => Ok(GpuExpr {
             kind: ExprKind::Unary {
                 function: UnaryFunction::Sqrt,
                 input: Box::new(base),
             },
             dtype,
-        });
-    }
-    if !(whole && value > 1.0 && value <= most) {
-        if integer {
-            return Err(format!(
-                "pow of integers with the exponent {value} is not supported on the GPU"
-            ));
+        }),
+        PowerRule::Product(factors) => {
+            let mut product = base.clone();
+            for _ in 1..factors {
+                product = product.binary(BinaryOp::Multiply, base.clone(), dtype);
+            }
+            Ok(product)
         }
+        PowerRule::Powf if integer => Err(format!(
+            "pow of integers with the exponent {value} is not supported on the GPU"
+        )),
         // Polars' powf, whose last bit is libm's: on the host.
-        return Ok(GpuExpr {
+        PowerRule::Powf => Ok(GpuExpr {
             kind: ExprKind::OnHost {
                 function: HostFunction::Pow { exponent: value },
                 input: Box::new(base),
                 other: None,
             },
             dtype,
-        });
+        }),
     }
-    let mut product = base.clone();
-    for _ in 1..value as usize {
-        product = product.binary(BinaryOp::Multiply, base.clone(), dtype);
-    }
-    Ok(product)
 }
 
 impl ExprLowering<'_> {
