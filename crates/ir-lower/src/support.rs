@@ -577,6 +577,30 @@ pub(crate) fn refusal(node: &PlanNode) -> Option<String> {
     key_refusal(node)
         .or_else(|| aggregation_refusal(node))
         .or_else(|| row_wise_refusal(node))
+        .or_else(|| nested_window_refusal(node))
+}
+
+/// Why the executor cannot run a window inside a window's function left
+/// in `node`: the plan computes such inner windows first only for a
+/// select, a with_columns and a filter (`inner_windows_first`), not for
+/// keys of sorts, group-bys or joins, nor inside aggregations.
+fn nested_window_refusal(node: &PlanNode) -> Option<String> {
+    let nested = node.exprs().into_iter().find_map(|e| {
+        let mut found = None;
+        e.visit(&mut |w| {
+            if let ExprKind::Window { function, .. } = &w.kind
+                && function.has_window()
+                && found.is_none()
+            {
+                found = Some(w.to_string());
+            }
+        });
+        found
+    })?;
+    Some(format!(
+        "`{nested}`: a window inside a window's function is not supported on the GPU \
+         outside a select, with_columns or filter"
+    ))
 }
 
 /// Why the executor's kernels do not take an aggregation of `node`: a sum

@@ -846,3 +846,33 @@ fn distinct_values_elsewhere_over_the_frame_are_refused_in_ir_lower() {
         crate::gpu::assert_gpu_eq("distinct values sorted", lf);
     }
 }
+
+/// A window inside a window's function as a group-by or sort key: the
+/// plan computes inner windows first only for selects, with_columns and
+/// filters, so ir-lower refuses them elsewhere. Seeds 6555 (case 59), 6561
+/// (case 29) and 6562 (case 100).
+#[test]
+fn windows_inside_windows_as_keys_are_refused_in_ir_lower() {
+    let df = df!(
+        "a" => [Some(3.0f64), Some(-1.0), None, Some(3.0)],
+        "c" => [Some(0i32), None, Some(0), Some(2)],
+        "d" => [None, Some(1i8), Some(1), None],
+    )
+    .unwrap()
+    .lazy();
+    let nested = || {
+        col("a")
+            .max()
+            .over(vec![col("c")])
+            .unwrap()
+            .over(vec![col("d")])
+            .unwrap()
+    };
+    let grouped = df.clone().group_by([nested().alias("k")]).agg([]);
+    assert_same_as_cpu(grouped, UNORDERED);
+    let sorted = df.sort_by_exprs(
+        [nested(), col("a")],
+        SortMultipleOptions::default().with_maintain_order(true),
+    );
+    assert_same_as_cpu(sorted, ORDERED);
+}
