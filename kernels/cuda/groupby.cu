@@ -472,6 +472,73 @@ extern "C" __global__ void segment_squared_deviations_f64(const double* values,
 }
 EMU_KERNEL(segment_squared_deviations_f64)
 
+// Polars' variance of a column or a list (`ChunkVar::var`, polars-compute's
+// `VarState`), first step: each chunk of at most 128 consecutive values (of
+// the valid values only, packed) as its weight, mean and sum of squared
+// deviations from that mean, both sums taken in order from -0.0 as
+// `alg_sum_f64` takes them.
+extern "C" __global__ void segment_chunk_moments_f64(const double* values, const u64* starts,
+                                                     u64 chunks, u64 n, double* weights,
+                                                     double* means, double* squares) {
+    for (u64 c = global_index(); c < chunks; c += global_stride()) {
+        u64 begin, end;
+        segment(starts, chunks, n, c, &begin, &end);
+        double weight = static_cast<double>(end - begin), mean = 0.0, dp = -0.0;
+        if (end > begin) {
+            double sum = -0.0;
+            for (u64 i = begin; i < end; ++i) sum = sum + values[i];
+            mean = sum / weight;
+            for (u64 i = begin; i < end; ++i) dp = dp + (values[i] - mean) * (values[i] - mean);
+        } else {
+            dp = 0.0;
+        }
+        weights[c] = weight;
+        means[c] = mean;
+        squares[c] = dp;
+    }
+}
+EMU_KERNEL(segment_chunk_moments_f64)
+
+// The second step: each group's chunks (group g's from offsets[g]) merged in
+// order as `VarState::combine` merges them, from weight, mean and sum 0, and
+// finished as `VarState::finalize` (null for no more than `ddof` values, a
+// negative variance 0.0); `take_sqrt` gives the standard deviation.
+extern "C" __global__ void fold_chunk_moments_f64(const double* weights, const double* means,
+                                                  const double* squares, const u64* offsets,
+                                                  u64 groups, u64 chunks, u32 ddof,
+                                                  u32 take_sqrt, double* out, u32* out_validity) {
+    for (u64 g = global_index(); g < groups; g += global_stride()) {
+        u64 begin, end;
+        segment(offsets, groups, chunks, g, &begin, &end);
+        double weight = 0.0, mean = 0.0, dp = 0.0;
+        for (u64 c = begin; c < end; ++c) {
+            double other_weight = weights[c];
+            if (other_weight == 0.0) continue;
+            double new_weight = weight + other_weight;
+            double other_weight_frac = other_weight / new_weight;
+            double delta_mean = means[c] - mean;
+            double new_mean = mean + delta_mean * other_weight_frac;
+            dp = dp + (squares[c] + other_weight * (means[c] - new_mean) * delta_mean);
+            weight = new_weight;
+            mean = new_mean;
+            if (weight == 0.0) {
+                mean = 0.0;
+                dp = 0.0;
+            }
+        }
+        bool valid = weight > static_cast<double>(ddof);
+        double result = 0.0;
+        if (valid) {
+            double var = dp / (weight - static_cast<double>(ddof));
+            result = var < 0.0 ? 0.0 : var;
+            if (take_sqrt) result = sqrt(result);
+        }
+        out[g] = result;
+        set_valid(out_validity, g, valid);
+    }
+}
+EMU_KERNEL(fold_chunk_moments_f64)
+
 // Variances (standard deviations with take_sqrt) from each group's sum of
 // squared deviations and count, as segment_variance_f64 finishes them.
 extern "C" __global__ void variance_of_squares(const double* squares, const u32* counts,

@@ -177,7 +177,8 @@ library! {
         segment_ids, segment_variance_f64, segment_quantile_f64, segment_chunk_counts,
         segment_chunk_starts, mean_of_sums, segment_sum_i32_f64, segment_sum_i64_f64,
         segment_sum_u32_f64, segment_sum_u64_f64, segment_squared_deviations_f64,
-        variance_of_squares, segment_sources, segment_rebase, rank_places_u32, rank_averages_f64,
+        variance_of_squares, segment_chunk_moments_f64, fold_chunk_moments_f64, segment_sources,
+        segment_rebase, rank_places_u32, rank_averages_f64,
     }
     HASH = "hash" {
         hash_build_multimap_u64, hash_place_multimap, hash_probe_count_u64, hash_probe_pairs_u64, hash_keys_i32,

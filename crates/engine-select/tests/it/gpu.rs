@@ -63,6 +63,7 @@ mod row_order;
 mod series_literals;
 mod sorted_claims;
 mod spilling;
+mod spreads;
 mod strings;
 mod structs;
 mod temporal;

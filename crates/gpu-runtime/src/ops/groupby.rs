@@ -6,6 +6,15 @@ use super::*;
 /// then each group's chunks (see [`Ops::chunks`]).
 pub const CHUNK_ROWS: usize = 256;
 
+/// Rows of the largest group whose variance takes Welford's steps in row
+/// order, as Polars' group-by takes it (one thread a group); groups beyond
+/// take two passes over chunks, whose last bits may differ.
+pub const WELFORD_MOST: usize = 1 << 16;
+
+/// Values of a chunk of Polars' variance of a column (polars-compute's
+/// `moment::CHUNK_SIZE`).
+const VARIANCE_CHUNK: usize = 128;
+
 /// How a quantile between two values is chosen (Polars' methods; the
 /// kernel's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -451,8 +460,21 @@ impl Ops<'_> {
         if n < 2 * CHUNK_ROWS || groups.saturating_mul(64) > n {
             return Ok(None);
         }
+        self.chunks_of(starts, n, CHUNK_ROWS).map(Some)
+    }
+
+    /// The chunks of at most `tile` rows that the groups of `n` sorted rows
+    /// split into, as [`Ops::chunks`] gives them (each group at least one,
+    /// empty where the group is).
+    pub(super) fn chunks_of(
+        &self,
+        starts: &DeviceBuffer<i64>,
+        n: usize,
+        tile: usize,
+    ) -> Result<Chunks, RuntimeError> {
+        let groups = starts.len();
         let counts = self.zeroed::<i64>(groups)?;
-        let tile = CHUNK_ROWS as u64;
+        let tile = tile as u64;
         let args = KernelArgs::new()
             .buffer(starts)
             .arg(groups as u64)
@@ -462,7 +484,7 @@ impl Ops<'_> {
         self.launch(ids::segment_chunk_counts, Self::linear(groups), args)?;
         let offsets = self.exclusive_scan_i64(&counts)?;
         // Each group has at most size / tile + 1 chunks.
-        let slots = groups + n / CHUNK_ROWS;
+        let slots = groups + n / tile as usize;
         let chunk_starts = self.zeroed::<i64>(slots)?;
         let args = KernelArgs::new()
             .buffer(starts)
@@ -473,10 +495,10 @@ impl Ops<'_> {
             .arg(slots as u64)
             .buffer(&chunk_starts);
         self.launch(ids::segment_chunk_starts, Self::linear(slots), args)?;
-        Ok(Some(Chunks {
+        Ok(Chunks {
             starts: chunk_starts,
             offsets,
-        }))
+        })
     }
 
     /// Per-group means (null for no valid value).
@@ -555,9 +577,34 @@ impl Ops<'_> {
         self.segment_with_validity(kernel, values, validity, starts)
     }
 
+    /// The chunks of [`CHUNK_ROWS`] rows the groups of `n` sorted rows split
+    /// into, where some group has more than [`WELFORD_MOST`] rows (`None`
+    /// otherwise: each group's variance by Welford's steps, one thread a
+    /// group, takes time in proportion to the largest).
+    fn welford_too_long(
+        &self,
+        starts: &DeviceBuffer<i64>,
+        n: usize,
+    ) -> Result<Option<Chunks>, RuntimeError> {
+        if n <= WELFORD_MOST || starts.is_empty() {
+            return Ok(None);
+        }
+        let lengths = self.segment_count(None, starts, n)?;
+        let mut largest = [0u32];
+        self.reduce_extreme(&lengths, None, true)?
+            .copy_to_host(&mut largest)?;
+        if largest[0] as usize <= WELFORD_MOST {
+            return Ok(None);
+        }
+        self.chunks_of(starts, n, CHUNK_ROWS).map(Some)
+    }
+
     /// Per-group variances (`std`: standard deviations) of the valid
-    /// values with `ddof` delta degrees of freedom, as Polars computes them:
-    /// null where a group has no more than `ddof` values.
+    /// values with `ddof` delta degrees of freedom, as Polars' group-by
+    /// computes them (Welford's steps in row order, bit for bit; where some
+    /// group has more than [`WELFORD_MOST`] rows, two passes over chunks
+    /// instead: each group's mean, then its squared deviations): null where
+    /// a group has no more than `ddof` values.
     pub fn segment_variance(
         &self,
         values: &DeviceBuffer<f64>,
@@ -567,7 +614,7 @@ impl Ops<'_> {
         std: bool,
     ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
         Self::check_segments(values, validity)?;
-        let Some(chunks) = self.chunks(starts, values.len())? else {
+        let Some(chunks) = self.welford_too_long(starts, values.len())? else {
             return self.segment_with_validity_and(
                 ids::segment_variance_f64,
                 values,
@@ -610,6 +657,72 @@ impl Ops<'_> {
             .buffer(&out)
             .buffer(&out_validity);
         self.launch(ids::variance_of_squares, Self::linear(groups), args)?;
+        Ok((out, out_validity))
+    }
+
+    /// Per-group variances (`std`: standard deviations) of the valid
+    /// values with `ddof` delta degrees of freedom, as Polars takes those of
+    /// a column or of each list (`ChunkVar::var`, bit for bit where it holds
+    /// the values in one chunk): the valid values in chunks of 128, each
+    /// chunk's mean and squared deviations from it summed in order, the
+    /// chunks merged in order (polars-compute's `VarState`); null where a
+    /// group has no more than `ddof` values. (A group-by's groups are
+    /// [`Ops::segment_variance`]'s.)
+    pub fn segment_variance_in_chunks(
+        &self,
+        values: &DeviceBuffer<f64>,
+        validity: Option<&DeviceBuffer<u32>>,
+        starts: &DeviceBuffer<i64>,
+        ddof: u8,
+        std: bool,
+    ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
+        Self::check_segments(values, validity)?;
+        let n = values.len();
+        // Polars chunks the valid values alone: packed first, each group
+        // starting after the valid values of the groups before it.
+        let packed;
+        let (values, starts) = match validity {
+            None => (values, starts),
+            Some(validity) => {
+                let kept = self.filter_indices(validity, None, n)?;
+                let (dense, _) = self.gather(values, None, &kept)?;
+                let counts = self.widen(&self.segment_count(Some(validity), starts, n)?)?;
+                packed = (dense, self.exclusive_scan_i64(&counts)?);
+                (&packed.0, &packed.1)
+            }
+        };
+        let n = values.len();
+        let chunks = self.chunks_of(starts, n, VARIANCE_CHUNK)?;
+        let slots = chunks.starts.len();
+        let (weights, means, squares) = (
+            self.zeroed::<f64>(slots)?,
+            self.zeroed::<f64>(slots)?,
+            self.zeroed::<f64>(slots)?,
+        );
+        let args = KernelArgs::new()
+            .buffer(values)
+            .buffer(&chunks.starts)
+            .arg(slots as u64)
+            .arg(n as u64)
+            .buffer(&weights)
+            .buffer(&means)
+            .buffer(&squares);
+        self.launch(ids::segment_chunk_moments_f64, Self::linear(slots), args)?;
+        let groups = starts.len();
+        let out = self.zeroed::<f64>(groups)?;
+        let out_validity = self.zeroed::<u32>(words(groups))?;
+        let args = KernelArgs::new()
+            .buffer(&weights)
+            .buffer(&means)
+            .buffer(&squares)
+            .buffer(&chunks.offsets)
+            .arg(groups as u64)
+            .arg(slots as u64)
+            .arg(u32::from(ddof))
+            .arg(u32::from(std))
+            .buffer(&out)
+            .buffer(&out_validity);
+        self.launch(ids::fold_chunk_moments_f64, Self::linear(groups), args)?;
         Ok((out, out_validity))
     }
 

@@ -635,14 +635,14 @@ impl Case {
     pub fn compare(&self) -> Compare {
         Compare {
             ordered: self.plan.ordered(),
+            // (A list's spread is Polars' to the bit in memory; a group's
+            // may not be where Polars holds the key sorted, and over
+            // partitions spreads are merged by Chan's combination.)
             floats_close: self.plan.expressions().iter().any(|e| {
-                e.nodes().iter().any(|n| {
-                    matches!(
-                        n.op,
-                        Op::Agg(Agg::Sum | Agg::Mean | Agg::Std(_) | Agg::Var(_))
-                            | Op::ListStd(_)
-                            | Op::ListVar(_)
-                    )
+                e.nodes().iter().any(|n| match n.op {
+                    Op::Agg(Agg::Sum | Agg::Mean | Agg::Std(_) | Agg::Var(_)) => true,
+                    Op::ListStd(_) | Op::ListVar(_) => self.partition_rows.is_some(),
+                    _ => false,
                 })
             }),
             partition_rows: self.partition_rows,

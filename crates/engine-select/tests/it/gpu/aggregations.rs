@@ -3,61 +3,6 @@
 use super::*;
 
 #[test]
-fn spreads_and_quantiles_match_the_cpu() {
-    let spreads = || {
-        let mut aggs = vec![
-            col("v").std(1).alias("std v"),
-            col("x").var(1).alias("var x"),
-            col("v").var(0).alias("var0 v"),
-            col("x").std(2).alias("std2 x"),
-            col("v").median().alias("median v"),
-            col("x").median().alias("median x"),
-            (col("v").median() * lit(2.0)).alias("twice median"),
-        ];
-        for (i, method) in crate::QUANTILE_METHODS.into_iter().enumerate() {
-            for (j, q) in [0.0, 0.1, 0.5, 0.75, 1.0].into_iter().enumerate() {
-                aggs.push(
-                    col(if j % 2 == 0 { "v" } else { "x" })
-                        .quantile(lit(q), method)
-                        .alias(format!("q{i}_{j}")),
-                );
-            }
-        }
-        aggs
-    };
-    let cases = [
-        (
-            "per group",
-            groups().group_by_stable([col("g")]).agg(spreads()),
-        ),
-        (
-            "per group of two keys",
-            groups()
-                .group_by_stable([col("h"), col("s")])
-                .agg(spreads()),
-        ),
-        ("whole columns", groups().select(spreads())),
-        (
-            "no rows",
-            groups().filter(col("h").gt(lit(5u32))).select(spreads()),
-        ),
-        (
-            "floats with NaN, infinities and -0.0",
-            table().select([
-                col("f").median().alias("median"),
-                col("f").std(1).alias("std"),
-                col("f")
-                    .quantile(lit(0.3), QuantileMethod::Linear)
-                    .alias("q"),
-            ]),
-        ),
-    ];
-    for (name, lf) in cases {
-        assert_gpu_close(name, lf);
-    }
-}
-
-#[test]
 fn group_bys_match_the_cpu() {
     let aggregations = || {
         [

@@ -54,7 +54,7 @@ fn common_subexpressions_of_whole_column_aggregations_match_the_cpu() {
         ),
     ];
     for (name, lf) in cases {
-        assert_gpu_close(name, lf);
+        assert_gpu_eq(name, lf);
     }
 }
 

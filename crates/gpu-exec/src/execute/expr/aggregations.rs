@@ -436,7 +436,8 @@ impl Executor<'_> {
     /// order, and reduced segment by segment. `whole`: the groups are one
     /// group of every row in row order (a whole frame's), whose sums,
     /// minima and maxima of numbers are the device-wide reductions of the
-    /// values as they are.
+    /// values as they are, and whose spreads are Polars' of a column (as
+    /// of each list's values, which `list.var` and `list.std` pass so).
     pub(crate) fn aggregate(
         &self,
         frame: &DeviceFrame,
@@ -611,8 +612,15 @@ impl Executor<'_> {
                 };
                 let (sorted, valid) = ops.gather(v, evaluated.validity(), sorted_rows)?;
                 let std = matches!(op, AggOp::Std { .. });
-                let (out, out_valid) =
-                    ops.segment_variance(&sorted, Some(&valid), starts, *ddof, std)?;
+                // Polars takes a whole frame's spread as a column's (in
+                // chunks), so too each group's values it takes as a list;
+                // a group-by's groups otherwise by Welford's steps (but
+                // those of a key it holds sorted, as slices: in chunks).
+                let (out, out_valid) = if whole || input.taken_as_lists_per_group() {
+                    ops.segment_variance_in_chunks(&sorted, Some(&valid), starts, *ddof, std)?
+                } else {
+                    ops.segment_variance(&sorted, Some(&valid), starts, *ddof, std)?
+                };
                 return Ok(column(Values::F64(out), Some(out_valid)));
             }
             AggOp::Median | AggOp::Quantile { .. } => {

@@ -840,11 +840,6 @@ impl Executor<'_> {
                 (counted, any)
             }
             ListFunction::Aggregate(op) => {
-                if matches!(op, AggOp::Std { .. } | AggOp::Var { .. }) && values.dtype.is_float() {
-                    let lists = (&rows, &starts);
-                    let checked = values_frame.insert(child_frame()?);
-                    self.check_list_spreads_finite(checked, &values, lists)?;
-                }
                 // A decimal list's mean and median: of its scaled integers
                 // (the mean in Polars' order below), divided by 10^scale as
                 // Polars divides each list's, row by row (by a column: the
@@ -927,7 +922,16 @@ impl Executor<'_> {
                     Some(made) => made,
                     None => child_frame()?,
                 };
-                self.aggregate_expr(&values_frame, &aggregated, (&rows, &starts), false)?
+                match function {
+                    // Polars takes a list's spread as a column's
+                    // (`Series::var` of each list): in chunks.
+                    ListFunction::Aggregate(AggOp::Std { .. } | AggOp::Var { .. }) => {
+                        self.aggregate(&values_frame, &aggregated, &rows, &starts, true)?
+                    }
+                    _ => {
+                        self.aggregate_expr(&values_frame, &aggregated, (&rows, &starts), false)?
+                    }
+                }
             }
         };
         let mut both = DeviceFrame {

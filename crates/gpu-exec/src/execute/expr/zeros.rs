@@ -1,7 +1,6 @@
 //! Checks of values whose answer is Polars' own: -0.0 beside 0.0, groups of no valid value or one not finite.
 
 use super::*;
-use ir_lower::FloatCheck;
 
 /// The magnitude (2^480) from which a float counts as not finite to the
 /// spreads' checks: the squares of deviations of such values, summed over
@@ -73,65 +72,6 @@ impl Executor<'_> {
             ],
             height: starts.len(),
         })
-    }
-
-    /// Leaves a variance or standard deviation of lists of floats to
-    /// Polars where a list of `values` (column 0 of `child`, each list a
-    /// group of `lists`: sorted rows and starts) holds only finite values
-    /// whose magnitudes add up past the largest float: Polars' spread of a
-    /// list sums its values first (its mean infinite, its answer NaN),
-    /// where the device updates a mean value by value (fuzz seed 23122,
-    /// case 185: NaN against 0.0 for `[f64::MAX, f64::MAX]`). (Of a list
-    /// holding a value not finite, both give NaN or infinity alike.)
-    pub(crate) fn check_list_spreads_finite(
-        &self,
-        child: &DeviceFrame,
-        values: &GpuExpr,
-        (rows, starts): (&DeviceBuffer<i64>, &DeviceBuffer<i64>),
-    ) -> Result<(), ExecError> {
-        let (float, count, boolean) = (GpuDtype::Float64, GpuDtype::UInt32, GpuDtype::Boolean);
-        let check = |check| GpuExpr {
-            kind: ExprKind::FloatCheck {
-                check,
-                input: Box::new(cast_to(values, float)),
-            },
-            dtype: boolean,
-        };
-        let magnitude = GpuExpr {
-            kind: ExprKind::Abs(Box::new(cast_to(values, float))),
-            dtype: float,
-        };
-        let not_finite = GpuExpr {
-            kind: ExprKind::Not(Box::new(check(FloatCheck::IsFinite))),
-            dtype: boolean,
-        };
-        let per_list = |e: GpuExpr| self.aggregate(child, &e, rows, starts, false);
-        let lists = DeviceFrame {
-            columns: vec![
-                per_list(magnitude.aggregated(AggOp::Sum, float))?,
-                per_list(cast_to(&not_finite, count).aggregated(AggOp::Sum, count))?,
-            ],
-            height: starts.len(),
-        };
-        let overflowing = GpuExpr {
-            kind: ExprKind::FloatCheck {
-                check: FloatCheck::IsInfinite,
-                input: Box::new(column_ref(0, float)),
-            },
-            dtype: boolean,
-        }
-        .binary(
-            BinaryOp::And,
-            column_ref(1, count).binary(
-                BinaryOp::Eq,
-                GpuExpr::literal(Scalar::UInt(0), count),
-                boolean,
-            ),
-            boolean,
-        );
-        let what = "a spread of a list of finite values whose magnitudes add up past the \
-                    largest float (Polars' sum of its values overflows, its answer NaN)";
-        self.check_any_later(&lists, overflowing, what.into(), ExecError::DependsOnPolars)
     }
 
     /// Leaves the query to Polars (`what` says why) where a group of

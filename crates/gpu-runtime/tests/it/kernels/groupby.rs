@@ -199,6 +199,84 @@ fn segment_variances_follow_polars_formulas() {
     }
 }
 
+/// Polars' variance of a column or of each list (polars-compute's
+/// `VarState`): the valid values in chunks of 128, each chunk's mean and
+/// squared deviations summed in order from -0.0, the chunks merged in order.
+fn column_variance(xs: &[f64], ddof: u8) -> Option<f64> {
+    let (mut weight, mut mean, mut dp) = (0.0f64, 0.0f64, 0.0f64);
+    for chunk in xs.chunks(128) {
+        let w = chunk.len() as f64;
+        let m = chunk.iter().fold(-0.0, |a, &x| a + x) / w;
+        let d = chunk.iter().fold(-0.0, |a, &x| a + (x - m) * (x - m));
+        let new_weight = weight + w;
+        let delta_mean = m - mean;
+        let new_mean = mean + delta_mean * (w / new_weight);
+        dp += d + w * (m - new_mean) * delta_mean;
+        (weight, mean) = (new_weight, new_mean);
+    }
+    // (A negative variance is 0.0; NaN stays.)
+    (weight > f64::from(ddof)).then(|| match dp / (weight - f64::from(ddof)) {
+        var if var < 0.0 => 0.0,
+        var => var,
+    })
+}
+
+#[test]
+fn column_variances_follow_polars_chunks() {
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(53);
+    for n in [1usize, 7, 33, 1000, 5000] {
+        let (mut starts, mut values, valid) = sorted_groups(&mut rng, n);
+        if n >= 1000 {
+            // Groups of many chunks too (the first group is most rows),
+            // of finite values, whose last bits the order decides.
+            starts = vec![0, n as i64 - 3, n as i64 - 1];
+            for (i, value) in values.iter_mut().enumerate() {
+                if value.is_nan() {
+                    *value = (i % 97) as f64 / 3.0;
+                }
+            }
+        }
+        let (d_starts, d_values, d_valid) = (
+            device.upload(&starts),
+            device.upload(&values),
+            device.upload(&bitmap(&valid)),
+        );
+        for ddof in [0u8, 1, 2] {
+            for std in [false, true] {
+                for validity in [Some(&d_valid), None] {
+                    let (out, out_valid) = ops
+                        .segment_variance_in_chunks(&d_values, validity, &d_starts, ddof, std)
+                        .unwrap();
+                    let (out, out_valid) = (
+                        out.to_host().unwrap(),
+                        flags(&out_valid.to_host().unwrap(), starts.len()),
+                    );
+                    for (g, range) in segments(&starts, n).enumerate() {
+                        let xs: Vec<f64> = range
+                            .filter(|&i| validity.is_none() || valid[i])
+                            .map(|i| values[i])
+                            .collect();
+                        let expected = column_variance(&xs, ddof).map(|v| match std {
+                            true => v.sqrt(),
+                            false => v,
+                        });
+                        assert_eq!(out_valid[g], expected.is_some(), "n {n} g {g}");
+                        if let Some(expected) = expected {
+                            assert!(
+                                same(out[g], expected),
+                                "n {n} ddof {ddof} g {g}: {} vs {expected}",
+                                out[g]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A group of one row sums and averages to its value, -0.0 kept (Polars'
 /// group-by takes it so); a sum of more rows starts from 0.0 (so -0.0 and
 /// -0.0 sum to 0.0, as Polars' Kahan sum from zero gives), and a null's
