@@ -447,6 +447,87 @@ extern "C" __global__ void string_replace(const i64* offsets, const unsigned cha
 }
 EMU_KERNEL(string_replace)
 
+// Whether `pattern_len` bytes of `pattern` occur in `bytes` at `at` (ASCII
+// letters in either case with `fold`, as Aho-Corasick's
+// ascii_case_insensitive compares them).
+__device__ inline bool bytes_at(const unsigned char* bytes, i64 at, const unsigned char* pattern,
+                                i64 pattern_len, u32 fold) {
+    for (i64 b = 0; b < pattern_len; ++b) {
+        unsigned char x = bytes[at + b], y = pattern[b];
+        if (fold != 0) {
+            if (x >= 'A' && x <= 'Z') x = static_cast<unsigned char>(x + 32);
+            if (y >= 'A' && y <= 'Z') y = static_cast<unsigned char>(y + 32);
+        }
+        if (x != y) return false;
+    }
+    return true;
+}
+
+// Polars' str.replace_many of literal patterns (none empty; pattern p the
+// bytes [pattern_offsets[p], pattern_offsets[p + 1]) of `patterns`, replaced
+// by value p of `values` alike), non-overlapping, each search going on
+// where the last match ended, as Aho-Corasick finds them: with `leftmost`
+// (MatchKind::LeftmostFirst) the match starting first, of those there the
+// first pattern in order; else (MatchKind::Standard) the match ending
+// first, of those there the first pattern in order (the host orders them
+// longest first, as the automaton reports them). Two launches, as
+// string_replace's.
+extern "C" __global__ void string_replace_many(const i64* offsets, const unsigned char* bytes,
+                                               const u32* validity, u64 n,
+                                               const unsigned char* patterns,
+                                               const i64* pattern_offsets, u64 count,
+                                               const unsigned char* values,
+                                               const i64* value_offsets, u32 leftmost, u32 fold,
+                                               u32 write, i64* lengths, const i64* out_offsets,
+                                               unsigned char* out_bytes) {
+    for (u64 i = global_index(); i < n; i += global_stride()) {
+        if (!is_valid(validity, i)) {
+            if (write == 0) lengths[i] = 0;
+            continue;
+        }
+        i64 begin = offsets[i], end = offsets[i + 1];
+        unsigned char* out = write != 0 && out_bytes != nullptr ? out_bytes + out_offsets[i] : nullptr;
+        i64 written = 0, from = begin;
+        // (Leftmost: `at` is where a match would start; else where it
+        // would end.)
+        i64 at = leftmost != 0 ? begin : begin + 1;
+        while (at <= end) {
+            u64 found = count;
+            i64 start = 0;
+            for (u64 p = 0; p < count && found == count; ++p) {
+                i64 length = pattern_offsets[p + 1] - pattern_offsets[p];
+                i64 s = leftmost != 0 ? at : at - length;
+                if (s >= from && s + length <= end &&
+                    bytes_at(bytes, s, patterns + pattern_offsets[p], length, fold)) {
+                    found = p;
+                    start = s;
+                }
+            }
+            if (found == count) {
+                ++at;
+                continue;
+            }
+            i64 length = pattern_offsets[found + 1] - pattern_offsets[found];
+            i64 value_len = value_offsets[found + 1] - value_offsets[found];
+            if (out != nullptr) {
+                for (i64 b = from; b < start; ++b) out[written + (b - from)] = bytes[b];
+                for (i64 b = 0; b < value_len; ++b) {
+                    out[written + (start - from) + b] = values[value_offsets[found] + b];
+                }
+            }
+            written += (start - from) + value_len;
+            from = start + length;
+            at = leftmost != 0 ? from : from + 1;
+        }
+        if (out != nullptr) {
+            for (i64 b = from; b < end; ++b) out[written + (b - from)] = bytes[b];
+        }
+        written += end - from;
+        if (write == 0) lengths[i] = written;
+    }
+}
+EMU_KERNEL(string_replace_many)
+
 // Polars' cast of integers, booleans and decimals to strings: each valid
 // row's 64-bit value in decimal (`kind` 0: signed, 1: unsigned), "true" and
 // "false" (`kind` 2: 0 or 1), or a decimal's scaled integer (`kind` 3, signed)

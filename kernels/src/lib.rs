@@ -233,6 +233,7 @@ library! {
         string_split_counts, string_split_ranges,
         string_map_chars,
         string_concat_lengths, string_concat_write, string_strip_ranges, string_replace,
+        string_replace_many,
         string_from_integers, string_from_floats, string_parse_dates, string_parse_integers,
         string_parse_decimals, string_parse_f64,
         string_parse_f32, string_pad, string_format_temporal,

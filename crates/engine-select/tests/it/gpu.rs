@@ -58,6 +58,7 @@ mod partitioned_validation;
 mod partitioned_windows;
 mod products;
 mod replace;
+mod replace_many;
 mod rolling;
 mod row_order;
 mod series_literals;

@@ -469,6 +469,7 @@ pub(crate) fn string_valued(expr: &GpuExpr) -> Result<(), String> {
                 | StringOp::ToLowercase
                 | StringOp::Strip { .. }
                 | StringOp::Replace { .. }
+                | StringOp::ReplaceMany { .. }
                 | StringOp::Extract(_)
                 | StringOp::ExtractGroup { .. }
                 | StringOp::ReplaceGroups { .. }

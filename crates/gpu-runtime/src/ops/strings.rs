@@ -273,6 +273,62 @@ impl Ops<'_> {
         })
     }
 
+    /// Polars' `str.replace_many` of literal `patterns` (none empty), each
+    /// replaced by the value at its place in `values`: non-overlapping, as
+    /// Aho-Corasick finds them (`leftmost`: the match starting first, of
+    /// those there the first pattern; else the match ending first, of those
+    /// there the longest, then the first), ASCII letters in either case with
+    /// `ascii_case_insensitive`.
+    pub fn string_replace_many(
+        &self,
+        strings: StringsRef<'_>,
+        (patterns, values): (&[&str], &[&str]),
+        leftmost: bool,
+        ascii_case_insensitive: bool,
+    ) -> Result<DeviceStrings, RuntimeError> {
+        let (offsets, _, validity) = strings;
+        check(!offsets.is_empty(), || "string offsets are empty".into())?;
+        check(patterns.len() == values.len(), || {
+            format!("{} patterns for {} values", patterns.len(), values.len())
+        })?;
+        check(patterns.iter().all(|p| !p.is_empty()), || {
+            "an empty pattern to replace".into()
+        })?;
+        let n = offsets.len() - 1;
+        check_bitmap(validity, n, "validity")?;
+        // The order the kernel tries them in at each place.
+        let mut order: Vec<usize> = (0..patterns.len()).collect();
+        if !leftmost {
+            order.sort_by_key(|&p| std::cmp::Reverse(patterns[p].len()));
+        }
+        let packed = |texts: &[&str]| -> Result<_, RuntimeError> {
+            let mut bytes = Vec::new();
+            let mut offsets = vec![0i64];
+            for &p in &order {
+                bytes.extend_from_slice(texts[p].as_bytes());
+                offsets.push(bytes.len() as i64);
+            }
+            // (At least one byte: a buffer of none has no address.)
+            bytes.push(0);
+            Ok((
+                DeviceBuffer::from_host(&bytes, self.memory.clone(), self.stream)?,
+                DeviceBuffer::from_host(&offsets, self.memory.clone(), self.stream)?,
+            ))
+        };
+        let (pattern_bytes, pattern_offsets) = packed(patterns)?;
+        let (value_bytes, value_offsets) = packed(values)?;
+        self.two_pass_strings(ids::string_replace_many, n, validity, || {
+            string_args(strings, n)
+                .buffer(&pattern_bytes)
+                .buffer(&pattern_offsets)
+                .arg(patterns.len() as u64)
+                .buffer(&value_bytes)
+                .buffer(&value_offsets)
+                .arg(u32::from(leftmost))
+                .arg(u32::from(ascii_case_insensitive))
+        })
+    }
+
     /// Polars' `pad_start` and `pad_end` (`side` 0 and 1) to `length`
     /// characters with `fill`, and `zfill` (`side` 2) to `length` bytes with
     /// zeros after a leading sign; `length` one for all rows or each row's

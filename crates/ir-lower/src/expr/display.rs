@@ -116,6 +116,21 @@ impl fmt::Display for StringOp {
                 Some(limit) => write!(f, "str.replace({pattern}, {value:?}, n={limit})"),
                 None => write!(f, "str.replace_all({pattern}, {value:?})"),
             },
+            StringOp::ReplaceMany {
+                patterns,
+                values,
+                leftmost,
+                ascii_case_insensitive,
+            } => {
+                write!(f, "str.replace_many({patterns:?}, {values:?}")?;
+                if *ascii_case_insensitive {
+                    f.write_str(", ascii_case_insensitive=true")?;
+                }
+                if *leftmost {
+                    f.write_str(", leftmost=true")?;
+                }
+                f.write_str(")")
+            }
             StringOp::ReplaceGroups {
                 dfas,
                 template,

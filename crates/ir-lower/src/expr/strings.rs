@@ -332,6 +332,18 @@ pub enum StringOp {
         value: String,
         limit: Option<u64>,
     },
+    /// Polars' `str.replace_many` of literal `patterns` (none empty), each
+    /// match replaced by the value at its pattern's place in `values`:
+    /// non-overlapping, as Aho-Corasick finds them (`leftmost`: the match
+    /// starting first, of those there the first pattern; else the match
+    /// ending first, of those there the longest pattern), ASCII letters in
+    /// either case with `ascii_case_insensitive`.
+    ReplaceMany {
+        patterns: Vec<String>,
+        values: Vec<String>,
+        leftmost: bool,
+        ascii_case_insensitive: bool,
+    },
     /// The first `limit` (all when `None`) matches of a regular expression
     /// (`dfas.whole`), leftmost and not overlapping, each replaced by
     /// `template` with its capture groups put in (Polars' `str.replace` of

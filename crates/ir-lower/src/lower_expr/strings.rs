@@ -507,6 +507,15 @@ impl ExprLowering<'_> {
                     dtype: GpuDtype::String,
                 });
             }
+            S::ReplaceMany {
+                ascii_case_insensitive,
+                leftmost,
+            } => {
+                let input = *input?;
+                let (patterns, values) = (inputs.get(1)?.node(), inputs.get(2)?.node());
+                let how = (*leftmost, *ascii_case_insensitive);
+                return self.replace_many(node, input, (patterns, values), how);
+            }
             S::ContainsAny {
                 ascii_case_insensitive,
             } => {
@@ -621,6 +630,76 @@ impl ExprLowering<'_> {
                 input: Box::new(input),
             },
             dtype: boolean,
+        })
+    }
+
+    /// Polars' `str.replace_many(patterns, replace_with)` of literal lists
+    /// of texts (one value for every pattern, or one each), as
+    /// [`StringOp::ReplaceMany`]; empty or null patterns and values, and
+    /// lists of other lengths (which Polars refuses), stay with Polars.
+    fn replace_many(
+        &mut self,
+        node: Node,
+        input: GpuExpr,
+        (patterns, values): (Node, Node),
+        (leftmost, ascii_case_insensitive): (bool, bool),
+    ) -> Lowered {
+        let texts = |list: Option<(Vec<Scalar>, GpuDtype)>| -> Option<Vec<String>> {
+            let (list, GpuDtype::String) = list? else {
+                return None;
+            };
+            list.into_iter()
+                .map(|text| match text {
+                    Scalar::String(text) => Some(text),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (Some(patterns), Some(mut values)) = (
+            texts(self.literal_list(patterns)),
+            texts(self.literal_list(values)),
+        ) else {
+            return self.refuse(
+                node,
+                "str.replace_many needs literal lists of texts (none null) on the GPU",
+            );
+        };
+        if input.dtype != GpuDtype::String {
+            return self.refuse(
+                node,
+                format!(
+                    "str.replace_many of {} is not supported on the GPU",
+                    input.dtype
+                ),
+            );
+        }
+        if values.len() == 1 && patterns.len() > 1 {
+            values = vec![values[0].clone(); patterns.len()];
+        }
+        if patterns.is_empty() || patterns.len() != values.len() {
+            return self.refuse(
+                node,
+                "str.replace_many of no patterns, or of more or fewer values than patterns, is \
+                 not supported on the GPU",
+            );
+        }
+        if patterns.iter().any(String::is_empty) {
+            return self.refuse(
+                node,
+                "str.replace_many of an empty pattern is not supported on the GPU",
+            );
+        }
+        Some(GpuExpr {
+            kind: ExprKind::String {
+                op: StringOp::ReplaceMany {
+                    patterns,
+                    values,
+                    leftmost,
+                    ascii_case_insensitive,
+                },
+                input: Box::new(input),
+            },
+            dtype: GpuDtype::String,
         })
     }
 

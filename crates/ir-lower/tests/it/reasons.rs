@@ -138,9 +138,9 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
                 .agg([col("qty").mode(true).sum()]),
         ),
         (
-            "replacements of many patterns",
+            "replacements of many patterns, one empty",
             o().select([status().replace_many(
-                lit(Series::new("".into(), ["a"])).implode(false),
+                lit(Series::new("".into(), ["a", ""])).implode(false),
                 lit(Series::new("".into(), ["b"])).implode(false),
                 false,
                 false,

@@ -274,6 +274,9 @@ pub enum Op {
     /// `str.contains_any` of a literal list of texts, ASCII case
     /// insensitive or not.
     ContainsAny(List, bool),
+    /// `str.replace_many` of a literal list of texts by another (one value,
+    /// or one each), `leftmost` and ASCII case insensitive or not.
+    ReplaceMany(List, List, bool, bool),
     /// Polars' `format` of the inputs by a format string of as many
     /// placeholders.
     Format(String),
@@ -735,6 +738,9 @@ impl E {
             Op::Format(f) => case!(i, s; [; xs]; f = f; format_str(&f, &xs).unwrap()),
             Op::ContainsAny(list, ci) => case!(i, s; [x]; v = list.series(), ci = ci;
                 x.str().contains_any(lit(v).implode(false), ci)),
+            Op::ReplaceMany(patterns, values, leftmost, ci) => case!(i, s; [x];
+                p = patterns.series(), v = values.series(), leftmost = leftmost, ci = ci;
+                x.str().replace_many(lit(p).implode(false), lit(v).implode(false), ci, leftmost)),
             Op::CountMatches(p, literal) => case!(i, s; [x]; p = p, literal = literal;
                 x.str().count_matches(lit(p), literal)),
             Op::Find(p, true) => case!(i, s; [x]; p = p; x.str().find_literal(lit(p))),

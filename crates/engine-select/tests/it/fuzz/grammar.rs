@@ -701,6 +701,23 @@ impl Grammar<'_> {
                 let op = [Op::Upper, Op::Lower].choose(self.rng).unwrap().clone();
                 E::new(op, vec![x(self)])
             }
+            3 if self.chance(0.2) => {
+                // Many literal patterns (some empty or null, which Polars
+                // refuses or answers by nulls), by one value or one each.
+                let patterns = self.list(Ty::Str);
+                let count = if self.chance(0.5) { 1 } else { patterns.len() };
+                let values = ["<", "", "é", "ab"];
+                let values = List::Str(
+                    (0..count)
+                        .map(|v| Some(values[(v + self.rng.random_range(0..4)) % 4].into()))
+                        .collect(),
+                );
+                let (leftmost, ci) = (self.chance(0.5), self.chance(0.3));
+                E::new(
+                    Op::ReplaceMany(patterns, values, leftmost, ci),
+                    vec![x(self)],
+                )
+            }
             3 if self.chance(0.3) => {
                 // Capture groups put in (taken literally, `$` stays).
                 let p = *[

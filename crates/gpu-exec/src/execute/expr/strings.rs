@@ -222,6 +222,7 @@ impl Executor<'_> {
                     | StringOp::ToLowercase
                     | StringOp::Strip { .. }
                     | StringOp::Replace { .. }
+                    | StringOp::ReplaceMany { .. }
                     | StringOp::Extract(_)
                     | StringOp::ExtractGroup { .. }
                     | StringOp::ReplaceGroups { .. }
@@ -245,6 +246,21 @@ impl Executor<'_> {
                     } => {
                         let pattern = device_pattern(pattern);
                         ops.string_replace(offsets, bytes, validity, (pattern, value), *limit)?
+                    }
+                    StringOp::ReplaceMany {
+                        patterns,
+                        values,
+                        leftmost,
+                        ascii_case_insensitive,
+                    } => {
+                        let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+                        let values: Vec<&str> = values.iter().map(String::as_str).collect();
+                        ops.string_replace_many(
+                            (offsets, bytes, validity),
+                            (&patterns, &values),
+                            *leftmost,
+                            *ascii_case_insensitive,
+                        )?
                     }
                     StringOp::Extract(pattern) => {
                         ops.string_extract((offsets, bytes, validity), device_pattern(pattern))?

@@ -368,3 +368,70 @@ fn replacements_put_capture_groups_in() {
         "{error}"
     );
 }
+
+/// `str.replace_many` of literal patterns, against the Aho-Corasick
+/// automaton Polars runs, both match kinds, ASCII case folded or not:
+/// patterns that overlap, share prefixes and suffixes, repeat, and texts of
+/// characters of several bytes.
+#[test]
+fn replacing_many_patterns_matches_aho_corasick() {
+    use aho_corasick::{AhoCorasick, MatchKind};
+    let device = device();
+    let ops = device.ops();
+    let mut rng = fastrand::Rng::with_seed(71);
+    const PIECES: &[&str] = &["a", "b", "A", "B", "é", "ab", "ba"];
+    let text = |rng: &mut fastrand::Rng, most: usize| -> String {
+        (0..rng.usize(..=most))
+            .map(|_| PIECES[rng.usize(..PIECES.len())])
+            .collect()
+    };
+    for round in 0..40 {
+        let n = SIZES[round % SIZES.len()];
+        let rows: Vec<String> = (0..n).map(|_| text(&mut rng, 8)).collect();
+        let valid: Vec<bool> = (0..n).map(|_| rng.u8(..8) != 0).collect();
+        let (doff, dbytes, dvalid) = device.upload_texts(&rows, &valid);
+        let count = rng.usize(1..5);
+        let patterns: Vec<String> = (0..count)
+            .map(|_| {
+                loop {
+                    let pattern = text(&mut rng, 3);
+                    if !pattern.is_empty() {
+                        break pattern;
+                    }
+                }
+            })
+            .collect();
+        let values: Vec<String> = (0..count).map(|p| format!("<{p}>")).collect();
+        let (patterns, values): (Vec<&str>, Vec<&str>) = (
+            patterns.iter().map(String::as_str).collect(),
+            values.iter().map(String::as_str).collect(),
+        );
+        for leftmost in [false, true] {
+            for fold in [false, true] {
+                let automaton = AhoCorasick::builder()
+                    .match_kind(match leftmost {
+                        true => MatchKind::LeftmostFirst,
+                        false => MatchKind::Standard,
+                    })
+                    .ascii_case_insensitive(fold)
+                    .build(&patterns)
+                    .unwrap();
+                let out = ops
+                    .string_replace_many(
+                        (&doff, &dbytes, Some(&dvalid)),
+                        (&patterns, &values),
+                        leftmost,
+                        fold,
+                    )
+                    .unwrap();
+                let expected =
+                    where_valid(&rows, &valid, |text| automaton.replace_all(text, &values));
+                assert_eq!(
+                    texts_of(&out),
+                    expected,
+                    "{patterns:?} leftmost {leftmost} folded {fold}, n = {n}"
+                );
+            }
+        }
+    }
+}
