@@ -1,4 +1,4 @@
-//! Functions Polars plans as functions that aggregate (`any`, `all`, `has_nulls`, `is_empty`, `null_count`, `quantile`): built from aggregations of their input, so that a filter's or a slice's rows reach them as they reach `sum` (a quantile, of each group's kept values as a list).
+//! Functions Polars plans as functions that aggregate (`any`, `all`, `has_nulls`, `is_empty`, `null_count`, `quantile`, `entropy`): built from aggregations of their input, so that a filter's or a slice's rows reach them as they reach `sum` (a quantile, of each group's kept values as a list).
 
 use super::kept_rows::filtered_parts;
 use super::*;
@@ -162,5 +162,81 @@ impl<'a> ExprLowering<'a> {
             self.expr(input)?
                 .aggregated(AggOp::Quantile { quantile, method }, dtype),
         )
+    }
+
+    /// Polars' `entropy(base, normalize)` of a whole frame's values (f64,
+    /// or integers as f64): `-sum(pk * log(pk, base))`, `pk` the values over
+    /// their sum with `normalize` (over a sum of one, the values as they
+    /// are: the same), 0.0 of one row (a null too), as polars-ops computes
+    /// it; the logarithms are the host's (`HostFunction::Log`), the sums
+    /// Polars' pairwise ones over the column. Per group Polars adds each
+    /// group's values in an order of its own, and of f32 in f32: refused.
+    pub(crate) fn entropy(
+        &mut self,
+        node: Node,
+        input: Node,
+        (base, normalize): (f64, bool),
+    ) -> Lowered {
+        if self.per_group {
+            return self.refuse(
+                node,
+                "entropy per group (in a group-by or a window) is not supported on the GPU \
+                 (Polars adds each group's values in an order of its own)",
+            );
+        }
+        let values = self.expr(input)?;
+        let float = GpuDtype::Float64;
+        let values = match values.dtype {
+            dtype if !values.is_row_wise() || self.one_value(input) => {
+                return self.refuse(
+                    node,
+                    format!(
+                        "entropy of an expression of other rows or of one value ({dtype}) is not \
+                         supported on the GPU"
+                    ),
+                );
+            }
+            dtype if dtype == float => values,
+            dtype if dtype.is_integer() => values.cast(float, CastMode::NonStrict),
+            dtype => {
+                return self.refuse(
+                    node,
+                    format!("entropy of {dtype} is not supported on the GPU"),
+                );
+            }
+        };
+        let pk = match normalize {
+            true => {
+                let sum = values.clone().aggregated(AggOp::Sum, float);
+                values.binary(BinaryOp::TrueDivide, sum, float)
+            }
+            false => values,
+        };
+        let log = GpuExpr {
+            kind: ExprKind::OnHost {
+                function: HostFunction::Log { base },
+                input: Box::new(pk.clone()),
+                other: None,
+            },
+            dtype: float,
+        };
+        let terms = pk
+            .binary(BinaryOp::Multiply, log, float)
+            .aggregated(AggOp::Sum, float);
+        let entropy = GpuExpr {
+            kind: ExprKind::Negate(Box::new(terms)),
+            dtype: float,
+        };
+        let count = GpuDtype::UInt32;
+        let rows = GpuExpr {
+            kind: ExprKind::Len,
+            dtype: count,
+        };
+        let one_row = rows.binary(
+            BinaryOp::Eq,
+            GpuExpr::literal(Scalar::UInt(1), count),
+            GpuDtype::Boolean,
+        );
+        Some(one_row.then(GpuExpr::literal(Scalar::Float(0.0), float), entropy, float))
     }
 }

@@ -906,14 +906,8 @@ impl ExprLowering<'_> {
             | F::Atan2 => {
                 return self.on_host(node, function, inputs);
             }
-            F::Entropy { .. } => {
-                return self.refuse(
-                    node,
-                    format!(
-                        "function {function} is not supported on the GPU (Polars takes its \
-                         logarithms from libm, which a GPU's may not match to the last bit)"
-                    ),
-                );
+            F::Entropy { base, normalize } => {
+                return self.entropy(node, inputs.first()?.node(), (*base, *normalize));
             }
             // (`sum_horizontal` and its kin are the device's.)
             _ if applies_user_function(function) => {

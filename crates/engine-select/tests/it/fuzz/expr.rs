@@ -70,6 +70,8 @@ pub enum Agg {
     Mode(bool),
     /// The place of the first row holding a value (`index_of`).
     IndexOf(Needle),
+    /// `entropy` by a base, normalized or not.
+    Entropy(f64, bool),
 }
 
 /// Date and time parts and measures.
@@ -969,6 +971,8 @@ fn aggregation(a: Agg, i: Vec<Expr>, s: Vec<String>) -> (Expr, String) {
         Agg::IndexOf(needle) => case!(i, s; [x]; needle = needle; x.index_of(needle)),
         Agg::Implode => case!(i, s; [x]; ; x.implode(true)),
         Agg::Mode(stable) => case!(i, s; [x]; stable = stable; x.mode(stable)),
+        Agg::Entropy(base, normalize) => case!(i, s; [x]; base = base, normalize = normalize;
+            x.entropy(base, normalize)),
     }
 }
 

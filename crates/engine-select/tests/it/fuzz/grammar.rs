@@ -860,6 +860,11 @@ impl Grammar<'_> {
                         .choose(self.rng)
                         .unwrap(),
                 ),
+                1 if self.chance(0.2) => {
+                    let base = *[2.0, std::f64::consts::E, 10.0].choose(self.rng).unwrap();
+                    let from = *[Ty::Float, Ty::Int].choose(self.rng).unwrap();
+                    (Agg::Entropy(base, self.chance(0.7)), from)
+                }
                 1 => (
                     Agg::Std(self.rng.random_range(0..2)),
                     *[Ty::Float, Ty::Decimal].choose(self.rng).unwrap(),

@@ -640,7 +640,9 @@ impl Case {
             // partitions spreads are merged by Chan's combination.)
             floats_close: self.plan.expressions().iter().any(|e| {
                 e.nodes().iter().any(|n| match n.op {
-                    Op::Agg(Agg::Sum | Agg::Mean | Agg::Std(_) | Agg::Var(_)) => true,
+                    Op::Agg(
+                        Agg::Sum | Agg::Mean | Agg::Std(_) | Agg::Var(_) | Agg::Entropy(..),
+                    ) => true,
                     Op::ListStd(_) | Op::ListVar(_) => self.partition_rows.is_some(),
                     _ => false,
                 })

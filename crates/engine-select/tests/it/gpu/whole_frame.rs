@@ -355,3 +355,50 @@ fn means_of_f32_are_taken_in_f64_per_group_too_and_sums_per_group_fall_back() {
         );
     }
 }
+
+/// `entropy` of a whole frame: Polars' `-sum(pk * log(pk, base))`, its sums
+/// pairwise, its logarithms the host's; 0.0 of one row.
+#[test]
+fn entropies_of_whole_frames_match_the_cpu() {
+    let frame = || {
+        df!(
+            "x" => [Some(1.5f64), Some(2.0), None, Some(0.25), Some(7.0), Some(1e-3)],
+            "i" => [3i64, 1, 4, 1, 5, 9],
+            "z" => [Some(1.0f64), Some(0.0), Some(2.0), None, Some(3.0), Some(0.5)],
+            "g" => [1i32, 1, 2, 2, 2, 1],
+        )
+        .unwrap()
+        .lazy()
+    };
+    let entropies = || {
+        [
+            col("x").entropy(2.0, true).alias("base 2"),
+            col("x")
+                .entropy(std::f64::consts::E, false)
+                .alias("not normalized"),
+            col("i").entropy(10.0, true).alias("integers"),
+            col("z").entropy(2.0, true).alias("a zero: NaN"),
+            (col("x") * lit(3.0))
+                .entropy(2.0, true)
+                .alias("of an expression"),
+        ]
+    };
+    for (name, lf) in [
+        ("a select", frame().select(entropies())),
+        ("beside the rows", frame().with_columns(entropies())),
+        ("one row", frame().slice(2, 1).select(entropies())),
+        (
+            "no rows",
+            frame().filter(col("g").gt(lit(5))).select(entropies()),
+        ),
+    ] {
+        assert_gpu_eq(name, lf);
+    }
+    // Per group Polars adds each group's values in an order of its own.
+    assert_cpu_answer_with_reason(
+        frame()
+            .group_by_stable([col("g")])
+            .agg([col("x").entropy(2.0, true)]),
+        "entropy per group",
+    );
+}
