@@ -35,7 +35,7 @@ use crate::prefetch::Prefetch;
 pub(crate) use crate::prefetch::Resident;
 use gpu_runtime::ops::{
     AsciiCase, ConcatPart, ExprInput, Gather, IntegerText, QuantileMethod, RankPlace, SegmentPick,
-    Side, StringsRef, Word64,
+    Side, StringsRef, VarianceOf, Word64,
 };
 
 mod expr;

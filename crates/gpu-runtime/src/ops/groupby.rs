@@ -6,6 +6,19 @@ use super::*;
 /// then each group's chunks (see [`Ops::chunks`]).
 pub const CHUNK_ROWS: usize = 256;
 
+/// Which groups a variance is of, each taken in Polars' order for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarianceOf {
+    /// A group-by's groups: Welford's steps in row order, bit for bit (where
+    /// some group has more than [`WELFORD_MOST`] rows, two passes over
+    /// chunks instead, each group's mean and then its squared deviations,
+    /// whose last bits may differ).
+    Groups,
+    /// A whole column's, or each list's (`ChunkVar::var`, bit for bit where
+    /// Polars holds the values in one chunk).
+    Columns,
+}
+
 /// Rows of the largest group whose variance takes Welford's steps in row
 /// order, as Polars' group-by takes it (one thread a group); groups beyond
 /// take two passes over chunks, whose last bits may differ.
@@ -600,20 +613,21 @@ impl Ops<'_> {
     }
 
     /// Per-group variances (`std`: standard deviations) of the valid
-    /// values with `ddof` delta degrees of freedom, as Polars' group-by
-    /// computes them (Welford's steps in row order, bit for bit; where some
-    /// group has more than [`WELFORD_MOST`] rows, two passes over chunks
-    /// instead: each group's mean, then its squared deviations): null where
-    /// a group has no more than `ddof` values.
+    /// values with `ddof` delta degrees of freedom, in Polars' order for
+    /// groups `of` that kind (see [`VarianceOf`]): null where a group has no
+    /// more than `ddof` values.
     pub fn segment_variance(
         &self,
         values: &DeviceBuffer<f64>,
         validity: Option<&DeviceBuffer<u32>>,
         starts: &DeviceBuffer<i64>,
-        ddof: u8,
-        std: bool,
+        (ddof, std): (u8, bool),
+        of: VarianceOf,
     ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
         Self::check_segments(values, validity)?;
+        if of == VarianceOf::Columns {
+            return self.variance_in_chunks(values, validity, starts, ddof, std);
+        }
         let Some(chunks) = self.welford_too_long(starts, values.len())? else {
             return self.segment_with_validity_and(
                 ids::segment_variance_f64,
@@ -660,15 +674,11 @@ impl Ops<'_> {
         Ok((out, out_validity))
     }
 
-    /// Per-group variances (`std`: standard deviations) of the valid
-    /// values with `ddof` delta degrees of freedom, as Polars takes those of
-    /// a column or of each list (`ChunkVar::var`, bit for bit where it holds
-    /// the values in one chunk): the valid values in chunks of 128, each
-    /// chunk's mean and squared deviations from it summed in order, the
-    /// chunks merged in order (polars-compute's `VarState`); null where a
-    /// group has no more than `ddof` values. (A group-by's groups are
-    /// [`Ops::segment_variance`]'s.)
-    pub fn segment_variance_in_chunks(
+    /// [`Ops::segment_variance`] of [`VarianceOf::Columns`]: the valid
+    /// values in chunks of 128, each chunk's mean and squared deviations from
+    /// it summed in order, the chunks merged in order (polars-compute's
+    /// `VarState`).
+    fn variance_in_chunks(
         &self,
         values: &DeviceBuffer<f64>,
         validity: Option<&DeviceBuffer<u32>>,
@@ -676,7 +686,6 @@ impl Ops<'_> {
         ddof: u8,
         std: bool,
     ) -> Result<(DeviceBuffer<f64>, DeviceBuffer<u32>), RuntimeError> {
-        Self::check_segments(values, validity)?;
         let n = values.len();
         // Polars chunks the valid values alone: packed first, each group
         // starting after the valid values of the groups before it.

@@ -616,11 +616,12 @@ impl Executor<'_> {
                 // chunks), so too each group's values it takes as a list;
                 // a group-by's groups otherwise by Welford's steps (but
                 // those of a key it holds sorted, as slices: in chunks).
-                let (out, out_valid) = if whole || input.taken_as_lists_per_group() {
-                    ops.segment_variance_in_chunks(&sorted, Some(&valid), starts, *ddof, std)?
-                } else {
-                    ops.segment_variance(&sorted, Some(&valid), starts, *ddof, std)?
+                let of = match whole || input.taken_as_lists_per_group() {
+                    true => VarianceOf::Columns,
+                    false => VarianceOf::Groups,
                 };
+                let (out, out_valid) =
+                    ops.segment_variance(&sorted, Some(&valid), starts, (*ddof, std), of)?;
                 return Ok(column(Values::F64(out), Some(out_valid)));
             }
             AggOp::Median | AggOp::Quantile { .. } => {

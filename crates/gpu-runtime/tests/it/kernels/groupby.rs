@@ -1,6 +1,6 @@
 //! Per-group kernels (variance, quantiles, large groups, shifts, fills and scans within groups) against Rust references of Polars' formulas.
 
-use gpu_runtime::ops::QuantileMethod;
+use gpu_runtime::ops::{QuantileMethod, VarianceOf};
 
 use super::{SIZES, bitmap, device, flags};
 
@@ -165,7 +165,13 @@ fn segment_variances_follow_polars_formulas() {
         for ddof in [0u8, 1, 2] {
             for std in [false, true] {
                 let (out, out_valid) = ops
-                    .segment_variance(&d_values, Some(&d_valid), &d_starts, ddof, std)
+                    .segment_variance(
+                        &d_values,
+                        Some(&d_valid),
+                        &d_starts,
+                        (ddof, std),
+                        VarianceOf::Groups,
+                    )
                     .unwrap();
                 let (out, out_valid) = (
                     out.to_host().unwrap(),
@@ -247,7 +253,13 @@ fn column_variances_follow_polars_chunks() {
             for std in [false, true] {
                 for validity in [Some(&d_valid), None] {
                     let (out, out_valid) = ops
-                        .segment_variance_in_chunks(&d_values, validity, &d_starts, ddof, std)
+                        .segment_variance(
+                            &d_values,
+                            validity,
+                            &d_starts,
+                            (ddof, std),
+                            VarianceOf::Columns,
+                        )
                         .unwrap();
                     let (out, out_valid) = (
                         out.to_host().unwrap(),
