@@ -24,6 +24,36 @@ pub enum VarianceOf {
 /// take two passes over chunks, whose last bits may differ.
 pub const WELFORD_MOST: usize = 1 << 16;
 
+/// Chunks of one group's variance beyond which the host folds them
+/// ([`fold_moments`]) rather than one device thread.
+const HOST_FOLD: usize = 1024;
+
+/// The variance (`ddof`) of chunks' weights, means and sums of squared
+/// deviations, merged in order as polars-compute's `VarState::combine`
+/// merges them and finished as its `finalize` (`None` for no more than
+/// `ddof` values; a negative variance 0.0): `fold_chunk_moments_f64`'s
+/// arithmetic, step for step.
+fn fold_moments((weights, means, squares): (&[f64], &[f64], &[f64]), ddof: u8) -> Option<f64> {
+    let (mut weight, mut mean, mut dp) = (0.0f64, 0.0f64, 0.0f64);
+    for ((&other_weight, &other_mean), &other_dp) in weights.iter().zip(means).zip(squares) {
+        if other_weight == 0.0 {
+            continue;
+        }
+        let new_weight = weight + other_weight;
+        let other_weight_frac = other_weight / new_weight;
+        let delta_mean = other_mean - mean;
+        let new_mean = mean + delta_mean * other_weight_frac;
+        dp += other_dp + other_weight * (other_mean - new_mean) * delta_mean;
+        weight = new_weight;
+        mean = new_mean;
+    }
+    let ddof = f64::from(ddof);
+    (weight > ddof).then(|| match dp / (weight - ddof) {
+        variance if variance < 0.0 => 0.0,
+        variance => variance,
+    })
+}
+
 /// Values of a chunk of Polars' variance of a column (polars-compute's
 /// `moment::CHUNK_SIZE`).
 const VARIANCE_CHUNK: usize = 128;
@@ -718,6 +748,20 @@ impl Ops<'_> {
             .buffer(&squares);
         self.launch(ids::segment_chunk_moments_f64, Self::linear(slots), args)?;
         let groups = starts.len();
+        if groups == 1 && slots > HOST_FOLD {
+            // One group of many chunks: their fold, sequential, is faster
+            // on a host thread than on one of the device's.
+            let variance = fold_moments(
+                (&weights.to_host()?, &means.to_host()?, &squares.to_host()?),
+                ddof,
+            );
+            let value = variance.map_or(0.0, |v| if std { v.sqrt() } else { v });
+            let valid = u32::from(variance.is_some());
+            return Ok((
+                DeviceBuffer::from_host(&[value], self.memory.clone(), self.stream)?,
+                DeviceBuffer::from_host(&[valid], self.memory.clone(), self.stream)?,
+            ));
+        }
         let out = self.zeroed::<f64>(groups)?;
         let out_validity = self.zeroed::<u32>(words(groups))?;
         let args = KernelArgs::new()
