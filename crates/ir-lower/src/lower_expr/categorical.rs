@@ -53,6 +53,14 @@ impl ExprLowering<'_> {
         if !(equality || order) {
             return refused(self);
         }
+        // A categorical and an enum, or two enums, Polars does not compare
+        // (it raises its error, of no rows too; fuzz seed 6572, case 223):
+        // of a null of the other's type too.
+        if let GpuDtype::Categorical(theirs) = other.dtype
+            && theirs != dictionary
+        {
+            return refused(self);
+        }
         let text = GpuDtype::String;
         let by_code = equality || dictionary.is_enum();
         let other = match (&other.kind, other.dtype) {

@@ -374,3 +374,29 @@ fn category_literals_in_lists_are_no_internal_error() {
         .alias("x3")]);
     assert_same_as_cpu(lf, ORDERED);
 }
+
+/// A categorical compared with an enum, here a null of the enum's type (a
+/// text it lacks, cast): Polars raises its error, of no rows too, so the
+/// engine leaves it to Polars. Seed 6572, case 223.
+#[test]
+fn categoricals_compared_with_enums_are_polars_errors() {
+    let t0 = DataFrame::new(
+        0,
+        vec![
+            Column::new("a".into(), Vec::<Option<&str>>::new())
+                .cast(&crate::fuzz::table::categorical())
+                .unwrap(),
+        ],
+    )
+    .unwrap();
+    let enumeration = enumeration();
+    for lf in [
+        t0.clone().lazy().with_columns([col("a")
+            .eq(lit("2024-01-15").cast(enumeration.clone()))
+            .alias("x0")]),
+        t0.lazy()
+            .select([col("a").lt(lit("2024-01-15").cast(enumeration)).alias("x0")]),
+    ] {
+        crate::fuzz::assert_same_as_cpu(lf, ORDERED);
+    }
+}
