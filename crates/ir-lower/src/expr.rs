@@ -154,13 +154,17 @@ pub enum AggOp {
     Count {
         include_nulls: bool,
     },
-    /// Standard deviation with `ddof` degrees of freedom.
+    /// Standard deviation with `ddof` degrees of freedom; `in_chunks`:
+    /// of groups Polars takes as slices of a key it holds sorted, each
+    /// group's as it takes a column's (see `spreads_of_sorted_keys`).
     Std {
         ddof: u8,
+        in_chunks: bool,
     },
-    /// Variance with `ddof` degrees of freedom.
+    /// Variance with `ddof` degrees of freedom (`in_chunks` as `Std`'s).
     Var {
         ddof: u8,
+        in_chunks: bool,
     },
     /// The place (from 0, as u32) of the first least (`ArgMin`) or
     /// greatest (`ArgMax`) valid value: NaN only where every valid value is

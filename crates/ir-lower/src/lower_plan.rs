@@ -37,7 +37,9 @@ mod unpivot;
 mod value_counts;
 
 use join_order::unordered_join;
-use rewrites::{aggregated_keys_first, distinct_values_as_rows, inner_windows_first};
+use rewrites::{
+    aggregated_keys_first, distinct_values_as_rows, inner_windows_first, spreads_of_sorted_keys,
+};
 
 /// The plan node `node` as Polars' `explain` writes it: its first line.
 pub fn node_notation(node: Node, lp_arena: &Arena<IR>, expr_arena: &Arena<AExpr>) -> String {
@@ -76,8 +78,8 @@ impl<'a> PlanLowering<'a> {
     /// Lowers `node` and everything under it (every input, even after one
     /// failed, so that every refusal is found).
     pub fn node(&mut self, node: Node) -> Lowered {
-        let lowered = distinct_values_as_rows(aggregated_keys_first(inner_windows_first(
-            self.node_inner(node)?,
+        let lowered = spreads_of_sorted_keys(distinct_values_as_rows(aggregated_keys_first(
+            inner_windows_first(self.node_inner(node)?),
         )));
         // The nodes a lowering makes below its own (a select of the lists
         // an explode takes, a union's selects) are checked too; its inputs,

@@ -555,7 +555,7 @@ fn partial_parts(
             Some(none.then(GpuExpr::literal(Scalar::Null, f64), mean, f64))
         }
         ExprKind::Agg {
-            op: op @ (AggOp::Std { ddof } | AggOp::Var { ddof }),
+            op: op @ (AggOp::Std { ddof, .. } | AggOp::Var { ddof, .. }),
             input,
         } if input.is_row_wise()
             && input.reads_a_column()

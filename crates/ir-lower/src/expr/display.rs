@@ -57,8 +57,8 @@ impl fmt::Display for AggOp {
             AggOp::Count {
                 include_nulls: true,
             } => f.write_str("count_with_nulls"),
-            AggOp::Std { ddof } => write!(f, "std[ddof={ddof}]"),
-            AggOp::Var { ddof } => write!(f, "var[ddof={ddof}]"),
+            AggOp::Std { ddof, .. } => write!(f, "std[ddof={ddof}]"),
+            AggOp::Var { ddof, .. } => write!(f, "var[ddof={ddof}]"),
             AggOp::Quantile { quantile, method } => write!(f, "quantile[{quantile}, {method}]"),
             AggOp::Implode => f.write_str("implode"),
             AggOp::Mode {

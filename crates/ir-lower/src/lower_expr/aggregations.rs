@@ -123,8 +123,20 @@ impl ExprLowering<'_> {
                 input,
                 include_nulls,
             } => (AggOp::Count { include_nulls }, input),
-            IRAggExpr::Std(input, ddof) => (AggOp::Std { ddof }, input),
-            IRAggExpr::Var(input, ddof) => (AggOp::Var { ddof }, input),
+            IRAggExpr::Std(input, ddof) => (
+                AggOp::Std {
+                    ddof,
+                    in_chunks: false,
+                },
+                input,
+            ),
+            IRAggExpr::Var(input, ddof) => (
+                AggOp::Var {
+                    ddof,
+                    in_chunks: false,
+                },
+                input,
+            ),
             // The first (last) of the values that are not null.
             IRAggExpr::FirstNonNull(input) | IRAggExpr::LastNonNull(input) => {
                 let op = if matches!(agg, IRAggExpr::FirstNonNull(_)) {

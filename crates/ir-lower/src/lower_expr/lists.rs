@@ -110,11 +110,17 @@ impl ExprLowering<'_> {
             // Each list's spread as a group's (of f32 in f64, cast back; of
             // decimals as floats: see `spread_of_decimals`).
             IRListFunction::Std(ddof) => (
-                ListFunction::Aggregate(AggOp::Std { ddof: *ddof }),
+                ListFunction::Aggregate(AggOp::Std {
+                    ddof: *ddof,
+                    in_chunks: false,
+                }),
                 |values| values.is_integer() || values.is_float() || is_decimal(values),
             ),
             IRListFunction::Var(ddof) => (
-                ListFunction::Aggregate(AggOp::Var { ddof: *ddof }),
+                ListFunction::Aggregate(AggOp::Var {
+                    ddof: *ddof,
+                    in_chunks: false,
+                }),
                 |values| values.is_integer() || values.is_float() || is_decimal(values),
             ),
             IRListFunction::Min | IRListFunction::Max => {

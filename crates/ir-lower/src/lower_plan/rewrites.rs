@@ -1,6 +1,8 @@
-//! Lowered nodes rewritten into plans the executor runs as they are: sort and group-by keys with an aggregation inside computed first, windows inside a window's function computed first, distinct values of an expression (sorted too) as distinct rows of its values.
+//! Lowered nodes rewritten into plans the executor runs as they are: sort and group-by keys with an aggregation inside computed first, windows inside a window's function computed first, distinct values of an expression (sorted too) as distinct rows of its values, spreads per group of a key Polars holds sorted taken as it takes them.
 
-use crate::expr::{ExprKind, GpuExpr, NamedExpr};
+use polars::series::IsSorted;
+
+use crate::expr::{AggOp, ExprKind, GpuExpr, NamedExpr};
 use crate::plan::{PlanNode, SortKey};
 
 /// The start of the names of the columns of windows inside a window's
@@ -193,5 +195,116 @@ pub(super) fn inner_windows_first(node: PlanNode) -> PlanNode {
             schema: own,
         },
         None => node,
+    }
+}
+
+/// `node` with the spreads (`var`, `std`) it takes per group of one key
+/// that Polars holds marked sorted ([`held_sorted`]) marked `in_chunks`:
+/// Polars takes the groups of such a key as slices of rows (a group-by
+/// keeping the groups' order, a window without an order), each group's
+/// spread as it takes a column's, in chunks (otherwise by Welford's steps).
+pub(super) fn spreads_of_sorted_keys(mut node: PlanNode) -> PlanNode {
+    let sorted_key = |input: &PlanNode, keys: &[GpuExpr]| match keys {
+        [
+            GpuExpr {
+                kind: ExprKind::Column { index, .. },
+                ..
+            },
+        ] => held_sorted(input, *index),
+        _ => false,
+    };
+    match &mut node {
+        PlanNode::GroupBy {
+            input,
+            keys,
+            aggs,
+            maintain_order: true,
+            ..
+        } => {
+            let keys: Vec<GpuExpr> = keys.iter().map(|key| key.expr.clone()).collect();
+            if sorted_key(input, &keys) {
+                aggs.iter_mut()
+                    .for_each(|agg| spreads_in_chunks(&mut agg.expr));
+            }
+        }
+        PlanNode::Select { input, exprs, .. } | PlanNode::WithColumns { input, exprs, .. } => {
+            let input: &PlanNode = input;
+            for named in exprs.iter_mut() {
+                named.expr.visit_mut(&mut |e| {
+                    if let ExprKind::Window {
+                        function,
+                        partition_by,
+                        order_by: None,
+                    } = &mut e.kind
+                        && sorted_key(input, partition_by)
+                    {
+                        spreads_in_chunks(function);
+                    }
+                });
+            }
+        }
+        _ => {}
+    }
+    node
+}
+
+/// `expr` with its spreads marked `in_chunks`.
+fn spreads_in_chunks(expr: &mut GpuExpr) {
+    expr.visit_mut(&mut |e| {
+        if let ExprKind::Agg {
+            op: AggOp::Std { in_chunks, .. } | AggOp::Var { in_chunks, .. },
+            ..
+        } = &mut e.kind
+        {
+            *in_chunks = true;
+        }
+    });
+}
+
+/// Whether Polars holds column `index` of `node`'s result marked sorted:
+/// the first key of a sort, kept so through filters, slices, projections
+/// and columns passed on as they are, or a column of an in-memory frame
+/// so marked. (Elsewhere, as after a join or of a computed key, it does
+/// not.)
+fn held_sorted(node: &PlanNode, index: usize) -> bool {
+    let column_of = |expr: &GpuExpr| match expr.kind {
+        ExprKind::Column { index, .. } => Some(index),
+        _ => None,
+    };
+    match node {
+        PlanNode::Sort { keys, .. } => {
+            keys.first().and_then(|key| column_of(&key.expr)) == Some(index)
+        }
+        PlanNode::Filter { input, .. }
+        | PlanNode::Slice { input, .. }
+        | PlanNode::Cache { input, .. } => held_sorted(input, index),
+        PlanNode::SimpleProjection { input, columns, .. } => {
+            columns.get(index).is_some_and(|&at| held_sorted(input, at))
+        }
+        PlanNode::Select { input, exprs, .. } => exprs
+            .get(index)
+            .and_then(|named| column_of(&named.expr))
+            .is_some_and(|at| held_sorted(input, at)),
+        PlanNode::WithColumns {
+            input,
+            exprs,
+            schema,
+            ..
+        } => {
+            let Some(name) = schema.get(index).map(|column| &column.name) else {
+                return false;
+            };
+            match exprs.iter().find(|named| &named.name == name) {
+                Some(named) => column_of(&named.expr).is_some_and(|at| held_sorted(input, at)),
+                None => (input.schema().iter())
+                    .position(|column| &column.name == name)
+                    .is_some_and(|at| held_sorted(input, at)),
+            }
+        }
+        PlanNode::DataFrameScan { df, projection, .. } => projection
+            .get(index)
+            .and_then(|&at| df.columns().get(at))
+            .is_some_and(|column| column.is_sorted_flag() != IsSorted::Not),
+        _ => false,
     }
 }

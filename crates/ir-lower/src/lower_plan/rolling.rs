@@ -236,7 +236,7 @@ pub(super) fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, 
                 AggOp::Max {
                     propagate_nans: false,
                 } => RollingFunction::Max,
-                AggOp::Var { ddof } => RollingFunction::Var { ddof: *ddof },
+                AggOp::Var { ddof, .. } => RollingFunction::Var { ddof: *ddof },
                 AggOp::Median => RollingFunction::Quantile {
                     quantile: 0.5,
                     method: "linear",
@@ -260,10 +260,13 @@ pub(super) fn rolled(expr: &GpuExpr, window: &RollingWindow) -> Result<GpuExpr, 
                 }
                 // Polars takes a standard deviation as the variance's
                 // `powf(0.5)`, not its square root: on the host.
-                AggOp::Std { ddof } => {
+                AggOp::Std { ddof, .. } => {
                     let variance = GpuExpr {
                         kind: ExprKind::Agg {
-                            op: AggOp::Var { ddof: *ddof },
+                            op: AggOp::Var {
+                                ddof: *ddof,
+                                in_chunks: false,
+                            },
                             input: input.clone(),
                         },
                         dtype: expr.dtype,

@@ -114,14 +114,61 @@ fn spreads_follow_polars_own_order_on_each_path() {
             assert_gpu_eq(&format!("{name} of {n} rows"), lf);
         }
     }
-    // The groups of a key Polars holds sorted (here by the sort before) it
-    // takes as slices of rows, each as a column, where the device takes
-    // Welford's steps: the last bits may differ.
-    let sorted = || thirds(30).sort(["g"], Default::default());
-    for lf in [
-        sorted().group_by_stable([col("g")]).agg([col("x").var(1)]),
-        sorted().select([col("x").std(1).over([col("g")]).unwrap()]),
+    // The groups of a key Polars holds sorted it takes as slices of rows,
+    // each group's spread as a column's: after a sort by the key (its
+    // first), through filters, slices and columns passed on, and of a frame
+    // sorted before it was made lazy; a group-by not keeping the order, a
+    // computed key and a window by another key take Welford's steps.
+    let sorted = || thirds(300).sort(["g"], Default::default());
+    let descending = SortMultipleOptions::default().with_order_descending(true);
+    let spreads = || [col("x").var(1), col("n").std(0).alias("n std")];
+    let eager = thirds(300)
+        .collect()
+        .unwrap()
+        .sort(["g"], Default::default())
+        .unwrap();
+    for (name, lf) in [
+        (
+            "a group-by",
+            sorted().group_by_stable([col("g")]).agg(spreads()),
+        ),
+        (
+            "a window",
+            sorted().select([col("x").std(1).over([col("g")]).unwrap()]),
+        ),
+        (
+            "through a filter, a slice and a select",
+            sorted()
+                .filter(col("x").gt(lit(-50.0)))
+                .slice(3, 200)
+                .select([col("x"), col("n"), col("g")])
+                .group_by_stable([col("g")])
+                .agg(spreads()),
+        ),
+        (
+            "sorted by several keys, descending",
+            thirds(300)
+                .sort_by_exprs([col("g"), col("x")], descending)
+                .with_columns([(col("x") * lit(2.0)).alias("y")])
+                .group_by_stable([col("g")])
+                .agg([col("y").var(1)]),
+        ),
+        (
+            "a frame sorted before",
+            eager.lazy().group_by_stable([col("g")]).agg(spreads()),
+        ),
+        (
+            "not keeping the groups' order",
+            sorted()
+                .group_by([col("g")])
+                .agg(spreads())
+                .sort(["g"], Default::default()),
+        ),
+        (
+            "by a computed key",
+            sorted().group_by_stable([col("g") + lit(1)]).agg(spreads()),
+        ),
     ] {
-        assert_gpu_close("spreads of groups Polars takes as slices", lf);
+        assert_gpu_eq(&format!("spreads of a sorted key: {name}"), lf);
     }
 }

@@ -606,17 +606,17 @@ impl Executor<'_> {
                 let counts = self.count_distinct(evaluated, input, sorted_rows, starts)?;
                 return Ok(column(Values::U32(counts), None));
             }
-            AggOp::Std { ddof } | AggOp::Var { ddof } => {
+            AggOp::Std { ddof, in_chunks } | AggOp::Var { ddof, in_chunks } => {
                 let Values::F64(v) = evaluated.values() else {
                     return Err(ExecError::Unsupported(format!("`{input}` as f64")));
                 };
                 let (sorted, valid) = ops.gather(v, evaluated.validity(), sorted_rows)?;
                 let std = matches!(op, AggOp::Std { .. });
                 // Polars takes a whole frame's spread as a column's (in
-                // chunks), so too each group's values it takes as a list;
-                // a group-by's groups otherwise by Welford's steps (but
-                // those of a key it holds sorted, as slices: in chunks).
-                let of = match whole || input.taken_as_lists_per_group() {
+                // chunks), so too each group's values it takes as a list
+                // and the groups of a key it holds sorted (as slices); a
+                // group-by's groups otherwise by Welford's steps.
+                let of = match whole || *in_chunks || input.taken_as_lists_per_group() {
                     true => VarianceOf::Columns,
                     false => VarianceOf::Groups,
                 };
