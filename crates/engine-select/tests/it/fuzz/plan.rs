@@ -635,15 +635,14 @@ impl Case {
     pub fn compare(&self) -> Compare {
         Compare {
             ordered: self.plan.ordered(),
-            // (A list's spread is Polars' to the bit in memory; a group's
-            // may not be where Polars holds the key sorted, and over
-            // partitions spreads are merged by Chan's combination.)
+            // (Spreads are Polars' to the bit in memory; over partitions
+            // they are merged by Chan's combination.)
             floats_close: self.plan.expressions().iter().any(|e| {
                 e.nodes().iter().any(|n| match n.op {
-                    Op::Agg(
-                        Agg::Sum | Agg::Mean | Agg::Std(_) | Agg::Var(_) | Agg::Entropy(..),
-                    ) => true,
-                    Op::ListStd(_) | Op::ListVar(_) => self.partition_rows.is_some(),
+                    Op::Agg(Agg::Sum | Agg::Mean | Agg::Entropy(..)) => true,
+                    Op::Agg(Agg::Std(_) | Agg::Var(_)) | Op::ListStd(_) | Op::ListVar(_) => {
+                        self.partition_rows.is_some()
+                    }
                     _ => false,
                 })
             }),
