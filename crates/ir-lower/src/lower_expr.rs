@@ -601,6 +601,10 @@ impl ExprLowering<'_> {
                 if input.dtype == GpuDtype::Null && to != GpuDtype::Null {
                     return Some(input.nulls_as(to));
                 }
+                // A list cast to its own type is the list.
+                if matches!(to, GpuDtype::List(_)) && input.dtype == to {
+                    return Some(*input);
+                }
                 // Floats to dates, timestamps and durations as Polars casts
                 // them: to their ticks' integer type (in the cast's mode),
                 // then the ticks taken as the type's.

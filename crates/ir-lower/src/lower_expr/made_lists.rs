@@ -36,19 +36,46 @@ impl ExprLowering<'_> {
                  supported on the GPU yet",
             );
         }
+        if let Some(answered) = self.concat_list_answered(node, inputs) {
+            let planned = self.dtype(node)?;
+            return self.refuse(
+                node,
+                format!(
+                    "concat_list of a literal number Polars makes a column of its own type: \
+                     Polars plans {planned} and answers {answered}"
+                ),
+            );
+        }
         let mut values = self.inputs(inputs)?;
         let dtype = self.dtype(node)?;
-        // Numbers as the lists' values' type (Polars casts each value to
-        // it, the types' supertype).
+        // Numbers and lists of numbers as the lists' values' type (Polars
+        // casts each value to it, the types' supertype).
         if let GpuDtype::List(of) = dtype {
             let number = |d: GpuDtype| d.is_integer() || d.is_float();
             for value in &mut values {
-                if !matches!(value.kind, ExprKind::Literal(Scalar::Null))
-                    && number(value.dtype)
-                    && number(of.values())
-                    && value.dtype != of.values()
-                {
-                    *value = value.clone().cast(of.values(), CastMode::NonStrict);
+                let null = matches!(value.kind, ExprKind::Literal(Scalar::Null));
+                match value.dtype {
+                    GpuDtype::List(from)
+                        if number(from.values())
+                            && number(of.values())
+                            && from.values() != of.values() =>
+                    {
+                        *value = GpuExpr {
+                            kind: ExprKind::List {
+                                function: list_eval::each_cast(
+                                    from.values(),
+                                    of.values(),
+                                    CastMode::NonStrict,
+                                ),
+                                input: Box::new(value.clone()),
+                            },
+                            dtype,
+                        };
+                    }
+                    from if !null && number(from) && number(of.values()) && from != of.values() => {
+                        *value = value.clone().cast(of.values(), CastMode::NonStrict);
+                    }
+                    _ => {}
                 }
             }
         }
@@ -66,6 +93,38 @@ impl ExprLowering<'_> {
             kind: ExprKind::ConcatList(values),
             dtype,
         })
+    }
+
+    /// The type of the lists Polars' engine makes of `inputs` where it is
+    /// not the type its plan gives `node`: Polars' engine casts the inputs
+    /// to the supertype of their values' types as they are once columns,
+    /// a literal number as its own type (`2` as i32), where its plan took
+    /// the literal as any type that holds it (`concat_list([u8 list, 2])`
+    /// planned as list[u8], answered as list[i32]).
+    fn concat_list_answered(&self, node: Node, inputs: &[ExprIR]) -> Option<DataType> {
+        let dynamic = |input: &ExprIR| {
+            matches!(
+                self.arena.get(input.node()),
+                AExpr::Literal(LiteralValue::Dyn(_))
+            )
+        };
+        if !inputs.iter().any(dynamic) {
+            return None;
+        }
+        let planned = self.polars_dtype(node)?;
+        let answered = inputs.iter().try_fold(None::<DataType>, |so_far, input| {
+            let dtype = self.polars_dtype(input.node())?;
+            let values = match dtype {
+                DataType::List(of) => *of,
+                dtype => dtype,
+            };
+            Some(Some(match so_far {
+                None => values,
+                Some(so_far) => polars_core::utils::try_get_supertype(&so_far, &values).ok()?,
+            }))
+        })??;
+        let answered = DataType::List(Box::new(answered));
+        (answered != planned).then_some(answered)
     }
 
     /// Polars' `int_ranges(start, end, step)` (as i64; `step` a literal

@@ -567,8 +567,12 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             nested().select([concat_list([col("li"), col("k").max()]).unwrap()]),
         ),
         (
-            "lists of integers concatenated with lists of floats",
-            nested().select([concat_list([col("li"), col("l")]).unwrap()]),
+            "a literal number concatenated with lists of u8",
+            nested().select([concat_list([
+                col("li").cast(DataType::List(Box::new(DataType::UInt8))),
+                lit(2),
+            ])
+            .unwrap()]),
         ),
         (
             "a time zone replaced, ambiguous times resolved by a column",

@@ -216,6 +216,7 @@ impl Code for DataType {
             DataType::Duration(unit) => format!("DataType::Duration({})", unit_code(*unit)),
             DataType::Categorical(..) => "crate::fuzz::table::categorical()".into(),
             DataType::Enum(..) => "crate::fuzz::table::enumeration()".into(),
+            DataType::List(of) => format!("DataType::List(Box::new({}))", of.code()),
             other => format!("DataType::{other:?}"),
         }
     }

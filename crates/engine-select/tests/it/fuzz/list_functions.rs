@@ -139,12 +139,26 @@ pub(super) fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
         return E::new(op, vec![list, other]);
     }
     if rng.random_bool(0.08) {
-        // Concatenated with itself (sorted now and then), its first value
-        // or a literal item, in any order.
+        // Concatenated with itself (sorted now and then, or its values
+        // cast to another number type: Polars casts the parts to their
+        // supertype), its first value or a literal item, in any order.
         let mut parts = vec![list.clone()];
         for _ in 0..rng.random_range(1..3) {
-            parts.push(match rng.random_range(0..3) {
+            parts.push(match rng.random_range(0..4) {
                 0 => E::new(Op::ListGet(0, true), vec![list.clone()]),
+                3 if values.is_integer() || values.is_float() => {
+                    let to = [
+                        DataType::UInt8,
+                        DataType::Int16,
+                        DataType::Int64,
+                        DataType::Float32,
+                    ]
+                    .choose(rng)
+                    .unwrap()
+                    .clone();
+                    let to = DataType::List(Box::new(to));
+                    E::new(Op::Cast(to, false), vec![list.clone()])
+                }
                 1 if let Some(item) = &item => E::lit(item.clone()),
                 _ if values.is_integer() && rng.random_bool(0.5) => {
                     E::new(Op::ListSort(false, false), vec![list.clone()])

@@ -1,4 +1,4 @@
-//! `concat_list` of lists and values on the device: each row's lists appended in order, values as lists of one (literals too, numbers cast to the lists' type), null where a list is; over the frame, per group, of lists of texts, dates, lists and structs, read after.
+//! `concat_list` of lists and values on the device: each row's lists appended in order, values as lists of one (literals too, numbers and lists of numbers cast to the lists' type), null where a list is; over the frame, per group, of lists of texts, dates, lists and structs, read after.
 
 use super::lists::list_frame;
 use super::*;
@@ -81,5 +81,58 @@ fn lists_and_values_concatenated_match_the_cpu() {
     assert_cpu_answer_with_reason(
         frame.select([concat_list([col("li"), col("k").max()]).unwrap()]),
         "concat_list of an aggregation",
+    );
+}
+
+/// Lists and values of differing number types concatenated: each list's
+/// values and each value cast to the supertype Polars plans (wider
+/// integers, floats), nulls, empty lists and null lists kept (a list cast
+/// to its own type is the list); a literal
+/// number Polars makes a column of its own type (`2` as i32, where its plan
+/// took it as the lists' u8) stays with Polars, whose answer's type is not
+/// its plan's.
+#[test]
+fn lists_and_values_of_differing_number_types_match_the_cpu() {
+    let list = |values: Vec<Option<i64>>| Some(Series::new("".into(), values));
+    let frame = df!(
+        "small" => [list(vec![Some(1), Some(255)]), None, list(vec![None]), list(vec![])],
+        "wide" => [list(vec![Some(-7)]), list(vec![Some(i64::MAX), None]), None, list(vec![Some(0)])],
+        "v" => [Some(3i16), None, Some(-1), Some(i16::MIN)],
+    )
+    .unwrap()
+    .lazy()
+    .with_columns([
+        col("small").cast(DataType::List(Box::new(DataType::UInt8))),
+        col("wide").cast(DataType::List(Box::new(DataType::Int64))),
+    ]);
+    assert_gpu_eq(
+        "lists cast to the supertype",
+        frame.clone().select([
+            concat_list([col("small"), col("wide")])
+                .unwrap()
+                .alias("u8 then i64"),
+            concat_list([col("wide"), col("small")])
+                .unwrap()
+                .alias("i64 then u8"),
+            concat_list([col("small"), col("v")])
+                .unwrap()
+                .alias("u8 and i16"),
+            concat_list([col("v"), col("small")])
+                .unwrap()
+                .alias("i16 then u8"),
+            concat_list([
+                col("small").cast(DataType::List(Box::new(DataType::Float32))),
+                col("wide"),
+            ])
+            .unwrap()
+            .alias("f32 and i64"),
+            concat_list([col("small"), col("v").cast(DataType::Float64)])
+                .unwrap()
+                .alias("u8 and f64"),
+        ]),
+    );
+    assert_cpu_answer_with_reason(
+        frame.select([concat_list([col("small"), lit(2)]).unwrap()]),
+        "Polars plans list[u8] and answers list[i32]",
     );
 }

@@ -400,3 +400,28 @@ fn categoricals_compared_with_enums_are_polars_errors() {
         crate::fuzz::assert_same_as_cpu(lf, ORDERED);
     }
 }
+
+/// A literal number beside a list of u8 in `concat_list`: Polars plans
+/// list[u8] but its engine makes the literal an i32 column and answers
+/// list[i32] (and a window over it then raises that the types differ). The
+/// device answered list[u8]; now the lowering leaves it to Polars. Seed
+/// 6593, case 170.
+#[test]
+fn literal_numbers_in_lists_polars_answers_as_its_own_type_stay_with_it() {
+    let t0 = df!(
+        "b" => [true],
+        "c" => [Series::new("".into(), [None::<u8>, None]).cast(&DataType::UInt8).unwrap()],
+    )
+    .unwrap();
+    let lf = t0
+        .lazy()
+        .with_columns([concat_list(vec![col("c"), lit(2i64)]).unwrap().alias("x3")])
+        .with_columns([col("x3")
+            .shift(lit(1i64))
+            .over(vec![col("b")])
+            .unwrap()
+            .alias("x4")]);
+    crate::fuzz::assert_same_as_cpu(lf.clone(), ORDERED);
+    let lf = lf.select([col("x3")]);
+    crate::fuzz::assert_same_as_cpu(lf, ORDERED);
+}
