@@ -269,6 +269,11 @@ impl fmt::Display for GpuExpr {
                 ..
             } => write!(f, "pow({input}, {exponent:?})"),
             ExprKind::OnHost {
+                function: HostFunction::RoundSigFigs { digits },
+                input,
+                ..
+            } => write!(f, "round_sig_figs({input}, {digits})"),
+            ExprKind::OnHost {
                 function,
                 input,
                 other: Some(other),

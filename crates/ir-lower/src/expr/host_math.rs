@@ -1,4 +1,4 @@
-//! Functions of floats whose last bit is the platform's libm's (`exp`, `log`, `log1p`, `cbrt`, `pow`, the trigonometric functions, `arctan2`): computed on the host between device steps, bit for bit as Polars' engine computes them.
+//! Functions of floats whose last bit is the platform's libm's (`exp`, `log`, `log1p`, `cbrt`, `pow`, the trigonometric functions, `arctan2`, `round_sig_figs`): computed on the host between device steps, bit for bit as Polars' engine computes them.
 //!
 //! Rust takes these from the platform's libm, which rounds correctly in
 //! nearly all cases only: a GPU's (CUDA's own, within an ulp or two) may
@@ -43,6 +43,8 @@ macro_rules! applied {
             HostFunction::Degrees => $x.to_degrees(),
             HostFunction::Radians => $x.to_radians(),
             HostFunction::Arctan2 => $x.atan2($other),
+            // (In f64 whatever the width, as Polars computes it.)
+            HostFunction::RoundSigFigs { digits } => $narrow(round_sig_figs(f64::from($x), digits)),
         }
     };
 }
@@ -99,12 +101,20 @@ pub enum HostFunction {
     /// the part's `other`), both cast to the result's type: null where
     /// either is.
     Arctan2,
+    /// `round_sig_figs(digits)` of floats (digits at least 1): Polars'
+    /// rounding of the value in f64 to that many significant digits (by
+    /// its `log10`), narrowed back to the column's type. Of integers and
+    /// decimals, which Polars keeps as their own types, it is not the
+    /// host's ([`HostFunction::of_numbers`]).
+    RoundSigFigs {
+        digits: i32,
+    },
 }
 
 impl HostFunction {
     /// One of each function (the logarithm of base 10, the power 2.5), for
     /// the parity test and the fuzzer's grammar.
-    pub const ALL: [HostFunction; 23] = [
+    pub const ALL: [HostFunction; 24] = [
         HostFunction::Exp,
         HostFunction::Log1p,
         HostFunction::Cbrt,
@@ -128,6 +138,7 @@ impl HostFunction {
         HostFunction::Degrees,
         HostFunction::Radians,
         HostFunction::Arctan2,
+        HostFunction::RoundSigFigs { digits: 2 },
     ];
 
     /// Polars' name of the function: its method on an expression.
@@ -154,6 +165,7 @@ impl HostFunction {
             HostFunction::Degrees => "degrees",
             HostFunction::Radians => "radians",
             HostFunction::Arctan2 => "arctan2",
+            HostFunction::RoundSigFigs { .. } => "round_sig_figs",
         }
     }
 
@@ -182,6 +194,9 @@ impl HostFunction {
                 Trig::Radians => HostFunction::Radians,
             }),
             IRFunctionExpr::Atan2 => Some(HostFunction::Arctan2),
+            IRFunctionExpr::RoundSF { digits } => {
+                Some(HostFunction::RoundSigFigs { digits: *digits })
+            }
             _ => None,
         }
     }
@@ -199,6 +214,13 @@ impl HostFunction {
                 | HostFunction::LogBy
                 | HostFunction::Arctan2
         )
+    }
+
+    /// Whether the host computes the function of integers and decimals too
+    /// (Polars casts them to f64 first): not `round_sig_figs`, whose
+    /// result Polars keeps in the input's type.
+    pub fn of_numbers(self) -> bool {
+        !matches!(self, HostFunction::RoundSigFigs { .. })
     }
 
     /// Whether the host computes the function into `dtype`, the type of
@@ -279,7 +301,31 @@ impl HostFunction {
             HostFunction::Degrees => input.degrees(),
             HostFunction::Radians => input.radians(),
             HostFunction::Arctan2 => input.clone().arctan2(input - lit(1)),
+            HostFunction::RoundSigFigs { digits } => input.round_sig_figs(digits),
         }
+    }
+}
+
+/// `value` rounded to `digits` significant digits as Polars rounds a
+/// number (`round_sig_figs`): scaled by 10 to the power of the digits less
+/// its magnitude's (as 5 to that power and a binary exponent, so that very
+/// large and small values scale without loss), rounded half away from
+/// zero, scaled back; itself where that is not finite, and 0 itself (-0.0
+/// kept). The exponent's arithmetic wraps, as in Polars' release build.
+fn round_sig_figs(value: f64, digits: i32) -> f64 {
+    if value == 0.0 {
+        return value;
+    }
+    let exp = digits
+        .wrapping_sub(1)
+        .wrapping_sub(value.abs().log10().floor() as i32);
+    let pow5 = 5.0_f64.powi(exp);
+    let scaled = libm::scalbn(value, exp) * pow5;
+    let descaled = libm::scalbn(scaled.round() / pow5, exp.wrapping_neg());
+    if descaled.is_finite() {
+        descaled
+    } else {
+        value
     }
 }
 

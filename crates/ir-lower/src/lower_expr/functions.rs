@@ -903,7 +903,8 @@ impl ExprLowering<'_> {
             | F::Pow(IRPowFunction::Cbrt)
             | F::Log
             | F::Trigonometry(_)
-            | F::Atan2 => {
+            | F::Atan2
+            | F::RoundSF { .. } => {
                 return self.on_host(node, function, inputs);
             }
             F::Entropy { base, normalize } => {
@@ -927,7 +928,6 @@ impl ExprLowering<'_> {
             | F::AsList
             | F::ValueCounts { .. }
             | F::UniqueCounts
-            | F::RoundSF { .. }
             | F::ConcatExpr { .. }
             | F::RLE
             | F::GatherEvery { .. }
@@ -1016,8 +1016,8 @@ impl ExprLowering<'_> {
         })
     }
 
-    /// `exp`, `log1p`, `cbrt`, `log(base)`, a trigonometric function or
-    /// `arctan2` (`function`, of `inputs`) at `node`: computed on the host
+    /// `exp`, `log1p`, `cbrt`, `log(base)`, a trigonometric function,
+    /// `arctan2` or `round_sig_figs` (`function`, of `inputs`) at `node`: computed on the host
     /// in the type of Polars' result, its inputs cast to it first (as
     /// Polars casts integers, and decimals where it takes them, to f64);
     /// `log`'s base a literal number or a base of each row.
@@ -1051,6 +1051,23 @@ impl ExprLowering<'_> {
             None => (input?, None),
         };
         let dtype = self.dtype(node)?;
+        if let HostFunction::RoundSigFigs { digits } = function {
+            if digits < 1 {
+                return self.refuse(
+                    node,
+                    format!("round_sig_figs to {digits} digits (Polars raises its error)"),
+                );
+            }
+            if !input.dtype.is_float() {
+                return self.refuse(
+                    node,
+                    format!(
+                        "round_sig_figs of {} is not supported on the GPU (of floats it is)",
+                        input.dtype
+                    ),
+                );
+            }
+        }
         for taken in std::iter::once(&input).chain(&other) {
             let decimal = matches!(taken.dtype, GpuDtype::Decimal(..));
             if decimal && !function.of_decimals() {

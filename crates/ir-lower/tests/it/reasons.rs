@@ -547,8 +547,8 @@ fn refused() -> Vec<(&'static str, LazyFrame)> {
             o().select([col("amount").cast(DataType::Decimal(10, 2)).pow(lit(2))]),
         ),
         (
-            "a round to significant figures",
-            o().select([col("amount").round_sig_figs(2)]),
+            "a round of integers to significant figures",
+            o().select([col("qty").round_sig_figs(2)]),
         ),
         (
             "a repeat of a literal by a column",

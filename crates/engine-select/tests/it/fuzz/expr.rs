@@ -539,6 +539,9 @@ impl E {
                     }
                     HostFunction::LogBy => format!("{source}.clone().log({source} + lit(1))"),
                     HostFunction::PowBy => format!("{source}.clone().pow({source} - lit(0.5))"),
+                    HostFunction::RoundSigFigs { digits } => {
+                        format!("{source}.round_sig_figs({digits})")
+                    }
                     other => format!("{source}.{}()", other.name()),
                 };
                 (function.of(x), call)

@@ -417,11 +417,19 @@ impl Grammar<'_> {
                     .unwrap()
                     .clone();
                 // (Polars takes libm's functions of integers as of f64,
-                // and of decimals where it takes them.)
+                // and of decimals where it takes them; significant digits
+                // from 1 to past f64's.)
                 let input = match op {
                     Op::OnHost(f) if f.of_decimals() && self.chance(0.15) => Ty::Decimal,
-                    Op::OnHost(_) if self.chance(0.3) => Ty::Int,
+                    Op::OnHost(f) if f.of_numbers() && self.chance(0.3) => Ty::Int,
                     _ => Ty::Float,
+                };
+                let op = match op {
+                    Op::OnHost(HostFunction::RoundSigFigs { .. }) => {
+                        let digits = *[1, 1, 2, 3, 6, 15, 17, 30].choose(self.rng).unwrap();
+                        Op::OnHost(HostFunction::RoundSigFigs { digits })
+                    }
+                    op => op,
                 };
                 E::new(op, vec![self.value(input, d)])
             }
