@@ -362,7 +362,7 @@ impl ExprLowering<'_> {
     pub(crate) fn aggregation_of(
         &mut self,
         node: Node,
-        op: AggOp,
+        mut op: AggOp,
         input: Node,
         dtype: GpuDtype,
     ) -> Lowered {
@@ -484,6 +484,14 @@ impl ExprLowering<'_> {
             }
         }
         if !implode && input.any(&|e| matches!(e.kind, ExprKind::Unique { .. })) {
+            // (The count of distinct values, nulls too, is `n_unique`.)
+            if op
+                == (AggOp::Count {
+                    include_nulls: true,
+                })
+            {
+                op = AggOp::NUnique;
+            }
             match without_unique(&op, self.per_group, &input) {
                 Some(values) => *input = values,
                 None => {
@@ -698,19 +706,47 @@ impl ExprLowering<'_> {
 /// keeps the order of first appearance) is its first value, and its last
 /// the last value of the rows where a value first comes; the first or
 /// last of the distinct values sorted, the first or last of the values
-/// sorted; the count of distinct values, that of the values. Not of floats
+/// sorted; the count of distinct values (`n_unique`, and `len`, taken as
+/// it), that of the values, and of valid distinct values (`count`), that
+/// of the rows where a valid value first comes. Not of floats
 /// (which of two equal zeros, or NaNs, is kept is Polars' own). `None`
 /// for any other.
 fn without_unique(op: &AggOp, per_group: bool, input: &GpuExpr) -> Option<GpuExpr> {
+    // The rows of `values` where a value first comes.
+    let first_comes = |values: GpuExpr| {
+        let first = GpuExpr {
+            kind: ExprKind::Distinct {
+                input: Box::new(values.clone()),
+                test: DistinctTest::FirstDistinct,
+            },
+            dtype: GpuDtype::Boolean,
+        };
+        GpuExpr {
+            dtype: values.dtype,
+            kind: ExprKind::Where {
+                input: Box::new(values),
+                by: Box::new(first),
+            },
+        }
+    };
     let distinct = |e: &GpuExpr| match &e.kind {
         ExprKind::Unique { input, .. } if !input.dtype.is_float() => Some(input.as_ref().clone()),
         _ => None,
     };
     let values = match (op, &input.kind) {
         (AggOp::First, ExprKind::Unique { .. }) if per_group => distinct(input)?,
-        // The last distinct value per group: of the rows where a value
-        // first comes, the last.
-        (AggOp::Last, ExprKind::Unique { .. }) if per_group => {
+        // The last distinct value per group, and the count of distinct
+        // values (valid ones, or nulls too): of the rows where a value
+        // first comes, the last, or their count.
+        (AggOp::Last, ExprKind::Unique { .. }) if per_group => first_comes(distinct(input)?),
+        // (Not the values themselves, which may be text, but a flag valid
+        // where a valid value first comes.)
+        (
+            AggOp::Count {
+                include_nulls: false,
+            },
+            ExprKind::Unique { .. },
+        ) => {
             let values = distinct(input)?;
             let first = GpuExpr {
                 kind: ExprKind::Distinct {
@@ -719,13 +755,13 @@ fn without_unique(op: &AggOp, per_group: bool, input: &GpuExpr) -> Option<GpuExp
                 },
                 dtype: GpuDtype::Boolean,
             };
-            GpuExpr {
-                dtype: values.dtype,
-                kind: ExprKind::Where {
-                    input: Box::new(values),
-                    by: Box::new(first),
-                },
-            }
+            let flag = |value: bool| GpuExpr::literal(Scalar::Boolean(value), GpuDtype::Boolean);
+            let counted = first.binary(BinaryOp::And, values.is_not_null(), GpuDtype::Boolean);
+            counted.then(
+                flag(true),
+                GpuExpr::literal(Scalar::Null, GpuDtype::Boolean),
+                GpuDtype::Boolean,
+            )
         }
         (AggOp::NUnique, ExprKind::Unique { .. }) => distinct(input)?,
         (

@@ -1007,7 +1007,8 @@ impl Grammar<'_> {
                 E::new(Op::GetAtExtreme(self.chance(0.5)), vec![x, k])
             }
             // A group's distinct values aggregated: the first, the last,
-            // their count, the first or last of them sorted.
+            // their count (of all, of the valid ones), the first or last
+            // of them sorted.
             6 if self.chance(0.2) => {
                 let x = self.value(ty, depth);
                 let distinct = E::new(Op::Unique(self.chance(0.5)), vec![x]);
@@ -1016,7 +1017,10 @@ impl Grammar<'_> {
                 match self.rng.random_range(0..4) {
                     0 => E::new(Op::Agg(Agg::First), vec![distinct]),
                     1 => E::new(Op::Agg(Agg::Last), vec![distinct]),
-                    2 => E::new(Op::Agg(Agg::NUnique), vec![distinct]),
+                    2 => {
+                        let count = *[Agg::NUnique, Agg::Count].choose(self.rng).unwrap();
+                        E::new(Op::Agg(count), vec![distinct])
+                    }
                     _ => {
                         let agg = if self.chance(0.5) {
                             Agg::First

@@ -735,7 +735,7 @@ fn lists_are_made_by_implode_and_by_agg_of_values() {
 fn distinct_values_inside_aggregations_match_the_cpu() {
     // A group's first and last distinct values (in order of first
     // appearance), the first and last of its distinct values sorted, their
-    // count: as of the values themselves.
+    // counts: as of the values themselves.
     let frame = groups();
     assert_gpu_eq(
         "distinct values of each group aggregated",
@@ -757,6 +757,23 @@ fn distinct_values_inside_aggregations_match_the_cpu() {
             // first comes, the last).
             col("v").unique().last().alias("last v"),
             col("s").unique_stable().last().alias("last s"),
+            // Counted: the valid ones (`count`), nulls too (`len`).
+            col("v").unique().count().alias("valid v"),
+            col("s").unique_stable().count().alias("valid s"),
+            col("s").unique().len().alias("s with null"),
+        ]),
+    );
+    assert_gpu_eq(
+        "distinct values of the frame counted, in a window",
+        groups().select([
+            col("s").unique().count().alias("valid s"),
+            col("v").unique().len().alias("v with null"),
+            col("s")
+                .unique()
+                .count()
+                .over([col("h")])
+                .unwrap()
+                .alias("per h"),
         ]),
     );
     // Of floats they stay with Polars.
