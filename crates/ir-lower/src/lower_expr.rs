@@ -733,7 +733,11 @@ impl ExprLowering<'_> {
                 None => return self.refuse(node, "element() outside list.eval"),
             },
             AExpr::Explode { .. } => {
-                return self.refuse(node, "explode is not supported on the GPU");
+                return self.refuse(
+                    node,
+                    "explode inside an expression or beside other columns is not supported on \
+                     the GPU (a select of exploded expressions alone, of the same options, runs)",
+                );
             }
             AExpr::StructField(name) => return self.field_of_with_fields(node, name),
             AExpr::Sort { expr, options } => {

@@ -204,43 +204,6 @@ impl<'a> PlanLowering<'a> {
         lowering.all_named(exprs)
     }
 
-    /// A select of one exploded expression (`select(col("x").explode())`,
-    /// `select(col("t").str.split(" ").explode())`): the lists computed by a
-    /// select, then the explode node, with the expression's options.
-    fn select_of_explode(
-        &mut self,
-        node: Node,
-        input_node: Node,
-        only: &ExprIR,
-        lists: Node,
-        options: polars_core::prelude::ExplodeOptions,
-    ) -> Lowered {
-        let input = self.node(input_node);
-        let name = only.output_name().to_string();
-        let listed = ExprIR::new(lists, OutputName::Alias(name.as_str().into()));
-        let exprs = self.named_exprs(std::slice::from_ref(&listed), input_node);
-        let (input, exprs) = (input?, exprs?);
-        let dtype = exprs.first()?.expr.dtype;
-        if !matches!(dtype, GpuDtype::List(_)) {
-            return self.refuse(
-                node,
-                format!("an explode of {dtype} (not a list) is not supported on the GPU"),
-            );
-        }
-        let select = PlanNode::Select {
-            input: Box::new(input),
-            exprs,
-            schema: vec![OutputColumn { name, dtype }],
-        };
-        Some(PlanNode::Explode {
-            input: Box::new(select),
-            columns: vec![0],
-            empty_as_null: options.empty_as_null,
-            keep_nulls: options.keep_nulls,
-            schema: self.output_schema(node)?,
-        })
-    }
-
     /// The select at `node` of `exprs` over `input`, of Polars' output
     /// schema for it (refused where the types disagree: see
     /// [`Self::types_agree`]).
@@ -386,13 +349,8 @@ impl<'a> PlanLowering<'a> {
                 if !series.is_empty() {
                     return self.with_series_columns(node, input_node, expr, series, false);
                 }
-                if let [only] = expr.as_slice()
-                    && let AExpr::Explode {
-                        expr: lists,
-                        options,
-                    } = self.expr_arena.get(only.node())
-                {
-                    return self.select_of_explode(node, input_node, only, *lists, *options);
+                if let Some((lists, options)) = self.exploded(expr) {
+                    return self.select_of_explode(node, input_node, expr, &lists, options);
                 }
                 if let [only] = expr.as_slice()
                     && let AExpr::Function {

@@ -1,4 +1,4 @@
-//! A group-by whose aggregations, or a select whose expressions, read the input only through one exploded list expression (`group_by(k).agg(col("tags").explode())`, `...explode().n_unique()`, `select(col("t").str.split(" ").explode().str.len_chars())`): the keys and the lists computed by a select, exploded, then grouped or selected from; a select of one value each beside aggregations of the input (`select([l.explode().max(), len()])`) side by side with them.
+//! Selects of exploded list expressions alone (`select(a.explode(), b.explode())`), exploded together; a group-by whose aggregations, or a select whose expressions, read the input only through one exploded list expression (`group_by(k).agg(col("tags").explode())`, `...explode().n_unique()`, `select(col("t").str.split(" ").explode().str.len_chars())`): the keys and the lists computed by a select, exploded, then grouped or selected from; a select of one value each beside aggregations of the input (`select([l.explode().max(), len()])`) side by side with them.
 
 use polars_core::prelude::ExplodeOptions;
 use polars_plan::plans::{ArenaExprIter, ExprIRDisplay};
@@ -15,6 +15,77 @@ fn exploded_name(keys: &[NamedExpr]) -> String {
 }
 
 impl PlanLowering<'_> {
+    /// The lists of `exprs` where each is an exploded expression, all with
+    /// the same options, and those options.
+    pub(super) fn exploded(
+        &self,
+        exprs: &[ExprIR],
+    ) -> Option<(Vec<Node>, polars_core::prelude::ExplodeOptions)> {
+        let mut options = None;
+        let lists = exprs.iter().map(|e| match self.expr_arena.get(e.node()) {
+            AExpr::Explode {
+                expr: lists,
+                options: these,
+            } if *options.get_or_insert(*these) == *these => Some(*lists),
+            _ => None,
+        });
+        let lists = lists.collect::<Option<Vec<Node>>>()?;
+        Some((lists, options?))
+    }
+
+    /// A select of exploded expressions only, of the same options
+    /// (`select(col("x").explode())`, `select(col("t").str.split("
+    /// ").explode())`, `select(a.explode(), b.explode())`): the lists
+    /// computed by a select, then the explode node of them all, with the
+    /// expressions' options. (Polars explodes each on its own and then
+    /// requires the columns to be as long; the node requires each row's
+    /// lists to span as many values, else it leaves the query to Polars,
+    /// whose answer or error it then is.)
+    pub(super) fn select_of_explode(
+        &mut self,
+        node: Node,
+        input_node: Node,
+        exploded: &[ExprIR],
+        lists: &[Node],
+        options: polars_core::prelude::ExplodeOptions,
+    ) -> Lowered {
+        let input = self.node(input_node);
+        let listed: Vec<ExprIR> = exploded
+            .iter()
+            .zip(lists)
+            .map(|(e, &lists)| ExprIR::new(lists, OutputName::Alias(e.output_name().clone())))
+            .collect();
+        let exprs = self.named_exprs(&listed, input_node);
+        let (input, exprs) = (input?, exprs?);
+        let mut schema = Vec::with_capacity(exprs.len());
+        for named in &exprs {
+            let dtype = named.expr.dtype;
+            if !matches!(dtype, GpuDtype::List(_)) {
+                return self.refuse(
+                    node,
+                    format!("an explode of {dtype} (not a list) is not supported on the GPU"),
+                );
+            }
+            schema.push(OutputColumn {
+                name: named.name.clone(),
+                dtype,
+            });
+        }
+        let columns = (0..exprs.len()).collect();
+        let select = PlanNode::Select {
+            input: Box::new(input),
+            exprs,
+            schema,
+        };
+        Some(PlanNode::Explode {
+            input: Box::new(select),
+            columns,
+            empty_as_null: options.empty_as_null,
+            keep_nulls: options.keep_nulls,
+            schema: self.output_schema(node)?,
+        })
+    }
+
     /// Of a group-by's `aggs`: where each reads the input's columns only
     /// through one `explode` (Polars' default options: an empty or null
     /// list one null row, so that every row, and every group, stays) and

@@ -161,6 +161,14 @@ fn random_op(
             {
                 names.push(other.clone());
             }
+            // (Or a select of the lists exploded, each on its own.)
+            if rng.random_bool(0.25) {
+                let exploded = names.iter().map(|n| E::new(Op::Explode, vec![E::col(n)]));
+                return Some(Plan::Select(
+                    input,
+                    named(exploded.collect(), fresh, &schema, "x"),
+                ));
+            }
             Plan::Explode(input, names, options)
         } else {
             let n = rng.random_range(1..=3);

@@ -1,4 +1,4 @@
-//! Lists exploded inside expressions: group-bys whose aggregations, and selects whose expressions, read the input only through one exploded list expression (`agg(col("tags").explode())`, `select(col("t").str.split(" ").explode().value_counts())`), which explode first; selects of such aggregations beside aggregations of the input (`select([l.explode().max(), len()])`), side by side.
+//! Lists exploded inside expressions: group-bys whose aggregations, and selects whose expressions, read the input only through one exploded list expression (`agg(col("tags").explode())`, `select(col("t").str.split(" ").explode().value_counts())`), which explode first; selects of such aggregations beside aggregations of the input (`select([l.explode().max(), len()])`), side by side; selects of several exploded lists alone, exploded together.
 
 use super::lists::{list_frame, polars_explode};
 use super::*;
@@ -42,7 +42,7 @@ fn group_bys_of_one_exploded_list_explode_first() {
         frame
             .group_by_stable([col("b")])
             .agg([exploded("li"), col("k").sum()]),
-        "explode is not supported on the GPU",
+        "explode inside an expression or beside other columns",
     );
 }
 
@@ -146,4 +146,77 @@ fn selects_of_one_exploded_list_explode_first() {
             Err(e) => assert_eq!(e.to_string(), expected.unwrap_err().to_string()),
         }
     }
+}
+
+/// Selects of exploded list expressions alone, of the same options: the
+/// lists exploded together (their rows lined up), of groups' lists of
+/// numbers and texts (empty ones too), of texts split. Where a row's lists
+/// span different numbers of values Polars explodes each on its own and
+/// lines them up by place (or raises, where the totals differ): the query
+/// stays with it, saying why. Exploded expressions of other options stay
+/// with Polars too.
+#[test]
+fn selects_of_several_exploded_lists_explode_together() {
+    let frame = groups();
+    let e = polars_explode;
+    let lists = || {
+        frame
+            .clone()
+            .group_by_stable([col("g")])
+            .agg([col("v"), col("x"), col("s")])
+    };
+    let kept = || {
+        frame.clone().group_by_stable([col("g")]).agg([
+            col("v").filter(col("h").eq(lit(2))),
+            col("s").filter(col("h").eq(lit(2))),
+        ])
+    };
+    let words = |name: &str| col("s").str().split(lit(" ")).explode(e()).alias(name);
+    for (name, lf) in [
+        (
+            "groups' lists of numbers and texts",
+            lists().select([
+                col("v").explode(e()),
+                col("x").explode(e()),
+                col("s").explode(e()),
+            ]),
+        ),
+        (
+            "groups' filtered lists, some empty",
+            kept().select([col("v").explode(e()), col("s").explode(e())]),
+        ),
+        (
+            "texts split twice",
+            frame.clone().select([words("a"), words("b")]),
+        ),
+    ] {
+        assert_gpu_eq(name, lf.clone());
+        super::partitioned::assert_partitioned_in(name, lf, false, &[2, 3], |_, _| {});
+    }
+    let list = |values: Vec<i64>| Series::new("".into(), values);
+    let misaligned = df!(
+        "a" => [list(vec![1, 2]), list(vec![3])],
+        "b" => [list(vec![1]), list(vec![4, 5])],
+    )
+    .unwrap()
+    .lazy();
+    assert_cpu_answer_with_reason(
+        misaligned
+            .clone()
+            .select([col("a").explode(e()), col("b").explode(e())]),
+        "lines them up by place",
+    );
+    assert_cpu_error(
+        misaligned
+            .clone()
+            .select([col("a").explode(e()), col("b").head(Some(1)).explode(e())]),
+    );
+    let other = ExplodeOptions {
+        empty_as_null: false,
+        keep_nulls: true,
+    };
+    assert_cpu_answer_with_reason(
+        lists().select([col("v").explode(e()), col("s").explode(other)]),
+        "explode inside an expression or beside other columns",
+    );
 }

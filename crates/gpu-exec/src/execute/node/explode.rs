@@ -7,8 +7,10 @@ impl Executor<'_> {
     /// (see [`PlanNode::Explode`]): `(empty_as_null, keep_nulls)`. As
     /// Polars does, the rows repeat by the first column's lists, every
     /// column is exploded on its own and put beside them, and the lists of
-    /// a row must span as many values in every column (else, or where the
-    /// columns explode to different lengths, Polars' error).
+    /// a row must span as many values in every column (where the columns
+    /// explode to different lengths, Polars' error; where only a row's
+    /// spans differ, the query is left to Polars, whose error or, for a
+    /// select of exploded expressions, answer it is).
     pub(crate) fn explode(
         &self,
         input: &PlanNode,
@@ -84,8 +86,13 @@ impl Executor<'_> {
                 height: frame.height,
             };
             if let Some(differ) = differ {
-                let what = "exploded columns must have matching element counts".to_string();
-                self.check_any_later(&spans, differ, what, ExecError::InvalidData)?;
+                // (Polars raises exploding a frame's columns, and lines a
+                // select's exploded expressions up by place.)
+                let what = "the exploded columns' lists span different numbers of values in a \
+                            row: Polars raises its error, or, exploding a select's expressions \
+                            each on its own, lines them up by place"
+                    .to_string();
+                self.check_any_later(&spans, differ, what, ExecError::DependsOnPolars)?;
             }
         }
         let height = parents.len();
