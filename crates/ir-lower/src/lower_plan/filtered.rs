@@ -252,10 +252,12 @@ impl PlanLowering<'_> {
 
     /// A select of only the distinct values, or a literal slice, of a
     /// filtered expression (`select(x.drop_nulls().unique())`,
-    /// `select(x.filter(p).head(3))`): the select of the filtered values
+    /// `select(x.filter(p).head(3))`), or the valid distinct values
+    /// (`select(x.unique().drop_nulls())`), each sorted by itself after
+    /// (`.sort()`): the select of the filtered values
     /// ([`PlanLowering::select_of_filtered`]), then their distinct rows (in
     /// the order of their first rows where `unique` keeps it) or the slice
-    /// of its rows. `None` (not lowered here) for any other select;
+    /// of its rows, then the sort. `None` (not lowered here) for any other select;
     /// `Some(None)` where it is refused.
     pub(super) fn select_of_kept_then(
         &mut self,
@@ -266,6 +268,60 @@ impl PlanLowering<'_> {
         let [only] = exprs else {
             return None;
         };
+        // Sorted by themselves after (`x.drop_nulls().unique().sort()`):
+        // then a sort of the one column (not of floats, of whose equal
+        // zeros Polars keeps one of its own).
+        if let AExpr::Sort { expr, options } = self.expr_arena.get(only.node()) {
+            let sorted = ExprIR::new(*expr, only.output_name_inner().clone());
+            let (descending, nulls_last) = (options.descending, options.nulls_last);
+            let schema = self.output_schema(node)?;
+            let [output] = schema.as_slice() else {
+                return None;
+            };
+            if output.dtype.is_float() {
+                let arena = self.expr_arena;
+                // (Distinct values of a filter's rows, or the valid ones
+                // of distinct values.)
+                let distinct = |at: Node, of_kept: bool| match arena.get(at) {
+                    AExpr::Function {
+                        input,
+                        function: IRFunctionExpr::Unique(_),
+                        ..
+                    } => {
+                        !of_kept
+                            || input
+                                .iter()
+                                .any(|i| filtered_parts(arena, i.node()).is_some())
+                    }
+                    _ => false,
+                };
+                let kept_distinct = distinct(*expr, true)
+                    || matches!(arena.get(*expr), AExpr::Function {
+                        input,
+                        function: IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans,
+                        ..
+                    } if input.iter().any(|i| distinct(i.node(), false)));
+                if !kept_distinct {
+                    return None;
+                }
+                let why = "a sort of distinct floats kept by a filter is not supported on the GPU \
+                           (which of two equal zeros Polars keeps is its own)";
+                return Some(self.refuse(node, why));
+            }
+            let key = GpuExpr::column(0, output.name.clone(), output.dtype);
+            let kept = self.select_of_kept_then(node, input_node, &[sorted])?;
+            return Some(kept.map(|kept| PlanNode::Sort {
+                input: Box::new(kept),
+                keys: vec![SortKey {
+                    expr: key,
+                    descending,
+                    nulls_last,
+                }],
+                stable: false,
+                slice: None,
+                schema,
+            }));
+        }
         let literal = |at: Node| match self.expr_arena.get(at) {
             AExpr::Literal(value) => value.to_any_value(),
             _ => None,
@@ -291,6 +347,41 @@ impl PlanLowering<'_> {
                     length => usize::try_from(length.extract::<u64>()?).ok()?,
                 };
                 (*input, Then::Slice(offset, len))
+            }
+            // The valid (or not NaN) ones of distinct values
+            // (`x.unique().drop_nulls()`): the distinct ones of the valid
+            // values, which come first at the same rows.
+            AExpr::Function {
+                input,
+                function: function @ (IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans),
+                ..
+            } => {
+                let rows = match function {
+                    IRFunctionExpr::DropNulls => KeptRows::NotNull,
+                    _ => KeptRows::NotNan,
+                };
+                let [distinct] = input.as_slice() else {
+                    return None;
+                };
+                let AExpr::Function {
+                    input,
+                    function: IRFunctionExpr::Unique(maintain_order),
+                    ..
+                } = self.expr_arena.get(distinct.node())
+                else {
+                    return None;
+                };
+                let [values] = input.as_slice() else {
+                    return None;
+                };
+                let parts = (values.node(), rows);
+                if !of_every_row(self.expr_arena, parts) {
+                    return None;
+                }
+                let kept = [ExprIR::new(only.node(), only.output_name_inner().clone())];
+                let kept =
+                    self.select_of_filtered(node, input_node, &kept, vec![Part::Filtered(parts)]);
+                return Some(kept.map(|kept| PlanNode::distinct_rows(kept, *maintain_order)));
             }
             _ => return None,
         };

@@ -433,7 +433,11 @@ fn random_op(
                 _ => values,
             };
             let mut counted = E::new(op, vec![values]);
-            if matches!(counted.op, Op::Unique(_)) && g.rng.random_bool(0.5) {
+            // (Or the valid ones of the distinct values.)
+            if matches!(counted.op, Op::Unique(_)) && g.rng.random_bool(0.2) {
+                counted = E::new(Op::DropNulls, vec![counted]);
+            }
+            if matches!(&counted.op, Op::Unique(_) | Op::DropNulls) && g.rng.random_bool(0.5) {
                 // Sorted.
                 let sort = Op::Sort(g.rng.random_bool(0.5), g.rng.random_bool(0.5));
                 counted = E::new(sort, vec![counted]);

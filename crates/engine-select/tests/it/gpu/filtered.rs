@@ -707,10 +707,11 @@ fn filters_by_a_literal_keep_every_row_or_none() {
 }
 
 /// The distinct values of the rows a filter keeps (`drop_nulls().unique()`,
-/// `filter(p).unique()`), or a slice of them (`drop_nulls().head(3)`): the
-/// select of the values kept, then their distinct rows, in the order of
-/// their first rows where `unique` keeps it (the zeros of floats one value,
-/// the first kept), or the slice.
+/// `filter(p).unique()`), or a slice of them (`drop_nulls().head(3)`), or
+/// the valid ones of distinct values (`unique().drop_nulls()`), sorted
+/// after or not: the select of the values kept, then their distinct rows,
+/// in the order of their first rows where `unique` keeps it (the zeros of
+/// floats one value, the first kept), or the slice, then the sort.
 #[test]
 fn distinct_values_and_slices_of_the_rows_kept_match_the_cpu() {
     for (name, lf) in [
@@ -765,7 +766,49 @@ fn distinct_values_and_slices_of_the_rows_kept_match_the_cpu() {
             "none",
             frame().select([col("i").drop_nulls().head(Some(0))]),
         ),
+        // The valid ones (not NaN) of distinct values: the distinct ones of
+        // the valid values.
+        (
+            "distinct values, then the valid ones",
+            frame().select([col("g").unique_stable().drop_nulls()]),
+        ),
+        (
+            "distinct floats, then those not NaN",
+            frame().select([col("c").unique_stable().drop_nans()]),
+        ),
+        (
+            "distinct values of an expression, then the valid ones, of no rows",
+            frame()
+                .filter(col("i").gt(lit(1000i64)))
+                .select([(col("i") % lit(3i64)).unique_stable().drop_nulls()]),
+        ),
+        // Sorted after, each way.
+        (
+            "distinct valid texts sorted",
+            frame().select([col("g").drop_nulls().unique().sort(Default::default())]),
+        ),
+        (
+            "valid distinct integers sorted down, nulls last",
+            frame().select([col("i").unique().drop_nulls().sort(SortOptions {
+                descending: true,
+                nulls_last: true,
+                ..Default::default()
+            })]),
+        ),
+        (
+            "a slice of the rows kept, sorted",
+            frame().select([col("i")
+                .filter(col("c").gt(lit(0.0)))
+                .head(Some(3))
+                .sort(Default::default())]),
+        ),
     ] {
         assert_gpu_eq(name, lf);
     }
+    // Of floats, sorted, they stay with Polars (which of two equal zeros
+    // it keeps is its own).
+    assert_cpu_answer_with_reason(
+        frame().select([col("c").drop_nulls().unique().sort(Default::default())]),
+        "a sort of distinct floats kept by a filter",
+    );
 }
