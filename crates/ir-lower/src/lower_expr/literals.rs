@@ -3,17 +3,23 @@
 use super::*;
 
 /// Whether `node` is computed from literals alone (no column, no `len()`,
-/// no window, no user function) by elementwise functions and aggregations.
-/// Functions of the rows in order (a shift of a literal) are not: Polars
-/// takes their literal as one value or as the group's rows by context, so
-/// they are refused as functions over one value instead.
+/// no window, no user function) by elementwise functions, aggregations,
+/// functions of the rows in order that keep the length (a shift, a running
+/// sum, a fill, a rank) and sorts. Polars takes a literal below these as
+/// one value over the frame and, by context, as one value or as the
+/// group's rows per group: [`ExprLowering::folded`] computes such a
+/// constant only where both agree (a sort by other values, a gather, do
+/// not keep the one value's place: they are no constants).
 pub(crate) fn is_constant(node: Node, arena: &Arena<AExpr>) -> bool {
     use polars_plan::plans::ArenaExprIter;
     arena.iter(node).all(|(_, e)| match e {
         AExpr::Function { options, .. } => {
-            options.is_elementwise() || options.flags.returns_scalar()
+            options.is_elementwise()
+                || options.flags.returns_scalar()
+                || options.flags.is_length_preserving()
         }
-        AExpr::Sort { .. } | AExpr::SortBy { .. } | AExpr::Gather { .. } => false,
+        AExpr::Sort { .. } => true,
+        AExpr::SortBy { .. } | AExpr::Gather { .. } => false,
         other => !reads_the_frame(other),
     })
 }

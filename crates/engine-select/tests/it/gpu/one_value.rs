@@ -1,4 +1,4 @@
-//! Aggregations of one value that Polars computed (`x.max().sum()`, `len().mean()`), taken as Polars takes them of a column of that value.
+//! Aggregations of one value that Polars computed (`x.max().sum()`, `len().mean()`), taken as Polars takes them of a column of that value; functions of the rows in order of literals alone (`lit(2).shift(1)`), constants.
 
 use super::*;
 
@@ -55,4 +55,69 @@ fn aggregations_of_one_value_are_that_values_as_polars_takes_them() {
             frame.clone().with_columns(aggs),
         );
     }
+}
+
+/// Functions of the rows in order over literals alone (a shift, running
+/// values, fills, differences, a rank): Polars takes the literal as one
+/// value, so they are constants, computed by Polars at lowering, repeated
+/// on every row (beside columns, in a with_columns, a filter, per group
+/// and inside expressions of the rows). A sort of a literal, which Polars
+/// takes otherwise per group, stays with it.
+#[test]
+fn functions_of_the_rows_in_order_of_literals_are_constants() {
+    let constants = || {
+        [
+            lit(2i64).shift(lit(1)).alias("shifted"),
+            lit(3i64).shift(lit(0)).alias("not shifted"),
+            lit(2i64).cum_sum(false).alias("running sum"),
+            lit(3i64).cum_prod(false).alias("running product"),
+            lit(1i64).cum_count(false).alias("running count"),
+            lit(NULL)
+                .cast(DataType::Int64)
+                .fill_null_with_strategy(FillNullStrategy::Backward(None))
+                .alias("filled"),
+            lit(2.5)
+                .diff(lit(1), Default::default())
+                .alias("difference"),
+            lit(2.0).pct_change(lit(1)).alias("change"),
+            lit(2i64)
+                .rank(
+                    RankOptions {
+                        method: RankMethod::Average,
+                        descending: false,
+                    },
+                    None,
+                )
+                .alias("rank"),
+            lit("a")
+                .str()
+                .find(lit("."), true)
+                .diff(lit(2), Default::default())
+                .alias("found"),
+            lit(7772).cast(DataType::Date).reverse().alias("date"),
+        ]
+    };
+    let frame = groups();
+    let mut beside = vec![col("v")];
+    beside.extend(constants());
+    assert_gpu_eq("beside a column", frame.clone().select(beside));
+    assert_gpu_eq("in a with_columns", frame.clone().with_columns(constants()));
+    assert_gpu_eq(
+        "per group, inside expressions of the rows",
+        frame.clone().group_by_stable([col("g")]).agg([
+            (col("v") + lit(2i64).cum_sum(false)).sum().alias("sum"),
+            lit(2i64).shift(lit(1)).alias("shifted"),
+            col("v")
+                .filter(lit(1i64).shift(lit(1)).is_null())
+                .alias("kept"),
+        ]),
+    );
+    assert_gpu_eq(
+        "in a filter",
+        frame.clone().filter(col("v").gt(lit(1i64).cum_sum(false))),
+    );
+    assert_cpu_answer_with_reason(
+        frame.select([col("v"), lit(2i64).sort(Default::default()).alias("sorted")]),
+        "a constant Polars computes otherwise per group than over the frame",
+    );
 }

@@ -101,8 +101,9 @@ fn integer_divisions_of_literals_by_zero_are_null() {
 }
 
 /// A function of the rows in order over a literal (a shift): Polars takes
-/// the literal as one value or as the group's rows by context, so it is not
-/// computed ahead as a constant.
+/// the literal as one value or as the group's rows by context, so it is
+/// computed ahead as a constant only where Polars gives the same value per
+/// group as over the frame (and not in windows).
 #[test]
 fn row_order_functions_of_literals_are_polars_own() {
     let df = df!("c" => [None::<i16>, Some(3), Some(3)], "b" => [3i64, 2, 2])
