@@ -254,7 +254,8 @@ impl PlanLowering<'_> {
     /// filtered expression (`select(x.drop_nulls().unique())`,
     /// `select(x.filter(p).head(3))`), or the valid distinct values
     /// (`select(x.unique().drop_nulls())`), each sorted by itself after
-    /// (`.sort()`): the select of the filtered values
+    /// (`.sort()`), or a literal slice of distinct values in the order they
+    /// first come (`x.unique_stable().head(3)`): the select of the filtered values
     /// ([`PlanLowering::select_of_filtered`]), then their distinct rows (in
     /// the order of their first rows where `unique` keeps it) or the slice
     /// of its rows, then the sort. `None` (not lowered here) for any other select;
@@ -346,6 +347,22 @@ impl PlanLowering<'_> {
                     polars_core::prelude::AnyValue::Null => usize::MAX,
                     length => usize::try_from(length.extract::<u64>()?).ok()?,
                 };
+                // Of distinct values in the order they first come
+                // (`x.unique_stable().head(3)`): their select, then the slice.
+                if let AExpr::Function {
+                    function: IRFunctionExpr::Unique(true),
+                    ..
+                } = self.expr_arena.get(*input)
+                {
+                    let distinct = ExprIR::new(*input, only.output_name_inner().clone());
+                    let distinct = self.select_of_distinct(node, input_node, distinct);
+                    return Some(distinct.map(|distinct| PlanNode::Slice {
+                        schema: distinct.schema().clone(),
+                        input: Box::new(distinct),
+                        offset,
+                        len,
+                    }));
+                }
                 (*input, Then::Slice(offset, len))
             }
             // The valid (or not NaN) ones of distinct values
@@ -398,6 +415,21 @@ impl PlanLowering<'_> {
                 len,
             },
         }))
+    }
+
+    /// A select of `distinct` alone, the distinct values of an expression
+    /// (`unique`), at `node` over `input_node`: of a filter's rows as
+    /// [`PlanLowering::select_of_kept_then`] lowers it, else as a select
+    /// of them, then their distinct rows where the expression is not a
+    /// column (see `distinct_values_as_rows`).
+    fn select_of_distinct(&mut self, node: Node, input_node: Node, distinct: ExprIR) -> Lowered {
+        let distinct = std::slice::from_ref(&distinct);
+        if let Some(kept) = self.select_of_kept_then(node, input_node, distinct) {
+            return kept;
+        }
+        let input = self.node(input_node);
+        let exprs = self.named_exprs(distinct, input_node);
+        Some(distinct_values_as_rows(select_of(input?, exprs?)))
     }
 
     /// Of a select whose every expression gathers values as long as the

@@ -437,7 +437,11 @@ fn random_op(
             if matches!(counted.op, Op::Unique(_)) && g.rng.random_bool(0.2) {
                 counted = E::new(Op::DropNulls, vec![counted]);
             }
-            if matches!(&counted.op, Op::Unique(_) | Op::DropNulls) && g.rng.random_bool(0.5) {
+            if matches!(counted.op, Op::Unique(true)) && g.rng.random_bool(0.2) {
+                // The first ones (in the order they come).
+                counted = E::new(Op::Head(g.rng.random_range(0..4)), vec![counted]);
+            } else if matches!(&counted.op, Op::Unique(_) | Op::DropNulls) && g.rng.random_bool(0.5)
+            {
                 // Sorted.
                 let sort = Op::Sort(g.rng.random_bool(0.5), g.rng.random_bool(0.5));
                 counted = E::new(sort, vec![counted]);

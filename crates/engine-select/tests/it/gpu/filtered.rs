@@ -709,7 +709,7 @@ fn filters_by_a_literal_keep_every_row_or_none() {
 /// The distinct values of the rows a filter keeps (`drop_nulls().unique()`,
 /// `filter(p).unique()`), or a slice of them (`drop_nulls().head(3)`), or
 /// the valid ones of distinct values (`unique().drop_nulls()`), sorted
-/// after or not: the select of the values kept, then their distinct rows,
+/// after or not, or a slice of distinct values (`unique_stable().head(2)`): the select of the values kept, then their distinct rows,
 /// in the order of their first rows where `unique` keeps it (the zeros of
 /// floats one value, the first kept), or the slice, then the sort.
 #[test]
@@ -794,6 +794,19 @@ fn distinct_values_and_slices_of_the_rows_kept_match_the_cpu() {
                 nulls_last: true,
                 ..Default::default()
             })]),
+        ),
+        // Slices of distinct values in the order they first come.
+        (
+            "the first distinct values",
+            frame().select([col("g").unique_stable().head(Some(2))]),
+        ),
+        (
+            "the last distinct values of an expression",
+            frame().select([(col("i") % lit(3i64)).unique_stable().tail(Some(2))]),
+        ),
+        (
+            "a slice of the distinct values kept",
+            frame().select([col("c").drop_nulls().unique_stable().slice(1, 3)]),
         ),
         (
             "a slice of the rows kept, sorted",
