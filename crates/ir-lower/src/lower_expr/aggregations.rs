@@ -712,22 +712,21 @@ impl ExprLowering<'_> {
 /// (which of two equal zeros, or NaNs, is kept is Polars' own). `None`
 /// for any other.
 fn without_unique(op: &AggOp, per_group: bool, input: &GpuExpr) -> Option<GpuExpr> {
+    // Whether a value first comes at each row of `values`.
+    let first = |values: &GpuExpr| GpuExpr {
+        kind: ExprKind::Distinct {
+            input: Box::new(values.clone()),
+            test: DistinctTest::FirstDistinct,
+        },
+        dtype: GpuDtype::Boolean,
+    };
     // The rows of `values` where a value first comes.
-    let first_comes = |values: GpuExpr| {
-        let first = GpuExpr {
-            kind: ExprKind::Distinct {
-                input: Box::new(values.clone()),
-                test: DistinctTest::FirstDistinct,
-            },
-            dtype: GpuDtype::Boolean,
-        };
-        GpuExpr {
-            dtype: values.dtype,
-            kind: ExprKind::Where {
-                input: Box::new(values),
-                by: Box::new(first),
-            },
-        }
+    let first_comes = |values: GpuExpr| GpuExpr {
+        dtype: values.dtype,
+        kind: ExprKind::Where {
+            by: Box::new(first(&values)),
+            input: Box::new(values),
+        },
     };
     let distinct = |e: &GpuExpr| match &e.kind {
         ExprKind::Unique { input, .. } if !input.dtype.is_float() => Some(input.as_ref().clone()),
@@ -748,19 +747,12 @@ fn without_unique(op: &AggOp, per_group: bool, input: &GpuExpr) -> Option<GpuExp
             ExprKind::Unique { .. },
         ) => {
             let values = distinct(input)?;
-            let first = GpuExpr {
-                kind: ExprKind::Distinct {
-                    input: Box::new(values.clone()),
-                    test: DistinctTest::FirstDistinct,
-                },
-                dtype: GpuDtype::Boolean,
-            };
-            let flag = |value: bool| GpuExpr::literal(Scalar::Boolean(value), GpuDtype::Boolean);
-            let counted = first.binary(BinaryOp::And, values.is_not_null(), GpuDtype::Boolean);
+            let boolean = GpuDtype::Boolean;
+            let counted = first(&values).binary(BinaryOp::And, values.is_not_null(), boolean);
             counted.then(
-                flag(true),
-                GpuExpr::literal(Scalar::Null, GpuDtype::Boolean),
-                GpuDtype::Boolean,
+                GpuExpr::literal(Scalar::Boolean(true), boolean),
+                GpuExpr::literal(Scalar::Null, boolean),
+                boolean,
             )
         }
         (AggOp::NUnique, ExprKind::Unique { .. }) => distinct(input)?,

@@ -56,16 +56,18 @@ impl ExprLowering<'_> {
         }
         // Polars holds a window of a constant as one value, which
         // its arithmetic takes by its scalar kernels (fuzz seed 2677:
-        // `lit(0.0).over(c) - a` is -0.0 where `a` is 0.0).
+        // `lit(0.0).over(c) - a` is -0.0 where `a` is 0.0). It computes it
+        // by the group-by path the keys' columns lead it to (sorted or
+        // not), and panics on some over keys it does not know sorted (fuzz
+        // seed 6606 case 168, `lit(999).sort().over(b)`): no mixed plan,
+        // whose device part would hand it such columns.
         if is_constant(function, self.arena) {
             let constant = self.notation(function);
-            return self.refuse(
-                node,
-                format!(
-                    "a window of the constant `{constant}` (Polars holds it as one value) \
-                     is not supported on the GPU"
-                ),
+            let reason = format!(
+                "a window of the constant `{constant}` (Polars holds it as one value) is not \
+                 supported on the GPU"
             );
+            return self.refused(node, reason, true);
         }
         let outer = std::mem::replace(&mut self.per_group, true);
         let function_node = function;

@@ -453,3 +453,40 @@ fn list_slices_by_rows_over_a_union_from_the_device_leave_the_query_to_polars() 
         assert_same_as_cpu(lf, ORDERED);
     }
 }
+
+/// A window of a constant in Polars' part of a mixed plan: Polars computes
+/// it by the group-by path the keys' columns lead it to, and panics on
+/// `lit(999).sort().over(b)` over keys it does not know sorted, as the
+/// device's frame holds them (its own filter marks them sorted here): an
+/// internal-error fallback. Such a window now keeps the whole plan on the
+/// CPU. Seed 6606, case 168.
+#[test]
+fn windows_of_constants_keep_the_whole_plan_with_polars() {
+    let t0 = DataFrame::new(
+        2,
+        vec![
+            Column::new("a".into(), [Some(1.0f64), Some(-1.0f64)]),
+            Int128Chunked::from_iter_options(
+                "b".into(),
+                [Some(-3i128), Some(-200i128)].into_iter(),
+            )
+            .into_decimal(10, 2)
+            .unwrap()
+            .into_series()
+            .into_column(),
+        ],
+    )
+    .unwrap();
+    let sorted = SortOptions::default()
+        .with_order_descending(true)
+        .with_nulls_last(false);
+    let lf = t0
+        .lazy()
+        .drop_nulls(Some(cols(["a"])))
+        .with_columns([lit(999i64)
+            .sort(sorted)
+            .over(vec![col("b")])
+            .unwrap()
+            .alias("x0")]);
+    assert_same_as_cpu(lf, ORDERED);
+}
