@@ -272,7 +272,9 @@ impl PlanLowering<'_> {
         // Sorted by themselves after (`x.drop_nulls().unique().sort()`):
         // then a sort of the one column (not of floats, of whose equal
         // zeros Polars keeps one of its own).
-        if let AExpr::Sort { expr, options } = self.expr_arena.get(only.node()) {
+        if let AExpr::Sort { expr, options } = self.expr_arena.get(only.node())
+            && options.limit.is_none()
+        {
             let sorted = ExprIR::new(*expr, only.output_name_inner().clone());
             let (descending, nulls_last) = (options.descending, options.nulls_last);
             let schema = self.output_schema(node)?;
