@@ -645,13 +645,7 @@ impl ExprLowering<'_> {
                     && !into.values().is_nested()
                     && cast_supported(from.values(), into.values())
                 {
-                    return Some(GpuExpr {
-                        kind: ExprKind::List {
-                            function: list_eval::each_cast(from.values(), into.values(), mode),
-                            input,
-                        },
-                        dtype: to,
-                    });
+                    return Some(list_eval::lists_cast(*input, into.values(), mode));
                 }
                 if !cast_supported(input.dtype, to) {
                     return self.refuse(

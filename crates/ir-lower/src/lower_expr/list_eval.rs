@@ -18,6 +18,22 @@ pub(crate) fn each_cast(values: GpuDtype, into: GpuDtype, mode: CastMode) -> Lis
     ListFunction::Eval(Box::new(element(values).cast(into, mode)))
 }
 
+/// `lists` (a list column of values, not nested) as lists of `into`:
+/// each value cast in `mode` ([`each_cast`]), as Polars casts a list (a
+/// column that is no list: its values cast).
+pub(crate) fn lists_cast(lists: GpuExpr, into: GpuDtype, mode: CastMode) -> GpuExpr {
+    let GpuDtype::List(from) = lists.dtype else {
+        return lists.cast(into, mode);
+    };
+    GpuExpr {
+        kind: ExprKind::List {
+            function: each_cast(from.values(), into, mode),
+            input: Box::new(lists),
+        },
+        dtype: GpuDtype::list_of(into),
+    }
+}
+
 /// Whether `e` gives other values than one per value of its input: a
 /// filter, `unique`, a gather.
 fn keeps_other_values(e: &GpuExpr) -> bool {

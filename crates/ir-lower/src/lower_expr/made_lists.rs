@@ -60,17 +60,8 @@ impl ExprLowering<'_> {
                             && number(of.values())
                             && from.values() != of.values() =>
                     {
-                        *value = GpuExpr {
-                            kind: ExprKind::List {
-                                function: list_eval::each_cast(
-                                    from.values(),
-                                    of.values(),
-                                    CastMode::NonStrict,
-                                ),
-                                input: Box::new(value.clone()),
-                            },
-                            dtype,
-                        };
+                        *value =
+                            list_eval::lists_cast(value.clone(), of.values(), CastMode::NonStrict);
                     }
                     from if !null && number(from) && number(of.values()) && from != of.values() => {
                         *value = value.clone().cast(of.values(), CastMode::NonStrict);
