@@ -1001,8 +1001,8 @@ impl ExprLowering<'_> {
         if !(base.is_row_wise() && exponent.is_row_wise() && exponent.reads_a_column()) {
             return self.refuse(
                 node,
-                "pow by an exponent that is not a literal nor a value of each row is not \
-                 supported on the GPU",
+                "pow of a base or by an exponent that is neither a literal nor a value of \
+                 each row is not supported on the GPU",
             );
         }
         let cast = |e: GpuExpr| Box::new(e.cast(dtype, CastMode::NonStrict));

@@ -58,10 +58,15 @@ impl ExprLowering<'_> {
                 // input, where the executor repeats that value on every row
                 // (`lit(0).clip(col("a"), ...)` is one value in Polars).
                 // (Durations and datetimes made of parts, integer ranges and
-                // concatenated lists take the longest input's length too.)
+                // concatenated lists take the longest input's length too; so
+                // do `pow`, `arctan2` and `log` by a base, which Polars
+                // broadcasts: `lit(2.0).pow(col("a"))` is a value per row.)
                 let horizontal = matches!(
                     function,
                     IRFunctionExpr::Coalesce
+                        | IRFunctionExpr::Pow(IRPowFunction::Generic)
+                        | IRFunctionExpr::Atan2
+                        | IRFunctionExpr::Log
                         | IRFunctionExpr::ListExpr(IRListFunction::Concat)
                         | IRFunctionExpr::Range(IRRangeFunction::IntRanges { .. })
                         | IRFunctionExpr::StringExpr(IRStringFunction::ConcatHorizontal { .. })

@@ -528,6 +528,19 @@ impl E {
                 let (x, source) = (x.expect("an input"), source.expect("its source"));
                 (function.of(x), format!("{source}.{}()", function.name()))
             }
+            // A binary one of a first input drawn apart (`lit(2.0).pow(x)`).
+            Op::OnHost(function) if i.len() == 2 => {
+                let name = match function {
+                    HostFunction::Arctan2 => "arctan2",
+                    HostFunction::LogBy => "log",
+                    _ => "pow",
+                };
+                case!(i, s; [x, y]; name = name; match name {
+                    "arctan2" => x.arctan2(y),
+                    "log" => x.log(y),
+                    _ => x.pow(y),
+                })
+            }
             Op::OnHost(function) => {
                 let (x, source) = (i.into_iter().next(), s.into_iter().next());
                 let (x, source) = (x.expect("an input"), source.expect("its source"));

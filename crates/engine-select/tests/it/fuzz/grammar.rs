@@ -408,7 +408,7 @@ impl Grammar<'_> {
                 E::new(op, vec![self.value(Ty::Float, d), self.value(other, d)])
             }
             4 => {
-                let op = [Op::Abs, Op::Neg, Op::Floor, Op::Ceil]
+                let mut op = [Op::Abs, Op::Neg, Op::Floor, Op::Ceil]
                     .into_iter()
                     .chain(unary_functions(GpuDtype::Float64))
                     .chain(HostFunction::ALL.map(Op::OnHost))
@@ -424,14 +424,17 @@ impl Grammar<'_> {
                     Op::OnHost(f) if f.of_numbers() && self.chance(0.3) => Ty::Int,
                     _ => Ty::Float,
                 };
-                let op = match op {
-                    Op::OnHost(HostFunction::RoundSigFigs { .. }) => {
-                        let digits = *[1, 1, 2, 3, 6, 15, 17, 30].choose(self.rng).unwrap();
-                        Op::OnHost(HostFunction::RoundSigFigs { digits })
-                    }
-                    op => op,
-                };
-                E::new(op, vec![self.value(input, d)])
+                if let Op::OnHost(HostFunction::RoundSigFigs { digits }) = &mut op {
+                    *digits = *[1, 1, 2, 3, 6, 15, 17, 30].choose(self.rng).unwrap();
+                }
+                let mut inputs = vec![self.value(input, d)];
+                // (A binary one's first input a literal at times, which
+                // Polars broadcasts: `lit(2.0).pow(x)`.)
+                if matches!(op, Op::OnHost(f) if f.binary()) && self.chance(0.4) {
+                    let ty = *[Ty::Float, Ty::Int].choose(self.rng).unwrap();
+                    inputs.insert(0, self.literal(ty));
+                }
+                E::new(op, inputs)
             }
             5 => {
                 let mode = self.round_mode();

@@ -83,7 +83,78 @@ fn powers_by_exponents_of_the_rows_match_the_cpu() {
     );
     assert_cpu_answer_with_reason(
         frame().select([col("x").pow(col("e").shift(lit(1)))]),
-        "pow by an exponent that is not a literal nor a value of each row",
+        "pow of a base or by an exponent that is neither a literal nor a value of each row",
+    );
+    assert_cpu_answer_with_reason(
+        frame().select([col("x").max().pow(col("e"))]),
+        "pow of a base or by an exponent that is neither a literal nor a value of each row",
+    );
+}
+
+/// `pow`, `arctan2` and `log` by a base with a literal first input and a
+/// second of each row: Polars broadcasts the literal (a value per row, not
+/// one value as of other functions of a literal), in its type or cast to
+/// the float of the rows; over a frame of one row, Polars' path of one
+/// exponent; over no rows, none.
+#[test]
+fn literal_bases_broadcast_over_the_rows() {
+    let frame = || {
+        df!(
+            "e" => [Some(0.5f64), Some(2.0), None, Some(-1.0), Some(f64::NAN), Some(10.0), Some(-0.0), Some(1e3)],
+            "i" => [Some(3i64), Some(-2), Some(0), None, Some(1 << 20), Some(1), Some(-7), Some(2)],
+            "g" => [1i32, 2, 1, 2, 1, 2, 1, 2],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([col("e").cast(DataType::Float32).alias("e32")])
+    };
+    let broadcast = || {
+        [
+            lit(2.0).pow(col("e")).alias("f64 of f64"),
+            lit(-8.0).pow(col("i")).alias("f64 by i64"),
+            lit(3).pow(col("e")).alias("i32 by f64"),
+            lit(2.5).pow(col("e32")).alias("by f32"),
+            lit(2.5f32).pow(col("e32")).alias("f32 by f32"),
+            lit(f64::NEG_INFINITY).pow(col("e")).alias("of -inf"),
+            lit(1.0).arctan2(col("e")).alias("arctan2"),
+            lit(-0.0).arctan2(col("i")).alias("arctan2 by i64"),
+            lit(8.0).log(col("e")).alias("log"),
+            lit(100).log(col("i")).alias("log of i32 by i64"),
+            lit(NULL)
+                .cast(DataType::Float64)
+                .pow(col("e"))
+                .alias("of null"),
+        ]
+    };
+    assert_gpu_eq("over the frame", frame().select(broadcast()));
+    for row in 0..8 {
+        assert_gpu_eq(
+            &format!("row {row} alone"),
+            frame().slice(row, 1).select(broadcast()),
+        );
+    }
+    assert_gpu_eq(
+        "over no rows",
+        frame().filter(lit(false)).select(broadcast()),
+    );
+    assert_gpu_eq(
+        "in with_columns, filters, per group and in windows",
+        frame()
+            .with_columns([lit(0.5).pow(col("e")).alias("p")])
+            .filter(lit(2.0).pow(col("e")).gt(lit(1.0)))
+            .group_by_stable([col("g")])
+            .agg([
+                lit(2.0).pow(col("e")).sum().alias("sum"),
+                lit(3.0).arctan2(col("e")).alias("list"),
+                lit(2.0)
+                    .log(col("e"))
+                    .max()
+                    .over([col("g")])
+                    .unwrap()
+                    .first()
+                    .alias("window"),
+                col("p").max(),
+            ]),
     );
 }
 
