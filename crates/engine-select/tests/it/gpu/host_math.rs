@@ -91,9 +91,10 @@ fn powers_by_exponents_of_the_rows_match_the_cpu() {
     );
 }
 
-/// `pow`, `arctan2` and `log` by a base with a literal first input and a
-/// second of each row: Polars broadcasts the literal (a value per row, not
-/// one value as of other functions of a literal), in its type or cast to
+/// `pow`, `arctan2` and `log` by a base with a literal first input (or an
+/// aggregation, but for `pow`) and a second of each row: Polars broadcasts
+/// the first (a value per row, not one value as of other functions of a
+/// literal), in its type or cast to
 /// the float of the rows; over a frame of one row, Polars' path of one
 /// exponent; over no rows, none.
 #[test]
@@ -124,6 +125,11 @@ fn literal_bases_broadcast_over_the_rows() {
                 .cast(DataType::Float64)
                 .pow(col("e"))
                 .alias("of null"),
+            col("e")
+                .max()
+                .arctan2(col("i"))
+                .alias("arctan2 of an aggregation"),
+            col("i").sum().log(col("e")).alias("log of an aggregation"),
         ]
     };
     assert_gpu_eq("over the frame", frame().select(broadcast()));
@@ -154,6 +160,10 @@ fn literal_bases_broadcast_over_the_rows() {
                     .first()
                     .alias("window"),
                 col("p").max(),
+                col("e")
+                    .min()
+                    .arctan2(col("e"))
+                    .alias("of the group's aggregation"),
             ]),
     );
 }
