@@ -28,6 +28,7 @@ mod expressions;
 mod filtered;
 mod float_lists;
 mod gathers;
+mod held_inputs;
 mod host_math;
 mod joins;
 mod list_concat;
