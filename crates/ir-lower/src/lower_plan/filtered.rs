@@ -269,107 +269,26 @@ impl PlanLowering<'_> {
         let [only] = exprs else {
             return None;
         };
-        // Sorted by themselves after (`x.drop_nulls().unique().sort()`):
-        // then a sort of the one column (not of floats, of whose equal
-        // zeros Polars keeps one of its own).
-        if let AExpr::Sort { expr, options } = self.expr_arena.get(only.node())
-            && options.limit.is_none()
-        {
-            let sorted = ExprIR::new(*expr, only.output_name_inner().clone());
-            let (descending, nulls_last) = (options.descending, options.nulls_last);
-            let schema = self.output_schema(node)?;
-            let [output] = schema.as_slice() else {
-                return None;
-            };
-            if output.dtype.is_float() {
-                let arena = self.expr_arena;
-                // (Distinct values of a filter's rows, or the valid ones
-                // of distinct values.)
-                let distinct = |at: Node, of_kept: bool| match arena.get(at) {
-                    AExpr::Function {
-                        input,
-                        function: IRFunctionExpr::Unique(_),
-                        ..
-                    } => {
-                        !of_kept
-                            || input
-                                .iter()
-                                .any(|i| filtered_parts(arena, i.node()).is_some())
-                    }
-                    _ => false,
-                };
-                let kept_distinct = distinct(*expr, true)
-                    || matches!(arena.get(*expr), AExpr::Function {
-                        input,
-                        function: IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans,
-                        ..
-                    } if input.iter().any(|i| distinct(i.node(), false)));
-                if !kept_distinct {
-                    return None;
-                }
-                let why = "a sort of distinct floats kept by a filter is not supported on the GPU \
-                           (which of two equal zeros Polars keeps is its own)";
-                return Some(self.refuse(node, why));
+        let at = (node, input_node);
+        match self.expr_arena.get(only.node()) {
+            AExpr::Sort { expr, options } if options.limit.is_none() => {
+                self.kept_then_sorted(at, only, *expr, (options.descending, options.nulls_last))
             }
-            let key = GpuExpr::column(0, output.name.clone(), output.dtype);
-            let kept = self.select_of_kept_then(node, input_node, &[sorted])?;
-            return Some(kept.map(|kept| PlanNode::Sort {
-                input: Box::new(kept),
-                keys: vec![SortKey {
-                    expr: key,
-                    descending,
-                    nulls_last,
-                }],
-                stable: false,
-                slice: None,
-                schema,
-            }));
-        }
-        let literal = |at: Node| match self.expr_arena.get(at) {
-            AExpr::Literal(value) => value.to_any_value(),
-            _ => None,
-        };
-        // The values' node, and what is done with them after.
-        let (values, then) = match self.expr_arena.get(only.node()) {
             AExpr::Function {
                 input,
                 function: IRFunctionExpr::Unique(maintain_order),
                 ..
             } => match input.as_slice() {
-                [values] => (values.node(), Then::Distinct(*maintain_order)),
-                _ => return None,
+                [values] => {
+                    self.kept_then(at, only, values.node(), Then::Distinct(*maintain_order))
+                }
+                _ => None,
             },
             AExpr::Slice {
                 input,
                 offset,
                 length,
-            } => {
-                let offset = literal(*offset)?.extract::<i64>()?;
-                let len = match literal(*length)? {
-                    polars_core::prelude::AnyValue::Null => usize::MAX,
-                    length => usize::try_from(length.extract::<u64>()?).ok()?,
-                };
-                // Of distinct values in the order they first come
-                // (`x.unique_stable().head(3)`): their select, then the slice.
-                if let AExpr::Function {
-                    function: IRFunctionExpr::Unique(true),
-                    ..
-                } = self.expr_arena.get(*input)
-                {
-                    let distinct = ExprIR::new(*input, only.output_name_inner().clone());
-                    let distinct = self.select_of_distinct(node, input_node, distinct);
-                    return Some(distinct.map(|distinct| PlanNode::Slice {
-                        schema: distinct.schema().clone(),
-                        input: Box::new(distinct),
-                        offset,
-                        len,
-                    }));
-                }
-                (*input, Then::Slice(offset, len))
-            }
-            // The valid (or not NaN) ones of distinct values
-            // (`x.unique().drop_nulls()`): the distinct ones of the valid
-            // values, which come first at the same rows.
+            } => self.kept_then_sliced(at, only, *input, (*offset, *length)),
             AExpr::Function {
                 input,
                 function: function @ (IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans),
@@ -382,28 +301,152 @@ impl PlanLowering<'_> {
                 let [distinct] = input.as_slice() else {
                     return None;
                 };
-                let AExpr::Function {
-                    input,
-                    function: IRFunctionExpr::Unique(maintain_order),
-                    ..
-                } = self.expr_arena.get(distinct.node())
-                else {
-                    return None;
-                };
-                let [values] = input.as_slice() else {
-                    return None;
-                };
-                let parts = (values.node(), rows);
-                if !of_every_row(self.expr_arena, parts) {
-                    return None;
-                }
-                let kept = [ExprIR::new(only.node(), only.output_name_inner().clone())];
-                let kept =
-                    self.select_of_filtered(node, input_node, &kept, vec![Part::Filtered(parts)]);
-                return Some(kept.map(|kept| PlanNode::distinct_rows(kept, *maintain_order)));
+                self.distinct_then_valid(at, only, distinct.node(), rows)
             }
-            _ => return None,
+            _ => None,
+        }
+    }
+
+    /// [`PlanLowering::select_of_kept_then`] of `only`, a sort by itself
+    /// (of `descending` and `nulls_last`) of `sorted`: the select of
+    /// `sorted` so lowered, then a sort of its one column (not of floats,
+    /// of whose equal zeros Polars keeps one of its own).
+    fn kept_then_sorted(
+        &mut self,
+        (node, input_node): (Node, Node),
+        only: &ExprIR,
+        sorted: Node,
+        (descending, nulls_last): (bool, bool),
+    ) -> Option<Lowered> {
+        let schema = self.output_schema(node)?;
+        let [output] = schema.as_slice() else {
+            return None;
         };
+        if output.dtype.is_float() {
+            let arena = self.expr_arena;
+            // (Distinct values of a filter's rows, or the valid ones
+            // of distinct values.)
+            let distinct = |at: Node, of_kept: bool| match arena.get(at) {
+                AExpr::Function {
+                    input,
+                    function: IRFunctionExpr::Unique(_),
+                    ..
+                } => {
+                    !of_kept
+                        || input
+                            .iter()
+                            .any(|i| filtered_parts(arena, i.node()).is_some())
+                }
+                _ => false,
+            };
+            let kept_distinct = distinct(sorted, true)
+                || matches!(arena.get(sorted), AExpr::Function {
+                    input,
+                    function: IRFunctionExpr::DropNulls | IRFunctionExpr::DropNans,
+                    ..
+                } if input.iter().any(|i| distinct(i.node(), false)));
+            if !kept_distinct {
+                return None;
+            }
+            let why = "a sort of distinct floats kept by a filter is not supported on the GPU \
+                       (which of two equal zeros Polars keeps is its own)";
+            return Some(self.refuse(node, why));
+        }
+        let key = GpuExpr::column(0, output.name.clone(), output.dtype);
+        let sorted = ExprIR::new(sorted, only.output_name_inner().clone());
+        let kept = self.select_of_kept_then(node, input_node, &[sorted])?;
+        Some(kept.map(|kept| PlanNode::Sort {
+            input: Box::new(kept),
+            keys: vec![SortKey {
+                expr: key,
+                descending,
+                nulls_last,
+            }],
+            stable: false,
+            slice: None,
+            schema,
+        }))
+    }
+
+    /// [`PlanLowering::select_of_kept_then`] of `only`, a slice of
+    /// `values` at a literal `offset` of a literal `length`: of distinct
+    /// values in the order they first come (`x.unique_stable().head(3)`)
+    /// their select, then the slice; of a filter's values the slice of
+    /// its rows.
+    fn kept_then_sliced(
+        &mut self,
+        (node, input_node): (Node, Node),
+        only: &ExprIR,
+        values: Node,
+        (offset, length): (Node, Node),
+    ) -> Option<Lowered> {
+        let literal = |at: Node| match self.expr_arena.get(at) {
+            AExpr::Literal(value) => value.to_any_value(),
+            _ => None,
+        };
+        let offset = literal(offset)?.extract::<i64>()?;
+        let len = match literal(length)? {
+            polars_core::prelude::AnyValue::Null => usize::MAX,
+            length => usize::try_from(length.extract::<u64>()?).ok()?,
+        };
+        if let AExpr::Function {
+            function: IRFunctionExpr::Unique(true),
+            ..
+        } = self.expr_arena.get(values)
+        {
+            let distinct = ExprIR::new(values, only.output_name_inner().clone());
+            let distinct = self.select_of_distinct(node, input_node, distinct);
+            return Some(distinct.map(|distinct| PlanNode::Slice {
+                schema: distinct.schema().clone(),
+                input: Box::new(distinct),
+                offset,
+                len,
+            }));
+        }
+        self.kept_then((node, input_node), only, values, Then::Slice(offset, len))
+    }
+
+    /// [`PlanLowering::select_of_kept_then`] of `only`, the valid (or not
+    /// NaN: `rows`) ones of the distinct values `distinct`
+    /// (`x.unique().drop_nulls()`): the distinct ones of the valid values,
+    /// which come first at the same rows.
+    fn distinct_then_valid(
+        &mut self,
+        (node, input_node): (Node, Node),
+        only: &ExprIR,
+        distinct: Node,
+        rows: KeptRows,
+    ) -> Option<Lowered> {
+        let AExpr::Function {
+            input,
+            function: IRFunctionExpr::Unique(maintain_order),
+            ..
+        } = self.expr_arena.get(distinct)
+        else {
+            return None;
+        };
+        let [values] = input.as_slice() else {
+            return None;
+        };
+        let parts = (values.node(), rows);
+        if !of_every_row(self.expr_arena, parts) {
+            return None;
+        }
+        let kept = [ExprIR::new(only.node(), only.output_name_inner().clone())];
+        let kept = self.select_of_filtered(node, input_node, &kept, vec![Part::Filtered(parts)]);
+        Some(kept.map(|kept| PlanNode::distinct_rows(kept, *maintain_order)))
+    }
+
+    /// [`PlanLowering::select_of_kept_then`] of `only`, `then` of the
+    /// rows a filter keeps of `values`: the select of the filtered values,
+    /// then their distinct rows or the slice of them.
+    fn kept_then(
+        &mut self,
+        (node, input_node): (Node, Node),
+        only: &ExprIR,
+        values: Node,
+        then: Then,
+    ) -> Option<Lowered> {
         filtered_parts(self.expr_arena, values)?;
         let values = [ExprIR::new(values, only.output_name_inner().clone())];
         let parts = self.filtered_columns(&values, input_node)?;
