@@ -204,15 +204,19 @@ pub(super) fn inner_windows_first(node: PlanNode) -> PlanNode {
 /// keeping the groups' order, a window without an order), each group's
 /// spread as it takes a column's, in chunks (otherwise by Welford's steps).
 pub(super) fn spreads_of_sorted_keys(mut node: PlanNode) -> PlanNode {
-    let sorted_key = |input: &PlanNode, keys: &[GpuExpr]| match keys {
-        [
-            GpuExpr {
-                kind: ExprKind::Column { index, .. },
-                ..
-            },
-        ] => held_sorted(input, *index),
-        _ => false,
-    };
+    // One key, a column Polars holds sorted.
+    fn sorted_key<'e>(input: &PlanNode, mut keys: impl Iterator<Item = &'e GpuExpr>) -> bool {
+        match (keys.next(), keys.next()) {
+            (
+                Some(GpuExpr {
+                    kind: ExprKind::Column { index, .. },
+                    ..
+                }),
+                None,
+            ) => held_sorted(input, *index),
+            _ => false,
+        }
+    }
     match &mut node {
         PlanNode::GroupBy {
             input,
@@ -220,12 +224,9 @@ pub(super) fn spreads_of_sorted_keys(mut node: PlanNode) -> PlanNode {
             aggs,
             maintain_order: true,
             ..
-        } => {
-            let keys: Vec<GpuExpr> = keys.iter().map(|key| key.expr.clone()).collect();
-            if sorted_key(input, &keys) {
-                aggs.iter_mut()
-                    .for_each(|agg| spreads_in_chunks(&mut agg.expr));
-            }
+        } if sorted_key(input, keys.iter().map(|key| &key.expr)) => {
+            aggs.iter_mut()
+                .for_each(|agg| spreads_in_chunks(&mut agg.expr));
         }
         PlanNode::Select { input, exprs, .. } | PlanNode::WithColumns { input, exprs, .. } => {
             let input: &PlanNode = input;
@@ -236,7 +237,7 @@ pub(super) fn spreads_of_sorted_keys(mut node: PlanNode) -> PlanNode {
                         partition_by,
                         order_by: None,
                     } = &mut e.kind
-                        && sorted_key(input, partition_by)
+                        && sorted_key(input, partition_by.iter())
                     {
                         spreads_in_chunks(function);
                     }
