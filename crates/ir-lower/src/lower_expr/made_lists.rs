@@ -48,22 +48,25 @@ impl ExprLowering<'_> {
         }
         let mut values = self.inputs(inputs)?;
         let dtype = self.dtype(node)?;
-        // Numbers and lists of numbers as the lists' values' type (Polars
-        // casts each value to it, the types' supertype).
+        // Numbers and lists of numbers as the lists' values' type, and
+        // categories and lists of them as text among texts (Polars casts
+        // each value to it, the types' supertype).
         if let GpuDtype::List(of) = dtype {
             let number = |d: GpuDtype| d.is_integer() || d.is_float();
+            let cast = |from: GpuDtype| {
+                from != of.values()
+                    && (number(from) && number(of.values())
+                        || matches!(from, GpuDtype::Categorical(_))
+                            && of.values() == GpuDtype::String)
+            };
             for value in &mut values {
                 let null = matches!(value.kind, ExprKind::Literal(Scalar::Null));
                 match value.dtype {
-                    GpuDtype::List(from)
-                        if number(from.values())
-                            && number(of.values())
-                            && from.values() != of.values() =>
-                    {
+                    GpuDtype::List(from) if cast(from.values()) => {
                         *value =
                             list_eval::lists_cast(value.clone(), of.values(), CastMode::NonStrict);
                     }
-                    from if !null && number(from) && number(of.values()) && from != of.values() => {
+                    from if !null && cast(from) => {
                         *value = value.clone().cast(of.values(), CastMode::NonStrict);
                     }
                     _ => {}

@@ -69,7 +69,7 @@ impl Grammar<'_> {
         self.rng.random_bool(p)
     }
 
-    fn columns_of(&self, ty: Ty) -> Vec<String> {
+    pub(super) fn columns_of(&self, ty: Ty) -> Vec<String> {
         self.schema
             .iter()
             .filter(|(_, dtype)| Ty::of(dtype) == Some(ty))
@@ -1139,9 +1139,7 @@ impl Grammar<'_> {
                     false => ranges,
                 };
             }
-            let n = self.rng.random_range(1..4);
-            let values = (0..n).map(|_| self.value(ty, depth)).collect();
-            return E::new(Op::ConcatList, values);
+            return self.concat_list(ty, depth);
         }
         if self.chance(0.02) {
             // Lists of texts, sometimes exploded back into rows (in the

@@ -6,6 +6,8 @@ use rand::seq::IndexedRandom;
 
 use super::Rng;
 use super::expr::{E, Op};
+use super::grammar::Grammar;
+use super::ty::Ty;
 
 /// A function of `list`, a list of `values`: mostly one the device runs
 /// for them, sometimes any (of other types: the reasons Polars keeps them).
@@ -247,4 +249,21 @@ pub(super) fn list_function(rng: &mut Rng, values: &DataType, list: E) -> E {
         _ => Op::ListLen,
     };
     E::new(function, vec![list])
+}
+
+impl Grammar<'_> {
+    /// `concat_list` of one to three values of class `ty`, at most `depth`
+    /// operations deep: a list per row. Among texts, categoricals now and
+    /// then, which Polars casts to text.
+    pub(super) fn concat_list(&mut self, ty: Ty, depth: u32) -> E {
+        let n = self.rng.random_range(1..4);
+        let values = (0..n)
+            .map(|_| {
+                let category =
+                    ty == Ty::Str && !self.columns_of(Ty::Cat).is_empty() && self.chance(0.3);
+                self.value(if category { Ty::Cat } else { ty }, depth)
+            })
+            .collect();
+        E::new(Op::ConcatList, values)
+    }
 }

@@ -8,7 +8,7 @@ use super::*;
 /// decimals, lists, structs).
 fn every_type() -> DataFrame {
     let n = 40usize;
-    let valid = |i: usize| i % 3 != 1 && i % 7 != 0;
+    let valid = |i: usize| i % 3 != 1 && !i.is_multiple_of(7);
     df!(
         "b" => (0..n).map(|i| valid(i).then_some(i % 2 == 0)).collect::<Vec<_>>(),
         "i8" => (0..n).map(|i| valid(i).then_some((i as i8).wrapping_mul(37))).collect::<Vec<_>>(),

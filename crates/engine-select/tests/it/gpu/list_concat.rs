@@ -136,3 +136,52 @@ fn lists_and_values_of_differing_number_types_match_the_cpu() {
         "Polars plans list[u8] and answers list[i32]",
     );
 }
+
+/// `concat_list` of texts beside categoricals or enums, or lists of them:
+/// Polars casts the categories to text (the supertype), and so does the
+/// device, over the frame and per group.
+#[test]
+fn categories_among_texts_concatenated_match_the_cpu() {
+    let frame = || {
+        df!(
+            "s" => [Some("apple"), None, Some("fig"), Some(""), Some("kiwi")],
+            "t" => [Some("b"), Some("a"), None, Some("c"), Some("a")],
+            "k" => [1i32, 2, 1, 2, 1],
+        )
+        .unwrap()
+        .lazy()
+        .with_columns([
+            col("t")
+                .cast(DataType::from_categories(Categories::global()))
+                .alias("cat"),
+            col("t")
+                .cast(DataType::from_frozen_categories(
+                    FrozenCategories::new(["c", "a", "b"]).unwrap(),
+                ))
+                .alias("enum"),
+        ])
+    };
+    let concatenated = || {
+        [
+            concat_list([col("cat"), col("s")])
+                .unwrap()
+                .alias("cat, text"),
+            concat_list([col("s"), col("enum"), lit("x")])
+                .unwrap()
+                .alias("text, enum, literal"),
+            concat_list([
+                col("cat").implode(false).over([col("k")]).unwrap(),
+                col("s"),
+            ])
+            .unwrap()
+            .alias("list of cat, text"),
+        ]
+    };
+    assert_gpu_eq("over the frame", frame().select(concatenated()));
+    assert_gpu_eq(
+        "per group",
+        frame()
+            .group_by_stable([col("k")])
+            .agg([concat_list([col("cat"), col("s")]).unwrap().alias("lists")]),
+    );
+}
