@@ -90,8 +90,66 @@ impl Notation {
                 text = text.replace(column.as_str(), expr);
             }
         }
-        sorts_written(&text)
+        literals_written(&sorts_written(&text))
     }
+}
+
+/// `text` (Polars' display of expressions) with each number the user wrote
+/// bare (`col("a") * 2`, `lit(0.5)`), whose type Polars picks later and
+/// displays as `dyn int: 2` or `dyn float: 0.5`, written as the number (a
+/// whole float with its `.0`: Polars displays `1.0` as `dyn float: 1`).
+pub(crate) fn literals_written(text: &str) -> String {
+    let mut written = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("dyn ") {
+        written.push_str(&rest[..at]);
+        let after = &rest[at..];
+        let (number, float) = match (
+            after.strip_prefix("dyn int: "),
+            after.strip_prefix("dyn float: "),
+        ) {
+            (Some(number), _) => (number, false),
+            (_, Some(number)) => (number, true),
+            _ => {
+                written.push_str("dyn ");
+                rest = &after[4..];
+                continue;
+            }
+        };
+        let len = number_len(number, float);
+        let (value, after_value) = number.split_at(len);
+        written.push_str(value);
+        let whole = float && !value.contains(['.', 'N', 'i']);
+        if whole && !value.is_empty() {
+            written.push_str(".0");
+        }
+        rest = after_value;
+    }
+    written.push_str(rest);
+    written
+}
+
+/// The length of the number `text` starts with, as Rust displays an i64
+/// or (`float`) an f64: a sign, digits, a point followed by digits, `NaN`,
+/// `inf`.
+fn number_len(text: &str, float: bool) -> usize {
+    let bytes = text.as_bytes();
+    let mut len = usize::from(bytes.first() == Some(&b'-'));
+    if float && (text[len..].starts_with("NaN") || text[len..].starts_with("inf")) {
+        return len + 3;
+    }
+    let digits = |from: usize| {
+        bytes[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    len += digits(len);
+    let point = bytes.get(len) == Some(&b'.');
+    if float && point && bytes.get(len + 1).is_some_and(u8::is_ascii_digit) {
+        len += 1 + digits(len + 1);
+    }
+    len
 }
 
 /// `refusals` with each subject and reason in the plan's [`Notation`].
@@ -112,7 +170,9 @@ pub(crate) fn written_out(
 /// The expression at `node` as the user wrote it: Polars' notation, its
 /// sorts written out ([`sorts_written`]).
 pub(crate) fn written(node: Node, arena: &Arena<AExpr>) -> String {
-    sorts_written(&ExprIRDisplay::display_node(node, arena).to_string())
+    literals_written(&sorts_written(
+        &ExprIRDisplay::display_node(node, arena).to_string(),
+    ))
 }
 
 /// `text` (Polars' display of expressions) with each `sort_by` written as
@@ -161,7 +221,27 @@ pub(crate) fn sorts_written(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::sorts_written;
+    use super::{literals_written, sorts_written};
+
+    #[test]
+    fn bare_numbers_are_written_as_numbers() {
+        let cases = [
+            (
+                "dyn int: 5.clip([col(\"a\"), dyn int: -9])",
+                "5.clip([col(\"a\"), -9])",
+            ),
+            ("dyn int: -1000.rle_id()", "-1000.rle_id()"),
+            ("dyn float: 0.1.is_not_nan()", "0.1.is_not_nan()"),
+            ("(col(\"x\") * dyn float: 1)", "(col(\"x\") * 1.0)"),
+            ("dyn float: -0 + dyn float: NaN", "-0.0 + NaN"),
+            ("dyn float: -inf.abs()", "-inf.abs()"),
+            ("dyn float: 250.5e", "250.5e"),
+            ("col(\"dyn \") + dyn str: a", "col(\"dyn \") + dyn str: a"),
+        ];
+        for (polars, written) in cases {
+            assert_eq!(literals_written(polars), written, "{polars}");
+        }
+    }
 
     #[test]
     fn sort_by_options_are_written_as_passed() {

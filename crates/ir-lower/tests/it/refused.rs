@@ -109,7 +109,7 @@ fn three_unsupported_pieces_are_all_reported() {
 fn group_by_lists_of_distinct_values_or_texts_made_per_group_are_refused() {
     expect![[r#"
         refused: col("amount").unique(): a list of the distinct floats of each group or list is not supported on the GPU yet
-        refused: col("status").shift([dyn int: 1]).str.to_uppercase(): a list result of texts made within each group of other rows or of aggregations (beyond a text column shifted, reversed, filled or sorted) is not supported on the GPU yet
+        refused: col("status").shift([1]).str.to_uppercase(): a list result of texts made within each group of other rows or of aggregations (beyond a text column shifted, reversed, filled or sorted) is not supported on the GPU yet
     "#]]
     .assert_eq(&explain(orders().group_by([col("status")]).agg([
         col("amount").unique().alias("unique"),
@@ -138,7 +138,7 @@ fn unsupported_scan_columns_are_refused_at_the_scan() {
 #[test]
 fn a_literal_clipped_by_every_rows_bounds_is_named() {
     expect![[r#"
-        refused: dyn int: 5.clip([col("id"), dyn int: 9]): a function of one value with arguments of every row (`dyn int: 5`) is not supported on the GPU
+        refused: 5.clip([col("id"), 9]): a function of one value with arguments of every row (`5`) is not supported on the GPU
     "#]]
     .assert_eq(&explain(orders().select([
         lit(5i64).clip(col("id"), lit(9i64)).alias("c"),
