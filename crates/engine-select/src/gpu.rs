@@ -406,10 +406,8 @@ fn cpu_part_refusal(
     lp_arena: &Arena<IR>,
     expr_arena: &Arena<AExpr>,
 ) -> Option<(String, &'static str)> {
-    use polars_plan::plans::{
-        ArenaExprIter, ExprIRDisplay, IRFunctionExpr, IRStringFunction, is_scalar_ae,
-    };
-    let notation = |node: Node| ExprIRDisplay::display_node(node, expr_arena).to_string();
+    use polars_plan::plans::{ArenaExprIter, IRFunctionExpr, IRStringFunction, is_scalar_ae};
+    let notation = |node: Node| ir_lower::written(node, expr_arena);
     let of_parts = subtrees.iter().any(|(_, plan)| holds_parts(&plan.root));
     let mut pending = vec![root];
     while let Some(node) = pending.pop() {

@@ -50,7 +50,7 @@ pub use plan::{
     AsofStrategy, AsofTolerance, FileFormat, GpuPlan, Heights, HostScan, JoinKind, JoinOrder, Keep,
     OutputColumn, OutputSchema, POLARS_PARTITIONED_ROWS, PlanNode, SortKey,
 };
-pub use refusal::{Notation, Refusal};
+pub use refusal::{Notation, Refusal, written};
 pub use regex::{GroupDfas, RegexDfa, group_spans_match};
 
 /// Lowers the plan under `root`, or lists every construct that prevents it,

@@ -1,4 +1,4 @@
-//! A refusal: a construct the GPU engine cannot run, named in Polars' notation, with the reason.
+//! A refusal: a construct the GPU engine cannot run, named as the user wrote it (Polars' notation, arguments as passed, numbers as written), with the reason.
 
 use std::fmt;
 
@@ -46,9 +46,10 @@ pub(crate) fn distinct(refusals: Vec<Refusal>) -> Vec<Refusal> {
 /// How reasons name the user's constructs: Polars' display, with the
 /// columns its optimiser adds for common subexpressions
 /// (`col("__POLARS_CSER_0x…")`, computed once by a select of the plan)
-/// written as the expressions they stand for and each `sort_by` as users
-/// pass it ([`sorts_written`]), so that each construct reads as the user
-/// wrote it. Built once per plan; engine-select writes the reasons raised
+/// written as the expressions they stand for ([`user_written`]), each
+/// `sort_by` as users pass it ([`sorts_written`]) and bare numbers as
+/// numbers ([`literals_written`]), so that each construct reads as the
+/// user wrote it. Built once per plan; engine-select writes the reasons raised
 /// at run time and by mixed plans with it too.
 #[derive(Debug, Clone, Default)]
 pub struct Notation {
@@ -70,8 +71,7 @@ impl Notation {
             for e in exprs.iter() {
                 let name = e.output_name();
                 if name.starts_with(CSE_REPLACED) {
-                    let written = ExprIRDisplay::display_node(e.node(), expr_arena).to_string();
-                    columns.push((format!("col(\"{name}\")"), written));
+                    columns.push((format!("col(\"{name}\")"), written(e.node(), expr_arena)));
                 }
             }
         }
@@ -90,8 +90,63 @@ impl Notation {
                 text = text.replace(column.as_str(), expr);
             }
         }
+        // (Free text: its brackets may be lists the reason shows.)
         literals_written(&sorts_written(&text))
     }
+}
+
+/// `text` (Polars' display of expressions) as users write it: each
+/// `sort_by` with its options ([`sorts_written`]), bare numbers as numbers
+/// ([`literals_written`]), a function's arguments without the list Polars
+/// shows them in ([`arguments_written`]).
+pub(crate) fn user_written(text: &str) -> String {
+    arguments_written(&literals_written(&sorts_written(text)))
+}
+
+/// `text` with each function's arguments as users pass them: Polars shows
+/// them as a list (`x.pow([2])`, `x.str.slice([0, 3])`), written `x.pow(2)`
+/// and `x.str.slice(0, 3)`. Brackets inside texts are left as they are
+/// (and all of `text`, where its brackets do not pair up).
+pub(crate) fn arguments_written(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut dropped = vec![false; chars.len()];
+    // Each open bracket's place, and whether it opens a call's arguments.
+    let mut open: Vec<(usize, bool)> = Vec::new();
+    let mut in_text = false;
+    let mut escaped = false;
+    for (i, &c) in chars.iter().enumerate() {
+        if in_text {
+            match (escaped, c) {
+                (false, '\\') => escaped = true,
+                (false, '"') => in_text = false,
+                _ => escaped = false,
+            }
+            continue;
+        }
+        match c {
+            '"' => in_text = true,
+            '[' => open.push((i, i > 0 && chars[i - 1] == '(')),
+            ']' => {
+                let Some((start, arguments)) = open.pop() else {
+                    return text.to_string();
+                };
+                if arguments && chars.get(i + 1) == Some(&')') {
+                    dropped[start] = true;
+                    dropped[i] = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    if !open.is_empty() || in_text {
+        return text.to_string();
+    }
+    chars
+        .iter()
+        .zip(&dropped)
+        .filter(|(_, dropped)| !**dropped)
+        .map(|(c, _)| c)
+        .collect()
 }
 
 /// `text` (Polars' display of expressions) with each number the user wrote
@@ -167,12 +222,9 @@ pub(crate) fn written_out(
     refusals
 }
 
-/// The expression at `node` as the user wrote it: Polars' notation, its
-/// sorts written out ([`sorts_written`]).
-pub(crate) fn written(node: Node, arena: &Arena<AExpr>) -> String {
-    literals_written(&sorts_written(
-        &ExprIRDisplay::display_node(node, arena).to_string(),
-    ))
+/// The expression at `node` as the user wrote it ([`user_written`]).
+pub fn written(node: Node, arena: &Arena<AExpr>) -> String {
+    user_written(&ExprIRDisplay::display_node(node, arena).to_string())
 }
 
 /// `text` (Polars' display of expressions) with each `sort_by` written as
@@ -221,7 +273,37 @@ pub(crate) fn sorts_written(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{literals_written, sorts_written};
+    use super::{arguments_written, literals_written, sorts_written};
+
+    #[test]
+    fn arguments_are_written_without_polars_list() {
+        let cases = [
+            ("col(\"q\").pow([11])", "col(\"q\").pow(11)"),
+            (
+                "col(\"s\").str.slice([col(\"a\"), 2]).abs()",
+                "col(\"s\").str.slice(col(\"a\"), 2).abs()",
+            ),
+            ("col(\"k\").is_in([[1, 3]])", "col(\"k\").is_in([1, 3])"),
+            (
+                "col(\"s\").str.extract([\"([a-z]])\"])",
+                "col(\"s\").str.extract(\"([a-z]])\")",
+            ),
+            (
+                "col(\"s\").str.contains([\"\\\"([\"])",
+                "col(\"s\").str.contains(\"\\\"([\")",
+            ),
+            ("SELECT [col(\"a\")]", "SELECT [col(\"a\")]"),
+            (
+                "x.over(partition_by: [col(\"g\")])",
+                "x.over(partition_by: [col(\"g\")])",
+            ),
+            ("f([a], b)", "f([a], b)"),
+            ("f([a]", "f([a]"),
+        ];
+        for (polars, written) in cases {
+            assert_eq!(arguments_written(polars), written, "{polars}");
+        }
+    }
 
     #[test]
     fn bare_numbers_are_written_as_numbers() {

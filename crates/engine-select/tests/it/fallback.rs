@@ -159,7 +159,7 @@ fn invalid_memory_configuration_is_an_error_even_with_fallback() {
 }
 
 #[test]
-fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
+fn every_construct_the_gpu_cannot_run_is_a_reason_as_the_user_wrote_it() {
     let lf = orders().select([
         on_the_cpu_only(col("amount")).alias("ordering"),
         col("qty").shift(col("qty").max()).alias("shifted"),
@@ -178,7 +178,7 @@ fn every_construct_the_gpu_cannot_run_is_a_reason_in_polars_notation() {
             "unsupported: user-defined functions run on the CPU only (at \
              `col(\"amount\").map()`)",
             "unsupported: shift by a count that is not a literal integer (at \
-             `col(\"qty\").shift([col(\"qty\").max()])`)",
+             `col(\"qty\").shift(col(\"qty\").max())`)",
         ]
     );
 }

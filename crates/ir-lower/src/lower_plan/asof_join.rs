@@ -2,7 +2,6 @@
 
 use polars_core::prelude::AnyValue;
 use polars_ops::frame::{AsOfOptions, AsofStrategy as PolarsStrategy, JoinArgs};
-use polars_plan::plans::ExprIRDisplay;
 
 use super::*;
 use crate::lower_expr::integer_range;
@@ -95,7 +94,7 @@ impl PlanLowering<'_> {
         ) else {
             return self.refuse(node, "a join_asof on several keys");
         };
-        let shown = |key: &ExprIR| ExprIRDisplay::display_node(key.node(), self.expr_arena);
+        let shown = |key: &ExprIR| crate::refusal::written(key.node(), self.expr_arena);
         let (left_shown, right_shown) = (shown(left_ir).to_string(), shown(right_ir).to_string());
         let left_on = self.exprs(left_on, left_node);
         let right_on = self.exprs(right_on, right_node);

@@ -1,7 +1,6 @@
 //! Polars' `group_by_dynamic` of time windows that tile the times as a plain group-by (of other windows see `sliding_windows`): each row's window the truncation of its time, a check that the times are sorted and valid (else Polars raises), and the group-by by the keys and windows in order; the order Polars gives the keys of time windows (also a rolling group-by's).
 
 use polars::prelude::{ClosedWindow, DynamicGroupOptions, Label, StartBy};
-use polars_plan::plans::ExprIRDisplay;
 
 use super::sliding_windows::{SlidingWindows, written};
 use super::*;
@@ -130,7 +129,7 @@ impl PlanLowering<'_> {
         let shown = |found: &dyn Fn(&GpuExpr) -> bool| {
             let at = aggs.iter().position(|agg| agg.expr.any(&found))?;
             let agg = polars_aggs.get(at)?.node();
-            Some(ExprIRDisplay::display_node(agg, arena).to_string())
+            Some(crate::refusal::written(agg, arena))
         };
         if let Some(found) = shown(&crate::expr::is_mode) {
             return self.refuse(

@@ -1,7 +1,7 @@
 //! Selects of exploded list expressions alone (`select(a.explode(), b.explode())`), exploded together; a group-by whose aggregations, or a select whose expressions, read the input only through one exploded list expression (`group_by(k).agg(col("tags").explode())`, `...explode().n_unique()`, `select(col("t").str.split(" ").explode().str.len_chars())`): the keys and the lists computed by a select, exploded, then grouped or selected from; a select of one value each beside aggregations of the input (`select([l.explode().max(), len()])`) side by side with them.
 
 use polars_core::prelude::ExplodeOptions;
-use polars_plan::plans::{ArenaExprIter, ExprIRDisplay};
+use polars_plan::plans::ArenaExprIter;
 
 use super::*;
 
@@ -103,7 +103,7 @@ impl PlanLowering<'_> {
     /// [`Self::explode_of_aggregations`]).
     fn explode_of(&self, exprs: &[ExprIR]) -> Option<(Node, Vec<Option<Node>>)> {
         let arena = self.expr_arena;
-        let notation = |node: Node| ExprIRDisplay::display_node(node, arena).to_string();
+        let notation = |node: Node| crate::refusal::written(node, arena);
         let mut lists: Option<(Node, String)> = None;
         let mut explodes = Vec::with_capacity(exprs.len());
         for agg in exprs {

@@ -145,9 +145,7 @@ impl PlanLowering<'_> {
         for key in keys {
             if is_scalar_ae(key.node(), self.expr_arena) {
                 refused = true;
-                let subject =
-                    polars_plan::plans::ExprIRDisplay::display_node(key.node(), self.expr_arena)
-                        .to_string();
+                let subject = crate::refusal::written(key.node(), self.expr_arena);
                 self.refusals.push(Refusal {
                     subject,
                     reason: format!("a {what} key of one value is not supported on the GPU"),
@@ -184,9 +182,7 @@ impl PlanLowering<'_> {
                 }
                 let dtype = self.expr_arena.get(of).to_dtype(&context);
                 if let Ok(dtype @ (DataType::Datetime(..) | DataType::Duration(_))) = dtype {
-                    let subject =
-                        polars_plan::plans::ExprIRDisplay::display_node(of, self.expr_arena)
-                            .to_string();
+                    let subject = crate::refusal::written(of, self.expr_arena);
                     refusals.push(Refusal {
                         reason: format!(
                             "the {what} of `{subject}`, a {dtype} Polars holds as one value (of a \

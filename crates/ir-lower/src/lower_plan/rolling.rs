@@ -50,10 +50,7 @@ impl PlanLowering<'_> {
         // Each aggregation as the user wrote it, for the reasons.
         let written: Vec<String> = aggs
             .iter()
-            .map(|agg| {
-                polars_plan::plans::ExprIRDisplay::display_node(agg.node(), self.expr_arena)
-                    .to_string()
-            })
+            .map(|agg| crate::refusal::written(agg.node(), self.expr_arena))
             .collect();
         let aggs = self.named_exprs_in(aggs, input_node, true);
         let (input, keys, aggs) = (input?, keys?, aggs?);

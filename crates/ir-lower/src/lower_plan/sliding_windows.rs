@@ -1,7 +1,6 @@
 //! Polars' `group_by_dynamic` of windows of any period (longer than `every`: overlapping; shorter: with gaps), closed on either side, both or neither, from the first time's window, from the first time itself or from a weekday: each row repeated for each window it lies in (an explode of `int_ranges` of its windows' numbers), then a group-by of the keys and windows in order.
 
 use polars::prelude::{ClosedWindow, DynamicGroupOptions, Label, StartBy};
-use polars_plan::plans::ExprIRDisplay;
 
 use super::dynamic::KeyedRows;
 use super::*;
@@ -82,7 +81,7 @@ impl PlanLowering<'_> {
             let window = RollingWindow::Slices {
                 place: Box::new(place),
             };
-            let found = ExprIRDisplay::display_node(polars_agg.node(), self.expr_arena);
+            let found = crate::refusal::written(polars_agg.node(), self.expr_arena);
             let why = match self.regroups(polars_agg.node()) {
                 true => " of rows a filter, slice, gather or sort keeps",
                 false => match walked_in(&agg.expr, &window) {
