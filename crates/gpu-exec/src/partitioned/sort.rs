@@ -23,7 +23,7 @@
 use std::ops::ControlFlow;
 
 use ir_lower::{GpuDtype, OutputColumn, OutputSchema, PlanNode};
-use polars::prelude::{Column, DataFrame, IdxCa, IdxSize};
+use polars::prelude::{ChunkCompareEq, Column, DataFrame, IdxCa, IdxSize};
 
 use super::{Data, Partitioned, over, scan, slice_data};
 use crate::error::ExecError;
@@ -74,8 +74,13 @@ impl Partitioned<'_> {
     ) -> Result<Data, ExecError> {
         let in_schema = unsliced.inputs()[0].schema();
         let total: usize = parts.iter().map(DataFrame::height).sum();
-        // Ranges of half a partition on average, room for uneven ones.
-        let ranges = total.div_ceil(self.rows.div_ceil(2)).clamp(1, MAX_RANGES);
+        // Ranges of half a partition on average, room for uneven ones; no
+        // more than half a partition's rows, so that the splitters sorted
+        // with each partition stay fewer than its own rows (else the sorts
+        // of the partitions grow with the square of the input's rows, and
+        // a range holds more than a partition only past that).
+        let most = MAX_RANGES.min((self.rows / 2).max(2));
+        let ranges = total.div_ceil(self.rows.div_ceil(2)).clamp(1, most);
         let sorted = if ranges == 1 {
             let whole = Data::Parts(parts).whole()?;
             Data::Whole(self.on_device(over(unsliced, vec![whole]))?)
@@ -83,12 +88,15 @@ impl Partitioned<'_> {
             let empty = parts[0].clear();
             let splitters = self.splitters(unsliced, &parts, total, ranges)?;
             let stable = matches!(unsliced, PlanNode::Sort { stable: true, .. });
-            let mut pieces = Vec::with_capacity(parts.len());
+            // Each partition's rows sorted, and the pieces of them that
+            // fall in each range (those with rows only: a partition has
+            // fewer rows than there are ranges where partitions are small).
+            let mut sorted_parts = Vec::with_capacity(parts.len());
             let mut bounds = Vec::new();
             for part in parts {
-                let (cut, marks) =
+                let (sorted, pieces, marks) =
                     self.sorted_in_ranges(unsliced, in_schema, &splitters, stable, part)?;
-                pieces.push(cut);
+                sorted_parts.push((sorted, pieces.into_iter().peekable()));
                 bounds = marks;
             }
             // A range from a splitter's first copy to a second copy holds
@@ -101,8 +109,11 @@ impl Partitioned<'_> {
             let mut out = Vec::new();
             for range in 0..bounds.len() + 1 {
                 let mut rows: Option<DataFrame> = None;
-                for piece in pieces.iter_mut() {
-                    let piece = std::mem::take(&mut piece[range]);
+                for (sorted, pieces) in sorted_parts.iter_mut() {
+                    let Some(piece) = pieces.next_if(|piece| piece.range == range) else {
+                        continue;
+                    };
+                    let piece = sorted.slice(piece.start as i64, piece.len);
                     match &mut rows {
                         Some(rows) => {
                             rows.vstack_mut_owned(piece)?;
@@ -177,10 +188,11 @@ impl Partitioned<'_> {
 
     /// `part` (of `schema`) sorted by `unsliced` on the device with the
     /// `splitters` before its rows (and, for a `stable` sort, again after
-    /// them): its rows in that order, cut into one piece per range (the
-    /// rows before the first splitter, between each two, after the last),
-    /// and the splitters' copies that bound the ranges, in order (the same
-    /// for every partition: they are ordered by their keys alone).
+    /// them): its rows in that order (the splitters' copies dropped), the
+    /// pieces of them in each range that holds some (the rows before the
+    /// first splitter, between each two, after the last), in order, and
+    /// the splitters' copies that bound the ranges, in order (the same for
+    /// every partition: they are ordered by their keys alone).
     fn sorted_in_ranges(
         &mut self,
         unsliced: &PlanNode,
@@ -188,7 +200,7 @@ impl Partitioned<'_> {
         splitters: &DataFrame,
         stable: bool,
         part: DataFrame,
-    ) -> Result<(Vec<DataFrame>, Vec<Mark>), ExecError> {
+    ) -> Result<(DataFrame, Vec<Piece>, Vec<Mark>), ExecError> {
         let marked = |df: &DataFrame, mark: Mark| {
             let mark = Column::new(SPLITTER.into(), vec![mark as u8; df.height()]);
             df.hstack(&[mark])
@@ -213,28 +225,48 @@ impl Partitioned<'_> {
         let marks = sorted.drop_in_place(SPLITTER)?;
         let marks = marks.u8()?;
         let copies = splitters.height() * if stable { 2 } else { 1 };
-        let mut pieces = Vec::with_capacity(copies + 1);
+        let mut pieces = Vec::new();
         let mut bounds = Vec::with_capacity(copies);
-        let mut start = 0;
-        for (row, mark) in marks.iter().enumerate() {
+        // The partition's rows seen, and where the current range's began.
+        let (mut rows, mut start) = (0, 0);
+        let mut close = |range: usize, rows: usize, start: usize| {
+            if rows > start {
+                let len = rows - start;
+                pieces.push(Piece { range, start, len });
+            }
+        };
+        for mark in marks.iter() {
             let mark = match mark {
                 Some(m) if m == Mark::Before as u8 => Mark::Before,
                 Some(m) if m == Mark::After as u8 => Mark::After,
-                _ => continue,
+                _ => {
+                    rows += 1;
+                    continue;
+                }
             };
-            pieces.push(sorted.slice(start as i64, row - start));
+            close(bounds.len(), rows, start);
             bounds.push(mark);
-            start = row + 1;
+            start = rows;
         }
-        pieces.push(sorted.slice(start as i64, sorted.height() - start));
+        close(bounds.len(), rows, start);
         if bounds.len() != copies {
             return Err(ExecError::Unsupported(format!(
                 "a sorted partition with {} of its {copies} splitters",
                 bounds.len(),
             )));
         }
-        Ok((pieces, bounds))
+        let own_rows = marks.equal(Mark::Row as u8);
+        Ok((sorted.filter(&own_rows)?, pieces, bounds))
     }
+}
+
+/// The rows of one partition that fall in one range: `len` rows from
+/// `start` of the partition's rows sorted.
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    range: usize,
+    start: usize,
+    len: usize,
 }
 
 /// What a row sorted with a partition is: one of the partition's, or a

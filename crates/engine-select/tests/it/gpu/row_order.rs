@@ -850,7 +850,7 @@ fn sorts_inside_expressions_match_the_cpu() {
     // them goes to Polars; without them, the device sorts.
     assert_cpu_answer_with_reason(
         frame().select([col("i").sort_by([col("g"), col("f")], Default::default())]),
-        r#"rows equal on every key of `col("i").sort_by([col("g"), col("f")])`: "#,
+        r#"rows equal on every key of `col("i").sort_by(col("g"), col("f"))`: "#,
     );
     let distinct = || {
         frame().with_row_index("r", None).with_columns([
