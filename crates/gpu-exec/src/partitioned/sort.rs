@@ -227,28 +227,23 @@ impl Partitioned<'_> {
         let copies = splitters.height() * if stable { 2 } else { 1 };
         let mut pieces = Vec::new();
         let mut bounds = Vec::with_capacity(copies);
-        // The partition's rows seen, and where the current range's began.
-        let (mut rows, mut start) = (0, 0);
-        let mut close = |range: usize, rows: usize, start: usize| {
-            if rows > start {
-                let len = rows - start;
-                pieces.push(Piece { range, start, len });
-            }
-        };
+        // The partition's own rows seen so far, and the first of them in
+        // the current range.
+        let (mut seen, mut first) = (0, 0);
         for mark in marks.iter() {
-            let mark = match mark {
+            let bound = match mark {
                 Some(m) if m == Mark::Before as u8 => Mark::Before,
                 Some(m) if m == Mark::After as u8 => Mark::After,
                 _ => {
-                    rows += 1;
+                    seen += 1;
                     continue;
                 }
             };
-            close(bounds.len(), rows, start);
-            bounds.push(mark);
-            start = rows;
+            pieces.extend(Piece::of(bounds.len(), first..seen));
+            bounds.push(bound);
+            first = seen;
         }
-        close(bounds.len(), rows, start);
+        pieces.extend(Piece::of(bounds.len(), first..seen));
         if bounds.len() != copies {
             return Err(ExecError::Unsupported(format!(
                 "a sorted partition with {} of its {copies} splitters",
@@ -267,6 +262,18 @@ struct Piece {
     range: usize,
     start: usize,
     len: usize,
+}
+
+impl Piece {
+    /// The piece of `range` holding the sorted rows at `rows`; none where
+    /// it holds no row.
+    fn of(range: usize, rows: std::ops::Range<usize>) -> Option<Piece> {
+        (!rows.is_empty()).then_some(Piece {
+            range,
+            start: rows.start,
+            len: rows.len(),
+        })
+    }
 }
 
 /// What a row sorted with a partition is: one of the partition's, or a
