@@ -269,6 +269,15 @@ impl fmt::Display for GpuExpr {
                 ..
             } => write!(f, "pow({input}, {exponent:?})"),
             ExprKind::OnHost {
+                function:
+                    HostFunction::IntPow {
+                        exponent: Some(exponent),
+                        ..
+                    },
+                input,
+                ..
+            } => write!(f, "pow({input}, {exponent})"),
+            ExprKind::OnHost {
                 function: HostFunction::RoundSigFigs { digits },
                 input,
                 ..

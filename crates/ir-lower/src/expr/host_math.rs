@@ -1,4 +1,4 @@
-//! Functions of floats whose last bit is the platform's libm's (`exp`, `log`, `log1p`, `cbrt`, `pow`, the trigonometric functions, `arctan2`, `round_sig_figs`): computed on the host between device steps, bit for bit as Polars' engine computes them.
+//! Functions of floats whose last bit is the platform's libm's (`exp`, `log`, `log1p`, `cbrt`, `pow`, the trigonometric functions, `arctan2`, `round_sig_figs`), and powers of integers: computed on the host between device steps, bit for bit as Polars' engine computes them.
 //!
 //! Rust takes these from the platform's libm, which rounds correctly in
 //! nearly all cases only: a GPU's (CUDA's own, within an ulp or two) may
@@ -26,7 +26,8 @@ macro_rules! applied {
             HostFunction::Log { base } => $x.log($narrow(base)),
             HostFunction::LogBy => $x.log($other),
             HostFunction::Pow { exponent } => $x.powf($narrow(exponent)),
-            HostFunction::PowBy => $x.powf($other),
+            // (Of floats, which the executor never hands it: a power.)
+            HostFunction::PowBy | HostFunction::IntPow { .. } => $x.powf($other),
             HostFunction::Sin => $x.sin(),
             HostFunction::Cos => $x.cos(),
             HostFunction::Tan => $x.tan(),
@@ -78,6 +79,20 @@ pub enum HostFunction {
     /// each row, but over a frame of one row, where it takes the exponent
     /// as one value and computes it as by a literal ([`HostFunction::apply_alone_f64`]).
     PowBy,
+    /// `pow` of integers by integers: Polars casts the exponent to u32
+    /// (raising on a negative one) and raises the base to it in the base's
+    /// own type, wrapping on overflow (as its release build does). The host
+    /// computes `wrapping_pow` in 64 bits and keeps the low `bits`
+    /// (sign-extended where `signed`): the same value, as integers of
+    /// `bits` are those of 64 modulo 2^`bits`. The input and the result are
+    /// i64 (u64 for u64), the `exponent` a literal Polars takes by its own
+    /// loop (above 10), or, where `None`, the part's `other` (of each row,
+    /// cast to u32 first, strictly, then to the input's type).
+    IntPow {
+        bits: u8,
+        signed: bool,
+        exponent: Option<u32>,
+    },
     /// `sin`, `cos`, `tan`, `cot` (`tan` to the power -1, as Polars takes
     /// it), their inverses `arcsin`, `arccos`, `arctan`, the hyperbolic
     /// functions and their inverses, `degrees` and `radians`: Rust's
@@ -148,7 +163,7 @@ impl HostFunction {
             HostFunction::Log1p => "log1p",
             HostFunction::Cbrt => "cbrt",
             HostFunction::Log { .. } | HostFunction::LogBy => "log",
-            HostFunction::Pow { .. } | HostFunction::PowBy => "pow",
+            HostFunction::Pow { .. } | HostFunction::PowBy | HostFunction::IntPow { .. } => "pow",
             HostFunction::Sin => "sin",
             HostFunction::Cos => "cos",
             HostFunction::Tan => "tan",
@@ -230,13 +245,52 @@ impl HostFunction {
         matches!(dtype, GpuDtype::Float32 | GpuDtype::Float64)
     }
 
+    /// Whether the host computes this function into `dtype`: floats
+    /// ([`HostFunction::takes`]), and for a power of integers the 64-bit
+    /// integers it computes in.
+    pub fn computes(self, dtype: GpuDtype) -> bool {
+        match self {
+            HostFunction::IntPow { .. } => matches!(dtype, GpuDtype::Int64 | GpuDtype::UInt64),
+            _ => HostFunction::takes(dtype),
+        }
+    }
+
     /// Whether the function reads a second input (`arctan2`, `log` by a
     /// base of the rows, `pow` by an exponent of the rows).
     pub fn binary(self) -> bool {
         matches!(
             self,
-            HostFunction::Arctan2 | HostFunction::LogBy | HostFunction::PowBy
+            HostFunction::Arctan2
+                | HostFunction::LogBy
+                | HostFunction::PowBy
+                | HostFunction::IntPow { exponent: None, .. }
         )
+    }
+
+    /// The function of an integer held in 64 bits (and `other`, an
+    /// exponent of the row), as Polars' engine computes it: for
+    /// [`HostFunction::IntPow`], the power, wrapped to the base's width;
+    /// the value itself for the functions of floats.
+    pub fn apply_u64(self, x: u64, other: u64) -> u64 {
+        let HostFunction::IntPow {
+            bits,
+            signed,
+            exponent,
+        } = self
+        else {
+            return x;
+        };
+        // (The exponent fits u32: Polars' cast of it, made strictly.)
+        let power = x.wrapping_pow(exponent.unwrap_or(other as u32));
+        if bits >= 64 {
+            return power;
+        }
+        let low = power & ((1u64 << bits) - 1);
+        let sign = 1u64 << (bits - 1);
+        match signed && low & sign != 0 {
+            true => low | !((1u64 << bits) - 1),
+            false => low,
+        }
     }
 
     /// The function of an f64 (and `other`, read by the [binary] ones
@@ -285,6 +339,11 @@ impl HostFunction {
             HostFunction::LogBy => input.clone().log(input + lit(1)),
             HostFunction::Pow { exponent } => input.pow(lit(exponent)),
             HostFunction::PowBy => input.clone().pow(input - lit(0.5)),
+            HostFunction::IntPow {
+                exponent: Some(exponent),
+                ..
+            } => input.pow(lit(exponent)),
+            HostFunction::IntPow { .. } => input.clone().pow(input.abs()),
             HostFunction::Sin => input.sin(),
             HostFunction::Cos => input.cos(),
             HostFunction::Tan => input.tan(),
@@ -379,5 +438,76 @@ where
         }
         // (Of one, `powf` is 1 for every base, NaN included, as Polars'.)
         PowerRule::One | PowerRule::Powf => powf(x, exponent),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HostFunction;
+
+    /// A power of integers computed in 64 bits and wrapped to a width is
+    /// the width's own wrapping power (Polars' release build), at every
+    /// width, signed or not.
+    #[test]
+    fn integer_powers_wrap_to_their_width() {
+        let pow = |bits, signed, x: i64, e: u32| {
+            let function = HostFunction::IntPow {
+                bits,
+                signed,
+                exponent: None,
+            };
+            function.apply_u64(x as u64, u64::from(e)) as i64
+        };
+        let exponents = [
+            0u32,
+            1,
+            2,
+            7,
+            8,
+            11,
+            15,
+            16,
+            31,
+            32,
+            63,
+            64,
+            65,
+            1000,
+            u32::MAX,
+        ];
+        let bases = [
+            0i64,
+            1,
+            -1,
+            2,
+            -2,
+            3,
+            -3,
+            7,
+            100,
+            -100,
+            127,
+            -128,
+            255,
+            65_535,
+            i64::MAX,
+        ];
+        for e in exponents {
+            for x in bases {
+                assert_eq!(pow(8, true, x, e), i64::from((x as i8).wrapping_pow(e)));
+                assert_eq!(pow(8, false, x, e), i64::from((x as u8).wrapping_pow(e)));
+                assert_eq!(pow(16, true, x, e), i64::from((x as i16).wrapping_pow(e)));
+                assert_eq!(pow(16, false, x, e), i64::from((x as u16).wrapping_pow(e)));
+                assert_eq!(pow(32, true, x, e), i64::from((x as i32).wrapping_pow(e)));
+                assert_eq!(pow(32, false, x, e), i64::from((x as u32).wrapping_pow(e)));
+                assert_eq!(pow(64, true, x, e), x.wrapping_pow(e));
+                let literal = HostFunction::IntPow {
+                    bits: 64,
+                    signed: false,
+                    exponent: Some(e),
+                };
+                assert_eq!(literal.apply_u64(x as u64, 0), (x as u64).wrapping_pow(e));
+            }
+        }
     }
 }

@@ -141,9 +141,16 @@ pub(crate) fn pow_exactly(
             }
             Ok(product)
         }
-        PowerRule::Powf if integer => Err(format!(
-            "pow of integers with the exponent {value} is not supported on the GPU"
-        )),
+        // Polars' own loop, wrapping: on the host. (A negative exponent, or
+        // one beyond u32, Polars' cast of it rejects: it raises.)
+        PowerRule::Powf if integer => {
+            match u32::try_from(exponent.extract::<i64>().unwrap_or(-1)) {
+                Ok(exponent) => Ok(integer_power(base, Some(exponent), None, dtype)),
+                Err(_) => Err(format!(
+                    "pow of integers with the exponent {value} (Polars raises its error)"
+                )),
+            }
+        }
         // Polars' powf, whose last bit is libm's: on the host.
         PowerRule::Powf => Ok(GpuExpr {
             kind: ExprKind::OnHost {
@@ -154,6 +161,49 @@ pub(crate) fn pow_exactly(
             dtype,
         }),
     }
+}
+
+/// `base`, integers of `dtype`, to the power `exponent` (a literal) or of
+/// each row of `other` (integers), as Polars raises integers: the exponent
+/// cast to u32 strictly (a negative one raises, as in Polars), the power
+/// computed on the host in 64 bits and wrapped to `dtype`'s width
+/// ([`HostFunction::IntPow`]), cast back to `dtype`.
+fn integer_power(
+    base: GpuExpr,
+    exponent: Option<u32>,
+    other: Option<GpuExpr>,
+    dtype: GpuDtype,
+) -> GpuExpr {
+    let wide = match dtype {
+        GpuDtype::UInt64 => GpuDtype::UInt64,
+        _ => GpuDtype::Int64,
+    };
+    let bits = match dtype {
+        GpuDtype::Int8 | GpuDtype::UInt8 => 8,
+        GpuDtype::Int16 | GpuDtype::UInt16 => 16,
+        GpuDtype::Int32 | GpuDtype::UInt32 => 32,
+        _ => 64,
+    };
+    let other = other.map(|other| {
+        Box::new(
+            other
+                .cast(GpuDtype::UInt32, CastMode::Strict)
+                .cast(wide, CastMode::NonStrict),
+        )
+    });
+    GpuExpr {
+        kind: ExprKind::OnHost {
+            function: HostFunction::IntPow {
+                bits,
+                signed: !dtype.is_unsigned(),
+                exponent,
+            },
+            input: Box::new(base.cast(wide, CastMode::NonStrict)),
+            other,
+        },
+        dtype: wide,
+    }
+    .cast(dtype, CastMode::NonStrict)
 }
 
 impl ExprLowering<'_> {
@@ -980,7 +1030,8 @@ impl ExprLowering<'_> {
     /// reading a column: Polars then takes the exponent as one value only
     /// where the frame has one row, as the host does.
     fn pow_by(&mut self, node: Node, base: GpuExpr, exponent: GpuExpr, dtype: GpuDtype) -> Lowered {
-        if !HostFunction::takes(dtype) {
+        let integers = dtype.is_integer() && base.dtype == dtype && exponent.dtype.is_integer();
+        if !(HostFunction::takes(dtype) || integers) {
             return self.refuse(
                 node,
                 format!(
@@ -1004,6 +1055,9 @@ impl ExprLowering<'_> {
                 "pow of a base or by an exponent that is neither a literal nor a value of \
                  each row is not supported on the GPU",
             );
+        }
+        if integers {
+            return Some(integer_power(base, None, Some(exponent), dtype));
         }
         let cast = |e: GpuExpr| Box::new(e.cast(dtype, CastMode::NonStrict));
         Some(GpuExpr {

@@ -277,6 +277,7 @@ impl Grammar<'_> {
 
     fn integer(&mut self, ty: Ty, d: u32) -> E {
         match self.rng.random_range(0..16) {
+            4 if self.chance(0.15) => self.integer_power(ty, d),
             0..=3 => {
                 let op = self.arithmetic();
                 let other = if self.chance(0.7) { ty } else { Ty::Int };

@@ -22,6 +22,7 @@ pub mod code;
 mod decimals;
 mod expr;
 mod grammar;
+mod integer_powers;
 mod list_functions;
 pub(crate) mod oracle;
 mod ordered;

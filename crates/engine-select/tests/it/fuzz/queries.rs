@@ -175,7 +175,7 @@ fn random_op(
             let functions = (0..n)
                 .map(|_| {
                     let name = fresh_name(fresh, &schema, "x");
-                    list_function(rng, &values, E::col(&list)).alias(&name)
+                    list_function(rng, &values, E::col(&list), ordered).alias(&name)
                 })
                 .collect();
             Plan::WithColumns(input, functions)

@@ -1,4 +1,4 @@
-//! Functions of floats whose last bit is libm's (`exp`, `log`, `log1p`, `cbrt`, `powf`, trigonometry): the inputs computed on the device, the function applied on the host as Polars applies it, the values uploaded back.
+//! Functions of floats whose last bit is libm's (`exp`, `log`, `log1p`, `cbrt`, `powf`, trigonometry), and powers of integers: the inputs computed on the device, the function applied on the host as Polars applies it, the values uploaded back.
 
 use gpu_runtime::memory::DeviceCopy;
 use ir_lower::HostFunction;
@@ -17,7 +17,7 @@ pub(crate) fn host_part_supported(expr: &GpuExpr) -> bool {
     else {
         return false;
     };
-    HostFunction::takes(expr.dtype)
+    function.computes(expr.dtype)
         && function.binary() == other.is_some()
         && std::iter::once(input)
             .chain(other)
@@ -77,6 +77,25 @@ impl Executor<'_> {
             (Values::F32(values), None) => Values::F32(self.applied(&values, None, f32s)?),
             (Values::F32(values), Some(Values::F32(others))) => {
                 Values::F32(self.applied(&values, Some(&others), f32s)?)
+            }
+            // Powers of integers, of one exponent or of each row's.
+            (Values::I64(values), others) => {
+                let others = match others {
+                    Some(Values::I64(others)) => Some(others),
+                    None => None,
+                    Some(_) => return Err(unsupported()),
+                };
+                let f = |x: i64, e: i64| function.apply_u64(x as u64, e as u64) as i64;
+                Values::I64(self.applied(&values, others.as_ref(), f)?)
+            }
+            (Values::U64(values), others) => {
+                let others = match others {
+                    Some(Values::U64(others)) => Some(others),
+                    None => None,
+                    Some(_) => return Err(unsupported()),
+                };
+                let f = |x: u64, e: u64| function.apply_u64(x, e);
+                Values::U64(self.applied(&values, others.as_ref(), f)?)
             }
             _ => return Err(unsupported()),
         };

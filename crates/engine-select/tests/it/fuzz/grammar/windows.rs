@@ -8,10 +8,14 @@ impl Grammar<'_> {
     /// inside it, which Polars computes within each of its
     /// partitions.
     pub(super) fn window(&mut self, ty: Ty, d: u32) -> E {
-        if self.chance(0.08) {
+        // (The first of another window's values only where the rows are in
+        // an order the query defines: fuzz seed 6640 case 36, after a join
+        // that keeps no order.)
+        let numbers = matches!(ty, Ty::Int | Ty::Float);
+        if self.chance(0.08) && (self.ordered || numbers) {
             let inner = self.window(ty, d.saturating_sub(1));
             let agg = match ty {
-                Ty::Int | Ty::Float if self.chance(0.5) => Agg::Max,
+                _ if numbers && (!self.ordered || self.chance(0.5)) => Agg::Max,
                 _ => Agg::First,
             };
             let mut args = vec![E::new(Op::Agg(agg), vec![inner])];
@@ -54,7 +58,7 @@ impl Grammar<'_> {
             // Now and then inside another window, by a column of its own.
             let outer_ty = self.any_ty();
             let window = match self.column_named(outer_ty) {
-                Some(name) if self.chance(0.15) => {
+                Some(name) if self.ordered && self.chance(0.15) => {
                     let first = E::new(Op::Agg(Agg::First), vec![window]);
                     E::new(Op::Over, vec![first, E::col(&name)])
                 }
