@@ -318,7 +318,7 @@ impl GpuExpr {
     /// a `cum_max` or `cum_min` of integers or floats from the first row,
     /// or a forward fill without a limit (of numbers, booleans, texts or
     /// temporal values), of an input reading a column.
-    fn is_running(&self) -> bool {
+    pub(super) fn is_running(&self) -> bool {
         let numbers = (self.dtype.is_integer() || self.dtype.is_float())
             && self.dtype.decimal_scale().is_none();
         match &self.kind {

@@ -1,4 +1,4 @@
-//! Nodes over partitions in steps, each of which runs over partitions itself: windows sharing no key or beside aggregations over the frame or functions of the rows around, counts of distinct values over the whole frame, filters by running functions, sorts and group-bys by keys reading other rows.
+//! Nodes over partitions in steps, each of which runs over partitions itself: windows sharing no key or beside aggregations over the frame or functions of the rows around, counts of distinct values over the whole frame, running functions both from the first row and from the last, filters by running functions, sorts and group-bys by keys reading other rows.
 //!
 //! - Windows of keys no one key is common to (`x.sum().over("a") -
 //!   x.sum().over("b")`): where a filter's, select's or with_columns'
@@ -19,6 +19,11 @@
 //!   values (by buckets) and their number, the other aggregations as a
 //!   select of them, side by side; selects of a column's distinct values
 //!   (`select(x.unique())`) as the distinct rows of its values.
+//! - Running functions from the first row and from the last in one
+//!   select or with_columns (`x.forward_fill().backward_fill()`): those
+//!   from the first row of row-wise inputs first, as a with_columns whose
+//!   partitions carry them on, then the node reading their columns, whose
+//!   partitions run from the last (see `around.rs`).
 //! - Filters by running functions (`x.cum_sum() < 100`): the predicate
 //!   first, as a with_columns (whose partitions carry the functions on),
 //!   then the filter by its column.
@@ -43,6 +48,11 @@ pub const WINDOW_STEP: &str = "__polars_gpu_window_";
 /// The start of the names of the columns of keys computed first (numbered
 /// as [`WINDOW_STEP`]'s).
 pub const KEY_STEP: &str = "__polars_gpu_key_";
+
+/// The start of the names of the columns of running functions from the
+/// first row computed first, below a node that runs from the last
+/// ([`PlanNode::steps`]; numbered as [`WINDOW_STEP`]'s).
+pub const RUNNING_STEP: &str = "__polars_gpu_running_step_";
 
 /// The name of the column of the values whose distinct ones a count over
 /// the whole frame counts ([`PlanNode::steps`] of such a select).
@@ -69,9 +79,12 @@ impl PlanNode {
                 Some(steps) => Some(steps),
                 None => self
                     .distinct_counts_apart(input.clone())
-                    .or_else(|| self.distinct_values(input)),
+                    .or_else(|| self.distinct_values(input.clone()))
+                    .or_else(|| self.running_steps(input)),
             },
-            _ => self.window_steps(input),
+            _ => self
+                .window_steps(input.clone())
+                .or_else(|| self.running_steps(input)),
         }
     }
 
@@ -453,6 +466,67 @@ impl PlanNode {
                 expr
             })
             .collect();
+        self.over_steps(below, schema, first, rewritten)
+    }
+
+    /// A select or with_columns that reads other rows through running
+    /// functions from the first row and from the last, which neither
+    /// direction of partitions takes alone (`x.forward_fill().backward_fill()`,
+    /// `[x.cum_sum(), y.cum_sum(reverse=True)]`), as steps over `input`:
+    /// each running function from the first row of a row-wise input (see
+    /// `around.rs`) first, in a with_columns of them whose partitions
+    /// carry them on from the first row (`Partitioning::Around`), then this
+    /// node reading their values from their columns, whose partitions run
+    /// from the last row (or row-wise, or beside aggregations over the
+    /// whole frame). `None` for other nodes, and where that does not run
+    /// over partitions.
+    fn running_steps(&self, input: PlanNode) -> Option<PlanNode> {
+        if !matches!(self, PlanNode::Select { .. } | PlanNode::WithColumns { .. }) {
+            return None;
+        }
+        let exprs = self.expressions_per_row()?;
+        let mut schema = input.schema().clone();
+        let first = schema.len();
+        let mut running = Vec::new();
+        let rewritten: Vec<GpuExpr> = exprs
+            .iter()
+            .map(|expr| read_running(expr, first, &mut running))
+            .collect();
+        if running.is_empty() {
+            return None;
+        }
+        let exprs: Vec<NamedExpr> = running
+            .into_iter()
+            .enumerate()
+            .map(|(i, expr)| named(format!("{RUNNING_STEP}{}", first + i), expr))
+            .collect();
+        schema.extend(exprs.iter().map(NamedExpr::output_column));
+        let step = PlanNode::WithColumns {
+            input: Box::new(input),
+            exprs,
+            broadcast: true,
+            schema: schema.clone(),
+        };
+        if step.partitioning() != Partitioning::Around {
+            return None;
+        }
+        self.over_steps(step, schema, first, rewritten)
+    }
+
+    /// This filter, select or with_columns as its `rewritten` expressions
+    /// over `stepped`, the steps below it, whose `schema` is this node's
+    /// input's `first` columns then the steps' (a filter and a
+    /// with_columns under a projection of this node's own columns), where
+    /// that runs over partitions: row-wise, beside aggregations over the
+    /// whole frame, or between the rows around each partition.
+    fn over_steps(
+        &self,
+        stepped: PlanNode,
+        schema: OutputSchema,
+        first: usize,
+        rewritten: Vec<GpuExpr>,
+    ) -> Option<PlanNode> {
+        let in_schema = schema[..first].to_vec();
         let renamed = |exprs: &[NamedExpr]| -> Vec<NamedExpr> {
             exprs
                 .iter()
@@ -460,7 +534,7 @@ impl PlanNode {
                 .map(|(named_expr, expr)| named(named_expr.name.clone(), expr.clone()))
                 .collect()
         };
-        let stepped = Box::new(below);
+        let stepped = Box::new(stepped);
         let last = match self {
             PlanNode::Filter { .. } => PlanNode::SimpleProjection {
                 input: Box::new(PlanNode::Filter {
@@ -568,4 +642,27 @@ fn read_windows(expr: &GpuExpr, first: usize, windows: &mut Vec<GpuExpr>) -> Opt
         *child = read_windows(child, first, windows)?;
     }
     Some(outer)
+}
+
+/// `expr` with each running function from the first row of a row-wise
+/// input in it (see `around.rs`) read from a column beside the input's
+/// (the `i`-th of `running` from column `first + i`, named
+/// [`RUNNING_STEP`] and `first + i`), added to `running` where new.
+fn read_running(expr: &GpuExpr, first: usize, running: &mut Vec<GpuExpr>) -> GpuExpr {
+    if expr.is_running() && expr.children().iter().all(|input| input.is_row_wise()) {
+        let i = match running.iter().position(|function| function == expr) {
+            Some(i) => i,
+            None => {
+                running.push(expr.clone());
+                running.len() - 1
+            }
+        };
+        let name = format!("{RUNNING_STEP}{}", first + i);
+        return GpuExpr::column(first + i, name, expr.dtype);
+    }
+    let mut outer = expr.clone();
+    for child in outer.children_mut() {
+        *child = read_running(child, first, running);
+    }
+    outer
 }

@@ -106,6 +106,12 @@ impl Grammar<'_> {
                 };
                 E::new(Op::ShiftAndFill(n), vec![self.value(ty, d), fill])
             }
+            // Filled forward, then backward (the gaps at the start too):
+            // running both ways in one node.
+            (_, 2) if self.chance(0.15) => {
+                let forward = E::new(Op::FillForward(None), vec![self.value(ty, d)]);
+                E::new(Op::FillBackward(None), vec![forward])
+            }
             (_, 2) => {
                 let limit = self.chance(0.3).then(|| self.rng.random_range(0..3));
                 let op = if self.chance(0.5) {

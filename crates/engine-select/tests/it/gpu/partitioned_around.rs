@@ -177,8 +177,9 @@ fn rows_around_beyond_a_partition_or_every_row_run_whole() {
         series().select([col("x").rolling_min(rows(6, 1))]),
     );
     // Polars' float rolling sums, means and spreads carry their state
-    // from the frame's start, cumulative sums from the end read every row
-    // after: whole in any partitions.
+    // from the frame's start, a rank reads every row, and running
+    // functions of inputs reading rows their partitions lack: whole in any
+    // partitions.
     for (name, expr) in [
         ("float rolling_sum", col("x").rolling_sum(rows(2, 1))),
         ("rolling_mean", col("n").rolling_mean(rows(2, 1))),
@@ -186,10 +187,12 @@ fn rows_around_beyond_a_partition_or_every_row_run_whole() {
         // (The rows put in front would lack the rows before them.)
         ("cum_sum of a shift", col("n").shift(lit(2)).cum_sum(false)),
         ("rank", col("n").rank(RankOptions::default(), None)),
-        // (Running from the first row and from the last in one node.)
+        // (Running from the first row over one from the last.)
         (
-            "float cum_sum both ways",
-            col("x").cum_sum(false) + col("x").cum_sum(true),
+            "a float cum_sum of a backward fill",
+            col("x")
+                .fill_null_with_strategy(FillNullStrategy::Backward(None))
+                .cum_sum(false),
         ),
         (
             "a backward fill of a shift",
@@ -348,4 +351,39 @@ fn rows_around_under_a_memory_limit_match_the_cpu() {
     if let Some(why) = crate::fuzz::oracle::difference(&expected, &actual, EXACTLY) {
         panic!("{why}");
     }
+}
+
+/// Running functions from the first row and from the last in one node
+/// (`x.forward_fill().backward_fill()`, a running sum beside one from the
+/// end), which neither direction of partitions takes alone: the functions
+/// from the first row first, in a with_columns whose partitions carry them
+/// on, then the node reading their columns from the last partition to the
+/// first.
+#[test]
+fn running_functions_both_ways_run_in_steps() {
+    let forward = |e: Expr| e.fill_null_with_strategy(FillNullStrategy::Forward(None));
+    let backward = |e: Expr| e.fill_null_with_strategy(FillNullStrategy::Backward(None));
+    let exprs = vec![
+        backward(forward(col("x"))).alias("filled"),
+        col("f").cum_sum(false).alias("sum_f"),
+        col("f").cum_sum(true).alias("sum_f_back"),
+        (forward(col("x")) - col("x").cum_max(true)).alias("of_two"),
+        backward(col("x").cum_min(false)).alias("min_back"),
+        col("n").cum_prod(true).alias("prod_back"),
+        (col("x").cum_sum(false) + col("x").cum_sum(true)).alias("both"),
+    ];
+    let lf = series().with_columns(exprs.clone());
+    assert_partitioned_split("with_columns", lf, false, true);
+    let lf = series().select(exprs);
+    assert_partitioned_split("select", lf, false, true);
+    // Forward, then backward fills of every type the partitions carry.
+    let both = |name: &str| backward(forward(col(name))).alias(format!("fill_{name}"));
+    let lf = sparse_texts_and_dates().with_columns([both("m"), both("b"), both("s"), both("d")]);
+    assert_partitioned_split("fills both ways", lf, false, true);
+    // A backward fill of a forward one of an input reading other rows, and
+    // the other way round, run whole.
+    let lf = series().select([backward(forward(col("x").shift(lit(1))))]);
+    assert_partitioned_split("of a shift", lf.clone(), false, false);
+    let lf = series().select([forward(backward(col("x")))]);
+    assert_partitioned_split("backward first", lf, false, false);
 }
