@@ -60,7 +60,9 @@ impl ExprLowering<'_> {
                 // (Durations and datetimes made of parts, integer ranges and
                 // concatenated lists take the longest input's length too; so
                 // do `pow`, `arctan2` and `log` by a base, which Polars
-                // broadcasts: `lit(2.0).pow(col("a"))` is a value per row.)
+                // broadcasts: `lit(2.0).pow(col("a"))` is a value per row;
+                // and horizontal sums and means, `fill_null` and
+                // `is_between`: `lit(2).fill_null(col("a"))` too.)
                 let horizontal = matches!(
                     function,
                     IRFunctionExpr::Coalesce
@@ -72,6 +74,10 @@ impl ExprLowering<'_> {
                         | IRFunctionExpr::StringExpr(IRStringFunction::ConcatHorizontal { .. })
                         | IRFunctionExpr::MinHorizontal
                         | IRFunctionExpr::MaxHorizontal
+                        | IRFunctionExpr::SumHorizontal { .. }
+                        | IRFunctionExpr::MeanHorizontal { .. }
+                        | IRFunctionExpr::FillNull
+                        | IRFunctionExpr::Boolean(IRBooleanFunction::IsBetween { .. })
                         | IRFunctionExpr::TemporalExpr(
                             IRTemporalFunction::Duration(_)
                                 | IRTemporalFunction::DatetimeFunction { .. }

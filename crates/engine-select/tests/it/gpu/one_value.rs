@@ -1,4 +1,4 @@
-//! Aggregations of one value that Polars computed (`x.max().sum()`, `len().mean()`), taken as Polars takes them of a column of that value; functions of the rows in order of literals alone (`lit(2).shift(1)`), constants.
+//! Aggregations of one value that Polars computed (`x.max().sum()`, `len().mean()`), taken as Polars takes them of a column of that value; functions of the rows in order of literals alone (`lit(2).shift(1)`), constants; functions of a literal first input that Polars broadcasts over the rows of the others.
 
 use super::*;
 
@@ -119,5 +119,72 @@ fn functions_of_the_rows_in_order_of_literals_are_constants() {
     assert_cpu_answer_with_reason(
         frame.select([col("v"), lit(2i64).sort(Default::default()).alias("sorted")]),
         "a constant Polars computes otherwise per group than over the frame",
+    );
+}
+
+/// Horizontal sums and means, `fill_null` and `is_between` whose first
+/// input is a literal (or a null cast) and another of each row: Polars
+/// broadcasts the literal, a value per row (`lit(2).fill_null(col("v"))`
+/// is 2 on every row, not one value), over the frame alone or beside
+/// columns, in with_columns, filters, group-bys and windows, of one row and
+/// of none.
+#[test]
+fn literal_first_inputs_broadcast_over_the_rows() {
+    let null = || lit(NULL).cast(DataType::Int64);
+    let broadcast = || {
+        [
+            polars::lazy::dsl::sum_horizontal([lit(3.0), col("x")], true)
+                .unwrap()
+                .alias("sum"),
+            polars::lazy::dsl::sum_horizontal([null(), col("v")], true)
+                .unwrap()
+                .alias("sum of null"),
+            polars::lazy::dsl::sum_horizontal([lit(3i64), col("v")], false)
+                .unwrap()
+                .alias("sum with nulls"),
+            polars::lazy::dsl::mean_horizontal([lit(3.0), col("x")], true)
+                .unwrap()
+                .alias("mean"),
+            lit(2i64).fill_null(col("v")).alias("filled literal"),
+            null().fill_null(col("v")).alias("filled null"),
+            lit(1.0)
+                .is_between(col("x"), lit(2.0), ClosedInterval::Both)
+                .alias("between"),
+        ]
+    };
+    let frame = groups();
+    assert_gpu_eq("alone", frame.clone().select(broadcast()));
+    let mut beside = vec![col("g")];
+    beside.extend(broadcast());
+    assert_gpu_eq("beside a column", frame.clone().select(beside));
+    assert_gpu_eq("with_columns", frame.clone().with_columns(broadcast()));
+    assert_gpu_eq("one row", frame.clone().slice(2, 1).select(broadcast()));
+    assert_gpu_eq(
+        "no rows",
+        frame
+            .clone()
+            .filter(col("h").gt(lit(5u32)))
+            .select(broadcast()),
+    );
+    assert_gpu_eq(
+        "filters, groups and windows",
+        frame
+            .filter(lit(1.0).is_between(col("x"), lit(2.0), ClosedInterval::Left))
+            .with_columns([
+                polars::lazy::dsl::sum_horizontal([lit(1i64), col("v")], true)
+                    .unwrap()
+                    .max()
+                    .over([col("h")])
+                    .unwrap()
+                    .alias("window"),
+            ])
+            .group_by_stable([col("g")])
+            .agg([
+                lit(0i64).fill_null(col("v")).sum().alias("sum"),
+                polars::lazy::dsl::mean_horizontal([lit(1.0), col("x")], true)
+                    .unwrap()
+                    .alias("list"),
+                col("window").first(),
+            ]),
     );
 }
