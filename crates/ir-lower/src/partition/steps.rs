@@ -438,18 +438,8 @@ impl PlanNode {
                 .iter()
                 .map(|&i| named(format!("{WINDOW_STEP}{}", first + i), windows[i].clone()))
                 .collect();
-            schema.extend(exprs.iter().map(NamedExpr::output_column));
             added.extend(members);
-            let step = PlanNode::WithColumns {
-                input: Box::new(below),
-                exprs,
-                broadcast: true,
-                schema: schema.clone(),
-            };
-            if step.partitioning() != Partitioning::Bucketed {
-                return None;
-            }
-            below = step;
+            below = step(below, exprs, &mut schema, Partitioning::Bucketed)?;
         }
         // Each window read from its column's place.
         let rewritten: Vec<GpuExpr> = rewritten
@@ -500,16 +490,7 @@ impl PlanNode {
             .enumerate()
             .map(|(i, expr)| named(format!("{RUNNING_STEP}{}", first + i), expr))
             .collect();
-        schema.extend(exprs.iter().map(NamedExpr::output_column));
-        let step = PlanNode::WithColumns {
-            input: Box::new(input),
-            exprs,
-            broadcast: true,
-            schema: schema.clone(),
-        };
-        if step.partitioning() != Partitioning::Around {
-            return None;
-        }
+        let step = step(input, exprs, &mut schema, Partitioning::Around)?;
         self.over_steps(step, schema, first, rewritten)
     }
 
@@ -593,6 +574,25 @@ impl PlanNode {
         )
         .then_some(last)
     }
+}
+
+/// A step: a with_columns of `exprs` over `below`, whose columns `schema`
+/// (`below`'s) gains, where it runs over partitions as `partitioning`
+/// says.
+fn step(
+    below: PlanNode,
+    exprs: Vec<NamedExpr>,
+    schema: &mut OutputSchema,
+    partitioning: Partitioning,
+) -> Option<PlanNode> {
+    schema.extend(exprs.iter().map(NamedExpr::output_column));
+    let step = PlanNode::WithColumns {
+        input: Box::new(below),
+        exprs,
+        broadcast: true,
+        schema: schema.clone(),
+    };
+    (step.partitioning() == partitioning).then_some(step)
 }
 
 /// A with_columns' output `schema` over an input with the `windows'`
