@@ -180,6 +180,10 @@ pub(crate) struct ExprLowering<'a> {
     /// repeated), where known (`None`: not known here): its kernels of two
     /// columns take other paths for them (see `float_extreme_of_two`).
     pub scalar_columns: Option<Vec<PlSmallStr>>,
+    /// While lowering an expression (`None` before): the windows of a
+    /// constant in it that Polars' arithmetic takes as it takes the
+    /// constant (see `constant_windows_among_rows`).
+    pub constant_windows: Option<Vec<Node>>,
 }
 
 type Lowered = Option<GpuExpr>;
@@ -282,6 +286,12 @@ impl ExprLowering<'_> {
     /// children failed adds no refusal of its own, so each reason is reported
     /// once, at the innermost construct.
     pub fn expr(&mut self, node: Node) -> Lowered {
+        if self.constant_windows.is_none() {
+            self.constant_windows = Some(windows::constant_windows_among_rows(node, self.arena));
+            let lowered = self.expr(node);
+            self.constant_windows = None;
+            return lowered;
+        }
         if let Some((at, nulled)) = self.nulled.as_ref().or(self.substituted.as_ref())
             && *at == node
         {
@@ -601,8 +611,10 @@ impl ExprLowering<'_> {
                 if input.dtype == GpuDtype::Null && to != GpuDtype::Null {
                     return Some(input.nulls_as(to));
                 }
-                // A list cast to its own type is the list.
-                if matches!(to, GpuDtype::List(_)) && input.dtype == to {
+                // A list or text cast to its own type is itself (the
+                // device makes no text by a cast: `lit("x").over(g)
+                // .cast(pl.String)` is the literal).
+                if matches!(to, GpuDtype::List(_) | GpuDtype::String) && input.dtype == to {
                     return Some(*input);
                 }
                 // Floats to dates, timestamps and durations as Polars casts

@@ -135,6 +135,7 @@ impl<'a> PlanLowering<'a> {
             substituted: None,
             fields_of: None,
             scalar_columns: None,
+            constant_windows: None,
         }
     }
 

@@ -72,6 +72,7 @@ pub(crate) fn over_elements<'s>(
         substituted,
         fields_of: None,
         scalar_columns: None,
+        constant_windows: None,
     }
 }
 

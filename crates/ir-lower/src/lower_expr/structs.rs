@@ -129,6 +129,7 @@ impl ExprLowering<'_> {
             substituted: self.substituted.clone(),
             fields_of: Some(input.clone()),
             scalar_columns: self.scalar_columns.clone(),
+            constant_windows: None,
         };
         let evaluated: Vec<GpuExpr> = evaluation
             .iter()

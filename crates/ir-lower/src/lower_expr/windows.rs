@@ -61,11 +61,24 @@ impl ExprLowering<'_> {
         // not), and panics on some over keys it does not know sorted (fuzz
         // seed 6606 case 168, `lit(999).sort().over(b)`): no mixed plan,
         // whose device part would hand it such columns.
+        // Among the rows (`lit(0.0).over(g) - x`, whose other operands
+        // read the rows), such a window is the constant itself, taken as
+        // Polars takes it (see `constant_windows_among_rows`).
+        let among_rows = (self.constant_windows.as_ref()).is_some_and(|w| w.contains(&node));
+        if among_rows && !self.per_group && order_by.is_none() && !joined {
+            let keys: Vec<Lowered> = partition_by.iter().map(|&key| self.expr(key)).collect();
+            let constant = self.expr(function);
+            return keys
+                .into_iter()
+                .all(|key| key.is_some())
+                .then_some(constant)?;
+        }
         if is_constant(function, self.arena) {
             let constant = self.notation(function);
             let reason = format!(
                 "a window of the constant `{constant}` (Polars holds it as one value) is not \
-                 supported on the GPU"
+                 supported on the GPU, but among other operands of each row (`lit(1).over(g) \
+                 - x`)"
             );
             return self.refused(node, reason, true);
         }
@@ -214,4 +227,97 @@ fn within_partitions(function: &mut GpuExpr, keys: &[GpuExpr]) -> bool {
         }
     });
     fine
+}
+
+/// The windows of a constant in the expression `top` that Polars takes as
+/// it takes the constant, where the expression gives a value per row:
+/// windows whose function is a constant Polars holds as one value (a
+/// literal, its casts, arithmetic, choices and elementwise functions, and
+/// aggregations of such), unordered, reached from `top` through
+/// elementwise operations only, beside a column read so too. Polars gives
+/// such a window as a column of that value repeated, which its arithmetic
+/// takes by its scalar kernels, as it takes the constant, and the column
+/// gives the result its rows. (Alone, or under an aggregation or a
+/// function of the rows in order, the window's length is the frame's, not
+/// the constant's; of a function of the rows in order, Polars holds it as
+/// a column of its own: those fall back.)
+pub(super) fn constant_windows_among_rows(top: Node, arena: &Arena<AExpr>) -> Vec<Node> {
+    fn walk(node: Node, arena: &Arena<AExpr>, windows: &mut Vec<Node>, column: &mut bool) {
+        match arena.get(node) {
+            AExpr::Over {
+                function,
+                order_by: None,
+                mapping: WindowMapping::GroupsToRows,
+                ..
+            } if held_as_the_constant(*function, arena) => windows.push(node),
+            AExpr::Column(_) => *column = true,
+            AExpr::BinaryExpr { left, right, .. } => {
+                walk(*left, arena, windows, column);
+                walk(*right, arena, windows, column);
+            }
+            AExpr::Ternary {
+                predicate,
+                truthy,
+                falsy,
+            } => {
+                for part in [*predicate, *truthy, *falsy] {
+                    walk(part, arena, windows, column);
+                }
+            }
+            AExpr::Cast { expr, .. } => walk(*expr, arena, windows, column),
+            AExpr::Function { input, options, .. } if options.is_elementwise() => {
+                for part in input {
+                    walk(part.node(), arena, windows, column);
+                }
+            }
+            _ => {}
+        }
+    }
+    let (mut windows, mut column) = (Vec::new(), false);
+    walk(top, arena, &mut windows, &mut column);
+    if !column {
+        windows.clear();
+    }
+    windows
+}
+
+/// Whether Polars holds a window of the expression `node` as the constant
+/// it is: literals, casts, arithmetic, choices and elementwise functions of
+/// them, and aggregations of those that give one value.
+fn held_as_the_constant(node: Node, arena: &Arena<AExpr>) -> bool {
+    use polars_plan::plans::IRAggExpr as A;
+    let all = |nodes: &mut dyn Iterator<Item = Node>| {
+        let mut all = true;
+        for n in nodes {
+            all &= held_as_the_constant(n, arena);
+        }
+        all
+    };
+    match arena.get(node) {
+        AExpr::Literal(_) => true,
+        AExpr::Cast { expr, .. } => held_as_the_constant(*expr, arena),
+        AExpr::BinaryExpr { left, right, .. } => all(&mut [*left, *right].into_iter()),
+        AExpr::Ternary {
+            predicate,
+            truthy,
+            falsy,
+        } => all(&mut [*predicate, *truthy, *falsy].into_iter()),
+        AExpr::Function { input, options, .. } if options.is_elementwise() => {
+            all(&mut input.iter().map(|e| e.node()))
+        }
+        AExpr::Agg(
+            A::Min { input, .. }
+            | A::Max { input, .. }
+            | A::Median(input)
+            | A::NUnique(input)
+            | A::First(input)
+            | A::Last(input)
+            | A::Mean(input)
+            | A::Sum(input)
+            | A::Count { input, .. }
+            | A::Std(input, _)
+            | A::Var(input, _),
+        ) => held_as_the_constant(*input, arena),
+        _ => false,
+    }
 }

@@ -1,4 +1,4 @@
-//! Window expressions (`over`) on the device: mapped to the rows, by `join` (a list of the group's values on each row) and by `explode` (each partition's values in turn); windows inside windows.
+//! Window expressions (`over`) on the device: mapped to the rows, by `join` (a list of the group's values on each row) and by `explode` (each partition's values in turn); windows inside windows; windows of constants among the rows.
 
 use super::*;
 
@@ -458,6 +458,93 @@ fn windows_inside_windows_match_the_cpu() {
     assert_cpu_answer_with_reason(
         frame().select([by(by(by(col("i").sum(), "g").max(), "k").min(), "g")]),
         "a window inside the window's function",
+    );
+}
+
+/// Windows of a constant among operands of each row (`lit(0.0).over(g) -
+/// x`, a choice, a filter's predicate, a text made of it): the constant,
+/// which Polars holds as one value and takes by its scalar kernels (`0.0 -
+/// x` is `-x`, -0.0 where `x` is 0.0), literals, their casts, arithmetic
+/// and aggregations (`lit(1).sum()` is 1 in each partition as over the
+/// frame), over keys of any type, frames of no rows and one. Alone (a
+/// column of that value repeated), under an aggregation or a function of
+/// the rows in order, and windows of functions of the rows in order of a
+/// literal (which Polars holds as a column of their own) fall back.
+#[test]
+fn windows_of_constants_among_the_rows_are_the_constants() {
+    let frame = groups().with_columns([col("x").cast(DataType::Float32).alias("f")]);
+    let constants = [
+        lit(0.0),
+        lit(-0.0),
+        lit(2i64),
+        lit(0.0).sum(),
+        lit(2.5).count(),
+        lit(3i64).mean(),
+        lit(3.0).std(1),
+        lit(NULL).cast(DataType::Float64),
+        when(lit(true)).then(lit(0.0)).otherwise(lit(1.0)),
+        lit(0.0).abs().cast(DataType::Float32),
+    ];
+    for (i, constant) in constants.into_iter().enumerate() {
+        let window = |keys: Vec<Expr>| constant.clone().over(keys).unwrap();
+        let rows = |w: Expr| {
+            vec![
+                (w.clone() - col("x")).alias("less x"),
+                (col("f") + w.clone()).alias("plus f"),
+                when(col("v").gt(lit(0i64)))
+                    .then(w.clone())
+                    .otherwise(col("x"))
+                    .alias("chosen"),
+                (w * col("v")).alias("times v"),
+            ]
+        };
+        for keys in [vec![col("g")], vec![col("h"), col("s")], vec![col("x")]] {
+            let name = format!("constant {i} over {keys:?}");
+            assert_gpu_eq(&name, frame.clone().select(rows(window(keys.clone()))));
+            assert_gpu_eq(
+                &name,
+                frame.clone().with_columns(rows(window(keys.clone()))),
+            );
+            assert_gpu_eq(
+                &format!("{name} in a filter"),
+                frame.clone().filter(col("x").gt_eq(window(keys.clone()))),
+            );
+            for (what, sliced) in [("no rows", 0), ("one row", 1)] {
+                assert_gpu_eq(
+                    &format!("{name}, {what}"),
+                    frame
+                        .clone()
+                        .slice(3, sliced)
+                        .select(rows(window(keys.clone()))),
+                );
+            }
+        }
+    }
+    // Over partitions too (a sum of a literal is the literal, not a sum
+    // over the partitions).
+    let lf = groups().with_columns([
+        (lit(1i64).sum().over([col("g")]).unwrap() + col("v")).alias("sum"),
+        (lit(2.5).count().over([col("g")]).unwrap() - col("x")).alias("count"),
+    ]);
+    super::partitioned::assert_partitioned_split("over partitions", lf, false, true);
+    let text = lit("x").over([col("g")]).unwrap();
+    assert_gpu_eq(
+        "a text literal's window in a text",
+        groups().select([concat_str(
+            [text.cast(DataType::String), col("s")],
+            "-",
+            false,
+        )]),
+    );
+    let w = || lit(1i64).over([col("g")]).unwrap();
+    let reason = "a window of the constant `1`";
+    assert_cpu_answer_with_reason(groups().with_columns([w().alias("w")]), reason);
+    assert_cpu_answer_with_reason(groups().select([(w() - col("v")).sum()]), reason);
+    assert_cpu_answer_with_reason(groups().select([w().cum_sum(false) + col("v")]), reason);
+    let shifted = lit(1i64).shift(lit(0)).over([col("g")]).unwrap();
+    assert_cpu_answer_with_reason(
+        groups().select([shifted - col("v")]),
+        "a window of the constant `1.shift(0)`",
     );
 }
 

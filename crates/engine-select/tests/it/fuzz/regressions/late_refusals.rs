@@ -549,7 +549,9 @@ fn unpivots_of_nulls_into_nested_values_are_refused_in_ir_lower() {
 /// where `a` is 0.0), and the hour of a whole column's minimum converted to
 /// a time zone beside a column (a part the executor computes from columns
 /// before aggregations): a wrong answer and an internal error. Refused in
-/// ir-lower now. Found by the fuzzer (seeds 2677, 2686 and 2746).
+/// ir-lower then; the window now lowers to the constant, which the
+/// executor subtracts from by the same scalar kernel. Found by the fuzzer
+/// (seeds 2677, 2686 and 2746).
 #[test]
 fn windows_of_constants_and_zones_of_aggregations_are_refused_in_ir_lower() {
     let frame = df!(
