@@ -274,6 +274,19 @@ impl ExprLowering<'_> {
                     );
                 }
                 let literal = |e: &GpuExpr| matches!(e.kind, ExprKind::Literal(_));
+                // (A text literal between bounds of each row, which Polars
+                // broadcasts, compared with a literal bound: the device
+                // compares texts of a column with a literal.)
+                if input.dtype == GpuDtype::String
+                    && literal(&input)
+                    && (literal(&lower) || literal(&upper))
+                {
+                    return self.refuse(
+                        node,
+                        "is_between of a text literal with a literal bound is not supported on \
+                         the GPU",
+                    );
+                }
                 // What the predicate kernels test: a column of a type they
                 // compare, between literals.
                 let kernels_test = literal(&lower)

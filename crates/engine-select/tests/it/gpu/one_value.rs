@@ -166,6 +166,15 @@ fn literal_first_inputs_broadcast_over_the_rows() {
             .filter(col("h").gt(lit(5u32)))
             .select(broadcast()),
     );
+    // A text literal between a literal bound and one of each row: the
+    // device compares texts of a column with a literal, not two literals
+    // (an internal error, partitioned-stress fuzz seed 9971 case 149).
+    assert_cpu_answer_with_reason(
+        frame.clone().select([lit("b")
+            .is_between(lit("a"), col("s"), ClosedInterval::Both)
+            .alias("between")]),
+        "is_between of a text literal with a literal bound",
+    );
     assert_gpu_eq(
         "filters, groups and windows",
         frame
